@@ -1,0 +1,210 @@
+/* cmd_record.c - collprof record: run a command under the shim. */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cp_cmds.h"
+#include "cp_logread.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: collprof record -o DIR [--timer auto|host|event|cupti] "
+            "[--] CMD [ARGS...]\n"
+            "\n"
+            "Runs CMD with libcollprof.so preloaded (in front of any LD_PRELOAD\n"
+            "it already has), so that every NCCL call of every process it\n"
+            "starts is logged into DIR, one file per process.  DIR is created\n"
+            "if missing.  The exit status is CMD's (128+N if killed by signal\n"
+            "N).  Read the logs with 'collprof dump DIR'.\n"
+            "\n"
+            "  -o, --output DIR   where the rank logs go (required)\n"
+            "  --timer T          timer for the shim (default auto)\n"
+            "  -q, --quiet        no summary line at the end\n"
+            "\n"
+            "The shim is looked for in $COLLPROF_PRELOAD, next to collprof's\n"
+            "install (../lib/libcollprof.so), then in its build tree.\n");
+}
+
+static int mkdir_p(const char *path)
+{
+    char buf[PATH_MAX];
+    size_t i, n = strlen(path);
+
+    if (n == 0 || n >= sizeof buf) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    memcpy(buf, path, n + 1);
+    for (i = 1; i <= n; i++) {
+        if (buf[i] != '/' && buf[i] != '\0')
+            continue;
+        buf[i] = '\0';
+        if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+            return -1;
+        buf[i] = path[i];
+    }
+    return 0;
+}
+
+static int is_file(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+/* Where is libcollprof.so?  Fills out (PATH_MAX) or returns -1. */
+static int find_shim(char *out)
+{
+    char exe[PATH_MAX], *slash;
+    const char *env = getenv("COLLPROF_PRELOAD");
+    const char *rel[] = {"/../lib/libcollprof.so",
+                         "/../preload/.libs/libcollprof.so", NULL};
+    ssize_t n;
+    int i;
+
+    if (env && *env) {
+        if (!is_file(env))
+            return -1;
+        snprintf(out, PATH_MAX, "%s", env);
+        return 0;
+    }
+    n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        slash = strrchr(exe, '/');
+        if (slash)
+            *slash = '\0';
+        for (i = 0; rel[i]; i++) {
+            char candidate[PATH_MAX + 64];
+            snprintf(candidate, sizeof candidate, "%s%s", exe, rel[i]);
+            if (is_file(candidate) && realpath(candidate, out))
+                return 0;
+        }
+    }
+    snprintf(out, PATH_MAX, "%s/libcollprof.so", CP_LIBDIR);
+    if (is_file(out))
+        return 0;
+    snprintf(out, PATH_MAX, "%s/libcollprof.so", CP_BUILD_PRELOAD);
+    return is_file(out) ? 0 : -1;
+}
+
+/* Count what landed in dir, for the closing line. */
+static void summarize(const char *dir)
+{
+    char **paths = NULL;
+    int n, i;
+    uint64_t calls = 0;
+    union cp_rec rec;
+
+    n = cp_logdir_list(dir, &paths, NULL);
+    for (i = 0; i < n; i++) {
+        struct cp_logfile *lf = cp_logfile_open(paths[i], NULL);
+        while (lf && cp_logfile_next(lf, &rec, NULL) == 1)
+            calls += rec.kind == CP_REC_CALL;
+        cp_logfile_close(lf);
+    }
+    cp_logdir_free(paths);
+    fprintf(stderr, "collprof: %llu NCCL calls from %d process%s in %s\n",
+            (unsigned long long)calls, n > 0 ? n : 0, n == 1 ? "" : "es", dir);
+}
+
+int cp_cmd_record(int argc, char **argv)
+{
+    static const struct option opts[] = {{"output", required_argument, 0, 'o'},
+                                         {"timer", required_argument, 0, 't'},
+                                         {"quiet", no_argument, 0, 'q'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    const char *dir = NULL, *timer = NULL, *old;
+    char shim[PATH_MAX], absdir[PATH_MAX], *preload = NULL;
+    int c, quiet = 0, status, rc = 2;
+    pid_t pid;
+
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "+o:qh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o': dir = optarg; break;
+        case 't': timer = optarg; break;
+        case 'q': quiet = 1; break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (!dir) {
+        fprintf(stderr, "collprof record: -o DIR is required\n");
+        return 2;
+    }
+    if (optind >= argc) {
+        fprintf(stderr, "collprof record: no command given (collprof record "
+                        "-o DIR -- CMD ARGS...)\n");
+        return 2;
+    }
+    if (mkdir_p(dir) < 0 || !realpath(dir, absdir)) {
+        fprintf(stderr, "collprof record: cannot create %s: %s\n", dir,
+                strerror(errno));
+        return 1;
+    }
+    if (find_shim(shim) < 0) {
+        fprintf(stderr,
+                "collprof record: libcollprof.so not found (set "
+                "COLLPROF_PRELOAD to its path)\n");
+        return 1;
+    }
+    old = getenv("LD_PRELOAD");
+    if (old && *old) {
+        size_t len = strlen(shim) + strlen(old) + 2;
+        preload = malloc(len);
+        if (!preload) {
+            fprintf(stderr, "collprof record: out of memory\n");
+            return 1;
+        }
+        snprintf(preload, len, "%s:%s", shim, old);
+    }
+    if (setenv("LD_PRELOAD", preload ? preload : shim, 1) < 0 ||
+        setenv("COLLPROF_DIR", absdir, 1) < 0 ||
+        (timer && setenv("COLLPROF_TIMER", timer, 1) < 0)) {
+        fprintf(stderr, "collprof record: cannot set the environment: %s\n",
+                strerror(errno));
+        goto out;
+    }
+    unsetenv("COLLPROF_DISABLE");
+
+    pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, "collprof record: fork: %s\n", strerror(errno));
+        rc = 1;
+        goto out;
+    }
+    if (pid == 0) {
+        execvp(argv[optind], argv + optind);
+        fprintf(stderr, "collprof record: cannot run %s: %s\n", argv[optind],
+                strerror(errno));
+        _exit(127);
+    }
+    /* The child gets the terminal's signals itself; keep waiting for it. */
+    signal(SIGINT, SIG_IGN);
+    signal(SIGQUIT, SIG_IGN);
+    while (waitpid(pid, &status, 0) < 0) {
+        if (errno != EINTR) {
+            fprintf(stderr, "collprof record: waitpid: %s\n", strerror(errno));
+            rc = 1;
+            goto out;
+        }
+    }
+    rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    if (!quiet)
+        summarize(absdir);
+out:
+    free(preload);
+    return rc;
+}

@@ -1,0 +1,60 @@
+/* collprof.c - the collprof command: dispatch to a subcommand. */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cp_cmds.h"
+
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} commands[] = {
+    {"record", cp_cmd_record, "run a command with NCCL calls recorded"},
+    {"dump", cp_cmd_dump, "print the recorded calls of rank logs"},
+    {"model", cp_cmd_model, "alpha-beta times of collective algorithms"},
+};
+
+static void usage(FILE *out)
+{
+    size_t i;
+
+    fprintf(out,
+            "usage: collprof COMMAND [ARGS...]\n"
+            "\n"
+            "collprof times every NCCL call of every rank and explains where\n"
+            "the communication time of a job went.\n"
+            "\n"
+            "commands:\n");
+    for (i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "\n'collprof COMMAND --help' describes one command.\n"
+                 "  collprof record -o DIR -- CMD ARGS...\n"
+                 "  collprof dump [--csv] DIR\n");
+}
+
+int main(int argc, char **argv)
+{
+    size_t i;
+
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+        strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("collprof %s\n", PACKAGE_VERSION);
+        return 0;
+    }
+    for (i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(argv[1], commands[i].name) == 0)
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "collprof: unknown command '%s' (try collprof --help)\n",
+            argv[1]);
+    return 2;
+}

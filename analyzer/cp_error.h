@@ -1,0 +1,24 @@
+/* cp_error.h - how the analysis library reports what went wrong.
+ *
+ * The library never prints.  Functions that can fail return 0 / -1 (or NULL)
+ * and, when given a non-NULL struct cp_error, fill it with one sentence that
+ * names the file, the offset or the key; the caller decides what to print.
+ */
+#ifndef COLLPROF_CP_ERROR_H
+#define COLLPROF_CP_ERROR_H
+
+#include <stdint.h>
+
+#define CP_ERROR_TEXT 512
+
+struct cp_error {
+    char text[CP_ERROR_TEXT]; /* one sentence, no trailing newline */
+    char source[256];         /* file name or "" */
+    int64_t offset;           /* byte offset in source, -1 when not relevant */
+};
+
+/* Fill err (if non-NULL).  source may be NULL; offset < 0 means none. */
+void cp_error_set(struct cp_error *err, const char *source, int64_t offset,
+                  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+#endif

@@ -1,0 +1,294 @@
+/* cp_logfmt.h - the on-disk format of a collprof rank log.
+ *
+ * One header for the writer (preload/) and every reader (analyzer/).  The
+ * format is described for people in docs/log-format.md; change both together
+ * and bump CP_LOG_VERSION on any change of meaning.
+ *
+ * A log is one file per process that called NCCL:
+ *   [ header: CP_LOG_HEADER_SIZE bytes ]
+ *   [ slot 0 ][ slot 1 ] ...            each CP_LOG_RECORD_SIZE bytes
+ * Every slot starts with a one-byte kind.  Kind 0 means "never written" (the
+ * file grows in zero-filled chunks, and a process killed mid-run leaves the
+ * tail of its last chunk unwritten); readers skip such slots.  The writer
+ * stores the kind byte last, so a slot whose kind is non-zero is complete.
+ * All integers are in the writer's byte order; `endian` tells readers which.
+ */
+#ifndef COLLPROF_CP_LOGFMT_H
+#define COLLPROF_CP_LOGFMT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CP_LOG_MAGIC "COLLPROF"  /* 8 bytes, no NUL */
+#define CP_LOG_ENDIAN 0x01020304u /* reads 0x04030201 in the other order */
+#define CP_LOG_VERSION 1u
+#define CP_LOG_HEADER_SIZE 4096u
+#define CP_LOG_RECORD_SIZE 64u
+#define CP_LOG_SUFFIX ".cplog"
+
+/* ---- the wrapped NCCL entry points --------------------------------------
+ * One table.  Columns: NCCL name without the "nccl" prefix, stable op code
+ * (stored in records: never renumber), lower-case name used in dumps and
+ * reports.  The shim expands it with more columns (preload/cp_wrap_table.h).
+ */
+#define CP_OP_TABLE(X)                                                         \
+    X(AllReduce, 1, "allreduce")                                               \
+    X(Broadcast, 2, "broadcast")                                               \
+    X(Bcast, 3, "bcast")                                                       \
+    X(Reduce, 4, "reduce")                                                     \
+    X(AllGather, 5, "allgather")                                               \
+    X(ReduceScatter, 6, "reducescatter")                                       \
+    X(AlltoAll, 7, "alltoall")                                                 \
+    X(Gather, 8, "gather")                                                     \
+    X(Scatter, 9, "scatter")                                                   \
+    X(Send, 10, "send")                                                        \
+    X(Recv, 11, "recv")                                                        \
+    X(GroupStart, 12, "group_start")                                           \
+    X(GroupEnd, 13, "group_end")                                               \
+    X(CommInitRank, 16, "comm_init_rank")                                      \
+    X(CommInitRankConfig, 17, "comm_init_rank_config")                         \
+    X(CommInitAll, 18, "comm_init_all")                                        \
+    X(CommSplit, 19, "comm_split")                                             \
+    X(CommInitRankScalable, 20, "comm_init_rank_scalable")                     \
+    X(CommShrink, 21, "comm_shrink")                                           \
+    X(CommDestroy, 22, "comm_destroy")                                         \
+    X(CommAbort, 23, "comm_abort")                                             \
+    X(CommFinalize, 24, "comm_finalize")
+
+enum cp_op {
+    CP_OP_NONE = 0,
+#define CP_X_ENUM(fn, code, name) CP_OP_##fn = code,
+    CP_OP_TABLE(CP_X_ENUM)
+#undef CP_X_ENUM
+        CP_OP_MAX = 32
+};
+
+/* Record kinds (first byte of every slot). */
+enum cp_rec_kind {
+    CP_REC_EMPTY = 0, /* never written */
+    CP_REC_CALL = 1,  /* a collective or point-to-point call */
+    CP_REC_COMM = 2,  /* a communicator created, split, destroyed ... */
+    CP_REC_GROUP = 3, /* the interval of an outermost GroupStart..GroupEnd */
+    CP_REC_CLOCK = 4, /* a clock calibration pair */
+    CP_REC_GPU = 5,   /* device start/end of an earlier call (GPU timers) */
+    CP_REC_KIND_MAX = 6
+};
+
+/* Timers; stored in the header and in each call record. */
+enum cp_timer {
+    CP_TIMER_NONE = 0,
+    CP_TIMER_HOST = 1,  /* wall clock around the blocking call */
+    CP_TIMER_EVENT = 2, /* CUDA events on the call's stream */
+    CP_TIMER_CUPTI = 3  /* CUPTI kernel activity records */
+};
+
+/* Call flags. */
+#define CP_CALL_IN_GROUP 0x0001u  /* issued inside GroupStart..GroupEnd */
+#define CP_CALL_INPLACE 0x0002u   /* sendbuff == recvbuff (or the in-place slot) */
+#define CP_CALL_NO_COMM 0x0004u   /* the communicator was not known to the shim */
+#define CP_CALL_FUSED 0x0008u     /* shares a device interval with other calls */
+#define CP_CALL_CAPTURED 0x0010u  /* captured into a CUDA graph */
+#define CP_CALL_INCOMPLETE 0x0020u /* device end never observed */
+
+#define CP_REDOP_NONE 0xffu    /* the call has no reduction */
+#define CP_REDOP_CUSTOM 0xfeu  /* a user-created reduction (PreMulSum ...) */
+#define CP_DTYPE_NONE 0xffu
+
+/* A collective or point-to-point call.  64 bytes. */
+struct cp_rec_call {
+    uint8_t kind;      /* CP_REC_CALL */
+    uint8_t op;        /* enum cp_op */
+    uint8_t dtype;     /* ncclDataType_t, or CP_DTYPE_NONE */
+    uint8_t redop;     /* ncclRedOp_t for built-ins, CP_REDOP_* otherwise */
+    int8_t result;     /* ncclResult_t the real call returned */
+    uint8_t timer;     /* enum cp_timer that produced start/end */
+    uint16_t flags;    /* CP_CALL_* */
+    uint64_t comm_id;  /* communicator id, equal on every member */
+    uint64_t count;    /* the call's count argument, in elements */
+    uint32_t seq;      /* collectives: per-communicator sequence;
+                          send/recv: per (communicator, peer, direction) */
+    int32_t peer;      /* root (rooted collectives) or peer (send/recv), -1 */
+    uint32_t rank;     /* this process's rank in the communicator */
+    uint32_t nranks;   /* the communicator's size */
+    uint32_t group;    /* process-wide id of the enclosing group, 0 = none */
+    uint32_t stream;   /* a 32-bit fold of the stream handle */
+    uint64_t start_ns; /* CLOCK_REALTIME at entry (the host enqueue time) */
+    uint64_t end_ns;   /* CLOCK_REALTIME at return */
+};
+
+/* How a communicator event came about (cp_rec_comm.how). */
+enum cp_comm_how {
+    CP_COMM_INIT_RANK = 1,
+    CP_COMM_INIT_RANK_CONFIG = 2,
+    CP_COMM_INIT_ALL = 3,
+    CP_COMM_SPLIT = 4,
+    CP_COMM_INIT_SCALABLE = 5,
+    CP_COMM_SHRINK = 6,
+    CP_COMM_DESTROY = 7,
+    CP_COMM_ABORT = 8,
+    CP_COMM_FINALIZE = 9
+};
+
+#define CP_COMM_NAME_LEN 16
+
+/* A communicator event.  64 bytes. */
+struct cp_rec_comm {
+    uint8_t kind;      /* CP_REC_COMM */
+    uint8_t how;       /* enum cp_comm_how */
+    int8_t result;     /* ncclResult_t of the real call */
+    uint8_t reserved0;
+    int32_t cuda_dev;  /* -1 when unknown */
+    uint64_t comm_id;
+    uint64_t parent_id; /* split/shrink: the parent's id; else 0 */
+    uint32_t nranks;
+    uint32_t rank;
+    int32_t color; /* split: color; shrink: number of excluded ranks */
+    int32_t key;   /* split: key */
+    uint64_t time_ns; /* CLOCK_REALTIME when the call returned */
+    char name[CP_COMM_NAME_LEN]; /* config->commName, NUL-padded, may be full */
+};
+
+/* The interval of an outermost group.  64 bytes. */
+struct cp_rec_group {
+    uint8_t kind; /* CP_REC_GROUP */
+    int8_t result; /* ncclResult_t of the outermost GroupEnd */
+    uint16_t reserved0;
+    uint32_t group;  /* the id the calls inside carry */
+    uint32_t ncalls; /* calls recorded inside */
+    uint32_t reserved1;
+    uint64_t start_ns; /* CLOCK_REALTIME at the outermost GroupStart */
+    uint64_t end_ns;   /* CLOCK_REALTIME when the outermost GroupEnd returned */
+    uint8_t reserved2[32];
+};
+
+/* A clock calibration pair, taken at open, periodically and at close. */
+struct cp_rec_clock {
+    uint8_t kind; /* CP_REC_CLOCK */
+    uint8_t reserved0[7];
+    uint64_t realtime_ns;
+    uint64_t monotonic_ns;
+    uint64_t gpu_ns; /* 0 when no device clock was read */
+    uint8_t reserved1[32];
+};
+
+/* Device start/end for the call in slot `slot` (GPU timers only).  64 bytes. */
+struct cp_rec_gpu {
+    uint8_t kind; /* CP_REC_GPU */
+    uint8_t timer;
+    uint16_t flags; /* CP_CALL_FUSED, CP_CALL_INCOMPLETE ... */
+    uint32_t reserved0;
+    uint64_t slot;
+    uint64_t start_ns; /* on the CLOCK_REALTIME scale */
+    uint64_t end_ns;
+    uint8_t reserved1[32];
+};
+
+union cp_rec {
+    uint8_t kind;
+    struct cp_rec_call call;
+    struct cp_rec_comm comm;
+    struct cp_rec_group group;
+    struct cp_rec_clock clock;
+    struct cp_rec_gpu gpu;
+    uint8_t bytes[CP_LOG_RECORD_SIZE];
+};
+
+/* Header flags. */
+#define CP_HDR_CLOSED 0x0001u   /* the writer closed the log at exit */
+#define CP_HDR_DISABLED 0x0002u /* the shim turned itself off mid-run */
+
+#define CP_HDR_STR 64
+
+/* The file header.  Fields after `header_size` may grow in later versions;
+ * readers use header_size, record_size and chunk_records from the file. */
+struct cp_log_header {
+    char magic[8];          /* CP_LOG_MAGIC */
+    uint32_t endian;        /* CP_LOG_ENDIAN */
+    uint32_t version;       /* CP_LOG_VERSION */
+    uint32_t header_size;   /* CP_LOG_HEADER_SIZE */
+    uint32_t record_size;   /* CP_LOG_RECORD_SIZE */
+    uint32_t chunk_records; /* the file grows by this many slots */
+    uint32_t flags;         /* CP_HDR_* */
+    uint32_t timer;         /* enum cp_timer chosen for this process */
+    int32_t pid;
+    int32_t global_rank; /* SLURM_PROCID or the launcher's rank, -1 unknown */
+    int32_t world_size;  /* SLURM_NTASKS or the launcher's size, -1 unknown */
+    int32_t local_rank;  /* SLURM_LOCALID or the launcher's, -1 unknown */
+    int32_t nccl_version; /* ncclGetVersion of the real library, 0 unknown */
+    uint64_t start_realtime_ns; /* calibration pair at open */
+    uint64_t start_monotonic_ns;
+    uint64_t end_realtime_ns; /* at close, 0 if never closed */
+    uint64_t slots_used;      /* at close: slots handed out */
+    uint64_t records_dropped; /* calls not logged (log full, disabled) */
+    char node[CP_HDR_STR];    /* SLURMD_NODENAME, else the host name */
+    char hostname[CP_HDR_STR];
+    char job_id[CP_HDR_STR / 2];  /* SLURM_JOB_ID or "" */
+    char step_id[CP_HDR_STR / 2]; /* SLURM_STEP_ID or "" */
+    char timer_reason[CP_HDR_STR]; /* why that timer was chosen */
+    char program[CP_HDR_STR];      /* the process's command name */
+};
+
+_Static_assert(sizeof(struct cp_rec_call) == CP_LOG_RECORD_SIZE, "call");
+_Static_assert(sizeof(struct cp_rec_comm) == CP_LOG_RECORD_SIZE, "comm");
+_Static_assert(sizeof(struct cp_rec_group) == CP_LOG_RECORD_SIZE, "group");
+_Static_assert(sizeof(struct cp_rec_clock) == CP_LOG_RECORD_SIZE, "clock");
+_Static_assert(sizeof(struct cp_rec_gpu) == CP_LOG_RECORD_SIZE, "gpu");
+_Static_assert(sizeof(union cp_rec) == CP_LOG_RECORD_SIZE, "record");
+_Static_assert(sizeof(struct cp_log_header) <= CP_LOG_HEADER_SIZE, "header");
+_Static_assert(offsetof(struct cp_log_header, magic) == 0, "magic first");
+
+/* Bytes of one element of an NCCL datatype, 0 for an unknown type. */
+static inline unsigned cp_dtype_size(unsigned dtype)
+{
+    static const unsigned char size[12] = {1, 1, 4, 4, 8, 8, 2, 4, 8, 2, 1, 1};
+    return dtype < 12 ? size[dtype] : 0;
+}
+
+/* Lower-case name of an op code, NULL when unknown. */
+static inline const char *cp_op_name(unsigned op)
+{
+    switch (op) {
+#define CP_X_NAME(fn, code, name)                                              \
+    case code:                                                                 \
+        return name;
+        CP_OP_TABLE(CP_X_NAME)
+#undef CP_X_NAME
+    default:
+        return NULL;
+    }
+}
+
+static inline const char *cp_dtype_name(unsigned dtype)
+{
+    static const char *const name[12] = {
+        "int8",    "uint8",   "int32",   "uint32",   "int64",     "uint64",
+        "float16", "float32", "float64", "bfloat16", "float8e4m3", "float8e5m2"};
+    return dtype < 12 ? name[dtype] : "none";
+}
+
+static inline const char *cp_redop_name(unsigned redop)
+{
+    static const char *const name[5] = {"sum", "prod", "max", "min", "avg"};
+    if (redop < 5)
+        return name[redop];
+    return redop == CP_REDOP_CUSTOM ? "custom" : "none";
+}
+
+static inline const char *cp_timer_name(unsigned timer)
+{
+    static const char *const name[4] = {"none", "host", "event", "cupti"};
+    return timer < 4 ? name[timer] : "unknown";
+}
+
+/* Whether an op code is a collective (joined across ranks by sequence). */
+static inline int cp_op_is_collective(unsigned op)
+{
+    return op >= CP_OP_AllReduce && op <= CP_OP_Scatter;
+}
+
+static inline int cp_op_is_p2p(unsigned op)
+{
+    return op == CP_OP_Send || op == CP_OP_Recv;
+}
+
+#endif /* COLLPROF_CP_LOGFMT_H */

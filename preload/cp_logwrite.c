@@ -1,0 +1,332 @@
+/* cp_logwrite.c - rank log writer: file creation, chunk growth, close. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cp_logwrite.h"
+
+static uint64_t now_ns(clockid_t clk)
+{
+    struct timespec ts;
+    clock_gettime(clk, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void copy_str(char *dst, size_t size, const char *src)
+{
+    snprintf(dst, size, "%s", src ? src : "");
+}
+
+/* Node names go into a file name: keep them to a safe alphabet. */
+static void safe_name(char *dst, size_t size, const char *src)
+{
+    size_t i;
+    for (i = 0; src && src[i] && i + 1 < size; i++) {
+        char c = src[i];
+        int safe = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                   (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
+        dst[i] = safe && !(i == 0 && c == '.') ? c : '_';
+    }
+    dst[i] = '\0';
+    if (i == 0)
+        copy_str(dst, size, "node");
+}
+
+static off_t chunk_offset(uint64_t c)
+{
+    return (off_t)CP_LOG_HEADER_SIZE +
+           (off_t)c * CP_LOG_CHUNK_SLOTS * CP_LOG_RECORD_SIZE;
+}
+
+#ifndef MADV_POPULATE_WRITE
+#define CP_MADV_POPULATE_WRITE 23
+#else
+#define CP_MADV_POPULATE_WRITE MADV_POPULATE_WRITE
+#endif
+
+/* Past RLIMIT_FSIZE the kernel sends SIGXFSZ, which would kill the job:
+ * treat the limit like a full disk instead (errno EFBIG). */
+static int fits_limit(off_t end)
+{
+    struct rlimit lim;
+
+    if (getrlimit(RLIMIT_FSIZE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY &&
+        (rlim_t)end > lim.rlim_cur) {
+        errno = EFBIG;
+        return 0;
+    }
+    return 1;
+}
+
+/* Reserve and map chunk c.  Called with grow_lock held. */
+static union cp_rec *map_chunk(struct cp_log *log, uint64_t c)
+{
+    size_t len = (size_t)CP_LOG_CHUNK_SLOTS * CP_LOG_RECORD_SIZE;
+    void *p;
+    int rc;
+
+    if (!fits_limit(chunk_offset(c) + (off_t)len))
+        return NULL;
+    rc = posix_fallocate(log->fd, chunk_offset(c), (off_t)len);
+    if (rc != 0) {
+        errno = rc;
+        return NULL;
+    }
+    p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, log->fd,
+             chunk_offset(c));
+    if (p == MAP_FAILED)
+        return NULL;
+    /* Fault every page in writable now, not on the writer's first store.
+     * MADV_POPULATE_WRITE needs Linux 5.14; before, touch each page. */
+    if (madvise(p, len, CP_MADV_POPULATE_WRITE) != 0) {
+        size_t i;
+        for (i = 0; i < len; i += 4096)
+            ((volatile char *)p)[i] = 0;
+    }
+    return p;
+}
+
+/* The background preparer: keeps the chunk after the one being filled
+ * mapped and writable. */
+static void *prepare_loop(void *arg)
+{
+    struct cp_log *log = arg;
+    sigset_t all;
+
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, NULL);
+    pthread_mutex_lock(&log->grow_lock);
+    for (;;) {
+        while (!log->closing &&
+               (log->want >= CP_LOG_MAX_CHUNKS ||
+                __atomic_load_n(&log->chunk[log->want], __ATOMIC_ACQUIRE) ||
+                __atomic_load_n(&log->grow_errno, __ATOMIC_RELAXED)))
+            pthread_cond_wait(&log->wake, &log->grow_lock);
+        if (log->closing)
+            break;
+        {
+            union cp_rec *base = map_chunk(log, log->want);
+            if (base)
+                __atomic_store_n(&log->chunk[log->want], base,
+                                 __ATOMIC_RELEASE);
+            else
+                __atomic_store_n(&log->grow_errno, errno ? errno : EIO,
+                                 __ATOMIC_RELAXED);
+        }
+    }
+    pthread_mutex_unlock(&log->grow_lock);
+    return NULL;
+}
+
+/* Ask the preparer for chunk c (the writer just entered chunk c - 1). */
+static void request_chunk(struct cp_log *log, uint64_t c)
+{
+    pthread_mutex_lock(&log->grow_lock);
+    if (c > log->want || log->want == 0)
+        log->want = c;
+    pthread_cond_signal(&log->wake);
+    pthread_mutex_unlock(&log->grow_lock);
+}
+
+int cp_log_open(struct cp_log *log, const char *dir,
+                const struct cp_log_ident *id, char *err, size_t errlen)
+{
+    char node[64];
+    struct cp_log_header *hdr = MAP_FAILED;
+    int rc = -1, saved, attempt;
+
+    log->fd = -1;
+    log->hdr = NULL;
+    log->next_slot = 0;
+    log->grow_errno = 0;
+    log->want = 0;
+    log->closing = 0;
+    log->have_preparer = 0;
+    log->owner = getpid();
+    memset(log->chunk, 0, sizeof log->chunk);
+    pthread_mutex_init(&log->grow_lock, NULL);
+    pthread_cond_init(&log->wake, NULL);
+
+    if (mkdir(dir, 0750) < 0 && errno != EEXIST) {
+        snprintf(err, errlen, "cannot create log directory %s: %s", dir,
+                 strerror(errno));
+        goto out;
+    }
+    safe_name(node, sizeof node, id->node);
+    /* A process that exec'd another NCCL program keeps its pid: the second
+     * image gets the next free suffix. */
+    for (attempt = 0; attempt < 100; attempt++) {
+        char suffix[16] = "";
+        if (attempt)
+            snprintf(suffix, sizeof suffix, "-%d", attempt);
+        if (snprintf(log->path, sizeof log->path, "%s/%s.%d%s%s", dir, node,
+                     (int)log->owner, suffix,
+                     CP_LOG_SUFFIX) >= (int)sizeof log->path) {
+            errno = ENAMETOOLONG;
+            snprintf(err, errlen, "log directory name too long: %s", dir);
+            goto out;
+        }
+        log->fd = open(log->path,
+                       O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0640);
+        if (log->fd >= 0 || errno != EEXIST)
+            break;
+    }
+    if (log->fd < 0) {
+        snprintf(err, errlen, "cannot create %s: %s", log->path,
+                 strerror(errno));
+        goto out;
+    }
+    rc = fits_limit(CP_LOG_HEADER_SIZE)
+             ? posix_fallocate(log->fd, 0, CP_LOG_HEADER_SIZE)
+             : EFBIG;
+    if (rc != 0) {
+        errno = rc;
+        rc = -1;
+        snprintf(err, errlen, "cannot write %s: %s", log->path,
+                 strerror(errno));
+        goto out;
+    }
+    rc = -1;
+    hdr = mmap(NULL, CP_LOG_HEADER_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
+               log->fd, 0);
+    if (hdr == MAP_FAILED) {
+        snprintf(err, errlen, "cannot map %s: %s", log->path, strerror(errno));
+        goto out;
+    }
+    log->chunk[0] = map_chunk(log, 0);
+    if (!log->chunk[0]) {
+        snprintf(err, errlen, "cannot grow %s: %s", log->path,
+                 strerror(errno));
+        goto out;
+    }
+
+    memcpy(hdr->magic, CP_LOG_MAGIC, sizeof hdr->magic);
+    hdr->endian = CP_LOG_ENDIAN;
+    hdr->version = CP_LOG_VERSION;
+    hdr->header_size = CP_LOG_HEADER_SIZE;
+    hdr->record_size = CP_LOG_RECORD_SIZE;
+    hdr->chunk_records = CP_LOG_CHUNK_SLOTS;
+    hdr->timer = id->timer;
+    hdr->pid = (int32_t)log->owner;
+    hdr->global_rank = id->global_rank;
+    hdr->world_size = id->world_size;
+    hdr->local_rank = id->local_rank;
+    hdr->nccl_version = id->nccl_version;
+    hdr->start_monotonic_ns = now_ns(CLOCK_MONOTONIC);
+    hdr->start_realtime_ns = now_ns(CLOCK_REALTIME);
+    copy_str(hdr->node, sizeof hdr->node, id->node);
+    copy_str(hdr->hostname, sizeof hdr->hostname, id->hostname);
+    copy_str(hdr->job_id, sizeof hdr->job_id, id->job_id);
+    copy_str(hdr->step_id, sizeof hdr->step_id, id->step_id);
+    copy_str(hdr->timer_reason, sizeof hdr->timer_reason, id->timer_reason);
+    copy_str(hdr->program, sizeof hdr->program, id->program);
+    log->hdr = hdr;
+    hdr = MAP_FAILED;
+    /* Without the preparer the writer grows the file itself: slower, same
+     * records. */
+    log->want = 1;
+    if (pthread_create(&log->preparer, NULL, prepare_loop, log) == 0) {
+        log->have_preparer = 1;
+        pthread_setname_np(log->preparer, "collprof-log");
+    }
+    rc = 0;
+out:
+    saved = errno;
+    if (hdr != MAP_FAILED)
+        munmap(hdr, CP_LOG_HEADER_SIZE);
+    if (rc < 0) {
+        if (log->chunk[0])
+            munmap(log->chunk[0],
+                   (size_t)CP_LOG_CHUNK_SLOTS * CP_LOG_RECORD_SIZE);
+        log->chunk[0] = NULL;
+        if (log->fd >= 0) {
+            unlink(log->path);
+            close(log->fd);
+        }
+        log->fd = -1;
+    }
+    errno = saved;
+    return rc;
+}
+
+static union cp_rec *grow(struct cp_log *log, uint64_t c)
+{
+    union cp_rec *base;
+
+    pthread_mutex_lock(&log->grow_lock);
+    base = __atomic_load_n(&log->chunk[c], __ATOMIC_ACQUIRE);
+    if (!base && !log->closing &&
+        !__atomic_load_n(&log->grow_errno, __ATOMIC_RELAXED)) {
+        base = map_chunk(log, c);
+        if (base)
+            __atomic_store_n(&log->chunk[c], base, __ATOMIC_RELEASE);
+        else
+            __atomic_store_n(&log->grow_errno, errno ? errno : EIO,
+                             __ATOMIC_RELAXED);
+    }
+    pthread_mutex_unlock(&log->grow_lock);
+    return base;
+}
+
+union cp_rec *cp_log_slot(struct cp_log *log, uint64_t *slot_out)
+{
+    uint64_t s = __atomic_fetch_add(&log->next_slot, 1, __ATOMIC_RELAXED);
+    uint64_t c = s >> CP_LOG_CHUNK_SHIFT;
+    union cp_rec *base;
+
+    if (c >= CP_LOG_MAX_CHUNKS)
+        return NULL; /* full, or closed (CP_LOG_CLOSED_BIAS) */
+    base = __atomic_load_n(&log->chunk[c], __ATOMIC_ACQUIRE);
+    if (__builtin_expect(!base, 0)) {
+        base = grow(log, c);
+        if (!base)
+            return NULL;
+    }
+    if (__builtin_expect((s & (CP_LOG_CHUNK_SLOTS - 1)) == 0, 0) &&
+        log->have_preparer)
+        request_chunk(log, c + 1); /* once per chunk */
+    if (slot_out)
+        *slot_out = s;
+    return &base[s & (CP_LOG_CHUNK_SLOTS - 1)];
+}
+
+void cp_log_close(struct cp_log *log, uint32_t extra_flags,
+                  uint64_t records_dropped)
+{
+    uint64_t used, mapped = 0, c;
+
+    if (log->fd < 0 || log->owner != getpid())
+        return;
+    used = __atomic_fetch_add(&log->next_slot, CP_LOG_CLOSED_BIAS,
+                              __ATOMIC_ACQ_REL);
+    if (used >= CP_LOG_CLOSED_BIAS)
+        return; /* closed already */
+    pthread_mutex_lock(&log->grow_lock);
+    log->closing = 1;
+    pthread_cond_signal(&log->wake);
+    pthread_mutex_unlock(&log->grow_lock);
+    if (log->have_preparer)
+        pthread_join(log->preparer, NULL);
+    log->have_preparer = 0;
+    /* Slots whose chunk never got mapped were never written: don't count them. */
+    for (c = 0; c < CP_LOG_MAX_CHUNKS &&
+                __atomic_load_n(&log->chunk[c], __ATOMIC_ACQUIRE);
+         c++)
+        mapped = (c + 1) * CP_LOG_CHUNK_SLOTS;
+    if (used > mapped)
+        used = mapped;
+    log->hdr->slots_used = used;
+    log->hdr->records_dropped = records_dropped;
+    log->hdr->end_realtime_ns = now_ns(CLOCK_REALTIME);
+    log->hdr->flags |= CP_HDR_CLOSED | extra_flags;
+    (void)ftruncate(log->fd, chunk_offset(0) + (off_t)(used * CP_LOG_RECORD_SIZE));
+}

@@ -1,0 +1,709 @@
+/* cp_shim.c - libcollprof.so: the LD_PRELOAD wrappers around NCCL.
+ *
+ * Every wrapper has the same shape: make sure the shim is initialised, call
+ * the real function, and, when profiling is on, fill one slot of the rank
+ * log.  What NCCL returns is returned unchanged, errno included.  Anything
+ * that goes wrong inside the shim turns profiling off for the process, with
+ * one warning line on stderr; the job itself never notices.
+ *
+ * Hot path (data calls): two clock reads, one lock-free table lookup, two
+ * atomic adds, a 64-byte store into a mapped page.  No malloc, no lock, no
+ * print.
+ */
+#include "config.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collprof/cp_logfmt.h"
+#include "collprof/cp_nccl.h"
+#include "cp_comm.h"
+#include "cp_config.h"
+#include "cp_logwrite.h"
+#include "cp_wrap_table.h"
+
+#define CP_EXPORT __attribute__((visibility("default")))
+#define CP_TLS __thread __attribute__((tls_model("initial-exec")))
+#define CP_SEQ_NONE UINT32_MAX
+#define CP_CLOCK_PERIOD_NS UINT64_C(1000000000)
+
+extern char **environ;
+extern char *program_invocation_short_name;
+
+/* ---- the real functions ------------------------------------------------ */
+#define CP_X_PTR_DATA(fn, params, args, ...)                                   \
+    static ncclResult_t(*real_##fn) params;
+#define CP_X_PTR_CALL(fn, params, args) static ncclResult_t(*real_##fn) params;
+CP_WRAP_TABLE(CP_X_PTR_DATA, CP_X_PTR_CALL)
+#undef CP_X_PTR_DATA
+#undef CP_X_PTR_CALL
+
+/* Not wrapped, used to describe communicators and the library. */
+static ncclResult_t (*real_CommCount)(const ncclComm_t, int *);
+static ncclResult_t (*real_CommUserRank)(const ncclComm_t, int *);
+static ncclResult_t (*real_CommCuDevice)(const ncclComm_t, int *);
+static ncclResult_t (*real_GetVersion)(int *);
+
+/* ---- state ------------------------------------------------------------- */
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+static int active;   /* atomic: records are being written */
+static int log_open; /* the log exists and must be closed at exit */
+static int warned;   /* atomic: the one warning line was printed */
+static uint64_t dropped;     /* atomic: calls not recorded after a failure */
+static uint64_t last_clock;  /* atomic: CLOCK_REALTIME of the last calibration */
+static uint32_t group_count; /* atomic: outermost groups so far */
+static uint32_t init_all_count; /* atomic: CommInitAll calls so far */
+static struct cp_config settings;
+static struct cp_log the_log;
+
+static CP_TLS int tls_depth; /* inside a wrapper: inner NCCL calls pass through */
+static CP_TLS int tls_group_depth;
+static CP_TLS uint32_t tls_group;
+static CP_TLS uint32_t tls_group_calls;
+static CP_TLS uint64_t tls_group_start;
+
+static inline uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The one warning line of this process. */
+static void warn_once(const char *what, const char *consequence)
+{
+    char line[640];
+    int n, saved = errno;
+
+    if (__atomic_exchange_n(&warned, 1, __ATOMIC_ACQ_REL))
+        return;
+    n = snprintf(line, sizeof line, "collprof: %s; %s (pid %d)\n", what,
+                 consequence, (int)getpid());
+    if (n > (int)sizeof line - 1)
+        n = (int)sizeof line - 1;
+    if (n > 0 && write(STDERR_FILENO, line, (size_t)n) < 0) {
+        /* nowhere else to say it */
+    }
+    errno = saved;
+}
+
+/* A failure after the log was open: stop recording, keep what is there. */
+static void turn_off(const char *why)
+{
+    char what[512];
+
+    if (!__atomic_exchange_n(&active, 0, __ATOMIC_ACQ_REL))
+        return;
+    snprintf(what, sizeof what, "%s: %.400s", why, the_log.path);
+    warn_once(what, "profiling is off for this process, records so far kept");
+}
+
+/* ---- initialisation ---------------------------------------------------- */
+static void *find_real(const char *name)
+{
+    void *p = dlsym(RTLD_NEXT, name);
+    void *lib;
+
+    if (p)
+        return p;
+    /* NCCL loaded with dlopen after us: look in it directly. */
+    lib = dlopen("libnccl.so.2", RTLD_LAZY | RTLD_NOLOAD);
+    if (!lib)
+        return NULL;
+    p = dlsym(lib, name);
+    dlclose(lib);
+    return p;
+}
+
+static void resolve_all(void)
+{
+#define CP_X_RESOLVE_DATA(fn, params, args, ...)                               \
+    *(void **)&real_##fn = find_real("nccl" #fn);
+#define CP_X_RESOLVE_CALL(fn, params, args)                                    \
+    *(void **)&real_##fn = find_real("nccl" #fn);
+    CP_WRAP_TABLE(CP_X_RESOLVE_DATA, CP_X_RESOLVE_CALL)
+#undef CP_X_RESOLVE_DATA
+#undef CP_X_RESOLVE_CALL
+    *(void **)&real_CommCount = find_real("ncclCommCount");
+    *(void **)&real_CommUserRank = find_real("ncclCommUserRank");
+    *(void **)&real_CommCuDevice = find_real("ncclCommCuDevice");
+    *(void **)&real_GetVersion = find_real("ncclGetVersion");
+}
+
+static const char *env_get(const char *name)
+{
+    return getenv(name);
+}
+
+static void write_clock(void)
+{
+    union cp_rec *rec = cp_log_slot(&the_log, NULL);
+    struct timespec ts;
+
+    if (!rec) {
+        turn_off("cannot grow the log");
+        return;
+    }
+    memset(rec, 0, sizeof *rec);
+    rec->clock.realtime_ns = now_ns();
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    rec->clock.monotonic_ns =
+        (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    __atomic_store_n(&last_clock, rec->clock.realtime_ns, __ATOMIC_RELAXED);
+    cp_log_commit(rec, CP_REC_CLOCK);
+}
+
+static void child_after_fork(void)
+{
+    /* The mapping is shared with the parent: a child must never write to it.
+     * An exec'd child loads the shim afresh and opens a log of its own. */
+    __atomic_store_n(&active, 0, __ATOMIC_RELAXED);
+    log_open = 0;
+}
+
+static void init_shim(void)
+{
+    struct cp_log_ident id;
+    char err[512];
+    int version = 0, saved = errno;
+
+    resolve_all();
+    cp_config_read(&settings, env_get, 1u << CP_TIMER_HOST);
+    cp_config_check_env(&settings, environ);
+    if (settings.disabled)
+        goto out;
+    if (real_GetVersion && real_GetVersion(&version) != ncclSuccess)
+        version = 0;
+
+    memset(&id, 0, sizeof id);
+    id.global_rank = settings.global_rank;
+    id.world_size = settings.world_size;
+    id.local_rank = settings.local_rank;
+    id.nccl_version = version;
+    id.timer = settings.timer;
+    id.node = settings.node;
+    id.hostname = settings.hostname;
+    id.job_id = settings.job_id;
+    id.step_id = settings.step_id;
+    id.timer_reason = settings.timer_reason;
+    id.program = program_invocation_short_name;
+    if (cp_log_open(&the_log, settings.dir, &id, err, sizeof err) < 0) {
+        warn_once(err, "profiling is off for this process");
+        goto out;
+    }
+    log_open = 1;
+    pthread_atfork(NULL, NULL, child_after_fork);
+    __atomic_store_n(&active, 1, __ATOMIC_RELEASE);
+    write_clock();
+    if (settings.problem[0])
+        warn_once(settings.problem, "profiling continues");
+out:
+    errno = saved;
+}
+
+static int init_done; /* atomic: init_shim has run */
+
+static void init_shim_once(void)
+{
+    init_shim();
+    __atomic_store_n(&init_done, 1, __ATOMIC_RELEASE);
+}
+
+static inline void ensure_init(void)
+{
+    if (__builtin_expect(!__atomic_load_n(&init_done, __ATOMIC_ACQUIRE), 0))
+        pthread_once(&init_once, init_shim_once);
+}
+
+__attribute__((destructor)) static void fini_shim(void)
+{
+    uint32_t flags = 0;
+
+    if (!log_open)
+        return;
+    if (__atomic_load_n(&active, __ATOMIC_ACQUIRE))
+        write_clock();
+    else
+        flags |= CP_HDR_DISABLED;
+    __atomic_store_n(&active, 0, __ATOMIC_RELEASE);
+    cp_log_close(&the_log, flags, __atomic_load_n(&dropped, __ATOMIC_RELAXED));
+    log_open = 0;
+}
+
+static ncclResult_t missing(const char *name)
+{
+    char what[160];
+    snprintf(what, sizeof what, "the real nccl%s was not found", name);
+    warn_once(what, "returning ncclInternalError");
+    return ncclInternalError;
+}
+
+/* ---- records ----------------------------------------------------------- */
+static inline union cp_rec *slot_or_off(void)
+{
+    union cp_rec *rec = cp_log_slot(&the_log, NULL);
+
+    if (__builtin_expect(!rec, 0)) {
+        __atomic_fetch_add(&dropped, 1, __ATOMIC_RELAXED);
+        turn_off("cannot grow the log");
+    }
+    return rec;
+}
+
+static void learn_size(struct cp_comm *c, ncclComm_t comm)
+{
+    int n = 0, r = 0;
+
+    /* A non-blocking communicator may not have answered at creation. */
+    if (real_CommCount && real_CommUserRank &&
+        real_CommCount(comm, &n) == ncclSuccess &&
+        real_CommUserRank(comm, &r) == ncclSuccess && n > 0 && r >= 0)
+        cp_comm_set_size(c, (uint32_t)n, (uint32_t)r);
+}
+
+static void record_data(unsigned op, ncclResult_t result, ncclComm_t comm,
+                        struct cp_comm *c, uint64_t count, int dtype,
+                        int redop, int peer, cudaStream_t stream, int inplace,
+                        uint64_t t0, uint64_t t1)
+{
+    union cp_rec *rec;
+    uint32_t seq = CP_SEQ_NONE, nranks = 0, rank = 0;
+    uint16_t flags = inplace ? CP_CALL_INPLACE : 0;
+    int counted = result == ncclSuccess || result == ncclInProgress;
+
+    if (c) {
+        nranks = __atomic_load_n(&c->nranks, __ATOMIC_ACQUIRE);
+        if (!nranks && counted) {
+            learn_size(c, comm);
+            nranks = __atomic_load_n(&c->nranks, __ATOMIC_ACQUIRE);
+        }
+        rank = c->rank;
+        if (!counted) {
+            /* a call NCCL refused did not happen on the wire */
+        } else if (cp_op_is_p2p(op)) {
+            uint32_t k = (uint32_t)peer * 2 + (op == CP_OP_Recv);
+            if (peer >= 0 && k < c->p2p_size)
+                seq = __atomic_fetch_add(&c->p2p[k], 1, __ATOMIC_RELAXED);
+        } else {
+            seq = __atomic_fetch_add(&c->seq, 1, __ATOMIC_RELAXED);
+        }
+    } else {
+        flags |= CP_CALL_NO_COMM;
+    }
+    if (tls_group_depth > 0) {
+        flags |= CP_CALL_IN_GROUP;
+        tls_group_calls++;
+    }
+    rec = slot_or_off();
+    if (!rec)
+        return;
+    rec->call.op = (uint8_t)op;
+    rec->call.dtype = dtype >= 0 && dtype < 0xff ? (uint8_t)dtype : CP_DTYPE_NONE;
+    rec->call.redop = redop < 0              ? CP_REDOP_NONE
+                      : redop < ncclNumOps ? (uint8_t)redop
+                                           : CP_REDOP_CUSTOM;
+    rec->call.result = (int8_t)result;
+    rec->call.timer = CP_TIMER_HOST;
+    rec->call.flags = flags;
+    rec->call.comm_id = c ? c->id : 0;
+    rec->call.count = count;
+    rec->call.seq = seq;
+    rec->call.peer = peer;
+    rec->call.rank = rank;
+    rec->call.nranks = nranks;
+    rec->call.group = tls_group_depth > 0 ? tls_group : 0;
+    rec->call.stream = (uint32_t)((uintptr_t)stream ^ ((uint64_t)(uintptr_t)stream >> 32));
+    rec->call.start_ns = t0;
+    rec->call.end_ns = t1;
+    cp_log_commit(rec, CP_REC_CALL);
+
+    if (__builtin_expect(t1 - __atomic_load_n(&last_clock, __ATOMIC_RELAXED) >
+                             CP_CLOCK_PERIOD_NS,
+                         0))
+        write_clock();
+}
+
+/* The data-moving wrappers, one per DATA row of the table. */
+#define CP_X_WRAP_DATA(fn, params, args, COUNT, DTYPE, REDOP, PEER, COMM,      \
+                       STREAM, INPLACE)                                        \
+    CP_EXPORT ncclResult_t nccl##fn params                                     \
+    {                                                                          \
+        ncclResult_t cp_r;                                                     \
+        uint64_t cp_t0, cp_t1;                                                 \
+        int cp_errno;                                                          \
+        ensure_init();                                                         \
+        if (__builtin_expect(!real_##fn, 0))                                   \
+            return missing(#fn);                                               \
+        if (tls_depth || !__atomic_load_n(&active, __ATOMIC_RELAXED))          \
+            return real_##fn args;                                             \
+        tls_depth++;                                                           \
+        cp_t0 = now_ns();                                                      \
+        cp_r = real_##fn args;                                                 \
+        cp_errno = errno;                                                      \
+        cp_t1 = now_ns();                                                      \
+        {                                                                      \
+            struct cp_comm *cp_c = cp_comm_find(COMM);                         \
+            size_t cp_esize = cp_dtype_size((unsigned)(DTYPE));                \
+            size_t cp_rank = cp_c ? cp_c->rank : 0;                            \
+            (void)cp_esize;                                                    \
+            (void)cp_rank;                                                     \
+            record_data(CP_OP_##fn, cp_r, COMM, cp_c, COUNT, (int)(DTYPE),     \
+                        (int)(REDOP), PEER, STREAM, (INPLACE), cp_t0, cp_t1);  \
+        }                                                                      \
+        tls_depth--;                                                           \
+        errno = cp_errno;                                                      \
+        return cp_r;                                                           \
+    }
+#define CP_X_NONE(fn, params, args)
+CP_WRAP_TABLE(CP_X_WRAP_DATA, CP_X_NONE)
+#undef CP_X_WRAP_DATA
+
+/* ---- groups ------------------------------------------------------------ */
+CP_EXPORT ncclResult_t ncclGroupStart(void)
+{
+    ensure_init();
+    if (!real_GroupStart)
+        return missing("GroupStart");
+    if (!tls_depth && __atomic_load_n(&active, __ATOMIC_RELAXED) &&
+        tls_group_depth++ == 0) {
+        tls_group = __atomic_add_fetch(&group_count, 1, __ATOMIC_RELAXED);
+        tls_group_calls = 0;
+        tls_group_start = now_ns();
+    }
+    return real_GroupStart();
+}
+
+CP_EXPORT ncclResult_t ncclGroupEnd(void)
+{
+    ncclResult_t r;
+    int saved;
+    uint64_t t1;
+    union cp_rec *rec;
+
+    ensure_init();
+    if (!real_GroupEnd)
+        return missing("GroupEnd");
+    if (tls_depth || tls_group_depth == 0)
+        return real_GroupEnd();
+    r = real_GroupEnd();
+    saved = errno;
+    t1 = now_ns();
+    if (--tls_group_depth == 0 && __atomic_load_n(&active, __ATOMIC_RELAXED) &&
+        (rec = slot_or_off()) != NULL) {
+        memset(rec, 0, sizeof *rec);
+        rec->group.result = (int8_t)r;
+        rec->group.group = tls_group;
+        rec->group.ncalls = tls_group_calls;
+        rec->group.start_ns = tls_group_start;
+        rec->group.end_ns = t1;
+        cp_log_commit(rec, CP_REC_GROUP);
+    }
+    errno = saved;
+    return r;
+}
+
+/* ---- communicators ----------------------------------------------------- */
+struct comm_event {
+    unsigned how;
+    ncclResult_t result;
+    uint64_t id, parent;
+    uint32_t nranks, rank;
+    int32_t color, key;
+    const ncclConfig_t *config;
+};
+
+static void config_name(char *dst, const ncclConfig_t *config)
+{
+    memset(dst, 0, CP_COMM_NAME_LEN);
+    /* Only a struct that says it is big enough holds commName. */
+    if (config && config->magic == NCCL_CONFIG_MAGIC &&
+        config->size >= offsetof(ncclConfig_t, commName) + sizeof(char *) &&
+        config->commName)
+        memcpy(dst, config->commName,
+               strnlen(config->commName, CP_COMM_NAME_LEN));
+}
+
+/* Write the event; on success add (or drop) the table entry for handle. */
+static void comm_event(const struct comm_event *ev, ncclComm_t handle)
+{
+    union cp_rec *rec;
+    int dev = -1;
+    int created = (ev->result == ncclSuccess || ev->result == ncclInProgress) &&
+                  handle && ev->how <= CP_COMM_SHRINK;
+
+    if (created) {
+        struct cp_comm *c = cp_comm_add(handle, ev->id, ev->nranks, ev->rank);
+        if (!c)
+            warn_once("more communicators than the shim's table holds",
+                      "calls on the extra ones are logged without an id");
+        if (ev->result == ncclSuccess && real_CommCuDevice &&
+            real_CommCuDevice(handle, &dev) != ncclSuccess)
+            dev = -1;
+    }
+    if (!__atomic_load_n(&active, __ATOMIC_RELAXED) || !(rec = slot_or_off()))
+        return;
+    memset(rec, 0, sizeof *rec);
+    rec->comm.how = (uint8_t)ev->how;
+    rec->comm.result = (int8_t)ev->result;
+    rec->comm.cuda_dev = dev;
+    rec->comm.comm_id = ev->id;
+    rec->comm.parent_id = ev->parent;
+    rec->comm.nranks = ev->nranks;
+    rec->comm.rank = ev->rank;
+    rec->comm.color = ev->color;
+    rec->comm.key = ev->key;
+    rec->comm.time_ns = now_ns();
+    config_name(rec->comm.name, ev->config);
+    cp_log_commit(rec, CP_REC_COMM);
+}
+
+/* Size of a communicator NCCL made for us (split, shrink). */
+static void ask_size(ncclComm_t comm, uint32_t *nranks, uint32_t *rank)
+{
+    int n = 0, r = 0;
+
+    *nranks = 0;
+    *rank = 0;
+    if (comm && real_CommCount && real_CommUserRank &&
+        real_CommCount(comm, &n) == ncclSuccess &&
+        real_CommUserRank(comm, &r) == ncclSuccess && n > 0 && r >= 0) {
+        *nranks = (uint32_t)n;
+        *rank = (uint32_t)r;
+    }
+}
+
+/* Whether this call is to be recorded (else it just passes through). */
+static inline int recording(void)
+{
+    return !tls_depth && __atomic_load_n(&active, __ATOMIC_RELAXED);
+}
+
+static ncclResult_t init_rank(unsigned how, ncclComm_t *comm, int nranks,
+                              ncclUniqueId *commId, int rank,
+                              ncclConfig_t *config, ncclResult_t r)
+{
+    int saved = errno;
+    struct comm_event ev = {how, r, 0, 0, (uint32_t)nranks, (uint32_t)rank,
+                            0, 0, config};
+
+    ev.id = cp_hash_bytes(commId, sizeof *commId, 0);
+    comm_event(&ev, comm ? *comm : NULL);
+    errno = saved;
+    return r;
+}
+
+CP_EXPORT ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks,
+                                        ncclUniqueId commId, int rank)
+{
+    ncclResult_t r;
+    ensure_init();
+    if (!real_CommInitRank)
+        return missing("CommInitRank");
+    if (!recording())
+        return real_CommInitRank(comm, nranks,
+                                                              commId, rank);
+    tls_depth++;
+    r = real_CommInitRank(comm, nranks, commId, rank);
+    tls_depth--;
+    return init_rank(CP_COMM_INIT_RANK, comm, nranks, &commId, rank, NULL, r);
+}
+
+CP_EXPORT ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks,
+                                              ncclUniqueId commId, int rank,
+                                              ncclConfig_t *config)
+{
+    ncclResult_t r;
+    ensure_init();
+    if (!real_CommInitRankConfig)
+        return missing("CommInitRankConfig");
+    if (!recording())
+        return real_CommInitRankConfig(comm, nranks, commId, rank, config);
+    tls_depth++;
+    r = real_CommInitRankConfig(comm, nranks, commId, rank, config);
+    tls_depth--;
+    return init_rank(CP_COMM_INIT_RANK_CONFIG, comm, nranks, &commId, rank,
+                     config, r);
+}
+
+CP_EXPORT ncclResult_t ncclCommInitRankScalable(ncclComm_t *newcomm,
+                                                int nranks, int myrank,
+                                                int nId, ncclUniqueId *commIds,
+                                                ncclConfig_t *config)
+{
+    ncclResult_t r;
+    ncclUniqueId none;
+    ensure_init();
+    if (!real_CommInitRankScalable)
+        return missing("CommInitRankScalable");
+    if (!recording())
+        return real_CommInitRankScalable(newcomm, nranks, myrank, nId, commIds,
+                                     config);
+    tls_depth++;
+    r = real_CommInitRankScalable(newcomm, nranks, myrank, nId, commIds,
+                                  config);
+    tls_depth--;
+    memset(&none, 0, sizeof none);
+    return init_rank(CP_COMM_INIT_SCALABLE, newcomm, nranks,
+                     nId > 0 && commIds ? &commIds[0] : &none, myrank, config,
+                     r);
+}
+
+CP_EXPORT ncclResult_t ncclCommInitAll(ncclComm_t *comm, int ndev,
+                                       const int *devlist)
+{
+    ncclResult_t r;
+    int saved, i;
+    uint64_t id;
+    ensure_init();
+    if (!real_CommInitAll)
+        return missing("CommInitAll");
+    if (!recording())
+        return real_CommInitAll(comm, ndev, devlist);
+    tls_depth++;
+    r = real_CommInitAll(comm, ndev, devlist);
+    tls_depth--;
+    saved = errno;
+    /* One process owns every member: the id only has to be unique. */
+    id = cp_hash_mix(cp_hash_bytes(settings.hostname, strlen(settings.hostname),
+                                   (uint64_t)getpid()),
+                     __atomic_add_fetch(&init_all_count, 1, __ATOMIC_RELAXED));
+    for (i = 0; comm && i < ndev; i++) {
+        struct comm_event ev = {CP_COMM_INIT_ALL, r, id, 0, (uint32_t)ndev,
+                                (uint32_t)i, 0, 0, NULL};
+        comm_event(&ev, r == ncclSuccess ? comm[i] : NULL);
+    }
+    errno = saved;
+    return r;
+}
+
+/* The parent's id and how many splits/shrinks it did before this one: the
+ * same on every member, since splitting is collective. */
+static uint64_t derive_base(ncclComm_t parent, uint64_t *parent_id)
+{
+    struct cp_comm *c = cp_comm_find(parent);
+    uint32_t n = c ? __atomic_fetch_add(&c->derive_seq, 1, __ATOMIC_RELAXED) : 0;
+
+    *parent_id = c ? c->id : 0;
+    return cp_hash_mix(*parent_id, n);
+}
+
+CP_EXPORT ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key,
+                                     ncclComm_t *newcomm,
+                                     ncclConfig_t *config)
+{
+    ncclResult_t r;
+    struct comm_event ev = {CP_COMM_SPLIT, 0, 0, 0, 0, 0, color, key, config};
+    uint64_t base;
+    int saved;
+    ensure_init();
+    if (!real_CommSplit)
+        return missing("CommSplit");
+    if (!recording())
+        return real_CommSplit(comm, color, key, newcomm, config);
+    base = derive_base(comm, &ev.parent);
+    tls_depth++;
+    r = real_CommSplit(comm, color, key, newcomm, config);
+    tls_depth--;
+    saved = errno;
+    ev.result = r;
+    ev.id = cp_hash_mix(base, (uint64_t)(uint32_t)color + 1);
+    if (r == ncclSuccess && newcomm)
+        ask_size(*newcomm, &ev.nranks, &ev.rank);
+    comm_event(&ev, newcomm && color != NCCL_SPLIT_NOCOLOR ? *newcomm : NULL);
+    errno = saved;
+    return r;
+}
+
+CP_EXPORT ncclResult_t ncclCommShrink(ncclComm_t comm, int *excludeRanksList,
+                                      int excludeRanksCount,
+                                      ncclComm_t *newcomm,
+                                      ncclConfig_t *config, int shrinkFlags)
+{
+    ncclResult_t r;
+    struct comm_event ev = {CP_COMM_SHRINK, 0, 0, 0, 0, 0,
+                            excludeRanksCount, 0, config};
+    uint64_t base, excluded = 0;
+    int saved;
+    ensure_init();
+    if (!real_CommShrink)
+        return missing("CommShrink");
+    if (!recording())
+        return real_CommShrink(comm, excludeRanksList, excludeRanksCount, newcomm,
+                           config, shrinkFlags);
+    base = derive_base(comm, &ev.parent);
+    if (excludeRanksList && excludeRanksCount > 0)
+        excluded = cp_hash_bytes(excludeRanksList,
+                                 (size_t)excludeRanksCount * sizeof(int), 0);
+    tls_depth++;
+    r = real_CommShrink(comm, excludeRanksList, excludeRanksCount, newcomm,
+                        config, shrinkFlags);
+    tls_depth--;
+    saved = errno;
+    ev.result = r;
+    ev.id = cp_hash_mix(base, excluded);
+    if (r == ncclSuccess && newcomm)
+        ask_size(*newcomm, &ev.nranks, &ev.rank);
+    comm_event(&ev, newcomm ? *newcomm : NULL);
+    errno = saved;
+    return r;
+}
+
+/* Destroy, abort, finalize: the entry goes before the real call, because the
+ * handle's memory may be reused by another thread's new communicator as soon
+ * as NCCL frees it. */
+static ncclResult_t end_comm(unsigned how, ncclComm_t comm,
+                             ncclResult_t (*real)(ncclComm_t))
+{
+    struct cp_comm *c = cp_comm_find(comm);
+    struct comm_event ev = {how, 0, c ? c->id : 0, 0, c ? c->nranks : 0,
+                            c ? c->rank : 0, 0, 0, NULL};
+    ncclResult_t r;
+    int saved;
+
+    if (how != CP_COMM_FINALIZE && comm)
+        cp_comm_remove(comm);
+    tls_depth++;
+    r = real(comm);
+    tls_depth--;
+    saved = errno;
+    ev.result = r;
+    comm_event(&ev, NULL);
+    errno = saved;
+    return r;
+}
+
+CP_EXPORT ncclResult_t ncclCommDestroy(ncclComm_t comm)
+{
+    ensure_init();
+    if (!real_CommDestroy)
+        return missing("CommDestroy");
+    if (!recording())
+        return real_CommDestroy(comm);
+    return end_comm(CP_COMM_DESTROY, comm, real_CommDestroy);
+}
+
+CP_EXPORT ncclResult_t ncclCommAbort(ncclComm_t comm)
+{
+    ensure_init();
+    if (!real_CommAbort)
+        return missing("CommAbort");
+    if (!recording())
+        return real_CommAbort(comm);
+    return end_comm(CP_COMM_ABORT, comm, real_CommAbort);
+}
+
+CP_EXPORT ncclResult_t ncclCommFinalize(ncclComm_t comm)
+{
+    ensure_init();
+    if (!real_CommFinalize)
+        return missing("CommFinalize");
+    if (!recording())
+        return real_CommFinalize(comm);
+    return end_comm(CP_COMM_FINALIZE, comm, real_CommFinalize);
+}

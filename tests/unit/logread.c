@@ -1,0 +1,215 @@
+/* logread.c - the log reader against good, foreign, damaged and
+ * other-byte-order files; every error names the file and the offset. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cp_logread.h"
+#include "tap.h"
+
+static char dir[] = "/tmp/cp-logread-XXXXXX";
+
+static void header(struct cp_log_header *h)
+{
+    memset(h, 0, sizeof *h);
+    memcpy(h->magic, CP_LOG_MAGIC, 8);
+    h->endian = CP_LOG_ENDIAN;
+    h->version = CP_LOG_VERSION;
+    h->header_size = CP_LOG_HEADER_SIZE;
+    h->record_size = CP_LOG_RECORD_SIZE;
+    h->chunk_records = 16;
+    h->global_rank = 2;
+    snprintf(h->node, sizeof h->node, "n1");
+}
+
+static void call_rec(union cp_rec *r, uint32_t seq)
+{
+    memset(r, 0, sizeof *r);
+    r->call.kind = CP_REC_CALL;
+    r->call.op = CP_OP_AllGather;
+    r->call.seq = seq;
+    r->call.count = 1000 + seq;
+    r->call.comm_id = UINT64_C(0x1122334455667788);
+    r->call.start_ns = 10;
+    r->call.end_ns = 20 + seq;
+    r->call.flags = 0x0102;
+}
+
+/* Write a file of: header (hbytes of it), then the records, then tail bytes. */
+static char *write_file(const char *name, const struct cp_log_header *h,
+                        size_t hbytes, const union cp_rec *recs, int n,
+                        size_t tail)
+{
+    static char path[4][256];
+    static int k;
+    char *p = path[k++ & 3];
+    unsigned char page[CP_LOG_HEADER_SIZE];
+    FILE *f;
+
+    snprintf(p, 256, "%s/%s", dir, name);
+    f = fopen(p, "wb");
+    memset(page, 0, sizeof page);
+    memcpy(page, h, sizeof *h);
+    fwrite(page, 1, hbytes, f);
+    fwrite(recs, sizeof *recs, (size_t)n, f);
+    while (tail--)
+        fputc(0x01, f);
+    fclose(f);
+    return p;
+}
+
+static void swap_all(struct cp_log_header *h, union cp_rec *recs, int n)
+{
+    int i;
+    h->endian = __builtin_bswap32(h->endian);
+    h->version = __builtin_bswap32(h->version);
+    h->header_size = __builtin_bswap32(h->header_size);
+    h->record_size = __builtin_bswap32(h->record_size);
+    h->chunk_records = __builtin_bswap32(h->chunk_records);
+    h->global_rank = (int32_t)__builtin_bswap32((uint32_t)h->global_rank);
+    for (i = 0; i < n; i++) {
+        recs[i].call.seq = __builtin_bswap32(recs[i].call.seq);
+        recs[i].call.count = __builtin_bswap64(recs[i].call.count);
+        recs[i].call.comm_id = __builtin_bswap64(recs[i].call.comm_id);
+        recs[i].call.start_ns = __builtin_bswap64(recs[i].call.start_ns);
+        recs[i].call.end_ns = __builtin_bswap64(recs[i].call.end_ns);
+        recs[i].call.flags = __builtin_bswap16(recs[i].call.flags);
+    }
+}
+
+static int read_all(const char *path, union cp_rec *out, int max,
+                    struct cp_logfile_stats *st, const struct cp_error **prob,
+                    struct cp_error *perr)
+{
+    struct cp_error err;
+    struct cp_logfile *lf = cp_logfile_open(path, &err);
+    int n = 0;
+    if (!lf)
+        return -1;
+    while (n < max && cp_logfile_next(lf, &out[n], NULL) == 1)
+        n++;
+    cp_logfile_stats(lf, st);
+    *prob = cp_logfile_problem(lf);
+    if (*prob) {
+        *perr = **prob;
+        *prob = perr;
+    }
+    cp_logfile_close(lf);
+    return n;
+}
+
+static void expect_error(const char *path, const char *what, const char *name)
+{
+    struct cp_error err;
+    struct cp_logfile *lf = cp_logfile_open(path, &err);
+    ok(lf == NULL && strstr(err.text, path) && strstr(err.text, what),
+       "%s: %s", name, lf ? "opened!" : err.text);
+    cp_logfile_close(lf);
+}
+
+int main(void)
+{
+    struct cp_log_header h;
+    union cp_rec recs[8], out[16];
+    struct cp_logfile_stats st;
+    const struct cp_error *prob;
+    struct cp_error perr;
+    char *p, **paths;
+    int n, i;
+
+    if (!mkdtemp(dir))
+        return 1;
+    header(&h);
+    for (i = 0; i < 5; i++)
+        call_rec(&recs[i], (uint32_t)i);
+    memset(&recs[5], 0, sizeof recs[5]); /* a never-written slot */
+    call_rec(&recs[6], 6);
+
+    p = write_file("good.cplog", &h, CP_LOG_HEADER_SIZE, recs, 7, 0);
+    n = read_all(p, out, 16, &st, &prob, &perr);
+    is_int(n, 6, "good file: 6 records");
+    is_int(st.empty, 1, "one empty slot skipped silently");
+    ok(prob == NULL, "no problem reported");
+    ok(out[5].call.seq == 6 && out[5].call.count == 1006 &&
+           out[5].call.comm_id == UINT64_C(0x1122334455667788),
+       "fields read back");
+
+    recs[3].kind = 77;
+    p = write_file("badkind.cplog", &h, CP_LOG_HEADER_SIZE, recs, 7, 0);
+    n = read_all(p, out, 16, &st, &prob, &perr);
+    is_int(n, 5, "unknown kind: skipped, the rest read");
+    is_int(st.bad, 1, "counted as bad");
+    ok(prob && strstr(prob->text, "offset 4288") && strstr(prob->text, p),
+       "problem names file and offset: %s", prob ? prob->text : "none");
+    recs[3].kind = CP_REC_CALL;
+
+    p = write_file("partial.cplog", &h, CP_LOG_HEADER_SIZE, recs, 5, 17);
+    n = read_all(p, out, 16, &st, &prob, &perr);
+    is_int(n, 5, "partial trailing record: whole ones read");
+    is_int(st.truncated, 17, "17 trailing bytes noted");
+    ok(prob && strstr(prob->text, "partial record"), "and reported: %s",
+       prob ? prob->text : "none");
+
+    p = write_file("empty.cplog", &h, 0, recs, 0, 0);
+    expect_error(p, "empty file", "empty file");
+    {
+        struct cp_log_header foreign = h;
+        memcpy(foreign.magic, "NOTMINE!", 8);
+        p = write_file("foreign.cplog", &foreign, CP_LOG_HEADER_SIZE, recs, 2, 0);
+        expect_error(p, "offset 0: not a collprof log", "foreign file");
+    }
+    p = write_file("shorthdr.cplog", &h, 100, recs, 0, 0);
+    expect_error(p, "header truncated", "truncated header");
+    {
+        struct cp_log_header newer = h;
+        newer.version = CP_LOG_VERSION + 1;
+        p = write_file("newer.cplog", &newer, CP_LOG_HEADER_SIZE, recs, 1, 0);
+        expect_error(p, "offset 12: log format version", "newer version");
+    }
+    {
+        struct cp_log_header odd = h;
+        odd.record_size = 48;
+        p = write_file("odd.cplog", &odd, CP_LOG_HEADER_SIZE, recs, 1, 0);
+        expect_error(p, "bad sizes", "other record size");
+    }
+    {
+        struct cp_log_header bo = h;
+        bo.endian = 0x11223344;
+        p = write_file("bom.cplog", &bo, CP_LOG_HEADER_SIZE, recs, 1, 0);
+        expect_error(p, "byte-order", "unknown byte-order mark");
+    }
+    expect_error("/nonexistent/x.cplog", "cannot open", "missing file");
+
+    /* The other byte order. */
+    {
+        struct cp_log_header sh = h;
+        union cp_rec srec[3];
+        for (i = 0; i < 3; i++)
+            call_rec(&srec[i], (uint32_t)i + 40);
+        swap_all(&sh, srec, 3);
+        p = write_file("swapped.cplog", &sh, CP_LOG_HEADER_SIZE, srec, 3, 0);
+        n = read_all(p, out, 16, &st, &prob, &perr);
+        is_int(n, 3, "other byte order: all records");
+        ok(n == 3 && out[2].call.seq == 42 && out[2].call.count == 1042 &&
+               out[2].call.comm_id == UINT64_C(0x1122334455667788) &&
+               out[2].call.flags == 0x0102 && out[2].call.end_ns == 62,
+           "other byte order: fields swapped back");
+    }
+
+    n = cp_logdir_list(dir, &paths, &perr);
+    ok(n >= 10 && strstr(paths[0], "/badkind.cplog"),
+       "directory listing: sorted .cplog files (%d)", n);
+    cp_logdir_free(paths);
+    {
+        char empty[] = "/tmp/cp-logread-empty-XXXXXX";
+        mkdtemp(empty);
+        ok(cp_logdir_list(empty, &paths, &perr) < 0 &&
+               strstr(perr.text, "no collprof logs"),
+           "empty directory: %s", perr.text);
+        rmdir(empty);
+    }
+    return done_testing();
+}
