@@ -104,6 +104,9 @@ static void print_summary(const char *path, const struct cp_log_header *h,
            path, h->global_rank, h->node, h->pid, cp_timer_name(h->timer),
            calls, comms,
            h->flags & CP_HDR_CLOSED ? "" : " (not closed: process killed?)");
+    if (h->flags & CP_HDR_DISABLED)
+        printf(" (profiling turned off mid-run; %" PRIu64 " calls not logged)",
+               h->records_dropped);
     for (op = 0; op < CP_OP_MAX; op++) {
         const char *name = cp_op_name(op);
         if (per_op[op])

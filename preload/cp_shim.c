@@ -93,15 +93,28 @@ static void warn_once(const char *what, const char *consequence)
     errno = saved;
 }
 
+static int turned_off; /* atomic: a failure stopped recording */
+
 /* A failure after the log was open: stop recording, keep what is there. */
 static void turn_off(const char *why)
 {
     char what[512];
+    int err = __atomic_load_n(&the_log.grow_errno, __ATOMIC_RELAXED);
 
     if (!__atomic_exchange_n(&active, 0, __ATOMIC_ACQ_REL))
         return;
-    snprintf(what, sizeof what, "%s: %.400s", why, the_log.path);
+    __atomic_store_n(&turned_off, 1, __ATOMIC_RELEASE);
+    snprintf(what, sizeof what, "%s %.400s: %s", why, the_log.path,
+             err ? strerror(err) : "too many records");
     warn_once(what, "profiling is off for this process, records so far kept");
+}
+
+/* A call that passes through unrecorded: count it if recording was lost. */
+static inline void count_unrecorded(void)
+{
+    if (__builtin_expect(__atomic_load_n(&turned_off, __ATOMIC_RELAXED), 0) &&
+        !tls_depth)
+        __atomic_fetch_add(&dropped, 1, __ATOMIC_RELAXED);
 }
 
 /* ---- initialisation ---------------------------------------------------- */
@@ -340,8 +353,10 @@ static void record_data(unsigned op, ncclResult_t result, ncclComm_t comm,
         ensure_init();                                                         \
         if (__builtin_expect(!real_##fn, 0))                                   \
             return missing(#fn);                                               \
-        if (tls_depth || !__atomic_load_n(&active, __ATOMIC_RELAXED))          \
+        if (tls_depth || !__atomic_load_n(&active, __ATOMIC_RELAXED)) {        \
+            count_unrecorded();                                                \
             return real_##fn args;                                             \
+        }                                                                      \
         tls_depth++;                                                           \
         cp_t0 = now_ns();                                                      \
         cp_r = real_##fn args;                                                 \
