@@ -9,13 +9,14 @@ need "$simrun" "$train_sim" "$shim" "$collprof"
 # run NAME ENV... -- ranks and steps come from $ranks $steps
 run() {
     name=$1; shift
-    env "$@" LD_PRELOAD="$shim" "$simrun" -n "$ranks" --nodes 2 --timeout 120 -- \
+    env "$@" LD_PRELOAD="$shim" $wrap "$simrun" -n "$ranks" --nodes 2 --timeout 120 -- \
         "$train_sim" --pattern ddp --steps "$steps" --scale 0.01 \
         >"$work/$name.out" 2>"$work/$name.err"
 }
 warnings() { grep -c '^collprof: ' "$work/$1.err"; }
 
 ranks=4
+wrap=""
 steps=3
 run nodir COLLPROF_DIR=/proc/version/logs
 ok $? "COLLPROF_DIR under a file: the job completes"
@@ -49,7 +50,11 @@ check "nothing printed" test ! -s "$work/disabled.err"
 # enough calls (28 per step) to pass 16384 records.
 ranks=2
 steps=700
-( ulimit -f 1500; run fsize COLLPROF_DIR="$work/fsize" )
+wrap="prlimit --fsize=1572864 --"
+run fsize COLLPROF_DIR="$work/fsize"
+st=$?
+wrap=""
+(exit $st)
 ok $? "file-size limit hit mid-run: the job completes"
 grep -q "all results correct" "$work/fsize.out"
 ok $? "results correct"
