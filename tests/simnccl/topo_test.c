@@ -1,0 +1,240 @@
+/* topo_test.c - the topology parser: units, defaults, lookups, and every
+ * error path naming file:line and the key. */
+#include "config.h"
+
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sim_topo.h"
+#include "tap.h"
+
+static struct sim_topo topo;
+static char err[512];
+
+static void test_durations(void)
+{
+    static const struct {
+        const char *text;
+        int64_t ns;
+    } good[] = {{"5us", 5000},       {"1.5ms", 1500000}, {"2s", 2000000000},
+                {"100ns", 100},      {"0us", 0},         {".5us", 500},
+                {"20us", 20000},     {"0.25s", 250000000}};
+    static const char *const bad[] = {"5",     "5xs",  "-1us", "us",  "inf",
+                                      "nanus", "0x10us", "5US", "",   "5 us",
+                                      "1e3us"};
+    size_t i;
+
+    for (i = 0; i < sizeof good / sizeof good[0]; i++) {
+        int64_t ns = -1;
+        is_int(sim_topo_parse_duration(good[i].text, &ns), 0, "duration '%s'",
+               good[i].text);
+        is_int(ns, good[i].ns, "duration '%s' in ns", good[i].text);
+    }
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int64_t ns;
+        is_int(sim_topo_parse_duration(bad[i], &ns), -1,
+               "duration '%s' refused", bad[i]);
+    }
+}
+
+static void test_bandwidths(void)
+{
+    static const struct {
+        const char *text;
+        double bps;
+    } good[] = {{"2GB/s", 2e9},
+                {"400MB/s", 4e8},
+                {"1KB/s", 1e3},
+                {"10B/s", 10},
+                {"1KiB/s", 1024},
+                {"1MiB/s", 1048576},
+                {"1GiB/s", 1073741824.0},
+                {"0.5GB/s", 5e8},
+                {"100MB/s", 1e8}};
+    static const char *const bad[] = {"0GB/s", "2Gb/s", "2GB",  "GB/s",
+                                      "2",     "-1MB/s", "2gb/s", "2 GB/s",
+                                      "2TB/s"};
+    size_t i;
+
+    for (i = 0; i < sizeof good / sizeof good[0]; i++) {
+        double b = -1;
+        is_int(sim_topo_parse_bandwidth(good[i].text, &b), 0,
+               "bandwidth '%s'", good[i].text);
+        is_near(b, good[i].bps, 1e-12, "bandwidth '%s' in B/s", good[i].text);
+    }
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        double b;
+        is_int(sim_topo_parse_bandwidth(bad[i], &b), -1,
+               "bandwidth '%s' refused", bad[i]);
+    }
+}
+
+static void test_defaults(void)
+{
+    struct sim_link_params p;
+
+    is_int(sim_topo_parse_string("", "empty", &topo, err, sizeof err), 0,
+           "empty file");
+    is_int(topo.nodes, 0, "no node count");
+    is_int(topo.intra.latency_ns, 5000, "default intra latency 5us");
+    is_near(topo.intra.bandwidth, 2e9, 1e-12, "default intra 2GB/s");
+    is_int(topo.inter.latency_ns, 20000, "default inter latency 20us");
+    is_near(topo.inter.bandwidth, 400e6, 1e-12, "default inter 400MB/s");
+    p = sim_topo_pair(&topo, "n1", "n1");
+    is_int(p.latency_ns, 5000, "same node is intra");
+    p = sim_topo_pair(&topo, "n1", "n2");
+    is_int(p.latency_ns, 20000, "other node is inter");
+    is_int(sim_topo_straggler_delay(&topo, 0), 0, "no straggler");
+}
+
+static void test_example(void)
+{
+    const char *text = "# the example of the README\n"
+                       "nodes 4\n"
+                       "\n"
+                       "intra latency=5us bandwidth=2GB/s\n"
+                       "inter\tlatency=20us   bandwidth=400MB/s  # fabric\n"
+                       "link n2 n3 bandwidth=100MB/s latency=40us\r\n"
+                       "straggler rank=5 delay=2ms\n"
+                       "straggler rank=5 delay=1ms\n"
+                       "   # indented comment\n";
+    struct sim_link_params p;
+
+    is_int(sim_topo_parse_string(text, "ex.topo", &topo, err, sizeof err), 0,
+           "example parses (%s)", err);
+    is_int(topo.nodes, 4, "nodes 4");
+    p = sim_topo_pair(&topo, "n2", "n3");
+    is_int(p.latency_ns, 40000, "link n2-n3 latency");
+    is_near(p.bandwidth, 100e6, 1e-12, "link n2-n3 bandwidth");
+    p = sim_topo_pair(&topo, "n3", "n2");
+    is_near(p.bandwidth, 100e6, 1e-12, "link applies both ways");
+    p = sim_topo_pair(&topo, "n1", "n3");
+    is_near(p.bandwidth, 400e6, 1e-12, "other pairs stay inter");
+    p = sim_topo_pair(&topo, "n3", "n3");
+    is_near(p.bandwidth, 2e9, 1e-12, "same node stays intra");
+    is_int(sim_topo_straggler_delay(&topo, 5), 3000000,
+           "straggler delays add up");
+    is_int(sim_topo_straggler_delay(&topo, 4), 0, "other ranks not delayed");
+}
+
+static void test_link_defaults(void)
+{
+    const char *text = "link a b latency=1ms\n"
+                       "link c d bandwidth=1MB/s\n"
+                       "inter latency=7us bandwidth=3GB/s\n"
+                       "link a b latency=2ms\n";
+    struct sim_link_params p;
+
+    is_int(sim_topo_parse_string(text, "l.topo", &topo, err, sizeof err), 0,
+           "links parse (%s)", err);
+    p = sim_topo_pair(&topo, "c", "d");
+    is_int(p.latency_ns, 7000, "omitted latency is inter's, set later");
+    is_near(p.bandwidth, 1e6, 1e-12, "given bandwidth kept");
+    p = sim_topo_pair(&topo, "b", "a");
+    is_int(p.latency_ns, 2000000, "a later link line wins");
+    is_near(p.bandwidth, 3e9, 1e-12, "omitted bandwidth is inter's");
+}
+
+/* One bad line at line 3; the message starts "bad.topo:3:" and names the
+ * key or word. */
+static void expect_error(const char *line, const char *mention)
+{
+    char text[512];
+
+    snprintf(text, sizeof text, "# comment\nnodes 2\n%s\nintra latency=1us\n",
+             line);
+    err[0] = '\0';
+    is_int(sim_topo_parse_string(text, "bad.topo", &topo, err, sizeof err), -1,
+           "'%s' refused", line);
+    ok(strncmp(err, "bad.topo:3: ", 12) == 0 && strstr(err, mention) != NULL,
+       "message names bad.topo:3 and %s: %s", mention, err);
+}
+
+static void test_errors(void)
+{
+    char longname[200];
+
+    expect_error("foo 1", "'foo'");
+    expect_error("Intra latency=5us", "'Intra'");
+    expect_error("intra latency=5us speed=1GB/s", "'speed'");
+    expect_error("intra latency=5xs", "'latency'");
+    expect_error("intra latency=5", "'latency'");
+    expect_error("inter bandwidth=0MB/s", "'bandwidth'");
+    expect_error("inter bandwidth=2Gb/s", "'bandwidth'");
+    expect_error("intra", "'intra'");
+    expect_error("intra latency=1us latency=2us", "'latency'");
+    expect_error("intra =5us", "'=5us'");
+    expect_error("intra latency", "'latency'");
+    expect_error("link n1", "'link'");
+    expect_error("link n1 n2 n3", "'n3'");
+    expect_error("link n1 bandwidth=1GB/s", "'bandwidth=1GB/s'");
+    expect_error("link n1 n2 delay=1ms", "'delay'");
+    expect_error("straggler rank=1", "'delay'");
+    expect_error("straggler delay=1ms", "'rank'");
+    expect_error("straggler rank=x delay=1ms", "'rank'");
+    expect_error("straggler rank=-1 delay=1ms", "'rank'");
+    expect_error("straggler rank=1 delay=soon", "'delay'");
+    expect_error("straggler rank=1 delay=1ms latency=1us", "'latency'");
+    expect_error("nodes", "'nodes'");
+    expect_error("nodes 0", "'nodes'");
+    expect_error("nodes four", "'four'");
+    expect_error("nodes 4 5", "'5'");
+    memset(longname, 'x', sizeof longname - 1);
+    longname[sizeof longname - 1] = '\0';
+    {
+        char line[300];
+        snprintf(line, sizeof line, "link %.150s n2", longname);
+        expect_error(line, "longer than");
+    }
+}
+
+static void test_files(void)
+{
+    char path[] = "/tmp/topo_test.XXXXXX";
+    int fd = mkstemp(path);
+    const char *text = "nodes 3\ninter latency=1ms bandwidth=50MB/s\n";
+    char *bad_path;
+
+    ok(fd >= 0, "temporary file");
+    if (fd < 0)
+        return;
+    ok(write(fd, text, strlen(text)) == (ssize_t)strlen(text), "written");
+    close(fd);
+    is_int(sim_topo_parse_file(path, &topo, err, sizeof err), 0,
+           "file parses (%s)", err);
+    is_int(topo.nodes, 3, "nodes from the file");
+    is_int(topo.inter.latency_ns, 1000000, "latency from the file");
+    fd = open(path, O_WRONLY | O_APPEND);
+    ok(fd >= 0 && write(fd, "bogus\n", 6) == 6, "append a bad line");
+    if (fd >= 0)
+        close(fd);
+    is_int(sim_topo_parse_file(path, &topo, err, sizeof err), -1,
+           "bad file refused");
+    bad_path = malloc(strlen(path) + 16);
+    sprintf(bad_path, "%s:3: ", path);
+    ok(strncmp(err, bad_path, strlen(bad_path)) == 0 &&
+           strstr(err, "'bogus'") != NULL,
+       "message names the path and line 3: %s", err);
+    free(bad_path);
+    unlink(path);
+    is_int(sim_topo_parse_file(path, &topo, err, sizeof err), -1,
+           "missing file refused");
+    ok(strstr(err, path) != NULL && strstr(err, "cannot open") != NULL,
+       "message names the missing file: %s", err);
+}
+
+int main(void)
+{
+    test_durations();
+    test_bandwidths();
+    test_defaults();
+    test_example();
+    test_link_defaults();
+    test_errors();
+    test_files();
+    return done_testing();
+}
