@@ -97,23 +97,31 @@ static union cp_rec *map_chunk(struct cp_log *log, uint64_t c)
 
 /* The background preparer: keeps the chunk after the one being filled
  * mapped and writable. */
+static int preparer_idle(struct cp_log *log, uint64_t released)
+{
+    int mapped = log->want >= CP_LOG_MAX_CHUNKS ||
+                 __atomic_load_n(&log->chunk[log->want], __ATOMIC_ACQUIRE) ||
+                 __atomic_load_n(&log->grow_errno, __ATOMIC_RELAXED);
+    return mapped && released + 3 > log->want;
+}
+
 static void *prepare_loop(void *arg)
 {
     struct cp_log *log = arg;
+    uint64_t released = 0; /* chunks below this were released */
     sigset_t all;
 
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, NULL);
     pthread_mutex_lock(&log->grow_lock);
     for (;;) {
-        while (!log->closing &&
-               (log->want >= CP_LOG_MAX_CHUNKS ||
-                __atomic_load_n(&log->chunk[log->want], __ATOMIC_ACQUIRE) ||
-                __atomic_load_n(&log->grow_errno, __ATOMIC_RELAXED)))
+        while (!log->closing && preparer_idle(log, released))
             pthread_cond_wait(&log->wake, &log->grow_lock);
         if (log->closing)
             break;
-        {
+        if (log->want < CP_LOG_MAX_CHUNKS &&
+            !__atomic_load_n(&log->chunk[log->want], __ATOMIC_ACQUIRE) &&
+            !__atomic_load_n(&log->grow_errno, __ATOMIC_RELAXED)) {
             union cp_rec *base = map_chunk(log, log->want);
             if (base)
                 __atomic_store_n(&log->chunk[log->want], base,
@@ -121,6 +129,18 @@ static void *prepare_loop(void *arg)
             else
                 __atomic_store_n(&log->grow_errno, errno ? errno : EIO,
                                  __ATOMIC_RELAXED);
+        }
+        /* Chunks three behind the one being prepared are full: drop their
+         * pages from the process (they stay in the file and the page
+         * cache), so a long run does not grow the job's resident memory.
+         * A late writer still holding a slot there just faults the page
+         * back: for a shared file mapping nothing written is lost. */
+        for (; released + 3 <= log->want; released++) {
+            union cp_rec *old =
+                __atomic_load_n(&log->chunk[released], __ATOMIC_ACQUIRE);
+            if (old)
+                madvise(old, (size_t)CP_LOG_CHUNK_SLOTS * CP_LOG_RECORD_SIZE,
+                        MADV_DONTNEED);
         }
     }
     pthread_mutex_unlock(&log->grow_lock);
