@@ -1,0 +1,54 @@
+#!/bin/sh
+# run.sh - build the libFuzzer targets with clang and run each for a short,
+# bounded time over its seed corpus, then replay every regression case.
+#   CP_FUZZ_SECONDS=N   seconds per target (default 5; README: longer runs)
+# A crash fails the test and leaves the input in $CP_FUZZ_OUT (default a
+# temp dir, printed) to be added to tests/fuzz/regress/<target>/.
+. "$top_srcdir/tests/tap.sh"
+s=$top_srcdir
+b=$top_builddir
+command -v clang >/dev/null 2>&1 || skip_all "clang not installed"
+work=$(mktemp -d /tmp/cp-fuzz-XXXXXX)
+trap 'rm -rf "$work"' EXIT
+printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n);\nint LLVMFuzzerTestOneInput(const char *d, unsigned long n){(void)d;(void)n;return 0;}\n' >"$work/probe.c"
+clang -fsanitize=fuzzer "$work/probe.c" -o "$work/probe" 2>/dev/null ||
+    skip_all "clang cannot build libFuzzer targets (libclang-rt-14-dev missing)"
+
+secs=${CP_FUZZ_SECONDS:-5}
+cflags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+        -I$b -I$s/include -I$s/analyzer -I$s/tests/simnccl"
+build() {
+    name=$1; shift
+    # shellcheck disable=SC2086
+    clang $cflags "$s/tests/fuzz/fuzz_$name.c" "$@" -lm -o "$work/fuzz_$name" \
+        2>"$work/$name.build"
+}
+for t in logread topo profile; do
+    case $t in
+    logread) build logread "$s/analyzer/cp_logread.c" "$s/analyzer/cp_error.c" ;;
+    topo) build topo "$s/tests/simnccl/sim_topo.c" ;;
+    profile) build profile "$s/analyzer/cp_profile.c" "$s/analyzer/cp_units.c" \
+        "$s/analyzer/cp_error.c" ;;
+    esac
+    if ! ok $? "fuzz_$t builds"; then
+        sed 's/^/# /' "$work/$t.build" | head -n 20
+        continue
+    fi
+    mkdir -p "$work/corpus-$t" "$work/crash-$t"
+    cp "$s/tests/fuzz/corpus/$t"/* "$work/corpus-$t/" 2>/dev/null
+    if [ -d "$s/tests/fuzz/regress/$t" ] && [ -n "$(ls "$s/tests/fuzz/regress/$t")" ]; then
+        "$work/fuzz_$t" "$s/tests/fuzz/regress/$t"/* >"$work/$t.regress" 2>&1
+        ok $? "fuzz_$t: every regression case passes"
+    fi
+    "$work/fuzz_$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=1024 \
+        -artifact_prefix="$work/crash-$t/" "$work/corpus-$t" >"$work/$t.log" 2>&1
+    st=$?
+    runs=$(sed -n 's/^Done \([0-9]*\) runs.*/\1/p' "$work/$t.log" | tail -n 1)
+    if ! ok $st "fuzz_$t: ${runs:-?} runs in ${secs}s without a finding"; then
+        out=${CP_FUZZ_OUT:-/tmp}
+        cp "$work/crash-$t"/* "$out/" 2>/dev/null
+        grep -A 12 'ERROR\|runtime error' "$work/$t.log" | head -n 30 | sed 's/^/# /'
+        echo "# crashing inputs copied to $out"
+    fi
+done
+done_testing
