@@ -23,6 +23,12 @@ if [ $status -ne 0 ]; then
 fi
 if [ -f test-suite.log ]; then
     n() { sed -n "s/^# $1: *//p" test-suite.log | head -n 1; }
-    echo "check: $(n PASS) passed, $(n FAIL) failed, $(n SKIP) skipped"
+    summary="$(n PASS) passed, $(( $(n FAIL) + $(n ERROR) )) failed, $(n SKIP) skipped"
 fi
+cd ..
+# The same tests again under ASan + UBSan, and the shim's threads under TSan.
+if [ "${CP_NO_SANITIZE:-}" != 1 ]; then
+    sh tests/sanitize.sh || status=1
+fi
+echo "check: ${summary:-no test ran}"
 exit $status
