@@ -1,0 +1,521 @@
+/* cp_args.c - plugstack.conf arguments and the --collprof LIST, by tables. */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cp_args.h"
+
+static void say(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void say(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (!err || errlen == 0)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+/* ---- text checks -------------------------------------------------------- */
+
+/* Length of the UTF-8 sequence at s (1..4), or 0 when it is not valid:
+ * overlong forms, surrogates and code points above U+10FFFF are refused. */
+static size_t utf8_length(const unsigned char *s)
+{
+    unsigned c = s[0], cp;
+    size_t n, i;
+
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xc2 && c <= 0xdf)
+        n = 2, cp = c & 0x1f;
+    else if (c >= 0xe0 && c <= 0xef)
+        n = 3, cp = c & 0x0f;
+    else if (c >= 0xf0 && c <= 0xf4)
+        n = 4, cp = c & 0x07;
+    else
+        return 0;
+    for (i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (s[i] & 0x3f);
+    }
+    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+        (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return n;
+}
+
+int cp_text_check(const char *what, const char *text, size_t max, char *err,
+                  size_t errlen)
+{
+    const unsigned char *s = (const unsigned char *)text;
+    size_t len = strlen(text), i = 0, n;
+
+    if (len >= max) {
+        say(err, errlen, "%s is %zu bytes long (at most %zu)", what, len,
+            max - 1);
+        return -1;
+    }
+    while (i < len) {
+        if (s[i] < 0x20 || s[i] == 0x7f) {
+            say(err, errlen, "%s has a control character (0x%02x at byte %zu)",
+                what, s[i], i);
+            return -1;
+        }
+        n = utf8_length(s + i);
+        if (n == 0) {
+            say(err, errlen, "%s is not valid UTF-8 (byte 0x%02x at %zu)", what,
+                s[i], i);
+            return -1;
+        }
+        i += n;
+    }
+    return 0;
+}
+
+int cp_path_has_dotdot(const char *path)
+{
+    const char *p = path;
+
+    while (*p) {
+        size_t n = strcspn(p, "/");
+        if (n == 2 && p[0] == '.' && p[1] == '.')
+            return 1;
+        p += n;
+        while (*p == '/')
+            p++;
+    }
+    return 0;
+}
+
+static int parse_yesno(const char *v)
+{
+    static const struct {
+        const char *word;
+        int value;
+    } words[] = {{"yes", 1}, {"no", 0}, {"on", 1}, {"off", 0},
+                 {"1", 1},   {"0", 0},  {"true", 1}, {"false", 0}};
+    size_t i;
+
+    for (i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (strcmp(v, words[i].word) == 0)
+            return words[i].value;
+    return -1;
+}
+
+/* ---- plugstack.conf ----------------------------------------------------- */
+
+enum site_kind {
+    SITE_PATH,    /* absolute path into a char[CP_ARGS_PATH_MAX] */
+    SITE_DIR_OF,  /* absolute directory: the path is dir/`file` */
+    SITE_BOOL,    /* yes|no into an int */
+    SITE_SECONDS, /* 1..86400 into an unsigned */
+};
+
+static const struct site_key {
+    const char *name;
+    enum site_kind kind;
+    size_t offset;
+    const char *file; /* SITE_DIR_OF: the file name appended */
+    int allow_empty;  /* SITE_PATH: "" is a valid value (means none) */
+} site_keys[] = {
+    {"basedir", SITE_PATH, offsetof(struct cp_site, basedir), NULL, 1},
+    {"default", SITE_BOOL, offsetof(struct cp_site, default_on), NULL, 0},
+    {"analyze", SITE_BOOL, offsetof(struct cp_site, analyze), NULL, 0},
+    {"alert", SITE_PATH, offsetof(struct cp_site, alert), NULL, 1},
+    {"syslog", SITE_BOOL, offsetof(struct cp_site, syslog), NULL, 0},
+    {"batch_step", SITE_BOOL, offsetof(struct cp_site, batch_step), NULL, 0},
+    {"preload", SITE_PATH, offsetof(struct cp_site, preload), NULL, 0},
+    {"libdir", SITE_DIR_OF, offsetof(struct cp_site, preload),
+     "libcollprof.so", 0},
+    {"collprof", SITE_PATH, offsetof(struct cp_site, collprof), NULL, 0},
+    {"bindir", SITE_DIR_OF, offsetof(struct cp_site, collprof), "collprof", 0},
+    {"analyze_timeout", SITE_SECONDS,
+     offsetof(struct cp_site, analyze_timeout_s), NULL, 0},
+    {"alert_timeout", SITE_SECONDS, offsetof(struct cp_site, alert_timeout_s),
+     NULL, 0},
+};
+
+const char *cp_site_keys(void)
+{
+    return "basedir=DIR, default=on|off, analyze=yes|no, alert=PROGRAM, "
+           "syslog=yes|no, batch_step=yes|no, preload=PATH, libdir=DIR, "
+           "collprof=PATH, bindir=DIR, analyze_timeout=SECONDS, "
+           "alert_timeout=SECONDS";
+}
+
+void cp_site_defaults(struct cp_site *site, const char *libdir,
+                      const char *bindir)
+{
+    memset(site, 0, sizeof *site);
+    site->default_on = 0;
+    site->analyze = 1;
+    site->syslog = 0;
+    site->batch_step = 0;
+    snprintf(site->preload, sizeof site->preload, "%s/libcollprof.so", libdir);
+    snprintf(site->collprof, sizeof site->collprof, "%s/collprof", bindir);
+    site->analyze_timeout_s = 120;
+    site->alert_timeout_s = 30;
+}
+
+static int set_site_key(struct cp_site *site, const struct site_key *k,
+                        const char *v, char *err, size_t errlen)
+{
+    char *field = (char *)site + k->offset;
+    char what[64];
+    long n;
+    char *end;
+    int b;
+
+    snprintf(what, sizeof what, "%s=", k->name);
+    if (cp_text_check(what, v, CP_ARGS_PATH_MAX - 32, err, errlen) < 0)
+        return -1;
+    switch (k->kind) {
+    case SITE_PATH:
+    case SITE_DIR_OF:
+        if (*v == '\0' && k->allow_empty) {
+            field[0] = '\0';
+            return 0;
+        }
+        if (v[0] != '/') {
+            say(err, errlen, "%s needs an absolute path, not '%s'", what, v);
+            return -1;
+        }
+        if (cp_path_has_dotdot(v)) {
+            say(err, errlen, "%s must not have '..' components ('%s')", what,
+                v);
+            return -1;
+        }
+        if (k->kind == SITE_PATH)
+            snprintf(field, CP_ARGS_PATH_MAX, "%s", v);
+        else
+            snprintf(field, CP_ARGS_PATH_MAX, "%s/%s", v, k->file);
+        return 0;
+    case SITE_BOOL:
+        b = parse_yesno(v);
+        if (b < 0) {
+            say(err, errlen, "%s takes yes or no (or on, off), not '%s'", what,
+                v);
+            return -1;
+        }
+        *(int *)(void *)field = b;
+        return 0;
+    case SITE_SECONDS:
+        n = strtol(v, &end, 10);
+        if (end == v || *end || n < 1 || n > 86400) {
+            say(err, errlen, "%s takes seconds from 1 to 86400, not '%s'",
+                what, v);
+            return -1;
+        }
+        *(unsigned *)(void *)field = (unsigned)n;
+        return 0;
+    }
+    return -1;
+}
+
+int cp_site_parse(struct cp_site *site, int argc, char *const argv[],
+                  char *err, size_t errlen)
+{
+    int i;
+    size_t k;
+
+    for (i = 0; i < argc; i++) {
+        const char *arg = argv[i], *eq = strchr(arg, '=');
+        const struct site_key *key = NULL;
+        size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
+
+        for (k = 0; k < sizeof site_keys / sizeof site_keys[0]; k++)
+            if (strlen(site_keys[k].name) == len &&
+                strncmp(site_keys[k].name, arg, len) == 0)
+                key = &site_keys[k];
+        if (!key) {
+            char shown[80];
+            /* the key may be anything: show it checked and cut */
+            if (cp_text_check("key", arg, 64, NULL, 0) < 0)
+                snprintf(shown, sizeof shown, "(unprintable)");
+            else
+                snprintf(shown, sizeof shown, "%.*s", (int)len, arg);
+            say(err, errlen, "unknown key '%s' (known: %s)",
+                shown, cp_site_keys());
+            return -1;
+        }
+        if (!eq) {
+            say(err, errlen, "plugstack.conf key '%s' needs a value (%s=...)",
+                key->name, key->name);
+            return -1;
+        }
+        if (set_site_key(site, key, eq + 1, err, errlen) < 0)
+            return -1;
+    }
+    {
+        char probe[CP_ARGS_PATH_MAX + 64];
+        if (cp_expand_basedir(site->basedir, "user", 0, probe, sizeof probe) <
+            0) {
+            say(err, errlen,
+                "basedir=%s: unknown %%-sequence (known: %%u, %%U, %%%%)",
+                site->basedir);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* ---- --collprof=LIST ---------------------------------------------------- */
+
+static int set_on(struct cp_request *r, const char *v, char *err, size_t len)
+{
+    (void)v;
+    if (r->on == CP_NO) {
+        say(err, len, "'on' and 'off' both given");
+        return -1;
+    }
+    r->on = CP_YES;
+    return 0;
+}
+
+static int set_off(struct cp_request *r, const char *v, char *err, size_t len)
+{
+    (void)v;
+    if (r->on == CP_YES) {
+        say(err, len, "'on' and 'off' both given");
+        return -1;
+    }
+    r->on = CP_NO;
+    return 0;
+}
+
+static int set_dir(struct cp_request *r, const char *v, char *err, size_t len)
+{
+    if (*v == '\0') {
+        say(err, len, "dir= needs a directory");
+        return -1;
+    }
+    if (cp_text_check("dir=", v, CP_ARGS_PATH_MAX - 64, err, len) < 0)
+        return -1;
+    if (cp_path_has_dotdot(v)) {
+        say(err, len, "dir=%s: '..' is not allowed in the directory", v);
+        return -1;
+    }
+    snprintf(r->dir, sizeof r->dir, "%s", v);
+    return 0;
+}
+
+static int set_timer(struct cp_request *r, const char *v, char *err,
+                     size_t len)
+{
+    static const char *const timers[] = {"auto", "cupti", "event", "host"};
+    size_t i;
+
+    for (i = 0; i < sizeof timers / sizeof timers[0]; i++)
+        if (strcmp(v, timers[i]) == 0) {
+            snprintf(r->timer, sizeof r->timer, "%s", v);
+            return 0;
+        }
+    say(err, len, "timer= takes auto, cupti, event or host, not '%s'", v);
+    return -1;
+}
+
+static int set_analyze(struct cp_request *r, const char *v, char *err,
+                       size_t len)
+{
+    int b = parse_yesno(v);
+
+    if (b < 0) {
+        say(err, len, "analyze= takes yes or no, not '%s'", v);
+        return -1;
+    }
+    r->analyze = b;
+    return 0;
+}
+
+static int set_probe(struct cp_request *r, const char *v, char *err,
+                     size_t len)
+{
+    (void)v, (void)err, (void)len;
+    r->probe = 1;
+    return 0;
+}
+
+static const struct request_key {
+    const char *name;
+    int takes_value;
+    int (*set)(struct cp_request *r, const char *v, char *err, size_t len);
+} request_keys[] = {
+    {"on", 0, set_on},         {"off", 0, set_off},
+    {"dir", 1, set_dir},       {"timer", 1, set_timer},
+    {"analyze", 1, set_analyze}, {"probe", 0, set_probe},
+};
+
+const char *cp_request_keys(void)
+{
+    return "on, off, dir=PATH, timer=auto|cupti|event|host, analyze=yes|no, "
+           "probe";
+}
+
+void cp_request_init(struct cp_request *r)
+{
+    memset(r, 0, sizeof *r);
+    r->on = CP_UNSET;
+    r->analyze = CP_UNSET;
+}
+
+int cp_request_parse(struct cp_request *r, const char *list, char *err,
+                     size_t errlen)
+{
+    char buf[CP_ARGS_LIST_MAX];
+    char *item, *save = NULL;
+    struct cp_request next = *r;
+
+    if (cp_text_check("the list", list, sizeof buf, err, errlen) < 0)
+        return -1;
+    snprintf(buf, sizeof buf, "%s", list);
+    for (item = strtok_r(buf, ",", &save); item;
+         item = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(item, '=');
+        size_t len = eq ? (size_t)(eq - item) : strlen(item), k;
+        const struct request_key *key = NULL;
+
+        for (k = 0; k < sizeof request_keys / sizeof request_keys[0]; k++)
+            if (strlen(request_keys[k].name) == len &&
+                strncmp(request_keys[k].name, item, len) == 0)
+                key = &request_keys[k];
+        if (!key) {
+            say(err, errlen, "unknown key '%.*s' (known: %s)",
+                (int)(len < 64 ? len : 64), item, cp_request_keys());
+            return -1;
+        }
+        if (key->takes_value && !eq) {
+            say(err, errlen, "%s needs a value (%s=...)", key->name,
+                key->name);
+            return -1;
+        }
+        if (!key->takes_value && eq) {
+            say(err, errlen, "%s takes no value", key->name);
+            return -1;
+        }
+        if (key->set(&next, eq ? eq + 1 : NULL, err, errlen) < 0)
+            return -1;
+    }
+    next.given = 1;
+    *r = next;
+    return 0;
+}
+
+int cp_request_fallback(struct cp_request *r,
+                        const char *(*get)(const char *name, void *arg),
+                        void *arg, char *warn, size_t warnlen)
+{
+    char why[512];
+    const char *v;
+
+    if (warn && warnlen)
+        warn[0] = '\0';
+#define WARN_ONCE(...)                                                         \
+    do {                                                                       \
+        if (warn && warnlen && !warn[0])                                       \
+            say(warn, warnlen, __VA_ARGS__);                                   \
+    } while (0)
+    if (!r->given) {
+        v = get("COLLPROF_PROFILE", arg);
+        if (v) {
+            struct cp_request env;
+            cp_request_init(&env);
+            if (cp_request_parse(&env, v, why, sizeof why) == 0)
+                *r = env;
+            else
+                WARN_ONCE("COLLPROF_PROFILE ignored: %s", why);
+        }
+    }
+    if (r->on == CP_UNSET && !r->given) {
+        v = get("COLLPROF_DISABLE", arg);
+        if (v && strcmp(v, "1") == 0)
+            r->on = CP_NO;
+    }
+    if (!r->timer[0]) {
+        v = get("COLLPROF_TIMER", arg);
+        if (v && *v) {
+            struct cp_request env;
+            cp_request_init(&env);
+            if (cp_text_check("COLLPROF_TIMER", v, 32, why, sizeof why) < 0 ||
+                set_timer(&env, v, why, sizeof why) < 0)
+                WARN_ONCE("COLLPROF_TIMER ignored: %s", why);
+            else
+                memcpy(r->timer, env.timer, sizeof r->timer);
+        }
+    }
+    if (r->analyze == CP_UNSET) {
+        v = get("COLLPROF_ANALYZE", arg);
+        if (v && *v) {
+            int b = parse_yesno(v);
+            if (b < 0)
+                WARN_ONCE("COLLPROF_ANALYZE ignored: it takes yes or no");
+            else
+                r->analyze = b;
+        }
+    }
+#undef WARN_ONCE
+    return 0;
+}
+
+int cp_request_enabled(const struct cp_request *r, const struct cp_site *site)
+{
+    if (r->on != CP_UNSET)
+        return r->on == CP_YES;
+    if (r->given)
+        return 1; /* --collprof, --collprof=dir=..., etc. */
+    return site->default_on;
+}
+
+int cp_request_analyze(const struct cp_request *r, const struct cp_site *site)
+{
+    return r->analyze != CP_UNSET ? r->analyze : site->analyze;
+}
+
+int cp_expand_basedir(const char *basedir, const char *user, unsigned uid,
+                      char *out, size_t outlen)
+{
+    size_t o = 0;
+    const char *p;
+    char num[16];
+
+    for (p = basedir; *p; p++) {
+        const char *add = NULL;
+        char one[2] = {*p, '\0'};
+        size_t n;
+
+        if (*p == '%' && p[1]) {
+            p++;
+            if (*p == 'u') {
+                /* a user name becomes one path component, nothing more */
+                if (!user || !*user || strchr(user, '/') ||
+                    strcmp(user, ".") == 0 || strcmp(user, "..") == 0)
+                    return -1;
+                add = user;
+            }
+            else if (*p == 'U') {
+                snprintf(num, sizeof num, "%u", uid);
+                add = num;
+            } else if (*p == '%')
+                add = "%";
+            else
+                return -1;
+        } else
+            add = one;
+        n = strlen(add);
+        if (o + n >= outlen)
+            return -1;
+        memcpy(out + o, add, n);
+        o += n;
+    }
+    if (o >= outlen)
+        return -1;
+    out[o] = '\0';
+    return 0;
+}

@@ -1,0 +1,93 @@
+/* cp_args.h - the SPANK plugin's settings, parsed by tables.
+ *
+ * Two sources, two trust levels:
+ *   struct cp_site     the admin's plugstack.conf arguments (key=value);
+ *                      the only source of paths of programs the plugin runs;
+ *   struct cp_request  the user's --collprof[=LIST] (or COLLPROF_PROFILE),
+ *                      which only chooses among what the site allows.
+ * Nothing here needs Slurm: the unit test links this file alone.  Functions
+ * return 0 or -1 with one sentence (no "collprof: " prefix) in err.
+ */
+#ifndef COLLPROF_CP_ARGS_H
+#define COLLPROF_CP_ARGS_H
+
+#include <stddef.h>
+
+#define CP_ARGS_PATH_MAX 1024 /* any path from either side, NUL included */
+#define CP_ARGS_LIST_MAX 4096 /* the whole --collprof=LIST */
+#define CP_ARGS_TIMER_MAX 8
+
+/* Tri-state for settings a request may leave to the site. */
+enum { CP_UNSET = -1, CP_NO = 0, CP_YES = 1 };
+
+struct cp_site {
+    char basedir[CP_ARGS_PATH_MAX]; /* "" = the step's working directory;
+                                       %u = user name, %U = uid */
+    int default_on;                 /* profile steps without the flag */
+    int analyze;                    /* run collprof analyze at step end */
+    char alert[CP_ARGS_PATH_MAX];   /* site hook, "" = none */
+    int syslog;                     /* a syslog line per finding */
+    int batch_step;                 /* profile the batch shell too */
+    char preload[CP_ARGS_PATH_MAX]; /* libcollprof.so */
+    char collprof[CP_ARGS_PATH_MAX]; /* the collprof command */
+    unsigned analyze_timeout_s;
+    unsigned alert_timeout_s;
+};
+
+struct cp_request {
+    int given;   /* a LIST was parsed (an empty one counts) */
+    int on;      /* CP_YES, CP_NO, or CP_UNSET: the site decides */
+    char dir[CP_ARGS_PATH_MAX]; /* "" = the site's basedir */
+    char timer[CP_ARGS_TIMER_MAX]; /* "" = the shim chooses */
+    int analyze; /* CP_UNSET = the site's */
+    int probe;
+};
+
+/* Defaults: preload = LIBDIR/libcollprof.so, collprof = BINDIR/collprof. */
+void cp_site_defaults(struct cp_site *site, const char *libdir,
+                      const char *bindir);
+
+/* Apply argv[0..argc) (key=value each) over the defaults already in site.
+ * An unknown key, a bad value or a relative path is an error naming it. */
+int cp_site_parse(struct cp_site *site, int argc, char *const argv[],
+                  char *err, size_t errlen);
+
+/* The request of a --collprof LIST ("" for the bare flag), over a zeroed
+ * request: r->given = 1.  Rejects unknown keys, over-long values, control
+ * characters, invalid UTF-8, and `..` components in dir=. */
+void cp_request_init(struct cp_request *r);
+int cp_request_parse(struct cp_request *r, const char *list, char *err,
+                     size_t errlen);
+
+/* The environment fallbacks, for what the option left unset:
+ *   COLLPROF_PROFILE=LIST  the option's value when the option is absent
+ *   COLLPROF_DISABLE=1     as `off` when neither the option nor
+ *                          COLLPROF_PROFILE says anything
+ *   COLLPROF_TIMER, COLLPROF_ANALYZE   timer= and analyze= defaults
+ * `get` returns a variable of the job's environment or NULL.  A bad value
+ * is ignored, with the sentence in warn (the first only); returns 0. */
+int cp_request_fallback(struct cp_request *r,
+                        const char *(*get)(const char *name, void *arg),
+                        void *arg, char *warn, size_t warnlen);
+
+/* Whether the step is profiled, the analyzer run. */
+int cp_request_enabled(const struct cp_request *r, const struct cp_site *site);
+int cp_request_analyze(const struct cp_request *r, const struct cp_site *site);
+
+/* text is valid UTF-8 without control characters and shorter than max
+ * bytes; else -1 with the reason. */
+int cp_text_check(const char *what, const char *text, size_t max, char *err,
+                  size_t errlen);
+
+/* 1 when path has a `..` component. */
+int cp_path_has_dotdot(const char *path);
+
+/* basedir with %u (user name), %U (uid) and %% expanded into out. */
+int cp_expand_basedir(const char *basedir, const char *user, unsigned uid,
+                      char *out, size_t outlen);
+
+/* The keys, for messages and --help: "basedir=, default=, ..." */
+const char *cp_site_keys(void);
+const char *cp_request_keys(void);
+
+#endif

@@ -1,0 +1,253 @@
+/* cp_run.c - time-bounded child processes with explicit credentials. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cp_run.h"
+
+extern char **environ;
+
+static long long now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* In the child, between fork and exec: async-signal-safe calls only. */
+static void child_fail(int fd, int e)
+{
+    ssize_t w = write(fd, &e, sizeof e);
+    (void)w;
+    _exit(127);
+}
+
+/* Close every descriptor from 3 up but `keep`. */
+static void close_all_but(int keep, long max_fd)
+{
+    int fd;
+
+#ifdef SYS_close_range
+    if ((keep == 3 || syscall(SYS_close_range, 3u, (unsigned)keep - 1, 0u) == 0) &&
+        syscall(SYS_close_range, (unsigned)keep + 1, ~0u, 0u) == 0)
+        return;
+#endif
+    for (fd = 3; fd < max_fd; fd++)
+        if (fd != keep)
+            close(fd);
+}
+
+/* A descriptor at 3 or above (stdio may be closed in the caller, and the
+ * pipes then got 0-2, which the dup2s below would clobber). */
+static int above_stdio(int fd, int status_w)
+{
+    int moved;
+
+    if (fd < 0 || fd > 2)
+        return fd;
+    moved = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    if (moved < 0)
+        child_fail(status_w, errno);
+    return moved;
+}
+
+static void child(const struct cp_run *r, int out_w, int err_w, int status_w,
+                  long max_fd)
+{
+    sigset_t none;
+    int sig, null_fd;
+
+    setpgid(0, 0);
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    for (sig = 1; sig < NSIG; sig++)
+        if (sig != SIGKILL && sig != SIGSTOP)
+            signal(sig, SIG_DFL);
+
+    status_w = above_stdio(status_w, status_w);
+    out_w = above_stdio(out_w, status_w);
+    err_w = above_stdio(err_w, status_w);
+    null_fd = above_stdio(open("/dev/null", O_RDWR | O_CLOEXEC), status_w);
+    if (null_fd < 0)
+        child_fail(status_w, errno);
+    if (dup2(null_fd, 0) < 0 || dup2(out_w >= 0 ? out_w : null_fd, 1) < 0 ||
+        dup2(err_w >= 0 ? err_w : null_fd, 2) < 0)
+        child_fail(status_w, errno);
+    /* status_w stays open, close-on-exec: it reports a failed exec */
+    close_all_but(status_w, max_fd);
+
+    if (r->as_user) {
+        if (setgroups((size_t)r->ngroups, r->groups) < 0 ||
+            setresgid(r->gid, r->gid, r->gid) < 0 ||
+            setresuid(r->uid, r->uid, r->uid) < 0)
+            child_fail(status_w, errno);
+        if (r->uid != 0 && (setuid(0) == 0 || seteuid(0) == 0))
+            child_fail(status_w, EPERM); /* root came back: never exec */
+    } else {
+        uid_t u = getuid();
+        gid_t g = getgid();
+        /* the caller's real ids, everywhere: no saved set-user-ID left */
+        if (setresgid(g, g, g) < 0 || setresuid(u, u, u) < 0)
+            child_fail(status_w, errno);
+    }
+    execve(r->argv[0], (char *const *)r->argv, r->envp ? r->envp : environ);
+    child_fail(status_w, errno);
+}
+
+/* Append what fd has to buf (bounded); 0 at EOF or error. */
+static int drain(int fd, char *buf, size_t buflen, size_t *used)
+{
+    char chunk[4096];
+    ssize_t n = read(fd, chunk, sizeof chunk);
+
+    if (n < 0 && (errno == EINTR || errno == EAGAIN))
+        return 1;
+    if (n <= 0)
+        return 0;
+    if (buf && buflen > 1 && *used < buflen - 1) {
+        size_t room = buflen - 1 - *used;
+        size_t take = (size_t)n < room ? (size_t)n : room;
+        memcpy(buf + *used, chunk, take);
+        *used += take;
+        buf[*used] = '\0';
+    }
+    return 1;
+}
+
+static void close_fd(int *fd)
+{
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+}
+
+int cp_run(struct cp_run *r)
+{
+    int out_p[2] = {-1, -1}, err_p[2] = {-1, -1}, st_p[2] = {-1, -1};
+    int rc = -1, wstatus = 0, reaped = 0, e;
+    size_t out_used = 0, err_used = 0;
+    long long deadline;
+    long max_fd = sysconf(_SC_OPEN_MAX);
+    struct sigaction dfl, old_chld;
+    pid_t pid = -1;
+
+    r->status = -1;
+    r->timed_out = 0;
+    r->exec_errno = 0;
+    if (r->out && r->outlen)
+        r->out[0] = '\0';
+    if (r->errout && r->errlen)
+        r->errout[0] = '\0';
+    if (max_fd < 0 || max_fd > 65536)
+        max_fd = 65536;
+
+    /* srun may ignore SIGCHLD, which would reap our child behind our back */
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(SIGCHLD, &dfl, &old_chld);
+
+    if ((r->out && pipe2(out_p, O_CLOEXEC) < 0) ||
+        (r->errout && pipe2(err_p, O_CLOEXEC) < 0) ||
+        pipe2(st_p, O_CLOEXEC) < 0)
+        goto out;
+    pid = fork();
+    if (pid < 0)
+        goto out;
+    if (pid == 0)
+        child(r, out_p[1], err_p[1], st_p[1], max_fd);
+    setpgid(pid, pid); /* also here: no race with the kill below */
+    close_fd(&out_p[1]);
+    close_fd(&err_p[1]);
+    close_fd(&st_p[1]);
+
+    deadline = now_ms() + (long long)r->timeout_s * 1000;
+    for (;;) {
+        struct pollfd pf[2];
+        nfds_t n = 0;
+        long long left = deadline - now_ms();
+        pid_t w;
+
+        if (!reaped) {
+            w = waitpid(pid, &wstatus, WNOHANG);
+            if (w == pid || (w < 0 && errno == ECHILD))
+                reaped = w == pid ? 1 : 2;
+        }
+        if (left <= 0 && !reaped) {
+            kill(-pid, SIGKILL);
+            kill(pid, SIGKILL);
+            r->timed_out = 1;
+            while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR)
+                ;
+            reaped = 3;
+        }
+        if (out_p[0] >= 0)
+            pf[n++] = (struct pollfd){.fd = out_p[0], .events = POLLIN};
+        if (err_p[0] >= 0)
+            pf[n++] = (struct pollfd){.fd = err_p[0], .events = POLLIN};
+        if (n == 0) {
+            if (reaped)
+                break;
+            /* nothing to read: wait for the exit in short naps */
+            poll(NULL, 0, 20);
+            continue;
+        }
+        /* once the child is gone, only what is already there is read: a
+         * grandchild holding the pipe must not keep us here */
+        if (poll(pf, n, reaped ? 0 : (left > 100 ? 100 : (int)left)) <= 0) {
+            if (reaped)
+                break;
+            continue;
+        }
+        for (nfds_t i = 0; i < n; i++) {
+            if (!(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
+                continue;
+            if (pf[i].fd == out_p[0]) {
+                if (!drain(out_p[0], r->out, r->outlen, &out_used))
+                    close_fd(&out_p[0]);
+            } else if (!drain(err_p[0], r->errout, r->errlen, &err_used)) {
+                close_fd(&err_p[0]);
+            }
+        }
+    }
+
+    /* the child's report of a failed exec, if any */
+    if (read(st_p[0], &e, sizeof e) == (ssize_t)sizeof e) {
+        r->exec_errno = e;
+        errno = e;
+        goto out;
+    }
+    if (r->timed_out) {
+        errno = ETIMEDOUT;
+        goto out;
+    }
+    if (reaped == 2)
+        r->status = -1;
+    else if (WIFEXITED(wstatus))
+        r->status = WEXITSTATUS(wstatus);
+    else if (WIFSIGNALED(wstatus))
+        r->status = 128 + WTERMSIG(wstatus);
+    rc = 0;
+out:
+    e = errno;
+    close_fd(&out_p[0]);
+    close_fd(&out_p[1]);
+    close_fd(&err_p[0]);
+    close_fd(&err_p[1]);
+    close_fd(&st_p[0]);
+    close_fd(&st_p[1]);
+    sigaction(SIGCHLD, &old_chld, NULL);
+    errno = e;
+    return rc;
+}

@@ -1,0 +1,41 @@
+/* cp_run.h - run a program for the plugin, time-bounded, never a shell.
+ *
+ * The child gets its own process group (killed as a whole, SIGKILL, when the
+ * time is up), stdin from /dev/null, default signal dispositions and an
+ * empty signal mask (srun and slurmstepd block signals in their threads), no
+ * descriptor of the caller but 0-2, and explicit credentials: the caller's
+ * real uid and gid with the saved ids dropped, or, when `as_user` is set
+ * (slurmstepd, which runs as root), the job user's uid, gid and groups, with
+ * a check that root cannot be regained before exec.  No Slurm dependency.
+ */
+#ifndef COLLPROF_CP_RUN_H
+#define COLLPROF_CP_RUN_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+struct cp_run {
+    const char *const *argv; /* argv[0] is the absolute path run */
+    char *const *envp;       /* NULL: the caller's environment */
+    unsigned timeout_s;
+    char *out;     /* stdout captured here (NUL-terminated, cut), or NULL */
+    size_t outlen; /* for /dev/null */
+    char *errout;  /* stderr likewise */
+    size_t errlen;
+    int as_user; /* become uid/gid/groups below before exec */
+    uid_t uid;
+    gid_t gid;
+    const gid_t *groups;
+    int ngroups;
+    /* results */
+    int status;      /* exit status, 128+signal, or -1 when unknown */
+    int timed_out;   /* killed at the time limit */
+    int exec_errno;  /* exec (or the credential change) failed: errno */
+};
+
+/* Run r->argv.  Returns 0 when the program ran and exited (see r->status),
+ * -1 when it could not be started, timed out or failed to exec (errno, and
+ * r->timed_out / r->exec_errno say which). */
+int cp_run(struct cp_run *r);
+
+#endif

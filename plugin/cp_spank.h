@@ -1,0 +1,79 @@
+/* cp_spank.h - the SPANK plugin's state and its per-context entry points.
+ *
+ * spank_collprof.c dispatches each SPANK callback on spank_context() to one
+ * file per context:
+ *   cp_spank_srun.c    S_CTX_LOCAL      srun: the verdict at step end
+ *   cp_spank_alloc.c   S_CTX_ALLOCATOR  sbatch/salloc: check the option early
+ *   cp_spank_stepd.c   S_CTX_REMOTE     slurmstepd: step dir, LD_PRELOAD
+ *   cp_spank_slurmd.c  S_CTX_SLURMD     slurmd: check plugstack.conf at start
+ * Each process that loads the plugin has one `struct cp_plugin`.
+ */
+#ifndef COLLPROF_CP_SPANK_H
+#define COLLPROF_CP_SPANK_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <slurm/spank.h>
+
+#include "cp_args.h"
+
+#define CP_STEPDIR_MAX (CP_ARGS_PATH_MAX + 256)
+
+/* Slurm's special step ids (slurm.h). */
+#define CP_STEP_BATCH 0xfffffffbu
+#define CP_STEP_SPECIAL_MIN 0xfffffff0u
+
+struct cp_plugin {
+    int loaded;   /* plugstack.conf arguments parsed: else every callback
+                     does nothing */
+    struct cp_site site;
+    struct cp_request request;
+    int active;   /* this step is profiled */
+    uint32_t job_id, step_id;
+    uid_t uid;
+    gid_t gid;
+    char stepdir[CP_STEPDIR_MAX]; /* absolute */
+};
+
+extern struct cp_plugin cp_plugin;
+
+/* Every message of the plugin starts with "collprof: ". */
+#define cp_error(fmt, ...) slurm_error("collprof: " fmt, ##__VA_ARGS__)
+#define cp_info(fmt, ...) slurm_info("collprof: " fmt, ##__VA_ARGS__)
+#define cp_verbose(fmt, ...) slurm_verbose("collprof: " fmt, ##__VA_ARGS__)
+
+/* Shared by the contexts (spank_collprof.c). */
+int cp_spank_parse_site(int ac, char **av);
+int cp_spank_register_option(spank_t sp);
+/* The COLLPROF_* fallbacks from the process's own environment (srun,
+ * sbatch, salloc) or from the job's (slurmstepd). */
+void cp_spank_fallback_getenv(void);
+void cp_spank_fallback_job(spank_t sp);
+/* The step directory's path for the current job, step and request. */
+int cp_spank_stepdir_path(const char *user);
+/* "J.S" or "J.batch" */
+void cp_spank_step_name(char *out, size_t outlen);
+
+int cp_srun_init(spank_t sp, int ac, char **av);
+int cp_srun_post_opt(spank_t sp, int ac, char **av);
+int cp_srun_user_init(spank_t sp, int ac, char **av);
+int cp_srun_exit(spank_t sp, int ac, char **av);
+
+int cp_alloc_init(spank_t sp, int ac, char **av);
+int cp_alloc_post_opt(spank_t sp, int ac, char **av);
+
+int cp_stepd_init(spank_t sp, int ac, char **av);
+int cp_stepd_post_opt(spank_t sp, int ac, char **av);
+int cp_stepd_user_init(spank_t sp, int ac, char **av);
+int cp_stepd_task_init(spank_t sp, int ac, char **av);
+int cp_stepd_exit(spank_t sp, int ac, char **av);
+
+int cp_slurmd_init(spank_t sp, int ac, char **av);
+int cp_slurmd_exit(spank_t sp, int ac, char **av);
+
+/* Port snapshots (the slow-link issue builds them): called at step start
+ * and end on every node; no-ops for now. */
+void cp_ports_snapshot(const char *stepdir, const char *when);
+
+#endif

@@ -1,0 +1,41 @@
+/* cp_stepdir.h - the step directory BASE/collprof-JOB.STEP, made and opened
+ * without following a symbolic link at its own name.
+ *
+ * The plugin calls these as the job's user (slurmstepd's user_init runs with
+ * euid = the user; srun runs as the user), so the kernel checks every access
+ * with the user's credentials: symbolic links in BASE itself are followed
+ * like any path the user gives, but the step directory must be a real
+ * directory owned by `uid`, not writable by group or others.  No Slurm
+ * dependency: the unit test links this file alone.  Functions return 0 (or
+ * a descriptor) or -1 with one sentence in err.
+ */
+#ifndef COLLPROF_CP_STEPDIR_H
+#define COLLPROF_CP_STEPDIR_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* "collprof-JOB.STEP", or "collprof-JOB.batch" for the batch step. */
+void cp_stepdir_name(unsigned job, unsigned step, char *out, size_t outlen);
+
+/* The absolute path of the step directory: base (absolute, or relative to
+ * the working directory) / name.  -1 when it does not fit. */
+int cp_stepdir_path(const char *base, const char *name, char *out,
+                    size_t outlen, char *err, size_t errlen);
+
+/* Create (if absent) BASE's missing components (mode 0755 & ~umask) and the
+ * step directory itself (0755 & ~umask), then open it and check it.
+ * Returns an O_DIRECTORY descriptor (the caller closes it). */
+int cp_stepdir_make(const char *path, uid_t uid, char *err, size_t errlen);
+
+/* Open an existing step directory and check it; -1 with errno ENOENT (and
+ * err set) when it does not exist. */
+int cp_stepdir_open(const char *path, uid_t uid, char *err, size_t errlen);
+
+/* Number of rank logs (regular files *.cplog) in the directory dirfd. */
+int cp_stepdir_count_logs(int dirfd);
+
+/* Remove the step directory at path if it is empty; 0 when removed. */
+int cp_stepdir_remove_if_empty(const char *path);
+
+#endif

@@ -1,0 +1,251 @@
+/* spank_collprof.c - the collprof SPANK plugin: `srun --collprof` profiles
+ * a job step's NCCL calls (docs/plugin.md).
+ *
+ * This file dispatches each SPANK callback on spank_context() to the file of
+ * that context (cp_spank.h), and holds what the contexts share: the
+ * plugstack.conf arguments, the --collprof option, the COLLPROF_* fallbacks
+ * and the step directory's name.  Only the slurm_spank_* and plugin_*
+ * symbols are exported (spank_collprof.map).
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cp_spank.h"
+#include "cp_stepdir.h"
+
+SPANK_PLUGIN(collprof, 1)
+
+#ifndef CP_SPANK_LIBDIR
+#define CP_SPANK_LIBDIR "/usr/local/lib"
+#endif
+#ifndef CP_SPANK_BINDIR
+#define CP_SPANK_BINDIR "/usr/local/bin"
+#endif
+
+struct cp_plugin cp_plugin;
+
+/* ---- the option -------------------------------------------------------- */
+
+static int option_cb(int val, const char *optarg, int remote);
+
+static struct spank_option collprof_option = {
+    .name = "collprof",
+    .arginfo = "[LIST]",
+    .usage = "Profile this step's NCCL calls with collprof; at the end, a "
+             "verdict and report.json in collprof-JOB.STEP/.  LIST, "
+             "comma-separated: on, off, dir=PATH, "
+             "timer=auto|cupti|event|host, analyze=yes|no, probe.  Write "
+             "--collprof=LIST (with '=').",
+    .has_arg = 2,
+    .val = 0,
+    .cb = option_cb,
+};
+
+static int option_cb(int val, const char *optarg, int remote)
+{
+    char err[512];
+    struct cp_request r;
+
+    (void)val;
+    if (!cp_plugin.loaded)
+        return 0;
+    /* Slurm 22.05 hands a bare `sbatch --collprof` on to the job's sruns
+     * through SLURM_SPANK__SLURM_SPANK_OPTION_collprof_collprof, printed
+     * with "%s" from a NULL argument: the text "(null)" means the bare
+     * flag.  (The word is not a valid LIST anyway.) */
+    if (optarg && strcmp(optarg, "(null)") == 0)
+        optarg = "";
+    cp_request_init(&r);
+    if (cp_request_parse(&r, optarg ? optarg : "", err, sizeof err) < 0) {
+        cp_error("--collprof: %s", err);
+        return -1;
+    }
+    cp_plugin.request = r;
+    cp_verbose("--collprof given (%s)", remote ? "remote" : "local");
+    return 0;
+}
+
+int cp_spank_register_option(spank_t sp)
+{
+    spank_err_t rc = spank_option_register(sp, &collprof_option);
+
+    if (rc != ESPANK_SUCCESS) {
+        cp_error("cannot register --collprof: %s", spank_strerror(rc));
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- plugstack.conf ---------------------------------------------------- */
+
+int cp_spank_parse_site(int ac, char **av)
+{
+    char err[1024];
+
+    cp_request_init(&cp_plugin.request);
+    cp_site_defaults(&cp_plugin.site, CP_SPANK_LIBDIR, CP_SPANK_BINDIR);
+    if (cp_site_parse(&cp_plugin.site, ac, av, err, sizeof err) < 0) {
+        cp_error("plugstack.conf: %s; the plugin is not loaded", err);
+        cp_plugin.loaded = 0;
+        return -1;
+    }
+    cp_plugin.loaded = 1;
+    return 0;
+}
+
+/* ---- COLLPROF_* fallbacks ---------------------------------------------- */
+
+static const char *get_process_env(const char *name, void *arg)
+{
+    (void)arg;
+    return getenv(name);
+}
+
+/* spank_getenv into one buffer per variable the fallbacks read */
+static const char *get_job_env(const char *name, void *arg)
+{
+    static char bufs[4][CP_ARGS_LIST_MAX + 1];
+    static const char *const names[4] = {"COLLPROF_PROFILE", "COLLPROF_DISABLE",
+                                         "COLLPROF_TIMER", "COLLPROF_ANALYZE"};
+    spank_t sp = arg;
+    size_t i;
+
+    for (i = 0; i < 4; i++) {
+        if (strcmp(name, names[i]) != 0)
+            continue;
+        /* a value too long for the buffer is refused, not cut */
+        if (spank_getenv(sp, name, bufs[i], (int)sizeof bufs[i]) !=
+            ESPANK_SUCCESS)
+            return NULL;
+        return bufs[i];
+    }
+    return NULL;
+}
+
+static void fallback(const char *(*get)(const char *, void *), void *arg)
+{
+    char warn[600];
+
+    cp_request_fallback(&cp_plugin.request, get, arg, warn, sizeof warn);
+    if (warn[0])
+        cp_error("%s", warn);
+}
+
+void cp_spank_fallback_getenv(void)
+{
+    fallback(get_process_env, NULL);
+}
+
+void cp_spank_fallback_job(spank_t sp)
+{
+    fallback(get_job_env, sp);
+}
+
+/* ---- the step directory ------------------------------------------------ */
+
+void cp_spank_step_name(char *out, size_t outlen)
+{
+    if (cp_plugin.step_id == CP_STEP_BATCH)
+        snprintf(out, outlen, "%u.batch", cp_plugin.job_id);
+    else
+        snprintf(out, outlen, "%u.%u", cp_plugin.job_id, cp_plugin.step_id);
+}
+
+int cp_spank_stepdir_path(const char *user)
+{
+    char base[CP_ARGS_PATH_MAX + 256], name[64], err[512];
+
+    base[0] = '\0';
+    if (cp_plugin.request.dir[0])
+        snprintf(base, sizeof base, "%s", cp_plugin.request.dir);
+    else if (cp_expand_basedir(cp_plugin.site.basedir, user,
+                               (unsigned)cp_plugin.uid, base,
+                               sizeof base) < 0) {
+        cp_error("basedir=%s: cannot expand it for user %s",
+                 cp_plugin.site.basedir, user ? user : "(unknown)");
+        return -1;
+    }
+    cp_stepdir_name(cp_plugin.job_id, cp_plugin.step_id, name, sizeof name);
+    if (cp_stepdir_path(base, name, cp_plugin.stepdir,
+                        sizeof cp_plugin.stepdir, err, sizeof err) < 0) {
+        cp_error("%s", err);
+        return -1;
+    }
+    return 0;
+}
+
+void cp_ports_snapshot(const char *stepdir, const char *when)
+{
+    /* The slow-link issue fills this in: per-node IB port state and error
+     * counters into STEPDIR/ports-NODE-WHEN.json.  Nothing yet. */
+    (void)stepdir, (void)when;
+}
+
+/* ---- dispatch ---------------------------------------------------------- */
+
+int slurm_spank_init(spank_t sp, int ac, char **av)
+{
+    switch (spank_context()) {
+    case S_CTX_LOCAL:
+        return cp_srun_init(sp, ac, av);
+    case S_CTX_ALLOCATOR:
+        return cp_alloc_init(sp, ac, av);
+    case S_CTX_REMOTE:
+        return cp_stepd_init(sp, ac, av);
+    case S_CTX_SLURMD:
+        return cp_slurmd_init(sp, ac, av);
+    default:
+        return 0;
+    }
+}
+
+int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
+{
+    switch (spank_context()) {
+    case S_CTX_LOCAL:
+        return cp_srun_post_opt(sp, ac, av);
+    case S_CTX_ALLOCATOR:
+        return cp_alloc_post_opt(sp, ac, av);
+    case S_CTX_REMOTE:
+        return cp_stepd_post_opt(sp, ac, av);
+    default:
+        return 0;
+    }
+}
+
+int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
+{
+    return spank_context() == S_CTX_LOCAL ? cp_srun_user_init(sp, ac, av) : 0;
+}
+
+int slurm_spank_user_init(spank_t sp, int ac, char **av)
+{
+    return spank_context() == S_CTX_REMOTE ? cp_stepd_user_init(sp, ac, av)
+                                           : 0;
+}
+
+int slurm_spank_task_init(spank_t sp, int ac, char **av)
+{
+    return spank_context() == S_CTX_REMOTE ? cp_stepd_task_init(sp, ac, av)
+                                           : 0;
+}
+
+int slurm_spank_exit(spank_t sp, int ac, char **av)
+{
+    switch (spank_context()) {
+    case S_CTX_LOCAL:
+        return cp_srun_exit(sp, ac, av);
+    case S_CTX_REMOTE:
+        return cp_stepd_exit(sp, ac, av);
+    default:
+        return 0;
+    }
+}
+
+int slurm_spank_slurmd_exit(spank_t sp, int ac, char **av)
+{
+    return cp_slurmd_exit(sp, ac, av);
+}

@@ -1,0 +1,266 @@
+/* args.c - the SPANK plugin's plugstack.conf arguments and --collprof LIST
+ * (plugin/cp_args.c). */
+#include "config.h"
+
+#include <string.h>
+
+#include "cp_args.h"
+#include "tap.h"
+
+static char err[2048];
+
+static int site(struct cp_site *s, const char *a, const char *b)
+{
+    char *argv[2] = {(char *)a, (char *)b};
+    int argc = b ? 2 : (a ? 1 : 0);
+
+    cp_site_defaults(s, "/lib", "/bin");
+    err[0] = '\0';
+    return cp_site_parse(s, argc, argv, err, sizeof err);
+}
+
+static int req(struct cp_request *r, const char *list)
+{
+    cp_request_init(r);
+    err[0] = '\0';
+    return cp_request_parse(r, list, err, sizeof err);
+}
+
+static const char *const *fake_env;
+
+static const char *fake_get(const char *name, void *arg)
+{
+    size_t n = strlen(name);
+    const char *const *e;
+
+    (void)arg;
+    for (e = fake_env; e && *e; e++)
+        if (strncmp(*e, name, n) == 0 && (*e)[n] == '=')
+            return *e + n + 1;
+    return NULL;
+}
+
+static void test_site(void)
+{
+    struct cp_site s;
+    char big[2000];
+
+    is_int(site(&s, NULL, NULL), 0, "no arguments: defaults");
+    is_str(s.preload, "/lib/libcollprof.so", "preload defaults to LIBDIR");
+    is_str(s.collprof, "/bin/collprof", "collprof defaults to BINDIR");
+    ok(!s.default_on && s.analyze && !s.syslog && !s.batch_step &&
+           !s.alert[0] && !s.basedir[0],
+       "default=off analyze=yes syslog=no batch_step=no, no alert, basedir ''");
+    is_int(s.analyze_timeout_s, 120, "analyze_timeout 120 s");
+    is_int(s.alert_timeout_s, 30, "alert_timeout 30 s");
+
+    is_int(site(&s, "basedir=/scratch/%u", "default=on"), 0, "basedir, default");
+    is_str(s.basedir, "/scratch/%u", "basedir kept unexpanded");
+    ok(s.default_on, "default=on");
+    is_int(site(&s, "libdir=/opt/cp/lib", "bindir=/opt/cp/bin"), 0,
+           "libdir, bindir");
+    is_str(s.preload, "/opt/cp/lib/libcollprof.so", "libdir sets preload");
+    is_str(s.collprof, "/opt/cp/bin/collprof", "bindir sets collprof");
+    is_int(site(&s, "preload=/x/libcollprof.so", "collprof=/x/collprof"), 0,
+           "preload, collprof");
+    is_str(s.preload, "/x/libcollprof.so", "preload=");
+    is_int(site(&s, "alert=/usr/local/sbin/cp-alert", "syslog=yes"), 0,
+           "alert, syslog");
+    is_str(s.alert, "/usr/local/sbin/cp-alert", "alert=");
+    ok(s.syslog, "syslog=yes");
+    is_int(site(&s, "batch_step=yes", "analyze=no"), 0, "batch_step, analyze");
+    ok(s.batch_step && !s.analyze, "batch_step=yes analyze=no");
+    is_int(site(&s, "analyze_timeout=5", "alert_timeout=2"), 0, "timeouts");
+    ok(s.analyze_timeout_s == 5 && s.alert_timeout_s == 2, "timeouts set");
+
+    is_int(site(&s, "bogus=1", NULL), -1, "unknown key refused");
+    ok(strstr(err, "unknown key 'bogus'") != NULL,
+       "the message names the key (%s)", err);
+    is_int(site(&s, "basedir", NULL), -1, "key without value refused");
+    ok(strstr(err, "basedir") != NULL, "names it (%s)", err);
+    is_int(site(&s, "alert=relative/prog", NULL), -1, "relative alert refused");
+    is_int(site(&s, "preload=/a/../b.so", NULL), -1, ".. in preload refused");
+    is_int(site(&s, "default=maybe", NULL), -1, "default=maybe refused");
+    ok(strstr(err, "default=") != NULL, "names default= (%s)", err);
+    is_int(site(&s, "analyze_timeout=0", NULL), -1, "timeout 0 refused");
+    is_int(site(&s, "analyze_timeout=5x", NULL), -1, "timeout 5x refused");
+    is_int(site(&s, "basedir=/x/%q", NULL), -1, "basedir %%q refused");
+    is_int(site(&s, "basedir=/x/\xff", NULL), -1, "non-UTF-8 basedir refused");
+    memset(big, 'a', sizeof big - 1);
+    big[0] = '/';
+    big[sizeof big - 1] = '\0';
+    {
+        char arg[2100];
+        snprintf(arg, sizeof arg, "basedir=%s", big);
+        is_int(site(&s, arg, NULL), -1, "over-long basedir refused");
+    }
+    is_int(site(&s, "alert=", NULL), 0, "alert= (empty) means none");
+    ok(!s.alert[0], "no alert");
+}
+
+static void test_request(void)
+{
+    struct cp_request r;
+    struct cp_site s;
+    char big[5000];
+
+    cp_site_defaults(&s, "/lib", "/bin");
+    is_int(req(&r, ""), 0, "bare --collprof");
+    ok(r.given && r.on == CP_UNSET, "given, on unset");
+    ok(cp_request_enabled(&r, &s), "bare flag enables under default=off");
+    is_int(req(&r, "off"), 0, "off");
+    ok(!cp_request_enabled(&r, &s), "off disables");
+    s.default_on = 1;
+    ok(!cp_request_enabled(&r, &s), "off disables under default=on");
+    cp_request_init(&r);
+    ok(cp_request_enabled(&r, &s), "no flag under default=on: enabled");
+    s.default_on = 0;
+    ok(!cp_request_enabled(&r, &s), "no flag under default=off: disabled");
+
+    is_int(req(&r, "on,dir=prof,timer=event,analyze=no,probe"), 0, "full list");
+    is_str(r.dir, "prof", "dir=");
+    is_str(r.timer, "event", "timer=");
+    ok(r.analyze == 0 && r.probe && r.on == CP_YES, "analyze=no probe on");
+    ok(!cp_request_analyze(&r, &s), "analyze=no wins over the site");
+    is_int(req(&r, "dir=/abs/path,,"), 0, "empty items skipped");
+    is_str(r.dir, "/abs/path", "absolute dir");
+
+    is_int(req(&r, "dir=../../etc"), -1, "dir=../../etc refused");
+    ok(strstr(err, "'..'") != NULL, "says why (%s)", err);
+    is_int(req(&r, "dir=a/b/../c"), -1, "inner .. refused");
+    is_int(req(&r, "dir=a/..b/c"), 0, "..b is a name, accepted");
+    is_int(req(&r, "dir="), -1, "empty dir= refused");
+    is_int(req(&r, "frobnicate"), -1, "unknown key refused");
+    ok(strstr(err, "unknown key 'frobnicate'") != NULL, "names it (%s)", err);
+    is_int(req(&r, "timer=gpu"), -1, "bad timer refused");
+    is_int(req(&r, "analyze=perhaps"), -1, "bad analyze refused");
+    is_int(req(&r, "on,off"), -1, "on and off refused");
+    is_int(req(&r, "probe=1"), -1, "probe takes no value");
+    is_int(req(&r, "dir"), -1, "dir without value");
+    is_int(req(&r, "dir=x\xff"), -1, "non-UTF-8 refused");
+    ok(strstr(err, "UTF-8") != NULL, "says UTF-8 (%s)", err);
+    is_int(req(&r, "dir=x\xc0\xaf"), -1, "overlong UTF-8 refused");
+    is_int(req(&r, "dir=x\xed\xa0\x80"), -1, "UTF-8 surrogate refused");
+    is_int(req(&r, "dir=caf\xc3\xa9"), 0, "valid UTF-8 accepted");
+    is_int(req(&r, "dir=x\ny"), -1, "newline refused");
+    memset(big, 'a', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    memcpy(big, "dir=", 4);
+    is_int(req(&r, big), -1, "over-long list refused");
+    ok(strstr(err, "bytes long") != NULL, "says how long (%s)", err);
+    big[1500] = '\0';
+    is_int(req(&r, big), -1, "over-long dir refused");
+    {
+        struct cp_request keep;
+        req(&keep, "dir=good");
+        keep.timer[0] = '\0';
+        ok(cp_request_parse(&keep, "dir=bad/../x", err, sizeof err) < 0 &&
+               strcmp(keep.dir, "good") == 0,
+           "a refused list leaves the request as it was");
+    }
+}
+
+static void test_fallback(void)
+{
+    struct cp_request r;
+    struct cp_site s;
+    char warn[600];
+
+    cp_site_defaults(&s, "/lib", "/bin");
+    {
+        static const char *const env[] = {"COLLPROF_PROFILE=on,dir=envdir",
+                                          NULL};
+        fake_env = env;
+        cp_request_init(&r);
+        cp_request_fallback(&r, fake_get, NULL, warn, sizeof warn);
+        ok(cp_request_enabled(&r, &s), "COLLPROF_PROFILE=on enables");
+        is_str(r.dir, "envdir", "and sets dir");
+    }
+    {
+        static const char *const env[] = {"COLLPROF_PROFILE=on,dir=envdir",
+                                          NULL};
+        fake_env = env;
+        req(&r, "dir=optdir");
+        cp_request_fallback(&r, fake_get, NULL, warn, sizeof warn);
+        is_str(r.dir, "optdir", "the option wins over COLLPROF_PROFILE");
+    }
+    {
+        static const char *const env[] = {"COLLPROF_DISABLE=1", NULL};
+        fake_env = env;
+        s.default_on = 1;
+        cp_request_init(&r);
+        cp_request_fallback(&r, fake_get, NULL, warn, sizeof warn);
+        ok(!cp_request_enabled(&r, &s), "COLLPROF_DISABLE=1 opts out");
+        req(&r, "");
+        cp_request_fallback(&r, fake_get, NULL, warn, sizeof warn);
+        ok(cp_request_enabled(&r, &s), "but not over --collprof");
+        s.default_on = 0;
+    }
+    {
+        static const char *const env[] = {"COLLPROF_TIMER=host",
+                                          "COLLPROF_ANALYZE=no", NULL};
+        fake_env = env;
+        req(&r, "");
+        cp_request_fallback(&r, fake_get, NULL, warn, sizeof warn);
+        is_str(r.timer, "host", "COLLPROF_TIMER fallback");
+        ok(r.analyze == 0, "COLLPROF_ANALYZE fallback");
+        req(&r, "timer=event,analyze=yes");
+        cp_request_fallback(&r, fake_get, NULL, warn, sizeof warn);
+        ok(strcmp(r.timer, "event") == 0 && r.analyze == 1,
+           "the option's keys win");
+    }
+    {
+        static const char *const env[] = {"COLLPROF_PROFILE=dir=../x",
+                                          "COLLPROF_TIMER=bogus", NULL};
+        fake_env = env;
+        cp_request_init(&r);
+        cp_request_fallback(&r, fake_get, NULL, warn, sizeof warn);
+        ok(!r.given && !r.dir[0], "a bad COLLPROF_PROFILE is ignored");
+        ok(strstr(warn, "COLLPROF_PROFILE ignored") != NULL, "with a warning (%s)",
+           warn);
+        ok(!r.timer[0], "a bad COLLPROF_TIMER is ignored");
+    }
+    {
+        static const char *const env[] = {"COLLPROF_ALERT=/tmp/evil",
+                                          "COLLPROF_BASEDIR=/etc", NULL};
+        fake_env = env;
+        cp_request_init(&r);
+        cp_request_fallback(&r, fake_get, NULL, warn, sizeof warn);
+        ok(!r.given && !r.dir[0] && !warn[0],
+           "COLLPROF_ALERT and COLLPROF_BASEDIR mean nothing to the plugin");
+    }
+}
+
+static void test_expand(void)
+{
+    char out[64];
+
+    is_int(cp_expand_basedir("/s/%u/p%U/%%", "alice", 1001, out, sizeof out),
+           0, "expand");
+    is_str(out, "/s/alice/p1001/%", "%%u %%U %%%%");
+    is_int(cp_expand_basedir("/s/%u", "../x", 1, out, sizeof out), -1,
+           "a user name with / refused");
+    is_int(cp_expand_basedir("/s/%u", "..", 1, out, sizeof out), -1,
+           "user .. refused");
+    is_int(cp_expand_basedir("/s/%u", NULL, 1, out, sizeof out), -1,
+           "unknown user refused");
+    is_int(cp_expand_basedir("", "a", 1, out, sizeof out), 0, "empty base");
+    is_str(out, "", "stays empty");
+    is_int(cp_expand_basedir("/0123456789012345678901234567890123456789"
+                             "0123456789012345678901234567890123456789",
+                             "a", 1, out, sizeof out),
+           -1, "too long for the buffer");
+    ok(cp_path_has_dotdot("..") && cp_path_has_dotdot("a/..") &&
+           cp_path_has_dotdot("../a") && cp_path_has_dotdot("a//..//b") &&
+           !cp_path_has_dotdot("a/...") && !cp_path_has_dotdot(".a/.b"),
+       "dotdot detection");
+}
+
+int main(void)
+{
+    test_site();
+    test_request();
+    test_fallback();
+    test_expand();
+    return done_testing();
+}

@@ -1,0 +1,143 @@
+/* run.c - time-bounded children with explicit credentials
+ * (plugin/cp_run.c). */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cp_run.h"
+#include "tap.h"
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int run(struct cp_run *r, const char *const *argv, unsigned timeout,
+               char *out, size_t outlen)
+{
+    memset(r, 0, sizeof *r);
+    r->argv = argv;
+    r->timeout_s = timeout;
+    r->out = out;
+    r->outlen = outlen;
+    return cp_run(r);
+}
+
+int main(void)
+{
+    struct cp_run r;
+    char out[4096];
+    double t0;
+
+    {
+        const char *argv[] = {"/bin/echo", "hello", NULL};
+        is_int(run(&r, argv, 5, out, sizeof out), 0, "echo runs");
+        is_str(out, "hello\n", "its stdout is captured");
+        is_int(r.status, 0, "exit 0");
+    }
+    {
+        const char *argv[] = {"/bin/sh", "-c", "exit 3", NULL};
+        is_int(run(&r, argv, 5, NULL, 0), 0, "sh runs");
+        is_int(r.status, 3, "exit 3 reported");
+    }
+    {
+        const char *argv[] = {"/bin/sh", "-c", "kill -9 $$", NULL};
+        run(&r, argv, 5, NULL, 0);
+        is_int(r.status, 128 + 9, "a signal is 128+N");
+    }
+    {
+        const char *argv[] = {"/bin/sleep", "100", NULL};
+        t0 = now();
+        is_int(run(&r, argv, 1, out, sizeof out), -1, "sleep 100 with 1 s: -1");
+        ok(r.timed_out, "timed out");
+        ok(now() - t0 < 3, "killed at the limit (%.1f s)", now() - t0);
+    }
+    {
+        /* a hook that leaves a grandchild holding stdout */
+        const char *argv[] = {"/bin/sh", "-c", "echo hi; sleep 100 & exit 0",
+                              NULL};
+        t0 = now();
+        is_int(run(&r, argv, 10, out, sizeof out), 0,
+               "a background grandchild does not keep us");
+        ok(now() - t0 < 3, "returned at once (%.1f s)", now() - t0);
+        is_str(out, "hi\n", "output read");
+    }
+    {
+        /* a whole process group that hangs */
+        const char *argv[] = {"/bin/sh", "-c", "sleep 100 & sleep 100; :",
+                              NULL};
+        t0 = now();
+        is_int(run(&r, argv, 1, NULL, 0), -1, "hanging group");
+        ok(r.timed_out && now() - t0 < 3, "killed (%.1f s)", now() - t0);
+    }
+    {
+        const char *argv[] = {"/nonexistent/prog", NULL};
+        is_int(run(&r, argv, 5, NULL, 0), -1, "a missing program: -1");
+        is_int(r.exec_errno, ENOENT, "exec_errno ENOENT");
+    }
+    {
+        char *envp[] = {(char *)"ONLY=this", NULL};
+        const char *argv[] = {"/usr/bin/env", NULL};
+        memset(&r, 0, sizeof r);
+        r.argv = argv;
+        r.envp = envp;
+        r.timeout_s = 5;
+        r.out = out;
+        r.outlen = sizeof out;
+        is_int(cp_run(&r), 0, "env runs");
+        is_str(out, "ONLY=this\n", "with exactly the given environment");
+    }
+    {
+        /* no descriptor of ours, an empty signal mask */
+        int leak = open("/dev/null", O_RDONLY); /* not close-on-exec */
+        sigset_t block;
+        const char *argv[] = {"/bin/sh", "-c",
+                              "ls /proc/$$/fd | tr '\\n' ' '; "
+                              "grep SigBlk /proc/$$/status", NULL};
+        sigemptyset(&block);
+        sigaddset(&block, SIGTERM);
+        sigaddset(&block, SIGINT);
+        sigprocmask(SIG_BLOCK, &block, NULL);
+        is_int(run(&r, argv, 5, out, sizeof out), 0, "sh runs");
+        ok(strncmp(out, "0 1 2 ", 6) == 0 && out[6] == 'S',
+           "only 0-2 open in the child (%.*s)", (int)strcspn(out, "S"), out);
+        ok(strstr(out, "SigBlk:\t0000000000000000") != NULL,
+           "nothing blocked in the child");
+        sigprocmask(SIG_UNBLOCK, &block, NULL);
+        close(leak);
+    }
+    {
+        /* srun may ignore SIGCHLD: the status must still be seen */
+        const char *argv[] = {"/bin/sh", "-c", "exit 4", NULL};
+        signal(SIGCHLD, SIG_IGN);
+        run(&r, argv, 5, NULL, 0);
+        is_int(r.status, 4, "status seen with SIGCHLD ignored");
+        signal(SIGCHLD, SIG_DFL);
+    }
+    if (geteuid() == 0) {
+        gid_t groups[1] = {65534};
+        const char *argv[] = {"/bin/sh", "-c", "id -u; id -g; id -G", NULL};
+        memset(&r, 0, sizeof r);
+        r.argv = argv;
+        r.timeout_s = 5;
+        r.out = out;
+        r.outlen = sizeof out;
+        r.as_user = 1;
+        r.uid = 65534;
+        r.gid = 65534;
+        r.groups = groups;
+        r.ngroups = 1;
+        is_int(cp_run(&r), 0, "as_user runs");
+        is_str(out, "65534\n65534\n65534\n", "as uid/gid/groups 65534 only");
+    } else {
+        ok(1, "# SKIP as_user needs root");
+    }
+    return done_testing();
+}
