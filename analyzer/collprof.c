@@ -14,6 +14,9 @@ static const struct {
     {"record", cp_cmd_record, "run a command with NCCL calls recorded"},
     {"dump", cp_cmd_dump, "print the recorded calls of rank logs"},
     {"model", cp_cmd_model, "alpha-beta times of collective algorithms"},
+    {"analyze", cp_cmd_analyze, "explain where the communication time went"},
+    {"bench", cp_cmd_bench, "measure collectives as nccl-tests does, calibrate"},
+    {"report", cp_cmd_report, "render a saved report.json as report.html"},
 };
 
 static void usage(FILE *out)

@@ -10,5 +10,14 @@
 int cp_cmd_record(int argc, char **argv);
 int cp_cmd_dump(int argc, char **argv);
 int cp_cmd_model(int argc, char **argv);
+int cp_cmd_analyze(int argc, char **argv);
+int cp_cmd_bench(int argc, char **argv);
+int cp_cmd_report(int argc, char **argv);
+/* Writes the page of a report object (Jansson's json_t) to output ("-":
+ * stdout) through a temporary file; messages say "collprof CMD: " and name
+ * input.  For collprof report and collprof analyze.  0 or -1. */
+struct json_t;
+int cp_report_html(struct json_t *report, const char *input,
+                   const char *output, const char *cmd);
 
 #endif

@@ -17,7 +17,7 @@ f=$(ls "$tmp"/logs/*.cplog | head -n 1)
 calls=$("$b/analyzer/collprof" dump --summary "$f" | sed -n 's/.*: \([0-9]*\) calls.*/\1/p')
 size=$(stat -c %s "$f")
 echo "log: $calls calls in $size bytes = $(( (size - 4096) / calls )) bytes per call (header 4096 B; target <= 64)"
-for extra in "${top_srcdir:-.}"/tests/bench/run-*.sh; do
+for extra in "$(dirname "$0")"/run-*.sh; do
     [ -f "$extra" ] && sh "$extra"
 done
 exit 0

@@ -1,0 +1,1120 @@
+/* cp_analysis.c - inputs, the two passes over the logs, the fit and the
+ * aggregates.  The streaming join is cp_stream.c; the findings
+ * cp_findings.c; the JSON writer cp_report.c.  docs/analysis.md explains
+ * the method.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cp_analysis_int.h"
+#include "cp_fit.h"
+
+/* Records per file read by the first pass (clock offsets). */
+#define PREFIX_RECORDS 4096
+#define DAY_NS INT64_C(86400000000000)
+#define DDP_BUCKET 25e6 /* PyTorch DDP's default bucket_cap_mb = 25 */
+
+static const char *const severity_names[] = {"info", "warning", "critical"};
+static const char *const source_names[] = {"none", "fit", "profile", "ports"};
+static const char *const status_names[] = {"ok", "damaged", "skipped",
+                                           "unreadable"};
+
+const char *cp_analysis_severity_name(enum cp_analysis_severity s)
+{
+    return (unsigned)s <= CP_SEVERITY_CRITICAL ? severity_names[s] : NULL;
+}
+
+int cp_analysis_severity_from_name(const char *name, enum cp_analysis_severity *s)
+{
+    unsigned i;
+
+    for (i = 0; i <= CP_SEVERITY_CRITICAL; i++)
+        if (strcmp(name, severity_names[i]) == 0) {
+            *s = (enum cp_analysis_severity)i;
+            return 0;
+        }
+    return -1;
+}
+
+const char *cp_link_source_name(enum cp_link_source s)
+{
+    return (unsigned)s <= CP_SOURCE_PORTS ? source_names[s] : NULL;
+}
+
+const char *cp_analysis_input_status_name(enum cp_analysis_input_status s)
+{
+    return (unsigned)s <= CP_INPUT_UNREADABLE ? status_names[s] : NULL;
+}
+
+void cp_analysis_opts_init(struct cp_analysis_opts *opts)
+{
+    memset(opts, 0, sizeof *opts);
+}
+
+int cp_analysis_worst_severity(const struct cp_analysis *an)
+{
+    size_t i;
+    int worst = -1;
+
+    for (i = 0; i < an->nfindings; i++)
+        if ((int)an->findings[i].severity > worst)
+            worst = (int)an->findings[i].severity;
+    return worst;
+}
+
+void cp_analysis_destroy(struct cp_analysis *an)
+{
+    size_t i;
+    int saved = errno;
+
+    if (!an)
+        return;
+    for (i = 0; i < an->ncomms; i++) {
+        free(an->comms[i].nodes);
+        free(an->comms[i].ranks);
+    }
+    free(an->comms);
+    free(an->nodes);
+    free(an->ranks);
+    free(an->rows);
+    for (i = 0; i < an->nfindings; i++) {
+        free(an->findings[i].ranks);
+        free(an->findings[i].nodes);
+        free(an->findings[i].message);
+        json_decref(an->findings[i].evidence);
+    }
+    free(an->findings);
+    for (i = 0; i < an->ninputs; i++)
+        free(an->inputs[i].path);
+    free(an->inputs);
+    for (i = 0; i < an->nproblems; i++) {
+        free(an->problems[i].file);
+        free(an->problems[i].message);
+    }
+    free(an->problems);
+    free(an->summary.missing_ranks);
+    free(an);
+    errno = saved;
+}
+
+/* ---- inputs -------------------------------------------------------------- */
+
+static int add_problem(struct cp_analysis *an, const char *file,
+                       int64_t offset, const char *text)
+{
+    struct cp_analysis_problem *bigger, *p;
+    size_t flen = strlen(file);
+
+    /* messages of the reader start with "file: "; the file has its field */
+    if (strncmp(text, file, flen) == 0 && text[flen] == ':' &&
+        text[flen + 1] == ' ')
+        text += flen + 2;
+    /* ... and so has the offset */
+    if (offset >= 0) {
+        char prefix[40];
+        int n = snprintf(prefix, sizeof prefix, "offset %lld: ",
+                         (long long)offset);
+        if (n > 0 && strncmp(text, prefix, (size_t)n) == 0)
+            text += n;
+    }
+    bigger = realloc(an->problems, (an->nproblems + 1) * sizeof *bigger);
+    if (!bigger)
+        return -1;
+    an->problems = bigger;
+    p = &an->problems[an->nproblems];
+    p->file = strdup(file);
+    p->message = strdup(text);
+    p->offset = offset;
+    if (!p->file || !p->message) {
+        free(p->file);
+        free(p->message);
+        return -1;
+    }
+    an->nproblems++;
+    return 0;
+}
+
+static struct cp_analysis_input *add_input(struct cp_analysis *an, const char *path)
+{
+    struct cp_analysis_input *bigger, *in;
+
+    bigger = realloc(an->inputs, (an->ninputs + 1) * sizeof *bigger);
+    if (!bigger)
+        return NULL;
+    an->inputs = bigger;
+    in = &an->inputs[an->ninputs];
+    memset(in, 0, sizeof *in);
+    in->path = strdup(path);
+    if (!in->path)
+        return NULL;
+    in->global_rank = -1;
+    in->world_size = -1;
+    an->ninputs++;
+    return in;
+}
+
+/* Strings from logs go into messages and JSON: keep printable ASCII and
+ * replace anything else (a damaged header, a foreign encoding) by '?'. */
+static void sanitize(char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e)
+            *s = '?';
+}
+
+/* Read the header of one file into a new input. */
+static int probe_input(struct cp_analysis *an, const char *path)
+{
+    struct cp_error e;
+    struct cp_logfile *lf;
+    const struct cp_log_header *h;
+    struct cp_analysis_input *in = add_input(an, path);
+
+    if (!in)
+        return -1;
+    lf = cp_logfile_open(path, &e);
+    if (!lf) {
+        in->status = CP_INPUT_UNREADABLE;
+        return add_problem(an, path, e.offset, e.text);
+    }
+    h = cp_logfile_header(lf);
+    in->status = CP_INPUT_OK;
+    in->global_rank = h->global_rank;
+    in->world_size = h->world_size;
+    in->pid = h->pid;
+    snprintf(in->node, sizeof in->node, "%s", h->node);
+    snprintf(in->job_id, sizeof in->job_id, "%s", h->job_id);
+    snprintf(in->step_id, sizeof in->step_id, "%s", h->step_id);
+    sanitize(in->node);
+    sanitize(in->job_id);
+    sanitize(in->step_id);
+    in->timer = h->timer;
+    in->closed = (h->flags & CP_HDR_CLOSED) != 0;
+    in->records_dropped = h->records_dropped;
+    cp_logfile_close(lf);
+    return 0;
+}
+
+static int collect_inputs(struct cp_analysis *an, const char *const *paths)
+{
+    size_t i, k;
+
+    for (i = 0; paths[i]; i++) {
+        struct cp_error e;
+        char **files = NULL;
+        int n = cp_logdir_list(paths[i], &files, &e);
+        if (n < 0) {
+            struct cp_analysis_input *in = add_input(an, paths[i]);
+            if (!in)
+                return -1;
+            in->status = CP_INPUT_UNREADABLE;
+            if (add_problem(an, paths[i], -1, e.text) < 0)
+                return -1;
+            continue;
+        }
+        for (k = 0; k < (size_t)n; k++)
+            if (probe_input(an, files[k]) < 0) {
+                cp_logdir_free(files);
+                return -1;
+            }
+        cp_logdir_free(files);
+    }
+    return 0;
+}
+
+/* Keep the job most inputs belong to; the others are skipped.  (The usual
+ * case, one job, is one pass; mixed jobs cost inputs x jobs.) */
+static int select_job(struct cp_analysis *an)
+{
+    size_t i, k, best = SIZE_MAX, best_count = 0;
+
+    for (i = 0; i < an->ninputs; i++) {
+        size_t count = 0;
+        if (an->inputs[i].status != CP_INPUT_OK)
+            continue;
+        if (best != SIZE_MAX &&
+            strcmp(an->inputs[best].job_id, an->inputs[i].job_id) == 0)
+            continue; /* counted with best already */
+        for (k = i; k < an->ninputs; k++)
+            if (an->inputs[k].status == CP_INPUT_OK &&
+                strcmp(an->inputs[k].job_id, an->inputs[i].job_id) == 0)
+                count++;
+        if (count > best_count) {
+            best_count = count;
+            best = i;
+        }
+        if (best_count * 2 > an->ninputs)
+            break; /* a majority: nothing can beat it */
+    }
+    if (best == SIZE_MAX)
+        return 0;
+    snprintf(an->job_id, sizeof an->job_id, "%s", an->inputs[best].job_id);
+    snprintf(an->step_id, sizeof an->step_id, "%s", an->inputs[best].step_id);
+    for (i = 0; i < an->ninputs; i++) {
+        struct cp_analysis_input *in = &an->inputs[i];
+        char msg[200];
+        if (in->status != CP_INPUT_OK || strcmp(in->job_id, an->job_id) == 0)
+            continue;
+        in->status = CP_INPUT_SKIPPED;
+        snprintf(msg, sizeof msg,
+                 "belongs to job '%s', not to job '%s' of %zu of the %zu "
+                 "logs: skipped",
+                 in->job_id, an->job_id, best_count, an->ninputs);
+        if (add_problem(an, in->path, -1, msg) < 0)
+            return -1;
+    }
+    return (int)best_count;
+}
+
+static int compare_ranks(const void *a, const void *b)
+{
+    const struct cp_analysis_rank *x = a, *y = b;
+    unsigned rx = x->rank < 0 ? UINT32_MAX : (unsigned)x->rank;
+    unsigned ry = y->rank < 0 ? UINT32_MAX : (unsigned)y->rank;
+
+    if (rx != ry)
+        return rx < ry ? -1 : 1;
+    return x->input < y->input ? -1 : x->input > y->input;
+}
+
+/* Ranks (one per analyzed input, by global rank) and nodes (in the order of
+ * their lowest rank). */
+static int build_ranks_and_nodes(struct cp_analysis *an)
+{
+    size_t i, k, n = 0;
+
+    an->ranks = calloc(an->ninputs ? an->ninputs : 1, sizeof *an->ranks);
+    an->nodes = calloc(an->ninputs ? an->ninputs : 1, sizeof *an->nodes);
+    if (!an->ranks || !an->nodes)
+        return -1;
+    for (i = 0; i < an->ninputs; i++) {
+        if (an->inputs[i].status != CP_INPUT_OK)
+            continue;
+        an->ranks[n].rank = an->inputs[i].global_rank;
+        an->ranks[n].input = (unsigned)i;
+        n++;
+    }
+    an->nranks = n;
+    qsort(an->ranks, n, sizeof *an->ranks, compare_ranks);
+    for (i = 0; i < n; i++) {
+        const char *node = an->inputs[an->ranks[i].input].node;
+        for (k = 0; k < an->nnodes; k++)
+            if (strcmp(an->nodes[k].name, node) == 0)
+                break;
+        if (k == an->nnodes) {
+            snprintf(an->nodes[k].name, sizeof an->nodes[k].name, "%s", node);
+            an->nnodes++;
+        }
+        an->nodes[k].ranks++;
+        an->ranks[i].node = (unsigned)k;
+    }
+    /* the world size most analyzed headers give */
+    an->world_size = -1;
+    {
+        size_t best = 0;
+        for (i = 0; i < n && best * 2 <= n; i++) {
+            int w = an->inputs[an->ranks[i].input].world_size;
+            size_t count = 0;
+            if (w <= 0 || w == an->world_size)
+                continue;
+            for (k = i; k < n; k++)
+                count += an->inputs[an->ranks[k].input].world_size == w;
+            if (count > best) {
+                best = count;
+                an->world_size = w;
+            }
+        }
+    }
+    return 0;
+}
+
+/* ---- passes -------------------------------------------------------------- */
+
+static int open_files(struct cp_analysis *an, struct an_state *st,
+                      const double *offsets, uint64_t limit)
+{
+    size_t i;
+
+    for (i = 0; i < an->nranks; i++) {
+        struct an_file *f = &st->files[i];
+        struct cp_analysis_input *in = &an->inputs[an->ranks[i].input];
+        const struct cp_log_header *h;
+        struct cp_error e;
+        struct stat sb;
+
+        f->input = an->ranks[i].input;
+        f->node = an->ranks[i].node;
+        f->rank = (unsigned)i;
+        f->limit = limit;
+        f->offset_ns =
+            offsets ? (int64_t)llround(offsets[f->node] * 1e9) : 0;
+        f->sc = cp_scan_open(in->path, &e);
+        if (!f->sc) {
+            /* it was readable a moment ago */
+            in->status = CP_INPUT_UNREADABLE;
+            if (limit == 0 && add_problem(an, in->path, e.offset, e.text) < 0)
+                return -1;
+            continue;
+        }
+        h = cp_scan_header(f->sc);
+        /* times outside [start - 1 day, end + 1 day] of the header are
+         * damage; the bounds also keep every later sum and difference of
+         * times (corrected by offsets of at most a day) inside int64 */
+        f->t_min = 2 * DAY_NS;
+        f->t_max = INT64_MAX - 4 * DAY_NS;
+        if (h->start_realtime_ns > (uint64_t)(3 * DAY_NS) &&
+            h->start_realtime_ns < (uint64_t)(INT64_MAX - 8 * DAY_NS)) {
+            uint64_t end = h->end_realtime_ns > h->start_realtime_ns &&
+                                   h->end_realtime_ns <
+                                       (uint64_t)(INT64_MAX - 8 * DAY_NS)
+                               ? h->end_realtime_ns
+                               : UINT64_MAX;
+            f->t_min = (int64_t)h->start_realtime_ns - DAY_NS;
+            if (end != UINT64_MAX)
+                f->t_max = (int64_t)end + DAY_NS;
+        }
+        if (stat(in->path, &sb) == 0 && sb.st_size > (off_t)h->header_size)
+            st->bytes_total += (uint64_t)sb.st_size - h->header_size;
+    }
+    return 0;
+}
+
+static int compare_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Per-node offsets from the prefix pass's samples: the median of each
+ * (node, reference) pair, then chained from node 0 outwards. */
+static void solve_offsets(struct cp_analysis *an, struct an_state *st,
+                          double *offsets)
+{
+    size_t i;
+    int changed = 1;
+
+    for (i = 0; i < an->nnodes; i++) {
+        offsets[i] = 0;
+        an->nodes[i].offset_known = i == 0;
+    }
+    an->offset_reference = 0;
+    an->offset_instances = st->offset_instances;
+    for (i = 0; i < st->npairs; i++)
+        qsort(st->pairs[i].v, st->pairs[i].n, sizeof(double), compare_double);
+    while (changed) {
+        changed = 0;
+        for (i = 0; i < st->npairs; i++) {
+            struct an_offset_pair *p = &st->pairs[i];
+            double med;
+            if (p->n == 0)
+                continue;
+            med = p->n % 2 ? p->v[p->n / 2]
+                           : (p->v[p->n / 2 - 1] + p->v[p->n / 2]) / 2;
+            med *= 1e-9;
+            if (!(fabs(med) < 86400)) /* more than a day: damage */
+                continue;
+            if (an->nodes[p->r].offset_known && !an->nodes[p->x].offset_known) {
+                offsets[p->x] = offsets[p->r] + med;
+                an->nodes[p->x].offset_known = 1;
+                an->nodes[p->x].offset_samples = p->n;
+                changed = 1;
+            } else if (an->nodes[p->x].offset_known &&
+                       !an->nodes[p->r].offset_known) {
+                offsets[p->r] = offsets[p->x] - med;
+                an->nodes[p->r].offset_known = 1;
+                an->nodes[p->r].offset_samples = p->n;
+                changed = 1;
+            }
+        }
+    }
+    for (i = 0; i < an->nnodes; i++) {
+        if (!(fabs(offsets[i]) < 86400)) { /* chained too far: unknown */
+            offsets[i] = 0;
+            an->nodes[i].offset_known = 0;
+        }
+        an->nodes[i].offset_s = offsets[i];
+    }
+}
+
+static void collect_file_results(struct cp_analysis *an, struct an_state *st)
+{
+    size_t i;
+
+    for (i = 0; i < st->nfiles; i++) {
+        struct an_file *f = &st->files[i];
+        struct cp_analysis_input *in = &an->inputs[f->input];
+        const struct cp_error *pr;
+        struct cp_logfile_stats ls;
+
+        if (!f->sc)
+            continue;
+        cp_scan_stats(f->sc, &ls);
+        in->records = ls.records;
+        in->calls = st->ranks[i].calls;
+        in->skipped_records = ls.bad + f->bad_time;
+        in->truncated_bytes = ls.truncated;
+        pr = cp_scan_problem(f->sc);
+        if (pr)
+            add_problem(an, in->path, pr->offset, pr->text);
+        if (f->problem_noted)
+            add_problem(an, in->path, f->problem_offset, f->problem);
+        if (pr || f->problem_noted)
+            in->status = CP_INPUT_DAMAGED;
+        cp_scan_close(f->sc);
+        f->sc = NULL;
+    }
+}
+
+/* ---- after the stream ------------------------------------------------------ */
+
+/* The algorithm the model assumes NCCL ran: ring for the ring collectives
+ * (a pipelined chain for broadcast and reduce), pairwise for all-to-all,
+ * direct for gather, scatter and send/recv. */
+static enum cp_algo canonical_algo(enum cp_coll coll)
+{
+    switch (coll) {
+    case CP_COLL_ALLTOALL:
+        return CP_ALGO_PAIRWISE;
+    case CP_COLL_GATHER:
+    case CP_COLL_SCATTER:
+    case CP_COLL_SENDRECV:
+        return CP_ALGO_DIRECT;
+    default:
+        return CP_ALGO_RING;
+    }
+}
+
+static enum cp_coll slot_coll(unsigned slot)
+{
+    return slot == AN_SLOT_P2P_INTRA ? CP_COLL_SENDRECV : (enum cp_coll)slot;
+}
+
+static unsigned slot_ranks(const struct an_comm *c, unsigned slot)
+{
+    return slot_coll(slot) == CP_COLL_SENDRECV ? 2 : c->nranks;
+}
+
+static int compare_unsigned(const void *a, const void *b)
+{
+    unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int build_comms(struct cp_analysis *an, struct an_state *st)
+{
+    size_t i;
+    unsigned r;
+
+    an->comms = calloc(st->ncomms ? st->ncomms : 1, sizeof *an->comms);
+    if (!an->comms)
+        return -1;
+    for (i = 0; i < st->ncomms; i++) {
+        struct an_comm *c = st->comms[i];
+        struct cp_analysis_comm *pc = &an->comms[i];
+        unsigned n = 0, k;
+
+        pc->id = c->id;
+        pc->nranks = c->nranks;
+        memcpy(pc->name, c->name, sizeof pc->name);
+        for (r = 0; pc->name[r]; r++)
+            if ((unsigned char)pc->name[r] < 0x20 ||
+                (unsigned char)pc->name[r] > 0x7e)
+                pc->name[r] = '?';
+        pc->instances = c->instances;
+        pc->incomplete = c->incomplete;
+        pc->p2p = c->p2p;
+        pc->time_s = c->time;
+        pc->ranks = malloc(c->nranks * sizeof *pc->ranks);
+        pc->nodes = malloc(c->nranks * sizeof *pc->nodes);
+        an->ncomms++;
+        if (!pc->ranks || !pc->nodes)
+            return -1;
+        for (r = 0; r < c->nranks; r++) {
+            int32_t f = c->member_file[r];
+            pc->ranks[r] = f < 0 ? -1 : an->ranks[f].rank;
+            if (f >= 0)
+                pc->nodes[n++] = an->ranks[f].node;
+        }
+        qsort(pc->nodes, n, sizeof *pc->nodes, compare_unsigned);
+        for (r = k = 0; r < n; r++)
+            if (k == 0 || pc->nodes[k - 1] != pc->nodes[r])
+                pc->nodes[k++] = pc->nodes[r];
+        pc->nnodes = k;
+        pc->link = k > 1 ? CP_LINK_INTER : CP_LINK_INTRA;
+    }
+    return 0;
+}
+
+static enum cp_link_class slot_link(const struct cp_analysis *an, size_t ci,
+                                    unsigned slot)
+{
+    if (slot == AN_SLOT_P2P_INTRA)
+        return CP_LINK_INTRA;
+    if (slot == CP_COLL_SENDRECV)
+        return CP_LINK_INTER;
+    return an->comms[ci].link;
+}
+
+/* A = latency steps, B = bandwidth bytes per byte of the canonical
+ * algorithm (T = A alpha + B n beta). */
+static int unit_terms(enum cp_coll coll, unsigned p, double *A, double *B)
+{
+    struct cp_model_params unit_a = {1, 0, 0, 0, 0}, unit_b = {0, 1, 0, 0, 0};
+    struct cp_model_terms ta, tb;
+
+    if (cp_model_terms(coll, canonical_algo(coll), p, &unit_a, &ta, NULL) < 0 ||
+        cp_model_terms(coll, canonical_algo(coll), p, &unit_b, &tb, NULL) < 0)
+        return -1;
+    *A = ta.latency_s;
+    *B = tb.sec_per_byte;
+    return *A > 0 && *B > 0 ? 0 : -1;
+}
+
+/* Calls inside groups ran in an interval shared with the group's other
+ * calls: their own time is unknown, so a bucket made mostly of them counts
+ * in the time accounting but not in bandwidth judgments (as in the fit). */
+static int judged(const struct an_bucket *b)
+{
+    return b->grouped * 10 <= b->count;
+}
+
+static int fit_classes(struct cp_analysis *an, struct an_state *st,
+                       const struct cp_profile *profile)
+{
+    struct cp_fit_point *pts[CP_LINK_COUNT] = {NULL, NULL};
+    size_t npts[CP_LINK_COUNT] = {0, 0}, cap[CP_LINK_COUNT] = {0, 0};
+    size_t ci;
+    unsigned s, k;
+    int rc = -1;
+
+    for (ci = 0; ci < st->ncomms; ci++) {
+        struct an_comm *c = st->comms[ci];
+        for (s = 0; s < AN_SLOTS; s++) {
+            struct an_slot_table *t = c->slots[s];
+            enum cp_link_class link = slot_link(an, ci, s);
+            double A, B;
+            if (!t || unit_terms(slot_coll(s), slot_ranks(c, s), &A, &B) < 0)
+                continue;
+            for (k = 0; k < AN_NBUCKETS; k++) {
+                struct an_bucket *b = t->b[k];
+                struct cp_fit_point *p;
+                if (!b || b->count == 0 || !judged(b))
+                    continue;
+                if (npts[link] == cap[link]) {
+                    size_t nc = cap[link] ? cap[link] * 2 : 64;
+                    struct cp_fit_point *bigger =
+                        realloc(pts[link], nc * sizeof *bigger);
+                    if (!bigger)
+                        goto out;
+                    pts[link] = bigger;
+                    cap[link] = nc;
+                }
+                p = &pts[link][npts[link]++];
+                p->x = B * (b->bytes / (double)b->count) / A;
+                p->y = cp_sketch_quantile(&b->t, 0.5) / A;
+                p->weight = sqrt((double)b->count);
+                p->calls = b->count;
+            }
+        }
+    }
+    for (k = 0; k < CP_LINK_COUNT; k++) {
+        struct cp_analysis_link *m = &an->model[k];
+        const struct cp_profile_link *pl = profile ? &profile->link[k] : NULL;
+        struct cp_fit_result fr;
+
+        cp_fit_line(pts[k], npts[k], &fr);
+        m->fit_ok = fr.ok;
+        m->fit_alpha_s = fr.alpha;
+        m->fit_bandwidth_Bps = fr.ok ? 1 / fr.beta : NAN;
+        m->fit_median_rel_residual = fr.median_rel_residual;
+        m->fit_r2 = fr.r2;
+        m->fit_points = fr.points;
+        m->fit_points_used = fr.points_used;
+        m->fit_calls_used = fr.calls_used;
+        snprintf(m->fit_why, sizeof m->fit_why, "%s",
+                 fr.ok ? "" : (npts[k] ? fr.why : "no calls of this class"));
+        m->source = CP_SOURCE_NONE;
+        m->alpha_s = m->bandwidth_Bps = NAN;
+        if (pl && (pl->have_alpha || pl->have_bandwidth)) {
+            m->source = CP_SOURCE_PROFILE;
+            m->alpha_s = pl->have_alpha ? pl->alpha_s
+                                        : (fr.ok ? m->fit_alpha_s : 0);
+            m->bandwidth_Bps = pl->have_bandwidth ? pl->bandwidth_Bps
+                                                  : m->fit_bandwidth_Bps;
+            if (!(m->bandwidth_Bps > 0))
+                m->source = CP_SOURCE_NONE;
+        } else if (fr.ok) {
+            m->source = CP_SOURCE_FIT;
+            m->alpha_s = m->fit_alpha_s;
+            m->bandwidth_Bps = m->fit_bandwidth_Bps;
+        }
+        m->expected_Bps = NAN;
+        m->expected_source = CP_SOURCE_NONE;
+        if (pl && pl->have_bandwidth) {
+            m->expected_Bps = pl->bandwidth_Bps;
+            m->expected_source = CP_SOURCE_PROFILE;
+        } else if (fr.ok) {
+            m->expected_Bps = m->fit_bandwidth_Bps;
+            m->expected_source = CP_SOURCE_FIT;
+        }
+        if (m->source == CP_SOURCE_NONE)
+            m->alpha_s = m->bandwidth_Bps = NAN;
+    }
+    rc = 0;
+out:
+    free(pts[0]);
+    free(pts[1]);
+    return rc;
+}
+
+static void group_add(struct an_group_stats *g, const struct an_bucket *b,
+                      double L, double W, double f)
+{
+    if (g->calls == 0 || b->n_min < g->n_min)
+        g->n_min = b->n_min;
+    if (g->calls == 0 || b->n_max > g->n_max)
+        g->n_max = b->n_max;
+    g->calls += b->count;
+    g->bytes += b->bytes;
+    g->time += b->time;
+    if (!judged(b))
+        return;
+    g->judged_calls += b->count;
+    g->duration += b->duration;
+    g->model_time += (double)b->count * L + b->bytes * W;
+    g->fn += f * b->bytes;
+}
+
+/* One row per power-of-two size of every (comm, slot); evals per (comm,
+ * slot) split by regime. */
+static int build_rows(struct cp_analysis *an, struct an_state *st,
+                      struct an_eval **evals_out, size_t *nevals_out)
+{
+    struct an_eval *evals = NULL;
+    size_t nevals = 0, capevals = 0, caprows = 0, ci;
+    unsigned s;
+    int rc = -1;
+
+    for (ci = 0; ci < st->ncomms; ci++) {
+        struct an_comm *c = st->comms[ci];
+        for (s = 0; s < AN_SLOTS; s++) {
+            struct an_slot_table *t = c->slots[s];
+            struct an_eval *ev;
+            struct cp_model_terms terms;
+            const struct cp_analysis_link *m;
+            unsigned p = slot_ranks(c, s), k, row_idx;
+            struct cp_model_params params;
+
+            if (!t || t->count == 0)
+                continue;
+            if (nevals == capevals) {
+                size_t nc = capevals ? capevals * 2 : 32;
+                struct an_eval *bigger = realloc(evals, nc * sizeof *bigger);
+                if (!bigger)
+                    goto out;
+                evals = bigger;
+                capevals = nc;
+            }
+            ev = &evals[nevals++];
+            memset(ev, 0, sizeof *ev);
+            ev->comm = (unsigned)ci;
+            ev->slot = s;
+            ev->coll = slot_coll(s);
+            ev->link = slot_link(an, ci, s);
+            ev->factor = cp_model_busbw_factor(ev->coll, p);
+            m = &an->model[ev->link];
+            memset(&params, 0, sizeof params);
+            params.alpha = m->alpha_s;
+            params.beta = 1 / m->bandwidth_Bps;
+            ev->have_model = m->source != CP_SOURCE_NONE &&
+                             cp_model_terms(ev->coll, canonical_algo(ev->coll),
+                                            p, &params, &terms, NULL) == 0 &&
+                             (p > 1 || ev->coll == CP_COLL_SENDRECV);
+            ev->latency_s = ev->have_model ? terms.latency_s : NAN;
+            ev->sec_per_byte = ev->have_model ? terms.sec_per_byte : NAN;
+
+            /* rows: bucket 0 alone, then 8 sub-buckets per row */
+            for (row_idx = 0; row_idx <= 64; row_idx++) {
+                unsigned first = row_idx == 0 ? 0 : 1 + (row_idx - 1) * AN_SUB;
+                unsigned last = row_idx == 0 ? 0 : first + AN_SUB - 1;
+                struct cp_analysis_row *row = NULL;
+                struct cp_sketch merged;
+                double lat_time = 0, duration = 0;
+
+                cp_sketch_init(&merged);
+                for (k = first; k <= last; k++) {
+                    struct an_bucket *b = t->b[k];
+                    int latency;
+                    if (!b || b->count == 0)
+                        continue;
+                    if (!row) {
+                        if (an->nrows == caprows) {
+                            size_t nc = caprows ? caprows * 2 : 64;
+                            struct cp_analysis_row *bigger =
+                                realloc(an->rows, nc * sizeof *bigger);
+                            if (!bigger) {
+                                cp_sketch_clear(&merged);
+                                goto out;
+                            }
+                            an->rows = bigger;
+                            caprows = nc;
+                        }
+                        row = &an->rows[an->nrows++];
+                        memset(row, 0, sizeof *row);
+                        row->comm = (unsigned)ci;
+                        row->coll = ev->coll;
+                        row->link = ev->link;
+                        row->bucket_lo = row_idx == 0 ? 0 : ldexp(1, (int)row_idx - 1);
+                    }
+                    row->calls += b->count;
+                    row->incomplete += b->incomplete;
+                    row->grouped += b->grouped;
+                    row->bytes += b->bytes;
+                    row->time_s += b->time;
+                    duration += b->duration;
+                    row->skew_s += b->skew;
+                    if (cp_sketch_merge(&merged, &b->t) < 0)
+                        st->oom = 1;
+                    latency = ev->have_model &&
+                              b->bytes / (double)b->count * ev->sec_per_byte <
+                                  ev->latency_s;
+                    if (latency)
+                        lat_time += b->time;
+                    group_add(latency ? &ev->lat : &ev->bw, b,
+                              ev->have_model ? ev->latency_s : 0,
+                              ev->have_model ? ev->sec_per_byte : 0,
+                              ev->factor);
+                }
+                if (!row)
+                    continue;
+                row->p50_s = cp_sketch_quantile(&merged, 0.5);
+                row->p99_s = cp_sketch_quantile(&merged, 0.99);
+                cp_sketch_clear(&merged);
+                row->algbw_Bps = cp_model_algbw(row->bytes, duration);
+                row->busbw_Bps = row->algbw_Bps * ev->factor;
+                if (ev->have_model) {
+                    row->model_time_s = (double)row->calls * ev->latency_s +
+                                        row->bytes * ev->sec_per_byte;
+                    row->efficiency = duration > 0
+                                          ? row->model_time_s / duration
+                                          : NAN;
+                    row->latency_share =
+                        row->time_s > 0 ? lat_time / row->time_s
+                                        : (lat_time > 0);
+                    row->regime = row->latency_share > 0.5
+                                      ? CP_REGIME_LATENCY
+                                      : CP_REGIME_BANDWIDTH;
+                } else {
+                    row->model_time_s = row->efficiency = NAN;
+                    row->latency_share = NAN;
+                    row->regime = CP_REGIME_NONE;
+                }
+            }
+        }
+    }
+    rc = 0;
+out:
+    if (rc < 0) {
+        free(evals);
+        evals = NULL;
+        nevals = 0;
+    }
+    *evals_out = evals;
+    *nevals_out = nevals;
+    return rc;
+}
+
+static void class_bandwidths(struct cp_analysis *an, const struct an_eval *ev,
+                             size_t nev)
+{
+    double fn[CP_LINK_COUNT] = {0, 0}, t[CP_LINK_COUNT] = {0, 0},
+           mt[CP_LINK_COUNT] = {0, 0};
+    uint64_t calls[CP_LINK_COUNT] = {0, 0};
+    size_t i;
+    unsigned k;
+
+    for (i = 0; i < nev; i++) {
+        if (!ev[i].have_model)
+            continue;
+        fn[ev[i].link] += ev[i].bw.fn;
+        t[ev[i].link] += ev[i].bw.duration;
+        mt[ev[i].link] += ev[i].bw.model_time;
+        calls[ev[i].link] += ev[i].bw.judged_calls;
+    }
+    for (k = 0; k < CP_LINK_COUNT; k++) {
+        an->model[k].bw_calls = calls[k];
+        an->model[k].busbw_Bps = t[k] > 0 ? fn[k] / t[k] : NAN;
+        an->model[k].model_busbw_Bps = mt[k] > 0 ? fn[k] / mt[k] : NAN;
+    }
+}
+
+/* The shortest period of sig[0..len): the smallest P with sig[i] ==
+ * sig[i + P] for all but 5 % + 3 of the i (warm-up calls, a last call
+ * after the loop), seen at least twice.  0 when there is none. */
+static size_t find_period(const uint32_t *sig, size_t len)
+{
+    size_t P, i;
+
+    for (P = 1; P * 2 <= len; P++) {
+        size_t bad = 0, allowed = (len - P) / 20 + 3;
+        for (i = 0; i + P < len && bad <= allowed; i++)
+            bad += sig[i] != sig[i + P];
+        if (bad <= allowed)
+            return P;
+    }
+    return 0;
+}
+
+/* The training steps in the run: the period of the sequence of calls
+ * (operation and size) on the busiest communicator, read from its first
+ * AN_STEPS_MAX instances.  When every call looks alike (period 1), a long
+ * pause before a call (> 10x the median gap and > 1 ms: the optimizer
+ * step and the forward pass) is added to the signature. */
+static void estimate_steps(struct cp_analysis *an, struct an_state *st,
+                           unsigned given)
+{
+    struct an_comm *best = NULL;
+    struct an_steps *s;
+    double *gaps = NULL, med = 0;
+    uint32_t *sig = NULL;
+    size_t i, ng = 0, len, P;
+
+    an->summary.steps = 1;
+    if (given) {
+        an->summary.steps = given;
+        snprintf(an->summary.steps_method, sizeof an->summary.steps_method,
+                 "--steps");
+        return;
+    }
+    snprintf(an->summary.steps_method, sizeof an->summary.steps_method,
+             "none (one step assumed)");
+    for (i = 0; i < st->ncomms; i++)
+        if (st->comms[i]->steps &&
+            (!best || st->comms[i]->instances > best->instances))
+            best = st->comms[i];
+    if (!best || best->steps->len < 4)
+        return;
+    s = best->steps;
+    len = s->len;
+    P = find_period(s->sig, len);
+    if (P == 1 || P == 0) {
+        gaps = malloc(len * sizeof *gaps);
+        sig = malloc(len * sizeof *sig);
+        if (!gaps || !sig)
+            goto out;
+        for (i = 1; i < len; i++)
+            if (s->sig[i] && s->sig[i - 1])
+                gaps[ng++] = (double)(s->start[i] - s->end[i - 1]);
+        if (ng) {
+            qsort(gaps, ng, sizeof *gaps, compare_double);
+            med = gaps[ng / 2];
+        }
+        for (i = 0; i < len; i++) {
+            double gap = i > 0 && s->sig[i] && s->sig[i - 1]
+                             ? (double)(s->start[i] - s->end[i - 1])
+                             : 0;
+            int pause = gap > 10 * fmax(med, 0) && gap > 1e6;
+            sig[i] = s->sig[i] ^ (pause ? 0x9e3779b9u : 0);
+        }
+        P = find_period(sig, len);
+    }
+    if (P == 0)
+        goto out;
+    an->summary.steps =
+        (unsigned)fmax(1, floor((double)best->instances / P + 0.5));
+    snprintf(an->summary.steps_method, sizeof an->summary.steps_method,
+             "a pattern of %zu calls repeats on communicator %016llx", P,
+             (unsigned long long)best->id);
+out:
+    free(gaps);
+    free(sig);
+}
+
+static void finish_summary(struct cp_analysis *an, struct an_state *st,
+                           const struct an_eval *ev, size_t nev)
+{
+    struct cp_analysis_summary *sm = &an->summary;
+    unsigned timers[4] = {0, 0, 0, 0}, k;
+    int have_model = 0;
+    size_t i;
+
+    sm->records = st->records;
+    for (i = 0; i < an->nranks; i++)
+        sm->calls += an->ranks[i].calls;
+    sm->failed_calls = st->failed;
+    sm->instances = st->instances;
+    sm->incomplete_instances = st->incomplete;
+    sm->p2p_pairs = st->p2p_pairs;
+    sm->unmatched_p2p = st->unmatched;
+    sm->late_records = st->late;
+    sm->unjoinable_calls = st->unjoinable;
+    sm->comm_time_s = st->comm_time;
+    sm->skew_time_s = st->skew_time;
+    sm->wait_time_s = st->wait_time;
+    sm->rank_time_s = st->rank_time;
+    sm->span_s = st->t_last > st->t_first
+                     ? (double)(st->t_last - st->t_first) * 1e-9
+                     : 0;
+    for (i = 0; i < nev; i++) {
+        have_model |= ev[i].have_model;
+        sm->latency_bound_s += ev[i].lat.time;
+    }
+    sm->latency_bound_share =
+        have_model && sm->comm_time_s > 0
+            ? fmin(1, sm->latency_bound_s / sm->comm_time_s)
+            : NAN;
+    for (i = 0; i < an->nranks; i++) {
+        k = an->inputs[an->ranks[i].input].timer;
+        if (k < 4)
+            timers[k]++;
+    }
+    for (k = 1; k < 4; k++)
+        if (timers[k] > timers[sm->timer])
+            sm->timer = k;
+    for (i = 0; i < an->ninputs; i++)
+        sm->inputs_skipped += an->inputs[i].status == CP_INPUT_SKIPPED ||
+                              an->inputs[i].status == CP_INPUT_UNREADABLE;
+}
+
+static int find_missing_ranks(struct cp_analysis *an)
+{
+    unsigned char *seen = NULL;
+    size_t i;
+    int w, rc = -1;
+
+    w = an->world_size;
+    if (w <= 0 || w > (1 << 24))
+        return 0;
+    seen = calloc((size_t)w, 1);
+    if (!seen)
+        goto out;
+    for (i = 0; i < an->nranks; i++)
+        if (an->ranks[i].rank >= 0 && an->ranks[i].rank < w)
+            seen[an->ranks[i].rank] = 1;
+    for (i = 0; i < (size_t)w; i++)
+        if (!seen[i]) {
+            int *bigger = realloc(an->summary.missing_ranks,
+                                  (an->summary.nmissing + 1) * sizeof *bigger);
+            if (!bigger)
+                goto out;
+            an->summary.missing_ranks = bigger;
+            an->summary.missing_ranks[an->summary.nmissing++] = (int)i;
+        }
+    rc = 0;
+out:
+    free(seen);
+    return rc;
+}
+
+/* ---- the run ------------------------------------------------------------------ */
+
+struct cp_analysis *cp_analysis_run(const char *const *paths,
+                                    const struct cp_analysis_opts *opts,
+                                    struct cp_error *err)
+{
+    struct cp_analysis *an = NULL, *ret = NULL;
+    struct an_state st;
+    struct an_eval *evals = NULL;
+    size_t nevals = 0, i;
+    double *offsets = NULL;
+    struct cp_analysis_opts defaults;
+    int state_live = 0;
+
+    memset(&st, 0, sizeof st);
+    if (!opts) {
+        cp_analysis_opts_init(&defaults);
+        opts = &defaults;
+    }
+    an = calloc(1, sizeof *an);
+    if (!an)
+        goto oom;
+    an->world_size = -1;
+    if (collect_inputs(an, paths) < 0 || select_job(an) < 0 ||
+        build_ranks_and_nodes(an) < 0)
+        goto oom;
+    if (an->nranks == 0) {
+        if (an->nproblems > 0)
+            cp_error_set(err, an->problems[0].file, an->problems[0].offset,
+                         "no readable collprof log among the inputs "
+                         "(first problem: %s: %s)",
+                         an->problems[0].file, an->problems[0].message);
+        else
+            cp_error_set(err, NULL, -1, "no collprof log among the inputs");
+        goto out;
+    }
+    /* pass 1: the first records of every file, for the clock offsets */
+    offsets = calloc(an->nnodes, sizeof *offsets);
+    if (!offsets)
+        goto oom;
+    if (an->nnodes > 1) {
+        if (an_state_init(&st, AN_MODE_PREFIX, an->nranks, (unsigned)an->nnodes) < 0)
+            goto oom_state;
+        state_live = 1;
+        if (open_files(an, &st, NULL, PREFIX_RECORDS) < 0)
+            goto oom_state;
+        an_stream_run(&st);
+        solve_offsets(an, &st, offsets);
+        for (i = 0; i < st.nfiles; i++) {
+            cp_scan_close(st.files[i].sc);
+            st.files[i].sc = NULL;
+        }
+        an_state_free(&st);
+        state_live = 0;
+    } else if (an->nnodes == 1) {
+        an->nodes[0].offset_known = 1;
+    }
+
+    /* pass 2: everything */
+    if (an_state_init(&st, AN_MODE_MAIN, an->nranks, (unsigned)an->nnodes) < 0)
+        goto oom_state;
+    state_live = 1;
+    st.progress = opts->progress;
+    st.progress_ctx = opts->progress_ctx;
+    if (open_files(an, &st, offsets, 0) < 0)
+        goto oom_state;
+    an_stream_run(&st);
+    collect_file_results(an, &st);
+    for (i = 0; i < an->nranks; i++) {
+        struct cp_analysis_rank *r = &an->ranks[i];
+        r->calls = st.ranks[i].calls;
+        r->failed = st.ranks[i].failed;
+        r->time_s = (double)st.ranks[i].time_ns * 1e-9;
+        r->last_arrivals = st.ranks[i].last_arrivals;
+        r->late_s = st.ranks[i].late;
+        st.rank_time += r->time_s;
+    }
+    if (build_comms(an, &st) < 0 || fit_classes(an, &st, opts->profile) < 0 ||
+        build_rows(an, &st, &evals, &nevals) < 0)
+        goto oom_state;
+    class_bandwidths(an, evals, nevals);
+    estimate_steps(an, &st, opts->steps);
+    finish_summary(an, &st, evals, nevals);
+    if (find_missing_ranks(an) < 0)
+        goto oom_state;
+    an->summary.bucket_bytes = opts->bucket_bytes;
+    if (an_findings(an, evals, nevals) < 0)
+        goto oom_state;
+    if (st.oom)
+        goto oom_state;
+    if (opts->progress)
+        opts->progress(opts->progress_ctx, st.bytes_total, st.bytes_total);
+    ret = an;
+    an = NULL;
+    goto out;
+oom_state:
+oom:
+    cp_error_set(err, NULL, -1, "out of memory");
+out:
+    if (state_live)
+        an_state_free(&st);
+    free(evals);
+    free(offsets);
+    cp_analysis_destroy(an);
+    return ret;
+}

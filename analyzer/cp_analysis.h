@@ -1,0 +1,259 @@
+/* cp_analysis.h - where the communication time of a job went.
+ *
+ * cp_analysis_run() reads every rank log of a job as one stream (a merge by
+ * completion time across ranks, in bounded memory), joins the records of
+ * each collective instance across ranks, fits the alpha-beta model per link
+ * class, aggregates per (collective, communicator, size) and names what is
+ * wrong (findings).  The result is a plain struct that a report writer
+ * renders without recomputing anything; cp_analysis_to_json() is the JSON
+ * writer (schema: docs/report-schema.md; method: docs/analysis.md).
+ *
+ * Like the rest of libcollprof-analysis this never prints: problems with
+ * inputs are collected in the result (`problems`, `inputs`), a fatal error
+ * fills the caller's struct cp_error.
+ */
+#ifndef COLLPROF_CP_ANALYSIS_H
+#define COLLPROF_CP_ANALYSIS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "cp_error.h"
+#include "cp_model.h"
+#include "cp_profile.h"
+
+#define CP_REPORT_SCHEMA "collprof.report/1"
+
+enum cp_analysis_severity {
+    CP_SEVERITY_INFO = 0,
+    CP_SEVERITY_WARNING = 1,
+    CP_SEVERITY_CRITICAL = 2
+};
+
+/* "info", "warning", "critical"; NULL out of range. */
+const char *cp_analysis_severity_name(enum cp_analysis_severity severity);
+/* Parses the names above; -1 when unknown. */
+int cp_analysis_severity_from_name(const char *name, enum cp_analysis_severity *severity);
+
+/* Where a link class's alpha and bandwidth came from. */
+enum cp_link_source {
+    CP_SOURCE_NONE = 0,  /* neither a fit nor a profile: no model */
+    CP_SOURCE_FIT = 1,   /* fitted to this job's calls */
+    CP_SOURCE_PROFILE = 2, /* the site profile (missing keys: the fit) */
+    CP_SOURCE_PORTS = 3  /* InfiniBand port state (not produced yet) */
+};
+const char *cp_link_source_name(enum cp_link_source source);
+
+struct cp_analysis_opts {
+    /* Expected link speeds; NULL: fit only.  Copied by cp_analysis_run. */
+    const struct cp_profile *profile;
+    unsigned steps;      /* training steps in the run; 0: estimate */
+    double bucket_bytes; /* fusion bucket to evaluate; 0: recommend */
+    /* Called now and then from inside cp_analysis_run (may be NULL):
+     * bytes of records read so far and in all. */
+    void (*progress)(void *ctx, uint64_t done_bytes, uint64_t total_bytes);
+    void *progress_ctx;
+};
+
+/* Zero options: fit only, estimate the steps, recommend the bucket. */
+void cp_analysis_opts_init(struct cp_analysis_opts *opts);
+
+/* ---- the result ---------------------------------------------------------- */
+
+enum cp_analysis_input_status {
+    CP_INPUT_OK = 0,      /* read to the end without a problem */
+    CP_INPUT_DAMAGED = 1, /* read, but records were skipped (problems) */
+    CP_INPUT_SKIPPED = 2, /* not analyzed: another job */
+    CP_INPUT_UNREADABLE = 3 /* empty, foreign, truncated header, missing */
+};
+const char *cp_analysis_input_status_name(enum cp_analysis_input_status status);
+
+/* One file given (or found in a directory given). */
+struct cp_analysis_input {
+    char *path;
+    enum cp_analysis_input_status status;
+    int global_rank; /* -1 when unknown or unreadable */
+    int world_size;  /* the header's, -1 unknown */
+    int pid;
+    char node[64];
+    char job_id[32];
+    char step_id[32];
+    unsigned timer;  /* enum cp_timer of the header */
+    int closed;      /* the writer closed it (not killed) */
+    uint64_t records; /* records read */
+    uint64_t calls;
+    uint64_t skipped_records; /* unknown kind, bad timestamps */
+    uint64_t truncated_bytes;
+    uint64_t records_dropped; /* the writer's own count (header) */
+};
+
+/* One problem with an input: the file, the byte offset (-1: the file as a
+ * whole) and a sentence (without the file name). */
+struct cp_analysis_problem {
+    char *file;
+    int64_t offset;
+    char *message;
+};
+
+struct cp_analysis_node {
+    char name[64];
+    unsigned ranks;      /* processes analyzed on it */
+    int offset_known;    /* 1 when the clock offset was estimated */
+    double offset_s;     /* its clock minus the reference node's */
+    uint64_t offset_samples; /* instances the estimate rests on */
+};
+
+struct cp_analysis_rank {
+    int rank;           /* global rank (-1 unknown: then input index) */
+    unsigned node;      /* index into nodes */
+    unsigned input;     /* index into inputs */
+    uint64_t calls;     /* call records, failed included */
+    uint64_t failed;
+    double time_s;      /* sum of its call durations (waiting included) */
+    uint64_t last_arrivals; /* instances it arrived at last (of >= 2) */
+    double late_s;      /* sum over those of last - second-to-last start */
+};
+
+struct cp_analysis_comm {
+    uint64_t id;
+    unsigned nranks;
+    enum cp_link_class link;
+    char name[17];      /* from the communicator record, may be "" */
+    unsigned nnodes;
+    unsigned *nodes;    /* node indices of the members seen, sorted */
+    int *ranks;         /* [nranks]: global rank of each comm rank, -1 */
+    uint64_t instances; /* collective instances (p2p pairs not included) */
+    uint64_t incomplete; /* instances with fewer members than nranks */
+    uint64_t p2p;       /* send/recv pairs */
+    double time_s;      /* own time of its instances */
+};
+
+/* The model used for one link class. */
+struct cp_analysis_link {
+    enum cp_link_source source;
+    double alpha_s;       /* NaN when source is NONE */
+    double bandwidth_Bps; /* 1/beta; NaN when source is NONE */
+    /* the fit of the job's own calls (whatever source is) */
+    int fit_ok;
+    double fit_alpha_s, fit_bandwidth_Bps;
+    double fit_median_rel_residual, fit_r2;
+    unsigned fit_points, fit_points_used;
+    uint64_t fit_calls_used;
+    char fit_why[160]; /* when !fit_ok */
+    /* measured: bandwidth-bound calls of the class */
+    uint64_t bw_calls;
+    double busbw_Bps;       /* sum f*n / sum t */
+    double model_busbw_Bps; /* sum f*n / sum model time of the same calls */
+    double expected_Bps;    /* what busbw is compared with (NaN: none) */
+    enum cp_link_source expected_source;
+};
+
+/* One aggregate: calls of one collective on one communicator whose size n
+ * (nccl-tests' S) is in [bucket_lo, 2 bucket_lo) (bucket_lo 0: n = 0). */
+struct cp_analysis_row {
+    unsigned comm;           /* index into comms */
+    enum cp_coll coll;
+    enum cp_link_class link; /* the communicator's; for sendrecv the pair's */
+    double bucket_lo;
+    uint64_t calls;
+    uint64_t incomplete, grouped;
+    double bytes;       /* sum of n */
+    double time_s;      /* sum of own time; a call of a group of k calls
+                           counts 1/k of the group's interval */
+    double skew_s;      /* sum of arrival skew */
+    double p50_s, p99_s; /* of own time (grouped: the whole interval),
+                            +-0.8 % */
+    double algbw_Bps;   /* bytes / sum of own time (grouped: the whole
+                           interval: the calls of a group run together) */
+    double busbw_Bps;   /* algbw * f */
+    double model_time_s; /* NaN without a model */
+    double efficiency;  /* model_time_s / sum of own time (as algbw) */
+    enum cp_regime regime; /* of most of its time; NONE: no model */
+    double latency_share; /* of its time in latency-bound calls */
+};
+
+struct cp_analysis_finding {
+    char kind[32];          /* latency_bound, low_busbw, straggler ... */
+    enum cp_analysis_severity severity;
+    size_t nranks;
+    int *ranks;             /* global ranks */
+    size_t nnodes;
+    unsigned *nodes;        /* node indices */
+    char *message;          /* one sentence */
+    json_t *evidence;       /* an object of numbers and short strings */
+};
+
+struct cp_analysis_summary {
+    uint64_t records;       /* records read from the analyzed inputs */
+    uint64_t calls;         /* call records */
+    uint64_t failed_calls;  /* result != 0 or no sequence */
+    uint64_t instances;     /* collective instances */
+    uint64_t incomplete_instances;
+    uint64_t p2p_pairs;
+    uint64_t unmatched_p2p; /* a send or recv whose other half never came */
+    uint64_t late_records;  /* members that came after their instance was
+                               closed (clock offsets beyond the window) */
+    uint64_t unjoinable_calls; /* no communicator id */
+    double comm_time_s;     /* sum of instances' own time */
+    double skew_time_s;     /* sum of instances' arrival skew */
+    double wait_time_s;     /* rank-seconds waiting for the last arrival */
+    double rank_time_s;     /* sum of every call's duration over ranks */
+    double latency_bound_s; /* own time of latency-bound calls */
+    double latency_bound_share; /* of comm_time_s, NaN without a model */
+    double span_s;          /* first start to last end */
+    unsigned steps;
+    char steps_method[128]; /* "--steps", "pattern of N calls on comm X",
+                               "none (one step assumed)" */
+    double bucket_bytes;    /* the fusion bucket evaluated */
+    unsigned timer;         /* most common enum cp_timer of the inputs */
+    unsigned inputs_skipped; /* skipped or unreadable inputs */
+    size_t nmissing;
+    int *missing_ranks;     /* global ranks absent below world_size */
+};
+
+struct cp_analysis {
+    char job_id[32];
+    char step_id[32];
+    int world_size;         /* from the headers, -1 unknown */
+    struct cp_analysis_summary summary;
+    struct cp_analysis_link model[CP_LINK_COUNT];
+    unsigned offset_reference; /* index into nodes */
+    uint64_t offset_instances; /* instances the offsets rest on */
+    size_t nnodes;
+    struct cp_analysis_node *nodes;
+    size_t nranks;
+    struct cp_analysis_rank *ranks;  /* sorted by global rank */
+    size_t ncomms;
+    struct cp_analysis_comm *comms;  /* by first appearance */
+    size_t nrows;
+    struct cp_analysis_row *rows; /* by comm, collective, size */
+    size_t nfindings;
+    struct cp_analysis_finding *findings; /* most severe first */
+    size_t ninputs;
+    struct cp_analysis_input *inputs;
+    size_t nproblems;
+    struct cp_analysis_problem *problems;
+};
+
+/* Analyze the logs under paths (a NULL-terminated list of directories,
+ * whose *.cplog files are read, or files).  Returns the result (the caller
+ * owns it: cp_analysis_destroy), or NULL with err filled when nothing could
+ * be analyzed (no readable log) or memory ran out.  Unreadable and damaged
+ * inputs do not fail the run: they are listed in the result. */
+struct cp_analysis *cp_analysis_run(const char *const *paths,
+                                    const struct cp_analysis_opts *opts,
+                                    struct cp_error *err);
+
+/* The report (docs/report-schema.md), keys in a stable order.  New
+ * reference owned by the caller; NULL when memory ran out. */
+json_t *cp_analysis_to_json(const struct cp_analysis *an);
+
+/* The most severe finding's severity, or -1 without findings. */
+int cp_analysis_worst_severity(const struct cp_analysis *an);
+
+/* Destroy; accepts NULL, keeps errno. */
+void cp_analysis_destroy(struct cp_analysis *an);
+
+#endif

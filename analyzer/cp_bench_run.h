@@ -1,0 +1,118 @@
+/* cp_bench_run.h - one rank of collprof bench: NCCL loaded at run time, a
+ * size sweep of each collective with every result checked, timed the way
+ * nccl-tests times it.
+ *
+ * Who is who: rank and rank count from SIMNCCL_RANK/SIMNCCL_NRANKS (simrun),
+ * OMPI_COMM_WORLD_RANK/_SIZE (Open MPI), PMI_RANK/PMI_SIZE (MPICH, Intel
+ * MPI), SLURM_PROCID/SLURM_NTASKS (srun) or RANK/WORLD_SIZE (torchrun), in
+ * that order; without any, one rank.  The local rank (which GPU) from
+ * SIMNCCL_LOCAL_RANK, OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID,
+ * SLURM_LOCALID or LOCAL_RANK.  The node from COLLPROF_NODE, SIMNCCL_NODE,
+ * SLURMD_NODENAME or the host name; every rank learns every other's node
+ * through an all-gather, which gives the link classes.
+ *
+ * The ncclUniqueId: with NCCL_COMM_ID set every rank makes it itself (NCCL
+ * bootstraps through that address); otherwise rank 0 writes it to a file
+ * in a directory all ranks see (id_dir; SIMNCCL_IDDIR under simrun) under a
+ * temporary name renamed into place, the others wait for it, and rank 0
+ * removes it after the first collective.  Its name carries
+ * SLURM_JOB_ID.SLURM_STEP_ID where set.
+ *
+ * NCCL: dlopen(nccl_path or "libnccl.so.2") and dlsym of the entry points
+ * of collprof/cp_nccl.h; ncclAlltoAll, ncclGather and ncclScatter (NCCL
+ * 2.28+) are replaced by grouped ncclSend/ncclRecv where missing, as
+ * nccl-tests does.  Buffers: device memory through libcudart (dlopen'ed,
+ * one GPU per local rank, results copied back to check them) when memory
+ * is DEVICE, or AUTO and cudart finds a GPU and the job does not run under
+ * simrun; host memory otherwise (the CPU NCCL of tests/simnccl).
+ *
+ * One point (a size, out-of-place or in-place): inputs filled with small
+ * integers that depend on rank and index (sums stay exact in float), the
+ * output prefilled with NaN; one call; every output element checked against
+ * its closed-form value (wrong elements summed over the ranks: nccl-tests'
+ * #wrong; in-place all-to-all and send/recv are not checked, "N/A", as in
+ * nccl-tests); then warm-up calls, a barrier, `iters` calls timed together
+ * by the host clock around a stream synchronization; the time is the
+ * average per call, averaged over the ranks.  iters is opts->iters, or
+ * adapts: the checked call's time t gives iters = point_time / t within
+ * [1, max_iters], and warm-up calls are at most as many.  An op's sweep
+ * stops after a size whose call took longer than call_limit_s, and sizes
+ * are bounded by memory (a quarter of the node's memory shared by its
+ * ranks, or a third of the GPU's free memory, for two buffers).
+ *
+ * With ranks on several nodes (or pairs = 2), the sweep ends with send/recv
+ * between two ranks of one node and between rank 0 and a rank of another
+ * node (series with pair = 1), which separate the two link classes.
+ *
+ * Callbacks are called on rank 0 only, as results come in.  Nothing here
+ * prints.
+ */
+#ifndef COLLPROF_CP_BENCH_RUN_H
+#define COLLPROF_CP_BENCH_RUN_H
+
+#include <stdint.h>
+
+#include "cp_bench.h"
+#include "cp_error.h"
+
+enum cp_bench_memory {
+    CP_BENCH_MEMORY_AUTO = 0,
+    CP_BENCH_MEMORY_HOST,
+    CP_BENCH_MEMORY_DEVICE
+};
+
+/* Who ran, and on what; filled by cp_bench_run as soon as it is known. */
+struct cp_bench_run_info {
+    int rank, nranks, local_rank;
+    unsigned nnodes;
+    char node[64];
+    int device;       /* 1: device buffers */
+    int nccl_version; /* ncclGetVersion */
+    char nccl_path[512];
+    uint64_t max_bytes; /* the sweep's bound after memory */
+    int intra_pair[2];  /* -1 when none */
+    int inter_pair[2];
+    int fallback_p2p;   /* alltoall/gather/scatter made of send/recv */
+};
+
+struct cp_bench_run_opts {
+    const char *nccl_path;
+    enum cp_bench_memory memory;
+    uint64_t min_bytes, max_bytes;
+    double step_factor;  /* > 1 */
+    unsigned ops;        /* bit (1 << enum cp_coll) per collective */
+    unsigned iters;      /* 0: adaptive */
+    unsigned warmup;
+    unsigned max_iters;  /* adaptive cap */
+    double point_time_s;
+    double call_limit_s;
+    uint64_t memory_limit; /* bytes per rank for buffers; 0: automatic */
+    int check;
+    int pairs;           /* 0 never, 1 when ranks span nodes, 2 always */
+    const char *id_dir;  /* NULL: SIMNCCL_IDDIR, else "." */
+    double id_timeout_s;
+    int corrupt_coll;    /* testing: -1, or the collective whose checked */
+    int corrupt_rank;    /* output gets one wrong element on this rank */
+
+    void *ctx;
+    void (*on_start)(void *ctx, const struct cp_bench_run_info *info);
+    void (*on_section)(void *ctx, const struct cp_bench_series *s);
+    void (*on_line)(void *ctx, const struct cp_bench_point *out_of_place,
+                    const struct cp_bench_point *in_place);
+    void (*on_section_end)(void *ctx, const struct cp_bench_series *s,
+                           const char *note);
+};
+
+/* Sets the defaults: 4 B .. 1 GiB by x2, every collective, adaptive
+ * iterations (at most 20, 5 warm-up, 0.2 s per point, 1 s per call),
+ * checks on, pairs when ranks span nodes. */
+void cp_bench_run_defaults(struct cp_bench_run_opts *o);
+
+/* Run this rank's part; every rank ends with the same points in set.
+ * Returns 0 (wrong results are in the points), or -1 when NCCL, CUDA, the
+ * bootstrap or memory failed (err says which; other ranks then fail too or
+ * time out). */
+int cp_bench_run(const struct cp_bench_run_opts *o, struct cp_bench_set *set,
+                 struct cp_bench_run_info *info, struct cp_error *err);
+
+#endif

@@ -1,0 +1,562 @@
+/* cp_findings.c - what is wrong, with its evidence.
+ *
+ * Kinds (docs/analysis.md has the rules and thresholds):
+ *   latency_bound      much of the time in calls below n_1/2; what fusing
+ *                      them into buckets would save per step
+ *   low_busbw          bandwidth-bound calls of a communicator far below
+ *                      the model's busbw (evidence.tcp_fallback when an
+ *                      order of magnitude below on the network)
+ *   straggler          one rank arrives last at most collectives
+ *   missing_ranks      ranks below the world size left no log
+ *   incomplete_instances  instances missing members without a missing rank
+ *   failed_calls       NCCL calls that returned an error
+ *   clock_offset       node clocks disagree (corrected)
+ *   model_unavailable  a link class with calls but no model
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cp_analysis_int.h"
+#include "cp_units.h"
+
+#define LATENCY_INFO 0.10
+#define LATENCY_WARNING 0.25
+#define LATENCY_CRITICAL 0.50
+#define BUSBW_LOW 0.5      /* measured / model busbw */
+#define BUSBW_TCP 0.15     /* an order of magnitude below */
+#define MIN_BUCKET 25e6    /* PyTorch DDP's default bucket */
+
+/* A real or null (JSON has no NaN). */
+static json_t *jnum(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+static int set(json_t *obj, const char *key, json_t *value)
+{
+    return value ? json_object_set_new(obj, key, value) : -1;
+}
+
+/* A communicator id as 16 hex digits. */
+static json_t *hex_id(uint64_t id)
+{
+    char buf[24];
+
+    snprintf(buf, sizeof buf, "%016llx", (unsigned long long)id);
+    return json_string(buf);
+}
+
+__attribute__((format(printf, 8, 9))) static int
+add_finding(struct cp_analysis *an, const char *kind, enum cp_analysis_severity sev,
+            const int *ranks, size_t nranks, const unsigned *nodes,
+            size_t nnodes, const char *fmt, ...)
+{
+    struct cp_analysis_finding *bigger, *f;
+    char msg[1024];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    bigger = realloc(an->findings, (an->nfindings + 1) * sizeof *bigger);
+    if (!bigger)
+        return -1;
+    an->findings = bigger;
+    f = &an->findings[an->nfindings];
+    memset(f, 0, sizeof *f);
+    snprintf(f->kind, sizeof f->kind, "%s", kind);
+    f->severity = sev;
+    f->message = strdup(msg);
+    f->evidence = json_object();
+    f->ranks = malloc((nranks ? nranks : 1) * sizeof *f->ranks);
+    f->nodes = malloc((nnodes ? nnodes : 1) * sizeof *f->nodes);
+    if (!f->message || !f->evidence || !f->ranks || !f->nodes) {
+        free(f->message);
+        json_decref(f->evidence);
+        free(f->ranks);
+        free(f->nodes);
+        return -1;
+    }
+    if (nranks)
+        memcpy(f->ranks, ranks, nranks * sizeof *ranks);
+    if (nnodes)
+        memcpy(f->nodes, nodes, nnodes * sizeof *nodes);
+    f->nranks = nranks;
+    f->nnodes = nnodes;
+    an->nfindings++;
+    return 0;
+}
+
+static json_t *last_evidence(struct cp_analysis *an)
+{
+    return an->findings[an->nfindings - 1].evidence;
+}
+
+/* Ranks and nodes of a set of communicators (marks[i] set). */
+struct who {
+    int *ranks;
+    size_t nranks;
+    unsigned *nodes;
+    size_t nnodes;
+};
+
+static int who_of_comms(const struct cp_analysis *an, const unsigned char *marks,
+                        struct who *w)
+{
+    unsigned char *rank_seen = calloc(an->nranks + 1, 1);
+    unsigned char *node_seen = calloc(an->nnodes + 1, 1);
+    size_t i, r;
+    int rc = -1;
+
+    memset(w, 0, sizeof *w);
+    w->ranks = malloc((an->nranks + 1) * sizeof *w->ranks);
+    w->nodes = malloc((an->nnodes + 1) * sizeof *w->nodes);
+    if (!rank_seen || !node_seen || !w->ranks || !w->nodes)
+        goto out;
+    for (i = 0; i < an->ncomms; i++) {
+        const struct cp_analysis_comm *c = &an->comms[i];
+        if (!marks[i])
+            continue;
+        for (r = 0; r < c->nnodes; r++)
+            node_seen[c->nodes[r]] = 1;
+        for (r = 0; r < c->nranks; r++) {
+            size_t k;
+            if (c->ranks[r] < 0)
+                continue;
+            for (k = 0; k < an->nranks; k++)
+                if (an->ranks[k].rank == c->ranks[r])
+                    rank_seen[k] = 1;
+        }
+    }
+    for (i = 0; i < an->nranks; i++)
+        if (rank_seen[i])
+            w->ranks[w->nranks++] = an->ranks[i].rank;
+    for (i = 0; i < an->nnodes; i++)
+        if (node_seen[i])
+            w->nodes[w->nnodes++] = (unsigned)i;
+    rc = 0;
+out:
+    free(rank_seen);
+    free(node_seen);
+    return rc;
+}
+
+static void who_free(struct who *w)
+{
+    free(w->ranks);
+    free(w->nodes);
+}
+
+static int compare_lat_time(const void *a, const void *b)
+{
+    const struct an_eval *x = *(const struct an_eval *const *)a;
+    const struct an_eval *y = *(const struct an_eval *const *)b;
+    return x->lat.time > y->lat.time ? -1 : x->lat.time < y->lat.time;
+}
+
+static const char *coll_name(enum cp_coll c)
+{
+    const char *n = cp_model_coll_name(c);
+    return n ? n : "unknown";
+}
+
+static int latency_bound(struct cp_analysis *an, const struct an_eval *ev,
+                         size_t nev)
+{
+    struct cp_analysis_summary *sm = &an->summary;
+    const struct an_eval **lat = NULL;
+    unsigned char *marks = NULL;
+    struct who w = {0};
+    json_t *sizes = NULL, *e;
+    double share = sm->latency_bound_share, bucket = sm->bucket_bytes;
+    double n_half = 0, saving = 0, steps = sm->steps ? sm->steps : 1, pct;
+    uint64_t calls = 0;
+    size_t nlat = 0, i;
+    enum cp_analysis_severity sev;
+    char b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE], b3[CP_UNITS_BUFSIZE],
+        b4[CP_UNITS_BUFSIZE], b5[CP_UNITS_BUFSIZE], what[160] = "";
+    int rc = -1;
+
+    if (!(share >= LATENCY_INFO))
+        return 0;
+    lat = malloc((nev ? nev : 1) * sizeof *lat);
+    marks = calloc(an->ncomms + 1, 1);
+    sizes = json_array();
+    if (!lat || !marks || !sizes)
+        goto out;
+    for (i = 0; i < nev; i++)
+        if (ev[i].have_model && ev[i].lat.calls > 0) {
+            lat[nlat++] = &ev[i];
+            marks[ev[i].comm] = 1;
+            calls += ev[i].lat.calls;
+            if (ev[i].sec_per_byte > 0)
+                n_half = fmax(n_half, ev[i].latency_s / ev[i].sec_per_byte);
+        }
+    if (nlat == 0) {
+        rc = 0;
+        goto out;
+    }
+    qsort(lat, nlat, sizeof *lat, compare_lat_time);
+    if (!(bucket > 0)) {
+        /* DDP's 25 MB, or 10 n_1/2 (latency under 10 % of the time) when
+         * that is larger, in whole MB */
+        bucket = fmax(MIN_BUCKET, ceil(10 * n_half / 1e6) * 1e6);
+        sm->bucket_bytes = bucket;
+    }
+    for (i = 0; i < nlat; i++) {
+        const struct an_eval *x = lat[i];
+        double k = (double)x->lat.calls / steps, bytes = x->lat.bytes / steps;
+        double m = fmax(1, ceil(bytes / bucket));
+        double small = k * x->latency_s + bytes * x->sec_per_byte;
+        double fused = m * x->latency_s + bytes * x->sec_per_byte;
+        if (m < k && small > 0)
+            saving += x->lat.time * (1 - fused / small);
+        if (i < 5) {
+            json_t *o = json_object();
+            if (!o || json_array_append_new(sizes, o) < 0)
+                goto out;
+            if (set(o, "op", json_string(coll_name(x->coll))) < 0 ||
+                set(o, "comm", hex_id(an->comms[x->comm].id)) < 0 ||
+                set(o, "link", json_string(cp_link_class_name(x->link))) < 0 ||
+                set(o, "calls", json_integer((json_int_t)x->lat.calls)) < 0 ||
+                set(o, "time_s", jnum(x->lat.time)) < 0 ||
+                set(o, "min_bytes", jnum(x->lat.n_min)) < 0 ||
+                set(o, "max_bytes", jnum(x->lat.n_max)) < 0 ||
+                set(o, "n_half_bytes",
+                    jnum(x->sec_per_byte > 0 ? x->latency_s / x->sec_per_byte
+                                             : NAN)) < 0)
+                goto out;
+        }
+    }
+    pct = sm->comm_time_s > 0 ? saving / sm->comm_time_s : 0;
+    sev = share >= LATENCY_CRITICAL && pct >= 0.25 ? CP_SEVERITY_CRITICAL
+          : share >= LATENCY_WARNING || pct >= 0.10 ? CP_SEVERITY_WARNING
+                                                    : CP_SEVERITY_INFO;
+    snprintf(what, sizeof what, "%s %s-%s", coll_name(lat[0]->coll),
+             cp_units_format_size(lat[0]->lat.n_min, b1, sizeof b1),
+             cp_units_format_size(lat[0]->lat.n_max, b2, sizeof b2));
+    if (nlat > 1)
+        snprintf(what + strlen(what), sizeof what - strlen(what),
+                 " and %zu more", nlat - 1);
+    if (who_of_comms(an, marks, &w) < 0)
+        goto out;
+    if (add_finding(an, "latency_bound", sev, w.ranks, w.nranks, w.nodes,
+                    w.nnodes,
+                    "%.0f%% of the communication time (%s of %s) is in %llu "
+                    "latency-bound calls (%s); fusing them into %s buckets "
+                    "would save about %s per %s (%.0f%%).",
+                    100 * share,
+                    cp_units_format_time(sm->latency_bound_s, b3, sizeof b3),
+                    cp_units_format_time(sm->comm_time_s, b4, sizeof b4),
+                    (unsigned long long)calls, what,
+                    cp_units_format_size_si(bucket, b1, sizeof b1),
+                    cp_units_format_time(saving / steps, b5, sizeof b5),
+                    sm->steps > 1 ? "step" : "run", 100 * pct) < 0)
+        goto out;
+    e = last_evidence(an);
+    if (set(e, "share", jnum(share)) < 0 ||
+        set(e, "latency_bound_s", jnum(sm->latency_bound_s)) < 0 ||
+        set(e, "comm_time_s", jnum(sm->comm_time_s)) < 0 ||
+        set(e, "calls", json_integer((json_int_t)calls)) < 0 ||
+        set(e, "n_half_bytes", jnum(n_half)) < 0 ||
+        set(e, "bucket_bytes", jnum(bucket)) < 0 ||
+        set(e, "steps", json_integer(sm->steps)) < 0 ||
+        set(e, "steps_method", json_string(sm->steps_method)) < 0 ||
+        set(e, "saving_per_step_s", jnum(saving / steps)) < 0 ||
+        set(e, "saving_share", jnum(pct)) < 0 ||
+        json_object_set(e, "sizes", sizes) < 0)
+        goto out;
+    rc = 0;
+out:
+    json_decref(sizes);
+    who_free(&w);
+    free(lat);
+    free(marks);
+    return rc;
+}
+
+/* Bandwidth-bound calls per (communicator, link class) against the model. */
+static int low_busbw(struct cp_analysis *an, const struct an_eval *ev,
+                     size_t nev)
+{
+    const struct cp_analysis_summary *sm = &an->summary;
+    unsigned char *marks = NULL;
+    size_t ci, i;
+    unsigned k;
+    int rc = -1;
+
+    marks = calloc(an->ncomms + 1, 1);
+    if (!marks)
+        goto out;
+    for (ci = 0; ci < an->ncomms; ci++) {
+        for (k = 0; k < CP_LINK_COUNT; k++) {
+            const struct cp_analysis_link *m = &an->model[k];
+            const struct cp_analysis_comm *c = &an->comms[ci];
+            double fn = 0, t = 0, mt = 0, busbw, model, ratio;
+            uint64_t calls = 0;
+            int tcp;
+            struct who w;
+            json_t *e;
+            char b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE],
+                b3[CP_UNITS_BUFSIZE];
+
+            for (i = 0; i < nev; i++)
+                if (ev[i].comm == ci && ev[i].link == k && ev[i].have_model) {
+                    fn += ev[i].bw.fn;
+                    t += ev[i].bw.duration;
+                    mt += ev[i].bw.model_time;
+                    calls += ev[i].bw.judged_calls;
+                }
+            if (calls < 3 || !(t > 0) || !(mt > 0) ||
+                t < 0.01 * sm->comm_time_s)
+                continue;
+            busbw = fn / t;
+            model = fn / mt;
+            ratio = busbw / model;
+            if (!(ratio < BUSBW_LOW))
+                continue;
+            tcp = ratio < BUSBW_TCP && k == CP_LINK_INTER;
+            memset(marks, 0, an->ncomms);
+            marks[ci] = 1;
+            if (who_of_comms(an, marks, &w) < 0)
+                goto out;
+            rc = add_finding(
+                an, "low_busbw",
+                ratio < BUSBW_TCP ? CP_SEVERITY_CRITICAL : CP_SEVERITY_WARNING,
+                w.ranks, w.nranks, w.nodes, w.nnodes,
+                "%s bandwidth-bound calls on communicator %016llx (%u ranks, "
+                "%u nodes) reach a busbw of %s, %.0f%% of the %s the model "
+                "expects at their sizes (link %s, from the %s)%s.",
+                k == CP_LINK_INTER ? "Inter-node" : "Intra-node",
+                (unsigned long long)c->id, c->nranks, c->nnodes,
+                cp_units_format_bandwidth(busbw, b1, sizeof b1), 100 * ratio,
+                cp_units_format_bandwidth(model, b2, sizeof b2),
+                cp_units_format_bandwidth(m->bandwidth_Bps, b3, sizeof b3),
+                cp_link_source_name(m->source),
+                tcp ? ": TCP fallback suspected (an order of magnitude below "
+                      "the network's rate)"
+                : ratio < BUSBW_TCP ? ": an order of magnitude below the link"
+                                    : "");
+            who_free(&w);
+            if (rc < 0)
+                goto out;
+            rc = -1;
+            e = last_evidence(an);
+            if (set(e, "comm", hex_id(c->id)) < 0 ||
+                set(e, "link", json_string(cp_link_class_name(k))) < 0 ||
+                set(e, "calls", json_integer((json_int_t)calls)) < 0 ||
+                set(e, "time_s", jnum(t)) < 0 ||
+                set(e, "busbw_Bps", jnum(busbw)) < 0 ||
+                set(e, "model_busbw_Bps", jnum(model)) < 0 ||
+                set(e, "ratio", jnum(ratio)) < 0 ||
+                set(e, "link_bandwidth_Bps", jnum(m->bandwidth_Bps)) < 0 ||
+                set(e, "expected_Bps", jnum(m->expected_Bps)) < 0 ||
+                set(e, "source", json_string(cp_link_source_name(m->source))) < 0 ||
+                set(e, "tcp_fallback", json_boolean(tcp)) < 0)
+                goto out;
+        }
+    }
+    rc = 0;
+out:
+    free(marks);
+    return rc;
+}
+
+static int straggler(struct cp_analysis *an)
+{
+    const struct cp_analysis_summary *sm = &an->summary;
+    double total = 0;
+    size_t i, worst = SIZE_MAX;
+    const struct cp_analysis_rank *r;
+    char b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE];
+    json_t *e;
+
+    for (i = 0; i < an->nranks; i++) {
+        total += an->ranks[i].late_s;
+        if (worst == SIZE_MAX || an->ranks[i].late_s > an->ranks[worst].late_s)
+            worst = i;
+    }
+    if (worst == SIZE_MAX || an->nranks < 2)
+        return 0;
+    r = &an->ranks[worst];
+    if (!(r->late_s >= 0.5 * total) || r->last_arrivals < 10 ||
+        !(r->late_s >= 0.05 * (sm->comm_time_s + sm->skew_time_s)))
+        return 0;
+    if (add_finding(an, "straggler",
+                    r->late_s >= sm->comm_time_s ? CP_SEVERITY_CRITICAL
+                                                 : CP_SEVERITY_WARNING,
+                    &r->rank, 1, &r->node, 1,
+                    "Rank %d (node %s) arrived last at %llu collectives, on "
+                    "average %s after the rank before it (%s in all): the "
+                    "others waited for it, which points at its compute or "
+                    "input, not at the network.",
+                    r->rank, an->nodes[r->node].name,
+                    (unsigned long long)r->last_arrivals,
+                    cp_units_format_time(r->late_s / (double)r->last_arrivals,
+                                         b1, sizeof b1),
+                    cp_units_format_time(r->late_s, b2, sizeof b2)) < 0)
+        return -1;
+    e = last_evidence(an);
+    if (set(e, "last_arrivals", json_integer((json_int_t)r->last_arrivals)) < 0 ||
+        set(e, "last_share",
+            jnum(sm->instances ? (double)r->last_arrivals / (double)sm->instances
+                               : NAN)) < 0 ||
+        set(e, "late_s", jnum(r->late_s)) < 0 ||
+        set(e, "mean_late_s", jnum(r->late_s / (double)r->last_arrivals)) < 0 ||
+        set(e, "lateness_share", jnum(total > 0 ? r->late_s / total : NAN)) < 0 ||
+        set(e, "wait_time_s", jnum(sm->wait_time_s)) < 0)
+        return -1;
+    return 0;
+}
+
+static int inputs_findings(struct cp_analysis *an)
+{
+    const struct cp_analysis_summary *sm = &an->summary;
+    json_t *e;
+    size_t i;
+
+    if (sm->nmissing > 0) {
+        char list[256] = "";
+        for (i = 0; i < sm->nmissing && strlen(list) < 200; i++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%d",
+                     i ? ", " : "", sm->missing_ranks[i]);
+        if (i < sm->nmissing)
+            snprintf(list + strlen(list), sizeof list - strlen(list), " ...");
+        if (add_finding(an, "missing_ranks", CP_SEVERITY_WARNING,
+                        sm->missing_ranks, sm->nmissing, NULL, 0,
+                        "%zu of %d ranks left no log (rank%s %s): %llu of "
+                        "%llu collective instances are incomplete and their "
+                        "times rest on the ranks present.",
+                        sm->nmissing, an->world_size,
+                        sm->nmissing > 1 ? "s" : "", list,
+                        (unsigned long long)sm->incomplete_instances,
+                        (unsigned long long)sm->instances) < 0)
+            return -1;
+        e = last_evidence(an);
+        if (set(e, "missing", json_integer((json_int_t)sm->nmissing)) < 0 ||
+            set(e, "world_size", json_integer(an->world_size)) < 0 ||
+            set(e, "incomplete_instances",
+                json_integer((json_int_t)sm->incomplete_instances)) < 0)
+            return -1;
+    } else if (sm->incomplete_instances > 0) {
+        if (add_finding(an, "incomplete_instances", CP_SEVERITY_INFO, NULL, 0,
+                        NULL, 0,
+                        "%llu of %llu collective instances missed members "
+                        "(records lost or a process killed).",
+                        (unsigned long long)sm->incomplete_instances,
+                        (unsigned long long)sm->instances) < 0)
+            return -1;
+        e = last_evidence(an);
+        if (set(e, "incomplete_instances",
+                json_integer((json_int_t)sm->incomplete_instances)) < 0 ||
+            set(e, "instances", json_integer((json_int_t)sm->instances)) < 0)
+            return -1;
+    }
+    if (sm->failed_calls > 0) {
+        int *ranks = malloc(an->nranks * sizeof *ranks);
+        size_t n = 0;
+        int rc;
+        if (!ranks)
+            return -1;
+        for (i = 0; i < an->nranks; i++)
+            if (an->ranks[i].failed)
+                ranks[n++] = an->ranks[i].rank;
+        rc = add_finding(an, "failed_calls", CP_SEVERITY_WARNING, ranks, n,
+                         NULL, 0,
+                         "%llu NCCL calls returned an error on %zu rank%s; "
+                         "they are counted but not analyzed.",
+                         (unsigned long long)sm->failed_calls, n,
+                         n == 1 ? "" : "s");
+        free(ranks);
+        if (rc < 0)
+            return -1;
+        if (set(last_evidence(an), "failed_calls",
+                json_integer((json_int_t)sm->failed_calls)) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int clock_offset(struct cp_analysis *an)
+{
+    size_t i, worst = 0;
+    char b1[CP_UNITS_BUFSIZE];
+    json_t *e;
+
+    for (i = 1; i < an->nnodes; i++)
+        if (fabs(an->nodes[i].offset_s) > fabs(an->nodes[worst].offset_s))
+            worst = i;
+    if (an->nnodes < 2 || !(fabs(an->nodes[worst].offset_s) > 100e-6))
+        return 0;
+    if (add_finding(an, "clock_offset", CP_SEVERITY_INFO, NULL, 0,
+                    (unsigned[]){(unsigned)worst}, 1,
+                    "The clock of node %s is %s %s node %s's; all times were "
+                    "corrected before the skew analysis.",
+                    an->nodes[worst].name,
+                    cp_units_format_time(fabs(an->nodes[worst].offset_s), b1,
+                                         sizeof b1),
+                    an->nodes[worst].offset_s > 0 ? "ahead of" : "behind",
+                    an->nodes[an->offset_reference].name) < 0)
+        return -1;
+    e = last_evidence(an);
+    if (set(e, "offset_s", jnum(an->nodes[worst].offset_s)) < 0 ||
+        set(e, "instances", json_integer((json_int_t)an->offset_instances)) < 0)
+        return -1;
+    return 0;
+}
+
+static int model_unavailable(struct cp_analysis *an, const struct an_eval *ev,
+                             size_t nev)
+{
+    unsigned k;
+    size_t i;
+
+    for (k = 0; k < CP_LINK_COUNT; k++) {
+        uint64_t calls = 0;
+        for (i = 0; i < nev; i++)
+            if (ev[i].link == k)
+                calls += ev[i].lat.calls + ev[i].bw.calls;
+        if (calls == 0 || an->model[k].source != CP_SOURCE_NONE)
+            continue;
+        if (add_finding(an, "model_unavailable", CP_SEVERITY_INFO, NULL, 0,
+                        NULL, 0,
+                        "No %s-node model: %s; give its alpha and bandwidth "
+                        "in a profile (--profile) to judge these %llu calls.",
+                        k == CP_LINK_INTER ? "inter" : "intra",
+                        an->model[k].fit_why[0] ? an->model[k].fit_why
+                                                : "the fit failed",
+                        (unsigned long long)calls) < 0)
+            return -1;
+        if (set(last_evidence(an), "link", json_string(cp_link_class_name(k))) < 0 ||
+            set(last_evidence(an), "calls", json_integer((json_int_t)calls)) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+int an_findings(struct cp_analysis *an, const struct an_eval *ev, size_t nev)
+{
+    size_t i;
+
+    if (latency_bound(an, ev, nev) < 0 || low_busbw(an, ev, nev) < 0 ||
+        straggler(an) < 0 || inputs_findings(an) < 0 ||
+        clock_offset(an) < 0 || model_unavailable(an, ev, nev) < 0)
+        return -1;
+    /* most severe first, in the order above within a severity (a stable
+     * insertion sort: there are a handful) */
+    for (i = 1; i < an->nfindings; i++) {
+        struct cp_analysis_finding f = an->findings[i];
+        size_t j = i;
+        while (j > 0 && an->findings[j - 1].severity < f.severity) {
+            an->findings[j] = an->findings[j - 1];
+            j--;
+        }
+        an->findings[j] = f;
+    }
+    return 0;
+}

@@ -1,0 +1,121 @@
+/* cp_scan.h - records of a rank log in place, for the analyzer's hot loop.
+ *
+ * cp_logread's cp_logfile_next() copies each record out through a function
+ * call; at tens of millions of records a second that copy and call are a
+ * quarter of the analyzer's time.  A scan validates the file exactly as
+ * cp_logfile_open() does (it calls it), then reads the records through its
+ * own fixed buffer and hands out pointers into it: cp_scan_next() is inline
+ * and copies only records of the other byte order.  Skipping rules and
+ * problem messages are those of cp_logread: never-written slots are skipped
+ * silently, slots of an unknown kind and a partial trailing record are
+ * skipped and counted, the first problem is kept with its offset.
+ *
+ * Memory: one buffer of CP_SCAN_BUFFER bytes per open scan.
+ */
+#ifndef COLLPROF_CP_SCAN_H
+#define COLLPROF_CP_SCAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collprof/cp_logfmt.h"
+#include "cp_error.h"
+#include "cp_logread.h"
+
+#define CP_SCAN_BUFFER (64 * 1024)
+
+struct cp_scan {
+    int fd;
+    int swapped;
+    int have_problem;
+    uint32_t header_size;
+    size_t fill, pos;          /* valid bytes in buf, next record */
+    uint64_t buf_offset;       /* file offset of buf[0] */
+    struct cp_logfile_stats st; /* empty, bad, truncated (records: derived) */
+    struct cp_log_header hdr;  /* host byte order */
+    struct cp_error problem;
+    char *path;
+    union cp_rec tmp;          /* a swapped record */
+    union cp_rec *buf;         /* CP_SCAN_BUFFER bytes, 64-byte aligned */
+};
+
+/* Open and validate path (as cp_logfile_open).  NULL with err filled (the
+ * file and offset named) when it is not a readable log.  The caller owns
+ * the result: cp_scan_close. */
+struct cp_scan *cp_scan_open(const char *path, struct cp_error *err);
+
+/* Refill the buffer; internal to cp_scan_next.  Returns 0 at the end. */
+int cp_scan_refill(struct cp_scan *s);
+/* Note a bad slot; internal to cp_scan_next. */
+void cp_scan_bad_kind(struct cp_scan *s, const union cp_rec *r);
+
+/* The next written record (host byte order), valid until the next call;
+ * NULL at the end of the file.  Only the buffer position moves per record:
+ * the slot and record counts are derived from it (cp_scan_stats). */
+static inline const union cp_rec *cp_scan_next(struct cp_scan *s)
+{
+    for (;;) {
+        const union cp_rec *r;
+        if (__builtin_expect(s->pos + CP_LOG_RECORD_SIZE > s->fill, 0))
+            if (!cp_scan_refill(s))
+                return NULL;
+        r = (const union cp_rec *)((const char *)s->buf + s->pos);
+        s->pos += CP_LOG_RECORD_SIZE;
+        if (__builtin_expect(r->kind == CP_REC_EMPTY ||
+                                 r->kind >= CP_REC_KIND_MAX,
+                             0)) {
+            if (r->kind == CP_REC_EMPTY)
+                s->st.empty++;
+            else
+                cp_scan_bad_kind(s, r);
+            continue;
+        }
+        if (__builtin_expect(s->swapped, 0)) {
+            s->tmp = *r;
+            cp_rec_swap(&s->tmp);
+            return &s->tmp;
+        }
+        return r;
+    }
+}
+
+/* Slots consumed so far (written or not). */
+static inline uint64_t cp_scan_slots(const struct cp_scan *s)
+{
+    return (s->buf_offset + s->pos - s->header_size) / CP_LOG_RECORD_SIZE;
+}
+
+/* Records returned so far. */
+static inline uint64_t cp_scan_records(const struct cp_scan *s)
+{
+    return cp_scan_slots(s) - s->st.empty - s->st.bad;
+}
+
+/* Counts of what was read and skipped (as cp_logfile_stats). */
+static inline void cp_scan_stats(const struct cp_scan *s,
+                                 struct cp_logfile_stats *st)
+{
+    *st = s->st;
+    st->records = cp_scan_records(s);
+}
+
+/* The byte offset in the file of the record cp_scan_next returned last. */
+static inline uint64_t cp_scan_offset(const struct cp_scan *s)
+{
+    return s->buf_offset + s->pos - CP_LOG_RECORD_SIZE;
+}
+
+static inline const struct cp_log_header *cp_scan_header(const struct cp_scan *s)
+{
+    return &s->hdr;
+}
+
+static inline const struct cp_error *cp_scan_problem(const struct cp_scan *s)
+{
+    return s->have_problem ? &s->problem : NULL;
+}
+
+/* Destroy; accepts NULL, keeps errno. */
+void cp_scan_close(struct cp_scan *s);
+
+#endif

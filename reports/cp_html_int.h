@@ -1,0 +1,123 @@
+/* cp_html_int.h - what cp_html.c and cp_html_plots.c share: a checked,
+ * typed view of a report.json object.
+ *
+ * cp_html.c builds the view once (every key the page reads is checked
+ * there, so that a bad report fails with the key's name before anything
+ * is written); the plots and tables only read it.  Strings point into the
+ * JSON object, which outlives the view.  Missing numbers (JSON null, as
+ * the analyzer writes non-finite values) are NaN.
+ */
+#ifndef COLLPROF_CP_HTML_INT_H
+#define COLLPROF_CP_HTML_INT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+/* Bounds that keep a 4096-rank page small. */
+#define RP_TABLE_ROWS 20      /* rows of a table before "N more" */
+#define RP_LIST_ITEMS 24      /* ranks or nodes named in one finding */
+#define RP_TIME_PLOTS 6       /* time-vs-size plots (collective groups) */
+#define RP_BUSBW_COMMS 6      /* communicators in the busbw plot */
+#define RP_HEAT_CELLS 64      /* heatmap side; more nodes are aggregated */
+#define RP_RANK_BARS 512      /* lateness bars; more ranks are binned */
+#define RP_PROBLEMS 20        /* input problems listed */
+
+struct rp_link {
+    const char *name; /* "intra", "inter" (the key in `model`) */
+    const char *source;
+    double alpha_s, bandwidth_Bps;
+    double busbw_Bps, model_busbw_Bps, expected_Bps;
+    const char *expected_source;
+    double r2, median_rel_residual, calls_used, bw_calls;
+    int fit_ok;
+    const char *fit_why; /* NULL when the fit is fine */
+};
+
+struct rp_comm {
+    const char *id, *name, *link;
+    double nranks, instances, incomplete, p2p, time_s;
+    json_t *nodes; /* array of node names */
+    size_t nnodes;
+    /* from its rows: bandwidth-bound calls against the model */
+    double bw_model_s, bw_time_s;
+};
+
+struct rp_row {
+    const char *op, *comm, *link, *regime;
+    long comm_index; /* into comms, -1 when unknown */
+    double nranks, bucket, calls, bytes, time_s, p50_s, p99_s, skew_s;
+    double algbw_Bps, busbw_Bps, model_time_s, efficiency, latency_share;
+};
+
+struct rp_rank {
+    double rank;
+    const char *node;
+    double calls, failed, time_s, last_arrivals, late_s;
+};
+
+/* A name and its position, sorted by name for bsearch. */
+struct name_index {
+    const char *name;
+    size_t index;
+};
+
+enum rp_severity { RP_INFO = 0, RP_WARNING = 1, RP_CRITICAL = 2 };
+
+struct rp_finding {
+    const char *kind, *severity, *message;
+    const char *suggestion; /* the report's own, NULL: derived by kind */
+    enum rp_severity sev;
+    json_t *nodes, *ranks, *evidence;
+};
+
+struct rp_summary {
+    double calls, failed_calls, instances, incomplete_instances, p2p_pairs;
+    double comm_time_s, skew_time_s, wait_time_s, rank_time_s;
+    double latency_bound_s, latency_bound_share, span_s, steps, bucket_bytes;
+    double records, skipped_inputs;
+    const char *steps_method, *timer;
+    json_t *missing_ranks;
+};
+
+struct rp_report {
+    json_t *root;
+    const char *schema, *generator, *job_id, *step_id;
+    json_t *nodes; /* job.nodes: names */
+    size_t nnodes;
+    struct name_index *node_order; /* job.nodes sorted by name */
+    double world_size, processes;
+    struct rp_summary sum;
+    size_t nlinks;
+    struct rp_link links[4];
+    size_t ncomms, nrows, nranks, nfindings;
+    struct rp_comm *comms;
+    struct rp_row *rows;
+    struct rp_rank *ranks;
+    struct rp_finding *findings; /* most severe first */
+    json_t *offsets;  /* clock_offsets, may be NULL */
+    json_t *inputs;   /* inputs, may be NULL */
+    json_t *topology; /* a node-pair matrix (slow-link analysis), or NULL */
+    json_t *timeline; /* communication time per window, or NULL */
+};
+
+/* The model of link class `name`, NULL when the report has none. */
+const struct rp_link *rp_link_get(const struct rp_report *r,
+                                  const char *name);
+
+/* Index of node `name` in job.nodes, -1 when absent. */
+long rp_node_index(const struct rp_report *r, const char *name);
+
+/* The plots (cp_html_plots.c); each writes one <figure>. */
+void rp_plot_time_vs_size(FILE *out, const struct rp_report *r);
+void rp_plot_busbw(FILE *out, const struct rp_report *r);
+void rp_plot_histogram(FILE *out, const struct rp_report *r);
+void rp_plot_heatmap(FILE *out, const struct rp_report *r);
+void rp_plot_lateness(FILE *out, const struct rp_report *r);
+void rp_plot_timeline(FILE *out, const struct rp_report *r);
+
+/* A display name for a communicator: its name, else its id. */
+const char *rp_comm_label(const struct rp_comm *c);
+
+#endif

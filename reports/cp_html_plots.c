@@ -1,0 +1,1520 @@
+/* cp_html_plots.c - the plots of report.html, as inline SVG.
+ *
+ * Each function writes one or more <figure>s from the checked view of the
+ * report (cp_html_int.h).  Data that the report does not have gives a
+ * figure that says so instead of an empty frame.  Every string from the
+ * report is escaped; hover details are SVG <title> elements, so no script
+ * is needed.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cp_html_int.h"
+#include "cp_model.h"
+#include "cp_svg.h"
+
+#define PLOT_W 600.0
+#define PLOT_H 340.0
+#define LATENCY_COLOR "#D55E00"
+#define BANDWIDTH_COLOR "#0072B2"
+#define NONE_COLOR "#9e9e9e"
+
+static void esc(FILE *out, const char *s)
+{
+    cp_svg_escape(out, s);
+}
+
+static const char *fmt(double v, enum cp_svg_unit unit, char *buf,
+                       size_t size)
+{
+    return cp_svg_format(v, unit, 3, buf, size);
+}
+
+static const char *co(double v, char *buf, size_t size)
+{
+    return cp_svg_coord(v, buf, size);
+}
+
+static void empty_figure(FILE *out, const char *id, const char *heading,
+                         const char *why)
+{
+    fprintf(out,
+            "<figure id=\"%s\">\n<h3>%s</h3>\n<p class=\"empty\">%s</p>\n"
+            "</figure>\n",
+            id, heading, why);
+}
+
+/* A legend entry: a line swatch (dash may be "") or a filled box. */
+static void key_line(FILE *out, const char *color, const char *dash,
+                     double width, const char *label)
+{
+    fprintf(out,
+            "<span><svg width=\"30\" height=\"10\" aria-hidden=\"true\"><line "
+            "x1=\"1\" y1=\"5\" x2=\"29\" y2=\"5\" stroke=\"%s\" "
+            "stroke-width=\"%.1f\"%s%s%s/></svg>",
+            color, width, dash[0] ? " stroke-dasharray=\"" : "", dash,
+            dash[0] ? "\"" : "");
+    esc(out, label);
+    fputs("</span>", out);
+}
+
+static void key_box(FILE *out, const char *fill, const char *label)
+{
+    fprintf(out,
+            "<span><svg width=\"14\" height=\"12\" aria-hidden=\"true\"><rect "
+            "x=\"1\" y=\"1\" width=\"12\" height=\"10\" fill=\"%s\" "
+            "stroke=\"#333\" stroke-width=\".5\"/></svg>",
+            fill);
+    esc(out, label);
+    fputs("</span>", out);
+}
+
+static void key_marker(FILE *out, enum cp_svg_shape shape, const char *color,
+                       const char *label)
+{
+    fputs("<span><svg width=\"14\" height=\"14\" aria-hidden=\"true\">", out);
+    cp_svg_marker(out, shape, 7, 7, 4.5, color, 1, NULL);
+    fputs("</svg>", out);
+    esc(out, label);
+    fputs("</span>", out);
+}
+
+/* A polyline of f over the log x axis, clipped to the plot area. */
+static void model_curve(FILE *out, const struct cp_svg_plot *p,
+                        enum cp_coll coll, enum cp_algo algo, unsigned ranks,
+                        const struct cp_model_params *params,
+                        const char *color, const char *dash, double width)
+{
+    const int samples = 96;
+    char bx[32], by[32];
+    int i, pen = 0;
+
+    fprintf(out,
+            "<path fill=\"none\" stroke=\"%s\" stroke-width=\"%.1f\"%s%s%s "
+            "clip-path=\"url(#%s-clip)\" d=\"",
+            color, width, dash[0] ? " stroke-dasharray=\"" : "", dash,
+            dash[0] ? "\"" : "", p->id);
+    for (i = 0; i <= samples; i++) {
+        double n = p->x.lo * pow(p->x.hi / p->x.lo, (double)i / samples);
+        double t = cp_model_time(coll, algo, ranks, n, params);
+        double y;
+        if (!(t > 0) || !isfinite(t)) {
+            pen = 0;
+            continue;
+        }
+        y = cp_svg_axis_map(&p->y, t);
+        /* keep far-off points finite for the renderer */
+        y = fmax(-10 * PLOT_H, fmin(11 * PLOT_H, y));
+        fprintf(out, "%s%s %s", pen ? "L" : "M",
+                co(cp_svg_axis_map(&p->x, n), bx, sizeof bx),
+                co(y, by, sizeof by));
+        pen = 1;
+    }
+    fputs("\"/>\n", out);
+}
+
+/* ---- time against message size, per collective ---------------------------- */
+
+struct group {
+    const char *op, *link;
+    double nranks, time_s, calls;
+    size_t nrows, cap;
+    size_t *rows;
+};
+
+static void groups_free(struct group *g, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        free(g[i].rows);
+    free(g);
+}
+
+/* Rows grouped by (collective, link class, ranks): one model per group. */
+static struct group *make_groups(const struct rp_report *r, size_t *count)
+{
+    struct group *g = NULL;
+    size_t n = 0, cap = 0, i, j;
+
+    for (i = 0; i < r->nrows; i++) {
+        const struct rp_row *w = &r->rows[i];
+        for (j = 0; j < n; j++)
+            if (g[j].nranks == w->nranks && strcmp(g[j].op, w->op) == 0 &&
+                strcmp(g[j].link, w->link) == 0)
+                break;
+        if (j == n) {
+            if (n == cap) {
+                struct group *bigger;
+                cap = cap ? 2 * cap : 8;
+                bigger = realloc(g, cap * sizeof *g);
+                if (!bigger)
+                    goto fail;
+                g = bigger;
+            }
+            memset(&g[n], 0, sizeof g[n]);
+            g[n].op = w->op;
+            g[n].link = w->link;
+            g[n].nranks = w->nranks;
+            n++;
+        }
+        if (g[j].nrows == g[j].cap) {
+            size_t *bigger;
+            g[j].cap = g[j].cap ? 2 * g[j].cap : 16;
+            bigger = realloc(g[j].rows, g[j].cap * sizeof *bigger);
+            if (!bigger)
+                goto fail;
+            g[j].rows = bigger;
+        }
+        g[j].rows[g[j].nrows++] = i;
+        if (isfinite(w->time_s))
+            g[j].time_s += w->time_s;
+        if (isfinite(w->calls))
+            g[j].calls += w->calls;
+    }
+    *count = n;
+    return g;
+fail:
+    groups_free(g, n);
+    *count = 0;
+    return NULL;
+}
+
+static int compare_group_time(const void *a, const void *b)
+{
+    const struct group *x = a, *y = b;
+
+    if (x->time_s != y->time_s)
+        return x->time_s > y->time_s ? -1 : 1;
+    return 0;
+}
+
+#define MAX_ALGOS 6
+
+struct candidates {
+    size_t n;
+    enum cp_algo algo[MAX_ALGOS];
+    int have_model;
+    struct cp_model_params params;
+    enum cp_coll coll;
+    unsigned ranks;
+};
+
+static void find_candidates(const struct rp_report *r, const struct group *g,
+                            struct candidates *c)
+{
+    const struct rp_link *l = rp_link_get(r, g->link);
+    struct cp_model_terms terms;
+    unsigned a;
+
+    memset(c, 0, sizeof *c);
+    c->ranks = g->nranks >= 1 && g->nranks < 1e9 ? (unsigned)g->nranks : 1;
+    if (!l || !(l->alpha_s >= 0) || !(l->bandwidth_Bps > 0) ||
+        !isfinite(l->bandwidth_Bps) ||
+        cp_model_coll_from_name(g->op, &c->coll, NULL) < 0)
+        return;
+    c->params.alpha = l->alpha_s;
+    c->params.beta = 1 / l->bandwidth_Bps;
+    for (a = 0; a < CP_ALGO_COUNT && c->n < MAX_ALGOS; a++)
+        if (a != CP_ALGO_HIERARCHICAL && cp_model_algo_defined(c->coll, a) &&
+            cp_model_terms(c->coll, a, c->ranks, &c->params, &terms, NULL) == 0)
+            c->algo[c->n++] = a;
+    c->have_model = c->n > 0;
+}
+
+/* The lesson's n*: the first candidate (in the model's order: ring first)
+ * against the next one it crosses. */
+static int lesson_crossover(const struct candidates *c,
+                            struct cp_model_crossover *x)
+{
+    size_t i;
+
+    for (i = 1; i < c->n; i++)
+        if (cp_model_crossover(c->coll, c->algo[0], c->algo[i], c->ranks,
+                               &c->params, x, NULL) == 0 &&
+            x->crosses && x->bytes > 0 && isfinite(x->bytes))
+            return 0;
+    return -1;
+}
+
+/* One mark of the time plot: a size bucket of one communicator, or of all
+ * the group's communicators when the group is too large to show each. */
+struct tpoint {
+    double bucket, calls, bytes, time_s, p50_s, p99_s, model_s, lat_s;
+    size_t merged;     /* rows in it */
+    const char *label; /* the communicator, or NULL when merged */
+};
+
+#define TIME_PLOT_ROWS 48 /* more rows in a group: one mark per size */
+
+static int compare_tpoint(const void *a, const void *b)
+{
+    const struct tpoint *x = a, *y = b;
+
+    return (x->bucket > y->bucket) - (x->bucket < y->bucket);
+}
+
+/* The marks of group g (caller frees); *zero counts 0-byte buckets. */
+static struct tpoint *time_points(const struct rp_report *r,
+                                  const struct group *g, size_t *count,
+                                  size_t *zero)
+{
+    struct tpoint *pt = calloc(g->nrows ? g->nrows : 1, sizeof *pt);
+    int merge = g->nrows > TIME_PLOT_ROWS;
+    size_t i, j, n = 0;
+
+    *zero = 0;
+    if (!pt)
+        return NULL;
+    for (i = 0; i < g->nrows; i++) {
+        const struct rp_row *w = &r->rows[g->rows[i]];
+        struct tpoint *t = NULL;
+        if (!(w->calls > 0) || !(w->time_s > 0))
+            continue;
+        if (!(w->bytes > 0)) {
+            ++*zero;
+            continue;
+        }
+        for (j = 0; merge && j < n && !t; j++)
+            if (pt[j].bucket == w->bucket)
+                t = &pt[j];
+        if (!t) {
+            t = &pt[n++];
+            t->bucket = w->bucket;
+            t->p50_s = INFINITY;
+            t->label = w->comm_index >= 0
+                           ? rp_comm_label(&r->comms[w->comm_index])
+                           : w->comm;
+        }
+        t->merged++;
+        t->calls += w->calls;
+        t->bytes += w->bytes;
+        t->time_s += w->time_s;
+        t->model_s += isfinite(w->model_time_s) ? w->model_time_s : NAN;
+        t->lat_s += w->time_s * (strcmp(w->regime, "latency") == 0);
+        if (w->p50_s > 0)
+            t->p50_s = fmin(t->p50_s, w->p50_s);
+        if (w->p99_s > 0 && isfinite(w->p99_s))
+            t->p99_s = fmax(t->p99_s, w->p99_s);
+    }
+    for (j = 0; j < n; j++) {
+        if (!isfinite(pt[j].p50_s))
+            pt[j].p50_s = NAN;
+        if (!(pt[j].p99_s > 0))
+            pt[j].p99_s = NAN;
+        if (pt[j].merged > 1)
+            pt[j].label = NULL;
+    }
+    qsort(pt, n, sizeof *pt, compare_tpoint);
+    *count = n;
+    return pt;
+}
+
+static void time_plot(FILE *out, const struct rp_report *r,
+                      const struct group *g, size_t number)
+{
+    struct candidates c;
+    struct cp_model_crossover x = {0};
+    struct cp_model_terms terms;
+    struct cp_svg_plot p = {0};
+    char id[32], b1[64], b2[64], b3[64], b4[64], title[512];
+    double xmin = INFINITY, xmax = 0, ymin = INFINITY, ymax = 0, nhalf = NAN;
+    size_t i, k, points = 0, zero = 0;
+    struct tpoint *pt = NULL;
+    int have_x;
+    const struct rp_link *l = rp_link_get(r, g->link);
+
+    find_candidates(r, g, &c);
+    snprintf(id, sizeof id, "time%zu", number);
+    pt = time_points(r, g, &points, &zero);
+    for (i = 0; pt && i < points; i++) {
+        double n = pt[i].bytes / pt[i].calls, t = pt[i].time_s / pt[i].calls;
+        xmin = fmin(xmin, n);
+        xmax = fmax(xmax, n);
+        ymin = fmin(ymin, t);
+        ymax = fmax(ymax, t);
+        if (pt[i].p50_s > 0)
+            ymin = fmin(ymin, pt[i].p50_s);
+        if (pt[i].p99_s > 0)
+            ymax = fmax(ymax, pt[i].p99_s);
+    }
+    fprintf(out, "<figure id=\"fig-time-%zu\">\n<h3>Time against message size: ",
+            number);
+    esc(out, g->op);
+    fprintf(out, " on %s rank%s, ",
+            cp_svg_format_count(g->nranks, b1, sizeof b1),
+            g->nranks == 1 ? "" : "s");
+    esc(out, g->link);
+    fputs("-node link</h3>\n", out);
+    if (points == 0) {
+        fputs("<p class=\"empty\">No calls of a measurable size and time in "
+              "this group.</p>\n</figure>\n",
+              out);
+        goto out;
+    }
+    have_x = c.have_model && lesson_crossover(&c, &x) == 0;
+    if (c.have_model &&
+        cp_model_terms(c.coll, c.algo[0], c.ranks, &c.params, &terms, NULL) ==
+            0 &&
+        terms.sec_per_byte > 0)
+        nhalf = terms.latency_s / terms.sec_per_byte;
+    /* show n* even when the job's sizes are all on one side of it, as long
+     * as the picture stays readable (six decades either way) */
+    if (have_x && x.bytes >= xmin / 1e6 && x.bytes <= xmax * 1e6) {
+        xmin = fmin(xmin, x.bytes / 2);
+        xmax = fmax(xmax, x.bytes * 2);
+    }
+    /* at least eight octaves, so that the curves show their shape */
+    if (xmax < 256 * xmin) {
+        double mid = sqrt(xmin * xmax);
+        xmin = fmin(xmin, mid / 16);
+        xmax = fmax(xmax, mid * 16);
+    }
+    xmin = fmax(xmin, 1);
+    p.id = id;
+    snprintf(title, sizeof title, "Mean time per call against message size, "
+                                  "log-log, with the alpha-beta models");
+    p.title = title;
+    p.width = PLOT_W;
+    p.height = PLOT_H;
+    p.left = 64;
+    p.right = 28;
+    p.top = 14;
+    p.bottom = 44;
+    p.x.log = 1;
+    p.x.base = 2;
+    p.x.unit = CP_SVG_SIZE;
+    p.x.title = "message size per call (S, bytes, log scale)";
+    /* a little room so that no point sits on the frame */
+    cp_svg_log_domain(xmin / 1.3, xmax * 1.3, 2, &p.x.lo, &p.x.hi);
+    if (c.have_model) {
+        /* the fastest model across the size range bounds the y axis too */
+        for (k = 0; k <= 32; k++) {
+            double n = p.x.lo * pow(p.x.hi / p.x.lo, k / 32.0), best = INFINITY;
+            for (i = 0; i < c.n; i++)
+                best = fmin(best, cp_model_time(c.coll, c.algo[i], c.ranks, n,
+                                                &c.params));
+            if (best > 0 && isfinite(best)) {
+                ymin = fmin(ymin, best);
+                ymax = fmax(ymax, best);
+            }
+        }
+    }
+    p.y.log = 1;
+    p.y.base = 10;
+    p.y.unit = CP_SVG_TIME;
+    p.y.title = "time per call (log scale)";
+    cp_svg_log_domain(ymin / 1.5, ymax * 1.5, 10, &p.y.lo, &p.y.hi);
+    cp_svg_plot_layout(&p);
+    cp_svg_plot_open(out, &p);
+
+    /* the latency regime of the first model: sizes below n_1/2 = L/W */
+    if (nhalf > p.x.lo) {
+        double xr = cp_svg_axis_map(&p.x, fmin(nhalf, p.x.hi));
+        fprintf(out,
+                "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" "
+                "fill=\"" LATENCY_COLOR "\" fill-opacity=\".07\"><title>"
+                "latency regime of %s: sizes below n&#189; = %s, where its "
+                "latency term exceeds its bandwidth term</title></rect>\n",
+                co(p.x.px_lo, b1, sizeof b1), co(p.y.px_hi, b2, sizeof b2),
+                co(xr - p.x.px_lo, b3, sizeof b3),
+                co(p.y.px_lo - p.y.px_hi, b4, sizeof b4),
+                cp_model_algo_name(c.algo[0]),
+                fmt(nhalf, CP_SVG_SIZE, title, sizeof title));
+    }
+    for (i = 0; i < c.n; i++)
+        model_curve(out, &p, c.coll, c.algo[i], c.ranks, &c.params,
+                    i == 0 ? "#000000" : cp_svg_colors[(i - 1) % CP_SVG_NCOLORS],
+                    cp_svg_dashes[i % CP_SVG_NDASHES], i == 0 ? 2.2 : 1.8);
+    if (have_x && x.bytes > p.x.lo && x.bytes < p.x.hi) {
+        double xp = cp_svg_axis_map(&p.x, x.bytes);
+        fprintf(out,
+                "<g><title>n* = %s: %s is faster below, %s above</title>"
+                "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" stroke=\"#555\" "
+                "stroke-width=\"1.5\" stroke-dasharray=\"5 4\"/>",
+                fmt(x.bytes, CP_SVG_SIZE, b1, sizeof b1),
+                cp_model_algo_name(x.small), cp_model_algo_name(x.large),
+                co(xp, b2, sizeof b2), co(p.y.px_hi, b3, sizeof b3), b2,
+                co(p.y.px_lo, b4, sizeof b4));
+        fprintf(out,
+                "<text x=\"%s\" y=\"%s\" text-anchor=\"%s\" "
+                "font-weight=\"bold\">n* = %s</text></g>\n",
+                co(xp + (xp > p.x.px_hi - 90 ? -4 : 4), b2, sizeof b2),
+                co(p.y.px_hi + 12, b3, sizeof b3),
+                xp > p.x.px_hi - 90 ? "end" : "start", b1);
+    }
+    /* the job's buckets: mean with the p50-p99 range */
+    for (i = 0; i < points; i++) {
+        const struct tpoint *q = &pt[i];
+        double n = q->bytes / q->calls, t = q->time_s / q->calls, xp;
+        char hover[600], who[200], c1[64], c2[64], c3[64], c4[64], c5[64],
+            c6[64];
+        xp = cp_svg_axis_map(&p.x, n);
+        if (q->p50_s > 0 && q->p99_s > 0)
+            fprintf(out,
+                    "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" "
+                    "stroke=\"#777\" stroke-width=\"1.2\"/>",
+                    co(xp, b1, sizeof b1),
+                    co(cp_svg_axis_map(&p.y, q->p50_s), b2, sizeof b2), b1,
+                    co(cp_svg_axis_map(&p.y, q->p99_s), b3, sizeof b3));
+        if (q->label)
+            snprintf(who, sizeof who, "on %s", q->label);
+        else
+            snprintf(who, sizeof who, "over %zu communicators", q->merged);
+        snprintf(hover, sizeof hover,
+                 "%s %s %s: %s calls, mean %s (p50 %s, p99 %s%s), model %s "
+                 "per call, %s",
+                 g->op, fmt(n, CP_SVG_SIZE, c1, sizeof c1), who,
+                 fmt(q->calls, CP_SVG_COUNT, c2, sizeof c2),
+                 fmt(t, CP_SVG_TIME, c3, sizeof c3),
+                 fmt(q->p50_s, CP_SVG_TIME, c4, sizeof c4),
+                 fmt(q->p99_s, CP_SVG_TIME, c5, sizeof c5),
+                 q->label ? "" : ": the range over them",
+                 fmt(q->model_s / q->calls, CP_SVG_TIME, c6, sizeof c6),
+                 2 * q->lat_s > q->time_s ? "latency-bound" : "bandwidth-bound");
+        cp_svg_marker(out, CP_SVG_CIRCLE, xp, cp_svg_axis_map(&p.y, t), 4,
+                      "#000000", !(2 * q->lat_s > q->time_s), hover);
+        fputc('\n', out);
+    }
+    cp_svg_plot_close(out);
+
+    fputs("<div class=\"legend\">", out);
+    key_marker(out, CP_SVG_CIRCLE, "#000000",
+               "the job: mean per call of a size bucket (hollow: latency-bound; "
+               "bar: p50-p99)");
+    for (i = 0; i < c.n; i++)
+        key_line(out,
+                 i == 0 ? "#000000" : cp_svg_colors[(i - 1) % CP_SVG_NCOLORS],
+                 cp_svg_dashes[i % CP_SVG_NDASHES], i == 0 ? 2.2 : 1.8,
+                 cp_model_algo_name(c.algo[i]));
+    if (have_x)
+        key_line(out, "#555", "5 4", 1.5, "n*");
+    if (nhalf > 0)
+        key_box(out, "#fbe9df", "latency regime");
+    fputs("</div>\n<figcaption>", out);
+    if (c.have_model) {
+        fputs("Model of the ", out);
+        esc(out, g->link);
+        fprintf(out, "-node link: &alpha; = %s, bandwidth %s",
+                fmt(l->alpha_s, CP_SVG_TIME, b1, sizeof b1),
+                fmt(l->bandwidth_Bps, CP_SVG_BANDWIDTH, b2, sizeof b2));
+        fputs(" (", out);
+        esc(out, l->source);
+        fputs("). ", out);
+        if (have_x)
+            fprintf(out, "n* = %s: %s is faster below, %s above. ",
+                    fmt(x.bytes, CP_SVG_SIZE, b1, sizeof b1),
+                    cp_model_algo_name(x.small), cp_model_algo_name(x.large));
+    } else {
+        fputs("No model for this link class: curves not drawn. ", out);
+    }
+    fprintf(out, "%zu size bucket%s, %s calls, %s",
+            g->nrows, g->nrows == 1 ? "" : "s",
+            fmt(g->calls, CP_SVG_COUNT, b1, sizeof b1),
+            fmt(g->time_s, CP_SVG_TIME, b2, sizeof b2));
+    if (g->nrows > TIME_PLOT_ROWS)
+        fputs("; one mark per size over all the communicators of the group",
+              out);
+    if (zero)
+        fprintf(out, "; %zu bucket%s of 0-byte calls not on the log axis",
+                zero, zero == 1 ? "" : "s");
+    fputs(".</figcaption>\n</figure>\n", out);
+out:
+    free(pt);
+}
+
+void rp_plot_time_vs_size(FILE *out, const struct rp_report *r)
+{
+    size_t n = 0, i;
+    struct group *g = make_groups(r, &n);
+    double rest = 0;
+
+    if (!g || n == 0) {
+        empty_figure(out, "fig-time-1", "Time against message size",
+                     "No collective calls in this report.");
+        groups_free(g, n);
+        return;
+    }
+    qsort(g, n, sizeof *g, compare_group_time);
+    for (i = 0; i < n; i++) {
+        if (i < RP_TIME_PLOTS)
+            time_plot(out, r, &g[i], i + 1);
+        else
+            rest += g[i].time_s;
+    }
+    if (n > RP_TIME_PLOTS) {
+        char b[64];
+        fprintf(out,
+                "<figure id=\"fig-time-more\"><h3>More collectives</h3>"
+                "<p class=\"empty\">%zu more groups of collective, link and "
+                "rank count (%s in all) are not drawn; the bucket table lists "
+                "the largest.</p></figure>\n",
+                n - RP_TIME_PLOTS, fmt(rest, CP_SVG_TIME, b, sizeof b));
+    }
+    groups_free(g, n);
+}
+
+/* ---- busbw against message size, per communicator ---------------------- */
+
+static enum cp_svg_shape op_shape(const char *op)
+{
+    if (strcmp(op, "allreduce") == 0)
+        return CP_SVG_CIRCLE;
+    if (strcmp(op, "allgather") == 0)
+        return CP_SVG_SQUARE;
+    if (strcmp(op, "reducescatter") == 0)
+        return CP_SVG_TRIANGLE;
+    return CP_SVG_DIAMOND;
+}
+
+static double link_line(const struct rp_link *l)
+{
+    if (!l)
+        return NAN;
+    return l->expected_Bps > 0 ? l->expected_Bps : l->bandwidth_Bps;
+}
+
+struct point {
+    double x, y;
+    size_t row;
+};
+
+static int compare_point_x(const void *a, const void *b)
+{
+    const struct point *x = a, *y = b;
+
+    return (x->x > y->x) - (x->x < y->x);
+}
+
+struct comm_time {
+    double time_s;
+    size_t index;
+};
+
+static int compare_comm_time(const void *a, const void *b)
+{
+    const struct comm_time *x = a, *y = b;
+    double tx = isfinite(x->time_s) ? x->time_s : -1;
+    double ty = isfinite(y->time_s) ? y->time_s : -1;
+
+    if (tx != ty)
+        return tx > ty ? -1 : 1;
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+void rp_plot_busbw(FILE *out, const struct rp_report *r)
+{
+    size_t top[RP_BUSBW_COMMS], ntop = 0, i, j, k;
+    struct point *pts = NULL;
+    struct cp_svg_plot p = {0};
+    double xmin = INFINITY, xmax = 0, ymin = INFINITY, ymax = 0;
+    char b1[64], b2[64], b3[64];
+    int used_shape[CP_SVG_NSHAPES] = {0};
+    const char *links_drawn[4];
+    size_t nlinks_drawn = 0, others = 0;
+    unsigned char *has = NULL;
+    struct comm_time *order = NULL;
+
+    /* the communicators with the most time among those with a busbw */
+    has = calloc(r->ncomms ? r->ncomms : 1, 1);
+    order = malloc((r->ncomms ? r->ncomms : 1) * sizeof *order);
+    if (!has || !order)
+        goto out;
+    for (j = 0; j < r->nrows; j++)
+        if (r->rows[j].comm_index >= 0 && r->rows[j].busbw_Bps > 0 &&
+            r->rows[j].bytes > 0 && r->rows[j].calls > 0)
+            has[r->rows[j].comm_index] = 1;
+    for (i = 0, k = 0; i < r->ncomms; i++)
+        if (has[i]) {
+            order[k].time_s = r->comms[i].time_s;
+            order[k].index = i;
+            k++;
+        }
+    qsort(order, k, sizeof *order, compare_comm_time);
+    ntop = k < RP_BUSBW_COMMS ? k : RP_BUSBW_COMMS;
+    others = k - ntop;
+    for (i = 0; i < ntop; i++)
+        top[i] = order[i].index;
+    if (ntop == 0) {
+        empty_figure(out, "fig-busbw", "Bus bandwidth against message size",
+                     "No calls with a measured bus bandwidth.");
+        goto out;
+    }
+    pts = malloc((r->nrows ? r->nrows : 1) * sizeof *pts);
+    if (!pts)
+        goto out;
+    for (j = 0; j < r->nrows; j++) {
+        const struct rp_row *w = &r->rows[j];
+        for (k = 0; k < ntop; k++)
+            if (w->comm_index == (long)top[k])
+                break;
+        if (k == ntop || !(w->busbw_Bps > 0) || !(w->bytes > 0) ||
+            !(w->calls > 0))
+            continue;
+        xmin = fmin(xmin, w->bytes / w->calls);
+        xmax = fmax(xmax, w->bytes / w->calls);
+        ymin = fmin(ymin, w->busbw_Bps);
+        ymax = fmax(ymax, w->busbw_Bps);
+    }
+    for (k = 0; k < ntop; k++) {
+        const char *ln = r->comms[top[k]].link;
+        double v = link_line(rp_link_get(r, ln));
+        for (i = 0; i < nlinks_drawn; i++)
+            if (strcmp(links_drawn[i], ln) == 0)
+                break;
+        if (i == nlinks_drawn && nlinks_drawn < 4 && v > 0 && isfinite(v)) {
+            links_drawn[nlinks_drawn++] = ln;
+            ymin = fmin(ymin, v);
+            ymax = fmax(ymax, v);
+        }
+    }
+    p.id = "busbw";
+    p.title = "Bus bandwidth against message size per communicator, with the "
+              "expected link speed";
+    p.width = PLOT_W;
+    p.height = PLOT_H;
+    p.left = 70;
+    p.right = 28;
+    p.top = 14;
+    p.bottom = 44;
+    p.x.log = 1;
+    p.x.base = 2;
+    p.x.unit = CP_SVG_SIZE;
+    p.x.title = "message size per call (S, bytes, log scale)";
+    cp_svg_log_domain(xmin / 1.3, xmax * 1.3, 2, &p.x.lo, &p.x.hi);
+    p.y.log = 1;
+    p.y.base = 10;
+    p.y.unit = CP_SVG_BANDWIDTH;
+    p.y.title = "busbw (log scale)";
+    cp_svg_log_domain(ymin / 1.5, ymax * 1.5, 10, &p.y.lo, &p.y.hi);
+    cp_svg_plot_layout(&p);
+
+    fputs("<figure id=\"fig-busbw\">\n<h3>Bus bandwidth against message size, "
+          "per communicator</h3>\n",
+          out);
+    cp_svg_plot_open(out, &p);
+    for (i = 0; i < nlinks_drawn; i++) {
+        const struct rp_link *l = rp_link_get(r, links_drawn[i]);
+        double v = link_line(l), y = cp_svg_axis_map(&p.y, v);
+        char hover[300];
+        snprintf(hover, sizeof hover, "expected %s-node link speed: %s (%s)",
+                 links_drawn[i], fmt(v, CP_SVG_BANDWIDTH, b1, sizeof b1),
+                 l->expected_source && l->expected_Bps > 0
+                     ? l->expected_source
+                     : l->source);
+        fputs("<g><title>", out);
+        esc(out, hover);
+        fprintf(out,
+                "</title><line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" "
+                "stroke=\"#000\" stroke-width=\"1.5\" "
+                "stroke-dasharray=\"%s\"/>",
+                co(p.x.px_lo, b2, sizeof b2), co(y, b3, sizeof b3),
+                co(p.x.px_hi, b1, sizeof b1), b3, i == 0 ? "8 4" : "3 3");
+        fprintf(out, "<text x=\"%s\" y=\"%s\" text-anchor=\"end\">",
+                co(p.x.px_hi - 4, b1, sizeof b1), co(y - 4, b2, sizeof b2));
+        esc(out, links_drawn[i]);
+        fprintf(out, " link %s</text></g>\n",
+                fmt(v, CP_SVG_BANDWIDTH, b1, sizeof b1));
+    }
+    for (k = 0; k < ntop; k++) {
+        const struct rp_comm *cm = &r->comms[top[k]];
+        const char *color = cp_svg_colors[k % CP_SVG_NCOLORS];
+        const char *ops[16];
+        size_t nops = 0;
+        /* the distinct collectives of this communicator, one line each */
+        for (j = 0; j < r->nrows; j++) {
+            const struct rp_row *w = &r->rows[j];
+            if (w->comm_index != (long)top[k] || !(w->busbw_Bps > 0))
+                continue;
+            for (i = 0; i < nops; i++)
+                if (strcmp(ops[i], w->op) == 0)
+                    break;
+            if (i == nops && nops < 16)
+                ops[nops++] = w->op;
+        }
+        for (i = 0; i < nops; i++) {
+            size_t npts = 0, q;
+            for (j = 0; j < r->nrows; j++) {
+                const struct rp_row *w = &r->rows[j];
+                if (w->comm_index != (long)top[k] || strcmp(w->op, ops[i]) ||
+                    !(w->busbw_Bps > 0) || !(w->bytes > 0) || !(w->calls > 0))
+                    continue;
+                pts[npts].x = w->bytes / w->calls;
+                pts[npts].y = w->busbw_Bps;
+                pts[npts].row = j;
+                npts++;
+            }
+            qsort(pts, npts, sizeof *pts, compare_point_x);
+            fprintf(out, "<path fill=\"none\" stroke=\"%s\" "
+                         "stroke-width=\"1.3\" d=\"",
+                    color);
+            for (q = 0; q < npts; q++)
+                fprintf(out, "%s%s %s", q ? "L" : "M",
+                        co(cp_svg_axis_map(&p.x, pts[q].x), b1, sizeof b1),
+                        co(cp_svg_axis_map(&p.y, pts[q].y), b2, sizeof b2));
+            fputs("\"/>\n", out);
+            used_shape[op_shape(ops[i])] = 1;
+            for (q = 0; q < npts; q++) {
+                const struct rp_row *w = &r->rows[pts[q].row];
+                char hover[600], c1[64], c2[64], c3[64];
+                snprintf(hover, sizeof hover,
+                         "%s %s on %s (%s ranks): busbw %s over %s calls, "
+                         "efficiency %s",
+                         w->op, fmt(pts[q].x, CP_SVG_SIZE, c1, sizeof c1),
+                         rp_comm_label(cm),
+                         fmt(w->nranks, CP_SVG_COUNT, c2, sizeof c2),
+                         fmt(w->busbw_Bps, CP_SVG_BANDWIDTH, b3, sizeof b3),
+                         fmt(w->calls, CP_SVG_COUNT, c3, sizeof c3),
+                         fmt(w->efficiency, CP_SVG_PERCENT, b1, sizeof b1));
+                cp_svg_marker(out, op_shape(w->op),
+                              cp_svg_axis_map(&p.x, pts[q].x),
+                              cp_svg_axis_map(&p.y, pts[q].y), 4, color, 1,
+                              hover);
+            }
+            fputc('\n', out);
+        }
+    }
+    cp_svg_plot_close(out);
+    fputs("<div class=\"legend\">", out);
+    for (k = 0; k < ntop; k++) {
+        const struct rp_comm *cm = &r->comms[top[k]];
+        char label[160];
+        snprintf(label, sizeof label, "%s (%s ranks, %s)", rp_comm_label(cm),
+                 cp_svg_format_count(cm->nranks, b1, sizeof b1), cm->link);
+        key_box(out, cp_svg_colors[k % CP_SVG_NCOLORS], label);
+    }
+    for (i = 0; i < CP_SVG_NSHAPES; i++) {
+        static const char *const names[] = {"allreduce", "allgather",
+                                            "reducescatter", "other"};
+        if (used_shape[i])
+            key_marker(out, (enum cp_svg_shape)i, "#666", names[i]);
+    }
+    for (i = 0; i < nlinks_drawn; i++) {
+        char label[96];
+        snprintf(label, sizeof label, "expected %s link", links_drawn[i]);
+        key_line(out, "#000", i == 0 ? "8 4" : "3 3", 1.5, label);
+    }
+    fputs("</div>\n<figcaption>busbw = size / time &times; f (nccl-tests): f = "
+          "2(p&minus;1)/p for all-reduce, (p&minus;1)/p for all-gather, "
+          "reduce-scatter and all-to-all, 1 for broadcast and reduce; on a "
+          "healthy link the large sizes approach the link line.",
+          out);
+    if (others)
+        fprintf(out, " %zu more communicator%s not drawn.", others,
+                others == 1 ? "" : "s");
+    fputs("</figcaption>\n</figure>\n", out);
+out:
+    free(pts);
+    free(order);
+    free(has);
+}
+
+/* ---- size histogram, shaded by regime ------------------------------------ */
+
+#define HIST_MAX 64
+
+struct hist_bin {
+    double lat_calls, bw_calls, none_calls;
+    double lat_time, bw_time, none_time;
+};
+
+static void bar_segment(FILE *out, double x, double w, double y0, double y1,
+                        const char *fill, const char *hover)
+{
+    char b1[32], b2[32], b3[32], b4[32];
+
+    if (!(y0 - y1 >= 0.3))
+        return;
+    fprintf(out,
+            "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"%s\" "
+            "stroke=\"#fff\" stroke-width=\".5\"><title>",
+            co(x, b1, sizeof b1), co(y1, b2, sizeof b2), co(w, b3, sizeof b3),
+            co(y0 - y1, b4, sizeof b4), fill);
+    esc(out, hover);
+    fputs("</title></rect>", out);
+}
+
+static void histogram_panel(FILE *out, const char *id, const char *title,
+                            const char *ytitle, enum cp_svg_unit unit,
+                            const struct hist_bin *bins, size_t nb,
+                            const double *lo, int time)
+{
+    struct cp_svg_plot p = {0};
+    double ymax = 0, cw, label_every;
+    char b1[64], b2[64], b3[64], hover[256], fill[64];
+    size_t i;
+
+    for (i = 0; i < nb; i++) {
+        const struct hist_bin *h = &bins[i];
+        ymax = fmax(ymax, time ? h->lat_time + h->bw_time + h->none_time
+                               : h->lat_calls + h->bw_calls + h->none_calls);
+    }
+    p.id = id;
+    p.title = title;
+    p.width = PLOT_W;
+    p.height = 250;
+    p.left = 64;
+    p.right = 28;
+    p.top = 12;
+    p.bottom = 44;
+    p.x.lo = 0;
+    p.x.hi = (double)nb;
+    p.x.no_ticks = 1;
+    p.x.title = "message size per call (power-of-two buckets)";
+    p.y.unit = unit;
+    p.y.title = ytitle;
+    cp_svg_lin_domain(0, ymax > 0 ? ymax : 1, 5, 1, &p.y.lo, &p.y.hi);
+    cp_svg_plot_layout(&p);
+    cp_svg_plot_open(out, &p);
+    snprintf(fill, sizeof fill, "url(#%s-hatch)", id);
+    fprintf(out,
+            "<defs><pattern id=\"%s-hatch\" width=\"6\" height=\"6\" "
+            "patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\">"
+            "<rect width=\"6\" height=\"6\" fill=\"" LATENCY_COLOR "\"/><line "
+            "x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#fff\" "
+            "stroke-width=\"2\" stroke-opacity=\".55\"/></pattern></defs>\n",
+            id);
+    cw = (p.x.px_hi - p.x.px_lo) / (double)nb;
+    label_every = ceil((double)nb / 8);
+    for (i = 0; i < nb; i++) {
+        const struct hist_bin *h = &bins[i];
+        double x = p.x.px_lo + cw * (double)i + cw * 0.1, w = cw * 0.8;
+        double bw = time ? h->bw_time : h->bw_calls;
+        double lat = time ? h->lat_time : h->lat_calls;
+        double none = time ? h->none_time : h->none_calls;
+        double y0 = p.y.px_lo, y1;
+        char range[96];
+        if (lo[i] > 0)
+            snprintf(range, sizeof range, "%s to %s",
+                     fmt(lo[i], CP_SVG_SIZE, b1, sizeof b1),
+                     fmt(2 * lo[i], CP_SVG_SIZE, b2, sizeof b2));
+        else
+            snprintf(range, sizeof range, "0 B");
+        y1 = cp_svg_axis_map(&p.y, bw);
+        snprintf(hover, sizeof hover, "%s: %s bandwidth-bound", range,
+                 fmt(bw, unit, b3, sizeof b3));
+        bar_segment(out, x, w, y0, y1, BANDWIDTH_COLOR, hover);
+        y0 = y1;
+        y1 = cp_svg_axis_map(&p.y, bw + lat);
+        snprintf(hover, sizeof hover, "%s: %s latency-bound", range,
+                 fmt(lat, unit, b3, sizeof b3));
+        bar_segment(out, x, w, y0, y1, fill, hover);
+        y0 = y1;
+        y1 = cp_svg_axis_map(&p.y, bw + lat + none);
+        snprintf(hover, sizeof hover, "%s: %s without a model", range,
+                 fmt(none, unit, b3, sizeof b3));
+        bar_segment(out, x, w, y0, y1, NONE_COLOR, hover);
+        if (fmod((double)i, label_every) == 0)
+            fprintf(out,
+                    "<text class=\"tick\" x=\"%s\" y=\"%s\" "
+                    "text-anchor=\"middle\">%s</text>",
+                    co(x + w / 2, b1, sizeof b1),
+                    co(p.y.px_lo + 16, b2, sizeof b2),
+                    lo[i] > 0 ? fmt(lo[i], CP_SVG_SIZE, b3, sizeof b3) : "0 B");
+        fputc('\n', out);
+    }
+    cp_svg_plot_close(out);
+}
+
+void rp_plot_histogram(FILE *out, const struct rp_report *r)
+{
+    struct hist_bin bins[HIST_MAX + 1];
+    double lo[HIST_MAX + 1];
+    long kmin = 1000, kmax = -1000, k;
+    int have_zero = 0;
+    size_t i, nb, off;
+
+    for (i = 0; i < r->nrows; i++) {
+        const struct rp_row *w = &r->rows[i];
+        if (!(w->calls > 0))
+            continue;
+        if (!(w->bucket > 0)) {
+            have_zero = 1;
+            continue;
+        }
+        k = lround(log2(w->bucket));
+        kmin = k < kmin ? k : kmin;
+        kmax = k > kmax ? k : kmax;
+    }
+    if (kmax < kmin && !have_zero) {
+        empty_figure(out, "fig-hist", "Message sizes: calls and time",
+                     "No calls in this report.");
+        return;
+    }
+    if (kmax < kmin)
+        kmin = kmax = 0;
+    if (kmax - kmin + 1 > HIST_MAX)
+        kmin = kmax - HIST_MAX + 1; /* smaller sizes join the first bin */
+    off = have_zero ? 1 : 0;
+    nb = (size_t)(kmax - kmin + 1) + off;
+    memset(bins, 0, sizeof bins);
+    if (have_zero)
+        lo[0] = 0;
+    for (k = kmin; k <= kmax; k++)
+        lo[(size_t)(k - kmin) + off] = ldexp(1, (int)k);
+    for (i = 0; i < r->nrows; i++) {
+        const struct rp_row *w = &r->rows[i];
+        struct hist_bin *h;
+        double t = isfinite(w->time_s) ? w->time_s : 0, share;
+        if (!(w->calls > 0))
+            continue;
+        if (w->bucket > 0) {
+            k = lround(log2(w->bucket));
+            h = &bins[(size_t)((k < kmin ? kmin : k) - kmin) + off];
+        } else {
+            h = &bins[0];
+        }
+        if (strcmp(w->regime, "latency") == 0)
+            h->lat_calls += w->calls;
+        else if (strcmp(w->regime, "bandwidth") == 0)
+            h->bw_calls += w->calls;
+        else
+            h->none_calls += w->calls;
+        share = w->latency_share;
+        if (strcmp(w->regime, "none") == 0 || !isfinite(share)) {
+            if (strcmp(w->regime, "latency") == 0)
+                h->lat_time += t;
+            else if (strcmp(w->regime, "bandwidth") == 0)
+                h->bw_time += t;
+            else
+                h->none_time += t;
+        } else {
+            h->lat_time += t * share;
+            h->bw_time += t * (1 - share);
+        }
+    }
+    fputs("<figure id=\"fig-hist\">\n<h3>Message sizes: calls and time, by "
+          "regime</h3>\n",
+          out);
+    histogram_panel(out, "histcalls", "Calls per message size, by regime",
+                    "calls", CP_SVG_COUNT, bins, nb, lo, 0);
+    histogram_panel(out, "histtime",
+                    "Communication time per message size, by regime",
+                    "own time", CP_SVG_TIME, bins, nb, lo, 1);
+    fputs("<div class=\"legend\">", out);
+    key_box(out, BANDWIDTH_COLOR, "bandwidth-bound");
+    fputs("<span><svg width=\"14\" height=\"12\" aria-hidden=\"true\"><defs>"
+          "<pattern id=\"keyhatch\" width=\"6\" height=\"6\" "
+          "patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\">"
+          "<rect width=\"6\" height=\"6\" fill=\"" LATENCY_COLOR "\"/><line "
+          "x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#fff\" "
+          "stroke-width=\"2\" stroke-opacity=\".55\"/></pattern></defs><rect "
+          "x=\"1\" y=\"1\" width=\"12\" height=\"10\" fill=\"url(#keyhatch)\" "
+          "stroke=\"#333\" stroke-width=\".5\"/></svg>latency-bound</span>",
+          out);
+    key_box(out, NONE_COLOR, "no model");
+    fputs("</div>\n<figcaption>A call is latency-bound when the model's latency "
+          "term exceeds its bandwidth term at its size: such calls gain from "
+          "fusion into larger buckets, bandwidth-bound ones from faster links."
+          "</figcaption>\n</figure>\n",
+          out);
+}
+
+/* ---- node x node heatmap of link efficiency ------------------------------ */
+
+/* Viridis at 0, .25, .5, .75, 1: dark = slow, light = as the model. */
+static void viridis(double t, char *buf, size_t size)
+{
+    static const double stops[5][3] = {{68, 1, 84},
+                                       {59, 82, 139},
+                                       {33, 145, 140},
+                                       {94, 201, 98},
+                                       {253, 231, 37}};
+    double f;
+    int i;
+
+    t = fmax(0, fmin(1, isfinite(t) ? t : 0)) * 4;
+    i = (int)fmin(3, floor(t));
+    f = t - i;
+    snprintf(buf, size, "#%02x%02x%02x",
+             (unsigned)lround(stops[i][0] + f * (stops[i + 1][0] - stops[i][0])),
+             (unsigned)lround(stops[i][1] + f * (stops[i + 1][1] - stops[i][1])),
+             (unsigned)lround(stops[i][2] + f * (stops[i + 1][2] - stops[i][2])));
+}
+
+struct heat {
+    size_t n;      /* nodes */
+    size_t block;  /* nodes per cell */
+    size_t m;      /* cells per side */
+    double *worst; /* m*m, NaN: no data */
+    unsigned *count;
+    json_t *names; /* node names of the matrix */
+};
+
+static void heat_put(struct heat *h, size_t a, size_t b, double e)
+{
+    size_t i = a / h->block, j = b / h->block;
+
+    if (!isfinite(e) || i >= h->m || j >= h->m)
+        return;
+    if (!(h->worst[i * h->m + j] <= e))
+        h->worst[i * h->m + j] = e;
+    h->count[i * h->m + j]++;
+}
+
+static int heat_init(struct heat *h, size_t n)
+{
+    size_t i, cells;
+
+    h->n = n;
+    h->block = (n + RP_HEAT_CELLS - 1) / RP_HEAT_CELLS;
+    if (h->block == 0)
+        h->block = 1;
+    h->m = (n + h->block - 1) / h->block;
+    cells = h->m > 0 ? h->m * h->m : 1;
+    h->worst = malloc(cells * sizeof *h->worst);
+    h->count = calloc(cells, sizeof *h->count);
+    if (!h->worst || !h->count)
+        return -1;
+    for (i = 0; i < h->m * h->m; i++)
+        h->worst[i] = NAN;
+    return 0;
+}
+
+static long name_in(json_t *names, const char *name)
+{
+    size_t i;
+    json_t *v;
+
+    json_array_foreach(names, i, v) if (strcmp(json_string_value(v), name) ==
+                                        0) return (long)i;
+    return -1;
+}
+
+/* The node label of cell i: a name, or a range of names. */
+static void cell_label(const struct heat *h, size_t i, char *buf, size_t size)
+{
+    const char *first = json_string_value(json_array_get(h->names, i * h->block));
+    size_t last = (i + 1) * h->block - 1;
+
+    if (last >= h->n)
+        last = h->n - 1;
+    if (h->block == 1)
+        snprintf(buf, size, "%s", first);
+    else
+        snprintf(buf, size, "%s .. %s", first,
+                 json_string_value(json_array_get(h->names, last)));
+}
+
+void rp_plot_heatmap(FILE *out, const struct rp_report *r)
+{
+    struct heat h = {0};
+    const char *source;
+    size_t i, j, cells = 0;
+    double side = 440, left = 110, top = 16, cw;
+    char b1[32], b2[32], b3[32], b4[32], color[16], la[200], lb[200];
+    long outline[8][2];
+    size_t noutline = 0;
+
+    if (r->topology) {
+        json_t *m = json_object_get(r->topology, "efficiency"), *row, *v;
+        h.names = json_object_get(r->topology, "nodes");
+        if (heat_init(&h, json_array_size(h.names)) < 0)
+            goto out;
+        json_array_foreach(m, i, row) json_array_foreach(row, j, v)
+            heat_put(&h, i, j, json_is_number(v) ? json_number_value(v) : NAN);
+        source = "the report's node-pair matrix (slow-link analysis): the "
+                 "measured bandwidth of each node pair over what its link "
+                 "should give";
+    } else {
+        h.names = r->nodes;
+        if (heat_init(&h, r->nnodes) < 0)
+            goto out;
+        for (i = 0; i < r->ncomms; i++) {
+            const struct rp_comm *c = &r->comms[i];
+            long a, b;
+            double e;
+            if (c->nnodes == 0 || c->nnodes > 2 || !(c->bw_time_s > 0))
+                continue;
+            e = c->bw_model_s / c->bw_time_s;
+            a = rp_node_index(r, json_string_value(json_array_get(c->nodes, 0)));
+            b = c->nnodes == 2 ? rp_node_index(r, json_string_value(
+                                                      json_array_get(c->nodes, 1)))
+                               : a;
+            if (a < 0 || b < 0)
+                continue;
+            heat_put(&h, (size_t)a, (size_t)b, e);
+            if (a != b)
+                heat_put(&h, (size_t)b, (size_t)a, e);
+        }
+        source = "communicators on one node (the diagonal) or on two nodes: "
+                 "the model's time over the measured time of their "
+                 "bandwidth-bound calls";
+    }
+    for (i = 0; i < h.m * h.m; i++)
+        cells += isfinite(h.worst[i]);
+    if (cells == 0) {
+        fputs("<figure id=\"fig-heatmap\">\n<h3>Link efficiency, node "
+              "&times; node</h3>\n<p class=\"empty\">No per-link data: ",
+              out);
+        if (r->nnodes <= 1)
+            fputs("the job ran on one node, and no communicator has "
+                  "bandwidth-bound calls with a model to compare.",
+                  out);
+        else
+            fputs("every communicator with bandwidth-bound calls spans more "
+                  "than two nodes, so its speed cannot be put on one node "
+                  "pair, and the report has no node-pair matrix (the "
+                  "slow-link analysis adds one). The communicator table gives "
+                  "the efficiency per communicator.",
+                  out);
+        fputs("</p>\n</figure>\n", out);
+        goto out;
+    }
+    if (h.m == 1 && h.n == 1) { /* one node: a sentence, not a square */
+        fputs("<figure id=\"fig-heatmap\">\n<h3>Link efficiency, node "
+              "&times; node</h3>\n<p class=\"empty\">One node (",
+              out);
+        esc(out, json_string_value(json_array_get(h.names, 0)));
+        fprintf(out, "): the bandwidth-bound calls of its communicators run "
+                     "at %s of the model (the worst of %u).</p>\n</figure>\n",
+                fmt(h.worst[0], CP_SVG_PERCENT, b1, sizeof b1), h.count[0]);
+        goto out;
+    }
+    /* the links findings name: slow_link and the like, two nodes each */
+    for (i = 0; i < r->nfindings && noutline < 8; i++) {
+        const struct rp_finding *f = &r->findings[i];
+        long a, b;
+        if (json_array_size(f->nodes) != 2 || !strstr(f->kind, "link"))
+            continue;
+        a = name_in(h.names, json_string_value(json_array_get(f->nodes, 0)));
+        b = name_in(h.names, json_string_value(json_array_get(f->nodes, 1)));
+        if (a >= 0 && b >= 0) {
+            outline[noutline][0] = a / (long)h.block;
+            outline[noutline][1] = b / (long)h.block;
+            noutline++;
+        }
+    }
+    cw = side / (double)h.m;
+    fprintf(out,
+            "<figure id=\"fig-heatmap\">\n<h3>Link efficiency, node &times; "
+            "node</h3>\n<svg class=\"plot\" viewBox=\"0 0 %s %s\" "
+            "role=\"img\" aria-labelledby=\"heat-t\"><title id=\"heat-t\">"
+            "Link efficiency for each pair of nodes</title>\n",
+            co(left + side + 120, b1, sizeof b1),
+            co(top + side + 100, b2, sizeof b2));
+    for (i = 0; i < h.m; i++) {
+        for (j = 0; j < h.m; j++) {
+            double e = h.worst[i * h.m + j];
+            char hover[512];
+            if (isfinite(e))
+                viridis(e, color, sizeof color);
+            else
+                snprintf(color, sizeof color, "#f0f0f0");
+            cell_label(&h, i, la, sizeof la);
+            cell_label(&h, j, lb, sizeof lb);
+            if (isfinite(e))
+                snprintf(hover, sizeof hover,
+                         "%s x %s: efficiency %s (worst of %u)", la, lb,
+                         fmt(e, CP_SVG_PERCENT, b4, sizeof b4),
+                         h.count[i * h.m + j]);
+            else
+                snprintf(hover, sizeof hover, "%s x %s: no data", la, lb);
+            fprintf(out,
+                    "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" "
+                    "fill=\"%s\"",
+                    co(left + cw * (double)j, b1, sizeof b1),
+                    co(top + cw * (double)i, b2, sizeof b2),
+                    co(cw + 0.05, b3, sizeof b3), b3, color);
+            if (isfinite(e) || h.m <= 16) {
+                fputs("><title>", out);
+                esc(out, hover);
+                fputs("</title></rect>", out);
+            } else {
+                fputs("/>", out);
+            }
+        }
+        fputc('\n', out);
+    }
+    for (i = 0; i < noutline; i++)
+        fprintf(out,
+                "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" "
+                "fill=\"none\" stroke=\"#D55E00\" stroke-width=\"3\"/>"
+                "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" "
+                "fill=\"none\" stroke=\"#D55E00\" stroke-width=\"3\"/>\n",
+                co(left + cw * (double)outline[i][1], b1, sizeof b1),
+                co(top + cw * (double)outline[i][0], b2, sizeof b2),
+                co(cw, b3, sizeof b3), b3,
+                co(left + cw * (double)outline[i][0], b4, sizeof b4),
+                co(top + cw * (double)outline[i][1], la, sizeof la), b3, b3);
+    /* node labels: every cell when they fit, else every k-th */
+    {
+        size_t every = (size_t)ceil((double)h.m / 16);
+        for (i = 0; i < h.m; i += every) {
+            /* a block is labelled by its first node */
+            snprintf(la, sizeof la, "%s",
+                     json_string_value(json_array_get(h.names, i * h.block)));
+            if (strlen(la) > 14)
+                memcpy(la + 12, "..", 3);
+            fprintf(out,
+                    "<text class=\"tick\" x=\"%s\" y=\"%s\" "
+                    "text-anchor=\"end\">",
+                    co(left - 4, b1, sizeof b1),
+                    co(top + cw * ((double)i + 0.5) + 4, b2, sizeof b2));
+            esc(out, la);
+            fprintf(out,
+                    "</text><text class=\"tick\" transform=\"translate(%s %s) "
+                    "rotate(-50)\" text-anchor=\"end\">",
+                    co(left + cw * ((double)i + 0.5) + 3, b1, sizeof b1),
+                    co(top + side + 8, b2, sizeof b2));
+            esc(out, la);
+            fputs("</text>\n", out);
+        }
+    }
+    /* the colour scale */
+    fprintf(out,
+            "<defs><linearGradient id=\"heat-grad\" x1=\"0\" y1=\"1\" "
+            "x2=\"0\" y2=\"0\"><stop offset=\"0\" stop-color=\"#440154\"/>"
+            "<stop offset=\".25\" stop-color=\"#3b528b\"/><stop offset=\".5\" "
+            "stop-color=\"#21918c\"/><stop offset=\".75\" "
+            "stop-color=\"#5ec962\"/><stop offset=\"1\" "
+            "stop-color=\"#fde725\"/></linearGradient></defs>\n"
+            "<rect x=\"%s\" y=\"%s\" width=\"16\" height=\"%s\" "
+            "fill=\"url(#heat-grad)\" stroke=\"#333\" stroke-width=\".5\"/>\n",
+            co(left + side + 24, b1, sizeof b1), co(top, b2, sizeof b2),
+            co(side / 2, b3, sizeof b3));
+    for (i = 0; i <= 4; i++)
+        fprintf(out,
+                "<text class=\"tick\" x=\"%s\" y=\"%s\">%s</text>\n",
+                co(left + side + 44, b1, sizeof b1),
+                co(top + side / 2 - side / 2 * (double)i / 4 + 4, b2,
+                   sizeof b2),
+                i == 4 ? "&#8805;100%" : i == 0 ? "0%"
+                                       : i == 1 ? "25%"
+                                       : i == 2 ? "50%"
+                                                : "75%");
+    fprintf(out,
+            "<rect x=\"%s\" y=\"%s\" width=\"16\" height=\"12\" "
+            "fill=\"#f0f0f0\" stroke=\"#333\" stroke-width=\".5\"/><text "
+            "class=\"tick\" x=\"%s\" y=\"%s\">no data</text>\n</svg>\n",
+            co(left + side + 24, b1, sizeof b1),
+            co(top + side / 2 + 14, b2, sizeof b2),
+            co(left + side + 44, b3, sizeof b3),
+            co(top + side / 2 + 24, b4, sizeof b4));
+    fputs("<figcaption>Efficiency from ", out);
+    fputs(source, out);
+    fputs(". Dark: slower than the model; ", out);
+    if (h.block > 1)
+        fprintf(out, "each cell is a block of %zu &times; %zu nodes, labelled "
+                     "by its first node, and shows its worst pair; ",
+                h.block, h.block);
+    if (noutline)
+        fputs("outlined: the link a finding names; ", out);
+    fprintf(out, "%zu of %zu cells have data.</figcaption>\n</figure>\n",
+            cells, h.m * h.m);
+out:
+    free(h.worst);
+    free(h.count);
+}
+
+/* ---- per-rank arrival lateness ------------------------------------------- */
+
+static int is_flagged(const struct rp_report *r, double rank)
+{
+    size_t i, j;
+    json_t *v;
+
+    for (i = 0; i < r->nfindings; i++) {
+        if (strcmp(r->findings[i].kind, "straggler") != 0)
+            continue;
+        json_array_foreach(r->findings[i].ranks, j, v) if (
+            (double)json_integer_value(v) == rank) return 1;
+    }
+    return 0;
+}
+
+void rp_plot_lateness(FILE *out, const struct rp_report *r)
+{
+    struct cp_svg_plot p = {0};
+    size_t nb, b, i, flagged = 0;
+    double ymax = 0, off;
+    char b1[64], b2[64], b3[64], b4[64], b5[64];
+
+    for (i = 0; i < r->nranks; i++)
+        if (r->ranks[i].late_s > 0)
+            ymax = fmax(ymax, r->ranks[i].late_s);
+    if (r->nranks < 2 || !(ymax > 0)) {
+        empty_figure(out, "fig-lateness", "Arrival lateness per rank",
+                     r->nranks < 2
+                         ? "One rank: nobody waits for anybody."
+                         : "No rank arrived measurably last: no lateness to "
+                           "show.");
+        return;
+    }
+    nb = r->nranks < RP_RANK_BARS ? r->nranks : RP_RANK_BARS;
+    p.id = "late";
+    p.title = "Arrival lateness per rank";
+    p.width = PLOT_W;
+    p.height = 260;
+    p.left = 64;
+    p.right = 28;
+    p.top = 12;
+    p.bottom = 44;
+    /* one bar per rank: centred on its index; bins: edges at their ranks */
+    off = nb == r->nranks ? 0.5 : 0;
+    p.x.lo = -off;
+    p.x.hi = (double)r->nranks - off;
+    p.x.unit = CP_SVG_RANK;
+    p.x.title = nb < r->nranks ? "rank index (each bar: the latest rank of "
+                                 "a group; hover for details)"
+                               : "rank index (sorted by rank)";
+    p.y.unit = CP_SVG_TIME;
+    p.y.title = "lateness (sum)";
+    cp_svg_lin_domain(0, ymax, 5, 1, &p.y.lo, &p.y.hi);
+    cp_svg_plot_layout(&p);
+    fputs("<figure id=\"fig-lateness\">\n<h3>Arrival lateness per rank "
+          "(stragglers)</h3>\n",
+          out);
+    cp_svg_plot_open(out, &p);
+    for (b = 0; b < nb; b++) {
+        size_t first = b * r->nranks / nb, last = (b + 1) * r->nranks / nb;
+        size_t worst = first;
+        const struct rp_rank *k;
+        char hover[400];
+        int flag;
+        double y, x0, x1;
+        for (i = first; i < last; i++)
+            if (r->ranks[i].late_s > r->ranks[worst].late_s)
+                worst = i;
+        k = &r->ranks[worst];
+        if (!(k->late_s > 0))
+            continue;
+        flag = is_flagged(r, k->rank);
+        flagged += flag;
+        y = cp_svg_axis_map(&p.y, k->late_s);
+        if (last - first > 1)
+            snprintf(hover, sizeof hover,
+                     "ranks %s to %s: the latest is rank %s on %s, last at %s "
+                     "collectives, %s late in all",
+                     fmt(r->ranks[first].rank, CP_SVG_RANK, b1, sizeof b1),
+                     fmt(r->ranks[last - 1].rank, CP_SVG_RANK, b2, sizeof b2),
+                     fmt(k->rank, CP_SVG_RANK, b3, sizeof b3), k->node,
+                     fmt(k->last_arrivals, CP_SVG_COUNT, b4, sizeof b4),
+                     fmt(k->late_s, CP_SVG_TIME, b5, sizeof b5));
+        else
+            snprintf(hover, sizeof hover,
+                     "rank %s on %s: last at %s collectives, %s late in all",
+                     fmt(k->rank, CP_SVG_RANK, b3, sizeof b3), k->node,
+                     fmt(k->last_arrivals, CP_SVG_COUNT, b4, sizeof b4),
+                     fmt(k->late_s, CP_SVG_TIME, b5, sizeof b5));
+        x0 = cp_svg_axis_map(&p.x, (double)first - off);
+        x1 = cp_svg_axis_map(&p.x, (double)last - off);
+        if (x1 - x0 > 3) { /* gaps between bars when there is room */
+            x0 += (x1 - x0) * 0.1;
+            x1 -= (x1 - x0) * 0.1 / 0.9;
+        }
+        fprintf(out,
+                "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" "
+                "fill=\"%s\"><title>",
+                co(x0, b1, sizeof b1), co(y, b2, sizeof b2),
+                co(fmax(x1 - x0, 0.6), b3, sizeof b3),
+                co(p.y.px_lo - y, b4, sizeof b4),
+                flag ? LATENCY_COLOR : BANDWIDTH_COLOR);
+        esc(out, hover);
+        fputs("</title></rect>\n", out);
+    }
+    cp_svg_plot_close(out);
+    fputs("<div class=\"legend\">", out);
+    key_box(out, BANDWIDTH_COLOR, "rank");
+    if (flagged)
+        key_box(out, LATENCY_COLOR, "named as a straggler by a finding");
+    fputs("</div>\n<figcaption>For each collective the last rank to arrive, "
+          "how long after the rank before it; summed over the run. A rank "
+          "far above the others holds everyone up: look at its compute and "
+          "input, not at the network.</figcaption>\n</figure>\n",
+          out);
+}
+
+/* ---- communication time over the run ------------------------------------- */
+
+void rp_plot_timeline(FILE *out, const struct rp_report *r)
+{
+    json_t *windows = r->timeline ? json_object_get(r->timeline, "windows")
+                                  : NULL,
+           *w;
+    struct cp_svg_plot p = {0};
+    double t0 = INFINITY, t1 = -INFINITY, ymax = 0;
+    char b1[64], b2[64], b3[64], b4[64];
+    size_t i;
+
+    json_array_foreach(windows, i, w)
+    {
+        double s = json_number_value(json_object_get(w, "start_s"));
+        double e = json_number_value(json_object_get(w, "end_s"));
+        double c = json_number_value(json_object_get(w, "comm_time_s"));
+        if (!(e > s))
+            continue;
+        t0 = fmin(t0, s);
+        t1 = fmax(t1, e);
+        ymax = fmax(ymax, c);
+    }
+    if (!(t1 > t0)) {
+        fputs("<figure id=\"fig-timeline\">\n<h3>Communication time over the "
+              "run</h3>\n<p class=\"empty\">This report has no time series: "
+              "report.json aggregates the calls by collective, communicator "
+              "and size, not by time window.",
+              out);
+        if (r->sum.steps > 0 && r->sum.comm_time_s > 0) {
+            fprintf(out, " Per step: %s of NCCL time on average over %s step%s"
+                         " (",
+                    fmt(r->sum.comm_time_s / r->sum.steps, CP_SVG_TIME, b1,
+                        sizeof b1),
+                    fmt(r->sum.steps, CP_SVG_COUNT, b2, sizeof b2),
+                    r->sum.steps == 1 ? "" : "s");
+            esc(out, r->sum.steps_method);
+            fputs(").", out);
+        }
+        fputs("</p>\n</figure>\n", out);
+        return;
+    }
+    p.id = "timeline";
+    p.title = "Communication time per time window over the run";
+    p.width = PLOT_W;
+    p.height = 250;
+    p.left = 64;
+    p.right = 28;
+    p.top = 12;
+    p.bottom = 44;
+    p.x.unit = CP_SVG_TIME;
+    p.x.title = "time since the start of the run";
+    cp_svg_lin_domain(0, t1 - t0, 6, 1, &p.x.lo, &p.x.hi);
+    p.y.unit = CP_SVG_TIME;
+    p.y.title = "NCCL time in the window";
+    cp_svg_lin_domain(0, ymax > 0 ? ymax : 1, 5, 1, &p.y.lo, &p.y.hi);
+    cp_svg_plot_layout(&p);
+    fputs("<figure id=\"fig-timeline\">\n<h3>Communication time over the run"
+          "</h3>\n",
+          out);
+    cp_svg_plot_open(out, &p);
+    json_array_foreach(windows, i, w)
+    {
+        double s = json_number_value(json_object_get(w, "start_s")) - t0;
+        double e = json_number_value(json_object_get(w, "end_s")) - t0;
+        double c = json_number_value(json_object_get(w, "comm_time_s"));
+        double x0, x1, y;
+        if (!(e > s) || !(c >= 0))
+            continue;
+        x0 = cp_svg_axis_map(&p.x, s);
+        x1 = cp_svg_axis_map(&p.x, e);
+        y = cp_svg_axis_map(&p.y, c);
+        fprintf(out,
+                "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" "
+                "fill=\"" BANDWIDTH_COLOR "\"><title>",
+                co(x0, b1, sizeof b1), co(y, b2, sizeof b2),
+                co(fmax(x1 - x0 - 0.5, 0.5), b3, sizeof b3),
+                co(p.y.px_lo - y, b4, sizeof b4));
+        fprintf(out, "%s to %s: ", fmt(s, CP_SVG_TIME, b1, sizeof b1),
+                fmt(e, CP_SVG_TIME, b2, sizeof b2));
+        fprintf(out, "%s in NCCL</title></rect>\n",
+                fmt(c, CP_SVG_TIME, b3, sizeof b3));
+    }
+    cp_svg_plot_close(out);
+    fputs("<figcaption>The collectives' own time in each window; a window "
+          "that stands out is a phase (evaluation, checkpoint) or a "
+          "slowdown.</figcaption>\n</figure>\n",
+          out);
+}

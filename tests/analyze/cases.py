@@ -1,0 +1,262 @@
+#!/usr/bin/env python3
+"""cases.py - the golden cases of collprof analyze, as TAP.
+
+Every folder tests/analyze/cases/<case>/ holds:
+  gen       optional: arguments of tests/tools/gen_logs (the driver adds
+            -o LOGS --truth TRUTH); without it the case needs `prepare`
+  prepare   optional: a shell script run as `sh prepare LOGS GEN` after gen
+            (to damage, mix or remove inputs); GEN is the gen_logs binary
+  args      optional: arguments of collprof analyze, after `LOGS -o OUT`;
+            $CASE is replaced by the case folder, $LOGS by the log folder
+  expected  one check per line:
+    # a comment
+    exit N                      collprof's exit status
+    stdout contains TEXT        (also stderr; "lacks" for the opposite)
+    stdout lines <= N
+    PATH OP VALUE               OP: == != < <= > >=
+    PATH ~ VALUE TOL            TOL: absolute, or relative with a % sign
+    PATH exists | PATH absent
+    PATH contains VALUE         a string contains text, a list an element
+    PATH length OP N
+    PATH keys == [..]           the object's keys, in order
+  VALUE is a JSON literal or {python expression}, evaluated with `truth`
+  (the generator's truth.json) and `report` in scope.
+  PATH starts at report.json's root: dotted keys, [N] for an index,
+  [k=v,k2=v2] for the first element of an array whose fields match
+  (numbers compare as numbers); "." is the root.
+"""
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+
+top_srcdir = os.environ.get("top_srcdir", ".")
+top_builddir = os.environ.get("top_builddir", ".")
+COLLPROF = os.path.join(top_builddir, "analyzer", "collprof")
+GEN = os.path.join(top_builddir, "tests", "tools", "gen_logs")
+
+n_tests = 0
+n_failed = 0
+
+
+def ok(cond, name, why=""):
+    global n_tests, n_failed
+    n_tests += 1
+    print("%sok %d - %s" % ("" if cond else "not ", n_tests, name))
+    if not cond:
+        n_failed += 1
+        for line in str(why).splitlines():
+            print("#   " + line)
+    sys.stdout.flush()
+
+
+class Missing(Exception):
+    pass
+
+
+def same(a, b):
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return float(a) == float(b)
+    return a == b
+
+
+def matches(elem, conds):
+    if not isinstance(elem, dict):
+        return False
+    for cond in conds:
+        k, _, v = cond.partition("=")
+        if k not in elem:
+            return False
+        have = elem[k]
+        if isinstance(have, (int, float)) and not isinstance(have, bool):
+            try:
+                if float(v) != float(have):
+                    return False
+            except ValueError:
+                return False
+        elif str(have) != v and json.dumps(have) != v:
+            return False
+    return True
+
+
+def resolve(doc, path):
+    if path == ".":
+        return doc
+    cur = doc
+    for tok in re.findall(r"[^.\[\]]+|\[[^\]]*\]", path):
+        if tok.startswith("["):
+            inner = tok[1:-1]
+            if not isinstance(cur, list):
+                raise Missing("%s: not an array" % tok)
+            if re.fullmatch(r"-?\d+", inner):
+                i = int(inner)
+                if not -len(cur) <= i < len(cur):
+                    raise Missing("%s: out of range (%d)" % (tok, len(cur)))
+                cur = cur[i]
+            else:
+                found = [e for e in cur if matches(e, inner.split(","))]
+                if not found:
+                    raise Missing("no element matches %s" % tok)
+                cur = found[0]
+        else:
+            if not isinstance(cur, dict) or tok not in cur:
+                raise Missing("no key '%s'" % tok)
+            cur = cur[tok]
+    return cur
+
+
+def value(text, env):
+    text = text.strip()
+    if text.startswith("{") and text.endswith("}"):
+        return eval(text[1:-1], {"__builtins__": {"abs": abs, "len": len,
+                                                  "min": min, "max": max}},
+                    env)
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def compare(have, op, want):
+    if op == "==":
+        return same(have, want)
+    if op == "!=":
+        return not same(have, want)
+    if have is None or want is None:
+        return False
+    return {"<": have < want, "<=": have <= want, ">": have > want,
+            ">=": have >= want}[op]
+
+
+def check_line(line, run, env):
+    """Returns (passed, explanation)."""
+    words = line.split(None, 2)
+    if words[0] == "exit":
+        return run["rc"] == int(words[1]), "exit status %d" % run["rc"]
+    if words[0] in ("stdout", "stderr"):
+        text = run[words[0]]
+        if words[1] == "contains":
+            return words[2] in text, "%s was:\n%s" % (words[0], text[-2000:])
+        if words[1] == "lacks":
+            return words[2] not in text, "%s was:\n%s" % (words[0], text[-2000:])
+        if words[1] == "lines":
+            op, n = words[2].split()
+            count = len(text.splitlines())
+            return compare(count, op, int(n)), "%d lines" % count
+        return False, "unknown stream check"
+    report = env["report"]
+    if report is None:
+        return False, "no report.json"
+    path = words[0]
+    rest = line.split(None, 1)[1] if len(words) > 1 else ""
+    try:
+        if rest == "exists":
+            resolve(report, path)
+            return True, ""
+        if rest == "absent":
+            try:
+                have = resolve(report, path)
+                return False, "present: %s" % json.dumps(have)[:300]
+            except Missing:
+                return True, ""
+        have = resolve(report, path)
+    except Missing as e:
+        return False, str(e)
+    op, _, arg = rest.partition(" ")
+    if op == "length":
+        op2, _, n = arg.partition(" ")
+        return compare(len(have), op2, value(n, env)), "length %d" % len(have)
+    if op == "keys":
+        op2, _, keys = arg.partition(" ")
+        got = list(have.keys())
+        return compare(got, op2, value(keys, env)), "keys %s" % got
+    if op == "contains":
+        want = value(arg, env)
+        if isinstance(have, str):
+            return str(want) in have, "value %r" % have
+        return any(same(e, want) for e in have), "value %s" % json.dumps(have)[:300]
+    if op == "~":
+        val, tol = arg.rsplit(None, 1)
+        want = value(val, env)
+        if tol.endswith("%"):
+            limit = abs(want) * float(tol[:-1]) / 100
+        else:
+            limit = float(tol)
+        good = isinstance(have, (int, float)) and abs(have - want) <= limit
+        return good, "got %r, want %r +- %g" % (have, want, limit)
+    want = value(arg, env)
+    return compare(have, op, want), "got %s, want %s %s" % (
+        json.dumps(have)[:300], op, json.dumps(want)[:300])
+
+
+def run_case(case_dir, tmp):
+    name = os.path.basename(case_dir.rstrip("/"))
+    logs = os.path.join(tmp, "logs")
+    out = os.path.join(tmp, "out")
+    truth_path = os.path.join(tmp, "truth.json")
+    read = lambda f: open(os.path.join(case_dir, f)).read() \
+        if os.path.exists(os.path.join(case_dir, f)) else None
+    gen = read("gen")
+    if gen is not None:
+        cmd = [GEN] + shlex.split(gen) + ["-o", logs, "--truth", truth_path]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            ok(False, "%s: gen_logs" % name, r.stderr)
+            return
+    else:
+        os.makedirs(logs)
+    if os.path.exists(os.path.join(case_dir, "prepare")):
+        r = subprocess.run(["sh", os.path.join(case_dir, "prepare"), logs, GEN],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            ok(False, "%s: prepare" % name, r.stdout + r.stderr)
+            return
+    args = (read("args") or "").replace("$CASE", case_dir).replace("$LOGS", logs)
+    cmd = [COLLPROF, "analyze", logs, "-o", out] + shlex.split(args)
+    r = subprocess.run(cmd, capture_output=True, text=True, errors="replace",
+                       timeout=600)
+    run = {"rc": r.returncode, "stdout": r.stdout, "stderr": r.stderr}
+    env = {"truth": {}, "report": None}
+    if os.path.exists(truth_path):
+        env["truth"] = json.load(open(truth_path))
+    rp = os.path.join(out, "report.json")
+    if os.path.exists(rp):
+        env["report"] = json.load(open(rp))
+    for line in (read("expected") or "").splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        try:
+            good, why = check_line(line, run, env)
+        except Exception as e:  # a broken expectation is a failure, not a crash
+            good, why = False, "%s: %s" % (type(e).__name__, e)
+        ok(good, "%s: %s" % (name, line), why)
+
+
+def main():
+    cases_dir = os.path.join(top_srcdir, "tests", "analyze", "cases")
+    if not os.path.exists(COLLPROF) or not os.path.exists(GEN):
+        print("1..0 # SKIP collprof or gen_logs not built")
+        return 77
+    only = sys.argv[1:]
+    for case in sorted(os.listdir(cases_dir)):
+        case_dir = os.path.join(cases_dir, case)
+        if not os.path.isdir(case_dir) or (only and case not in only):
+            continue
+        tmp = tempfile.mkdtemp(prefix="cp-case-")
+        try:
+            run_case(case_dir, tmp)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    print("1..%d" % n_tests)
+    return 1 if n_failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

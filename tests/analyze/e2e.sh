@@ -1,0 +1,92 @@
+#!/bin/sh
+# e2e.sh - record a training job on the CPU NCCL (tests/simnccl) and analyze
+# it.  Checks (1) the analyzer's own time and busbw against an independent
+# join of `collprof dump --csv` of the same logs (2 %), and (2) busbw of the
+# bandwidth-bound all-reduces against the topology's 400 MB/s (25 %).
+# (2) runs one rank per node on 4 nodes over a 50 MB/s network: with 8
+# ranks on 2 shared cores at 400 MB/s the simulator's ranks wait for a CPU
+# at every ring step and deliver about 60 % of the topology (measured on the
+# raw records), which would test the machine, not the analyzer.
+# Skipped when the simulator, the demo app or the shim is not built.
+. "${top_srcdir:-.}/tests/tap.sh"
+b=${top_builddir:-.}
+cp="$b/analyzer/collprof"
+simrun="$b/tests/simnccl/simrun"
+app="$b/tests/apps/train_sim"
+[ -x "$cp" ] || skip_all "collprof not built"
+[ -x "$simrun" ] || skip_all "tests/simnccl/simrun not built"
+[ -x "$app" ] || skip_all "tests/apps/train_sim not built"
+[ -f "$b/preload/.libs/libcollprof.so" ] || skip_all "the shim is not built"
+command -v python3 >/dev/null 2>&1 || skip_all "no python3"
+t=$(mktemp -d /tmp/cp-e2e-XXXXXX)
+trap 'rm -rf "$t"' EXIT INT TERM
+cat > "$t/topo" <<'TOPO'
+nodes 4
+intra latency=5us bandwidth=2GB/s
+inter latency=20us bandwidth=400MB/s
+TOPO
+
+cat > "$t/slow" <<'TOPO'
+nodes 4
+intra latency=5us bandwidth=2GB/s
+inter latency=20us bandwidth=50MB/s
+TOPO
+
+record() { # DIR RANKS NODES [TOPO [BUCKET_MB]]
+    "$cp" record -o "$1" -- "$simrun" -n "$2" --nodes "$3" --topo "${4:-$t/topo}" \
+        --timeout 300 -- "$app" --pattern ddp --steps 3 --bucket-mb "${5:-16}" \
+        >"$t/record.out" 2>&1
+}
+
+record "$t/logs" 8 4
+ok $? "record a ddp job on 8 ranks, 4 nodes" || sed 's/^/# /' "$t/record.out"
+"$cp" analyze "$t/logs" -o "$t/out" >"$t/stdout" 2>"$t/stderr"
+ok $? "analyze it"
+sed 's/^/# /' "$t/stdout"
+"$cp" dump --csv "$t/logs" >"$t/dump.csv"
+python3 - "$t/out/report.json" "$t/dump.csv" <<'PY'
+import collections, csv, json, sys
+r = json.load(open(sys.argv[1]))
+assert r["summary"]["incomplete_instances"] == 0, r["summary"]
+assert r["summary"]["steps"] == 3, r["summary"]["steps_method"]
+# the same instances joined here by (comm, seq) from the raw records
+inst = collections.defaultdict(list)
+for row in csv.DictReader(open(sys.argv[2])):
+    if row["op"] == "allreduce" and row["seq"]:
+        inst[(row["comm"], int(row["seq"]))].append(row)
+own = collections.defaultdict(float)
+for rows in inst.values():
+    n = int(rows[0]["bytes"])
+    if n < 1 << 20:
+        continue
+    t = max(int(x["end_ns"]) for x in rows) - max(int(x["start_ns"]) for x in rows)
+    own[(rows[0]["comm"], 1 << (n.bit_length() - 1))] += t / 1e9
+rows = [c for c in r["collectives"] if c["op"] == "allreduce" and c["bucket_bytes"] >= 1 << 20]
+assert rows and len(rows) == len(own), (len(rows), len(own))
+for c in rows:
+    want = own[(c["comm"], int(c["bucket_bytes"]))]
+    assert abs(c["time_s"] - want) <= 0.02 * want, (c, want)
+print("# own time of %d large all-reduce buckets agrees with the raw records" % len(rows))
+PY
+ok $? "own time of large all-reduces = an independent join of the raw records"
+
+n=4 nodes=4
+record "$t/logs2" $n $nodes "$t/slow" 4
+ok $? "record a ddp job on $n ranks, $nodes nodes" || sed 's/^/# /' "$t/record.out"
+"$cp" analyze "$t/logs2" -o "$t/out2" -q
+ok $? "analyze it"
+python3 - "$t/out2/report.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+link = 50e6
+rows = [c for c in r["collectives"] if c["op"] == "allreduce" and
+        c["link"] == "inter" and c["regime"] == "bandwidth" and
+        c["bucket_bytes"] >= 1 << 20 and c["grouped"] == 0]
+assert rows, "no bandwidth-bound inter-node all-reduce"
+for c in rows:
+    print("# %d B: busbw %.0f MB/s" % (c["bucket_bytes"], c["busbw_Bps"] / 1e6))
+bad = [c["bucket_bytes"] for c in rows if not abs(c["busbw_Bps"] - link) <= 0.25 * link]
+assert not bad, "busbw off the 50 MB/s link at %s" % bad
+PY
+ok $? "busbw of bandwidth-bound all-reduces within 25 % of the 50 MB/s network"
+done_testing

@@ -1,0 +1,144 @@
+#!/bin/sh
+# import.sh - collprof bench --import on published nccl-tests outputs
+# (tests/bench-cli/data: figures only, each file names its source): the
+# fitted busbw plateau within 5 % of the busbw nccl-tests printed at the
+# largest size, the latency floor within 10 % of the time it printed at the
+# smallest size, the rank count from the rank lines, the busbw/algbw ratio
+# or size/count; MPI-prefixed, truncated and interleaved lines reported and
+# never read (a damaged copy of one output); nccl-tests' JSON; outputs
+# whose collective cannot be told.
+. "$top_srcdir/tests/tap.sh"
+. "$top_srcdir/tests/bench-cli/lib.sh"
+need "$collprof"
+
+# expect FILE: the printed busbw at the largest size and time at the
+# smallest non-empty size of a text output (out-of-place columns)
+expect() {
+    python3 - "$1" <<'EOF'
+import re, sys
+rows = []
+for line in open(sys.argv[1]):
+    line = re.sub(r'^\[\d+,\d+\]<stdout>:', '', line).strip()
+    t = line.split()
+    if len(t) == 13 and t[0].isdigit() and t[1].isdigit():
+        rows.append((int(t[0]), float(t[5]), float(t[7])))
+rows = [r for r in rows if r[0] > 0]
+print(rows[-1][2] * 1e9, rows[0][1] * 1e-6, len(rows))
+EOF
+}
+
+# file op ranks link
+while read -r f op ranks link; do
+    j=$work/$f.json
+    "$collprof" bench --import "$data/$f" --json "$j" --write-profile "$work/$f.prof" \
+        >"$work/$f.out" 2>"$work/$f.err"
+    rc=$?
+    [ "$link" = unknown ] && [ $rc -eq 1 ] && rc=0 # no link class: no profile
+    ok $rc "$f: imported"
+    check "$f: no line skipped" test ! -s "$work/$f.err" -o "$link" = unknown
+    set -- $(expect "$data/$f")
+    busbw=$1 t0=$2 nrows=$3
+    pycheck "$f: $op on $ranks ranks, link $link" "$j" \
+        "d['fit']['$op']['ranks'] == $ranks and d['fit']['$op']['link'] == '$link'"
+    pycheck "$f: plateau within 5% of the busbw printed at the largest size ($busbw)" "$j" \
+        "abs(d['fit']['$op']['busbw_Bps'] / $busbw - 1) <= 0.05"
+    pycheck "$f: latency floor within 10% of the time printed at the smallest size ($t0)" "$j" \
+        "abs(d['fit']['$op']['latency_floor_s'] / $t0 - 1) <= 0.10"
+    pycheck "$f: every printed result line became two points" "$j" \
+        "len([p for p in d['points'] if p['size_bytes'] > 0]) == 2 * $nrows"
+    diag "$f: $(py "$j" "'plateau %.4g GB/s, floor %.4g us, alpha %.3g us, regime boundary %.4g B' % (d['fit']['$op']['busbw_Bps']/1e9, d['fit']['$op']['latency_floor_s']*1e6, (d['fit']['$op']['alpha_s'] or 0)*1e6, d['fit']['$op']['regime_boundary_bytes'])")"
+done <<EOF
+aws-p5-h100.all_reduce_perf.txt allreduce 8 unknown
+gcp-a3mega-h100-2nodes.all_reduce_perf.txt allreduce 16 inter
+autodl-2080ti-x2.all_reduce_perf.txt allreduce 2 intra
+autodl-2080ti-x2.all_gather_perf.txt allgather 2 intra
+autodl-2080ti-x2.broadcast_perf.txt broadcast 2 intra
+autodl-2080ti-x2.reduce_perf.txt reduce 2 intra
+autodl-2080ti-x2.alltoall_perf.txt alltoall 2 intra
+EOF
+
+# The rank count from busbw/algbw needs no rank lines; --nodes gives the link.
+"$collprof" bench --import "$data/aws-p5-h100.all_reduce_perf.txt" --nodes 1 \
+    --write-profile "$work/aws.prof" >/dev/null 2>&1
+ok $? "aws-p5: --nodes 1 makes it intra-node and writes a profile"
+check "aws-p5: the profile has an intra line" grep -q '^intra alpha=[0-9.]*us bandwidth=[0-9.]*GB/s$' "$work/aws.prof"
+check "gcp-a3mega: the profile has an inter line" grep -q '^inter alpha=' "$work/gcp-a3mega-h100-2nodes.all_reduce_perf.txt.prof"
+
+# Several files at once: one fit per collective.
+"$collprof" bench --import "$data"/autodl-2080ti-x2.*.txt --json "$work/all.json" >/dev/null 2>&1
+ok $? "the five 2080 Ti outputs imported together"
+pycheck "five collectives fitted" "$work/all.json" \
+    "sorted(d['fit']) == ['allgather', 'allreduce', 'alltoall', 'broadcast', 'reduce']"
+
+# The damaged copy: every damaged line reported with its number, none read.
+f=damaged.all_reduce_perf.txt
+"$collprof" bench --import "$data/$f" --json "$work/dmg.json" >"$work/dmg.out" 2>"$work/dmg.err"
+ok $? "$f: imported"
+lines=$(sed -n "s/^collprof bench: .*$f:\([0-9]*\): .*/\1/p" "$work/dmg.err" | tr '\n' ' ')
+ok $([ "$lines" = "23 25 27 28 35 39 49 " ]; echo $?) "$f: the damaged lines reported: $lines"
+sed 's/^/#   /' "$work/dmg.err"
+check "$f: the interleaved run is named" grep -q ':23: size 8 does not continue.*interleaved' "$work/dmg.err"
+check "$f: the NCCL INFO inside a line is named" grep -q ":27: '-1\[1,0\]<stdout>:h100-worker-1:' is not a root rank" "$work/dmg.err"
+check "$f: the rest of the split line is named" grep -q ':28: 8 numbers without size and count' "$work/dmg.err"
+check "$f: the cut line is named" grep -q ':35: truncated' "$work/dmg.err"
+check "$f: the merged line is named" grep -q ":39: '\[1,1\]<stdout>:' among the results" "$work/dmg.err"
+check "$f: the unterminated last line is named" grep -q ':49: the file ends inside this result line' "$work/dmg.err"
+pycheck "$f: 28 result lines read (32 printed, 3 damaged, the last cut)" "$work/dmg.json" \
+    "len([p for p in d['points'] if not p['in_place']]) == 28"
+pycheck "$f: nothing of the interleaved run was read" "$work/dmg.json" \
+    "[p['time_s'] for p in d['points'] if p['size_bytes'] in (8, 16) and not p['in_place']] == [12.90e-6, 12.88e-6]"
+pycheck "$f: the launchers' prefixes ([0], srun's 0:) are read" "$work/dmg.json" \
+    "sorted(p['size_bytes'] for p in d['points'] if p['size_bytes'] in (128, 256)) == [128, 128, 256, 256]"
+pycheck "$f: no point of a damaged size" "$work/dmg.json" \
+    "not [p for p in d['points'] if p['size_bytes'] in (8192, 1048576, 16777216, 17179869184)]"
+pycheck "$f: same floor and plateau within 1% of the undamaged file's" "$work/dmg.json" \
+    "abs(d['fit']['allreduce']['latency_floor_s'] / $(py "$work/aws-p5-h100.all_reduce_perf.txt.json" "d['fit']['allreduce']['latency_floor_s']") - 1) < 1e-9 and abs(d['fit']['allreduce']['busbw_Bps'] / $(py "$work/aws-p5-h100.all_reduce_perf.txt.json" "d['fit']['allreduce']['busbw_Bps']") - 1) < 0.01"
+pycheck "$f: the skipped lines are in the JSON" "$work/dmg.json" \
+    "[s['line'] for s in d['skipped_lines']] == [23, 25, 27, 28, 35, 39, 49]"
+
+# Only the result lines, no name: the columns tell all-reduce (sum, root -1,
+# size = count x 4); gather and scatter cannot be told apart.
+grep -v '^#' "$data/autodl-2080ti-x2.all_reduce_perf.txt" >"$work/numbers.txt"
+"$collprof" bench --import "$work/numbers.txt" --json "$work/numbers.json" >/dev/null 2>&1
+ok $? "result lines alone: imported"
+pycheck "result lines alone: all-reduce on 2 ranks from the columns" "$work/numbers.json" \
+    "list(d['fit']) == ['allreduce'] and d['fit']['allreduce']['ranks'] == 2"
+grep -v '^#' "$data/autodl-2080ti-x2.all_gather_perf.txt" | sed 's/float    none      -1/float    none       0/' >"$work/gs.txt"
+"$collprof" bench --import "$work/gs.txt" >/dev/null 2>"$work/gs.err"
+ok $([ $? -eq 1 ]; echo $?) "gather or scatter: no usable result, exit 1"
+check "gather or scatter: reported as undecidable" grep -q 'cannot tell which collective it measures (give --op)' "$work/gs.err"
+"$collprof" bench --import "$work/gs.txt" --op gather --json "$work/gs.json" >/dev/null 2>&1
+pycheck "gather or scatter: --op gather decides (2 ranks from size/count)" "$work/gs.json" \
+    "d['fit']['gather']['ranks'] == 2"
+"$collprof" bench --import "$data/autodl-2080ti-x2.all_gather_perf.txt" --op allreduce >/dev/null 2>"$work/contra.err"
+ok $([ $? -eq 1 ]; echo $?) "--op contradicting the columns: exit 1"
+check "--op contradicting the columns: reported" grep -q 'contradict allreduce (named by --op)' "$work/contra.err"
+
+# nccl-tests' JSON (-J): the same numbers as the text.
+python3 - "$data/aws-p5-h100.all_reduce_perf.txt" "$work/nt.json" <<'EOF'
+import json, re, sys
+res = []
+for line in open(sys.argv[1]):
+    line = re.sub(r'^\[\d+,\d+\]<stdout>:', '', line).strip()
+    t = line.split()
+    if len(t) == 13 and t[0].isdigit():
+        half = lambda o: {"time": float(t[o]), "alg_bw": float(t[o + 1]),
+                          "bus_bw": float(t[o + 2]), "nwrong": float(t[o + 3])}
+        res.append({"size": int(t[0]), "count": int(t[1]), "type": t[2],
+                    "redop": t[3], "root": "%6s" % t[4],
+                    "out_of_place": half(5), "in_place": half(9),
+                    "actual_iterations": 20, "experiment_name": ""})
+json.dump({"version": 2, "args": ["/opt/nccl-tests/build/all_reduce_perf", "-b", "8"],
+           "config": {"nthreads": 1, "ngpus": 1,
+                      "devices": [{"rank": r, "hostname": "p5-a"} for r in range(8)]},
+           "results": res}, open(sys.argv[2], "w"))
+EOF
+"$collprof" bench --import "$work/nt.json" --json "$work/nt.out.json" >/dev/null 2>&1
+ok $? "nccl-tests JSON imported"
+pycheck "nccl-tests JSON: all-reduce, 8 ranks, 1 node, same plateau as the text" "$work/nt.out.json" \
+    "d['fit']['allreduce']['ranks'] == 8 and d['fit']['allreduce']['link'] == 'intra' and abs(d['fit']['allreduce']['busbw_Bps'] / $(py "$work/aws-p5-h100.all_reduce_perf.txt.json" "d['fit']['allreduce']['busbw_Bps']") - 1) < 1e-6"
+
+"$collprof" bench --import "$work/nope.txt" 2>"$work/nope.err"
+ok $([ $? -eq 1 ]; echo $?) "a missing file: exit 1"
+check "a missing file: named" grep -q "^collprof bench: $work/nope.txt: cannot open" "$work/nope.err"
+done_testing

@@ -1,0 +1,63 @@
+#!/bin/sh
+# run-analyze.sh - make bench: collprof analyze on 8.4M call records
+# (64 ranks x 131072 calls, the mixed pattern of tests/tools/gen_logs),
+# against `cat` of the same files from the page cache.  Figures: records/s
+# (wall and per CPU second), the ratio analyze/cat, and peak RSS at two
+# sizes of the same job (it must not grow with the records).  Targets:
+# >= 20M records/s on one core, <= 3x the raw read, peak RSS < 256 MiB.
+# Times are the best of 3 runs (the machine may be shared).
+set -eu
+b=${top_builddir:-.}
+gen=$b/tests/tools/gen_logs
+cp=$b/analyzer/collprof
+rss=$b/tests/analyze/maxrss
+if [ ! -x "$gen" ] || [ ! -x "$cp" ] || [ ! -x "$rss" ]; then
+    echo "== analyze: skipped (build the check programs: make check)"
+    exit 0
+fi
+tmp=$(mktemp -d /tmp/cp-bench-analyze-XXXXXX)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+echo "== analyze: 64 ranks x 131072 calls (mixed pattern) against cat"
+"$gen" -o "$tmp/big" --pattern mixed --ranks 64 --ranks-per-node 8 \
+    --calls 131072 --noise 0.1
+"$gen" -o "$tmp/quarter" --pattern mixed --ranks 64 --ranks-per-node 8 \
+    --calls 32768 --noise 0.1
+cat "$tmp"/big/*.cplog >/dev/null   # into the page cache
+
+now() { date +%s%N; }
+# best wall seconds and best CPU seconds of 3 runs of "$@" (under maxrss)
+best_of_3() {
+    bw=999 bc=999 bm=0
+    for i in 1 2 3; do
+        t0=$(now)
+        "$rss" "$@" >/dev/null 2>"$tmp/rss.out"
+        t1=$(now)
+        w=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", (b - a) / 1e9 }')
+        c=$(sed -n 's/^cpu_s //p' "$tmp/rss.out")
+        m=$(sed -n 's/^maxrss_kib //p' "$tmp/rss.out")
+        bw=$(awk -v x="$w" -v y="$bw" 'BEGIN { print (x < y) ? x : y }')
+        bc=$(awk -v x="$c" -v y="$bc" 'BEGIN { print (x < y) ? x : y }')
+        [ "$m" -gt "$bm" ] && bm=$m
+    done
+    echo "$bw $bc $bm"
+}
+set -- $(best_of_3 sh -c "cat $tmp/big/*.cplog > /dev/null")
+cat_wall=$1 cat_cpu=$2
+set -- $(best_of_3 "$cp" analyze "$tmp/big" -o "$tmp/out" -q)
+an_wall=$1 an_cpu=$2 an_rss=$3
+set -- $(best_of_3 "$cp" analyze "$tmp/quarter" -o "$tmp/out-quarter" -q)
+q_rss=$3
+records=$(sed -n 's/^ *"records": \([0-9]*\),*$/\1/p' "$tmp/out/report.json" | head -n 1)
+q_records=$(sed -n 's/^ *"records": \([0-9]*\),*$/\1/p' "$tmp/out-quarter/report.json" | head -n 1)
+bytes=$(cat "$tmp"/big/*.cplog | wc -c)
+awk -v r="$records" -v by="$bytes" -v aw="$an_wall" -v ac="$an_cpu" \
+    -v cw="$cat_wall" -v cc="$cat_cpu" -v m="$an_rss" -v qm="$q_rss" \
+    -v qr="$q_records" 'BEGIN {
+    printf "analyze: %.1fM records (%.0f MiB) in %.3f s wall, %.3f s CPU: %.1fM records/s wall, %.1fM records/s per CPU second (target >= 20M)\n",
+        r / 1e6, by / 1048576, aw, ac, r / aw / 1e6, r / ac / 1e6
+    printf "analyze/cat: %.2fx wall, %.2fx CPU (cat %.3f s wall, %.3f s CPU; target <= 3x)\n",
+        aw / cw, (cc > 0 ? ac / cc : 0), cw, cc
+    printf "analyze peak RSS: %.1f MiB at %.1fM records, %.1f MiB at %.1fM records: ratio %.2f (target < 256 MiB, flat)\n",
+        m / 1024, r / 1e6, qm / 1024, qr / 1e6, m / qm
+}'

@@ -1,0 +1,381 @@
+/* html.c - report.html rendered from the hand-written report.json cases in
+ * tests/reports/cases/<case>/.
+ *
+ * A case with an `error` file must fail with that message and write
+ * nothing.  Every other page gets the structural checks (a complete
+ * document, every figure, no element or attribute that could run script or
+ * fetch anything, balanced containers) and the case's `expect` lines:
+ *   has TEXT            TEXT occurs in the page
+ *   not TEXT            it does not
+ *   count N TEXT        it occurs exactly N times
+ *   order A => B        the first A comes before the first B
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "cp_html.h"
+#include "tap.h"
+
+static const char *srcdir(void)
+{
+    const char *s = getenv("top_srcdir");
+    return s && *s ? s : ".";
+}
+
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    char *buf = NULL;
+    long n;
+
+    if (!f)
+        return NULL;
+    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 &&
+        fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)n + 1)) != NULL) {
+        buf[fread(buf, 1, (size_t)n, f)] = '\0';
+    }
+    fclose(f);
+    return buf;
+}
+
+/* Renders report into a string; *rc gets cp_html_write_json's result. */
+static char *render(json_t *report, int *rc, struct cp_error *err,
+                    size_t *len)
+{
+    char *buf = NULL;
+    FILE *f = open_memstream(&buf, len);
+
+    if (!f)
+        return NULL;
+    memset(err, 0, sizeof *err);
+    *rc = cp_html_write_json(report, f, err);
+    fclose(f);
+    return buf;
+}
+
+static size_t count_of(const char *hay, const char *needle)
+{
+    size_t n = 0, len = strlen(needle);
+
+    if (len == 0)
+        return 0;
+    while ((hay = strstr(hay, needle)) != NULL) {
+        n++;
+        hay += len;
+    }
+    return n;
+}
+
+/* Every tag of the page: no element that runs script, embeds or fetches,
+ * no event-handler attribute, no src, and links only to anchors in the
+ * page.  Text never holds '<' (it is escaped), so each '<' opens a tag. */
+static int tags_safe(const char *page, char *why, size_t whylen)
+{
+    static const char *const banned[] = {
+        "script", "img", "iframe", "object", "embed", "link", "base",
+        "form", "input", "image", "foreignobject", "use", "audio", "video",
+        "source", "frame", "frameset", "applet", "animate", "set"};
+    const char *p = page;
+
+    while ((p = strchr(p, '<')) != NULL) {
+        const char *end = strchr(p, '>');
+        char name[32], tag[4096];
+        size_t n = 0, i, len;
+
+        if (!end) {
+            snprintf(why, whylen, "unterminated tag");
+            return 0;
+        }
+        len = (size_t)(end - p) < sizeof tag - 1 ? (size_t)(end - p)
+                                                 : sizeof tag - 1;
+        for (i = 0; i < len; i++)
+            tag[i] = (char)tolower((unsigned char)p[i]);
+        tag[len] = '\0';
+        for (i = 1 + (tag[1] == '/'); n + 1 < sizeof name &&
+                                      (isalnum((unsigned char)tag[i]) ||
+                                       tag[i] == '!');
+             i++)
+            name[n++] = tag[i];
+        name[n] = '\0';
+        for (i = 0; i < sizeof banned / sizeof banned[0]; i++)
+            if (strcmp(name, banned[i]) == 0) {
+                snprintf(why, whylen, "element <%s>", name);
+                return 0;
+            }
+        for (i = 1; tag[i]; i++) {
+            if (isspace((unsigned char)tag[i - 1]) && tag[i] == 'o' &&
+                tag[i + 1] == 'n' && isalpha((unsigned char)tag[i + 2])) {
+                snprintf(why, whylen, "event attribute in <%.60s>", tag + 1);
+                return 0;
+            }
+        }
+        if (strstr(tag, " src=") || strstr(tag, "javascript:") ||
+            strstr(tag, "http:") || strstr(tag, "https:") ||
+            strstr(tag, "//") || strstr(tag, "url(http") ||
+            (strstr(tag, "href=") && !strstr(tag, "href=\"#"))) {
+            snprintf(why, whylen, "a reference out of the page in <%.60s>",
+                     tag + 1);
+            return 0;
+        }
+        p = end + 1;
+    }
+    return 1;
+}
+
+static void structure(const char *name, const char *page)
+{
+    static const char *const figures[] = {
+        "id=\"fig-time-1\"", "id=\"fig-busbw\"",    "id=\"fig-hist\"",
+        "id=\"fig-heatmap\"", "id=\"fig-lateness\"", "id=\"fig-timeline\""};
+    char why[200] = "";
+    size_t i, len = strlen(page);
+    int figs = 1;
+
+    ok(strncmp(page, "<!DOCTYPE html>\n<html lang=\"en\">", 31) == 0 &&
+           len > 8 && strcmp(page + len - 8, "</html>\n") == 0,
+       "%s: a complete document", name);
+    ok(strstr(page, "<meta http-equiv=\"Content-Security-Policy\" "
+                    "content=\"default-src 'none'; style-src 'unsafe-inline'; "
+                    "img-src data:\">") != NULL,
+       "%s: a policy that forbids scripts and requests", name);
+    for (i = 0; i < sizeof figures / sizeof figures[0]; i++)
+        if (!strstr(page, figures[i])) {
+            diag("  %s missing", figures[i]);
+            figs = 0;
+        }
+    ok(figs, "%s: every plot's figure", name);
+    ok(strstr(page, "id=\"verdict\"") && strstr(page, "id=\"findings\"") &&
+           strstr(page, "id=\"summary\"") && strstr(page, "id=\"tables\"") &&
+           strstr(page, "id=\"inputs\""),
+       "%s: verdict, findings, summary, tables, inputs", name);
+    ok(strstr(page, "id=\"verdict\"") < strstr(page, "id=\"findings\"") &&
+           strstr(page, "id=\"findings\"") < strstr(page, "id=\"summary\"") &&
+           strstr(page, "id=\"summary\"") < strstr(page, "id=\"plots\""),
+       "%s: verdict and findings first, then the summary, then plots", name);
+    if (!ok(tags_safe(page, why, sizeof why),
+            "%s: no script, embed, handler or outside reference", name))
+        diag("  %s", why);
+    ok(count_of(page, "<figure") == count_of(page, "</figure>") &&
+           count_of(page, "<svg") == count_of(page, "</svg>") &&
+           count_of(page, "<table") == count_of(page, "</table>") &&
+           count_of(page, "<section") == count_of(page, "</section>"),
+       "%s: figures, svgs, tables, sections balanced", name);
+}
+
+static void expectations(const char *name, const char *page, char *text)
+{
+    char *line, *save = NULL;
+
+    for (line = strtok_r(text, "\n", &save); line;
+         line = strtok_r(NULL, "\n", &save)) {
+        if (line[0] == '#' || line[0] == '\0')
+            continue;
+        if (strncmp(line, "has ", 4) == 0) {
+            ok(strstr(page, line + 4) != NULL, "%s: has '%s'", name, line + 4);
+        } else if (strncmp(line, "not ", 4) == 0) {
+            ok(strstr(page, line + 4) == NULL, "%s: no '%s'", name, line + 4);
+        } else if (strncmp(line, "count ", 6) == 0) {
+            char *rest;
+            long want = strtol(line + 6, &rest, 10);
+            size_t got = count_of(page, rest + 1);
+            if (!ok((long)got == want, "%s: %ld x '%s'", name, want, rest + 1))
+                diag("  got %zu", got);
+        } else if (strncmp(line, "order ", 6) == 0) {
+            char *sep = strstr(line, " => ");
+            const char *a, *b;
+            if (!sep) {
+                ok(0, "%s: bad expect line '%s'", name, line);
+                continue;
+            }
+            *sep = '\0';
+            a = strstr(page, line + 6);
+            b = strstr(page, sep + 4);
+            ok(a && b && a < b, "%s: '%s' before '%s'", name, line + 6,
+               sep + 4);
+        } else {
+            ok(0, "%s: bad expect line '%s'", name, line);
+        }
+    }
+}
+
+static void run_case(const char *dir, const char *name)
+{
+    char path[8400];
+    json_error_t jerr;
+    struct cp_error err;
+    json_t *report;
+    char *page = NULL, *again = NULL, *want = NULL, *expect = NULL;
+    size_t len = 0, len2 = 0;
+    int rc = 0, rc2 = 0;
+
+    snprintf(path, sizeof path, "%s/%s/report.json", dir, name);
+    report = json_load_file(path, JSON_DECODE_ANY, &jerr);
+    if (!ok(report != NULL, "%s: report.json loads", name)) {
+        diag("  %s: %s", path, jerr.text);
+        return;
+    }
+    snprintf(path, sizeof path, "%s/%s/error", dir, name);
+    want = read_text(path);
+    page = render(report, &rc, &err, &len);
+    if (want) {
+        want[strcspn(want, "\n")] = '\0';
+        ok(rc == -1, "%s: refused", name);
+        is_str(err.text, want, "%s: the message names the key", name);
+        is_int(len, 0, "%s: nothing written", name);
+        goto out;
+    }
+    if (!ok(rc == 0 && page, "%s: rendered", name)) {
+        diag("  %s", err.text);
+        goto out;
+    }
+    structure(name, page);
+    again = render(report, &rc2, &err, &len2);
+    ok(rc2 == 0 && again && len2 == len && memcmp(page, again, len) == 0,
+       "%s: the same page twice", name);
+    snprintf(path, sizeof path, "%s/%s/expect", dir, name);
+    expect = read_text(path);
+    if (expect)
+        expectations(name, page, expect);
+    else
+        ok(0, "%s: has an expect file", name);
+out:
+    free(page);
+    free(again);
+    free(want);
+    free(expect);
+    json_decref(report);
+}
+
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void test_cases(void)
+{
+    char dir[4096], *names[256];
+    size_t n = 0, i;
+    DIR *d;
+    struct dirent *e;
+
+    snprintf(dir, sizeof dir, "%s/tests/reports/cases", srcdir());
+    d = opendir(dir);
+    if (!ok(d != NULL, "the cases folder %s", dir))
+        return;
+    while ((e = readdir(d)) != NULL && n < 256)
+        if (e->d_name[0] != '.')
+            names[n++] = strdup(e->d_name);
+    closedir(d);
+    qsort(names, n, sizeof *names, compare_names);
+    ok(n >= 9, "at least 9 cases (%zu)", n);
+    for (i = 0; i < n; i++) {
+        run_case(dir, names[i]);
+        free(names[i]);
+    }
+}
+
+static void test_errors(void)
+{
+    struct cp_error err;
+    json_t *report;
+    char path[4096];
+    FILE *full;
+    size_t len = 0;
+    int rc = 0;
+    char *page;
+
+    page = render(NULL, &rc, &err, &len);
+    ok(rc == -1 && strstr(err.text, "missing"), "no report: refused (%s)",
+       err.text);
+    free(page);
+
+    /* a page that cannot be written is an error, not a success */
+    snprintf(path, sizeof path, "%s/tests/reports/cases/medium/report.json",
+             srcdir());
+    report = json_load_file(path, 0, NULL);
+    full = fopen("/dev/full", "w");
+    if (full && report) {
+        memset(&err, 0, sizeof err);
+        rc = cp_html_write_json(report, full, &err);
+        ok(rc == -1 && strstr(err.text, "writing the page failed"),
+           "a full disk: refused (%s)", err.text);
+        fclose(full);
+    } else {
+        ok(1, "# SKIP no /dev/full");
+        if (full)
+            fclose(full);
+    }
+    json_decref(report);
+}
+
+/* cp_html_write on an analysis in memory gives the page of its JSON: one
+ * renderer, nothing computed twice.  Uses gen_logs when it is built. */
+static void test_analysis(void)
+{
+    const char *bdir = getenv("top_builddir");
+    char cmd[8400], dir[] = "/tmp/cp-html-XXXXXX", logs[64];
+    const char *paths[2] = {logs, NULL};
+    struct cp_analysis_opts opts;
+    struct cp_analysis *an = NULL;
+    struct cp_error err;
+    json_t *report = NULL;
+    char *a = NULL, *b = NULL;
+    size_t alen = 0, blen = 0;
+    int rc = -1, rc2 = -1;
+    FILE *f;
+
+    if (!bdir || !mkdtemp(dir)) {
+        ok(1, "# SKIP cp_html_write: no top_builddir or temp dir");
+        return;
+    }
+    snprintf(logs, sizeof logs, "%s/logs", dir);
+    snprintf(cmd, sizeof cmd,
+             "'%s/tests/tools/gen_logs' -o '%s' --ranks 8 --ranks-per-node 2 "
+             "--steps 5 --pattern mixed --straggler 3=2ms >/dev/null 2>&1",
+             bdir, logs);
+    if (system(cmd) != 0) {
+        ok(1, "# SKIP cp_html_write: gen_logs is not built");
+        goto out;
+    }
+    cp_analysis_opts_init(&opts);
+    an = cp_analysis_run(paths, &opts, &err);
+    if (!ok(an != NULL, "cp_html_write: the generated logs analyze")) {
+        diag("  %s", err.text);
+        goto out;
+    }
+    f = open_memstream(&a, &alen);
+    rc = cp_html_write(an, f, &err);
+    fclose(f);
+    report = cp_analysis_to_json(an);
+    f = open_memstream(&b, &blen);
+    rc2 = cp_html_write_json(report, f, &err);
+    fclose(f);
+    ok(rc == 0 && rc2 == 0, "cp_html_write and cp_html_write_json succeed");
+    ok(alen > 0 && alen == blen && memcmp(a, b, alen) == 0,
+       "cp_html_write gives the page of cp_analysis_to_json's object");
+    ok(a && strstr(a, "look at rank 3 on node"),
+       "the analysis' straggler finding is on the page");
+out:
+    free(a);
+    free(b);
+    json_decref(report);
+    cp_analysis_destroy(an);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        diag("could not remove %s", dir);
+}
+
+int main(void)
+{
+    test_cases();
+    test_errors();
+    test_analysis();
+    return done_testing();
+}

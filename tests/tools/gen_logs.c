@@ -1,0 +1,900 @@
+/* gen_logs.c - synthetic collprof rank logs with a known truth.
+ *
+ * Writes one log per rank in the real format (include/collprof/
+ * cp_logfmt.h, written with stdio, not through the shim) for a job whose
+ * collectives follow the alpha-beta model exactly up to planted noise, so
+ * that the analyzer's answers can be checked against the truth:
+ *
+ *   gen_logs -o DIR [--ranks 8] [--ranks-per-node 2] [--steps 20 |
+ *            --calls N] [--pattern ddp-small|ddp-large|mixed|sweep|uniform]
+ *            [--intra-alpha 5us] [--intra-bw 2GB/s] [--inter-alpha 20us]
+ *            [--inter-bw 400MB/s] [--noise 0.05] [--outliers 0]
+ *            [--jitter T] [--gap 50us] [--step-gap 20ms]
+ *            [--clock-offset NODE=T]... [--straggler RANK=T]...
+ *            [--slow-node NODE=FACTOR] [--failed N] [--job-id ID]
+ *            [--pid-base N] [--node-prefix P] [--seed S]
+ *            [--truth FILE] [--swap]
+ *
+ * --swap writes the other byte order (a log from a big-endian machine).
+ * The time of an instance is the model of its communicator's link class
+ * (ring all-reduce 2(p-1)a + 2(p-1)/p n b, ring reduce-scatter/all-gather
+ * and pairwise all-to-all (p-1)a + (p-1)/p n b, chain broadcast/reduce
+ * (p-1)a + n b, send/recv a + n b; a communicator on more than one node
+ * runs at the inter-node a and b) times exp(noise * Z), Z standard normal
+ * (a lognormal with median 1), times U(2, 10) for a fraction `outliers` of
+ * instances.  Each rank arrives after its own compute gap (plus its
+ * straggler delay), every rank ends at last arrival + time + U(0, jitter)
+ * (jitter defaults to a quarter of the class's alpha), and a node's clock
+ * reads true time + its offset.  The run is deterministic for a seed.
+ *
+ * --truth writes JSON: the parameters, steps, calls, and the latency-bound
+ * share of the collectives' own time (own time = max end - last arrival,
+ * latency-bound = n below L/W of the model at the true a and b).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "collprof/cp_logfmt.h"
+#include "cp_logread.h"
+#include "cp_units.h"
+
+#define MAX_OFFSETS 256
+#define MAX_STRAGGLERS 64
+#define T0_NS UINT64_C(1700000000000000000) /* Nov 2023 */
+#define DTYPE_F32 7
+#define DTYPE_F64 8
+
+enum coll { C_ALLREDUCE, C_BROADCAST, C_REDUCE, C_REDUCESCATTER, C_ALLGATHER,
+            C_ALLTOALL, C_SENDRECV };
+enum where { W_WORLD, W_NODE, W_P2P };
+
+struct op {
+    enum coll coll;
+    enum where where;
+    double n; /* nccl-tests' S, bytes */
+    int gap_step; /* a step boundary comes before it */
+};
+
+struct rank {
+    FILE *f;
+    char path[4096];
+    unsigned node;
+    double t;             /* true time, ns since T0 */
+    uint32_t world_seq, node_seq;
+    uint32_t *send_seq, *recv_seq; /* [ranks] */
+    uint64_t slots;
+    double delay;         /* straggler delay, ns */
+    double arrival, end;  /* of the current instance */
+};
+
+struct gen {
+    unsigned ranks, per_node, nodes, steps;
+    uint64_t calls;
+    const char *pattern, *dir, *truth, *job_id, *prefix;
+    double alpha[2], bw[2]; /* 0 intra, 1 inter */
+    double noise, outliers, jitter, gap, step_gap;
+    double offset[MAX_OFFSETS]; /* per node, ns */
+    int slow_node;
+    double slow_factor;
+    unsigned failed;
+    int swap; /* write the other byte order */
+    int pid_base;
+    uint64_t seed, rng[4];
+    uint64_t world_id, node_id_base;
+    struct rank *r;
+    struct op *ops;
+    size_t nops;
+    int nstragglers;
+    int straggler[MAX_STRAGGLERS];
+    double straggler_delay[MAX_STRAGGLERS]; /* ns */
+    /* truth */
+    double own_total, own_latency;
+    uint64_t instances, calls_written;
+};
+
+/* ---- random numbers: xoshiro256** seeded by splitmix64 -------------------- */
+
+static uint64_t splitmix(uint64_t *x)
+{
+    uint64_t z = (*x += UINT64_C(0x9e3779b97f4a7c15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return z ^ (z >> 31);
+}
+
+static uint64_t rotl(uint64_t x, int k)
+{
+    return (x << k) | (x >> (64 - k));
+}
+
+static uint64_t next_u64(struct gen *g)
+{
+    uint64_t *s = g->rng, r = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    return r;
+}
+
+static double uniform(struct gen *g)
+{
+    return (double)(next_u64(g) >> 11) * 0x1.0p-53;
+}
+
+static double normal(struct gen *g)
+{
+    double u = uniform(g), v = uniform(g);
+    return sqrt(-2 * log(u > 0 ? u : 1e-300)) * cos(2 * M_PI * v);
+}
+
+/* ---- the model (written out here, independently of analyzer/cp_model) --- */
+
+static void terms(enum coll c, unsigned p, double *A, double *B)
+{
+    double P = p;
+
+    switch (c) {
+    case C_ALLREDUCE:
+        *A = 2 * (P - 1);
+        *B = 2 * (P - 1) / P;
+        break;
+    case C_BROADCAST:
+    case C_REDUCE:
+        *A = P - 1;
+        *B = 1;
+        break;
+    case C_SENDRECV:
+        *A = 1;
+        *B = 1;
+        break;
+    default: /* reduce-scatter, all-gather, all-to-all */
+        *A = P - 1;
+        *B = (P - 1) / P;
+        break;
+    }
+}
+
+static unsigned op_code(enum coll c, int recv)
+{
+    static const unsigned codes[] = {CP_OP_AllReduce, CP_OP_Broadcast,
+                                     CP_OP_Reduce, CP_OP_ReduceScatter,
+                                     CP_OP_AllGather, CP_OP_AlltoAll};
+    if (c == C_SENDRECV)
+        return recv ? CP_OP_Recv : CP_OP_Send;
+    return codes[c];
+}
+
+/* NCCL's count for S = n bytes of float32 on p ranks. */
+static uint64_t count_of(enum coll c, double n, unsigned p)
+{
+    uint64_t elems = (uint64_t)(n / 4);
+
+    if (c == C_ALLGATHER || c == C_REDUCESCATTER || c == C_ALLTOALL)
+        elems /= p;
+    return elems ? elems : 1;
+}
+
+static double bytes_of(enum coll c, uint64_t count, unsigned p)
+{
+    double n = (double)count * 4;
+    if (c == C_ALLGATHER || c == C_REDUCESCATTER || c == C_ALLTOALL)
+        n *= p;
+    return n;
+}
+
+/* ---- writing ------------------------------------------------------------- */
+
+static int put(struct gen *g, struct rank *rk, const union cp_rec *rec)
+{
+    union cp_rec swapped;
+
+    if (g->swap) {
+        swapped = *rec;
+        cp_rec_swap(&swapped);
+        rec = &swapped;
+    }
+    if (fwrite(rec, sizeof *rec, 1, rk->f) != 1)
+        return -1;
+    rk->slots++;
+    return 0;
+}
+
+static uint64_t ts(struct gen *g, const struct rank *rk, double t)
+{
+    return T0_NS + (uint64_t)llround(t + g->offset[rk->node]);
+}
+
+static void write_header(struct gen *g, unsigned i, int final)
+{
+    struct rank *rk = &g->r[i];
+    struct cp_log_header h;
+    unsigned char pad[CP_LOG_HEADER_SIZE];
+
+    memset(pad, 0, sizeof pad);
+    memset(&h, 0, sizeof h);
+    memcpy(h.magic, CP_LOG_MAGIC, 8);
+    h.endian = CP_LOG_ENDIAN;
+    h.version = CP_LOG_VERSION;
+    h.header_size = CP_LOG_HEADER_SIZE;
+    h.record_size = CP_LOG_RECORD_SIZE;
+    h.chunk_records = 16384;
+    h.flags = final ? CP_HDR_CLOSED : 0;
+    h.timer = CP_TIMER_HOST;
+    h.pid = g->pid_base + (int)i;
+    h.global_rank = (int)i;
+    h.world_size = (int)g->ranks;
+    h.local_rank = (int)(i % g->per_node);
+    h.nccl_version = 22809;
+    h.start_realtime_ns = ts(g, rk, 0);
+    h.start_monotonic_ns = 1000000000;
+    h.end_realtime_ns = final ? ts(g, rk, rk->t) + 1000 : 0;
+    h.slots_used = final ? rk->slots : 0;
+    snprintf(h.node, sizeof h.node, "%s%u", g->prefix, rk->node);
+    snprintf(h.hostname, sizeof h.hostname, "%s%u.example", g->prefix,
+             rk->node);
+    snprintf(h.job_id, sizeof h.job_id, "%s", g->job_id);
+    snprintf(h.step_id, sizeof h.step_id, "0");
+    snprintf(h.timer_reason, sizeof h.timer_reason, "generated");
+    snprintf(h.program, sizeof h.program, "gen_logs");
+    if (g->swap) {
+#define SW32(x) ((x) = (__typeof__(x))__builtin_bswap32((uint32_t)(x)))
+#define SW64(x) ((x) = (__typeof__(x))__builtin_bswap64((uint64_t)(x)))
+        SW32(h.endian); SW32(h.version); SW32(h.header_size);
+        SW32(h.record_size); SW32(h.chunk_records); SW32(h.flags);
+        SW32(h.timer); SW32(h.pid); SW32(h.global_rank); SW32(h.world_size);
+        SW32(h.local_rank); SW32(h.nccl_version);
+        SW64(h.start_realtime_ns); SW64(h.start_monotonic_ns);
+        SW64(h.end_realtime_ns); SW64(h.slots_used); SW64(h.records_dropped);
+#undef SW32
+#undef SW64
+    }
+    memcpy(pad, &h, sizeof h);
+    fseek(rk->f, 0, SEEK_SET);
+    fwrite(pad, sizeof pad, 1, rk->f);
+    fseek(rk->f, 0, SEEK_END);
+}
+
+static void comm_record(struct gen *g, unsigned i, unsigned how, uint64_t id,
+                        uint64_t parent, uint32_t nranks, uint32_t rank,
+                        const char *name)
+{
+    union cp_rec rec;
+
+    memset(&rec, 0, sizeof rec);
+    rec.comm.how = (uint8_t)how;
+    rec.comm.cuda_dev = (int32_t)(i % g->per_node);
+    rec.comm.comm_id = id;
+    rec.comm.parent_id = parent;
+    rec.comm.nranks = nranks;
+    rec.comm.rank = rank;
+    rec.comm.color = parent ? (int32_t)g->r[i].node : 0;
+    rec.comm.time_ns = ts(g, &g->r[i], g->r[i].t);
+    memcpy(rec.comm.name, name, strnlen(name, CP_COMM_NAME_LEN));
+    rec.kind = CP_REC_COMM;
+    put(g, &g->r[i], &rec);
+}
+
+static void call_record(struct gen *g, unsigned i, unsigned op, uint64_t comm,
+                        uint64_t count, uint32_t seq, int32_t peer,
+                        uint32_t rank, uint32_t nranks, uint32_t group,
+                        uint16_t flags, int result, double start, double end)
+{
+    union cp_rec rec;
+
+    memset(&rec, 0, sizeof rec);
+    rec.call.op = (uint8_t)op;
+    rec.call.dtype = DTYPE_F32;
+    rec.call.redop = op == CP_OP_AllReduce || op == CP_OP_ReduceScatter ||
+                             op == CP_OP_Reduce
+                         ? 0
+                         : CP_REDOP_NONE;
+    rec.call.result = (int8_t)result;
+    rec.call.timer = CP_TIMER_HOST;
+    rec.call.flags = flags;
+    rec.call.comm_id = comm;
+    rec.call.count = count;
+    rec.call.seq = seq;
+    rec.call.peer = peer;
+    rec.call.rank = rank;
+    rec.call.nranks = nranks;
+    rec.call.group = group;
+    rec.call.stream = 0x1234;
+    rec.call.start_ns = ts(g, &g->r[i], start);
+    rec.call.end_ns = ts(g, &g->r[i], end);
+    rec.kind = CP_REC_CALL;
+    put(g, &g->r[i], &rec);
+    g->calls_written++;
+}
+
+/* ---- simulation ------------------------------------------------------------ */
+
+static double noisy(struct gen *g, double t)
+{
+    t *= exp(g->noise * normal(g));
+    if (g->outliers > 0 && uniform(g) < g->outliers)
+        t *= 2 + 8 * uniform(g);
+    return t;
+}
+
+static int touches_slow(struct gen *g, const unsigned *members, unsigned m)
+{
+    unsigned k;
+
+    if (g->slow_node < 0)
+        return 0;
+    for (k = 0; k < m; k++)
+        if ((int)g->r[members[k]].node == g->slow_node)
+            return 1;
+    return 0;
+}
+
+/* One collective instance on the given members (global ranks, in comm rank
+ * order). */
+static void collective(struct gen *g, const struct op *o, const unsigned *m,
+                       unsigned p, uint64_t comm, int on_node, double gap)
+{
+    int inter = !on_node && g->nodes > 1;
+    double A, B, a = g->alpha[inter], b = 1e9 / g->bw[inter], T, last = 0,
+                 max_end = 0, n, own;
+    uint64_t count = count_of(o->coll, o->n, p);
+    unsigned k;
+
+    if (inter && touches_slow(g, m, p))
+        b *= g->slow_factor;
+    n = bytes_of(o->coll, count, p);
+    terms(o->coll, p, &A, &B);
+    T = noisy(g, A * a * 1e9 + B * n * b); /* ns */
+    for (k = 0; k < p; k++) {
+        struct rank *rk = &g->r[m[k]];
+        rk->arrival = rk->t + gap * (0.8 + 0.4 * uniform(g)) + rk->delay;
+        if (rk->arrival > last)
+            last = rk->arrival;
+    }
+    for (k = 0; k < p; k++) {
+        struct rank *rk = &g->r[m[k]];
+        rk->end = last + T + g->jitter * (g->jitter >= 0 ? uniform(g) : 0);
+        if (g->jitter < 0)
+            rk->end = last + T + 0.25 * a * 1e9 * uniform(g);
+        if (rk->end > max_end)
+            max_end = rk->end;
+    }
+    for (k = 0; k < p; k++) {
+        struct rank *rk = &g->r[m[k]];
+        uint32_t seq = on_node ? rk->node_seq++ : rk->world_seq++;
+        int32_t peer = o->coll == C_BROADCAST || o->coll == C_REDUCE ? 0 : -1;
+        call_record(g, m[k], op_code(o->coll, 0), comm, count, seq, peer, k, p,
+                    0, 0, 0, rk->arrival, rk->end);
+        rk->t = rk->end;
+    }
+    own = (max_end - last) * 1e-9;
+    g->own_total += own;
+    if (n * B * b < A * a * 1e9)
+        g->own_latency += own;
+    g->instances++;
+}
+
+/* Grouped send/recv: every rank sends n bytes to the rank one node up and
+ * receives from the rank one node down, in one group per rank.  A transfer
+ * starts when both ends arrived and takes T; a rank's group ends when its
+ * last transfer does. */
+static void p2p_exchange(struct gen *g, const struct op *o, double gap,
+                         uint32_t *group_ids)
+{
+    double a = g->alpha[g->nodes > 1], b = 1e9 / g->bw[g->nodes > 1];
+    uint64_t count = count_of(C_SENDRECV, o->n, 2);
+    double n = bytes_of(C_SENDRECV, count, 2);
+    unsigned i, R = g->ranks, G = g->per_node;
+
+    if (R <= G)
+        return;
+    for (i = 0; i < R; i++) {
+        struct rank *rk = &g->r[i];
+        rk->arrival = rk->t + gap * (0.8 + 0.4 * uniform(g)) + rk->delay;
+        rk->end = rk->arrival;
+    }
+    for (i = 0; i + G < R; i++) { /* the transfer i -> i + G */
+        struct rank *s = &g->r[i], *d = &g->r[i + G];
+        double start = s->arrival > d->arrival ? s->arrival : d->arrival;
+        double end = start + noisy(g, a * 1e9 + n * b);
+        double es = end + 0.25 * a * 1e9 * uniform(g);
+        double ed = end + 0.25 * a * 1e9 * uniform(g);
+        if (es > s->end)
+            s->end = es;
+        if (ed > d->end)
+            d->end = ed;
+    }
+    for (i = 0; i < R; i++) {
+        struct rank *rk = &g->r[i];
+        uint32_t gid = ++group_ids[i];
+        unsigned ncalls = 0;
+        union cp_rec rec;
+        double t = rk->arrival;
+        if (i + G < R) {
+            call_record(g, i, CP_OP_Send, g->world_id, count,
+                        rk->send_seq[i + G]++, (int32_t)(i + G), i, R, gid,
+                        CP_CALL_IN_GROUP, 0, t, t + 500);
+            ncalls++;
+        }
+        if (i >= G) {
+            call_record(g, i, CP_OP_Recv, g->world_id, count,
+                        rk->recv_seq[i - G]++, (int32_t)(i - G), i, R, gid,
+                        CP_CALL_IN_GROUP, 0, t + 500, t + 1000);
+            ncalls++;
+        }
+        memset(&rec, 0, sizeof rec);
+        rec.group.group = gid;
+        rec.group.ncalls = ncalls;
+        rec.group.start_ns = ts(g, rk, rk->arrival);
+        rec.group.end_ns = ts(g, rk, rk->end);
+        rec.kind = CP_REC_GROUP;
+        put(g, rk, &rec);
+        rk->t = rk->end;
+    }
+}
+
+/* ---- patterns -------------------------------------------------------------- */
+
+static int add_op(struct gen *g, enum coll c, enum where w, double n,
+                  int step)
+{
+    struct op *bigger = realloc(g->ops, (g->nops + 1) * sizeof *bigger);
+    if (!bigger)
+        return -1;
+    g->ops = bigger;
+    g->ops[g->nops].coll = c;
+    g->ops[g->nops].where = w;
+    g->ops[g->nops].n = n;
+    g->ops[g->nops].gap_step = step;
+    g->nops++;
+    return 0;
+}
+
+/* Sizes log-uniform in [lo, hi], fixed for the run (so steps repeat). */
+static double log_uniform(struct gen *g, double lo, double hi)
+{
+    return floor(exp(log(lo) + (log(hi) - log(lo)) * uniform(g)) / 64) * 64;
+}
+
+static int build_pattern(struct gen *g)
+{
+    int k, first = 1;
+
+    if (strcmp(g->pattern, "ddp-small") == 0) {
+        /* 96 small gradient buckets, three large ones, the loss */
+        for (k = 0; k < 96; k++, first = 0)
+            if (add_op(g, C_ALLREDUCE, W_WORLD, log_uniform(g, 1024, 32768),
+                       first) < 0)
+                return -1;
+        if (add_op(g, C_ALLREDUCE, W_WORLD, 512 * 1024, 0) < 0 ||
+            add_op(g, C_ALLREDUCE, W_WORLD, 1024 * 1024, 0) < 0 ||
+            add_op(g, C_ALLREDUCE, W_WORLD, 2048 * 1024, 0) < 0 ||
+            add_op(g, C_ALLREDUCE, W_WORLD, 4, 0) < 0)
+            return -1;
+    } else if (strcmp(g->pattern, "ddp-large") == 0) {
+        /* 25 MiB buckets (bucket_cap_mb = 25), the rest, the loss */
+        for (k = 0; k < 4; k++, first = 0)
+            if (add_op(g, C_ALLREDUCE, W_WORLD, 25 * 1048576.0, first) < 0)
+                return -1;
+        if (add_op(g, C_ALLREDUCE, W_WORLD, 7 * 1048576.0, 0) < 0 ||
+            add_op(g, C_ALLREDUCE, W_WORLD, 4, 0) < 0)
+            return -1;
+    } else if (strcmp(g->pattern, "uniform") == 0) {
+        /* 32 identical buckets per step: only the pauses show the steps */
+        for (k = 0; k < 32; k++, first = 0)
+            if (add_op(g, C_ALLREDUCE, W_WORLD, 256 * 1024, first) < 0)
+                return -1;
+    } else if (strcmp(g->pattern, "sweep") == 0) {
+        /* nccl-tests-like: 1 KiB .. 16 MiB on the world and node comms */
+        for (k = 10; k <= 24; k++) {
+            int rep;
+            for (rep = 0; rep < 4; rep++, first = 0) {
+                if (add_op(g, C_ALLREDUCE, W_WORLD, ldexp(1, k), first) < 0)
+                    return -1;
+                if (g->per_node > 1 &&
+                    add_op(g, C_ALLREDUCE, W_NODE, ldexp(1, k), 0) < 0)
+                    return -1;
+            }
+        }
+    } else if (strcmp(g->pattern, "mixed") == 0) {
+        static const enum coll world_colls[] = {
+            C_ALLREDUCE, C_ALLGATHER, C_REDUCESCATTER, C_BROADCAST,
+            C_ALLTOALL, C_ALLREDUCE};
+        for (k = 0; k < 24; k++, first = 0)
+            if (add_op(g, world_colls[k % 6], W_WORLD,
+                       log_uniform(g, 256, 16 * 1048576.0), first) < 0)
+                return -1;
+        for (k = 0; k < 12 && g->per_node > 1; k++)
+            if (add_op(g, C_ALLREDUCE, W_NODE,
+                       log_uniform(g, 1024, 16 * 1048576.0), 0) < 0)
+                return -1;
+        if (add_op(g, C_SENDRECV, W_P2P, 1048576, 0) < 0 ||
+            add_op(g, C_SENDRECV, W_P2P, 65536, 0) < 0)
+            return -1;
+    } else {
+        fprintf(stderr, "gen_logs: unknown pattern '%s' (ddp-small, "
+                        "ddp-large, mixed, sweep, uniform)\n", g->pattern);
+        return -1;
+    }
+    return 0;
+}
+
+/* Calls one rank makes per step (its share of the pattern). */
+static double calls_per_step(const struct gen *g)
+{
+    double c = 0;
+    size_t i;
+
+    for (i = 0; i < g->nops; i++)
+        c += g->ops[i].where == W_P2P ? (g->ranks > g->per_node ? 2 : 0)
+             : g->ops[i].where == W_NODE ? (g->per_node > 1)
+                                         : 1;
+    return c;
+}
+
+/* ---- options ---------------------------------------------------------------- */
+
+static int parse_signed_time(const char *text, double *ns)
+{
+    struct cp_error e;
+    double s;
+    int neg = text[0] == '-';
+
+    if (cp_units_parse_time(text + neg, &s, &e) < 0) {
+        fprintf(stderr, "gen_logs: %s\n", e.text);
+        return -1;
+    }
+    *ns = (neg ? -s : s) * 1e9;
+    return 0;
+}
+
+static int parse_time(const char *text, double *seconds)
+{
+    struct cp_error e;
+    if (cp_units_parse_time(text, seconds, &e) < 0) {
+        fprintf(stderr, "gen_logs: %s\n", e.text);
+        return -1;
+    }
+    return 0;
+}
+
+static int parse_bw(const char *text, double *bps)
+{
+    struct cp_error e;
+    if (cp_units_parse_bandwidth(text, bps, &e) < 0 || !(*bps > 0)) {
+        fprintf(stderr, "gen_logs: bad bandwidth '%s'\n", text);
+        return -1;
+    }
+    return 0;
+}
+
+static int mkdir_p(const char *path)
+{
+    char buf[4096];
+    size_t i, len = strlen(path);
+
+    if (len == 0 || len >= sizeof buf)
+        return -1;
+    memcpy(buf, path, len + 1);
+    for (i = 1; i <= len; i++) {
+        if (buf[i] != '/' && buf[i] != '\0')
+            continue;
+        buf[i] = '\0';
+        if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+            return -1;
+        buf[i] = path[i];
+    }
+    return 0;
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: gen_logs -o DIR [--ranks 8] [--ranks-per-node 2]\n"
+            "         [--steps 20 | --calls N] [--pattern ddp-small|ddp-large|"
+            "mixed|sweep|uniform]\n"
+            "         [--intra-alpha 5us] [--intra-bw 2GB/s] [--inter-alpha "
+            "20us]\n"
+            "         [--inter-bw 400MB/s] [--noise 0.05] [--outliers FRAC]\n"
+            "         [--jitter T] [--gap 50us] [--step-gap 20ms]\n"
+            "         [--clock-offset NODE=T]... [--straggler RANK=T]...\n"
+            "         [--slow-node NODE=FACTOR] [--failed N] [--job-id ID]\n"
+            "         [--pid-base N] [--node-prefix P] [--seed S] "
+            "[--truth FILE] [--swap]\n");
+}
+
+static int parse_args(struct gen *g, int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"ranks", required_argument, NULL, 'r'},
+        {"ranks-per-node", required_argument, NULL, 'g'},
+        {"steps", required_argument, NULL, 's'},
+        {"calls", required_argument, NULL, 'c'},
+        {"pattern", required_argument, NULL, 'p'},
+        {"intra-alpha", required_argument, NULL, 1},
+        {"intra-bw", required_argument, NULL, 2},
+        {"inter-alpha", required_argument, NULL, 3},
+        {"inter-bw", required_argument, NULL, 4},
+        {"noise", required_argument, NULL, 5},
+        {"outliers", required_argument, NULL, 6},
+        {"jitter", required_argument, NULL, 7},
+        {"gap", required_argument, NULL, 8},
+        {"step-gap", required_argument, NULL, 9},
+        {"clock-offset", required_argument, NULL, 10},
+        {"straggler", required_argument, NULL, 11},
+        {"slow-node", required_argument, NULL, 12},
+        {"failed", required_argument, NULL, 13},
+        {"job-id", required_argument, NULL, 14},
+        {"pid-base", required_argument, NULL, 15},
+        {"seed", required_argument, NULL, 16},
+        {"truth", required_argument, NULL, 17},
+        {"node-prefix", required_argument, NULL, 18},
+        {"swap", no_argument, NULL, 19},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    int c;
+    double s;
+
+    while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+        char *eq;
+        switch (c) {
+        case 'o': g->dir = optarg; break;
+        case 'r': g->ranks = (unsigned)atoi(optarg); break;
+        case 'g': g->per_node = (unsigned)atoi(optarg); break;
+        case 's': g->steps = (unsigned)atoi(optarg); break;
+        case 'c': g->calls = strtoull(optarg, NULL, 10); break;
+        case 'p': g->pattern = optarg; break;
+        case 1: if (parse_time(optarg, &g->alpha[0]) < 0) return -1; break;
+        case 2: if (parse_bw(optarg, &g->bw[0]) < 0) return -1; break;
+        case 3: if (parse_time(optarg, &g->alpha[1]) < 0) return -1; break;
+        case 4: if (parse_bw(optarg, &g->bw[1]) < 0) return -1; break;
+        case 5: g->noise = atof(optarg); break;
+        case 6: g->outliers = atof(optarg); break;
+        case 7:
+            if (parse_time(optarg, &s) < 0)
+                return -1;
+            g->jitter = s * 1e9;
+            break;
+        case 8:
+            if (parse_time(optarg, &s) < 0)
+                return -1;
+            g->gap = s * 1e9;
+            break;
+        case 9:
+            if (parse_time(optarg, &s) < 0)
+                return -1;
+            g->step_gap = s * 1e9;
+            break;
+        case 10:
+            eq = strchr(optarg, '=');
+            if (!eq || atoi(optarg) < 0 || atoi(optarg) >= MAX_OFFSETS ||
+                parse_signed_time(eq + 1, &g->offset[atoi(optarg)]) < 0) {
+                fprintf(stderr, "gen_logs: --clock-offset NODE=TIME\n");
+                return -1;
+            }
+            break;
+        case 11:
+            eq = strchr(optarg, '=');
+            if (!eq || g->nstragglers == MAX_STRAGGLERS) {
+                fprintf(stderr, "gen_logs: --straggler RANK=TIME\n");
+                return -1;
+            }
+            if (parse_time(eq + 1, &s) < 0)
+                return -1;
+            g->straggler[g->nstragglers] = atoi(optarg);
+            g->straggler_delay[g->nstragglers++] = s * 1e9;
+            break;
+        case 12:
+            eq = strchr(optarg, '=');
+            if (!eq) {
+                fprintf(stderr, "gen_logs: --slow-node NODE=FACTOR\n");
+                return -1;
+            }
+            g->slow_node = atoi(optarg);
+            g->slow_factor = atof(eq + 1);
+            break;
+        case 13: g->failed = (unsigned)atoi(optarg); break;
+        case 14: g->job_id = optarg; break;
+        case 15: g->pid_base = atoi(optarg); break;
+        case 16: g->seed = strtoull(optarg, NULL, 0); break;
+        case 17: g->truth = optarg; break;
+        case 18: g->prefix = optarg; break;
+        case 19: g->swap = 1; break;
+        case 'h': usage(stdout); exit(0);
+        default: usage(stderr); return -1;
+        }
+    }
+    if (!g->dir || optind != argc) {
+        usage(stderr);
+        return -1;
+    }
+    if (g->ranks == 0 || g->per_node == 0 || g->ranks % g->per_node != 0) {
+        fprintf(stderr, "gen_logs: --ranks must be a multiple of "
+                        "--ranks-per-node\n");
+        return -1;
+    }
+    return 0;
+}
+
+static int write_truth(struct gen *g)
+{
+    FILE *f = fopen(g->truth, "w");
+    unsigned k;
+
+    if (!f) {
+        fprintf(stderr, "gen_logs: %s: %s\n", g->truth, strerror(errno));
+        return -1;
+    }
+    fprintf(f, "{\n  \"pattern\": \"%s\",\n  \"ranks\": %u,\n"
+               "  \"ranks_per_node\": %u,\n  \"nodes\": %u,\n"
+               "  \"steps\": %u,\n  \"calls_per_step\": %.0f,\n"
+               "  \"calls\": %llu,\n  \"instances\": %llu,\n",
+            g->pattern, g->ranks, g->per_node, g->nodes, g->steps,
+            calls_per_step(g), (unsigned long long)g->calls_written,
+            (unsigned long long)g->instances);
+    fprintf(f, "  \"intra_alpha_s\": %.9g,\n  \"intra_bandwidth_Bps\": %.9g,\n"
+               "  \"inter_alpha_s\": %.9g,\n  \"inter_bandwidth_Bps\": %.9g,\n",
+            g->alpha[0], g->bw[0], g->alpha[1], g->bw[1]);
+    fprintf(f, "  \"allreduce_busbw_factor\": %.9g,\n",
+            2.0 * (g->ranks - 1) / g->ranks);
+    fprintf(f, "  \"own_time_s\": %.9g,\n  \"latency_bound_s\": %.9g,\n"
+               "  \"latency_share\": %.9g,\n",
+            g->own_total, g->own_latency,
+            g->own_total > 0 ? g->own_latency / g->own_total : 0);
+    fprintf(f, "  \"straggler\": %d,\n  \"offsets\": {",
+            g->nstragglers ? g->straggler[0] : -1);
+    for (k = 0; k < g->nodes; k++)
+        fprintf(f, "%s\"%s%u\": %.9g", k ? ", " : "", g->prefix, k,
+                g->offset[k] * 1e-9);
+    fprintf(f, "}\n}\n");
+    return fclose(f);
+}
+
+int main(int argc, char **argv)
+{
+    struct gen g;
+    unsigned i, k, *world = NULL, *node = NULL;
+    uint32_t *group_ids = NULL;
+    size_t step, o;
+    int rc = 1;
+
+    memset(&g, 0, sizeof g);
+    g.ranks = 8;
+    g.per_node = 2;
+    g.steps = 20;
+    g.pattern = "ddp-small";
+    g.alpha[0] = 5e-6;
+    g.bw[0] = 2e9;
+    g.alpha[1] = 20e-6;
+    g.bw[1] = 400e6;
+    g.noise = 0.05;
+    g.jitter = -1; /* a quarter of alpha */
+    g.gap = 50e3;
+    g.step_gap = 20e6;
+    g.slow_node = -1;
+    g.slow_factor = 1;
+    g.job_id = "1234";
+    g.pid_base = 10000;
+    g.seed = 1;
+    g.prefix = "n";
+    if (parse_args(&g, argc, argv) < 0)
+        return 2;
+    g.nodes = g.ranks / g.per_node;
+    g.rng[0] = splitmix(&g.seed);
+    g.rng[1] = splitmix(&g.seed);
+    g.rng[2] = splitmix(&g.seed);
+    g.rng[3] = splitmix(&g.seed);
+    g.world_id = next_u64(&g) | 1;
+    g.node_id_base = next_u64(&g) | 1;
+    if (build_pattern(&g) < 0)
+        goto out;
+    if (g.calls > 0)
+        g.steps = (unsigned)ceil((double)g.calls / calls_per_step(&g));
+    if (mkdir_p(g.dir) < 0) {
+        fprintf(stderr, "gen_logs: %s: %s\n", g.dir, strerror(errno));
+        goto out;
+    }
+    g.r = calloc(g.ranks, sizeof *g.r);
+    world = calloc(g.ranks, sizeof *world);
+    node = calloc(g.per_node, sizeof *node);
+    group_ids = calloc(g.ranks, sizeof *group_ids);
+    if (!g.r || !world || !node || !group_ids)
+        goto out;
+    for (i = 0; i < g.ranks; i++) {
+        struct rank *rk = &g.r[i];
+        rk->node = i / g.per_node;
+        world[i] = i;
+        rk->send_seq = calloc(g.ranks, sizeof *rk->send_seq);
+        rk->recv_seq = calloc(g.ranks, sizeof *rk->recv_seq);
+        snprintf(rk->path, sizeof rk->path, "%s/%s%u.%d.cplog", g.dir,
+                 g.prefix, rk->node, g.pid_base + (int)i);
+        rk->f = fopen(rk->path, "w+");
+        if (!rk->f || !rk->send_seq || !rk->recv_seq) {
+            fprintf(stderr, "gen_logs: %s: %s\n", rk->path, strerror(errno));
+            goto out;
+        }
+        setvbuf(rk->f, NULL, _IOFBF, 1 << 16);
+        for (k = 0; k < (unsigned)g.nstragglers; k++)
+            if (g.straggler[k] == (int)i)
+                rk->delay = g.straggler_delay[k];
+        write_header(&g, i, 0);
+        {
+            union cp_rec rec;
+            memset(&rec, 0, sizeof rec);
+            rec.clock.realtime_ns = ts(&g, rk, 0);
+            rec.clock.monotonic_ns = 1000000000;
+            rec.kind = CP_REC_CLOCK;
+            put(&g, rk, &rec);
+        }
+        rk->t = 1e6 * (1 + 0.1 * uniform(&g));
+        comm_record(&g, i, CP_COMM_INIT_RANK, g.world_id, 0, g.ranks, i,
+                    "world");
+        if (g.per_node > 1)
+            comm_record(&g, i, CP_COMM_SPLIT, g.node_id_base + rk->node,
+                        g.world_id, g.per_node, i % g.per_node, "node");
+    }
+    for (k = 0; k < g.failed; k++)
+        call_record(&g, 0, CP_OP_AllReduce, g.world_id, 16, UINT32_MAX, -1, 0,
+                    g.ranks, 0, 0, 5, g.r[0].t, g.r[0].t + 2000);
+    /* the initial broadcast of the parameters */
+    {
+        struct op init = {C_BROADCAST, W_WORLD, 4 * 1048576.0, 0};
+        collective(&g, &init, world, g.ranks, g.world_id, 0, g.gap);
+    }
+    for (step = 0; step < g.steps; step++) {
+        for (o = 0; o < g.nops; o++) {
+            const struct op *op = &g.ops[o];
+            double gap = op->gap_step ? g.step_gap : g.gap;
+            if (op->where == W_WORLD) {
+                collective(&g, op, world, g.ranks, g.world_id, 0, gap);
+            } else if (op->where == W_NODE) {
+                unsigned nd;
+                for (nd = 0; nd < g.nodes; nd++) {
+                    for (k = 0; k < g.per_node; k++)
+                        node[k] = nd * g.per_node + k;
+                    collective(&g, op, node, g.per_node, g.node_id_base + nd,
+                               1, gap);
+                }
+            } else {
+                p2p_exchange(&g, op, gap, group_ids);
+            }
+        }
+    }
+    for (i = 0; i < g.ranks; i++) {
+        write_header(&g, i, 1);
+        if (fclose(g.r[i].f) != 0) {
+            fprintf(stderr, "gen_logs: %s: %s\n", g.r[i].path,
+                    strerror(errno));
+            g.r[i].f = NULL;
+            goto out;
+        }
+        g.r[i].f = NULL;
+    }
+    if (g.truth && write_truth(&g) < 0)
+        goto out;
+    rc = 0;
+out:
+    if (g.r)
+        for (i = 0; i < g.ranks; i++) {
+            if (g.r[i].f)
+                fclose(g.r[i].f);
+            free(g.r[i].send_seq);
+            free(g.r[i].recv_seq);
+        }
+    free(g.r);
+    free(g.ops);
+    free(world);
+    free(node);
+    free(group_ids);
+    return rc;
+}
