@@ -58,6 +58,7 @@ static void read_timer(struct cp_config *cfg, const char *v, unsigned built)
     size_t i;
 
     cfg->timer = CP_TIMER_HOST;
+    cfg->timer_auto = 1;
     snprintf(cfg->timer_reason, sizeof cfg->timer_reason,
              "auto: no GPU timer in this build");
     if (!v || !*v || strcmp(v, "auto") == 0)
@@ -65,6 +66,7 @@ static void read_timer(struct cp_config *cfg, const char *v, unsigned built)
     for (i = 0; i < sizeof timer_names / sizeof timer_names[0]; i++) {
         if (strcmp(v, timer_names[i].name) != 0)
             continue;
+        cfg->timer_auto = 0;
         if (built & (1u << timer_names[i].timer)) {
             cfg->timer = timer_names[i].timer;
             snprintf(cfg->timer_reason, sizeof cfg->timer_reason,

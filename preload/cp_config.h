@@ -15,7 +15,8 @@
 
 struct cp_config {
     char dir[2048];
-    unsigned timer;        /* enum cp_timer actually used */
+    unsigned timer;        /* enum cp_timer asked for (host when auto) */
+    int timer_auto;        /* COLLPROF_TIMER unset, "auto" or invalid */
     char timer_reason[64]; /* why */
     int disabled;
     char node[64];

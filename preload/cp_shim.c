@@ -8,7 +8,9 @@
  *
  * Hot path (data calls): two clock reads, one lock-free table lookup, two
  * atomic adds, a 64-byte store into a mapped page.  No malloc, no lock, no
- * print.
+ * print.  Under a GPU timer (cp_timer.h) the call goes to its gpu_ twin,
+ * which takes the slot before the real call and runs the timer's hooks
+ * around it; with the host timer that costs one predictable branch.
  */
 #include "config.h"
 
@@ -26,6 +28,7 @@
 #include "cp_comm.h"
 #include "cp_config.h"
 #include "cp_logwrite.h"
+#include "cp_timer.h"
 #include "cp_wrap_table.h"
 
 #define CP_EXPORT __attribute__((visibility("default")))
@@ -67,6 +70,7 @@ static CP_TLS int tls_group_depth;
 static CP_TLS uint32_t tls_group;
 static CP_TLS uint32_t tls_group_calls;
 static CP_TLS uint64_t tls_group_start;
+static CP_TLS uint64_t tls_group_first; /* log's next slot at GroupStart */
 
 static inline uint64_t now_ns(void)
 {
@@ -75,13 +79,13 @@ static inline uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* The one warning line of this process. */
-static void warn_once(const char *what, const char *consequence)
+/* The one warning line of this process (and of its GPU timer). */
+static void warn_line(int *flag, const char *what, const char *consequence)
 {
     char line[640];
     int n, saved = errno;
 
-    if (__atomic_exchange_n(&warned, 1, __ATOMIC_ACQ_REL))
+    if (__atomic_exchange_n(flag, 1, __ATOMIC_ACQ_REL))
         return;
     n = snprintf(line, sizeof line, "collprof: %s; %s (pid %d)\n", what,
                  consequence, (int)getpid());
@@ -91,6 +95,18 @@ static void warn_once(const char *what, const char *consequence)
         /* nowhere else to say it */
     }
     errno = saved;
+}
+
+static void warn_once(const char *what, const char *consequence)
+{
+    warn_line(&warned, what, consequence);
+}
+
+static int timer_warned; /* atomic */
+
+static void warn_timer(const char *what, const char *consequence)
+{
+    warn_line(&timer_warned, what, consequence);
 }
 
 static int turned_off; /* atomic: a failure stopped recording */
@@ -178,44 +194,56 @@ static void child_after_fork(void)
      * An exec'd child loads the shim afresh and opens a log of its own. */
     __atomic_store_n(&active, 0, __ATOMIC_RELAXED);
     log_open = 0;
+    cp_timer_forked();
 }
 
 static void init_shim(void)
 {
     struct cp_log_ident id;
+    struct cp_timer_choice timer;
     char err[512];
     int version = 0, saved = errno;
 
     resolve_all();
-    cp_config_read(&settings, env_get, 1u << CP_TIMER_HOST);
+    cp_config_read(&settings, env_get,
+                   1u << CP_TIMER_HOST | 1u << CP_TIMER_EVENT |
+                       1u << CP_TIMER_CUPTI);
     cp_config_check_env(&settings, environ);
     if (settings.disabled)
         goto out;
     if (real_GetVersion && real_GetVersion(&version) != ncclSuccess)
         version = 0;
+    cp_timer_choose(settings.timer_auto ? CP_TIMER_NONE : settings.timer,
+                    version, &timer);
 
     memset(&id, 0, sizeof id);
     id.global_rank = settings.global_rank;
     id.world_size = settings.world_size;
     id.local_rank = settings.local_rank;
     id.nccl_version = version;
-    id.timer = settings.timer;
+    id.timer = timer.timer;
     id.node = settings.node;
     id.hostname = settings.hostname;
     id.job_id = settings.job_id;
     id.step_id = settings.step_id;
-    id.timer_reason = settings.timer_reason;
+    id.timer_reason = timer.reason;
     id.program = program_invocation_short_name;
     if (cp_log_open(&the_log, settings.dir, &id, err, sizeof err) < 0) {
+        cp_timer_stop(); /* nothing to time for */
         warn_once(err, "profiling is off for this process");
         goto out;
     }
     log_open = 1;
     pthread_atfork(NULL, NULL, child_after_fork);
-    __atomic_store_n(&active, 1, __ATOMIC_RELEASE);
     write_clock();
+    cp_timer_start(&the_log, warn_timer);
+    __atomic_store_n(&active, 1, __ATOMIC_RELEASE);
     if (settings.problem[0])
         warn_once(settings.problem, "profiling continues");
+    if (timer.warning[0])
+        warn_timer(timer.warning, timer.timer == CP_TIMER_EVENT
+                                      ? "GPU times come from CUDA events"
+                                      : "host times only");
 out:
     errno = saved;
 }
@@ -240,6 +268,7 @@ __attribute__((destructor)) static void fini_shim(void)
 
     if (!log_open)
         return;
+    cp_timer_stop(); /* the last GPU records, while the log is open */
     if (__atomic_load_n(&active, __ATOMIC_ACQUIRE))
         write_clock();
     else
@@ -280,14 +309,16 @@ static void learn_size(struct cp_comm *c, ncclComm_t comm)
         cp_comm_set_size(c, (uint32_t)n, (uint32_t)r);
 }
 
-static void record_data(unsigned op, ncclResult_t result, ncclComm_t comm,
-                        struct cp_comm *c, uint64_t count, int dtype,
-                        int redop, int peer, cudaStream_t stream, int inplace,
-                        uint64_t t0, uint64_t t1)
+/* rec: the slot the GPU timer reserved before the call, else NULL (take
+ * one now); gpu_flags: what the GPU timer learnt (captured, not timed). */
+static inline __attribute__((always_inline)) void
+record_call(union cp_rec *rec, uint16_t gpu_flags, unsigned op,
+            ncclResult_t result, ncclComm_t comm, struct cp_comm *c,
+            uint64_t count, int dtype, int redop, int peer,
+            cudaStream_t stream, int inplace, uint64_t t0, uint64_t t1)
 {
-    union cp_rec *rec;
     uint32_t seq = CP_SEQ_NONE, nranks = 0, rank = 0;
-    uint16_t flags = inplace ? CP_CALL_INPLACE : 0;
+    uint16_t flags = (inplace ? CP_CALL_INPLACE : 0) | gpu_flags;
     int counted = result == ncclSuccess || result == ncclInProgress;
 
     if (c) {
@@ -313,7 +344,8 @@ static void record_data(unsigned op, ncclResult_t result, ncclComm_t comm,
         flags |= CP_CALL_IN_GROUP;
         tls_group_calls++;
     }
-    rec = slot_or_off();
+    if (!rec)
+        rec = slot_or_off();
     if (!rec)
         return;
     rec->call.op = (uint8_t)op;
@@ -342,9 +374,76 @@ static void record_data(unsigned op, ncclResult_t result, ncclComm_t comm,
         write_clock();
 }
 
+/* Host timer: the slot is taken after the call. */
+static void record_data(unsigned op, ncclResult_t result, ncclComm_t comm,
+                        struct cp_comm *c, uint64_t count, int dtype,
+                        int redop, int peer, cudaStream_t stream, int inplace,
+                        uint64_t t0, uint64_t t1)
+{
+    record_call(NULL, 0, op, result, comm, c, count, dtype, redop, peer,
+                stream, inplace, t0, t1);
+}
+
+/* GPU timers: into the slot reserved before the call. */
+static void record_data_at(union cp_rec *rec, uint16_t gpu_flags, unsigned op,
+                           ncclResult_t result, ncclComm_t comm,
+                           struct cp_comm *c, uint64_t count, int dtype,
+                           int redop, int peer, cudaStream_t stream,
+                           int inplace, uint64_t t0, uint64_t t1)
+{
+    record_call(rec, gpu_flags, op, result, comm, c, count, dtype, redop, peer,
+                stream, inplace, t0, t1);
+}
+
+/* GPU timer: reserve the call's slot (its id for the device work) and start
+ * timing.  NULL when the log cannot grow: the call is then recorded (or
+ * dropped) the ordinary way. */
+static union cp_rec *gpu_begin(struct cp_gpu_call *g, cudaStream_t stream,
+                               ncclComm_t comm)
+{
+    uint64_t slot;
+    union cp_rec *rec = cp_log_slot(&the_log, &slot);
+
+    if (rec)
+        cp_timer_call_begin(g, cp_timer_gpu_mode(), slot, stream, comm,
+                            tls_group_depth > 0);
+    return rec;
+}
+
 /* The data-moving wrappers, one per DATA row of the table. */
 #define CP_X_WRAP_DATA(fn, params, args, COUNT, DTYPE, REDOP, PEER, COMM,      \
                        STREAM, INPLACE)                                        \
+    /* The call under a GPU timer: its slot is taken before the real call. */ \
+    static __attribute__((noinline)) ncclResult_t gpu_##fn params              \
+    {                                                                          \
+        ncclResult_t cp_r;                                                     \
+        uint64_t cp_t0, cp_t1;                                                 \
+        int cp_errno;                                                          \
+        struct cp_gpu_call cp_g;                                               \
+        union cp_rec *cp_rec;                                                  \
+        tls_depth++;                                                           \
+        cp_g.flags = 0;                                                        \
+        cp_rec = gpu_begin(&cp_g, STREAM, COMM);                               \
+        cp_t0 = now_ns();                                                      \
+        cp_r = real_##fn args;                                                 \
+        cp_errno = errno;                                                      \
+        cp_t1 = now_ns();                                                      \
+        if (cp_rec)                                                            \
+            cp_timer_call_end(&cp_g, cp_r, cp_t0);                             \
+        {                                                                      \
+            struct cp_comm *cp_c = cp_comm_find(COMM);                         \
+            size_t cp_esize = cp_dtype_size((unsigned)(DTYPE));                \
+            size_t cp_rank = cp_c ? cp_c->rank : 0;                            \
+            (void)cp_esize;                                                    \
+            (void)cp_rank;                                                     \
+            record_data_at(cp_rec, cp_g.flags, CP_OP_##fn, cp_r, COMM, cp_c,   \
+                           COUNT, (int)(DTYPE), (int)(REDOP), PEER, STREAM,    \
+                           (INPLACE), cp_t0, cp_t1);                           \
+        }                                                                      \
+        tls_depth--;                                                           \
+        errno = cp_errno;                                                      \
+        return cp_r;                                                           \
+    }                                                                          \
     CP_EXPORT ncclResult_t nccl##fn params                                     \
     {                                                                          \
         ncclResult_t cp_r;                                                     \
@@ -357,6 +456,8 @@ static void record_data(unsigned op, ncclResult_t result, ncclComm_t comm,
             count_unrecorded();                                                \
             return real_##fn args;                                             \
         }                                                                      \
+        if (__builtin_expect(cp_timer_gpu_mode() != CP_GPU_OFF, 0))            \
+            return gpu_##fn args;                                              \
         tls_depth++;                                                           \
         cp_t0 = now_ns();                                                      \
         cp_r = real_##fn args;                                                 \
@@ -390,6 +491,11 @@ CP_EXPORT ncclResult_t ncclGroupStart(void)
         tls_group = __atomic_add_fetch(&group_count, 1, __ATOMIC_RELAXED);
         tls_group_calls = 0;
         tls_group_start = now_ns();
+        if (cp_timer_gpu_mode() != CP_GPU_OFF) {
+            tls_group_first =
+                __atomic_load_n(&the_log.next_slot, __ATOMIC_RELAXED);
+            cp_timer_group_start();
+        }
     }
     return real_GroupStart();
 }
@@ -397,20 +503,29 @@ CP_EXPORT ncclResult_t ncclGroupStart(void)
 CP_EXPORT ncclResult_t ncclGroupEnd(void)
 {
     ncclResult_t r;
-    int saved;
-    uint64_t t1;
-    union cp_rec *rec;
+    int saved, mode;
+    uint64_t t1, gslot;
+    union cp_rec *rec, *grec = NULL;
+    struct cp_gpu_call g;
 
     ensure_init();
     if (!real_GroupEnd)
         return missing("GroupEnd");
     if (tls_depth || tls_group_depth == 0)
         return real_GroupEnd();
+    /* The outermost GroupEnd launches the group's work: time it. */
+    mode = cp_timer_gpu_mode();
+    if (__builtin_expect(mode != CP_GPU_OFF, 0) && tls_group_depth == 1 &&
+        __atomic_load_n(&active, __ATOMIC_RELAXED) &&
+        (grec = cp_log_slot(&the_log, &gslot)) != NULL)
+        cp_timer_group_begin(&g, mode, gslot, tls_group_first);
     r = real_GroupEnd();
     saved = errno;
     t1 = now_ns();
+    if (grec)
+        cp_timer_group_end(&g, r, tls_group_start);
     if (--tls_group_depth == 0 && __atomic_load_n(&active, __ATOMIC_RELAXED) &&
-        (rec = slot_or_off()) != NULL) {
+        (rec = grec ? grec : slot_or_off()) != NULL) {
         memset(rec, 0, sizeof *rec);
         rec->group.result = (int8_t)r;
         rec->group.group = tls_group;
@@ -460,6 +575,7 @@ static void comm_event(const struct comm_event *ev, ncclComm_t handle)
         if (ev->result == ncclSuccess && real_CommCuDevice &&
             real_CommCuDevice(handle, &dev) != ncclSuccess)
             dev = -1;
+        cp_timer_comm_device(handle, dev);
     }
     if (!__atomic_load_n(&active, __ATOMIC_RELAXED) || !(rec = slot_or_off()))
         return;

@@ -13,7 +13,8 @@ configure() {
     dir=$1; shift
     mkdir -p "$dir"
     if [ ! -f "$dir/Makefile" ] || [ configure -nt "$dir/Makefile" ]; then
-        (cd "$dir" && ../configure --enable-werror "$@" >configure.out 2>&1) ||
+        # no --enable-werror: -O1 with instrumentation warns spuriously
+        (cd "$dir" && ../configure "$@" >configure.out 2>&1) ||
             { cat "$dir/configure.out"; exit 1; }
     fi
 }
@@ -22,14 +23,7 @@ san="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-fram
 configure build-asan CFLAGS="-g -O1 $san" LDFLAGS="$san"
 make -C build-asan -j"$jobs" >build-asan/make.out 2>&1 ||
     { grep -B2 -A8 -E 'error|Error' build-asan/make.out | head -60; exit 1; }
-# The analyzer's own tests are added when its fragment lists them.
-asan_tests="tests/unit/config.t tests/unit/logwrite.t tests/unit/logread.t
-    tests/unit/shim.t tests/unit/shim_proc.t tests/unit/units.t tests/unit/model.t
-    tests/simnccl/topo.t tests/simnccl/dtype.t tests/simnccl/api.t
-    tests/simnccl/collectives.sh tests/apps/train_sim.sh
-    tests/integration/capture.sh tests/integration/kill.sh
-    tests/integration/timelimit.sh $(sed -n 's/^SANITIZE_TESTS += //p' tests/*/Makefile.inc | tr '\n' ' ')"
-asan_tests=$(echo $asan_tests)
+asan_tests=$(make -s -C build-asan print-sanitize-tests)
 echo "sanitize: AddressSanitizer + UBSan:$asan_tests"
 # The instrumented shim is preloaded into instrumented programs; ASan would
 # insist on being first in the library list, which a preload cannot be.
