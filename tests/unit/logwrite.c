@@ -126,6 +126,7 @@ int main(void)
         is_int(got, CP_LOG_CHUNK_SLOTS,
                "only the first chunk fits; the next fails cleanly");
         ok(log2->grow_errno == EFBIG, "growth failure is EFBIG");
+        cp_log_close(log2, CP_HDR_DISABLED, 0); /* stops the preparer */
         free(log2);
     }
     /* An unusable directory is a clear error. */
