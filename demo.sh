@@ -1,7 +1,11 @@
 #!/bin/sh
-# demo.sh - build collprof and record a simulated training run: 8 ranks on
-# 4 virtual nodes of the CPU NCCL, DDP-style gradient all-reduces, recorded
-# with the shim, then what was captured and what the analyzer makes of it.
+# demo.sh - build collprof, then
+#  1. record a simulated training run (8 ranks on 4 virtual nodes of the CPU
+#     NCCL) with `collprof record`, show what was captured and analyze it;
+#  2. as root: start a real Slurm cluster of 4 emulated nodes on this
+#     machine, run `srun --collprof -N4 -n8` of the same kind of job with a
+#     slow link planted between n2 and n3, print collprof's verdict and the
+#     report's path, and stop the daemons.
 #   ./demo.sh [PATTERN]    ddp (default), fsdp, tp, moe, pp
 set -eu
 cd "$(dirname "$0")"
@@ -25,9 +29,14 @@ echo "== collprof dump --summary (one line per rank)"
 echo
 echo "== the first calls of rank 0, as CSV"
 "$b/analyzer/collprof" dump --csv "$out/logs" | head -n 6
-if "$b/analyzer/collprof" analyze --help >/dev/null 2>&1; then
-    echo
-    echo "== collprof analyze"
-    "$b/analyzer/collprof" analyze "$out/logs" -o "$out/report"
-    echo "report: $out/report/report.json"
+echo
+echo "== collprof analyze"
+"$b/analyzer/collprof" analyze "$out/logs" -o "$out/report"
+echo "report: $out/report/report.json and $out/report/report.html"
+
+echo
+if [ "$(id -u)" -eq 0 ]; then
+    top_builddir=$b top_srcdir=$top sh "$top/tests/slurm/demo.sh" "$out/slurm"
+else
+    echo "== srun --collprof: skipped (starting a Slurm cluster needs root)"
 fi

@@ -34,7 +34,10 @@ static void usage(FILE *out)
         fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
     fprintf(out, "\n'collprof COMMAND --help' describes one command.\n"
                  "  collprof record -o DIR -- CMD ARGS...\n"
-                 "  collprof dump [--csv] DIR\n");
+                 "  collprof analyze DIR -o OUT    (OUT/report.json, "
+                 "OUT/report.html)\n"
+                 "  collprof dump [--csv | --summary] DIR\n"
+                 "On Slurm: srun --collprof ... (the SPANK plugin).\n");
 }
 
 int main(int argc, char **argv)
