@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cp_path.h"
 #include "cp_analysis.h"
 #include "cp_cmds.h"
 #include "cp_units.h"
@@ -67,27 +68,6 @@ static void usage(FILE *out)
             "matched a finding.\n");
 }
 
-static int mkdir_p(const char *path)
-{
-    char buf[4096];
-    size_t i, len = strlen(path);
-
-    if (len == 0 || len >= sizeof buf) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    memcpy(buf, path, len + 1);
-    for (i = 1; i <= len; i++) {
-        if (buf[i] != '/' && buf[i] != '\0')
-            continue;
-        buf[i] = '\0';
-        if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-            return -1;
-        buf[i] = path[i];
-    }
-    return 0;
-}
-
 /* OUT/report.json through a temporary file, so that a reader never sees
  * half a report. */
 static int write_report(const char *outdir, json_t *report, char *path,
@@ -96,7 +76,7 @@ static int write_report(const char *outdir, json_t *report, char *path,
     char tmp[4200];
     int rc = -1;
 
-    if (mkdir_p(outdir) < 0) {
+    if (cp_path_mkdir(outdir, 0755) < 0) {
         fprintf(stderr, "collprof analyze: cannot create %s: %s\n", outdir,
                 strerror(errno));
         return -1;

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cp_path.h"
 #include "cp_cmds.h"
 #include "cp_logread.h"
 
@@ -33,27 +34,6 @@ static void usage(FILE *out)
             "\n"
             "The shim is looked for in $COLLPROF_PRELOAD, next to collprof's\n"
             "install (../lib/libcollprof.so), then in its build tree.\n");
-}
-
-static int mkdir_p(const char *path)
-{
-    char buf[PATH_MAX];
-    size_t i, n = strlen(path);
-
-    if (n == 0 || n >= sizeof buf) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    memcpy(buf, path, n + 1);
-    for (i = 1; i <= n; i++) {
-        if (buf[i] != '/' && buf[i] != '\0')
-            continue;
-        buf[i] = '\0';
-        if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-            return -1;
-        buf[i] = path[i];
-    }
-    return 0;
 }
 
 static int is_file(const char *path)
@@ -149,7 +129,7 @@ int cp_cmd_record(int argc, char **argv)
                         "-o DIR -- CMD ARGS...)\n");
         return 2;
     }
-    if (mkdir_p(dir) < 0 || !realpath(dir, absdir)) {
+    if (cp_path_mkdir(dir, 0755) < 0 || !realpath(dir, absdir)) {
         fprintf(stderr, "collprof record: cannot create %s: %s\n", dir,
                 strerror(errno));
         return 1;

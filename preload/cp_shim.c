@@ -788,15 +788,27 @@ CP_EXPORT ncclResult_t ncclCommShrink(ncclComm_t comm, int *excludeRanksList,
 /* Destroy, abort, finalize: the entry goes before the real call, because the
  * handle's memory may be reused by another thread's new communicator as soon
  * as NCCL frees it. */
-static ncclResult_t end_comm(unsigned how, ncclComm_t comm,
-                             ncclResult_t (*real)(ncclComm_t))
+static ncclResult_t end_comm(unsigned how, const char *name, ncclComm_t comm,
+                             ncclResult_t (*const *realp)(ncclComm_t))
 {
-    struct cp_comm *c = cp_comm_find(comm);
-    struct comm_event ev = {how, 0, c ? c->id : 0, 0, c ? c->nranks : 0,
-                            c ? c->rank : 0, 0, 0, NULL};
+    struct cp_comm *c;
+    struct comm_event ev = {how, 0, 0, 0, 0, 0, 0, 0, NULL};
+    ncclResult_t (*real)(ncclComm_t);
     ncclResult_t r;
     int saved;
 
+    ensure_init(); /* before reading *realp: init resolves it */
+    real = *realp;
+    if (!real)
+        return missing(name);
+    if (!recording())
+        return real(comm);
+    c = cp_comm_find(comm);
+    if (c) {
+        ev.id = c->id;
+        ev.nranks = c->nranks;
+        ev.rank = c->rank;
+    }
     if (how != CP_COMM_FINALIZE && comm)
         cp_comm_remove(comm);
     tls_depth++;
@@ -811,30 +823,15 @@ static ncclResult_t end_comm(unsigned how, ncclComm_t comm,
 
 CP_EXPORT ncclResult_t ncclCommDestroy(ncclComm_t comm)
 {
-    ensure_init();
-    if (!real_CommDestroy)
-        return missing("CommDestroy");
-    if (!recording())
-        return real_CommDestroy(comm);
-    return end_comm(CP_COMM_DESTROY, comm, real_CommDestroy);
+    return end_comm(CP_COMM_DESTROY, "CommDestroy", comm, &real_CommDestroy);
 }
 
 CP_EXPORT ncclResult_t ncclCommAbort(ncclComm_t comm)
 {
-    ensure_init();
-    if (!real_CommAbort)
-        return missing("CommAbort");
-    if (!recording())
-        return real_CommAbort(comm);
-    return end_comm(CP_COMM_ABORT, comm, real_CommAbort);
+    return end_comm(CP_COMM_ABORT, "CommAbort", comm, &real_CommAbort);
 }
 
 CP_EXPORT ncclResult_t ncclCommFinalize(ncclComm_t comm)
 {
-    ensure_init();
-    if (!real_CommFinalize)
-        return missing("CommFinalize");
-    if (!recording())
-        return real_CommFinalize(comm);
-    return end_comm(CP_COMM_FINALIZE, comm, real_CommFinalize);
+    return end_comm(CP_COMM_FINALIZE, "CommFinalize", comm, &real_CommFinalize);
 }

@@ -42,6 +42,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cp_path.h"
 #include "collprof/cp_logfmt.h"
 #include "cp_logread.h"
 #include "cp_units.h"
@@ -578,25 +579,6 @@ static int parse_bw(const char *text, double *bps)
     return 0;
 }
 
-static int mkdir_p(const char *path)
-{
-    char buf[4096];
-    size_t i, len = strlen(path);
-
-    if (len == 0 || len >= sizeof buf)
-        return -1;
-    memcpy(buf, path, len + 1);
-    for (i = 1; i <= len; i++) {
-        if (buf[i] != '/' && buf[i] != '\0')
-            continue;
-        buf[i] = '\0';
-        if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-            return -1;
-        buf[i] = path[i];
-    }
-    return 0;
-}
-
 static void usage(FILE *out)
 {
     fprintf(out,
@@ -800,7 +782,7 @@ int main(int argc, char **argv)
         goto out;
     if (g.calls > 0)
         g.steps = (unsigned)ceil((double)g.calls / calls_per_step(&g));
-    if (mkdir_p(g.dir) < 0) {
+    if (cp_path_mkdir(g.dir, 0755) < 0) {
         fprintf(stderr, "gen_logs: %s: %s\n", g.dir, strerror(errno));
         goto out;
     }

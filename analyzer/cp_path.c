@@ -1,0 +1,30 @@
+/* cp_path.c - small file-system helpers. */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cp_path.h"
+
+int cp_path_mkdir(const char *path, mode_t mode)
+{
+    char buf[PATH_MAX];
+    size_t i, n = strlen(path);
+
+    if (n == 0 || n >= sizeof buf) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    memcpy(buf, path, n + 1);
+    for (i = 1; i <= n; i++) {
+        if (buf[i] != '/' && buf[i] != '\0')
+            continue;
+        buf[i] = '\0';
+        if (mkdir(buf, mode) < 0 && errno != EEXIST)
+            return -1;
+        buf[i] = path[i];
+    }
+    return 0;
+}
