@@ -103,7 +103,7 @@ static double get_num(struct ctx *c, json_t *obj, const char *where,
         wrong_type(c, where, key, "a number or null", v);
         return NAN;
     }
-    return json_number_value(v);
+    return rp_number(v);
 }
 
 #define NUM(c, o, w, k) get_num(c, o, w, k, 1)
@@ -192,6 +192,23 @@ static enum rp_severity severity_of(const char *name)
     if (strcmp(name, "warning") == 0)
         return RP_WARNING;
     return RP_INFO;
+}
+
+/* ---- numbers ---------------------------------------------------------- */
+
+double rp_number(const json_t *v)
+{
+    char text[32];
+
+    if (json_is_integer(v))
+        return (double)json_integer_value(v);
+    if (!json_is_real(v))
+        return NAN;
+    /* report.json keeps 10 significant digits; reading every number at that
+     * precision makes the page of an analysis in memory the page of its
+     * saved file, even where a value sits on a rounding boundary */
+    snprintf(text, sizeof text, "%.10g", json_real_value(v));
+    return strtod(text, NULL);
 }
 
 /* ---- lookups ---------------------------------------------------------- */
@@ -559,12 +576,14 @@ static void view_extras(struct ctx *c, struct rp_report *r)
     char where[WHERE_LEN];
     size_t i, j, n;
 
+    /* the slow-link analysis' node-pair view: `nodes`, a K x K
+     * `efficiency` matrix (null for very many nodes) and `pairs` */
     t = OBJ(c, r->root, "", "topology", 0);
     if (t) {
-        json_t *names = get_list(c, t, "topology", "nodes", 1, 0);
-        m = ARR(c, t, "topology", "efficiency", 1);
+        json_t *names = get_list(c, t, "topology", "nodes", 1, 0), *pairs;
+        m = ARR(c, t, "topology", "efficiency", 0);
         n = json_array_size(names);
-        if (!c->bad && json_array_size(m) != n)
+        if (!c->bad && m && json_array_size(m) != n)
             fail(c, "key 'topology.efficiency' should have %zu rows (one per "
                     "node), not %zu",
                  n, json_array_size(m));
@@ -586,6 +605,20 @@ static void view_extras(struct ctx *c, struct rp_report *r)
                      i, j, type_name(v));
                 break;
             }
+        }
+        pairs = get_objects(c, t, "topology", "pairs", 0);
+        json_array_foreach(pairs, i, v)
+        {
+            json_t *two;
+            if (c->bad)
+                break;
+            snprintf(where, sizeof where, "topology.pairs[%zu]", i);
+            two = get_list(c, v, where, "nodes", 1, 0);
+            if (!c->bad && json_array_size(two) != 2)
+                fail(c, "key '%s.nodes' should name 2 nodes, not %zu", where,
+                     json_array_size(two));
+            OPT_NUM(c, v, where, "efficiency");
+            OPT_STR(c, v, where, "state");
         }
         r->topology = c->bad ? NULL : t;
     }
@@ -807,6 +840,8 @@ static const char *kind_title(const char *kind)
         {"tcp_fallback", "NCCL fell back to TCP"},
         {"straggler", "a straggler rank holds up the others"},
         {"slow_link", "a slow link between two nodes"},
+        {"slow_link_candidates", "a slow communicator: which link is not "
+                                 "known yet"},
         {"degraded_port", "a degraded network port"},
         {"missing_ranks", "ranks missing from the logs"},
         {"incomplete_instances", "collectives with missing members"},
@@ -826,7 +861,7 @@ static double ev_num(const struct rp_finding *f, const char *key)
 {
     json_t *v = json_object_get(f->evidence, key);
 
-    return json_is_number(v) ? json_number_value(v) : NAN;
+    return rp_number(v);
 }
 
 static const char *list_str(json_t *list, size_t i)
@@ -884,6 +919,36 @@ static void write_suggestion(FILE *out, const struct rp_finding *f)
                   "force sockets.",
                   out);
         fputs("</p>\n", out);
+    } else if (strcmp(k, "straggler") == 0 &&
+               json_is_string(json_object_get(f->evidence, "kind")) &&
+               strcmp(json_string_value(json_object_get(f->evidence, "kind")),
+                      "in_call") == 0) {
+        fputs("<p class=\"sugg\"><b>What to do:</b> look at ", out);
+        if (json_array_size(f->ranks))
+            fprintf(out, "rank %lld",
+                    (long long)json_integer_value(json_array_get(f->ranks, 0)));
+        else
+            fputs("the slow rank", out);
+        if (list_str(f->nodes, 0)) {
+            fputs(" on node ", out);
+            esc(out, list_str(f->nodes, 0));
+        }
+        fputs(": its collectives take longer by the same amount on every "
+              "communicator, intra-node ones included, so the cause is that "
+              "rank's GPU or process (clocks and throttling, PCIe or NVLink "
+              "errors, CPU binding, another job on the node), not a network "
+              "link.</p>\n",
+              out);
+    } else if (strcmp(k, "slow_link_candidates") == 0) {
+        json_t *probe = json_object_get(f->evidence, "probe");
+        fputs("<p class=\"sugg\"><b>What to do:</b> the job's own calls "
+              "cannot tell which of the candidate links is slow (one ring "
+              "over them runs at its slowest link); measure every pair with "
+              "<span class=\"mono\">",
+              out);
+        esc(out, json_is_string(probe) ? json_string_value(probe)
+                                       : "collprof probe");
+        fputs("</span> on those nodes.</p>\n", out);
     } else if (strcmp(k, "straggler") == 0) {
         fputs("<p class=\"sugg\"><b>What to do:</b> look at ", out);
         if (json_array_size(f->ranks)) {
@@ -1001,7 +1066,7 @@ static void write_scalar(FILE *out, const char *key, json_t *v)
     else if (json_is_false(v))
         fputs("no", out);
     else if (json_is_number(v))
-        val(out, json_number_value(v), unit_of_key(key));
+        val(out, rp_number(v), unit_of_key(key));
     else if (json_is_null(v))
         fputs("n/a", out);
     else
@@ -1071,8 +1136,12 @@ static void write_evidence(FILE *out, json_t *ev)
         write_label(out, key);
         fputs("</span> ", out);
         if (json_is_array(v)) {
+            if (json_array_size(v) == 0)
+                fputs("none", out);
             json_array_foreach(v, i, x)
             {
+                size_t j;
+                json_t *y;
                 if (i == RP_LIST_ITEMS) {
                     fprintf(out, " and %zu more",
                             json_array_size(v) - RP_LIST_ITEMS);
@@ -1080,7 +1149,16 @@ static void write_evidence(FILE *out, json_t *ev)
                 }
                 if (i)
                     fputs(", ", out);
-                write_scalar(out, key, x);
+                if (!json_is_array(x)) {
+                    write_scalar(out, key, x);
+                    continue;
+                }
+                json_array_foreach(x, j, y) /* a pair: a&ndash;b */
+                {
+                    if (j)
+                        fputs("&ndash;", out);
+                    write_scalar(out, key, y);
+                }
             }
         } else if (json_is_object(v)) {
             const char *k2;
@@ -1635,7 +1713,7 @@ static void write_inputs(FILE *out, const struct rp_report *r)
             esc(out, json_string_value(json_object_get(o, "file")));
             fputs("</td><td class=\"n\">", out);
             if (json_is_number(off))
-                val(out, json_number_value(off), CP_SVG_COUNT);
+                val(out, rp_number(off), CP_SVG_COUNT);
             fputs("</td><td>", out);
             esc(out, json_string_value(json_object_get(o, "message")));
             fputs("</td></tr>\n", out);

@@ -102,6 +102,11 @@ struct rp_report {
     json_t *timeline; /* communication time per window, or NULL */
 };
 
+/* A JSON number at the 10 significant digits report.json is written with
+ * (so that pages from memory and from the file agree); NaN when v is not a
+ * number. */
+double rp_number(const json_t *v);
+
 /* The model of link class `name`, NULL when the report has none. */
 const struct rp_link *rp_link_get(const struct rp_report *r,
                                   const char *name);

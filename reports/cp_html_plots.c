@@ -1100,53 +1100,169 @@ static void cell_label(const struct heat *h, size_t i, char *buf, size_t size)
                  json_string_value(json_array_get(h->names, last)));
 }
 
+/* Node index of name in h->names: job.nodes' index when the matrix uses
+ * job.nodes (as the analyzer writes it), else a search. */
+static long heat_index(const struct heat *h, const struct rp_report *r,
+                       int same, const char *name)
+{
+    if (!name)
+        return -1;
+    return same ? rp_node_index(r, name) : name_in(h->names, name);
+}
+
+/* The slow-link analysis' node-pair view: the matrix, else its pairs. */
+static void heat_from_topology(struct heat *h, const struct rp_report *r,
+                               int same)
+{
+    json_t *m = json_object_get(r->topology, "efficiency"), *row, *v;
+    json_t *pairs = json_object_get(r->topology, "pairs");
+    size_t i, j;
+
+    if (json_is_array(m)) {
+        json_array_foreach(m, i, row) json_array_foreach(row, j, v)
+            heat_put(h, i, j, rp_number(v));
+        return;
+    }
+    json_array_foreach(pairs, i, v)
+    {
+        json_t *two = json_object_get(v, "nodes");
+        json_t *e = json_object_get(v, "efficiency");
+        long a = heat_index(h, r, same, json_string_value(json_array_get(two, 0)));
+        long b = heat_index(h, r, same, json_string_value(json_array_get(two, 1)));
+        if (a < 0 || b < 0 || !json_is_number(e))
+            continue;
+        heat_put(h, (size_t)a, (size_t)b, rp_number(e));
+        heat_put(h, (size_t)b, (size_t)a, rp_number(e));
+    }
+}
+
+/* Communicators on one node (the diagonal) or two (a pair): the model's
+ * time over the measured time of their bandwidth-bound calls. */
+static void heat_from_comms(struct heat *h, const struct rp_report *r)
+{
+    size_t i;
+
+    for (i = 0; i < r->ncomms; i++) {
+        const struct rp_comm *c = &r->comms[i];
+        long a, b;
+        double e;
+        if (c->nnodes == 0 || c->nnodes > 2 || !(c->bw_time_s > 0))
+            continue;
+        e = c->bw_model_s / c->bw_time_s;
+        a = rp_node_index(r, json_string_value(json_array_get(c->nodes, 0)));
+        b = c->nnodes == 2
+                ? rp_node_index(r, json_string_value(json_array_get(c->nodes, 1)))
+                : a;
+        if (a < 0 || b < 0)
+            continue;
+        heat_put(h, (size_t)a, (size_t)b, e);
+        if (a != b)
+            heat_put(h, (size_t)b, (size_t)a, e);
+    }
+}
+
+static size_t heat_cells(const struct heat *h)
+{
+    size_t i, n = 0;
+
+    for (i = 0; i < h->m * h->m; i++)
+        n += isfinite(h->worst[i]);
+    return n;
+}
+
+static void heat_free(struct heat *h)
+{
+    free(h->worst);
+    free(h->count);
+    h->worst = NULL;
+    h->count = NULL;
+}
+
+#define MAX_OUTLINES 16
+
+struct outline {
+    long a, b; /* cells */
+    int dashed;
+};
+
+/* The links to outline: pairs the slow-link analysis calls slow (solid) or
+ * suspect (dashed), and the two nodes of a finding about a link. */
+static size_t heat_outlines(const struct heat *h, const struct rp_report *r,
+                            int same, struct outline *o)
+{
+    json_t *pairs = r->topology ? json_object_get(r->topology, "pairs") : NULL;
+    json_t *v;
+    size_t i, n = 0;
+
+    json_array_foreach(pairs, i, v)
+    {
+        json_t *two = json_object_get(v, "nodes");
+        const char *state = json_string_value(json_object_get(v, "state"));
+        long a, b;
+        if (n == MAX_OUTLINES || !state ||
+            (strcmp(state, "slow") != 0 && strcmp(state, "suspect") != 0))
+            continue;
+        a = heat_index(h, r, same, json_string_value(json_array_get(two, 0)));
+        b = heat_index(h, r, same, json_string_value(json_array_get(two, 1)));
+        if (a < 0 || b < 0)
+            continue;
+        o[n].a = a / (long)h->block;
+        o[n].b = b / (long)h->block;
+        o[n].dashed = strcmp(state, "suspect") == 0;
+        n++;
+    }
+    for (i = 0; i < r->nfindings && n < MAX_OUTLINES; i++) {
+        const struct rp_finding *f = &r->findings[i];
+        long a, b;
+        if (json_array_size(f->nodes) != 2 || !strstr(f->kind, "link") ||
+            strstr(f->kind, "candidates"))
+            continue;
+        a = heat_index(h, r, same, json_string_value(json_array_get(f->nodes, 0)));
+        b = heat_index(h, r, same, json_string_value(json_array_get(f->nodes, 1)));
+        if (a >= 0 && b >= 0) {
+            o[n].a = a / (long)h->block;
+            o[n].b = b / (long)h->block;
+            o[n].dashed = 0;
+            n++;
+        }
+    }
+    return n;
+}
+
 void rp_plot_heatmap(FILE *out, const struct rp_report *r)
 {
     struct heat h = {0};
-    const char *source;
+    const char *source = "";
     size_t i, j, cells = 0;
+    int same = 1;
     double side = 440, left = 110, top = 16, cw;
     char b1[32], b2[32], b3[32], b4[32], color[16], la[200], lb[200];
-    long outline[8][2];
+    struct outline outline[MAX_OUTLINES];
     size_t noutline = 0;
 
     if (r->topology) {
-        json_t *m = json_object_get(r->topology, "efficiency"), *row, *v;
         h.names = json_object_get(r->topology, "nodes");
+        same = json_equal(h.names, r->nodes);
         if (heat_init(&h, json_array_size(h.names)) < 0)
             goto out;
-        json_array_foreach(m, i, row) json_array_foreach(row, j, v)
-            heat_put(&h, i, j, json_is_number(v) ? json_number_value(v) : NAN);
-        source = "the report's node-pair matrix (slow-link analysis): the "
-                 "measured bandwidth of each node pair over what its link "
-                 "should give";
-    } else {
+        heat_from_topology(&h, r, same);
+        cells = heat_cells(&h);
+        source = "the slow-link analysis' node-pair view: each pair's "
+                 "bandwidth relative to the same calls elsewhere in the job";
+        if (cells == 0)
+            heat_free(&h);
+    }
+    if (cells == 0) {
         h.names = r->nodes;
+        same = 1;
         if (heat_init(&h, r->nnodes) < 0)
             goto out;
-        for (i = 0; i < r->ncomms; i++) {
-            const struct rp_comm *c = &r->comms[i];
-            long a, b;
-            double e;
-            if (c->nnodes == 0 || c->nnodes > 2 || !(c->bw_time_s > 0))
-                continue;
-            e = c->bw_model_s / c->bw_time_s;
-            a = rp_node_index(r, json_string_value(json_array_get(c->nodes, 0)));
-            b = c->nnodes == 2 ? rp_node_index(r, json_string_value(
-                                                      json_array_get(c->nodes, 1)))
-                               : a;
-            if (a < 0 || b < 0)
-                continue;
-            heat_put(&h, (size_t)a, (size_t)b, e);
-            if (a != b)
-                heat_put(&h, (size_t)b, (size_t)a, e);
-        }
+        heat_from_comms(&h, r);
+        cells = heat_cells(&h);
         source = "communicators on one node (the diagonal) or on two nodes: "
                  "the model's time over the measured time of their "
                  "bandwidth-bound calls";
     }
-    for (i = 0; i < h.m * h.m; i++)
-        cells += isfinite(h.worst[i]);
     if (cells == 0) {
         fputs("<figure id=\"fig-heatmap\">\n<h3>Link efficiency, node "
               "&times; node</h3>\n<p class=\"empty\">No per-link data: ",
@@ -1155,12 +1271,18 @@ void rp_plot_heatmap(FILE *out, const struct rp_report *r)
             fputs("the job ran on one node, and no communicator has "
                   "bandwidth-bound calls with a model to compare.",
                   out);
+        else if (r->topology)
+            fputs("the node-pair analysis found no bandwidth-bound traffic "
+                  "between nodes to judge, and no communicator on one or two "
+                  "nodes has bandwidth-bound calls with a model. The "
+                  "communicator table gives the efficiency per communicator.",
+                  out);
         else
             fputs("every communicator with bandwidth-bound calls spans more "
                   "than two nodes, so its speed cannot be put on one node "
-                  "pair, and the report has no node-pair matrix (the "
-                  "slow-link analysis adds one). The communicator table gives "
-                  "the efficiency per communicator.",
+                  "pair, and the report has no node-pair view (the slow-link "
+                  "analysis adds one). The communicator table gives the "
+                  "efficiency per communicator.",
                   out);
         fputs("</p>\n</figure>\n", out);
         goto out;
@@ -1175,20 +1297,7 @@ void rp_plot_heatmap(FILE *out, const struct rp_report *r)
                 fmt(h.worst[0], CP_SVG_PERCENT, b1, sizeof b1), h.count[0]);
         goto out;
     }
-    /* the links findings name: slow_link and the like, two nodes each */
-    for (i = 0; i < r->nfindings && noutline < 8; i++) {
-        const struct rp_finding *f = &r->findings[i];
-        long a, b;
-        if (json_array_size(f->nodes) != 2 || !strstr(f->kind, "link"))
-            continue;
-        a = name_in(h.names, json_string_value(json_array_get(f->nodes, 0)));
-        b = name_in(h.names, json_string_value(json_array_get(f->nodes, 1)));
-        if (a >= 0 && b >= 0) {
-            outline[noutline][0] = a / (long)h.block;
-            outline[noutline][1] = b / (long)h.block;
-            noutline++;
-        }
-    }
+    noutline = heat_outlines(&h, r, same, outline);
     cw = side / (double)h.m;
     fprintf(out,
             "<figure id=\"fig-heatmap\">\n<h3>Link efficiency, node &times; "
@@ -1230,17 +1339,21 @@ void rp_plot_heatmap(FILE *out, const struct rp_report *r)
         }
         fputc('\n', out);
     }
-    for (i = 0; i < noutline; i++)
+    for (i = 0; i < noutline; i++) {
+        char b5[32], b6[32];
+        const char *dash = outline[i].dashed ? " stroke-dasharray=\"5 3\"" : "";
         fprintf(out,
                 "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" "
-                "fill=\"none\" stroke=\"#D55E00\" stroke-width=\"3\"/>"
+                "fill=\"none\" stroke=\"#D55E00\" stroke-width=\"3\"%s/>"
                 "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" "
-                "fill=\"none\" stroke=\"#D55E00\" stroke-width=\"3\"/>\n",
-                co(left + cw * (double)outline[i][1], b1, sizeof b1),
-                co(top + cw * (double)outline[i][0], b2, sizeof b2),
-                co(cw, b3, sizeof b3), b3,
-                co(left + cw * (double)outline[i][0], b4, sizeof b4),
-                co(top + cw * (double)outline[i][1], la, sizeof la), b3, b3);
+                "fill=\"none\" stroke=\"#D55E00\" stroke-width=\"3\"%s/>\n",
+                co(left + cw * (double)outline[i].b, b1, sizeof b1),
+                co(top + cw * (double)outline[i].a, b2, sizeof b2),
+                co(cw, b3, sizeof b3), b3, dash,
+                co(left + cw * (double)outline[i].a, b4, sizeof b4),
+                co(top + cw * (double)outline[i].b, b5, sizeof b5),
+                co(cw, b6, sizeof b6), b6, dash);
+    }
     /* node labels: every cell when they fit, else every k-th */
     {
         size_t every = (size_t)ceil((double)h.m / 16);
@@ -1297,18 +1410,18 @@ void rp_plot_heatmap(FILE *out, const struct rp_report *r)
             co(top + side / 2 + 24, b4, sizeof b4));
     fputs("<figcaption>Efficiency from ", out);
     fputs(source, out);
-    fputs(". Dark: slower than the model; ", out);
+    fputs(". Dark: slow; ", out);
     if (h.block > 1)
         fprintf(out, "each cell is a block of %zu &times; %zu nodes, labelled "
                      "by its first node, and shows its worst pair; ",
                 h.block, h.block);
     if (noutline)
-        fputs("outlined: the link a finding names; ", out);
+        fputs("outlined: the links named slow (solid) or suspect (dashed); ",
+              out);
     fprintf(out, "%zu of %zu cells have data.</figcaption>\n</figure>\n",
             cells, h.m * h.m);
 out:
-    free(h.worst);
-    free(h.count);
+    heat_free(&h);
 }
 
 /* ---- per-rank arrival lateness ------------------------------------------- */
@@ -1443,9 +1556,9 @@ void rp_plot_timeline(FILE *out, const struct rp_report *r)
 
     json_array_foreach(windows, i, w)
     {
-        double s = json_number_value(json_object_get(w, "start_s"));
-        double e = json_number_value(json_object_get(w, "end_s"));
-        double c = json_number_value(json_object_get(w, "comm_time_s"));
+        double s = rp_number(json_object_get(w, "start_s"));
+        double e = rp_number(json_object_get(w, "end_s"));
+        double c = rp_number(json_object_get(w, "comm_time_s"));
         if (!(e > s))
             continue;
         t0 = fmin(t0, s);
@@ -1492,9 +1605,9 @@ void rp_plot_timeline(FILE *out, const struct rp_report *r)
     cp_svg_plot_open(out, &p);
     json_array_foreach(windows, i, w)
     {
-        double s = json_number_value(json_object_get(w, "start_s")) - t0;
-        double e = json_number_value(json_object_get(w, "end_s")) - t0;
-        double c = json_number_value(json_object_get(w, "comm_time_s"));
+        double s = rp_number(json_object_get(w, "start_s")) - t0;
+        double e = rp_number(json_object_get(w, "end_s")) - t0;
+        double c = rp_number(json_object_get(w, "comm_time_s"));
         double x0, x1, y;
         if (!(e > s) || !(c >= 0))
             continue;

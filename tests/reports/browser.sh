@@ -122,5 +122,5 @@ check "4096 ranks: every plot in the DOM" figures "$work/big.dom"
 check "4096 ranks: no console message" console_clean "$work/big.dom.log"
 check "4096 ranks: the tables are bounded" grep -q 'and 757 more communicators' "$work/big.dom"
 check "4096 ranks: the heatmap aggregates nodes" grep -q 'block of 8 .* 8 nodes' "$work/big.dom"
-check "4096 ranks: the slow link is outlined" grep -q 'outlined: the link a finding names' "$work/big.dom"
+check "4096 ranks: the slow link is outlined" grep -q 'outlined: the links named slow' "$work/big.dom"
 done_testing

@@ -26,6 +26,8 @@ ok $? "gen_logs: 16 ranks on 4 nodes, rank 5 a straggler"
 "$collprof" analyze -q "$work/g" -o "$work/ga" >/dev/null 2>"$work/ga.err"
 ok $? "analyze the generated logs"
 page "$work/ga" gen
+check "gen: analyze wrote report.html" test -s "$work/ga/report.html"
+check "gen: re-rendering the saved report.json gives analyze's page" cmp -s "$work/ga/report.html" "$work/gen.html"
 check "gen: the straggler finding with its suggestion" grep -q 'look at rank 5 on node' "$work/gen.html"
 check "gen: straggler coloured in the lateness plot" grep -q 'named as a straggler by a finding' "$work/gen.html"
 check "gen: node communicators fill the heatmap's diagonal" grep -q 'cells have data' "$work/gen.html"
@@ -50,6 +52,7 @@ for pattern in ddp tp; do
         >/dev/null 2>&1
     ok $? "analyze the recorded $pattern run"
     page "$work/rec-$pattern-out" "rec-$pattern"
+    check "rec-$pattern: analyze's page is collprof report's" cmp -s "$work/rec-$pattern-out/report.html" "$work/rec-$pattern.html"
     check "rec-$pattern: the world communicator in the table" grep -q '<td>world</td>' "$work/rec-$pattern.html"
 done
 check "rec-ddp: all-reduce time against size on 8 ranks" grep -q 'allreduce on 8 ranks' "$work/rec-ddp.html"
