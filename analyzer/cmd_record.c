@@ -15,6 +15,7 @@
 #include "cp_path.h"
 #include "cp_cmds.h"
 #include "cp_logread.h"
+#include "cp_ports.h"
 
 static void usage(FILE *out)
 {
@@ -107,6 +108,7 @@ int cp_cmd_record(int argc, char **argv)
                                          {0, 0, 0, 0}};
     const char *dir = NULL, *timer = NULL, *old;
     char shim[PATH_MAX], absdir[PATH_MAX], *preload = NULL;
+    struct cp_error perr;
     int c, quiet = 0, status, rc = 2;
     pid_t pid;
 
@@ -158,6 +160,10 @@ int cp_cmd_record(int argc, char **argv)
         goto out;
     }
     unsetenv("COLLPROF_DISABLE");
+    /* this node's RDMA ports before and after (docs/plugin.md, "Port
+     * snapshots"); a failure costs the analysis its port evidence only */
+    if (cp_ports_snapshot_dir(absdir, NULL, "start", &perr) < 0)
+        fprintf(stderr, "collprof record: port snapshot: %s\n", perr.text);
 
     pid = fork();
     if (pid < 0) {
@@ -182,6 +188,8 @@ int cp_cmd_record(int argc, char **argv)
         }
     }
     rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    if (cp_ports_snapshot_dir(absdir, NULL, "end", &perr) < 0)
+        fprintf(stderr, "collprof record: port snapshot: %s\n", perr.text);
     if (!quiet)
         summarize(absdir);
 out:

@@ -14,6 +14,8 @@
 
 #include "cp_analysis_int.h"
 #include "cp_fit.h"
+#include "cp_links.h"
+#include "cp_portview.h"
 
 /* Records per file read by the first pass (clock offsets). */
 #define PREFIX_RECORDS 4096
@@ -83,6 +85,8 @@ void cp_analysis_destroy(struct cp_analysis *an)
     free(an->nodes);
     free(an->ranks);
     free(an->rows);
+    cp_links_topology_free(&an->topology);
+    cp_portview_free(&an->ports);
     for (i = 0; i < an->nfindings; i++) {
         free(an->findings[i].ranks);
         free(an->findings[i].nodes);
@@ -1076,7 +1080,8 @@ struct cp_analysis *cp_analysis_run(const char *const *paths,
     state_live = 1;
     st.progress = opts->progress;
     st.progress_ctx = opts->progress_ctx;
-    if (open_files(an, &st, offsets, 0) < 0)
+    st.links = cp_links_create();
+    if (!st.links || open_files(an, &st, offsets, 0) < 0)
         goto oom_state;
     an_stream_run(&st);
     collect_file_results(an, &st);
@@ -1093,6 +1098,9 @@ struct cp_analysis *cp_analysis_run(const char *const *paths,
         build_rows(an, &st, &evals, &nevals) < 0)
         goto oom_state;
     class_bandwidths(an, evals, nevals);
+    if (cp_links_solve(st.links, an, &st, evals, nevals) < 0 ||
+        cp_portview_build(an, paths) < 0)
+        goto oom_state;
     estimate_steps(an, &st, opts->steps);
     finish_summary(an, &st, evals, nevals);
     if (find_missing_ranks(an) < 0)
@@ -1111,8 +1119,10 @@ oom_state:
 oom:
     cp_error_set(err, NULL, -1, "out of memory");
 out:
-    if (state_live)
+    if (state_live) {
+        cp_links_destroy(st.links);
         an_state_free(&st);
+    }
     free(evals);
     free(offsets);
     cp_analysis_destroy(an);

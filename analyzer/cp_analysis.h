@@ -114,6 +114,12 @@ struct cp_analysis_rank {
     double time_s;      /* sum of its call durations (waiting included) */
     uint64_t last_arrivals; /* instances it arrived at last (of >= 2) */
     double late_s;      /* sum over those of last - second-to-last start */
+    /* the additive delay its collectives show beyond their peers' (the
+     * max-plus estimate of cp_links.c); NaN when nothing bounds it */
+    double delay_s;
+    int straggler;      /* named by a straggler finding (in-call delay) */
+    double delay_cost_s; /* rank-seconds the others waited for that delay */
+    unsigned delay_units; /* observations the estimate rests on */
 };
 
 struct cp_analysis_comm {
@@ -128,6 +134,12 @@ struct cp_analysis_comm {
     uint64_t incomplete; /* instances with fewer members than nranks */
     uint64_t p2p;       /* send/recv pairs */
     double time_s;      /* own time of its instances */
+    /* its slowness is the subject of a slow_link, slow_link_candidates or
+     * straggler finding (low_busbw does not repeat it) */
+    int explained;
+    /* 1: its bandwidth-bound calls all ran as fast as the same calls on
+     * other communicators (cp_links.c); -1: some did not; 0: no peers */
+    int peers_ok;
 };
 
 /* The model used for one link class. */
@@ -185,6 +197,108 @@ struct cp_analysis_finding {
     json_t *evidence;       /* an object of numbers and short strings */
 };
 
+/* ---- the node-pair view (cp_links.c; docs/analysis.md "Slow links") ---- */
+
+enum cp_pair_state {
+    CP_PAIR_OK = 0,      /* a unit crossing it ran as fast as its peers */
+    CP_PAIR_SLOW = 1,    /* named: the only pair a slow unit can blame */
+    CP_PAIR_SUSPECT = 2, /* a candidate of a slow unit with several */
+    CP_PAIR_UNCLEAR = 3  /* neither cleared nor blamed */
+};
+/* "ok", "slow", "suspect", "unclear"; NULL out of range. */
+const char *cp_pair_state_name(enum cp_pair_state state);
+
+enum cp_unit_verdict {
+    CP_UNIT_NONE = 0,        /* not used for links, or in between */
+    CP_UNIT_CLEARS = 1,      /* as fast as its peers: its pairs are ok */
+    CP_UNIT_SLOW = 2,        /* slow, one candidate pair: named */
+    CP_UNIT_EXPLAINED = 3,   /* slow, crosses a pair named by another */
+    CP_UNIT_UNRESOLVED = 4,  /* slow, several candidates */
+    CP_UNIT_INCONSISTENT = 5 /* slow, but all its pairs were cleared */
+};
+/* "none", "clears", "slow", "explained", "unresolved", "inconsistent". */
+const char *cp_unit_verdict_name(enum cp_unit_verdict verdict);
+
+enum cp_baseline {
+    CP_BASELINE_NONE = 0,
+    CP_BASELINE_PEERS = 1, /* the same shape elsewhere in the job */
+    CP_BASELINE_MODEL = 2  /* no peer: the link class's model */
+};
+/* "none", "peers", "model". */
+const char *cp_baseline_name(enum cp_baseline baseline);
+
+/* A node pair crossed by bandwidth-bound traffic. */
+struct cp_analysis_pair {
+    unsigned a, b;            /* node indices, a < b */
+    enum cp_pair_state state;
+    double slowdown;          /* smallest (time - delay) / peer time of the
+                                 units crossing it */
+    double efficiency;        /* peers' bandwidth term / its own, the best
+                                 of its units */
+    double bandwidth_Bps;     /* reference x efficiency; NaN without one */
+    unsigned units;           /* bandwidth-bound units crossing it */
+    uint64_t calls;
+};
+
+/* One observation: the calls of one (communicator, collective, size
+ * bucket), or of one point-to-point (communicator, sender node, receiver
+ * node, size bucket). */
+struct cp_analysis_unit {
+    unsigned comm;            /* index into comms */
+    enum cp_coll coll;        /* CP_COLL_SENDRECV for point-to-point */
+    int src_node, dst_node;   /* point-to-point: node indices; else -1 */
+    double bytes;             /* mean n */
+    uint64_t calls;
+    double time_s;            /* median own time */
+    double delay_s;           /* straggler delay subtracted (collectives) */
+    double peer_time_s;       /* the baseline; NaN when none */
+    enum cp_baseline baseline;
+    unsigned peers;           /* units of its shape, itself included */
+    double bandwidth_share;   /* model's n W / (L + n W); NaN no model */
+    double slowdown;          /* (time - delay) / peer time; NaN */
+    double bw_slowdown;       /* the same for the bandwidth terms */
+    enum cp_unit_verdict verdict;
+    size_t npairs;
+    unsigned *pairs;          /* indices into topology.pairs */
+};
+
+struct cp_analysis_topology {
+    double reference_Bps;     /* the inter model's bandwidth; NaN none */
+    enum cp_link_source reference_source;
+    double slow_threshold;    /* slowdown from which a unit is slow */
+    double ok_threshold;      /* below it a unit clears its pairs */
+    double min_bandwidth_share;
+    double straggler_delay_s; /* in-call delay threshold (NaN: no units) */
+    size_t npairs;
+    struct cp_analysis_pair *pairs; /* slowest first */
+    size_t nunits;
+    struct cp_analysis_unit *units; /* by comm, collective, size */
+};
+
+/* One RDMA port of a node of the job, from the port snapshots found next
+ * to the logs (cp_ports.h). */
+struct cp_analysis_port {
+    unsigned node;        /* index into nodes */
+    char device[64];
+    unsigned port;
+    char state[32];
+    char link_layer[32];
+    double rate_Gbps;     /* at the end, else the start; NaN unknown */
+    double peer_rate_Gbps; /* most common among the job's active ports of
+                              the same link layer */
+    int have_start, have_end;
+    json_t *rose;         /* error counters that rose: name -> increase */
+    char why[256];        /* why it is degraded; "" when it is not */
+};
+
+struct cp_analysis_ports {
+    unsigned snapshots;   /* snapshot files read */
+    size_t nports;
+    struct cp_analysis_port *ports;
+    size_t nproblems;
+    struct cp_analysis_problem *problems; /* unreadable snapshots */
+};
+
 struct cp_analysis_summary {
     uint64_t records;       /* records read from the analyzed inputs */
     uint64_t calls;         /* call records */
@@ -229,6 +343,8 @@ struct cp_analysis {
     struct cp_analysis_comm *comms;  /* by first appearance */
     size_t nrows;
     struct cp_analysis_row *rows; /* by comm, collective, size */
+    struct cp_analysis_topology topology;
+    struct cp_analysis_ports ports;
     size_t nfindings;
     struct cp_analysis_finding *findings; /* most severe first */
     size_t ninputs;

@@ -121,7 +121,8 @@ struct an_p2p {
     uint8_t grouped;
     uint8_t dtype;
     uint8_t in_use;
-    float share;
+    float share;  /* of the half seen first */
+    float share2; /* of the other half, when it came */
     uint64_t count;
     int64_t start[2], end[2];
     int32_t file[2];
@@ -209,6 +210,8 @@ struct an_state {
     uint32_t *node_cnt;
     uint64_t offset_instances;
     int oom; /* memory ran out somewhere: the result is incomplete */
+    /* main pass: inter-node point-to-point pairs per node pair (cp_links) */
+    struct cp_links *links;
 };
 
 /* cp_stream.c */
@@ -243,6 +246,8 @@ struct an_eval {
     double factor;       /* busbw factor f */
     struct an_group_stats lat, bw;
 };
+
+struct cp_links;
 
 /* cp_findings.c: fill an->findings (most severe first). */
 int an_findings(struct cp_analysis *an, const struct an_eval *ev, size_t nev);

@@ -13,6 +13,7 @@ int cp_cmd_model(int argc, char **argv);
 int cp_cmd_analyze(int argc, char **argv);
 int cp_cmd_bench(int argc, char **argv);
 int cp_cmd_report(int argc, char **argv);
+int cp_cmd_ports(int argc, char **argv);
 /* Writes the page of a report object (Jansson's json_t) to output ("-":
  * stdout) through a temporary file; messages say "collprof CMD: " and name
  * input.  For collprof report and collprof analyze.  0 or -1. */

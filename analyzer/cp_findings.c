@@ -6,7 +6,11 @@
  *   low_busbw          bandwidth-bound calls of a communicator far below
  *                      the model's busbw (evidence.tcp_fallback when an
  *                      order of magnitude below on the network)
- *   straggler          one rank arrives last at most collectives
+ *   straggler          one rank arrives last at most collectives, or
+ *                      delays every collective it is in (cp_links.c)
+ *   slow_link          one node pair is slow (cp_links.c)
+ *   slow_link_candidates  a communicator is slow but its calls cannot tell
+ *                      which of its links is
  *   missing_ranks      ranks below the world size left no log
  *   incomplete_instances  instances missing members without a missing rank
  *   failed_calls       NCCL calls that returned an error
@@ -321,6 +325,18 @@ static int low_busbw(struct cp_analysis *an, const struct an_eval *ev,
             if (!(ratio < BUSBW_LOW))
                 continue;
             tcp = ratio < BUSBW_TCP && k == CP_LINK_INTER;
+            /* a slow link, a straggler or a slow ring with candidates has
+             * its own finding; a whole network an order of magnitude
+             * below its rate is still this one's */
+            if (c->explained && !tcp)
+                continue;
+            /* against a fit, a communicator that the link analysis held
+             * against the same calls elsewhere in the job has been judged
+             * there (slow_link, slow_link_candidates, or not slow: the fit
+             * of one line through every call is the weaker reference); a
+             * profile is the site's word and is always held against */
+            if (m->source == CP_SOURCE_FIT && c->peers_ok != 0)
+                continue;
             memset(marks, 0, an->ncomms);
             marks[ci] = 1;
             if (who_of_comms(an, marks, &w) < 0)
@@ -367,12 +383,30 @@ out:
     return rc;
 }
 
+/* The ranks of a communicator seen, for a finding. */
+static int comm_ranks(const struct cp_analysis *an, unsigned ci, struct who *w)
+{
+    unsigned char *marks = calloc(an->ncomms + 1, 1);
+    int rc;
+
+    if (!marks)
+        return -1;
+    marks[ci] = 1;
+    rc = who_of_comms(an, marks, w);
+    free(marks);
+    return rc;
+}
+
+/* A rank that arrives last at most collectives (its lateness is excluded
+ * from the own times already), and ranks whose collectives all take
+ * longer by the same amount (cp_links.c: their calls start on time but
+ * their part of the work starts late). */
 static int straggler(struct cp_analysis *an)
 {
     const struct cp_analysis_summary *sm = &an->summary;
     double total = 0;
     size_t i, worst = SIZE_MAX;
-    const struct cp_analysis_rank *r;
+    struct cp_analysis_rank *r;
     char b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE];
     json_t *e;
 
@@ -381,36 +415,395 @@ static int straggler(struct cp_analysis *an)
         if (worst == SIZE_MAX || an->ranks[i].late_s > an->ranks[worst].late_s)
             worst = i;
     }
-    if (worst == SIZE_MAX || an->nranks < 2)
-        return 0;
-    r = &an->ranks[worst];
-    if (!(r->late_s >= 0.5 * total) || r->last_arrivals < 10 ||
-        !(r->late_s >= 0.05 * (sm->comm_time_s + sm->skew_time_s)))
-        return 0;
-    if (add_finding(an, "straggler",
-                    r->late_s >= sm->comm_time_s ? CP_SEVERITY_CRITICAL
-                                                 : CP_SEVERITY_WARNING,
-                    &r->rank, 1, &r->node, 1,
-                    "Rank %d (node %s) arrived last at %llu collectives, on "
-                    "average %s after the rank before it (%s in all): the "
-                    "others waited for it, which points at its compute or "
-                    "input, not at the network.",
-                    r->rank, an->nodes[r->node].name,
-                    (unsigned long long)r->last_arrivals,
-                    cp_units_format_time(r->late_s / (double)r->last_arrivals,
-                                         b1, sizeof b1),
-                    cp_units_format_time(r->late_s, b2, sizeof b2)) < 0)
+    if (worst != SIZE_MAX && an->nranks >= 2) {
+        r = &an->ranks[worst];
+        if (!(r->late_s >= 0.5 * total) || r->last_arrivals < 10 ||
+            !(r->late_s >= 0.05 * (sm->comm_time_s + sm->skew_time_s)))
+            worst = SIZE_MAX;
+    } else {
+        worst = SIZE_MAX;
+    }
+    if (worst != SIZE_MAX) {
+        r = &an->ranks[worst];
+        if (add_finding(an, "straggler",
+                        r->late_s >= sm->comm_time_s ? CP_SEVERITY_CRITICAL
+                                                     : CP_SEVERITY_WARNING,
+                        &r->rank, 1, &r->node, 1,
+                        "Rank %d (node %s) arrived last at %llu collectives, "
+                        "on average %s after the rank before it (%s in all): "
+                        "the others waited for it, which points at its "
+                        "compute or input, not at the network.",
+                        r->rank, an->nodes[r->node].name,
+                        (unsigned long long)r->last_arrivals,
+                        cp_units_format_time(r->late_s /
+                                                 (double)r->last_arrivals,
+                                             b1, sizeof b1),
+                        cp_units_format_time(r->late_s, b2, sizeof b2)) < 0)
+            return -1;
+        e = last_evidence(an);
+        if (set(e, "kind", json_string("arrival")) < 0 ||
+            set(e, "last_arrivals",
+                json_integer((json_int_t)r->last_arrivals)) < 0 ||
+            set(e, "last_share",
+                jnum(sm->instances ? (double)r->last_arrivals /
+                                         (double)sm->instances
+                                   : NAN)) < 0 ||
+            set(e, "late_s", jnum(r->late_s)) < 0 ||
+            set(e, "mean_late_s",
+                jnum(r->late_s / (double)r->last_arrivals)) < 0 ||
+            set(e, "lateness_share", jnum(total > 0 ? r->late_s / total : NAN)) < 0 ||
+            set(e, "wait_time_s", jnum(sm->wait_time_s)) < 0 ||
+            set(e, "in_call_delay_s",
+                jnum(r->straggler ? r->delay_s : NAN)) < 0 ||
+            set(e, "cost_s",
+                jnum(total > 0 ? sm->wait_time_s * r->late_s / total +
+                                     (r->straggler ? r->delay_cost_s : 0)
+                               : NAN)) < 0)
+            return -1;
+    }
+    for (i = 0; i < an->nranks; i++) {
+        unsigned comms = 0, intra = 0;
+        size_t ci, k;
+        r = &an->ranks[i];
+        if (!r->straggler || i == worst)
+            continue;
+        for (ci = 0; ci < an->ncomms; ci++)
+            for (k = 0; k < an->comms[ci].nranks; k++)
+                if (an->comms[ci].ranks[k] == r->rank) {
+                    comms++;
+                    intra += an->comms[ci].link == CP_LINK_INTRA;
+                    break;
+                }
+        if (add_finding(an, "straggler",
+                        r->delay_cost_s >= sm->comm_time_s
+                            ? CP_SEVERITY_CRITICAL
+                            : CP_SEVERITY_WARNING,
+                        &r->rank, 1, &r->node, 1,
+                        "Rank %d (node %s) delays every collective it is in "
+                        "by %s: its calls start on time but take that much "
+                        "longer than the same calls elsewhere in the job, "
+                        "whatever their size, on its %u communicators "
+                        "(%u inside its node), and the others waited %s for "
+                        "it in all; that points at its GPU or host, not at "
+                        "the network.",
+                        r->rank, an->nodes[r->node].name,
+                        cp_units_format_time(r->delay_s, b1, sizeof b1),
+                        comms, intra,
+                        cp_units_format_time(r->delay_cost_s, b2,
+                                             sizeof b2)) < 0)
+            return -1;
+        e = last_evidence(an);
+        if (set(e, "kind", json_string("in_call")) < 0 ||
+            set(e, "last_arrivals",
+                json_integer((json_int_t)r->last_arrivals)) < 0 ||
+            set(e, "late_s", jnum(r->late_s)) < 0 ||
+            set(e, "mean_late_s", jnum(r->delay_s)) < 0 ||
+            set(e, "in_call_delay_s", jnum(r->delay_s)) < 0 ||
+            set(e, "cost_s", jnum(r->delay_cost_s)) < 0 ||
+            set(e, "observations", json_integer(r->delay_units)) < 0 ||
+            set(e, "threshold_s", jnum(an->topology.straggler_delay_s)) < 0)
+            return -1;
+    }
+    if (worst != SIZE_MAX)
+        an->ranks[worst].straggler = 1;
+    return 0;
+}
+
+static const char *pair_text(const struct cp_analysis *an,
+                             const struct cp_analysis_pair *p, char *buf,
+                             size_t len)
+{
+    snprintf(buf, len, "%s-%s", an->nodes[p->a].name, an->nodes[p->b].name);
+    return buf;
+}
+
+static json_t *pair_json(const struct cp_analysis *an,
+                         const struct cp_analysis_pair *p)
+{
+    json_t *a = json_array();
+
+    if (!a || json_array_append_new(a, json_string(an->nodes[p->a].name)) < 0 ||
+        json_array_append_new(a, json_string(an->nodes[p->b].name)) < 0) {
+        json_decref(a);
+        return NULL;
+    }
+    return a;
+}
+
+static int unit_has_pair(const struct cp_analysis_unit *u, unsigned pi)
+{
+    size_t k;
+
+    for (k = 0; k < u->npairs; k++)
+        if (u->pairs[k] == pi)
+            return 1;
+    return 0;
+}
+
+static json_t *unit_json(const struct cp_analysis *an,
+                         const struct cp_analysis_unit *u)
+{
+    json_t *o = json_object();
+
+    if (!o || set(o, "comm", hex_id(an->comms[u->comm].id)) < 0 ||
+        set(o, "op", json_string(coll_name(u->coll))) < 0 ||
+        set(o, "bytes", jnum(u->bytes)) < 0 ||
+        set(o, "calls", json_integer((json_int_t)u->calls)) < 0 ||
+        set(o, "time_s", jnum(u->time_s)) < 0 ||
+        set(o, "peer_time_s", jnum(u->peer_time_s)) < 0 ||
+        set(o, "slowdown", jnum(u->slowdown)) < 0) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+/* Ports whose rate is below their peers', that are not active, or whose
+ * error counters rose during the step. */
+static int degraded_ports(struct cp_analysis *an)
+{
+    size_t i;
+
+    for (i = 0; i < an->ports.nports; i++) {
+        const struct cp_analysis_port *p = &an->ports.ports[i];
+        json_t *e;
+        int down = p->state[0] && strcmp(p->state, "ACTIVE") != 0;
+        if (!p->why[0])
+            continue;
+        if (add_finding(an, "degraded_port",
+                        down || json_object_get(p->rose, "link_downed")
+                            ? CP_SEVERITY_CRITICAL
+                            : CP_SEVERITY_WARNING,
+                        NULL, 0, &p->node, 1,
+                        "Port %s/%u of node %s is degraded: %s.", p->device,
+                        p->port, an->nodes[p->node].name, p->why) < 0)
+            return -1;
+        e = last_evidence(an);
+        if (set(e, "node", json_string(an->nodes[p->node].name)) < 0 ||
+            set(e, "device", json_string(p->device)) < 0 ||
+            set(e, "port", json_integer(p->port)) < 0 ||
+            set(e, "rate_Gbps", jnum(p->rate_Gbps)) < 0 ||
+            set(e, "peer_rate_Gbps", jnum(p->peer_rate_Gbps)) < 0 ||
+            set(e, "state", json_string(p->state)) < 0 ||
+            set(e, "counters", json_deep_copy(p->rose)) < 0 ||
+            set(e, "why", json_string(p->why)) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Degraded ports of nodes a or b, for a slow link's evidence. */
+static json_t *endpoint_ports(const struct cp_analysis *an, unsigned a,
+                              unsigned b)
+{
+    json_t *arr = json_array();
+    size_t i;
+
+    for (i = 0; arr && i < an->ports.nports; i++) {
+        const struct cp_analysis_port *p = &an->ports.ports[i];
+        json_t *o;
+        if (!p->why[0] || (p->node != a && p->node != b))
+            continue;
+        o = json_object();
+        if (!o || json_array_append_new(arr, o) < 0 ||
+            set(o, "node", json_string(an->nodes[p->node].name)) < 0 ||
+            set(o, "device", json_string(p->device)) < 0 ||
+            set(o, "port", json_integer(p->port)) < 0 ||
+            set(o, "why", json_string(p->why)) < 0) {
+            json_decref(arr);
+            return NULL;
+        }
+    }
+    return arr;
+}
+
+/* One finding per node pair named slow. */
+static int slow_links(struct cp_analysis *an)
+{
+    const struct cp_analysis_topology *topo = &an->topology;
+    size_t pi, i, k;
+
+    for (pi = 0; pi < topo->npairs; pi++) {
+        const struct cp_analysis_pair *p = &topo->pairs[pi];
+        unsigned nodes[2] = {p->a, p->b}, comms = 0, p2p = 0, cleared = 0;
+        unsigned char *seen = NULL;
+        json_t *e, *units = NULL;
+        char b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE], name[160],
+            what[128];
+        int rc;
+
+        if (p->state != CP_PAIR_SLOW)
+            continue;
+        seen = calloc(an->ncomms + 1, 1);
+        units = json_array();
+        if (!seen || !units) {
+            free(seen);
+            json_decref(units);
+            return -1;
+        }
+        for (i = 0; i < topo->nunits; i++) {
+            const struct cp_analysis_unit *u = &topo->units[i];
+            if (!isfinite(u->slowdown) || !unit_has_pair(u, (unsigned)pi))
+                continue;
+            if (u->coll == CP_COLL_SENDRECV)
+                p2p++;
+            else if (!seen[u->comm]++)
+                comms++;
+            for (k = 0; k < u->npairs; k++)
+                cleared += topo->pairs[u->pairs[k]].state == CP_PAIR_OK;
+            if (json_array_size(units) < 8 &&
+                json_array_append_new(units, unit_json(an, u)) < 0) {
+                free(seen);
+                json_decref(units);
+                return -1;
+            }
+        }
+        free(seen);
+        if (comms && p2p)
+            snprintf(what, sizeof what,
+                     "%u communicator%s and %u point-to-point stream%s",
+                     comms, comms == 1 ? "" : "s", p2p, p2p == 1 ? "" : "s");
+        else if (comms)
+            snprintf(what, sizeof what, "%u communicator%s", comms,
+                     comms == 1 ? "" : "s");
+        else
+            snprintf(what, sizeof what, "%u point-to-point stream%s", p2p,
+                     p2p == 1 ? "" : "s");
+        rc = add_finding(
+            an, "slow_link",
+            p->efficiency <= 0.25 ? CP_SEVERITY_CRITICAL : CP_SEVERITY_WARNING,
+            NULL, 0, nodes, 2,
+            "The link between nodes %s and %s is slow: the %s that cross "
+            "it take %.1fx the time of the same calls elsewhere in the job "
+            "(about %s against %s on the other links), and every other "
+            "link they cross ran at full speed in other calls.",
+            an->nodes[p->a].name, an->nodes[p->b].name, what, p->slowdown,
+            isfinite(p->bandwidth_Bps)
+                ? cp_units_format_bandwidth(p->bandwidth_Bps, b1, sizeof b1)
+                : "?",
+            isfinite(topo->reference_Bps)
+                ? cp_units_format_bandwidth(topo->reference_Bps, b2, sizeof b2)
+                : "?");
+        if (rc < 0) {
+            json_decref(units);
+            return -1;
+        }
+        e = last_evidence(an);
+        if (set(e, "link", json_string(pair_text(an, p, name, sizeof name))) < 0 ||
+            set(e, "bandwidth_Bps", jnum(p->bandwidth_Bps)) < 0 ||
+            set(e, "peer_bandwidth_Bps", jnum(topo->reference_Bps)) < 0 ||
+            set(e, "efficiency", jnum(p->efficiency)) < 0 ||
+            set(e, "slowdown", jnum(p->slowdown)) < 0 ||
+            set(e, "units", units) < 0 ||
+            set(e, "cleared_pairs", json_integer(cleared)) < 0 ||
+            set(e, "ports", endpoint_ports(an, p->a, p->b)) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* One finding per communicator whose slow calls keep several candidates. */
+static int slow_link_candidates(struct cp_analysis *an)
+{
+    const struct cp_analysis_topology *topo = &an->topology;
+    size_t ci, i, k;
+
+    for (ci = 0; ci < an->ncomms; ci++) {
+        const struct cp_analysis_comm *c = &an->comms[ci];
+        const struct cp_analysis_unit *best = NULL;
+        unsigned *nodes = NULL, nn = 0;
+        unsigned char *node_seen = NULL;
+        json_t *cands = NULL, *e;
+        struct who w;
+        char list[512] = "", b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE],
+             b3[CP_UNITS_BUFSIZE], probe[160];
+        unsigned ncand = 0;
+        double f, busbw, peer;
+        int rc;
+
+        for (i = 0; i < topo->nunits; i++) {
+            const struct cp_analysis_unit *u = &topo->units[i];
+            if (u->comm != ci || u->verdict != CP_UNIT_UNRESOLVED)
+                continue;
+            if (!best || u->time_s * (double)u->calls >
+                             best->time_s * (double)best->calls)
+                best = u;
+        }
+        if (!best)
+            continue;
+        nodes = malloc((2 * best->npairs + 1) * sizeof *nodes);
+        node_seen = calloc(an->nnodes + 1, 1);
+        cands = json_array();
+        if (!nodes || !node_seen || !cands)
+            goto fail;
+        for (k = 0; k < best->npairs; k++) {
+            const struct cp_analysis_pair *p = &topo->pairs[best->pairs[k]];
+            char name[160];
+            if (p->state == CP_PAIR_OK)
+                continue;
+            ncand++;
+            if (json_array_append_new(cands, pair_json(an, p)) < 0)
+                goto fail;
+            if (strlen(list) < 400)
+                snprintf(list + strlen(list), sizeof list - strlen(list),
+                         "%s%s", ncand > 1 ? ", " : "",
+                         pair_text(an, p, name, sizeof name));
+            if (!node_seen[p->a]++)
+                nodes[nn++] = p->a;
+            if (!node_seen[p->b]++)
+                nodes[nn++] = p->b;
+        }
+        f = cp_model_busbw_factor(best->coll, best->coll == CP_COLL_SENDRECV
+                                                  ? 2
+                                                  : c->nranks);
+        busbw = f * best->bytes / (best->time_s - best->delay_s);
+        peer = f * best->bytes / best->peer_time_s;
+        snprintf(probe, sizeof probe,
+                 "srun -N %u --ntasks-per-node=1 collprof probe -o DIR",
+                 c->nnodes);
+        if (comm_ranks(an, (unsigned)ci, &w) < 0)
+            goto fail;
+        rc = add_finding(
+            an, "slow_link_candidates", CP_SEVERITY_WARNING, w.ranks,
+            w.nranks, nodes, nn,
+            "Communicator %016llx (%u ranks on %u nodes) is slow: its %s "
+            "of %s take %.1fx the %s (busbw %s against %s), but its calls "
+            "cannot tell which of its %u candidate links is (%s); run "
+            "'%s' to measure every node pair.",
+            (unsigned long long)c->id, c->nranks, c->nnodes,
+            coll_name(best->coll),
+            cp_units_format_size(best->bytes, b1, sizeof b1), best->slowdown,
+            best->baseline == CP_BASELINE_PEERS ? "time of the same calls "
+                                                  "elsewhere in the job"
+                                                : "model's time",
+            cp_units_format_bandwidth(busbw, b2, sizeof b2),
+            cp_units_format_bandwidth(peer, b3, sizeof b3), ncand, list,
+            probe);
+        who_free(&w);
+        if (rc < 0)
+            goto fail;
+        free(nodes);
+        free(node_seen);
+        nodes = NULL;
+        node_seen = NULL;
+        e = last_evidence(an);
+        if (set(e, "comm", hex_id(c->id)) < 0 ||
+            set(e, "op", json_string(coll_name(best->coll))) < 0 ||
+            set(e, "bytes", jnum(best->bytes)) < 0 ||
+            set(e, "slowdown", jnum(best->slowdown)) < 0 ||
+            set(e, "baseline", json_string(cp_baseline_name(best->baseline))) < 0 ||
+            set(e, "busbw_Bps", jnum(busbw)) < 0 ||
+            set(e, "peer_busbw_Bps", jnum(peer)) < 0 ||
+            set(e, "candidates", cands) < 0 ||
+            set(e, "probe", json_string(probe)) < 0)
+            return -1;
+        continue;
+fail:
+        free(nodes);
+        free(node_seen);
+        json_decref(cands);
         return -1;
-    e = last_evidence(an);
-    if (set(e, "last_arrivals", json_integer((json_int_t)r->last_arrivals)) < 0 ||
-        set(e, "last_share",
-            jnum(sm->instances ? (double)r->last_arrivals / (double)sm->instances
-                               : NAN)) < 0 ||
-        set(e, "late_s", jnum(r->late_s)) < 0 ||
-        set(e, "mean_late_s", jnum(r->late_s / (double)r->last_arrivals)) < 0 ||
-        set(e, "lateness_share", jnum(total > 0 ? r->late_s / total : NAN)) < 0 ||
-        set(e, "wait_time_s", jnum(sm->wait_time_s)) < 0)
-        return -1;
+    }
     return 0;
 }
 
@@ -543,7 +936,9 @@ int an_findings(struct cp_analysis *an, const struct an_eval *ev, size_t nev)
 {
     size_t i;
 
-    if (latency_bound(an, ev, nev) < 0 || low_busbw(an, ev, nev) < 0 ||
+    if (latency_bound(an, ev, nev) < 0 || slow_links(an) < 0 ||
+        slow_link_candidates(an) < 0 || degraded_ports(an) < 0 ||
+        low_busbw(an, ev, nev) < 0 ||
         straggler(an) < 0 || inputs_findings(an) < 0 ||
         clock_offset(an) < 0 || model_unavailable(an, ev, nev) < 0)
         return -1;

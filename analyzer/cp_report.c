@@ -284,6 +284,183 @@ static json_t *ranks_json(const struct cp_analysis *an, int *bad)
     return a;
 }
 
+/* A K x K matrix of the pairs' values (null elsewhere), or null when K is
+ * too large for a matrix to be useful. */
+static json_t *pair_matrix(const struct cp_analysis *an, int bandwidth,
+                           int *bad)
+{
+    const struct cp_analysis_topology *topo = &an->topology;
+    json_t *rows, **cells = NULL;
+    size_t K = an->nnodes, i, j;
+
+    if (K > 1024)
+        return json_null();
+    rows = json_array();
+    cells = calloc(K * K + 1, sizeof *cells);
+    if (!rows || !cells) {
+        json_decref(rows);
+        free(cells);
+        return NULL;
+    }
+    for (i = 0; i < topo->npairs; i++) {
+        const struct cp_analysis_pair *p = &topo->pairs[i];
+        double v = bandwidth ? p->bandwidth_Bps : p->efficiency;
+        if (p->a >= K || p->b >= K || !isfinite(v))
+            continue;
+        cells[p->a * K + p->b] = cells[p->b * K + p->a] = json_real(v);
+    }
+    for (i = 0; i < K; i++) {
+        json_t *row = json_array();
+        for (j = 0; j < K; j++) {
+            json_t *c = cells[i * K + j];
+            push(row, c ? json_incref(c) : json_null(), bad);
+        }
+        push(rows, row, bad);
+    }
+    for (i = 0; i < K * K; i++)
+        json_decref(cells[i]);
+    free(cells);
+    return rows;
+}
+
+static json_t *pair_names(const struct cp_analysis *an,
+                          const struct cp_analysis_pair *p, int *bad)
+{
+    unsigned two[2];
+
+    two[0] = p->a;
+    two[1] = p->b;
+    return node_names(an, two, 2, bad);
+}
+
+static json_t *topology_json(const struct cp_analysis *an, int *bad)
+{
+    const struct cp_analysis_topology *topo = &an->topology;
+    json_t *o = json_object(), *nodes = json_array(), *th = json_object(),
+           *pairs = json_array(), *units = json_array(), *ranks = json_array();
+    size_t i, k;
+
+    for (i = 0; i < an->nnodes; i++)
+        push(nodes, jstr(an->nodes[i].name), bad);
+    put(o, "nodes", nodes, bad);
+    put(o, "reference_Bps", jnum(topo->reference_Bps), bad);
+    put(o, "reference_source",
+        jstr(cp_link_source_name(topo->reference_source)), bad);
+    put(th, "slow", jnum(topo->slow_threshold), bad);
+    put(th, "ok", jnum(topo->ok_threshold), bad);
+    put(th, "min_bandwidth_share", jnum(topo->min_bandwidth_share), bad);
+    put(th, "straggler_delay_s", jnum(topo->straggler_delay_s), bad);
+    put(o, "thresholds", th, bad);
+    put(o, "bandwidth_Bps", pair_matrix(an, 1, bad), bad);
+    put(o, "efficiency", pair_matrix(an, 0, bad), bad);
+    for (i = 0; i < topo->npairs; i++) {
+        const struct cp_analysis_pair *p = &topo->pairs[i];
+        json_t *q = json_object();
+        put(q, "nodes", pair_names(an, p, bad), bad);
+        put(q, "state", jstr(cp_pair_state_name(p->state)), bad);
+        put(q, "bandwidth_Bps", jnum(p->bandwidth_Bps), bad);
+        put(q, "efficiency", jnum(p->efficiency), bad);
+        put(q, "slowdown", jnum(p->slowdown), bad);
+        put(q, "units", jint(p->units), bad);
+        put(q, "calls", jint(p->calls), bad);
+        push(pairs, q, bad);
+    }
+    put(o, "pairs", pairs, bad);
+    for (i = 0; i < topo->nunits; i++) {
+        const struct cp_analysis_unit *u = &topo->units[i];
+        const struct cp_analysis_comm *c = &an->comms[u->comm];
+        json_t *q = json_object(), *up = json_array();
+        put(q, "comm", hex_id(c->id), bad);
+        put(q, "op", jstr(cp_model_coll_name(u->coll)), bad);
+        if (u->src_node >= 0 && u->dst_node >= 0) {
+            unsigned two[2];
+            two[0] = (unsigned)u->src_node;
+            two[1] = (unsigned)u->dst_node;
+            put(q, "nodes", node_names(an, two, 2, bad), bad);
+        } else {
+            put(q, "nodes", node_names(an, c->nodes, c->nnodes, bad), bad);
+        }
+        put(q, "bytes", jnum(u->bytes), bad);
+        put(q, "calls", jint(u->calls), bad);
+        put(q, "time_s", jnum(u->time_s), bad);
+        put(q, "delay_s", jnum(u->delay_s), bad);
+        put(q, "peer_time_s", jnum(u->peer_time_s), bad);
+        put(q, "baseline", jstr(cp_baseline_name(u->baseline)), bad);
+        put(q, "bandwidth_share", jnum(u->bandwidth_share), bad);
+        put(q, "slowdown", jnum(u->slowdown), bad);
+        for (k = 0; k < u->npairs; k++)
+            push(up, pair_names(an, &topo->pairs[u->pairs[k]], bad), bad);
+        put(q, "pairs", up, bad);
+        put(q, "verdict", jstr(cp_unit_verdict_name(u->verdict)), bad);
+        push(units, q, bad);
+    }
+    put(o, "units", units, bad);
+    for (i = 0; i < an->nranks; i++) {
+        const struct cp_analysis_rank *r = &an->ranks[i];
+        json_t *q = json_object();
+        put(q, "rank", json_integer(r->rank), bad);
+        put(q, "node", jstr(an->nodes[r->node].name), bad);
+        put(q, "last_arrivals", jint(r->last_arrivals), bad);
+        put(q, "mean_late_s",
+            jnum(r->calls ? r->late_s / (double)r->calls : NAN), bad);
+        put(q, "in_call_delay_s", jnum(r->delay_s), bad);
+        put(q, "straggler", json_boolean(r->straggler), bad);
+        push(ranks, q, bad);
+    }
+    put(o, "ranks", ranks, bad);
+    return o;
+}
+
+static json_t *ports_json(const struct cp_analysis *an, int *bad)
+{
+    const struct cp_analysis_ports *pv = &an->ports;
+    json_t *o = json_object(), *nodes = json_array(), *problems = json_array();
+    size_t n, i;
+
+    put(o, "snapshots", jint(pv->snapshots), bad);
+    for (n = 0; n < an->nnodes; n++) {
+        json_t *node = NULL, *ports = NULL;
+        int start = 0, end = 0;
+        for (i = 0; i < pv->nports; i++) {
+            const struct cp_analysis_port *p = &pv->ports[i];
+            json_t *q;
+            if (p->node != n)
+                continue;
+            if (!ports)
+                ports = json_array();
+            start |= p->have_start;
+            end |= p->have_end;
+            q = json_object();
+            put(q, "device", jstr(p->device), bad);
+            put(q, "port", jint(p->port), bad);
+            put(q, "state", jstr(p->state), bad);
+            put(q, "link_layer", jstr(p->link_layer), bad);
+            put(q, "rate_Gbps", jnum(p->rate_Gbps), bad);
+            put(q, "peer_rate_Gbps", jnum(p->peer_rate_Gbps), bad);
+            put(q, "counters", p->rose ? json_deep_copy(p->rose) : json_object(),
+                bad);
+            push(ports, q, bad);
+        }
+        if (!ports)
+            continue;
+        node = json_object();
+        put(node, "node", jstr(an->nodes[n].name), bad);
+        put(node, "start", json_boolean(start), bad);
+        put(node, "end", json_boolean(end), bad);
+        put(node, "ports", ports, bad);
+        push(nodes, node, bad);
+    }
+    put(o, "nodes", nodes, bad);
+    for (i = 0; i < pv->nproblems; i++) {
+        json_t *q = json_object();
+        put(q, "file", jstr(pv->problems[i].file), bad);
+        put(q, "message", jstr(pv->problems[i].message), bad);
+        push(problems, q, bad);
+    }
+    put(o, "problems", problems, bad);
+    return o;
+}
+
 static json_t *findings_json(const struct cp_analysis *an, int *bad)
 {
     json_t *a = json_array();
@@ -358,6 +535,8 @@ json_t *cp_analysis_to_json(const struct cp_analysis *an)
     put(root, "communicators", comms_json(an, &bad), &bad);
     put(root, "collectives", rows_json(an, &bad), &bad);
     put(root, "ranks", ranks_json(an, &bad), &bad);
+    put(root, "topology", topology_json(an, &bad), &bad);
+    put(root, "ports", ports_json(an, &bad), &bad);
     put(root, "findings", findings_json(an, &bad), &bad);
     put(root, "inputs", inputs_json(an, &bad), &bad);
     if (bad) {

@@ -34,6 +34,7 @@
 #include <time.h>
 
 #include "cp_analysis_int.h"
+#include "cp_links.h"
 
 #define RING_INIT 64u
 #define RING_MAX_MAIN (1u << 16)
@@ -690,6 +691,21 @@ static void p2p_finalize(struct an_state *st, struct an_p2p *e)
            1e-9;
     slot = st->files[fs].node == st->files[fr].node ? AN_SLOT_P2P_INTRA
                                                     : CP_COLL_SENDRECV;
+    if (st->links && slot == CP_COLL_SENDRECV) {
+        /* the link's time, where the records show it: the send's own
+         * duration (one clock), when its receiver was already waiting or
+         * came only after it completed (an eager transfer ran alone).  A
+         * receiver that came during the send saw the rest of an eager
+         * transfer, or made a rendezvous send wait: that pair is left out */
+        double wire = e->start[1] <= e->start[0] || e->start[1] >= e->end[0]
+                          ? (double)(e->end[0] - e->start[0]) * 1e-9
+                          : -1;
+        if (wire >= 0 &&
+            cp_links_add_p2p(st->links, e->comm, st->files[fs].node,
+                             st->files[fr].node, n, wire,
+                             e->share >= 1 && e->share2 >= 1) < 0)
+            st->oom = 1;
+    }
     st->p2p_pairs++;
     st->comm_time += own * e->share;
     st->skew_time += skew;
@@ -724,6 +740,7 @@ static void join_p2p(struct an_state *st, struct an_comm *c, int32_t file,
                     return;
                 }
                 e->have |= (uint8_t)(1u << side);
+                e->share2 = call->share;
                 e->start[side] = call->start;
                 e->end[side] = call->end;
                 e->file[side] = file;

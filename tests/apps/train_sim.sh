@@ -25,6 +25,7 @@ calls_tp=58     # 18 per step, +1 at step 0
 calls_moe=66    # 21 per step
 calls_pp=57     # 18 per step on the first and last stage, 34 in between
 calls_pp6=45    # 6 ranks, 3 stages: 14 per step on the first stage
+calls_3d=84     # 27 per step on the first and last stage, 31 in between
 
 # launch N NODES ARGS...: train_sim on N ranks; stdout in $work/out,
 # stderr in $work/err, exit status in $rc.
@@ -58,7 +59,7 @@ run_ok() {
     else ok 1 "$name: summary"; show_failure; fi
 }
 
-for pattern in ddp fsdp tp moe pp; do
+for pattern in ddp fsdp tp moe pp 3d; do
     eval calls=\$calls_$pattern
     run_ok "$pattern on 8 ranks, 4 nodes" "$pattern" 8 4 "$calls"
 done
@@ -73,6 +74,39 @@ run_ok "fsdp in bfloat16" fsdp 8 4 "$calls_fsdp" --dtype bfloat16
 run_ok "tp in float16" tp 8 4 "$calls_tp" --dtype float16
 run_ok "pp on 6 ranks, 3 stages" pp 6 3 "$calls_pp6" --pp-stages 3 \
     --dtype bfloat16
+run_ok "3d on 16 ranks, 8 nodes" 3d 16 8 "$calls_3d"
+run_ok "3d on 8 ranks, 4 nodes, 4 stages" 3d 8 4 "$calls_3d" --pp-stages 4
+
+# 3d: which ranks share a communicator (tp per node, dp across the two
+# nodes of a stage, pp along the stages), from the --expect files
+mkdir "$work/expect3d"
+launch 8 4 --pattern 3d --steps 1 --expect "$work/expect3d/calls.%d.csv"
+ok $rc "3d with --expect: exit status 0"
+for r in 0 1 2 3 4 5 6 7; do
+    awk -F, -v r=$r 'NR > 1 && $5 != "world" { print $5, r }' \
+        "$work/expect3d/calls.$r.csv" | sort -u
+done | awk '{ m[$1] = m[$1] " " $2 } END { for (c in m) print c ":" m[c] }' |
+    sort >"$work/members3d"
+cat >"$work/members3d.want" <<'EOF3D'
+dp0: 0 2
+dp1: 1 3
+dp2: 4 6
+dp3: 5 7
+pp0: 0 4
+pp1: 1 5
+pp2: 2 6
+pp3: 3 7
+tp0: 0 1
+tp1: 2 3
+tp2: 4 5
+tp3: 6 7
+EOF3D
+if cmp -s "$work/members3d" "$work/members3d.want"; then
+    ok 0 "3d: tp inside nodes, dp across a stage's nodes, pp along stages"
+else
+    ok 1 "3d: tp inside nodes, dp across a stage's nodes, pp along stages"
+    sed 's/^/# /' "$work/members3d"
+fi
 
 # --expect: one CSV per rank, one line per call
 mkdir "$work/expect"

@@ -349,10 +349,10 @@ ts_coll_recv(struct ts_run *run, struct ts_coll_group *group,
     ts_comm_recv(run, comm, tensor, recv, count, dtype->nccl, peer);
 }
 
-void
-ts_coll_group_end(struct ts_run *run, struct ts_coll_group *group)
+/* Check every receive of group against what its sender sent. */
+static void
+check_receives(struct ts_run *run, const struct ts_coll_group *group)
 {
-    ts_comm_group_end(run, group->what);
     for (int i = 0; i < group->nrecvs; i++) {
         const struct ts_coll_pending *pending = &group->recvs[i];
         struct values values = values_of(run, pending->comm,
@@ -362,4 +362,36 @@ ts_coll_group_end(struct ts_run *run, struct ts_coll_group *group)
         check_range(run, "recv", pending->tensor, pending->dtype,
                     pending->buf, 0, pending->count, &expect);
     }
+}
+
+void
+ts_coll_group_end(struct ts_run *run, struct ts_coll_group *group)
+{
+    ts_comm_group_end(run, group->what);
+    check_receives(run, group);
+}
+
+void
+ts_coll_send_alone(struct ts_run *run, struct ts_comm *comm,
+                   const char *tensor, const struct ts_dtype *dtype,
+                   size_t count, int peer)
+{
+    struct ts_coll_group alone;
+
+    memset(&alone, 0, sizeof alone);
+    snprintf(alone.what, sizeof alone.what, "%s", tensor);
+    ts_coll_send(run, &alone, comm, tensor, dtype, count, peer);
+}
+
+void
+ts_coll_recv_alone(struct ts_run *run, struct ts_comm *comm,
+                   const char *tensor, const struct ts_dtype *dtype,
+                   size_t count, int peer)
+{
+    struct ts_coll_group alone;
+
+    memset(&alone, 0, sizeof alone);
+    snprintf(alone.what, sizeof alone.what, "%s", tensor);
+    ts_coll_recv(run, &alone, comm, tensor, dtype, count, peer);
+    check_receives(run, &alone);
 }

@@ -81,4 +81,13 @@ void ts_coll_recv(struct ts_run *run, struct ts_coll_group *group,
                   const struct ts_dtype *dtype, size_t count, int peer);
 void ts_coll_group_end(struct ts_run *run, struct ts_coll_group *group);
 
+/* A blocking send or receive outside any group (torch.distributed.send
+ * and recv): the receive is checked when the call returns. */
+void ts_coll_send_alone(struct ts_run *run, struct ts_comm *comm,
+                        const char *tensor, const struct ts_dtype *dtype,
+                        size_t count, int peer);
+void ts_coll_recv_alone(struct ts_run *run, struct ts_comm *comm,
+                        const char *tensor, const struct ts_dtype *dtype,
+                        size_t count, int peer);
+
 #endif

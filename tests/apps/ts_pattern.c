@@ -2,6 +2,7 @@
 #include "ts_pattern.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ts_coll.h"
@@ -31,6 +32,13 @@ enum {
 
     PP_MICROBATCHES_PER_STAGE = 2,
     PP_ACTIVATION_ELEMENTS = 8 * 1024, /* one micro-batch's activation */
+
+    D3_MICROBATCHES = 2,
+    D3_LAYERS_PER_STAGE = 2,
+    D3_TP_ACTIVATION_ELEMENTS = 16 * 1024, /* inside a node */
+    D3_PP_ACTIVATION_ELEMENTS = 32 * 1024, /* between nodes */
+    D3_DP_BUCKETS = 2,
+    D3_DP_SMALL_TENSORS = 4, /* norm weights and biases, 1-16 KiB */
 };
 
 struct ts_pattern {
@@ -353,6 +361,155 @@ pp_step(struct ts_run *run, struct ts_comm *world,
                       false);
 }
 
+/* ---- 3d: tensor parallelism inside a node, pipeline between nodes, data
+ * parallelism across nodes ---- */
+
+/* The ranks per node the launcher reports (simrun, torchrun), else 0. */
+static int
+ranks_per_node(void)
+{
+    static const char *const names[] = {"SIMNCCL_LOCAL_SIZE",
+                                        "LOCAL_WORLD_SIZE"};
+
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const char *text = getenv(names[i]);
+        char *end;
+        long value;
+
+        if (text == NULL || *text == '\0')
+            continue;
+        value = strtol(text, &end, 10);
+        if (*end == '\0' && value > 0 && value <= 1 << 20)
+            return (int)value;
+    }
+    return 0;
+}
+
+/* Megatron's rank order tp, dp, pp: rank = t + T (d + D s).  With the
+ * launcher's block placement and T ranks per node, node d + D s holds one
+ * tensor-parallel group, a data-parallel group spans the D nodes of a
+ * stage (one rank per node) and a pipeline runs from node d to node
+ * d + D (S - 1), one node per stage. */
+static int
+d3_prepare(struct ts_pattern_config *config, int nranks, char *err,
+           size_t errlen)
+{
+    int nodes;
+
+    if (config->tp_size == 0) {
+        config->tp_size = ranks_per_node();
+        if (config->tp_size == 0 || nranks % config->tp_size != 0)
+            config->tp_size = nranks % 2 == 0 ? 2 : 1;
+    }
+    if (nranks % config->tp_size != 0) {
+        snprintf(err, errlen, "--tp-size %d does not divide the %d ranks",
+                 config->tp_size, nranks);
+        return -1;
+    }
+    nodes = nranks / config->tp_size;
+    if (config->pp_stages == 0) /* data parallelism over pairs of nodes */
+        config->pp_stages = nodes % 2 == 0 && nodes >= 4 ? nodes / 2 : nodes;
+    if (nodes % config->pp_stages != 0) {
+        snprintf(err, errlen,
+                 "--pp-stages %d does not divide the %d tensor-parallel "
+                 "groups",
+                 config->pp_stages, nodes);
+        return -1;
+    }
+    config->dp_size = nodes / config->pp_stages;
+    return 0;
+}
+
+static void
+d3_setup(struct ts_run *run, struct ts_comm *world,
+         const struct ts_pattern_config *config,
+         struct ts_pattern_state *state)
+{
+    int T = config->tp_size, D = config->dp_size;
+    int t = run->rank % T, d = run->rank / T % D, s = run->rank / T / D;
+
+    split(run, world, state, "tp", run->rank / T, T, t);
+    split(run, world, state, "dp", t + T * s, D, d);
+    split(run, world, state, "pp", t + T * d, config->pp_stages, s);
+}
+
+/* One micro-batch through this stage's layers, forward or backward: two
+ * row-parallel all-reduces per layer inside the node. */
+static void
+d3_layers(struct ts_run *run, struct ts_comm *tp,
+          const struct ts_pattern_config *config, int batch, bool forward)
+{
+    size_t activation = scaled(config, D3_TP_ACTIVATION_ELEMENTS);
+    char name[64];
+
+    for (int i = 0; i < D3_LAYERS_PER_STAGE; i++) {
+        int layer = forward ? i : D3_LAYERS_PER_STAGE - 1 - i;
+        snprintf(name, sizeof name, "mb%d.layer%d.%s", batch, layer,
+                 forward ? "attn.out" : "mlp.in.grad");
+        ts_coll_allreduce(run, tp, name, config->dtype, activation, ncclSum,
+                          true);
+        snprintf(name, sizeof name, "mb%d.layer%d.%s", batch, layer,
+                 forward ? "mlp.out" : "attn.in.grad");
+        ts_coll_allreduce(run, tp, name, config->dtype, activation, ncclSum,
+                          true);
+    }
+}
+
+static void
+d3_step(struct ts_run *run, struct ts_comm *world,
+        const struct ts_pattern_config *config,
+        struct ts_pattern_state *state)
+{
+    struct ts_comm *tp = &state->splits[0];
+    struct ts_comm *dp = &state->splits[1];
+    struct ts_comm *pp = &state->splits[2];
+    size_t activation = scaled(config, D3_PP_ACTIVATION_ELEMENTS);
+    size_t bucket =
+        bucket_elements(config, config->tp_size * config->pp_stages);
+    int stage = pp->rank, last = pp->nranks - 1;
+    char name[64];
+
+    /* GPipe: every micro-batch forward, then every one backward; each
+     * activation and gradient crosses to the next node with a blocking
+     * send and recv */
+    for (int m = 0; m < D3_MICROBATCHES; m++) {
+        snprintf(name, sizeof name, "act.mb%d", m);
+        if (stage > 0)
+            ts_coll_recv_alone(run, pp, name, config->dtype, activation,
+                               stage - 1);
+        d3_layers(run, tp, config, m, true);
+        if (stage < last)
+            ts_coll_send_alone(run, pp, name, config->dtype, activation,
+                               stage + 1);
+    }
+    for (int m = 0; m < D3_MICROBATCHES; m++) {
+        snprintf(name, sizeof name, "grad.mb%d", m);
+        if (stage < last)
+            ts_coll_recv_alone(run, pp, name, config->dtype, activation,
+                               stage + 1);
+        d3_layers(run, tp, config, m, false);
+        if (stage > 0)
+            ts_coll_send_alone(run, pp, name, config->dtype, activation,
+                               stage - 1);
+    }
+    /* the loss (every rank waits for the last stage), then the stage's
+     * gradients across its data-parallel replicas, all stages at once:
+     * buckets, then the small norm tensors one by one */
+    ts_coll_allreduce(run, world, "loss", &ts_dtype_float32, 1, ncclSum,
+                      false);
+    for (int b = 0; b < D3_DP_BUCKETS; b++) {
+        snprintf(name, sizeof name, "bucket%d", b);
+        ts_coll_allreduce(run, dp, name, config->dtype, bucket, ncclSum,
+                          true);
+    }
+    for (int i = 0; i < D3_DP_SMALL_TENSORS; i++) {
+        static const double kib[D3_DP_SMALL_TENSORS] = {1, 4, 8, 16};
+        snprintf(name, sizeof name, "norm%d.grad", i);
+        ts_coll_allreduce(run, dp, name, config->dtype,
+                          scaled(config, kib[i] * 256), ncclSum, false);
+    }
+}
+
 /* ---- the table ---- */
 
 static const struct ts_pattern patterns[] = {
@@ -361,6 +518,7 @@ static const struct ts_pattern patterns[] = {
     {.name = "tp", .prepare = tp_prepare, .setup = tp_setup, .step = tp_step},
     {.name = "moe", .step = moe_step},
     {.name = "pp", .prepare = pp_prepare, .setup = pp_setup, .step = pp_step},
+    {.name = "3d", .prepare = d3_prepare, .setup = d3_setup, .step = d3_step},
 };
 
 const struct ts_pattern *
@@ -381,7 +539,7 @@ ts_pattern_name(const struct ts_pattern *pattern)
 const char *
 ts_pattern_choices(void)
 {
-    return "ddp|fsdp|tp|moe|pp";
+    return "ddp|fsdp|tp|moe|pp|3d";
 }
 
 int
@@ -389,12 +547,14 @@ ts_pattern_prepare(const struct ts_pattern *pattern,
                    struct ts_pattern_config *config, int nranks, char *err,
                    size_t errlen)
 {
-    if (config->tp_size != 0 && pattern->prepare != tp_prepare) {
-        snprintf(err, errlen, "--tp-size applies to --pattern tp only");
+    if (config->tp_size != 0 && pattern->prepare != tp_prepare &&
+        pattern->prepare != d3_prepare) {
+        snprintf(err, errlen, "--tp-size applies to --pattern tp and 3d only");
         return -1;
     }
-    if (config->pp_stages != 0 && pattern->prepare != pp_prepare) {
-        snprintf(err, errlen, "--pp-stages applies to --pattern pp only");
+    if (config->pp_stages != 0 && pattern->prepare != pp_prepare &&
+        pattern->prepare != d3_prepare) {
+        snprintf(err, errlen, "--pp-stages applies to --pattern pp and 3d only");
         return -1;
     }
     return pattern->prepare != NULL

@@ -1,5 +1,5 @@
 /* ts_pattern.h - the training steps train_sim simulates: ddp, fsdp, tp,
- * moe and pp, each making the NCCL calls a step of that kind of
+ * moe, pp and 3d, each making the NCCL calls a step of that kind of
  * parallelism makes, with every result checked (ts_coll.h).
  *
  * A run is: setup (the ncclCommSplit communicators of the pattern), begin
@@ -25,10 +25,11 @@ struct ts_pattern_config {
     double bucket_mb;             /* gradient bucket, MiB before --scale */
     int tp_size;   /* tensor-parallel group size; 0 = default */
     int pp_stages; /* pipeline stages; 0 = default */
+    int dp_size;   /* 3d: data-parallel size, set by prepare */
 };
 
-/* Up to two communicators split from the world, in creation order. */
-enum { TS_PATTERN_MAX_SPLITS = 2 };
+/* Up to three communicators split from the world, in creation order. */
+enum { TS_PATTERN_MAX_SPLITS = 3 };
 
 struct ts_pattern_state {
     struct ts_comm splits[TS_PATTERN_MAX_SPLITS];
@@ -38,7 +39,7 @@ struct ts_pattern_state {
 /* The pattern called name, or NULL.  Static. */
 const struct ts_pattern *ts_pattern_find(const char *name);
 const char *ts_pattern_name(const struct ts_pattern *pattern);
-/* "ddp|fsdp|tp|moe|pp", for usage text. */
+/* "ddp|fsdp|tp|moe|pp|3d", for usage text. */
 const char *ts_pattern_choices(void);
 
 /* Settle the defaults of config for a world of nranks and check what the

@@ -57,5 +57,7 @@ wait $rec
 ok $? "log directory removed mid-run: the job completes"
 grep -q "all results correct" "$work/rm.out"
 ok $? "with correct results"
-check "and nothing printed by the shim" test ! -s "$work/rm.err"
+# (collprof record itself may say it could not write its end-of-run port
+# snapshot there; the shim's lines start with "collprof: ")
+check "and nothing printed by the shim" sh -c "! grep -q '^collprof: ' '$work/rm.err'"
 done_testing

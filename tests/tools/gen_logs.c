@@ -69,7 +69,7 @@ struct rank {
     char path[4096];
     unsigned node;
     double t;             /* true time, ns since T0 */
-    uint32_t world_seq, node_seq;
+    uint32_t world_seq, node_seq, dp_seq;
     uint32_t *send_seq, *recv_seq; /* [ranks] */
     uint64_t slots;
     double delay;         /* straggler delay, ns */
@@ -93,6 +93,12 @@ struct gen {
     struct rank *r;
     struct op *ops;
     size_t nops;
+    /* 3d: tensor parallel = a node, dp_size nodes per data-parallel ring,
+     * pipelines between stages; one slow node pair */
+    unsigned dp_size;
+    int slow_a, slow_b;
+    double slow_link_factor;
+    uint64_t dp_id_base;
     int nstragglers;
     int straggler[MAX_STRAGGLERS];
     double straggler_delay[MAX_STRAGGLERS]; /* ns */
@@ -444,6 +450,115 @@ static void p2p_exchange(struct gen *g, const struct op *o, double gap,
     }
 }
 
+/* ---- 3d: TP in a node, DP rings across nodes, PP pairs, a slow link ------ */
+
+static int is_slow_pair(const struct gen *g, unsigned a, unsigned b)
+{
+    return g->slow_a >= 0 && (((int)a == g->slow_a && (int)b == g->slow_b) ||
+                              ((int)a == g->slow_b && (int)b == g->slow_a));
+}
+
+/* One collective on members m (comm rank order) of comm; seq selects the
+ * per-rank counter (0 world, 1 node, 2 dp).  The ring runs at its slowest
+ * link. */
+static void collective3d(struct gen *g, enum coll c, double bytes,
+                         const unsigned *m, unsigned p, uint64_t comm,
+                         int which, double gap)
+{
+    int inter = which != 1 && g->nodes > 1;
+    double A, B, a = g->alpha[inter], b = 1e9 / g->bw[inter], T, last = 0, n;
+    uint64_t count = count_of(c, bytes, p);
+    unsigned k;
+
+    for (k = 0; k < p && inter; k++)
+        if (is_slow_pair(g, g->r[m[k]].node, g->r[m[(k + 1) % p]].node)) {
+            b *= g->slow_link_factor;
+            break;
+        }
+    n = bytes_of(c, count, p);
+    terms(c, p, &A, &B);
+    T = noisy(g, A * a * 1e9 + B * n * b);
+    for (k = 0; k < p; k++) {
+        struct rank *rk = &g->r[m[k]];
+        rk->arrival = rk->t + gap * (0.8 + 0.4 * uniform(g)) + rk->delay;
+        if (rk->arrival > last)
+            last = rk->arrival;
+    }
+    for (k = 0; k < p; k++) {
+        struct rank *rk = &g->r[m[k]];
+        uint32_t *seq = which == 0 ? &rk->world_seq
+                        : which == 1 ? &rk->node_seq
+                                     : &rk->dp_seq;
+        rk->end = last + T + 0.25 * a * 1e9 * uniform(g);
+        call_record(g, m[k], op_code(c, 0), comm, count, (*seq)++, -1, k, p,
+                    0, 0, 0, rk->arrival, rk->end);
+        rk->t = rk->end;
+    }
+    g->instances++;
+}
+
+/* Rank s sends `bytes` to rank d on the world communicator, outside any
+ * group: the receiver waits, the send takes the transfer. */
+static void send3d(struct gen *g, unsigned s, unsigned d, double bytes,
+                   double gap)
+{
+    struct rank *rs = &g->r[s], *rd = &g->r[d];
+    double a = g->alpha[1], b = 1e9 / g->bw[1], T, start;
+    uint64_t count = count_of(C_SENDRECV, bytes, 2);
+
+    if (is_slow_pair(g, rs->node, rd->node))
+        b *= g->slow_link_factor;
+    T = noisy(g, a * 1e9 + bytes_of(C_SENDRECV, count, 2) * b);
+    rs->arrival = rs->t + gap * (0.8 + 0.4 * uniform(g));
+    rd->arrival = rd->t + gap * (0.8 + 0.4 * uniform(g));
+    start = rs->arrival > rd->arrival ? rs->arrival : rd->arrival;
+    rs->end = start + T;
+    rd->end = rs->end + 0.25 * a * 1e9 * uniform(g);
+    call_record(g, s, CP_OP_Send, g->world_id, count, rs->send_seq[d]++,
+                (int32_t)d, s, g->ranks, 0, 0, 0, rs->arrival, rs->end);
+    call_record(g, d, CP_OP_Recv, g->world_id, count, rd->recv_seq[s]++,
+                (int32_t)s, d, g->ranks, 0, 0, 0, rd->arrival, rd->end);
+    rs->t = rs->end;
+    rd->t = rd->end;
+}
+
+/* One step: per stage, 4 TP all-reduces in every node, activations to the
+ * next stage and gradients back, then 2 DP all-reduces per ring and the
+ * loss.  rank = t + T (d + D s), node = d + D s. */
+static void step3d(struct gen *g, unsigned *m)
+{
+    unsigned T = g->per_node, D = g->dp_size, S = g->nodes / D, k, nd, t, d,
+             st;
+
+    for (nd = 0; nd < g->nodes; nd++)
+        for (k = 0; k < 4; k++) {
+            unsigned q;
+            for (q = 0; q < T; q++)
+                m[q] = nd * T + q;
+            collective3d(g, C_ALLREDUCE, 4 * 1048576.0, m, T,
+                         g->node_id_base + nd, 1, g->gap);
+        }
+    for (st = 0; st + 1 < S; st++)
+        for (d = 0; d < D; d++)
+            for (t = 0; t < T; t++) {
+                unsigned a = t + T * (d + D * st), b = a + T * D;
+                send3d(g, a, b, 8 * 1048576.0, g->gap);
+                send3d(g, b, a, 8 * 1048576.0, g->gap);
+            }
+    for (st = 0; st < S && D > 1; st++)
+        for (t = 0; t < T; t++) {
+            for (d = 0; d < D; d++)
+                m[d] = t + T * (d + D * st);
+            for (k = 0; k < 2; k++)
+                collective3d(g, C_ALLREDUCE, 32 * 1048576.0, m, D,
+                             g->dp_id_base + t + T * st, 2, g->gap);
+        }
+    for (k = 0; k < g->ranks; k++)
+        m[k] = k;
+    collective3d(g, C_ALLREDUCE, 4, m, g->ranks, g->world_id, 0,
+                 g->step_gap);
+}
+
 /* ---- patterns -------------------------------------------------------------- */
 
 static int add_op(struct gen *g, enum coll c, enum where w, double n,
@@ -522,9 +637,11 @@ static int build_pattern(struct gen *g)
         if (add_op(g, C_SENDRECV, W_P2P, 1048576, 0) < 0 ||
             add_op(g, C_SENDRECV, W_P2P, 65536, 0) < 0)
             return -1;
+    } else if (strcmp(g->pattern, "3d") == 0) {
+        /* step3d(), not the op list */
     } else {
         fprintf(stderr, "gen_logs: unknown pattern '%s' (ddp-small, "
-                        "ddp-large, mixed, sweep, uniform)\n", g->pattern);
+                        "ddp-large, mixed, sweep, uniform, 3d)\n", g->pattern);
         return -1;
     }
     return 0;
@@ -592,7 +709,8 @@ static void usage(FILE *out)
             "         [--clock-offset NODE=T]... [--straggler RANK=T]...\n"
             "         [--slow-node NODE=FACTOR] [--failed N] [--job-id ID]\n"
             "         [--pid-base N] [--node-prefix P] [--seed S] "
-            "[--truth FILE] [--swap]\n");
+            "[--truth FILE] [--swap]\n"
+            "         [--dp-size D] [--slow-link A,B=FACTOR]   (pattern 3d)\n");
 }
 
 static int parse_args(struct gen *g, int argc, char **argv)
@@ -622,6 +740,8 @@ static int parse_args(struct gen *g, int argc, char **argv)
         {"truth", required_argument, NULL, 17},
         {"node-prefix", required_argument, NULL, 18},
         {"swap", no_argument, NULL, 19},
+        {"dp-size", required_argument, NULL, 20},
+        {"slow-link", required_argument, NULL, 21},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     int c;
@@ -692,6 +812,15 @@ static int parse_args(struct gen *g, int argc, char **argv)
         case 17: g->truth = optarg; break;
         case 18: g->prefix = optarg; break;
         case 19: g->swap = 1; break;
+        case 20: g->dp_size = (unsigned)atoi(optarg); break;
+        case 21:
+            if (sscanf(optarg, "%d,%d=%lf", &g->slow_a, &g->slow_b,
+                       &g->slow_link_factor) != 3 || g->slow_a < 0 ||
+                g->slow_b < 0 || !(g->slow_link_factor > 0)) {
+                fprintf(stderr, "gen_logs: --slow-link A,B=FACTOR\n");
+                return -1;
+            }
+            break;
         case 'h': usage(stdout); exit(0);
         default: usage(stderr); return -1;
         }
@@ -765,6 +894,9 @@ int main(int argc, char **argv)
     g.step_gap = 20e6;
     g.slow_node = -1;
     g.slow_factor = 1;
+    g.slow_a = g.slow_b = -1;
+    g.slow_link_factor = 1;
+    g.dp_size = 2;
     g.job_id = "1234";
     g.pid_base = 10000;
     g.seed = 1;
@@ -778,6 +910,13 @@ int main(int argc, char **argv)
     g.rng[3] = splitmix(&g.seed);
     g.world_id = next_u64(&g) | 1;
     g.node_id_base = next_u64(&g) | 1;
+    /* not from the generator: the other patterns' draws stay as they were */
+    g.dp_id_base = (g.node_id_base * UINT64_C(0x9e3779b97f4a7c15)) | 1;
+    if (strcmp(g.pattern, "3d") == 0 &&
+        (g.dp_size == 0 || g.nodes % g.dp_size != 0)) {
+        fprintf(stderr, "gen_logs: --dp-size must divide the nodes\n");
+        goto out;
+    }
     if (build_pattern(&g) < 0)
         goto out;
     if (g.calls > 0)
@@ -824,6 +963,11 @@ int main(int argc, char **argv)
         if (g.per_node > 1)
             comm_record(&g, i, CP_COMM_SPLIT, g.node_id_base + rk->node,
                         g.world_id, g.per_node, i % g.per_node, "node");
+        if (strcmp(g.pattern, "3d") == 0 && g.dp_size > 1) {
+            unsigned t = i % g.per_node, st = rk->node / g.dp_size;
+            comm_record(&g, i, CP_COMM_SPLIT, g.dp_id_base + t + g.per_node * st,
+                        g.world_id, g.dp_size, rk->node % g.dp_size, "dp");
+        }
     }
     for (k = 0; k < g.failed; k++)
         call_record(&g, 0, CP_OP_AllReduce, g.world_id, 16, UINT32_MAX, -1, 0,
@@ -834,6 +978,14 @@ int main(int argc, char **argv)
         collective(&g, &init, world, g.ranks, g.world_id, 0, g.gap);
     }
     for (step = 0; step < g.steps; step++) {
+        if (strcmp(g.pattern, "3d") == 0) {
+            unsigned *m = calloc(g.ranks, sizeof *m);
+            if (!m)
+                goto out;
+            step3d(&g, m);
+            free(m);
+            continue;
+        }
         for (o = 0; o < g.nops; o++) {
             const struct op *op = &g.ops[o];
             double gap = op->gap_step ? g.step_gap : g.gap;

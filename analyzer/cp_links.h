@@ -1,0 +1,53 @@
+/* cp_links.h - which node pair is slow, and which rank: localization from
+ * the job's own calls (docs/analysis.md, "Slow links").
+ *
+ * During the join (cp_stream.c) every matched inter-node send/recv pair is
+ * handed to cp_links_add_p2p(), which keeps a median sketch per
+ * (communicator, sender node, receiver node, size bucket): the per-comm
+ * aggregates of the join mix the node pairs of a pipeline.  After the fit,
+ * cp_links_solve() turns those and the join's per-(communicator,
+ * collective, size bucket) aggregates into units, compares every unit with
+ * the same shape elsewhere in the job, estimates each rank's in-call delay
+ * (max-plus over the communicators it is in), and then each node pair's
+ * slowdown (max-plus over the units that cross it: a ring runs at its
+ * slowest link), filling an->topology, an->ranks[].delay_s and
+ * an->comms[].explained.  Findings are made from that by cp_findings.c.
+ *
+ * Internal to the analysis library; never prints.
+ */
+#ifndef COLLPROF_CP_LINKS_H
+#define COLLPROF_CP_LINKS_H
+
+#include <stdint.h>
+
+#include "cp_analysis.h"
+
+struct an_state;
+struct an_eval;
+struct cp_links;
+
+/* An empty collector; NULL when memory ran out.  Owned by the caller. */
+struct cp_links *cp_links_create(void);
+
+/* Destroy; accepts NULL, keeps errno. */
+void cp_links_destroy(struct cp_links *lk);
+
+/* One matched send/recv pair of communicator comm (index) between ranks on
+ * nodes src and dst (src != dst), n bytes, own time in seconds.  judged: it
+ * ran outside groups, or alone in its groups, so its time is its own.
+ * Returns 0, or -1 when memory ran out (the pair is then not counted). */
+int cp_links_add_p2p(struct cp_links *lk, unsigned comm, unsigned src,
+                     unsigned dst, double n, double own, int judged);
+
+/* Units, in-call delays and node pairs into an->topology, an->ranks[] and
+ * an->comms[] (after build_comms, the fit and the rows; ev are the
+ * evaluations of build_rows).  lk may be NULL (no point-to-point units).
+ * Returns 0, or -1 when memory ran out. */
+int cp_links_solve(struct cp_links *lk, struct cp_analysis *an,
+                   const struct an_state *st, const struct an_eval *ev,
+                   size_t nev);
+
+/* Free what cp_links_solve put in topology (cp_analysis_destroy). */
+void cp_links_topology_free(struct cp_analysis_topology *topo);
+
+#endif
