@@ -16,19 +16,28 @@ clang -fsanitize=fuzzer "$work/probe.c" -o "$work/probe" 2>/dev/null ||
 
 secs=${CP_FUZZ_SECONDS:-5}
 cflags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-        -I$b -I$s/include -I$s/analyzer -I$s/tests/simnccl"
+        -I$b -I$s/include -I$s/analyzer -I$s/tests/simnccl -I$s/plugin
+        -I$s/reports $(pkg-config --cflags jansson 2>/dev/null)"
 build() {
     name=$1; shift
     # shellcheck disable=SC2086
     clang $cflags "$s/tests/fuzz/fuzz_$name.c" "$@" -lm -o "$work/fuzz_$name" \
         2>"$work/$name.build"
 }
-for t in logread topo profile; do
+# the analysis library and the HTML writer, for fuzz_report
+lib_sources() {
+    for f in "$s"/analyzer/cp_*.c "$s"/reports/cp_*.c; do
+        case $f in */cp_bench_run.c) ;; *) echo "$f" ;; esac
+    done
+}
+for t in logread topo profile plugin report; do
     case $t in
     logread) build logread "$s/analyzer/cp_logread.c" "$s/analyzer/cp_error.c" ;;
     topo) build topo "$s/tests/simnccl/sim_topo.c" ;;
     profile) build profile "$s/analyzer/cp_profile.c" "$s/analyzer/cp_units.c" \
         "$s/analyzer/cp_error.c" ;;
+    plugin) build plugin "$s/plugin/cp_args.c" ;;
+    report) build report $(lib_sources) -ljansson -ldl -lpthread ;;
     esac
     if ! ok $? "fuzz_$t builds"; then
         sed 's/^/# /' "$work/$t.build" | head -n 20
