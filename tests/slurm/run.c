@@ -99,9 +99,11 @@ int main(void)
         int leak = open("/dev/null", O_RDONLY); /* not close-on-exec */
         sigset_t block;
         /* no pipeline: the shell would hold the pipe's two ends while ls
-         * reads its descriptor table */
+         * reads its descriptor table; and grep reads its own mask after
+         * exec, not the shell's, which a waiting shell may block for a
+         * moment */
         const char *argv[] = {"/bin/sh", "-c",
-                              "ls /proc/$$/fd; grep SigBlk /proc/$$/status",
+                              "ls /proc/$$/fd; exec grep SigBlk /proc/self/status",
                               NULL};
         sigemptyset(&block);
         sigaddset(&block, SIGTERM);
