@@ -155,7 +155,7 @@ for div in 2 4; do
 done
 
 r=$(pick 8)
-job g4 8 4 "straggler rank=$r delay=3ms" $d3
+job g4 8 4 "straggler rank=$r delay=10ms" $d3
 ok $? "3d, 8 ranks on 4 nodes, rank $r straggles: recorded and analyzed"
 expect g4 "straggler=$r"
 ok $? "3d, 8 ranks on 4 nodes, rank $r straggles: a straggler, not a link"
@@ -163,7 +163,7 @@ ok $? "3d, 8 ranks on 4 nodes, rank $r straggles: a straggler, not a link"
 p=$(nth "$(pick 4)" $pairs4)
 r=$(pick 8)
 job sg4 8 4 "$(link "$p" 4)
-straggler rank=$r delay=3ms" $d3
+straggler rank=$r delay=10ms" $d3
 ok $? "3d, 8 ranks on 4 nodes, link $p at 1/4 and rank $r straggles: recorded"
 expect sg4 "slow=$p" "straggler=$r"
 ok $? "3d, 8 ranks on 4 nodes, link $p at 1/4 and rank $r straggles: both named"
@@ -187,7 +187,7 @@ if [ "$(nproc)" -ge 4 ] || [ "${CP_LINKS_16:-}" = 1 ]; then
     p=$(nth "$(pick 10)" $pairs8)
     r=$(pick 16)
     job sg8 16 8 "$(link "$p" 4)
-straggler rank=$r delay=3ms" $d3
+straggler rank=$r delay=10ms" $d3
     ok $? "3d, 16 ranks on 8 nodes, link $p at 1/4 and rank $r straggles: recorded"
     expect sg8 "slow=$p" "straggler=$r"
     ok $? "3d, 16 ranks on 8 nodes, link $p at 1/4 and rank $r straggles: both named"
