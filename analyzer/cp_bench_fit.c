@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cp_bench_fit.h"
+#include "cp_path.h"
 #include "cp_fit.h"
 #include "cp_profile.h"
 
@@ -584,29 +585,12 @@ int cp_bench_profile_write(const struct cp_bench_calibration *cal,
                      strerror(errno));
         goto out;
     }
-    if (fputs(text, f) == EOF) {
-        cp_error_set(err, path, -1, "cannot write %s: %s", tmp,
-                     strerror(errno));
-        goto out;
-    }
-    if (fclose(f) != 0) {
-        f = NULL;
-        cp_error_set(err, path, -1, "cannot write %s: %s", tmp,
-                     strerror(errno));
-        goto out;
-    }
+    fputs(text, f);
+    rc = cp_path_install(f, tmp, path, err); /* closes f */
     f = NULL;
-    if (rename(tmp, path) < 0) {
-        cp_error_set(err, path, -1, "cannot rename %s to %s: %s", tmp, path,
-                     strerror(errno));
-        goto out;
-    }
-    rc = 0;
 out:
     if (f)
         fclose(f);
-    if (rc < 0 && tmp[0])
-        unlink(tmp);
     free(text);
     return rc;
 }

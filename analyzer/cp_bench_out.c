@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cp_bench_out.h"
+#include "cp_path.h"
 
 const char *cp_bench_link_name(int link)
 {
@@ -345,17 +346,11 @@ int cp_bench_write_json(const struct cp_bench_set *set,
                        JSON_INDENT(1) | JSON_PRESERVE_ORDER |
                            JSON_REAL_PRECISION(12)) < 0) {
         cp_error_set(err, path, -1, "cannot write %s", tmp);
-        goto out;
-    }
-    if (rename(tmp, path) < 0) {
-        cp_error_set(err, path, -1, "cannot rename %s to %s: %s", tmp, path,
-                     strerror(errno));
-        goto out;
-    }
-    rc = 0;
-out:
-    if (rc < 0)
         unlink(tmp);
+        goto out;
+    }
+    rc = cp_path_install(NULL, tmp, path, err);
+out:
     json_decref(doc);
     return rc;
 }
@@ -374,7 +369,6 @@ int cp_bench_write_csv(const struct cp_bench_set *set, const char *path,
     char tmp[4200];
     FILE *f = NULL;
     size_t i;
-    int rc = -1;
 
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
     f = fopen(tmp, "w");
@@ -406,27 +400,5 @@ int cp_bench_write_csv(const struct cp_bench_set *set, const char *path,
             fputs(",", f);
         fprintf(f, ",%u\n", p->iters);
     }
-    if (ferror(f)) {
-        cp_error_set(err, path, -1, "cannot write %s", tmp);
-        goto out;
-    }
-    if (fclose(f) != 0) {
-        f = NULL;
-        cp_error_set(err, path, -1, "cannot write %s: %s", tmp,
-                     strerror(errno));
-        goto out;
-    }
-    f = NULL;
-    if (rename(tmp, path) < 0) {
-        cp_error_set(err, path, -1, "cannot rename %s to %s: %s", tmp, path,
-                     strerror(errno));
-        goto out;
-    }
-    rc = 0;
-out:
-    if (f)
-        fclose(f);
-    if (rc < 0)
-        unlink(tmp);
-    return rc;
+    return cp_path_install(f, tmp, path, err); /* closes f */
 }

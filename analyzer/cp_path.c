@@ -2,6 +2,8 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <limits.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -25,6 +27,28 @@ int cp_path_mkdir(const char *path, mode_t mode)
         if (mkdir(buf, mode) < 0 && errno != EEXIST)
             return -1;
         buf[i] = path[i];
+    }
+    return 0;
+}
+
+int cp_path_install(FILE *f, const char *tmp, const char *path,
+                    struct cp_error *err)
+{
+    int bad = f && ferror(f);
+
+    if (f && fclose(f) != 0)
+        bad = 1;
+    if (bad) {
+        cp_error_set(err, path, -1, "cannot write %s: %s", tmp,
+                     strerror(errno ? errno : EIO));
+        unlink(tmp);
+        return -1;
+    }
+    if (rename(tmp, path) < 0) {
+        cp_error_set(err, path, -1, "cannot rename %s to %s: %s", tmp, path,
+                     strerror(errno));
+        unlink(tmp);
+        return -1;
     }
     return 0;
 }
