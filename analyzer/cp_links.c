@@ -557,6 +557,42 @@ static int compare_double(const void *a, const void *b)
 
 /* ---- stragglers: in-call delays ------------------------------------------------- */
 
+/* The part of a communicator's excess that is the same whatever the size
+ * (a delayed member), given the smallest excess m of its units: a slow link
+ * it crosses adds in proportion to the model's bandwidth term (bytes x W),
+ * so with the slope k that the unit with the largest term shows over m,
+ * the constant is at most min(x - k term) over the units (0 to m).  Without a model, or
+ * with one size only, m itself. */
+static double constant_excess(const struct solver *s, unsigned ci, int pass,
+                              double m)
+{
+    const struct work *big = NULL;
+    double k, d = m;
+    size_t i;
+
+    for (i = 0; i < s->nu; i++) {
+        const struct work *w = &s->u[i];
+        if (w->pub.comm != ci || !w->have_x ||
+            (w->pub.baseline == CP_BASELINE_PEERS) != (pass == 0))
+            continue;
+        if (!isfinite(w->W) || w->W < 0)
+            return m;
+        if (!big || w->pub.bytes * w->W > big->pub.bytes * big->W)
+            big = w;
+    }
+    if (!big || !(big->pub.bytes * big->W > 0))
+        return m;
+    k = fmax((big->x - m) / (big->pub.bytes * big->W), 0);
+    for (i = 0; i < s->nu; i++) {
+        const struct work *w = &s->u[i];
+        if (w->pub.comm != ci || !w->have_x ||
+            (w->pub.baseline == CP_BASELINE_PEERS) != (pass == 0))
+            continue;
+        d = fmin(d, w->x - k * w->pub.bytes * w->W);
+    }
+    return fmax(d, fmin(m, 0));
+}
+
 static double min_of(const double *v, size_t n)
 {
     double m = v[0];
@@ -654,6 +690,8 @@ static int stragglers(struct solver *s)
              * so the smallest unit shows the least of it, while a delayed
              * member adds the same to every unit */
             comm_x[ci] = n ? min_of(v, n) : NAN;
+            if (n > 1)
+                comm_x[ci] = constant_excess(s, ci, pass, comm_x[ci]);
             /* relative to the time of its quickest calls */
             comm_rel[ci] = m ? comm_x[ci] / min_of(rel, m) : NAN;
             comm_model[ci] = pass == 1;
