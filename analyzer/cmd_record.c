@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <dirent.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -26,7 +27,8 @@ static void usage(FILE *out)
             "Runs CMD with libcollprof.so preloaded (in front of any LD_PRELOAD\n"
             "it already has), so that every NCCL call of every process it\n"
             "starts is logged into DIR, one file per process.  DIR is created\n"
-            "if missing.  The exit status is CMD's (128+N if killed by signal\n"
+            "if missing; one that already holds rank logs is refused (the\n"
+            "analyzer would join two runs).  The exit status is CMD's (128+N if killed by signal\n"
             "N).  Read the logs with 'collprof dump DIR'.\n"
             "\n"
             "  -o, --output DIR   where the rank logs go (required)\n"
@@ -80,6 +82,26 @@ static int find_shim(char *out)
 }
 
 /* Count what landed in dir, for the closing line. */
+/* How many rank logs DIR already holds (-1: unreadable): a second run
+ * recorded beside them would be joined with them by the analyzer. */
+static long count_logs(const char *dir)
+{
+    size_t k = strlen(CP_LOG_SUFFIX);
+    struct dirent *de;
+    long n = 0;
+    DIR *d = opendir(dir);
+
+    if (!d)
+        return -1;
+    while ((de = readdir(d)) != NULL) {
+        size_t len = strlen(de->d_name);
+        if (len > k && strcmp(de->d_name + len - k, CP_LOG_SUFFIX) == 0)
+            n++;
+    }
+    closedir(d);
+    return n;
+}
+
 static void summarize(const char *dir)
 {
     char **paths = NULL;
@@ -110,6 +132,7 @@ int cp_cmd_record(int argc, char **argv)
     char shim[PATH_MAX], absdir[PATH_MAX], *preload = NULL;
     struct cp_error perr;
     int c, quiet = 0, status, rc = 2;
+    long nlogs;
     pid_t pid;
 
     optind = 1;
@@ -135,6 +158,19 @@ int cp_cmd_record(int argc, char **argv)
         fprintf(stderr, "collprof record: cannot create %s: %s\n", dir,
                 strerror(errno));
         return 1;
+    }
+    nlogs = count_logs(absdir);
+    if (nlogs != 0) {
+        if (nlogs < 0)
+            fprintf(stderr, "collprof record: cannot read %s: %s\n", absdir,
+                    strerror(errno));
+        else
+            fprintf(stderr,
+                    "collprof record: %s already holds %ld rank log%s (*%s) "
+                    "of an earlier run, which the analyzer would join with "
+                    "this one; give another -o DIR, or move them away\n",
+                    absdir, nlogs, nlogs == 1 ? "" : "s", CP_LOG_SUFFIX);
+        return nlogs < 0 ? 1 : 2;
     }
     if (find_shim(shim) < 0) {
         fprintf(stderr,

@@ -29,4 +29,17 @@ for p in ddp fsdp tp moe pp; do
     nodes=$(cut -d, -f2 "$d/dump.csv" | sed 1d | sort -u | tr '\n' ' ')
     ok $([ "$nodes" = "n1 n2 n3 n4 " ]; echo $?) "$p: node names n1..n4 ($nodes)"
 done
+
+# a second run into the same directory is refused, the first run's logs kept
+d=$work/ddp
+sum=$(cat "$d/logs"/*.cplog | cksum)
+"$collprof" record -q -o "$d/logs" -- "$simrun" -n 2 --nodes 1 --timeout 120 \
+    -- "$train_sim" --pattern ddp --steps 1 >"$d/again.out" 2>"$d/again.err"
+ok $([ $? -eq 2 ]; echo $?) "record into a directory of rank logs: refused (status 2)"
+check "  the message names the directory and the 8 logs" \
+    grep -q "$d/logs already holds 8 rank logs" "$d/again.err"
+n=$(ls "$d/logs"/*.cplog | wc -l)
+ok $([ "$n" -eq 8 ] && [ "$(cat "$d/logs"/*.cplog | cksum)" = "$sum" ]; echo $?) \
+    "  the earlier logs are untouched ($n)"
+check "  the command did not run" test ! -s "$d/again.out"
 done_testing
