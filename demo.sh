@@ -4,7 +4,7 @@
 #     NCCL) with `collprof record`, show what was captured and analyze it;
 #  2. as root: start a real Slurm cluster of 4 emulated nodes on this
 #     machine, run `srun --collprof -N4 -n8` of the same kind of job with a
-#     slow link planted between n2 and n3, print collprof's verdict and the
+#     slow link planted between two nodes, print collprof's verdict and the
 #     report's path, and stop the daemons.
 #   ./demo.sh [PATTERN]    ddp (default), fsdp, tp, moe, pp
 set -eu

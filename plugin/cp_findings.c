@@ -39,7 +39,7 @@ static void printable(char *out, size_t outlen, const char *text)
     sanitize(out);
 }
 
-static enum cp_severity severity_of(const char *s)
+enum cp_severity cp_severity_parse(const char *s)
 {
     if (!s)
         return CP_SEV_NONE;
@@ -112,7 +112,7 @@ int cp_findings_read(int dirfd, const char *name,
         printable(f.kind, sizeof f.kind,
                   json_string_value(json_object_get(item, "kind")));
         f.severity =
-            severity_of(json_string_value(json_object_get(item, "severity")));
+            cp_severity_parse(json_string_value(json_object_get(item, "severity")));
         join_nodes(json_object_get(item, "nodes"), f.nodes, sizeof f.nodes);
         printable(f.message, sizeof f.message,
                   json_string_value(json_object_get(item, "message")));

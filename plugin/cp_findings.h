@@ -27,5 +27,7 @@ int cp_findings_read(int dirfd, const char *name,
                      void *arg, char *err, size_t errlen);
 
 const char *cp_severity_name(enum cp_severity s);
+/* The severity named (as in report.json); CP_SEV_NONE for anything else. */
+enum cp_severity cp_severity_parse(const char *name);
 
 #endif

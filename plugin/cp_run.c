@@ -101,6 +101,8 @@ static void child(const struct cp_run *r, int out_w, int err_w, int status_w,
         if (setresgid(g, g, g) < 0 || setresuid(u, u, u) < 0)
             child_fail(status_w, errno);
     }
+    if (!r->argv)
+        _exit(r->fn(r->fn_arg) & 0xff);
     execve(r->argv[0], (char *const *)r->argv, r->envp ? r->envp : environ);
     child_fail(status_w, errno);
 }
@@ -151,6 +153,10 @@ int cp_run(struct cp_run *r)
         r->errout[0] = '\0';
     if (max_fd < 0 || max_fd > 65536)
         max_fd = 65536;
+    if (!r->argv && !r->fn) {
+        errno = EINVAL;
+        return -1;
+    }
 
     /* srun may ignore SIGCHLD, which would reap our child behind our back */
     memset(&dfl, 0, sizeof dfl);

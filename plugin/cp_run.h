@@ -16,6 +16,12 @@
 
 struct cp_run {
     const char *const *argv; /* argv[0] is the absolute path run */
+    /* Or, when argv is NULL: fn(fn_arg) runs in the child, after the
+     * credential change, its return value the exit status (for work done in
+     * the user's files as the user, without a program to exec).  fn writes
+     * its output to descriptor 1 (write(2), no stdio). */
+    int (*fn)(void *fn_arg);
+    void *fn_arg;
     char *const *envp;       /* NULL: the caller's environment */
     unsigned timeout_s;
     char *out;     /* stdout captured here (NUL-terminated, cut), or NULL */
@@ -33,7 +39,7 @@ struct cp_run {
     int exec_errno;  /* exec (or the credential change) failed: errno */
 };
 
-/* Run r->argv.  Returns 0 when the program ran and exited (see r->status),
+/* Run r->argv (or r->fn).  Returns 0 when the program ran and exited (see r->status),
  * -1 when it could not be started, timed out or failed to exec (errno, and
  * r->timed_out / r->exec_errno say which). */
 int cp_run(struct cp_run *r);

@@ -4,7 +4,8 @@
  * file per context:
  *   cp_spank_srun.c    S_CTX_LOCAL      srun: the verdict at step end
  *   cp_spank_alloc.c   S_CTX_ALLOCATOR  sbatch/salloc: check the option early
- *   cp_spank_stepd.c   S_CTX_REMOTE     slurmstepd: step dir, LD_PRELOAD
+ *   cp_spank_stepd.c   S_CTX_REMOTE     slurmstepd: step dir, LD_PRELOAD,
+ *                                       port snapshots, the batch step's end
  *   cp_spank_slurmd.c  S_CTX_SLURMD     slurmd: check plugstack.conf at start
  * Each process that loads the plugin has one `struct cp_plugin`.
  */
@@ -17,6 +18,9 @@
 #include <slurm/spank.h>
 
 #include "cp_args.h"
+#include "cp_findings.h"
+
+struct cp_run;
 
 #define CP_STEPDIR_MAX (CP_ARGS_PATH_MAX + 256)
 
@@ -50,8 +54,24 @@ int cp_spank_register_option(spank_t sp);
  * sbatch, salloc) or from the job's (slurmstepd). */
 void cp_spank_fallback_getenv(void);
 void cp_spank_fallback_job(spank_t sp);
-/* The step directory's path for the current job, step and request. */
-int cp_spank_stepdir_path(const char *user);
+/* The step directory's path for the current job, step and request: a
+ * relative dir= (or an empty basedir) from the absolute directory cwd, or
+ * from the working directory when cwd is NULL. */
+int cp_spank_stepdir_path(const char *user, const char *cwd);
+
+/* srun's working directory, exported by srun to its step (a SLURM_ name:
+ * srun passes those on even with --export=NONE), so that slurmstepd
+ * resolves a relative step directory from where srun does, whatever
+ * --chdir says. */
+#define CP_SPANK_CWD_ENV "SLURM_COLLPROF_CWD"
+
+/* Step end, shared by srun and slurmstepd (the batch step).  A syslog line
+ * for a warning or critical finding (when syslog=yes); the alert hook (when
+ * alert= is set) with the report's path, run with the credentials of
+ * `creds` (as_user, uid, gid, groups), or as the caller when NULL. */
+void cp_spank_syslog_finding(const struct cp_finding *f, const char *user);
+void cp_spank_alert(const char *user, enum cp_severity worst,
+                    const struct cp_run *creds);
 /* "J.S" or "J.batch" */
 void cp_spank_step_name(char *out, size_t outlen);
 
@@ -67,13 +87,11 @@ int cp_stepd_init(spank_t sp, int ac, char **av);
 int cp_stepd_post_opt(spank_t sp, int ac, char **av);
 int cp_stepd_user_init(spank_t sp, int ac, char **av);
 int cp_stepd_task_init(spank_t sp, int ac, char **av);
+int cp_stepd_task_post_fork(spank_t sp, int ac, char **av);
+int cp_stepd_task_exit(spank_t sp, int ac, char **av);
 int cp_stepd_exit(spank_t sp, int ac, char **av);
 
 int cp_slurmd_init(spank_t sp, int ac, char **av);
 int cp_slurmd_exit(spank_t sp, int ac, char **av);
-
-/* Port snapshots (the slow-link issue builds them): called at step start
- * and end on every node; no-ops for now. */
-void cp_ports_snapshot(const char *stepdir, const char *when);
 
 #endif

@@ -26,6 +26,8 @@
 #define VERDICT_LINES 5
 #define PROBE_TIMEOUT_S 10
 
+static uint32_t step_nodes; /* the step's node count, 0 when unknown */
+
 int cp_srun_init(spank_t sp, int ac, char **av)
 {
     if (cp_spank_parse_site(ac, av) < 0)
@@ -41,16 +43,27 @@ int cp_srun_post_opt(spank_t sp, int ac, char **av)
     return 0;
 }
 
-/* The job id is 0 in the local exit callback: keep it from here. */
+/* The job id is 0 in the local exit callback: keep it from here.  Also
+ * export srun's working directory for slurmstepd (CP_SPANK_CWD_ENV): the
+ * step's own may differ (--chdir), and both sides must find one directory.
+ * local_user_init runs before the step's environment is sent. */
 int cp_srun_user_init(spank_t sp, int ac, char **av)
 {
     struct passwd pw, *found = NULL;
-    char pwbuf[4096];
+    char pwbuf[4096], cwd[CP_ARGS_PATH_MAX];
     const char *env;
 
     (void)ac, (void)av;
-    if (!cp_plugin.loaded ||
-        !cp_request_enabled(&cp_plugin.request, &cp_plugin.site))
+    if (!cp_plugin.loaded)
+        return 0;
+    if (!getcwd(cwd, sizeof cwd) || cwd[0] != '/') {
+        /* slurmstepd resolves from its own directory; so do we, if we can */
+        unsetenv(CP_SPANK_CWD_ENV);
+        cwd[0] = '\0';
+    } else if (setenv(CP_SPANK_CWD_ENV, cwd, 1) != 0) {
+        cwd[0] = '\0';
+    }
+    if (!cp_request_enabled(&cp_plugin.request, &cp_plugin.site))
         return 0;
     if (spank_get_item(sp, S_JOB_ID, &cp_plugin.job_id) != ESPANK_SUCCESS ||
         cp_plugin.job_id == 0)
@@ -64,9 +77,12 @@ int cp_srun_user_init(spank_t sp, int ac, char **av)
     }
     if (spank_get_item(sp, S_JOB_UID, &cp_plugin.uid) != ESPANK_SUCCESS)
         cp_plugin.uid = getuid();
+    if (spank_get_item(sp, S_JOB_NNODES, &step_nodes) != ESPANK_SUCCESS)
+        step_nodes = 0;
     if (getpwuid_r(cp_plugin.uid, &pw, pwbuf, sizeof pwbuf, &found) != 0)
         found = NULL;
-    if (cp_spank_stepdir_path(found ? found->pw_name : NULL) < 0)
+    if (cp_spank_stepdir_path(found ? found->pw_name : NULL,
+                              cwd[0] ? cwd : NULL) < 0)
         return 0;
     cp_plugin.active = 1;
     return 0;
@@ -163,18 +179,88 @@ static void summary(int logs)
         cp_plugin.stepdir);
 }
 
-/* collprof analyze STEPDIR -o STEPDIR; prints the verdict.  0 when a
- * report was written. */
+/* The finding the verdict names when the analyzer's lines do not: the worst
+ * warning or critical finding that points at some of the step's nodes, not
+ * all of them (a slow link, a degraded port, a straggler's node), the first
+ * of equals. */
+struct headline {
+    struct cp_finding f;
+    int have;
+};
+
+static void pick_headline(const struct cp_finding *f, void *arg)
+{
+    struct headline *h = arg;
+    uint32_t named = 1;
+    const char *p;
+
+    for (p = f->nodes; *p; p++)
+        named += *p == ',';
+    if (f->severity < CP_SEV_WARNING || !f->nodes[0] ||
+        (step_nodes && named >= step_nodes) ||
+        (h->have && f->severity <= h->f.severity))
+        return;
+    h->f = *f;
+    h->have = 1;
+}
+
+static int is_word_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+           (c >= '0' && c <= '9') || c == '_';
+}
+
+/* 1 when `word` appears in text as a whole word. */
+static int has_word(const char *text, const char *word, size_t len)
+{
+    const char *p = text;
+
+    if (len == 0)
+        return 1;
+    while ((p = strstr(p, word)) != NULL) {
+        if ((p == text || !is_word_char(p[-1])) && !is_word_char(p[len]))
+            return 1;
+        p++;
+    }
+    return 0;
+}
+
+/* 1 when every node of the comma-separated list is named in a line. */
+static int lines_name_nodes(char *const *lines, int n, const char *nodes)
+{
+    char word[160];
+    const char *p = nodes;
+    int i, named;
+
+    while (*p) {
+        size_t len = strcspn(p, ",");
+        snprintf(word, sizeof word, "%.*s", (int)len, p);
+        for (i = 0, named = 0; i < n && !named; i++)
+            named = has_word(lines[i], word, strlen(word));
+        if (!named)
+            return 0;
+        p += len;
+        if (*p == ',')
+            p++;
+    }
+    return 1;
+}
+
+/* collprof analyze STEPDIR -o STEPDIR; prints the verdict: the analyzer's
+ * lines, a line for the finding that names nodes when they do not already
+ * (the slow link, by its two nodes), and last the report's path, at most
+ * VERDICT_LINES in all.  0 when a report was written. */
 static int analyze(void)
 {
     static char out[1 << 16];
-    char errout[4096];
+    char errout[4096], err[CP_STEPDIR_MAX + 256], headline[1024];
     const char *argv[] = {cp_plugin.site.collprof, "analyze",
                           cp_plugin.stepdir,       "-o",
                           cp_plugin.stepdir,       NULL};
+    char *lines[16], *line, *save = NULL;
+    struct headline h;
     struct cp_run r;
-    char *line, *save = NULL;
-    int printed = 0, names_report;
+    int n = 0, i, report_line = -1, room, fd;
 
     if (run_collprof(argv, cp_plugin.site.analyze_timeout_s, out, sizeof out,
                      errout, sizeof errout, &r) < 0) {
@@ -193,20 +279,50 @@ static int analyze(void)
             first_line(errout), cp_plugin.stepdir);
         return -1;
     }
-    names_report = strstr(out, "report.json") != NULL;
-    for (line = strtok_r(out, "\n", &save); line;
+    for (line = strtok_r(out, "\n", &save); line && n < 16;
          line = strtok_r(NULL, "\n", &save)) {
         if (!*line)
             continue;
-        if (printed == VERDICT_LINES - (names_report ? 0 : 1))
-            break;
         /* the analyzer's own "collprof: " prefix: ours says it already */
         if (strncmp(line, "collprof: ", 10) == 0)
             line += 10;
-        say("%s", line);
-        printed++;
+        if (strstr(line, "report.json"))
+            report_line = n;
+        lines[n++] = line;
     }
-    if (!names_report)
+
+    memset(&h, 0, sizeof h);
+    headline[0] = '\0';
+    fd = cp_stepdir_open(cp_plugin.stepdir, cp_plugin.uid, err, sizeof err);
+    if (fd >= 0) {
+        if (cp_findings_read(fd, "report.json", pick_headline, &h, err,
+                             sizeof err) < 0)
+            cp_verbose("%s", err);
+        close(fd);
+    }
+    if (h.have && !lines_name_nodes(lines, n, h.f.nodes)) {
+        /* its first clause: "The link between nodes n2 and n4 is slow" */
+        size_t cut = strcspn(h.f.message, ":;");
+        const char *dot = strstr(h.f.message, ". ");
+        if (dot && (size_t)(dot - h.f.message) < cut)
+            cut = (size_t)(dot - h.f.message);
+        snprintf(headline, sizeof headline, "%s %s on %s: %.*s",
+                 cp_severity_name(h.f.severity), h.f.kind, h.f.nodes,
+                 (int)(cut < 200 ? cut : 200), h.f.message);
+    }
+
+    room = VERDICT_LINES - 1 - (headline[0] ? 1 : 0);
+    for (i = 0; i < n && room > 0; i++) {
+        if (i == report_line)
+            continue;
+        say("%s", lines[i]);
+        room--;
+    }
+    if (headline[0])
+        say("%s", headline);
+    if (report_line >= 0)
+        say("%s", lines[report_line]);
+    else
         say("report: %s/report.json", cp_plugin.stepdir);
     return 0;
 }
@@ -215,72 +331,23 @@ static int analyze(void)
 
 struct findings_seen {
     enum cp_severity worst;
-    int logged;
     const char *user;
 };
 
 static void log_finding(const struct cp_finding *f, void *arg)
 {
     struct findings_seen *seen = arg;
-    char step[48];
 
     if (f->severity > seen->worst)
         seen->worst = f->severity;
-    if (!cp_plugin.site.syslog || f->severity < CP_SEV_WARNING)
-        return;
-    cp_spank_step_name(step, sizeof step);
-    syslog(f->severity == CP_SEV_CRITICAL ? LOG_CRIT : LOG_WARNING,
-           "collprof: job %s user %s: %s %s%s%s: %s (report %s/report.json)",
-           step, seen->user, cp_severity_name(f->severity),
-           f->kind[0] ? f->kind : "finding", f->nodes[0] ? " on " : "",
-           f->nodes, f->message, cp_plugin.stepdir);
-    seen->logged++;
-}
-
-static void alert(const char *report, enum cp_severity worst,
-                  const char *user)
-{
-    char job[32], step[64], sev[48], dir[CP_STEPDIR_MAX + 32],
-        rep[CP_STEPDIR_MAX + 64], usr[300], name[48];
-    char *envp[] = {(char *)"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:"
-                            "/usr/bin:/sbin:/bin",
-                    job, step, sev, dir, rep, usr, NULL};
-    const char *argv[] = {cp_plugin.site.alert, report, NULL};
-    struct cp_run r;
-
-    snprintf(job, sizeof job, "COLLPROF_JOB_ID=%u", cp_plugin.job_id);
-    cp_spank_step_name(name, sizeof name);
-    snprintf(step, sizeof step, "COLLPROF_STEP=%s", name);
-    snprintf(sev, sizeof sev, "COLLPROF_SEVERITY=%s", cp_severity_name(worst));
-    snprintf(dir, sizeof dir, "COLLPROF_STEP_DIR=%s", cp_plugin.stepdir);
-    snprintf(rep, sizeof rep, "COLLPROF_REPORT=%s", report);
-    snprintf(usr, sizeof usr, "COLLPROF_USER=%s", user);
-    memset(&r, 0, sizeof r);
-    r.argv = argv;
-    r.envp = envp;
-    r.timeout_s = cp_plugin.site.alert_timeout_s;
-    /* the hook is the admin's: its output is not the user's business, and
-     * its failure must not be the step's */
-    if (cp_run(&r) < 0) {
-        if (r.timed_out)
-            syslog(LOG_WARNING, "collprof: alert hook %s killed after %u s",
-                   cp_plugin.site.alert, cp_plugin.site.alert_timeout_s);
-        else
-            syslog(LOG_WARNING, "collprof: alert hook %s: %s",
-                   cp_plugin.site.alert,
-                   strerror(r.exec_errno ? r.exec_errno : errno));
-        cp_verbose("alert hook %s did not complete", cp_plugin.site.alert);
-    } else if (r.status != 0) {
-        syslog(LOG_WARNING, "collprof: alert hook %s exited with %d",
-               cp_plugin.site.alert, r.status);
-    }
+    cp_spank_syslog_finding(f, seen->user);
 }
 
 static void after_report(void)
 {
-    struct findings_seen seen = {CP_SEV_NONE, 0, NULL};
+    struct findings_seen seen = {CP_SEV_NONE, NULL};
     struct passwd pw, *found = NULL;
-    char pwbuf[4096], err[512], report[CP_STEPDIR_MAX + 32], user[256];
+    char pwbuf[4096], err[512], user[256];
     int fd;
 
     if (!cp_plugin.site.syslog && !cp_plugin.site.alert[0])
@@ -299,9 +366,7 @@ static void after_report(void)
                          sizeof err) < 0)
         cp_verbose("%s", err);
     close(fd);
-    snprintf(report, sizeof report, "%s/report.json", cp_plugin.stepdir);
-    if (cp_plugin.site.alert[0])
-        alert(report, seen.worst, user);
+    cp_spank_alert(user, seen.worst, NULL);
     closelog();
 }
 
@@ -326,8 +391,11 @@ int cp_srun_exit(spank_t sp, int ac, char **av)
     logs = cp_stepdir_count_logs(fd);
     close(fd);
     if (logs == 0) {
-        /* a step without NCCL calls leaves nothing behind */
-        cp_stepdir_remove_if_empty(cp_plugin.stepdir);
+        /* a step without NCCL calls leaves nothing behind: its port
+         * snapshots go, then the directory (the nodes took their end
+         * snapshots before reporting their tasks' exit to srun) */
+        cp_stepdir_remove_unused(cp_plugin.stepdir, cp_plugin.uid, err,
+                                 sizeof err);
         return 0;
     }
     if (!cp_request_analyze(&cp_plugin.request, &cp_plugin.site) ||

@@ -1,9 +1,13 @@
 /* cp_spank_stepd.c - slurmstepd (remote context): the step directory, made
- * as the job's user, and the shim put in front of every task's LD_PRELOAD.
+ * as the job's user, the shim put in front of every task's LD_PRELOAD, the
+ * node's port snapshots at the step's start and end, and the end of the
+ * batch step (which has no srun to do it).
  *
  * init and init_post_opt run as root and only parse; user_init runs with
- * euid = the user (checked) and is the only place that touches the file
- * system; task_init runs in the task, as the user, and only sets variables.
+ * euid = the user (checked) and makes the step directory; task_init runs in
+ * the task, as the user, and only sets variables.  The callbacks that run as
+ * root (task_post_fork, task_exit, exit) touch the user's files only through
+ * child processes with the user's credentials (cp_run).
  */
 #include "config.h"
 
@@ -11,12 +15,40 @@
 #include <grp.h>
 #include <pwd.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "cp_findings.h"
 #include "cp_run.h"
 #include "cp_spank.h"
 #include "cp_stepdir.h"
+
+#define PORTS_TIMEOUT_S 15
+#define CLEANUP_TIMEOUT_S 30
+#define CLEAN_PATH "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+/* What this slurmstepd learnt of its step for the end. */
+static struct {
+    char node[64];                        /* SLURMD_NODENAME, or "" */
+    char submit_cwd[CP_ARGS_PATH_MAX];    /* CP_SPANK_CWD_ENV, or "" */
+    char sysfs_env[CP_ARGS_PATH_MAX + 32]; /* COLLPROF_SYSFS_ROOT=..., or "" */
+    uint32_t local_tasks, tasks_exited;
+    int ports_start, ports_end; /* snapshots taken */
+} here;
+
+/* A value of the job's environment, checked like the user's option (it is
+ * the user's), into out; "" when absent or refused. */
+static void job_getenv(spank_t sp, const char *name, char *out, size_t outlen)
+{
+    char err[256];
+
+    if (spank_getenv(sp, name, out, (int)outlen) != ESPANK_SUCCESS ||
+        cp_text_check(name, out, outlen, err, sizeof err) < 0) {
+        out[0] = '\0';
+        return;
+    }
+}
 
 int cp_stepd_init(spank_t sp, int ac, char **av)
 {
@@ -48,6 +80,30 @@ int cp_stepd_post_opt(spank_t sp, int ac, char **av)
     if (cp_plugin.step_id >= CP_STEP_SPECIAL_MIN &&
         cp_plugin.step_id != CP_STEP_BATCH)
         return 0; /* extern and interactive steps run no NCCL program */
+    {
+        /* slurmd gives its slurmstepd the node's name (slurmd -N) */
+        const char *node = getenv("SLURMD_NODENAME");
+        char root[CP_ARGS_PATH_MAX];
+        snprintf(here.node, sizeof here.node, "%s", node ? node : "");
+        if (cp_text_check("node", here.node, sizeof here.node, NULL, 0) < 0)
+            here.node[0] = '\0';
+        /* srun's directory: not for the batch step, which no srun
+         * started (a value there is only inherited) */
+        if (cp_plugin.step_id != CP_STEP_BATCH)
+            job_getenv(sp, CP_SPANK_CWD_ENV, here.submit_cwd,
+                       sizeof here.submit_cwd);
+        if (here.submit_cwd[0] != '/' || cp_path_has_dotdot(here.submit_cwd))
+            here.submit_cwd[0] = '\0';
+        /* a test's fake sysfs tree (collprof ports --help); collprof ports
+         * runs as the user, so the user's value reads only what they may */
+        job_getenv(sp, "COLLPROF_SYSFS_ROOT", root, sizeof root);
+        if (root[0])
+            snprintf(here.sysfs_env, sizeof here.sysfs_env,
+                     "COLLPROF_SYSFS_ROOT=%s", root);
+        if (spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &here.local_tasks) !=
+            ESPANK_SUCCESS)
+            here.local_tasks = 0;
+    }
     cp_plugin.active = 1;
     return 0;
 }
@@ -83,7 +139,11 @@ int cp_stepd_user_init(spank_t sp, int ac, char **av)
     }
     if (getpwuid_r(cp_plugin.uid, &pw, pwbuf, sizeof pwbuf, &found) != 0)
         found = NULL;
-    if (cp_spank_stepdir_path(found ? found->pw_name : NULL) < 0)
+    /* a relative directory from srun's working directory, as srun does
+     * (this one is the step's: srun --chdir) */
+    if (cp_spank_stepdir_path(found ? found->pw_name : NULL,
+                              here.submit_cwd[0] ? here.submit_cwd : NULL) <
+        0)
         return 0;
     if (access(cp_plugin.site.preload, R_OK) != 0)
         snprintf(err, sizeof err, "%s: %s", cp_plugin.site.preload,
@@ -101,7 +161,6 @@ int cp_stepd_user_init(spank_t sp, int ac, char **av)
     }
     close(fd);
     cp_plugin.active = 1;
-    cp_ports_snapshot(cp_plugin.stepdir, "start");
     return 0;
 }
 
@@ -178,60 +237,263 @@ int cp_stepd_task_init(spank_t sp, int ac, char **av)
     return 0;
 }
 
-/* Run argv as the job's user (we are root here), time-bounded. */
-static int run_as_user(const char *const *argv, unsigned timeout_s,
-                       const gid_t *groups, int ngroups)
+/* The job user's credentials for cp_run (we are root here). */
+static void user_creds(struct cp_run *r)
+{
+    static gid_t groups[256];
+    static int ngroups = -1;
+    char pwbuf[4096];
+    struct passwd pw, *found = NULL;
+
+    if (ngroups < 0) {
+        ngroups = (int)(sizeof groups / sizeof groups[0]);
+        if (getpwuid_r(cp_plugin.uid, &pw, pwbuf, sizeof pwbuf, &found) != 0 ||
+            !found ||
+            getgrouplist(found->pw_name, cp_plugin.gid, groups, &ngroups) <
+                0) {
+            groups[0] = cp_plugin.gid;
+            ngroups = 1;
+        }
+    }
+    memset(r, 0, sizeof *r);
+    r->as_user = 1;
+    r->uid = cp_plugin.uid;
+    r->gid = cp_plugin.gid;
+    r->groups = groups;
+    r->ngroups = ngroups;
+}
+
+/* Run argv as the job's user, time-bounded: its exit status, or -1. */
+static int run_as_user(const char *const *argv, char *const *envp,
+                       unsigned timeout_s, char *out, size_t outlen)
 {
     struct cp_run r;
 
-    memset(&r, 0, sizeof r);
+    user_creds(&r);
     r.argv = argv;
+    r.envp = envp;
     r.timeout_s = timeout_s;
-    r.as_user = 1;
-    r.uid = cp_plugin.uid;
-    r.gid = cp_plugin.gid;
-    r.groups = groups;
-    r.ngroups = ngroups;
+    r.out = out;
+    r.outlen = outlen;
     if (cp_run(&r) < 0)
         return -1;
     return r.status;
 }
 
-/* The batch step has no srun to analyze it: slurmstepd does, at its exit,
- * through programs run as the job's user (never as root in the user's
- * directory): rmdir of an empty step directory, else collprof analyze for
- * report.json.  The verdict goes to the slurmd log only: the batch output
- * file is closed by now. */
+/* Run fn(arg) in a child as the job's user, time-bounded, its output (on
+ * descriptor 1) in out: its exit status, or -1. */
+static int call_as_user(int (*fn)(void *), void *arg, unsigned timeout_s,
+                        char *out, size_t outlen)
+{
+    struct cp_run r;
+
+    user_creds(&r);
+    r.fn = fn;
+    r.fn_arg = arg;
+    r.timeout_s = timeout_s;
+    r.out = out;
+    r.outlen = outlen;
+    if (cp_run(&r) < 0)
+        return -1;
+    return r.status;
+}
+
+/* ---- port snapshots ----------------------------------------------------- */
+
+/* collprof ports -o STEPDIR --when WHEN --node NODE, as the job's user (so
+ * that root writes nothing in the user's directory and never loads
+ * libibverbs into slurmstepd); once per node at the step's start and end.
+ * A collprof without `ports`, or one that fails, costs only a log line. */
+static void ports_snapshot(const char *when)
+{
+    char *envp[] = {(char *)CLEAN_PATH,
+                    here.sysfs_env[0] ? here.sysfs_env : NULL, NULL};
+    const char *argv[] = {cp_plugin.site.collprof,
+                          "ports",
+                          "-o",
+                          cp_plugin.stepdir,
+                          "--when",
+                          when,
+                          here.node[0] ? "--node" : NULL,
+                          here.node,
+                          NULL};
+    char name[48];
+    int status = run_as_user(argv, envp, PORTS_TIMEOUT_S, NULL, 0);
+
+    if (status != 0) {
+        cp_spank_step_name(name, sizeof name);
+        cp_verbose("job %s: collprof ports --when %s: %s", name, when,
+                   status < 0 ? "did not complete" : "failed");
+    }
+}
+
+/* The start snapshot: before the first task runs (task_post_fork precedes
+ * the exec of every task of this node). */
+int cp_stepd_task_post_fork(spank_t sp, int ac, char **av)
+{
+    (void)sp, (void)ac, (void)av;
+    if (!cp_plugin.loaded || !cp_plugin.active || here.ports_start)
+        return 0;
+    here.ports_start = 1;
+    ports_snapshot("start");
+    return 0;
+}
+
+/* The end snapshot: when the node's last task has exited, before slurmstepd
+ * tells srun so, so that srun's analysis finds every node's snapshot. */
+int cp_stepd_task_exit(spank_t sp, int ac, char **av)
+{
+    (void)sp, (void)ac, (void)av;
+    if (!cp_plugin.loaded || !cp_plugin.active)
+        return 0;
+    here.tasks_exited++;
+    if (here.ports_start && !here.ports_end && here.local_tasks &&
+        here.tasks_exited >= here.local_tasks) {
+        here.ports_end = 1;
+        ports_snapshot("end");
+    }
+    return 0;
+}
+
+/* ---- the batch step's end ----------------------------------------------- */
+
+/* In the child, as the user: remove a step directory without rank logs. */
+static int remove_unused(void *arg)
+{
+    char err[CP_STEPDIR_MAX + 256];
+
+    (void)arg;
+    return cp_stepdir_remove_unused(cp_plugin.stepdir, cp_plugin.uid, err,
+                                    sizeof err) == 0
+               ? 0
+               : 1;
+}
+
+/* In the child, as the user: one line per finding of report.json on
+ * descriptor 1, "SEVERITY<TAB>KIND<TAB>NODES<TAB>MESSAGE" (the fields are
+ * made printable by cp_findings: no tab, no newline). */
+static void write_finding(const struct cp_finding *f, void *arg)
+{
+    char line[sizeof f->kind + sizeof f->nodes + sizeof f->message + 32];
+    int n = snprintf(line, sizeof line, "%s\t%s\t%s\t%s\n",
+                     cp_severity_name(f->severity), f->kind, f->nodes,
+                     f->message);
+    ssize_t w;
+
+    (void)arg;
+    if (n > 0)
+        w = write(1, line, (size_t)n < sizeof line ? (size_t)n
+                                                    : sizeof line - 1);
+    (void)w;
+}
+
+static int read_findings(void *arg)
+{
+    char err[CP_STEPDIR_MAX + 256];
+    int fd = cp_stepdir_open(cp_plugin.stepdir, cp_plugin.uid, err,
+                             sizeof err),
+        n;
+
+    (void)arg;
+    if (fd < 0)
+        return 1;
+    n = cp_findings_read(fd, "report.json", write_finding, NULL, err,
+                         sizeof err);
+    close(fd);
+    return n < 0 ? 1 : 0;
+}
+
+/* Parse one line of read_findings into f; 0 when it has four fields. */
+static int parse_finding(char *line, struct cp_finding *f)
+{
+    char *field[4], *save = NULL;
+    int i;
+
+    memset(f, 0, sizeof *f);
+    for (i = 0; i < 4; i++) {
+        field[i] = strtok_r(i ? NULL : line, i == 3 ? "" : "\t", &save);
+        if (!field[i])
+            field[i] = (char *)"";
+    }
+    f->severity = cp_severity_parse(field[0]);
+    snprintf(f->kind, sizeof f->kind, "%s", field[1]);
+    snprintf(f->nodes, sizeof f->nodes, "%s", field[2]);
+    snprintf(f->message, sizeof f->message, "%s", field[3]);
+    return f->severity == CP_SEV_NONE ? -1 : 0;
+}
+
+/* The batch step has no srun to end it: slurmstepd does, at its exit,
+ * through children with the job user's credentials (never as root in the
+ * user's directory): a step directory without rank logs is removed with
+ * its port snapshots; otherwise collprof analyze writes report.json and
+ * report.html, its verdict goes to the slurmd log (the job's output file is
+ * closed by now, and slurmstepd cannot tell its path), and the findings
+ * get the syslog lines and the alert hook of an srun step. */
 static void finish_batch_step(void)
 {
-    const char *rmdir_argv[] = {"/bin/rmdir", cp_plugin.stepdir, NULL};
     const char *help_argv[] = {cp_plugin.site.collprof, "analyze", "--help",
                                NULL};
     const char *analyze_argv[] = {cp_plugin.site.collprof, "analyze",
                                   cp_plugin.stepdir, "-o", cp_plugin.stepdir,
                                   NULL};
-    char pwbuf[4096];
+    static char out[1 << 16];
+    /* not slurmstepd's environment: the programs are the user's */
+    char *envp[] = {(char *)CLEAN_PATH, NULL};
+    char pwbuf[4096], user[256];
     struct passwd pw, *found = NULL;
-    gid_t groups[256];
-    int ngroups = (int)(sizeof groups / sizeof groups[0]), status;
+    struct cp_finding f;
+    enum cp_severity worst = CP_SEV_NONE;
+    char *line, *save = NULL;
+    int status;
 
-    if (getpwuid_r(cp_plugin.uid, &pw, pwbuf, sizeof pwbuf, &found) != 0 ||
-        !found ||
-        getgrouplist(found->pw_name, cp_plugin.gid, groups, &ngroups) < 0) {
-        groups[0] = cp_plugin.gid;
-        ngroups = 1;
-    }
-    if (run_as_user(rmdir_argv, 10, groups, ngroups) == 0)
-        return; /* it was empty: the shell made no NCCL call */
+    if (call_as_user(remove_unused, NULL, CLEANUP_TIMEOUT_S, NULL, 0) == 0)
+        return; /* the shell made no NCCL call */
     if (!cp_request_analyze(&cp_plugin.request, &cp_plugin.site) ||
-        run_as_user(help_argv, 10, groups, ngroups) != 0)
+        run_as_user(help_argv, envp, 10, NULL, 0) != 0)
         return;
-    status = run_as_user(analyze_argv, cp_plugin.site.analyze_timeout_s,
-                         groups, ngroups);
-    if (status != 0)
+    status = run_as_user(analyze_argv, envp, cp_plugin.site.analyze_timeout_s,
+                         out, sizeof out);
+    if (status != 0) {
         cp_info("job %u.batch: collprof analyze %s: %s", cp_plugin.job_id,
                 cp_plugin.stepdir,
                 status < 0 ? "did not complete" : "failed");
+        return;
+    }
+    for (line = strtok_r(out, "\n", &save); line;
+         line = strtok_r(NULL, "\n", &save)) {
+        size_t i;
+        for (i = 0; line[i]; i++)
+            if ((unsigned char)line[i] < 0x20 || line[i] == 0x7f)
+                line[i] = '?';
+        if (strncmp(line, "collprof: ", 10) == 0)
+            line += 10;
+        if (*line)
+            cp_info("job %u.batch: %s", cp_plugin.job_id, line);
+    }
+    if (!cp_plugin.site.syslog && !cp_plugin.site.alert[0])
+        return;
+    if (getpwuid_r(cp_plugin.uid, &pw, pwbuf, sizeof pwbuf, &found) == 0 &&
+        found)
+        snprintf(user, sizeof user, "%s", found->pw_name);
+    else
+        snprintf(user, sizeof user, "%u", (unsigned)cp_plugin.uid);
+    if (call_as_user(read_findings, NULL, CLEANUP_TIMEOUT_S, out,
+                     sizeof out) == 0) {
+        save = NULL;
+        for (line = strtok_r(out, "\n", &save); line;
+             line = strtok_r(NULL, "\n", &save)) {
+            if (parse_finding(line, &f) < 0)
+                continue;
+            if (f.severity > worst)
+                worst = f.severity;
+            cp_spank_syslog_finding(&f, user);
+        }
+    }
+    if (cp_plugin.site.alert[0]) {
+        struct cp_run creds;
+        user_creds(&creds);
+        cp_spank_alert(user, worst, &creds);
+    }
 }
 
 int cp_stepd_exit(spank_t sp, int ac, char **av)
@@ -239,7 +501,11 @@ int cp_stepd_exit(spank_t sp, int ac, char **av)
     (void)sp, (void)ac, (void)av;
     if (!cp_plugin.loaded || !cp_plugin.active)
         return 0;
-    cp_ports_snapshot(cp_plugin.stepdir, "end");
+    /* tasks that never reported their exit (killed with the step) */
+    if (here.ports_start && !here.ports_end) {
+        here.ports_end = 1;
+        ports_snapshot("end");
+    }
     if (cp_plugin.step_id == CP_STEP_BATCH)
         finish_batch_step();
     return 0;

@@ -36,16 +36,20 @@ void cp_stepdir_name(unsigned job, unsigned step, char *out, size_t outlen)
         snprintf(out, outlen, "collprof-%u.%u", job, step);
 }
 
-int cp_stepdir_path(const char *base, const char *name, char *out,
-                    size_t outlen, char *err, size_t errlen)
+int cp_stepdir_path(const char *cwd, const char *base, const char *name,
+                    char *out, size_t outlen, char *err, size_t errlen)
 {
-    char cwd[4096];
+    char here[4096];
     int n;
 
     if (base[0] == '/') {
         n = snprintf(out, outlen, "%s/%s", base, name);
     } else {
-        if (!getcwd(cwd, sizeof cwd)) {
+        if (cwd && cwd[0] != '/') {
+            say(err, errlen, "%s is not an absolute directory", cwd);
+            return -1;
+        }
+        if (!cwd && !(cwd = getcwd(here, sizeof here))) {
             say(err, errlen, "cannot tell the working directory: %s",
                 strerror(errno));
             return -1;
@@ -223,7 +227,51 @@ int cp_stepdir_count_logs(int dirfd)
     return n;
 }
 
-int cp_stepdir_remove_if_empty(const char *path)
+int cp_stepdir_is_ports_file(const char *name)
 {
-    return rmdir(path) == 0 ? 0 : -1;
+    static const char prefix[] = "ports-", suffix[] = ".json";
+    const char *json;
+
+    if (strncmp(name, prefix, sizeof prefix - 1) != 0)
+        return 0;
+    json = strstr(name + sizeof prefix - 1, suffix);
+    if (!json)
+        return 0;
+    json += sizeof suffix - 1;
+    return *json == '\0' || strncmp(json, ".tmp", 4) == 0;
+}
+
+int cp_stepdir_remove_unused(const char *path, uid_t uid, char *err,
+                             size_t errlen)
+{
+    int fd = cp_stepdir_open(path, uid, err, errlen), dfd, rc = 1;
+    DIR *d;
+    struct dirent *e;
+
+    if (fd < 0)
+        return -1;
+    if (cp_stepdir_count_logs(fd) > 0)
+        goto out;
+    dfd = dup(fd);
+    d = dfd < 0 ? NULL : fdopendir(dfd);
+    if (!d) {
+        if (dfd >= 0)
+            close(dfd);
+        goto out;
+    }
+    rewinddir(d); /* the descriptor's offset is shared with fd's */
+    while ((e = readdir(d)) != NULL) {
+        struct stat st;
+        if (cp_stepdir_is_ports_file(e->d_name) &&
+            fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+            S_ISREG(st.st_mode))
+            unlinkat(fd, e->d_name, 0);
+    }
+    closedir(d);
+    /* anything else in it (the user's own files) keeps it */
+    if (rmdir(path) == 0)
+        rc = 0;
+out:
+    close(fd);
+    return rc;
 }

@@ -18,10 +18,11 @@
 /* "collprof-JOB.STEP", or "collprof-JOB.batch" for the batch step. */
 void cp_stepdir_name(unsigned job, unsigned step, char *out, size_t outlen);
 
-/* The absolute path of the step directory: base (absolute, or relative to
- * the working directory) / name.  -1 when it does not fit. */
-int cp_stepdir_path(const char *base, const char *name, char *out,
-                    size_t outlen, char *err, size_t errlen);
+/* The absolute path of the step directory: base / name, where a relative
+ * base (or an empty one) is taken from the absolute directory `cwd`, or
+ * from the working directory when cwd is NULL.  -1 when it does not fit. */
+int cp_stepdir_path(const char *cwd, const char *base, const char *name,
+                    char *out, size_t outlen, char *err, size_t errlen);
 
 /* Create (if absent) BASE's missing components (mode 0755 & ~umask) and the
  * step directory itself (0755 & ~umask), then open it and check it.
@@ -35,7 +36,16 @@ int cp_stepdir_open(const char *path, uid_t uid, char *err, size_t errlen);
 /* Number of rank logs (regular files *.cplog) in the directory dirfd. */
 int cp_stepdir_count_logs(int dirfd);
 
-/* Remove the step directory at path if it is empty; 0 when removed. */
-int cp_stepdir_remove_if_empty(const char *path);
+/* 1 when name is one of the port snapshots `collprof ports` writes
+ * (ports-NODE-WHEN.json, or its temporary ports-NODE-WHEN.json.tmpPID). */
+int cp_stepdir_is_ports_file(const char *name);
+
+/* A step that made no NCCL call leaves nothing: when the step directory at
+ * path (checked as by cp_stepdir_open) has no rank log, its port snapshots
+ * are removed, then the directory if nothing else is in it.  0 when it was
+ * removed, 1 when it has rank logs (or other files) and stays, -1 with err
+ * when it cannot be opened. */
+int cp_stepdir_remove_unused(const char *path, uid_t uid, char *err,
+                             size_t errlen);
 
 #endif

@@ -9,10 +9,13 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 
+#include "cp_run.h"
 #include "cp_spank.h"
 #include "cp_stepdir.h"
 
@@ -154,7 +157,7 @@ void cp_spank_step_name(char *out, size_t outlen)
         snprintf(out, outlen, "%u.%u", cp_plugin.job_id, cp_plugin.step_id);
 }
 
-int cp_spank_stepdir_path(const char *user)
+int cp_spank_stepdir_path(const char *user, const char *cwd)
 {
     char base[CP_ARGS_PATH_MAX + 256], name[64], err[512];
 
@@ -169,7 +172,7 @@ int cp_spank_stepdir_path(const char *user)
         return -1;
     }
     cp_stepdir_name(cp_plugin.job_id, cp_plugin.step_id, name, sizeof name);
-    if (cp_stepdir_path(base, name, cp_plugin.stepdir,
+    if (cp_stepdir_path(cwd, base, name, cp_plugin.stepdir,
                         sizeof cp_plugin.stepdir, err, sizeof err) < 0) {
         cp_error("%s", err);
         return -1;
@@ -177,11 +180,68 @@ int cp_spank_stepdir_path(const char *user)
     return 0;
 }
 
-void cp_ports_snapshot(const char *stepdir, const char *when)
+/* ---- step end: syslog and the alert hook --------------------------------- */
+
+void cp_spank_syslog_finding(const struct cp_finding *f, const char *user)
 {
-    /* The slow-link issue fills this in: per-node IB port state and error
-     * counters into STEPDIR/ports-NODE-WHEN.json.  Nothing yet. */
-    (void)stepdir, (void)when;
+    char step[48];
+
+    if (!cp_plugin.site.syslog || f->severity < CP_SEV_WARNING)
+        return;
+    cp_spank_step_name(step, sizeof step);
+    syslog(LOG_USER | (f->severity == CP_SEV_CRITICAL ? LOG_CRIT : LOG_WARNING),
+           "collprof: job %s user %s: %s %s%s%s: %s (report %s/report.json)",
+           step, user, cp_severity_name(f->severity),
+           f->kind[0] ? f->kind : "finding", f->nodes[0] ? " on " : "",
+           f->nodes, f->message, cp_plugin.stepdir);
+}
+
+void cp_spank_alert(const char *user, enum cp_severity worst,
+                    const struct cp_run *creds)
+{
+    char job[32], step[64], sev[48], dir[CP_STEPDIR_MAX + 32],
+        rep[CP_STEPDIR_MAX + 64], usr[300], name[48],
+        report[CP_STEPDIR_MAX + 32];
+    char *envp[] = {(char *)"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:"
+                            "/usr/bin:/sbin:/bin",
+                    job, step, sev, dir, rep, usr, NULL};
+    const char *argv[] = {cp_plugin.site.alert, report, NULL};
+    struct cp_run r;
+
+    if (!cp_plugin.site.alert[0])
+        return;
+    snprintf(report, sizeof report, "%s/report.json", cp_plugin.stepdir);
+    snprintf(job, sizeof job, "COLLPROF_JOB_ID=%u", cp_plugin.job_id);
+    cp_spank_step_name(name, sizeof name);
+    snprintf(step, sizeof step, "COLLPROF_STEP=%s", name);
+    snprintf(sev, sizeof sev, "COLLPROF_SEVERITY=%s", cp_severity_name(worst));
+    snprintf(dir, sizeof dir, "COLLPROF_STEP_DIR=%s", cp_plugin.stepdir);
+    snprintf(rep, sizeof rep, "COLLPROF_REPORT=%s", report);
+    snprintf(usr, sizeof usr, "COLLPROF_USER=%s", user);
+    if (creds)
+        r = *creds;
+    else
+        memset(&r, 0, sizeof r);
+    r.argv = argv;
+    r.envp = envp;
+    r.out = r.errout = NULL;
+    r.timeout_s = cp_plugin.site.alert_timeout_s;
+    /* the hook is the admin's: its output is not the user's business, and
+     * its failure must not be the step's */
+    if (cp_run(&r) < 0) {
+        if (r.timed_out)
+            syslog(LOG_USER | LOG_WARNING,
+                   "collprof: alert hook %s killed after %u s",
+                   cp_plugin.site.alert, cp_plugin.site.alert_timeout_s);
+        else
+            syslog(LOG_USER | LOG_WARNING, "collprof: alert hook %s: %s",
+                   cp_plugin.site.alert,
+                   strerror(r.exec_errno ? r.exec_errno : errno));
+        cp_verbose("alert hook %s did not complete", cp_plugin.site.alert);
+    } else if (r.status != 0) {
+        syslog(LOG_USER | LOG_WARNING, "collprof: alert hook %s exited with %d",
+               cp_plugin.site.alert, r.status);
+    }
 }
 
 /* ---- dispatch ---------------------------------------------------------- */
@@ -230,6 +290,19 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 int slurm_spank_task_init(spank_t sp, int ac, char **av)
 {
     return spank_context() == S_CTX_REMOTE ? cp_stepd_task_init(sp, ac, av)
+                                           : 0;
+}
+
+int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
+{
+    return spank_context() == S_CTX_REMOTE
+               ? cp_stepd_task_post_fork(sp, ac, av)
+               : 0;
+}
+
+int slurm_spank_task_exit(spank_t sp, int ac, char **av)
+{
+    return spank_context() == S_CTX_REMOTE ? cp_stepd_task_exit(sp, ac, av)
                                            : 0;
 }
 

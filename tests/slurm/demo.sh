@@ -1,8 +1,9 @@
 #!/bin/sh
 # demo.sh - `srun --collprof -N4 -n8` of a simulated training job on a real
 # Slurm cluster of 4 emulated nodes started on this machine, whose CPU NCCL
-# plants a slow link between n2 and n3; ends with collprof's verdict (on
-# srun's stderr) and the report's path.  Starts and stops the daemons itself
+# plants a slow link on a node pair the job's traffic crosses (n2-n4 for
+# the 3d pattern, n2-n3 for the others); ends with collprof's verdict (on
+# srun's stderr), which names it, and the report's path.  Starts and stops the daemons itself
 # (by PID, also on failure or Ctrl-C).  Root only.
 #
 #   top_builddir=BUILD top_srcdir=SRC sh tests/slurm/demo.sh [OUTDIR [PATTERN]]
@@ -43,22 +44,26 @@ if [ -z "$pattern" ]; then
     pattern=ddp
     "$tsim" --help 2>&1 | grep -qw 3d && pattern=3d
 fi
-cat >"$base/slow-link.topo" <<'EOF'
-# four nodes, two ranks each; the network is 400 MB/s, except n2-n3
+# 3d on 8 ranks over 4 nodes: data-parallel rings n1-n2, n3-n4, pipelines
+# n1-n3, n2-n4; the other patterns run rings through n2-n3
+slow="n2 n3"
+[ "$pattern" = 3d ] && slow="n2 n4"
+cat >"$base/slow-link.topo" <<EOF
+# four nodes, two ranks each; the network is 25 MB/s, except $slow
 nodes 4
 intra latency=5us bandwidth=2GB/s
-inter latency=20us bandwidth=400MB/s
-link n2 n3 bandwidth=50MB/s
+inter latency=20us bandwidth=25MB/s
+link $slow bandwidth=6250KB/s
 EOF
 install -d -m 1777 "$base/ids"
 sinfo
 echo
 echo "== srun --collprof -N4 -n8 train_sim --pattern $pattern"
-echo "   (CPU NCCL topology: inter-node links 400 MB/s, link n2-n3 at 50 MB/s)"
+echo "   (CPU NCCL topology: inter-node links 25 MB/s, link $(echo "$slow" | tr ' ' -) at 6.25 MB/s)"
 cd "$out" || exit 1
 LD_LIBRARY_PATH=$SIMNCCL_LIBDIR TRAIN_SIM_IDDIR=$base/ids \
     SIMNCCL_TOPO=$base/slow-link.topo \
-    srun --collprof -N4 -n8 "$tsim" --pattern "$pattern" --steps 5
+    srun --collprof -N4 -n8 "$tsim" --pattern "$pattern" --steps 5 --bucket-mb 2
 status=$?
 dir=$(ls -dt "$out"/collprof-*.0 2>/dev/null | head -n 1)
 echo

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -28,6 +29,25 @@ static int run(struct cp_run *r, const char *const *argv, unsigned timeout,
     r->out = out;
     r->outlen = outlen;
     return cp_run(r);
+}
+
+/* fn mode: what the child is, written to descriptor 1 */
+static int report_ids(void *arg)
+{
+    char line[64];
+    int n = snprintf(line, sizeof line, "%s %u %u\n", (const char *)arg,
+                     (unsigned)getuid(), (unsigned)geteuid());
+    ssize_t w = write(1, line, (size_t)n);
+    (void)w;
+    return 7;
+}
+
+static int spin(void *arg)
+{
+    (void)arg;
+    for (;;)
+        pause();
+    return 0;
 }
 
 int main(void)
@@ -124,6 +144,47 @@ int main(void)
         run(&r, argv, 5, NULL, 0);
         is_int(r.status, 4, "status seen with SIGCHLD ignored");
         signal(SIGCHLD, SIG_DFL);
+    }
+    {
+        char expect[64];
+        memset(&r, 0, sizeof r);
+        r.fn = report_ids;
+        r.fn_arg = (void *)"child";
+        r.timeout_s = 5;
+        r.out = out;
+        r.outlen = sizeof out;
+        is_int(cp_run(&r), 0, "fn mode: the function runs in a child");
+        snprintf(expect, sizeof expect, "child %u %u\n", (unsigned)getuid(),
+                 (unsigned)getuid());
+        is_str(out, expect, "fn mode: its descriptor 1 is captured");
+        is_int(r.status, 7, "fn mode: its return value is the exit status");
+        memset(&r, 0, sizeof r);
+        r.fn = spin;
+        r.timeout_s = 1;
+        t0 = now();
+        is_int(cp_run(&r), -1, "fn mode: a function that never returns: -1");
+        ok(r.timed_out && now() - t0 < 3, "fn mode: killed at the limit");
+        memset(&r, 0, sizeof r);
+        r.timeout_s = 1;
+        is_int(cp_run(&r), -1, "neither argv nor fn: refused");
+    }
+    if (geteuid() == 0) {
+        gid_t groups[1] = {65534};
+        memset(&r, 0, sizeof r);
+        r.fn = report_ids;
+        r.fn_arg = (void *)"user";
+        r.timeout_s = 5;
+        r.out = out;
+        r.outlen = sizeof out;
+        r.as_user = 1;
+        r.uid = 65534;
+        r.gid = 65534;
+        r.groups = groups;
+        r.ngroups = 1;
+        is_int(cp_run(&r), 0, "fn mode as_user runs");
+        is_str(out, "user 65534 65534\n", "fn mode: the function runs as the user");
+    } else {
+        ok(1, "# SKIP as_user needs root");
     }
     if (geteuid() == 0) {
         gid_t groups[1] = {65534};

@@ -20,16 +20,21 @@ for cmd in srun sbatch salloc; do
 done
 
 # ---- srun --collprof -N4 -n8, as root, a slow link planted -----------------
+# train_sim's 3d pattern on 8 ranks over 4 nodes sends its bandwidth-bound
+# traffic over n1-n2 and n3-n4 (data-parallel rings) and n1-n3 and n2-n4
+# (pipelines); a link at 1/4 of the others' 25 MB/s is named reliably even
+# on a loaded 2-core machine (tests/links/simrun.sh).
 cat >"$BASE/slow-link.topo" <<'EOF'
 nodes 4
 intra latency=5us bandwidth=2GB/s
-inter latency=20us bandwidth=400MB/s
-link n2 n3 bandwidth=50MB/s
+inter latency=20us bandwidth=25MB/s
+link n2 n4 bandwidth=6250KB/s
 EOF
 t0=$(date +%s)
 env $run_env SIMNCCL_TOPO="$BASE/slow-link.topo" \
-    srun --collprof -N4 -n8 "$TSIM" --pattern ddp --steps 2 >root.out 2>root.err
-ok $? "srun --collprof -N4 -n8 train_sim: exit 0"
+    srun --collprof -N4 -n8 "$TSIM" --pattern 3d --steps 4 --bucket-mb 2 \
+    >root.out 2>root.err
+ok $? "srun --collprof -N4 -n8 train_sim --pattern 3d: exit 0"
 diag "train_sim step took $(( $(date +%s) - t0 )) s"
 sed 's/^/#   stderr: /' root.err
 dir=$(sed -n 's/^collprof: job \([0-9]*\.0\): .*/\1/p' root.err | head -n 1)
@@ -41,37 +46,80 @@ nodes=$(ls "$dir" | sed -n 's/\.[0-9]*\.cplog$//p' | sort | uniq -c | tr -s ' ' 
 ok $([ "$nodes" = " 2 n1; 2 n2; 2 n3; 2 n4;" ]; echo $?) "two ranks logged per node ($nodes)"
 lines=$(count_lines root.err '^collprof: job ')
 ok $([ "$lines" -ge 1 ] && [ "$lines" -le 5 ]; echo $?) "the verdict has 1 to 5 lines ($lines)"
-if "$CP_INST/bin/collprof" analyze --help >/dev/null 2>&1; then
-    check "collprof analyze wrote report.json" test -s "$dir/report.json"
-    grep -q "report" root.err
-    ok $? "the verdict names the report"
-    # naming the link is the analyzer's (the slow-link issue): TODO until then
-    if grep '^collprof: job ' root.err | grep -q 'n2.*n3'; then
-        ok 0 "the verdict names the slow link n2-n3"
-    else
-        ok 1 "the verdict names the slow link n2-n3 # TODO the analyzer's slow-link finding"
-        tap_fail=$((tap_fail - 1))
-    fi
-else
-    grep -q "collprof: job [0-9]*\.0: [1-9][0-9]* NCCL calls from 8 ranks logged in $dir\$" root.err
-    ok $? "without collprof analyze: 'N NCCL calls from 8 ranks logged in DIR'"
-fi
+check "collprof analyze wrote report.json" test -s "$dir/report.json"
+check "... and report.html next to it" test -s "$dir/report.html"
+grep -q "report" root.err
+ok $? "the verdict names the report"
+grep '^collprof: job ' root.err |
+    grep -q -E '(^|[^[:alnum:]])n2[^[:alnum:]](.*[^[:alnum:]])?n4([^[:alnum:]]|$)'
+ok $? "the verdict names the slow link n2-n4"
+python3 - "$dir/report.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+slow = sorted(sorted(f["nodes"]) for f in r["findings"] if f["kind"] == "slow_link")
+print("# slow_link findings: %s" % slow)
+sys.exit(0 if slow == [["n2", "n4"]] else 1)
+PY
+ok $? "report.json: one slow_link finding, on n2-n4"
+ports=$(ls "$dir" | grep -c -E '^ports-n[1-4]-(start|end)\.json$')
+ok $([ "$ports" -eq 8 ]; echo $?) "a port snapshot per node at the start and the end ($ports of 8)"
 check "train_sim's own output is untouched" grep -q 'all results correct' root.out
 
-# ---- the same as a non-root user -------------------------------------------
+# ---- the same as a non-root user, with fake RDMA ports ---------------------
+# collprof ports reads COLLPROF_SYSFS_ROOT (%n: the node) from the job's
+# environment: one fake sysfs tree per node, n3's port at half width
+for node in n1 n2 n3 n4; do
+    p=$BASE/sysfs/$node/class/infiniband/mlx5_0/ports/1
+    mkdir -p "$p/counters"
+    echo "4: ACTIVE" >"$p/state"
+    echo "5: LinkUp" >"$p/phys_state"
+    echo "InfiniBand" >"$p/link_layer"
+    echo "200 Gb/sec (4X HDR)" >"$p/rate"
+    echo 0 >"$p/counters/symbol_error"
+done
+echo "100 Gb/sec (2X HDR)" >"$BASE/sysfs/n3/class/infiniband/mlx5_0/ports/1/rate"
+chmod -R a+rX "$BASE/sysfs"
 install -d -o "$TEST_USER" -m 755 "$BASE/user"
 cd "$BASE/user" || exit 1
-as_user env $run_env srun --collprof -N4 -n8 "$TSIM" --pattern tp --steps 2 \
+as_user env $run_env SIMNCCL_TOPO="$BASE/slow-link.topo" \
+    srun --collprof -N4 -n8 "$TSIM" --pattern 3d --steps 4 --bucket-mb 2 \
     >user.out 2>user.err
-ok $? "as $TEST_USER: srun --collprof -N4 -n8 train_sim: exit 0"
+ok $? "as $TEST_USER: srun --collprof -N4 -n8 train_sim --pattern 3d: exit 0"
+sed 's/^/#   stderr: /' user.err
 j=$(sed -n 's/^collprof: job \([0-9]*\.0\): .*/\1/p' user.err | head -n 1)
 udir=$steps/collprof-$j
 n=$(ls "$udir"/*.cplog 2>/dev/null | wc -l)
 ok $([ -n "$j" ] && [ "$n" -eq 8 ]; echo $?) "as $TEST_USER: 8 rank logs and a verdict ($n in $udir)"
+grep '^collprof: job ' user.err |
+    grep -q -E '(^|[^[:alnum:]])n2[^[:alnum:]](.*[^[:alnum:]])?n4([^[:alnum:]]|$)'
+ok $? "as $TEST_USER: the verdict names the slow link n2-n4"
 owner=$(stat -c %U "$udir" 2>/dev/null)
 ok $([ "$owner" = "$TEST_USER" ]; echo $?) "the step directory belongs to $TEST_USER ($owner)"
+ports=$(ls "$udir" | grep -c -E '^ports-n[1-4]-(start|end)\.json$')
+ok $([ "$ports" -eq 8 ]; echo $?) "as $TEST_USER: a port snapshot per node at the start and the end ($ports of 8)"
 notmine=$(find "$udir" ! -user "$TEST_USER" | wc -l)
-ok $([ "$notmine" -eq 0 ]; echo $?) "nothing in it belongs to anyone else ($notmine)"
+ok $([ "$notmine" -eq 0 ]; echo $?) "nothing in it belongs to anyone else, snapshots included ($notmine)"
+check "as $TEST_USER: report.json and report.html" test -s "$udir/report.json" -a -s "$udir/report.html"
+
+# the port snapshots of fake RDMA ports
+as_user env $run_env COLLPROF_SYSFS_ROOT="$BASE/sysfs/%n" \
+    srun --collprof -N4 -n4 "$TSIM" --pattern ddp --steps 1 >ports.out 2>ports.err
+j=$(sed -n 's/^collprof: job \([0-9]*\.0\): .*/\1/p' ports.err | head -n 1)
+pdir=$steps/collprof-$j
+sed 's/^/#   stderr: /' ports.err
+ports=$(ls "$pdir" | grep -c -E '^ports-n[1-4]-(start|end)\.json$')
+notmine=$(find "$pdir" ! -user "$TEST_USER" | wc -l)
+ok $([ -n "$j" ] && [ "$ports" -eq 8 ] && [ "$notmine" -eq 0 ]; echo $?) \
+    "COLLPROF_SYSFS_ROOT: 8 snapshots in $pdir, all $TEST_USER's ($ports, $notmine others)"
+check "... the verdict has the degraded port" grep -q '^collprof: job .*degraded_port' ports.err
+python3 - "$pdir/report.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+bad = [f["nodes"] for f in r["findings"] if f["kind"] == "degraded_port"]
+print("# degraded_port findings: %s; snapshots %s" % (bad, r["ports"]["snapshots"]))
+sys.exit(0 if bad == [["n3"]] and r["ports"]["snapshots"] == 8 else 1)
+PY
+ok $? "the half-width port of n3 is a degraded_port finding, and only it"
 
 # dir= relative to the working directory, as the user
 as_user env $run_env srun --collprof=dir=prof -N2 -n4 "$TSIM" --pattern ddp --steps 1 \
@@ -81,6 +129,26 @@ n=$(ls "$BASE/user/prof/collprof-$j"/*.cplog 2>/dev/null | wc -l)
 ok $([ "$n" -eq 4 ]; echo $?) "dir=prof: 4 logs in ./prof/collprof-$j ($n)"
 notmine=$(find "$BASE/user/prof" ! -user "$TEST_USER" | wc -l)
 ok $([ "$notmine" -eq 0 ]; echo $?) "dir=prof: everything made there is $TEST_USER's ($notmine others)"
+
+# srun --chdir: a relative directory is taken from srun's working
+# directory, by srun and on every node alike
+install -d -o "$TEST_USER" -m 755 "$BASE/user/elsewhere"
+as_user env $run_env srun --chdir="$BASE/user/elsewhere" --collprof=dir=prof -N2 -n4 \
+    "$TSIM" --pattern ddp --steps 1 >chdir.out 2>chdir.err
+j=$(sed -n 's/^collprof: job \([0-9]*\.0\): .*/\1/p' chdir.err | head -n 1)
+n=$(ls "$BASE/user/prof/collprof-$j"/*.cplog 2>/dev/null | wc -l)
+ok $([ -n "$j" ] && [ "$n" -eq 4 ] && [ -s "$BASE/user/prof/collprof-$j/report.json" ]; echo $?) \
+    "srun --chdir=elsewhere --collprof=dir=prof: verdict and report, 4 logs in ./prof/collprof-$j ($n)"
+check "... nothing below elsewhere/" test -z "$(ls -A "$BASE/user/elsewhere")"
+plugstack basedir=
+as_user env $run_env srun --chdir="$BASE/user/elsewhere" --collprof -N2 -n4 \
+    "$TSIM" --pattern ddp --steps 1 >chdir2.out 2>chdir2.err
+j=$(sed -n 's/^collprof: job \([0-9]*\.0\): .*/\1/p' chdir2.err | head -n 1)
+n=$(ls "$BASE/user/collprof-$j"/*.cplog 2>/dev/null | wc -l)
+ok $([ -n "$j" ] && [ "$n" -eq 4 ] && [ -s "$BASE/user/collprof-$j/report.json" ]; echo $?) \
+    "basedir empty, srun --chdir=elsewhere: verdict and report in srun's directory ($n logs)"
+check "... nothing below elsewhere/" test -z "$(ls -A "$BASE/user/elsewhere")"
+plugstack
 
 # ---- no flag, default=off: nothing at all ----------------------------------
 before=$(ls "$steps" | wc -l)
@@ -100,12 +168,17 @@ srun --collprof=timer=host,dir=/tmp -n1 sh -c 'echo "$COLLPROF_TIMER $COLLPROF_D
 check "timer=host and dir= reach the task (COLLPROF_TIMER, COLLPROF_DIR)" \
     grep -q '^host /tmp/collprof-[0-9]*\.0$' tm.out
 
-# a step without NCCL calls leaves no directory and prints nothing
+# a step without NCCL calls leaves no directory (the nodes' port snapshots
+# included) and prints nothing
 before=$(ls "$steps" | wc -l)
-srun --collprof -n2 true >quiet.out 2>quiet.err
+srun --collprof -N2 -n2 true >quiet.out 2>quiet.err
 after=$(ls "$steps" | wc -l)
 ok $([ "$before" -eq "$after" ] && [ ! -s quiet.err ]; echo $?) \
     "--collprof on a step without NCCL calls: no directory, no output"
+(cd "$BASE/user" && as_user srun --collprof -N2 -n2 true >quiet2.out 2>quiet2.err)
+after=$(ls "$steps" | wc -l)
+ok $([ "$before" -eq "$after" ] && [ ! -s "$BASE/user/quiet2.err" ]; echo $?) \
+    "... as $TEST_USER too"
 
 # ---- default=on ------------------------------------------------------------
 plugstack default=on
@@ -126,9 +199,11 @@ check "the user's LD_PRELOAD is kept after the shim" \
 plugstack
 
 # ---- sbatch --wait --collprof: one directory per step ----------------------
+# the batch shell itself makes NCCL calls (one rank) before its two sruns
 cat >job.sh <<EOF
 #!/bin/sh
 echo "batch LD_PRELOAD=\${LD_PRELOAD:-}"
+SIMNCCL_RANK=0 SIMNCCL_NRANKS=1 "$TSIM" --pattern ddp --steps 1 >/dev/null
 srun "$TSIM" --pattern ddp --steps 1
 srun "$TSIM" --pattern fsdp --steps 1
 EOF
@@ -141,19 +216,31 @@ for batch in no yes; do
     n1=$(ls "$steps/collprof-$j.1"/*.cplog 2>/dev/null | wc -l)
     ok $([ "$n0" -eq 8 ] && [ "$n1" -eq 8 ]; echo $?) \
         "batch_step=$batch: steps $j.0 and $j.1 have 8 logs each ($n0, $n1)"
+    r=$(ls "$steps/collprof-$j.0/report.json" "$steps/collprof-$j.1/report.json" 2>/dev/null | wc -l)
+    ok $([ "$r" -eq 2 ]; echo $?) "batch_step=$batch: one report per step ($r)"
     v=$(count_lines "batch-$batch.out" "^collprof: job $j\.[01]: ")
     ok $([ "$v" -ge 2 ]; echo $?) "batch_step=$batch: a verdict per step in the job's output ($v lines)"
     if [ $batch = no ]; then
         grep -qx 'batch LD_PRELOAD=' "batch-$batch.out" && [ ! -e "$steps/collprof-$j.batch" ]
-        ok $? "batch_step=no: the batch shell is not profiled"
+        ok $? "batch_step=no: the batch shell is not profiled (no collprof-$j.batch)"
     else
         grep -q "^batch LD_PRELOAD=$CP_INST/lib/libcollprof.so" "batch-$batch.out"
         ok $? "batch_step=yes: the batch shell has the shim"
-        # the shell made no NCCL call: its (empty) directory is gone
-        check "batch_step=yes: no empty collprof-$j.batch left" test ! -e "$steps/collprof-$j.batch"
+        bdir=$steps/collprof-$j.batch
+        n=$(ls "$bdir"/*.cplog 2>/dev/null | wc -l)
+        ok $([ "$n" -eq 1 ] && [ -s "$bdir/report.json" ] && [ -s "$bdir/report.html" ]; echo $?) \
+            "batch_step=yes: collprof-$j.batch has the shell's log, report.json and report.html ($n logs)"
+        check "batch_step=yes: and the node's port snapshots" \
+            test -s "$bdir/ports-n1-start.json" -a -s "$bdir/ports-n1-end.json"
+        check "batch_step=yes: its verdict is in the slurmd log" \
+            grep -q "collprof: job $j\.batch: .*report\.json" "$BASE/log/slurmd-n1.log"
     fi
     sed 's/^/#   out: /' "batch-$batch.out" | grep -v 'all results correct'
 done
+# a batch shell without NCCL calls leaves nothing, snapshots included
+j=$(sbatch --parsable --wait --collprof -n1 -o /dev/null --wrap true)
+ok $([ -n "$j" ] && [ ! -e "$steps/collprof-$j.batch" ]; echo $?) \
+    "batch_step=yes, a shell without NCCL calls: no collprof-$j.batch left"
 plugstack
 
 # ---- salloc ----------------------------------------------------------------
@@ -296,6 +383,25 @@ if [ -n "$syslog_pid" ]; then
     check "syslog: none for the info finding" sh -c "! grep -q 'info note' '$BASE/syslog.txt'"
 else
     diag "a syslog daemon owns /dev/log: syslog lines not checked"
+fi
+
+# the batch shell (batch_step=yes) ends in slurmstepd: the same syslog
+# lines and hook, as the job's user
+plugstack "collprof=$fake" "alert=$BASE/alert.sh" syslog=yes batch_step=yes
+rm -f "$BASE/alerts/alert.txt"
+j=$(as_user env $run_env sbatch --parsable --wait --collprof -N1 -n1 -o /dev/null \
+    --wrap "SIMNCCL_RANK=0 SIMNCCL_NRANKS=1 $TSIM --pattern ddp --steps 1")
+ok $([ -n "$j" ] && [ -s "$steps/collprof-$j.batch/report.json" ]; echo $?) \
+    "batch_step=yes as $TEST_USER: the batch shell's report ($j)"
+check "the batch step's hook got its report's path" \
+    grep -qx "report $steps/collprof-$j.batch/report.json" "$BASE/alerts/alert.txt"
+check "... the step J.batch and the worst severity" \
+    sh -c "grep -qx 'step $j.batch' '$BASE/alerts/alert.txt' && grep -qx 'severity critical' '$BASE/alerts/alert.txt'"
+check "... and ran as the job's user" grep -qx "$TEST_UID" "$BASE/alerts/alert.txt"
+if [ -n "$syslog_pid" ]; then
+    sleep 0.3
+    check "syslog: the batch step's critical slow_link" \
+        grep -q "collprof: job $j.batch user $TEST_USER: critical slow_link on n2,n3: " "$BASE/syslog.txt"
 fi
 
 plugstack "collprof=$fake" "alert=$BASE/hang.sh" alert_timeout=2

@@ -49,18 +49,35 @@ int main(void)
     cp_stepdir_name(12, 0xfffffffbu, name, sizeof name);
     is_str(name, "collprof-12.batch", "batch step name");
     ok(chdir(tmp) == 0, "chdir");
-    is_int(cp_stepdir_path("", "collprof-1.0", path, sizeof path, err,
+    is_int(cp_stepdir_path(NULL, "", "collprof-1.0", path, sizeof path, err,
                            sizeof err),
            0, "path relative to the working directory");
     is_str(path, at("collprof-1.0"), "is absolute");
-    is_int(cp_stepdir_path("sub", "collprof-1.0", path, sizeof path, err,
+    is_int(cp_stepdir_path(NULL, "sub", "collprof-1.0", path, sizeof path, err,
                            sizeof err),
            0, "relative base");
     is_str(path, at("sub/collprof-1.0"), "below the working directory");
-    is_int(cp_stepdir_path("/abs", "collprof-1.0", path, sizeof path, err,
+    is_int(cp_stepdir_path(NULL, "/abs", "collprof-1.0", path, sizeof path, err,
                            sizeof err),
            0, "absolute base");
     is_str(path, "/abs/collprof-1.0", "kept");
+    /* srun and slurmstepd resolve from the same directory, whatever the
+     * step's working directory (srun --chdir) */
+    is_int(cp_stepdir_path("/submit", "sub", "collprof-1.0", path, sizeof path,
+                           err, sizeof err),
+           0, "relative base from a given directory");
+    is_str(path, "/submit/sub/collprof-1.0", "below that directory");
+    is_int(cp_stepdir_path("/", "", "collprof-1.0", path, sizeof path, err,
+                           sizeof err),
+           0, "empty base from /");
+    is_str(path, "/collprof-1.0", "no double slash");
+    is_int(cp_stepdir_path("/submit", "/abs", "collprof-1.0", path,
+                           sizeof path, err, sizeof err),
+           0, "an absolute base ignores the directory");
+    is_str(path, "/abs/collprof-1.0", "kept");
+    ok(cp_stepdir_path("submit", "sub", "collprof-1.0", path, sizeof path, err,
+                       sizeof err) < 0,
+       "a relative directory to resolve from is refused (%s)", err);
 
     fd = cp_stepdir_make(at("a/b/collprof-1.0"), me, err, sizeof err);
     ok(fd >= 0, "make with missing parents (%s)", fd < 0 ? err : "ok");
@@ -115,14 +132,42 @@ int main(void)
            "one log: empty files, other names and links do not count");
     if (fd >= 0)
         close(fd);
-    ok(cp_stepdir_remove_if_empty(at("collprof-7.0")) < 0,
-       "a directory with files stays");
+    touch(at("collprof-7.0/ports-n1-start.json"), "{}");
+    is_int(cp_stepdir_remove_unused(at("collprof-7.0"), me, err, sizeof err),
+           1, "a directory with a rank log stays");
+    ok(access(at("collprof-7.0/ports-n1-start.json"), F_OK) == 0,
+       "... with its port snapshots");
+
+    ok(cp_stepdir_is_ports_file("ports-n1-start.json") &&
+           cp_stepdir_is_ports_file("ports-n12-end.json.tmp4711") &&
+           !cp_stepdir_is_ports_file("ports-n1-start.jsonx") &&
+           !cp_stepdir_is_ports_file("report.json") &&
+           !cp_stepdir_is_ports_file("xports-n1-start.json"),
+       "port snapshot names");
     fd = cp_stepdir_make(at("collprof-8.0"), me, err, sizeof err);
     if (fd >= 0)
         close(fd);
-    ok(cp_stepdir_remove_if_empty(at("collprof-8.0")) == 0 &&
-           access(at("collprof-8.0"), F_OK) < 0,
-       "an empty one is removed");
+    touch(at("collprof-8.0/ports-n1-start.json"), "{}");
+    touch(at("collprof-8.0/ports-n1-end.json"), "{}");
+    touch(at("collprof-8.0/ports-n2-end.json.tmp99"), "{");
+    is_int(cp_stepdir_remove_unused(at("collprof-8.0"), me, err, sizeof err),
+           0, "no rank log, only port snapshots: removed");
+    ok(access(at("collprof-8.0"), F_OK) < 0, "... the directory is gone");
+
+    fd = cp_stepdir_make(at("collprof-9.0"), me, err, sizeof err);
+    if (fd >= 0)
+        close(fd);
+    touch(at("collprof-9.0/ports-n1-start.json"), "{}");
+    touch(at("collprof-9.0/mine.txt"), "the user's");
+    is_int(cp_stepdir_remove_unused(at("collprof-9.0"), me, err, sizeof err),
+           1, "no rank log but another file: stays");
+    ok(access(at("collprof-9.0/mine.txt"), F_OK) == 0 &&
+           access(at("collprof-9.0/ports-n1-start.json"), F_OK) < 0,
+       "... that file kept, the snapshots gone");
+    ok(symlink(at("target"), at("collprof-10.0")) == 0 &&
+           cp_stepdir_remove_unused(at("collprof-10.0"), me, err,
+                                    sizeof err) < 0,
+       "a symlink at the name: refused, nothing removed through it");
 
     {
         char cmd[4200];
