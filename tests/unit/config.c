@@ -103,5 +103,16 @@ int main(void)
         ok(strstr(cfg.problem, "COLLPROF_TIMR") != NULL,
            "a misspelt variable is reported: %s", cfg.problem);
     }
+    {
+        /* what the plugin and collprof record pass to every task */
+        char *env[] = {"COLLPROF_SYSFS_ROOT=/x", "COLLPROF_PROFILE=/p",
+                       "COLLPROF_STEP_DIR=/s", "COLLPROF_ANALYZE=no", NULL};
+        const char *cenv[] = {NULL};
+        read_with(&cfg, cenv);
+        cp_config_check_env(&cfg, env);
+        ok(cfg.problem[0] == '\0',
+           "the variables of the plugin and the analyzer are known: '%s'",
+           cfg.problem);
+    }
     return done_testing();
 }
