@@ -74,7 +74,7 @@ static int write_report(const char *outdir, json_t *report, char *path,
                         size_t pathlen)
 {
     char tmp[4200];
-    int rc = -1;
+    struct cp_error err;
 
     if (cp_path_mkdir(outdir, 0755) < 0) {
         fprintf(stderr, "collprof analyze: cannot create %s: %s\n", outdir,
@@ -87,18 +87,15 @@ static int write_report(const char *outdir, json_t *report, char *path,
                        JSON_INDENT(2) | JSON_PRESERVE_ORDER |
                            JSON_REAL_PRECISION(10)) < 0) {
         fprintf(stderr, "collprof analyze: cannot write %s\n", tmp);
-        goto out;
-    }
-    if (rename(tmp, path) < 0) {
-        fprintf(stderr, "collprof analyze: cannot rename %s to %s: %s\n", tmp,
-                path, strerror(errno));
-        goto out;
-    }
-    rc = 0;
-out:
-    if (rc < 0)
         unlink(tmp);
-    return rc;
+        return -1;
+    }
+    /* json_dump_file closed it: only the rename (or the removal) is left */
+    if (cp_path_install(NULL, tmp, path, &err) < 0) {
+        fprintf(stderr, "collprof analyze: %s\n", err.text);
+        return -1;
+    }
+    return 0;
 }
 
 struct progress {

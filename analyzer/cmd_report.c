@@ -12,6 +12,7 @@
 
 #include "cp_cmds.h"
 #include "cp_html.h"
+#include "cp_path.h"
 
 #define EXIT_UNUSABLE 1
 #define EXIT_USAGE 2
@@ -103,20 +104,12 @@ int cp_report_html(json_t *report, const char *input, const char *output,
                 ferror(out) ? tmp : input, err.text);
         goto out;
     }
-    if (fclose(out) != 0) {
-        out = NULL;
-        fprintf(stderr, "collprof %s: cannot write %s: %s\n", cmd, tmp,
-                strerror(errno));
-        goto out;
-    }
+    /* closes out, renames tmp into place, removes it on failure */
+    rc = cp_path_install(out, tmp, output, &err);
     out = NULL;
-    if (rename(tmp, output) < 0) {
-        fprintf(stderr, "collprof %s: cannot rename %s to %s: %s\n", cmd, tmp,
-                output, strerror(errno));
-        goto out;
-    }
     tmp[0] = '\0';
-    rc = 0;
+    if (rc < 0)
+        fprintf(stderr, "collprof %s: %s\n", cmd, err.text);
 out:
     if (out)
         fclose(out);

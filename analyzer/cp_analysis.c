@@ -85,6 +85,7 @@ void cp_analysis_destroy(struct cp_analysis *an)
     free(an->nodes);
     free(an->ranks);
     free(an->rows);
+    free(an->timeline.windows);
     cp_links_topology_free(&an->topology);
     cp_portview_free(&an->ports);
     for (i = 0; i < an->nfindings; i++) {
@@ -986,6 +987,58 @@ static void finish_summary(struct cp_analysis *an, struct an_state *st,
                               an->inputs[i].status == CP_INPUT_UNREADABLE;
 }
 
+/* The windows of the main pass, widened to the whole span (the first
+ * arrival may precede every own interval) and clipped to it. */
+static int build_timeline(struct cp_analysis *an, struct an_state *st)
+{
+    struct an_timeline *tl = st->timeline;
+    struct cp_analysis_timeline *out = &an->timeline;
+    int64_t w;
+    size_t i, n;
+    unsigned k;
+
+    if (!tl || !tl->started || st->t_first > st->t_last)
+        return 0;
+    an_timeline_cover(tl, st->t_first, st->t_last);
+    w = (int64_t)1 << tl->shift;
+    n = (size_t)(((uint64_t)st->t_last - (uint64_t)tl->origin) >> tl->shift) + 1;
+    if (n > 1 && (((uint64_t)st->t_last - (uint64_t)tl->origin) & (uint64_t)(w - 1)) == 0) {
+        /* the run ends on a boundary: the last window would have no width;
+         * what ended there goes to the one before */
+        struct an_window *last = &tl->w[n - 1], *prev = &tl->w[n - 2];
+        prev->time += last->time;
+        for (k = 0; k < CP_COLL_COUNT; k++)
+            prev->op_time[k] += last->op_time[k];
+        prev->calls += last->calls;
+        prev->bytes += last->bytes;
+        prev->wait += last->wait;
+        n--;
+    }
+    out->windows = calloc(n, sizeof *out->windows);
+    if (!out->windows)
+        return -1;
+    out->nwindows = n;
+    out->window_s = (double)w * 1e-9;
+    for (i = 0; i < n; i++) {
+        struct cp_analysis_window *o = &out->windows[i];
+        const struct an_window *in = &tl->w[i];
+        int64_t s = tl->origin + (int64_t)i * w, e = s + w;
+        if (s < st->t_first)
+            s = st->t_first;
+        if (e > st->t_last)
+            e = st->t_last;
+        o->start_s = (double)(s - st->t_first) * 1e-9;
+        o->end_s = (double)(e - st->t_first) * 1e-9;
+        o->comm_time_s = in->time;
+        for (k = 0; k < CP_COLL_COUNT; k++)
+            o->op_time_s[k] = in->op_time[k];
+        o->calls = in->calls;
+        o->bytes = in->bytes;
+        o->wait_time_s = in->wait;
+    }
+    return 0;
+}
+
 static int find_missing_ranks(struct cp_analysis *an)
 {
     unsigned char *seen = NULL;
@@ -1084,6 +1137,8 @@ struct cp_analysis *cp_analysis_run(const char *const *paths,
     if (!st.links || open_files(an, &st, offsets, 0) < 0)
         goto oom_state;
     an_stream_run(&st);
+    if (build_timeline(an, &st) < 0)
+        goto oom_state;
     collect_file_results(an, &st);
     for (i = 0; i < an->nranks; i++) {
         struct cp_analysis_rank *r = &an->ranks[i];

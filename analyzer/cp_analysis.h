@@ -299,6 +299,30 @@ struct cp_analysis_ports {
     struct cp_analysis_problem *problems; /* unreadable snapshots */
 };
 
+/* One time window of the run (docs/report-schema.md, `timeline`). */
+struct cp_analysis_window {
+    /* seconds since the run's first start (the start of summary.span_s);
+     * windows are contiguous, equal in width except the first and the last,
+     * which are clipped to the span */
+    double start_s, end_s;
+    /* the instances' and pairs' own time falling in the window (the
+     * measure of summary.comm_time_s: a call spanning windows is split
+     * between them in proportion, so the windows add up to the summary) */
+    double comm_time_s;
+    double op_time_s[CP_COLL_COUNT]; /* comm_time_s per collective */
+    /* of the instances and pairs that ended in the window: */
+    uint64_t calls;
+    double bytes;       /* sum of n (nccl-tests' S) */
+    double wait_time_s; /* rank-seconds waiting for the last arrival */
+};
+
+/* Communication over the run, in at most 128 windows of equal width. */
+struct cp_analysis_timeline {
+    double window_s; /* the width of a window (a power of two of ns) */
+    size_t nwindows;
+    struct cp_analysis_window *windows; /* in time order */
+};
+
 struct cp_analysis_summary {
     uint64_t records;       /* records read from the analyzed inputs */
     uint64_t calls;         /* call records */
@@ -343,6 +367,7 @@ struct cp_analysis {
     struct cp_analysis_comm *comms;  /* by first appearance */
     size_t nrows;
     struct cp_analysis_row *rows; /* by comm, collective, size */
+    struct cp_analysis_timeline timeline;
     struct cp_analysis_topology topology;
     struct cp_analysis_ports ports;
     size_t nfindings;

@@ -176,6 +176,31 @@ struct an_rank_acc {
 
 enum an_mode { AN_MODE_PREFIX = 0, AN_MODE_MAIN = 1 };
 
+/* The time series of the main pass: AN_WINDOWS windows of 2^shift ns from
+ * origin.  When a time falls beyond the last window, the width doubles and
+ * neighbouring windows merge (pairs 2i, 2i+1 become i), so memory is fixed
+ * and a run of any length ends with AN_WINDOWS / 2 to AN_WINDOWS windows
+ * (fewer only when the run is shorter than AN_WINDOWS / 2 x the first
+ * width). */
+#define AN_WINDOWS 128
+#define AN_WINDOW_SHIFT_MIN 10 /* the first width: 1024 ns */
+
+struct an_window {
+    double time;    /* own time x share falling in the window, seconds */
+    double op_time[CP_COLL_COUNT]; /* of which per collective */
+    double wait;    /* rank-seconds waiting: instances ending in it */
+    double bytes;   /* sum of n of the instances and pairs ending in it */
+    uint64_t calls; /* instances and pairs ending in it */
+};
+
+struct an_timeline {
+    int started;
+    unsigned shift;  /* window width: 2^shift ns */
+    unsigned used;   /* windows [0, used) may hold something */
+    int64_t origin;  /* start of window 0, corrected ns */
+    struct an_window w[AN_WINDOWS];
+};
+
 struct an_state {
     enum an_mode mode;
     struct an_file *files;
@@ -212,6 +237,8 @@ struct an_state {
     int oom; /* memory ran out somewhere: the result is incomplete */
     /* main pass: inter-node point-to-point pairs per node pair (cp_links) */
     struct cp_links *links;
+    /* main pass: communication per time window (NULL in the prefix pass) */
+    struct an_timeline *timeline;
 };
 
 /* cp_stream.c */
@@ -221,6 +248,8 @@ void an_state_free(struct an_state *st);
 /* Read every file of st->files (opened by the caller) to the end. */
 void an_stream_run(struct an_state *st);
 struct an_slot_table *an_comm_slot(struct an_comm *c, unsigned slot);
+/* Make the windows cover [lo, hi] (corrected ns), merging as needed. */
+void an_timeline_cover(struct an_timeline *tl, int64_t lo, int64_t hi);
 
 /* After the fit: the calls of one (communicator, slot), split by regime. */
 struct an_group_stats {

@@ -264,6 +264,39 @@ static json_t *rows_json(const struct cp_analysis *an, int *bad)
     return a;
 }
 
+static json_t *timeline_json(const struct cp_analysis *an, int *bad)
+{
+    const struct cp_analysis_timeline *tl = &an->timeline;
+    json_t *o = json_object(), *windows = json_array();
+    int present[CP_COLL_COUNT] = {0};
+    size_t i;
+    unsigned k;
+
+    /* the same keys in every window: the collectives of the report */
+    for (i = 0; i < an->nrows; i++)
+        if ((unsigned)an->rows[i].coll < CP_COLL_COUNT)
+            present[an->rows[i].coll] = 1;
+    put(o, "window_s", tl->nwindows ? jnum(tl->window_s) : json_null(), bad);
+    for (i = 0; i < tl->nwindows; i++) {
+        const struct cp_analysis_window *w = &tl->windows[i];
+        json_t *q = json_object(), *ops = json_object();
+        put(q, "start_s", jnum(w->start_s), bad);
+        put(q, "end_s", jnum(w->end_s), bad);
+        put(q, "comm_time_s", jnum(w->comm_time_s), bad);
+        put(q, "calls", jint(w->calls), bad);
+        put(q, "bytes", jnum(w->bytes), bad);
+        put(q, "wait_time_s", jnum(w->wait_time_s), bad);
+        for (k = 0; k < CP_COLL_COUNT; k++)
+            if (present[k])
+                put(ops, cp_model_coll_name((enum cp_coll)k),
+                    jnum(w->op_time_s[k]), bad);
+        put(q, "op_time_s", ops, bad);
+        push(windows, q, bad);
+    }
+    put(o, "windows", windows, bad);
+    return o;
+}
+
 static json_t *ranks_json(const struct cp_analysis *an, int *bad)
 {
     json_t *a = json_array();
@@ -535,6 +568,7 @@ json_t *cp_analysis_to_json(const struct cp_analysis *an)
     put(root, "communicators", comms_json(an, &bad), &bad);
     put(root, "collectives", rows_json(an, &bad), &bad);
     put(root, "ranks", ranks_json(an, &bad), &bad);
+    put(root, "timeline", timeline_json(an, &bad), &bad);
     put(root, "topology", topology_json(an, &bad), &bad);
     put(root, "ports", ports_json(an, &bad), &bad);
     put(root, "findings", findings_json(an, &bad), &bad);

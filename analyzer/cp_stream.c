@@ -101,7 +101,10 @@ int an_state_init(struct an_state *st, enum an_mode mode, size_t nfiles,
     st->ranks = calloc(nfiles ? nfiles : 1, sizeof *st->ranks);
     st->node_sum = calloc(nnodes ? nnodes : 1, sizeof *st->node_sum);
     st->node_cnt = calloc(nnodes ? nnodes : 1, sizeof *st->node_cnt);
-    if (!st->files || !st->ranks || !st->node_sum || !st->node_cnt)
+    if (mode == AN_MODE_MAIN)
+        st->timeline = calloc(1, sizeof *st->timeline);
+    if (!st->files || !st->ranks || !st->node_sum || !st->node_cnt ||
+        (mode == AN_MODE_MAIN && !st->timeline))
         return -1;
     return 0;
 }
@@ -158,6 +161,7 @@ void an_state_free(struct an_state *st)
     free(st->pairs);
     free(st->node_sum);
     free(st->node_cnt);
+    free(st->timeline);
     memset(st, 0, sizeof *st);
     errno = saved;
 }
@@ -305,6 +309,106 @@ static void account(struct an_state *st, struct an_comm *c, unsigned slot,
         st->oom = 1;
 }
 
+/* ---- the time series ------------------------------------------------------ */
+
+/* Double the width: windows 2i and 2i + 1 become window i. */
+static void timeline_double(struct an_timeline *tl)
+{
+    unsigned i, k, n = (tl->used + 1) / 2;
+
+    for (i = 0; i < n; i++) {
+        struct an_window m = tl->w[2 * i];
+        if (2 * i + 1 < tl->used) {
+            const struct an_window *o = &tl->w[2 * i + 1];
+            m.time += o->time;
+            for (k = 0; k < CP_COLL_COUNT; k++)
+                m.op_time[k] += o->op_time[k];
+            m.wait += o->wait;
+            m.bytes += o->bytes;
+            m.calls += o->calls;
+        }
+        tl->w[i] = m;
+    }
+    memset(&tl->w[n], 0, (AN_WINDOWS - n) * sizeof tl->w[0]);
+    tl->used = n;
+    tl->shift++;
+}
+
+void an_timeline_cover(struct an_timeline *tl, int64_t lo, int64_t hi)
+{
+    if (!tl->started) {
+        tl->started = 1;
+        tl->origin = lo;
+        tl->shift = AN_WINDOW_SHIFT_MIN;
+    }
+    for (;;) {
+        uint64_t w = UINT64_C(1) << tl->shift, need = 0, top = tl->used;
+        /* differences as unsigned: two plausible times are less than 2^64
+         * ns apart whatever their order */
+        if (lo < tl->origin) {
+            uint64_t d = (uint64_t)tl->origin - (uint64_t)lo;
+            need = (d >> tl->shift) + ((d & (w - 1)) != 0);
+        }
+        if (hi >= tl->origin) {
+            uint64_t t = ((uint64_t)hi - (uint64_t)tl->origin) >> tl->shift;
+            if (t + 1 > top)
+                top = t + 1;
+        }
+        if (need + top <= AN_WINDOWS) {
+            if (need) { /* room on the right: move the windows along */
+                memmove(&tl->w[need], &tl->w[0], tl->used * sizeof tl->w[0]);
+                memset(&tl->w[0], 0, need * sizeof tl->w[0]);
+                tl->used += (unsigned)need;
+                tl->origin = (int64_t)((uint64_t)tl->origin - (need << tl->shift));
+            }
+            return;
+        }
+        timeline_double(tl);
+    }
+}
+
+/* An instance or pair: its own interval [a, b] holds time (own time x
+ * share), split between the windows it overlaps in proportion; the call,
+ * its bytes and its waiting count in the window of its end b. */
+static inline void timeline_add(struct an_timeline *tl, int64_t a, int64_t b,
+                                double time, unsigned coll, double wait,
+                                double bytes)
+{
+    struct an_window *w;
+    uint64_t ia, ib;
+
+    if (b < a)
+        a = b;
+    if (__builtin_expect(!tl->started || a < tl->origin ||
+                             (((uint64_t)b - (uint64_t)tl->origin) >>
+                              tl->shift) >= AN_WINDOWS,
+                         0))
+        an_timeline_cover(tl, a, b);
+    ia = ((uint64_t)a - (uint64_t)tl->origin) >> tl->shift;
+    ib = ((uint64_t)b - (uint64_t)tl->origin) >> tl->shift;
+    w = &tl->w[ib];
+    if (__builtin_expect(ia == ib, 1)) {
+        w->time += time;
+        w->op_time[coll] += time;
+    } else {
+        double per_ns = time / (double)(b - a);
+        uint64_t i;
+        for (i = ia; i <= ib; i++) {
+            int64_t ws = tl->origin + (int64_t)(i << tl->shift);
+            int64_t we = ws + (int64_t)(UINT64_C(1) << tl->shift);
+            double part = (double)((b < we ? b : we) - (a > ws ? a : ws)) *
+                          per_ns;
+            tl->w[i].time += part;
+            tl->w[i].op_time[coll] += part;
+        }
+    }
+    w->calls++;
+    w->bytes += bytes;
+    w->wait += wait;
+    if (ib + 1 > tl->used)
+        tl->used = (unsigned)ib + 1;
+}
+
 static void note_steps(struct an_state *st, struct an_comm *c,
                        const struct an_inst *in)
 {
@@ -445,6 +549,9 @@ static void finalize(struct an_state *st, struct an_comm *c,
     }
     account(st, c, in->coll, n, own, in->share, skew, in->grouped,
             incomplete);
+    if (st->timeline)
+        timeline_add(st->timeline, in->last_start, in->max_end,
+                     own * in->share, in->coll, wait, n);
     if (st->mode == AN_MODE_MAIN)
         note_steps(st, c, in);
     else if (c->ends)
@@ -713,6 +820,11 @@ static void p2p_finalize(struct an_state *st, struct an_p2p *e)
     c->p2p++;
     c->time += own * e->share;
     account(st, c, slot, n, own, e->share, skew, e->grouped, 0);
+    if (st->timeline)
+        timeline_add(st->timeline,
+                     e->start[0] > e->start[1] ? e->start[0] : e->start[1],
+                     e->end[0] > e->end[1] ? e->end[0] : e->end[1],
+                     own * e->share, CP_COLL_SENDRECV, skew, n);
 }
 
 static void join_p2p(struct an_state *st, struct an_comm *c, int32_t file,

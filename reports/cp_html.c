@@ -624,13 +624,31 @@ static void view_extras(struct ctx *c, struct rp_report *r)
     }
     t = OBJ(c, r->root, "", "timeline", 0);
     if (t) {
+        const char *op;
+        json_t *ops, *x;
+        OPT_NUM(c, t, "timeline", "window_s");
         w = get_objects(c, t, "timeline", "windows", 1);
         json_array_foreach(w, i, v)
         {
+            if (c->bad)
+                break;
             snprintf(where, sizeof where, "timeline.windows[%zu]", i);
             NUM(c, v, where, "start_s");
             NUM(c, v, where, "end_s");
             NUM(c, v, where, "comm_time_s");
+            OPT_NUM(c, v, where, "calls");
+            OPT_NUM(c, v, where, "bytes");
+            OPT_NUM(c, v, where, "wait_time_s");
+            ops = OBJ(c, v, where, "op_time_s", 0);
+            json_object_foreach(ops, op, x) if (!json_is_number(x) &&
+                                                !json_is_null(x))
+            {
+                /* the key is the report's: not repeated in the message */
+                fail(c, "key '%s.op_time_s' should hold numbers or nulls, "
+                        "not %s",
+                     where, type_name(x));
+                break;
+            }
         }
         r->timeline = c->bad ? NULL : t;
     }

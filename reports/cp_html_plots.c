@@ -1544,33 +1544,149 @@ void rp_plot_lateness(FILE *out, const struct rp_report *r)
 
 /* ---- communication time over the run ------------------------------------- */
 
-void rp_plot_timeline(FILE *out, const struct rp_report *r)
+#define TIMELINE_SERIES 6 /* collectives with a colour of their own */
+#define TIMELINE_BARS 512  /* at most; more windows are drawn in groups */
+
+struct timeline_op {
+    const char *name; /* a key of op_time_s (the report's: escaped) */
+    double total;
+};
+
+static int timeline_op_cmp(const void *a, const void *b)
 {
-    json_t *windows = r->timeline ? json_object_get(r->timeline, "windows")
-                                  : NULL,
-           *w;
-    struct cp_svg_plot p = {0};
-    double t0 = INFINITY, t1 = -INFINITY, ymax = 0;
-    char b1[64], b2[64], b3[64], b4[64];
-    size_t i;
+    const struct timeline_op *x = a, *y = b;
+
+    if (x->total != y->total)
+        return x->total > y->total ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+/* The collectives of op_time_s (the keys of the first window that has
+ * them), the most time first; *n of them, at most cap. */
+static size_t timeline_ops(json_t *windows, struct timeline_op *ops,
+                           size_t cap)
+{
+    json_t *w, *first = NULL, *v;
+    const char *key;
+    size_t i, k, n = 0;
 
     json_array_foreach(windows, i, w)
     {
+        first = json_object_get(w, "op_time_s");
+        if (json_object_size(first) > 0)
+            break;
+    }
+    json_object_foreach(first, key, v)
+    {
+        if (n == cap)
+            break;
+        ops[n].name = key;
+        ops[n].total = 0;
+        n++;
+    }
+    json_array_foreach(windows, i, w)
+    {
+        json_t *o = json_object_get(w, "op_time_s");
+        for (k = 0; k < n; k++) {
+            double t = rp_number(json_object_get(o, ops[k].name));
+            if (t > 0)
+                ops[k].total += t;
+        }
+    }
+    qsort(ops, n, sizeof *ops, timeline_op_cmp);
+    while (n > 0 && !(ops[n - 1].total > 0))
+        n--;
+    return n;
+}
+
+/* A bar: windows [first, last) of the report summed (one window per bar
+ * unless the report has more than TIMELINE_BARS). */
+struct timeline_bar {
+    double s, e;               /* from the first window with a width */
+    double c, calls, bytes, wait; /* NaN: no window had the key */
+    double val[64];            /* per ops[] */
+};
+
+static void add_known(double *sum, double v)
+{
+    if (isfinite(v))
+        *sum = isnan(*sum) ? v : *sum + v;
+}
+
+/* Returns 0 when no window of the group has a width and a time. */
+static int timeline_bar(json_t *windows, size_t first, size_t last,
+                        const struct timeline_op *ops, size_t nops,
+                        int with_details, struct timeline_bar *b)
+{
+    size_t i, k;
+    int any = 0;
+
+    b->s = INFINITY;
+    b->e = -INFINITY;
+    b->c = 0;
+    b->calls = b->bytes = b->wait = NAN;
+    for (k = 0; k < nops; k++)
+        b->val[k] = 0;
+    for (i = first; i < last; i++) {
+        json_t *w = json_array_get(windows, i), *o;
         double s = rp_number(json_object_get(w, "start_s"));
         double e = rp_number(json_object_get(w, "end_s"));
         double c = rp_number(json_object_get(w, "comm_time_s"));
-        if (!(e > s))
+        if (!(e > s) || !(c >= 0))
             continue;
-        t0 = fmin(t0, s);
-        t1 = fmax(t1, e);
-        ymax = fmax(ymax, c);
+        any = 1;
+        b->s = fmin(b->s, s);
+        b->e = fmax(b->e, e);
+        b->c += c;
+        if (!with_details)
+            continue;
+        add_known(&b->calls, rp_number(json_object_get(w, "calls")));
+        add_known(&b->bytes, rp_number(json_object_get(w, "bytes")));
+        add_known(&b->wait, rp_number(json_object_get(w, "wait_time_s")));
+        o = json_object_get(w, "op_time_s");
+        for (k = 0; k < nops; k++) {
+            double t = rp_number(json_object_get(o, ops[k].name));
+            if (t > 0)
+                b->val[k] += t;
+        }
     }
+    return any;
+}
+
+void rp_plot_timeline(FILE *out, const struct rp_report *r)
+{
+    json_t *windows = r->timeline ? json_object_get(r->timeline, "windows")
+                                  : NULL;
+    struct cp_svg_plot p = {0};
+    struct timeline_op ops[64]; /* as many as timeline_bar's val[] */
+    struct timeline_bar bar;
+    double t0 = INFINITY, t1 = -INFINITY, ymax = 0, width_s;
+    char b1[64], b2[64], b3[64], b4[64];
+    size_t i, k, nops, ncolored, shown, n = json_array_size(windows), group;
+
+    /* the analyzer writes at most 128 windows; a report with very many is
+     * drawn in groups of consecutive windows */
+    group = n > TIMELINE_BARS ? (n + TIMELINE_BARS - 1) / TIMELINE_BARS : 1;
+    for (i = 0; i < n; i += group)
+        if (timeline_bar(windows, i, i + group < n ? i + group : n, NULL, 0,
+                         0, &bar)) {
+            t0 = fmin(t0, bar.s);
+            t1 = fmax(t1, bar.e);
+            ymax = fmax(ymax, bar.c);
+        }
     if (!(t1 > t0)) {
         fputs("<figure id=\"fig-timeline\">\n<h3>Communication time over the "
-              "run</h3>\n<p class=\"empty\">This report has no time series: "
-              "report.json aggregates the calls by collective, communicator "
-              "and size, not by time window.",
+              "run</h3>\n<p class=\"empty\">",
               out);
+        if (r->timeline)
+            fputs("No collective of this run took time: there is nothing "
+                  "to draw over time.",
+                  out);
+        else
+            fputs("This report has no time series: report.json aggregates "
+                  "the calls by collective, communicator and size, not by "
+                  "time window.",
+                  out);
         if (r->sum.steps > 0 && r->sum.comm_time_s > 0) {
             fprintf(out, " Per step: %s of NCCL time on average over %s step%s"
                          " (",
@@ -1584,6 +1700,10 @@ void rp_plot_timeline(FILE *out, const struct rp_report *r)
         fputs("</p>\n</figure>\n", out);
         return;
     }
+    nops = timeline_ops(windows, ops, sizeof ops / sizeof ops[0]);
+    ncolored = nops <= TIMELINE_SERIES ? nops : TIMELINE_SERIES - 1;
+    width_s = rp_number(json_object_get(r->timeline, "window_s")) *
+              (double)group;
     p.id = "timeline";
     p.title = "Communication time per time window over the run";
     p.width = PLOT_W;
@@ -1603,31 +1723,85 @@ void rp_plot_timeline(FILE *out, const struct rp_report *r)
           "</h3>\n",
           out);
     cp_svg_plot_open(out, &p);
-    json_array_foreach(windows, i, w)
-    {
-        double s = rp_number(json_object_get(w, "start_s")) - t0;
-        double e = rp_number(json_object_get(w, "end_s")) - t0;
-        double c = rp_number(json_object_get(w, "comm_time_s"));
-        double x0, x1, y;
-        if (!(e > s) || !(c >= 0))
+    for (i = 0; i < n; i += group) {
+        double s, e, x0, x1, bw, base = 0, other;
+        if (!timeline_bar(windows, i, i + group < n ? i + group : n, ops, nops,
+                          1, &bar))
             continue;
+        s = bar.s - t0;
+        e = bar.e - t0;
+        other = bar.c;
         x0 = cp_svg_axis_map(&p.x, s);
         x1 = cp_svg_axis_map(&p.x, e);
-        y = cp_svg_axis_map(&p.y, c);
-        fprintf(out,
-                "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" "
-                "fill=\"" BANDWIDTH_COLOR "\"><title>",
-                co(x0, b1, sizeof b1), co(y, b2, sizeof b2),
-                co(fmax(x1 - x0 - 0.5, 0.5), b3, sizeof b3),
-                co(p.y.px_lo - y, b4, sizeof b4));
-        fprintf(out, "%s to %s: ", fmt(s, CP_SVG_TIME, b1, sizeof b1),
-                fmt(e, CP_SVG_TIME, b2, sizeof b2));
-        fprintf(out, "%s in NCCL</title></rect>\n",
-                fmt(c, CP_SVG_TIME, b3, sizeof b3));
+        bw = fmax(x1 - x0 - 0.5, 0.5);
+        /* one group per bar: the hover text covers its whole stack */
+        fputs("<g><title>", out);
+        fprintf(out, "%s to %s: %s in NCCL", fmt(s, CP_SVG_TIME, b1, sizeof b1),
+                fmt(e, CP_SVG_TIME, b2, sizeof b2),
+                fmt(bar.c, CP_SVG_TIME, b3, sizeof b3));
+        for (k = shown = 0; k < nops; k++) {
+            if (!(bar.val[k] > 0))
+                continue;
+            fputs(shown++ == 0 ? " (" : ", ", out);
+            esc(out, ops[k].name);
+            fprintf(out, " %s", fmt(bar.val[k], CP_SVG_TIME, b1, sizeof b1));
+        }
+        if (shown > 0)
+            fputs(")", out);
+        if (bar.calls >= 0)
+            fprintf(out, "; %s calls ended in it",
+                    cp_svg_format_count(bar.calls, b1, sizeof b1));
+        if (bar.bytes >= 0)
+            fprintf(out, ", %s", fmt(bar.bytes, CP_SVG_SIZE, b1, sizeof b1));
+        if (bar.wait > 0)
+            fprintf(out, "; %s of rank time waiting for the last arrival",
+                    fmt(bar.wait, CP_SVG_TIME, b1, sizeof b1));
+        fputs("</title>\n", out);
+        /* the stack, largest collective of the run at the bottom; what the
+         * collectives do not cover (rounding, or the rest) in grey */
+        for (k = 0; k <= ncolored; k++) {
+            double t, y0, y1;
+            const char *color;
+            if (k < ncolored) {
+                t = bar.val[k];
+                color = cp_svg_colors[k];
+                other -= t;
+            } else {
+                t = nops > 0 ? other : bar.c;
+                color = nops > 0 ? NONE_COLOR : BANDWIDTH_COLOR;
+            }
+            if (!(t > 0) || (k == ncolored && nops > 0 && t < 1e-6 * bar.c))
+                continue;
+            y0 = cp_svg_axis_map(&p.y, base);
+            y1 = cp_svg_axis_map(&p.y, base + t);
+            base += t;
+            fprintf(out,
+                    "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" "
+                    "fill=\"%s\" stroke=\"#fff\" stroke-width=\".3\"/>\n",
+                    co(x0, b1, sizeof b1), co(y1, b2, sizeof b2),
+                    co(bw, b3, sizeof b3), co(y0 - y1, b4, sizeof b4), color);
+        }
+        fputs("</g>\n", out);
     }
     cp_svg_plot_close(out);
-    fputs("<figcaption>The collectives' own time in each window; a window "
-          "that stands out is a phase (evaluation, checkpoint) or a "
-          "slowdown.</figcaption>\n</figure>\n",
+    if (nops > 0) {
+        fputs("<div class=\"legend\">", out);
+        for (k = 0; k < ncolored; k++)
+            key_box(out, cp_svg_colors[k], ops[k].name);
+        if (nops > ncolored)
+            key_box(out, NONE_COLOR, "other collectives");
+        fputs("</div>\n", out);
+    }
+    fputs("<figcaption>The collectives' own time (last arrival to last end, "
+          "each instance once) in each window",
+          out);
+    if (width_s > 0)
+        fprintf(out, " of %s", fmt(width_s, CP_SVG_TIME, b1, sizeof b1));
+    if (group > 1)
+        fprintf(out, " (a bar sums %zu of the report's windows)", group);
+    fputs("; the windows add up to the job's communication time, and "
+          "communicators that run at once add up too. A window that stands "
+          "out is a phase (evaluation, checkpoint) or a slowdown."
+          "</figcaption>\n</figure>\n",
           out);
 }

@@ -20,7 +20,8 @@ Every folder tests/analyze/cases/<case>/ holds:
     PATH length OP N
     PATH keys == [..]           the object's keys, in order
   VALUE is a JSON literal or {python expression}, evaluated with `truth`
-  (the generator's truth.json) and `report` in scope.
+  (the generator's truth.json) and `report` in scope (builtins: abs, len,
+  min, max, sum).
   PATH starts at report.json's root: dotted keys, [N] for an index,
   [k=v,k2=v2] for the first element of an array whose fields match
   (numbers compare as numbers); "." is the root.
@@ -115,7 +116,8 @@ def value(text, env):
     text = text.strip()
     if text.startswith("{") and text.endswith("}"):
         return eval(text[1:-1], {"__builtins__": {"abs": abs, "len": len,
-                                                  "min": min, "max": max}},
+                                                  "min": min, "max": max,
+                                                  "sum": sum}},
                     env)
     try:
         return json.loads(text)

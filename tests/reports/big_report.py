@@ -4,7 +4,7 @@ job, for the scale test of report.html: RANKS ranks (default 4096), 8 per
 node, a world communicator, a tensor-parallel communicator per node, eight
 data-parallel communicators across the nodes and pipeline pairs between
 neighbouring nodes; thousands of size buckets, a straggler, a slow link in
-the node-pair matrix, 4096-long rank lists in findings, and many inputs
+the node-pair matrix, a 128-window timeline of seven collectives, 4096-long rank lists in findings, and many inputs
 and problems.  Deterministic."""
 import json
 import random
@@ -100,6 +100,28 @@ for i in range(N):
 topo[slow[0]][slow[1]] = topo[slow[1]][slow[0]] = 0.3
 
 comm_time = sum(c["time_s"] for c in comms)
+
+# 128 windows over the span: 50 steps whose busy part (the gradient
+# all-reduce) is a quarter of each step, seven collectives (one more than
+# the plot colours), the windows adding up to comm_time
+W = 128
+span = comm_time * 1.5
+ops = ["allreduce", "broadcast", "reduce", "reducescatter", "allgather",
+       "alltoall", "sendrecv"]
+op_share = [0.55, 0.02, 0.01, 0.12, 0.15, 0.05, 0.10]
+weights = []
+for i in range(W):
+    phase = (i * 50.0 / W) % 1.0
+    weights.append((4.0 if phase < 0.25 else 1.0) * (0.9 + 0.2 * rng.random()))
+scale = comm_time / sum(weights)
+windows = []
+for i in range(W):
+    t = weights[i] * scale
+    windows.append({"start_s": span * i / W, "end_s": span * (i + 1) / W,
+                    "comm_time_s": t, "calls": int(t * 2e5),
+                    "bytes": t * 3e10, "wait_time_s": t * 0.2,
+                    "op_time_s": {o: t * f for o, f in zip(ops, op_share)}})
+timeline = {"window_s": span / W, "windows": windows}
 lat_time = sum(r["time_s"] for r in rows if r["regime"] == "latency")
 findings = [
     {"kind": "straggler", "severity": "critical", "nodes": [nodes[3071 // G]],
@@ -153,7 +175,7 @@ report = {
                       "nodes": [{"node": n, "offset_s": 0.0, "samples": 100}
                                 for n in nodes]},
     "communicators": comms, "collectives": rows, "ranks": ranks,
-    "findings": findings,
+    "timeline": timeline, "findings": findings,
     "inputs": {"files": [{"file": "/scratch/job4096/r%05d.cplog" % r,
                           "status": "ok", "rank": r, "node": nodes[r // G],
                           "pid": 1000 + r, "job_id": "4096", "records": 2000,

@@ -7,8 +7,9 @@
 #    against a run with benign names), and the strings are there as text;
 #  - the demo report (train_sim ddp, 8 ranks on 4 nodes): loads with no
 #    console message (so no blocked request and no policy violation), every
-#    plot and the findings are in the DOM, and a screenshot is written where
-#    this log says;
+#    plot (each figure holding its drawing, the timeline of the analysis'
+#    time windows included) and the findings are in the DOM, and a
+#    screenshot is written where this log says;
 #  - a synthetic 4096-rank report: the page stays under 5 MB and renders.
 # Skips, saying why, only when Chromium is not installed.
 . "$top_srcdir/tests/tap.sh"
@@ -99,6 +100,8 @@ chromium_dom "$work/demo/report.html" "$work/demo.dom"
 ok $? "demo: Chromium renders it"
 check "demo: no console message (no error, no blocked request)" console_clean "$work/demo.dom.log"
 check "demo: the verdict, the findings and every plot in the DOM" figures "$work/demo.dom"
+check "demo: the timeline draws every window of report.json's timeline" \
+    $domcheck timeline "$work/demo.dom" "$work/demo/out/report.json"
 check "demo: the findings section lists them" grep -q '<h2>Findings (' "$work/demo.dom"
 shot=$b/tests/reports/report-screenshot.png
 rm -f "$shot"

@@ -2,7 +2,13 @@
 """domcheck.py - checks on a page or on the DOM Chromium dumped of it.
 
   domcheck.py figures FILE           every plot's figure, the verdict and
-                                     the findings are present
+                                     the findings are present, and each
+                                     plot's figure holds its drawing (an
+                                     <svg class="plot">), not a sentence
+                                     saying why there is none
+  domcheck.py timeline FILE REPORT   the timeline figure draws one bar
+                                     group per window of REPORT's (a
+                                     report.json) timeline.windows
   domcheck.py safe HOSTILE BENIGN    the page with hostile names has no
                                      element or attribute the benign one
                                      lacks, no script-capable element, no
@@ -15,6 +21,7 @@ comment, 2 on bad usage.
 """
 import collections
 import html.parser
+import json
 import sys
 
 FIGURES = ["fig-time-1", "fig-busbw", "fig-hist", "fig-heatmap",
@@ -41,9 +48,19 @@ class Page(html.parser.HTMLParser):
         self.handlers = []
         self.outside = []
         self.text = []
+        self.figure = None             # the id of the figure being read
+        self.plots = collections.Counter()  # figure id: its svg plots
+        self.groups = collections.Counter()  # figure id: its <g> elements
 
     def handle_starttag(self, tag, attrs):
         self.tags[tag] += 1
+        if tag == "figure":
+            self.figure = dict(attrs).get("id")
+        if (tag == "svg" and self.figure and
+                "plot" in (dict(attrs).get("class") or "").split()):
+            self.plots[self.figure] += 1
+        if tag == "g" and self.figure:
+            self.groups[self.figure] += 1
         for name, value in attrs:
             value = value or ""
             if name == "id":
@@ -61,6 +78,10 @@ class Page(html.parser.HTMLParser):
             d = dict(attrs)
             if (d.get("http-equiv") or "").lower() == "refresh":
                 self.tags["meta-refresh"] += 1
+
+    def handle_endtag(self, tag):
+        if tag == "figure":
+            self.figure = None
 
     def handle_data(self, data):
         self.text.append(data)
@@ -89,9 +110,27 @@ def main(argv):
         missing = [f for f in FIGURES if f not in p.ids]
         if missing:
             return fail("missing: " + ", ".join(missing))
-        print("# %d figures, %d svg, %d findings" % (
-            p.tags["figure"], p.tags["svg"],
+        undrawn = [f for f in FIGURES if f.startswith("fig-")
+                   and not p.plots[f]]
+        if undrawn:
+            return fail("figures without a plot: " + ", ".join(undrawn))
+        print("# %d figures, %d plots, %d svg, %d findings" % (
+            p.tags["figure"], sum(p.plots.values()), p.tags["svg"],
             sum(1 for i in p.ids if i.startswith("finding-"))))
+        return 0
+    if cmd == "timeline" and len(argv) == 4:
+        p = load(argv[2])
+        with open(argv[3]) as f:
+            windows = json.load(f)["timeline"]["windows"]
+        want = sum(1 for w in windows if w["end_s"] > w["start_s"])
+        if want < 2:
+            return fail("report.json has %d windows with a width" % want)
+        if not p.plots["fig-timeline"]:
+            return fail("the timeline figure has no plot")
+        if p.groups["fig-timeline"] != want:
+            return fail("the timeline plot has %d bars, report.json %d "
+                        "windows" % (p.groups["fig-timeline"], want))
+        print("# the timeline: %d windows drawn" % want)
         return 0
     if cmd == "safe" and len(argv) == 4:
         h, b = load(argv[2]), load(argv[3])
