@@ -34,6 +34,7 @@ int cp_path_mkdir(const char *path, mode_t mode)
 int cp_path_install(FILE *f, const char *tmp, const char *path,
                     struct cp_error *err)
 {
+    struct stat st;
     int bad = f && ferror(f);
 
     if (f && fclose(f) != 0)
@@ -41,6 +42,15 @@ int cp_path_install(FILE *f, const char *tmp, const char *path,
     if (bad) {
         cp_error_set(err, path, -1, "cannot write %s: %s", tmp,
                      strerror(errno ? errno : EIO));
+        unlink(tmp);
+        return -1;
+    }
+    /* a device, fifo or socket named as the output is not replaced by a
+     * file (as root, -o /dev/null would otherwise lose the device) */
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        cp_error_set(err, path, -1,
+                     "%s exists and is not a regular file; not replaced "
+                     "(give a file name)", path);
         unlink(tmp);
         return -1;
     }
