@@ -17,7 +17,11 @@ if [ $status -ne 0 ]; then
     # show the failing tests' logs, so a CI log says why
     for f in $(find tests -name '*.log' 2>/dev/null); do
         if grep -q '^not ok\|^ERROR\|^FAIL' "$f" 2>/dev/null; then
-            echo "=== $f"; tail -n 40 "$f"
+            # each failure with the diagnostics that follow it, then the end
+            echo "=== $f"
+            grep -A 30 '^not ok' "$f" | head -n 150
+            echo "--- the end of $f"
+            tail -n 15 "$f"
         fi
     done
 fi
