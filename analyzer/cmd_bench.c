@@ -91,6 +91,11 @@ static void usage(FILE *f)
         "  --csv FILE          every point, one row each\n"
         "  --write-profile FILE  the site profile (intra/inter alpha and\n"
         "                      bandwidth) for collprof analyze --profile\n"
+        "  --report DIR        DIR/bench.json (as --json) and DIR/bench.html:\n"
+        "                      per collective, time and busbw against size\n"
+        "                      with the fitted model, the busbw plateau, the\n"
+        "                      link bandwidth and the regime boundary; the fit\n"
+        "                      tables (a self-contained page, no script)\n"
         "  -q, --quiet         nothing on stdout\n"
         "  -h, --help          this text\n"
         "\n"
@@ -100,7 +105,8 @@ static void usage(FILE *f)
         "Examples:\n"
         "  srun -N 2 --ntasks-per-node 8 collprof bench --json b.json \\\n"
         "      --write-profile /etc/collprof/profile\n"
-        "  collprof bench --import all_reduce_perf.log --write-profile site.prof\n",
+        "  collprof bench --import all_reduce_perf.log --write-profile site.prof\n"
+        "  simrun -n 4 -- collprof bench --sizes 1KB-16MB --report bench-out\n",
         f);
 }
 
@@ -306,7 +312,8 @@ enum {
     OPT_LINK,
     OPT_JSON,
     OPT_CSV,
-    OPT_PROFILE
+    OPT_PROFILE,
+    OPT_REPORT
 };
 
 static const struct option long_options[] = {
@@ -333,6 +340,7 @@ static const struct option long_options[] = {
     {"json", required_argument, NULL, OPT_JSON},
     {"csv", required_argument, NULL, OPT_CSV},
     {"write-profile", required_argument, NULL, OPT_PROFILE},
+    {"report", required_argument, NULL, OPT_REPORT},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -499,7 +507,10 @@ int cp_cmd_bench(int argc, char **argv)
     struct printer pr;
     struct cp_error err;
     const char *json_path = NULL, *csv_path = NULL, *profile_path = NULL;
-    char *comment = NULL;
+    const char *report_dir = NULL;
+    char *comment = NULL, created[32];
+    time_t now = time(NULL);
+    struct tm tm;
     int do_import = 0, c, rc = EXIT_USAGE, have_cal = 0, i;
     int64_t wrong = 0;
     uint64_t v;
@@ -649,6 +660,9 @@ int cp_cmd_bench(int argc, char **argv)
         case OPT_PROFILE:
             profile_path = optarg;
             break;
+        case OPT_REPORT:
+            report_dir = optarg;
+            break;
         case 'q':
             pr.quiet = 1;
             break;
@@ -682,6 +696,10 @@ int cp_cmd_bench(int argc, char **argv)
     }
     if (parse_corrupt(&ro) < 0)
         goto out;
+    meta.generator = PROG " " PACKAGE_VERSION;
+    strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ",
+             gmtime_r(&now, &tm));
+    meta.created = created;
 
     rc = EXIT_FAILED;
     if (do_import) {
@@ -748,6 +766,11 @@ int cp_cmd_bench(int argc, char **argv)
     if (profile_path &&
         cp_bench_profile_write(&cal, profile_path, comment, &err) < 0) {
         fprintf(stderr, PROG ": %s: %s\n", profile_path, err.text);
+        goto out;
+    }
+    if (report_dir &&
+        cp_bench_write_report(&set, &cal, &meta, report_dir, &err) < 0) {
+        fprintf(stderr, PROG ": %s\n", err.text);
         goto out;
     }
     for (k = 0; k < set.npoints; k++)

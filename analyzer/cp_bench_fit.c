@@ -26,8 +26,7 @@ const char *cp_bench_link_source_name(enum cp_bench_link_source source)
     return (unsigned)source < 3 ? source_names[source] : "none";
 }
 
-/* The algorithm the analyzer assumes for each collective. */
-static enum cp_algo canonical_algo(enum cp_coll coll)
+enum cp_algo cp_bench_fit_algo(enum cp_coll coll)
 {
     switch (coll) {
     case CP_COLL_ALLTOALL:
@@ -48,8 +47,8 @@ static int unit_terms(enum cp_coll coll, unsigned p, double *A, double *B)
     struct cp_model_terms ta, tb;
 
     if (p == 0 ||
-        cp_model_terms(coll, canonical_algo(coll), p, &ua, &ta, NULL) < 0 ||
-        cp_model_terms(coll, canonical_algo(coll), p, &ub, &tb, NULL) < 0)
+        cp_model_terms(coll, cp_bench_fit_algo(coll), p, &ua, &ta, NULL) < 0 ||
+        cp_model_terms(coll, cp_bench_fit_algo(coll), p, &ub, &tb, NULL) < 0)
         return -1;
     *A = ta.latency_s;
     *B = tb.sec_per_byte;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cp_bench_out.h"
+#include "cp_html_bench.h"
 #include "cp_path.h"
 
 const char *cp_bench_link_name(int link)
@@ -61,6 +62,7 @@ static json_t *op_fit_json(const struct cp_bench_op_fit *f)
         return NULL;
     if (put(o, "ranks", json_integer(f->ranks)) < 0 ||
         put(o, "link", json_string(cp_bench_link_name(f->link))) < 0 ||
+        put(o, "nodes", json_integer(f->nodes)) < 0 ||
         put(o, "points", json_integer(f->points)) < 0 ||
         put(o, "in_place", json_boolean(f->in_place)) < 0 ||
         put(o, "busbw_factor", jreal(f->factor)) < 0 ||
@@ -68,6 +70,9 @@ static json_t *op_fit_json(const struct cp_bench_op_fit *f)
         put(o, "latency_floor_flat", json_boolean(f->floor_flat)) < 0 ||
         put(o, "latency_floor_max_bytes",
             json_integer((json_int_t)f->floor_max_bytes)) < 0 ||
+        put(o, "model_algo",
+            json_string(cp_model_algo_name(cp_bench_fit_algo(f->coll)))) <
+            0 ||
         put(o, "alpha_s", jreal(f->alpha_s)) < 0 ||
         put(o, "bandwidth_Bps", jreal(f->bandwidth_Bps)) < 0 ||
         put(o, "fit_median_rel_residual",
@@ -275,7 +280,11 @@ json_t *cp_bench_json(const struct cp_bench_set *set,
     if (!doc ||
         put(doc, "schema", json_string("collprof.bench/1")) < 0 ||
         put(doc, "mode", json_string(meta && meta->run ? "run" : "import")) <
-            0)
+            0 ||
+        (meta && meta->generator &&
+         put(doc, "generator", json_string(meta->generator)) < 0) ||
+        (meta && meta->created &&
+         put(doc, "created", json_string(meta->created)) < 0))
         goto fail;
     if (meta && meta->run && put(doc, "run", run_json(meta->run)) < 0)
         goto fail;
@@ -328,29 +337,85 @@ fail:
     return NULL;
 }
 
-int cp_bench_write_json(const struct cp_bench_set *set,
-                        const struct cp_bench_calibration *cal,
-                        const struct cp_bench_meta *meta, const char *path,
-                        struct cp_error *err)
+/* doc to path through a temporary file renamed into place. */
+static int write_doc(json_t *doc, const char *path, struct cp_error *err)
 {
-    json_t *doc = cp_bench_json(set, cal, meta);
     char tmp[4200];
-    int rc = -1;
 
-    if (!doc) {
-        cp_error_set(err, path, -1, "%s: out of memory", path);
-        return -1;
-    }
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
     if (json_dump_file(doc, tmp,
                        JSON_INDENT(1) | JSON_PRESERVE_ORDER |
                            JSON_REAL_PRECISION(12)) < 0) {
         cp_error_set(err, path, -1, "cannot write %s", tmp);
         unlink(tmp);
+        return -1;
+    }
+    return cp_path_install(NULL, tmp, path, err);
+}
+
+int cp_bench_write_json(const struct cp_bench_set *set,
+                        const struct cp_bench_calibration *cal,
+                        const struct cp_bench_meta *meta, const char *path,
+                        struct cp_error *err)
+{
+    json_t *doc = cp_bench_json(set, cal, meta);
+    int rc;
+
+    if (!doc) {
+        cp_error_set(err, path, -1, "%s: out of memory", path);
+        return -1;
+    }
+    rc = write_doc(doc, path, err);
+    json_decref(doc);
+    return rc;
+}
+
+int cp_bench_write_report(const struct cp_bench_set *set,
+                          const struct cp_bench_calibration *cal,
+                          const struct cp_bench_meta *meta, const char *dir,
+                          struct cp_error *err)
+{
+    json_t *doc = NULL, *back = NULL;
+    char path[4200], tmp[4300];
+    FILE *f;
+    int rc = -1;
+
+    if (cp_path_mkdir(dir, 0777) < 0) {
+        cp_error_set(err, dir, -1, "cannot create %s: %s", dir,
+                     strerror(errno));
+        return -1;
+    }
+    doc = cp_bench_json(set, cal, meta);
+    if (!doc) {
+        cp_error_set(err, dir, -1, "%s: out of memory", dir);
+        return -1;
+    }
+    snprintf(path, sizeof path, "%s/bench.json", dir);
+    if (write_doc(doc, path, err) < 0)
+        goto out;
+    /* The page is drawn from the file just written, read back: what it
+     * shows is what bench.json holds, to the file's precision. */
+    back = json_load_file(path, 0, NULL);
+    if (!back) {
+        cp_error_set(err, path, -1, "cannot read back %s", path);
         goto out;
     }
-    rc = cp_path_install(NULL, tmp, path, err);
+    snprintf(path, sizeof path, "%s/bench.html", dir);
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    f = fopen(tmp, "w");
+    if (!f) {
+        cp_error_set(err, path, -1, "cannot create %s: %s", tmp,
+                     strerror(errno));
+        goto out;
+    }
+    if (cp_html_bench_write(back, f, err) < 0) {
+        fclose(f);
+        unlink(tmp);
+        goto out;
+    }
+    rc = cp_path_install(f, tmp, path, err); /* closes f */
 out:
+    json_decref(back);
     json_decref(doc);
     return rc;
 }

@@ -10,7 +10,8 @@
  * "alpha_s", "busbw_Bps", "regime_boundary_bytes", ... , "groups": [...]
  * when the op was measured on several rank counts or links}},
  * "calibration": {"links": {"intra": {...}, "inter": {...}}, ...},
- * "wrong_total"}.  Numbers that could not be determined are null.
+ * "wrong_total"}, with "generator" and "created" when the meta has them.
+ * Numbers that could not be determined are null.
  *
  * Nothing here prints; the write functions create their file through a
  * temporary name renamed into place.
@@ -31,6 +32,8 @@ struct cp_bench_meta {
     const char *const *sources;                   /* import: the files */
     size_t nsources;
     const struct cp_bench_import_report *import;  /* import, or NULL */
+    const char *generator; /* "collprof bench 0.1.0", or NULL */
+    const char *created;   /* when: "2026-11-30T04:18:22Z", or NULL */
 };
 
 /* "intra", "inter" or "unknown". */
@@ -45,6 +48,16 @@ int cp_bench_write_json(const struct cp_bench_set *set,
                         const struct cp_bench_calibration *cal,
                         const struct cp_bench_meta *meta, const char *path,
                         struct cp_error *err);
+
+/* The report folder: dir (created when missing, with its parents) gets
+ * bench.json (the document cp_bench_write_json writes) and bench.html, the
+ * page cp_html_bench_write draws from that file read back.  Each is
+ * written through a temporary name renamed into place.  0, or -1 with err
+ * set. */
+int cp_bench_write_report(const struct cp_bench_set *set,
+                          const struct cp_bench_calibration *cal,
+                          const struct cp_bench_meta *meta, const char *dir,
+                          struct cp_error *err);
 
 /* Header "op,ranks,link,size_bytes,count,type,redop,root,in_place,time_s,
  * algbw_Bps,busbw_Bps,wrong,iters"; wrong is empty when not checked. */

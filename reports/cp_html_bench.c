@@ -1,0 +1,1576 @@
+/* cp_html_bench.c - bench.html from a collprof.bench/1 document (see
+ * cp_html_bench.h).
+ *
+ * The document is read into a checked view first (every key the page uses,
+ * with its type), so that a bad document fails with the key's name before
+ * anything is written; the page then only reads the view.  Strings in the
+ * view point into the document.  Collective names are parsed into enum
+ * cp_coll and only the model's own names go into ids and classes; every
+ * other string from the document goes through cp_svg_escape.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cp_html_bench.h"
+#include "cp_model.h"
+#include "cp_svg.h"
+
+#define PLOT_W 600.0
+#define PLOT_H 340.0
+#define LATENCY_COLOR "#D55E00"
+#define GROUP_COLORS 7     /* the palette without its yellow */
+#define GROUPS_DRAWN 7     /* groups of one collective in its plots */
+#define SKIPPED_LISTED 20  /* skipped import lines listed */
+
+/* ---- the view -------------------------------------------------------------- */
+
+struct bp_point {
+    enum cp_coll coll;
+    double ranks, nodes, size, time_s, busbw_Bps, wrong;
+    const char *link;
+    int in_place;
+};
+
+struct bp_group {
+    enum cp_coll coll;
+    enum cp_algo algo;
+    int have_algo, have_nodes, in_place, floor_flat, fit_ok;
+    double ranks, nodes, points, factor;
+    double floor_s, floor_max_bytes, alpha_s, bandwidth_Bps, residual;
+    double busbw_Bps, plateau_from_bytes, busbw_largest_Bps, largest_bytes;
+    double boundary_bytes;
+    const char *link, *boundary_from, *fit_why;
+};
+
+struct bp_link {
+    int present, ok;
+    double alpha_s, bandwidth_Bps, points, points_used, residual;
+    const char *source, *from, *why;
+};
+
+/* Per link class: what the profile got, and the two fits it chose from. */
+struct bp_class {
+    const char *name;
+    struct bp_link used, collectives, pairs;
+};
+
+struct bp_page {
+    const char *schema, *mode, *generator, *created;
+    json_t *run; /* object or NULL */
+    double run_ranks, run_nodes, nccl_version, max_bytes;
+    const char *nccl_library, *memory;
+    json_t *sources; /* array of strings or NULL */
+    json_t *skipped; /* array of {source, line, why} or NULL */
+    double wrong_total, wrong_points;
+    struct bp_point *points;
+    size_t npoints;
+    struct bp_group *groups; /* by collective; the fit's own group first */
+    size_t ngroups;
+    struct bp_class classes[2];
+};
+
+struct ctx {
+    struct cp_error *err;
+    int failed;
+};
+
+__attribute__((format(printf, 2, 3))) static void fail(struct ctx *c,
+                                                       const char *fmt, ...)
+{
+    char text[512];
+    va_list ap;
+
+    if (c->failed)
+        return;
+    c->failed = 1;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    cp_error_set(c->err, NULL, -1, "%s", text);
+}
+
+/* obj[key] when it has the JSON type wanted (or is null / missing where
+ * allowed); NULL otherwise, after fail() when that is an error. */
+static json_t *member(struct ctx *c, json_t *obj, const char *where,
+                      const char *key, json_type type, int required)
+{
+    json_t *v = json_object_get(obj, key);
+    static const char *const names[] = {"an object", "an array", "a string",
+                                        "a number", "a number", "a boolean",
+                                        "a boolean", "null"};
+
+    if (!v || json_is_null(v)) {
+        if (required && !v)
+            fail(c, "key '%s%s%s' is missing", where, *where ? "." : "", key);
+        return NULL;
+    }
+    if (json_typeof(v) == type ||
+        (type == JSON_REAL && json_is_number(v)) ||
+        (type == JSON_TRUE && json_is_boolean(v)))
+        return v;
+    fail(c, "key '%s%s%s' should be %s%s", where, *where ? "." : "", key,
+         names[type], required ? "" : " or null");
+    return NULL;
+}
+
+static double num(struct ctx *c, json_t *obj, const char *where,
+                  const char *key, int required)
+{
+    json_t *v = member(c, obj, where, key, JSON_REAL, required);
+    return v ? json_number_value(v) : NAN;
+}
+
+static const char *str(struct ctx *c, json_t *obj, const char *where,
+                       const char *key, int required)
+{
+    json_t *v = member(c, obj, where, key, JSON_STRING, required);
+    return v ? json_string_value(v) : NULL;
+}
+
+static int boolean(struct ctx *c, json_t *obj, const char *where,
+                   const char *key)
+{
+    json_t *v = member(c, obj, where, key, JSON_TRUE, 0);
+    return v && json_is_true(v);
+}
+
+static int coll_of(struct ctx *c, const char *where, const char *name,
+                   enum cp_coll *coll)
+{
+    if (name && cp_model_coll_from_name(name, coll, NULL) == 0)
+        return 0;
+    fail(c, "key '%s' names no collective", where);
+    return -1;
+}
+
+static void view_point(struct ctx *c, json_t *o, json_t *series, size_t i,
+                       struct bp_point *p)
+{
+    char where[48];
+    json_t *s;
+    double si;
+
+    snprintf(where, sizeof where, "points[%zu]", i);
+    if (!json_is_object(o)) {
+        fail(c, "key '%s' should be an object", where);
+        return;
+    }
+    {
+        char key[64];
+        snprintf(key, sizeof key, "%s.op", where);
+        coll_of(c, key, str(c, o, where, "op", 1), &p->coll);
+    }
+    p->ranks = num(c, o, where, "ranks", 1);
+    p->size = num(c, o, where, "size_bytes", 1);
+    p->time_s = num(c, o, where, "time_s", 1);
+    p->busbw_Bps = num(c, o, where, "busbw_Bps", 1);
+    p->wrong = num(c, o, where, "wrong", 0);
+    p->link = str(c, o, where, "link", 0);
+    p->in_place = boolean(c, o, where, "in_place");
+    si = num(c, o, where, "series", 0);
+    s = si >= 0 && si < (double)json_array_size(series)
+            ? json_array_get(series, (size_t)si)
+            : NULL;
+    p->nodes = s ? num(c, s, "series[]", "nodes", 0) : NAN;
+    if (!p->link)
+        p->link = "unknown";
+}
+
+static void view_group(struct ctx *c, json_t *o, const char *where,
+                       enum cp_coll coll, struct bp_group *g)
+{
+    const char *algo;
+
+    if (!json_is_object(o)) {
+        fail(c, "key '%s' should be an object", where);
+        return;
+    }
+    g->coll = coll;
+    g->ranks = num(c, o, where, "ranks", 1);
+    /* a rank count the model takes (it is cast to unsigned); 0: unknown */
+    if (!(g->ranks >= 0 && g->ranks <= 16777216 && g->ranks == floor(g->ranks)))
+        fail(c, "key '%s.ranks' should be a rank count", where);
+    g->link = str(c, o, where, "link", 0);
+    if (!g->link)
+        g->link = "unknown";
+    g->nodes = num(c, o, where, "nodes", 0);
+    g->have_nodes = isfinite(g->nodes);
+    g->points = num(c, o, where, "points", 0);
+    g->in_place = boolean(c, o, where, "in_place");
+    g->factor = num(c, o, where, "busbw_factor", 0);
+    if (!(g->factor > 0) && g->ranks >= 1)
+        g->factor = cp_model_busbw_factor(coll, (unsigned)g->ranks);
+    g->floor_s = num(c, o, where, "latency_floor_s", 1);
+    g->floor_flat = boolean(c, o, where, "latency_floor_flat");
+    g->floor_max_bytes = num(c, o, where, "latency_floor_max_bytes", 0);
+    g->alpha_s = num(c, o, where, "alpha_s", 1);
+    g->bandwidth_Bps = num(c, o, where, "bandwidth_Bps", 0);
+    g->residual = num(c, o, where, "fit_median_rel_residual", 0);
+    g->fit_why = str(c, o, where, "fit_why", 0);
+    g->busbw_Bps = num(c, o, where, "busbw_Bps", 1);
+    g->plateau_from_bytes = num(c, o, where, "plateau_from_bytes", 0);
+    g->busbw_largest_Bps = num(c, o, where, "busbw_largest_Bps", 0);
+    g->largest_bytes = num(c, o, where, "largest_bytes", 0);
+    g->boundary_bytes = num(c, o, where, "regime_boundary_bytes", 1);
+    g->boundary_from = str(c, o, where, "regime_boundary_from", 0);
+    algo = str(c, o, where, "model_algo", 0);
+    g->have_algo = algo && cp_model_algo_from_name(algo, &g->algo, NULL) == 0;
+    g->fit_ok = g->have_algo && isfinite(g->alpha_s) &&
+                g->bandwidth_Bps > 0 && isfinite(g->bandwidth_Bps) &&
+                g->ranks >= 1 && !g->fit_why;
+}
+
+static void view_link(struct ctx *c, json_t *parent, const char *where,
+                      const char *key, struct bp_link *l)
+{
+    char w[64];
+    json_t *o = member(c, parent, where, key, JSON_OBJECT, 0);
+
+    if (!o)
+        return;
+    snprintf(w, sizeof w, "%s.%s", where, key);
+    l->present = 1;
+    l->ok = boolean(c, o, w, "ok");
+    l->alpha_s = num(c, o, w, "alpha_s", 0);
+    l->bandwidth_Bps = num(c, o, w, "bandwidth_Bps", 0);
+    l->points = num(c, o, w, "points", 0);
+    l->points_used = num(c, o, w, "points_used", 0);
+    l->residual = num(c, o, w, "median_rel_residual", 0);
+    l->source = str(c, o, w, "source", 0);
+    l->from = str(c, o, w, "from", 0);
+    l->why = str(c, o, w, "why", 0);
+}
+
+static void view_calibration(struct ctx *c, json_t *root,
+                             struct bp_page *pg)
+{
+    static const char *const names[2] = {"intra", "inter"};
+    json_t *cal = member(c, root, "", "calibration", JSON_OBJECT, 0);
+    json_t *links, *colls, *pairs;
+    int k;
+
+    for (k = 0; k < 2; k++)
+        pg->classes[k].name = names[k];
+    if (!cal)
+        return;
+    links = member(c, cal, "calibration", "links", JSON_OBJECT, 0);
+    colls = member(c, cal, "calibration", "collectives", JSON_OBJECT, 0);
+    pairs = member(c, cal, "calibration", "sendrecv", JSON_OBJECT, 0);
+    for (k = 0; k < 2; k++) {
+        struct bp_class *cl = &pg->classes[k];
+        if (links)
+            view_link(c, links, "calibration.links", names[k], &cl->used);
+        if (colls)
+            view_link(c, colls, "calibration.collectives", names[k],
+                      &cl->collectives);
+        if (pairs)
+            view_link(c, pairs, "calibration.sendrecv", names[k], &cl->pairs);
+    }
+}
+
+/* The groups of fit.<op>: the fit's own first, then the others of
+ * "groups" (which lists the fit's own group too). */
+static void view_fit(struct ctx *c, json_t *root, struct bp_page *pg)
+{
+    json_t *fit = member(c, root, "", "fit", JSON_OBJECT, 0), *o, *groups;
+    const char *key;
+    size_t cap = 0, i;
+
+    if (!fit)
+        return;
+    json_object_foreach(fit, key, o)
+    {
+        char where[96];
+        enum cp_coll coll;
+        size_t n;
+
+        snprintf(where, sizeof where, "fit.%.60s", key);
+        if (coll_of(c, where, key, &coll) < 0)
+            return;
+        groups = member(c, o, where, "groups", JSON_ARRAY, 0);
+        n = 1 + json_array_size(groups);
+        if (pg->ngroups + n > cap) {
+            struct bp_group *g;
+            cap = 2 * cap + n + 8;
+            g = realloc(pg->groups, cap * sizeof *g);
+            if (!g) {
+                fail(c, "out of memory");
+                return;
+            }
+            pg->groups = g;
+        }
+        memset(pg->groups + pg->ngroups, 0, n * sizeof *pg->groups);
+        view_group(c, o, where, coll, &pg->groups[pg->ngroups]);
+        {
+            const struct bp_group *top = &pg->groups[pg->ngroups];
+            size_t added = 1;
+            int skipped_top = 0;
+            for (i = 0; i < json_array_size(groups); i++) {
+                char w[128];
+                struct bp_group *g = &pg->groups[pg->ngroups + added];
+                snprintf(w, sizeof w, "%s.groups[%zu]", where, i);
+                view_group(c, json_array_get(groups, i), w, coll, g);
+                if (!skipped_top && g->ranks == top->ranks &&
+                    strcmp(g->link, top->link) == 0 &&
+                    (g->nodes == top->nodes ||
+                     (!g->have_nodes && !top->have_nodes))) {
+                    skipped_top = 1;
+                    continue;
+                }
+                added++;
+            }
+            pg->ngroups += added;
+        }
+        if (c->failed)
+            return;
+    }
+}
+
+static void view_free(struct bp_page *pg)
+{
+    free(pg->points);
+    free(pg->groups);
+    memset(pg, 0, sizeof *pg);
+}
+
+static int build_view(json_t *root, struct bp_page *pg, struct cp_error *err)
+{
+    struct ctx c = {err, 0};
+    json_t *points, *series;
+    size_t i;
+
+    memset(pg, 0, sizeof *pg);
+    if (!json_is_object(root)) {
+        fail(&c, "the document is not a JSON object");
+        return -1;
+    }
+    pg->schema = str(&c, root, "", "schema", 1);
+    if (pg->schema && strncmp(pg->schema, "collprof.bench/", 15) != 0)
+        fail(&c, "schema '%.80s' is not collprof.bench/N", pg->schema);
+    pg->mode = str(&c, root, "", "mode", 0);
+    pg->generator = str(&c, root, "", "generator", 0);
+    pg->created = str(&c, root, "", "created", 0);
+    pg->run = member(&c, root, "", "run", JSON_OBJECT, 0);
+    if (pg->run) {
+        pg->run_ranks = num(&c, pg->run, "run", "ranks", 0);
+        pg->run_nodes = num(&c, pg->run, "run", "nodes", 0);
+        pg->nccl_version = num(&c, pg->run, "run", "nccl_version", 0);
+        pg->max_bytes = num(&c, pg->run, "run", "max_bytes", 0);
+        pg->nccl_library = str(&c, pg->run, "run", "nccl_library", 0);
+        pg->memory = str(&c, pg->run, "run", "memory", 0);
+    }
+    pg->sources = member(&c, root, "", "sources", JSON_ARRAY, 0);
+    pg->skipped = member(&c, root, "", "skipped_lines", JSON_ARRAY, 0);
+    pg->wrong_total = num(&c, root, "", "wrong_total", 0);
+    pg->wrong_points = num(&c, root, "", "wrong_points", 0);
+    series = member(&c, root, "", "series", JSON_ARRAY, 0);
+    points = member(&c, root, "", "points", JSON_ARRAY, 1);
+    if (c.failed)
+        goto out;
+    pg->npoints = json_array_size(points);
+    pg->points = calloc(pg->npoints ? pg->npoints : 1, sizeof *pg->points);
+    if (!pg->points) {
+        fail(&c, "out of memory");
+        goto out;
+    }
+    for (i = 0; i < pg->npoints && !c.failed; i++)
+        view_point(&c, json_array_get(points, i), series, i, &pg->points[i]);
+    if (!c.failed)
+        view_fit(&c, root, pg);
+    if (!c.failed)
+        view_calibration(&c, root, pg);
+out:
+    if (c.failed) {
+        view_free(pg);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- helpers ------------------------------------------------------------------ */
+
+static void esc(FILE *out, const char *s)
+{
+    cp_svg_escape(out, s);
+}
+
+static const char *fmt(double v, enum cp_svg_unit unit, char *buf,
+                       size_t size)
+{
+    return cp_svg_format(v, unit, 3, buf, size);
+}
+
+static const char *co(double v, char *buf, size_t size)
+{
+    return cp_svg_coord(v, buf, size);
+}
+
+static void val(FILE *out, double v, enum cp_svg_unit unit)
+{
+    char b[64];
+
+    if (unit == CP_SVG_COUNT && isfinite(v) && fabs(v) < 1e15 &&
+        v == floor(v))
+        fputs(cp_svg_format_count(v, b, sizeof b), out);
+    else
+        fputs(fmt(v, unit, b, sizeof b), out);
+}
+
+static const char *group_color(size_t k)
+{
+    return cp_svg_colors[k % GROUP_COLORS];
+}
+
+static int in_group(const struct bp_point *p, const struct bp_group *g)
+{
+    return p->coll == g->coll && p->ranks == g->ranks &&
+           strcmp(p->link, g->link) == 0 &&
+           (!g->have_nodes || !(g->nodes > 0) || p->nodes == g->nodes);
+}
+
+/* "8 ranks, intra-node" / "16 ranks on 2 nodes, inter-node" */
+static void group_label(const struct bp_group *g, char *buf, size_t size)
+{
+    char r[32];
+    int n;
+
+    if (g->ranks >= 1)
+        n = snprintf(buf, size, "%s rank%s",
+                     cp_svg_format_count(g->ranks, r, sizeof r),
+                     g->ranks == 1 ? "" : "s");
+    else
+        n = snprintf(buf, size, "ranks unknown");
+    if (g->have_nodes && g->nodes > 0 && n >= 0 && (size_t)n < size)
+        n += snprintf(buf + n, size - (size_t)n, " on %s node%s",
+                      cp_svg_format_count(g->nodes, r, sizeof r),
+                      g->nodes == 1 ? "" : "s");
+    if (n >= 0 && (size_t)n < size)
+        snprintf(buf + n, size - (size_t)n, ", %s link", g->link);
+}
+
+static double model_time(const struct bp_group *g, double n)
+{
+    struct cp_model_params m = {.alpha = g->alpha_s,
+                                .beta = 1 / g->bandwidth_Bps};
+
+    return cp_model_time(g->coll, g->algo, (unsigned)g->ranks, n, &m);
+}
+
+/* busbw of the model at n: factor x n / T(n). */
+static double model_busbw(const struct bp_group *g, double n)
+{
+    double t = model_time(g, n);
+
+    return t > 0 ? g->factor * n / t : NAN;
+}
+
+static void key_line(FILE *out, const char *color, const char *dash,
+                     double width, const char *label)
+{
+    fprintf(out,
+            "<span><svg width=\"30\" height=\"10\" aria-hidden=\"true\"><line "
+            "x1=\"1\" y1=\"5\" x2=\"29\" y2=\"5\" stroke=\"%s\" "
+            "stroke-width=\"%.1f\"%s%s%s/></svg>",
+            color, width, dash[0] ? " stroke-dasharray=\"" : "", dash,
+            dash[0] ? "\"" : "");
+    esc(out, label);
+    fputs("</span>", out);
+}
+
+static void key_marker(FILE *out, enum cp_svg_shape shape, const char *color,
+                       int filled, const char *label)
+{
+    fputs("<span><svg width=\"14\" height=\"14\" aria-hidden=\"true\">", out);
+    cp_svg_marker(out, shape, 7, 7, 4.5, color, filled, NULL);
+    fputs("</svg>", out);
+    esc(out, label);
+    fputs("</span>", out);
+}
+
+static void key_box(FILE *out, const char *fill, double opacity,
+                    const char *label)
+{
+    fprintf(out,
+            "<span><svg width=\"14\" height=\"12\" aria-hidden=\"true\"><rect "
+            "x=\"1\" y=\"1\" width=\"12\" height=\"10\" fill=\"%s\" "
+            "fill-opacity=\"%.2f\" stroke=\"#333\" stroke-width=\".5\"/>"
+            "</svg>",
+            fill, opacity);
+    esc(out, label);
+    fputs("</span>", out);
+}
+
+enum curve { CURVE_TIME, CURVE_BUSBW };
+
+/* The fitted model of g over the x axis, clipped to the plot area. */
+static void model_curve(FILE *out, const struct cp_svg_plot *p,
+                        const struct bp_group *g, enum curve kind,
+                        const char *color)
+{
+    const int samples = 96;
+    char bx[32], by[32];
+    int i, pen = 0;
+
+    fprintf(out,
+            "<path class=\"model\" fill=\"none\" stroke=\"%s\" "
+            "stroke-width=\"2\" clip-path=\"url(#%s-clip)\" d=\"",
+            color, p->id);
+    for (i = 0; i <= samples; i++) {
+        double n = p->x.lo * pow(p->x.hi / p->x.lo, (double)i / samples);
+        double v = kind == CURVE_TIME ? model_time(g, n) : model_busbw(g, n);
+        double y;
+        if (!(v > 0) || !isfinite(v)) {
+            pen = 0;
+            continue;
+        }
+        y = cp_svg_axis_map(&p->y, v);
+        y = fmax(-10 * PLOT_H, fmin(11 * PLOT_H, y));
+        fprintf(out, "%s%s %s", pen ? "L" : "M",
+                co(cp_svg_axis_map(&p->x, n), bx, sizeof bx),
+                co(y, by, sizeof by));
+        pen = 1;
+    }
+    fputs("\"/>\n", out);
+}
+
+/* A vertical line at the regime boundary of g (data-bytes: its size),
+ * labelled at the top (label 1) or at the bottom (2) of the plot, or not
+ * (0). */
+static void boundary_line(FILE *out, const struct cp_svg_plot *p,
+                          const struct bp_group *g, const char *color,
+                          int label)
+{
+    char b1[64], b2[32], b3[32], b4[32], hover[400];
+    double xp;
+
+    if (!(g->boundary_bytes > p->x.lo && g->boundary_bytes < p->x.hi))
+        return;
+    xp = cp_svg_axis_map(&p->x, g->boundary_bytes);
+    snprintf(hover, sizeof hover,
+             "regime boundary %s (%s): below it the latency term dominates, "
+             "above it the bandwidth term",
+             fmt(g->boundary_bytes, CP_SVG_SIZE, b1, sizeof b1),
+             g->boundary_from ? g->boundary_from : "from the fit");
+    fprintf(out, "<g class=\"boundary\" data-bytes=\"%.12g\"><title>",
+            g->boundary_bytes);
+    esc(out, hover);
+    fprintf(out,
+            "</title><line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" "
+            "stroke=\"%s\" stroke-width=\"1.5\" stroke-dasharray=\"5 4\"/>",
+            co(xp, b2, sizeof b2), co(p->y.px_hi, b3, sizeof b3), b2,
+            co(p->y.px_lo, b4, sizeof b4), color);
+    if (label)
+        fprintf(out,
+                "<text x=\"%s\" y=\"%s\" text-anchor=\"%s\" "
+                "font-weight=\"bold\">n&#189; = %s</text>",
+                co(xp + (xp > p->x.px_hi - 90 ? -4 : 4), b2, sizeof b2),
+                co(label == 1 ? p->y.px_hi + 12 : p->y.px_lo - 6, b3,
+                   sizeof b3),
+                xp > p->x.px_hi - 90 ? "end" : "start", b1);
+    fputs("</g>\n", out);
+}
+
+/* A horizontal line at v from x0 to x1 (pixels), with a label at its right
+ * end (label NULL: none). */
+static void hline(FILE *out, const struct cp_svg_plot *p, const char *cls,
+                  double v, double x0, double x1, const char *color,
+                  const char *dash, const char *hover, const char *label)
+{
+    char b1[32], b2[32], b3[32];
+    double y;
+
+    if (!(v >= p->y.lo && v <= p->y.hi) || !(x1 > x0))
+        return;
+    y = cp_svg_axis_map(&p->y, v);
+    fprintf(out, "<g class=\"%s\"><title>", cls);
+    esc(out, hover);
+    fprintf(out,
+            "</title><line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" "
+            "stroke=\"%s\" stroke-width=\"1.5\"%s%s%s/>",
+            co(x0, b1, sizeof b1), co(y, b2, sizeof b2),
+            co(x1, b3, sizeof b3), b2, color,
+            dash[0] ? " stroke-dasharray=\"" : "", dash, dash[0] ? "\"" : "");
+    if (label) {
+        /* link lines are labelled at the left, plateaus at the right, so
+         * that close values do not write over each other */
+        int left = strcmp(cls, "link") == 0;
+        fprintf(out, "<text x=\"%s\" y=\"%s\" text-anchor=\"%s\">",
+                co(left ? x0 + 4 : x1 - 4, b1, sizeof b1),
+                co(y - 4, b2, sizeof b2), left ? "start" : "end");
+        esc(out, label);
+        fputs("</text>", out);
+    }
+    fputs("</g>\n", out);
+}
+
+/* The points of g: in-place (hollow squares), then out-of-place (filled
+ * circles) over them, in one <g> each. */
+static void group_points(FILE *out, const struct cp_svg_plot *p,
+                         const struct bp_page *pg, const struct bp_group *g,
+                         enum curve kind, const char *color)
+{
+    int in_place;
+    size_t i;
+
+    for (in_place = 1; in_place >= 0; in_place--) {
+        fprintf(out, "<g class=\"pts %s\">", in_place ? "inplace" : "oop");
+        for (i = 0; i < pg->npoints; i++) {
+            const struct bp_point *q = &pg->points[i];
+            double v = kind == CURVE_TIME ? q->time_s : q->busbw_Bps;
+            char hover[300], c1[64], c2[64], c3[64];
+            if (q->in_place != in_place || !in_group(q, g) ||
+                !(q->size > 0) || !(v > 0) || !isfinite(v))
+                continue;
+            snprintf(hover, sizeof hover,
+                     "%s %s, %s: %s per call, busbw %s%s",
+                     cp_model_coll_name(q->coll),
+                     fmt(q->size, CP_SVG_SIZE, c1, sizeof c1),
+                     in_place ? "in place" : "out of place",
+                     fmt(q->time_s, CP_SVG_TIME, c2, sizeof c2),
+                     fmt(q->busbw_Bps, CP_SVG_BANDWIDTH, c3, sizeof c3),
+                     q->wrong > 0 ? " (WRONG results: not fitted)" : "");
+            cp_svg_marker(out, in_place ? CP_SVG_SQUARE : CP_SVG_CIRCLE,
+                          cp_svg_axis_map(&p->x, q->size),
+                          cp_svg_axis_map(&p->y, v), in_place ? 3.2 : 3.6,
+                          q->wrong > 0 ? LATENCY_COLOR : color, !in_place,
+                          hover);
+        }
+        fputs("</g>\n", out);
+    }
+}
+
+/* ---- the plots of one collective ---------------------------------------------- */
+
+struct span {
+    double xmin, xmax, ymin, ymax;
+    size_t points, zero;
+};
+
+static void span_init(struct span *s)
+{
+    s->xmin = s->ymin = INFINITY;
+    s->xmax = s->ymax = 0;
+    s->points = s->zero = 0;
+}
+
+static void span_y(struct span *s, double v)
+{
+    if (v > 0 && isfinite(v)) {
+        s->ymin = fmin(s->ymin, v);
+        s->ymax = fmax(s->ymax, v);
+    }
+}
+
+/* The measured extent of groups g[0..n) in one kind of plot. */
+static void span_points(const struct bp_page *pg, const struct bp_group *g,
+                        size_t n, enum curve kind, struct span *s)
+{
+    size_t i, k;
+
+    span_init(s);
+    for (k = 0; k < n; k++)
+        for (i = 0; i < pg->npoints; i++) {
+            const struct bp_point *q = &pg->points[i];
+            double v = kind == CURVE_TIME ? q->time_s : q->busbw_Bps;
+            if (!in_group(q, &g[k]))
+                continue;
+            if (!(q->size > 0)) {
+                s->zero++;
+                continue;
+            }
+            if (!(v > 0) || !isfinite(v))
+                continue;
+            s->xmin = fmin(s->xmin, q->size);
+            s->xmax = fmax(s->xmax, q->size);
+            span_y(s, v);
+            s->points++;
+        }
+}
+
+/* The x axis: the measured sizes, the boundaries near them, eight octaves
+ * at least. */
+static void x_axis(struct cp_svg_plot *p, const struct span *s,
+                   const struct bp_group *g, size_t n)
+{
+    double xmin = s->xmin, xmax = s->xmax;
+    size_t k;
+
+    for (k = 0; k < n; k++) {
+        double b = g[k].boundary_bytes;
+        if (b > 0 && isfinite(b) && b >= s->xmin / 64 && b <= s->xmax * 64) {
+            xmin = fmin(xmin, b / 1.5);
+            xmax = fmax(xmax, b * 1.5);
+        }
+    }
+    if (xmax < 256 * xmin) {
+        double mid = sqrt(xmin * xmax);
+        xmin = fmin(xmin, mid / 16);
+        xmax = fmax(xmax, mid * 16);
+    }
+    xmin = fmax(xmin, 1);
+    p->x.log = 1;
+    p->x.base = 2;
+    p->x.unit = CP_SVG_SIZE;
+    p->x.title = "message size (bytes, log scale)";
+    cp_svg_log_domain(xmin / 1.3, xmax * 1.3, 2, &p->x.lo, &p->x.hi);
+}
+
+static void plot_frame(struct cp_svg_plot *p, const char *id,
+                       const char *title)
+{
+    p->id = id;
+    p->title = title;
+    p->width = PLOT_W;
+    p->height = PLOT_H;
+    p->left = 70;
+    p->right = 28;
+    p->top = 14;
+    p->bottom = 44;
+    p->y.log = 1;
+    p->y.base = 10;
+}
+
+static void legend_groups(FILE *out, const struct bp_group *g, size_t n)
+{
+    size_t k;
+
+    if (n < 2)
+        return;
+    for (k = 0; k < n; k++) {
+        char label[160];
+        group_label(&g[k], label, sizeof label);
+        key_box(out, group_color(k), 1, label);
+    }
+}
+
+static void time_plot(FILE *out, const struct bp_page *pg,
+                      const struct bp_group *g, size_t n, const char *name)
+{
+    struct cp_svg_plot p = {0};
+    struct span s;
+    char id[48], title[200], b1[64], b2[64], b3[64], b4[64];
+    size_t k, i;
+    int any_model = 0;
+
+    snprintf(id, sizeof id, "time-%s", name);
+    fprintf(out, "<figure id=\"fig-time-%s\" class=\"bench-time\">\n<h3>%s: "
+                 "time against message size</h3>\n",
+            name, name);
+    span_points(pg, g, n, CURVE_TIME, &s);
+    if (s.points == 0) {
+        fputs("<p class=\"empty\">No point with a size and a time.</p>\n"
+              "</figure>\n",
+              out);
+        return;
+    }
+    snprintf(title, sizeof title,
+             "%s: time per call against message size, log-log, with the "
+             "fitted alpha-beta model",
+             name);
+    plot_frame(&p, id, title);
+    x_axis(&p, &s, g, n);
+    /* the model over the axis bounds y too, within reason */
+    for (k = 0; k < n; k++) {
+        if (!g[k].fit_ok)
+            continue;
+        any_model = 1;
+        for (i = 0; i <= 32; i++) {
+            double x = p.x.lo * pow(p.x.hi / p.x.lo, i / 32.0);
+            double t = model_time(&g[k], x);
+            if (t >= s.ymin / 100 && t <= s.ymax * 100)
+                span_y(&s, t);
+        }
+    }
+    p.y.unit = CP_SVG_TIME;
+    p.y.title = "time per call (s, log scale)";
+    cp_svg_log_domain(s.ymin / 1.5, s.ymax * 1.5, 10, &p.y.lo, &p.y.hi);
+    cp_svg_plot_layout(&p);
+    cp_svg_plot_open(out, &p);
+
+    /* the latency regime of the fit's own group: sizes below its boundary */
+    if (g[0].boundary_bytes > p.x.lo) {
+        double xr = cp_svg_axis_map(&p.x, fmin(g[0].boundary_bytes, p.x.hi));
+        fprintf(out,
+                "<rect class=\"regime\" x=\"%s\" y=\"%s\" width=\"%s\" "
+                "height=\"%s\" fill=\"" LATENCY_COLOR "\" "
+                "fill-opacity=\".07\"><title>latency-bound sizes: below the "
+                "regime boundary %s</title></rect>\n",
+                co(p.x.px_lo, b1, sizeof b1), co(p.y.px_hi, b2, sizeof b2),
+                co(xr - p.x.px_lo, b3, sizeof b3),
+                co(p.y.px_lo - p.y.px_hi, b4, sizeof b4),
+                fmt(g[0].boundary_bytes, CP_SVG_SIZE, title, sizeof title));
+    }
+    for (k = 0; k < n; k++) {
+        const struct bp_group *q = &g[k];
+        char hover[300];
+        double xf = isfinite(q->floor_max_bytes) && q->floor_max_bytes > 0
+                        ? fmin(p.x.px_hi,
+                               cp_svg_axis_map(&p.x, 4 * q->floor_max_bytes))
+                        : p.x.px_hi;
+        snprintf(hover, sizeof hover,
+                 "latency floor %s%s: the median time of the smallest sizes",
+                 q->floor_flat ? "" : "at most ",
+                 fmt(q->floor_s, CP_SVG_TIME, b1, sizeof b1));
+        hline(out, &p, "floor", q->floor_s, p.x.px_lo, xf, group_color(k),
+              "2 3", hover, NULL);
+        if (q->fit_ok)
+            model_curve(out, &p, q, CURVE_TIME, group_color(k));
+        boundary_line(out, &p, q, group_color(k), k == 0);
+        group_points(out, &p, pg, q, CURVE_TIME, group_color(k));
+    }
+    cp_svg_plot_close(out);
+
+    fputs("<div class=\"legend\">", out);
+    legend_groups(out, g, n);
+    key_marker(out, CP_SVG_CIRCLE, "#333", 1, "out of place");
+    key_marker(out, CP_SVG_SQUARE, "#333", 0, "in place");
+    if (any_model)
+        key_line(out, "#333", "", 2, "fitted model");
+    key_line(out, "#333", "2 3", 1.5, "latency floor");
+    key_line(out, "#333", "5 4", 1.5, "regime boundary n\xc2\xbd");
+    if (g[0].boundary_bytes > p.x.lo)
+        key_box(out, LATENCY_COLOR, .15, "latency-bound");
+    fputs("</div>\n<figcaption>", out);
+    if (g[0].fit_ok) {
+        struct cp_model_params ua = {.alpha = 1}, ub = {.beta = 1};
+        struct cp_model_terms ta, tb;
+        fprintf(out, "Fitted model: %s", cp_model_algo_name(g[0].algo));
+        if (cp_model_terms(g[0].coll, g[0].algo, (unsigned)g[0].ranks, &ua,
+                           &ta, NULL) == 0 &&
+            cp_model_terms(g[0].coll, g[0].algo, (unsigned)g[0].ranks, &ub,
+                           &tb, NULL) == 0)
+            fprintf(out, ", T(n) = %.3g&alpha; + %.3g n&beta;", ta.latency_s,
+                    tb.sec_per_byte);
+        fprintf(out,
+                " with &alpha; = %s, 1/&beta; = %s; latency floor %s%s; ",
+                fmt(g[0].alpha_s, CP_SVG_TIME, b1, sizeof b1),
+                fmt(g[0].bandwidth_Bps, CP_SVG_BANDWIDTH, b2, sizeof b2),
+                g[0].floor_flat ? "" : "&le; ",
+                fmt(g[0].floor_s, CP_SVG_TIME, b3, sizeof b3));
+    } else {
+        fputs("No alpha-beta fit", out);
+        if (g[0].fit_why) {
+            fputs(" (", out);
+            esc(out, g[0].fit_why);
+            fputs(")", out);
+        }
+        fputs(": no model curve; ", out);
+    }
+    fprintf(out, "regime boundary %s",
+            fmt(g[0].boundary_bytes, CP_SVG_SIZE, b1, sizeof b1));
+    if (g[0].boundary_from) {
+        fputs(" (", out);
+        esc(out, g[0].boundary_from);
+        fputs(")", out);
+    }
+    fprintf(out, ". %zu point%s", s.points, s.points == 1 ? "" : "s");
+    if (s.zero)
+        fprintf(out, "; %zu of size 0 not on the log axis", s.zero);
+    fputs(".</figcaption>\n</figure>\n", out);
+}
+
+static const struct bp_class *class_of(const struct bp_page *pg,
+                                       const char *link)
+{
+    int k;
+
+    for (k = 0; k < 2; k++)
+        if (strcmp(pg->classes[k].name, link) == 0)
+            return &pg->classes[k];
+    return NULL;
+}
+
+static double class_bandwidth(const struct bp_class *cl)
+{
+    return cl && cl->used.present && cl->used.ok &&
+                   cl->used.bandwidth_Bps > 0
+               ? cl->used.bandwidth_Bps
+               : NAN;
+}
+
+/* "intra link 18 GB/s (fitted to send/recv)" */
+static void link_label(const struct bp_class *cl, char *hover, size_t hsize,
+                       char *label, size_t lsize)
+{
+    char b[64];
+
+    fmt(cl->used.bandwidth_Bps, CP_SVG_BANDWIDTH, b, sizeof b);
+    snprintf(label, lsize, "%s link %s", cl->name, b);
+    snprintf(hover, hsize,
+             "%s-node link bandwidth %s, fitted to %s (the site profile's "
+             "value)",
+             cl->name, b,
+             cl->used.source && strcmp(cl->used.source, "sendrecv") == 0
+                 ? "send/recv between two ranks"
+                 : cl->used.from ? cl->used.from : "the collectives");
+}
+
+static void busbw_plot(FILE *out, const struct bp_page *pg,
+                       const struct bp_group *g, size_t n, const char *name)
+{
+    struct cp_svg_plot p = {0};
+    struct span s;
+    char id[48], title[200], b1[64], b2[64];
+    const struct bp_class *drawn[2] = {NULL, NULL};
+    size_t k, i, ndrawn = 0;
+    int any_model = 0;
+
+    snprintf(id, sizeof id, "busbw-%s", name);
+    fprintf(out, "<figure id=\"fig-busbw-%s\" class=\"bench-busbw\">\n<h3>%s: "
+                 "bus bandwidth against message size</h3>\n",
+            name, name);
+    span_points(pg, g, n, CURVE_BUSBW, &s);
+    if (s.points == 0) {
+        fputs("<p class=\"empty\">No point with a bus bandwidth.</p>\n"
+              "</figure>\n",
+              out);
+        return;
+    }
+    for (k = 0; k < n; k++) {
+        const struct bp_class *cl = class_of(pg, g[k].link);
+        double v = class_bandwidth(cl);
+        span_y(&s, g[k].busbw_Bps);
+        if (g[k].busbw_Bps > 0)
+            span_y(&s, g[k].busbw_Bps / 2);
+        if (!(v > 0))
+            continue;
+        for (i = 0; i < ndrawn; i++)
+            if (drawn[i] == cl)
+                break;
+        if (i == ndrawn && v >= s.ymin / 100 && v <= s.ymax * 100) {
+            drawn[ndrawn++] = cl;
+            span_y(&s, v);
+        }
+    }
+    snprintf(title, sizeof title,
+             "%s: bus bandwidth against message size, with the fitted "
+             "plateau and the link bandwidth",
+             name);
+    plot_frame(&p, id, title);
+    x_axis(&p, &s, g, n);
+    p.y.unit = CP_SVG_BANDWIDTH;
+    p.y.title = "busbw (B/s, log scale)";
+    cp_svg_log_domain(s.ymin / 1.5, s.ymax * 1.5, 10, &p.y.lo, &p.y.hi);
+    cp_svg_plot_layout(&p);
+    cp_svg_plot_open(out, &p);
+
+    for (i = 0; i < ndrawn; i++) {
+        char hover[300], label[96];
+        link_label(drawn[i], hover, sizeof hover, label, sizeof label);
+        hline(out, &p, "link", drawn[i]->used.bandwidth_Bps, p.x.px_lo,
+              p.x.px_hi, "#000", i == 0 ? "8 4" : "3 3", hover, label);
+    }
+    for (k = 0; k < n; k++) {
+        const struct bp_group *q = &g[k];
+        char hover[300], label[96];
+        double x0 = q->plateau_from_bytes > p.x.lo
+                        ? cp_svg_axis_map(&p.x, q->plateau_from_bytes)
+                        : p.x.px_lo;
+        snprintf(hover, sizeof hover,
+                 "busbw plateau %s (the median busbw from %s up)",
+                 fmt(q->busbw_Bps, CP_SVG_BANDWIDTH, b1, sizeof b1),
+                 fmt(q->plateau_from_bytes, CP_SVG_SIZE, b2, sizeof b2));
+        snprintf(label, sizeof label, "plateau %s", b1);
+        hline(out, &p, "plateau", q->busbw_Bps, fmin(x0, p.x.px_hi - 120),
+              p.x.px_hi, group_color(k), "", hover, k == 0 ? label : NULL);
+        if (q->fit_ok) {
+            model_curve(out, &p, q, CURVE_BUSBW, group_color(k));
+            any_model = 1;
+        }
+        boundary_line(out, &p, q, group_color(k), k == 0 ? 2 : 0);
+        group_points(out, &p, pg, q, CURVE_BUSBW, group_color(k));
+    }
+    cp_svg_plot_close(out);
+
+    fputs("<div class=\"legend\">", out);
+    legend_groups(out, g, n);
+    key_marker(out, CP_SVG_CIRCLE, "#333", 1, "out of place");
+    key_marker(out, CP_SVG_SQUARE, "#333", 0, "in place");
+    if (any_model)
+        key_line(out, "#333", "", 2, "busbw of the fitted model");
+    key_line(out, group_color(0), "", 1.5, "busbw plateau");
+    for (i = 0; i < ndrawn; i++) {
+        char label[64];
+        snprintf(label, sizeof label, "%s-node link bandwidth",
+                 drawn[i]->name);
+        key_line(out, "#000", i == 0 ? "8 4" : "3 3", 1.5, label);
+    }
+    key_line(out, "#333", "5 4", 1.5, "regime boundary n\xc2\xbd");
+    if (g[0].ranks >= 1)
+        fprintf(out,
+                "</div>\n<figcaption>busbw = size / time &times; %s "
+                "(nccl-tests' factor for %s on %s ranks). Plateau %s",
+                fmt(g[0].factor, CP_SVG_COUNT, b1, sizeof b1), name,
+                cp_svg_format_count(g[0].ranks, b2, sizeof b2),
+                fmt(g[0].busbw_Bps, CP_SVG_BANDWIDTH, title, sizeof title));
+    else
+        fprintf(out,
+                "</div>\n<figcaption>busbw as the input gave it (the rank "
+                "count is unknown). Plateau %s",
+                fmt(g[0].busbw_Bps, CP_SVG_BANDWIDTH, title, sizeof title));
+    fprintf(out, ", %s at the largest size; the boundary is where busbw "
+                 "reaches half the plateau.",
+            fmt(g[0].busbw_largest_Bps, CP_SVG_BANDWIDTH, b1, sizeof b1));
+    if (ndrawn == 0)
+        fputs(" No link line: the link class was not calibrated.", out);
+    fputs("</figcaption>\n</figure>\n", out);
+}
+
+/* ---- busbw of every collective together ---------------------------------------- */
+
+static void overview_plot(FILE *out, const struct bp_page *pg)
+{
+    struct cp_svg_plot p = {0};
+    struct span s, one;
+    const struct bp_group *tops[CP_COLL_COUNT];
+    size_t ntops = 0, k, i;
+    char b1[64], b2[64];
+    int c;
+
+    /* the fit's own group of each collective */
+    for (c = 0; c < CP_COLL_COUNT; c++)
+        for (k = 0; k < pg->ngroups; k++)
+            if (pg->groups[k].coll == (enum cp_coll)c) {
+                tops[ntops++] = &pg->groups[k];
+                break;
+            }
+    span_init(&s);
+    for (k = 0; k < ntops; k++) {
+        span_points(pg, tops[k], 1, CURVE_BUSBW, &one);
+        if (!one.points)
+            continue;
+        s.xmin = fmin(s.xmin, one.xmin);
+        s.xmax = fmax(s.xmax, one.xmax);
+        span_y(&s, one.ymin);
+        span_y(&s, one.ymax);
+        s.points += one.points;
+    }
+    fputs("<figure id=\"fig-busbw-all\">\n<h3>Bus bandwidth of every "
+          "collective</h3>\n",
+          out);
+    if (s.points == 0) {
+        fputs("<p class=\"empty\">No point with a bus bandwidth.</p>\n"
+              "</figure>\n",
+              out);
+        return;
+    }
+    for (k = 0; k < 2; k++)
+        span_y(&s, class_bandwidth(&pg->classes[k]));
+    plot_frame(&p, "busbw-all",
+               "Bus bandwidth against message size of every collective, "
+               "out of place, with the link bandwidths");
+    x_axis(&p, &s, NULL, 0);
+    p.y.unit = CP_SVG_BANDWIDTH;
+    p.y.title = "busbw (B/s, log scale)";
+    cp_svg_log_domain(s.ymin / 1.5, s.ymax * 1.5, 10, &p.y.lo, &p.y.hi);
+    cp_svg_plot_layout(&p);
+    cp_svg_plot_open(out, &p);
+    for (k = 0; k < 2; k++) {
+        char hover[300], label[96];
+        if (!(class_bandwidth(&pg->classes[k]) > 0))
+            continue;
+        link_label(&pg->classes[k], hover, sizeof hover, label, sizeof label);
+        hline(out, &p, "link", pg->classes[k].used.bandwidth_Bps, p.x.px_lo,
+              p.x.px_hi, "#000", k == 0 ? "8 4" : "3 3", hover, label);
+    }
+    for (k = 0; k < ntops; k++) {
+        const struct bp_group *g = tops[k];
+        const char *color = group_color(k);
+        int pen = 0;
+        fprintf(out,
+                "<g class=\"op\" data-op=\"%s\"><path fill=\"none\" "
+                "stroke=\"%s\" stroke-width=\"1.4\" stroke-dasharray=\"%s\" "
+                "d=\"",
+                cp_model_coll_name(g->coll), color,
+                cp_svg_dashes[k % CP_SVG_NDASHES]);
+        for (i = 0; i < pg->npoints; i++) {
+            const struct bp_point *q = &pg->points[i];
+            if (q->in_place || !in_group(q, g) || !(q->size > 0) ||
+                !(q->busbw_Bps > 0))
+                continue;
+            fprintf(out, "%s%s %s", pen ? "L" : "M",
+                    co(cp_svg_axis_map(&p.x, q->size), b1, sizeof b1),
+                    co(cp_svg_axis_map(&p.y, q->busbw_Bps), b2, sizeof b2));
+            pen = 1;
+        }
+        fputs("\"/>", out);
+        for (i = 0; i < pg->npoints; i++) {
+            const struct bp_point *q = &pg->points[i];
+            char hover[200], c1[64], c2[64];
+            if (q->in_place || !in_group(q, g) || !(q->size > 0) ||
+                !(q->busbw_Bps > 0))
+                continue;
+            snprintf(hover, sizeof hover, "%s %s: busbw %s",
+                     cp_model_coll_name(q->coll),
+                     fmt(q->size, CP_SVG_SIZE, c1, sizeof c1),
+                     fmt(q->busbw_Bps, CP_SVG_BANDWIDTH, c2, sizeof c2));
+            cp_svg_marker(out, (enum cp_svg_shape)(k % CP_SVG_NSHAPES),
+                          cp_svg_axis_map(&p.x, q->size),
+                          cp_svg_axis_map(&p.y, q->busbw_Bps), 3.2, color, 1,
+                          hover);
+        }
+        fputs("</g>\n", out);
+    }
+    cp_svg_plot_close(out);
+    fputs("<div class=\"legend\">", out);
+    for (k = 0; k < ntops; k++) {
+        char label[200], g[160];
+        group_label(tops[k], g, sizeof g);
+        snprintf(label, sizeof label, "%s (%s)",
+                 cp_model_coll_name(tops[k]->coll), g);
+        key_marker(out, (enum cp_svg_shape)(k % CP_SVG_NSHAPES),
+                   group_color(k), 1, label);
+    }
+    fputs("</div>\n<figcaption>The ring collectives of one set of ranks "
+          "should meet on one plateau, the ring's slowest link; gather, "
+          "scatter and send/recv are not rings and may go above it.  Each "
+          "collective with the rank count of its fit.</figcaption>\n"
+          "</figure>\n",
+          out);
+}
+
+/* ---- tables ------------------------------------------------------------------ */
+
+static void td(FILE *out, double v, enum cp_svg_unit unit)
+{
+    fputs("<td class=\"n\">", out);
+    val(out, v, unit);
+    fputs("</td>", out);
+}
+
+static void fit_table(FILE *out, const struct bp_page *pg)
+{
+    size_t k;
+
+    fputs("<h3>Per collective</h3>\n<div class=\"wide\"><table "
+          "id=\"fit-table\">\n<tr><th>"
+          "collective</th><th class=\"n\">ranks</th><th class=\"n\">nodes</th>"
+          "<th>link</th><th class=\"n\">points</th><th class=\"n\">latency "
+          "floor</th><th>model</th><th class=\"n\">&alpha;</th><th "
+          "class=\"n\">bandwidth (&beta;&#8315;&#185;)</th><th "
+          "class=\"n\">busbw plateau</th><th class=\"n\">plateau from</th><th "
+          "class=\"n\">busbw at the largest size</th><th class=\"n\">regime "
+          "boundary</th><th class=\"n\">fit residual</th></tr>\n",
+          out);
+    for (k = 0; k < pg->ngroups; k++) {
+        const struct bp_group *g = &pg->groups[k];
+        fprintf(out, "<tr data-op=\"%s\"><td>%s</td>",
+                cp_model_coll_name(g->coll), cp_model_coll_name(g->coll));
+        td(out, g->ranks, CP_SVG_COUNT);
+        td(out, g->have_nodes && g->nodes > 0 ? g->nodes : NAN, CP_SVG_COUNT);
+        fputs("<td>", out);
+        esc(out, g->link);
+        fputs("</td>", out);
+        td(out, g->points, CP_SVG_COUNT);
+        fprintf(out, "<td class=\"n\">%s", g->floor_flat ? "" : "&le; ");
+        val(out, g->floor_s, CP_SVG_TIME);
+        fprintf(out, "</td><td>%s</td>",
+                g->have_algo ? cp_model_algo_name(g->algo) : "n/a");
+        if (g->fit_ok) {
+            td(out, g->alpha_s, CP_SVG_TIME);
+            td(out, g->bandwidth_Bps, CP_SVG_BANDWIDTH);
+        } else {
+            fputs("<td class=\"n\" colspan=\"2\">", out);
+            esc(out, g->fit_why ? g->fit_why : "no fit");
+            fputs("</td>", out);
+        }
+        td(out, g->busbw_Bps, CP_SVG_BANDWIDTH);
+        td(out, g->plateau_from_bytes, CP_SVG_SIZE);
+        td(out, g->busbw_largest_Bps, CP_SVG_BANDWIDTH);
+        fputs("<td class=\"n\">", out);
+        val(out, g->boundary_bytes, CP_SVG_SIZE);
+        if (g->boundary_from) {
+            fputs(" <span class=\"d\">(", out);
+            esc(out, g->boundary_from);
+            fputs(")</span>", out);
+        }
+        fputs("</td>", out);
+        td(out, g->residual, CP_SVG_PERCENT);
+        fputs("</tr>\n", out);
+    }
+    fputs("</table></div>\n", out);
+}
+
+static void link_row(FILE *out, const char *cls, const char *what,
+                     const struct bp_link *l)
+{
+    fputs("<tr><td>", out);
+    esc(out, cls);
+    fprintf(out, "</td><td>%s</td>", what);
+    if (!l->ok) {
+        fputs("<td colspan=\"4\">", out);
+        esc(out, l->why ? l->why : "no fit");
+        fputs("</td><td></td></tr>\n", out);
+        return;
+    }
+    td(out, l->alpha_s, CP_SVG_TIME);
+    td(out, l->bandwidth_Bps, CP_SVG_BANDWIDTH);
+    fputs("<td class=\"n\">", out);
+    val(out, l->points_used, CP_SVG_COUNT);
+    fputs(" of ", out);
+    val(out, l->points, CP_SVG_COUNT);
+    fputs("</td>", out);
+    td(out, l->residual, CP_SVG_PERCENT);
+    fputs("<td>", out);
+    esc(out, l->from);
+    fputs("</td></tr>\n", out);
+}
+
+static void link_table(FILE *out, const struct bp_page *pg)
+{
+    int k, any = 0;
+
+    for (k = 0; k < 2; k++)
+        any |= pg->classes[k].used.present;
+    if (!any)
+        return;
+    fputs("<h3>Per link class (the site profile)</h3>\n<table "
+          "id=\"link-table\">\n<tr><th>link</th><th>fit</th><th "
+          "class=\"n\">&alpha;</th><th class=\"n\">bandwidth "
+          "(&beta;&#8315;&#185;)</th><th class=\"n\">points used</th><th "
+          "class=\"n\">median residual</th><th>fitted to</th></tr>\n",
+          out);
+    for (k = 0; k < 2; k++) {
+        const struct bp_class *cl = &pg->classes[k];
+        char what[64];
+        if (!cl->used.present ||
+            (!cl->used.ok && !cl->collectives.points && !cl->pairs.points))
+            continue;
+        snprintf(what, sizeof what, "<b>profile</b> (%s)",
+                 cl->used.ok && cl->used.source
+                     ? (strcmp(cl->used.source, "sendrecv") == 0
+                            ? "send/recv"
+                            : "collectives")
+                     : "none");
+        link_row(out, cl->name, what, &cl->used);
+        if (cl->collectives.present && cl->collectives.points)
+            link_row(out, cl->name, "collectives", &cl->collectives);
+        if (cl->pairs.present && cl->pairs.points)
+            link_row(out, cl->name, "send/recv pairs", &cl->pairs);
+    }
+    fputs("</table>\n<p class=\"d\">The profile line of a class is what "
+          "collprof analyze --profile expects of a communicator of that "
+          "class (docs/bench.md).</p>\n",
+          out);
+}
+
+static void skipped_table(FILE *out, const struct bp_page *pg)
+{
+    size_t i, n = json_array_size(pg->skipped);
+
+    if (n == 0)
+        return;
+    fprintf(out,
+            "<section id=\"skipped\">\n<h2>Skipped lines (%zu)</h2>\n<table>\n"
+            "<tr><th>file</th><th class=\"n\">line</th><th>why</th></tr>\n",
+            n);
+    for (i = 0; i < n && i < SKIPPED_LISTED; i++) {
+        json_t *o = json_array_get(pg->skipped, i);
+        json_t *line = json_object_get(o, "line");
+        fputs("<tr><td class=\"mono\">", out);
+        esc(out, json_string_value(json_object_get(o, "source")));
+        fputs("</td>", out);
+        td(out, json_is_number(line) ? json_number_value(line) : NAN,
+           CP_SVG_COUNT);
+        fputs("<td>", out);
+        esc(out, json_string_value(json_object_get(o, "why")));
+        fputs("</td></tr>\n", out);
+    }
+    if (n > SKIPPED_LISTED)
+        fprintf(out, "<tr class=\"more\"><td colspan=\"3\">and %zu more"
+                     "</td></tr>\n",
+                n - SKIPPED_LISTED);
+    fputs("</table>\n</section>\n", out);
+}
+
+/* ---- the page --------------------------------------------------------------- */
+
+static const char css[] =
+    ":root{--fg:#1a1a1a;--mut:#555;--line:#d0d0d0;--bg:#fff;--soft:#f5f6f7}\n"
+    "*{box-sizing:border-box}\n"
+    "body{margin:0 auto;max-width:1280px;padding:16px 24px 48px;color:var(--fg);"
+    "background:var(--bg);font:14px/1.45 system-ui,-apple-system,'Segoe UI',"
+    "Roboto,'DejaVu Sans',Arial,sans-serif}\n"
+    "h1{font-size:22px;margin:8px 0 2px}h2{font-size:18px;margin:28px 0 8px;"
+    "border-bottom:1px solid var(--line);padding-bottom:4px}"
+    "h3{font-size:15px;margin:0 0 6px}\n"
+    ".sub{color:var(--mut);margin:0 0 8px}nav a{margin-right:14px;color:#0072B2}\n"
+    ".cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(170px,1fr));"
+    "gap:8px}\n.card{background:var(--soft);padding:8px 10px}"
+    ".card .v{font-size:20px;font-weight:600}.card .l{color:var(--mut);"
+    "font-size:12px}\n.d{color:var(--mut);font-size:12px}\n"
+    ".warn{border-left:8px solid #D55E00;background:var(--soft);"
+    "padding:8px 14px;margin:12px 0}\n"
+    "table{border-collapse:collapse;margin:6px 0;font-size:13px}\n"
+    "th,td{border-bottom:1px solid var(--line);padding:3px 8px;text-align:left;"
+    "vertical-align:top}\nth{background:var(--soft)}td.n,th.n{text-align:right;white-space:nowrap;"
+    "font-variant-numeric:tabular-nums}\ntr.more td{color:var(--mut);"
+    "font-style:italic}\n"
+    ".plots{display:grid;grid-template-columns:repeat(auto-fill,minmax(560px,1fr));"
+    "gap:16px}\n"
+    "figure{margin:0;padding:8px;border:1px solid var(--line);break-inside:avoid}\n"
+    "figcaption{font-size:13px;color:var(--mut);margin-top:4px}\n"
+    "svg.plot{width:100%;height:auto;display:block}\n"
+    "svg.plot text{font:11px system-ui,'DejaVu Sans',Arial,sans-serif;"
+    "fill:#333}\nsvg.plot .axt{font-size:12px;fill:#111}\n"
+    "svg.plot .area{fill:#fff}svg.plot .grid{stroke:#e6e6e6}"
+    "svg.plot .axis,svg.plot .tk{stroke:#333;fill:none}\n"
+    ".legend{font-size:12px;display:flex;flex-wrap:wrap;gap:4px 14px;"
+    "margin:4px 0}\n.legend svg{vertical-align:middle;margin-right:4px}\n"
+    ".empty{color:var(--mut);font-style:italic;padding:18px 8px}\n"
+    ".wide{overflow-x:auto}\n"
+    ".mono{font-family:ui-monospace,'DejaVu Sans Mono',monospace;"
+    "font-size:12.5px}\n"
+    "footer{margin-top:32px;color:var(--mut);font-size:12px}\n"
+    "@media print{body{max-width:none;padding:0}nav{display:none}"
+    ".plots{grid-template-columns:1fr}"
+    "*{-webkit-print-color-adjust:exact;print-color-adjust:exact}}\n";
+
+static int is_import(const struct bp_page *pg)
+{
+    return pg->mode && strcmp(pg->mode, "import") == 0;
+}
+
+/* The largest rank and node counts of the groups (an import has no run). */
+static void extent(const struct bp_page *pg, double *ranks, double *nodes)
+{
+    size_t k;
+
+    *ranks = pg->run_ranks;
+    *nodes = pg->run_nodes;
+    if (pg->run)
+        return;
+    *ranks = *nodes = NAN;
+    for (k = 0; k < pg->ngroups; k++) {
+        if (!(pg->groups[k].ranks <= *ranks))
+            *ranks = pg->groups[k].ranks;
+        if (pg->groups[k].have_nodes && pg->groups[k].nodes > 0 &&
+            !(pg->groups[k].nodes <= *nodes))
+            *nodes = pg->groups[k].nodes;
+    }
+}
+
+static void write_head(FILE *out, const struct bp_page *pg)
+{
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
+          "<meta charset=\"utf-8\">\n"
+          /* no script runs and nothing is fetched, whatever the data */
+          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src "
+          "'none'; style-src 'unsafe-inline'; img-src data:\">\n"
+          "<meta name=\"viewport\" content=\"width=device-width, "
+          "initial-scale=1\">\n",
+          out);
+    if (pg->generator) {
+        fputs("<meta name=\"generator\" content=\"", out);
+        esc(out, pg->generator);
+        fputs("\">\n", out);
+    }
+    fprintf(out, "<title>collprof bench: %s</title>\n<style>\n%s</style>\n"
+                 "</head>\n<body>\n",
+            is_import(pg) ? "imported nccl-tests results"
+                          : "collective benchmark",
+            css);
+}
+
+static void write_header(FILE *out, const struct bp_page *pg)
+{
+    double ranks, nodes;
+
+    extent(pg, &ranks, &nodes);
+    fprintf(out, "<header>\n<h1>collprof bench: %s</h1>\n<p class=\"sub\">",
+            is_import(pg) ? "imported nccl-tests results"
+                          : "what this cluster's collectives give");
+    if (isfinite(ranks)) {
+        val(out, ranks, CP_SVG_COUNT);
+        fprintf(out, " rank%s", ranks == 1 ? "" : "s");
+    }
+    if (isfinite(nodes)) {
+        fputs(" on ", out);
+        val(out, nodes, CP_SVG_COUNT);
+        fprintf(out, " node%s", nodes == 1 ? "" : "s");
+    }
+    if (pg->created) {
+        fputs(" &middot; ", out);
+        esc(out, pg->created);
+    }
+    fputs(" &middot; ", out);
+    esc(out, pg->generator ? pg->generator : "collprof bench");
+    fputs("</p>\n<nav><a href=\"#summary\">Summary</a><a "
+          "href=\"#collectives\">Collectives</a><a href=\"#fit\">Fit</a>",
+          out);
+    if (json_array_size(pg->skipped))
+        fputs("<a href=\"#skipped\">Skipped lines</a>", out);
+    fputs("</nav>\n</header>\n", out);
+}
+
+static void card(FILE *out, double v, enum cp_svg_unit unit,
+                 const char *label)
+{
+    fputs("<div class=\"card\"><div class=\"v\">", out);
+    val(out, v, unit);
+    fprintf(out, "</div><div class=\"l\">%s</div></div>\n", label);
+}
+
+static void write_summary(FILE *out, const struct bp_page *pg)
+{
+    double ranks, nodes;
+    size_t i, nops = 0, npoints = 0;
+    int seen[CP_COLL_COUNT] = {0};
+
+    for (i = 0; i < pg->ngroups; i++)
+        if (!seen[pg->groups[i].coll]) {
+            seen[pg->groups[i].coll] = 1;
+            nops++;
+        }
+    for (i = 0; i < pg->npoints; i++)
+        npoints += pg->points[i].size > 0;
+    extent(pg, &ranks, &nodes);
+    fputs("<section id=\"summary\">\n<h2>Summary</h2>\n<div class=\"cards\">\n",
+          out);
+    card(out, ranks, CP_SVG_COUNT, pg->run ? "ranks" : "ranks (largest run)");
+    card(out, nodes, CP_SVG_COUNT, pg->run ? "nodes" : "nodes (largest run)");
+    card(out, (double)nops, CP_SVG_COUNT, "collectives");
+    card(out, (double)npoints, CP_SVG_COUNT,
+         "points (sizes x out-of-place/in-place)");
+    if (pg->run)
+        card(out, pg->max_bytes, CP_SVG_SIZE, "largest size allowed");
+    card(out, pg->wrong_total, CP_SVG_COUNT, "wrong result elements");
+    if (is_import(pg))
+        card(out, (double)json_array_size(pg->skipped), CP_SVG_COUNT,
+             "lines skipped");
+    fputs("</div>\n<table id=\"source\">\n", out);
+    if (pg->run) {
+        int v = isfinite(pg->nccl_version) ? (int)pg->nccl_version : 0;
+        fputs("<tr><th>measured with</th><td>NCCL ", out);
+        if (v)
+            fprintf(out, "%d.%d.%d", v / 10000, v / 100 % 100, v % 100);
+        fputs(" <span class=\"mono\">", out);
+        esc(out, pg->nccl_library);
+        fputs("</span>, ", out);
+        esc(out, pg->memory ? pg->memory : "host");
+        fputs(" buffers</td></tr>\n", out);
+    }
+    if (json_array_size(pg->sources)) {
+        json_t *v;
+        fputs("<tr><th>imported from</th><td class=\"mono\">", out);
+        json_array_foreach(pg->sources, i, v)
+        {
+            if (i)
+                fputs("<br>", out);
+            esc(out, json_string_value(v));
+        }
+        fputs("</td></tr>\n", out);
+    }
+    if (pg->created) {
+        fputs("<tr><th>date</th><td>", out);
+        esc(out, pg->created);
+        fputs("</td></tr>\n", out);
+    }
+    fputs("</table>\n", out);
+    if (pg->wrong_total > 0) {
+        fputs("<p class=\"warn\">", out);
+        val(out, pg->wrong_total, CP_SVG_COUNT);
+        fputs(" result elements were wrong (nccl-tests' #wrong) in ", out);
+        val(out, pg->wrong_points, CP_SVG_COUNT);
+        fputs(" points: a broken GPU, link or driver. Those points are drawn "
+              "in vermillion and were left out of the fit.</p>\n",
+              out);
+    }
+    fputs("</section>\n", out);
+}
+
+static void write_collectives(FILE *out, const struct bp_page *pg)
+{
+    size_t k = 0;
+
+    fputs("<section id=\"collectives\">\n<h2>Collectives</h2>\n", out);
+    if (pg->ngroups == 0)
+        fputs("<p class=\"empty\">No fit: no usable point.</p>\n", out);
+    while (k < pg->ngroups) {
+        const char *name = cp_model_coll_name(pg->groups[k].coll);
+        size_t n = 1, drawn;
+        while (k + n < pg->ngroups &&
+               pg->groups[k + n].coll == pg->groups[k].coll)
+            n++;
+        drawn = n < GROUPS_DRAWN ? n : GROUPS_DRAWN;
+        fprintf(out, "<section id=\"op-%s\" class=\"op\">\n<div "
+                     "class=\"plots\">\n",
+                name);
+        time_plot(out, pg, &pg->groups[k], drawn, name);
+        busbw_plot(out, pg, &pg->groups[k], drawn, name);
+        fputs("</div>\n", out);
+        if (n > drawn)
+            fprintf(out, "<p class=\"d\">%zu more groups of %s not drawn "
+                         "(the table lists them).</p>\n",
+                    n - drawn, name);
+        fputs("</section>\n", out);
+        k += n;
+    }
+    if (pg->ngroups) {
+        fputs("<div class=\"plots\">\n", out);
+        overview_plot(out, pg);
+        fputs("</div>\n", out);
+    }
+    fputs("</section>\n", out);
+}
+
+static void write_page(FILE *out, const struct bp_page *pg)
+{
+    write_head(out, pg);
+    write_header(out, pg);
+    write_summary(out, pg);
+    write_collectives(out, pg);
+    fputs("<section id=\"fit\">\n<h2>Fit</h2>\n", out);
+    fit_table(out, pg);
+    link_table(out, pg);
+    fputs("</section>\n", out);
+    skipped_table(out, pg);
+    fputs("<footer>Written by ", out);
+    esc(out, pg->generator ? pg->generator : "collprof bench");
+    fputs(" from its bench.json (", out);
+    esc(out, pg->schema);
+    fputs("; docs/bench.md). Latency floor: the median time of the three "
+          "smallest sizes; plateau: the median busbw of the largest sizes "
+          "within 5% of each other; regime boundary: where busbw reaches half "
+          "the plateau (Hockney's n&#189;). Hover over points for details. "
+          "Sizes use binary prefixes (KiB = 1024 B), bandwidths decimal ones "
+          "(GB/s = 10<sup>9</sup> B/s), busbw follows nccl-tests.</footer>\n"
+          "</body>\n</html>\n",
+          out);
+}
+
+static int compare_groups(const void *a, const void *b)
+{
+    const struct bp_group *x = a, *y = b;
+
+    return (x->coll > y->coll) - (x->coll < y->coll);
+}
+
+int cp_html_bench_write(json_t *doc, FILE *out, struct cp_error *err)
+{
+    struct bp_page pg;
+    size_t i, j;
+
+    if (build_view(doc, &pg, err) < 0)
+        return -1;
+    /* by collective, keeping each one's order (its fit's group first):
+     * insertion sort, as qsort is not stable */
+    for (i = 1; i < pg.ngroups; i++) {
+        struct bp_group g = pg.groups[i];
+        for (j = i; j > 0 && compare_groups(&pg.groups[j - 1], &g) > 0; j--)
+            pg.groups[j] = pg.groups[j - 1];
+        pg.groups[j] = g;
+    }
+    write_page(out, &pg);
+    view_free(&pg);
+    if (fflush(out) != 0 || ferror(out)) {
+        cp_error_set(err, NULL, -1, "writing the page failed");
+        return -1;
+    }
+    return 0;
+}
