@@ -2,29 +2,13 @@
  * size sweep of each collective with every result checked, timed the way
  * nccl-tests times it.
  *
- * Who is who: rank and rank count from SIMNCCL_RANK/SIMNCCL_NRANKS (simrun),
- * OMPI_COMM_WORLD_RANK/_SIZE (Open MPI), PMI_RANK/PMI_SIZE (MPICH, Intel
- * MPI), SLURM_PROCID/SLURM_NTASKS (srun) or RANK/WORLD_SIZE (torchrun), in
- * that order; without any, one rank.  The local rank (which GPU) from
- * SIMNCCL_LOCAL_RANK, OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID,
- * SLURM_LOCALID or LOCAL_RANK.  The node from COLLPROF_NODE, SIMNCCL_NODE,
- * SLURMD_NODENAME or the host name; every rank learns every other's node
- * through an all-gather, which gives the link classes.
- *
- * The ncclUniqueId: with NCCL_COMM_ID set every rank makes it itself (NCCL
- * bootstraps through that address); otherwise rank 0 writes it to a file
- * in a directory all ranks see (id_dir; SIMNCCL_IDDIR under simrun) under a
- * temporary name renamed into place, the others wait for it, and rank 0
- * removes it after the first collective.  Its name carries
- * SLURM_JOB_ID.SLURM_STEP_ID where set.
- *
- * NCCL: dlopen(nccl_path or "libnccl.so.2") and dlsym of the entry points
- * of collprof/cp_nccl.h; ncclAlltoAll, ncclGather and ncclScatter (NCCL
- * 2.28+) are replaced by grouped ncclSend/ncclRecv where missing, as
- * nccl-tests does.  Buffers: device memory through libcudart (dlopen'ed,
- * one GPU per local rank, results copied back to check them) when memory
- * is DEVICE, or AUTO and cudart finds a GPU and the job does not run under
- * simrun; host memory otherwise (the CPU NCCL of tests/simnccl).
+ * Who is who, the unique id's exchange, loading NCCL and cudart and the
+ * choice of host or device buffers: cp_ncclrt.h (the id file is
+ * `.collprof-bench-ncclid`).  ncclAlltoAll, ncclGather and ncclScatter
+ * (NCCL 2.28+) are replaced by grouped ncclSend/ncclRecv where missing, as
+ * nccl-tests does; with device buffers, results are copied back to check
+ * them.  Every rank learns every other's node through an all-gather, which
+ * gives the link classes.
  *
  * One point (a size, out-of-place or in-place): inputs filled with small
  * integers that depend on rank and index (sums stay exact in float), the
@@ -54,11 +38,12 @@
 
 #include "cp_bench.h"
 #include "cp_error.h"
+#include "cp_ncclrt.h"
 
 enum cp_bench_memory {
-    CP_BENCH_MEMORY_AUTO = 0,
-    CP_BENCH_MEMORY_HOST,
-    CP_BENCH_MEMORY_DEVICE
+    CP_BENCH_MEMORY_AUTO = CP_NCCLRT_MEMORY_AUTO,
+    CP_BENCH_MEMORY_HOST = CP_NCCLRT_MEMORY_HOST,
+    CP_BENCH_MEMORY_DEVICE = CP_NCCLRT_MEMORY_DEVICE
 };
 
 /* Who ran, and on what; filled by cp_bench_run as soon as it is known. */

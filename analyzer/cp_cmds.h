@@ -12,6 +12,7 @@ int cp_cmd_dump(int argc, char **argv);
 int cp_cmd_model(int argc, char **argv);
 int cp_cmd_analyze(int argc, char **argv);
 int cp_cmd_bench(int argc, char **argv);
+int cp_cmd_probe(int argc, char **argv);
 int cp_cmd_report(int argc, char **argv);
 int cp_cmd_ports(int argc, char **argv);
 /* Writes the page of a report object (Jansson's json_t) to output ("-":
