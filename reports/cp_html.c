@@ -735,7 +735,8 @@ static const char *sev_class(enum rp_severity s)
 
 /* ---- head ---------------------------------------------------------------- */
 
-static const char css[] =
+/* the page's stylesheet, shared with the bench page (cp_html_bench.c) */
+const char cp_html_css[] =
     ":root{--fg:#1a1a1a;--mut:#555;--line:#d0d0d0;--bg:#fff;--soft:#f5f6f7;"
     "--crit:#D55E00;--warn:#E69F00;--info:#0072B2;--ok:#009E73}\n"
     "*{box-sizing:border-box}\n"
@@ -818,7 +819,8 @@ static void write_head(FILE *out, const struct rp_report *r)
             esc(out, r->step_id);
         }
     }
-    fprintf(out, "</title>\n<style>\n%s</style>\n</head>\n<body>\n", css);
+    fprintf(out, "</title>\n<style>\n%s</style>\n</head>\n<body>\n",
+            cp_html_css);
 }
 
 static void write_header(FILE *out, const struct rp_report *r)

@@ -37,4 +37,8 @@ int cp_html_write_json(json_t *report, FILE *out, struct cp_error *err);
 int cp_html_write(const struct cp_analysis *an, FILE *out,
                   struct cp_error *err);
 
+/* The stylesheet of report.html (one <style> body), which other collprof
+ * pages reuse so that they look the same. */
+extern const char cp_html_css[];
+
 #endif

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_html.h"
 #include "cp_html_bench.h"
 #include "cp_model.h"
 #include "cp_svg.h"
@@ -469,42 +470,6 @@ static double model_busbw(const struct bp_group *g, double n)
     return t > 0 ? g->factor * n / t : NAN;
 }
 
-static void key_line(FILE *out, const char *color, const char *dash,
-                     double width, const char *label)
-{
-    fprintf(out,
-            "<span><svg width=\"30\" height=\"10\" aria-hidden=\"true\"><line "
-            "x1=\"1\" y1=\"5\" x2=\"29\" y2=\"5\" stroke=\"%s\" "
-            "stroke-width=\"%.1f\"%s%s%s/></svg>",
-            color, width, dash[0] ? " stroke-dasharray=\"" : "", dash,
-            dash[0] ? "\"" : "");
-    esc(out, label);
-    fputs("</span>", out);
-}
-
-static void key_marker(FILE *out, enum cp_svg_shape shape, const char *color,
-                       int filled, const char *label)
-{
-    fputs("<span><svg width=\"14\" height=\"14\" aria-hidden=\"true\">", out);
-    cp_svg_marker(out, shape, 7, 7, 4.5, color, filled, NULL);
-    fputs("</svg>", out);
-    esc(out, label);
-    fputs("</span>", out);
-}
-
-static void key_box(FILE *out, const char *fill, double opacity,
-                    const char *label)
-{
-    fprintf(out,
-            "<span><svg width=\"14\" height=\"12\" aria-hidden=\"true\"><rect "
-            "x=\"1\" y=\"1\" width=\"12\" height=\"10\" fill=\"%s\" "
-            "fill-opacity=\"%.2f\" stroke=\"#333\" stroke-width=\".5\"/>"
-            "</svg>",
-            fill, opacity);
-    esc(out, label);
-    fputs("</span>", out);
-}
-
 enum curve { CURVE_TIME, CURVE_BUSBW };
 
 /* The fitted model of g over the x axis, clipped to the plot area. */
@@ -744,7 +709,7 @@ static void legend_groups(FILE *out, const struct bp_group *g, size_t n)
     for (k = 0; k < n; k++) {
         char label[160];
         group_label(&g[k], label, sizeof label);
-        key_box(out, group_color(k), 1, label);
+        cp_svg_key_box(out, group_color(k), 1, label);
     }
 }
 
@@ -827,14 +792,14 @@ static void time_plot(FILE *out, const struct bp_page *pg,
 
     fputs("<div class=\"legend\">", out);
     legend_groups(out, g, n);
-    key_marker(out, CP_SVG_CIRCLE, "#333", 1, "out of place");
-    key_marker(out, CP_SVG_SQUARE, "#333", 0, "in place");
+    cp_svg_key_marker(out, CP_SVG_CIRCLE, "#333", 1, "out of place");
+    cp_svg_key_marker(out, CP_SVG_SQUARE, "#333", 0, "in place");
     if (any_model)
-        key_line(out, "#333", "", 2, "fitted model");
-    key_line(out, "#333", "2 3", 1.5, "latency floor");
-    key_line(out, "#333", "5 4", 1.5, "regime boundary n\xc2\xbd");
+        cp_svg_key_line(out, "#333", "", 2, "fitted model");
+    cp_svg_key_line(out, "#333", "2 3", 1.5, "latency floor");
+    cp_svg_key_line(out, "#333", "5 4", 1.5, "regime boundary n\xc2\xbd");
     if (g[0].boundary_bytes > p.x.lo)
-        key_box(out, LATENCY_COLOR, .15, "latency-bound");
+        cp_svg_key_box(out, LATENCY_COLOR, .15, "latency-bound");
     fputs("</div>\n<figcaption>", out);
     if (g[0].fit_ok) {
         struct cp_model_params ua = {.alpha = 1}, ub = {.beta = 1};
@@ -989,18 +954,18 @@ static void busbw_plot(FILE *out, const struct bp_page *pg,
 
     fputs("<div class=\"legend\">", out);
     legend_groups(out, g, n);
-    key_marker(out, CP_SVG_CIRCLE, "#333", 1, "out of place");
-    key_marker(out, CP_SVG_SQUARE, "#333", 0, "in place");
+    cp_svg_key_marker(out, CP_SVG_CIRCLE, "#333", 1, "out of place");
+    cp_svg_key_marker(out, CP_SVG_SQUARE, "#333", 0, "in place");
     if (any_model)
-        key_line(out, "#333", "", 2, "busbw of the fitted model");
-    key_line(out, group_color(0), "", 1.5, "busbw plateau");
+        cp_svg_key_line(out, "#333", "", 2, "busbw of the fitted model");
+    cp_svg_key_line(out, group_color(0), "", 1.5, "busbw plateau");
     for (i = 0; i < ndrawn; i++) {
         char label[64];
         snprintf(label, sizeof label, "%s-node link bandwidth",
                  drawn[i]->name);
-        key_line(out, "#000", i == 0 ? "8 4" : "3 3", 1.5, label);
+        cp_svg_key_line(out, "#000", i == 0 ? "8 4" : "3 3", 1.5, label);
     }
-    key_line(out, "#333", "5 4", 1.5, "regime boundary n\xc2\xbd");
+    cp_svg_key_line(out, "#333", "5 4", 1.5, "regime boundary n\xc2\xbd");
     if (g[0].ranks >= 1)
         fprintf(out,
                 "</div>\n<figcaption>busbw = size / time &times; %s "
@@ -1123,8 +1088,8 @@ static void overview_plot(FILE *out, const struct bp_page *pg)
         group_label(tops[k], g, sizeof g);
         snprintf(label, sizeof label, "%s (%s)",
                  cp_model_coll_name(tops[k]->coll), g);
-        key_marker(out, (enum cp_svg_shape)(k % CP_SVG_NSHAPES),
-                   group_color(k), 1, label);
+        cp_svg_key_marker(out, (enum cp_svg_shape)(k % CP_SVG_NSHAPES),
+                          group_color(k), 1, label);
     }
     fputs("</div>\n<figcaption>The ring collectives of one set of ranks "
           "should meet on one plateau, the ring's slowest link; gather, "
@@ -1290,46 +1255,12 @@ static void skipped_table(FILE *out, const struct bp_page *pg)
 
 /* ---- the page --------------------------------------------------------------- */
 
-static const char css[] =
-    ":root{--fg:#1a1a1a;--mut:#555;--line:#d0d0d0;--bg:#fff;--soft:#f5f6f7}\n"
-    "*{box-sizing:border-box}\n"
-    "body{margin:0 auto;max-width:1280px;padding:16px 24px 48px;color:var(--fg);"
-    "background:var(--bg);font:14px/1.45 system-ui,-apple-system,'Segoe UI',"
-    "Roboto,'DejaVu Sans',Arial,sans-serif}\n"
-    "h1{font-size:22px;margin:8px 0 2px}h2{font-size:18px;margin:28px 0 8px;"
-    "border-bottom:1px solid var(--line);padding-bottom:4px}"
-    "h3{font-size:15px;margin:0 0 6px}\n"
-    ".sub{color:var(--mut);margin:0 0 8px}nav a{margin-right:14px;color:#0072B2}\n"
-    ".cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(170px,1fr));"
-    "gap:8px}\n.card{background:var(--soft);padding:8px 10px}"
-    ".card .v{font-size:20px;font-weight:600}.card .l{color:var(--mut);"
-    "font-size:12px}\n.d{color:var(--mut);font-size:12px}\n"
-    ".warn{border-left:8px solid #D55E00;background:var(--soft);"
-    "padding:8px 14px;margin:12px 0}\n"
-    "table{border-collapse:collapse;margin:6px 0;font-size:13px}\n"
-    "th,td{border-bottom:1px solid var(--line);padding:3px 8px;text-align:left;"
-    "vertical-align:top}\nth{background:var(--soft)}td.n,th.n{text-align:right;white-space:nowrap;"
-    "font-variant-numeric:tabular-nums}\ntr.more td{color:var(--mut);"
-    "font-style:italic}\n"
-    ".plots{display:grid;grid-template-columns:repeat(auto-fill,minmax(560px,1fr));"
-    "gap:16px}\n"
-    "figure{margin:0;padding:8px;border:1px solid var(--line);break-inside:avoid}\n"
-    "figcaption{font-size:13px;color:var(--mut);margin-top:4px}\n"
-    "svg.plot{width:100%;height:auto;display:block}\n"
-    "svg.plot text{font:11px system-ui,'DejaVu Sans',Arial,sans-serif;"
-    "fill:#333}\nsvg.plot .axt{font-size:12px;fill:#111}\n"
-    "svg.plot .area{fill:#fff}svg.plot .grid{stroke:#e6e6e6}"
-    "svg.plot .axis,svg.plot .tk{stroke:#333;fill:none}\n"
-    ".legend{font-size:12px;display:flex;flex-wrap:wrap;gap:4px 14px;"
-    "margin:4px 0}\n.legend svg{vertical-align:middle;margin-right:4px}\n"
-    ".empty{color:var(--mut);font-style:italic;padding:18px 8px}\n"
-    ".wide{overflow-x:auto}\n"
-    ".mono{font-family:ui-monospace,'DejaVu Sans Mono',monospace;"
-    "font-size:12.5px}\n"
-    "footer{margin-top:32px;color:var(--mut);font-size:12px}\n"
-    "@media print{body{max-width:none;padding:0}nav{display:none}"
-    ".plots{grid-template-columns:1fr}"
-    "*{-webkit-print-color-adjust:exact;print-color-adjust:exact}}\n";
+/* what the bench page adds to report.html's stylesheet (cp_html_css) */
+static const char bench_css[] =
+    ".d{color:var(--mut);font-size:12px}\n"
+    ".warn{border-left:8px solid #D55E00;background:var(--soft);padding:8px 14px;margin:12px 0}\n"
+    "td.n,th.n{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}\n"
+    ".wide{overflow-x:auto}\n";
 
 static int is_import(const struct bp_page *pg)
 {
@@ -1370,11 +1301,11 @@ static void write_head(FILE *out, const struct bp_page *pg)
         esc(out, pg->generator);
         fputs("\">\n", out);
     }
-    fprintf(out, "<title>collprof bench: %s</title>\n<style>\n%s</style>\n"
+    fprintf(out, "<title>collprof bench: %s</title>\n<style>\n%s%s</style>\n"
                  "</head>\n<body>\n",
             is_import(pg) ? "imported nccl-tests results"
                           : "collective benchmark",
-            css);
+            cp_html_css, bench_css);
 }
 
 static void write_header(FILE *out, const struct bp_page *pg)

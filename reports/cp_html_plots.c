@@ -48,41 +48,6 @@ static void empty_figure(FILE *out, const char *id, const char *heading,
             id, heading, why);
 }
 
-/* A legend entry: a line swatch (dash may be "") or a filled box. */
-static void key_line(FILE *out, const char *color, const char *dash,
-                     double width, const char *label)
-{
-    fprintf(out,
-            "<span><svg width=\"30\" height=\"10\" aria-hidden=\"true\"><line "
-            "x1=\"1\" y1=\"5\" x2=\"29\" y2=\"5\" stroke=\"%s\" "
-            "stroke-width=\"%.1f\"%s%s%s/></svg>",
-            color, width, dash[0] ? " stroke-dasharray=\"" : "", dash,
-            dash[0] ? "\"" : "");
-    esc(out, label);
-    fputs("</span>", out);
-}
-
-static void key_box(FILE *out, const char *fill, const char *label)
-{
-    fprintf(out,
-            "<span><svg width=\"14\" height=\"12\" aria-hidden=\"true\"><rect "
-            "x=\"1\" y=\"1\" width=\"12\" height=\"10\" fill=\"%s\" "
-            "stroke=\"#333\" stroke-width=\".5\"/></svg>",
-            fill);
-    esc(out, label);
-    fputs("</span>", out);
-}
-
-static void key_marker(FILE *out, enum cp_svg_shape shape, const char *color,
-                       const char *label)
-{
-    fputs("<span><svg width=\"14\" height=\"14\" aria-hidden=\"true\">", out);
-    cp_svg_marker(out, shape, 7, 7, 4.5, color, 1, NULL);
-    fputs("</svg>", out);
-    esc(out, label);
-    fputs("</span>", out);
-}
-
 /* A polyline of f over the log x axis, clipped to the plot area. */
 static void model_curve(FILE *out, const struct cp_svg_plot *p,
                         enum cp_coll coll, enum cp_algo algo, unsigned ranks,
@@ -483,18 +448,18 @@ static void time_plot(FILE *out, const struct rp_report *r,
     cp_svg_plot_close(out);
 
     fputs("<div class=\"legend\">", out);
-    key_marker(out, CP_SVG_CIRCLE, "#000000",
-               "the job: mean per call of a size bucket (hollow: latency-bound; "
-               "bar: p50-p99)");
+    cp_svg_key_marker(out, CP_SVG_CIRCLE, "#000000", 1,
+                      "the job: mean per call of a size bucket (hollow: "
+                      "latency-bound; bar: p50-p99)");
     for (i = 0; i < c.n; i++)
-        key_line(out,
-                 i == 0 ? "#000000" : cp_svg_colors[(i - 1) % CP_SVG_NCOLORS],
-                 cp_svg_dashes[i % CP_SVG_NDASHES], i == 0 ? 2.2 : 1.8,
-                 cp_model_algo_name(c.algo[i]));
+        cp_svg_key_line(
+            out, i == 0 ? "#000000" : cp_svg_colors[(i - 1) % CP_SVG_NCOLORS],
+            cp_svg_dashes[i % CP_SVG_NDASHES], i == 0 ? 2.2 : 1.8,
+            cp_model_algo_name(c.algo[i]));
     if (have_x)
-        key_line(out, "#555", "5 4", 1.5, "n*");
+        cp_svg_key_line(out, "#555", "5 4", 1.5, "n*");
     if (nhalf > 0)
-        key_box(out, "#fbe9df", "latency regime");
+        cp_svg_key_box(out, "#fbe9df", 1, "latency regime");
     fputs("</div>\n<figcaption>", out);
     if (c.have_model) {
         fputs("Model of the ", out);
@@ -785,18 +750,18 @@ void rp_plot_busbw(FILE *out, const struct rp_report *r)
         char label[160];
         snprintf(label, sizeof label, "%s (%s ranks, %s)", rp_comm_label(cm),
                  cp_svg_format_count(cm->nranks, b1, sizeof b1), cm->link);
-        key_box(out, cp_svg_colors[k % CP_SVG_NCOLORS], label);
+        cp_svg_key_box(out, cp_svg_colors[k % CP_SVG_NCOLORS], 1, label);
     }
     for (i = 0; i < CP_SVG_NSHAPES; i++) {
         static const char *const names[] = {"allreduce", "allgather",
                                             "reducescatter", "other"};
         if (used_shape[i])
-            key_marker(out, (enum cp_svg_shape)i, "#666", names[i]);
+            cp_svg_key_marker(out, (enum cp_svg_shape)i, "#666", 1, names[i]);
     }
     for (i = 0; i < nlinks_drawn; i++) {
         char label[96];
         snprintf(label, sizeof label, "expected %s link", links_drawn[i]);
-        key_line(out, "#000", i == 0 ? "8 4" : "3 3", 1.5, label);
+        cp_svg_key_line(out, "#000", i == 0 ? "8 4" : "3 3", 1.5, label);
     }
     fputs("</div>\n<figcaption>busbw = size / time &times; f (nccl-tests): f = "
           "2(p&minus;1)/p for all-reduce, (p&minus;1)/p for all-gather, "
@@ -996,7 +961,7 @@ void rp_plot_histogram(FILE *out, const struct rp_report *r)
                     "Communication time per message size, by regime",
                     "own time", CP_SVG_TIME, bins, nb, lo, 1);
     fputs("<div class=\"legend\">", out);
-    key_box(out, BANDWIDTH_COLOR, "bandwidth-bound");
+    cp_svg_key_box(out, BANDWIDTH_COLOR, 1, "bandwidth-bound");
     fputs("<span><svg width=\"14\" height=\"12\" aria-hidden=\"true\"><defs>"
           "<pattern id=\"keyhatch\" width=\"6\" height=\"6\" "
           "patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\">"
@@ -1006,7 +971,7 @@ void rp_plot_histogram(FILE *out, const struct rp_report *r)
           "x=\"1\" y=\"1\" width=\"12\" height=\"10\" fill=\"url(#keyhatch)\" "
           "stroke=\"#333\" stroke-width=\".5\"/></svg>latency-bound</span>",
           out);
-    key_box(out, NONE_COLOR, "no model");
+    cp_svg_key_box(out, NONE_COLOR, 1, "no model");
     fputs("</div>\n<figcaption>A call is latency-bound when the model's latency "
           "term exceeds its bandwidth term at its size: such calls gain from "
           "fusion into larger buckets, bandwidth-bound ones from faster links."
@@ -1532,9 +1497,10 @@ void rp_plot_lateness(FILE *out, const struct rp_report *r)
     }
     cp_svg_plot_close(out);
     fputs("<div class=\"legend\">", out);
-    key_box(out, BANDWIDTH_COLOR, "rank");
+    cp_svg_key_box(out, BANDWIDTH_COLOR, 1, "rank");
     if (flagged)
-        key_box(out, LATENCY_COLOR, "named as a straggler by a finding");
+        cp_svg_key_box(out, LATENCY_COLOR, 1,
+                       "named as a straggler by a finding");
     fputs("</div>\n<figcaption>For each collective the last rank to arrive, "
           "how long after the rank before it; summed over the run. A rank "
           "far above the others holds everyone up: look at its compute and "
@@ -1787,9 +1753,9 @@ void rp_plot_timeline(FILE *out, const struct rp_report *r)
     if (nops > 0) {
         fputs("<div class=\"legend\">", out);
         for (k = 0; k < ncolored; k++)
-            key_box(out, cp_svg_colors[k], ops[k].name);
+            cp_svg_key_box(out, cp_svg_colors[k], 1, ops[k].name);
         if (nops > ncolored)
-            key_box(out, NONE_COLOR, "other collectives");
+            cp_svg_key_box(out, NONE_COLOR, 1, "other collectives");
         fputs("</div>\n", out);
     }
     fputs("<figcaption>The collectives' own time (last arrival to last end, "

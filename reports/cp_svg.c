@@ -504,3 +504,40 @@ void cp_svg_marker(FILE *out, enum cp_svg_shape shape, double x, double y,
         fputs("/>", out);
     }
 }
+
+void cp_svg_key_line(FILE *out, const char *color, const char *dash,
+                     double width, const char *label)
+{
+    fprintf(out,
+            "<span><svg width=\"30\" height=\"10\" aria-hidden=\"true\"><line "
+            "x1=\"1\" y1=\"5\" x2=\"29\" y2=\"5\" stroke=\"%s\" "
+            "stroke-width=\"%.1f\"%s%s%s/></svg>",
+            color, width, dash[0] ? " stroke-dasharray=\"" : "", dash,
+            dash[0] ? "\"" : "");
+    cp_svg_escape(out, label);
+    fputs("</span>", out);
+}
+
+void cp_svg_key_marker(FILE *out, enum cp_svg_shape shape, const char *color,
+                       int filled, const char *label)
+{
+    fputs("<span><svg width=\"14\" height=\"14\" aria-hidden=\"true\">", out);
+    cp_svg_marker(out, shape, 7, 7, 4.5, color, filled, NULL);
+    fputs("</svg>", out);
+    cp_svg_escape(out, label);
+    fputs("</span>", out);
+}
+
+void cp_svg_key_box(FILE *out, const char *fill, double opacity,
+                    const char *label)
+{
+    fprintf(out,
+            "<span><svg width=\"14\" height=\"12\" aria-hidden=\"true\"><rect "
+            "x=\"1\" y=\"1\" width=\"12\" height=\"10\" fill=\"%s\"",
+            fill);
+    if (opacity < 1)
+        fprintf(out, " fill-opacity=\"%.2f\"", opacity);
+    fputs(" stroke=\"#333\" stroke-width=\".5\"/></svg>", out);
+    cp_svg_escape(out, label);
+    fputs("</span>", out);
+}

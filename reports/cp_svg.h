@@ -127,4 +127,15 @@ void cp_svg_marker(FILE *out, enum cp_svg_shape shape, double x, double y,
                    double r, const char *color, int filled,
                    const char *title);
 
+/* Legend entries for the HTML around the plots: a small inline swatch,
+ * then the label (escaped), in one <span>.  A line of the given colour,
+ * width and dash pattern ("" = solid); a marker as cp_svg_marker draws
+ * it; a box filled with fill at opacity (1 = opaque). */
+void cp_svg_key_line(FILE *out, const char *color, const char *dash,
+                     double width, const char *label);
+void cp_svg_key_marker(FILE *out, enum cp_svg_shape shape, const char *color,
+                       int filled, const char *label);
+void cp_svg_key_box(FILE *out, const char *fill, double opacity,
+                    const char *label);
+
 #endif
