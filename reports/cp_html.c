@@ -795,7 +795,7 @@ const char cp_html_css[] =
     ".plots{grid-template-columns:1fr}"
     "*{-webkit-print-color-adjust:exact;print-color-adjust:exact}}\n";
 
-static void write_head(FILE *out, const struct rp_report *r)
+void cp_html_head(FILE *out, const char *generator)
 {
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
           "<meta charset=\"utf-8\">\n"
@@ -805,11 +805,16 @@ static void write_head(FILE *out, const struct rp_report *r)
           "<meta name=\"viewport\" content=\"width=device-width, "
           "initial-scale=1\">\n",
           out);
-    if (r->generator) {
+    if (generator) {
         fputs("<meta name=\"generator\" content=\"", out);
-        esc(out, r->generator);
+        esc(out, generator);
         fputs("\">\n", out);
     }
+}
+
+static void write_head(FILE *out, const struct rp_report *r)
+{
+    cp_html_head(out, r->generator);
     fputs("<title>collprof report", out);
     if (r->job_id[0]) {
         fputs(": job ", out);

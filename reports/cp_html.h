@@ -41,4 +41,9 @@ int cp_html_write(const struct cp_analysis *an, FILE *out,
  * pages reuse so that they look the same. */
 extern const char cp_html_css[];
 
+/* The start of such a page, up to its <title>: the doctype, the character
+ * set, a Content-Security-Policy under which no script runs and nothing is
+ * fetched, the viewport, and the generator (escaped; NULL: none). */
+void cp_html_head(FILE *out, const char *generator);
+
 #endif

@@ -1288,19 +1288,7 @@ static void extent(const struct bp_page *pg, double *ranks, double *nodes)
 
 static void write_head(FILE *out, const struct bp_page *pg)
 {
-    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
-          "<meta charset=\"utf-8\">\n"
-          /* no script runs and nothing is fetched, whatever the data */
-          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src "
-          "'none'; style-src 'unsafe-inline'; img-src data:\">\n"
-          "<meta name=\"viewport\" content=\"width=device-width, "
-          "initial-scale=1\">\n",
-          out);
-    if (pg->generator) {
-        fputs("<meta name=\"generator\" content=\"", out);
-        esc(out, pg->generator);
-        fputs("\">\n", out);
-    }
+    cp_html_head(out, pg->generator);
     fprintf(out, "<title>collprof bench: %s</title>\n<style>\n%s%s</style>\n"
                  "</head>\n<body>\n",
             is_import(pg) ? "imported nccl-tests results"
