@@ -28,18 +28,7 @@ timing_lock
 
 seed=${PROBE_SEED:-$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')}
 echo "# PROBE_SEED=$seed"
-# pick N: a number in [0, N) from the seed (an LCG, so runs repeat)
-pick() {
-    seed=$(( (seed * 1103515245 + 12345) % 2147483648 ))
-    echo $(( seed / 65536 % $1 ))
-}
-# nth N WORDS...: the N-th (from 0) of the words
-nth() {
-    n=$1
-    shift
-    shift "$n"
-    echo "$1"
-}
+. "${top_srcdir:-.}/tests/links/lib.sh"
 # pairs K: every node pair of n1..nK, as A,B words
 pairs() {
     i=1

@@ -29,18 +29,7 @@ t=$(mktemp -d /tmp/cp-links-XXXXXX)
 
 seed=${LINKS_SEED:-$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')}
 echo "# LINKS_SEED=$seed"
-# pick N: a number in [0, N) from the seed (an LCG, so runs repeat)
-pick() {
-    seed=$(( (seed * 1103515245 + 12345) % 2147483648 ))
-    echo $(( seed / 65536 % $1 ))
-}
-# nth N WORDS...: the N-th (from 0) of the words
-nth() {
-    n=$1
-    shift
-    shift "$n"
-    echo "$1"
-}
+. "${top_srcdir:-.}/tests/links/lib.sh"
 
 # job NAME RANKS NODES "TOPOLOGY LINES" APP-ARGS...: record and analyze
 job() {
