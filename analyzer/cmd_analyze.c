@@ -13,6 +13,7 @@
 #include "cp_path.h"
 #include "cp_analysis.h"
 #include "cp_cmds.h"
+#include "cp_probeview.h"
 #include "cp_units.h"
 
 #ifndef CP_SYSCONFDIR
@@ -48,6 +49,13 @@ static void usage(FILE *out)
             "                       when it exists; without either, the model is\n"
             "                       fitted to the job's own calls\n"
             "      --no-profile     do not read the default profile\n"
+            "      --probe FILE     the probe.json of collprof probe on the\n"
+            "                       job's nodes: pairs it measured slow name\n"
+            "                       the slow link among a communicator's\n"
+            "                       candidates, and fill the node-pair view.\n"
+            "                       Without it, DIR/probe/probe.json or\n"
+            "                       DIR/probe.json of a DIR given is read\n"
+            "      --no-probe       do not look for a probe.json in DIR\n"
             "      --steps N        the run had N training steps (default: the\n"
             "                       period of the call pattern)\n"
             "      --bucket SIZE    evaluate fusing latency-bound calls into buckets\n"
@@ -213,21 +221,54 @@ static void print_verdict(const struct cp_analysis *an, const char *report,
     printf("\n");
 }
 
+/* A probe of other nodes than the job's: what was not used, by name. */
+static void print_probe_warnings(const struct cp_analysis *an)
+{
+    const struct cp_analysis_probe *pr = &an->topology.probe;
+    char list[512] = "";
+    size_t i, len = 0;
+
+    if (!pr->file || pr->nunknown == 0)
+        return;
+    for (i = 0; i < pr->nunknown && len < 400; i++)
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%s",
+                                i ? ", " : "", pr->unknown[i]);
+    if (i < pr->nunknown)
+        snprintf(list + len, sizeof list - len, " and %zu more",
+                 pr->nunknown - i);
+    if (pr->matched_nodes == 0)
+        fprintf(stderr,
+                "collprof analyze: warning: %s: the probe measured other "
+                "nodes than the job's (%s): it is not used\n",
+                pr->file, list);
+    else
+        fprintf(stderr,
+                "collprof analyze: warning: %s: %zu of the probe's %zu nodes "
+                "are not in the job (%s): only the %zu pairs between the "
+                "job's nodes are used\n",
+                pr->file, pr->nunknown, pr->nodes, list, pr->pairs);
+}
+
 int cp_cmd_analyze(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"output", required_argument, NULL, 'o'},
         {"profile", required_argument, NULL, 'p'},
         {"no-profile", no_argument, NULL, 'P'},
+        {"probe", required_argument, NULL, 'r'},
+        {"no-probe", no_argument, NULL, 'R'},
         {"steps", required_argument, NULL, 's'},
         {"bucket", required_argument, NULL, 'b'},
         {"fail-on", required_argument, NULL, 'f'},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
-    const char *outdir = NULL, *profile_path = NULL;
+    const char *outdir = NULL, *profile_path = NULL, *probe_path = NULL;
     struct cp_analysis_opts opts;
     struct cp_profile profile;
+    struct cp_probeview probe;
+    char found_probe[4200];
+    int no_probe = 0;
     struct cp_analysis *an = NULL;
     struct cp_error err;
     struct progress prog = {0};
@@ -238,6 +279,7 @@ int cp_cmd_analyze(int argc, char **argv)
     size_t i;
 
     cp_analysis_opts_init(&opts);
+    memset(&probe, 0, sizeof probe);
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
         switch (c) {
@@ -249,6 +291,12 @@ int cp_cmd_analyze(int argc, char **argv)
             break;
         case 'P':
             no_profile = 1;
+            break;
+        case 'r':
+            probe_path = optarg;
+            break;
+        case 'R':
+            no_probe = 1;
             break;
         case 's': {
             uint64_t v = 0;
@@ -319,6 +367,24 @@ int cp_cmd_analyze(int argc, char **argv)
         }
         opts.profile = &profile;
     }
+    if (!probe_path && !no_probe &&
+        cp_probeview_find((const char *const *)(argv + optind), found_probe,
+                          sizeof found_probe))
+        probe_path = found_probe;
+    if (probe_path) {
+        /* a probe named on the command line that cannot be read is a
+         * usage error; one found next to the logs makes them unusable as
+         * given (--no-probe analyzes without it) */
+        if (cp_probeview_read(probe_path, &probe, &err) < 0) {
+            fprintf(stderr, "collprof analyze: %s%s\n", err.text,
+                    probe_path == found_probe
+                        ? " (found next to the logs; --no-probe ignores it)"
+                        : "");
+            rc = probe_path == found_probe ? EXIT_UNUSABLE : EXIT_USAGE;
+            goto out;
+        }
+        opts.probe = &probe;
+    }
     if (!quiet) {
         opts.progress = on_progress;
         opts.progress_ctx = &prog;
@@ -338,6 +404,7 @@ int cp_cmd_analyze(int argc, char **argv)
         else
             fprintf(stderr, "collprof analyze: %s: %s\n", p->file, p->message);
     }
+    print_probe_warnings(an);
     report = cp_analysis_to_json(an);
     if (!report) {
         fprintf(stderr, "collprof analyze: out of memory writing the report\n");
@@ -360,5 +427,6 @@ int cp_cmd_analyze(int argc, char **argv)
 out:
     json_decref(report);
     cp_analysis_destroy(an);
+    cp_probeview_clear(&probe);
     return rc;
 }

@@ -1,4 +1,6 @@
-/* cmd_report.c - collprof report: report.html from a saved report.json. */
+/* cmd_report.c - collprof report: the page of a saved document: report.json
+ * (collprof analyze), bench.json (collprof bench) or probe.json (collprof
+ * probe), told apart by their `schema` key. */
 #include "config.h"
 
 #include <errno.h>
@@ -12,6 +14,7 @@
 
 #include "cp_cmds.h"
 #include "cp_html.h"
+#include "cp_html_bench.h"
 #include "cp_path.h"
 
 #define EXIT_UNUSABLE 1
@@ -22,19 +25,26 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: collprof report REPORT.json [-o OUT.html]\n"
             "\n"
-            "Renders a saved analysis (the report.json of collprof analyze,\n"
-            "schema collprof.report/1) as one self-contained HTML page: the\n"
-            "verdict and findings, a job summary, plots and tables.  The page\n"
-            "needs no network and no JavaScript; collprof analyze writes the\n"
-            "same page as OUT/report.html.\n"
+            "Renders a saved collprof document as one self-contained HTML page,\n"
+            "the kind told by its schema key:\n"
+            "  collprof.report/1  the report.json of collprof analyze: verdict\n"
+            "                     and findings, a job summary, plots, tables\n"
+            "                     (the page collprof analyze writes as\n"
+            "                     OUT/report.html)\n"
+            "  collprof.bench/1   the bench.json of collprof bench: time and\n"
+            "                     busbw against size per collective, the fit\n"
+            "                     (the page of collprof bench --report)\n"
+            "  collprof.probe/1   the probe.json of collprof probe: its\n"
+            "                     findings, the node-pair heatmap, the pairs\n"
+            "The page needs no network and no JavaScript.\n"
             "\n"
-            "  -o, --output FILE   the page (default: REPORT with .json replaced\n"
-            "                      by .html; '-' for standard output)\n"
+            "  -o, --output FILE   the page (default: the input with .json\n"
+            "                      replaced by .html; '-' for standard output)\n"
             "  -h, --help          this text\n"
             "\n"
-            "Exit status: 0 written; 1 the report cannot be read, is not JSON\n"
-            "or not a collprof report (the message names the key), or the page\n"
-            "cannot be written; 2 bad usage.\n");
+            "Exit status: 0 written; 1 the input cannot be read, is not JSON\n"
+            "or not one of those documents (the message names the key), or\n"
+            "the page cannot be written; 2 bad usage.\n");
 }
 
 /* REPORT.json -> REPORT.html; anything else gets .html appended. */
@@ -68,11 +78,12 @@ static json_t *load(const char *path)
     return report;
 }
 
-/* The page through a temporary file, so that a reader never sees half of
- * it; "-" writes to standard output.  Also used by collprof analyze (cmd
- * "analyze") for OUT/report.html. */
-int cp_report_html(json_t *report, const char *input, const char *output,
-                   const char *cmd)
+typedef int (*page_writer)(json_t *doc, FILE *out, struct cp_error *err);
+
+/* The page of doc by render through a temporary file, so that a reader
+ * never sees half of it; "-" writes to standard output. */
+static int write_page(page_writer render, json_t *report, const char *input,
+                      const char *output, const char *cmd)
 {
     struct cp_error err;
     char tmp[4200];
@@ -81,7 +92,7 @@ int cp_report_html(json_t *report, const char *input, const char *output,
 
     tmp[0] = '\0';
     if (strcmp(output, "-") == 0) {
-        if (cp_html_write_json(report, stdout, &err) < 0) {
+        if (render(report, stdout, &err) < 0) {
             fprintf(stderr, "collprof %s: %s: %s\n", cmd, input, err.text);
             return -1;
         }
@@ -99,7 +110,7 @@ int cp_report_html(json_t *report, const char *input, const char *output,
         tmp[0] = '\0';
         goto out;
     }
-    if (cp_html_write_json(report, out, &err) < 0) {
+    if (render(report, out, &err) < 0) {
         fprintf(stderr, "collprof %s: %s: %s\n", cmd,
                 ferror(out) ? tmp : input, err.text);
         goto out;
@@ -118,6 +129,54 @@ out:
     return rc;
 }
 
+/* Also used by collprof analyze (cmd "analyze") for OUT/report.html. */
+int cp_report_html(json_t *report, const char *input, const char *output,
+                   const char *cmd)
+{
+    return write_page(cp_html_write_json, report, input, output, cmd);
+}
+
+/* The writer for doc's kind, by the prefix of its schema; NULL after
+ * saying why (the file and the key looked at). */
+static page_writer writer_of(json_t *doc, const char *input)
+{
+    static const struct {
+        const char *prefix;
+        page_writer render;
+    } kinds[] = {
+        {"collprof.report/", cp_html_write_json},
+        {"collprof.bench/", cp_html_bench_write},
+        {"collprof.probe/", cp_html_probe_write},
+    };
+    json_t *schema = json_object_get(doc, "schema");
+    size_t i;
+
+    /* not an object, or no schema: report.html's checks name the problem
+     * as they always have */
+    if (!json_is_object(doc) || !schema)
+        return cp_html_write_json;
+    if (!json_is_string(schema)) {
+        fprintf(stderr, "collprof report: %s: key 'schema' should be a "
+                        "string, not %s\n",
+                input, json_is_object(schema)  ? "an object"
+                       : json_is_array(schema) ? "an array"
+                       : json_is_number(schema) ? "a number"
+                       : json_is_boolean(schema) ? "a boolean"
+                                                 : "null");
+        return NULL;
+    }
+    for (i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (strncmp(json_string_value(schema), kinds[i].prefix,
+                    strlen(kinds[i].prefix)) == 0)
+            return kinds[i].render;
+    fprintf(stderr,
+            "collprof report: %s: key 'schema' is '%.64s', not a collprof "
+            "document this command renders (collprof.report/1, "
+            "collprof.bench/1 or collprof.probe/1)\n",
+            input, json_string_value(schema));
+    return NULL;
+}
+
 int cp_cmd_report(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -127,6 +186,7 @@ int cp_cmd_report(int argc, char **argv)
     const char *output = NULL, *input;
     char deflt[4200];
     json_t *report = NULL;
+    page_writer render;
     int c, rc = EXIT_USAGE;
 
     optind = 1;
@@ -168,8 +228,14 @@ int cp_cmd_report(int argc, char **argv)
         rc = EXIT_UNUSABLE;
         goto out;
     }
-    rc = cp_report_html(report, input, output, "report") < 0 ? EXIT_UNUSABLE
-                                                             : 0;
+    render = writer_of(report, input);
+    if (!render) {
+        rc = EXIT_UNUSABLE;
+        goto out;
+    }
+    rc = write_page(render, report, input, output, "report") < 0
+             ? EXIT_UNUSABLE
+             : 0;
 out:
     json_decref(report);
     return rc;

@@ -1154,6 +1154,7 @@ struct cp_analysis *cp_analysis_run(const char *const *paths,
         goto oom_state;
     class_bandwidths(an, evals, nevals);
     if (cp_links_solve(st.links, an, &st, evals, nevals) < 0 ||
+        cp_links_apply_probe(an, opts->probe) < 0 ||
         cp_portview_build(an, paths) < 0)
         goto oom_state;
     estimate_steps(an, &st, opts->steps);

@@ -46,6 +46,8 @@ enum cp_link_source {
 };
 const char *cp_link_source_name(enum cp_link_source source);
 
+struct cp_probeview;
+
 struct cp_analysis_opts {
     /* Expected link speeds; NULL: fit only.  Copied by cp_analysis_run. */
     const struct cp_profile *profile;
@@ -55,6 +57,10 @@ struct cp_analysis_opts {
      * bytes of records read so far and in all. */
     void (*progress)(void *ctx, uint64_t done_bytes, uint64_t total_bytes);
     void *progress_ctx;
+    /* The node-pair measurements of collprof probe (cp_probeview.h) to fold
+     * into the slow-link analysis; NULL: none.  Read, not kept: the result
+     * copies what it uses. */
+    const struct cp_probeview *probe;
 };
 
 /* Zero options: fit only, estimate the steps, recommend the bucket. */
@@ -199,6 +205,14 @@ struct cp_analysis_finding {
 
 /* ---- the node-pair view (cp_links.c; docs/analysis.md "Slow links") ---- */
 
+/* Where a node pair's estimate (state, bandwidth, efficiency) came from. */
+enum cp_pair_source {
+    CP_PAIR_FROM_CALLS = 0, /* the job's own calls (cp_links.c) */
+    CP_PAIR_FROM_PROBE = 1  /* collprof probe: the calls left it unknown */
+};
+/* "calls", "probe"; NULL out of range. */
+const char *cp_pair_source_name(enum cp_pair_source source);
+
 enum cp_pair_state {
     CP_PAIR_OK = 0,      /* a unit crossing it ran as fast as its peers */
     CP_PAIR_SLOW = 1,    /* named: the only pair a slow unit can blame */
@@ -238,6 +252,12 @@ struct cp_analysis_pair {
     double bandwidth_Bps;     /* reference x efficiency; NaN without one */
     unsigned units;           /* bandwidth-bound units crossing it */
     uint64_t calls;
+    enum cp_pair_source source; /* of state, bandwidth_Bps and efficiency */
+    /* collprof probe's measurement of the pair, whatever the source */
+    int probed;
+    int probe_slow;             /* the probe judged it slow */
+    enum cp_pair_state calls_state; /* the calls' state (probed pairs) */
+    double probe_bandwidth_Bps, probe_efficiency, probe_latency_s;
 };
 
 /* One observation: the calls of one (communicator, collective, size
@@ -262,6 +282,20 @@ struct cp_analysis_unit {
     unsigned *pairs;          /* indices into topology.pairs */
 };
 
+/* The probe folded in (opts.probe), for the report and the messages. */
+struct cp_analysis_probe {
+    char *file;               /* NULL: no probe */
+    size_t nodes;             /* the probe's nodes */
+    size_t matched_nodes;     /* of them in the job */
+    size_t pairs;             /* its pairs between two nodes of the job */
+    size_t slow_pairs;        /* of them judged slow by the probe */
+    size_t nunknown;
+    char **unknown;           /* its node names that are not the job's */
+    double reference_Bps;     /* the probe's reference (median or profile) */
+    char reference_source[16];
+    double median_latency_s;
+};
+
 struct cp_analysis_topology {
     double reference_Bps;     /* the inter model's bandwidth; NaN none */
     enum cp_link_source reference_source;
@@ -273,6 +307,7 @@ struct cp_analysis_topology {
     struct cp_analysis_pair *pairs; /* slowest first */
     size_t nunits;
     struct cp_analysis_unit *units; /* by comm, collective, size */
+    struct cp_analysis_probe probe;
 };
 
 /* One RDMA port of a node of the job, from the port snapshots found next

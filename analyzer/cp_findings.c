@@ -8,9 +8,11 @@
  *                      order of magnitude below on the network)
  *   straggler          one rank arrives last at most collectives, or
  *                      delays every collective it is in (cp_links.c)
- *   slow_link          one node pair is slow (cp_links.c)
+ *   slow_link          one node pair is slow (cp_links.c), or measured
+ *                      slow by collprof probe (evidence.method: calls,
+ *                      probe)
  *   slow_link_candidates  a communicator is slow but its calls cannot tell
- *                      which of its links is
+ *                      which of its links is (and no probe named one)
  *   missing_ranks      ranks below the world size left no log
  *   incomplete_instances  instances missing members without a missing rank
  *   failed_calls       NCCL calls that returned an error
@@ -632,8 +634,8 @@ static int slow_links(struct cp_analysis *an)
             what[128];
         int rc;
 
-        if (p->state != CP_PAIR_SLOW)
-            continue;
+        if (p->state != CP_PAIR_SLOW || p->source != CP_PAIR_FROM_CALLS)
+            continue; /* the probe's: probe_links */
         seen = calloc(an->ncomms + 1, 1);
         units = json_array();
         if (!seen || !units) {
@@ -690,6 +692,7 @@ static int slow_links(struct cp_analysis *an)
         }
         e = last_evidence(an);
         if (set(e, "link", json_string(pair_text(an, p, name, sizeof name))) < 0 ||
+            set(e, "method", json_string("calls")) < 0 ||
             set(e, "bandwidth_Bps", jnum(p->bandwidth_Bps)) < 0 ||
             set(e, "peer_bandwidth_Bps", jnum(topo->reference_Bps)) < 0 ||
             set(e, "efficiency", jnum(p->efficiency)) < 0 ||
@@ -698,12 +701,164 @@ static int slow_links(struct cp_analysis *an)
             set(e, "cleared_pairs", json_integer(cleared)) < 0 ||
             set(e, "ports", endpoint_ports(an, p->a, p->b)) < 0)
             return -1;
+        /* the probe measured it too: agreeing or not, say what it saw */
+        if (p->probed &&
+            (set(e, "probe_state",
+                 json_string(p->probe_slow ? "slow" : "ok")) < 0 ||
+             set(e, "probe_bandwidth_Bps", jnum(p->probe_bandwidth_Bps)) < 0 ||
+             set(e, "probe_efficiency", jnum(p->probe_efficiency)) < 0 ||
+             set(e, "probe_file", json_string(topo->probe.file)) < 0))
+            return -1;
     }
     return 0;
 }
 
-/* One finding per communicator whose slow calls keep several candidates. */
-static int slow_link_candidates(struct cp_analysis *an)
+/* "a median of 24.3 MB/s over the probed pairs" or "the profile's ...". */
+static const char *probe_reference_text(const struct cp_analysis_probe *pr,
+                                        char *buf, size_t len)
+{
+    char b1[CP_UNITS_BUFSIZE];
+
+    cp_units_format_bandwidth(pr->reference_Bps, b1, sizeof b1);
+    if (strcmp(pr->reference_source, "profile") == 0)
+        snprintf(buf, len, "the profile's %s", b1);
+    else
+        snprintf(buf, len, "a median of %s over the probed pairs", b1);
+    return buf;
+}
+
+/* What the job's calls said of a probed pair: a pair state, or "none"
+ * when nothing bandwidth-bound crossed it. */
+static const char *calls_verdict(const struct cp_analysis_pair *p)
+{
+    enum cp_pair_state st =
+        p->source == CP_PAIR_FROM_CALLS ? p->state : p->calls_state;
+
+    return p->units == 0 ? "none" : cp_pair_state_name(st);
+}
+
+/* The probe's figures of pair p into e (the keys of probe.json's
+ * slow_link evidence). */
+static int probe_pair_evidence(const struct cp_analysis *an, json_t *e,
+                               const struct cp_analysis_pair *p)
+{
+    const struct cp_analysis_probe *pr = &an->topology.probe;
+    char name[160];
+
+    if (set(e, "link", json_string(pair_text(an, p, name, sizeof name))) < 0 ||
+        set(e, "method", json_string("probe")) < 0 ||
+        set(e, "bandwidth_Bps", jnum(p->probe_bandwidth_Bps)) < 0 ||
+        set(e, "peer_bandwidth_Bps", jnum(pr->reference_Bps)) < 0 ||
+        set(e, "reference_source", json_string(pr->reference_source)) < 0 ||
+        set(e, "efficiency", jnum(p->probe_efficiency)) < 0 ||
+        set(e, "slowdown", jnum(p->probe_efficiency > 0
+                                    ? 1 / p->probe_efficiency
+                                    : NAN)) < 0 ||
+        set(e, "latency_s", jnum(p->probe_latency_s)) < 0 ||
+        set(e, "peer_latency_s", jnum(pr->median_latency_s)) < 0 ||
+        set(e, "probe_file", json_string(pr->file)) < 0)
+        return -1;
+    return 0;
+}
+
+static enum cp_analysis_severity probe_severity(const struct cp_analysis_pair *p)
+{
+    return p->probe_efficiency <= 0.25 ? CP_SEVERITY_CRITICAL
+                                       : CP_SEVERITY_WARNING;
+}
+
+/* A slow candidate of communicator c's slow unit u, named by the probe:
+ * the slow_link_candidates finding resolved. */
+static int resolved_link(struct cp_analysis *an,
+                         const struct cp_analysis_comm *c,
+                         const struct cp_analysis_unit *u,
+                         const struct cp_analysis_pair *p, json_t *cands,
+                         unsigned ncand)
+{
+    const struct cp_analysis_probe *pr = &an->topology.probe;
+    unsigned nodes[2] = {p->a, p->b};
+    char b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE], ref[96];
+    json_t *e;
+
+    if (add_finding(
+            an, "slow_link", probe_severity(p), NULL, 0, nodes, 2,
+            "The link between nodes %s and %s is slow: communicator %016llx "
+            "(%u ranks on %u nodes) ran its %s of %s at %.1fx the %s, and of "
+            "its %u candidate links collprof probe (%s) measured this one "
+            "slow: %s against %s (%.0f%%).",
+            an->nodes[p->a].name, an->nodes[p->b].name,
+            (unsigned long long)c->id, c->nranks, c->nnodes,
+            coll_name(u->coll), cp_units_format_size(u->bytes, b1, sizeof b1),
+            u->slowdown,
+            u->baseline == CP_BASELINE_PEERS
+                ? "time of the same calls elsewhere in the job"
+                : "model's time",
+            ncand, pr->file,
+            cp_units_format_bandwidth(p->probe_bandwidth_Bps, b2, sizeof b2),
+            probe_reference_text(pr, ref, sizeof ref),
+            100 * p->probe_efficiency) < 0)
+        return -1;
+    e = last_evidence(an);
+    if (probe_pair_evidence(an, e, p) < 0 ||
+        set(e, "resolves", json_string("slow_link_candidates")) < 0 ||
+        set(e, "comm", hex_id(c->id)) < 0 ||
+        set(e, "op", json_string(coll_name(u->coll))) < 0 ||
+        set(e, "bytes", jnum(u->bytes)) < 0 ||
+        set(e, "comm_slowdown", jnum(u->slowdown)) < 0 ||
+        json_object_set(e, "candidates", cands) < 0 ||
+        set(e, "ports", endpoint_ports(an, p->a, p->b)) < 0)
+        return -1;
+    return 0;
+}
+
+/* Pairs the probe measured slow that no finding names yet: a candidate
+ * list of no slow communicator holds them, the calls cleared them, or
+ * nothing of the job crossed them. */
+static int probe_links(struct cp_analysis *an, const unsigned char *reported)
+{
+    const struct cp_analysis_topology *topo = &an->topology;
+    const struct cp_analysis_probe *pr = &topo->probe;
+    size_t pi;
+
+    for (pi = 0; pi < topo->npairs; pi++) {
+        const struct cp_analysis_pair *p = &topo->pairs[pi];
+        unsigned nodes[2] = {p->a, p->b};
+        char b1[CP_UNITS_BUFSIZE], ref[96];
+        const char *calls = calls_verdict(p);
+        json_t *e;
+
+        if (!p->probed || !p->probe_slow || reported[pi] ||
+            (p->source == CP_PAIR_FROM_CALLS && p->state == CP_PAIR_SLOW))
+            continue;
+        if (add_finding(
+                an, "slow_link", probe_severity(p), NULL, 0, nodes, 2,
+                "The link between nodes %s and %s is slow: collprof probe "
+                "(%s) measured %s against %s (%.0f%%)%s.",
+                an->nodes[p->a].name, an->nodes[p->b].name, pr->file,
+                cp_units_format_bandwidth(p->probe_bandwidth_Bps, b1,
+                                          sizeof b1),
+                probe_reference_text(pr, ref, sizeof ref),
+                100 * p->probe_efficiency,
+                strcmp(calls, "none") == 0
+                    ? "; nothing bandwidth-bound of the job crossed it"
+                : strcmp(calls, "ok") == 0
+                    ? "; the job's own calls across it ran at full speed"
+                    : "") < 0)
+            return -1;
+        e = last_evidence(an);
+        if (probe_pair_evidence(an, e, p) < 0 ||
+            set(e, "calls_state", json_string(calls)) < 0 ||
+            set(e, "ports", endpoint_ports(an, p->a, p->b)) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* One finding per communicator whose slow calls keep several candidates;
+ * a candidate the probe measured slow turns it into that pair's slow_link
+ * (marked in reported, indexed like topology.pairs). */
+static int slow_link_candidates(struct cp_analysis *an,
+                                unsigned char *reported)
 {
     const struct cp_analysis_topology *topo = &an->topology;
     size_t ci, i, k;
@@ -716,8 +871,8 @@ static int slow_link_candidates(struct cp_analysis *an)
         json_t *cands = NULL, *e;
         struct who w;
         char list[512] = "", b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE],
-             b3[CP_UNITS_BUFSIZE], probe[160];
-        unsigned ncand = 0;
+             b3[CP_UNITS_BUFSIZE], probe[160], probed_text[600] = "";
+        unsigned ncand = 0, nprobed = 0, nslow = 0;
         double f, busbw, peer;
         int rc;
 
@@ -739,9 +894,14 @@ static int slow_link_candidates(struct cp_analysis *an)
         for (k = 0; k < best->npairs; k++) {
             const struct cp_analysis_pair *p = &topo->pairs[best->pairs[k]];
             char name[160];
-            if (p->state == CP_PAIR_OK)
+            /* the calls' candidates: what they did not clear (the probe
+             * may have measured them since) */
+            if (p->state == CP_PAIR_OK && p->source == CP_PAIR_FROM_CALLS)
                 continue;
             ncand++;
+            nprobed += p->probed;
+            nslow += p->source == CP_PAIR_FROM_PROBE &&
+                     p->state == CP_PAIR_SLOW;
             if (json_array_append_new(cands, pair_json(an, p)) < 0)
                 goto fail;
             if (strlen(list) < 400)
@@ -753,6 +913,33 @@ static int slow_link_candidates(struct cp_analysis *an)
             if (!node_seen[p->b]++)
                 nodes[nn++] = p->b;
         }
+        if (nslow > 0) {
+            /* resolved: each candidate the probe found slow is named */
+            for (k = 0; k < best->npairs; k++) {
+                const struct cp_analysis_pair *p =
+                    &topo->pairs[best->pairs[k]];
+                if (p->source != CP_PAIR_FROM_PROBE ||
+                    p->state != CP_PAIR_SLOW || reported[best->pairs[k]])
+                    continue;
+                reported[best->pairs[k]] = 1;
+                if (resolved_link(an, c, best, p, cands, ncand) < 0)
+                    goto fail;
+            }
+            free(nodes);
+            free(node_seen);
+            json_decref(cands);
+            continue;
+        }
+        if (nprobed == ncand)
+            snprintf(probed_text, sizeof probed_text,
+                     "; collprof probe (%.400s) measured all of them and "
+                     "found none slow, so the slowdown is not one link's",
+                     topo->probe.file);
+        else if (nprobed > 0)
+            snprintf(probed_text, sizeof probed_text,
+                     "; collprof probe (%.400s) measured %u of them and "
+                     "found none slow",
+                     topo->probe.file, nprobed);
         f = cp_model_busbw_factor(best->coll, best->coll == CP_COLL_SENDRECV
                                                   ? 2
                                                   : c->nranks);
@@ -768,8 +955,7 @@ static int slow_link_candidates(struct cp_analysis *an)
             w.nranks, nodes, nn,
             "Communicator %016llx (%u ranks on %u nodes) is slow: its %s "
             "of %s take %.1fx the %s (busbw %s against %s), but its calls "
-            "cannot tell which of its %u candidate links is (%s); run "
-            "'%s' to measure every node pair.",
+            "cannot tell which of its %u candidate links is (%s)%s%s%s%s",
             (unsigned long long)c->id, c->nranks, c->nnodes,
             coll_name(best->coll),
             cp_units_format_size(best->bytes, b1, sizeof b1), best->slowdown,
@@ -778,7 +964,9 @@ static int slow_link_candidates(struct cp_analysis *an)
                                                 : "model's time",
             cp_units_format_bandwidth(busbw, b2, sizeof b2),
             cp_units_format_bandwidth(peer, b3, sizeof b3), ncand, list,
-            probe);
+            probed_text, nprobed == ncand ? "" : "; run '",
+            nprobed == ncand ? "" : probe,
+            nprobed == ncand ? "." : "' to measure every node pair.");
         who_free(&w);
         if (rc < 0)
             goto fail;
@@ -796,6 +984,10 @@ static int slow_link_candidates(struct cp_analysis *an)
             set(e, "peer_busbw_Bps", jnum(peer)) < 0 ||
             set(e, "candidates", cands) < 0 ||
             set(e, "probe", json_string(probe)) < 0)
+            return -1;
+        if (topo->probe.file &&
+            (set(e, "probe_file", json_string(topo->probe.file)) < 0 ||
+             set(e, "probed_candidates", json_integer(nprobed)) < 0))
             return -1;
         continue;
 fail:
@@ -934,13 +1126,20 @@ static int model_unavailable(struct cp_analysis *an, const struct an_eval *ev,
 
 int an_findings(struct cp_analysis *an, const struct an_eval *ev, size_t nev)
 {
+    unsigned char *reported = calloc(an->topology.npairs + 1, 1);
     size_t i;
+    int rc;
 
-    if (latency_bound(an, ev, nev) < 0 || slow_links(an) < 0 ||
-        slow_link_candidates(an) < 0 || degraded_ports(an) < 0 ||
-        low_busbw(an, ev, nev) < 0 ||
-        straggler(an) < 0 || inputs_findings(an) < 0 ||
-        clock_offset(an) < 0 || model_unavailable(an, ev, nev) < 0)
+    rc = !reported || latency_bound(an, ev, nev) < 0 || slow_links(an) < 0 ||
+                 slow_link_candidates(an, reported) < 0 ||
+                 probe_links(an, reported) < 0 || degraded_ports(an) < 0 ||
+                 low_busbw(an, ev, nev) < 0 || straggler(an) < 0 ||
+                 inputs_findings(an) < 0 || clock_offset(an) < 0 ||
+                 model_unavailable(an, ev, nev) < 0
+             ? -1
+             : 0;
+    free(reported);
+    if (rc < 0)
         return -1;
     /* most severe first, in the order above within a severity (a stable
      * insertion sort: there are a handful) */

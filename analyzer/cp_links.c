@@ -25,6 +25,7 @@
 
 #include "cp_analysis_int.h"
 #include "cp_links.h"
+#include "cp_probeview.h"
 
 #define SLOW_THRESHOLD 1.45
 #define OK_THRESHOLD 1.25
@@ -40,6 +41,12 @@ static const char *const pair_state_names[] = {"ok", "slow", "suspect",
 static const char *const verdict_names[] = {
     "none", "clears", "slow", "explained", "unresolved", "inconsistent"};
 static const char *const baseline_names[] = {"none", "peers", "model"};
+static const char *const pair_source_names[] = {"calls", "probe"};
+
+const char *cp_pair_source_name(enum cp_pair_source s)
+{
+    return (unsigned)s <= CP_PAIR_FROM_PROBE ? pair_source_names[s] : NULL;
+}
 
 const char *cp_pair_state_name(enum cp_pair_state s)
 {
@@ -975,6 +982,205 @@ void cp_links_topology_free(struct cp_analysis_topology *topo)
     topo->units = NULL;
     topo->pairs = NULL;
     topo->nunits = topo->npairs = 0;
+    for (i = 0; i < topo->probe.nunknown; i++)
+        free(topo->probe.unknown[i]);
+    free(topo->probe.unknown);
+    free(topo->probe.file);
+    memset(&topo->probe, 0, sizeof topo->probe);
+}
+
+/* ---- the probe ------------------------------------------------------------ */
+
+static int compare_pair_ends(const void *pa, const void *pb)
+{
+    const struct cp_analysis_pair *a = &sort_pairs[*(const unsigned *)pa];
+    const struct cp_analysis_pair *b = &sort_pairs[*(const unsigned *)pb];
+
+    if (a->a != b->a)
+        return a->a < b->a ? -1 : 1;
+    return a->b < b->b ? -1 : a->b > b->b;
+}
+
+/* The index of pair (a, b), a < b, among the pairs sorted by ends in
+ * by_ends[0, n); -1 when absent. */
+static long find_pair(const struct cp_analysis_pair *pairs,
+                      const unsigned *by_ends, size_t n, unsigned a, unsigned b)
+{
+    size_t lo = 0, hi = n;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const struct cp_analysis_pair *p = &pairs[by_ends[mid]];
+        if (p->a < a || (p->a == a && p->b < b))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < n && pairs[by_ends[lo]].a == a && pairs[by_ends[lo]].b == b)
+        return (long)by_ends[lo];
+    return -1;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+    const struct cp_analysis_node *const *x = a, *const *y = b;
+
+    return strcmp((*x)->name, (*y)->name);
+}
+
+/* The job's node index of name, through nodes sorted by name; -1. */
+static long job_node(const struct cp_analysis *an,
+                     const struct cp_analysis_node *const *by_name,
+                     const char *name)
+{
+    size_t lo = 0, hi = an->nnodes;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(by_name[mid]->name, name) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < an->nnodes && strcmp(by_name[lo]->name, name) == 0)
+        return (long)(by_name[lo] - an->nodes);
+    return -1;
+}
+
+int cp_links_apply_probe(struct cp_analysis *an, const struct cp_probeview *pv)
+{
+    struct cp_analysis_topology *topo = &an->topology;
+    struct cp_analysis_probe *pr = &topo->probe;
+    const struct cp_analysis_node **by_name = NULL;
+    long *map = NULL;
+    unsigned *by_ends = NULL, *order = NULL, *rank_of = NULL;
+    struct cp_analysis_pair *pairs = NULL, *sorted = NULL;
+    size_t i, k, n0 = topo->npairs, n;
+    int rc = -1;
+
+    if (!pv)
+        return 0;
+    pr->file = strdup(pv->file ? pv->file : "");
+    pr->nodes = pv->nnodes;
+    pr->reference_Bps = pv->reference_Bps;
+    pr->median_latency_s = pv->median_latency_s;
+    snprintf(pr->reference_source, sizeof pr->reference_source, "%s",
+             pv->reference_source);
+    by_name = malloc((an->nnodes + 1) * sizeof *by_name);
+    map = malloc((pv->nnodes + 1) * sizeof *map);
+    pr->unknown = calloc(pv->nnodes + 1, sizeof *pr->unknown);
+    /* every pair of the probe may be new */
+    pairs = malloc((n0 + pv->npairs + 1) * sizeof *pairs);
+    by_ends = malloc((n0 + 1) * sizeof *by_ends);
+    if (!pr->file || !by_name || !map || !pr->unknown || !pairs || !by_ends)
+        goto out;
+    for (i = 0; i < an->nnodes; i++)
+        by_name[i] = &an->nodes[i];
+    qsort(by_name, an->nnodes, sizeof *by_name, compare_names);
+    for (i = 0; i < pv->nnodes; i++) {
+        map[i] = job_node(an, by_name, pv->nodes[i]);
+        if (map[i] >= 0) {
+            pr->matched_nodes++;
+        } else {
+            pr->unknown[pr->nunknown] = strdup(pv->nodes[i]);
+            if (!pr->unknown[pr->nunknown])
+                goto out;
+            pr->nunknown++;
+        }
+    }
+    if (n0)
+        memcpy(pairs, topo->pairs, n0 * sizeof *pairs);
+    for (i = 0; i < n0; i++)
+        by_ends[i] = (unsigned)i;
+    sort_pairs = pairs;
+    qsort(by_ends, n0, sizeof *by_ends, compare_pair_ends);
+    n = n0;
+    for (i = 0; i < pv->npairs; i++) {
+        const struct cp_probeview_pair *q = &pv->pairs[i];
+        struct cp_analysis_pair *p;
+        unsigned a, b;
+        long at;
+        if (map[q->a] < 0 || map[q->b] < 0 || !(q->bandwidth_Bps > 0))
+            continue;
+        a = (unsigned)map[q->a];
+        b = (unsigned)map[q->b];
+        if (a > b) {
+            unsigned t = a;
+            a = b;
+            b = t;
+        }
+        at = find_pair(pairs, by_ends, n0, a, b);
+        if (at < 0) {
+            /* nothing bandwidth-bound of the job crossed it */
+            for (k = n0; k < n; k++)
+                if (pairs[k].a == a && pairs[k].b == b)
+                    break;
+            if (k == n) {
+                memset(&pairs[n], 0, sizeof pairs[n]);
+                pairs[n].a = a;
+                pairs[n].b = b;
+                pairs[n].state = CP_PAIR_UNCLEAR;
+                pairs[n].slowdown = pairs[n].efficiency = NAN;
+                pairs[n].bandwidth_Bps = NAN;
+                n++;
+            }
+            p = &pairs[k];
+        } else {
+            p = &pairs[at];
+        }
+        if (p->probed)
+            continue; /* a pair listed twice: the first counts */
+        p->probed = 1;
+        p->probe_slow = q->slow;
+        p->probe_bandwidth_Bps = q->bandwidth_Bps;
+        p->probe_efficiency = q->efficiency;
+        p->probe_latency_s = q->latency_s;
+        p->calls_state = p->state;
+        pr->pairs++;
+        pr->slow_pairs += q->slow != 0;
+        /* what the calls judged stays; what they left open (a candidate
+         * of a slow ring, a pair nothing cleared or named, a pair nothing
+         * crossed) takes the measurement */
+        if ((p->state == CP_PAIR_OK || p->state == CP_PAIR_SLOW) &&
+            isfinite(p->efficiency))
+            continue;
+        p->source = CP_PAIR_FROM_PROBE;
+        p->state = q->slow ? CP_PAIR_SLOW : CP_PAIR_OK;
+        p->bandwidth_Bps = q->bandwidth_Bps;
+        p->efficiency = q->efficiency;
+        p->slowdown = q->efficiency > 0 ? 1 / q->efficiency : NAN;
+    }
+    /* slowest first again, the units' pair indices renumbered */
+    order = malloc((n + 1) * sizeof *order);
+    rank_of = malloc((n + 1) * sizeof *rank_of);
+    sorted = malloc((n + 1) * sizeof *sorted);
+    if (!order || !rank_of || !sorted)
+        goto out;
+    for (k = 0; k < n; k++)
+        order[k] = (unsigned)k;
+    sort_pairs = pairs;
+    qsort(order, n, sizeof *order, compare_pairs);
+    for (k = 0; k < n; k++) {
+        sorted[k] = pairs[order[k]];
+        rank_of[order[k]] = (unsigned)k;
+    }
+    free(topo->pairs);
+    topo->pairs = sorted;
+    sorted = NULL;
+    topo->npairs = n;
+    for (i = 0; i < topo->nunits; i++)
+        for (k = 0; k < topo->units[i].npairs; k++)
+            topo->units[i].pairs[k] = rank_of[topo->units[i].pairs[k]];
+    rc = 0;
+out:
+    free(by_name);
+    free(map);
+    free(pairs);
+    free(sorted);
+    free(by_ends);
+    free(order);
+    free(rank_of);
+    return rc;
 }
 
 int cp_links_solve(struct cp_links *lk, struct cp_analysis *an,

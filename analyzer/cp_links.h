@@ -47,6 +47,17 @@ int cp_links_solve(struct cp_links *lk, struct cp_analysis *an,
                    const struct an_state *st, const struct an_eval *ev,
                    size_t nev);
 
+/* Fold collprof probe's node-pair measurements (pv may be NULL: nothing)
+ * into an->topology after cp_links_solve: each probed pair of two job
+ * nodes keeps the measurement (probed, probe_*); a pair the calls left
+ * open (suspect, unclear, or crossed by nothing bandwidth-bound: then
+ * added) takes the probe's state, bandwidth and efficiency (source
+ * CP_PAIR_FROM_PROBE); pairs are sorted again, units renumbered.  The
+ * probe's node names missing from the job go to topology.probe.unknown.
+ * Returns 0, or -1 when memory ran out. */
+struct cp_probeview;
+int cp_links_apply_probe(struct cp_analysis *an, const struct cp_probeview *pv);
+
 /* Free what cp_links_solve put in topology (cp_analysis_destroy). */
 void cp_links_topology_free(struct cp_analysis_topology *topo);
 

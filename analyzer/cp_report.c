@@ -366,6 +366,30 @@ static json_t *pair_names(const struct cp_analysis *an,
     return node_names(an, two, 2, bad);
 }
 
+/* The probe folded in (docs/report-schema.md, topology.probe), or null. */
+static json_t *probe_json(const struct cp_analysis_probe *pr, int *bad)
+{
+    json_t *o, *unknown;
+    size_t i;
+
+    if (!pr->file)
+        return json_null();
+    o = json_object();
+    unknown = json_array();
+    put(o, "file", jstr(pr->file), bad);
+    put(o, "nodes", jint(pr->nodes), bad);
+    put(o, "matched_nodes", jint(pr->matched_nodes), bad);
+    for (i = 0; i < pr->nunknown; i++)
+        push(unknown, jstr(pr->unknown[i]), bad);
+    put(o, "unknown_nodes", unknown, bad);
+    put(o, "pairs", jint(pr->pairs), bad);
+    put(o, "slow_pairs", jint(pr->slow_pairs), bad);
+    put(o, "reference_Bps", jnum(pr->reference_Bps), bad);
+    put(o, "reference_source", jstr(pr->reference_source), bad);
+    put(o, "median_latency_s", jnum(pr->median_latency_s), bad);
+    return o;
+}
+
 static json_t *topology_json(const struct cp_analysis *an, int *bad)
 {
     const struct cp_analysis_topology *topo = &an->topology;
@@ -396,9 +420,13 @@ static json_t *topology_json(const struct cp_analysis *an, int *bad)
         put(q, "slowdown", jnum(p->slowdown), bad);
         put(q, "units", jint(p->units), bad);
         put(q, "calls", jint(p->calls), bad);
+        put(q, "source", jstr(cp_pair_source_name(p->source)), bad);
+        put(q, "probe_bandwidth_Bps",
+            p->probed ? jnum(p->probe_bandwidth_Bps) : json_null(), bad);
         push(pairs, q, bad);
     }
     put(o, "pairs", pairs, bad);
+    put(o, "probe", probe_json(&topo->probe, bad), bad);
     for (i = 0; i < topo->nunits; i++) {
         const struct cp_analysis_unit *u = &topo->units[i];
         const struct cp_analysis_comm *c = &an->comms[u->comm];

@@ -815,7 +815,8 @@ void cp_html_head(FILE *out, const char *generator)
 static void write_head(FILE *out, const struct rp_report *r)
 {
     cp_html_head(out, r->generator);
-    fputs("<title>collprof report", out);
+    fputs("<title>", out);
+    esc(out, r->title ? r->title : "collprof report");
     if (r->job_id[0]) {
         fputs(": job ", out);
         esc(out, r->job_id);
@@ -1003,9 +1004,16 @@ static void write_suggestion(FILE *out, const struct rp_finding *f)
         }
         fputs(": port state and error counters (<span class=\"mono\">ibstat"
               "</span>, <span class=\"mono\">perfquery</span>), cables and "
-              "switch ports; confirm with <span class=\"mono\">collprof probe"
-              "</span> on those nodes.</p>\n",
+              "switch ports",
               out);
+        /* a link the probe measured needs no probe to confirm it */
+        if (!json_is_string(json_object_get(f->evidence, "method")) ||
+            strcmp(json_string_value(json_object_get(f->evidence, "method")),
+                   "probe") != 0)
+            fputs("; confirm with <span class=\"mono\">collprof probe</span> "
+                  "on those nodes",
+                  out);
+        fputs(".</p>\n", out);
     } else if (strcmp(k, "degraded_port") == 0) {
         fputs("<p class=\"sugg\"><b>What to do:</b> compare the port's active "
               "width and speed with its peers (<span class=\"mono\">ibstat"
@@ -1784,6 +1792,219 @@ static void write_page(FILE *out, const struct rp_report *r)
           "prefixes (KiB = 1024 B), bandwidths decimal ones (GB/s = 10<sup>9"
           "</sup> B/s), busbw follows nccl-tests.</footer>\n</body>\n</html>\n",
           out);
+}
+
+/* ---- probe.html: collprof probe's node pairs -------------------------------- */
+
+/* probe.json (schema collprof.probe/1, docs/probe.md) as a view: the node
+ * names, the node-pair view under `topology` (the keys report.json's
+ * has, so the heatmap is report.html's) and the findings. */
+static int build_probe_view(json_t *root, struct rp_report *r,
+                            struct cp_error *err)
+{
+    struct ctx c = {err, 0};
+    json_t *run, *topo;
+    size_t i;
+
+    memset(r, 0, sizeof *r);
+    r->root = root;
+    r->title = "collprof probe";
+    r->topology_caption =
+        "collprof probe: each pair's bandwidth over the reference (the "
+        "median of all pairs, or the profile's inter-node bandwidth)";
+    r->job_id = r->step_id = "";
+    if (!json_is_object(root)) {
+        fail(&c, "the document is %s, not a JSON object",
+             root ? type_name(root) : "missing");
+        return -1;
+    }
+    r->schema = STR(&c, root, "", "schema");
+    if (!c.bad && strcmp(r->schema, "collprof.probe/1") != 0 &&
+        strncmp(r->schema, "collprof.probe/1.", 17) != 0)
+        fail(&c, "key 'schema' is '%.64s': this collprof renders "
+                 "collprof.probe/1",
+             r->schema);
+    if (c.bad)
+        return -1;
+    r->generator = OPT_STR(&c, root, "", "generator");
+    run = OBJ(&c, root, "", "run", 0);
+    if (run) {
+        const char *job = OPT_STR(&c, run, "run", "job_id");
+        r->job_id = job ? job : "";
+        r->processes = OPT_NUM(&c, run, "run", "nodes");
+        OPT_NUM(&c, run, "run", "rounds");
+        OPT_NUM(&c, run, "run", "wall_s");
+        OPT_STR(&c, run, "run", "memory");
+    }
+    topo = OBJ(&c, root, "", "topology", 1);
+    r->nodes = get_list(&c, topo, "topology", "nodes", 1, 0);
+    OPT_NUM(&c, topo, "topology", "reference_Bps");
+    OPT_STR(&c, topo, "topology", "reference_source");
+    OPT_NUM(&c, topo, "topology", "median_latency_s");
+    if (c.bad)
+        return -1;
+    r->nnodes = json_array_size(r->nodes);
+    r->node_order = alloc_n(&c, r->nnodes, sizeof *r->node_order);
+    if (!r->node_order)
+        return -1;
+    for (i = 0; i < r->nnodes; i++) {
+        r->node_order[i].name = json_string_value(json_array_get(r->nodes, i));
+        r->node_order[i].index = i;
+    }
+    qsort(r->node_order, r->nnodes, sizeof *r->node_order, compare_names);
+    view_findings(&c, r);
+    view_extras(&c, r); /* topology: nodes, efficiency, pairs */
+    if (!c.bad) {
+        json_t *pairs = json_object_get(topo, "pairs"), *v;
+        char where[WHERE_LEN];
+        json_array_foreach(pairs, i, v)
+        {
+            snprintf(where, sizeof where, "topology.pairs[%zu]", i);
+            OPT_NUM(&c, v, where, "bandwidth_Bps");
+            OPT_NUM(&c, v, where, "latency_s");
+            OPT_NUM(&c, v, where, "bytes");
+            OPT_NUM(&c, v, where, "round");
+            if (c.bad)
+                break;
+        }
+    }
+    return c.bad ? -1 : 0;
+}
+
+/* The pairs, slowest first as probe.json lists them. */
+static void write_probe_pairs(FILE *out, const struct rp_report *r)
+{
+    json_t *pairs = json_object_get(r->topology, "pairs"), *v;
+    size_t i, n = json_array_size(pairs);
+
+    fputs("<section id=\"pairs\">\n<h2>Node pairs</h2>\n<table "
+          "id=\"probe-pairs\">\n<tr><th>nodes</th><th>state</th>"
+          "<th class=\"n\">bandwidth</th><th class=\"n\">efficiency</th>"
+          "<th class=\"n\">latency</th><th class=\"n\">message</th>"
+          "<th class=\"n\">round</th></tr>\n",
+          out);
+    json_array_foreach(pairs, i, v)
+    {
+        json_t *two = json_object_get(v, "nodes");
+        const char *state = json_string_value(json_object_get(v, "state"));
+        if (i == RP_TABLE_ROWS)
+            break;
+        fprintf(out, "<tr class=\"%s\"><td>",
+                state && strcmp(state, "slow") == 0 ? "slow" : "ok");
+        esc(out, list_str(two, 0));
+        fputs("&ndash;", out);
+        esc(out, list_str(two, 1));
+        fputs("</td><td>", out);
+        esc(out, state ? state : "");
+        fputs("</td><td class=\"n\">", out);
+        val(out, rp_number(json_object_get(v, "bandwidth_Bps")),
+            CP_SVG_BANDWIDTH);
+        fputs("</td><td class=\"n\">", out);
+        val(out, rp_number(json_object_get(v, "efficiency")), CP_SVG_PERCENT);
+        fputs("</td><td class=\"n\">", out);
+        val(out, rp_number(json_object_get(v, "latency_s")), CP_SVG_TIME);
+        fputs("</td><td class=\"n\">", out);
+        val(out, rp_number(json_object_get(v, "bytes")), CP_SVG_SIZE);
+        fputs("</td><td class=\"n\">", out);
+        val(out, rp_number(json_object_get(v, "round")), CP_SVG_COUNT);
+        fputs("</td></tr>\n", out);
+    }
+    if (n > RP_TABLE_ROWS)
+        fprintf(out, "<tr class=\"more\"><td colspan=\"7\">and %zu more "
+                     "(all in probe.json)</td></tr>\n",
+                n - RP_TABLE_ROWS);
+    fputs("</table>\n</section>\n", out);
+}
+
+static void write_probe_page(FILE *out, const struct rp_report *r)
+{
+    json_t *topo = json_object_get(r->root, "topology");
+    json_t *run = json_object_get(r->root, "run");
+    const struct rp_finding *worst = r->nfindings ? &r->findings[0] : NULL;
+    size_t npairs = json_array_size(json_object_get(r->topology, "pairs"));
+    const char *src =
+        json_string_value(json_object_get(topo, "reference_source"));
+
+    write_head(out, r);
+    fputs("<header>\n<h1>collprof probe", out);
+    if (r->job_id[0]) {
+        fputs(": job ", out);
+        esc(out, r->job_id);
+    }
+    fprintf(out, "</h1>\n<p class=\"sub\">%zu node%s, %zu pair%s", r->nnodes,
+            r->nnodes == 1 ? "" : "s", npairs, npairs == 1 ? "" : "s");
+    if (json_is_number(json_object_get(run, "rounds"))) {
+        fputs(" in ", out);
+        val(out, rp_number(json_object_get(run, "rounds")), CP_SVG_COUNT);
+        fputs(" rounds", out);
+    }
+    if (json_is_number(json_object_get(run, "wall_s"))) {
+        fputs(" (", out);
+        val(out, rp_number(json_object_get(run, "wall_s")), CP_SVG_TIME);
+        fputs(")", out);
+    }
+    fputs(" &middot; ", out);
+    esc(out, r->generator ? r->generator : "collprof");
+    fputs(" &middot; schema ", out);
+    esc(out, r->schema);
+    fputs("</p>\n<nav><a href=\"#findings\">Findings</a><a href=\"#plots\">"
+          "Plots</a><a href=\"#pairs\">Node pairs</a></nav>\n</header>\n",
+          out);
+    if (worst && worst->sev >= RP_WARNING) {
+        fprintf(out, "<section id=\"verdict\" class=\"verdict %s\">\n"
+                     "<p class=\"head\">%s: ",
+                sev_class(worst->sev),
+                worst->sev == RP_CRITICAL ? "Critical" : "Needs attention");
+        fprintf(out, "%zu slow link%s</p>\n<p>", r->nfindings,
+                r->nfindings == 1 ? "" : "s");
+        esc(out, worst->message);
+        fputs("</p>\n", out);
+    } else {
+        fputs("<section id=\"verdict\" class=\"verdict ok\">\n<p class=\"head\">"
+              "No slow link</p>\n<p>No pair measured slow.</p>\n",
+              out);
+    }
+    fputs("<p>Reference: ", out);
+    val(out, rp_number(json_object_get(topo, "reference_Bps")),
+        CP_SVG_BANDWIDTH);
+    fputs(src && strcmp(src, "profile") == 0 ? " (the profile's)"
+                                             : " (the median of the pairs)",
+          out);
+    fputs("; median latency ", out);
+    val(out, rp_number(json_object_get(topo, "median_latency_s")),
+        CP_SVG_TIME);
+    fputs(".</p>\n</section>\n", out);
+    write_findings(out, r);
+    fputs("<section id=\"plots\">\n<h2>Plots</h2>\n<div class=\"plots\">\n",
+          out);
+    rp_plot_heatmap(out, r);
+    fputs("</div>\n</section>\n", out);
+    write_probe_pairs(out, r);
+    fputs("<footer>Written by ", out);
+    esc(out, r->generator ? r->generator : "collprof");
+    fputs(" from probe.json (", out);
+    esc(out, r->schema);
+    fputs("). Bandwidths use decimal prefixes (MB/s = 10<sup>6</sup> B/s), "
+          "sizes binary ones (KiB = 1024 B).</footer>\n</body>\n</html>\n",
+          out);
+}
+
+int cp_html_probe_write(json_t *doc, FILE *out, struct cp_error *err)
+{
+    struct rp_report r;
+    int rc = -1;
+
+    if (build_probe_view(doc, &r, err) < 0)
+        goto out;
+    write_probe_page(out, &r);
+    if (fflush(out) != 0 || ferror(out)) {
+        cp_error_set(err, NULL, -1, "writing the page failed");
+        goto out;
+    }
+    rc = 0;
+out:
+    view_free(&r);
+    return rc;
 }
 
 int cp_html_write_json(json_t *report, FILE *out, struct cp_error *err)

@@ -33,6 +33,13 @@
  * The caller keeps its reference to report and owns out (not closed). */
 int cp_html_write_json(json_t *report, FILE *out, struct cp_error *err);
 
+/* probe.html: a probe.json document (schema collprof.probe/1,
+ * docs/probe.md) as one page of the same kind: the findings, report.html's
+ * node-pair heatmap drawn from the probe's topology, and the pairs.
+ * Checked first like a report (-1 with err naming the key); the caller
+ * keeps doc and owns out. */
+int cp_html_probe_write(json_t *doc, FILE *out, struct cp_error *err);
+
 /* The same for an analysis in memory: renders cp_analysis_to_json(an). */
 int cp_html_write(const struct cp_analysis *an, FILE *out,
                   struct cp_error *err);

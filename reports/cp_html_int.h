@@ -100,6 +100,10 @@ struct rp_report {
     json_t *inputs;   /* inputs, may be NULL */
     json_t *topology; /* a node-pair matrix (slow-link analysis), or NULL */
     json_t *timeline; /* communication time per window, or NULL */
+    /* pages other than report.html (the probe's): the page title, and what
+     * the heatmap's efficiencies are (NULL: report.html's wording) */
+    const char *title;
+    const char *topology_caption;
 };
 
 /* A JSON number at the 10 significant digits report.json is written with

@@ -1194,6 +1194,22 @@ static size_t heat_outlines(const struct heat *h, const struct rp_report *r,
     return n;
 }
 
+/* Some pair of the node-pair view has its estimate from collprof probe
+ * (topology.pairs[].source). */
+static int heat_probed(const struct rp_report *r)
+{
+    json_t *pairs = json_object_get(r->topology, "pairs"), *v;
+    size_t i;
+
+    json_array_foreach(pairs, i, v)
+    {
+        const char *src = json_string_value(json_object_get(v, "source"));
+        if (src && strcmp(src, "probe") == 0)
+            return 1;
+    }
+    return 0;
+}
+
 void rp_plot_heatmap(FILE *out, const struct rp_report *r)
 {
     struct heat h = {0};
@@ -1212,8 +1228,17 @@ void rp_plot_heatmap(FILE *out, const struct rp_report *r)
             goto out;
         heat_from_topology(&h, r, same);
         cells = heat_cells(&h);
-        source = "the slow-link analysis' node-pair view: each pair's "
-                 "bandwidth relative to the same calls elsewhere in the job";
+        source = r->topology_caption
+                     ? r->topology_caption
+                 : heat_probed(r)
+                     ? "the slow-link analysis' node-pair view: each pair's "
+                       "bandwidth relative to the same calls elsewhere in "
+                       "the job, or, where the calls left a pair open, "
+                       "collprof probe's measurement of it against the "
+                       "probe's reference"
+                     : "the slow-link analysis' node-pair view: each pair's "
+                       "bandwidth relative to the same calls elsewhere in "
+                       "the job";
         if (cells == 0)
             heat_free(&h);
     }

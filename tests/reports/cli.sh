@@ -43,7 +43,8 @@ printf '{"schema": "collprof.report/1",\n  "job": {' >"$work/trunc.json"
 run "not JSON: exit 1" 1 "$collprof" report "$work/trunc.json" -o "$work/t.html"
 err_has "collprof report: $work/trunc.json is not JSON: line 2" "not JSON: names the file and the line"
 
-for c in bad-schema not-report missing-key wrong-type not-object; do
+# (another schema altogether: kinds.sh)
+for c in bad-schema missing-key wrong-type not-object; do
     run "$c: exit 1" 1 "$collprof" report "$cases/$c/report.json" -o "$work/$c.html"
     err_has "collprof report: $cases/$c/report.json: $(cat "$cases/$c/error")" "$c: names the file and the key"
     check "$c: no page, no temporary file" sh -c "! ls '$work' | grep -q '^$c\\.html'"
