@@ -20,6 +20,10 @@
  * halves the half round trip), the median.  Times are the driver's host
  * clock around the calls and a stream synchronization.
  *
+ * Confirmation: a pair judged slow is measured again, alone (the other
+ * pairs wait), up to CP_PROBE_CONFIRM_PASSES more times; the fastest of
+ * its measurements stands, since a busy host only ever slows a transfer.
+ *
  * The judgement (cp_probe_judge): a pair's efficiency is its bandwidth
  * over the reference, the median bandwidth of all pairs (or a site
  * profile's inter-node bandwidth); below slow_threshold (0.7) it is slow:
@@ -35,6 +39,8 @@
 #include "cp_ncclrt.h"
 
 struct json_t;
+
+#define CP_PROBE_CONFIRM_PASSES 2
 
 /* Rounds of the schedule of nodes nodes: nodes - 1 when even, nodes when
  * odd (0 for fewer than 2). */
@@ -72,6 +78,7 @@ struct cp_probe_pair {
     double bandwidth_Bps;  /* median of the transfers */
     uint64_t bytes;        /* their message size */
     unsigned iters;        /* their number */
+    unsigned measurements; /* 1, more when it was measured slow and again */
     /* set by cp_probe_judge */
     double efficiency;     /* bandwidth_Bps / reference */
     enum cp_probe_state state;

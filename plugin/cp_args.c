@@ -141,6 +141,8 @@ static const struct site_key {
      offsetof(struct cp_site, analyze_timeout_s), NULL, 0},
     {"alert_timeout", SITE_SECONDS, offsetof(struct cp_site, alert_timeout_s),
      NULL, 0},
+    {"probe_timeout", SITE_SECONDS, offsetof(struct cp_site, probe_timeout_s),
+     NULL, 0},
 };
 
 const char *cp_site_keys(void)
@@ -148,7 +150,7 @@ const char *cp_site_keys(void)
     return "basedir=DIR, default=on|off, analyze=yes|no, alert=PROGRAM, "
            "syslog=yes|no, batch_step=yes|no, preload=PATH, libdir=DIR, "
            "collprof=PATH, bindir=DIR, analyze_timeout=SECONDS, "
-           "alert_timeout=SECONDS";
+           "alert_timeout=SECONDS, probe_timeout=SECONDS";
 }
 
 void cp_site_defaults(struct cp_site *site, const char *libdir,
@@ -163,6 +165,7 @@ void cp_site_defaults(struct cp_site *site, const char *libdir,
     snprintf(site->collprof, sizeof site->collprof, "%s/collprof", bindir);
     site->analyze_timeout_s = 120;
     site->alert_timeout_s = 30;
+    site->probe_timeout_s = 120;
 }
 
 static int set_site_key(struct cp_site *site, const struct site_key *k,

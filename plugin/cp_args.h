@@ -32,6 +32,7 @@ struct cp_site {
     char collprof[CP_ARGS_PATH_MAX]; /* the collprof command */
     unsigned analyze_timeout_s;
     unsigned alert_timeout_s;
+    unsigned probe_timeout_s; /* the link probe (--collprof=probe) */
 };
 
 struct cp_request {

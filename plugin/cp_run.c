@@ -137,7 +137,7 @@ static void close_fd(int *fd)
 int cp_run(struct cp_run *r)
 {
     int out_p[2] = {-1, -1}, err_p[2] = {-1, -1}, st_p[2] = {-1, -1};
-    int rc = -1, wstatus = 0, reaped = 0, e;
+    int rc = -1, wstatus = 0, reaped = 0, term_sent = 0, e;
     size_t out_used = 0, err_used = 0;
     long long deadline;
     long max_fd = sysconf(_SC_OPEN_MAX);
@@ -190,6 +190,13 @@ int cp_run(struct cp_run *r)
             if (w == pid || (w < 0 && errno == ECHILD))
                 reaped = w == pid ? 1 : 2;
         }
+        if (left <= 0 && !reaped && r->term_grace_s && !term_sent) {
+            kill(pid, SIGTERM);
+            term_sent = 1;
+            r->timed_out = 1;
+            deadline = now_ms() + (long long)r->term_grace_s * 1000;
+            continue;
+        }
         if (left <= 0 && !reaped) {
             kill(-pid, SIGKILL);
             kill(pid, SIGKILL);
@@ -227,6 +234,10 @@ int cp_run(struct cp_run *r)
             }
         }
     }
+
+    /* what the child left behind once told to stop: its group goes too */
+    if (r->timed_out)
+        kill(-pid, SIGKILL);
 
     /* the child's report of a failed exec, if any */
     if (read(st_p[0], &e, sizeof e) == (ssize_t)sizeof e) {

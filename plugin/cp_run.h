@@ -1,7 +1,7 @@
 /* cp_run.h - run a program for the plugin, time-bounded, never a shell.
  *
  * The child gets its own process group (killed as a whole, SIGKILL, when the
- * time is up), stdin from /dev/null, default signal dispositions and an
+ * time is up, after an optional SIGTERM and grace period), stdin from /dev/null, default signal dispositions and an
  * empty signal mask (srun and slurmstepd block signals in their threads), no
  * descriptor of the caller but 0-2, and explicit credentials: the caller's
  * real uid and gid with the saved ids dropped, or, when `as_user` is set
@@ -24,6 +24,11 @@ struct cp_run {
     void *fn_arg;
     char *const *envp;       /* NULL: the caller's environment */
     unsigned timeout_s;
+    /* 0: SIGKILL to the child's process group at the time limit.  N: first
+     * SIGTERM to the child alone (a program that has to clean up behind
+     * it, as srun cancels its job or step), then SIGKILL to the group N
+     * seconds later, or as soon as the child has exited. */
+    unsigned term_grace_s;
     char *out;     /* stdout captured here (NUL-terminated, cut), or NULL */
     size_t outlen; /* for /dev/null */
     char *errout;  /* stderr likewise */

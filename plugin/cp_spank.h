@@ -66,10 +66,12 @@ int cp_spank_stepdir_path(const char *user, const char *cwd);
 #define CP_SPANK_CWD_ENV "SLURM_COLLPROF_CWD"
 
 /* Step end, shared by srun and slurmstepd (the batch step).  A syslog line
- * for a warning or critical finding (when syslog=yes); the alert hook (when
+ * for a warning or critical finding (when syslog=yes) of the file `report`
+ * (report.json, or the link probe's probe.json); the alert hook (when
  * alert= is set) with the report's path, run with the credentials of
  * `creds` (as_user, uid, gid, groups), or as the caller when NULL. */
-void cp_spank_syslog_finding(const struct cp_finding *f, const char *user);
+void cp_spank_syslog_finding(const struct cp_finding *f, const char *user,
+                             const char *report);
 void cp_spank_alert(const char *user, enum cp_severity worst,
                     const struct cp_run *creds);
 /* "J.S" or "J.batch" */

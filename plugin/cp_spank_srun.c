@@ -1,15 +1,18 @@
 /* cp_spank_srun.c - srun (local context): when the step ends, the analyzer
  * on the step directory, a verdict of at most 5 lines on srun's stderr,
- * syslog lines for the findings and the site's alert hook.
+ * syslog lines for the findings, the site's alert hook, and with
+ * --collprof=probe the link probe on the step's nodes.
  *
  * srun runs as the user who started it, so everything here does too; the
  * programs run are the ones plugstack.conf names (never the user's option
- * or environment), each with a time limit (cp_run.c).
+ * or environment), and for the probe the srun that runs this plugin and the
+ * squeue next to it, each with a time limit (cp_run.c).
  */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -19,19 +22,43 @@
 #include <unistd.h>
 
 #include "cp_findings.h"
+#include "cp_probe.h"
 #include "cp_run.h"
 #include "cp_spank.h"
 #include "cp_stepdir.h"
 
 #define VERDICT_LINES 5
-#define PROBE_TIMEOUT_S 10
+#define HELP_TIMEOUT_S 10    /* collprof CMD --help */
+#define SQUEUE_TIMEOUT_S 10  /* squeue, for the probe */
+#define PROBE_GRACE_S 5      /* srun's SIGTERM-to-SIGKILL at probe_timeout */
+#define NODELIST_MAX 1024
+
+extern char **environ;
 
 static uint32_t step_nodes; /* the step's node count, 0 when unknown */
 
+/* For the link probe: the srun running this plugin, whether it started
+ * inside an allocation (its own job, else, is gone at step end) and the
+ * step's node list, kept at local_user_init while the step exists. */
+static char srun_path[PATH_MAX];
+static int started_in_allocation;
+static char step_nodelist[NODELIST_MAX];
+
 int cp_srun_init(spank_t sp, int ac, char **av)
 {
+    const char *job;
+    ssize_t n;
+
     if (cp_spank_parse_site(ac, av) < 0)
         return -1;
+    /* srun takes SLURM_JOB_ID (or SLURM_JOBID) as --jobid: a step of an
+     * allocation that outlives it.  Read before srun sets it itself. */
+    job = getenv("SLURM_JOB_ID");
+    if (!job || !*job)
+        job = getenv("SLURM_JOBID");
+    started_in_allocation = job && *job;
+    n = readlink("/proc/self/exe", srun_path, sizeof srun_path - 1);
+    srun_path[n > 0 && srun_path[0] == '/' ? n : 0] = '\0';
     return cp_spank_register_option(sp);
 }
 
@@ -41,6 +68,51 @@ int cp_srun_post_opt(spank_t sp, int ac, char **av)
     if (cp_plugin.loaded)
         cp_spank_fallback_getenv();
     return 0;
+}
+
+/* `squeue -h SELECT -o FORMAT` (SELECT: --jobs=J or --steps=J.S) of the
+ * squeue next to srun (never one from the user's PATH), its output's first
+ * line into out.  -1 when it cannot run or fails. */
+static int squeue(const char *select, const char *format, char *out,
+                  size_t outlen)
+{
+    char path[PATH_MAX + 16];
+    const char *slash = strrchr(srun_path, '/');
+    const char *argv[] = {path, "-h", select, "-o", format, NULL};
+    struct cp_run r;
+
+    if (!slash)
+        return -1;
+    snprintf(path, sizeof path, "%.*s/squeue", (int)(slash - srun_path),
+             srun_path);
+    memset(&r, 0, sizeof r);
+    r.argv = argv;
+    r.timeout_s = SQUEUE_TIMEOUT_S;
+    r.out = out;
+    r.outlen = outlen;
+    if (cp_run(&r) < 0 || r.status != 0)
+        return -1;
+    out[strcspn(out, "\n")] = '\0';
+    return 0;
+}
+
+/* The step's node list (squeue --steps=J.S -o %N), while the step exists:
+ * the probe measures exactly these nodes. */
+static void keep_step_nodelist(void)
+{
+    char id[48], out[NODELIST_MAX + 64], err[256];
+
+    step_nodelist[0] = '\0';
+    snprintf(id, sizeof id, "--steps=%u.%u", cp_plugin.job_id,
+             cp_plugin.step_id);
+    if (squeue(id, "%N", out, sizeof out) < 0 || !out[0] ||
+        cp_text_check("the node list", out, sizeof step_nodelist, err,
+                      sizeof err) < 0 ||
+        strchr(out, ' ')) {
+        cp_verbose("probe: the step's node list is unknown");
+        return;
+    }
+    memcpy(step_nodelist, out, strlen(out) + 1); /* checked: it fits */
 }
 
 /* The job id is 0 in the local exit callback: keep it from here.  Also
@@ -84,6 +156,8 @@ int cp_srun_user_init(spank_t sp, int ac, char **av)
     if (cp_spank_stepdir_path(found ? found->pw_name : NULL,
                               cwd[0] ? cwd : NULL) < 0)
         return 0;
+    if (cp_plugin.request.probe && step_nodes >= 2)
+        keep_step_nodelist();
     cp_plugin.active = 1;
     return 0;
 }
@@ -131,7 +205,7 @@ static int has_command(const char *name)
     const char *argv[] = {cp_plugin.site.collprof, name, "--help", NULL};
     struct cp_run r;
 
-    return run_collprof(argv, PROBE_TIMEOUT_S, NULL, 0, NULL, 0, &r) == 0 &&
+    return run_collprof(argv, HELP_TIMEOUT_S, NULL, 0, NULL, 0, &r) == 0 &&
            r.status == 0;
 }
 
@@ -249,8 +323,9 @@ static int lines_name_nodes(char *const *lines, int n, const char *nodes)
 /* collprof analyze STEPDIR -o STEPDIR; prints the verdict: the analyzer's
  * lines, a line for the finding that names nodes when they do not already
  * (the slow link, by its two nodes), and last the report's path, at most
- * VERDICT_LINES in all.  0 when a report was written. */
-static int analyze(void)
+ * VERDICT_LINES - `reserved` in all (the probe's line comes after).  0 when
+ * a report was written. */
+static int analyze(int reserved)
 {
     static char out[1 << 16];
     char errout[4096], err[CP_STEPDIR_MAX + 256], headline[1024];
@@ -311,7 +386,7 @@ static int analyze(void)
                  (int)(cut < 200 ? cut : 200), h.f.message);
     }
 
-    room = VERDICT_LINES - 1 - (headline[0] ? 1 : 0);
+    room = VERDICT_LINES - 1 - (headline[0] ? 1 : 0) - reserved;
     for (i = 0; i < n && room > 0; i++) {
         if (i == report_line)
             continue;
@@ -332,6 +407,7 @@ static int analyze(void)
 struct findings_seen {
     enum cp_severity worst;
     const char *user;
+    const char *report; /* the file's path, for the syslog line */
 };
 
 static void log_finding(const struct cp_finding *f, void *arg)
@@ -340,24 +416,33 @@ static void log_finding(const struct cp_finding *f, void *arg)
 
     if (f->severity > seen->worst)
         seen->worst = f->severity;
-    cp_spank_syslog_finding(f, seen->user);
+    cp_spank_syslog_finding(f, seen->user, seen->report);
+}
+
+static void user_name(char *user, size_t len)
+{
+    struct passwd pw, *found = NULL;
+    char pwbuf[4096];
+
+    if (getpwuid_r(cp_plugin.uid, &pw, pwbuf, sizeof pwbuf, &found) == 0 &&
+        found)
+        snprintf(user, len, "%s", found->pw_name);
+    else
+        snprintf(user, len, "%u", (unsigned)cp_plugin.uid);
 }
 
 static void after_report(void)
 {
-    struct findings_seen seen = {CP_SEV_NONE, NULL};
-    struct passwd pw, *found = NULL;
-    char pwbuf[4096], err[512], user[256];
+    struct findings_seen seen = {CP_SEV_NONE, NULL, NULL};
+    char err[512], user[256], report[CP_STEPDIR_MAX + 16];
     int fd;
 
     if (!cp_plugin.site.syslog && !cp_plugin.site.alert[0])
         return;
-    if (getpwuid_r(cp_plugin.uid, &pw, pwbuf, sizeof pwbuf, &found) == 0 &&
-        found)
-        snprintf(user, sizeof user, "%s", found->pw_name);
-    else
-        snprintf(user, sizeof user, "%u", (unsigned)cp_plugin.uid);
+    user_name(user, sizeof user);
+    snprintf(report, sizeof report, "%s/report.json", cp_plugin.stepdir);
     seen.user = user;
+    seen.report = report;
     fd = cp_stepdir_open(cp_plugin.stepdir, cp_plugin.uid, err, sizeof err);
     if (fd < 0)
         return;
@@ -368,6 +453,152 @@ static void after_report(void)
     close(fd);
     cp_spank_alert(user, seen.worst, NULL);
     closelog();
+}
+
+/* ---- the link probe ---------------------------------------------------- */
+
+/* Whether the step's job still holds its allocation: a step of salloc's or
+ * sbatch's job, yes; the job srun made for this step alone, no (srun has
+ * ended it before the plugin's exit callback).  squeue says RUNNING or
+ * nothing; without squeue, how srun started decides. */
+static int allocation_alive(void)
+{
+    char id[32], state[64];
+
+    snprintf(id, sizeof id, "--jobs=%u", cp_plugin.job_id);
+    if (squeue(id, "%T", state, sizeof state) < 0)
+        return started_in_allocation;
+    return strcmp(state, "RUNNING") == 0;
+}
+
+/* A SLURM_JOB_* setting of the ended job for the probe's own job: srun
+ * exported them from its allocation; "" when absent or not printable. */
+static const char *job_setting(const char *name)
+{
+    const char *v = getenv(name);
+    char err[128];
+
+    if (!v || cp_text_check(name, v, 256, err, sizeof err) < 0 ||
+        strchr(v, ' '))
+        return "";
+    return v;
+}
+
+/* The verdict's line from STEPDIR/probe/probe.json, and the syslog lines
+ * of its findings. */
+static void probe_verdict(const char *outdir)
+{
+    struct cp_probe_result res;
+    char err[CP_STEPDIR_MAX + 256], line[1024], user[256],
+        report[CP_STEPDIR_MAX + 32];
+    int fd, pfd = -1;
+
+    fd = cp_stepdir_open(cp_plugin.stepdir, cp_plugin.uid, err, sizeof err);
+    if (fd >= 0) {
+        pfd = openat(fd, "probe", O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+                                      O_CLOEXEC);
+        if (pfd < 0)
+            snprintf(err, sizeof err, "%s: %s", outdir, strerror(errno));
+        close(fd);
+    }
+    if (pfd < 0 || cp_probe_read(pfd, "probe.json", &res, err, sizeof err) < 0) {
+        say("probe: ran, but its result is unreadable: %s", err);
+        if (pfd >= 0)
+            close(pfd);
+        return;
+    }
+    snprintf(report, sizeof report, "%s/probe.json", outdir);
+    cp_probe_verdict(&res, line, sizeof line);
+    say("%s; %s", line, report);
+    if (cp_plugin.site.syslog) {
+        struct findings_seen seen = {CP_SEV_NONE, user, report};
+        user_name(user, sizeof user);
+        openlog("collprof", LOG_PID, LOG_USER);
+        if (cp_findings_read(pfd, "probe.json", log_finding, &seen, err,
+                             sizeof err) < 0)
+            cp_verbose("%s", err);
+        closelog();
+    }
+    close(pfd);
+}
+
+/* --collprof=probe: `collprof probe` on the step's nodes, one task each,
+ * through the srun running this plugin, as the user, time-bounded (the
+ * probe's srun gets SIGTERM at probe_timeout, so that it cancels its step
+ * or job, and SIGKILL PROBE_GRACE_S later); one verdict line whatever
+ * happens.  The step's exit status is srun's business, never changed. */
+static void probe(void)
+{
+    static char errout[4096];
+    static struct cp_probe_argv a;
+    struct cp_probe_launch l;
+    char outdir[CP_STEPDIR_MAX + 16], err[256];
+    struct cp_run r;
+    char **envp;
+    int rc;
+
+    if (step_nodes < 2) {
+        if (step_nodes == 1)
+            say("probe: the link probe needs 2 nodes or more, this step ran "
+                "on 1; nothing run");
+        else
+            say("probe: the step's node count is unknown; nothing run");
+        return;
+    }
+    if (!srun_path[0]) {
+        say("probe: cannot tell which srun runs this step; nothing run");
+        return;
+    }
+    if (!has_command("probe")) {
+        say("probe: %s has no link probe; nothing run",
+            cp_plugin.site.collprof);
+        return;
+    }
+    snprintf(outdir, sizeof outdir, "%s/probe", cp_plugin.stepdir);
+    memset(&l, 0, sizeof l);
+    l.srun = srun_path;
+    l.collprof = cp_plugin.site.collprof;
+    l.outdir = outdir;
+    l.id_dir = cp_plugin.stepdir;
+    l.nodelist = step_nodelist;
+    l.nodes = step_nodes;
+    l.timeout_s = cp_plugin.site.probe_timeout_s;
+    l.job_id = cp_plugin.job_id;
+    l.in_allocation = allocation_alive();
+    if (!l.in_allocation) {
+        l.partition = job_setting("SLURM_JOB_PARTITION");
+        l.account = job_setting("SLURM_JOB_ACCOUNT");
+        l.qos = job_setting("SLURM_JOB_QOS");
+        l.reservation = job_setting("SLURM_JOB_RESERVATION");
+    }
+    if (cp_probe_argv(&l, &a, err, sizeof err) < 0) {
+        say("probe: %s; nothing run", err);
+        return;
+    }
+    envp = cp_probe_env(environ);
+    if (!envp) {
+        say("probe: out of memory; nothing run");
+        return;
+    }
+    memset(&r, 0, sizeof r);
+    r.argv = a.argv;
+    r.envp = envp;
+    r.timeout_s = cp_plugin.site.probe_timeout_s;
+    r.term_grace_s = PROBE_GRACE_S;
+    r.errout = errout;
+    r.errlen = sizeof errout;
+    rc = cp_run(&r);
+    cp_probe_env_free(envp);
+    if (rc < 0 && r.timed_out)
+        say("probe: stopped after %u s (probe_timeout); no result",
+            cp_plugin.site.probe_timeout_s);
+    else if (rc < 0)
+        say("probe: cannot run %s: %s", srun_path,
+            strerror(r.exec_errno ? r.exec_errno : errno));
+    else if (r.status != 0)
+        say("probe: failed (exit %d): %s", r.status, first_line(errout));
+    else
+        probe_verdict(outdir);
 }
 
 /* ---- step end ----------------------------------------------------------- */
@@ -390,7 +621,7 @@ int cp_srun_exit(spank_t sp, int ac, char **av)
     }
     logs = cp_stepdir_count_logs(fd);
     close(fd);
-    if (logs == 0) {
+    if (logs == 0 && !cp_plugin.request.probe) {
         /* a step without NCCL calls leaves nothing behind: its port
          * snapshots go, then the directory (the nodes took their end
          * snapshots before reporting their tasks' exit to srun) */
@@ -398,19 +629,15 @@ int cp_srun_exit(spank_t sp, int ac, char **av)
                                  sizeof err);
         return 0;
     }
-    if (!cp_request_analyze(&cp_plugin.request, &cp_plugin.site) ||
-        !has_command("analyze")) {
+    if (logs == 0) {
+        /* nothing to analyze; the probe asked for goes on */
+    } else if (!cp_request_analyze(&cp_plugin.request, &cp_plugin.site) ||
+               !has_command("analyze")) {
         summary(logs);
-    } else if (analyze() == 0) {
+    } else if (analyze(cp_plugin.request.probe ? 1 : 0) == 0) {
         after_report();
     }
-    if (cp_plugin.request.probe) {
-        if (has_command("probe"))
-            say("probe: run 'srun -N<nodes> --ntasks-per-node=1 %s probe' "
-                "in the allocation to test each node pair",
-                cp_plugin.site.collprof);
-        else
-            say("probe: this collprof has no link probe yet; nothing run");
-    }
+    if (cp_plugin.request.probe)
+        probe();
     return 0;
 }

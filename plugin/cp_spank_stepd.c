@@ -439,7 +439,7 @@ static void finish_batch_step(void)
     static char out[1 << 16];
     /* not slurmstepd's environment: the programs are the user's */
     char *envp[] = {(char *)CLEAN_PATH, NULL};
-    char pwbuf[4096], user[256];
+    char pwbuf[4096], user[256], report[CP_STEPDIR_MAX + 16];
     struct passwd pw, *found = NULL;
     struct cp_finding f;
     enum cp_severity worst = CP_SEV_NONE;
@@ -477,6 +477,7 @@ static void finish_batch_step(void)
         snprintf(user, sizeof user, "%s", found->pw_name);
     else
         snprintf(user, sizeof user, "%u", (unsigned)cp_plugin.uid);
+    snprintf(report, sizeof report, "%s/report.json", cp_plugin.stepdir);
     if (call_as_user(read_findings, NULL, CLEANUP_TIMEOUT_S, out,
                      sizeof out) == 0) {
         save = NULL;
@@ -486,7 +487,7 @@ static void finish_batch_step(void)
                 continue;
             if (f.severity > worst)
                 worst = f.severity;
-            cp_spank_syslog_finding(&f, user);
+            cp_spank_syslog_finding(&f, user, report);
         }
     }
     if (cp_plugin.site.alert[0]) {

@@ -182,7 +182,8 @@ int cp_spank_stepdir_path(const char *user, const char *cwd)
 
 /* ---- step end: syslog and the alert hook --------------------------------- */
 
-void cp_spank_syslog_finding(const struct cp_finding *f, const char *user)
+void cp_spank_syslog_finding(const struct cp_finding *f, const char *user,
+                             const char *report)
 {
     char step[48];
 
@@ -190,10 +191,9 @@ void cp_spank_syslog_finding(const struct cp_finding *f, const char *user)
         return;
     cp_spank_step_name(step, sizeof step);
     syslog(LOG_USER | (f->severity == CP_SEV_CRITICAL ? LOG_CRIT : LOG_WARNING),
-           "collprof: job %s user %s: %s %s%s%s: %s (report %s/report.json)",
-           step, user, cp_severity_name(f->severity),
-           f->kind[0] ? f->kind : "finding", f->nodes[0] ? " on " : "",
-           f->nodes, f->message, cp_plugin.stepdir);
+           "collprof: job %s user %s: %s %s%s%s: %s (report %s)", step, user,
+           cp_severity_name(f->severity), f->kind[0] ? f->kind : "finding",
+           f->nodes[0] ? " on " : "", f->nodes, f->message, report);
 }
 
 void cp_spank_alert(const char *user, enum cp_severity worst,

@@ -53,6 +53,7 @@ static void test_site(void)
        "default=off analyze=yes syslog=no batch_step=no, no alert, basedir ''");
     is_int(s.analyze_timeout_s, 120, "analyze_timeout 120 s");
     is_int(s.alert_timeout_s, 30, "alert_timeout 30 s");
+    is_int(s.probe_timeout_s, 120, "probe_timeout 120 s");
 
     is_int(site(&s, "basedir=/scratch/%u", "default=on"), 0, "basedir, default");
     is_str(s.basedir, "/scratch/%u", "basedir kept unexpanded");
@@ -72,6 +73,16 @@ static void test_site(void)
     ok(s.batch_step && !s.analyze, "batch_step=yes analyze=no");
     is_int(site(&s, "analyze_timeout=5", "alert_timeout=2"), 0, "timeouts");
     ok(s.analyze_timeout_s == 5 && s.alert_timeout_s == 2, "timeouts set");
+    is_int(site(&s, "probe_timeout=7", NULL), 0, "probe_timeout");
+    is_int(s.probe_timeout_s, 7, "probe_timeout=7 set");
+    is_int(site(&s, "probe_timeout=0", NULL), -1, "probe_timeout=0 refused");
+    ok(strstr(err, "probe_timeout=") != NULL, "names probe_timeout= (%s)", err);
+    is_int(site(&s, "probe_timeout=86401", NULL), -1,
+           "probe_timeout=86401 refused");
+    is_int(site(&s, "probe_timout=5", NULL), -1, "probe_timout (typo) refused");
+    ok(strstr(err, "unknown key 'probe_timout'") != NULL &&
+           strstr(err, "probe_timeout=SECONDS") != NULL,
+       "names the typo and lists probe_timeout= (%s)", err);
 
     is_int(site(&s, "bogus=1", NULL), -1, "unknown key refused");
     ok(strstr(err, "unknown key 'bogus'") != NULL,

@@ -10,8 +10,23 @@
 #   hang          never ends (the plugin's time limit must stop it)
 #   fail          exit 3 with a message on stderr
 #   none          no analyze command at all (like an older collprof)
+# FAKE_PROFILE=FILE instead runs the real analyzer with --profile FILE (the
+# site profile a real site keeps in $(sysconfdir)/collprof/profile).
+# FAKE_PROBE (from the probe's environment, on the nodes) for `probe`:
+#   hang          never ends (probe_timeout must stop it)
+#   fail          exit 1 with a message on stderr
+# and the real probe otherwise.
 real=$(dirname "$0")/../collprof
 mode=${FAKE_ANALYZE:-ok}
+if [ "${1:-}" = probe ] && [ "${2:-}" != --help ]; then
+    case ${FAKE_PROBE:-} in
+    hang) exec sleep 100000 ;;
+    fail) echo "collprof probe: rank 0: ncclCommInitRank failed" >&2; exit 1 ;;
+    esac
+fi
+if [ "${1:-}" = analyze ] && [ -n "${FAKE_PROFILE:-}" ] && [ "${2:-}" != --help ]; then
+    exec "$real" "$@" --profile "$FAKE_PROFILE"
+fi
 if [ "${1:-}" != analyze ] || [ "$mode" = none ]; then
     exec "$real" "$@"
 fi

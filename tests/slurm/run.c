@@ -98,6 +98,47 @@ int main(void)
         ok(r.timed_out && now() - t0 < 3, "killed (%.1f s)", now() - t0);
     }
     {
+        /* term_grace_s: SIGTERM to the child first, which cleans up and
+         * exits; a process it left in its group is killed after it */
+        const char *argv[] = {"/bin/sh", "-c",
+                              "sleep 100 & echo $!; "
+                              "trap 'echo cleaned; exit 0' TERM; "
+                              "while :; do sleep 0.05; done",
+                              NULL};
+        int left = -1, i;
+        memset(&r, 0, sizeof r);
+        r.argv = argv;
+        r.timeout_s = 1;
+        r.term_grace_s = 5;
+        r.out = out;
+        r.outlen = sizeof out;
+        t0 = now();
+        is_int(cp_run(&r), -1, "term_grace_s: a timed-out child still says -1");
+        ok(r.timed_out && now() - t0 < 3,
+           "... timed out, and returned once it exited (%.1f s)", now() - t0);
+        ok(strstr(out, "cleaned\n") != NULL,
+           "... it got SIGTERM and ran its handler");
+        if (sscanf(out, "%d", &left) == 1 && left > 1) {
+            for (i = 0; i < 100 && kill(left, 0) == 0; i++)
+                usleep(20000);
+            ok(kill(left, 0) < 0, "... what it left in its group is gone");
+        } else {
+            ok(0, "... the background pid was printed (%s)", out);
+        }
+    }
+    {
+        /* a child that ignores SIGTERM: SIGKILL after the grace period */
+        const char *argv[] = {"/bin/sh", "-c", "trap '' TERM; sleep 100", NULL};
+        memset(&r, 0, sizeof r);
+        r.argv = argv;
+        r.timeout_s = 1;
+        r.term_grace_s = 1;
+        t0 = now();
+        is_int(cp_run(&r), -1, "SIGTERM ignored: -1");
+        ok(r.timed_out && now() - t0 >= 1.8 && now() - t0 < 4,
+           "... killed after the 1 s grace (%.1f s)", now() - t0);
+    }
+    {
         const char *argv[] = {"/nonexistent/prog", NULL};
         is_int(run(&r, argv, 5, NULL, 0), -1, "a missing program: -1");
         is_int(r.exec_errno, ENOENT, "exec_errno ENOENT");

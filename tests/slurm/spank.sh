@@ -339,7 +339,8 @@ ok $? "a failing analyzer does not fail the step"
 check "... and is reported in one line" grep -q 'the analysis failed (exit 3): collprof analyze: .*damaged' fail.err
 as_user env $run_env COLLPROF_ANALYZE=no srun --collprof=probe -N2 -n2 "$TSIM" --pattern ddp --steps 1 >noan.out 2>noan.err
 check "COLLPROF_ANALYZE=no: the call count instead of the analysis" grep -q 'NCCL calls from 2 ranks logged in' noan.err
-check "probe: accepted, with a note" grep -q '^collprof: job [0-9]*\.0: probe: ' noan.err
+check "... and --collprof=probe on 2 nodes: the probe's line after it" \
+    grep -q '^collprof: job [0-9]*\.0: probe: every node pair within 0.7x of the median (.*), 1 pair of 2 nodes measured; .*/probe/probe.json$' noan.err
 
 # ---- syslog and the alert hook (admin-only) -------------------------------
 if [ ! -e /dev/log ]; then
@@ -412,6 +413,109 @@ took=$(( $(date +%s) - t0 ))
 ok $([ $rc -eq 0 ] && [ $took -lt 15 ]; echo $?) "a hook that sleeps forever is killed at alert_timeout=2 (rc $rc, ${took} s)"
 hp=$(cat "$BASE/alerts/hang.pid" 2>/dev/null)
 ok $([ -n "$hp" ] && ! kill -0 "$hp" 2>/dev/null; echo $?) "... and is gone (pid $hp)"
+
+# ---- --collprof=probe: the link probe once the step ends -------------------
+# ddp is one ring over the 4 nodes (one rank each): a link of it at 1/4 of
+# 25 MB/s slows the whole ring, and the analysis (with the site profile)
+# can only list the ring's links as candidates; the probe measures every
+# pair and names the one.  The stand-in collprof passes --profile to the
+# real analyzer and runs the real probe.
+cat >"$BASE/ring-slow.topo" <<'EOF'
+nodes 4
+intra latency=5us bandwidth=2GB/s
+inter latency=20us bandwidth=25MB/s
+link n2 n3 bandwidth=6250KB/s
+EOF
+plugstack "collprof=$fake" syslog=yes
+cd "$BASE/user" || exit 1
+t0=$(date +%s)
+as_user env $run_env SIMNCCL_TOPO="$BASE/ring-slow.topo" FAKE_PROFILE="$BASE/ring-slow.topo" \
+    srun --collprof=probe -N4 -n4 "$TSIM" --pattern ddp --steps 3 --scale 0.25 --bucket-mb 1 \
+    >probe.out 2>probe.err
+ok $? "as $TEST_USER: srun --collprof=probe -N4 -n4 train_sim --pattern ddp: exit 0"
+diag "ddp step, analysis and probe took $(( $(date +%s) - t0 )) s"
+sed 's/^/#   stderr: /' probe.err
+j=$(sed -n 's/^collprof: job \([0-9]*\)\.0: .*/\1/p' probe.err | head -n 1)
+pdir=$steps/collprof-$j.0
+python3 - "$pdir/report.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+kinds = [f["kind"] for f in r["findings"] if f["kind"].startswith("slow_link")]
+print("# the analysis: %s" % kinds)
+sys.exit(0 if kinds == ["slow_link_candidates"] else 1)
+PY
+ok $? "the analysis alone gives slow_link_candidates, no slow_link"
+n=$(count_lines probe.err '^collprof: job [0-9]*\.0: probe: ')
+ok $([ "$n" -eq 1 ]; echo $?) "one probe line ($n)"
+check "... naming the planted link n2-n3 and its bandwidth" \
+    grep -q -E "^collprof: job $j\.0: probe: slow link n2-n3 \([0-9.]+ MB/s against [0-9.]+ MB/s, [0-9]+%\); $pdir/probe/probe.json\$" probe.err
+n=$(count_lines probe.err '^collprof: job ')
+ok $([ "$n" -le 5 ]; echo $?) "the verdict, probe line included, has at most 5 lines ($n)"
+python3 - "$pdir/probe/probe.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+slow = [sorted(f["nodes"]) for f in r["findings"] if f["kind"] == "slow_link"]
+print("# probe.json: %s nodes, slow %s, job %s" % (r["topology"]["nodes"], slow, r["run"]["job_id"]))
+sys.exit(0 if slow == [["n2", "n3"]] and r["topology"]["nodes"] == ["n1", "n2", "n3", "n4"] else 1)
+PY
+ok $? "probe.json: the 4 nodes of the step, one slow_link, exactly n2-n3"
+pjob=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["run"]["job_id"])' "$pdir/probe/probe.json" 2>/dev/null)
+ok $([ -n "$pjob" ] && [ "$pjob" != "$j" ]; echo $?) \
+    "srun's own job had ended: the probe ran as a job of its own ($pjob, not $j)"
+owner=$(stat -c %U "$pdir/probe/probe.json" 2>/dev/null)
+notmine=$(find "$pdir" ! -user "$TEST_USER" | wc -l)
+ok $([ "$owner" = "$TEST_USER" ] && [ "$notmine" -eq 0 ]; echo $?) \
+    "probe.json belongs to $TEST_USER ($owner), and all of $pdir does ($notmine others)"
+ok $([ ! -e "$steps/collprof-$pjob.0" ]; echo $?) "the probe itself is not profiled (no collprof-$pjob.0)"
+if [ -n "$syslog_pid" ]; then
+    sleep 0.3
+    check "syslog: the probe's slow_link, with probe.json" \
+        grep -q -E "collprof: job $j\.0 user $TEST_USER: (warning|critical) slow_link on n2,n3: .*\(report $pdir/probe/probe.json\)" "$BASE/syslog.txt"
+fi
+
+# inside an allocation the probe is a step of the job (--jobid, --overlap)
+plugstack
+j=$(as_user env $run_env sbatch --parsable --wait -N2 -n2 -o probe-batch.out \
+    --wrap "srun --collprof=probe -N2 -n2 $TSIM --pattern ddp --steps 1")
+sed 's/^/#   out: /' probe-batch.out | grep -v 'all results correct'
+pjob=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["run"]["job_id"])' \
+    "$steps/collprof-$j.0/probe/probe.json" 2>/dev/null)
+ok $([ -n "$j" ] && [ "$pjob" = "$j" ]; echo $?) \
+    "sbatch: srun --collprof=probe's probe ran inside job $j ($pjob)"
+check "... and its line is in the job's output" \
+    grep -q "^collprof: job $j\.0: probe: every node pair within" probe-batch.out
+
+# one node: nothing to probe
+as_user env $run_env srun --collprof=probe -N1 -n2 "$TSIM" --pattern ddp --steps 1 \
+    >probe1.out 2>probe1.err
+ok $? "srun --collprof=probe -N1: exit 0"
+j=$(sed -n 's/^collprof: job \([0-9]*\.0\): .*/\1/p' probe1.err | head -n 1)
+check "... says the probe needs 2 nodes" \
+    grep -q "^collprof: job $j: probe: the link probe needs 2 nodes or more, this step ran on 1; nothing run\$" probe1.err
+check "... and runs nothing" test ! -e "$steps/collprof-$j/probe"
+
+# a probe that hangs is stopped at probe_timeout; one that fails costs a
+# line; the step's exit status stays the step's
+plugstack "collprof=$fake" probe_timeout=1
+t0=$(date +%s)
+as_user env $run_env FAKE_PROBE=hang srun --collprof=probe -N2 -n2 \
+    sh -c "$TSIM --pattern ddp --steps 1; exit 3" >probe2.out 2>probe2.err
+rc=$?
+took=$(( $(date +%s) - t0 ))
+sed 's/^/#   stderr: /' probe2.err
+ok $([ $rc -eq 3 ] && [ $took -lt 20 ]; echo $?) \
+    "a hanging probe, probe_timeout=1: the step's exit status 3 stays (rc $rc, ${took} s)"
+check "... and a line says it was stopped" \
+    grep -q "^collprof: job [0-9]*\.0: probe: stopped after 1 s (probe_timeout); no result\$" probe2.err
+i=0
+while [ -n "$(squeue -h -n collprof-probe)" ] && [ $i -lt 50 ]; do sleep 0.2; i=$((i + 1)); done
+ok $([ -z "$(squeue -h -n collprof-probe)" ]; echo $?) "... and its job is gone (srun cancelled it)"
+plugstack "collprof=$fake"
+as_user env $run_env FAKE_PROBE=fail srun --collprof=probe -N2 -n2 "$TSIM" --pattern ddp --steps 1 \
+    >probe3.out 2>probe3.err
+ok $? "a failing probe does not fail the step"
+check "... and costs one line" grep -q "^collprof: job [0-9]*\.0: probe: failed (exit 1): " probe3.err
+plugstack
 
 # ---- plugstack.conf with an unknown key: the plugin refuses to load ---------
 plugstack bogus_key=1
