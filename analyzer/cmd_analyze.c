@@ -139,6 +139,27 @@ static double evidence_num(const struct cp_analysis_finding *f, const char *key)
     return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
+/* Where a finding points, for the verdict: " n2-n4" for a link, " rank 5
+ * on n3" for one rank, " n3" for one node; "" when it is about the whole
+ * job. */
+static void finding_place(const struct cp_analysis *an,
+                          const struct cp_analysis_finding *f, char *buf,
+                          size_t size)
+{
+    buf[0] = '\0';
+    if (f->nnodes == 2 && f->nodes[0] < an->nnodes &&
+        f->nodes[1] < an->nnodes)
+        snprintf(buf, size, " %s-%s", an->nodes[f->nodes[0]].name,
+                 an->nodes[f->nodes[1]].name);
+    else if (f->nranks == 1 && f->nnodes == 1 && f->nodes[0] < an->nnodes)
+        snprintf(buf, size, " rank %d on %s", f->ranks[0],
+                 an->nodes[f->nodes[0]].name);
+    else if (f->nranks == 1)
+        snprintf(buf, size, " rank %d", f->ranks[0]);
+    else if (f->nnodes == 1 && f->nodes[0] < an->nnodes && an->nnodes > 1)
+        snprintf(buf, size, " %s", an->nodes[f->nodes[0]].name);
+}
+
 static void print_verdict(const struct cp_analysis *an, const char *report,
                           const char *html)
 {
@@ -205,12 +226,17 @@ static void print_verdict(const struct cp_analysis *an, const char *report,
 
     len = 0;
     line[0] = '\0';
-    for (i = 0; i < an->nfindings && len < sizeof line - 64; i++)
-        if (an->findings[i].severity >= CP_SEVERITY_WARNING &&
-            strcmp(an->findings[i].kind, "latency_bound") != 0)
-            len += (size_t)snprintf(line + len, sizeof line - len, "%s%s (%s)",
-                                    len ? ", " : "", an->findings[i].kind,
-                                    cp_analysis_severity_name(an->findings[i].severity));
+    for (i = 0; i < an->nfindings && len < sizeof line - 160; i++) {
+        const struct cp_analysis_finding *f = &an->findings[i];
+        char where[140];
+        if (f->severity < CP_SEVERITY_WARNING ||
+            strcmp(f->kind, "latency_bound") == 0)
+            continue;
+        finding_place(an, f, where, sizeof where);
+        len += (size_t)snprintf(line + len, sizeof line - len, "%s%s%s (%s)",
+                                len ? ", " : "", f->kind, where,
+                                cp_analysis_severity_name(f->severity));
+    }
     printf("collprof: %s%s%zu finding%s in %s%s%s",
            line[0] ? line : "", line[0] ? "; " : "", an->nfindings,
            an->nfindings == 1 ? "" : "s", report, html ? " and " : "",
