@@ -56,13 +56,18 @@ static void usage(FILE *f)
         "  --factor F          each size is F times the last (default 2)\n"
         "  --iters N           timed calls per size (default: adaptive, so\n"
         "                      that the timed calls of a size take about\n"
-        "                      --point-time, at most 20)\n"
+        "                      --point-time, at least --min-iters, at most\n"
+        "                      20)\n"
+        "  --min-iters N       adaptive: at least N timed calls (default 3;\n"
+        "                      the calibration fits their median)\n"
         "  --warmup N          untimed calls before them (default 5)\n"
         "  --point-time T      adaptive iterations aim at T (default 200ms)\n"
         "  --call-limit T      a collective's sweep stops after a size whose\n"
         "                      call took longer than T (default 1s)\n"
         "  --memory M          host, device or auto (default: device buffers\n"
-        "                      where cudart finds a GPU, outside simrun)\n"
+        "                      where cudart finds a GPU, outside simrun);\n"
+        "                      device buffers are also timed by CUDA events\n"
+        "                      (gpu_time_s in the JSON)\n"
         "  --memory-limit SIZE buffer memory per rank (default: a quarter of\n"
         "                      the node's memory shared by its ranks; a third\n"
         "                      of the GPU's free memory)\n"
@@ -148,6 +153,8 @@ static void print_start(void *ctx, const struct cp_bench_run_info *info)
                : "");
     printf("# sizes up to %llu bytes (bounded by --sizes and by memory)\n",
            (unsigned long long)info->max_bytes);
+    printf("# timer: %s (%s)\n", cp_bench_timer_name(info),
+           info->timer_reason);
     fflush(stdout);
 }
 
@@ -294,6 +301,7 @@ enum {
     OPT_SIZES,
     OPT_FACTOR,
     OPT_ITERS,
+    OPT_MIN_ITERS,
     OPT_WARMUP,
     OPT_POINT_TIME,
     OPT_CALL_LIMIT,
@@ -321,6 +329,7 @@ static const struct option long_options[] = {
     {"sizes", required_argument, NULL, OPT_SIZES},
     {"factor", required_argument, NULL, OPT_FACTOR},
     {"iters", required_argument, NULL, OPT_ITERS},
+    {"min-iters", required_argument, NULL, OPT_MIN_ITERS},
     {"warmup", required_argument, NULL, OPT_WARMUP},
     {"point-time", required_argument, NULL, OPT_POINT_TIME},
     {"call-limit", required_argument, NULL, OPT_CALL_LIMIT},
@@ -553,6 +562,15 @@ int cp_cmd_bench(int argc, char **argv)
                 goto out;
             }
             ro.iters = (unsigned)v;
+            break;
+        case OPT_MIN_ITERS:
+            if (parse_count_opt("--min-iters", optarg, 1000000, &v) != 0)
+                goto out;
+            if (v == 0) {
+                usage_error("--min-iters: must be at least 1");
+                goto out;
+            }
+            ro.min_iters = (unsigned)v;
             break;
         case OPT_WARMUP:
             if (parse_count_opt("--warmup", optarg, 1000000, &v) != 0)

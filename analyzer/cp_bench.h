@@ -98,6 +98,12 @@ struct cp_bench_point {
     double busbw_Bps;
     int64_t wrong;  /* wrong elements; -1: not checked (N/A) */
     unsigned iters; /* timed iterations (0: unknown) */
+    /* Not from nccl-tests (0 or NaN: not measured).  median_time_s: the
+     * median of the single timed calls (host buffers, where a call returns
+     * when it is done); gpu_time_s: the CUDA events around the timed calls, per
+     * call (device buffers). */
+    double median_time_s;
+    double gpu_time_s;
 };
 
 /* A growing array of points and series owned by the caller. */

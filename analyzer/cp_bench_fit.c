@@ -76,6 +76,15 @@ static int usable(const struct cp_bench_point *p)
            p->wrong <= 0;
 }
 
+/* The time the alpha-beta fits use: the median single call where the bench
+ * measured it (what other jobs on the machine added to a few calls does
+ * not move it), else nccl-tests' average. */
+static double fit_time(const struct cp_bench_point *p)
+{
+    return isfinite(p->median_time_s) && p->median_time_s > 0 ? p->median_time_s
+                                                          : p->time_s;
+}
+
 struct group {
     enum cp_coll coll;
     unsigned ranks;
@@ -209,7 +218,7 @@ static void fit_group(const struct cp_bench_point **pts, size_t n,
     }
     for (i = 0; i < n; i++) {
         fp[i].x = B * (double)pts[i]->size_bytes / A;
-        fp[i].y = pts[i]->time_s / A;
+        fp[i].y = fit_time(pts[i]) / A;
         fp[i].weight = 1;
         fp[i].calls = 1;
     }
@@ -297,7 +306,7 @@ static int fit_link(const struct cp_bench_set *set,
                 p->in_place != f->in_place)
                 continue;
             fp[n].x = B * (double)p->size_bytes / A;
-            fp[n].y = p->time_s / A;
+            fp[n].y = fit_time(p) / A;
             fp[n].weight = 1;
             fp[n].calls = 1;
             n++;

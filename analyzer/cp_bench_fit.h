@@ -20,6 +20,8 @@
  *                     median.  busbw_largest_Bps is the busbw of the
  *                     largest size, for comparison.
  *   alpha_s,          the alpha-beta model fitted to the group's times
+ *                     (each point's median_time_s where measured, the
+ *                     median of its timed calls, else its time_s)
  *   bandwidth_Bps     with the algorithm collprof's analyzer assumes for
  *                     the collective (ring; a pipelined chain for
  *                     broadcast and reduce; pairwise all-to-all; direct

@@ -1219,6 +1219,8 @@ static int import_bench_json(struct parser *ps, json_t *root)
         p.root = isfinite(jnum(o, "root")) ? (int)jnum(o, "root") : -1;
         p.in_place = json_is_true(json_object_get(o, "in_place"));
         p.time_s = t;
+        p.median_time_s = jnum(o, "median_time_s"); /* NaN when null or absent */
+        p.gpu_time_s = jnum(o, "gpu_time_s");
         p.wrong = json_is_number(w) ? (int64_t)json_number_value(w) : -1;
         cp_bench_point_bandwidths(&p);
         if (cp_bench_set_add_point(ps->set, &p) < 0)

@@ -12,6 +12,11 @@
 #include "cp_html_bench.h"
 #include "cp_path.h"
 
+const char *cp_bench_timer_name(const struct cp_bench_run_info *run)
+{
+    return run->gpu_timer ? "host+cuda_events" : "host";
+}
+
 const char *cp_bench_link_name(int link)
 {
     return link == CP_LINK_INTRA   ? "intra"
@@ -23,6 +28,13 @@ const char *cp_bench_link_name(int link)
 static json_t *jreal(double v)
 {
     return isfinite(v) ? json_real(v) : json_null();
+}
+
+/* A measured time: a positive real, else null (0 is "not measured" in
+ * points built without it). */
+static json_t *jpositive(double v)
+{
+    return isfinite(v) && v > 0 ? json_real(v) : json_null();
 }
 
 static int put(json_t *obj, const char *key, json_t *value)
@@ -208,6 +220,8 @@ static json_t *point_json(const struct cp_bench_set *set,
         put(o, "link", json_string(cp_bench_link_name(link))) < 0 ||
         put(o, "in_place", json_boolean(p->in_place)) < 0 ||
         put(o, "time_s", jreal(p->time_s)) < 0 ||
+        put(o, "median_time_s", jpositive(p->median_time_s)) < 0 ||
+        put(o, "gpu_time_s", jpositive(p->gpu_time_s)) < 0 ||
         put(o, "algbw_Bps", jreal(p->algbw_Bps)) < 0 ||
         put(o, "busbw_Bps", jreal(p->busbw_Bps)) < 0 ||
         put(o, "wrong",
@@ -261,6 +275,7 @@ static json_t *run_json(const struct cp_bench_run_info *r)
         put(o, "nccl_library", json_string(r->nccl_path)) < 0 ||
         put(o, "max_bytes", json_integer((json_int_t)r->max_bytes)) < 0 ||
         put(o, "p2p_fallback", json_boolean(r->fallback_p2p)) < 0 ||
+        put(o, "timer_reason", json_string(r->timer_reason)) < 0 ||
         put(o, "intra_pair", pair_json(r->intra_pair)) < 0 ||
         put(o, "inter_pair", pair_json(r->inter_pair)) < 0) {
         json_decref(o);
@@ -285,6 +300,12 @@ json_t *cp_bench_json(const struct cp_bench_set *set,
          put(doc, "generator", json_string(meta->generator)) < 0) ||
         (meta && meta->created &&
          put(doc, "created", json_string(meta->created)) < 0))
+        goto fail;
+    /* How the points were timed: a run's time_s is always the host clock
+     * (nccl-tests'); CUDA events add gpu_time_s.  Imports: unknown. */
+    if (put(doc, "timer",
+            meta && meta->run ? json_string(cp_bench_timer_name(meta->run))
+                              : json_null()) < 0)
         goto fail;
     if (meta && meta->run && put(doc, "run", run_json(meta->run)) < 0)
         goto fail;
@@ -443,7 +464,7 @@ int cp_bench_write_csv(const struct cp_bench_set *set, const char *path,
         return -1;
     }
     fputs("op,ranks,link,size_bytes,count,type,redop,root,in_place,time_s,"
-          "algbw_Bps,busbw_Bps,wrong,iters\n",
+          "algbw_Bps,busbw_Bps,wrong,iters,median_time_s,gpu_time_s\n",
           f);
     for (i = 0; i < set->npoints; i++) {
         const struct cp_bench_point *p = &set->points[i];
@@ -463,7 +484,10 @@ int cp_bench_write_csv(const struct cp_bench_set *set, const char *path,
             fprintf(f, ",%lld", (long long)p->wrong);
         else
             fputs(",", f);
-        fprintf(f, ",%u\n", p->iters);
+        fprintf(f, ",%u", p->iters);
+        csv_real(f, p->median_time_s > 0 ? p->median_time_s : NAN);
+        csv_real(f, p->gpu_time_s > 0 ? p->gpu_time_s : NAN);
+        fputc('\n', f);
     }
     return cp_path_install(f, tmp, path, err); /* closes f */
 }

@@ -2,10 +2,12 @@
  * document (schema collprof.bench/1, docs/bench.md) and a CSV file with
  * one row per point.
  *
- * JSON: {"schema", "mode": "run"|"import", "run" (who ran: ranks, nodes,
- * memory, NCCL) or "sources" and "skipped_lines" (import), "series",
- * "points": [{"op", "size_bytes", "count", "ranks", "link", "in_place",
- * "time_s", "algbw_Bps", "busbw_Bps", "wrong" (null: not checked), "root",
+ * JSON: {"schema", "mode": "run"|"import", "timer" ("host" or
+ * "host+cuda_events"; null for an import), "run" (who ran: ranks, nodes,
+ * memory, NCCL, timer_reason) or "sources" and "skipped_lines" (import),
+ * "series", "points": [{"op", "size_bytes", "count", "ranks", "link",
+ * "in_place", "time_s", "median_time_s", "gpu_time_s" (null: not measured),
+ * "algbw_Bps", "busbw_Bps", "wrong" (null: not checked), "root",
  * "iters", "series"}], "fit": {"<op>": {"ranks", "latency_floor_s",
  * "alpha_s", "busbw_Bps", "regime_boundary_bytes", ... , "groups": [...]
  * when the op was measured on several rank counts or links}},
@@ -36,6 +38,10 @@ struct cp_bench_meta {
     const char *created;   /* when: "2026-11-30T04:18:22Z", or NULL */
 };
 
+/* "host+cuda_events" when the run's calls were also timed by CUDA events,
+ * else "host". */
+const char *cp_bench_timer_name(const struct cp_bench_run_info *run);
+
 /* "intra", "inter" or "unknown". */
 const char *cp_bench_link_name(int link);
 
@@ -60,7 +66,8 @@ int cp_bench_write_report(const struct cp_bench_set *set,
                           struct cp_error *err);
 
 /* Header "op,ranks,link,size_bytes,count,type,redop,root,in_place,time_s,
- * algbw_Bps,busbw_Bps,wrong,iters"; wrong is empty when not checked. */
+ * algbw_Bps,busbw_Bps,wrong,iters,median_time_s,gpu_time_s"; wrong is empty
+ * when not checked, the last two when not measured. */
 int cp_bench_write_csv(const struct cp_bench_set *set, const char *path,
                        struct cp_error *err);
 

@@ -345,17 +345,67 @@ static int call_op(struct bench *b, enum cp_coll coll, uint64_t count,
     }
 }
 
-/* n calls, then a synchronization; *seconds per call. */
-static int timed_calls(struct bench *b, enum cp_coll coll, uint64_t count,
-                       const struct layout *l, unsigned n, double *seconds)
+/* The times of one batch of calls, per call (NaN: not measured). */
+struct batch_time {
+    double host_s;   /* host clock around the calls and the synchronization */
+    double median_s; /* the median single call (host buffers only) */
+    double gpu_s;    /* CUDA events around the calls (with gpu) */
+};
+
+#define MEDIAN_CALLS 256 /* calls whose single times are kept */
+
+static int compare_seconds(const void *a, const void *b)
 {
-    double t0 = cp_ncclrt_now_s();
-    for (unsigned i = 0; i < n; i++)
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* n calls, then a synchronization, as nccl-tests times them; with gpu the
+ * GPU timer's events are recorded before the first call and after the
+ * last, inside the host interval.  With host buffers a call returns when
+ * it is done, so each call's own time is the clock between the ends of
+ * consecutive calls: their median does not move when another job on the
+ * machine delays a few calls (the next call of the ring then finds its
+ * data waiting and is as much shorter, so a minimum would be biased low). */
+static int timed_calls(struct bench *b, enum cp_coll coll, uint64_t count,
+                       const struct layout *l, unsigned n, int gpu,
+                       struct batch_time *t)
+{
+    double calls[MEDIAN_CALLS], t0, prev, now;
+    unsigned kept = 0;
+
+    t->host_s = t->median_s = t->gpu_s = NAN;
+    t0 = prev = cp_ncclrt_now_s();
+    if (gpu && cp_ncclrt_gpu_mark(&b->rt, 0) < 0)
+        return -1;
+    for (unsigned i = 0; i < n; i++) {
         if (call_op(b, coll, count, l) < 0)
             return -1;
+        if (!b->rt.device && kept < MEDIAN_CALLS) {
+            now = cp_ncclrt_now_s();
+            calls[kept++] = now - prev;
+            prev = now;
+        }
+    }
+    if (gpu && cp_ncclrt_gpu_mark(&b->rt, 1) < 0)
+        return -1;
     if (cp_ncclrt_sync(&b->rt) < 0)
         return -1;
-    *seconds = n ? (cp_ncclrt_now_s() - t0) / n : 0;
+    now = cp_ncclrt_now_s();
+    if (n == 0)
+        return 0;
+    t->host_s = (now - t0) / n;
+    if (kept) {
+        qsort(calls, kept, sizeof calls[0], compare_seconds);
+        t->median_s = kept % 2 ? calls[kept / 2]
+                               : (calls[kept / 2 - 1] + calls[kept / 2]) / 2;
+    }
+    if (gpu) {
+        double elapsed;
+        if (cp_ncclrt_gpu_elapsed(&b->rt, &elapsed) < 0)
+            return -1;
+        t->gpu_s = elapsed / n;
+    }
     return 0;
 }
 
@@ -367,9 +417,10 @@ static int measure(struct bench *b, enum cp_coll coll, uint64_t count,
 {
     const struct cp_bench_run_opts *o = b->o;
     struct layout l;
-    double t = 0, v[4];
+    struct batch_time t = {0, 0, 0};
+    double v[5];
     int64_t wrong = 0;
-    int participates, checked;
+    int participates, checked, gpu = b->rt.gpu_timer;
     unsigned iters, warmup;
 
     make_layout(b, coll, count, in_place, pair, &l);
@@ -380,7 +431,7 @@ static int measure(struct bench *b, enum cp_coll coll, uint64_t count,
             return -1;
         if (checked && !in_place && poison_outputs(b, &l) < 0)
             return -1;
-        if (timed_calls(b, coll, count, &l, 1, &t) < 0)
+        if (timed_calls(b, coll, count, &l, 1, 0, &t) < 0)
             return -1;
         if (checked &&
             check_outputs(b, coll, count, &l,
@@ -389,7 +440,7 @@ static int measure(struct bench *b, enum cp_coll coll, uint64_t count,
                           &wrong) < 0)
             return -1;
     }
-    v[0] = participates ? t : 0;
+    v[0] = participates ? t.host_s : 0;
     v[1] = (double)wrong;
     v[2] = participates;
     if (cp_ncclrt_sum(&b->rt, v, 3) < 0)
@@ -400,23 +451,30 @@ static int measure(struct bench *b, enum cp_coll coll, uint64_t count,
         iters = o->iters;
         warmup = o->warmup;
     } else {
+        unsigned least = o->min_iters ? o->min_iters : 1;
         double want = *check_s > 0 ? o->point_time_s / *check_s : o->max_iters;
         iters = want >= o->max_iters ? o->max_iters
-                : want < 1           ? 1
+                : want < least       ? least
                                      : (unsigned)want;
+        if (iters < least)
+            iters = least;
         warmup = o->warmup < iters ? o->warmup : iters;
     }
     if (participates && warmup &&
-        timed_calls(b, coll, count, &l, warmup, &t) < 0)
+        timed_calls(b, coll, count, &l, warmup, 0, &t) < 0)
         return -1;
     if (cp_ncclrt_barrier(&b->rt) < 0)
         return -1;
-    t = 0;
-    if (participates && timed_calls(b, coll, count, &l, iters, &t) < 0)
+    if (participates && timed_calls(b, coll, count, &l, iters, gpu, &t) < 0)
         return -1;
-    v[0] = participates ? t : 0;
+    /* Sums over the ranks that took part: host time, count, median call,
+     * GPU time and how many measured each (a rank without a value adds 0). */
+    v[0] = participates ? t.host_s : 0;
     v[1] = participates;
-    if (cp_ncclrt_sum(&b->rt, v, 2) < 0)
+    v[2] = participates && isfinite(t.median_s) ? t.median_s : 0;
+    v[3] = participates && isfinite(t.gpu_s) ? t.gpu_s : 0;
+    v[4] = participates && isfinite(t.median_s) ? 1 : 0;
+    if (cp_ncclrt_sum(&b->rt, v, 5) < 0)
         return -1;
 
     memset(pt, 0, sizeof *pt);
@@ -427,6 +485,10 @@ static int measure(struct bench *b, enum cp_coll coll, uint64_t count,
     pt->root = cp_bench_op_of(coll)->rooted ? 0 : -1;
     pt->in_place = in_place;
     pt->time_s = v[1] > 0 ? v[0] / v[1] : NAN;
+    /* Only when every participant measured it (the ranks agree on the GPU
+     * timer; host buffers give every participant a median call). */
+    pt->median_time_s = v[1] > 0 && v[4] == v[1] ? v[2] / v[1] : NAN;
+    pt->gpu_time_s = v[1] > 0 && gpu ? v[3] / v[1] : NAN;
     pt->wrong = checked ? wrong : -1;
     pt->iters = iters;
     return 0;
@@ -608,6 +670,8 @@ void cp_bench_run_defaults(struct cp_bench_run_opts *o)
     o->ops = (1u << CP_COLL_COUNT) - 1;
     o->warmup = 5;
     o->max_iters = 20;
+    o->min_iters = 3;
+    o->gpu_timer = 1;
     o->point_time_s = 0.2;
     o->call_limit_s = 1.0;
     o->check = 1;
@@ -632,7 +696,8 @@ int cp_bench_run(const struct cp_bench_run_opts *o, struct cp_bench_set *set,
                                 .memory = (enum cp_ncclrt_memory)o->memory,
                                 .id_dir = o->id_dir,
                                 .id_timeout_s = o->id_timeout_s,
-                                .id_tag = "bench"};
+                                .id_tag = "bench",
+                                .gpu_timer = o->gpu_timer};
     uint64_t bound = 0, top;
     size_t buf_bytes;
     int rc = -1, world_link;
@@ -669,6 +734,10 @@ int cp_bench_run(const struct cp_bench_run_opts *o, struct cp_bench_set *set,
     snprintf(info->nccl_path, sizeof info->nccl_path, "%s", b.rt.nccl_path);
     info->fallback_p2p = !b.rt.nccl.ncclAlltoAll || !b.rt.nccl.ncclGather ||
                          !b.rt.nccl.ncclScatter;
+    info->gpu_timer = b.rt.gpu_timer;
+    snprintf(info->timer_reason, sizeof info->timer_reason, "%s",
+             b.rt.gpu_timer_why[0] ? b.rt.gpu_timer_why
+                                   : "the GPU timer is off");
     if (exchange_nodes(&b) < 0 || memory_bound(&b, &bound) < 0)
         goto out;
     if (bound < o->min_bytes) {

@@ -17,9 +17,15 @@
  * #wrong; in-place all-to-all and send/recv are not checked, "N/A", as in
  * nccl-tests); then warm-up calls, a barrier, `iters` calls timed together
  * by the host clock around a stream synchronization; the time is the
- * average per call, averaged over the ranks.  iters is opts->iters, or
+ * average per call, averaged over the ranks (nccl-tests' time).  Two more
+ * times of the same calls, each averaged over the ranks: with host
+ * buffers (calls return when done) the median of the single calls' times
+ * (median_time_s: what a call costs when a few calls were delayed by
+ * something else on the machine, for the calibration); with device buffers and the GPU timer (cp_ncclrt.h:
+ * CUDA events recorded on the stream before the first and after the last
+ * call) the device time per call (gpu_time_s).  iters is opts->iters, or
  * adapts: the checked call's time t gives iters = point_time / t within
- * [1, max_iters], and warm-up calls are at most as many.  An op's sweep
+ * [min_iters, max_iters], and warm-up calls are at most as many.  An op's sweep
  * stops after a size whose call took longer than call_limit_s, and sizes
  * are bounded by memory (a quarter of the node's memory shared by its
  * ranks, or a third of the GPU's free memory, for two buffers).
@@ -58,6 +64,8 @@ struct cp_bench_run_info {
     int intra_pair[2];  /* -1 when none */
     int inter_pair[2];
     int fallback_p2p;   /* alltoall/gather/scatter made of send/recv */
+    int gpu_timer;      /* 1: CUDA events time the calls too */
+    char timer_reason[160]; /* how the timer was chosen, or why not */
 };
 
 struct cp_bench_run_opts {
@@ -78,6 +86,8 @@ struct cp_bench_run_opts {
     double id_timeout_s;
     int corrupt_coll;    /* testing: -1, or the collective whose checked */
     int corrupt_rank;    /* output gets one wrong element on this rank */
+    int gpu_timer;       /* 1: CUDA events where device buffers are used */
+    unsigned min_iters;  /* adaptive: at least this many timed calls */
 
     void *ctx;
     void (*on_start)(void *ctx, const struct cp_bench_run_info *info);
@@ -89,8 +99,8 @@ struct cp_bench_run_opts {
 };
 
 /* Sets the defaults: 4 B .. 1 GiB by x2, every collective, adaptive
- * iterations (at most 20, 5 warm-up, 0.2 s per point, 1 s per call),
- * checks on, pairs when ranks span nodes. */
+ * iterations (at least 3, at most 20, 5 warm-up, 0.2 s per point, 1 s per
+ * call), checks on, pairs when ranks span nodes, the GPU timer on. */
 void cp_bench_run_defaults(struct cp_bench_run_opts *o);
 
 /* Run this rank's part; every rank ends with the same points in set.

@@ -33,14 +33,18 @@ static const struct symbol nccl_symbols[] = {
 #undef NCCL_SYMBOL_OPTIONAL
 
 #define CUDA_SYMBOL(name) {#name, offsetof(struct cp_ncclrt_cuda, name), 1}
+#define CUDA_OPTIONAL(name) {#name, offsetof(struct cp_ncclrt_cuda, name), 0}
 static const struct symbol cuda_symbols[] = {
-    CUDA_SYMBOL(cudaGetDeviceCount), CUDA_SYMBOL(cudaSetDevice),
-    CUDA_SYMBOL(cudaMalloc),         CUDA_SYMBOL(cudaFree),
-    CUDA_SYMBOL(cudaMemcpy),         CUDA_SYMBOL(cudaMemset),
-    CUDA_SYMBOL(cudaStreamCreate),   CUDA_SYMBOL(cudaStreamSynchronize),
-    CUDA_SYMBOL(cudaStreamDestroy),  CUDA_SYMBOL(cudaMemGetInfo),
-    CUDA_SYMBOL(cudaGetErrorString)};
+    CUDA_SYMBOL(cudaGetDeviceCount),     CUDA_SYMBOL(cudaSetDevice),
+    CUDA_SYMBOL(cudaMalloc),             CUDA_SYMBOL(cudaFree),
+    CUDA_SYMBOL(cudaMemcpy),             CUDA_SYMBOL(cudaMemset),
+    CUDA_SYMBOL(cudaStreamCreate),       CUDA_SYMBOL(cudaStreamSynchronize),
+    CUDA_SYMBOL(cudaStreamDestroy),      CUDA_SYMBOL(cudaMemGetInfo),
+    CUDA_SYMBOL(cudaGetErrorString),     CUDA_OPTIONAL(cudaEventCreate),
+    CUDA_OPTIONAL(cudaEventRecord),      CUDA_OPTIONAL(cudaEventElapsedTime),
+    CUDA_OPTIONAL(cudaEventDestroy)};
 #undef CUDA_SYMBOL
+#undef CUDA_OPTIONAL
 
 /* Fill the function pointers of api (a struct cp_ncclrt_nccl or _cuda)
  * from handle.  Returns NULL, or the name of a required symbol that is
@@ -218,6 +222,76 @@ static int scratch(struct cp_ncclrt *rt, size_t bytes)
     if (cp_ncclrt_alloc(rt, bytes, rt->device, &rt->scratch) < 0)
         return -1;
     rt->scratch_bytes = bytes;
+    return 0;
+}
+
+/* ---- the GPU timer ------------------------------------------------------------ */
+
+/* This rank's two events; 1 when made, 0 when not (why filled). */
+static int make_events(struct cp_ncclrt *rt)
+{
+    const struct cp_ncclrt_cuda *c = &rt->cuda;
+    int r;
+
+    if (!rt->device) {
+        snprintf(rt->gpu_timer_why, sizeof rt->gpu_timer_why,
+                 "host buffers: no GPU stream to time");
+        return 0;
+    }
+    if (!c->cudaEventCreate || !c->cudaEventRecord ||
+        !c->cudaEventElapsedTime || !c->cudaEventDestroy) {
+        snprintf(rt->gpu_timer_why, sizeof rt->gpu_timer_why,
+                 "libcudart has no cudaEventCreate/Record/ElapsedTime/"
+                 "Destroy");
+        return 0;
+    }
+    for (int i = 0; i < 2; i++) {
+        r = c->cudaEventCreate(&rt->events[i]);
+        if (r) {
+            rt->events[i] = NULL;
+            snprintf(rt->gpu_timer_why, sizeof rt->gpu_timer_why,
+                     "rank %d: cudaEventCreate failed: %s", rt->me,
+                     c->cudaGetErrorString(r));
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static void destroy_events(struct cp_ncclrt *rt)
+{
+    for (int i = 0; i < 2; i++)
+        if (rt->events[i])
+            rt->cuda.cudaEventDestroy(rt->events[i]);
+    rt->events[0] = rt->events[1] = NULL;
+    rt->gpu_timer = 0;
+}
+
+int cp_ncclrt_gpu_mark(struct cp_ncclrt *rt, int end)
+{
+    if (!rt->gpu_timer) {
+        cp_error_set(rt->err, NULL, -1, "rank %d: no GPU timer", rt->me);
+        return -1;
+    }
+    return cp_ncclrt_cuda_ok(
+        rt, rt->cuda.cudaEventRecord(rt->events[end ? 1 : 0], rt->stream),
+        "cudaEventRecord");
+}
+
+int cp_ncclrt_gpu_elapsed(struct cp_ncclrt *rt, double *seconds)
+{
+    float ms = 0;
+
+    if (!rt->gpu_timer) {
+        cp_error_set(rt->err, NULL, -1, "rank %d: no GPU timer", rt->me);
+        return -1;
+    }
+    if (cp_ncclrt_cuda_ok(rt,
+                          rt->cuda.cudaEventElapsedTime(&ms, rt->events[0],
+                                                        rt->events[1]),
+                          "cudaEventElapsedTime") < 0)
+        return -1;
+    *seconds = (double)ms * 1e-3;
     return 0;
 }
 
@@ -572,8 +646,26 @@ int cp_ncclrt_open(struct cp_ncclrt *rt, const struct cp_ncclrt_opts *o,
         rt->comm = NULL;
         return cp_ncclrt_nccl_ok(rt, res, "ncclCommInitRank");
     }
-    if (cp_ncclrt_barrier(rt) < 0)
+    if (o->gpu_timer) {
+        /* Every rank times with events, or none does (the sum is the
+         * barrier). */
+        int mine = make_events(rt);
+        double have = mine;
+        if (cp_ncclrt_sum(rt, &have, 1) < 0)
+            return -1;
+        rt->gpu_timer = have == rt->p;
+        if (rt->gpu_timer)
+            snprintf(rt->gpu_timer_why, sizeof rt->gpu_timer_why,
+                     "CUDA events on each rank's stream around the timed "
+                     "calls");
+        else if (mine)
+            snprintf(rt->gpu_timer_why, sizeof rt->gpu_timer_why,
+                     "not every rank could create its CUDA events");
+        if (!rt->gpu_timer)
+            destroy_events(rt);
+    } else if (cp_ncclrt_barrier(rt) < 0) {
         return -1;
+    }
     if (rt->id_published) { /* every rank has read it by now */
         unlink(rt->id_path);
         rt->id_published = 0;
@@ -592,6 +684,7 @@ void cp_ncclrt_close(struct cp_ncclrt *rt, int ok)
             rt->nccl.ncclCommAbort(rt->comm);
         rt->comm = NULL;
     }
+    destroy_events(rt);
     cp_ncclrt_free(rt, rt->scratch, rt->device);
     rt->scratch = NULL;
     rt->scratch_bytes = 0;

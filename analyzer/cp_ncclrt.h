@@ -88,6 +88,11 @@ struct cp_ncclrt_cuda {
     int (*cudaStreamDestroy)(cudaStream_t stream);
     int (*cudaMemGetInfo)(size_t *free_bytes, size_t *total_bytes);
     const char *(*cudaGetErrorString)(int error);
+    /* Optional (NULL when the library lacks them): the GPU timer. */
+    int (*cudaEventCreate)(void **event);
+    int (*cudaEventRecord)(void *event, cudaStream_t stream);
+    int (*cudaEventElapsedTime)(float *ms, void *start, void *end);
+    int (*cudaEventDestroy)(void *event);
 };
 
 enum cp_ncclrt_memory {
@@ -110,6 +115,8 @@ struct cp_ncclrt_opts {
     const char *id_dir;         /* NULL: SIMNCCL_IDDIR, else "." */
     double id_timeout_s;        /* how long ranks wait for rank 0's id */
     const char *id_tag;         /* the command: "bench", "probe" */
+    int gpu_timer;              /* 1: CUDA events on the stream where device
+                                   buffers are used (cp_ncclrt_gpu_mark) */
 };
 
 /* One rank's runtime: read the fields, change none. */
@@ -123,12 +130,15 @@ struct cp_ncclrt {
     int me, p;        /* this rank, the rank count */
     int nccl_version; /* ncclGetVersion, 0 when it failed */
     char nccl_path[512];
+    int gpu_timer;    /* 1: every rank has its two CUDA events */
+    char gpu_timer_why[160]; /* how the GPU timer was chosen, or why not */
     /* private */
     void *scratch; /* for the world-wide sums, host or device */
     size_t scratch_bytes;
     char id_path[4200];
     int id_published;
     double id_timeout_s;
+    void *events[2]; /* the GPU timer's start and end */
 };
 
 /* Who this process is, from the launcher's environment (above).  0, or -1
@@ -155,6 +165,21 @@ void cp_ncclrt_close(struct cp_ncclrt *rt, int ok);
 int cp_ncclrt_nccl_ok(struct cp_ncclrt *rt, ncclResult_t r, const char *what);
 /* The same for a cudart result. */
 int cp_ncclrt_cuda_ok(struct cp_ncclrt *rt, int r, const char *what);
+
+/* The GPU timer (opts->gpu_timer; rt->gpu_timer says whether it runs):
+ * with device buffers, two CUDA events of cudart (dlopen'ed like the rest,
+ * cudaEventCreate/Record/ElapsedTime/Destroy), created in cp_ncclrt_open
+ * on every rank or on none (the ranks agree, so that every rank's times
+ * are of one kind), destroyed by cp_ncclrt_close.  Without device buffers,
+ * without those functions, or when one rank cannot create its events,
+ * rt->gpu_timer is 0 and gpu_timer_why says why.
+ *
+ * cp_ncclrt_gpu_mark records the start (end = 0) or end (end = 1) event on
+ * this rank's stream; after the end mark and cp_ncclrt_sync,
+ * cp_ncclrt_gpu_elapsed gives the device time between the two marks in
+ * seconds (cudaEventElapsedTime: about 0.5 us resolution).  0 or -1. */
+int cp_ncclrt_gpu_mark(struct cp_ncclrt *rt, int end);
+int cp_ncclrt_gpu_elapsed(struct cp_ncclrt *rt, double *seconds);
 
 /* Wait for this rank's stream (nothing with host buffers).  0 or -1. */
 int cp_ncclrt_sync(struct cp_ncclrt *rt);

@@ -5,8 +5,10 @@
 # host memory it tracks, so the CPU NCCL can move it.  Every collective in
 # and out of place: results filled through host-to-device copies, outputs
 # poisoned with cudaMemset, checked after device-to-host copies, streams
-# synchronized; no copy the wrong way round, no allocation left.  The real
-# GPU run is device.gpu.
+# synchronized, the timed calls between CUDA events of the stream (the GPU
+# timer); no copy the wrong way round, no allocation or event left; one rank
+# without events makes every rank use the host clock alone.  The real GPU
+# run is device.gpu; the GPU timer's values are checked in gputimer.sh.
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/bench-cli/lib.sh"
 fake=$b/tests/bench-cli/lib
@@ -28,9 +30,28 @@ n=$(wc -l <"$work/cuda.log")
 ok $([ "$n" -eq 3 ]; echo $?) "cudart loaded by each of the 3 ranks ($n)"
 sed 's/^/#   /' "$work/cuda.log"
 check "no copy the wrong way round, no unknown pointer, no allocation left" \
-    sh -c "! grep -v ' bad=0 leaked=0\$' '$work/cuda.log'"
+    sh -c "! grep -v ' bad=0 leaked=0 ' '$work/cuda.log'"
 check "copies both ways, memsets and stream synchronizations happened" \
     sh -c "! grep -E 'h2d=0 |d2h=0 |memset=0 |sync=0 |streams=0 ' '$work/cuda.log'"
+check "each rank: two events, recorded on the stream, read, destroyed" \
+    sh -c "! grep -vE ' events=2 records=[1-9][0-9]* elapsed=[1-9][0-9]* events_left=0\$' '$work/cuda.log'"
+pycheck "JSON: timer host+cuda_events" "$work/d.json" \
+    "d['timer'] == 'host+cuda_events' and d['run']['timer_reason'].startswith('CUDA events')"
+pycheck "gpu_time_s on every point, within its host time; no median_time_s" "$work/d.json" \
+    "all(p['gpu_time_s'] is not None and 0 < p['gpu_time_s'] <= p['time_s'] * (1 + 1e-6) and p['median_time_s'] is None for p in d['points'])"
+
+# One rank cannot create events: every rank times with the host clock.
+LD_LIBRARY_PATH=$fake${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
+FAKECUDART_LOG=$work/noev.log FAKECUDART_NO_EVENTS=2 \
+    "$simrun" -n 3 --topo "$work/fast.topo" --timeout 120 -- "$collprof" bench \
+    --memory device --ops allreduce,sendrecv --sizes 1KiB-4KiB --iters 2 \
+    --json "$work/n.json" >"$work/nout" 2>"$work/nerr"
+ok $? "rank 2 without CUDA events: exits 0"
+pycheck "... timer host, gpu_time_s null" "$work/n.json" \
+    "d['timer'] == 'host' and d['run']['timer_reason'] == 'not every rank could create its CUDA events' and all(p['gpu_time_s'] is None for p in d['points'])"
+check "... the start lines say so" grep -q '^# timer: host (not every rank could create its CUDA events)$' "$work/nout"
+check "... no event recorded, none left" \
+    sh -c "! grep -vE ' records=0 elapsed=0 events_left=0\$' '$work/noev.log'"
 
 # A wrong element is seen through the copy back.
 LD_LIBRARY_PATH=$fake${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \

@@ -10,8 +10,16 @@
  * "bad" and fails the call with cudaErrorInvalidValue.  At exit the counts
  * are appended, one line per process, to $FAKECUDART_LOG:
  *   malloc=N free=N h2d=N d2h=N memset=N sync=N streams=N bad=N leaked=N
+ *   events=N records=N elapsed=N events_left=N
  * $FAKECUDART_DEVICES sets the device count (default 1), $FAKECUDART_FREE
  * the free memory cudaMemGetInfo reports (default 1 GiB).
+ *
+ * Events: the CPU NCCL has finished a call when it returns, so an event
+ * "completes" when it is recorded and holds CLOCK_MONOTONIC then; an
+ * event must be recorded on the bench's stream, and cudaEventElapsedTime
+ * wants two recorded events of this library.  With $FAKECUDART_NO_EVENTS
+ * set to a rank (SIMNCCL_RANK, 0 without it), cudaEventCreate fails on
+ * that rank (cudaErrorNotSupported).
  *
  * Only what the bench calls exists; cudaError_t values are CUDA's.
  */
@@ -22,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define EXPORT __attribute__((visibility("default")))
 #define MAX_ALLOCS 256
@@ -31,7 +40,9 @@ enum {
     cudaErrorInvalidValue = 1,
     cudaErrorMemoryAllocation = 2,
     cudaErrorNoDevice = 100,
-    cudaErrorInvalidDevice = 101
+    cudaErrorInvalidDevice = 101,
+    cudaErrorInvalidResourceHandle = 400,
+    cudaErrorNotSupported = 801
 };
 enum { H2D = 1, D2H = 2 };
 
@@ -47,6 +58,12 @@ static int device = -1;
 static unsigned long n_malloc, n_free, n_h2d, n_d2h, n_memset, n_sync,
     n_streams, n_bad;
 static char stream_object;
+static unsigned long n_events, n_records, n_elapsed, n_events_left;
+
+struct event {
+    int recorded;
+    double at; /* CLOCK_MONOTONIC, s */
+};
 
 static int devices(void)
 {
@@ -181,6 +198,63 @@ EXPORT int cudaStreamDestroy(void *s)
     return s == &stream_object ? cudaSuccess : bad();
 }
 
+EXPORT int cudaEventCreate(void **e)
+{
+    const char *no = getenv("FAKECUDART_NO_EVENTS"),
+               *rank = getenv("SIMNCCL_RANK");
+    struct event *ev;
+
+    if (no && atoi(no) == (rank ? atoi(rank) : 0))
+        return cudaErrorNotSupported;
+    ev = calloc(1, sizeof *ev);
+    if (!ev)
+        return cudaErrorMemoryAllocation;
+    pthread_mutex_lock(&lock);
+    n_events++;
+    n_events_left++;
+    pthread_mutex_unlock(&lock);
+    *e = ev;
+    return cudaSuccess;
+}
+
+EXPORT int cudaEventRecord(void *e, void *s)
+{
+    struct event *ev = e;
+    struct timespec t;
+
+    if (!ev || s != &stream_object)
+        return bad();
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    ev->at = (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+    ev->recorded = 1;
+    n_records++;
+    return cudaSuccess;
+}
+
+EXPORT int cudaEventElapsedTime(float *ms, void *a, void *b)
+{
+    struct event *x = a, *y = b;
+
+    if (!ms || !x || !y || !x->recorded || !y->recorded) {
+        n_bad++;
+        return cudaErrorInvalidResourceHandle;
+    }
+    *ms = (float)((y->at - x->at) * 1e3);
+    n_elapsed++;
+    return cudaSuccess;
+}
+
+EXPORT int cudaEventDestroy(void *e)
+{
+    if (!e)
+        return bad();
+    free(e);
+    pthread_mutex_lock(&lock);
+    n_events_left--;
+    pthread_mutex_unlock(&lock);
+    return cudaSuccess;
+}
+
 EXPORT int cudaMemGetInfo(size_t *free_bytes, size_t *total)
 {
     const char *e = getenv("FAKECUDART_FREE");
@@ -202,6 +276,10 @@ EXPORT const char *cudaGetErrorString(int e)
         return "no CUDA-capable device is detected (fake cudart)";
     case cudaErrorInvalidDevice:
         return "invalid device ordinal (fake cudart)";
+    case cudaErrorInvalidResourceHandle:
+        return "invalid resource handle (fake cudart)";
+    case cudaErrorNotSupported:
+        return "operation not supported (fake cudart)";
     default:
         return "unknown error (fake cudart)";
     }
@@ -216,8 +294,9 @@ __attribute__((destructor)) static void report(void)
         return;
     fprintf(f,
             "malloc=%lu free=%lu h2d=%lu d2h=%lu memset=%lu sync=%lu "
-            "streams=%lu bad=%lu leaked=%d\n",
+            "streams=%lu bad=%lu leaked=%d events=%lu records=%lu "
+            "elapsed=%lu events_left=%lu\n",
             n_malloc, n_free, n_h2d, n_d2h, n_memset, n_sync, n_streams,
-            n_bad, nallocs);
+            n_bad, nallocs, n_events, n_records, n_elapsed, n_events_left);
     fclose(f);
 }

@@ -4,6 +4,10 @@
  * stream is free and ends dur_ns later; an event recorded on a stream
  * completes when the work queued before it does.  Only what the shim and the
  * tests call exists.  Return codes are cudaError_t values.
+ *
+ * Memory, for collprof bench's GPU timer test (tests/bench-cli/gputimer.sh):
+ * "device" memory is host memory (fakenccl computes on it), and the copies
+ * are plain memcpys that do not wait for the streams.
  */
 #include "config.h"
 
@@ -358,6 +362,48 @@ EXPORT cudaError_t cudaEventElapsedTime(float *ms, void *a, void *b)
         *ms = (float)((double)(int64_t)(y->time - x->time) / 1e6);
     pthread_mutex_unlock(&lock);
     return r;
+}
+
+EXPORT cudaError_t cudaMalloc(void **p, size_t n)
+{
+    if (!p)
+        return cudaErrorInvalidValue;
+    if (devices() <= 0)
+        return cudaErrorNoDevice;
+    *p = calloc(1, n ? n : 1);
+    return *p ? cudaSuccess : cudaErrorUnknown;
+}
+
+EXPORT cudaError_t cudaFree(void *p)
+{
+    free(p);
+    return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, int kind)
+{
+    (void)kind;
+    if ((!dst || !src) && n)
+        return cudaErrorInvalidValue;
+    memmove(dst, src, n);
+    return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaMemset(void *p, int value, size_t n)
+{
+    if (!p && n)
+        return cudaErrorInvalidValue;
+    memset(p, value, n);
+    return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total)
+{
+    if (devices() <= 0)
+        return cudaErrorNoDevice;
+    *free_bytes = (size_t)1 << 30;
+    *total = (size_t)2 << 30;
+    return cudaSuccess;
 }
 
 EXPORT const char *cudaGetErrorString(cudaError_t e)

@@ -237,6 +237,40 @@ EXPORT ncclResult_t ncclAllReduce(const void *s, void *r, size_t count,
     return launch(comm, st, "ncclDevKernel_AllReduce_Sum_f32_RING_LL", count);
 }
 
+/* ncclReduce and ncclGetErrorString: for collprof bench, which needs them
+ * (tests/bench-cli/gputimer.sh); the root gets the sum, as in
+ * ncclAllReduce. */
+EXPORT ncclResult_t ncclReduce(const void *s, void *r, size_t count,
+                               ncclDataType_t dt, ncclRedOp_t op, int root,
+                               ncclComm_t comm, cudaStream_t st)
+{
+    ncclResult_t rc = check(comm, dt);
+    size_t i;
+    (void)op;
+    if (rc != ncclSuccess || root < 0 || root >= comm->nranks)
+        return rc != ncclSuccess ? rc : ncclInvalidArgument;
+    if (dt == ncclFloat32 && s && r && comm->rank == root)
+        for (i = 0; i < count; i++)
+            ((float *)r)[i] = ((const float *)s)[i] * (float)comm->nranks;
+    return launch(comm, st, "ncclDevKernel_Reduce_Sum_f32_RING_LL", count);
+}
+
+EXPORT const char *ncclGetErrorString(ncclResult_t result)
+{
+    switch (result) {
+    case ncclSuccess:
+        return "no error";
+    case ncclInvalidArgument:
+        return "invalid argument (fake NCCL)";
+    case ncclSystemError:
+        return "system error (fake NCCL)";
+    case ncclInProgress:
+        return "operation in progress (fake NCCL)";
+    default:
+        return "error (fake NCCL)";
+    }
+}
+
 EXPORT ncclResult_t ncclBroadcast(const void *s, void *r, size_t count,
                                   ncclDataType_t dt, int root, ncclComm_t comm,
                                   cudaStream_t st)
