@@ -56,6 +56,9 @@ struct cp_scan *cp_scan_open(const char *path, struct cp_error *err)
     }
     s->swapped = endian != CP_LOG_ENDIAN;
     s->buf_offset = s->header_size;
+    /* read once, front to back: a larger readahead where the file is not
+     * in the page cache */
+    (void)posix_fadvise(s->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
     ret = s;
     s = NULL;
 out:
@@ -85,6 +88,12 @@ int cp_scan_refill(struct cp_scan *s)
             break; /* whole records: enough for now */
     }
     s->fill = keep + got;
+    if (s->swapped) {
+        /* keep < one record: every whole record here is new */
+        size_t i, n = s->fill / CP_LOG_RECORD_SIZE;
+        for (i = 0; i < n; i++)
+            cp_rec_swap(&s->buf[i]);
+    }
     if (s->fill < CP_LOG_RECORD_SIZE) {
         if (s->fill > 0 && !s->st.truncated) {
             s->st.truncated = s->fill;
@@ -103,7 +112,8 @@ void cp_scan_bad_kind(struct cp_scan *s, const union cp_rec *r)
 
     s->st.bad++;
     snprintf(what, sizeof what, "unknown record kind %u (skipped)", r->kind);
-    note(s, s->buf_offset + s->pos - CP_LOG_RECORD_SIZE, what);
+    note(s, s->buf_offset + (uint64_t)((const char *)r - (const char *)s->buf),
+         what);
 }
 
 void cp_scan_close(struct cp_scan *s)

@@ -5,7 +5,10 @@
  * quarter of the analyzer's time.  A scan validates the file exactly as
  * cp_logfile_open() does (it calls it), then reads the records through its
  * own fixed buffer and hands out pointers into it: cp_scan_next() is inline
- * and copies only records of the other byte order.  Skipping rules and
+ * and copies nothing (records of the other byte order are swapped in the
+ * buffer as it is filled).  The analyzer's hot loop walks the buffer itself
+ * (cp_scan_cursor, cp_scan_window_end, cp_scan_seek, cp_scan_skip,
+ * cp_scan_refill).  Skipping rules and
  * problem messages are those of cp_logread: never-written slots are skipped
  * silently, slots of an unknown kind and a partial trailing record are
  * skipped and counted, the first problem is kept with its offset.
@@ -35,7 +38,6 @@ struct cp_scan {
     struct cp_log_header hdr;  /* host byte order */
     struct cp_error problem;
     char *path;
-    union cp_rec tmp;          /* a swapped record */
     union cp_rec *buf;         /* CP_SCAN_BUFFER bytes, 64-byte aligned */
 };
 
@@ -44,10 +46,48 @@ struct cp_scan {
  * the result: cp_scan_close. */
 struct cp_scan *cp_scan_open(const char *path, struct cp_error *err);
 
-/* Refill the buffer; internal to cp_scan_next.  Returns 0 at the end. */
+/* Refill the buffer once fewer than CP_LOG_RECORD_SIZE unread bytes are
+ * left in it (records of the other byte order are swapped in place).
+ * Returns 0 at the end of the file. */
 int cp_scan_refill(struct cp_scan *s);
-/* Note a bad slot; internal to cp_scan_next. */
+/* Note a slot of an unknown kind (r: in the buffer); see cp_scan_skip. */
 void cp_scan_bad_kind(struct cp_scan *s, const union cp_rec *r);
+
+/* Whether the slot r holds a record (kind 1 .. CP_REC_KIND_MAX - 1). */
+static inline int cp_scan_is_record(const union cp_rec *r)
+{
+    return (unsigned)r->kind - 1u < (unsigned)CP_REC_KIND_MAX - 1u;
+}
+
+/* Count the slot r that is not a record: never written (silently) or of
+ * an unknown kind (a problem, with its offset). */
+static inline void cp_scan_skip(struct cp_scan *s, const union cp_rec *r)
+{
+    if (r->kind == CP_REC_EMPTY)
+        s->st.empty++;
+    else
+        cp_scan_bad_kind(s, r);
+}
+
+/* Walking the buffer in place: the unread whole slots are
+ * [cp_scan_cursor(s), cp_scan_window_end(s)); a caller that consumed them
+ * up to p says so with cp_scan_seek(s, p) before anything else reads the
+ * scan (cp_scan_next, cp_scan_refill, the counts and offsets below). */
+static inline const union cp_rec *cp_scan_cursor(const struct cp_scan *s)
+{
+    return (const union cp_rec *)((const char *)s->buf + s->pos);
+}
+
+static inline const union cp_rec *cp_scan_window_end(const struct cp_scan *s)
+{
+    return (const union cp_rec *)((const char *)s->buf +
+                                  (s->fill & ~(size_t)(CP_LOG_RECORD_SIZE - 1)));
+}
+
+static inline void cp_scan_seek(struct cp_scan *s, const union cp_rec *p)
+{
+    s->pos = (size_t)((const char *)p - (const char *)s->buf);
+}
 
 /* The next written record (host byte order), valid until the next call;
  * NULL at the end of the file.  Only the buffer position moves per record:
@@ -61,19 +101,9 @@ static inline const union cp_rec *cp_scan_next(struct cp_scan *s)
                 return NULL;
         r = (const union cp_rec *)((const char *)s->buf + s->pos);
         s->pos += CP_LOG_RECORD_SIZE;
-        if (__builtin_expect(r->kind == CP_REC_EMPTY ||
-                                 r->kind >= CP_REC_KIND_MAX,
-                             0)) {
-            if (r->kind == CP_REC_EMPTY)
-                s->st.empty++;
-            else
-                cp_scan_bad_kind(s, r);
+        if (__builtin_expect(!cp_scan_is_record(r), 0)) {
+            cp_scan_skip(s, r);
             continue;
-        }
-        if (__builtin_expect(s->swapped, 0)) {
-            s->tmp = *r;
-            cp_rec_swap(&s->tmp);
-            return &s->tmp;
         }
         return r;
     }

@@ -618,39 +618,55 @@ static void advance_lo(struct an_comm *c)
     }
 }
 
-/* A member of collective instance (c, seq) arrived. */
-static inline void join_collective(struct an_state *st, struct an_comm *c,
-                                   int32_t file, uint32_t seq, uint32_t rank,
-                                   unsigned coll, uint64_t count,
-                                   unsigned dtype, int grouped, float share,
-                                   int64_t start, int64_t end)
+/* A seq outside the ring's window [lo, lo + cap): a communicator's first
+ * call, a late member, or one that needs the ring grown or the oldest
+ * instances evicted.  Returns 0 when the member is to be joined. */
+static __attribute__((noinline)) int join_window(struct an_state *st,
+                                                 struct an_comm *c, uint64_t s)
+{
+    if (!c->started) {
+        c->started = 1;
+        c->lo = c->hi = s;
+        return 0;
+    }
+    if (s < c->lo) {
+        c->late++;
+        st->late++;
+        return -1;
+    }
+    if (s > c->hi + SEQ_JUMP_MAX) {
+        c->inconsistent++;
+        st->unjoinable++;
+        return -1;
+    }
+    while (s >= c->lo + c->cap && c->cap < st->ring_max)
+        if (ring_grow(c) < 0) {
+            st->oom = 1;
+            break;
+        }
+    if (s >= c->lo + c->cap)
+        evict_until(st, c, s - c->cap + 1);
+    return 0;
+}
+
+/* A member of collective instance (c, seq) arrived.  Inlined into the hot
+ * loop; join_collective() is the same for the other callers. */
+static inline __attribute__((always_inline)) void
+join_collective_inline(struct an_state *st, struct an_comm *c, int32_t file,
+                       uint32_t seq, uint32_t rank, unsigned coll,
+                       uint64_t count, unsigned dtype, int grouped, float share,
+                       int64_t start, int64_t end)
 {
     uint64_t s = seq;
     struct an_inst *in;
 
-    if (__builtin_expect(!c->started, 0)) {
-        c->started = 1;
-        c->lo = c->hi = s;
-    }
-    if (__builtin_expect(s < c->lo, 0)) {
-        c->late++;
-        st->late++;
+    /* one unsigned compare for "not started", "below lo" and "beyond the
+     * ring" (a communicator not started has lo = 0, cap > 0: a seq beyond
+     * cap goes to the slow path, which starts it; one below cap would be
+     * joined before it starts, so started is checked there too) */
+    if (__builtin_expect(s - c->lo >= c->cap || !c->started, 0) &&
+        join_window(st, c, s) < 0)
         return;
-    }
-    if (__builtin_expect(s >= c->lo + c->cap, 0)) {
-        if (s > c->hi + SEQ_JUMP_MAX) {
-            c->inconsistent++;
-            st->unjoinable++;
-            return;
-        }
-        while (s >= c->lo + c->cap && c->cap < st->ring_max)
-            if (ring_grow(c) < 0) {
-                st->oom = 1;
-                break;
-            }
-        if (s >= c->lo + c->cap)
-            evict_until(st, c, s - c->cap + 1);
-    }
     in = &c->ring[s & (c->cap - 1)];
     if (__builtin_expect(in->state != AN_PENDING, 0)) {
         double n;
@@ -699,6 +715,16 @@ static inline void join_collective(struct an_state *st, struct an_comm *c,
         in->state = AN_DONE;
         advance_lo(c);
     }
+}
+
+static __attribute__((noinline)) void
+join_collective(struct an_state *st, struct an_comm *c, int32_t file,
+                uint32_t seq, uint32_t rank, unsigned coll, uint64_t count,
+                unsigned dtype, int grouped, float share, int64_t start,
+                int64_t end)
+{
+    join_collective_inline(st, c, file, seq, rank, coll, count, dtype, grouped,
+                           share, start, end);
 }
 
 /* ---- point-to-point ------------------------------------------------------------- */
@@ -984,9 +1010,9 @@ static inline void on_call(struct an_state *st, struct an_file *f,
                              c->member_file[r->rank] >= 0,
                          1)) {
         ra->time_ns += end - start;
-        join_collective(st, c, (int32_t)(f - st->files), r->seq, r->rank,
-                        (unsigned)coll, r->count, r->dtype, 0, 1.0f, start,
-                        end);
+        join_collective_inline(st, c, (int32_t)(f - st->files), r->seq,
+                               r->rank, (unsigned)coll, r->count, r->dtype, 0,
+                               1.0f, start, end);
         return;
     }
     if ((r->flags & CP_CALL_NO_COMM) || r->comm_id == 0) {
@@ -1142,17 +1168,6 @@ static inline int64_t merge_key(const struct an_file *f, const union cp_rec *r)
     return (int64_t)t - f->offset_ns;
 }
 
-/* merge_key, not more than KEY_STEP_MAX past the previous key of f. */
-static inline int64_t next_key(const struct an_file *f, const union cp_rec *r,
-                               int64_t prev)
-{
-    int64_t key = merge_key(f, r);
-
-    if (__builtin_expect(prev != INT64_MIN && key > prev + KEY_STEP_MAX, 0))
-        key = prev + KEY_STEP_MAX;
-    return key;
-}
-
 /* The next record of f, NULL at the end (or at the prefix pass's limit). */
 static inline const union cp_rec *next_record(struct an_file *f)
 {
@@ -1160,6 +1175,142 @@ static inline const union cp_rec *next_record(struct an_file *f)
         cp_scan_records(f->sc) >= f->limit)
         return NULL;
     return cp_scan_next(f->sc);
+}
+
+/* Any record but the hot loop's common case (see run_file). */
+static __attribute__((noinline)) void handle_other(struct an_state *st,
+                                                   struct an_file *f,
+                                                   const union cp_rec *r,
+                                                   int64_t key)
+{
+    handle(st, f, r, key);
+}
+
+/* The end of the slots run_file may take from the buffer before it must
+ * stop and look: the buffer's whole slots, or fewer in the prefix pass, so
+ * that it never returns more than f->limit records (slots >= records). */
+static inline const union cp_rec *window_end(const struct an_file *f)
+{
+    const struct cp_scan *sc = f->sc;
+    const union cp_rec *end = cp_scan_window_end(sc);
+
+    if (__builtin_expect(f->limit != UINT64_MAX, 0)) {
+        uint64_t have = cp_scan_records(sc);
+        uint64_t room = have < f->limit ? f->limit - have : 0;
+        const union cp_rec *cur = cp_scan_cursor(sc);
+        if (room < (uint64_t)(end - cur))
+            end = cur + room;
+    }
+    return end;
+}
+
+/* One file's turn in an epoch: handle its records while their keys are
+ * below boundary.  f->cur (with f->key) is the first; on return f->cur is
+ * the first record not handled, NULL at the end of the file.  Returns the
+ * number of records handled.
+ *
+ * This is the analyzer's hot loop, written so that everything per record
+ * stays in registers: the buffer is walked in place (no call per record),
+ * and the common record -- a collective call with plausible times outside
+ * a group, on the communicator of the file's previous call -- is joined
+ * right here; its checks are those of on_call() and merge_key(), whose
+ * full versions take every other record.  The order in which records are
+ * handled is the file's order, and each key is merge_key() of the record,
+ * not more than KEY_STEP_MAX past the previous one. */
+static uint64_t run_file(struct an_state *st, struct an_file *f,
+                         int64_t boundary)
+{
+    struct cp_scan *sc = f->sc;
+    const union cp_rec *r = f->cur, *p, *end;
+    struct an_comm *c = f->last_comm;
+    const int64_t off = f->offset_ns;
+    const uint64_t t_min = (uint64_t)f->t_min;
+    const uint64_t t_span = (uint64_t)f->t_max - (uint64_t)f->t_min;
+    const int32_t file = (int32_t)(f - st->files);
+    int64_t key = f->key, busy = 0;
+    uint64_t n = 0, calls = 0;
+
+    p = cp_scan_cursor(sc);
+    end = window_end(f);
+    for (;;) {
+        /* r: a record whose key is below boundary */
+        if (__builtin_expect(r->kind == CP_REC_CALL, 1)) {
+            const struct cp_rec_call *rc = &r->call;
+            int coll = op_coll[rc->op];
+            if (__builtin_expect(
+                    key != INT64_MIN &&
+                        rc->end_ns - rc->start_ns <= CALL_MAX_NS &&
+                        rc->start_ns >= t_min && rc->result == 0 &&
+                        rc->seq != UINT32_MAX && c != NULL &&
+                        c->id == rc->comm_id &&
+                        !(rc->flags & (CP_CALL_NO_COMM | CP_CALL_IN_GROUP)) &&
+                        coll >= 0 && coll != CP_COLL_SENDRECV &&
+                        rc->nranks == c->nranks && rc->rank < c->nranks &&
+                        c->member_file[rc->rank] >= 0,
+                    1)) {
+                int64_t start = (int64_t)rc->start_ns - off;
+                int64_t stop = (int64_t)rc->end_ns - off;
+                calls++;
+                busy += stop - start;
+                join_collective_inline(st, c, file, rc->seq, rc->rank,
+                                       (unsigned)coll, rc->count, rc->dtype,
+                                       0, 1.0f, start, stop);
+                goto next;
+            }
+        }
+        /* everything else, through the full checks */
+        cp_scan_seek(sc, p);
+        handle_other(st, f, r, key);
+        c = f->last_comm;
+    next:
+        n++;
+        for (;;) {
+            if (__builtin_expect(p == end, 0)) {
+                cp_scan_seek(sc, p);
+                if (f->limit != UINT64_MAX && cp_scan_records(sc) >= f->limit) {
+                    r = NULL;
+                    goto out;
+                }
+                if (p == cp_scan_window_end(sc) && !cp_scan_refill(sc)) {
+                    r = NULL; /* the scan is at its end: no seek */
+                    goto done;
+                }
+                p = cp_scan_cursor(sc);
+                end = window_end(f);
+            }
+            r = p++;
+            if (__builtin_expect(cp_scan_is_record(r), 1))
+                break;
+            cp_scan_skip(sc, r);
+        }
+        {
+            /* merge_key(), capped at KEY_STEP_MAX past the previous key */
+            uint64_t t = __builtin_expect(r->kind == CP_REC_CALL, 1)
+                             ? r->call.end_ns
+                             : r->kind == CP_REC_GROUP ? r->group.end_ns
+                             : r->kind == CP_REC_COMM  ? r->comm.time_ns
+                             : r->kind == CP_REC_CLOCK ? r->clock.realtime_ns
+                                                       : r->gpu.end_ns;
+            int64_t prev = key;
+            if (__builtin_expect(t - t_min > t_span, 0))
+                key = INT64_MIN;
+            else
+                key = (int64_t)t - off;
+            if (__builtin_expect(prev != INT64_MIN && key > prev + KEY_STEP_MAX,
+                                 0))
+                key = prev + KEY_STEP_MAX;
+        }
+        if (key >= boundary)
+            break;
+    }
+out:
+    cp_scan_seek(sc, p);
+done:
+    f->acc->calls += calls;
+    f->acc->time_ns += busy;
+    f->cur = r;
+    f->key = key;
+    return n;
 }
 
 /* ---- epochs ---------------------------------------------------------------------- */
@@ -1241,18 +1392,8 @@ void an_stream_run(struct an_state *st)
         boundary = lo > INT64_MAX - delta ? INT64_MAX : lo + delta;
         for (i = j = 0; i < nactive; i++) {
             struct an_file *f = active[i];
-            const union cp_rec *r = f->cur;
-            int64_t key = f->key;
-            while (key < boundary) {
-                handle(st, f, r, key);
-                n++;
-                r = next_record(f);
-                if (!r)
-                    break;
-                key = next_key(f, r, key);
-            }
-            f->cur = r;
-            f->key = key;
+            if (f->key < boundary)
+                n += run_file(st, f, boundary);
             if (f->cur)
                 active[j++] = f;
             else

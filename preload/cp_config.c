@@ -11,7 +11,8 @@
 const char *const cp_config_known[] = {
     "COLLPROF_DIR",  "COLLPROF_TIMER",   "COLLPROF_DISABLE",
     "COLLPROF_NODE", "COLLPROF_PRELOAD", "COLLPROF_STEP_DIR",
-    "COLLPROF_ANALYZE", "COLLPROF_PROFILE", "COLLPROF_SYSFS_ROOT", NULL};
+    "COLLPROF_ANALYZE", "COLLPROF_PROFILE", "COLLPROF_SYSFS_ROOT",
+    "COLLPROF_HOST_CLOCK", NULL};
 
 static void problem(struct cp_config *cfg, const char *fmt, const char *a,
                     const char *b)
@@ -115,6 +116,16 @@ void cp_config_read(struct cp_config *cfg, const char *(*get)(const char *),
     snprintf(cfg->dir, sizeof cfg->dir, "%s", v && *v ? v : "collprof-logs");
 
     read_timer(cfg, get("COLLPROF_TIMER"), timers_built);
+
+    /* where call times come from: the TSC where usable (auto), or always
+     * clock_gettime (docs/timers.md) */
+    v = get("COLLPROF_HOST_CLOCK");
+    if (v && *v && strcmp(v, "auto") != 0 && strcmp(v, "tsc") != 0 &&
+        strcmp(v, "realtime") != 0)
+        problem(cfg, "COLLPROF_HOST_CLOCK='%s' is not one of auto, tsc, "
+                     "realtime; using %s", v, "auto");
+    else if (v && (strcmp(v, "tsc") == 0 || strcmp(v, "realtime") == 0))
+        snprintf(cfg->host_clock, sizeof cfg->host_clock, "%s", v);
 
     if (gethostname(cfg->hostname, sizeof cfg->hostname) != 0)
         snprintf(cfg->hostname, sizeof cfg->hostname, "unknown");

@@ -23,6 +23,7 @@ struct cp_config {
     char hostname[64];
     int global_rank, world_size, local_rank; /* -1 when unknown */
     char job_id[32], step_id[32];
+    char host_clock[16]; /* COLLPROF_HOST_CLOCK: "tsc", "realtime" or "" (auto) */
     char problem[256]; /* first problem found, "" if none */
 };
 

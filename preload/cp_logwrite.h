@@ -3,15 +3,19 @@
  * One log per process.  Slots are handed out with one atomic add and live in
  * file-backed shared mappings, so a record is in the page cache (and
  * survives SIGKILL of the process) as soon as it is stored.  The file grows
- * by whole chunks whose blocks are reserved with posix_fallocate before they
- * are mapped: a full disk is an error at growth time, never a SIGBUS later.
+ * by whole chunks whose blocks are reserved (zeros written with pwrite)
+ * before they are mapped: a full disk is an error at growth time, never a
+ * SIGBUS later.
  *
  * Making a page of a file-backed mapping writable costs the kernel several
  * microseconds (page allocation, zeroing, the filesystem's dirty tracking),
  * about 90 ns per record if paid by the caller.  A background thread
- * ("collprof-log") therefore prepares the next chunk, pages already
- * writable, while the current one fills: the thread calling NCCL only stores
- * its record.  If the thread falls behind, the caller maps the chunk itself.
+ * ("collprof-log") therefore prepares the next CP_LOG_AHEAD chunks, pages
+ * already writable, while the current one fills: the thread calling NCCL
+ * only stores its record.  It prepares without holding the lock the writer
+ * takes once per chunk, and keeps several chunks ahead so that a loaded
+ * machine that leaves it without a core for a few ms does not make the
+ * caller wait.  If it falls behind anyway, the caller maps the chunk itself.
  */
 #ifndef COLLPROF_CP_LOGWRITE_H
 #define COLLPROF_CP_LOGWRITE_H
@@ -26,6 +30,10 @@
 #define CP_LOG_CHUNK_SLOTS (1u << CP_LOG_CHUNK_SHIFT)
 #define CP_LOG_MAX_CHUNKS 16384 /* 16 GiB, 268 million records */
 #define CP_LOG_CLOSED_BIAS (UINT64_C(1) << 62)
+/* Chunks the preparer keeps ready past the one being filled: slack for a
+ * preparer that does not get a core for a few ms (4 MiB mapped ahead). */
+#define CP_LOG_AHEAD 4
+#define CP_LOG_NONE UINT64_MAX
 
 struct cp_log {
     int fd;
@@ -35,6 +43,9 @@ struct cp_log {
     union cp_rec *chunk[CP_LOG_MAX_CHUNKS]; /* atomic pointers */
     pthread_mutex_t grow_lock;
     pthread_cond_t wake;  /* the preparer waits on it, under grow_lock */
+    pthread_cond_t ready; /* a writer waits on it for the chunk being prepared */
+    uint64_t preparing;   /* under grow_lock: chunk the preparer is writing
+                             without the lock, CP_LOG_NONE if none */
     uint64_t want;        /* chunk the preparer should map next */
     int closing;          /* under grow_lock: no more growth */
     int have_preparer;

@@ -25,6 +25,7 @@
 
 #include "collprof/cp_logfmt.h"
 #include "collprof/cp_nccl.h"
+#include "cp_clock.h"
 #include "cp_comm.h"
 #include "cp_config.h"
 #include "cp_logwrite.h"
@@ -35,6 +36,7 @@
 #define CP_TLS __thread __attribute__((tls_model("initial-exec")))
 #define CP_SEQ_NONE UINT32_MAX
 #define CP_CLOCK_PERIOD_NS UINT64_C(1000000000)
+#define CP_CLOCK_FIRST_NS UINT64_C(100000000)
 
 extern char **environ;
 extern char *program_invocation_short_name;
@@ -72,11 +74,11 @@ static CP_TLS uint32_t tls_group_calls;
 static CP_TLS uint64_t tls_group_start;
 static CP_TLS uint64_t tls_group_first; /* log's next slot at GroupStart */
 
+/* Call and group times: CLOCK_REALTIME ns, from the TSC where it can be
+ * (cp_clock.h). */
 static inline uint64_t now_ns(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    return cp_clock_now();
 }
 
 /* The one warning line of this process (and of its GPU timer). */
@@ -180,12 +182,15 @@ static void write_clock(void)
         return;
     }
     memset(rec, 0, sizeof *rec);
-    rec->clock.realtime_ns = now_ns();
+    /* the kernel's clocks themselves: these pairs are what readers check
+     * the records against */
+    rec->clock.realtime_ns = cp_clock_realtime();
     clock_gettime(CLOCK_MONOTONIC, &ts);
     rec->clock.monotonic_ns =
         (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
     __atomic_store_n(&last_clock, rec->clock.realtime_ns, __ATOMIC_RELAXED);
     cp_log_commit(rec, CP_REC_CLOCK);
+    cp_clock_calibrate();
 }
 
 static void child_after_fork(void)
@@ -235,7 +240,13 @@ static void init_shim(void)
     }
     log_open = 1;
     pthread_atfork(NULL, NULL, child_after_fork);
+    cp_clock_init(settings.host_clock);
     write_clock();
+    /* the next clock record (and the TSC's first rate) 100 ms from now */
+    __atomic_store_n(&last_clock,
+                     __atomic_load_n(&last_clock, __ATOMIC_RELAXED) -
+                         CP_CLOCK_PERIOD_NS + CP_CLOCK_FIRST_NS,
+                     __ATOMIC_RELAXED);
     cp_timer_start(&the_log, warn_timer);
     __atomic_store_n(&active, 1, __ATOMIC_RELEASE);
     if (settings.problem[0])

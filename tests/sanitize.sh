@@ -43,9 +43,9 @@ configure build-tsan CFLAGS="-g -O1 $tsan" LDFLAGS="$tsan"
 make -C build-tsan -j"$jobs" preload/libcollprof.la tests/bench/lib/libnccl.so.2 \
     analyzer/libcollprof-analysis.la >build-tsan/make.out 2>&1 ||
     { grep -B2 -A8 -E 'error|Error' build-tsan/make.out | head -40; exit 1; }
-echo "sanitize: ThreadSanitizer: tests/unit/logwrite.t tests/unit/shim_proc.t"
+echo "sanitize: ThreadSanitizer: tests/unit/logwrite.t tests/unit/shim_proc.t tests/unit/clock.t"
 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-    make -C build-tsan check TESTS="tests/unit/logwrite.t tests/unit/shim_proc.t" \
+    make -C build-tsan check TESTS="tests/unit/logwrite.t tests/unit/shim_proc.t tests/unit/clock.t" \
     >build-tsan/check.out 2>&1 || status=1
 sed -n '/^# TOTAL/,/^# ERROR/p' build-tsan/test-suite.log 2>/dev/null | sed 's/^/tsan: /'
 if [ $status -ne 0 ]; then
