@@ -335,12 +335,25 @@ static json_t *pair_matrix(const struct cp_analysis *an, int bandwidth,
         free(cells);
         return NULL;
     }
+    /* each cell holds one reference of its own (a value shared by the
+     * two halves of the matrix is held twice) */
     for (i = 0; i < topo->npairs; i++) {
         const struct cp_analysis_pair *p = &topo->pairs[i];
         double v = bandwidth ? p->bandwidth_Bps : p->efficiency;
+        size_t ab = p->a * K + p->b, ba = p->b * K + p->a;
+        json_t *x;
         if (p->a >= K || p->b >= K || !isfinite(v))
             continue;
-        cells[p->a * K + p->b] = cells[p->b * K + p->a] = json_real(v);
+        if (!(x = json_real(v))) {
+            *bad = 1;
+            continue;
+        }
+        json_decref(cells[ab]);
+        cells[ab] = x;
+        if (ba != ab) {
+            json_decref(cells[ba]);
+            cells[ba] = json_incref(x);
+        }
     }
     for (i = 0; i < K; i++) {
         json_t *row = json_array();

@@ -122,6 +122,31 @@ int main(void)
     }
     is_str(json_string_value(json_object_get(j, "schema")), CP_REPORT_SCHEMA,
            "schema version");
+    {
+        /* the node-pair matrices: a value shared by both halves holds a
+         * reference per place it stands in (else freeing the report
+         * frees it twice) */
+        static const char *const mats[] = {"bandwidth_Bps", "efficiency"};
+        json_t *topo = json_object_get(j, "topology");
+        size_t m, r, c, cells = 0, wrong = 0;
+        for (m = 0; m < 2; m++) {
+            json_t *rows = json_object_get(topo, mats[m]);
+            for (r = 0; r < json_array_size(rows); r++)
+                for (c = 0; c < json_array_size(json_array_get(rows, r));
+                     c++) {
+                    json_t *x = json_array_get(json_array_get(rows, r), c);
+                    json_t *y = json_array_get(json_array_get(rows, c), r);
+                    if (!json_is_real(x))
+                        continue;
+                    cells++;
+                    if (x->refcount != (x == y && r != c ? 2u : 1u))
+                        wrong++;
+                }
+        }
+        ok(cells > 0 && wrong == 0,
+           "pair matrices: %zu values, %zu with a wrong reference count",
+           cells, wrong);
+    }
     json_decref(j);
     cp_analysis_destroy(an);
 
