@@ -23,6 +23,7 @@
 #include "cp_bench_out.h"
 #include "cp_bench_run.h"
 #include "cp_cmds.h"
+#include "cp_ncclrt.h"
 #include "cp_units.h"
 
 #define PROG "collprof bench"
@@ -64,8 +65,7 @@ static void usage(FILE *f)
         "  --point-time T      adaptive iterations aim at T (default 200ms)\n"
         "  --call-limit T      a collective's sweep stops after a size whose\n"
         "                      call took longer than T (default 1s)\n"
-        "  --memory M          host, device or auto (default: device buffers\n"
-        "                      where cudart finds a GPU, outside simrun);\n"
+        CP_NCCLRT_HELP_MEMORY ";\n"
         "                      device buffers are also timed by CUDA events\n"
         "                      (gpu_time_s in the JSON)\n"
         "  --memory-limit SIZE buffer memory per rank (default: a quarter of\n"
@@ -75,12 +75,7 @@ static void usage(FILE *f)
         "  --pairs, --no-pairs send/recv between two ranks of one node and\n"
         "                      between two nodes (default: when the ranks\n"
         "                      span nodes)\n"
-        "  --nccl PATH         the NCCL library (default libnccl.so.2 from the\n"
-        "                      library path)\n"
-        "  --id-dir DIR        a directory every rank sees, for the NCCL id\n"
-        "                      (default $SIMNCCL_IDDIR, else the current one;\n"
-        "                      not needed with NCCL_COMM_ID)\n"
-        "  --id-timeout T      how long ranks wait for the id (default 120s)\n"
+        CP_NCCLRT_HELP_LOADING("rank")
         "\n"
         "Import:\n"
         "  --import            the arguments are nccl-tests outputs (text with\n"
@@ -305,14 +300,10 @@ enum {
     OPT_WARMUP,
     OPT_POINT_TIME,
     OPT_CALL_LIMIT,
-    OPT_MEMORY,
     OPT_MEMORY_LIMIT,
     OPT_NO_CHECK,
     OPT_PAIRS,
     OPT_NO_PAIRS,
-    OPT_NCCL,
-    OPT_ID_DIR,
-    OPT_ID_TIMEOUT,
     OPT_IMPORT,
     OPT_OP,
     OPT_RANKS,
@@ -333,14 +324,11 @@ static const struct option long_options[] = {
     {"warmup", required_argument, NULL, OPT_WARMUP},
     {"point-time", required_argument, NULL, OPT_POINT_TIME},
     {"call-limit", required_argument, NULL, OPT_CALL_LIMIT},
-    {"memory", required_argument, NULL, OPT_MEMORY},
     {"memory-limit", required_argument, NULL, OPT_MEMORY_LIMIT},
     {"no-check", no_argument, NULL, OPT_NO_CHECK},
     {"pairs", no_argument, NULL, OPT_PAIRS},
     {"no-pairs", no_argument, NULL, OPT_NO_PAIRS},
-    {"nccl", required_argument, NULL, OPT_NCCL},
-    {"id-dir", required_argument, NULL, OPT_ID_DIR},
-    {"id-timeout", required_argument, NULL, OPT_ID_TIMEOUT},
+    CP_NCCLRT_LONG_OPTIONS,
     {"import", no_argument, NULL, OPT_IMPORT},
     {"op", required_argument, NULL, OPT_OP},
     {"ranks", required_argument, NULL, OPT_RANKS},
@@ -506,6 +494,7 @@ static char *describe(const struct cp_bench_run_info *info,
 int cp_cmd_bench(int argc, char **argv)
 {
     struct cp_bench_run_opts ro;
+    struct cp_ncclrt_opts rt = {0}; /* the runtime's options, into ro */
     struct cp_bench_import_opts io = {.coll = -1,
                                       .link = CP_BENCH_LINK_UNKNOWN};
     struct cp_bench_set set;
@@ -532,6 +521,8 @@ int cp_cmd_bench(int argc, char **argv)
     memset(&meta, 0, sizeof meta);
     memset(&pr, 0, sizeof pr);
     cp_bench_run_defaults(&ro);
+    rt.memory = (enum cp_ncclrt_memory)ro.memory;
+    rt.id_timeout_s = ro.id_timeout_s;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":qh", long_options, NULL)) != -1) {
@@ -585,16 +576,12 @@ int cp_cmd_bench(int argc, char **argv)
             if (parse_time_opt("--call-limit", optarg, &ro.call_limit_s) != 0)
                 goto out;
             break;
-        case OPT_MEMORY:
-            if (strcmp(optarg, "host") == 0)
-                ro.memory = CP_BENCH_MEMORY_HOST;
-            else if (strcmp(optarg, "device") == 0)
-                ro.memory = CP_BENCH_MEMORY_DEVICE;
-            else if (strcmp(optarg, "auto") == 0)
-                ro.memory = CP_BENCH_MEMORY_AUTO;
-            else {
-                usage_error("--memory: host, device or auto, not '%s'",
-                            optarg);
+        case CP_NCCLRT_OPT_MEMORY:
+        case CP_NCCLRT_OPT_NCCL:
+        case CP_NCCLRT_OPT_ID_DIR:
+        case CP_NCCLRT_OPT_ID_TIMEOUT:
+            if (cp_ncclrt_parse_option(&rt, c, optarg, &err) < 0) {
+                usage_error("%s", err.text);
                 goto out;
             }
             break;
@@ -618,16 +605,6 @@ int cp_cmd_bench(int argc, char **argv)
             break;
         case OPT_NO_PAIRS:
             ro.pairs = 0;
-            break;
-        case OPT_NCCL:
-            ro.nccl_path = optarg;
-            break;
-        case OPT_ID_DIR:
-            ro.id_dir = optarg;
-            break;
-        case OPT_ID_TIMEOUT:
-            if (parse_time_opt("--id-timeout", optarg, &ro.id_timeout_s) != 0)
-                goto out;
             break;
         case OPT_IMPORT:
             do_import = 1;
@@ -696,6 +673,10 @@ int cp_cmd_bench(int argc, char **argv)
             goto out;
         }
     }
+    ro.memory = (enum cp_bench_memory)rt.memory;
+    ro.nccl_path = rt.nccl_path;
+    ro.id_dir = rt.id_dir;
+    ro.id_timeout_s = rt.id_timeout_s;
     if (do_import && optind >= argc) {
         usage_error("--import: no file given");
         goto out;

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "cp_cmds.h"
+#include "cp_ncclrt.h"
 #include "cp_path.h"
 #include "cp_probe.h"
 #include "cp_profile.h"
@@ -62,14 +63,7 @@ static void usage(FILE *f)
         "                      nodes, or when most links are slow)\n"
         "  --fail-on LEVEL     exit 3 when a finding is at least LEVEL\n"
         "                      (warning or critical)\n"
-        "  --memory M          host, device or auto (default: device buffers\n"
-        "                      where cudart finds a GPU, outside simrun)\n"
-        "  --nccl PATH         the NCCL library (default libnccl.so.2 from the\n"
-        "                      library path)\n"
-        "  --id-dir DIR        a directory every task sees, for the NCCL id\n"
-        "                      (default $SIMNCCL_IDDIR, else the current one;\n"
-        "                      not needed with NCCL_COMM_ID)\n"
-        "  --id-timeout T      how long tasks wait for the id (default 120s)\n"
+        CP_NCCLRT_HELP_MEMORY "\n" CP_NCCLRT_HELP_LOADING("task")
         "  -q, --quiet         nothing on stdout\n"
         "  -h, --help          this text\n"
         "\n"
@@ -160,11 +154,7 @@ enum {
     OPT_PAIR_TIME,
     OPT_SLOW_BELOW,
     OPT_PROFILE,
-    OPT_FAIL_ON,
-    OPT_MEMORY,
-    OPT_NCCL,
-    OPT_ID_DIR,
-    OPT_ID_TIMEOUT
+    OPT_FAIL_ON
 };
 
 static const struct option long_options[] = {
@@ -176,10 +166,7 @@ static const struct option long_options[] = {
     {"slow-below", required_argument, NULL, OPT_SLOW_BELOW},
     {"profile", required_argument, NULL, OPT_PROFILE},
     {"fail-on", required_argument, NULL, OPT_FAIL_ON},
-    {"memory", required_argument, NULL, OPT_MEMORY},
-    {"nccl", required_argument, NULL, OPT_NCCL},
-    {"id-dir", required_argument, NULL, OPT_ID_DIR},
-    {"id-timeout", required_argument, NULL, OPT_ID_TIMEOUT},
+    CP_NCCLRT_LONG_OPTIONS,
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -304,28 +291,14 @@ int cp_cmd_probe(int argc, char **argv)
                 goto out;
             }
             break;
-        case OPT_MEMORY:
-            if (strcmp(optarg, "host") == 0)
-                po.rt.memory = CP_NCCLRT_MEMORY_HOST;
-            else if (strcmp(optarg, "device") == 0)
-                po.rt.memory = CP_NCCLRT_MEMORY_DEVICE;
-            else if (strcmp(optarg, "auto") == 0)
-                po.rt.memory = CP_NCCLRT_MEMORY_AUTO;
-            else {
-                usage_error("--memory: host, device or auto, not '%s'",
-                            optarg);
+        case CP_NCCLRT_OPT_MEMORY:
+        case CP_NCCLRT_OPT_NCCL:
+        case CP_NCCLRT_OPT_ID_DIR:
+        case CP_NCCLRT_OPT_ID_TIMEOUT:
+            if (cp_ncclrt_parse_option(&po.rt, c, optarg, &err) < 0) {
+                usage_error("%s", err.text);
                 goto out;
             }
-            break;
-        case OPT_NCCL:
-            po.rt.nccl_path = optarg;
-            break;
-        case OPT_ID_DIR:
-            po.rt.id_dir = optarg;
-            break;
-        case OPT_ID_TIMEOUT:
-            if (parse_time("--id-timeout", optarg, &po.rt.id_timeout_s) != 0)
-                goto out;
             break;
         case 'q':
             pr.quiet = 1;

@@ -16,6 +16,7 @@
 #include "cp_fit.h"
 #include "cp_links.h"
 #include "cp_portview.h"
+#include "cp_stats.h"
 
 /* Records per file read by the first pass (clock offsets). */
 #define PREFIX_RECORDS 4096
@@ -390,12 +391,6 @@ static int open_files(struct cp_analysis *an, struct an_state *st,
     return 0;
 }
 
-static int compare_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Per-node offsets from the prefix pass's samples: the median of each
  * (node, reference) pair, then chained from node 0 outwards. */
 static void solve_offsets(struct cp_analysis *an, struct an_state *st,
@@ -411,7 +406,7 @@ static void solve_offsets(struct cp_analysis *an, struct an_state *st,
     an->offset_reference = 0;
     an->offset_instances = st->offset_instances;
     for (i = 0; i < st->npairs; i++)
-        qsort(st->pairs[i].v, st->pairs[i].n, sizeof(double), compare_double);
+        cp_stats_sort(st->pairs[i].v, st->pairs[i].n);
     while (changed) {
         changed = 0;
         for (i = 0; i < st->npairs; i++) {
@@ -419,9 +414,7 @@ static void solve_offsets(struct cp_analysis *an, struct an_state *st,
             double med;
             if (p->n == 0)
                 continue;
-            med = p->n % 2 ? p->v[p->n / 2]
-                           : (p->v[p->n / 2 - 1] + p->v[p->n / 2]) / 2;
-            med *= 1e-9;
+            med = cp_stats_median_sorted(p->v, p->n) * 1e-9;
             if (!(fabs(med) < 86400)) /* more than a day: damage */
                 continue;
             if (an->nodes[p->r].offset_known && !an->nodes[p->x].offset_known) {
@@ -917,8 +910,8 @@ static void estimate_steps(struct cp_analysis *an, struct an_state *st,
             if (s->sig[i] && s->sig[i - 1])
                 gaps[ng++] = (double)(s->start[i] - s->end[i - 1]);
         if (ng) {
-            qsort(gaps, ng, sizeof *gaps, compare_double);
-            med = gaps[ng / 2];
+            cp_stats_sort(gaps, ng);
+            med = gaps[ng / 2]; /* the upper median */
         }
         for (i = 0; i < len; i++) {
             double gap = i > 0 && s->sig[i] && s->sig[i - 1]

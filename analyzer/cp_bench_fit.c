@@ -13,6 +13,7 @@
 #include "cp_path.h"
 #include "cp_fit.h"
 #include "cp_profile.h"
+#include "cp_stats.h"
 
 #define FLOOR_SIZES 3      /* smallest sizes that make the latency floor */
 #define FLOOR_FLAT 1.5     /* max/min of their times for a real floor */
@@ -53,21 +54,6 @@ static int unit_terms(enum cp_coll coll, unsigned p, double *A, double *B)
     *A = ta.latency_s;
     *B = tb.sec_per_byte;
     return *A > 0 && *B > 0 ? 0 : -1;
-}
-
-static int compare_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Median of v[0..n) (sorts v). */
-static double median(double *v, size_t n)
-{
-    if (n == 0)
-        return NAN;
-    qsort(v, n, sizeof *v, compare_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 static int usable(const struct cp_bench_point *p)
@@ -163,7 +149,7 @@ static void fit_group(const struct cp_bench_point **pts, size_t n,
         hi = fmax(hi, scratch[i]);
     }
     f->floor_flat = floor_n >= 2 && hi <= FLOOR_FLAT * lo;
-    f->latency_floor_s = median(scratch, floor_n);
+    f->latency_floor_s = cp_stats_median(scratch, floor_n);
 
     /* The plateau, from the largest size down. */
     f->largest_bytes = pts[n - 1]->size_bytes;
@@ -175,7 +161,7 @@ static void fit_group(const struct cp_bench_point **pts, size_t n,
             break;
         if (k > 0) {
             memcpy(scratch + n, scratch, k * sizeof *scratch);
-            med = median(scratch + n, k);
+            med = cp_stats_median(scratch + n, k);
             if (!(fabs(b - med) <= PLATEAU_BAND * med))
                 break;
         }
@@ -183,7 +169,7 @@ static void fit_group(const struct cp_bench_point **pts, size_t n,
         f->plateau_min_bytes = pts[i]->size_bytes;
     }
     f->plateau_points = (unsigned)k;
-    f->busbw_Bps = k ? median(scratch, k) : NAN;
+    f->busbw_Bps = k ? cp_stats_median(scratch, k) : NAN;
 
     /* The regime boundary: where busbw first reaches half the plateau
      * (log-linear between the two points around it); for T = L + nW this

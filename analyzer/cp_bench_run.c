@@ -12,6 +12,7 @@
 
 #include "cp_bench_run.h"
 #include "cp_ncclrt.h"
+#include "cp_stats.h"
 
 /* ---- the state of one rank ------------------------------------------------- */
 
@@ -354,12 +355,6 @@ struct batch_time {
 
 #define MEDIAN_CALLS 256 /* calls whose single times are kept */
 
-static int compare_seconds(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* n calls, then a synchronization, as nccl-tests times them; with gpu the
  * GPU timer's events are recorded before the first call and after the
  * last, inside the host interval.  With host buffers a call returns when
@@ -395,11 +390,7 @@ static int timed_calls(struct bench *b, enum cp_coll coll, uint64_t count,
     if (n == 0)
         return 0;
     t->host_s = (now - t0) / n;
-    if (kept) {
-        qsort(calls, kept, sizeof calls[0], compare_seconds);
-        t->median_s = kept % 2 ? calls[kept / 2]
-                               : (calls[kept / 2 - 1] + calls[kept / 2]) / 2;
-    }
+    t->median_s = cp_stats_median(calls, kept); /* NaN when none was kept */
     if (gpu) {
         double elapsed;
         if (cp_ncclrt_gpu_elapsed(&b->rt, &elapsed) < 0)

@@ -26,6 +26,7 @@
 #include "cp_analysis_int.h"
 #include "cp_links.h"
 #include "cp_probeview.h"
+#include "cp_stats.h"
 
 #define SLOW_THRESHOLD 1.45
 #define OK_THRESHOLD 1.25
@@ -500,12 +501,6 @@ static int share_pair(const struct work *a, const struct work *b)
     return 0;
 }
 
-static int compare_time(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Every unit's baseline from the current t: the median of the faster half
  * of its peers (a fault only adds time, so the faster half is the healthy
  * one while fewer than half are hit).  Peers are the units of the same
@@ -537,10 +532,9 @@ static void baselines(struct solver *s, double *scratch, int leave_pair_out)
             }
             if (m >= 1 &&
                 (leave_pair_out && w->pub.npairs > 0 ? m >= 1 : m >= 2)) {
-                qsort(scratch, m, sizeof *scratch, compare_time);
+                cp_stats_sort(scratch, m);
                 half = (m + 1) / 2;
-                base = half % 2 ? scratch[half / 2]
-                                : (scratch[half / 2 - 1] + scratch[half / 2]) / 2;
+                base = cp_stats_median_sorted(scratch, half);
                 w->pub.baseline = CP_BASELINE_PEERS;
             } else {
                 m = 0;
@@ -554,12 +548,6 @@ static void baselines(struct solver *s, double *scratch, int leave_pair_out)
         }
         i = j;
     }
-}
-
-static int compare_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
 }
 
 /* ---- stragglers: in-call delays ------------------------------------------------- */
@@ -598,26 +586,6 @@ static double constant_excess(const struct solver *s, unsigned ci, int pass,
         d = fmin(d, w->x - k * w->pub.bytes * w->W);
     }
     return fmax(d, fmin(m, 0));
-}
-
-static double min_of(const double *v, size_t n)
-{
-    double m = v[0];
-    size_t i;
-
-    for (i = 1; i < n; i++)
-        if (v[i] < m)
-            m = v[i];
-    return m;
-}
-
-/* The median of v[0..n) (sorts it); NaN for n = 0. */
-static double median_of(double *v, size_t n)
-{
-    if (n == 0)
-        return NAN;
-    qsort(v, n, sizeof *v, compare_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* In-call delays: a rank whose part of every collective starts late makes
@@ -676,7 +644,7 @@ static int stragglers(struct solver *s)
         rc = 0;
         goto out;
     }
-    theta = fmax(STRAGGLER_NOISE_FACTOR * median_of(v, n), STRAGGLER_MIN_S);
+    theta = fmax(STRAGGLER_NOISE_FACTOR * cp_stats_median(v, n), STRAGGLER_MIN_S);
     an->topology.straggler_delay_s = theta;
     /* per communicator: the median excess of its units held against
      * peers, else of those held against the model, absolute and relative
@@ -696,11 +664,11 @@ static int stragglers(struct solver *s)
             /* the smallest: a slow link's excess grows with the size,
              * so the smallest unit shows the least of it, while a delayed
              * member adds the same to every unit */
-            comm_x[ci] = n ? min_of(v, n) : NAN;
+            comm_x[ci] = cp_stats_min(v, n);
             if (n > 1)
                 comm_x[ci] = constant_excess(s, ci, pass, comm_x[ci]);
             /* relative to the time of its quickest calls */
-            comm_rel[ci] = m ? comm_x[ci] / min_of(rel, m) : NAN;
+            comm_rel[ci] = m ? comm_x[ci] / cp_stats_min(rel, m) : NAN;
             comm_model[ci] = pass == 1;
         }
     }
@@ -772,7 +740,7 @@ static int stragglers(struct solver *s)
                 }
         }
         if (n > 0)
-            an->ranks[r].delay_s = fmax(an->ranks[r].delay_s, median_of(v, n));
+            an->ranks[r].delay_s = fmax(an->ranks[r].delay_s, cp_stats_median(v, n));
     }
     /* the others' wait, and the delay taken off each unit for the links */
     for (i = 0; i < s->nu; i++) {

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cp_ncclrt.h"
+#include "cp_units.h"
 
 /* ---- loading ------------------------------------------------------------- */
 
@@ -198,6 +199,9 @@ int cp_ncclrt_alloc(struct cp_ncclrt *rt, size_t bytes, int on_device,
                      rt->me, bytes);
         return -1;
     }
+    /* a host buffer goes out as it is: bytes this process never wrote
+     * (old heap contents) must not be sent to other ranks */
+    memset(*out, 0, bytes);
     return 0;
 }
 
@@ -694,4 +698,50 @@ void cp_ncclrt_close(struct cp_ncclrt *rt, int ok)
     if (rt->id_published)
         unlink(rt->id_path);
     rt->id_published = 0;
+}
+
+/* ---- command-line options ------------------------------------------------- */
+
+int cp_ncclrt_parse_option(struct cp_ncclrt_opts *o, int code,
+                           const char *text, struct cp_error *err)
+{
+    struct cp_error e;
+    double seconds;
+
+    switch (code) {
+    case CP_NCCLRT_OPT_MEMORY:
+        if (strcmp(text, "host") == 0)
+            o->memory = CP_NCCLRT_MEMORY_HOST;
+        else if (strcmp(text, "device") == 0)
+            o->memory = CP_NCCLRT_MEMORY_DEVICE;
+        else if (strcmp(text, "auto") == 0)
+            o->memory = CP_NCCLRT_MEMORY_AUTO;
+        else {
+            cp_error_set(err, NULL, -1,
+                         "--memory: host, device or auto, not '%s'", text);
+            return -1;
+        }
+        return 0;
+    case CP_NCCLRT_OPT_NCCL:
+        o->nccl_path = text;
+        return 0;
+    case CP_NCCLRT_OPT_ID_DIR:
+        o->id_dir = text;
+        return 0;
+    case CP_NCCLRT_OPT_ID_TIMEOUT:
+        if (cp_units_parse_time(text, &seconds, &e) < 0) {
+            cp_error_set(err, NULL, -1, "--id-timeout: %s", e.text);
+            return -1;
+        }
+        if (!(seconds > 0)) {
+            cp_error_set(err, NULL, -1, "--id-timeout: must be above 0");
+            return -1;
+        }
+        o->id_timeout_s = seconds;
+        return 0;
+    default:
+        cp_error_set(err, NULL, -1, "option code %d is not the runtime's",
+                     code);
+        return -1;
+    }
 }

@@ -119,6 +119,48 @@ struct cp_ncclrt_opts {
                                    buffers are used (cp_ncclrt_gpu_mark) */
 };
 
+/* The command-line options of the runtime, the same in collprof bench
+ * and collprof probe: --memory M, --nccl PATH, --id-dir DIR and
+ * --id-timeout T.  A command lists CP_NCCLRT_LONG_OPTIONS in its
+ * getopt_long table (the file includes <getopt.h>), passes each of the
+ * codes CP_NCCLRT_OPT_* it gets to cp_ncclrt_parse_option, and puts the
+ * help lines below in its --help text.  The codes are above any single
+ * character and any command's own codes (from 256). */
+enum {
+    CP_NCCLRT_OPT_MEMORY = 0x1000,
+    CP_NCCLRT_OPT_NCCL,
+    CP_NCCLRT_OPT_ID_DIR,
+    CP_NCCLRT_OPT_ID_TIMEOUT
+};
+
+#define CP_NCCLRT_LONG_OPTIONS                                                 \
+    {"memory", required_argument, NULL, CP_NCCLRT_OPT_MEMORY},                 \
+    {"nccl", required_argument, NULL, CP_NCCLRT_OPT_NCCL},                     \
+    {"id-dir", required_argument, NULL, CP_NCCLRT_OPT_ID_DIR},                 \
+    {"id-timeout", required_argument, NULL, CP_NCCLRT_OPT_ID_TIMEOUT}
+
+/* --help lines, string literals.  CP_NCCLRT_HELP_MEMORY ends without its
+ * newline, so that a command can say more of the buffers. */
+#define CP_NCCLRT_HELP_MEMORY                                                  \
+    "  --memory M          host, device or auto (default: device buffers\n"   \
+    "                      where cudart finds a GPU, outside simrun)"
+/* WHO names one process as the command does ("rank" or "task", a string
+ * literal of four letters, which the alignment assumes). */
+#define CP_NCCLRT_HELP_LOADING(WHO)                                            \
+    "  --nccl PATH         the NCCL library (default libnccl.so.2 from the\n"  \
+    "                      library path)\n"                                    \
+    "  --id-dir DIR        a directory every " WHO " sees, for the NCCL id\n"  \
+    "                      (default $SIMNCCL_IDDIR, else the current one;\n"   \
+    "                      not needed with NCCL_COMM_ID)\n"                    \
+    "  --id-timeout T      how long " WHO "s wait for the id (default 120s)\n"
+
+/* Sets in o the option of code (a CP_NCCLRT_OPT_*) from its value text
+ * (getopt_long's optarg, which must outlive o: the paths point into it).
+ * 0, or -1 with err filled with a sentence that starts with the option's
+ * name ("--memory: host, device or auto, not 'gpu'"). */
+int cp_ncclrt_parse_option(struct cp_ncclrt_opts *o, int code,
+                           const char *text, struct cp_error *err);
+
 /* One rank's runtime: read the fields, change none. */
 struct cp_ncclrt {
     struct cp_ncclrt_nccl nccl;
@@ -191,8 +233,9 @@ int cp_ncclrt_to_buffer(struct cp_ncclrt *rt, void *dst, const void *src,
 int cp_ncclrt_from_buffer(struct cp_ncclrt *rt, void *dst, const void *src,
                           size_t n);
 
-/* A buffer of bytes on the GPU (on_device) or page-aligned host memory;
- * the caller frees it with cp_ncclrt_free (same on_device).  0 or -1. */
+/* A buffer of bytes on the GPU (on_device) or page-aligned host memory
+ * (zeroed); the caller frees it with cp_ncclrt_free (same on_device).
+ * 0 or -1. */
 int cp_ncclrt_alloc(struct cp_ncclrt *rt, size_t bytes, int on_device,
                     void **out);
 void cp_ncclrt_free(struct cp_ncclrt *rt, void *ptr, int on_device);

@@ -13,6 +13,7 @@
 
 #include "cp_path.h"
 #include "cp_probe.h"
+#include "cp_stats.h"
 #include "cp_units.h"
 
 /* ---- the schedule ---------------------------------------------------------- */
@@ -151,21 +152,6 @@ static int pingpong(struct probe *p, int peer, uint64_t bytes, unsigned count)
     return 0;
 }
 
-static int compare_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* The median of v[0..n) (sorted in place); NaN when n is 0. */
-static double median(double *v, size_t n)
-{
-    if (n == 0)
-        return NAN;
-    qsort(v, n, sizeof *v, compare_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* The time of the bandwidth term of one transfer: the half round trip less
  * the latency, but never less than half of it (a latency measured a little
  * high must not make a fast link look infinitely fast). */
@@ -205,7 +191,7 @@ static int drive(struct probe *p, int peer, double *out)
         return -1;
     for (unsigned i = 0; i < o->latency_iters; i++)
         p->times[i] /= 2;
-    latency = median(p->times, o->latency_iters);
+    latency = cp_stats_median(p->times, o->latency_iters);
     /* Grow the message until one transfer takes half the time aimed at. */
     for (step = 0; step < 12; step++) {
         double wire;
@@ -225,7 +211,7 @@ static int drive(struct probe *p, int peer, double *out)
     for (unsigned i = 0; i < o->iters; i++)
         p->times[i] = (double)bytes / wire_time(p->times[i], latency);
     out[FIG_LATENCY] = latency;
-    out[FIG_BANDWIDTH] = median(p->times, o->iters);
+    out[FIG_BANDWIDTH] = cp_stats_median(p->times, o->iters);
     out[FIG_BYTES] = (double)bytes;
     out[FIG_TRANSFERS] = o->iters;
     return 0;
@@ -476,12 +462,12 @@ void cp_probe_judge(struct cp_probe_result *res, double profile_Bps,
         for (i = 0; i < res->npairs; i++)
             if (res->pairs[i].latency_s > 0)
                 v[n++] = res->pairs[i].latency_s;
-        res->median_latency_s = median(v, n);
+        res->median_latency_s = cp_stats_median(v, n);
         n = 0;
         for (i = 0; i < res->npairs; i++)
             if (res->pairs[i].bandwidth_Bps > 0)
                 v[n++] = res->pairs[i].bandwidth_Bps;
-        res->reference_Bps = median(v, n);
+        res->reference_Bps = cp_stats_median(v, n);
         free(v);
     }
     if (profile_Bps > 0)
