@@ -2,7 +2,7 @@
  * pair exactly once, each round's pairs disjoint, K - 1 rounds for an even
  * K and K for an odd one, each node sitting out one round then), the rule
  * that judges pairs (against the median, or a profile), and the report's
- * keys and findings. */
+ * keys and findings; the host buffers it sends from come zeroed. */
 #include "config.h"
 
 #include <math.h>
@@ -12,6 +12,7 @@
 
 #include <jansson.h>
 
+#include "cp_ncclrt.h"
 #include "cp_probe.h"
 #include "tap.h"
 
@@ -262,10 +263,44 @@ static void test_json(void)
     cp_probe_result_clear(&res);
 }
 
+/* Host buffers of cp_ncclrt_alloc are sent before the probe writes them
+ * (the order buffer's padding, the ping-pong payload): they must hold
+ * zeros, not what the heap held before.  Each size is first allocated,
+ * dirtied and freed, so that the allocator hands the same memory back. */
+static void test_host_buffers(void)
+{
+    static const size_t sizes[] = {32, 4096, 65536};
+    struct cp_ncclrt rt;
+    struct cp_error err;
+
+    memset(&rt, 0, sizeof rt);
+    rt.err = &err;
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        size_t n = sizes[i], nonzero = 0;
+        void *dirty = NULL;
+        unsigned char *buf = NULL;
+        if (posix_memalign(&dirty, 4096, n) == 0) {
+            memset(dirty, 0xa5, n);
+            free(dirty);
+        }
+        if (cp_ncclrt_alloc(&rt, n, 0, (void **)&buf) < 0 || !buf) {
+            ok(0, "host buffer of %zu bytes: allocated", n);
+            continue;
+        }
+        for (size_t k = 0; k < n; k++)
+            nonzero += buf[k] != 0;
+        ok(nonzero == 0 && ((size_t)buf & 4095) == 0,
+           "host buffer of %zu bytes: page-aligned, every byte zero "
+           "(%zu not)", n, nonzero);
+        cp_ncclrt_free(&rt, buf, 0);
+    }
+}
+
 int main(void)
 {
     test_schedule();
     test_judge();
     test_json();
+    test_host_buffers();
     return done_testing();
 }
