@@ -688,18 +688,6 @@ static void esc(FILE *out, const char *s)
     cp_svg_escape(out, s);
 }
 
-/* A value in a unit, or "n/a". */
-static void val(FILE *out, double v, enum cp_svg_unit unit)
-{
-    char b[64];
-
-    if (unit == CP_SVG_COUNT && isfinite(v) && fabs(v) < 1e15 &&
-        v == floor(v))
-        fputs(cp_svg_format_count(v, b, sizeof b), out);
-    else
-        fputs(cp_svg_format(v, unit, 3, b, sizeof b), out);
-}
-
 /* A JSON list of names or ranks, at most RP_LIST_ITEMS, then "and N more". */
 static void write_list(FILE *out, json_t *list)
 {
@@ -841,7 +829,7 @@ static void write_header(FILE *out, const struct rp_report *r)
         }
     }
     fputs("</h1>\n<p class=\"sub\">", out);
-    val(out, r->processes, CP_SVG_COUNT);
+    cp_svg_value(out, r->processes, CP_SVG_COUNT);
     fprintf(out, " rank%s on %zu node%s", r->processes == 1 ? "" : "s",
             r->nnodes, r->nnodes == 1 ? "" : "s");
     fputs(" &middot; ", out);
@@ -911,7 +899,7 @@ static void write_suggestion(FILE *out, const struct rp_finding *f)
         fputs("<p class=\"sugg\"><b>What to do:</b> fuse the small calls into "
               "buckets of ",
               out);
-        val(out, bucket, CP_SVG_SIZE_SI);
+        cp_svg_value(out, bucket, CP_SVG_SIZE_SI);
         if (bucket > 0)
             fprintf(out,
                     ": with PyTorch DDP, <span class=\"mono\">"
@@ -922,9 +910,9 @@ static void write_suggestion(FILE *out, const struct rp_finding *f)
               "issue them inside one <span class=\"mono\">ncclGroupStart()/"
               "ncclGroupEnd()</span>. Expected saving: ",
               out);
-        val(out, ev_num(f, "saving_per_step_s"), CP_SVG_TIME);
+        cp_svg_value(out, ev_num(f, "saving_per_step_s"), CP_SVG_TIME);
         fputs(" per step (", out);
-        val(out, ev_num(f, "saving_share"), CP_SVG_PERCENT);
+        cp_svg_value(out, ev_num(f, "saving_share"), CP_SVG_PERCENT);
         fputs(" of the communication time).</p>\n", out);
     } else if (strcmp(k, "low_busbw") == 0 || strcmp(k, "tcp_fallback") == 0) {
         json_t *tcp = json_object_get(f->evidence, "tcp_fallback");
@@ -933,7 +921,7 @@ static void write_suggestion(FILE *out, const struct rp_finding *f)
               "all_reduce_perf -b 1M -e 1G -f 2</span>) and compare its busbw "
               "with ",
               out);
-        val(out, ev_num(f, "link_bandwidth_Bps"), CP_SVG_BANDWIDTH);
+        cp_svg_value(out, ev_num(f, "link_bandwidth_Bps"), CP_SVG_BANDWIDTH);
         fputs("; run the job with <span class=\"mono\">NCCL_DEBUG=INFO</span> "
               "and check which transport NCCL chose (NET/IB or NET/Socket).",
               out);
@@ -1099,7 +1087,7 @@ static void write_scalar(FILE *out, const char *key, json_t *v)
     else if (json_is_false(v))
         fputs("no", out);
     else if (json_is_number(v))
-        val(out, rp_number(v), unit_of_key(key));
+        cp_svg_value(out, rp_number(v), unit_of_key(key));
     else if (json_is_null(v))
         fputs("n/a", out);
     else
@@ -1247,19 +1235,19 @@ static void write_verdict(FILE *out, const struct rp_report *r)
               out);
     }
     fputs("<p>", out);
-    val(out, s->comm_time_s, CP_SVG_TIME);
+    cp_svg_value(out, s->comm_time_s, CP_SVG_TIME);
     fputs(" in NCCL", out);
     if (s->span_s > 0) {
         fputs(" over a ", out);
-        val(out, s->span_s, CP_SVG_TIME);
+        cp_svg_value(out, s->span_s, CP_SVG_TIME);
         fputs(" run", out);
     }
     fputs(", plus ", out);
-    val(out, s->skew_time_s, CP_SVG_TIME);
+    cp_svg_value(out, s->skew_time_s, CP_SVG_TIME);
     fputs(" waiting for late ranks (arrival skew)", out);
     if (isfinite(s->latency_bound_share)) {
         fputs("; ", out);
-        val(out, s->latency_bound_share, CP_SVG_PERCENT);
+        cp_svg_value(out, s->latency_bound_share, CP_SVG_PERCENT);
         fputs(" of the NCCL time is latency-bound", out);
     }
     for (i = 0; i < r->nlinks; i++) {
@@ -1269,9 +1257,9 @@ static void write_verdict(FILE *out, const struct rp_report *r)
         fputs("; ", out);
         esc(out, l->name);
         fputs("-node busbw ", out);
-        val(out, l->busbw_Bps, CP_SVG_BANDWIDTH);
+        cp_svg_value(out, l->busbw_Bps, CP_SVG_BANDWIDTH);
         fputs(" (", out);
-        val(out, l->busbw_Bps / l->model_busbw_Bps, CP_SVG_PERCENT);
+        cp_svg_value(out, l->busbw_Bps / l->model_busbw_Bps, CP_SVG_PERCENT);
         fputs(" of the model)", out);
     }
     fputs(".</p>\n</section>\n", out);
@@ -1354,15 +1342,15 @@ static void write_model_table(FILE *out, const struct rp_report *r)
         fputs("</td><td>", out);
         esc(out, l->source);
         fputs("</td><td class=\"n\">", out);
-        val(out, l->alpha_s, CP_SVG_TIME);
+        cp_svg_value(out, l->alpha_s, CP_SVG_TIME);
         fputs("</td><td class=\"n\">", out);
-        val(out, l->bandwidth_Bps, CP_SVG_BANDWIDTH);
+        cp_svg_value(out, l->bandwidth_Bps, CP_SVG_BANDWIDTH);
         fputs("</td><td class=\"n\">", out);
-        val(out, l->busbw_Bps, CP_SVG_BANDWIDTH);
+        cp_svg_value(out, l->busbw_Bps, CP_SVG_BANDWIDTH);
         fputs("</td><td class=\"n\">", out);
-        val(out, l->model_busbw_Bps, CP_SVG_BANDWIDTH);
+        cp_svg_value(out, l->model_busbw_Bps, CP_SVG_BANDWIDTH);
         fputs("</td><td class=\"n\">", out);
-        val(out, l->expected_Bps, CP_SVG_BANDWIDTH);
+        cp_svg_value(out, l->expected_Bps, CP_SVG_BANDWIDTH);
         if (l->expected_source && isfinite(l->expected_Bps)) {
             fputs(" (", out);
             esc(out, l->expected_source);
@@ -1373,9 +1361,9 @@ static void write_model_table(FILE *out, const struct rp_report *r)
             fputs("r&sup2; ", out);
             fprintf(out, isfinite(l->r2) ? "%.2f" : "n/a", l->r2);
             fputs(", median residual ", out);
-            val(out, l->median_rel_residual, CP_SVG_PERCENT);
+            cp_svg_value(out, l->median_rel_residual, CP_SVG_PERCENT);
             fputs(", ", out);
-            val(out, l->calls_used, CP_SVG_COUNT);
+            cp_svg_value(out, l->calls_used, CP_SVG_COUNT);
             fputs(" calls", out);
         } else {
             esc(out, l->fit_why ? l->fit_why : "no fit");
@@ -1393,50 +1381,50 @@ static void write_summary(FILE *out, const struct rp_report *r)
           "\n",
           out);
     card_begin(out);
-    val(out, r->processes, CP_SVG_COUNT);
+    cp_svg_value(out, r->processes, CP_SVG_COUNT);
     if (isfinite(r->world_size) && r->world_size != r->processes) {
         fputs(" <span class=\"d\">of ", out);
-        val(out, r->world_size, CP_SVG_COUNT);
+        cp_svg_value(out, r->world_size, CP_SVG_COUNT);
         fputs("</span>", out);
     }
     card_end(out, "ranks analyzed");
     card_begin(out);
-    val(out, (double)r->nnodes, CP_SVG_COUNT);
+    cp_svg_value(out, (double)r->nnodes, CP_SVG_COUNT);
     card_end(out, "nodes");
     card_begin(out);
-    val(out, (double)r->ncomms, CP_SVG_COUNT);
+    cp_svg_value(out, (double)r->ncomms, CP_SVG_COUNT);
     card_end(out, "communicators");
     card_begin(out);
-    val(out, s->calls, CP_SVG_COUNT);
+    cp_svg_value(out, s->calls, CP_SVG_COUNT);
     if (s->failed_calls > 0) {
         fputs(" <span class=\"d\">(", out);
-        val(out, s->failed_calls, CP_SVG_COUNT);
+        cp_svg_value(out, s->failed_calls, CP_SVG_COUNT);
         fputs(" failed)</span>", out);
     }
     card_end(out, "NCCL calls");
     card_begin(out);
-    val(out, s->instances, CP_SVG_COUNT);
+    cp_svg_value(out, s->instances, CP_SVG_COUNT);
     card_end(out, "collective instances");
     card_begin(out);
-    val(out, s->comm_time_s, CP_SVG_TIME);
+    cp_svg_value(out, s->comm_time_s, CP_SVG_TIME);
     if (s->span_s > 0) {
         fputs(" <span class=\"d\">of ", out);
-        val(out, s->span_s, CP_SVG_TIME);
+        cp_svg_value(out, s->span_s, CP_SVG_TIME);
         fputs("</span>", out);
     }
     card_end(out, "communication time (own time of the collectives), of the "
                   "run's span");
     card_begin(out);
-    val(out, s->skew_time_s, CP_SVG_TIME);
+    cp_svg_value(out, s->skew_time_s, CP_SVG_TIME);
     card_end(out, "arrival skew (waiting for the last rank)");
     card_begin(out);
-    val(out, s->latency_bound_share, CP_SVG_PERCENT);
+    cp_svg_value(out, s->latency_bound_share, CP_SVG_PERCENT);
     card_end(out, "latency-bound share of the communication time");
     card_begin(out);
     esc(out, s->timer);
     card_end(out, "timer");
     card_begin(out);
-    val(out, s->steps, CP_SVG_COUNT);
+    cp_svg_value(out, s->steps, CP_SVG_COUNT);
     fputs("</div><div class=\"l\">training steps (", out);
     esc(out, s->steps_method);
     fputs(")</div></div>\n", out);
@@ -1521,7 +1509,7 @@ static void write_comm_table(FILE *out, const struct rp_report *r)
         fputs("</td><td class=\"mono\">", out);
         esc(out, c->id);
         fputs("</td><td class=\"n\">", out);
-        val(out, c->nranks, CP_SVG_COUNT);
+        cp_svg_value(out, c->nranks, CP_SVG_COUNT);
         fprintf(out, "</td><td>%zu", c->nnodes);
         if (c->nnodes) {
             fputs(": ", out);
@@ -1536,13 +1524,13 @@ static void write_comm_table(FILE *out, const struct rp_report *r)
         fputs("</td><td>", out);
         esc(out, c->link);
         fputs("</td><td class=\"n\">", out);
-        val(out, c->instances, CP_SVG_COUNT);
+        cp_svg_value(out, c->instances, CP_SVG_COUNT);
         fputs("</td><td class=\"n\">", out);
-        val(out, c->time_s, CP_SVG_TIME);
+        cp_svg_value(out, c->time_s, CP_SVG_TIME);
         fputs("</td><td class=\"n\">", out);
-        val(out, total > 0 ? c->time_s / total : NAN, CP_SVG_PERCENT);
+        cp_svg_value(out, total > 0 ? c->time_s / total : NAN, CP_SVG_PERCENT);
         fputs("</td><td class=\"n\">", out);
-        val(out, c->bw_time_s > 0 ? c->bw_model_s / c->bw_time_s : NAN,
+        cp_svg_value(out, c->bw_time_s > 0 ? c->bw_model_s / c->bw_time_s : NAN,
             CP_SVG_PERCENT);
         fputs("</td></tr>\n", out);
     }
@@ -1550,9 +1538,9 @@ static void write_comm_table(FILE *out, const struct rp_report *r)
         fprintf(out, "<tr class=\"more\"><td colspan=\"6\">and %zu more "
                      "communicators</td><td class=\"n\">",
                 r->ncomms - shown);
-        val(out, rest, CP_SVG_TIME);
+        cp_svg_value(out, rest, CP_SVG_TIME);
         fputs("</td><td class=\"n\">", out);
-        val(out, total > 0 ? rest / total : NAN, CP_SVG_PERCENT);
+        cp_svg_value(out, total > 0 ? rest / total : NAN, CP_SVG_PERCENT);
         fputs("</td><td></td></tr>\n", out);
     }
     fputs("</table>\n<p class=\"who\">Efficiency: the model's time over the "
@@ -1603,31 +1591,31 @@ static void write_row_table(FILE *out, const struct rp_report *r)
         esc(out, w->comm_index >= 0 ? rp_comm_label(&r->comms[w->comm_index])
                                     : w->comm);
         fputs("</td><td class=\"n\">", out);
-        val(out, w->nranks, CP_SVG_COUNT);
+        cp_svg_value(out, w->nranks, CP_SVG_COUNT);
         fputs("</td><td class=\"n\">", out);
         if (w->bucket > 0) {
-            val(out, w->bucket, CP_SVG_SIZE);
+            cp_svg_value(out, w->bucket, CP_SVG_SIZE);
             fputs("&ndash;", out);
-            val(out, 2 * w->bucket, CP_SVG_SIZE);
+            cp_svg_value(out, 2 * w->bucket, CP_SVG_SIZE);
         } else {
             fputs("0 B", out);
         }
         fputs("</td><td class=\"n\">", out);
-        val(out, w->calls, CP_SVG_COUNT);
+        cp_svg_value(out, w->calls, CP_SVG_COUNT);
         fputs("</td><td class=\"n\">", out);
-        val(out, w->time_s, CP_SVG_TIME);
+        cp_svg_value(out, w->time_s, CP_SVG_TIME);
         fputs("</td><td class=\"n\">", out);
-        val(out, total > 0 ? w->time_s / total : NAN, CP_SVG_PERCENT);
+        cp_svg_value(out, total > 0 ? w->time_s / total : NAN, CP_SVG_PERCENT);
         fputs("</td><td class=\"n\">", out);
-        val(out, w->p50_s, CP_SVG_TIME);
+        cp_svg_value(out, w->p50_s, CP_SVG_TIME);
         fputs("</td><td class=\"n\">", out);
-        val(out, w->p99_s, CP_SVG_TIME);
+        cp_svg_value(out, w->p99_s, CP_SVG_TIME);
         fputs("</td><td class=\"n\">", out);
-        val(out, w->busbw_Bps, CP_SVG_BANDWIDTH);
+        cp_svg_value(out, w->busbw_Bps, CP_SVG_BANDWIDTH);
         fputs("</td><td class=\"n\">", out);
-        val(out, w->model_time_s, CP_SVG_TIME);
+        cp_svg_value(out, w->model_time_s, CP_SVG_TIME);
         fputs("</td><td class=\"n\">", out);
-        val(out, w->efficiency, CP_SVG_PERCENT);
+        cp_svg_value(out, w->efficiency, CP_SVG_PERCENT);
         fputs("</td><td>", out);
         esc(out, w->regime);
         fputs("</td></tr>\n", out);
@@ -1636,11 +1624,11 @@ static void write_row_table(FILE *out, const struct rp_report *r)
         fprintf(out, "<tr class=\"more\"><td colspan=\"4\">and %zu more "
                      "buckets</td><td class=\"n\">",
                 r->nrows - shown);
-        val(out, rest_calls, CP_SVG_COUNT);
+        cp_svg_value(out, rest_calls, CP_SVG_COUNT);
         fputs("</td><td class=\"n\">", out);
-        val(out, rest, CP_SVG_TIME);
+        cp_svg_value(out, rest, CP_SVG_TIME);
         fputs("</td><td class=\"n\">", out);
-        val(out, total > 0 ? rest / total : NAN, CP_SVG_PERCENT);
+        cp_svg_value(out, total > 0 ? rest / total : NAN, CP_SVG_PERCENT);
         fputs("</td><td colspan=\"6\"></td></tr>\n", out);
     }
     fputs("</table>\n<p class=\"who\">Time is each collective's own time "
@@ -1675,20 +1663,20 @@ static void write_rank_table(FILE *out, const struct rp_report *r)
     for (i = 0; i < shown; i++) {
         const struct rp_rank *k = &r->ranks[idx[i]];
         fputs("<tr><td class=\"n\">", out);
-        val(out, k->rank, CP_SVG_RANK);
+        cp_svg_value(out, k->rank, CP_SVG_RANK);
         fputs("</td><td>", out);
         esc(out, k->node);
         fputs("</td><td class=\"n\">", out);
-        val(out, k->last_arrivals, CP_SVG_COUNT);
+        cp_svg_value(out, k->last_arrivals, CP_SVG_COUNT);
         fputs("</td><td class=\"n\">", out);
-        val(out, k->late_s, CP_SVG_TIME);
+        cp_svg_value(out, k->late_s, CP_SVG_TIME);
         fputs("</td><td class=\"n\">", out);
-        val(out, k->last_arrivals > 0 ? k->late_s / k->last_arrivals : NAN,
+        cp_svg_value(out, k->last_arrivals > 0 ? k->late_s / k->last_arrivals : NAN,
             CP_SVG_TIME);
         fputs("</td><td class=\"n\">", out);
-        val(out, k->calls, CP_SVG_COUNT);
+        cp_svg_value(out, k->calls, CP_SVG_COUNT);
         fputs("</td><td class=\"n\">", out);
-        val(out, k->time_s, CP_SVG_TIME);
+        cp_svg_value(out, k->time_s, CP_SVG_TIME);
         fputs("</td></tr>\n", out);
     }
     if (r->nranks > shown)
@@ -1746,7 +1734,7 @@ static void write_inputs(FILE *out, const struct rp_report *r)
             esc(out, json_string_value(json_object_get(o, "file")));
             fputs("</td><td class=\"n\">", out);
             if (json_is_number(off))
-                val(out, rp_number(off), CP_SVG_COUNT);
+                cp_svg_value(out, rp_number(off), CP_SVG_COUNT);
             fputs("</td><td>", out);
             esc(out, json_string_value(json_object_get(o, "message")));
             fputs("</td></tr>\n", out);
@@ -1897,16 +1885,16 @@ static void write_probe_pairs(FILE *out, const struct rp_report *r)
         fputs("</td><td>", out);
         esc(out, state ? state : "");
         fputs("</td><td class=\"n\">", out);
-        val(out, rp_number(json_object_get(v, "bandwidth_Bps")),
+        cp_svg_value(out, rp_number(json_object_get(v, "bandwidth_Bps")),
             CP_SVG_BANDWIDTH);
         fputs("</td><td class=\"n\">", out);
-        val(out, rp_number(json_object_get(v, "efficiency")), CP_SVG_PERCENT);
+        cp_svg_value(out, rp_number(json_object_get(v, "efficiency")), CP_SVG_PERCENT);
         fputs("</td><td class=\"n\">", out);
-        val(out, rp_number(json_object_get(v, "latency_s")), CP_SVG_TIME);
+        cp_svg_value(out, rp_number(json_object_get(v, "latency_s")), CP_SVG_TIME);
         fputs("</td><td class=\"n\">", out);
-        val(out, rp_number(json_object_get(v, "bytes")), CP_SVG_SIZE);
+        cp_svg_value(out, rp_number(json_object_get(v, "bytes")), CP_SVG_SIZE);
         fputs("</td><td class=\"n\">", out);
-        val(out, rp_number(json_object_get(v, "round")), CP_SVG_COUNT);
+        cp_svg_value(out, rp_number(json_object_get(v, "round")), CP_SVG_COUNT);
         fputs("</td></tr>\n", out);
     }
     if (n > RP_TABLE_ROWS)
@@ -1935,12 +1923,12 @@ static void write_probe_page(FILE *out, const struct rp_report *r)
             r->nnodes == 1 ? "" : "s", npairs, npairs == 1 ? "" : "s");
     if (json_is_number(json_object_get(run, "rounds"))) {
         fputs(" in ", out);
-        val(out, rp_number(json_object_get(run, "rounds")), CP_SVG_COUNT);
+        cp_svg_value(out, rp_number(json_object_get(run, "rounds")), CP_SVG_COUNT);
         fputs(" rounds", out);
     }
     if (json_is_number(json_object_get(run, "wall_s"))) {
         fputs(" (", out);
-        val(out, rp_number(json_object_get(run, "wall_s")), CP_SVG_TIME);
+        cp_svg_value(out, rp_number(json_object_get(run, "wall_s")), CP_SVG_TIME);
         fputs(")", out);
     }
     fputs(" &middot; ", out);
@@ -1965,13 +1953,13 @@ static void write_probe_page(FILE *out, const struct rp_report *r)
               out);
     }
     fputs("<p>Reference: ", out);
-    val(out, rp_number(json_object_get(topo, "reference_Bps")),
+    cp_svg_value(out, rp_number(json_object_get(topo, "reference_Bps")),
         CP_SVG_BANDWIDTH);
     fputs(src && strcmp(src, "profile") == 0 ? " (the profile's)"
                                              : " (the median of the pairs)",
           out);
     fputs("; median latency ", out);
-    val(out, rp_number(json_object_get(topo, "median_latency_s")),
+    cp_svg_value(out, rp_number(json_object_get(topo, "median_latency_s")),
         CP_SVG_TIME);
     fputs(".</p>\n</section>\n", out);
     write_findings(out, r);

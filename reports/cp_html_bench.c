@@ -411,17 +411,6 @@ static const char *co(double v, char *buf, size_t size)
     return cp_svg_coord(v, buf, size);
 }
 
-static void val(FILE *out, double v, enum cp_svg_unit unit)
-{
-    char b[64];
-
-    if (unit == CP_SVG_COUNT && isfinite(v) && fabs(v) < 1e15 &&
-        v == floor(v))
-        fputs(cp_svg_format_count(v, b, sizeof b), out);
-    else
-        fputs(fmt(v, unit, b, sizeof b), out);
-}
-
 static const char *group_color(size_t k)
 {
     return cp_svg_colors[k % GROUP_COLORS];
@@ -1104,7 +1093,7 @@ static void overview_plot(FILE *out, const struct bp_page *pg)
 static void td(FILE *out, double v, enum cp_svg_unit unit)
 {
     fputs("<td class=\"n\">", out);
-    val(out, v, unit);
+    cp_svg_value(out, v, unit);
     fputs("</td>", out);
 }
 
@@ -1133,7 +1122,7 @@ static void fit_table(FILE *out, const struct bp_page *pg)
         fputs("</td>", out);
         td(out, g->points, CP_SVG_COUNT);
         fprintf(out, "<td class=\"n\">%s", g->floor_flat ? "" : "&le; ");
-        val(out, g->floor_s, CP_SVG_TIME);
+        cp_svg_value(out, g->floor_s, CP_SVG_TIME);
         fprintf(out, "</td><td>%s</td>",
                 g->have_algo ? cp_model_algo_name(g->algo) : "n/a");
         if (g->fit_ok) {
@@ -1148,7 +1137,7 @@ static void fit_table(FILE *out, const struct bp_page *pg)
         td(out, g->plateau_from_bytes, CP_SVG_SIZE);
         td(out, g->busbw_largest_Bps, CP_SVG_BANDWIDTH);
         fputs("<td class=\"n\">", out);
-        val(out, g->boundary_bytes, CP_SVG_SIZE);
+        cp_svg_value(out, g->boundary_bytes, CP_SVG_SIZE);
         if (g->boundary_from) {
             fputs(" <span class=\"d\">(", out);
             esc(out, g->boundary_from);
@@ -1176,9 +1165,9 @@ static void link_row(FILE *out, const char *cls, const char *what,
     td(out, l->alpha_s, CP_SVG_TIME);
     td(out, l->bandwidth_Bps, CP_SVG_BANDWIDTH);
     fputs("<td class=\"n\">", out);
-    val(out, l->points_used, CP_SVG_COUNT);
+    cp_svg_value(out, l->points_used, CP_SVG_COUNT);
     fputs(" of ", out);
-    val(out, l->points, CP_SVG_COUNT);
+    cp_svg_value(out, l->points, CP_SVG_COUNT);
     fputs("</td>", out);
     td(out, l->residual, CP_SVG_PERCENT);
     fputs("<td>", out);
@@ -1305,12 +1294,12 @@ static void write_header(FILE *out, const struct bp_page *pg)
             is_import(pg) ? "imported nccl-tests results"
                           : "what this cluster's collectives give");
     if (isfinite(ranks)) {
-        val(out, ranks, CP_SVG_COUNT);
+        cp_svg_value(out, ranks, CP_SVG_COUNT);
         fprintf(out, " rank%s", ranks == 1 ? "" : "s");
     }
     if (isfinite(nodes)) {
         fputs(" on ", out);
-        val(out, nodes, CP_SVG_COUNT);
+        cp_svg_value(out, nodes, CP_SVG_COUNT);
         fprintf(out, " node%s", nodes == 1 ? "" : "s");
     }
     if (pg->created) {
@@ -1331,7 +1320,7 @@ static void card(FILE *out, double v, enum cp_svg_unit unit,
                  const char *label)
 {
     fputs("<div class=\"card\"><div class=\"v\">", out);
-    val(out, v, unit);
+    cp_svg_value(out, v, unit);
     fprintf(out, "</div><div class=\"l\">%s</div></div>\n", label);
 }
 
@@ -1393,9 +1382,9 @@ static void write_summary(FILE *out, const struct bp_page *pg)
     fputs("</table>\n", out);
     if (pg->wrong_total > 0) {
         fputs("<p class=\"warn\">", out);
-        val(out, pg->wrong_total, CP_SVG_COUNT);
+        cp_svg_value(out, pg->wrong_total, CP_SVG_COUNT);
         fputs(" result elements were wrong (nccl-tests' #wrong) in ", out);
-        val(out, pg->wrong_points, CP_SVG_COUNT);
+        cp_svg_value(out, pg->wrong_points, CP_SVG_COUNT);
         fputs(" points: a broken GPU, link or driver. Those points are drawn "
               "in vermillion and were left out of the fit.</p>\n",
               out);

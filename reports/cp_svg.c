@@ -541,3 +541,14 @@ void cp_svg_key_box(FILE *out, const char *fill, double opacity,
     cp_svg_escape(out, label);
     fputs("</span>", out);
 }
+
+void cp_svg_value(FILE *out, double v, enum cp_svg_unit unit)
+{
+    char b[64];
+
+    if (unit == CP_SVG_COUNT && isfinite(v) && fabs(v) < 1e15 &&
+        v == floor(v))
+        fputs(cp_svg_format_count(v, b, sizeof b), out);
+    else
+        fputs(cp_svg_format(v, unit, 3, b, sizeof b), out);
+}

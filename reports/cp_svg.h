@@ -127,6 +127,9 @@ void cp_svg_marker(FILE *out, enum cp_svg_shape shape, double x, double y,
                    double r, const char *color, int filled,
                    const char *title);
 
+/* A value in a unit (a whole count in digits), or "n/a", as text. */
+void cp_svg_value(FILE *out, double v, enum cp_svg_unit unit);
+
 /* Legend entries for the HTML around the plots: a small inline swatch,
  * then the label (escaped), in one <span>.  A line of the given colour,
  * width and dash pattern ("" = solid); a marker as cp_svg_marker draws
