@@ -9,6 +9,12 @@
  *   inter latency=20us bandwidth=400MB/s
  *   link n2 n3 bandwidth=100MB/s latency=40us
  *   straggler rank=5 delay=2ms
+ *   hang rank=3 after=40             (planted faults: see sim_fault.h and
+ *   hang rank=3 in=broadcast          tests/simnccl/README.md)
+ *   kill rank=5 after=100
+ *   mismatch rank=2 seq=10 count=+1
+ *   mismatch rank=2 seq=10 op=reducescatter
+ *   swap rank=1 seq=12
  *
  * The parser never prints: an error fills the caller's buffer with one
  * sentence that starts with "file:line:" and names the offending key.
@@ -22,6 +28,8 @@
 #define SIM_TOPO_NODE_NAME 64
 #define SIM_TOPO_MAX_LINKS 256
 #define SIM_TOPO_MAX_STRAGGLERS 64
+#define SIM_TOPO_MAX_FAULTS 64
+#define SIM_TOPO_OP_NAME 16
 
 /* Defaults when no file is given (or a directive leaves a key out). */
 #define SIM_TOPO_DEFAULT_INTRA_LATENCY_NS 5000
@@ -45,6 +53,29 @@ struct sim_topo_straggler {
     int64_t delay_ns;
 };
 
+/* A planted fault.  Collectives are counted per process, 0-based, over all
+ * its communicators (send and recv are not collectives). */
+enum sim_fault_kind {
+    SIM_FAULT_HANG = 1,     /* after=N: stop calling after N collectives;
+                               in=OP: the first OP call (after N) never
+                               returns */
+    SIM_FAULT_KILL = 2,     /* SIGKILL inside collective number `after` */
+    SIM_FAULT_MISMATCH = 3, /* collective number `seq` called with count +
+                               count_delta, or as op instead */
+    SIM_FAULT_SWAP = 4      /* collectives `seq` and `seq`+1 called in the
+                               other order */
+};
+
+struct sim_topo_fault {
+    enum sim_fault_kind kind;
+    int rank;                  /* global rank */
+    long after;                /* hang, kill: collectives before; 0 */
+    long seq;                  /* mismatch, swap */
+    long count_delta;          /* mismatch; 0: none */
+    char in[SIM_TOPO_OP_NAME]; /* hang: op name, "" for compute */
+    char op[SIM_TOPO_OP_NAME]; /* mismatch: op instead, "" none */
+};
+
 struct sim_topo {
     int nodes; /* from "nodes K"; 0 when the file does not say */
     struct sim_link_params intra;
@@ -53,6 +84,8 @@ struct sim_topo {
     struct sim_topo_link links[SIM_TOPO_MAX_LINKS];
     int n_stragglers;
     struct sim_topo_straggler stragglers[SIM_TOPO_MAX_STRAGGLERS];
+    int n_faults;
+    struct sim_topo_fault faults[SIM_TOPO_MAX_FAULTS];
 };
 
 /* The topology of a machine without a file: one fabric, default speeds. */
@@ -85,5 +118,14 @@ struct sim_link_params sim_topo_pair(const struct sim_topo *topo,
 /* Delay planted for a global rank at the start of each collective (0 when
  * none; several directives for one rank add up). */
 int64_t sim_topo_straggler_delay(const struct sim_topo *topo, int rank);
+
+/* The first fault of a kind planted for a global rank, or NULL. */
+const struct sim_topo_fault *sim_topo_fault(const struct sim_topo *topo,
+                                            int rank, enum sim_fault_kind kind);
+
+/* Whether name is a collective op name of the fault directives
+ * (allreduce broadcast reduce allgather reducescatter alltoall gather
+ * scatter). */
+int sim_topo_is_coll_name(const char *name);
 
 #endif
