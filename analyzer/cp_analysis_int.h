@@ -278,6 +278,13 @@ struct an_eval {
 
 struct cp_links;
 
+/* cp_findings.c: append one finding (message already formatted, ranks and
+ * nodes copied); its evidence is an empty object to fill.  0 or -1. */
+int an_add_finding(struct cp_analysis *an, const char *kind,
+                   enum cp_analysis_severity sev, const int *ranks,
+                   size_t nranks, const unsigned *nodes, size_t nnodes,
+                   const char *message);
+
 /* cp_findings.c: fill an->findings (most severe first). */
 int an_findings(struct cp_analysis *an, const struct an_eval *ev, size_t nev);
 

@@ -21,6 +21,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,6 +198,44 @@ static void write_clock(void)
     cp_clock_calibrate();
 }
 
+/* SIGTERM with its default action (a time limit, scancel, a launcher
+ * tearing the job down): note it in the header, then die of it as the
+ * process would have.  Only stores into the mapped header and
+ * clock_gettime: async-signal-safe.  SA_RESETHAND restores the default
+ * before this runs, so the raise() below ends the process once the handler
+ * returns. */
+static void on_term(int sig)
+{
+    struct cp_log_header *h = the_log.hdr;
+    struct timespec ts;
+    int saved = errno;
+
+    if (h && log_open && the_log.owner == getpid()) {
+        clock_gettime(CLOCK_REALTIME, &ts);
+        h->term_realtime_ns =
+            (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+        h->term_signal = sig;
+    }
+    raise(sig);
+    errno = saved;
+}
+
+/* Only where SIGTERM still has its default action: a program that handles
+ * it (or installs a handler later) keeps its own, unchanged. */
+static void watch_term(void)
+{
+    struct sigaction old, sa;
+
+    if (sigaction(SIGTERM, NULL, &old) != 0 || (old.sa_flags & SA_SIGINFO) ||
+        old.sa_handler != SIG_DFL)
+        return;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_term;
+    sa.sa_flags = SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
 static void child_after_fork(void)
 {
     /* The mapping is shared with the parent: a child must never write to it.
@@ -244,6 +283,7 @@ static void init_shim(void)
     }
     log_open = 1;
     pthread_atfork(NULL, NULL, child_after_fork);
+    watch_term();
     cp_clock_init(settings.host_clock);
     write_clock();
     /* the next clock record (and the TSC's first rate) 100 ms from now */

@@ -241,6 +241,12 @@ struct cp_log_header {
     char step_id[CP_HDR_STR / 2]; /* SLURM_STEP_ID or "" */
     char timer_reason[CP_HDR_STR]; /* why that timer was chosen */
     char program[CP_HDR_STR];      /* the process's command name */
+    /* version 2: a termination signal the process received while the log
+     * was open (SIGTERM of a time limit, scancel or a launcher), where the
+     * shim could see it; 0 = none seen (or a version-1 log) */
+    int32_t term_signal;
+    uint32_t reserved0;
+    uint64_t term_realtime_ns; /* CLOCK_REALTIME when it arrived */
 };
 
 _Static_assert(sizeof(struct cp_rec_call) == CP_LOG_RECORD_SIZE, "call");

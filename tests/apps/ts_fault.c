@@ -1,6 +1,7 @@
 /* ts_fault.c - faults acted out by train_sim (see ts_fault.h). */
 #include "ts_fault.h"
 
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -10,6 +11,7 @@
 
 struct ts_faults {
     long hang_after;     /* -1: none */
+    long kill_after;     /* -1: none */
     long mismatch_seq;   /* -1: none */
     long count_delta;
     char mismatch_op[SIM_TOPO_OP_NAME];
@@ -52,10 +54,13 @@ void ts_fault_load(struct ts_run *run)
         ts_run_fail(run, "out of memory reading %s", path);
     if (sim_topo_parse_file(path, topo, err, sizeof err) != 0)
         ts_run_fail(run, "SIMNCCL_TOPO: %s", err);
-    tf->hang_after = tf->mismatch_seq = tf->swap_seq = -1;
+    tf->hang_after = tf->kill_after = tf->mismatch_seq = tf->swap_seq = -1;
     f = sim_topo_fault(topo, run->rank, SIM_FAULT_HANG);
     if (f != NULL && f->in[0] == '\0')
         tf->hang_after = f->after;
+    f = sim_topo_fault(topo, run->rank, SIM_FAULT_KILL);
+    if (f != NULL && f->in[0] == '\0')
+        tf->kill_after = f->after;
     f = sim_topo_fault(topo, run->rank, SIM_FAULT_MISMATCH);
     if (f != NULL) {
         tf->mismatch_seq = f->seq;
@@ -66,7 +71,8 @@ void ts_fault_load(struct ts_run *run)
     if (f != NULL)
         tf->swap_seq = f->seq;
     free(topo);
-    if (tf->hang_after < 0 && tf->mismatch_seq < 0 && tf->swap_seq < 0) {
+    if (tf->hang_after < 0 && tf->kill_after < 0 && tf->mismatch_seq < 0 &&
+        tf->swap_seq < 0) {
         free(tf);
         return;
     }
@@ -130,6 +136,10 @@ ncclResult_t ts_fault_collective(struct ts_run *run, struct ts_comm *comm,
     if (n == tf->hang_after)
         for (;;)
             pause(); /* stuck in compute: never calls again */
+    if (n == tf->kill_after)
+        kill(getpid(), SIGKILL); /* dies in its own compute */
+    if (n == tf->swap_seq || n == tf->mismatch_seq)
+        run->faulted = true;
     if (n == tf->swap_seq) {
         /* hold this call back until the next collective has been made */
         tf->held = 1;

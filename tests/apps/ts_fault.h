@@ -7,11 +7,15 @@
  * it passed.
  *   hang rank=R after=N         rank R never makes its collective number N
  *                               (stuck in compute after N collectives)
+ *   kill rank=R after=N         rank R dies (SIGKILL) instead of making its
+ *                               collective number N
  *   mismatch rank=R seq=S count=+K | op=OP
  *                               rank R's collective number S is called with
  *                               K more elements, or as OP
  *   swap rank=R seq=S           rank R calls its collectives S and S+1 in
  *                               the other order
+ * Once a mismatch or swap was acted out, the rank's results are no longer
+ * checked (ts_run.faulted).
  * Collectives are counted per process from 0, send and recv excluded, in
  * call order; `hang ... in=OP` and `kill` are the library's (sim_fault.h).
  */

@@ -29,6 +29,8 @@ struct ts_run {
     uint64_t calls;        /* data-moving NCCL calls made so far */
     uint64_t collectives;  /* of them collectives (ts_fault.c counts) */
     struct ts_faults *faults; /* planted faults of this rank, or NULL */
+    bool faulted;          /* a mismatch or swap was acted out: results of
+                              this rank are no longer checked */
     bool corrupt;          /* --corrupt: rank 1 perturbs one all-reduce */
     bool corrupted;        /* ... and has done so */
     void *scratch[TS_RUN_SCRATCH_SLOTS];

@@ -2,7 +2,8 @@
 # inflight.sh - a rank killed with SIGKILL inside an NCCL call keeps that
 # call's entry record: op, size, communicator, sequence and entry time, with
 # end_ns 0 (docs/log-format.md, "Entry records").  The kill is planted with
-# simnccl's `kill rank=R after=N` (SIGKILL inside collective number N).
+# simnccl's `kill rank=R in=OP after=N` (SIGKILL inside its first OP call
+# from collective number N on).
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/integration/lib.sh"
 need "$collprof" "$simrun" "$train_sim" "$shim"
@@ -12,7 +13,7 @@ need "$collprof" "$simrun" "$train_sim" "$shim"
     --steps 1 --quiet --expect "$work/expect.%d.csv" >/dev/null 2>&1
 ok $? "healthy run for the expected calls"
 
-printf 'kill rank=1 after=5\n' >"$work/kill.topo"
+printf 'kill rank=1 in=allreduce after=5\n' >"$work/kill.topo"
 d=$work/logs
 "$collprof" record -q -o "$d" -- "$simrun" -n 4 --nodes 2 --timeout 60 \
     --topo "$work/kill.topo" -- "$train_sim" --pattern ddp --steps 1 \
@@ -51,4 +52,20 @@ PY
 ok $? "its last record is collective number 5, entered and never returned"
 "$collprof" dump "$f" | grep -q "in flight (never returned)"
 ok $? "collprof dump shows it as in flight"
+"$collprof" analyze -q "$d" -o "$work/rep" >/dev/null 2>&1
+python3 - "$work/rep/report.json" "$work/expect.1.csv" <<'PY'
+import csv, json, sys
+rep = json.load(open(sys.argv[1]))
+want = [r for r in csv.DictReader(open(sys.argv[2]))
+        if r["op"] not in ("send", "recv")][5]
+hang = rep.get("hang") or {}
+r1 = [r for r in hang.get("ranks", []) if r["rank"] == 1]
+inflight = r1[0]["in_flight"] if r1 else None
+print("# hang.state %s, rank 1 in flight: %s" % (hang.get("state"), inflight))
+sys.exit(0 if inflight and inflight["op"] == want["op"] and
+         inflight["communicator"] == want["comm"] and
+         inflight["seq"] == int(want["seq"]) and "left_ns" not in inflight
+         and r1[0]["log_closed"] is False else 1)
+PY
+ok $? "the analysis shows rank 1 in flight there (report.json hang.ranks)"
 done_testing

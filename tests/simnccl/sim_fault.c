@@ -25,6 +25,13 @@ static const char *const kind_names[] = {
 static long collectives; /* atomic: collectives entered so far */
 static int hang_taken;   /* atomic: the hang fault has been used */
 
+static int matches(const struct sim_topo_fault *f, const struct sim_op *op,
+                   long n)
+{
+    return f && f->in[0] && n >= f->after &&
+           strcmp(f->in, kind_names[op->kind]) == 0;
+}
+
 int sim_fault_enter(const struct sim_op *op)
 {
     const struct sim_topo *t;
@@ -39,12 +46,10 @@ int sim_fault_enter(const struct sim_op *op)
     if (!t || t->n_faults == 0 || !op->comm)
         return 0;
     rank = op->comm->world_rank;
-    f = sim_topo_fault(t, rank, SIM_FAULT_KILL);
-    if (f && n == f->after)
+    if (matches(sim_topo_fault(t, rank, SIM_FAULT_KILL), op, n))
         kill(getpid(), SIGKILL);
     f = sim_topo_fault(t, rank, SIM_FAULT_HANG);
-    if (f && f->in[0] && n >= f->after &&
-        strcmp(f->in, kind_names[op->kind]) == 0 &&
+    if (matches(f, op, n) &&
         !__atomic_exchange_n(&hang_taken, 1, __ATOMIC_ACQ_REL))
         return 1;
     return 0;

@@ -1,6 +1,6 @@
 /* sim_fault.h - the planted faults the library itself acts out: a rank
- * killed inside a collective (`kill rank=R after=N`) and a call that never
- * returns (`hang rank=R in=OP [after=N]`).  Faults of the application's own
+ * killed inside a collective (`kill rank=R in=OP [after=N]`) and a call
+ * that never returns (`hang rank=R in=OP [after=N]`).  Faults of the application's own
  * behaviour (stuck in compute, mismatched or swapped calls) are acted out
  * by the application (tests/apps/ts_fault.c): a library cannot stop a
  * program from calling it, nor change what the program passed.
@@ -14,7 +14,7 @@
 #include "sim_coll.h"
 
 /* Called for every data call as it enters the library, before it runs.
- * Kills the process (SIGKILL) when a `kill` fault says so.  Returns 1 when
+ * Kills the process (SIGKILL) when a `kill ... in=OP` fault says so.  Returns 1 when
  * the call must never return once it has run (a `hang ... in=OP` fault),
  * else 0. */
 int sim_fault_enter(const struct sim_op *op);

@@ -223,8 +223,10 @@ static const struct directive directives[] = {
                   0,
                   {&key_rank, &key_after, &key_in, NULL},
                   "hang rank=R after=N | hang rank=R in=OP [after=N]"},
-    [DIR_KILL] = {"kill", 0, {&key_rank, &key_after, NULL},
-                  "kill rank=R after=N"},
+    [DIR_KILL] = {"kill",
+                  0,
+                  {&key_rank, &key_after, &key_in, NULL},
+                  "kill rank=R after=N | kill rank=R in=OP [after=N]"},
     [DIR_MISMATCH] = {"mismatch",
                       0,
                       {&key_rank, &key_seq, &key_count, &key_op, NULL},
@@ -388,10 +390,13 @@ static int apply_fault(struct parser *p, int which,
             snprintf(f.in, sizeof f.in, "%s", kv->op[2]);
         break;
     case DIR_KILL:
-        if (!kv->seen[1])
-            return fail(p, "'kill' needs key 'after' (usage: %s)", d->usage);
+        if (!kv->seen[1] && !kv->seen[2])
+            return fail(p, "'kill' needs key 'after' or 'in' (usage: %s)",
+                        d->usage);
         f.kind = SIM_FAULT_KILL;
-        f.after = kv->rank[1];
+        f.after = kv->seen[1] ? kv->rank[1] : 0;
+        if (kv->seen[2])
+            snprintf(f.in, sizeof f.in, "%s", kv->op[2]);
         break;
     case DIR_MISMATCH:
         if (!kv->seen[1])

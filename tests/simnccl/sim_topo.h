@@ -12,6 +12,7 @@
  *   hang rank=3 after=40             (planted faults: see sim_fault.h and
  *   hang rank=3 in=broadcast          tests/simnccl/README.md)
  *   kill rank=5 after=100
+ *   kill rank=5 in=allreduce after=100
  *   mismatch rank=2 seq=10 count=+1
  *   mismatch rank=2 seq=10 op=reducescatter
  *   swap rank=1 seq=12
@@ -59,7 +60,9 @@ enum sim_fault_kind {
     SIM_FAULT_HANG = 1,     /* after=N: stop calling after N collectives;
                                in=OP: the first OP call (after N) never
                                returns */
-    SIM_FAULT_KILL = 2,     /* SIGKILL inside collective number `after` */
+    SIM_FAULT_KILL = 2,     /* after=N: SIGKILL before collective N (in
+                               compute); in=OP: inside the first OP call
+                               (after N) */
     SIM_FAULT_MISMATCH = 3, /* collective number `seq` called with count +
                                count_delta, or as op instead */
     SIM_FAULT_SWAP = 4      /* collectives `seq` and `seq`+1 called in the
@@ -72,7 +75,7 @@ struct sim_topo_fault {
     long after;                /* hang, kill: collectives before; 0 */
     long seq;                  /* mismatch, swap */
     long count_delta;          /* mismatch; 0: none */
-    char in[SIM_TOPO_OP_NAME]; /* hang: op name, "" for compute */
+    char in[SIM_TOPO_OP_NAME]; /* hang, kill: op name, "" for compute */
     char op[SIM_TOPO_OP_NAME]; /* mismatch: op instead, "" none */
 };
 
