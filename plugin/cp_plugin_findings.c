@@ -1,4 +1,4 @@
-/* cp_findings.c - the findings of report.json, read with Jansson. */
+/* cp_plugin_findings.c - the findings of report.json, read with Jansson. */
 #include "config.h"
 
 #include <errno.h>
@@ -10,7 +10,7 @@
 
 #include <jansson.h>
 
-#include "cp_findings.h"
+#include "cp_plugin_findings.h"
 
 #define REPORT_MAX (16u << 20)
 

@@ -1,12 +1,13 @@
-/* cp_findings.h - the findings of a report.json, for syslog and the alert.
+/* cp_plugin_findings.h - the findings of a report.json, for syslog and the
+ * alert.
  *
  * Reads the `findings` array of the analyzer's report (docs/report-schema.md:
  * objects with kind, severity, nodes, ranks, message).  Every string is
  * made printable (control characters become '?') and cut to its field, since
  * node names and messages come from logs the job's user wrote.
  */
-#ifndef COLLPROF_CP_FINDINGS_H
-#define COLLPROF_CP_FINDINGS_H
+#ifndef COLLPROF_CP_PLUGIN_FINDINGS_H
+#define COLLPROF_CP_PLUGIN_FINDINGS_H
 
 #include <stddef.h>
 

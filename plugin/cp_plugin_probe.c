@@ -1,4 +1,5 @@
-/* cp_probe.c - the link probe's command line, environment and verdict. */
+/* cp_plugin_probe.c - the link probe's command line, environment and
+ * verdict. */
 #include "config.h"
 
 #include <errno.h>
@@ -12,7 +13,7 @@
 
 #include <jansson.h>
 
-#include "cp_probe.h"
+#include "cp_plugin_probe.h"
 
 #define PROBE_JSON_MAX (16u << 20)
 

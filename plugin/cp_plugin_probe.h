@@ -1,16 +1,16 @@
-/* cp_probe.h - the link probe that `--collprof=probe` runs when a step ends:
- * the srun command line that starts `collprof probe` on the step's nodes,
+/* cp_plugin_probe.h - the link probe that `--collprof=probe` runs when a
+ * step ends: the srun command line that starts `collprof probe` on the step's nodes,
  * the environment it runs with, and the verdict line from its probe.json
  * (docs/probe.md).  No Slurm dependency: the unit test links this file with
- * cp_findings.c alone.  Functions return 0 or -1 with one sentence (no
- * "collprof: " prefix) in err.
+ * cp_plugin_findings.c alone.  Functions return 0 or -1 with one sentence
+ * (no "collprof: " prefix) in err.
  */
-#ifndef COLLPROF_CP_PROBE_H
-#define COLLPROF_CP_PROBE_H
+#ifndef COLLPROF_CP_PLUGIN_PROBE_H
+#define COLLPROF_CP_PLUGIN_PROBE_H
 
 #include <stddef.h>
 
-#include "cp_findings.h"
+#include "cp_plugin_findings.h"
 
 /* What the srun of the probe needs.  Strings are the caller's; NULL or ""
  * leaves an option out. */
