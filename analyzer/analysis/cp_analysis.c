@@ -471,23 +471,6 @@ static void collect_file_results(struct cp_analysis *an, struct an_state *st)
 
 /* ---- after the stream ------------------------------------------------------ */
 
-/* The algorithm the model assumes NCCL ran: ring for the ring collectives
- * (a pipelined chain for broadcast and reduce), pairwise for all-to-all,
- * direct for gather, scatter and send/recv. */
-static enum cp_algo canonical_algo(enum cp_coll coll)
-{
-    switch (coll) {
-    case CP_COLL_ALLTOALL:
-        return CP_ALGO_PAIRWISE;
-    case CP_COLL_GATHER:
-    case CP_COLL_SCATTER:
-    case CP_COLL_SENDRECV:
-        return CP_ALGO_DIRECT;
-    default:
-        return CP_ALGO_RING;
-    }
-}
-
 static enum cp_coll slot_coll(unsigned slot)
 {
     return slot == AN_SLOT_P2P_INTRA ? CP_COLL_SENDRECV : (enum cp_coll)slot;
@@ -559,20 +542,6 @@ static enum cp_link_class slot_link(const struct cp_analysis *an, size_t ci,
     return an->comms[ci].link;
 }
 
-/* A = latency steps, B = bandwidth bytes per byte of the canonical
- * algorithm (T = A alpha + B n beta). */
-static int unit_terms(enum cp_coll coll, unsigned p, double *A, double *B)
-{
-    struct cp_model_params unit_a = {1, 0, 0, 0, 0}, unit_b = {0, 1, 0, 0, 0};
-    struct cp_model_terms ta, tb;
-
-    if (cp_model_terms(coll, canonical_algo(coll), p, &unit_a, &ta, NULL) < 0 ||
-        cp_model_terms(coll, canonical_algo(coll), p, &unit_b, &tb, NULL) < 0)
-        return -1;
-    *A = ta.latency_s;
-    *B = tb.sec_per_byte;
-    return *A > 0 && *B > 0 ? 0 : -1;
-}
 
 /* Calls inside groups ran in an interval shared with the group's other
  * calls: their own time is unknown, so a bucket made mostly of them counts
@@ -597,7 +566,8 @@ static int fit_classes(struct cp_analysis *an, struct an_state *st,
             struct an_slot_table *t = c->slots[s];
             enum cp_link_class link = slot_link(an, ci, s);
             double A, B;
-            if (!t || unit_terms(slot_coll(s), slot_ranks(c, s), &A, &B) < 0)
+            if (!t || cp_model_nccl_steps(slot_coll(s), slot_ranks(c, s), &A,
+                                          &B) < 0)
                 continue;
             for (k = 0; k < AN_NBUCKETS; k++) {
                 struct an_bucket *b = t->b[k];
@@ -731,8 +701,10 @@ static int build_rows(struct cp_analysis *an, struct an_state *st,
             params.alpha = m->alpha_s;
             params.beta = 1 / m->bandwidth_Bps;
             ev->have_model = m->source != CP_SOURCE_NONE &&
-                             cp_model_terms(ev->coll, canonical_algo(ev->coll),
-                                            p, &params, &terms, NULL) == 0 &&
+                             cp_model_terms(
+                                 ev->coll,
+                                 cp_model_coll_facts(ev->coll)->nccl_algo, p,
+                                 &params, &terms, NULL) == 0 &&
                              (p > 1 || ev->coll == CP_COLL_SENDRECV);
             ev->latency_s = ev->have_model ? terms.latency_s : NAN;
             ev->sec_per_byte = ev->have_model ? terms.sec_per_byte : NAN;

@@ -355,8 +355,9 @@ static void set_model(struct work *w, const struct an_eval *e)
 
 static int ring_coll(unsigned coll)
 {
-    return coll == CP_COLL_ALLREDUCE || coll == CP_COLL_ALLGATHER ||
-           coll == CP_COLL_REDUCESCATTER;
+    const struct cp_coll_facts *f = cp_model_coll_facts((enum cp_coll)coll);
+
+    return f && f->ring_like;
 }
 
 /* The node pairs a collective of communicator c crosses: consecutive

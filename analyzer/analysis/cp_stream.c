@@ -453,8 +453,8 @@ static void note_offsets(struct an_state *st, struct an_comm *c,
 
     if (in->grouped || in->members != c->nranks || c->nranks < 2)
         return;
-    if (in->coll != CP_COLL_ALLREDUCE && in->coll != CP_COLL_ALLGATHER &&
-        in->coll != CP_COLL_REDUCESCATTER && in->coll != CP_COLL_ALLTOALL)
+    if (!cp_model_coll_facts((enum cp_coll)in->coll) ||
+        !cp_model_coll_facts((enum cp_coll)in->coll)->symmetric)
         return;
     for (r = 0; r < c->nranks; r++) {
         int32_t f = c->member_file[r];

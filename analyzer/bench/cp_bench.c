@@ -10,73 +10,6 @@
 
 #include "cp_bench.h"
 
-static const struct cp_bench_op ops[CP_COLL_COUNT] = {
-    [CP_COLL_ALLREDUCE] = {.coll = CP_COLL_ALLREDUCE,
-                           .name = "allreduce",
-                           .perf_name = "all_reduce_perf",
-                           .reduces = 1},
-    [CP_COLL_BROADCAST] = {.coll = CP_COLL_BROADCAST,
-                           .name = "broadcast",
-                           .perf_name = "broadcast_perf",
-                           .rooted = 1},
-    [CP_COLL_REDUCE] = {.coll = CP_COLL_REDUCE,
-                        .name = "reduce",
-                        .perf_name = "reduce_perf",
-                        .rooted = 1,
-                        .reduces = 1},
-    [CP_COLL_REDUCESCATTER] = {.coll = CP_COLL_REDUCESCATTER,
-                               .name = "reducescatter",
-                               .perf_name = "reduce_scatter_perf",
-                               .reduces = 1,
-                               .per_rank_count = 1},
-    [CP_COLL_ALLGATHER] = {.coll = CP_COLL_ALLGATHER,
-                           .name = "allgather",
-                           .perf_name = "all_gather_perf",
-                           .per_rank_count = 1},
-    [CP_COLL_ALLTOALL] = {.coll = CP_COLL_ALLTOALL,
-                          .name = "alltoall",
-                          .perf_name = "alltoall_perf",
-                          .per_rank_count = 1},
-    [CP_COLL_GATHER] = {.coll = CP_COLL_GATHER,
-                        .name = "gather",
-                        .perf_name = "gather_perf",
-                        .rooted = 1,
-                        .per_rank_count = 1},
-    [CP_COLL_SCATTER] = {.coll = CP_COLL_SCATTER,
-                         .name = "scatter",
-                         .perf_name = "scatter_perf",
-                         .rooted = 1,
-                         .per_rank_count = 1},
-    [CP_COLL_SENDRECV] = {.coll = CP_COLL_SENDRECV,
-                          .name = "sendrecv",
-                          .perf_name = "sendrecv_perf"},
-};
-
-const struct cp_bench_op *cp_bench_op_of(enum cp_coll coll)
-{
-    return (unsigned)coll < CP_COLL_COUNT ? &ops[coll] : NULL;
-}
-
-/* The words that name a collective once '-' and '_' are dropped and the
- * text is in lower case. */
-static const struct {
-    const char *word;
-    enum cp_coll coll;
-} op_words[] = {
-    {"allreduce", CP_COLL_ALLREDUCE},
-    {"broadcast", CP_COLL_BROADCAST},
-    {"bcast", CP_COLL_BROADCAST},
-    {"reducescatter", CP_COLL_REDUCESCATTER},
-    {"reduce", CP_COLL_REDUCE},
-    {"allgather", CP_COLL_ALLGATHER},
-    {"alltoall", CP_COLL_ALLTOALL},
-    {"gather", CP_COLL_GATHER},
-    {"scatter", CP_COLL_SCATTER},
-    {"sendrecv", CP_COLL_SENDRECV},
-};
-
-#define NWORDS (sizeof op_words / sizeof op_words[0])
-
 /* The collective named in one word (a path's last component, lower case,
  * without '-' and '_'): every match that is not part of a longer match
  * must name the same collective.  0 found, -1 none or ambiguous. */
@@ -89,11 +22,15 @@ static int find_in_word(const char *word, enum cp_coll *coll)
     for (i = 0; i < len; i++) {
         size_t best_len = 0;
         enum cp_coll best = CP_COLL_ALLREDUCE;
-        for (k = 0; k < NWORDS; k++) {
-            size_t wl = strlen(op_words[k].word);
-            if (wl > best_len && strncmp(word + i, op_words[k].word, wl) == 0) {
+        /* the words: each collective's name and alias */
+        for (k = 0; k < 2 * CP_COLL_COUNT; k++) {
+            const struct cp_coll_facts *f =
+                cp_model_coll_facts((enum cp_coll)(k / 2));
+            const char *w = k % 2 ? f->alias : f->name;
+            size_t wl = w ? strlen(w) : 0;
+            if (wl > best_len && strncmp(word + i, w, wl) == 0) {
                 best_len = wl;
-                best = op_words[k].coll;
+                best = f->coll;
             }
         }
         if (best_len == 0)
@@ -171,7 +108,7 @@ size_t cp_bench_type_size(const char *name)
 uint64_t cp_bench_count(enum cp_coll coll, uint64_t bytes, size_t type_size,
                         unsigned ranks)
 {
-    const struct cp_bench_op *op = cp_bench_op_of(coll);
+    const struct cp_coll_facts *op = cp_model_coll_facts(coll);
     uint64_t count;
 
     if (!op || type_size == 0 || ranks == 0)
@@ -183,7 +120,7 @@ uint64_t cp_bench_count(enum cp_coll coll, uint64_t bytes, size_t type_size,
 uint64_t cp_bench_size(enum cp_coll coll, uint64_t count, size_t type_size,
                        unsigned ranks)
 {
-    const struct cp_bench_op *op = cp_bench_op_of(coll);
+    const struct cp_coll_facts *op = cp_model_coll_facts(coll);
 
     if (!op)
         return 0;
@@ -314,10 +251,10 @@ const char *cp_bench_format_line(const struct cp_bench_point *out_of_place,
                                  const char *type, char *buf, size_t size)
 {
     const struct cp_bench_point *p = out_of_place ? out_of_place : in_place;
-    const struct cp_bench_op *op;
+    const struct cp_coll_facts *op;
     char first[160], second[160];
 
-    if (!p || !(op = cp_bench_op_of(p->coll))) {
+    if (!p || !(op = cp_model_coll_facts(p->coll))) {
         snprintf(buf, size, "%s", "");
         return buf;
     }

@@ -33,19 +33,6 @@
 #include "cp_model.h"
 #include "cp_profile.h"
 
-/* What nccl-tests calls each collective, and how it prints it. */
-struct cp_bench_op {
-    enum cp_coll coll;
-    const char *name;      /* cp_model_coll_name(): "allreduce" */
-    const char *perf_name; /* nccl-tests' program: "all_reduce_perf" */
-    int rooted;            /* root column 0 (else -1) */
-    int reduces;           /* redop column "sum" (else "none") */
-    int per_rank_count;    /* count = size / type size / ranks */
-};
-
-/* The entry of coll; NULL out of range. */
-const struct cp_bench_op *cp_bench_op_of(enum cp_coll coll);
-
 /* The collective named in text: a cp_model name ("allreduce",
  * "all-reduce", "bcast") or nccl-tests' program name, alone or as the last
  * path component of a command or file name that contains it

@@ -27,35 +27,6 @@ const char *cp_bench_link_source_name(enum cp_bench_link_source source)
     return (unsigned)source < 3 ? source_names[source] : "none";
 }
 
-enum cp_algo cp_bench_fit_algo(enum cp_coll coll)
-{
-    switch (coll) {
-    case CP_COLL_ALLTOALL:
-        return CP_ALGO_PAIRWISE;
-    case CP_COLL_GATHER:
-    case CP_COLL_SCATTER:
-    case CP_COLL_SENDRECV:
-        return CP_ALGO_DIRECT;
-    default:
-        return CP_ALGO_RING;
-    }
-}
-
-/* T = A alpha + B n beta of the canonical algorithm on p ranks. */
-static int unit_terms(enum cp_coll coll, unsigned p, double *A, double *B)
-{
-    struct cp_model_params ua = {.alpha = 1}, ub = {.beta = 1};
-    struct cp_model_terms ta, tb;
-
-    if (p == 0 ||
-        cp_model_terms(coll, cp_bench_fit_algo(coll), p, &ua, &ta, NULL) < 0 ||
-        cp_model_terms(coll, cp_bench_fit_algo(coll), p, &ub, &tb, NULL) < 0)
-        return -1;
-    *A = ta.latency_s;
-    *B = tb.sec_per_byte;
-    return *A > 0 && *B > 0 ? 0 : -1;
-}
-
 static int usable(const struct cp_bench_point *p)
 {
     return p->size_bytes > 0 && isfinite(p->time_s) && p->time_s > 0 &&
@@ -196,7 +167,7 @@ static void fit_group(const struct cp_bench_point **pts, size_t n,
     }
 
     /* The alpha-beta fit of the canonical algorithm. */
-    if (unit_terms(f->coll, f->ranks, &A, &B) < 0) {
+    if (cp_model_nccl_steps(f->coll, f->ranks, &A, &B) < 0) {
         snprintf(f->fit_why, sizeof f->fit_why,
                  "no alpha-beta model for %s on %u ranks",
                  cp_model_coll_name(f->coll), f->ranks);
@@ -234,18 +205,9 @@ static int compare_fits(const void *a, const void *b)
 /* Collectives that make the link fit: 2 = preferred, 1 = fallback. */
 static int link_rank(enum cp_coll coll)
 {
-    switch (coll) {
-    case CP_COLL_ALLREDUCE:
-    case CP_COLL_REDUCESCATTER:
-    case CP_COLL_ALLGATHER:
-        return 2;
-    case CP_COLL_BROADCAST:
-    case CP_COLL_REDUCE:
-    case CP_COLL_ALLTOALL:
-        return 1;
-    default:
-        return 0;
-    }
+    const struct cp_coll_facts *f = cp_model_coll_facts(coll);
+
+    return f ? f->link_fit : 0;
 }
 
 /* One fit over the usable points of the class's send/recv groups (pairs),
@@ -284,7 +246,7 @@ static int fit_link(const struct cp_bench_set *set,
                   : (best == 0 || link_rank(f->coll) != best ||
                      pure(f) == mixed))
             continue;
-        if (!pairs && unit_terms(f->coll, f->ranks, &A, &B) < 0)
+        if (!pairs && cp_model_nccl_steps(f->coll, f->ranks, &A, &B) < 0)
             continue;
         for (j = 0; j < set->npoints; j++) {
             const struct cp_bench_point *p = &set->points[j];

@@ -135,12 +135,6 @@ const struct cp_bench_op_fit *
 cp_bench_calibration_find(const struct cp_bench_calibration *cal,
                           enum cp_coll coll, unsigned ranks);
 
-/* The algorithm whose alpha-beta model the fit of coll uses (the one the
- * analyzer assumes): ring, except pairwise all-to-all and direct gather,
- * scatter and send/recv.  A fit's time at n bytes is cp_model_time(coll,
- * cp_bench_fit_algo(coll), ranks, n, {alpha_s, 1 / bandwidth_Bps}). */
-enum cp_algo cp_bench_fit_algo(enum cp_coll coll);
-
 /* "collectives", "sendrecv", "none". */
 const char *cp_bench_link_source_name(enum cp_bench_link_source source);
 

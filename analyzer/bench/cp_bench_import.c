@@ -302,7 +302,7 @@ static unsigned columns_allow(const struct parser *ps, size_t first,
         size_t ts = cp_bench_type_size(l->type);
         unsigned m = 0;
         for (unsigned c = 0; c < CP_COLL_COUNT; c++) {
-            const struct cp_bench_op *op = cp_bench_op_of((enum cp_coll)c);
+            const struct cp_coll_facts *op = cp_model_coll_facts((enum cp_coll)c);
             if (l->redop[0] &&
                 (op->reduces ? !is_reduce_name(l->redop)
                              : strcmp(l->redop, "none") != 0))
@@ -332,11 +332,11 @@ static unsigned columns_allow(const struct parser *ps, size_t first,
     /* size/count > 1 only for the collectives whose count is per rank;
      * 1 for the others, or for those on one rank, where busbw is 0. */
     {
-        unsigned per_rank =
-            (1u << CP_COLL_REDUCESCATTER) | (1u << CP_COLL_ALLGATHER) |
-            (1u << CP_COLL_ALLTOALL) | (1u << CP_COLL_GATHER) |
-            (1u << CP_COLL_SCATTER);
+        unsigned per_rank = 0;
         int moved = 0;
+        for (unsigned c = 0; c < CP_COLL_COUNT; c++)
+            if (cp_model_coll_facts((enum cp_coll)c)->per_rank_count)
+                per_rank |= 1u << c;
         for (i = first; i < first + n; i++)
             for (int k = 0; k < 2; k++)
                 moved |= ps->lines[i].half[k].busbw > 0;
@@ -355,11 +355,11 @@ static unsigned ranks_from_busbw(const struct parser *ps, size_t first,
                                  size_t n, enum cp_coll coll)
 {
     double best_algbw = 0, ratio = NAN, guess;
+    int steps = cp_model_coll_facts(coll)->busbw_steps;
     unsigned cand;
     size_t i;
 
-    if (coll == CP_COLL_BROADCAST || coll == CP_COLL_REDUCE ||
-        coll == CP_COLL_SENDRECV)
+    if (steps == 0)
         return 0; /* the factor is 1 for every rank count */
     for (i = first; i < first + n; i++)
         for (int k = 0; k < 2; k++) {
@@ -371,10 +371,8 @@ static unsigned ranks_from_busbw(const struct parser *ps, size_t first,
         }
     if (!(best_algbw >= 0.5) || !isfinite(ratio))
         return 0;
-    if (coll == CP_COLL_ALLREDUCE)
-        guess = ratio < 2 ? 2 / (2 - ratio) : INFINITY;
-    else
-        guess = ratio < 1 ? 1 / (1 - ratio) : INFINITY;
+    /* f = steps (p-1)/p: p = steps / (steps - f) */
+    guess = ratio < steps ? steps / (steps - ratio) : INFINITY;
     if (!isfinite(guess) || guess < 1.5 || guess > MAX_RANKS)
         return 0;
     cand = (unsigned)lround(guess);
@@ -477,7 +475,7 @@ static void finish_table(struct parser *ps)
         goto reset;
     }
     if (!(mask & (1u << coll))) {
-        const struct cp_bench_op *op = cp_bench_op_of((enum cp_coll)coll);
+        const struct cp_coll_facts *op = cp_model_coll_facts((enum cp_coll)coll);
         issuef(ps, first_line,
                "table of %zu result lines: its columns (redop, root, "
                "size/count%s) contradict %s (named by %s); table skipped",
@@ -491,7 +489,7 @@ static void finish_table(struct parser *ps)
     } else if (c->ranks) {
         ranks = c->ranks;
         ranks_from = "the bench's header";
-    } else if (cp_bench_op_of((enum cp_coll)coll)->per_rank_count &&
+    } else if (cp_model_coll_facts((enum cp_coll)coll)->per_rank_count &&
                ratio >= 1) {
         ranks = ratio;
         ranks_from = "size/count";
@@ -501,7 +499,7 @@ static void finish_table(struct parser *ps)
         ranks = (unsigned)c->max_rank + 1;
         ranks_from = "the rank lines";
     }
-    if (ranks && cp_bench_op_of((enum cp_coll)coll)->per_rank_count &&
+    if (ranks && cp_model_coll_facts((enum cp_coll)coll)->per_rank_count &&
         ratio && ratio != ranks) {
         issuef(ps, first_line,
                "table of %zu result lines: size/count says %u ranks, %s "
@@ -523,8 +521,7 @@ static void finish_table(struct parser *ps)
                    f, cp_model_coll_name((enum cp_coll)coll), ranks);
         }
         n = kept;
-    } else if (coll != CP_COLL_BROADCAST && coll != CP_COLL_REDUCE &&
-               coll != CP_COLL_SENDRECV) {
+    } else if (cp_model_coll_facts((enum cp_coll)coll)->busbw_steps != 0) {
         issuef(ps, first_line,
                "table of %zu result lines: cannot tell the rank count "
                "(give --ranks); busbw is taken as printed and no alpha is "
@@ -585,11 +582,10 @@ static void finish_table(struct parser *ps)
                 cp_bench_point_bandwidths(&p);
             } else {
                 p.algbw_Bps = cp_model_algbw((double)p.size_bytes, p.time_s);
-                p.busbw_Bps = coll == CP_COLL_BROADCAST ||
-                                      coll == CP_COLL_REDUCE ||
-                                      coll == CP_COLL_SENDRECV
-                                  ? p.algbw_Bps
-                                  : h->busbw * 1e9;
+                p.busbw_Bps =
+                    cp_model_coll_facts((enum cp_coll)coll)->busbw_steps == 0
+                        ? p.algbw_Bps
+                        : h->busbw * 1e9;
             }
             if (cp_bench_set_add_point(ps->set, &p) < 0) {
                 ps->failed = 1;

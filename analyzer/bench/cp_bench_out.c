@@ -83,7 +83,8 @@ static json_t *op_fit_json(const struct cp_bench_op_fit *f)
         put(o, "latency_floor_max_bytes",
             json_integer((json_int_t)f->floor_max_bytes)) < 0 ||
         put(o, "model_algo",
-            json_string(cp_model_algo_name(cp_bench_fit_algo(f->coll)))) <
+            json_string(cp_model_algo_name(
+                cp_model_coll_facts(f->coll)->nccl_algo))) <
             0 ||
         put(o, "alpha_s", jreal(f->alpha_s)) < 0 ||
         put(o, "bandwidth_Bps", jreal(f->bandwidth_Bps)) < 0 ||
@@ -470,7 +471,7 @@ int cp_bench_write_csv(const struct cp_bench_set *set, const char *path,
         const struct cp_bench_point *p = &set->points[i];
         const struct cp_bench_series *s =
             p->series < set->nseries ? &set->series[p->series] : NULL;
-        const struct cp_bench_op *op = cp_bench_op_of(p->coll);
+        const struct cp_coll_facts *op = cp_model_coll_facts(p->coll);
         fprintf(f, "%s,%u,%s,%llu,%llu,%s,%s,%d,%d",
                 cp_model_coll_name(p->coll), p->ranks,
                 cp_bench_link_name(s ? s->link : CP_BENCH_LINK_UNKNOWN),

@@ -473,7 +473,7 @@ static int measure(struct bench *b, enum cp_coll coll, uint64_t count,
     pt->ranks = pair ? 2 : (unsigned)b->p;
     pt->size_bytes = cp_bench_size(coll, count, sizeof(float), (unsigned)b->p);
     pt->count = count;
-    pt->root = cp_bench_op_of(coll)->rooted ? 0 : -1;
+    pt->root = cp_model_coll_facts(coll)->rooted ? 0 : -1;
     pt->in_place = in_place;
     pt->time_s = v[1] > 0 ? v[0] / v[1] : NAN;
     /* Only when every participant measured it (the ranks agree on the GPU
@@ -671,13 +671,6 @@ void cp_bench_run_defaults(struct cp_bench_run_opts *o)
     o->corrupt_coll = -1;
 }
 
-/* The order of the sweep: the ring collectives the calibration needs
- * first. */
-static const enum cp_coll sweep_order[] = {
-    CP_COLL_ALLREDUCE, CP_COLL_REDUCESCATTER, CP_COLL_ALLGATHER,
-    CP_COLL_BROADCAST, CP_COLL_REDUCE,        CP_COLL_ALLTOALL,
-    CP_COLL_GATHER,    CP_COLL_SCATTER,       CP_COLL_SENDRECV};
-
 int cp_bench_run(const struct cp_bench_run_opts *o, struct cp_bench_set *set,
                  struct cp_bench_run_info *info, struct cp_error *err)
 {
@@ -753,10 +746,16 @@ int cp_bench_run(const struct cp_bench_run_opts *o, struct cp_bench_set *set,
         o->on_start(o->ctx, info);
 
     world_link = info->nnodes > 1 ? CP_LINK_INTER : CP_LINK_INTRA;
-    for (size_t i = 0; i < sizeof sweep_order / sizeof sweep_order[0]; i++)
-        if ((o->ops & (1u << sweep_order[i])) &&
-            sweep(&b, sweep_order[i], NULL, world_link, top) < 0)
-            goto out;
+    /* the order of the sweep: the collectives the link fit prefers first
+     * (struct cp_coll_facts, link_fit), then in the table's order */
+    for (int rank = 2; rank >= 0; rank--) {
+        for (int c = 0; c < CP_COLL_COUNT; c++) {
+            if (cp_model_coll_facts((enum cp_coll)c)->link_fit == rank &&
+                (o->ops & (1u << c)) &&
+                sweep(&b, (enum cp_coll)c, NULL, world_link, top) < 0)
+                goto out;
+        }
+    }
     if (o->pairs == 2 || (o->pairs == 1 && info->nnodes > 1)) {
         if (info->intra_pair[0] >= 0 &&
             sweep(&b, CP_COLL_SENDRECV, info->intra_pair, CP_LINK_INTRA,

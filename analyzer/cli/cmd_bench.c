@@ -156,7 +156,7 @@ static void print_start(void *ctx, const struct cp_bench_run_info *info)
 static void print_section(void *ctx, const struct cp_bench_series *s)
 {
     struct printer *pr = ctx;
-    const struct cp_bench_op *op = cp_bench_op_of(s->coll);
+    const struct cp_coll_facts *op = cp_model_coll_facts(s->coll);
 
     pr->wrong = 0;
     pr->bw_sum = 0;
@@ -210,7 +210,7 @@ static void print_section_end(void *ctx, const struct cp_bench_series *s,
     printf("# Avg bus bandwidth    : %g\n",
            pr->bw_count ? pr->bw_sum / pr->bw_count : 0.0);
     printf("#\n# Collective test concluded: %s\n",
-           cp_bench_op_of(s->coll)->perf_name);
+           cp_model_coll_facts(s->coll)->perf_name);
     fflush(stdout);
 }
 

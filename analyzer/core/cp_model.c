@@ -19,18 +19,6 @@
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 #define BIT(algo) (1u << (algo))
 
-static const char *const coll_names[CP_COLL_COUNT] = {
-    [CP_COLL_ALLREDUCE] = "allreduce",
-    [CP_COLL_BROADCAST] = "broadcast",
-    [CP_COLL_REDUCE] = "reduce",
-    [CP_COLL_REDUCESCATTER] = "reducescatter",
-    [CP_COLL_ALLGATHER] = "allgather",
-    [CP_COLL_ALLTOALL] = "alltoall",
-    [CP_COLL_GATHER] = "gather",
-    [CP_COLL_SCATTER] = "scatter",
-    [CP_COLL_SENDRECV] = "sendrecv",
-};
-
 static const char *const algo_names[CP_ALGO_COUNT] = {
     [CP_ALGO_RING] = "ring",
     [CP_ALGO_RECURSIVE_DOUBLING] = "recursive_doubling",
@@ -43,21 +31,64 @@ static const char *const algo_names[CP_ALGO_COUNT] = {
     [CP_ALGO_DIRECT] = "direct",
 };
 
-/* Which algorithms the model has for each collective. */
-static const unsigned coll_algos[CP_COLL_COUNT] = {
-    [CP_COLL_ALLREDUCE] = BIT(CP_ALGO_RING) | BIT(CP_ALGO_RECURSIVE_DOUBLING) |
-                          BIT(CP_ALGO_RABENSEIFNER) | BIT(CP_ALGO_TREE) |
-                          BIT(CP_ALGO_DOUBLE_BINARY_TREE) |
-                          BIT(CP_ALGO_HIERARCHICAL),
-    [CP_COLL_BROADCAST] = BIT(CP_ALGO_RING) | BIT(CP_ALGO_TREE),
-    [CP_COLL_REDUCE] = BIT(CP_ALGO_RING) | BIT(CP_ALGO_TREE),
-    [CP_COLL_REDUCESCATTER] =
-        BIT(CP_ALGO_RING) | BIT(CP_ALGO_RECURSIVE_DOUBLING),
-    [CP_COLL_ALLGATHER] = BIT(CP_ALGO_RING) | BIT(CP_ALGO_RECURSIVE_DOUBLING),
-    [CP_COLL_ALLTOALL] = BIT(CP_ALGO_PAIRWISE) | BIT(CP_ALGO_BRUCK),
-    [CP_COLL_GATHER] = BIT(CP_ALGO_DIRECT) | BIT(CP_ALGO_TREE),
-    [CP_COLL_SCATTER] = BIT(CP_ALGO_DIRECT) | BIT(CP_ALGO_TREE),
-    [CP_COLL_SENDRECV] = BIT(CP_ALGO_DIRECT),
+/* The collectives: the one table (cp_model.h, struct cp_coll_facts). */
+static const struct cp_coll_facts colls[CP_COLL_COUNT] = {
+    [CP_COLL_ALLREDUCE] = {
+        .coll = CP_COLL_ALLREDUCE, .name = "allreduce",
+        .perf_name = "all_reduce_perf", .op = {CP_OP_AllReduce},
+        .reduces = 1, .busbw_steps = 2, .symmetric = 1, .ring_like = 1,
+        .algos = BIT(CP_ALGO_RING) | BIT(CP_ALGO_RECURSIVE_DOUBLING) |
+                 BIT(CP_ALGO_RABENSEIFNER) | BIT(CP_ALGO_TREE) |
+                 BIT(CP_ALGO_DOUBLE_BINARY_TREE) | BIT(CP_ALGO_HIERARCHICAL),
+        .nccl_algo = CP_ALGO_RING, .link_fit = 2, .marker = 0},
+    [CP_COLL_BROADCAST] = {
+        .coll = CP_COLL_BROADCAST, .name = "broadcast", .alias = "bcast",
+        .perf_name = "broadcast_perf", .op = {CP_OP_Broadcast, CP_OP_Bcast},
+        .rooted = 1, .busbw_steps = 0,
+        .algos = BIT(CP_ALGO_RING) | BIT(CP_ALGO_TREE),
+        .nccl_algo = CP_ALGO_RING, .link_fit = 1, .marker = 3},
+    [CP_COLL_REDUCE] = {
+        .coll = CP_COLL_REDUCE, .name = "reduce", .perf_name = "reduce_perf",
+        .op = {CP_OP_Reduce}, .rooted = 1, .reduces = 1, .busbw_steps = 0,
+        .algos = BIT(CP_ALGO_RING) | BIT(CP_ALGO_TREE),
+        .nccl_algo = CP_ALGO_RING, .link_fit = 1, .marker = 3},
+    [CP_COLL_REDUCESCATTER] = {
+        .coll = CP_COLL_REDUCESCATTER, .name = "reducescatter",
+        .perf_name = "reduce_scatter_perf", .op = {CP_OP_ReduceScatter},
+        .reduces = 1, .per_rank_count = 1, .busbw_steps = 1,
+        .symmetric = 1, .ring_like = 1,
+        .algos = BIT(CP_ALGO_RING) | BIT(CP_ALGO_RECURSIVE_DOUBLING),
+        .nccl_algo = CP_ALGO_RING, .link_fit = 2, .marker = 2},
+    [CP_COLL_ALLGATHER] = {
+        .coll = CP_COLL_ALLGATHER, .name = "allgather",
+        .perf_name = "all_gather_perf", .op = {CP_OP_AllGather},
+        .per_rank_count = 1, .busbw_steps = 1, .symmetric = 1,
+        .ring_like = 1,
+        .algos = BIT(CP_ALGO_RING) | BIT(CP_ALGO_RECURSIVE_DOUBLING),
+        .nccl_algo = CP_ALGO_RING, .link_fit = 2, .marker = 1},
+    [CP_COLL_ALLTOALL] = {
+        .coll = CP_COLL_ALLTOALL, .name = "alltoall",
+        .perf_name = "alltoall_perf", .op = {CP_OP_AlltoAll},
+        .per_rank_count = 1, .busbw_steps = 1, .symmetric = 1,
+        .algos = BIT(CP_ALGO_PAIRWISE) | BIT(CP_ALGO_BRUCK),
+        .nccl_algo = CP_ALGO_PAIRWISE, .link_fit = 1, .marker = 3},
+    [CP_COLL_GATHER] = {
+        .coll = CP_COLL_GATHER, .name = "gather", .perf_name = "gather_perf",
+        .op = {CP_OP_Gather}, .rooted = 1, .per_rank_count = 1,
+        .busbw_steps = 1,
+        .algos = BIT(CP_ALGO_DIRECT) | BIT(CP_ALGO_TREE),
+        .nccl_algo = CP_ALGO_DIRECT, .link_fit = 0, .marker = 3},
+    [CP_COLL_SCATTER] = {
+        .coll = CP_COLL_SCATTER, .name = "scatter", .perf_name = "scatter_perf",
+        .op = {CP_OP_Scatter}, .rooted = 1, .per_rank_count = 1,
+        .busbw_steps = 1,
+        .algos = BIT(CP_ALGO_DIRECT) | BIT(CP_ALGO_TREE),
+        .nccl_algo = CP_ALGO_DIRECT, .link_fit = 0, .marker = 3},
+    [CP_COLL_SENDRECV] = {
+        .coll = CP_COLL_SENDRECV, .name = "sendrecv",
+        .perf_name = "sendrecv_perf", .op = {CP_OP_Send, CP_OP_Recv},
+        .busbw_steps = 0, .algos = BIT(CP_ALGO_DIRECT),
+        .nccl_algo = CP_ALGO_DIRECT, .link_fit = 0, .marker = 3},
 };
 
 static int coll_valid(enum cp_coll coll)
@@ -72,9 +103,14 @@ static int algo_valid(enum cp_algo algo)
 
 /* ---- names ------------------------------------------------------------ */
 
+const struct cp_coll_facts *cp_model_coll_facts(enum cp_coll coll)
+{
+    return coll_valid(coll) ? &colls[coll] : NULL;
+}
+
 const char *cp_model_coll_name(enum cp_coll coll)
 {
-    return coll_valid(coll) ? coll_names[coll] : NULL;
+    return coll_valid(coll) ? colls[coll].name : NULL;
 }
 
 const char *cp_model_algo_name(enum cp_algo algo)
@@ -106,26 +142,20 @@ static int normalize(const char *text, const char *drop,
 int cp_model_coll_from_name(const char *text, enum cp_coll *coll,
                             struct cp_error *err)
 {
-    static const struct {
-        const char *name;
-        enum cp_coll coll;
-    } aliases[] = {
-        {"bcast", CP_COLL_BROADCAST},
-        {"send", CP_COLL_SENDRECV},
-        {"recv", CP_COLL_SENDRECV},
-    };
     char buf[32];
 
     if (text && normalize(text, "-_", "", buf, sizeof buf) == 0) {
+        /* a row's name or alias, or the name of one of its logged calls
+         * ("send", "recv") */
         for (int c = 0; c < CP_COLL_COUNT; c++) {
-            if (strcmp(buf, coll_names[c]) == 0) {
+            const struct cp_coll_facts *f = &colls[c];
+            int hit = strcmp(buf, f->name) == 0 ||
+                      (f->alias && strcmp(buf, f->alias) == 0);
+            for (size_t k = 0; k < COUNT(f->op) && !hit; k++)
+                hit = f->op[k] && cp_op_name(f->op[k]) &&
+                      strcmp(buf, cp_op_name(f->op[k])) == 0;
+            if (hit) {
                 *coll = (enum cp_coll)c;
-                return 0;
-            }
-        }
-        for (size_t i = 0; i < COUNT(aliases); i++) {
-            if (strcmp(buf, aliases[i].name) == 0) {
-                *coll = aliases[i].coll;
                 return 0;
             }
         }
@@ -161,50 +191,20 @@ int cp_model_algo_from_name(const char *text, enum cp_algo *algo,
 
 int cp_model_coll_from_op(unsigned op, enum cp_coll *coll)
 {
-    enum cp_coll c;
-
-    switch (op) {
-    case CP_OP_AllReduce:
-        c = CP_COLL_ALLREDUCE;
-        break;
-    case CP_OP_Broadcast:
-    case CP_OP_Bcast:
-        c = CP_COLL_BROADCAST;
-        break;
-    case CP_OP_Reduce:
-        c = CP_COLL_REDUCE;
-        break;
-    case CP_OP_AllGather:
-        c = CP_COLL_ALLGATHER;
-        break;
-    case CP_OP_ReduceScatter:
-        c = CP_COLL_REDUCESCATTER;
-        break;
-    case CP_OP_AlltoAll:
-        c = CP_COLL_ALLTOALL;
-        break;
-    case CP_OP_Gather:
-        c = CP_COLL_GATHER;
-        break;
-    case CP_OP_Scatter:
-        c = CP_COLL_SCATTER;
-        break;
-    case CP_OP_Send:
-    case CP_OP_Recv:
-        c = CP_COLL_SENDRECV;
-        break;
-    default:
-        return -1;
-    }
-    if (coll)
-        *coll = c;
-    return 0;
+    for (int c = 0; op != 0 && c < CP_COLL_COUNT; c++)
+        for (size_t k = 0; k < COUNT(colls[c].op); k++)
+            if (colls[c].op[k] == op) {
+                if (coll)
+                    *coll = (enum cp_coll)c;
+                return 0;
+            }
+    return -1;
 }
 
 int cp_model_algo_defined(enum cp_coll coll, enum cp_algo algo)
 {
     return coll_valid(coll) && algo_valid(algo) &&
-           (coll_algos[coll] & BIT(algo)) != 0;
+           (colls[coll].algos & BIT(algo)) != 0;
 }
 
 /* ---- helpers ---------------------------------------------------------- */
@@ -315,9 +315,9 @@ int cp_model_terms(enum cp_coll coll, enum cp_algo algo, unsigned p,
         cp_error_set(err, NULL, -1, "unknown algorithm %d", (int)algo);
         return -1;
     }
-    if (!(coll_algos[coll] & BIT(algo))) {
+    if (!(colls[coll].algos & BIT(algo))) {
         cp_error_set(err, NULL, -1, "%s is not an algorithm of %s",
-                     algo_names[algo], coll_names[coll]);
+                     algo_names[algo], colls[coll].name);
         return -1;
     }
 
@@ -420,6 +420,21 @@ int cp_model_terms(enum cp_coll coll, enum cp_algo algo, unsigned p,
     return 0;
 }
 
+int cp_model_nccl_steps(enum cp_coll coll, unsigned p, double *A, double *B)
+{
+    struct cp_model_params unit_a = {.alpha = 1}, unit_b = {.beta = 1};
+    struct cp_model_terms ta, tb;
+
+    if (!coll_valid(coll) ||
+        cp_model_terms(coll, colls[coll].nccl_algo, p, &unit_a, &ta, NULL) <
+            0 ||
+        cp_model_terms(coll, colls[coll].nccl_algo, p, &unit_b, &tb, NULL) < 0)
+        return -1;
+    *A = ta.latency_s;
+    *B = tb.sec_per_byte;
+    return *A > 0 && *B > 0 ? 0 : -1;
+}
+
 double cp_model_time(enum cp_coll coll, enum cp_algo algo, unsigned p,
                      double n, const struct cp_model_params *params)
 {
@@ -447,7 +462,7 @@ int cp_model_best(enum cp_coll coll, unsigned p, double n,
     for (int a = 0; a < CP_ALGO_COUNT; a++) {
         double t;
 
-        if (!(coll_algos[coll] & BIT(a)))
+        if (!(colls[coll].algos & BIT(a)))
             continue;
         t = cp_model_time(coll, (enum cp_algo)a, p, n, params);
         if (!isnan(t) && (found < 0 || t < best_t)) {
@@ -458,7 +473,7 @@ int cp_model_best(enum cp_coll coll, unsigned p, double n,
     if (found < 0) {
         cp_error_set(err, NULL, -1,
                      "no algorithm of the model applies to %s on %u ranks",
-                     coll_names[coll], p);
+                     colls[coll].name, p);
         return -1;
     }
     if (best)
@@ -586,16 +601,7 @@ double cp_model_bytes_from_count(enum cp_coll coll, uint64_t count,
 
     if (!coll_valid(coll) || p == 0)
         return NAN;
-    switch (coll) {
-    case CP_COLL_ALLGATHER:
-    case CP_COLL_REDUCESCATTER:
-    case CP_COLL_ALLTOALL:
-    case CP_COLL_GATHER:
-    case CP_COLL_SCATTER:
-        return bytes * p;
-    default:
-        return bytes;
-    }
+    return colls[coll].per_rank_count ? bytes * p : bytes;
 }
 
 double cp_model_busbw_factor(enum cp_coll coll, unsigned p)
@@ -604,16 +610,12 @@ double cp_model_busbw_factor(enum cp_coll coll, unsigned p)
 
     if (!coll_valid(coll) || p == 0)
         return NAN;
-    switch (coll) {
-    case CP_COLL_ALLREDUCE:
+    switch (colls[coll].busbw_steps) {
+    case 2:
         return 2 * (P - 1) / P;
-    case CP_COLL_REDUCESCATTER:
-    case CP_COLL_ALLGATHER:
-    case CP_COLL_ALLTOALL:
-    case CP_COLL_GATHER:
-    case CP_COLL_SCATTER:
+    case 1:
         return (P - 1) / P;
-    default: /* broadcast, reduce, sendrecv */
+    default: /* every byte crosses one link once */
         return 1;
     }
 }

@@ -182,6 +182,41 @@ struct cp_model_hier {
     double total_s;
 };
 
+/* ---- the collectives' facts -------------------------------------------- */
+
+/* Everything collprof knows about one collective, in one row of one table
+ * (cp_model.c).  Every switch over collectives elsewhere (the sizes, the
+ * busbw factor, nccl-tests' columns and program names, the algorithm the
+ * model assumes, the ring-like ones of the slow-link analysis, the bench
+ * sweep, the plot markers) reads it.  Adding a collective: a row here, its
+ * algorithms' costs in cp_model_terms, the wrapper row
+ * (include/collprof/cp_logfmt.h), the CPU NCCL (tests/simnccl/). */
+struct cp_coll_facts {
+    enum cp_coll coll;
+    const char *name;      /* "allreduce": cp_model_coll_name() */
+    const char *alias;     /* another name accepted for it ("bcast"), or NULL */
+    const char *perf_name; /* nccl-tests' program: "all_reduce_perf" */
+    unsigned op[2];        /* the logged calls (enum cp_op) it is; 0 = none */
+    int rooted;            /* has a root (nccl-tests' root column 0, else -1) */
+    int reduces;           /* combines values (redop column "sum", else "none") */
+    int per_rank_count;    /* NCCL's count is per rank: n = count*size*p */
+    int busbw_steps;       /* busbw factor f: 2 = 2(p-1)/p, 1 = (p-1)/p, 0 = 1 */
+    int symmetric;         /* every rank sends and receives alike (no root,
+                              not point-to-point) */
+    int ring_like;         /* runs as a ring whose traffic goes to the next
+                              rank: each link carries the same bytes */
+    unsigned algos;        /* the model's algorithms: bits 1u << enum cp_algo */
+    enum cp_algo nccl_algo; /* what the model assumes NCCL ran */
+    int link_fit;          /* collprof bench's link fit: 2 preferred, 1 as a
+                              fallback, 0 not used; also the sweep order */
+    int marker;            /* report.html's busbw plot marker (enum
+                              cp_svg_shape: 0 circle, 1 square, 2 triangle,
+                              3 diamond for the rest) */
+};
+
+/* The row of coll (static, never to be freed); NULL out of range. */
+const struct cp_coll_facts *cp_model_coll_facts(enum cp_coll coll);
+
 /* ---- names ------------------------------------------------------------ */
 
 /* "allreduce", "broadcast", "reduce", "reducescatter", "allgather",
@@ -227,6 +262,12 @@ double cp_model_bytes_from_count(enum cp_coll coll, uint64_t count,
 int cp_model_terms(enum cp_coll coll, enum cp_algo algo, unsigned p,
                    const struct cp_model_params *params,
                    struct cp_model_terms *terms, struct cp_error *err);
+
+/* The terms of the algorithm the model assumes NCCL ran (the facts'
+ * nccl_algo) in units: A latency steps and B bytes through the busiest
+ * port per byte of n, so T = A alpha + B n beta.  -1 when the algorithm
+ * does not apply on p ranks or either term is 0 (one rank). */
+int cp_model_nccl_steps(enum cp_coll coll, unsigned p, double *A, double *B);
 
 /* The time of algo for coll on p ranks and n bytes (n >= 0), in seconds;
  * NaN when cp_model_terms fails or n is invalid. */
