@@ -391,13 +391,64 @@ static int open_files(struct cp_analysis *an, struct an_state *st,
     return 0;
 }
 
+/* Causal bounds of every node's offset against node 0 from the pairs'
+ * [lo, hi]: a system of difference constraints, solved by relaxing the
+ * edges until nothing changes (Bellman-Ford; a change after nnodes rounds
+ * means the constraints contradict each other: drift or damage).  Returns
+ * 0, or -1 when contradictory. */
+static int offset_bounds(size_t nnodes, const struct an_state *st,
+                         double *low, double *high)
+{
+    size_t i, round;
+    int changed = 1;
+
+    for (i = 0; i < nnodes; i++) {
+        low[i] = i == 0 ? 0 : -INFINITY;
+        high[i] = i == 0 ? 0 : INFINITY;
+    }
+    for (round = 0; changed && round <= nnodes; round++) {
+        changed = 0;
+        for (i = 0; i < st->npairs; i++) {
+            const struct an_offset_pair *p = &st->pairs[i];
+            double lo = (double)p->lo_ns * 1e-9, hi = (double)p->hi_ns * 1e-9;
+            if (p->lo_ns == INT64_MIN || p->hi_ns == INT64_MAX)
+                continue;
+            /* offset(x) - offset(r) in [lo, hi] */
+            if (high[p->r] + hi < high[p->x]) {
+                high[p->x] = high[p->r] + hi;
+                changed = 1;
+            }
+            if (high[p->x] - lo < high[p->r]) {
+                high[p->r] = high[p->x] - lo;
+                changed = 1;
+            }
+            if (low[p->r] + lo > low[p->x]) {
+                low[p->x] = low[p->r] + lo;
+                changed = 1;
+            }
+            if (low[p->x] - hi > low[p->r]) {
+                low[p->r] = low[p->x] - hi;
+                changed = 1;
+            }
+        }
+    }
+    if (changed)
+        return -1;
+    for (i = 0; i < nnodes; i++)
+        if (low[i] > high[i])
+            return -1;
+    return 0;
+}
+
 /* Per-node offsets from the prefix pass's samples: the median of each
- * (node, reference) pair, then chained from node 0 outwards. */
+ * (node, reference) pair, chained from node 0 outwards, kept within what
+ * causality allows; applied only where that excludes a shared clock. */
 static void solve_offsets(struct cp_analysis *an, struct an_state *st,
                           double *offsets)
 {
     size_t i;
-    int changed = 1;
+    int changed = 1, consistent;
+    double *low = NULL, *high = NULL;
 
     for (i = 0; i < an->nnodes; i++) {
         offsets[i] = 0;
@@ -431,13 +482,38 @@ static void solve_offsets(struct cp_analysis *an, struct an_state *st,
             }
         }
     }
+    low = malloc(an->nnodes * sizeof *low);
+    high = malloc(an->nnodes * sizeof *high);
+    consistent = low && high && offset_bounds(an->nnodes, st, low, high) == 0;
     for (i = 0; i < an->nnodes; i++) {
-        if (!(fabs(offsets[i]) < 86400)) { /* chained too far: unknown */
+        struct cp_analysis_node *n = &an->nodes[i];
+        if (!(fabs(offsets[i]) < 86400) || !consistent ||
+            !isfinite(low[i]) || !isfinite(high[i]) ||
+            !(fabs(low[i]) < 86400 && fabs(high[i]) < 86400)) {
+            /* chained too far, contradictory or unbounded: unknown */
             offsets[i] = 0;
-            an->nodes[i].offset_known = 0;
+            n->offset_known = i == 0;
+            n->offset_low_s = n->offset_high_s = 0;
+            n->offset_significant = 0;
+            n->offset_s = n->offset_estimate_s = 0;
+            continue;
         }
-        an->nodes[i].offset_s = offsets[i];
+        if (offsets[i] < low[i])
+            offsets[i] = low[i];
+        if (offsets[i] > high[i])
+            offsets[i] = high[i];
+        n->offset_known = 1;
+        n->offset_estimate_s = offsets[i];
+        n->offset_low_s = low[i];
+        n->offset_high_s = high[i];
+        /* a shared clock (offset 0) is possible: nothing to correct */
+        n->offset_significant = low[i] > 0 || high[i] < 0;
+        if (!n->offset_significant)
+            offsets[i] = 0;
+        n->offset_s = offsets[i];
     }
+    free(low);
+    free(high);
 }
 
 static void collect_file_results(struct cp_analysis *an, struct an_state *st)

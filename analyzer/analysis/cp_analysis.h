@@ -107,8 +107,15 @@ struct cp_analysis_node {
     char name[64];
     unsigned ranks;      /* processes analyzed on it */
     int offset_known;    /* 1 when the clock offset was estimated */
-    double offset_s;     /* its clock minus the reference node's */
+    double offset_s;     /* its clock minus the reference node's, as
+                            applied to its times: offset_estimate_s when
+                            offset_significant, else 0 */
+    double offset_estimate_s; /* the estimate, within [low, high] */
     uint64_t offset_samples; /* instances the estimate rests on */
+    /* what causality allows: the true offset lies in [low, high] (both
+     * finite when offset_known); significant when 0 lies outside */
+    double offset_low_s, offset_high_s;
+    int offset_significant;
 };
 
 struct cp_analysis_rank {

@@ -101,6 +101,7 @@ struct an_comm {
     /* the window of pending instances: seqs [lo, hi), slot seq & (cap-1) */
     struct an_inst *ring;
     int64_t *ends; /* prefix pass: [cap * nranks] member end times */
+    int64_t *starts; /* prefix pass: [cap * nranks] member start times */
     uint32_t cap;
     int started;
     int no_steps; /* step signatures are not kept for it */
@@ -165,6 +166,9 @@ struct an_offset_pair {
     unsigned x, r;
     size_t n, cap;
     double *v;
+    /* causality: every member's end follows every member's start, so
+     * offset(x) - offset(r) lies in [lo_ns, hi_ns] (docs/analysis.md) */
+    int64_t lo_ns, hi_ns;
 };
 
 /* Per-rank counters of one pass. */
@@ -233,6 +237,7 @@ struct an_state {
     size_t npairs, cappairs;
     double *node_sum;
     uint32_t *node_cnt;
+    int64_t *node_min_end, *node_max_start; /* per node, one instance */
     uint64_t offset_instances;
     int oom; /* memory ran out somewhere: the result is incomplete */
     /* main pass: inter-node point-to-point pairs per node pair (cp_links) */

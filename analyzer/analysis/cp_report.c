@@ -189,7 +189,10 @@ static json_t *offsets_json(const struct cp_analysis *an, int *bad)
     put(o, "method",
         jstr("median over the first instances of symmetric "
                     "collectives of each node's mean end time minus the "
-                    "reference node's"),
+                    "reference node's, within the bounds that the order of "
+                    "the calls allows (every member ends after every "
+                    "member started); applied only where those bounds "
+                    "exclude a shared clock"),
         bad);
     put(o, "instances", jint(an->offset_instances), bad);
     for (i = 0; i < an->nnodes; i++) {
@@ -200,6 +203,20 @@ static json_t *offsets_json(const struct cp_analysis *an, int *bad)
                                : json_null(),
             bad);
         put(n, "samples", jint(an->nodes[i].offset_samples), bad);
+        put(n, "estimate_s", an->nodes[i].offset_known
+                                 ? jnum(an->nodes[i].offset_estimate_s)
+                                 : json_null(),
+            bad);
+        put(n, "low_s", an->nodes[i].offset_known
+                            ? jnum(an->nodes[i].offset_low_s)
+                            : json_null(),
+            bad);
+        put(n, "high_s", an->nodes[i].offset_known
+                             ? jnum(an->nodes[i].offset_high_s)
+                             : json_null(),
+            bad);
+        put(n, "significant",
+            json_boolean(an->nodes[i].offset_significant), bad);
         push(nodes, n, bad);
     }
     put(o, "nodes", nodes, bad);
