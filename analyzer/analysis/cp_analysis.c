@@ -17,6 +17,7 @@
 #include "cp_links.h"
 #include "cp_portview.h"
 #include "cp_stats.h"
+#include "cp_steps.h"
 
 /* Records per file read by the first pass (clock offsets). */
 #define PREFIX_RECORDS 4096
@@ -928,38 +929,17 @@ static void class_bandwidths(struct cp_analysis *an, const struct an_eval *ev,
     }
 }
 
-/* The shortest period of sig[0..len): the smallest P with sig[i] ==
- * sig[i + P] for all but 5 % + 3 of the i (warm-up calls, a last call
- * after the loop), seen at least twice.  0 when there is none. */
-static size_t find_period(const uint32_t *sig, size_t len)
+/* The training steps in the run: the period of the calls of the lowest
+ * rank (cp_steps: communicator, operation, count and type in the order the
+ * rank made them), or unknown (0): then nothing is said per step. */
+static void estimate_steps(struct cp_analysis *an, unsigned given)
 {
-    size_t P, i;
+    const struct cp_analysis_rank *pick = NULL;
+    struct cp_steps_result res;
+    struct cp_error err;
+    size_t i;
 
-    for (P = 1; P * 2 <= len; P++) {
-        size_t bad = 0, allowed = (len - P) / 20 + 3;
-        for (i = 0; i + P < len && bad <= allowed; i++)
-            bad += sig[i] != sig[i + P];
-        if (bad <= allowed)
-            return P;
-    }
-    return 0;
-}
-
-/* The training steps in the run: the period of the sequence of calls
- * (operation and size) on the busiest communicator, read from its first
- * AN_STEPS_MAX instances.  When every call looks alike (period 1), a long
- * pause before a call (> 10x the median gap and > 1 ms: the optimizer
- * step and the forward pass) is added to the signature. */
-static void estimate_steps(struct cp_analysis *an, struct an_state *st,
-                           unsigned given)
-{
-    struct an_comm *best = NULL;
-    struct an_steps *s;
-    double *gaps = NULL, med = 0;
-    uint32_t *sig = NULL;
-    size_t i, ng = 0, len, P;
-
-    an->summary.steps = 1;
+    an->summary.steps = 0;
     if (given) {
         an->summary.steps = given;
         snprintf(an->summary.steps_method, sizeof an->summary.steps_method,
@@ -967,47 +947,23 @@ static void estimate_steps(struct cp_analysis *an, struct an_state *st,
         return;
     }
     snprintf(an->summary.steps_method, sizeof an->summary.steps_method,
-             "none (one step assumed)");
-    for (i = 0; i < st->ncomms; i++)
-        if (st->comms[i]->steps &&
-            (!best || st->comms[i]->instances > best->instances))
-            best = st->comms[i];
-    if (!best || best->steps->len < 4)
-        return;
-    s = best->steps;
-    len = s->len;
-    P = find_period(s->sig, len);
-    if (P == 1 || P == 0) {
-        gaps = malloc(len * sizeof *gaps);
-        sig = malloc(len * sizeof *sig);
-        if (!gaps || !sig)
-            goto out;
-        for (i = 1; i < len; i++)
-            if (s->sig[i] && s->sig[i - 1])
-                gaps[ng++] = (double)(s->start[i] - s->end[i - 1]);
-        if (ng) {
-            cp_stats_sort(gaps, ng);
-            med = gaps[ng / 2]; /* the upper median */
-        }
-        for (i = 0; i < len; i++) {
-            double gap = i > 0 && s->sig[i] && s->sig[i - 1]
-                             ? (double)(s->start[i] - s->end[i - 1])
-                             : 0;
-            int pause = gap > 10 * fmax(med, 0) && gap > 1e6;
-            sig[i] = s->sig[i] ^ (pause ? 0x9e3779b9u : 0);
-        }
-        P = find_period(sig, len);
+             "unknown: no sequence of calls repeats (give --steps)");
+    for (i = 0; i < an->nranks; i++) {
+        const struct cp_analysis_rank *r = &an->ranks[i];
+        if (r->calls - r->failed < 4)
+            continue;
+        if (!pick || (r->rank >= 0 && (pick->rank < 0 || r->rank < pick->rank)))
+            pick = r;
     }
-    if (P == 0)
-        goto out;
-    an->summary.steps =
-        (unsigned)fmax(1, floor((double)best->instances / P + 0.5));
+    if (!pick ||
+        cp_steps_from_log(an->inputs[pick->input].path,
+                          pick->calls - pick->failed, &res, &err) < 0 ||
+        res.steps == 0)
+        return;
+    an->summary.steps = res.steps;
     snprintf(an->summary.steps_method, sizeof an->summary.steps_method,
-             "a pattern of %zu calls repeats on communicator %016llx", P,
-             (unsigned long long)best->id);
-out:
-    free(gaps);
-    free(sig);
+             "a pattern of %zu calls repeats on rank %d%s", res.period,
+             pick->rank, res.by_pauses ? " (steps marked by pauses)" : "");
 }
 
 static void finish_summary(struct cp_analysis *an, struct an_state *st,
@@ -1226,7 +1182,7 @@ struct cp_analysis *cp_analysis_run(const char *const *paths,
         cp_links_apply_probe(an, opts->probe) < 0 ||
         cp_portview_build(an, paths) < 0)
         goto oom_state;
-    estimate_steps(an, &st, opts->steps);
+    estimate_steps(an, opts->steps);
     finish_summary(an, &st, evals, nevals);
     if (find_missing_ranks(an) < 0)
         goto oom_state;

@@ -26,10 +26,6 @@
 #define AN_SUB (1 << AN_SUB_BITS)
 #define AN_NBUCKETS (1 + 64 * AN_SUB)
 
-/* Instances whose signature is kept per communicator for step detection. */
-#define AN_STEPS_MAX 8192
-#define AN_STEPS_COMMS 64
-
 /* The bucket of n bytes (n >= 0, finite). */
 static inline unsigned an_bucket_index(double n)
 {
@@ -84,13 +80,6 @@ struct an_inst {
 };
 _Static_assert(sizeof(struct an_inst) == 64, "an_inst is one cache line");
 
-struct an_steps {
-    uint32_t base_seq;
-    uint32_t len;               /* entries written: max index + 1 */
-    uint32_t sig[AN_STEPS_MAX]; /* 0 = not seen */
-    int64_t start[AN_STEPS_MAX];
-    int64_t end[AN_STEPS_MAX];
-};
 
 struct an_comm {
     uint64_t id;
@@ -104,10 +93,8 @@ struct an_comm {
     int64_t *starts; /* prefix pass: [cap * nranks] member start times */
     uint32_t cap;
     int started;
-    int no_steps; /* step signatures are not kept for it */
     uint64_t lo, hi;
     struct an_slot_table *slots[AN_SLOTS];
-    struct an_steps *steps;
     uint64_t instances, incomplete, p2p, late, inconsistent;
     double time;
 };

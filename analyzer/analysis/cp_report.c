@@ -138,7 +138,7 @@ static json_t *summary_json(const struct cp_analysis *an, int *bad)
     put(o, "latency_bound_s", jnum(s->latency_bound_s), bad);
     put(o, "latency_bound_share", jnum(s->latency_bound_share), bad);
     put(o, "span_s", jnum(s->span_s), bad);
-    put(o, "steps", jint(s->steps), bad);
+    put(o, "steps", s->steps ? jint(s->steps) : json_null(), bad);
     put(o, "steps_method", jstr(s->steps_method), bad);
     put(o, "bucket_bytes", s->bucket_bytes > 0 ? jnum(s->bucket_bytes)
                                                : json_null(),

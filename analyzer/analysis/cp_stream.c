@@ -139,7 +139,6 @@ static void comm_free(struct an_comm *c)
     free(c->starts);
     for (s = 0; s < AN_SLOTS; s++)
         slot_table_free(c->slots[s]);
-    free(c->steps);
     free(c);
 }
 
@@ -418,40 +417,6 @@ static inline void timeline_add(struct an_timeline *tl, int64_t a, int64_t b,
         tl->used = (unsigned)ib + 1;
 }
 
-static void note_steps(struct an_state *st, struct an_comm *c,
-                       const struct an_inst *in)
-{
-    struct an_steps *s = c->steps;
-    uint32_t i;
-
-    if (!s) {
-        if (c->no_steps)
-            return;
-        c->no_steps = 1;
-        if (st->mode != AN_MODE_MAIN || c->index >= AN_STEPS_COMMS)
-            return;
-        s = c->steps = calloc(1, sizeof *s);
-        if (!s)
-            return;
-        s->base_seq = in->seq;
-    }
-    i = in->seq - s->base_seq;
-    if (in->seq < s->base_seq || i >= AN_STEPS_MAX)
-        return;
-    {
-        union {
-            float f;
-            uint32_t u;
-        } nb;
-        nb.f = in->n;
-        s->sig[i] = hash64((uint64_t)nb.u * 977 + in->coll) | 1u;
-    }
-    s->start[i] = in->first_start;
-    s->end[i] = in->max_end;
-    if (i + 1 > s->len)
-        s->len = i + 1;
-}
-
 /* Prefix pass: per-node mean end of a complete symmetric instance, minus
  * the mean end of the lowest node in it; and the causal bounds: each
  * member's result needs every member's input, so on true time every end
@@ -584,9 +549,7 @@ static void finalize(struct an_state *st, struct an_comm *c,
     if (st->timeline)
         timeline_add(st->timeline, in->last_start, in->max_end,
                      own * in->share, in->coll, wait, n);
-    if (st->mode == AN_MODE_MAIN)
-        note_steps(st, c, in);
-    else if (c->ends)
+    if (st->mode != AN_MODE_MAIN && c->ends)
         note_offsets(st, c, in,
                      c->ends + (size_t)(in->seq & (c->cap - 1)) * c->nranks,
                      c->starts + (size_t)(in->seq & (c->cap - 1)) * c->nranks);
