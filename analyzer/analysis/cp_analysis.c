@@ -22,7 +22,12 @@
 /* Records per file read by the first pass (clock offsets). */
 #define PREFIX_RECORDS 4096
 #define DAY_NS INT64_C(86400000000000)
-#define DDP_BUCKET 25e6 /* PyTorch DDP's default bucket_cap_mb = 25 */
+/* a fit on fewer size groups, or of worse quality, is weak */
+#define FIT_MIN_POINTS 4
+#define FIT_MIN_R2 0.5
+#define FIT_MAX_RESIDUAL 0.25
+/* calls this many times faster than the model: the model is wrong there */
+#define EFFICIENCY_MAX 2.0
 
 static const char *const severity_names[] = {"info", "warning", "critical"};
 static const char *const source_names[] = {"none", "fit", "profile", "ports"};
@@ -712,6 +717,20 @@ static int fit_classes(struct cp_analysis *an, struct an_state *st,
         m->fit_points = fr.points;
         m->fit_points_used = fr.points_used;
         m->fit_calls_used = fr.calls_used;
+        m->fit_weak = 0;
+        m->fit_weak_why[0] = '\0';
+        if (fr.ok && fr.points_used < FIT_MIN_POINTS) {
+            m->fit_weak = 1;
+            snprintf(m->fit_weak_why, sizeof m->fit_weak_why,
+                     "%u size groups used (at least %d make a firm fit)",
+                     fr.points_used, FIT_MIN_POINTS);
+        } else if (fr.ok && !(fr.r2 >= FIT_MIN_R2 &&
+                              fr.median_rel_residual <= FIT_MAX_RESIDUAL)) {
+            m->fit_weak = 1;
+            snprintf(m->fit_weak_why, sizeof m->fit_weak_why,
+                     "poor quality: r2 %.2f, median residual %.0f%%", fr.r2,
+                     100 * fr.median_rel_residual);
+        }
         snprintf(m->fit_why, sizeof m->fit_why, "%s",
                  fr.ok ? "" : (npts[k] ? fr.why : "no calls of this class"));
         m->source = CP_SOURCE_NONE;
@@ -811,6 +830,8 @@ static int build_rows(struct cp_analysis *an, struct an_state *st,
                              cp_model_terms(ev->coll, canonical_algo(ev->coll),
                                             p, &params, &terms, NULL) == 0 &&
                              (p > 1 || ev->coll == CP_COLL_SENDRECV);
+            ev->weak = ev->have_model && m->source == CP_SOURCE_FIT &&
+                       m->fit_weak;
             ev->latency_s = ev->have_model ? terms.latency_s : NAN;
             ev->sec_per_byte = ev->have_model ? terms.sec_per_byte : NAN;
 
@@ -879,6 +900,9 @@ static int build_rows(struct cp_analysis *an, struct an_state *st,
                     row->efficiency = duration > 0
                                           ? row->model_time_s / duration
                                           : NAN;
+                    row->model_mismatch = row->efficiency > EFFICIENCY_MAX;
+                    if (row->model_mismatch)
+                        row->efficiency = NAN;
                     row->latency_share =
                         row->time_s > 0 ? lat_time / row->time_s
                                         : (lat_time > 0);

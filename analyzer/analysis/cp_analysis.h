@@ -167,6 +167,10 @@ struct cp_analysis_link {
     unsigned fit_points, fit_points_used;
     uint64_t fit_calls_used;
     char fit_why[160]; /* when !fit_ok */
+    /* a fit on few points or of poor quality: shown, never the ground of a
+     * warning (docs/analysis.md, "Fit") */
+    int fit_weak;
+    char fit_weak_why[96];
     /* measured: bandwidth-bound calls of the class */
     uint64_t bw_calls;
     double busbw_Bps;       /* sum f*n / sum t */
@@ -194,7 +198,10 @@ struct cp_analysis_row {
                            interval: the calls of a group run together) */
     double busbw_Bps;   /* algbw * f */
     double model_time_s; /* NaN without a model */
-    double efficiency;  /* model_time_s / sum of own time (as algbw) */
+    double efficiency;  /* model_time_s / sum of own time (as algbw); NaN
+                           when the calls ran over EFFICIENCY_MAX times
+                           faster than the model (model_mismatch) */
+    int model_mismatch; /* the model does not describe these calls */
     enum cp_regime regime; /* of most of its time; NONE: no model */
     double latency_share; /* of its time in latency-bound calls */
 };

@@ -262,6 +262,7 @@ struct an_eval {
     enum cp_coll coll;
     enum cp_link_class link;
     int have_model;
+    int weak;            /* the model is a weak fit: no warning on it */
     double latency_s;    /* L of the (comm, slot) with the class's model */
     double sec_per_byte; /* W */
     double factor;       /* busbw factor f */

@@ -167,6 +167,9 @@ static json_t *link_json(const struct cp_analysis_link *m, int *bad)
     put(fit, "points", jint(m->fit_points), bad);
     put(fit, "points_used", jint(m->fit_points_used), bad);
     put(fit, "why", m->fit_ok ? json_null() : jstr(m->fit_why), bad);
+    put(fit, "weak", json_boolean(m->fit_weak), bad);
+    put(fit, "weak_why", m->fit_weak ? jstr(m->fit_weak_why) : json_null(),
+        bad);
     put(o, "fit", fit, bad);
     put(o, "bandwidth_bound_calls", jint(m->bw_calls), bad);
     put(o, "busbw_Bps", jnum(m->busbw_Bps), bad);
@@ -272,6 +275,11 @@ static json_t *rows_json(const struct cp_analysis *an, int *bad)
         put(o, "busbw_Bps", jnum(r->busbw_Bps), bad);
         put(o, "model_time_s", jnum(r->model_time_s), bad);
         put(o, "efficiency", jnum(r->efficiency), bad);
+        if (r->model_mismatch)
+            put(o, "efficiency_note",
+                jstr("over twice as fast as the model: the model does not "
+                     "describe these calls"),
+                bad);
         put(o, "regime", jstr(cp_model_regime_name(r->regime)), bad);
         put(o, "latency_share", jnum(r->latency_share), bad);
         put(o, "incomplete", jint(r->incomplete), bad);

@@ -13,6 +13,9 @@ Checks:
   steps=N              summary.steps == N (`unknown`: null)
   offset=NODE:SECONDS:TOL  the applied offset of NODE is SECONDS within TOL,
                        and SECONDS lies within its [low, high]
+  gains                every latency_bound finding saves >= 1 % of the run
+                       and >= 1 ms per step, and names a bucket above
+                       DDP's default (25 MiB) or none at all
   noline=TEXT          the printed verdict does not contain TEXT
   line=TEXT            the printed verdict contains TEXT
 """
@@ -95,6 +98,16 @@ def judge(r, text, check):
                         "offset %s in [%s, %s]" % (got, nd["low_s"],
                                                    nd["high_s"]))
         return False, "no node %s" % node
+    if key == "gains":
+        for f in fs:
+            if f["kind"] != "latency_bound":
+                continue
+            e = f["evidence"]
+            if not (e["saving_run_share"] >= 0.01 and
+                    e["saving_per_step_s"] >= 1e-3 and
+                    e["bucket_bytes"] >= 25 * 1048576):
+                return False, "advice without gain: %s" % f["message"]
+        return True, ""
     if key == "noline":
         return arg not in text, "printed: %r" % text
     if key == "line":
