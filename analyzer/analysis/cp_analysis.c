@@ -618,6 +618,7 @@ static int build_comms(struct cp_analysis *an, struct an_state *st)
         for (r = 0; r < c->nranks; r++) {
             int32_t f = c->member_file[r];
             pc->ranks[r] = f < 0 ? -1 : an->ranks[f].rank;
+            pc->missing += f < 0;
             if (f >= 0)
                 pc->nodes[n++] = an->ranks[f].node;
         }
@@ -658,10 +659,14 @@ static int unit_terms(enum cp_coll coll, unsigned p, double *A, double *B)
 
 /* Calls inside groups ran in an interval shared with the group's other
  * calls: their own time is unknown, so a bucket made mostly of them counts
- * in the time accounting but not in bandwidth judgments (as in the fit). */
+ * in the time accounting but not in bandwidth judgments (as in the fit);
+ * the same for a bucket of which over 5 % of the instances are
+ * incomplete. */
 static int judged(const struct an_bucket *b)
 {
-    return b->grouped * 10 <= b->count;
+    /* nor do instances with members missing: their own time is that of
+     * the members present, not the collective's */
+    return b->grouped * 10 <= b->count && b->incomplete * 20 <= b->count;
 }
 
 static int fit_classes(struct cp_analysis *an, struct an_state *st,
@@ -990,6 +995,34 @@ static void estimate_steps(struct cp_analysis *an, unsigned given)
              pick->rank, res.by_pauses ? " (steps marked by pauses)" : "");
 }
 
+/* Each rank's time in NCCL calls as a share of the run: the median and
+ * the worst rank. */
+static void rank_shares(struct cp_analysis *an)
+{
+    struct cp_analysis_summary *sm = &an->summary;
+    double *v = NULL;
+    size_t i, n = 0;
+
+    sm->rank_share_median = sm->rank_share_max = NAN;
+    sm->rank_share_max_rank = -1;
+    if (!(sm->span_s > 0) || an->nranks == 0)
+        return;
+    v = malloc(an->nranks * sizeof *v);
+    if (!v)
+        return;
+    for (i = 0; i < an->nranks; i++) {
+        double s = fmin(1, an->ranks[i].time_s / sm->span_s);
+        v[n++] = s;
+        if (!(s <= sm->rank_share_max)) {
+            sm->rank_share_max = s;
+            sm->rank_share_max_rank = an->ranks[i].rank;
+        }
+    }
+    cp_stats_sort(v, n);
+    sm->rank_share_median = cp_stats_median_sorted(v, n);
+    free(v);
+}
+
 static void finish_summary(struct cp_analysis *an, struct an_state *st,
                            const struct an_eval *ev, size_t nev)
 {
@@ -1015,6 +1048,8 @@ static void finish_summary(struct cp_analysis *an, struct an_state *st,
     sm->span_s = st->t_last > st->t_first
                      ? (double)(st->t_last - st->t_first) * 1e-9
                      : 0;
+    sm->busy_s = fmin(an_busy_total_s(&st->busy), sm->span_s);
+    rank_shares(an);
     for (i = 0; i < nev; i++) {
         have_model |= ev[i].have_model;
         sm->latency_bound_s += ev[i].lat.time;

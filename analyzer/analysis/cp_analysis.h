@@ -145,6 +145,10 @@ struct cp_analysis_comm {
     int *ranks;         /* [nranks]: global rank of each comm rank, -1 */
     uint64_t instances; /* collective instances (p2p pairs not included) */
     uint64_t incomplete; /* instances with fewer members than nranks */
+    unsigned missing;   /* members without a log (ranks[r] == -1): then
+                           nodes lists only the members' seen, and a
+                           communicator seen on one node is of unknown
+                           link class (not judged as intra) */
     uint64_t p2p;       /* send/recv pairs */
     double time_s;      /* own time of its instances */
     /* its slowness is the subject of a slow_link, slow_link_candidates or
@@ -387,6 +391,10 @@ struct cp_analysis_summary {
     double skew_time_s;     /* sum of instances' arrival skew */
     double wait_time_s;     /* rank-seconds waiting for the last arrival */
     double rank_time_s;     /* sum of every call's duration over ranks */
+    double busy_s;          /* wall time with some call in progress */
+    double rank_share_median; /* of span_s, each rank's time in NCCL */
+    double rank_share_max;
+    int rank_share_max_rank;  /* global rank of the worst, -1 */
     double latency_bound_s; /* own time of latency-bound calls */
     double latency_bound_share; /* of comm_time_s, NaN without a model */
     double span_s;          /* first start to last end */

@@ -192,7 +192,19 @@ struct an_timeline {
     struct an_window w[AN_WINDOWS];
 };
 
+/* The wall time with some collective or pair in progress: the union of
+ * their own intervals, merged in a small sorted buffer (instances close
+ * nearly in time order; the earliest interval is flushed to the total when
+ * the buffer is full). */
+#define AN_BUSY_INTERVALS 256
+struct an_busy {
+    unsigned n;
+    int64_t a[AN_BUSY_INTERVALS], b[AN_BUSY_INTERVALS]; /* sorted by a */
+    double total_ns;
+};
+
 struct an_state {
+    struct an_busy busy;
     enum an_mode mode;
     struct an_file *files;
     size_t nfiles;
@@ -270,6 +282,9 @@ struct an_eval {
 };
 
 struct cp_links;
+
+/* cp_stream.c: the wall time of the union of busy intervals, in s. */
+double an_busy_total_s(const struct an_busy *u);
 
 /* cp_findings.c: fill an->findings (most severe first). */
 int an_findings(struct cp_analysis *an, const struct an_eval *ev, size_t nev);

@@ -187,7 +187,7 @@ static int data_parallel_allreduce(const struct cp_analysis *an,
     int lo = INT32_MAX, hi = -1;
     unsigned i;
 
-    if (x->coll != CP_COLL_ALLREDUCE || c->nranks < 2)
+    if (x->coll != CP_COLL_ALLREDUCE || c->nranks < 2 || c->missing)
         return 0;
     if ((int)c->nranks >= world)
         return 1;
@@ -465,7 +465,9 @@ static int straggler(struct cp_analysis *an)
         if (worst == SIZE_MAX || an->ranks[i].late_s > an->ranks[worst].late_s)
             worst = i;
     }
-    if (worst != SIZE_MAX && an->nranks >= 2) {
+    /* with ranks missing, the rank seen last may be waiting for one that
+     * left no log: arrivals are not judged */
+    if (worst != SIZE_MAX && an->nranks >= 2 && sm->nmissing == 0) {
         r = &an->ranks[worst];
         if (!(r->late_s >= 0.5 * total) || r->last_arrivals < 10 ||
             !(r->late_s >= 0.05 * (sm->comm_time_s + sm->skew_time_s)))

@@ -138,6 +138,13 @@ static json_t *summary_json(const struct cp_analysis *an, int *bad)
     put(o, "latency_bound_s", jnum(s->latency_bound_s), bad);
     put(o, "latency_bound_share", jnum(s->latency_bound_share), bad);
     put(o, "span_s", jnum(s->span_s), bad);
+    put(o, "busy_s", jnum(s->busy_s), bad);
+    put(o, "rank_nccl_share_median", jnum(s->rank_share_median), bad);
+    put(o, "rank_nccl_share_max", jnum(s->rank_share_max), bad);
+    put(o, "rank_nccl_share_max_rank",
+        s->rank_share_max_rank >= 0 ? jint(s->rank_share_max_rank)
+                                    : json_null(),
+        bad);
     put(o, "steps", s->steps ? jint(s->steps) : json_null(), bad);
     put(o, "steps_method", jstr(s->steps_method), bad);
     put(o, "bucket_bytes", s->bucket_bytes > 0 ? jnum(s->bucket_bytes)
@@ -237,7 +244,11 @@ static json_t *comms_json(const struct cp_analysis *an, int *bad)
         put(o, "id", hex_id(c->id), bad);
         put(o, "name", jstr(c->name), bad);
         put(o, "nranks", jint(c->nranks), bad);
-        put(o, "link", jstr(cp_link_class_name(c->link)), bad);
+        put(o, "link",
+            jstr(c->missing && c->nnodes <= 1 ? "unknown"
+                                              : cp_link_class_name(c->link)),
+            bad);
+        put(o, "missing_members", jint(c->missing), bad);
         put(o, "nodes", node_names(an, c->nodes, c->nnodes, bad), bad);
         put(o, "ranks", int_list(c->ranks, c->nranks, bad), bad);
         put(o, "instances", jint(c->instances), bad);

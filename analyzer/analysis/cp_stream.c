@@ -512,6 +512,54 @@ static void note_offsets(struct an_state *st, struct an_comm *c,
     }
 }
 
+/* Add [a, b] to the union of busy intervals. */
+static void busy_add(struct an_busy *u, int64_t a, int64_t b)
+{
+    unsigned i, j;
+
+    if (b <= a)
+        return;
+    /* the first interval that ends at or after a */
+    for (i = 0; i < u->n && u->b[i] < a; i++)
+        ;
+    /* merge with every interval that starts at or before b */
+    for (j = i; j < u->n && u->a[j] <= b; j++) {
+        if (u->a[j] < a)
+            a = u->a[j];
+        if (u->b[j] > b)
+            b = u->b[j];
+    }
+    if (j > i) { /* replace [i, j) by one */
+        memmove(&u->a[i + 1], &u->a[j], (u->n - j) * sizeof u->a[0]);
+        memmove(&u->b[i + 1], &u->b[j], (u->n - j) * sizeof u->b[0]);
+        u->n -= j - i - 1;
+    } else {
+        if (u->n == AN_BUSY_INTERVALS) { /* flush the earliest */
+            u->total_ns += (double)(u->b[0] - u->a[0]);
+            memmove(&u->a[0], &u->a[1], (u->n - 1) * sizeof u->a[0]);
+            memmove(&u->b[0], &u->b[1], (u->n - 1) * sizeof u->b[0]);
+            u->n--;
+            if (i > 0)
+                i--;
+        }
+        memmove(&u->a[i + 1], &u->a[i], (u->n - i) * sizeof u->a[0]);
+        memmove(&u->b[i + 1], &u->b[i], (u->n - i) * sizeof u->b[0]);
+        u->n++;
+    }
+    u->a[i] = a;
+    u->b[i] = b;
+}
+
+double an_busy_total_s(const struct an_busy *u)
+{
+    double t = u->total_ns;
+    unsigned i;
+
+    for (i = 0; i < u->n; i++)
+        t += (double)(u->b[i] - u->a[i]);
+    return t * 1e-9;
+}
+
 /* Close an instance: its own time and skew go to the aggregates. */
 static void finalize(struct an_state *st, struct an_comm *c,
                      struct an_inst *in)
@@ -534,12 +582,14 @@ static void finalize(struct an_state *st, struct an_comm *c,
     st->instances++;
     st->incomplete += (unsigned)incomplete;
     st->comm_time += own * in->share;
+    if (st->mode == AN_MODE_MAIN)
+        busy_add(&st->busy, in->first_start, in->max_end);
     st->skew_time += skew;
     st->wait_time += wait;
     c->instances++;
     c->incomplete += (unsigned)incomplete;
     c->time += own * in->share;
-    if (m >= 2 && in->last_file >= 0) {
+    if (m >= 2 && in->last_file >= 0 && !incomplete) {
         st->ranks[in->last_file].last_arrivals++;
         st->ranks[in->last_file].late +=
             (double)(in->last_start - in->second_start) * 1e-9;
@@ -847,6 +897,9 @@ static void p2p_finalize(struct an_state *st, struct an_p2p *e)
             st->oom = 1;
     }
     st->p2p_pairs++;
+    if (st->mode == AN_MODE_MAIN)
+        busy_add(&st->busy, e->start[0] < e->start[1] ? e->start[0] : e->start[1],
+                 e->end[0] > e->end[1] ? e->end[0] : e->end[1]);
     st->comm_time += own * e->share;
     st->skew_time += skew;
     st->wait_time += skew;

@@ -181,15 +181,24 @@ static void print_verdict(const struct cp_analysis *an, const char *report,
     size_t i, len;
     unsigned k;
 
-    printf("collprof: %zu rank%s on %zu node%s, %llu calls", an->nranks,
-           an->nranks == 1 ? "" : "s", an->nnodes, an->nnodes == 1 ? "" : "s",
-           (unsigned long long)s->calls);
+    printf("collprof: %zu rank%s on %zu node%s", an->nranks,
+           an->nranks == 1 ? "" : "s", an->nnodes, an->nnodes == 1 ? "" : "s");
+    if (s->nmissing)
+        printf(" (%zu of %d ranks left no log)", s->nmissing, an->world_size);
+    printf(", %llu calls", (unsigned long long)s->calls);
     if (s->failed_calls)
         printf(" (%llu failed)", (unsigned long long)s->failed_calls);
-    printf(", %s in NCCL over a %s run, plus %s of arrival skew\n",
-           cp_units_format_time(s->comm_time_s, b1, sizeof b1),
-           cp_units_format_time(s->span_s, b2, sizeof b2),
-           cp_units_format_time(s->skew_time_s, b3, sizeof b3));
+    if (isfinite(s->rank_share_median))
+        printf("; each rank %.0f%% of the run in NCCL (median; worst rank "
+               "%d: %.0f%%), a call in progress %s of the %s run, %s of "
+               "rank time waiting for late arrivals\n",
+               100 * s->rank_share_median, s->rank_share_max_rank,
+               100 * s->rank_share_max,
+               cp_units_format_time(s->busy_s, b1, sizeof b1),
+               cp_units_format_time(s->span_s, b2, sizeof b2),
+               cp_units_format_time(s->wait_time_s, b3, sizeof b3));
+    else
+        printf("\n");
 
     if (lat) {
         json_t *sizes = json_object_get(lat->evidence, "sizes");
