@@ -17,11 +17,17 @@
 #include "cp_links.h"
 #include "cp_portview.h"
 #include "cp_stats.h"
+#include "cp_steps.h"
 
 /* Records per file read by the first pass (clock offsets). */
 #define PREFIX_RECORDS 4096
 #define DAY_NS INT64_C(86400000000000)
-#define DDP_BUCKET 25e6 /* PyTorch DDP's default bucket_cap_mb = 25 */
+/* a fit on fewer size groups, or of worse quality, is weak */
+#define FIT_MIN_POINTS 4
+#define FIT_MIN_R2 0.5
+#define FIT_MAX_RESIDUAL 0.25
+/* calls this many times faster than the model: the model is wrong there */
+#define EFFICIENCY_MAX 2.0
 
 static const char *const severity_names[] = {"info", "warning", "critical"};
 static const char *const source_names[] = {"none", "fit", "profile", "ports"};
@@ -391,13 +397,64 @@ static int open_files(struct cp_analysis *an, struct an_state *st,
     return 0;
 }
 
+/* Causal bounds of every node's offset against node 0 from the pairs'
+ * [lo, hi]: a system of difference constraints, solved by relaxing the
+ * edges until nothing changes (Bellman-Ford; a change after nnodes rounds
+ * means the constraints contradict each other: drift or damage).  Returns
+ * 0, or -1 when contradictory. */
+static int offset_bounds(size_t nnodes, const struct an_state *st,
+                         double *low, double *high)
+{
+    size_t i, round;
+    int changed = 1;
+
+    for (i = 0; i < nnodes; i++) {
+        low[i] = i == 0 ? 0 : -INFINITY;
+        high[i] = i == 0 ? 0 : INFINITY;
+    }
+    for (round = 0; changed && round <= nnodes; round++) {
+        changed = 0;
+        for (i = 0; i < st->npairs; i++) {
+            const struct an_offset_pair *p = &st->pairs[i];
+            double lo = (double)p->lo_ns * 1e-9, hi = (double)p->hi_ns * 1e-9;
+            if (p->lo_ns == INT64_MIN || p->hi_ns == INT64_MAX)
+                continue;
+            /* offset(x) - offset(r) in [lo, hi] */
+            if (high[p->r] + hi < high[p->x]) {
+                high[p->x] = high[p->r] + hi;
+                changed = 1;
+            }
+            if (high[p->x] - lo < high[p->r]) {
+                high[p->r] = high[p->x] - lo;
+                changed = 1;
+            }
+            if (low[p->r] + lo > low[p->x]) {
+                low[p->x] = low[p->r] + lo;
+                changed = 1;
+            }
+            if (low[p->x] - hi > low[p->r]) {
+                low[p->r] = low[p->x] - hi;
+                changed = 1;
+            }
+        }
+    }
+    if (changed)
+        return -1;
+    for (i = 0; i < nnodes; i++)
+        if (low[i] > high[i])
+            return -1;
+    return 0;
+}
+
 /* Per-node offsets from the prefix pass's samples: the median of each
- * (node, reference) pair, then chained from node 0 outwards. */
+ * (node, reference) pair, chained from node 0 outwards, kept within what
+ * causality allows; applied only where that excludes a shared clock. */
 static void solve_offsets(struct cp_analysis *an, struct an_state *st,
                           double *offsets)
 {
     size_t i;
-    int changed = 1;
+    int changed = 1, consistent;
+    double *low = NULL, *high = NULL;
 
     for (i = 0; i < an->nnodes; i++) {
         offsets[i] = 0;
@@ -431,13 +488,38 @@ static void solve_offsets(struct cp_analysis *an, struct an_state *st,
             }
         }
     }
+    low = malloc(an->nnodes * sizeof *low);
+    high = malloc(an->nnodes * sizeof *high);
+    consistent = low && high && offset_bounds(an->nnodes, st, low, high) == 0;
     for (i = 0; i < an->nnodes; i++) {
-        if (!(fabs(offsets[i]) < 86400)) { /* chained too far: unknown */
+        struct cp_analysis_node *n = &an->nodes[i];
+        if (!(fabs(offsets[i]) < 86400) || !consistent ||
+            !isfinite(low[i]) || !isfinite(high[i]) ||
+            !(fabs(low[i]) < 86400 && fabs(high[i]) < 86400)) {
+            /* chained too far, contradictory or unbounded: unknown */
             offsets[i] = 0;
-            an->nodes[i].offset_known = 0;
+            n->offset_known = i == 0;
+            n->offset_low_s = n->offset_high_s = 0;
+            n->offset_significant = 0;
+            n->offset_s = n->offset_estimate_s = 0;
+            continue;
         }
-        an->nodes[i].offset_s = offsets[i];
+        if (offsets[i] < low[i])
+            offsets[i] = low[i];
+        if (offsets[i] > high[i])
+            offsets[i] = high[i];
+        n->offset_known = 1;
+        n->offset_estimate_s = offsets[i];
+        n->offset_low_s = low[i];
+        n->offset_high_s = high[i];
+        /* a shared clock (offset 0) is possible: nothing to correct */
+        n->offset_significant = low[i] > 0 || high[i] < 0;
+        if (!n->offset_significant)
+            offsets[i] = 0;
+        n->offset_s = offsets[i];
     }
+    free(low);
+    free(high);
 }
 
 static void collect_file_results(struct cp_analysis *an, struct an_state *st)
@@ -519,6 +601,7 @@ static int build_comms(struct cp_analysis *an, struct an_state *st)
         for (r = 0; r < c->nranks; r++) {
             int32_t f = c->member_file[r];
             pc->ranks[r] = f < 0 ? -1 : an->ranks[f].rank;
+            pc->missing += f < 0;
             if (f >= 0)
                 pc->nodes[n++] = an->ranks[f].node;
         }
@@ -545,10 +628,14 @@ static enum cp_link_class slot_link(const struct cp_analysis *an, size_t ci,
 
 /* Calls inside groups ran in an interval shared with the group's other
  * calls: their own time is unknown, so a bucket made mostly of them counts
- * in the time accounting but not in bandwidth judgments (as in the fit). */
+ * in the time accounting but not in bandwidth judgments (as in the fit);
+ * the same for a bucket of which over 5 % of the instances are
+ * incomplete. */
 static int judged(const struct an_bucket *b)
 {
-    return b->grouped * 10 <= b->count;
+    /* nor do instances with members missing: their own time is that of
+     * the members present, not the collective's */
+    return b->grouped * 10 <= b->count && b->incomplete * 20 <= b->count;
 }
 
 static int fit_classes(struct cp_analysis *an, struct an_state *st,
@@ -605,6 +692,20 @@ static int fit_classes(struct cp_analysis *an, struct an_state *st,
         m->fit_points = fr.points;
         m->fit_points_used = fr.points_used;
         m->fit_calls_used = fr.calls_used;
+        m->fit_weak = 0;
+        m->fit_weak_why[0] = '\0';
+        if (fr.ok && fr.points_used < FIT_MIN_POINTS) {
+            m->fit_weak = 1;
+            snprintf(m->fit_weak_why, sizeof m->fit_weak_why,
+                     "%u size groups used (at least %d make a firm fit)",
+                     fr.points_used, FIT_MIN_POINTS);
+        } else if (fr.ok && !(fr.r2 >= FIT_MIN_R2 &&
+                              fr.median_rel_residual <= FIT_MAX_RESIDUAL)) {
+            m->fit_weak = 1;
+            snprintf(m->fit_weak_why, sizeof m->fit_weak_why,
+                     "poor quality: r2 %.2f, median residual %.0f%%", fr.r2,
+                     100 * fr.median_rel_residual);
+        }
         snprintf(m->fit_why, sizeof m->fit_why, "%s",
                  fr.ok ? "" : (npts[k] ? fr.why : "no calls of this class"));
         m->source = CP_SOURCE_NONE;
@@ -706,6 +807,8 @@ static int build_rows(struct cp_analysis *an, struct an_state *st,
                                  cp_model_coll_facts(ev->coll)->nccl_algo, p,
                                  &params, &terms, NULL) == 0 &&
                              (p > 1 || ev->coll == CP_COLL_SENDRECV);
+            ev->weak = ev->have_model && m->source == CP_SOURCE_FIT &&
+                       m->fit_weak;
             ev->latency_s = ev->have_model ? terms.latency_s : NAN;
             ev->sec_per_byte = ev->have_model ? terms.sec_per_byte : NAN;
 
@@ -774,6 +877,9 @@ static int build_rows(struct cp_analysis *an, struct an_state *st,
                     row->efficiency = duration > 0
                                           ? row->model_time_s / duration
                                           : NAN;
+                    row->model_mismatch = row->efficiency > EFFICIENCY_MAX;
+                    if (row->model_mismatch)
+                        row->efficiency = NAN;
                     row->latency_share =
                         row->time_s > 0 ? lat_time / row->time_s
                                         : (lat_time > 0);
@@ -824,38 +930,17 @@ static void class_bandwidths(struct cp_analysis *an, const struct an_eval *ev,
     }
 }
 
-/* The shortest period of sig[0..len): the smallest P with sig[i] ==
- * sig[i + P] for all but 5 % + 3 of the i (warm-up calls, a last call
- * after the loop), seen at least twice.  0 when there is none. */
-static size_t find_period(const uint32_t *sig, size_t len)
+/* The training steps in the run: the period of the calls of the lowest
+ * rank (cp_steps: communicator, operation, count and type in the order the
+ * rank made them), or unknown (0): then nothing is said per step. */
+static void estimate_steps(struct cp_analysis *an, unsigned given)
 {
-    size_t P, i;
+    const struct cp_analysis_rank *pick = NULL;
+    struct cp_steps_result res;
+    struct cp_error err;
+    size_t i;
 
-    for (P = 1; P * 2 <= len; P++) {
-        size_t bad = 0, allowed = (len - P) / 20 + 3;
-        for (i = 0; i + P < len && bad <= allowed; i++)
-            bad += sig[i] != sig[i + P];
-        if (bad <= allowed)
-            return P;
-    }
-    return 0;
-}
-
-/* The training steps in the run: the period of the sequence of calls
- * (operation and size) on the busiest communicator, read from its first
- * AN_STEPS_MAX instances.  When every call looks alike (period 1), a long
- * pause before a call (> 10x the median gap and > 1 ms: the optimizer
- * step and the forward pass) is added to the signature. */
-static void estimate_steps(struct cp_analysis *an, struct an_state *st,
-                           unsigned given)
-{
-    struct an_comm *best = NULL;
-    struct an_steps *s;
-    double *gaps = NULL, med = 0;
-    uint32_t *sig = NULL;
-    size_t i, ng = 0, len, P;
-
-    an->summary.steps = 1;
+    an->summary.steps = 0;
     if (given) {
         an->summary.steps = given;
         snprintf(an->summary.steps_method, sizeof an->summary.steps_method,
@@ -863,47 +948,51 @@ static void estimate_steps(struct cp_analysis *an, struct an_state *st,
         return;
     }
     snprintf(an->summary.steps_method, sizeof an->summary.steps_method,
-             "none (one step assumed)");
-    for (i = 0; i < st->ncomms; i++)
-        if (st->comms[i]->steps &&
-            (!best || st->comms[i]->instances > best->instances))
-            best = st->comms[i];
-    if (!best || best->steps->len < 4)
-        return;
-    s = best->steps;
-    len = s->len;
-    P = find_period(s->sig, len);
-    if (P == 1 || P == 0) {
-        gaps = malloc(len * sizeof *gaps);
-        sig = malloc(len * sizeof *sig);
-        if (!gaps || !sig)
-            goto out;
-        for (i = 1; i < len; i++)
-            if (s->sig[i] && s->sig[i - 1])
-                gaps[ng++] = (double)(s->start[i] - s->end[i - 1]);
-        if (ng) {
-            cp_stats_sort(gaps, ng);
-            med = gaps[ng / 2]; /* the upper median */
-        }
-        for (i = 0; i < len; i++) {
-            double gap = i > 0 && s->sig[i] && s->sig[i - 1]
-                             ? (double)(s->start[i] - s->end[i - 1])
-                             : 0;
-            int pause = gap > 10 * fmax(med, 0) && gap > 1e6;
-            sig[i] = s->sig[i] ^ (pause ? 0x9e3779b9u : 0);
-        }
-        P = find_period(sig, len);
+             "unknown: no sequence of calls repeats (give --steps)");
+    for (i = 0; i < an->nranks; i++) {
+        const struct cp_analysis_rank *r = &an->ranks[i];
+        if (r->calls - r->failed < 4)
+            continue;
+        if (!pick || (r->rank >= 0 && (pick->rank < 0 || r->rank < pick->rank)))
+            pick = r;
     }
-    if (P == 0)
-        goto out;
-    an->summary.steps =
-        (unsigned)fmax(1, floor((double)best->instances / P + 0.5));
+    if (!pick ||
+        cp_steps_from_log(an->inputs[pick->input].path,
+                          pick->calls - pick->failed, &res, &err) < 0 ||
+        res.steps == 0)
+        return;
+    an->summary.steps = res.steps;
     snprintf(an->summary.steps_method, sizeof an->summary.steps_method,
-             "a pattern of %zu calls repeats on communicator %016llx", P,
-             (unsigned long long)best->id);
-out:
-    free(gaps);
-    free(sig);
+             "a pattern of %zu calls repeats on rank %d%s", res.period,
+             pick->rank, res.by_pauses ? " (steps marked by pauses)" : "");
+}
+
+/* Each rank's time in NCCL calls as a share of the run: the median and
+ * the worst rank. */
+static void rank_shares(struct cp_analysis *an)
+{
+    struct cp_analysis_summary *sm = &an->summary;
+    double *v = NULL;
+    size_t i, n = 0;
+
+    sm->rank_share_median = sm->rank_share_max = NAN;
+    sm->rank_share_max_rank = -1;
+    if (!(sm->span_s > 0) || an->nranks == 0)
+        return;
+    v = malloc(an->nranks * sizeof *v);
+    if (!v)
+        return;
+    for (i = 0; i < an->nranks; i++) {
+        double s = fmin(1, an->ranks[i].time_s / sm->span_s);
+        v[n++] = s;
+        if (!(s <= sm->rank_share_max)) {
+            sm->rank_share_max = s;
+            sm->rank_share_max_rank = an->ranks[i].rank;
+        }
+    }
+    cp_stats_sort(v, n);
+    sm->rank_share_median = cp_stats_median_sorted(v, n);
+    free(v);
 }
 
 static void finish_summary(struct cp_analysis *an, struct an_state *st,
@@ -931,6 +1020,8 @@ static void finish_summary(struct cp_analysis *an, struct an_state *st,
     sm->span_s = st->t_last > st->t_first
                      ? (double)(st->t_last - st->t_first) * 1e-9
                      : 0;
+    sm->busy_s = fmin(an_busy_total_s(&st->busy), sm->span_s);
+    rank_shares(an);
     for (i = 0; i < nev; i++) {
         have_model |= ev[i].have_model;
         sm->latency_bound_s += ev[i].lat.time;
@@ -1122,7 +1213,7 @@ struct cp_analysis *cp_analysis_run(const char *const *paths,
         cp_links_apply_probe(an, opts->probe) < 0 ||
         cp_portview_build(an, paths) < 0)
         goto oom_state;
-    estimate_steps(an, &st, opts->steps);
+    estimate_steps(an, opts->steps);
     finish_summary(an, &st, evals, nevals);
     if (find_missing_ranks(an) < 0)
         goto oom_state;

@@ -107,8 +107,15 @@ struct cp_analysis_node {
     char name[64];
     unsigned ranks;      /* processes analyzed on it */
     int offset_known;    /* 1 when the clock offset was estimated */
-    double offset_s;     /* its clock minus the reference node's */
+    double offset_s;     /* its clock minus the reference node's, as
+                            applied to its times: offset_estimate_s when
+                            offset_significant, else 0 */
+    double offset_estimate_s; /* the estimate, within [low, high] */
     uint64_t offset_samples; /* instances the estimate rests on */
+    /* what causality allows: the true offset lies in [low, high] (both
+     * finite when offset_known); significant when 0 lies outside */
+    double offset_low_s, offset_high_s;
+    int offset_significant;
 };
 
 struct cp_analysis_rank {
@@ -138,6 +145,10 @@ struct cp_analysis_comm {
     int *ranks;         /* [nranks]: global rank of each comm rank, -1 */
     uint64_t instances; /* collective instances (p2p pairs not included) */
     uint64_t incomplete; /* instances with fewer members than nranks */
+    unsigned missing;   /* members without a log (ranks[r] == -1): then
+                           nodes lists only the members' seen, and a
+                           communicator seen on one node is of unknown
+                           link class (not judged as intra) */
     uint64_t p2p;       /* send/recv pairs */
     double time_s;      /* own time of its instances */
     /* its slowness is the subject of a slow_link, slow_link_candidates or
@@ -160,6 +171,10 @@ struct cp_analysis_link {
     unsigned fit_points, fit_points_used;
     uint64_t fit_calls_used;
     char fit_why[160]; /* when !fit_ok */
+    /* a fit on few points or of poor quality: shown, never the ground of a
+     * warning (docs/analysis.md, "Fit") */
+    int fit_weak;
+    char fit_weak_why[96];
     /* measured: bandwidth-bound calls of the class */
     uint64_t bw_calls;
     double busbw_Bps;       /* sum f*n / sum t */
@@ -187,7 +202,10 @@ struct cp_analysis_row {
                            interval: the calls of a group run together) */
     double busbw_Bps;   /* algbw * f */
     double model_time_s; /* NaN without a model */
-    double efficiency;  /* model_time_s / sum of own time (as algbw) */
+    double efficiency;  /* model_time_s / sum of own time (as algbw); NaN
+                           when the calls ran over EFFICIENCY_MAX times
+                           faster than the model (model_mismatch) */
+    int model_mismatch; /* the model does not describe these calls */
     enum cp_regime regime; /* of most of its time; NONE: no model */
     double latency_share; /* of its time in latency-bound calls */
 };
@@ -373,6 +391,10 @@ struct cp_analysis_summary {
     double skew_time_s;     /* sum of instances' arrival skew */
     double wait_time_s;     /* rank-seconds waiting for the last arrival */
     double rank_time_s;     /* sum of every call's duration over ranks */
+    double busy_s;          /* wall time with some call in progress */
+    double rank_share_median; /* of span_s, each rank's time in NCCL */
+    double rank_share_max;
+    int rank_share_max_rank;  /* global rank of the worst, -1 */
     double latency_bound_s; /* own time of latency-bound calls */
     double latency_bound_share; /* of comm_time_s, NaN without a model */
     double span_s;          /* first start to last end */

@@ -26,10 +26,6 @@
 #define AN_SUB (1 << AN_SUB_BITS)
 #define AN_NBUCKETS (1 + 64 * AN_SUB)
 
-/* Instances whose signature is kept per communicator for step detection. */
-#define AN_STEPS_MAX 8192
-#define AN_STEPS_COMMS 64
-
 /* The bucket of n bytes (n >= 0, finite). */
 static inline unsigned an_bucket_index(double n)
 {
@@ -84,13 +80,6 @@ struct an_inst {
 };
 _Static_assert(sizeof(struct an_inst) == 64, "an_inst is one cache line");
 
-struct an_steps {
-    uint32_t base_seq;
-    uint32_t len;               /* entries written: max index + 1 */
-    uint32_t sig[AN_STEPS_MAX]; /* 0 = not seen */
-    int64_t start[AN_STEPS_MAX];
-    int64_t end[AN_STEPS_MAX];
-};
 
 struct an_comm {
     uint64_t id;
@@ -101,12 +90,11 @@ struct an_comm {
     /* the window of pending instances: seqs [lo, hi), slot seq & (cap-1) */
     struct an_inst *ring;
     int64_t *ends; /* prefix pass: [cap * nranks] member end times */
+    int64_t *starts; /* prefix pass: [cap * nranks] member start times */
     uint32_t cap;
     int started;
-    int no_steps; /* step signatures are not kept for it */
     uint64_t lo, hi;
     struct an_slot_table *slots[AN_SLOTS];
-    struct an_steps *steps;
     uint64_t instances, incomplete, p2p, late, inconsistent;
     double time;
 };
@@ -165,6 +153,9 @@ struct an_offset_pair {
     unsigned x, r;
     size_t n, cap;
     double *v;
+    /* causality: every member's end follows every member's start, so
+     * offset(x) - offset(r) lies in [lo_ns, hi_ns] (docs/analysis.md) */
+    int64_t lo_ns, hi_ns;
 };
 
 /* Per-rank counters of one pass. */
@@ -201,7 +192,19 @@ struct an_timeline {
     struct an_window w[AN_WINDOWS];
 };
 
+/* The wall time with some collective or pair in progress: the union of
+ * their own intervals, merged in a small sorted buffer (instances close
+ * nearly in time order; the earliest interval is flushed to the total when
+ * the buffer is full). */
+#define AN_BUSY_INTERVALS 256
+struct an_busy {
+    unsigned n;
+    int64_t a[AN_BUSY_INTERVALS], b[AN_BUSY_INTERVALS]; /* sorted by a */
+    double total_ns;
+};
+
 struct an_state {
+    struct an_busy busy;
     enum an_mode mode;
     struct an_file *files;
     size_t nfiles;
@@ -233,6 +236,7 @@ struct an_state {
     size_t npairs, cappairs;
     double *node_sum;
     uint32_t *node_cnt;
+    int64_t *node_min_end, *node_max_start; /* per node, one instance */
     uint64_t offset_instances;
     int oom; /* memory ran out somewhere: the result is incomplete */
     /* main pass: inter-node point-to-point pairs per node pair (cp_links) */
@@ -270,6 +274,7 @@ struct an_eval {
     enum cp_coll coll;
     enum cp_link_class link;
     int have_model;
+    int weak;            /* the model is a weak fit: no warning on it */
     double latency_s;    /* L of the (comm, slot) with the class's model */
     double sec_per_byte; /* W */
     double factor;       /* busbw factor f */
@@ -277,6 +282,9 @@ struct an_eval {
 };
 
 struct cp_links;
+
+/* cp_stream.c: the wall time of the union of busy intervals, in s. */
+double an_busy_total_s(const struct an_busy *u);
 
 /* cp_findings.c: fill an->findings (most severe first). */
 int an_findings(struct cp_analysis *an, const struct an_eval *ev, size_t nev);

@@ -35,7 +35,9 @@
 #define LATENCY_CRITICAL 0.50
 #define BUSBW_LOW 0.5      /* measured / model busbw */
 #define BUSBW_TCP 0.15     /* an order of magnitude below */
-#define MIN_BUCKET 25e6    /* PyTorch DDP's default bucket */
+#define MIN_BUCKET (25.0 * 1048576) /* PyTorch DDP's default bucket_cap_mb */
+#define GAIN_RUN 0.01  /* advice only when it saves 1 % of the run ... */
+#define GAIN_STEP 1e-3 /* ... and 1 ms per step */
 
 /* A real or null (JSON has no NaN). */
 static json_t *jnum(double v)
@@ -171,6 +173,37 @@ static const char *coll_name(enum cp_coll c)
     return n ? n : "unknown";
 }
 
+/* Calls that DDP's gradient buckets fuse: all-reduces on a data-parallel
+ * communicator, i.e. the world or members that are not one block of
+ * consecutive ranks (tensor-parallel groups are such blocks in Megatron's
+ * and PyTorch's layouts; their all-reduces carry activations that the next
+ * layer waits for and cannot be put off into a bucket). */
+static int data_parallel_allreduce(const struct cp_analysis *an,
+                                   const struct an_eval *x)
+{
+    const struct cp_analysis_comm *c = &an->comms[x->comm];
+    int world = an->world_size > 0 ? an->world_size
+                                           : (int)an->nranks;
+    int lo = INT32_MAX, hi = -1;
+    unsigned i;
+
+    if (x->coll != CP_COLL_ALLREDUCE || c->nranks < 2 || c->missing)
+        return 0;
+    if ((int)c->nranks >= world)
+        return 1;
+    for (i = 0; i < c->nranks; i++) {
+        if (c->ranks[i] < 0)
+            return 0; /* members unknown: not advised */
+        lo = c->ranks[i] < lo ? c->ranks[i] : lo;
+        hi = c->ranks[i] > hi ? c->ranks[i] : hi;
+    }
+    return hi - lo + 1 != (int)c->nranks;
+}
+
+/* The latency-bound share, and the advice to fuse data-parallel gradient
+ * all-reduces into buckets: only when it gains at least GAIN_RUN of the
+ * run and GAIN_STEP per step (per run when the steps are unknown), and
+ * only by a model that is not a weak fit (the saving is the model's). */
 static int latency_bound(struct cp_analysis *an, const struct an_eval *ev,
                          size_t nev)
 {
@@ -196,7 +229,8 @@ static int latency_bound(struct cp_analysis *an, const struct an_eval *ev,
     if (!lat || !marks || !sizes)
         goto out;
     for (i = 0; i < nev; i++)
-        if (ev[i].have_model && ev[i].lat.calls > 0) {
+        if (ev[i].have_model && !ev[i].weak && ev[i].lat.calls > 0 &&
+            data_parallel_allreduce(an, &ev[i])) {
             lat[nlat++] = &ev[i];
             marks[ev[i].comm] = 1;
             calls += ev[i].lat.calls;
@@ -209,10 +243,9 @@ static int latency_bound(struct cp_analysis *an, const struct an_eval *ev,
     }
     qsort(lat, nlat, sizeof *lat, compare_lat_time);
     if (!(bucket > 0)) {
-        /* DDP's 25 MB, or 10 n_1/2 (latency under 10 % of the time) when
-         * that is larger, in whole MB */
-        bucket = fmax(MIN_BUCKET, ceil(10 * n_half / 1e6) * 1e6);
-        sm->bucket_bytes = bucket;
+        /* DDP's 25 MiB, or 10 n_1/2 (latency under 10 % of the time) when
+         * that is larger, in whole MiB */
+        bucket = fmax(MIN_BUCKET, ceil(10 * n_half / 1048576) * 1048576);
     }
     for (i = 0; i < nlat; i++) {
         const struct an_eval *x = lat[i];
@@ -239,6 +272,12 @@ static int latency_bound(struct cp_analysis *an, const struct an_eval *ev,
                 goto out;
         }
     }
+    /* nothing worth a change: no finding */
+    if (!(saving >= GAIN_RUN * sm->span_s && saving / steps >= GAIN_STEP)) {
+        rc = 0;
+        goto out;
+    }
+    sm->bucket_bytes = bucket;
     pct = sm->comm_time_s > 0 ? saving / sm->comm_time_s : 0;
     sev = share >= LATENCY_CRITICAL && pct >= 0.25 ? CP_SEVERITY_CRITICAL
           : share >= LATENCY_WARNING || pct >= 0.10 ? CP_SEVERITY_WARNING
@@ -253,14 +292,16 @@ static int latency_bound(struct cp_analysis *an, const struct an_eval *ev,
         goto out;
     if (add_finding(an, "latency_bound", sev, w.ranks, w.nranks, w.nodes,
                     w.nnodes,
-                    "%.0f%% of the communication time (%s of %s) is in %llu "
-                    "latency-bound calls (%s); fusing them into %s buckets "
-                    "would save about %s per %s (%.0f%%).",
+                    "%.0f%% of the communication time (%s of %s) is in "
+                    "latency-bound calls; %llu of them are data-parallel "
+                    "gradient all-reduces (%s): fusing them into %s buckets "
+                    "would save about %s per %s (%.0f%% of the communication "
+                    "time).",
                     100 * share,
                     cp_units_format_time(sm->latency_bound_s, b3, sizeof b3),
                     cp_units_format_time(sm->comm_time_s, b4, sizeof b4),
                     (unsigned long long)calls, what,
-                    cp_units_format_size_si(bucket, b1, sizeof b1),
+                    cp_units_format_size(bucket, b1, sizeof b1),
                     cp_units_format_time(saving / steps, b5, sizeof b5),
                     sm->steps > 1 ? "step" : "run", 100 * pct) < 0)
         goto out;
@@ -271,10 +312,14 @@ static int latency_bound(struct cp_analysis *an, const struct an_eval *ev,
         set(e, "calls", json_integer((json_int_t)calls)) < 0 ||
         set(e, "n_half_bytes", jnum(n_half)) < 0 ||
         set(e, "bucket_bytes", jnum(bucket)) < 0 ||
-        set(e, "steps", json_integer(sm->steps)) < 0 ||
+        set(e, "default_bucket_bytes", jnum(MIN_BUCKET)) < 0 ||
+        set(e, "steps", sm->steps ? json_integer(sm->steps) : json_null()) < 0 ||
         set(e, "steps_method", json_string(sm->steps_method)) < 0 ||
         set(e, "saving_per_step_s", jnum(saving / steps)) < 0 ||
+        set(e, "saving_s", jnum(saving)) < 0 ||
         set(e, "saving_share", jnum(pct)) < 0 ||
+        set(e, "saving_run_share",
+            jnum(sm->span_s > 0 ? saving / sm->span_s : NAN)) < 0 ||
         json_object_set(e, "sizes", sizes) < 0)
         goto out;
     rc = 0;
@@ -345,7 +390,10 @@ static int low_busbw(struct cp_analysis *an, const struct an_eval *ev,
                 goto out;
             rc = add_finding(
                 an, "low_busbw",
-                ratio < BUSBW_TCP ? CP_SEVERITY_CRITICAL : CP_SEVERITY_WARNING,
+                /* a weak fit is no ground for a warning */
+                m->source == CP_SOURCE_FIT && m->fit_weak ? CP_SEVERITY_INFO
+                : ratio < BUSBW_TCP ? CP_SEVERITY_CRITICAL
+                                    : CP_SEVERITY_WARNING,
                 w.ranks, w.nranks, w.nodes, w.nnodes,
                 "%s bandwidth-bound calls on communicator %016llx (%u ranks, "
                 "%u nodes) reach a busbw of %s, %.0f%% of the %s the model "
@@ -417,7 +465,9 @@ static int straggler(struct cp_analysis *an)
         if (worst == SIZE_MAX || an->ranks[i].late_s > an->ranks[worst].late_s)
             worst = i;
     }
-    if (worst != SIZE_MAX && an->nranks >= 2) {
+    /* with ranks missing, the rank seen last may be waiting for one that
+     * left no log: arrivals are not judged */
+    if (worst != SIZE_MAX && an->nranks >= 2 && sm->nmissing == 0) {
         r = &an->ranks[worst];
         if (!(r->late_s >= 0.5 * total) || r->last_arrivals < 10 ||
             !(r->late_s >= 0.05 * (sm->comm_time_s + sm->skew_time_s)))
@@ -1067,29 +1117,45 @@ static int inputs_findings(struct cp_analysis *an)
     return 0;
 }
 
+/* The node whose clock is furthest off, when causality rules out a shared
+ * clock: the estimate with the interval it must lie in. */
 static int clock_offset(struct cp_analysis *an)
 {
-    size_t i, worst = 0;
-    char b1[CP_UNITS_BUFSIZE];
+    size_t i, worst = SIZE_MAX;
+    char b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE], b3[CP_UNITS_BUFSIZE],
+        b4[CP_UNITS_BUFSIZE];
+    const struct cp_analysis_node *w;
+    double bound, near, far;
     json_t *e;
 
     for (i = 1; i < an->nnodes; i++)
-        if (fabs(an->nodes[i].offset_s) > fabs(an->nodes[worst].offset_s))
+        if (an->nodes[i].offset_significant &&
+            (worst == SIZE_MAX ||
+             fabs(an->nodes[i].offset_s) > fabs(an->nodes[worst].offset_s)))
             worst = i;
-    if (an->nnodes < 2 || !(fabs(an->nodes[worst].offset_s) > 100e-6))
+    if (an->nnodes < 2 || worst == SIZE_MAX)
         return 0;
+    w = &an->nodes[worst];
+    bound = fmax(w->offset_s - w->offset_low_s, w->offset_high_s - w->offset_s);
+    near = fmin(fabs(w->offset_low_s), fabs(w->offset_high_s));
+    far = fmax(fabs(w->offset_low_s), fabs(w->offset_high_s));
+    cp_units_format_time(fabs(w->offset_s), b1, sizeof b1);
+    cp_units_format_time(bound, b2, sizeof b2);
+    cp_units_format_time(near, b3, sizeof b3);
+    cp_units_format_time(far, b4, sizeof b4);
     if (add_finding(an, "clock_offset", CP_SEVERITY_INFO, NULL, 0,
                     (unsigned[]){(unsigned)worst}, 1,
-                    "The clock of node %s is %s %s node %s's; all times were "
-                    "corrected before the skew analysis.",
-                    an->nodes[worst].name,
-                    cp_units_format_time(fabs(an->nodes[worst].offset_s), b1,
-                                         sizeof b1),
-                    an->nodes[worst].offset_s > 0 ? "ahead of" : "behind",
-                    an->nodes[an->offset_reference].name) < 0)
+                    "The clock of node %s is %s %s node %s's (+/- %s: "
+                    "between %s and %s by the order of the calls); all "
+                    "times were corrected before the skew analysis.",
+                    w->name, b1, w->offset_s > 0 ? "ahead of" : "behind",
+                    an->nodes[an->offset_reference].name, b2, b3, b4) < 0)
         return -1;
     e = last_evidence(an);
-    if (set(e, "offset_s", jnum(an->nodes[worst].offset_s)) < 0 ||
+    if (set(e, "offset_s", jnum(w->offset_s)) < 0 ||
+        set(e, "bound_s", jnum(bound)) < 0 ||
+        set(e, "low_s", jnum(w->offset_low_s)) < 0 ||
+        set(e, "high_s", jnum(w->offset_high_s)) < 0 ||
         set(e, "instances", json_integer((json_int_t)an->offset_instances)) < 0)
         return -1;
     return 0;

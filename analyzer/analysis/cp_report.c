@@ -138,7 +138,14 @@ static json_t *summary_json(const struct cp_analysis *an, int *bad)
     put(o, "latency_bound_s", jnum(s->latency_bound_s), bad);
     put(o, "latency_bound_share", jnum(s->latency_bound_share), bad);
     put(o, "span_s", jnum(s->span_s), bad);
-    put(o, "steps", jint(s->steps), bad);
+    put(o, "busy_s", jnum(s->busy_s), bad);
+    put(o, "rank_nccl_share_median", jnum(s->rank_share_median), bad);
+    put(o, "rank_nccl_share_max", jnum(s->rank_share_max), bad);
+    put(o, "rank_nccl_share_max_rank",
+        s->rank_share_max_rank >= 0 ? jint(s->rank_share_max_rank)
+                                    : json_null(),
+        bad);
+    put(o, "steps", s->steps ? jint(s->steps) : json_null(), bad);
     put(o, "steps_method", jstr(s->steps_method), bad);
     put(o, "bucket_bytes", s->bucket_bytes > 0 ? jnum(s->bucket_bytes)
                                                : json_null(),
@@ -167,6 +174,9 @@ static json_t *link_json(const struct cp_analysis_link *m, int *bad)
     put(fit, "points", jint(m->fit_points), bad);
     put(fit, "points_used", jint(m->fit_points_used), bad);
     put(fit, "why", m->fit_ok ? json_null() : jstr(m->fit_why), bad);
+    put(fit, "weak", json_boolean(m->fit_weak), bad);
+    put(fit, "weak_why", m->fit_weak ? jstr(m->fit_weak_why) : json_null(),
+        bad);
     put(o, "fit", fit, bad);
     put(o, "bandwidth_bound_calls", jint(m->bw_calls), bad);
     put(o, "busbw_Bps", jnum(m->busbw_Bps), bad);
@@ -189,7 +199,10 @@ static json_t *offsets_json(const struct cp_analysis *an, int *bad)
     put(o, "method",
         jstr("median over the first instances of symmetric "
                     "collectives of each node's mean end time minus the "
-                    "reference node's"),
+                    "reference node's, within the bounds that the order of "
+                    "the calls allows (every member ends after every "
+                    "member started); applied only where those bounds "
+                    "exclude a shared clock"),
         bad);
     put(o, "instances", jint(an->offset_instances), bad);
     for (i = 0; i < an->nnodes; i++) {
@@ -200,6 +213,20 @@ static json_t *offsets_json(const struct cp_analysis *an, int *bad)
                                : json_null(),
             bad);
         put(n, "samples", jint(an->nodes[i].offset_samples), bad);
+        put(n, "estimate_s", an->nodes[i].offset_known
+                                 ? jnum(an->nodes[i].offset_estimate_s)
+                                 : json_null(),
+            bad);
+        put(n, "low_s", an->nodes[i].offset_known
+                            ? jnum(an->nodes[i].offset_low_s)
+                            : json_null(),
+            bad);
+        put(n, "high_s", an->nodes[i].offset_known
+                             ? jnum(an->nodes[i].offset_high_s)
+                             : json_null(),
+            bad);
+        put(n, "significant",
+            json_boolean(an->nodes[i].offset_significant), bad);
         push(nodes, n, bad);
     }
     put(o, "nodes", nodes, bad);
@@ -217,7 +244,11 @@ static json_t *comms_json(const struct cp_analysis *an, int *bad)
         put(o, "id", hex_id(c->id), bad);
         put(o, "name", jstr(c->name), bad);
         put(o, "nranks", jint(c->nranks), bad);
-        put(o, "link", jstr(cp_link_class_name(c->link)), bad);
+        put(o, "link",
+            jstr(c->missing && c->nnodes <= 1 ? "unknown"
+                                              : cp_link_class_name(c->link)),
+            bad);
+        put(o, "missing_members", jint(c->missing), bad);
         put(o, "nodes", node_names(an, c->nodes, c->nnodes, bad), bad);
         put(o, "ranks", int_list(c->ranks, c->nranks, bad), bad);
         put(o, "instances", jint(c->instances), bad);
@@ -255,6 +286,11 @@ static json_t *rows_json(const struct cp_analysis *an, int *bad)
         put(o, "busbw_Bps", jnum(r->busbw_Bps), bad);
         put(o, "model_time_s", jnum(r->model_time_s), bad);
         put(o, "efficiency", jnum(r->efficiency), bad);
+        if (r->model_mismatch)
+            put(o, "efficiency_note",
+                jstr("over twice as fast as the model: the model does not "
+                     "describe these calls"),
+                bad);
         put(o, "regime", jstr(cp_model_regime_name(r->regime)), bad);
         put(o, "latency_share", jnum(r->latency_share), bad);
         put(o, "incomplete", jint(r->incomplete), bad);

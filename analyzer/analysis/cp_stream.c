@@ -101,9 +101,13 @@ int an_state_init(struct an_state *st, enum an_mode mode, size_t nfiles,
     st->ranks = calloc(nfiles ? nfiles : 1, sizeof *st->ranks);
     st->node_sum = calloc(nnodes ? nnodes : 1, sizeof *st->node_sum);
     st->node_cnt = calloc(nnodes ? nnodes : 1, sizeof *st->node_cnt);
+    st->node_min_end = calloc(nnodes ? nnodes : 1, sizeof *st->node_min_end);
+    st->node_max_start =
+        calloc(nnodes ? nnodes : 1, sizeof *st->node_max_start);
     if (mode == AN_MODE_MAIN)
         st->timeline = calloc(1, sizeof *st->timeline);
     if (!st->files || !st->ranks || !st->node_sum || !st->node_cnt ||
+        !st->node_min_end || !st->node_max_start ||
         (mode == AN_MODE_MAIN && !st->timeline))
         return -1;
     return 0;
@@ -132,9 +136,9 @@ static void comm_free(struct an_comm *c)
     free(c->member_file);
     free(c->ring);
     free(c->ends);
+    free(c->starts);
     for (s = 0; s < AN_SLOTS; s++)
         slot_table_free(c->slots[s]);
-    free(c->steps);
     free(c);
 }
 
@@ -161,6 +165,8 @@ void an_state_free(struct an_state *st)
     free(st->pairs);
     free(st->node_sum);
     free(st->node_cnt);
+    free(st->node_min_end);
+    free(st->node_max_start);
     free(st->timeline);
     memset(st, 0, sizeof *st);
     errno = saved;
@@ -236,10 +242,12 @@ static struct an_comm *comm_get(struct an_state *st, uint64_t id,
     c->cap = RING_INIT;
     c->member_file = malloc(nranks * sizeof *c->member_file);
     c->ring = ring_alloc(c->cap);
-    if (st->mode == AN_MODE_PREFIX)
+    if (st->mode == AN_MODE_PREFIX) {
         c->ends = calloc((size_t)c->cap * nranks, sizeof *c->ends);
+        c->starts = calloc((size_t)c->cap * nranks, sizeof *c->starts);
+    }
     if (!c->member_file || !c->ring ||
-        (st->mode == AN_MODE_PREFIX && !c->ends)) {
+        (st->mode == AN_MODE_PREFIX && (!c->ends || !c->starts))) {
         comm_free(c);
         goto oom;
     }
@@ -409,44 +417,14 @@ static inline void timeline_add(struct an_timeline *tl, int64_t a, int64_t b,
         tl->used = (unsigned)ib + 1;
 }
 
-static void note_steps(struct an_state *st, struct an_comm *c,
-                       const struct an_inst *in)
-{
-    struct an_steps *s = c->steps;
-    uint32_t i;
-
-    if (!s) {
-        if (c->no_steps)
-            return;
-        c->no_steps = 1;
-        if (st->mode != AN_MODE_MAIN || c->index >= AN_STEPS_COMMS)
-            return;
-        s = c->steps = calloc(1, sizeof *s);
-        if (!s)
-            return;
-        s->base_seq = in->seq;
-    }
-    i = in->seq - s->base_seq;
-    if (in->seq < s->base_seq || i >= AN_STEPS_MAX)
-        return;
-    {
-        union {
-            float f;
-            uint32_t u;
-        } nb;
-        nb.f = in->n;
-        s->sig[i] = hash64((uint64_t)nb.u * 977 + in->coll) | 1u;
-    }
-    s->start[i] = in->first_start;
-    s->end[i] = in->max_end;
-    if (i + 1 > s->len)
-        s->len = i + 1;
-}
-
 /* Prefix pass: per-node mean end of a complete symmetric instance, minus
- * the mean end of the lowest node in it. */
+ * the mean end of the lowest node in it; and the causal bounds: each
+ * member's result needs every member's input, so on true time every end
+ * follows every start, and offset(x) - offset(ref) <= min end on x - max
+ * start on ref, >= max start on x - min end on ref. */
 static void note_offsets(struct an_state *st, struct an_comm *c,
-                         const struct an_inst *in, const int64_t *ends)
+                         const struct an_inst *in, const int64_t *ends,
+                         const int64_t *starts)
 {
     unsigned r, x, ref = UINT32_MAX, touched = 0;
     size_t k;
@@ -461,8 +439,15 @@ static void note_offsets(struct an_state *st, struct an_comm *c,
         if (f < 0)
             return;
         x = st->files[f].node;
-        if (!st->node_cnt[x])
+        if (!st->node_cnt[x]) {
             touched++;
+            st->node_min_end[x] = ends[r];
+            st->node_max_start[x] = starts[r];
+        }
+        if (ends[r] < st->node_min_end[x])
+            st->node_min_end[x] = ends[r];
+        if (starts[r] > st->node_max_start[x])
+            st->node_max_start[x] = starts[r];
         st->node_sum[x] += (double)(ends[r] - in->first_start);
         st->node_cnt[x]++;
         if (x < ref)
@@ -494,8 +479,20 @@ static void note_offsets(struct an_state *st, struct an_comm *c,
                 memset(p, 0, sizeof *p);
                 p->x = x;
                 p->r = ref;
+                p->lo_ns = INT64_MIN;
+                p->hi_ns = INT64_MAX;
             }
-            if (!p || p->n >= PAIR_SAMPLES_MAX)
+            if (!p)
+                continue;
+            {
+                int64_t hi = st->node_min_end[x] - st->node_max_start[ref];
+                int64_t lo = st->node_max_start[x] - st->node_min_end[ref];
+                if (hi < p->hi_ns)
+                    p->hi_ns = hi;
+                if (lo > p->lo_ns)
+                    p->lo_ns = lo;
+            }
+            if (p->n >= PAIR_SAMPLES_MAX)
                 continue;
             if (p->n == p->cap) {
                 size_t cap = p->cap ? p->cap * 2 : 64;
@@ -513,6 +510,54 @@ static void note_offsets(struct an_state *st, struct an_comm *c,
         st->node_sum[x] = 0;
         st->node_cnt[x] = 0;
     }
+}
+
+/* Add [a, b] to the union of busy intervals. */
+static void busy_add(struct an_busy *u, int64_t a, int64_t b)
+{
+    unsigned i, j;
+
+    if (b <= a)
+        return;
+    /* the first interval that ends at or after a */
+    for (i = 0; i < u->n && u->b[i] < a; i++)
+        ;
+    /* merge with every interval that starts at or before b */
+    for (j = i; j < u->n && u->a[j] <= b; j++) {
+        if (u->a[j] < a)
+            a = u->a[j];
+        if (u->b[j] > b)
+            b = u->b[j];
+    }
+    if (j > i) { /* replace [i, j) by one */
+        memmove(&u->a[i + 1], &u->a[j], (u->n - j) * sizeof u->a[0]);
+        memmove(&u->b[i + 1], &u->b[j], (u->n - j) * sizeof u->b[0]);
+        u->n -= j - i - 1;
+    } else {
+        if (u->n == AN_BUSY_INTERVALS) { /* flush the earliest */
+            u->total_ns += (double)(u->b[0] - u->a[0]);
+            memmove(&u->a[0], &u->a[1], (u->n - 1) * sizeof u->a[0]);
+            memmove(&u->b[0], &u->b[1], (u->n - 1) * sizeof u->b[0]);
+            u->n--;
+            if (i > 0)
+                i--;
+        }
+        memmove(&u->a[i + 1], &u->a[i], (u->n - i) * sizeof u->a[0]);
+        memmove(&u->b[i + 1], &u->b[i], (u->n - i) * sizeof u->b[0]);
+        u->n++;
+    }
+    u->a[i] = a;
+    u->b[i] = b;
+}
+
+double an_busy_total_s(const struct an_busy *u)
+{
+    double t = u->total_ns;
+    unsigned i;
+
+    for (i = 0; i < u->n; i++)
+        t += (double)(u->b[i] - u->a[i]);
+    return t * 1e-9;
 }
 
 /* Close an instance: its own time and skew go to the aggregates. */
@@ -537,12 +582,14 @@ static void finalize(struct an_state *st, struct an_comm *c,
     st->instances++;
     st->incomplete += (unsigned)incomplete;
     st->comm_time += own * in->share;
+    if (st->mode == AN_MODE_MAIN)
+        busy_add(&st->busy, in->first_start, in->max_end);
     st->skew_time += skew;
     st->wait_time += wait;
     c->instances++;
     c->incomplete += (unsigned)incomplete;
     c->time += own * in->share;
-    if (m >= 2 && in->last_file >= 0) {
+    if (m >= 2 && in->last_file >= 0 && !incomplete) {
         st->ranks[in->last_file].last_arrivals++;
         st->ranks[in->last_file].late +=
             (double)(in->last_start - in->second_start) * 1e-9;
@@ -552,11 +599,10 @@ static void finalize(struct an_state *st, struct an_comm *c,
     if (st->timeline)
         timeline_add(st->timeline, in->last_start, in->max_end,
                      own * in->share, in->coll, wait, n);
-    if (st->mode == AN_MODE_MAIN)
-        note_steps(st, c, in);
-    else if (c->ends)
+    if (st->mode != AN_MODE_MAIN && c->ends)
         note_offsets(st, c, in,
-                     c->ends + (size_t)(in->seq & (c->cap - 1)) * c->nranks);
+                     c->ends + (size_t)(in->seq & (c->cap - 1)) * c->nranks,
+                     c->starts + (size_t)(in->seq & (c->cap - 1)) * c->nranks);
 }
 
 /* ---- the ring of pending instances ------------------------------------------ */
@@ -580,29 +626,38 @@ static int ring_grow(struct an_comm *c)
 {
     uint32_t cap = c->cap * 2;
     struct an_inst *ring = ring_alloc(cap);
-    int64_t *ends = NULL;
+    int64_t *ends = NULL, *starts = NULL;
     uint64_t q;
 
     if (!ring)
         return -1;
     if (c->ends) {
         ends = calloc((size_t)cap * c->nranks, sizeof *ends);
-        if (!ends) {
+        starts = calloc((size_t)cap * c->nranks, sizeof *starts);
+        if (!ends || !starts) {
             free(ring);
+            free(ends);
+            free(starts);
             return -1;
         }
     }
     for (q = c->lo; q < c->hi; q++) {
         ring[q & (cap - 1)] = c->ring[q & (c->cap - 1)];
-        if (ends)
+        if (ends) {
             memcpy(ends + (size_t)(q & (cap - 1)) * c->nranks,
                    c->ends + (size_t)(q & (c->cap - 1)) * c->nranks,
                    c->nranks * sizeof *ends);
+            memcpy(starts + (size_t)(q & (cap - 1)) * c->nranks,
+                   c->starts + (size_t)(q & (c->cap - 1)) * c->nranks,
+                   c->nranks * sizeof *starts);
+        }
     }
     free(c->ring);
     free(c->ends);
+    free(c->starts);
     c->ring = ring;
     c->ends = ends;
+    c->starts = starts;
     c->cap = cap;
     return 0;
 }
@@ -706,8 +761,10 @@ join_collective_inline(struct an_state *st, struct an_comm *c, int32_t file,
     if (end > in->max_end)
         in->max_end = end;
     in->members++;
-    if (__builtin_expect(c->ends != NULL, 0))
+    if (__builtin_expect(c->ends != NULL, 0)) {
         c->ends[(size_t)(s & (c->cap - 1)) * c->nranks + rank] = end;
+        c->starts[(size_t)(s & (c->cap - 1)) * c->nranks + rank] = start;
+    }
     if (s >= c->hi)
         c->hi = s + 1;
     if (in->members >= c->nranks) {
@@ -840,6 +897,9 @@ static void p2p_finalize(struct an_state *st, struct an_p2p *e)
             st->oom = 1;
     }
     st->p2p_pairs++;
+    if (st->mode == AN_MODE_MAIN)
+        busy_add(&st->busy, e->start[0] < e->start[1] ? e->start[0] : e->start[1],
+                 e->end[0] > e->end[1] ? e->end[0] : e->end[1]);
     st->comm_time += own * e->share;
     st->skew_time += skew;
     st->wait_time += skew;

@@ -160,6 +160,17 @@ static void finding_place(const struct cp_analysis *an,
         snprintf(buf, size, " %s", an->nodes[f->nodes[0]].name);
 }
 
+/* Whether a link class is judged by a weak fit (few points, poor quality). */
+static int weak_model(const struct cp_analysis *an)
+{
+    unsigned k;
+
+    for (k = 0; k < CP_LINK_COUNT; k++)
+        if (an->model[k].source == CP_SOURCE_FIT && an->model[k].fit_weak)
+            return 1;
+    return 0;
+}
+
 static void print_verdict(const struct cp_analysis *an, const char *report,
                           const char *html)
 {
@@ -170,32 +181,52 @@ static void print_verdict(const struct cp_analysis *an, const char *report,
     size_t i, len;
     unsigned k;
 
-    printf("collprof: %zu rank%s on %zu node%s, %llu calls", an->nranks,
-           an->nranks == 1 ? "" : "s", an->nnodes, an->nnodes == 1 ? "" : "s",
-           (unsigned long long)s->calls);
+    printf("collprof: %zu rank%s on %zu node%s", an->nranks,
+           an->nranks == 1 ? "" : "s", an->nnodes, an->nnodes == 1 ? "" : "s");
+    if (s->nmissing)
+        printf(" (%zu of %d ranks left no log)", s->nmissing, an->world_size);
+    printf(", %llu calls", (unsigned long long)s->calls);
     if (s->failed_calls)
         printf(" (%llu failed)", (unsigned long long)s->failed_calls);
-    printf(", %s in NCCL over a %s run, plus %s of arrival skew\n",
-           cp_units_format_time(s->comm_time_s, b1, sizeof b1),
-           cp_units_format_time(s->span_s, b2, sizeof b2),
-           cp_units_format_time(s->skew_time_s, b3, sizeof b3));
+    if (isfinite(s->rank_share_median))
+        printf("; each rank %.0f%% of the run in NCCL (median; worst rank "
+               "%d: %.0f%%), a call in progress %s of the %s run, %s of "
+               "rank time waiting for late arrivals\n",
+               100 * s->rank_share_median, s->rank_share_max_rank,
+               100 * s->rank_share_max,
+               cp_units_format_time(s->busy_s, b1, sizeof b1),
+               cp_units_format_time(s->span_s, b2, sizeof b2),
+               cp_units_format_time(s->wait_time_s, b3, sizeof b3));
+    else
+        printf("\n");
 
     if (lat) {
         json_t *sizes = json_object_get(lat->evidence, "sizes");
         json_t *top = json_array_get(sizes, 0);
         const char *op = json_string_value(json_object_get(top, "op"));
         double saving = evidence_num(lat, "saving_per_step_s");
-        printf("collprof: %.0f%% of it latency-bound (%s <= %s); fusing into "
-               "%s buckets would save ~%s/%s (%.0f%%)\n",
+        printf("collprof: %.0f%% of it latency-bound (%s <= %s); fusing the "
+               "gradient all-reduces into %s buckets would save ~%s/%s "
+               "(%.0f%%)\n",
                100 * s->latency_bound_share, op ? op : "calls",
                cp_units_format_size(
                    json_number_value(json_object_get(top, "max_bytes")), b1,
                    sizeof b1),
-               cp_units_format_size_si(evidence_num(lat, "bucket_bytes"), b2,
-                                       sizeof b2),
+               cp_units_format_size(evidence_num(lat, "bucket_bytes"), b2,
+                                    sizeof b2),
                cp_units_format_time(saving, b3, sizeof b3),
                s->steps > 1 ? "step" : "run",
                100 * evidence_num(lat, "saving_share"));
+    } else if (isfinite(s->latency_bound_share) &&
+               s->latency_bound_share >= 0.10 && weak_model(an)) {
+        printf("collprof: %.0f%% of it latency-bound by a weak fit (few call "
+               "sizes or a poor fit): no advice on it\n",
+               100 * s->latency_bound_share);
+    } else if (isfinite(s->latency_bound_share) &&
+               s->latency_bound_share >= 0.10) {
+        printf("collprof: %.0f%% of it latency-bound; fusing gradient "
+               "buckets would not gain 1%% of the run or 1 ms per step\n",
+               100 * s->latency_bound_share);
     } else if (isfinite(s->latency_bound_share)) {
         printf("collprof: %.0f%% of it latency-bound: bucket sizes are fine\n",
                100 * s->latency_bound_share);
@@ -212,12 +243,13 @@ static void print_verdict(const struct cp_analysis *an, const char *report,
             continue;
         len += (size_t)snprintf(
             line + len, sizeof line - len,
-            "%s%s-node busbw %s, %.0f%% of the model (%s, alpha %s)",
+            "%s%s-node busbw %s, %.0f%% of the model (%s, alpha %s%s)",
             len ? "; " : "", k == CP_LINK_INTER ? "inter" : "intra",
             cp_units_format_bandwidth(m->busbw_Bps, b1, sizeof b1),
             100 * m->busbw_Bps / m->model_busbw_Bps,
             cp_units_format_bandwidth(m->bandwidth_Bps, b2, sizeof b2),
-            cp_units_format_time(m->alpha_s, b3, sizeof b3));
+            cp_units_format_time(m->alpha_s, b3, sizeof b3),
+            m->source == CP_SOURCE_FIT && m->fit_weak ? "; a weak fit" : "");
         if (len >= sizeof line)
             break;
     }

@@ -9,6 +9,7 @@
  *   inter latency=20us bandwidth=400MB/s
  *   link n2 n3 bandwidth=100MB/s latency=40us
  *   straggler rank=5 delay=2ms
+ *   clock n3 offset=2ms
  *
  * The parser never prints: an error fills the caller's buffer with one
  * sentence that starts with "file:line:" and names the offending key.
@@ -22,6 +23,7 @@
 #define SIM_TOPO_NODE_NAME 64
 #define SIM_TOPO_MAX_LINKS 256
 #define SIM_TOPO_MAX_STRAGGLERS 64
+#define SIM_TOPO_MAX_CLOCKS 64
 
 /* Defaults when no file is given (or a directive leaves a key out). */
 #define SIM_TOPO_DEFAULT_INTRA_LATENCY_NS 5000
@@ -45,6 +47,13 @@ struct sim_topo_straggler {
     int64_t delay_ns;
 };
 
+/* A node whose CLOCK_REALTIME runs offset_ns ahead (negative: behind) of
+ * the others' (simrun passes it to that node's ranks, docs in README.md). */
+struct sim_topo_clock {
+    char node[SIM_TOPO_NODE_NAME];
+    int64_t offset_ns;
+};
+
 struct sim_topo {
     int nodes; /* from "nodes K"; 0 when the file does not say */
     struct sim_link_params intra;
@@ -53,6 +62,8 @@ struct sim_topo {
     struct sim_topo_link links[SIM_TOPO_MAX_LINKS];
     int n_stragglers;
     struct sim_topo_straggler stragglers[SIM_TOPO_MAX_STRAGGLERS];
+    int n_clocks;
+    struct sim_topo_clock clocks[SIM_TOPO_MAX_CLOCKS];
 };
 
 /* The topology of a machine without a file: one fabric, default speeds. */
@@ -85,5 +96,13 @@ struct sim_link_params sim_topo_pair(const struct sim_topo *topo,
 /* Delay planted for a global rank at the start of each collective (0 when
  * none; several directives for one rank add up). */
 int64_t sim_topo_straggler_delay(const struct sim_topo *topo, int rank);
+
+/* Offset of node's CLOCK_REALTIME planted by 'clock' directives (0 when
+ * none; the last directive for a node wins). */
+int64_t sim_topo_clock_offset(const struct sim_topo *topo, const char *node);
+
+/* "-1.5ms" -> -1500000: a duration with an optional sign.  Returns 0 or
+ * -1. */
+int sim_topo_parse_signed_duration(const char *text, int64_t *ns);
 
 #endif
