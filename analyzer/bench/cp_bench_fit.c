@@ -509,9 +509,7 @@ int cp_bench_profile_write(const struct cp_bench_calibration *cal,
 {
     struct cp_profile back;
     struct cp_error why;
-    char tmp[4200] = "";
     char *text = NULL;
-    FILE *f = NULL;
     int k, rc = -1;
 
     text = cp_bench_profile_text(cal, comment, err);
@@ -534,19 +532,8 @@ int cp_bench_profile_write(const struct cp_bench_calibration *cal,
             goto out;
         }
     }
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    f = fopen(tmp, "w");
-    if (!f) {
-        cp_error_set(err, path, -1, "cannot create %s: %s", tmp,
-                     strerror(errno));
-        goto out;
-    }
-    fputs(text, f);
-    rc = cp_path_install(f, tmp, path, err); /* closes f */
-    f = NULL;
+    rc = cp_path_write(path, text, strlen(text), CP_PATH_MODE, err);
 out:
-    if (f)
-        fclose(f);
     free(text);
     return rc;
 }

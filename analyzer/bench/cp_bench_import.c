@@ -14,6 +14,7 @@
 #include <jansson.h>
 
 #include "cp_bench_import.h"
+#include "cp_path.h"
 
 #define MAX_TOKENS 64
 #define MAX_HOSTS 512
@@ -1455,12 +1456,9 @@ int cp_bench_import_file(const char *path,
     size_t len;
     int rc = -1;
 
-    f = fopen(path, "r");
-    if (!f) {
-        cp_error_set(err, path, -1, "%s: cannot open: %s", path,
-                     strerror(errno));
+    f = cp_path_fopen_input(path, CP_PATH_FOLLOW, err);
+    if (!f)
         goto out;
-    }
     text = malloc((size_t)MAX_IMPORT_BYTES + 1);
     if (!text) {
         cp_error_set(err, path, -1, "%s: out of memory", path);

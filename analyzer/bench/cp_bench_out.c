@@ -362,17 +362,18 @@ fail:
 /* doc to path through a temporary file renamed into place. */
 static int write_doc(json_t *doc, const char *path, struct cp_error *err)
 {
-    char tmp[4200];
+    struct cp_path_out out;
 
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    if (json_dump_file(doc, tmp,
-                       JSON_INDENT(1) | JSON_PRESERVE_ORDER |
-                           JSON_REAL_PRECISION(12)) < 0) {
-        cp_error_set(err, path, -1, "cannot write %s", tmp);
-        unlink(tmp);
+    if (cp_path_create(&out, path, CP_PATH_MODE, err) < 0)
+        return -1;
+    if (json_dumpf(doc, out.f,
+                   JSON_INDENT(1) | JSON_PRESERVE_ORDER |
+                       JSON_REAL_PRECISION(12)) < 0) {
+        cp_error_set(err, path, -1, "cannot write %s", path);
+        cp_path_discard(&out);
         return -1;
     }
-    return cp_path_install(NULL, tmp, path, err);
+    return cp_path_install(&out, err);
 }
 
 int cp_bench_write_json(const struct cp_bench_set *set,
@@ -392,14 +393,27 @@ int cp_bench_write_json(const struct cp_bench_set *set,
     return rc;
 }
 
+/* The file just written, read back through cp_path (not by name). */
+static json_t *load_back(const char *path)
+{
+    FILE *f = cp_path_fopen_input(path, CP_PATH_NOFOLLOW, NULL);
+    json_t *doc;
+
+    if (!f)
+        return NULL;
+    doc = json_loadf(f, 0, NULL);
+    fclose(f);
+    return doc;
+}
+
 int cp_bench_write_report(const struct cp_bench_set *set,
                           const struct cp_bench_calibration *cal,
                           const struct cp_bench_meta *meta, const char *dir,
                           struct cp_error *err)
 {
     json_t *doc = NULL, *back = NULL;
-    char path[4200], tmp[4300];
-    FILE *f;
+    struct cp_path_out page;
+    char path[4200];
     int rc = -1;
 
     if (cp_path_mkdir(dir, 0777) < 0) {
@@ -417,25 +431,19 @@ int cp_bench_write_report(const struct cp_bench_set *set,
         goto out;
     /* The page is drawn from the file just written, read back: what it
      * shows is what bench.json holds, to the file's precision. */
-    back = json_load_file(path, 0, NULL);
+    back = load_back(path);
     if (!back) {
         cp_error_set(err, path, -1, "cannot read back %s", path);
         goto out;
     }
     snprintf(path, sizeof path, "%s/bench.html", dir);
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    f = fopen(tmp, "w");
-    if (!f) {
-        cp_error_set(err, path, -1, "cannot create %s: %s", tmp,
-                     strerror(errno));
+    if (cp_path_create(&page, path, CP_PATH_MODE, err) < 0)
+        goto out;
+    if (cp_html_bench_write(back, page.f, err) < 0) {
+        cp_path_discard(&page);
         goto out;
     }
-    if (cp_html_bench_write(back, f, err) < 0) {
-        fclose(f);
-        unlink(tmp);
-        goto out;
-    }
-    rc = cp_path_install(f, tmp, path, err); /* closes f */
+    rc = cp_path_install(&page, err);
 out:
     json_decref(back);
     json_decref(doc);
@@ -453,17 +461,13 @@ static void csv_real(FILE *f, double v)
 int cp_bench_write_csv(const struct cp_bench_set *set, const char *path,
                        struct cp_error *err)
 {
-    char tmp[4200];
-    FILE *f = NULL;
+    struct cp_path_out out;
+    FILE *f;
     size_t i;
 
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    f = fopen(tmp, "w");
-    if (!f) {
-        cp_error_set(err, path, -1, "cannot create %s: %s", tmp,
-                     strerror(errno));
+    if (cp_path_create(&out, path, CP_PATH_MODE, err) < 0)
         return -1;
-    }
+    f = out.f;
     fputs("op,ranks,link,size_bytes,count,type,redop,root,in_place,time_s,"
           "algbw_Bps,busbw_Bps,wrong,iters,median_time_s,gpu_time_s\n",
           f);
@@ -490,5 +494,5 @@ int cp_bench_write_csv(const struct cp_bench_set *set, const char *path,
         csv_real(f, p->gpu_time_s > 0 ? p->gpu_time_s : NAN);
         fputc('\n', f);
     }
-    return cp_path_install(f, tmp, path, err); /* closes f */
+    return cp_path_install(&out, err);
 }

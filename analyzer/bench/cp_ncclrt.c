@@ -13,6 +13,7 @@
 
 #include "cp_ncclrt.h"
 #include "cp_units.h"
+#include "cp_path.h"
 
 /* ---- loading ------------------------------------------------------------- */
 
@@ -452,21 +453,6 @@ int cp_ncclrt_who(struct cp_ncclrt_who *who, struct cp_error *err)
 
 /* ---- the unique id ----------------------------------------------------------- */
 
-static int write_all(int fd, const void *data, size_t len)
-{
-    const char *p = data;
-    while (len > 0) {
-        ssize_t n = write(fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return -1;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 static int id_path(struct cp_ncclrt *rt, const struct cp_ncclrt_opts *o)
 {
     const char *dir = o->id_dir, *job = getenv("SLURM_JOB_ID"),
@@ -500,41 +486,12 @@ static int id_path(struct cp_ncclrt *rt, const struct cp_ncclrt_opts *o)
 
 static int publish_id(struct cp_ncclrt *rt, const ncclUniqueId *id)
 {
-    char tmp[4300];
-    int fd, rc = -1;
-
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", rt->id_path, (long)getpid());
-    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    if (fd < 0) {
-        cp_error_set(rt->err, NULL, -1, "cannot create %s: %s", tmp,
-                     strerror(errno));
+    /* a fresh name, renamed into place: never through a planted link */
+    if (cp_path_write(rt->id_path, id->internal, sizeof id->internal, 0600,
+                      rt->err) < 0)
         return -1;
-    }
-    if (write_all(fd, id->internal, sizeof id->internal) < 0) {
-        cp_error_set(rt->err, NULL, -1, "cannot write %s: %s", tmp,
-                     strerror(errno));
-        goto out;
-    }
-    if (close(fd) < 0) {
-        fd = -1;
-        cp_error_set(rt->err, NULL, -1, "cannot write %s: %s", tmp,
-                     strerror(errno));
-        goto out;
-    }
-    fd = -1;
-    if (rename(tmp, rt->id_path) < 0) {
-        cp_error_set(rt->err, NULL, -1, "cannot rename %s to %s: %s", tmp,
-                     rt->id_path, strerror(errno));
-        goto out;
-    }
     rt->id_published = 1;
-    rc = 0;
-out:
-    if (fd >= 0)
-        close(fd);
-    if (rc < 0)
-        unlink(tmp);
-    return rc;
+    return 0;
 }
 
 static int wait_id(struct cp_ncclrt *rt, ncclUniqueId *id)
@@ -545,14 +502,11 @@ static int wait_id(struct cp_ncclrt *rt, ncclUniqueId *id)
     size_t got = 0;
 
     for (;;) {
-        fd = open(rt->id_path, O_RDONLY);
+        fd = cp_path_open_input(rt->id_path, CP_PATH_NOFOLLOW, rt->err);
         if (fd >= 0)
             break;
-        if (errno != ENOENT) {
-            cp_error_set(rt->err, NULL, -1, "cannot open %s: %s", rt->id_path,
-                         strerror(errno));
+        if (errno != ENOENT)
             return -1;
-        }
         if (cp_ncclrt_now_s() > deadline) {
             cp_error_set(rt->err, NULL, -1,
                          "rank %d: no NCCL unique id from rank 0 in %s after "

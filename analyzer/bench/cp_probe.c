@@ -684,34 +684,23 @@ int cp_probe_write_json(const struct cp_probe_result *res, const char *path,
                         struct cp_error *err)
 {
     json_t *root = cp_probe_to_json(res);
-    char tmp[4200];
-    FILE *f;
+    struct cp_path_out out;
     int rc = -1;
 
     if (!root) {
         cp_error_set(err, path, -1, "out of memory");
         return -1;
     }
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >=
-        (int)sizeof tmp) {
-        cp_error_set(err, path, -1, "%s: the name is too long", path);
+    if (cp_path_create(&out, path, CP_PATH_MODE, err) < 0)
+        goto out;
+    if (json_dumpf(root, out.f, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+                                    JSON_REAL_PRECISION(10)) < 0 ||
+        fputc('\n', out.f) == EOF) {
+        cp_path_discard(&out);
+        cp_error_set(err, path, -1, "cannot write %s", path);
         goto out;
     }
-    f = fopen(tmp, "w");
-    if (!f) {
-        cp_error_set(err, tmp, -1, "cannot create %s: %s", tmp,
-                     strerror(errno));
-        goto out;
-    }
-    if (json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
-                                JSON_REAL_PRECISION(10)) < 0 ||
-        fputc('\n', f) == EOF) {
-        fclose(f);
-        unlink(tmp);
-        cp_error_set(err, tmp, -1, "cannot write %s", tmp);
-        goto out;
-    }
-    rc = cp_path_install(f, tmp, path, err);
+    rc = cp_path_install(&out, err);
 out:
     json_decref(root);
     return rc;

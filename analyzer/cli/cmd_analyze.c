@@ -64,11 +64,15 @@ static void usage(FILE *out)
             "                       (warning or critical) or worse exists\n"
             "  -q, --quiet          no verdict and no progress; problems with the\n"
             "                       inputs are still printed\n"
+            "      --follow-symlinks  read a log that is a symbolic link (by\n"
+            "                       default refused) when it points to a file\n"
+            "                       of the invoking user\n"
             "  -h, --help           this text\n"
             "\n"
-            "Bad inputs (empty, foreign, truncated or corrupt files, logs of\n"
-            "another job) are named on stderr with the offset of the problem and\n"
-            "listed in the report; the rest is analyzed.  Logs of several jobs:\n"
+            "Bad inputs (empty, foreign, truncated or corrupt files, fifos,\n"
+            "devices, symbolic links, logs of another job) are named on stderr\n"
+            "with the offset of the problem and listed in the report; the rest\n"
+            "is analyzed.  Logs of several jobs:\n"
             "the job most files belong to is analyzed, the others are skipped.\n"
             "\n"
             "Exit status: 0 the analysis ran (whatever it found); 1 no readable\n"
@@ -77,11 +81,11 @@ static void usage(FILE *out)
 }
 
 /* OUT/report.json through a temporary file, so that a reader never sees
- * half a report. */
+ * half a report (cp_path: never through a name someone else planted). */
 static int write_report(const char *outdir, json_t *report, char *path,
                         size_t pathlen)
 {
-    char tmp[4200];
+    struct cp_path_out out;
     struct cp_error err;
 
     if (cp_path_mkdir(outdir, 0755) < 0) {
@@ -90,16 +94,18 @@ static int write_report(const char *outdir, json_t *report, char *path,
         return -1;
     }
     snprintf(path, pathlen, "%s/report.json", outdir);
-    snprintf(tmp, sizeof tmp, "%s/.report.json.%d", outdir, (int)getpid());
-    if (json_dump_file(report, tmp,
-                       JSON_INDENT(2) | JSON_PRESERVE_ORDER |
-                           JSON_REAL_PRECISION(10)) < 0) {
-        fprintf(stderr, "collprof analyze: cannot write %s\n", tmp);
-        unlink(tmp);
+    if (cp_path_create(&out, path, CP_PATH_MODE, &err) < 0) {
+        fprintf(stderr, "collprof analyze: %s\n", err.text);
         return -1;
     }
-    /* json_dump_file closed it: only the rename (or the removal) is left */
-    if (cp_path_install(NULL, tmp, path, &err) < 0) {
+    if (json_dumpf(report, out.f,
+                   JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+                       JSON_REAL_PRECISION(10)) < 0) {
+        fprintf(stderr, "collprof analyze: cannot write %s\n", path);
+        cp_path_discard(&out);
+        return -1;
+    }
+    if (cp_path_install(&out, &err) < 0) {
         fprintf(stderr, "collprof analyze: %s\n", err.text);
         return -1;
     }
@@ -319,6 +325,7 @@ int cp_cmd_analyze(int argc, char **argv)
         {"bucket", required_argument, NULL, 'b'},
         {"fail-on", required_argument, NULL, 'f'},
         {"quiet", no_argument, NULL, 'q'},
+        {"follow-symlinks", no_argument, NULL, 'L'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     const char *outdir = NULL, *profile_path = NULL, *probe_path = NULL;
@@ -394,6 +401,9 @@ int cp_cmd_analyze(int argc, char **argv)
             fail_on = (int)sev;
             break;
         }
+        case 'L':
+            cp_path_set_log_links(CP_PATH_FOLLOW);
+            break;
         case 'q':
             quiet = 1;
             break;

@@ -8,6 +8,7 @@
 
 #include "cp_cmds.h"
 #include "cp_logread.h"
+#include "cp_path.h"
 
 enum dump_mode { DUMP_TEXT, DUMP_CSV, DUMP_SUMMARY };
 
@@ -27,6 +28,8 @@ static void usage(FILE *out)
             "  --summary   per process: rank, node, calls, communicators, and\n"
             "              calls per operation\n"
             "  --all       text mode: also communicator, group and clock records\n"
+            "  --follow-symlinks  read logs that are symbolic links to files\n"
+            "              of the invoking user (by default refused)\n"
             "\n"
             "bytes = count x element size (the call's own buffer argument);\n"
             "seq is empty for calls NCCL refused.  A damaged file is reported\n"
@@ -159,6 +162,8 @@ int cp_cmd_dump(int argc, char **argv)
     static const struct option opts[] = {{"csv", no_argument, 0, 'c'},
                                          {"summary", no_argument, 0, 's'},
                                          {"all", no_argument, 0, 'a'},
+                                         {"follow-symlinks", no_argument, 0,
+                                          'L'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     enum dump_mode mode = DUMP_TEXT;
@@ -170,6 +175,7 @@ int cp_cmd_dump(int argc, char **argv)
         case 'c': mode = DUMP_CSV; break;
         case 's': mode = DUMP_SUMMARY; break;
         case 'a': all = 1; break;
+        case 'L': cp_path_set_log_links(CP_PATH_FOLLOW); break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }

@@ -61,12 +61,16 @@ static void default_output(const char *input, char *buf, size_t size)
 static json_t *load(const char *path)
 {
     json_error_t jerr;
+    struct cp_error err;
     json_t *report;
-    FILE *in = fopen(path, "r");
+    FILE *in = cp_path_fopen_input(path, CP_PATH_FOLLOW, &err);
 
     if (!in) {
-        fprintf(stderr, "collprof report: cannot read %s: %s\n", path,
-                strerror(errno));
+        if (errno == ELOOP || errno == EINVAL) /* a link, a fifo */
+            fprintf(stderr, "collprof report: %s\n", err.text);
+        else
+            fprintf(stderr, "collprof report: cannot read %s: %s\n", path,
+                    strerror(errno));
         return NULL;
     }
     report = json_loadf(in, JSON_DECODE_ANY, &jerr);
@@ -85,12 +89,9 @@ typedef int (*page_writer)(json_t *doc, FILE *out, struct cp_error *err);
 static int write_page(page_writer render, json_t *report, const char *input,
                       const char *output, const char *cmd)
 {
+    struct cp_path_out out;
     struct cp_error err;
-    char tmp[4200];
-    FILE *out = NULL;
-    int rc = -1;
 
-    tmp[0] = '\0';
     if (strcmp(output, "-") == 0) {
         if (render(report, stdout, &err) < 0) {
             fprintf(stderr, "collprof %s: %s: %s\n", cmd, input, err.text);
@@ -98,35 +99,21 @@ static int write_page(page_writer render, json_t *report, const char *input,
         }
         return 0;
     }
-    if (strlen(output) > 4096) {
-        fprintf(stderr, "collprof %s: %s: file name too long\n", cmd, output);
+    if (cp_path_create(&out, output, CP_PATH_MODE, &err) < 0) {
+        fprintf(stderr, "collprof %s: %s\n", cmd, err.text);
         return -1;
     }
-    snprintf(tmp, sizeof tmp, "%.4096s.tmp.%d", output, (int)getpid());
-    out = fopen(tmp, "w");
-    if (!out) {
-        fprintf(stderr, "collprof %s: cannot write %s: %s\n", cmd, output,
-                strerror(errno));
-        tmp[0] = '\0';
-        goto out;
-    }
-    if (render(report, out, &err) < 0) {
+    if (render(report, out.f, &err) < 0) {
         fprintf(stderr, "collprof %s: %s: %s\n", cmd,
-                ferror(out) ? tmp : input, err.text);
-        goto out;
+                ferror(out.f) ? output : input, err.text);
+        cp_path_discard(&out);
+        return -1;
     }
-    /* closes out, renames tmp into place, removes it on failure */
-    rc = cp_path_install(out, tmp, output, &err);
-    out = NULL;
-    tmp[0] = '\0';
-    if (rc < 0)
+    if (cp_path_install(&out, &err) < 0) {
         fprintf(stderr, "collprof %s: %s\n", cmd, err.text);
-out:
-    if (out)
-        fclose(out);
-    if (tmp[0])
-        unlink(tmp);
-    return rc;
+        return -1;
+    }
+    return 0;
 }
 
 /* Also used by collprof analyze (cmd "analyze") for OUT/report.html. */

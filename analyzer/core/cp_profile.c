@@ -8,6 +8,7 @@
 
 #include "cp_profile.h"
 #include "cp_units.h"
+#include "cp_path.h"
 
 #define MAX_PROFILE_BYTES (1 << 20)
 
@@ -145,12 +146,9 @@ int cp_profile_parse_file(const char *path, struct cp_profile *out,
     size_t len;
     int rc = -1;
 
-    f = fopen(path, "r");
-    if (!f) {
-        cp_error_set(err, path, -1, "%s: cannot open: %s", path,
-                     strerror(errno));
+    f = cp_path_fopen_input(path, CP_PATH_FOLLOW, err);
+    if (!f)
         goto out;
-    }
     text = malloc(MAX_PROFILE_BYTES + 1);
     if (!text) {
         cp_error_set(err, path, -1, "%s: out of memory", path);

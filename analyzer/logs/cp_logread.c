@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cp_logread.h"
+#include "cp_path.h"
 
 #define READ_BUFFER (64 * 1024)
 
@@ -109,10 +110,16 @@ struct cp_logfile *cp_logfile_open(const char *path, struct cp_error *err)
         cp_error_set(err, path, -1, "%s: out of memory", path);
         goto out;
     }
-    lf->fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* no link (unless --follow-symlinks, and then only to a file of the
+     * invoking user), no fifo or device: a regular file or nothing */
+    lf->fd = cp_path_open_input(path, cp_path_log_links(), err);
     if (lf->fd < 0) {
-        cp_error_set(err, path, -1, "%s: cannot open: %s", path,
-                     strerror(errno));
+        if (errno == ELOOP && cp_path_log_links() == CP_PATH_NOFOLLOW)
+            cp_error_set(err, path, -1,
+                         "%s: a symbolic link, not followed "
+                         "(--follow-symlinks reads links to files of your "
+                         "own)",
+                         path);
         goto out;
     }
     h = &lf->hdr;
@@ -182,6 +189,11 @@ out:
 const struct cp_log_header *cp_logfile_header(const struct cp_logfile *lf)
 {
     return &lf->hdr;
+}
+
+int cp_logfile_fd(const struct cp_logfile *lf)
+{
+    return lf->fd;
 }
 
 const char *cp_logfile_path(const struct cp_logfile *lf)

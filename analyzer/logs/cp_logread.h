@@ -23,6 +23,10 @@ struct cp_logfile *cp_logfile_open(const char *path, struct cp_error *err);
 
 /* The header, in host byte order.  Owned by the reader. */
 const struct cp_log_header *cp_logfile_header(const struct cp_logfile *lf);
+/* The open descriptor of lf (owned by lf): the file that was checked,
+ * for a second reader that must not look the name up again. */
+int cp_logfile_fd(const struct cp_logfile *lf);
+
 const char *cp_logfile_path(const struct cp_logfile *lf);
 
 /* Next written record (host byte order) into *rec, its slot in *slot (may

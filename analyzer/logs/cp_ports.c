@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cp_path.h"
 #include "cp_ports.h"
 
 #define MAX_COUNTERS 256
@@ -695,8 +696,9 @@ static void file_safe(char *dst, size_t len, const char *src)
 int cp_ports_write(const struct cp_ports_snapshot *snap, const char *dir,
                    struct cp_error *err)
 {
-    char node[64], when[16], path[4096], tmp[4200];
+    char node[64], when[16], path[4096];
     json_t *j = cp_ports_to_json(snap);
+    struct cp_path_out out;
     int rc = -1;
 
     if (!j) {
@@ -706,21 +708,16 @@ int cp_ports_write(const struct cp_ports_snapshot *snap, const char *dir,
     file_safe(node, sizeof node, snap->node);
     file_safe(when, sizeof when, snap->when);
     snprintf(path, sizeof path, "%s/ports-%s-%s.json", dir, node, when);
-    snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
-    if (json_dump_file(j, tmp, JSON_INDENT(1) | JSON_PRESERVE_ORDER) != 0) {
-        cp_error_set(err, tmp, -1, "%s: cannot write: %s", tmp,
+    /* the mode is the umask's: a step directory's files are no wider */
+    if (cp_path_create(&out, path, CP_PATH_MODE, err) < 0)
+        goto out;
+    if (json_dumpf(j, out.f, JSON_INDENT(1) | JSON_PRESERVE_ORDER) != 0) {
+        cp_error_set(err, path, -1, "%s: cannot write: %s", path,
                      strerror(errno));
-        unlink(tmp);
+        cp_path_discard(&out);
         goto out;
     }
-    chmod(tmp, 0644);
-    if (rename(tmp, path) != 0) {
-        cp_error_set(err, path, -1, "%s: cannot rename into place: %s", path,
-                     strerror(errno));
-        unlink(tmp);
-        goto out;
-    }
-    rc = 0;
+    rc = cp_path_install(&out, err);
 out:
     json_decref(j);
     return rc;
@@ -748,11 +745,17 @@ int cp_ports_read(const char *path, struct cp_ports_snapshot *snap,
                   struct cp_error *err)
 {
     json_error_t je;
-    json_t *j = json_load_file(path, 0, &je);
+    json_t *j = NULL;
     struct cp_error e;
+    FILE *f;
     int rc;
 
     memset(snap, 0, sizeof *snap);
+    f = cp_path_fopen_input(path, CP_PATH_NOFOLLOW, err);
+    if (!f)
+        return -1;
+    j = json_loadf(f, 0, &je);
+    fclose(f);
     if (!j) {
         cp_error_set(err, path, je.position, "%s: line %d: %s", path,
                      je.line, je.text);

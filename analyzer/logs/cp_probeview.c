@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "cp_probeview.h"
+#include "cp_path.h"
 
 struct reader {
     const char *file;
@@ -251,10 +252,20 @@ int cp_probeview_read(const char *path, struct cp_probeview *pv,
 {
     json_error_t jerr;
     json_t *doc;
+    FILE *f;
     int rc;
 
     memset(pv, 0, sizeof *pv);
-    doc = json_load_file(path, JSON_DECODE_ANY, &jerr);
+    f = cp_path_fopen_input(path, CP_PATH_FOLLOW, NULL);
+    if (!f) {
+        cp_error_set(err, path, -1, "cannot read %s: %s", path,
+                     errno == ELOOP ? "a symbolic link to a file of another user"
+                     : errno == EINVAL ? "not a regular file"
+                                       : strerror(errno));
+        return -1;
+    }
+    doc = json_loadf(f, JSON_DECODE_ANY, &jerr);
+    fclose(f);
     if (!doc) {
         if (jerr.line < 1)
             cp_error_set(err, path, -1, "cannot read %s: %s", path,

@@ -47,7 +47,8 @@ struct cp_scan *cp_scan_open(const char *path, struct cp_error *err)
     }
     s->hdr = *cp_logfile_header(lf);
     s->header_size = s->hdr.header_size;
-    s->fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* the same file the reference reader checked, not the name again */
+    s->fd = fcntl(cp_logfile_fd(lf), F_DUPFD_CLOEXEC, 0);
     if (s->fd < 0 || pread(s->fd, &endian, sizeof endian, 8) != sizeof endian ||
         lseek(s->fd, (off_t)s->header_size, SEEK_SET) < 0) {
         cp_error_set(err, path, -1, "%s: cannot read: %s", path,
