@@ -18,7 +18,7 @@
 #include <slurm/spank.h>
 
 #include "cp_args.h"
-#include "cp_findings.h"
+#include "cp_plugin_findings.h"
 
 struct cp_run;
 

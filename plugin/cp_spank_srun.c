@@ -21,8 +21,8 @@
 #include <syslog.h>
 #include <unistd.h>
 
-#include "cp_findings.h"
-#include "cp_probe.h"
+#include "cp_plugin_findings.h"
+#include "cp_plugin_probe.h"
 #include "cp_run.h"
 #include "cp_spank.h"
 #include "cp_stepdir.h"

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cp_findings.h"
+#include "cp_plugin_findings.h"
 #include "cp_run.h"
 #include "cp_spank.h"
 #include "cp_stepdir.h"

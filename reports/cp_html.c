@@ -389,6 +389,9 @@ static void view_model(struct ctx *c, struct rp_report *r)
         snprintf(sub, sizeof sub, "%s.fit", where);
         l->fit_ok = json_is_true(json_object_get(fit, "ok"));
         l->fit_why = OPT_STR(c, fit, sub, "why");
+        l->fit_weak = json_is_true(json_object_get(fit, "weak"));
+        l->fit_weak_why = OPT_STR(c, fit, sub, "weak_why");
+        l->fit_points_used = OPT_NUM(c, fit, sub, "points_used");
     }
 }
 
@@ -899,13 +902,19 @@ static void write_suggestion(FILE *out, const struct rp_finding *f)
         fputs("<p class=\"sugg\"><b>What to do:</b> fuse the small calls into "
               "buckets of ",
               out);
-        cp_svg_value(out, bucket, CP_SVG_SIZE_SI);
-        if (bucket > 0)
+        cp_svg_value(out, bucket, CP_SVG_SIZE);
+        if (bucket > 25.0 * 1048576) /* never DDP's default or below */
             fprintf(out,
                     ": with PyTorch DDP, <span class=\"mono\">"
                     "DistributedDataParallel(model, bucket_cap_mb=%.0f)</span>"
                     " (the default is 25)",
                     ceil(bucket / 1048576.0));
+        else if (bucket > 0)
+            fputs(": PyTorch DDP's default buckets (<span class=\"mono\">"
+                  "bucket_cap_mb=25</span>) do this, so check that these "
+                  "gradients go through DDP rather than one all-reduce per "
+                  "tensor",
+                  out);
         fputs("; elsewhere, pack the small tensors into one flat buffer or "
               "issue them inside one <span class=\"mono\">ncclGroupStart()/"
               "ncclGroupEnd()</span>. Expected saving: ",
@@ -1364,7 +1373,17 @@ static void write_model_table(FILE *out, const struct rp_report *r)
             cp_svg_value(out, l->median_rel_residual, CP_SVG_PERCENT);
             fputs(", ", out);
             cp_svg_value(out, l->calls_used, CP_SVG_COUNT);
-            fputs(" calls", out);
+            fputs(" calls, ", out);
+            cp_svg_value(out, l->fit_points_used, CP_SVG_COUNT);
+            fputs(" size groups", out);
+            if (l->fit_weak) {
+                fputs("; <b>weak fit</b>", out);
+                if (l->fit_weak_why) {
+                    fputs(": ", out);
+                    esc(out, l->fit_weak_why);
+                }
+                fputs(" (shown, never the ground of a warning)", out);
+            }
         } else {
             esc(out, l->fit_why ? l->fit_why : "no fit");
         }

@@ -33,6 +33,9 @@ struct rp_link {
     double r2, median_rel_residual, calls_used, bw_calls;
     int fit_ok;
     const char *fit_why; /* NULL when the fit is fine */
+    int fit_weak;        /* few points or poor quality */
+    const char *fit_weak_why;
+    double fit_points_used;
 };
 
 struct rp_comm {

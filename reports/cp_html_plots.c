@@ -525,15 +525,30 @@ void rp_plot_time_vs_size(FILE *out, const struct rp_report *r)
 
 /* ---- busbw against message size, per communicator ---------------------- */
 
+/* The marker of a collective (struct cp_coll_facts, marker); the last
+ * shape for the rest and for names the model does not know. */
 static enum cp_svg_shape op_shape(const char *op)
 {
-    if (strcmp(op, "allreduce") == 0)
-        return CP_SVG_CIRCLE;
-    if (strcmp(op, "allgather") == 0)
-        return CP_SVG_SQUARE;
-    if (strcmp(op, "reducescatter") == 0)
-        return CP_SVG_TRIANGLE;
+    enum cp_coll coll;
+
+    if (op && cp_model_coll_from_name(op, &coll, NULL) == 0)
+        return (enum cp_svg_shape)cp_model_coll_facts(coll)->marker;
     return CP_SVG_DIAMOND;
+}
+
+/* The legend's name of a marker: the collective that has it alone, else
+ * "other". */
+static const char *shape_name(enum cp_svg_shape shape)
+{
+    const char *name = NULL;
+    int n = 0;
+
+    for (int c = 0; c < CP_COLL_COUNT; c++)
+        if (cp_model_coll_facts((enum cp_coll)c)->marker == (int)shape) {
+            name = cp_model_coll_name((enum cp_coll)c);
+            n++;
+        }
+    return n == 1 ? name : "other";
 }
 
 static double link_line(const struct rp_link *l)
@@ -753,10 +768,9 @@ void rp_plot_busbw(FILE *out, const struct rp_report *r)
         cp_svg_key_box(out, cp_svg_colors[k % CP_SVG_NCOLORS], 1, label);
     }
     for (i = 0; i < CP_SVG_NSHAPES; i++) {
-        static const char *const names[] = {"allreduce", "allgather",
-                                            "reducescatter", "other"};
         if (used_shape[i])
-            cp_svg_key_marker(out, (enum cp_svg_shape)i, "#666", 1, names[i]);
+            cp_svg_key_marker(out, (enum cp_svg_shape)i, "#666", 1,
+                              shape_name((enum cp_svg_shape)i));
     }
     for (i = 0; i < nlinks_drawn; i++) {
         char label[96];

@@ -1,4 +1,4 @@
-/* analysis.c - the analysis library's API (analyzer/cp_analysis.h) on logs
+/* analysis.c - the analysis library's API (analyzer/analysis/cp_analysis.h) on logs
  * written by tests/tools/gen_logs: the result struct, the JSON, errors. */
 #include "config.h"
 

@@ -1,4 +1,4 @@
-/* fit.c - the robust line fit (analyzer/cp_fit.h). */
+/* fit.c - the robust line fit (analyzer/core/cp_fit.h). */
 #include "config.h"
 
 #include <math.h>

@@ -1,4 +1,4 @@
-/* profile.c - the site profile parser (analyzer/cp_profile.h). */
+/* profile.c - the site profile parser (analyzer/core/cp_profile.h). */
 #include "config.h"
 
 #include <stdio.h>

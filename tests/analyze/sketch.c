@@ -1,4 +1,4 @@
-/* sketch.c - the bounded quantile sketch (analyzer/cp_sketch.h). */
+/* sketch.c - the bounded quantile sketch (analyzer/core/cp_sketch.h). */
 #include "config.h"
 
 #include <math.h>

@@ -1,4 +1,4 @@
-/* stats.c - the order statistics of analyzer/cp_stats.h. */
+/* stats.c - the order statistics of analyzer/core/cp_stats.h. */
 #include "config.h"
 
 #include <math.h>

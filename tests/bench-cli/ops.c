@@ -45,7 +45,7 @@ static const struct expect table[] = {
 
 static void one_collective(const struct expect *e)
 {
-    const struct cp_bench_op *op = cp_bench_op_of(e->coll);
+    const struct cp_coll_facts *op = cp_model_coll_facts(e->coll);
     const char *name = cp_model_coll_name(e->coll);
     struct cp_bench_point p;
     uint64_t count = cp_bench_count(e->coll, 1 << 20, 4, 8);
@@ -94,7 +94,7 @@ static void one_collective(const struct expect *e)
 /* A table of one collective in nccl-tests' format, read back. */
 static void read_back(const struct expect *e, unsigned ranks)
 {
-    const struct cp_bench_op *op = cp_bench_op_of(e->coll);
+    const struct cp_coll_facts *op = cp_model_coll_facts(e->coll);
     const char *name = cp_model_coll_name(e->coll);
     struct cp_bench_import_opts io = {.coll = -1,
                                       .link = CP_BENCH_LINK_UNKNOWN};

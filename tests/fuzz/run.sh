@@ -16,7 +16,8 @@ clang -fsanitize=fuzzer "$work/probe.c" -o "$work/probe" 2>/dev/null ||
 
 secs=${CP_FUZZ_SECONDS:-5}
 cflags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-        -I$b -I$s/include -I$s/analyzer -I$s/tests/simnccl -I$s/plugin
+        -I$b -I$s/include -I$s/analyzer/core -I$s/analyzer/logs
+        -I$s/analyzer/analysis -I$s/analyzer/bench -I$s/tests/simnccl -I$s/plugin
         -I$s/reports $(pkg-config --cflags jansson 2>/dev/null)"
 build() {
     name=$1; shift
@@ -26,16 +27,19 @@ build() {
 }
 # the analysis library and the HTML writer, for fuzz_report
 lib_sources() {
-    for f in "$s"/analyzer/cp_*.c "$s"/reports/cp_*.c; do
+    for f in "$s"/analyzer/core/cp_*.c "$s"/analyzer/logs/cp_*.c \
+        "$s"/analyzer/analysis/cp_*.c "$s"/analyzer/bench/cp_*.c \
+        "$s"/reports/cp_*.c; do
         case $f in */cp_bench_run.c) ;; *) echo "$f" ;; esac
     done
 }
 for t in logread topo profile plugin report; do
     case $t in
-    logread) build logread "$s/analyzer/cp_logread.c" "$s/analyzer/cp_error.c" ;;
+    logread) build logread "$s/analyzer/logs/cp_logread.c" \
+        "$s/analyzer/core/cp_error.c" ;;
     topo) build topo "$s/tests/simnccl/sim_topo.c" ;;
-    profile) build profile "$s/analyzer/cp_profile.c" "$s/analyzer/cp_units.c" \
-        "$s/analyzer/cp_error.c" ;;
+    profile) build profile "$s/analyzer/core/cp_profile.c" "$s/analyzer/core/cp_units.c" \
+        "$s/analyzer/core/cp_error.c" ;;
     plugin) build plugin "$s/plugin/cp_args.c" ;;
     report) build report $(lib_sources) -ljansson -ldl -lpthread ;;
     esac

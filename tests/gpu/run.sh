@@ -87,8 +87,9 @@ printf '#define _GNU_SOURCE 1\n' >"$work/config.h"
 $CC -O2 -g -fPIC -shared -fvisibility=hidden -Wall -I"$top/include" \
     -I"$work" -I"$top/preload" "$top"/preload/*.c -o "$work/libcollprof.so" \
     -ldl -lpthread || { fail "the shim does not build"; finish; }
-$CC -O2 -Wall -I"$top/include" -I"$work" -I"$top/analyzer" \
-    "$here/summary.c" "$top/analyzer/cp_logread.c" "$top/analyzer/cp_error.c" \
+$CC -O2 -Wall -I"$top/include" -I"$work" -I"$top/analyzer/core" \
+    -I"$top/analyzer/logs" "$here/summary.c" "$top/analyzer/logs/cp_logread.c" \
+    "$top/analyzer/core/cp_error.c" \
     -o "$work/summary" || { fail "summary does not build"; finish; }
 $CC -O2 -Wall -I"$nccl_inc" -I"$CUDA/include" "$here/nccl_gpu.c" \
     -o "$work/nccl_gpu" -L"$nccl_lib" -L"$cuda_lib" \

@@ -89,6 +89,21 @@ int sim_topo_parse_bandwidth(const char *text, double *bytes_per_s)
     return 0;
 }
 
+int sim_topo_parse_signed_duration(const char *text, int64_t *ns)
+{
+    int64_t v;
+
+    if (!text)
+        return -1;
+    if (*text == '-' || *text == '+') {
+        if (sim_topo_parse_duration(text + 1, &v) != 0)
+            return -1;
+        *ns = *text == '-' ? -v : v;
+        return 0;
+    }
+    return sim_topo_parse_duration(text, ns);
+}
+
 static int parse_rank(const char *text, int *rank)
 {
     char *end;
@@ -137,7 +152,14 @@ static int parse_delta(const char *text, long *delta)
 
 /* ---- one line ---------------------------------------------------------- */
 
-enum key_kind { KEY_DURATION, KEY_BANDWIDTH, KEY_RANK, KEY_DELTA, KEY_OP };
+enum key_kind {
+    KEY_DURATION,
+    KEY_BANDWIDTH,
+    KEY_RANK,
+    KEY_SIGNED_DURATION,
+    KEY_DELTA,
+    KEY_OP
+};
 
 struct key_spec {
     const char *name;
@@ -153,6 +175,9 @@ static const struct key_spec key_bandwidth = {
     "GiB/s"};
 static const struct key_spec key_delay = {
     "delay", KEY_DURATION, "a number with unit s, ms, us or ns"};
+static const struct key_spec key_offset = {
+    "offset", KEY_SIGNED_DURATION,
+    "a number with unit s, ms, us or ns, optionally signed"};
 static const struct key_spec key_rank = {"rank", KEY_RANK,
                                          "a non-negative integer"};
 static const struct key_spec key_after = {"after", KEY_RANK,
@@ -198,7 +223,8 @@ enum {
     DIR_HANG,
     DIR_KILL,
     DIR_MISMATCH,
-    DIR_SWAP
+    DIR_SWAP,
+    DIR_CLOCK
 };
 
 static const struct directive directives[] = {
@@ -234,6 +260,7 @@ static const struct directive directives[] = {
                       "seq=S op=OP"},
     [DIR_SWAP] = {"swap", 0, {&key_rank, &key_seq, NULL},
                   "swap rank=R seq=S"},
+    [DIR_CLOCK] = {"clock", 1, {&key_offset, NULL}, "clock NODE offset=T"},
 };
 
 #define N_DIRECTIVES (sizeof directives / sizeof directives[0])
@@ -326,6 +353,11 @@ static int parse_keys(struct parser *p, const struct directive *d,
             break;
         case KEY_BANDWIDTH:
             if (sim_topo_parse_bandwidth(eq + 1, &kv->bandwidth[k]) != 0)
+                return fail(p, "bad value '%s' for key '%s' (expected %s)",
+                            eq + 1, spec->name, spec->expect);
+            break;
+        case KEY_SIGNED_DURATION:
+            if (sim_topo_parse_signed_duration(eq + 1, &kv->duration[k]) != 0)
                 return fail(p, "bad value '%s' for key '%s' (expected %s)",
                             eq + 1, spec->name, spec->expect);
             break;
@@ -436,6 +468,41 @@ const struct sim_topo_fault *sim_topo_fault(const struct sim_topo *topo,
     return NULL;
 }
 
+/* 'clock NODE offset=T': that node's CLOCK_REALTIME runs T ahead. */
+static int apply_clock(struct parser *p, char **pos,
+                       const struct key_values *kv)
+{
+    struct sim_topo *t = p->topo;
+    struct sim_topo_clock *c;
+
+    if (!kv->seen[0])
+        return fail(p, "'clock' needs key 'offset' (usage: %s)",
+                    directives[DIR_CLOCK].usage);
+    if (check_node_name(p, pos[0]))
+        return -1;
+    if (kv->duration[0] > INT64_C(86400000000000) ||
+        kv->duration[0] < -INT64_C(86400000000000))
+        return fail(p, "clock offset of '%s' beyond a day", pos[0]);
+    if (t->n_clocks >= SIM_TOPO_MAX_CLOCKS)
+        return fail(p, "too many 'clock' directives (at most %d)",
+                    SIM_TOPO_MAX_CLOCKS);
+    c = &t->clocks[t->n_clocks++];
+    snprintf(c->node, sizeof c->node, "%s", pos[0]);
+    c->offset_ns = kv->duration[0];
+    return 0;
+}
+
+int64_t sim_topo_clock_offset(const struct sim_topo *topo, const char *node)
+{
+    int64_t off = 0;
+    int i;
+
+    for (i = 0; i < topo->n_clocks; i++)
+        if (strcmp(topo->clocks[i].node, node) == 0)
+            off = topo->clocks[i].offset_ns;
+    return off;
+}
+
 static int apply(struct parser *p, int which, char **pos,
                  const struct key_values *kv)
 {
@@ -499,6 +566,8 @@ static int apply(struct parser *p, int which, char **pos,
     case DIR_MISMATCH:
     case DIR_SWAP:
         return apply_fault(p, which, kv);
+    case DIR_CLOCK:
+        return apply_clock(p, pos, kv);
     }
     return fail(p, "internal error: directive %d", which);
 }
@@ -528,7 +597,7 @@ static int parse_line(struct parser *p, char *line)
             d = &directives[i];
     if (!d)
         return fail(p, "unknown directive '%s' (known: nodes, intra, inter, "
-                       "link, straggler, hang, kill, mismatch, swap)",
+                       "link, straggler, clock, hang, kill, mismatch, swap)",
                     tokens[0]);
     if (n - 1 < d->positional)
         return fail(p, "'%s' needs %d argument%s (usage: %s)", d->name,

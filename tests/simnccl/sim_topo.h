@@ -16,6 +16,7 @@
  *   mismatch rank=2 seq=10 count=+1
  *   mismatch rank=2 seq=10 op=reducescatter
  *   swap rank=1 seq=12
+ *   clock n3 offset=2ms
  *
  * The parser never prints: an error fills the caller's buffer with one
  * sentence that starts with "file:line:" and names the offending key.
@@ -31,6 +32,7 @@
 #define SIM_TOPO_MAX_STRAGGLERS 64
 #define SIM_TOPO_MAX_FAULTS 64
 #define SIM_TOPO_OP_NAME 16
+#define SIM_TOPO_MAX_CLOCKS 64
 
 /* Defaults when no file is given (or a directive leaves a key out). */
 #define SIM_TOPO_DEFAULT_INTRA_LATENCY_NS 5000
@@ -79,6 +81,13 @@ struct sim_topo_fault {
     char op[SIM_TOPO_OP_NAME]; /* mismatch: op instead, "" none */
 };
 
+/* A node whose CLOCK_REALTIME runs offset_ns ahead (negative: behind) of
+ * the others' (simrun passes it to that node's ranks, docs in README.md). */
+struct sim_topo_clock {
+    char node[SIM_TOPO_NODE_NAME];
+    int64_t offset_ns;
+};
+
 struct sim_topo {
     int nodes; /* from "nodes K"; 0 when the file does not say */
     struct sim_link_params intra;
@@ -89,6 +98,8 @@ struct sim_topo {
     struct sim_topo_straggler stragglers[SIM_TOPO_MAX_STRAGGLERS];
     int n_faults;
     struct sim_topo_fault faults[SIM_TOPO_MAX_FAULTS];
+    int n_clocks;
+    struct sim_topo_clock clocks[SIM_TOPO_MAX_CLOCKS];
 };
 
 /* The topology of a machine without a file: one fabric, default speeds. */
@@ -130,5 +141,12 @@ const struct sim_topo_fault *sim_topo_fault(const struct sim_topo *topo,
  * (allreduce broadcast reduce allgather reducescatter alltoall gather
  * scatter). */
 int sim_topo_is_coll_name(const char *name);
+/* Offset of node's CLOCK_REALTIME planted by 'clock' directives (0 when
+ * none; the last directive for a node wins). */
+int64_t sim_topo_clock_offset(const struct sim_topo *topo, const char *node);
+
+/* "-1.5ms" -> -1500000: a duration with an optional sign.  Returns 0 or
+ * -1. */
+int sim_topo_parse_signed_duration(const char *text, int64_t *ns);
 
 #endif

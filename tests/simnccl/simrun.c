@@ -43,6 +43,7 @@ struct job {
     int nnodes;
     double timeout_s;
     const char *topo_path; /* absolute, or NULL */
+    const struct sim_topo *topo; /* parsed topo_path, or NULL */
     char libdir[PATH_MAX];
     char iddir[PATH_MAX];
     char **argv;
@@ -79,6 +80,10 @@ static void usage(FILE *out)
             "starting with the\n"
             "directory of simnccl's libnccl.so.2 (<simrun's dir>/lib, or "
             "SIMNCCL_LIBDIR).\n"
+            "Ranks of a node with a 'clock NODE offset=T' line also get "
+            "SIMNCCL_CLOCK_OFFSET_NS\n"
+            "and libsimclock.so (their wall clock T ahead) first in "
+            "LD_PRELOAD.\n"
             "Ranks read stdin from /dev/null.\n"
             "\n"
             "If a rank fails, simrun reports it, stops the others (SIGTERM, "
@@ -149,6 +154,8 @@ static int set_int(const char *name, int v)
     return setenv(name, buf, 1);
 }
 
+static int clock_environment(const struct job *job, const char *node);
+
 /* In the child, before exec: the rank's environment. */
 static int rank_environment(const struct job *job, int r)
 {
@@ -174,6 +181,7 @@ static int rank_environment(const struct job *job, int r)
     rc |= setenv("SIMNCCL_IDDIR", job->iddir, 1);
     if (job->topo_path)
         rc |= setenv("SIMNCCL_TOPO", job->topo_path, 1);
+    rc |= clock_environment(job, node);
     /* Prepend, never replace: the program may need its own paths too. */
     if (old && *old) {
         path = malloc(strlen(job->libdir) + strlen(old) + 2);
@@ -185,6 +193,36 @@ static int rank_environment(const struct job *job, int r)
     } else {
         rc |= setenv("LD_LIBRARY_PATH", job->libdir, 1);
     }
+    return rc;
+}
+
+/* A planted clock offset of the rank's node: the offset in
+ * SIMNCCL_CLOCK_OFFSET_NS and libsimclock.so (which shifts that process's
+ * CLOCK_REALTIME by it) prepended to LD_PRELOAD, so that whatever reads the
+ * time on that node, the collprof shim included, sees the node's clock. */
+static int clock_environment(const struct job *job, const char *node)
+{
+    int64_t off = job->topo ? sim_topo_clock_offset(job->topo, node) : 0;
+    const char *old = getenv("LD_PRELOAD");
+    char buf[32], *lib = NULL;
+    size_t len;
+    int rc = 0;
+
+    if (off == 0)
+        return 0;
+    snprintf(buf, sizeof buf, "%lld", (long long)off);
+    len = strlen(job->libdir) + strlen("/libsimclock.so") +
+          (old ? strlen(old) : 0) + 2;
+    lib = malloc(len);
+    if (!lib)
+        return -1;
+    if (old && *old)
+        snprintf(lib, len, "%s/libsimclock.so:%s", job->libdir, old);
+    else
+        snprintf(lib, len, "%s/libsimclock.so", job->libdir);
+    rc |= setenv("SIMNCCL_CLOCK_OFFSET_NS", buf, 1);
+    rc |= setenv("LD_PRELOAD", lib, 1);
+    free(lib);
     return rc;
 }
 
@@ -449,6 +487,7 @@ int main(int argc, char **argv)
             goto out;
         }
         job.topo_path = topo_abs;
+        job.topo = topo;
         if (!nodes_given && topo->nodes > 0)
             job.nnodes = topo->nodes;
     }

@@ -246,6 +246,34 @@ static void test_faults(void)
     expect_error("swap rank=1 seq=2 after=3", "'after'");
 }
 
+/* 'clock NODE offset=T': a node's wall clock off, signed. */
+static void test_clocks(void)
+{
+    const char *text = "clock n3 offset=2ms\n"
+                       "clock n2 offset=-1.5ms\n"
+                       "clock n4 offset=+250us\n"
+                       "clock n4 offset=300us\n";
+    int64_t v = 0;
+
+    is_int(sim_topo_parse_string(text, "c.topo", &topo, err, sizeof err), 0,
+           "clock directives parse (%s)", err);
+    is_int(sim_topo_clock_offset(&topo, "n3"), 2000000, "n3 2 ms ahead");
+    is_int(sim_topo_clock_offset(&topo, "n2"), -1500000, "n2 1.5 ms behind");
+    is_int(sim_topo_clock_offset(&topo, "n4"), 300000,
+           "the last clock line of a node wins");
+    is_int(sim_topo_clock_offset(&topo, "n1"), 0, "other nodes share the clock");
+    is_int(sim_topo_parse_signed_duration("-0.5s", &v), 0, "signed duration");
+    is_int(v, -500000000, "-0.5s");
+    is_int(sim_topo_parse_signed_duration("--1ms", &v), -1, "two signs refused");
+    expect_error("clock n3", "'offset'");
+    expect_error("clock offset=1ms", "'clock'");
+    expect_error("clock n3 offset=1", "'offset'");
+    expect_error("clock n3 offset=-x", "'offset'");
+    expect_error("clock n3 offset=2days", "'offset'");
+    expect_error("clock n3 offset=90000s", "beyond a day");
+    expect_error("clock n3 delay=1ms", "'delay'");
+}
+
 static void test_files(void)
 {
     char path[] = "/tmp/topo_test.XXXXXX";
@@ -290,6 +318,7 @@ int main(void)
     test_link_defaults();
     test_errors();
     test_faults();
+    test_clocks();
     test_files();
     return done_testing();
 }

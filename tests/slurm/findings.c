@@ -1,5 +1,5 @@
 /* findings.c - report.json's findings for syslog and the alert hook
- * (plugin/cp_findings.c). */
+ * (plugin/cp_plugin_findings.c). */
 #include "config.h"
 
 #include <fcntl.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cp_findings.h"
+#include "cp_plugin_findings.h"
 #include "tap.h"
 
 static char tmp[] = "/tmp/cp-findings-XXXXXX";

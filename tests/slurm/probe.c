@@ -1,6 +1,6 @@
 /* probe.c - the link probe the plugin runs at step end: its srun command
  * line, its environment, and the verdict line from probe.json
- * (plugin/cp_probe.c). */
+ * (plugin/cp_plugin_probe.c). */
 #include "config.h"
 
 #include <fcntl.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cp_probe.h"
+#include "cp_plugin_probe.h"
 #include "tap.h"
 
 static char tmp[] = "/tmp/cp-probe-XXXXXX";

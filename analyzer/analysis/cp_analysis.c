@@ -1,0 +1,1244 @@
+/* cp_analysis.c - inputs, the two passes over the logs, the fit and the
+ * aggregates.  The streaming join is cp_stream.c; the findings
+ * cp_findings.c; the JSON writer cp_report.c.  docs/analysis.md explains
+ * the method.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cp_analysis_int.h"
+#include "cp_hang.h"
+#include "cp_fit.h"
+#include "cp_links.h"
+#include "cp_portview.h"
+#include "cp_stats.h"
+#include "cp_steps.h"
+
+/* Records per file read by the first pass (clock offsets). */
+#define PREFIX_RECORDS 4096
+#define DAY_NS INT64_C(86400000000000)
+/* a fit on fewer size groups, or of worse quality, is weak */
+#define FIT_MIN_POINTS 4
+#define FIT_MIN_R2 0.5
+#define FIT_MAX_RESIDUAL 0.25
+/* calls this many times faster than the model: the model is wrong there */
+#define EFFICIENCY_MAX 2.0
+
+static const char *const severity_names[] = {"info", "warning", "critical"};
+static const char *const source_names[] = {"none", "fit", "profile", "ports"};
+static const char *const status_names[] = {"ok", "damaged", "skipped",
+                                           "unreadable"};
+
+const char *cp_analysis_severity_name(enum cp_analysis_severity s)
+{
+    return (unsigned)s <= CP_SEVERITY_CRITICAL ? severity_names[s] : NULL;
+}
+
+int cp_analysis_severity_from_name(const char *name, enum cp_analysis_severity *s)
+{
+    unsigned i;
+
+    for (i = 0; i <= CP_SEVERITY_CRITICAL; i++)
+        if (strcmp(name, severity_names[i]) == 0) {
+            *s = (enum cp_analysis_severity)i;
+            return 0;
+        }
+    return -1;
+}
+
+const char *cp_link_source_name(enum cp_link_source s)
+{
+    return (unsigned)s <= CP_SOURCE_PORTS ? source_names[s] : NULL;
+}
+
+const char *cp_analysis_input_status_name(enum cp_analysis_input_status s)
+{
+    return (unsigned)s <= CP_INPUT_UNREADABLE ? status_names[s] : NULL;
+}
+
+void cp_analysis_opts_init(struct cp_analysis_opts *opts)
+{
+    memset(opts, 0, sizeof *opts);
+}
+
+int cp_analysis_worst_severity(const struct cp_analysis *an)
+{
+    size_t i;
+    int worst = -1;
+
+    for (i = 0; i < an->nfindings; i++)
+        if ((int)an->findings[i].severity > worst)
+            worst = (int)an->findings[i].severity;
+    return worst;
+}
+
+void cp_analysis_destroy(struct cp_analysis *an)
+{
+    size_t i;
+    int saved = errno;
+
+    if (!an)
+        return;
+    for (i = 0; i < an->ncomms; i++) {
+        free(an->comms[i].nodes);
+        free(an->comms[i].ranks);
+    }
+    free(an->comms);
+    free(an->nodes);
+    free(an->ranks);
+    free(an->rows);
+    free(an->timeline.windows);
+    cp_links_topology_free(&an->topology);
+    cp_portview_free(&an->ports);
+    for (i = 0; i < an->nfindings; i++) {
+        free(an->findings[i].ranks);
+        free(an->findings[i].nodes);
+        free(an->findings[i].message);
+        json_decref(an->findings[i].evidence);
+    }
+    free(an->findings);
+    cp_hang_destroy(an->hang);
+    for (i = 0; i < an->ninputs; i++)
+        free(an->inputs[i].path);
+    free(an->inputs);
+    for (i = 0; i < an->nproblems; i++) {
+        free(an->problems[i].file);
+        free(an->problems[i].message);
+    }
+    free(an->problems);
+    free(an->summary.missing_ranks);
+    free(an);
+    errno = saved;
+}
+
+/* ---- inputs -------------------------------------------------------------- */
+
+static int add_problem(struct cp_analysis *an, const char *file,
+                       int64_t offset, const char *text)
+{
+    struct cp_analysis_problem *bigger, *p;
+    size_t flen = strlen(file);
+
+    /* messages of the reader start with "file: "; the file has its field */
+    if (strncmp(text, file, flen) == 0 && text[flen] == ':' &&
+        text[flen + 1] == ' ')
+        text += flen + 2;
+    /* ... and so has the offset */
+    if (offset >= 0) {
+        char prefix[40];
+        int n = snprintf(prefix, sizeof prefix, "offset %lld: ",
+                         (long long)offset);
+        if (n > 0 && strncmp(text, prefix, (size_t)n) == 0)
+            text += n;
+    }
+    bigger = realloc(an->problems, (an->nproblems + 1) * sizeof *bigger);
+    if (!bigger)
+        return -1;
+    an->problems = bigger;
+    p = &an->problems[an->nproblems];
+    p->file = strdup(file);
+    p->message = strdup(text);
+    p->offset = offset;
+    if (!p->file || !p->message) {
+        free(p->file);
+        free(p->message);
+        return -1;
+    }
+    an->nproblems++;
+    return 0;
+}
+
+static struct cp_analysis_input *add_input(struct cp_analysis *an, const char *path)
+{
+    struct cp_analysis_input *bigger, *in;
+
+    bigger = realloc(an->inputs, (an->ninputs + 1) * sizeof *bigger);
+    if (!bigger)
+        return NULL;
+    an->inputs = bigger;
+    in = &an->inputs[an->ninputs];
+    memset(in, 0, sizeof *in);
+    in->path = strdup(path);
+    if (!in->path)
+        return NULL;
+    in->global_rank = -1;
+    in->world_size = -1;
+    an->ninputs++;
+    return in;
+}
+
+/* Strings from logs go into messages and JSON: keep printable ASCII and
+ * replace anything else (a damaged header, a foreign encoding) by '?'. */
+static void sanitize(char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e)
+            *s = '?';
+}
+
+/* Read the header of one file into a new input. */
+static int probe_input(struct cp_analysis *an, const char *path)
+{
+    struct cp_error e;
+    struct cp_logfile *lf;
+    const struct cp_log_header *h;
+    struct cp_analysis_input *in = add_input(an, path);
+
+    if (!in)
+        return -1;
+    lf = cp_logfile_open(path, &e);
+    if (!lf) {
+        in->status = CP_INPUT_UNREADABLE;
+        return add_problem(an, path, e.offset, e.text);
+    }
+    h = cp_logfile_header(lf);
+    in->status = CP_INPUT_OK;
+    in->global_rank = h->global_rank;
+    in->world_size = h->world_size;
+    in->pid = h->pid;
+    snprintf(in->node, sizeof in->node, "%s", h->node);
+    snprintf(in->job_id, sizeof in->job_id, "%s", h->job_id);
+    snprintf(in->step_id, sizeof in->step_id, "%s", h->step_id);
+    sanitize(in->node);
+    sanitize(in->job_id);
+    sanitize(in->step_id);
+    in->timer = h->timer;
+    in->closed = (h->flags & CP_HDR_CLOSED) != 0;
+    in->records_dropped = h->records_dropped;
+    cp_logfile_close(lf);
+    return 0;
+}
+
+static int collect_inputs(struct cp_analysis *an, const char *const *paths)
+{
+    size_t i, k;
+
+    for (i = 0; paths[i]; i++) {
+        struct cp_error e;
+        char **files = NULL;
+        int n = cp_logdir_list(paths[i], &files, &e);
+        if (n < 0) {
+            struct cp_analysis_input *in = add_input(an, paths[i]);
+            if (!in)
+                return -1;
+            in->status = CP_INPUT_UNREADABLE;
+            if (add_problem(an, paths[i], -1, e.text) < 0)
+                return -1;
+            continue;
+        }
+        for (k = 0; k < (size_t)n; k++)
+            if (probe_input(an, files[k]) < 0) {
+                cp_logdir_free(files);
+                return -1;
+            }
+        cp_logdir_free(files);
+    }
+    return 0;
+}
+
+/* Keep the job most inputs belong to; the others are skipped.  (The usual
+ * case, one job, is one pass; mixed jobs cost inputs x jobs.) */
+static int select_job(struct cp_analysis *an)
+{
+    size_t i, k, best = SIZE_MAX, best_count = 0;
+
+    for (i = 0; i < an->ninputs; i++) {
+        size_t count = 0;
+        if (an->inputs[i].status != CP_INPUT_OK)
+            continue;
+        if (best != SIZE_MAX &&
+            strcmp(an->inputs[best].job_id, an->inputs[i].job_id) == 0)
+            continue; /* counted with best already */
+        for (k = i; k < an->ninputs; k++)
+            if (an->inputs[k].status == CP_INPUT_OK &&
+                strcmp(an->inputs[k].job_id, an->inputs[i].job_id) == 0)
+                count++;
+        if (count > best_count) {
+            best_count = count;
+            best = i;
+        }
+        if (best_count * 2 > an->ninputs)
+            break; /* a majority: nothing can beat it */
+    }
+    if (best == SIZE_MAX)
+        return 0;
+    snprintf(an->job_id, sizeof an->job_id, "%s", an->inputs[best].job_id);
+    snprintf(an->step_id, sizeof an->step_id, "%s", an->inputs[best].step_id);
+    for (i = 0; i < an->ninputs; i++) {
+        struct cp_analysis_input *in = &an->inputs[i];
+        char msg[200];
+        if (in->status != CP_INPUT_OK || strcmp(in->job_id, an->job_id) == 0)
+            continue;
+        in->status = CP_INPUT_SKIPPED;
+        snprintf(msg, sizeof msg,
+                 "belongs to job '%s', not to job '%s' of %zu of the %zu "
+                 "logs: skipped",
+                 in->job_id, an->job_id, best_count, an->ninputs);
+        if (add_problem(an, in->path, -1, msg) < 0)
+            return -1;
+    }
+    return (int)best_count;
+}
+
+static int compare_ranks(const void *a, const void *b)
+{
+    const struct cp_analysis_rank *x = a, *y = b;
+    unsigned rx = x->rank < 0 ? UINT32_MAX : (unsigned)x->rank;
+    unsigned ry = y->rank < 0 ? UINT32_MAX : (unsigned)y->rank;
+
+    if (rx != ry)
+        return rx < ry ? -1 : 1;
+    return x->input < y->input ? -1 : x->input > y->input;
+}
+
+/* Ranks (one per analyzed input, by global rank) and nodes (in the order of
+ * their lowest rank). */
+static int build_ranks_and_nodes(struct cp_analysis *an)
+{
+    size_t i, k, n = 0;
+
+    an->ranks = calloc(an->ninputs ? an->ninputs : 1, sizeof *an->ranks);
+    an->nodes = calloc(an->ninputs ? an->ninputs : 1, sizeof *an->nodes);
+    if (!an->ranks || !an->nodes)
+        return -1;
+    for (i = 0; i < an->ninputs; i++) {
+        if (an->inputs[i].status != CP_INPUT_OK)
+            continue;
+        an->ranks[n].rank = an->inputs[i].global_rank;
+        an->ranks[n].input = (unsigned)i;
+        n++;
+    }
+    an->nranks = n;
+    qsort(an->ranks, n, sizeof *an->ranks, compare_ranks);
+    for (i = 0; i < n; i++) {
+        const char *node = an->inputs[an->ranks[i].input].node;
+        for (k = 0; k < an->nnodes; k++)
+            if (strcmp(an->nodes[k].name, node) == 0)
+                break;
+        if (k == an->nnodes) {
+            snprintf(an->nodes[k].name, sizeof an->nodes[k].name, "%s", node);
+            an->nnodes++;
+        }
+        an->nodes[k].ranks++;
+        an->ranks[i].node = (unsigned)k;
+    }
+    /* the world size most analyzed headers give */
+    an->world_size = -1;
+    {
+        size_t best = 0;
+        for (i = 0; i < n && best * 2 <= n; i++) {
+            int w = an->inputs[an->ranks[i].input].world_size;
+            size_t count = 0;
+            if (w <= 0 || w == an->world_size)
+                continue;
+            for (k = i; k < n; k++)
+                count += an->inputs[an->ranks[k].input].world_size == w;
+            if (count > best) {
+                best = count;
+                an->world_size = w;
+            }
+        }
+    }
+    return 0;
+}
+
+/* ---- passes -------------------------------------------------------------- */
+
+static int open_files(struct cp_analysis *an, struct an_state *st,
+                      const double *offsets, uint64_t limit)
+{
+    size_t i;
+
+    for (i = 0; i < an->nranks; i++) {
+        struct an_file *f = &st->files[i];
+        struct cp_analysis_input *in = &an->inputs[an->ranks[i].input];
+        const struct cp_log_header *h;
+        struct cp_error e;
+        struct stat sb;
+
+        f->input = an->ranks[i].input;
+        f->node = an->ranks[i].node;
+        f->rank = (unsigned)i;
+        f->limit = limit;
+        f->offset_ns =
+            offsets ? (int64_t)llround(offsets[f->node] * 1e9) : 0;
+        f->sc = cp_scan_open(in->path, &e);
+        if (!f->sc) {
+            /* it was readable a moment ago */
+            in->status = CP_INPUT_UNREADABLE;
+            if (limit == 0 && add_problem(an, in->path, e.offset, e.text) < 0)
+                return -1;
+            continue;
+        }
+        h = cp_scan_header(f->sc);
+        /* times outside [start - 1 day, end + 1 day] of the header are
+         * damage; the bounds also keep every later sum and difference of
+         * times (corrected by offsets of at most a day) inside int64 */
+        f->t_min = 2 * DAY_NS;
+        f->t_max = INT64_MAX - 4 * DAY_NS;
+        if (h->start_realtime_ns > (uint64_t)(3 * DAY_NS) &&
+            h->start_realtime_ns < (uint64_t)(INT64_MAX - 8 * DAY_NS)) {
+            uint64_t end = h->end_realtime_ns > h->start_realtime_ns &&
+                                   h->end_realtime_ns <
+                                       (uint64_t)(INT64_MAX - 8 * DAY_NS)
+                               ? h->end_realtime_ns
+                               : UINT64_MAX;
+            f->t_min = (int64_t)h->start_realtime_ns - DAY_NS;
+            if (end != UINT64_MAX)
+                f->t_max = (int64_t)end + DAY_NS;
+        }
+        if (stat(in->path, &sb) == 0 && sb.st_size > (off_t)h->header_size)
+            st->bytes_total += (uint64_t)sb.st_size - h->header_size;
+    }
+    return 0;
+}
+
+/* Causal bounds of every node's offset against node 0 from the pairs'
+ * [lo, hi]: a system of difference constraints, solved by relaxing the
+ * edges until nothing changes (Bellman-Ford; a change after nnodes rounds
+ * means the constraints contradict each other: drift or damage).  Returns
+ * 0, or -1 when contradictory. */
+static int offset_bounds(size_t nnodes, const struct an_state *st,
+                         double *low, double *high)
+{
+    size_t i, round;
+    int changed = 1;
+
+    for (i = 0; i < nnodes; i++) {
+        low[i] = i == 0 ? 0 : -INFINITY;
+        high[i] = i == 0 ? 0 : INFINITY;
+    }
+    for (round = 0; changed && round <= nnodes; round++) {
+        changed = 0;
+        for (i = 0; i < st->npairs; i++) {
+            const struct an_offset_pair *p = &st->pairs[i];
+            double lo = (double)p->lo_ns * 1e-9, hi = (double)p->hi_ns * 1e-9;
+            if (p->lo_ns == INT64_MIN || p->hi_ns == INT64_MAX)
+                continue;
+            /* offset(x) - offset(r) in [lo, hi] */
+            if (high[p->r] + hi < high[p->x]) {
+                high[p->x] = high[p->r] + hi;
+                changed = 1;
+            }
+            if (high[p->x] - lo < high[p->r]) {
+                high[p->r] = high[p->x] - lo;
+                changed = 1;
+            }
+            if (low[p->r] + lo > low[p->x]) {
+                low[p->x] = low[p->r] + lo;
+                changed = 1;
+            }
+            if (low[p->x] - hi > low[p->r]) {
+                low[p->r] = low[p->x] - hi;
+                changed = 1;
+            }
+        }
+    }
+    if (changed)
+        return -1;
+    for (i = 0; i < nnodes; i++)
+        if (low[i] > high[i])
+            return -1;
+    return 0;
+}
+
+/* Per-node offsets from the prefix pass's samples: the median of each
+ * (node, reference) pair, chained from node 0 outwards, kept within what
+ * causality allows; applied only where that excludes a shared clock. */
+static void solve_offsets(struct cp_analysis *an, struct an_state *st,
+                          double *offsets)
+{
+    size_t i;
+    int changed = 1, consistent;
+    double *low = NULL, *high = NULL;
+
+    for (i = 0; i < an->nnodes; i++) {
+        offsets[i] = 0;
+        an->nodes[i].offset_known = i == 0;
+    }
+    an->offset_reference = 0;
+    an->offset_instances = st->offset_instances;
+    for (i = 0; i < st->npairs; i++)
+        cp_stats_sort(st->pairs[i].v, st->pairs[i].n);
+    while (changed) {
+        changed = 0;
+        for (i = 0; i < st->npairs; i++) {
+            struct an_offset_pair *p = &st->pairs[i];
+            double med;
+            if (p->n == 0)
+                continue;
+            med = cp_stats_median_sorted(p->v, p->n) * 1e-9;
+            if (!(fabs(med) < 86400)) /* more than a day: damage */
+                continue;
+            if (an->nodes[p->r].offset_known && !an->nodes[p->x].offset_known) {
+                offsets[p->x] = offsets[p->r] + med;
+                an->nodes[p->x].offset_known = 1;
+                an->nodes[p->x].offset_samples = p->n;
+                changed = 1;
+            } else if (an->nodes[p->x].offset_known &&
+                       !an->nodes[p->r].offset_known) {
+                offsets[p->r] = offsets[p->x] - med;
+                an->nodes[p->r].offset_known = 1;
+                an->nodes[p->r].offset_samples = p->n;
+                changed = 1;
+            }
+        }
+    }
+    low = malloc(an->nnodes * sizeof *low);
+    high = malloc(an->nnodes * sizeof *high);
+    consistent = low && high && offset_bounds(an->nnodes, st, low, high) == 0;
+    for (i = 0; i < an->nnodes; i++) {
+        struct cp_analysis_node *n = &an->nodes[i];
+        if (!(fabs(offsets[i]) < 86400) || !consistent ||
+            !isfinite(low[i]) || !isfinite(high[i]) ||
+            !(fabs(low[i]) < 86400 && fabs(high[i]) < 86400)) {
+            /* chained too far, contradictory or unbounded: unknown */
+            offsets[i] = 0;
+            n->offset_known = i == 0;
+            n->offset_low_s = n->offset_high_s = 0;
+            n->offset_significant = 0;
+            n->offset_s = n->offset_estimate_s = 0;
+            continue;
+        }
+        if (offsets[i] < low[i])
+            offsets[i] = low[i];
+        if (offsets[i] > high[i])
+            offsets[i] = high[i];
+        n->offset_known = 1;
+        n->offset_estimate_s = offsets[i];
+        n->offset_low_s = low[i];
+        n->offset_high_s = high[i];
+        /* a shared clock (offset 0) is possible: nothing to correct */
+        n->offset_significant = low[i] > 0 || high[i] < 0;
+        if (!n->offset_significant)
+            offsets[i] = 0;
+        n->offset_s = offsets[i];
+    }
+    free(low);
+    free(high);
+}
+
+static void collect_file_results(struct cp_analysis *an, struct an_state *st)
+{
+    size_t i;
+
+    for (i = 0; i < st->nfiles; i++) {
+        struct an_file *f = &st->files[i];
+        struct cp_analysis_input *in = &an->inputs[f->input];
+        const struct cp_error *pr;
+        struct cp_logfile_stats ls;
+
+        if (!f->sc)
+            continue;
+        cp_scan_stats(f->sc, &ls);
+        in->records = ls.records;
+        in->calls = st->ranks[i].calls;
+        in->skipped_records = ls.bad + f->bad_time;
+        in->truncated_bytes = ls.truncated;
+        pr = cp_scan_problem(f->sc);
+        if (pr)
+            add_problem(an, in->path, pr->offset, pr->text);
+        if (f->problem_noted)
+            add_problem(an, in->path, f->problem_offset, f->problem);
+        if (pr || f->problem_noted)
+            in->status = CP_INPUT_DAMAGED;
+        cp_scan_close(f->sc);
+        f->sc = NULL;
+    }
+}
+
+/* ---- after the stream ------------------------------------------------------ */
+
+static enum cp_coll slot_coll(unsigned slot)
+{
+    return slot == AN_SLOT_P2P_INTRA ? CP_COLL_SENDRECV : (enum cp_coll)slot;
+}
+
+static unsigned slot_ranks(const struct an_comm *c, unsigned slot)
+{
+    return slot_coll(slot) == CP_COLL_SENDRECV ? 2 : c->nranks;
+}
+
+static int compare_unsigned(const void *a, const void *b)
+{
+    unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int build_comms(struct cp_analysis *an, struct an_state *st)
+{
+    size_t i;
+    unsigned r;
+
+    an->comms = calloc(st->ncomms ? st->ncomms : 1, sizeof *an->comms);
+    if (!an->comms)
+        return -1;
+    for (i = 0; i < st->ncomms; i++) {
+        struct an_comm *c = st->comms[i];
+        struct cp_analysis_comm *pc = &an->comms[i];
+        unsigned n = 0, k;
+
+        pc->id = c->id;
+        pc->nranks = c->nranks;
+        memcpy(pc->name, c->name, sizeof pc->name);
+        for (r = 0; pc->name[r]; r++)
+            if ((unsigned char)pc->name[r] < 0x20 ||
+                (unsigned char)pc->name[r] > 0x7e)
+                pc->name[r] = '?';
+        pc->instances = c->instances;
+        pc->incomplete = c->incomplete;
+        pc->p2p = c->p2p;
+        pc->time_s = c->time;
+        pc->ranks = malloc(c->nranks * sizeof *pc->ranks);
+        pc->nodes = malloc(c->nranks * sizeof *pc->nodes);
+        an->ncomms++;
+        if (!pc->ranks || !pc->nodes)
+            return -1;
+        for (r = 0; r < c->nranks; r++) {
+            int32_t f = c->member_file[r];
+            pc->ranks[r] = f < 0 ? -1 : an->ranks[f].rank;
+            pc->missing += f < 0;
+            if (f >= 0)
+                pc->nodes[n++] = an->ranks[f].node;
+        }
+        qsort(pc->nodes, n, sizeof *pc->nodes, compare_unsigned);
+        for (r = k = 0; r < n; r++)
+            if (k == 0 || pc->nodes[k - 1] != pc->nodes[r])
+                pc->nodes[k++] = pc->nodes[r];
+        pc->nnodes = k;
+        pc->link = k > 1 ? CP_LINK_INTER : CP_LINK_INTRA;
+    }
+    return 0;
+}
+
+static enum cp_link_class slot_link(const struct cp_analysis *an, size_t ci,
+                                    unsigned slot)
+{
+    if (slot == AN_SLOT_P2P_INTRA)
+        return CP_LINK_INTRA;
+    if (slot == CP_COLL_SENDRECV)
+        return CP_LINK_INTER;
+    return an->comms[ci].link;
+}
+
+
+/* Calls inside groups ran in an interval shared with the group's other
+ * calls: their own time is unknown, so a bucket made mostly of them counts
+ * in the time accounting but not in bandwidth judgments (as in the fit);
+ * the same for a bucket of which over 5 % of the instances are
+ * incomplete. */
+static int judged(const struct an_bucket *b)
+{
+    /* nor do instances with members missing: their own time is that of
+     * the members present, not the collective's */
+    return b->grouped * 10 <= b->count && b->incomplete * 20 <= b->count;
+}
+
+static int fit_classes(struct cp_analysis *an, struct an_state *st,
+                       const struct cp_profile *profile)
+{
+    struct cp_fit_point *pts[CP_LINK_COUNT] = {NULL, NULL};
+    size_t npts[CP_LINK_COUNT] = {0, 0}, cap[CP_LINK_COUNT] = {0, 0};
+    size_t ci;
+    unsigned s, k;
+    int rc = -1;
+
+    for (ci = 0; ci < st->ncomms; ci++) {
+        struct an_comm *c = st->comms[ci];
+        for (s = 0; s < AN_SLOTS; s++) {
+            struct an_slot_table *t = c->slots[s];
+            enum cp_link_class link = slot_link(an, ci, s);
+            double A, B;
+            if (!t || cp_model_nccl_steps(slot_coll(s), slot_ranks(c, s), &A,
+                                          &B) < 0)
+                continue;
+            for (k = 0; k < AN_NBUCKETS; k++) {
+                struct an_bucket *b = t->b[k];
+                struct cp_fit_point *p;
+                if (!b || b->count == 0 || !judged(b))
+                    continue;
+                if (npts[link] == cap[link]) {
+                    size_t nc = cap[link] ? cap[link] * 2 : 64;
+                    struct cp_fit_point *bigger =
+                        realloc(pts[link], nc * sizeof *bigger);
+                    if (!bigger)
+                        goto out;
+                    pts[link] = bigger;
+                    cap[link] = nc;
+                }
+                p = &pts[link][npts[link]++];
+                p->x = B * (b->bytes / (double)b->count) / A;
+                p->y = cp_sketch_quantile(&b->t, 0.5) / A;
+                p->weight = sqrt((double)b->count);
+                p->calls = b->count;
+            }
+        }
+    }
+    for (k = 0; k < CP_LINK_COUNT; k++) {
+        struct cp_analysis_link *m = &an->model[k];
+        const struct cp_profile_link *pl = profile ? &profile->link[k] : NULL;
+        struct cp_fit_result fr;
+
+        cp_fit_line(pts[k], npts[k], &fr);
+        m->fit_ok = fr.ok;
+        m->fit_alpha_s = fr.alpha;
+        m->fit_bandwidth_Bps = fr.ok ? 1 / fr.beta : NAN;
+        m->fit_median_rel_residual = fr.median_rel_residual;
+        m->fit_r2 = fr.r2;
+        m->fit_points = fr.points;
+        m->fit_points_used = fr.points_used;
+        m->fit_calls_used = fr.calls_used;
+        m->fit_weak = 0;
+        m->fit_weak_why[0] = '\0';
+        if (fr.ok && fr.points_used < FIT_MIN_POINTS) {
+            m->fit_weak = 1;
+            snprintf(m->fit_weak_why, sizeof m->fit_weak_why,
+                     "%u size groups used (at least %d make a firm fit)",
+                     fr.points_used, FIT_MIN_POINTS);
+        } else if (fr.ok && !(fr.r2 >= FIT_MIN_R2 &&
+                              fr.median_rel_residual <= FIT_MAX_RESIDUAL)) {
+            m->fit_weak = 1;
+            snprintf(m->fit_weak_why, sizeof m->fit_weak_why,
+                     "poor quality: r2 %.2f, median residual %.0f%%", fr.r2,
+                     100 * fr.median_rel_residual);
+        }
+        snprintf(m->fit_why, sizeof m->fit_why, "%s",
+                 fr.ok ? "" : (npts[k] ? fr.why : "no calls of this class"));
+        m->source = CP_SOURCE_NONE;
+        m->alpha_s = m->bandwidth_Bps = NAN;
+        if (pl && (pl->have_alpha || pl->have_bandwidth)) {
+            m->source = CP_SOURCE_PROFILE;
+            m->alpha_s = pl->have_alpha ? pl->alpha_s
+                                        : (fr.ok ? m->fit_alpha_s : 0);
+            m->bandwidth_Bps = pl->have_bandwidth ? pl->bandwidth_Bps
+                                                  : m->fit_bandwidth_Bps;
+            if (!(m->bandwidth_Bps > 0))
+                m->source = CP_SOURCE_NONE;
+        } else if (fr.ok) {
+            m->source = CP_SOURCE_FIT;
+            m->alpha_s = m->fit_alpha_s;
+            m->bandwidth_Bps = m->fit_bandwidth_Bps;
+        }
+        m->expected_Bps = NAN;
+        m->expected_source = CP_SOURCE_NONE;
+        if (pl && pl->have_bandwidth) {
+            m->expected_Bps = pl->bandwidth_Bps;
+            m->expected_source = CP_SOURCE_PROFILE;
+        } else if (fr.ok) {
+            m->expected_Bps = m->fit_bandwidth_Bps;
+            m->expected_source = CP_SOURCE_FIT;
+        }
+        if (m->source == CP_SOURCE_NONE)
+            m->alpha_s = m->bandwidth_Bps = NAN;
+    }
+    rc = 0;
+out:
+    free(pts[0]);
+    free(pts[1]);
+    return rc;
+}
+
+static void group_add(struct an_group_stats *g, const struct an_bucket *b,
+                      double L, double W, double f)
+{
+    if (g->calls == 0 || b->n_min < g->n_min)
+        g->n_min = b->n_min;
+    if (g->calls == 0 || b->n_max > g->n_max)
+        g->n_max = b->n_max;
+    g->calls += b->count;
+    g->bytes += b->bytes;
+    g->time += b->time;
+    if (!judged(b))
+        return;
+    g->judged_calls += b->count;
+    g->duration += b->duration;
+    g->model_time += (double)b->count * L + b->bytes * W;
+    g->fn += f * b->bytes;
+}
+
+/* One row per power-of-two size of every (comm, slot); evals per (comm,
+ * slot) split by regime. */
+static int build_rows(struct cp_analysis *an, struct an_state *st,
+                      struct an_eval **evals_out, size_t *nevals_out)
+{
+    struct an_eval *evals = NULL;
+    size_t nevals = 0, capevals = 0, caprows = 0, ci;
+    unsigned s;
+    int rc = -1;
+
+    for (ci = 0; ci < st->ncomms; ci++) {
+        struct an_comm *c = st->comms[ci];
+        for (s = 0; s < AN_SLOTS; s++) {
+            struct an_slot_table *t = c->slots[s];
+            struct an_eval *ev;
+            struct cp_model_terms terms;
+            const struct cp_analysis_link *m;
+            unsigned p = slot_ranks(c, s), k, row_idx;
+            struct cp_model_params params;
+
+            if (!t || t->count == 0)
+                continue;
+            if (nevals == capevals) {
+                size_t nc = capevals ? capevals * 2 : 32;
+                struct an_eval *bigger = realloc(evals, nc * sizeof *bigger);
+                if (!bigger)
+                    goto out;
+                evals = bigger;
+                capevals = nc;
+            }
+            ev = &evals[nevals++];
+            memset(ev, 0, sizeof *ev);
+            ev->comm = (unsigned)ci;
+            ev->slot = s;
+            ev->coll = slot_coll(s);
+            ev->link = slot_link(an, ci, s);
+            ev->factor = cp_model_busbw_factor(ev->coll, p);
+            m = &an->model[ev->link];
+            memset(&params, 0, sizeof params);
+            params.alpha = m->alpha_s;
+            params.beta = 1 / m->bandwidth_Bps;
+            ev->have_model = m->source != CP_SOURCE_NONE &&
+                             cp_model_terms(
+                                 ev->coll,
+                                 cp_model_coll_facts(ev->coll)->nccl_algo, p,
+                                 &params, &terms, NULL) == 0 &&
+                             (p > 1 || ev->coll == CP_COLL_SENDRECV);
+            ev->weak = ev->have_model && m->source == CP_SOURCE_FIT &&
+                       m->fit_weak;
+            ev->latency_s = ev->have_model ? terms.latency_s : NAN;
+            ev->sec_per_byte = ev->have_model ? terms.sec_per_byte : NAN;
+
+            /* rows: bucket 0 alone, then 8 sub-buckets per row */
+            for (row_idx = 0; row_idx <= 64; row_idx++) {
+                unsigned first = row_idx == 0 ? 0 : 1 + (row_idx - 1) * AN_SUB;
+                unsigned last = row_idx == 0 ? 0 : first + AN_SUB - 1;
+                struct cp_analysis_row *row = NULL;
+                struct cp_sketch merged;
+                double lat_time = 0, duration = 0;
+
+                cp_sketch_init(&merged);
+                for (k = first; k <= last; k++) {
+                    struct an_bucket *b = t->b[k];
+                    int latency;
+                    if (!b || b->count == 0)
+                        continue;
+                    if (!row) {
+                        if (an->nrows == caprows) {
+                            size_t nc = caprows ? caprows * 2 : 64;
+                            struct cp_analysis_row *bigger =
+                                realloc(an->rows, nc * sizeof *bigger);
+                            if (!bigger) {
+                                cp_sketch_clear(&merged);
+                                goto out;
+                            }
+                            an->rows = bigger;
+                            caprows = nc;
+                        }
+                        row = &an->rows[an->nrows++];
+                        memset(row, 0, sizeof *row);
+                        row->comm = (unsigned)ci;
+                        row->coll = ev->coll;
+                        row->link = ev->link;
+                        row->bucket_lo = row_idx == 0 ? 0 : ldexp(1, (int)row_idx - 1);
+                    }
+                    row->calls += b->count;
+                    row->incomplete += b->incomplete;
+                    row->grouped += b->grouped;
+                    row->bytes += b->bytes;
+                    row->time_s += b->time;
+                    duration += b->duration;
+                    row->skew_s += b->skew;
+                    if (cp_sketch_merge(&merged, &b->t) < 0)
+                        st->oom = 1;
+                    latency = ev->have_model &&
+                              b->bytes / (double)b->count * ev->sec_per_byte <
+                                  ev->latency_s;
+                    if (latency)
+                        lat_time += b->time;
+                    group_add(latency ? &ev->lat : &ev->bw, b,
+                              ev->have_model ? ev->latency_s : 0,
+                              ev->have_model ? ev->sec_per_byte : 0,
+                              ev->factor);
+                }
+                if (!row)
+                    continue;
+                row->p50_s = cp_sketch_quantile(&merged, 0.5);
+                row->p99_s = cp_sketch_quantile(&merged, 0.99);
+                cp_sketch_clear(&merged);
+                row->algbw_Bps = cp_model_algbw(row->bytes, duration);
+                row->busbw_Bps = row->algbw_Bps * ev->factor;
+                if (ev->have_model) {
+                    row->model_time_s = (double)row->calls * ev->latency_s +
+                                        row->bytes * ev->sec_per_byte;
+                    row->efficiency = duration > 0
+                                          ? row->model_time_s / duration
+                                          : NAN;
+                    row->model_mismatch = row->efficiency > EFFICIENCY_MAX;
+                    if (row->model_mismatch)
+                        row->efficiency = NAN;
+                    row->latency_share =
+                        row->time_s > 0 ? lat_time / row->time_s
+                                        : (lat_time > 0);
+                    row->regime = row->latency_share > 0.5
+                                      ? CP_REGIME_LATENCY
+                                      : CP_REGIME_BANDWIDTH;
+                } else {
+                    row->model_time_s = row->efficiency = NAN;
+                    row->latency_share = NAN;
+                    row->regime = CP_REGIME_NONE;
+                }
+            }
+        }
+    }
+    rc = 0;
+out:
+    if (rc < 0) {
+        free(evals);
+        evals = NULL;
+        nevals = 0;
+    }
+    *evals_out = evals;
+    *nevals_out = nevals;
+    return rc;
+}
+
+static void class_bandwidths(struct cp_analysis *an, const struct an_eval *ev,
+                             size_t nev)
+{
+    double fn[CP_LINK_COUNT] = {0, 0}, t[CP_LINK_COUNT] = {0, 0},
+           mt[CP_LINK_COUNT] = {0, 0};
+    uint64_t calls[CP_LINK_COUNT] = {0, 0};
+    size_t i;
+    unsigned k;
+
+    for (i = 0; i < nev; i++) {
+        if (!ev[i].have_model)
+            continue;
+        fn[ev[i].link] += ev[i].bw.fn;
+        t[ev[i].link] += ev[i].bw.duration;
+        mt[ev[i].link] += ev[i].bw.model_time;
+        calls[ev[i].link] += ev[i].bw.judged_calls;
+    }
+    for (k = 0; k < CP_LINK_COUNT; k++) {
+        an->model[k].bw_calls = calls[k];
+        an->model[k].busbw_Bps = t[k] > 0 ? fn[k] / t[k] : NAN;
+        an->model[k].model_busbw_Bps = mt[k] > 0 ? fn[k] / mt[k] : NAN;
+    }
+}
+
+/* The training steps in the run: the period of the calls of the lowest
+ * rank (cp_steps: communicator, operation, count and type in the order the
+ * rank made them), or unknown (0): then nothing is said per step. */
+static void estimate_steps(struct cp_analysis *an, unsigned given)
+{
+    const struct cp_analysis_rank *pick = NULL;
+    struct cp_steps_result res;
+    struct cp_error err;
+    size_t i;
+
+    an->summary.steps = 0;
+    if (given) {
+        an->summary.steps = given;
+        snprintf(an->summary.steps_method, sizeof an->summary.steps_method,
+                 "--steps");
+        return;
+    }
+    snprintf(an->summary.steps_method, sizeof an->summary.steps_method,
+             "unknown: no sequence of calls repeats (give --steps)");
+    for (i = 0; i < an->nranks; i++) {
+        const struct cp_analysis_rank *r = &an->ranks[i];
+        if (r->calls - r->failed < 4)
+            continue;
+        if (!pick || (r->rank >= 0 && (pick->rank < 0 || r->rank < pick->rank)))
+            pick = r;
+    }
+    if (!pick ||
+        cp_steps_from_log(an->inputs[pick->input].path,
+                          pick->calls - pick->failed, &res, &err) < 0 ||
+        res.steps == 0)
+        return;
+    an->summary.steps = res.steps;
+    snprintf(an->summary.steps_method, sizeof an->summary.steps_method,
+             "a pattern of %zu calls repeats on rank %d%s", res.period,
+             pick->rank, res.by_pauses ? " (steps marked by pauses)" : "");
+}
+
+/* Each rank's time in NCCL calls as a share of the run: the median and
+ * the worst rank. */
+static void rank_shares(struct cp_analysis *an)
+{
+    struct cp_analysis_summary *sm = &an->summary;
+    double *v = NULL;
+    size_t i, n = 0;
+
+    sm->rank_share_median = sm->rank_share_max = NAN;
+    sm->rank_share_max_rank = -1;
+    if (!(sm->span_s > 0) || an->nranks == 0)
+        return;
+    v = malloc(an->nranks * sizeof *v);
+    if (!v)
+        return;
+    for (i = 0; i < an->nranks; i++) {
+        double s = fmin(1, an->ranks[i].time_s / sm->span_s);
+        v[n++] = s;
+        if (!(s <= sm->rank_share_max)) {
+            sm->rank_share_max = s;
+            sm->rank_share_max_rank = an->ranks[i].rank;
+        }
+    }
+    cp_stats_sort(v, n);
+    sm->rank_share_median = cp_stats_median_sorted(v, n);
+    free(v);
+}
+
+static void finish_summary(struct cp_analysis *an, struct an_state *st,
+                           const struct an_eval *ev, size_t nev)
+{
+    struct cp_analysis_summary *sm = &an->summary;
+    unsigned timers[4] = {0, 0, 0, 0}, k;
+    int have_model = 0;
+    size_t i;
+
+    sm->records = st->records;
+    for (i = 0; i < an->nranks; i++)
+        sm->calls += an->ranks[i].calls;
+    sm->failed_calls = st->failed;
+    sm->instances = st->instances;
+    sm->incomplete_instances = st->incomplete;
+    sm->p2p_pairs = st->p2p_pairs;
+    sm->unmatched_p2p = st->unmatched;
+    sm->late_records = st->late;
+    sm->unjoinable_calls = st->unjoinable;
+    sm->comm_time_s = st->comm_time;
+    sm->skew_time_s = st->skew_time;
+    sm->wait_time_s = st->wait_time;
+    sm->rank_time_s = st->rank_time;
+    sm->span_s = st->t_last > st->t_first
+                     ? (double)(st->t_last - st->t_first) * 1e-9
+                     : 0;
+    sm->busy_s = fmin(an_busy_total_s(&st->busy), sm->span_s);
+    rank_shares(an);
+    for (i = 0; i < nev; i++) {
+        have_model |= ev[i].have_model;
+        sm->latency_bound_s += ev[i].lat.time;
+    }
+    sm->latency_bound_share =
+        have_model && sm->comm_time_s > 0
+            ? fmin(1, sm->latency_bound_s / sm->comm_time_s)
+            : NAN;
+    for (i = 0; i < an->nranks; i++) {
+        k = an->inputs[an->ranks[i].input].timer;
+        if (k < 4)
+            timers[k]++;
+    }
+    for (k = 1; k < 4; k++)
+        if (timers[k] > timers[sm->timer])
+            sm->timer = k;
+    for (i = 0; i < an->ninputs; i++)
+        sm->inputs_skipped += an->inputs[i].status == CP_INPUT_SKIPPED ||
+                              an->inputs[i].status == CP_INPUT_UNREADABLE;
+}
+
+/* The windows of the main pass, widened to the whole span (the first
+ * arrival may precede every own interval) and clipped to it. */
+static int build_timeline(struct cp_analysis *an, struct an_state *st)
+{
+    struct an_timeline *tl = st->timeline;
+    struct cp_analysis_timeline *out = &an->timeline;
+    int64_t w;
+    size_t i, n;
+    unsigned k;
+
+    if (!tl || !tl->started || st->t_first > st->t_last)
+        return 0;
+    an_timeline_cover(tl, st->t_first, st->t_last);
+    w = (int64_t)1 << tl->shift;
+    n = (size_t)(((uint64_t)st->t_last - (uint64_t)tl->origin) >> tl->shift) + 1;
+    if (n > 1 && (((uint64_t)st->t_last - (uint64_t)tl->origin) & (uint64_t)(w - 1)) == 0) {
+        /* the run ends on a boundary: the last window would have no width;
+         * what ended there goes to the one before */
+        struct an_window *last = &tl->w[n - 1], *prev = &tl->w[n - 2];
+        prev->time += last->time;
+        for (k = 0; k < CP_COLL_COUNT; k++)
+            prev->op_time[k] += last->op_time[k];
+        prev->calls += last->calls;
+        prev->bytes += last->bytes;
+        prev->wait += last->wait;
+        n--;
+    }
+    out->windows = calloc(n, sizeof *out->windows);
+    if (!out->windows)
+        return -1;
+    out->nwindows = n;
+    out->window_s = (double)w * 1e-9;
+    for (i = 0; i < n; i++) {
+        struct cp_analysis_window *o = &out->windows[i];
+        const struct an_window *in = &tl->w[i];
+        int64_t s = tl->origin + (int64_t)i * w, e = s + w;
+        if (s < st->t_first)
+            s = st->t_first;
+        if (e > st->t_last)
+            e = st->t_last;
+        o->start_s = (double)(s - st->t_first) * 1e-9;
+        o->end_s = (double)(e - st->t_first) * 1e-9;
+        o->comm_time_s = in->time;
+        for (k = 0; k < CP_COLL_COUNT; k++)
+            o->op_time_s[k] = in->op_time[k];
+        o->calls = in->calls;
+        o->bytes = in->bytes;
+        o->wait_time_s = in->wait;
+    }
+    return 0;
+}
+
+static int find_missing_ranks(struct cp_analysis *an)
+{
+    unsigned char *seen = NULL;
+    size_t i;
+    int w, rc = -1;
+
+    w = an->world_size;
+    if (w <= 0 || w > (1 << 24))
+        return 0;
+    seen = calloc((size_t)w, 1);
+    if (!seen)
+        goto out;
+    for (i = 0; i < an->nranks; i++)
+        if (an->ranks[i].rank >= 0 && an->ranks[i].rank < w)
+            seen[an->ranks[i].rank] = 1;
+    for (i = 0; i < (size_t)w; i++)
+        if (!seen[i]) {
+            int *bigger = realloc(an->summary.missing_ranks,
+                                  (an->summary.nmissing + 1) * sizeof *bigger);
+            if (!bigger)
+                goto out;
+            an->summary.missing_ranks = bigger;
+            an->summary.missing_ranks[an->summary.nmissing++] = (int)i;
+        }
+    rc = 0;
+out:
+    free(seen);
+    return rc;
+}
+
+/* ---- the run ------------------------------------------------------------------ */
+
+struct cp_analysis *cp_analysis_run(const char *const *paths,
+                                    const struct cp_analysis_opts *opts,
+                                    struct cp_error *err)
+{
+    struct cp_analysis *an = NULL, *ret = NULL;
+    struct an_state st;
+    struct an_eval *evals = NULL;
+    size_t nevals = 0, i;
+    double *offsets = NULL;
+    struct cp_analysis_opts defaults;
+    int state_live = 0;
+
+    memset(&st, 0, sizeof st);
+    if (!opts) {
+        cp_analysis_opts_init(&defaults);
+        opts = &defaults;
+    }
+    an = calloc(1, sizeof *an);
+    if (!an)
+        goto oom;
+    an->world_size = -1;
+    if (collect_inputs(an, paths) < 0 || select_job(an) < 0 ||
+        build_ranks_and_nodes(an) < 0)
+        goto oom;
+    if (an->nranks == 0) {
+        if (an->nproblems > 0)
+            cp_error_set(err, an->problems[0].file, an->problems[0].offset,
+                         "no readable collprof log among the inputs "
+                         "(first problem: %s: %s)",
+                         an->problems[0].file, an->problems[0].message);
+        else
+            cp_error_set(err, NULL, -1, "no collprof log among the inputs");
+        goto out;
+    }
+    /* pass 1: the first records of every file, for the clock offsets */
+    offsets = calloc(an->nnodes, sizeof *offsets);
+    if (!offsets)
+        goto oom;
+    if (an->nnodes > 1) {
+        if (an_state_init(&st, AN_MODE_PREFIX, an->nranks, (unsigned)an->nnodes) < 0)
+            goto oom_state;
+        state_live = 1;
+        if (open_files(an, &st, NULL, PREFIX_RECORDS) < 0)
+            goto oom_state;
+        an_stream_run(&st);
+        solve_offsets(an, &st, offsets);
+        for (i = 0; i < st.nfiles; i++) {
+            cp_scan_close(st.files[i].sc);
+            st.files[i].sc = NULL;
+        }
+        an_state_free(&st);
+        state_live = 0;
+    } else if (an->nnodes == 1) {
+        an->nodes[0].offset_known = 1;
+    }
+
+    /* pass 2: everything */
+    if (an_state_init(&st, AN_MODE_MAIN, an->nranks, (unsigned)an->nnodes) < 0)
+        goto oom_state;
+    state_live = 1;
+    st.progress = opts->progress;
+    st.progress_ctx = opts->progress_ctx;
+    st.links = cp_links_create();
+    if (!st.links || open_files(an, &st, offsets, 0) < 0)
+        goto oom_state;
+    an_stream_run(&st);
+    if (build_timeline(an, &st) < 0)
+        goto oom_state;
+    collect_file_results(an, &st);
+    for (i = 0; i < an->nranks; i++) {
+        struct cp_analysis_rank *r = &an->ranks[i];
+        r->calls = st.ranks[i].calls;
+        r->failed = st.ranks[i].failed;
+        r->time_s = (double)st.ranks[i].time_ns * 1e-9;
+        r->last_arrivals = st.ranks[i].last_arrivals;
+        r->late_s = st.ranks[i].late;
+        st.rank_time += r->time_s;
+    }
+    if (build_comms(an, &st) < 0 || fit_classes(an, &st, opts->profile) < 0 ||
+        build_rows(an, &st, &evals, &nevals) < 0)
+        goto oom_state;
+    class_bandwidths(an, evals, nevals);
+    if (cp_links_solve(st.links, an, &st, evals, nevals) < 0 ||
+        cp_links_apply_probe(an, opts->probe) < 0 ||
+        cp_portview_build(an, paths) < 0)
+        goto oom_state;
+    estimate_steps(an, opts->steps);
+    finish_summary(an, &st, evals, nevals);
+    if (find_missing_ranks(an) < 0)
+        goto oom_state;
+    an->summary.bucket_bytes = opts->bucket_bytes;
+    if (cp_hang_analyze(an) < 0 || an_findings(an, evals, nevals) < 0)
+        goto oom_state;
+    if (st.oom)
+        goto oom_state;
+    if (opts->progress)
+        opts->progress(opts->progress_ctx, st.bytes_total, st.bytes_total);
+    ret = an;
+    an = NULL;
+    goto out;
+oom_state:
+oom:
+    cp_error_set(err, NULL, -1, "out of memory");
+out:
+    if (state_live) {
+        cp_links_destroy(st.links);
+        an_state_free(&st);
+    }
+    free(evals);
+    free(offsets);
+    cp_analysis_destroy(an);
+    return ret;
+}

@@ -1,0 +1,461 @@
+/* cp_analysis.h - where the communication time of a job went.
+ *
+ * cp_analysis_run() reads every rank log of a job as one stream (a merge by
+ * completion time across ranks, in bounded memory), joins the records of
+ * each collective instance across ranks, fits the alpha-beta model per link
+ * class, aggregates per (collective, communicator, size) and names what is
+ * wrong (findings).  The result is a plain struct that a report writer
+ * renders without recomputing anything; cp_analysis_to_json() is the JSON
+ * writer (schema: docs/report-schema.md; method: docs/analysis.md).
+ *
+ * Like the rest of libcollprof-analysis this never prints: problems with
+ * inputs are collected in the result (`problems`, `inputs`), a fatal error
+ * fills the caller's struct cp_error.
+ */
+#ifndef COLLPROF_CP_ANALYSIS_H
+#define COLLPROF_CP_ANALYSIS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "cp_error.h"
+#include "cp_model.h"
+#include "cp_profile.h"
+
+#define CP_REPORT_SCHEMA "collprof.report/1"
+
+enum cp_analysis_severity {
+    CP_SEVERITY_INFO = 0,
+    CP_SEVERITY_WARNING = 1,
+    CP_SEVERITY_CRITICAL = 2
+};
+
+/* "info", "warning", "critical"; NULL out of range. */
+const char *cp_analysis_severity_name(enum cp_analysis_severity severity);
+/* Parses the names above; -1 when unknown. */
+int cp_analysis_severity_from_name(const char *name, enum cp_analysis_severity *severity);
+
+/* Where a link class's alpha and bandwidth came from. */
+enum cp_link_source {
+    CP_SOURCE_NONE = 0,  /* neither a fit nor a profile: no model */
+    CP_SOURCE_FIT = 1,   /* fitted to this job's calls */
+    CP_SOURCE_PROFILE = 2, /* the site profile (missing keys: the fit) */
+    CP_SOURCE_PORTS = 3  /* InfiniBand port state (not produced yet) */
+};
+const char *cp_link_source_name(enum cp_link_source source);
+
+struct cp_probeview;
+
+struct cp_analysis_opts {
+    /* Expected link speeds; NULL: fit only.  Copied by cp_analysis_run. */
+    const struct cp_profile *profile;
+    unsigned steps;      /* training steps in the run; 0: estimate */
+    double bucket_bytes; /* fusion bucket to evaluate; 0: recommend */
+    /* Called now and then from inside cp_analysis_run (may be NULL):
+     * bytes of records read so far and in all. */
+    void (*progress)(void *ctx, uint64_t done_bytes, uint64_t total_bytes);
+    void *progress_ctx;
+    /* The node-pair measurements of collprof probe (cp_probeview.h) to fold
+     * into the slow-link analysis; NULL: none.  Read, not kept: the result
+     * copies what it uses. */
+    const struct cp_probeview *probe;
+};
+
+/* Zero options: fit only, estimate the steps, recommend the bucket. */
+void cp_analysis_opts_init(struct cp_analysis_opts *opts);
+
+/* ---- the result ---------------------------------------------------------- */
+
+enum cp_analysis_input_status {
+    CP_INPUT_OK = 0,      /* read to the end without a problem */
+    CP_INPUT_DAMAGED = 1, /* read, but records were skipped (problems) */
+    CP_INPUT_SKIPPED = 2, /* not analyzed: another job */
+    CP_INPUT_UNREADABLE = 3 /* empty, foreign, truncated header, missing */
+};
+const char *cp_analysis_input_status_name(enum cp_analysis_input_status status);
+
+/* One file given (or found in a directory given). */
+struct cp_analysis_input {
+    char *path;
+    enum cp_analysis_input_status status;
+    int global_rank; /* -1 when unknown or unreadable */
+    int world_size;  /* the header's, -1 unknown */
+    int pid;
+    char node[64];
+    char job_id[32];
+    char step_id[32];
+    unsigned timer;  /* enum cp_timer of the header */
+    int closed;      /* the writer closed it (not killed) */
+    uint64_t records; /* records read */
+    uint64_t calls;
+    uint64_t skipped_records; /* unknown kind, bad timestamps */
+    uint64_t truncated_bytes;
+    uint64_t records_dropped; /* the writer's own count (header) */
+};
+
+/* One problem with an input: the file, the byte offset (-1: the file as a
+ * whole) and a sentence (without the file name). */
+struct cp_analysis_problem {
+    char *file;
+    int64_t offset;
+    char *message;
+};
+
+struct cp_analysis_node {
+    char name[64];
+    unsigned ranks;      /* processes analyzed on it */
+    int offset_known;    /* 1 when the clock offset was estimated */
+    double offset_s;     /* its clock minus the reference node's, as
+                            applied to its times: offset_estimate_s when
+                            offset_significant, else 0 */
+    double offset_estimate_s; /* the estimate, within [low, high] */
+    uint64_t offset_samples; /* instances the estimate rests on */
+    /* what causality allows: the true offset lies in [low, high] (both
+     * finite when offset_known); significant when 0 lies outside */
+    double offset_low_s, offset_high_s;
+    int offset_significant;
+};
+
+struct cp_analysis_rank {
+    int rank;           /* global rank (-1 unknown: then input index) */
+    unsigned node;      /* index into nodes */
+    unsigned input;     /* index into inputs */
+    uint64_t calls;     /* call records, failed included */
+    uint64_t failed;
+    double time_s;      /* sum of its call durations (waiting included) */
+    uint64_t last_arrivals; /* instances it arrived at last (of >= 2) */
+    double late_s;      /* sum over those of last - second-to-last start */
+    /* the additive delay its collectives show beyond their peers' (the
+     * max-plus estimate of cp_links.c); NaN when nothing bounds it */
+    double delay_s;
+    int straggler;      /* named by a straggler finding (in-call delay) */
+    double delay_cost_s; /* rank-seconds the others waited for that delay */
+    unsigned delay_units; /* observations the estimate rests on */
+};
+
+struct cp_analysis_comm {
+    uint64_t id;
+    unsigned nranks;
+    enum cp_link_class link;
+    char name[17];      /* from the communicator record, may be "" */
+    unsigned nnodes;
+    unsigned *nodes;    /* node indices of the members seen, sorted */
+    int *ranks;         /* [nranks]: global rank of each comm rank, -1 */
+    uint64_t instances; /* collective instances (p2p pairs not included) */
+    uint64_t incomplete; /* instances with fewer members than nranks */
+    unsigned missing;   /* members without a log (ranks[r] == -1): then
+                           nodes lists only the members' seen, and a
+                           communicator seen on one node is of unknown
+                           link class (not judged as intra) */
+    uint64_t p2p;       /* send/recv pairs */
+    double time_s;      /* own time of its instances */
+    /* its slowness is the subject of a slow_link, slow_link_candidates or
+     * straggler finding (low_busbw does not repeat it) */
+    int explained;
+    /* 1: its bandwidth-bound calls all ran as fast as the same calls on
+     * other communicators (cp_links.c); -1: some did not; 0: no peers */
+    int peers_ok;
+};
+
+/* The model used for one link class. */
+struct cp_analysis_link {
+    enum cp_link_source source;
+    double alpha_s;       /* NaN when source is NONE */
+    double bandwidth_Bps; /* 1/beta; NaN when source is NONE */
+    /* the fit of the job's own calls (whatever source is) */
+    int fit_ok;
+    double fit_alpha_s, fit_bandwidth_Bps;
+    double fit_median_rel_residual, fit_r2;
+    unsigned fit_points, fit_points_used;
+    uint64_t fit_calls_used;
+    char fit_why[160]; /* when !fit_ok */
+    /* a fit on few points or of poor quality: shown, never the ground of a
+     * warning (docs/analysis.md, "Fit") */
+    int fit_weak;
+    char fit_weak_why[96];
+    /* measured: bandwidth-bound calls of the class */
+    uint64_t bw_calls;
+    double busbw_Bps;       /* sum f*n / sum t */
+    double model_busbw_Bps; /* sum f*n / sum model time of the same calls */
+    double expected_Bps;    /* what busbw is compared with (NaN: none) */
+    enum cp_link_source expected_source;
+};
+
+/* One aggregate: calls of one collective on one communicator whose size n
+ * (nccl-tests' S) is in [bucket_lo, 2 bucket_lo) (bucket_lo 0: n = 0). */
+struct cp_analysis_row {
+    unsigned comm;           /* index into comms */
+    enum cp_coll coll;
+    enum cp_link_class link; /* the communicator's; for sendrecv the pair's */
+    double bucket_lo;
+    uint64_t calls;
+    uint64_t incomplete, grouped;
+    double bytes;       /* sum of n */
+    double time_s;      /* sum of own time; a call of a group of k calls
+                           counts 1/k of the group's interval */
+    double skew_s;      /* sum of arrival skew */
+    double p50_s, p99_s; /* of own time (grouped: the whole interval),
+                            +-0.8 % */
+    double algbw_Bps;   /* bytes / sum of own time (grouped: the whole
+                           interval: the calls of a group run together) */
+    double busbw_Bps;   /* algbw * f */
+    double model_time_s; /* NaN without a model */
+    double efficiency;  /* model_time_s / sum of own time (as algbw); NaN
+                           when the calls ran over EFFICIENCY_MAX times
+                           faster than the model (model_mismatch) */
+    int model_mismatch; /* the model does not describe these calls */
+    enum cp_regime regime; /* of most of its time; NONE: no model */
+    double latency_share; /* of its time in latency-bound calls */
+};
+
+struct cp_analysis_finding {
+    char kind[32];          /* latency_bound, low_busbw, straggler ... */
+    enum cp_analysis_severity severity;
+    size_t nranks;
+    int *ranks;             /* global ranks */
+    size_t nnodes;
+    unsigned *nodes;        /* node indices */
+    char *message;          /* one sentence */
+    json_t *evidence;       /* an object of numbers and short strings */
+};
+
+/* ---- the node-pair view (cp_links.c; docs/analysis.md "Slow links") ---- */
+
+/* Where a node pair's estimate (state, bandwidth, efficiency) came from. */
+enum cp_pair_source {
+    CP_PAIR_FROM_CALLS = 0, /* the job's own calls (cp_links.c) */
+    CP_PAIR_FROM_PROBE = 1  /* collprof probe: the calls left it unknown */
+};
+/* "calls", "probe"; NULL out of range. */
+const char *cp_pair_source_name(enum cp_pair_source source);
+
+enum cp_pair_state {
+    CP_PAIR_OK = 0,      /* a unit crossing it ran as fast as its peers */
+    CP_PAIR_SLOW = 1,    /* named: the only pair a slow unit can blame */
+    CP_PAIR_SUSPECT = 2, /* a candidate of a slow unit with several */
+    CP_PAIR_UNCLEAR = 3  /* neither cleared nor blamed */
+};
+/* "ok", "slow", "suspect", "unclear"; NULL out of range. */
+const char *cp_pair_state_name(enum cp_pair_state state);
+
+enum cp_unit_verdict {
+    CP_UNIT_NONE = 0,        /* not used for links, or in between */
+    CP_UNIT_CLEARS = 1,      /* as fast as its peers: its pairs are ok */
+    CP_UNIT_SLOW = 2,        /* slow, one candidate pair: named */
+    CP_UNIT_EXPLAINED = 3,   /* slow, crosses a pair named by another */
+    CP_UNIT_UNRESOLVED = 4,  /* slow, several candidates */
+    CP_UNIT_INCONSISTENT = 5 /* slow, but all its pairs were cleared */
+};
+/* "none", "clears", "slow", "explained", "unresolved", "inconsistent". */
+const char *cp_unit_verdict_name(enum cp_unit_verdict verdict);
+
+enum cp_baseline {
+    CP_BASELINE_NONE = 0,
+    CP_BASELINE_PEERS = 1, /* the same shape elsewhere in the job */
+    CP_BASELINE_MODEL = 2  /* no peer: the link class's model */
+};
+/* "none", "peers", "model". */
+const char *cp_baseline_name(enum cp_baseline baseline);
+
+/* A node pair crossed by bandwidth-bound traffic. */
+struct cp_analysis_pair {
+    unsigned a, b;            /* node indices, a < b */
+    enum cp_pair_state state;
+    double slowdown;          /* smallest (time - delay) / peer time of the
+                                 units crossing it */
+    double efficiency;        /* peers' bandwidth term / its own, the best
+                                 of its units */
+    double bandwidth_Bps;     /* reference x efficiency; NaN without one */
+    unsigned units;           /* bandwidth-bound units crossing it */
+    uint64_t calls;
+    enum cp_pair_source source; /* of state, bandwidth_Bps and efficiency */
+    /* collprof probe's measurement of the pair, whatever the source */
+    int probed;
+    int probe_slow;             /* the probe judged it slow */
+    enum cp_pair_state calls_state; /* the calls' state (probed pairs) */
+    double probe_bandwidth_Bps, probe_efficiency, probe_latency_s;
+};
+
+/* One observation: the calls of one (communicator, collective, size
+ * bucket), or of one point-to-point (communicator, sender node, receiver
+ * node, size bucket). */
+struct cp_analysis_unit {
+    unsigned comm;            /* index into comms */
+    enum cp_coll coll;        /* CP_COLL_SENDRECV for point-to-point */
+    int src_node, dst_node;   /* point-to-point: node indices; else -1 */
+    double bytes;             /* mean n */
+    uint64_t calls;
+    double time_s;            /* median own time */
+    double delay_s;           /* straggler delay subtracted (collectives) */
+    double peer_time_s;       /* the baseline; NaN when none */
+    enum cp_baseline baseline;
+    unsigned peers;           /* units of its shape, itself included */
+    double bandwidth_share;   /* model's n W / (L + n W); NaN no model */
+    double slowdown;          /* (time - delay) / peer time; NaN */
+    double bw_slowdown;       /* the same for the bandwidth terms */
+    enum cp_unit_verdict verdict;
+    size_t npairs;
+    unsigned *pairs;          /* indices into topology.pairs */
+};
+
+/* The probe folded in (opts.probe), for the report and the messages. */
+struct cp_analysis_probe {
+    char *file;               /* NULL: no probe */
+    size_t nodes;             /* the probe's nodes */
+    size_t matched_nodes;     /* of them in the job */
+    size_t pairs;             /* its pairs between two nodes of the job */
+    size_t slow_pairs;        /* of them judged slow by the probe */
+    size_t nunknown;
+    char **unknown;           /* its node names that are not the job's */
+    double reference_Bps;     /* the probe's reference (median or profile) */
+    char reference_source[16];
+    double median_latency_s;
+};
+
+struct cp_analysis_topology {
+    double reference_Bps;     /* the inter model's bandwidth; NaN none */
+    enum cp_link_source reference_source;
+    double slow_threshold;    /* slowdown from which a unit is slow */
+    double ok_threshold;      /* below it a unit clears its pairs */
+    double min_bandwidth_share;
+    double straggler_delay_s; /* in-call delay threshold (NaN: no units) */
+    size_t npairs;
+    struct cp_analysis_pair *pairs; /* slowest first */
+    size_t nunits;
+    struct cp_analysis_unit *units; /* by comm, collective, size */
+    struct cp_analysis_probe probe;
+};
+
+/* One RDMA port of a node of the job, from the port snapshots found next
+ * to the logs (cp_ports.h). */
+struct cp_analysis_port {
+    unsigned node;        /* index into nodes */
+    char device[64];
+    unsigned port;
+    char state[32];
+    char link_layer[32];
+    double rate_Gbps;     /* at the end, else the start; NaN unknown */
+    double peer_rate_Gbps; /* most common among the job's active ports of
+                              the same link layer */
+    int have_start, have_end;
+    json_t *rose;         /* error counters that rose: name -> increase */
+    char why[256];        /* why it is degraded; "" when it is not */
+};
+
+struct cp_analysis_ports {
+    unsigned snapshots;   /* snapshot files read */
+    size_t nports;
+    struct cp_analysis_port *ports;
+    size_t nproblems;
+    struct cp_analysis_problem *problems; /* unreadable snapshots */
+};
+
+/* One time window of the run (docs/report-schema.md, `timeline`). */
+struct cp_analysis_window {
+    /* seconds since the run's first start (the start of summary.span_s);
+     * windows are contiguous, equal in width except the first and the last,
+     * which are clipped to the span */
+    double start_s, end_s;
+    /* the instances' and pairs' own time falling in the window (the
+     * measure of summary.comm_time_s: a call spanning windows is split
+     * between them in proportion, so the windows add up to the summary) */
+    double comm_time_s;
+    double op_time_s[CP_COLL_COUNT]; /* comm_time_s per collective */
+    /* of the instances and pairs that ended in the window: */
+    uint64_t calls;
+    double bytes;       /* sum of n (nccl-tests' S) */
+    double wait_time_s; /* rank-seconds waiting for the last arrival */
+};
+
+/* Communication over the run, in at most 128 windows of equal width. */
+struct cp_analysis_timeline {
+    double window_s; /* the width of a window (a power of two of ns) */
+    size_t nwindows;
+    struct cp_analysis_window *windows; /* in time order */
+};
+
+struct cp_analysis_summary {
+    uint64_t records;       /* records read from the analyzed inputs */
+    uint64_t calls;         /* call records */
+    uint64_t failed_calls;  /* result != 0 or no sequence */
+    uint64_t instances;     /* collective instances */
+    uint64_t incomplete_instances;
+    uint64_t p2p_pairs;
+    uint64_t unmatched_p2p; /* a send or recv whose other half never came */
+    uint64_t late_records;  /* members that came after their instance was
+                               closed (clock offsets beyond the window) */
+    uint64_t unjoinable_calls; /* no communicator id */
+    double comm_time_s;     /* sum of instances' own time */
+    double skew_time_s;     /* sum of instances' arrival skew */
+    double wait_time_s;     /* rank-seconds waiting for the last arrival */
+    double rank_time_s;     /* sum of every call's duration over ranks */
+    double busy_s;          /* wall time with some call in progress */
+    double rank_share_median; /* of span_s, each rank's time in NCCL */
+    double rank_share_max;
+    int rank_share_max_rank;  /* global rank of the worst, -1 */
+    double latency_bound_s; /* own time of latency-bound calls */
+    double latency_bound_share; /* of comm_time_s, NaN without a model */
+    double span_s;          /* first start to last end */
+    unsigned steps;
+    char steps_method[128]; /* "--steps", "pattern of N calls on comm X",
+                               "none (one step assumed)" */
+    double bucket_bytes;    /* the fusion bucket evaluated */
+    unsigned timer;         /* most common enum cp_timer of the inputs */
+    unsigned inputs_skipped; /* skipped or unreadable inputs */
+    size_t nmissing;
+    int *missing_ranks;     /* global ranks absent below world_size */
+};
+
+struct cp_hang; /* cp_hang.h */
+
+struct cp_analysis {
+    char job_id[32];
+    char step_id[32];
+    int world_size;         /* from the headers, -1 unknown */
+    struct cp_analysis_summary summary;
+    struct cp_analysis_link model[CP_LINK_COUNT];
+    unsigned offset_reference; /* index into nodes */
+    uint64_t offset_instances; /* instances the offsets rest on */
+    size_t nnodes;
+    struct cp_analysis_node *nodes;
+    size_t nranks;
+    struct cp_analysis_rank *ranks;  /* sorted by global rank */
+    size_t ncomms;
+    struct cp_analysis_comm *comms;  /* by first appearance */
+    size_t nrows;
+    struct cp_analysis_row *rows; /* by comm, collective, size */
+    struct cp_analysis_timeline timeline;
+    struct cp_analysis_topology topology;
+    struct cp_analysis_ports ports;
+    size_t nfindings;
+    struct cp_analysis_finding *findings; /* most severe first */
+    size_t ninputs;
+    struct cp_analysis_input *inputs;
+    size_t nproblems;
+    struct cp_analysis_problem *problems;
+    /* what an unfinished job was doing (cp_hang.h); NULL: nothing to say */
+    struct cp_hang *hang;
+};
+
+/* Analyze the logs under paths (a NULL-terminated list of directories,
+ * whose *.cplog files are read, or files).  Returns the result (the caller
+ * owns it: cp_analysis_destroy), or NULL with err filled when nothing could
+ * be analyzed (no readable log) or memory ran out.  Unreadable and damaged
+ * inputs do not fail the run: they are listed in the result. */
+struct cp_analysis *cp_analysis_run(const char *const *paths,
+                                    const struct cp_analysis_opts *opts,
+                                    struct cp_error *err);
+
+/* The report (docs/report-schema.md), keys in a stable order.  New
+ * reference owned by the caller; NULL when memory ran out. */
+json_t *cp_analysis_to_json(const struct cp_analysis *an);
+
+/* The most severe finding's severity, or -1 without findings. */
+int cp_analysis_worst_severity(const struct cp_analysis *an);
+
+/* Destroy; accepts NULL, keeps errno. */
+void cp_analysis_destroy(struct cp_analysis *an);
+
+#endif

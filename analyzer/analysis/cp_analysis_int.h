@@ -1,0 +1,299 @@
+/* cp_analysis_int.h - internals shared by cp_stream.c (the streaming join),
+ * cp_analysis.c (inputs, passes, fit, aggregates), cp_findings.c and
+ * cp_report.c.  Not a public header: nothing outside analyzer/cp_*.c of the
+ * analysis includes it.
+ */
+#ifndef COLLPROF_CP_ANALYSIS_INT_H
+#define COLLPROF_CP_ANALYSIS_INT_H
+
+#include <stdint.h>
+
+#include "collprof/cp_logfmt.h"
+#include "cp_analysis.h"
+#include "cp_logread.h"
+#include "cp_scan.h"
+#include "cp_sketch.h"
+
+/* Aggregation slots of a communicator: one per collective; point-to-point
+ * pairs go to CP_COLL_SENDRECV when the two ranks are on different nodes
+ * and to AN_SLOT_P2P_INTRA when they share one. */
+#define AN_SLOT_P2P_INTRA CP_COLL_COUNT
+#define AN_SLOTS (CP_COLL_COUNT + 1)
+
+/* Size buckets: n = 0, then 8 per octave (1/8 octave: 9 % wide) from 1 B
+ * up to 2^64 B.  Eight consecutive ones make a power-of-two row. */
+#define AN_SUB_BITS 3
+#define AN_SUB (1 << AN_SUB_BITS)
+#define AN_NBUCKETS (1 + 64 * AN_SUB)
+
+/* The bucket of n bytes (n >= 0, finite). */
+static inline unsigned an_bucket_index(double n)
+{
+    union {
+        double d;
+        uint64_t u;
+    } b;
+    int64_t idx;
+
+    if (!(n >= 1))
+        return 0;
+    b.d = n;
+    idx = (int64_t)(b.u >> (52 - AN_SUB_BITS)) - ((int64_t)1023 << AN_SUB_BITS);
+    if (idx >= 64 * AN_SUB)
+        idx = 64 * AN_SUB - 1;
+    return (unsigned)idx + 1;
+}
+
+/* Accumulated calls of one (communicator, slot, size bucket). */
+struct an_bucket {
+    uint64_t count;
+    uint64_t grouped;    /* calls that ran inside a group */
+    uint64_t incomplete; /* instances missing members */
+    double bytes;        /* sum of n */
+    double n_min, n_max; /* of the calls */
+    double time;         /* sum of own time * share, seconds */
+    double duration;     /* sum of own time (no share): for bandwidths */
+    double skew;         /* sum of arrival skew, seconds */
+    struct cp_sketch t;  /* own time (no share) */
+};
+
+struct an_slot_table {
+    uint64_t count;
+    struct an_bucket *b[AN_NBUCKETS];
+};
+
+enum an_inst_state { AN_EMPTY = 0, AN_PENDING = 1, AN_DONE = 2 };
+
+/* A collective instance waiting for its members: one cache line. */
+struct an_inst {
+    uint32_t seq;
+    uint32_t members;
+    int32_t last_file;   /* file of the last arrival */
+    float n;             /* nccl-tests' S of the first member, bytes */
+    float share;         /* 1 / calls in its group, 1 outside groups */
+    uint8_t state;
+    uint8_t coll;
+    uint8_t grouped;
+    uint8_t reserved;
+    int64_t first_start, last_start, second_start, max_end;
+    double sum_start;    /* sum over members of (start - first_start), ns */
+};
+_Static_assert(sizeof(struct an_inst) == 64, "an_inst is one cache line");
+
+
+struct an_comm {
+    uint64_t id;
+    uint32_t index; /* in an_state.comms */
+    uint32_t nranks;
+    int32_t *member_file; /* [nranks]: file index of each comm rank, -1 */
+    char name[CP_COMM_NAME_LEN + 1];
+    /* the window of pending instances: seqs [lo, hi), slot seq & (cap-1) */
+    struct an_inst *ring;
+    int64_t *ends; /* prefix pass: [cap * nranks] member end times */
+    int64_t *starts; /* prefix pass: [cap * nranks] member start times */
+    uint32_t cap;
+    int started;
+    uint64_t lo, hi;
+    struct an_slot_table *slots[AN_SLOTS];
+    uint64_t instances, incomplete, p2p, late, inconsistent;
+    double time;
+};
+
+/* A pending point-to-point half pair, in a hash table with a FIFO. */
+struct an_p2p {
+    uint32_t comm; /* comm index */
+    uint32_t src, dst, seq;
+    uint32_t next; /* hash chain or free list */
+    uint32_t fifo_prev, fifo_next;
+    uint8_t have; /* bit 0: send seen, bit 1: recv seen */
+    uint8_t grouped;
+    uint8_t dtype;
+    uint8_t in_use;
+    float share;  /* of the half seen first */
+    float share2; /* of the other half, when it came */
+    uint64_t count;
+    int64_t start[2], end[2];
+    int32_t file[2];
+};
+
+/* A call normalized for the join: corrected times, group applied. */
+struct an_call {
+    uint64_t comm_id;
+    uint64_t count;
+    uint32_t seq, rank, nranks, group;
+    int32_t peer;
+    uint8_t op, dtype, grouped;
+    float share;
+    int64_t start, end;
+};
+
+/* One input being read. */
+struct an_file {
+    struct cp_scan *sc;
+    unsigned input; /* index into the inputs */
+    unsigned node;  /* node index */
+    unsigned rank;  /* index into the ranks */
+    int64_t offset_ns; /* subtracted from every time (clock correction) */
+    struct an_rank_acc *acc; /* this file's counters */
+    int64_t t_min, t_max; /* plausible times (raw) */
+    const union cp_rec *cur; /* the next record, NULL at the end */
+    int64_t key;             /* its merge time */
+    uint64_t limit;       /* records to read (prefix pass), else max */
+    struct an_call *stash;
+    unsigned nstash, capstash;
+    struct an_comm *last_comm;
+    uint64_t bad_time;
+    int problem_noted;
+    int64_t problem_offset;
+    char problem[160];
+};
+
+/* Samples of node X's end minus node R's end (prefix pass). */
+struct an_offset_pair {
+    unsigned x, r;
+    size_t n, cap;
+    double *v;
+    /* causality: every member's end follows every member's start, so
+     * offset(x) - offset(r) lies in [lo_ns, hi_ns] (docs/analysis.md) */
+    int64_t lo_ns, hi_ns;
+};
+
+/* Per-rank counters of one pass. */
+struct an_rank_acc {
+    uint64_t calls, failed, last_arrivals;
+    int64_t time_ns; /* sum of call durations */
+    double late;
+};
+
+enum an_mode { AN_MODE_PREFIX = 0, AN_MODE_MAIN = 1 };
+
+/* The time series of the main pass: AN_WINDOWS windows of 2^shift ns from
+ * origin.  When a time falls beyond the last window, the width doubles and
+ * neighbouring windows merge (pairs 2i, 2i+1 become i), so memory is fixed
+ * and a run of any length ends with AN_WINDOWS / 2 to AN_WINDOWS windows
+ * (fewer only when the run is shorter than AN_WINDOWS / 2 x the first
+ * width). */
+#define AN_WINDOWS 128
+#define AN_WINDOW_SHIFT_MIN 10 /* the first width: 1024 ns */
+
+struct an_window {
+    double time;    /* own time x share falling in the window, seconds */
+    double op_time[CP_COLL_COUNT]; /* of which per collective */
+    double wait;    /* rank-seconds waiting: instances ending in it */
+    double bytes;   /* sum of n of the instances and pairs ending in it */
+    uint64_t calls; /* instances and pairs ending in it */
+};
+
+struct an_timeline {
+    int started;
+    unsigned shift;  /* window width: 2^shift ns */
+    unsigned used;   /* windows [0, used) may hold something */
+    int64_t origin;  /* start of window 0, corrected ns */
+    struct an_window w[AN_WINDOWS];
+};
+
+/* The wall time with some collective or pair in progress: the union of
+ * their own intervals, merged in a small sorted buffer (instances close
+ * nearly in time order; the earliest interval is flushed to the total when
+ * the buffer is full). */
+#define AN_BUSY_INTERVALS 256
+struct an_busy {
+    unsigned n;
+    int64_t a[AN_BUSY_INTERVALS], b[AN_BUSY_INTERVALS]; /* sorted by a */
+    double total_ns;
+};
+
+struct an_state {
+    struct an_busy busy;
+    enum an_mode mode;
+    struct an_file *files;
+    size_t nfiles;
+    unsigned nnodes;
+    struct an_rank_acc *ranks; /* [nfiles] */
+    /* communicators */
+    struct an_comm **comms;
+    size_t ncomms, capcomms;
+    uint32_t *comm_hash; /* open addressing: comm index + 1, 0 empty */
+    size_t comm_hash_cap;
+    uint32_t ring_max;
+    /* point-to-point */
+    struct an_p2p *p2p;
+    uint32_t p2p_cap, p2p_free, p2p_used;
+    uint32_t *p2p_heads;
+    uint32_t fifo_head, fifo_tail;
+    /* the merge */
+    int64_t now, stale_ns;
+    int64_t t_first, t_last;
+    uint64_t bytes_done, bytes_total, records;
+    void (*progress)(void *ctx, uint64_t done, uint64_t total);
+    void *progress_ctx;
+    /* summary counters */
+    uint64_t failed, instances, incomplete, p2p_pairs, unmatched,
+        late, unjoinable;
+    double comm_time, skew_time, wait_time, rank_time;
+    /* prefix pass: clock offset samples */
+    struct an_offset_pair *pairs;
+    size_t npairs, cappairs;
+    double *node_sum;
+    uint32_t *node_cnt;
+    int64_t *node_min_end, *node_max_start; /* per node, one instance */
+    uint64_t offset_instances;
+    int oom; /* memory ran out somewhere: the result is incomplete */
+    /* main pass: inter-node point-to-point pairs per node pair (cp_links) */
+    struct cp_links *links;
+    /* main pass: communication per time window (NULL in the prefix pass) */
+    struct an_timeline *timeline;
+};
+
+/* cp_stream.c */
+int an_state_init(struct an_state *st, enum an_mode mode, size_t nfiles,
+                  unsigned nnodes);
+void an_state_free(struct an_state *st);
+/* Read every file of st->files (opened by the caller) to the end. */
+void an_stream_run(struct an_state *st);
+struct an_slot_table *an_comm_slot(struct an_comm *c, unsigned slot);
+/* Make the windows cover [lo, hi] (corrected ns), merging as needed. */
+void an_timeline_cover(struct an_timeline *tl, int64_t lo, int64_t hi);
+
+/* After the fit: the calls of one (communicator, slot), split by regime. */
+struct an_group_stats {
+    uint64_t calls;
+    uint64_t judged_calls; /* outside groups: their own times are known */
+    double bytes;      /* sum of n */
+    double time;       /* sum of own time * share (accounting) */
+    /* of the judged calls only: */
+    double duration;   /* sum of own time */
+    double model_time; /* sum of model time */
+    double fn;         /* sum of f * n (busbw numerator) */
+    double n_min, n_max; /* sizes of the calls */
+};
+
+struct an_eval {
+    unsigned comm;       /* index into an->comms */
+    unsigned slot;       /* collective, or AN_SLOT_P2P_INTRA */
+    enum cp_coll coll;
+    enum cp_link_class link;
+    int have_model;
+    int weak;            /* the model is a weak fit: no warning on it */
+    double latency_s;    /* L of the (comm, slot) with the class's model */
+    double sec_per_byte; /* W */
+    double factor;       /* busbw factor f */
+    struct an_group_stats lat, bw;
+};
+
+struct cp_links;
+
+/* cp_findings.c: append one finding (message already formatted, ranks and
+ * nodes copied); its evidence is an empty object to fill.  0 or -1. */
+int an_add_finding(struct cp_analysis *an, const char *kind,
+                   enum cp_analysis_severity sev, const int *ranks,
+                   size_t nranks, const unsigned *nodes, size_t nnodes,
+                   const char *message);
+
+/* cp_stream.c: the wall time of the union of busy intervals, in s. */
+double an_busy_total_s(const struct an_busy *u);
+
+/* cp_findings.c: fill an->findings (most severe first). */
+int an_findings(struct cp_analysis *an, const struct an_eval *ev, size_t nev);
+
+#endif

@@ -1,0 +1,1231 @@
+/* cp_findings.c - what is wrong, with its evidence.
+ *
+ * Kinds (docs/analysis.md has the rules and thresholds):
+ *   latency_bound      much of the time in calls below n_1/2; what fusing
+ *                      them into buckets would save per step
+ *   low_busbw          bandwidth-bound calls of a communicator far below
+ *                      the model's busbw (evidence.tcp_fallback when an
+ *                      order of magnitude below on the network)
+ *   straggler          one rank arrives last at most collectives, or
+ *                      delays every collective it is in (cp_links.c)
+ *   slow_link          one node pair is slow (cp_links.c), or measured
+ *                      slow by collprof probe (evidence.method: calls,
+ *                      probe)
+ *   slow_link_candidates  a communicator is slow but its calls cannot tell
+ *                      which of its links is (and no probe named one)
+ *   missing_ranks      ranks below the world size left no log
+ *   incomplete_instances  instances missing members without a missing rank
+ *   failed_calls       NCCL calls that returned an error
+ *   clock_offset       node clocks disagree (corrected)
+ *   model_unavailable  a link class with calls but no model
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cp_analysis_int.h"
+#include "cp_units.h"
+
+#define LATENCY_INFO 0.10
+#define LATENCY_WARNING 0.25
+#define LATENCY_CRITICAL 0.50
+#define BUSBW_LOW 0.5      /* measured / model busbw */
+#define BUSBW_TCP 0.15     /* an order of magnitude below */
+#define MIN_BUCKET (25.0 * 1048576) /* PyTorch DDP's default bucket_cap_mb */
+#define GAIN_RUN 0.01  /* advice only when it saves 1 % of the run ... */
+#define GAIN_STEP 1e-3 /* ... and 1 ms per step */
+
+/* A real or null (JSON has no NaN). */
+static json_t *jnum(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+static int set(json_t *obj, const char *key, json_t *value)
+{
+    return value ? json_object_set_new(obj, key, value) : -1;
+}
+
+/* A communicator id as 16 hex digits. */
+static json_t *hex_id(uint64_t id)
+{
+    char buf[24];
+
+    snprintf(buf, sizeof buf, "%016llx", (unsigned long long)id);
+    return json_string(buf);
+}
+
+__attribute__((format(printf, 8, 9))) static int
+add_finding(struct cp_analysis *an, const char *kind, enum cp_analysis_severity sev,
+            const int *ranks, size_t nranks, const unsigned *nodes,
+            size_t nnodes, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return an_add_finding(an, kind, sev, ranks, nranks, nodes, nnodes, msg);
+}
+
+int an_add_finding(struct cp_analysis *an, const char *kind,
+                   enum cp_analysis_severity sev, const int *ranks,
+                   size_t nranks, const unsigned *nodes, size_t nnodes,
+                   const char *msg)
+{
+    struct cp_analysis_finding *bigger, *f;
+
+    bigger = realloc(an->findings, (an->nfindings + 1) * sizeof *bigger);
+    if (!bigger)
+        return -1;
+    an->findings = bigger;
+    f = &an->findings[an->nfindings];
+    memset(f, 0, sizeof *f);
+    snprintf(f->kind, sizeof f->kind, "%s", kind);
+    f->severity = sev;
+    f->message = strdup(msg);
+    f->evidence = json_object();
+    f->ranks = malloc((nranks ? nranks : 1) * sizeof *f->ranks);
+    f->nodes = malloc((nnodes ? nnodes : 1) * sizeof *f->nodes);
+    if (!f->message || !f->evidence || !f->ranks || !f->nodes) {
+        free(f->message);
+        json_decref(f->evidence);
+        free(f->ranks);
+        free(f->nodes);
+        return -1;
+    }
+    if (nranks)
+        memcpy(f->ranks, ranks, nranks * sizeof *ranks);
+    if (nnodes)
+        memcpy(f->nodes, nodes, nnodes * sizeof *nodes);
+    f->nranks = nranks;
+    f->nnodes = nnodes;
+    an->nfindings++;
+    return 0;
+}
+
+static json_t *last_evidence(struct cp_analysis *an)
+{
+    return an->findings[an->nfindings - 1].evidence;
+}
+
+/* Ranks and nodes of a set of communicators (marks[i] set). */
+struct who {
+    int *ranks;
+    size_t nranks;
+    unsigned *nodes;
+    size_t nnodes;
+};
+
+static int who_of_comms(const struct cp_analysis *an, const unsigned char *marks,
+                        struct who *w)
+{
+    unsigned char *rank_seen = calloc(an->nranks + 1, 1);
+    unsigned char *node_seen = calloc(an->nnodes + 1, 1);
+    size_t i, r;
+    int rc = -1;
+
+    memset(w, 0, sizeof *w);
+    w->ranks = malloc((an->nranks + 1) * sizeof *w->ranks);
+    w->nodes = malloc((an->nnodes + 1) * sizeof *w->nodes);
+    if (!rank_seen || !node_seen || !w->ranks || !w->nodes)
+        goto out;
+    for (i = 0; i < an->ncomms; i++) {
+        const struct cp_analysis_comm *c = &an->comms[i];
+        if (!marks[i])
+            continue;
+        for (r = 0; r < c->nnodes; r++)
+            node_seen[c->nodes[r]] = 1;
+        for (r = 0; r < c->nranks; r++) {
+            size_t k;
+            if (c->ranks[r] < 0)
+                continue;
+            for (k = 0; k < an->nranks; k++)
+                if (an->ranks[k].rank == c->ranks[r])
+                    rank_seen[k] = 1;
+        }
+    }
+    for (i = 0; i < an->nranks; i++)
+        if (rank_seen[i])
+            w->ranks[w->nranks++] = an->ranks[i].rank;
+    for (i = 0; i < an->nnodes; i++)
+        if (node_seen[i])
+            w->nodes[w->nnodes++] = (unsigned)i;
+    rc = 0;
+out:
+    free(rank_seen);
+    free(node_seen);
+    return rc;
+}
+
+static void who_free(struct who *w)
+{
+    free(w->ranks);
+    free(w->nodes);
+}
+
+static int compare_lat_time(const void *a, const void *b)
+{
+    const struct an_eval *x = *(const struct an_eval *const *)a;
+    const struct an_eval *y = *(const struct an_eval *const *)b;
+    return x->lat.time > y->lat.time ? -1 : x->lat.time < y->lat.time;
+}
+
+static const char *coll_name(enum cp_coll c)
+{
+    const char *n = cp_model_coll_name(c);
+    return n ? n : "unknown";
+}
+
+/* Calls that DDP's gradient buckets fuse: all-reduces on a data-parallel
+ * communicator, i.e. the world or members that are not one block of
+ * consecutive ranks (tensor-parallel groups are such blocks in Megatron's
+ * and PyTorch's layouts; their all-reduces carry activations that the next
+ * layer waits for and cannot be put off into a bucket). */
+static int data_parallel_allreduce(const struct cp_analysis *an,
+                                   const struct an_eval *x)
+{
+    const struct cp_analysis_comm *c = &an->comms[x->comm];
+    int world = an->world_size > 0 ? an->world_size
+                                           : (int)an->nranks;
+    int lo = INT32_MAX, hi = -1;
+    unsigned i;
+
+    if (x->coll != CP_COLL_ALLREDUCE || c->nranks < 2 || c->missing)
+        return 0;
+    if ((int)c->nranks >= world)
+        return 1;
+    for (i = 0; i < c->nranks; i++) {
+        if (c->ranks[i] < 0)
+            return 0; /* members unknown: not advised */
+        lo = c->ranks[i] < lo ? c->ranks[i] : lo;
+        hi = c->ranks[i] > hi ? c->ranks[i] : hi;
+    }
+    return hi - lo + 1 != (int)c->nranks;
+}
+
+/* The latency-bound share, and the advice to fuse data-parallel gradient
+ * all-reduces into buckets: only when it gains at least GAIN_RUN of the
+ * run and GAIN_STEP per step (per run when the steps are unknown), and
+ * only by a model that is not a weak fit (the saving is the model's). */
+static int latency_bound(struct cp_analysis *an, const struct an_eval *ev,
+                         size_t nev)
+{
+    struct cp_analysis_summary *sm = &an->summary;
+    const struct an_eval **lat = NULL;
+    unsigned char *marks = NULL;
+    struct who w = {0};
+    json_t *sizes = NULL, *e;
+    double share = sm->latency_bound_share, bucket = sm->bucket_bytes;
+    double n_half = 0, saving = 0, steps = sm->steps ? sm->steps : 1, pct;
+    uint64_t calls = 0;
+    size_t nlat = 0, i;
+    enum cp_analysis_severity sev;
+    char b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE], b3[CP_UNITS_BUFSIZE],
+        b4[CP_UNITS_BUFSIZE], b5[CP_UNITS_BUFSIZE], what[160] = "";
+    int rc = -1;
+
+    if (!(share >= LATENCY_INFO))
+        return 0;
+    lat = malloc((nev ? nev : 1) * sizeof *lat);
+    marks = calloc(an->ncomms + 1, 1);
+    sizes = json_array();
+    if (!lat || !marks || !sizes)
+        goto out;
+    for (i = 0; i < nev; i++)
+        if (ev[i].have_model && !ev[i].weak && ev[i].lat.calls > 0 &&
+            data_parallel_allreduce(an, &ev[i])) {
+            lat[nlat++] = &ev[i];
+            marks[ev[i].comm] = 1;
+            calls += ev[i].lat.calls;
+            if (ev[i].sec_per_byte > 0)
+                n_half = fmax(n_half, ev[i].latency_s / ev[i].sec_per_byte);
+        }
+    if (nlat == 0) {
+        rc = 0;
+        goto out;
+    }
+    qsort(lat, nlat, sizeof *lat, compare_lat_time);
+    if (!(bucket > 0)) {
+        /* DDP's 25 MiB, or 10 n_1/2 (latency under 10 % of the time) when
+         * that is larger, in whole MiB */
+        bucket = fmax(MIN_BUCKET, ceil(10 * n_half / 1048576) * 1048576);
+    }
+    for (i = 0; i < nlat; i++) {
+        const struct an_eval *x = lat[i];
+        double k = (double)x->lat.calls / steps, bytes = x->lat.bytes / steps;
+        double m = fmax(1, ceil(bytes / bucket));
+        double small = k * x->latency_s + bytes * x->sec_per_byte;
+        double fused = m * x->latency_s + bytes * x->sec_per_byte;
+        if (m < k && small > 0)
+            saving += x->lat.time * (1 - fused / small);
+        if (i < 5) {
+            json_t *o = json_object();
+            if (!o || json_array_append_new(sizes, o) < 0)
+                goto out;
+            if (set(o, "op", json_string(coll_name(x->coll))) < 0 ||
+                set(o, "comm", hex_id(an->comms[x->comm].id)) < 0 ||
+                set(o, "link", json_string(cp_link_class_name(x->link))) < 0 ||
+                set(o, "calls", json_integer((json_int_t)x->lat.calls)) < 0 ||
+                set(o, "time_s", jnum(x->lat.time)) < 0 ||
+                set(o, "min_bytes", jnum(x->lat.n_min)) < 0 ||
+                set(o, "max_bytes", jnum(x->lat.n_max)) < 0 ||
+                set(o, "n_half_bytes",
+                    jnum(x->sec_per_byte > 0 ? x->latency_s / x->sec_per_byte
+                                             : NAN)) < 0)
+                goto out;
+        }
+    }
+    /* nothing worth a change: no finding */
+    if (!(saving >= GAIN_RUN * sm->span_s && saving / steps >= GAIN_STEP)) {
+        rc = 0;
+        goto out;
+    }
+    sm->bucket_bytes = bucket;
+    pct = sm->comm_time_s > 0 ? saving / sm->comm_time_s : 0;
+    sev = share >= LATENCY_CRITICAL && pct >= 0.25 ? CP_SEVERITY_CRITICAL
+          : share >= LATENCY_WARNING || pct >= 0.10 ? CP_SEVERITY_WARNING
+                                                    : CP_SEVERITY_INFO;
+    snprintf(what, sizeof what, "%s %s-%s", coll_name(lat[0]->coll),
+             cp_units_format_size(lat[0]->lat.n_min, b1, sizeof b1),
+             cp_units_format_size(lat[0]->lat.n_max, b2, sizeof b2));
+    if (nlat > 1)
+        snprintf(what + strlen(what), sizeof what - strlen(what),
+                 " and %zu more", nlat - 1);
+    if (who_of_comms(an, marks, &w) < 0)
+        goto out;
+    if (add_finding(an, "latency_bound", sev, w.ranks, w.nranks, w.nodes,
+                    w.nnodes,
+                    "%.0f%% of the communication time (%s of %s) is in "
+                    "latency-bound calls; %llu of them are data-parallel "
+                    "gradient all-reduces (%s): fusing them into %s buckets "
+                    "would save about %s per %s (%.0f%% of the communication "
+                    "time).",
+                    100 * share,
+                    cp_units_format_time(sm->latency_bound_s, b3, sizeof b3),
+                    cp_units_format_time(sm->comm_time_s, b4, sizeof b4),
+                    (unsigned long long)calls, what,
+                    cp_units_format_size(bucket, b1, sizeof b1),
+                    cp_units_format_time(saving / steps, b5, sizeof b5),
+                    sm->steps > 1 ? "step" : "run", 100 * pct) < 0)
+        goto out;
+    e = last_evidence(an);
+    if (set(e, "share", jnum(share)) < 0 ||
+        set(e, "latency_bound_s", jnum(sm->latency_bound_s)) < 0 ||
+        set(e, "comm_time_s", jnum(sm->comm_time_s)) < 0 ||
+        set(e, "calls", json_integer((json_int_t)calls)) < 0 ||
+        set(e, "n_half_bytes", jnum(n_half)) < 0 ||
+        set(e, "bucket_bytes", jnum(bucket)) < 0 ||
+        set(e, "default_bucket_bytes", jnum(MIN_BUCKET)) < 0 ||
+        set(e, "steps", sm->steps ? json_integer(sm->steps) : json_null()) < 0 ||
+        set(e, "steps_method", json_string(sm->steps_method)) < 0 ||
+        set(e, "saving_per_step_s", jnum(saving / steps)) < 0 ||
+        set(e, "saving_s", jnum(saving)) < 0 ||
+        set(e, "saving_share", jnum(pct)) < 0 ||
+        set(e, "saving_run_share",
+            jnum(sm->span_s > 0 ? saving / sm->span_s : NAN)) < 0 ||
+        json_object_set(e, "sizes", sizes) < 0)
+        goto out;
+    rc = 0;
+out:
+    json_decref(sizes);
+    who_free(&w);
+    free(lat);
+    free(marks);
+    return rc;
+}
+
+/* Bandwidth-bound calls per (communicator, link class) against the model. */
+static int low_busbw(struct cp_analysis *an, const struct an_eval *ev,
+                     size_t nev)
+{
+    const struct cp_analysis_summary *sm = &an->summary;
+    unsigned char *marks = NULL;
+    size_t ci, i;
+    unsigned k;
+    int rc = -1;
+
+    marks = calloc(an->ncomms + 1, 1);
+    if (!marks)
+        goto out;
+    for (ci = 0; ci < an->ncomms; ci++) {
+        for (k = 0; k < CP_LINK_COUNT; k++) {
+            const struct cp_analysis_link *m = &an->model[k];
+            const struct cp_analysis_comm *c = &an->comms[ci];
+            double fn = 0, t = 0, mt = 0, busbw, model, ratio;
+            uint64_t calls = 0;
+            int tcp;
+            struct who w;
+            json_t *e;
+            char b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE],
+                b3[CP_UNITS_BUFSIZE];
+
+            for (i = 0; i < nev; i++)
+                if (ev[i].comm == ci && ev[i].link == k && ev[i].have_model) {
+                    fn += ev[i].bw.fn;
+                    t += ev[i].bw.duration;
+                    mt += ev[i].bw.model_time;
+                    calls += ev[i].bw.judged_calls;
+                }
+            if (calls < 3 || !(t > 0) || !(mt > 0) ||
+                t < 0.01 * sm->comm_time_s)
+                continue;
+            busbw = fn / t;
+            model = fn / mt;
+            ratio = busbw / model;
+            if (!(ratio < BUSBW_LOW))
+                continue;
+            tcp = ratio < BUSBW_TCP && k == CP_LINK_INTER;
+            /* a slow link, a straggler or a slow ring with candidates has
+             * its own finding; a whole network an order of magnitude
+             * below its rate is still this one's */
+            if (c->explained && !tcp)
+                continue;
+            /* against a fit, a communicator that the link analysis held
+             * against the same calls elsewhere in the job has been judged
+             * there (slow_link, slow_link_candidates, or not slow: the fit
+             * of one line through every call is the weaker reference); a
+             * profile is the site's word and is always held against */
+            if (m->source == CP_SOURCE_FIT && c->peers_ok != 0)
+                continue;
+            memset(marks, 0, an->ncomms);
+            marks[ci] = 1;
+            if (who_of_comms(an, marks, &w) < 0)
+                goto out;
+            rc = add_finding(
+                an, "low_busbw",
+                /* a weak fit is no ground for a warning */
+                m->source == CP_SOURCE_FIT && m->fit_weak ? CP_SEVERITY_INFO
+                : ratio < BUSBW_TCP ? CP_SEVERITY_CRITICAL
+                                    : CP_SEVERITY_WARNING,
+                w.ranks, w.nranks, w.nodes, w.nnodes,
+                "%s bandwidth-bound calls on communicator %016llx (%u ranks, "
+                "%u nodes) reach a busbw of %s, %.0f%% of the %s the model "
+                "expects at their sizes (link %s, from the %s)%s.",
+                k == CP_LINK_INTER ? "Inter-node" : "Intra-node",
+                (unsigned long long)c->id, c->nranks, c->nnodes,
+                cp_units_format_bandwidth(busbw, b1, sizeof b1), 100 * ratio,
+                cp_units_format_bandwidth(model, b2, sizeof b2),
+                cp_units_format_bandwidth(m->bandwidth_Bps, b3, sizeof b3),
+                cp_link_source_name(m->source),
+                tcp ? ": TCP fallback suspected (an order of magnitude below "
+                      "the network's rate)"
+                : ratio < BUSBW_TCP ? ": an order of magnitude below the link"
+                                    : "");
+            who_free(&w);
+            if (rc < 0)
+                goto out;
+            rc = -1;
+            e = last_evidence(an);
+            if (set(e, "comm", hex_id(c->id)) < 0 ||
+                set(e, "link", json_string(cp_link_class_name(k))) < 0 ||
+                set(e, "calls", json_integer((json_int_t)calls)) < 0 ||
+                set(e, "time_s", jnum(t)) < 0 ||
+                set(e, "busbw_Bps", jnum(busbw)) < 0 ||
+                set(e, "model_busbw_Bps", jnum(model)) < 0 ||
+                set(e, "ratio", jnum(ratio)) < 0 ||
+                set(e, "link_bandwidth_Bps", jnum(m->bandwidth_Bps)) < 0 ||
+                set(e, "expected_Bps", jnum(m->expected_Bps)) < 0 ||
+                set(e, "source", json_string(cp_link_source_name(m->source))) < 0 ||
+                set(e, "tcp_fallback", json_boolean(tcp)) < 0)
+                goto out;
+        }
+    }
+    rc = 0;
+out:
+    free(marks);
+    return rc;
+}
+
+/* The ranks of a communicator seen, for a finding. */
+static int comm_ranks(const struct cp_analysis *an, unsigned ci, struct who *w)
+{
+    unsigned char *marks = calloc(an->ncomms + 1, 1);
+    int rc;
+
+    if (!marks)
+        return -1;
+    marks[ci] = 1;
+    rc = who_of_comms(an, marks, w);
+    free(marks);
+    return rc;
+}
+
+/* A rank that arrives last at most collectives (its lateness is excluded
+ * from the own times already), and ranks whose collectives all take
+ * longer by the same amount (cp_links.c: their calls start on time but
+ * their part of the work starts late). */
+static int straggler(struct cp_analysis *an)
+{
+    const struct cp_analysis_summary *sm = &an->summary;
+    double total = 0;
+    size_t i, worst = SIZE_MAX;
+    struct cp_analysis_rank *r;
+    char b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE];
+    json_t *e;
+
+    for (i = 0; i < an->nranks; i++) {
+        total += an->ranks[i].late_s;
+        if (worst == SIZE_MAX || an->ranks[i].late_s > an->ranks[worst].late_s)
+            worst = i;
+    }
+    /* with ranks missing, the rank seen last may be waiting for one that
+     * left no log: arrivals are not judged */
+    if (worst != SIZE_MAX && an->nranks >= 2 && sm->nmissing == 0) {
+        r = &an->ranks[worst];
+        if (!(r->late_s >= 0.5 * total) || r->last_arrivals < 10 ||
+            !(r->late_s >= 0.05 * (sm->comm_time_s + sm->skew_time_s)))
+            worst = SIZE_MAX;
+    } else {
+        worst = SIZE_MAX;
+    }
+    if (worst != SIZE_MAX) {
+        r = &an->ranks[worst];
+        if (add_finding(an, "straggler",
+                        r->late_s >= sm->comm_time_s ? CP_SEVERITY_CRITICAL
+                                                     : CP_SEVERITY_WARNING,
+                        &r->rank, 1, &r->node, 1,
+                        "Rank %d (node %s) arrived last at %llu collectives, "
+                        "on average %s after the rank before it (%s in all): "
+                        "the others waited for it, which points at its "
+                        "compute or input, not at the network.",
+                        r->rank, an->nodes[r->node].name,
+                        (unsigned long long)r->last_arrivals,
+                        cp_units_format_time(r->late_s /
+                                                 (double)r->last_arrivals,
+                                             b1, sizeof b1),
+                        cp_units_format_time(r->late_s, b2, sizeof b2)) < 0)
+            return -1;
+        e = last_evidence(an);
+        if (set(e, "kind", json_string("arrival")) < 0 ||
+            set(e, "last_arrivals",
+                json_integer((json_int_t)r->last_arrivals)) < 0 ||
+            set(e, "last_share",
+                jnum(sm->instances ? (double)r->last_arrivals /
+                                         (double)sm->instances
+                                   : NAN)) < 0 ||
+            set(e, "late_s", jnum(r->late_s)) < 0 ||
+            set(e, "mean_late_s",
+                jnum(r->late_s / (double)r->last_arrivals)) < 0 ||
+            set(e, "lateness_share", jnum(total > 0 ? r->late_s / total : NAN)) < 0 ||
+            set(e, "wait_time_s", jnum(sm->wait_time_s)) < 0 ||
+            set(e, "in_call_delay_s",
+                jnum(r->straggler ? r->delay_s : NAN)) < 0 ||
+            set(e, "cost_s",
+                jnum(total > 0 ? sm->wait_time_s * r->late_s / total +
+                                     (r->straggler ? r->delay_cost_s : 0)
+                               : NAN)) < 0)
+            return -1;
+    }
+    for (i = 0; i < an->nranks; i++) {
+        unsigned comms = 0, intra = 0;
+        size_t ci, k;
+        r = &an->ranks[i];
+        if (!r->straggler || i == worst)
+            continue;
+        for (ci = 0; ci < an->ncomms; ci++)
+            for (k = 0; k < an->comms[ci].nranks; k++)
+                if (an->comms[ci].ranks[k] == r->rank) {
+                    comms++;
+                    intra += an->comms[ci].link == CP_LINK_INTRA;
+                    break;
+                }
+        if (add_finding(an, "straggler",
+                        r->delay_cost_s >= sm->comm_time_s
+                            ? CP_SEVERITY_CRITICAL
+                            : CP_SEVERITY_WARNING,
+                        &r->rank, 1, &r->node, 1,
+                        "Rank %d (node %s) delays every collective it is in "
+                        "by %s: its calls start on time but take that much "
+                        "longer than the same calls elsewhere in the job, "
+                        "whatever their size, on its %u communicators "
+                        "(%u inside its node), and the others waited %s for "
+                        "it in all; that points at its GPU or host, not at "
+                        "the network.",
+                        r->rank, an->nodes[r->node].name,
+                        cp_units_format_time(r->delay_s, b1, sizeof b1),
+                        comms, intra,
+                        cp_units_format_time(r->delay_cost_s, b2,
+                                             sizeof b2)) < 0)
+            return -1;
+        e = last_evidence(an);
+        if (set(e, "kind", json_string("in_call")) < 0 ||
+            set(e, "last_arrivals",
+                json_integer((json_int_t)r->last_arrivals)) < 0 ||
+            set(e, "late_s", jnum(r->late_s)) < 0 ||
+            set(e, "mean_late_s", jnum(r->delay_s)) < 0 ||
+            set(e, "in_call_delay_s", jnum(r->delay_s)) < 0 ||
+            set(e, "cost_s", jnum(r->delay_cost_s)) < 0 ||
+            set(e, "observations", json_integer(r->delay_units)) < 0 ||
+            set(e, "threshold_s", jnum(an->topology.straggler_delay_s)) < 0)
+            return -1;
+    }
+    if (worst != SIZE_MAX)
+        an->ranks[worst].straggler = 1;
+    return 0;
+}
+
+static const char *pair_text(const struct cp_analysis *an,
+                             const struct cp_analysis_pair *p, char *buf,
+                             size_t len)
+{
+    snprintf(buf, len, "%s-%s", an->nodes[p->a].name, an->nodes[p->b].name);
+    return buf;
+}
+
+static json_t *pair_json(const struct cp_analysis *an,
+                         const struct cp_analysis_pair *p)
+{
+    json_t *a = json_array();
+
+    if (!a || json_array_append_new(a, json_string(an->nodes[p->a].name)) < 0 ||
+        json_array_append_new(a, json_string(an->nodes[p->b].name)) < 0) {
+        json_decref(a);
+        return NULL;
+    }
+    return a;
+}
+
+static int unit_has_pair(const struct cp_analysis_unit *u, unsigned pi)
+{
+    size_t k;
+
+    for (k = 0; k < u->npairs; k++)
+        if (u->pairs[k] == pi)
+            return 1;
+    return 0;
+}
+
+static json_t *unit_json(const struct cp_analysis *an,
+                         const struct cp_analysis_unit *u)
+{
+    json_t *o = json_object();
+
+    if (!o || set(o, "comm", hex_id(an->comms[u->comm].id)) < 0 ||
+        set(o, "op", json_string(coll_name(u->coll))) < 0 ||
+        set(o, "bytes", jnum(u->bytes)) < 0 ||
+        set(o, "calls", json_integer((json_int_t)u->calls)) < 0 ||
+        set(o, "time_s", jnum(u->time_s)) < 0 ||
+        set(o, "peer_time_s", jnum(u->peer_time_s)) < 0 ||
+        set(o, "slowdown", jnum(u->slowdown)) < 0) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+/* Ports whose rate is below their peers', that are not active, or whose
+ * error counters rose during the step. */
+static int degraded_ports(struct cp_analysis *an)
+{
+    size_t i;
+
+    for (i = 0; i < an->ports.nports; i++) {
+        const struct cp_analysis_port *p = &an->ports.ports[i];
+        json_t *e;
+        int down = p->state[0] && strcmp(p->state, "ACTIVE") != 0;
+        if (!p->why[0])
+            continue;
+        if (add_finding(an, "degraded_port",
+                        down || json_object_get(p->rose, "link_downed")
+                            ? CP_SEVERITY_CRITICAL
+                            : CP_SEVERITY_WARNING,
+                        NULL, 0, &p->node, 1,
+                        "Port %s/%u of node %s is degraded: %s.", p->device,
+                        p->port, an->nodes[p->node].name, p->why) < 0)
+            return -1;
+        e = last_evidence(an);
+        if (set(e, "node", json_string(an->nodes[p->node].name)) < 0 ||
+            set(e, "device", json_string(p->device)) < 0 ||
+            set(e, "port", json_integer(p->port)) < 0 ||
+            set(e, "rate_Gbps", jnum(p->rate_Gbps)) < 0 ||
+            set(e, "peer_rate_Gbps", jnum(p->peer_rate_Gbps)) < 0 ||
+            set(e, "state", json_string(p->state)) < 0 ||
+            set(e, "counters", json_deep_copy(p->rose)) < 0 ||
+            set(e, "why", json_string(p->why)) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Degraded ports of nodes a or b, for a slow link's evidence. */
+static json_t *endpoint_ports(const struct cp_analysis *an, unsigned a,
+                              unsigned b)
+{
+    json_t *arr = json_array();
+    size_t i;
+
+    for (i = 0; arr && i < an->ports.nports; i++) {
+        const struct cp_analysis_port *p = &an->ports.ports[i];
+        json_t *o;
+        if (!p->why[0] || (p->node != a && p->node != b))
+            continue;
+        o = json_object();
+        if (!o || json_array_append_new(arr, o) < 0 ||
+            set(o, "node", json_string(an->nodes[p->node].name)) < 0 ||
+            set(o, "device", json_string(p->device)) < 0 ||
+            set(o, "port", json_integer(p->port)) < 0 ||
+            set(o, "why", json_string(p->why)) < 0) {
+            json_decref(arr);
+            return NULL;
+        }
+    }
+    return arr;
+}
+
+/* One finding per node pair named slow. */
+static int slow_links(struct cp_analysis *an)
+{
+    const struct cp_analysis_topology *topo = &an->topology;
+    size_t pi, i, k;
+
+    for (pi = 0; pi < topo->npairs; pi++) {
+        const struct cp_analysis_pair *p = &topo->pairs[pi];
+        unsigned nodes[2] = {p->a, p->b}, comms = 0, p2p = 0, cleared = 0;
+        unsigned char *seen = NULL;
+        json_t *e, *units = NULL;
+        char b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE], name[160],
+            what[128];
+        int rc;
+
+        if (p->state != CP_PAIR_SLOW || p->source != CP_PAIR_FROM_CALLS)
+            continue; /* the probe's: probe_links */
+        seen = calloc(an->ncomms + 1, 1);
+        units = json_array();
+        if (!seen || !units) {
+            free(seen);
+            json_decref(units);
+            return -1;
+        }
+        for (i = 0; i < topo->nunits; i++) {
+            const struct cp_analysis_unit *u = &topo->units[i];
+            if (!isfinite(u->slowdown) || !unit_has_pair(u, (unsigned)pi))
+                continue;
+            if (u->coll == CP_COLL_SENDRECV)
+                p2p++;
+            else if (!seen[u->comm]++)
+                comms++;
+            for (k = 0; k < u->npairs; k++)
+                cleared += topo->pairs[u->pairs[k]].state == CP_PAIR_OK;
+            if (json_array_size(units) < 8 &&
+                json_array_append_new(units, unit_json(an, u)) < 0) {
+                free(seen);
+                json_decref(units);
+                return -1;
+            }
+        }
+        free(seen);
+        if (comms && p2p)
+            snprintf(what, sizeof what,
+                     "%u communicator%s and %u point-to-point stream%s",
+                     comms, comms == 1 ? "" : "s", p2p, p2p == 1 ? "" : "s");
+        else if (comms)
+            snprintf(what, sizeof what, "%u communicator%s", comms,
+                     comms == 1 ? "" : "s");
+        else
+            snprintf(what, sizeof what, "%u point-to-point stream%s", p2p,
+                     p2p == 1 ? "" : "s");
+        rc = add_finding(
+            an, "slow_link",
+            p->efficiency <= 0.25 ? CP_SEVERITY_CRITICAL : CP_SEVERITY_WARNING,
+            NULL, 0, nodes, 2,
+            "The link between nodes %s and %s is slow: the %s that cross "
+            "it take %.1fx the time of the same calls elsewhere in the job "
+            "(about %s against %s on the other links), and every other "
+            "link they cross ran at full speed in other calls.",
+            an->nodes[p->a].name, an->nodes[p->b].name, what, p->slowdown,
+            isfinite(p->bandwidth_Bps)
+                ? cp_units_format_bandwidth(p->bandwidth_Bps, b1, sizeof b1)
+                : "?",
+            isfinite(topo->reference_Bps)
+                ? cp_units_format_bandwidth(topo->reference_Bps, b2, sizeof b2)
+                : "?");
+        if (rc < 0) {
+            json_decref(units);
+            return -1;
+        }
+        e = last_evidence(an);
+        if (set(e, "link", json_string(pair_text(an, p, name, sizeof name))) < 0 ||
+            set(e, "method", json_string("calls")) < 0 ||
+            set(e, "bandwidth_Bps", jnum(p->bandwidth_Bps)) < 0 ||
+            set(e, "peer_bandwidth_Bps", jnum(topo->reference_Bps)) < 0 ||
+            set(e, "efficiency", jnum(p->efficiency)) < 0 ||
+            set(e, "slowdown", jnum(p->slowdown)) < 0 ||
+            set(e, "units", units) < 0 ||
+            set(e, "cleared_pairs", json_integer(cleared)) < 0 ||
+            set(e, "ports", endpoint_ports(an, p->a, p->b)) < 0)
+            return -1;
+        /* the probe measured it too: agreeing or not, say what it saw */
+        if (p->probed &&
+            (set(e, "probe_state",
+                 json_string(p->probe_slow ? "slow" : "ok")) < 0 ||
+             set(e, "probe_bandwidth_Bps", jnum(p->probe_bandwidth_Bps)) < 0 ||
+             set(e, "probe_efficiency", jnum(p->probe_efficiency)) < 0 ||
+             set(e, "probe_file", json_string(topo->probe.file)) < 0))
+            return -1;
+    }
+    return 0;
+}
+
+/* "a median of 24.3 MB/s over the probed pairs" or "the profile's ...". */
+static const char *probe_reference_text(const struct cp_analysis_probe *pr,
+                                        char *buf, size_t len)
+{
+    char b1[CP_UNITS_BUFSIZE];
+
+    cp_units_format_bandwidth(pr->reference_Bps, b1, sizeof b1);
+    if (strcmp(pr->reference_source, "profile") == 0)
+        snprintf(buf, len, "the profile's %s", b1);
+    else
+        snprintf(buf, len, "a median of %s over the probed pairs", b1);
+    return buf;
+}
+
+/* What the job's calls said of a probed pair: a pair state, or "none"
+ * when nothing bandwidth-bound crossed it. */
+static const char *calls_verdict(const struct cp_analysis_pair *p)
+{
+    enum cp_pair_state st =
+        p->source == CP_PAIR_FROM_CALLS ? p->state : p->calls_state;
+
+    return p->units == 0 ? "none" : cp_pair_state_name(st);
+}
+
+/* The probe's figures of pair p into e (the keys of probe.json's
+ * slow_link evidence). */
+static int probe_pair_evidence(const struct cp_analysis *an, json_t *e,
+                               const struct cp_analysis_pair *p)
+{
+    const struct cp_analysis_probe *pr = &an->topology.probe;
+    char name[160];
+
+    if (set(e, "link", json_string(pair_text(an, p, name, sizeof name))) < 0 ||
+        set(e, "method", json_string("probe")) < 0 ||
+        set(e, "bandwidth_Bps", jnum(p->probe_bandwidth_Bps)) < 0 ||
+        set(e, "peer_bandwidth_Bps", jnum(pr->reference_Bps)) < 0 ||
+        set(e, "reference_source", json_string(pr->reference_source)) < 0 ||
+        set(e, "efficiency", jnum(p->probe_efficiency)) < 0 ||
+        set(e, "slowdown", jnum(p->probe_efficiency > 0
+                                    ? 1 / p->probe_efficiency
+                                    : NAN)) < 0 ||
+        set(e, "latency_s", jnum(p->probe_latency_s)) < 0 ||
+        set(e, "peer_latency_s", jnum(pr->median_latency_s)) < 0 ||
+        set(e, "probe_file", json_string(pr->file)) < 0)
+        return -1;
+    return 0;
+}
+
+static enum cp_analysis_severity probe_severity(const struct cp_analysis_pair *p)
+{
+    return p->probe_efficiency <= 0.25 ? CP_SEVERITY_CRITICAL
+                                       : CP_SEVERITY_WARNING;
+}
+
+/* A slow candidate of communicator c's slow unit u, named by the probe:
+ * the slow_link_candidates finding resolved. */
+static int resolved_link(struct cp_analysis *an,
+                         const struct cp_analysis_comm *c,
+                         const struct cp_analysis_unit *u,
+                         const struct cp_analysis_pair *p, json_t *cands,
+                         unsigned ncand)
+{
+    const struct cp_analysis_probe *pr = &an->topology.probe;
+    unsigned nodes[2] = {p->a, p->b};
+    char b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE], ref[96];
+    json_t *e;
+
+    if (add_finding(
+            an, "slow_link", probe_severity(p), NULL, 0, nodes, 2,
+            "The link between nodes %s and %s is slow: communicator %016llx "
+            "(%u ranks on %u nodes) ran its %s of %s at %.1fx the %s, and of "
+            "its %u candidate links collprof probe (%s) measured this one "
+            "slow: %s against %s (%.0f%%).",
+            an->nodes[p->a].name, an->nodes[p->b].name,
+            (unsigned long long)c->id, c->nranks, c->nnodes,
+            coll_name(u->coll), cp_units_format_size(u->bytes, b1, sizeof b1),
+            u->slowdown,
+            u->baseline == CP_BASELINE_PEERS
+                ? "time of the same calls elsewhere in the job"
+                : "model's time",
+            ncand, pr->file,
+            cp_units_format_bandwidth(p->probe_bandwidth_Bps, b2, sizeof b2),
+            probe_reference_text(pr, ref, sizeof ref),
+            100 * p->probe_efficiency) < 0)
+        return -1;
+    e = last_evidence(an);
+    if (probe_pair_evidence(an, e, p) < 0 ||
+        set(e, "resolves", json_string("slow_link_candidates")) < 0 ||
+        set(e, "comm", hex_id(c->id)) < 0 ||
+        set(e, "op", json_string(coll_name(u->coll))) < 0 ||
+        set(e, "bytes", jnum(u->bytes)) < 0 ||
+        set(e, "comm_slowdown", jnum(u->slowdown)) < 0 ||
+        json_object_set(e, "candidates", cands) < 0 ||
+        set(e, "ports", endpoint_ports(an, p->a, p->b)) < 0)
+        return -1;
+    return 0;
+}
+
+/* Pairs the probe measured slow that no finding names yet: a candidate
+ * list of no slow communicator holds them, the calls cleared them, or
+ * nothing of the job crossed them. */
+static int probe_links(struct cp_analysis *an, const unsigned char *reported)
+{
+    const struct cp_analysis_topology *topo = &an->topology;
+    const struct cp_analysis_probe *pr = &topo->probe;
+    size_t pi;
+
+    for (pi = 0; pi < topo->npairs; pi++) {
+        const struct cp_analysis_pair *p = &topo->pairs[pi];
+        unsigned nodes[2] = {p->a, p->b};
+        char b1[CP_UNITS_BUFSIZE], ref[96];
+        const char *calls = calls_verdict(p);
+        json_t *e;
+
+        if (!p->probed || !p->probe_slow || reported[pi] ||
+            (p->source == CP_PAIR_FROM_CALLS && p->state == CP_PAIR_SLOW))
+            continue;
+        if (add_finding(
+                an, "slow_link", probe_severity(p), NULL, 0, nodes, 2,
+                "The link between nodes %s and %s is slow: collprof probe "
+                "(%s) measured %s against %s (%.0f%%)%s.",
+                an->nodes[p->a].name, an->nodes[p->b].name, pr->file,
+                cp_units_format_bandwidth(p->probe_bandwidth_Bps, b1,
+                                          sizeof b1),
+                probe_reference_text(pr, ref, sizeof ref),
+                100 * p->probe_efficiency,
+                strcmp(calls, "none") == 0
+                    ? "; nothing bandwidth-bound of the job crossed it"
+                : strcmp(calls, "ok") == 0
+                    ? "; the job's own calls across it ran at full speed"
+                    : "") < 0)
+            return -1;
+        e = last_evidence(an);
+        if (probe_pair_evidence(an, e, p) < 0 ||
+            set(e, "calls_state", json_string(calls)) < 0 ||
+            set(e, "ports", endpoint_ports(an, p->a, p->b)) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* One finding per communicator whose slow calls keep several candidates;
+ * a candidate the probe measured slow turns it into that pair's slow_link
+ * (marked in reported, indexed like topology.pairs). */
+static int slow_link_candidates(struct cp_analysis *an,
+                                unsigned char *reported)
+{
+    const struct cp_analysis_topology *topo = &an->topology;
+    size_t ci, i, k;
+
+    for (ci = 0; ci < an->ncomms; ci++) {
+        const struct cp_analysis_comm *c = &an->comms[ci];
+        const struct cp_analysis_unit *best = NULL;
+        unsigned *nodes = NULL, nn = 0;
+        unsigned char *node_seen = NULL;
+        json_t *cands = NULL, *e;
+        struct who w;
+        char list[512] = "", b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE],
+             b3[CP_UNITS_BUFSIZE], probe[160], probed_text[600] = "";
+        unsigned ncand = 0, nprobed = 0, nslow = 0;
+        double f, busbw, peer;
+        int rc;
+
+        for (i = 0; i < topo->nunits; i++) {
+            const struct cp_analysis_unit *u = &topo->units[i];
+            if (u->comm != ci || u->verdict != CP_UNIT_UNRESOLVED)
+                continue;
+            if (!best || u->time_s * (double)u->calls >
+                             best->time_s * (double)best->calls)
+                best = u;
+        }
+        if (!best)
+            continue;
+        nodes = malloc((2 * best->npairs + 1) * sizeof *nodes);
+        node_seen = calloc(an->nnodes + 1, 1);
+        cands = json_array();
+        if (!nodes || !node_seen || !cands)
+            goto fail;
+        for (k = 0; k < best->npairs; k++) {
+            const struct cp_analysis_pair *p = &topo->pairs[best->pairs[k]];
+            char name[160];
+            /* the calls' candidates: what they did not clear (the probe
+             * may have measured them since) */
+            if (p->state == CP_PAIR_OK && p->source == CP_PAIR_FROM_CALLS)
+                continue;
+            ncand++;
+            nprobed += p->probed;
+            nslow += p->source == CP_PAIR_FROM_PROBE &&
+                     p->state == CP_PAIR_SLOW;
+            if (json_array_append_new(cands, pair_json(an, p)) < 0)
+                goto fail;
+            if (strlen(list) < 400)
+                snprintf(list + strlen(list), sizeof list - strlen(list),
+                         "%s%s", ncand > 1 ? ", " : "",
+                         pair_text(an, p, name, sizeof name));
+            if (!node_seen[p->a]++)
+                nodes[nn++] = p->a;
+            if (!node_seen[p->b]++)
+                nodes[nn++] = p->b;
+        }
+        if (nslow > 0) {
+            /* resolved: each candidate the probe found slow is named */
+            for (k = 0; k < best->npairs; k++) {
+                const struct cp_analysis_pair *p =
+                    &topo->pairs[best->pairs[k]];
+                if (p->source != CP_PAIR_FROM_PROBE ||
+                    p->state != CP_PAIR_SLOW || reported[best->pairs[k]])
+                    continue;
+                reported[best->pairs[k]] = 1;
+                if (resolved_link(an, c, best, p, cands, ncand) < 0)
+                    goto fail;
+            }
+            free(nodes);
+            free(node_seen);
+            json_decref(cands);
+            continue;
+        }
+        if (nprobed == ncand)
+            snprintf(probed_text, sizeof probed_text,
+                     "; collprof probe (%.400s) measured all of them and "
+                     "found none slow, so the slowdown is not one link's",
+                     topo->probe.file);
+        else if (nprobed > 0)
+            snprintf(probed_text, sizeof probed_text,
+                     "; collprof probe (%.400s) measured %u of them and "
+                     "found none slow",
+                     topo->probe.file, nprobed);
+        f = cp_model_busbw_factor(best->coll, best->coll == CP_COLL_SENDRECV
+                                                  ? 2
+                                                  : c->nranks);
+        busbw = f * best->bytes / (best->time_s - best->delay_s);
+        peer = f * best->bytes / best->peer_time_s;
+        snprintf(probe, sizeof probe,
+                 "srun -N %u --ntasks-per-node=1 collprof probe -o DIR",
+                 c->nnodes);
+        if (comm_ranks(an, (unsigned)ci, &w) < 0)
+            goto fail;
+        rc = add_finding(
+            an, "slow_link_candidates", CP_SEVERITY_WARNING, w.ranks,
+            w.nranks, nodes, nn,
+            "Communicator %016llx (%u ranks on %u nodes) is slow: its %s "
+            "of %s take %.1fx the %s (busbw %s against %s), but its calls "
+            "cannot tell which of its %u candidate links is (%s)%s%s%s%s",
+            (unsigned long long)c->id, c->nranks, c->nnodes,
+            coll_name(best->coll),
+            cp_units_format_size(best->bytes, b1, sizeof b1), best->slowdown,
+            best->baseline == CP_BASELINE_PEERS ? "time of the same calls "
+                                                  "elsewhere in the job"
+                                                : "model's time",
+            cp_units_format_bandwidth(busbw, b2, sizeof b2),
+            cp_units_format_bandwidth(peer, b3, sizeof b3), ncand, list,
+            probed_text, nprobed == ncand ? "" : "; run '",
+            nprobed == ncand ? "" : probe,
+            nprobed == ncand ? "." : "' to measure every node pair.");
+        who_free(&w);
+        if (rc < 0)
+            goto fail;
+        free(nodes);
+        free(node_seen);
+        nodes = NULL;
+        node_seen = NULL;
+        e = last_evidence(an);
+        if (set(e, "comm", hex_id(c->id)) < 0 ||
+            set(e, "op", json_string(coll_name(best->coll))) < 0 ||
+            set(e, "bytes", jnum(best->bytes)) < 0 ||
+            set(e, "slowdown", jnum(best->slowdown)) < 0 ||
+            set(e, "baseline", json_string(cp_baseline_name(best->baseline))) < 0 ||
+            set(e, "busbw_Bps", jnum(busbw)) < 0 ||
+            set(e, "peer_busbw_Bps", jnum(peer)) < 0 ||
+            set(e, "candidates", cands) < 0 ||
+            set(e, "probe", json_string(probe)) < 0)
+            return -1;
+        if (topo->probe.file &&
+            (set(e, "probe_file", json_string(topo->probe.file)) < 0 ||
+             set(e, "probed_candidates", json_integer(nprobed)) < 0))
+            return -1;
+        continue;
+fail:
+        free(nodes);
+        free(node_seen);
+        json_decref(cands);
+        return -1;
+    }
+    return 0;
+}
+
+static int inputs_findings(struct cp_analysis *an)
+{
+    const struct cp_analysis_summary *sm = &an->summary;
+    json_t *e;
+    size_t i;
+
+    if (sm->nmissing > 0) {
+        char list[256] = "";
+        for (i = 0; i < sm->nmissing && strlen(list) < 200; i++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%d",
+                     i ? ", " : "", sm->missing_ranks[i]);
+        if (i < sm->nmissing)
+            snprintf(list + strlen(list), sizeof list - strlen(list), " ...");
+        if (add_finding(an, "missing_ranks", CP_SEVERITY_WARNING,
+                        sm->missing_ranks, sm->nmissing, NULL, 0,
+                        "%zu of %d ranks left no log (rank%s %s): %llu of "
+                        "%llu collective instances are incomplete and their "
+                        "times rest on the ranks present.",
+                        sm->nmissing, an->world_size,
+                        sm->nmissing > 1 ? "s" : "", list,
+                        (unsigned long long)sm->incomplete_instances,
+                        (unsigned long long)sm->instances) < 0)
+            return -1;
+        e = last_evidence(an);
+        if (set(e, "missing", json_integer((json_int_t)sm->nmissing)) < 0 ||
+            set(e, "world_size", json_integer(an->world_size)) < 0 ||
+            set(e, "incomplete_instances",
+                json_integer((json_int_t)sm->incomplete_instances)) < 0)
+            return -1;
+    } else if (sm->incomplete_instances > 0) {
+        if (add_finding(an, "incomplete_instances", CP_SEVERITY_INFO, NULL, 0,
+                        NULL, 0,
+                        "%llu of %llu collective instances missed members "
+                        "(records lost or a process killed).",
+                        (unsigned long long)sm->incomplete_instances,
+                        (unsigned long long)sm->instances) < 0)
+            return -1;
+        e = last_evidence(an);
+        if (set(e, "incomplete_instances",
+                json_integer((json_int_t)sm->incomplete_instances)) < 0 ||
+            set(e, "instances", json_integer((json_int_t)sm->instances)) < 0)
+            return -1;
+    }
+    if (sm->failed_calls > 0) {
+        int *ranks = malloc(an->nranks * sizeof *ranks);
+        size_t n = 0;
+        int rc;
+        if (!ranks)
+            return -1;
+        for (i = 0; i < an->nranks; i++)
+            if (an->ranks[i].failed)
+                ranks[n++] = an->ranks[i].rank;
+        rc = add_finding(an, "failed_calls", CP_SEVERITY_WARNING, ranks, n,
+                         NULL, 0,
+                         "%llu NCCL calls returned an error on %zu rank%s; "
+                         "they are counted but not analyzed.",
+                         (unsigned long long)sm->failed_calls, n,
+                         n == 1 ? "" : "s");
+        free(ranks);
+        if (rc < 0)
+            return -1;
+        if (set(last_evidence(an), "failed_calls",
+                json_integer((json_int_t)sm->failed_calls)) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The node whose clock is furthest off, when causality rules out a shared
+ * clock: the estimate with the interval it must lie in. */
+static int clock_offset(struct cp_analysis *an)
+{
+    size_t i, worst = SIZE_MAX;
+    char b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE], b3[CP_UNITS_BUFSIZE],
+        b4[CP_UNITS_BUFSIZE];
+    const struct cp_analysis_node *w;
+    double bound, near, far;
+    json_t *e;
+
+    for (i = 1; i < an->nnodes; i++)
+        if (an->nodes[i].offset_significant &&
+            (worst == SIZE_MAX ||
+             fabs(an->nodes[i].offset_s) > fabs(an->nodes[worst].offset_s)))
+            worst = i;
+    if (an->nnodes < 2 || worst == SIZE_MAX)
+        return 0;
+    w = &an->nodes[worst];
+    bound = fmax(w->offset_s - w->offset_low_s, w->offset_high_s - w->offset_s);
+    near = fmin(fabs(w->offset_low_s), fabs(w->offset_high_s));
+    far = fmax(fabs(w->offset_low_s), fabs(w->offset_high_s));
+    cp_units_format_time(fabs(w->offset_s), b1, sizeof b1);
+    cp_units_format_time(bound, b2, sizeof b2);
+    cp_units_format_time(near, b3, sizeof b3);
+    cp_units_format_time(far, b4, sizeof b4);
+    if (add_finding(an, "clock_offset", CP_SEVERITY_INFO, NULL, 0,
+                    (unsigned[]){(unsigned)worst}, 1,
+                    "The clock of node %s is %s %s node %s's (+/- %s: "
+                    "between %s and %s by the order of the calls); all "
+                    "times were corrected before the skew analysis.",
+                    w->name, b1, w->offset_s > 0 ? "ahead of" : "behind",
+                    an->nodes[an->offset_reference].name, b2, b3, b4) < 0)
+        return -1;
+    e = last_evidence(an);
+    if (set(e, "offset_s", jnum(w->offset_s)) < 0 ||
+        set(e, "bound_s", jnum(bound)) < 0 ||
+        set(e, "low_s", jnum(w->offset_low_s)) < 0 ||
+        set(e, "high_s", jnum(w->offset_high_s)) < 0 ||
+        set(e, "instances", json_integer((json_int_t)an->offset_instances)) < 0)
+        return -1;
+    return 0;
+}
+
+static int model_unavailable(struct cp_analysis *an, const struct an_eval *ev,
+                             size_t nev)
+{
+    unsigned k;
+    size_t i;
+
+    for (k = 0; k < CP_LINK_COUNT; k++) {
+        uint64_t calls = 0;
+        for (i = 0; i < nev; i++)
+            if (ev[i].link == k)
+                calls += ev[i].lat.calls + ev[i].bw.calls;
+        if (calls == 0 || an->model[k].source != CP_SOURCE_NONE)
+            continue;
+        if (add_finding(an, "model_unavailable", CP_SEVERITY_INFO, NULL, 0,
+                        NULL, 0,
+                        "No %s-node model: %s; give its alpha and bandwidth "
+                        "in a profile (--profile) to judge these %llu calls.",
+                        k == CP_LINK_INTER ? "inter" : "intra",
+                        an->model[k].fit_why[0] ? an->model[k].fit_why
+                                                : "the fit failed",
+                        (unsigned long long)calls) < 0)
+            return -1;
+        if (set(last_evidence(an), "link", json_string(cp_link_class_name(k))) < 0 ||
+            set(last_evidence(an), "calls", json_integer((json_int_t)calls)) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+int an_findings(struct cp_analysis *an, const struct an_eval *ev, size_t nev)
+{
+    unsigned char *reported = calloc(an->topology.npairs + 1, 1);
+    size_t i;
+    int rc;
+
+    rc = !reported || latency_bound(an, ev, nev) < 0 || slow_links(an) < 0 ||
+                 slow_link_candidates(an, reported) < 0 ||
+                 probe_links(an, reported) < 0 || degraded_ports(an) < 0 ||
+                 low_busbw(an, ev, nev) < 0 || straggler(an) < 0 ||
+                 inputs_findings(an) < 0 || clock_offset(an) < 0 ||
+                 model_unavailable(an, ev, nev) < 0
+             ? -1
+             : 0;
+    free(reported);
+    if (rc < 0)
+        return -1;
+    /* most severe first, in the order above within a severity (a stable
+     * insertion sort: there are a handful) */
+    for (i = 1; i < an->nfindings; i++) {
+        struct cp_analysis_finding f = an->findings[i];
+        size_t j = i;
+        while (j > 0 && an->findings[j - 1].severity < f.severity) {
+            an->findings[j] = an->findings[j - 1];
+            j--;
+        }
+        an->findings[j] = f;
+    }
+    return 0;
+}

@@ -1,0 +1,1205 @@
+/* cp_links.c - slow node pairs and stragglers from the job's own calls
+ * (see cp_links.h; the method is docs/analysis.md, "Slow links").
+ *
+ * A unit is the calls of one shape on one communicator (or point-to-point
+ * node pair): its median own time is held against the same shape
+ * elsewhere in the job (same collective, size bucket, ranks, nodes and
+ * inter-node hops), or against the model when it has no peer.  Faults only
+ * add time, and a communicator runs at the pace of its slowest member and
+ * link, so both estimates are max-plus problems solved by their greatest
+ * subsolution:
+ *   a rank's in-call delay  d_R = min over its collective units of the
+ *                                 unit's excess time;
+ *   a pair's slowdown       s_l = min over the bandwidth-bound units
+ *                                 crossing it of the unit's slowdown.
+ * A unit as fast as its peers clears every pair it crosses; a slow unit
+ * whose pairs are all cleared but one names that one; one left with
+ * several candidates is reported as such, never guessed.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cp_analysis_int.h"
+#include "cp_links.h"
+#include "cp_probeview.h"
+#include "cp_stats.h"
+
+#define SLOW_THRESHOLD 1.45
+#define OK_THRESHOLD 1.25
+#define MIN_BANDWIDTH_SHARE 0.5
+#define MIN_CALLS 3
+#define STRAGGLER_NOISE_FACTOR 4.0
+#define STRAGGLER_MIN_RELATIVE 0.5
+#define STRAGGLER_MIN_S 10e-6
+#define P2P_CELLS_MAX (1u << 20)
+
+static const char *const pair_state_names[] = {"ok", "slow", "suspect",
+                                               "unclear"};
+static const char *const verdict_names[] = {
+    "none", "clears", "slow", "explained", "unresolved", "inconsistent"};
+static const char *const baseline_names[] = {"none", "peers", "model"};
+static const char *const pair_source_names[] = {"calls", "probe"};
+
+const char *cp_pair_source_name(enum cp_pair_source s)
+{
+    return (unsigned)s <= CP_PAIR_FROM_PROBE ? pair_source_names[s] : NULL;
+}
+
+const char *cp_pair_state_name(enum cp_pair_state s)
+{
+    return (unsigned)s <= CP_PAIR_UNCLEAR ? pair_state_names[s] : NULL;
+}
+
+const char *cp_unit_verdict_name(enum cp_unit_verdict v)
+{
+    return (unsigned)v <= CP_UNIT_INCONSISTENT ? verdict_names[v] : NULL;
+}
+
+const char *cp_baseline_name(enum cp_baseline b)
+{
+    return (unsigned)b <= CP_BASELINE_MODEL ? baseline_names[b] : NULL;
+}
+
+/* ---- the point-to-point collector ---------------------------------------- */
+
+struct p2p_cell {
+    uint32_t comm, src, dst, bucket;
+    uint32_t used;
+    uint64_t calls; /* judged pairs */
+    double bytes;   /* their sum of n */
+    struct cp_sketch t;
+};
+
+struct cp_links {
+    struct p2p_cell *cells; /* open addressing */
+    size_t cap, used;
+    int full; /* P2P_CELLS_MAX reached: later keys are dropped */
+};
+
+static uint64_t mix(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= UINT64_C(0xff51afd7ed558ccd);
+    x ^= x >> 33;
+    x *= UINT64_C(0xc4ceb9fe1a85ec53);
+    x ^= x >> 33;
+    return x;
+}
+
+static size_t cell_hash(uint32_t comm, uint32_t src, uint32_t dst,
+                        uint32_t bucket)
+{
+    return (size_t)mix(((uint64_t)comm << 32 | bucket) ^
+                       mix((uint64_t)src << 32 | dst));
+}
+
+struct cp_links *cp_links_create(void)
+{
+    return calloc(1, sizeof(struct cp_links));
+}
+
+void cp_links_destroy(struct cp_links *lk)
+{
+    size_t i;
+    int saved = errno;
+
+    if (!lk)
+        return;
+    for (i = 0; i < lk->cap; i++)
+        if (lk->cells[i].used)
+            cp_sketch_clear(&lk->cells[i].t);
+    free(lk->cells);
+    free(lk);
+    errno = saved;
+}
+
+static int cells_grow(struct cp_links *lk)
+{
+    size_t cap = lk->cap ? lk->cap * 2 : 256, i;
+    struct p2p_cell *cells = calloc(cap, sizeof *cells);
+
+    if (!cells)
+        return -1;
+    for (i = 0; i < lk->cap; i++) {
+        const struct p2p_cell *c = &lk->cells[i];
+        size_t k;
+        if (!c->used)
+            continue;
+        k = cell_hash(c->comm, c->src, c->dst, c->bucket) & (cap - 1);
+        while (cells[k].used)
+            k = (k + 1) & (cap - 1);
+        cells[k] = *c;
+    }
+    free(lk->cells);
+    lk->cells = cells;
+    lk->cap = cap;
+    return 0;
+}
+
+int cp_links_add_p2p(struct cp_links *lk, unsigned comm, unsigned src,
+                     unsigned dst, double n, double own, int judged)
+{
+    uint32_t bucket = an_bucket_index(n);
+    struct p2p_cell *c;
+    size_t k;
+
+    if (!judged || !(own >= 0))
+        return 0;
+    if (lk->cap == 0 || (lk->used + 1) * 2 > lk->cap) {
+        if (lk->used >= P2P_CELLS_MAX) {
+            lk->full = 1;
+        } else if (cells_grow(lk) < 0) {
+            return -1;
+        }
+    }
+    k = cell_hash(comm, src, dst, bucket) & (lk->cap - 1);
+    for (;;) {
+        c = &lk->cells[k];
+        if (!c->used)
+            break;
+        if (c->comm == comm && c->src == src && c->dst == dst &&
+            c->bucket == bucket)
+            goto found;
+        k = (k + 1) & (lk->cap - 1);
+    }
+    if (lk->full)
+        return 0;
+    c->used = 1;
+    c->comm = comm;
+    c->src = src;
+    c->dst = dst;
+    c->bucket = bucket;
+    cp_sketch_init(&c->t);
+    lk->used++;
+found:
+    c->calls++;
+    c->bytes += n;
+    return cp_sketch_add(&c->t, own);
+}
+
+/* ---- units ------------------------------------------------------------------ */
+
+struct work {
+    struct cp_analysis_unit pub;
+    /* the shape: units with the same one are peers */
+    unsigned coll, nranks, nnodes, hops, link, bucket;
+    double L, W; /* the class model's terms (NaN without a model) */
+    double t;    /* median own time, then minus the delay */
+    double x;    /* t - baseline of the first pass (collectives) */
+    int have_x;
+};
+
+struct solver {
+    struct cp_analysis *an;
+    const struct an_state *st;
+    struct work *u;
+    size_t nu, capu;
+    /* node pairs: open addressing of a * nnodes + b -> index + 1 */
+    uint64_t *pair_keys;
+    uint32_t *pair_vals;
+    size_t pair_cap;
+    struct cp_analysis_pair *pairs;
+    unsigned char *cleared, *named, *candidate;
+    size_t npairs, cappairs;
+    unsigned *order; /* scratch: unit indices */
+    size_t *added_by; /* [cappairs]: 1 + the unit that last added the pair */
+};
+
+static int pair_index(struct solver *s, unsigned a, unsigned b, unsigned *out)
+{
+    uint64_t key;
+    size_t k;
+
+    if (a > b) {
+        unsigned t = a;
+        a = b;
+        b = t;
+    }
+    key = (uint64_t)a * s->an->nnodes + b + 1;
+    if ((s->npairs + 1) * 2 > s->pair_cap) {
+        size_t cap = s->pair_cap ? s->pair_cap * 2 : 64, i;
+        uint64_t *keys = calloc(cap, sizeof *keys);
+        uint32_t *vals = calloc(cap, sizeof *vals);
+        if (!keys || !vals) {
+            free(keys);
+            free(vals);
+            return -1;
+        }
+        for (i = 0; i < s->pair_cap; i++) {
+            size_t j;
+            if (!s->pair_keys[i])
+                continue;
+            j = (size_t)mix(s->pair_keys[i]) & (cap - 1);
+            while (keys[j])
+                j = (j + 1) & (cap - 1);
+            keys[j] = s->pair_keys[i];
+            vals[j] = s->pair_vals[i];
+        }
+        free(s->pair_keys);
+        free(s->pair_vals);
+        s->pair_keys = keys;
+        s->pair_vals = vals;
+        s->pair_cap = cap;
+    }
+    k = (size_t)mix(key) & (s->pair_cap - 1);
+    while (s->pair_keys[k]) {
+        if (s->pair_keys[k] == key) {
+            *out = s->pair_vals[k] - 1;
+            return 0;
+        }
+        k = (k + 1) & (s->pair_cap - 1);
+    }
+    if (s->npairs == s->cappairs) {
+        size_t cap = s->cappairs ? s->cappairs * 2 : 16;
+        struct cp_analysis_pair *p = realloc(s->pairs, cap * sizeof *p);
+        size_t *added;
+        if (!p)
+            return -1;
+        s->pairs = p;
+        added = realloc(s->added_by, cap * sizeof *added);
+        if (!added)
+            return -1;
+        memset(added + s->cappairs, 0, (cap - s->cappairs) * sizeof *added);
+        s->added_by = added;
+        s->cappairs = cap;
+    }
+    memset(&s->pairs[s->npairs], 0, sizeof s->pairs[0]);
+    s->pairs[s->npairs].a = a;
+    s->pairs[s->npairs].b = b;
+    s->pairs[s->npairs].slowdown = INFINITY;
+    s->pairs[s->npairs].efficiency = NAN;
+    s->pairs[s->npairs].bandwidth_Bps = NAN;
+    s->pair_keys[k] = key;
+    s->pair_vals[k] = (uint32_t)++s->npairs;
+    *out = (unsigned)(s->npairs - 1);
+    return 0;
+}
+
+/* Add pair (a, b) to unit w unless it is there.  Constant time: an
+ * all-to-all over p ranks adds p^2/2 rank pairs, so neither a scan of the
+ * unit's pairs nor a realloc per pair may happen here. */
+static int unit_add_pair(struct solver *s, struct work *w, unsigned a,
+                         unsigned b)
+{
+    unsigned idx, *bigger;
+    size_t me = (size_t)(w - s->u) + 1;
+
+    if (a == b)
+        return 0;
+    if (pair_index(s, a, b, &idx) < 0)
+        return -1;
+    if (s->added_by[idx] == me)
+        return 0;
+    s->added_by[idx] = me;
+    /* grow at powers of two */
+    if ((w->pub.npairs & (w->pub.npairs - 1)) == 0) {
+        bigger = realloc(w->pub.pairs,
+                         (w->pub.npairs ? w->pub.npairs * 2 : 1) * sizeof *bigger);
+        if (!bigger)
+            return -1;
+        w->pub.pairs = bigger;
+    }
+    w->pub.pairs[w->pub.npairs++] = idx;
+    return 0;
+}
+
+static struct work *new_unit(struct solver *s)
+{
+    struct work *w;
+
+    if (s->nu == s->capu) {
+        size_t cap = s->capu ? s->capu * 2 : 64;
+        struct work *bigger = realloc(s->u, cap * sizeof *bigger);
+        if (!bigger)
+            return NULL;
+        s->u = bigger;
+        s->capu = cap;
+    }
+    w = &s->u[s->nu++];
+    memset(w, 0, sizeof *w);
+    w->pub.src_node = w->pub.dst_node = -1;
+    w->pub.peer_time_s = w->pub.slowdown = w->pub.bw_slowdown = NAN;
+    w->pub.bandwidth_share = NAN;
+    w->L = w->W = NAN;
+    return w;
+}
+
+/* The evaluation of (comm, slot), or NULL. */
+static const struct an_eval *find_eval(const struct an_eval *ev, size_t nev,
+                                       unsigned comm, unsigned slot)
+{
+    size_t i;
+
+    for (i = 0; i < nev; i++)
+        if (ev[i].comm == comm && ev[i].slot == slot)
+            return &ev[i];
+    return NULL;
+}
+
+static void set_model(struct work *w, const struct an_eval *e)
+{
+    double bw;
+
+    if (!e || !e->have_model)
+        return;
+    w->L = e->latency_s;
+    w->W = e->sec_per_byte;
+    bw = w->pub.bytes * w->W;
+    if (w->L + bw > 0)
+        w->pub.bandwidth_share = bw / (w->L + bw);
+}
+
+static int ring_coll(unsigned coll)
+{
+    const struct cp_coll_facts *f = cp_model_coll_facts((enum cp_coll)coll);
+
+    return f && f->ring_like;
+}
+
+/* The node pairs a collective of communicator c crosses: consecutive
+ * ranks of the ring in rank order, or every pair of an all-to-all.  Other
+ * collectives (rooted: their chain depends on the root) cross none as far
+ * as the links are concerned.  Returns -1 when memory ran out. */
+static int collective_pairs(struct solver *s, struct work *w,
+                            const struct an_comm *c)
+{
+    unsigned r, q, p = c->nranks;
+
+    for (r = 0; r < p; r++)
+        if (c->member_file[r] < 0)
+            return 0; /* a member never seen: its node is unknown */
+    if (ring_coll(w->coll)) {
+        for (r = 0; r < p && p > 1; r++) {
+            unsigned a = s->st->files[c->member_file[r]].node;
+            unsigned b = s->st->files[c->member_file[(r + 1) % p]].node;
+            w->hops += a != b;
+            if (unit_add_pair(s, w, a, b) < 0)
+                return -1;
+        }
+    } else if (w->coll == CP_COLL_ALLTOALL) {
+        for (r = 0; r < p; r++)
+            for (q = r + 1; q < p; q++) {
+                unsigned a = s->st->files[c->member_file[r]].node;
+                unsigned b = s->st->files[c->member_file[q]].node;
+                w->hops += a != b;
+                if (unit_add_pair(s, w, a, b) < 0)
+                    return -1;
+            }
+    }
+    return 0;
+}
+
+static int build_units(struct solver *s, const struct cp_links *lk,
+                       const struct an_eval *ev, size_t nev)
+{
+    const struct an_state *st = s->st;
+    size_t ci, i;
+    unsigned slot, k;
+
+    for (ci = 0; ci < st->ncomms; ci++) {
+        const struct an_comm *c = st->comms[ci];
+        for (slot = 0; slot < CP_COLL_COUNT; slot++) {
+            const struct an_slot_table *t = c->slots[slot];
+            const struct an_eval *e;
+            if (!t || slot == CP_COLL_SENDRECV)
+                continue;
+            e = find_eval(ev, nev, (unsigned)ci, slot);
+            for (k = 0; k < AN_NBUCKETS; k++) {
+                const struct an_bucket *b = t->b[k];
+                struct work *w;
+                if (!b || b->count < MIN_CALLS || b->grouped * 10 > b->count)
+                    continue;
+                w = new_unit(s);
+                if (!w)
+                    return -1;
+                w->pub.comm = (unsigned)ci;
+                w->pub.coll = (enum cp_coll)slot;
+                w->pub.bytes = b->bytes / (double)b->count;
+                w->pub.calls = b->count;
+                w->pub.time_s = cp_sketch_quantile(&b->t, 0.5);
+                w->t = w->pub.time_s;
+                w->coll = slot;
+                w->nranks = c->nranks;
+                w->nnodes = s->an->comms[ci].nnodes;
+                w->link = s->an->comms[ci].link;
+                w->bucket = k;
+                set_model(w, e);
+                if (collective_pairs(s, w, c) < 0)
+                    return -1;
+            }
+        }
+    }
+    for (i = 0; lk && i < lk->cap; i++) {
+        const struct p2p_cell *cell = &lk->cells[i];
+        struct work *w;
+        if (!cell->used || cell->calls < MIN_CALLS)
+            continue;
+        w = new_unit(s);
+        if (!w)
+            return -1;
+        w->pub.comm = cell->comm;
+        w->pub.coll = CP_COLL_SENDRECV;
+        w->pub.src_node = (int)cell->src;
+        w->pub.dst_node = (int)cell->dst;
+        w->pub.bytes = cell->bytes / (double)cell->calls;
+        w->pub.calls = cell->calls;
+        w->pub.time_s = cp_sketch_quantile(&cell->t, 0.5);
+        w->t = w->pub.time_s;
+        w->coll = CP_COLL_SENDRECV;
+        w->nranks = 2;
+        w->nnodes = 2;
+        w->hops = 1;
+        w->link = CP_LINK_INTER;
+        w->bucket = cell->bucket;
+        set_model(w, find_eval(ev, nev, cell->comm, CP_COLL_SENDRECV));
+        if (unit_add_pair(s, w, cell->src, cell->dst) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* ---- baselines ---------------------------------------------------------------- */
+
+static int same_shape(const struct work *a, const struct work *b)
+{
+    return a->coll == b->coll && a->nranks == b->nranks &&
+           a->nnodes == b->nnodes && a->hops == b->hops &&
+           a->link == b->link && a->bucket == b->bucket;
+}
+
+static const struct work *sort_units;
+
+static int compare_shape(const void *pa, const void *pb)
+{
+    const struct work *a = &sort_units[*(const unsigned *)pa];
+    const struct work *b = &sort_units[*(const unsigned *)pb];
+    const unsigned ka[6] = {a->coll, a->nranks, a->nnodes, a->hops, a->link,
+                            a->bucket};
+    const unsigned kb[6] = {b->coll, b->nranks, b->nnodes, b->hops, b->link,
+                            b->bucket};
+    unsigned i;
+
+    for (i = 0; i < 6; i++)
+        if (ka[i] != kb[i])
+            return ka[i] < kb[i] ? -1 : 1;
+    if (a->t != b->t)
+        return a->t < b->t ? -1 : 1;
+    return *(const unsigned *)pa < *(const unsigned *)pb ? -1 : 1;
+}
+
+static int share_pair(const struct work *a, const struct work *b)
+{
+    size_t i, k;
+
+    for (i = 0; i < a->pub.npairs; i++)
+        for (k = 0; k < b->pub.npairs; k++)
+            if (a->pub.pairs[i] == b->pub.pairs[k])
+                return 1;
+    return 0;
+}
+
+/* Every unit's baseline from the current t: the median of the faster half
+ * of its peers (a fault only adds time, so the faster half is the healthy
+ * one while fewer than half are hit).  Peers are the units of the same
+ * shape; for the links (leave_pair_out) only those that cross none of the
+ * unit's node pairs, so that a link is never its own reference.  Without
+ * peers, the model's time. */
+static void baselines(struct solver *s, double *scratch, int leave_pair_out)
+{
+    size_t i = 0, j, k, q;
+
+    for (j = 0; j < s->nu; j++)
+        s->order[j] = (unsigned)j;
+    sort_units = s->u;
+    qsort(s->order, s->nu, sizeof *s->order, compare_shape);
+    while (i < s->nu) {
+        for (j = i + 1; j < s->nu && same_shape(&s->u[s->order[i]],
+                                                &s->u[s->order[j]]);
+             j++)
+            ;
+        for (k = i; k < j; k++) {
+            struct work *w = &s->u[s->order[k]];
+            size_t m = 0, half;
+            double base;
+            for (q = i; q < j; q++) {
+                const struct work *v = &s->u[s->order[q]];
+                if (!leave_pair_out || w->pub.npairs == 0 ||
+                    (v != w && !share_pair(w, v)))
+                    scratch[m++] = v->t;
+            }
+            if (m >= 1 &&
+                (leave_pair_out && w->pub.npairs > 0 ? m >= 1 : m >= 2)) {
+                cp_stats_sort(scratch, m);
+                half = (m + 1) / 2;
+                base = cp_stats_median_sorted(scratch, half);
+                w->pub.baseline = CP_BASELINE_PEERS;
+            } else {
+                m = 0;
+                base = isfinite(w->L) ? w->L + w->pub.bytes * w->W : NAN;
+                w->pub.baseline = CP_BASELINE_MODEL;
+            }
+            w->pub.peers = (unsigned)m;
+            w->pub.peer_time_s = base > 0 ? base : NAN;
+            if (!(base > 0))
+                w->pub.baseline = CP_BASELINE_NONE;
+        }
+        i = j;
+    }
+}
+
+/* ---- stragglers: in-call delays ------------------------------------------------- */
+
+/* The part of a communicator's excess that is the same whatever the size
+ * (a delayed member), given the smallest excess m of its units: a slow link
+ * it crosses adds in proportion to the model's bandwidth term (bytes x W),
+ * so with the slope k that the unit with the largest term shows over m,
+ * the constant is at most min(x - k term) over the units (0 to m).  Without a model, or
+ * with one size only, m itself. */
+static double constant_excess(const struct solver *s, unsigned ci, int pass,
+                              double m)
+{
+    const struct work *big = NULL;
+    double k, d = m;
+    size_t i;
+
+    for (i = 0; i < s->nu; i++) {
+        const struct work *w = &s->u[i];
+        if (w->pub.comm != ci || !w->have_x ||
+            (w->pub.baseline == CP_BASELINE_PEERS) != (pass == 0))
+            continue;
+        if (!isfinite(w->W) || w->W < 0)
+            return m;
+        if (!big || w->pub.bytes * w->W > big->pub.bytes * big->W)
+            big = w;
+    }
+    if (!big || !(big->pub.bytes * big->W > 0))
+        return m;
+    k = fmax((big->x - m) / (big->pub.bytes * big->W), 0);
+    for (i = 0; i < s->nu; i++) {
+        const struct work *w = &s->u[i];
+        if (w->pub.comm != ci || !w->have_x ||
+            (w->pub.baseline == CP_BASELINE_PEERS) != (pass == 0))
+            continue;
+        d = fmin(d, w->x - k * w->pub.bytes * w->W);
+    }
+    return fmax(d, fmin(m, 0));
+}
+
+/* In-call delays: a rank whose part of every collective starts late makes
+ * each of its communicators slower by the same time whatever the size,
+ * intra-node ones included, while a slow link's excess grows with the
+ * size: per communicator, the smallest excess of its units over their
+ * shape's baseline; per rank, the smallest of its communicators' (max-plus:
+ * a communicator waits for its slowest member).  A rank is named when that bound passes the run's noise and it
+ * stands out in a delayed communicator (every other member's bound under
+ * half its own). */
+static int stragglers(struct solver *s)
+{
+    struct cp_analysis *an = s->an;
+    const struct an_state *st = s->st;
+    double *v = NULL, *rel = NULL, *comm_x = NULL, *comm_rel = NULL,
+           *rank_rel = NULL, theta;
+    unsigned char *comm_model = NULL, *by_peers = NULL;
+    size_t i, n, r, ci;
+    int rc = -1, pass;
+
+    v = malloc((s->nu ? s->nu : 1) * sizeof *v);
+    rel = malloc((s->nu ? s->nu : 1) * sizeof *rel);
+    comm_x = malloc((st->ncomms ? st->ncomms : 1) * sizeof *comm_x);
+    comm_rel = malloc((st->ncomms ? st->ncomms : 1) * sizeof *comm_rel);
+    rank_rel = malloc((an->nranks ? an->nranks : 1) * sizeof *rank_rel);
+    comm_model = calloc(st->ncomms + 1, 1);
+    by_peers = calloc(an->nranks + 1, 1);
+    if (!v || !rel || !comm_x || !comm_rel || !rank_rel || !comm_model ||
+        !by_peers)
+        goto out;
+    for (r = 0; r < an->nranks; r++) {
+        an->ranks[r].delay_s = NAN;
+        an->ranks[r].delay_units = 0;
+        an->ranks[r].delay_cost_s = 0;
+        an->ranks[r].straggler = 0;
+    }
+    an->topology.straggler_delay_s = NAN;
+    for (i = 0; i < s->nu; i++) {
+        struct work *w = &s->u[i];
+        w->have_x = w->coll != CP_COLL_SENDRECV &&
+                    w->pub.baseline != CP_BASELINE_NONE;
+        if (w->have_x)
+            w->x = w->t - w->pub.peer_time_s;
+    }
+    /* the noise: faults only add time, so the units faster than their
+     * baseline show it undisturbed */
+    for (i = n = 0; i < s->nu; i++)
+        if (s->u[i].have_x && s->u[i].x < 0 &&
+            s->u[i].pub.baseline == CP_BASELINE_PEERS)
+            v[n++] = -s->u[i].x;
+    if (n == 0)
+        for (i = 0; i < s->nu; i++)
+            if (s->u[i].have_x)
+                v[n++] = fabs(s->u[i].x);
+    if (n == 0) {
+        rc = 0;
+        goto out;
+    }
+    theta = fmax(STRAGGLER_NOISE_FACTOR * cp_stats_median(v, n), STRAGGLER_MIN_S);
+    an->topology.straggler_delay_s = theta;
+    /* per communicator: the median excess of its units held against
+     * peers, else of those held against the model, absolute and relative
+     * to the baseline */
+    for (ci = 0; ci < st->ncomms; ci++) {
+        comm_x[ci] = comm_rel[ci] = NAN;
+        for (pass = 0; pass < 2 && !isfinite(comm_x[ci]); pass++) {
+            size_t m = 0;
+            for (i = n = 0; i < s->nu; i++) {
+                const struct work *w = &s->u[i];
+                if (w->pub.comm == ci && w->have_x &&
+                    (w->pub.baseline == CP_BASELINE_PEERS) == (pass == 0)) {
+                    v[n++] = w->x;
+                    rel[m++] = w->pub.peer_time_s;
+                }
+            }
+            /* the smallest: a slow link's excess grows with the size,
+             * so the smallest unit shows the least of it, while a delayed
+             * member adds the same to every unit */
+            comm_x[ci] = cp_stats_min(v, n);
+            if (n > 1)
+                comm_x[ci] = constant_excess(s, ci, pass, comm_x[ci]);
+            /* relative to the time of its quickest calls */
+            comm_rel[ci] = m ? comm_x[ci] / cp_stats_min(rel, m) : NAN;
+            comm_model[ci] = pass == 1;
+        }
+    }
+    /* per rank: the smallest of its communicators' (those held against
+     * peers, or the model's for a rank that has none) */
+    for (pass = 0; pass < 2; pass++)
+        for (ci = 0; ci < st->ncomms; ci++) {
+            const struct an_comm *c = st->comms[ci];
+            unsigned q;
+            if (!isfinite(comm_x[ci]) || comm_model[ci] != (pass == 1))
+                continue;
+            for (q = 0; q < c->nranks; q++) {
+                int32_t f = c->member_file[q];
+                struct cp_analysis_rank *rk;
+                double x = fmax(comm_x[ci], 0);
+                if (f < 0 || (pass == 1 && by_peers[f]))
+                    continue;
+                if (pass == 0)
+                    by_peers[f] = 1;
+                rk = &an->ranks[f];
+                if (rk->delay_units == 0 || x < rk->delay_s)
+                    rk->delay_s = x;
+                if (rk->delay_units == 0 || comm_rel[ci] < rank_rel[f])
+                    rank_rel[f] = comm_rel[ci];
+                rk->delay_units++;
+            }
+        }
+    /* named: standing out in a communicator it delays */
+    for (ci = 0; ci < st->ncomms; ci++) {
+        const struct an_comm *c = st->comms[ci];
+        unsigned q;
+        int32_t who = -1;
+        double second = 0;
+        if (!(comm_x[ci] >= theta) || !(comm_rel[ci] >= STRAGGLER_MIN_RELATIVE))
+            continue;
+        for (q = 0; q < c->nranks; q++) {
+            int32_t f = c->member_file[q];
+            double d;
+            if (f < 0)
+                continue;
+            d = an->ranks[f].delay_units ? an->ranks[f].delay_s : 0;
+            if (who < 0 || d > an->ranks[who].delay_s) {
+                if (who >= 0)
+                    second = fmax(second, an->ranks[who].delay_s);
+                who = f;
+            } else {
+                second = fmax(second, d);
+            }
+        }
+        if (who >= 0 && an->ranks[who].delay_s >= theta &&
+            rank_rel[who] >= STRAGGLER_MIN_RELATIVE &&
+            second < 0.5 * an->ranks[who].delay_s)
+            an->ranks[who].straggler = 1;
+    }
+    /* a named rank's delay: the median excess of its communicators (the
+     * minimum bounds it; the median is the better estimate to take off) */
+    for (r = 0; r < an->nranks; r++) {
+        if (!an->ranks[r].straggler)
+            continue;
+        for (ci = n = 0; ci < st->ncomms; ci++) {
+            const struct an_comm *c = st->comms[ci];
+            unsigned q;
+            if (!isfinite(comm_x[ci]) || comm_model[ci])
+                continue;
+            for (q = 0; q < c->nranks; q++)
+                if (c->member_file[q] == (int32_t)r) {
+                    v[n++] = comm_x[ci];
+                    break;
+                }
+        }
+        if (n > 0)
+            an->ranks[r].delay_s = fmax(an->ranks[r].delay_s, cp_stats_median(v, n));
+    }
+    /* the others' wait, and the delay taken off each unit for the links */
+    for (i = 0; i < s->nu; i++) {
+        struct work *w = &s->u[i];
+        const struct an_comm *c = st->comms[w->pub.comm];
+        double d = 0;
+        unsigned q;
+        if (w->coll == CP_COLL_SENDRECV)
+            continue;
+        for (q = 0; q < c->nranks; q++) {
+            int32_t f = c->member_file[q];
+            if (f < 0 || !an->ranks[f].straggler)
+                continue;
+            an->ranks[f].delay_cost_s += an->ranks[f].delay_s *
+                                         (double)w->pub.calls *
+                                         (double)(w->nranks - 1);
+            d = fmax(d, an->ranks[f].delay_s);
+        }
+        w->pub.delay_s = d;
+        w->t = w->pub.time_s - d;
+    }
+    for (ci = 0; ci < st->ncomms; ci++) {
+        const struct an_comm *c = st->comms[ci];
+        unsigned q;
+        for (q = 0; q < c->nranks; q++)
+            if (c->member_file[q] >= 0 && an->ranks[c->member_file[q]].straggler)
+                an->comms[ci].explained = 1;
+    }
+    rc = 0;
+out:
+    free(v);
+    free(rel);
+    free(comm_rel);
+    free(rank_rel);
+    free(comm_x);
+    free(comm_model);
+    free(by_peers);
+    return rc;
+}
+
+/* ---- links -------------------------------------------------------------------- */
+
+static int eligible(const struct work *w)
+{
+    return w->pub.npairs > 0 && w->pub.baseline != CP_BASELINE_NONE &&
+           w->pub.bandwidth_share >= MIN_BANDWIDTH_SHARE;
+}
+
+static void localize(struct solver *s)
+{
+    size_t i, k;
+
+    for (i = 0; i < s->nu; i++) {
+        struct work *w = &s->u[i];
+        double base = w->pub.peer_time_s, bwb;
+        if (!eligible(w))
+            continue;
+        w->pub.slowdown = w->t / base;
+        bwb = base - w->L;
+        w->pub.bw_slowdown = bwb >= 0.25 * base ? (w->t - w->L) / bwb
+                                                : w->pub.slowdown;
+        for (k = 0; k < w->pub.npairs; k++) {
+            struct cp_analysis_pair *p = &s->pairs[w->pub.pairs[k]];
+            p->units++;
+            p->calls += w->pub.calls;
+            if (w->pub.slowdown < p->slowdown)
+                p->slowdown = w->pub.slowdown;
+            if (!(p->efficiency >= 1 / w->pub.bw_slowdown) &&
+                w->pub.bw_slowdown > 0)
+                p->efficiency = 1 / w->pub.bw_slowdown;
+            if (w->pub.slowdown < OK_THRESHOLD)
+                s->cleared[w->pub.pairs[k]] = 1;
+        }
+        if (w->pub.slowdown < OK_THRESHOLD)
+            w->pub.verdict = CP_UNIT_CLEARS;
+    }
+    /* a slow unit with one uncleared pair names it */
+    for (i = 0; i < s->nu; i++) {
+        struct work *w = &s->u[i];
+        unsigned n = 0, last = 0;
+        if (!eligible(w) || !(w->pub.slowdown >= SLOW_THRESHOLD))
+            continue;
+        for (k = 0; k < w->pub.npairs; k++)
+            if (!s->cleared[w->pub.pairs[k]]) {
+                n++;
+                last = w->pub.pairs[k];
+            }
+        if (n == 0) {
+            w->pub.verdict = CP_UNIT_INCONSISTENT;
+        } else if (n == 1) {
+            w->pub.verdict = CP_UNIT_SLOW;
+            s->named[last] = 1;
+        }
+    }
+    /* the rest: explained by a named pair, or unresolved */
+    for (i = 0; i < s->nu; i++) {
+        struct work *w = &s->u[i];
+        int explained = 0;
+        if (!eligible(w) || !(w->pub.slowdown >= SLOW_THRESHOLD) ||
+            w->pub.verdict != CP_UNIT_NONE)
+            continue;
+        for (k = 0; k < w->pub.npairs; k++)
+            explained |= s->named[w->pub.pairs[k]];
+        w->pub.verdict = explained ? CP_UNIT_EXPLAINED : CP_UNIT_UNRESOLVED;
+        if (!explained)
+            for (k = 0; k < w->pub.npairs; k++)
+                if (!s->cleared[w->pub.pairs[k]])
+                    s->candidate[w->pub.pairs[k]] = 1;
+    }
+    for (k = 0; k < s->npairs; k++) {
+        struct cp_analysis_pair *p = &s->pairs[k];
+        p->state = s->named[k]       ? CP_PAIR_SLOW
+                   : s->cleared[k]   ? CP_PAIR_OK
+                   : s->candidate[k] ? CP_PAIR_SUSPECT
+                                     : CP_PAIR_UNCLEAR;
+        if (!isfinite(p->slowdown))
+            p->slowdown = NAN;
+    }
+}
+
+static const struct cp_analysis_pair *sort_pairs;
+
+static int compare_pairs(const void *pa, const void *pb)
+{
+    const struct cp_analysis_pair *a = &sort_pairs[*(const unsigned *)pa];
+    const struct cp_analysis_pair *b = &sort_pairs[*(const unsigned *)pb];
+    double ea = isfinite(a->efficiency) ? a->efficiency : INFINITY;
+    double eb = isfinite(b->efficiency) ? b->efficiency : INFINITY;
+
+    if (ea != eb)
+        return ea < eb ? -1 : 1;
+    if (a->a != b->a)
+        return a->a < b->a ? -1 : 1;
+    return a->b < b->b ? -1 : a->b > b->b;
+}
+
+/* Move the results into an->topology: pairs slowest first (unit pair
+ * indices renumbered), units in build order. */
+static int publish(struct solver *s)
+{
+    struct cp_analysis_topology *topo = &s->an->topology;
+    const struct cp_analysis_link *m = &s->an->model[CP_LINK_INTER];
+    unsigned *order = NULL, *rank_of = NULL;
+    size_t i, k;
+    int rc = -1;
+
+    topo->reference_source = m->source;
+    topo->reference_Bps = m->source != CP_SOURCE_NONE ? m->bandwidth_Bps : NAN;
+    order = malloc((s->npairs ? s->npairs : 1) * sizeof *order);
+    rank_of = malloc((s->npairs ? s->npairs : 1) * sizeof *rank_of);
+    topo->pairs = calloc(s->npairs ? s->npairs : 1, sizeof *topo->pairs);
+    topo->units = calloc(s->nu ? s->nu : 1, sizeof *topo->units);
+    if (!order || !rank_of || !topo->pairs || !topo->units)
+        goto out;
+    for (k = 0; k < s->npairs; k++) {
+        struct cp_analysis_pair *p = &s->pairs[k];
+        order[k] = (unsigned)k;
+        p->bandwidth_Bps = topo->reference_Bps * p->efficiency;
+    }
+    sort_pairs = s->pairs;
+    qsort(order, s->npairs, sizeof *order, compare_pairs);
+    for (k = 0; k < s->npairs; k++) {
+        topo->pairs[k] = s->pairs[order[k]];
+        rank_of[order[k]] = (unsigned)k;
+    }
+    topo->npairs = s->npairs;
+    for (i = 0; i < s->nu; i++) {
+        struct work *w = &s->u[i];
+        for (k = 0; k < w->pub.npairs; k++)
+            w->pub.pairs[k] = rank_of[w->pub.pairs[k]];
+        topo->units[i] = w->pub;
+        w->pub.pairs = NULL; /* moved */
+        w->pub.npairs = 0;
+        if (topo->units[i].verdict == CP_UNIT_SLOW ||
+            topo->units[i].verdict == CP_UNIT_EXPLAINED ||
+            topo->units[i].verdict == CP_UNIT_UNRESOLVED)
+            s->an->comms[topo->units[i].comm].explained = 1;
+    }
+    /* communicators whose bandwidth-bound calls all ran as fast as their
+     * peers elsewhere in the job */
+    for (i = 0; i < s->nu; i++) {
+        const struct cp_analysis_unit *u = &topo->units[i];
+        struct cp_analysis_comm *c = &s->an->comms[u->comm];
+        if (!isfinite(u->slowdown) || u->baseline != CP_BASELINE_PEERS)
+            continue;
+        if (c->peers_ok == 0)
+            c->peers_ok = 1;
+        if (u->verdict != CP_UNIT_CLEARS)
+            c->peers_ok = -1;
+    }
+    topo->nunits = s->nu;
+    rc = 0;
+out:
+    free(order);
+    free(rank_of);
+    return rc;
+}
+
+void cp_links_topology_free(struct cp_analysis_topology *topo)
+{
+    size_t i;
+
+    for (i = 0; i < topo->nunits; i++)
+        free(topo->units[i].pairs);
+    free(topo->units);
+    free(topo->pairs);
+    topo->units = NULL;
+    topo->pairs = NULL;
+    topo->nunits = topo->npairs = 0;
+    for (i = 0; i < topo->probe.nunknown; i++)
+        free(topo->probe.unknown[i]);
+    free(topo->probe.unknown);
+    free(topo->probe.file);
+    memset(&topo->probe, 0, sizeof topo->probe);
+}
+
+/* ---- the probe ------------------------------------------------------------ */
+
+static int compare_pair_ends(const void *pa, const void *pb)
+{
+    const struct cp_analysis_pair *a = &sort_pairs[*(const unsigned *)pa];
+    const struct cp_analysis_pair *b = &sort_pairs[*(const unsigned *)pb];
+
+    if (a->a != b->a)
+        return a->a < b->a ? -1 : 1;
+    return a->b < b->b ? -1 : a->b > b->b;
+}
+
+/* The index of pair (a, b), a < b, among the pairs sorted by ends in
+ * by_ends[0, n); -1 when absent. */
+static long find_pair(const struct cp_analysis_pair *pairs,
+                      const unsigned *by_ends, size_t n, unsigned a, unsigned b)
+{
+    size_t lo = 0, hi = n;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const struct cp_analysis_pair *p = &pairs[by_ends[mid]];
+        if (p->a < a || (p->a == a && p->b < b))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < n && pairs[by_ends[lo]].a == a && pairs[by_ends[lo]].b == b)
+        return (long)by_ends[lo];
+    return -1;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+    const struct cp_analysis_node *const *x = a, *const *y = b;
+
+    return strcmp((*x)->name, (*y)->name);
+}
+
+/* The job's node index of name, through nodes sorted by name; -1. */
+static long job_node(const struct cp_analysis *an,
+                     const struct cp_analysis_node *const *by_name,
+                     const char *name)
+{
+    size_t lo = 0, hi = an->nnodes;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(by_name[mid]->name, name) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < an->nnodes && strcmp(by_name[lo]->name, name) == 0)
+        return (long)(by_name[lo] - an->nodes);
+    return -1;
+}
+
+int cp_links_apply_probe(struct cp_analysis *an, const struct cp_probeview *pv)
+{
+    struct cp_analysis_topology *topo = &an->topology;
+    struct cp_analysis_probe *pr = &topo->probe;
+    const struct cp_analysis_node **by_name = NULL;
+    long *map = NULL;
+    unsigned *by_ends = NULL, *order = NULL, *rank_of = NULL;
+    struct cp_analysis_pair *pairs = NULL, *sorted = NULL;
+    size_t i, k, n0 = topo->npairs, n;
+    int rc = -1;
+
+    if (!pv)
+        return 0;
+    pr->file = strdup(pv->file ? pv->file : "");
+    pr->nodes = pv->nnodes;
+    pr->reference_Bps = pv->reference_Bps;
+    pr->median_latency_s = pv->median_latency_s;
+    snprintf(pr->reference_source, sizeof pr->reference_source, "%s",
+             pv->reference_source);
+    by_name = malloc((an->nnodes + 1) * sizeof *by_name);
+    map = malloc((pv->nnodes + 1) * sizeof *map);
+    pr->unknown = calloc(pv->nnodes + 1, sizeof *pr->unknown);
+    /* every pair of the probe may be new */
+    pairs = malloc((n0 + pv->npairs + 1) * sizeof *pairs);
+    by_ends = malloc((n0 + 1) * sizeof *by_ends);
+    if (!pr->file || !by_name || !map || !pr->unknown || !pairs || !by_ends)
+        goto out;
+    for (i = 0; i < an->nnodes; i++)
+        by_name[i] = &an->nodes[i];
+    qsort(by_name, an->nnodes, sizeof *by_name, compare_names);
+    for (i = 0; i < pv->nnodes; i++) {
+        map[i] = job_node(an, by_name, pv->nodes[i]);
+        if (map[i] >= 0) {
+            pr->matched_nodes++;
+        } else {
+            pr->unknown[pr->nunknown] = strdup(pv->nodes[i]);
+            if (!pr->unknown[pr->nunknown])
+                goto out;
+            pr->nunknown++;
+        }
+    }
+    if (n0)
+        memcpy(pairs, topo->pairs, n0 * sizeof *pairs);
+    for (i = 0; i < n0; i++)
+        by_ends[i] = (unsigned)i;
+    sort_pairs = pairs;
+    qsort(by_ends, n0, sizeof *by_ends, compare_pair_ends);
+    n = n0;
+    for (i = 0; i < pv->npairs; i++) {
+        const struct cp_probeview_pair *q = &pv->pairs[i];
+        struct cp_analysis_pair *p;
+        unsigned a, b;
+        long at;
+        if (map[q->a] < 0 || map[q->b] < 0 || !(q->bandwidth_Bps > 0))
+            continue;
+        a = (unsigned)map[q->a];
+        b = (unsigned)map[q->b];
+        if (a > b) {
+            unsigned t = a;
+            a = b;
+            b = t;
+        }
+        at = find_pair(pairs, by_ends, n0, a, b);
+        if (at < 0) {
+            /* nothing bandwidth-bound of the job crossed it */
+            for (k = n0; k < n; k++)
+                if (pairs[k].a == a && pairs[k].b == b)
+                    break;
+            if (k == n) {
+                memset(&pairs[n], 0, sizeof pairs[n]);
+                pairs[n].a = a;
+                pairs[n].b = b;
+                pairs[n].state = CP_PAIR_UNCLEAR;
+                pairs[n].slowdown = pairs[n].efficiency = NAN;
+                pairs[n].bandwidth_Bps = NAN;
+                n++;
+            }
+            p = &pairs[k];
+        } else {
+            p = &pairs[at];
+        }
+        if (p->probed)
+            continue; /* a pair listed twice: the first counts */
+        p->probed = 1;
+        p->probe_slow = q->slow;
+        p->probe_bandwidth_Bps = q->bandwidth_Bps;
+        p->probe_efficiency = q->efficiency;
+        p->probe_latency_s = q->latency_s;
+        p->calls_state = p->state;
+        pr->pairs++;
+        pr->slow_pairs += q->slow != 0;
+        /* what the calls judged stays; what they left open (a candidate
+         * of a slow ring, a pair nothing cleared or named, a pair nothing
+         * crossed) takes the measurement */
+        if ((p->state == CP_PAIR_OK || p->state == CP_PAIR_SLOW) &&
+            isfinite(p->efficiency))
+            continue;
+        p->source = CP_PAIR_FROM_PROBE;
+        p->state = q->slow ? CP_PAIR_SLOW : CP_PAIR_OK;
+        p->bandwidth_Bps = q->bandwidth_Bps;
+        p->efficiency = q->efficiency;
+        p->slowdown = q->efficiency > 0 ? 1 / q->efficiency : NAN;
+    }
+    /* slowest first again, the units' pair indices renumbered */
+    order = malloc((n + 1) * sizeof *order);
+    rank_of = malloc((n + 1) * sizeof *rank_of);
+    sorted = malloc((n + 1) * sizeof *sorted);
+    if (!order || !rank_of || !sorted)
+        goto out;
+    for (k = 0; k < n; k++)
+        order[k] = (unsigned)k;
+    sort_pairs = pairs;
+    qsort(order, n, sizeof *order, compare_pairs);
+    for (k = 0; k < n; k++) {
+        sorted[k] = pairs[order[k]];
+        rank_of[order[k]] = (unsigned)k;
+    }
+    free(topo->pairs);
+    topo->pairs = sorted;
+    sorted = NULL;
+    topo->npairs = n;
+    for (i = 0; i < topo->nunits; i++)
+        for (k = 0; k < topo->units[i].npairs; k++)
+            topo->units[i].pairs[k] = rank_of[topo->units[i].pairs[k]];
+    rc = 0;
+out:
+    free(by_name);
+    free(map);
+    free(pairs);
+    free(sorted);
+    free(by_ends);
+    free(order);
+    free(rank_of);
+    return rc;
+}
+
+int cp_links_solve(struct cp_links *lk, struct cp_analysis *an,
+                   const struct an_state *st, const struct an_eval *ev,
+                   size_t nev)
+{
+    struct solver s;
+    double *scratch = NULL;
+    size_t i;
+    int rc = -1;
+
+    memset(&s, 0, sizeof s);
+    s.an = an;
+    s.st = st;
+    an->topology.slow_threshold = SLOW_THRESHOLD;
+    an->topology.ok_threshold = OK_THRESHOLD;
+    an->topology.min_bandwidth_share = MIN_BANDWIDTH_SHARE;
+    an->topology.reference_Bps = NAN;
+    an->topology.straggler_delay_s = NAN;
+    if (build_units(&s, lk, ev, nev) < 0)
+        goto out;
+    s.order = malloc((s.nu ? s.nu : 1) * sizeof *s.order);
+    scratch = malloc((s.nu ? s.nu : 1) * sizeof *scratch);
+    s.cleared = calloc(s.npairs + 1, 1);
+    s.named = calloc(s.npairs + 1, 1);
+    s.candidate = calloc(s.npairs + 1, 1);
+    if (!s.order || !scratch || !s.cleared || !s.named || !s.candidate)
+        goto out;
+    baselines(&s, scratch, 0);
+    if (stragglers(&s) < 0)
+        goto out;
+    /* again, with the stragglers' delays taken off, each link against the
+     * others */
+    baselines(&s, scratch, 1);
+    localize(&s);
+    if (publish(&s) < 0)
+        goto out;
+    rc = 0;
+out:
+    for (i = 0; i < s.nu; i++)
+        free(s.u[i].pub.pairs);
+    free(s.u);
+    free(s.pair_keys);
+    free(s.pair_vals);
+    free(s.pairs);
+    free(s.added_by);
+    free(s.cleared);
+    free(s.named);
+    free(s.candidate);
+    free(s.order);
+    free(scratch);
+    return rc;
+}

@@ -1,0 +1,661 @@
+/* cp_report.c - report.json from a finished analysis (docs/report-schema.md).
+ *
+ * Keys are inserted in the documented order; Jansson keeps insertion order,
+ * so the output is stable.  Numbers that are not finite become null.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collprof/cp_logfmt.h"
+#include "cp_analysis.h"
+#include "cp_hang.h"
+
+static json_t *jnum(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *jint(uint64_t v)
+{
+    return json_integer((json_int_t)v);
+}
+
+/* A JSON string of s; bytes that would not make valid UTF-8 (file names
+ * are bytes) become '?'. */
+static json_t *jstr(const char *s)
+{
+    json_t *v;
+    char *copy, *p;
+
+    if (!s)
+        return json_null();
+    v = json_string(s);
+    if (v)
+        return v;
+    copy = strdup(s);
+    if (!copy)
+        return NULL;
+    for (p = copy; *p; p++)
+        if ((unsigned char)*p > 0x7e || (unsigned char)*p < 0x20)
+            *p = '?';
+    v = json_string(copy);
+    free(copy);
+    return v;
+}
+
+static json_t *hex_id(uint64_t id)
+{
+    char buf[24];
+
+    snprintf(buf, sizeof buf, "%016llx", (unsigned long long)id);
+    return json_string(buf);
+}
+
+/* Set and count failures: *bad becomes 1 when value is NULL or the set
+ * fails (out of memory). */
+static void put(json_t *obj, const char *key, json_t *value, int *bad)
+{
+    if (!obj) {
+        json_decref(value);
+        *bad = 1;
+    } else if (!value || json_object_set_new(obj, key, value) < 0) {
+        *bad = 1; /* set_new took the reference even when failing */
+    }
+}
+
+static void push(json_t *arr, json_t *value, int *bad)
+{
+    if (!arr) {
+        json_decref(value);
+        *bad = 1;
+    } else if (!value || json_array_append_new(arr, value) < 0) {
+        *bad = 1;
+    }
+}
+
+static json_t *node_names(const struct cp_analysis *an, const unsigned *nodes,
+                          size_t n, int *bad)
+{
+    json_t *a = json_array();
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        push(a, jstr(nodes[i] < an->nnodes ? an->nodes[nodes[i]].name
+                                                  : "?"),
+             bad);
+    return a;
+}
+
+static json_t *int_list(const int *v, size_t n, int *bad)
+{
+    json_t *a = json_array();
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        push(a, json_integer(v[i]), bad);
+    return a;
+}
+
+static json_t *job_json(const struct cp_analysis *an, int *bad)
+{
+    json_t *o = json_object(), *nodes = json_array(), *ranks = json_array();
+    size_t i;
+
+    put(o, "job_id", jstr(an->job_id), bad);
+    put(o, "step_id", jstr(an->step_id), bad);
+    for (i = 0; i < an->nnodes; i++)
+        push(nodes, jstr(an->nodes[i].name), bad);
+    put(o, "nodes", nodes, bad);
+    for (i = 0; i < an->nranks; i++)
+        push(ranks, json_integer(an->ranks[i].rank), bad);
+    put(o, "ranks", ranks, bad);
+    put(o, "world_size",
+        an->world_size > 0 ? json_integer(an->world_size) : json_null(), bad);
+    put(o, "processes", jint(an->nranks), bad);
+    return o;
+}
+
+static json_t *summary_json(const struct cp_analysis *an, int *bad)
+{
+    const struct cp_analysis_summary *s = &an->summary;
+    json_t *o = json_object();
+
+    put(o, "calls", jint(s->calls), bad);
+    put(o, "failed_calls", jint(s->failed_calls), bad);
+    put(o, "instances", jint(s->instances), bad);
+    put(o, "incomplete_instances", jint(s->incomplete_instances), bad);
+    put(o, "p2p_pairs", jint(s->p2p_pairs), bad);
+    put(o, "unmatched_p2p", jint(s->unmatched_p2p), bad);
+    put(o, "late_records", jint(s->late_records), bad);
+    put(o, "unjoinable_calls", jint(s->unjoinable_calls), bad);
+    put(o, "comm_time_s", jnum(s->comm_time_s), bad);
+    put(o, "skew_time_s", jnum(s->skew_time_s), bad);
+    put(o, "wait_time_s", jnum(s->wait_time_s), bad);
+    put(o, "rank_time_s", jnum(s->rank_time_s), bad);
+    put(o, "latency_bound_s", jnum(s->latency_bound_s), bad);
+    put(o, "latency_bound_share", jnum(s->latency_bound_share), bad);
+    put(o, "span_s", jnum(s->span_s), bad);
+    put(o, "busy_s", jnum(s->busy_s), bad);
+    put(o, "rank_nccl_share_median", jnum(s->rank_share_median), bad);
+    put(o, "rank_nccl_share_max", jnum(s->rank_share_max), bad);
+    put(o, "rank_nccl_share_max_rank",
+        s->rank_share_max_rank >= 0 ? jint(s->rank_share_max_rank)
+                                    : json_null(),
+        bad);
+    put(o, "steps", s->steps ? jint(s->steps) : json_null(), bad);
+    put(o, "steps_method", jstr(s->steps_method), bad);
+    put(o, "bucket_bytes", s->bucket_bytes > 0 ? jnum(s->bucket_bytes)
+                                               : json_null(),
+        bad);
+    put(o, "timer", jstr(cp_timer_name(s->timer)), bad);
+    put(o, "records", jint(s->records), bad);
+    put(o, "skipped_inputs", jint(s->inputs_skipped), bad);
+    put(o, "missing_ranks", int_list(s->missing_ranks, s->nmissing, bad), bad);
+    return o;
+}
+
+static json_t *link_json(const struct cp_analysis_link *m, int *bad)
+{
+    json_t *o = json_object(), *q = json_object(), *fit = json_object();
+
+    put(o, "source", jstr(cp_link_source_name(m->source)), bad);
+    put(o, "alpha_s", jnum(m->alpha_s), bad);
+    put(o, "bandwidth_Bps", jnum(m->bandwidth_Bps), bad);
+    put(q, "median_rel_residual", jnum(m->fit_median_rel_residual), bad);
+    put(q, "r2", jnum(m->fit_r2), bad);
+    put(o, "quality", q, bad);
+    put(o, "calls_used", jint(m->fit_calls_used), bad);
+    put(fit, "ok", json_boolean(m->fit_ok), bad);
+    put(fit, "alpha_s", jnum(m->fit_alpha_s), bad);
+    put(fit, "bandwidth_Bps", jnum(m->fit_bandwidth_Bps), bad);
+    put(fit, "points", jint(m->fit_points), bad);
+    put(fit, "points_used", jint(m->fit_points_used), bad);
+    put(fit, "why", m->fit_ok ? json_null() : jstr(m->fit_why), bad);
+    put(fit, "weak", json_boolean(m->fit_weak), bad);
+    put(fit, "weak_why", m->fit_weak ? jstr(m->fit_weak_why) : json_null(),
+        bad);
+    put(o, "fit", fit, bad);
+    put(o, "bandwidth_bound_calls", jint(m->bw_calls), bad);
+    put(o, "busbw_Bps", jnum(m->busbw_Bps), bad);
+    put(o, "model_busbw_Bps", jnum(m->model_busbw_Bps), bad);
+    put(o, "expected_Bps", jnum(m->expected_Bps), bad);
+    put(o, "expected_source",
+        jstr(cp_link_source_name(m->expected_source)), bad);
+    return o;
+}
+
+static json_t *offsets_json(const struct cp_analysis *an, int *bad)
+{
+    json_t *o = json_object(), *nodes = json_array();
+    size_t i;
+
+    put(o, "reference",
+        an->nnodes ? jstr(an->nodes[an->offset_reference].name)
+                   : json_null(),
+        bad);
+    put(o, "method",
+        jstr("median over the first instances of symmetric "
+                    "collectives of each node's mean end time minus the "
+                    "reference node's, within the bounds that the order of "
+                    "the calls allows (every member ends after every "
+                    "member started); applied only where those bounds "
+                    "exclude a shared clock"),
+        bad);
+    put(o, "instances", jint(an->offset_instances), bad);
+    for (i = 0; i < an->nnodes; i++) {
+        json_t *n = json_object();
+        put(n, "node", jstr(an->nodes[i].name), bad);
+        put(n, "offset_s", an->nodes[i].offset_known
+                               ? jnum(an->nodes[i].offset_s)
+                               : json_null(),
+            bad);
+        put(n, "samples", jint(an->nodes[i].offset_samples), bad);
+        put(n, "estimate_s", an->nodes[i].offset_known
+                                 ? jnum(an->nodes[i].offset_estimate_s)
+                                 : json_null(),
+            bad);
+        put(n, "low_s", an->nodes[i].offset_known
+                            ? jnum(an->nodes[i].offset_low_s)
+                            : json_null(),
+            bad);
+        put(n, "high_s", an->nodes[i].offset_known
+                             ? jnum(an->nodes[i].offset_high_s)
+                             : json_null(),
+            bad);
+        put(n, "significant",
+            json_boolean(an->nodes[i].offset_significant), bad);
+        push(nodes, n, bad);
+    }
+    put(o, "nodes", nodes, bad);
+    return o;
+}
+
+static json_t *comms_json(const struct cp_analysis *an, int *bad)
+{
+    json_t *a = json_array();
+    size_t i;
+
+    for (i = 0; i < an->ncomms; i++) {
+        const struct cp_analysis_comm *c = &an->comms[i];
+        json_t *o = json_object();
+        put(o, "id", hex_id(c->id), bad);
+        put(o, "name", jstr(c->name), bad);
+        put(o, "nranks", jint(c->nranks), bad);
+        put(o, "link",
+            jstr(c->missing && c->nnodes <= 1 ? "unknown"
+                                              : cp_link_class_name(c->link)),
+            bad);
+        put(o, "missing_members", jint(c->missing), bad);
+        put(o, "nodes", node_names(an, c->nodes, c->nnodes, bad), bad);
+        put(o, "ranks", int_list(c->ranks, c->nranks, bad), bad);
+        put(o, "instances", jint(c->instances), bad);
+        put(o, "incomplete", jint(c->incomplete), bad);
+        put(o, "p2p_pairs", jint(c->p2p), bad);
+        put(o, "time_s", jnum(c->time_s), bad);
+        push(a, o, bad);
+    }
+    return a;
+}
+
+static json_t *rows_json(const struct cp_analysis *an, int *bad)
+{
+    json_t *a = json_array();
+    size_t i;
+
+    for (i = 0; i < an->nrows; i++) {
+        const struct cp_analysis_row *r = &an->rows[i];
+        const char *op = cp_model_coll_name(r->coll);
+        json_t *o = json_object();
+        put(o, "op", jstr(op ? op : "unknown"), bad);
+        put(o, "comm", hex_id(an->comms[r->comm].id), bad);
+        put(o, "link", jstr(cp_link_class_name(r->link)), bad);
+        put(o, "nranks",
+            jint(r->coll == CP_COLL_SENDRECV ? 2 : an->comms[r->comm].nranks),
+            bad);
+        put(o, "bucket_bytes", jnum(r->bucket_lo), bad);
+        put(o, "calls", jint(r->calls), bad);
+        put(o, "bytes", jnum(r->bytes), bad);
+        put(o, "time_s", jnum(r->time_s), bad);
+        put(o, "p50_s", jnum(r->p50_s), bad);
+        put(o, "p99_s", jnum(r->p99_s), bad);
+        put(o, "skew_s", jnum(r->skew_s), bad);
+        put(o, "algbw_Bps", jnum(r->algbw_Bps), bad);
+        put(o, "busbw_Bps", jnum(r->busbw_Bps), bad);
+        put(o, "model_time_s", jnum(r->model_time_s), bad);
+        put(o, "efficiency", jnum(r->efficiency), bad);
+        if (r->model_mismatch)
+            put(o, "efficiency_note",
+                jstr("over twice as fast as the model: the model does not "
+                     "describe these calls"),
+                bad);
+        put(o, "regime", jstr(cp_model_regime_name(r->regime)), bad);
+        put(o, "latency_share", jnum(r->latency_share), bad);
+        put(o, "incomplete", jint(r->incomplete), bad);
+        put(o, "grouped", jint(r->grouped), bad);
+        push(a, o, bad);
+    }
+    return a;
+}
+
+static json_t *timeline_json(const struct cp_analysis *an, int *bad)
+{
+    const struct cp_analysis_timeline *tl = &an->timeline;
+    json_t *o = json_object(), *windows = json_array();
+    int present[CP_COLL_COUNT] = {0};
+    size_t i;
+    unsigned k;
+
+    /* the same keys in every window: the collectives of the report */
+    for (i = 0; i < an->nrows; i++)
+        if ((unsigned)an->rows[i].coll < CP_COLL_COUNT)
+            present[an->rows[i].coll] = 1;
+    put(o, "window_s", tl->nwindows ? jnum(tl->window_s) : json_null(), bad);
+    for (i = 0; i < tl->nwindows; i++) {
+        const struct cp_analysis_window *w = &tl->windows[i];
+        json_t *q = json_object(), *ops = json_object();
+        put(q, "start_s", jnum(w->start_s), bad);
+        put(q, "end_s", jnum(w->end_s), bad);
+        put(q, "comm_time_s", jnum(w->comm_time_s), bad);
+        put(q, "calls", jint(w->calls), bad);
+        put(q, "bytes", jnum(w->bytes), bad);
+        put(q, "wait_time_s", jnum(w->wait_time_s), bad);
+        for (k = 0; k < CP_COLL_COUNT; k++)
+            if (present[k])
+                put(ops, cp_model_coll_name((enum cp_coll)k),
+                    jnum(w->op_time_s[k]), bad);
+        put(q, "op_time_s", ops, bad);
+        push(windows, q, bad);
+    }
+    put(o, "windows", windows, bad);
+    return o;
+}
+
+static json_t *ranks_json(const struct cp_analysis *an, int *bad)
+{
+    json_t *a = json_array();
+    size_t i;
+
+    for (i = 0; i < an->nranks; i++) {
+        const struct cp_analysis_rank *r = &an->ranks[i];
+        json_t *o = json_object();
+        put(o, "rank", json_integer(r->rank), bad);
+        put(o, "node", jstr(an->nodes[r->node].name), bad);
+        put(o, "calls", jint(r->calls), bad);
+        put(o, "failed", jint(r->failed), bad);
+        put(o, "time_s", jnum(r->time_s), bad);
+        put(o, "last_arrivals", jint(r->last_arrivals), bad);
+        put(o, "late_s", jnum(r->late_s), bad);
+        push(a, o, bad);
+    }
+    return a;
+}
+
+/* A K x K matrix of the pairs' values (null elsewhere), or null when K is
+ * too large for a matrix to be useful. */
+static json_t *pair_matrix(const struct cp_analysis *an, int bandwidth,
+                           int *bad)
+{
+    const struct cp_analysis_topology *topo = &an->topology;
+    json_t *rows, **cells = NULL;
+    size_t K = an->nnodes, i, j;
+
+    if (K > 1024)
+        return json_null();
+    rows = json_array();
+    cells = calloc(K * K + 1, sizeof *cells);
+    if (!rows || !cells) {
+        json_decref(rows);
+        free(cells);
+        return NULL;
+    }
+    /* each cell holds one reference of its own (a value shared by the
+     * two halves of the matrix is held twice) */
+    for (i = 0; i < topo->npairs; i++) {
+        const struct cp_analysis_pair *p = &topo->pairs[i];
+        double v = bandwidth ? p->bandwidth_Bps : p->efficiency;
+        size_t ab = p->a * K + p->b, ba = p->b * K + p->a;
+        json_t *x;
+        if (p->a >= K || p->b >= K || !isfinite(v))
+            continue;
+        if (!(x = json_real(v))) {
+            *bad = 1;
+            continue;
+        }
+        json_decref(cells[ab]);
+        cells[ab] = x;
+        if (ba != ab) {
+            json_decref(cells[ba]);
+            cells[ba] = json_incref(x);
+        }
+    }
+    for (i = 0; i < K; i++) {
+        json_t *row = json_array();
+        for (j = 0; j < K; j++) {
+            json_t *c = cells[i * K + j];
+            push(row, c ? json_incref(c) : json_null(), bad);
+        }
+        push(rows, row, bad);
+    }
+    for (i = 0; i < K * K; i++)
+        json_decref(cells[i]);
+    free(cells);
+    return rows;
+}
+
+static json_t *pair_names(const struct cp_analysis *an,
+                          const struct cp_analysis_pair *p, int *bad)
+{
+    unsigned two[2];
+
+    two[0] = p->a;
+    two[1] = p->b;
+    return node_names(an, two, 2, bad);
+}
+
+/* The probe folded in (docs/report-schema.md, topology.probe), or null. */
+static json_t *probe_json(const struct cp_analysis_probe *pr, int *bad)
+{
+    json_t *o, *unknown;
+    size_t i;
+
+    if (!pr->file)
+        return json_null();
+    o = json_object();
+    unknown = json_array();
+    put(o, "file", jstr(pr->file), bad);
+    put(o, "nodes", jint(pr->nodes), bad);
+    put(o, "matched_nodes", jint(pr->matched_nodes), bad);
+    for (i = 0; i < pr->nunknown; i++)
+        push(unknown, jstr(pr->unknown[i]), bad);
+    put(o, "unknown_nodes", unknown, bad);
+    put(o, "pairs", jint(pr->pairs), bad);
+    put(o, "slow_pairs", jint(pr->slow_pairs), bad);
+    put(o, "reference_Bps", jnum(pr->reference_Bps), bad);
+    put(o, "reference_source", jstr(pr->reference_source), bad);
+    put(o, "median_latency_s", jnum(pr->median_latency_s), bad);
+    return o;
+}
+
+static json_t *topology_json(const struct cp_analysis *an, int *bad)
+{
+    const struct cp_analysis_topology *topo = &an->topology;
+    json_t *o = json_object(), *nodes = json_array(), *th = json_object(),
+           *pairs = json_array(), *units = json_array(), *ranks = json_array();
+    size_t i, k;
+
+    for (i = 0; i < an->nnodes; i++)
+        push(nodes, jstr(an->nodes[i].name), bad);
+    put(o, "nodes", nodes, bad);
+    put(o, "reference_Bps", jnum(topo->reference_Bps), bad);
+    put(o, "reference_source",
+        jstr(cp_link_source_name(topo->reference_source)), bad);
+    put(th, "slow", jnum(topo->slow_threshold), bad);
+    put(th, "ok", jnum(topo->ok_threshold), bad);
+    put(th, "min_bandwidth_share", jnum(topo->min_bandwidth_share), bad);
+    put(th, "straggler_delay_s", jnum(topo->straggler_delay_s), bad);
+    put(o, "thresholds", th, bad);
+    put(o, "bandwidth_Bps", pair_matrix(an, 1, bad), bad);
+    put(o, "efficiency", pair_matrix(an, 0, bad), bad);
+    for (i = 0; i < topo->npairs; i++) {
+        const struct cp_analysis_pair *p = &topo->pairs[i];
+        json_t *q = json_object();
+        put(q, "nodes", pair_names(an, p, bad), bad);
+        put(q, "state", jstr(cp_pair_state_name(p->state)), bad);
+        put(q, "bandwidth_Bps", jnum(p->bandwidth_Bps), bad);
+        put(q, "efficiency", jnum(p->efficiency), bad);
+        put(q, "slowdown", jnum(p->slowdown), bad);
+        put(q, "units", jint(p->units), bad);
+        put(q, "calls", jint(p->calls), bad);
+        put(q, "source", jstr(cp_pair_source_name(p->source)), bad);
+        put(q, "probe_bandwidth_Bps",
+            p->probed ? jnum(p->probe_bandwidth_Bps) : json_null(), bad);
+        push(pairs, q, bad);
+    }
+    put(o, "pairs", pairs, bad);
+    put(o, "probe", probe_json(&topo->probe, bad), bad);
+    for (i = 0; i < topo->nunits; i++) {
+        const struct cp_analysis_unit *u = &topo->units[i];
+        const struct cp_analysis_comm *c = &an->comms[u->comm];
+        json_t *q = json_object(), *up = json_array();
+        put(q, "comm", hex_id(c->id), bad);
+        put(q, "op", jstr(cp_model_coll_name(u->coll)), bad);
+        if (u->src_node >= 0 && u->dst_node >= 0) {
+            unsigned two[2];
+            two[0] = (unsigned)u->src_node;
+            two[1] = (unsigned)u->dst_node;
+            put(q, "nodes", node_names(an, two, 2, bad), bad);
+        } else {
+            put(q, "nodes", node_names(an, c->nodes, c->nnodes, bad), bad);
+        }
+        put(q, "bytes", jnum(u->bytes), bad);
+        put(q, "calls", jint(u->calls), bad);
+        put(q, "time_s", jnum(u->time_s), bad);
+        put(q, "delay_s", jnum(u->delay_s), bad);
+        put(q, "peer_time_s", jnum(u->peer_time_s), bad);
+        put(q, "baseline", jstr(cp_baseline_name(u->baseline)), bad);
+        put(q, "bandwidth_share", jnum(u->bandwidth_share), bad);
+        put(q, "slowdown", jnum(u->slowdown), bad);
+        for (k = 0; k < u->npairs; k++)
+            push(up, pair_names(an, &topo->pairs[u->pairs[k]], bad), bad);
+        put(q, "pairs", up, bad);
+        put(q, "verdict", jstr(cp_unit_verdict_name(u->verdict)), bad);
+        push(units, q, bad);
+    }
+    put(o, "units", units, bad);
+    for (i = 0; i < an->nranks; i++) {
+        const struct cp_analysis_rank *r = &an->ranks[i];
+        json_t *q = json_object();
+        put(q, "rank", json_integer(r->rank), bad);
+        put(q, "node", jstr(an->nodes[r->node].name), bad);
+        put(q, "last_arrivals", jint(r->last_arrivals), bad);
+        put(q, "mean_late_s",
+            jnum(r->calls ? r->late_s / (double)r->calls : NAN), bad);
+        put(q, "in_call_delay_s", jnum(r->delay_s), bad);
+        put(q, "straggler", json_boolean(r->straggler), bad);
+        push(ranks, q, bad);
+    }
+    put(o, "ranks", ranks, bad);
+    return o;
+}
+
+static json_t *ports_json(const struct cp_analysis *an, int *bad)
+{
+    const struct cp_analysis_ports *pv = &an->ports;
+    json_t *o = json_object(), *nodes = json_array(), *problems = json_array();
+    size_t n, i;
+
+    put(o, "snapshots", jint(pv->snapshots), bad);
+    for (n = 0; n < an->nnodes; n++) {
+        json_t *node = NULL, *ports = NULL;
+        int start = 0, end = 0;
+        for (i = 0; i < pv->nports; i++) {
+            const struct cp_analysis_port *p = &pv->ports[i];
+            json_t *q;
+            if (p->node != n)
+                continue;
+            if (!ports)
+                ports = json_array();
+            start |= p->have_start;
+            end |= p->have_end;
+            q = json_object();
+            put(q, "device", jstr(p->device), bad);
+            put(q, "port", jint(p->port), bad);
+            put(q, "state", jstr(p->state), bad);
+            put(q, "link_layer", jstr(p->link_layer), bad);
+            put(q, "rate_Gbps", jnum(p->rate_Gbps), bad);
+            put(q, "peer_rate_Gbps", jnum(p->peer_rate_Gbps), bad);
+            put(q, "counters", p->rose ? json_deep_copy(p->rose) : json_object(),
+                bad);
+            push(ports, q, bad);
+        }
+        if (!ports)
+            continue;
+        node = json_object();
+        put(node, "node", jstr(an->nodes[n].name), bad);
+        put(node, "start", json_boolean(start), bad);
+        put(node, "end", json_boolean(end), bad);
+        put(node, "ports", ports, bad);
+        push(nodes, node, bad);
+    }
+    put(o, "nodes", nodes, bad);
+    for (i = 0; i < pv->nproblems; i++) {
+        json_t *q = json_object();
+        put(q, "file", jstr(pv->problems[i].file), bad);
+        put(q, "message", jstr(pv->problems[i].message), bad);
+        push(problems, q, bad);
+    }
+    put(o, "problems", problems, bad);
+    return o;
+}
+
+static json_t *findings_json(const struct cp_analysis *an, int *bad)
+{
+    json_t *a = json_array();
+    size_t i;
+
+    for (i = 0; i < an->nfindings; i++) {
+        const struct cp_analysis_finding *f = &an->findings[i];
+        json_t *o = json_object();
+        put(o, "kind", jstr(f->kind), bad);
+        put(o, "severity", jstr(cp_analysis_severity_name(f->severity)), bad);
+        put(o, "nodes", node_names(an, f->nodes, f->nnodes, bad), bad);
+        put(o, "ranks", int_list(f->ranks, f->nranks, bad), bad);
+        put(o, "message", jstr(f->message), bad);
+        put(o, "evidence", f->evidence ? json_deep_copy(f->evidence)
+                                       : json_object(),
+            bad);
+        push(a, o, bad);
+    }
+    return a;
+}
+
+static json_t *inputs_json(const struct cp_analysis *an, int *bad)
+{
+    json_t *o = json_object(), *files = json_array(), *problems = json_array();
+    size_t i;
+
+    for (i = 0; i < an->ninputs; i++) {
+        const struct cp_analysis_input *in = &an->inputs[i];
+        json_t *f = json_object();
+        put(f, "file", jstr(in->path), bad);
+        put(f, "status", jstr(cp_analysis_input_status_name(in->status)), bad);
+        put(f, "rank", json_integer(in->global_rank), bad);
+        put(f, "node", jstr(in->node), bad);
+        put(f, "pid", json_integer(in->pid), bad);
+        put(f, "job_id", jstr(in->job_id), bad);
+        put(f, "records", jint(in->records), bad);
+        put(f, "calls", jint(in->calls), bad);
+        put(f, "skipped_records", jint(in->skipped_records), bad);
+        put(f, "truncated_bytes", jint(in->truncated_bytes), bad);
+        put(f, "records_dropped", jint(in->records_dropped), bad);
+        put(f, "closed", json_boolean(in->closed), bad);
+        push(files, f, bad);
+    }
+    put(o, "files", files, bad);
+    for (i = 0; i < an->nproblems; i++) {
+        const struct cp_analysis_problem *p = &an->problems[i];
+        json_t *q = json_object();
+        put(q, "file", jstr(p->file), bad);
+        put(q, "offset", p->offset >= 0 ? json_integer(p->offset) : json_null(),
+            bad);
+        put(q, "message", jstr(p->message), bad);
+        push(problems, q, bad);
+    }
+    put(o, "problems", problems, bad);
+    return o;
+}
+
+json_t *cp_analysis_to_json(const struct cp_analysis *an)
+{
+    json_t *root = json_object(), *model = json_object();
+    int bad = 0;
+    unsigned k;
+
+    put(root, "schema", jstr(CP_REPORT_SCHEMA), &bad);
+    put(root, "generator", jstr("collprof " PACKAGE_VERSION), &bad);
+    put(root, "job", job_json(an, &bad), &bad);
+    if (an->hang)
+        put(root, "hang", cp_hang_to_json(an, &bad), &bad);
+    put(root, "summary", summary_json(an, &bad), &bad);
+    for (k = 0; k < CP_LINK_COUNT; k++)
+        put(model, cp_link_class_name(k), link_json(&an->model[k], &bad), &bad);
+    put(root, "model", model, &bad);
+    put(root, "clock_offsets", offsets_json(an, &bad), &bad);
+    put(root, "communicators", comms_json(an, &bad), &bad);
+    put(root, "collectives", rows_json(an, &bad), &bad);
+    put(root, "ranks", ranks_json(an, &bad), &bad);
+    put(root, "timeline", timeline_json(an, &bad), &bad);
+    put(root, "topology", topology_json(an, &bad), &bad);
+    put(root, "ports", ports_json(an, &bad), &bad);
+    put(root, "findings", findings_json(an, &bad), &bad);
+    put(root, "inputs", inputs_json(an, &bad), &bad);
+    if (bad) {
+        json_decref(root);
+        return NULL;
+    }
+    return root;
+}

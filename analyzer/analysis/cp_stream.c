@@ -1,0 +1,1485 @@
+/* cp_stream.c - the streaming join of rank logs.
+ *
+ * The merge.  Every file is read in slot order, which is completion order on
+ * one thread.  Files advance together in epochs: each epoch consumes, file
+ * by file, the records whose (clock-corrected) completion time is below a
+ * boundary = the smallest pending time + delta; delta adapts so that an
+ * epoch holds 4k..64k records.  This is a k-way merge by completion time at
+ * the granularity of an epoch: the join needs no finer order (it matches by
+ * key) and the loop costs no heap operation per record.
+ *
+ * The join.  A collective instance is (communicator, seq); its members come
+ * from the files of its ranks within about one collective time of each
+ * other in completion time (the ends of one collective are close together
+ * whatever the arrival skew).  Each communicator keeps the pending
+ * instances in a ring indexed by seq: [lo, hi) with slot seq & (cap - 1).
+ * An instance is closed when all nranks members came; one still missing
+ * members is closed as incomplete when its last end is STALE_NS behind the
+ * merge, or when the ring would exceed ring_max.  Point-to-point pairs
+ * (comm, sender, receiver, seq) wait in a hash table with a FIFO for the
+ * same eviction.  Memory is thus ranks x in-flight instances, never the
+ * number of calls.
+ *
+ * Calls inside a group are held per file until the group's record (written
+ * at the outermost GroupEnd) gives the interval they ran in.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cp_analysis_int.h"
+#include "cp_links.h"
+
+#define RING_INIT 64u
+#define RING_MAX_MAIN (1u << 16)
+#define RING_MAX_PREFIX (1u << 20)
+#define STALE_NS INT64_C(2000000000)
+#define STASH_MAX 4096u
+#define EPOCH_MIN_RECORDS 4096
+#define EPOCH_MAX_RECORDS 65536
+#define PAIR_SAMPLES_MAX 4096
+#define NONE32 UINT32_MAX
+#define MAX_COMM_RANKS (1u << 20)
+#define NCCL_IN_PROGRESS 7
+/* A rank's sequence numbers on a communicator are contiguous: a member this
+ * far ahead of every other is a damaged record, not a future instance. */
+#define SEQ_JUMP_MAX (UINT64_C(1) << 20)
+/* A merge key runs at most this far ahead of the file's previous one: a
+ * damaged (but plausible) far-future time must not hold the whole file
+ * back.  Only the order of processing changes: instances wait for their
+ * members by key, so a file let through early is still joined. */
+#define KEY_STEP_MAX INT64_C(10000000000)
+/* A call longer than an hour is a damaged record (NCCL's own watchdogs end
+ * a hung collective well before). */
+#define CALL_MAX_NS UINT64_C(3600000000000)
+
+static int8_t op_coll[256]; /* enum cp_coll of an op code, -1 none */
+
+static void build_op_table(void)
+{
+    unsigned op;
+
+    for (op = 0; op < 256; op++) {
+        enum cp_coll c;
+        op_coll[op] = cp_model_coll_from_op(op, &c) == 0 ? (int8_t)c : -1;
+    }
+}
+
+static inline uint32_t hash64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= UINT64_C(0xff51afd7ed558ccd);
+    x ^= x >> 33;
+    x *= UINT64_C(0xc4ceb9fe1a85ec53);
+    x ^= x >> 33;
+    return (uint32_t)x;
+}
+
+/* ---- state ---------------------------------------------------------------- */
+
+int an_state_init(struct an_state *st, enum an_mode mode, size_t nfiles,
+                  unsigned nnodes)
+{
+    memset(st, 0, sizeof *st);
+    build_op_table();
+    st->mode = mode;
+    st->nfiles = nfiles;
+    st->nnodes = nnodes;
+    st->ring_max = mode == AN_MODE_PREFIX ? RING_MAX_PREFIX : RING_MAX_MAIN;
+    st->stale_ns = mode == AN_MODE_PREFIX ? INT64_MAX / 4 : STALE_NS;
+    st->t_first = INT64_MAX;
+    st->t_last = INT64_MIN;
+    st->fifo_head = st->fifo_tail = NONE32;
+    st->p2p_free = NONE32;
+    st->files = calloc(nfiles ? nfiles : 1, sizeof *st->files);
+    st->ranks = calloc(nfiles ? nfiles : 1, sizeof *st->ranks);
+    st->node_sum = calloc(nnodes ? nnodes : 1, sizeof *st->node_sum);
+    st->node_cnt = calloc(nnodes ? nnodes : 1, sizeof *st->node_cnt);
+    st->node_min_end = calloc(nnodes ? nnodes : 1, sizeof *st->node_min_end);
+    st->node_max_start =
+        calloc(nnodes ? nnodes : 1, sizeof *st->node_max_start);
+    if (mode == AN_MODE_MAIN)
+        st->timeline = calloc(1, sizeof *st->timeline);
+    if (!st->files || !st->ranks || !st->node_sum || !st->node_cnt ||
+        !st->node_min_end || !st->node_max_start ||
+        (mode == AN_MODE_MAIN && !st->timeline))
+        return -1;
+    return 0;
+}
+
+static void slot_table_free(struct an_slot_table *t)
+{
+    unsigned i;
+
+    if (!t)
+        return;
+    for (i = 0; i < AN_NBUCKETS; i++)
+        if (t->b[i]) {
+            cp_sketch_clear(&t->b[i]->t);
+            free(t->b[i]);
+        }
+    free(t);
+}
+
+static void comm_free(struct an_comm *c)
+{
+    unsigned s;
+
+    if (!c)
+        return;
+    free(c->member_file);
+    free(c->ring);
+    free(c->ends);
+    free(c->starts);
+    for (s = 0; s < AN_SLOTS; s++)
+        slot_table_free(c->slots[s]);
+    free(c);
+}
+
+void an_state_free(struct an_state *st)
+{
+    size_t i;
+    int saved = errno;
+
+    if (st->files)
+        for (i = 0; i < st->nfiles; i++) {
+            cp_scan_close(st->files[i].sc);
+            free(st->files[i].stash);
+        }
+    free(st->files);
+    free(st->ranks);
+    for (i = 0; i < st->ncomms; i++)
+        comm_free(st->comms[i]);
+    free(st->comms);
+    free(st->comm_hash);
+    free(st->p2p);
+    free(st->p2p_heads);
+    for (i = 0; i < st->npairs; i++)
+        free(st->pairs[i].v);
+    free(st->pairs);
+    free(st->node_sum);
+    free(st->node_cnt);
+    free(st->node_min_end);
+    free(st->node_max_start);
+    free(st->timeline);
+    memset(st, 0, sizeof *st);
+    errno = saved;
+}
+
+/* ---- communicators ---------------------------------------------------------- */
+
+/* A zeroed ring of cap instances, aligned to cache lines. */
+static struct an_inst *ring_alloc(uint32_t cap)
+{
+    void *p = NULL;
+
+    if (posix_memalign(&p, 64, (size_t)cap * sizeof(struct an_inst)) != 0)
+        return NULL;
+    memset(p, 0, (size_t)cap * sizeof(struct an_inst));
+    return p;
+}
+
+static int comm_hash_grow(struct an_state *st)
+{
+    size_t cap = st->comm_hash_cap ? st->comm_hash_cap * 2 : 64, i;
+    uint32_t *h = calloc(cap, sizeof *h);
+
+    if (!h)
+        return -1;
+    for (i = 0; i < st->ncomms; i++) {
+        size_t k = hash64(st->comms[i]->id) & (cap - 1);
+        while (h[k])
+            k = (k + 1) & (cap - 1);
+        h[k] = (uint32_t)i + 1;
+    }
+    free(st->comm_hash);
+    st->comm_hash = h;
+    st->comm_hash_cap = cap;
+    return 0;
+}
+
+/* The communicator id, created with nranks members when new; NULL when
+ * memory ran out or nranks is unusable for a new one. */
+static struct an_comm *comm_get(struct an_state *st, uint64_t id,
+                                uint32_t nranks)
+{
+    struct an_comm *c = NULL;
+    size_t k;
+    uint32_t i;
+
+    if (st->comm_hash_cap) {
+        k = hash64(id) & (st->comm_hash_cap - 1);
+        while (st->comm_hash[k]) {
+            c = st->comms[st->comm_hash[k] - 1];
+            if (c->id == id)
+                return c;
+            k = (k + 1) & (st->comm_hash_cap - 1);
+        }
+    }
+    if (nranks == 0 || nranks > MAX_COMM_RANKS)
+        return NULL;
+    if ((st->ncomms + 1) * 2 > st->comm_hash_cap && comm_hash_grow(st) < 0)
+        goto oom;
+    if (st->ncomms == st->capcomms) {
+        size_t cap = st->capcomms ? st->capcomms * 2 : 16;
+        struct an_comm **bigger = realloc(st->comms, cap * sizeof *bigger);
+        if (!bigger)
+            goto oom;
+        st->comms = bigger;
+        st->capcomms = cap;
+    }
+    c = calloc(1, sizeof *c);
+    if (!c)
+        goto oom;
+    c->id = id;
+    c->nranks = nranks;
+    c->cap = RING_INIT;
+    c->member_file = malloc(nranks * sizeof *c->member_file);
+    c->ring = ring_alloc(c->cap);
+    if (st->mode == AN_MODE_PREFIX) {
+        c->ends = calloc((size_t)c->cap * nranks, sizeof *c->ends);
+        c->starts = calloc((size_t)c->cap * nranks, sizeof *c->starts);
+    }
+    if (!c->member_file || !c->ring ||
+        (st->mode == AN_MODE_PREFIX && (!c->ends || !c->starts))) {
+        comm_free(c);
+        goto oom;
+    }
+    for (i = 0; i < nranks; i++)
+        c->member_file[i] = -1;
+    k = hash64(id) & (st->comm_hash_cap - 1);
+    while (st->comm_hash[k])
+        k = (k + 1) & (st->comm_hash_cap - 1);
+    c->index = (uint32_t)st->ncomms;
+    st->comms[st->ncomms++] = c;
+    st->comm_hash[k] = (uint32_t)st->ncomms;
+    return c;
+oom:
+    st->oom = 1;
+    return NULL;
+}
+
+struct an_slot_table *an_comm_slot(struct an_comm *c, unsigned slot)
+{
+    if (!c->slots[slot])
+        c->slots[slot] = calloc(1, sizeof *c->slots[slot]);
+    return c->slots[slot];
+}
+
+/* ---- aggregation ---------------------------------------------------------- */
+
+/* own: the instance's own time; share: 1/k for one of k calls of a group
+ * (their interval is counted once per group in the time accounting, while
+ * each ran for all of it). */
+static void account(struct an_state *st, struct an_comm *c, unsigned slot,
+                    double n, double own, double share, double skew,
+                    int grouped, int incomplete)
+{
+    struct an_slot_table *t = c->slots[slot];
+    struct an_bucket *b;
+    unsigned idx;
+
+    if (__builtin_expect(!t, 0)) {
+        t = an_comm_slot(c, slot);
+        if (!t) {
+            st->oom = 1;
+            return;
+        }
+    }
+    idx = an_bucket_index(n);
+    b = t->b[idx];
+    if (__builtin_expect(!b, 0)) {
+        b = t->b[idx] = calloc(1, sizeof *b);
+        if (!b) {
+            st->oom = 1;
+            return;
+        }
+    }
+    if (b->count == 0 || n < b->n_min)
+        b->n_min = n;
+    if (n > b->n_max)
+        b->n_max = n;
+    t->count++;
+    b->count++;
+    b->grouped += (unsigned)grouped;
+    b->incomplete += (unsigned)incomplete;
+    b->bytes += n;
+    b->time += own * share;
+    b->duration += own;
+    b->skew += skew;
+    if (cp_sketch_add(&b->t, own) < 0)
+        st->oom = 1;
+}
+
+/* ---- the time series ------------------------------------------------------ */
+
+/* Double the width: windows 2i and 2i + 1 become window i. */
+static void timeline_double(struct an_timeline *tl)
+{
+    unsigned i, k, n = (tl->used + 1) / 2;
+
+    for (i = 0; i < n; i++) {
+        struct an_window m = tl->w[2 * i];
+        if (2 * i + 1 < tl->used) {
+            const struct an_window *o = &tl->w[2 * i + 1];
+            m.time += o->time;
+            for (k = 0; k < CP_COLL_COUNT; k++)
+                m.op_time[k] += o->op_time[k];
+            m.wait += o->wait;
+            m.bytes += o->bytes;
+            m.calls += o->calls;
+        }
+        tl->w[i] = m;
+    }
+    memset(&tl->w[n], 0, (AN_WINDOWS - n) * sizeof tl->w[0]);
+    tl->used = n;
+    tl->shift++;
+}
+
+void an_timeline_cover(struct an_timeline *tl, int64_t lo, int64_t hi)
+{
+    if (!tl->started) {
+        tl->started = 1;
+        tl->origin = lo;
+        tl->shift = AN_WINDOW_SHIFT_MIN;
+    }
+    for (;;) {
+        uint64_t w = UINT64_C(1) << tl->shift, need = 0, top = tl->used;
+        /* differences as unsigned: two plausible times are less than 2^64
+         * ns apart whatever their order */
+        if (lo < tl->origin) {
+            uint64_t d = (uint64_t)tl->origin - (uint64_t)lo;
+            need = (d >> tl->shift) + ((d & (w - 1)) != 0);
+        }
+        if (hi >= tl->origin) {
+            uint64_t t = ((uint64_t)hi - (uint64_t)tl->origin) >> tl->shift;
+            if (t + 1 > top)
+                top = t + 1;
+        }
+        if (need + top <= AN_WINDOWS) {
+            if (need) { /* room on the right: move the windows along */
+                memmove(&tl->w[need], &tl->w[0], tl->used * sizeof tl->w[0]);
+                memset(&tl->w[0], 0, need * sizeof tl->w[0]);
+                tl->used += (unsigned)need;
+                tl->origin = (int64_t)((uint64_t)tl->origin - (need << tl->shift));
+            }
+            return;
+        }
+        timeline_double(tl);
+    }
+}
+
+/* An instance or pair: its own interval [a, b] holds time (own time x
+ * share), split between the windows it overlaps in proportion; the call,
+ * its bytes and its waiting count in the window of its end b. */
+static inline void timeline_add(struct an_timeline *tl, int64_t a, int64_t b,
+                                double time, unsigned coll, double wait,
+                                double bytes)
+{
+    struct an_window *w;
+    uint64_t ia, ib;
+
+    if (b < a)
+        a = b;
+    if (__builtin_expect(!tl->started || a < tl->origin ||
+                             (((uint64_t)b - (uint64_t)tl->origin) >>
+                              tl->shift) >= AN_WINDOWS,
+                         0))
+        an_timeline_cover(tl, a, b);
+    ia = ((uint64_t)a - (uint64_t)tl->origin) >> tl->shift;
+    ib = ((uint64_t)b - (uint64_t)tl->origin) >> tl->shift;
+    w = &tl->w[ib];
+    if (__builtin_expect(ia == ib, 1)) {
+        w->time += time;
+        w->op_time[coll] += time;
+    } else {
+        double per_ns = time / (double)(b - a);
+        uint64_t i;
+        for (i = ia; i <= ib; i++) {
+            int64_t ws = tl->origin + (int64_t)(i << tl->shift);
+            int64_t we = ws + (int64_t)(UINT64_C(1) << tl->shift);
+            double part = (double)((b < we ? b : we) - (a > ws ? a : ws)) *
+                          per_ns;
+            tl->w[i].time += part;
+            tl->w[i].op_time[coll] += part;
+        }
+    }
+    w->calls++;
+    w->bytes += bytes;
+    w->wait += wait;
+    if (ib + 1 > tl->used)
+        tl->used = (unsigned)ib + 1;
+}
+
+/* Prefix pass: per-node mean end of a complete symmetric instance, minus
+ * the mean end of the lowest node in it; and the causal bounds: each
+ * member's result needs every member's input, so on true time every end
+ * follows every start, and offset(x) - offset(ref) <= min end on x - max
+ * start on ref, >= max start on x - min end on ref. */
+static void note_offsets(struct an_state *st, struct an_comm *c,
+                         const struct an_inst *in, const int64_t *ends,
+                         const int64_t *starts)
+{
+    unsigned r, x, ref = UINT32_MAX, touched = 0;
+    size_t k;
+
+    if (in->grouped || in->members != c->nranks || c->nranks < 2)
+        return;
+    if (!cp_model_coll_facts((enum cp_coll)in->coll) ||
+        !cp_model_coll_facts((enum cp_coll)in->coll)->symmetric)
+        return;
+    for (r = 0; r < c->nranks; r++) {
+        int32_t f = c->member_file[r];
+        if (f < 0)
+            return;
+        x = st->files[f].node;
+        if (!st->node_cnt[x]) {
+            touched++;
+            st->node_min_end[x] = ends[r];
+            st->node_max_start[x] = starts[r];
+        }
+        if (ends[r] < st->node_min_end[x])
+            st->node_min_end[x] = ends[r];
+        if (starts[r] > st->node_max_start[x])
+            st->node_max_start[x] = starts[r];
+        st->node_sum[x] += (double)(ends[r] - in->first_start);
+        st->node_cnt[x]++;
+        if (x < ref)
+            ref = x;
+    }
+    if (touched >= 2) {
+        double mref = st->node_sum[ref] / st->node_cnt[ref];
+        st->offset_instances++;
+        for (x = 0; x < st->nnodes; x++) {
+            struct an_offset_pair *p = NULL;
+            if (!st->node_cnt[x] || x == ref)
+                continue;
+            for (k = 0; k < st->npairs; k++)
+                if (st->pairs[k].x == x && st->pairs[k].r == ref) {
+                    p = &st->pairs[k];
+                    break;
+                }
+            if (!p && st->npairs < 4 * (size_t)st->nnodes + 16) {
+                if (st->npairs == st->cappairs) {
+                    size_t cap = st->cappairs ? st->cappairs * 2 : 16;
+                    struct an_offset_pair *bigger =
+                        realloc(st->pairs, cap * sizeof *bigger);
+                    if (!bigger)
+                        break;
+                    st->pairs = bigger;
+                    st->cappairs = cap;
+                }
+                p = &st->pairs[st->npairs++];
+                memset(p, 0, sizeof *p);
+                p->x = x;
+                p->r = ref;
+                p->lo_ns = INT64_MIN;
+                p->hi_ns = INT64_MAX;
+            }
+            if (!p)
+                continue;
+            {
+                int64_t hi = st->node_min_end[x] - st->node_max_start[ref];
+                int64_t lo = st->node_max_start[x] - st->node_min_end[ref];
+                if (hi < p->hi_ns)
+                    p->hi_ns = hi;
+                if (lo > p->lo_ns)
+                    p->lo_ns = lo;
+            }
+            if (p->n >= PAIR_SAMPLES_MAX)
+                continue;
+            if (p->n == p->cap) {
+                size_t cap = p->cap ? p->cap * 2 : 64;
+                double *bigger = realloc(p->v, cap * sizeof *bigger);
+                if (!bigger)
+                    continue;
+                p->v = bigger;
+                p->cap = cap;
+            }
+            p->v[p->n++] = st->node_sum[x] / st->node_cnt[x] - mref;
+        }
+    }
+    for (r = 0; r < c->nranks; r++) {
+        x = st->files[c->member_file[r]].node;
+        st->node_sum[x] = 0;
+        st->node_cnt[x] = 0;
+    }
+}
+
+/* Add [a, b] to the union of busy intervals. */
+static void busy_add(struct an_busy *u, int64_t a, int64_t b)
+{
+    unsigned i, j;
+
+    if (b <= a)
+        return;
+    /* the first interval that ends at or after a */
+    for (i = 0; i < u->n && u->b[i] < a; i++)
+        ;
+    /* merge with every interval that starts at or before b */
+    for (j = i; j < u->n && u->a[j] <= b; j++) {
+        if (u->a[j] < a)
+            a = u->a[j];
+        if (u->b[j] > b)
+            b = u->b[j];
+    }
+    if (j > i) { /* replace [i, j) by one */
+        memmove(&u->a[i + 1], &u->a[j], (u->n - j) * sizeof u->a[0]);
+        memmove(&u->b[i + 1], &u->b[j], (u->n - j) * sizeof u->b[0]);
+        u->n -= j - i - 1;
+    } else {
+        if (u->n == AN_BUSY_INTERVALS) { /* flush the earliest */
+            u->total_ns += (double)(u->b[0] - u->a[0]);
+            memmove(&u->a[0], &u->a[1], (u->n - 1) * sizeof u->a[0]);
+            memmove(&u->b[0], &u->b[1], (u->n - 1) * sizeof u->b[0]);
+            u->n--;
+            if (i > 0)
+                i--;
+        }
+        memmove(&u->a[i + 1], &u->a[i], (u->n - i) * sizeof u->a[0]);
+        memmove(&u->b[i + 1], &u->b[i], (u->n - i) * sizeof u->b[0]);
+        u->n++;
+    }
+    u->a[i] = a;
+    u->b[i] = b;
+}
+
+double an_busy_total_s(const struct an_busy *u)
+{
+    double t = u->total_ns;
+    unsigned i;
+
+    for (i = 0; i < u->n; i++)
+        t += (double)(u->b[i] - u->a[i]);
+    return t * 1e-9;
+}
+
+/* Close an instance: its own time and skew go to the aggregates. */
+static void finalize(struct an_state *st, struct an_comm *c,
+                     struct an_inst *in)
+{
+    double n = in->n, own, skew, wait;
+    unsigned m = in->members;
+    int incomplete = m < c->nranks;
+
+    if (in->first_start < st->t_first)
+        st->t_first = in->first_start;
+    if (in->max_end > st->t_last)
+        st->t_last = in->max_end;
+    own = in->max_end > in->last_start
+              ? (double)(in->max_end - in->last_start) * 1e-9
+              : 0;
+    skew = (double)(in->last_start - in->first_start) * 1e-9;
+    wait = ((double)m * (double)(in->last_start - in->first_start) -
+            in->sum_start) *
+           1e-9;
+    st->instances++;
+    st->incomplete += (unsigned)incomplete;
+    st->comm_time += own * in->share;
+    if (st->mode == AN_MODE_MAIN)
+        busy_add(&st->busy, in->first_start, in->max_end);
+    st->skew_time += skew;
+    st->wait_time += wait;
+    c->instances++;
+    c->incomplete += (unsigned)incomplete;
+    c->time += own * in->share;
+    if (m >= 2 && in->last_file >= 0 && !incomplete) {
+        st->ranks[in->last_file].last_arrivals++;
+        st->ranks[in->last_file].late +=
+            (double)(in->last_start - in->second_start) * 1e-9;
+    }
+    account(st, c, in->coll, n, own, in->share, skew, in->grouped,
+            incomplete);
+    if (st->timeline)
+        timeline_add(st->timeline, in->last_start, in->max_end,
+                     own * in->share, in->coll, wait, n);
+    if (st->mode != AN_MODE_MAIN && c->ends)
+        note_offsets(st, c, in,
+                     c->ends + (size_t)(in->seq & (c->cap - 1)) * c->nranks,
+                     c->starts + (size_t)(in->seq & (c->cap - 1)) * c->nranks);
+}
+
+/* ---- the ring of pending instances ------------------------------------------ */
+
+static void evict_until(struct an_state *st, struct an_comm *c, uint64_t lo)
+{
+    uint64_t q, stop = lo < c->hi ? lo : c->hi;
+
+    for (q = c->lo; q < stop; q++) {
+        struct an_inst *in = &c->ring[q & (c->cap - 1)];
+        if (in->state == AN_PENDING)
+            finalize(st, c, in);
+        in->state = AN_EMPTY;
+    }
+    c->lo = lo;
+    if (c->hi < lo)
+        c->hi = lo;
+}
+
+static int ring_grow(struct an_comm *c)
+{
+    uint32_t cap = c->cap * 2;
+    struct an_inst *ring = ring_alloc(cap);
+    int64_t *ends = NULL, *starts = NULL;
+    uint64_t q;
+
+    if (!ring)
+        return -1;
+    if (c->ends) {
+        ends = calloc((size_t)cap * c->nranks, sizeof *ends);
+        starts = calloc((size_t)cap * c->nranks, sizeof *starts);
+        if (!ends || !starts) {
+            free(ring);
+            free(ends);
+            free(starts);
+            return -1;
+        }
+    }
+    for (q = c->lo; q < c->hi; q++) {
+        ring[q & (cap - 1)] = c->ring[q & (c->cap - 1)];
+        if (ends) {
+            memcpy(ends + (size_t)(q & (cap - 1)) * c->nranks,
+                   c->ends + (size_t)(q & (c->cap - 1)) * c->nranks,
+                   c->nranks * sizeof *ends);
+            memcpy(starts + (size_t)(q & (cap - 1)) * c->nranks,
+                   c->starts + (size_t)(q & (c->cap - 1)) * c->nranks,
+                   c->nranks * sizeof *starts);
+        }
+    }
+    free(c->ring);
+    free(c->ends);
+    free(c->starts);
+    c->ring = ring;
+    c->ends = ends;
+    c->starts = starts;
+    c->cap = cap;
+    return 0;
+}
+
+static void advance_lo(struct an_comm *c)
+{
+    while (c->lo < c->hi) {
+        struct an_inst *in = &c->ring[c->lo & (c->cap - 1)];
+        if (in->state != AN_DONE)
+            break;
+        in->state = AN_EMPTY;
+        c->lo++;
+    }
+}
+
+/* A seq outside the ring's window [lo, lo + cap): a communicator's first
+ * call, a late member, or one that needs the ring grown or the oldest
+ * instances evicted.  Returns 0 when the member is to be joined. */
+static __attribute__((noinline)) int join_window(struct an_state *st,
+                                                 struct an_comm *c, uint64_t s)
+{
+    if (!c->started) {
+        c->started = 1;
+        c->lo = c->hi = s;
+        return 0;
+    }
+    if (s < c->lo) {
+        c->late++;
+        st->late++;
+        return -1;
+    }
+    if (s > c->hi + SEQ_JUMP_MAX) {
+        c->inconsistent++;
+        st->unjoinable++;
+        return -1;
+    }
+    while (s >= c->lo + c->cap && c->cap < st->ring_max)
+        if (ring_grow(c) < 0) {
+            st->oom = 1;
+            break;
+        }
+    if (s >= c->lo + c->cap)
+        evict_until(st, c, s - c->cap + 1);
+    return 0;
+}
+
+/* A member of collective instance (c, seq) arrived.  Inlined into the hot
+ * loop; join_collective() is the same for the other callers. */
+static inline __attribute__((always_inline)) void
+join_collective_inline(struct an_state *st, struct an_comm *c, int32_t file,
+                       uint32_t seq, uint32_t rank, unsigned coll,
+                       uint64_t count, unsigned dtype, int grouped, float share,
+                       int64_t start, int64_t end)
+{
+    uint64_t s = seq;
+    struct an_inst *in;
+
+    /* one unsigned compare for "not started", "below lo" and "beyond the
+     * ring" (a communicator not started has lo = 0, cap > 0: a seq beyond
+     * cap goes to the slow path, which starts it; one below cap would be
+     * joined before it starts, so started is checked there too) */
+    if (__builtin_expect(s - c->lo >= c->cap || !c->started, 0) &&
+        join_window(st, c, s) < 0)
+        return;
+    in = &c->ring[s & (c->cap - 1)];
+    if (__builtin_expect(in->state != AN_PENDING, 0)) {
+        double n;
+        if (in->state == AN_DONE) { /* a second member for the same rank */
+            c->late++;
+            st->late++;
+            return;
+        }
+        n = cp_model_bytes_from_count((enum cp_coll)coll, count,
+                                      cp_dtype_size(dtype), c->nranks);
+        in->seq = seq;
+        in->state = AN_PENDING;
+        in->coll = (uint8_t)coll;
+        in->grouped = (uint8_t)grouped;
+        in->members = 0;
+        in->share = share;
+        in->n = n >= 0 ? (float)n : 0;
+        in->first_start = start;
+        in->last_start = INT64_MIN;
+        in->second_start = INT64_MIN;
+        in->max_end = INT64_MIN;
+        in->sum_start = 0;
+        in->last_file = -1;
+    }
+    if (start > in->last_start) {
+        in->second_start = in->last_start;
+        in->last_start = start;
+        in->last_file = file;
+    } else if (start > in->second_start) {
+        in->second_start = start;
+    }
+    if (__builtin_expect(start < in->first_start, 0)) {
+        in->sum_start += (double)in->members * (double)(in->first_start - start);
+        in->first_start = start;
+    }
+    in->sum_start += (double)(start - in->first_start);
+    if (end > in->max_end)
+        in->max_end = end;
+    in->members++;
+    if (__builtin_expect(c->ends != NULL, 0)) {
+        c->ends[(size_t)(s & (c->cap - 1)) * c->nranks + rank] = end;
+        c->starts[(size_t)(s & (c->cap - 1)) * c->nranks + rank] = start;
+    }
+    if (s >= c->hi)
+        c->hi = s + 1;
+    if (in->members >= c->nranks) {
+        finalize(st, c, in);
+        in->state = AN_DONE;
+        advance_lo(c);
+    }
+}
+
+static __attribute__((noinline)) void
+join_collective(struct an_state *st, struct an_comm *c, int32_t file,
+                uint32_t seq, uint32_t rank, unsigned coll, uint64_t count,
+                unsigned dtype, int grouped, float share, int64_t start,
+                int64_t end)
+{
+    join_collective_inline(st, c, file, seq, rank, coll, count, dtype, grouped,
+                           share, start, end);
+}
+
+/* ---- point-to-point ------------------------------------------------------------- */
+
+static uint32_t p2p_hash(uint32_t comm, uint32_t src, uint32_t dst,
+                         uint32_t seq)
+{
+    return hash64(((uint64_t)comm << 40) ^ ((uint64_t)src << 20) ^ dst ^
+                  ((uint64_t)seq << 24) * 0x9e3779b97f4a7c15ull);
+}
+
+static int p2p_grow(struct an_state *st)
+{
+    uint32_t cap = st->p2p_cap ? st->p2p_cap * 2 : 256, i;
+    struct an_p2p *pool = realloc(st->p2p, cap * sizeof *pool);
+    uint32_t *heads;
+
+    if (!pool)
+        return -1;
+    st->p2p = pool;
+    heads = malloc(cap * sizeof *heads);
+    if (!heads)
+        return -1;
+    for (i = 0; i < cap; i++)
+        heads[i] = NONE32;
+    for (i = st->p2p_cap; i < cap; i++) {
+        pool[i].in_use = 0;
+        pool[i].next = i + 1 < cap ? i + 1 : st->p2p_free;
+    }
+    if (st->p2p_cap == 0)
+        pool[cap - 1].next = NONE32;
+    st->p2p_free = st->p2p_cap;
+    for (i = 0; i < st->p2p_cap; i++)
+        if (pool[i].in_use) {
+            uint32_t h = p2p_hash(pool[i].comm, pool[i].src, pool[i].dst,
+                                  pool[i].seq) &
+                         (cap - 1);
+            pool[i].next = heads[h];
+            heads[h] = i;
+        }
+    free(st->p2p_heads);
+    st->p2p_heads = heads;
+    st->p2p_cap = cap;
+    return 0;
+}
+
+static void p2p_remove(struct an_state *st, uint32_t i)
+{
+    struct an_p2p *e = &st->p2p[i];
+    uint32_t h = p2p_hash(e->comm, e->src, e->dst, e->seq) & (st->p2p_cap - 1);
+    uint32_t *link = &st->p2p_heads[h];
+
+    while (*link != NONE32 && *link != i)
+        link = &st->p2p[*link].next;
+    if (*link == i)
+        *link = e->next;
+    if (e->fifo_prev != NONE32)
+        st->p2p[e->fifo_prev].fifo_next = e->fifo_next;
+    else
+        st->fifo_head = e->fifo_next;
+    if (e->fifo_next != NONE32)
+        st->p2p[e->fifo_next].fifo_prev = e->fifo_prev;
+    else
+        st->fifo_tail = e->fifo_prev;
+    e->in_use = 0;
+    e->next = st->p2p_free;
+    st->p2p_free = i;
+    st->p2p_used--;
+}
+
+static void p2p_finalize(struct an_state *st, struct an_p2p *e)
+{
+    struct an_comm *c = st->comms[e->comm];
+    double n = (double)e->count * cp_dtype_size(e->dtype), own, skew;
+    int32_t fs = e->file[0], fr = e->file[1];
+    unsigned slot;
+
+    if (e->have != 3) {
+        st->unmatched++;
+        return;
+    }
+    if (e->start[0] < st->t_first)
+        st->t_first = e->start[0];
+    if (e->start[1] < st->t_first)
+        st->t_first = e->start[1];
+    if (e->end[0] > st->t_last)
+        st->t_last = e->end[0];
+    if (e->end[1] > st->t_last)
+        st->t_last = e->end[1];
+    own = (double)((e->end[0] > e->end[1] ? e->end[0] : e->end[1]) -
+                   (e->start[0] > e->start[1] ? e->start[0] : e->start[1])) *
+          1e-9;
+    if (own < 0)
+        own = 0;
+    skew = (double)(e->start[0] > e->start[1] ? e->start[0] - e->start[1]
+                                              : e->start[1] - e->start[0]) *
+           1e-9;
+    slot = st->files[fs].node == st->files[fr].node ? AN_SLOT_P2P_INTRA
+                                                    : CP_COLL_SENDRECV;
+    if (st->links && slot == CP_COLL_SENDRECV) {
+        /* the link's time, where the records show it: the send's own
+         * duration (one clock), when its receiver was already waiting or
+         * came only after it completed (an eager transfer ran alone).  A
+         * receiver that came during the send saw the rest of an eager
+         * transfer, or made a rendezvous send wait: that pair is left out */
+        double wire = e->start[1] <= e->start[0] || e->start[1] >= e->end[0]
+                          ? (double)(e->end[0] - e->start[0]) * 1e-9
+                          : -1;
+        if (wire >= 0 &&
+            cp_links_add_p2p(st->links, e->comm, st->files[fs].node,
+                             st->files[fr].node, n, wire,
+                             e->share >= 1 && e->share2 >= 1) < 0)
+            st->oom = 1;
+    }
+    st->p2p_pairs++;
+    if (st->mode == AN_MODE_MAIN)
+        busy_add(&st->busy, e->start[0] < e->start[1] ? e->start[0] : e->start[1],
+                 e->end[0] > e->end[1] ? e->end[0] : e->end[1]);
+    st->comm_time += own * e->share;
+    st->skew_time += skew;
+    st->wait_time += skew;
+    c->p2p++;
+    c->time += own * e->share;
+    account(st, c, slot, n, own, e->share, skew, e->grouped, 0);
+    if (st->timeline)
+        timeline_add(st->timeline,
+                     e->start[0] > e->start[1] ? e->start[0] : e->start[1],
+                     e->end[0] > e->end[1] ? e->end[0] : e->end[1],
+                     own * e->share, CP_COLL_SENDRECV, skew, n);
+}
+
+static void join_p2p(struct an_state *st, struct an_comm *c, int32_t file,
+                     const struct an_call *call)
+{
+    int side = call->op == CP_OP_Recv;
+    uint32_t src, dst, h, i, ci;
+    struct an_p2p *e;
+
+    if (call->peer < 0 || (uint32_t)call->peer >= c->nranks) {
+        st->unjoinable++;
+        return;
+    }
+    src = side ? (uint32_t)call->peer : call->rank;
+    dst = side ? call->rank : (uint32_t)call->peer;
+    ci = c->index;
+    if (st->p2p_cap) {
+        h = p2p_hash(ci, src, dst, call->seq) & (st->p2p_cap - 1);
+        for (i = st->p2p_heads[h]; i != NONE32; i = st->p2p[i].next) {
+            e = &st->p2p[i];
+            if (e->comm == ci && e->src == src && e->dst == dst &&
+                e->seq == call->seq) {
+                if (e->have & (1u << side)) {
+                    st->late++;
+                    return;
+                }
+                e->have |= (uint8_t)(1u << side);
+                e->share2 = call->share;
+                e->start[side] = call->start;
+                e->end[side] = call->end;
+                e->file[side] = file;
+                p2p_finalize(st, e);
+                p2p_remove(st, i);
+                return;
+            }
+        }
+    }
+    if (st->p2p_free == NONE32) {
+        if (st->p2p_cap >= (1u << 22) || p2p_grow(st) < 0) {
+            st->oom = st->p2p_cap < (1u << 22);
+            st->unmatched++;
+            return;
+        }
+    }
+    i = st->p2p_free;
+    e = &st->p2p[i];
+    st->p2p_free = e->next;
+    memset(e, 0, sizeof *e);
+    e->in_use = 1;
+    e->comm = ci;
+    e->src = src;
+    e->dst = dst;
+    e->seq = call->seq;
+    e->have = (uint8_t)(1u << side);
+    e->grouped = call->grouped;
+    e->dtype = call->dtype;
+    e->share = call->share;
+    e->count = call->count;
+    e->start[side] = call->start;
+    e->end[side] = call->end;
+    e->file[side] = file;
+    e->file[!side] = -1;
+    h = p2p_hash(ci, src, dst, call->seq) & (st->p2p_cap - 1);
+    e->next = st->p2p_heads[h];
+    st->p2p_heads[h] = i;
+    e->fifo_next = NONE32;
+    e->fifo_prev = st->fifo_tail;
+    if (st->fifo_tail != NONE32)
+        st->p2p[st->fifo_tail].fifo_next = i;
+    else
+        st->fifo_head = i;
+    st->fifo_tail = i;
+    st->p2p_used++;
+}
+
+/* ---- records ------------------------------------------------------------------ */
+
+static void dispatch(struct an_state *st, struct an_file *f,
+                     const struct an_call *call)
+{
+    struct an_comm *c = f->last_comm;
+    int32_t file = (int32_t)(f - st->files);
+    int coll;
+
+    if (!c || c->id != call->comm_id) {
+        c = comm_get(st, call->comm_id, call->nranks);
+        if (!c) {
+            st->unjoinable++;
+            return;
+        }
+        f->last_comm = c;
+    }
+    if (call->nranks != c->nranks || call->rank >= c->nranks) {
+        c->inconsistent++;
+        st->unjoinable++;
+        return;
+    }
+    if (__builtin_expect(c->member_file[call->rank] < 0, 0))
+        c->member_file[call->rank] = file;
+    coll = op_coll[call->op];
+    if (coll < 0) {
+        st->unjoinable++;
+        return;
+    }
+    if (coll == CP_COLL_SENDRECV)
+        join_p2p(st, c, file, call);
+    else
+        join_collective(st, c, file, call->seq, call->rank, (unsigned)coll,
+                        call->count, call->dtype, call->grouped, call->share,
+                        call->start, call->end);
+}
+
+static void note_file_problem(struct an_file *f, const char *what)
+{
+    if (f->problem_noted)
+        return;
+    f->problem_noted = 1;
+    f->problem_offset = (int64_t)cp_scan_offset(f->sc);
+    snprintf(f->problem, sizeof f->problem, "%s", what);
+}
+
+/* A call record.  The common case (a collective outside a group on the
+ * communicator of the file's previous call) runs straight into the join;
+ * everything else goes through an an_call and dispatch(). */
+static inline void on_call(struct an_state *st, struct an_file *f,
+                           const struct cp_rec_call *r, int64_t key)
+{
+    struct an_rank_acc *ra = f->acc;
+    struct an_comm *c = f->last_comm;
+    struct an_call call;
+    int64_t start, end;
+    int coll;
+
+    if (__builtin_expect(cp_rec_call_in_flight(r), 0))
+        return; /* never returned: no time to join (cp_hang.c reads it) */
+    ra->calls++;
+    if (__builtin_expect(key == INT64_MIN || r->end_ns < r->start_ns ||
+                             r->start_ns < (uint64_t)f->t_min ||
+                             r->end_ns - r->start_ns > CALL_MAX_NS,
+                         0)) {
+        f->bad_time++;
+        note_file_problem(f, "call with implausible times (skipped)");
+        return;
+    }
+    if (__builtin_expect((r->result != 0 && r->result != NCCL_IN_PROGRESS) ||
+                             r->seq == UINT32_MAX,
+                         0)) {
+        st->failed++;
+        ra->failed++;
+        return;
+    }
+    start = (int64_t)r->start_ns - f->offset_ns;
+    end = (int64_t)r->end_ns - f->offset_ns;
+    coll = op_coll[r->op];
+    if (__builtin_expect(c != NULL && c->id == r->comm_id &&
+                             !(r->flags & (CP_CALL_NO_COMM | CP_CALL_IN_GROUP)) &&
+                             coll >= 0 && coll != CP_COLL_SENDRECV &&
+                             r->nranks == c->nranks && r->rank < c->nranks &&
+                             c->member_file[r->rank] >= 0,
+                         1)) {
+        ra->time_ns += end - start;
+        join_collective_inline(st, c, (int32_t)(f - st->files), r->seq,
+                               r->rank, (unsigned)coll, r->count, r->dtype, 0,
+                               1.0f, start, end);
+        return;
+    }
+    if ((r->flags & CP_CALL_NO_COMM) || r->comm_id == 0) {
+        st->unjoinable++;
+        return;
+    }
+    call.comm_id = r->comm_id;
+    call.count = r->count;
+    call.seq = r->seq;
+    call.rank = r->rank;
+    call.nranks = r->nranks;
+    call.group = r->group;
+    call.peer = r->peer;
+    call.op = r->op;
+    call.dtype = r->dtype;
+    call.start = start;
+    call.end = end;
+    if ((r->flags & CP_CALL_IN_GROUP) && r->group != 0) {
+        /* runs at the outermost GroupEnd: wait for the group's interval */
+        if (f->nstash == f->capstash) {
+            unsigned cap = f->capstash ? f->capstash * 2 : 16;
+            struct an_call *bigger;
+            if (cap > STASH_MAX) {
+                /* no group record in sight: use the call's own times */
+                call.grouped = 1;
+                call.share = 1;
+                ra->time_ns += end - start;
+                dispatch(st, f, &call);
+                return;
+            }
+            bigger = realloc(f->stash, cap * sizeof *bigger);
+            if (!bigger) {
+                st->oom = 1;
+                return;
+            }
+            f->stash = bigger;
+            f->capstash = cap;
+        }
+        f->stash[f->nstash++] = call;
+        return;
+    }
+    call.grouped = 0;
+    call.share = 1;
+    ra->time_ns += end - start;
+    dispatch(st, f, &call);
+}
+
+static void on_group(struct an_state *st, struct an_file *f,
+                     const struct cp_rec_group *g)
+{
+    unsigned i, j, k = 0;
+    int64_t start = 0, end = 0;
+
+    if (g->end_ns < g->start_ns || g->start_ns < (uint64_t)f->t_min ||
+        g->end_ns > (uint64_t)f->t_max) {
+        f->bad_time++;
+        note_file_problem(f, "group with implausible times (its calls use "
+                             "their own)");
+        start = end = INT64_MIN;
+    } else {
+        start = (int64_t)g->start_ns - f->offset_ns;
+        end = (int64_t)g->end_ns - f->offset_ns;
+    }
+    for (i = 0; i < f->nstash; i++)
+        k += f->stash[i].group == g->group;
+    if (k == 0)
+        return;
+    if (start != INT64_MIN)
+        f->acc->time_ns += end - start;
+    for (i = j = 0; i < f->nstash; i++) {
+        struct an_call *call = &f->stash[i];
+        if (call->group != g->group) {
+            f->stash[j++] = *call;
+            continue;
+        }
+        call->grouped = 1;
+        call->share = 1.0f / (float)k;
+        if (start != INT64_MIN) {
+            call->start = start;
+            call->end = end;
+        }
+        dispatch(st, f, call);
+    }
+    f->nstash = j;
+}
+
+/* Calls whose group record never came (a killed process): own times. */
+static void flush_stash(struct an_state *st, struct an_file *f)
+{
+    unsigned i;
+
+    for (i = 0; i < f->nstash; i++) {
+        f->stash[i].grouped = 1;
+        f->stash[i].share = 1;
+        dispatch(st, f, &f->stash[i]);
+    }
+    f->nstash = 0;
+}
+
+static void on_comm(struct an_state *st, struct an_file *f,
+                    const struct cp_rec_comm *r)
+{
+    struct an_comm *c;
+
+    if (r->result != 0 || r->how > CP_COMM_SHRINK || r->comm_id == 0)
+        return;
+    c = comm_get(st, r->comm_id, r->nranks);
+    if (!c || c->nranks != r->nranks || r->rank >= c->nranks)
+        return;
+    if (c->member_file[r->rank] < 0)
+        c->member_file[r->rank] = (int32_t)(f - st->files);
+    if (!c->name[0] && r->name[0])
+        memcpy(c->name, r->name, CP_COMM_NAME_LEN);
+}
+
+static inline void handle(struct an_state *st, struct an_file *f,
+                          const union cp_rec *r, int64_t key)
+{
+    switch (r->kind) {
+    case CP_REC_CALL:
+        on_call(st, f, &r->call, key);
+        break;
+    case CP_REC_GROUP:
+        on_group(st, f, &r->group);
+        break;
+    case CP_REC_COMM:
+        on_comm(st, f, &r->comm);
+        break;
+    default: /* clock pairs, device intervals: not used yet */
+        break;
+    }
+}
+
+/* The merge time of record r of file f; INT64_MIN for an implausible time
+ * (such a record is handled at once and skipped, instead of holding the
+ * file back). */
+static inline int64_t merge_key(const struct an_file *f, const union cp_rec *r)
+{
+    uint64_t t;
+
+    if (__builtin_expect(r->kind == CP_REC_CALL, 1))
+        t = r->call.end_ns;
+    else if (r->kind == CP_REC_GROUP)
+        t = r->group.end_ns;
+    else if (r->kind == CP_REC_COMM)
+        t = r->comm.time_ns;
+    else if (r->kind == CP_REC_CLOCK)
+        t = r->clock.realtime_ns;
+    else
+        t = r->gpu.end_ns;
+    if (__builtin_expect((int64_t)t < f->t_min || (int64_t)t > f->t_max, 0))
+        return INT64_MIN;
+    return (int64_t)t - f->offset_ns;
+}
+
+/* The next record of f, NULL at the end (or at the prefix pass's limit). */
+static inline const union cp_rec *next_record(struct an_file *f)
+{
+    if (__builtin_expect(f->limit != UINT64_MAX, 0) &&
+        cp_scan_records(f->sc) >= f->limit)
+        return NULL;
+    return cp_scan_next(f->sc);
+}
+
+/* Any record but the hot loop's common case (see run_file). */
+static __attribute__((noinline)) void handle_other(struct an_state *st,
+                                                   struct an_file *f,
+                                                   const union cp_rec *r,
+                                                   int64_t key)
+{
+    handle(st, f, r, key);
+}
+
+/* The end of the slots run_file may take from the buffer before it must
+ * stop and look: the buffer's whole slots, or fewer in the prefix pass, so
+ * that it never returns more than f->limit records (slots >= records). */
+static inline const union cp_rec *window_end(const struct an_file *f)
+{
+    const struct cp_scan *sc = f->sc;
+    const union cp_rec *end = cp_scan_window_end(sc);
+
+    if (__builtin_expect(f->limit != UINT64_MAX, 0)) {
+        uint64_t have = cp_scan_records(sc);
+        uint64_t room = have < f->limit ? f->limit - have : 0;
+        const union cp_rec *cur = cp_scan_cursor(sc);
+        if (room < (uint64_t)(end - cur))
+            end = cur + room;
+    }
+    return end;
+}
+
+/* One file's turn in an epoch: handle its records while their keys are
+ * below boundary.  f->cur (with f->key) is the first; on return f->cur is
+ * the first record not handled, NULL at the end of the file.  Returns the
+ * number of records handled.
+ *
+ * This is the analyzer's hot loop, written so that everything per record
+ * stays in registers: the buffer is walked in place (no call per record),
+ * and the common record -- a collective call with plausible times outside
+ * a group, on the communicator of the file's previous call -- is joined
+ * right here; its checks are those of on_call() and merge_key(), whose
+ * full versions take every other record.  The order in which records are
+ * handled is the file's order, and each key is merge_key() of the record,
+ * not more than KEY_STEP_MAX past the previous one. */
+static uint64_t run_file(struct an_state *st, struct an_file *f,
+                         int64_t boundary)
+{
+    struct cp_scan *sc = f->sc;
+    const union cp_rec *r = f->cur, *p, *end;
+    struct an_comm *c = f->last_comm;
+    const int64_t off = f->offset_ns;
+    const uint64_t t_min = (uint64_t)f->t_min;
+    const uint64_t t_span = (uint64_t)f->t_max - (uint64_t)f->t_min;
+    const int32_t file = (int32_t)(f - st->files);
+    int64_t key = f->key, busy = 0;
+    uint64_t n = 0, calls = 0;
+
+    p = cp_scan_cursor(sc);
+    end = window_end(f);
+    for (;;) {
+        /* r: a record whose key is below boundary */
+        if (__builtin_expect(r->kind == CP_REC_CALL, 1)) {
+            const struct cp_rec_call *rc = &r->call;
+            int coll = op_coll[rc->op];
+            if (__builtin_expect(
+                    key != INT64_MIN &&
+                        rc->end_ns - rc->start_ns <= CALL_MAX_NS &&
+                        rc->start_ns >= t_min && rc->result == 0 &&
+                        rc->seq != UINT32_MAX && c != NULL &&
+                        c->id == rc->comm_id &&
+                        !(rc->flags & (CP_CALL_NO_COMM | CP_CALL_IN_GROUP)) &&
+                        coll >= 0 && coll != CP_COLL_SENDRECV &&
+                        rc->nranks == c->nranks && rc->rank < c->nranks &&
+                        c->member_file[rc->rank] >= 0,
+                    1)) {
+                int64_t start = (int64_t)rc->start_ns - off;
+                int64_t stop = (int64_t)rc->end_ns - off;
+                calls++;
+                busy += stop - start;
+                join_collective_inline(st, c, file, rc->seq, rc->rank,
+                                       (unsigned)coll, rc->count, rc->dtype,
+                                       0, 1.0f, start, stop);
+                goto next;
+            }
+        }
+        /* everything else, through the full checks */
+        cp_scan_seek(sc, p);
+        handle_other(st, f, r, key);
+        c = f->last_comm;
+    next:
+        n++;
+        for (;;) {
+            if (__builtin_expect(p == end, 0)) {
+                cp_scan_seek(sc, p);
+                if (f->limit != UINT64_MAX && cp_scan_records(sc) >= f->limit) {
+                    r = NULL;
+                    goto out;
+                }
+                if (p == cp_scan_window_end(sc) && !cp_scan_refill(sc)) {
+                    r = NULL; /* the scan is at its end: no seek */
+                    goto done;
+                }
+                p = cp_scan_cursor(sc);
+                end = window_end(f);
+            }
+            r = p++;
+            if (__builtin_expect(cp_scan_is_record(r), 1))
+                break;
+            cp_scan_skip(sc, r);
+        }
+        {
+            /* merge_key(), capped at KEY_STEP_MAX past the previous key */
+            uint64_t t = __builtin_expect(r->kind == CP_REC_CALL, 1)
+                             ? r->call.end_ns
+                             : r->kind == CP_REC_GROUP ? r->group.end_ns
+                             : r->kind == CP_REC_COMM  ? r->comm.time_ns
+                             : r->kind == CP_REC_CLOCK ? r->clock.realtime_ns
+                                                       : r->gpu.end_ns;
+            int64_t prev = key;
+            if (__builtin_expect(t - t_min > t_span, 0))
+                key = INT64_MIN;
+            else
+                key = (int64_t)t - off;
+            if (__builtin_expect(prev != INT64_MIN && key > prev + KEY_STEP_MAX,
+                                 0))
+                key = prev + KEY_STEP_MAX;
+        }
+        if (key >= boundary)
+            break;
+    }
+out:
+    cp_scan_seek(sc, p);
+done:
+    f->acc->calls += calls;
+    f->acc->time_ns += busy;
+    f->cur = r;
+    f->key = key;
+    return n;
+}
+
+/* ---- epochs ---------------------------------------------------------------------- */
+
+static void evict_stale(struct an_state *st, int all)
+{
+    int64_t limit = st->now - st->stale_ns;
+    size_t i;
+
+    for (i = 0; i < st->ncomms; i++) {
+        struct an_comm *c = st->comms[i];
+        if (all) {
+            evict_until(st, c, c->hi);
+            continue;
+        }
+        while (c->lo < c->hi) {
+            struct an_inst *in = &c->ring[c->lo & (c->cap - 1)];
+            if (in->state == AN_PENDING && in->max_end < limit)
+                finalize(st, c, in);
+            else if (in->state != AN_DONE)
+                break;
+            in->state = AN_EMPTY;
+            c->lo++;
+        }
+    }
+    while (st->fifo_head != NONE32) {
+        uint32_t i2 = st->fifo_head;
+        struct an_p2p *e = &st->p2p[i2];
+        int64_t end = e->have & 1 ? e->end[0] : e->end[1];
+        if (!all && end >= limit)
+            break;
+        p2p_finalize(st, e);
+        p2p_remove(st, i2);
+    }
+}
+
+static double seconds_now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+void an_stream_run(struct an_state *st)
+{
+    struct an_file **active = NULL;
+    size_t nactive = 0, i;
+    int64_t delta = 1000000; /* 1 ms */
+    double next_progress = seconds_now() + 1.0;
+    unsigned epochs = 0;
+
+    active = malloc((st->nfiles ? st->nfiles : 1) * sizeof *active);
+    if (!active) {
+        st->oom = 1;
+        return;
+    }
+    for (i = 0; i < st->nfiles; i++) {
+        struct an_file *f = &st->files[i];
+        if (!f->sc)
+            continue;
+        f->acc = &st->ranks[i];
+        if (!f->limit)
+            f->limit = UINT64_MAX;
+        f->cur = next_record(f);
+        if (f->cur) {
+            f->key = merge_key(f, f->cur);
+            active[nactive++] = f;
+        }
+    }
+    while (nactive > 0) {
+        int64_t lo = INT64_MAX, boundary;
+        uint64_t n = 0;
+        size_t j;
+
+        for (i = 0; i < nactive; i++)
+            if (active[i]->key < lo)
+                lo = active[i]->key;
+        boundary = lo > INT64_MAX - delta ? INT64_MAX : lo + delta;
+        for (i = j = 0; i < nactive; i++) {
+            struct an_file *f = active[i];
+            if (f->key < boundary)
+                n += run_file(st, f, boundary);
+            if (f->cur)
+                active[j++] = f;
+            else
+                flush_stash(st, f);
+        }
+        nactive = j;
+        st->records += n;
+        if (boundary > st->now)
+            st->now = boundary;
+        if (n < EPOCH_MIN_RECORDS && delta < INT64_C(1) << 40)
+            delta *= 2;
+        else if (n > EPOCH_MAX_RECORDS && delta > 1000)
+            delta /= 2;
+        evict_stale(st, 0);
+        if (st->progress && (++epochs & 15) == 0) {
+            double t = seconds_now();
+            if (t >= next_progress) {
+                st->progress(st->progress_ctx,
+                             st->bytes_done + st->records * CP_LOG_RECORD_SIZE,
+                             st->bytes_total);
+                next_progress = t + 2.0;
+            }
+        }
+    }
+    evict_stale(st, 1);
+    free(active);
+}

@@ -1,0 +1,701 @@
+/* cp_ncclrt.c - NCCL and cudart loaded at run time (see cp_ncclrt.h). */
+#include "config.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cp_ncclrt.h"
+#include "cp_units.h"
+#include "cp_path.h"
+
+/* ---- loading ------------------------------------------------------------- */
+
+/* The symbols to resolve, with where each pointer goes. */
+struct symbol {
+    const char *name;
+    size_t offset;
+    int required;
+};
+
+#define NCCL_SYMBOL_REQUIRED(name)                                             \
+    {#name, offsetof(struct cp_ncclrt_nccl, name), 1},
+#define NCCL_SYMBOL_OPTIONAL(name)                                             \
+    {#name, offsetof(struct cp_ncclrt_nccl, name), 0},
+static const struct symbol nccl_symbols[] = {
+    CP_NCCLRT_REQUIRED(NCCL_SYMBOL_REQUIRED)
+        CP_NCCLRT_OPTIONAL(NCCL_SYMBOL_OPTIONAL)};
+#undef NCCL_SYMBOL_REQUIRED
+#undef NCCL_SYMBOL_OPTIONAL
+
+#define CUDA_SYMBOL(name) {#name, offsetof(struct cp_ncclrt_cuda, name), 1}
+#define CUDA_OPTIONAL(name) {#name, offsetof(struct cp_ncclrt_cuda, name), 0}
+static const struct symbol cuda_symbols[] = {
+    CUDA_SYMBOL(cudaGetDeviceCount),     CUDA_SYMBOL(cudaSetDevice),
+    CUDA_SYMBOL(cudaMalloc),             CUDA_SYMBOL(cudaFree),
+    CUDA_SYMBOL(cudaMemcpy),             CUDA_SYMBOL(cudaMemset),
+    CUDA_SYMBOL(cudaStreamCreate),       CUDA_SYMBOL(cudaStreamSynchronize),
+    CUDA_SYMBOL(cudaStreamDestroy),      CUDA_SYMBOL(cudaMemGetInfo),
+    CUDA_SYMBOL(cudaGetErrorString),     CUDA_OPTIONAL(cudaEventCreate),
+    CUDA_OPTIONAL(cudaEventRecord),      CUDA_OPTIONAL(cudaEventElapsedTime),
+    CUDA_OPTIONAL(cudaEventDestroy)};
+#undef CUDA_SYMBOL
+#undef CUDA_OPTIONAL
+
+/* Fill the function pointers of api (a struct cp_ncclrt_nccl or _cuda)
+ * from handle.  Returns NULL, or the name of a required symbol that is
+ * missing. */
+static const char *resolve(void *handle, void *api,
+                           const struct symbol *symbols, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        void *sym = dlsym(handle, symbols[i].name);
+        if (!sym && symbols[i].required)
+            return symbols[i].name;
+        /* a data pointer into a function pointer of the same size (POSIX) */
+        memcpy((char *)api + symbols[i].offset, &sym, sizeof sym);
+    }
+    return NULL;
+}
+
+static int load_nccl(struct cp_ncclrt *rt, const char *path)
+{
+    struct cp_ncclrt_nccl *api = &rt->nccl;
+    const char *file = path ? path : "libnccl.so.2", *missing;
+    Dl_info where;
+    void *sym;
+
+    api->handle = dlopen(file, RTLD_NOW | RTLD_LOCAL);
+    if (!api->handle) {
+        cp_error_set(rt->err, NULL, -1, "cannot load %s (%s)%s", file,
+                     dlerror(),
+                     path ? "" : ": put NCCL's lib directory in "
+                                 "LD_LIBRARY_PATH or give --nccl PATH");
+        return -1;
+    }
+    missing = resolve(api->handle, api, nccl_symbols,
+                      sizeof nccl_symbols / sizeof nccl_symbols[0]);
+    if (missing) {
+        cp_error_set(rt->err, NULL, -1, "%s has no %s: not an NCCL library",
+                     file, missing);
+        return -1;
+    }
+    snprintf(rt->nccl_path, sizeof rt->nccl_path, "%s", file);
+    memcpy(&sym, &api->ncclAllReduce, sizeof sym);
+    if (dladdr(sym, &where) && where.dli_fname)
+        snprintf(rt->nccl_path, sizeof rt->nccl_path, "%s", where.dli_fname);
+    return 0;
+}
+
+/* 0 loaded, -1 not present (not an error unless device memory is asked
+ * for). */
+static int load_cuda(struct cp_ncclrt_cuda *api)
+{
+    static const char *const names[] = {"libcudart.so", "libcudart.so.13",
+                                        "libcudart.so.12",
+                                        "libcudart.so.11.0"};
+
+    memset(api, 0, sizeof *api);
+    for (size_t i = 0; i < sizeof names / sizeof names[0] && !api->handle;
+         i++)
+        api->handle = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    if (!api->handle)
+        return -1;
+    return resolve(api->handle, api, cuda_symbols,
+                   sizeof cuda_symbols / sizeof cuda_symbols[0])
+               ? -1
+               : 0;
+}
+
+/* ---- results ------------------------------------------------------------- */
+
+double cp_ncclrt_now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+int cp_ncclrt_nccl_ok(struct cp_ncclrt *rt, ncclResult_t r, const char *what)
+{
+    const char *last;
+
+    if (r == ncclSuccess)
+        return 0;
+    last = rt->nccl.ncclGetLastError && rt->comm
+               ? rt->nccl.ncclGetLastError(rt->comm)
+               : NULL;
+    cp_error_set(rt->err, NULL, -1, "rank %d: %s failed: %s%s%s", rt->me,
+                 what, rt->nccl.ncclGetErrorString(r),
+                 last && *last ? ": " : "", last ? last : "");
+    return -1;
+}
+
+int cp_ncclrt_cuda_ok(struct cp_ncclrt *rt, int r, const char *what)
+{
+    if (r == 0)
+        return 0;
+    cp_error_set(rt->err, NULL, -1, "rank %d: %s failed: %s", rt->me, what,
+                 rt->cuda.cudaGetErrorString(r));
+    return -1;
+}
+
+/* ---- buffers ------------------------------------------------------------- */
+
+int cp_ncclrt_sync(struct cp_ncclrt *rt)
+{
+    if (!rt->device)
+        return 0;
+    return cp_ncclrt_cuda_ok(rt, rt->cuda.cudaStreamSynchronize(rt->stream),
+                             "cudaStreamSynchronize");
+}
+
+int cp_ncclrt_to_buffer(struct cp_ncclrt *rt, void *dst, const void *src,
+                        size_t n)
+{
+    if (!rt->device) {
+        memmove(dst, src, n);
+        return 0;
+    }
+    return cp_ncclrt_cuda_ok(
+        rt, rt->cuda.cudaMemcpy(dst, src, n, CP_CUDA_MEMCPY_H2D),
+        "cudaMemcpy to the GPU");
+}
+
+int cp_ncclrt_from_buffer(struct cp_ncclrt *rt, void *dst, const void *src,
+                          size_t n)
+{
+    if (!rt->device) {
+        memmove(dst, src, n);
+        return 0;
+    }
+    return cp_ncclrt_cuda_ok(
+        rt, rt->cuda.cudaMemcpy(dst, src, n, CP_CUDA_MEMCPY_D2H),
+        "cudaMemcpy from the GPU");
+}
+
+int cp_ncclrt_alloc(struct cp_ncclrt *rt, size_t bytes, int on_device,
+                    void **out)
+{
+    int r;
+
+    *out = NULL;
+    if (on_device) {
+        r = rt->cuda.cudaMalloc(out, bytes);
+        if (r) {
+            *out = NULL;
+            return cp_ncclrt_cuda_ok(rt, r, "cudaMalloc");
+        }
+        return 0;
+    }
+    if (posix_memalign(out, 4096, bytes ? bytes : 1) != 0) {
+        *out = NULL;
+        cp_error_set(rt->err, NULL, -1, "rank %d: out of memory (%zu bytes)",
+                     rt->me, bytes);
+        return -1;
+    }
+    /* a host buffer goes out as it is: bytes this process never wrote
+     * (old heap contents) must not be sent to other ranks */
+    memset(*out, 0, bytes);
+    return 0;
+}
+
+void cp_ncclrt_free(struct cp_ncclrt *rt, void *ptr, int on_device)
+{
+    if (!ptr)
+        return;
+    if (on_device)
+        rt->cuda.cudaFree(ptr);
+    else
+        free(ptr);
+}
+
+/* The scratch buffer, at least bytes long. */
+static int scratch(struct cp_ncclrt *rt, size_t bytes)
+{
+    if (rt->scratch_bytes >= bytes)
+        return 0;
+    cp_ncclrt_free(rt, rt->scratch, rt->device);
+    rt->scratch = NULL;
+    rt->scratch_bytes = 0;
+    if (cp_ncclrt_alloc(rt, bytes, rt->device, &rt->scratch) < 0)
+        return -1;
+    rt->scratch_bytes = bytes;
+    return 0;
+}
+
+/* ---- the GPU timer ------------------------------------------------------------ */
+
+/* This rank's two events; 1 when made, 0 when not (why filled). */
+static int make_events(struct cp_ncclrt *rt)
+{
+    const struct cp_ncclrt_cuda *c = &rt->cuda;
+    int r;
+
+    if (!rt->device) {
+        snprintf(rt->gpu_timer_why, sizeof rt->gpu_timer_why,
+                 "host buffers: no GPU stream to time");
+        return 0;
+    }
+    if (!c->cudaEventCreate || !c->cudaEventRecord ||
+        !c->cudaEventElapsedTime || !c->cudaEventDestroy) {
+        snprintf(rt->gpu_timer_why, sizeof rt->gpu_timer_why,
+                 "libcudart has no cudaEventCreate/Record/ElapsedTime/"
+                 "Destroy");
+        return 0;
+    }
+    for (int i = 0; i < 2; i++) {
+        r = c->cudaEventCreate(&rt->events[i]);
+        if (r) {
+            rt->events[i] = NULL;
+            snprintf(rt->gpu_timer_why, sizeof rt->gpu_timer_why,
+                     "rank %d: cudaEventCreate failed: %s", rt->me,
+                     c->cudaGetErrorString(r));
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static void destroy_events(struct cp_ncclrt *rt)
+{
+    for (int i = 0; i < 2; i++)
+        if (rt->events[i])
+            rt->cuda.cudaEventDestroy(rt->events[i]);
+    rt->events[0] = rt->events[1] = NULL;
+    rt->gpu_timer = 0;
+}
+
+int cp_ncclrt_gpu_mark(struct cp_ncclrt *rt, int end)
+{
+    if (!rt->gpu_timer) {
+        cp_error_set(rt->err, NULL, -1, "rank %d: no GPU timer", rt->me);
+        return -1;
+    }
+    return cp_ncclrt_cuda_ok(
+        rt, rt->cuda.cudaEventRecord(rt->events[end ? 1 : 0], rt->stream),
+        "cudaEventRecord");
+}
+
+int cp_ncclrt_gpu_elapsed(struct cp_ncclrt *rt, double *seconds)
+{
+    float ms = 0;
+
+    if (!rt->gpu_timer) {
+        cp_error_set(rt->err, NULL, -1, "rank %d: no GPU timer", rt->me);
+        return -1;
+    }
+    if (cp_ncclrt_cuda_ok(rt,
+                          rt->cuda.cudaEventElapsedTime(&ms, rt->events[0],
+                                                        rt->events[1]),
+                          "cudaEventElapsedTime") < 0)
+        return -1;
+    *seconds = (double)ms * 1e-3;
+    return 0;
+}
+
+/* ---- world-wide exchanges -------------------------------------------------- */
+
+int cp_ncclrt_sum(struct cp_ncclrt *rt, double *v, size_t n)
+{
+    size_t bytes = n * sizeof *v;
+
+    if (scratch(rt, bytes > 64 ? bytes : 64) < 0 ||
+        cp_ncclrt_to_buffer(rt, rt->scratch, v, bytes) < 0 ||
+        cp_ncclrt_nccl_ok(rt,
+                          rt->nccl.ncclAllReduce(rt->scratch, rt->scratch, n,
+                                                 ncclFloat64, ncclSum,
+                                                 rt->comm, rt->stream),
+                          "ncclAllReduce (result exchange)") < 0 ||
+        cp_ncclrt_sync(rt) < 0)
+        return -1;
+    return cp_ncclrt_from_buffer(rt, v, rt->scratch, bytes);
+}
+
+int cp_ncclrt_min_u64(struct cp_ncclrt *rt, uint64_t *v)
+{
+    if (scratch(rt, 64) < 0 ||
+        cp_ncclrt_to_buffer(rt, rt->scratch, v, sizeof *v) < 0 ||
+        cp_ncclrt_nccl_ok(rt,
+                          rt->nccl.ncclAllReduce(rt->scratch, rt->scratch, 1,
+                                                 ncclUint64, ncclMin,
+                                                 rt->comm, rt->stream),
+                          "ncclAllReduce (memory bound)") < 0 ||
+        cp_ncclrt_sync(rt) < 0)
+        return -1;
+    return cp_ncclrt_from_buffer(rt, v, rt->scratch, sizeof *v);
+}
+
+int cp_ncclrt_barrier(struct cp_ncclrt *rt)
+{
+    double one = 1;
+    return cp_ncclrt_sum(rt, &one, 1);
+}
+
+int cp_ncclrt_gather_names(struct cp_ncclrt *rt, const char *mine,
+                           char *names)
+{
+    const size_t width = CP_NCCLRT_NODE_NAME;
+    char own[CP_NCCLRT_NODE_NAME];
+    char *send, *recv;
+    int r;
+
+    memset(own, 0, sizeof own);
+    snprintf(own, sizeof own, "%s", mine);
+    if (rt->device) {
+        /* the p slots, then this rank's own name to send from */
+        if (scratch(rt, ((size_t)rt->p + 1) * width) < 0)
+            return -1;
+        recv = rt->scratch;
+        send = recv + (size_t)rt->p * width;
+        if (cp_ncclrt_to_buffer(rt, send, own, width) < 0)
+            return -1;
+    } else {
+        send = own;
+        recv = names;
+    }
+    if (cp_ncclrt_nccl_ok(rt,
+                          rt->nccl.ncclAllGather(send, recv, width, ncclInt8,
+                                                 rt->comm, rt->stream),
+                          "ncclAllGather (node names)") < 0 ||
+        cp_ncclrt_sync(rt) < 0)
+        return -1;
+    if (rt->device &&
+        cp_ncclrt_from_buffer(rt, names, recv, (size_t)rt->p * width) < 0)
+        return -1;
+    for (r = 0; r < rt->p; r++)
+        names[(size_t)r * width + width - 1] = '\0';
+    return 0;
+}
+
+/* ---- who is who ------------------------------------------------------------ */
+
+static int env_int(const char *name, long minimum, long maximum, long *value,
+                   struct cp_error *err)
+{
+    const char *text = getenv(name);
+    char *end;
+    long v;
+
+    if (!text)
+        return 1;
+    errno = 0;
+    v = strtol(text, &end, 10);
+    if (errno || end == text || *end || v < minimum || v > maximum) {
+        cp_error_set(err, NULL, -1, "%s=%s is not a number from %ld to %ld",
+                     name, text, minimum, maximum);
+        return -1;
+    }
+    *value = v;
+    return 0;
+}
+
+int cp_ncclrt_who(struct cp_ncclrt_who *who, struct cp_error *err)
+{
+    static const char *const sources[][2] = {
+        {"SIMNCCL_RANK", "SIMNCCL_NRANKS"},
+        {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
+        {"PMI_RANK", "PMI_SIZE"},
+        {"SLURM_PROCID", "SLURM_NTASKS"},
+        {"RANK", "WORLD_SIZE"},
+    };
+    static const char *const local[] = {
+        "SIMNCCL_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
+        "SLURM_LOCALID", "LOCAL_RANK"};
+    const char *node;
+    long r = 0, n = 1, lr = 0;
+    size_t i;
+    int got;
+
+    memset(who, 0, sizeof *who);
+    for (i = 0; i < sizeof sources / sizeof sources[0]; i++) {
+        if (!getenv(sources[i][0]))
+            continue;
+        if (!getenv(sources[i][1])) {
+            cp_error_set(err, NULL, -1, "%s is set but %s is not",
+                         sources[i][0], sources[i][1]);
+            return -1;
+        }
+        if (env_int(sources[i][1], 1, 16777216, &n, err) < 0 ||
+            env_int(sources[i][0], 0, n - 1, &r, err) < 0)
+            return -1;
+        break;
+    }
+    for (i = 0; i < sizeof local / sizeof local[0]; i++) {
+        got = env_int(local[i], 0, 1 << 20, &lr, err);
+        if (got < 0)
+            return -1;
+        if (got == 0)
+            break;
+    }
+    who->rank = (int)r;
+    who->nranks = (int)n;
+    who->local_rank = (int)lr;
+    node = getenv("COLLPROF_NODE");
+    if (!node || !*node)
+        node = getenv("SIMNCCL_NODE");
+    if (!node || !*node)
+        node = getenv("SLURMD_NODENAME");
+    if (node && *node) {
+        snprintf(who->node, sizeof who->node, "%s", node);
+    } else if (gethostname(who->node, sizeof who->node) < 0) {
+        snprintf(who->node, sizeof who->node, "localhost");
+    }
+    who->node[sizeof who->node - 1] = '\0';
+    return 0;
+}
+
+/* ---- the unique id ----------------------------------------------------------- */
+
+static int id_path(struct cp_ncclrt *rt, const struct cp_ncclrt_opts *o)
+{
+    const char *dir = o->id_dir, *job = getenv("SLURM_JOB_ID"),
+               *step = getenv("SLURM_STEP_ID"),
+               *run = getenv("TORCHELASTIC_RUN_ID");
+    int n;
+
+    if (!dir || !*dir)
+        dir = getenv("SIMNCCL_IDDIR");
+    if (!dir || !*dir)
+        dir = ".";
+    if ((job && strchr(job, '/')) || (step && strchr(step, '/')) ||
+        (run && strchr(run, '/'))) {
+        cp_error_set(rt->err, NULL, -1,
+                     "SLURM_JOB_ID, SLURM_STEP_ID or TORCHELASTIC_RUN_ID "
+                     "holds a '/'");
+        return -1;
+    }
+    n = snprintf(rt->id_path, sizeof rt->id_path,
+                 "%s/.collprof-%s-ncclid%s%s%s%s%s%s", dir,
+                 o->id_tag ? o->id_tag : "run", job ? "." : "",
+                 job ? job : "", step ? "." : "", step ? step : "",
+                 run ? "." : "", run ? run : "");
+    if (n < 0 || (size_t)n >= sizeof rt->id_path) {
+        cp_error_set(rt->err, NULL, -1, "the id file name in %s is too long",
+                     dir);
+        return -1;
+    }
+    return 0;
+}
+
+static int publish_id(struct cp_ncclrt *rt, const ncclUniqueId *id)
+{
+    /* a fresh name, renamed into place: never through a planted link */
+    if (cp_path_write(rt->id_path, id->internal, sizeof id->internal, 0600,
+                      rt->err) < 0)
+        return -1;
+    rt->id_published = 1;
+    return 0;
+}
+
+static int wait_id(struct cp_ncclrt *rt, ncclUniqueId *id)
+{
+    const struct timespec pause = {.tv_sec = 0, .tv_nsec = 10000000};
+    double deadline = cp_ncclrt_now_s() + rt->id_timeout_s;
+    int fd = -1, rc = -1;
+    size_t got = 0;
+
+    for (;;) {
+        fd = cp_path_open_input(rt->id_path, CP_PATH_NOFOLLOW, rt->err);
+        if (fd >= 0)
+            break;
+        if (errno != ENOENT)
+            return -1;
+        if (cp_ncclrt_now_s() > deadline) {
+            cp_error_set(rt->err, NULL, -1,
+                         "rank %d: no NCCL unique id from rank 0 in %s after "
+                         "%g s (is rank 0 running, and do all ranks see this "
+                         "directory? --id-dir, or NCCL_COMM_ID)",
+                         rt->me, rt->id_path, rt->id_timeout_s);
+            return -1;
+        }
+        nanosleep(&pause, NULL);
+    }
+    while (got < sizeof id->internal) {
+        ssize_t n = read(fd, id->internal + got, sizeof id->internal - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
+    if (got != sizeof id->internal) {
+        cp_error_set(rt->err, NULL, -1, "%s holds %zu bytes, not an NCCL id",
+                     rt->id_path, got);
+        goto out;
+    }
+    rc = 0;
+out:
+    close(fd);
+    return rc;
+}
+
+static int exchange_id(struct cp_ncclrt *rt, const struct cp_ncclrt_opts *o,
+                       ncclUniqueId *id)
+{
+    memset(id, 0, sizeof *id);
+    /* NCCL_COMM_ID: every rank derives the id from the address itself. */
+    if (rt->p == 1 || getenv("NCCL_COMM_ID") || rt->me == 0) {
+        if (cp_ncclrt_nccl_ok(rt, rt->nccl.ncclGetUniqueId(id),
+                              "ncclGetUniqueId") < 0)
+            return -1;
+        if (rt->p == 1 || getenv("NCCL_COMM_ID"))
+            return 0;
+    }
+    if (id_path(rt, o) < 0)
+        return -1;
+    return rt->me == 0 ? publish_id(rt, id) : wait_id(rt, id);
+}
+
+/* ---- the communicator ---------------------------------------------------------- */
+
+int cp_ncclrt_open(struct cp_ncclrt *rt, const struct cp_ncclrt_opts *o,
+                   const struct cp_ncclrt_who *who, struct cp_error *err)
+{
+    ncclUniqueId id;
+    ncclResult_t res;
+    int ndev = 0, cuda_ok = 0;
+
+    memset(rt, 0, sizeof *rt);
+    rt->err = err;
+    rt->me = who->rank;
+    rt->p = who->nranks;
+    rt->id_timeout_s = o->id_timeout_s;
+    if (load_nccl(rt, o->nccl_path) < 0)
+        return -1;
+
+    /* Device buffers where a GPU is there and the NCCL can use them. */
+    if (o->memory != CP_NCCLRT_MEMORY_HOST && load_cuda(&rt->cuda) == 0 &&
+        rt->cuda.cudaGetDeviceCount(&ndev) == 0 && ndev > 0)
+        cuda_ok = 1;
+    if (o->memory == CP_NCCLRT_MEMORY_DEVICE && !cuda_ok) {
+        cp_error_set(err, NULL, -1,
+                     "--memory device: no GPU (libcudart could not be "
+                     "loaded or sees no device)");
+        return -1;
+    }
+    rt->device = o->memory == CP_NCCLRT_MEMORY_DEVICE ||
+                 (o->memory == CP_NCCLRT_MEMORY_AUTO && cuda_ok &&
+                  !getenv("SIMNCCL_NRANKS"));
+    if (rt->device) {
+        if (cp_ncclrt_cuda_ok(rt,
+                              rt->cuda.cudaSetDevice(who->local_rank % ndev),
+                              "cudaSetDevice") < 0)
+            return -1;
+        if (cp_ncclrt_cuda_ok(rt, rt->cuda.cudaStreamCreate(&rt->stream),
+                              "cudaStreamCreate") < 0) {
+            rt->stream = NULL;
+            return -1;
+        }
+    }
+    if (rt->nccl.ncclGetVersion(&rt->nccl_version) != ncclSuccess)
+        rt->nccl_version = 0;
+
+    if (exchange_id(rt, o, &id) < 0)
+        return -1;
+    res = rt->nccl.ncclCommInitRank(&rt->comm, rt->p, id, rt->me);
+    if (res != ncclSuccess) {
+        rt->comm = NULL;
+        return cp_ncclrt_nccl_ok(rt, res, "ncclCommInitRank");
+    }
+    if (o->gpu_timer) {
+        /* Every rank times with events, or none does (the sum is the
+         * barrier). */
+        int mine = make_events(rt);
+        double have = mine;
+        if (cp_ncclrt_sum(rt, &have, 1) < 0)
+            return -1;
+        rt->gpu_timer = have == rt->p;
+        if (rt->gpu_timer)
+            snprintf(rt->gpu_timer_why, sizeof rt->gpu_timer_why,
+                     "CUDA events on each rank's stream around the timed "
+                     "calls");
+        else if (mine)
+            snprintf(rt->gpu_timer_why, sizeof rt->gpu_timer_why,
+                     "not every rank could create its CUDA events");
+        if (!rt->gpu_timer)
+            destroy_events(rt);
+    } else if (cp_ncclrt_barrier(rt) < 0) {
+        return -1;
+    }
+    if (rt->id_published) { /* every rank has read it by now */
+        unlink(rt->id_path);
+        rt->id_published = 0;
+    }
+    return 0;
+}
+
+void cp_ncclrt_close(struct cp_ncclrt *rt, int ok)
+{
+    if (!rt)
+        return;
+    if (rt->comm) {
+        if (ok || !rt->nccl.ncclCommAbort)
+            rt->nccl.ncclCommDestroy(rt->comm);
+        else
+            rt->nccl.ncclCommAbort(rt->comm);
+        rt->comm = NULL;
+    }
+    destroy_events(rt);
+    cp_ncclrt_free(rt, rt->scratch, rt->device);
+    rt->scratch = NULL;
+    rt->scratch_bytes = 0;
+    if (rt->device && rt->stream)
+        rt->cuda.cudaStreamDestroy(rt->stream);
+    rt->stream = NULL;
+    if (rt->id_published)
+        unlink(rt->id_path);
+    rt->id_published = 0;
+}
+
+/* ---- command-line options ------------------------------------------------- */
+
+int cp_ncclrt_parse_option(struct cp_ncclrt_opts *o, int code,
+                           const char *text, struct cp_error *err)
+{
+    struct cp_error e;
+    double seconds;
+
+    switch (code) {
+    case CP_NCCLRT_OPT_MEMORY:
+        if (strcmp(text, "host") == 0)
+            o->memory = CP_NCCLRT_MEMORY_HOST;
+        else if (strcmp(text, "device") == 0)
+            o->memory = CP_NCCLRT_MEMORY_DEVICE;
+        else if (strcmp(text, "auto") == 0)
+            o->memory = CP_NCCLRT_MEMORY_AUTO;
+        else {
+            cp_error_set(err, NULL, -1,
+                         "--memory: host, device or auto, not '%s'", text);
+            return -1;
+        }
+        return 0;
+    case CP_NCCLRT_OPT_NCCL:
+        o->nccl_path = text;
+        return 0;
+    case CP_NCCLRT_OPT_ID_DIR:
+        o->id_dir = text;
+        return 0;
+    case CP_NCCLRT_OPT_ID_TIMEOUT:
+        if (cp_units_parse_time(text, &seconds, &e) < 0) {
+            cp_error_set(err, NULL, -1, "--id-timeout: %s", e.text);
+            return -1;
+        }
+        if (!(seconds > 0)) {
+            cp_error_set(err, NULL, -1, "--id-timeout: must be above 0");
+            return -1;
+        }
+        o->id_timeout_s = seconds;
+        return 0;
+    default:
+        cp_error_set(err, NULL, -1, "option code %d is not the runtime's",
+                     code);
+        return -1;
+    }
+}

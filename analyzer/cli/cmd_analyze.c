@@ -1,0 +1,503 @@
+/* cmd_analyze.c - collprof analyze: where the communication time went. */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cp_path.h"
+#include "cp_analysis.h"
+#include "cp_hang.h"
+#include "cp_cmds.h"
+#include "cp_probeview.h"
+#include "cp_units.h"
+
+#ifndef CP_SYSCONFDIR
+#define CP_SYSCONFDIR "/etc"
+#endif
+#define DEFAULT_PROFILE CP_SYSCONFDIR "/collprof/profile"
+
+#define EXIT_UNUSABLE 1
+#define EXIT_USAGE 2
+#define EXIT_FINDINGS 3
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: collprof analyze DIR|FILE... -o OUT [OPTIONS]\n"
+            "\n"
+            "Reads the rank logs (*.cplog) of one job - every file in each DIR,\n"
+            "or the FILEs given - joins the calls of every collective across\n"
+            "ranks, fits the alpha-beta model per link class and explains where\n"
+            "the communication time went.  Writes OUT/report.json (schema\n"
+            "collprof.report/1, docs/report-schema.md) and OUT/report.html (the\n"
+            "same report as one self-contained page), and prints a verdict of\n"
+            "at most five lines.\n"
+            "\n"
+            "  -o, --output OUT     directory for report.json and report.html\n"
+            "                       (created if missing)\n"
+            "      --profile FILE   expected latency and bandwidth per link class,\n"
+            "                       one line each:\n"
+            "                         intra alpha=5us bandwidth=2GB/s\n"
+            "                         inter alpha=20us bandwidth=400MB/s\n"
+            "                       (a simnccl topology file works too).  Without\n"
+            "                       it, " DEFAULT_PROFILE " is read\n"
+            "                       when it exists; without either, the model is\n"
+            "                       fitted to the job's own calls\n"
+            "      --no-profile     do not read the default profile\n"
+            "      --probe FILE     the probe.json of collprof probe on the\n"
+            "                       job's nodes: pairs it measured slow name\n"
+            "                       the slow link among a communicator's\n"
+            "                       candidates, and fill the node-pair view.\n"
+            "                       Without it, DIR/probe/probe.json or\n"
+            "                       DIR/probe.json of a DIR given is read\n"
+            "      --no-probe       do not look for a probe.json in DIR\n"
+            "      --steps N        the run had N training steps (default: the\n"
+            "                       period of the call pattern)\n"
+            "      --bucket SIZE    evaluate fusing latency-bound calls into buckets\n"
+            "                       of SIZE (default: 25MB, or 10 x n1/2 if larger)\n"
+            "      --fail-on LEVEL  exit 3 when a finding of severity LEVEL\n"
+            "                       (warning or critical) or worse exists\n"
+            "  -q, --quiet          no verdict and no progress; problems with the\n"
+            "                       inputs are still printed\n"
+            "      --follow-symlinks  read a log that is a symbolic link (by\n"
+            "                       default refused) when it points to a file\n"
+            "                       of the invoking user\n"
+            "  -h, --help           this text\n"
+            "\n"
+            "Bad inputs (empty, foreign, truncated or corrupt files, fifos,\n"
+            "devices, symbolic links, logs of another job) are named on stderr\n"
+            "with the offset of the problem and listed in the report; the rest\n"
+            "is analyzed.  Logs of several jobs:\n"
+            "the job most files belong to is analyzed, the others are skipped.\n"
+            "\n"
+            "Exit status: 0 the analysis ran (whatever it found); 1 no readable\n"
+            "log, or the report could not be written; 2 bad usage; 3 --fail-on\n"
+            "matched a finding.\n");
+}
+
+/* OUT/report.json through a temporary file, so that a reader never sees
+ * half a report (cp_path: never through a name someone else planted). */
+static int write_report(const char *outdir, json_t *report, char *path,
+                        size_t pathlen)
+{
+    struct cp_path_out out;
+    struct cp_error err;
+
+    if (cp_path_mkdir(outdir, 0755) < 0) {
+        fprintf(stderr, "collprof analyze: cannot create %s: %s\n", outdir,
+                strerror(errno));
+        return -1;
+    }
+    snprintf(path, pathlen, "%s/report.json", outdir);
+    if (cp_path_create(&out, path, CP_PATH_MODE, &err) < 0) {
+        fprintf(stderr, "collprof analyze: %s\n", err.text);
+        return -1;
+    }
+    if (json_dumpf(report, out.f,
+                   JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+                       JSON_REAL_PRECISION(10)) < 0) {
+        fprintf(stderr, "collprof analyze: cannot write %s\n", path);
+        cp_path_discard(&out);
+        return -1;
+    }
+    if (cp_path_install(&out, &err) < 0) {
+        fprintf(stderr, "collprof analyze: %s\n", err.text);
+        return -1;
+    }
+    return 0;
+}
+
+struct progress {
+    int printed;
+};
+
+static void on_progress(void *ctx, uint64_t done, uint64_t total)
+{
+    struct progress *p = ctx;
+
+    if (done >= total && !p->printed)
+        return; /* short input: no progress line at all */
+    fprintf(stderr, "collprof analyze: %.1fM of %.1fM records read (%.0f%%)\n",
+            (double)done / 64 / 1e6, (double)total / 64 / 1e6,
+            total ? 100.0 * (double)done / (double)total : 100.0);
+    p->printed = 1;
+}
+
+static const struct cp_analysis_finding *find_kind(const struct cp_analysis *an,
+                                          const char *kind)
+{
+    size_t i;
+
+    for (i = 0; i < an->nfindings; i++)
+        if (strcmp(an->findings[i].kind, kind) == 0)
+            return &an->findings[i];
+    return NULL;
+}
+
+static double evidence_num(const struct cp_analysis_finding *f, const char *key)
+{
+    json_t *v = json_object_get(f->evidence, key);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* Where a finding points, for the verdict: " n2-n4" for a link, " rank 5
+ * on n3" for one rank, " n3" for one node; "" when it is about the whole
+ * job. */
+static void finding_place(const struct cp_analysis *an,
+                          const struct cp_analysis_finding *f, char *buf,
+                          size_t size)
+{
+    buf[0] = '\0';
+    if (f->nnodes == 2 && f->nodes[0] < an->nnodes &&
+        f->nodes[1] < an->nnodes)
+        snprintf(buf, size, " %s-%s", an->nodes[f->nodes[0]].name,
+                 an->nodes[f->nodes[1]].name);
+    else if (f->nranks == 1 && f->nnodes == 1 && f->nodes[0] < an->nnodes)
+        snprintf(buf, size, " rank %d on %s", f->ranks[0],
+                 an->nodes[f->nodes[0]].name);
+    else if (f->nranks == 1)
+        snprintf(buf, size, " rank %d", f->ranks[0]);
+    else if (f->nnodes == 1 && f->nodes[0] < an->nnodes && an->nnodes > 1)
+        snprintf(buf, size, " %s", an->nodes[f->nodes[0]].name);
+}
+
+/* Whether a link class is judged by a weak fit (few points, poor quality). */
+static int weak_model(const struct cp_analysis *an)
+{
+    unsigned k;
+
+    for (k = 0; k < CP_LINK_COUNT; k++)
+        if (an->model[k].source == CP_SOURCE_FIT && an->model[k].fit_weak)
+            return 1;
+    return 0;
+}
+
+static void print_verdict(const struct cp_analysis *an, const char *report,
+                          const char *html)
+{
+    const struct cp_analysis_summary *s = &an->summary;
+    const struct cp_analysis_finding *lat = find_kind(an, "latency_bound");
+    char b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE], b3[CP_UNITS_BUFSIZE],
+        line[512];
+    size_t i, len;
+    unsigned k;
+
+    if (cp_hang_headline(an))
+        printf("%s\n", cp_hang_headline(an));
+    printf("collprof: %zu rank%s on %zu node%s", an->nranks,
+           an->nranks == 1 ? "" : "s", an->nnodes, an->nnodes == 1 ? "" : "s");
+    if (s->nmissing)
+        printf(" (%zu of %d ranks left no log)", s->nmissing, an->world_size);
+    printf(", %llu calls", (unsigned long long)s->calls);
+    if (s->failed_calls)
+        printf(" (%llu failed)", (unsigned long long)s->failed_calls);
+    if (isfinite(s->rank_share_median))
+        printf("; each rank %.0f%% of the run in NCCL (median; worst rank "
+               "%d: %.0f%%), a call in progress %s of the %s run, %s of "
+               "rank time waiting for late arrivals\n",
+               100 * s->rank_share_median, s->rank_share_max_rank,
+               100 * s->rank_share_max,
+               cp_units_format_time(s->busy_s, b1, sizeof b1),
+               cp_units_format_time(s->span_s, b2, sizeof b2),
+               cp_units_format_time(s->wait_time_s, b3, sizeof b3));
+    else
+        printf("\n");
+
+    if (lat) {
+        json_t *sizes = json_object_get(lat->evidence, "sizes");
+        json_t *top = json_array_get(sizes, 0);
+        const char *op = json_string_value(json_object_get(top, "op"));
+        double saving = evidence_num(lat, "saving_per_step_s");
+        printf("collprof: %.0f%% of it latency-bound (%s <= %s); fusing the "
+               "gradient all-reduces into %s buckets would save ~%s/%s "
+               "(%.0f%%)\n",
+               100 * s->latency_bound_share, op ? op : "calls",
+               cp_units_format_size(
+                   json_number_value(json_object_get(top, "max_bytes")), b1,
+                   sizeof b1),
+               cp_units_format_size(evidence_num(lat, "bucket_bytes"), b2,
+                                    sizeof b2),
+               cp_units_format_time(saving, b3, sizeof b3),
+               s->steps > 1 ? "step" : "run",
+               100 * evidence_num(lat, "saving_share"));
+    } else if (isfinite(s->latency_bound_share) &&
+               s->latency_bound_share >= 0.10 && weak_model(an)) {
+        printf("collprof: %.0f%% of it latency-bound by a weak fit (few call "
+               "sizes or a poor fit): no advice on it\n",
+               100 * s->latency_bound_share);
+    } else if (isfinite(s->latency_bound_share) &&
+               s->latency_bound_share >= 0.10) {
+        printf("collprof: %.0f%% of it latency-bound; fusing gradient "
+               "buckets would not gain 1%% of the run or 1 ms per step\n",
+               100 * s->latency_bound_share);
+    } else if (isfinite(s->latency_bound_share)) {
+        printf("collprof: %.0f%% of it latency-bound: bucket sizes are fine\n",
+               100 * s->latency_bound_share);
+    } else {
+        printf("collprof: no model (too few call sizes to fit, no profile): "
+               "regimes not judged\n");
+    }
+
+    len = 0;
+    line[0] = '\0';
+    for (k = 0; k < CP_LINK_COUNT; k++) {
+        const struct cp_analysis_link *m = &an->model[k];
+        if (m->source == CP_SOURCE_NONE || m->bw_calls == 0)
+            continue;
+        len += (size_t)snprintf(
+            line + len, sizeof line - len,
+            "%s%s-node busbw %s, %.0f%% of the model (%s, alpha %s%s)",
+            len ? "; " : "", k == CP_LINK_INTER ? "inter" : "intra",
+            cp_units_format_bandwidth(m->busbw_Bps, b1, sizeof b1),
+            100 * m->busbw_Bps / m->model_busbw_Bps,
+            cp_units_format_bandwidth(m->bandwidth_Bps, b2, sizeof b2),
+            cp_units_format_time(m->alpha_s, b3, sizeof b3),
+            m->source == CP_SOURCE_FIT && m->fit_weak ? "; a weak fit" : "");
+        if (len >= sizeof line)
+            break;
+    }
+    if (line[0])
+        printf("collprof: %s\n", line);
+
+    len = 0;
+    line[0] = '\0';
+    for (i = 0; i < an->nfindings && len < sizeof line - 160; i++) {
+        const struct cp_analysis_finding *f = &an->findings[i];
+        char where[140];
+        if (f->severity < CP_SEVERITY_WARNING ||
+            strcmp(f->kind, "latency_bound") == 0)
+            continue;
+        finding_place(an, f, where, sizeof where);
+        len += (size_t)snprintf(line + len, sizeof line - len, "%s%s%s (%s)",
+                                len ? ", " : "", f->kind, where,
+                                cp_analysis_severity_name(f->severity));
+    }
+    printf("collprof: %s%s%zu finding%s in %s%s%s",
+           line[0] ? line : "", line[0] ? "; " : "", an->nfindings,
+           an->nfindings == 1 ? "" : "s", report, html ? " and " : "",
+           html ? html : "");
+    if (s->inputs_skipped)
+        printf(" (%u input%s skipped)", s->inputs_skipped,
+               s->inputs_skipped == 1 ? "" : "s");
+    printf("\n");
+}
+
+/* A probe of other nodes than the job's: what was not used, by name. */
+static void print_probe_warnings(const struct cp_analysis *an)
+{
+    const struct cp_analysis_probe *pr = &an->topology.probe;
+    char list[512] = "";
+    size_t i, len = 0;
+
+    if (!pr->file || pr->nunknown == 0)
+        return;
+    for (i = 0; i < pr->nunknown && len < 400; i++)
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%s",
+                                i ? ", " : "", pr->unknown[i]);
+    if (i < pr->nunknown)
+        snprintf(list + len, sizeof list - len, " and %zu more",
+                 pr->nunknown - i);
+    if (pr->matched_nodes == 0)
+        fprintf(stderr,
+                "collprof analyze: warning: %s: the probe measured other "
+                "nodes than the job's (%s): it is not used\n",
+                pr->file, list);
+    else
+        fprintf(stderr,
+                "collprof analyze: warning: %s: %zu of the probe's %zu nodes "
+                "are not in the job (%s): only the %zu pairs between the "
+                "job's nodes are used\n",
+                pr->file, pr->nunknown, pr->nodes, list, pr->pairs);
+}
+
+int cp_cmd_analyze(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"output", required_argument, NULL, 'o'},
+        {"profile", required_argument, NULL, 'p'},
+        {"no-profile", no_argument, NULL, 'P'},
+        {"probe", required_argument, NULL, 'r'},
+        {"no-probe", no_argument, NULL, 'R'},
+        {"steps", required_argument, NULL, 's'},
+        {"bucket", required_argument, NULL, 'b'},
+        {"fail-on", required_argument, NULL, 'f'},
+        {"quiet", no_argument, NULL, 'q'},
+        {"follow-symlinks", no_argument, NULL, 'L'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    const char *outdir = NULL, *profile_path = NULL, *probe_path = NULL;
+    struct cp_analysis_opts opts;
+    struct cp_profile profile;
+    struct cp_probeview probe;
+    char found_probe[4200];
+    int no_probe = 0;
+    struct cp_analysis *an = NULL;
+    struct cp_error err;
+    struct progress prog = {0};
+    json_t *report = NULL;
+    char path[4200], html[4200];
+    int html_ok = 0;
+    int quiet = 0, no_profile = 0, fail_on = -1, c, rc = EXIT_USAGE;
+    size_t i;
+
+    cp_analysis_opts_init(&opts);
+    memset(&probe, 0, sizeof probe);
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+            outdir = optarg;
+            break;
+        case 'p':
+            profile_path = optarg;
+            break;
+        case 'P':
+            no_profile = 1;
+            break;
+        case 'r':
+            probe_path = optarg;
+            break;
+        case 'R':
+            no_probe = 1;
+            break;
+        case 's': {
+            uint64_t v = 0;
+            if (cp_units_parse_count(optarg, UINT32_MAX, &v, &err) < 0) {
+                fprintf(stderr, "collprof analyze: --steps: %s\n", err.text);
+                goto out;
+            }
+            if (v == 0) {
+                fprintf(stderr, "collprof analyze: --steps: must be at least "
+                                "1\n");
+                goto out;
+            }
+            opts.steps = (unsigned)v;
+            break;
+        }
+        case 'b':
+            if (cp_units_parse_size(optarg, &opts.bucket_bytes, &err) < 0) {
+                fprintf(stderr, "collprof analyze: --bucket: %s\n", err.text);
+                goto out;
+            }
+            if (!(opts.bucket_bytes >= 1)) {
+                fprintf(stderr, "collprof analyze: --bucket: must be at "
+                                "least 1 byte\n");
+                goto out;
+            }
+            break;
+        case 'f': {
+            enum cp_analysis_severity sev;
+            if (cp_analysis_severity_from_name(optarg, &sev) < 0 ||
+                sev == CP_SEVERITY_INFO) {
+                fprintf(stderr,
+                        "collprof analyze: --fail-on: expected warning or "
+                        "critical, got '%s'\n",
+                        optarg);
+                goto out;
+            }
+            fail_on = (int)sev;
+            break;
+        }
+        case 'L':
+            cp_path_set_log_links(CP_PATH_FOLLOW);
+            break;
+        case 'q':
+            quiet = 1;
+            break;
+        case 'h':
+            usage(stdout);
+            rc = 0;
+            goto out;
+        default:
+            usage(stderr);
+            goto out;
+        }
+    }
+    if (optind >= argc) {
+        fprintf(stderr, "collprof analyze: no log directory or file given "
+                        "(try collprof analyze --help)\n");
+        goto out;
+    }
+    if (!outdir) {
+        fprintf(stderr, "collprof analyze: -o OUT is required: the directory "
+                        "for report.json\n");
+        goto out;
+    }
+    if (profile_path || (!no_profile && access(DEFAULT_PROFILE, R_OK) == 0)) {
+        const char *p = profile_path ? profile_path : DEFAULT_PROFILE;
+        if (cp_profile_parse_file(p, &profile, &err) < 0) {
+            fprintf(stderr, "collprof analyze: %s\n", err.text);
+            rc = profile_path ? EXIT_USAGE : EXIT_UNUSABLE;
+            goto out;
+        }
+        opts.profile = &profile;
+    }
+    if (!probe_path && !no_probe &&
+        cp_probeview_find((const char *const *)(argv + optind), found_probe,
+                          sizeof found_probe))
+        probe_path = found_probe;
+    if (probe_path) {
+        /* a probe named on the command line that cannot be read is a
+         * usage error; one found next to the logs makes them unusable as
+         * given (--no-probe analyzes without it) */
+        if (cp_probeview_read(probe_path, &probe, &err) < 0) {
+            fprintf(stderr, "collprof analyze: %s%s\n", err.text,
+                    probe_path == found_probe
+                        ? " (found next to the logs; --no-probe ignores it)"
+                        : "");
+            rc = probe_path == found_probe ? EXIT_UNUSABLE : EXIT_USAGE;
+            goto out;
+        }
+        opts.probe = &probe;
+    }
+    if (!quiet) {
+        opts.progress = on_progress;
+        opts.progress_ctx = &prog;
+    }
+
+    an = cp_analysis_run((const char *const *)(argv + optind), &opts, &err);
+    if (!an) {
+        fprintf(stderr, "collprof analyze: %s\n", err.text);
+        rc = EXIT_UNUSABLE;
+        goto out;
+    }
+    for (i = 0; i < an->nproblems; i++) {
+        const struct cp_analysis_problem *p = &an->problems[i];
+        if (p->offset >= 0)
+            fprintf(stderr, "collprof analyze: %s: offset %lld: %s\n", p->file,
+                    (long long)p->offset, p->message);
+        else
+            fprintf(stderr, "collprof analyze: %s: %s\n", p->file, p->message);
+    }
+    print_probe_warnings(an);
+    report = cp_analysis_to_json(an);
+    if (!report) {
+        fprintf(stderr, "collprof analyze: out of memory writing the report\n");
+        rc = EXIT_UNUSABLE;
+        goto out;
+    }
+    if (write_report(outdir, report, path, sizeof path) < 0) {
+        rc = EXIT_UNUSABLE;
+        goto out;
+    }
+    /* the page is a view of the same report; without it report.json still
+     * holds everything, so a failure is reported but does not fail the run */
+    snprintf(html, sizeof html, "%s/report.html", outdir);
+    html_ok = cp_report_html(report, path, html, "analyze") == 0;
+    if (!quiet)
+        print_verdict(an, path, html_ok ? html : NULL);
+    rc = 0;
+    if (fail_on >= 0 && cp_analysis_worst_severity(an) >= fail_on)
+        rc = EXIT_FINDINGS;
+out:
+    json_decref(report);
+    cp_analysis_destroy(an);
+    cp_probeview_clear(&probe);
+    return rc;
+}

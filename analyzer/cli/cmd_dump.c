@@ -1,0 +1,216 @@
+/* cmd_dump.c - collprof dump: the recorded calls, one line each. */
+#include "config.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cp_cmds.h"
+#include "cp_logread.h"
+#include "cp_path.h"
+
+enum dump_mode { DUMP_TEXT, DUMP_CSV, DUMP_SUMMARY };
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: collprof dump [--csv | --summary] [--all] DIR|FILE...\n"
+            "\n"
+            "Prints every recorded NCCL call of the rank logs (*.cplog) in DIR,\n"
+            "or of the given files, one line per call, file by file in name\n"
+            "order and call by call in completion order.\n"
+            "\n"
+            "  --csv       comma-separated, with a header line:\n"
+            "              rank,node,pid,comm,seq,op,dtype,count,bytes,redop,\n"
+            "              peer,nranks,comm_rank,group,flags,result,start_ns,\n"
+            "              end_ns,duration_ns\n"
+            "  --summary   per process: rank, node, calls, communicators, and\n"
+            "              calls per operation\n"
+            "  --all       text mode: also communicator, group and clock records\n"
+            "  --follow-symlinks  read logs that are symbolic links to files\n"
+            "              of the invoking user (by default refused)\n"
+            "\n"
+            "bytes = count x element size (the call's own buffer argument);\n"
+            "seq is empty for calls NCCL refused.  A damaged file is reported\n"
+            "on stderr, and everything readable is still printed.\n");
+}
+
+static void print_call(enum dump_mode mode, const struct cp_log_header *h,
+                       const struct cp_rec_call *c)
+{
+    const char *op = cp_op_name(c->op);
+    uint64_t bytes = c->count * cp_dtype_size(c->dtype);
+    char seq[16] = "";
+
+    if (c->seq != UINT32_MAX)
+        snprintf(seq, sizeof seq, "%u", c->seq);
+    if (mode == DUMP_CSV) {
+        printf("%d,%s,%d,%016" PRIx64 ",%s,%s,%s,%" PRIu64 ",%" PRIu64
+               ",%s,%d,%u,%u,%u,0x%x,%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
+               h->global_rank, h->node, h->pid, c->comm_id, seq,
+               op ? op : "unknown", cp_dtype_name(c->dtype), c->count, bytes,
+               cp_redop_name(c->redop), c->peer, c->nranks, c->rank, c->group,
+               c->flags, c->result, c->start_ns, c->end_ns,
+               cp_rec_call_in_flight(c) ? 0 : c->end_ns - c->start_ns);
+        return;
+    }
+    if (cp_rec_call_in_flight(c)) {
+        printf("rank %d node %s comm %016" PRIx64 " seq %s %s %s x %" PRIu64
+               " (%" PRIu64 " B) %s peer %d nranks %u rank %u group %u "
+               "flags 0x%x start %" PRIu64 " in flight (never returned)\n",
+               h->global_rank, h->node, c->comm_id, seq[0] ? seq : "-",
+               op ? op : "unknown", cp_dtype_name(c->dtype), c->count, bytes,
+               cp_redop_name(c->redop), c->peer, c->nranks, c->rank, c->group,
+               c->flags, c->start_ns);
+        return;
+    }
+    printf("rank %d node %s comm %016" PRIx64 " seq %s %s %s x %" PRIu64
+           " (%" PRIu64 " B) %s peer %d nranks %u rank %u group %u "
+           "flags 0x%x result %d start %" PRIu64 " dur %.3f us\n",
+           h->global_rank, h->node, c->comm_id, seq[0] ? seq : "-",
+           op ? op : "unknown", cp_dtype_name(c->dtype), c->count, bytes,
+           cp_redop_name(c->redop), c->peer, c->nranks, c->rank, c->group,
+           c->flags, c->result, c->start_ns,
+           (double)(c->end_ns - c->start_ns) / 1e3);
+}
+
+static void print_other(const struct cp_log_header *h, const union cp_rec *r)
+{
+    switch (r->kind) {
+    case CP_REC_COMM:
+        printf("rank %d node %s comm-event how %u comm %016" PRIx64
+               " parent %016" PRIx64 " nranks %u rank %u color %d key %d "
+               "dev %d name '%.*s' result %d time %" PRIu64 "\n",
+               h->global_rank, h->node, r->comm.how, r->comm.comm_id,
+               r->comm.parent_id, r->comm.nranks, r->comm.rank, r->comm.color,
+               r->comm.key, r->comm.cuda_dev, CP_COMM_NAME_LEN, r->comm.name,
+               r->comm.result, r->comm.time_ns);
+        break;
+    case CP_REC_GROUP:
+        printf("rank %d node %s group %u calls %u result %d start %" PRIu64
+               " dur %.3f us\n",
+               h->global_rank, h->node, r->group.group, r->group.ncalls,
+               r->group.result, r->group.start_ns,
+               (double)(r->group.end_ns - r->group.start_ns) / 1e3);
+        break;
+    case CP_REC_CLOCK:
+        printf("rank %d node %s clock realtime %" PRIu64 " monotonic %" PRIu64
+               "\n",
+               h->global_rank, h->node, r->clock.realtime_ns,
+               r->clock.monotonic_ns);
+        break;
+    default:
+        printf("rank %d node %s record kind %u\n", h->global_rank, h->node,
+               r->kind);
+    }
+}
+
+static void print_summary(const char *path, const struct cp_log_header *h,
+                          const uint64_t *per_op, uint64_t calls,
+                          uint64_t comms)
+{
+    unsigned op;
+
+    printf("%s: rank %d node %s pid %d timer %s: %" PRIu64 " calls, %" PRIu64
+           " communicators%s",
+           path, h->global_rank, h->node, h->pid, cp_timer_name(h->timer),
+           calls, comms,
+           h->flags & CP_HDR_CLOSED ? "" : " (not closed: process killed?)");
+    if (h->flags & CP_HDR_DISABLED)
+        printf(" (profiling turned off mid-run; %" PRIu64 " calls not logged)",
+               h->records_dropped);
+    for (op = 0; op < CP_OP_MAX; op++) {
+        const char *name = cp_op_name(op);
+        if (per_op[op])
+            printf(", %s %" PRIu64, name ? name : "unknown", per_op[op]);
+    }
+    printf("\n");
+}
+
+/* Dump one file; returns 0, or -1 if it could not be read at all. */
+static int dump_file(const char *path, enum dump_mode mode, int all)
+{
+    struct cp_error err;
+    struct cp_logfile *lf = cp_logfile_open(path, &err);
+    const struct cp_log_header *h;
+    const struct cp_error *problem;
+    uint64_t per_op[CP_OP_MAX] = {0}, calls = 0, comms = 0;
+    union cp_rec rec;
+
+    if (!lf) {
+        fprintf(stderr, "collprof: %s\n", err.text);
+        return -1;
+    }
+    h = cp_logfile_header(lf);
+    while (cp_logfile_next(lf, &rec, NULL) == 1) {
+        if (rec.kind == CP_REC_CALL) {
+            calls++;
+            if (rec.call.op < CP_OP_MAX)
+                per_op[rec.call.op]++;
+            if (mode != DUMP_SUMMARY)
+                print_call(mode, h, &rec.call);
+        } else {
+            if (rec.kind == CP_REC_COMM && rec.comm.how <= CP_COMM_SHRINK &&
+                rec.comm.result == 0)
+                comms++;
+            if (all && mode == DUMP_TEXT)
+                print_other(h, &rec);
+        }
+    }
+    if (mode == DUMP_SUMMARY)
+        print_summary(path, h, per_op, calls, comms);
+    problem = cp_logfile_problem(lf);
+    if (problem)
+        fprintf(stderr, "collprof: %s\n", problem->text);
+    cp_logfile_close(lf);
+    return 0;
+}
+
+int cp_cmd_dump(int argc, char **argv)
+{
+    static const struct option opts[] = {{"csv", no_argument, 0, 'c'},
+                                         {"summary", no_argument, 0, 's'},
+                                         {"all", no_argument, 0, 'a'},
+                                         {"follow-symlinks", no_argument, 0,
+                                          'L'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    enum dump_mode mode = DUMP_TEXT;
+    int c, all = 0, rc = 0, i, j;
+
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'c': mode = DUMP_CSV; break;
+        case 's': mode = DUMP_SUMMARY; break;
+        case 'a': all = 1; break;
+        case 'L': cp_path_set_log_links(CP_PATH_FOLLOW); break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (optind >= argc) {
+        fprintf(stderr, "collprof dump: give a log directory or file "
+                        "(collprof dump --help)\n");
+        return 2;
+    }
+    if (mode == DUMP_CSV)
+        printf("rank,node,pid,comm,seq,op,dtype,count,bytes,redop,peer,nranks,"
+               "comm_rank,group,flags,result,start_ns,end_ns,duration_ns\n");
+    for (i = optind; i < argc; i++) {
+        struct cp_error err;
+        char **paths;
+        int n = cp_logdir_list(argv[i], &paths, &err);
+        if (n < 0) {
+            fprintf(stderr, "collprof: %s\n", err.text);
+            rc = 1;
+            continue;
+        }
+        for (j = 0; j < n; j++)
+            if (dump_file(paths[j], mode, all) < 0)
+                rc = 1;
+        cp_logdir_free(paths);
+    }
+    return rc;
+}

@@ -1,0 +1,373 @@
+/* cp_logread.c - streaming reader of rank logs. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cp_logread.h"
+#include "cp_path.h"
+
+#define READ_BUFFER (64 * 1024)
+
+struct cp_logfile {
+    int fd;
+    int swapped;
+    char *path;
+    struct cp_log_header hdr;
+    uint32_t header_size, record_size;
+    uint64_t offset; /* of buf[0] in the file */
+    size_t fill, pos;
+    uint64_t slot;
+    struct cp_logfile_stats st;
+    int have_problem;
+    struct cp_error problem;
+    unsigned char buf[READ_BUFFER];
+};
+
+static uint16_t sw16(uint16_t v) { return __builtin_bswap16(v); }
+static uint32_t sw32(uint32_t v) { return __builtin_bswap32(v); }
+static uint64_t sw64(uint64_t v) { return __builtin_bswap64(v); }
+#define SW16(x) ((x) = (__typeof__(x))sw16((uint16_t)(x)))
+#define SW32(x) ((x) = (__typeof__(x))sw32((uint32_t)(x)))
+#define SW64(x) ((x) = (__typeof__(x))sw64((uint64_t)(x)))
+
+static void swap_header(struct cp_log_header *h)
+{
+    SW32(h->endian); SW32(h->version); SW32(h->header_size);
+    SW32(h->record_size); SW32(h->chunk_records); SW32(h->flags);
+    SW32(h->timer); SW32(h->pid); SW32(h->global_rank); SW32(h->world_size);
+    SW32(h->local_rank); SW32(h->nccl_version);
+    SW32(h->term_signal); SW64(h->term_realtime_ns);
+    SW64(h->start_realtime_ns); SW64(h->start_monotonic_ns);
+    SW64(h->end_realtime_ns); SW64(h->slots_used); SW64(h->records_dropped);
+}
+
+void cp_rec_swap(union cp_rec *r)
+{
+    switch (r->kind) {
+    case CP_REC_CALL:
+        SW16(r->call.flags); SW64(r->call.comm_id); SW64(r->call.count);
+        SW32(r->call.seq); SW32(r->call.peer); SW32(r->call.rank);
+        SW32(r->call.nranks); SW32(r->call.group); SW32(r->call.stream);
+        SW64(r->call.start_ns); SW64(r->call.end_ns);
+        break;
+    case CP_REC_COMM:
+        SW32(r->comm.cuda_dev); SW64(r->comm.comm_id); SW64(r->comm.parent_id);
+        SW32(r->comm.nranks); SW32(r->comm.rank); SW32(r->comm.color);
+        SW32(r->comm.key); SW64(r->comm.time_ns);
+        break;
+    case CP_REC_GROUP:
+        SW32(r->group.group); SW32(r->group.ncalls);
+        SW64(r->group.start_ns); SW64(r->group.end_ns);
+        break;
+    case CP_REC_CLOCK:
+        SW64(r->clock.realtime_ns); SW64(r->clock.monotonic_ns);
+        SW64(r->clock.gpu_ns);
+        break;
+    case CP_REC_GPU:
+        SW16(r->gpu.flags); SW64(r->gpu.slot); SW64(r->gpu.start_ns);
+        SW64(r->gpu.end_ns);
+        break;
+    default:
+        break;
+    }
+}
+
+/* Read exactly len bytes at the current file position; returns bytes read. */
+static size_t read_full(int fd, void *buf, size_t len)
+{
+    size_t got = 0;
+    while (got < len) {
+        ssize_t n = read(fd, (char *)buf + got, len - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
+    return got;
+}
+
+static void terminate(char *s, size_t size)
+{
+    s[size - 1] = '\0';
+}
+
+struct cp_logfile *cp_logfile_open(const char *path, struct cp_error *err)
+{
+    struct cp_logfile *lf = NULL, *ret = NULL;
+    struct cp_log_header *h;
+    size_t got;
+    int saved;
+
+    lf = calloc(1, sizeof *lf);
+    if (!lf || !(lf->path = strdup(path))) {
+        cp_error_set(err, path, -1, "%s: out of memory", path);
+        goto out;
+    }
+    /* no link (unless --follow-symlinks, and then only to a file of the
+     * invoking user), no fifo or device: a regular file or nothing */
+    lf->fd = cp_path_open_input(path, cp_path_log_links(), err);
+    if (lf->fd < 0) {
+        if (errno == ELOOP && cp_path_log_links() == CP_PATH_NOFOLLOW)
+            cp_error_set(err, path, -1,
+                         "%s: a symbolic link, not followed "
+                         "(--follow-symlinks reads links to files of your "
+                         "own)",
+                         path);
+        goto out;
+    }
+    h = &lf->hdr;
+    got = read_full(lf->fd, h, sizeof *h);
+    if (got == 0) {
+        cp_error_set(err, path, 0, "%s: empty file, not a collprof log", path);
+        goto out;
+    }
+    if (got < sizeof h->magic + sizeof h->endian ||
+        memcmp(h->magic, CP_LOG_MAGIC, sizeof h->magic) != 0) {
+        cp_error_set(err, path, 0,
+                     "%s: offset 0: not a collprof log (bad magic)", path);
+        goto out;
+    }
+    if (h->endian == sw32(CP_LOG_ENDIAN))
+        lf->swapped = 1;
+    else if (h->endian != CP_LOG_ENDIAN) {
+        cp_error_set(err, path, 8, "%s: offset 8: unknown byte-order mark 0x%08x",
+                     path, h->endian);
+        goto out;
+    }
+    if (got < sizeof *h) {
+        cp_error_set(err, path, (int64_t)got,
+                     "%s: offset %zu: header truncated (%zu of %zu bytes)",
+                     path, got, got, sizeof *h);
+        goto out;
+    }
+    if (lf->swapped)
+        swap_header(h);
+    if (h->version == 0 || h->version > CP_LOG_VERSION) {
+        cp_error_set(err, path, 12,
+                     "%s: offset 12: log format version %u, this collprof "
+                     "reads up to %u",
+                     path, h->version, CP_LOG_VERSION);
+        goto out;
+    }
+    if (h->record_size != CP_LOG_RECORD_SIZE || h->header_size < sizeof *h ||
+        h->header_size > (1u << 20)) {
+        cp_error_set(err, path, 16,
+                     "%s: offset 16: bad sizes (header %u, record %u)", path,
+                     h->header_size, h->record_size);
+        goto out;
+    }
+    terminate(h->node, sizeof h->node);
+    terminate(h->hostname, sizeof h->hostname);
+    terminate(h->job_id, sizeof h->job_id);
+    terminate(h->step_id, sizeof h->step_id);
+    terminate(h->timer_reason, sizeof h->timer_reason);
+    terminate(h->program, sizeof h->program);
+    lf->header_size = h->header_size;
+    lf->record_size = h->record_size;
+    if (lseek(lf->fd, (off_t)lf->header_size, SEEK_SET) < 0) {
+        cp_error_set(err, path, lf->header_size, "%s: cannot seek: %s", path,
+                     strerror(errno));
+        goto out;
+    }
+    lf->offset = lf->header_size;
+    ret = lf;
+    lf = NULL;
+out:
+    saved = errno;
+    cp_logfile_close(lf);
+    errno = saved;
+    return ret;
+}
+
+const struct cp_log_header *cp_logfile_header(const struct cp_logfile *lf)
+{
+    return &lf->hdr;
+}
+
+int cp_logfile_fd(const struct cp_logfile *lf)
+{
+    return lf->fd;
+}
+
+const char *cp_logfile_path(const struct cp_logfile *lf)
+{
+    return lf->path;
+}
+
+static void note_problem(struct cp_logfile *lf, uint64_t offset,
+                         const char *what)
+{
+    if (lf->have_problem)
+        return;
+    lf->have_problem = 1;
+    cp_error_set(&lf->problem, lf->path, (int64_t)offset, "%s: offset %llu: %s",
+                 lf->path, (unsigned long long)offset, what);
+}
+
+int cp_logfile_next(struct cp_logfile *lf, union cp_rec *rec, uint64_t *slot)
+{
+    for (;;) {
+        const unsigned char *p;
+        if (lf->fill - lf->pos < CP_LOG_RECORD_SIZE) {
+            size_t keep = lf->fill - lf->pos, got;
+            memmove(lf->buf, lf->buf + lf->pos, keep);
+            lf->offset += lf->pos;
+            lf->pos = 0;
+            got = read_full(lf->fd, lf->buf + keep, sizeof lf->buf - keep);
+            lf->fill = keep + got;
+            if (lf->fill < CP_LOG_RECORD_SIZE) {
+                if (lf->fill > 0 && !lf->st.truncated) {
+                    lf->st.truncated = lf->fill;
+                    note_problem(lf, lf->offset,
+                                 "partial record at the end of the file "
+                                 "(ignored)");
+                }
+                return 0;
+            }
+        }
+        p = lf->buf + lf->pos;
+        lf->pos += CP_LOG_RECORD_SIZE;
+        lf->slot++;
+        if (p[0] == CP_REC_EMPTY) {
+            lf->st.empty++;
+            continue;
+        }
+        if (p[0] >= CP_REC_KIND_MAX) {
+            char what[64];
+            lf->st.bad++;
+            snprintf(what, sizeof what, "unknown record kind %u (skipped)",
+                     p[0]);
+            note_problem(lf, lf->offset + lf->pos - CP_LOG_RECORD_SIZE, what);
+            continue;
+        }
+        memcpy(rec, p, CP_LOG_RECORD_SIZE);
+        if (lf->swapped)
+            cp_rec_swap(rec);
+        if (slot)
+            *slot = lf->slot - 1;
+        lf->st.records++;
+        return 1;
+    }
+}
+
+void cp_logfile_stats(const struct cp_logfile *lf, struct cp_logfile_stats *st)
+{
+    *st = lf->st;
+}
+
+const struct cp_error *cp_logfile_problem(const struct cp_logfile *lf)
+{
+    return lf->have_problem ? &lf->problem : NULL;
+}
+
+void cp_logfile_close(struct cp_logfile *lf)
+{
+    int saved = errno;
+
+    if (lf) {
+        if (lf->fd >= 0)
+            close(lf->fd);
+        free(lf->path);
+        free(lf);
+    }
+    errno = saved;
+}
+
+static int compare_paths(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int has_suffix(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n > m && strcmp(s + n - m, suffix) == 0;
+}
+
+int cp_logdir_list(const char *path, char ***paths_out, struct cp_error *err)
+{
+    struct stat sb;
+    DIR *dir = NULL;
+    struct dirent *de;
+    char **paths = NULL, **bigger;
+    size_t n = 0, cap = 0;
+    int rc = -1;
+
+    *paths_out = NULL;
+    if (stat(path, &sb) < 0) {
+        cp_error_set(err, path, -1, "%s: %s", path, strerror(errno));
+        goto out;
+    }
+    if (!S_ISDIR(sb.st_mode)) {
+        paths = calloc(2, sizeof *paths);
+        if (!paths || !(paths[0] = strdup(path))) {
+            cp_error_set(err, path, -1, "%s: out of memory", path);
+            goto out;
+        }
+        n = 1;
+        rc = 1;
+        goto out;
+    }
+    dir = opendir(path);
+    if (!dir) {
+        cp_error_set(err, path, -1, "%s: %s", path, strerror(errno));
+        goto out;
+    }
+    while ((de = readdir(dir)) != NULL) {
+        size_t len;
+        if (!has_suffix(de->d_name, CP_LOG_SUFFIX))
+            continue;
+        if (n + 2 > cap) {
+            cap = cap ? cap * 2 : 16;
+            bigger = realloc(paths, cap * sizeof *paths);
+            if (!bigger) {
+                cp_error_set(err, path, -1, "%s: out of memory", path);
+                goto out;
+            }
+            paths = bigger;
+        }
+        len = strlen(path) + strlen(de->d_name) + 2;
+        paths[n] = malloc(len);
+        if (!paths[n]) {
+            cp_error_set(err, path, -1, "%s: out of memory", path);
+            goto out;
+        }
+        snprintf(paths[n], len, "%s/%s", path, de->d_name);
+        paths[++n] = NULL;
+    }
+    if (n == 0) {
+        cp_error_set(err, path, -1, "%s: no collprof logs (*%s) in this "
+                     "directory", path, CP_LOG_SUFFIX);
+        goto out;
+    }
+    qsort(paths, n, sizeof *paths, compare_paths);
+    rc = (int)n;
+out:
+    if (dir)
+        closedir(dir);
+    if (rc < 0) {
+        cp_logdir_free(paths);
+        paths = NULL;
+    }
+    *paths_out = paths;
+    return rc;
+}
+
+void cp_logdir_free(char **paths)
+{
+    size_t i;
+
+    if (!paths)
+        return;
+    for (i = 0; paths[i]; i++)
+        free(paths[i]);
+    free(paths);
+}

@@ -1,0 +1,63 @@
+/* cp_logread.h - reading rank logs (format: include/collprof/cp_logfmt.h).
+ *
+ * A reader streams one file through a fixed buffer: memory does not grow with
+ * the number of records.  Logs written on a machine of the other byte order
+ * are swapped on the fly.  Problems are reported through struct cp_error,
+ * never printed; a damaged record is skipped and counted, the rest is read.
+ */
+#ifndef COLLPROF_CP_LOGREAD_H
+#define COLLPROF_CP_LOGREAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collprof/cp_logfmt.h"
+#include "cp_error.h"
+
+struct cp_logfile; /* opaque */
+
+/* Open path and check its header.  Returns NULL (err filled, naming the file
+ * and the offset) for a missing, empty, foreign, truncated or newer file.
+ * The caller owns the result: cp_logfile_close. */
+struct cp_logfile *cp_logfile_open(const char *path, struct cp_error *err);
+
+/* The header, in host byte order.  Owned by the reader. */
+const struct cp_log_header *cp_logfile_header(const struct cp_logfile *lf);
+/* The open descriptor of lf (owned by lf): the file that was checked,
+ * for a second reader that must not look the name up again. */
+int cp_logfile_fd(const struct cp_logfile *lf);
+
+const char *cp_logfile_path(const struct cp_logfile *lf);
+
+/* Next written record (host byte order) into *rec, its slot in *slot (may
+ * be NULL).  Returns 1 for a record, 0 at the end.  Never-written slots are
+ * skipped silently; slots of an unknown kind and a partial trailing record
+ * are skipped and counted, and the first such problem is kept (see
+ * cp_logfile_problem). */
+int cp_logfile_next(struct cp_logfile *lf, union cp_rec *rec, uint64_t *slot);
+
+/* Counts of what was skipped so far. */
+struct cp_logfile_stats {
+    uint64_t records;   /* records returned */
+    uint64_t empty;     /* never-written slots */
+    uint64_t bad;       /* slots of an unknown kind */
+    uint64_t truncated; /* bytes of a partial record at the end */
+};
+void cp_logfile_stats(const struct cp_logfile *lf, struct cp_logfile_stats *st);
+
+/* The first problem met while reading (file and offset), or NULL. */
+const struct cp_error *cp_logfile_problem(const struct cp_logfile *lf);
+
+/* Destroy; accepts NULL, keeps errno. */
+void cp_logfile_close(struct cp_logfile *lf);
+
+/* The rank logs of a directory (files ending in .cplog), sorted by name, or a
+ * single file.  On success *paths is a NULL-terminated array the caller frees
+ * with cp_logdir_free; returns the count, or -1 with err filled. */
+int cp_logdir_list(const char *path, char ***paths, struct cp_error *err);
+void cp_logdir_free(char **paths);
+
+/* Byte-swap a record of the other byte order in place (exposed for tests). */
+void cp_rec_swap(union cp_rec *rec);
+
+#endif

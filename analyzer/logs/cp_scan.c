@@ -1,0 +1,132 @@
+/* cp_scan.c - in-place record access for the analyzer (see cp_scan.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cp_scan.h"
+
+static void note(struct cp_scan *s, uint64_t offset, const char *what)
+{
+    if (s->have_problem)
+        return;
+    s->have_problem = 1;
+    cp_error_set(&s->problem, s->path, (int64_t)offset, "%s: offset %llu: %s",
+                 s->path, (unsigned long long)offset, what);
+}
+
+struct cp_scan *cp_scan_open(const char *path, struct cp_error *err)
+{
+    struct cp_logfile *lf = NULL;
+    struct cp_scan *s = NULL, *ret = NULL;
+    uint32_t endian;
+    int saved;
+
+    /* the reference reader decides whether this is a log at all */
+    lf = cp_logfile_open(path, err);
+    if (!lf)
+        goto out;
+    s = calloc(1, sizeof *s);
+    if (!s) {
+        cp_error_set(err, path, -1, "%s: out of memory", path);
+        goto out;
+    }
+    s->fd = -1;
+    if (posix_memalign((void **)&s->buf, 64, CP_SCAN_BUFFER) != 0) {
+        s->buf = NULL;
+        cp_error_set(err, path, -1, "%s: out of memory", path);
+        goto out;
+    }
+    if (!(s->path = strdup(path))) {
+        cp_error_set(err, path, -1, "%s: out of memory", path);
+        goto out;
+    }
+    s->hdr = *cp_logfile_header(lf);
+    s->header_size = s->hdr.header_size;
+    /* the same file the reference reader checked, not the name again */
+    s->fd = fcntl(cp_logfile_fd(lf), F_DUPFD_CLOEXEC, 0);
+    if (s->fd < 0 || pread(s->fd, &endian, sizeof endian, 8) != sizeof endian ||
+        lseek(s->fd, (off_t)s->header_size, SEEK_SET) < 0) {
+        cp_error_set(err, path, -1, "%s: cannot read: %s", path,
+                     strerror(errno));
+        goto out;
+    }
+    s->swapped = endian != CP_LOG_ENDIAN;
+    s->buf_offset = s->header_size;
+    /* read once, front to back: a larger readahead where the file is not
+     * in the page cache */
+    (void)posix_fadvise(s->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+    ret = s;
+    s = NULL;
+out:
+    saved = errno;
+    cp_logfile_close(lf);
+    cp_scan_close(s);
+    errno = saved;
+    return ret;
+}
+
+int cp_scan_refill(struct cp_scan *s)
+{
+    size_t keep = s->fill - s->pos, got = 0;
+    char *buf = (char *)s->buf;
+
+    memmove(buf, buf + s->pos, keep);
+    s->buf_offset += s->pos;
+    s->pos = 0;
+    while (keep + got < CP_SCAN_BUFFER) {
+        ssize_t n = read(s->fd, buf + keep + got, CP_SCAN_BUFFER - keep - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+        if ((keep + got) % CP_LOG_RECORD_SIZE == 0)
+            break; /* whole records: enough for now */
+    }
+    s->fill = keep + got;
+    if (s->swapped) {
+        /* keep < one record: every whole record here is new */
+        size_t i, n = s->fill / CP_LOG_RECORD_SIZE;
+        for (i = 0; i < n; i++)
+            cp_rec_swap(&s->buf[i]);
+    }
+    if (s->fill < CP_LOG_RECORD_SIZE) {
+        if (s->fill > 0 && !s->st.truncated) {
+            s->st.truncated = s->fill;
+            note(s, s->buf_offset,
+                 "partial record at the end of the file (ignored)");
+        }
+        s->fill = s->pos = 0;
+        return 0;
+    }
+    return 1;
+}
+
+void cp_scan_bad_kind(struct cp_scan *s, const union cp_rec *r)
+{
+    char what[64];
+
+    s->st.bad++;
+    snprintf(what, sizeof what, "unknown record kind %u (skipped)", r->kind);
+    note(s, s->buf_offset + (uint64_t)((const char *)r - (const char *)s->buf),
+         what);
+}
+
+void cp_scan_close(struct cp_scan *s)
+{
+    int saved = errno;
+
+    if (s) {
+        if (s->fd >= 0)
+            close(s->fd);
+        free(s->buf);
+        free(s->path);
+        free(s);
+    }
+    errno = saved;
+}

@@ -1,0 +1,43 @@
+# lib.sh - run a train_sim job on the CPU NCCL under collprof record and
+# analyze it; sourced by the tests of tests/scenarios after tests/tap.sh.
+# Needs: $t (a scratch directory).
+b=${top_builddir:-.}
+s_cp="$b/analyzer/collprof"
+s_simrun="$b/tests/simnccl/simrun"
+s_app="$b/tests/apps/train_sim"
+s_check="${top_srcdir:-.}/tests/scenarios/verdict.py"
+[ -x "$s_cp" ] || skip_all "collprof not built"
+[ -x "$s_simrun" ] || skip_all "tests/simnccl/simrun not built"
+[ -x "$s_app" ] || skip_all "tests/apps/train_sim not built"
+[ -f "$b/preload/.libs/libcollprof.so" ] || skip_all "the shim is not built"
+command -v python3 >/dev/null 2>&1 || skip_all "no python3"
+
+# scenario NAME RANKS NODES "TOPOLOGY LINES" APP-ARGS...: record NAME's
+# job on a 25 MB/s network (plus the lines), then analyze it into
+# $t/NAME.out ($ANALYZE_ARGS added).  Returns the first failing status.
+scenario() {
+    name=$1 n=$2 k=$3 extra=$4
+    shift 4
+    {
+        echo "nodes $k"
+        echo "intra latency=5us bandwidth=2GB/s"
+        echo "inter latency=20us bandwidth=25MB/s"
+        printf '%s\n' "$extra"
+    } >"$t/$name.topo"
+    "$s_cp" record -q -o "$t/$name.logs" -- "$s_simrun" -n "$n" --nodes "$k" \
+        --topo "$t/$name.topo" --timeout 300 -- "$s_app" "$@" \
+        >"$t/$name.record" 2>&1 &&
+    "$s_cp" analyze "$t/$name.logs" -o "$t/$name.out" $ANALYZE_ARGS \
+        >"$t/$name.analyze" 2>&1
+    rc=$?
+    [ $rc -eq 0 ] || sed 's/^/# /' "$t/$name.record" "$t/$name.analyze"
+    return $rc
+}
+
+# verdict NAME CHECK...: verdict.py's checks on NAME's report.json and
+# printed verdict (one TAP point each)
+verdict() {
+    name=$1
+    shift
+    python3 "$s_check" "$t/$name.out/report.json" "$t/$name.analyze" "$@"
+}

@@ -1,0 +1,34 @@
+#!/bin/sh
+# steps.sh - the training steps collprof analyze counts (the figure every
+# "per step" saving is divided by) for every train_sim pattern on 4 ranks
+# over 2 nodes and 8 over 4, 3 steps each (docs/analysis.md, "Steps"); the
+# nodes share one clock, so no clock_offset either; advice to fuse calls
+# only where it gains (1 % of the run and 1 ms per step) and only for
+# data-parallel gradient all-reduces.
+. "${top_srcdir:-.}/tests/tap.sh"
+t=$(mktemp -d /tmp/cp-steps-XXXXXX)
+trap 'rm -rf "$t"' EXIT INT TERM
+. "${top_srcdir:-.}/tests/scenarios/lib.sh"
+
+point() {
+    out=$(TAP_START=$((tap_n + 1)) verdict "$@")
+    echo "$out"
+    tap_n=$((tap_n + $(echo "$out" | grep -c '^[no]')))
+    tap_fail=$((tap_fail + $(echo "$out" | grep -c '^not ok')))
+}
+
+for p in ddp fsdp tp moe pp 3d; do
+    for nk in "4 2" "8 4"; do
+        set -- $nk
+        scenario $p-$1 "$1" "$2" "" --pattern $p --steps 3
+        ok $? "$p on $1 ranks over $2 nodes: recorded and analyzed"
+        point $p-$1 steps=3 none=clock_offset gains
+        case $p in
+        tp|pp|3d|fsdp) # their all-reduces are tensor-parallel activations,
+            # a few big gradient buckets, or one loss value: nothing to fuse
+            point $p-$1 none=latency_bound ;;
+        esac
+    done
+done
+
+done_testing
