@@ -865,6 +865,10 @@ static const char *kind_title(const char *kind)
         {"failed_calls", "NCCL calls failed"},
         {"clock_offset", "node clocks disagree (corrected)"},
         {"model_unavailable", "no model for a link class"},
+        {"hang", "a collective never finished: a rank never came"},
+        {"deadlock", "ranks wait for each other across communicators"},
+        {"mismatch", "ranks called different collectives at one sequence"},
+        {"killed", "the job ended with calls in flight"},
     };
     size_t i;
 
@@ -1773,6 +1777,7 @@ static void write_page(FILE *out, const struct rp_report *r)
 {
     write_head(out, r);
     write_header(out, r);
+    rp_write_hang(out, r);
     write_verdict(out, r);
     write_findings(out, r);
     write_summary(out, r);

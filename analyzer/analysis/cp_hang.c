@@ -1311,7 +1311,8 @@ int cp_hang_analyze(struct cp_analysis *an)
     int32_t cycle[MAX_CYCLE];
     char headline[600] = "", hl[4][600] = {"", "", "", ""};
     unsigned char *mismatched = NULL;
-    size_t findings_before = an->nfindings, before;
+    size_t findings_before = an->nfindings, before, nmismatch = 0,
+           nkilled = 0;
     int any_mismatch = 0;
     int rc = -1, inflight = 0;
     const char *state = NULL;
@@ -1340,20 +1341,13 @@ int cp_hang_analyze(struct cp_analysis *an)
     ncycle = find_cycle(&h, cycle, MAX_CYCLE);
     /* the verdict's first line: a deadlock, else a rank that died, else a
      * hang, else a mismatch */
-    if (ncycle >= 2) {
-        if (deadlock_finding(&h, cycle, ncycle, hl[0], sizeof hl[0]) < 0)
-            goto out;
-        state = "deadlock";
-    }
-    if (nhangs && hang_finding(&h, hangs, nhangs, hl[2], sizeof hl[2]) < 0)
+    if (ncycle >= 2 &&
+        deadlock_finding(&h, cycle, ncycle, hl[0], sizeof hl[0]) < 0)
         goto out;
-    if (nhangs && !state)
-        state = "hung";
     before = an->nfindings;
     if (mismatch_findings(&h, hl[3], sizeof hl[3], mismatched) < 0)
         goto out;
-    if (!state && an->nfindings > before)
-        state = "mismatch";
+    nmismatch = an->nfindings - before;
     for (i = 0; i < h.ncomms; i++)
         any_mismatch |= mismatched[i];
     /* a failure explained by a mismatch is not also a kill */
@@ -1361,12 +1355,32 @@ int cp_hang_analyze(struct cp_analysis *an)
     if (!any_mismatch &&
         killed_findings(&h, hl[1], sizeof hl[1], &killed_named) < 0)
         goto out;
-    if (!state && an->nfindings > before)
-        state = "killed";
+    nkilled = an->nfindings - before;
+    if (killed_named || nmismatch) {
+        /* a rank died, or called the wrong thing: ranks that were running
+         * until a SIGTERM ended them (the teardown that followed) are not
+         * culprits */
+        size_t k, kept = 0;
+        for (k = 0; k < nhangs; k++) {
+            const struct hg_rank *cr = &h.ranks[hangs[k].culprit];
+            if (!cr->inflight.valid && cr->term_signal)
+                h.ranks[hangs[k].culprit].culprit = 0;
+            else
+                hangs[kept++] = hangs[k];
+        }
+        nhangs = kept;
+        for (k = 0; k < nhangs; k++)
+            h.ranks[hangs[k].culprit].culprit = k == 0;
+    }
+    if (nhangs && hang_finding(&h, hangs, nhangs, hl[2], sizeof hl[2]) < 0)
+        goto out;
     if (ended_in_flight(&h, killed_named + nhangs + (ncycle >= 2)) < 0)
         goto out;
-    if (!state && an->nfindings > findings_before)
-        state = "killed";
+    state = ncycle >= 2 ? "deadlock"
+            : nhangs    ? "hung"
+            : nmismatch ? "mismatch"
+            : nkilled || an->nfindings > findings_before ? "killed"
+                                                        : NULL;
     for (i = 0; i < 4 && !headline[0]; i++)
         snprintf(headline, sizeof headline, "%.590s", hl[i]);
     if (state) {

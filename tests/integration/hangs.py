@@ -83,9 +83,19 @@ def run_job(work, pattern, topo=None, expect=False):
     try:
         with open(os.path.join(rep, "report.json")) as f:
             report = json.load(f)
+        with open(os.path.join(rep, "report.html")) as f:
+            report["_html"] = f.read()
     except (OSError, ValueError):
         report = None
     return report, out.stdout
+
+
+def html_first(report, culprit):
+    """report.html opens with the hang section, culprit row highlighted."""
+    html = (report or {}).get("_html", "")
+    h, v = html.find('<section id="hang"'), html.find('<section id="verdict"')
+    row = '<tr class="culprit"><td class="n">%d</td>' % culprit
+    return 0 <= h < v and row in html and html.count('class="culprit"') == 1
 
 
 roots = {}
@@ -154,6 +164,7 @@ def check_pattern(work, pattern, full):
     report, verdict = run_job(work, pattern, expect=True)
     bad = [f for f in (report or {}).get("findings", []) if f["kind"] in KINDS]
     ok(report is not None and not bad and "hang" not in report and
+       'id="hang"' not in report.get("_html", "") and
        not verdict.startswith("collprof: job") and "HUNG" not in verdict,
        "%s healthy: no hang finding, no hang section" % pattern,
        describe(report, verdict))
@@ -181,7 +192,8 @@ def check_pattern(work, pattern, full):
     ok(good and all(f["ranks"] == [RANK] for f in hs) and
        verdict.startswith("collprof: HUNG in %s seq %d on %s: rank %d "
                           % (wire(op), seq, comm, RANK)) and
-       good[0]["evidence"]["where"]["term_signal"] == 15,
+       good[0]["evidence"]["where"]["term_signal"] == 15 and
+       html_first(report, RANK),
        "%s compute: hang names rank %d at %s seq %d (SIGTERM at the timeout "
        "seen)" % (pattern, RANK, comm, seq), describe(report, verdict))
 
