@@ -869,6 +869,7 @@ static const char *kind_title(const char *kind)
         {"deadlock", "ranks wait for each other across communicators"},
         {"mismatch", "ranks called different collectives at one sequence"},
         {"killed", "the job ended with calls in flight"},
+        {"duplicate_rank", "several logs claim one rank"},
     };
     size_t i;
 

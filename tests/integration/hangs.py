@@ -264,6 +264,120 @@ def check_pattern(work, pattern, full):
        describe(report, verdict))
 
 
+def slots(path):
+    """(offset, kind, end_ns) of every written slot of a log."""
+    import struct
+    out = []
+    with open(path, "rb") as f:
+        data = f.read()
+    hsize = struct.unpack("<I", data[16:20])[0]
+    for off in range(hsize, len(data) - 63, 64):
+        kind = data[off]
+        if kind:
+            out.append((off, kind, struct.unpack("<Q", data[off + 56:off + 64])[0]))
+    return out
+
+
+def bad_inputs(work):
+    """Damaged and odd inputs around a planted hang: a clear message, no
+    crash, never a wrong culprit."""
+    report, verdict = run_job(work, "ddp", "hang rank=%d after=5" % RANK)
+    logs = os.path.join(work, "logs")
+    base = os.path.join(work, "base")
+    shutil.rmtree(base, ignore_errors=True)
+    shutil.copytree(logs, base)
+    files = sorted(f for f in os.listdir(base) if f.endswith(".cplog"))
+
+    def rank_of(name):
+        out = subprocess.run([COLLPROF, "dump", "--summary",
+                              os.path.join(base, name)],
+                             stdout=subprocess.PIPE, universal_newlines=True)
+        for word in out.stdout.replace(",", " ").split("rank ")[1:2]:
+            return int(word.split()[0])
+        return -1
+
+    by_rank = {rank_of(f): f for f in files}
+
+    def analyze(d):
+        rep = os.path.join(work, "rep-bad")
+        shutil.rmtree(rep, ignore_errors=True)
+        out = subprocess.run([COLLPROF, "analyze", d, "-o", rep],
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             universal_newlines=True, timeout=120)
+        try:
+            with open(os.path.join(rep, "report.json")) as f:
+                return out.returncode, json.load(f), out.stdout
+        except (OSError, ValueError):
+            return out.returncode, None, out.stdout
+
+    def culprits(rep):
+        return sorted({r for f in (rep or {}).get("findings", [])
+                       if f["kind"] in KINDS for r in f["ranks"]})
+
+    # 1. a waiter's log cut in the middle of its entry record
+    d = os.path.join(work, "cut")
+    shutil.rmtree(d, ignore_errors=True)
+    shutil.copytree(base, d)
+    victim = os.path.join(d, by_rank.get(0, files[0]))
+    inflight = [x for x in slots(victim) if x[1] == 1 and x[2] == 0]
+    cut_at = inflight[-1][0] + 30 if inflight else None
+    if cut_at:
+        with open(victim, "r+b") as f:
+            f.truncate(cut_at)
+    rc, rep, out = analyze(d)
+    probs = [p for i in (rep or {}).get("inputs", {}).get("problems", [])
+             for p in [i]] if rep else []
+    ok(cut_at and rc == 0 and rep is not None and culprits(rep) == [RANK] and
+       any(str(cut_at - 30) in json.dumps(p) or "partial" in json.dumps(p)
+           or "truncat" in json.dumps(p) for p in probs),
+       "log cut inside an entry record: analysed, the cut reported, rank %d "
+       "still the culprit" % RANK,
+       "exit %d, culprits %s, problems %s\n%s" % (rc, culprits(rep), probs,
+                                                  out))
+
+    # 2. a rank whose log ends before the others start (another run's)
+    d = os.path.join(work, "early")
+    shutil.rmtree(d, ignore_errors=True)
+    shutil.copytree(base, d)
+    healthy = os.path.join(work, "healthy")
+    shutil.rmtree(healthy, ignore_errors=True)
+    subprocess.run([COLLPROF, "record", "-q", "-o", healthy, "--", SIMRUN,
+                    "-n", str(NRANKS), "--nodes", str(NODES), "--", TRAIN_SIM,
+                    "--pattern", "ddp", "--steps", "1", "--quiet"],
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   timeout=120)
+    old = [f for f in os.listdir(healthy) if f.endswith(".cplog")]
+    other = 2 if RANK != 2 else 3
+    os.remove(os.path.join(d, by_rank[other]))
+    for f in old:
+        src = os.path.join(healthy, f)
+        out_rank = subprocess.run([COLLPROF, "dump", "--summary", src],
+                                  stdout=subprocess.PIPE,
+                                  universal_newlines=True).stdout
+        if ("rank %d " % other) in out_rank or ("rank %d," % other) in out_rank:
+            shutil.copy(src, os.path.join(d, "early-" + f))
+    rc, rep, out = analyze(d)
+    ok(rc == 0 and rep is not None and culprits(rep) in ([RANK], []) and
+       other not in culprits(rep),
+       "rank %d's log from an earlier run: no crash, rank %d never named"
+       % (other, other), "exit %d, culprits %s\n%s" % (rc, culprits(rep), out))
+
+    # 3. two logs claim the same rank
+    d = os.path.join(work, "dup")
+    shutil.rmtree(d, ignore_errors=True)
+    shutil.copytree(base, d)
+    twin = 3 if RANK != 3 else 2
+    shutil.copy(os.path.join(d, by_rank[twin]), os.path.join(d, "twin.cplog"))
+    rc, rep, out = analyze(d)
+    dups = [f for f in (rep or {}).get("findings", [])
+            if f["kind"] == "duplicate_rank"]
+    ok(rc == 0 and rep is not None and culprits(rep) in ([RANK], []) and
+       twin not in culprits(rep) and dups and dups[0]["ranks"] == [twin] and
+       "twin.cplog" in dups[0]["message"],
+       "two logs claim rank %d: no crash, said, never named" % twin,
+       "exit %d, culprits %s\n%s" % (rc, culprits(rep), out))
+
+
 def main():
     for tool in (COLLPROF, SIMRUN, TRAIN_SIM):
         if not os.path.exists(tool):
@@ -275,6 +389,7 @@ def main():
     try:
         for p in patterns:
             check_pattern(work, p, mode == "full" or p in ("ddp", "tp"))
+        bad_inputs(work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print("1..%d" % n_tests)
