@@ -2007,18 +2007,3 @@ out:
     view_free(&r);
     return rc;
 }
-
-int cp_html_write(const struct cp_analysis *an, FILE *out,
-                  struct cp_error *err)
-{
-    json_t *report = cp_analysis_to_json(an);
-    int rc;
-
-    if (!report) {
-        cp_error_set(err, NULL, -1, "out of memory building the report");
-        return -1;
-    }
-    rc = cp_html_write_json(report, out, err);
-    json_decref(report);
-    return rc;
-}
