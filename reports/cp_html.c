@@ -15,6 +15,7 @@
 
 #include "cp_html.h"
 #include "cp_html_int.h"
+#include "cp_kinds.h"
 #include "cp_svg.h"
 
 #define WHERE_LEN 96
@@ -847,31 +848,31 @@ static void write_header(FILE *out, const struct rp_report *r)
 
 /* ---- verdict and findings ------------------------------------------------- */
 
+/* The title of a kind (core/cp_kinds.c); NULL for a kind this version
+ * does not know (the heading shows the kind itself). */
 static const char *kind_title(const char *kind)
 {
-    static const struct {
-        const char *kind, *title;
-    } titles[] = {
-        {"latency_bound", "time lost to small, latency-bound calls"},
-        {"low_busbw", "bandwidth below what the link gives"},
-        {"tcp_fallback", "NCCL fell back to TCP"},
-        {"straggler", "a straggler rank holds up the others"},
-        {"slow_link", "a slow link between two nodes"},
-        {"slow_link_candidates", "a slow communicator: which link is not "
-                                 "known yet"},
-        {"degraded_port", "a degraded network port"},
-        {"missing_ranks", "ranks missing from the logs"},
-        {"incomplete_instances", "collectives with missing members"},
-        {"failed_calls", "NCCL calls failed"},
-        {"clock_offset", "node clocks disagree (corrected)"},
-        {"model_unavailable", "no model for a link class"},
-    };
-    size_t i;
+    enum cp_kind k;
 
-    for (i = 0; i < sizeof titles / sizeof titles[0]; i++)
-        if (strcmp(titles[i].kind, kind) == 0)
-            return titles[i].title;
-    return NULL;
+    return cp_kind_from_name(kind, &k) == 0 ? cp_kind_info(k)->title : NULL;
+}
+
+/* A what-to-do text of the kinds' table: trusted text, `code` in
+ * backquotes becomes a monospace span. */
+static void write_todo(FILE *out, const char *todo)
+{
+    int in_code = 0;
+
+    fputs("<p class=\"sugg\"><b>What to do:</b> ", out);
+    for (; *todo; todo++) {
+        if (*todo == '`') {
+            fputs(in_code ? "</span>" : "<span class=\"mono\">", out);
+            in_code = !in_code;
+        } else {
+            fputc(*todo, out);
+        }
+    }
+    fputs("</p>\n", out);
 }
 
 static double ev_num(const struct rp_finding *f, const char *key)
@@ -886,10 +887,12 @@ static const char *list_str(json_t *list, size_t i)
     return json_string_value(json_array_get(list, i));
 }
 
-/* A concrete next step for a finding: the report's own, else by kind. */
+/* A concrete next step for a finding: the report's own; else written from
+ * the evidence for the kinds below; else the kinds' table's text. */
 static void write_suggestion(FILE *out, const struct rp_finding *f)
 {
     const char *k = f->kind;
+    enum cp_kind kind;
 
     if (f->suggestion) {
         fputs("<p class=\"sugg\"><b>What to do:</b> ", out);
@@ -923,7 +926,7 @@ static void write_suggestion(FILE *out, const struct rp_finding *f)
         fputs(" per step (", out);
         cp_svg_value(out, ev_num(f, "saving_share"), CP_SVG_PERCENT);
         fputs(" of the communication time).</p>\n", out);
-    } else if (strcmp(k, "low_busbw") == 0 || strcmp(k, "tcp_fallback") == 0) {
+    } else if (strcmp(k, "low_busbw") == 0) {
         json_t *tcp = json_object_get(f->evidence, "tcp_fallback");
         fputs("<p class=\"sugg\"><b>What to do:</b> measure the link with "
               "nccl-tests on the same nodes (<span class=\"mono\">"
@@ -934,7 +937,7 @@ static void write_suggestion(FILE *out, const struct rp_finding *f)
         fputs("; run the job with <span class=\"mono\">NCCL_DEBUG=INFO</span> "
               "and check which transport NCCL chose (NET/IB or NET/Socket).",
               out);
-        if (json_is_true(tcp) || strcmp(k, "tcp_fallback") == 0)
+        if (json_is_true(tcp))
             fputs(" The rate looks like TCP sockets: check that the "
                   "InfiniBand/RoCE plugin loads and that <span class=\"mono\">"
                   "NCCL_IB_DISABLE</span>, <span class=\"mono\">NCCL_NET</span>"
@@ -1011,35 +1014,8 @@ static void write_suggestion(FILE *out, const struct rp_finding *f)
                   "on those nodes",
                   out);
         fputs(".</p>\n", out);
-    } else if (strcmp(k, "degraded_port") == 0) {
-        fputs("<p class=\"sugg\"><b>What to do:</b> compare the port's active "
-              "width and speed with its peers (<span class=\"mono\">ibstat"
-              "</span>) and watch its error counters; reseat or replace the "
-              "cable, or drain the node.</p>\n",
-              out);
-    } else if (strcmp(k, "missing_ranks") == 0 ||
-               strcmp(k, "incomplete_instances") == 0) {
-        fputs("<p class=\"sugg\"><b>What to do:</b> check that every rank "
-              "wrote its log to a directory all nodes share, and whether "
-              "ranks died or the job was cut short; collectives with missing "
-              "members are counted but not judged.</p>\n",
-              out);
-    } else if (strcmp(k, "failed_calls") == 0) {
-        fputs("<p class=\"sugg\"><b>What to do:</b> read these ranks' NCCL "
-              "errors (<span class=\"mono\">NCCL_DEBUG=WARN</span>); a failed "
-              "call usually ends or hangs the job.</p>\n",
-              out);
-    } else if (strcmp(k, "clock_offset") == 0) {
-        fputs("<p class=\"sugg\"><b>What to do:</b> nothing for this report "
-              "(times were corrected); offsets over a millisecond suggest "
-              "checking the nodes' time synchronisation (chrony, PTP).</p>\n",
-              out);
-    } else if (strcmp(k, "model_unavailable") == 0) {
-        fputs("<p class=\"sugg\"><b>What to do:</b> give <span class=\"mono\">"
-              "collprof analyze --profile FILE</span> the link's alpha and "
-              "bandwidth, or record a run with more message sizes, so that "
-              "calls can be judged against a model.</p>\n",
-              out);
+    } else if (cp_kind_from_name(k, &kind) == 0 && cp_kind_info(kind)->todo) {
+        write_todo(out, cp_kind_info(kind)->todo);
     }
 }
 
@@ -2029,20 +2005,5 @@ int cp_html_write_json(json_t *report, FILE *out, struct cp_error *err)
     rc = 0;
 out:
     view_free(&r);
-    return rc;
-}
-
-int cp_html_write(const struct cp_analysis *an, FILE *out,
-                  struct cp_error *err)
-{
-    json_t *report = cp_analysis_to_json(an);
-    int rc;
-
-    if (!report) {
-        cp_error_set(err, NULL, -1, "out of memory building the report");
-        return -1;
-    }
-    rc = cp_html_write_json(report, out, err);
-    json_decref(report);
     return rc;
 }

@@ -13,6 +13,7 @@
 #include "cp_path.h"
 #include "cp_analysis.h"
 #include "cp_cmds.h"
+#include "cp_kinds.h"
 #include "cp_probeview.h"
 #include "cp_units.h"
 
@@ -181,7 +182,8 @@ static void print_verdict(const struct cp_analysis *an, const char *report,
                           const char *html)
 {
     const struct cp_analysis_summary *s = &an->summary;
-    const struct cp_analysis_finding *lat = find_kind(an, "latency_bound");
+    const struct cp_analysis_finding *lat =
+        find_kind(an, cp_kind_name(CP_KIND_LATENCY_BOUND));
     char b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE], b3[CP_UNITS_BUFSIZE],
         line[512];
     size_t i, len;
@@ -268,7 +270,7 @@ static void print_verdict(const struct cp_analysis *an, const char *report,
         const struct cp_analysis_finding *f = &an->findings[i];
         char where[140];
         if (f->severity < CP_SEVERITY_WARNING ||
-            strcmp(f->kind, "latency_bound") == 0)
+            strcmp(f->kind, cp_kind_name(CP_KIND_LATENCY_BOUND)) == 0)
             continue;
         finding_place(an, f, where, sizeof where);
         len += (size_t)snprintf(line + len, sizeof line - len, "%s%s%s (%s)",

@@ -8,6 +8,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
@@ -23,7 +24,9 @@
 #include "cp_bench_out.h"
 #include "cp_bench_run.h"
 #include "cp_cmds.h"
+#include "cp_html_bench.h"
 #include "cp_ncclrt.h"
+#include "cp_path.h"
 #include "cp_units.h"
 
 #define PROG "collprof bench"
@@ -491,6 +494,52 @@ static char *describe(const struct cp_bench_run_info *info,
     return text;
 }
 
+/* --report DIR: dir (created when missing, with its parents) gets
+ * bench.json and bench.html, the page drawn from bench.json read back
+ * through cp_path (not by name): what it shows is what the file holds, to
+ * its precision.  Each is written through a temporary name renamed into
+ * place.  0, or -1 with err set. */
+static int write_report_dir(const struct cp_bench_set *set,
+                            const struct cp_bench_calibration *cal,
+                            const struct cp_bench_meta *meta, const char *dir,
+                            struct cp_error *err)
+{
+    json_t *back = NULL;
+    struct cp_path_out page;
+    char path[4200];
+    FILE *f;
+    int rc = -1;
+
+    if (cp_path_mkdir(dir, 0777) < 0) {
+        cp_error_set(err, dir, -1, "cannot create %s: %s", dir,
+                     strerror(errno));
+        return -1;
+    }
+    snprintf(path, sizeof path, "%s/bench.json", dir);
+    if (cp_bench_write_json(set, cal, meta, path, err) < 0)
+        return -1;
+    f = cp_path_fopen_input(path, CP_PATH_NOFOLLOW, NULL);
+    if (f) {
+        back = json_loadf(f, 0, NULL);
+        fclose(f);
+    }
+    if (!back) {
+        cp_error_set(err, path, -1, "cannot read back %s", path);
+        return -1;
+    }
+    snprintf(path, sizeof path, "%s/bench.html", dir);
+    if (cp_path_create(&page, path, CP_PATH_MODE, err) < 0)
+        goto out;
+    if (cp_html_bench_write(back, page.f, err) < 0) {
+        cp_path_discard(&page);
+        goto out;
+    }
+    rc = cp_path_install(&page, err);
+out:
+    json_decref(back);
+    return rc;
+}
+
 int cp_cmd_bench(int argc, char **argv)
 {
     struct cp_bench_run_opts ro;
@@ -768,7 +817,7 @@ int cp_cmd_bench(int argc, char **argv)
         goto out;
     }
     if (report_dir &&
-        cp_bench_write_report(&set, &cal, &meta, report_dir, &err) < 0) {
+        write_report_dir(&set, &cal, &meta, report_dir, &err) < 0) {
         fprintf(stderr, PROG ": %s\n", err.text);
         goto out;
     }
