@@ -549,6 +549,23 @@ static void collect_file_results(struct cp_analysis *an, struct an_state *st)
         cp_scan_close(f->sc);
         f->sc = NULL;
     }
+    /* communicators refused for the memory budget: one problem, on the
+     * file the first claim came from */
+    if (st->nrefused && st->refused_first_file >= 0 &&
+        (size_t)st->refused_first_file < st->nfiles) {
+        char msg[320];
+        snprintf(msg, sizeof msg,
+                 "communicator %016llx claims %u ranks: past the analysis' "
+                 "memory budget for communicators (%zu MiB); %zu "
+                 "communicator(s) refused, %llu of their records not "
+                 "analysed",
+                 (unsigned long long)st->refused_first_id,
+                 st->refused_first_nranks, AN_COMM_BUDGET >> 20,
+                 st->nrefused, (unsigned long long)st->refused_calls);
+        add_problem(an,
+                    an->inputs[st->files[st->refused_first_file].input].path,
+                    -1, msg);
+    }
 }
 
 /* ---- after the stream ------------------------------------------------------ */

@@ -239,11 +239,25 @@ struct an_state {
     int64_t *node_min_end, *node_max_start; /* per node, one instance */
     uint64_t offset_instances;
     int oom; /* memory ran out somewhere: the result is incomplete */
+    /* what the communicators' per-rank arrays hold, against AN_COMM_BUDGET;
+     * communicators past it are refused: their ids (open addressing, 0
+     * empty), how many, their calls, and the first one's claim */
+    size_t comm_bytes;
+    uint64_t *refused;
+    size_t refused_cap, nrefused;
+    uint64_t refused_calls, refused_first_id;
+    uint32_t refused_first_nranks;
+    int32_t refused_first_file;
     /* main pass: inter-node point-to-point pairs per node pair (cp_links) */
     struct cp_links *links;
     /* main pass: communication per time window (NULL in the prefix pass) */
     struct an_timeline *timeline;
 };
+
+/* The memory the communicators' per-rank arrays (and the prefix pass's
+ * end times) may take: a claimed rank count sizes an array only within it,
+ * so a small log claiming a million-rank job costs this much at most. */
+#define AN_COMM_BUDGET ((size_t)96 << 20)
 
 /* cp_stream.c */
 int an_state_init(struct an_state *st, enum an_mode mode, size_t nfiles,

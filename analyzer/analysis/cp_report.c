@@ -233,6 +233,40 @@ static json_t *offsets_json(const struct cp_analysis *an, int *bad)
     return o;
 }
 
+/* A communicator's ranks: the global rank of each communicator rank (-1
+ * not seen) - or, where the logs hold fewer than a quarter of a large
+ * claimed size, only the members seen, {"rank", "global_rank"} each: the
+ * report grows with the records present, not with a claim. */
+#define SPARSE_RANKS_MIN 4096u
+
+static int comm_sparse(const struct cp_analysis_comm *c)
+{
+    size_t r, seen = 0;
+
+    if (c->nranks <= SPARSE_RANKS_MIN)
+        return 0;
+    for (r = 0; r < c->nranks; r++)
+        seen += c->ranks[r] >= 0;
+    return seen * 4 < c->nranks;
+}
+
+static json_t *comm_members(const struct cp_analysis_comm *c, int *bad)
+{
+    json_t *a = json_array();
+    size_t r;
+
+    for (r = 0; r < c->nranks; r++) {
+        json_t *m;
+        if (c->ranks[r] < 0)
+            continue;
+        m = json_object();
+        put(m, "rank", jint(r), bad);
+        put(m, "global_rank", jint(c->ranks[r]), bad);
+        push(a, m, bad);
+    }
+    return a;
+}
+
 static json_t *comms_json(const struct cp_analysis *an, int *bad)
 {
     json_t *a = json_array();
@@ -250,7 +284,12 @@ static json_t *comms_json(const struct cp_analysis *an, int *bad)
             bad);
         put(o, "missing_members", jint(c->missing), bad);
         put(o, "nodes", node_names(an, c->nodes, c->nnodes, bad), bad);
-        put(o, "ranks", int_list(c->ranks, c->nranks, bad), bad);
+        if (comm_sparse(c)) {
+            put(o, "ranks", json_null(), bad);
+            put(o, "members", comm_members(c, bad), bad);
+        } else {
+            put(o, "ranks", int_list(c->ranks, c->nranks, bad), bad);
+        }
         put(o, "instances", jint(c->instances), bad);
         put(o, "incomplete", jint(c->incomplete), bad);
         put(o, "p2p_pairs", jint(c->p2p), bad);
