@@ -334,6 +334,17 @@ out:
     return rc;
 }
 
+/* Whether the link analysis found a rank that delays its calls. */
+static int in_call_straggler(const struct cp_analysis *an)
+{
+    size_t i;
+
+    for (i = 0; i < an->nranks; i++)
+        if (an->ranks[i].straggler)
+            return 1;
+    return 0;
+}
+
 /* Bandwidth-bound calls per (communicator, link class) against the model. */
 static int low_busbw(struct cp_analysis *an, const struct an_eval *ev,
                      size_t nev)
@@ -386,6 +397,11 @@ static int low_busbw(struct cp_analysis *an, const struct an_eval *ev,
             }
             ratio = busbw / model;
             if (!(ratio < (ports ? BUSBW_FAR_BELOW : BUSBW_LOW)))
+                continue;
+            /* a rank delaying its calls slows every busbw it touches, and
+             * its waits spread through the job: against the ports only an
+             * order of magnitude still speaks of the network then */
+            if (ports && in_call_straggler(an) && !(ratio < BUSBW_TCP))
                 continue;
             tcp = ratio < BUSBW_TCP && k == CP_LINK_INTER;
             /* a slow link, a straggler or a slow ring with candidates has
