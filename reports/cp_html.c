@@ -742,7 +742,7 @@ const char cp_html_css[] =
     ".verdict{border-left:8px solid var(--ok);background:var(--soft);"
     "padding:12px 16px;margin:12px 0}\n"
     ".verdict.critical{border-color:var(--crit)}.verdict.warning{border-color:"
-    "var(--warn)}\n.verdict .head{font-size:18px;font-weight:600;margin:0 0 6px}"
+    "var(--warn)}.verdict.info{border-color:var(--mut)}\n.verdict .head{font-size:18px;font-weight:600;margin:0 0 6px}"
     ".verdict p{margin:4px 0}\n"
     ".finding{border:1px solid var(--line);border-left:6px solid var(--info);"
     "padding:10px 14px;margin:10px 0;break-inside:avoid}\n"
@@ -1188,6 +1188,18 @@ static void write_evidence(FILE *out, json_t *ev)
                                                                        v);
 }
 
+/* A link class with bandwidth-bound calls and no absolute reference to
+ * hold them against (model.CLASS.expected_Bps null). */
+static int unjudged_bandwidth(const struct rp_report *r)
+{
+    size_t i;
+
+    for (i = 0; i < r->nlinks; i++)
+        if (r->links[i].bw_calls > 0 && !isfinite(r->links[i].expected_Bps))
+            return 1;
+    return 0;
+}
+
 static void write_verdict(FILE *out, const struct rp_report *r)
 {
     const struct rp_finding *worst = r->nfindings ? &r->findings[0] : NULL;
@@ -1209,6 +1221,13 @@ static void write_verdict(FILE *out, const struct rp_report *r)
         fputs("</p>\n<p>", out);
         esc(out, worst->message);
         fputs("</p>\n", out);
+    } else if (unjudged_bandwidth(r)) {
+        /* not green: what could not be judged is not fine */
+        fputs("<section id=\"verdict\" class=\"verdict info\">\n<p "
+              "class=\"head\">No problem found in what could be judged; "
+              "bandwidth was not: no reference (give --profile, or run "
+              "collprof bench / probe)</p>\n",
+              out);
     } else {
         fputs("<section id=\"verdict\" class=\"verdict ok\">\n<p class=\"head\">"
               "No problem found",

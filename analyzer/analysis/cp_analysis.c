@@ -745,9 +745,6 @@ static int fit_classes(struct cp_analysis *an, struct an_state *st,
         if (pl && pl->have_bandwidth) {
             m->expected_Bps = pl->bandwidth_Bps;
             m->expected_source = CP_SOURCE_PROFILE;
-        } else if (fr.ok) {
-            m->expected_Bps = m->fit_bandwidth_Bps;
-            m->expected_source = CP_SOURCE_FIT;
         }
         if (m->source == CP_SOURCE_NONE)
             m->alpha_s = m->bandwidth_Bps = NAN;
@@ -775,6 +772,7 @@ static void group_add(struct an_group_stats *g, const struct an_bucket *b,
     g->duration += b->duration;
     g->model_time += (double)b->count * L + b->bytes * W;
     g->fn += f * b->bytes;
+    g->judged_bytes += b->bytes;
 }
 
 /* One row per power-of-two size of every (comm, slot); evals per (comm,
@@ -945,6 +943,67 @@ static void class_bandwidths(struct cp_analysis *an, const struct an_eval *ev,
         an->model[k].busbw_Bps = t[k] > 0 ? fn[k] / t[k] : NAN;
         an->model[k].model_busbw_Bps = mt[k] > 0 ? fn[k] / mt[k] : NAN;
     }
+}
+
+/* The port rate a node's NICs promise: per node its fastest ACTIVE port,
+ * the median over the job's nodes with one; bytes/s, NaN none. */
+static double port_reference(const struct cp_analysis *an)
+{
+    double *best = NULL, *v = NULL, ref = NAN;
+    size_t i, n = 0;
+
+    best = calloc(an->nnodes ? an->nnodes : 1, sizeof *best);
+    v = malloc((an->nnodes ? an->nnodes : 1) * sizeof *v);
+    if (!best || !v)
+        goto out;
+    for (i = 0; i < an->ports.nports; i++) {
+        const struct cp_analysis_port *p = &an->ports.ports[i];
+        if (p->node < an->nnodes && strcmp(p->state, "ACTIVE") == 0 &&
+            p->rate_Gbps > best[p->node])
+            best[p->node] = p->rate_Gbps;
+    }
+    for (i = 0; i < an->nnodes; i++)
+        if (best[i] > 0)
+            v[n++] = best[i];
+    if (n) {
+        cp_stats_sort(v, n);
+        ref = cp_stats_median_sorted(v, n) * 1e9 / 8;
+    }
+out:
+    free(best);
+    free(v);
+    return ref;
+}
+
+/* The absolute reference of each class (the profile, else for the
+ * network the NICs' port rate from the snapshots; the fit of the same
+ * calls is never one: it cannot call them slow), and the busbw it
+ * predicts for the class's bandwidth-bound calls. */
+static void set_references(struct cp_analysis *an, const struct an_eval *ev,
+                           size_t nev)
+{
+    double fn[CP_LINK_COUNT] = {0, 0}, mt[CP_LINK_COUNT] = {0, 0};
+    size_t i;
+    unsigned k;
+
+    if (an->model[CP_LINK_INTER].expected_source == CP_SOURCE_NONE) {
+        double ports = port_reference(an);
+        if (ports > 0) {
+            an->model[CP_LINK_INTER].expected_Bps = ports;
+            an->model[CP_LINK_INTER].expected_source = CP_SOURCE_PORTS;
+        }
+    }
+    for (i = 0; i < nev; i++) {
+        const struct cp_analysis_link *m = &an->model[ev[i].link];
+        if (!ev[i].have_model || !(m->expected_Bps > 0))
+            continue;
+        fn[ev[i].link] += ev[i].bw.fn;
+        mt[ev[i].link] += (double)ev[i].bw.judged_calls * ev[i].latency_s +
+                          ev[i].bw.judged_bytes * ev[i].sec_per_byte *
+                              m->bandwidth_Bps / m->expected_Bps;
+    }
+    for (k = 0; k < CP_LINK_COUNT; k++)
+        an->model[k].reference_busbw_Bps = mt[k] > 0 ? fn[k] / mt[k] : NAN;
 }
 
 /* The training steps in the run: the period of the calls of the lowest
@@ -1230,6 +1289,7 @@ struct cp_analysis *cp_analysis_run(const char *const *paths,
         cp_links_apply_probe(an, opts->probe) < 0 ||
         cp_portview_build(an, paths) < 0)
         goto oom_state;
+    set_references(an, evals, nevals);
     estimate_steps(an, opts->steps);
     finish_summary(an, &st, evals, nevals);
     if (find_missing_ranks(an) < 0)

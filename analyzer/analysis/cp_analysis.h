@@ -42,7 +42,7 @@ enum cp_link_source {
     CP_SOURCE_NONE = 0,  /* neither a fit nor a profile: no model */
     CP_SOURCE_FIT = 1,   /* fitted to this job's calls */
     CP_SOURCE_PROFILE = 2, /* the site profile (missing keys: the fit) */
-    CP_SOURCE_PORTS = 3  /* InfiniBand port state (not produced yet) */
+    CP_SOURCE_PORTS = 3  /* the NICs' port rate from the port snapshots */
 };
 const char *cp_link_source_name(enum cp_link_source source);
 
@@ -179,8 +179,14 @@ struct cp_analysis_link {
     uint64_t bw_calls;
     double busbw_Bps;       /* sum f*n / sum t */
     double model_busbw_Bps; /* sum f*n / sum model time of the same calls */
-    double expected_Bps;    /* what busbw is compared with (NaN: none) */
+    double expected_Bps;    /* the absolute reference of the class's
+                               bandwidth: the profile, else (inter) the
+                               NICs' port rate; NaN: none, bandwidth is not
+                               judged against an absolute */
     enum cp_link_source expected_source;
+    /* busbw of the bandwidth-bound calls by the model with the reference's
+     * bandwidth (NaN without a reference) */
+    double reference_busbw_Bps;
 };
 
 /* One aggregate: calls of one collective on one communicator whose size n

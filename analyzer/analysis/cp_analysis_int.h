@@ -279,6 +279,7 @@ struct an_group_stats {
     double duration;   /* sum of own time */
     double model_time; /* sum of model time */
     double fn;         /* sum of f * n (busbw numerator) */
+    double judged_bytes; /* sum of n */
     double n_min, n_max; /* sizes of the calls */
 };
 

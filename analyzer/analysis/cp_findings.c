@@ -23,6 +23,9 @@
 #define LATENCY_CRITICAL 0.50
 #define BUSBW_LOW 0.5      /* measured / model busbw */
 #define BUSBW_TCP 0.15     /* an order of magnitude below */
+/* measured / busbw at the NICs' port rate: far below (the CPU NCCL's
+ * healthy runs reach 0.5-0.9 of it, copies and pacing included) */
+#define BUSBW_FAR_BELOW 0.35
 #define MIN_BUCKET (25.0 * 1048576) /* PyTorch DDP's default bucket_cap_mb */
 #define GAIN_RUN 0.01  /* advice only when it saves 1 % of the run ... */
 #define GAIN_STEP 1e-3 /* ... and 1 ms per step */
@@ -320,6 +323,17 @@ out:
     return rc;
 }
 
+/* Whether the link analysis found a rank that delays its calls. */
+static int in_call_straggler(const struct cp_analysis *an)
+{
+    size_t i;
+
+    for (i = 0; i < an->nranks; i++)
+        if (an->ranks[i].straggler)
+            return 1;
+    return 0;
+}
+
 /* Bandwidth-bound calls per (communicator, link class) against the model. */
 static int low_busbw(struct cp_analysis *an, const struct an_eval *ev,
                      size_t nev)
@@ -337,9 +351,13 @@ static int low_busbw(struct cp_analysis *an, const struct an_eval *ev,
         for (k = 0; k < CP_LINK_COUNT; k++) {
             const struct cp_analysis_link *m = &an->model[k];
             const struct cp_analysis_comm *c = &an->comms[ci];
-            double fn = 0, t = 0, mt = 0, busbw, model, ratio;
+            double fn = 0, t = 0, mt = 0, mt_ref = 0, busbw, model, ratio;
+            double link_Bps = m->bandwidth_Bps;
             uint64_t calls = 0;
             int tcp;
+            /* the NICs' rate: an absolute the fit cannot move */
+            int ports = m->expected_source == CP_SOURCE_PORTS &&
+                        m->expected_Bps > 0;
             struct who w;
             json_t *e;
             char b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE],
@@ -351,14 +369,28 @@ static int low_busbw(struct cp_analysis *an, const struct an_eval *ev,
                     t += ev[i].bw.duration;
                     mt += ev[i].bw.model_time;
                     calls += ev[i].bw.judged_calls;
+                    if (ports)
+                        mt_ref += (double)ev[i].bw.judged_calls *
+                                      ev[i].latency_s +
+                                  ev[i].bw.judged_bytes * ev[i].sec_per_byte *
+                                      m->bandwidth_Bps / m->expected_Bps;
                 }
             if (calls < 3 || !(t > 0) || !(mt > 0) ||
                 t < 0.01 * sm->comm_time_s)
                 continue;
             busbw = fn / t;
             model = fn / mt;
+            if (ports && mt_ref > 0) {
+                model = fn / mt_ref;
+                link_Bps = m->expected_Bps;
+            }
             ratio = busbw / model;
-            if (!(ratio < BUSBW_LOW))
+            if (!(ratio < (ports ? BUSBW_FAR_BELOW : BUSBW_LOW)))
+                continue;
+            /* a rank delaying its calls slows every busbw it touches, and
+             * its waits spread through the job: against the ports only an
+             * order of magnitude still speaks of the network then */
+            if (ports && in_call_straggler(an) && !(ratio < BUSBW_TCP))
                 continue;
             tcp = ratio < BUSBW_TCP && k == CP_LINK_INTER;
             /* a slow link, a straggler or a slow ring with candidates has
@@ -371,7 +403,7 @@ static int low_busbw(struct cp_analysis *an, const struct an_eval *ev,
              * there (slow_link, slow_link_candidates, or not slow: the fit
              * of one line through every call is the weaker reference); a
              * profile is the site's word and is always held against */
-            if (m->source == CP_SOURCE_FIT && c->peers_ok != 0)
+            if (m->source == CP_SOURCE_FIT && !ports && c->peers_ok != 0)
                 continue;
             memset(marks, 0, an->ncomms);
             marks[ci] = 1;
@@ -380,7 +412,8 @@ static int low_busbw(struct cp_analysis *an, const struct an_eval *ev,
             rc = add_finding(
                 an, CP_KIND_LOW_BUSBW,
                 /* a weak fit is no ground for a warning */
-                m->source == CP_SOURCE_FIT && m->fit_weak ? CP_SEVERITY_INFO
+                m->source == CP_SOURCE_FIT && m->fit_weak && !ports
+                    ? CP_SEVERITY_INFO
                 : ratio < BUSBW_TCP ? CP_SEVERITY_CRITICAL
                                     : CP_SEVERITY_WARNING,
                 w.ranks, w.nranks, w.nodes, w.nnodes,
@@ -391,8 +424,9 @@ static int low_busbw(struct cp_analysis *an, const struct an_eval *ev,
                 (unsigned long long)c->id, c->nranks, c->nnodes,
                 cp_units_format_bandwidth(busbw, b1, sizeof b1), 100 * ratio,
                 cp_units_format_bandwidth(model, b2, sizeof b2),
-                cp_units_format_bandwidth(m->bandwidth_Bps, b3, sizeof b3),
-                cp_link_source_name(m->source),
+                cp_units_format_bandwidth(link_Bps, b3, sizeof b3),
+                ports ? "NICs' port rate"
+                      : cp_link_source_name(m->source),
                 tcp ? ": TCP fallback suspected (an order of magnitude below "
                       "the network's rate)"
                 : ratio < BUSBW_TCP ? ": an order of magnitude below the link"
@@ -411,7 +445,9 @@ static int low_busbw(struct cp_analysis *an, const struct an_eval *ev,
                 set(e, "ratio", jnum(ratio)) < 0 ||
                 set(e, "link_bandwidth_Bps", jnum(m->bandwidth_Bps)) < 0 ||
                 set(e, "expected_Bps", jnum(m->expected_Bps)) < 0 ||
-                set(e, "source", json_string(cp_link_source_name(m->source))) < 0 ||
+                set(e, "source",
+                    json_string(cp_link_source_name(
+                        ports ? CP_SOURCE_PORTS : m->source))) < 0 ||
                 set(e, "tcp_fallback", json_boolean(tcp)) < 0)
                 goto out;
         }

@@ -184,6 +184,7 @@ static json_t *link_json(const struct cp_analysis_link *m, int *bad)
     put(o, "expected_Bps", jnum(m->expected_Bps), bad);
     put(o, "expected_source",
         jstr(cp_link_source_name(m->expected_source)), bad);
+    put(o, "reference_busbw_Bps", jnum(m->reference_busbw_Bps), bad);
     return o;
 }
 

@@ -249,15 +249,26 @@ static void print_verdict(const struct cp_analysis *an, const char *report,
         const struct cp_analysis_link *m = &an->model[k];
         if (m->source == CP_SOURCE_NONE || m->bw_calls == 0)
             continue;
-        len += (size_t)snprintf(
-            line + len, sizeof line - len,
-            "%s%s-node busbw %s, %.0f%% of the model (%s, alpha %s%s)",
-            len ? "; " : "", k == CP_LINK_INTER ? "inter" : "intra",
-            cp_units_format_bandwidth(m->busbw_Bps, b1, sizeof b1),
-            100 * m->busbw_Bps / m->model_busbw_Bps,
-            cp_units_format_bandwidth(m->bandwidth_Bps, b2, sizeof b2),
-            cp_units_format_time(m->alpha_s, b3, sizeof b3),
-            m->source == CP_SOURCE_FIT && m->fit_weak ? "; a weak fit" : "");
+        if (m->expected_Bps > 0 && m->reference_busbw_Bps > 0)
+            len += (size_t)snprintf(
+                line + len, sizeof line - len,
+                "%s%s-node busbw %s, %.0f%% of what the %s allows (%s at "
+                "%s)",
+                len ? "; " : "", k == CP_LINK_INTER ? "inter" : "intra",
+                cp_units_format_bandwidth(m->busbw_Bps, b1, sizeof b1),
+                100 * m->busbw_Bps / m->reference_busbw_Bps,
+                m->expected_source == CP_SOURCE_PORTS ? "NICs' port rate"
+                                                      : "profile",
+                cp_units_format_bandwidth(m->reference_busbw_Bps, b2,
+                                          sizeof b2),
+                cp_units_format_bandwidth(m->expected_Bps, b3, sizeof b3));
+        else
+            len += (size_t)snprintf(
+                line + len, sizeof line - len,
+                "%s%s-node busbw %s: no reference: cannot judge bandwidth "
+                "(give --profile, or run collprof bench / probe)",
+                len ? "; " : "", k == CP_LINK_INTER ? "inter" : "intra",
+                cp_units_format_bandwidth(m->busbw_Bps, b1, sizeof b1));
         if (len >= sizeof line)
             break;
     }
