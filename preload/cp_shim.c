@@ -1,22 +1,27 @@
 /* cp_shim.c - libcollprof.so: the LD_PRELOAD wrappers around NCCL.
  *
- * Every wrapper has the same shape: make sure the shim is initialised, call
- * the real function, and, when profiling is on, fill one slot of the rank
- * log.  What NCCL returns is returned unchanged, errno included.  Anything
- * that goes wrong inside the shim turns profiling off for the process, with
- * one warning line on stderr; the job itself never notices.
+ * Every wrapper has the same shape: make sure the shim is initialised,
+ * write the call's entry record into one slot of the rank log, call the real
+ * function, complete the record.  The entry record is in the page cache
+ * before NCCL runs, so a call that never returns (a hang, a kill at the time
+ * limit) is on disk with end_ns 0.  What NCCL returns is returned unchanged,
+ * errno included.  Anything that goes wrong inside the shim turns profiling
+ * off for the process, with one warning line on stderr; the job itself never
+ * notices.
  *
  * Hot path (data calls): two clock reads, one lock-free table lookup, two
- * atomic adds, a 64-byte store into a mapped page.  No malloc, no lock, no
- * print.  Under a GPU timer (cp_timer.h) the call goes to its gpu_ twin,
- * which takes the slot before the real call and runs the timer's hooks
- * around it; with the host timer that costs one predictable branch.
+ * atomic adds, a 64-byte store into a mapped page before the call and three
+ * small stores after it.  No malloc, no lock, no print.  Under a GPU timer
+ * (cp_timer.h) the call goes to its gpu_ twin, which reserves the slot for
+ * the timer and runs the timer's hooks around the call; with the host timer
+ * that costs one predictable branch.
  */
 #include "config.h"
 
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,6 +198,44 @@ static void write_clock(void)
     cp_clock_calibrate();
 }
 
+/* SIGTERM with its default action (a time limit, scancel, a launcher
+ * tearing the job down): note it in the header, then die of it as the
+ * process would have.  Only stores into the mapped header and
+ * clock_gettime: async-signal-safe.  SA_RESETHAND restores the default
+ * before this runs, so the raise() below ends the process once the handler
+ * returns. */
+static void on_term(int sig)
+{
+    struct cp_log_header *h = the_log.hdr;
+    struct timespec ts;
+    int saved = errno;
+
+    if (h && log_open && the_log.owner == getpid()) {
+        clock_gettime(CLOCK_REALTIME, &ts);
+        h->term_realtime_ns =
+            (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+        h->term_signal = sig;
+    }
+    raise(sig);
+    errno = saved;
+}
+
+/* Only where SIGTERM still has its default action: a program that handles
+ * it (or installs a handler later) keeps its own, unchanged. */
+static void watch_term(void)
+{
+    struct sigaction old, sa;
+
+    if (sigaction(SIGTERM, NULL, &old) != 0 || (old.sa_flags & SA_SIGINFO) ||
+        old.sa_handler != SIG_DFL)
+        return;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_term;
+    sa.sa_flags = SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
 static void child_after_fork(void)
 {
     /* The mapping is shared with the parent: a child must never write to it.
@@ -240,6 +283,7 @@ static void init_shim(void)
     }
     log_open = 1;
     pthread_atfork(NULL, NULL, child_after_fork);
+    watch_term();
     cp_clock_init(settings.host_clock);
     write_clock();
     /* the next clock record (and the TSC's first rate) 100 ms from now */
@@ -320,28 +364,28 @@ static void learn_size(struct cp_comm *c, ncclComm_t comm)
         cp_comm_set_size(c, (uint32_t)n, (uint32_t)r);
 }
 
-/* rec: the slot the GPU timer reserved before the call, else NULL (take
- * one now); gpu_flags: what the GPU timer learnt (captured, not timed). */
-static inline __attribute__((always_inline)) void
-record_call(union cp_rec *rec, uint16_t gpu_flags, unsigned op,
-            ncclResult_t result, ncclComm_t comm, struct cp_comm *c,
-            uint64_t count, int dtype, int redop, int peer,
-            cudaStream_t stream, int inplace, uint64_t t0, uint64_t t1)
+/* The call's record, written in two steps (log format 2): at entry
+ * (record_enter) everything but the result, with end_ns 0, published at
+ * once so that a process killed or stuck inside the real call leaves it on
+ * disk as "in flight"; at return (record_leave) the result and flags, then
+ * end_ns last.  rec: the slot the GPU timer reserved before the call, else
+ * NULL (take one now).  Returns the slot, NULL when nothing is recorded. */
+static inline __attribute__((always_inline)) union cp_rec *
+record_enter(union cp_rec *rec, unsigned op, ncclComm_t comm,
+             struct cp_comm *c, uint64_t count, int dtype, int redop,
+             int peer, cudaStream_t stream, int inplace, uint64_t t0)
 {
     uint32_t seq = CP_SEQ_NONE, nranks = 0, rank = 0;
-    uint16_t flags = (inplace ? CP_CALL_INPLACE : 0) | gpu_flags;
-    int counted = result == ncclSuccess || result == ncclInProgress;
+    uint16_t flags = inplace ? CP_CALL_INPLACE : 0;
 
     if (c) {
         nranks = __atomic_load_n(&c->nranks, __ATOMIC_ACQUIRE);
-        if (!nranks && counted) {
+        if (__builtin_expect(!nranks, 0)) {
             learn_size(c, comm);
             nranks = __atomic_load_n(&c->nranks, __ATOMIC_ACQUIRE);
         }
         rank = c->rank;
-        if (!counted) {
-            /* a call NCCL refused did not happen on the wire */
-        } else if (cp_op_is_p2p(op)) {
+        if (cp_op_is_p2p(op)) {
             uint32_t k = (uint32_t)peer * 2 + (op == CP_OP_Recv);
             if (peer >= 0 && k < c->p2p_size)
                 seq = __atomic_fetch_add(&c->p2p[k], 1, __ATOMIC_RELAXED);
@@ -358,13 +402,13 @@ record_call(union cp_rec *rec, uint16_t gpu_flags, unsigned op,
     if (!rec)
         rec = slot_or_off();
     if (!rec)
-        return;
+        return NULL;
     rec->call.op = (uint8_t)op;
     rec->call.dtype = dtype >= 0 && dtype < 0xff ? (uint8_t)dtype : CP_DTYPE_NONE;
     rec->call.redop = redop < 0              ? CP_REDOP_NONE
                       : redop < ncclNumOps ? (uint8_t)redop
                                            : CP_REDOP_CUSTOM;
-    rec->call.result = (int8_t)result;
+    rec->call.result = 0;
     rec->call.timer = CP_TIMER_HOST;
     rec->call.flags = flags;
     rec->call.comm_id = c ? c->id : 0;
@@ -376,34 +420,54 @@ record_call(union cp_rec *rec, uint16_t gpu_flags, unsigned op,
     rec->call.group = tls_group_depth > 0 ? tls_group : 0;
     rec->call.stream = (uint32_t)((uintptr_t)stream ^ ((uint64_t)(uintptr_t)stream >> 32));
     rec->call.start_ns = t0;
-    rec->call.end_ns = t1;
+    rec->call.end_ns = 0;
     cp_log_commit(rec, CP_REC_CALL);
+    return rec;
+}
+
+/* Complete the entry record rec (NULL: nothing was recorded). */
+static inline __attribute__((always_inline)) void
+record_leave(union cp_rec *rec, uint16_t gpu_flags, ncclResult_t result,
+             ncclComm_t comm, struct cp_comm *c, uint64_t t1)
+{
+    if (!rec)
+        return;
+    if (__builtin_expect(result == ncclInvalidArgument ||
+                             result == ncclInvalidUsage,
+                         0)) {
+        /* A call NCCL refused did not happen on the wire: give its sequence
+         * number back (NCCL forbids concurrent calls on one communicator,
+         * so the counter is normally still one past it).  A call that
+         * failed on the wire (remote, system, internal error) keeps it. */
+        uint32_t seq = rec->call.seq;
+        if (c && seq != CP_SEQ_NONE) {
+            uint32_t *ctr = &c->seq;
+            if (cp_op_is_p2p(rec->call.op)) {
+                uint32_t k = (uint32_t)rec->call.peer * 2 +
+                             (rec->call.op == CP_OP_Recv);
+                ctr = k < c->p2p_size ? &c->p2p[k] : NULL;
+            }
+            if (ctr)
+                __atomic_compare_exchange_n(ctr, &(uint32_t){seq + 1}, seq, 0,
+                                            __ATOMIC_RELAXED,
+                                            __ATOMIC_RELAXED);
+        }
+        rec->call.seq = CP_SEQ_NONE;
+    } else if (__builtin_expect(c && !rec->call.nranks, 0)) {
+        /* a non-blocking communicator that had not answered at entry */
+        learn_size(c, comm);
+        rec->call.nranks = __atomic_load_n(&c->nranks, __ATOMIC_ACQUIRE);
+        rec->call.rank = c->rank;
+    }
+    rec->call.result = (int8_t)result;
+    if (gpu_flags)
+        rec->call.flags |= gpu_flags;
+    __atomic_store_n(&rec->call.end_ns, t1, __ATOMIC_RELEASE);
 
     if (__builtin_expect(t1 - __atomic_load_n(&last_clock, __ATOMIC_RELAXED) >
                              CP_CLOCK_PERIOD_NS,
                          0))
         write_clock();
-}
-
-/* Host timer: the slot is taken after the call. */
-static void record_data(unsigned op, ncclResult_t result, ncclComm_t comm,
-                        struct cp_comm *c, uint64_t count, int dtype,
-                        int redop, int peer, cudaStream_t stream, int inplace,
-                        uint64_t t0, uint64_t t1)
-{
-    record_call(NULL, 0, op, result, comm, c, count, dtype, redop, peer,
-                stream, inplace, t0, t1);
-}
-
-/* GPU timers: into the slot reserved before the call. */
-static void record_data_at(union cp_rec *rec, uint16_t gpu_flags, unsigned op,
-                           ncclResult_t result, ncclComm_t comm,
-                           struct cp_comm *c, uint64_t count, int dtype,
-                           int redop, int peer, cudaStream_t stream,
-                           int inplace, uint64_t t0, uint64_t t1)
-{
-    record_call(rec, gpu_flags, op, result, comm, c, count, dtype, redop, peer,
-                stream, inplace, t0, t1);
 }
 
 /* GPU timer: reserve the call's slot (its id for the device work) and start
@@ -432,25 +496,28 @@ static union cp_rec *gpu_begin(struct cp_gpu_call *g, cudaStream_t stream,
         int cp_errno;                                                          \
         struct cp_gpu_call cp_g;                                               \
         union cp_rec *cp_rec;                                                  \
+        struct cp_comm *cp_c;                                                  \
+        union cp_rec *cp_slot;                                                 \
         tls_depth++;                                                           \
         cp_g.flags = 0;                                                        \
+        cp_c = cp_comm_find(COMM);                                             \
         cp_rec = gpu_begin(&cp_g, STREAM, COMM);                               \
         cp_t0 = now_ns();                                                      \
+        {                                                                      \
+            size_t cp_esize = cp_dtype_size((unsigned)(DTYPE));                \
+            size_t cp_rank = cp_c ? cp_c->rank : 0;                            \
+            (void)cp_esize;                                                    \
+            (void)cp_rank;                                                     \
+            cp_slot = record_enter(cp_rec, CP_OP_##fn, COMM, cp_c, COUNT,      \
+                                   (int)(DTYPE), (int)(REDOP), PEER, STREAM,   \
+                                   (INPLACE), cp_t0);                          \
+        }                                                                      \
         cp_r = real_##fn args;                                                 \
         cp_errno = errno;                                                      \
         cp_t1 = now_ns();                                                      \
         if (cp_rec)                                                            \
             cp_timer_call_end(&cp_g, cp_r, cp_t0);                             \
-        {                                                                      \
-            struct cp_comm *cp_c = cp_comm_find(COMM);                         \
-            size_t cp_esize = cp_dtype_size((unsigned)(DTYPE));                \
-            size_t cp_rank = cp_c ? cp_c->rank : 0;                            \
-            (void)cp_esize;                                                    \
-            (void)cp_rank;                                                     \
-            record_data_at(cp_rec, cp_g.flags, CP_OP_##fn, cp_r, COMM, cp_c,   \
-                           COUNT, (int)(DTYPE), (int)(REDOP), PEER, STREAM,    \
-                           (INPLACE), cp_t0, cp_t1);                           \
-        }                                                                      \
+        record_leave(cp_slot, cp_g.flags, cp_r, COMM, cp_c, cp_t1);            \
         tls_depth--;                                                           \
         errno = cp_errno;                                                      \
         return cp_r;                                                           \
@@ -460,6 +527,8 @@ static union cp_rec *gpu_begin(struct cp_gpu_call *g, cudaStream_t stream,
         ncclResult_t cp_r;                                                     \
         uint64_t cp_t0, cp_t1;                                                 \
         int cp_errno;                                                          \
+        struct cp_comm *cp_c;                                                  \
+        union cp_rec *cp_slot;                                                 \
         ensure_init();                                                         \
         if (__builtin_expect(!real_##fn, 0))                                   \
             return missing(#fn);                                               \
@@ -470,19 +539,21 @@ static union cp_rec *gpu_begin(struct cp_gpu_call *g, cudaStream_t stream,
         if (__builtin_expect(cp_timer_gpu_mode() != CP_GPU_OFF, 0))            \
             return gpu_##fn args;                                              \
         tls_depth++;                                                           \
+        cp_c = cp_comm_find(COMM);                                             \
         cp_t0 = now_ns();                                                      \
-        cp_r = real_##fn args;                                                 \
-        cp_errno = errno;                                                      \
-        cp_t1 = now_ns();                                                      \
         {                                                                      \
-            struct cp_comm *cp_c = cp_comm_find(COMM);                         \
             size_t cp_esize = cp_dtype_size((unsigned)(DTYPE));                \
             size_t cp_rank = cp_c ? cp_c->rank : 0;                            \
             (void)cp_esize;                                                    \
             (void)cp_rank;                                                     \
-            record_data(CP_OP_##fn, cp_r, COMM, cp_c, COUNT, (int)(DTYPE),     \
-                        (int)(REDOP), PEER, STREAM, (INPLACE), cp_t0, cp_t1);  \
+            cp_slot = record_enter(NULL, CP_OP_##fn, COMM, cp_c, COUNT,        \
+                                   (int)(DTYPE), (int)(REDOP), PEER, STREAM,   \
+                                   (INPLACE), cp_t0);                          \
         }                                                                      \
+        cp_r = real_##fn args;                                                 \
+        cp_errno = errno;                                                      \
+        cp_t1 = now_ns();                                                      \
+        record_leave(cp_slot, 0, cp_r, COMM, cp_c, cp_t1);                     \
         tls_depth--;                                                           \
         errno = cp_errno;                                                      \
         return cp_r;                                                           \

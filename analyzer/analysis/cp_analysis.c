@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "cp_analysis_int.h"
+#include "cp_hang.h"
 #include "cp_fit.h"
 #include "cp_links.h"
 #include "cp_portview.h"
@@ -102,6 +103,7 @@ void cp_analysis_destroy(struct cp_analysis *an)
         json_decref(an->findings[i].evidence);
     }
     free(an->findings);
+    cp_hang_destroy(an->hang);
     for (i = 0; i < an->ninputs; i++)
         free(an->inputs[i].path);
     free(an->inputs);
@@ -1295,7 +1297,7 @@ struct cp_analysis *cp_analysis_run(const char *const *paths,
     if (find_missing_ranks(an) < 0)
         goto oom_state;
     an->summary.bucket_bytes = opts->bucket_bytes;
-    if (an_findings(an, evals, nevals) < 0)
+    if (cp_hang_analyze(an) < 0 || an_findings(an, evals, nevals) < 0)
         goto oom_state;
     if (st.oom)
         goto oom_state;

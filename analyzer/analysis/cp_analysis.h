@@ -414,6 +414,8 @@ struct cp_analysis_summary {
     int *missing_ranks;     /* global ranks absent below world_size */
 };
 
+struct cp_hang; /* cp_hang.h */
+
 struct cp_analysis {
     char job_id[32];
     char step_id[32];
@@ -439,6 +441,8 @@ struct cp_analysis {
     struct cp_analysis_input *inputs;
     size_t nproblems;
     struct cp_analysis_problem *problems;
+    /* what an unfinished job was doing (cp_hang.h); NULL: nothing to say */
+    struct cp_hang *hang;
 };
 
 /* Analyze the logs under paths (a NULL-terminated list of directories,

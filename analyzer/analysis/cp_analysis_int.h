@@ -298,6 +298,13 @@ struct an_eval {
 
 struct cp_links;
 
+/* cp_findings.c: append one finding (message already formatted, ranks and
+ * nodes copied); its evidence is an empty object to fill.  0 or -1. */
+int an_add_finding(struct cp_analysis *an, const char *kind,
+                   enum cp_analysis_severity sev, const int *ranks,
+                   size_t nranks, const unsigned *nodes, size_t nnodes,
+                   const char *message);
+
 /* cp_stream.c: the wall time of the union of busy intervals, in s. */
 double an_busy_total_s(const struct an_busy *u);
 

@@ -56,13 +56,22 @@ add_finding(struct cp_analysis *an, enum cp_kind kind,
             const int *ranks, size_t nranks, const unsigned *nodes,
             size_t nnodes, const char *fmt, ...)
 {
-    struct cp_analysis_finding *bigger, *f;
     char msg[1024];
     va_list ap;
 
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    return an_add_finding(an, kind, sev, ranks, nranks, nodes, nnodes, msg);
+}
+
+int an_add_finding(struct cp_analysis *an, const char *kind,
+                   enum cp_analysis_severity sev, const int *ranks,
+                   size_t nranks, const unsigned *nodes, size_t nnodes,
+                   const char *msg)
+{
+    struct cp_analysis_finding *bigger, *f;
+
     bigger = realloc(an->findings, (an->nfindings + 1) * sizeof *bigger);
     if (!bigger)
         return -1;

@@ -12,6 +12,7 @@
 
 #include "collprof/cp_logfmt.h"
 #include "cp_analysis.h"
+#include "cp_hang.h"
 
 static json_t *jnum(double v)
 {
@@ -677,6 +678,8 @@ json_t *cp_analysis_to_json(const struct cp_analysis *an)
     put(root, "schema", jstr(CP_REPORT_SCHEMA), &bad);
     put(root, "generator", jstr("collprof " PACKAGE_VERSION), &bad);
     put(root, "job", job_json(an, &bad), &bad);
+    if (an->hang)
+        put(root, "hang", cp_hang_to_json(an, &bad), &bad);
     put(root, "summary", summary_json(an, &bad), &bad);
     for (k = 0; k < CP_LINK_COUNT; k++)
         put(model, cp_link_class_name(k), link_json(&an->model[k], &bad), &bad);

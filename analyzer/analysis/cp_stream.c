@@ -1147,6 +1147,8 @@ static inline void on_call(struct an_state *st, struct an_file *f,
     int64_t start, end;
     int coll;
 
+    if (__builtin_expect(cp_rec_call_in_flight(r), 0))
+        return; /* never returned: no time to join (cp_hang.c reads it) */
     ra->calls++;
     if (__builtin_expect(key == INT64_MIN || r->end_ns < r->start_ns ||
                              r->start_ns < (uint64_t)f->t_min ||

@@ -12,6 +12,7 @@
 
 #include "cp_path.h"
 #include "cp_analysis.h"
+#include "cp_hang.h"
 #include "cp_cmds.h"
 #include "cp_kinds.h"
 #include "cp_probeview.h"
@@ -189,6 +190,8 @@ static void print_verdict(const struct cp_analysis *an, const char *report,
     size_t i, len;
     unsigned k;
 
+    if (cp_hang_headline(an))
+        printf("%s\n", cp_hang_headline(an));
     printf("collprof: %zu rank%s on %zu node%s", an->nranks,
            an->nranks == 1 ? "" : "s", an->nnodes, an->nnodes == 1 ? "" : "s");
     if (s->nmissing)

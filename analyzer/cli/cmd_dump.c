@@ -75,7 +75,17 @@ static void print_call(enum dump_mode mode, const struct cp_log_header *h,
                op ? op : "unknown", cp_dtype_name(c->dtype), c->count, bytes,
                cp_redop_name(c->redop), c->peer, c->nranks, c->rank, c->group,
                c->flags, c->result, c->start_ns, c->end_ns,
-               c->end_ns - c->start_ns);
+               cp_rec_call_in_flight(c) ? 0 : c->end_ns - c->start_ns);
+        return;
+    }
+    if (cp_rec_call_in_flight(c)) {
+        printf("rank %d node %s comm %016" PRIx64 " seq %s %s %s x %" PRIu64
+               " (%" PRIu64 " B) %s peer %d nranks %u rank %u group %u "
+               "flags 0x%x start %" PRIu64 " in flight (never returned)\n",
+               h->global_rank, h->node, c->comm_id, seq[0] ? seq : "-",
+               op ? op : "unknown", cp_dtype_name(c->dtype), c->count, bytes,
+               cp_redop_name(c->redop), c->peer, c->nranks, c->rank, c->group,
+               c->flags, c->start_ns);
         return;
     }
     printf("rank %d node %s comm %016" PRIx64 " seq %s %s %s x %" PRIu64

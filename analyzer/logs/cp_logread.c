@@ -43,6 +43,7 @@ static void swap_header(struct cp_log_header *h)
     SW32(h->record_size); SW32(h->chunk_records); SW32(h->flags);
     SW32(h->timer); SW32(h->pid); SW32(h->global_rank); SW32(h->world_size);
     SW32(h->local_rank); SW32(h->nccl_version);
+    SW32(h->term_signal); SW64(h->term_realtime_ns);
     SW64(h->start_realtime_ns); SW64(h->start_monotonic_ns);
     SW64(h->end_realtime_ns); SW64(h->slots_used); SW64(h->records_dropped);
 }

@@ -10,7 +10,9 @@
  * Every slot starts with a one-byte kind.  Kind 0 means "never written" (the
  * file grows in zero-filled chunks, and a process killed mid-run leaves the
  * tail of its last chunk unwritten); readers skip such slots.  The writer
- * stores the kind byte last, so a slot whose kind is non-zero is complete.
+ * stores the kind byte last, so a slot whose kind is non-zero is complete,
+ * except a call record (kind 1) whose end_ns is 0: the call was entered and
+ * had not returned (version 2; cp_rec_call_in_flight).
  * All integers are in the writer's byte order; `endian` tells readers which.
  */
 #ifndef COLLPROF_CP_LOGFMT_H
@@ -21,7 +23,10 @@
 
 #define CP_LOG_MAGIC "COLLPROF"  /* 8 bytes, no NUL */
 #define CP_LOG_ENDIAN 0x01020304u /* reads 0x04030201 in the other order */
-#define CP_LOG_VERSION 1u
+/* 1: a call's record was written when the call returned.
+ * 2: it is written when the call is entered (end_ns 0) and completed when it
+ *    returns; slots are in entry order.  A version-1 log reads the same. */
+#define CP_LOG_VERSION 2u
 #define CP_LOG_HEADER_SIZE 4096u
 #define CP_LOG_RECORD_SIZE 64u
 #define CP_LOG_SUFFIX ".cplog"
@@ -113,8 +118,18 @@ struct cp_rec_call {
     uint32_t group;    /* process-wide id of the enclosing group, 0 = none */
     uint32_t stream;   /* a 32-bit fold of the stream handle */
     uint64_t start_ns; /* CLOCK_REALTIME at entry (the host enqueue time) */
-    uint64_t end_ns;   /* CLOCK_REALTIME at return */
+    uint64_t end_ns;   /* CLOCK_REALTIME at return; 0: not returned (yet).
+                          Written last: result and flags are final once it
+                          is non-zero */
 };
+
+/* A call that was entered and never returned (version 2: the writer stores
+ * the record before the real call and end_ns when it returns; a version-1
+ * log never holds one). */
+static inline int cp_rec_call_in_flight(const struct cp_rec_call *c)
+{
+    return c->end_ns == 0;
+}
 
 /* How a communicator event came about (cp_rec_comm.how). */
 enum cp_comm_how {
@@ -226,6 +241,12 @@ struct cp_log_header {
     char step_id[CP_HDR_STR / 2]; /* SLURM_STEP_ID or "" */
     char timer_reason[CP_HDR_STR]; /* why that timer was chosen */
     char program[CP_HDR_STR];      /* the process's command name */
+    /* version 2: a termination signal the process received while the log
+     * was open (SIGTERM of a time limit, scancel or a launcher), where the
+     * shim could see it; 0 = none seen (or a version-1 log) */
+    int32_t term_signal;
+    uint32_t reserved0;
+    uint64_t term_realtime_ns; /* CLOCK_REALTIME when it arrived */
 };
 
 _Static_assert(sizeof(struct cp_rec_call) == CP_LOG_RECORD_SIZE, "call");

@@ -23,6 +23,7 @@
 #include "ts_comm.h"
 #include "ts_dtype.h"
 #include "ts_expect.h"
+#include "ts_fault.h"
 #include "ts_pattern.h"
 #include "ts_run.h"
 
@@ -244,6 +245,7 @@ main(int argc, char **argv)
     run.rank = rank;
     run.nranks = nranks;
     run.corrupt = options.corrupt;
+    ts_fault_load(&run);
     if (ts_pattern_prepare(options.pattern, &options.config, nranks, err,
                            sizeof err) < 0) {
         fprintf(stderr, "%s: rank %d: %s\n", TS_RUN_PROGRAM, rank, err);

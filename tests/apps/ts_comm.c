@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ts_expect.h"
+#include "ts_fault.h"
 
 /* Every failure message: "<op> <tensor>: <function> on <comm> failed: ..."
  * plus NCCL's own last error where it has one.  comm may be NULL (group
@@ -135,9 +136,9 @@ ts_comm_allreduce(struct ts_run *run, struct ts_comm *comm,
                   size_t count, ncclDataType_t dtype, ncclRedOp_t op)
 {
     record(run, comm, "allreduce", count, dtype, -1, comm->seq++);
+    struct ts_call c = {"allreduce", tensor, send, recv, count, dtype, op, -1};
     check_result(run, comm, "allreduce", tensor, "ncclAllReduce",
-                 ncclAllReduce(send, recv, count, dtype, op, comm->handle,
-                               NULL));
+                 ts_fault_collective(run, comm, &c));
 }
 
 void
@@ -146,9 +147,10 @@ ts_comm_broadcast(struct ts_run *run, struct ts_comm *comm,
                   size_t count, ncclDataType_t dtype, int root)
 {
     record(run, comm, "broadcast", count, dtype, root, comm->seq++);
+    struct ts_call c = {"broadcast", tensor, send, recv, count, dtype, ncclSum,
+                        root};
     check_result(run, comm, "broadcast", tensor, "ncclBroadcast",
-                 ncclBroadcast(send, recv, count, dtype, root, comm->handle,
-                               NULL));
+                 ts_fault_collective(run, comm, &c));
 }
 
 void
@@ -156,8 +158,9 @@ ts_comm_bcast(struct ts_run *run, struct ts_comm *comm, const char *tensor,
               void *buf, size_t count, ncclDataType_t dtype, int root)
 {
     record(run, comm, "bcast", count, dtype, root, comm->seq++);
+    struct ts_call c = {"bcast", tensor, buf, buf, count, dtype, ncclSum, root};
     check_result(run, comm, "bcast", tensor, "ncclBcast",
-                 ncclBcast(buf, count, dtype, root, comm->handle, NULL));
+                 ts_fault_collective(run, comm, &c));
 }
 
 void
@@ -166,9 +169,9 @@ ts_comm_reduce(struct ts_run *run, struct ts_comm *comm, const char *tensor,
                ncclDataType_t dtype, ncclRedOp_t op, int root)
 {
     record(run, comm, "reduce", count, dtype, root, comm->seq++);
+    struct ts_call c = {"reduce", tensor, send, recv, count, dtype, op, root};
     check_result(run, comm, "reduce", tensor, "ncclReduce",
-                 ncclReduce(send, recv, count, dtype, op, root, comm->handle,
-                            NULL));
+                 ts_fault_collective(run, comm, &c));
 }
 
 void
@@ -177,9 +180,10 @@ ts_comm_allgather(struct ts_run *run, struct ts_comm *comm,
                   size_t sendcount, ncclDataType_t dtype)
 {
     record(run, comm, "allgather", sendcount, dtype, -1, comm->seq++);
+    struct ts_call c = {"allgather", tensor, send, recv, sendcount, dtype,
+                        ncclSum, -1};
     check_result(run, comm, "allgather", tensor, "ncclAllGather",
-                 ncclAllGather(send, recv, sendcount, dtype, comm->handle,
-                               NULL));
+                 ts_fault_collective(run, comm, &c));
 }
 
 void
@@ -188,9 +192,10 @@ ts_comm_reducescatter(struct ts_run *run, struct ts_comm *comm,
                       size_t recvcount, ncclDataType_t dtype, ncclRedOp_t op)
 {
     record(run, comm, "reducescatter", recvcount, dtype, -1, comm->seq++);
+    struct ts_call c = {"reducescatter", tensor, send, recv, recvcount, dtype,
+                        op, -1};
     check_result(run, comm, "reducescatter", tensor, "ncclReduceScatter",
-                 ncclReduceScatter(send, recv, recvcount, dtype, op,
-                                   comm->handle, NULL));
+                 ts_fault_collective(run, comm, &c));
 }
 
 void
@@ -199,8 +204,10 @@ ts_comm_alltoall(struct ts_run *run, struct ts_comm *comm,
                  size_t count, ncclDataType_t dtype)
 {
     record(run, comm, "alltoall", count, dtype, -1, comm->seq++);
+    struct ts_call c = {"alltoall", tensor, send, recv, count, dtype, ncclSum,
+                        -1};
     check_result(run, comm, "alltoall", tensor, "ncclAlltoAll",
-                 ncclAlltoAll(send, recv, count, dtype, comm->handle, NULL));
+                 ts_fault_collective(run, comm, &c));
 }
 
 void

@@ -17,6 +17,8 @@ ts_run_init(struct ts_run *run, int rank, int nranks)
 void
 ts_run_release(struct ts_run *run)
 {
+    free(run->faults); /* a call still held back by swap is never made */
+    run->faults = NULL;
     for (int slot = 0; slot < TS_RUN_SCRATCH_SLOTS; slot++) {
         free(run->scratch[slot]);
         run->scratch[slot] = NULL;

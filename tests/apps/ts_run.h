@@ -19,12 +19,18 @@
 enum { TS_RUN_SCRATCH_SLOTS = 8 };
 enum { TS_RUN_STEP_INIT = -1, TS_RUN_STEP_FINAL = -2 };
 
+struct ts_faults;
+
 struct ts_run {
     int rank;   /* in the world */
     int nranks; /* world size */
     int step;   /* >= 0, or TS_RUN_STEP_INIT / TS_RUN_STEP_FINAL */
     FILE *expect;          /* --expect stream, or NULL */
     uint64_t calls;        /* data-moving NCCL calls made so far */
+    uint64_t collectives;  /* of them collectives (ts_fault.c counts) */
+    struct ts_faults *faults; /* planted faults of this rank, or NULL */
+    bool faulted;          /* a mismatch or swap was acted out: results of
+                              this rank are no longer checked */
     bool corrupt;          /* --corrupt: rank 1 perturbs one all-reduce */
     bool corrupted;        /* ... and has done so */
     void *scratch[TS_RUN_SCRATCH_SLOTS];

@@ -23,6 +23,7 @@
 #include "sim_comm.h"
 #include "sim_dtype.h"
 #include "sim_error.h"
+#include "sim_fault.h"
 #include "sim_exec.h"
 
 #define SIM_EXPORT __attribute__((visibility("default")))
@@ -244,12 +245,13 @@ static ncclResult_t submit(struct sim_op *op)
 {
     const char *fn = op_names[op->kind];
     ncclResult_t rc;
-    int need_send, need_recv;
+    int need_send, need_recv, hang = 0;
     size_t es;
 
     rc = check_comm(op->comm, fn, 1);
     if (rc != ncclSuccess)
         goto out;
+    hang = sim_fault_enter(op) && group_depth == 0;
     if (has_root(op->kind) && (op->root < 0 || op->root >= op->comm->nranks)) {
         rc = sim_error(ncclInvalidArgument, "%s: %s %d out of range [0, %d)",
                        fn,
@@ -291,6 +293,8 @@ static ncclResult_t submit(struct sim_op *op)
         rc = enqueue(op);
     else
         rc = run_ops(op, 1);
+    if (hang)
+        sim_fault_hang();
 out:
     /* An error inside a group fails the whole group at ncclGroupEnd. */
     if (rc != ncclSuccess && group_depth > 0 && group_error == ncclSuccess)

@@ -94,6 +94,11 @@ static const struct sim_topo *topology(void)
     return &topo;
 }
 
+const struct sim_topo *sim_boot_topology(void)
+{
+    return topology();
+}
+
 static const char *node_name(void)
 {
     const char *names[] = {"SIMNCCL_NODE", "SLURMD_NODENAME"};

@@ -22,6 +22,11 @@
 #include "collprof/cp_nccl.h"
 
 struct ncclComm;
+struct sim_topo;
+
+/* The process's topology (SIMNCCL_TOPO, parsed once), NULL when the file is
+ * bad (the error is then recorded for ncclGetLastError). */
+const struct sim_topo *sim_boot_topology(void);
 
 ncclResult_t sim_boot_unique_id(ncclUniqueId *id);
 

@@ -518,7 +518,7 @@ static ncclResult_t do_recv(struct engine *eng, struct sim_conn *conn,
                                  rank, conn->peer);
             if (s->hdr.bytes != s->bytes)
                 return sim_error(
-                    ncclInvalidUsage,
+                    ncclRemoteError,
                     "simnccl: rank %d: rank %d sent %llu bytes where %zu "
                     "were expected (the two ranks called different "
                     "operations, counts or types)",

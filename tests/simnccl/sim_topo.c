@@ -119,9 +119,47 @@ static int parse_rank(const char *text, int *rank)
     return 0;
 }
 
+static const char *const coll_names[] = {
+    "allreduce", "broadcast", "reduce", "allgather", "reducescatter",
+    "alltoall", "gather", "scatter", NULL};
+
+int sim_topo_is_coll_name(const char *name)
+{
+    int i;
+
+    for (i = 0; coll_names[i]; i++)
+        if (strcmp(name, coll_names[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* "+1", "-2": a signed non-zero integer with its sign. */
+static int parse_delta(const char *text, long *delta)
+{
+    char *end;
+    long v;
+
+    if (!text || (text[0] != '+' && text[0] != '-') ||
+        !isdigit((unsigned char)text[1]))
+        return -1;
+    errno = 0;
+    v = strtol(text, &end, 10);
+    if (errno || *end || v == 0 || v > 1000000 || v < -1000000)
+        return -1;
+    *delta = v;
+    return 0;
+}
+
 /* ---- one line ---------------------------------------------------------- */
 
-enum key_kind { KEY_DURATION, KEY_BANDWIDTH, KEY_RANK, KEY_SIGNED_DURATION };
+enum key_kind {
+    KEY_DURATION,
+    KEY_BANDWIDTH,
+    KEY_RANK,
+    KEY_SIGNED_DURATION,
+    KEY_DELTA,
+    KEY_OP
+};
 
 struct key_spec {
     const char *name;
@@ -142,23 +180,52 @@ static const struct key_spec key_offset = {
     "a number with unit s, ms, us or ns, optionally signed"};
 static const struct key_spec key_rank = {"rank", KEY_RANK,
                                          "a non-negative integer"};
+static const struct key_spec key_after = {"after", KEY_RANK,
+                                          "a non-negative integer"};
+static const struct key_spec key_seq = {"seq", KEY_RANK,
+                                        "a non-negative integer"};
+static const struct key_spec key_in = {
+    "in", KEY_OP,
+    "allreduce, broadcast, reduce, allgather, reducescatter, alltoall, "
+    "gather or scatter"};
+static const struct key_spec key_count = {
+    "count", KEY_DELTA, "a signed non-zero integer such as +1"};
+static const struct key_spec key_op = {
+    "op", KEY_OP,
+    "allreduce, broadcast, reduce, allgather, reducescatter, alltoall, "
+    "gather or scatter"};
+
+#define MAX_KEYS 5
 
 /* The values of the key=value tokens of one line. */
 struct key_values {
-    int seen[4];
-    int64_t duration[4];
-    double bandwidth[4];
-    int rank[4];
+    int seen[MAX_KEYS];
+    int64_t duration[MAX_KEYS];
+    double bandwidth[MAX_KEYS];
+    int rank[MAX_KEYS];
+    long delta[MAX_KEYS];
+    char op[MAX_KEYS][SIM_TOPO_OP_NAME];
 };
 
 struct directive {
     const char *name;
-    int positional;                   /* words before the keys */
-    const struct key_spec *keys[4];   /* NULL-terminated */
+    int positional;                        /* words before the keys */
+    const struct key_spec *keys[MAX_KEYS]; /* NULL-terminated */
     const char *usage;
 };
 
-enum { DIR_NODES, DIR_INTRA, DIR_INTER, DIR_LINK, DIR_STRAGGLER, DIR_CLOCK };
+enum {
+    DIR_NODES,
+    DIR_INTRA,
+    DIR_INTER,
+    DIR_LINK,
+    DIR_STRAGGLER,
+    DIR_HANG,
+    DIR_KILL,
+    DIR_MISMATCH,
+    DIR_SWAP,
+    DIR_CLOCK
+};
 
 static const struct directive directives[] = {
     [DIR_NODES] = {"nodes", 1, {NULL}, "nodes COUNT"},
@@ -178,6 +245,21 @@ static const struct directive directives[] = {
                        0,
                        {&key_rank, &key_delay, NULL},
                        "straggler rank=R delay=T"},
+    [DIR_HANG] = {"hang",
+                  0,
+                  {&key_rank, &key_after, &key_in, NULL},
+                  "hang rank=R after=N | hang rank=R in=OP [after=N]"},
+    [DIR_KILL] = {"kill",
+                  0,
+                  {&key_rank, &key_after, &key_in, NULL},
+                  "kill rank=R after=N | kill rank=R in=OP [after=N]"},
+    [DIR_MISMATCH] = {"mismatch",
+                      0,
+                      {&key_rank, &key_seq, &key_count, &key_op, NULL},
+                      "mismatch rank=R seq=S count=+K | mismatch rank=R "
+                      "seq=S op=OP"},
+    [DIR_SWAP] = {"swap", 0, {&key_rank, &key_seq, NULL},
+                  "swap rank=R seq=S"},
     [DIR_CLOCK] = {"clock", 1, {&key_offset, NULL}, "clock NODE offset=T"},
 };
 
@@ -284,6 +366,17 @@ static int parse_keys(struct parser *p, const struct directive *d,
                 return fail(p, "bad value '%s' for key '%s' (expected %s)",
                             eq + 1, spec->name, spec->expect);
             break;
+        case KEY_DELTA:
+            if (parse_delta(eq + 1, &kv->delta[k]) != 0)
+                return fail(p, "bad value '%s' for key '%s' (expected %s)",
+                            eq + 1, spec->name, spec->expect);
+            break;
+        case KEY_OP:
+            if (!sim_topo_is_coll_name(eq + 1))
+                return fail(p, "bad value '%s' for key '%s' (expected %s)",
+                            eq + 1, spec->name, spec->expect);
+            snprintf(kv->op[k], sizeof kv->op[k], "%s", eq + 1);
+            break;
         }
     }
     return 0;
@@ -302,6 +395,77 @@ static int check_node_name(struct parser *p, const char *name)
                            "got '%s'",
                         name);
     return 0;
+}
+
+/* hang, kill, mismatch, swap: keys are in the order of their directive's
+ * table row (rank first). */
+static int apply_fault(struct parser *p, int which,
+                       const struct key_values *kv)
+{
+    struct sim_topo *t = p->topo;
+    const struct directive *d = &directives[which];
+    struct sim_topo_fault f;
+
+    memset(&f, 0, sizeof f);
+    if (!kv->seen[0])
+        return fail(p, "'%s' needs key 'rank' (usage: %s)", d->name,
+                    d->usage);
+    f.rank = kv->rank[0];
+    switch (which) {
+    case DIR_HANG:
+        if (!kv->seen[1] && !kv->seen[2])
+            return fail(p, "'hang' needs key 'after' or 'in' (usage: %s)",
+                        d->usage);
+        f.kind = SIM_FAULT_HANG;
+        f.after = kv->seen[1] ? kv->rank[1] : 0;
+        if (kv->seen[2])
+            snprintf(f.in, sizeof f.in, "%s", kv->op[2]);
+        break;
+    case DIR_KILL:
+        if (!kv->seen[1] && !kv->seen[2])
+            return fail(p, "'kill' needs key 'after' or 'in' (usage: %s)",
+                        d->usage);
+        f.kind = SIM_FAULT_KILL;
+        f.after = kv->seen[1] ? kv->rank[1] : 0;
+        if (kv->seen[2])
+            snprintf(f.in, sizeof f.in, "%s", kv->op[2]);
+        break;
+    case DIR_MISMATCH:
+        if (!kv->seen[1])
+            return fail(p, "'mismatch' needs key 'seq' (usage: %s)", d->usage);
+        if (kv->seen[2] == kv->seen[3])
+            return fail(p, "'mismatch' needs exactly one of 'count' and 'op' "
+                           "(usage: %s)",
+                        d->usage);
+        f.kind = SIM_FAULT_MISMATCH;
+        f.seq = kv->rank[1];
+        f.count_delta = kv->seen[2] ? kv->delta[2] : 0;
+        if (kv->seen[3])
+            snprintf(f.op, sizeof f.op, "%s", kv->op[3]);
+        break;
+    case DIR_SWAP:
+        if (!kv->seen[1])
+            return fail(p, "'swap' needs key 'seq' (usage: %s)", d->usage);
+        f.kind = SIM_FAULT_SWAP;
+        f.seq = kv->rank[1];
+        break;
+    }
+    if (t->n_faults >= SIM_TOPO_MAX_FAULTS)
+        return fail(p, "too many fault directives (at most %d)",
+                    SIM_TOPO_MAX_FAULTS);
+    t->faults[t->n_faults++] = f;
+    return 0;
+}
+
+const struct sim_topo_fault *sim_topo_fault(const struct sim_topo *topo,
+                                            int rank, enum sim_fault_kind kind)
+{
+    int i;
+
+    for (i = 0; topo && i < topo->n_faults; i++)
+        if (topo->faults[i].rank == rank && topo->faults[i].kind == kind)
+            return &topo->faults[i];
+    return NULL;
 }
 
 /* 'clock NODE offset=T': that node's CLOCK_REALTIME runs T ahead. */
@@ -397,6 +561,11 @@ static int apply(struct parser *p, int which, char **pos,
         t->stragglers[t->n_stragglers].delay_ns = kv->duration[1];
         t->n_stragglers++;
         return 0;
+    case DIR_HANG:
+    case DIR_KILL:
+    case DIR_MISMATCH:
+    case DIR_SWAP:
+        return apply_fault(p, which, kv);
     case DIR_CLOCK:
         return apply_clock(p, pos, kv);
     }
@@ -428,7 +597,7 @@ static int parse_line(struct parser *p, char *line)
             d = &directives[i];
     if (!d)
         return fail(p, "unknown directive '%s' (known: nodes, intra, inter, "
-                       "link, straggler, clock)",
+                       "link, straggler, clock, hang, kill, mismatch, swap)",
                     tokens[0]);
     if (n - 1 < d->positional)
         return fail(p, "'%s' needs %d argument%s (usage: %s)", d->name,

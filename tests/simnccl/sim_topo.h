@@ -9,6 +9,13 @@
  *   inter latency=20us bandwidth=400MB/s
  *   link n2 n3 bandwidth=100MB/s latency=40us
  *   straggler rank=5 delay=2ms
+ *   hang rank=3 after=40             (planted faults: see sim_fault.h and
+ *   hang rank=3 in=broadcast          tests/simnccl/README.md)
+ *   kill rank=5 after=100
+ *   kill rank=5 in=allreduce after=100
+ *   mismatch rank=2 seq=10 count=+1
+ *   mismatch rank=2 seq=10 op=reducescatter
+ *   swap rank=1 seq=12
  *   clock n3 offset=2ms
  *
  * The parser never prints: an error fills the caller's buffer with one
@@ -23,6 +30,8 @@
 #define SIM_TOPO_NODE_NAME 64
 #define SIM_TOPO_MAX_LINKS 256
 #define SIM_TOPO_MAX_STRAGGLERS 64
+#define SIM_TOPO_MAX_FAULTS 64
+#define SIM_TOPO_OP_NAME 16
 #define SIM_TOPO_MAX_CLOCKS 64
 
 /* Defaults when no file is given (or a directive leaves a key out). */
@@ -47,6 +56,31 @@ struct sim_topo_straggler {
     int64_t delay_ns;
 };
 
+/* A planted fault.  Collectives are counted per process, 0-based, over all
+ * its communicators (send and recv are not collectives). */
+enum sim_fault_kind {
+    SIM_FAULT_HANG = 1,     /* after=N: stop calling after N collectives;
+                               in=OP: the first OP call (after N) never
+                               returns */
+    SIM_FAULT_KILL = 2,     /* after=N: SIGKILL before collective N (in
+                               compute); in=OP: inside the first OP call
+                               (after N) */
+    SIM_FAULT_MISMATCH = 3, /* collective number `seq` called with count +
+                               count_delta, or as op instead */
+    SIM_FAULT_SWAP = 4      /* collectives `seq` and `seq`+1 called in the
+                               other order */
+};
+
+struct sim_topo_fault {
+    enum sim_fault_kind kind;
+    int rank;                  /* global rank */
+    long after;                /* hang, kill: collectives before; 0 */
+    long seq;                  /* mismatch, swap */
+    long count_delta;          /* mismatch; 0: none */
+    char in[SIM_TOPO_OP_NAME]; /* hang, kill: op name, "" for compute */
+    char op[SIM_TOPO_OP_NAME]; /* mismatch: op instead, "" none */
+};
+
 /* A node whose CLOCK_REALTIME runs offset_ns ahead (negative: behind) of
  * the others' (simrun passes it to that node's ranks, docs in README.md). */
 struct sim_topo_clock {
@@ -62,6 +96,8 @@ struct sim_topo {
     struct sim_topo_link links[SIM_TOPO_MAX_LINKS];
     int n_stragglers;
     struct sim_topo_straggler stragglers[SIM_TOPO_MAX_STRAGGLERS];
+    int n_faults;
+    struct sim_topo_fault faults[SIM_TOPO_MAX_FAULTS];
     int n_clocks;
     struct sim_topo_clock clocks[SIM_TOPO_MAX_CLOCKS];
 };
@@ -97,6 +133,14 @@ struct sim_link_params sim_topo_pair(const struct sim_topo *topo,
  * none; several directives for one rank add up). */
 int64_t sim_topo_straggler_delay(const struct sim_topo *topo, int rank);
 
+/* The first fault of a kind planted for a global rank, or NULL. */
+const struct sim_topo_fault *sim_topo_fault(const struct sim_topo *topo,
+                                            int rank, enum sim_fault_kind kind);
+
+/* Whether name is a collective op name of the fault directives
+ * (allreduce broadcast reduce allgather reducescatter alltoall gather
+ * scatter). */
+int sim_topo_is_coll_name(const char *name);
 /* Offset of node's CLOCK_REALTIME planted by 'clock' directives (0 when
  * none; the last directive for a node wins). */
 int64_t sim_topo_clock_offset(const struct sim_topo *topo, const char *node);

@@ -192,6 +192,60 @@ static void test_errors(void)
     }
 }
 
+static void test_faults(void)
+{
+    const char *text = "hang rank=3 after=40\n"
+                       "hang rank=4 in=broadcast\n"
+                       "hang rank=6 in=allreduce after=7\n"
+                       "kill rank=5 after=100\n"
+                       "kill rank=7 in=reduce after=2\n"
+                       "mismatch rank=2 seq=10 count=+1\n"
+                       "mismatch rank=1 seq=3 op=reducescatter\n"
+                       "swap rank=0 seq=12\n";
+    const struct sim_topo_fault *f;
+
+    is_int(sim_topo_parse_string(text, "faults.topo", &topo, err, sizeof err),
+           0, "fault directives parse (%s)", err);
+    is_int(topo.n_faults, 8, "eight faults");
+    f = sim_topo_fault(&topo, 3, SIM_FAULT_HANG);
+    ok(f && f->after == 40 && f->in[0] == '\0', "hang rank=3 after=40");
+    f = sim_topo_fault(&topo, 4, SIM_FAULT_HANG);
+    ok(f && f->after == 0 && strcmp(f->in, "broadcast") == 0,
+       "hang rank=4 in=broadcast");
+    f = sim_topo_fault(&topo, 6, SIM_FAULT_HANG);
+    ok(f && f->after == 7 && strcmp(f->in, "allreduce") == 0,
+       "hang rank=6 in=allreduce after=7");
+    f = sim_topo_fault(&topo, 5, SIM_FAULT_KILL);
+    ok(f && f->after == 100 && f->in[0] == '\0', "kill rank=5 after=100");
+    f = sim_topo_fault(&topo, 7, SIM_FAULT_KILL);
+    ok(f && f->after == 2 && strcmp(f->in, "reduce") == 0,
+       "kill rank=7 in=reduce after=2");
+    f = sim_topo_fault(&topo, 2, SIM_FAULT_MISMATCH);
+    ok(f && f->seq == 10 && f->count_delta == 1 && f->op[0] == '\0',
+       "mismatch rank=2 seq=10 count=+1");
+    f = sim_topo_fault(&topo, 1, SIM_FAULT_MISMATCH);
+    ok(f && f->seq == 3 && f->count_delta == 0 &&
+           strcmp(f->op, "reducescatter") == 0,
+       "mismatch rank=1 seq=3 op=reducescatter");
+    f = sim_topo_fault(&topo, 0, SIM_FAULT_SWAP);
+    ok(f && f->seq == 12, "swap rank=0 seq=12");
+    ok(sim_topo_fault(&topo, 3, SIM_FAULT_KILL) == NULL,
+       "no kill planted for rank 3");
+    expect_error("hang rank=1", "'after' or 'in'");
+    expect_error("hang after=3", "'rank'");
+    expect_error("hang rank=1 in=barrier", "'in'");
+    expect_error("kill rank=1", "'after' or 'in'");
+    expect_error("kill rank=1 after=-2", "'after'");
+    expect_error("mismatch rank=1 count=+1", "'seq'");
+    expect_error("mismatch rank=1 seq=2", "exactly one of 'count' and 'op'");
+    expect_error("mismatch rank=1 seq=2 count=+1 op=allgather",
+                 "exactly one of 'count' and 'op'");
+    expect_error("mismatch rank=1 seq=2 count=1", "'count'");
+    expect_error("mismatch rank=1 seq=2 count=+0", "'count'");
+    expect_error("swap rank=1", "'seq'");
+    expect_error("swap rank=1 seq=2 after=3", "'after'");
+}
+
 /* 'clock NODE offset=T': a node's wall clock off, signed. */
 static void test_clocks(void)
 {
@@ -263,6 +317,7 @@ int main(void)
     test_example();
     test_link_defaults();
     test_errors();
+    test_faults();
     test_clocks();
     test_files();
     return done_testing();

@@ -1,0 +1,1432 @@
+/* cp_hang.c - hangs, deadlocks, mismatches and kills (see cp_hang.h). */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "collprof/cp_logfmt.h"
+#include "cp_analysis_int.h"
+#include "cp_hang.h"
+#include "cp_logread.h"
+#include "cp_units.h"
+
+#define NCCL_IN_PROGRESS 7
+#define MAX_DIFFS 256  /* dissenting calls kept for the mismatch findings */
+#define MAX_CYCLE 8    /* ranks of a deadlock cycle named */
+
+/* One call, condensed. */
+struct hg_call {
+    int valid;
+    unsigned comm; /* index into comms; UINT32_MAX: none */
+    uint8_t op, dtype, redop;
+    int8_t result;
+    int32_t peer;
+    uint32_t seq;
+    uint64_t count;
+    uint64_t start, end; /* CLOCK_REALTIME ns of the writer; end 0: in flight */
+};
+
+/* What a member called at one sequence number: 24 bytes. */
+struct hg_sig {
+    uint64_t count;
+    int32_t root;
+    int32_t rank; /* index into an->ranks of the first caller */
+    uint32_t agree;
+    uint8_t op, dtype, redop, used;
+};
+
+struct hg_member {
+    int32_t rank;          /* index into an->ranks, -1 none seen */
+    int conflict;          /* two logs claim this member */
+    int64_t last_entered;  /* -1 none */
+    int64_t last_finished; /* -1 none */
+    int64_t failed_seq;    /* last instance it finished with an error, -1 */
+};
+
+struct hg_comm {
+    uint64_t id;
+    unsigned nranks;
+    char name[CP_COMM_NAME_LEN + 1];
+    struct hg_member *m;
+    struct hg_sig *sig;
+    uint32_t nsig, capsig;
+    int conflict;
+};
+
+struct hg_diff {
+    unsigned comm;
+    uint32_t seq;
+    struct hg_sig sig; /* .rank: the dissenter */
+};
+
+enum hg_state {
+    HG_IDLE = 0,     /* not inside a call when its log ends */
+    HG_WAITING = 1,  /* inside an instance others never entered */
+    HG_STUCK = 2,    /* inside an instance every other member left */
+    HG_INSIDE = 3,   /* inside an instance all entered, none left */
+    HG_P2P = 4       /* inside a send or recv */
+};
+
+struct hg_rank {
+    struct hg_call inflight; /* the call it was inside (latest entered) */
+    struct hg_call last;     /* the last call it left */
+    uint64_t log_end;        /* latest time in its log */
+    int closed;
+    int term_signal;         /* SIGTERM seen by the shim, 0 none */
+    uint64_t term_ns;
+    enum hg_state state;
+    int culprit;
+    /* HG_WAITING: the members it waits for are missing(inflight) */
+};
+
+struct cp_hang {
+    char headline[640];
+    json_t *json;
+};
+
+struct hg {
+    struct cp_analysis *an;
+    struct hg_comm *comms;
+    size_t ncomms, capcomms;
+    struct hg_rank *ranks; /* [an->nranks] */
+    struct hg_diff *diffs;
+    size_t ndiffs;
+    uint64_t more_diffs;
+    uint64_t job_end;
+    int dup_ranks; /* two logs claim one global rank */
+};
+
+/* ---- reading ------------------------------------------------------------ */
+
+static struct hg_comm *comm_get(struct hg *h, uint64_t id, unsigned nranks,
+                                unsigned *index)
+{
+    struct hg_comm *c;
+    size_t i;
+
+    for (i = 0; i < h->ncomms; i++)
+        if (h->comms[i].id == id) {
+            *index = (unsigned)i;
+            return &h->comms[i];
+        }
+    if (nranks == 0 || nranks > (1u << 24))
+        return NULL;
+    if (h->ncomms == h->capcomms) {
+        size_t cap = h->capcomms ? 2 * h->capcomms : 16;
+        struct hg_comm *bigger = realloc(h->comms, cap * sizeof *bigger);
+        if (!bigger)
+            return NULL;
+        h->comms = bigger;
+        h->capcomms = cap;
+    }
+    c = &h->comms[h->ncomms];
+    memset(c, 0, sizeof *c);
+    c->id = id;
+    c->nranks = nranks;
+    c->m = malloc(nranks * sizeof *c->m);
+    if (!c->m)
+        return NULL;
+    for (i = 0; i < nranks; i++) {
+        c->m[i].rank = -1;
+        c->m[i].conflict = 0;
+        c->m[i].last_entered = c->m[i].last_finished = c->m[i].failed_seq = -1;
+    }
+    *index = (unsigned)h->ncomms++;
+    return c;
+}
+
+static int sig_equal(const struct hg_sig *a, const struct hg_sig *b)
+{
+    return a->op == b->op && a->dtype == b->dtype && a->redop == b->redop &&
+           a->count == b->count && a->root == b->root;
+}
+
+/* bcast is broadcast in place: the same collective on the wire. */
+static uint8_t wire_op(uint8_t op)
+{
+    return op == CP_OP_Bcast ? CP_OP_Broadcast : op;
+}
+
+static int note_sig(struct hg *h, struct hg_comm *c, unsigned ci,
+                    const struct cp_rec_call *r, int32_t rank)
+{
+    struct hg_sig s, *slot;
+
+    if (r->seq >= CP_HANG_MAX_SEQ)
+        return 0;
+    if (r->seq >= c->capsig) {
+        uint32_t cap = c->capsig ? c->capsig : 256;
+        struct hg_sig *bigger;
+        while (cap <= r->seq)
+            cap *= 2;
+        bigger = realloc(c->sig, cap * sizeof *bigger);
+        if (!bigger)
+            return -1;
+        memset(bigger + c->capsig, 0, (cap - c->capsig) * sizeof *bigger);
+        c->sig = bigger;
+        c->capsig = cap;
+    }
+    if (r->seq >= c->nsig)
+        c->nsig = r->seq + 1;
+    memset(&s, 0, sizeof s);
+    s.op = wire_op(r->op);
+    s.dtype = r->dtype;
+    s.redop = r->redop;
+    s.count = r->count;
+    s.root = r->op == CP_OP_AllReduce || r->op == CP_OP_AllGather ||
+                     r->op == CP_OP_ReduceScatter || r->op == CP_OP_AlltoAll
+                 ? -1
+                 : r->peer;
+    s.rank = rank;
+    s.used = 1;
+    slot = &c->sig[r->seq];
+    if (!slot->used) {
+        s.agree = 1;
+        *slot = s;
+    } else if (sig_equal(slot, &s)) {
+        slot->agree++;
+    } else if (h->ndiffs < MAX_DIFFS) {
+        h->diffs[h->ndiffs].comm = ci;
+        h->diffs[h->ndiffs].seq = r->seq;
+        h->diffs[h->ndiffs].sig = s;
+        h->ndiffs++;
+    } else {
+        h->more_diffs++;
+    }
+    return 0;
+}
+
+static void condense(struct hg_call *d, const struct cp_rec_call *r,
+                     unsigned ci)
+{
+    d->valid = 1;
+    d->comm = ci;
+    d->op = r->op;
+    d->dtype = r->dtype;
+    d->redop = r->redop;
+    d->result = r->result;
+    d->peer = r->peer;
+    d->seq = r->seq;
+    d->count = r->count;
+    d->start = r->start_ns;
+    d->end = r->end_ns;
+}
+
+static int on_call(struct hg *h, int32_t ri, const struct cp_rec_call *r)
+{
+    struct hg_rank *hr = &h->ranks[ri];
+    struct hg_comm *c;
+    struct hg_member *m;
+    unsigned ci;
+    int inflight = cp_rec_call_in_flight(r);
+
+    if (r->end_ns > hr->log_end)
+        hr->log_end = r->end_ns;
+    if (r->start_ns > hr->log_end)
+        hr->log_end = r->start_ns;
+    if (r->seq == UINT32_MAX || r->comm_id == 0 || r->nranks == 0 ||
+        r->rank >= r->nranks ||
+        !(cp_op_is_collective(r->op) || cp_op_is_p2p(r->op)))
+        return 0;
+    c = comm_get(h, r->comm_id, r->nranks, &ci);
+    if (!c)
+        return h->ncomms == h->capcomms ? -1 : 0;
+    if (r->nranks != c->nranks)
+        return 0; /* damaged: a member disagrees on the size */
+    m = &c->m[r->rank];
+    if (m->rank < 0)
+        m->rank = ri;
+    else if (m->rank != ri)
+        m->conflict = c->conflict = 1;
+    if (inflight) {
+        if (!hr->inflight.valid || r->start_ns >= hr->inflight.start)
+            condense(&hr->inflight, r, ci);
+    } else if (!hr->last.valid || r->end_ns >= hr->last.end) {
+        condense(&hr->last, r, ci);
+    }
+    if (!cp_op_is_collective(r->op))
+        return 0;
+    if ((int64_t)r->seq > m->last_entered)
+        m->last_entered = r->seq;
+    if (!inflight) {
+        if ((int64_t)r->seq > m->last_finished)
+            m->last_finished = r->seq;
+        if (r->result != 0 && r->result != NCCL_IN_PROGRESS &&
+            (int64_t)r->seq > m->failed_seq)
+            m->failed_seq = r->seq;
+    }
+    return note_sig(h, c, ci, r, ri);
+}
+
+static int read_rank(struct hg *h, int32_t ri)
+{
+    struct cp_analysis *an = h->an;
+    struct cp_analysis_input *in = &an->inputs[an->ranks[ri].input];
+    struct hg_rank *hr = &h->ranks[ri];
+    const struct cp_log_header *hd;
+    struct cp_logfile *lf;
+    struct cp_error e;
+    union cp_rec rec;
+    int rc = 0;
+
+    lf = cp_logfile_open(in->path, &e);
+    if (!lf)
+        return 0; /* the main pass already reported it */
+    hd = cp_logfile_header(lf);
+    hr->closed = (hd->flags & CP_HDR_CLOSED) != 0;
+    hr->term_signal = hd->term_signal;
+    hr->term_ns = hd->term_realtime_ns;
+    hr->log_end = hd->end_realtime_ns;
+    while (rc == 0 && cp_logfile_next(lf, &rec, NULL) == 1) {
+        if (rec.kind == CP_REC_CALL) {
+            rc = on_call(h, ri, &rec.call);
+        } else if (rec.kind == CP_REC_COMM) {
+            unsigned ci;
+            struct hg_comm *c;
+            if (rec.comm.time_ns > hr->log_end)
+                hr->log_end = rec.comm.time_ns;
+            if (rec.comm.comm_id == 0 || rec.comm.result != 0 ||
+                rec.comm.how > CP_COMM_SHRINK)
+                continue;
+            c = comm_get(h, rec.comm.comm_id, rec.comm.nranks, &ci);
+            if (!c) {
+                if (h->ncomms == h->capcomms)
+                    rc = -1;
+                continue;
+            }
+            if (!c->name[0] && rec.comm.name[0])
+                memcpy(c->name, rec.comm.name, CP_COMM_NAME_LEN);
+        } else if (rec.kind == CP_REC_GROUP) {
+            if (rec.group.end_ns > hr->log_end)
+                hr->log_end = rec.group.end_ns;
+        } else if (rec.kind == CP_REC_CLOCK) {
+            if (rec.clock.realtime_ns > hr->log_end)
+                hr->log_end = rec.clock.realtime_ns;
+        }
+    }
+    cp_logfile_close(lf);
+    return rc;
+}
+
+/* ---- words -------------------------------------------------------------- */
+
+static const char *comm_label(const struct hg *h, unsigned ci, char *buf,
+                              size_t size)
+{
+    const struct hg_comm *c = &h->comms[ci];
+    size_t i;
+
+    if (c->name[0]) {
+        /* names come from the program: keep them printable */
+        snprintf(buf, size, "%s", c->name);
+        for (i = 0; buf[i]; i++)
+            if ((unsigned char)buf[i] < 0x20 || (unsigned char)buf[i] > 0x7e)
+                buf[i] = '?';
+    } else {
+        snprintf(buf, size, "comm %08" PRIx64, c->id >> 32);
+    }
+    return buf;
+}
+
+static int global_rank(const struct hg *h, int32_t ri)
+{
+    return h->an->ranks[ri].rank;
+}
+
+static const char *node_of(const struct hg *h, int32_t ri)
+{
+    return h->an->nodes[h->an->ranks[ri].node].name;
+}
+
+/* "rank 3 (n2)", "rank 3 (n2, pid 77)" when another log claims rank 3 */
+static const char *rank_label(const struct hg *h, int32_t ri, char *buf,
+                              size_t size)
+{
+    const struct cp_analysis *an = h->an;
+    int g = global_rank(h, ri), dup = 0;
+    size_t i;
+
+    for (i = 0; i < an->nranks; i++)
+        dup += (int32_t)i != ri && an->ranks[i].rank == g;
+    if (dup)
+        snprintf(buf, size, "rank %d (%s, pid %d)", g, node_of(h, ri),
+                 an->inputs[an->ranks[ri].input].pid);
+    else
+        snprintf(buf, size, "rank %d (%s)", g, node_of(h, ri));
+    return buf;
+}
+
+static const char *op_text(unsigned op)
+{
+    const char *n = cp_op_name(op);
+    return n ? n : "call";
+}
+
+static const char *clock_text(uint64_t ns, char *buf, size_t size)
+{
+    time_t t = (time_t)(ns / 1000000000u);
+    struct tm tm;
+
+    if (ns == 0 || !gmtime_r(&t, &tm))
+        snprintf(buf, size, "?");
+    else
+        strftime(buf, size, "%H:%M:%S", &tm);
+    return buf;
+}
+
+/* "allreduce seq 812 on dp-0" */
+static const char *call_text(const struct hg *h, const struct hg_call *k,
+                             char *buf, size_t size)
+{
+    char cl[64];
+
+    if (!k->valid)
+        snprintf(buf, size, "no call");
+    else if (cp_op_is_p2p(k->op))
+        snprintf(buf, size, "%s %s peer %d on %s", op_text(k->op),
+                 k->op == CP_OP_Send ? "to" : "from", k->peer,
+                 comm_label(h, k->comm, cl, sizeof cl));
+    else
+        snprintf(buf, size, "%s seq %u on %s", op_text(k->op), k->seq,
+                 comm_label(h, k->comm, cl, sizeof cl));
+    return buf;
+}
+
+static json_t *call_json(const struct hg *h, const struct hg_call *k)
+{
+    char cl[64];
+    json_t *o;
+
+    if (!k->valid)
+        return json_null();
+    o = json_pack("{s:s, s:s, s:I, s:I, s:I, s:s}", "op", op_text(k->op),
+                  "communicator", comm_label(h, k->comm, cl, sizeof cl),
+                  "seq",
+                  (json_int_t)(k->seq == UINT32_MAX ? -1 : (int64_t)k->seq),
+                  "count", (json_int_t)k->count, "bytes",
+                  (json_int_t)(k->count * cp_dtype_size(k->dtype)), "dtype",
+                  cp_dtype_name(k->dtype));
+    if (!o)
+        return NULL;
+    if (cp_op_is_p2p(k->op) || k->peer >= 0)
+        json_object_set_new(o, "peer", json_integer(k->peer));
+    json_object_set_new(o, "entered_ns", json_integer((json_int_t)k->start));
+    if (k->end)
+        json_object_set_new(o, "left_ns", json_integer((json_int_t)k->end));
+    if (k->result != 0 && k->end)
+        json_object_set_new(o, "result", json_integer(k->result));
+    return o;
+}
+
+/* ---- the analysis ------------------------------------------------------- */
+
+/* Whether member mi of comm ci never entered seq. */
+static int missing_at(const struct hg_comm *c, unsigned mi, uint32_t seq)
+{
+    return c->m[mi].last_entered < (int64_t)seq;
+}
+
+static void classify(struct hg *h)
+{
+    size_t ri;
+
+    for (ri = 0; ri < h->an->nranks; ri++) {
+        struct hg_rank *r = &h->ranks[ri];
+        const struct hg_comm *c;
+        unsigned mi, missing = 0, finished = 0;
+
+        r->state = HG_IDLE;
+        if (!r->inflight.valid)
+            continue;
+        if (cp_op_is_p2p(r->inflight.op)) {
+            r->state = HG_P2P;
+            continue;
+        }
+        c = &h->comms[r->inflight.comm];
+        for (mi = 0; mi < c->nranks; mi++) {
+            if (c->m[mi].rank == (int32_t)ri)
+                continue;
+            missing += missing_at(c, mi, r->inflight.seq);
+            finished += c->m[mi].last_finished >= (int64_t)r->inflight.seq;
+        }
+        if (missing)
+            r->state = HG_WAITING;
+        else if (finished + 1 >= c->nranks)
+            r->state = HG_STUCK;
+        else
+            r->state = HG_INSIDE;
+    }
+}
+
+/* The rank a waiting rank waits for, as indices into an->ranks: the
+ * members of its instance that never entered it (p2p: the peer). */
+static size_t waits_for(const struct hg *h, size_t ri, int32_t *out,
+                        size_t max)
+{
+    const struct hg_rank *r = &h->ranks[ri];
+    const struct hg_comm *c;
+    size_t n = 0;
+    unsigned mi;
+
+    if (!r->inflight.valid)
+        return 0;
+    c = &h->comms[r->inflight.comm];
+    if (r->state == HG_P2P) {
+        if (r->inflight.peer >= 0 && (unsigned)r->inflight.peer < c->nranks &&
+            c->m[r->inflight.peer].rank >= 0 && max > 0)
+            out[n++] = c->m[r->inflight.peer].rank;
+        return n;
+    }
+    if (r->state != HG_WAITING)
+        return 0;
+    for (mi = 0; mi < c->nranks && n < max; mi++)
+        if (missing_at(c, mi, r->inflight.seq) && c->m[mi].rank >= 0)
+            out[n++] = c->m[mi].rank;
+    return n;
+}
+
+struct hg_finding {
+    const char *kind;
+    enum cp_analysis_severity severity;
+    int *ranks;
+    size_t nranks;
+    unsigned *nodes;
+    size_t nnodes;
+    char msg[1024];
+    json_t *evidence;
+};
+
+static int emit(struct hg *h, struct hg_finding *f)
+{
+    int rc = an_add_finding(h->an, f->kind, f->severity, f->ranks, f->nranks,
+                            f->nodes, f->nnodes, f->msg);
+    if (rc == 0 && f->evidence) {
+        json_t *e = h->an->findings[h->an->nfindings - 1].evidence;
+        rc = json_object_update(e, f->evidence);
+    }
+    json_decref(f->evidence);
+    f->evidence = NULL;
+    return rc;
+}
+
+/* Where rank ri was when the job ended, in words and as JSON. */
+static json_t *where_json(const struct hg *h, size_t ri, char *buf,
+                          size_t size)
+{
+    const struct hg_rank *r = &h->ranks[ri];
+    char c1[160], t1[16];
+    const char *state;
+
+    if (r->inflight.valid) {
+        snprintf(buf, size, "inside %s since %s",
+                 call_text(h, &r->inflight, c1, sizeof c1),
+                 clock_text(r->inflight.start, t1, sizeof t1));
+        state = r->state == HG_STUCK    ? "stuck"
+                : r->state == HG_WAITING ? "waiting"
+                : r->state == HG_P2P     ? "point_to_point"
+                                         : "inside";
+    } else if (r->last.valid) {
+        char t2[16];
+        if (r->closed)
+            snprintf(buf, size,
+                     "last seen leaving %s at %s; its process then exited "
+                     "(log closed)",
+                     call_text(h, &r->last, c1, sizeof c1),
+                     clock_text(r->last.end, t1, sizeof t1));
+        else if (r->term_signal)
+            snprintf(buf, size,
+                     "last seen leaving %s at %s, then in its own compute "
+                     "until signal %d ended it at %s",
+                     call_text(h, &r->last, c1, sizeof c1),
+                     clock_text(r->last.end, t1, sizeof t1), r->term_signal,
+                     clock_text(r->term_ns, t2, sizeof t2));
+        else
+            snprintf(buf, size,
+                     "last seen leaving %s at %s, then dead: its log ends "
+                     "there, not closed, no termination signal seen "
+                     "(SIGKILL, a crash or its node)",
+                     call_text(h, &r->last, c1, sizeof c1),
+                     clock_text(r->last.end, t1, sizeof t1));
+        state = "outside";
+    } else {
+        snprintf(buf, size, "no collective call in its log");
+        state = "outside";
+    }
+    return json_pack("{s:i, s:s, s:s, s:b, s:o, s:o, s:I, s:i, s:I}", "rank",
+                     global_rank(h, (int32_t)ri), "node", node_of(h, (int32_t)ri),
+                     "state", state, "log_closed", r->closed, "in_flight",
+                     call_json(h, &r->inflight), "last_left",
+                     call_json(h, &r->last), "log_end_ns",
+                     (json_int_t)r->log_end, "term_signal", r->term_signal,
+                     "term_ns", (json_int_t)r->term_ns);
+}
+
+/* A rank that never came: where others waited for it longest (waiter
+ * SIZE_MAX: nobody is seen waiting, it is stuck inside a call the others
+ * left). */
+struct hg_hang {
+    int32_t culprit;
+    size_t waiter;
+    unsigned nwaiters;
+};
+
+/* When a rank went silent: it entered the call it never left, or left its
+ * last call. */
+static uint64_t silent_since(const struct hg_rank *r)
+{
+    return r->inflight.valid ? r->inflight.start : r->last.valid ? r->last.end : 0;
+}
+
+/* 0: it died (outside any call, its log not closed and no termination
+ * signal seen: SIGKILL, a crash, the node); 1: anything else. */
+static int culprit_class(const struct hg_rank *r)
+{
+    return !r->inflight.valid && !r->closed && !r->term_signal ? 0 : 1;
+}
+
+static int find_hangs(struct hg *h, struct hg_hang **out, size_t *nout)
+{
+    size_t nr = h->an->nranks, ri, k, n = 0;
+    struct hg_hang *hs = calloc(nr ? nr : 1, sizeof *hs);
+    int32_t *w = malloc((1u << 16) * sizeof *w);
+
+    if (!hs || !w) {
+        free(hs);
+        free(w);
+        return -1;
+    }
+    for (ri = 0; ri < nr; ri++) {
+        size_t nw = h->ranks[ri].state == HG_WAITING ||
+                            h->ranks[ri].state == HG_P2P
+                        ? waits_for(h, ri, w, 1u << 16)
+                        : 0;
+        for (k = 0; k < nw; k++) {
+            struct hg_rank *m = &h->ranks[w[k]];
+            size_t j;
+            if (m->state == HG_WAITING || m->state == HG_P2P ||
+                m->state == HG_INSIDE)
+                continue; /* waiting itself: a victim, not a culprit */
+            if (m->closed && m->last.valid && m->last.result != 0)
+                continue; /* exited after a failed call: a victim too */
+            for (j = 0; j < n && hs[j].culprit != w[k]; j++)
+                ;
+            if (j == n) {
+                hs[n].culprit = w[k];
+                hs[n].waiter = ri;
+                n++;
+            } else if (h->ranks[ri].inflight.start <
+                       h->ranks[hs[j].waiter].inflight.start) {
+                hs[j].waiter = ri; /* the instance waited for longest */
+            }
+        }
+    }
+    /* ranks stuck inside a call every other member left without an error,
+     * nobody seen waiting for them (they may wait inside a group) */
+    for (ri = 0; ri < nr; ri++) {
+        const struct hg_rank *r = &h->ranks[ri];
+        const struct hg_comm *c;
+        unsigned mi, failed = 0;
+        size_t j;
+        if (r->state != HG_STUCK)
+            continue;
+        for (j = 0; j < n && hs[j].culprit != (int32_t)ri; j++)
+            ;
+        if (j < n)
+            continue;
+        c = &h->comms[r->inflight.comm];
+        for (mi = 0; mi < c->nranks; mi++)
+            failed += c->m[mi].failed_seq == (int64_t)r->inflight.seq;
+        if (failed)
+            continue; /* a death: killed_findings */
+        hs[n].culprit = (int32_t)ri;
+        hs[n].waiter = SIZE_MAX;
+        n++;
+    }
+    for (k = 0; k < n; k++) {
+        const struct hg_call *x;
+        if (hs[k].waiter == SIZE_MAX)
+            continue;
+        x = &h->ranks[hs[k].waiter].inflight;
+        for (ri = 0; ri < nr; ri++) {
+            const struct hg_call *y = &h->ranks[ri].inflight;
+            hs[k].nwaiters += ri == hs[k].waiter ||
+                              (y->valid && !cp_op_is_p2p(x->op) &&
+                               y->comm == x->comm && y->seq == x->seq &&
+                               !cp_op_is_p2p(y->op));
+        }
+    }
+    /* the first to go silent first, a rank that died before the others */
+    for (k = 1; k < n; k++) {
+        struct hg_hang t = hs[k];
+        const struct hg_rank *tr = &h->ranks[t.culprit];
+        size_t j = k;
+        while (j > 0) {
+            const struct hg_rank *pr = &h->ranks[hs[j - 1].culprit];
+            int pc = culprit_class(pr), tc = culprit_class(tr);
+            if (pc < tc || (pc == tc && silent_since(pr) <= silent_since(tr)))
+                break;
+            hs[j] = hs[j - 1];
+            j--;
+        }
+        hs[j] = t;
+    }
+    for (k = 0; k < n; k++)
+        h->ranks[hs[k].culprit].culprit = k == 0;
+    free(w);
+    *out = hs;
+    *nout = n;
+    return 0;
+}
+
+/* The hang finding of the first culprit; the others (ranks that went
+ * silent later: waiting somewhere unseen, or stopped by the job's end)
+ * are listed in it, not named. */
+static int hang_finding(struct hg *h, const struct hg_hang *hs, size_t n,
+                        char *headline, size_t hsize)
+{
+    const struct hg_hang *hh = &hs[0];
+    const struct hg_rank *cr = &h->ranks[hh->culprit];
+    struct hg_finding f;
+    char cul[96], where[400], inst[160], b1[CP_UNITS_BUFSIZE],
+        b2[CP_UNITS_BUFSIZE], t1[16], cl[64], others[300] = "";
+    int g = global_rank(h, hh->culprit);
+    unsigned node = h->an->ranks[hh->culprit].node;
+    json_t *wj, *also = json_array();
+    size_t k, len = 0;
+
+    if (!also)
+        return -1;
+    for (k = 1; k < n; k++) {
+        json_array_append_new(also, json_integer(global_rank(h, hs[k].culprit)));
+        if (len < sizeof others - 40)
+            len += (size_t)snprintf(others + len, sizeof others - len, "%s%d",
+                                    k > 1 ? ", " : "",
+                                    global_rank(h, hs[k].culprit));
+    }
+    memset(&f, 0, sizeof f);
+    rank_label(h, hh->culprit, cul, sizeof cul);
+    wj = where_json(h, (size_t)hh->culprit, where, sizeof where);
+    f.kind = "hang";
+    f.severity = CP_SEVERITY_CRITICAL;
+    f.ranks = &g;
+    f.nranks = 1;
+    f.nodes = &node;
+    f.nnodes = 1;
+    if (hh->waiter != SIZE_MAX) {
+        const struct hg_call *x = &h->ranks[hh->waiter].inflight;
+        const struct hg_comm *c = &h->comms[x->comm];
+        double waited = h->job_end > x->start
+                            ? (double)(h->job_end - x->start) * 1e-9
+                            : 0;
+        call_text(h, x, inst, sizeof inst);
+        snprintf(f.msg, sizeof f.msg,
+                 "%s (%s, %u ranks) never finished: %s never called it; it "
+                 "was %s; %u other%s waited in it from %s on (at least %s: "
+                 "the logs end there)%s%s%s.",
+                 inst,
+                 cp_units_format_size(
+                     (double)x->count * cp_dtype_size(x->dtype), b1,
+                     sizeof b1),
+                 c->nranks, cul, where, hh->nwaiters,
+                 hh->nwaiters == 1 ? "" : "s",
+                 clock_text(x->start, t1, sizeof t1),
+                 cp_units_format_time(waited, b2, sizeof b2),
+                 n > 1 ? "; rank" : "", n > 2 ? "s " : n > 1 ? " " : "",
+                 n > 1 ? others : "");
+        if (n > 1)
+            snprintf(f.msg + strlen(f.msg) - 1,
+                     sizeof f.msg - strlen(f.msg) + 1,
+                     " also never arrived where others waited, but went "
+                     "silent later (waiting where the logs do not show, or "
+                     "stopped by the job's end).");
+        f.evidence = json_pack(
+            "{s:s, s:s, s:I, s:i, s:i, s:o, s:i, s:f, s:o}", "communicator",
+            comm_label(h, x->comm, cl, sizeof cl), "op", op_text(x->op),
+            "seq", (json_int_t)x->seq, "nranks", (int)c->nranks, "culprit", g,
+            "where", wj, "waiters", (int)hh->nwaiters, "waited_at_least_s",
+            waited, "also_absent", also);
+    } else {
+        const struct hg_comm *c = &h->comms[cr->inflight.comm];
+        call_text(h, &cr->inflight, inst, sizeof inst);
+        snprintf(f.msg, sizeof f.msg,
+                 "%s never returned from %s (entered at %s), which the %u "
+                 "other member%s left; where they waited for it next is not "
+                 "in the logs (inside a group, or they ended).",
+                 cul, inst, clock_text(cr->inflight.start, t1, sizeof t1),
+                 c->nranks - 1, c->nranks == 2 ? "" : "s");
+        f.evidence = json_pack(
+            "{s:s, s:s, s:I, s:i, s:i, s:o, s:i, s:o}", "communicator",
+            comm_label(h, cr->inflight.comm, cl, sizeof cl), "op",
+            op_text(cr->inflight.op), "seq", (json_int_t)cr->inflight.seq,
+            "nranks", (int)c->nranks, "culprit", g, "where", wj, "waiters", 0,
+            "also_absent", also);
+    }
+    if (!f.evidence)
+        return -1;
+    if (headline && !headline[0]) {
+        char in2[240] = "";
+        if (cr->inflight.valid)
+            snprintf(in2, sizeof in2, " (inside %s)",
+                     call_text(h, &cr->inflight, where, sizeof where));
+        else if (cr->last.valid)
+            snprintf(in2, sizeof in2, " (last seen leaving %s at %s%s)",
+                     call_text(h, &cr->last, where, sizeof where),
+                     clock_text(cr->last.end, t1, sizeof t1),
+                     culprit_class(cr) == 0 ? "; dead" : "");
+        if (hh->waiter != SIZE_MAX)
+            snprintf(headline, hsize, "HUNG in %s: %s never arrived%s", inst,
+                     cul, in2);
+        else
+            snprintf(headline, hsize, "HUNG inside %s: %s never returned",
+                     inst, cul);
+    }
+    return emit(h, &f);
+}
+
+/* A cycle of waits among waiting ranks (depth-first, iterative). */
+static size_t find_cycle(struct hg *h, int32_t *cycle, size_t max)
+{
+    size_t nr = h->an->nranks, ri, len = 0;
+    unsigned char *color = calloc(nr ? nr : 1, 1);
+    int32_t *stack = malloc((nr ? nr : 1) * sizeof *stack);
+    size_t *next = calloc(nr ? nr : 1, sizeof *next);
+    int32_t *w = malloc((1u << 16) * sizeof *w);
+
+    if (!color || !stack || !next || !w)
+        goto out;
+    for (ri = 0; ri < nr && !len; ri++) {
+        size_t depth = 0;
+        if (color[ri] || h->ranks[ri].state != HG_WAITING)
+            continue;
+        stack[depth++] = (int32_t)ri;
+        color[ri] = 1;
+        while (depth && !len) {
+            int32_t u = stack[depth - 1];
+            size_t nw = waits_for(h, (size_t)u, w, 1u << 16);
+            if (next[u] >= nw) {
+                color[u] = 2;
+                depth--;
+                continue;
+            }
+            {
+                int32_t v = w[next[u]++];
+                if (h->ranks[v].state != HG_WAITING &&
+                    h->ranks[v].state != HG_P2P)
+                    continue;
+                if (color[v] == 1) {
+                    size_t s = depth;
+                    while (s > 0 && stack[s - 1] != v)
+                        s--;
+                    for (; s - 1 < depth && len < max; s++)
+                        cycle[len++] = stack[s - 1];
+                } else if (!color[v]) {
+                    color[v] = 1;
+                    stack[depth++] = v;
+                }
+            }
+        }
+    }
+out:
+    free(color);
+    free(stack);
+    free(next);
+    free(w);
+    return len;
+}
+
+static int deadlock_finding(struct hg *h, const int32_t *cyc, size_t n,
+                            char *headline, size_t hsize)
+{
+    struct hg_finding f;
+    int ranks[MAX_CYCLE];
+    unsigned nodes[MAX_CYCLE];
+    char text[900] = "", a[96], b[96], in[160];
+    size_t i, len = 0;
+    json_t *arr = json_array();
+
+    memset(&f, 0, sizeof f);
+    if (!arr)
+        return -1;
+    for (i = 0; i < n; i++) {
+        int32_t u = cyc[i], v = cyc[(i + 1) % n];
+        ranks[i] = global_rank(h, u);
+        nodes[i] = h->an->ranks[u].node;
+        rank_label(h, u, a, sizeof a);
+        rank_label(h, v, b, sizeof b);
+        call_text(h, &h->ranks[u].inflight, in, sizeof in);
+        len += (size_t)snprintf(text + len, sizeof text - len,
+                                "%s%s waits in %s for %s", i ? ", which" : "",
+                                i ? "" : a, in, b);
+        if (len >= sizeof text)
+            len = sizeof text - 1;
+        json_array_append_new(
+            arr, json_pack("{s:i, s:o, s:i}", "rank", ranks[i], "waits_in",
+                           call_json(h, &h->ranks[u].inflight), "waits_for",
+                           global_rank(h, v)));
+    }
+    f.kind = "deadlock";
+    f.severity = CP_SEVERITY_CRITICAL;
+    f.ranks = ranks;
+    f.nranks = n;
+    f.nodes = nodes;
+    f.nnodes = n;
+    snprintf(f.msg, sizeof f.msg,
+             "Deadlock across communicators: %s. Each waits for the other: "
+             "the ranks called collectives of these communicators in "
+             "different orders (the logs cannot tell which order was "
+             "meant).",
+             text);
+    f.evidence = json_pack("{s:o}", "cycle", arr);
+    if (!f.evidence)
+        return -1;
+    if (headline && !headline[0])
+        snprintf(headline, hsize, "DEADLOCK: %s", text);
+    return emit(h, &f);
+}
+
+/* Instances that some members left with an error (a peer died): the rank
+ * that died is the one member that never entered it and left an unclosed
+ * log without being inside a call, else the one member still inside it.
+ * Several candidates: said, none named. */
+static int killed_findings(struct hg *h, char *headline, size_t hsize,
+                           size_t *named)
+{
+    size_t ci;
+    int rc = 0;
+
+    *named = 0;
+    for (ci = 0; ci < h->ncomms && rc == 0; ci++) {
+        const struct hg_comm *c = &h->comms[ci];
+        unsigned mi, mj;
+
+        if (c->conflict)
+            continue;
+        for (mi = 0; mi < c->nranks && rc == 0; mi++) {
+            int64_t s = c->m[mi].failed_seq;
+            unsigned failed = 0, ndead = 0, ninside = 0, k;
+            int32_t dead[8], inside[8];
+            const int32_t *who;
+            unsigned nwho;
+            struct hg_finding f;
+            int ranks[8];
+            unsigned nodes[8];
+            char list[400] = "", cl[64], rl[96], t1[16];
+            size_t len = 0;
+            int before;
+
+            if (s < 0)
+                continue;
+            for (mj = 0; mj < mi; mj++)
+                if (c->m[mj].failed_seq == s)
+                    break;
+            if (mj < mi)
+                continue; /* this instance was looked at already */
+            for (mj = 0; mj < c->nranks; mj++) {
+                const struct hg_member *m = &c->m[mj];
+                const struct hg_rank *r;
+                failed += m->failed_seq == s;
+                if (m->rank < 0)
+                    continue;
+                r = &h->ranks[m->rank];
+                if (m->last_entered < s && !r->inflight.valid && !r->closed &&
+                    !r->term_signal && ndead < 8)
+                    dead[ndead++] = m->rank;
+                if (r->inflight.valid && r->inflight.comm == ci &&
+                    r->inflight.seq == (uint32_t)s &&
+                    !cp_op_is_p2p(r->inflight.op) && ninside < 8)
+                    inside[ninside++] = m->rank;
+            }
+            before = ndead > 0;
+            who = before ? dead : inside;
+            nwho = before ? ndead : ninside;
+            if (nwho == 0)
+                continue;
+            for (k = 0; k < nwho; k++) {
+                ranks[k] = global_rank(h, who[k]);
+                nodes[k] = h->an->ranks[who[k]].node;
+                len += (size_t)snprintf(list + len, sizeof list - len, "%s%s",
+                                        k ? ", " : "",
+                                        rank_label(h, who[k], rl, sizeof rl));
+                if (len >= sizeof list)
+                    len = sizeof list - 1;
+            }
+            comm_label(h, (unsigned)ci, cl, sizeof cl);
+            memset(&f, 0, sizeof f);
+            f.kind = "killed";
+            f.severity = CP_SEVERITY_CRITICAL;
+            f.ranks = ranks;
+            f.nranks = nwho == 1 ? 1 : 0;
+            f.nodes = nodes;
+            f.nnodes = nwho == 1 ? 1 : 0;
+            if (nwho == 1 && before)
+                snprintf(f.msg, sizeof f.msg,
+                         "%s died before calling %s seq %lld on %s: %u of "
+                         "its peers' calls failed there (remote error), it "
+                         "was inside no call and its log was not closed "
+                         "(killed, or crashed, after leaving %s at %s).",
+                         list, op_text(c->sig && (uint64_t)s < c->nsig
+                                           ? c->sig[s].op
+                                           : 0),
+                         (long long)s, cl, failed,
+                         call_text(h, &h->ranks[who[0]].last, rl, sizeof rl),
+                         clock_text(h->ranks[who[0]].last.end, t1, sizeof t1));
+            else if (nwho == 1)
+                snprintf(f.msg, sizeof f.msg,
+                         "%s stopped inside %s and never returned, while %u "
+                         "of its peers left it with an error: it died there "
+                         "(killed or crashed; its log was %s).",
+                         list,
+                         call_text(h, &h->ranks[who[0]].inflight, rl,
+                                   sizeof rl),
+                         failed,
+                         h->ranks[who[0]].closed ? "closed" : "not closed");
+            else
+                snprintf(f.msg, sizeof f.msg,
+                         "%u of the members of %s seq %lld failed it (remote "
+                         "error) while %s %s: one of them died, the logs "
+                         "cannot tell which.",
+                         failed, cl, (long long)s, list,
+                         before ? "never called it (logs not closed)"
+                                : "were still inside it");
+            f.evidence = json_pack("{s:s, s:I, s:i, s:b, s:i}", "communicator",
+                                   cl, "seq", (json_int_t)s, "peers_failed",
+                                   (int)failed, "inside_call", !before,
+                                   "rank", nwho == 1 ? ranks[0] : -1);
+            if (!f.evidence)
+                return -1;
+            if (headline && !headline[0] && nwho == 1)
+                snprintf(headline, hsize,
+                         "KILLED: %s died %s %s seq %lld on %s (%u peer%s "
+                         "failed the call)",
+                         list, before ? "before" : "inside",
+                         op_text(c->sig && (uint64_t)s < c->nsig
+                                     ? c->sig[s].op
+                                     : 0),
+                         (long long)s, cl, failed, failed == 1 ? "" : "s");
+            rc = emit(h, &f);
+            *named += nwho == 1;
+        }
+    }
+    return rc;
+}
+
+/* The job ended with calls in flight. */
+static int ended_in_flight(struct hg *h, size_t named)
+{
+    size_t ri, n = 0;
+    uint64_t oldest = 0;
+    int32_t who = -1;
+    int unclosed = 0;
+    struct hg_finding f;
+    char b1[CP_UNITS_BUFSIZE], in[160], rl[96];
+
+    for (ri = 0; ri < h->an->nranks; ri++) {
+        const struct hg_rank *r = &h->ranks[ri];
+        unclosed |= !r->closed;
+        if (!r->inflight.valid)
+            continue;
+        n++;
+        if (who < 0 || r->inflight.start < oldest) {
+            oldest = r->inflight.start;
+            who = (int32_t)ri;
+        }
+    }
+    if (!n || !unclosed || named)
+        return 0;
+    memset(&f, 0, sizeof f);
+    f.kind = "killed";
+    f.severity = CP_SEVERITY_WARNING;
+    snprintf(f.msg, sizeof f.msg,
+             "The job ended with %zu call%s in flight on %zu rank%s (a time "
+             "limit, scancel, a node failure or a launcher's timeout ended "
+             "it); the oldest, %s of %s, had waited %s.",
+             n, n == 1 ? "" : "s", n, n == 1 ? "" : "s",
+             call_text(h, &h->ranks[who].inflight, in, sizeof in),
+             rank_label(h, who, rl, sizeof rl),
+             cp_units_format_time(
+                 h->job_end > oldest ? (double)(h->job_end - oldest) * 1e-9 : 0,
+                 b1, sizeof b1));
+    f.evidence = json_pack("{s:I, s:f}", "calls_in_flight", (json_int_t)n,
+                           "oldest_wait_s",
+                           h->job_end > oldest
+                               ? (double)(h->job_end - oldest) * 1e-9
+                               : 0.0);
+    if (!f.evidence)
+        return -1;
+    return emit(h, &f);
+}
+
+static const char *sig_text(const struct hg_sig *s, char *buf, size_t size)
+{
+    size_t n = (size_t)snprintf(buf, size, "%s of %" PRIu64 " x %s",
+                                op_text(s->op), s->count,
+                                cp_dtype_name(s->dtype));
+    if (n < size && s->redop != CP_REDOP_NONE)
+        n += (size_t)snprintf(buf + n, size - n, " (%s)",
+                              cp_redop_name(s->redop));
+    if (n < size && s->root >= 0)
+        snprintf(buf + n, size - n, " root %d", s->root);
+    return buf;
+}
+
+/* How many instances of the job's communicators of c's size were called
+ * as s (for a tie: the call the job makes elsewhere is the one meant). */
+static uint32_t sig_usual(const struct hg *h, const struct hg_comm *c,
+                          const struct hg_sig *s)
+{
+    uint32_t i, n = 0;
+    size_t ci;
+
+    for (ci = 0; ci < h->ncomms; ci++) {
+        const struct hg_comm *o = &h->comms[ci];
+        if (o->nranks != c->nranks)
+            continue;
+        for (i = 0; i < o->nsig; i++)
+            n += o->sig[i].used && sig_equal(&o->sig[i], s);
+    }
+    return n;
+}
+
+static int mismatch_findings(struct hg *h, char *headline, size_t hsize,
+                             unsigned char *mismatched)
+{
+    size_t i, j;
+
+    for (i = 0; i < h->ndiffs; i++) {
+        const struct hg_diff *d = &h->diffs[i];
+        const struct hg_comm *c = &h->comms[d->comm];
+        const struct hg_sig *ref = &c->sig[d->seq];
+        struct hg_sig kinds[16];
+        uint32_t votes[16];
+        size_t nk = 1, best = 0, k;
+        int tie = 0, ranks[64];
+        unsigned nodes[64];
+        size_t nranks = 0;
+        struct hg_finding f;
+        char odd[800] = "", t1[160], cl[64], rl[96];
+        size_t len = 0;
+        json_t *calls;
+
+        for (j = 0; j < i; j++)
+            if (h->diffs[j].comm == d->comm && h->diffs[j].seq == d->seq)
+                break;
+        if (j < i || c->conflict)
+            continue; /* done with the first dissenter of the instance */
+        kinds[0] = *ref;
+        votes[0] = ref->agree;
+        for (j = i; j < h->ndiffs; j++) {
+            const struct hg_diff *e = &h->diffs[j];
+            if (e->comm != d->comm || e->seq != d->seq)
+                continue;
+            for (k = 0; k < nk && !sig_equal(&kinds[k], &e->sig); k++)
+                ;
+            if (k == nk && nk < 16) {
+                kinds[nk] = e->sig;
+                votes[nk++] = 0;
+            }
+            if (k < nk)
+                votes[k]++;
+        }
+        for (k = 1; k < nk; k++)
+            if (votes[k] > votes[best])
+                best = k;
+        for (k = 0; k < nk; k++)
+            tie |= k != best && votes[k] == votes[best];
+        if (tie) {
+            /* as many callers each way: the call this communicator makes
+             * elsewhere is the one meant */
+            uint32_t u, ub = 0, second = 0;
+            for (k = 0; k < nk; k++) {
+                u = sig_usual(h, c, &kinds[k]);
+                if (u > ub) {
+                    second = ub;
+                    ub = u;
+                    best = k;
+                } else if (u > second) {
+                    second = u;
+                }
+            }
+            tie = ub == second;
+        }
+        if (mismatched)
+            mismatched[d->comm] = 1;
+        calls = json_array();
+        if (!calls)
+            return -1;
+        /* the dissenters (or, on a tie, everyone not of kinds[best]) */
+        for (j = i; j < h->ndiffs; j++) {
+            const struct hg_diff *e = &h->diffs[j];
+            if (e->comm != d->comm || e->seq != d->seq)
+                continue;
+            if (!tie && sig_equal(&e->sig, &kinds[best]))
+                continue;
+            if (nranks < 64) {
+                ranks[nranks] = global_rank(h, e->sig.rank);
+                nodes[nranks] = h->an->ranks[e->sig.rank].node;
+                nranks++;
+            }
+            len += (size_t)snprintf(odd + len, sizeof odd - len, "%s%s called %s",
+                                    len ? "; " : "",
+                                    rank_label(h, e->sig.rank, rl, sizeof rl),
+                                    sig_text(&e->sig, t1, sizeof t1));
+            if (len >= sizeof odd)
+                len = sizeof odd - 1;
+            json_array_append_new(
+                calls, json_pack("{s:i, s:s, s:I, s:s, s:i}", "rank",
+                                 global_rank(h, e->sig.rank), "op",
+                                 op_text(e->sig.op), "count",
+                                 (json_int_t)e->sig.count, "dtype",
+                                 cp_dtype_name(e->sig.dtype), "root",
+                                 e->sig.root));
+        }
+        if (!tie && best != 0) {
+            /* the reference (first caller) was the odd one */
+            if (nranks < 64) {
+                ranks[nranks] = global_rank(h, ref->rank);
+                nodes[nranks] = h->an->ranks[ref->rank].node;
+                nranks++;
+            }
+            len += (size_t)snprintf(odd + len, sizeof odd - len,
+                                    "%s%s called %s", len ? "; " : "",
+                                    rank_label(h, ref->rank, rl, sizeof rl),
+                                    sig_text(ref, t1, sizeof t1));
+            if (len >= sizeof odd)
+                len = sizeof odd - 1;
+        }
+        memset(&f, 0, sizeof f);
+        f.kind = "mismatch";
+        f.severity = CP_SEVERITY_CRITICAL;
+        f.ranks = ranks;
+        f.nranks = tie ? 0 : nranks;
+        f.nodes = nodes;
+        f.nnodes = tie ? 0 : nranks;
+        comm_label(h, d->comm, cl, sizeof cl);
+        if (tie)
+            snprintf(f.msg, sizeof f.msg,
+                     "Ranks of %s called different collectives at seq %u: "
+                     "%s, the others %s; as many ranks called each, and the "
+                     "logs cannot tell which call was meant.",
+                     cl, d->seq, odd, sig_text(&kinds[best], t1, sizeof t1));
+        else
+            snprintf(f.msg, sizeof f.msg,
+                     "Ranks of %s called different collectives at seq %u: "
+                     "%s; the %u others %s. Such a call hangs or silently "
+                     "corrupts data.",
+                     cl, d->seq, odd, votes[best],
+                     sig_text(&kinds[best], t1, sizeof t1));
+        f.evidence = json_pack("{s:s, s:I, s:o, s:{s:s, s:I, s:s, s:i}, s:b}",
+                               "communicator", cl, "seq", (json_int_t)d->seq,
+                               "calls", calls, "expected", "op",
+                               op_text(kinds[best].op), "count",
+                               (json_int_t)kinds[best].count, "dtype",
+                               cp_dtype_name(kinds[best].dtype), "root",
+                               kinds[best].root, "culprit_known", !tie);
+        if (!f.evidence)
+            return -1;
+        if (headline && !headline[0] && !tie)
+            snprintf(headline, hsize, "MISMATCH at seq %u on %s: %.400s", d->seq,
+                     cl, odd);
+        if (emit(h, &f) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Per communicator: the last instance every member entered and left, and
+ * the first one some member did not leave. */
+static json_t *comms_json(const struct hg *h)
+{
+    json_t *arr = json_array();
+    size_t ci;
+
+    for (ci = 0; arr && ci < h->ncomms; ci++) {
+        const struct hg_comm *c = &h->comms[ci];
+        int64_t all_in = INT64_MAX, all_out = INT64_MAX, lo = INT64_MAX,
+                hi = -1;
+        json_t *members = json_array(), *o;
+        unsigned mi;
+        char cl[64];
+
+        for (mi = 0; mi < c->nranks; mi++) {
+            const struct hg_member *m = &c->m[mi];
+            if (m->last_entered < all_in)
+                all_in = m->last_entered;
+            if (m->last_finished < all_out)
+                all_out = m->last_finished;
+            if (m->last_finished + 1 < lo)
+                lo = m->last_finished + 1;
+            if (m->last_entered > hi)
+                hi = m->last_entered;
+            json_array_append_new(
+                members,
+                json_pack("{s:i, s:I, s:I}", "rank",
+                          m->rank >= 0 ? global_rank(h, m->rank) : -1,
+                          "last_entered", (json_int_t)m->last_entered,
+                          "last_finished", (json_int_t)m->last_finished));
+        }
+        o = json_pack("{s:s, s:i, s:I, s:I, s:o, s:o}", "name",
+                      comm_label(h, (unsigned)ci, cl, sizeof cl), "nranks",
+                      (int)c->nranks, "last_entered_by_all",
+                      (json_int_t)all_in, "last_finished_by_all",
+                      (json_int_t)all_out, "first_unfinished",
+                      hi >= lo ? json_integer((json_int_t)lo) : json_null(),
+                      "members", members ? members : json_null());
+        if (!o || json_array_append_new(arr, o) < 0) {
+            json_decref(arr);
+            return NULL;
+        }
+    }
+    return arr;
+}
+
+static json_t *ranks_json(const struct hg *h)
+{
+    json_t *arr = json_array();
+    char where[400];
+    size_t ri;
+
+    for (ri = 0; arr && ri < h->an->nranks; ri++) {
+        json_t *o = where_json(h, ri, where, sizeof where);
+        if (!o)
+            goto fail;
+        json_object_set_new(o, "where", json_string(where));
+        json_object_set_new(o, "culprit", json_boolean(h->ranks[ri].culprit));
+        if (json_array_append_new(arr, o) < 0)
+            goto fail;
+    }
+    return arr;
+fail:
+    json_decref(arr);
+    return NULL;
+}
+
+int cp_hang_analyze(struct cp_analysis *an)
+{
+    struct hg h;
+    struct hg_hang *hangs = NULL;
+    size_t nhangs = 0, i, killed_named = 0, ncycle = 0;
+    int32_t cycle[MAX_CYCLE];
+    char headline[600] = "", hl[4][600] = {"", "", "", ""};
+    unsigned char *mismatched = NULL;
+    size_t findings_before = an->nfindings, before;
+    int any_mismatch = 0;
+    int rc = -1, inflight = 0;
+    const char *state = NULL;
+
+    memset(&h, 0, sizeof h);
+    h.an = an;
+    an->hang = NULL;
+    h.ranks = calloc(an->nranks ? an->nranks : 1, sizeof *h.ranks);
+    h.diffs = malloc(MAX_DIFFS * sizeof *h.diffs);
+    if (!h.ranks || !h.diffs)
+        goto out;
+    for (i = 0; i < an->nranks; i++)
+        if (read_rank(&h, (int32_t)i) < 0)
+            goto out;
+    for (i = 0; i < an->nranks; i++) {
+        if (h.ranks[i].log_end > h.job_end)
+            h.job_end = h.ranks[i].log_end;
+        inflight |= h.ranks[i].inflight.valid;
+    }
+    mismatched = calloc(h.ncomms ? h.ncomms : 1, 1);
+    if (!mismatched)
+        goto out;
+    classify(&h);
+    if (find_hangs(&h, &hangs, &nhangs) < 0)
+        goto out;
+    ncycle = find_cycle(&h, cycle, MAX_CYCLE);
+    /* the verdict's first line: a deadlock, else a rank that died, else a
+     * hang, else a mismatch */
+    if (ncycle >= 2) {
+        if (deadlock_finding(&h, cycle, ncycle, hl[0], sizeof hl[0]) < 0)
+            goto out;
+        state = "deadlock";
+    }
+    if (nhangs && hang_finding(&h, hangs, nhangs, hl[2], sizeof hl[2]) < 0)
+        goto out;
+    if (nhangs && !state)
+        state = "hung";
+    before = an->nfindings;
+    if (mismatch_findings(&h, hl[3], sizeof hl[3], mismatched) < 0)
+        goto out;
+    if (!state && an->nfindings > before)
+        state = "mismatch";
+    for (i = 0; i < h.ncomms; i++)
+        any_mismatch |= mismatched[i];
+    /* a failure explained by a mismatch is not also a kill */
+    before = an->nfindings;
+    if (!any_mismatch &&
+        killed_findings(&h, hl[1], sizeof hl[1], &killed_named) < 0)
+        goto out;
+    if (!state && an->nfindings > before)
+        state = "killed";
+    if (ended_in_flight(&h, killed_named + nhangs + (ncycle >= 2)) < 0)
+        goto out;
+    if (!state && an->nfindings > findings_before)
+        state = "killed";
+    for (i = 0; i < 4 && !headline[0]; i++)
+        snprintf(headline, sizeof headline, "%.590s", hl[i]);
+    if (state) {
+        struct cp_hang *hg = calloc(1, sizeof *hg);
+        char prefix[96] = "collprof: ";
+        if (!hg)
+            goto out;
+        if (an->job_id[0])
+            snprintf(prefix, sizeof prefix, "collprof: job %s%s%s: ",
+                     an->job_id, an->step_id[0] ? "." : "", an->step_id);
+        if (!headline[0])
+            snprintf(headline, sizeof headline,
+                     "ENDED with calls in flight (see the killed finding)");
+        snprintf(hg->headline, sizeof hg->headline, "%s%s", prefix, headline);
+        hg->json = json_pack("{s:s, s:s, s:I, s:b, s:o, s:o}", "state", state,
+                             "headline", hg->headline, "job_end_ns",
+                             (json_int_t)h.job_end, "calls_in_flight",
+                             inflight, "communicators", comms_json(&h),
+                             "ranks", ranks_json(&h));
+        if (!hg->json) {
+            free(hg);
+            goto out;
+        }
+        an->hang = hg;
+    }
+    rc = 0;
+out:
+    for (i = 0; i < h.ncomms; i++) {
+        free(h.comms[i].m);
+        free(h.comms[i].sig);
+    }
+    free(h.comms);
+    free(h.ranks);
+    free(h.diffs);
+    free(hangs);
+    free(mismatched);
+    return rc;
+}
+
+const char *cp_hang_headline(const struct cp_analysis *an)
+{
+    return an->hang ? an->hang->headline : NULL;
+}
+
+json_t *cp_hang_to_json(const struct cp_analysis *an, int *bad)
+{
+    json_t *j;
+
+    if (!an->hang)
+        return NULL;
+    j = json_deep_copy(an->hang->json);
+    if (!j)
+        *bad = 1;
+    return j;
+}
+
+void cp_hang_destroy(struct cp_hang *hang)
+{
+    if (!hang)
+        return;
+    json_decref(hang->json);
+    free(hang);
+}

@@ -1,0 +1,52 @@
+/* cp_hang.h - what an unfinished job was doing when it stopped.
+ *
+ * Reads the rank logs of the analysis again (cp_logread.h), one at a time,
+ * keeping per communicator member the last collective it entered and the
+ * last it finished, per rank the call it was inside when its log ends
+ * (entry records: end_ns 0, log format 2) and the last one it left, and per
+ * communicator a signature of every instance (op, count, datatype,
+ * reduction, root) to compare the members' calls.  From that it names:
+ *   hang      a collective instance some members entered and never left,
+ *             and the ranks that never arrived (where they were instead);
+ *   deadlock  a cycle of such waits across communicators;
+ *   mismatch  members of one instance that called different things;
+ *   killed    the job ended with calls in flight; a rank that stopped
+ *             inside a call its peers saw fail.
+ * Memory: per communicator 24 bytes per instance (the signatures, up to
+ * CP_HANG_MAX_SEQ instances), per member and per rank a few calls.
+ * docs/analysis.md ("Hangs") explains the method, docs/report-schema.md
+ * the `hang` section of report.json.
+ */
+#ifndef COLLPROF_CP_HANG_H
+#define COLLPROF_CP_HANG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "cp_analysis.h"
+
+/* Instances per communicator whose signatures are compared. */
+#define CP_HANG_MAX_SEQ (1u << 22)
+
+struct cp_hang; /* opaque; owned by the struct cp_analysis it belongs to */
+
+/* Analyze an (its inputs, ranks and nodes must be built) for hangs,
+ * deadlocks, mismatches and kills: fills an->hang (NULL when the job shows
+ * none of them, so that a healthy job's report does not change) and adds
+ * the findings (an_add_finding).  Returns 0, or -1 when memory ran out. */
+int cp_hang_analyze(struct cp_analysis *an);
+
+/* The verdict's first line ("collprof: job 17.0: HUNG in ..."), without a
+ * newline, or NULL when an has no hang section.  Owned by an. */
+const char *cp_hang_headline(const struct cp_analysis *an);
+
+/* report.json's `hang` section; NULL when an has none (or memory ran
+ * out: *bad is then set).  New reference. */
+json_t *cp_hang_to_json(const struct cp_analysis *an, int *bad);
+
+/* Destroy; accepts NULL. */
+void cp_hang_destroy(struct cp_hang *hang);
+
+#endif
