@@ -10,6 +10,7 @@
 
 #include "collprof/cp_logfmt.h"
 #include "cp_analysis.h"
+#include "cp_kinds.h"
 #include "cp_logread.h"
 #include "cp_scan.h"
 #include "cp_sketch.h"
@@ -300,7 +301,7 @@ struct cp_links;
 
 /* cp_findings.c: append one finding (message already formatted, ranks and
  * nodes copied); its evidence is an empty object to fill.  0 or -1. */
-int an_add_finding(struct cp_analysis *an, const char *kind,
+int an_add_finding(struct cp_analysis *an, enum cp_kind kind,
                    enum cp_analysis_severity sev, const int *ranks,
                    size_t nranks, const unsigned *nodes, size_t nnodes,
                    const char *message);

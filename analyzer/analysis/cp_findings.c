@@ -65,7 +65,7 @@ add_finding(struct cp_analysis *an, enum cp_kind kind,
     return an_add_finding(an, kind, sev, ranks, nranks, nodes, nnodes, msg);
 }
 
-int an_add_finding(struct cp_analysis *an, const char *kind,
+int an_add_finding(struct cp_analysis *an, enum cp_kind kind,
                    enum cp_analysis_severity sev, const int *ranks,
                    size_t nranks, const unsigned *nodes, size_t nnodes,
                    const char *msg)

@@ -106,6 +106,47 @@ static const struct cp_kind_info kinds[CP_KIND_COUNT] = {
                 "bandwidth, or record a run with more message sizes, so that "
                 "calls can be judged against a model.",
         .doc = "analysis.md#the-model-per-link-class"},
+    [CP_KIND_HANG] = {
+        .name = "hang",
+        .title = "the job hung in a collective",
+        .rule = "an instance some members entered and never left, waiting "
+                "for a member that never entered it (see \"Hangs\")",
+        .severity = "critical",
+        .todo = "look at what the named rank was doing instead (its last "
+                "call, its own compute, its stderr); set a collective "
+                "timeout (`NCCL_TIMEOUT`, `TORCH_NCCL_ASYNC_ERROR_HANDLING`) "
+                "so a hang ends the job early.",
+        .doc = "analysis.md#hangs"},
+    [CP_KIND_DEADLOCK] = {
+        .name = "deadlock",
+        .title = "ranks wait for each other across communicators",
+        .rule = "a cycle of waits: rank A waits in one instance for B, B in "
+                "another for A",
+        .severity = "critical",
+        .todo = "the ranks of the cycle called their communicators in "
+                "different orders: make every rank issue the collectives of "
+                "these communicators in the same order.",
+        .doc = "analysis.md#hangs"},
+    [CP_KIND_MISMATCH] = {
+        .name = "mismatch",
+        .title = "members of one collective called different things",
+        .rule = "members of one instance differ in operation, count, "
+                "datatype, reduction or root",
+        .severity = "critical",
+        .todo = "the named ranks passed other arguments than their peers at "
+                "this sequence number: check the code path that decides the "
+                "tensor shapes and the order of collectives on these ranks.",
+        .doc = "analysis.md#hangs"},
+    [CP_KIND_KILLED] = {
+        .name = "killed",
+        .title = "the job ended with calls in flight",
+        .rule = "a member died before or inside an instance others waited "
+                "in, or the job ended with calls in flight",
+        .severity = "critical when a member died, else warning",
+        .todo = "read the named rank's stderr and the node's kernel log "
+                "(out of memory, a failed GPU); a job ended by its time limit "
+                "shows how long the oldest call had waited.",
+        .doc = "analysis.md#hangs"},
 };
 
 const struct cp_kind_info *cp_kind_info(enum cp_kind kind)
