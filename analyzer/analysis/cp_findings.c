@@ -62,7 +62,8 @@ add_finding(struct cp_analysis *an, enum cp_kind kind,
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return an_add_finding(an, kind, sev, ranks, nranks, nodes, nnodes, msg);
+    return an_add_finding(an, cp_kind_name(kind), sev, ranks, nranks, nodes,
+                          nnodes, msg);
 }
 
 int an_add_finding(struct cp_analysis *an, enum cp_kind kind,
@@ -78,7 +79,7 @@ int an_add_finding(struct cp_analysis *an, enum cp_kind kind,
     an->findings = bigger;
     f = &an->findings[an->nfindings];
     memset(f, 0, sizeof *f);
-    snprintf(f->kind, sizeof f->kind, "%s", cp_kind_name(kind));
+    snprintf(f->kind, sizeof f->kind, "%s", kind);
     f->severity = sev;
     f->message = strdup(msg);
     f->evidence = json_object();

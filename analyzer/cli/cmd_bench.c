@@ -93,7 +93,10 @@ static void usage(FILE *f)
         "  --json FILE         every point, the fit and the calibration\n"
         "  --csv FILE          every point, one row each\n"
         "  --write-profile FILE  the site profile (intra/inter alpha and\n"
-        "                      bandwidth) for collprof analyze --profile\n"
+        "                      bandwidth) for collprof analyze --profile;\n"
+        "                      refused from a weak fit (under 4 sizes, or a\n"
+        "                      median residual over 25%%) unless --force\n"
+        "  --force             write the profile from a weak fit all the same\n"
         "  --report DIR        DIR/bench.json (as --json) and DIR/bench.html:\n"
         "                      per collective, time and busbw against size\n"
         "                      with the fitted model, the busbw plateau, the\n"
@@ -315,6 +318,7 @@ enum {
     OPT_JSON,
     OPT_CSV,
     OPT_PROFILE,
+    OPT_FORCE,
     OPT_REPORT
 };
 
@@ -340,6 +344,7 @@ static const struct option long_options[] = {
     {"json", required_argument, NULL, OPT_JSON},
     {"csv", required_argument, NULL, OPT_CSV},
     {"write-profile", required_argument, NULL, OPT_PROFILE},
+    {"force", no_argument, NULL, OPT_FORCE},
     {"report", required_argument, NULL, OPT_REPORT},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
@@ -540,6 +545,29 @@ out:
     return rc;
 }
 
+/* A calibration too weak to become a site profile: a link fitted to fewer
+ * than 4 sizes or with a median residual over 25 %.  why names it. */
+static int weak_calibration(const struct cp_bench_calibration *cal,
+                            char *why, size_t len)
+{
+    unsigned k;
+
+    for (k = 0; k < CP_LINK_COUNT; k++) {
+        const struct cp_bench_link_fit *l = &cal->link[k];
+        if (!l->ok)
+            continue;
+        if (l->points_used < 4 || !(l->median_rel_residual <= 0.25)) {
+            snprintf(why, len,
+                     "%s fit is weak (%u size groups used, median residual "
+                     "%.0f%%)",
+                     k == CP_LINK_INTER ? "inter-node" : "intra-node",
+                     l->points_used, 100 * l->median_rel_residual);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int cp_cmd_bench(int argc, char **argv)
 {
     struct cp_bench_run_opts ro;
@@ -554,6 +582,8 @@ int cp_cmd_bench(int argc, char **argv)
     struct printer pr;
     struct cp_error err;
     const char *json_path = NULL, *csv_path = NULL, *profile_path = NULL;
+    int force = 0;
+    char why[160];
     const char *report_dir = NULL;
     char *comment = NULL, created[32];
     time_t now = time(NULL);
@@ -704,6 +734,9 @@ int cp_cmd_bench(int argc, char **argv)
         case OPT_PROFILE:
             profile_path = optarg;
             break;
+        case OPT_FORCE:
+            force = 1;
+            break;
         case OPT_REPORT:
             report_dir = optarg;
             break;
@@ -809,6 +842,14 @@ int cp_cmd_bench(int argc, char **argv)
     }
     if (csv_path && cp_bench_write_csv(&set, csv_path, &err) < 0) {
         fprintf(stderr, PROG ": %s\n", err.text);
+        goto out;
+    }
+    if (profile_path && !force && weak_calibration(&cal, why, sizeof why)) {
+        fprintf(stderr,
+                PROG ": %s: not written: the %s; a profile from it would "
+                     "judge every job by it (give --force to write it all "
+                     "the same)\n",
+                profile_path, why);
         goto out;
     }
     if (profile_path &&

@@ -204,7 +204,7 @@ def main():
         print("accuracy.py: unknown pattern or fault %s, or no seeds" % bad,
               file=sys.stderr)
         return 2
-    b = os.environ.get("top_builddir", ".")
+    b = os.path.abspath(os.environ.get("top_builddir", "."))
     work = a.keep or tempfile.mkdtemp(prefix="cp-accuracy-")
     os.makedirs(work, exist_ok=True)
     busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
@@ -218,8 +218,11 @@ def main():
                 patterns, faults, range(1, a.seeds + 1)):
             name = "%s-%s-%d" % (pattern, fault, seed)
             topo, nic, truth = plan(pattern, fault, seed, a.ranks, a.nodes)
-            logs, why = run_job(b, work, name, pattern, topo, nic, a.ranks,
-                                a.nodes, a.steps)
+            try:
+                logs, why = run_job(b, work, name, pattern, topo, nic,
+                                    a.ranks, a.nodes, a.steps)
+            except (OSError, subprocess.CalledProcessError) as e:
+                logs, why = None, str(e)
             if logs is None:
                 failures.append("%s: %s" % (name, why[-300:]))
                 continue
