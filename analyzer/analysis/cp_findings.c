@@ -62,8 +62,7 @@ add_finding(struct cp_analysis *an, enum cp_kind kind,
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return an_add_finding(an, cp_kind_name(kind), sev, ranks, nranks, nodes,
-                          nnodes, msg);
+    return an_add_finding(an, kind, sev, ranks, nranks, nodes, nnodes, msg);
 }
 
 int an_add_finding(struct cp_analysis *an, enum cp_kind kind,
