@@ -17,6 +17,7 @@ static const struct {
     {"analyze", cp_cmd_analyze, "explain where the communication time went"},
     {"bench", cp_cmd_bench, "measure collectives as nccl-tests does, calibrate"},
     {"probe", cp_cmd_probe, "measure every node pair, name the slow links"},
+    {"trace", cp_cmd_trace, "the calls of every rank as a Perfetto timeline"},
     {"report", cp_cmd_report, "render a saved report.json as report.html"},
     {"ports", cp_cmd_ports, "snapshot this node's RDMA ports"},
 };

@@ -15,6 +15,7 @@ int cp_cmd_bench(int argc, char **argv);
 int cp_cmd_probe(int argc, char **argv);
 int cp_cmd_report(int argc, char **argv);
 int cp_cmd_ports(int argc, char **argv);
+int cp_cmd_trace(int argc, char **argv);
 /* Writes the page of a report object (Jansson's json_t) to output ("-":
  * stdout) through a temporary file; messages say "collprof CMD: " and name
  * input.  For collprof report and collprof analyze.  0 or -1. */
