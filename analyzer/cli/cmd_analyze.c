@@ -461,7 +461,8 @@ int cp_cmd_analyze(int argc, char **argv)
     cp_analysis_opts_init(&opts);
     memset(&probe, 0, sizeof probe);
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":o:qh", longopts, NULL)) != -1) {
         switch (c) {
         case 'o':
             outdir = optarg;
@@ -525,6 +526,14 @@ int cp_cmd_analyze(int argc, char **argv)
             break;
         }
         case 'b':
+            if (*optarg && strchr("0123456789.", optarg[strlen(optarg) - 1])) {
+                /* a bucket of "25" bytes is never meant */
+                fprintf(stderr, "collprof analyze: --bucket: '%s' has no "
+                                "unit: give one, e.g. %sMB or %sMiB (a bare "
+                                "number would be bytes)\n",
+                        optarg, optarg, optarg);
+                goto out;
+            }
             if (cp_units_parse_size(optarg, &opts.bucket_bytes, &err) < 0) {
                 fprintf(stderr, "collprof analyze: --bucket: %s\n", err.text);
                 goto out;
@@ -559,7 +568,7 @@ int cp_cmd_analyze(int argc, char **argv)
             rc = 0;
             goto out;
         default:
-            usage(stderr);
+            cp_cli_bad_option("analyze", argv, c);
             goto out;
         }
     }

@@ -291,13 +291,8 @@ int cp_cmd_trace(int argc, char **argv)
             usage(stdout);
             rc = 0;
             goto out;
-        case ':':
-            fprintf(stderr, "collprof trace: %s needs a value (try collprof "
-                            "trace --help)\n", argv[optind - 1]);
-            goto out;
         default:
-            fprintf(stderr, "collprof trace: unknown option '%s' (try "
-                            "collprof trace --help)\n", argv[optind - 1]);
+            cp_cli_bad_option("trace", argv, c);
             goto out;
         }
     }
