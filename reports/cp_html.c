@@ -656,6 +656,44 @@ static void view_extras(struct ctx *c, struct rp_report *r)
         }
         r->timeline = c->bad ? NULL : t;
     }
+    t = OBJ(c, r->root, "", "slowest", 0);
+    if (t) {
+        static const char *const lists[] = {"by_own_time", "by_skew"};
+        size_t k;
+        for (k = 0; k < 2 && !c->bad; k++) {
+            snprintf(where, sizeof where, "slowest");
+            w = get_objects(c, t, where, lists[k], 0);
+            json_array_foreach(w, i, v)
+            {
+                if (c->bad)
+                    break;
+                snprintf(where, sizeof where, "slowest.%s[%zu]", lists[k], i);
+                STR(c, v, where, "op");
+                STR(c, v, where, "comm");
+                OPT_STR(c, v, where, "comm_name");
+                OPT_STR(c, v, where, "last_node");
+                NUM(c, v, where, "seq");
+                NUM(c, v, where, "start_s");
+                NUM(c, v, where, "own_s");
+                NUM(c, v, where, "skew_s");
+                OPT_NUM(c, v, where, "bytes");
+                OPT_NUM(c, v, where, "model_s");
+                OPT_NUM(c, v, where, "vs_model");
+                OPT_NUM(c, v, where, "last_rank");
+                OPT_NUM(c, v, where, "late_by_s");
+            }
+        }
+        r->slowest = c->bad ? NULL : t;
+    }
+    m = OBJ(c, r->root, "", "summary", 0);
+    t = m ? OBJ(c, m, "summary", "window", 0) : NULL;
+    if (t) {
+        STR(c, t, "summary.window", "by");
+        OPT_NUM(c, t, "summary.window", "from_s");
+        OPT_NUM(c, t, "summary.window", "to_s");
+        OPT_NUM(c, t, "summary.window", "calls_left_out");
+        r->window = c->bad ? NULL : t;
+    }
 }
 
 static int build_view(json_t *root, struct rp_report *r, struct cp_error *err)
@@ -1387,6 +1425,33 @@ static void write_model_table(FILE *out, const struct rp_report *r)
     fputs("</table>\n", out);
 }
 
+/* The part of the run the report covers, when it is not the whole. */
+static void write_window(FILE *out, const struct rp_report *r)
+{
+    const char *by = json_string_value(json_object_get(r->window, "by"));
+    double from = rp_number(json_object_get(r->window, "from_s"));
+    double to = rp_number(json_object_get(r->window, "to_s"));
+    double left = rp_number(json_object_get(r->window, "calls_left_out"));
+
+    if (!by || strcmp(by, "the whole run") == 0)
+        return;
+    fputs("<p class=\"window\">This report covers part of the run (", out);
+    esc(out, by);
+    fputs("): the calls that started ", out);
+    if (isfinite(from)) {
+        fputs("from ", out);
+        cp_svg_value(out, from, CP_SVG_TIME);
+        fputs(isfinite(to) ? " " : "", out);
+    }
+    if (isfinite(to)) {
+        fputs("before ", out);
+        cp_svg_value(out, to, CP_SVG_TIME);
+    }
+    fputs(" after the run's first call; ", out);
+    cp_svg_value(out, left, CP_SVG_COUNT);
+    fputs(" calls outside it were left out.</p>\n", out);
+}
+
 static void write_summary(FILE *out, const struct rp_report *r)
 {
     const struct rp_summary *s = &r->sum;
@@ -1448,6 +1513,7 @@ static void write_summary(FILE *out, const struct rp_report *r)
         write_list(out, s->missing_ranks);
         fputs(".</p>\n", out);
     }
+    write_window(out, r);
     write_model_table(out, r);
     fputs("</section>\n", out);
 }
@@ -1706,6 +1772,99 @@ out:
     free(key);
 }
 
+/* One list of report.json `slowest`: each row says where to find the
+ * instance in collprof trace (its communicator, sequence and time). */
+static void write_slowest_list(FILE *out, const struct rp_report *r,
+                               const char *key, const char *title)
+{
+    json_t *list = json_object_get(r->slowest, key), *o;
+    size_t i, shown, n = json_array_size(list);
+
+    if (n == 0)
+        return;
+    fprintf(out, "<h3>%s</h3>\n", title);
+    fputs("<table>\n<tr><th>collective</th><th class=\"n\">size</th>"
+          "<th>communicator</th><th class=\"n\">seq</th>"
+          "<th class=\"n\">at</th><th class=\"n\">own time</th>"
+          "<th class=\"n\">model</th><th class=\"n\">x model</th>"
+          "<th class=\"n\">skew</th><th>last to arrive</th>"
+          "<th class=\"n\">late by</th><th>in the trace</th></tr>\n",
+          out);
+    shown = n < RP_TABLE_ROWS ? n : RP_TABLE_ROWS;
+    for (i = 0; i < shown; i++) {
+        const char *name, *id, *node;
+        double start, last;
+        o = json_array_get(list, i);
+        name = json_string_value(json_object_get(o, "comm_name"));
+        id = json_string_value(json_object_get(o, "comm"));
+        node = json_string_value(json_object_get(o, "last_node"));
+        start = rp_number(json_object_get(o, "start_s"));
+        last = rp_number(json_object_get(o, "last_rank"));
+        fputs("<tr><td>", out);
+        esc(out, json_string_value(json_object_get(o, "op")));
+        fputs("</td><td class=\"n\">", out);
+        cp_svg_value(out, rp_number(json_object_get(o, "bytes")), CP_SVG_SIZE);
+        fputs("</td><td title=\"", out);
+        esc(out, id ? id : "");
+        fputs("\">", out);
+        esc(out, name && name[0] ? name : id ? id : "?");
+        fputs("</td><td class=\"n\">", out);
+        cp_svg_value(out, rp_number(json_object_get(o, "seq")), CP_SVG_RANK);
+        fputs("</td><td class=\"n\">", out);
+        cp_svg_value(out, start, CP_SVG_TIME);
+        fputs("</td><td class=\"n\">", out);
+        cp_svg_value(out, rp_number(json_object_get(o, "own_s")), CP_SVG_TIME);
+        fputs("</td><td class=\"n\">", out);
+        cp_svg_value(out, rp_number(json_object_get(o, "model_s")), CP_SVG_TIME);
+        fputs("</td><td class=\"n\">", out);
+        if (isfinite(rp_number(json_object_get(o, "vs_model"))))
+            fprintf(out, "%.2f",
+                    rp_number(json_object_get(o, "vs_model")));
+        fputs("</td><td class=\"n\">", out);
+        cp_svg_value(out, rp_number(json_object_get(o, "skew_s")), CP_SVG_TIME);
+        fputs("</td><td>", out);
+        if (isfinite(last)) {
+            fputs("rank ", out);
+            cp_svg_value(out, last, CP_SVG_RANK);
+            fputs(" (", out);
+            esc(out, node ? node : "?");
+            fputs(")", out);
+        }
+        fputs("</td><td class=\"n\">", out);
+        cp_svg_value(out, rp_number(json_object_get(o, "late_by_s")),
+                     CP_SVG_TIME);
+        /* what Perfetto's search and the slice's arguments show */
+        fputs("</td><td>", out);
+        esc(out, name && name[0] ? name : id ? id : "?");
+        fprintf(out, " seq %.0f, ts %.0f us</td></tr>\n",
+                rp_number(json_object_get(o, "seq")), start * 1e6);
+    }
+    if (n > shown)
+        fprintf(out, "<tr class=\"more\"><td colspan=\"12\">and %zu more in "
+                     "report.json</td></tr>\n",
+                n - shown);
+    fputs("</table>\n", out);
+}
+
+static void write_slowest(FILE *out, const struct rp_report *r)
+{
+    if (!r->slowest)
+        return;
+    write_slowest_list(out, r, "by_own_time",
+                       "The slowest collectives (own time: last arrival to "
+                       "last end)");
+    write_slowest_list(out, r, "by_skew",
+                       "The collectives that waited longest for a rank "
+                       "(arrival skew)");
+    fputs("<p class=\"who\">Each row is one collective instance; "
+          "<code>collprof trace</code> draws it as slices with that "
+          "communicator and <code>seq</code> in their arguments, from "
+          "<code>ts</code> (microseconds since the run's first call) on "
+          "every rank's lane, with a flow from the rank that arrived "
+          "last.</p>\n",
+          out);
+}
+
 static void write_inputs(FILE *out, const struct rp_report *r)
 {
     json_t *files = json_object_get(r->inputs, "files");
@@ -1784,6 +1943,7 @@ static void write_page(FILE *out, const struct rp_report *r)
     write_comm_table(out, r);
     write_row_table(out, r);
     write_rank_table(out, r);
+    write_slowest(out, r);
     fputs("</section>\n", out);
     write_inputs(out, r);
     fputs("<footer>Written by ", out);

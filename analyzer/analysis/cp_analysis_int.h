@@ -168,6 +168,19 @@ struct an_rank_acc {
 
 enum an_mode { AN_MODE_PREFIX = 0, AN_MODE_MAIN = 1 };
 
+/* The slowest instances (main pass): a min-heap on key of at most
+ * AN_TOP entries, one by own time and one by skew. */
+#define AN_TOP 50
+struct an_top_entry {
+    double key;
+    uint32_t comm; /* index in an_state.comms */
+    struct an_inst in;
+};
+struct an_top {
+    size_t n;
+    struct an_top_entry e[AN_TOP];
+};
+
 /* The time series of the main pass: AN_WINDOWS windows of 2^shift ns from
  * origin.  When a time falls beyond the last window, the width doubles and
  * neighbouring windows merge (pairs 2i, 2i+1 become i), so memory is fixed
@@ -253,6 +266,13 @@ struct an_state {
     struct cp_links *links;
     /* main pass: communication per time window (NULL in the prefix pass) */
     struct an_timeline *timeline;
+    /* main pass: calls that start outside [win_lo, win_hi) (corrected ns)
+     * are left out and counted in outside */
+    int windowed;
+    int64_t win_lo, win_hi;
+    uint64_t outside;
+    /* main pass: the slowest complete instances (NULL in the prefix pass) */
+    struct an_top *top_own, *top_skew;
 };
 
 /* The memory the communicators' per-rank arrays (and the prefix pass's

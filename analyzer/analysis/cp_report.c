@@ -155,6 +155,15 @@ static json_t *summary_json(const struct cp_analysis *an, int *bad)
     put(o, "records", jint(s->records), bad);
     put(o, "skipped_inputs", jint(s->inputs_skipped), bad);
     put(o, "missing_ranks", int_list(s->missing_ranks, s->nmissing, bad), bad);
+    {
+        const struct cp_analysis_window_info *w = &an->window;
+        json_t *win = json_object();
+        put(win, "by", jstr(w->by), bad);
+        put(win, "from_s", jnum(w->from_s), bad);
+        put(win, "to_s", jnum(w->to_s), bad);
+        put(win, "calls_left_out", jint(w->calls_left_out), bad);
+        put(o, "window", win, bad);
+    }
     return o;
 }
 
@@ -265,8 +274,54 @@ static json_t *comm_members(const struct cp_analysis_comm *c, int *bad)
         put(m, "rank", jint(r), bad);
         put(m, "global_rank", jint(c->ranks[r]), bad);
         push(a, m, bad);
+
+static json_t *instances_json(const struct cp_analysis *an,
+                              const struct cp_analysis_instance *v, size_t n,
+                              int *bad)
+{
+    json_t *a = json_array();
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        const struct cp_analysis_instance *x = &v[i];
+        const struct cp_analysis_comm *c = &an->comms[x->comm];
+        json_t *o = json_object();
+        put(o, "op", jstr(cp_model_coll_name(x->coll)), bad);
+        put(o, "bytes", jnum(x->bytes), bad);
+        put(o, "comm", hex_id(c->id), bad);
+        put(o, "comm_name", jstr(c->name), bad);
+        put(o, "seq", jint(x->seq), bad);
+        put(o, "members", jint(x->members), bad);
+        put(o, "nranks", jint(c->nranks), bad);
+        put(o, "start_s", jnum(x->start_s), bad);
+        put(o, "own_s", jnum(x->own_s), bad);
+        put(o, "model_s", jnum(x->model_s), bad);
+        put(o, "vs_model", jnum(x->model_s > 0 ? x->own_s / x->model_s : NAN),
+            bad);
+        put(o, "skew_s", jnum(x->skew_s), bad);
+        put(o, "last_rank", x->last_rank >= 0 ? jint((uint64_t)x->last_rank)
+                                              : json_null(),
+            bad);
+        put(o, "last_node",
+            x->last_rank >= 0 && x->last_node < an->nnodes
+                ? jstr(an->nodes[x->last_node].name)
+                : json_null(),
+            bad);
+        put(o, "late_by_s", jnum(x->members >= 2 ? x->late_s : NAN), bad);
+        push(a, o, bad);
     }
     return a;
+}
+
+static json_t *slowest_json(const struct cp_analysis *an, int *bad)
+{
+    json_t *o = json_object();
+
+    put(o, "by_own_time",
+        instances_json(an, an->slowest_own, an->nslowest_own, bad), bad);
+    put(o, "by_skew",
+        instances_json(an, an->slowest_skew, an->nslowest_skew, bad), bad);
+    return o;
 }
 
 static json_t *comms_json(const struct cp_analysis *an, int *bad)
@@ -689,6 +744,7 @@ json_t *cp_analysis_to_json(const struct cp_analysis *an)
     put(root, "collectives", rows_json(an, &bad), &bad);
     put(root, "ranks", ranks_json(an, &bad), &bad);
     put(root, "timeline", timeline_json(an, &bad), &bad);
+    put(root, "slowest", slowest_json(an, &bad), &bad);
     put(root, "topology", topology_json(an, &bad), &bad);
     put(root, "ports", ports_json(an, &bad), &bad);
     put(root, "findings", findings_json(an, &bad), &bad);

@@ -95,6 +95,8 @@ int an_state_init(struct an_state *st, enum an_mode mode, size_t nfiles,
     st->stale_ns = mode == AN_MODE_PREFIX ? INT64_MAX / 4 : STALE_NS;
     st->t_first = INT64_MAX;
     st->t_last = INT64_MIN;
+    st->win_lo = INT64_MIN;
+    st->win_hi = INT64_MAX;
     st->fifo_head = st->fifo_tail = NONE32;
     st->p2p_free = NONE32;
     st->files = calloc(nfiles ? nfiles : 1, sizeof *st->files);
@@ -104,11 +106,15 @@ int an_state_init(struct an_state *st, enum an_mode mode, size_t nfiles,
     st->node_min_end = calloc(nnodes ? nnodes : 1, sizeof *st->node_min_end);
     st->node_max_start =
         calloc(nnodes ? nnodes : 1, sizeof *st->node_max_start);
-    if (mode == AN_MODE_MAIN)
+    if (mode == AN_MODE_MAIN) {
         st->timeline = calloc(1, sizeof *st->timeline);
+        st->top_own = calloc(1, sizeof *st->top_own);
+        st->top_skew = calloc(1, sizeof *st->top_skew);
+    }
     if (!st->files || !st->ranks || !st->node_sum || !st->node_cnt ||
         !st->node_min_end || !st->node_max_start ||
-        (mode == AN_MODE_MAIN && !st->timeline))
+        (mode == AN_MODE_MAIN &&
+         (!st->timeline || !st->top_own || !st->top_skew)))
         return -1;
     return 0;
 }
@@ -169,6 +175,8 @@ void an_state_free(struct an_state *st)
     free(st->node_max_start);
     free(st->timeline);
     free(st->refused);
+    free(st->top_own);
+    free(st->top_skew);
     memset(st, 0, sizeof *st);
     errno = saved;
 }
@@ -649,6 +657,42 @@ double an_busy_total_s(const struct an_busy *u)
     return t * 1e-9;
 }
 
+/* Keep the instance if it is among the AN_TOP largest keys so far. */
+static void top_offer(struct an_top *t, double key, uint32_t comm,
+                      const struct an_inst *in)
+{
+    size_t i, child;
+    struct an_top_entry e;
+
+    if (t->n == AN_TOP && key <= t->e[0].key)
+        return;
+    e.key = key;
+    e.comm = comm;
+    e.in = *in;
+    if (t->n < AN_TOP) { /* sift up */
+        i = t->n++;
+        while (i > 0 && t->e[(i - 1) / 2].key > key) {
+            t->e[i] = t->e[(i - 1) / 2];
+            i = (i - 1) / 2;
+        }
+        t->e[i] = e;
+        return;
+    }
+    i = 0; /* replace the minimum, sift down */
+    for (;;) {
+        child = 2 * i + 1;
+        if (child >= t->n)
+            break;
+        if (child + 1 < t->n && t->e[child + 1].key < t->e[child].key)
+            child++;
+        if (t->e[child].key >= key)
+            break;
+        t->e[i] = t->e[child];
+        i = child;
+    }
+    t->e[i] = e;
+}
+
 /* Close an instance: its own time and skew go to the aggregates. */
 static void finalize(struct an_state *st, struct an_comm *c,
                      struct an_inst *in)
@@ -685,6 +729,10 @@ static void finalize(struct an_state *st, struct an_comm *c,
     }
     account(st, c, in->coll, n, own, in->share, skew, in->grouped,
             incomplete);
+    if (st->top_own && !in->grouped && m >= 2) {
+        top_offer(st->top_own, own, c->index, in);
+        top_offer(st->top_skew, skew, c->index, in);
+    }
     if (st->timeline)
         timeline_add(st->timeline, in->last_start, in->max_end,
                      own * in->share, in->coll, wait, n);
@@ -1149,6 +1197,13 @@ static inline void on_call(struct an_state *st, struct an_file *f,
 
     if (__builtin_expect(cp_rec_call_in_flight(r), 0))
         return; /* never returned: no time to join (cp_hang.c reads it) */
+    if (__builtin_expect(st->windowed, 0) && key != INT64_MIN) {
+        int64_t s0 = (int64_t)r->start_ns - f->offset_ns;
+        if (s0 < st->win_lo || s0 >= st->win_hi) {
+            st->outside++;
+            return;
+        }
+    }
     ra->calls++;
     if (__builtin_expect(key == INT64_MIN || r->end_ns < r->start_ns ||
                              r->start_ns < (uint64_t)f->t_min ||
@@ -1394,6 +1449,16 @@ static uint64_t run_file(struct an_state *st, struct an_file *f,
     const int32_t file = (int32_t)(f - st->files);
     int64_t key = f->key, busy = 0;
     uint64_t n = 0, calls = 0;
+    /* the window, on this file's raw clock: start - w_lo < w_span (a call
+     * outside it takes the full path, which leaves it out) */
+    const uint64_t w_lo =
+        st->win_lo == INT64_MIN || st->win_lo + off < 0
+            ? 0
+            : (uint64_t)(st->win_lo + off);
+    const uint64_t w_span =
+        st->win_hi == INT64_MAX ? UINT64_MAX - w_lo
+        : st->win_hi + off <= (int64_t)w_lo ? 0
+                                            : (uint64_t)(st->win_hi + off) - w_lo;
 
     p = cp_scan_cursor(sc);
     end = window_end(f);
@@ -1406,6 +1471,7 @@ static uint64_t run_file(struct an_state *st, struct an_file *f,
                     key != INT64_MIN &&
                         rc->end_ns - rc->start_ns <= CALL_MAX_NS &&
                         rc->start_ns >= t_min && rc->result == 0 &&
+                        rc->start_ns - w_lo < w_span &&
                         rc->seq != UINT32_MAX && c != NULL &&
                         c->id == rc->comm_id &&
                         !(rc->flags & (CP_CALL_NO_COMM | CP_CALL_IN_GROUP)) &&

@@ -210,14 +210,15 @@ int cp_cmd_dump(int argc, char **argv)
     int c, all = 0, rc = 0, i, j;
 
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
         case 'c': mode = DUMP_CSV; break;
         case 's': mode = DUMP_SUMMARY; break;
         case 'a': all = 1; break;
         case 'L': cp_path_set_log_links(CP_PATH_FOLLOW); break;
         case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
+        default: cp_cli_bad_option("dump", argv, c); return 2;
         }
     }
     if (optind >= argc) {
