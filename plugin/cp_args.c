@@ -117,6 +117,8 @@ enum site_kind {
     SITE_DIR_OF,  /* absolute directory: the path is dir/`file` */
     SITE_BOOL,    /* yes|no into an int */
     SITE_SECONDS, /* 1..86400 into an unsigned */
+    SITE_MODE,    /* a step directory mode: octal, 07x0, no write but the
+                     owner's, into an unsigned */
 };
 
 static const struct site_key {
@@ -143,6 +145,7 @@ static const struct site_key {
      NULL, 0},
     {"probe_timeout", SITE_SECONDS, offsetof(struct cp_site, probe_timeout_s),
      NULL, 0},
+    {"mode", SITE_MODE, offsetof(struct cp_site, dir_mode), NULL, 0},
 };
 
 const char *cp_site_keys(void)
@@ -150,7 +153,7 @@ const char *cp_site_keys(void)
     return "basedir=DIR, default=on|off, analyze=yes|no, alert=PROGRAM, "
            "syslog=yes|no, batch_step=yes|no, preload=PATH, libdir=DIR, "
            "collprof=PATH, bindir=DIR, analyze_timeout=SECONDS, "
-           "alert_timeout=SECONDS, probe_timeout=SECONDS";
+           "alert_timeout=SECONDS, probe_timeout=SECONDS, mode=0700|0750|0710";
 }
 
 void cp_site_defaults(struct cp_site *site, const char *libdir,
@@ -166,6 +169,7 @@ void cp_site_defaults(struct cp_site *site, const char *libdir,
     site->analyze_timeout_s = 120;
     site->alert_timeout_s = 30;
     site->probe_timeout_s = 120;
+    site->dir_mode = 0700;
 }
 
 static int set_site_key(struct cp_site *site, const struct site_key *k,
@@ -214,6 +218,20 @@ static int set_site_key(struct cp_site *site, const struct site_key *k,
         n = strtol(v, &end, 10);
         if (end == v || *end || n < 1 || n > 86400) {
             say(err, errlen, "%s takes seconds from 1 to 86400, not '%s'",
+                what, v);
+            return -1;
+        }
+        *(unsigned *)(void *)field = (unsigned)n;
+        return 0;
+    case SITE_MODE:
+        /* the owner's rwx always; the group may read and enter, others
+         * nothing: a step directory is never writable by anyone else */
+        n = strtol(v, &end, 8);
+        if (end == v || *end || (n & ~0750L) || (n & 0700) != 0700) {
+            say(err, errlen,
+                "%s takes an octal mode of the form 07x0 without write "
+                "permission for group or others (0700, 0750, 0710), not "
+                "'%s'",
                 what, v);
             return -1;
         }

@@ -33,6 +33,8 @@ struct cp_site {
     unsigned analyze_timeout_s;
     unsigned alert_timeout_s;
     unsigned probe_timeout_s; /* the link probe (--collprof=probe) */
+    unsigned dir_mode; /* step directories and the parts of basedir made;
+                          files in them get 0666 less the complement */
 };
 
 struct cp_request {

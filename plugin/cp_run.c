@@ -7,6 +7,9 @@
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -62,8 +65,21 @@ static int above_stdio(int fd, int status_w)
     return moved;
 }
 
+/* Lower limit `which` to value (never above the present hard limit). */
+static int lower_limit(int which, unsigned long long value)
+{
+    struct rlimit rl;
+
+    if (getrlimit(which, &rl) < 0)
+        return -1;
+    if (rl.rlim_max != RLIM_INFINITY && value > rl.rlim_max)
+        value = rl.rlim_max;
+    rl.rlim_cur = rl.rlim_max = (rlim_t)value;
+    return setrlimit(which, &rl);
+}
+
 static void child(const struct cp_run *r, int out_w, int err_w, int status_w,
-                  long max_fd)
+                  long max_fd, pid_t parent)
 {
     sigset_t none;
     int sig, null_fd;
@@ -101,6 +117,19 @@ static void child(const struct cp_run *r, int out_w, int err_w, int status_w,
         if (setresgid(g, g, g) < 0 || setresuid(u, u, u) < 0)
             child_fail(status_w, errno);
     }
+    /* after the credential change, which clears it: the child dies with
+     * its parent (a SIGKILLed srun leaves no analyzer behind) */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+        child_fail(status_w, errno);
+    if (getppid() != parent)
+        _exit(127); /* the parent is gone already */
+    if (lower_limit(RLIMIT_AS, r->as_limit ? r->as_limit : CP_RUN_AS_DEFAULT) <
+            0 ||
+        (r->timeout_s &&
+         lower_limit(RLIMIT_CPU, 2ull * r->timeout_s + 5) < 0))
+        child_fail(status_w, errno);
+    if (r->set_umask)
+        umask(r->umask & 0777);
     if (!r->argv)
         _exit(r->fn(r->fn_arg) & 0xff);
     execve(r->argv[0], (char *const *)r->argv, r->envp ? r->envp : environ);
@@ -142,11 +171,12 @@ int cp_run(struct cp_run *r)
     long long deadline;
     long max_fd = sysconf(_SC_OPEN_MAX);
     struct sigaction dfl, old_chld;
-    pid_t pid = -1;
+    pid_t pid = -1, self = getpid();
 
     r->status = -1;
     r->timed_out = 0;
     r->exec_errno = 0;
+    r->abandoned = 0;
     if (r->out && r->outlen)
         r->out[0] = '\0';
     if (r->errout && r->errlen)
@@ -172,7 +202,7 @@ int cp_run(struct cp_run *r)
     if (pid < 0)
         goto out;
     if (pid == 0)
-        child(r, out_p[1], err_p[1], st_p[1], max_fd);
+        child(r, out_p[1], err_p[1], st_p[1], max_fd, self);
     setpgid(pid, pid); /* also here: no race with the kill below */
     close_fd(&out_p[1]);
     close_fd(&err_p[1]);
@@ -189,6 +219,15 @@ int cp_run(struct cp_run *r)
             w = waitpid(pid, &wstatus, WNOHANG);
             if (w == pid || (w < 0 && errno == ECHILD))
                 reaped = w == pid ? 1 : 2;
+        }
+        if (!reaped && r->abandon && *r->abandon) {
+            kill(-pid, SIGKILL);
+            kill(pid, SIGKILL);
+            r->abandoned = 1;
+            while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR)
+                ;
+            reaped = 3;
+            break;
         }
         if (left <= 0 && !reaped && r->term_grace_s && !term_sent) {
             kill(pid, SIGTERM);
@@ -236,7 +275,7 @@ int cp_run(struct cp_run *r)
     }
 
     /* what the child left behind once told to stop: its group goes too */
-    if (r->timed_out)
+    if (r->timed_out || r->abandoned)
         kill(-pid, SIGKILL);
 
     /* the child's report of a failed exec, if any */
@@ -247,6 +286,10 @@ int cp_run(struct cp_run *r)
     }
     if (r->timed_out) {
         errno = ETIMEDOUT;
+        goto out;
+    }
+    if (r->abandoned) {
+        errno = EINTR;
         goto out;
     }
     if (reaped == 2)

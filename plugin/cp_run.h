@@ -6,13 +6,23 @@
  * descriptor of the caller but 0-2, and explicit credentials: the caller's
  * real uid and gid with the saved ids dropped, or, when `as_user` is set
  * (slurmstepd, which runs as root), the job user's uid, gid and groups, with
- * a check that root cannot be regained before exec.  No Slurm dependency.
+ * a check that root cannot be regained before exec.  Every child also gets
+ * PR_SET_PDEATHSIG (SIGKILL: it never outlives the srun or slurmstepd that
+ * started it), RLIMIT_CPU (twice the time limit, plus 5 s) and RLIMIT_AS
+ * (as_limit, else CP_RUN_AS_DEFAULT), and, when asked, a umask.  No Slurm
+ * dependency.
  */
 #ifndef COLLPROF_CP_RUN_H
 #define COLLPROF_CP_RUN_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <sys/types.h>
+
+/* The address space every child gets at most (RLIMIT_AS), unless
+ * struct cp_run says otherwise: generous for the analyzer of a large job,
+ * a bound for a runaway one. */
+#define CP_RUN_AS_DEFAULT ((unsigned long long)16 << 30)
 
 struct cp_run {
     const char *const *argv; /* argv[0] is the absolute path run */
@@ -38,10 +48,17 @@ struct cp_run {
     gid_t gid;
     const gid_t *groups;
     int ngroups;
+    int set_umask;     /* give the child this umask */
+    mode_t umask;
+    unsigned long long as_limit; /* RLIMIT_AS, bytes; 0: the default */
+    /* When *abandon becomes nonzero (a signal handler's flag), the child's
+     * group is killed at once and cp_run returns -1 with r->abandoned. */
+    volatile sig_atomic_t *abandon;
     /* results */
     int status;      /* exit status, 128+signal, or -1 when unknown */
     int timed_out;   /* killed at the time limit */
     int exec_errno;  /* exec (or the credential change) failed: errno */
+    int abandoned;   /* stopped through *abandon */
 };
 
 /* Run r->argv (or r->fn).  Returns 0 when the program ran and exited (see r->status),

@@ -13,7 +13,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <pwd.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -185,6 +187,65 @@ static void say(const char *fmt, ...)
 
 /* ---- running collprof --------------------------------------------------- */
 
+/* ---- an interruptible wait ------------------------------------------------ */
+
+/* srun blocks SIGINT and SIGTERM in the thread that runs the plugin's exit
+ * callback: without this, Ctrl-C did nothing until the analysis ended.
+ * While a child runs, a first Ctrl-C says how to abandon it, a second (or
+ * one SIGTERM) abandons it: cp_run kills it at once. */
+static volatile sig_atomic_t interrupts, abandon_flag;
+static char interrupt_msg[CP_STEPDIR_MAX + 160];
+static size_t interrupt_msg_len;
+static struct sigaction old_int, old_term;
+static sigset_t old_mask;
+static int interruptible;
+
+static void on_interrupt(int sig)
+{
+    if (sig == SIGTERM || ++interrupts >= 2) {
+        abandon_flag = 1;
+        return;
+    }
+    if (interrupt_msg_len) {
+        ssize_t w = write(2, interrupt_msg, interrupt_msg_len);
+        (void)w;
+    }
+}
+
+static void interruptible_begin(const char *what)
+{
+    struct sigaction sa;
+    sigset_t both;
+
+    interrupts = 0;
+    abandon_flag = 0;
+    snprintf(interrupt_msg, sizeof interrupt_msg,
+             "collprof: %s still running; Ctrl-C again abandons it (the logs "
+             "are in %s)\n",
+             what, cp_plugin.stepdir);
+    interrupt_msg_len = strlen(interrupt_msg);
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_interrupt;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    sigemptyset(&both);
+    sigaddset(&both, SIGINT);
+    sigaddset(&both, SIGTERM);
+    pthread_sigmask(SIG_UNBLOCK, &both, &old_mask);
+    interruptible = 1;
+}
+
+static void interruptible_end(void)
+{
+    if (!interruptible)
+        return;
+    pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    interruptible = 0;
+}
+
 static int run_collprof(const char *const *argv, unsigned timeout_s, char *out,
                         size_t outlen, char *errout, size_t errlen,
                         struct cp_run *r)
@@ -192,6 +253,10 @@ static int run_collprof(const char *const *argv, unsigned timeout_s, char *out,
     memset(r, 0, sizeof *r);
     r->argv = argv;
     r->timeout_s = timeout_s;
+    /* the files it makes in the step directory are no wider than it */
+    r->set_umask = 1;
+    r->umask = (mode_t)(0777 & ~cp_plugin.site.dir_mode);
+    r->abandon = &abandon_flag;
     r->out = out;
     r->outlen = outlen;
     r->errout = errout;
@@ -339,7 +404,11 @@ static int analyze(int reserved)
 
     if (run_collprof(argv, cp_plugin.site.analyze_timeout_s, out, sizeof out,
                      errout, sizeof errout, &r) < 0) {
-        if (r.timed_out)
+        if (r.abandoned)
+            say("the analysis was abandoned; the logs are in %s (collprof "
+                "analyze %s)",
+                cp_plugin.stepdir, cp_plugin.stepdir);
+        else if (r.timed_out)
             say("the analysis did not finish in %u s; the logs are in %s "
                 "(collprof analyze %s)",
                 cp_plugin.site.analyze_timeout_s, cp_plugin.stepdir,
@@ -587,9 +656,12 @@ static void probe(void)
     r.term_grace_s = PROBE_GRACE_S;
     r.errout = errout;
     r.errlen = sizeof errout;
+    r.abandon = &abandon_flag;
     rc = cp_run(&r);
     cp_probe_env_free(envp);
-    if (rc < 0 && r.timed_out)
+    if (rc < 0 && r.abandoned)
+        say("probe: abandoned; no result");
+    else if (rc < 0 && r.timed_out)
         say("probe: stopped after %u s (probe_timeout); no result",
             cp_plugin.site.probe_timeout_s);
     else if (rc < 0)
@@ -629,6 +701,7 @@ int cp_srun_exit(spank_t sp, int ac, char **av)
                                  sizeof err);
         return 0;
     }
+    interruptible_begin("the step's analysis");
     if (logs == 0) {
         /* nothing to analyze; the probe asked for goes on */
     } else if (!cp_request_analyze(&cp_plugin.request, &cp_plugin.site) ||
@@ -637,7 +710,8 @@ int cp_srun_exit(spank_t sp, int ac, char **av)
     } else if (analyze(cp_plugin.request.probe ? 1 : 0) == 0) {
         after_report();
     }
-    if (cp_plugin.request.probe)
+    if (cp_plugin.request.probe && !abandon_flag)
         probe();
+    interruptible_end();
     return 0;
 }

@@ -35,6 +35,7 @@ static struct {
     char sysfs_env[CP_ARGS_PATH_MAX + 32]; /* COLLPROF_SYSFS_ROOT=..., or "" */
     uint32_t local_tasks, tasks_exited;
     int ports_start, ports_end; /* snapshots taken */
+    int stepdir_made; /* user_init made and checked the step directory */
 } here;
 
 /* A value of the job's environment, checked like the user's option (it is
@@ -149,7 +150,8 @@ int cp_stepd_user_init(spank_t sp, int ac, char **av)
         snprintf(err, sizeof err, "%s: %s", cp_plugin.site.preload,
                  strerror(errno));
     else
-        fd = cp_stepdir_make(cp_plugin.stepdir, cp_plugin.uid, err,
+        fd = cp_stepdir_make(cp_plugin.stepdir, cp_plugin.uid,
+                             (mode_t)cp_plugin.site.dir_mode, err,
                              sizeof err);
     if (fd < 0) {
         if (first_node(sp))
@@ -161,6 +163,7 @@ int cp_stepd_user_init(spank_t sp, int ac, char **av)
     }
     close(fd);
     cp_plugin.active = 1;
+    here.stepdir_made = 1;
     return 0;
 }
 
@@ -261,6 +264,9 @@ static void user_creds(struct cp_run *r)
     r->gid = cp_plugin.gid;
     r->groups = groups;
     r->ngroups = ngroups;
+    /* the files it makes in the step directory are no wider than it */
+    r->set_umask = 1;
+    r->umask = (mode_t)(0777 & ~cp_plugin.site.dir_mode);
 }
 
 /* Run argv as the job's user, time-bounded: its exit status, or -1. */
@@ -500,7 +506,10 @@ static void finish_batch_step(void)
 int cp_stepd_exit(spank_t sp, int ac, char **av)
 {
     (void)sp, (void)ac, (void)av;
-    if (!cp_plugin.loaded || !cp_plugin.active)
+    /* a step that failed before user_init has no directory to finish (and
+     * no `collprof analyze "" -o ""` is run) */
+    if (!cp_plugin.loaded || !cp_plugin.active || !here.stepdir_made ||
+        !cp_plugin.stepdir[0])
         return 0;
     /* tasks that never reported their exit (killed with the step) */
     if (here.ports_start && !here.ports_end) {

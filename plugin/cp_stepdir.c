@@ -95,107 +95,158 @@ static int check_dir(int fd, const char *path, uid_t uid, char *err,
     return 0;
 }
 
-/* Open the last component of path below its parent, never following a link
- * there (creating it first when asked), and check it. */
-static int open_leaf(const char *path, int create, uid_t uid, char *err,
-                     size_t errlen)
+/* A directory on the way to the step directory: owned by root or the job's
+ * user, and writable by group or others only when sticky (then nobody else
+ * can rename or remove what root or the user put in it).  Such a path can
+ * be changed by nobody but root and the user: naming it again later (the
+ * analyzer, collprof ports, the shim's COLLPROF_DIR) reaches the same
+ * directory. */
+static int check_base(int fd, const char *shown, uid_t uid, char *err,
+                      size_t errlen)
 {
-    char parent[4096];
-    const char *leaf = strrchr(path, '/');
-    int pfd = -1, fd = -1, rc = -1;
+    struct stat st;
 
-    if (!leaf || leaf[1] == '\0' || strcmp(leaf + 1, ".") == 0 ||
-        strcmp(leaf + 1, "..") == 0 || (size_t)(leaf - path) >= sizeof parent) {
-        say(err, errlen, "%s is not a usable step directory path", path);
+    if (fstat(fd, &st) < 0) {
+        say(err, errlen, "%s: %s", shown, strerror(errno));
         return -1;
     }
-    if (leaf == path)
-        snprintf(parent, sizeof parent, "/");
-    else
-        snprintf(parent, sizeof parent, "%.*s", (int)(leaf - path), path);
-    leaf++;
-    pfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (pfd < 0) {
-        say(err, errlen, "%s: %s", parent, strerror(errno));
-        goto out;
-    }
-    if (create && mkdirat(pfd, leaf, 0755) < 0 && errno != EEXIST) {
-        say(err, errlen, "cannot create %s: %s", path, strerror(errno));
-        goto out;
-    }
-    fd = openat(pfd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) {
-        int e = errno;
-        struct stat st;
-        if (fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-            S_ISLNK(st.st_mode))
-            say(err, errlen, "%s is a symbolic link: refused", path);
-        else
-            say(err, errlen, "%s: %s", path, strerror(e));
-        errno = e;
-        goto out;
-    }
-    if (check_dir(fd, path, uid, err, errlen) < 0) {
-        close(fd);
-        fd = -1;
-        errno = EPERM;
-        goto out;
-    }
-    rc = 0;
-out:
-    if (pfd >= 0) {
-        int e = errno;
-        close(pfd);
-        errno = e;
-    }
-    return rc == 0 ? fd : -1;
-}
-
-/* mkdir -p of the parent components of path (as the caller). */
-static int make_parents(const char *path, char *err, size_t errlen)
-{
-    char buf[4096];
-    char *p;
-
-    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) {
-        say(err, errlen, "%s: path too long", path);
+    if (st.st_uid != 0 && st.st_uid != uid) {
+        say(err, errlen,
+            "%s belongs to uid %u, neither root nor the job's user (uid %u): "
+            "refused on the way to the step directory",
+            shown, (unsigned)st.st_uid, (unsigned)uid);
         return -1;
     }
-    p = strrchr(buf, '/');
-    if (!p || p == buf)
-        return 0;
-    *p = '\0';
-    for (p = buf + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(buf, 0755) < 0 && errno != EEXIST) {
-            say(err, errlen, "cannot create %s: %s", buf, strerror(errno));
-            return -1;
-        }
-        *p = '/';
-    }
-    if (mkdir(buf, 0755) < 0 && errno != EEXIST) {
-        say(err, errlen, "cannot create %s: %s", buf, strerror(errno));
+    if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX)) {
+        say(err, errlen,
+            "%s is writable by other users and not sticky (mode %04o): "
+            "refused on the way to the step directory",
+            shown, (unsigned)(st.st_mode & 07777));
         return -1;
     }
     return 0;
 }
 
-int cp_stepdir_make(const char *path, uid_t uid, char *err, size_t errlen)
+/* Open component name below pfd (shown: the path so far, for messages):
+ * a directory, never through a link at the step directory's own name; a
+ * link on the way only when root or the user owns it.  create: made first
+ * with mode (as the caller, so with the caller's ownership). */
+static int open_component(int pfd, const char *name, const char *shown,
+                          int create, mode_t mode, uid_t uid, int last,
+                          char *err, size_t errlen)
 {
+    const int flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC;
+    struct stat st;
+    int fd, e;
+
+    if (create && mkdirat(pfd, name, mode) < 0 && errno != EEXIST) {
+        say(err, errlen, "cannot create %s: %s", shown, strerror(errno));
+        return -1;
+    }
+    fd = openat(pfd, name, flags | O_NOFOLLOW);
+    if (fd >= 0)
+        return fd;
+    e = errno;
+    if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+        S_ISLNK(st.st_mode)) {
+        if (last) {
+            say(err, errlen, "%s is a symbolic link: refused", shown);
+            errno = ELOOP;
+            return -1;
+        }
+        if (st.st_uid != 0 && st.st_uid != uid) {
+            say(err, errlen,
+                "%s is a symbolic link of uid %u, neither root nor the job's "
+                "user (uid %u): refused on the way to the step directory",
+                shown, (unsigned)st.st_uid, (unsigned)uid);
+            errno = EPERM;
+            return -1;
+        }
+        fd = openat(pfd, name, flags);
+        if (fd >= 0)
+            return fd;
+        e = errno;
+    }
+    say(err, errlen, "%s: %s", shown, strerror(e));
+    errno = e;
+    return -1;
+}
+
+/* Walk the absolute path from / one component at a time, checking each
+ * directory met (check_base) and the step directory itself (check_dir);
+ * create: missing components are made with mode.  Returns the step
+ * directory's descriptor, or -1 with err. */
+static int walk(const char *path, int create, mode_t mode, uid_t uid,
+                char *err, size_t errlen)
+{
+    char buf[4096], shown[4096];
+    char *comp, *next;
+    size_t used = 0;
+    int fd = -1, nfd, e;
+
     if (path[0] != '/') {
         say(err, errlen, "%s is not an absolute path", path);
         return -1;
     }
-    if (make_parents(path, err, errlen) < 0)
+    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) {
+        say(err, errlen, "%s: path too long", path);
         return -1;
-    return open_leaf(path, 1, uid, err, errlen);
+    }
+    fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0 || check_base(fd, "/", uid, err, errlen) < 0)
+        goto fail;
+    shown[0] = '\0';
+    for (comp = buf + 1; comp && *comp; comp = next) {
+        int last;
+        next = strchr(comp, '/');
+        if (next)
+            *next++ = '\0';
+        while (next && *next == '/')
+            next++;
+        last = !next || !*next;
+        if (!*comp || strcmp(comp, ".") == 0)
+            continue;
+        used += (size_t)snprintf(shown + used, sizeof shown - used, "/%s",
+                                 comp);
+        if (used >= sizeof shown)
+            used = sizeof shown - 1;
+        if (strcmp(comp, "..") == 0) {
+            say(err, errlen, "%s is not a usable step directory path", path);
+            goto fail;
+        }
+        nfd = open_component(fd, comp, shown, create, mode, uid, last, err,
+                             errlen);
+        if (nfd < 0)
+            goto fail;
+        close(fd);
+        fd = nfd;
+        if (last ? check_dir(fd, path, uid, err, errlen) < 0
+                 : check_base(fd, shown, uid, err, errlen) < 0) {
+            if (last)
+                errno = EPERM;
+            goto fail;
+        }
+        if (last)
+            return fd;
+    }
+    say(err, errlen, "%s is not a usable step directory path", path);
+fail:
+    e = errno;
+    if (fd >= 0)
+        close(fd);
+    errno = e;
+    return -1;
+}
+
+int cp_stepdir_make(const char *path, uid_t uid, mode_t mode, char *err,
+                    size_t errlen)
+{
+    return walk(path, 1, mode, uid, err, errlen);
 }
 
 int cp_stepdir_open(const char *path, uid_t uid, char *err, size_t errlen)
 {
-    return open_leaf(path, 0, uid, err, errlen);
+    return walk(path, 0, 0, uid, err, errlen);
 }
 
 int cp_stepdir_count_logs(int dirfd)
@@ -231,13 +282,17 @@ int cp_stepdir_is_ports_file(const char *name)
 {
     static const char prefix[] = "ports-", suffix[] = ".json";
     const char *json;
+    int hidden = name[0] == '.';
 
+    name += hidden; /* .ports-NODE-WHEN.json.RANDOM: a temporary one */
     if (strncmp(name, prefix, sizeof prefix - 1) != 0)
         return 0;
     json = strstr(name + sizeof prefix - 1, suffix);
     if (!json)
         return 0;
     json += sizeof suffix - 1;
+    if (hidden)
+        return *json == '.' && json[1] != '\0';
     return *json == '\0' || strncmp(json, ".tmp", 4) == 0;
 }
 

@@ -3,9 +3,10 @@
  *
  * The plugin calls these as the job's user (slurmstepd's user_init runs with
  * euid = the user; srun runs as the user), so the kernel checks every access
- * with the user's credentials: symbolic links in BASE itself are followed
- * like any path the user gives, but the step directory must be a real
- * directory owned by `uid`, not writable by group or others.  No Slurm
+ * with the user's credentials; every component of the path is checked on
+ * the way (docs/security.md), so that no other user can redirect or swap
+ * it, and the step directory must be a real directory owned by `uid`, not
+ * writable by group or others.  No Slurm
  * dependency: the unit test links this file alone.  Functions return 0 (or
  * a descriptor) or -1 with one sentence in err.
  */
@@ -24,20 +25,26 @@ void cp_stepdir_name(unsigned job, unsigned step, char *out, size_t outlen);
 int cp_stepdir_path(const char *cwd, const char *base, const char *name,
                     char *out, size_t outlen, char *err, size_t errlen);
 
-/* Create (if absent) BASE's missing components (mode 0755 & ~umask) and the
- * step directory itself (0755 & ~umask), then open it and check it.
+/* Walk path from / one component at a time: every directory on the way
+ * must belong to root or uid and be writable by group or others only when
+ * sticky; a symbolic link on the way is followed only when root or uid owns
+ * it; the step directory itself is never a link, belongs to uid and is not
+ * writable by group or others.  Missing components, and the step directory,
+ * are created with mode (& ~umask, as the caller: the user's ownership).
  * Returns an O_DIRECTORY descriptor (the caller closes it). */
-int cp_stepdir_make(const char *path, uid_t uid, char *err, size_t errlen);
+int cp_stepdir_make(const char *path, uid_t uid, mode_t mode, char *err,
+                    size_t errlen);
 
-/* Open an existing step directory and check it; -1 with errno ENOENT (and
- * err set) when it does not exist. */
+/* Open an existing step directory, walked and checked as above; -1 with
+ * errno ENOENT (and err set) when it does not exist. */
 int cp_stepdir_open(const char *path, uid_t uid, char *err, size_t errlen);
 
 /* Number of rank logs (regular files *.cplog) in the directory dirfd. */
 int cp_stepdir_count_logs(int dirfd);
 
 /* 1 when name is one of the port snapshots `collprof ports` writes
- * (ports-NODE-WHEN.json, or its temporary ports-NODE-WHEN.json.tmpPID). */
+ * (ports-NODE-WHEN.json, or its temporary .ports-NODE-WHEN.json.RANDOM;
+ * the older ports-NODE-WHEN.json.tmpPID too). */
 int cp_stepdir_is_ports_file(const char *name);
 
 /* A step that made no NCCL call leaves nothing: when the step directory at

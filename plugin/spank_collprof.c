@@ -185,15 +185,30 @@ int cp_spank_stepdir_path(const char *user, const char *cwd)
 void cp_spank_syslog_finding(const struct cp_finding *f, const char *user,
                              const char *report)
 {
-    char step[48];
+    char step[48], where[4 * CP_STEPDIR_MAX + 64];
+    size_t i, n = 0;
 
     if (!cp_plugin.site.syslog || f->severity < CP_SEV_WARNING)
         return;
     cp_spank_step_name(step, sizeof step);
+    /* the report's path holds the user's directory: a newline or an
+     * escape in it must not forge a line */
+    for (i = 0; report[i] && n + 5 < sizeof where; i++) {
+        unsigned char c = (unsigned char)report[i];
+        if (c < 0x20 || c == 0x7f || c == '\\')
+            n += (size_t)snprintf(where + n, sizeof where - n, "\\x%02x", c);
+        else
+            where[n++] = (char)c;
+    }
+    where[n] = '\0';
+    /* what the job's own analysis says (it ran in the job user's
+     * environment): marked as the job's claim, never as the site's */
     syslog(LOG_USER | (f->severity == CP_SEV_CRITICAL ? LOG_CRIT : LOG_WARNING),
-           "collprof: job %s user %s: %s %s%s%s: %s (report %s)", step, user,
-           cp_severity_name(f->severity), f->kind[0] ? f->kind : "finding",
-           f->nodes[0] ? " on " : "", f->nodes, f->message, report);
+           "collprof: job %s user %s: the job's analysis claims: %s %s%s%s: "
+           "%s (report %s)",
+           step, user, cp_severity_name(f->severity),
+           f->kind[0] ? f->kind : "finding", f->nodes[0] ? " on " : "",
+           f->nodes, f->message, where);
 }
 
 void cp_spank_alert(const char *user, enum cp_severity worst,
@@ -205,7 +220,9 @@ void cp_spank_alert(const char *user, enum cp_severity worst,
     char *envp[] = {(char *)"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:"
                             "/usr/bin:/sbin:/bin",
                     job, step, sev, dir, rep, usr, NULL};
-    const char *argv[] = {cp_plugin.site.alert, report, NULL};
+    /* nothing the job controls in argv (the report's path holds the
+     * user's directory): the hook reads it from COLLPROF_REPORT */
+    const char *argv[] = {cp_plugin.site.alert, NULL};
     struct cp_run r;
 
     if (!cp_plugin.site.alert[0])

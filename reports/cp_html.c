@@ -15,6 +15,7 @@
 
 #include "cp_html.h"
 #include "cp_html_int.h"
+#include "cp_kinds.h"
 #include "cp_svg.h"
 
 #define WHERE_LEN 96
@@ -655,6 +656,44 @@ static void view_extras(struct ctx *c, struct rp_report *r)
         }
         r->timeline = c->bad ? NULL : t;
     }
+    t = OBJ(c, r->root, "", "slowest", 0);
+    if (t) {
+        static const char *const lists[] = {"by_own_time", "by_skew"};
+        size_t k;
+        for (k = 0; k < 2 && !c->bad; k++) {
+            snprintf(where, sizeof where, "slowest");
+            w = get_objects(c, t, where, lists[k], 0);
+            json_array_foreach(w, i, v)
+            {
+                if (c->bad)
+                    break;
+                snprintf(where, sizeof where, "slowest.%s[%zu]", lists[k], i);
+                STR(c, v, where, "op");
+                STR(c, v, where, "comm");
+                OPT_STR(c, v, where, "comm_name");
+                OPT_STR(c, v, where, "last_node");
+                NUM(c, v, where, "seq");
+                NUM(c, v, where, "start_s");
+                NUM(c, v, where, "own_s");
+                NUM(c, v, where, "skew_s");
+                OPT_NUM(c, v, where, "bytes");
+                OPT_NUM(c, v, where, "model_s");
+                OPT_NUM(c, v, where, "vs_model");
+                OPT_NUM(c, v, where, "last_rank");
+                OPT_NUM(c, v, where, "late_by_s");
+            }
+        }
+        r->slowest = c->bad ? NULL : t;
+    }
+    m = OBJ(c, r->root, "", "summary", 0);
+    t = m ? OBJ(c, m, "summary", "window", 0) : NULL;
+    if (t) {
+        STR(c, t, "summary.window", "by");
+        OPT_NUM(c, t, "summary.window", "from_s");
+        OPT_NUM(c, t, "summary.window", "to_s");
+        OPT_NUM(c, t, "summary.window", "calls_left_out");
+        r->window = c->bad ? NULL : t;
+    }
 }
 
 static int build_view(json_t *root, struct rp_report *r, struct cp_error *err)
@@ -741,7 +780,7 @@ const char cp_html_css[] =
     ".verdict{border-left:8px solid var(--ok);background:var(--soft);"
     "padding:12px 16px;margin:12px 0}\n"
     ".verdict.critical{border-color:var(--crit)}.verdict.warning{border-color:"
-    "var(--warn)}\n.verdict .head{font-size:18px;font-weight:600;margin:0 0 6px}"
+    "var(--warn)}.verdict.info{border-color:var(--mut)}\n.verdict .head{font-size:18px;font-weight:600;margin:0 0 6px}"
     ".verdict p{margin:4px 0}\n"
     ".finding{border:1px solid var(--line);border-left:6px solid var(--info);"
     "padding:10px 14px;margin:10px 0;break-inside:avoid}\n"
@@ -847,36 +886,31 @@ static void write_header(FILE *out, const struct rp_report *r)
 
 /* ---- verdict and findings ------------------------------------------------- */
 
+/* The title of a kind (core/cp_kinds.c); NULL for a kind this version
+ * does not know (the heading shows the kind itself). */
 static const char *kind_title(const char *kind)
 {
-    static const struct {
-        const char *kind, *title;
-    } titles[] = {
-        {"latency_bound", "time lost to small, latency-bound calls"},
-        {"low_busbw", "bandwidth below what the link gives"},
-        {"tcp_fallback", "NCCL fell back to TCP"},
-        {"straggler", "a straggler rank holds up the others"},
-        {"slow_link", "a slow link between two nodes"},
-        {"slow_link_candidates", "a slow communicator: which link is not "
-                                 "known yet"},
-        {"degraded_port", "a degraded network port"},
-        {"missing_ranks", "ranks missing from the logs"},
-        {"incomplete_instances", "collectives with missing members"},
-        {"failed_calls", "NCCL calls failed"},
-        {"clock_offset", "node clocks disagree (corrected)"},
-        {"model_unavailable", "no model for a link class"},
-        {"hang", "a collective never finished: a rank never came"},
-        {"deadlock", "ranks wait for each other across communicators"},
-        {"mismatch", "ranks called different collectives at one sequence"},
-        {"killed", "the job ended with calls in flight"},
-        {"duplicate_rank", "several logs claim one rank"},
-    };
-    size_t i;
+    enum cp_kind k;
 
-    for (i = 0; i < sizeof titles / sizeof titles[0]; i++)
-        if (strcmp(titles[i].kind, kind) == 0)
-            return titles[i].title;
-    return NULL;
+    return cp_kind_from_name(kind, &k) == 0 ? cp_kind_info(k)->title : NULL;
+}
+
+/* A what-to-do text of the kinds' table: trusted text, `code` in
+ * backquotes becomes a monospace span. */
+static void write_todo(FILE *out, const char *todo)
+{
+    int in_code = 0;
+
+    fputs("<p class=\"sugg\"><b>What to do:</b> ", out);
+    for (; *todo; todo++) {
+        if (*todo == '`') {
+            fputs(in_code ? "</span>" : "<span class=\"mono\">", out);
+            in_code = !in_code;
+        } else {
+            fputc(*todo, out);
+        }
+    }
+    fputs("</p>\n", out);
 }
 
 static double ev_num(const struct rp_finding *f, const char *key)
@@ -891,10 +925,12 @@ static const char *list_str(json_t *list, size_t i)
     return json_string_value(json_array_get(list, i));
 }
 
-/* A concrete next step for a finding: the report's own, else by kind. */
+/* A concrete next step for a finding: the report's own; else written from
+ * the evidence for the kinds below; else the kinds' table's text. */
 static void write_suggestion(FILE *out, const struct rp_finding *f)
 {
     const char *k = f->kind;
+    enum cp_kind kind;
 
     if (f->suggestion) {
         fputs("<p class=\"sugg\"><b>What to do:</b> ", out);
@@ -928,7 +964,7 @@ static void write_suggestion(FILE *out, const struct rp_finding *f)
         fputs(" per step (", out);
         cp_svg_value(out, ev_num(f, "saving_share"), CP_SVG_PERCENT);
         fputs(" of the communication time).</p>\n", out);
-    } else if (strcmp(k, "low_busbw") == 0 || strcmp(k, "tcp_fallback") == 0) {
+    } else if (strcmp(k, "low_busbw") == 0) {
         json_t *tcp = json_object_get(f->evidence, "tcp_fallback");
         fputs("<p class=\"sugg\"><b>What to do:</b> measure the link with "
               "nccl-tests on the same nodes (<span class=\"mono\">"
@@ -939,7 +975,7 @@ static void write_suggestion(FILE *out, const struct rp_finding *f)
         fputs("; run the job with <span class=\"mono\">NCCL_DEBUG=INFO</span> "
               "and check which transport NCCL chose (NET/IB or NET/Socket).",
               out);
-        if (json_is_true(tcp) || strcmp(k, "tcp_fallback") == 0)
+        if (json_is_true(tcp))
             fputs(" The rate looks like TCP sockets: check that the "
                   "InfiniBand/RoCE plugin loads and that <span class=\"mono\">"
                   "NCCL_IB_DISABLE</span>, <span class=\"mono\">NCCL_NET</span>"
@@ -1016,35 +1052,8 @@ static void write_suggestion(FILE *out, const struct rp_finding *f)
                   "on those nodes",
                   out);
         fputs(".</p>\n", out);
-    } else if (strcmp(k, "degraded_port") == 0) {
-        fputs("<p class=\"sugg\"><b>What to do:</b> compare the port's active "
-              "width and speed with its peers (<span class=\"mono\">ibstat"
-              "</span>) and watch its error counters; reseat or replace the "
-              "cable, or drain the node.</p>\n",
-              out);
-    } else if (strcmp(k, "missing_ranks") == 0 ||
-               strcmp(k, "incomplete_instances") == 0) {
-        fputs("<p class=\"sugg\"><b>What to do:</b> check that every rank "
-              "wrote its log to a directory all nodes share, and whether "
-              "ranks died or the job was cut short; collectives with missing "
-              "members are counted but not judged.</p>\n",
-              out);
-    } else if (strcmp(k, "failed_calls") == 0) {
-        fputs("<p class=\"sugg\"><b>What to do:</b> read these ranks' NCCL "
-              "errors (<span class=\"mono\">NCCL_DEBUG=WARN</span>); a failed "
-              "call usually ends or hangs the job.</p>\n",
-              out);
-    } else if (strcmp(k, "clock_offset") == 0) {
-        fputs("<p class=\"sugg\"><b>What to do:</b> nothing for this report "
-              "(times were corrected); offsets over a millisecond suggest "
-              "checking the nodes' time synchronisation (chrony, PTP).</p>\n",
-              out);
-    } else if (strcmp(k, "model_unavailable") == 0) {
-        fputs("<p class=\"sugg\"><b>What to do:</b> give <span class=\"mono\">"
-              "collprof analyze --profile FILE</span> the link's alpha and "
-              "bandwidth, or record a run with more message sizes, so that "
-              "calls can be judged against a model.</p>\n",
-              out);
+    } else if (cp_kind_from_name(k, &kind) == 0 && cp_kind_info(kind)->todo) {
+        write_todo(out, cp_kind_info(kind)->todo);
     }
 }
 
@@ -1217,6 +1226,18 @@ static void write_evidence(FILE *out, json_t *ev)
                                                                        v);
 }
 
+/* A link class with bandwidth-bound calls and no absolute reference to
+ * hold them against (model.CLASS.expected_Bps null). */
+static int unjudged_bandwidth(const struct rp_report *r)
+{
+    size_t i;
+
+    for (i = 0; i < r->nlinks; i++)
+        if (r->links[i].bw_calls > 0 && !isfinite(r->links[i].expected_Bps))
+            return 1;
+    return 0;
+}
+
 static void write_verdict(FILE *out, const struct rp_report *r)
 {
     const struct rp_finding *worst = r->nfindings ? &r->findings[0] : NULL;
@@ -1238,6 +1259,13 @@ static void write_verdict(FILE *out, const struct rp_report *r)
         fputs("</p>\n<p>", out);
         esc(out, worst->message);
         fputs("</p>\n", out);
+    } else if (unjudged_bandwidth(r)) {
+        /* not green: what could not be judged is not fine */
+        fputs("<section id=\"verdict\" class=\"verdict info\">\n<p "
+              "class=\"head\">No problem found in what could be judged; "
+              "bandwidth was not: no reference (give --profile, or run "
+              "collprof bench / probe)</p>\n",
+              out);
     } else {
         fputs("<section id=\"verdict\" class=\"verdict ok\">\n<p class=\"head\">"
               "No problem found",
@@ -1397,6 +1425,33 @@ static void write_model_table(FILE *out, const struct rp_report *r)
     fputs("</table>\n", out);
 }
 
+/* The part of the run the report covers, when it is not the whole. */
+static void write_window(FILE *out, const struct rp_report *r)
+{
+    const char *by = json_string_value(json_object_get(r->window, "by"));
+    double from = rp_number(json_object_get(r->window, "from_s"));
+    double to = rp_number(json_object_get(r->window, "to_s"));
+    double left = rp_number(json_object_get(r->window, "calls_left_out"));
+
+    if (!by || strcmp(by, "the whole run") == 0)
+        return;
+    fputs("<p class=\"window\">This report covers part of the run (", out);
+    esc(out, by);
+    fputs("): the calls that started ", out);
+    if (isfinite(from)) {
+        fputs("from ", out);
+        cp_svg_value(out, from, CP_SVG_TIME);
+        fputs(isfinite(to) ? " " : "", out);
+    }
+    if (isfinite(to)) {
+        fputs("before ", out);
+        cp_svg_value(out, to, CP_SVG_TIME);
+    }
+    fputs(" after the run's first call; ", out);
+    cp_svg_value(out, left, CP_SVG_COUNT);
+    fputs(" calls outside it were left out.</p>\n", out);
+}
+
 static void write_summary(FILE *out, const struct rp_report *r)
 {
     const struct rp_summary *s = &r->sum;
@@ -1458,6 +1513,7 @@ static void write_summary(FILE *out, const struct rp_report *r)
         write_list(out, s->missing_ranks);
         fputs(".</p>\n", out);
     }
+    write_window(out, r);
     write_model_table(out, r);
     fputs("</section>\n", out);
 }
@@ -1716,6 +1772,99 @@ out:
     free(key);
 }
 
+/* One list of report.json `slowest`: each row says where to find the
+ * instance in collprof trace (its communicator, sequence and time). */
+static void write_slowest_list(FILE *out, const struct rp_report *r,
+                               const char *key, const char *title)
+{
+    json_t *list = json_object_get(r->slowest, key), *o;
+    size_t i, shown, n = json_array_size(list);
+
+    if (n == 0)
+        return;
+    fprintf(out, "<h3>%s</h3>\n", title);
+    fputs("<table>\n<tr><th>collective</th><th class=\"n\">size</th>"
+          "<th>communicator</th><th class=\"n\">seq</th>"
+          "<th class=\"n\">at</th><th class=\"n\">own time</th>"
+          "<th class=\"n\">model</th><th class=\"n\">x model</th>"
+          "<th class=\"n\">skew</th><th>last to arrive</th>"
+          "<th class=\"n\">late by</th><th>in the trace</th></tr>\n",
+          out);
+    shown = n < RP_TABLE_ROWS ? n : RP_TABLE_ROWS;
+    for (i = 0; i < shown; i++) {
+        const char *name, *id, *node;
+        double start, last;
+        o = json_array_get(list, i);
+        name = json_string_value(json_object_get(o, "comm_name"));
+        id = json_string_value(json_object_get(o, "comm"));
+        node = json_string_value(json_object_get(o, "last_node"));
+        start = rp_number(json_object_get(o, "start_s"));
+        last = rp_number(json_object_get(o, "last_rank"));
+        fputs("<tr><td>", out);
+        esc(out, json_string_value(json_object_get(o, "op")));
+        fputs("</td><td class=\"n\">", out);
+        cp_svg_value(out, rp_number(json_object_get(o, "bytes")), CP_SVG_SIZE);
+        fputs("</td><td title=\"", out);
+        esc(out, id ? id : "");
+        fputs("\">", out);
+        esc(out, name && name[0] ? name : id ? id : "?");
+        fputs("</td><td class=\"n\">", out);
+        cp_svg_value(out, rp_number(json_object_get(o, "seq")), CP_SVG_RANK);
+        fputs("</td><td class=\"n\">", out);
+        cp_svg_value(out, start, CP_SVG_TIME);
+        fputs("</td><td class=\"n\">", out);
+        cp_svg_value(out, rp_number(json_object_get(o, "own_s")), CP_SVG_TIME);
+        fputs("</td><td class=\"n\">", out);
+        cp_svg_value(out, rp_number(json_object_get(o, "model_s")), CP_SVG_TIME);
+        fputs("</td><td class=\"n\">", out);
+        if (isfinite(rp_number(json_object_get(o, "vs_model"))))
+            fprintf(out, "%.2f",
+                    rp_number(json_object_get(o, "vs_model")));
+        fputs("</td><td class=\"n\">", out);
+        cp_svg_value(out, rp_number(json_object_get(o, "skew_s")), CP_SVG_TIME);
+        fputs("</td><td>", out);
+        if (isfinite(last)) {
+            fputs("rank ", out);
+            cp_svg_value(out, last, CP_SVG_RANK);
+            fputs(" (", out);
+            esc(out, node ? node : "?");
+            fputs(")", out);
+        }
+        fputs("</td><td class=\"n\">", out);
+        cp_svg_value(out, rp_number(json_object_get(o, "late_by_s")),
+                     CP_SVG_TIME);
+        /* what Perfetto's search and the slice's arguments show */
+        fputs("</td><td>", out);
+        esc(out, name && name[0] ? name : id ? id : "?");
+        fprintf(out, " seq %.0f, ts %.0f us</td></tr>\n",
+                rp_number(json_object_get(o, "seq")), start * 1e6);
+    }
+    if (n > shown)
+        fprintf(out, "<tr class=\"more\"><td colspan=\"12\">and %zu more in "
+                     "report.json</td></tr>\n",
+                n - shown);
+    fputs("</table>\n", out);
+}
+
+static void write_slowest(FILE *out, const struct rp_report *r)
+{
+    if (!r->slowest)
+        return;
+    write_slowest_list(out, r, "by_own_time",
+                       "The slowest collectives (own time: last arrival to "
+                       "last end)");
+    write_slowest_list(out, r, "by_skew",
+                       "The collectives that waited longest for a rank "
+                       "(arrival skew)");
+    fputs("<p class=\"who\">Each row is one collective instance; "
+          "<code>collprof trace</code> draws it as slices with that "
+          "communicator and <code>seq</code> in their arguments, from "
+          "<code>ts</code> (microseconds since the run's first call) on "
+          "every rank's lane, with a flow from the rank that arrived "
+          "last.</p>\n",
+          out);
+}
+
 static void write_inputs(FILE *out, const struct rp_report *r)
 {
     json_t *files = json_object_get(r->inputs, "files");
@@ -1795,6 +1944,7 @@ static void write_page(FILE *out, const struct rp_report *r)
     write_comm_table(out, r);
     write_row_table(out, r);
     write_rank_table(out, r);
+    write_slowest(out, r);
     fputs("</section>\n", out);
     write_inputs(out, r);
     fputs("<footer>Written by ", out);
@@ -2035,20 +2185,5 @@ int cp_html_write_json(json_t *report, FILE *out, struct cp_error *err)
     rc = 0;
 out:
     view_free(&r);
-    return rc;
-}
-
-int cp_html_write(const struct cp_analysis *an, FILE *out,
-                  struct cp_error *err)
-{
-    json_t *report = cp_analysis_to_json(an);
-    int rc;
-
-    if (!report) {
-        cp_error_set(err, NULL, -1, "out of memory building the report");
-        return -1;
-    }
-    rc = cp_html_write_json(report, out, err);
-    json_decref(report);
     return rc;
 }

@@ -23,7 +23,6 @@
 
 #include <jansson.h>
 
-#include "cp_analysis.h"
 #include "cp_error.h"
 
 /* Writes the page for report to out.  The report is checked first: -1 with
@@ -39,10 +38,6 @@ int cp_html_write_json(json_t *report, FILE *out, struct cp_error *err);
  * Checked first like a report (-1 with err naming the key); the caller
  * keeps doc and owns out. */
 int cp_html_probe_write(json_t *doc, FILE *out, struct cp_error *err);
-
-/* The same for an analysis in memory: renders cp_analysis_to_json(an). */
-int cp_html_write(const struct cp_analysis *an, FILE *out,
-                  struct cp_error *err);
 
 /* The stylesheet of report.html (one <style> body), which other collprof
  * pages reuse so that they look the same. */

@@ -103,6 +103,8 @@ struct rp_report {
     json_t *inputs;   /* inputs, may be NULL */
     json_t *topology; /* a node-pair matrix (slow-link analysis), or NULL */
     json_t *timeline; /* communication time per window, or NULL */
+    json_t *slowest;  /* the slowest instances (checked), or NULL */
+    json_t *window;   /* summary.window (checked), or NULL */
     /* pages other than report.html (the probe's): the page title, and what
      * the heatmap's efficiencies are (NULL: report.html's wording) */
     const char *title;

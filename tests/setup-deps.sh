@@ -2,10 +2,10 @@
 # setup-deps.sh - install collprof's build and test dependencies from
 # Debian's packages.  Idempotent: packages already present are not fetched.
 set -eu
-pkgs="gcc make autoconf automake libtool pkg-config libjansson-dev
+pkgs="gcc make autoconf automake libtool pkg-config libjansson-dev zlib1g-dev
       libc6-dev procps python3 util-linux clang libclang-rt-14-dev
       slurmctld slurmd slurm-client munge libslurm-dev
-      chromium valgrind"
+      chromium valgrind libibverbs-dev"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||

@@ -65,6 +65,225 @@ const char *cp_analysis_input_status_name(enum cp_analysis_input_status s)
 void cp_analysis_opts_init(struct cp_analysis_opts *opts)
 {
     memset(opts, 0, sizeof *opts);
+    opts->window_from_ns = INT64_MIN;
+    opts->window_to_ns = INT64_MAX;
+    opts->window_origin_ns = INT64_MIN;
+}
+
+int cp_analysis_parse_steps(const char *text, long *from, long *to,
+                            struct cp_error *err)
+{
+    const char *colon = strchr(text, ':');
+    char *end;
+    long a = -1, b = -1;
+
+    if (!colon)
+        goto bad;
+    if (colon != text) {
+        errno = 0;
+        a = strtol(text, &end, 10);
+        if (end != colon || a < 0 || errno)
+            goto bad;
+    }
+    if (colon[1]) {
+        errno = 0;
+        b = strtol(colon + 1, &end, 10);
+        if (*end || b < 0 || errno)
+            goto bad;
+    }
+    if ((a < 0 && b < 0) || (a >= 0 && b >= 0 && b <= a))
+        goto bad;
+    *from = a;
+    *to = b;
+    return 0;
+bad:
+    cp_error_set(err, NULL, -1,
+                 "expected a range A:B of steps (from 0, B excluded; A: and "
+                 ":B open), got '%.40s'", text);
+    return -1;
+}
+
+/* The successful call number idx (0-based, as cp_steps counts) of rank's
+ * log: its communicator, sequence, op and start.  0, 1 when the log has
+ * fewer calls, -1 with err filled when it cannot be read. */
+static int nth_call(const struct cp_analysis *an, long rank, uint64_t idx,
+                    struct cp_rec_call *out, struct cp_error *err)
+{
+    struct cp_scan *sc =
+        cp_scan_open(an->inputs[an->ranks[rank].input].path, err);
+    const union cp_rec *r;
+    uint64_t k = 0;
+    int rc = 1;
+
+    if (!sc)
+        return -1;
+    while ((r = cp_scan_next(sc)) != NULL) {
+        if (r->kind != CP_REC_CALL ||
+            (r->call.result != 0 && r->call.result != 7))
+            continue;
+        if (k++ == idx) {
+            *out = r->call;
+            rc = 0;
+            break;
+        }
+    }
+    cp_scan_close(sc);
+    return rc;
+}
+
+static int64_t node_offset_ns(const struct cp_analysis *an, size_t rank)
+{
+    unsigned node = an->ranks[rank].node;
+    return node < an->nnodes && isfinite(an->nodes[node].offset_s)
+               ? (int64_t)llround(an->nodes[node].offset_s * 1e9)
+               : 0;
+}
+
+/* Where step k >= 1 begins: the first call of the step on the rank the
+ * steps were found on; for a collective, the earliest start of any
+ * member's call of that instance (so that every rank's calls of the step
+ * start at or after it). */
+static int step_start(const struct cp_analysis *an, long k, int64_t *at,
+                      struct cp_error *err)
+{
+    struct cp_rec_call c;
+    enum cp_coll coll;
+    size_t i;
+    int rc = nth_call(an, an->steps_at.rank,
+                      an->steps_at.first + (uint64_t)k * an->steps_at.period,
+                      &c, err);
+
+    if (rc != 0) {
+        if (rc > 0)
+            cp_error_set(err, NULL, -1, "the log of rank %d ends before "
+                         "step %ld", an->ranks[an->steps_at.rank].rank, k);
+        return -1;
+    }
+    *at = (int64_t)c.start_ns - node_offset_ns(an, (size_t)an->steps_at.rank);
+    if (cp_model_coll_from_op(c.op, &coll) < 0 || coll == CP_COLL_SENDRECV ||
+        c.seq == UINT32_MAX)
+        return 0;
+    for (i = 0; i < an->nranks; i++) {
+        const struct cp_analysis_input *in = &an->inputs[an->ranks[i].input];
+        struct cp_scan *sc;
+        const union cp_rec *r;
+        if ((long)i == an->steps_at.rank || in->status > CP_INPUT_DAMAGED)
+            continue;
+        sc = cp_scan_open(in->path, err);
+        if (!sc)
+            return -1;
+        while ((r = cp_scan_next(sc)) != NULL)
+            if (r->kind == CP_REC_CALL && r->call.comm_id == c.comm_id &&
+                r->call.seq == c.seq && r->call.op == c.op) {
+                int64_t t = (int64_t)r->call.start_ns - node_offset_ns(an, i);
+                if (t < *at)
+                    *at = t;
+                break;
+            }
+        cp_scan_close(sc);
+    }
+    return 0;
+}
+
+int cp_analysis_step_window(const struct cp_analysis *an, long from, long to,
+                            int64_t *from_ns, int64_t *to_ns,
+                            struct cp_error *err)
+{
+    const struct cp_analysis_summary *s = &an->summary;
+
+    *from_ns = INT64_MIN;
+    *to_ns = INT64_MAX;
+    if (an->steps_at.rank < 0 || s->steps == 0) {
+        cp_error_set(err, NULL, -1,
+                     "no training steps found (%s); give the window as times",
+                     s->steps_method);
+        return -1;
+    }
+    if ((from >= 0 && (unsigned long)from >= s->steps) ||
+        (to >= 0 && (unsigned long)to > s->steps)) {
+        cp_error_set(err, NULL, -1, "the run has steps 0 to %u (%s)",
+                     s->steps - 1, s->steps_method);
+        return -1;
+    }
+    if (from > 0 && step_start(an, from, from_ns, err) < 0)
+        return -1;
+    if (from == 0)
+        *from_ns = s->start_ns;
+    /* the last step runs to the end of the run */
+    if (to >= 0 && (unsigned long)to < s->steps &&
+        step_start(an, to, to_ns, err) < 0)
+        return -1;
+    return 0;
+}
+
+static int compare_top(const void *a, const void *b)
+{
+    const struct an_top_entry *x = a, *y = b;
+    return x->key > y->key ? -1 : x->key < y->key;
+}
+
+/* The heaps of the stream as lists, largest first. */
+static int build_slowest(struct cp_analysis *an, int64_t origin,
+                         struct an_top *top, struct cp_analysis_instance **out,
+                         size_t *nout)
+{
+    size_t i;
+
+    *nout = 0;
+    if (!top || top->n == 0)
+        return 0;
+    qsort(top->e, top->n, sizeof top->e[0], compare_top);
+    *out = calloc(top->n, sizeof **out);
+    if (!*out)
+        return -1;
+    for (i = 0; i < top->n; i++) {
+        const struct an_top_entry *e = &top->e[i];
+        const struct an_inst *in = &e->in;
+        struct cp_analysis_instance *o = &(*out)[i];
+        const struct cp_analysis_comm *c = &an->comms[e->comm];
+        o->comm = e->comm;
+        o->coll = (enum cp_coll)in->coll;
+        o->seq = in->seq;
+        o->bytes = in->n;
+        o->members = in->members;
+        o->start_s = (double)(in->first_start - origin) * 1e-9;
+        o->own_s = in->max_end > in->last_start
+                       ? (double)(in->max_end - in->last_start) * 1e-9
+                       : 0;
+        o->model_s = cp_analysis_model_time(an, c->link, o->coll, c->nranks,
+                                            o->bytes);
+        o->skew_s = (double)(in->last_start - in->first_start) * 1e-9;
+        o->last_rank = -1;
+        if (in->last_file >= 0 && (size_t)in->last_file < an->nranks) {
+            o->last_rank = an->ranks[in->last_file].rank;
+            o->last_node = an->ranks[in->last_file].node;
+        }
+        o->late_s = (double)(in->last_start - in->second_start) * 1e-9;
+    }
+    *nout = top->n;
+    return 0;
+}
+
+static void describe_window(struct cp_analysis *an,
+                            const struct cp_analysis_opts *opts)
+{
+    struct cp_analysis_window_info *w = &an->window;
+    int64_t origin = opts->window_origin_ns != INT64_MIN
+                         ? opts->window_origin_ns
+                         : an->summary.start_ns;
+
+    w->active = opts->window_from_ns != INT64_MIN ||
+                opts->window_to_ns != INT64_MAX;
+    snprintf(w->by, sizeof w->by, "%s",
+             !w->active ? "the whole run"
+             : opts->window_by ? opts->window_by : "--from/--to");
+    w->from_s = opts->window_from_ns == INT64_MIN
+                    ? NAN
+                    : (double)(opts->window_from_ns - origin) * 1e-9;
+    w->to_s = opts->window_to_ns == INT64_MAX
+                  ? NAN
+                  : (double)(opts->window_to_ns - origin) * 1e-9;
+    w->calls_left_out = an->summary.outside_calls;
 }
 
 int cp_analysis_worst_severity(const struct cp_analysis *an)
@@ -113,6 +332,8 @@ void cp_analysis_destroy(struct cp_analysis *an)
     }
     free(an->problems);
     free(an->summary.missing_ranks);
+    free(an->slowest_own);
+    free(an->slowest_skew);
     free(an);
     errno = saved;
 }
@@ -551,6 +772,23 @@ static void collect_file_results(struct cp_analysis *an, struct an_state *st)
         cp_scan_close(f->sc);
         f->sc = NULL;
     }
+    /* communicators refused for the memory budget: one problem, on the
+     * file the first claim came from */
+    if (st->nrefused && st->refused_first_file >= 0 &&
+        (size_t)st->refused_first_file < st->nfiles) {
+        char msg[320];
+        snprintf(msg, sizeof msg,
+                 "communicator %016llx claims %u ranks: past the analysis' "
+                 "memory budget for communicators (%zu MiB); %zu "
+                 "communicator(s) refused, %llu of their records not "
+                 "analysed",
+                 (unsigned long long)st->refused_first_id,
+                 st->refused_first_nranks, AN_COMM_BUDGET >> 20,
+                 st->nrefused, (unsigned long long)st->refused_calls);
+        add_problem(an,
+                    an->inputs[st->files[st->refused_first_file].input].path,
+                    -1, msg);
+    }
 }
 
 /* ---- after the stream ------------------------------------------------------ */
@@ -627,6 +865,27 @@ static enum cp_link_class slot_link(const struct cp_analysis *an, size_t ci,
     return an->comms[ci].link;
 }
 
+
+double cp_analysis_model_time(const struct cp_analysis *an,
+                              enum cp_link_class link, enum cp_coll coll,
+                              unsigned p, double n)
+{
+    const struct cp_analysis_link *m;
+    struct cp_model_params params;
+
+    if (link >= CP_LINK_COUNT || coll >= CP_COLL_COUNT || !(n >= 0))
+        return NAN;
+    m = &an->model[link];
+    if (coll == CP_COLL_SENDRECV)
+        p = 2;
+    if (m->source == CP_SOURCE_NONE || p < 2)
+        return NAN;
+    memset(&params, 0, sizeof params);
+    params.alpha = m->alpha_s;
+    params.beta = 1 / m->bandwidth_Bps;
+    return cp_model_time(coll, cp_model_coll_facts(coll)->nccl_algo, p, n,
+                         &params);
+}
 
 /* Calls inside groups ran in an interval shared with the group's other
  * calls: their own time is unknown, so a bucket made mostly of them counts
@@ -730,9 +989,6 @@ static int fit_classes(struct cp_analysis *an, struct an_state *st,
         if (pl && pl->have_bandwidth) {
             m->expected_Bps = pl->bandwidth_Bps;
             m->expected_source = CP_SOURCE_PROFILE;
-        } else if (fr.ok) {
-            m->expected_Bps = m->fit_bandwidth_Bps;
-            m->expected_source = CP_SOURCE_FIT;
         }
         if (m->source == CP_SOURCE_NONE)
             m->alpha_s = m->bandwidth_Bps = NAN;
@@ -760,6 +1016,7 @@ static void group_add(struct an_group_stats *g, const struct an_bucket *b,
     g->duration += b->duration;
     g->model_time += (double)b->count * L + b->bytes * W;
     g->fn += f * b->bytes;
+    g->judged_bytes += b->bytes;
 }
 
 /* One row per power-of-two size of every (comm, slot); evals per (comm,
@@ -932,6 +1189,67 @@ static void class_bandwidths(struct cp_analysis *an, const struct an_eval *ev,
     }
 }
 
+/* The port rate a node's NICs promise: per node its fastest ACTIVE port,
+ * the median over the job's nodes with one; bytes/s, NaN none. */
+static double port_reference(const struct cp_analysis *an)
+{
+    double *best = NULL, *v = NULL, ref = NAN;
+    size_t i, n = 0;
+
+    best = calloc(an->nnodes ? an->nnodes : 1, sizeof *best);
+    v = malloc((an->nnodes ? an->nnodes : 1) * sizeof *v);
+    if (!best || !v)
+        goto out;
+    for (i = 0; i < an->ports.nports; i++) {
+        const struct cp_analysis_port *p = &an->ports.ports[i];
+        if (p->node < an->nnodes && strcmp(p->state, "ACTIVE") == 0 &&
+            p->rate_Gbps > best[p->node])
+            best[p->node] = p->rate_Gbps;
+    }
+    for (i = 0; i < an->nnodes; i++)
+        if (best[i] > 0)
+            v[n++] = best[i];
+    if (n) {
+        cp_stats_sort(v, n);
+        ref = cp_stats_median_sorted(v, n) * 1e9 / 8;
+    }
+out:
+    free(best);
+    free(v);
+    return ref;
+}
+
+/* The absolute reference of each class (the profile, else for the
+ * network the NICs' port rate from the snapshots; the fit of the same
+ * calls is never one: it cannot call them slow), and the busbw it
+ * predicts for the class's bandwidth-bound calls. */
+static void set_references(struct cp_analysis *an, const struct an_eval *ev,
+                           size_t nev)
+{
+    double fn[CP_LINK_COUNT] = {0, 0}, mt[CP_LINK_COUNT] = {0, 0};
+    size_t i;
+    unsigned k;
+
+    if (an->model[CP_LINK_INTER].expected_source == CP_SOURCE_NONE) {
+        double ports = port_reference(an);
+        if (ports > 0) {
+            an->model[CP_LINK_INTER].expected_Bps = ports;
+            an->model[CP_LINK_INTER].expected_source = CP_SOURCE_PORTS;
+        }
+    }
+    for (i = 0; i < nev; i++) {
+        const struct cp_analysis_link *m = &an->model[ev[i].link];
+        if (!ev[i].have_model || !(m->expected_Bps > 0))
+            continue;
+        fn[ev[i].link] += ev[i].bw.fn;
+        mt[ev[i].link] += (double)ev[i].bw.judged_calls * ev[i].latency_s +
+                          ev[i].bw.judged_bytes * ev[i].sec_per_byte *
+                              m->bandwidth_Bps / m->expected_Bps;
+    }
+    for (k = 0; k < CP_LINK_COUNT; k++)
+        an->model[k].reference_busbw_Bps = mt[k] > 0 ? fn[k] / mt[k] : NAN;
+}
+
 /* The training steps in the run: the period of the calls of the lowest
  * rank (cp_steps: communicator, operation, count and type in the order the
  * rank made them), or unknown (0): then nothing is said per step. */
@@ -964,6 +1282,9 @@ static void estimate_steps(struct cp_analysis *an, unsigned given)
         res.steps == 0)
         return;
     an->summary.steps = res.steps;
+    an->steps_at.rank = (long)(pick - an->ranks);
+    an->steps_at.first = res.first;
+    an->steps_at.period = res.period;
     snprintf(an->summary.steps_method, sizeof an->summary.steps_method,
              "a pattern of %zu calls repeats on rank %d%s", res.period,
              pick->rank, res.by_pauses ? " (steps marked by pauses)" : "");
@@ -1024,6 +1345,8 @@ static void finish_summary(struct cp_analysis *an, struct an_state *st,
                      : 0;
     sm->busy_s = fmin(an_busy_total_s(&st->busy), sm->span_s);
     rank_shares(an);
+    sm->start_ns = st->t_last >= st->t_first ? st->t_first : 0;
+    sm->outside_calls = st->outside;
     for (i = 0; i < nev; i++) {
         have_model |= ev[i].have_model;
         sm->latency_bound_s += ev[i].lat.time;
@@ -1140,6 +1463,7 @@ struct cp_analysis *cp_analysis_run(const char *const *paths,
     double *offsets = NULL;
     struct cp_analysis_opts defaults;
     int state_live = 0;
+    int64_t origin;
 
     memset(&st, 0, sizeof st);
     if (!opts) {
@@ -1150,6 +1474,7 @@ struct cp_analysis *cp_analysis_run(const char *const *paths,
     if (!an)
         goto oom;
     an->world_size = -1;
+    an->steps_at.rank = -1;
     if (collect_inputs(an, paths) < 0 || select_job(an) < 0 ||
         build_ranks_and_nodes(an) < 0)
         goto oom;
@@ -1191,6 +1516,9 @@ struct cp_analysis *cp_analysis_run(const char *const *paths,
     state_live = 1;
     st.progress = opts->progress;
     st.progress_ctx = opts->progress_ctx;
+    st.win_lo = opts->window_from_ns;
+    st.win_hi = opts->window_to_ns;
+    st.windowed = st.win_lo != INT64_MIN || st.win_hi != INT64_MAX;
     st.links = cp_links_create();
     if (!st.links || open_files(an, &st, offsets, 0) < 0)
         goto oom_state;
@@ -1215,11 +1543,28 @@ struct cp_analysis *cp_analysis_run(const char *const *paths,
         cp_links_apply_probe(an, opts->probe) < 0 ||
         cp_portview_build(an, paths) < 0)
         goto oom_state;
+    set_references(an, evals, nevals);
+    /* times on the whole run's axis (that of collprof trace) */
+    origin = opts->window_origin_ns != INT64_MIN ? opts->window_origin_ns
+                                                 : st.t_first;
+    if (build_slowest(an, origin, st.top_own, &an->slowest_own,
+                      &an->nslowest_own) < 0 ||
+        build_slowest(an, origin, st.top_skew, &an->slowest_skew,
+                      &an->nslowest_skew) < 0)
+        goto oom_state;
     estimate_steps(an, opts->steps);
+    if (!opts->steps && opts->window_steps) {
+        /* the pattern was read from the whole log: say the window's */
+        an->summary.steps = opts->window_steps;
+        snprintf(an->summary.steps_method, sizeof an->summary.steps_method,
+                 "the steps of the window (%s)",
+                 opts->window_by ? opts->window_by : "--steps");
+    }
     finish_summary(an, &st, evals, nevals);
     if (find_missing_ranks(an) < 0)
         goto oom_state;
     an->summary.bucket_bytes = opts->bucket_bytes;
+    describe_window(an, opts);
     if (cp_hang_analyze(an) < 0 || an_findings(an, evals, nevals) < 0)
         goto oom_state;
     if (st.oom)

@@ -42,7 +42,7 @@ enum cp_link_source {
     CP_SOURCE_NONE = 0,  /* neither a fit nor a profile: no model */
     CP_SOURCE_FIT = 1,   /* fitted to this job's calls */
     CP_SOURCE_PROFILE = 2, /* the site profile (missing keys: the fit) */
-    CP_SOURCE_PORTS = 3  /* InfiniBand port state (not produced yet) */
+    CP_SOURCE_PORTS = 3  /* the NICs' port rate from the port snapshots */
 };
 const char *cp_link_source_name(enum cp_link_source source);
 
@@ -61,6 +61,18 @@ struct cp_analysis_opts {
      * into the slow-link analysis; NULL: none.  Read, not kept: the result
      * copies what it uses. */
     const struct cp_probeview *probe;
+    /* The window to analyze: only calls that start in [window_from_ns,
+     * window_to_ns) (CLOCK_REALTIME ns on the reference node's clock, node
+     * offsets applied: summary.start_ns is the scale) are read; INT64_MIN /
+     * INT64_MAX: open.  docs/analysis.md, "Windows". */
+    int64_t window_from_ns, window_to_ns;
+    /* for the report: how the window was asked for ("--skip-steps 1"; NULL:
+     * "--from/--to") and the first start of the whole run it was cut from
+     * (the origin of the window's from_s and to_s; INT64_MIN: this run's) */
+    const char *window_by;
+    int64_t window_origin_ns;
+    /* a window of whole steps: how many (summary.steps); 0: not known */
+    unsigned window_steps;
 };
 
 /* Zero options: fit only, estimate the steps, recommend the bucket. */
@@ -179,8 +191,14 @@ struct cp_analysis_link {
     uint64_t bw_calls;
     double busbw_Bps;       /* sum f*n / sum t */
     double model_busbw_Bps; /* sum f*n / sum model time of the same calls */
-    double expected_Bps;    /* what busbw is compared with (NaN: none) */
+    double expected_Bps;    /* the absolute reference of the class's
+                               bandwidth: the profile, else (inter) the
+                               NICs' port rate; NaN: none, bandwidth is not
+                               judged against an absolute */
     enum cp_link_source expected_source;
+    /* busbw of the bandwidth-bound calls by the model with the reference's
+     * bandwidth (NaN without a reference) */
+    double reference_busbw_Bps;
 };
 
 /* One aggregate: calls of one collective on one communicator whose size n
@@ -398,6 +416,10 @@ struct cp_analysis_summary {
     double latency_bound_s; /* own time of latency-bound calls */
     double latency_bound_share; /* of comm_time_s, NaN without a model */
     double span_s;          /* first start to last end */
+    int64_t start_ns;       /* the first start: CLOCK_REALTIME ns on the
+                               reference node's clock (offsets applied) */
+    uint64_t outside_calls; /* calls left out: they started outside the
+                               window (opts.window_*) */
     unsigned steps;
     char steps_method[128]; /* "--steps", "pattern of N calls on comm X",
                                "none (one step assumed)" */
@@ -410,11 +432,44 @@ struct cp_analysis_summary {
 
 struct cp_hang; /* cp_hang.h */
 
+/* One collective instance among the slowest (docs/report-schema.md,
+ * `slowest`). */
+struct cp_analysis_instance {
+    unsigned comm;       /* index into comms */
+    enum cp_coll coll;
+    uint32_t seq;
+    double bytes;        /* nccl-tests' S */
+    unsigned members;    /* ranks whose call was seen */
+    double start_s;      /* first arrival, seconds since summary.start_ns */
+    double own_s;        /* last arrival to last end */
+    double model_s;      /* the model's time; NaN without a model */
+    double skew_s;       /* first to last arrival */
+    int last_rank;       /* global rank of the last arrival */
+    unsigned last_node;  /* index into nodes */
+    double late_s;       /* last arrival minus the second-to-last */
+};
+
+/* The part of the run analyzed (docs/report-schema.md, summary.window). */
+struct cp_analysis_window_info {
+    int active;          /* 0: the whole run */
+    char by[64];         /* "the whole run", "--skip-steps 2", ... */
+    double from_s, to_s; /* since the whole run's first call; NaN: open */
+    uint64_t calls_left_out;
+};
+
 struct cp_analysis {
     char job_id[32];
     char step_id[32];
     int world_size;         /* from the headers, -1 unknown */
     struct cp_analysis_summary summary;
+    struct cp_analysis_window_info window;
+    /* where the steps were found (cp_steps): the rank (index into ranks;
+     * -1: no steps found) whose successful calls first + k period begin
+     * step k >= 1 (cp_analysis_step_window) */
+    struct {
+        long rank;
+        size_t first, period;
+    } steps_at;
     struct cp_analysis_link model[CP_LINK_COUNT];
     unsigned offset_reference; /* index into nodes */
     uint64_t offset_instances; /* instances the offsets rest on */
@@ -429,6 +484,11 @@ struct cp_analysis {
     struct cp_analysis_timeline timeline;
     struct cp_analysis_topology topology;
     struct cp_analysis_ports ports;
+    /* the AN_TOP (50) collective instances of longest own time and of
+     * largest arrival skew (complete or not, outside groups), largest
+     * first */
+    size_t nslowest_own, nslowest_skew;
+    struct cp_analysis_instance *slowest_own, *slowest_skew;
     size_t nfindings;
     struct cp_analysis_finding *findings; /* most severe first */
     size_t ninputs;
@@ -451,6 +511,27 @@ struct cp_analysis *cp_analysis_run(const char *const *paths,
 /* The report (docs/report-schema.md), keys in a stable order.  New
  * reference owned by the caller; NULL when memory ran out. */
 json_t *cp_analysis_to_json(const struct cp_analysis *an);
+
+/* A range of training steps "A:B" (steps A to B-1, counted from 0), "A:"
+ * or ":B": *from / *to are -1 for an open end.  -1 with err filled. */
+int cp_analysis_parse_steps(const char *text, long *from, long *to,
+                            struct cp_error *err);
+
+/* Where steps [from, to) of an analysed run begin and end (the scale of
+ * summary.start_ns; from or to -1: open, giving INT64_MIN / INT64_MAX).
+ * -1 with err filled when the run's steps are not known that far, or no
+ * steps were found.  The last step runs to the end of the run. */
+int cp_analysis_step_window(const struct cp_analysis *an, long from, long to,
+                            int64_t *from_ns, int64_t *to_ns,
+                            struct cp_error *err);
+
+/* The model's time of one call of coll on p ranks (point-to-point: 2) and
+ * n bytes (nccl-tests' S) over links of class link: the canonical
+ * algorithm the analysis uses with the model of that class.  NaN without
+ * a model. */
+double cp_analysis_model_time(const struct cp_analysis *an,
+                              enum cp_link_class link, enum cp_coll coll,
+                              unsigned p, double n);
 
 /* The most severe finding's severity, or -1 without findings. */
 int cp_analysis_worst_severity(const struct cp_analysis *an);

@@ -10,6 +10,7 @@
 
 #include "collprof/cp_logfmt.h"
 #include "cp_analysis.h"
+#include "cp_kinds.h"
 #include "cp_logread.h"
 #include "cp_scan.h"
 #include "cp_sketch.h"
@@ -167,6 +168,19 @@ struct an_rank_acc {
 
 enum an_mode { AN_MODE_PREFIX = 0, AN_MODE_MAIN = 1 };
 
+/* The slowest instances (main pass): a min-heap on key of at most
+ * AN_TOP entries, one by own time and one by skew. */
+#define AN_TOP 50
+struct an_top_entry {
+    double key;
+    uint32_t comm; /* index in an_state.comms */
+    struct an_inst in;
+};
+struct an_top {
+    size_t n;
+    struct an_top_entry e[AN_TOP];
+};
+
 /* The time series of the main pass: AN_WINDOWS windows of 2^shift ns from
  * origin.  When a time falls beyond the last window, the width doubles and
  * neighbouring windows merge (pairs 2i, 2i+1 become i), so memory is fixed
@@ -239,11 +253,32 @@ struct an_state {
     int64_t *node_min_end, *node_max_start; /* per node, one instance */
     uint64_t offset_instances;
     int oom; /* memory ran out somewhere: the result is incomplete */
+    /* what the communicators' per-rank arrays hold, against AN_COMM_BUDGET;
+     * communicators past it are refused: their ids (open addressing, 0
+     * empty), how many, their calls, and the first one's claim */
+    size_t comm_bytes;
+    uint64_t *refused;
+    size_t refused_cap, nrefused;
+    uint64_t refused_calls, refused_first_id;
+    uint32_t refused_first_nranks;
+    int32_t refused_first_file;
     /* main pass: inter-node point-to-point pairs per node pair (cp_links) */
     struct cp_links *links;
     /* main pass: communication per time window (NULL in the prefix pass) */
     struct an_timeline *timeline;
+    /* main pass: calls that start outside [win_lo, win_hi) (corrected ns)
+     * are left out and counted in outside */
+    int windowed;
+    int64_t win_lo, win_hi;
+    uint64_t outside;
+    /* main pass: the slowest complete instances (NULL in the prefix pass) */
+    struct an_top *top_own, *top_skew;
 };
+
+/* The memory the communicators' per-rank arrays (and the prefix pass's
+ * end times) may take: a claimed rank count sizes an array only within it,
+ * so a small log claiming a million-rank job costs this much at most. */
+#define AN_COMM_BUDGET ((size_t)96 << 20)
 
 /* cp_stream.c */
 int an_state_init(struct an_state *st, enum an_mode mode, size_t nfiles,
@@ -265,6 +300,7 @@ struct an_group_stats {
     double duration;   /* sum of own time */
     double model_time; /* sum of model time */
     double fn;         /* sum of f * n (busbw numerator) */
+    double judged_bytes; /* sum of n */
     double n_min, n_max; /* sizes of the calls */
 };
 
@@ -285,7 +321,7 @@ struct cp_links;
 
 /* cp_findings.c: append one finding (message already formatted, ranks and
  * nodes copied); its evidence is an empty object to fill.  0 or -1. */
-int an_add_finding(struct cp_analysis *an, const char *kind,
+int an_add_finding(struct cp_analysis *an, enum cp_kind kind,
                    enum cp_analysis_severity sev, const int *ranks,
                    size_t nranks, const unsigned *nodes, size_t nnodes,
                    const char *message);

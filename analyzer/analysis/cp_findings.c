@@ -1,23 +1,10 @@
 /* cp_findings.c - what is wrong, with its evidence.
  *
- * Kinds (docs/analysis.md has the rules and thresholds):
- *   latency_bound      much of the time in calls below n_1/2; what fusing
- *                      them into buckets would save per step
- *   low_busbw          bandwidth-bound calls of a communicator far below
- *                      the model's busbw (evidence.tcp_fallback when an
- *                      order of magnitude below on the network)
- *   straggler          one rank arrives last at most collectives, or
- *                      delays every collective it is in (cp_links.c)
- *   slow_link          one node pair is slow (cp_links.c), or measured
- *                      slow by collprof probe (evidence.method: calls,
- *                      probe)
- *   slow_link_candidates  a communicator is slow but its calls cannot tell
- *                      which of its links is (and no probe named one)
- *   missing_ranks      ranks below the world size left no log
- *   incomplete_instances  instances missing members without a missing rank
- *   failed_calls       NCCL calls that returned an error
- *   clock_offset       node clocks disagree (corrected)
- *   model_unavailable  a link class with calls but no model
+ * The kinds, their titles, rules and severities are the table of
+ * core/cp_kinds.c (docs/analysis.md, "Findings", lists the same); each
+ * detector below emits one or two of them, low_busbw with
+ * evidence.tcp_fallback when an order of magnitude below on the network,
+ * straggler and slow_link with the slow-link analysis of cp_links.c.
  */
 #include "config.h"
 
@@ -28,6 +15,7 @@
 #include <string.h>
 
 #include "cp_analysis_int.h"
+#include "cp_kinds.h"
 #include "cp_units.h"
 
 #define LATENCY_INFO 0.10
@@ -35,6 +23,9 @@
 #define LATENCY_CRITICAL 0.50
 #define BUSBW_LOW 0.5      /* measured / model busbw */
 #define BUSBW_TCP 0.15     /* an order of magnitude below */
+/* measured / busbw at the NICs' port rate: far below (the CPU NCCL's
+ * healthy runs reach 0.5-0.9 of it, copies and pacing included) */
+#define BUSBW_FAR_BELOW 0.35
 #define MIN_BUCKET (25.0 * 1048576) /* PyTorch DDP's default bucket_cap_mb */
 #define GAIN_RUN 0.01  /* advice only when it saves 1 % of the run ... */
 #define GAIN_STEP 1e-3 /* ... and 1 ms per step */
@@ -60,7 +51,8 @@ static json_t *hex_id(uint64_t id)
 }
 
 __attribute__((format(printf, 8, 9))) static int
-add_finding(struct cp_analysis *an, const char *kind, enum cp_analysis_severity sev,
+add_finding(struct cp_analysis *an, enum cp_kind kind,
+            enum cp_analysis_severity sev,
             const int *ranks, size_t nranks, const unsigned *nodes,
             size_t nnodes, const char *fmt, ...)
 {
@@ -73,7 +65,7 @@ add_finding(struct cp_analysis *an, const char *kind, enum cp_analysis_severity 
     return an_add_finding(an, kind, sev, ranks, nranks, nodes, nnodes, msg);
 }
 
-int an_add_finding(struct cp_analysis *an, const char *kind,
+int an_add_finding(struct cp_analysis *an, enum cp_kind kind,
                    enum cp_analysis_severity sev, const int *ranks,
                    size_t nranks, const unsigned *nodes, size_t nnodes,
                    const char *msg)
@@ -86,7 +78,7 @@ int an_add_finding(struct cp_analysis *an, const char *kind,
     an->findings = bigger;
     f = &an->findings[an->nfindings];
     memset(f, 0, sizeof *f);
-    snprintf(f->kind, sizeof f->kind, "%s", kind);
+    snprintf(f->kind, sizeof f->kind, "%s", cp_kind_name(kind));
     f->severity = sev;
     f->message = strdup(msg);
     f->evidence = json_object();
@@ -299,8 +291,8 @@ static int latency_bound(struct cp_analysis *an, const struct an_eval *ev,
                  " and %zu more", nlat - 1);
     if (who_of_comms(an, marks, &w) < 0)
         goto out;
-    if (add_finding(an, "latency_bound", sev, w.ranks, w.nranks, w.nodes,
-                    w.nnodes,
+    if (add_finding(an, CP_KIND_LATENCY_BOUND, sev, w.ranks, w.nranks,
+                    w.nodes, w.nnodes,
                     "%.0f%% of the communication time (%s of %s) is in "
                     "latency-bound calls; %llu of them are data-parallel "
                     "gradient all-reduces (%s): fusing them into %s buckets "
@@ -340,6 +332,17 @@ out:
     return rc;
 }
 
+/* Whether the link analysis found a rank that delays its calls. */
+static int in_call_straggler(const struct cp_analysis *an)
+{
+    size_t i;
+
+    for (i = 0; i < an->nranks; i++)
+        if (an->ranks[i].straggler)
+            return 1;
+    return 0;
+}
+
 /* Bandwidth-bound calls per (communicator, link class) against the model. */
 static int low_busbw(struct cp_analysis *an, const struct an_eval *ev,
                      size_t nev)
@@ -357,9 +360,13 @@ static int low_busbw(struct cp_analysis *an, const struct an_eval *ev,
         for (k = 0; k < CP_LINK_COUNT; k++) {
             const struct cp_analysis_link *m = &an->model[k];
             const struct cp_analysis_comm *c = &an->comms[ci];
-            double fn = 0, t = 0, mt = 0, busbw, model, ratio;
+            double fn = 0, t = 0, mt = 0, mt_ref = 0, busbw, model, ratio;
+            double link_Bps = m->bandwidth_Bps;
             uint64_t calls = 0;
             int tcp;
+            /* the NICs' rate: an absolute the fit cannot move */
+            int ports = m->expected_source == CP_SOURCE_PORTS &&
+                        m->expected_Bps > 0;
             struct who w;
             json_t *e;
             char b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE],
@@ -371,14 +378,28 @@ static int low_busbw(struct cp_analysis *an, const struct an_eval *ev,
                     t += ev[i].bw.duration;
                     mt += ev[i].bw.model_time;
                     calls += ev[i].bw.judged_calls;
+                    if (ports)
+                        mt_ref += (double)ev[i].bw.judged_calls *
+                                      ev[i].latency_s +
+                                  ev[i].bw.judged_bytes * ev[i].sec_per_byte *
+                                      m->bandwidth_Bps / m->expected_Bps;
                 }
             if (calls < 3 || !(t > 0) || !(mt > 0) ||
                 t < 0.01 * sm->comm_time_s)
                 continue;
             busbw = fn / t;
             model = fn / mt;
+            if (ports && mt_ref > 0) {
+                model = fn / mt_ref;
+                link_Bps = m->expected_Bps;
+            }
             ratio = busbw / model;
-            if (!(ratio < BUSBW_LOW))
+            if (!(ratio < (ports ? BUSBW_FAR_BELOW : BUSBW_LOW)))
+                continue;
+            /* a rank delaying its calls slows every busbw it touches, and
+             * its waits spread through the job: against the ports only an
+             * order of magnitude still speaks of the network then */
+            if (ports && in_call_straggler(an) && !(ratio < BUSBW_TCP))
                 continue;
             tcp = ratio < BUSBW_TCP && k == CP_LINK_INTER;
             /* a slow link, a straggler or a slow ring with candidates has
@@ -391,16 +412,17 @@ static int low_busbw(struct cp_analysis *an, const struct an_eval *ev,
              * there (slow_link, slow_link_candidates, or not slow: the fit
              * of one line through every call is the weaker reference); a
              * profile is the site's word and is always held against */
-            if (m->source == CP_SOURCE_FIT && c->peers_ok != 0)
+            if (m->source == CP_SOURCE_FIT && !ports && c->peers_ok != 0)
                 continue;
             memset(marks, 0, an->ncomms);
             marks[ci] = 1;
             if (who_of_comms(an, marks, &w) < 0)
                 goto out;
             rc = add_finding(
-                an, "low_busbw",
+                an, CP_KIND_LOW_BUSBW,
                 /* a weak fit is no ground for a warning */
-                m->source == CP_SOURCE_FIT && m->fit_weak ? CP_SEVERITY_INFO
+                m->source == CP_SOURCE_FIT && m->fit_weak && !ports
+                    ? CP_SEVERITY_INFO
                 : ratio < BUSBW_TCP ? CP_SEVERITY_CRITICAL
                                     : CP_SEVERITY_WARNING,
                 w.ranks, w.nranks, w.nodes, w.nnodes,
@@ -411,8 +433,9 @@ static int low_busbw(struct cp_analysis *an, const struct an_eval *ev,
                 (unsigned long long)c->id, c->nranks, c->nnodes,
                 cp_units_format_bandwidth(busbw, b1, sizeof b1), 100 * ratio,
                 cp_units_format_bandwidth(model, b2, sizeof b2),
-                cp_units_format_bandwidth(m->bandwidth_Bps, b3, sizeof b3),
-                cp_link_source_name(m->source),
+                cp_units_format_bandwidth(link_Bps, b3, sizeof b3),
+                ports ? "NICs' port rate"
+                      : cp_link_source_name(m->source),
                 tcp ? ": TCP fallback suspected (an order of magnitude below "
                       "the network's rate)"
                 : ratio < BUSBW_TCP ? ": an order of magnitude below the link"
@@ -431,7 +454,9 @@ static int low_busbw(struct cp_analysis *an, const struct an_eval *ev,
                 set(e, "ratio", jnum(ratio)) < 0 ||
                 set(e, "link_bandwidth_Bps", jnum(m->bandwidth_Bps)) < 0 ||
                 set(e, "expected_Bps", jnum(m->expected_Bps)) < 0 ||
-                set(e, "source", json_string(cp_link_source_name(m->source))) < 0 ||
+                set(e, "source",
+                    json_string(cp_link_source_name(
+                        ports ? CP_SOURCE_PORTS : m->source))) < 0 ||
                 set(e, "tcp_fallback", json_boolean(tcp)) < 0)
                 goto out;
         }
@@ -486,7 +511,7 @@ static int straggler(struct cp_analysis *an)
     }
     if (worst != SIZE_MAX) {
         r = &an->ranks[worst];
-        if (add_finding(an, "straggler",
+        if (add_finding(an, CP_KIND_STRAGGLER,
                         r->late_s >= sm->comm_time_s ? CP_SEVERITY_CRITICAL
                                                      : CP_SEVERITY_WARNING,
                         &r->rank, 1, &r->node, 1,
@@ -535,7 +560,7 @@ static int straggler(struct cp_analysis *an)
                     intra += an->comms[ci].link == CP_LINK_INTRA;
                     break;
                 }
-        if (add_finding(an, "straggler",
+        if (add_finding(an, CP_KIND_STRAGGLER,
                         r->delay_cost_s >= sm->comm_time_s
                             ? CP_SEVERITY_CRITICAL
                             : CP_SEVERITY_WARNING,
@@ -631,7 +656,7 @@ static int degraded_ports(struct cp_analysis *an)
         int down = p->state[0] && strcmp(p->state, "ACTIVE") != 0;
         if (!p->why[0])
             continue;
-        if (add_finding(an, "degraded_port",
+        if (add_finding(an, CP_KIND_DEGRADED_PORT,
                         down || json_object_get(p->rose, "link_downed")
                             ? CP_SEVERITY_CRITICAL
                             : CP_SEVERITY_WARNING,
@@ -731,7 +756,7 @@ static int slow_links(struct cp_analysis *an)
             snprintf(what, sizeof what, "%u point-to-point stream%s", p2p,
                      p2p == 1 ? "" : "s");
         rc = add_finding(
-            an, "slow_link",
+            an, CP_KIND_SLOW_LINK,
             p->efficiency <= 0.25 ? CP_SEVERITY_CRITICAL : CP_SEVERITY_WARNING,
             NULL, 0, nodes, 2,
             "The link between nodes %s and %s is slow: the %s that cross "
@@ -840,7 +865,7 @@ static int resolved_link(struct cp_analysis *an,
     json_t *e;
 
     if (add_finding(
-            an, "slow_link", probe_severity(p), NULL, 0, nodes, 2,
+            an, CP_KIND_SLOW_LINK, probe_severity(p), NULL, 0, nodes, 2,
             "The link between nodes %s and %s is slow: communicator %016llx "
             "(%u ranks on %u nodes) ran its %s of %s at %.1fx the %s, and of "
             "its %u candidate links collprof probe (%s) measured this one "
@@ -890,7 +915,7 @@ static int probe_links(struct cp_analysis *an, const unsigned char *reported)
             (p->source == CP_PAIR_FROM_CALLS && p->state == CP_PAIR_SLOW))
             continue;
         if (add_finding(
-                an, "slow_link", probe_severity(p), NULL, 0, nodes, 2,
+                an, CP_KIND_SLOW_LINK, probe_severity(p), NULL, 0, nodes, 2,
                 "The link between nodes %s and %s is slow: collprof probe "
                 "(%s) measured %s against %s (%.0f%%)%s.",
                 an->nodes[p->a].name, an->nodes[p->b].name, pr->file,
@@ -1010,7 +1035,7 @@ static int slow_link_candidates(struct cp_analysis *an,
         if (comm_ranks(an, (unsigned)ci, &w) < 0)
             goto fail;
         rc = add_finding(
-            an, "slow_link_candidates", CP_SEVERITY_WARNING, w.ranks,
+            an, CP_KIND_SLOW_LINK_CANDIDATES, CP_SEVERITY_WARNING, w.ranks,
             w.nranks, nodes, nn,
             "Communicator %016llx (%u ranks on %u nodes) is slow: its %s "
             "of %s take %.1fx the %s (busbw %s against %s), but its calls "
@@ -1071,7 +1096,7 @@ static int inputs_findings(struct cp_analysis *an)
                      i ? ", " : "", sm->missing_ranks[i]);
         if (i < sm->nmissing)
             snprintf(list + strlen(list), sizeof list - strlen(list), " ...");
-        if (add_finding(an, "missing_ranks", CP_SEVERITY_WARNING,
+        if (add_finding(an, CP_KIND_MISSING_RANKS, CP_SEVERITY_WARNING,
                         sm->missing_ranks, sm->nmissing, NULL, 0,
                         "%zu of %d ranks left no log (rank%s %s): %llu of "
                         "%llu collective instances are incomplete and their "
@@ -1088,8 +1113,8 @@ static int inputs_findings(struct cp_analysis *an)
                 json_integer((json_int_t)sm->incomplete_instances)) < 0)
             return -1;
     } else if (sm->incomplete_instances > 0) {
-        if (add_finding(an, "incomplete_instances", CP_SEVERITY_INFO, NULL, 0,
-                        NULL, 0,
+        if (add_finding(an, CP_KIND_INCOMPLETE_INSTANCES, CP_SEVERITY_INFO,
+                        NULL, 0, NULL, 0,
                         "%llu of %llu collective instances missed members "
                         "(records lost or a process killed).",
                         (unsigned long long)sm->incomplete_instances,
@@ -1110,8 +1135,8 @@ static int inputs_findings(struct cp_analysis *an)
         for (i = 0; i < an->nranks; i++)
             if (an->ranks[i].failed)
                 ranks[n++] = an->ranks[i].rank;
-        rc = add_finding(an, "failed_calls", CP_SEVERITY_WARNING, ranks, n,
-                         NULL, 0,
+        rc = add_finding(an, CP_KIND_FAILED_CALLS, CP_SEVERITY_WARNING, ranks,
+                         n, NULL, 0,
                          "%llu NCCL calls returned an error on %zu rank%s; "
                          "they are counted but not analyzed.",
                          (unsigned long long)sm->failed_calls, n,
@@ -1152,7 +1177,7 @@ static int clock_offset(struct cp_analysis *an)
     cp_units_format_time(bound, b2, sizeof b2);
     cp_units_format_time(near, b3, sizeof b3);
     cp_units_format_time(far, b4, sizeof b4);
-    if (add_finding(an, "clock_offset", CP_SEVERITY_INFO, NULL, 0,
+    if (add_finding(an, CP_KIND_CLOCK_OFFSET, CP_SEVERITY_INFO, NULL, 0,
                     (unsigned[]){(unsigned)worst}, 1,
                     "The clock of node %s is %s %s node %s's (+/- %s: "
                     "between %s and %s by the order of the calls); all "
@@ -1183,8 +1208,8 @@ static int model_unavailable(struct cp_analysis *an, const struct an_eval *ev,
                 calls += ev[i].lat.calls + ev[i].bw.calls;
         if (calls == 0 || an->model[k].source != CP_SOURCE_NONE)
             continue;
-        if (add_finding(an, "model_unavailable", CP_SEVERITY_INFO, NULL, 0,
-                        NULL, 0,
+        if (add_finding(an, CP_KIND_MODEL_UNAVAILABLE, CP_SEVERITY_INFO,
+                        NULL, 0, NULL, 0,
                         "No %s-node model: %s; give its alpha and bandwidth "
                         "in a profile (--profile) to judge these %llu calls.",
                         k == CP_LINK_INTER ? "inter" : "intra",

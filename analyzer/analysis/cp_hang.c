@@ -496,7 +496,7 @@ static size_t waits_for(const struct hg *h, size_t ri, int32_t *out,
 }
 
 struct hg_finding {
-    const char *kind;
+    enum cp_kind kind;
     enum cp_analysis_severity severity;
     int *ranks;
     size_t nranks;
@@ -723,7 +723,7 @@ static int hang_finding(struct hg *h, const struct hg_hang *hs, size_t n,
     memset(&f, 0, sizeof f);
     rank_label(h, hh->culprit, cul, sizeof cul);
     wj = where_json(h, (size_t)hh->culprit, where, sizeof where);
-    f.kind = "hang";
+    f.kind = CP_KIND_HANG;
     f.severity = CP_SEVERITY_CRITICAL;
     f.ranks = &g;
     f.nranks = 1;
@@ -881,7 +881,7 @@ static int deadlock_finding(struct hg *h, const int32_t *cyc, size_t n,
                            call_json(h, &h->ranks[u].inflight), "waits_for",
                            global_rank(h, v)));
     }
-    f.kind = "deadlock";
+    f.kind = CP_KIND_DEADLOCK;
     f.severity = CP_SEVERITY_CRITICAL;
     f.ranks = ranks;
     f.nranks = n;
@@ -971,7 +971,7 @@ static int killed_findings(struct hg *h, char *headline, size_t hsize,
             }
             comm_label(h, (unsigned)ci, cl, sizeof cl);
             memset(&f, 0, sizeof f);
-            f.kind = "killed";
+            f.kind = CP_KIND_KILLED;
             f.severity = CP_SEVERITY_CRITICAL;
             f.ranks = ranks;
             f.nranks = nwho == 1 ? 1 : 0;
@@ -1058,7 +1058,7 @@ static int duplicate_ranks(struct hg *h)
     if (n == 0)
         return 0;
     memset(&f, 0, sizeof f);
-    f.kind = "duplicate_rank";
+    f.kind = CP_KIND_DUPLICATE_RANK;
     f.severity = CP_SEVERITY_WARNING;
     f.ranks = ranks;
     f.nranks = n;
@@ -1097,7 +1097,7 @@ static int ended_in_flight(struct hg *h, size_t named)
     if (!n || !unclosed || named)
         return 0;
     memset(&f, 0, sizeof f);
-    f.kind = "killed";
+    f.kind = CP_KIND_KILLED;
     f.severity = CP_SEVERITY_WARNING;
     snprintf(f.msg, sizeof f.msg,
              "The job ended with %zu call%s in flight on %zu rank%s (a time "
@@ -1257,7 +1257,7 @@ static int mismatch_findings(struct hg *h, char *headline, size_t hsize,
                 len = sizeof odd - 1;
         }
         memset(&f, 0, sizeof f);
-        f.kind = "mismatch";
+        f.kind = CP_KIND_MISMATCH;
         f.severity = CP_SEVERITY_CRITICAL;
         f.ranks = ranks;
         f.nranks = tie ? 0 : nranks;

@@ -155,6 +155,15 @@ static json_t *summary_json(const struct cp_analysis *an, int *bad)
     put(o, "records", jint(s->records), bad);
     put(o, "skipped_inputs", jint(s->inputs_skipped), bad);
     put(o, "missing_ranks", int_list(s->missing_ranks, s->nmissing, bad), bad);
+    {
+        const struct cp_analysis_window_info *w = &an->window;
+        json_t *win = json_object();
+        put(win, "by", jstr(w->by), bad);
+        put(win, "from_s", jnum(w->from_s), bad);
+        put(win, "to_s", jnum(w->to_s), bad);
+        put(win, "calls_left_out", jint(w->calls_left_out), bad);
+        put(o, "window", win, bad);
+    }
     return o;
 }
 
@@ -185,6 +194,7 @@ static json_t *link_json(const struct cp_analysis_link *m, int *bad)
     put(o, "expected_Bps", jnum(m->expected_Bps), bad);
     put(o, "expected_source",
         jstr(cp_link_source_name(m->expected_source)), bad);
+    put(o, "reference_busbw_Bps", jnum(m->reference_busbw_Bps), bad);
     return o;
 }
 
@@ -234,6 +244,89 @@ static json_t *offsets_json(const struct cp_analysis *an, int *bad)
     return o;
 }
 
+/* A communicator's ranks: the global rank of each communicator rank (-1
+ * not seen) - or, where the logs hold fewer than a quarter of a large
+ * claimed size, only the members seen, {"rank", "global_rank"} each: the
+ * report grows with the records present, not with a claim. */
+#define SPARSE_RANKS_MIN 4096u
+
+static int comm_sparse(const struct cp_analysis_comm *c)
+{
+    size_t r, seen = 0;
+
+    if (c->nranks <= SPARSE_RANKS_MIN)
+        return 0;
+    for (r = 0; r < c->nranks; r++)
+        seen += c->ranks[r] >= 0;
+    return seen * 4 < c->nranks;
+}
+
+static json_t *comm_members(const struct cp_analysis_comm *c, int *bad)
+{
+    json_t *a = json_array();
+    size_t r;
+
+    for (r = 0; r < c->nranks; r++) {
+        json_t *m;
+        if (c->ranks[r] < 0)
+            continue;
+        m = json_object();
+        put(m, "rank", jint(r), bad);
+        put(m, "global_rank", jint(c->ranks[r]), bad);
+        push(a, m, bad);
+    }
+    return a;
+}
+
+static json_t *instances_json(const struct cp_analysis *an,
+                              const struct cp_analysis_instance *v, size_t n,
+                              int *bad)
+{
+    json_t *a = json_array();
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        const struct cp_analysis_instance *x = &v[i];
+        const struct cp_analysis_comm *c = &an->comms[x->comm];
+        json_t *o = json_object();
+        put(o, "op", jstr(cp_model_coll_name(x->coll)), bad);
+        put(o, "bytes", jnum(x->bytes), bad);
+        put(o, "comm", hex_id(c->id), bad);
+        put(o, "comm_name", jstr(c->name), bad);
+        put(o, "seq", jint(x->seq), bad);
+        put(o, "members", jint(x->members), bad);
+        put(o, "nranks", jint(c->nranks), bad);
+        put(o, "start_s", jnum(x->start_s), bad);
+        put(o, "own_s", jnum(x->own_s), bad);
+        put(o, "model_s", jnum(x->model_s), bad);
+        put(o, "vs_model", jnum(x->model_s > 0 ? x->own_s / x->model_s : NAN),
+            bad);
+        put(o, "skew_s", jnum(x->skew_s), bad);
+        put(o, "last_rank", x->last_rank >= 0 ? jint((uint64_t)x->last_rank)
+                                              : json_null(),
+            bad);
+        put(o, "last_node",
+            x->last_rank >= 0 && x->last_node < an->nnodes
+                ? jstr(an->nodes[x->last_node].name)
+                : json_null(),
+            bad);
+        put(o, "late_by_s", jnum(x->members >= 2 ? x->late_s : NAN), bad);
+        push(a, o, bad);
+    }
+    return a;
+}
+
+static json_t *slowest_json(const struct cp_analysis *an, int *bad)
+{
+    json_t *o = json_object();
+
+    put(o, "by_own_time",
+        instances_json(an, an->slowest_own, an->nslowest_own, bad), bad);
+    put(o, "by_skew",
+        instances_json(an, an->slowest_skew, an->nslowest_skew, bad), bad);
+    return o;
+}
+
 static json_t *comms_json(const struct cp_analysis *an, int *bad)
 {
     json_t *a = json_array();
@@ -251,7 +344,12 @@ static json_t *comms_json(const struct cp_analysis *an, int *bad)
             bad);
         put(o, "missing_members", jint(c->missing), bad);
         put(o, "nodes", node_names(an, c->nodes, c->nnodes, bad), bad);
-        put(o, "ranks", int_list(c->ranks, c->nranks, bad), bad);
+        if (comm_sparse(c)) {
+            put(o, "ranks", json_null(), bad);
+            put(o, "members", comm_members(c, bad), bad);
+        } else {
+            put(o, "ranks", int_list(c->ranks, c->nranks, bad), bad);
+        }
         put(o, "instances", jint(c->instances), bad);
         put(o, "incomplete", jint(c->incomplete), bad);
         put(o, "p2p_pairs", jint(c->p2p), bad);
@@ -649,6 +747,7 @@ json_t *cp_analysis_to_json(const struct cp_analysis *an)
     put(root, "collectives", rows_json(an, &bad), &bad);
     put(root, "ranks", ranks_json(an, &bad), &bad);
     put(root, "timeline", timeline_json(an, &bad), &bad);
+    put(root, "slowest", slowest_json(an, &bad), &bad);
     put(root, "topology", topology_json(an, &bad), &bad);
     put(root, "ports", ports_json(an, &bad), &bad);
     put(root, "findings", findings_json(an, &bad), &bad);

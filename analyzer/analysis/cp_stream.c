@@ -95,6 +95,8 @@ int an_state_init(struct an_state *st, enum an_mode mode, size_t nfiles,
     st->stale_ns = mode == AN_MODE_PREFIX ? INT64_MAX / 4 : STALE_NS;
     st->t_first = INT64_MAX;
     st->t_last = INT64_MIN;
+    st->win_lo = INT64_MIN;
+    st->win_hi = INT64_MAX;
     st->fifo_head = st->fifo_tail = NONE32;
     st->p2p_free = NONE32;
     st->files = calloc(nfiles ? nfiles : 1, sizeof *st->files);
@@ -104,11 +106,15 @@ int an_state_init(struct an_state *st, enum an_mode mode, size_t nfiles,
     st->node_min_end = calloc(nnodes ? nnodes : 1, sizeof *st->node_min_end);
     st->node_max_start =
         calloc(nnodes ? nnodes : 1, sizeof *st->node_max_start);
-    if (mode == AN_MODE_MAIN)
+    if (mode == AN_MODE_MAIN) {
         st->timeline = calloc(1, sizeof *st->timeline);
+        st->top_own = calloc(1, sizeof *st->top_own);
+        st->top_skew = calloc(1, sizeof *st->top_skew);
+    }
     if (!st->files || !st->ranks || !st->node_sum || !st->node_cnt ||
         !st->node_min_end || !st->node_max_start ||
-        (mode == AN_MODE_MAIN && !st->timeline))
+        (mode == AN_MODE_MAIN &&
+         (!st->timeline || !st->top_own || !st->top_skew)))
         return -1;
     return 0;
 }
@@ -168,6 +174,9 @@ void an_state_free(struct an_state *st)
     free(st->node_min_end);
     free(st->node_max_start);
     free(st->timeline);
+    free(st->refused);
+    free(st->top_own);
+    free(st->top_skew);
     memset(st, 0, sizeof *st);
     errno = saved;
 }
@@ -204,13 +213,84 @@ static int comm_hash_grow(struct an_state *st)
     return 0;
 }
 
+/* Bytes a communicator of nranks costs: its member table here, the rank
+ * and node lists of cp_analysis later, the fixed part and the ring. */
+static size_t comm_cost(uint32_t nranks)
+{
+    return (size_t)nranks * (sizeof(int32_t) + 2 * sizeof(int)) +
+           sizeof(struct an_comm) + RING_INIT * sizeof(struct an_inst);
+}
+
+/* Bytes of the prefix pass's start and end times of cap instances. */
+static size_t times_bytes(uint32_t cap, uint32_t nranks)
+{
+    return (size_t)cap * nranks * 2 * sizeof(int64_t);
+}
+
+/* Is id among the communicators refused for the budget? */
+static int refused_has(const struct an_state *st, uint64_t id)
+{
+    size_t k;
+
+    if (!st->refused_cap)
+        return 0;
+    for (k = hash64(id) & (st->refused_cap - 1); st->refused[k];
+         k = (k + 1) & (st->refused_cap - 1))
+        if (st->refused[k] == id)
+            return 1;
+    return 0;
+}
+
+/* Remember id as refused (its calls are counted, not joined); the first
+ * one's claim is kept for the message.  Its memory is charged too, so
+ * that a flood of refused ids stays within the budget's order. */
+static void refuse(struct an_state *st, uint64_t id, uint32_t nranks,
+                   int32_t file)
+{
+    size_t k, i;
+
+    if (st->nrefused == 0) {
+        st->refused_first_id = id;
+        st->refused_first_nranks = nranks;
+        st->refused_first_file = file;
+    }
+    if ((st->nrefused + 1) * 2 > st->refused_cap) {
+        size_t cap = st->refused_cap ? st->refused_cap * 2 : 64;
+        uint64_t *h;
+        if (cap * sizeof *h > AN_COMM_BUDGET / 4)
+            return; /* counted per call from here on, not remembered */
+        h = calloc(cap, sizeof *h);
+        if (!h) {
+            st->oom = 1;
+            return;
+        }
+        for (i = 0; i < st->refused_cap; i++)
+            if (st->refused[i]) {
+                for (k = hash64(st->refused[i]) & (cap - 1); h[k];
+                     k = (k + 1) & (cap - 1))
+                    ;
+                h[k] = st->refused[i];
+            }
+        free(st->refused);
+        st->refused = h;
+        st->refused_cap = cap;
+    }
+    for (k = hash64(id) & (st->refused_cap - 1); st->refused[k];
+         k = (k + 1) & (st->refused_cap - 1))
+        ;
+    st->refused[k] = id;
+    st->nrefused++;
+}
+
 /* The communicator id, created with nranks members when new; NULL when
- * memory ran out or nranks is unusable for a new one. */
+ * memory ran out, nranks is unusable for a new one, or the communicator
+ * would take the per-rank arrays past AN_COMM_BUDGET (then refused: file
+ * is where the claim was read). */
 static struct an_comm *comm_get(struct an_state *st, uint64_t id,
-                                uint32_t nranks)
+                                uint32_t nranks, int32_t file)
 {
     struct an_comm *c = NULL;
-    size_t k;
+    size_t k, cost;
     uint32_t i;
 
     if (st->comm_hash_cap) {
@@ -224,6 +304,13 @@ static struct an_comm *comm_get(struct an_state *st, uint64_t id,
     }
     if (nranks == 0 || nranks > MAX_COMM_RANKS)
         return NULL;
+    cost = comm_cost(nranks);
+    if (st->comm_bytes + cost > AN_COMM_BUDGET) {
+        st->refused_calls++;
+        if (!refused_has(st, id))
+            refuse(st, id, nranks, file);
+        return NULL;
+    }
     if ((st->ncomms + 1) * 2 > st->comm_hash_cap && comm_hash_grow(st) < 0)
         goto oom;
     if (st->ncomms == st->capcomms) {
@@ -242,14 +329,24 @@ static struct an_comm *comm_get(struct an_state *st, uint64_t id,
     c->cap = RING_INIT;
     c->member_file = malloc(nranks * sizeof *c->member_file);
     c->ring = ring_alloc(c->cap);
-    if (st->mode == AN_MODE_PREFIX) {
-        c->ends = calloc((size_t)c->cap * nranks, sizeof *c->ends);
-        c->starts = calloc((size_t)c->cap * nranks, sizeof *c->starts);
-    }
-    if (!c->member_file || !c->ring ||
-        (st->mode == AN_MODE_PREFIX && (!c->ends || !c->starts))) {
+    if (!c->member_file || !c->ring) {
         comm_free(c);
         goto oom;
+    }
+    st->comm_bytes += cost;
+    /* the prefix pass's start and end times only while they fit: without
+     * them the communicator gives no clock offsets, nothing else changes */
+    if (st->mode == AN_MODE_PREFIX &&
+        st->comm_bytes + times_bytes(c->cap, nranks) <= AN_COMM_BUDGET) {
+        c->ends = calloc((size_t)c->cap * nranks, sizeof *c->ends);
+        c->starts = calloc((size_t)c->cap * nranks, sizeof *c->starts);
+        if (c->ends && c->starts) {
+            st->comm_bytes += times_bytes(c->cap, nranks);
+        } else {
+            free(c->ends);
+            free(c->starts);
+            c->ends = c->starts = NULL;
+        }
     }
     for (i = 0; i < nranks; i++)
         c->member_file[i] = -1;
@@ -560,6 +657,42 @@ double an_busy_total_s(const struct an_busy *u)
     return t * 1e-9;
 }
 
+/* Keep the instance if it is among the AN_TOP largest keys so far. */
+static void top_offer(struct an_top *t, double key, uint32_t comm,
+                      const struct an_inst *in)
+{
+    size_t i, child;
+    struct an_top_entry e;
+
+    if (t->n == AN_TOP && key <= t->e[0].key)
+        return;
+    e.key = key;
+    e.comm = comm;
+    e.in = *in;
+    if (t->n < AN_TOP) { /* sift up */
+        i = t->n++;
+        while (i > 0 && t->e[(i - 1) / 2].key > key) {
+            t->e[i] = t->e[(i - 1) / 2];
+            i = (i - 1) / 2;
+        }
+        t->e[i] = e;
+        return;
+    }
+    i = 0; /* replace the minimum, sift down */
+    for (;;) {
+        child = 2 * i + 1;
+        if (child >= t->n)
+            break;
+        if (child + 1 < t->n && t->e[child + 1].key < t->e[child].key)
+            child++;
+        if (t->e[child].key >= key)
+            break;
+        t->e[i] = t->e[child];
+        i = child;
+    }
+    t->e[i] = e;
+}
+
 /* Close an instance: its own time and skew go to the aggregates. */
 static void finalize(struct an_state *st, struct an_comm *c,
                      struct an_inst *in)
@@ -596,6 +729,10 @@ static void finalize(struct an_state *st, struct an_comm *c,
     }
     account(st, c, in->coll, n, own, in->share, skew, in->grouped,
             incomplete);
+    if (st->top_own && !in->grouped && m >= 2) {
+        top_offer(st->top_own, own, c->index, in);
+        top_offer(st->top_skew, skew, c->index, in);
+    }
     if (st->timeline)
         timeline_add(st->timeline, in->last_start, in->max_end,
                      own * in->share, in->coll, wait, n);
@@ -622,23 +759,31 @@ static void evict_until(struct an_state *st, struct an_comm *c, uint64_t lo)
         c->hi = lo;
 }
 
-static int ring_grow(struct an_comm *c)
+static int ring_grow(struct an_state *st, struct an_comm *c)
 {
     uint32_t cap = c->cap * 2;
-    struct an_inst *ring = ring_alloc(cap);
+    struct an_inst *ring;
+    size_t old_bytes = times_bytes(c->cap, c->nranks),
+           new_bytes = times_bytes(cap, c->nranks);
     int64_t *ends = NULL, *starts = NULL;
     uint64_t q;
 
+    /* the ring of a communicator grows within the budget too: a damaged
+     * sequence number far ahead evicts instead */
+    if (st->comm_bytes + (size_t)c->cap * sizeof *ring > AN_COMM_BUDGET)
+        return -2;
+    ring = ring_alloc(cap);
     if (!ring)
         return -1;
-    if (c->ends) {
+    st->comm_bytes += (size_t)c->cap * sizeof *ring;
+    /* the start and end times grow within the budget, or are given up */
+    if (c->ends && st->comm_bytes - old_bytes + new_bytes <= AN_COMM_BUDGET) {
         ends = calloc((size_t)cap * c->nranks, sizeof *ends);
         starts = calloc((size_t)cap * c->nranks, sizeof *starts);
         if (!ends || !starts) {
-            free(ring);
             free(ends);
             free(starts);
-            return -1;
+            ends = starts = NULL;
         }
     }
     for (q = c->lo; q < c->hi; q++) {
@@ -652,6 +797,10 @@ static int ring_grow(struct an_comm *c)
                    c->nranks * sizeof *starts);
         }
     }
+    if (c->ends)
+        st->comm_bytes -= old_bytes;
+    if (ends)
+        st->comm_bytes += new_bytes;
     free(c->ring);
     free(c->ends);
     free(c->starts);
@@ -694,11 +843,13 @@ static __attribute__((noinline)) int join_window(struct an_state *st,
         st->unjoinable++;
         return -1;
     }
-    while (s >= c->lo + c->cap && c->cap < st->ring_max)
-        if (ring_grow(c) < 0) {
+    while (s >= c->lo + c->cap && c->cap < st->ring_max) {
+        int grown = ring_grow(st, c);
+        if (grown == -1)
             st->oom = 1;
+        if (grown < 0)
             break;
-        }
+    }
     if (s >= c->lo + c->cap)
         evict_until(st, c, s - c->cap + 1);
     return 0;
@@ -996,7 +1147,7 @@ static void dispatch(struct an_state *st, struct an_file *f,
     int coll;
 
     if (!c || c->id != call->comm_id) {
-        c = comm_get(st, call->comm_id, call->nranks);
+        c = comm_get(st, call->comm_id, call->nranks, file);
         if (!c) {
             st->unjoinable++;
             return;
@@ -1046,6 +1197,13 @@ static inline void on_call(struct an_state *st, struct an_file *f,
 
     if (__builtin_expect(cp_rec_call_in_flight(r), 0))
         return; /* never returned: no time to join (cp_hang.c reads it) */
+    if (__builtin_expect(st->windowed, 0) && key != INT64_MIN) {
+        int64_t s0 = (int64_t)r->start_ns - f->offset_ns;
+        if (s0 < st->win_lo || s0 >= st->win_hi) {
+            st->outside++;
+            return;
+        }
+    }
     ra->calls++;
     if (__builtin_expect(key == INT64_MIN || r->end_ns < r->start_ns ||
                              r->start_ns < (uint64_t)f->t_min ||
@@ -1181,7 +1339,7 @@ static void on_comm(struct an_state *st, struct an_file *f,
 
     if (r->result != 0 || r->how > CP_COMM_SHRINK || r->comm_id == 0)
         return;
-    c = comm_get(st, r->comm_id, r->nranks);
+    c = comm_get(st, r->comm_id, r->nranks, (int32_t)(f - st->files));
     if (!c || c->nranks != r->nranks || r->rank >= c->nranks)
         return;
     if (c->member_file[r->rank] < 0)
@@ -1291,6 +1449,16 @@ static uint64_t run_file(struct an_state *st, struct an_file *f,
     const int32_t file = (int32_t)(f - st->files);
     int64_t key = f->key, busy = 0;
     uint64_t n = 0, calls = 0;
+    /* the window, on this file's raw clock: start - w_lo < w_span (a call
+     * outside it takes the full path, which leaves it out) */
+    const uint64_t w_lo =
+        st->win_lo == INT64_MIN || st->win_lo + off < 0
+            ? 0
+            : (uint64_t)(st->win_lo + off);
+    const uint64_t w_span =
+        st->win_hi == INT64_MAX ? UINT64_MAX - w_lo
+        : st->win_hi + off <= (int64_t)w_lo ? 0
+                                            : (uint64_t)(st->win_hi + off) - w_lo;
 
     p = cp_scan_cursor(sc);
     end = window_end(f);
@@ -1303,6 +1471,7 @@ static uint64_t run_file(struct an_state *st, struct an_file *f,
                     key != INT64_MIN &&
                         rc->end_ns - rc->start_ns <= CALL_MAX_NS &&
                         rc->start_ns >= t_min && rc->result == 0 &&
+                        rc->start_ns - w_lo < w_span &&
                         rc->seq != UINT32_MAX && c != NULL &&
                         c->id == rc->comm_id &&
                         !(rc->flags & (CP_CALL_NO_COMM | CP_CALL_IN_GROUP)) &&

@@ -208,6 +208,8 @@ struct parser {
     size_t nlines, cap_lines;
     int file_coll;
     int failed; /* out of memory */
+    /* the input contradicts an option (the message, "" none): an error */
+    char contradiction[240];
 };
 
 static void reset_context(struct context *c, int keep_coll)
@@ -507,6 +509,24 @@ static void finish_table(struct parser *ps)
                "says %u; table skipped",
                n, ratio, ranks_from, ranks);
         goto reset;
+    }
+    if (ranks && strcmp(ranks_from, "--ranks") == 0 && n > 0) {
+        /* most lines disagreeing with --ranks: the option is wrong, not
+         * the lines */
+        double f = factor_of((enum cp_coll)coll, ranks);
+        size_t match = 0;
+        unsigned implied;
+        for (i = 0; i < n; i++)
+            match += line_busbw_matches(&ps->lines[i], f) != 0;
+        implied = ranks_from_busbw(ps, 0, n, (enum cp_coll)coll);
+        if (match * 2 < n && implied && implied != ranks) {
+            snprintf(ps->contradiction, sizeof ps->contradiction,
+                     "%s:%u: --ranks %u contradicts the table starting on "
+                     "this line: %zu of its %zu result lines have a busbw/"
+                     "algbw that implies %u ranks",
+                     ps->name, first_line, ranks, n - match, n, implied);
+            goto reset;
+        }
     }
     if (ranks) {
         double f = factor_of((enum cp_coll)coll, ranks);
@@ -1420,6 +1440,10 @@ int cp_bench_import_string(const char *text, const char *name,
     }
     if (ps.failed)
         goto oom;
+    if (ps.contradiction[0]) {
+        cp_error_set(err, ps.name, -1, "%s", ps.contradiction);
+        goto out;
+    }
     if (set->npoints == before)
         add_issue(rep, ps.name, 0, "no usable result in the file");
     /* In line order (tables report their interleaved lines at their end);
@@ -1480,6 +1504,32 @@ int cp_bench_import_file(const char *path,
         goto out;
     }
     text[len] = '\0';
+    {
+        uint64_t h = 0xcbf29ce484222325ull;
+        unsigned k;
+        for (size_t i = 0; i < len; i++)
+            h = (h ^ (unsigned char)text[i]) * 0x100000001b3ull;
+        for (k = 0; k < rep->nseen; k++)
+            if (rep->seen[k].hash == h && rep->seen[k].len == len) {
+                /* the same log twice would count each point twice */
+                if (add_issue(rep, path, 0,
+                              "the same content as %s: counted once, this "
+                              "copy skipped",
+                              rep->seen[k].name) < 0) {
+                    cp_error_set(err, path, -1, "%s: out of memory", path);
+                    goto out;
+                }
+                rc = 0;
+                goto out;
+            }
+        if (rep->nseen < sizeof rep->seen / sizeof rep->seen[0]) {
+            rep->seen[rep->nseen].hash = h;
+            rep->seen[rep->nseen].len = len;
+            snprintf(rep->seen[rep->nseen].name,
+                     sizeof rep->seen[rep->nseen].name, "%s", path);
+            rep->nseen++;
+        }
+    }
     rc = cp_bench_import_string(text, path, opts, set, rep, err);
 out:
     if (f)

@@ -66,6 +66,14 @@ struct cp_bench_import_report {
     unsigned result_lines; /* lines that looked like results */
     unsigned used_lines;   /* of those, the ones that became points */
     unsigned tables;       /* tables kept */
+    /* contents of the files read (FNV-1a), so that a file given twice is
+     * counted once */
+    struct {
+        uint64_t hash;
+        size_t len;
+        char name[128];
+    } seen[64];
+    unsigned nseen;
 };
 
 /* Read the file at path (text or JSON) and append its tables to set as

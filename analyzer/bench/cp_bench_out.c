@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include "cp_bench_out.h"
-#include "cp_html_bench.h"
 #include "cp_path.h"
 
 const char *cp_bench_timer_name(const struct cp_bench_run_info *run)
@@ -389,63 +388,6 @@ int cp_bench_write_json(const struct cp_bench_set *set,
         return -1;
     }
     rc = write_doc(doc, path, err);
-    json_decref(doc);
-    return rc;
-}
-
-/* The file just written, read back through cp_path (not by name). */
-static json_t *load_back(const char *path)
-{
-    FILE *f = cp_path_fopen_input(path, CP_PATH_NOFOLLOW, NULL);
-    json_t *doc;
-
-    if (!f)
-        return NULL;
-    doc = json_loadf(f, 0, NULL);
-    fclose(f);
-    return doc;
-}
-
-int cp_bench_write_report(const struct cp_bench_set *set,
-                          const struct cp_bench_calibration *cal,
-                          const struct cp_bench_meta *meta, const char *dir,
-                          struct cp_error *err)
-{
-    json_t *doc = NULL, *back = NULL;
-    struct cp_path_out page;
-    char path[4200];
-    int rc = -1;
-
-    if (cp_path_mkdir(dir, 0777) < 0) {
-        cp_error_set(err, dir, -1, "cannot create %s: %s", dir,
-                     strerror(errno));
-        return -1;
-    }
-    doc = cp_bench_json(set, cal, meta);
-    if (!doc) {
-        cp_error_set(err, dir, -1, "%s: out of memory", dir);
-        return -1;
-    }
-    snprintf(path, sizeof path, "%s/bench.json", dir);
-    if (write_doc(doc, path, err) < 0)
-        goto out;
-    /* The page is drawn from the file just written, read back: what it
-     * shows is what bench.json holds, to the file's precision. */
-    back = load_back(path);
-    if (!back) {
-        cp_error_set(err, path, -1, "cannot read back %s", path);
-        goto out;
-    }
-    snprintf(path, sizeof path, "%s/bench.html", dir);
-    if (cp_path_create(&page, path, CP_PATH_MODE, err) < 0)
-        goto out;
-    if (cp_html_bench_write(back, page.f, err) < 0) {
-        cp_path_discard(&page);
-        goto out;
-    }
-    rc = cp_path_install(&page, err);
-out:
-    json_decref(back);
     json_decref(doc);
     return rc;
 }

@@ -55,16 +55,6 @@ int cp_bench_write_json(const struct cp_bench_set *set,
                         const struct cp_bench_meta *meta, const char *path,
                         struct cp_error *err);
 
-/* The report folder: dir (created when missing, with its parents) gets
- * bench.json (the document cp_bench_write_json writes) and bench.html, the
- * page cp_html_bench_write draws from that file read back.  Each is
- * written through a temporary name renamed into place.  0, or -1 with err
- * set. */
-int cp_bench_write_report(const struct cp_bench_set *set,
-                          const struct cp_bench_calibration *cal,
-                          const struct cp_bench_meta *meta, const char *dir,
-                          struct cp_error *err);
-
 /* Header "op,ranks,link,size_bytes,count,type,redop,root,in_place,time_s,
  * algbw_Bps,busbw_Bps,wrong,iters,median_time_s,gpu_time_s"; wrong is empty
  * when not checked, the last two when not measured. */

@@ -14,6 +14,7 @@
 #include "cp_analysis.h"
 #include "cp_hang.h"
 #include "cp_cmds.h"
+#include "cp_kinds.h"
 #include "cp_probeview.h"
 #include "cp_units.h"
 
@@ -59,6 +60,14 @@ static void usage(FILE *out)
             "      --no-probe       do not look for a probe.json in DIR\n"
             "      --steps N        the run had N training steps (default: the\n"
             "                       period of the call pattern)\n"
+            "\n"
+            "  A window of the run (the report says which; docs/analysis.md):\n"
+            "      --from T, --to T only calls that start in [T, T), times since\n"
+            "                       the run's first call (2.5s, 300ms)\n"
+            "      --skip-steps N   leave out the first N training steps (warm-up;\n"
+            "                       step 0 holds what came before the pattern)\n"
+            "      --steps A:B      only steps A to B-1 (counted from 0; A: or :B\n"
+            "                       leave that end open)\n"
             "      --bucket SIZE    evaluate fusing latency-bound calls into buckets\n"
             "                       of SIZE (default: 25MB, or 10 x n1/2 if larger)\n"
             "      --fail-on LEVEL  exit 3 when a finding of severity LEVEL\n"
@@ -79,6 +88,93 @@ static void usage(FILE *out)
             "Exit status: 0 the analysis ran (whatever it found); 1 no readable\n"
             "log, or the report could not be written; 2 bad usage; 3 --fail-on\n"
             "matched a finding.\n");
+}
+
+/* A window asked for on the command line: times since the run's first
+ * call, or steps (index of the first, and one past the last; -1 open). */
+struct window {
+    int64_t from_ns, to_ns;
+    long step_from, step_to;
+    char by[64];
+};
+
+static int window_wanted(const struct window *w)
+{
+    return w->from_ns != INT64_MIN || w->to_ns != INT64_MAX ||
+           w->step_from >= 0 || w->step_to >= 0;
+}
+
+static int parse_step_range(const char *text, struct window *w)
+{
+    struct cp_error err;
+
+    if (cp_analysis_parse_steps(text, &w->step_from, &w->step_to, &err) < 0) {
+        fprintf(stderr, "collprof analyze: --steps: expected N (the run's "
+                        "step count) or %s\n", err.text + 9);
+        return -1;
+    }
+    snprintf(w->by, sizeof w->by, "--steps %s", text);
+    return 0;
+}
+
+/* Turn the window into the analysis's absolute times: one quiet analysis
+ * of the whole run finds its first call and where its steps begin. */
+static int resolve_window(const char *const *paths,
+                          struct cp_analysis_opts *opts, struct window *w,
+                          int *rc)
+{
+    struct cp_analysis_opts whole = *opts;
+    struct cp_analysis *an;
+    struct cp_error err;
+    int ret = -1;
+
+    if ((w->step_from >= 0 || w->step_to >= 0) &&
+        (w->from_ns != INT64_MIN || w->to_ns != INT64_MAX)) {
+        fprintf(stderr, "collprof analyze: give a window by time (--from, "
+                        "--to) or by steps (--skip-steps, --steps A:B), not "
+                        "both\n");
+        *rc = EXIT_USAGE;
+        return -1;
+    }
+    if (w->from_ns != INT64_MIN && w->to_ns != INT64_MAX &&
+        w->to_ns <= w->from_ns) {
+        fprintf(stderr, "collprof analyze: --to must be later than --from\n");
+        *rc = EXIT_USAGE;
+        return -1;
+    }
+    whole.progress = NULL;
+    whole.steps = 0;
+    an = cp_analysis_run(paths, &whole, &err);
+    if (!an) {
+        fprintf(stderr, "collprof analyze: %s\n", err.text);
+        *rc = EXIT_UNUSABLE;
+        return -1;
+    }
+    opts->window_origin_ns = an->summary.start_ns;
+    if (w->step_from >= 0 || w->step_to >= 0) {
+        if (cp_analysis_step_window(an, w->step_from, w->step_to,
+                                    &opts->window_from_ns,
+                                    &opts->window_to_ns, &err) < 0) {
+            fprintf(stderr, "collprof analyze: %s: %s\n", w->by, err.text);
+            *rc = EXIT_USAGE;
+            goto out;
+        }
+        opts->window_steps =
+            (unsigned)((w->step_to >= 0 ? (unsigned long)w->step_to
+                                        : an->summary.steps) -
+                       (w->step_from >= 0 ? (unsigned long)w->step_from : 0));
+    } else {
+        if (w->from_ns != INT64_MIN)
+            opts->window_from_ns = an->summary.start_ns + w->from_ns;
+        if (w->to_ns != INT64_MAX)
+            opts->window_to_ns = an->summary.start_ns + w->to_ns;
+        snprintf(w->by, sizeof w->by, "--from/--to");
+    }
+    opts->window_by = w->by;
+    ret = 0;
+out:
+    cp_analysis_destroy(an);
+    return ret;
 }
 
 /* OUT/report.json through a temporary file, so that a reader never sees
@@ -182,7 +278,8 @@ static void print_verdict(const struct cp_analysis *an, const char *report,
                           const char *html)
 {
     const struct cp_analysis_summary *s = &an->summary;
-    const struct cp_analysis_finding *lat = find_kind(an, "latency_bound");
+    const struct cp_analysis_finding *lat =
+        find_kind(an, cp_kind_name(CP_KIND_LATENCY_BOUND));
     char b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE], b3[CP_UNITS_BUFSIZE],
         line[512];
     size_t i, len;
@@ -250,15 +347,26 @@ static void print_verdict(const struct cp_analysis *an, const char *report,
         const struct cp_analysis_link *m = &an->model[k];
         if (m->source == CP_SOURCE_NONE || m->bw_calls == 0)
             continue;
-        len += (size_t)snprintf(
-            line + len, sizeof line - len,
-            "%s%s-node busbw %s, %.0f%% of the model (%s, alpha %s%s)",
-            len ? "; " : "", k == CP_LINK_INTER ? "inter" : "intra",
-            cp_units_format_bandwidth(m->busbw_Bps, b1, sizeof b1),
-            100 * m->busbw_Bps / m->model_busbw_Bps,
-            cp_units_format_bandwidth(m->bandwidth_Bps, b2, sizeof b2),
-            cp_units_format_time(m->alpha_s, b3, sizeof b3),
-            m->source == CP_SOURCE_FIT && m->fit_weak ? "; a weak fit" : "");
+        if (m->expected_Bps > 0 && m->reference_busbw_Bps > 0)
+            len += (size_t)snprintf(
+                line + len, sizeof line - len,
+                "%s%s-node busbw %s, %.0f%% of what the %s allows (%s at "
+                "%s)",
+                len ? "; " : "", k == CP_LINK_INTER ? "inter" : "intra",
+                cp_units_format_bandwidth(m->busbw_Bps, b1, sizeof b1),
+                100 * m->busbw_Bps / m->reference_busbw_Bps,
+                m->expected_source == CP_SOURCE_PORTS ? "NICs' port rate"
+                                                      : "profile",
+                cp_units_format_bandwidth(m->reference_busbw_Bps, b2,
+                                          sizeof b2),
+                cp_units_format_bandwidth(m->expected_Bps, b3, sizeof b3));
+        else
+            len += (size_t)snprintf(
+                line + len, sizeof line - len,
+                "%s%s-node busbw %s: no reference: cannot judge bandwidth "
+                "(give --profile, or run collprof bench / probe)",
+                len ? "; " : "", k == CP_LINK_INTER ? "inter" : "intra",
+                cp_units_format_bandwidth(m->busbw_Bps, b1, sizeof b1));
         if (len >= sizeof line)
             break;
     }
@@ -271,7 +379,7 @@ static void print_verdict(const struct cp_analysis *an, const char *report,
         const struct cp_analysis_finding *f = &an->findings[i];
         char where[140];
         if (f->severity < CP_SEVERITY_WARNING ||
-            strcmp(f->kind, "latency_bound") == 0)
+            strcmp(f->kind, cp_kind_name(CP_KIND_LATENCY_BOUND)) == 0)
             continue;
         finding_place(an, f, where, sizeof where);
         len += (size_t)snprintf(line + len, sizeof line - len, "%s%s%s (%s)",
@@ -325,6 +433,9 @@ int cp_cmd_analyze(int argc, char **argv)
         {"probe", required_argument, NULL, 'r'},
         {"no-probe", no_argument, NULL, 'R'},
         {"steps", required_argument, NULL, 's'},
+        {"from", required_argument, NULL, 'F'},
+        {"to", required_argument, NULL, 'T'},
+        {"skip-steps", required_argument, NULL, 'S'},
         {"bucket", required_argument, NULL, 'b'},
         {"fail-on", required_argument, NULL, 'f'},
         {"quiet", no_argument, NULL, 'q'},
@@ -340,6 +451,7 @@ int cp_cmd_analyze(int argc, char **argv)
     struct cp_analysis *an = NULL;
     struct cp_error err;
     struct progress prog = {0};
+    struct window win = {INT64_MIN, INT64_MAX, -1, -1, ""};
     json_t *report = NULL;
     char path[4200], html[4200];
     int html_ok = 0;
@@ -349,7 +461,8 @@ int cp_cmd_analyze(int argc, char **argv)
     cp_analysis_opts_init(&opts);
     memset(&probe, 0, sizeof probe);
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":o:qh", longopts, NULL)) != -1) {
         switch (c) {
         case 'o':
             outdir = optarg;
@@ -366,8 +479,40 @@ int cp_cmd_analyze(int argc, char **argv)
         case 'R':
             no_probe = 1;
             break;
+        case 'F':
+        case 'T': {
+            double sec;
+            if (cp_units_parse_time(optarg, &sec, &err) < 0 || !(sec >= 0)) {
+                fprintf(stderr, "collprof analyze: --%s: %s\n",
+                        c == 'F' ? "from" : "to",
+                        sec >= 0 ? err.text : "a time since the run's first "
+                                              "call, not negative");
+                goto out;
+            }
+            if (c == 'F')
+                win.from_ns = (int64_t)llround(sec * 1e9);
+            else
+                win.to_ns = (int64_t)llround(sec * 1e9);
+            break;
+        }
+        case 'S': {
+            uint64_t v = 0;
+            if (cp_units_parse_count(optarg, UINT32_MAX, &v, &err) < 0) {
+                fprintf(stderr, "collprof analyze: --skip-steps: %s\n",
+                        err.text);
+                goto out;
+            }
+            win.step_from = (long)v;
+            snprintf(win.by, sizeof win.by, "--skip-steps %s", optarg);
+            break;
+        }
         case 's': {
             uint64_t v = 0;
+            if (strchr(optarg, ':')) {
+                if (parse_step_range(optarg, &win) < 0)
+                    goto out;
+                break;
+            }
             if (cp_units_parse_count(optarg, UINT32_MAX, &v, &err) < 0) {
                 fprintf(stderr, "collprof analyze: --steps: %s\n", err.text);
                 goto out;
@@ -381,6 +526,14 @@ int cp_cmd_analyze(int argc, char **argv)
             break;
         }
         case 'b':
+            if (*optarg && strchr("0123456789.", optarg[strlen(optarg) - 1])) {
+                /* a bucket of "25" bytes is never meant */
+                fprintf(stderr, "collprof analyze: --bucket: '%s' has no "
+                                "unit: give one, e.g. %sMB or %sMiB (a bare "
+                                "number would be bytes)\n",
+                        optarg, optarg, optarg);
+                goto out;
+            }
             if (cp_units_parse_size(optarg, &opts.bucket_bytes, &err) < 0) {
                 fprintf(stderr, "collprof analyze: --bucket: %s\n", err.text);
                 goto out;
@@ -415,7 +568,7 @@ int cp_cmd_analyze(int argc, char **argv)
             rc = 0;
             goto out;
         default:
-            usage(stderr);
+            cp_cli_bad_option("analyze", argv, c);
             goto out;
         }
     }
@@ -461,6 +614,12 @@ int cp_cmd_analyze(int argc, char **argv)
         opts.progress_ctx = &prog;
     }
 
+    if (window_wanted(&win)) {
+        if (resolve_window((const char *const *)(argv + optind), &opts, &win,
+                           &rc) < 0)
+            goto out;
+        rc = EXIT_USAGE;
+    }
     an = cp_analysis_run((const char *const *)(argv + optind), &opts, &err);
     if (!an) {
         fprintf(stderr, "collprof analyze: %s\n", err.text);

@@ -8,6 +8,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
@@ -23,7 +24,9 @@
 #include "cp_bench_out.h"
 #include "cp_bench_run.h"
 #include "cp_cmds.h"
+#include "cp_html_bench.h"
 #include "cp_ncclrt.h"
+#include "cp_path.h"
 #include "cp_units.h"
 
 #define PROG "collprof bench"
@@ -90,7 +93,10 @@ static void usage(FILE *f)
         "  --json FILE         every point, the fit and the calibration\n"
         "  --csv FILE          every point, one row each\n"
         "  --write-profile FILE  the site profile (intra/inter alpha and\n"
-        "                      bandwidth) for collprof analyze --profile\n"
+        "                      bandwidth) for collprof analyze --profile;\n"
+        "                      refused from a weak fit (under 4 sizes, or a\n"
+        "                      median residual over 25%%) unless --force\n"
+        "  --force             write the profile from a weak fit all the same\n"
         "  --report DIR        DIR/bench.json (as --json) and DIR/bench.html:\n"
         "                      per collective, time and busbw against size\n"
         "                      with the fitted model, the busbw plateau, the\n"
@@ -312,6 +318,7 @@ enum {
     OPT_JSON,
     OPT_CSV,
     OPT_PROFILE,
+    OPT_FORCE,
     OPT_REPORT
 };
 
@@ -337,6 +344,7 @@ static const struct option long_options[] = {
     {"json", required_argument, NULL, OPT_JSON},
     {"csv", required_argument, NULL, OPT_CSV},
     {"write-profile", required_argument, NULL, OPT_PROFILE},
+    {"force", no_argument, NULL, OPT_FORCE},
     {"report", required_argument, NULL, OPT_REPORT},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
@@ -491,6 +499,75 @@ static char *describe(const struct cp_bench_run_info *info,
     return text;
 }
 
+/* --report DIR: dir (created when missing, with its parents) gets
+ * bench.json and bench.html, the page drawn from bench.json read back
+ * through cp_path (not by name): what it shows is what the file holds, to
+ * its precision.  Each is written through a temporary name renamed into
+ * place.  0, or -1 with err set. */
+static int write_report_dir(const struct cp_bench_set *set,
+                            const struct cp_bench_calibration *cal,
+                            const struct cp_bench_meta *meta, const char *dir,
+                            struct cp_error *err)
+{
+    json_t *back = NULL;
+    struct cp_path_out page;
+    char path[4200];
+    FILE *f;
+    int rc = -1;
+
+    if (cp_path_mkdir(dir, 0777) < 0) {
+        cp_error_set(err, dir, -1, "cannot create %s: %s", dir,
+                     strerror(errno));
+        return -1;
+    }
+    snprintf(path, sizeof path, "%s/bench.json", dir);
+    if (cp_bench_write_json(set, cal, meta, path, err) < 0)
+        return -1;
+    f = cp_path_fopen_input(path, CP_PATH_NOFOLLOW, NULL);
+    if (f) {
+        back = json_loadf(f, 0, NULL);
+        fclose(f);
+    }
+    if (!back) {
+        cp_error_set(err, path, -1, "cannot read back %s", path);
+        return -1;
+    }
+    snprintf(path, sizeof path, "%s/bench.html", dir);
+    if (cp_path_create(&page, path, CP_PATH_MODE, err) < 0)
+        goto out;
+    if (cp_html_bench_write(back, page.f, err) < 0) {
+        cp_path_discard(&page);
+        goto out;
+    }
+    rc = cp_path_install(&page, err);
+out:
+    json_decref(back);
+    return rc;
+}
+
+/* A calibration too weak to become a site profile: a link fitted to fewer
+ * than 4 sizes or with a median residual over 25 %.  why names it. */
+static int weak_calibration(const struct cp_bench_calibration *cal,
+                            char *why, size_t len)
+{
+    unsigned k;
+
+    for (k = 0; k < CP_LINK_COUNT; k++) {
+        const struct cp_bench_link_fit *l = &cal->link[k];
+        if (!l->ok)
+            continue;
+        if (l->points_used < 4 || !(l->median_rel_residual <= 0.25)) {
+            snprintf(why, len,
+                     "%s fit is weak (%u size groups used, median residual "
+                     "%.0f%%)",
+                     k == CP_LINK_INTER ? "inter-node" : "intra-node",
+                     l->points_used, 100 * l->median_rel_residual);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int cp_cmd_bench(int argc, char **argv)
 {
     struct cp_bench_run_opts ro;
@@ -505,6 +582,8 @@ int cp_cmd_bench(int argc, char **argv)
     struct printer pr;
     struct cp_error err;
     const char *json_path = NULL, *csv_path = NULL, *profile_path = NULL;
+    int force = 0;
+    char why[160];
     const char *report_dir = NULL;
     char *comment = NULL, created[32];
     time_t now = time(NULL);
@@ -655,6 +734,9 @@ int cp_cmd_bench(int argc, char **argv)
         case OPT_PROFILE:
             profile_path = optarg;
             break;
+        case OPT_FORCE:
+            force = 1;
+            break;
         case OPT_REPORT:
             report_dir = optarg;
             break;
@@ -762,13 +844,21 @@ int cp_cmd_bench(int argc, char **argv)
         fprintf(stderr, PROG ": %s\n", err.text);
         goto out;
     }
+    if (profile_path && !force && weak_calibration(&cal, why, sizeof why)) {
+        fprintf(stderr,
+                PROG ": %s: not written: the %s; a profile from it would "
+                     "judge every job by it (give --force to write it all "
+                     "the same)\n",
+                profile_path, why);
+        goto out;
+    }
     if (profile_path &&
         cp_bench_profile_write(&cal, profile_path, comment, &err) < 0) {
         fprintf(stderr, PROG ": %s: %s\n", profile_path, err.text);
         goto out;
     }
     if (report_dir &&
-        cp_bench_write_report(&set, &cal, &meta, report_dir, &err) < 0) {
+        write_report_dir(&set, &cal, &meta, report_dir, &err) < 0) {
         fprintf(stderr, PROG ": %s\n", err.text);
         goto out;
     }

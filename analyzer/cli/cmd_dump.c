@@ -32,12 +32,35 @@ static void usage(FILE *out)
             "              of the invoking user (by default refused)\n"
             "\n"
             "bytes = count x element size (the call's own buffer argument);\n"
+            "a byte of a node, file or communicator name outside printable\n"
+            "ASCII (and a backslash; in CSV a comma or a quote) is shown as\n"
+            "\\xHH.\n"
             "seq is empty for calls NCCL refused.  A damaged file is reported\n"
             "on stderr, and everything readable is still printed.\n");
 }
 
+/* text (n bytes at most, NUL-terminated or not) with every byte outside
+ * printable ASCII, and the backslash, as \xHH (and, for CSV, the comma and
+ * the double quote): a node name or a file name from a log never reaches
+ * the terminal as an escape sequence nor splits a CSV row. */
+static void shown(char *out, size_t outlen, const char *text, size_t n,
+                  int csv)
+{
+    size_t i, used = 0;
+
+    for (i = 0; i < n && text[i] && used + 5 < outlen; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if (c < 0x20 || c >= 0x7f || c == '\\' ||
+            (csv && (c == ',' || c == '"')))
+            used += (size_t)snprintf(out + used, outlen - used, "\\x%02x", c);
+        else
+            out[used++] = (char)c;
+    }
+    out[used] = '\0';
+}
+
 static void print_call(enum dump_mode mode, const struct cp_log_header *h,
-                       const struct cp_rec_call *c)
+                       const char *node, const struct cp_rec_call *c)
 {
     const char *op = cp_op_name(c->op);
     uint64_t bytes = c->count * cp_dtype_size(c->dtype);
@@ -48,7 +71,7 @@ static void print_call(enum dump_mode mode, const struct cp_log_header *h,
     if (mode == DUMP_CSV) {
         printf("%d,%s,%d,%016" PRIx64 ",%s,%s,%s,%" PRIu64 ",%" PRIu64
                ",%s,%d,%u,%u,%u,0x%x,%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
-               h->global_rank, h->node, h->pid, c->comm_id, seq,
+               h->global_rank, node, h->pid, c->comm_id, seq,
                op ? op : "unknown", cp_dtype_name(c->dtype), c->count, bytes,
                cp_redop_name(c->redop), c->peer, c->nranks, c->rank, c->group,
                c->flags, c->result, c->start_ns, c->end_ns,
@@ -68,53 +91,57 @@ static void print_call(enum dump_mode mode, const struct cp_log_header *h,
     printf("rank %d node %s comm %016" PRIx64 " seq %s %s %s x %" PRIu64
            " (%" PRIu64 " B) %s peer %d nranks %u rank %u group %u "
            "flags 0x%x result %d start %" PRIu64 " dur %.3f us\n",
-           h->global_rank, h->node, c->comm_id, seq[0] ? seq : "-",
+           h->global_rank, node, c->comm_id, seq[0] ? seq : "-",
            op ? op : "unknown", cp_dtype_name(c->dtype), c->count, bytes,
            cp_redop_name(c->redop), c->peer, c->nranks, c->rank, c->group,
            c->flags, c->result, c->start_ns,
            (double)(c->end_ns - c->start_ns) / 1e3);
 }
 
-static void print_other(const struct cp_log_header *h, const union cp_rec *r)
+static void print_other(const struct cp_log_header *h, const char *node,
+                        const union cp_rec *r)
 {
+    char name[4 * CP_COMM_NAME_LEN + 1];
+
     switch (r->kind) {
     case CP_REC_COMM:
+        shown(name, sizeof name, r->comm.name, CP_COMM_NAME_LEN, 0);
         printf("rank %d node %s comm-event how %u comm %016" PRIx64
                " parent %016" PRIx64 " nranks %u rank %u color %d key %d "
-               "dev %d name '%.*s' result %d time %" PRIu64 "\n",
-               h->global_rank, h->node, r->comm.how, r->comm.comm_id,
+               "dev %d name '%s' result %d time %" PRIu64 "\n",
+               h->global_rank, node, r->comm.how, r->comm.comm_id,
                r->comm.parent_id, r->comm.nranks, r->comm.rank, r->comm.color,
-               r->comm.key, r->comm.cuda_dev, CP_COMM_NAME_LEN, r->comm.name,
+               r->comm.key, r->comm.cuda_dev, name,
                r->comm.result, r->comm.time_ns);
         break;
     case CP_REC_GROUP:
         printf("rank %d node %s group %u calls %u result %d start %" PRIu64
                " dur %.3f us\n",
-               h->global_rank, h->node, r->group.group, r->group.ncalls,
+               h->global_rank, node, r->group.group, r->group.ncalls,
                r->group.result, r->group.start_ns,
                (double)(r->group.end_ns - r->group.start_ns) / 1e3);
         break;
     case CP_REC_CLOCK:
         printf("rank %d node %s clock realtime %" PRIu64 " monotonic %" PRIu64
                "\n",
-               h->global_rank, h->node, r->clock.realtime_ns,
+               h->global_rank, node, r->clock.realtime_ns,
                r->clock.monotonic_ns);
         break;
     default:
-        printf("rank %d node %s record kind %u\n", h->global_rank, h->node,
+        printf("rank %d node %s record kind %u\n", h->global_rank, node,
                r->kind);
     }
 }
 
 static void print_summary(const char *path, const struct cp_log_header *h,
-                          const uint64_t *per_op, uint64_t calls,
-                          uint64_t comms)
+                          const char *node, const uint64_t *per_op,
+                          uint64_t calls, uint64_t comms)
 {
     unsigned op;
 
     printf("%s: rank %d node %s pid %d timer %s: %" PRIu64 " calls, %" PRIu64
            " communicators%s",
-           path, h->global_rank, h->node, h->pid, cp_timer_name(h->timer),
+           path, h->global_rank, node, h->pid, cp_timer_name(h->timer),
            calls, comms,
            h->flags & CP_HDR_CLOSED ? "" : " (not closed: process killed?)");
     if (h->flags & CP_HDR_DISABLED)
@@ -136,6 +163,7 @@ static int dump_file(const char *path, enum dump_mode mode, int all)
     const struct cp_log_header *h;
     const struct cp_error *problem;
     uint64_t per_op[CP_OP_MAX] = {0}, calls = 0, comms = 0;
+    char node[4 * CP_HDR_STR + 1], file[4 * 4096 + 1];
     union cp_rec rec;
 
     if (!lf) {
@@ -143,23 +171,25 @@ static int dump_file(const char *path, enum dump_mode mode, int all)
         return -1;
     }
     h = cp_logfile_header(lf);
+    shown(node, sizeof node, h->node, sizeof h->node, mode == DUMP_CSV);
+    shown(file, sizeof file, path, strlen(path), 0);
     while (cp_logfile_next(lf, &rec, NULL) == 1) {
         if (rec.kind == CP_REC_CALL) {
             calls++;
             if (rec.call.op < CP_OP_MAX)
                 per_op[rec.call.op]++;
             if (mode != DUMP_SUMMARY)
-                print_call(mode, h, &rec.call);
+                print_call(mode, h, node, &rec.call);
         } else {
             if (rec.kind == CP_REC_COMM && rec.comm.how <= CP_COMM_SHRINK &&
                 rec.comm.result == 0)
                 comms++;
             if (all && mode == DUMP_TEXT)
-                print_other(h, &rec);
+                print_other(h, node, &rec);
         }
     }
     if (mode == DUMP_SUMMARY)
-        print_summary(path, h, per_op, calls, comms);
+        print_summary(file, h, node, per_op, calls, comms);
     problem = cp_logfile_problem(lf);
     if (problem)
         fprintf(stderr, "collprof: %s\n", problem->text);
@@ -180,14 +210,15 @@ int cp_cmd_dump(int argc, char **argv)
     int c, all = 0, rc = 0, i, j;
 
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
         case 'c': mode = DUMP_CSV; break;
         case 's': mode = DUMP_SUMMARY; break;
         case 'a': all = 1; break;
         case 'L': cp_path_set_log_links(CP_PATH_FOLLOW); break;
         case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
+        default: cp_cli_bad_option("dump", argv, c); return 2;
         }
     }
     if (optind >= argc) {

@@ -45,14 +45,15 @@ int cp_cmd_ports(int argc, char **argv)
     int c, rc = 1;
 
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
         switch (c) {
         case 'o': dir = optarg; break;
         case 'w': when = optarg; break;
         case 'n': node = optarg; break;
         case 's': root = optarg; break;
         case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
+        default: cp_cli_bad_option("ports", argv, c); return 2;
         }
     }
     if (optind < argc) {

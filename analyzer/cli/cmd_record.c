@@ -119,6 +119,26 @@ static void summarize(const char *dir)
     cp_logdir_free(paths);
     fprintf(stderr, "collprof: %llu NCCL calls from %d process%s in %s\n",
             (unsigned long long)calls, n > 0 ? n : 0, n == 1 ? "" : "es", dir);
+    if (n <= 0)
+        fprintf(stderr,
+                "collprof: no process called NCCL through the shim: the "
+                "program may not use NCCL, or may link it statically or load "
+                "it in a way LD_PRELOAD does not reach (the shim wraps the "
+                "libnccl.so.2 a process loads dynamically; a launcher that "
+                "clears LD_PRELOAD also hides it)\n");
+}
+
+/* "auto" or a timer's name as the log format spells it (cp_timer_name). */
+static int timer_known(const char *name)
+{
+    unsigned t;
+
+    if (strcmp(name, "auto") == 0)
+        return 1;
+    for (t = CP_TIMER_HOST; t <= CP_TIMER_CUPTI; t++)
+        if (strcmp(name, cp_timer_name(t)) == 0)
+            return 1;
+    return 0;
 }
 
 int cp_cmd_record(int argc, char **argv)
@@ -136,13 +156,22 @@ int cp_cmd_record(int argc, char **argv)
     pid_t pid;
 
     optind = 1;
-    while ((c = getopt_long(argc, argv, "+o:qh", opts, NULL)) != -1) {
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "+:o:qh", opts, NULL)) != -1) {
         switch (c) {
         case 'o': dir = optarg; break;
-        case 't': timer = optarg; break;
+        case 't':
+            timer = optarg;
+            if (!timer_known(timer)) {
+                fprintf(stderr, "collprof record: --timer: '%s' is not one "
+                                "of auto, host, event, cupti "
+                                "(docs/timers.md)\n", timer);
+                return 2;
+            }
+            break;
         case 'q': quiet = 1; break;
         case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
+        default: cp_cli_bad_option("record", argv, c); return 2;
         }
     }
     if (!dir) {

@@ -177,7 +177,8 @@ int cp_cmd_report(int argc, char **argv)
     int c, rc = EXIT_USAGE;
 
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'o':
             output = optarg;
@@ -186,7 +187,7 @@ int cp_cmd_report(int argc, char **argv)
             usage(stdout);
             return 0;
         default:
-            usage(stderr);
+            cp_cli_bad_option("report", argv, c);
             return EXIT_USAGE;
         }
     }

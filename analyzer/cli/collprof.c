@@ -1,6 +1,7 @@
 /* collprof.c - the collprof command: dispatch to a subcommand. */
 #include "config.h"
 
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -17,9 +18,26 @@ static const struct {
     {"analyze", cp_cmd_analyze, "explain where the communication time went"},
     {"bench", cp_cmd_bench, "measure collectives as nccl-tests does, calibrate"},
     {"probe", cp_cmd_probe, "measure every node pair, name the slow links"},
+    {"trace", cp_cmd_trace, "the calls of every rank as a Perfetto timeline"},
     {"report", cp_cmd_report, "render a saved report.json as report.html"},
     {"ports", cp_cmd_ports, "snapshot this node's RDMA ports"},
 };
+
+void cp_cli_bad_option(const char *cmd, char **argv, int c)
+{
+    const char *arg = optind > 0 ? argv[optind - 1] : "?";
+    char shortopt[3] = {'-', (char)optopt, '\0'};
+
+    /* a short option inside a group ("-qx") is named alone */
+    if (optopt > 0 && optopt < 256 && strncmp(arg, "--", 2) != 0)
+        arg = shortopt;
+    if (c == ':')
+        fprintf(stderr, "collprof %s: option '%s' needs a value (try collprof "
+                        "%s --help)\n", cmd, arg, cmd);
+    else
+        fprintf(stderr, "collprof %s: unknown option '%s' (try collprof %s "
+                        "--help)\n", cmd, arg, cmd);
+}
 
 static void usage(FILE *out)
 {

@@ -15,6 +15,14 @@ int cp_cmd_bench(int argc, char **argv);
 int cp_cmd_probe(int argc, char **argv);
 int cp_cmd_report(int argc, char **argv);
 int cp_cmd_ports(int argc, char **argv);
+int cp_cmd_trace(int argc, char **argv);
+
+/* For a subcommand's getopt_long loop run with opterr = 0 and an optstring
+ * that starts with ':' (after a '+'): print the one line about what getopt
+ * refused (c is getopt's ':' or '?', the argument argv[optind - 1]):
+ * "collprof CMD: unknown option '--bogus' (try collprof CMD --help)" or
+ * "... option '--from' needs a value ...". */
+void cp_cli_bad_option(const char *cmd, char **argv, int c);
 /* Writes the page of a report object (Jansson's json_t) to output ("-":
  * stdout) through a temporary file; messages say "collprof CMD: " and name
  * input.  For collprof report and collprof analyze.  0 or -1. */

@@ -222,13 +222,17 @@ static char *render(const struct cp_analysis *an)
     char *page = NULL;
     size_t size = 0;
     struct cp_error err;
-    FILE *f = open_memstream(&page, &size);
+    json_t *report = cp_analysis_to_json(an);
+    FILE *f = report ? open_memstream(&page, &size) : NULL;
 
-    if (!f)
+    if (!f) {
+        json_decref(report);
         return NULL;
-    if (cp_html_write(an, f, &err) < 0)
-        diag("cp_html_write: %s", err.text);
+    }
+    if (cp_html_write_json(report, f, &err) < 0)
+        diag("cp_html_write_json: %s", err.text);
     fclose(f);
+    json_decref(report);
     return page;
 }
 

@@ -74,8 +74,13 @@ print_usage(FILE *stream)
             "       [--bucket-mb M] [--expect FILE%%d] [--quiet]\n"
             "Run under simrun, srun, or with RANK and WORLD_SIZE set; the\n"
             "ranks exchange the NCCL id in $SIMNCCL_IDDIR or "
-            "$TRAIN_SIM_IDDIR.\n",
+            "$TRAIN_SIM_IDDIR.\n"
+            "Every run: init of the world (commName \"world\"), the splits,\n"
+            "a broadcast of the weights and a bcast of the config; then\n"
+            "--steps steps of the pattern; a reduce of the metrics.\n"
+            "Patterns (tests/apps/README.md has the sizes):\n",
             TS_RUN_PROGRAM, ts_pattern_choices(), ts_dtype_choices());
+    ts_pattern_describe(stream);
 }
 
 static int

@@ -43,6 +43,7 @@ enum {
 
 struct ts_pattern {
     const char *name;
+    const char *summary; /* one line of --help (tests/apps/README.md) */
     /* Settle the pattern's own options; NULL when it has none. */
     int (*prepare)(struct ts_pattern_config *config, int nranks, char *err,
                    size_t errlen);
@@ -513,13 +514,38 @@ d3_step(struct ts_run *run, struct ts_comm *world,
 /* ---- the table ---- */
 
 static const struct ts_pattern patterns[] = {
-    {.name = "ddp", .step = ddp_step},
-    {.name = "fsdp", .step = fsdp_step},
-    {.name = "tp", .prepare = tp_prepare, .setup = tp_setup, .step = tp_step},
-    {.name = "moe", .step = moe_step},
-    {.name = "pp", .prepare = pp_prepare, .setup = pp_setup, .step = pp_step},
-    {.name = "3d", .prepare = d3_prepare, .setup = d3_setup, .step = d3_step},
+    {.name = "ddp",
+     .summary = "world: 3 gradient-bucket all-reduces, each followed by 8 "
+                "small norm all-reduces, then the loss",
+     .step = ddp_step},
+    {.name = "fsdp",
+     .summary = "world: per layer all-gather forward; all-gather and "
+                "reduce-scatter backward; found_inf (MAX) and the loss",
+     .step = fsdp_step},
+    {.name = "tp",
+     .summary = "tp<g> (--tp-size ranks) activation all-reduces per layer, "
+                "dp<g> gradient buckets",
+     .prepare = tp_prepare, .setup = tp_setup, .step = tp_step},
+    {.name = "moe",
+     .summary = "world: per layer all-to-all of token counts, dispatch and "
+                "combine, forward and backward; dense all-reduce",
+     .step = moe_step},
+    {.name = "pp",
+     .summary = "pp<p> pipelines of --pp-stages stages (1F1B send/recv in "
+                "groups), dp<s> gradient all-reduce, the loss",
+     .prepare = pp_prepare, .setup = pp_setup, .step = pp_step},
+    {.name = "3d",
+     .summary = "tp<n> per node, dp<c> across nodes, pp<c> pipelines with "
+                "blocking send/recv: made for locating a slow link",
+     .prepare = d3_prepare, .setup = d3_setup, .step = d3_step},
 };
+
+void
+ts_pattern_describe(FILE *stream)
+{
+    for (size_t i = 0; i < sizeof patterns / sizeof patterns[0]; i++)
+        fprintf(stream, "  %-5s %s\n", patterns[i].name, patterns[i].summary);
+}
 
 const struct ts_pattern *
 ts_pattern_find(const char *name)

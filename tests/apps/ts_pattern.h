@@ -11,6 +11,7 @@
 #define TS_PATTERN_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 
 #include "ts_comm.h"
@@ -41,6 +42,8 @@ const struct ts_pattern *ts_pattern_find(const char *name);
 const char *ts_pattern_name(const struct ts_pattern *pattern);
 /* "ddp|fsdp|tp|moe|pp|3d", for usage text. */
 const char *ts_pattern_choices(void);
+/* One line per pattern: its name and what a step calls (for --help). */
+void ts_pattern_describe(FILE *stream);
 
 /* Settle the defaults of config for a world of nranks and check what the
  * user gave against it.  Returns 0, or -1 with a message in err. */

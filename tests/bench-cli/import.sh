@@ -141,4 +141,31 @@ pycheck "nccl-tests JSON: all-reduce, 8 ranks, 1 node, same plateau as the text"
 "$collprof" bench --import "$work/nope.txt" 2>"$work/nope.err"
 ok $([ $? -eq 1 ]; echo $?) "a missing file: exit 1"
 check "a missing file: named" grep -q "^collprof bench: $work/nope.txt: cannot open" "$work/nope.err"
+# the same log given twice: counted once, said so
+aws="$data/aws-p5-h100.all_reduce_perf.txt"
+"$collprof" bench --import "$aws" "$aws" --json "$work/twice.json" \
+    >/dev/null 2>"$work/twice.err"
+ok $? "the same log twice: imported"
+check "the same log twice: the copy is named and skipped" \
+    grep -q "^collprof bench: $aws: the same content as $aws: counted once" "$work/twice.err"
+pycheck "the same log twice: as many points as once" "$work/twice.json" \
+    "len(d['points']) == $(py "$work/aws-p5-h100.all_reduce_perf.txt.json" "len(d['points'])")"
+
+# --ranks that the table contradicts: an error naming the line and the ranks
+"$collprof" bench --import --ranks 2 "$aws" >/dev/null 2>"$work/ranks.err"
+ok $([ $? -eq 1 ]; echo $?) "--ranks contradicting the table: exit 1"
+check "--ranks contradicting the table: the line and the ranks it implies" \
+    grep -q "^collprof bench: $aws:10: --ranks 2 contradicts the table .* implies 8 ranks" "$work/ranks.err"
+"$collprof" bench --import --ranks 8 "$aws" >/dev/null 2>&1
+ok $? "--ranks agreeing with the table: imported"
+# a profile from a weak fit (3 sizes): refused unless --force
+{ sed -n 1,10p "$aws"; sed -n 30p "$aws"; sed -n 32p "$aws"; } >"$work/few.all_reduce_perf.txt"
+"$collprof" bench --import "$work/few.all_reduce_perf.txt" --nodes 1 -q \
+    --write-profile "$work/few.prof" 2>"$work/few.err"
+ok $([ $? -eq 1 ] && [ ! -e "$work/few.prof" ]; echo $?) "a weak fit: no profile written, exit 1"
+check "a weak fit: says why and how to force it" \
+    grep -q "few.prof: not written: the intra-node fit is weak (2 size groups used.*give --force" "$work/few.err"
+"$collprof" bench --import "$work/few.all_reduce_perf.txt" --nodes 1 -q \
+    --write-profile "$work/few.prof" --force 2>/dev/null
+ok $([ $? -eq 0 ] && grep -q '^intra alpha=' "$work/few.prof"; echo $?) "a weak fit with --force: written"
 done_testing

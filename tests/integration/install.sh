@@ -31,4 +31,11 @@ ok $? "naming it: $(cat "$work/err2")"
 ok $([ $? -eq 2 ]; echo $?) "unknown command: status 2"
 "$p/bin/collprof" --help | grep -q "record"
 ok $? "--help lists the commands"
+check "P/share/man/man1/collprof.1 installed" test -f "$p/share/man/man1/collprof.1"
+check "man collprof shows the page (with trace)" sh -c \
+    "MANPATH='$p/share/man' MANWIDTH=80 man collprof 2>/dev/null | grep -q 'collprof trace'"
+if [ -f "$b/plugin/.libs/spank_collprof.so" ]; then
+    check "man spank_collprof shows the page" sh -c \
+        "MANPATH='$p/share/man' MANWIDTH=80 man spank_collprof 2>/dev/null | grep -q 'SPANK plugin'"
+fi
 done_testing

@@ -20,6 +20,7 @@
 
 #include <jansson.h>
 
+#include "cp_analysis.h"
 #include "cp_html.h"
 #include "tap.h"
 
@@ -315,8 +316,10 @@ static void test_errors(void)
     json_decref(report);
 }
 
-/* cp_html_write on an analysis in memory gives the page of its JSON: one
- * renderer, nothing computed twice.  Uses gen_logs when it is built. */
+/* The page of an analysis in memory (cp_analysis_to_json's object, what
+ * collprof analyze renders) is the page of that object saved as JSON and
+ * loaded back (what collprof report renders): one renderer, reading only
+ * the report.  Uses gen_logs when it is built. */
 static void test_analysis(void)
 {
     const char *bdir = getenv("top_builddir");
@@ -325,14 +328,14 @@ static void test_analysis(void)
     struct cp_analysis_opts opts;
     struct cp_analysis *an = NULL;
     struct cp_error err;
-    json_t *report = NULL;
-    char *a = NULL, *b = NULL;
+    json_t *report = NULL, *saved = NULL;
+    char *a = NULL, *b = NULL, *text = NULL;
     size_t alen = 0, blen = 0;
     int rc = -1, rc2 = -1;
     FILE *f;
 
     if (!bdir || !mkdtemp(dir)) {
-        ok(1, "# SKIP cp_html_write: no top_builddir or temp dir");
+        ok(1, "# SKIP the analysis page: no top_builddir or temp dir");
         return;
     }
     snprintf(logs, sizeof logs, "%s/logs", dir);
@@ -341,30 +344,37 @@ static void test_analysis(void)
              "--steps 5 --pattern mixed --straggler 3=2ms >/dev/null 2>&1",
              bdir, logs);
     if (system(cmd) != 0) {
-        ok(1, "# SKIP cp_html_write: gen_logs is not built");
+        ok(1, "# SKIP the analysis page: gen_logs is not built");
         goto out;
     }
     cp_analysis_opts_init(&opts);
     an = cp_analysis_run(paths, &opts, &err);
-    if (!ok(an != NULL, "cp_html_write: the generated logs analyze")) {
+    if (!ok(an != NULL, "the analysis page: the generated logs analyze")) {
         diag("  %s", err.text);
         goto out;
     }
-    f = open_memstream(&a, &alen);
-    rc = cp_html_write(an, f, &err);
-    fclose(f);
     report = cp_analysis_to_json(an);
-    f = open_memstream(&b, &blen);
-    rc2 = cp_html_write_json(report, f, &err);
+    f = open_memstream(&a, &alen);
+    rc = report ? cp_html_write_json(report, f, &err) : -1;
     fclose(f);
-    ok(rc == 0 && rc2 == 0, "cp_html_write and cp_html_write_json succeed");
+    text = report ? json_dumps(report, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+                                           JSON_REAL_PRECISION(10))
+                  : NULL;
+    saved = text ? json_loads(text, 0, NULL) : NULL;
+    f = open_memstream(&b, &blen);
+    rc2 = saved ? cp_html_write_json(saved, f, &err) : -1;
+    fclose(f);
+    ok(rc == 0 && rc2 == 0,
+       "the pages of the object and of its saved JSON are written");
     ok(alen > 0 && alen == blen && memcmp(a, b, alen) == 0,
-       "cp_html_write gives the page of cp_analysis_to_json's object");
+       "the page of cp_analysis_to_json's object is the page of its JSON");
     ok(a && strstr(a, "look at rank 3 on node"),
        "the analysis' straggler finding is on the page");
 out:
     free(a);
     free(b);
+    free(text);
+    json_decref(saved);
     json_decref(report);
     cp_analysis_destroy(an);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

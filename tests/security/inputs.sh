@@ -56,6 +56,33 @@ check "... the link named on stderr" \
 check "analyze --follow-symlinks: links to the invoking user's logs are read" \
     python3 -c "import json,sys; r=json.load(open(sys.argv[1])); sys.exit(0 if [x['status'] for x in r['inputs']['files']] == ['ok']*4 else 1)" "$t/links2.out/report.json"
 
+# ---- node names with escape sequences and newlines ------------------------------
+mkdir "$t/names"
+cp "$t/logs/n0.10000.cplog" "$t/names/"
+python3 - "$t/names/n0.10000.cplog" <<'PY'
+import sys
+p = sys.argv[1]
+d = bytearray(open(p, "rb").read())
+name = b"n\x1b]0;owned\x07\x1b[31m\nrank,evil\\x"  # node[64] at offset 96
+d[96:160] = name + bytes(64 - len(name))
+open(p, "wb").write(bytes(d))
+PY
+calls=$("$cp" dump --csv "$t/logs/n0.10000.cplog" | wc -l)
+"$cp" dump --csv "$t/names" >"$t/names.csv" 2>&1
+check "dump --csv: a node name with a newline and commas: one row per call" \
+    [ "$(wc -l <"$t/names.csv")" -eq "$calls" ]
+check "... every row has the header's 19 columns" \
+    python3 -c "import sys; rows=open(sys.argv[1]).read().splitlines(); sys.exit(0 if all(len(r.split(',')) == 19 for r in rows) else 1)" "$t/names.csv"
+check "... no escape character reaches the output" \
+    python3 -c "import sys; sys.exit(1 if b'\x1b' in open(sys.argv[1],'rb').read() else 0)" "$t/names.csv"
+check "... the name shown escaped" grep -q 'n\\x1b\]0;owned\\x07' "$t/names.csv"
+"$cp" dump --summary "$t/names" >"$t/names.sum" 2>&1
+check "dump --summary: one line, no escape character" \
+    python3 -c "import sys; d=open(sys.argv[1],'rb').read(); sys.exit(0 if b'\x1b' not in d and d.count(b'\n') == 1 else 1)" "$t/names.sum"
+"$cp" dump --all "$t/names" >"$t/names.txt" 2>&1
+check "dump: one line per record, no escape character" \
+    python3 -c "import sys; d=open(sys.argv[1],'rb').read(); sys.exit(0 if b'\x1b' not in d and all(l.startswith(b'rank 0 node ') for l in d.splitlines()) else 1)" "$t/names.txt"
+
 # ---- root and another user's logs ---------------------------------------------
 if [ "$(id -u)" -eq 0 ] && command -v useradd >/dev/null 2>&1 &&
     command -v runuser >/dev/null 2>&1; then

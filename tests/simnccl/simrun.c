@@ -68,6 +68,11 @@ static void usage(FILE *out)
             "  --topo FILE       topology file, checked before any rank "
             "starts\n"
             "  --timeout SEC     kill the job after SEC seconds, exit %d\n"
+            "  --sysfs DIR       write DIR/nK/class/infiniband/...: each "
+            "node's RDMA port\n"
+            "                    at the topology's inter-node rate, for "
+            "collprof ports\n"
+            "                    (COLLPROF_SYSFS_ROOT=DIR/%%n)\n"
             "  -h, --help        this text\n"
             "\n"
             "Each rank gets SIMNCCL_RANK, SIMNCCL_NRANKS, SIMNCCL_LOCAL_RANK, "
@@ -224,6 +229,76 @@ static int clock_environment(const struct job *job, const char *node)
     rc |= setenv("LD_PRELOAD", lib, 1);
     free(lib);
     return rc;
+}
+
+/* mkdir -p of path (components created 0755; an existing one is fine). */
+static int make_dirs(char *path)
+{
+    char *p;
+
+    for (p = path + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(path, 0755) != 0 && errno != EEXIST) {
+            *p = '/';
+            return -1;
+        }
+        *p = '/';
+    }
+    return mkdir(path, 0755) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+/* Write a new file dir/name holding text (refused when it exists). */
+static int write_new(const char *dir, const char *name, const char *text)
+{
+    char path[PATH_MAX];
+    FILE *f;
+    int rc;
+
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, name) >= sizeof path)
+        return -1;
+    f = fopen(path, "wx");
+    if (!f)
+        return -1;
+    rc = fputs(text, f) < 0;
+    rc |= fclose(f) != 0;
+    return rc ? -1 : 0;
+}
+
+/* --sysfs DIR: a stand-in of each node's sysfs RDMA tree, as the port
+ * snapshot code reads it (COLLPROF_SYSFS_ROOT=DIR/%n): one active
+ * InfiniBand port per node whose rate is the topology's inter-node
+ * bandwidth, so that a snapshot of a simulated node tells what its NIC
+ * promises, as on a real node. */
+static int write_sysfs(const struct job *job, const char *dir)
+{
+    double bw = job->topo ? job->topo->inter.bandwidth
+                          : SIM_TOPO_DEFAULT_INTER_BANDWIDTH;
+    char port[PATH_MAX], counters[PATH_MAX], rate[64];
+    int k;
+
+    snprintf(rate, sizeof rate, "%.6g Gb/sec (1X SIM)\n", bw * 8 / 1e9);
+    for (k = 0; k < job->nnodes; k++) {
+        if ((size_t)snprintf(port, sizeof port,
+                             "%s/n%d/class/infiniband/simnccl0/ports/1", dir,
+                             k + 1) >= sizeof port ||
+            (size_t)snprintf(counters, sizeof counters, "%s/counters",
+                             port) >= sizeof counters ||
+            make_dirs(counters) != 0 ||
+            write_new(port, "state", "4: ACTIVE\n") != 0 ||
+            write_new(port, "phys_state", "5: LinkUp\n") != 0 ||
+            write_new(port, "link_layer", "InfiniBand\n") != 0 ||
+            write_new(port, "rate", rate) != 0 ||
+            write_new(counters, "symbol_error", "0\n") != 0 ||
+            write_new(counters, "link_downed", "0\n") != 0) {
+            fprintf(stderr, "simrun: --sysfs %s: cannot write node n%d's "
+                            "tree: %s\n",
+                    dir, k + 1, strerror(errno));
+            return -1;
+        }
+    }
+    return 0;
 }
 
 static void signal_all(struct job *job, int sig)
@@ -413,6 +488,7 @@ int main(int argc, char **argv)
         {"nodes", required_argument, NULL, 'N'},
         {"topo", required_argument, NULL, 'T'},
         {"timeout", required_argument, NULL, 't'},
+        {"sysfs", required_argument, NULL, 'S'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     struct job job = {0};
@@ -422,6 +498,7 @@ int main(int argc, char **argv)
     sigset_t waitset, oldmask;
     struct sigaction sa = {0};
     int opt, r, code = EXIT_USAGE, nodes_given = 0;
+    const char *sysfs = NULL;
 
     while ((opt = getopt_long(argc, argv, "+n:h", options, NULL)) != -1) {
         switch (opt) {
@@ -443,6 +520,9 @@ int main(int argc, char **argv)
             break;
         case 'T':
             job.topo_path = optarg;
+            break;
+        case 'S':
+            sysfs = optarg;
             break;
         case 't': {
             char *end;
@@ -502,6 +582,10 @@ int main(int argc, char **argv)
     if (find_libdir(&job) != 0) {
         fprintf(stderr, "simrun: cannot find my own directory; set "
                         "SIMNCCL_LIBDIR\n");
+        goto out;
+    }
+    if (sysfs && write_sysfs(&job, sysfs) != 0) {
+        code = 1;
         goto out;
     }
     snprintf(tmpl, sizeof tmpl, "%s/simrun.XXXXXX", tmp && *tmp ? tmp : "/tmp");

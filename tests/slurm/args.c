@@ -54,6 +54,7 @@ static void test_site(void)
     is_int(s.analyze_timeout_s, 120, "analyze_timeout 120 s");
     is_int(s.alert_timeout_s, 30, "alert_timeout 30 s");
     is_int(s.probe_timeout_s, 120, "probe_timeout 120 s");
+    is_int(s.dir_mode, 0700, "step directories 0700");
 
     is_int(site(&s, "basedir=/scratch/%u", "default=on"), 0, "basedir, default");
     is_str(s.basedir, "/scratch/%u", "basedir kept unexpanded");
@@ -77,6 +78,13 @@ static void test_site(void)
     is_int(s.probe_timeout_s, 7, "probe_timeout=7 set");
     is_int(site(&s, "probe_timeout=0", NULL), -1, "probe_timeout=0 refused");
     ok(strstr(err, "probe_timeout=") != NULL, "names probe_timeout= (%s)", err);
+    is_int(site(&s, "mode=0750", NULL), 0, "mode=0750");
+    is_int(s.dir_mode, 0750, "... set");
+    is_int(site(&s, "mode=0770", NULL), -1, "mode=0770 (group write) refused");
+    ok(strstr(err, "mode=") != NULL && strstr(err, "0770"),
+       "names mode= and the value (%s)", err);
+    is_int(site(&s, "mode=0755", NULL), -1, "mode=0755 (others) refused");
+    is_int(site(&s, "mode=0600", NULL), -1, "mode=0600 (no owner x) refused");
     is_int(site(&s, "probe_timeout=86401", NULL), -1,
            "probe_timeout=86401 refused");
     is_int(site(&s, "probe_timout=5", NULL), -1, "probe_timout (typo) refused");

@@ -6,8 +6,12 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cp_run.h"
@@ -48,6 +52,48 @@ static int spin(void *arg)
     for (;;)
         pause();
     return 0;
+}
+
+/* fn mode: the limits and umask the child got, on descriptor 1 */
+static int report_limits(void *arg)
+{
+    struct rlimit as, cpu;
+    char line[128];
+    mode_t m = umask(0);
+    int n;
+
+    (void)arg;
+    getrlimit(RLIMIT_AS, &as);
+    getrlimit(RLIMIT_CPU, &cpu);
+    n = snprintf(line, sizeof line, "%llu %llu %03o\n",
+                 (unsigned long long)as.rlim_cur,
+                 (unsigned long long)cpu.rlim_cur, (unsigned)m);
+    if (write(1, line, (size_t)n) != n)
+        return 1;
+    return 0;
+}
+
+/* fn mode: write the child's pid to the file arg, then wait forever */
+static int note_pid_and_wait(void *arg)
+{
+    char line[32];
+    int fd = open((const char *)arg, O_WRONLY | O_CREAT | O_TRUNC, 0600),
+        n = snprintf(line, sizeof line, "%d\n", (int)getpid());
+
+    if (fd < 0 || write(fd, line, (size_t)n) != n)
+        return 1;
+    close(fd);
+    for (;;)
+        pause();
+    return 0;
+}
+
+static volatile sig_atomic_t give_up;
+
+static void on_alarm(int sig)
+{
+    (void)sig;
+    give_up = 1;
 }
 
 int main(void)
@@ -245,5 +291,99 @@ int main(void)
     } else {
         ok(1, "# SKIP as_user needs root");
     }
+    /* every child: RLIMIT_AS, RLIMIT_CPU, and the umask when asked */
+    {
+        unsigned long long as = 0, cpu = 0;
+        unsigned m = 0;
+        memset(&r, 0, sizeof r);
+        r.fn = report_limits;
+        r.timeout_s = 10;
+        r.out = out;
+        r.outlen = sizeof out;
+        r.set_umask = 1;
+        r.umask = 077;
+        ok(cp_run(&r) == 0 && r.status == 0 &&
+               sscanf(out, "%llu %llu %o", &as, &cpu, &m) == 3,
+           "limits reported (%s)", out);
+        ok(as > 0 && as <= CP_RUN_AS_DEFAULT, "RLIMIT_AS at most the default (%llu)", as);
+        is_int((long long)cpu, 25, "RLIMIT_CPU: twice the time limit + 5 s");
+        is_int(m, 077, "the umask asked for");
+        r.as_limit = 1ull << 30;
+        r.set_umask = 0;
+        ok(cp_run(&r) == 0 && sscanf(out, "%llu", &as) == 1 &&
+               as == (1ull << 30),
+           "as_limit: RLIMIT_AS as given");
+    }
+
+    /* PR_SET_PDEATHSIG: a child of a SIGKILLed parent dies with it */
+    {
+        char pidfile[] = "/tmp/cp-run-pdeath-XXXXXX";
+        int pfd = mkstemp(pidfile), child_pid = 0, i, gone = 0;
+        pid_t mid;
+        FILE *f;
+
+        if (pfd >= 0)
+            close(pfd);
+        unlink(pidfile);
+        mid = fork();
+        if (mid == 0) {
+            struct cp_run rr;
+            memset(&rr, 0, sizeof rr);
+            rr.fn = note_pid_and_wait;
+            rr.fn_arg = pidfile;
+            rr.timeout_s = 60;
+            cp_run(&rr);
+            _exit(0);
+        }
+        for (i = 0; i < 500 && !child_pid; i++) {
+            struct timespec nap = {0, 10000000};
+            f = fopen(pidfile, "r");
+            if (f) {
+                if (fscanf(f, "%d", &child_pid) != 1)
+                    child_pid = 0;
+                fclose(f);
+            }
+            nanosleep(&nap, NULL);
+        }
+        ok(child_pid > 0, "the grandchild started (pid %d)", child_pid);
+        kill(mid, SIGKILL);
+        waitpid(mid, NULL, 0);
+        for (i = 0; i < 500 && child_pid > 0 && !gone; i++) {
+            struct timespec nap = {0, 10000000};
+            char stat_path[64], state = '?';
+            snprintf(stat_path, sizeof stat_path, "/proc/%d/stat", child_pid);
+            f = fopen(stat_path, "r");
+            if (!f || fscanf(f, "%*d %*s %c", &state) != 1 || state == 'Z')
+                gone = 1;
+            if (f)
+                fclose(f);
+            nanosleep(&nap, NULL);
+        }
+        ok(gone, "... and it died with its SIGKILLed parent (PR_SET_PDEATHSIG)");
+        if (!gone && child_pid > 0)
+            kill(child_pid, SIGKILL);
+        unlink(pidfile);
+    }
+
+    /* *abandon: the wait ends at once, the child's group killed */
+    {
+        const char *argv[] = {"/bin/sleep", "30", NULL};
+        struct sigaction sa, old;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_alarm;
+        sigaction(SIGALRM, &sa, &old);
+        memset(&r, 0, sizeof r);
+        r.argv = argv;
+        r.timeout_s = 60;
+        r.abandon = &give_up;
+        give_up = 0;
+        alarm(1);
+        t0 = now();
+        ok(cp_run(&r) < 0 && r.abandoned && errno == EINTR,
+           "abandoned: -1, r.abandoned, EINTR");
+        ok(now() - t0 < 20, "... well before the child's 30 s");
+        sigaction(SIGALRM, &old, NULL);
+    }
+
     return done_testing();
 }

@@ -100,6 +100,8 @@ ok $([ "$ports" -eq 8 ]; echo $?) "as $TEST_USER: a port snapshot per node at th
 notmine=$(find "$udir" ! -user "$TEST_USER" | wc -l)
 ok $([ "$notmine" -eq 0 ]; echo $?) "nothing in it belongs to anyone else, snapshots included ($notmine)"
 check "as $TEST_USER: report.json and report.html" test -s "$udir/report.json" -a -s "$udir/report.html"
+check "modes: the step directory 0700, reports and snapshots 0600 (mode=0700)" \
+    sh -c "[ \"\$(stat -c %a '$udir')\" = 700 ] && [ \"\$(stat -c %a '$udir/report.json' '$udir/report.html' '$udir'/ports-*.json | sort -u)\" = 600 ]"
 
 # the port snapshots of fake RDMA ports
 as_user env $run_env COLLPROF_SYSFS_ROOT="$BASE/sysfs/%n" \
@@ -362,7 +364,7 @@ fi
 install -d -m 1777 "$BASE/alerts"
 cat >"$BASE/alert.sh" <<EOF
 #!/bin/sh
-{ echo "report \$1"; echo "severity \$COLLPROF_SEVERITY"; echo "step \$COLLPROF_STEP"; id -u; } >"$BASE/alerts/alert.txt"
+{ echo "report \$COLLPROF_REPORT"; echo "argc \$#"; echo "severity \$COLLPROF_SEVERITY"; echo "step \$COLLPROF_STEP"; id -u; } >"$BASE/alerts/alert.txt"
 exit 1
 EOF
 cat >"$BASE/hang.sh" <<EOF
@@ -376,13 +378,14 @@ as_user env $run_env srun --collprof -N2 -n2 "$TSIM" --pattern ddp --steps 1 >al
 ok $? "a failing alert hook (exit 1) does not fail the step"
 j=$(sed -n 's/^collprof: job \([0-9]*\.0\): .*/\1/p' alert.err | head -n 1)
 check "the hook got the report's path" grep -qx "report $steps/collprof-$j/report.json" "$BASE/alerts/alert.txt"
+check "... in COLLPROF_REPORT, nothing the job controls in its argv" grep -qx "argc 0" "$BASE/alerts/alert.txt"
 check "... and the worst severity" grep -qx "severity critical" "$BASE/alerts/alert.txt"
 check "... and ran as the user who ran srun" grep -qx "$TEST_UID" "$BASE/alerts/alert.txt"
 if [ -n "$syslog_pid" ]; then
     sleep 0.3
     check "syslog: a line for the critical slow_link" \
-        grep -q "collprof: job $j user $TEST_USER: critical slow_link on n2,n3: link n2-n3 runs at 50 MB/s" "$BASE/syslog.txt"
-    check "syslog: a line for the warning" grep -q "collprof: job $j user $TEST_USER: warning latency_bound" "$BASE/syslog.txt"
+        grep -q "collprof: job $j user $TEST_USER: the job's analysis claims: critical slow_link on n2,n3: link n2-n3 runs at 50 MB/s" "$BASE/syslog.txt"
+    check "syslog: a line for the warning" grep -q "collprof: job $j user $TEST_USER: the job's analysis claims: warning latency_bound" "$BASE/syslog.txt"
     check "syslog: none for the info finding" sh -c "! grep -q 'info note' '$BASE/syslog.txt'"
 else
     diag "a syslog daemon owns /dev/log: syslog lines not checked"
@@ -404,7 +407,7 @@ check "... and ran as the job's user" grep -qx "$TEST_UID" "$BASE/alerts/alert.t
 if [ -n "$syslog_pid" ]; then
     sleep 0.3
     check "syslog: the batch step's critical slow_link" \
-        grep -q "collprof: job $j.batch user $TEST_USER: critical slow_link on n2,n3: " "$BASE/syslog.txt"
+        grep -q "collprof: job $j.batch user $TEST_USER: the job's analysis claims: critical slow_link on n2,n3: " "$BASE/syslog.txt"
 fi
 
 plugstack "collprof=$fake" "alert=$BASE/hang.sh" alert_timeout=2
@@ -518,6 +521,101 @@ as_user env $run_env FAKE_PROBE=fail srun --collprof=probe -N2 -n2 "$TSIM" --pat
 ok $? "a failing probe does not fail the step"
 check "... and costs one line" grep -q "^collprof: job [0-9]*\.0: probe: failed (exit 1): " probe3.err
 plugstack
+
+# ---- the base directory: every component checked (docs/security.md) -------
+ATTACKER=cpattack_sl
+attacker_added=
+if ! id "$ATTACKER" >/dev/null 2>&1; then
+    useradd -M -d /nonexistent -s /bin/sh "$ATTACKER" >/dev/null 2>&1 &&
+        attacker_added=1
+fi
+as_attacker() { runuser -u "$ATTACKER" -- "$@"; }
+# basedir=/scratch/%u/...: another user takes /scratch/USER before the
+# user's first job (a link to a directory of theirs the user can write)
+install -d -m 1777 "$BASE/scratch"
+install -d -o "$ATTACKER" -m 1777 "$BASE/trap"
+as_attacker ln -s "$BASE/trap" "$BASE/scratch/$TEST_USER"
+plugstack "basedir=$BASE/scratch/%u/collprof"
+as_user env $run_env srun --collprof -N2 -n2 "$TSIM" --pattern ddp --steps 1 >take.out 2>take.err
+ok $? "basedir takeover (another user's link at /scratch/USER): the step runs (exit 0)"
+check "... the link refused, naming it" \
+    grep -q "$BASE/scratch/$TEST_USER is a symbolic link of uid $(id -u "$ATTACKER"), neither root nor the job's user" take.err
+check "... nothing made where it points" test -z "$(ls -A "$BASE/trap")"
+rm -f "$BASE/scratch/$TEST_USER"
+# a world-writable component that is not sticky: anyone could swap its
+# entries later
+install -d -m 777 "$BASE/open"
+chmod 777 "$BASE/open"
+plugstack "basedir=$BASE/open/%u"
+as_user env $run_env srun --collprof -N2 -n2 "$TSIM" --pattern ddp --steps 1 >open.out 2>open.err
+ok $? "a world-writable, not sticky component: the step runs (exit 0)"
+check "... refused, naming it" grep -q "$BASE/open is writable by other users and not sticky" open.err
+check "... nothing made in it" test -z "$(ls -A "$BASE/open")"
+# the swap during the step: under a sticky /scratch, the plugin makes
+# /scratch/USER as the user; another user tries to swap it for a link as
+# soon as the analysis starts (the fake analyzer flags it and waits)
+cat >"$BASE/flagcp.sh" <<EOF
+#!/bin/sh
+if [ "\$1" = analyze ] && [ "\$2" != --help ]; then
+    touch "$BASE/flags/analyzing"
+    sleep 3
+fi
+exec "$fake" "\$@"
+EOF
+chmod 755 "$BASE/flagcp.sh"
+install -d -m 1777 "$BASE/flags"
+plugstack "basedir=$BASE/scratch/%u/collprof" "collprof=$BASE/flagcp.sh"
+(
+    i=0
+    while [ ! -e "$BASE/flags/analyzing" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+    {
+        as_attacker mv "$BASE/scratch/$TEST_USER" "$BASE/scratch/moved" && echo "mv worked"
+        as_attacker rm -rf "$BASE/scratch/$TEST_USER" && echo "rm worked"
+        as_attacker ln -s "$BASE/trap" "$BASE/scratch/$TEST_USER" && echo "ln worked"
+    } >"$BASE/flags/swap.log" 2>&1
+) &
+swapper=$!
+as_user env $run_env srun --collprof -N2 -n2 "$TSIM" --pattern ddp --steps 1 >swap.out 2>swap.err
+ok $? "the swap during the analysis: the step runs (exit 0)"
+wait $swapper
+sed 's/^/#   swap: /' "$BASE/flags/swap.log"
+check "... the attacker's swap attempts all failed" \
+    sh -c "[ -e '$BASE/flags/analyzing' ] && ! grep -q worked '$BASE/flags/swap.log'"
+j=$(sed -n 's/^collprof: job \([0-9]*\.0\): .*/\1/p' swap.err | head -n 1)
+check "... the report is in the checked directory" \
+    test -s "$BASE/scratch/$TEST_USER/collprof/collprof-$j/report.json"
+check "... the base's new parts are the user's, mode 0700" \
+    sh -c "[ \"\$(stat -c %U:%a '$BASE/scratch/$TEST_USER' '$BASE/scratch/$TEST_USER/collprof' | sort -u)\" = '$TEST_USER:700' ]"
+check "... nothing went where the attacker points" test -z "$(ls -A "$BASE/trap")"
+
+# Ctrl-C during the step-end analysis: the first says how to abandon it,
+# the second abandons it and says where the logs are
+plugstack "collprof=$fake" analyze_timeout=120
+as_user env $run_env FAKE_ANALYZE=hang srun --collprof -N2 -n2 "$TSIM" --pattern ddp --steps 1 \
+    >intr.out 2>intr.err &
+srun_pid=$!
+i=0
+until pgrep -u "$TEST_USER" -f 'sleep 100000' >/dev/null 2>&1 || [ $i -ge 600 ]; do
+    sleep 0.1; i=$((i + 1))
+done
+sleep 0.5
+kill -INT $srun_pid
+sleep 1
+kill -INT $srun_pid
+t0=$(date +%s)
+i=0
+while kill -0 $srun_pid 2>/dev/null && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+ok $([ $(( $(date +%s) - t0 )) -lt 30 ] && ! kill -0 $srun_pid 2>/dev/null; echo $?) \
+    "two Ctrl-Cs end srun's wait for a hanging analysis"
+kill -KILL $srun_pid 2>/dev/null
+wait $srun_pid 2>/dev/null
+sed 's/^/#   stderr: /' intr.err
+check "... the first says how to abandon it" grep -q 'still running; Ctrl-C again abandons it' intr.err
+check "... the second abandons it, naming where the logs are" \
+    grep -q 'the analysis was abandoned; the logs are in .*collprof-' intr.err
+check "... and the analyzer is gone" sh -c "! pgrep -u '$TEST_USER' -f 'sleep 100000' >/dev/null"
+plugstack
+[ -n "$attacker_added" ] && userdel "$ATTACKER" >/dev/null 2>&1
 
 # ---- plugstack.conf with an unknown key: the plugin refuses to load ---------
 plugstack bogus_key=1

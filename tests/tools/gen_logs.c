@@ -13,9 +13,11 @@
  *            [--clock-offset NODE=T]... [--straggler RANK=T]...
  *            [--slow-node NODE=FACTOR] [--failed N] [--job-id ID]
  *            [--pid-base N] [--node-prefix P] [--seed S]
- *            [--truth FILE] [--swap]
+ *            [--truth FILE] [--swap] [--gpu]
  *
  * --swap writes the other byte order (a log from a big-endian machine).
+ * --gpu adds a device interval (kind 5, as the cupti timer writes) to every
+ * successful call: its last eighth before the call returned.
  * The time of an instance is the model of its communicator's link class
  * (ring all-reduce 2(p-1)a + 2(p-1)/p n b, ring reduce-scatter/all-gather
  * and pairwise all-to-all (p-1)a + (p-1)/p n b, chain broadcast/reduce
@@ -87,6 +89,7 @@ struct gen {
     double slow_factor;
     unsigned failed;
     int swap; /* write the other byte order */
+    int gpu;  /* a device interval (kind 5, cupti) after every call */
     int pid_base;
     uint64_t seed, rng[4];
     uint64_t world_id, node_id_base;
@@ -219,7 +222,10 @@ static int put(struct gen *g, struct rank *rk, const union cp_rec *rec)
 
 static uint64_t ts(struct gen *g, const struct rank *rk, double t)
 {
-    return T0_NS + (uint64_t)llround(t + g->offset[rk->node]);
+    /* offsets are given for the first MAX_OFFSETS nodes; the rest run on
+     * true time */
+    double off = rk->node < MAX_OFFSETS ? g->offset[rk->node] : 0;
+    return T0_NS + (uint64_t)llround(t + off);
 }
 
 static void write_header(struct gen *g, unsigned i, int final)
@@ -322,6 +328,17 @@ static void call_record(struct gen *g, unsigned i, unsigned op, uint64_t comm,
     rec.kind = CP_REC_CALL;
     put(g, &g->r[i], &rec);
     g->calls_written++;
+    if (g->gpu && result == 0) {
+        uint64_t slot = g->r[i].slots - 1, s0 = rec.call.start_ns,
+                 e0 = rec.call.end_ns;
+        memset(&rec, 0, sizeof rec);
+        rec.gpu.timer = CP_TIMER_CUPTI;
+        rec.gpu.slot = slot;
+        rec.gpu.start_ns = e0 - (e0 - s0) / 8;
+        rec.gpu.end_ns = e0;
+        rec.kind = CP_REC_GPU;
+        put(g, &g->r[i], &rec);
+    }
 }
 
 /* ---- simulation ------------------------------------------------------------ */
@@ -740,6 +757,7 @@ static int parse_args(struct gen *g, int argc, char **argv)
         {"truth", required_argument, NULL, 17},
         {"node-prefix", required_argument, NULL, 18},
         {"swap", no_argument, NULL, 19},
+        {"gpu", no_argument, NULL, 22},
         {"dp-size", required_argument, NULL, 20},
         {"slow-link", required_argument, NULL, 21},
         {"help", no_argument, NULL, 'h'},
@@ -812,6 +830,7 @@ static int parse_args(struct gen *g, int argc, char **argv)
         case 17: g->truth = optarg; break;
         case 18: g->prefix = optarg; break;
         case 19: g->swap = 1; break;
+        case 22: g->gpu = 1; break;
         case 20: g->dp_size = (unsigned)atoi(optarg); break;
         case 21:
             if (sscanf(optarg, "%d,%d=%lf", &g->slow_a, &g->slow_b,
@@ -866,7 +885,7 @@ static int write_truth(struct gen *g)
             g->nstragglers ? g->straggler[0] : -1);
     for (k = 0; k < g->nodes; k++)
         fprintf(f, "%s\"%s%u\": %.9g", k ? ", " : "", g->prefix, k,
-                g->offset[k] * 1e-9);
+                k < MAX_OFFSETS ? g->offset[k] * 1e-9 : 0.0);
     fprintf(f, "}\n}\n");
     return fclose(f);
 }

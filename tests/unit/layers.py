@@ -33,12 +33,7 @@ MAY_INCLUDE = {
 
 # Includes that point the wrong way today and are being removed; each one
 # is reported as a TODO.  One that is gone must leave this list.
-PENDING = {
-    # reports/ still renders from the analysis object (cp_html_write)
-    ('reports/cp_html.h', 'cp_analysis.h'),
-    # collprof bench --report: the bench library calls the bench page
-    ('analyzer/bench/cp_bench_out.c', 'cp_html_bench.h'),
-}
+PENDING = set()
 
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 

@@ -1,0 +1,55 @@
+/* cp_kinds.h - the kinds of finding that collprof analyze reports: one
+ * table (cp_kinds.c) that the detectors (analysis/cp_findings.c), the
+ * report.json writer, report.html (reports/cp_html.c) and the docs' list
+ * (docs/analysis.md, "Findings", checked by tests/analyze/kinds.sh) read.
+ *
+ * Adding a kind: a value here, its row in cp_kinds.c, the detector that
+ * emits it, its row in docs/analysis.md; report.html shows its title and,
+ * when the row has one, its what-to-do text.
+ */
+#ifndef COLLPROF_CP_KINDS_H
+#define COLLPROF_CP_KINDS_H
+
+/* In the order of the table (and of the docs' list). */
+enum cp_kind {
+    CP_KIND_LATENCY_BOUND = 0,
+    CP_KIND_LOW_BUSBW,
+    CP_KIND_STRAGGLER,
+    CP_KIND_MISSING_RANKS,
+    CP_KIND_INCOMPLETE_INSTANCES,
+    CP_KIND_FAILED_CALLS,
+    CP_KIND_CLOCK_OFFSET,
+    CP_KIND_SLOW_LINK,
+    CP_KIND_SLOW_LINK_CANDIDATES,
+    CP_KIND_DEGRADED_PORT,
+    CP_KIND_MODEL_UNAVAILABLE,
+    CP_KIND_HANG,
+    CP_KIND_DEADLOCK,
+    CP_KIND_MISMATCH,
+    CP_KIND_KILLED,
+    CP_KIND_DUPLICATE_RANK,
+    CP_KIND_COUNT
+};
+
+struct cp_kind_info {
+    const char *name;     /* report.json's "kind": "latency_bound" */
+    const char *title;    /* report.html's heading of the finding */
+    const char *rule;     /* when it is reported (the docs' rule column) */
+    const char *severity; /* how severe (the docs' severity column) */
+    const char *todo;     /* what to do, the same for every finding of the
+                             kind, `code` in backquotes; NULL when
+                             report.html writes it from the evidence */
+    const char *doc;      /* where the docs explain it: "analysis.md#..." */
+};
+
+/* The row of kind (static, never to be freed); NULL out of range. */
+const struct cp_kind_info *cp_kind_info(enum cp_kind kind);
+
+/* The name of kind ("latency_bound"); NULL out of range. */
+const char *cp_kind_name(enum cp_kind kind);
+
+/* The kind named name; -1 when no row has that name (a report.json from
+ * another version may hold kinds this one does not know). */
+int cp_kind_from_name(const char *name, enum cp_kind *kind);
+
+#endif

@@ -1,0 +1,67 @@
+#!/bin/sh
+# kinds.sh - the kinds of finding are one table (tests/analyze/kinds.py
+# says what is checked): the tree as it is, then copies of it with a kind
+# emitted but not in the table, a row never emitted, a bare-string kind, a
+# kind missing from the docs' list and an expectation naming an unknown
+# kind, each of which the check must name.
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+. "$top_srcdir/tests/tap.sh"
+command -v python3 >/dev/null 2>&1 || skip_all "python3 is not installed"
+check_py="$top_srcdir/tests/analyze/kinds.py"
+s=$top_srcdir
+
+out=$(python3 "$check_py" "$s")
+ok $? "the kinds' table, the detectors, the docs' list, report.html and the test reports agree"
+[ -n "$out" ] && echo "$out" | sed 's/^/# /'
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fresh() {
+    rm -rf "$tmp/t"
+    mkdir -p "$tmp/t/analyzer/core" "$tmp/t/analyzer/analysis" \
+        "$tmp/t/docs" "$tmp/t/reports" "$tmp/t/tests/analyze/cases/x"
+    cp "$s"/analyzer/core/cp_kinds.[ch] "$tmp/t/analyzer/core/"
+    cp "$s"/analyzer/analysis/*.c "$tmp/t/analyzer/analysis/"
+    cp "$s"/docs/*.md "$tmp/t/docs/"
+    cp "$s/reports/cp_html.c" "$tmp/t/reports/"
+}
+# planted NAME PATTERN: the check fails and names PATTERN
+planted() {
+    o=$(python3 "$check_py" "$tmp/t")
+    rc=$?
+    [ $rc -ne 0 ] && echo "$o" | grep -q "$2"
+    ok $? "$1 is named ($(echo "$o" | head -n 1))"
+}
+
+fresh
+python3 "$check_py" "$tmp/t" >/dev/null
+ok $? "a copy of the tree passes"
+
+fresh
+sed -i 's/CP_KIND_CLOCK_OFFSET, CP_SEVERITY_INFO/CP_KIND_CLOCK_SKEW, CP_SEVERITY_INFO/' \
+    "$tmp/t/analyzer/analysis/cp_findings.c"
+planted "a kind emitted but not in the table" \
+    'kind clock_skew is emitted but not in the table'
+
+fresh
+sed -i 's/CP_KIND_CLOCK_OFFSET, CP_SEVERITY_INFO/CP_KIND_FAILED_CALLS, CP_SEVERITY_INFO/' \
+    "$tmp/t/analyzer/analysis/cp_findings.c"
+planted "a row never emitted" \
+    'kind clock_offset is in the table but never emitted'
+
+fresh
+sed -i 's/CP_KIND_CLOCK_OFFSET, CP_SEVERITY_INFO/"clock_offset", CP_SEVERITY_INFO/' \
+    "$tmp/t/analyzer/analysis/cp_findings.c"
+planted "a kind as a bare string" 'emits a kind not named by the enum'
+
+fresh
+sed -i '/^| `degraded_port` |/d' "$tmp/t/docs/analysis.md"
+planted "a row missing from the docs' list" \
+    'docs/analysis.md does not list degraded_port'
+
+fresh
+echo 'findings[kind=tcp_fallback].severity == "critical"' \
+    >"$tmp/t/tests/analyze/cases/x/expected"
+planted "an expectation with a kind not in the table" \
+    'holds kind tcp_fallback, not in the table'
+done_testing

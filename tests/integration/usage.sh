@@ -1,0 +1,38 @@
+#!/bin/sh
+# usage.sh - what a new user gets wrong, and the one line they should get
+# back: an unknown option or a missing value names it (not the whole
+# help); record --timer bogus is refused; analyze --bucket 12 asks for a
+# unit; record of a program that never calls NCCL says why that may be;
+# train_sim --help explains its patterns.
+. "$top_srcdir/tests/tap.sh"
+. "$top_srcdir/tests/integration/lib.sh"
+need "$collprof" "$train_sim" "$shim"
+
+for cmd in analyze dump record report ports trace; do
+    "$collprof" $cmd --bogus >"$work/out" 2>"$work/err"
+    st=$?
+    check "$cmd --bogus: exit 2, one line naming the option, nothing on stdout" sh -c \
+        "[ $st -eq 2 ] && [ \$(wc -l <'$work/err') -eq 1 ] && [ ! -s '$work/out' ] && grep -qx \"collprof $cmd: unknown option '--bogus' (try collprof $cmd --help)\" '$work/err'"
+done
+"$collprof" analyze -o 2>"$work/err"
+check "analyze -o without a value: says it needs one" \
+    grep -qx "collprof analyze: option '-o' needs a value (try collprof analyze --help)" "$work/err"
+
+"$collprof" record -o "$work/t" --timer bogus -- true 2>"$work/err"
+ok $([ $? -eq 2 ]; echo $?) "record --timer bogus: exit 2"
+check "... names the timers" grep -q "collprof record: --timer: 'bogus' is not one of auto, host, event, cupti" "$work/err"
+check "... and runs nothing" test ! -e "$work/t"
+
+"$collprof" record -o "$work/none" -- true 2>"$work/err"
+ok $? "record -- true: exit 0 (the command's status)"
+check "... 0 calls, and a hint that the program may not load NCCL dynamically" sh -c \
+    "grep -q '0 NCCL calls from 0 processes' '$work/err' && grep -q 'may not use NCCL, or may link it statically' '$work/err'"
+
+"$collprof" analyze "$work/none" -o "$work/rep" --bucket 12 2>"$work/err"
+ok $([ $? -eq 2 ]; echo $?) "analyze --bucket 12: exit 2"
+check "... asks for a unit" grep -q "collprof analyze: --bucket: '12' has no unit: give one, e.g. 12MB or 12MiB" "$work/err"
+
+"$train_sim" --help >"$work/ts" 2>&1
+check "train_sim --help explains every pattern" sh -c \
+    "for p in ddp fsdp tp moe pp 3d; do grep -qE \"^  \$p +[a-z]\" '$work/ts' || exit 1; done"
+done_testing

@@ -1,0 +1,297 @@
+#!/usr/bin/env python3
+"""accuracy.py - the accuracy matrix of collprof analyze (`make accuracy`).
+
+Every train_sim pattern x {healthy; a slow link on a node pair at 1/2 and
+1/4; the whole fabric at 1/10 of what the NICs promise; a straggler; a
+node's clock off; a rank without a log} x seeds, each a real job on the CPU
+NCCL (tests/simnccl) recorded by `collprof record`, the nodes' ports
+snapshotted from simrun's stand-in sysfs tree, and analyzed.  Each run has
+its expected findings (the truth planted); the table gives, per finding
+kind, precision (findings at warning or critical that name a planted fault,
+of all such findings; clock_offset at any severity) and recall (planted
+faults named, of all planted), and every false warning is printed.
+
+A slow link that no communicator's ring crosses costs nothing and is
+expected to go unreported; one that is crossed counts as named by a
+slow_link finding naming exactly its two nodes, or by slow_link_candidates listing it (the calls of one ring cannot
+tell its links apart: the probe resolves them, docs/analysis.md), or by a
+low_busbw of a communicator crossing it; a uniform fabric by low_busbw
+(tcp_fallback when an order of magnitude below); a straggler by a straggler finding naming its rank; a
+clock by a clock_offset naming its node; a missing rank by missing_ranks.
+
+  accuracy.py [--seeds N] [--patterns ddp,fsdp,...] [--faults LIST]
+              [--busy K] [--ranks 8 --nodes 4] [--keep DIR] [--quiet]
+
+--busy K runs K busy loops beside every job (a noisy machine).  Exit
+status: 0 when every planted fault was named and no healthy run has a
+network, clock or straggler warning; 1 otherwise; 2 on bad usage.
+"""
+import argparse
+import itertools
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+
+PATTERNS = ["ddp", "fsdp", "tp", "moe", "pp", "3d"]
+FAULTS = ["healthy", "slow2", "slow4", "fabric10", "straggler", "clock",
+          "missing"]
+# findings that say the network, a clock or a rank is at fault
+JUDGED = {"low_busbw", "slow_link", "slow_link_candidates", "straggler",
+          "clock_offset", "degraded_port", "missing_ranks"}
+INTER_BW = 25e6
+
+
+def pairs_of(nodes):
+    return [("n%d" % a, "n%d" % b)
+            for a, b in itertools.combinations(range(1, nodes + 1), 2)]
+
+
+def plan(pattern, fault, seed, ranks, nodes):
+    """The topology lines, the snapshot rate, the truth of one run."""
+    rnd = random.Random("%s/%s/%d" % (pattern, fault, seed))
+    topo = ["nodes %d" % nodes, "intra latency=5us bandwidth=2GB/s",
+            "inter latency=20us bandwidth=25MB/s"]
+    truth = {"fault": fault}
+    nic = None
+    if fault in ("slow2", "slow4"):
+        a, b = rnd.choice(pairs_of(nodes))
+        factor = 2 if fault == "slow2" else 4
+        topo.append("link %s %s bandwidth=%gMB/s" % (a, b, 25 / factor))
+        truth["pair"] = [a, b]
+    elif fault == "fabric10":
+        nic = "%g Gb/sec (4X SIM)" % (INTER_BW * 10 * 8 / 1e9)
+    elif fault == "straggler":
+        r = rnd.randrange(ranks)
+        topo.append("straggler rank=%d delay=3ms" % r)
+        truth["rank"] = r
+    elif fault == "clock":
+        node = "n%d" % rnd.randrange(2, nodes + 1)
+        off = rnd.choice([-1, 1]) * rnd.uniform(6, 10)
+        topo.append("clock %s offset=%.3fms" % (node, off))
+        truth["node"] = node
+    elif fault == "missing":
+        truth["rank"] = rnd.randrange(1, ranks)
+    return topo, nic, truth
+
+
+def run_job(b, work, name, pattern, topo, nic, ranks, nodes, steps):
+    cp = os.path.join(b, "analyzer", "collprof")
+    d = os.path.join(work, name)
+    os.makedirs(d)
+    with open(os.path.join(d, "topo"), "w") as f:
+        f.write("\n".join(topo) + "\n")
+    logs, sysfs = os.path.join(d, "logs"), os.path.join(d, "sysfs")
+    cmd = [cp, "record", "-q", "-o", logs, "--",
+           os.path.join(b, "tests", "simnccl", "simrun"), "-n", str(ranks),
+           "--nodes", str(nodes), "--topo", os.path.join(d, "topo"),
+           "--timeout", "300", "--sysfs", sysfs, "--",
+           os.path.join(b, "tests", "apps", "train_sim"), "--pattern",
+           pattern, "--steps", str(steps)]
+    out = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    if out.returncode != 0:
+        return None, "record failed: " + out.stdout.decode(errors="replace")
+    for k in range(1, nodes + 1):
+        portdir = os.path.join(sysfs, "n%d" % k, "class", "infiniband",
+                               "simnccl0", "ports", "1")
+        if nic:
+            with open(os.path.join(portdir, "rate"), "w") as f:
+                f.write(nic + "\n")
+        for when in ("start", "end"):
+            subprocess.run([cp, "ports", "-o", logs, "--when", when, "--node",
+                            "n%d" % k, "--sysfs",
+                            os.path.join(sysfs, "n%d" % k)],
+                           stdout=subprocess.DEVNULL, check=True)
+    return logs, None
+
+
+def drop_rank(b, logs, rank):
+    cp = os.path.join(b, "analyzer", "collprof")
+    out = subprocess.run([cp, "dump", "--summary", logs],
+                         stdout=subprocess.PIPE, check=True)
+    for line in out.stdout.decode().splitlines():
+        path, _, rest = line.partition(": rank ")
+        if rest.split()[0] == str(rank):
+            os.remove(path)
+            return True
+    return False
+
+
+def analyze(b, logs, out):
+    cp = os.path.join(b, "analyzer", "collprof")
+    r = subprocess.run([cp, "analyze", "-q", logs, "-o", out],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    if r.returncode != 0:
+        return None
+    with open(os.path.join(out, "report.json")) as f:
+        return json.load(f)
+
+
+def crosses(comm, pair, report):
+    """Whether communicator comm's ring (rank order) crosses pair."""
+    for c in report["communicators"]:
+        if c["id"] != comm:
+            continue
+        node_of = {}
+        for rk in report["ranks"]:
+            node_of[rk["rank"]] = rk["node"]
+        ring = [node_of.get(r) for r in c["ranks"]]
+        want = set(pair)
+        for i in range(len(ring)):
+            if {ring[i], ring[(i + 1) % len(ring)]} == want:
+                return True
+    return False
+
+
+def crossed(pair, report):
+    """Whether any communicator's ring (rank order) crosses pair: a link
+    nothing crosses costs the job nothing and is not to be reported."""
+    return any(crosses(c["id"], pair, report) for c in report["communicators"]
+               if len(c.get("nodes", [])) > 1)
+
+
+def judge(f, truth, report):
+    """Whether finding f names the planted fault (True), is about
+    something else (False)."""
+    kind, fault, ev = f["kind"], truth["fault"], f.get("evidence", {})
+    if fault in ("slow2", "slow4"):
+        pair = set(truth["pair"])
+        if kind == "slow_link":
+            return set(f.get("nodes", [])) == pair
+        if kind == "slow_link_candidates":
+            return any(set(c) == pair for c in ev.get("candidates", []))
+        if kind == "low_busbw":
+            return crosses(ev.get("comm"), truth["pair"], report)
+        return False
+    if fault == "fabric10":
+        # every communicator across the fabric is slow
+        return kind == "low_busbw"
+    if fault == "straggler":
+        return kind == "straggler" and f.get("ranks") == [truth["rank"]]
+    if fault == "clock":
+        return kind == "clock_offset" and f.get("nodes") == [truth["node"]]
+    if fault == "missing":
+        return kind == "missing_ranks" and f.get("ranks") == [truth["rank"]]
+    return False
+
+
+def expected_kind(fault):
+    return {"slow2": "slow_link", "slow4": "slow_link",
+            "fabric10": "low_busbw", "straggler": "straggler",
+            "clock": "clock_offset", "missing": "missing_ranks"}.get(fault)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--seeds", type=int, default=10)
+    ap.add_argument("--patterns", default=",".join(PATTERNS))
+    ap.add_argument("--faults", default=",".join(FAULTS))
+    ap.add_argument("--ranks", type=int, default=8)
+    ap.add_argument("--nodes", type=int, default=4)
+    ap.add_argument("--steps", type=int, default=3)
+    ap.add_argument("--busy", type=int, default=0)
+    ap.add_argument("--keep")
+    ap.add_argument("--quiet", action="store_true")
+    a = ap.parse_args()
+    patterns = a.patterns.split(",")
+    faults = a.faults.split(",")
+    bad = [p for p in patterns if p not in PATTERNS] + \
+        [x for x in faults if x not in FAULTS]
+    if bad or a.seeds < 1:
+        print("accuracy.py: unknown pattern or fault %s, or no seeds" % bad,
+              file=sys.stderr)
+        return 2
+    b = os.path.abspath(os.environ.get("top_builddir", "."))
+    work = a.keep or tempfile.mkdtemp(prefix="cp-accuracy-")
+    os.makedirs(work, exist_ok=True)
+    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+            for _ in range(a.busy)]
+    # per kind: [true findings, all findings, planted, named]
+    stats = {}
+    false_warnings, missed, failures = [], [], []
+    runs = 0
+    try:
+        for pattern, fault, seed in itertools.product(
+                patterns, faults, range(1, a.seeds + 1)):
+            name = "%s-%s-%d" % (pattern, fault, seed)
+            topo, nic, truth = plan(pattern, fault, seed, a.ranks, a.nodes)
+            try:
+                logs, why = run_job(b, work, name, pattern, topo, nic,
+                                    a.ranks, a.nodes, a.steps)
+            except (OSError, subprocess.CalledProcessError) as e:
+                logs, why = None, str(e)
+            if logs is None:
+                failures.append("%s: %s" % (name, why[-300:]))
+                continue
+            if fault == "missing" and not drop_rank(b, logs, truth["rank"]):
+                failures.append("%s: no log of rank %d" % (name,
+                                                           truth["rank"]))
+                continue
+            rep = analyze(b, logs, os.path.join(work, name, "out"))
+            if rep is None:
+                failures.append("%s: analyze failed" % name)
+                continue
+            runs += 1
+            named = False
+            if fault in ("slow2", "slow4") and not crossed(truth["pair"], rep):
+                truth["fault"] = "uncrossed"
+            for f in rep["findings"]:
+                if f["kind"] not in JUDGED:
+                    continue
+                if f["severity"] == "info" and f["kind"] != "clock_offset":
+                    continue
+                hit = judge(f, truth, rep) if truth["fault"] != \
+                    "uncrossed" else False
+                s = stats.setdefault(f["kind"], [0, 0, 0, 0])
+                s[0] += hit
+                s[1] += 1
+                named |= hit
+                if not hit:
+                    false_warnings.append("%s: %s %s %s: %s" % (
+                        name, f["kind"], f["severity"],
+                        ",".join(f.get("nodes", [])), f["message"][:160]))
+            want = expected_kind(fault)
+            if truth["fault"] == "uncrossed":
+                want = None  # nothing crosses the link: quiet is right
+            if want:
+                s = stats.setdefault(want, [0, 0, 0, 0])
+                s[2] += 1
+                s[3] += named
+                if not named:
+                    missed.append("%s: %s not named (planted %s)" % (
+                        name, want, {k: v for k, v in truth.items()
+                                     if k != "fault"}))
+            if not a.quiet:
+                print("# %s: %s" % (name, "named" if named else (
+                    "quiet" if not want else "MISSED")), flush=True)
+            if not a.keep:
+                shutil.rmtree(os.path.join(work, name), ignore_errors=True)
+    finally:
+        for p in busy:
+            p.kill()
+            p.wait()
+        if not a.keep:
+            shutil.rmtree(work, ignore_errors=True)
+    print("accuracy: %d runs (%s x %s x %d seeds, %d ranks on %d nodes, "
+          "%d busy loops)" % (runs, "/".join(patterns), "/".join(faults),
+                              a.seeds, a.ranks, a.nodes, a.busy))
+    print("%-22s %9s %9s" % ("finding kind", "precision", "recall"))
+    for kind in sorted(stats):
+        t, n, planted, named = stats[kind]
+        print("%-22s %9s %9s" % (
+            kind, "%d/%d" % (t, n) if n else "-",
+            "%d/%d" % (named, planted) if planted else "-"))
+    for line in false_warnings:
+        print("false: " + line)
+    for line in missed:
+        print("missed: " + line)
+    for line in failures:
+        print("failed: " + line)
+    return 0 if not false_warnings and not missed and not failures else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
