@@ -427,9 +427,15 @@ static int analyze(int reserved)
          line = strtok_r(NULL, "\n", &save)) {
         if (!*line)
             continue;
-        /* the analyzer's own "collprof: " prefix: ours says it already */
+        /* the analyzer's own "collprof: " prefix: ours says it already,
+         * and the job too ("collprof: job 17.0: HUNG in ...") */
         if (strncmp(line, "collprof: ", 10) == 0)
             line += 10;
+        if (strncmp(line, "job ", 4) == 0) {
+            size_t id = strcspn(line + 4, " :");
+            if (line[4 + id] == ':' && line[5 + id] == ' ')
+                line += 6 + id;
+        }
         if (strstr(line, "report.json"))
             report_line = n;
         lines[n++] = line;
