@@ -4,8 +4,10 @@
 # the logs, within analyze_timeout, and the verdict's first line on srun's
 # stderr names the collective that never finished and the rank that never
 # came; report.json and report.html are written; syslog and the alert hook
-# get the hang.  Root only (skips else); takes about two minutes (Slurm
-# enforces a one-minute limit at its next check, up to 30 s later).
+# get the hang.  The same for a step cancelled with scancel while it hangs,
+# and for a step whose task was killed (SIGKILL).  Root only (skips else);
+# takes about three minutes (Slurm enforces a one-minute limit at its next
+# check, up to 30 s later).
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/slurm/lib.sh"
 
@@ -72,4 +74,46 @@ if [ -n "$syslog_pid" ]; then
 else
     diag "syslog: not checked, /dev/log belongs to a running syslog daemon"
 fi
+
+# ---- scancel while rank 1 is stuck in its compute ---------------------------
+printf 'hang rank=1 after=20\n' >"$BASE/hang2.topo"
+chmod 644 "$BASE/hang2.topo"
+as_user env $run_env SIMNCCL_TOPO="$BASE/hang2.topo" \
+    srun --collprof -N2 -n4 "$TSIM" --pattern ddp --steps 100000 \
+    --quiet >cancel.out 2>cancel.err &
+srun_pid=$!
+jid=""
+i=0
+while [ $i -lt 300 ] && [ -z "$jid" ]; do
+    jid=$(squeue -h -o %i -u "$TEST_USER" 2>/dev/null | head -n 1)
+    sleep 0.1
+    i=$((i + 1))
+done
+sleep 10 # long past collective 20: the others wait in 20
+t0=$(date +%s)
+[ -n "$jid" ] && scancel "$jid"
+wait $srun_pid
+rc=$?
+took=$(( $(date +%s) - t0 ))
+sed 's/^/#   stderr: /' cancel.err
+ok $([ -n "$jid" ] && [ $rc -ne 0 ] && [ $took -lt 90 ]; echo $?) \
+    "scancel ends the hung step (job ${jid:-none}, rc $rc, ${took} s to the verdict)"
+first=$(grep '^collprof: job ' cancel.err | head -n 1)
+echo "$first" | grep -q -E '^collprof: job [0-9]+\.0: HUNG in allreduce seq 20 on world: rank 1 \(n1\) never arrived'
+ok $? "after scancel: HUNG in allreduce seq 20 on world: rank 1 (n1) never arrived"
+
+# ---- a task killed (SIGKILL) in its compute ---------------------------------
+printf 'kill rank=2 after=25\n' >"$BASE/kill.topo"
+chmod 644 "$BASE/kill.topo"
+t0=$(date +%s)
+as_user env $run_env SIMNCCL_TOPO="$BASE/kill.topo" \
+    srun --collprof --time=2 -N2 -n4 "$TSIM" --pattern ddp --steps 100000 \
+    --quiet >kill.out 2>kill.err
+rc=$?
+took=$(( $(date +%s) - t0 ))
+sed 's/^/#   stderr: /' kill.err
+ok $([ $rc -ne 0 ]; echo $?) "a task killed: the step fails (rc $rc after ${took} s)"
+first=$(grep '^collprof: job ' kill.err | head -n 1)
+echo "$first" | grep -q -E '^collprof: job [0-9]+\.0: (KILLED: rank 2 \(n2\) died before allreduce seq 25 on world|HUNG in allreduce seq 25 on world: rank 2 \(n2\) never arrived)'
+ok $? "its verdict names rank 2 at allreduce seq 25 on world ($first)"
 done_testing
