@@ -78,7 +78,7 @@ int an_add_finding(struct cp_analysis *an, enum cp_kind kind,
     an->findings = bigger;
     f = &an->findings[an->nfindings];
     memset(f, 0, sizeof *f);
-    snprintf(f->kind, sizeof f->kind, "%s", kind);
+    snprintf(f->kind, sizeof f->kind, "%s", cp_kind_name(kind));
     f->severity = sev;
     f->message = strdup(msg);
     f->evidence = json_object();

@@ -274,6 +274,9 @@ static json_t *comm_members(const struct cp_analysis_comm *c, int *bad)
         put(m, "rank", jint(r), bad);
         put(m, "global_rank", jint(c->ranks[r]), bad);
         push(a, m, bad);
+    }
+    return a;
+}
 
 static json_t *instances_json(const struct cp_analysis *an,
                               const struct cp_analysis_instance *v, size_t n,
