@@ -1927,6 +1927,7 @@ static void write_page(FILE *out, const struct rp_report *r)
 {
     write_head(out, r);
     write_header(out, r);
+    rp_write_hang(out, r);
     write_verdict(out, r);
     write_findings(out, r);
     write_summary(out, r);

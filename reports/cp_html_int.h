@@ -123,6 +123,10 @@ const struct rp_link *rp_link_get(const struct rp_report *r,
 /* Index of node `name` in job.nodes, -1 when absent. */
 long rp_node_index(const struct rp_report *r, const char *name);
 
+/* report.json's `hang` as the page's first section (cp_html_hang.c);
+ * nothing when the report has none. */
+void rp_write_hang(FILE *out, const struct rp_report *r);
+
 /* The plots (cp_html_plots.c); each writes one <figure>. */
 void rp_plot_time_vs_size(FILE *out, const struct rp_report *r);
 void rp_plot_busbw(FILE *out, const struct rp_report *r);

@@ -79,6 +79,8 @@ struct hg_rank {
     uint64_t term_ns;
     enum hg_state state;
     int culprit;
+    int claimed_twice;       /* another log claims its global rank */
+    int cut;                 /* its log ends in a partial record */
     /* HG_WAITING: the members it waits for are missing(inflight) */
 };
 
@@ -307,6 +309,11 @@ static int read_rank(struct hg *h, int32_t ri)
                 hr->log_end = rec.clock.realtime_ns;
         }
     }
+    {
+        struct cp_logfile_stats st;
+        cp_logfile_stats(lf, &st);
+        hr->cut = st.truncated > 0;
+    }
     cp_logfile_close(lf);
     return rc;
 }
@@ -520,7 +527,11 @@ static json_t *where_json(const struct hg *h, size_t ri, char *buf,
     char c1[160], t1[16];
     const char *state;
 
-    if (r->inflight.valid) {
+    if (r->cut && !r->inflight.valid) {
+        snprintf(buf, size, "not known: its log is cut in the middle of a "
+                            "record (the last call it entered may be lost)");
+        state = "unknown";
+    } else if (r->inflight.valid) {
         snprintf(buf, size, "inside %s since %s",
                  call_text(h, &r->inflight, c1, sizeof c1),
                  clock_text(r->inflight.start, t1, sizeof t1));
@@ -611,6 +622,9 @@ static int find_hangs(struct hg *h, struct hg_hang **out, size_t *nout)
                 continue; /* waiting itself: a victim, not a culprit */
             if (m->closed && m->last.valid && m->last.result != 0)
                 continue; /* exited after a failed call: a victim too */
+            if (m->claimed_twice || m->cut)
+                continue; /* which log is meant, or where it was, is not
+                             known */
             for (j = 0; j < n && hs[j].culprit != w[k]; j++)
                 ;
             if (j == n) {
@@ -630,7 +644,7 @@ static int find_hangs(struct hg *h, struct hg_hang **out, size_t *nout)
         const struct hg_comm *c;
         unsigned mi, failed = 0;
         size_t j;
-        if (r->state != HG_STUCK)
+        if (r->state != HG_STUCK || r->claimed_twice || r->cut)
             continue;
         for (j = 0; j < n && hs[j].culprit != (int32_t)ri; j++)
             ;
@@ -931,6 +945,8 @@ static int killed_findings(struct hg *h, char *headline, size_t hsize,
                 if (m->rank < 0)
                     continue;
                 r = &h->ranks[m->rank];
+                if (r->claimed_twice || r->cut)
+                    continue;
                 if (m->last_entered < s && !r->inflight.valid && !r->closed &&
                     !r->term_signal && ndead < 8)
                     dead[ndead++] = m->rank;
@@ -1011,6 +1027,50 @@ static int killed_findings(struct hg *h, char *headline, size_t hsize,
         }
     }
     return rc;
+}
+
+/* Two logs claim one global rank: said once; such a rank is never named
+ * as a culprit. */
+static int duplicate_ranks(struct hg *h)
+{
+    const struct cp_analysis *an = h->an;
+    size_t i, j, n = 0, len = 0;
+    int ranks[16];
+    char list[400] = "";
+    struct hg_finding f;
+
+    for (i = 0; i < an->nranks; i++)
+        for (j = 0; j < an->nranks; j++)
+            if (i != j && an->ranks[i].rank >= 0 &&
+                an->ranks[i].rank == an->ranks[j].rank)
+                h->ranks[i].claimed_twice = 1;
+    for (i = 0; i < an->nranks; i++) {
+        const struct cp_analysis_input *in = &an->inputs[an->ranks[i].input];
+        if (!h->ranks[i].claimed_twice)
+            continue;
+        if (n < 16 && (n == 0 || ranks[n - 1] != an->ranks[i].rank))
+            ranks[n++] = an->ranks[i].rank;
+        if (len < sizeof list - 80)
+            len += (size_t)snprintf(list + len, sizeof list - len,
+                                    "%s%s (rank %d)", len ? ", " : "",
+                                    in->path, an->ranks[i].rank);
+    }
+    if (n == 0)
+        return 0;
+    memset(&f, 0, sizeof f);
+    f.kind = CP_KIND_DUPLICATE_RANK;
+    f.severity = CP_SEVERITY_WARNING;
+    f.ranks = ranks;
+    f.nranks = n;
+    snprintf(f.msg, sizeof f.msg,
+             "Several logs claim the same global rank: %s. Mixed runs or "
+             "copied files? Those ranks are never named as the culprit of a "
+             "hang.",
+             list);
+    f.evidence = json_pack("{s:i}", "ranks_claimed_twice", (int)n);
+    if (!f.evidence)
+        return -1;
+    return emit(h, &f);
 }
 
 /* The job ended with calls in flight. */
@@ -1311,7 +1371,8 @@ int cp_hang_analyze(struct cp_analysis *an)
     int32_t cycle[MAX_CYCLE];
     char headline[600] = "", hl[4][600] = {"", "", "", ""};
     unsigned char *mismatched = NULL;
-    size_t findings_before = an->nfindings, before;
+    size_t findings_before = an->nfindings, before, nmismatch = 0,
+           nkilled = 0;
     int any_mismatch = 0;
     int rc = -1, inflight = 0;
     const char *state = NULL;
@@ -1334,26 +1395,22 @@ int cp_hang_analyze(struct cp_analysis *an)
     mismatched = calloc(h.ncomms ? h.ncomms : 1, 1);
     if (!mismatched)
         goto out;
+    if (duplicate_ranks(&h) < 0)
+        goto out;
+    findings_before = an->nfindings;
     classify(&h);
     if (find_hangs(&h, &hangs, &nhangs) < 0)
         goto out;
     ncycle = find_cycle(&h, cycle, MAX_CYCLE);
     /* the verdict's first line: a deadlock, else a rank that died, else a
      * hang, else a mismatch */
-    if (ncycle >= 2) {
-        if (deadlock_finding(&h, cycle, ncycle, hl[0], sizeof hl[0]) < 0)
-            goto out;
-        state = "deadlock";
-    }
-    if (nhangs && hang_finding(&h, hangs, nhangs, hl[2], sizeof hl[2]) < 0)
+    if (ncycle >= 2 &&
+        deadlock_finding(&h, cycle, ncycle, hl[0], sizeof hl[0]) < 0)
         goto out;
-    if (nhangs && !state)
-        state = "hung";
     before = an->nfindings;
     if (mismatch_findings(&h, hl[3], sizeof hl[3], mismatched) < 0)
         goto out;
-    if (!state && an->nfindings > before)
-        state = "mismatch";
+    nmismatch = an->nfindings - before;
     for (i = 0; i < h.ncomms; i++)
         any_mismatch |= mismatched[i];
     /* a failure explained by a mismatch is not also a kill */
@@ -1361,12 +1418,32 @@ int cp_hang_analyze(struct cp_analysis *an)
     if (!any_mismatch &&
         killed_findings(&h, hl[1], sizeof hl[1], &killed_named) < 0)
         goto out;
-    if (!state && an->nfindings > before)
-        state = "killed";
+    nkilled = an->nfindings - before;
+    if (killed_named || nmismatch) {
+        /* a rank died, or called the wrong thing: ranks that were running
+         * until a SIGTERM ended them (the teardown that followed) are not
+         * culprits */
+        size_t k, kept = 0;
+        for (k = 0; k < nhangs; k++) {
+            const struct hg_rank *cr = &h.ranks[hangs[k].culprit];
+            if (!cr->inflight.valid && cr->term_signal)
+                h.ranks[hangs[k].culprit].culprit = 0;
+            else
+                hangs[kept++] = hangs[k];
+        }
+        nhangs = kept;
+        for (k = 0; k < nhangs; k++)
+            h.ranks[hangs[k].culprit].culprit = k == 0;
+    }
+    if (nhangs && hang_finding(&h, hangs, nhangs, hl[2], sizeof hl[2]) < 0)
+        goto out;
     if (ended_in_flight(&h, killed_named + nhangs + (ncycle >= 2)) < 0)
         goto out;
-    if (!state && an->nfindings > findings_before)
-        state = "killed";
+    state = ncycle >= 2 ? "deadlock"
+            : nhangs    ? "hung"
+            : nmismatch ? "mismatch"
+            : nkilled || an->nfindings > findings_before ? "killed"
+                                                        : NULL;
     for (i = 0; i < 4 && !headline[0]; i++)
         snprintf(headline, sizeof headline, "%.590s", hl[i]);
     if (state) {

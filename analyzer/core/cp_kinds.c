@@ -147,6 +147,15 @@ static const struct cp_kind_info kinds[CP_KIND_COUNT] = {
                 "(out of memory, a failed GPU); a job ended by its time limit "
                 "shows how long the oldest call had waited.",
         .doc = "analysis.md#hangs"},
+    [CP_KIND_DUPLICATE_RANK] = {
+        .name = "duplicate_rank",
+        .title = "several logs claim one rank",
+        .rule = "two or more logs carry the same global rank",
+        .severity = "warning",
+        .todo = "analyse one run per directory: logs of two runs, or copies "
+                "of a log, were given together; such ranks are never named "
+                "as the culprit of a hang.",
+        .doc = "analysis.md#hangs"},
 };
 
 const struct cp_kind_info *cp_kind_info(enum cp_kind kind)

@@ -83,9 +83,19 @@ def run_job(work, pattern, topo=None, expect=False):
     try:
         with open(os.path.join(rep, "report.json")) as f:
             report = json.load(f)
+        with open(os.path.join(rep, "report.html")) as f:
+            report["_html"] = f.read()
     except (OSError, ValueError):
         report = None
     return report, out.stdout
+
+
+def html_first(report, culprit):
+    """report.html opens with the hang section, culprit row highlighted."""
+    html = (report or {}).get("_html", "")
+    h, v = html.find('<section id="hang"'), html.find('<section id="verdict"')
+    row = '<tr class="culprit"><td class="n">%d</td>' % culprit
+    return 0 <= h < v and row in html and html.count('class="culprit"') == 1
 
 
 roots = {}
@@ -154,6 +164,7 @@ def check_pattern(work, pattern, full):
     report, verdict = run_job(work, pattern, expect=True)
     bad = [f for f in (report or {}).get("findings", []) if f["kind"] in KINDS]
     ok(report is not None and not bad and "hang" not in report and
+       'id="hang"' not in report.get("_html", "") and
        not verdict.startswith("collprof: job") and "HUNG" not in verdict,
        "%s healthy: no hang finding, no hang section" % pattern,
        describe(report, verdict))
@@ -181,7 +192,8 @@ def check_pattern(work, pattern, full):
     ok(good and all(f["ranks"] == [RANK] for f in hs) and
        verdict.startswith("collprof: HUNG in %s seq %d on %s: rank %d "
                           % (wire(op), seq, comm, RANK)) and
-       good[0]["evidence"]["where"]["term_signal"] == 15,
+       good[0]["evidence"]["where"]["term_signal"] == 15 and
+       html_first(report, RANK),
        "%s compute: hang names rank %d at %s seq %d (SIGTERM at the timeout "
        "seen)" % (pattern, RANK, comm, seq), describe(report, verdict))
 
@@ -252,6 +264,120 @@ def check_pattern(work, pattern, full):
        describe(report, verdict))
 
 
+def slots(path):
+    """(offset, kind, end_ns) of every written slot of a log."""
+    import struct
+    out = []
+    with open(path, "rb") as f:
+        data = f.read()
+    hsize = struct.unpack("<I", data[16:20])[0]
+    for off in range(hsize, len(data) - 63, 64):
+        kind = data[off]
+        if kind:
+            out.append((off, kind, struct.unpack("<Q", data[off + 56:off + 64])[0]))
+    return out
+
+
+def bad_inputs(work):
+    """Damaged and odd inputs around a planted hang: a clear message, no
+    crash, never a wrong culprit."""
+    report, verdict = run_job(work, "ddp", "hang rank=%d after=5" % RANK)
+    logs = os.path.join(work, "logs")
+    base = os.path.join(work, "base")
+    shutil.rmtree(base, ignore_errors=True)
+    shutil.copytree(logs, base)
+    files = sorted(f for f in os.listdir(base) if f.endswith(".cplog"))
+
+    def rank_of(name):
+        out = subprocess.run([COLLPROF, "dump", "--summary",
+                              os.path.join(base, name)],
+                             stdout=subprocess.PIPE, universal_newlines=True)
+        for word in out.stdout.replace(",", " ").split("rank ")[1:2]:
+            return int(word.split()[0])
+        return -1
+
+    by_rank = {rank_of(f): f for f in files}
+
+    def analyze(d):
+        rep = os.path.join(work, "rep-bad")
+        shutil.rmtree(rep, ignore_errors=True)
+        out = subprocess.run([COLLPROF, "analyze", d, "-o", rep],
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             universal_newlines=True, timeout=120)
+        try:
+            with open(os.path.join(rep, "report.json")) as f:
+                return out.returncode, json.load(f), out.stdout
+        except (OSError, ValueError):
+            return out.returncode, None, out.stdout
+
+    def culprits(rep):
+        return sorted({r for f in (rep or {}).get("findings", [])
+                       if f["kind"] in KINDS for r in f["ranks"]})
+
+    # 1. a waiter's log cut in the middle of its entry record
+    d = os.path.join(work, "cut")
+    shutil.rmtree(d, ignore_errors=True)
+    shutil.copytree(base, d)
+    victim = os.path.join(d, by_rank.get(0, files[0]))
+    inflight = [x for x in slots(victim) if x[1] == 1 and x[2] == 0]
+    cut_at = inflight[-1][0] + 30 if inflight else None
+    if cut_at:
+        with open(victim, "r+b") as f:
+            f.truncate(cut_at)
+    rc, rep, out = analyze(d)
+    probs = [p for i in (rep or {}).get("inputs", {}).get("problems", [])
+             for p in [i]] if rep else []
+    ok(cut_at and rc == 0 and rep is not None and culprits(rep) == [RANK] and
+       any(str(cut_at - 30) in json.dumps(p) or "partial" in json.dumps(p)
+           or "truncat" in json.dumps(p) for p in probs),
+       "log cut inside an entry record: analysed, the cut reported, rank %d "
+       "still the culprit" % RANK,
+       "exit %d, culprits %s, problems %s\n%s" % (rc, culprits(rep), probs,
+                                                  out))
+
+    # 2. a rank whose log ends before the others start (another run's)
+    d = os.path.join(work, "early")
+    shutil.rmtree(d, ignore_errors=True)
+    shutil.copytree(base, d)
+    healthy = os.path.join(work, "healthy")
+    shutil.rmtree(healthy, ignore_errors=True)
+    subprocess.run([COLLPROF, "record", "-q", "-o", healthy, "--", SIMRUN,
+                    "-n", str(NRANKS), "--nodes", str(NODES), "--", TRAIN_SIM,
+                    "--pattern", "ddp", "--steps", "1", "--quiet"],
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   timeout=120)
+    old = [f for f in os.listdir(healthy) if f.endswith(".cplog")]
+    other = 2 if RANK != 2 else 3
+    os.remove(os.path.join(d, by_rank[other]))
+    for f in old:
+        src = os.path.join(healthy, f)
+        out_rank = subprocess.run([COLLPROF, "dump", "--summary", src],
+                                  stdout=subprocess.PIPE,
+                                  universal_newlines=True).stdout
+        if ("rank %d " % other) in out_rank or ("rank %d," % other) in out_rank:
+            shutil.copy(src, os.path.join(d, "early-" + f))
+    rc, rep, out = analyze(d)
+    ok(rc == 0 and rep is not None and culprits(rep) in ([RANK], []) and
+       other not in culprits(rep),
+       "rank %d's log from an earlier run: no crash, rank %d never named"
+       % (other, other), "exit %d, culprits %s\n%s" % (rc, culprits(rep), out))
+
+    # 3. two logs claim the same rank
+    d = os.path.join(work, "dup")
+    shutil.rmtree(d, ignore_errors=True)
+    shutil.copytree(base, d)
+    twin = 3 if RANK != 3 else 2
+    shutil.copy(os.path.join(d, by_rank[twin]), os.path.join(d, "twin.cplog"))
+    rc, rep, out = analyze(d)
+    dups = [f for f in (rep or {}).get("findings", [])
+            if f["kind"] == "duplicate_rank"]
+    ok(rc == 0 and rep is not None and culprits(rep) in ([RANK], []) and
+       twin not in culprits(rep) and dups and dups[0]["ranks"] == [twin] and
+       "twin.cplog" in dups[0]["message"],
+       "two logs claim rank %d: no crash, said, never named" % twin,
+       "exit %d, culprits %s\n%s" % (rc, culprits(rep), out))
+
+
 def main():
     for tool in (COLLPROF, SIMRUN, TRAIN_SIM):
         if not os.path.exists(tool):
@@ -263,6 +389,7 @@ def main():
     try:
         for p in patterns:
             check_pattern(work, p, mode == "full" or p in ("ddp", "tp"))
+        bad_inputs(work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print("1..%d" % n_tests)
