@@ -192,7 +192,9 @@ static void say(const char *fmt, ...)
 /* srun blocks SIGINT and SIGTERM in the thread that runs the plugin's exit
  * callback: without this, Ctrl-C did nothing until the analysis ended.
  * While a child runs, a first Ctrl-C says how to abandon it, a second (or
- * one SIGTERM) abandons it: cp_run kills it at once. */
+ * one SIGTERM) abandons it: cp_run kills it at once.  Where srun's own
+ * signal thread takes the signals first (sigwait, Slurm 22.05), they never
+ * reach this handler: the analysis then ends at analyze_timeout. */
 static volatile sig_atomic_t interrupts, abandon_flag;
 static char interrupt_msg[CP_STEPDIR_MAX + 160];
 static size_t interrupt_msg_len;

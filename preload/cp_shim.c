@@ -522,7 +522,7 @@ static union cp_rec *gpu_begin(struct cp_gpu_call *g, cudaStream_t stream,
         errno = cp_errno;                                                      \
         return cp_r;                                                           \
     }                                                                          \
-    CP_EXPORT ncclResult_t nccl##fn params                                     \
+    static ncclResult_t cp_wrap_##fn params                                   \
     {                                                                          \
         ncclResult_t cp_r;                                                     \
         uint64_t cp_t0, cp_t1;                                                 \
@@ -563,7 +563,7 @@ CP_WRAP_TABLE(CP_X_WRAP_DATA, CP_X_NONE)
 #undef CP_X_WRAP_DATA
 
 /* ---- groups ------------------------------------------------------------ */
-CP_EXPORT ncclResult_t ncclGroupStart(void)
+static ncclResult_t cp_wrap_GroupStart(void)
 {
     ensure_init();
     if (!real_GroupStart)
@@ -582,7 +582,7 @@ CP_EXPORT ncclResult_t ncclGroupStart(void)
     return real_GroupStart();
 }
 
-CP_EXPORT ncclResult_t ncclGroupEnd(void)
+static ncclResult_t cp_wrap_GroupEnd(void)
 {
     ncclResult_t r;
     int saved, mode;
@@ -711,7 +711,7 @@ static ncclResult_t init_rank(unsigned how, ncclComm_t *comm, int nranks,
     return r;
 }
 
-CP_EXPORT ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks,
+static ncclResult_t cp_wrap_CommInitRank(ncclComm_t *comm, int nranks,
                                         ncclUniqueId commId, int rank)
 {
     ncclResult_t r;
@@ -727,7 +727,7 @@ CP_EXPORT ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks,
     return init_rank(CP_COMM_INIT_RANK, comm, nranks, &commId, rank, NULL, r);
 }
 
-CP_EXPORT ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks,
+static ncclResult_t cp_wrap_CommInitRankConfig(ncclComm_t *comm, int nranks,
                                               ncclUniqueId commId, int rank,
                                               ncclConfig_t *config)
 {
@@ -744,7 +744,7 @@ CP_EXPORT ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks,
                      config, r);
 }
 
-CP_EXPORT ncclResult_t ncclCommInitRankScalable(ncclComm_t *newcomm,
+static ncclResult_t cp_wrap_CommInitRankScalable(ncclComm_t *newcomm,
                                                 int nranks, int myrank,
                                                 int nId, ncclUniqueId *commIds,
                                                 ncclConfig_t *config)
@@ -767,7 +767,7 @@ CP_EXPORT ncclResult_t ncclCommInitRankScalable(ncclComm_t *newcomm,
                      r);
 }
 
-CP_EXPORT ncclResult_t ncclCommInitAll(ncclComm_t *comm, int ndev,
+static ncclResult_t cp_wrap_CommInitAll(ncclComm_t *comm, int ndev,
                                        const int *devlist)
 {
     ncclResult_t r;
@@ -806,7 +806,7 @@ static uint64_t derive_base(ncclComm_t parent, uint64_t *parent_id)
     return cp_hash_mix(*parent_id, n);
 }
 
-CP_EXPORT ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key,
+static ncclResult_t cp_wrap_CommSplit(ncclComm_t comm, int color, int key,
                                      ncclComm_t *newcomm,
                                      ncclConfig_t *config)
 {
@@ -833,7 +833,7 @@ CP_EXPORT ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key,
     return r;
 }
 
-CP_EXPORT ncclResult_t ncclCommShrink(ncclComm_t comm, int *excludeRanksList,
+static ncclResult_t cp_wrap_CommShrink(ncclComm_t comm, int *excludeRanksList,
                                       int excludeRanksCount,
                                       ncclComm_t *newcomm,
                                       ncclConfig_t *config, int shrinkFlags)
@@ -903,17 +903,54 @@ static ncclResult_t end_comm(unsigned how, const char *name, ncclComm_t comm,
     return r;
 }
 
-CP_EXPORT ncclResult_t ncclCommDestroy(ncclComm_t comm)
+static ncclResult_t cp_wrap_CommDestroy(ncclComm_t comm)
 {
     return end_comm(CP_COMM_DESTROY, "CommDestroy", comm, &real_CommDestroy);
 }
 
-CP_EXPORT ncclResult_t ncclCommAbort(ncclComm_t comm)
+static ncclResult_t cp_wrap_CommAbort(ncclComm_t comm)
 {
     return end_comm(CP_COMM_ABORT, "CommAbort", comm, &real_CommAbort);
 }
 
-CP_EXPORT ncclResult_t ncclCommFinalize(ncclComm_t comm)
+static ncclResult_t cp_wrap_CommFinalize(ncclComm_t comm)
 {
     return end_comm(CP_COMM_FINALIZE, "CommFinalize", comm, &real_CommFinalize);
 }
+
+/* ---- what the shim exports ---------------------------------------------- */
+
+/* Each wrapped entry point is exported as an indirect function (IFUNC):
+ * when the dynamic linker binds a reference to it, or dlsym looks it up,
+ * pick() says what it is.  Where the NCCL behind the shim lacks the entry
+ * point (ncclCommShrink against an older NCCL), the answer is NULL, as
+ * without the shim: feature detection by dlsym sees the real library.
+ * Otherwise it is the wrapper, called directly from then on (no cost on
+ * the hot path).  pick() answers "the wrapper" whenever it cannot be sure:
+ * before the shim itself is relocated (an object relocated earlier binding
+ * to it), or when no NCCL is visible from here (NCCL in a local scope of a
+ * dlopen: the wrapper finds it later, as before). */
+static void *relocated = &relocated; /* its own address once relocated */
+
+/* 0 when the NCCL behind the shim lacks name; 1 otherwise or when unsure */
+static int pick(const char *name)
+{
+    void *self;
+
+    /* the address of `relocated`, computed from the program counter, and
+     * the stored one (a relative relocation) differ until the shim is
+     * relocated: its calls into libc are not safe before */
+    __asm__("" : "=r"(self) : "0"((void *)&relocated));
+    if (relocated != self)
+        return 1;
+    return !dlsym(RTLD_NEXT, "ncclGetVersion") || dlsym(RTLD_NEXT, name);
+}
+
+#define CP_X_EXPORT(fn, params, ...)                                           \
+    static ncclResult_t (*pick_##fn(void)) params                              \
+    {                                                                          \
+        return pick("nccl" #fn) ? cp_wrap_##fn : NULL;                         \
+    }                                                                          \
+    CP_EXPORT ncclResult_t nccl##fn params __attribute__((ifunc("pick_" #fn)));
+CP_WRAP_TABLE(CP_X_EXPORT, CP_X_EXPORT)
+#undef CP_X_EXPORT

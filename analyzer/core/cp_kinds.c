@@ -150,11 +150,11 @@ static const struct cp_kind_info kinds[CP_KIND_COUNT] = {
     [CP_KIND_DUPLICATE_RANK] = {
         .name = "duplicate_rank",
         .title = "several logs claim one rank",
-        .rule = "two or more analyzed logs give the same global rank",
+        .rule = "two or more logs carry the same global rank",
         .severity = "warning",
-        .todo = "analyze the logs of one run at a time (a fresh `-o` "
-                "directory per run); such ranks are never named as the "
-                "culprit of a hang.",
+        .todo = "analyse one run per directory: logs of two runs, or copies "
+                "of a log, were given together; such ranks are never named "
+                "as the culprit of a hang.",
         .doc = "analysis.md#hangs"},
 };
 

@@ -131,6 +131,10 @@ EXPORT ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key,
     return make(newcomm, (comm->nranks + 1) / 2, comm->rank / 2);
 }
 
+/* Built with NULLNCCL_BEFORE_2_27 as tests/unit/oldnccl/libnccl.so.2: an
+ * NCCL without ncclCommShrink, for the shim's exports (tests/unit/
+ * exports.sh). */
+#ifndef NULLNCCL_BEFORE_2_27
 EXPORT ncclResult_t ncclCommShrink(ncclComm_t comm, int *exclude, int n,
                                    ncclComm_t *newcomm, ncclConfig_t *config,
                                    int flags)
@@ -142,6 +146,7 @@ EXPORT ncclResult_t ncclCommShrink(ncclComm_t comm, int *exclude, int n,
         return ncclInvalidArgument;
     return make(newcomm, comm->nranks - n, comm->rank < comm->nranks - n ? comm->rank : 0);
 }
+#endif
 
 EXPORT ncclResult_t ncclCommFinalize(ncclComm_t comm)
 {
