@@ -639,9 +639,10 @@ static int offset_bounds(size_t nnodes, const struct an_state *st,
         changed = 0;
         for (i = 0; i < st->npairs; i++) {
             const struct an_offset_pair *p = &st->pairs[i];
-            double lo = (double)p->lo_ns * 1e-9, hi = (double)p->hi_ns * 1e-9;
-            if (p->lo_ns == INT64_MIN || p->hi_ns == INT64_MAX)
-                continue;
+            double lo = p->lo_ns == INT64_MIN ? -INFINITY
+                                              : (double)p->lo_ns * 1e-9;
+            double hi = p->hi_ns == INT64_MAX ? INFINITY
+                                              : (double)p->hi_ns * 1e-9;
             /* offset(x) - offset(r) in [lo, hi] */
             if (high[p->r] + hi < high[p->x]) {
                 high[p->x] = high[p->r] + hi;
