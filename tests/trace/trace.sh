@@ -86,6 +86,13 @@ sys.exit(1 if bad or not rows else 0)
 PY
 row=$(python3 -c "import json; r = json.load(open('$work/rep/report.json'))['slowest']['by_own_time'][0]; print('%s seq %d, ts %.0f us' % (r['comm_name'], r['seq'], r['start_s'] * 1e6))")
 check "report.html's slowest table points at the trace ($row)" grep -q "$row" "$work/rep/report.html"
+world=$(python3 -c "import json; print([c['id'] for c in json.load(open('$work/rep/report.json'))['communicators'] if c['name'] == 'world'][0])")
+check "report.html details each communicator by name, the hex id as its tooltip" \
+    grep -q "<h3 class=\"comm\" title=\"$world\">world</h3>" "$work/rep/report.html"
+check "... with its ranks and skew distribution" sh -c \
+    "grep -q 'Global ranks: 0-7\.' '$work/rep/report.html' && grep -q 'Arrival skew: median' '$work/rep/report.html'"
+check "report.json: the straggler's 2 ms is world's median skew" python3 -c \
+    "import json, sys; c = [c for c in json.load(open('$work/rep/report.json'))['communicators'] if c['name'] == 'world'][0]; sys.exit(0 if 0.0018 < c['skew']['p50_s'] < 0.0025 else 1)"
 
 "$collprof" trace -q "$g" -o "$work/cut.json" --ranks 2-5 --from 20ms --to 60ms
 ok $? "--ranks 2-5 --from 20ms --to 60ms"
