@@ -834,6 +834,14 @@ static int build_comms(struct cp_analysis *an, struct an_state *st)
         pc->incomplete = c->incomplete;
         pc->p2p = c->p2p;
         pc->time_s = c->time;
+        pc->skew_p50_s = pc->skew_p90_s = pc->skew_p99_s = pc->skew_max_s =
+            NAN;
+        if (c->skew.count) {
+            pc->skew_p50_s = cp_sketch_quantile(&c->skew, 0.5);
+            pc->skew_p90_s = cp_sketch_quantile(&c->skew, 0.9);
+            pc->skew_p99_s = cp_sketch_quantile(&c->skew, 0.99);
+            pc->skew_max_s = cp_sketch_quantile(&c->skew, 1.0);
+        }
         pc->ranks = malloc(c->nranks * sizeof *pc->ranks);
         pc->nodes = malloc(c->nranks * sizeof *pc->nodes);
         an->ncomms++;

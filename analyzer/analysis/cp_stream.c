@@ -145,6 +145,7 @@ static void comm_free(struct an_comm *c)
     free(c->starts);
     for (s = 0; s < AN_SLOTS; s++)
         slot_table_free(c->slots[s]);
+    cp_sketch_clear(&c->skew);
     free(c);
 }
 
@@ -410,7 +411,8 @@ static void account(struct an_state *st, struct an_comm *c, unsigned slot,
     b->time += own * share;
     b->duration += own;
     b->skew += skew;
-    if (cp_sketch_add(&b->t, own) < 0)
+    if (cp_sketch_add(&b->t, own) < 0 ||
+        (!grouped && cp_sketch_add(&c->skew, skew) < 0))
         st->oom = 1;
 }
 
