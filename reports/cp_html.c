@@ -422,6 +422,16 @@ static void view_comms(struct ctx *c, struct rp_report *r)
         m->time_s = NUM(c, o, where, "time_s");
         m->incomplete = OPT_NUM(c, o, where, "incomplete");
         m->p2p = OPT_NUM(c, o, where, "p2p_pairs");
+        m->ranks = json_object_get(o, "ranks");
+        m->skew = OBJ(c, o, where, "skew", 0);
+        if (m->skew) {
+            char sw[WHERE_LEN + 8];
+            snprintf(sw, sizeof sw, "%s.skew", where);
+            OPT_NUM(c, m->skew, sw, "p50_s");
+            OPT_NUM(c, m->skew, sw, "p90_s");
+            OPT_NUM(c, m->skew, sw, "p99_s");
+            OPT_NUM(c, m->skew, sw, "max_s");
+        }
         if (c->bad)
             return;
     }
@@ -1772,6 +1782,141 @@ out:
     free(key);
 }
 
+#define RP_COMM_DETAILS 8 /* communicators shown in detail */
+
+/* A communicator's global ranks as ranges ("0-7, 16-23"): an array of
+ * numbers (-1: not seen) or of {"rank", "global_rank"} objects. */
+static void write_rank_ranges(FILE *out, json_t *ranks)
+{
+    size_t i, n = json_array_size(ranks), shown = 0;
+    long lo = -2, prev = -2;
+
+    for (i = 0; i <= n; i++) {
+        long g = -1;
+        if (i < n) {
+            json_t *v = json_array_get(ranks, i);
+            if (json_is_object(v))
+                v = json_object_get(v, "global_rank");
+            g = json_is_integer(v) ? (long)json_integer_value(v) : -1;
+            if (g >= 0 && g == prev + 1) {
+                prev = g;
+                continue;
+            }
+        }
+        if (lo >= 0) {
+            if (shown++ == RP_LIST_ITEMS) {
+                fputs(", ...", out);
+                return;
+            }
+            fprintf(out, "%s%ld", shown > 1 ? ", " : "", lo);
+            if (prev > lo)
+                fprintf(out, "-%ld", prev);
+        }
+        lo = prev = g;
+    }
+}
+
+/* The largest communicators by time, one by one: who is in it, its skew
+ * and its calls by size (time against size, busbw against the model). */
+static void write_comm_details(FILE *out, const struct rp_report *r)
+{
+    double *key = malloc((r->ncomms ? r->ncomms : 1) * sizeof *key);
+    size_t *idx = NULL, i, j, shown;
+
+    if (!key || r->ncomms == 0)
+        goto out;
+    for (i = 0; i < r->ncomms; i++)
+        key[i] = r->comms[i].time_s;
+    idx = order_by(key, r->ncomms);
+    if (!idx)
+        goto out;
+    shown = r->ncomms < RP_COMM_DETAILS ? r->ncomms : RP_COMM_DETAILS;
+    fprintf(out, "<section id=\"communicators\">\n<h2>Communicators in "
+                 "detail</h2>\n<p class=\"who\">The %zu communicator%s with "
+                 "the most time; hover over a name for its id.</p>\n",
+            shown, shown == 1 ? "" : "s");
+    for (i = 0; i < shown; i++) {
+        const struct rp_comm *c = &r->comms[idx[i]];
+        fputs("<h3 class=\"comm\" title=\"", out);
+        esc(out, c->id);
+        fputs("\">", out);
+        esc(out, rp_comm_label(c));
+        fputs("</h3>\n<p>", out);
+        cp_svg_value(out, c->nranks, CP_SVG_COUNT);
+        fputs(" ranks on ", out);
+        cp_svg_value(out, (double)c->nnodes, CP_SVG_COUNT);
+        fputs(" node(s) (", out);
+        esc(out, c->link);
+        fputs("); ", out);
+        cp_svg_value(out, c->instances, CP_SVG_COUNT);
+        fputs(" collectives, ", out);
+        cp_svg_value(out, c->time_s, CP_SVG_TIME);
+        fputs(" of own time.", out);
+        if (json_array_size(c->ranks)) {
+            fputs(" Global ranks: ", out);
+            write_rank_ranges(out, c->ranks);
+            fputs(".", out);
+        }
+        if (c->skew) {
+            fputs(" Arrival skew: median ", out);
+            cp_svg_value(out, rp_number(json_object_get(c->skew, "p50_s")),
+                         CP_SVG_TIME);
+            fputs(", 90th percentile ", out);
+            cp_svg_value(out, rp_number(json_object_get(c->skew, "p90_s")),
+                         CP_SVG_TIME);
+            fputs(", 99th ", out);
+            cp_svg_value(out, rp_number(json_object_get(c->skew, "p99_s")),
+                         CP_SVG_TIME);
+            fputs(", largest ", out);
+            cp_svg_value(out, rp_number(json_object_get(c->skew, "max_s")),
+                         CP_SVG_TIME);
+            fputs(".", out);
+        }
+        fputs("</p>\n<table class=\"comm-rows\">\n<tr><th>collective</th>"
+              "<th class=\"n\">size</th><th class=\"n\">calls</th>"
+              "<th class=\"n\">p50 time</th><th class=\"n\">model time "
+              "per call</th><th class=\"n\">busbw</th>"
+              "<th class=\"n\">efficiency</th><th class=\"n\">skew per "
+              "call</th></tr>\n",
+              out);
+        for (j = 0; j < r->nrows; j++) {
+            const struct rp_row *w = &r->rows[j];
+            if (w->comm_index != (long)idx[i])
+                continue;
+            fputs("<tr><td>", out);
+            esc(out, w->op);
+            fputs("</td><td class=\"n\">", out);
+            if (w->bucket > 0) {
+                cp_svg_value(out, w->bucket, CP_SVG_SIZE);
+                fputs("&ndash;", out);
+                cp_svg_value(out, 2 * w->bucket, CP_SVG_SIZE);
+            } else {
+                fputs("0 B", out);
+            }
+            fputs("</td><td class=\"n\">", out);
+            cp_svg_value(out, w->calls, CP_SVG_COUNT);
+            fputs("</td><td class=\"n\">", out);
+            cp_svg_value(out, w->p50_s, CP_SVG_TIME);
+            fputs("</td><td class=\"n\">", out);
+            cp_svg_value(out, w->calls > 0 ? w->model_time_s / w->calls : NAN,
+                         CP_SVG_TIME);
+            fputs("</td><td class=\"n\">", out);
+            cp_svg_value(out, w->busbw_Bps, CP_SVG_BANDWIDTH);
+            fputs("</td><td class=\"n\">", out);
+            cp_svg_value(out, w->efficiency, CP_SVG_PERCENT);
+            fputs("</td><td class=\"n\">", out);
+            cp_svg_value(out, w->calls > 0 ? w->skew_s / w->calls : NAN,
+                         CP_SVG_TIME);
+            fputs("</td></tr>\n", out);
+        }
+        fputs("</table>\n", out);
+    }
+    fputs("</section>\n", out);
+out:
+    free(idx);
+    free(key);
+}
+
 /* One list of report.json `slowest`: each row says where to find the
  * instance in collprof trace (its communicator, sequence and time). */
 static void write_slowest_list(FILE *out, const struct rp_report *r,
@@ -1946,6 +2091,7 @@ static void write_page(FILE *out, const struct rp_report *r)
     write_rank_table(out, r);
     write_slowest(out, r);
     fputs("</section>\n", out);
+    write_comm_details(out, r);
     write_inputs(out, r);
     fputs("<footer>Written by ", out);
     esc(out, r->generator ? r->generator : "collprof");

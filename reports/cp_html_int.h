@@ -43,6 +43,8 @@ struct rp_comm {
     double nranks, instances, incomplete, p2p, time_s;
     json_t *nodes; /* array of node names */
     size_t nnodes;
+    json_t *ranks; /* communicators[].ranks as the report has it, or NULL */
+    json_t *skew;  /* communicators[].skew, or NULL */
     /* from its rows: bandwidth-bound calls against the model */
     double bw_model_s, bw_time_s;
 };

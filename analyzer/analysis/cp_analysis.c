@@ -639,9 +639,10 @@ static int offset_bounds(size_t nnodes, const struct an_state *st,
         changed = 0;
         for (i = 0; i < st->npairs; i++) {
             const struct an_offset_pair *p = &st->pairs[i];
-            double lo = (double)p->lo_ns * 1e-9, hi = (double)p->hi_ns * 1e-9;
-            if (p->lo_ns == INT64_MIN || p->hi_ns == INT64_MAX)
-                continue;
+            double lo = p->lo_ns == INT64_MIN ? -INFINITY
+                                              : (double)p->lo_ns * 1e-9;
+            double hi = p->hi_ns == INT64_MAX ? INFINITY
+                                              : (double)p->hi_ns * 1e-9;
             /* offset(x) - offset(r) in [lo, hi] */
             if (high[p->r] + hi < high[p->x]) {
                 high[p->x] = high[p->r] + hi;
@@ -833,6 +834,14 @@ static int build_comms(struct cp_analysis *an, struct an_state *st)
         pc->incomplete = c->incomplete;
         pc->p2p = c->p2p;
         pc->time_s = c->time;
+        pc->skew_p50_s = pc->skew_p90_s = pc->skew_p99_s = pc->skew_max_s =
+            NAN;
+        if (c->skew.count) {
+            pc->skew_p50_s = cp_sketch_quantile(&c->skew, 0.5);
+            pc->skew_p90_s = cp_sketch_quantile(&c->skew, 0.9);
+            pc->skew_p99_s = cp_sketch_quantile(&c->skew, 0.99);
+            pc->skew_max_s = cp_sketch_quantile(&c->skew, 1.0);
+        }
         pc->ranks = malloc(c->nranks * sizeof *pc->ranks);
         pc->nodes = malloc(c->nranks * sizeof *pc->nodes);
         an->ncomms++;

@@ -163,6 +163,9 @@ struct cp_analysis_comm {
                            link class (not judged as intra) */
     uint64_t p2p;       /* send/recv pairs */
     double time_s;      /* own time of its instances */
+    /* arrival skew of its instances outside groups (+-0.8 %): median, 90th
+     * and 99th percentile, the largest; NaN without instances */
+    double skew_p50_s, skew_p90_s, skew_p99_s, skew_max_s;
     /* its slowness is the subject of a slow_link, slow_link_candidates or
      * straggler finding (low_busbw does not repeat it) */
     int explained;

@@ -98,6 +98,7 @@ struct an_comm {
     struct an_slot_table *slots[AN_SLOTS];
     uint64_t instances, incomplete, p2p, late, inconsistent;
     double time;
+    struct cp_sketch skew; /* arrival skew of its instances, s */
 };
 
 /* A pending point-to-point half pair, in a hash table with a FIFO. */

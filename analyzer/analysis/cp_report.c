@@ -354,6 +354,14 @@ static json_t *comms_json(const struct cp_analysis *an, int *bad)
         put(o, "incomplete", jint(c->incomplete), bad);
         put(o, "p2p_pairs", jint(c->p2p), bad);
         put(o, "time_s", jnum(c->time_s), bad);
+        {
+            json_t *sk = json_object();
+            put(sk, "p50_s", jnum(c->skew_p50_s), bad);
+            put(sk, "p90_s", jnum(c->skew_p90_s), bad);
+            put(sk, "p99_s", jnum(c->skew_p99_s), bad);
+            put(sk, "max_s", jnum(c->skew_max_s), bad);
+            put(o, "skew", sk, bad);
+        }
         push(a, o, bad);
     }
     return a;

@@ -145,6 +145,7 @@ static void comm_free(struct an_comm *c)
     free(c->starts);
     for (s = 0; s < AN_SLOTS; s++)
         slot_table_free(c->slots[s]);
+    cp_sketch_clear(&c->skew);
     free(c);
 }
 
@@ -410,7 +411,8 @@ static void account(struct an_state *st, struct an_comm *c, unsigned slot,
     b->time += own * share;
     b->duration += own;
     b->skew += skew;
-    if (cp_sketch_add(&b->t, own) < 0)
+    if (cp_sketch_add(&b->t, own) < 0 ||
+        (!grouped && cp_sketch_add(&c->skew, skew) < 0))
         st->oom = 1;
 }
 
@@ -1003,6 +1005,50 @@ static void p2p_remove(struct an_state *st, uint32_t i)
     st->p2p_used--;
 }
 
+/* Prefix pass: offset(x) - offset(r) <= hi (INT64_MAX: no bound) and >=
+ * lo (INT64_MIN: none), merged into the pair of x and r. */
+static void offset_bound(struct an_state *st, unsigned x, unsigned r,
+                         int64_t lo, int64_t hi)
+{
+    struct an_offset_pair *p = NULL;
+    size_t k;
+
+    for (k = 0; k < st->npairs && !p; k++) {
+        struct an_offset_pair *q = &st->pairs[k];
+        if (q->x == r && q->r == x) { /* stored the other way round */
+            int64_t t = lo == INT64_MIN ? INT64_MAX : -lo;
+            lo = hi == INT64_MAX ? INT64_MIN : -hi;
+            hi = t;
+            p = q;
+        } else if (q->x == x && q->r == r) {
+            p = q;
+        }
+    }
+    if (!p) {
+        if (st->npairs >= 4 * (size_t)st->nnodes + 16)
+            return;
+        if (st->npairs == st->cappairs) {
+            size_t cap = st->cappairs ? st->cappairs * 2 : 16;
+            struct an_offset_pair *bigger =
+                realloc(st->pairs, cap * sizeof *bigger);
+            if (!bigger)
+                return;
+            st->pairs = bigger;
+            st->cappairs = cap;
+        }
+        p = &st->pairs[st->npairs++];
+        memset(p, 0, sizeof *p);
+        p->x = x;
+        p->r = r;
+        p->lo_ns = INT64_MIN;
+        p->hi_ns = INT64_MAX;
+    }
+    if (hi < p->hi_ns)
+        p->hi_ns = hi;
+    if (lo > p->lo_ns)
+        p->lo_ns = lo;
+}
+
 static void p2p_finalize(struct an_state *st, struct an_p2p *e)
 {
     struct an_comm *c = st->comms[e->comm];
@@ -1014,6 +1060,11 @@ static void p2p_finalize(struct an_state *st, struct an_p2p *e)
         st->unmatched++;
         return;
     }
+    /* a receive completes after its send began, whatever the protocol */
+    if (st->mode != AN_MODE_MAIN &&
+        st->files[fs].node != st->files[fr].node)
+        offset_bound(st, st->files[fr].node, st->files[fs].node, INT64_MIN,
+                     e->end[1] - e->start[0]);
     if (e->start[0] < st->t_first)
         st->t_first = e->start[0];
     if (e->start[1] < st->t_first)

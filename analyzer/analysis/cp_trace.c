@@ -438,6 +438,20 @@ static int in_cut(const struct trace *t, int64_t s, int64_t e)
                                   (e == s && s >= t->opts->from_ns));
 }
 
+/* The end of a call on the trace's axis; a call that never returned
+ * (cp_rec_call_in_flight: the process died or hung in it) lasts to the end
+ * of the run. */
+static int64_t call_end(const struct trace *t, const struct lane *l,
+                        const struct cp_rec_call *c)
+{
+    int64_t s = rel(t, l, c->start_ns),
+            run_end = (int64_t)llround(t->an->summary.span_s * 1e9);
+
+    if (cp_rec_call_in_flight(c))
+        return run_end > s ? run_end : s;
+    return rel(t, l, c->end_ns);
+}
+
 /* Whether the call's communicator is among those written. */
 static int comm_ok(const struct trace *t, uint64_t id, long *index)
 {
@@ -508,7 +522,7 @@ static int count_lane(struct trace *t, struct lane *l)
             enum cp_coll coll;
             long ci;
             int ok = comm_ok(t, c->comm_id, &ci) &&
-                     in_cut(t, rel(t, l, c->start_ns), rel(t, l, c->end_ns));
+                     in_cut(t, rel(t, l, c->start_ns), call_end(t, l, c));
             note_slot(t, cp_scan_slot(s), ok);
             if (!ok)
                 continue;
@@ -754,7 +768,8 @@ static void write_call(struct trace *t, const struct lane *l,
 {
     const struct cp_analysis *an = t->an;
     struct out *o = &t->out;
-    int64_t s = rel(t, l, c->start_ns), e = rel(t, l, c->end_ns);
+    int64_t s = rel(t, l, c->start_ns), e = call_end(t, l, c);
+    int in_flight = cp_rec_call_in_flight(c);
     enum cp_coll coll = CP_COLL_COUNT;
     int data = cp_model_coll_from_op(c->op, &coll) == 0;
     unsigned esize = cp_dtype_size(c->dtype);
@@ -780,8 +795,13 @@ static void write_call(struct trace *t, const struct lane *l,
                   "\"name\":\"%s\",\"cat\":\"%s\",\"args\":{\"op\":\"%s\"",
                l->node + 1, lane_tid(l), fmt_us(s, b1, sizeof b1),
                fmt_us(e - s, b2, sizeof b2), op,
-               failed ? "failed" : coll == CP_COLL_SENDRECV ? "p2p" : "collective",
+               in_flight ? "in_flight"
+               : failed  ? "failed"
+               : coll == CP_COLL_SENDRECV ? "p2p"
+                                          : "collective",
                op);
+    if (in_flight)
+        out_printf(o, ",\"in_flight\":true");
     if (isfinite(n))
         out_printf(o, ",\"bytes\":%.0f", n);
     out_printf(o, ",\"count\":%" PRIu64 ",\"dtype\":\"%s\",\"comm\":", c->count,
@@ -798,12 +818,13 @@ static void write_call(struct trace *t, const struct lane *l,
         out_printf(o, ",\"group\":%u", c->group);
     if (c->result)
         out_printf(o, ",\"result\":%d", c->result);
-    if (!failed && data && coll != CP_COLL_SENDRECV && ci >= 0) {
+    if (!failed && !in_flight && data && coll != CP_COLL_SENDRECV &&
+        ci >= 0) {
         in = inst_find(t, c->comm_id, c->seq);
         out_num(o, "model_us",
                 1e6 * cp_analysis_model_time(an, an->comms[ci].link, coll,
                                              c->nranks, n));
-    } else if (!failed && coll == CP_COLL_SENDRECV) {
+    } else if (!failed && !in_flight && coll == CP_COLL_SENDRECV) {
         int peer_global = -1, me = l->global_rank;
         enum cp_link_class link = CP_LINK_INTER;
         if (ci >= 0 && an->comms[ci].ranks && c->peer >= 0 &&
@@ -937,7 +958,7 @@ static int write_lane(struct trace *t, const struct lane *l)
             long ci;
             if (!comm_ok(t, r->call.comm_id, &ci) ||
                 !in_cut(t, rel(t, l, r->call.start_ns),
-                        rel(t, l, r->call.end_ns))) {
+                        call_end(t, l, &r->call))) {
                 note_slot(t, slot, 0);
                 continue;
             }

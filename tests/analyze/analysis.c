@@ -46,8 +46,8 @@ int main(void)
     size_t i, k;
     static const char *const top[] = {
         "schema", "generator", "job", "summary", "model", "clock_offsets",
-        "communicators", "collectives", "ranks", "timeline", "topology",
-        "ports", "findings", "inputs"};
+        "communicators", "collectives", "ranks", "timeline", "slowest",
+        "topology", "ports", "findings", "inputs"};
 
     if (!b)
         b = ".";

@@ -11,8 +11,8 @@ kind, precision (findings at warning or critical that name a planted fault,
 of all such findings; clock_offset at any severity) and recall (planted
 faults named, of all planted), and every false warning is printed.
 
-A slow link that no communicator's ring crosses costs nothing and is
-expected to go unreported; one that is crossed counts as named by a
+A slow link that no communicator with bandwidth-bound calls crosses costs
+nothing and is expected to go unreported; one that is crossed counts as named by a
 slow_link finding naming exactly its two nodes, or by slow_link_candidates listing it (the calls of one ring cannot
 tell its links apart: the probe resolves them, docs/analysis.md), or by a
 low_busbw of a communicator crossing it; a uniform fabric by low_busbw
@@ -147,10 +147,15 @@ def crosses(comm, pair, report):
 
 
 def crossed(pair, report):
-    """Whether any communicator's ring (rank order) crosses pair: a link
-    nothing crosses costs the job nothing and is not to be reported."""
+    """Whether the ring (rank order) of a communicator with
+    bandwidth-bound calls crosses pair: a link nothing bandwidth-bound
+    crosses costs the job nothing and is not to be reported."""
+    busy = {row["comm"] for row in report["collectives"]
+            if row.get("regime") == "bandwidth" or row["op"] == "sendrecv"
+            or (row.get("regime") in (None, "none") and row["calls"] and
+                row["bytes"] / row["calls"] >= 256 * 1024)}
     return any(crosses(c["id"], pair, report) for c in report["communicators"]
-               if len(c.get("nodes", [])) > 1)
+               if len(c.get("nodes", [])) > 1 and c["id"] in busy)
 
 
 def judge(f, truth, report):

@@ -86,6 +86,13 @@ sys.exit(1 if bad or not rows else 0)
 PY
 row=$(python3 -c "import json; r = json.load(open('$work/rep/report.json'))['slowest']['by_own_time'][0]; print('%s seq %d, ts %.0f us' % (r['comm_name'], r['seq'], r['start_s'] * 1e6))")
 check "report.html's slowest table points at the trace ($row)" grep -q "$row" "$work/rep/report.html"
+world=$(python3 -c "import json; print([c['id'] for c in json.load(open('$work/rep/report.json'))['communicators'] if c['name'] == 'world'][0])")
+check "report.html details each communicator by name, the hex id as its tooltip" \
+    grep -q "<h3 class=\"comm\" title=\"$world\">world</h3>" "$work/rep/report.html"
+check "... with its ranks and skew distribution" sh -c \
+    "grep -q 'Global ranks: 0-7\.' '$work/rep/report.html' && grep -q 'Arrival skew: median' '$work/rep/report.html'"
+check "report.json: the straggler's 2 ms is world's median skew" python3 -c \
+    "import json, sys; c = [c for c in json.load(open('$work/rep/report.json'))['communicators'] if c['name'] == 'world'][0]; sys.exit(0 if 0.0018 < c['skew']['p50_s'] < 0.0025 else 1)"
 
 "$collprof" trace -q "$g" -o "$work/cut.json" --ranks 2-5 --from 20ms --to 60ms
 ok $? "--ranks 2-5 --from 20ms --to 60ms"
@@ -97,6 +104,20 @@ check "the cut is in otherData" pycheck "$work/cut.json" \
 ok $? "--comm node"
 check "--comm node: only node calls and their device intervals" pycheck "$work/node.json" \
     "(lambda c: len(c) > 0 and all(e['args']['comm'] == 'node' for e in c))([e for e in ev if e['ph'] == 'X'])"
+
+# a rank killed inside an allreduce: its entry record (never returned) is
+# an in_flight slice to the end of the run
+printf 'kill rank=1 in=allreduce after=5\n' >"$work/kill.topo"
+"$collprof" record -q -o "$work/killed" -- "$simrun" -n 4 --nodes 2 \
+    --timeout 60 --topo "$work/kill.topo" -- "$train_sim" --pattern ddp \
+    --steps 1 --quiet >/dev/null 2>&1
+"$collprof" dump --csv "$work/killed" >"$work/killed.csv" 2>/dev/null
+"$collprof" trace -q "$work/killed" -o "$work/killed.json" 2>"$work/killed.err"
+ok $? "trace of a job with a rank killed in a call"
+out=$($tc "$work/killed.json" "$work/killed.csv")
+ok $? "... every call one slice ($out)"
+check "... the killed call is an in_flight allreduce on rank 1, to the run's end" pycheck "$work/killed.json" \
+    "any(e.get('cat') == 'in_flight' and e['tid'] == 2 and e['name'] == 'allreduce' and e['args'].get('in_flight') is True and abs(e['ts'] + e['dur'] - float(d['otherData']['span_us'])) < 1 for e in ev)"
 
 # what a user gets wrong
 "$collprof" trace "$g" -o "$work/x.json" --comm bogus 2>"$work/e1"

@@ -99,7 +99,7 @@ def main():
                 fail("slice without a duration: %r" % e)
             if e.get("cat") == "gpu":
                 gpu.append(e)
-            elif e.get("cat") in ("collective", "p2p", "failed", "group"):
+            elif e.get("cat") in ("collective", "p2p", "failed", "in_flight", "group"):
                 slices.append(e)
             else:
                 fail("slice of unknown category: %r" % e)
@@ -139,7 +139,10 @@ def main():
             if off is None:
                 fail("no clock offset for node %s" % row["node"])
             s = int(row["start_ns"]) - off - origin
-            d = int(row["end_ns"]) - int(row["start_ns"])
+            if int(row["end_ns"]) == 0:  # never returned: to the run's end
+                d = max(ns(od["span_us"]) - s, 0)
+            else:
+                d = int(row["end_ns"]) - int(row["start_ns"])
             end = s + max(d, 0)
             if to_ns is not None and not s < to_ns:
                 continue
