@@ -35,6 +35,7 @@ struct hg_sig {
     int32_t root;
     int32_t rank; /* index into an->ranks of the first caller */
     uint32_t agree;
+    uint32_t seq; /* the instance this slot holds */
     uint8_t op, dtype, redop, used;
 };
 
@@ -52,9 +53,22 @@ struct hg_comm {
     char name[CP_COMM_NAME_LEN + 1];
     struct hg_member *m;
     struct hg_sig *sig;
-    uint32_t nsig, capsig;
+    uint32_t nsig, capsig; /* nsig: highest seq + 1; sig: a ring of capsig
+                              slots (up to CP_HANG_SIG_WINDOW), slot seq &
+                              (capsig - 1) */
     int conflict;
 };
+
+/* The signature of instance seq of c; NULL when its slot holds another. */
+static const struct hg_sig *sig_at(const struct hg_comm *c, uint64_t seq)
+{
+    const struct hg_sig *s;
+
+    if (!c->sig || seq >= c->nsig)
+        return NULL;
+    s = &c->sig[seq & (c->capsig - 1)];
+    return s->used && s->seq == seq ? s : NULL;
+}
 
 struct hg_diff {
     unsigned comm;
@@ -159,10 +173,11 @@ static int note_sig(struct hg *h, struct hg_comm *c, unsigned ci,
 
     if (r->seq >= CP_HANG_MAX_SEQ)
         return 0;
-    if (r->seq >= c->capsig) {
+    if (r->seq >= c->capsig && c->capsig < CP_HANG_SIG_WINDOW) {
+        /* grows while every slot still holds the seq of its index */
         uint32_t cap = c->capsig ? c->capsig : 256;
         struct hg_sig *bigger;
-        while (cap <= r->seq)
+        while (cap <= r->seq && cap < CP_HANG_SIG_WINDOW)
             cap *= 2;
         bigger = realloc(c->sig, cap * sizeof *bigger);
         if (!bigger)
@@ -183,9 +198,12 @@ static int note_sig(struct hg *h, struct hg_comm *c, unsigned ci,
                  ? -1
                  : r->peer;
     s.rank = rank;
+    s.seq = r->seq;
     s.used = 1;
-    slot = &c->sig[r->seq];
-    if (!slot->used) {
+    slot = &c->sig[r->seq & (c->capsig - 1)];
+    if (slot->used && slot->seq > r->seq)
+        return 0; /* older than the window the logs read so far keep */
+    if (!slot->used || slot->seq != r->seq) {
         s.agree = 1;
         *slot = s;
     } else if (sig_equal(slot, &s)) {
@@ -983,9 +1001,8 @@ static int killed_findings(struct hg *h, char *headline, size_t hsize,
                          "its peers' calls failed there (remote error), it "
                          "was inside no call and its log was not closed "
                          "(killed, or crashed, after leaving %s at %s).",
-                         list, op_text(c->sig && (uint64_t)s < c->nsig
-                                           ? c->sig[s].op
-                                           : 0),
+                         list, op_text(sig_at(c, (uint64_t)s) ? sig_at(c, (uint64_t)s)->op
+                                                      : 0),
                          (long long)s, cl, failed,
                          call_text(h, &h->ranks[who[0]].last, rl, sizeof rl),
                          clock_text(h->ranks[who[0]].last.end, t1, sizeof t1));
@@ -1018,9 +1035,8 @@ static int killed_findings(struct hg *h, char *headline, size_t hsize,
                          "KILLED: %s died %s %s seq %lld on %s (%u peer%s "
                          "failed the call)",
                          list, before ? "before" : "inside",
-                         op_text(c->sig && (uint64_t)s < c->nsig
-                                     ? c->sig[s].op
-                                     : 0),
+                         op_text(sig_at(c, (uint64_t)s) ? sig_at(c, (uint64_t)s)->op
+                                                : 0),
                          (long long)s, cl, failed, failed == 1 ? "" : "s");
             rc = emit(h, &f);
             *named += nwho == 1;
@@ -1144,7 +1160,7 @@ static uint32_t sig_usual(const struct hg *h, const struct hg_comm *c,
         const struct hg_comm *o = &h->comms[ci];
         if (o->nranks != c->nranks)
             continue;
-        for (i = 0; i < o->nsig; i++)
+        for (i = 0; o->sig && i < o->capsig; i++)
             n += o->sig[i].used && sig_equal(&o->sig[i], s);
     }
     return n;
@@ -1158,7 +1174,7 @@ static int mismatch_findings(struct hg *h, char *headline, size_t hsize,
     for (i = 0; i < h->ndiffs; i++) {
         const struct hg_diff *d = &h->diffs[i];
         const struct hg_comm *c = &h->comms[d->comm];
-        const struct hg_sig *ref = &c->sig[d->seq];
+        const struct hg_sig *ref = sig_at(c, d->seq);
         struct hg_sig kinds[16];
         uint32_t votes[16];
         size_t nk = 1, best = 0, k;
@@ -1173,8 +1189,9 @@ static int mismatch_findings(struct hg *h, char *headline, size_t hsize,
         for (j = 0; j < i; j++)
             if (h->diffs[j].comm == d->comm && h->diffs[j].seq == d->seq)
                 break;
-        if (j < i || c->conflict)
-            continue; /* done with the first dissenter of the instance */
+        if (j < i || c->conflict || !ref)
+            continue; /* done with the first dissenter of the instance, or
+                         its slot went to a later instance */
         kinds[0] = *ref;
         votes[0] = ref->agree;
         for (j = i; j < h->ndiffs; j++) {

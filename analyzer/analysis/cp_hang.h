@@ -12,8 +12,10 @@
  *   mismatch  members of one instance that called different things;
  *   killed    the job ended with calls in flight; a rank that stopped
  *             inside a call its peers saw fail.
- * Memory: per communicator 24 bytes per instance (the signatures, up to
- * CP_HANG_MAX_SEQ instances), per member and per rank a few calls.
+ * Memory: per communicator 32 bytes per instance for the signatures of
+ * its latest CP_HANG_SIG_WINDOW instances (a window, so that memory does
+ * not grow with the length of the run), per member and per rank a few
+ * calls.
  * docs/analysis.md ("Hangs") explains the method, docs/report-schema.md
  * the `hang` section of report.json.
  */
@@ -29,6 +31,10 @@
 
 /* Instances per communicator whose signatures are compared. */
 #define CP_HANG_MAX_SEQ (1u << 22)
+/* The latest instances per communicator whose signatures are kept and
+ * compared (a power of two): older ones are compared only among the logs
+ * read before a later instance took their slot. */
+#define CP_HANG_SIG_WINDOW (1u << 14)
 
 struct cp_hang; /* opaque; owned by the struct cp_analysis it belongs to */
 
