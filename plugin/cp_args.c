@@ -1,26 +1,12 @@
 /* cp_args.c - plugstack.conf arguments and the --collprof LIST, by tables. */
 #include "config.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cp_args.h"
-
-static void say(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void say(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (!err || errlen == 0)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
+#include "cp_say.h"
 
 /* ---- text checks -------------------------------------------------------- */
 
@@ -59,20 +45,20 @@ int cp_text_check(const char *what, const char *text, size_t max, char *err,
     size_t len = strlen(text), i = 0, n;
 
     if (len >= max) {
-        say(err, errlen, "%s is %zu bytes long (at most %zu)", what, len,
-            max - 1);
+        cp_say(err, errlen, "%s is %zu bytes long (at most %zu)", what, len,
+               max - 1);
         return -1;
     }
     while (i < len) {
         if (s[i] < 0x20 || s[i] == 0x7f) {
-            say(err, errlen, "%s has a control character (0x%02x at byte %zu)",
-                what, s[i], i);
+            cp_say(err, errlen, "%s has a control character (0x%02x at byte %zu)",
+                   what, s[i], i);
             return -1;
         }
         n = utf8_length(s + i);
         if (n == 0) {
-            say(err, errlen, "%s is not valid UTF-8 (byte 0x%02x at %zu)", what,
-                s[i], i);
+            cp_say(err, errlen, "%s is not valid UTF-8 (byte 0x%02x at %zu)", what,
+                   s[i], i);
             return -1;
         }
         i += n;
@@ -121,56 +107,50 @@ enum site_kind {
                      owner's, into an unsigned */
 };
 
+/* One row per plugstack.conf key: where it goes, what it takes (the help
+ * that cp_site_keys() lists) and its default (as plugstack.conf text;
+ * libdir= and bindir= default to the directories given to
+ * cp_site_defaults, the build's). */
 static const struct site_key {
     const char *name;
     enum site_kind kind;
     size_t offset;
     const char *file; /* SITE_DIR_OF: the file name appended */
     int allow_empty;  /* SITE_PATH: "" is a valid value (means none) */
+    const char *help; /* what the value is: "DIR", "yes|no" */
+    const char *def;  /* the default, NULL: none (empty) */
 } site_keys[] = {
-    {"basedir", SITE_PATH, offsetof(struct cp_site, basedir), NULL, 1},
-    {"default", SITE_BOOL, offsetof(struct cp_site, default_on), NULL, 0},
-    {"analyze", SITE_BOOL, offsetof(struct cp_site, analyze), NULL, 0},
-    {"alert", SITE_PATH, offsetof(struct cp_site, alert), NULL, 1},
-    {"syslog", SITE_BOOL, offsetof(struct cp_site, syslog), NULL, 0},
-    {"batch_step", SITE_BOOL, offsetof(struct cp_site, batch_step), NULL, 0},
-    {"preload", SITE_PATH, offsetof(struct cp_site, preload), NULL, 0},
+    {"basedir", SITE_PATH, offsetof(struct cp_site, basedir), NULL, 1, "DIR",
+     NULL},
+    {"default", SITE_BOOL, offsetof(struct cp_site, default_on), NULL, 0,
+     "on|off", "off"},
+    {"analyze", SITE_BOOL, offsetof(struct cp_site, analyze), NULL, 0,
+     "yes|no", "yes"},
+    {"alert", SITE_PATH, offsetof(struct cp_site, alert), NULL, 1, "PROGRAM",
+     NULL},
+    {"syslog", SITE_BOOL, offsetof(struct cp_site, syslog), NULL, 0, "yes|no",
+     "no"},
+    {"batch_step", SITE_BOOL, offsetof(struct cp_site, batch_step), NULL, 0,
+     "yes|no", "no"},
+    {"preload", SITE_PATH, offsetof(struct cp_site, preload), NULL, 0, "PATH",
+     NULL},
     {"libdir", SITE_DIR_OF, offsetof(struct cp_site, preload),
-     "libcollprof.so", 0},
-    {"collprof", SITE_PATH, offsetof(struct cp_site, collprof), NULL, 0},
-    {"bindir", SITE_DIR_OF, offsetof(struct cp_site, collprof), "collprof", 0},
+     "libcollprof.so", 0, "DIR", NULL},
+    {"collprof", SITE_PATH, offsetof(struct cp_site, collprof), NULL, 0,
+     "PATH", NULL},
+    {"bindir", SITE_DIR_OF, offsetof(struct cp_site, collprof), "collprof", 0,
+     "DIR", NULL},
     {"analyze_timeout", SITE_SECONDS,
-     offsetof(struct cp_site, analyze_timeout_s), NULL, 0},
+     offsetof(struct cp_site, analyze_timeout_s), NULL, 0, "SECONDS", "120"},
     {"alert_timeout", SITE_SECONDS, offsetof(struct cp_site, alert_timeout_s),
-     NULL, 0},
+     NULL, 0, "SECONDS", "30"},
     {"probe_timeout", SITE_SECONDS, offsetof(struct cp_site, probe_timeout_s),
-     NULL, 0},
-    {"mode", SITE_MODE, offsetof(struct cp_site, dir_mode), NULL, 0},
+     NULL, 0, "SECONDS", "120"},
+    {"mode", SITE_MODE, offsetof(struct cp_site, dir_mode), NULL, 0,
+     "0700|0750|0710", "0700"},
 };
 
-const char *cp_site_keys(void)
-{
-    return "basedir=DIR, default=on|off, analyze=yes|no, alert=PROGRAM, "
-           "syslog=yes|no, batch_step=yes|no, preload=PATH, libdir=DIR, "
-           "collprof=PATH, bindir=DIR, analyze_timeout=SECONDS, "
-           "alert_timeout=SECONDS, probe_timeout=SECONDS, mode=0700|0750|0710";
-}
-
-void cp_site_defaults(struct cp_site *site, const char *libdir,
-                      const char *bindir)
-{
-    memset(site, 0, sizeof *site);
-    site->default_on = 0;
-    site->analyze = 1;
-    site->syslog = 0;
-    site->batch_step = 0;
-    snprintf(site->preload, sizeof site->preload, "%s/libcollprof.so", libdir);
-    snprintf(site->collprof, sizeof site->collprof, "%s/collprof", bindir);
-    site->analyze_timeout_s = 120;
-    site->alert_timeout_s = 30;
-    site->probe_timeout_s = 120;
-    site->dir_mode = 0700;
-}
+#define NSITE_KEYS (sizeof site_keys / sizeof site_keys[0])
 
 static int set_site_key(struct cp_site *site, const struct site_key *k,
                         const char *v, char *err, size_t errlen)
@@ -192,12 +172,12 @@ static int set_site_key(struct cp_site *site, const struct site_key *k,
             return 0;
         }
         if (v[0] != '/') {
-            say(err, errlen, "%s needs an absolute path, not '%s'", what, v);
+            cp_say(err, errlen, "%s needs an absolute path, not '%s'", what, v);
             return -1;
         }
         if (cp_path_has_dotdot(v)) {
-            say(err, errlen, "%s must not have '..' components ('%s')", what,
-                v);
+            cp_say(err, errlen, "%s must not have '..' components ('%s')", what,
+                   v);
             return -1;
         }
         if (k->kind == SITE_PATH)
@@ -208,8 +188,8 @@ static int set_site_key(struct cp_site *site, const struct site_key *k,
     case SITE_BOOL:
         b = parse_yesno(v);
         if (b < 0) {
-            say(err, errlen, "%s takes yes or no (or on, off), not '%s'", what,
-                v);
+            cp_say(err, errlen, "%s takes yes or no (or on, off), not '%s'", what,
+                   v);
             return -1;
         }
         *(int *)(void *)field = b;
@@ -217,8 +197,8 @@ static int set_site_key(struct cp_site *site, const struct site_key *k,
     case SITE_SECONDS:
         n = strtol(v, &end, 10);
         if (end == v || *end || n < 1 || n > 86400) {
-            say(err, errlen, "%s takes seconds from 1 to 86400, not '%s'",
-                what, v);
+            cp_say(err, errlen, "%s takes seconds from 1 to 86400, not '%s'",
+                   what, v);
             return -1;
         }
         *(unsigned *)(void *)field = (unsigned)n;
@@ -228,17 +208,45 @@ static int set_site_key(struct cp_site *site, const struct site_key *k,
          * nothing: a step directory is never writable by anyone else */
         n = strtol(v, &end, 8);
         if (end == v || *end || (n & ~0750L) || (n & 0700) != 0700) {
-            say(err, errlen,
-                "%s takes an octal mode of the form 07x0 without write "
-                "permission for group or others (0700, 0750, 0710), not "
-                "'%s'",
-                what, v);
+            cp_say(err, errlen,
+                   "%s takes an octal mode of the form 07x0 without write "
+                   "permission for group or others (0700, 0750, 0710), not "
+                   "'%s'",
+                   what, v);
             return -1;
         }
         *(unsigned *)(void *)field = (unsigned)n;
         return 0;
     }
     return -1;
+}
+
+const char *cp_site_keys(void)
+{
+    static char text[512];
+
+    if (!text[0]) {
+        size_t used = 0;
+        for (size_t k = 0; k < NSITE_KEYS && used < sizeof text; k++)
+            used += (size_t)snprintf(text + used, sizeof text - used,
+                                     "%s%s=%s", k ? ", " : "",
+                                     site_keys[k].name, site_keys[k].help);
+    }
+    return text;
+}
+
+void cp_site_defaults(struct cp_site *site, const char *libdir,
+                      const char *bindir)
+{
+    memset(site, 0, sizeof *site);
+    for (size_t k = 0; k < NSITE_KEYS; k++) {
+        const struct site_key *key = &site_keys[k];
+        const char *v = strcmp(key->name, "libdir") == 0   ? libdir
+                        : strcmp(key->name, "bindir") == 0 ? bindir
+                                                           : key->def;
+        if (v)
+            (void)set_site_key(site, key, v, NULL, 0);
+    }
 }
 
 int cp_site_parse(struct cp_site *site, int argc, char *const argv[],
@@ -252,7 +260,7 @@ int cp_site_parse(struct cp_site *site, int argc, char *const argv[],
         const struct site_key *key = NULL;
         size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
 
-        for (k = 0; k < sizeof site_keys / sizeof site_keys[0]; k++)
+        for (k = 0; k < NSITE_KEYS; k++)
             if (strlen(site_keys[k].name) == len &&
                 strncmp(site_keys[k].name, arg, len) == 0)
                 key = &site_keys[k];
@@ -263,13 +271,13 @@ int cp_site_parse(struct cp_site *site, int argc, char *const argv[],
                 snprintf(shown, sizeof shown, "(unprintable)");
             else
                 snprintf(shown, sizeof shown, "%.*s", (int)len, arg);
-            say(err, errlen, "unknown key '%s' (known: %s)",
-                shown, cp_site_keys());
+            cp_say(err, errlen, "unknown key '%s' (known: %s)",
+                   shown, cp_site_keys());
             return -1;
         }
         if (!eq) {
-            say(err, errlen, "plugstack.conf key '%s' needs a value (%s=...)",
-                key->name, key->name);
+            cp_say(err, errlen, "plugstack.conf key '%s' needs a value (%s=...)",
+                   key->name, key->name);
             return -1;
         }
         if (set_site_key(site, key, eq + 1, err, errlen) < 0)
@@ -279,9 +287,9 @@ int cp_site_parse(struct cp_site *site, int argc, char *const argv[],
         char probe[CP_ARGS_PATH_MAX + 64];
         if (cp_expand_basedir(site->basedir, "user", 0, probe, sizeof probe) <
             0) {
-            say(err, errlen,
-                "basedir=%s: unknown %%-sequence (known: %%u, %%U, %%%%)",
-                site->basedir);
+            cp_say(err, errlen,
+                   "basedir=%s: unknown %%-sequence (known: %%u, %%U, %%%%)",
+                   site->basedir);
             return -1;
         }
     }
@@ -294,7 +302,7 @@ static int set_on(struct cp_request *r, const char *v, char *err, size_t len)
 {
     (void)v;
     if (r->on == CP_NO) {
-        say(err, len, "'on' and 'off' both given");
+        cp_say(err, len, "'on' and 'off' both given");
         return -1;
     }
     r->on = CP_YES;
@@ -305,7 +313,7 @@ static int set_off(struct cp_request *r, const char *v, char *err, size_t len)
 {
     (void)v;
     if (r->on == CP_YES) {
-        say(err, len, "'on' and 'off' both given");
+        cp_say(err, len, "'on' and 'off' both given");
         return -1;
     }
     r->on = CP_NO;
@@ -315,13 +323,13 @@ static int set_off(struct cp_request *r, const char *v, char *err, size_t len)
 static int set_dir(struct cp_request *r, const char *v, char *err, size_t len)
 {
     if (*v == '\0') {
-        say(err, len, "dir= needs a directory");
+        cp_say(err, len, "dir= needs a directory");
         return -1;
     }
     if (cp_text_check("dir=", v, CP_ARGS_PATH_MAX - 64, err, len) < 0)
         return -1;
     if (cp_path_has_dotdot(v)) {
-        say(err, len, "dir=%s: '..' is not allowed in the directory", v);
+        cp_say(err, len, "dir=%s: '..' is not allowed in the directory", v);
         return -1;
     }
     snprintf(r->dir, sizeof r->dir, "%s", v);
@@ -339,7 +347,7 @@ static int set_timer(struct cp_request *r, const char *v, char *err,
             snprintf(r->timer, sizeof r->timer, "%s", v);
             return 0;
         }
-    say(err, len, "timer= takes auto, cupti, event or host, not '%s'", v);
+    cp_say(err, len, "timer= takes auto, cupti, event or host, not '%s'", v);
     return -1;
 }
 
@@ -349,7 +357,7 @@ static int set_analyze(struct cp_request *r, const char *v, char *err,
     int b = parse_yesno(v);
 
     if (b < 0) {
-        say(err, len, "analyze= takes yes or no, not '%s'", v);
+        cp_say(err, len, "analyze= takes yes or no, not '%s'", v);
         return -1;
     }
     r->analyze = b;
@@ -408,17 +416,17 @@ int cp_request_parse(struct cp_request *r, const char *list, char *err,
                 strncmp(request_keys[k].name, item, len) == 0)
                 key = &request_keys[k];
         if (!key) {
-            say(err, errlen, "unknown key '%.*s' (known: %s)",
-                (int)(len < 64 ? len : 64), item, cp_request_keys());
+            cp_say(err, errlen, "unknown key '%.*s' (known: %s)",
+                   (int)(len < 64 ? len : 64), item, cp_request_keys());
             return -1;
         }
         if (key->takes_value && !eq) {
-            say(err, errlen, "%s needs a value (%s=...)", key->name,
-                key->name);
+            cp_say(err, errlen, "%s needs a value (%s=...)", key->name,
+                   key->name);
             return -1;
         }
         if (!key->takes_value && eq) {
-            say(err, errlen, "%s takes no value", key->name);
+            cp_say(err, errlen, "%s takes no value", key->name);
             return -1;
         }
         if (key->set(&next, eq ? eq + 1 : NULL, err, errlen) < 0)
@@ -441,7 +449,7 @@ int cp_request_fallback(struct cp_request *r,
 #define WARN_ONCE(...)                                                         \
     do {                                                                       \
         if (warn && warnlen && !warn[0])                                       \
-            say(warn, warnlen, __VA_ARGS__);                                   \
+            cp_say(warn, warnlen, __VA_ARGS__);                                \
     } while (0)
     if (!r->given) {
         v = get("COLLPROF_PROFILE", arg);

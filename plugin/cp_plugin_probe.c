@@ -14,22 +14,9 @@
 #include <jansson.h>
 
 #include "cp_plugin_probe.h"
+#include "cp_say.h"
 
 #define PROBE_JSON_MAX (16u << 20)
-
-static void say(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void say(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (!err || errlen == 0)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 /* ---- the command line --------------------------------------------------- */
 
@@ -94,7 +81,7 @@ int cp_probe_argv(const struct cp_probe_launch *l, struct cp_probe_argv *a,
     memset(a, 0, sizeof *a);
     if (!given(l->srun) || l->srun[0] != '/' || !given(l->collprof) ||
         l->collprof[0] != '/' || !given(l->outdir) || l->nodes < 2) {
-        say(err, errlen, "the probe needs srun and collprof by absolute "
+        cp_say(err, errlen, "the probe needs srun and collprof by absolute "
                          "paths, an output directory and 2 nodes or more");
         return -1;
     }
@@ -138,7 +125,7 @@ int cp_probe_argv(const struct cp_probe_launch *l, struct cp_probe_argv *a,
         add(&b, l->id_dir);
     }
     if (b.overflow) {
-        say(err, errlen, "the probe's command line is too long");
+        cp_say(err, errlen, "the probe's command line is too long");
         return -1;
     }
     return 0;
@@ -255,23 +242,23 @@ int cp_probe_read(int dirfd, const char *name, struct cp_probe_result *res,
     memset(res, 0, sizeof *res);
     fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) {
-        say(err, errlen, "%s: %s", name, strerror(errno));
+        cp_say(err, errlen, "%s: %s", name, strerror(errno));
         return -1;
     }
     if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
         st.st_size > (off_t)PROBE_JSON_MAX) {
-        say(err, errlen, "%s is not a regular file of at most 16 MiB", name);
+        cp_say(err, errlen, "%s is not a regular file of at most 16 MiB", name);
         goto out;
     }
     root = json_loadfd(fd, 0, &jerr);
     if (!root) {
-        say(err, errlen, "%s: line %d: %s", name, jerr.line, jerr.text);
+        cp_say(err, errlen, "%s: line %d: %s", name, jerr.line, jerr.text);
         goto out;
     }
     v = json_object_get(root, "schema");
     if (!json_is_string(v) ||
         strncmp(json_string_value(v), "collprof.probe/", 15) != 0) {
-        say(err, errlen, "%s is not a collprof probe report", name);
+        cp_say(err, errlen, "%s is not a collprof probe report", name);
         goto out;
     }
     topo = json_object_get(root, "topology");

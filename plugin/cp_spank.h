@@ -47,7 +47,7 @@ extern struct cp_plugin cp_plugin;
 #define cp_info(fmt, ...) slurm_info("collprof: " fmt, ##__VA_ARGS__)
 #define cp_verbose(fmt, ...) slurm_verbose("collprof: " fmt, ##__VA_ARGS__)
 
-/* Shared by the contexts (spank_collprof.c). */
+/* Shared by the contexts (cp_spank_common.c). */
 int cp_spank_parse_site(int ac, char **av);
 int cp_spank_register_option(spank_t sp);
 /* The COLLPROF_* fallbacks from the process's own environment (srun,

@@ -166,10 +166,10 @@ int cp_srun_user_init(spank_t sp, int ac, char **av)
 
 /* ---- printing ----------------------------------------------------------- */
 
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void tell_user(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* One line on srun's stderr: "collprof: job J.S: ..." */
-static void say(const char *fmt, ...)
+static void tell_user(const char *fmt, ...)
 {
     char step[48], line[2048];
     va_list ap;
@@ -302,7 +302,7 @@ static void summary(int logs)
 
     if (run_collprof(argv, cp_plugin.site.analyze_timeout_s, out, sizeof out,
                      errout, sizeof errout, &r) < 0) {
-        say("%d rank logs in %s (collprof dump: %s)", logs, cp_plugin.stepdir,
+        tell_user("%d rank logs in %s (collprof dump: %s)", logs, cp_plugin.stepdir,
             r.timed_out ? "timed out" : strerror(errno));
         return;
     }
@@ -316,7 +316,7 @@ static void summary(int logs)
     }
     if (calls == 0)
         return; /* logs without a single call: nothing to say */
-    say("%llu NCCL calls from %d ranks logged in %s", calls, ranks,
+    tell_user("%llu NCCL calls from %d ranks logged in %s", calls, ranks,
         cp_plugin.stepdir);
 }
 
@@ -407,21 +407,21 @@ static int analyze(int reserved)
     if (run_collprof(argv, cp_plugin.site.analyze_timeout_s, out, sizeof out,
                      errout, sizeof errout, &r) < 0) {
         if (r.abandoned)
-            say("the analysis was abandoned; the logs are in %s (collprof "
+            tell_user("the analysis was abandoned; the logs are in %s (collprof "
                 "analyze %s)",
                 cp_plugin.stepdir, cp_plugin.stepdir);
         else if (r.timed_out)
-            say("the analysis did not finish in %u s; the logs are in %s "
+            tell_user("the analysis did not finish in %u s; the logs are in %s "
                 "(collprof analyze %s)",
                 cp_plugin.site.analyze_timeout_s, cp_plugin.stepdir,
                 cp_plugin.stepdir);
         else
-            say("cannot run %s: %s", cp_plugin.site.collprof,
+            tell_user("cannot run %s: %s", cp_plugin.site.collprof,
                 strerror(r.exec_errno ? r.exec_errno : errno));
         return -1;
     }
     if (r.status != 0) {
-        say("the analysis failed (exit %d): %s; the logs are in %s", r.status,
+        tell_user("the analysis failed (exit %d): %s; the logs are in %s", r.status,
             first_line(errout), cp_plugin.stepdir);
         return -1;
     }
@@ -467,15 +467,15 @@ static int analyze(int reserved)
     for (i = 0; i < n && room > 0; i++) {
         if (i == report_line)
             continue;
-        say("%s", lines[i]);
+        tell_user("%s", lines[i]);
         room--;
     }
     if (headline[0])
-        say("%s", headline);
+        tell_user("%s", headline);
     if (report_line >= 0)
-        say("%s", lines[report_line]);
+        tell_user("%s", lines[report_line]);
     else
-        say("report: %s/report.json", cp_plugin.stepdir);
+        tell_user("report: %s/report.json", cp_plugin.stepdir);
     return 0;
 }
 
@@ -579,14 +579,14 @@ static void probe_verdict(const char *outdir)
         close(fd);
     }
     if (pfd < 0 || cp_probe_read(pfd, "probe.json", &res, err, sizeof err) < 0) {
-        say("probe: ran, but its result is unreadable: %s", err);
+        tell_user("probe: ran, but its result is unreadable: %s", err);
         if (pfd >= 0)
             close(pfd);
         return;
     }
     snprintf(report, sizeof report, "%s/probe.json", outdir);
     cp_probe_verdict(&res, line, sizeof line);
-    say("%s; %s", line, report);
+    tell_user("%s; %s", line, report);
     if (cp_plugin.site.syslog) {
         struct findings_seen seen = {CP_SEV_NONE, user, report};
         user_name(user, sizeof user);
@@ -616,18 +616,18 @@ static void probe(void)
 
     if (step_nodes < 2) {
         if (step_nodes == 1)
-            say("probe: the link probe needs 2 nodes or more, this step ran "
+            tell_user("probe: the link probe needs 2 nodes or more, this step ran "
                 "on 1; nothing run");
         else
-            say("probe: the step's node count is unknown; nothing run");
+            tell_user("probe: the step's node count is unknown; nothing run");
         return;
     }
     if (!srun_path[0]) {
-        say("probe: cannot tell which srun runs this step; nothing run");
+        tell_user("probe: cannot tell which srun runs this step; nothing run");
         return;
     }
     if (!has_command("probe")) {
-        say("probe: %s has no link probe; nothing run",
+        tell_user("probe: %s has no link probe; nothing run",
             cp_plugin.site.collprof);
         return;
     }
@@ -649,12 +649,12 @@ static void probe(void)
         l.reservation = job_setting("SLURM_JOB_RESERVATION");
     }
     if (cp_probe_argv(&l, &a, err, sizeof err) < 0) {
-        say("probe: %s; nothing run", err);
+        tell_user("probe: %s; nothing run", err);
         return;
     }
     envp = cp_probe_env(environ);
     if (!envp) {
-        say("probe: out of memory; nothing run");
+        tell_user("probe: out of memory; nothing run");
         return;
     }
     memset(&r, 0, sizeof r);
@@ -668,15 +668,15 @@ static void probe(void)
     rc = cp_run(&r);
     cp_probe_env_free(envp);
     if (rc < 0 && r.abandoned)
-        say("probe: abandoned; no result");
+        tell_user("probe: abandoned; no result");
     else if (rc < 0 && r.timed_out)
-        say("probe: stopped after %u s (probe_timeout); no result",
+        tell_user("probe: stopped after %u s (probe_timeout); no result",
             cp_plugin.site.probe_timeout_s);
     else if (rc < 0)
-        say("probe: cannot run %s: %s", srun_path,
+        tell_user("probe: cannot run %s: %s", srun_path,
             strerror(r.exec_errno ? r.exec_errno : errno));
     else if (r.status != 0)
-        say("probe: failed (exit %d): %s", r.status, first_line(errout));
+        tell_user("probe: failed (exit %d): %s", r.status, first_line(errout));
     else
         probe_verdict(outdir);
 }

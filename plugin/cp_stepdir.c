@@ -4,29 +4,15 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cp_stepdir.h"
+#include "cp_say.h"
 
 #define BATCH_STEP 0xfffffffbu /* SLURM_BATCH_SCRIPT */
-
-static void say(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void say(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (!err || errlen == 0)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 void cp_stepdir_name(unsigned job, unsigned step, char *out, size_t outlen)
 {
@@ -46,12 +32,12 @@ int cp_stepdir_path(const char *cwd, const char *base, const char *name,
         n = snprintf(out, outlen, "%s/%s", base, name);
     } else {
         if (cwd && cwd[0] != '/') {
-            say(err, errlen, "%s is not an absolute directory", cwd);
+            cp_say(err, errlen, "%s is not an absolute directory", cwd);
             return -1;
         }
         if (!cwd && !(cwd = getcwd(here, sizeof here))) {
-            say(err, errlen, "cannot tell the working directory: %s",
-                strerror(errno));
+            cp_say(err, errlen, "cannot tell the working directory: %s",
+                   strerror(errno));
             return -1;
         }
         if (base[0])
@@ -62,7 +48,7 @@ int cp_stepdir_path(const char *cwd, const char *base, const char *name,
                          name);
     }
     if (n < 0 || (size_t)n >= outlen) {
-        say(err, errlen, "the step directory's path is too long");
+        cp_say(err, errlen, "the step directory's path is too long");
         return -1;
     }
     return 0;
@@ -75,21 +61,21 @@ static int check_dir(int fd, const char *path, uid_t uid, char *err,
     struct stat st;
 
     if (fstat(fd, &st) < 0) {
-        say(err, errlen, "%s: %s", path, strerror(errno));
+        cp_say(err, errlen, "%s: %s", path, strerror(errno));
         return -1;
     }
     if (!S_ISDIR(st.st_mode)) {
-        say(err, errlen, "%s is not a directory", path);
+        cp_say(err, errlen, "%s is not a directory", path);
         return -1;
     }
     if (st.st_uid != uid) {
-        say(err, errlen, "%s belongs to uid %u, not to the job's user (uid %u)",
-            path, (unsigned)st.st_uid, (unsigned)uid);
+        cp_say(err, errlen, "%s belongs to uid %u, not to the job's user (uid %u)",
+               path, (unsigned)st.st_uid, (unsigned)uid);
         return -1;
     }
     if (st.st_mode & (S_IWGRP | S_IWOTH)) {
-        say(err, errlen, "%s is writable by other users (mode %04o)", path,
-            (unsigned)(st.st_mode & 07777));
+        cp_say(err, errlen, "%s is writable by other users (mode %04o)", path,
+               (unsigned)(st.st_mode & 07777));
         return -1;
     }
     return 0;
@@ -107,21 +93,21 @@ static int check_base(int fd, const char *shown, uid_t uid, char *err,
     struct stat st;
 
     if (fstat(fd, &st) < 0) {
-        say(err, errlen, "%s: %s", shown, strerror(errno));
+        cp_say(err, errlen, "%s: %s", shown, strerror(errno));
         return -1;
     }
     if (st.st_uid != 0 && st.st_uid != uid) {
-        say(err, errlen,
-            "%s belongs to uid %u, neither root nor the job's user (uid %u): "
-            "refused on the way to the step directory",
-            shown, (unsigned)st.st_uid, (unsigned)uid);
+        cp_say(err, errlen,
+               "%s belongs to uid %u, neither root nor the job's user (uid %u): "
+               "refused on the way to the step directory",
+               shown, (unsigned)st.st_uid, (unsigned)uid);
         return -1;
     }
     if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX)) {
-        say(err, errlen,
-            "%s is writable by other users and not sticky (mode %04o): "
-            "refused on the way to the step directory",
-            shown, (unsigned)(st.st_mode & 07777));
+        cp_say(err, errlen,
+               "%s is writable by other users and not sticky (mode %04o): "
+               "refused on the way to the step directory",
+               shown, (unsigned)(st.st_mode & 07777));
         return -1;
     }
     return 0;
@@ -140,7 +126,7 @@ static int open_component(int pfd, const char *name, const char *shown,
     int fd, e;
 
     if (create && mkdirat(pfd, name, mode) < 0 && errno != EEXIST) {
-        say(err, errlen, "cannot create %s: %s", shown, strerror(errno));
+        cp_say(err, errlen, "cannot create %s: %s", shown, strerror(errno));
         return -1;
     }
     fd = openat(pfd, name, flags | O_NOFOLLOW);
@@ -150,15 +136,15 @@ static int open_component(int pfd, const char *name, const char *shown,
     if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
         S_ISLNK(st.st_mode)) {
         if (last) {
-            say(err, errlen, "%s is a symbolic link: refused", shown);
+            cp_say(err, errlen, "%s is a symbolic link: refused", shown);
             errno = ELOOP;
             return -1;
         }
         if (st.st_uid != 0 && st.st_uid != uid) {
-            say(err, errlen,
-                "%s is a symbolic link of uid %u, neither root nor the job's "
-                "user (uid %u): refused on the way to the step directory",
-                shown, (unsigned)st.st_uid, (unsigned)uid);
+            cp_say(err, errlen,
+                   "%s is a symbolic link of uid %u, neither root nor the job's "
+                   "user (uid %u): refused on the way to the step directory",
+                   shown, (unsigned)st.st_uid, (unsigned)uid);
             errno = EPERM;
             return -1;
         }
@@ -167,7 +153,7 @@ static int open_component(int pfd, const char *name, const char *shown,
             return fd;
         e = errno;
     }
-    say(err, errlen, "%s: %s", shown, strerror(e));
+    cp_say(err, errlen, "%s: %s", shown, strerror(e));
     errno = e;
     return -1;
 }
@@ -185,11 +171,11 @@ static int walk(const char *path, int create, mode_t mode, uid_t uid,
     int fd = -1, nfd, e;
 
     if (path[0] != '/') {
-        say(err, errlen, "%s is not an absolute path", path);
+        cp_say(err, errlen, "%s is not an absolute path", path);
         return -1;
     }
     if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) {
-        say(err, errlen, "%s: path too long", path);
+        cp_say(err, errlen, "%s: path too long", path);
         return -1;
     }
     fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -211,7 +197,7 @@ static int walk(const char *path, int create, mode_t mode, uid_t uid,
         if (used >= sizeof shown)
             used = sizeof shown - 1;
         if (strcmp(comp, "..") == 0) {
-            say(err, errlen, "%s is not a usable step directory path", path);
+            cp_say(err, errlen, "%s is not a usable step directory path", path);
             goto fail;
         }
         nfd = open_component(fd, comp, shown, create, mode, uid, last, err,
@@ -229,7 +215,7 @@ static int walk(const char *path, int create, mode_t mode, uid_t uid,
         if (last)
             return fd;
     }
-    say(err, errlen, "%s is not a usable step directory path", path);
+    cp_say(err, errlen, "%s is not a usable step directory path", path);
 fail:
     e = errno;
     if (fd >= 0)

@@ -568,12 +568,239 @@ static int weak_calibration(const struct cp_bench_calibration *cal,
     return 0;
 }
 
+/* What the command line asks for. */
+struct bench_args {
+    struct cp_bench_run_opts ro;
+    struct cp_ncclrt_opts rt; /* the runtime's options, into ro */
+    struct cp_bench_import_opts io;
+    int do_import;
+    int force; /* --force: a profile from a weak fit all the same */
+    const char *json_path, *csv_path, *profile_path, *report_dir;
+};
+
+/* One option of the sweep (a->ro, a->rt): 0 taken, 1 not one of them, -1
+ * after a usage error. */
+static int run_option(struct bench_args *a, int c, const char *optarg)
+{
+    struct cp_error err;
+    uint64_t v;
+
+    switch (c) {
+    case OPT_OPS:
+        if (parse_ops(optarg, &a->ro.ops) < 0)
+            return -1;
+        return 0;
+    case OPT_SIZES:
+        if (parse_sizes(optarg, &a->ro.min_bytes, &a->ro.max_bytes) != 0)
+            return -1;
+        return 0;
+    case OPT_FACTOR: {
+        char *end;
+        a->ro.step_factor = strtod(optarg, &end);
+        if (*end || !(a->ro.step_factor > 1) || a->ro.step_factor > 1024) {
+            usage_error("--factor: want a number above 1, got '%s'",
+                        optarg);
+            return -1;
+        }
+        return 0;
+    }
+    case OPT_ITERS:
+        if (parse_count_opt("--iters", optarg, 1000000, &v) != 0)
+            return -1;
+        if (v == 0) {
+            usage_error("--iters: must be at least 1");
+            return -1;
+        }
+        a->ro.iters = (unsigned)v;
+        return 0;
+    case OPT_MIN_ITERS:
+        if (parse_count_opt("--min-iters", optarg, 1000000, &v) != 0)
+            return -1;
+        if (v == 0) {
+            usage_error("--min-iters: must be at least 1");
+            return -1;
+        }
+        a->ro.min_iters = (unsigned)v;
+        return 0;
+    case OPT_WARMUP:
+        if (parse_count_opt("--warmup", optarg, 1000000, &v) != 0)
+            return -1;
+        a->ro.warmup = (unsigned)v;
+        return 0;
+    case OPT_POINT_TIME:
+        if (parse_time_opt("--point-time", optarg, &a->ro.point_time_s) != 0)
+            return -1;
+        return 0;
+    case OPT_CALL_LIMIT:
+        if (parse_time_opt("--call-limit", optarg, &a->ro.call_limit_s) != 0)
+            return -1;
+        return 0;
+    case CP_NCCLRT_OPT_MEMORY:
+    case CP_NCCLRT_OPT_NCCL:
+    case CP_NCCLRT_OPT_ID_DIR:
+    case CP_NCCLRT_OPT_ID_TIMEOUT:
+        if (cp_ncclrt_parse_option(&a->rt, c, optarg, &err) < 0) {
+            usage_error("%s", err.text);
+            return -1;
+        }
+        return 0;
+    case OPT_MEMORY_LIMIT: {
+        struct cp_error e;
+        if (cp_units_parse_size_u64(optarg, &a->ro.memory_limit, &e) < 0) {
+            usage_error("--memory-limit: %s", e.text);
+            return -1;
+        }
+        if (a->ro.memory_limit < 8) {
+            usage_error("--memory-limit: too small");
+            return -1;
+        }
+        return 0;
+    }
+    case OPT_NO_CHECK:
+        a->ro.check = 0;
+        return 0;
+    case OPT_PAIRS:
+        a->ro.pairs = 2;
+        return 0;
+    case OPT_NO_PAIRS:
+        a->ro.pairs = 0;
+        return 0;
+    default:
+        return 1;
+    }
+}
+
+/* One option of --import or of the outputs: 0 taken, 1 not one of them,
+ * -1 after a usage error. */
+static int output_option(struct bench_args *a, int c, const char *optarg)
+{
+    uint64_t v;
+
+    switch (c) {
+    case OPT_IMPORT:
+        a->do_import = 1;
+        return 0;
+    case OPT_OP: {
+        enum cp_coll coll;
+        if (parse_coll(optarg, &coll) < 0) {
+            usage_error("--op: unknown collective '%s'", optarg);
+            return -1;
+        }
+        a->io.coll = (int)coll;
+        return 0;
+    }
+    case OPT_RANKS:
+        if (parse_count_opt("--ranks", optarg, 16777216, &v) != 0)
+            return -1;
+        if (v == 0) {
+            usage_error("--ranks: must be at least 1");
+            return -1;
+        }
+        a->io.ranks = (unsigned)v;
+        return 0;
+    case OPT_NODES:
+        if (parse_count_opt("--nodes", optarg, 16777216, &v) != 0)
+            return -1;
+        if (v == 0) {
+            usage_error("--nodes: must be at least 1");
+            return -1;
+        }
+        a->io.nodes = (unsigned)v;
+        return 0;
+    case OPT_LINK:
+        if (strcmp(optarg, "intra") == 0)
+            a->io.link = CP_LINK_INTRA;
+        else if (strcmp(optarg, "inter") == 0)
+            a->io.link = CP_LINK_INTER;
+        else {
+            usage_error("--link: intra or inter, not '%s'", optarg);
+            return -1;
+        }
+        return 0;
+    case OPT_JSON:
+        a->json_path = optarg;
+        return 0;
+    case OPT_CSV:
+        a->csv_path = optarg;
+        return 0;
+    case OPT_PROFILE:
+        a->profile_path = optarg;
+        return 0;
+    case OPT_FORCE:
+        a->force = 1;
+        return 0;
+    case OPT_REPORT:
+        a->report_dir = optarg;
+        return 0;
+    default:
+        return 1;
+    }
+}
+
+/* Rank 0's end: the calibration, the files asked for, and the verdict on
+ * the results' checks.  0, EXIT_WRONG, or EXIT_FAILED after saying why. */
+static int write_outputs(const struct bench_args *a,
+                         const struct cp_bench_set *set,
+                         struct cp_bench_calibration *cal, int *have_cal,
+                         const struct cp_bench_meta *meta, const char *comment,
+                         int quiet)
+{
+    struct cp_error err;
+    char why[160];
+    int64_t wrong = 0;
+    size_t k;
+
+    if (cp_bench_calibrate(set, cal, &err) < 0) {
+        fprintf(stderr, PROG ": %s\n", err.text);
+        return EXIT_FAILED;
+    }
+    *have_cal = 1;
+    if (!quiet)
+        print_calibration(cal);
+    if (a->json_path &&
+        cp_bench_write_json(set, cal, meta, a->json_path, &err) < 0) {
+        fprintf(stderr, PROG ": %s\n", err.text);
+        return EXIT_FAILED;
+    }
+    if (a->csv_path && cp_bench_write_csv(set, a->csv_path, &err) < 0) {
+        fprintf(stderr, PROG ": %s\n", err.text);
+        return EXIT_FAILED;
+    }
+    if (a->profile_path && !a->force &&
+        weak_calibration(cal, why, sizeof why)) {
+        fprintf(stderr,
+                PROG ": %s: not written: the %s; a profile from it would "
+                     "judge every job by it (give --force to write it all "
+                     "the same)\n",
+                a->profile_path, why);
+        return EXIT_FAILED;
+    }
+    if (a->profile_path &&
+        cp_bench_profile_write(cal, a->profile_path, comment, &err) < 0) {
+        fprintf(stderr, PROG ": %s: %s\n", a->profile_path, err.text);
+        return EXIT_FAILED;
+    }
+    if (a->report_dir &&
+        write_report_dir(set, cal, meta, a->report_dir, &err) < 0) {
+        fprintf(stderr, PROG ": %s\n", err.text);
+        return EXIT_FAILED;
+    }
+    for (k = 0; k < set->npoints; k++)
+        if (set->points[k].wrong > 0)
+            wrong += set->points[k].wrong;
+    if (wrong) {
+        fprintf(stderr,
+                PROG ": %lld wrong result element%s (the #wrong column)\n",
+                (long long)wrong, wrong == 1 ? "" : "s");
+        return EXIT_WRONG;
+    }
+    return 0;
+}
+
 int cp_cmd_bench(int argc, char **argv)
 {
-    struct cp_bench_run_opts ro;
-    struct cp_ncclrt_opts rt = {0}; /* the runtime's options, into ro */
-    struct cp_bench_import_opts io = {.coll = -1,
-                                      .link = CP_BENCH_LINK_UNKNOWN};
+    struct bench_args a = {.io = {.coll = -1,
+                                  .link = CP_BENCH_LINK_UNKNOWN}};
     struct cp_bench_set set;
     struct cp_bench_calibration cal;
     struct cp_bench_import_report rep;
@@ -581,16 +808,10 @@ int cp_cmd_bench(int argc, char **argv)
     struct cp_bench_meta meta;
     struct printer pr;
     struct cp_error err;
-    const char *json_path = NULL, *csv_path = NULL, *profile_path = NULL;
-    int force = 0;
-    char why[160];
-    const char *report_dir = NULL;
     char *comment = NULL, created[32];
     time_t now = time(NULL);
     struct tm tm;
-    int do_import = 0, c, rc = EXIT_USAGE, have_cal = 0, i;
-    int64_t wrong = 0;
-    uint64_t v;
+    int c, rc = EXIT_USAGE, have_cal = 0, i;
     size_t k;
 
     memset(&set, 0, sizeof set);
@@ -599,147 +820,20 @@ int cp_cmd_bench(int argc, char **argv)
     memset(&info, 0, sizeof info);
     memset(&meta, 0, sizeof meta);
     memset(&pr, 0, sizeof pr);
-    cp_bench_run_defaults(&ro);
-    rt.memory = (enum cp_ncclrt_memory)ro.memory;
-    rt.id_timeout_s = ro.id_timeout_s;
+    cp_bench_run_defaults(&a.ro);
+    a.rt.memory = (enum cp_ncclrt_memory)a.ro.memory;
+    a.rt.id_timeout_s = a.ro.id_timeout_s;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":qh", long_options, NULL)) != -1) {
+        int taken = run_option(&a, c, optarg);
+        if (taken == 1)
+            taken = output_option(&a, c, optarg);
+        if (taken < 0)
+            goto out;
+        if (taken == 0)
+            continue;
         switch (c) {
-        case OPT_OPS:
-            if (parse_ops(optarg, &ro.ops) < 0)
-                goto out;
-            break;
-        case OPT_SIZES:
-            if (parse_sizes(optarg, &ro.min_bytes, &ro.max_bytes) != 0)
-                goto out;
-            break;
-        case OPT_FACTOR: {
-            char *end;
-            ro.step_factor = strtod(optarg, &end);
-            if (*end || !(ro.step_factor > 1) || ro.step_factor > 1024) {
-                usage_error("--factor: want a number above 1, got '%s'",
-                            optarg);
-                goto out;
-            }
-            break;
-        }
-        case OPT_ITERS:
-            if (parse_count_opt("--iters", optarg, 1000000, &v) != 0)
-                goto out;
-            if (v == 0) {
-                usage_error("--iters: must be at least 1");
-                goto out;
-            }
-            ro.iters = (unsigned)v;
-            break;
-        case OPT_MIN_ITERS:
-            if (parse_count_opt("--min-iters", optarg, 1000000, &v) != 0)
-                goto out;
-            if (v == 0) {
-                usage_error("--min-iters: must be at least 1");
-                goto out;
-            }
-            ro.min_iters = (unsigned)v;
-            break;
-        case OPT_WARMUP:
-            if (parse_count_opt("--warmup", optarg, 1000000, &v) != 0)
-                goto out;
-            ro.warmup = (unsigned)v;
-            break;
-        case OPT_POINT_TIME:
-            if (parse_time_opt("--point-time", optarg, &ro.point_time_s) != 0)
-                goto out;
-            break;
-        case OPT_CALL_LIMIT:
-            if (parse_time_opt("--call-limit", optarg, &ro.call_limit_s) != 0)
-                goto out;
-            break;
-        case CP_NCCLRT_OPT_MEMORY:
-        case CP_NCCLRT_OPT_NCCL:
-        case CP_NCCLRT_OPT_ID_DIR:
-        case CP_NCCLRT_OPT_ID_TIMEOUT:
-            if (cp_ncclrt_parse_option(&rt, c, optarg, &err) < 0) {
-                usage_error("%s", err.text);
-                goto out;
-            }
-            break;
-        case OPT_MEMORY_LIMIT: {
-            struct cp_error e;
-            if (cp_units_parse_size_u64(optarg, &ro.memory_limit, &e) < 0) {
-                usage_error("--memory-limit: %s", e.text);
-                goto out;
-            }
-            if (ro.memory_limit < 8) {
-                usage_error("--memory-limit: too small");
-                goto out;
-            }
-            break;
-        }
-        case OPT_NO_CHECK:
-            ro.check = 0;
-            break;
-        case OPT_PAIRS:
-            ro.pairs = 2;
-            break;
-        case OPT_NO_PAIRS:
-            ro.pairs = 0;
-            break;
-        case OPT_IMPORT:
-            do_import = 1;
-            break;
-        case OPT_OP: {
-            enum cp_coll coll;
-            if (parse_coll(optarg, &coll) < 0) {
-                usage_error("--op: unknown collective '%s'", optarg);
-                goto out;
-            }
-            io.coll = (int)coll;
-            break;
-        }
-        case OPT_RANKS:
-            if (parse_count_opt("--ranks", optarg, 16777216, &v) != 0)
-                goto out;
-            if (v == 0) {
-                usage_error("--ranks: must be at least 1");
-                goto out;
-            }
-            io.ranks = (unsigned)v;
-            break;
-        case OPT_NODES:
-            if (parse_count_opt("--nodes", optarg, 16777216, &v) != 0)
-                goto out;
-            if (v == 0) {
-                usage_error("--nodes: must be at least 1");
-                goto out;
-            }
-            io.nodes = (unsigned)v;
-            break;
-        case OPT_LINK:
-            if (strcmp(optarg, "intra") == 0)
-                io.link = CP_LINK_INTRA;
-            else if (strcmp(optarg, "inter") == 0)
-                io.link = CP_LINK_INTER;
-            else {
-                usage_error("--link: intra or inter, not '%s'", optarg);
-                goto out;
-            }
-            break;
-        case OPT_JSON:
-            json_path = optarg;
-            break;
-        case OPT_CSV:
-            csv_path = optarg;
-            break;
-        case OPT_PROFILE:
-            profile_path = optarg;
-            break;
-        case OPT_FORCE:
-            force = 1;
-            break;
-        case OPT_REPORT:
-            report_dir = optarg;
-            break;
         case 'q':
             pr.quiet = 1;
             break;
@@ -755,27 +849,27 @@ int cp_cmd_bench(int argc, char **argv)
             goto out;
         }
     }
-    ro.memory = (enum cp_bench_memory)rt.memory;
-    ro.nccl_path = rt.nccl_path;
-    ro.id_dir = rt.id_dir;
-    ro.id_timeout_s = rt.id_timeout_s;
-    if (do_import && optind >= argc) {
+    a.ro.memory = (enum cp_bench_memory)a.rt.memory;
+    a.ro.nccl_path = a.rt.nccl_path;
+    a.ro.id_dir = a.rt.id_dir;
+    a.ro.id_timeout_s = a.rt.id_timeout_s;
+    if (a.do_import && optind >= argc) {
         usage_error("--import: no file given");
         goto out;
     }
-    if (!do_import && optind < argc) {
+    if (!a.do_import && optind < argc) {
         usage_error("unexpected argument '%s' (files need --import)",
                     argv[optind]);
         goto out;
     }
-    if (!do_import &&
-        (io.coll >= 0 || io.ranks || io.nodes ||
-         io.link != CP_BENCH_LINK_UNKNOWN)) {
+    if (!a.do_import &&
+        (a.io.coll >= 0 || a.io.ranks || a.io.nodes ||
+         a.io.link != CP_BENCH_LINK_UNKNOWN)) {
         usage_error("--op, --ranks, --nodes and --link describe imported "
                     "files (--import)");
         goto out;
     }
-    if (parse_corrupt(&ro) < 0)
+    if (parse_corrupt(&a.ro) < 0)
         goto out;
     meta.generator = PROG " " PACKAGE_VERSION;
     strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ",
@@ -783,9 +877,9 @@ int cp_cmd_bench(int argc, char **argv)
     meta.created = created;
 
     rc = EXIT_FAILED;
-    if (do_import) {
+    if (a.do_import) {
         for (i = optind; i < argc; i++)
-            if (cp_bench_import_file(argv[i], &io, &set, &rep, &err) < 0) {
+            if (cp_bench_import_file(argv[i], &a.io, &set, &rep, &err) < 0) {
                 fprintf(stderr, PROG ": %s\n", err.text);
                 goto out;
             }
@@ -808,12 +902,12 @@ int cp_cmd_bench(int argc, char **argv)
             goto out;
         }
     } else {
-        ro.ctx = &pr;
-        ro.on_start = print_start;
-        ro.on_section = print_section;
-        ro.on_line = print_line;
-        ro.on_section_end = print_section_end;
-        if (cp_bench_run(&ro, &set, &info, &err) < 0) {
+        a.ro.ctx = &pr;
+        a.ro.on_start = print_start;
+        a.ro.on_section = print_section;
+        a.ro.on_line = print_line;
+        a.ro.on_section_end = print_section_end;
+        if (cp_bench_run(&a.ro, &set, &info, &err) < 0) {
             fprintf(stderr, PROG ": %s\n", err.text);
             goto out;
         }
@@ -828,51 +922,8 @@ int cp_cmd_bench(int argc, char **argv)
         }
     }
 
-    if (cp_bench_calibrate(&set, &cal, &err) < 0) {
-        fprintf(stderr, PROG ": %s\n", err.text);
-        goto out;
-    }
-    have_cal = 1;
-    if (!pr.quiet)
-        print_calibration(&cal);
-    if (json_path &&
-        cp_bench_write_json(&set, &cal, &meta, json_path, &err) < 0) {
-        fprintf(stderr, PROG ": %s\n", err.text);
-        goto out;
-    }
-    if (csv_path && cp_bench_write_csv(&set, csv_path, &err) < 0) {
-        fprintf(stderr, PROG ": %s\n", err.text);
-        goto out;
-    }
-    if (profile_path && !force && weak_calibration(&cal, why, sizeof why)) {
-        fprintf(stderr,
-                PROG ": %s: not written: the %s; a profile from it would "
-                     "judge every job by it (give --force to write it all "
-                     "the same)\n",
-                profile_path, why);
-        goto out;
-    }
-    if (profile_path &&
-        cp_bench_profile_write(&cal, profile_path, comment, &err) < 0) {
-        fprintf(stderr, PROG ": %s: %s\n", profile_path, err.text);
-        goto out;
-    }
-    if (report_dir &&
-        write_report_dir(&set, &cal, &meta, report_dir, &err) < 0) {
-        fprintf(stderr, PROG ": %s\n", err.text);
-        goto out;
-    }
-    for (k = 0; k < set.npoints; k++)
-        if (set.points[k].wrong > 0)
-            wrong += set.points[k].wrong;
-    if (wrong) {
-        fprintf(stderr,
-                PROG ": %lld wrong result element%s (the #wrong column)\n",
-                (long long)wrong, wrong == 1 ? "" : "s");
-        rc = EXIT_WRONG;
-        goto out;
-    }
-    rc = 0;
+    rc = write_outputs(&a, &set, &cal, &have_cal, &meta, comment,
+                       pr.quiet);
 out:
     if (have_cal)
         cp_bench_calibration_free(&cal);

@@ -160,12 +160,11 @@ int cp_model_coll_from_name(const char *text, enum cp_coll *coll,
             }
         }
     }
-    cp_error_set(err, NULL, -1,
-                 "expected a collective (allreduce, broadcast, reduce, "
-                 "reducescatter, allgather, alltoall, gather, scatter, "
-                 "sendrecv), got '%.80s'",
-                 text ? text : "");
-    return -1;
+    return cp_errorf(err,
+                     "expected a collective (allreduce, broadcast, reduce, "
+                     "reducescatter, allgather, alltoall, gather, scatter, "
+                     "sendrecv), got '%.80s'",
+                     text ? text : "");
 }
 
 int cp_model_algo_from_name(const char *text, enum cp_algo *algo,
@@ -181,12 +180,11 @@ int cp_model_algo_from_name(const char *text, enum cp_algo *algo,
             }
         }
     }
-    cp_error_set(err, NULL, -1,
-                 "expected an algorithm (ring, recursive_doubling, "
-                 "rabenseifner, pairwise, bruck, tree, double_binary_tree, "
-                 "hierarchical, direct), got '%.80s'",
-                 text ? text : "");
-    return -1;
+    return cp_errorf(err,
+                     "expected an algorithm (ring, recursive_doubling, "
+                     "rabenseifner, pairwise, bruck, tree, double_binary_tree, "
+                     "hierarchical, direct), got '%.80s'",
+                     text ? text : "");
 }
 
 int cp_model_coll_from_op(unsigned op, enum cp_coll *coll)
@@ -234,31 +232,26 @@ static int check_args(enum cp_coll coll, unsigned p,
                       struct cp_error *err)
 {
     if (!coll_valid(coll)) {
-        cp_error_set(err, NULL, -1, "unknown collective %d", (int)coll);
-        return -1;
+        return cp_errorf(err, "unknown collective %d", (int)coll);
     }
     if (p == 0) {
-        cp_error_set(err, NULL, -1, "the number of ranks must be at least 1");
-        return -1;
+        return cp_errorf(err, "the number of ranks must be at least 1");
     }
     if (!params) {
-        cp_error_set(err, NULL, -1, "no link parameters given");
-        return -1;
+        return cp_errorf(err, "no link parameters given");
     }
     if (!usable(params->alpha) || !usable(params->beta)) {
-        cp_error_set(err, NULL, -1,
-                     "alpha and beta must be finite and not negative "
-                     "(alpha %g s, beta %g s/B)",
-                     params->alpha, params->beta);
-        return -1;
+        return cp_errorf(err,
+                         "alpha and beta must be finite and not negative "
+                         "(alpha %g s, beta %g s/B)",
+                         params->alpha, params->beta);
     }
     if (params->gpus_per_node > 0 &&
         (!usable(params->inter_alpha) || !usable(params->inter_beta))) {
-        cp_error_set(err, NULL, -1,
-                     "the inter-node alpha and beta must be finite and not "
-                     "negative (alpha %g s, beta %g s/B)",
-                     params->inter_alpha, params->inter_beta);
-        return -1;
+        return cp_errorf(err,
+                         "the inter-node alpha and beta must be finite and not "
+                         "negative (alpha %g s, beta %g s/B)",
+                         params->inter_alpha, params->inter_beta);
     }
     return 0;
 }
@@ -281,18 +274,17 @@ static int hier_shape(unsigned p, const struct cp_model_params *params,
 {
     unsigned g = params->gpus_per_node;
 
+    *nodes = 0;
     if (g == 0) {
-        cp_error_set(err, NULL, -1,
-                     "hierarchical needs a topology: GPUs per node and the "
-                     "inter-node alpha and bandwidth");
-        return -1;
+        return cp_errorf(err,
+                         "hierarchical needs a topology: GPUs per node and the "
+                         "inter-node alpha and bandwidth");
     }
     if (p % g != 0) {
-        cp_error_set(err, NULL, -1,
-                     "hierarchical needs the ranks (%u) to be a multiple of "
-                     "the GPUs per node (%u)",
-                     p, g);
-        return -1;
+        return cp_errorf(err,
+                         "hierarchical needs the ranks (%u) to be a multiple of "
+                         "the GPUs per node (%u)",
+                         p, g);
     }
     *nodes = p / g;
     return 0;
@@ -312,13 +304,11 @@ int cp_model_terms(enum cp_coll coll, enum cp_algo algo, unsigned p,
     if (check_args(coll, p, params, err) < 0)
         return -1;
     if (!algo_valid(algo)) {
-        cp_error_set(err, NULL, -1, "unknown algorithm %d", (int)algo);
-        return -1;
+        return cp_errorf(err, "unknown algorithm %d", (int)algo);
     }
     if (!(colls[coll].algos & BIT(algo))) {
-        cp_error_set(err, NULL, -1, "%s is not an algorithm of %s",
-                     algo_names[algo], colls[coll].name);
-        return -1;
+        return cp_errorf(err, "%s is not an algorithm of %s",
+                         algo_names[algo], colls[coll].name);
     }
 
     if (algo == CP_ALGO_HIERARCHICAL) {
@@ -405,10 +395,9 @@ int cp_model_terms(enum cp_coll coll, enum cp_algo algo, unsigned p,
         break;
     }
     if (needs_pow2 && !is_pow2(p)) {
-        cp_error_set(err, NULL, -1,
-                     "%s needs a power-of-two number of ranks, got %u",
-                     algo_names[algo], p);
-        return -1;
+        return cp_errorf(err,
+                         "%s needs a power-of-two number of ranks, got %u",
+                         algo_names[algo], p);
     }
     if (p == 1 && coll != CP_COLL_SENDRECV)
         la = wb = 0; /* one rank: nothing to move */
@@ -455,9 +444,8 @@ int cp_model_best(enum cp_coll coll, unsigned p, double n,
     if (check_args(coll, p, params, err) < 0)
         return -1;
     if (!usable(n)) {
-        cp_error_set(err, NULL, -1,
-                     "the size must be finite and not negative, got %g", n);
-        return -1;
+        return cp_errorf(err,
+                         "the size must be finite and not negative, got %g", n);
     }
     for (int a = 0; a < CP_ALGO_COUNT; a++) {
         double t;
@@ -471,10 +459,9 @@ int cp_model_best(enum cp_coll coll, unsigned p, double n,
         }
     }
     if (found < 0) {
-        cp_error_set(err, NULL, -1,
-                     "no algorithm of the model applies to %s on %u ranks",
-                     colls[coll].name, p);
-        return -1;
+        return cp_errorf(err,
+                         "no algorithm of the model applies to %s on %u ranks",
+                         colls[coll].name, p);
     }
     if (best)
         *best = (enum cp_algo)found;
@@ -532,9 +519,8 @@ int cp_model_regime(enum cp_coll coll, enum cp_algo algo, unsigned p,
     if (cp_model_terms(coll, algo, p, params, &t, err) < 0)
         return -1;
     if (!usable(n)) {
-        cp_error_set(err, NULL, -1,
-                     "the size must be finite and not negative, got %g", n);
-        return -1;
+        return cp_errorf(err,
+                         "the size must be finite and not negative, got %g", n);
     }
     lat = t.latency_s;
     bw = n * t.sec_per_byte;
@@ -573,9 +559,8 @@ int cp_model_hierarchical(unsigned p, double n,
         hier_shape(p, params, &nodes, err) < 0)
         return -1;
     if (!usable(n)) {
-        cp_error_set(err, NULL, -1,
-                     "the size must be finite and not negative, got %g", n);
-        return -1;
+        return cp_errorf(err,
+                         "the size must be finite and not negative, got %g", n);
     }
     g = params->gpus_per_node;
     N = nodes;
@@ -640,9 +625,8 @@ int cp_model_lower_bounds(enum cp_coll coll, unsigned p, double n,
     if (check_args(coll, p, params, err) < 0)
         return -1;
     if (!usable(n)) {
-        cp_error_set(err, NULL, -1,
-                     "the size must be finite and not negative, got %g", n);
-        return -1;
+        return cp_errorf(err,
+                         "the size must be finite and not negative, got %g", n);
     }
     rounds = coll == CP_COLL_SENDRECV ? 1 : ceil_lg(p);
     if (latency_s)

@@ -73,9 +73,8 @@ static int check_final(int dirfd, const char *name, const char *path,
     if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
         if (errno == ENOENT)
             return 0;
-        cp_error_set(err, path, -1, "cannot look at %s: %s", path,
-                     strerror(errno));
-        return -1;
+        return cp_errorf_at(err, path, -1, "cannot look at %s: %s", path,
+                            strerror(errno));
     }
     if (S_ISLNK(st.st_mode)) {
         cp_error_set(err, path, -1,
@@ -108,17 +107,14 @@ int cp_path_create(struct cp_path_out *o, const char *path, mode_t mode,
     memset(o, 0, sizeof *o);
     o->dirfd = -1;
     if (strlen(path) >= sizeof o->path) {
-        cp_error_set(err, path, -1, "%.200s...: file name too long", path);
-        return -1;
+        return cp_errorf_at(err, path, -1, "%.200s...: file name too long", path);
     }
     snprintf(o->path, sizeof o->path, "%s", path);
     if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0) {
-        cp_error_set(err, path, -1, "%s: not a file name", path);
-        return -1;
+        return cp_errorf_at(err, path, -1, "%s: not a file name", path);
     }
     if (strlen(base) >= sizeof o->name) {
-        cp_error_set(err, path, -1, "%s: file name too long", path);
-        return -1;
+        return cp_errorf_at(err, path, -1, "%s: file name too long", path);
     }
     snprintf(o->name, sizeof o->name, "%s", base);
     if (!slash)
@@ -129,9 +125,8 @@ int cp_path_create(struct cp_path_out *o, const char *path, mode_t mode,
         snprintf(dir, sizeof dir, "%.*s", (int)dirlen, path);
     o->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (o->dirfd < 0) {
-        cp_error_set(err, path, -1, "cannot write %s: %s: %s", path, dir,
-                     strerror(errno));
-        return -1;
+        return cp_errorf_at(err, path, -1, "cannot write %s: %s: %s", path, dir,
+                            strerror(errno));
     }
     if (check_final(o->dirfd, o->name, path, err) < 0)
         goto fail;

@@ -86,16 +86,15 @@ static int parse_line(char *text, const char *name, unsigned line,
         if (strcmp(word, link_names[k]) == 0)
             break;
     if (k == CP_LINK_COUNT) {
-        cp_error_set(err, name, -1,
-                     "%s:%u: unknown directive '%s' (expected intra or inter)",
-                     name, line, word);
-        return -1;
+        return cp_errorf_at(err, name, -1,
+                            "%s:%u: unknown directive '%s' (expected intra or inter)",
+                            name, line, word);
     }
     pl = &out->link[k];
     if (pl->line) {
-        cp_error_set(err, name, -1, "%s:%u: %s given twice (first on line %u)",
-                     name, line, word, pl->line);
-        return -1;
+        return cp_errorf_at(err, name, -1,
+                                   "%s:%u: %s given twice (first on line %u)",
+                            name, line, word, pl->line);
     }
     pl->line = line;
     while ((item = strtok_r(NULL, " \t\r", &save)) != NULL)

@@ -237,9 +237,8 @@ static int parse_quantity(const char *text, enum parse_kind kind,
         break;
     }
     if (!text) {
-        cp_error_set(err, NULL, -1, "expected %s, got nothing",
-                     expected[kind]);
-        return -1;
+        return cp_errorf(err, "expected %s, got nothing",
+                         expected[kind]);
     }
     p = text;
     while (is_blank(*p))
@@ -315,9 +314,8 @@ static int finish_double(const char *text, enum parse_kind kind,
                             : q->value * factor;
 
     if (!isfinite(v)) {
-        cp_error_set(err, NULL, -1, "expected %s, got '%.80s': %s",
-                     expected[kind], text, "the value is out of range");
-        return -1;
+        return cp_errorf(err, "expected %s, got '%.80s': %s",
+                         expected[kind], text, "the value is out of range");
     }
     *out = v;
     return 0;
@@ -398,9 +396,8 @@ int cp_units_parse_size_u64(const char *text, uint64_t *bytes,
     *bytes = v;
     return 0;
 bad:
-    cp_error_set(err, NULL, -1, "expected %s, got '%.80s': %s",
-                 expected[PARSE_SIZE], text, why);
-    return -1;
+    return cp_errorf(err, "expected %s, got '%.80s': %s",
+                     expected[PARSE_SIZE], text, why);
 }
 
 int cp_units_parse_count(const char *text, uint64_t max, uint64_t *value,
@@ -428,14 +425,12 @@ int cp_units_parse_count(const char *text, uint64_t max, uint64_t *value,
     *value = v;
     return 0;
 range:
-    cp_error_set(err, NULL, -1,
-                 "expected an integer from 0 to %llu, got '%.80s'",
-                 (unsigned long long)max, text);
-    return -1;
+    return cp_errorf(err,
+                     "expected an integer from 0 to %llu, got '%.80s'",
+                     (unsigned long long)max, text);
 bad:
-    cp_error_set(err, NULL, -1, "expected a non-negative integer, got '%.80s'",
-                 text ? text : "");
-    return -1;
+    return cp_errorf(err, "expected a non-negative integer, got '%.80s'",
+                     text ? text : "");
 }
 
 /* ---- printing ---------------------------------------------------------- */

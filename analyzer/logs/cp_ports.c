@@ -621,9 +621,8 @@ int cp_ports_from_json(const json_t *j, struct cp_ports_snapshot *snap,
 
     memset(snap, 0, sizeof *snap);
     if (!json_is_object(j) || !schema || strcmp(schema, CP_PORTS_SCHEMA) != 0) {
-        cp_error_set(err, NULL, -1, "not a port snapshot (schema %s)",
-                     CP_PORTS_SCHEMA);
-        return -1;
+        return cp_errorf(err, "not a port snapshot (schema %s)",
+                         CP_PORTS_SCHEMA);
     }
     copy_string(snap->node, sizeof snap->node, j, "node");
     copy_string(snap->when, sizeof snap->when, j, "when");
@@ -671,8 +670,7 @@ int cp_ports_from_json(const json_t *j, struct cp_ports_snapshot *snap,
     return 0;
 oom:
     cp_ports_clear(snap);
-    cp_error_set(err, NULL, -1, "out of memory");
-    return -1;
+    return cp_errorf(err, "out of memory");
 }
 
 /* ---- files ------------------------------------------------------------------ */
@@ -702,8 +700,7 @@ int cp_ports_write(const struct cp_ports_snapshot *snap, const char *dir,
     int rc = -1;
 
     if (!j) {
-        cp_error_set(err, NULL, -1, "out of memory");
-        return -1;
+        return cp_errorf(err, "out of memory");
     }
     file_safe(node, sizeof node, snap->node);
     file_safe(when, sizeof when, snap->when);
@@ -757,9 +754,8 @@ int cp_ports_read(const char *path, struct cp_ports_snapshot *snap,
     j = json_loadf(f, 0, &je);
     fclose(f);
     if (!j) {
-        cp_error_set(err, path, je.position, "%s: line %d: %s", path,
-                     je.line, je.text);
-        return -1;
+        return cp_errorf_at(err, path, je.position, "%s: line %d: %s", path,
+                            je.line, je.text);
     }
     rc = cp_ports_from_json(j, snap, &e);
     json_decref(j);

@@ -258,11 +258,10 @@ int cp_probeview_read(const char *path, struct cp_probeview *pv,
     memset(pv, 0, sizeof *pv);
     f = cp_path_fopen_input(path, CP_PATH_FOLLOW, NULL);
     if (!f) {
-        cp_error_set(err, path, -1, "cannot read %s: %s", path,
-                     errno == ELOOP ? "a symbolic link to a file of another user"
-                     : errno == EINVAL ? "not a regular file"
-                                       : strerror(errno));
-        return -1;
+        return cp_errorf_at(err, path, -1, "cannot read %s: %s", path,
+                            errno == ELOOP ? "a symbolic link to a file of another user"
+                            : errno == EINVAL ? "not a regular file"
+                                              : strerror(errno));
     }
     doc = json_loadf(f, JSON_DECODE_ANY, &jerr);
     fclose(f);

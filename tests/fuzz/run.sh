@@ -40,7 +40,7 @@ for t in logread topo profile plugin report; do
     topo) build topo "$s/tests/simnccl/sim_topo.c" ;;
     profile) build profile "$s/analyzer/core/cp_profile.c" "$s/analyzer/core/cp_units.c" \
         "$s/analyzer/core/cp_error.c" "$s/analyzer/core/cp_path.c" ;;
-    plugin) build plugin "$s/plugin/cp_args.c" ;;
+    plugin) build plugin "$s/plugin/cp_args.c" "$s/plugin/cp_say.c" ;;
     report) build report $(lib_sources) -ljansson -ldl -lpthread ;;
     esac
     if ! ok $? "fuzz_$t builds"; then

@@ -1,0 +1,257 @@
+/* cp_spank_common.c - what the SPANK contexts' files (cp_spank_*.c) share:
+ * the plugin's state, the plugstack.conf arguments, the --collprof option,
+ * the COLLPROF_* fallbacks, the step directory's name, and the step end's
+ * syslog lines and alert hook (cp_spank.h).  spank_collprof.c only
+ * dispatches to the contexts.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+
+#include "cp_run.h"
+#include "cp_spank.h"
+#include "cp_stepdir.h"
+
+#ifndef CP_SPANK_LIBDIR
+#define CP_SPANK_LIBDIR "/usr/local/lib"
+#endif
+#ifndef CP_SPANK_BINDIR
+#define CP_SPANK_BINDIR "/usr/local/bin"
+#endif
+
+struct cp_plugin cp_plugin;
+
+/* ---- the option -------------------------------------------------------- */
+
+static int option_cb(int val, const char *optarg, int remote);
+
+static struct spank_option collprof_option = {
+    .name = "collprof",
+    .arginfo = "[LIST]",
+    .usage = "Profile this step's NCCL calls with collprof; at the end, a "
+             "verdict and report.json in collprof-JOB.STEP/.  LIST, "
+             "comma-separated: on, off, dir=PATH, "
+             "timer=auto|cupti|event|host, analyze=yes|no, probe.  Write "
+             "--collprof=LIST (with '=').",
+    .has_arg = 2,
+    .val = 0,
+    .cb = option_cb,
+};
+
+static int option_cb(int val, const char *optarg, int remote)
+{
+    char err[512];
+    struct cp_request r;
+
+    (void)val;
+    if (!cp_plugin.loaded)
+        return 0;
+    /* Slurm 22.05 hands a bare `sbatch --collprof` on to the job's sruns
+     * through SLURM_SPANK__SLURM_SPANK_OPTION_collprof_collprof, printed
+     * with "%s" from a NULL argument: the text "(null)" means the bare
+     * flag.  (The word is not a valid LIST anyway.) */
+    if (optarg && strcmp(optarg, "(null)") == 0)
+        optarg = "";
+    cp_request_init(&r);
+    if (cp_request_parse(&r, optarg ? optarg : "", err, sizeof err) < 0) {
+        cp_error("--collprof: %s", err);
+        return -1;
+    }
+    cp_plugin.request = r;
+    cp_verbose("--collprof given (%s)", remote ? "remote" : "local");
+    return 0;
+}
+
+int cp_spank_register_option(spank_t sp)
+{
+    spank_err_t rc = spank_option_register(sp, &collprof_option);
+
+    if (rc != ESPANK_SUCCESS) {
+        cp_error("cannot register --collprof: %s", spank_strerror(rc));
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- plugstack.conf ---------------------------------------------------- */
+
+int cp_spank_parse_site(int ac, char **av)
+{
+    char err[1024];
+
+    cp_request_init(&cp_plugin.request);
+    cp_site_defaults(&cp_plugin.site, CP_SPANK_LIBDIR, CP_SPANK_BINDIR);
+    if (cp_site_parse(&cp_plugin.site, ac, av, err, sizeof err) < 0) {
+        cp_error("plugstack.conf: %s; the plugin is not loaded", err);
+        cp_plugin.loaded = 0;
+        return -1;
+    }
+    cp_plugin.loaded = 1;
+    return 0;
+}
+
+/* ---- COLLPROF_* fallbacks ---------------------------------------------- */
+
+static const char *get_process_env(const char *name, void *arg)
+{
+    (void)arg;
+    return getenv(name);
+}
+
+/* spank_getenv into one buffer per variable the fallbacks read */
+static const char *get_job_env(const char *name, void *arg)
+{
+    static char bufs[4][CP_ARGS_LIST_MAX + 1];
+    static const char *const names[4] = {"COLLPROF_PROFILE", "COLLPROF_DISABLE",
+                                         "COLLPROF_TIMER", "COLLPROF_ANALYZE"};
+    spank_t sp = arg;
+    size_t i;
+
+    for (i = 0; i < 4; i++) {
+        if (strcmp(name, names[i]) != 0)
+            continue;
+        /* a value too long for the buffer is refused, not cut */
+        if (spank_getenv(sp, name, bufs[i], (int)sizeof bufs[i]) !=
+            ESPANK_SUCCESS)
+            return NULL;
+        return bufs[i];
+    }
+    return NULL;
+}
+
+static void fallback(const char *(*get)(const char *, void *), void *arg)
+{
+    char warn[600];
+
+    cp_request_fallback(&cp_plugin.request, get, arg, warn, sizeof warn);
+    if (warn[0])
+        cp_error("%s", warn);
+}
+
+void cp_spank_fallback_getenv(void)
+{
+    fallback(get_process_env, NULL);
+}
+
+void cp_spank_fallback_job(spank_t sp)
+{
+    fallback(get_job_env, sp);
+}
+
+/* ---- the step directory ------------------------------------------------ */
+
+void cp_spank_step_name(char *out, size_t outlen)
+{
+    if (cp_plugin.step_id == CP_STEP_BATCH)
+        snprintf(out, outlen, "%u.batch", cp_plugin.job_id);
+    else
+        snprintf(out, outlen, "%u.%u", cp_plugin.job_id, cp_plugin.step_id);
+}
+
+int cp_spank_stepdir_path(const char *user, const char *cwd)
+{
+    char base[CP_ARGS_PATH_MAX + 256], name[64], err[512];
+
+    base[0] = '\0';
+    if (cp_plugin.request.dir[0])
+        snprintf(base, sizeof base, "%s", cp_plugin.request.dir);
+    else if (cp_expand_basedir(cp_plugin.site.basedir, user,
+                               (unsigned)cp_plugin.uid, base,
+                               sizeof base) < 0) {
+        cp_error("basedir=%s: cannot expand it for user %s",
+                 cp_plugin.site.basedir, user ? user : "(unknown)");
+        return -1;
+    }
+    cp_stepdir_name(cp_plugin.job_id, cp_plugin.step_id, name, sizeof name);
+    if (cp_stepdir_path(cwd, base, name, cp_plugin.stepdir,
+                        sizeof cp_plugin.stepdir, err, sizeof err) < 0) {
+        cp_error("%s", err);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- step end: syslog and the alert hook --------------------------------- */
+
+void cp_spank_syslog_finding(const struct cp_finding *f, const char *user,
+                             const char *report)
+{
+    char step[48], where[4 * CP_STEPDIR_MAX + 64];
+    size_t i, n = 0;
+
+    if (!cp_plugin.site.syslog || f->severity < CP_SEV_WARNING)
+        return;
+    cp_spank_step_name(step, sizeof step);
+    /* the report's path holds the user's directory: a newline or an
+     * escape in it must not forge a line */
+    for (i = 0; report[i] && n + 5 < sizeof where; i++) {
+        unsigned char c = (unsigned char)report[i];
+        if (c < 0x20 || c == 0x7f || c == '\\')
+            n += (size_t)snprintf(where + n, sizeof where - n, "\\x%02x", c);
+        else
+            where[n++] = (char)c;
+    }
+    where[n] = '\0';
+    /* what the job's own analysis says (it ran in the job user's
+     * environment): marked as the job's claim, never as the site's */
+    syslog(LOG_USER | (f->severity == CP_SEV_CRITICAL ? LOG_CRIT : LOG_WARNING),
+           "collprof: job %s user %s: the job's analysis claims: %s %s%s%s: "
+           "%s (report %s)",
+           step, user, cp_severity_name(f->severity),
+           f->kind[0] ? f->kind : "finding", f->nodes[0] ? " on " : "",
+           f->nodes, f->message, where);
+}
+
+void cp_spank_alert(const char *user, enum cp_severity worst,
+                    const struct cp_run *creds)
+{
+    char job[32], step[64], sev[48], dir[CP_STEPDIR_MAX + 32],
+        rep[CP_STEPDIR_MAX + 64], usr[300], name[48],
+        report[CP_STEPDIR_MAX + 32];
+    char *envp[] = {(char *)"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:"
+                            "/usr/bin:/sbin:/bin",
+                    job, step, sev, dir, rep, usr, NULL};
+    /* nothing the job controls in argv (the report's path holds the
+     * user's directory): the hook reads it from COLLPROF_REPORT */
+    const char *argv[] = {cp_plugin.site.alert, NULL};
+    struct cp_run r;
+
+    if (!cp_plugin.site.alert[0])
+        return;
+    snprintf(report, sizeof report, "%s/report.json", cp_plugin.stepdir);
+    snprintf(job, sizeof job, "COLLPROF_JOB_ID=%u", cp_plugin.job_id);
+    cp_spank_step_name(name, sizeof name);
+    snprintf(step, sizeof step, "COLLPROF_STEP=%s", name);
+    snprintf(sev, sizeof sev, "COLLPROF_SEVERITY=%s", cp_severity_name(worst));
+    snprintf(dir, sizeof dir, "COLLPROF_STEP_DIR=%s", cp_plugin.stepdir);
+    snprintf(rep, sizeof rep, "COLLPROF_REPORT=%s", report);
+    snprintf(usr, sizeof usr, "COLLPROF_USER=%s", user);
+    if (creds)
+        r = *creds;
+    else
+        memset(&r, 0, sizeof r);
+    r.argv = argv;
+    r.envp = envp;
+    r.out = r.errout = NULL;
+    r.timeout_s = cp_plugin.site.alert_timeout_s;
+    /* the hook is the admin's: its output is not the user's business, and
+     * its failure must not be the step's */
+    if (cp_run(&r) < 0) {
+        if (r.timed_out)
+            syslog(LOG_USER | LOG_WARNING,
+                   "collprof: alert hook %s killed after %u s",
+                   cp_plugin.site.alert, cp_plugin.site.alert_timeout_s);
+        else
+            syslog(LOG_USER | LOG_WARNING, "collprof: alert hook %s: %s",
+                   cp_plugin.site.alert,
+                   strerror(r.exec_errno ? r.exec_errno : errno));
+        cp_verbose("alert hook %s did not complete", cp_plugin.site.alert);
+    } else if (r.status != 0) {
+        syslog(LOG_USER | LOG_WARNING, "collprof: alert hook %s exited with %d",
+               cp_plugin.site.alert, r.status);
+    }
+}
