@@ -377,12 +377,34 @@ static void task_finish(struct task *t)
     uint64_t hi = __atomic_load_n(&t->gpu_max, __ATOMIC_RELAXED);
     uint32_t seen = __atomic_load_n(&t->kch_seen, __ATOMIC_RELAXED);
 
-    t->info.kernel_channels = seen;
+    t->info.kernel_channels = (uint16_t)(seen > 65535 ? 65535 : seen);
     if (seen && hi >= lo) {
         t->info.gpu_start_raw = lo;
         t->info.gpu_end_raw = hi;
     } else {
         t->info.flags |= CP_NCCL_NO_KERNEL;
+    }
+    /* The call ends when its kernel does (a blocking call's end, as the
+     * shim's host timer has it); without kernel channels, at its stop. */
+    if (seen && hi >= lo &&
+        __atomic_load_n(&have_offset, __ATOMIC_ACQUIRE) == 1) {
+        int64_t off = __atomic_load_n(&gpu_offset, __ATOMIC_RELAXED);
+        uint64_t end = (uint64_t)((int64_t)hi + off);
+        if (end > t->rec->call.end_ns)
+            t->rec->call.end_ns = end;
+        cp_log_commit(t->rec, CP_REC_CALL);
+        r = cp_log_slot(&the_log, &slot);
+        if (r) {
+            r->gpu.timer = CP_TIMER_KERNEL_CH;
+            r->gpu.slot = t->slot;
+            r->gpu.start_ns = (uint64_t)((int64_t)lo + off);
+            r->gpu.end_ns = end;
+            cp_log_commit(r, CP_REC_GPU);
+        } else {
+            drop();
+        }
+    } else {
+        cp_log_commit(t->rec, CP_REC_CALL);
     }
     r = cp_log_slot(&the_log, &slot);
     if (r) {
@@ -390,20 +412,6 @@ static void task_finish(struct task *t)
         cp_log_commit(r, CP_REC_NCCL);
     } else {
         drop();
-    }
-    if (seen && hi >= lo &&
-        __atomic_load_n(&have_offset, __ATOMIC_ACQUIRE) == 1) {
-        int64_t off = __atomic_load_n(&gpu_offset, __ATOMIC_RELAXED);
-        r = cp_log_slot(&the_log, &slot);
-        if (r) {
-            r->gpu.timer = CP_TIMER_KERNEL_CH;
-            r->gpu.slot = t->slot;
-            r->gpu.start_ns = (uint64_t)((int64_t)lo + off);
-            r->gpu.end_ns = (uint64_t)((int64_t)hi + off);
-            cp_log_commit(r, CP_REC_GPU);
-        } else {
-            drop();
-        }
     }
     __atomic_store_n(&t->stopped_ns, 0, __ATOMIC_RELAXED);
     release(&t->busy);
@@ -508,6 +516,8 @@ static void start_task(struct ctx *c, void **handle,
     t->info.comm_id = c->comm_id;
     t->info.nccl_seq = p2p ? UINT64_MAX : ev->nccl_seq;
     t->info.seq = seq;
+    t->info.op = (uint8_t)op;
+    t->info.bytes = ev->count * cp_dtype_size(dtype_code(ev->datatype));
 
     r->call.op = (uint8_t)op;
     r->call.dtype = (uint8_t)dtype_code(ev->datatype);
@@ -532,8 +542,7 @@ static void stop_task(struct task *t)
 {
     uint64_t now = realtime_ns();
 
-    t->rec->call.end_ns = now;
-    cp_log_commit(t->rec, CP_REC_CALL);
+    t->rec->call.end_ns = now; /* committed when its kernel ended */
     __atomic_store_n(&t->stopped_ns, now, __ATOMIC_RELEASE);
     task_put(t);
 }
@@ -578,7 +587,6 @@ static void start_proxy(struct ctx *c, void **handle,
     p->p.nsteps = (uint16_t)(ev->nsteps > 65535 ? 65535
                              : ev->nsteps < 0 ? 0
                                               : ev->nsteps);
-    p->p.rank = (uint32_t)(ev->rank >= 0 ? ev->rank : c->rank);
     p->p.start_ns = realtime_ns();
     p->chunk_size = ev->chunk_size;
     *handle = p;
@@ -676,7 +684,13 @@ static void stop_step(struct step *s)
     if (s->s.done_ns < s->s.posted_ns)
         s->s.done_ns = s->s.posted_ns;
     /* The proxy thread owns its operations: plain updates. */
-    op->p.busy_ns += s->s.done_ns - s->s.posted_ns;
+    {
+        uint64_t t = s->s.done_ns - s->s.posted_ns;
+        uint32_t t32 = t > UINT32_MAX ? UINT32_MAX : (uint32_t)(t ? t : 1);
+        op->p.busy_ns += t;
+        if (!op->p.min_step_ns || t32 < op->p.min_step_ns)
+            op->p.min_step_ns = t32;
+    }
     op->p.bytes += s->s.bytes;
     if (op->p.steps_done < 65535)
         op->p.steps_done++;

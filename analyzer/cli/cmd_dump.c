@@ -152,14 +152,15 @@ static void print_other(const struct cp_log_header *h, const char *node,
         break;
     case CP_REC_PROXY:
         printf("rank %d node %s proxy call-slot %" PRId64 " comm %016" PRIx64
-               " rank %u %s peer %d channel %u steps %u/%u bytes %" PRIu64
-               " busy %.3f us start %" PRIu64 " dur %.3f us\n",
+               " %s peer %d channel %u steps %u/%u bytes %" PRIu64
+               " busy %.3f us min_step %.3f us start %" PRIu64
+               " dur %.3f us\n",
                h->global_rank, h->node, (int64_t)r->proxy.slot,
-               r->proxy.comm_id, r->proxy.rank,
+               r->proxy.comm_id,
                r->proxy.dir == CP_PROXY_SEND ? "send" : "recv", r->proxy.peer,
                r->proxy.channel, r->proxy.steps_done, r->proxy.nsteps,
                r->proxy.bytes, (double)r->proxy.busy_ns / 1e3,
-               r->proxy.start_ns,
+               (double)r->proxy.min_step_ns / 1e3, r->proxy.start_ns,
                (double)(r->proxy.end_ns - r->proxy.start_ns) / 1e3);
         break;
     case CP_REC_STEP:

@@ -79,14 +79,14 @@ void cp_rec_swap(union cp_rec *r)
     case CP_REC_NCCL:
         SW16(r->nccl.flags); SW64(r->nccl.slot); SW64(r->nccl.comm_id);
         SW64(r->nccl.nccl_seq); SW32(r->nccl.seq);
-        SW32(r->nccl.kernel_channels); SW64(r->nccl.gpu_start_raw);
-        SW64(r->nccl.gpu_end_raw);
+        SW16(r->nccl.kernel_channels); SW64(r->nccl.gpu_start_raw);
+        SW64(r->nccl.gpu_end_raw); SW64(r->nccl.bytes);
         break;
     case CP_REC_PROXY:
         SW32(r->proxy.peer); SW64(r->proxy.comm_id); SW64(r->proxy.slot);
         SW64(r->proxy.bytes); SW64(r->proxy.start_ns); SW64(r->proxy.end_ns);
         SW64(r->proxy.busy_ns); SW16(r->proxy.nsteps);
-        SW16(r->proxy.steps_done); SW32(r->proxy.rank);
+        SW16(r->proxy.steps_done); SW32(r->proxy.min_step_ns);
         break;
     case CP_REC_STEP:
         SW32(r->step.peer); SW64(r->step.proxy_slot); SW32(r->step.step);

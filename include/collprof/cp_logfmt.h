@@ -246,10 +246,12 @@ struct cp_rec_nccl {
     uint64_t nccl_seq; /* NCCL's own sequence number (per communicator and
                           collective function); UINT64_MAX for p2p */
     uint32_t seq;      /* the call record's seq, repeated for joins */
-    uint32_t kernel_channels; /* kernel-channel events seen */
+    uint16_t kernel_channels; /* kernel-channel events seen */
+    uint8_t op;               /* the call's op code, repeated */
+    uint8_t reserved0;
     uint64_t gpu_start_raw;   /* earliest kernel-channel start, GPU timer ns */
     uint64_t gpu_end_raw;     /* latest kernel-channel stop, GPU timer ns */
-    uint64_t reserved0;
+    uint64_t bytes;           /* the call's count x element size */
 };
 
 /* cp_rec_proxy.dir / cp_rec_step.dir */
@@ -274,7 +276,9 @@ struct cp_rec_proxy {
     uint64_t busy_ns;  /* sum of posted -> done over its steps */
     uint16_t nsteps;   /* steps NCCL announced (saturated at 65535) */
     uint16_t steps_done; /* steps seen to complete (saturated) */
-    uint32_t rank;     /* this process's rank in the communicator */
+    uint32_t min_step_ns; /* the fastest step's posted -> done (saturated),
+                             0 when no step completed: the step time least
+                             disturbed by anything but the wire */
 };
 
 /* One network step of a proxy operation (per-step mode).  64 bytes. */

@@ -49,8 +49,8 @@ n=$(summary none | grep -c "proxy aggregates only")
 ok $([ "$n" -eq 4 ]; echo $?) "  the headers say: aggregates only ($n)"
 n=$("$collprof" dump --all "$work/none/logs" | grep -c " step proxy-slot ")
 ok $([ "$n" -eq 0 ]; echo $?) "  no step record ($n)"
-a=$("$collprof" dump --all "$work/v5/logs" | awk '$5 == "proxy" { s += $20 } END { print s }')
-c=$("$collprof" dump --all "$work/none/logs" | awk '$5 == "proxy" { s += $20 } END { print s }')
+a=$("$collprof" dump --all "$work/v5/logs" | awk '$5 == "proxy" { s += $18 } END { print s }')
+c=$("$collprof" dump --all "$work/none/logs" | awk '$5 == "proxy" { s += $18 } END { print s }')
 ok $([ "$a" = "$c" ] && [ "$a" -gt 0 ]; echo $?) "  the proxy aggregates hold the same bytes ($c, with steps $a)"
 total=$("$collprof" dump --all "$work/v5/logs/$(ls "$work/v5/logs" | head -n 1)" | grep -c " step proxy-slot ")
 run budget COLLPROF_PLUGIN_STEPS=10

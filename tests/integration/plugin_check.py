@@ -59,8 +59,8 @@ def main():
                                         dur=float(f[14]))
         elif f[4] == "proxy":
             proxies[rank].append(dict(slot=int(f[6]), pslot=slot[rank],
-                                      dir=f[11], peer=int(f[13]),
-                                      steps=f[17], bytes=int(f[19])))
+                                      dir=f[9], peer=int(f[11]),
+                                      steps=f[15], bytes=int(f[17])))
         elif f[4] == "step":
             steps[rank][int(f[6])].append(int(f[15]))
         slot[rank] += 1
