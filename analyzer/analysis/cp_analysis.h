@@ -462,6 +462,8 @@ struct cp_analysis_window_info {
     char by[64];         /* "the whole run", "--skip-steps 2", ... */
     double from_s, to_s; /* since the whole run's first call; NaN: open */
     uint64_t calls_left_out;
+};
+
 /* What NCCL's profiler plugin logs add (cp_ncclview.c). */
 struct cp_analysis_algo_row {
     unsigned op;    /* enum cp_op */

@@ -949,7 +949,7 @@ static int named_pair(const struct cp_analysis *an, unsigned a, unsigned b)
 
     for (i = 0; i < an->nfindings; i++) {
         const struct cp_analysis_finding *f = &an->findings[i];
-        if (f->kind == CP_KIND_SLOW_LINK && f->nnodes == 2 &&
+        if (strcmp(f->kind, "slow_link") == 0 && f->nnodes == 2 &&
             ((f->nodes[0] == a && f->nodes[1] == b) ||
              (f->nodes[0] == b && f->nodes[1] == a)))
             return 1;
