@@ -12,7 +12,7 @@ const char *const cp_config_known[] = {
     "COLLPROF_DIR",  "COLLPROF_TIMER",   "COLLPROF_DISABLE",
     "COLLPROF_NODE", "COLLPROF_PRELOAD", "COLLPROF_STEP_DIR",
     "COLLPROF_ANALYZE", "COLLPROF_PROFILE", "COLLPROF_SYSFS_ROOT",
-    "COLLPROF_HOST_CLOCK", NULL};
+    "COLLPROF_HOST_CLOCK", "COLLPROF_PLUGIN_STEPS", NULL};
 
 static void problem(struct cp_config *cfg, const char *fmt, const char *a,
                     const char *b)

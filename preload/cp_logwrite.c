@@ -248,8 +248,9 @@ int cp_log_open(struct cp_log *log, const char *dir,
         char suffix[16] = "";
         if (attempt)
             snprintf(suffix, sizeof suffix, "-%d", attempt);
-        if (snprintf(log->path, sizeof log->path, "%s/%s.%d%s%s", dir, node,
-                     (int)log->owner, suffix,
+        if (snprintf(log->path, sizeof log->path, "%s/%s.%d%s%s%s", dir,
+                     node, (int)log->owner, suffix,
+                     id->source == CP_SOURCE_PLUGIN ? ".nccl" : "",
                      CP_LOG_SUFFIX) >= (int)sizeof log->path) {
             errno = ENAMETOOLONG;
             snprintf(err, errlen, "log directory name too long: %s", dir);
@@ -301,6 +302,7 @@ int cp_log_open(struct cp_log *log, const char *dir,
     hdr->world_size = id->world_size;
     hdr->local_rank = id->local_rank;
     hdr->nccl_version = id->nccl_version;
+    hdr->source = id->source;
     hdr->start_monotonic_ns = now_ns(CLOCK_MONOTONIC);
     hdr->start_realtime_ns = now_ns(CLOCK_REALTIME);
     copy_str(hdr->node, sizeof hdr->node, id->node);

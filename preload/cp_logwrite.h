@@ -58,10 +58,13 @@ struct cp_log {
 struct cp_log_ident {
     int global_rank, world_size, local_rank, nccl_version;
     unsigned timer;
+    unsigned source; /* enum cp_log_source: the plugin's logs are named
+                        <node>.<pid>.nccl.cplog */
     const char *node, *hostname, *job_id, *step_id, *timer_reason, *program;
 };
 
-/* Create DIR (one level, if missing) and DIR/<node>.<pid>.cplog, write the
+/* Create DIR (one level, if missing) and DIR/<node>.<pid>.cplog (the
+ * plugin: <node>.<pid>.nccl.cplog), write the
  * header and map the first chunk.  On failure returns -1 with errno set and
  * a sentence in err; the log is then unusable. */
 int cp_log_open(struct cp_log *log, const char *dir,

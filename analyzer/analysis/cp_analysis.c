@@ -16,6 +16,7 @@
 #include "cp_hang.h"
 #include "cp_fit.h"
 #include "cp_links.h"
+#include "cp_ncclview.h"
 #include "cp_portview.h"
 #include "cp_stats.h"
 #include "cp_steps.h"
@@ -315,6 +316,7 @@ void cp_analysis_destroy(struct cp_analysis *an)
     free(an->timeline.windows);
     cp_links_topology_free(&an->topology);
     cp_portview_free(&an->ports);
+    cp_ncclview_free(&an->nccl);
     for (i = 0; i < an->nfindings; i++) {
         free(an->findings[i].ranks);
         free(an->findings[i].nodes);
@@ -430,6 +432,7 @@ static int probe_input(struct cp_analysis *an, const char *path)
     sanitize(in->job_id);
     sanitize(in->step_id);
     in->timer = h->timer;
+    in->source = h->source;
     in->closed = (h->flags & CP_HDR_CLOSED) != 0;
     in->records_dropped = h->records_dropped;
     cp_logfile_close(lf);
@@ -529,8 +532,22 @@ static int build_ranks_and_nodes(struct cp_analysis *an)
     if (!an->ranks || !an->nodes)
         return -1;
     for (i = 0; i < an->ninputs; i++) {
-        if (an->inputs[i].status != CP_INPUT_OK)
+        struct cp_analysis_input *in = &an->inputs[i];
+        if (in->status != CP_INPUT_OK)
             continue;
+        /* shim and plugin in one process: every call once, the shim's */
+        if (in->source == CP_SOURCE_PLUGIN) {
+            for (k = 0; k < an->ninputs; k++)
+                if (an->inputs[k].status == CP_INPUT_OK &&
+                    an->inputs[k].source != CP_SOURCE_PLUGIN &&
+                    an->inputs[k].pid == in->pid &&
+                    strcmp(an->inputs[k].node, in->node) == 0)
+                    break;
+            if (k < an->ninputs) {
+                in->evidence_only = 1;
+                continue;
+            }
+        }
         an->ranks[n].rank = an->inputs[i].global_rank;
         an->ranks[n].input = (unsigned)i;
         n++;
@@ -1331,7 +1348,7 @@ static void finish_summary(struct cp_analysis *an, struct an_state *st,
                            const struct an_eval *ev, size_t nev)
 {
     struct cp_analysis_summary *sm = &an->summary;
-    unsigned timers[4] = {0, 0, 0, 0}, k;
+    unsigned timers[5] = {0, 0, 0, 0, 0}, k;
     int have_model = 0;
     size_t i;
 
@@ -1366,10 +1383,10 @@ static void finish_summary(struct cp_analysis *an, struct an_state *st,
             : NAN;
     for (i = 0; i < an->nranks; i++) {
         k = an->inputs[an->ranks[i].input].timer;
-        if (k < 4)
+        if (k < 5)
             timers[k]++;
     }
-    for (k = 1; k < 4; k++)
+    for (k = 1; k < 5; k++)
         if (timers[k] > timers[sm->timer])
             sm->timer = k;
     for (i = 0; i < an->ninputs; i++)
@@ -1550,7 +1567,7 @@ struct cp_analysis *cp_analysis_run(const char *const *paths,
     class_bandwidths(an, evals, nevals);
     if (cp_links_solve(st.links, an, &st, evals, nevals) < 0 ||
         cp_links_apply_probe(an, opts->probe) < 0 ||
-        cp_portview_build(an, paths) < 0)
+        cp_portview_build(an, paths) < 0 || cp_ncclview_build(an) < 0)
         goto oom_state;
     set_references(an, evals, nevals);
     /* times on the whole run's axis (that of collprof trace) */

@@ -99,6 +99,10 @@ struct cp_analysis_input {
     char job_id[32];
     char step_id[32];
     unsigned timer;  /* enum cp_timer of the header */
+    unsigned source; /* enum cp_log_source of the header */
+    int evidence_only; /* a plugin log of a process the shim also logged:
+                          its calls are the shim's (counted once), its
+                          NCCL records still feed the nccl_profiler view */
     int closed;      /* the writer closed it (not killed) */
     uint64_t records; /* records read */
     uint64_t calls;
@@ -460,6 +464,36 @@ struct cp_analysis_window_info {
     uint64_t calls_left_out;
 };
 
+/* What NCCL's profiler plugin logs add (cp_ncclview.c). */
+struct cp_analysis_algo_row {
+    unsigned op;    /* enum cp_op */
+    uint64_t bytes; /* size class: the power of two at or below the size */
+    unsigned algo, proto; /* CP_NCCL_ALGO_TABLE / CP_NCCL_PROTO_TABLE */
+    uint64_t calls;
+};
+
+/* Sends from one node to another, from the plugin's proxy operations. */
+struct cp_analysis_net_link {
+    unsigned from, to; /* node indices */
+    uint64_t bytes;
+    uint64_t ops;      /* proxy operations */
+    double busy_s;     /* sum of posted -> done over their steps */
+    double bandwidth_Bps; /* bytes / busy_s: what the job got */
+    double step_bandwidth_Bps; /* its fastest step's bytes / time: what the
+                                  link can do, the figure judged */
+    int slow;          /* below CP_NET_SLOW x the median of the links */
+};
+
+struct cp_analysis_nccl {
+    int present;        /* some input is a plugin log */
+    size_t nalgo;
+    struct cp_analysis_algo_row *algo;
+    size_t nlinks;
+    struct cp_analysis_net_link *links;
+    double median_Bps;  /* step bandwidth, of the links with enough bytes */
+    uint64_t proxy_ops; /* read */
+};
+
 struct cp_analysis {
     char job_id[32];
     char step_id[32];
@@ -492,6 +526,7 @@ struct cp_analysis {
      * first */
     size_t nslowest_own, nslowest_skew;
     struct cp_analysis_instance *slowest_own, *slowest_skew;
+    struct cp_analysis_nccl nccl;
     size_t nfindings;
     struct cp_analysis_finding *findings; /* most severe first */
     size_t ninputs;

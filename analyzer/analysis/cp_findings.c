@@ -4,7 +4,9 @@
  * core/cp_kinds.c (docs/analysis.md, "Findings", lists the same); each
  * detector below emits one or two of them, low_busbw with
  * evidence.tcp_fallback when an order of magnitude below on the network,
- * straggler and slow_link with the slow-link analysis of cp_links.c.
+ * straggler and slow_link with the slow-link analysis of cp_links.c;
+ * slow_link also from the NCCL profiler plugin's proxy steps
+ * (evidence.method proxy_steps, cp_ncclview.c).
  */
 #include "config.h"
 
@@ -16,6 +18,7 @@
 
 #include "cp_analysis_int.h"
 #include "cp_kinds.h"
+#include "cp_ncclview.h"
 #include "cp_units.h"
 
 #define LATENCY_INFO 0.10
@@ -939,6 +942,74 @@ static int probe_links(struct cp_analysis *an, const unsigned char *reported)
     return 0;
 }
 
+/* Whether a slow_link finding already names nodes a and b. */
+static int named_pair(const struct cp_analysis *an, unsigned a, unsigned b)
+{
+    size_t i;
+
+    for (i = 0; i < an->nfindings; i++) {
+        const struct cp_analysis_finding *f = &an->findings[i];
+        if (strcmp(f->kind, "slow_link") == 0 && f->nnodes == 2 &&
+            ((f->nodes[0] == a && f->nodes[1] == b) ||
+             (f->nodes[0] == b && f->nodes[1] == a)))
+            return 1;
+    }
+    return 0;
+}
+
+/* Links the plugin's proxy steps measured slow: the job's own evidence,
+ * per direction, where a ring over every node leaves the calls unable to
+ * tell which link is slow. */
+static int proxy_links(struct cp_analysis *an)
+{
+    const struct cp_analysis_nccl *v = &an->nccl;
+    size_t i, nlinks = 0;
+
+    for (i = 0; i < v->nlinks; i++)
+        nlinks += (double)v->links[i].bytes >= CP_NET_MIN_BYTES;
+    for (i = 0; i < v->nlinks; i++) {
+        const struct cp_analysis_net_link *l = &v->links[i];
+        unsigned nodes[2] = {l->from, l->to};
+        char b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE], b3[CP_UNITS_BUFSIZE];
+        double eff = l->step_bandwidth_Bps / v->median_Bps;
+        json_t *e;
+
+        if (!l->slow || named_pair(an, l->from, l->to))
+            continue;
+        if (add_finding(
+                an, CP_KIND_SLOW_LINK,
+                eff <= 0.25 ? CP_SEVERITY_CRITICAL : CP_SEVERITY_WARNING,
+                NULL, 0, nodes, 2,
+                "The link between nodes %s and %s is slow: NCCL's proxy sent "
+                "%s from %s to %s, its fastest steps at %s, against a median "
+                "of %s over the "
+                "job's %zu inter-node links (%.0f%%); evidence: the job's own "
+                "proxy steps (NCCL profiler plugin), no probe needed.",
+                an->nodes[l->from].name, an->nodes[l->to].name,
+                cp_units_format_size((double)l->bytes, b1, sizeof b1),
+                an->nodes[l->from].name, an->nodes[l->to].name,
+                cp_units_format_bandwidth(l->step_bandwidth_Bps, b2,
+                                          sizeof b2),
+                cp_units_format_bandwidth(v->median_Bps, b3, sizeof b3),
+                nlinks, 100 * eff) < 0)
+            return -1;
+        e = last_evidence(an);
+        if (set(e, "method", json_string("proxy_steps")) < 0 ||
+            set(e, "from", json_string(an->nodes[l->from].name)) < 0 ||
+            set(e, "to", json_string(an->nodes[l->to].name)) < 0 ||
+            set(e, "bandwidth_Bps", jnum(l->step_bandwidth_Bps)) < 0 ||
+            set(e, "job_bandwidth_Bps", jnum(l->bandwidth_Bps)) < 0 ||
+            set(e, "median_link_Bps", jnum(v->median_Bps)) < 0 ||
+            set(e, "efficiency", jnum(eff)) < 0 ||
+            set(e, "bytes", jnum((double)l->bytes)) < 0 ||
+            set(e, "busy_s", jnum(l->busy_s)) < 0 ||
+            set(e, "proxy_ops", jnum((double)l->ops)) < 0 ||
+            set(e, "links_judged", jnum((double)nlinks)) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* One finding per communicator whose slow calls keep several candidates;
  * a candidate the probe measured slow turns it into that pair's slow_link
  * (marked in reported, indexed like topology.pairs). */
@@ -1233,7 +1304,8 @@ int an_findings(struct cp_analysis *an, const struct an_eval *ev, size_t nev)
 
     rc = !reported || latency_bound(an, ev, nev) < 0 || slow_links(an) < 0 ||
                  slow_link_candidates(an, reported) < 0 ||
-                 probe_links(an, reported) < 0 || degraded_ports(an) < 0 ||
+                 probe_links(an, reported) < 0 || proxy_links(an) < 0 ||
+                 degraded_ports(an) < 0 ||
                  low_busbw(an, ev, nev) < 0 || straggler(an) < 0 ||
                  inputs_findings(an) < 0 || clock_offset(an) < 0 ||
                  model_unavailable(an, ev, nev) < 0

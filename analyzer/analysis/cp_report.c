@@ -699,6 +699,45 @@ static json_t *findings_json(const struct cp_analysis *an, int *bad)
     return a;
 }
 
+/* What NCCL's profiler plugin told (cp_ncclview.c). */
+static json_t *nccl_json(const struct cp_analysis *an, int *bad)
+{
+    const struct cp_analysis_nccl *v = &an->nccl;
+    json_t *o = json_object(), *algos = json_array(), *links = json_array();
+    size_t i;
+
+    for (i = 0; i < v->nalgo; i++) {
+        const struct cp_analysis_algo_row *a = &v->algo[i];
+        json_t *r = json_object();
+        const char *op = cp_op_name(a->op);
+        put(r, "op", jstr(op ? op : "unknown"), bad);
+        put(r, "size_class_bytes", jint(a->bytes), bad);
+        put(r, "algorithm", jstr(cp_nccl_algo_name(a->algo)), bad);
+        put(r, "protocol", jstr(cp_nccl_proto_name(a->proto)), bad);
+        put(r, "calls", jint(a->calls), bad);
+        push(algos, r, bad);
+    }
+    for (i = 0; i < v->nlinks; i++) {
+        const struct cp_analysis_net_link *l = &v->links[i];
+        json_t *r = json_object();
+        put(r, "from", jstr(an->nodes[l->from].name), bad);
+        put(r, "to", jstr(an->nodes[l->to].name), bad);
+        put(r, "bytes", jint(l->bytes), bad);
+        put(r, "proxy_ops", jint(l->ops), bad);
+        put(r, "busy_s", jnum(l->busy_s), bad);
+        put(r, "bandwidth_Bps", jnum(l->bandwidth_Bps), bad);
+        put(r, "step_bandwidth_Bps", jnum(l->step_bandwidth_Bps), bad);
+        put(r, "slow", json_boolean(l->slow), bad);
+        push(links, r, bad);
+    }
+    put(o, "algorithms", algos, bad);
+    put(o, "links", links, bad);
+    put(o, "links_method", jstr("proxy_steps"), bad);
+    put(o, "median_link_Bps", jnum(v->median_Bps), bad);
+    put(o, "proxy_ops", jint(v->proxy_ops), bad);
+    return o;
+}
+
 static json_t *inputs_json(const struct cp_analysis *an, int *bad)
 {
     json_t *o = json_object(), *files = json_array(), *problems = json_array();
@@ -719,6 +758,11 @@ static json_t *inputs_json(const struct cp_analysis *an, int *bad)
         put(f, "truncated_bytes", jint(in->truncated_bytes), bad);
         put(f, "records_dropped", jint(in->records_dropped), bad);
         put(f, "closed", json_boolean(in->closed), bad);
+        if (in->source == CP_SOURCE_PLUGIN) {
+            /* only on plugin logs: older reports keep their bytes */
+            put(f, "source", jstr("nccl-profiler"), bad);
+            put(f, "evidence_only", json_boolean(in->evidence_only), bad);
+        }
         push(files, f, bad);
     }
     put(o, "files", files, bad);
@@ -758,6 +802,8 @@ json_t *cp_analysis_to_json(const struct cp_analysis *an)
     put(root, "slowest", slowest_json(an, &bad), &bad);
     put(root, "topology", topology_json(an, &bad), &bad);
     put(root, "ports", ports_json(an, &bad), &bad);
+    if (an->nccl.present)
+        put(root, "nccl_profiler", nccl_json(an, &bad), &bad);
     put(root, "findings", findings_json(an, &bad), &bad);
     put(root, "inputs", inputs_json(an, &bad), &bad);
     if (bad) {

@@ -27,7 +27,10 @@ static void usage(FILE *out)
             "              end_ns,duration_ns\n"
             "  --summary   per process: rank, node, calls, communicators, and\n"
             "              calls per operation\n"
-            "  --all       text mode: also communicator, group and clock records\n"
+            "  --all       text mode: also communicator, group, clock and GPU\n"
+            "              records, and the NCCL profiler plugin's records:\n"
+            "              nccl (algorithm, protocol, channels, graph), proxy\n"
+            "              (one per peer and direction) and step\n"
             "  --follow-symlinks  read logs that are symbolic links to files\n"
             "              of the invoking user (by default refused)\n"
             "\n"
@@ -127,6 +130,50 @@ static void print_other(const struct cp_log_header *h, const char *node,
                h->global_rank, node, r->clock.realtime_ns,
                r->clock.monotonic_ns);
         break;
+    case CP_REC_GPU:
+        printf("rank %d node %s gpu slot %" PRIu64 " timer %s flags 0x%x "
+               "start %" PRIu64 " dur %.3f us\n",
+               h->global_rank, h->node, r->gpu.slot,
+               cp_timer_name(r->gpu.timer), r->gpu.flags, r->gpu.start_ns,
+               (double)(r->gpu.end_ns - r->gpu.start_ns) / 1e3);
+        break;
+    case CP_REC_NCCL:
+        printf("rank %d node %s nccl slot %" PRIu64 " comm %016" PRIx64
+               " seq %u nccl_seq %" PRId64 " algo %s proto %s channels %u "
+               "warps %u api v%u flags 0x%x kernel_channels %u gpu_raw %" PRIu64
+               " .. %" PRIu64 "\n",
+               h->global_rank, h->node, r->nccl.slot, r->nccl.comm_id,
+               r->nccl.seq, (int64_t)r->nccl.nccl_seq,
+               cp_nccl_algo_name(r->nccl.algo),
+               cp_nccl_proto_name(r->nccl.proto), r->nccl.nchannels,
+               r->nccl.nwarps, r->nccl.api, r->nccl.flags,
+               r->nccl.kernel_channels, r->nccl.gpu_start_raw,
+               r->nccl.gpu_end_raw);
+        break;
+    case CP_REC_PROXY:
+        printf("rank %d node %s proxy call-slot %" PRId64 " comm %016" PRIx64
+               " %s peer %d channel %u steps %u/%u bytes %" PRIu64
+               " busy %.3f us min_step %.3f us start %" PRIu64
+               " dur %.3f us\n",
+               h->global_rank, h->node, (int64_t)r->proxy.slot,
+               r->proxy.comm_id,
+               r->proxy.dir == CP_PROXY_SEND ? "send" : "recv", r->proxy.peer,
+               r->proxy.channel, r->proxy.steps_done, r->proxy.nsteps,
+               r->proxy.bytes, (double)r->proxy.busy_ns / 1e3,
+               (double)r->proxy.min_step_ns / 1e3, r->proxy.start_ns,
+               (double)(r->proxy.end_ns - r->proxy.start_ns) / 1e3);
+        break;
+    case CP_REC_STEP:
+        printf("rank %d node %s step proxy-slot %" PRIu64 " %s peer %d "
+               "channel %u step %u bytes %" PRIu64 " posted %" PRIu64
+               " wait %.3f us net %.3f us\n",
+               h->global_rank, h->node, r->step.proxy_slot,
+               r->step.dir == CP_PROXY_SEND ? "send" : "recv", r->step.peer,
+               r->step.channel, r->step.step, r->step.bytes,
+               r->step.posted_ns,
+               (double)(r->step.posted_ns - r->step.start_ns) / 1e3,
+               (double)(r->step.done_ns - r->step.posted_ns) / 1e3);
+        break;
     default:
         printf("rank %d node %s record kind %u\n", h->global_rank, node,
                r->kind);
@@ -139,14 +186,24 @@ static void print_summary(const char *path, const struct cp_log_header *h,
 {
     unsigned op;
 
-    printf("%s: rank %d node %s pid %d timer %s: %" PRIu64 " calls, %" PRIu64
+    static const char *const steps[4] = {"", ", every proxy step",
+                                         ", proxy steps until the budget",
+                                         ", proxy aggregates only"};
+
+    printf("%s: rank %d node %s pid %d %s timer %s: %" PRIu64 " calls, %" PRIu64
            " communicators%s",
-           path, h->global_rank, node, h->pid, cp_timer_name(h->timer),
-           calls, comms,
+           path, h->global_rank, node, h->pid,
+           h->source == CP_SOURCE_PLUGIN ? "nccl-profiler" : "shim",
+           cp_timer_name(h->timer), calls, comms,
            h->flags & CP_HDR_CLOSED ? "" : " (not closed: process killed?)");
     if (h->flags & CP_HDR_DISABLED)
         printf(" (profiling turned off mid-run; %" PRIu64 " calls not logged)",
                h->records_dropped);
+    if (h->source == CP_SOURCE_PLUGIN)
+        printf(" (plugin api v%u%s; %" PRIu64 " step records over budget, %"
+               PRIu64 " events not recorded)",
+               h->plugin_api, steps[h->steps < 4 ? h->steps : 0],
+               h->steps_dropped, h->records_dropped);
     for (op = 0; op < CP_OP_MAX; op++) {
         const char *name = cp_op_name(op);
         if (per_op[op])

@@ -46,6 +46,8 @@ static void swap_header(struct cp_log_header *h)
     SW32(h->term_signal); SW64(h->term_realtime_ns);
     SW64(h->start_realtime_ns); SW64(h->start_monotonic_ns);
     SW64(h->end_realtime_ns); SW64(h->slots_used); SW64(h->records_dropped);
+    SW32(h->source); SW32(h->plugin_api); SW32(h->steps);
+    SW64(h->steps_dropped);
 }
 
 void cp_rec_swap(union cp_rec *r)
@@ -73,6 +75,23 @@ void cp_rec_swap(union cp_rec *r)
     case CP_REC_GPU:
         SW16(r->gpu.flags); SW64(r->gpu.slot); SW64(r->gpu.start_ns);
         SW64(r->gpu.end_ns);
+        break;
+    case CP_REC_NCCL:
+        SW16(r->nccl.flags); SW64(r->nccl.slot); SW64(r->nccl.comm_id);
+        SW64(r->nccl.nccl_seq); SW32(r->nccl.seq);
+        SW16(r->nccl.kernel_channels); SW64(r->nccl.gpu_start_raw);
+        SW64(r->nccl.gpu_end_raw); SW64(r->nccl.bytes);
+        break;
+    case CP_REC_PROXY:
+        SW32(r->proxy.peer); SW64(r->proxy.comm_id); SW64(r->proxy.slot);
+        SW64(r->proxy.bytes); SW64(r->proxy.start_ns); SW64(r->proxy.end_ns);
+        SW64(r->proxy.busy_ns); SW16(r->proxy.nsteps);
+        SW16(r->proxy.steps_done); SW32(r->proxy.min_step_ns);
+        break;
+    case CP_REC_STEP:
+        SW32(r->step.peer); SW64(r->step.proxy_slot); SW32(r->step.step);
+        SW64(r->step.bytes); SW64(r->step.start_ns); SW64(r->step.posted_ns);
+        SW64(r->step.done_ns);
         break;
     default:
         break;

@@ -25,8 +25,10 @@
 #define CP_LOG_ENDIAN 0x01020304u /* reads 0x04030201 in the other order */
 /* 1: a call's record was written when the call returned.
  * 2: it is written when the call is entered (end_ns 0) and completed when it
- *    returns; slots are in entry order.  A version-1 log reads the same. */
-#define CP_LOG_VERSION 2u
+ *    returns; slots are in entry order.  A version-1 log reads the same.
+ * 3: the NCCL profiler plugin's logs: header source/plugin_api/steps,
+ *    record kinds 6-8; a version-2 log reads the same. */
+#define CP_LOG_VERSION 3u
 #define CP_LOG_HEADER_SIZE 4096u
 #define CP_LOG_RECORD_SIZE 64u
 #define CP_LOG_SUFFIX ".cplog"
@@ -76,7 +78,11 @@ enum cp_rec_kind {
     CP_REC_GROUP = 3, /* the interval of an outermost GroupStart..GroupEnd */
     CP_REC_CLOCK = 4, /* a clock calibration pair */
     CP_REC_GPU = 5,   /* device start/end of an earlier call (GPU timers) */
-    CP_REC_KIND_MAX = 6
+    /* Written by NCCL's profiler plugin (libcollprof-nccl-profiler.so). */
+    CP_REC_NCCL = 6,  /* what NCCL chose for a call: algorithm, protocol ... */
+    CP_REC_PROXY = 7, /* one proxy operation: transfers to/from one peer */
+    CP_REC_STEP = 8,  /* one network step of a proxy operation */
+    CP_REC_KIND_MAX = 9
 };
 
 /* Timers; stored in the header and in each call record. */
@@ -84,7 +90,23 @@ enum cp_timer {
     CP_TIMER_NONE = 0,
     CP_TIMER_HOST = 1,  /* wall clock around the blocking call */
     CP_TIMER_EVENT = 2, /* CUDA events on the call's stream */
-    CP_TIMER_CUPTI = 3  /* CUPTI kernel activity records */
+    CP_TIMER_CUPTI = 3, /* CUPTI kernel activity records */
+    CP_TIMER_KERNEL_CH = 4 /* NCCL's kernel-channel GPU timestamps (plugin) */
+};
+
+/* Who wrote a log (cp_log_header.source). */
+enum cp_log_source {
+    CP_SOURCE_SHIM = 0,  /* libcollprof.so (also every version 1 log) */
+    CP_SOURCE_PLUGIN = 1 /* libcollprof-nccl-profiler.so */
+};
+
+/* Proxy steps in a plugin log (cp_log_header.steps). */
+enum cp_step_mode {
+    CP_STEPS_NONE = 0,       /* not a plugin log */
+    CP_STEPS_ALL = 1,        /* a kind 8 record for every step */
+    CP_STEPS_BUDGET = 2,     /* per step until the budget ran out, then only
+                                the per-operation aggregates of kind 7 */
+    CP_STEPS_AGGREGATE = 3   /* only the per-operation aggregates (kind 7) */
 };
 
 /* Call flags. */
@@ -198,6 +220,85 @@ struct cp_rec_gpu {
     uint8_t reserved1[32];
 };
 
+/* NCCL's algorithm and protocol, as the plugin names them (cp_rec_nccl). */
+#define CP_NCCL_ALGO_TABLE(X)                                                  \
+    X(0, "unknown") X(1, "Ring") X(2, "Tree") X(3, "CollnetDirect")            \
+    X(4, "CollnetChain") X(5, "NVLS") X(6, "NVLSTree") X(7, "PAT")
+#define CP_NCCL_PROTO_TABLE(X)                                                 \
+    X(0, "unknown") X(1, "LL") X(2, "LL128") X(3, "Simple")
+
+/* cp_rec_nccl.flags */
+#define CP_NCCL_GRAPH 0x0001u   /* launched from a CUDA graph (plugin API v5+) */
+#define CP_NCCL_P2P 0x0002u     /* a send/recv task (algo/proto unknown) */
+#define CP_NCCL_NO_KERNEL 0x0004u /* no kernel-channel interval was seen */
+
+/* What NCCL decided for the call in slot `slot` (plugin logs).  64 bytes. */
+struct cp_rec_nccl {
+    uint8_t kind;      /* CP_REC_NCCL */
+    uint8_t algo;      /* CP_NCCL_ALGO_TABLE code */
+    uint8_t proto;     /* CP_NCCL_PROTO_TABLE code */
+    uint8_t nchannels; /* channels NCCL used */
+    uint8_t nwarps;    /* warps per block (collectives), 0 for p2p */
+    uint8_t api;       /* the ncclProfiler_vN NCCL called (3 .. 6) */
+    uint16_t flags;    /* CP_NCCL_* */
+    uint64_t slot;     /* the call record (kind 1) in this file */
+    uint64_t comm_id;  /* as in the call record */
+    uint64_t nccl_seq; /* NCCL's own sequence number (per communicator and
+                          collective function); UINT64_MAX for p2p */
+    uint32_t seq;      /* the call record's seq, repeated for joins */
+    uint16_t kernel_channels; /* kernel-channel events seen */
+    uint8_t op;               /* the call's op code, repeated */
+    uint8_t reserved0;
+    uint64_t gpu_start_raw;   /* earliest kernel-channel start, GPU timer ns */
+    uint64_t gpu_end_raw;     /* latest kernel-channel stop, GPU timer ns */
+    uint64_t bytes;           /* the call's count x element size */
+};
+
+/* cp_rec_proxy.dir / cp_rec_step.dir */
+#define CP_PROXY_SEND 1u
+#define CP_PROXY_RECV 2u
+
+/* One proxy operation: the transfers of one call to or from one peer on one
+ * channel.  Its busy time is the sum over its steps of posted -> done, the
+ * aggregate that stays when per-step records are over budget.  64 bytes. */
+struct cp_rec_proxy {
+    uint8_t kind;     /* CP_REC_PROXY */
+    uint8_t dir;      /* CP_PROXY_SEND or CP_PROXY_RECV */
+    uint8_t channel;  /* NCCL channel */
+    uint8_t reserved0;
+    int32_t peer;     /* the peer's rank in the communicator */
+    uint64_t comm_id;
+    uint64_t slot;    /* the call record (kind 1) in this file, or
+                         UINT64_MAX when the parent call was not seen */
+    uint64_t bytes;   /* bytes moved by the steps that completed */
+    uint64_t start_ns; /* CLOCK_REALTIME when the operation started */
+    uint64_t end_ns;   /* and stopped */
+    uint64_t busy_ns;  /* sum of posted -> done over its steps */
+    uint16_t nsteps;   /* steps NCCL announced (saturated at 65535) */
+    uint16_t steps_done; /* steps seen to complete (saturated) */
+    uint32_t min_step_ns; /* the fastest step's posted -> done (saturated),
+                             0 when no step completed: the step time least
+                             disturbed by anything but the wire */
+};
+
+/* One network step of a proxy operation (per-step mode).  64 bytes. */
+struct cp_rec_step {
+    uint8_t kind; /* CP_REC_STEP */
+    uint8_t dir;  /* CP_PROXY_SEND or CP_PROXY_RECV */
+    uint8_t channel;
+    uint8_t reserved0;
+    int32_t peer;
+    uint64_t proxy_slot; /* the proxy operation (kind 7) in this file */
+    uint32_t step;       /* the step's number in the operation */
+    uint32_t reserved1;
+    uint64_t bytes;      /* bytes of the step */
+    uint64_t start_ns;   /* CLOCK_REALTIME when the step began (waiting for
+                            the GPU's data or for a receive buffer) */
+    uint64_t posted_ns;  /* handed to the network */
+    uint64_t done_ns;    /* the network reported it complete */
+    uint64_t reserved2;
+};
+
 union cp_rec {
     uint8_t kind;
     struct cp_rec_call call;
@@ -205,6 +306,9 @@ union cp_rec {
     struct cp_rec_group group;
     struct cp_rec_clock clock;
     struct cp_rec_gpu gpu;
+    struct cp_rec_nccl nccl;
+    struct cp_rec_proxy proxy;
+    struct cp_rec_step step;
     uint8_t bytes[CP_LOG_RECORD_SIZE];
 };
 
@@ -247,6 +351,13 @@ struct cp_log_header {
     int32_t term_signal;
     uint32_t reserved0;
     uint64_t term_realtime_ns; /* CLOCK_REALTIME when it arrived */
+    /* version 3: who wrote the log (older logs: 0, the shim) */
+    uint32_t source;        /* enum cp_log_source */
+    uint32_t plugin_api;    /* plugin logs: the ncclProfiler_vN NCCL took */
+    uint32_t steps;         /* plugin logs: enum cp_step_mode */
+    uint32_t reserved1;
+    uint64_t steps_dropped; /* plugin logs: per-step records not written
+                               (over budget; their operation's aggregate is) */
 };
 
 _Static_assert(sizeof(struct cp_rec_call) == CP_LOG_RECORD_SIZE, "call");
@@ -254,7 +365,11 @@ _Static_assert(sizeof(struct cp_rec_comm) == CP_LOG_RECORD_SIZE, "comm");
 _Static_assert(sizeof(struct cp_rec_group) == CP_LOG_RECORD_SIZE, "group");
 _Static_assert(sizeof(struct cp_rec_clock) == CP_LOG_RECORD_SIZE, "clock");
 _Static_assert(sizeof(struct cp_rec_gpu) == CP_LOG_RECORD_SIZE, "gpu");
+_Static_assert(sizeof(struct cp_rec_nccl) == CP_LOG_RECORD_SIZE, "nccl");
+_Static_assert(sizeof(struct cp_rec_proxy) == CP_LOG_RECORD_SIZE, "proxy");
+_Static_assert(sizeof(struct cp_rec_step) == CP_LOG_RECORD_SIZE, "step");
 _Static_assert(sizeof(union cp_rec) == CP_LOG_RECORD_SIZE, "record");
+_Static_assert(offsetof(struct cp_log_header, source) == 432, "source");
 _Static_assert(sizeof(struct cp_log_header) <= CP_LOG_HEADER_SIZE, "header");
 _Static_assert(offsetof(struct cp_log_header, magic) == 0, "magic first");
 
@@ -297,8 +412,37 @@ static inline const char *cp_redop_name(unsigned redop)
 
 static inline const char *cp_timer_name(unsigned timer)
 {
-    static const char *const name[4] = {"none", "host", "event", "cupti"};
-    return timer < 4 ? name[timer] : "unknown";
+    static const char *const name[5] = {"none", "host", "event", "cupti",
+                                        "kernel_ch"};
+    return timer < 5 ? name[timer] : "unknown";
+}
+
+/* Names of the CP_NCCL_ALGO_TABLE / CP_NCCL_PROTO_TABLE codes ("unknown"
+ * for anything else). */
+static inline const char *cp_nccl_algo_name(unsigned code)
+{
+    switch (code) {
+#define CP_X_NAME(c, name)                                                     \
+    case c:                                                                    \
+        return name;
+        CP_NCCL_ALGO_TABLE(CP_X_NAME)
+#undef CP_X_NAME
+    default:
+        return "unknown";
+    }
+}
+
+static inline const char *cp_nccl_proto_name(unsigned code)
+{
+    switch (code) {
+#define CP_X_NAME(c, name)                                                     \
+    case c:                                                                    \
+        return name;
+        CP_NCCL_PROTO_TABLE(CP_X_NAME)
+#undef CP_X_NAME
+    default:
+        return "unknown";
+    }
 }
 
 /* Whether an op code is a collective (joined across ranks by sequence). */

@@ -9,6 +9,7 @@
  * failure, 2 on a usage error.
  */
 #include <errno.h>
+#include <dlfcn.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
@@ -30,6 +31,7 @@
 struct options {
     const struct ts_pattern *pattern;
     int steps;
+    int graph_replays; /* --graph-replays: 0 = no graph */
     bool quiet;
     bool corrupt;       /* hidden: rank 1 perturbs one all-reduce result */
     const char *expect; /* --expect template, or NULL */
@@ -47,6 +49,7 @@ enum option_id {
     OPT_EXPECT,
     OPT_QUIET,
     OPT_CORRUPT,
+    OPT_GRAPH_REPLAYS,
     OPT_HELP,
 };
 
@@ -61,6 +64,7 @@ static const struct option long_options[] = {
     {"expect", required_argument, NULL, OPT_EXPECT},
     {"quiet", no_argument, NULL, OPT_QUIET},
     {"corrupt", no_argument, NULL, OPT_CORRUPT},
+    {"graph-replays", required_argument, NULL, OPT_GRAPH_REPLAYS},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -72,12 +76,15 @@ print_usage(FILE *stream)
             "usage: %s --pattern %s [--steps N] [--scale F]\n"
             "       [--dtype %s] [--tp-size T] [--pp-stages S]\n"
             "       [--bucket-mb M] [--expect FILE%%d] [--quiet]\n"
+            "       [--graph-replays N]\n"
             "Run under simrun, srun, or with RANK and WORLD_SIZE set; the\n"
             "ranks exchange the NCCL id in $SIMNCCL_IDDIR or "
             "$TRAIN_SIM_IDDIR.\n"
             "Every run: init of the world (commName \"world\"), the splits,\n"
             "a broadcast of the weights and a bcast of the config; then\n"
-            "--steps steps of the pattern; a reduce of the metrics.\n"
+            "--steps steps of the pattern; --graph-replays N (simnccl\n"
+            "only): two all-reduces captured into a graph once and launched\n"
+            "N times; a reduce of the metrics.\n"
             "Patterns (tests/apps/README.md has the sizes):\n",
             TS_RUN_PROGRAM, ts_pattern_choices(), ts_dtype_choices());
     ts_pattern_describe(stream);
@@ -188,6 +195,10 @@ parse_options(int argc, char **argv, struct options *options, char *err,
         case OPT_CORRUPT:
             options->corrupt = true;
             break;
+        case OPT_GRAPH_REPLAYS:
+            rc = parse_int_option("graph-replays", optarg, 0, 1000000,
+                                  &options->graph_replays, err, errlen);
+            break;
         case OPT_HELP:
             return 1;
         default:
@@ -212,6 +223,81 @@ parse_options(int argc, char **argv, struct options *options, char *err,
         return -1;
     }
     return 0;
+}
+
+/* --graph-replays N: capture GRAPH_CALLS all-reduces on the world into a
+ * graph once, launch it N times, check the sums.  Only simnccl has the
+ * capture entry points (tests/simnccl/simnccl_graph.h), found with dlsym so
+ * that train_sim still runs on a real NCCL without this option. */
+#define GRAPH_CALLS 2
+#define GRAPH_COUNT 4096
+
+static int
+graph_replay(struct ts_run *run, struct ts_comm *world, int replays,
+             char *err, size_t errlen)
+{
+    ncclResult_t (*begin)(void), (*end)(void **), (*launch)(void *);
+    void (*destroy)(void *);
+    float *send = NULL, *recv = NULL;
+    void *graph = NULL;
+    int rc = -1, i, k;
+    size_t e;
+
+    *(void **)&begin = dlsym(RTLD_DEFAULT, "simncclGraphBegin");
+    *(void **)&end = dlsym(RTLD_DEFAULT, "simncclGraphEnd");
+    *(void **)&launch = dlsym(RTLD_DEFAULT, "simncclGraphLaunch");
+    *(void **)&destroy = dlsym(RTLD_DEFAULT, "simncclGraphDestroy");
+    if (!begin || !end || !launch || !destroy) {
+        snprintf(err, errlen, "--graph-replays needs simnccl's graph capture "
+                              "(this NCCL has no simncclGraphBegin)");
+        return -1;
+    }
+    send = calloc(GRAPH_CALLS * GRAPH_COUNT, sizeof *send);
+    recv = calloc(GRAPH_CALLS * GRAPH_COUNT, sizeof *recv);
+    if (!send || !recv) {
+        snprintf(err, errlen, "out of memory");
+        goto out;
+    }
+    for (e = 0; e < GRAPH_CALLS * GRAPH_COUNT; e++)
+        send[e] = (float)(run->rank + 1);
+    if (begin() != ncclSuccess) {
+        snprintf(err, errlen, "simncclGraphBegin failed");
+        goto out;
+    }
+    for (k = 0; k < GRAPH_CALLS; k++)
+        if (ncclAllReduce(send + k * GRAPH_COUNT, recv + k * GRAPH_COUNT,
+                          GRAPH_COUNT, ncclFloat32, ncclSum, world->handle,
+                          NULL) != ncclSuccess) {
+            snprintf(err, errlen, "capturing an all-reduce failed");
+            goto out;
+        }
+    run->calls += GRAPH_CALLS;
+    if (end(&graph) != ncclSuccess) {
+        snprintf(err, errlen, "simncclGraphEnd failed");
+        goto out;
+    }
+    for (i = 0; i < replays; i++) {
+        memset(recv, 0, GRAPH_CALLS * GRAPH_COUNT * sizeof *recv);
+        if (launch(graph) != ncclSuccess) {
+            snprintf(err, errlen, "graph launch %d failed", i);
+            goto out;
+        }
+        for (e = 0; e < GRAPH_CALLS * GRAPH_COUNT; e++)
+            if (recv[e] != (float)(run->nranks * (run->nranks + 1) / 2)) {
+                snprintf(err, errlen, "graph launch %d: element %zu is %g, "
+                                      "expected %d",
+                         i, e, (double)recv[e],
+                         run->nranks * (run->nranks + 1) / 2);
+                goto out;
+            }
+    }
+    rc = 0;
+out:
+    if (graph)
+        destroy(graph);
+    free(send);
+    free(recv);
+    return rc;
 }
 
 int
@@ -284,6 +370,11 @@ main(int argc, char **argv)
     for (run.step = 0; run.step < options.steps; run.step++)
         ts_pattern_step(options.pattern, &run, &world, &options.config,
                         &state);
+    if (options.graph_replays > 0 &&
+        graph_replay(&run, &world, options.graph_replays, err, sizeof err) < 0) {
+        fprintf(stderr, "%s: rank %d: %s\n", TS_RUN_PROGRAM, rank, err);
+        goto out;
+    }
     run.step = TS_RUN_STEP_FINAL;
     ts_pattern_end(&run, &world);
     ts_pattern_teardown(&run, &state);

@@ -1,6 +1,7 @@
 #!/bin/sh
 # library.sh - libnccl.so.2 looks like NCCL to the dynamic linker: its
-# soname, and exactly NCCL's entry points (ncclX and pncclX) exported.
+# soname, and exactly NCCL's entry points (ncclX and pncclX) exported, plus
+# simnccl's graph capture (simncclGraph*, sim_api.c).
 . "${top_srcdir:-.}/tests/tap.sh"
 lib="${top_builddir:-.}/tests/simnccl/lib/libnccl.so.2"
 [ -f "$lib" ] || skip_all "libnccl.so.2 not built"
@@ -19,12 +20,14 @@ for f in GetVersion GetUniqueId GetErrorString GetLastError CommInitRank \
     ReduceScatter AlltoAll Gather Scatter Send Recv GroupStart GroupEnd; do
     echo "nccl$f"
     echo "pnccl$f"
-done | sort >"$tmp/want"
+done >"$tmp/want.u"
+for f in Begin End Launch Destroy; do echo "simncclGraph$f"; done >>"$tmp/want.u"
+sort "$tmp/want.u" >"$tmp/want"
 cmp -s "$tmp/got" "$tmp/want"
-ok $? "exports exactly the NCCL API and its pncclX aliases"
+ok $? "exports exactly the NCCL API, its pncclX aliases and simncclGraph*"
 [ $? -eq 0 ] || diff "$tmp/want" "$tmp/got" | sed 's/^/#   /'
 nm -D --defined-only "$lib" | awk '$2 ~ /^[A-Z]$/ && $2 != "A" { print $3 }' |
-    grep -v '^p\{0,1\}nccl' >"$tmp/extra"
+    grep -v '^p\{0,1\}nccl' | grep -v '^simncclGraph' >"$tmp/extra"
 [ ! -s "$tmp/extra" ]
 ok $? "no other symbol leaks out"
 [ $? -eq 0 ] || sed 's/^/#   /' "$tmp/extra"

@@ -25,6 +25,8 @@
 #include "sim_error.h"
 #include "sim_fault.h"
 #include "sim_exec.h"
+#include "sim_prof.h"
+#include "simnccl_graph.h"
 
 #define SIM_EXPORT __attribute__((visibility("default")))
 #define SIM_VERSION_CODE 22809
@@ -118,15 +120,43 @@ static ncclResult_t check_config(const ncclConfig_t *config, const char *fn)
  * all posted at once so that they progress together; the collectives
  * follow in call order.  The two kinds use separate connections, so their
  * relative order never affects matching. */
-static ncclResult_t run_ops(const struct sim_op *ops, size_t n)
+/* A CUDA graph of simnccl (simncclGraph*): the captured operations, each
+ * with the API event the profiler got at capture time. */
+struct simnccl_graph {
+    struct sim_op *ops;
+    void **api;
+    size_t n, cap;
+};
+
+static __thread struct simnccl_graph *capturing;
+
+/* Run n operations together.  api[i]: op i's profiler API event from the
+ * capture (graph replays), or NULL to make one now. */
+static ncclResult_t run_ops_api(const struct sim_op *ops, size_t n,
+                                void *const *graph_api)
 {
     struct sim_plan **plans = calloc(n ? n : 1, sizeof *plans);
+    void **tasks = NULL, **api = NULL;
     ncclResult_t rc = ncclSuccess;
     size_t i, j, n_plans = 0;
     int pass;
 
     if (!plans)
         return sim_error(ncclSystemError, "simnccl: out of memory");
+    if (sim_prof_active()) {
+        tasks = calloc(n ? n : 1, sizeof *tasks);
+        api = calloc(n ? n : 1, sizeof *api);
+        if (!tasks || !api) {
+            free(tasks);
+            free(api);
+            tasks = api = NULL;
+        } else {
+            for (i = 0; i < n; i++)
+                api[i] = graph_api ? graph_api[i]
+                                   : sim_prof_api(ops[i].comm, &ops[i], 0);
+            sim_prof_launch(ops, api, n, tasks);
+        }
+    }
     for (pass = 0; pass < 2 && rc == ncclSuccess; pass++) {
         for (i = 0; i < n; i++) {
             struct sim_plan *plan = NULL;
@@ -143,11 +173,17 @@ static ncclResult_t run_ops(const struct sim_op *ops, size_t n)
                     break;
                 }
                 plans[n_plans++] = plan;
+                if (tasks)
+                    sim_plan_profile(plan, tasks, n);
             }
-            if (sim_coll_build(plan, &ops[i]) != 0) {
-                rc = sim_error(ncclSystemError,
-                               "simnccl: out of memory planning an operation");
-                break;
+            {
+                size_t from = sim_plan_nsteps(plan);
+                if (sim_coll_build(plan, &ops[i]) != 0) {
+                    rc = sim_error(ncclSystemError, "simnccl: out of memory "
+                                                    "planning an operation");
+                    break;
+                }
+                sim_plan_tag(plan, from, (int)i);
             }
         }
     }
@@ -156,7 +192,81 @@ static ncclResult_t run_ops(const struct sim_op *ops, size_t n)
     for (j = 0; j < n_plans; j++)
         sim_plan_destroy(plans[j]);
     free(plans);
+    free(tasks);
+    free(api);
     return rc;
+}
+
+static ncclResult_t run_ops(const struct sim_op *ops, size_t n)
+{
+    return run_ops_api(ops, n, NULL);
+}
+
+/* Capture instead of running (simncclGraphBegin .. End). */
+static ncclResult_t capture(const struct sim_op *op)
+{
+    struct simnccl_graph *g = capturing;
+
+    if (g->n == g->cap) {
+        size_t cap = g->cap ? g->cap * 2 : 16;
+        struct sim_op *ops = realloc(g->ops, cap * sizeof *ops);
+        void **api;
+        if (!ops)
+            return sim_error(ncclSystemError, "simnccl: out of memory");
+        g->ops = ops;
+        api = realloc(g->api, cap * sizeof *api);
+        if (!api)
+            return sim_error(ncclSystemError, "simnccl: out of memory");
+        g->api = api;
+        g->cap = cap;
+    }
+    g->ops[g->n] = *op;
+    g->api[g->n] = sim_prof_active() ? sim_prof_api(op->comm, op, 1) : NULL;
+    g->n++;
+    return ncclSuccess;
+}
+
+/* Graph capture and replay: simnccl_graph.h. */
+SIM_EXPORT ncclResult_t simncclGraphBegin(void)
+{
+    if (capturing || group_depth > 0)
+        return sim_error(ncclInvalidUsage, "simncclGraphBegin: already "
+                                           "capturing, or inside a group");
+    capturing = calloc(1, sizeof *capturing);
+    if (!capturing)
+        return sim_error(ncclSystemError, "simnccl: out of memory");
+    return ncclSuccess;
+}
+
+SIM_EXPORT ncclResult_t simncclGraphEnd(void **graph)
+{
+    if (!capturing || !graph)
+        return sim_error(ncclInvalidUsage, "simncclGraphEnd: not capturing");
+    *graph = capturing;
+    capturing = NULL;
+    return ncclSuccess;
+}
+
+SIM_EXPORT ncclResult_t simncclGraphLaunch(void *graph)
+{
+    struct simnccl_graph *g = graph;
+
+    if (!g || capturing || group_depth > 0)
+        return sim_error(ncclInvalidUsage, "simncclGraphLaunch: no graph, or "
+                                           "called while capturing or in a "
+                                           "group");
+    return g->n ? run_ops_api(g->ops, g->n, g->api) : ncclSuccess;
+}
+
+SIM_EXPORT void simncclGraphDestroy(void *graph)
+{
+    struct simnccl_graph *g = graph;
+
+    if (!g)
+        return;
+    free(g->ops);
+    free(g->api);
+    free(g);
 }
 
 static ncclResult_t enqueue(const struct sim_op *op)
@@ -289,7 +399,9 @@ static ncclResult_t submit(struct sim_op *op)
     }
     if (op->count == 0) /* NCCL returns at once, no synchronisation */
         goto out;
-    if (group_depth > 0)
+    if (capturing)
+        rc = capture(op);
+    else if (group_depth > 0)
         rc = enqueue(op);
     else
         rc = run_ops(op, 1);

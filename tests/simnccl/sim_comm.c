@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "sim_comm.h"
+#include "sim_prof.h"
 
 struct sim_conn *sim_comm_conn(struct ncclComm *comm, int channel, int peer)
 {
@@ -78,6 +79,7 @@ void sim_comm_free(struct ncclComm *comm)
 
     if (!comm)
         return;
+    sim_prof_comm_fini(comm);
     for (i = 0; i < SIM_CHANNELS * comm->nranks; i++) {
         struct sim_conn *c = &comm->conns[i];
         if (c->send_fd >= 0)

@@ -65,6 +65,9 @@ struct ncclComm {
     struct sim_conn *conns;             /* [SIM_CHANNELS * nranks] */
     struct sim_clique *clique;          /* non-NULL for ncclCommInitAll */
     ncclResult_t async_error;           /* set when a transfer broke */
+    void *prof_ctx;       /* the profiler plugin's context (sim_prof.h) */
+    int prof_tried;       /* sim_prof_comm ran */
+    uint64_t prof_seq[16]; /* NCCL's seqNumber per collective function */
 };
 
 /* The connection to peer on a channel. */

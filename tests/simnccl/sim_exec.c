@@ -13,6 +13,7 @@
 #include "sim_dtype.h"
 #include "sim_error.h"
 #include "sim_exec.h"
+#include "sim_prof.h"
 #include "sim_socket.h"
 
 #define WIRE_MAGIC 0x534d5347u /* "SMSG" */
@@ -63,6 +64,19 @@ struct sim_step {
     int64_t ready_ns;
     struct sim_step *next; /* in the connection's queue */
     struct sim_plan *plan;
+
+    /* The profiler plugin's view (sim_prof.h). */
+    int op_index; /* the operation of the group that built it */
+    int prof_op;  /* its proxy operation in plan->prof_ops, -1 none */
+    int prof_no;  /* its step number there */
+    void *prof_step;
+};
+
+/* A proxy operation: the transfers of one operation to/from one peer. */
+struct prof_op {
+    int op_index, peer, is_send, nsteps, next_no;
+    size_t chunk;
+    void *handle;
 };
 
 struct sim_plan {
@@ -81,6 +95,13 @@ struct sim_plan {
     int timed;         /* steps in STATE_TIMED */
     int delaying;
     int64_t delay_until;
+
+    /* Profiler events, when a plugin is loaded. */
+    void **prof_tasks; /* [n_prof_tasks], the caller's */
+    size_t n_prof_tasks;
+    void **prof_kch; /* kernel-channel handle per task */
+    struct prof_op *prof_ops;
+    size_t n_prof_ops;
 };
 
 struct sim_plan *sim_plan_create(struct ncclComm *comm)
@@ -103,6 +124,110 @@ void sim_plan_destroy(struct sim_plan *plan)
     free(plan->scratch);
     free(plan->steps);
     free(plan);
+}
+
+size_t sim_plan_nsteps(const struct sim_plan *plan)
+{
+    return plan->n_steps;
+}
+
+void sim_plan_tag(struct sim_plan *plan, size_t from, int op_index)
+{
+    for (; from < plan->n_steps; from++)
+        plan->steps[from].op_index = op_index;
+}
+
+void sim_plan_profile(struct sim_plan *plan, void **tasks, size_t n)
+{
+    plan->prof_tasks = tasks;
+    plan->n_prof_tasks = n;
+}
+
+/* Group the plan's transfers into proxy operations and start the kernel
+ * channels: the "kernel" of each task starts now. */
+static void prof_setup(struct sim_plan *plan)
+{
+    size_t i, j;
+
+    if (!plan->prof_tasks)
+        return;
+    plan->prof_ops = calloc(plan->n_steps ? plan->n_steps : 1,
+                            sizeof *plan->prof_ops);
+    plan->prof_kch = calloc(plan->n_prof_tasks, sizeof *plan->prof_kch);
+    if (!plan->prof_ops || !plan->prof_kch) {
+        free(plan->prof_ops);
+        free(plan->prof_kch);
+        plan->prof_ops = NULL;
+        plan->prof_kch = NULL;
+        plan->prof_tasks = NULL;
+        return;
+    }
+    for (i = 0; i < plan->n_steps; i++) {
+        struct sim_step *s = &plan->steps[i];
+        int send = s->kind == STEP_SEND;
+
+        s->prof_op = -1;
+        s->prof_step = NULL;
+        if ((s->kind != STEP_SEND && s->kind != STEP_RECV) ||
+            (s->flags & SIM_STEP_UNPACED) || s->peer == plan->comm->rank ||
+            s->op_index < 0 || (size_t)s->op_index >= plan->n_prof_tasks ||
+            !plan->prof_tasks[s->op_index])
+            continue;
+        for (j = 0; j < plan->n_prof_ops; j++)
+            if (plan->prof_ops[j].op_index == s->op_index &&
+                plan->prof_ops[j].peer == s->peer &&
+                plan->prof_ops[j].is_send == send)
+                break;
+        if (j == plan->n_prof_ops) {
+            plan->prof_ops[j].op_index = s->op_index;
+            plan->prof_ops[j].peer = s->peer;
+            plan->prof_ops[j].is_send = send;
+            plan->n_prof_ops++;
+        }
+        s->prof_op = (int)j;
+        s->prof_no = plan->prof_ops[j].nsteps++;
+        if (s->bytes > plan->prof_ops[j].chunk)
+            plan->prof_ops[j].chunk = s->bytes;
+    }
+    for (i = 0; i < plan->n_prof_tasks; i++)
+        plan->prof_kch[i] =
+            sim_prof_kernel_start(plan->comm, plan->prof_tasks[i]);
+}
+
+/* The kernels end, the proxy operations stop. */
+static void prof_teardown(struct sim_plan *plan)
+{
+    size_t i;
+
+    if (!plan->prof_tasks)
+        return;
+    for (i = 0; i < plan->n_prof_ops; i++)
+        sim_prof_proxy_stop(plan->prof_ops[i].handle);
+    for (i = 0; i < plan->n_prof_tasks; i++)
+        sim_prof_kernel_stop(plan->prof_kch[i]);
+    free(plan->prof_ops);
+    free(plan->prof_kch);
+    plan->prof_ops = NULL;
+    plan->prof_kch = NULL;
+    plan->n_prof_ops = 0;
+}
+
+static void prof_posted(struct sim_plan *plan, struct sim_step *s)
+{
+    struct prof_op *op;
+    int send = s->kind == STEP_SEND;
+
+    if (!plan->prof_ops || s->prof_op < 0)
+        return;
+    op = &plan->prof_ops[s->prof_op];
+    if (!op->handle)
+        op->handle = sim_prof_proxy_start(plan->comm,
+                                          plan->prof_tasks[op->op_index],
+                                          op->peer, send, op->nsteps,
+                                          op->chunk);
+    s->prof_step =
+        sim_prof_step_start(plan->comm, op->handle, s->prof_no, send, s->bytes);
+    sim_prof_step_posted(s->prof_step, send, s->bytes);
 }
 
 struct ncclComm *sim_plan_comm(const struct sim_plan *plan)
@@ -157,6 +282,8 @@ static struct sim_step *append(struct sim_plan *plan, enum step_kind kind)
     s = &plan->steps[plan->n_steps++];
     memset(s, 0, sizeof *s);
     s->kind = kind;
+    s->op_index = -1;
+    s->prof_op = -1;
     return s;
 }
 
@@ -338,6 +465,7 @@ static ncclResult_t post(struct engine *eng, struct sim_plan *plan,
         plan->open_p2p++;
     else
         plan->open_coll++;
+    prof_posted(plan, s);
     if (activate(eng, conn) != 0)
         return sim_error(ncclSystemError, "simnccl: out of memory");
     return ncclSuccess;
@@ -353,6 +481,10 @@ static void complete(struct sim_plan *plan, struct sim_step *s)
 {
     s->state = STATE_DONE;
     plan->timed--;
+    if (s->prof_step) {
+        sim_prof_step_done(s->prof_step, s->kind == STEP_SEND, s->bytes);
+        s->prof_step = NULL;
+    }
     if (s->flags & SIM_STEP_P2P)
         plan->open_p2p--;
     else
@@ -666,6 +798,7 @@ ncclResult_t sim_exec_run(struct sim_plan **plans, int n)
         plans[i]->pc = plans[i]->first_open = 0;
         plans[i]->open_coll = plans[i]->open_p2p = plans[i]->timed = 0;
         plans[i]->delaying = 0;
+        prof_setup(plans[i]);
     }
     eng.last_progress = sim_now_ns();
     for (;;) {
@@ -757,6 +890,8 @@ fail:
             plans[i]->comm->async_error = rc;
     }
 out:
+    for (i = 0; i < n; i++)
+        prof_teardown(plans[i]);
     for (size_t k = 0; k < eng.n_active; k++)
         eng.active[k]->active = 0;
     free(eng.active);

@@ -57,6 +57,16 @@ int sim_plan_divide(struct sim_plan *plan, void *buf, size_t count,
 int sim_plan_wait(struct sim_plan *plan);
 int sim_plan_delay(struct sim_plan *plan, int64_t ns);
 
+/* Steps so far; sim_plan_tag marks the steps from `from` on as built for
+ * operation op_index of the group. */
+size_t sim_plan_nsteps(const struct sim_plan *plan);
+void sim_plan_tag(struct sim_plan *plan, size_t from, int op_index);
+
+/* The profiler task event of each operation of the group (tasks[op_index],
+ * NULL for none), kept by the caller until sim_exec_run returns: the run
+ * then emits proxy, step and kernel-channel events (sim_prof.h). */
+void sim_plan_profile(struct sim_plan *plan, void **tasks, size_t n);
+
 /* 1 when an append or a scratch allocation failed. */
 int sim_plan_failed(const struct sim_plan *plan);
 

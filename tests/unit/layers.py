@@ -5,7 +5,8 @@ Each product folder is a layer; a file may include (with "...") only headers
 of its own folder and of the folders its row below names.  Includes point
 down: cli -> analysis, bench -> logs -> core; reports/ reads JSON and uses
 core alone; the shim (preload/) and the SPANK plugin (plugin/) include
-nothing of the analyzer.  include/collprof/ is the public log format that
+nothing of the analyzer; the NCCL profiler plugin (nccl-profiler/) uses the
+shim's log writer.  include/collprof/ is the public log format that
 everyone may include.  A bare name is found in the including file's folder
 first, then in every folder; a name that two folders hold is an error (it
 would depend on the -I order).
@@ -29,6 +30,8 @@ MAY_INCLUDE = {
     'reports': {'analyzer/core', 'include/collprof'},
     'preload': {'include/collprof'},
     'plugin': {'include/collprof'},
+    # NCCL's profiler plugin writes the shim's log with the shim's writer
+    'nccl-profiler': {'preload', 'include/collprof'},
 }
 
 # Includes that point the wrong way today and are being removed; each one

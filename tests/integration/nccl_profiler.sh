@@ -1,0 +1,100 @@
+#!/bin/sh
+# nccl_profiler.sh - libcollprof-nccl-profiler.so loaded by simnccl's
+# profiler-plugin loader (NCCL_PROFILER_PLUGIN), for each API version NCCL
+# asks for: the log it writes (calls, algorithm/protocol, kernel intervals,
+# proxy operations and steps per peer), the step budget, graph replays
+# against the shim, and NCCL's fallbacks (an API too old, no plugin).
+. "$top_srcdir/tests/tap.sh"
+. "$top_srcdir/tests/integration/lib.sh"
+plugin=$b/nccl-profiler/.libs/libcollprof-nccl-profiler.so
+need "$collprof" "$simrun" "$train_sim" "$shim" "$plugin"
+command -v python3 >/dev/null || skip_all "python3 needed"
+
+# run NAME ENV... -- ARGS: train_sim ddp on 4 ranks over 4 nodes with the
+# plugin, logs in $work/NAME/logs
+run() {
+    name=$1; shift
+    d=$work/$name
+    mkdir -p "$d"
+    env COLLPROF_DIR="$d/logs" NCCL_PROFILER_PLUGIN="$plugin" "$@" \
+        "$simrun" -n 4 --nodes 4 --timeout 120 -- "$train_sim" --pattern ddp \
+        --steps 3 >"$d/out" 2>"$d/err"
+}
+summary() { "$collprof" dump --summary "$work/$1/logs" 2>&1; }
+
+"$simrun" -n 4 --nodes 4 --timeout 120 -- "$train_sim" --pattern ddp \
+    --steps 3 >"$work/plain.out" 2>&1
+ok $? "ddp without a plugin exits 0"
+
+for api in 5 4 3; do
+    run v$api SIMNCCL_PROFILER_API=$api
+    ok $? "v$api: ddp with the plugin exits 0"
+    check "  v$api: same output as without it" cmp -s "$work/v$api/out" "$work/plain.out"
+    check "  v$api: nothing on stderr" test ! -s "$work/v$api/err"
+    n=$(ls "$work/v$api/logs"/*.nccl.cplog 2>/dev/null | wc -l)
+    ok $([ "$n" -eq 4 ]; echo $?) "  v$api: 4 plugin logs <node>.<pid>.nccl.cplog ($n)"
+    n=$(summary v$api | grep -c "nccl-profiler timer kernel_ch: 87 calls, 1 communicators (plugin api v$api, every proxy step; 0 step records over budget, 0 events not recorded)")
+    ok $([ "$n" -eq 4 ]; echo $?) "  v$api: every log: the plugin's, 87 calls, api v$api, all steps, nothing lost ($n)"
+    [ "$n" -eq 4 ] || summary v$api | sed 's/^/#   /'
+    "$collprof" dump --all "$work/v$api/logs" >"$work/v$api/dump"
+    python3 "$s/tests/integration/plugin_check.py" "$work/v$api/dump" 4 >"$work/v$api/check.tap"
+    ok $? "  v$api: calls, nccl, gpu, proxy and step records check out"
+    grep '^not ok' "$work/v$api/check.tap" | sed 's/^/#   /'
+done
+
+# the step budget: none, then 10 step records per process
+run none COLLPROF_PLUGIN_STEPS=none
+ok $? "COLLPROF_PLUGIN_STEPS=none: exits 0"
+n=$(summary none | grep -c "proxy aggregates only")
+ok $([ "$n" -eq 4 ]; echo $?) "  the headers say: aggregates only ($n)"
+n=$("$collprof" dump --all "$work/none/logs" | grep -c " step proxy-slot ")
+ok $([ "$n" -eq 0 ]; echo $?) "  no step record ($n)"
+a=$("$collprof" dump --all "$work/v5/logs" | awk '$5 == "proxy" { s += $18 } END { print s }')
+c=$("$collprof" dump --all "$work/none/logs" | awk '$5 == "proxy" { s += $18 } END { print s }')
+ok $([ "$a" = "$c" ] && [ "$a" -gt 0 ]; echo $?) "  the proxy aggregates hold the same bytes ($c, with steps $a)"
+total=$("$collprof" dump --all "$work/v5/logs/$(ls "$work/v5/logs" | head -n 1)" | grep -c " step proxy-slot ")
+run budget COLLPROF_PLUGIN_STEPS=10
+f=$work/budget/logs/$(ls "$work/budget/logs" | head -n 1)
+n=$("$collprof" dump --all "$f" | grep -c " step proxy-slot ")
+ok $([ "$n" -eq 10 ]; echo $?) "COLLPROF_PLUGIN_STEPS=10: 10 step records ($n)"
+summary budget | head -n 1 | grep -q "proxy steps until the budget; $((total - 10)) step records over budget"
+ok $? "  the header says: until the budget, $((total - 10)) over it"
+
+# NCCL 2.21/2.22 ask for v2: the plugin declines, one line per process
+run v2 SIMNCCL_PROFILER_API=2
+ok $? "v2 asked: the job exits 0"
+check "  same output as without the plugin" cmp -s "$work/v2/out" "$work/plain.out"
+n=$(grep -c "^collprof: this NCCL offers profiler API v2; collprof's plugin needs v3 or later" "$work/v2/err")
+ok $([ "$n" -eq 4 ]; echo $?) "  one line from each of the 4 processes ($n)"
+n=$(ls "$work/v2/logs" 2>/dev/null | wc -l)
+ok $([ "$n" -eq 0 ]; echo $?) "  no log ($n)"
+for p in none /nonexistent/libnothing.so; do
+    d=$work/absent
+    rm -rf "$d"; mkdir -p "$d"
+    env COLLPROF_DIR="$d/logs" NCCL_PROFILER_PLUGIN="$p" "$simrun" -n 2 --nodes 2 \
+        --timeout 120 -- "$train_sim" --pattern ddp --steps 1 --quiet >"$d/out" 2>&1
+    ok $? "NCCL_PROFILER_PLUGIN=$p: the job exits 0"
+    check "  silently, no log" test ! -s "$d/out" -a ! -e "$d/logs"
+done
+
+# a graph replayed 100 times, shim and plugin together
+d=$work/graph
+mkdir -p "$d"
+env COLLPROF_DIR="$d/logs" NCCL_PROFILER_PLUGIN="$plugin" LD_PRELOAD="$shim" \
+    "$simrun" -n 4 --nodes 2 --timeout 120 -- "$train_sim" --pattern ddp \
+    --steps 1 --graph-replays 100 --quiet >"$d/out" 2>"$d/err"
+ok $? "graph of 2 all-reduces replayed 100 times: exits 0"
+n=$(summary graph | grep -c "nccl-profiler timer kernel_ch: 231 calls")
+ok $([ "$n" -eq 4 ]; echo $?) "  the plugin logs 31 + 100 x 2 calls per rank ($n of 4)"
+n=$(summary graph | grep -c " shim timer host: 33 calls")
+ok $([ "$n" -eq 4 ]; echo $?) "  the shim logs 31 + the 2 captured calls per rank ($n of 4)"
+n=$("$collprof" dump --all "$d/logs"/*.nccl.cplog | grep " nccl slot " | grep -c " flags 0x1 ")
+ok $([ "$n" -eq 800 ]; echo $?) "  800 plugin calls flagged as graph launches ($n)"
+n=$("$collprof" dump "$d/logs"/*.nccl.cplog | grep -c " flags 0x10 ")
+ok $([ "$n" -eq 800 ]; echo $?) "  and their call records flagged captured ($n)"
+"$collprof" dump --all "$d/logs"/*.nccl.cplog >"$d/dump"
+python3 "$s/tests/integration/plugin_check.py" "$d/dump" 4 >"$d/check.tap" 2>&1
+# the check's ring is over 4 ranks on 2 nodes: same neighbours
+ok $? "  every replayed call has its kernel interval and proxies"
+grep '^not ok' "$d/check.tap" | sed 's/^/#   /'
+done_testing

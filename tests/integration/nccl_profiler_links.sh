@@ -1,0 +1,73 @@
+#!/bin/sh
+# nccl_profiler_links.sh - collprof analyze on the NCCL profiler plugin's
+# logs: a ring over 4 nodes (ddp, one rank per node) with one link at half
+# speed is named slow_link from the job's own proxy steps (no probe), with
+# the plugin alone and with shim and plugin together (every call counted
+# once); a healthy run gets no such finding; the algorithm mix is reported.
+. "$top_srcdir/tests/tap.sh"
+. "$top_srcdir/tests/integration/lib.sh"
+plugin=$b/nccl-profiler/.libs/libcollprof-nccl-profiler.so
+need "$collprof" "$simrun" "$train_sim" "$shim" "$plugin"
+command -v python3 >/dev/null || skip_all "python3 needed"
+
+cat >"$work/slow.topo" <<'TOPO'
+nodes 4
+inter latency=20us bandwidth=400MB/s
+link n2 n3 bandwidth=200MB/s latency=20us
+TOPO
+cat >"$work/healthy.topo" <<'TOPO'
+nodes 4
+inter latency=20us bandwidth=400MB/s
+TOPO
+
+# job NAME TOPO PRELOAD: ddp on 4 ranks over 4 nodes, analyzed into NAME/rep
+job() {
+    d=$work/$1
+    mkdir -p "$d"
+    env COLLPROF_DIR="$d/logs" NCCL_PROFILER_PLUGIN="$plugin" LD_PRELOAD="$3" \
+        "$simrun" -n 4 --nodes 4 --topo "$work/$2.topo" --timeout 120 -- \
+        "$train_sim" --pattern ddp --steps 5 --quiet >"$d/out" 2>&1 &&
+        "$collprof" analyze "$d/logs" -o "$d/rep" >"$d/verdict" 2>&1
+}
+
+# query NAME PYTHON-EXPR: print the expression over the report (r)
+query() {
+    python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print($2)" \
+        "$work/$1/rep/report.json"
+}
+slow_links() {
+    query "$1" "' '.join('-'.join(sorted(f['nodes'])) + ':' + f['evidence'].get('method', '?') for f in r['findings'] if f['kind'] == 'slow_link')"
+}
+
+job slow slow ""
+ok $? "plugin only, n2-n3 at half speed: the job and the analysis run"
+got=$(slow_links slow)
+ok $([ "$got" = "n2-n3:proxy_steps" ]; echo $?) "  slow_link names exactly n2-n3, from proxy steps ($got)"
+got=$(query slow "[l['from'] + '>' + l['to'] for l in r['nccl_profiler']['links'] if l['slow']]")
+ok $([ "$got" = "['n2>n3']" ]; echo $?) "  the slow direction is n2 to n3, the ring's ($got)"
+got=$(query slow "sorted(set((a['op'], a['algorithm'], a['protocol']) for a in r['nccl_profiler']['algorithms']))")
+ok $([ "$got" = "[('allreduce', 'Ring', 'Simple'), ('broadcast', 'Ring', 'Simple'), ('reduce', 'Ring', 'Simple')]" ]; echo $?) \
+    "  algorithm/protocol mix per collective ($got)"
+got=$(query slow "sum(a['calls'] for a in r['nccl_profiler']['algorithms'] if a['op'] == 'allreduce' and a['size_class_bytes'] == 1048576)")
+ok $([ "$got" = "60" ]; echo $?) "  60 all-reduces of 1 MiB (3 per step x 5 steps x 4 ranks) ($got)"
+check "  the verdict names the link" grep -q "slow_link n2-n3" "$work/slow/verdict"
+
+job both slow "$shim"
+ok $? "shim and plugin together: the job and the analysis run"
+got=$(slow_links both)
+ok $([ "$got" = "n2-n3:proxy_steps" ]; echo $?) "  slow_link names exactly n2-n3 ($got)"
+got=$(query both "r['summary']['calls']")
+ok $([ "$got" = "572" ]; echo $?) "  every call once: 4 x 143 calls ($got)"
+got=$(query both "sorted((f.get('source', 'shim'), f.get('evidence_only')) for f in r['inputs']['files'])")
+ok $([ "$got" = "[('nccl-profiler', True), ('nccl-profiler', True), ('nccl-profiler', True), ('nccl-profiler', True), ('shim', None), ('shim', None), ('shim', None), ('shim', None)]" ]; echo $?) \
+    "  the plugin logs are evidence, the shim's the calls"
+
+job healthy healthy ""
+ok $? "plugin only, healthy: the job and the analysis run"
+got=$(slow_links healthy)
+ok $([ -z "$got" ]; echo $?) "  no slow_link ($got)"
+got=$(query healthy "sum(l['slow'] for l in r['nccl_profiler']['links'])")
+ok $([ "$got" = "0" ]; echo $?) "  no link judged slow ($got)"
+got=$(query healthy "len(r['nccl_profiler']['links'])")
+ok $([ "$got" = "4" ]; echo $?) "  4 directed links of the ring measured ($got)"
+done_testing
