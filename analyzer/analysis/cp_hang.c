@@ -1045,21 +1045,48 @@ static int killed_findings(struct hg *h, char *headline, size_t hsize,
     return rc;
 }
 
+struct hg_rank_index {
+    int64_t rank;
+    size_t index;
+};
+
+static int by_rank(const void *a, const void *b)
+{
+    const struct hg_rank_index *x = a, *y = b;
+
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
 /* Two logs claim one global rank: said once; such a rank is never named
  * as a culprit. */
 static int duplicate_ranks(struct hg *h)
 {
     const struct cp_analysis *an = h->an;
+    struct hg_rank_index *order;
     size_t i, j, n = 0, len = 0;
     int ranks[16];
     char list[400] = "";
     struct hg_finding f;
 
-    for (i = 0; i < an->nranks; i++)
-        for (j = 0; j < an->nranks; j++)
-            if (i != j && an->ranks[i].rank >= 0 &&
-                an->ranks[i].rank == an->ranks[j].rank)
-                h->ranks[i].claimed_twice = 1;
+    /* sorted by global rank, so that a job of 64k ranks costs n log n */
+    order = malloc((an->nranks ? an->nranks : 1) * sizeof *order);
+    if (!order)
+        return -1;
+    for (i = 0; i < an->nranks; i++) {
+        order[i].rank = an->ranks[i].rank;
+        order[i].index = i;
+    }
+    qsort(order, an->nranks, sizeof *order, by_rank);
+    for (i = 0; i < an->nranks; i = j) {
+        for (j = i + 1; j < an->nranks && order[j].rank == order[i].rank; j++)
+            ;
+        if (j - i > 1 && order[i].rank >= 0)
+            for (size_t k = i; k < j; k++)
+                h->ranks[order[k].index].claimed_twice = 1;
+    }
+    free(order);
     for (i = 0; i < an->nranks; i++) {
         const struct cp_analysis_input *in = &an->inputs[an->ranks[i].input];
         if (!h->ranks[i].claimed_twice)
