@@ -1477,8 +1477,7 @@ int cp_html_bench_write(json_t *doc, FILE *out, struct cp_error *err)
     write_page(out, &pg);
     view_free(&pg);
     if (fflush(out) != 0 || ferror(out)) {
-        cp_error_set(err, NULL, -1, "writing the page failed");
-        return -1;
+        return cp_errorf(err, "writing the page failed");
     }
     return 0;
 }

@@ -384,8 +384,7 @@ int cp_bench_write_json(const struct cp_bench_set *set,
     int rc;
 
     if (!doc) {
-        cp_error_set(err, path, -1, "%s: out of memory", path);
-        return -1;
+        return cp_errorf_at(err, path, -1, "%s: out of memory", path);
     }
     rc = write_doc(doc, path, err);
     json_decref(doc);

@@ -341,8 +341,7 @@ static int call_op(struct bench *b, enum cp_coll coll, uint64_t count,
             return 0; /* not in this pair */
         return call_p2p_group(b, coll, count, l);
     default:
-        cp_error_set(b->err, NULL, -1, "no such collective");
-        return -1;
+        return cp_errorf(b->err, "no such collective");
     }
 }
 
@@ -608,8 +607,7 @@ static int sweep(struct bench *b, enum cp_coll coll, const int *pair,
     }
     snprintf(s.type, sizeof s.type, "float");
     if (cp_bench_set_add_series(b->set, &s, &index) < 0) {
-        cp_error_set(b->err, NULL, -1, "rank %d: out of memory", b->me);
-        return -1;
+        return cp_errorf(b->err, "rank %d: out of memory", b->me);
     }
     if (is_root && o->on_section)
         o->on_section(o->ctx, &s);
@@ -627,9 +625,8 @@ static int sweep(struct bench *b, enum cp_coll coll, const int *pair,
             pt[k].series = index;
             cp_bench_point_bandwidths(&pt[k]);
             if (cp_bench_set_add_point(b->set, &pt[k]) < 0) {
-                cp_error_set(b->err, NULL, -1, "rank %d: out of memory",
-                             b->me);
-                return -1;
+                return cp_errorf(b->err, "rank %d: out of memory",
+                                 b->me);
             }
         }
         if (is_root && o->on_line)
@@ -705,11 +702,10 @@ int cp_bench_run(const struct cp_bench_run_opts *o, struct cp_bench_set *set,
     for (int r = 0; r < b.p && r < 65536; r++)
         b.rank_sum += (double)((unsigned long long)r * 7 % 251);
     if (b.p > 65536) {
-        cp_error_set(err, NULL, -1,
-                     "%d ranks: the checks' sums would not stay exact in "
-                     "float beyond 65536 ranks",
-                     b.p);
-        return -1;
+        return cp_errorf(err,
+                         "%d ranks: the checks' sums would not stay exact in "
+                         "float beyond 65536 ranks",
+                         b.p);
     }
     if (cp_ncclrt_open(&b.rt, &ro, &who, err) < 0)
         goto out;

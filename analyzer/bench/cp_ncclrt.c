@@ -73,18 +73,16 @@ static int load_nccl(struct cp_ncclrt *rt, const char *path)
 
     api->handle = dlopen(file, RTLD_NOW | RTLD_LOCAL);
     if (!api->handle) {
-        cp_error_set(rt->err, NULL, -1, "cannot load %s (%s)%s", file,
-                     dlerror(),
-                     path ? "" : ": put NCCL's lib directory in "
-                                 "LD_LIBRARY_PATH or give --nccl PATH");
-        return -1;
+        return cp_errorf(rt->err, "cannot load %s (%s)%s", file,
+                         dlerror(),
+                         path ? "" : ": put NCCL's lib directory in "
+                                     "LD_LIBRARY_PATH or give --nccl PATH");
     }
     missing = resolve(api->handle, api, nccl_symbols,
                       sizeof nccl_symbols / sizeof nccl_symbols[0]);
     if (missing) {
-        cp_error_set(rt->err, NULL, -1, "%s has no %s: not an NCCL library",
-                     file, missing);
-        return -1;
+        return cp_errorf(rt->err, "%s has no %s: not an NCCL library",
+                         file, missing);
     }
     snprintf(rt->nccl_path, sizeof rt->nccl_path, "%s", file);
     memcpy(&sym, &api->ncclAllReduce, sizeof sym);
@@ -131,19 +129,17 @@ int cp_ncclrt_nccl_ok(struct cp_ncclrt *rt, ncclResult_t r, const char *what)
     last = rt->nccl.ncclGetLastError && rt->comm
                ? rt->nccl.ncclGetLastError(rt->comm)
                : NULL;
-    cp_error_set(rt->err, NULL, -1, "rank %d: %s failed: %s%s%s", rt->me,
-                 what, rt->nccl.ncclGetErrorString(r),
-                 last && *last ? ": " : "", last ? last : "");
-    return -1;
+    return cp_errorf(rt->err, "rank %d: %s failed: %s%s%s", rt->me,
+                     what, rt->nccl.ncclGetErrorString(r),
+                     last && *last ? ": " : "", last ? last : "");
 }
 
 int cp_ncclrt_cuda_ok(struct cp_ncclrt *rt, int r, const char *what)
 {
     if (r == 0)
         return 0;
-    cp_error_set(rt->err, NULL, -1, "rank %d: %s failed: %s", rt->me, what,
-                 rt->cuda.cudaGetErrorString(r));
-    return -1;
+    return cp_errorf(rt->err, "rank %d: %s failed: %s", rt->me, what,
+                     rt->cuda.cudaGetErrorString(r));
 }
 
 /* ---- buffers ------------------------------------------------------------- */
@@ -196,9 +192,8 @@ int cp_ncclrt_alloc(struct cp_ncclrt *rt, size_t bytes, int on_device,
     }
     if (posix_memalign(out, 4096, bytes ? bytes : 1) != 0) {
         *out = NULL;
-        cp_error_set(rt->err, NULL, -1, "rank %d: out of memory (%zu bytes)",
-                     rt->me, bytes);
-        return -1;
+        return cp_errorf(rt->err, "rank %d: out of memory (%zu bytes)",
+                         rt->me, bytes);
     }
     /* a host buffer goes out as it is: bytes this process never wrote
      * (old heap contents) must not be sent to other ranks */
@@ -275,8 +270,7 @@ static void destroy_events(struct cp_ncclrt *rt)
 int cp_ncclrt_gpu_mark(struct cp_ncclrt *rt, int end)
 {
     if (!rt->gpu_timer) {
-        cp_error_set(rt->err, NULL, -1, "rank %d: no GPU timer", rt->me);
-        return -1;
+        return cp_errorf(rt->err, "rank %d: no GPU timer", rt->me);
     }
     return cp_ncclrt_cuda_ok(
         rt, rt->cuda.cudaEventRecord(rt->events[end ? 1 : 0], rt->stream),
@@ -288,8 +282,7 @@ int cp_ncclrt_gpu_elapsed(struct cp_ncclrt *rt, double *seconds)
     float ms = 0;
 
     if (!rt->gpu_timer) {
-        cp_error_set(rt->err, NULL, -1, "rank %d: no GPU timer", rt->me);
-        return -1;
+        return cp_errorf(rt->err, "rank %d: no GPU timer", rt->me);
     }
     if (cp_ncclrt_cuda_ok(rt,
                           rt->cuda.cudaEventElapsedTime(&ms, rt->events[0],
@@ -388,9 +381,8 @@ static int env_int(const char *name, long minimum, long maximum, long *value,
     errno = 0;
     v = strtol(text, &end, 10);
     if (errno || end == text || *end || v < minimum || v > maximum) {
-        cp_error_set(err, NULL, -1, "%s=%s is not a number from %ld to %ld",
-                     name, text, minimum, maximum);
-        return -1;
+        return cp_errorf(err, "%s=%s is not a number from %ld to %ld",
+                         name, text, minimum, maximum);
     }
     *value = v;
     return 0;
@@ -418,9 +410,8 @@ int cp_ncclrt_who(struct cp_ncclrt_who *who, struct cp_error *err)
         if (!getenv(sources[i][0]))
             continue;
         if (!getenv(sources[i][1])) {
-            cp_error_set(err, NULL, -1, "%s is set but %s is not",
-                         sources[i][0], sources[i][1]);
-            return -1;
+            return cp_errorf(err, "%s is set but %s is not",
+                             sources[i][0], sources[i][1]);
         }
         if (env_int(sources[i][1], 1, 16777216, &n, err) < 0 ||
             env_int(sources[i][0], 0, n - 1, &r, err) < 0)
@@ -466,10 +457,9 @@ static int id_path(struct cp_ncclrt *rt, const struct cp_ncclrt_opts *o)
         dir = ".";
     if ((job && strchr(job, '/')) || (step && strchr(step, '/')) ||
         (run && strchr(run, '/'))) {
-        cp_error_set(rt->err, NULL, -1,
-                     "SLURM_JOB_ID, SLURM_STEP_ID or TORCHELASTIC_RUN_ID "
-                     "holds a '/'");
-        return -1;
+        return cp_errorf(rt->err,
+                         "SLURM_JOB_ID, SLURM_STEP_ID or TORCHELASTIC_RUN_ID "
+                         "holds a '/'");
     }
     n = snprintf(rt->id_path, sizeof rt->id_path,
                  "%s/.collprof-%s-ncclid%s%s%s%s%s%s", dir,
@@ -477,9 +467,8 @@ static int id_path(struct cp_ncclrt *rt, const struct cp_ncclrt_opts *o)
                  job ? job : "", step ? "." : "", step ? step : "",
                  run ? "." : "", run ? run : "");
     if (n < 0 || (size_t)n >= sizeof rt->id_path) {
-        cp_error_set(rt->err, NULL, -1, "the id file name in %s is too long",
-                     dir);
-        return -1;
+        return cp_errorf(rt->err, "the id file name in %s is too long",
+                         dir);
     }
     return 0;
 }
@@ -508,12 +497,11 @@ static int wait_id(struct cp_ncclrt *rt, ncclUniqueId *id)
         if (errno != ENOENT)
             return -1;
         if (cp_ncclrt_now_s() > deadline) {
-            cp_error_set(rt->err, NULL, -1,
-                         "rank %d: no NCCL unique id from rank 0 in %s after "
-                         "%g s (is rank 0 running, and do all ranks see this "
-                         "directory? --id-dir, or NCCL_COMM_ID)",
-                         rt->me, rt->id_path, rt->id_timeout_s);
-            return -1;
+            return cp_errorf(rt->err,
+                             "rank %d: no NCCL unique id from rank 0 in %s after "
+                             "%g s (is rank 0 running, and do all ranks see this "
+                             "directory? --id-dir, or NCCL_COMM_ID)",
+                             rt->me, rt->id_path, rt->id_timeout_s);
         }
         nanosleep(&pause, NULL);
     }
@@ -575,10 +563,9 @@ int cp_ncclrt_open(struct cp_ncclrt *rt, const struct cp_ncclrt_opts *o,
         rt->cuda.cudaGetDeviceCount(&ndev) == 0 && ndev > 0)
         cuda_ok = 1;
     if (o->memory == CP_NCCLRT_MEMORY_DEVICE && !cuda_ok) {
-        cp_error_set(err, NULL, -1,
-                     "--memory device: no GPU (libcudart could not be "
-                     "loaded or sees no device)");
-        return -1;
+        return cp_errorf(err,
+                         "--memory device: no GPU (libcudart could not be "
+                         "loaded or sees no device)");
     }
     rt->device = o->memory == CP_NCCLRT_MEMORY_DEVICE ||
                  (o->memory == CP_NCCLRT_MEMORY_AUTO && cuda_ok &&
@@ -671,9 +658,8 @@ int cp_ncclrt_parse_option(struct cp_ncclrt_opts *o, int code,
         else if (strcmp(text, "auto") == 0)
             o->memory = CP_NCCLRT_MEMORY_AUTO;
         else {
-            cp_error_set(err, NULL, -1,
-                         "--memory: host, device or auto, not '%s'", text);
-            return -1;
+            return cp_errorf(err,
+                             "--memory: host, device or auto, not '%s'", text);
         }
         return 0;
     case CP_NCCLRT_OPT_NCCL:
@@ -684,18 +670,15 @@ int cp_ncclrt_parse_option(struct cp_ncclrt_opts *o, int code,
         return 0;
     case CP_NCCLRT_OPT_ID_TIMEOUT:
         if (cp_units_parse_time(text, &seconds, &e) < 0) {
-            cp_error_set(err, NULL, -1, "--id-timeout: %s", e.text);
-            return -1;
+            return cp_errorf(err, "--id-timeout: %s", e.text);
         }
         if (!(seconds > 0)) {
-            cp_error_set(err, NULL, -1, "--id-timeout: must be above 0");
-            return -1;
+            return cp_errorf(err, "--id-timeout: must be above 0");
         }
         o->id_timeout_s = seconds;
         return 0;
     default:
-        cp_error_set(err, NULL, -1, "option code %d is not the runtime's",
-                     code);
-        return -1;
+        return cp_errorf(err, "option code %d is not the runtime's",
+                         code);
     }
 }

@@ -99,11 +99,10 @@ static int follow(struct probe *p, int driver)
             return 0;
         if (ord.what != ORDER_PINGPONG || ord.bytes > p->o->max_bytes ||
             ord.count > 1000000) {
-            cp_error_set(p->err, NULL, -1,
-                         "rank %d: rank %d sent an order this probe does not "
-                         "know (is it another collprof version?)",
-                         p->rt.me, driver);
-            return -1;
+            return cp_errorf(p->err,
+                             "rank %d: rank %d sent an order this probe does not "
+                             "know (is it another collprof version?)",
+                             p->rt.me, driver);
         }
         for (uint64_t i = 0; i < ord.count; i++)
             if (recv_from(p, p->recv, ord.bytes, driver) < 0 ||
@@ -132,9 +131,8 @@ static int pingpong(struct probe *p, int peer, uint64_t bytes, unsigned count)
     if (count > p->ntimes) {
         double *t = realloc(p->times, count * sizeof *t);
         if (!t) {
-            cp_error_set(p->err, NULL, -1, "rank %d: out of memory",
-                         p->rt.me);
-            return -1;
+            return cp_errorf(p->err, "rank %d: out of memory",
+                             p->rt.me);
         }
         p->times = t;
         p->ntimes = count;
@@ -292,20 +290,18 @@ static int learn_nodes(struct probe *p, const struct cp_ncclrt_who *who,
 
     res->nodes = calloc(k, sizeof *res->nodes);
     if (!res->nodes) {
-        cp_error_set(p->err, NULL, -1, "rank %d: out of memory", who->rank);
-        return -1;
+        return cp_errorf(p->err, "rank %d: out of memory", who->rank);
     }
     if (cp_ncclrt_gather_names(&p->rt, who->node, (char *)res->nodes) < 0)
         return -1;
     for (unsigned a = 0; a < k; a++)
         for (unsigned b = a + 1; b < k; b++)
             if (strcmp(res->nodes[a], res->nodes[b]) == 0) {
-                cp_error_set(p->err, NULL, -1,
-                             "ranks %u and %u are both on node %s: start "
-                             "one task per node (srun -N K "
-                             "--ntasks-per-node=1)",
-                             a, b, res->nodes[a]);
-                return -1;
+                return cp_errorf(p->err,
+                                 "ranks %u and %u are both on node %s: start "
+                                 "one task per node (srun -N K "
+                                 "--ntasks-per-node=1)",
+                                 a, b, res->nodes[a]);
             }
     return 0;
 }
@@ -326,24 +322,21 @@ int cp_probe_run(const struct cp_probe_opts *o, struct cp_probe_result *res,
     p.err = err;
     if (o->iters < 1 || o->latency_iters < 1 || o->max_bytes < 8 ||
         !(o->pair_time_s > 0)) {
-        cp_error_set(err, NULL, -1, "iterations, size or pair time not set");
-        return -1;
+        return cp_errorf(err, "iterations, size or pair time not set");
     }
     if (cp_ncclrt_who(&who, err) < 0)
         return -1;
     if (who.nranks < 2) {
-        cp_error_set(err, NULL, -1,
-                     "%d task: the probe measures node pairs, start one task "
-                     "on each of 2 or more nodes (srun -N K "
-                     "--ntasks-per-node=1 collprof probe)",
-                     who.nranks);
-        return -1;
+        return cp_errorf(err,
+                         "%d task: the probe measures node pairs, start one task "
+                         "on each of 2 or more nodes (srun -N K "
+                         "--ntasks-per-node=1 collprof probe)",
+                         who.nranks);
     }
     if (who.nranks > 4096) {
-        cp_error_set(err, NULL, -1,
-                     "%d tasks: the probe measures up to 4096 nodes",
-                     who.nranks);
-        return -1;
+        return cp_errorf(err,
+                         "%d tasks: the probe measures up to 4096 nodes",
+                         who.nranks);
     }
     k = (unsigned)who.nranks;
     res->rank = who.rank;
@@ -688,8 +681,7 @@ int cp_probe_write_json(const struct cp_probe_result *res, const char *path,
     int rc = -1;
 
     if (!root) {
-        cp_error_set(err, path, -1, "out of memory");
-        return -1;
+        return cp_errorf_at(err, path, -1, "out of memory");
     }
     if (cp_path_create(&out, path, CP_PATH_MODE, err) < 0)
         goto out;

@@ -516,9 +516,8 @@ static int write_report_dir(const struct cp_bench_set *set,
     int rc = -1;
 
     if (cp_path_mkdir(dir, 0777) < 0) {
-        cp_error_set(err, dir, -1, "cannot create %s: %s", dir,
-                     strerror(errno));
-        return -1;
+        return cp_errorf_at(err, dir, -1, "cannot create %s: %s", dir,
+                            strerror(errno));
     }
     snprintf(path, sizeof path, "%s/bench.json", dir);
     if (cp_bench_write_json(set, cal, meta, path, err) < 0)
@@ -529,8 +528,7 @@ static int write_report_dir(const struct cp_bench_set *set,
         fclose(f);
     }
     if (!back) {
-        cp_error_set(err, path, -1, "cannot read back %s", path);
-        return -1;
+        return cp_errorf_at(err, path, -1, "cannot read back %s", path);
     }
     snprintf(path, sizeof path, "%s/bench.html", dir);
     if (cp_path_create(&page, path, CP_PATH_MODE, err) < 0)
