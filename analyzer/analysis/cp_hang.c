@@ -454,6 +454,10 @@ static int missing_at(const struct hg_comm *c, unsigned mi, uint32_t seq)
     return c->m[mi].last_entered < (int64_t)seq;
 }
 
+/* A rank inside a call every other member left is named stuck only when
+ * it entered the call at least this long before the job ended. */
+#define HG_STUCK_MIN_NS 1000000000ull
+
 static void classify(struct hg *h)
 {
     size_t ri;
@@ -663,6 +667,10 @@ static int find_hangs(struct hg *h, struct hg_hang **out, size_t *nout)
         unsigned mi, failed = 0;
         size_t j;
         if (r->state != HG_STUCK || r->claimed_twice || r->cut)
+            continue;
+        /* entered under a second before the job ended: on its way out of
+         * a call its peers had just left when the job was ended, not stuck */
+        if (h->job_end < r->inflight.start + HG_STUCK_MIN_NS)
             continue;
         for (j = 0; j < n && hs[j].culprit != (int32_t)ri; j++)
             ;
@@ -1116,8 +1124,73 @@ static int duplicate_ranks(struct hg *h)
     return emit(h, &f);
 }
 
+/* The job ended with calls in flight and nobody was named yet: when one
+ * rank's log ends with no SIGTERM and not closed (it died, by SIGKILL or a
+ * crash) while every other log was closed or saw the launcher's SIGTERM,
+ * that rank died first and the others were ended after it.  1 when it
+ * named one, 0 when the logs cannot tell, -1 out of memory. */
+static int died_first(struct hg *h, char *headline, size_t hsize)
+{
+    size_t ri, ndead = 0, nended = 0;
+    int32_t who = -1;
+    const struct hg_rank *r;
+    struct hg_finding f;
+    int ranks[1];
+    unsigned nodes[1];
+    char rl[96], cl[64], lt[160], t1[16];
+    int64_t next = -1;
+
+    for (ri = 0; ri < h->an->nranks; ri++) {
+        r = &h->ranks[ri];
+        if (r->claimed_twice || r->cut)
+            return 0;
+        if (!r->closed && !r->term_signal && !r->inflight.valid) {
+            ndead++;
+            who = (int32_t)ri;
+        } else if (r->closed || r->term_signal) {
+            nended++;
+        }
+    }
+    if (ndead != 1 || nended + 1 != h->an->nranks)
+        return 0;
+    r = &h->ranks[who];
+    if (r->last.valid)
+        next = (int64_t)r->last.seq + 1;
+    memset(&f, 0, sizeof f);
+    f.kind = CP_KIND_KILLED;
+    f.severity = CP_SEVERITY_CRITICAL;
+    ranks[0] = h->an->ranks[who].rank;
+    nodes[0] = h->an->ranks[who].node;
+    f.ranks = ranks;
+    f.nranks = 1;
+    f.nodes = nodes;
+    f.nnodes = 1;
+    rank_label(h, who, rl, sizeof rl);
+    if (r->last.valid)
+        comm_label(h, r->last.comm, cl, sizeof cl);
+    else
+        snprintf(cl, sizeof cl, "?");
+    snprintf(f.msg, sizeof f.msg,
+             "%s died in its own compute: its log was not closed and it saw "
+             "no SIGTERM, while the launcher ended every other rank; it was "
+             "last seen leaving %s at %s.",
+             rl, r->last.valid ? call_text(h, &r->last, lt, sizeof lt)
+                               : "no call",
+             clock_text(r->log_end, t1, sizeof t1));
+    f.evidence = json_pack("{s:s, s:I, s:i, s:b}", "communicator", cl, "seq",
+                           (json_int_t)next, "rank", ranks[0], "inside_call",
+                           0);
+    if (!f.evidence)
+        return -1;
+    if (headline && !headline[0])
+        snprintf(headline, hsize,
+                 "KILLED: %s died in its own compute (last left %s)", rl, lt);
+    return emit(h, &f) < 0 ? -1 : 1;
+}
+
 /* The job ended with calls in flight. */
-static int ended_in_flight(struct hg *h, size_t named)
+static int ended_in_flight(struct hg *h, size_t named, char *headline,
+                           size_t hsize)
 {
     size_t ri, n = 0;
     uint64_t oldest = 0;
@@ -1139,6 +1212,12 @@ static int ended_in_flight(struct hg *h, size_t named)
     }
     if (!n || !unclosed || named)
         return 0;
+    switch (died_first(h, headline, hsize)) {
+    case -1:
+        return -1;
+    case 1:
+        return 0;
+    }
     memset(&f, 0, sizeof f);
     f.kind = CP_KIND_KILLED;
     f.severity = CP_SEVERITY_WARNING;
@@ -1481,7 +1560,8 @@ int cp_hang_analyze(struct cp_analysis *an)
     }
     if (nhangs && hang_finding(&h, hangs, nhangs, hl[2], sizeof hl[2]) < 0)
         goto out;
-    if (ended_in_flight(&h, killed_named + nhangs + (ncycle >= 2)) < 0)
+    if (ended_in_flight(&h, killed_named + nhangs + (ncycle >= 2), hl[3],
+                        sizeof hl[3]) < 0)
         goto out;
     state = ncycle >= 2 ? "deadlock"
             : nhangs    ? "hung"

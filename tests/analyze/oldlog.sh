@@ -28,7 +28,7 @@ for name in sorted(os.listdir(d)):
     with open(os.path.join(d, name), "r+b") as f:
         head = f.read(16)
         order = "<" if struct.unpack("<I", head[8:12])[0] == 0x01020304 else ">"
-        assert struct.unpack(order + "I", head[12:16])[0] == 2
+        assert struct.unpack(order + "I", head[12:16])[0] >= 2
         f.seek(12)
         f.write(struct.pack(order + "I", 1))
         n += 1
@@ -54,6 +54,6 @@ cp -r "$work/ddp-small/new" "$work/future"
 f=$(ls "$work/future"/*.cplog | head -n 1)
 printf '\143\000\000\000' | dd of="$f" bs=1 seek=12 conv=notrunc 2>/dev/null
 "$collprof" dump --summary "$f" >/dev/null 2>"$work/err"
-grep -q "offset 12: log format version 99, this collprof reads up to 2" "$work/err"
+grep -q "offset 12: log format version 99, this collprof reads up to [0-9]" "$work/err"
 ok $? "version 99 refused: $(cat "$work/err")"
 done_testing
