@@ -24,9 +24,14 @@ for p in ddp fsdp tp moe pp 3d; do
         ok $? "$p on $1 ranks over $2 nodes: recorded and analyzed"
         point $p-$1 steps=3 none=clock_offset gains
         case $p in
-        tp|pp|3d|fsdp) # their all-reduces are tensor-parallel activations,
+        tp|pp|fsdp) # their all-reduces are tensor-parallel activations,
             # a few big gradient buckets, or one loss value: nothing to fuse
             point $p-$1 none=latency_bound ;;
+        3d) # its data-parallel gradient all-reduces may get an info-level
+            # bucket advice when the inter-node fit is noisy (about one run
+            # in two on 8 ranks): never a warning ('gains' above checks
+            # what it claims)
+            point $p-$1 nowarn=latency_bound ;;
         esac
     done
 done

@@ -5,6 +5,7 @@ check, numbered from $TAP_START (default 1), and exits 0.
 
 Checks:
   none=KIND[,KIND]     no finding of these kinds
+  nowarn=KIND[,KIND]   no finding of these kinds at warning or critical
   quiet                no network, clock or straggler finding at warning or
                        critical (the healthy-run promise)
   find=KIND:NODE[:NODE]  a finding of KIND whose nodes are exactly these
@@ -64,6 +65,10 @@ def judge(r, text, check):
     fs = r["findings"]
     if key == "none":
         bad = [f for f in fs if f["kind"] in arg.split(",")]
+        return not bad, "found: %s" % kinds(r)
+    if key == "nowarn":
+        bad = [f for f in fs if f["kind"] in arg.split(",")
+               and f["severity"] in ("warning", "critical")]
         return not bad, "found: %s" % kinds(r)
     if key == "quiet":
         bad = [f for f in fs if f["kind"] in NETWORK
