@@ -12,7 +12,7 @@ printf 'intra latency=20us bandwidth=200MB/s\n' >"$work/fast.topo"
 COLLPROF_BENCH_CORRUPT=allreduce "$simrun" -n 2 --topo "$work/fast.topo" \
     --timeout 120 -- "$collprof" bench --ops allreduce,allgather \
     --sizes 1KiB-16KiB --iters 1 --warmup 0 --json "$work/w.json" \
-    --write-profile "$work/w.prof" >"$work/out" 2>"$work/err"
+    --write-profile "$work/w.prof" --force >"$work/out" 2>"$work/err"
 rc=$?
 ok $([ $rc -eq 3 ]; echo $?) "exit status 3 ($rc)"
 check "the count on stderr" grep -q '^collprof bench: 5 wrong result elements (the #wrong column)$' "$work/err"
