@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -165,6 +166,13 @@ static void *prepare_loop(void *arg)
 
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, NULL);
+    /* A batch thread: when it wakes for the next chunk it does not preempt
+     * the thread calling NCCL on that core; it runs on a free core or in
+     * its turn (and a writer that catches up with it waits for it). */
+    {
+        struct sched_param none = {0};
+        (void)pthread_setschedparam(pthread_self(), SCHED_BATCH, &none);
+    }
     pthread_mutex_lock(&log->grow_lock);
     for (;;) {
         while (!log->closing && preparer_idle(log, released, next))
