@@ -1,7 +1,9 @@
 #!/bin/sh
 # make bench: every benchmark of collprof, one line per figure.  Figures are
 # ratios or differences measured side by side in the same run.
+# `run.sh shim` stops after the shim's figures.
 set -eu
+only=${1:-all}
 b=${top_builddir:-$(pwd)}
 tmp=$(mktemp -d /tmp/cp-bench-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT INT TERM
@@ -33,6 +35,7 @@ f=$(ls "$tmp"/logs/*.cplog | head -n 1)
 calls=$("$b/analyzer/collprof" dump --summary "$f" | sed -n 's/.*: \([0-9]*\) calls.*/\1/p')
 size=$(stat -c %s "$f")
 echo "log: $calls calls in $size bytes = $(( (size - 4096) / calls )) bytes per call (header 4096 B; target <= 64)"
+[ "$only" = shim ] && exit 0
 for extra in "$(dirname "$0")"/run-*.sh; do
     [ -f "$extra" ] && sh "$extra"
 done

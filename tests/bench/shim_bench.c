@@ -81,12 +81,12 @@ static double median(double *v)
 }
 
 /* Alternate bare and wrapped batches; print the medians.  pace: spin
- * iterations after each call (0: back to back), pace_ns what they take. */
+ * iterations after each call (0: back to back). */
 static void measure(const char *label, allreduce_fn bare, allreduce_fn wrapped,
-                    ncclComm_t comm, long n, long pace, double pace_ns)
+                    ncclComm_t comm, long n, long pace)
 {
-    double b[ROUNDS], w[ROUNDS], d[ROUNDS], dc[ROUNDS], o[ROUNDS], sh[ROUNDS];
-    double bm, wm;
+    double b[ROUNDS], w[ROUNDS], d[ROUNDS], dc[ROUNDS], o[ROUNDS];
+    double bm, wm, bmin, wmin, other = 0, wall = 0;
     int r;
 
     for (r = 0; r < ROUNDS; r++) {
@@ -97,28 +97,32 @@ static void measure(const char *label, allreduce_fn bare, allreduce_fn wrapped,
         d[r] = w[r] - b[r];
         dc[r] = last_cpu - bare_cpu;
         o[r] = last_other;
-        sh[r] = 100.0 * last_other / w[r];
+        other += last_other;
+        wall += w[r];
     }
     bm = median(b);
     wm = median(w);
-    if (!pace) {
-        printf("%s: bare %.1f ns/call, with shim %.1f ns/call: added %.1f "
-               "ns/call wall, ratio %.2f (median of %d rounds of %ld calls "
-               "each side; target <= 40)\n",
-               label, bm, wm, median(d), wm / bm, ROUNDS, n);
-        /* Wall time counts whatever else the machine runs; CPU time is the
-         * shim's own work (the caller's, page faults included, and its log
-         * thread's), whatever the load. */
-        printf("%s, CPU: added %.1f ns/call on the calling thread; log "
-               "thread %.1f ns/call, %.0f%% of a core while the calls run "
-               "(medians)\n",
-               label, median(dc), median(o), median(sh));
-    } else {
+    bmin = b[0]; /* sorted by median() */
+    wmin = w[0];
+    /* Wall time counts whatever else the machine runs (the fastest rounds
+     * are the least disturbed); CPU time is the shim's own work (the
+     * caller's, page faults included, and its log thread's) whatever the
+     * load.  The log thread's share: its CPU over the wrapped batches'
+     * wall time, all rounds together. */
+    if (!pace)
+        printf("%s, back to back: bare %.1f ns/call, with shim %.1f ns/call: "
+               "added %.1f ns/call wall (fastest rounds: %.1f), ratio %.2f "
+               "(medians of %d rounds of %ld calls each side; target <= 40)\n",
+               label, bm, wm, median(d), wmin - bmin, wm / bm, ROUNDS, n);
+    else
         printf("%s, calls %.0f ns apart: bare %.1f ns/call, with shim %.1f "
-               "ns/call: added %.1f ns/call wall, %.1f ns/call CPU on the "
-               "calling thread; log thread %.0f%% of a core (medians)\n",
-               label, pace_ns, bm, wm, median(d), median(dc), median(sh));
-    }
+               "ns/call: added %.1f ns/call wall (fastest rounds: %.1f), "
+               "ratio %.3f (medians of %d rounds of %ld calls each side)\n",
+               label, bm, bm, wm, median(d), wmin - bmin, wm / bm, ROUNDS, n);
+    printf("%s, %s, CPU: added %.1f ns/call on the calling thread; log "
+           "thread %.1f ns/call, %.0f%% of a core (medians)\n",
+           label, pace ? "paced" : "back to back", median(dc), median(o),
+           wall > 0 ? 100.0 * other / wall : 0.0);
 }
 
 int main(int argc, char **argv)
@@ -173,12 +177,11 @@ int main(int argc, char **argv)
         if (pace_ns > 0 && best > 0)
             pace = (long)(pace_ns * 100000.0 / best) + 1;
     }
-    measure(label, bare, wrapped, comm, n, 0, 0);
+    measure(label, bare, wrapped, comm, n, 0);
     /* Calls with work between them, as in a job: the log thread, which
      * makes the file's pages ready ahead of the writer, keeps up unless
      * calls come faster than it can map pages. */
     if (pace)
-        measure(label, bare, wrapped, comm, n / 10 > 0 ? n / 10 : 1, pace,
-                pace_ns);
+        measure(label, bare, wrapped, comm, n / 10 > 0 ? n / 10 : 1, pace);
     return 0;
 }
