@@ -17,6 +17,7 @@
 #include "cp_fit.h"
 #include "cp_links.h"
 #include "cp_ncclview.h"
+#include "cp_partial.h"
 #include "cp_portview.h"
 #include "cp_stats.h"
 #include "cp_steps.h"
@@ -444,9 +445,19 @@ static int collect_inputs(struct cp_analysis *an, const char *const *paths)
     size_t i, k;
 
     for (i = 0; paths[i]; i++) {
-        struct cp_error e;
+        struct cp_error e, *notes = NULL;
         char **files = NULL;
-        int n = cp_logdir_list(paths[i], &files, &e);
+        size_t nnotes = 0;
+        /* raw logs, node partials (collprof reduce) or both */
+        int n = cp_partial_list(paths[i], &files, &notes, &nnotes, &e);
+        for (k = 0; k < nnotes; k++)
+            if (add_problem(an, notes[k].source, notes[k].offset,
+                            notes[k].text) < 0) {
+                free(notes);
+                cp_logdir_free(files);
+                return -1;
+            }
+        free(notes);
         if (n < 0) {
             struct cp_analysis_input *in = add_input(an, paths[i]);
             if (!in)
