@@ -1430,6 +1430,7 @@ static int build_timeline(struct cp_analysis *an, struct an_state *st)
         prev->calls += last->calls;
         prev->bytes += last->bytes;
         prev->wait += last->wait;
+        an_wdetail_merge(&tl->d[n - 2], &tl->d[n - 1]);
         n--;
     }
     out->windows = calloc(n, sizeof *out->windows);
@@ -1485,6 +1486,19 @@ static int find_missing_ranks(struct cp_analysis *an)
 out:
     free(seen);
     return rc;
+}
+
+/* Where the warm-up ends: the start of the second step, INT64_MIN when
+ * the steps are not known (or their start cannot be read). */
+static int64_t warmup_end(const struct cp_analysis *an)
+{
+    struct cp_error err;
+    int64_t at;
+
+    if (an->steps_at.rank < 0 || an->summary.steps < 2 ||
+        step_start(an, 1, &at, &err) < 0)
+        return INT64_MIN;
+    return at;
 }
 
 /* ---- the run ------------------------------------------------------------------ */
@@ -1604,7 +1618,8 @@ struct cp_analysis *cp_analysis_run(const char *const *paths,
         goto oom_state;
     an->summary.bucket_bytes = opts->bucket_bytes;
     describe_window(an, opts);
-    if (cp_hang_analyze(an) < 0 || an_findings(an, evals, nevals) < 0)
+    if (cp_hang_analyze(an) < 0 || an_findings(an, evals, nevals) < 0 ||
+        an_timeline_details(an, &st, warmup_end(an)) < 0)
         goto oom_state;
     if (st.oom)
         goto oom_state;
