@@ -1501,6 +1501,8 @@ struct cp_analysis *cp_analysis_run(const char *const *paths,
         goto oom;
     an->world_size = -1;
     an->steps_at.rank = -1;
+    an->rank_table_max = opts->rank_table_max ? opts->rank_table_max
+                                              : CP_REPORT_RANK_TABLE_MAX;
     if (collect_inputs(an, paths) < 0 || select_job(an) < 0 ||
         build_ranks_and_nodes(an) < 0)
         goto oom;

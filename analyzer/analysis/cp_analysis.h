@@ -26,6 +26,14 @@
 
 #define CP_REPORT_SCHEMA "collprof.report/1"
 
+/* The report's per-process tables (ranks[], topology.ranks[],
+ * inputs.files[]) list every process of a job of up to this many; a larger
+ * job gets the distribution of each per-rank figure and its worst ranks
+ * and nodes instead (docs/report-schema.md, `rank_summary`). */
+#define CP_REPORT_RANK_TABLE_MAX 256u
+/* ranks (and nodes) listed at each end of a figure's distribution */
+#define CP_REPORT_WORST 16u
+
 enum cp_analysis_severity {
     CP_SEVERITY_INFO = 0,
     CP_SEVERITY_WARNING = 1,
@@ -73,6 +81,9 @@ struct cp_analysis_opts {
     int64_t window_origin_ns;
     /* a window of whole steps: how many (summary.steps); 0: not known */
     unsigned window_steps;
+    /* the largest job whose per-process tables the report lists in full:
+     * 0 means CP_REPORT_RANK_TABLE_MAX, UINT_MAX every job */
+    unsigned rank_table_max;
 };
 
 /* Zero options: fit only, estimate the steps, recommend the bucket. */
@@ -535,6 +546,9 @@ struct cp_analysis {
     struct cp_analysis_problem *problems;
     /* what an unfinished job was doing (cp_hang.h); NULL: nothing to say */
     struct cp_hang *hang;
+    /* the report's full per-process tables up to this many processes
+     * (cp_analysis_opts.rank_table_max, 0 replaced by the default) */
+    unsigned rank_table_max;
 };
 
 /* Analyze the logs under paths (a NULL-terminated list of directories,
