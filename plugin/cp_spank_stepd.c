@@ -14,6 +14,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -39,6 +40,8 @@ static struct {
     int ports_start, ports_end; /* snapshots taken */
     int reduced; /* collprof reduce was run */
     int stepdir_made; /* user_init made and checked the step directory */
+    int stepdir_fd;   /* ... and this is it, open until slurmstepd ends:
+                         every later use goes through it */
 } here;
 
 /* A value of the job's environment, checked like the user's option (it is
@@ -164,7 +167,9 @@ int cp_stepd_user_init(spank_t sp, int ac, char **av)
             cp_verbose("job %s: %s", step, err);
         return 0;
     }
-    close(fd);
+    /* kept (close-on-exec: no task gets it): the commands run at the
+     * step's end work in this directory, whatever its path says by then */
+    here.stepdir_fd = fd;
     cp_plugin.active = 1;
     here.stepdir_made = 1;
     return 0;
@@ -270,6 +275,9 @@ static void user_creds(struct cp_run *r)
     /* the files it makes in the step directory are no wider than it */
     r->set_umask = 1;
     r->umask = (mode_t)(0777 & ~cp_plugin.site.dir_mode);
+    /* it works in the directory user_init checked, named "." */
+    r->in_dir = here.stepdir_made;
+    r->dir_fd = here.stepdir_fd;
 }
 
 /* Run argv as the job's user, time-bounded: its exit status, or -1. */
@@ -320,7 +328,7 @@ static void ports_snapshot(const char *when)
     const char *argv[] = {cp_plugin.site.collprof,
                           "ports",
                           "-o",
-                          cp_plugin.stepdir,
+                          ".", /* the step directory (user_creds) */
                           "--when",
                           when,
                           here.node[0] ? "--node" : NULL,
@@ -399,16 +407,26 @@ int cp_stepd_task_exit(spank_t sp, int ac, char **av)
 
 /* ---- the batch step's end ----------------------------------------------- */
 
-/* In the child, as the user: remove a step directory without rank logs. */
+/* The step directory's own name (collprof-J.S). */
+static const char *stepdir_name(void)
+{
+    const char *slash = strrchr(cp_plugin.stepdir, '/');
+
+    return slash ? slash + 1 : cp_plugin.stepdir;
+}
+
+/* In the child, as the user, in the step directory: remove it when it has
+ * no rank logs. */
 static int remove_unused(void *arg)
 {
-    char err[CP_STEPDIR_MAX + 256];
+    int fd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc;
 
     (void)arg;
-    return cp_stepdir_remove_unused(cp_plugin.stepdir, cp_plugin.uid, err,
-                                    sizeof err) == 0
-               ? 0
-               : 1;
+    if (fd < 0)
+        return 1;
+    rc = cp_stepdir_remove_unused(fd, stepdir_name());
+    close(fd);
+    return rc == 0 ? 0 : 1;
 }
 
 /* In the child, as the user: one line per finding of report.json on
@@ -429,12 +447,11 @@ static void write_finding(const struct cp_finding *f, void *arg)
     (void)w;
 }
 
+/* In the child, as the user, in the step directory. */
 static int read_findings(void *arg)
 {
     char err[CP_STEPDIR_MAX + 256];
-    int fd = cp_stepdir_open(cp_plugin.stepdir, cp_plugin.uid, err,
-                             sizeof err),
-        n;
+    int fd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), n;
 
     (void)arg;
     if (fd < 0)
@@ -475,10 +492,10 @@ static void finish_batch_step(void)
 {
     const char *help_argv[] = {cp_plugin.site.collprof, "analyze", "--help",
                                NULL};
-    const char *analyze_argv[] = {cp_plugin.site.collprof, "analyze",
-                                  cp_plugin.stepdir, "-o", cp_plugin.stepdir,
-                                  NULL};
-    static char out[1 << 16];
+    /* in the step directory (user_creds) */
+    const char *analyze_argv[] = {cp_plugin.site.collprof, "analyze", ".",
+                                  "-o", ".", NULL};
+    static char out[1 << 16], named[2 * CP_STEPDIR_MAX + 1024];
     /* not slurmstepd's environment: the programs are the user's */
     char *envp[] = {(char *)CLEAN_PATH, NULL};
     char pwbuf[4096], user[256], report[CP_STEPDIR_MAX + 16];
@@ -509,8 +526,9 @@ static void finish_batch_step(void)
                 line[i] = '?';
         if (strncmp(line, "collprof: ", 10) == 0)
             line += 10;
-        if (*line)
-            cp_info("job %u.batch: %s", cp_plugin.job_id, line);
+        cp_spank_name_dir(line, named, sizeof named);
+        if (*named)
+            cp_info("job %u.batch: %s", cp_plugin.job_id, named);
     }
     if (!cp_plugin.site.syslog && !cp_plugin.site.alert[0])
         return;
@@ -555,5 +573,7 @@ int cp_stepd_exit(spank_t sp, int ac, char **av)
     reduce_node();
     if (cp_plugin.step_id == CP_STEP_BATCH)
         finish_batch_step();
+    close(here.stepdir_fd);
+    here.stepdir_made = 0;
     return 0;
 }
