@@ -311,6 +311,10 @@ static json_t *instances_json(const struct cp_analysis *an,
                 : json_null(),
             bad);
         put(o, "late_by_s", jnum(x->members >= 2 ? x->late_s : NAN), bad);
+        if (x->algo) {
+            put(o, "algorithm", jstr(cp_nccl_algo_name(x->algo)), bad);
+            put(o, "protocol", jstr(cp_nccl_proto_name(x->proto)), bad);
+        }
         push(a, o, bad);
     }
     return a;
@@ -367,6 +371,26 @@ static json_t *comms_json(const struct cp_analysis *an, int *bad)
     return a;
 }
 
+/* Instances by NCCL's algorithm or protocol: {"Ring": n, ...}, the known
+ * ones only; NULL when none is known (the key is then left out, so reports
+ * without the plugin keep their bytes). */
+static json_t *choice_counts(const uint64_t *v, unsigned n, int algo,
+                             int *bad)
+{
+    json_t *o = NULL;
+    unsigned k;
+
+    for (k = 1; k < n; k++) {
+        if (!v[k])
+            continue;
+        if (!o)
+            o = json_object();
+        put(o, algo ? cp_nccl_algo_name(k) : cp_nccl_proto_name(k), jint(v[k]),
+            bad);
+    }
+    return o;
+}
+
 static json_t *rows_json(const struct cp_analysis *an, int *bad)
 {
     json_t *a = json_array();
@@ -402,6 +426,16 @@ static json_t *rows_json(const struct cp_analysis *an, int *bad)
         put(o, "latency_share", jnum(r->latency_share), bad);
         put(o, "incomplete", jint(r->incomplete), bad);
         put(o, "grouped", jint(r->grouped), bad);
+        {
+            json_t *algos = choice_counts(r->algo_calls, CP_ANALYSIS_ALGOS, 1,
+                                          bad);
+            if (algos) {
+                json_t *protos = choice_counts(r->proto_calls,
+                                               CP_ANALYSIS_PROTOS, 0, bad);
+                put(o, "algorithms", algos, bad);
+                put(o, "protocols", protos ? protos : json_object(), bad);
+            }
+        }
         push(a, o, bad);
     }
     return a;
@@ -434,20 +468,302 @@ static json_t *timeline_json(const struct cp_analysis *an, int *bad)
                 put(ops, cp_model_coll_name((enum cp_coll)k),
                     jnum(w->op_time_s[k]), bad);
         put(q, "op_time_s", ops, bad);
+        put(q, "busbw_Bps", jnum(w->busbw_Bps), bad);
+        put(q, "latency_share", jnum(w->latency_share), bad);
+        put(q, "slowness", jnum(w->slowness), bad);
+        put(q, "warmup", json_boolean(w->warmup), bad);
         push(windows, q, bad);
     }
     put(o, "windows", windows, bad);
     return o;
 }
 
-static json_t *ranks_json(const struct cp_analysis *an, int *bad)
+/* ---- per-process tables of large jobs (docs/report-schema.md,
+ * rank_summary) ---------------------------------------------------------- */
+
+static unsigned table_max(const struct cp_analysis *an)
+{
+    return an->rank_table_max ? an->rank_table_max : CP_REPORT_RANK_TABLE_MAX;
+}
+
+/* The per-rank figures summarised, in the order of the report's keys. */
+static double fig_calls(const struct cp_analysis_rank *r)
+{
+    return (double)r->calls;
+}
+
+static double fig_failed(const struct cp_analysis_rank *r)
+{
+    return (double)r->failed;
+}
+
+static double fig_time(const struct cp_analysis_rank *r)
+{
+    return r->time_s;
+}
+
+static double fig_last(const struct cp_analysis_rank *r)
+{
+    return (double)r->last_arrivals;
+}
+
+static double fig_late(const struct cp_analysis_rank *r)
+{
+    return r->late_s;
+}
+
+static double fig_delay(const struct cp_analysis_rank *r)
+{
+    return r->delay_s;
+}
+
+static const struct rank_figure {
+    const char *key;
+    double (*value)(const struct cp_analysis_rank *r);
+    int integer; /* a count: written as an integer */
+} rank_figures[] = {
+    {"calls", fig_calls, 1},
+    {"failed", fig_failed, 1},
+    {"time_s", fig_time, 0},
+    {"last_arrivals", fig_last, 1},
+    {"late_s", fig_late, 0},
+    {"in_call_delay_s", fig_delay, 0},
+};
+#define NFIGURES (sizeof rank_figures / sizeof rank_figures[0])
+
+#define HISTOGRAM_BINS 32u
+static const double quantiles[] = {0.10, 0.25, 0.50, 0.75, 0.90, 0.99};
+static const char *const quantile_keys[] = {"p10", "p25", "p50",
+                                            "p75", "p90", "p99"};
+
+/* One value per item (rank or node) and its index, sorted by value, then
+ * by index: the order every list below is taken from. */
+struct keyed {
+    double v;
+    size_t i;
+};
+
+static int keyed_cmp(const void *a, const void *b)
+{
+    const struct keyed *x = a, *y = b;
+
+    if (x->v != y->v)
+        return x->v < y->v ? -1 : 1;
+    return x->i < y->i ? -1 : x->i > y->i;
+}
+
+static json_t *fig_value(const struct rank_figure *fg, double v)
+{
+    return fg->integer ? json_integer((json_int_t)llround(v)) : jnum(v);
+}
+
+/* The value at sorted position round(q (n - 1)). */
+static double quantile_of(const struct keyed *k, size_t n, double q)
+{
+    return k[(size_t)llround(q * (double)(n - 1))].v;
+}
+
+static int keyed_cmp_desc(const void *a, const void *b)
+{
+    const struct keyed *x = a, *y = b;
+
+    if (x->v != y->v)
+        return x->v > y->v ? -1 : 1;
+    return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* The worst items: the first CP_REPORT_WORST of k (sorted in the order of
+ * the list: highest first or lowest first) whose value lies beyond the
+ * median, so that a figure every item shares lists nobody.  mark (ranks
+ * only, may be NULL) gets a 1 for each rank listed. */
+static json_t *worst_list(const struct cp_analysis *an,
+                          const struct rank_figure *fg, const struct keyed *k,
+                          size_t n, double median, int highest, int nodes,
+                          unsigned char *mark, int *bad)
+{
+    json_t *a = json_array();
+    size_t j;
+
+    for (j = 0; j < n && j < CP_REPORT_WORST; j++) {
+        const struct keyed *x = &k[j];
+        json_t *o;
+        if (highest ? !(x->v > median) : !(x->v < median))
+            break;
+        o = json_object();
+        if (nodes) {
+            put(o, "node", jstr(an->nodes[x->i].name), bad);
+            put(o, "ranks", jint(an->nodes[x->i].ranks), bad);
+            put(o, "value", jnum(x->v), bad);
+        } else {
+            const struct cp_analysis_rank *r = &an->ranks[x->i];
+            put(o, "rank", json_integer(r->rank), bad);
+            put(o, "node", jstr(an->nodes[r->node].name), bad);
+            put(o, "value", fig_value(fg, x->v), bad);
+            if (mark)
+                mark[x->i] = 1;
+        }
+        push(a, o, bad);
+    }
+    return a;
+}
+
+/* highest, lowest: the lists of both ends of k (n sorted ascending; *desc
+ * is scratch of n items). */
+static void both_ends(json_t *o, const struct cp_analysis *an,
+                      const struct rank_figure *fg, const struct keyed *k,
+                      struct keyed *desc, size_t n, int nodes,
+                      unsigned char *mark, int *bad)
+{
+    double median = n ? quantile_of(k, n, 0.5) : NAN;
+
+    if (n)
+        memcpy(desc, k, n * sizeof *desc);
+    qsort(desc, n, sizeof *desc, keyed_cmp_desc);
+    put(o, nodes ? "nodes_highest" : "highest",
+        worst_list(an, fg, desc, n, median, 1, nodes, mark, bad), bad);
+    put(o, nodes ? "nodes_lowest" : "lowest",
+        worst_list(an, fg, k, n, median, 0, nodes, mark, bad), bad);
+}
+
+/* One figure's distribution over the ranks (non-finite values left out),
+ * its worst ranks and its worst nodes (by the mean of their ranks). */
+static json_t *figure_json(const struct cp_analysis *an,
+                           const struct rank_figure *fg, unsigned char *mark,
+                           int *bad)
+{
+    size_t cap = (an->nranks > an->nnodes ? an->nranks : an->nnodes) + 1;
+    struct keyed *k = malloc(cap * sizeof *k), *desc = malloc(cap * sizeof *desc);
+    double *sum = calloc(an->nnodes + 1, sizeof *sum);
+    size_t *count = calloc(an->nnodes + 1, sizeof *count);
+    json_t *o = json_object(), *hist = NULL;
+    size_t n = 0, i, q;
+    double total = 0;
+
+    if (!k || !desc || !sum || !count) {
+        *bad = 1;
+        goto out;
+    }
+    for (i = 0; i < an->nranks; i++) {
+        double v = fg->value(&an->ranks[i]);
+        if (!isfinite(v))
+            continue;
+        k[n].v = v;
+        k[n].i = i;
+        n++;
+        total += v;
+        sum[an->ranks[i].node] += v;
+        count[an->ranks[i].node]++;
+    }
+    qsort(k, n, sizeof *k, keyed_cmp);
+    put(o, "ranks", jint(n), bad);
+    put(o, "mean", n ? jnum(total / (double)n) : json_null(), bad);
+    put(o, "min", n ? fig_value(fg, k[0].v) : json_null(), bad);
+    for (q = 0; q < sizeof quantiles / sizeof quantiles[0]; q++)
+        put(o, quantile_keys[q],
+            n ? fig_value(fg, quantile_of(k, n, quantiles[q])) : json_null(),
+            bad);
+    put(o, "max", n ? fig_value(fg, k[n - 1].v) : json_null(), bad);
+    if (n) {
+        double lo = k[0].v, hi = k[n - 1].v;
+        unsigned bins = hi > lo ? HISTOGRAM_BINS : 1, b;
+        uint64_t counts[HISTOGRAM_BINS] = {0};
+        json_t *c = json_array();
+        for (i = 0; i < n; i++) {
+            double x = bins > 1 ? (k[i].v - lo) / (hi - lo) * bins : 0;
+            b = x >= bins ? bins - 1 : (unsigned)x;
+            counts[b]++;
+        }
+        for (b = 0; b < bins; b++)
+            push(c, jint(counts[b]), bad);
+        hist = json_object();
+        put(hist, "lo", jnum(lo), bad);
+        put(hist, "hi", jnum(hi), bad);
+        put(hist, "counts", c, bad);
+    }
+    put(o, "histogram", hist ? hist : json_null(), bad);
+    both_ends(o, an, fg, k, desc, n, 0, mark, bad);
+    /* nodes: the mean of their ranks' values */
+    for (i = n = 0; i < an->nnodes; i++) {
+        if (!count[i])
+            continue;
+        k[n].v = sum[i] / (double)count[i];
+        k[n].i = i;
+        n++;
+    }
+    qsort(k, n, sizeof *k, keyed_cmp);
+    both_ends(o, an, fg, k, desc, n, 1, NULL, bad);
+out:
+    free(k);
+    free(desc);
+    free(sum);
+    free(count);
+    return o;
+}
+
+/* Global rank -> index into an->ranks (sorted by global rank); -1 absent. */
+static long rank_index(const struct cp_analysis *an, int rank)
+{
+    size_t lo = 0, hi = an->nranks;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (an->ranks[mid].rank < rank)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < an->nranks && an->ranks[lo].rank == rank ? (long)lo : -1;
+}
+
+/* `rank_summary`, and in mark the ranks that ranks[] and topology.ranks[]
+ * list: those at either end of some figure, the stragglers, and the ranks
+ * of findings that name at most CP_REPORT_WORST ranks. */
+static json_t *rank_summary_json(const struct cp_analysis *an,
+                                 unsigned char *mark, int *bad)
+{
+    json_t *o = json_object(), *figs = json_object();
+    size_t i, j, listed = 0;
+
+    for (i = 0; i < NFIGURES; i++)
+        put(figs, rank_figures[i].key,
+            figure_json(an, &rank_figures[i], mark, bad), bad);
+    for (i = 0; i < an->nranks; i++)
+        if (an->ranks[i].straggler)
+            mark[i] = 1;
+    for (i = 0; i < an->nfindings; i++) {
+        const struct cp_analysis_finding *f = &an->findings[i];
+        if (f->nranks > CP_REPORT_WORST)
+            continue;
+        for (j = 0; j < f->nranks; j++) {
+            long x = rank_index(an, f->ranks[j]);
+            if (x >= 0)
+                mark[x] = 1;
+        }
+    }
+    for (i = 0; i < an->nranks; i++)
+        listed += mark[i];
+    put(o, "ranks", jint(an->nranks), bad);
+    put(o, "nodes", jint(an->nnodes), bad);
+    put(o, "listed", jint(listed), bad);
+    put(o, "table_max", jint(table_max(an)), bad);
+    put(o, "worst", jint(CP_REPORT_WORST), bad);
+    put(o, "figures", figs, bad);
+    return o;
+}
+
+/* ranks[]: every rank, or (mark not NULL) the marked ones. */
+static json_t *ranks_json(const struct cp_analysis *an,
+                          const unsigned char *mark, int *bad)
 {
     json_t *a = json_array();
     size_t i;
 
     for (i = 0; i < an->nranks; i++) {
         const struct cp_analysis_rank *r = &an->ranks[i];
-        json_t *o = json_object();
+        json_t *o;
+        if (mark && !mark[i])
+            continue;
+        o = json_object();
         put(o, "rank", json_integer(r->rank), bad);
         put(o, "node", jstr(an->nodes[r->node].name), bad);
         put(o, "calls", jint(r->calls), bad);
@@ -546,7 +862,8 @@ static json_t *probe_json(const struct cp_analysis_probe *pr, int *bad)
     return o;
 }
 
-static json_t *topology_json(const struct cp_analysis *an, int *bad)
+static json_t *topology_json(const struct cp_analysis *an,
+                             const unsigned char *mark, int *bad)
 {
     const struct cp_analysis_topology *topo = &an->topology;
     json_t *o = json_object(), *nodes = json_array(), *th = json_object(),
@@ -614,7 +931,10 @@ static json_t *topology_json(const struct cp_analysis *an, int *bad)
     put(o, "units", units, bad);
     for (i = 0; i < an->nranks; i++) {
         const struct cp_analysis_rank *r = &an->ranks[i];
-        json_t *q = json_object();
+        json_t *q;
+        if (mark && !mark[i])
+            continue;
+        q = json_object();
         put(q, "rank", json_integer(r->rank), bad);
         put(q, "node", jstr(an->nodes[r->node].name), bad);
         put(q, "last_arrivals", jint(r->last_arrivals), bad);
@@ -735,17 +1055,81 @@ static json_t *nccl_json(const struct cp_analysis *an, int *bad)
     put(o, "links_method", jstr("proxy_steps"), bad);
     put(o, "median_link_Bps", jnum(v->median_Bps), bad);
     put(o, "proxy_ops", jint(v->proxy_ops), bad);
+    {
+        json_t *j = json_object();
+        put(j, "key", jstr("communicator call order"), bad);
+        put(j, "processes", jint(v->join_processes), bad);
+        put(j, "plugin_only_processes", jint(v->join_plugin_only_processes),
+            bad);
+        put(j, "joined_calls", jint(v->join_calls), bad);
+        put(j, "shim_only_calls", jint(v->join_shim_only), bad);
+        put(j, "plugin_only_calls", jint(v->join_plugin_only), bad);
+        put(j, "graph_launched_calls", jint(v->join_graph_calls), bad);
+        put(j, "with_kernel_interval", jint(v->join_gpu), bad);
+        put(j, "timed_by_kernel_interval", jint(v->gpu_timed), bad);
+        put(o, "join", j, bad);
+    }
+    return o;
+}
+
+/* An input a reader of a large job's report needs to see: anything but a
+ * log of this job read in full, without a problem, that its writer closed. */
+static int input_notable(const struct cp_analysis_input *in)
+{
+    return in->status != CP_INPUT_OK || !in->closed ||
+           in->skipped_records || in->truncated_bytes || in->records_dropped;
+}
+
+/* inputs.summary (jobs over table_max inputs only): the counts behind a
+ * files[] that lists only the notable inputs. */
+static json_t *inputs_summary_json(const struct cp_analysis *an, size_t listed,
+                                   size_t notable, int *bad)
+{
+    json_t *o = json_object(), *st = json_object();
+    uint64_t n[4] = {0}, open = 0, records = 0, calls = 0, skipped = 0;
+    size_t i;
+    unsigned k;
+
+    for (i = 0; i < an->ninputs; i++) {
+        const struct cp_analysis_input *in = &an->inputs[i];
+        if ((unsigned)in->status < 4)
+            n[in->status]++;
+        open += !in->closed;
+        records += in->records;
+        calls += in->calls;
+        skipped += in->skipped_records;
+    }
+    put(o, "files", jint(an->ninputs), bad);
+    put(o, "listed", jint(listed), bad);
+    put(o, "notable", jint(notable), bad);
+    for (k = 0; k < 4; k++)
+        put(st, cp_analysis_input_status_name((enum cp_analysis_input_status)k),
+            jint(n[k]), bad);
+    put(o, "status", st, bad);
+    put(o, "not_closed", jint(open), bad);
+    put(o, "records", jint(records), bad);
+    put(o, "calls", jint(calls), bad);
+    put(o, "skipped_records", jint(skipped), bad);
     return o;
 }
 
 static json_t *inputs_json(const struct cp_analysis *an, int *bad)
 {
     json_t *o = json_object(), *files = json_array(), *problems = json_array();
-    size_t i;
+    size_t i, listed = 0, notable = 0;
+    int all = an->ninputs <= table_max(an);
 
     for (i = 0; i < an->ninputs; i++) {
         const struct cp_analysis_input *in = &an->inputs[i];
-        json_t *f = json_object();
+        json_t *f;
+        if (!all) {
+            if (!input_notable(in))
+                continue;
+            if (notable++ >= table_max(an))
+                continue;
+        }
+        listed++;
+        f = json_object();
         put(f, "file", jstr(in->path), bad);
         put(f, "status", jstr(cp_analysis_input_status_name(in->status)), bad);
         put(f, "rank", json_integer(in->global_rank), bad);
@@ -766,6 +1150,8 @@ static json_t *inputs_json(const struct cp_analysis *an, int *bad)
         push(files, f, bad);
     }
     put(o, "files", files, bad);
+    if (!all)
+        put(o, "summary", inputs_summary_json(an, listed, notable, bad), bad);
     for (i = 0; i < an->nproblems; i++) {
         const struct cp_analysis_problem *p = &an->problems[i];
         json_t *q = json_object();
@@ -781,9 +1167,18 @@ static json_t *inputs_json(const struct cp_analysis *an, int *bad)
 
 json_t *cp_analysis_to_json(const struct cp_analysis *an)
 {
-    json_t *root = json_object(), *model = json_object();
+    json_t *root = json_object(), *model = json_object(), *summary = NULL;
+    unsigned char *mark = NULL;
     int bad = 0;
     unsigned k;
+
+    if (an->nranks > table_max(an)) {
+        mark = calloc(an->nranks, 1);
+        if (!mark)
+            bad = 1;
+        else
+            summary = rank_summary_json(an, mark, &bad);
+    }
 
     put(root, "schema", jstr(CP_REPORT_SCHEMA), &bad);
     put(root, "generator", jstr("collprof " PACKAGE_VERSION), &bad);
@@ -797,15 +1192,18 @@ json_t *cp_analysis_to_json(const struct cp_analysis *an)
     put(root, "clock_offsets", offsets_json(an, &bad), &bad);
     put(root, "communicators", comms_json(an, &bad), &bad);
     put(root, "collectives", rows_json(an, &bad), &bad);
-    put(root, "ranks", ranks_json(an, &bad), &bad);
+    put(root, "ranks", ranks_json(an, mark, &bad), &bad);
+    if (summary)
+        put(root, "rank_summary", summary, &bad);
     put(root, "timeline", timeline_json(an, &bad), &bad);
     put(root, "slowest", slowest_json(an, &bad), &bad);
-    put(root, "topology", topology_json(an, &bad), &bad);
+    put(root, "topology", topology_json(an, mark, &bad), &bad);
     put(root, "ports", ports_json(an, &bad), &bad);
     if (an->nccl.present)
         put(root, "nccl_profiler", nccl_json(an, &bad), &bad);
     put(root, "findings", findings_json(an, &bad), &bad);
     put(root, "inputs", inputs_json(an, &bad), &bad);
+    free(mark);
     if (bad) {
         json_decref(root);
         return NULL;

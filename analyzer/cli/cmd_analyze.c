@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -72,6 +73,12 @@ static void usage(FILE *out)
             "                       of SIZE (default: 25MB, or 10 x n1/2 if larger)\n"
             "      --fail-on LEVEL  exit 3 when a finding of severity LEVEL\n"
             "                       (warning or critical) or worse exists\n"
+            "      --all-ranks      list every process in report.json's per-rank\n"
+            "                       tables (ranks, topology.ranks, inputs.files)\n"
+            "                       whatever the job's size; by default a job of\n"
+            "                       over 256 processes gets each per-rank figure's\n"
+            "                       distribution and its worst ranks and nodes\n"
+            "                       (rank_summary) instead\n"
             "  -q, --quiet          no verdict and no progress; problems with the\n"
             "                       inputs are still printed\n"
             "      --follow-symlinks  read a log that is a symbolic link (by\n"
@@ -440,6 +447,7 @@ int cp_cmd_analyze(int argc, char **argv)
         {"fail-on", required_argument, NULL, 'f'},
         {"quiet", no_argument, NULL, 'q'},
         {"follow-symlinks", no_argument, NULL, 'L'},
+        {"all-ranks", no_argument, NULL, 'A'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     const char *outdir = NULL, *profile_path = NULL, *probe_path = NULL;
@@ -559,6 +567,9 @@ int cp_cmd_analyze(int argc, char **argv)
         }
         case 'L':
             cp_path_set_log_links(CP_PATH_FOLLOW);
+            break;
+        case 'A':
+            opts.rank_table_max = UINT_MAX;
             break;
         case 'q':
             quiet = 1;

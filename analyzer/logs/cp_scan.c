@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cp_partial.h"
 #include "cp_path.h"
 #include "cp_scan.h"
 
@@ -58,6 +59,15 @@ struct cp_scan *cp_scan_open_sized(const char *path, size_t buf_size,
     }
     s->hdr = *cp_logfile_header(lf);
     s->header_size = s->hdr.header_size;
+    /* a log held by a node partial: its reader, at the first slot */
+    s->partial = cp_logfile_take_partial(lf);
+    if (s->partial) {
+        s->swapped = cp_logfile_swapped(lf);
+        s->buf_offset = s->header_size;
+        ret = s;
+        s = NULL;
+        goto out;
+    }
     /* the same file the reference reader checked, not the name again */
     s->fd = fcntl(cp_logfile_fd(lf), F_DUPFD_CLOEXEC, 0);
     if (s->fd < 0 || pread(s->fd, &endian, sizeof endian, 8) != sizeof endian ||
@@ -85,6 +95,8 @@ out:
 
 void cp_scan_park(struct cp_scan *s)
 {
+    if (s->partial)
+        return; /* read through the partial's reader, not a descriptor */
     s->parked = 1;
     if (s->fd >= 0)
         close(s->fd);
@@ -122,9 +134,13 @@ int cp_scan_refill(struct cp_scan *s)
     s->pos = 0;
     if (s->fd < 0 && s->parked)
         s->fd = reopen(s);
-    while (s->fd >= 0 && keep + got < s->buf_size) {
-        ssize_t n = pread(s->fd, buf + keep + got, s->buf_size - keep - got,
-                          (off_t)(s->buf_offset + keep + got));
+    while ((s->fd >= 0 || s->partial) && keep + got < s->buf_size) {
+        ssize_t n = s->partial
+                        ? cp_partial_src_read(s->partial, buf + keep + got,
+                                              s->buf_size - keep - got)
+                        : pread(s->fd, buf + keep + got,
+                                s->buf_size - keep - got,
+                                (off_t)(s->buf_offset + keep + got));
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
@@ -138,6 +154,11 @@ int cp_scan_refill(struct cp_scan *s)
         s->fd = -1;
     }
     s->fill = keep + got;
+    if (s->partial && cp_partial_src_problem(s->partial) && !s->have_problem) {
+        /* the partial is damaged here: what was decoded stands */
+        s->have_problem = 1;
+        s->problem = *cp_partial_src_problem(s->partial);
+    }
     if (s->swapped) {
         /* keep < one record: every whole record here is new */
         size_t i, n = s->fill / CP_LOG_RECORD_SIZE;
@@ -173,6 +194,7 @@ void cp_scan_close(struct cp_scan *s)
     if (s) {
         if (s->fd >= 0)
             close(s->fd);
+        cp_partial_src_close(s->partial);
         free(s->buf);
         free(s->path);
         free(s);

@@ -47,6 +47,7 @@ struct cp_scan {
     uint64_t dev, ino;         /* the file the scan was opened on */
     struct cp_logfile_stats st; /* empty, bad, truncated (records: derived) */
     char *path;
+    struct cp_partial_src *partial; /* a log held by a node partial */
     struct cp_log_header hdr;  /* host byte order */
     struct cp_error problem;
 };
