@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "cp_analysis_int.h"
@@ -602,10 +603,38 @@ static int build_ranks_and_nodes(struct cp_analysis *an)
 
 /* ---- passes -------------------------------------------------------------- */
 
+/* The read buffers of all files together: a file's buffer is this
+ * divided among the files (at most CP_SCAN_BUFFER, at least
+ * CP_SCAN_BUFFER_MIN each), so that memory does not grow with the ranks. */
+#define SCAN_BUDGET ((size_t)32 << 20)
+/* Descriptors left for everything but the scans. */
+#define FD_RESERVE 64
+
+/* Whether nfiles scans may keep a descriptor each: the soft limit on open
+ * files is raised towards the hard one when that is enough. */
+static int fds_for_all(size_t nfiles)
+{
+    struct rlimit rl;
+    rlim_t need = (rlim_t)nfiles + FD_RESERVE;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+        return 0;
+    if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= need)
+        return 1;
+    if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need)
+        return 0;
+    rl.rlim_cur = need;
+    return setrlimit(RLIMIT_NOFILE, &rl) == 0;
+}
+
 static int open_files(struct cp_analysis *an, struct an_state *st,
                       const double *offsets, uint64_t limit)
 {
-    size_t i;
+    size_t i, buf_size = an->nranks ? SCAN_BUDGET / an->nranks : SCAN_BUDGET;
+    int park = !fds_for_all(an->nranks);
+
+    if (buf_size > CP_SCAN_BUFFER)
+        buf_size = CP_SCAN_BUFFER;
 
     for (i = 0; i < an->nranks; i++) {
         struct an_file *f = &st->files[i];
@@ -622,7 +651,9 @@ static int open_files(struct cp_analysis *an, struct an_state *st,
         f->limit = limit;
         f->offset_ns =
             offsets ? (int64_t)llround(offsets[f->node] * 1e9) : 0;
-        f->sc = cp_scan_open(in->path, &e);
+        f->sc = cp_scan_open_sized(in->path, buf_size, &e);
+        if (f->sc && park)
+            cp_scan_park(f->sc);
         if (!f->sc) {
             /* it was readable a moment ago */
             in->status = CP_INPUT_UNREADABLE;
