@@ -28,6 +28,7 @@ enum cp_kind {
     CP_KIND_MISMATCH,
     CP_KIND_KILLED,
     CP_KIND_DUPLICATE_RANK,
+    CP_KIND_SLOWDOWN,
     CP_KIND_COUNT
 };
 
