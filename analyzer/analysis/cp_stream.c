@@ -378,7 +378,7 @@ struct an_slot_table *an_comm_slot(struct an_comm *c, unsigned slot)
  * each ran for all of it). */
 static void account(struct an_state *st, struct an_comm *c, unsigned slot,
                     double n, double own, double share, double skew,
-                    int grouped, int incomplete)
+                    int grouped, int incomplete, unsigned info)
 {
     struct an_slot_table *t = c->slots[slot];
     struct an_bucket *b;
@@ -408,6 +408,8 @@ static void account(struct an_state *st, struct an_comm *c, unsigned slot,
     b->count++;
     b->grouped += (unsigned)grouped;
     b->incomplete += (unsigned)incomplete;
+    b->algo[AN_INFO_ALGO(info)]++;
+    b->proto[AN_INFO_PROTO(info)]++;
     b->bytes += n;
     b->time += own * share;
     b->duration += own;
@@ -868,7 +870,7 @@ static void finalize(struct an_state *st, struct an_comm *c,
             (double)(in->last_start - in->second_start) * 1e-9;
     }
     account(st, c, in->coll, n, own, in->share, skew, in->grouped,
-            incomplete);
+            incomplete, in->info);
     if (st->top_own && !in->grouped && m >= 2) {
         top_offer(st->top_own, own, c->index, in);
         top_offer(st->top_skew, skew, c->index, in);
@@ -1011,7 +1013,7 @@ static inline __attribute__((always_inline)) void
 join_collective_inline(struct an_state *st, struct an_comm *c, int32_t file,
                        uint32_t seq, uint32_t rank, unsigned coll,
                        uint64_t count, unsigned dtype, int grouped, float share,
-                       int64_t start, int64_t end)
+                       int64_t start, int64_t end, unsigned info)
 {
     uint64_t s = seq;
     struct an_inst *in;
@@ -1046,7 +1048,10 @@ join_collective_inline(struct an_state *st, struct an_comm *c, int32_t file,
         in->max_end = INT64_MIN;
         in->sum_start = 0;
         in->last_file = -1;
+        in->info = 0;
     }
+    if (info && !in->info)
+        in->info = (uint8_t)info;
     if (start > in->last_start) {
         in->second_start = in->last_start;
         in->last_start = start;
@@ -1079,10 +1084,10 @@ static __attribute__((noinline)) void
 join_collective(struct an_state *st, struct an_comm *c, int32_t file,
                 uint32_t seq, uint32_t rank, unsigned coll, uint64_t count,
                 unsigned dtype, int grouped, float share, int64_t start,
-                int64_t end)
+                int64_t end, unsigned info)
 {
     join_collective_inline(st, c, file, seq, rank, coll, count, dtype, grouped,
-                           share, start, end);
+                           share, start, end, info);
 }
 
 /* ---- point-to-point ------------------------------------------------------------- */
@@ -1255,7 +1260,7 @@ static void p2p_finalize(struct an_state *st, struct an_p2p *e)
     st->wait_time += skew;
     c->p2p++;
     c->time += own * e->share;
-    account(st, c, slot, n, own, e->share, skew, e->grouped, 0);
+    account(st, c, slot, n, own, e->share, skew, e->grouped, 0, 0);
     if (st->timeline) {
         struct an_wcall d = {
             .comm = c->index, .p = 2, .slot = slot,
@@ -1376,7 +1381,7 @@ static void dispatch(struct an_state *st, struct an_file *f,
     else
         join_collective(st, c, file, call->seq, call->rank, (unsigned)coll,
                         call->count, call->dtype, call->grouped, call->share,
-                        call->start, call->end);
+                        call->start, call->end, call->info);
 }
 
 static void note_file_problem(struct an_file *f, const char *what)
@@ -1386,6 +1391,19 @@ static void note_file_problem(struct an_file *f, const char *what)
     f->problem_noted = 1;
     f->problem_offset = (int64_t)cp_scan_offset(f->sc);
     snprintf(f->problem, sizeof f->problem, "%s", what);
+}
+
+/* The plugin's record of the call record just read from f (cp_ncjoin), or
+ * NULL.  Records are read in slot order: the entries' cursor only moves
+ * forward. */
+static const struct cp_ncjoin_entry *join_entry(struct an_file *f)
+{
+    uint64_t slot = cp_scan_slots(f->sc) - 1;
+
+    while (f->jpos < f->njn && f->jn[f->jpos].slot < slot)
+        f->jpos++;
+    return f->jpos < f->njn && f->jn[f->jpos].slot == slot ? &f->jn[f->jpos]
+                                                           : NULL;
 }
 
 /* A call record.  The common case (a collective outside a group on the
@@ -1398,6 +1416,7 @@ static inline void on_call(struct an_state *st, struct an_file *f,
     struct an_comm *c = f->last_comm;
     struct an_call call;
     int64_t start, end;
+    unsigned info = 0;
     int coll;
 
     if (__builtin_expect(cp_rec_call_in_flight(r), 0))
@@ -1427,6 +1446,22 @@ static inline void on_call(struct an_state *st, struct an_file *f,
     }
     start = (int64_t)r->start_ns - f->offset_ns;
     end = (int64_t)r->end_ns - f->offset_ns;
+    if (__builtin_expect(f->jn != NULL, 0)) {
+        /* the plugin's record: NCCL's choice, and the kernel's interval
+         * where there is one (a grouped call keeps its group's) */
+        const struct cp_ncjoin_entry *e = join_entry(f);
+        if (e) {
+            info = AN_INFO(e->algo, e->proto);
+            if (e->gpu_end && !(r->flags & CP_CALL_IN_GROUP) &&
+                e->gpu_start >= (uint64_t)f->t_min &&
+                e->gpu_end <= (uint64_t)f->t_max &&
+                e->gpu_end - e->gpu_start <= CALL_MAX_NS) {
+                start = (int64_t)e->gpu_start - f->offset_ns;
+                end = (int64_t)e->gpu_end - f->offset_ns;
+                st->gpu_timed++;
+            }
+        }
+    }
     coll = op_coll[r->op];
     if (__builtin_expect(c != NULL && c->id == r->comm_id &&
                              !(r->flags & (CP_CALL_NO_COMM | CP_CALL_IN_GROUP)) &&
@@ -1437,7 +1472,7 @@ static inline void on_call(struct an_state *st, struct an_file *f,
         ra->time_ns += end - start;
         join_collective_inline(st, c, (int32_t)(f - st->files), r->seq,
                                r->rank, (unsigned)coll, r->count, r->dtype, 0,
-                               1.0f, start, end);
+                               1.0f, start, end, info);
         return;
     }
     if ((r->flags & CP_CALL_NO_COMM) || r->comm_id == 0) {
@@ -1453,6 +1488,7 @@ static inline void on_call(struct an_state *st, struct an_file *f,
     call.peer = r->peer;
     call.op = r->op;
     call.dtype = r->dtype;
+    call.info = (uint8_t)info;
     call.start = start;
     call.end = end;
     if ((r->flags & CP_CALL_IN_GROUP) && r->group != 0) {
@@ -1652,6 +1688,8 @@ static uint64_t run_file(struct an_state *st, struct an_file *f,
     const uint64_t t_min = (uint64_t)f->t_min;
     const uint64_t t_span = (uint64_t)f->t_max - (uint64_t)f->t_min;
     const int32_t file = (int32_t)(f - st->files);
+    /* a file with the plugin's records takes the full path (on_call) */
+    const int plain = f->jn == NULL;
     int64_t key = f->key, busy = 0;
     uint64_t n = 0, calls = 0;
     /* the window, on this file's raw clock: start - w_lo < w_span (a call
@@ -1673,7 +1711,7 @@ static uint64_t run_file(struct an_state *st, struct an_file *f,
             const struct cp_rec_call *rc = &r->call;
             int coll = op_coll[rc->op];
             if (__builtin_expect(
-                    key != INT64_MIN &&
+                    plain && key != INT64_MIN &&
                         rc->end_ns - rc->start_ns <= CALL_MAX_NS &&
                         rc->start_ns >= t_min && rc->result == 0 &&
                         rc->start_ns - w_lo < w_span &&
@@ -1690,7 +1728,7 @@ static uint64_t run_file(struct an_state *st, struct an_file *f,
                 busy += stop - start;
                 join_collective_inline(st, c, file, rc->seq, rc->rank,
                                        (unsigned)coll, rc->count, rc->dtype,
-                                       0, 1.0f, start, stop);
+                                       0, 1.0f, start, stop, 0);
                 goto next;
             }
         }
