@@ -146,8 +146,13 @@ int cp_stepd_user_init(spank_t sp, int ac, char **av)
                               here.submit_cwd[0] ? here.submit_cwd : NULL) <
         0)
         return 0;
-    if (access(cp_plugin.site.preload, R_OK) != 0)
+    if ((cp_plugin.site.capture & CP_CAPTURE_SHIM) &&
+        access(cp_plugin.site.preload, R_OK) != 0)
         snprintf(err, sizeof err, "%s: %s", cp_plugin.site.preload,
+                 strerror(errno));
+    else if ((cp_plugin.site.capture & CP_CAPTURE_PLUGIN) &&
+             access(cp_plugin.site.nccl_profiler, R_OK) != 0)
+        snprintf(err, sizeof err, "%s: %s", cp_plugin.site.nccl_profiler,
                  strerror(errno));
     else
         fd = cp_stepdir_make(cp_plugin.stepdir, cp_plugin.uid,
@@ -195,6 +200,32 @@ static int set(spank_t sp, const char *name, const char *value)
     return 0;
 }
 
+/* NCCL's profiler plugin for a task (capture=plugin or both), unless the
+ * job names a profiler plugin of its own: that one stays, said once.
+ * Returns 0, -1 when the task is not to be profiled by the plugin. */
+static int set_nccl_profiler(spank_t sp)
+{
+    static char user[CP_ARGS_PATH_MAX];
+    static int said;
+    spank_err_t rc;
+
+    rc = spank_getenv(sp, "NCCL_PROFILER_PLUGIN", user, (int)sizeof user);
+    if (rc == ESPANK_SUCCESS && user[0] &&
+        strcmp(user, cp_plugin.site.nccl_profiler) != 0) {
+        if (!said && first_node(sp))
+            cp_error("the job sets NCCL_PROFILER_PLUGIN=%s: collprof leaves "
+                     "it, NCCL's profiler events of this step are not "
+                     "recorded%s",
+                     user,
+                     cp_plugin.site.capture & CP_CAPTURE_SHIM
+                         ? " (the shim still records the calls)"
+                         : "");
+        said = 1;
+        return -1;
+    }
+    return set(sp, "NCCL_PROFILER_PLUGIN", cp_plugin.site.nccl_profiler);
+}
+
 int cp_stepd_task_init(spank_t sp, int ac, char **av)
 {
     static char old[65536], new[65536 + CP_ARGS_PATH_MAX + 2];
@@ -221,6 +252,15 @@ int cp_stepd_task_init(spank_t sp, int ac, char **av)
             set(sp, "COLLPROF_DISABLE", "1");
         return 0;
     }
+    if (!(cp_plugin.site.capture & CP_CAPTURE_SHIM)) {
+        /* capture=plugin: NCCL loads collprof's profiler plugin, no shim */
+        if (set(sp, "COLLPROF_DIR", cp_plugin.stepdir) < 0 ||
+            set(sp, "COLLPROF_STEP_DIR", cp_plugin.stepdir) < 0)
+            return 0;
+        spank_unsetenv(sp, "COLLPROF_DISABLE");
+        set_nccl_profiler(sp);
+        return 0;
+    }
     if (list_has(old, preload))
         n = snprintf(new, sizeof new, "%s", old);
     else if (old[0])
@@ -235,6 +275,8 @@ int cp_stepd_task_init(spank_t sp, int ac, char **av)
          set(sp, "COLLPROF_TIMER", cp_plugin.request.timer) < 0))
         return 0;
     spank_unsetenv(sp, "COLLPROF_DISABLE");
+    if (cp_plugin.site.capture & CP_CAPTURE_PLUGIN)
+        set_nccl_profiler(sp);
     /* last: the shim is never loaded without its settings */
     set(sp, "LD_PRELOAD", new);
     return 0;
