@@ -119,6 +119,8 @@ static int first_node(spank_t sp)
            node == 0;
 }
 
+static void note_user_profiler(spank_t sp, const char *step);
+
 int cp_stepd_user_init(spank_t sp, int ac, char **av)
 {
     char step[48], err[CP_STEPDIR_MAX + 256], pwbuf[4096];
@@ -169,6 +171,8 @@ int cp_stepd_user_init(spank_t sp, int ac, char **av)
     close(fd);
     cp_plugin.active = 1;
     here.stepdir_made = 1;
+    if (cp_plugin.site.capture & CP_CAPTURE_PLUGIN)
+        note_user_profiler(sp, step);
     return 0;
 }
 
@@ -200,30 +204,39 @@ static int set(spank_t sp, const char *name, const char *value)
     return 0;
 }
 
-/* NCCL's profiler plugin for a task (capture=plugin or both), unless the
- * job names a profiler plugin of its own: that one stays, said once.
- * Returns 0, -1 when the task is not to be profiled by the plugin. */
-static int set_nccl_profiler(spank_t sp)
+/* The job's own NCCL_PROFILER_PLUGIN (seen once per node, in user_init;
+ * the tasks, forked later, inherit it): a non-empty value that is not
+ * collprof's plugin is left to the job. */
+static int user_profiler;
+
+/* Whether the job names an NCCL profiler plugin of its own; said once, on
+ * the first node's step (the user reads it on srun's stderr). */
+static void note_user_profiler(spank_t sp, const char *step)
 {
-    static char user[CP_ARGS_PATH_MAX];
-    static int said;
+    char user[CP_ARGS_PATH_MAX];
     spank_err_t rc;
 
     rc = spank_getenv(sp, "NCCL_PROFILER_PLUGIN", user, (int)sizeof user);
-    if (rc == ESPANK_SUCCESS && user[0] &&
-        strcmp(user, cp_plugin.site.nccl_profiler) != 0) {
-        if (!said && first_node(sp))
-            cp_error("the job sets NCCL_PROFILER_PLUGIN=%s: collprof leaves "
-                     "it, NCCL's profiler events of this step are not "
-                     "recorded%s",
-                     user,
-                     cp_plugin.site.capture & CP_CAPTURE_SHIM
-                         ? " (the shim still records the calls)"
-                         : "");
-        said = 1;
-        return -1;
-    }
-    return set(sp, "NCCL_PROFILER_PLUGIN", cp_plugin.site.nccl_profiler);
+    if (rc != ESPANK_SUCCESS || !user[0] ||
+        strcmp(user, cp_plugin.site.nccl_profiler) == 0)
+        return;
+    user_profiler = 1;
+    if (first_node(sp))
+        cp_error("job %s: the job sets NCCL_PROFILER_PLUGIN=%s: collprof "
+                 "leaves it, NCCL's profiler events of this step are not "
+                 "recorded%s",
+                 step, user,
+                 cp_plugin.site.capture & CP_CAPTURE_SHIM
+                     ? " (the shim still records the calls)"
+                     : "");
+}
+
+/* NCCL's profiler plugin for a task (capture=plugin or both), unless the
+ * job names its own. */
+static void set_nccl_profiler(spank_t sp)
+{
+    if (!user_profiler)
+        set(sp, "NCCL_PROFILER_PLUGIN", cp_plugin.site.nccl_profiler);
 }
 
 int cp_stepd_task_init(spank_t sp, int ac, char **av)
