@@ -85,6 +85,9 @@ static void child(const struct cp_run *r, int out_w, int err_w, int status_w,
     int sig, null_fd;
 
     setpgid(0, 0);
+    /* first: dir_fd may be one of 0-2, which the dup2s below replace */
+    if (r->in_dir && fchdir(r->dir_fd) < 0)
+        child_fail(status_w, errno);
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
     for (sig = 1; sig < NSIG; sig++)

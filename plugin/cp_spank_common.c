@@ -175,6 +175,25 @@ int cp_spank_stepdir_path(const char *user, const char *cwd)
     return 0;
 }
 
+void cp_spank_name_dir(const char *text, char *out, size_t outlen)
+{
+    size_t n = 0, len = strlen(cp_plugin.stepdir);
+    const char *p;
+
+    if (!outlen)
+        return;
+    for (p = text; *p && n + 1 < outlen; p++) {
+        int word_start = p == text || p[-1] == ' ' || p[-1] == '(';
+        if (word_start && p[0] == '.' && p[1] == '/' && n + len + 1 < outlen) {
+            memcpy(out + n, cp_plugin.stepdir, len);
+            n += len;
+            continue; /* the '/' is copied next */
+        }
+        out[n++] = *p;
+    }
+    out[n] = '\0';
+}
+
 /* ---- step end: syslog and the alert hook --------------------------------- */
 
 void cp_spank_syslog_finding(const struct cp_finding *f, const char *user,
@@ -234,6 +253,7 @@ void cp_spank_alert(const char *user, enum cp_severity worst,
         r = *creds;
     else
         memset(&r, 0, sizeof r);
+    r.in_dir = 0; /* the hook starts where it always did */
     r.argv = argv;
     r.envp = envp;
     r.out = r.errout = NULL;

@@ -1,7 +1,9 @@
 /* cp_spank_stepd.c - slurmstepd (remote context): the step directory, made
  * as the job's user, the shim put in front of every task's LD_PRELOAD, the
- * node's port snapshots at the step's start and end, and the end of the
- * batch step (which has no srun to do it).
+ * node's port snapshots at the step's start and end, the node's partial
+ * (collprof reduce: this node's rank logs in one file, made on every node at
+ * once, which the analysis at the step's end reads instead of the logs), and
+ * the end of the batch step (which has no srun to do it).
  *
  * init and init_post_opt run as root and only parse; user_init runs with
  * euid = the user (checked) and makes the step directory; task_init runs in
@@ -12,6 +14,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -35,7 +38,10 @@ static struct {
     char sysfs_env[CP_ARGS_PATH_MAX + 32]; /* COLLPROF_SYSFS_ROOT=..., or "" */
     uint32_t local_tasks, tasks_exited;
     int ports_start, ports_end; /* snapshots taken */
+    int reduced; /* collprof reduce was run */
     int stepdir_made; /* user_init made and checked the step directory */
+    int stepdir_fd;   /* ... and this is it, open until slurmstepd ends:
+                         every later use goes through it */
 } here;
 
 /* A value of the job's environment, checked like the user's option (it is
@@ -168,7 +174,9 @@ int cp_stepd_user_init(spank_t sp, int ac, char **av)
             cp_verbose("job %s: %s", step, err);
         return 0;
     }
-    close(fd);
+    /* kept (close-on-exec: no task gets it): the commands run at the
+     * step's end work in this directory, whatever its path says by then */
+    here.stepdir_fd = fd;
     cp_plugin.active = 1;
     here.stepdir_made = 1;
     if (cp_plugin.site.capture & CP_CAPTURE_PLUGIN)
@@ -322,6 +330,9 @@ static void user_creds(struct cp_run *r)
     /* the files it makes in the step directory are no wider than it */
     r->set_umask = 1;
     r->umask = (mode_t)(0777 & ~cp_plugin.site.dir_mode);
+    /* it works in the directory user_init checked, named "." */
+    r->in_dir = here.stepdir_made;
+    r->dir_fd = here.stepdir_fd;
 }
 
 /* Run argv as the job's user, time-bounded: its exit status, or -1. */
@@ -372,7 +383,7 @@ static void ports_snapshot(const char *when)
     const char *argv[] = {cp_plugin.site.collprof,
                           "ports",
                           "-o",
-                          cp_plugin.stepdir,
+                          ".", /* the step directory (user_creds) */
                           "--when",
                           when,
                           here.node[0] ? "--node" : NULL,
@@ -384,6 +395,38 @@ static void ports_snapshot(const char *when)
     if (status != 0) {
         cp_spank_step_name(name, sizeof name);
         cp_verbose("job %s: collprof ports --when %s: %s", name, when,
+                   status < 0 ? "did not complete" : "failed");
+    }
+}
+
+/* collprof reduce --node NODE STEPDIR, as the job's user, when the node's
+ * tasks have all exited: this node's rank logs into STEPDIR/NODE.cppart.
+ * Every node does it at the same moment, so the analysis at the step's
+ * end reads one compact file per node (docs/partial-format.md).  A node
+ * without logs, a collprof without `reduce`, or a failure costs only a log
+ * line: the analysis reads that node's logs instead and says so. */
+static void reduce_node(void)
+{
+    char *envp[] = {(char *)CLEAN_PATH, NULL};
+    /* without a node name: collprof reduce -q STEPDIR (its own default) */
+    const char *argv[] = {cp_plugin.site.collprof,
+                          "reduce",
+                          "-q",
+                          here.node[0] ? "--node" : cp_plugin.stepdir,
+                          here.node[0] ? here.node : NULL,
+                          cp_plugin.stepdir,
+                          NULL};
+    char name[48];
+    int status;
+
+    if (here.reduced || !here.stepdir_made || !cp_plugin.stepdir[0])
+        return;
+    here.reduced = 1;
+    status = run_as_user(argv, envp, cp_plugin.site.analyze_timeout_s, NULL, 0);
+    if (status != 0) {
+        cp_spank_step_name(name, sizeof name);
+        cp_verbose("job %s: collprof reduce on %s: %s", name,
+                   here.node[0] ? here.node : "this node",
                    status < 0 ? "did not complete" : "failed");
     }
 }
@@ -412,22 +455,33 @@ int cp_stepd_task_exit(spank_t sp, int ac, char **av)
         here.tasks_exited >= here.local_tasks) {
         here.ports_end = 1;
         ports_snapshot("end");
+        reduce_node();
     }
     return 0;
 }
 
 /* ---- the batch step's end ----------------------------------------------- */
 
-/* In the child, as the user: remove a step directory without rank logs. */
+/* The step directory's own name (collprof-J.S). */
+static const char *stepdir_name(void)
+{
+    const char *slash = strrchr(cp_plugin.stepdir, '/');
+
+    return slash ? slash + 1 : cp_plugin.stepdir;
+}
+
+/* In the child, as the user, in the step directory: remove it when it has
+ * no rank logs. */
 static int remove_unused(void *arg)
 {
-    char err[CP_STEPDIR_MAX + 256];
+    int fd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc;
 
     (void)arg;
-    return cp_stepdir_remove_unused(cp_plugin.stepdir, cp_plugin.uid, err,
-                                    sizeof err) == 0
-               ? 0
-               : 1;
+    if (fd < 0)
+        return 1;
+    rc = cp_stepdir_remove_unused(fd, stepdir_name());
+    close(fd);
+    return rc == 0 ? 0 : 1;
 }
 
 /* In the child, as the user: one line per finding of report.json on
@@ -448,12 +502,11 @@ static void write_finding(const struct cp_finding *f, void *arg)
     (void)w;
 }
 
+/* In the child, as the user, in the step directory. */
 static int read_findings(void *arg)
 {
     char err[CP_STEPDIR_MAX + 256];
-    int fd = cp_stepdir_open(cp_plugin.stepdir, cp_plugin.uid, err,
-                             sizeof err),
-        n;
+    int fd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), n;
 
     (void)arg;
     if (fd < 0)
@@ -494,10 +547,10 @@ static void finish_batch_step(void)
 {
     const char *help_argv[] = {cp_plugin.site.collprof, "analyze", "--help",
                                NULL};
-    const char *analyze_argv[] = {cp_plugin.site.collprof, "analyze",
-                                  cp_plugin.stepdir, "-o", cp_plugin.stepdir,
-                                  NULL};
-    static char out[1 << 16];
+    /* in the step directory (user_creds) */
+    const char *analyze_argv[] = {cp_plugin.site.collprof, "analyze", ".",
+                                  "-o", ".", NULL};
+    static char out[1 << 16], named[2 * CP_STEPDIR_MAX + 1024];
     /* not slurmstepd's environment: the programs are the user's */
     char *envp[] = {(char *)CLEAN_PATH, NULL};
     char pwbuf[4096], user[256], report[CP_STEPDIR_MAX + 16];
@@ -528,8 +581,9 @@ static void finish_batch_step(void)
                 line[i] = '?';
         if (strncmp(line, "collprof: ", 10) == 0)
             line += 10;
-        if (*line)
-            cp_info("job %u.batch: %s", cp_plugin.job_id, line);
+        cp_spank_name_dir(line, named, sizeof named);
+        if (*named)
+            cp_info("job %u.batch: %s", cp_plugin.job_id, named);
     }
     if (!cp_plugin.site.syslog && !cp_plugin.site.alert[0])
         return;
@@ -571,7 +625,10 @@ int cp_stepd_exit(spank_t sp, int ac, char **av)
         here.ports_end = 1;
         ports_snapshot("end");
     }
+    reduce_node();
     if (cp_plugin.step_id == CP_STEP_BATCH)
         finish_batch_step();
+    close(here.stepdir_fd);
+    here.stepdir_made = 0;
     return 0;
 }

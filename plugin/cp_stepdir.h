@@ -47,12 +47,13 @@ int cp_stepdir_count_logs(int dirfd);
  * the older ports-NODE-WHEN.json.tmpPID too). */
 int cp_stepdir_is_ports_file(const char *name);
 
-/* A step that made no NCCL call leaves nothing: when the step directory at
- * path (checked as by cp_stepdir_open) has no rank log, its port snapshots
- * are removed, then the directory if nothing else is in it.  0 when it was
- * removed, 1 when it has rank logs (or other files) and stays, -1 with err
- * when it cannot be opened. */
-int cp_stepdir_remove_unused(const char *path, uid_t uid, char *err,
-                             size_t errlen);
+/* A step that made no NCCL call leaves nothing: when the step directory
+ * open at fd (checked, by cp_stepdir_make or cp_stepdir_open) has no rank
+ * log, its port snapshots are removed, then the directory itself, from its
+ * present parent ("..") under `name` (its own name, e.g. collprof-7.0),
+ * only when that name is still this directory and nothing else is in it.
+ * Works on the directory checked, never on its path again.  0 when it was
+ * removed, 1 when it stays (rank logs or other files in it). */
+int cp_stepdir_remove_unused(int fd, const char *name);
 
 #endif

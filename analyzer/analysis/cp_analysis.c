@@ -17,6 +17,7 @@
 #include "cp_fit.h"
 #include "cp_links.h"
 #include "cp_ncclview.h"
+#include "cp_partial.h"
 #include "cp_ncjoin.h"
 #include "cp_portview.h"
 #include "cp_stats.h"
@@ -447,9 +448,19 @@ static int collect_inputs(struct cp_analysis *an, const char *const *paths)
     size_t i, k;
 
     for (i = 0; paths[i]; i++) {
-        struct cp_error e;
+        struct cp_error e, *notes = NULL;
         char **files = NULL;
-        int n = cp_logdir_list(paths[i], &files, &e);
+        size_t nnotes = 0;
+        /* raw logs, node partials (collprof reduce) or both */
+        int n = cp_partial_list(paths[i], &files, &notes, &nnotes, &e);
+        for (k = 0; k < nnotes; k++)
+            if (add_problem(an, notes[k].source, notes[k].offset,
+                            notes[k].text) < 0) {
+                free(notes);
+                cp_logdir_free(files);
+                return -1;
+            }
+        free(notes);
         if (n < 0) {
             struct cp_analysis_input *in = add_input(an, paths[i]);
             if (!in)
@@ -1429,6 +1440,7 @@ static int build_timeline(struct cp_analysis *an, struct an_state *st)
         prev->calls += last->calls;
         prev->bytes += last->bytes;
         prev->wait += last->wait;
+        an_wdetail_merge(&tl->d[n - 2], &tl->d[n - 1]);
         n--;
     }
     out->windows = calloc(n, sizeof *out->windows);
@@ -1484,6 +1496,19 @@ static int find_missing_ranks(struct cp_analysis *an)
 out:
     free(seen);
     return rc;
+}
+
+/* Where the warm-up ends: the start of the second step, INT64_MIN when
+ * the steps are not known (or their start cannot be read). */
+static int64_t warmup_end(const struct cp_analysis *an)
+{
+    struct cp_error err;
+    int64_t at;
+
+    if (an->steps_at.rank < 0 || an->summary.steps < 2 ||
+        step_start(an, 1, &at, &err) < 0)
+        return INT64_MIN;
+    return at;
 }
 
 /* ---- the run ------------------------------------------------------------------ */
@@ -1610,7 +1635,8 @@ struct cp_analysis *cp_analysis_run(const char *const *paths,
         goto oom_state;
     an->summary.bucket_bytes = opts->bucket_bytes;
     describe_window(an, opts);
-    if (cp_hang_analyze(an) < 0 || an_findings(an, evals, nevals) < 0)
+    if (cp_hang_analyze(an) < 0 || an_findings(an, evals, nevals) < 0 ||
+        an_timeline_details(an, &st, warmup_end(an)) < 0)
         goto oom_state;
     if (st.oom)
         goto oom_state;

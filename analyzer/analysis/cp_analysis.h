@@ -413,6 +413,17 @@ struct cp_analysis_window {
     uint64_t calls;
     double bytes;       /* sum of n (nccl-tests' S) */
     double wait_time_s; /* rank-seconds waiting for the last arrival */
+    /* after the fit (cp_slowdown.c), of the calls that ended in it:
+     * sum f n / sum own time of the judged calls not latency-bound by the
+     * model (all judged calls of a class without one); NaN without any */
+    double busbw_Bps;
+    /* of their own time (x share) with a model, the latency-bound calls'
+     * share; NaN when no call of the window has a model */
+    double latency_share;
+    /* its judged calls' own time over the same calls' typical time in the
+     * run (cp_slowdown.c); NaN with too few calls to compare */
+    double slowness;
+    int warmup; /* it starts before the first step ended: not compared */
 };
 
 /* Communication over the run, in at most 128 windows of equal width. */

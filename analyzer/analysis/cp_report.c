@@ -468,6 +468,10 @@ static json_t *timeline_json(const struct cp_analysis *an, int *bad)
                 put(ops, cp_model_coll_name((enum cp_coll)k),
                     jnum(w->op_time_s[k]), bad);
         put(q, "op_time_s", ops, bad);
+        put(q, "busbw_Bps", jnum(w->busbw_Bps), bad);
+        put(q, "latency_share", jnum(w->latency_share), bad);
+        put(q, "slowness", jnum(w->slowness), bad);
+        put(q, "warmup", json_boolean(w->warmup), bad);
         push(windows, q, bad);
     }
     put(o, "windows", windows, bad);

@@ -27,6 +27,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -420,6 +421,110 @@ static void account(struct an_state *st, struct an_comm *c, unsigned slot,
 
 /* ---- the time series ------------------------------------------------------ */
 
+/* The key of (comm, slot, p, row, link) in d, appended when new: past
+ * three quarters of the keys under AN_WKEY_ANY; NULL when none is left. */
+static struct an_wkey *wdetail_key(struct an_wdetail *d, uint32_t comm,
+                                   uint32_t p, unsigned slot, unsigned row,
+                                   unsigned link)
+{
+    unsigned i, pass;
+
+    for (pass = 0; pass < 2; pass++) {
+        for (i = 0; i < d->nkeys; i++) {
+            struct an_wkey *k = &d->k[i];
+            if (k->comm == comm && k->slot == slot && k->row == row &&
+                k->p == p && (comm != AN_WKEY_ANY || k->link == link))
+                return k;
+        }
+        if (comm == AN_WKEY_ANY || d->nkeys < AN_WINDOW_KEYS * 3 / 4)
+            break;
+        comm = AN_WKEY_ANY;
+    }
+    if (d->nkeys == AN_WINDOW_KEYS)
+        return NULL;
+    d->k[d->nkeys] = (struct an_wkey){.comm = comm, .p = p,
+                                      .slot = (uint8_t)slot,
+                                      .link = (uint8_t)link,
+                                      .row = (uint8_t)row};
+    return &d->k[d->nkeys++];
+}
+
+/* Count late seconds for file (space-saving: a new file takes the place
+ * of the smallest counter, inheriting its weight). */
+static void wlate_add(struct an_wlate *l, int32_t file, uint32_t count,
+                      double late)
+{
+    unsigned i, min = 0;
+
+    for (i = 0; i < AN_WINDOW_LATE; i++) {
+        if (l[i].count && l[i].file == file) {
+            l[i].count += count;
+            l[i].late += late;
+            return;
+        }
+        if (!l[i].count) {
+            min = i;
+            break;
+        }
+        if (l[i].late < l[min].late)
+            min = i;
+    }
+    l[min].file = file;
+    l[min].count += count;
+    l[min].late += late;
+}
+
+void an_wdetail_merge(struct an_wdetail *dst, const struct an_wdetail *src)
+{
+    unsigned i;
+
+    dst->lost_calls += src->lost_calls;
+    dst->lost_time += src->lost_time;
+    for (i = 0; i < src->nkeys; i++) {
+        const struct an_wkey *s = &src->k[i];
+        struct an_wkey *k =
+            wdetail_key(dst, s->comm, s->p, s->slot, s->row, s->link);
+        if (!k) {
+            dst->lost_calls += s->calls;
+            dst->lost_time += s->time;
+            continue;
+        }
+        k->calls += s->calls;
+        k->jcalls += s->jcalls;
+        k->time += s->time;
+        k->bytes += s->bytes;
+        k->jown += s->jown;
+        k->jbytes += s->jbytes;
+    }
+    for (i = 0; i < AN_WINDOW_LATE; i++)
+        if (src->late[i].count)
+            wlate_add(dst->late, src->late[i].file, src->late[i].count,
+                      src->late[i].late);
+}
+
+static void wdetail_add(struct an_wdetail *d, const struct an_wcall *c)
+{
+    unsigned b = an_bucket_index(c->n);
+    unsigned row = b == 0 ? 0 : 1 + ((b - 1) >> AN_SUB_BITS);
+    struct an_wkey *k = wdetail_key(d, c->comm, c->p, c->slot, row, c->link);
+
+    if (c->last_file >= 0)
+        wlate_add(d->late, c->last_file, 1, c->late);
+    if (!k) {
+        d->lost_calls++;
+        d->lost_time += c->own * c->share;
+        return;
+    }
+    k->calls++;
+    k->time += c->own * c->share;
+    k->bytes += c->n;
+    if (c->judged) {
+        k->jcalls++;
+        k->jown += c->own;
+        k->jbytes += c->n;
+    }
+}
+
 /* Double the width: windows 2i and 2i + 1 become window i. */
 static void timeline_double(struct an_timeline *tl)
 {
@@ -437,8 +542,13 @@ static void timeline_double(struct an_timeline *tl)
             m.calls += o->calls;
         }
         tl->w[i] = m;
+        if (i != 0)
+            tl->d[i] = tl->d[2 * i];
+        if (2 * i + 1 < tl->used)
+            an_wdetail_merge(&tl->d[i], &tl->d[2 * i + 1]);
     }
     memset(&tl->w[n], 0, (AN_WINDOWS - n) * sizeof tl->w[0]);
+    memset(&tl->d[n], 0, (AN_WINDOWS - n) * sizeof tl->d[0]);
     tl->used = n;
     tl->shift++;
 }
@@ -467,6 +577,8 @@ void an_timeline_cover(struct an_timeline *tl, int64_t lo, int64_t hi)
             if (need) { /* room on the right: move the windows along */
                 memmove(&tl->w[need], &tl->w[0], tl->used * sizeof tl->w[0]);
                 memset(&tl->w[0], 0, need * sizeof tl->w[0]);
+                memmove(&tl->d[need], &tl->d[0], tl->used * sizeof tl->d[0]);
+                memset(&tl->d[0], 0, need * sizeof tl->d[0]);
                 tl->used += (unsigned)need;
                 tl->origin = (int64_t)((uint64_t)tl->origin - (need << tl->shift));
             }
@@ -481,7 +593,7 @@ void an_timeline_cover(struct an_timeline *tl, int64_t lo, int64_t hi)
  * its bytes and its waiting count in the window of its end b. */
 static inline void timeline_add(struct an_timeline *tl, int64_t a, int64_t b,
                                 double time, unsigned coll, double wait,
-                                double bytes)
+                                double bytes, const struct an_wcall *detail)
 {
     struct an_window *w;
     uint64_t ia, ib;
@@ -514,6 +626,7 @@ static inline void timeline_add(struct an_timeline *tl, int64_t a, int64_t b,
     w->calls++;
     w->bytes += bytes;
     w->wait += wait;
+    wdetail_add(&tl->d[ib], detail);
     if (ib + 1 > tl->used)
         tl->used = (unsigned)ib + 1;
 }
@@ -697,6 +810,31 @@ static void top_offer(struct an_top *t, double key, uint32_t comm,
     t->e[i] = e;
 }
 
+/* The link class of c's members seen so far (see an_comm.wlink). */
+static unsigned comm_link(const struct an_state *st, struct an_comm *c,
+                          int complete)
+{
+    unsigned r, first = UINT_MAX;
+
+    if (c->wlink_final)
+        return c->wlink;
+    c->wlink = CP_LINK_INTRA;
+    for (r = 0; r < c->nranks; r++) {
+        int32_t f = c->member_file[r];
+        if (f < 0)
+            continue;
+        if (first == UINT_MAX) {
+            first = st->files[f].node;
+        } else if (st->files[f].node != first) {
+            c->wlink = CP_LINK_INTER;
+            break;
+        }
+    }
+    c->wlink_final = complete || c->wlink == CP_LINK_INTER ||
+                     ++c->wlink_looks >= 16;
+    return c->wlink;
+}
+
 /* Close an instance: its own time and skew go to the aggregates. */
 static void finalize(struct an_state *st, struct an_comm *c,
                      struct an_inst *in)
@@ -737,9 +875,19 @@ static void finalize(struct an_state *st, struct an_comm *c,
         top_offer(st->top_own, own, c->index, in);
         top_offer(st->top_skew, skew, c->index, in);
     }
-    if (st->timeline)
+    if (st->timeline) {
+        struct an_wcall d = {
+            .comm = c->index, .p = c->nranks, .slot = in->coll,
+            .link = comm_link(st, c, !incomplete), .n = n, .own = own,
+            .share = in->share, .judged = !in->grouped && !incomplete,
+            .last_file = -1};
+        if (m >= 2 && in->last_file >= 0 && !incomplete) {
+            d.last_file = in->last_file;
+            d.late = (double)(in->last_start - in->second_start) * 1e-9;
+        }
         timeline_add(st->timeline, in->last_start, in->max_end,
-                     own * in->share, in->coll, wait, n);
+                     own * in->share, in->coll, wait, n, &d);
+    }
     if (st->mode != AN_MODE_MAIN && c->ends)
         note_offsets(st, c, in,
                      c->ends + (size_t)(in->seq & (c->cap - 1)) * c->nranks,
@@ -1113,11 +1261,17 @@ static void p2p_finalize(struct an_state *st, struct an_p2p *e)
     c->p2p++;
     c->time += own * e->share;
     account(st, c, slot, n, own, e->share, skew, e->grouped, 0, 0);
-    if (st->timeline)
+    if (st->timeline) {
+        struct an_wcall d = {
+            .comm = c->index, .p = 2, .slot = slot,
+            .link = slot == AN_SLOT_P2P_INTRA ? CP_LINK_INTRA : CP_LINK_INTER,
+            .n = n, .own = own, .share = e->share,
+            .judged = !e->grouped, .last_file = -1};
         timeline_add(st->timeline,
                      e->start[0] > e->start[1] ? e->start[0] : e->start[1],
                      e->end[0] > e->end[1] ? e->end[0] : e->end[1],
-                     own * e->share, CP_COLL_SENDRECV, skew, n);
+                     own * e->share, CP_COLL_SENDRECV, skew, n, &d);
+    }
 }
 
 static void join_p2p(struct an_state *st, struct an_comm *c, int32_t file,

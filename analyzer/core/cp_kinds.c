@@ -156,6 +156,22 @@ static const struct cp_kind_info kinds[CP_KIND_COUNT] = {
                 "of a log, were given together; such ranks are never named "
                 "as the culprit of a hang.",
         .doc = "analysis.md#hangs"},
+    [CP_KIND_SLOWDOWN] = {
+        .name = "slowdown",
+        .title = "a part of the run was much slower than the rest",
+        .rule = "after the warm-up (the first step), a part of >= 3 "
+                "windows and >= 30 calls (the rest as many) whose calls took "
+                ">= 2x, in all, what the same calls took in the rest, its "
+                "windows slower than the rest's (rank test z >= 3.5), losing "
+                ">= 2 % of the communication time; see \"Slowdowns\"",
+        .severity = "warning; info (not sure) on 2 windows, 10 calls or z "
+                    ">= 3, then only at >= 3x",
+        .todo = "cut the trace to the part (`collprof trace DIR --from S "
+                "--to S`) to see which calls and ranks slowed; look at what "
+                "changed then on the named communicators' nodes: port "
+                "counters (`collprof ports`), the system logs, other jobs "
+                "sharing the network, thermal throttling.",
+        .doc = "analysis.md#slowdowns"},
     [CP_KIND_ALGORITHM_CHOICE] = {
         .name = "algorithm_choice",
         .title = "NCCL chose ring where tree is cheaper (or the reverse)",

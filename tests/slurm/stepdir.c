@@ -33,6 +33,19 @@ static void touch(const char *path, const char *text)
     }
 }
 
+/* cp_stepdir_remove_unused on tmp/name, opened (checked) first: -1 when
+ * the open refuses it. */
+static int remove_unused(const char *name, uid_t uid)
+{
+    int fd = cp_stepdir_open(at(name), uid, err, sizeof err), rc;
+
+    if (fd < 0)
+        return -1;
+    rc = cp_stepdir_remove_unused(fd, name);
+    close(fd);
+    return rc;
+}
+
 int main(void)
 {
     uid_t me = geteuid();
@@ -136,8 +149,8 @@ int main(void)
     if (fd >= 0)
         close(fd);
     touch(at("collprof-7.0/ports-n1-start.json"), "{}");
-    is_int(cp_stepdir_remove_unused(at("collprof-7.0"), me, err, sizeof err),
-           1, "a directory with a rank log stays");
+    is_int(remove_unused("collprof-7.0", me), 1,
+           "a directory with a rank log stays");
     ok(access(at("collprof-7.0/ports-n1-start.json"), F_OK) == 0,
        "... with its port snapshots");
 
@@ -156,8 +169,8 @@ int main(void)
     touch(at("collprof-8.0/ports-n1-end.json"), "{}");
     touch(at("collprof-8.0/ports-n2-end.json.tmp99"), "{");
     touch(at("collprof-8.0/.ports-n3-end.json.k3j4h5g6f7d8"), "{");
-    is_int(cp_stepdir_remove_unused(at("collprof-8.0"), me, err, sizeof err),
-           0, "no rank log, only port snapshots: removed");
+    is_int(remove_unused("collprof-8.0", me), 0,
+           "no rank log, only port snapshots: removed");
     ok(access(at("collprof-8.0"), F_OK) < 0, "... the directory is gone");
 
     fd = cp_stepdir_make(at("collprof-9.0"), me, 0700, err, sizeof err);
@@ -165,15 +178,37 @@ int main(void)
         close(fd);
     touch(at("collprof-9.0/ports-n1-start.json"), "{}");
     touch(at("collprof-9.0/mine.txt"), "the user's");
-    is_int(cp_stepdir_remove_unused(at("collprof-9.0"), me, err, sizeof err),
-           1, "no rank log but another file: stays");
+    is_int(remove_unused("collprof-9.0", me), 1,
+           "no rank log but another file: stays");
     ok(access(at("collprof-9.0/mine.txt"), F_OK) == 0 &&
            access(at("collprof-9.0/ports-n1-start.json"), F_OK) < 0,
        "... that file kept, the snapshots gone");
     ok(symlink(at("target"), at("collprof-10.0")) == 0 &&
-           cp_stepdir_remove_unused(at("collprof-10.0"), me, err,
-                                    sizeof err) < 0,
+           remove_unused("collprof-10.0", me) < 0,
        "a symlink at the name: refused, nothing removed through it");
+    /* the directory checked is the one removed: moved away (and its name
+     * given to another empty directory) after the check, it goes from
+     * where it is now, and the new one stays */
+    fd = cp_stepdir_make(at("collprof-18.0"), me, 0700, err, sizeof err);
+    ok(fd >= 0 && rename(at("collprof-18.0"), at("moved-18")) == 0 &&
+           mkdir(at("collprof-18.0"), 0700) == 0,
+       "a step directory checked, then moved, its name reused");
+    is_int(fd >= 0 ? cp_stepdir_remove_unused(fd, "collprof-18.0") : -1, 1,
+           "... the checked one, now under another name, is not removed by "
+           "name");
+    ok(access(at("collprof-18.0"), F_OK) == 0,
+       "... nor the new directory at its old name");
+    if (fd >= 0)
+        close(fd);
+    fd = cp_stepdir_make(at("collprof-19.0"), me, 0700, err, sizeof err);
+    ok(fd >= 0 && mkdir(at("sub19"), 0700) == 0 &&
+           rename(at("collprof-19.0"), at("sub19/collprof-19.0")) == 0,
+       "a step directory checked, then moved to another parent");
+    is_int(fd >= 0 ? cp_stepdir_remove_unused(fd, "collprof-19.0") : -1, 0,
+           "... removed where it is now");
+    ok(access(at("sub19/collprof-19.0"), F_OK) < 0, "... it is gone");
+    if (fd >= 0)
+        close(fd);
 
     /* every component of the base is checked on the way */
     ok(mkdir(at("open"), 0777) == 0 && chmod(at("open"), 0777) == 0,
@@ -201,6 +236,19 @@ int main(void)
     fd = cp_stepdir_open(at("open/../real/collprof-13.0"), me, err,
                          sizeof err);
     ok(fd < 0, "'..' on the way is refused");
+    /* a link's target is walked with the same checks; '..' in it is fine */
+    ok(symlink("real/../real", at("rellink")) == 0,
+       "a relative link through '..'");
+    fd = cp_stepdir_make(at("rellink/collprof-16.0"), me, 0700, err,
+                         sizeof err);
+    ok(fd >= 0 && access(at("real/collprof-16.0"), F_OK) == 0,
+       "followed, component by component (%s)", fd < 0 ? err : "ok");
+    if (fd >= 0)
+        close(fd);
+    ok(symlink("loop", at("loop")) == 0, "a link to itself");
+    fd = cp_stepdir_make(at("loop/collprof-17.0"), me, 0700, err, sizeof err);
+    ok(fd < 0 && errno == ELOOP && strstr(err, "too many symbolic links"),
+       "refused (%s)", err);
     if (me == 0) {
         /* another user's directory or link on the way (root can make
          * them): the basedir takeover of /scratch/%u */
@@ -219,9 +267,21 @@ int main(void)
            "refused, naming it (%s)", err);
         ok(access(at("real/collprof-15.0"), F_OK) < 0,
            "... nothing made where it points");
+        /* the user's own link through another user's directory: that user
+         * could swap what it leads to later; the link's target is walked
+         * like the rest, so it is refused */
+        ok(mkdir(at("theirs/mine"), 0700) == 0 &&
+               chown(at("theirs/mine"), 4343, 4343) == 0 &&
+               symlink(at("theirs/mine"), at("userlink")) == 0 &&
+               lchown(at("userlink"), 4343, 4343) == 0,
+           "a link of uid 4343 to its directory inside uid 4242's");
+        fd = cp_stepdir_open(at("userlink/collprof-20.0"), 4343, err, sizeof err);
+        ok(fd < 0 && strstr(err, "theirs belongs to uid 4242, neither root nor"),
+           "refused for uid 4343, naming the other user's directory (%s)",
+           err);
     } else {
         int i;
-        for (i = 0; i < 5; i++)
+        for (i = 0; i < 7; i++)
             ok(1, "# SKIP another user's component: needs root");
     }
 
