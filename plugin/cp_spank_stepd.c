@@ -1,7 +1,9 @@
 /* cp_spank_stepd.c - slurmstepd (remote context): the step directory, made
  * as the job's user, the shim put in front of every task's LD_PRELOAD, the
- * node's port snapshots at the step's start and end, and the end of the
- * batch step (which has no srun to do it).
+ * node's port snapshots at the step's start and end, the node's partial
+ * (collprof reduce: this node's rank logs in one file, made on every node at
+ * once, which the analysis at the step's end reads instead of the logs), and
+ * the end of the batch step (which has no srun to do it).
  *
  * init and init_post_opt run as root and only parse; user_init runs with
  * euid = the user (checked) and makes the step directory; task_init runs in
@@ -36,6 +38,7 @@ static struct {
     char sysfs_env[CP_ARGS_PATH_MAX + 32]; /* COLLPROF_SYSFS_ROOT=..., or "" */
     uint32_t local_tasks, tasks_exited;
     int ports_start, ports_end; /* snapshots taken */
+    int reduced; /* collprof reduce was run */
     int stepdir_made; /* user_init made and checked the step directory */
     int stepdir_fd;   /* ... and this is it, open until slurmstepd ends:
                          every later use goes through it */
@@ -340,6 +343,38 @@ static void ports_snapshot(const char *when)
     }
 }
 
+/* collprof reduce --node NODE STEPDIR, as the job's user, when the node's
+ * tasks have all exited: this node's rank logs into STEPDIR/NODE.cppart.
+ * Every node does it at the same moment, so the analysis at the step's
+ * end reads one compact file per node (docs/partial-format.md).  A node
+ * without logs, a collprof without `reduce`, or a failure costs only a log
+ * line: the analysis reads that node's logs instead and says so. */
+static void reduce_node(void)
+{
+    char *envp[] = {(char *)CLEAN_PATH, NULL};
+    /* without a node name: collprof reduce -q STEPDIR (its own default) */
+    const char *argv[] = {cp_plugin.site.collprof,
+                          "reduce",
+                          "-q",
+                          here.node[0] ? "--node" : cp_plugin.stepdir,
+                          here.node[0] ? here.node : NULL,
+                          cp_plugin.stepdir,
+                          NULL};
+    char name[48];
+    int status;
+
+    if (here.reduced || !here.stepdir_made || !cp_plugin.stepdir[0])
+        return;
+    here.reduced = 1;
+    status = run_as_user(argv, envp, cp_plugin.site.analyze_timeout_s, NULL, 0);
+    if (status != 0) {
+        cp_spank_step_name(name, sizeof name);
+        cp_verbose("job %s: collprof reduce on %s: %s", name,
+                   here.node[0] ? here.node : "this node",
+                   status < 0 ? "did not complete" : "failed");
+    }
+}
+
 /* The start snapshot: before the first task runs (task_post_fork precedes
  * the exec of every task of this node). */
 int cp_stepd_task_post_fork(spank_t sp, int ac, char **av)
@@ -364,6 +399,7 @@ int cp_stepd_task_exit(spank_t sp, int ac, char **av)
         here.tasks_exited >= here.local_tasks) {
         here.ports_end = 1;
         ports_snapshot("end");
+        reduce_node();
     }
     return 0;
 }
@@ -532,6 +568,7 @@ int cp_stepd_exit(spank_t sp, int ac, char **av)
         here.ports_end = 1;
         ports_snapshot("end");
     }
+    reduce_node();
     if (cp_plugin.step_id == CP_STEP_BATCH)
         finish_batch_step();
     close(here.stepdir_fd);

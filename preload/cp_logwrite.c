@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -113,21 +114,37 @@ static union cp_rec *map_chunk(struct cp_log *log, uint64_t c)
         return NULL;
     /* Fault every page in writable now, not on the writer's first store.
      * MADV_POPULATE_WRITE needs Linux 5.14; before, write each page (no
-     * one else has the chunk yet: its bytes are the zeros just written).
-     * Then read one byte of each page through this mapping: a hypervisor
-     * that shadows the guest's page tables (or fills its own tables on
-     * first use) builds its entry for a page at the first access from user
-     * space, whatever the guest kernel did, and charges tens of
-     * microseconds for it (measured: 20-40 us per 4 KiB page on a
-     * paravirtualised VM, about 400 ns per record if the writer pays it).
-     * On bare metal the reads cost a cache miss per page here. */
+     * one else has the chunk yet: its bytes are the zeros just written). */
     if (madvise(p, len, CP_MADV_POPULATE_WRITE) != 0) {
         for (i = 0; i < len; i += 4096)
             ((volatile char *)p)[i] = 0;
     }
-    for (i = 0; i < len; i += 4096)
-        (void)((volatile const char *)p)[i];
     return p;
+}
+
+/* Read one byte of each page of chunk c (mapped at base) through the
+ * mapping, from the last page down, stopping at the page the writer has
+ * reached.  A hypervisor that shadows the guest's page tables (or fills
+ * its own tables on first use) builds its entry for a page at the first
+ * access from user space, whatever the guest kernel did, and charges tens
+ * of microseconds for it (measured: 20-40 us per 4 KiB page on a
+ * paravirtualised VM, 300-600 ns per record if the writer pays it).  The
+ * preparer pays it here, ahead of the writer; a writer that catches up
+ * pays the pages it reaches first, from the other end, so the two share a
+ * chunk's pages instead of the writer waiting for all of them.  On bare
+ * metal this is a cache miss per page. */
+static void touch_chunk(struct cp_log *log, uint64_t c, const union cp_rec *base)
+{
+    const size_t per_page = 4096 / CP_LOG_RECORD_SIZE;
+    uint64_t first = c * CP_LOG_CHUNK_SLOTS;
+    size_t page = CP_LOG_CHUNK_SLOTS / per_page;
+
+    while (page-- > 0) {
+        uint64_t writer = __atomic_load_n(&log->next_slot, __ATOMIC_RELAXED);
+        if (writer >= first + page * per_page)
+            break; /* the writer is there or past it (or the log closed) */
+        (void)((volatile const char *)&base[page * per_page])[0];
+    }
 }
 
 /* Publish a mapping of chunk c unless one is there already (the writer may
@@ -165,6 +182,15 @@ static void *prepare_loop(void *arg)
 
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, NULL);
+    /* A batch thread: when it wakes for the next chunk it does not preempt
+     * the thread calling NCCL on that core; it runs on a free core or in
+     * its turn (and a writer that catches up with it waits for it). */
+    {
+        struct sched_param none = {0};
+        (void)pthread_setschedparam(pthread_self(), SCHED_BATCH, &none);
+    }
+    /* chunk 0, mapped by cp_log_open, is published already */
+    touch_chunk(log, 0, __atomic_load_n(&log->chunk[0], __ATOMIC_ACQUIRE));
     pthread_mutex_lock(&log->grow_lock);
     for (;;) {
         while (!log->closing && preparer_idle(log, released, next))
@@ -195,6 +221,12 @@ static void *prepare_loop(void *arg)
                                      __ATOMIC_RELAXED);
                 log->preparing = CP_LOG_NONE;
                 pthread_cond_broadcast(&log->ready);
+                if (base) {
+                    base = __atomic_load_n(&log->chunk[c], __ATOMIC_ACQUIRE);
+                    pthread_mutex_unlock(&log->grow_lock);
+                    touch_chunk(log, c, base);
+                    pthread_mutex_lock(&log->grow_lock);
+                }
             }
         }
         /* Chunks three behind the one being prepared are full: drop their

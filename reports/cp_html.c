@@ -582,6 +582,78 @@ static void view_inputs(struct ctx *c, struct rp_report *r)
     }
 }
 
+/* A large job's rank_summary (its figures: distributions and worst
+ * lists) and inputs.summary, checked where present. */
+static void view_rank_summary(struct ctx *c, struct rp_report *r)
+{
+    static const char *const qs[] = {"mean", "min", "p10", "p25", "p50",
+                                     "p75", "p90", "p99", "max"};
+    static const char *const lists[] = {"highest", "lowest", "nodes_highest",
+                                        "nodes_lowest"};
+    json_t *t = OBJ(c, r->root, "", "rank_summary", 0), *figs, *f, *h, *v;
+    char where[WHERE_LEN], lw[WHERE_LEN + 32];
+    const char *key;
+    size_t i, k, l;
+
+    r->total_ranks = (double)r->nranks;
+    if (t) {
+        double n = NUM(c, t, "rank_summary", "ranks");
+        NUM(c, t, "rank_summary", "listed");
+        figs = OBJ(c, t, "rank_summary", "figures", 1);
+        json_object_foreach(figs, key, f)
+        {
+            if (c->bad)
+                break;
+            snprintf(where, sizeof where, "rank_summary.figures.%s", key);
+            if (!json_is_object(f)) {
+                fail(c, "key '%s' should be an object, not %s", where,
+                     type_name(f));
+                break;
+            }
+            for (k = 0; k < sizeof qs / sizeof qs[0]; k++)
+                OPT_NUM(c, f, where, qs[k]);
+            h = OBJ(c, f, where, "histogram", 0);
+            if (h) {
+                snprintf(lw, sizeof lw, "%s.histogram", where);
+                NUM(c, h, lw, "lo");
+                NUM(c, h, lw, "hi");
+                get_list(c, h, lw, "counts", 1, 1);
+            }
+            for (l = 0; l < 4 && !c->bad; l++) {
+                json_t *a = get_objects(c, f, where, lists[l], 0);
+                json_array_foreach(a, i, v)
+                {
+                    snprintf(lw, sizeof lw, "%s.%s[%zu]", where, lists[l], i);
+                    if (l < 2)
+                        NUM(c, v, lw, "rank");
+                    STR(c, v, lw, "node");
+                    OPT_NUM(c, v, lw, "value");
+                    if (c->bad)
+                        break;
+                }
+            }
+        }
+        if (!c->bad) {
+            r->rank_summary = t;
+            if (n > r->total_ranks)
+                r->total_ranks = n;
+        }
+    }
+    t = r->inputs ? OBJ(c, r->inputs, "inputs", "summary", 0) : NULL;
+    if (t) {
+        static const char *const statuses[] = {"ok", "damaged", "skipped",
+                                               "unreadable"};
+        json_t *st;
+        NUM(c, t, "inputs.summary", "files");
+        NUM(c, t, "inputs.summary", "listed");
+        OPT_NUM(c, t, "inputs.summary", "notable");
+        st = OBJ(c, t, "inputs.summary", "status", 1);
+        for (k = 0; st && k < 4; k++)
+            OPT_NUM(c, st, "inputs.summary.status", statuses[k]);
+        r->inputs_summary = c->bad ? NULL : t;
+    }
+}
+
 /* Optional views of later analyses: a node-pair matrix and a timeline
  * (docs/report-html.md says what they look like). */
 static void view_extras(struct ctx *c, struct rp_report *r)
@@ -730,6 +802,7 @@ static int build_view(json_t *root, struct rp_report *r, struct cp_error *err)
     view_findings(&c, r);
     view_inputs(&c, r);
     view_extras(&c, r);
+    view_rank_summary(&c, r);
     return c.bad ? -1 : 0;
 }
 
@@ -1736,7 +1809,9 @@ static void write_rank_table(FILE *out, const struct rp_report *r)
     double *key = malloc((r->nranks ? r->nranks : 1) * sizeof *key);
     size_t *idx = NULL, i, shown;
 
-    fprintf(out, "<h3>The latest ranks (%zu ranks)</h3>\n", r->nranks);
+    fputs("<h3>The latest ranks (", out);
+    cp_svg_value(out, r->total_ranks, CP_SVG_COUNT);
+    fputs(" ranks)</h3>\n", out);
     if (!key)
         return;
     for (i = 0; i < r->nranks; i++)
@@ -1769,10 +1844,10 @@ static void write_rank_table(FILE *out, const struct rp_report *r)
         cp_svg_value(out, k->time_s, CP_SVG_TIME);
         fputs("</td></tr>\n", out);
     }
-    if (r->nranks > shown)
-        fprintf(out, "<tr class=\"more\"><td colspan=\"7\">and %zu more ranks"
+    if (r->total_ranks > (double)shown)
+        fprintf(out, "<tr class=\"more\"><td colspan=\"7\">and %.0f more ranks"
                      "</td></tr>\n",
-                r->nranks - shown);
+                r->total_ranks - (double)shown);
     fputs("</table>\n<p class=\"who\">Lateness: over the collectives a rank "
           "arrived at last, how long after the rank before it; time in NCCL "
           "includes waiting.</p>\n",
@@ -1780,6 +1855,98 @@ static void write_rank_table(FILE *out, const struct rp_report *r)
 out:
     free(idx);
     free(key);
+}
+
+/* The per-rank figures of rank_summary the page names, in its order. */
+static const struct {
+    const char *key, *label;
+    enum cp_svg_unit unit;
+} rank_figure_labels[] = {
+    {"calls", "calls", CP_SVG_COUNT},
+    {"failed", "failed calls", CP_SVG_COUNT},
+    {"time_s", "time in NCCL", CP_SVG_TIME},
+    {"last_arrivals", "arrived last", CP_SVG_COUNT},
+    {"late_s", "lateness", CP_SVG_TIME},
+    {"in_call_delay_s", "in-call delay", CP_SVG_TIME},
+};
+
+/* The first few entries of a worst list: "rank 203 (n25) 1.2 ms, ..." or
+ * "n25 1.2 ms, ...", "-" when empty. */
+static void write_worst(FILE *out, json_t *list, int nodes,
+                        enum cp_svg_unit unit)
+{
+    json_t *v;
+    size_t i;
+
+    if (!json_array_size(list)) {
+        fputs("-", out);
+        return;
+    }
+    json_array_foreach(list, i, v)
+    {
+        if (i == 3) {
+            fprintf(out, " and %zu more", json_array_size(list) - 3);
+            break;
+        }
+        if (i)
+            fputs(", ", out);
+        if (!nodes) {
+            fputs("rank ", out);
+            cp_svg_value(out, rp_number(json_object_get(v, "rank")),
+                         CP_SVG_RANK);
+            fputs(" (", out);
+        }
+        esc(out, json_string_value(json_object_get(v, "node")));
+        fputs(nodes ? " " : ") ", out);
+        cp_svg_value(out, rp_number(json_object_get(v, "value")), unit);
+    }
+}
+
+/* A large job's per-rank figures as distributions, with the ranks and
+ * nodes at their worst ends (rank_summary). */
+static void write_rank_distribution(FILE *out, const struct rp_report *r)
+{
+    static const char *const cols[] = {"min", "p10", "p50", "p90", "p99",
+                                       "max"};
+    json_t *figs = json_object_get(r->rank_summary, "figures"), *f;
+    size_t i, k;
+
+    if (!r->rank_summary)
+        return;
+    fputs("<h3 id=\"rank-distribution\">Per-rank figures over ", out);
+    cp_svg_value(out, r->total_ranks, CP_SVG_COUNT);
+    fputs(" ranks</h3>\n<table>\n<tr><th>figure</th>", out);
+    for (k = 0; k < sizeof cols / sizeof cols[0]; k++)
+        fprintf(out, "<th class=\"n\">%s</th>", cols[k]);
+    fputs("<th>highest ranks</th><th>lowest ranks</th>"
+          "<th>highest nodes (mean of their ranks)</th></tr>\n",
+          out);
+    for (i = 0; i < sizeof rank_figure_labels / sizeof rank_figure_labels[0];
+         i++) {
+        enum cp_svg_unit unit = rank_figure_labels[i].unit;
+        f = json_object_get(figs, rank_figure_labels[i].key);
+        if (!f)
+            continue;
+        fprintf(out, "<tr><td>%s</td>", rank_figure_labels[i].label);
+        for (k = 0; k < sizeof cols / sizeof cols[0]; k++) {
+            fputs("<td class=\"n\">", out);
+            cp_svg_value(out, rp_number(json_object_get(f, cols[k])), unit);
+            fputs("</td>", out);
+        }
+        fputs("<td>", out);
+        write_worst(out, json_object_get(f, "highest"), 0, unit);
+        fputs("</td><td>", out);
+        write_worst(out, json_object_get(f, "lowest"), 0, unit);
+        fputs("</td><td>", out);
+        write_worst(out, json_object_get(f, "nodes_highest"), 1, unit);
+        fputs("</td></tr>\n", out);
+    }
+    fputs("</table>\n<p class=\"who\">A job of this size has no table of "
+          "every rank: each figure is given by its quantiles over the ranks, "
+          "with the ranks and nodes at its ends (report.json's rank_summary "
+          "lists up to 16 at each end; collprof analyze --all-ranks lists "
+          "every rank).</p>\n",
+          out);
 }
 
 #define RP_COMM_DETAILS 8 /* communicators shown in detail */
@@ -2032,11 +2199,34 @@ static void write_inputs(FILE *out, const struct rp_report *r)
                 break;
         count[k]++;
     }
-    fprintf(out, "<p>%zu log file%s:", json_array_size(files),
-            json_array_size(files) == 1 ? "" : "s");
-    for (k = 0; k < 5; k++)
-        if (count[k])
-            fprintf(out, " %zu %s;", count[k], k < 4 ? statuses[k] : "other");
+    if (r->inputs_summary) {
+        /* a large job: the files listed are only those that need a look */
+        json_t *sum = r->inputs_summary;
+        json_t *st = json_object_get(sum, "status");
+        fputs("<p>", out);
+        cp_svg_value(out, rp_number(json_object_get(sum, "files")),
+                     CP_SVG_COUNT);
+        fputs(" log files:", out);
+        for (k = 0; k < 4; k++) {
+            double n = rp_number(json_object_get(st, statuses[k]));
+            if (n > 0) {
+                fputc(' ', out);
+                cp_svg_value(out, n, CP_SVG_COUNT);
+                fprintf(out, " %s;", statuses[k]);
+            }
+        }
+        fputs(" report.json lists the ", out);
+        cp_svg_value(out, rp_number(json_object_get(sum, "listed")),
+                     CP_SVG_COUNT);
+        fputs(" that need a look;", out);
+    } else {
+        fprintf(out, "<p>%zu log file%s:", json_array_size(files),
+                json_array_size(files) == 1 ? "" : "s");
+        for (k = 0; k < 5; k++)
+            if (count[k])
+                fprintf(out, " %zu %s;", count[k],
+                        k < 4 ? statuses[k] : "other");
+    }
     fprintf(out, " %zu problem%s.</p>\n", json_array_size(problems),
             json_array_size(problems) == 1 ? "" : "s");
     if (json_array_size(problems)) {
@@ -2089,6 +2279,7 @@ static void write_page(FILE *out, const struct rp_report *r)
     write_comm_table(out, r);
     write_row_table(out, r);
     write_rank_table(out, r);
+    write_rank_distribution(out, r);
     write_slowest(out, r);
     fputs("</section>\n", out);
     write_comm_details(out, r);

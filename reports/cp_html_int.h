@@ -107,6 +107,11 @@ struct rp_report {
     json_t *timeline; /* communication time per window, or NULL */
     json_t *slowest;  /* the slowest instances (checked), or NULL */
     json_t *window;   /* summary.window (checked), or NULL */
+    /* a large job's per-rank figures (checked; docs/report-schema.md):
+     * rank_summary and inputs.summary, or NULL when the report lists every
+     * process; total_ranks: the processes the per-rank figures cover */
+    json_t *rank_summary, *inputs_summary;
+    double total_ranks;
     /* pages other than report.html (the probe's): the page title, and what
      * the heatmap's efficiencies are (NULL: report.html's wording) */
     const char *title;

@@ -1444,6 +1444,119 @@ static int is_flagged(const struct rp_report *r, double rank)
     return 0;
 }
 
+/* A large job's lateness (rank_summary.figures.late_s): how many ranks
+ * fall in each of its histogram's bins, on a log scale so that the few
+ * late ranks stand out from the many punctual ones; the bins holding a
+ * rank a straggler finding names in vermillion. */
+static void lateness_histogram(FILE *out, const struct rp_report *r,
+                               json_t *fig)
+{
+    json_t *h = json_object_get(fig, "histogram");
+    json_t *counts = json_object_get(h, "counts");
+    json_t *highest = json_object_get(fig, "highest"), *v;
+    struct cp_svg_plot p = {0};
+    double lo = rp_number(json_object_get(h, "lo"));
+    double hi = rp_number(json_object_get(h, "hi"));
+    double cmax = 0, width;
+    size_t nb = json_array_size(counts), b, i, flagged = 0;
+    char b1[64], b2[64], b3[64], b4[64];
+
+    for (b = 0; b < nb; b++)
+        cmax = fmax(cmax, rp_number(json_array_get(counts, b)));
+    if (!(hi > 0) || !(hi > lo) || !(cmax > 0) || nb == 0) {
+        empty_figure(out, "fig-lateness", "Arrival lateness per rank",
+                     "No rank arrived measurably last: no lateness to show.");
+        return;
+    }
+    width = (hi - lo) / (double)nb;
+    p.id = "late";
+    p.title = "Arrival lateness: ranks per lateness";
+    p.width = PLOT_W;
+    p.height = 260;
+    p.left = 64;
+    p.right = 28;
+    p.top = 12;
+    p.bottom = 44;
+    p.x.lo = lo;
+    p.x.hi = hi;
+    p.x.unit = CP_SVG_TIME;
+    p.x.title = "lateness (sum over the run)";
+    p.y.log = 1;
+    p.y.base = 10;
+    p.y.unit = CP_SVG_COUNT;
+    p.y.title = "ranks";
+    cp_svg_log_domain(0.5, cmax, 10, &p.y.lo, &p.y.hi);
+    cp_svg_plot_layout(&p);
+    fputs("<figure id=\"fig-lateness\">\n<h3>Arrival lateness per rank "
+          "(stragglers)</h3>\n",
+          out);
+    cp_svg_plot_open(out, &p);
+    for (b = 0; b < nb; b++) {
+        double n = rp_number(json_array_get(counts, b));
+        double a = lo + width * (double)b, z = a + width, x0, x1, y;
+        int flag = 0;
+        char hover[300];
+        if (!(n > 0))
+            continue;
+        json_array_foreach(highest, i, v)
+        {
+            double late = rp_number(json_object_get(v, "value"));
+            size_t at = (size_t)fmin((late - lo) / width, (double)(nb - 1));
+            if (late >= lo && at == b &&
+                is_flagged(r, rp_number(json_object_get(v, "rank"))))
+                flag = 1;
+        }
+        flagged += flag;
+        x0 = cp_svg_axis_map(&p.x, a);
+        x1 = cp_svg_axis_map(&p.x, z);
+        if (x1 - x0 > 3) {
+            x0 += (x1 - x0) * 0.1;
+            x1 -= (x1 - x0) * 0.1 / 0.9;
+        }
+        y = cp_svg_axis_map(&p.y, n);
+        snprintf(hover, sizeof hover, "%s rank%s late by %s to %s in all%s",
+                 fmt(n, CP_SVG_COUNT, b1, sizeof b1), n == 1 ? "" : "s",
+                 fmt(a, CP_SVG_TIME, b2, sizeof b2),
+                 fmt(z, CP_SVG_TIME, b3, sizeof b3),
+                 flag ? ", a straggler among them" : "");
+        fprintf(out,
+                "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" "
+                "fill=\"%s\"><title>",
+                co(x0, b1, sizeof b1), co(y, b2, sizeof b2),
+                co(fmax(x1 - x0, 0.6), b3, sizeof b3),
+                co(p.y.px_lo - y, b4, sizeof b4),
+                flag ? LATENCY_COLOR : BANDWIDTH_COLOR);
+        esc(out, hover);
+        fputs("</title></rect>\n", out);
+    }
+    cp_svg_plot_close(out);
+    fputs("<div class=\"legend\">", out);
+    cp_svg_key_box(out, BANDWIDTH_COLOR, 1, "ranks");
+    if (flagged)
+        cp_svg_key_box(out, LATENCY_COLOR, 1,
+                       "holds a rank named as a straggler by a finding");
+    fputs("</div>\n<figcaption>", out);
+    cp_svg_value(out, r->total_ranks, CP_SVG_COUNT);
+    fputs(" ranks: how many were how late in all (for each collective the "
+          "last rank to arrive, how long after the rank before it, summed "
+          "over the run). The latest:",
+          out);
+    json_array_foreach(highest, i, v)
+    {
+        if (i == 5)
+            break;
+        fputs(i ? ", rank " : " rank ", out);
+        cp_svg_value(out, rp_number(json_object_get(v, "rank")), CP_SVG_RANK);
+        fputs(" (", out);
+        esc(out, json_string_value(json_object_get(v, "node")));
+        fputs(") ", out);
+        cp_svg_value(out, rp_number(json_object_get(v, "value")), CP_SVG_TIME);
+    }
+    fputs(". A rank far above the others holds everyone up: look at its "
+          "compute and input, not at the network.</figcaption>\n</figure>\n",
+          out);
+}
+
 void rp_plot_lateness(FILE *out, const struct rp_report *r)
 {
     struct cp_svg_plot p = {0};
@@ -1451,6 +1564,14 @@ void rp_plot_lateness(FILE *out, const struct rp_report *r)
     double ymax = 0, off;
     char b1[64], b2[64], b3[64], b4[64], b5[64];
 
+    if (r->rank_summary) {
+        json_t *fig = json_object_get(
+            json_object_get(r->rank_summary, "figures"), "late_s");
+        if (fig) {
+            lateness_histogram(out, r, fig);
+            return;
+        }
+    }
     for (i = 0; i < r->nranks; i++)
         if (r->ranks[i].late_s > 0)
             ymax = fmax(ymax, r->ranks[i].late_s);

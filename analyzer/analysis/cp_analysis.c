@@ -17,6 +17,8 @@
 #include "cp_fit.h"
 #include "cp_links.h"
 #include "cp_ncclview.h"
+#include "cp_partial.h"
+#include "cp_ncjoin.h"
 #include "cp_portview.h"
 #include "cp_stats.h"
 #include "cp_steps.h"
@@ -260,6 +262,8 @@ static int build_slowest(struct cp_analysis *an, int64_t origin,
             o->last_node = an->ranks[in->last_file].node;
         }
         o->late_s = (double)(in->last_start - in->second_start) * 1e-9;
+        o->algo = AN_INFO_ALGO(in->info);
+        o->proto = AN_INFO_PROTO(in->info);
     }
     *nout = top->n;
     return 0;
@@ -444,9 +448,19 @@ static int collect_inputs(struct cp_analysis *an, const char *const *paths)
     size_t i, k;
 
     for (i = 0; paths[i]; i++) {
-        struct cp_error e;
+        struct cp_error e, *notes = NULL;
         char **files = NULL;
-        int n = cp_logdir_list(paths[i], &files, &e);
+        size_t nnotes = 0;
+        /* raw logs, node partials (collprof reduce) or both */
+        int n = cp_partial_list(paths[i], &files, &notes, &nnotes, &e);
+        for (k = 0; k < nnotes; k++)
+            if (add_problem(an, notes[k].source, notes[k].offset,
+                            notes[k].text) < 0) {
+                free(notes);
+                cp_logdir_free(files);
+                return -1;
+            }
+        free(notes);
         if (n < 0) {
             struct cp_analysis_input *in = add_input(an, paths[i]);
             if (!in)
@@ -602,6 +616,8 @@ static int open_files(struct cp_analysis *an, struct an_state *st,
 
         f->input = an->ranks[i].input;
         f->node = an->ranks[i].node;
+        f->jn = cp_ncjoin_of(an->nccl.join, f->input, &f->njn);
+        f->jpos = 0;
         f->rank = (unsigned)i;
         f->limit = limit;
         f->offset_ns =
@@ -1062,7 +1078,7 @@ static int build_rows(struct cp_analysis *an, struct an_state *st,
             struct an_eval *ev;
             struct cp_model_terms terms;
             const struct cp_analysis_link *m;
-            unsigned p = slot_ranks(c, s), k, row_idx;
+            unsigned p = slot_ranks(c, s), k, row_idx, a;
             struct cp_model_params params;
 
             if (!t || t->count == 0)
@@ -1133,6 +1149,10 @@ static int build_rows(struct cp_analysis *an, struct an_state *st,
                     row->calls += b->count;
                     row->incomplete += b->incomplete;
                     row->grouped += b->grouped;
+                    for (a = 0; a < CP_ANALYSIS_ALGOS; a++)
+                        row->algo_calls[a] += b->algo[a];
+                    for (a = 0; a < CP_ANALYSIS_PROTOS; a++)
+                        row->proto_calls[a] += b->proto[a];
                     row->bytes += b->bytes;
                     row->time_s += b->time;
                     duration += b->duration;
@@ -1362,6 +1382,7 @@ static void finish_summary(struct cp_analysis *an, struct an_state *st,
     sm->unmatched_p2p = st->unmatched;
     sm->late_records = st->late;
     sm->unjoinable_calls = st->unjoinable;
+    an->nccl.gpu_timed = st->gpu_timed;
     sm->comm_time_s = st->comm_time;
     sm->skew_time_s = st->skew_time;
     sm->wait_time_s = st->wait_time;
@@ -1419,6 +1440,7 @@ static int build_timeline(struct cp_analysis *an, struct an_state *st)
         prev->calls += last->calls;
         prev->bytes += last->bytes;
         prev->wait += last->wait;
+        an_wdetail_merge(&tl->d[n - 2], &tl->d[n - 1]);
         n--;
     }
     out->windows = calloc(n, sizeof *out->windows);
@@ -1476,6 +1498,19 @@ out:
     return rc;
 }
 
+/* Where the warm-up ends: the start of the second step, INT64_MIN when
+ * the steps are not known (or their start cannot be read). */
+static int64_t warmup_end(const struct cp_analysis *an)
+{
+    struct cp_error err;
+    int64_t at;
+
+    if (an->steps_at.rank < 0 || an->summary.steps < 2 ||
+        step_start(an, 1, &at, &err) < 0)
+        return INT64_MIN;
+    return at;
+}
+
 /* ---- the run ------------------------------------------------------------------ */
 
 struct cp_analysis *cp_analysis_run(const char *const *paths,
@@ -1506,6 +1541,13 @@ struct cp_analysis *cp_analysis_run(const char *const *paths,
     if (collect_inputs(an, paths) < 0 || select_job(an) < 0 ||
         build_ranks_and_nodes(an) < 0)
         goto oom;
+    {
+        /* what the plugin said of each call, before the passes use it */
+        int none;
+        an->nccl.join = cp_ncjoin_build(an, &none);
+        if (!an->nccl.join && !none)
+            goto oom;
+    }
     if (an->nranks == 0) {
         if (an->nproblems > 0)
             cp_error_set(err, an->problems[0].file, an->problems[0].offset,
@@ -1593,7 +1635,8 @@ struct cp_analysis *cp_analysis_run(const char *const *paths,
         goto oom_state;
     an->summary.bucket_bytes = opts->bucket_bytes;
     describe_window(an, opts);
-    if (cp_hang_analyze(an) < 0 || an_findings(an, evals, nevals) < 0)
+    if (cp_hang_analyze(an) < 0 || an_findings(an, evals, nevals) < 0 ||
+        an_timeline_details(an, &st, warmup_end(an)) < 0)
         goto oom_state;
     if (st.oom)
         goto oom_state;

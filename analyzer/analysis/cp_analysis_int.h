@@ -12,6 +12,7 @@
 #include "cp_analysis.h"
 #include "cp_kinds.h"
 #include "cp_logread.h"
+#include "cp_ncjoin.h"
 #include "cp_scan.h"
 #include "cp_sketch.h"
 
@@ -46,8 +47,15 @@ static inline unsigned an_bucket_index(double n)
 }
 
 /* Accumulated calls of one (communicator, slot, size bucket). */
+/* An algorithm and protocol code in one byte (an_inst.info, an_call.info). */
+#define AN_INFO(algo, proto) ((uint8_t)(((algo) & 7) | (((proto) & 3) << 4)))
+#define AN_INFO_ALGO(i) ((unsigned)(i) & 7)
+#define AN_INFO_PROTO(i) (((unsigned)(i) >> 4) & 3)
+
 struct an_bucket {
     uint64_t count;
+    uint64_t algo[CP_ANALYSIS_ALGOS];   /* instances by NCCL's algorithm */
+    uint64_t proto[CP_ANALYSIS_PROTOS]; /* and protocol (0: unknown) */
     uint64_t grouped;    /* calls that ran inside a group */
     uint64_t incomplete; /* instances missing members */
     double bytes;        /* sum of n */
@@ -75,7 +83,7 @@ struct an_inst {
     uint8_t state;
     uint8_t coll;
     uint8_t grouped;
-    uint8_t reserved;
+    uint8_t info;        /* NCCL's choice: AN_INFO(algo, proto), 0 unknown */
     int64_t first_start, last_start, second_start, max_end;
     double sum_start;    /* sum over members of (start - first_start), ns */
 };
@@ -96,6 +104,10 @@ struct an_comm {
     int started;
     uint64_t lo, hi;
     struct an_slot_table *slots[AN_SLOTS];
+    /* the link class its members' nodes show so far (main pass, for the
+     * windows' details): final once every member was seen, or after a few
+     * looks at a communicator that never completes */
+    uint8_t wlink, wlink_final, wlink_looks;
     uint64_t instances, incomplete, p2p, late, inconsistent;
     double time;
     struct cp_sketch skew; /* arrival skew of its instances, s */
@@ -125,6 +137,7 @@ struct an_call {
     uint32_t seq, rank, nranks, group;
     int32_t peer;
     uint8_t op, dtype, grouped;
+    uint8_t info; /* AN_INFO of the plugin's record, 0 none */
     float share;
     int64_t start, end;
 };
@@ -141,6 +154,10 @@ struct an_file {
     const union cp_rec *cur; /* the next record, NULL at the end */
     int64_t key;             /* its merge time */
     uint64_t limit;       /* records to read (prefix pass), else max */
+    /* the plugin's record of this file's calls, by slot (cp_ncjoin); a
+     * file with them takes the full path for every record */
+    const struct cp_ncjoin_entry *jn;
+    size_t njn, jpos;
     struct an_call *stash;
     unsigned nstash, capstash;
     struct an_comm *last_comm;
@@ -199,12 +216,62 @@ struct an_window {
     uint64_t calls; /* instances and pairs ending in it */
 };
 
+/* What the windows' busbw, latency-bound share and slowness are computed
+ * from after the fit (cp_slowdown.c): per window, the calls that ended in
+ * it by (communicator, slot, ranks, power-of-two size row).  A window
+ * holds at most AN_WINDOW_KEYS keys; past three quarters of them new keys
+ * lose their communicator (AN_WKEY_ANY: the link class and ranks, which
+ * fix the model, stay), and what finds no key at all is counted as lost. */
+#define AN_WINDOW_KEYS 64
+#define AN_WKEY_ANY UINT32_MAX
+struct an_wkey {
+    uint32_t comm; /* index in an_state.comms, or AN_WKEY_ANY */
+    uint32_t p;    /* ranks of the collective (2 for a pair) */
+    uint8_t slot, link, row, reserved;
+    uint64_t calls;  /* instances and pairs */
+    uint64_t jcalls; /* of which judged: complete, outside groups */
+    double time;     /* own time x share */
+    double bytes;    /* sum of n */
+    double jown;     /* judged: sum of own time */
+    double jbytes;   /* judged: sum of n */
+};
+
+/* The ranks that arrived last in a window, weighted by how late (the last
+ * arrival minus the second-to-last): a space-saving summary of
+ * AN_WINDOW_LATE counters, exact while a window has that many distinct
+ * last ranks. */
+#define AN_WINDOW_LATE 8
+struct an_wlate {
+    int32_t file; /* -1: unused */
+    uint32_t count;
+    double late;
+};
+
+struct an_wdetail {
+    unsigned nkeys;
+    uint64_t lost_calls;
+    double lost_time;
+    struct an_wkey k[AN_WINDOW_KEYS];
+    struct an_wlate late[AN_WINDOW_LATE];
+};
+
+/* One call for the details of its window. */
+struct an_wcall {
+    uint32_t comm, p;
+    unsigned slot, link;
+    double n, own, share;
+    int judged;
+    int32_t last_file; /* -1: none */
+    double late;
+};
+
 struct an_timeline {
     int started;
     unsigned shift;  /* window width: 2^shift ns */
     unsigned used;   /* windows [0, used) may hold something */
     int64_t origin;  /* start of window 0, corrected ns */
     struct an_window w[AN_WINDOWS];
+    struct an_wdetail d[AN_WINDOWS];
 };
 
 /* The wall time with some collective or pair in progress: the union of
@@ -245,6 +312,7 @@ struct an_state {
     /* summary counters */
     uint64_t failed, instances, incomplete, p2p_pairs, unmatched,
         late, unjoinable;
+    uint64_t gpu_timed; /* calls timed by the plugin's kernel interval */
     double comm_time, skew_time, wait_time, rank_time;
     /* prefix pass: clock offset samples */
     struct an_offset_pair *pairs;
@@ -290,6 +358,8 @@ void an_stream_run(struct an_state *st);
 struct an_slot_table *an_comm_slot(struct an_comm *c, unsigned slot);
 /* Make the windows cover [lo, hi] (corrected ns), merging as needed. */
 void an_timeline_cover(struct an_timeline *tl, int64_t lo, int64_t hi);
+/* Add the details of window src to dst (as when two windows merge). */
+void an_wdetail_merge(struct an_wdetail *dst, const struct an_wdetail *src);
 
 /* After the fit: the calls of one (communicator, slot), split by regime. */
 struct an_group_stats {
@@ -326,6 +396,15 @@ int an_add_finding(struct cp_analysis *an, enum cp_kind kind,
                    enum cp_analysis_severity sev, const int *ranks,
                    size_t nranks, const unsigned *nodes, size_t nnodes,
                    const char *message);
+
+/* cp_slowdown.c: after the fit, the windows' busbw, latency-bound share
+ * and slowness (an->timeline) from st->timeline's details.  0 or -1 (out
+ * of memory). */
+int an_timeline_details(struct cp_analysis *an, const struct an_state *st,
+                        int64_t warmup_end_ns);
+/* cp_slowdown.c: the slowdown finding, from what an_timeline_details
+ * computed.  0 or -1. */
+int an_slowdown(struct cp_analysis *an);
 
 /* cp_stream.c: the wall time of the union of busy intervals, in s. */
 double an_busy_total_s(const struct an_busy *u);

@@ -27,6 +27,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -377,7 +378,7 @@ struct an_slot_table *an_comm_slot(struct an_comm *c, unsigned slot)
  * each ran for all of it). */
 static void account(struct an_state *st, struct an_comm *c, unsigned slot,
                     double n, double own, double share, double skew,
-                    int grouped, int incomplete)
+                    int grouped, int incomplete, unsigned info)
 {
     struct an_slot_table *t = c->slots[slot];
     struct an_bucket *b;
@@ -407,6 +408,8 @@ static void account(struct an_state *st, struct an_comm *c, unsigned slot,
     b->count++;
     b->grouped += (unsigned)grouped;
     b->incomplete += (unsigned)incomplete;
+    b->algo[AN_INFO_ALGO(info)]++;
+    b->proto[AN_INFO_PROTO(info)]++;
     b->bytes += n;
     b->time += own * share;
     b->duration += own;
@@ -417,6 +420,110 @@ static void account(struct an_state *st, struct an_comm *c, unsigned slot,
 }
 
 /* ---- the time series ------------------------------------------------------ */
+
+/* The key of (comm, slot, p, row, link) in d, appended when new: past
+ * three quarters of the keys under AN_WKEY_ANY; NULL when none is left. */
+static struct an_wkey *wdetail_key(struct an_wdetail *d, uint32_t comm,
+                                   uint32_t p, unsigned slot, unsigned row,
+                                   unsigned link)
+{
+    unsigned i, pass;
+
+    for (pass = 0; pass < 2; pass++) {
+        for (i = 0; i < d->nkeys; i++) {
+            struct an_wkey *k = &d->k[i];
+            if (k->comm == comm && k->slot == slot && k->row == row &&
+                k->p == p && (comm != AN_WKEY_ANY || k->link == link))
+                return k;
+        }
+        if (comm == AN_WKEY_ANY || d->nkeys < AN_WINDOW_KEYS * 3 / 4)
+            break;
+        comm = AN_WKEY_ANY;
+    }
+    if (d->nkeys == AN_WINDOW_KEYS)
+        return NULL;
+    d->k[d->nkeys] = (struct an_wkey){.comm = comm, .p = p,
+                                      .slot = (uint8_t)slot,
+                                      .link = (uint8_t)link,
+                                      .row = (uint8_t)row};
+    return &d->k[d->nkeys++];
+}
+
+/* Count late seconds for file (space-saving: a new file takes the place
+ * of the smallest counter, inheriting its weight). */
+static void wlate_add(struct an_wlate *l, int32_t file, uint32_t count,
+                      double late)
+{
+    unsigned i, min = 0;
+
+    for (i = 0; i < AN_WINDOW_LATE; i++) {
+        if (l[i].count && l[i].file == file) {
+            l[i].count += count;
+            l[i].late += late;
+            return;
+        }
+        if (!l[i].count) {
+            min = i;
+            break;
+        }
+        if (l[i].late < l[min].late)
+            min = i;
+    }
+    l[min].file = file;
+    l[min].count += count;
+    l[min].late += late;
+}
+
+void an_wdetail_merge(struct an_wdetail *dst, const struct an_wdetail *src)
+{
+    unsigned i;
+
+    dst->lost_calls += src->lost_calls;
+    dst->lost_time += src->lost_time;
+    for (i = 0; i < src->nkeys; i++) {
+        const struct an_wkey *s = &src->k[i];
+        struct an_wkey *k =
+            wdetail_key(dst, s->comm, s->p, s->slot, s->row, s->link);
+        if (!k) {
+            dst->lost_calls += s->calls;
+            dst->lost_time += s->time;
+            continue;
+        }
+        k->calls += s->calls;
+        k->jcalls += s->jcalls;
+        k->time += s->time;
+        k->bytes += s->bytes;
+        k->jown += s->jown;
+        k->jbytes += s->jbytes;
+    }
+    for (i = 0; i < AN_WINDOW_LATE; i++)
+        if (src->late[i].count)
+            wlate_add(dst->late, src->late[i].file, src->late[i].count,
+                      src->late[i].late);
+}
+
+static void wdetail_add(struct an_wdetail *d, const struct an_wcall *c)
+{
+    unsigned b = an_bucket_index(c->n);
+    unsigned row = b == 0 ? 0 : 1 + ((b - 1) >> AN_SUB_BITS);
+    struct an_wkey *k = wdetail_key(d, c->comm, c->p, c->slot, row, c->link);
+
+    if (c->last_file >= 0)
+        wlate_add(d->late, c->last_file, 1, c->late);
+    if (!k) {
+        d->lost_calls++;
+        d->lost_time += c->own * c->share;
+        return;
+    }
+    k->calls++;
+    k->time += c->own * c->share;
+    k->bytes += c->n;
+    if (c->judged) {
+        k->jcalls++;
+        k->jown += c->own;
+        k->jbytes += c->n;
+    }
+}
 
 /* Double the width: windows 2i and 2i + 1 become window i. */
 static void timeline_double(struct an_timeline *tl)
@@ -435,8 +542,13 @@ static void timeline_double(struct an_timeline *tl)
             m.calls += o->calls;
         }
         tl->w[i] = m;
+        if (i != 0)
+            tl->d[i] = tl->d[2 * i];
+        if (2 * i + 1 < tl->used)
+            an_wdetail_merge(&tl->d[i], &tl->d[2 * i + 1]);
     }
     memset(&tl->w[n], 0, (AN_WINDOWS - n) * sizeof tl->w[0]);
+    memset(&tl->d[n], 0, (AN_WINDOWS - n) * sizeof tl->d[0]);
     tl->used = n;
     tl->shift++;
 }
@@ -465,6 +577,8 @@ void an_timeline_cover(struct an_timeline *tl, int64_t lo, int64_t hi)
             if (need) { /* room on the right: move the windows along */
                 memmove(&tl->w[need], &tl->w[0], tl->used * sizeof tl->w[0]);
                 memset(&tl->w[0], 0, need * sizeof tl->w[0]);
+                memmove(&tl->d[need], &tl->d[0], tl->used * sizeof tl->d[0]);
+                memset(&tl->d[0], 0, need * sizeof tl->d[0]);
                 tl->used += (unsigned)need;
                 tl->origin = (int64_t)((uint64_t)tl->origin - (need << tl->shift));
             }
@@ -479,7 +593,7 @@ void an_timeline_cover(struct an_timeline *tl, int64_t lo, int64_t hi)
  * its bytes and its waiting count in the window of its end b. */
 static inline void timeline_add(struct an_timeline *tl, int64_t a, int64_t b,
                                 double time, unsigned coll, double wait,
-                                double bytes)
+                                double bytes, const struct an_wcall *detail)
 {
     struct an_window *w;
     uint64_t ia, ib;
@@ -512,6 +626,7 @@ static inline void timeline_add(struct an_timeline *tl, int64_t a, int64_t b,
     w->calls++;
     w->bytes += bytes;
     w->wait += wait;
+    wdetail_add(&tl->d[ib], detail);
     if (ib + 1 > tl->used)
         tl->used = (unsigned)ib + 1;
 }
@@ -695,6 +810,31 @@ static void top_offer(struct an_top *t, double key, uint32_t comm,
     t->e[i] = e;
 }
 
+/* The link class of c's members seen so far (see an_comm.wlink). */
+static unsigned comm_link(const struct an_state *st, struct an_comm *c,
+                          int complete)
+{
+    unsigned r, first = UINT_MAX;
+
+    if (c->wlink_final)
+        return c->wlink;
+    c->wlink = CP_LINK_INTRA;
+    for (r = 0; r < c->nranks; r++) {
+        int32_t f = c->member_file[r];
+        if (f < 0)
+            continue;
+        if (first == UINT_MAX) {
+            first = st->files[f].node;
+        } else if (st->files[f].node != first) {
+            c->wlink = CP_LINK_INTER;
+            break;
+        }
+    }
+    c->wlink_final = complete || c->wlink == CP_LINK_INTER ||
+                     ++c->wlink_looks >= 16;
+    return c->wlink;
+}
+
 /* Close an instance: its own time and skew go to the aggregates. */
 static void finalize(struct an_state *st, struct an_comm *c,
                      struct an_inst *in)
@@ -730,14 +870,24 @@ static void finalize(struct an_state *st, struct an_comm *c,
             (double)(in->last_start - in->second_start) * 1e-9;
     }
     account(st, c, in->coll, n, own, in->share, skew, in->grouped,
-            incomplete);
+            incomplete, in->info);
     if (st->top_own && !in->grouped && m >= 2) {
         top_offer(st->top_own, own, c->index, in);
         top_offer(st->top_skew, skew, c->index, in);
     }
-    if (st->timeline)
+    if (st->timeline) {
+        struct an_wcall d = {
+            .comm = c->index, .p = c->nranks, .slot = in->coll,
+            .link = comm_link(st, c, !incomplete), .n = n, .own = own,
+            .share = in->share, .judged = !in->grouped && !incomplete,
+            .last_file = -1};
+        if (m >= 2 && in->last_file >= 0 && !incomplete) {
+            d.last_file = in->last_file;
+            d.late = (double)(in->last_start - in->second_start) * 1e-9;
+        }
         timeline_add(st->timeline, in->last_start, in->max_end,
-                     own * in->share, in->coll, wait, n);
+                     own * in->share, in->coll, wait, n, &d);
+    }
     if (st->mode != AN_MODE_MAIN && c->ends)
         note_offsets(st, c, in,
                      c->ends + (size_t)(in->seq & (c->cap - 1)) * c->nranks,
@@ -863,7 +1013,7 @@ static inline __attribute__((always_inline)) void
 join_collective_inline(struct an_state *st, struct an_comm *c, int32_t file,
                        uint32_t seq, uint32_t rank, unsigned coll,
                        uint64_t count, unsigned dtype, int grouped, float share,
-                       int64_t start, int64_t end)
+                       int64_t start, int64_t end, unsigned info)
 {
     uint64_t s = seq;
     struct an_inst *in;
@@ -898,7 +1048,10 @@ join_collective_inline(struct an_state *st, struct an_comm *c, int32_t file,
         in->max_end = INT64_MIN;
         in->sum_start = 0;
         in->last_file = -1;
+        in->info = 0;
     }
+    if (info && !in->info)
+        in->info = (uint8_t)info;
     if (start > in->last_start) {
         in->second_start = in->last_start;
         in->last_start = start;
@@ -931,10 +1084,10 @@ static __attribute__((noinline)) void
 join_collective(struct an_state *st, struct an_comm *c, int32_t file,
                 uint32_t seq, uint32_t rank, unsigned coll, uint64_t count,
                 unsigned dtype, int grouped, float share, int64_t start,
-                int64_t end)
+                int64_t end, unsigned info)
 {
     join_collective_inline(st, c, file, seq, rank, coll, count, dtype, grouped,
-                           share, start, end);
+                           share, start, end, info);
 }
 
 /* ---- point-to-point ------------------------------------------------------------- */
@@ -1107,12 +1260,18 @@ static void p2p_finalize(struct an_state *st, struct an_p2p *e)
     st->wait_time += skew;
     c->p2p++;
     c->time += own * e->share;
-    account(st, c, slot, n, own, e->share, skew, e->grouped, 0);
-    if (st->timeline)
+    account(st, c, slot, n, own, e->share, skew, e->grouped, 0, 0);
+    if (st->timeline) {
+        struct an_wcall d = {
+            .comm = c->index, .p = 2, .slot = slot,
+            .link = slot == AN_SLOT_P2P_INTRA ? CP_LINK_INTRA : CP_LINK_INTER,
+            .n = n, .own = own, .share = e->share,
+            .judged = !e->grouped, .last_file = -1};
         timeline_add(st->timeline,
                      e->start[0] > e->start[1] ? e->start[0] : e->start[1],
                      e->end[0] > e->end[1] ? e->end[0] : e->end[1],
-                     own * e->share, CP_COLL_SENDRECV, skew, n);
+                     own * e->share, CP_COLL_SENDRECV, skew, n, &d);
+    }
 }
 
 static void join_p2p(struct an_state *st, struct an_comm *c, int32_t file,
@@ -1222,7 +1381,7 @@ static void dispatch(struct an_state *st, struct an_file *f,
     else
         join_collective(st, c, file, call->seq, call->rank, (unsigned)coll,
                         call->count, call->dtype, call->grouped, call->share,
-                        call->start, call->end);
+                        call->start, call->end, call->info);
 }
 
 static void note_file_problem(struct an_file *f, const char *what)
@@ -1232,6 +1391,19 @@ static void note_file_problem(struct an_file *f, const char *what)
     f->problem_noted = 1;
     f->problem_offset = (int64_t)cp_scan_offset(f->sc);
     snprintf(f->problem, sizeof f->problem, "%s", what);
+}
+
+/* The plugin's record of the call record just read from f (cp_ncjoin), or
+ * NULL.  Records are read in slot order: the entries' cursor only moves
+ * forward. */
+static const struct cp_ncjoin_entry *join_entry(struct an_file *f)
+{
+    uint64_t slot = cp_scan_slots(f->sc) - 1;
+
+    while (f->jpos < f->njn && f->jn[f->jpos].slot < slot)
+        f->jpos++;
+    return f->jpos < f->njn && f->jn[f->jpos].slot == slot ? &f->jn[f->jpos]
+                                                           : NULL;
 }
 
 /* A call record.  The common case (a collective outside a group on the
@@ -1244,6 +1416,7 @@ static inline void on_call(struct an_state *st, struct an_file *f,
     struct an_comm *c = f->last_comm;
     struct an_call call;
     int64_t start, end;
+    unsigned info = 0;
     int coll;
 
     if (__builtin_expect(cp_rec_call_in_flight(r), 0))
@@ -1273,6 +1446,22 @@ static inline void on_call(struct an_state *st, struct an_file *f,
     }
     start = (int64_t)r->start_ns - f->offset_ns;
     end = (int64_t)r->end_ns - f->offset_ns;
+    if (__builtin_expect(f->jn != NULL, 0)) {
+        /* the plugin's record: NCCL's choice, and the kernel's interval
+         * where there is one (a grouped call keeps its group's) */
+        const struct cp_ncjoin_entry *e = join_entry(f);
+        if (e) {
+            info = AN_INFO(e->algo, e->proto);
+            if (e->gpu_end && !(r->flags & CP_CALL_IN_GROUP) &&
+                e->gpu_start >= (uint64_t)f->t_min &&
+                e->gpu_end <= (uint64_t)f->t_max &&
+                e->gpu_end - e->gpu_start <= CALL_MAX_NS) {
+                start = (int64_t)e->gpu_start - f->offset_ns;
+                end = (int64_t)e->gpu_end - f->offset_ns;
+                st->gpu_timed++;
+            }
+        }
+    }
     coll = op_coll[r->op];
     if (__builtin_expect(c != NULL && c->id == r->comm_id &&
                              !(r->flags & (CP_CALL_NO_COMM | CP_CALL_IN_GROUP)) &&
@@ -1283,7 +1472,7 @@ static inline void on_call(struct an_state *st, struct an_file *f,
         ra->time_ns += end - start;
         join_collective_inline(st, c, (int32_t)(f - st->files), r->seq,
                                r->rank, (unsigned)coll, r->count, r->dtype, 0,
-                               1.0f, start, end);
+                               1.0f, start, end, info);
         return;
     }
     if ((r->flags & CP_CALL_NO_COMM) || r->comm_id == 0) {
@@ -1299,6 +1488,7 @@ static inline void on_call(struct an_state *st, struct an_file *f,
     call.peer = r->peer;
     call.op = r->op;
     call.dtype = r->dtype;
+    call.info = (uint8_t)info;
     call.start = start;
     call.end = end;
     if ((r->flags & CP_CALL_IN_GROUP) && r->group != 0) {
@@ -1498,6 +1688,8 @@ static uint64_t run_file(struct an_state *st, struct an_file *f,
     const uint64_t t_min = (uint64_t)f->t_min;
     const uint64_t t_span = (uint64_t)f->t_max - (uint64_t)f->t_min;
     const int32_t file = (int32_t)(f - st->files);
+    /* a file with the plugin's records takes the full path (on_call) */
+    const int plain = f->jn == NULL;
     int64_t key = f->key, busy = 0;
     uint64_t n = 0, calls = 0;
     /* the window, on this file's raw clock: start - w_lo < w_span (a call
@@ -1519,7 +1711,7 @@ static uint64_t run_file(struct an_state *st, struct an_file *f,
             const struct cp_rec_call *rc = &r->call;
             int coll = op_coll[rc->op];
             if (__builtin_expect(
-                    key != INT64_MIN &&
+                    plain && key != INT64_MIN &&
                         rc->end_ns - rc->start_ns <= CALL_MAX_NS &&
                         rc->start_ns >= t_min && rc->result == 0 &&
                         rc->start_ns - w_lo < w_span &&
@@ -1536,7 +1728,7 @@ static uint64_t run_file(struct an_state *st, struct an_file *f,
                 busy += stop - start;
                 join_collective_inline(st, c, file, rc->seq, rc->rank,
                                        (unsigned)coll, rc->count, rc->dtype,
-                                       0, 1.0f, start, stop);
+                                       0, 1.0f, start, stop, 0);
                 goto next;
             }
         }

@@ -21,6 +21,7 @@ static const struct {
     {"trace", cp_cmd_trace, "the calls of every rank as a Perfetto timeline"},
     {"report", cp_cmd_report, "render a saved report.json as report.html"},
     {"ports", cp_cmd_ports, "snapshot this node's RDMA ports"},
+    {"reduce", cp_cmd_reduce, "one node's logs into its partial, for the merge"},
 };
 
 void cp_cli_bad_option(const char *cmd, char **argv, int c)

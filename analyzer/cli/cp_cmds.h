@@ -15,6 +15,7 @@ int cp_cmd_bench(int argc, char **argv);
 int cp_cmd_probe(int argc, char **argv);
 int cp_cmd_report(int argc, char **argv);
 int cp_cmd_ports(int argc, char **argv);
+int cp_cmd_reduce(int argc, char **argv);
 int cp_cmd_trace(int argc, char **argv);
 
 /* For a subcommand's getopt_long loop run with opterr = 0 and an optstring

@@ -156,6 +156,37 @@ static const struct cp_kind_info kinds[CP_KIND_COUNT] = {
                 "of a log, were given together; such ranks are never named "
                 "as the culprit of a hang.",
         .doc = "analysis.md#hangs"},
+    [CP_KIND_SLOWDOWN] = {
+        .name = "slowdown",
+        .title = "a part of the run was much slower than the rest",
+        .rule = "after the warm-up (the first step), a part of >= 3 "
+                "windows and >= 30 calls (the rest as many) whose calls took "
+                ">= 2x, in all, what the same calls took in the rest, its "
+                "windows slower than the rest's (rank test z >= 3.5), losing "
+                ">= 2 % of the communication time; see \"Slowdowns\"",
+        .severity = "warning; info (not sure) on 2 windows, 10 calls or z "
+                    ">= 3, then only at >= 3x",
+        .todo = "cut the trace to the part (`collprof trace DIR --from S "
+                "--to S`) to see which calls and ranks slowed; look at what "
+                "changed then on the named communicators' nodes: port "
+                "counters (`collprof ports`), the system logs, other jobs "
+                "sharing the network, thermal throttling.",
+        .doc = "analysis.md#slowdowns"},
+    [CP_KIND_ALGORITHM_CHOICE] = {
+        .name = "algorithm_choice",
+        .title = "NCCL chose ring where tree is cheaper (or the reverse)",
+        .rule = "per (communicator, all-reduce size) with >= 8 instances of "
+                "which >= 90 % ran one algorithm (the NCCL profiler plugin's "
+                "records): by the model with the class's alpha and beta (not "
+                "a weak fit) the other of ring and tree takes at most half "
+                "the time, and the calls ran slower than that",
+        .severity = "warning when the model's saving is >= 10 % of the "
+                    "communication time, else info",
+        .todo = "check NCCL_ALGO / NCCL_PROTO in the job's environment and a "
+                "tuner plugin; try the other algorithm on these sizes "
+                "(`NCCL_ALGO=Tree` or `Ring`) and compare with `collprof "
+                "bench`.",
+        .doc = "analysis.md#findings"},
 };
 
 const struct cp_kind_info *cp_kind_info(enum cp_kind kind)

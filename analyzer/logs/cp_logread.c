@@ -11,12 +11,14 @@
 #include <unistd.h>
 
 #include "cp_logread.h"
+#include "cp_partial.h"
 #include "cp_path.h"
 
 #define READ_BUFFER (64 * 1024)
 
 struct cp_logfile {
     int fd;
+    struct cp_partial_src *src; /* a log held by a partial, else NULL */
     int swapped;
     char *path;
     struct cp_log_header hdr;
@@ -113,6 +115,22 @@ static size_t read_full(int fd, void *buf, size_t len)
     return got;
 }
 
+/* read_full from the log, wherever it is held. */
+static size_t log_read(struct cp_logfile *lf, void *buf, size_t len)
+{
+    size_t got = 0;
+
+    if (!lf->src)
+        return read_full(lf->fd, buf, len);
+    while (got < len) {
+        ssize_t n = cp_partial_src_read(lf->src, (char *)buf + got, len - got);
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
+    return got;
+}
+
 static void terminate(char *s, size_t size)
 {
     s[size - 1] = '\0';
@@ -122,18 +140,29 @@ struct cp_logfile *cp_logfile_open(const char *path, struct cp_error *err)
 {
     struct cp_logfile *lf = NULL, *ret = NULL;
     struct cp_log_header *h;
+    const struct cp_partial_log *partial;
     size_t got;
     int saved;
 
     lf = calloc(1, sizeof *lf);
+    if (lf)
+        lf->fd = -1;
     if (!lf || !(lf->path = strdup(path))) {
         cp_error_set(err, path, -1, "%s: out of memory", path);
         goto out;
     }
+    /* a log that a node partial holds is read from it (cp_partial.h) */
+    partial = cp_partial_find(path);
+    if (partial) {
+        lf->src = cp_partial_src_open(partial, err);
+        if (!lf->src)
+            goto out;
+    }
     /* no link (unless --follow-symlinks, and then only to a file of the
      * invoking user), no fifo or device: a regular file or nothing */
-    lf->fd = cp_path_open_input(path, cp_path_log_links(), err);
-    if (lf->fd < 0) {
+    if (!lf->src)
+        lf->fd = cp_path_open_input(path, cp_path_log_links(), err);
+    if (!lf->src && lf->fd < 0) {
         if (errno == ELOOP && cp_path_log_links() == CP_PATH_NOFOLLOW)
             cp_error_set(err, path, -1,
                          "%s: a symbolic link, not followed "
@@ -143,7 +172,7 @@ struct cp_logfile *cp_logfile_open(const char *path, struct cp_error *err)
         goto out;
     }
     h = &lf->hdr;
-    got = read_full(lf->fd, h, sizeof *h);
+    got = log_read(lf, h, sizeof *h);
     if (got == 0) {
         cp_error_set(err, path, 0, "%s: empty file, not a collprof log", path);
         goto out;
@@ -191,7 +220,8 @@ struct cp_logfile *cp_logfile_open(const char *path, struct cp_error *err)
     terminate(h->program, sizeof h->program);
     lf->header_size = h->header_size;
     lf->record_size = h->record_size;
-    if (lseek(lf->fd, (off_t)lf->header_size, SEEK_SET) < 0) {
+    if (lf->src ? cp_partial_src_seek(lf->src, lf->header_size) < 0
+                : lseek(lf->fd, (off_t)lf->header_size, SEEK_SET) < 0) {
         cp_error_set(err, path, lf->header_size, "%s: cannot seek: %s", path,
                      strerror(errno));
         goto out;
@@ -214,6 +244,19 @@ const struct cp_log_header *cp_logfile_header(const struct cp_logfile *lf)
 int cp_logfile_fd(const struct cp_logfile *lf)
 {
     return lf->fd;
+}
+
+int cp_logfile_swapped(const struct cp_logfile *lf)
+{
+    return lf->swapped;
+}
+
+struct cp_partial_src *cp_logfile_take_partial(struct cp_logfile *lf)
+{
+    struct cp_partial_src *src = lf->src;
+
+    lf->src = NULL;
+    return src;
 }
 
 const char *cp_logfile_path(const struct cp_logfile *lf)
@@ -240,8 +283,14 @@ int cp_logfile_next(struct cp_logfile *lf, union cp_rec *rec, uint64_t *slot)
             memmove(lf->buf, lf->buf + lf->pos, keep);
             lf->offset += lf->pos;
             lf->pos = 0;
-            got = read_full(lf->fd, lf->buf + keep, sizeof lf->buf - keep);
+            got = log_read(lf, lf->buf + keep, sizeof lf->buf - keep);
             lf->fill = keep + got;
+            if (lf->src && cp_partial_src_problem(lf->src) &&
+                !lf->have_problem) {
+                /* the partial is damaged here: what was decoded stands */
+                lf->have_problem = 1;
+                lf->problem = *cp_partial_src_problem(lf->src);
+            }
             if (lf->fill < CP_LOG_RECORD_SIZE) {
                 if (lf->fill > 0 && !lf->st.truncated) {
                     lf->st.truncated = lf->fill;
@@ -294,6 +343,7 @@ void cp_logfile_close(struct cp_logfile *lf)
     if (lf) {
         if (lf->fd >= 0)
             close(lf->fd);
+        cp_partial_src_close(lf->src);
         free(lf->path);
         free(lf);
     }

@@ -24,8 +24,16 @@ struct cp_logfile *cp_logfile_open(const char *path, struct cp_error *err);
 /* The header, in host byte order.  Owned by the reader. */
 const struct cp_log_header *cp_logfile_header(const struct cp_logfile *lf);
 /* The open descriptor of lf (owned by lf): the file that was checked,
- * for a second reader that must not look the name up again. */
+ * for a second reader that must not look the name up again; -1 for a log
+ * held by a node partial (cp_logfile_take_partial). */
 int cp_logfile_fd(const struct cp_logfile *lf);
+/* Whether the log is of the other byte order. */
+int cp_logfile_swapped(const struct cp_logfile *lf);
+/* A log held by a node partial (cp_partial.h): its reader, positioned at
+ * the first slot, handed to the caller (who closes it with
+ * cp_partial_src_close); lf reads nothing more.  NULL for a raw log. */
+struct cp_partial_src;
+struct cp_partial_src *cp_logfile_take_partial(struct cp_logfile *lf);
 
 const char *cp_logfile_path(const struct cp_logfile *lf);
 

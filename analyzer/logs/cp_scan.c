@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cp_partial.h"
 #include "cp_scan.h"
 
 static void note(struct cp_scan *s, uint64_t offset, const char *what)
@@ -47,6 +48,15 @@ struct cp_scan *cp_scan_open(const char *path, struct cp_error *err)
     }
     s->hdr = *cp_logfile_header(lf);
     s->header_size = s->hdr.header_size;
+    /* a log held by a node partial: its reader, at the first slot */
+    s->partial = cp_logfile_take_partial(lf);
+    if (s->partial) {
+        s->swapped = cp_logfile_swapped(lf);
+        s->buf_offset = s->header_size;
+        ret = s;
+        s = NULL;
+        goto out;
+    }
     /* the same file the reference reader checked, not the name again */
     s->fd = fcntl(cp_logfile_fd(lf), F_DUPFD_CLOEXEC, 0);
     if (s->fd < 0 || pread(s->fd, &endian, sizeof endian, 8) != sizeof endian ||
@@ -79,7 +89,10 @@ int cp_scan_refill(struct cp_scan *s)
     s->buf_offset += s->pos;
     s->pos = 0;
     while (keep + got < CP_SCAN_BUFFER) {
-        ssize_t n = read(s->fd, buf + keep + got, CP_SCAN_BUFFER - keep - got);
+        ssize_t n = s->partial ? cp_partial_src_read(s->partial, buf + keep + got,
+                                                     CP_SCAN_BUFFER - keep - got)
+                               : read(s->fd, buf + keep + got,
+                                      CP_SCAN_BUFFER - keep - got);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
@@ -89,6 +102,11 @@ int cp_scan_refill(struct cp_scan *s)
             break; /* whole records: enough for now */
     }
     s->fill = keep + got;
+    if (s->partial && cp_partial_src_problem(s->partial) && !s->have_problem) {
+        /* the partial is damaged here: what was decoded stands */
+        s->have_problem = 1;
+        s->problem = *cp_partial_src_problem(s->partial);
+    }
     if (s->swapped) {
         /* keep < one record: every whole record here is new */
         size_t i, n = s->fill / CP_LOG_RECORD_SIZE;
@@ -124,6 +142,7 @@ void cp_scan_close(struct cp_scan *s)
     if (s) {
         if (s->fd >= 0)
             close(s->fd);
+        cp_partial_src_close(s->partial);
         free(s->buf);
         free(s->path);
         free(s);

@@ -38,6 +38,7 @@ struct cp_scan {
     struct cp_log_header hdr;  /* host byte order */
     struct cp_error problem;
     char *path;
+    struct cp_partial_src *partial; /* a log held by a node partial */
     union cp_rec *buf;         /* CP_SCAN_BUFFER bytes, 64-byte aligned */
 };
 

@@ -132,6 +132,20 @@ ok $? "rank_summary: distributions, worst ranks and nodes as the full tables say
 # the page of a summarised report: rendered, and it says how many ranks
 "$cp" report "$t/summary/report.json" -o "$t/summary.html"
 ok $? "collprof report renders the summarised report"
+cmp -s "$t/summary.html" "$t/summary/report.html"
+ok $? "... the page collprof analyze wrote"
+check "page: the lateness of all 320 ranks as a histogram" \
+    grep -q '320 ranks: how many were how late in all' "$t/summary.html"
+check "page: the straggler named as the latest" \
+    grep -q 'The latest: rank 203 (n25)' "$t/summary.html"
+check "page: the per-rank figures over all ranks" \
+    grep -q 'Per-rank figures over 320 ranks' "$t/summary.html"
+check "page: the latest ranks of all 320" \
+    grep -q 'The latest ranks (320 ranks)' "$t/summary.html"
+check "page: 310 more ranks behind the 10 shown" \
+    grep -q 'and 310 more ranks' "$t/summary.html"
+check "page: the files by status, of all 320" \
+    grep -q '<p>320 log files: 319 ok; 1 damaged; report.json lists the 1 that need a look' "$t/summary.html"
 
 # 256 processes: the full tables, as before
 "$gen" -o "$t/small" --pattern ddp-small --ranks 256 --ranks-per-node 8 \

@@ -72,10 +72,22 @@ struct mesh_hello {
 static pthread_once_t topo_once = PTHREAD_ONCE_INIT;
 static struct sim_topo topo;
 static char topo_error[512];
+static int64_t job_start_ns;
 
 static void load_topology(void)
 {
     const char *path = getenv("SIMNCCL_TOPO");
+    const char *start = getenv("SIMNCCL_START_NS");
+    char *end = NULL;
+    long long v = 0;
+
+    if (start && *start) {
+        errno = 0;
+        v = strtoll(start, &end, 10);
+    }
+    job_start_ns = start && *start && errno == 0 && end && !*end && v > 0
+                       ? (int64_t)v
+                       : sim_now_ns();
 
     sim_topo_defaults(&topo);
     if (path && *path &&
@@ -97,6 +109,12 @@ static const struct sim_topo *topology(void)
 const struct sim_topo *sim_boot_topology(void)
 {
     return topology();
+}
+
+int64_t sim_boot_start_ns(void)
+{
+    pthread_once(&topo_once, load_topology);
+    return job_start_ns;
 }
 
 static const char *node_name(void)

@@ -12,12 +12,15 @@
  *
  * Environment read here: SIMNCCL_TOPO (topology file, parsed once per
  * process), SIMNCCL_NODE / SLURMD_NODENAME (node name, default "n1"),
- * SIMNCCL_RANK (global rank for stragglers), SIMNCCL_LOCAL_RANK /
+ * SIMNCCL_RANK (global rank for stragglers), SIMNCCL_START_NS (the job's
+ * start, for link directives with from=), SIMNCCL_LOCAL_RANK /
  * LOCAL_RANK / SLURM_LOCALID (ncclCommCuDevice), SIMNCCL_TIMEOUT (seconds
  * to wait for peers during bootstrap, default 300).
  */
 #ifndef SIMNCCL_SIM_BOOT_H
 #define SIMNCCL_SIM_BOOT_H
+
+#include <stdint.h>
 
 #include "collprof/cp_nccl.h"
 
@@ -27,6 +30,11 @@ struct sim_topo;
 /* The process's topology (SIMNCCL_TOPO, parsed once), NULL when the file is
  * bad (the error is then recorded for ncclGetLastError). */
 const struct sim_topo *sim_boot_topology(void);
+
+/* The job's start on CLOCK_MONOTONIC, from which link directives' from=
+ * count: SIMNCCL_START_NS (simrun sets it as it starts the ranks), else
+ * when this process first read its topology. */
+int64_t sim_boot_start_ns(void);
 
 ncclResult_t sim_boot_unique_id(ncclUniqueId *id);
 

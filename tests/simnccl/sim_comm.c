@@ -7,8 +7,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "sim_boot.h"
 #include "sim_comm.h"
 #include "sim_prof.h"
+#include "sim_socket.h"
+#include "sim_topo.h"
 
 struct sim_conn *sim_comm_conn(struct ncclComm *comm, int channel, int peer)
 {
@@ -60,17 +63,39 @@ int sim_comm_open_self(struct ncclComm *comm)
     return 0;
 }
 
+/* The link's params at now and when they change next. */
+static void link_at(struct sim_link *l, const struct sim_topo *topo,
+                    const char *a, const char *b, int64_t now)
+{
+    int64_t start = sim_boot_start_ns(), next;
+
+    l->params = sim_topo_pair_at(topo, a, b, now - start);
+    next = sim_topo_pair_change(topo, a, b, now - start);
+    l->change_ns = next == INT64_MAX ? INT64_MAX : start + next;
+}
+
 void sim_comm_set_links(struct ncclComm *comm, const struct sim_topo *topo)
 {
+    int64_t now = sim_now_ns();
     int i;
 
     for (i = 0; i < comm->nranks; i++) {
         struct sim_link *l = &comm->links[i];
         l->paced = i != comm->rank;
-        l->params =
-            sim_topo_pair(topo, comm->nodes[comm->rank], comm->nodes[i]);
+        link_at(l, topo, comm->nodes[comm->rank], comm->nodes[i], now);
         l->free_ns = 0;
     }
+}
+
+void sim_comm_update_link(struct ncclComm *comm, int peer, int64_t now)
+{
+    const struct sim_topo *topo = sim_boot_topology();
+
+    if (topo)
+        link_at(&comm->links[peer], topo, comm->nodes[comm->rank],
+                comm->nodes[peer], now);
+    else
+        comm->links[peer].change_ns = INT64_MAX;
 }
 
 void sim_comm_free(struct ncclComm *comm)

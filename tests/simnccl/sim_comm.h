@@ -32,6 +32,9 @@ struct sim_link {
     /* When the wire is free again: transfers to one peer queue behind each
      * other for their m/bandwidth part; the latency overlaps. */
     int64_t free_ns;
+    /* CLOCK_MONOTONIC time a link directive with from= changes params
+     * (sim_comm_update_link); INT64_MAX: never */
+    int64_t change_ns;
 };
 
 struct sim_conn {
@@ -82,6 +85,10 @@ int sim_comm_open_self(struct ncclComm *comm);
 
 /* The wires to every peer, from the node names and the topology. */
 void sim_comm_set_links(struct ncclComm *comm, const struct sim_topo *topo);
+
+/* The link to peer once its change_ns has come: the topology's params for
+ * now (CLOCK_MONOTONIC) and the time of the next change. */
+void sim_comm_update_link(struct ncclComm *comm, int peer, int64_t now);
 
 /* Close the connections and free; NULL is fine.  Leaves a clique member's
  * slot empty and frees the clique with its last member. */

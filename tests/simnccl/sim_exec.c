@@ -451,7 +451,10 @@ static ncclResult_t post(struct engine *eng, struct sim_plan *plan,
         s->hdr.deliver_ns = 0;
         if (link->paced && !(s->flags & SIM_STEP_UNPACED)) {
             int64_t start = now > link->free_ns ? now : link->free_ns;
-            int64_t wire =
+            int64_t wire;
+            if (now >= link->change_ns)
+                sim_comm_update_link(plan->comm, s->peer, now);
+            wire =
                 (int64_t)((double)s->bytes * 1e9 / link->params.bandwidth);
             link->free_ns = start + wire;
             s->ready_ns = link->free_ns;

@@ -175,6 +175,9 @@ static const struct key_spec key_bandwidth = {
     "GiB/s"};
 static const struct key_spec key_delay = {
     "delay", KEY_DURATION, "a number with unit s, ms, us or ns"};
+static const struct key_spec key_from = {
+    "from", KEY_DURATION,
+    "a time after the job's start with unit s, ms, us or ns"};
 static const struct key_spec key_offset = {
     "offset", KEY_SIGNED_DURATION,
     "a number with unit s, ms, us or ns, optionally signed"};
@@ -239,8 +242,8 @@ static const struct directive directives[] = {
                    "inter latency=T bandwidth=B"},
     [DIR_LINK] = {"link",
                   2,
-                  {&key_latency, &key_bandwidth, NULL},
-                  "link NODE NODE [latency=T] [bandwidth=B]"},
+                  {&key_latency, &key_bandwidth, &key_from, NULL},
+                  "link NODE NODE [latency=T] [bandwidth=B] [from=T]"},
     [DIR_STRAGGLER] = {"straggler",
                        0,
                        {&key_rank, &key_delay, NULL},
@@ -542,6 +545,7 @@ static int apply(struct parser *p, int which, char **pos,
         snprintf(l->b, sizeof l->b, "%s", pos[1]);
         l->params.latency_ns = kv->duration[0];
         l->params.bandwidth = kv->bandwidth[1];
+        l->from_ns = kv->seen[2] ? kv->duration[2] : 0;
         p->link_has_latency[t->n_links] = (unsigned char)kv->seen[0];
         p->link_has_bandwidth[t->n_links] = (unsigned char)kv->seen[1];
         t->n_links++;
@@ -710,20 +714,48 @@ out:
     return rc;
 }
 
-struct sim_link_params sim_topo_pair(const struct sim_topo *topo,
-                                     const char *a, const char *b)
+static int names_pair(const struct sim_topo_link *l, const char *a,
+                      const char *b)
+{
+    return (strcmp(l->a, a) == 0 && strcmp(l->b, b) == 0) ||
+           (strcmp(l->a, b) == 0 && strcmp(l->b, a) == 0);
+}
+
+struct sim_link_params sim_topo_pair_at(const struct sim_topo *topo,
+                                        const char *a, const char *b,
+                                        int64_t t_ns)
 {
     int i;
 
     /* The last directive for a pair wins, like a later line overriding an
-     * earlier one everywhere else in the file. */
+     * earlier one everywhere else in the file; one with from= only once
+     * its time has come. */
     for (i = topo->n_links - 1; i >= 0; i--) {
         const struct sim_topo_link *l = &topo->links[i];
-        if ((strcmp(l->a, a) == 0 && strcmp(l->b, b) == 0) ||
-            (strcmp(l->a, b) == 0 && strcmp(l->b, a) == 0))
+        if (l->from_ns <= t_ns && names_pair(l, a, b))
             return l->params;
     }
     return strcmp(a, b) == 0 ? topo->intra : topo->inter;
+}
+
+struct sim_link_params sim_topo_pair(const struct sim_topo *topo,
+                                     const char *a, const char *b)
+{
+    return sim_topo_pair_at(topo, a, b, 0);
+}
+
+int64_t sim_topo_pair_change(const struct sim_topo *topo, const char *a,
+                             const char *b, int64_t t_ns)
+{
+    int64_t next = INT64_MAX;
+    int i;
+
+    for (i = 0; i < topo->n_links; i++) {
+        const struct sim_topo_link *l = &topo->links[i];
+        if (l->from_ns > t_ns && l->from_ns < next && names_pair(l, a, b))
+            next = l->from_ns;
+    }
+    return next;
 }
 
 int64_t sim_topo_straggler_delay(const struct sim_topo *topo, int rank)

@@ -8,6 +8,7 @@
  *   intra latency=5us bandwidth=2GB/s
  *   inter latency=20us bandwidth=400MB/s
  *   link n2 n3 bandwidth=100MB/s latency=40us
+ *   link n2 n3 bandwidth=10MB/s from=1.5s  (slowed 1.5 s after the start)
  *   straggler rank=5 delay=2ms
  *   hang rank=3 after=40             (planted faults: see sim_fault.h and
  *   hang rank=3 in=broadcast          tests/simnccl/README.md)
@@ -49,6 +50,9 @@ struct sim_topo_link {
     char a[SIM_TOPO_NODE_NAME];
     char b[SIM_TOPO_NODE_NAME];
     struct sim_link_params params;
+    /* from=T: it applies from T after the job's start (sim_boot_start_ns)
+     * on; 0: from the start */
+    int64_t from_ns;
 };
 
 struct sim_topo_straggler {
@@ -123,11 +127,22 @@ int sim_topo_parse_duration(const char *text, int64_t *ns);
  * KiB/s, MiB/s, GiB/s (powers of 1024).  Returns 0 or -1; zero is rejected. */
 int sim_topo_parse_bandwidth(const char *text, double *bytes_per_s);
 
-/* Latency and bandwidth between a rank on node a and one on node b: a link
- * directive naming the pair (either order), else intra when a == b, else
- * inter. */
+/* Latency and bandwidth between a rank on node a and one on node b at the
+ * job's start: a link directive naming the pair (either order) without
+ * from=, else intra when a == b, else inter. */
 struct sim_link_params sim_topo_pair(const struct sim_topo *topo,
                                      const char *a, const char *b);
+
+/* The same at t_ns after the job's start: the last link directive for the
+ * pair whose from= is at or before t_ns. */
+struct sim_link_params sim_topo_pair_at(const struct sim_topo *topo,
+                                        const char *a, const char *b,
+                                        int64_t t_ns);
+
+/* The first from= of a link directive for the pair after t_ns (since the
+ * job's start), or INT64_MAX when the pair does not change after t_ns. */
+int64_t sim_topo_pair_change(const struct sim_topo *topo, const char *a,
+                             const char *b, int64_t t_ns);
 
 /* Delay planted for a global rank at the start of each collective (0 when
  * none; several directives for one rank add up). */

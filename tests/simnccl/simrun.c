@@ -49,6 +49,8 @@ struct job {
     char **argv;
     struct rank_proc *ranks;
     int alive;
+    long long start_ns; /* CLOCK_MONOTONIC as the ranks start */
+    long long start_realtime_ns; /* the same moment on CLOCK_REALTIME */
 };
 
 static void usage(FILE *out)
@@ -81,9 +83,11 @@ static void usage(FILE *out)
             "LOCAL_WORLD_SIZE,\n"
             "COLLPROF_NODE, SIMNCCL_TOPO (with --topo), SIMNCCL_IDDIR (a "
             "private directory\n"
-            "shared by the ranks, removed at the end), and LD_LIBRARY_PATH "
-            "starting with the\n"
-            "directory of simnccl's libnccl.so.2 (<simrun's dir>/lib, or "
+            "shared by the ranks, removed at the end), SIMNCCL_START_NS (the "
+            "job's start on\n"
+            "CLOCK_MONOTONIC: 'link ... from=T' counts from it; "
+            "SIMNCCL_START_REALTIME_NS\nthe same on CLOCK_REALTIME), and "
+            "LD_LIBRARY_PATH starting\nwith the directory of simnccl's libnccl.so.2 (<simrun's dir>/lib, or "
             "SIMNCCL_LIBDIR).\n"
             "Ranks of a node with a 'clock NODE offset=T' line also get "
             "SIMNCCL_CLOCK_OFFSET_NS\n"
@@ -184,6 +188,11 @@ static int rank_environment(const struct job *job, int r)
     rc |= set_int("LOCAL_WORLD_SIZE", local_size);
     rc |= setenv("COLLPROF_NODE", node, 1);
     rc |= setenv("SIMNCCL_IDDIR", job->iddir, 1);
+    snprintf(node, sizeof node, "%lld", job->start_ns);
+    rc |= setenv("SIMNCCL_START_NS", node, 1);
+    snprintf(node, sizeof node, "%lld", job->start_realtime_ns);
+    rc |= setenv("SIMNCCL_START_REALTIME_NS", node, 1);
+    snprintf(node, sizeof node, "n%d", p->node + 1);
     if (job->topo_path)
         rc |= setenv("SIMNCCL_TOPO", job->topo_path, 1);
     rc |= clock_environment(job, node);
@@ -330,7 +339,14 @@ static int exit_code_of(int status)
 
 static int launch(struct job *job, const sigset_t *child_mask)
 {
+    struct timespec now;
     int r, devnull;
+
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    job->start_ns = (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
+    clock_gettime(CLOCK_REALTIME, &now);
+    job->start_realtime_ns =
+        (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
 
     for (r = 0; r < job->nranks; r++) {
         pid_t pid = fork();

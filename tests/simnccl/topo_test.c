@@ -121,6 +121,42 @@ static void test_example(void)
     is_int(sim_topo_straggler_delay(&topo, 4), 0, "other ranks not delayed");
 }
 
+/* A link slowed from a time on, and back again. */
+static void test_link_from(void)
+{
+    const char *text = "link n2 n3 bandwidth=100MB/s\n"
+                       "link n2 n3 bandwidth=10MB/s latency=2ms from=1.5s\n"
+                       "link n3 n2 bandwidth=100MB/s from=3s\n";
+    struct sim_link_params p;
+
+    is_int(sim_topo_parse_string(text, "from.topo", &topo, err, sizeof err),
+           0, "link ... from= parses (%s)", err);
+    p = sim_topo_pair(&topo, "n2", "n3");
+    is_near(p.bandwidth, 100e6, 1e-12, "at the start: the line without from=");
+    p = sim_topo_pair_at(&topo, "n3", "n2", 1499999999);
+    is_near(p.bandwidth, 100e6, 1e-12, "just before from=1.5s: unchanged");
+    p = sim_topo_pair_at(&topo, "n2", "n3", 1500000000);
+    is_near(p.bandwidth, 10e6, 1e-12, "from 1.5 s: slowed");
+    is_int(p.latency_ns, 2000000, "from 1.5 s: its latency");
+    p = sim_topo_pair_at(&topo, "n2", "n3", 3000000000LL);
+    is_near(p.bandwidth, 100e6, 1e-12, "from 3 s: back (either order)");
+    is_int(p.latency_ns, 20000, "from 3 s: a key left out is inter's");
+    is_int(sim_topo_pair_change(&topo, "n2", "n3", 0), 1500000000,
+           "the first change after the start");
+    is_int(sim_topo_pair_change(&topo, "n2", "n3", 1500000000), 3000000000LL,
+           "the next change");
+    ok(sim_topo_pair_change(&topo, "n2", "n3", 3000000000LL) == INT64_MAX,
+       "no change after the last");
+    ok(sim_topo_pair_change(&topo, "n1", "n2", 0) == INT64_MAX,
+       "other pairs never change");
+    p = sim_topo_pair_at(&topo, "n1", "n2", 2000000000);
+    is_near(p.bandwidth, 400e6, 1e-12, "other pairs stay inter");
+    ok(sim_topo_parse_string("link n2 n3 bandwidth=1MB/s from=soon\n",
+                             "bad.topo", &topo, err, sizeof err) == -1 &&
+           strstr(err, "bad.topo:1") && strstr(err, "from"),
+       "a bad from= names file, line and key: %s", err);
+}
+
 static void test_link_defaults(void)
 {
     const char *text = "link a b latency=1ms\n"
@@ -316,6 +352,7 @@ int main(void)
     test_defaults();
     test_example();
     test_link_defaults();
+    test_link_from();
     test_errors();
     test_faults();
     test_clocks();

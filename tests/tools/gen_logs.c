@@ -31,7 +31,18 @@
  *
  * --truth writes JSON: the parameters, steps, calls, and the latency-bound
  * share of the collectives' own time (own time = max end - last arrival,
- * latency-bound = n below L/W of the model at the true a and b).
+ * latency-bound = n below L/W of the model at the true a and b), and what
+ * was written: the first call start and last call end of the run, the
+ * least and most calls of a rank, and four sample ranks (file, calls,
+ * first start, last end) that a test compares with a dump.
+ *
+ * Any size up to 2^20 ranks: memory is a fixed budget of buffered records
+ * (BUFFER_BUDGET) plus about 150 bytes per rank, and a rank's file is
+ * opened only to write a full buffer when the limit on open files is
+ * below one per rank.  A job it cannot honour is an error before anything
+ * is written (bad numbers, a rank or node named past the job, a node name
+ * too long) or after (a run longer than 30 days of simulated time: the
+ * logs are then unusable and no truth is written).
  */
 #include "config.h"
 
@@ -42,7 +53,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cp_path.h"
 #include "collprof/cp_logfmt.h"
@@ -50,6 +65,20 @@
 #include "cp_units.h"
 
 #define MAX_OFFSETS 256
+/* The largest job it writes: the analyzer's communicator limit. */
+#define MAX_RANKS (1u << 20)
+/* Buffered records of all ranks together; a rank's buffer is written out
+ * when full (through a descriptor kept open when the limit on open files
+ * allows one per rank, else opened for the write). */
+#define BUFFER_BUDGET ((size_t)128 << 20)
+#define BUFFER_MIN ((size_t)1 << 10)
+#define BUFFER_MAX ((size_t)1 << 16)
+/* The simulated run lasts at most this long (the analyzer takes spans over
+ * a year for damaged times). */
+#define MAX_SPAN_NS 2.592e15 /* 30 days */
+/* Peers a rank exchanges point-to-point messages with (3d: the next and
+ * the previous stage; the exchange: one node up and one down). */
+#define MAX_PEERS 4
 #define MAX_STRAGGLERS 64
 #define T0_NS UINT64_C(1700000000000000000) /* Nov 2023 */
 #define DTYPE_F32 7
@@ -66,14 +95,21 @@ struct op {
     int gap_step; /* a step boundary comes before it */
 };
 
+struct peer_seq {
+    int32_t peer; /* -1: free */
+    uint32_t seq;
+};
+
 struct rank {
-    FILE *f;
-    char path[4096];
+    int fd;               /* -1 when not kept open */
+    unsigned char *buf;   /* records not yet written */
+    size_t used;
     unsigned node;
     double t;             /* true time, ns since T0 */
     uint32_t world_seq, node_seq, dp_seq;
-    uint32_t *send_seq, *recv_seq; /* [ranks] */
-    uint64_t slots;
+    struct peer_seq send[MAX_PEERS], recv[MAX_PEERS];
+    uint64_t slots, calls;
+    uint64_t first_start, last_end; /* as written (clock of its node) */
     double delay;         /* straggler delay, ns */
     double arrival, end;  /* of the current instance */
 };
@@ -94,6 +130,12 @@ struct gen {
     uint64_t seed, rng[4];
     uint64_t world_id, node_id_base;
     struct rank *r;
+    size_t buf_size;   /* bytes of each rank's buffer */
+    int keep_open;     /* one descriptor per rank fits the limit */
+    int failed_io;     /* a write failed (errno kept in io_errno) */
+    int io_errno;
+    int too_long;      /* a time beyond MAX_SPAN_NS or before the origin */
+    int peers_full;    /* a rank with more than MAX_PEERS peers */
     struct op *ops;
     size_t nops;
     /* 3d: tensor parallel = a node, dp_size nodes per data-parallel ring,
@@ -103,6 +145,7 @@ struct gen {
     double slow_link_factor;
     uint64_t dp_id_base;
     int nstragglers;
+    unsigned offset_nodes; /* highest --clock-offset node + 1 */
     int straggler[MAX_STRAGGLERS];
     double straggler_delay[MAX_STRAGGLERS]; /* ns */
     /* truth */
@@ -205,6 +248,62 @@ static double bytes_of(enum coll c, uint64_t count, unsigned p)
 
 /* ---- writing ------------------------------------------------------------- */
 
+static void rank_path(const struct gen *g, unsigned i, char *path, size_t size)
+{
+    snprintf(path, size, "%s/%s%u.%d.cplog", g->dir, g->prefix,
+             i / g->per_node, g->pid_base + (int)i);
+}
+
+/* Write all of len bytes at offset (-1: append) of rank i's file. */
+static int rank_write(struct gen *g, unsigned i, const void *data, size_t len,
+                      off_t offset)
+{
+    struct rank *rk = &g->r[i];
+    char path[4096];
+    const char *p = data;
+    int fd = rk->fd, rc = -1;
+
+    if (fd < 0) {
+        rank_path(g, i, path, sizeof path);
+        fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0)
+            goto out;
+    }
+    if (offset < 0 && lseek(fd, 0, SEEK_END) < 0)
+        goto out;
+    while (len > 0) {
+        ssize_t n = offset < 0 ? write(fd, p, len) : pwrite(fd, p, len, offset);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            goto out;
+        p += n;
+        len -= (size_t)n;
+        if (offset >= 0)
+            offset += n;
+    }
+    rc = 0;
+out:
+    if (rc < 0 && !g->failed_io) {
+        g->failed_io = 1;
+        g->io_errno = errno ? errno : EIO;
+    }
+    if (fd >= 0 && fd != rk->fd)
+        close(fd);
+    return rc;
+}
+
+static int flush_rank(struct gen *g, unsigned i)
+{
+    struct rank *rk = &g->r[i];
+    int rc = 0;
+
+    if (rk->used > 0)
+        rc = rank_write(g, i, rk->buf, rk->used, -1);
+    rk->used = 0;
+    return rc;
+}
+
 static int put(struct gen *g, struct rank *rk, const union cp_rec *rec)
 {
     union cp_rec swapped;
@@ -214,8 +313,11 @@ static int put(struct gen *g, struct rank *rk, const union cp_rec *rec)
         cp_rec_swap(&swapped);
         rec = &swapped;
     }
-    if (fwrite(rec, sizeof *rec, 1, rk->f) != 1)
+    if (rk->used + sizeof *rec > g->buf_size &&
+        flush_rank(g, (unsigned)(rk - g->r)) < 0)
         return -1;
+    memcpy(rk->buf + rk->used, rec, sizeof *rec);
+    rk->used += sizeof *rec;
     rk->slots++;
     return 0;
 }
@@ -225,7 +327,34 @@ static uint64_t ts(struct gen *g, const struct rank *rk, double t)
     /* offsets are given for the first MAX_OFFSETS nodes; the rest run on
      * true time */
     double off = rk->node < MAX_OFFSETS ? g->offset[rk->node] : 0;
-    return T0_NS + (uint64_t)llround(t + off);
+    double v = t + off;
+
+    /* a time the run cannot have (NaN, further from the origin than the
+     * span this tool promises) makes the whole run an error, never a wrap */
+    if (!(v >= -MAX_SPAN_NS && v <= MAX_SPAN_NS)) {
+        g->too_long = 1;
+        v = 0;
+    }
+    return (uint64_t)((int64_t)T0_NS + llround(v));
+}
+
+/* The sequence number of rank rk's next message to (recv: from) peer. */
+static uint32_t next_peer_seq(struct gen *g, struct rank *rk, int recv,
+                              unsigned peer)
+{
+    struct peer_seq *t = recv ? rk->recv : rk->send;
+    unsigned k;
+
+    for (k = 0; k < MAX_PEERS; k++) {
+        if (t[k].peer == (int32_t)peer)
+            return t[k].seq++;
+        if (t[k].peer < 0) {
+            t[k].peer = (int32_t)peer;
+            return t[k].seq++;
+        }
+    }
+    g->peers_full = 1;
+    return 0;
 }
 
 static void write_header(struct gen *g, unsigned i, int final)
@@ -273,9 +402,7 @@ static void write_header(struct gen *g, unsigned i, int final)
 #undef SW64
     }
     memcpy(pad, &h, sizeof h);
-    fseek(rk->f, 0, SEEK_SET);
-    fwrite(pad, sizeof pad, 1, rk->f);
-    fseek(rk->f, 0, SEEK_END);
+    rank_write(g, i, pad, sizeof pad, 0);
 }
 
 static void comm_record(struct gen *g, unsigned i, unsigned how, uint64_t id,
@@ -328,6 +455,11 @@ static void call_record(struct gen *g, unsigned i, unsigned op, uint64_t comm,
     rec.kind = CP_REC_CALL;
     put(g, &g->r[i], &rec);
     g->calls_written++;
+    if (g->r[i].calls == 0 || rec.call.start_ns < g->r[i].first_start)
+        g->r[i].first_start = rec.call.start_ns;
+    if (rec.call.end_ns > g->r[i].last_end)
+        g->r[i].last_end = rec.call.end_ns;
+    g->r[i].calls++;
     if (g->gpu && result == 0) {
         uint64_t slot = g->r[i].slots - 1, s0 = rec.call.start_ns,
                  e0 = rec.call.end_ns;
@@ -446,13 +578,13 @@ static void p2p_exchange(struct gen *g, const struct op *o, double gap,
         double t = rk->arrival;
         if (i + G < R) {
             call_record(g, i, CP_OP_Send, g->world_id, count,
-                        rk->send_seq[i + G]++, (int32_t)(i + G), i, R, gid,
+                        next_peer_seq(g, rk, 0, i + G), (int32_t)(i + G), i, R, gid,
                         CP_CALL_IN_GROUP, 0, t, t + 500);
             ncalls++;
         }
         if (i >= G) {
             call_record(g, i, CP_OP_Recv, g->world_id, count,
-                        rk->recv_seq[i - G]++, (int32_t)(i - G), i, R, gid,
+                        next_peer_seq(g, rk, 1, i - G), (int32_t)(i - G), i, R, gid,
                         CP_CALL_IN_GROUP, 0, t + 500, t + 1000);
             ncalls++;
         }
@@ -531,9 +663,10 @@ static void send3d(struct gen *g, unsigned s, unsigned d, double bytes,
     start = rs->arrival > rd->arrival ? rs->arrival : rd->arrival;
     rs->end = start + T;
     rd->end = rs->end + 0.25 * a * 1e9 * uniform(g);
-    call_record(g, s, CP_OP_Send, g->world_id, count, rs->send_seq[d]++,
-                (int32_t)d, s, g->ranks, 0, 0, 0, rs->arrival, rs->end);
-    call_record(g, d, CP_OP_Recv, g->world_id, count, rd->recv_seq[s]++,
+    call_record(g, s, CP_OP_Send, g->world_id, count,
+                next_peer_seq(g, rs, 0, d), (int32_t)d, s, g->ranks, 0, 0, 0,
+                rs->arrival, rs->end);
+    call_record(g, d, CP_OP_Recv, g->world_id, count, next_peer_seq(g, rd, 1, s),
                 (int32_t)s, d, g->ranks, 0, 0, 0, rd->arrival, rd->end);
     rs->t = rs->end;
     rd->t = rd->end;
@@ -713,6 +846,45 @@ static int parse_bw(const char *text, double *bps)
     return 0;
 }
 
+/* A whole decimal number in [lo, hi] for option name, else an error. */
+static int parse_count(const char *name, const char *text, unsigned long long lo,
+                       unsigned long long hi, unsigned long long *out)
+{
+    char *end;
+    unsigned long long v;
+
+    errno = 0;
+    v = strtoull(text, &end, 10);
+    if (text[0] == '-' || text[0] == '\0' || *end != '\0' || errno != 0 ||
+        v < lo || v > hi) {
+        fprintf(stderr, "gen_logs: --%s '%s': a whole number from %llu to %llu "
+                        "is needed\n", name, text, lo, hi);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/* Node or rank number before '=' in NAME=VALUE arguments. */
+static int parse_index(const char *name, const char *text, unsigned *out)
+{
+    char num[32];
+    const char *eq = strchr(text, '=');
+    unsigned long long v;
+
+    if (!eq || (size_t)(eq - text) >= sizeof num) {
+        fprintf(stderr, "gen_logs: --%s '%s': NUMBER=VALUE is needed\n", name,
+                text);
+        return -1;
+    }
+    memcpy(num, text, (size_t)(eq - text));
+    num[eq - text] = '\0';
+    if (parse_count(name, num, 0, MAX_RANKS - 1, &v) < 0)
+        return -1;
+    *out = (unsigned)v;
+    return 0;
+}
+
 static void usage(FILE *out)
 {
     fprintf(out,
@@ -728,6 +900,49 @@ static void usage(FILE *out)
             "         [--pid-base N] [--node-prefix P] [--seed S] "
             "[--truth FILE] [--swap]\n"
             "         [--dp-size D] [--slow-link A,B=FACTOR]   (pattern 3d)\n");
+}
+
+/* What the job's shape asks for that this tool cannot honour. */
+static int check_job(const struct gen *g)
+{
+    unsigned nodes = g->ranks / g->per_node;
+    char name[64];
+    int k;
+
+    if ((unsigned long long)g->pid_base + g->ranks > INT_MAX) {
+        fprintf(stderr, "gen_logs: --pid-base %d + %u ranks is past the "
+                        "largest pid\n", g->pid_base, g->ranks);
+        return -1;
+    }
+    if (snprintf(name, sizeof name, "%s%u.example", g->prefix, nodes) >=
+        CP_HDR_STR) {
+        fprintf(stderr, "gen_logs: --node-prefix '%s' is too long for %u "
+                        "nodes\n", g->prefix, nodes);
+        return -1;
+    }
+    if (g->offset_nodes > nodes) {
+        fprintf(stderr, "gen_logs: --clock-offset names node %u of %u\n",
+                g->offset_nodes - 1, nodes);
+        return -1;
+    }
+    for (k = 0; k < g->nstragglers; k++)
+        if ((unsigned)g->straggler[k] >= g->ranks) {
+            fprintf(stderr, "gen_logs: --straggler names rank %d of %u\n",
+                    g->straggler[k], g->ranks);
+            return -1;
+        }
+    if (g->slow_node >= 0 && (unsigned)g->slow_node >= nodes) {
+        fprintf(stderr, "gen_logs: --slow-node names node %d of %u\n",
+                g->slow_node, nodes);
+        return -1;
+    }
+    if ((g->slow_a >= 0 && (unsigned)g->slow_a >= nodes) ||
+        (g->slow_b >= 0 && (unsigned)g->slow_b >= nodes)) {
+        fprintf(stderr, "gen_logs: --slow-link names a node past %u\n",
+                nodes - 1);
+        return -1;
+    }
+    return 0;
 }
 
 static int parse_args(struct gen *g, int argc, char **argv)
@@ -764,15 +979,33 @@ static int parse_args(struct gen *g, int argc, char **argv)
         {NULL, 0, NULL, 0}};
     int c;
     double s;
+    unsigned long long v;
+    unsigned idx;
 
     while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
         char *eq;
         switch (c) {
         case 'o': g->dir = optarg; break;
-        case 'r': g->ranks = (unsigned)atoi(optarg); break;
-        case 'g': g->per_node = (unsigned)atoi(optarg); break;
-        case 's': g->steps = (unsigned)atoi(optarg); break;
-        case 'c': g->calls = strtoull(optarg, NULL, 10); break;
+        case 'r':
+            if (parse_count("ranks", optarg, 1, MAX_RANKS, &v) < 0)
+                return -1;
+            g->ranks = (unsigned)v;
+            break;
+        case 'g':
+            if (parse_count("ranks-per-node", optarg, 1, MAX_RANKS, &v) < 0)
+                return -1;
+            g->per_node = (unsigned)v;
+            break;
+        case 's':
+            if (parse_count("steps", optarg, 0, UINT32_MAX / 2, &v) < 0)
+                return -1;
+            g->steps = (unsigned)v;
+            break;
+        case 'c':
+            if (parse_count("calls", optarg, 1, UINT32_MAX / 2, &v) < 0)
+                return -1;
+            g->calls = v;
+            break;
         case 'p': g->pattern = optarg; break;
         case 1: if (parse_time(optarg, &g->alpha[0]) < 0) return -1; break;
         case 2: if (parse_bw(optarg, &g->bw[0]) < 0) return -1; break;
@@ -796,42 +1029,58 @@ static int parse_args(struct gen *g, int argc, char **argv)
             g->step_gap = s * 1e9;
             break;
         case 10:
-            eq = strchr(optarg, '=');
-            if (!eq || atoi(optarg) < 0 || atoi(optarg) >= MAX_OFFSETS ||
-                parse_signed_time(eq + 1, &g->offset[atoi(optarg)]) < 0) {
-                fprintf(stderr, "gen_logs: --clock-offset NODE=TIME\n");
+            if (parse_index("clock-offset", optarg, &idx) < 0)
+                return -1;
+            if (idx >= MAX_OFFSETS) {
+                fprintf(stderr, "gen_logs: --clock-offset: nodes 0 to %d "
+                                "only\n", MAX_OFFSETS - 1);
                 return -1;
             }
+            if (parse_signed_time(strchr(optarg, '=') + 1, &g->offset[idx]) < 0)
+                return -1;
+            if (idx + 1 > g->offset_nodes)
+                g->offset_nodes = idx + 1;
             break;
         case 11:
-            eq = strchr(optarg, '=');
-            if (!eq || g->nstragglers == MAX_STRAGGLERS) {
-                fprintf(stderr, "gen_logs: --straggler RANK=TIME\n");
+            if (g->nstragglers == MAX_STRAGGLERS) {
+                fprintf(stderr, "gen_logs: at most %d --straggler\n",
+                        MAX_STRAGGLERS);
                 return -1;
             }
-            if (parse_time(eq + 1, &s) < 0)
+            if (parse_index("straggler", optarg, &idx) < 0 ||
+                parse_time(strchr(optarg, '=') + 1, &s) < 0)
                 return -1;
-            g->straggler[g->nstragglers] = atoi(optarg);
+            g->straggler[g->nstragglers] = (int)idx;
             g->straggler_delay[g->nstragglers++] = s * 1e9;
             break;
         case 12:
-            eq = strchr(optarg, '=');
-            if (!eq) {
-                fprintf(stderr, "gen_logs: --slow-node NODE=FACTOR\n");
+            if (parse_index("slow-node", optarg, &idx) < 0)
                 return -1;
-            }
-            g->slow_node = atoi(optarg);
+            eq = strchr(optarg, '=');
+            g->slow_node = (int)idx;
             g->slow_factor = atof(eq + 1);
             break;
-        case 13: g->failed = (unsigned)atoi(optarg); break;
+        case 13:
+            if (parse_count("failed", optarg, 0, 1u << 20, &v) < 0)
+                return -1;
+            g->failed = (unsigned)v;
+            break;
         case 14: g->job_id = optarg; break;
-        case 15: g->pid_base = atoi(optarg); break;
+        case 15:
+            if (parse_count("pid-base", optarg, 1, INT_MAX, &v) < 0)
+                return -1;
+            g->pid_base = (int)v;
+            break;
         case 16: g->seed = strtoull(optarg, NULL, 0); break;
         case 17: g->truth = optarg; break;
         case 18: g->prefix = optarg; break;
         case 19: g->swap = 1; break;
         case 22: g->gpu = 1; break;
-        case 20: g->dp_size = (unsigned)atoi(optarg); break;
+        case 20:
+            if (parse_count("dp-size", optarg, 1, MAX_RANKS, &v) < 0)
+                return -1;
+            g->dp_size = (unsigned)v;
+            break;
         case 21:
             if (sscanf(optarg, "%d,%d=%lf", &g->slow_a, &g->slow_b,
                        &g->slow_link_factor) != 3 || g->slow_a < 0 ||
@@ -853,7 +1102,7 @@ static int parse_args(struct gen *g, int argc, char **argv)
                         "--ranks-per-node\n");
         return -1;
     }
-    return 0;
+    return check_job(g);
 }
 
 static int write_truth(struct gen *g)
@@ -881,6 +1130,43 @@ static int write_truth(struct gen *g)
                "  \"latency_share\": %.9g,\n",
             g->own_total, g->own_latency,
             g->own_total > 0 ? g->own_latency / g->own_total : 0);
+    {
+        /* what was written: the bounds of the run's call times on the
+         * nodes' clocks, calls per rank, and a few ranks in detail (a
+         * test dumps them and compares) */
+        uint64_t lo = UINT64_MAX, hi = 0, cmin = UINT64_MAX, cmax = 0;
+        unsigned sample[4] = {0, g->ranks / 3, g->ranks / 2, g->ranks - 1};
+        for (k = 0; k < g->ranks; k++) {
+            const struct rank *rk = &g->r[k];
+            if (rk->calls && rk->first_start < lo)
+                lo = rk->first_start;
+            if (rk->calls && rk->last_end > hi)
+                hi = rk->last_end;
+            if (rk->calls < cmin)
+                cmin = rk->calls;
+            if (rk->calls > cmax)
+                cmax = rk->calls;
+        }
+        fprintf(f, "  \"first_start_ns\": %llu,\n  \"last_end_ns\": %llu,\n"
+                   "  \"calls_per_rank_min\": %llu,\n"
+                   "  \"calls_per_rank_max\": %llu,\n  \"sample_ranks\": [",
+                (unsigned long long)(lo == UINT64_MAX ? 0 : lo),
+                (unsigned long long)hi, (unsigned long long)cmin,
+                (unsigned long long)cmax);
+        for (k = 0; k < 4; k++) {
+            const struct rank *rk = &g->r[sample[k]];
+            char path[4096];
+            rank_path(g, sample[k], path, sizeof path);
+            fprintf(f, "%s\n    {\"rank\": %u, \"file\": \"%s\", "
+                       "\"calls\": %llu, \"first_start_ns\": %llu, "
+                       "\"last_end_ns\": %llu}",
+                    k ? "," : "", sample[k], strrchr(path, '/') + 1,
+                    (unsigned long long)rk->calls,
+                    (unsigned long long)rk->first_start,
+                    (unsigned long long)rk->last_end);
+        }
+        fprintf(f, "],\n");
+    }
     fprintf(f, "  \"straggler\": %d,\n  \"offsets\": {",
             g->nstragglers ? g->straggler[0] : -1);
     for (k = 0; k < g->nodes; k++)
@@ -938,32 +1224,64 @@ int main(int argc, char **argv)
     }
     if (build_pattern(&g) < 0)
         goto out;
-    if (g.calls > 0)
-        g.steps = (unsigned)ceil((double)g.calls / calls_per_step(&g));
+    if (g.calls > 0) {
+        double per = calls_per_step(&g);
+        if (!(per > 0)) {
+            fprintf(stderr, "gen_logs: --calls needs a pattern with a fixed "
+                            "number of calls per step (use --steps with "
+                            "pattern %s)\n", g.pattern);
+            goto out;
+        }
+        g.steps = (unsigned)ceil((double)g.calls / per);
+    }
     if (cp_path_mkdir(g.dir, 0755) < 0) {
         fprintf(stderr, "gen_logs: %s: %s\n", g.dir, strerror(errno));
         goto out;
+    }
+    {
+        struct rlimit rl;
+        size_t per = BUFFER_BUDGET / g.ranks;
+        per -= per % CP_LOG_RECORD_SIZE;
+        g.buf_size = per < BUFFER_MIN ? BUFFER_MIN
+                     : per > BUFFER_MAX ? BUFFER_MAX
+                                        : per;
+        /* one descriptor per rank only where the limit leaves room */
+        g.keep_open = getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
+                      (rl.rlim_cur == RLIM_INFINITY ||
+                       rl.rlim_cur >= (rlim_t)g.ranks + 64);
     }
     g.r = calloc(g.ranks, sizeof *g.r);
     world = calloc(g.ranks, sizeof *world);
     node = calloc(g.per_node, sizeof *node);
     group_ids = calloc(g.ranks, sizeof *group_ids);
-    if (!g.r || !world || !node || !group_ids)
+    if (!g.r || !world || !node || !group_ids) {
+        fprintf(stderr, "gen_logs: out of memory for %u ranks\n", g.ranks);
         goto out;
+    }
+    for (i = 0; i < g.ranks; i++)
+        g.r[i].fd = -1;
     for (i = 0; i < g.ranks; i++) {
         struct rank *rk = &g.r[i];
+        char path[4096];
+        int fd;
         rk->node = i / g.per_node;
         world[i] = i;
-        rk->send_seq = calloc(g.ranks, sizeof *rk->send_seq);
-        rk->recv_seq = calloc(g.ranks, sizeof *rk->recv_seq);
-        snprintf(rk->path, sizeof rk->path, "%s/%s%u.%d.cplog", g.dir,
-                 g.prefix, rk->node, g.pid_base + (int)i);
-        rk->f = fopen(rk->path, "w+");
-        if (!rk->f || !rk->send_seq || !rk->recv_seq) {
-            fprintf(stderr, "gen_logs: %s: %s\n", rk->path, strerror(errno));
+        for (k = 0; k < MAX_PEERS; k++)
+            rk->send[k].peer = rk->recv[k].peer = -1;
+        rank_path(&g, i, path, sizeof path);
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+                  0644);
+        rk->buf = malloc(g.buf_size);
+        if (fd < 0 || !rk->buf) {
+            fprintf(stderr, "gen_logs: %s: %s\n", path, strerror(errno));
+            if (fd >= 0)
+                close(fd);
             goto out;
         }
-        setvbuf(rk->f, NULL, _IOFBF, 1 << 16);
+        if (g.keep_open)
+            rk->fd = fd;
+        else
+            close(fd);
         for (k = 0; k < (unsigned)g.nstragglers; k++)
             if (g.straggler[k] == (int)i)
                 rk->delay = g.straggler_delay[k];
@@ -1023,15 +1341,31 @@ int main(int argc, char **argv)
             }
         }
     }
-    for (i = 0; i < g.ranks; i++) {
+    for (i = 0; i < g.ranks && !g.failed_io; i++) {
+        flush_rank(&g, i);
         write_header(&g, i, 1);
-        if (fclose(g.r[i].f) != 0) {
-            fprintf(stderr, "gen_logs: %s: %s\n", g.r[i].path,
-                    strerror(errno));
-            g.r[i].f = NULL;
-            goto out;
+        if (g.r[i].fd >= 0 && close(g.r[i].fd) != 0 && !g.failed_io) {
+            g.failed_io = 1;
+            g.io_errno = errno;
         }
-        g.r[i].f = NULL;
+        g.r[i].fd = -1;
+    }
+    if (g.failed_io) {
+        fprintf(stderr, "gen_logs: writing the logs in %s: %s\n", g.dir,
+                strerror(g.io_errno));
+        goto out;
+    }
+    if (g.too_long) {
+        fprintf(stderr, "gen_logs: the run would last longer than %.0f days "
+                        "of simulated time (fewer --steps/--calls, smaller "
+                        "clock offsets); the logs in "
+                        "%s are not usable\n", MAX_SPAN_NS / 86400e9, g.dir);
+        goto out;
+    }
+    if (g.peers_full) {
+        fprintf(stderr, "gen_logs: a rank has more than %d point-to-point "
+                        "peers\n", MAX_PEERS);
+        goto out;
     }
     if (g.truth && write_truth(&g) < 0)
         goto out;
@@ -1039,10 +1373,9 @@ int main(int argc, char **argv)
 out:
     if (g.r)
         for (i = 0; i < g.ranks; i++) {
-            if (g.r[i].f)
-                fclose(g.r[i].f);
-            free(g.r[i].send_seq);
-            free(g.r[i].recv_seq);
+            if (g.r[i].fd >= 0)
+                close(g.r[i].fd);
+            free(g.r[i].buf);
         }
     free(g.r);
     free(g.ops);

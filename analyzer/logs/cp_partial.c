@@ -1,0 +1,1178 @@
+/* cp_partial.c - node partials: reduce, list, read (see cp_partial.h). */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "collprof/cp_logfmt.h"
+#include "cp_logread.h"
+#include "cp_partial.h"
+#include "cp_path.h"
+
+#define IO_BUFFER (64 * 1024)
+#define REC CP_LOG_RECORD_SIZE
+
+/* ---- little-endian fields and the checksum ------------------------------- */
+
+static void put32(unsigned char *p, uint32_t v)
+{
+    int i;
+    for (i = 0; i < 4; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void put64(unsigned char *p, uint64_t v)
+{
+    int i;
+    for (i = 0; i < 8; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint32_t get32(const unsigned char *p)
+{
+    uint32_t v = 0;
+    int i;
+    for (i = 3; i >= 0; i--)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+static uint64_t get64(const unsigned char *p)
+{
+    uint64_t v = 0;
+    int i;
+    for (i = 7; i >= 0; i--)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+#define FNV_OFFSET 0xcbf29ce484222325ull
+#define FNV_PRIME 0x100000001b3ull
+
+static uint64_t fnv(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    size_t i;
+    for (i = 0; i < n; i++)
+        h = (h ^ p[i]) * FNV_PRIME;
+    return h;
+}
+
+/* ---- the file's header and index ------------------------------------------ *
+ * header (CP_PARTIAL_HEADER_SIZE bytes):
+ *   0 magic[8]  8 version  12 header_size  16 entry_size  20 nlogs
+ *   24 index_sum(u64)  32 file_size(u64)  40 raw_bytes(u64)
+ *   48 reserved[16]  64 node[64]
+ * entry (CP_PARTIAL_ENTRY_SIZE bytes), one per log, in name order:
+ *   0 name[128]  128 offset  136 size  144 raw_size  152 sum (u64 each)
+ *   160 global_rank(i32)  164 header_bytes  168 header_size  172 reserved
+ *   176 slots(u64)  184 reserved(u64) */
+
+struct entry {
+    char name[CP_PARTIAL_NAME_LEN];
+    uint64_t offset, size, raw_size, sum, slots;
+    int32_t global_rank;
+    uint32_t header_bytes, header_size;
+};
+
+struct partial {
+    char node[64];
+    uint32_t nlogs;
+    uint64_t file_size, raw_bytes;
+    struct entry *e;
+};
+
+static void encode_header(unsigned char *h, const struct partial *p,
+                          uint64_t index_sum)
+{
+    memset(h, 0, CP_PARTIAL_HEADER_SIZE);
+    memcpy(h, CP_PARTIAL_MAGIC, 8);
+    put32(h + 8, CP_PARTIAL_VERSION);
+    put32(h + 12, CP_PARTIAL_HEADER_SIZE);
+    put32(h + 16, CP_PARTIAL_ENTRY_SIZE);
+    put32(h + 20, p->nlogs);
+    put64(h + 24, index_sum);
+    put64(h + 32, p->file_size);
+    put64(h + 40, p->raw_bytes);
+    snprintf((char *)h + 64, 64, "%s", p->node);
+}
+
+static void encode_entry(unsigned char *b, const struct entry *e)
+{
+    memset(b, 0, CP_PARTIAL_ENTRY_SIZE);
+    snprintf((char *)b, CP_PARTIAL_NAME_LEN, "%s", e->name);
+    put64(b + 128, e->offset);
+    put64(b + 136, e->size);
+    put64(b + 144, e->raw_size);
+    put64(b + 152, e->sum);
+    put32(b + 160, (uint32_t)e->global_rank);
+    put32(b + 164, e->header_bytes);
+    put32(b + 168, e->header_size);
+    put64(b + 176, e->slots);
+}
+
+/* A log's name as a partial may hold it: a plain file name. */
+static int plain_name(const char *s)
+{
+    return s[0] && s[0] != '.' && strchr(s, '/') == NULL;
+}
+
+static size_t read_full(int fd, void *buf, size_t len)
+{
+    size_t got = 0;
+    while (got < len) {
+        ssize_t n = read(fd, (char *)buf + got, len - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
+    return got;
+}
+
+/* Read and check the header and index of the partial open on fd, and with
+ * verify, every log's checksum.  p->e is allocated (free it).  -1 with err
+ * naming path and the offset. */
+static int read_partial(int fd, const char *path, int verify,
+                        struct partial *p, struct cp_error *err)
+{
+    unsigned char h[CP_PARTIAL_HEADER_SIZE], *index = NULL, *buf = NULL;
+    struct stat sb;
+    uint64_t index_size, data_start, expect;
+    size_t got;
+    uint32_t i;
+    int rc = -1;
+
+    memset(p, 0, sizeof *p);
+    if (fstat(fd, &sb) < 0) {
+        cp_error_set(err, path, -1, "%s: %s", path, strerror(errno));
+        goto out;
+    }
+    got = read_full(fd, h, sizeof h);
+    if (got == 0) {
+        cp_error_set(err, path, 0, "%s: offset 0: empty file, not a collprof "
+                     "partial", path);
+        goto out;
+    }
+    if (got < 8 || memcmp(h, CP_PARTIAL_MAGIC, 8) != 0) {
+        cp_error_set(err, path, 0, "%s: offset 0: not a collprof partial (bad "
+                     "magic)", path);
+        goto out;
+    }
+    if (got < sizeof h) {
+        cp_error_set(err, path, (int64_t)got, "%s: offset %zu: header "
+                     "truncated (%zu of %u bytes)", path, got, got,
+                     CP_PARTIAL_HEADER_SIZE);
+        goto out;
+    }
+    if (get32(h + 8) != CP_PARTIAL_VERSION) {
+        cp_error_set(err, path, 8, "%s: offset 8: partial format version %u, "
+                     "this collprof reads %u", path, get32(h + 8),
+                     CP_PARTIAL_VERSION);
+        goto out;
+    }
+    if (get32(h + 12) != CP_PARTIAL_HEADER_SIZE ||
+        get32(h + 16) != CP_PARTIAL_ENTRY_SIZE) {
+        cp_error_set(err, path, 12, "%s: offset 12: bad sizes (header %u, "
+                     "entry %u)", path, get32(h + 12), get32(h + 16));
+        goto out;
+    }
+    p->nlogs = get32(h + 20);
+    p->file_size = get64(h + 32);
+    p->raw_bytes = get64(h + 40);
+    memcpy(p->node, h + 64, sizeof p->node);
+    p->node[sizeof p->node - 1] = '\0';
+    if (p->file_size != (uint64_t)sb.st_size) {
+        cp_error_set(err, path, 32, "%s: offset 32: the partial says it has "
+                     "%llu bytes, the file has %llu (truncated or grown)",
+                     path, (unsigned long long)p->file_size,
+                     (unsigned long long)sb.st_size);
+        goto out;
+    }
+    /* the count sizes the index only once the file is known to hold it */
+    index_size = (uint64_t)p->nlogs * CP_PARTIAL_ENTRY_SIZE;
+    data_start = CP_PARTIAL_HEADER_SIZE + index_size;
+    if (p->nlogs == 0 || data_start > p->file_size) {
+        cp_error_set(err, path, 20, "%s: offset 20: %u logs do not fit in %llu "
+                     "bytes", path, p->nlogs,
+                     (unsigned long long)p->file_size);
+        goto out;
+    }
+    index = malloc(index_size);
+    p->e = calloc(p->nlogs, sizeof *p->e);
+    if (!index || !p->e) {
+        cp_error_set(err, path, -1, "%s: out of memory", path);
+        goto out;
+    }
+    got = read_full(fd, index, index_size);
+    if (got != index_size || fnv(FNV_OFFSET, index, index_size) != get64(h + 24)) {
+        cp_error_set(err, path, CP_PARTIAL_HEADER_SIZE, "%s: offset %u: index "
+                     "damaged (checksum)", path, CP_PARTIAL_HEADER_SIZE);
+        goto out;
+    }
+    expect = data_start;
+    for (i = 0; i < p->nlogs; i++) {
+        const unsigned char *b = index + (size_t)i * CP_PARTIAL_ENTRY_SIZE;
+        struct entry *e = &p->e[i];
+        uint64_t at = CP_PARTIAL_HEADER_SIZE + (uint64_t)i * CP_PARTIAL_ENTRY_SIZE;
+        memcpy(e->name, b, sizeof e->name);
+        e->name[sizeof e->name - 1] = '\0';
+        e->offset = get64(b + 128);
+        e->size = get64(b + 136);
+        e->raw_size = get64(b + 144);
+        e->sum = get64(b + 152);
+        e->global_rank = (int32_t)get32(b + 160);
+        e->header_bytes = get32(b + 164);
+        e->header_size = get32(b + 168);
+        e->slots = get64(b + 176);
+        if (!plain_name(e->name) || e->offset != expect ||
+            e->size > p->file_size - e->offset ||
+            e->header_bytes != sizeof(struct cp_log_header) ||
+            e->size < e->header_bytes || e->header_size < e->header_bytes ||
+            e->header_size > (1u << 20) || e->raw_size < e->header_bytes ||
+            (i > 0 && strcmp(p->e[i - 1].name, e->name) >= 0)) {
+            cp_error_set(err, path, (int64_t)at, "%s: offset %llu: index entry "
+                         "%u is inconsistent", path, (unsigned long long)at, i);
+            goto out;
+        }
+        expect += e->size;
+    }
+    if (expect != p->file_size) {
+        cp_error_set(err, path, (int64_t)expect, "%s: offset %llu: %llu bytes "
+                     "follow the last log", path, (unsigned long long)expect,
+                     (unsigned long long)(p->file_size - expect));
+        goto out;
+    }
+    if (verify) {
+        buf = malloc(IO_BUFFER);
+        if (!buf) {
+            cp_error_set(err, path, -1, "%s: out of memory", path);
+            goto out;
+        }
+        for (i = 0; i < p->nlogs; i++) {
+            const struct entry *e = &p->e[i];
+            uint64_t left = e->size, sum = FNV_OFFSET;
+            while (left > 0) {
+                size_t want = left < IO_BUFFER ? (size_t)left : IO_BUFFER;
+                if (read_full(fd, buf, want) != want)
+                    break;
+                sum = fnv(sum, buf, want);
+                left -= want;
+            }
+            if (left > 0 || sum != e->sum) {
+                cp_error_set(err, path, (int64_t)e->offset, "%s: offset %llu: "
+                             "the data of %s is damaged (checksum)", path,
+                             (unsigned long long)e->offset, e->name);
+                goto out;
+            }
+        }
+    }
+    rc = 0;
+out:
+    free(index);
+    free(buf);
+    if (rc < 0) {
+        free(p->e);
+        p->e = NULL;
+    }
+    return rc;
+}
+
+/* ---- writing -------------------------------------------------------------- */
+
+struct sink {
+    FILE *f;
+    uint64_t bytes, sum;
+};
+
+static void emit(struct sink *s, const void *p, size_t n)
+{
+    fwrite(p, 1, n, s->f);
+    s->bytes += n;
+    s->sum = fnv(s->sum, p, n);
+}
+
+static void emit_varint(struct sink *s, uint64_t v)
+{
+    unsigned char b[10];
+    size_t n = 0;
+    do {
+        b[n] = (unsigned char)(v & 0x7f);
+        v >>= 7;
+        if (v)
+            b[n] |= 0x80;
+        n++;
+    } while (v);
+    emit(s, b, n);
+}
+
+/* Encode one log (fd at offset 0, header read and checked) into s. */
+static int encode_log(int fd, const char *path, struct entry *e,
+                      struct sink *s, struct cp_error *err)
+{
+    unsigned char hdr[sizeof(struct cp_log_header)];
+    unsigned char (*prev)[REC] = NULL, *buf = NULL;
+    uint64_t empty = 0;
+    size_t fill = 0;
+    int rc = -1;
+
+    prev = calloc(256, REC);
+    buf = malloc(IO_BUFFER);
+    if (!prev || !buf) {
+        cp_error_set(err, path, -1, "%s: out of memory", path);
+        goto out;
+    }
+    if (pread(fd, hdr, sizeof hdr, 0) != (ssize_t)sizeof hdr) {
+        cp_error_set(err, path, 0, "%s: cannot read the header", path);
+        goto out;
+    }
+    e->header_bytes = sizeof hdr;
+    emit(s, hdr, sizeof hdr);
+    if (lseek(fd, (off_t)e->header_size, SEEK_SET) < 0) {
+        cp_error_set(err, path, e->header_size, "%s: cannot seek: %s", path,
+                     strerror(errno));
+        goto out;
+    }
+    for (;;) {
+        size_t got = read_full(fd, buf + fill, IO_BUFFER - fill), pos = 0;
+        fill += got;
+        for (; fill - pos >= REC; pos += REC) {
+            const unsigned char *slot = buf + pos;
+            unsigned char *p = prev[slot[0]];
+            unsigned char changed[REC];
+            uint64_t mask = 0;
+            size_t k, n = 0;
+            e->slots++;
+            if (slot[0] == CP_REC_EMPTY) {
+                empty++;
+                continue;
+            }
+            if (empty) {
+                unsigned char op = CP_PARTIAL_OP_EMPTY;
+                emit(s, &op, 1);
+                emit_varint(s, empty);
+                empty = 0;
+            }
+            for (k = 1; k < REC; k++)
+                if (slot[k] != p[k]) {
+                    mask |= 1ull << (k - 1);
+                    changed[n++] = slot[k] ^ p[k];
+                }
+            {
+                unsigned char head[2] = {CP_PARTIAL_OP_SLOT, slot[0]};
+                emit(s, head, 2);
+            }
+            emit_varint(s, mask);
+            emit(s, changed, n);
+            memcpy(p, slot, REC);
+        }
+        memmove(buf, buf + pos, fill - pos);
+        fill -= pos;
+        if (got == 0)
+            break;
+    }
+    if (empty) {
+        unsigned char op = CP_PARTIAL_OP_EMPTY;
+        emit(s, &op, 1);
+        emit_varint(s, empty);
+    }
+    if (fill > 0) {
+        unsigned char op = CP_PARTIAL_OP_TAIL;
+        emit(s, &op, 1);
+        emit_varint(s, fill);
+        emit(s, buf, fill);
+    }
+    {
+        unsigned char op = CP_PARTIAL_OP_END;
+        emit(s, &op, 1);
+    }
+    e->raw_size = e->header_size + e->slots * REC + fill;
+    rc = 0;
+out:
+    free(prev);
+    free(buf);
+    return rc;
+}
+
+int cp_partial_file_name(const char *node, char *buf, size_t len)
+{
+    char safe[64];
+    size_t i;
+
+    for (i = 0; node[i] && i + 1 < sizeof safe; i++) {
+        char c = node[i];
+        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                 (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
+        safe[i] = ok && !(i == 0 && c == '.') ? c : '_';
+    }
+    safe[i] = '\0';
+    if (i == 0)
+        snprintf(safe, sizeof safe, "node");
+    return snprintf(buf, len, "%s%s", safe, CP_PARTIAL_SUFFIX) < (int)len ? 0
+                                                                          : -1;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+int cp_partial_reduce(const char *dir, const char *node, const char *out_path,
+                      struct cp_partial_stats *st, struct cp_error *err)
+{
+    struct cp_partial_stats local;
+    struct cp_path_out o;
+    struct partial p;
+    struct sink s;
+    char **paths = NULL;
+    unsigned char h[CP_PARTIAL_HEADER_SIZE], *index = NULL;
+    uint64_t offset;
+    int n, i, rc = -1, started = 0;
+    uint32_t k;
+
+    memset(&o, 0, sizeof o);
+    memset(&p, 0, sizeof p);
+    if (!st)
+        st = &local;
+    memset(st, 0, sizeof *st);
+    snprintf(p.node, sizeof p.node, "%s", node);
+    n = cp_logdir_list(dir, &paths, err);
+    if (n < 0)
+        goto out;
+    p.e = calloc((size_t)n, sizeof *p.e);
+    if (!p.e) {
+        cp_error_set(err, dir, -1, "%s: out of memory", dir);
+        goto out;
+    }
+    /* which logs are this node's: their headers say */
+    for (i = 0; i < n; i++) {
+        struct cp_logfile *lf = cp_logfile_open(paths[i], NULL);
+        const struct cp_log_header *hd;
+        if (!lf) {
+            st->unreadable++;
+            continue;
+        }
+        hd = cp_logfile_header(lf);
+        if (strcmp(hd->node, node) != 0 ||
+            strlen(base_name(paths[i])) >= CP_PARTIAL_NAME_LEN) {
+            st->other++;
+        } else {
+            struct entry *e = &p.e[p.nlogs++];
+            snprintf(e->name, sizeof e->name, "%s", base_name(paths[i]));
+            e->global_rank = hd->global_rank;
+            e->header_size = hd->header_size;
+        }
+        cp_logfile_close(lf);
+    }
+    if (p.nlogs == 0) {
+        cp_error_set(err, dir, -1, "%s: no readable log of node '%s' here "
+                     "(%u of other nodes, %u unreadable)", dir, node,
+                     st->other, st->unreadable);
+        goto out;
+    }
+    if (cp_path_create(&o, out_path, CP_PATH_MODE, err) < 0)
+        goto out;
+    started = 1;
+    /* header and index last, once the offsets are known */
+    memset(h, 0, sizeof h);
+    index = calloc(p.nlogs, CP_PARTIAL_ENTRY_SIZE);
+    if (!index) {
+        cp_error_set(err, out_path, -1, "%s: out of memory", out_path);
+        goto out;
+    }
+    fwrite(h, 1, sizeof h, o.f);
+    fwrite(index, CP_PARTIAL_ENTRY_SIZE, p.nlogs, o.f);
+    offset = CP_PARTIAL_HEADER_SIZE + (uint64_t)p.nlogs * CP_PARTIAL_ENTRY_SIZE;
+    for (k = 0; k < p.nlogs; k++) {
+        struct entry *e = &p.e[k];
+        char path[4200];
+        int fd;
+        snprintf(path, sizeof path, "%s/%s", dir, e->name);
+        fd = cp_path_open_input(path, cp_path_log_links(), err);
+        if (fd < 0)
+            goto out;
+        s.f = o.f;
+        s.bytes = 0;
+        s.sum = FNV_OFFSET;
+        e->offset = offset;
+        rc = encode_log(fd, path, e, &s, err);
+        close(fd);
+        if (rc < 0)
+            goto out;
+        rc = -1;
+        e->size = s.bytes;
+        e->sum = s.sum;
+        offset += s.bytes;
+        p.raw_bytes += e->raw_size;
+        encode_entry(index + (size_t)k * CP_PARTIAL_ENTRY_SIZE, e);
+    }
+    p.file_size = offset;
+    encode_header(h, &p, fnv(FNV_OFFSET, index,
+                             (size_t)p.nlogs * CP_PARTIAL_ENTRY_SIZE));
+    if (fseek(o.f, 0, SEEK_SET) != 0) {
+        cp_error_set(err, out_path, -1, "%s: cannot seek: %s", out_path,
+                     strerror(errno));
+        goto out;
+    }
+    fwrite(h, 1, sizeof h, o.f);
+    fwrite(index, CP_PARTIAL_ENTRY_SIZE, p.nlogs, o.f);
+    started = 0;
+    if (cp_path_install(&o, err) < 0)
+        goto out;
+    st->logs = p.nlogs;
+    st->raw_bytes = p.raw_bytes;
+    st->bytes = p.file_size;
+    rc = 0;
+out:
+    if (started)
+        cp_path_discard(&o);
+    cp_logdir_free(paths);
+    free(p.e);
+    free(index);
+    return rc;
+}
+
+/* ---- the registry of logs read from partials ----------------------------- */
+
+struct cp_partial_log {
+    char *path;    /* the log's name, as listed */
+    char *partial; /* the file holding it */
+    struct entry e;
+};
+
+static struct cp_partial_log *registry;
+static size_t nregistry, capregistry;
+static int registry_sorted = 1;
+
+void cp_partial_forget(void)
+{
+    size_t i;
+
+    for (i = 0; i < nregistry; i++) {
+        free(registry[i].path);
+        free(registry[i].partial);
+    }
+    free(registry);
+    registry = NULL;
+    nregistry = capregistry = 0;
+    registry_sorted = 1;
+}
+
+static int compare_logs(const void *a, const void *b)
+{
+    return strcmp(((const struct cp_partial_log *)a)->path,
+                  ((const struct cp_partial_log *)b)->path);
+}
+
+static void sort_registry(void)
+{
+    size_t i, k;
+
+    if (registry_sorted)
+        return;
+    qsort(registry, nregistry, sizeof *registry, compare_logs);
+    /* a name registered twice: the later registration (sorted after by
+     * qsort's whim) is dropped, both name the same log */
+    for (i = k = 0; i < nregistry; i++) {
+        if (k > 0 && strcmp(registry[k - 1].path, registry[i].path) == 0) {
+            free(registry[i].path);
+            free(registry[i].partial);
+            continue;
+        }
+        registry[k++] = registry[i];
+    }
+    nregistry = k;
+    registry_sorted = 1;
+}
+
+static int register_log(const char *path, const char *partial,
+                        const struct entry *e)
+{
+    struct cp_partial_log *l;
+
+    if (nregistry == capregistry) {
+        size_t cap = capregistry ? capregistry * 2 : 64;
+        struct cp_partial_log *bigger = realloc(registry, cap * sizeof *bigger);
+        if (!bigger)
+            return -1;
+        registry = bigger;
+        capregistry = cap;
+    }
+    l = &registry[nregistry];
+    l->path = strdup(path);
+    l->partial = strdup(partial);
+    l->e = *e;
+    if (!l->path || !l->partial) {
+        free(l->path);
+        free(l->partial);
+        return -1;
+    }
+    nregistry++;
+    registry_sorted = 0;
+    return 0;
+}
+
+const struct cp_partial_log *cp_partial_find(const char *path)
+{
+    struct cp_partial_log key;
+
+    if (nregistry == 0)
+        return NULL;
+    sort_registry();
+    key.path = (char *)path;
+    return bsearch(&key, registry, nregistry, sizeof *registry, compare_logs);
+}
+
+/* ---- listing: partials, raw logs or both ---------------------------------- */
+
+struct list {
+    char **v;
+    size_t n, cap;
+};
+
+static int list_add(struct list *l, const char *dir, const char *name)
+{
+    size_t len = (dir ? strlen(dir) + 1 : 0) + strlen(name) + 1;
+
+    if (l->n + 2 > l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 16;
+        char **bigger = realloc(l->v, cap * sizeof *bigger);
+        if (!bigger)
+            return -1;
+        l->v = bigger;
+        l->cap = cap;
+    }
+    l->v[l->n] = malloc(len);
+    if (!l->v[l->n])
+        return -1;
+    if (dir)
+        snprintf(l->v[l->n], len, "%s/%s", dir, name);
+    else
+        snprintf(l->v[l->n], len, "%s", name);
+    l->v[++l->n] = NULL;
+    return 0;
+}
+
+static void list_free(struct list *l)
+{
+    size_t i;
+    for (i = 0; l->v && i < l->n; i++)
+        free(l->v[i]);
+    free(l->v);
+    l->v = NULL;
+    l->n = l->cap = 0;
+}
+
+static int compare_strings(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int has_suffix(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n > m && strcmp(s + n - m, suffix) == 0;
+}
+
+struct notes {
+    struct cp_error *v;
+    size_t n;
+};
+
+static struct cp_error *add_note(struct notes *ns)
+{
+    struct cp_error *bigger = realloc(ns->v, (ns->n + 1) * sizeof *bigger);
+    if (!bigger)
+        return NULL;
+    ns->v = bigger;
+    return &ns->v[ns->n++];
+}
+
+/* A partial, validated, with the node it stands for. */
+struct held {
+    char *path;
+    int ok;
+    char node[64];
+    struct partial p;
+};
+
+static int compare_held(const void *a, const void *b)
+{
+    return strcmp(((const struct held *)a)->path, ((const struct held *)b)->path);
+}
+
+/* The node named by a partial's file name (NODE.cppart). */
+static void node_from_name(const char *path, char *node, size_t len)
+{
+    const char *b = base_name(path);
+    size_t n = strlen(b) - strlen(CP_PARTIAL_SUFFIX);
+    snprintf(node, len, "%.*s", (int)(n < len ? n : len - 1), b);
+}
+
+int cp_partial_list(const char *path, char ***paths_out,
+                    struct cp_error **notes_out, size_t *nnotes,
+                    struct cp_error *err)
+{
+    struct list raw = {0}, out = {0};
+    struct notes ns = {0};
+    struct held *held = NULL;
+    size_t nheld = 0, i, k;
+    struct stat sb;
+    DIR *d = NULL;
+    struct dirent *de;
+    char *dir = NULL;
+    int rc = -1;
+
+    *paths_out = NULL;
+    *notes_out = NULL;
+    *nnotes = 0;
+    if (stat(path, &sb) == 0 && !S_ISDIR(sb.st_mode) &&
+        has_suffix(path, CP_PARTIAL_SUFFIX)) {
+        /* one partial: its logs, or its node's raw logs beside it */
+        const char *slash = strrchr(path, '/');
+        dir = slash ? strndup(path, (size_t)(slash - path)) : strdup(".");
+        held = calloc(1, sizeof *held);
+        if (!dir || !held || !(held[0].path = strdup(path)))
+            goto oom;
+        nheld = 1;
+    } else if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        d = opendir(path);
+        if (!d) {
+            cp_error_set(err, path, -1, "%s: %s", path, strerror(errno));
+            goto out;
+        }
+        while ((de = readdir(d)) != NULL) {
+            if (!has_suffix(de->d_name, CP_PARTIAL_SUFFIX) ||
+                !plain_name(de->d_name))
+                continue;
+            {
+                struct held *bigger = realloc(held, (nheld + 1) * sizeof *bigger);
+                size_t len = strlen(path) + strlen(de->d_name) + 2;
+                if (!bigger)
+                    goto oom;
+                held = bigger;
+                memset(&held[nheld], 0, sizeof *held);
+                held[nheld].path = malloc(len);
+                if (!held[nheld].path)
+                    goto oom;
+                snprintf(held[nheld].path, len, "%s/%s", path, de->d_name);
+                nheld++;
+            }
+        }
+        if (!(dir = strdup(path)))
+            goto oom;
+    }
+    if (nheld == 0) {
+        /* no partial: exactly the raw logs */
+        int n = cp_logdir_list(path, paths_out, err);
+        rc = n;
+        goto out;
+    }
+    qsort(held, nheld, sizeof *held, compare_held);
+    /* the raw logs beside the partials (none is fine) */
+    {
+        char **files = NULL;
+        int n = cp_logdir_list(dir, &files, NULL);
+        for (i = 0; n > 0 && i < (size_t)n; i++)
+            if (list_add(&raw, NULL, files[i]) < 0) {
+                cp_logdir_free(files);
+                goto oom;
+            }
+        cp_logdir_free(files);
+    }
+    for (i = 0; i < nheld; i++) {
+        struct held *h = &held[i];
+        struct cp_error e;
+        int fd = cp_path_open_input(h->path, cp_path_log_links(), &e);
+        if (fd >= 0 && read_partial(fd, h->path, 1, &h->p, &e) == 0) {
+            h->ok = 1;
+            snprintf(h->node, sizeof h->node, "%s", h->p.node);
+        } else {
+            struct cp_error *note = add_note(&ns);
+            if (!note)
+                goto oom;
+            node_from_name(h->path, h->node, sizeof h->node);
+            /* the reader's message starts with the file: the note's
+             * source names it */
+            cp_error_set(note, h->path, e.offset, "%s; node %s's raw logs are "
+                         "read instead", e.text, h->node);
+        }
+        if (fd >= 0)
+            close(fd);
+    }
+    /* a raw log is listed unless a valid partial holds it */
+    for (i = 0; i < raw.n; i++) {
+        const char *name = base_name(raw.v[i]);
+        int held_here = 0;
+        for (k = 0; k < nheld && !held_here; k++) {
+            uint32_t j;
+            if (!held[k].ok)
+                continue;
+            for (j = 0; j < held[k].p.nlogs; j++)
+                if (strcmp(held[k].p.e[j].name, name) == 0) {
+                    held_here = 1;
+                    break;
+                }
+        }
+        if (held_here)
+            continue;
+        if (list_add(&out, NULL, raw.v[i]) < 0)
+            goto oom;
+        /* whose is it? a readable log of a node without a valid partial,
+         * or one its node's partial lacks, is named */
+        {
+            struct cp_logfile *lf = cp_logfile_open(raw.v[i], NULL);
+            if (lf) {
+                const char *node = cp_logfile_header(lf)->node;
+                int partial_ok = -1; /* -1: none for the node */
+                for (k = 0; k < nheld; k++)
+                    if (strcmp(held[k].node, node) == 0)
+                        partial_ok = held[k].ok;
+                if (partial_ok != 0) {
+                    struct cp_error *note = add_note(&ns);
+                    if (!note) {
+                        cp_logfile_close(lf);
+                        goto oom;
+                    }
+                    if (partial_ok < 0)
+                        cp_error_set(note, raw.v[i], -1,
+                                     "%s: node %s has no partial "
+                                     "(%s%s): this log is read raw",
+                                     raw.v[i], node, node, CP_PARTIAL_SUFFIX);
+                    else
+                        cp_error_set(note, raw.v[i], -1,
+                                     "%s: not in node %s's partial (written "
+                                     "after it?): read raw",
+                                     raw.v[i], node);
+                }
+                cp_logfile_close(lf);
+            }
+        }
+    }
+    /* ... and the logs of the valid partials, by their own names */
+    for (k = 0; k < nheld; k++) {
+        uint32_t j;
+        if (!held[k].ok)
+            continue;
+        for (j = 0; j < held[k].p.nlogs; j++) {
+            if (list_add(&out, dir, held[k].p.e[j].name) < 0 ||
+                register_log(out.v[out.n - 1], held[k].path,
+                             &held[k].p.e[j]) < 0)
+                goto oom;
+        }
+    }
+    if (out.n == 0) {
+        cp_error_set(err, path, -1, "%s: no readable partial and no collprof "
+                     "log (*%s)", path, CP_LOG_SUFFIX);
+        goto out;
+    }
+    qsort(out.v, out.n, sizeof *out.v, compare_strings);
+    for (i = 1; i < out.n; i++)
+        if (strcmp(out.v[i - 1], out.v[i]) == 0) {
+            /* two partials hold one log: once */
+            free(out.v[i]);
+            memmove(&out.v[i], &out.v[i + 1], (out.n - i) * sizeof *out.v);
+            out.n--;
+            i--;
+        }
+    *paths_out = out.v;
+    out.v = NULL;
+    rc = (int)out.n;
+    goto out;
+oom:
+    cp_error_set(err, path, -1, "%s: out of memory", path);
+out:
+    if (d)
+        closedir(d);
+    for (i = 0; i < nheld; i++) {
+        free(held[i].path);
+        free(held[i].p.e);
+    }
+    free(held);
+    free(dir);
+    list_free(&raw);
+    list_free(&out);
+    *notes_out = ns.v;
+    *nnotes = ns.n;
+    return rc;
+}
+
+/* ---- reading a log from its partial ------------------------------------- */
+
+struct cp_partial_src {
+    int fd;
+    struct entry e;
+    char *partial;
+    uint64_t pos;      /* in the log */
+    uint64_t in_pos;   /* next byte of the section to decode */
+    size_t ifill, ipos; /* ibuf */
+    int started, ended, have_problem;
+    uint64_t zeros;    /* never-written slots still to give */
+    unsigned char hdr[sizeof(struct cp_log_header)];
+    unsigned char slot[REC];
+    size_t slot_len, slot_pos;
+    struct cp_error problem;
+    unsigned char prev[256][REC];
+    unsigned char ibuf[IO_BUFFER];
+};
+
+static void src_damage(struct cp_partial_src *s, uint64_t at, const char *what)
+{
+    if (!s->have_problem) {
+        s->have_problem = 1;
+        cp_error_set(&s->problem, s->partial, (int64_t)at,
+                     "%s: offset %llu: %s: %s", s->partial,
+                     (unsigned long long)at, s->e.name, what);
+    }
+}
+
+/* The section's offset of the next byte to decode, in the partial. */
+static uint64_t src_at(const struct cp_partial_src *s)
+{
+    return s->e.offset + s->in_pos - (s->ifill - s->ipos);
+}
+
+static int src_byte(struct cp_partial_src *s, unsigned char *b)
+{
+    if (s->ipos == s->ifill) {
+        uint64_t left = s->e.size - s->in_pos;
+        size_t want = left < IO_BUFFER ? (size_t)left : IO_BUFFER;
+        ssize_t n;
+        if (want == 0)
+            return -1;
+        do
+            n = pread(s->fd, s->ibuf, want, (off_t)(s->e.offset + s->in_pos));
+        while (n < 0 && errno == EINTR);
+        if (n <= 0)
+            return -1;
+        s->ifill = (size_t)n;
+        s->ipos = 0;
+        s->in_pos += (uint64_t)n;
+    }
+    *b = s->ibuf[s->ipos++];
+    return 0;
+}
+
+static int src_varint(struct cp_partial_src *s, uint64_t *v)
+{
+    unsigned shift;
+    unsigned char b;
+
+    *v = 0;
+    for (shift = 0; shift < 70; shift += 7) {
+        if (src_byte(s, &b) < 0)
+            return -1;
+        if (shift == 63 && (b & 0x7e))
+            return -1;
+        *v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80))
+            return 0;
+    }
+    return -1;
+}
+
+/* Decode the next slot (or tail) into s->slot.  0 at the end, 1, -1. */
+static int src_next(struct cp_partial_src *s)
+{
+    unsigned char op, kind, b;
+    uint64_t v, at;
+    int k;
+
+    if (s->zeros > 0) {
+        s->zeros--;
+        memset(s->slot, 0, REC);
+        s->slot_len = REC;
+        s->slot_pos = 0;
+        return 1;
+    }
+    if (s->ended)
+        return 0;
+    at = src_at(s);
+    if (src_byte(s, &op) < 0)
+        goto damaged;
+    switch (op) {
+    case CP_PARTIAL_OP_EMPTY:
+        if (src_varint(s, &v) < 0 || v == 0 ||
+            v > (s->e.raw_size - s->pos) / REC)
+            goto damaged;
+        s->zeros = v - 1;
+        memset(s->slot, 0, REC);
+        s->slot_len = REC;
+        break;
+    case CP_PARTIAL_OP_SLOT:
+        if (src_byte(s, &kind) < 0 || kind == CP_REC_EMPTY ||
+            src_varint(s, &v) < 0 || (v >> (REC - 1)) != 0)
+            goto damaged;
+        memcpy(s->slot, s->prev[kind], REC);
+        s->slot[0] = kind;
+        for (k = 1; k < (int)REC; k++)
+            if (v & (1ull << (k - 1))) {
+                if (src_byte(s, &b) < 0)
+                    goto damaged;
+                s->slot[k] ^= b;
+            }
+        memcpy(s->prev[kind], s->slot, REC);
+        s->slot_len = REC;
+        break;
+    case CP_PARTIAL_OP_TAIL:
+        if (src_varint(s, &v) < 0 || v == 0 || v >= REC)
+            goto damaged;
+        for (k = 0; k < (int)v; k++)
+            if (src_byte(s, &s->slot[k]) < 0)
+                goto damaged;
+        s->slot_len = (size_t)v;
+        break;
+    case CP_PARTIAL_OP_END:
+        if (s->pos != s->e.raw_size) {
+            src_damage(s, at, "the log ends early");
+            return -1;
+        }
+        s->ended = 1;
+        return 0;
+    default:
+        goto damaged;
+    }
+    if (s->slot_len > s->e.raw_size - s->pos) {
+        src_damage(s, at, "more data than the log had");
+        return -1;
+    }
+    s->slot_pos = 0;
+    return 1;
+damaged:
+    src_damage(s, at, "undecodable data");
+    return -1;
+}
+
+struct cp_partial_src *cp_partial_src_open(const struct cp_partial_log *log,
+                                           struct cp_error *err)
+{
+    struct cp_partial_src *s = calloc(1, sizeof *s), *ret = NULL;
+    int saved;
+
+    if (!s) {
+        cp_error_set(err, log->path, -1, "%s: out of memory", log->path);
+        goto out;
+    }
+    s->fd = -1;
+    if (!(s->partial = strdup(log->partial))) {
+        cp_error_set(err, log->path, -1, "%s: out of memory", log->path);
+        goto out;
+    }
+    s->e = log->e;
+    s->fd = cp_path_open_input(log->partial, cp_path_log_links(), err);
+    if (s->fd < 0)
+        goto out;
+    if (pread(s->fd, s->hdr, sizeof s->hdr, (off_t)s->e.offset) !=
+        (ssize_t)sizeof s->hdr) {
+        cp_error_set(err, log->partial, (int64_t)s->e.offset,
+                     "%s: offset %llu: %s: header truncated", log->partial,
+                     (unsigned long long)s->e.offset, s->e.name);
+        goto out;
+    }
+    s->in_pos = sizeof s->hdr;
+    ret = s;
+    s = NULL;
+out:
+    saved = errno;
+    cp_partial_src_close(s);
+    errno = saved;
+    return ret;
+}
+
+ssize_t cp_partial_src_read(struct cp_partial_src *s, void *buf, size_t len)
+{
+    unsigned char *out = buf;
+    size_t done = 0;
+
+    while (done < len && s->pos < s->e.raw_size) {
+        size_t n;
+        if (s->pos < s->e.header_size) {
+            /* the header, then its zero padding up to the first slot */
+            uint64_t end = s->e.header_size < s->e.raw_size ? s->e.header_size
+                                                            : s->e.raw_size;
+            n = len - done;
+            if (n > end - s->pos)
+                n = (size_t)(end - s->pos);
+            if (s->pos < s->e.header_bytes) {
+                if (n > s->e.header_bytes - s->pos)
+                    n = (size_t)(s->e.header_bytes - s->pos);
+                memcpy(out + done, s->hdr + s->pos, n);
+            } else
+                memset(out + done, 0, n);
+        } else {
+            int r;
+            s->started = 1;
+            if (s->slot_pos == s->slot_len && s->zeros > 0 &&
+                len - done >= REC) {
+                /* a run of never-written slots: straight into buf */
+                uint64_t whole = (len - done) / REC;
+                if (whole > s->zeros)
+                    whole = s->zeros;
+                n = (size_t)whole * REC;
+                memset(out + done, 0, n);
+                s->zeros -= whole;
+                s->pos += n;
+                done += n;
+                continue;
+            }
+            if (s->slot_pos == s->slot_len) {
+                r = src_next(s);
+                if (r < 0)
+                    return done > 0 ? (ssize_t)done : -1;
+                if (r == 0)
+                    break;
+            }
+            n = s->slot_len - s->slot_pos;
+            if (n > len - done)
+                n = len - done;
+            memcpy(out + done, s->slot + s->slot_pos, n);
+            s->slot_pos += n;
+        }
+        s->pos += n;
+        done += n;
+    }
+    return (ssize_t)done;
+}
+
+int cp_partial_src_seek(struct cp_partial_src *s, uint64_t pos)
+{
+    if (pos == s->pos)
+        return 0;
+    if (s->started || pos > s->e.header_size) {
+        errno = EINVAL;
+        return -1;
+    }
+    s->pos = pos;
+    return 0;
+}
+
+uint64_t cp_partial_src_size(const struct cp_partial_src *s)
+{
+    return s->e.raw_size;
+}
+
+const struct cp_error *cp_partial_src_problem(const struct cp_partial_src *s)
+{
+    return s->have_problem ? &s->problem : NULL;
+}
+
+void cp_partial_src_close(struct cp_partial_src *s)
+{
+    int saved = errno;
+
+    if (s) {
+        if (s->fd >= 0)
+            close(s->fd);
+        free(s->partial);
+        free(s);
+    }
+    errno = saved;
+}

@@ -1,0 +1,287 @@
+#!/usr/bin/env python3
+"""partials.py - node partials (collprof reduce) give the report of the raw
+logs, as TAP.
+
+For every golden case (tests/analyze/cases/*; see cases.py for a case's
+files): the logs are analyzed raw; every node's partial is made with
+`collprof reduce --node NODE`; the directory is analyzed again with the
+partials beside the logs ("both") and with only the partials (the logs the
+partials hold moved away).  report.json, the exit status and stdout must be
+byte-identical in the three runs.
+
+Then damaged and missing partials on one case: the merge names the node's
+partial (file and offset) and reads that node's raw logs instead, so that
+everything but inputs.problems equals the raw report; without the raw logs
+either, that node's ranks are missing and said so.  Hostile headers (a
+count of 2^32-1 logs, a wrong version) are refused with the offset.
+"""
+import glob
+import json
+import os
+import shlex
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+
+top_srcdir = os.environ.get("top_srcdir", ".")
+top_builddir = os.environ.get("top_builddir", ".")
+COLLPROF = os.path.join(top_builddir, "analyzer", "collprof")
+GEN = os.path.join(top_builddir, "tests", "tools", "gen_logs")
+
+n_tests = 0
+n_failed = 0
+
+
+def ok(cond, name, why=""):
+    global n_tests, n_failed
+    n_tests += 1
+    print("%sok %d - %s" % ("" if cond else "not ", n_tests, name))
+    if not cond:
+        n_failed += 1
+        for line in str(why).splitlines()[:30]:
+            print("#   " + line)
+    sys.stdout.flush()
+
+
+def analyze(logs, out, args):
+    r = subprocess.run([COLLPROF, "analyze", logs, "-o", out] + args,
+                       capture_output=True, text=True, errors="replace",
+                       timeout=600)
+    rp = os.path.join(out, "report.json")
+    text = open(rp, "rb").read() if os.path.exists(rp) else None
+    # the verdict names the output folder: the same name in every run
+    return {"rc": r.returncode, "stdout": r.stdout.replace(out, "OUT"),
+            "stderr": r.stderr,
+            "report": text}
+
+
+def is_log(path):
+    """A file the shim wrote, as far as its first bytes say."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(8) == b"COLLPROF" and os.path.getsize(path) >= 4096
+    except OSError:
+        return False
+
+
+def nodes_of(logs):
+    """Node names, as the shim puts them in the file names."""
+    return sorted({os.path.basename(p).split(".")[0]
+                   for p in glob.glob(os.path.join(logs, "*.cplog"))})
+
+
+def reduce_all(logs):
+    made = []
+    for node in nodes_of(logs):
+        r = subprocess.run([COLLPROF, "reduce", "-q", "--node", node, logs],
+                           capture_output=True, text=True)
+        if r.returncode == 0:
+            made.append(node)
+    return made
+
+
+def diff_hint(a, b):
+    if a is None or b is None:
+        return "a report is missing"
+    la, lb = a.decode(errors="replace").splitlines(), \
+        b.decode(errors="replace").splitlines()
+    for i, (x, y) in enumerate(zip(la, lb)):
+        if x != y:
+            return "line %d:\n  raw:     %s\n  partial: %s" % (i + 1, x, y)
+    return "lengths differ: %d and %d lines" % (len(la), len(lb))
+
+
+def same_run(name, raw, other):
+    ok(raw["report"] is not None and raw["report"] == other["report"],
+       name + ": report.json byte-identical",
+       diff_hint(raw["report"], other["report"]))
+    ok(raw["rc"] == other["rc"] and raw["stdout"] == other["stdout"],
+       name + ": same exit status (%d) and verdict" % raw["rc"],
+       "exit %d vs %d\nraw: %s\npartial: %s" % (raw["rc"], other["rc"],
+                                               raw["stdout"], other["stdout"]))
+
+
+def prepare_case(case_dir, tmp):
+    logs = os.path.join(tmp, "logs")
+    read = lambda f: open(os.path.join(case_dir, f)).read() \
+        if os.path.exists(os.path.join(case_dir, f)) else None
+    gen = read("gen")
+    if gen is not None:
+        subprocess.run([GEN] + shlex.split(gen) +
+                       ["-o", logs, "--truth", os.path.join(tmp, "truth.json")],
+                       check=True, capture_output=True)
+    else:
+        os.makedirs(logs)
+    if os.path.exists(os.path.join(case_dir, "prepare")):
+        subprocess.run(["sh", os.path.join(case_dir, "prepare"), logs, GEN],
+                       check=True, capture_output=True)
+    args = (read("args") or "").replace("$CASE", case_dir) \
+        .replace("$LOGS", logs)
+    return logs, shlex.split(args)
+
+
+def run_case(case_dir, tmp):
+    name = os.path.basename(case_dir.rstrip("/"))
+    logs, args = prepare_case(case_dir, tmp)
+    raw = analyze(logs, os.path.join(tmp, "raw"), args)
+    made = reduce_all(logs)
+    ok(len(made) > 0 and len(glob.glob(os.path.join(logs, "*.cppart")))
+       == len(made), "%s: a partial per node (%s)" % (name, " ".join(made)))
+    same_run(name + ", partials and logs",
+             raw, analyze(logs, os.path.join(tmp, "both"), args))
+    # only the partials: the logs they hold move out of the directory
+    aside = os.path.join(tmp, "aside")
+    os.makedirs(aside)
+    for p in glob.glob(os.path.join(logs, "*.cplog")):
+        if is_log(p) and os.path.basename(p).split(".")[0] in made:
+            shutil.move(p, aside)
+    same_run(name + ", partials only",
+             raw, analyze(logs, os.path.join(tmp, "part"), args))
+    for p in glob.glob(os.path.join(aside, "*")):
+        shutil.move(p, logs)
+
+
+def without_problems(report):
+    j = json.loads(report)
+    j["inputs"].pop("problems", None)
+    return j
+
+
+def problems(report):
+    return json.loads(report)["inputs"].get("problems", [])
+
+
+def damage_tests(tmp):
+    logs = os.path.join(tmp, "logs")
+    subprocess.run([GEN, "--pattern", "mixed", "--ranks", "8",
+                    "--ranks-per-node", "2", "--steps", "6", "--straggler",
+                    "5=2ms", "--seed", "3", "-o", logs], check=True,
+                   capture_output=True)
+    raw = analyze(logs, os.path.join(tmp, "raw"), [])
+    raw_j = without_problems(raw["report"])
+    reduce_all(logs)
+    n = [0]
+
+    def run():
+        n[0] += 1
+        return analyze(logs, os.path.join(tmp, "o%d" % n[0]), [])
+
+    # a node without a partial: named, its logs read raw
+    os.rename(os.path.join(logs, "n1.cppart"), os.path.join(tmp, "n1.cppart"))
+    r = run()
+    pr = problems(r["report"]) if r["report"] else []
+    ok(r["report"] and without_problems(r["report"]) == raw_j,
+       "missing partial: the report is the raw one", r["stderr"])
+    ok(any("node n1 has no partial" in p["message"] for p in pr) and
+       all("n1." in p["file"] for p in pr) and len(pr) == 2,
+       "missing partial: node n1 named, once per log read raw", pr)
+    ok("node n1 has no partial" in r["stderr"],
+       "missing partial: said on stderr too", r["stderr"])
+    os.rename(os.path.join(tmp, "n1.cppart"), os.path.join(logs, "n1.cppart"))
+
+    # damaged data: the checksum names the partial and the offset
+    p2 = os.path.join(logs, "n2.cppart")
+    good = open(p2, "rb").read()
+    bad = bytearray(good)
+    bad[len(bad) // 2] ^= 0x40
+    open(p2, "wb").write(bad)
+    r = run()
+    pr = problems(r["report"]) if r["report"] else []
+    ok(r["report"] and without_problems(r["report"]) == raw_j,
+       "damaged partial: the report is the raw one", r["stderr"])
+    ok(len(pr) == 1 and pr[0]["file"].endswith("n2.cppart") and
+       pr[0]["offset"] > 0 and "damaged" in pr[0]["message"] and
+       "node n2's raw logs are read instead" in pr[0]["message"],
+       "damaged partial: named with its offset, n2's logs read instead", pr)
+
+    # damaged and no raw logs of that node: its ranks are missing
+    aside = os.path.join(tmp, "aside")
+    os.makedirs(aside)
+    for p in glob.glob(os.path.join(logs, "n2.*.cplog")):
+        shutil.move(p, aside)
+    r = run()
+    j = json.loads(r["report"]) if r["report"] else {}
+    pr = j.get("inputs", {}).get("problems", [])
+    ok(j and j["job"]["processes"] == json.loads(raw["report"])["job"]["processes"] - 2 and
+       any(p["file"].endswith("n2.cppart") for p in pr),
+       "damaged partial without raw logs: n2's 2 ranks missing, the partial "
+       "named", pr)
+    for p in glob.glob(os.path.join(aside, "*")):
+        shutil.move(p, logs)
+
+    # hostile or foreign headers: refused with the offset, logs read raw
+    def header_case(label, mutate, offset, text):
+        b = bytearray(good)
+        mutate(b)
+        open(p2, "wb").write(b)
+        r = run()
+        pr = problems(r["report"]) if r["report"] else []
+        ok(r["report"] and without_problems(r["report"]) == raw_j and
+           len(pr) == 1 and pr[0]["offset"] == offset and
+           text in pr[0]["message"], "partial with %s: offset %d named, raw "
+           "logs read" % (label, offset), pr)
+
+    header_case("2^32-1 logs claimed",
+                lambda b: b.__setitem__(slice(20, 24),
+                                        struct.pack("<I", 0xffffffff)),
+                20, "do not fit")
+    header_case("version 9", lambda b: b.__setitem__(slice(8, 12),
+                                                     struct.pack("<I", 9)),
+                8, "partial format version 9")
+    header_case("bad magic", lambda b: b.__setitem__(0, ord("X")), 0,
+                "not a collprof partial")
+    header_case("a truncated tail", lambda b: b.__delitem__(slice(-10, None)),
+                32, "truncated")
+    header_case("a damaged index", lambda b: b.__setitem__(130, b[130] ^ 1),
+                128, "index damaged")
+    open(p2, "wb").write(good)
+
+    # a partial that is no longer what the index says, after the merge
+    # validated it, can only be seen while reading: named, not trusted
+    r = run()
+    ok(r["report"] == raw["report"], "restored partial: the raw report again")
+
+    # reduce: a node without logs is an error, nothing written
+    r = subprocess.run([COLLPROF, "reduce", "--node", "nosuch", logs],
+                       capture_output=True, text=True)
+    ok(r.returncode == 1 and "no readable log of node 'nosuch'" in r.stderr and
+       not os.path.exists(os.path.join(logs, "nosuch.cppart")),
+       "reduce --node nosuch: exit 1, said, nothing written", r.stderr)
+    # the partial is smaller than the logs it holds
+    size = sum(os.path.getsize(p) for p in glob.glob(os.path.join(logs, "*.cppart")))
+    rawsize = sum(os.path.getsize(p) for p in glob.glob(os.path.join(logs, "*.cplog")))
+    ok(size < rawsize / 2, "partials: %d bytes for %d bytes of logs" %
+       (size, rawsize))
+
+
+def main():
+    cases_dir = os.path.join(top_srcdir, "tests", "analyze", "cases")
+    if not os.path.exists(COLLPROF) or not os.path.exists(GEN):
+        print("1..0 # SKIP collprof or gen_logs not built")
+        return 77
+    only = sys.argv[1:]
+    for case in sorted(os.listdir(cases_dir)):
+        case_dir = os.path.join(cases_dir, case)
+        if not os.path.isdir(case_dir) or (only and case not in only):
+            continue
+        tmp = tempfile.mkdtemp(prefix="cp-partial-")
+        try:
+            run_case(case_dir, tmp)
+        except subprocess.CalledProcessError as e:
+            ok(False, "%s: preparing the case" % case, e)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    if not only:
+        tmp = tempfile.mkdtemp(prefix="cp-partial-")
+        try:
+            damage_tests(tmp)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    print("1..%d" % n_tests)
+    return 1 if n_failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
