@@ -440,6 +440,17 @@ static int probe_input(struct cp_analysis *an, const char *path)
     in->source = h->source;
     in->closed = (h->flags & CP_HDR_CLOSED) != 0;
     in->records_dropped = h->records_dropped;
+    {
+        char why[200];
+        uint64_t at;
+        if (cp_log_header_time_problem(h, &at, why, sizeof why)) {
+            in->header_times_bad = 1;
+            if (add_problem(an, path, (int64_t)at, why) < 0) {
+                cp_logfile_close(lf);
+                return -1;
+            }
+        }
+    }
     cp_logfile_close(lf);
     return 0;
 }
@@ -665,21 +676,23 @@ static int open_files(struct cp_analysis *an, struct an_state *st,
             continue;
         }
         h = cp_scan_header(f->sc);
-        /* times outside [start - 1 day, end + 1 day] of the header are
-         * damage; the bounds also keep every later sum and difference of
-         * times (corrected by offsets of at most a day) inside int64 */
-        f->t_min = 2 * DAY_NS;
-        f->t_max = INT64_MAX - 4 * DAY_NS;
-        if (h->start_realtime_ns > (uint64_t)(3 * DAY_NS) &&
-            h->start_realtime_ns < (uint64_t)(INT64_MAX - 8 * DAY_NS)) {
-            uint64_t end = h->end_realtime_ns > h->start_realtime_ns &&
-                                   h->end_realtime_ns <
-                                       (uint64_t)(INT64_MAX - 8 * DAY_NS)
-                               ? h->end_realtime_ns
-                               : UINT64_MAX;
-            f->t_min = (int64_t)h->start_realtime_ns - DAY_NS;
-            if (end != UINT64_MAX)
-                f->t_max = (int64_t)end + DAY_NS;
+        /* times no job can have (before 2000, after 2100: cp_logread.h)
+         * and times outside [start - 1 day, end + 1 day] of a sound header
+         * (start + a year for a log never closed) are damage; the bounds
+         * also keep every later sum and difference of times (corrected by
+         * offsets of at most a day) inside int64 */
+        f->t_min = (int64_t)CP_TIME_MIN_NS;
+        f->t_max = (int64_t)CP_TIME_MAX_NS;
+        if (h->start_realtime_ns >= CP_TIME_MIN_NS &&
+            h->start_realtime_ns < CP_TIME_MAX_NS) {
+            uint64_t end = h->start_realtime_ns + CP_SPAN_MAX_NS;
+            if (h->end_realtime_ns >= h->start_realtime_ns &&
+                h->end_realtime_ns - h->start_realtime_ns <= CP_SPAN_MAX_NS)
+                end = h->end_realtime_ns + (uint64_t)DAY_NS;
+            if ((int64_t)h->start_realtime_ns - DAY_NS > f->t_min)
+                f->t_min = (int64_t)h->start_realtime_ns - DAY_NS;
+            if (end < (uint64_t)f->t_max)
+                f->t_max = (int64_t)end;
         }
         if (stat(in->path, &sb) == 0 && sb.st_size > (off_t)h->header_size)
             st->bytes_total += (uint64_t)sb.st_size - h->header_size;
@@ -835,7 +848,7 @@ static void collect_file_results(struct cp_analysis *an, struct an_state *st)
             add_problem(an, in->path, pr->offset, pr->text);
         if (f->problem_noted)
             add_problem(an, in->path, f->problem_offset, f->problem);
-        if (pr || f->problem_noted)
+        if (pr || f->problem_noted || in->header_times_bad)
             in->status = CP_INPUT_DAMAGED;
         cp_scan_close(f->sc);
         f->sc = NULL;

@@ -1447,6 +1447,30 @@ static const struct cp_ncjoin_entry *join_entry(struct an_file *f)
                                                            : NULL;
 }
 
+/* A call or group record whose times are damage: the first such problem
+ * of the file says why (times no job can have, cp_logread.h, or times
+ * outside the log's own bounds, open_files()). */
+static void note_time_problem(struct an_file *f, const char *what,
+                              uint64_t start, uint64_t end, const char *then)
+{
+    const char *why;
+    char msg[sizeof f->problem];
+
+    if (f->problem_noted)
+        return;
+    why = cp_log_time_problem(start, end);
+    if (!why)
+        why = start < (uint64_t)f->t_min
+                  ? "starts over a day before the log's start"
+              : end > (uint64_t)f->t_max
+                  ? "ends over a day after the log's end, or over a year "
+                    "after its start"
+                  : "lasts over an hour";
+    snprintf(msg, sizeof msg, "%s with implausible times (%s; %s)", what, why,
+             then);
+    note_file_problem(f, msg);
+}
+
 /* A call record.  The common case (a collective outside a group on the
  * communicator of the file's previous call) runs straight into the join;
  * everything else goes through an an_call and dispatch(). */
@@ -1475,7 +1499,7 @@ static inline void on_call(struct an_state *st, struct an_file *f,
                              r->end_ns - r->start_ns > CALL_MAX_NS,
                          0)) {
         f->bad_time++;
-        note_file_problem(f, "call with implausible times (skipped)");
+        note_time_problem(f, "call", r->start_ns, r->end_ns, "skipped");
         return;
     }
     if (__builtin_expect((r->result != 0 && r->result != NCCL_IN_PROGRESS) ||
@@ -1571,8 +1595,8 @@ static void on_group(struct an_state *st, struct an_file *f,
     if (g->end_ns < g->start_ns || g->start_ns < (uint64_t)f->t_min ||
         g->end_ns > (uint64_t)f->t_max) {
         f->bad_time++;
-        note_file_problem(f, "group with implausible times (its calls use "
-                             "their own)");
+        note_time_problem(f, "group", g->start_ns, g->end_ns,
+                          "its calls use their own");
         start = end = INT64_MIN;
     } else {
         start = (int64_t)g->start_ns - f->offset_ns;
