@@ -68,7 +68,8 @@ awk -v r="$records" -v by="$bytes" -v aw="$an_wall" -v ac="$an_cpu" \
 # 4096 and 16384 ranks (8 per node), then 65536 ranks.  Figures per size:
 # records per CPU second and per wall second (best of 3), peak RSS; then
 # the cost per record at 16384 ranks against 64 ranks (target <= 2x), and
-# memory at 65536 ranks (target < 1 GiB).  The logs of one size at a time
+# memory at 65536 ranks (target < 1 GiB); at 64 and 4096 ranks the
+# speed-up of -j 2 against -j 1 (wall, best of 3 each).  The logs of one size at a time
 # are on disk (up to 600 MB at 65536 ranks).
 total=${CP_BENCH_SCALE_RECORDS:-5120000}
 echo "== analyze at scale: $total call records (ddp-large) over 64 .. 65536 ranks (load: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs; open-file limit $(ulimit -n))"
@@ -85,6 +86,14 @@ for ranks in 64 1024 4096 16384 65536; do
     awk -v n="$ranks" -v r="$rec" -v w="$1" -v c="$2" -v m="$3" 'BEGIN {
         printf "analyze %6d ranks x %6d calls: %.2fM records in %.3f s wall, %.3f s CPU: %.1fM records/s wall, %.1fM records per CPU second; peak RSS %.1f MiB\n",
             n, r / n, r / 1e6, w, c, r / w / 1e6, r / c / 1e6, m / 1024 }'
+    if [ "$ranks" = 64 ] || [ "$ranks" = 4096 ]; then
+        set -- $(best_of_3 "$cp" analyze -j 1 "$tmp/s" -o "$tmp/s-out" -q)
+        j1=$1
+        set -- $(best_of_3 "$cp" analyze -j 2 "$tmp/s" -o "$tmp/s-out" -q)
+        awk -v n="$ranks" -v a="$j1" -v b2="$1" 'BEGIN {
+            printf "analyze -j 2 against -j 1 at %d ranks: %.3f s against %.3f s wall: speed-up %.2fx (2 threads; target >= 1.4x on 2 idle cores)\n",
+                n, b2, a, a / b2 }'
+    fi
 done
 rm -rf "$tmp/s" "$tmp/s-out"
 awk '{ cost[$1] = $4 / $2; wall[$1] = $3 / $2; rss[$1] = $5 }
