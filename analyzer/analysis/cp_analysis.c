@@ -644,6 +644,9 @@ static int open_files(struct cp_analysis *an, struct an_state *st,
     size_t i, buf_size = an->nranks ? SCAN_BUDGET / an->nranks : SCAN_BUDGET;
     int park = !fds_for_all(an->nranks);
 
+    if (st->jobs > 1) /* a second buffer each, for the read-ahead */
+        buf_size /= 2;
+
     if (buf_size > CP_SCAN_BUFFER)
         buf_size = CP_SCAN_BUFFER;
 
@@ -1610,6 +1613,7 @@ struct cp_analysis *cp_analysis_run(const char *const *paths,
         if (an_state_init(&st, AN_MODE_PREFIX, an->nranks, (unsigned)an->nnodes) < 0)
             goto oom_state;
         state_live = 1;
+        st.jobs = opts->jobs;
         if (open_files(an, &st, NULL, PREFIX_RECORDS) < 0)
             goto oom_state;
         an_stream_run(&st);
@@ -1634,6 +1638,7 @@ struct cp_analysis *cp_analysis_run(const char *const *paths,
     st.win_hi = opts->window_to_ns;
     st.windowed = st.win_lo != INT64_MIN || st.win_hi != INT64_MAX;
     st.links = cp_links_create();
+    st.jobs = opts->jobs;
     if (!st.links || open_files(an, &st, offsets, 0) < 0)
         goto oom_state;
     an_stream_run(&st);

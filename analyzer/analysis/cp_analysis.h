@@ -85,6 +85,10 @@ struct cp_analysis_opts {
     /* the largest job whose per-process tables the report lists in full:
      * 0 means CP_REPORT_RANK_TABLE_MAX, UINT_MAX every job */
     unsigned rank_table_max;
+    /* threads to use (collprof analyze -j): 0 or 1, the calling thread
+     * only; N > 1 adds N - 1 threads that read the logs ahead of the join.
+     * The result is the same whatever the number. */
+    unsigned jobs;
 };
 
 /* Zero options: fit only, estimate the steps, recommend the bucket. */

@@ -325,6 +325,7 @@ struct an_state {
     int64_t *node_min_end, *node_max_start; /* per node, one instance */
     uint64_t offset_instances;
     int oom; /* memory ran out somewhere: the result is incomplete */
+    unsigned jobs; /* threads: > 1 reads the files ahead (cp_scan_pool) */
     /* what the communicators' per-rank arrays hold, against AN_COMM_BUDGET;
      * communicators past it are refused: their ids (open addressing, 0
      * empty), how many, their calls, and the first one's claim */

@@ -1901,12 +1901,17 @@ void an_stream_run(struct an_state *st)
     int64_t delta = 1000000; /* 1 ms */
     double next_progress = seconds_now() + 1.0;
     unsigned epochs = 0;
+    struct cp_scan_pool *pool = NULL;
 
     active = malloc((st->nfiles ? st->nfiles : 1) * sizeof *active);
     if (!active) {
         st->oom = 1;
         return;
     }
+    /* -j N: N - 1 threads read every file's next buffer ahead; the join
+     * stays on this thread, in the same order, so the result is the same */
+    if (st->jobs > 1)
+        pool = cp_scan_pool_start(st->jobs - 1, st->nfiles);
     for (i = 0; i < st->nfiles; i++) {
         struct an_file *f = &st->files[i];
         if (!f->sc)
@@ -1918,6 +1923,8 @@ void an_stream_run(struct an_state *st)
         if (f->cur) {
             f->key = merge_key(f, f->cur);
             active[nactive++] = f;
+            if (pool) /* without memory for it, read here */
+                (void)cp_scan_pool_attach(pool, f->sc);
         }
     }
     while (nactive > 0) {
@@ -1967,6 +1974,7 @@ void an_stream_run(struct an_state *st)
             }
         }
     }
+    cp_scan_pool_stop(pool);
     evict_stale(st, 1);
     free(active);
 }

@@ -78,6 +78,9 @@ static void usage(FILE *out)
             "                       over 256 processes gets each per-rank figure's\n"
             "                       distribution and its worst ranks and nodes\n"
             "                       (rank_summary) instead\n"
+            "  -j, --jobs N         threads (default: every online CPU): N - 1\n"
+            "                       read the logs ahead while one joins them;\n"
+            "                       the report is the same for every N\n"
             "  -q, --quiet          no verdict and no progress; problems with the\n"
             "                       inputs are still printed\n"
             "      --follow-symlinks  read a log that is a symbolic link (by\n"
@@ -400,6 +403,7 @@ int cp_cmd_analyze(int argc, char **argv)
         {"quiet", no_argument, NULL, 'q'},
         {"follow-symlinks", no_argument, NULL, 'L'},
         {"all-ranks", no_argument, NULL, 'A'},
+        {"jobs", required_argument, NULL, 'j'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     const char *outdir = NULL, *profile_path = NULL, *probe_path = NULL;
@@ -423,7 +427,11 @@ int cp_cmd_analyze(int argc, char **argv)
     memset(&probe, 0, sizeof probe);
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":o:qh", longopts, NULL)) != -1) {
+    {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        opts.jobs = cpus > 0 ? (unsigned)(cpus < 1024 ? cpus : 1024) : 1;
+    }
+    while ((c = getopt_long(argc, argv, ":o:j:qh", longopts, NULL)) != -1) {
         switch (c) {
         case 'o':
             outdir = optarg;
@@ -508,6 +516,20 @@ int cp_cmd_analyze(int argc, char **argv)
         case 'A':
             opts.rank_table_max = UINT_MAX;
             break;
+        case 'j': {
+            char *end;
+            unsigned long n;
+            errno = 0;
+            n = strtoul(optarg, &end, 10);
+            if (optarg[0] < '1' || optarg[0] > '9' || *end || errno ||
+                n > 1024) {
+                fprintf(stderr, "collprof analyze: -j '%s': a number of "
+                                "threads from 1 to 1024 is needed\n", optarg);
+                goto out;
+            }
+            opts.jobs = (unsigned)n;
+            break;
+        }
         case 'q':
             quiet = 1;
             break;
