@@ -9,7 +9,8 @@
  * a check that root cannot be regained before exec.  Every child also gets
  * PR_SET_PDEATHSIG (SIGKILL: it never outlives the srun or slurmstepd that
  * started it), RLIMIT_CPU (twice the time limit, plus 5 s) and RLIMIT_AS
- * (as_limit, else CP_RUN_AS_DEFAULT), and, when asked, a umask.  No Slurm
+ * (as_limit, else CP_RUN_AS_DEFAULT), and, when asked, a umask and a
+ * working directory given by a descriptor.  No Slurm
  * dependency.
  */
 #ifndef COLLPROF_CP_RUN_H
@@ -51,6 +52,12 @@ struct cp_run {
     int set_umask;     /* give the child this umask */
     mode_t umask;
     unsigned long long as_limit; /* RLIMIT_AS, bytes; 0: the default */
+    /* in_dir: the child's working directory is the directory open at
+     * dir_fd (fchdir before anything else), so that it works in the
+     * directory the caller checked, by "." and relative names, whatever
+     * has happened to that directory's path since. */
+    int in_dir;
+    int dir_fd;
     /* When *abandon becomes nonzero (a signal handler's flag), the child's
      * group is killed at once and cp_run returns -1 with r->abandoned. */
     volatile sig_atomic_t *abandon;

@@ -59,6 +59,14 @@ void cp_spank_fallback_job(spank_t sp);
  * from the working directory when cwd is NULL. */
 int cp_spank_stepdir_path(const char *user, const char *cwd);
 
+/* The step directory is checked once per process and used from then on by
+ * its descriptor: the commands the plugin runs on it get it as their
+ * working directory (cp_run's in_dir) and name it ".".  Their output then
+ * names its files ./NAME: this writes text into out with each "./" at the
+ * start of a word (the text's start, after a space or a '(') given the
+ * step directory's path back, for the user and the logs. */
+void cp_spank_name_dir(const char *text, char *out, size_t outlen);
+
 /* srun's working directory, exported by srun to its step (a SLURM_ name:
  * srun passes those on even with --export=NONE), so that slurmstepd
  * resolves a relative step directory from where srun does, whatever

@@ -38,6 +38,9 @@
 extern char **environ;
 
 static uint32_t step_nodes; /* the step's node count, 0 when unknown */
+/* The step directory, checked once at step end and used from then on by
+ * this descriptor (the commands run in it, see run_collprof). */
+static int stepdir_fd = -1;
 
 /* For the link probe: the srun running this plugin, whether it started
  * inside an allocation (its own job, else, is gone at step end) and the
@@ -102,14 +105,14 @@ static int squeue(const char *select, const char *format, char *out,
  * the probe measures exactly these nodes. */
 static void keep_step_nodelist(void)
 {
-    char id[48], out[NODELIST_MAX + 64], err[256];
+    char id[48], out[NODELIST_MAX + 64];
+    struct cp_error err;
 
     step_nodelist[0] = '\0';
     snprintf(id, sizeof id, "--steps=%u.%u", cp_plugin.job_id,
              cp_plugin.step_id);
     if (squeue(id, "%N", out, sizeof out) < 0 || !out[0] ||
-        cp_text_check("the node list", out, sizeof step_nodelist, err,
-                      sizeof err) < 0 ||
+        cp_text_check("the node list", out, sizeof step_nodelist, &err) < 0 ||
         strchr(out, ' ')) {
         cp_verbose("probe: the step's node list is unknown");
         return;
@@ -192,9 +195,10 @@ static void tell_user(const char *fmt, ...)
 /* srun blocks SIGINT and SIGTERM in the thread that runs the plugin's exit
  * callback: without this, Ctrl-C did nothing until the analysis ended.
  * While a child runs, a first Ctrl-C says how to abandon it, a second (or
- * one SIGTERM) abandons it: cp_run kills it at once.  Where srun's own
- * signal thread takes the signals first (sigwait, Slurm 22.05), they never
- * reach this handler: the analysis then ends at analyze_timeout. */
+ * one SIGTERM) abandons it: cp_run kills it at once.  srun (22.05) calls
+ * the exit callbacks from atexit, after fini_srun has joined its signal
+ * thread (which takes SIGINT with sigwait while the step runs), so the
+ * signals reach this thread (tests/slurm/spank.sh sends them). */
 static volatile sig_atomic_t interrupts, abandon_flag;
 static char interrupt_msg[CP_STEPDIR_MAX + 160];
 static size_t interrupt_msg_len;
@@ -259,6 +263,9 @@ static int run_collprof(const char *const *argv, unsigned timeout_s, char *out,
     r->set_umask = 1;
     r->umask = (mode_t)(0777 & ~cp_plugin.site.dir_mode);
     r->abandon = &abandon_flag;
+    /* in the checked step directory, named "." (help: anywhere) */
+    r->in_dir = stepdir_fd >= 0;
+    r->dir_fd = stepdir_fd;
     r->out = out;
     r->outlen = outlen;
     r->errout = errout;
@@ -293,8 +300,8 @@ static void summary(int logs)
 {
     static char out[1 << 16];
     char errout[1024];
-    const char *argv[] = {cp_plugin.site.collprof, "dump", "--summary",
-                          cp_plugin.stepdir, NULL};
+    const char *argv[] = {cp_plugin.site.collprof, "dump", "--summary", ".",
+                          NULL};
     unsigned long long calls = 0;
     struct cp_run r;
     int ranks = 0;
@@ -394,15 +401,16 @@ static int lines_name_nodes(char *const *lines, int n, const char *nodes)
  * a report was written. */
 static int analyze(int reserved)
 {
-    static char out[1 << 16];
-    char errout[4096], err[CP_STEPDIR_MAX + 256], headline[1024];
-    const char *argv[] = {cp_plugin.site.collprof, "analyze",
-                          cp_plugin.stepdir,       "-o",
-                          cp_plugin.stepdir,       NULL};
+    static char out[1 << 16], named[sizeof out + 16 * CP_STEPDIR_MAX];
+    char errout[4096], headline[1024], first[4096 + CP_STEPDIR_MAX];
+    struct cp_error err;
+    /* in the step directory (run_collprof): "." is the one checked */
+    const char *argv[] = {cp_plugin.site.collprof, "analyze", ".", "-o", ".",
+                          NULL};
     char *lines[16], *line, *save = NULL;
     struct headline h;
     struct cp_run r;
-    int n = 0, i, report_line = -1, room, fd;
+    int n = 0, i, report_line = -1, room;
 
     if (run_collprof(argv, cp_plugin.site.analyze_timeout_s, out, sizeof out,
                      errout, sizeof errout, &r) < 0) {
@@ -421,11 +429,14 @@ static int analyze(int reserved)
         return -1;
     }
     if (r.status != 0) {
+        cp_spank_name_dir(first_line(errout), first, sizeof first);
         tell_user("the analysis failed (exit %d): %s; the logs are in %s", r.status,
-            first_line(errout), cp_plugin.stepdir);
+            first, cp_plugin.stepdir);
         return -1;
     }
-    for (line = strtok_r(out, "\n", &save); line && n < 16;
+    /* its files named ./NAME: the step directory's path for the user */
+    cp_spank_name_dir(out, named, sizeof named);
+    for (line = strtok_r(named, "\n", &save); line && n < 16;
          line = strtok_r(NULL, "\n", &save)) {
         if (!*line)
             continue;
@@ -445,13 +456,9 @@ static int analyze(int reserved)
 
     memset(&h, 0, sizeof h);
     headline[0] = '\0';
-    fd = cp_stepdir_open(cp_plugin.stepdir, cp_plugin.uid, err, sizeof err);
-    if (fd >= 0) {
-        if (cp_findings_read(fd, "report.json", pick_headline, &h, err,
-                             sizeof err) < 0)
-            cp_verbose("%s", err);
-        close(fd);
-    }
+    if (cp_findings_read(stepdir_fd, "report.json", pick_headline, &h,
+                         &err) < 0)
+        cp_verbose("%s", err.text);
     if (h.have && !lines_name_nodes(lines, n, h.f.nodes)) {
         /* its first clause: "The link between nodes n2 and n4 is slow" */
         size_t cut = strcspn(h.f.message, ":;");
@@ -511,8 +518,8 @@ static void user_name(char *user, size_t len)
 static void after_report(void)
 {
     struct findings_seen seen = {CP_SEV_NONE, NULL, NULL};
-    char err[512], user[256], report[CP_STEPDIR_MAX + 16];
-    int fd;
+    char user[256], report[CP_STEPDIR_MAX + 16];
+    struct cp_error err;
 
     if (!cp_plugin.site.syslog && !cp_plugin.site.alert[0])
         return;
@@ -520,14 +527,10 @@ static void after_report(void)
     snprintf(report, sizeof report, "%s/report.json", cp_plugin.stepdir);
     seen.user = user;
     seen.report = report;
-    fd = cp_stepdir_open(cp_plugin.stepdir, cp_plugin.uid, err, sizeof err);
-    if (fd < 0)
-        return;
     openlog("collprof", LOG_PID, LOG_USER);
-    if (cp_findings_read(fd, "report.json", log_finding, &seen, err,
-                         sizeof err) < 0)
-        cp_verbose("%s", err);
-    close(fd);
+    if (cp_findings_read(stepdir_fd, "report.json", log_finding, &seen,
+                         &err) < 0)
+        cp_verbose("%s", err.text);
     cp_spank_alert(user, seen.worst, NULL);
     closelog();
 }
@@ -553,10 +556,9 @@ static int allocation_alive(void)
 static const char *job_setting(const char *name)
 {
     const char *v = getenv(name);
-    char err[128];
+    struct cp_error err;
 
-    if (!v || cp_text_check(name, v, 256, err, sizeof err) < 0 ||
-        strchr(v, ' '))
+    if (!v || cp_text_check(name, v, 256, &err) < 0 || strchr(v, ' '))
         return "";
     return v;
 }
@@ -566,20 +568,18 @@ static const char *job_setting(const char *name)
 static void probe_verdict(const char *outdir)
 {
     struct cp_probe_result res;
-    char err[CP_STEPDIR_MAX + 256], line[1024], user[256],
-        report[CP_STEPDIR_MAX + 32];
-    int fd, pfd = -1;
+    char line[1024], user[256], report[CP_STEPDIR_MAX + 32];
+    struct cp_error err;
+    int pfd;
 
-    fd = cp_stepdir_open(cp_plugin.stepdir, cp_plugin.uid, err, sizeof err);
-    if (fd >= 0) {
-        pfd = openat(fd, "probe", O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-                                      O_CLOEXEC);
-        if (pfd < 0)
-            snprintf(err, sizeof err, "%s: %s", outdir, strerror(errno));
-        close(fd);
-    }
-    if (pfd < 0 || cp_probe_read(pfd, "probe.json", &res, err, sizeof err) < 0) {
-        tell_user("probe: ran, but its result is unreadable: %s", err);
+    /* the probe ran on the nodes, by path (a descriptor does not cross
+     * nodes); its result is read from the checked step directory */
+    pfd = openat(stepdir_fd, "probe",
+                 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (pfd < 0)
+        cp_errorf(&err, "%s: %s", outdir, strerror(errno));
+    if (pfd < 0 || cp_probe_read(pfd, "probe.json", &res, &err) < 0) {
+        tell_user("probe: ran, but its result is unreadable: %s", err.text);
         if (pfd >= 0)
             close(pfd);
         return;
@@ -591,9 +591,8 @@ static void probe_verdict(const char *outdir)
         struct findings_seen seen = {CP_SEV_NONE, user, report};
         user_name(user, sizeof user);
         openlog("collprof", LOG_PID, LOG_USER);
-        if (cp_findings_read(pfd, "probe.json", log_finding, &seen, err,
-                             sizeof err) < 0)
-            cp_verbose("%s", err);
+        if (cp_findings_read(pfd, "probe.json", log_finding, &seen, &err) < 0)
+            cp_verbose("%s", err.text);
         closelog();
     }
     close(pfd);
@@ -609,7 +608,8 @@ static void probe(void)
     static char errout[4096];
     static struct cp_probe_argv a;
     struct cp_probe_launch l;
-    char outdir[CP_STEPDIR_MAX + 16], err[256];
+    char outdir[CP_STEPDIR_MAX + 16];
+    struct cp_error err;
     struct cp_run r;
     char **envp;
     int rc;
@@ -648,8 +648,8 @@ static void probe(void)
         l.qos = job_setting("SLURM_JOB_QOS");
         l.reservation = job_setting("SLURM_JOB_RESERVATION");
     }
-    if (cp_probe_argv(&l, &a, err, sizeof err) < 0) {
-        tell_user("probe: %s; nothing run", err);
+    if (cp_probe_argv(&l, &a, &err) < 0) {
+        tell_user("probe: %s; nothing run", err.text);
         return;
     }
     envp = cp_probe_env(environ);
@@ -685,30 +685,33 @@ static void probe(void)
 
 int cp_srun_exit(spank_t sp, int ac, char **av)
 {
-    char err[CP_STEPDIR_MAX + 256];
+    struct cp_error err;
+    const char *slash;
     int fd, logs;
 
     (void)sp, (void)ac, (void)av;
     if (!cp_plugin.loaded || !cp_plugin.active)
         return 0;
     cp_plugin.active = 0; /* once */
-    fd = cp_stepdir_open(cp_plugin.stepdir, cp_plugin.uid, err, sizeof err);
+    fd = cp_stepdir_open(cp_plugin.stepdir, cp_plugin.uid, &err);
     if (fd < 0) {
         /* absent, a link, not ours: slurmstepd said why already (the step
          * ran without profiling) */
-        cp_verbose("%s", err);
+        cp_verbose("%s", err.text);
         return 0;
     }
     logs = cp_stepdir_count_logs(fd);
-    close(fd);
     if (logs == 0 && !cp_plugin.request.probe) {
         /* a step without NCCL calls leaves nothing behind: its port
          * snapshots go, then the directory (the nodes took their end
          * snapshots before reporting their tasks' exit to srun) */
-        cp_stepdir_remove_unused(cp_plugin.stepdir, cp_plugin.uid, err,
-                                 sizeof err);
+        slash = strrchr(cp_plugin.stepdir, '/');
+        cp_stepdir_remove_unused(fd, slash ? slash + 1 : cp_plugin.stepdir);
+        close(fd);
         return 0;
     }
+    /* from here on, everything goes through this descriptor */
+    stepdir_fd = fd;
     interruptible_begin("the step's analysis");
     if (logs == 0) {
         /* nothing to analyze; the probe asked for goes on */
@@ -721,5 +724,7 @@ int cp_srun_exit(spank_t sp, int ac, char **av)
     if (cp_plugin.request.probe && !abandon_flag)
         probe();
     interruptible_end();
+    close(stepdir_fd);
+    stepdir_fd = -1;
     return 0;
 }

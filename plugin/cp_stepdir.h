@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "cp_error.h"
+
 /* "collprof-JOB.STEP", or "collprof-JOB.batch" for the batch step. */
 void cp_stepdir_name(unsigned job, unsigned step, char *out, size_t outlen);
 
@@ -23,7 +25,7 @@ void cp_stepdir_name(unsigned job, unsigned step, char *out, size_t outlen);
  * base (or an empty one) is taken from the absolute directory `cwd`, or
  * from the working directory when cwd is NULL.  -1 when it does not fit. */
 int cp_stepdir_path(const char *cwd, const char *base, const char *name,
-                    char *out, size_t outlen, char *err, size_t errlen);
+                    char *out, size_t outlen, struct cp_error *err);
 
 /* Walk path from / one component at a time: every directory on the way
  * must belong to root or uid and be writable by group or others only when
@@ -32,12 +34,12 @@ int cp_stepdir_path(const char *cwd, const char *base, const char *name,
  * writable by group or others.  Missing components, and the step directory,
  * are created with mode (& ~umask, as the caller: the user's ownership).
  * Returns an O_DIRECTORY descriptor (the caller closes it). */
-int cp_stepdir_make(const char *path, uid_t uid, mode_t mode, char *err,
-                    size_t errlen);
+int cp_stepdir_make(const char *path, uid_t uid, mode_t mode,
+                    struct cp_error *err);
 
 /* Open an existing step directory, walked and checked as above; -1 with
  * errno ENOENT (and err set) when it does not exist. */
-int cp_stepdir_open(const char *path, uid_t uid, char *err, size_t errlen);
+int cp_stepdir_open(const char *path, uid_t uid, struct cp_error *err);
 
 /* Number of rank logs (regular files *.cplog) in the directory dirfd. */
 int cp_stepdir_count_logs(int dirfd);
@@ -47,12 +49,13 @@ int cp_stepdir_count_logs(int dirfd);
  * the older ports-NODE-WHEN.json.tmpPID too). */
 int cp_stepdir_is_ports_file(const char *name);
 
-/* A step that made no NCCL call leaves nothing: when the step directory at
- * path (checked as by cp_stepdir_open) has no rank log, its port snapshots
- * are removed, then the directory if nothing else is in it.  0 when it was
- * removed, 1 when it has rank logs (or other files) and stays, -1 with err
- * when it cannot be opened. */
-int cp_stepdir_remove_unused(const char *path, uid_t uid, char *err,
-                             size_t errlen);
+/* A step that made no NCCL call leaves nothing: when the step directory
+ * open at fd (checked, by cp_stepdir_make or cp_stepdir_open) has no rank
+ * log, its port snapshots are removed, then the directory itself, from its
+ * present parent ("..") under `name` (its own name, e.g. collprof-7.0),
+ * only when that name is still this directory and nothing else is in it.
+ * Works on the directory checked, never on its path again.  0 when it was
+ * removed, 1 when it stays (rank logs or other files in it). */
+int cp_stepdir_remove_unused(int fd, const char *name);
 
 #endif

@@ -2078,6 +2078,8 @@ static void write_comm_details(FILE *out, const struct rp_report *r)
             fputs("</td></tr>\n", out);
         }
         fputs("</table>\n", out);
+        rp_plot_comm(out, r, idx[i], i + 1);
+        rp_plot_skew(out, r, idx[i], i + 1);
     }
     fputs("</section>\n", out);
 out:

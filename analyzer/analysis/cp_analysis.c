@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "cp_analysis_int.h"
@@ -18,6 +19,7 @@
 #include "cp_links.h"
 #include "cp_ncclview.h"
 #include "cp_partial.h"
+#include "cp_ncjoin.h"
 #include "cp_portview.h"
 #include "cp_stats.h"
 #include "cp_steps.h"
@@ -261,6 +263,8 @@ static int build_slowest(struct cp_analysis *an, int64_t origin,
             o->last_node = an->ranks[in->last_file].node;
         }
         o->late_s = (double)(in->last_start - in->second_start) * 1e-9;
+        o->algo = AN_INFO_ALGO(in->info);
+        o->proto = AN_INFO_PROTO(in->info);
     }
     *nout = top->n;
     return 0;
@@ -610,10 +614,38 @@ static int build_ranks_and_nodes(struct cp_analysis *an)
 
 /* ---- passes -------------------------------------------------------------- */
 
+/* The read buffers of all files together: a file's buffer is this
+ * divided among the files (at most CP_SCAN_BUFFER, at least
+ * CP_SCAN_BUFFER_MIN each), so that memory does not grow with the ranks. */
+#define SCAN_BUDGET ((size_t)32 << 20)
+/* Descriptors left for everything but the scans. */
+#define FD_RESERVE 64
+
+/* Whether nfiles scans may keep a descriptor each: the soft limit on open
+ * files is raised towards the hard one when that is enough. */
+static int fds_for_all(size_t nfiles)
+{
+    struct rlimit rl;
+    rlim_t need = (rlim_t)nfiles + FD_RESERVE;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+        return 0;
+    if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= need)
+        return 1;
+    if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need)
+        return 0;
+    rl.rlim_cur = need;
+    return setrlimit(RLIMIT_NOFILE, &rl) == 0;
+}
+
 static int open_files(struct cp_analysis *an, struct an_state *st,
                       const double *offsets, uint64_t limit)
 {
-    size_t i;
+    size_t i, buf_size = an->nranks ? SCAN_BUDGET / an->nranks : SCAN_BUDGET;
+    int park = !fds_for_all(an->nranks);
+
+    if (buf_size > CP_SCAN_BUFFER)
+        buf_size = CP_SCAN_BUFFER;
 
     for (i = 0; i < an->nranks; i++) {
         struct an_file *f = &st->files[i];
@@ -624,11 +656,15 @@ static int open_files(struct cp_analysis *an, struct an_state *st,
 
         f->input = an->ranks[i].input;
         f->node = an->ranks[i].node;
+        f->jn = cp_ncjoin_of(an->nccl.join, f->input, &f->njn);
+        f->jpos = 0;
         f->rank = (unsigned)i;
         f->limit = limit;
         f->offset_ns =
             offsets ? (int64_t)llround(offsets[f->node] * 1e9) : 0;
-        f->sc = cp_scan_open(in->path, &e);
+        f->sc = cp_scan_open_sized(in->path, buf_size, &e);
+        if (f->sc && park)
+            cp_scan_park(f->sc);
         if (!f->sc) {
             /* it was readable a moment ago */
             in->status = CP_INPUT_UNREADABLE;
@@ -1086,7 +1122,7 @@ static int build_rows(struct cp_analysis *an, struct an_state *st,
             struct an_eval *ev;
             struct cp_model_terms terms;
             const struct cp_analysis_link *m;
-            unsigned p = slot_ranks(c, s), k, row_idx;
+            unsigned p = slot_ranks(c, s), k, row_idx, a;
             struct cp_model_params params;
 
             if (!t || t->count == 0)
@@ -1157,6 +1193,10 @@ static int build_rows(struct cp_analysis *an, struct an_state *st,
                     row->calls += b->count;
                     row->incomplete += b->incomplete;
                     row->grouped += b->grouped;
+                    for (a = 0; a < CP_ANALYSIS_ALGOS; a++)
+                        row->algo_calls[a] += b->algo[a];
+                    for (a = 0; a < CP_ANALYSIS_PROTOS; a++)
+                        row->proto_calls[a] += b->proto[a];
                     row->bytes += b->bytes;
                     row->time_s += b->time;
                     duration += b->duration;
@@ -1386,6 +1426,7 @@ static void finish_summary(struct cp_analysis *an, struct an_state *st,
     sm->unmatched_p2p = st->unmatched;
     sm->late_records = st->late;
     sm->unjoinable_calls = st->unjoinable;
+    an->nccl.gpu_timed = st->gpu_timed;
     sm->comm_time_s = st->comm_time;
     sm->skew_time_s = st->skew_time;
     sm->wait_time_s = st->wait_time;
@@ -1544,6 +1585,13 @@ struct cp_analysis *cp_analysis_run(const char *const *paths,
     if (collect_inputs(an, paths) < 0 || select_job(an) < 0 ||
         build_ranks_and_nodes(an) < 0)
         goto oom;
+    {
+        /* what the plugin said of each call, before the passes use it */
+        int none;
+        an->nccl.join = cp_ncjoin_build(an, &none);
+        if (!an->nccl.join && !none)
+            goto oom;
+    }
     if (an->nranks == 0) {
         if (an->nproblems > 0)
             cp_error_set(err, an->problems[0].file, an->problems[0].offset,

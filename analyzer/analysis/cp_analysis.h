@@ -55,6 +55,7 @@ enum cp_link_source {
 const char *cp_link_source_name(enum cp_link_source source);
 
 struct cp_probeview;
+struct cp_ncjoin;
 
 struct cp_analysis_opts {
     /* Expected link speeds; NULL: fit only.  Copied by cp_analysis_run. */
@@ -221,6 +222,10 @@ struct cp_analysis_link {
     double reference_busbw_Bps;
 };
 
+/* Codes of CP_NCCL_ALGO_TABLE and CP_NCCL_PROTO_TABLE (with 0). */
+#define CP_ANALYSIS_ALGOS 8
+#define CP_ANALYSIS_PROTOS 4
+
 /* One aggregate: calls of one collective on one communicator whose size n
  * (nccl-tests' S) is in [bucket_lo, 2 bucket_lo) (bucket_lo 0: n = 0). */
 struct cp_analysis_row {
@@ -246,6 +251,11 @@ struct cp_analysis_row {
     int model_mismatch; /* the model does not describe these calls */
     enum cp_regime regime; /* of most of its time; NONE: no model */
     double latency_share; /* of its time in latency-bound calls */
+    /* instances by the algorithm / protocol NCCL chose (the plugin's
+     * record of a member; index: CP_NCCL_ALGO/PROTO_TABLE code, 0 unknown
+     * or no plugin record) */
+    uint64_t algo_calls[CP_ANALYSIS_ALGOS];
+    uint64_t proto_calls[CP_ANALYSIS_PROTOS];
 };
 
 struct cp_analysis_finding {
@@ -478,6 +488,7 @@ struct cp_analysis_instance {
     int last_rank;       /* global rank of the last arrival */
     unsigned last_node;  /* index into nodes */
     double late_s;       /* last arrival minus the second-to-last */
+    unsigned algo, proto; /* NCCL's choice (the plugin's record), 0 unknown */
 };
 
 /* The part of the run analyzed (docs/report-schema.md, summary.window). */
@@ -516,6 +527,19 @@ struct cp_analysis_nccl {
     struct cp_analysis_net_link *links;
     double median_Bps;  /* step bandwidth, of the links with enough bytes */
     uint64_t proxy_ops; /* read */
+    /* the join of each analyzed call with the plugin's record of it
+     * (cp_ncjoin.h): processes with both logs, and plugin logs analyzed
+     * alone (joined with themselves) */
+    struct cp_ncjoin *join;
+    unsigned join_processes, join_plugin_only_processes;
+    uint64_t join_calls;       /* calls that got the plugin's record */
+    uint64_t join_shim_only;   /* shim calls the plugin has no record of */
+    uint64_t join_plugin_only; /* plugin calls (not from a graph) the shim
+                                  did not see */
+    uint64_t join_graph_calls; /* plugin calls launched from a CUDA graph:
+                                  with a shim log, not in the analysis */
+    uint64_t join_gpu;         /* joined calls with a kernel interval */
+    uint64_t gpu_timed;        /* analyzed calls timed by that interval */
 };
 
 struct cp_analysis {

@@ -12,6 +12,7 @@
 #include "cp_analysis.h"
 #include "cp_kinds.h"
 #include "cp_logread.h"
+#include "cp_ncjoin.h"
 #include "cp_scan.h"
 #include "cp_sketch.h"
 
@@ -46,8 +47,15 @@ static inline unsigned an_bucket_index(double n)
 }
 
 /* Accumulated calls of one (communicator, slot, size bucket). */
+/* An algorithm and protocol code in one byte (an_inst.info, an_call.info). */
+#define AN_INFO(algo, proto) ((uint8_t)(((algo) & 7) | (((proto) & 3) << 4)))
+#define AN_INFO_ALGO(i) ((unsigned)(i) & 7)
+#define AN_INFO_PROTO(i) (((unsigned)(i) >> 4) & 3)
+
 struct an_bucket {
     uint64_t count;
+    uint64_t algo[CP_ANALYSIS_ALGOS];   /* instances by NCCL's algorithm */
+    uint64_t proto[CP_ANALYSIS_PROTOS]; /* and protocol (0: unknown) */
     uint64_t grouped;    /* calls that ran inside a group */
     uint64_t incomplete; /* instances missing members */
     double bytes;        /* sum of n */
@@ -75,7 +83,7 @@ struct an_inst {
     uint8_t state;
     uint8_t coll;
     uint8_t grouped;
-    uint8_t reserved;
+    uint8_t info;        /* NCCL's choice: AN_INFO(algo, proto), 0 unknown */
     int64_t first_start, last_start, second_start, max_end;
     double sum_start;    /* sum over members of (start - first_start), ns */
 };
@@ -129,6 +137,7 @@ struct an_call {
     uint32_t seq, rank, nranks, group;
     int32_t peer;
     uint8_t op, dtype, grouped;
+    uint8_t info; /* AN_INFO of the plugin's record, 0 none */
     float share;
     int64_t start, end;
 };
@@ -145,6 +154,10 @@ struct an_file {
     const union cp_rec *cur; /* the next record, NULL at the end */
     int64_t key;             /* its merge time */
     uint64_t limit;       /* records to read (prefix pass), else max */
+    /* the plugin's record of this file's calls, by slot (cp_ncjoin); a
+     * file with them takes the full path for every record */
+    const struct cp_ncjoin_entry *jn;
+    size_t njn, jpos;
     struct an_call *stash;
     unsigned nstash, capstash;
     struct an_comm *last_comm;
@@ -299,10 +312,14 @@ struct an_state {
     /* summary counters */
     uint64_t failed, instances, incomplete, p2p_pairs, unmatched,
         late, unjoinable;
+    uint64_t gpu_timed; /* calls timed by the plugin's kernel interval */
     double comm_time, skew_time, wait_time, rank_time;
     /* prefix pass: clock offset samples */
     struct an_offset_pair *pairs;
     size_t npairs, cappairs;
+    uint32_t *pair_hash;  /* (x, r) -> index + 1 into pairs, 0 empty */
+    size_t pair_hash_cap; /* a power of 2, twice the most pairs */
+    unsigned *touched;    /* nodes of one instance (note_offsets) */
     double *node_sum;
     uint32_t *node_cnt;
     int64_t *node_min_end, *node_max_start; /* per node, one instance */

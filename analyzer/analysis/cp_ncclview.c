@@ -23,6 +23,7 @@
 
 #include "cp_logread.h"
 #include "cp_ncclview.h"
+#include "cp_ncjoin.h"
 
 struct member {
     uint64_t comm;
@@ -328,6 +329,7 @@ out:
 
 void cp_ncclview_free(struct cp_analysis_nccl *v)
 {
+    cp_ncjoin_destroy(v->join);
     free(v->algo);
     free(v->links);
     memset(v, 0, sizeof *v);

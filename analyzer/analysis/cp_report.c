@@ -398,6 +398,10 @@ static json_t *instances_json(const struct cp_analysis *an,
                 : json_null(),
             bad);
         put(o, "late_by_s", jnum(x->members >= 2 ? x->late_s : NAN), bad);
+        if (x->algo) {
+            put(o, "algorithm", jstr(cp_nccl_algo_name(x->algo)), bad);
+            put(o, "protocol", jstr(cp_nccl_proto_name(x->proto)), bad);
+        }
         push(a, o, bad);
     }
     return a;
@@ -454,6 +458,26 @@ static json_t *comms_json(const struct cp_analysis *an, int *bad)
     return a;
 }
 
+/* Instances by NCCL's algorithm or protocol: {"Ring": n, ...}, the known
+ * ones only; NULL when none is known (the key is then left out, so reports
+ * without the plugin keep their bytes). */
+static json_t *choice_counts(const uint64_t *v, unsigned n, int algo,
+                             int *bad)
+{
+    json_t *o = NULL;
+    unsigned k;
+
+    for (k = 1; k < n; k++) {
+        if (!v[k])
+            continue;
+        if (!o)
+            o = json_object();
+        put(o, algo ? cp_nccl_algo_name(k) : cp_nccl_proto_name(k), jint(v[k]),
+            bad);
+    }
+    return o;
+}
+
 static json_t *rows_json(const struct cp_analysis *an, int *bad)
 {
     json_t *a = json_array();
@@ -489,6 +513,16 @@ static json_t *rows_json(const struct cp_analysis *an, int *bad)
         put(o, "latency_share", jnum(r->latency_share), bad);
         put(o, "incomplete", jint(r->incomplete), bad);
         put(o, "grouped", jint(r->grouped), bad);
+        {
+            json_t *algos = choice_counts(r->algo_calls, CP_ANALYSIS_ALGOS, 1,
+                                          bad);
+            if (algos) {
+                json_t *protos = choice_counts(r->proto_calls,
+                                               CP_ANALYSIS_PROTOS, 0, bad);
+                put(o, "algorithms", algos, bad);
+                put(o, "protocols", protos ? protos : json_object(), bad);
+            }
+        }
         push(a, o, bad);
     }
     return a;
@@ -1108,6 +1142,20 @@ static json_t *nccl_json(const struct cp_analysis *an, int *bad)
     put(o, "links_method", jstr("proxy_steps"), bad);
     put(o, "median_link_Bps", jnum(v->median_Bps), bad);
     put(o, "proxy_ops", jint(v->proxy_ops), bad);
+    {
+        json_t *j = json_object();
+        put(j, "key", jstr("communicator call order"), bad);
+        put(j, "processes", jint(v->join_processes), bad);
+        put(j, "plugin_only_processes", jint(v->join_plugin_only_processes),
+            bad);
+        put(j, "joined_calls", jint(v->join_calls), bad);
+        put(j, "shim_only_calls", jint(v->join_shim_only), bad);
+        put(j, "plugin_only_calls", jint(v->join_plugin_only), bad);
+        put(j, "graph_launched_calls", jint(v->join_graph_calls), bad);
+        put(j, "with_kernel_interval", jint(v->join_gpu), bad);
+        put(j, "timed_by_kernel_interval", jint(v->gpu_timed), bad);
+        put(o, "join", j, bad);
+    }
     return o;
 }
 

@@ -44,6 +44,7 @@
 #define STASH_MAX 4096u
 #define EPOCH_MIN_RECORDS 4096
 #define EPOCH_MAX_RECORDS 65536
+#define EPOCH_FILE_RECORDS 32
 #define PAIR_SAMPLES_MAX 4096
 #define NONE32 UINT32_MAX
 #define MAX_COMM_RANKS (1u << 20)
@@ -84,6 +85,12 @@ static inline uint32_t hash64(uint64_t x)
 
 /* ---- state ---------------------------------------------------------------- */
 
+/* The most (node, reference) pairs of clock offset samples kept. */
+static size_t pairs_max(const struct an_state *st)
+{
+    return 4 * (size_t)st->nnodes + 16;
+}
+
 int an_state_init(struct an_state *st, enum an_mode mode, size_t nfiles,
                   unsigned nnodes)
 {
@@ -107,13 +114,18 @@ int an_state_init(struct an_state *st, enum an_mode mode, size_t nfiles,
     st->node_min_end = calloc(nnodes ? nnodes : 1, sizeof *st->node_min_end);
     st->node_max_start =
         calloc(nnodes ? nnodes : 1, sizeof *st->node_max_start);
+    st->touched = calloc(nnodes ? nnodes : 1, sizeof *st->touched);
+    for (st->pair_hash_cap = 64; st->pair_hash_cap < 2 * pairs_max(st);)
+        st->pair_hash_cap *= 2;
+    st->pair_hash = calloc(st->pair_hash_cap, sizeof *st->pair_hash);
     if (mode == AN_MODE_MAIN) {
         st->timeline = calloc(1, sizeof *st->timeline);
         st->top_own = calloc(1, sizeof *st->top_own);
         st->top_skew = calloc(1, sizeof *st->top_skew);
     }
     if (!st->files || !st->ranks || !st->node_sum || !st->node_cnt ||
-        !st->node_min_end || !st->node_max_start ||
+        !st->node_min_end || !st->node_max_start || !st->touched ||
+        !st->pair_hash ||
         (mode == AN_MODE_MAIN &&
          (!st->timeline || !st->top_own || !st->top_skew)))
         return -1;
@@ -175,6 +187,8 @@ void an_state_free(struct an_state *st)
     free(st->node_cnt);
     free(st->node_min_end);
     free(st->node_max_start);
+    free(st->touched);
+    free(st->pair_hash);
     free(st->timeline);
     free(st->refused);
     free(st->top_own);
@@ -378,7 +392,7 @@ struct an_slot_table *an_comm_slot(struct an_comm *c, unsigned slot)
  * each ran for all of it). */
 static void account(struct an_state *st, struct an_comm *c, unsigned slot,
                     double n, double own, double share, double skew,
-                    int grouped, int incomplete)
+                    int grouped, int incomplete, unsigned info)
 {
     struct an_slot_table *t = c->slots[slot];
     struct an_bucket *b;
@@ -408,6 +422,8 @@ static void account(struct an_state *st, struct an_comm *c, unsigned slot,
     b->count++;
     b->grouped += (unsigned)grouped;
     b->incomplete += (unsigned)incomplete;
+    b->algo[AN_INFO_ALGO(info)]++;
+    b->proto[AN_INFO_PROTO(info)]++;
     b->bytes += n;
     b->time += own * share;
     b->duration += own;
@@ -629,6 +645,64 @@ static inline void timeline_add(struct an_timeline *tl, int64_t a, int64_t b,
         tl->used = (unsigned)ib + 1;
 }
 
+/* ---- pairs of nodes (prefix pass) -------------------------------------------- */
+
+static uint32_t pair_slot(const struct an_state *st, unsigned x, unsigned r)
+{
+    return hash64(((uint64_t)x << 32) | r) & (uint32_t)(st->pair_hash_cap - 1);
+}
+
+/* The pair stored as (x, r), NULL when none. */
+static struct an_offset_pair *pair_find(struct an_state *st, unsigned x,
+                                        unsigned r)
+{
+    uint32_t k = pair_slot(st, x, r);
+
+    for (; st->pair_hash[k]; k = (k + 1) & (uint32_t)(st->pair_hash_cap - 1)) {
+        struct an_offset_pair *p = &st->pairs[st->pair_hash[k] - 1];
+        if (p->x == x && p->r == r)
+            return p;
+    }
+    return NULL;
+}
+
+/* A new pair (x, r) with no bounds and no samples, at the end of the
+ * list; NULL when the list is full or memory ran out. */
+static struct an_offset_pair *pair_new(struct an_state *st, unsigned x,
+                                       unsigned r)
+{
+    struct an_offset_pair *p;
+    uint32_t k;
+
+    if (st->npairs >= pairs_max(st))
+        return NULL;
+    if (st->npairs == st->cappairs) {
+        size_t cap = st->cappairs ? st->cappairs * 2 : 16;
+        struct an_offset_pair *bigger = realloc(st->pairs, cap * sizeof *bigger);
+        if (!bigger)
+            return NULL;
+        st->pairs = bigger;
+        st->cappairs = cap;
+    }
+    p = &st->pairs[st->npairs++];
+    memset(p, 0, sizeof *p);
+    p->x = x;
+    p->r = r;
+    p->lo_ns = INT64_MIN;
+    p->hi_ns = INT64_MAX;
+    for (k = pair_slot(st, x, r); st->pair_hash[k];
+         k = (k + 1) & (uint32_t)(st->pair_hash_cap - 1))
+        ;
+    st->pair_hash[k] = (uint32_t)st->npairs;
+    return p;
+}
+
+static int cmp_unsigned(const void *a, const void *b)
+{
+    unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+    return (x > y) - (x < y);
+}
+
 /* Prefix pass: per-node mean end of a complete symmetric instance, minus
  * the mean end of the lowest node in it; and the causal bounds: each
  * member's result needs every member's input, so on true time every end
@@ -652,7 +726,7 @@ static void note_offsets(struct an_state *st, struct an_comm *c,
             return;
         x = st->files[f].node;
         if (!st->node_cnt[x]) {
-            touched++;
+            st->touched[touched++] = x;
             st->node_min_end[x] = ends[r];
             st->node_max_start[x] = starts[r];
         }
@@ -668,31 +742,19 @@ static void note_offsets(struct an_state *st, struct an_comm *c,
     if (touched >= 2) {
         double mref = st->node_sum[ref] / st->node_cnt[ref];
         st->offset_instances++;
-        for (x = 0; x < st->nnodes; x++) {
-            struct an_offset_pair *p = NULL;
-            if (!st->node_cnt[x] || x == ref)
+        /* the instance's nodes in ascending order (the order pairs are
+         * made in): a cost per member, not per node of the job */
+        qsort(st->touched, touched, sizeof *st->touched, cmp_unsigned);
+        for (k = 0; k < touched; k++) {
+            struct an_offset_pair *p;
+            x = st->touched[k];
+            if (x == ref)
                 continue;
-            for (k = 0; k < st->npairs; k++)
-                if (st->pairs[k].x == x && st->pairs[k].r == ref) {
-                    p = &st->pairs[k];
+            p = pair_find(st, x, ref);
+            if (!p && st->npairs < pairs_max(st)) {
+                p = pair_new(st, x, ref);
+                if (!p)
                     break;
-                }
-            if (!p && st->npairs < 4 * (size_t)st->nnodes + 16) {
-                if (st->npairs == st->cappairs) {
-                    size_t cap = st->cappairs ? st->cappairs * 2 : 16;
-                    struct an_offset_pair *bigger =
-                        realloc(st->pairs, cap * sizeof *bigger);
-                    if (!bigger)
-                        break;
-                    st->pairs = bigger;
-                    st->cappairs = cap;
-                }
-                p = &st->pairs[st->npairs++];
-                memset(p, 0, sizeof *p);
-                p->x = x;
-                p->r = ref;
-                p->lo_ns = INT64_MIN;
-                p->hi_ns = INT64_MAX;
             }
             if (!p)
                 continue;
@@ -868,7 +930,7 @@ static void finalize(struct an_state *st, struct an_comm *c,
             (double)(in->last_start - in->second_start) * 1e-9;
     }
     account(st, c, in->coll, n, own, in->share, skew, in->grouped,
-            incomplete);
+            incomplete, in->info);
     if (st->top_own && !in->grouped && m >= 2) {
         top_offer(st->top_own, own, c->index, in);
         top_offer(st->top_skew, skew, c->index, in);
@@ -1011,7 +1073,7 @@ static inline __attribute__((always_inline)) void
 join_collective_inline(struct an_state *st, struct an_comm *c, int32_t file,
                        uint32_t seq, uint32_t rank, unsigned coll,
                        uint64_t count, unsigned dtype, int grouped, float share,
-                       int64_t start, int64_t end)
+                       int64_t start, int64_t end, unsigned info)
 {
     uint64_t s = seq;
     struct an_inst *in;
@@ -1046,7 +1108,10 @@ join_collective_inline(struct an_state *st, struct an_comm *c, int32_t file,
         in->max_end = INT64_MIN;
         in->sum_start = 0;
         in->last_file = -1;
+        in->info = 0;
     }
+    if (info && !in->info)
+        in->info = (uint8_t)info;
     if (start > in->last_start) {
         in->second_start = in->last_start;
         in->last_start = start;
@@ -1079,10 +1144,10 @@ static __attribute__((noinline)) void
 join_collective(struct an_state *st, struct an_comm *c, int32_t file,
                 uint32_t seq, uint32_t rank, unsigned coll, uint64_t count,
                 unsigned dtype, int grouped, float share, int64_t start,
-                int64_t end)
+                int64_t end, unsigned info)
 {
     join_collective_inline(st, c, file, seq, rank, coll, count, dtype, grouped,
-                           share, start, end);
+                           share, start, end, info);
 }
 
 /* ---- point-to-point ------------------------------------------------------------- */
@@ -1158,39 +1223,20 @@ static void p2p_remove(struct an_state *st, uint32_t i)
 static void offset_bound(struct an_state *st, unsigned x, unsigned r,
                          int64_t lo, int64_t hi)
 {
-    struct an_offset_pair *p = NULL;
-    size_t k;
+    struct an_offset_pair *same = pair_find(st, x, r),
+                          *other = pair_find(st, r, x), *p;
 
-    for (k = 0; k < st->npairs && !p; k++) {
-        struct an_offset_pair *q = &st->pairs[k];
-        if (q->x == r && q->r == x) { /* stored the other way round */
-            int64_t t = lo == INT64_MIN ? INT64_MAX : -lo;
-            lo = hi == INT64_MAX ? INT64_MIN : -hi;
-            hi = t;
-            p = q;
-        } else if (q->x == x && q->r == r) {
-            p = q;
-        }
+    /* the first made of the two orders, as stored */
+    if (other && (!same || other < same)) {
+        int64_t t = lo == INT64_MIN ? INT64_MAX : -lo;
+        lo = hi == INT64_MAX ? INT64_MIN : -hi;
+        hi = t;
+        p = other;
+    } else {
+        p = same ? same : pair_new(st, x, r);
     }
-    if (!p) {
-        if (st->npairs >= 4 * (size_t)st->nnodes + 16)
-            return;
-        if (st->npairs == st->cappairs) {
-            size_t cap = st->cappairs ? st->cappairs * 2 : 16;
-            struct an_offset_pair *bigger =
-                realloc(st->pairs, cap * sizeof *bigger);
-            if (!bigger)
-                return;
-            st->pairs = bigger;
-            st->cappairs = cap;
-        }
-        p = &st->pairs[st->npairs++];
-        memset(p, 0, sizeof *p);
-        p->x = x;
-        p->r = r;
-        p->lo_ns = INT64_MIN;
-        p->hi_ns = INT64_MAX;
-    }
+    if (!p)
+        return;
     if (hi < p->hi_ns)
         p->hi_ns = hi;
     if (lo > p->lo_ns)
@@ -1255,7 +1301,7 @@ static void p2p_finalize(struct an_state *st, struct an_p2p *e)
     st->wait_time += skew;
     c->p2p++;
     c->time += own * e->share;
-    account(st, c, slot, n, own, e->share, skew, e->grouped, 0);
+    account(st, c, slot, n, own, e->share, skew, e->grouped, 0, 0);
     if (st->timeline) {
         struct an_wcall d = {
             .comm = c->index, .p = 2, .slot = slot,
@@ -1376,7 +1422,7 @@ static void dispatch(struct an_state *st, struct an_file *f,
     else
         join_collective(st, c, file, call->seq, call->rank, (unsigned)coll,
                         call->count, call->dtype, call->grouped, call->share,
-                        call->start, call->end);
+                        call->start, call->end, call->info);
 }
 
 static void note_file_problem(struct an_file *f, const char *what)
@@ -1386,6 +1432,19 @@ static void note_file_problem(struct an_file *f, const char *what)
     f->problem_noted = 1;
     f->problem_offset = (int64_t)cp_scan_offset(f->sc);
     snprintf(f->problem, sizeof f->problem, "%s", what);
+}
+
+/* The plugin's record of the call record just read from f (cp_ncjoin), or
+ * NULL.  Records are read in slot order: the entries' cursor only moves
+ * forward. */
+static const struct cp_ncjoin_entry *join_entry(struct an_file *f)
+{
+    uint64_t slot = cp_scan_slots(f->sc) - 1;
+
+    while (f->jpos < f->njn && f->jn[f->jpos].slot < slot)
+        f->jpos++;
+    return f->jpos < f->njn && f->jn[f->jpos].slot == slot ? &f->jn[f->jpos]
+                                                           : NULL;
 }
 
 /* A call or group record whose times are damage: the first such problem
@@ -1422,6 +1481,7 @@ static inline void on_call(struct an_state *st, struct an_file *f,
     struct an_comm *c = f->last_comm;
     struct an_call call;
     int64_t start, end;
+    unsigned info = 0;
     int coll;
 
     if (__builtin_expect(cp_rec_call_in_flight(r), 0))
@@ -1451,6 +1511,22 @@ static inline void on_call(struct an_state *st, struct an_file *f,
     }
     start = (int64_t)r->start_ns - f->offset_ns;
     end = (int64_t)r->end_ns - f->offset_ns;
+    if (__builtin_expect(f->jn != NULL, 0)) {
+        /* the plugin's record: NCCL's choice, and the kernel's interval
+         * where there is one (a grouped call keeps its group's) */
+        const struct cp_ncjoin_entry *e = join_entry(f);
+        if (e) {
+            info = AN_INFO(e->algo, e->proto);
+            if (e->gpu_end && !(r->flags & CP_CALL_IN_GROUP) &&
+                e->gpu_start >= (uint64_t)f->t_min &&
+                e->gpu_end <= (uint64_t)f->t_max &&
+                e->gpu_end - e->gpu_start <= CALL_MAX_NS) {
+                start = (int64_t)e->gpu_start - f->offset_ns;
+                end = (int64_t)e->gpu_end - f->offset_ns;
+                st->gpu_timed++;
+            }
+        }
+    }
     coll = op_coll[r->op];
     if (__builtin_expect(c != NULL && c->id == r->comm_id &&
                              !(r->flags & (CP_CALL_NO_COMM | CP_CALL_IN_GROUP)) &&
@@ -1461,7 +1537,7 @@ static inline void on_call(struct an_state *st, struct an_file *f,
         ra->time_ns += end - start;
         join_collective_inline(st, c, (int32_t)(f - st->files), r->seq,
                                r->rank, (unsigned)coll, r->count, r->dtype, 0,
-                               1.0f, start, end);
+                               1.0f, start, end, info);
         return;
     }
     if ((r->flags & CP_CALL_NO_COMM) || r->comm_id == 0) {
@@ -1477,6 +1553,7 @@ static inline void on_call(struct an_state *st, struct an_file *f,
     call.peer = r->peer;
     call.op = r->op;
     call.dtype = r->dtype;
+    call.info = (uint8_t)info;
     call.start = start;
     call.end = end;
     if ((r->flags & CP_CALL_IN_GROUP) && r->group != 0) {
@@ -1676,6 +1753,8 @@ static uint64_t run_file(struct an_state *st, struct an_file *f,
     const uint64_t t_min = (uint64_t)f->t_min;
     const uint64_t t_span = (uint64_t)f->t_max - (uint64_t)f->t_min;
     const int32_t file = (int32_t)(f - st->files);
+    /* a file with the plugin's records takes the full path (on_call) */
+    const int plain = f->jn == NULL;
     int64_t key = f->key, busy = 0;
     uint64_t n = 0, calls = 0;
     /* the window, on this file's raw clock: start - w_lo < w_span (a call
@@ -1697,7 +1776,7 @@ static uint64_t run_file(struct an_state *st, struct an_file *f,
             const struct cp_rec_call *rc = &r->call;
             int coll = op_coll[rc->op];
             if (__builtin_expect(
-                    key != INT64_MIN &&
+                    plain && key != INT64_MIN &&
                         rc->end_ns - rc->start_ns <= CALL_MAX_NS &&
                         rc->start_ns >= t_min && rc->result == 0 &&
                         rc->start_ns - w_lo < w_span &&
@@ -1714,7 +1793,7 @@ static uint64_t run_file(struct an_state *st, struct an_file *f,
                 busy += stop - start;
                 join_collective_inline(st, c, file, rc->seq, rc->rank,
                                        (unsigned)coll, rc->count, rc->dtype,
-                                       0, 1.0f, start, stop);
+                                       0, 1.0f, start, stop, 0);
                 goto next;
             }
         }
@@ -1846,6 +1925,13 @@ void an_stream_run(struct an_state *st)
         uint64_t n = 0;
         size_t j;
 
+        uint64_t epoch_min = EPOCH_FILE_RECORDS * (uint64_t)nactive,
+                 epoch_max = 16 * epoch_min;
+
+        if (epoch_min < EPOCH_MIN_RECORDS)
+            epoch_min = EPOCH_MIN_RECORDS;
+        if (epoch_max < EPOCH_MAX_RECORDS)
+            epoch_max = EPOCH_MAX_RECORDS;
         for (i = 0; i < nactive; i++)
             if (active[i]->key < lo)
                 lo = active[i]->key;
@@ -1863,9 +1949,12 @@ void an_stream_run(struct an_state *st)
         st->records += n;
         if (boundary > st->now)
             st->now = boundary;
-        if (n < EPOCH_MIN_RECORDS && delta < INT64_C(1) << 40)
+        /* at least EPOCH_FILE_RECORDS per file in an epoch: a file's turn
+         * costs a few cache misses (its state, its buffer), whatever it
+         * handles, so that the cost per record stays flat in the ranks */
+        if (n < epoch_min && delta < INT64_C(1) << 40)
             delta *= 2;
-        else if (n > EPOCH_MAX_RECORDS && delta > 1000)
+        else if (n > epoch_max && delta > 1000)
             delta /= 2;
         evict_stale(st, 0);
         if (st->progress && (++epochs & 15) == 0) {

@@ -172,6 +172,21 @@ static const struct cp_kind_info kinds[CP_KIND_COUNT] = {
                 "counters (`collprof ports`), the system logs, other jobs "
                 "sharing the network, thermal throttling.",
         .doc = "analysis.md#slowdowns"},
+    [CP_KIND_ALGORITHM_CHOICE] = {
+        .name = "algorithm_choice",
+        .title = "NCCL chose ring where tree is cheaper (or the reverse)",
+        .rule = "per (communicator, all-reduce size) with >= 8 instances of "
+                "which >= 90 % ran one algorithm (the NCCL profiler plugin's "
+                "records): by the model with the class's alpha and beta (not "
+                "a weak fit) the other of ring and tree takes at most half "
+                "the time, and the calls ran slower than that",
+        .severity = "warning when the model's saving is >= 10 % of the "
+                    "communication time, else info",
+        .todo = "check NCCL_ALGO / NCCL_PROTO in the job's environment and a "
+                "tuner plugin; try the other algorithm on these sizes "
+                "(`NCCL_ALGO=Tree` or `Ring`) and compare with `collprof "
+                "bench`.",
+        .doc = "analysis.md#findings"},
 };
 
 const struct cp_kind_info *cp_kind_info(enum cp_kind kind)

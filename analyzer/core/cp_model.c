@@ -40,7 +40,8 @@ static const struct cp_coll_facts colls[CP_COLL_COUNT] = {
         .algos = BIT(CP_ALGO_RING) | BIT(CP_ALGO_RECURSIVE_DOUBLING) |
                  BIT(CP_ALGO_RABENSEIFNER) | BIT(CP_ALGO_TREE) |
                  BIT(CP_ALGO_DOUBLE_BINARY_TREE) | BIT(CP_ALGO_HIERARCHICAL),
-        .nccl_algo = CP_ALGO_RING, .link_fit = 2, .marker = 0},
+        .nccl_algo = CP_ALGO_RING, .nccl_tree = 1, .link_fit = 2,
+        .marker = 0},
     [CP_COLL_BROADCAST] = {
         .coll = CP_COLL_BROADCAST, .name = "broadcast", .alias = "bcast",
         .perf_name = "broadcast_perf", .op = {CP_OP_Broadcast, CP_OP_Bcast},

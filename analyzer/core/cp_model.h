@@ -207,6 +207,9 @@ struct cp_coll_facts {
                               rank: each link carries the same bytes */
     unsigned algos;        /* the model's algorithms: bits 1u << enum cp_algo */
     enum cp_algo nccl_algo; /* what the model assumes NCCL ran */
+    int nccl_tree;         /* NCCL also runs it as its "Tree" (the model's
+                              double_binary_tree) besides its "Ring"
+                              (nccl_algo): the choice can be judged */
     int link_fit;          /* collprof bench's link fit: 2 preferred, 1 as a
                               fallback, 0 not used; also the sweep order */
     int marker;            /* report.html's busbw plot marker (enum

@@ -36,7 +36,8 @@ dir=$1 out=$3
 [ "${2:-}" = -o ] && [ -d "$dir" ] && [ -d "$out" ] || {
     echo "collprof analyze: usage: collprof analyze DIR -o OUT" >&2; exit 2; }
 logs=$(ls "$dir"/*.cplog 2>/dev/null | wc -l)
-printf '%s\n' "analyze $dir -o $out" "uid $(id -u)" "logs $logs" >"$out/fake-analyze.txt"
+printf '%s\n' "analyze $dir -o $out" "uid $(id -u)" "logs $logs" "cwd $(pwd -P)" \
+    >"$out/fake-analyze.txt"
 case $mode in
 hang) exec sleep 100000 ;;
 fail) echo "collprof analyze: $dir: the logs are damaged" >&2; exit 3 ;;

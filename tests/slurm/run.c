@@ -385,5 +385,39 @@ int main(void)
         sigaction(SIGALRM, &old, NULL);
     }
 
+    /* in_dir: the child works in the directory of a descriptor, even when
+     * that directory's path now names another one */
+    {
+        char tmpl[] = "/tmp/cp-run-XXXXXX", moved[64], path[96];
+        const char *argv[] = {"/bin/sh", "-c", "pwd -P; echo here >mark", NULL};
+        int dfd = -1;
+        ok(mkdtemp(tmpl) != NULL &&
+               (dfd = open(tmpl, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0,
+           "a directory opened");
+        snprintf(moved, sizeof moved, "%s.moved", tmpl);
+        ok(rename(tmpl, moved) == 0 && mkdir(tmpl, 0700) == 0,
+           "... then moved, and its name given to a new one");
+        memset(&r, 0, sizeof r);
+        r.argv = argv;
+        r.timeout_s = 10;
+        r.out = out;
+        r.outlen = sizeof out;
+        r.in_dir = 1;
+        r.dir_fd = dfd;
+        ok(cp_run(&r) == 0 && r.status == 0, "in_dir: runs");
+        snprintf(path, sizeof path, "%s\n", moved);
+        is_str(out, path, "... in the directory of the descriptor, where it is now");
+        snprintf(path, sizeof path, "%s/mark", moved);
+        ok(access(path, F_OK) == 0, "... its file is there");
+        snprintf(path, sizeof path, "%s/mark", tmpl);
+        ok(access(path, F_OK) < 0, "... not in the new directory at the old path");
+        if (dfd >= 0)
+            close(dfd);
+        snprintf(path, sizeof path, "%s/mark", moved);
+        unlink(path);
+        rmdir(moved);
+        rmdir(tmpl);
+    }
+
     return done_testing();
 }

@@ -318,8 +318,11 @@ as_user env $run_env srun --collprof -N4 -n8 "$TSIM" --pattern ddp --steps 1 >fa
 j=$(sed -n 's/^collprof: job \([0-9]*\.0\): .*/\1/p' fake.err | head -n 1)
 fdir=$steps/collprof-$j
 sed 's/^/#   stderr: /' fake.err
-check "analyze ran as 'collprof analyze DIR -o DIR'" \
-    grep -qx "analyze $fdir -o $fdir" "$fdir/fake-analyze.txt"
+# the step directory checked once is handed over as the working directory
+# (a descriptor: fchdir), never as a path to resolve again
+check "analyze ran as 'collprof analyze . -o .'" \
+    grep -qx "analyze . -o ." "$fdir/fake-analyze.txt"
+check "... in the step directory" grep -qx "cwd $fdir" "$fdir/fake-analyze.txt"
 check "... as the user who ran srun" grep -qx "uid $TEST_UID" "$fdir/fake-analyze.txt"
 check "... after the tasks ended (8 logs there)" grep -qx "logs 8" "$fdir/fake-analyze.txt"
 check "the verdict is on srun's stderr" \
@@ -338,6 +341,45 @@ rc=$?
 took=$(( $(date +%s) - t0 ))
 ok $([ $rc -eq 0 ] && [ $took -lt 15 ]; echo $?) "a hanging analyzer is stopped at analyze_timeout=2 (rc $rc, ${took} s)"
 check "... saying so" grep -q 'the analysis did not finish in 2 s' hang.err
+# srun's wait for the analysis is interruptible: srun has joined its own
+# signal thread before it calls the plugin's exit callback, so SIGINT and
+# SIGTERM reach the callback's thread: a first Ctrl-C (SIGINT to srun, as
+# the terminal sends it) says how to abandon, a second abandons at once
+cat >"$BASE/intcp.sh" <<EOF
+#!/bin/sh
+if [ "\$1" = analyze ] && [ "\$2" != --help ]; then
+    echo \$\$ >"$BASE/flags/int.pid"
+fi
+exec "$fake" "\$@"
+EOF
+chmod 755 "$BASE/intcp.sh"
+install -d -m 1777 "$BASE/flags"
+plugstack "collprof=$BASE/intcp.sh" analyze_timeout=600
+for how in INT TERM; do
+    rm -f "$BASE/flags/int.pid"
+    env $run_env FAKE_ANALYZE=hang srun --collprof -N2 -n2 "$TSIM" --pattern ddp --steps 1 \
+        >int.out 2>int.err &
+    srun_pid=$!
+    i=0
+    while [ ! -s "$BASE/flags/int.pid" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+    apid=$(cat "$BASE/flags/int.pid" 2>/dev/null)
+    sleep 0.5
+    if [ $how = INT ]; then
+        kill -INT $srun_pid; sleep 0.5; kill -INT $srun_pid
+    else
+        kill -TERM $srun_pid
+    fi
+    wait $srun_pid
+    sed 's/^/#   stderr: /' int.err
+    check "SIG$how to srun during the analysis: it is abandoned, saying where the logs are" \
+        grep -q "^collprof: job [0-9]*\.0: the analysis was abandoned; the logs are in $steps/collprof-" int.err
+    check "... the analyzer is gone" sh -c "[ -n '$apid' ] && ! kill -0 '$apid' 2>/dev/null"
+    if [ $how = INT ]; then
+        check "... the first SIGINT said how to abandon it" \
+            grep -q "^collprof: the step's analysis still running; Ctrl-C again abandons it" int.err
+    fi
+done
+plugstack "collprof=$fake" analyze_timeout=2
 as_user env $run_env FAKE_ANALYZE=fail srun --collprof -N2 -n2 "$TSIM" --pattern ddp --steps 1 >fail.out 2>fail.err
 ok $? "a failing analyzer does not fail the step"
 check "... and is reported in one line" grep -q 'the analysis failed (exit 3): collprof analyze: .*damaged' fail.err
@@ -587,6 +629,87 @@ check "... the report is in the checked directory" \
 check "... the base's new parts are the user's, mode 0700" \
     sh -c "[ \"\$(stat -c %U:%a '$BASE/scratch/$TEST_USER' '$BASE/scratch/$TEST_USER/collprof' | sort -u)\" = '$TEST_USER:700' ]"
 check "... nothing went where the attacker points" test -z "$(ls -A "$BASE/trap")"
+
+# the user's own link through the attacker's directory (dir= names it): the
+# attacker could swap what it leads to at any time, so the link's target is
+# walked like the rest of the way and refused
+install -d -o "$TEST_USER" -m 700 "$BASE/trap/mine"
+as_user ln -s "$BASE/trap/mine" "$BASE/user/via"
+plugstack
+as_user env $run_env srun --collprof=dir="$BASE/user/via" -N2 -n2 "$TSIM" --pattern ddp --steps 1 \
+    >via.out 2>via.err
+ok $? "a link of the user's through another user's directory: the step runs (exit 0)"
+check "... refused, naming that directory" \
+    grep -q "$BASE/trap belongs to uid $(id -u "$ATTACKER"), neither root nor the job's user" via.err
+check "... nothing made there" test -z "$(ls -A "$BASE/trap/mine")"
+rm -rf "$BASE/trap/mine" "$BASE/user/via"
+
+# the step directory moved away and another put at its path while the
+# analysis runs (only the user can: every component is checked): the
+# analysis, its report and the verdict stay with the directory checked, by
+# its descriptor (by path they would find the new, empty one)
+cat >"$BASE/movecp.sh" <<EOF
+#!/bin/sh
+if [ "\$1" = analyze ] && [ "\$2" != --help ]; then
+    d=\$(pwd -P)
+    mv "\$d" "\$d.moved" && mkdir -m 700 "\$d" && echo "\$d" >"$BASE/flags/moved"
+fi
+exec "$fake" "\$@"
+EOF
+chmod 755 "$BASE/movecp.sh"
+rm -f "$BASE/flags/moved" "$BASE/alerts/alert.txt"
+plugstack "collprof=$BASE/movecp.sh" "alert=$BASE/alert.sh"
+as_user env $run_env srun --collprof -N2 -n2 "$TSIM" --pattern ddp --steps 1 >move.out 2>move.err
+ok $? "the step directory swapped during the analysis: the step runs (exit 0)"
+sed 's/^/#   stderr: /' move.err
+j=$(sed -n 's/^collprof: job \([0-9]*\.0\): .*/\1/p' move.err | head -n 1)
+mdir=$steps/collprof-$j
+check "... it was swapped" grep -qx "$mdir" "$BASE/flags/moved"
+check "... the analysis read the checked directory's 2 logs" \
+    grep -qx "logs 2" "$mdir.moved/fake-analyze.txt"
+check "... and wrote its report there" test -s "$mdir.moved/report.json"
+check "... nothing in the directory now at its path" test -z "$(ls -A "$mdir")"
+check "... the hook's severity read from that report (critical)" \
+    grep -qx "severity critical" "$BASE/alerts/alert.txt"
+
+# ---- the batch step (batch_step=yes): a fifo, and a step without a directory
+# every call of the collprof command, recorded (as the user)
+cat >"$BASE/reccp.sh" <<EOF
+#!/bin/sh
+echo "\$*" >>"$BASE/flags/calls"
+exec "$CP_INST/bin/collprof" "\$@"
+EOF
+chmod 755 "$BASE/reccp.sh"
+# a fifo planted as a rank log in the batch step's directory: refused at
+# once, the batch step's analysis completes (it would block until
+# analyze_timeout and be killed, without a report)
+plugstack batch_step=yes analyze_timeout=600
+j=$(as_user env $run_env sbatch --parsable --wait --collprof -N1 -n1 -o /dev/null \
+    --wrap "SIMNCCL_RANK=0 SIMNCCL_NRANKS=1 $TSIM --pattern ddp --steps 1 && mkfifo \"\$COLLPROF_STEP_DIR/x.cplog\"")
+bdir=$steps/collprof-$j.batch
+check "a fifo x.cplog in the batch step's directory ($j): it is there" test -p "$bdir/x.cplog"
+check "... the batch step's report was written" test -s "$bdir/report.json"
+check "... the fifo skipped, said in the slurmd log" \
+    grep -q "collprof: job $j\.batch: .*(1 input skipped)" "$BASE"/log/slurmd-n*.log
+st=$(squeue -h -j "$j" -o %T 2>/dev/null)
+ok $([ -z "$st" ] || [ "$st" = COMPLETED ]; echo $?) "... and the job is not RUNNING (${st:-gone})"
+# a batch step that fails before user_init (its output file cannot be
+# opened: slurmstepd gives up at the I/O set-up) has no step directory: its
+# end runs nothing (never `collprof analyze "" -o ""`)
+rm -f "$BASE/flags/calls"
+plugstack batch_step=yes "collprof=$BASE/reccp.sh"
+j=$(as_user sbatch --parsable --wait --collprof -N1 -n1 -o "$BASE/nonexistent/out" --wrap true)
+sed -n "/\[$j\.batch\]/p" "$BASE"/log/slurmd-n*.log | tail -n 5 | sed 's/^/#   slurmd: /'
+check "a batch step that fails before user_init ($j): slurmstepd says so" \
+    grep -q "IO setup failed" "$BASE"/log/slurmd-n*.log
+check "... no step directory" test ! -e "$steps/collprof-$j.batch"
+check "... and collprof never ran at its end" test ! -s "$BASE/flags/calls"
+# the same recording collprof does run for a batch step that has its
+# directory (the check above can fail)
+j=$(as_user env $run_env sbatch --parsable --wait --collprof -N1 -n1 -o /dev/null \
+    --wrap "SIMNCCL_RANK=0 SIMNCCL_NRANKS=1 $TSIM --pattern ddp --steps 1")
+check "... while a batch step with its directory runs 'analyze . -o .' ($j)" \
+    grep -qx "analyze . -o ." "$BASE/flags/calls"
 
 plugstack
 [ -n "$attacker_added" ] && userdel "$ATTACKER" >/dev/null 2>&1

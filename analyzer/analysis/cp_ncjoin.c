@@ -1,0 +1,571 @@
+/* cp_ncjoin.c - the shim's and the plugin's records of one call, joined
+ * (cp_ncjoin.h). */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cp_logread.h"
+#include "cp_ncjoin.h"
+
+/* A call of either log, as the join needs it. */
+struct jcall {
+    uint64_t slot;
+    uint64_t comm;
+    uint64_t count;
+    uint64_t start;   /* raw CLOCK_REALTIME ns */
+    uint64_t wend;    /* shim: the end of the window its launch lies in
+                         (the call's or its group's end); 0: open */
+    int32_t peer;     /* root of rooted collectives, peer of send/recv */
+    uint32_t rank;
+    uint32_t group;   /* shim: the group id of a grouped call, else 0 */
+    uint8_t op;       /* Bcast counted as Broadcast */
+    uint8_t skip;     /* plugin: launched from a graph; shim: captured */
+    uint8_t algo, proto, nchannels, nflags;
+    uint64_t gpu_start, gpu_end;
+};
+
+struct jlog {
+    struct jcall *c;
+    size_t n, cap;
+    struct cp_rec_group *groups; /* shim: by id (ids grow) */
+    size_t ngroups, capgroups;
+};
+
+/* Send/recv sequences (op, peer) looked at per communicator pair: two per
+ * peer of a communicator of up to this many ranks. */
+#define P2P_KEYS_MAX 8192
+
+struct jstats {
+    uint64_t joined, shim_only, plugin_only, graph, gpu;
+};
+
+static int grow(void **v, size_t *cap, size_t n, size_t size)
+{
+    void *bigger;
+    size_t c;
+
+    if (n < *cap)
+        return 0;
+    c = *cap ? *cap * 2 : 256;
+    bigger = realloc(*v, c * size);
+    if (!bigger)
+        return -1;
+    *v = bigger;
+    *cap = c;
+    return 0;
+}
+
+static unsigned same_op(unsigned op)
+{
+    return op == CP_OP_Bcast ? CP_OP_Broadcast : op;
+}
+
+static int compare_slot(const void *a, const void *b)
+{
+    const struct jcall *x = a, *y = b;
+    return (x->slot > y->slot) - (x->slot < y->slot);
+}
+
+static struct jcall *find_slot(struct jlog *l, uint64_t slot)
+{
+    size_t lo = 0, hi = l->n;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (l->c[mid].slot < slot)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < l->n && l->c[lo].slot == slot ? &l->c[lo] : NULL;
+}
+
+/* Read the calls of one log (and, for a plugin log, what it says of each).
+ * 0, or -1 when memory ran out; an unreadable log reads as empty. */
+static int read_log(const char *path, int plugin, struct jlog *l)
+{
+    struct cp_logfile *lf;
+    struct cp_error err;
+    union cp_rec rec;
+    uint64_t slot;
+    int rc = -1;
+
+    lf = cp_logfile_open(path, &err);
+    if (!lf)
+        return 0;
+    while (cp_logfile_next(lf, &rec, &slot) == 1) {
+        if (rec.kind == CP_REC_CALL) {
+            const struct cp_rec_call *r = &rec.call;
+            struct jcall *c;
+            if (cp_rec_call_in_flight(r) || r->comm_id == 0 ||
+                (r->flags & CP_CALL_NO_COMM) || r->seq == UINT32_MAX ||
+                (r->result != 0 && r->result != 7) ||
+                !(cp_op_is_collective(r->op) || cp_op_is_p2p(r->op)))
+                continue;
+            if (grow((void **)&l->c, &l->cap, l->n, sizeof *l->c) < 0)
+                goto out;
+            c = &l->c[l->n++];
+            memset(c, 0, sizeof *c);
+            c->slot = slot;
+            c->comm = r->comm_id;
+            c->count = r->count;
+            c->start = r->start_ns;
+            c->peer = r->peer;
+            c->rank = r->rank;
+            c->op = (uint8_t)same_op(r->op);
+            c->skip = (r->flags & CP_CALL_CAPTURED) != 0;
+            if (!plugin) {
+                /* a non-blocking call may launch after it returned */
+                c->wend = r->result == 7 ? 0 : r->end_ns;
+                if ((r->flags & CP_CALL_IN_GROUP) && r->group)
+                    c->group = r->group;
+            }
+        } else if (rec.kind == CP_REC_GROUP && !plugin) {
+            if (grow((void **)&l->groups, &l->capgroups, l->ngroups,
+                     sizeof *l->groups) < 0)
+                goto out;
+            l->groups[l->ngroups++] = rec.group;
+        } else if (rec.kind == CP_REC_NCCL && plugin) {
+            struct jcall *c = find_slot(l, rec.nccl.slot);
+            if (c) {
+                c->algo = rec.nccl.algo;
+                c->proto = rec.nccl.proto;
+                c->nchannels = rec.nccl.nchannels;
+                c->nflags = (uint8_t)rec.nccl.flags;
+                if (rec.nccl.flags & CP_NCCL_GRAPH)
+                    c->skip = 1;
+            }
+        } else if (rec.kind == CP_REC_GPU && plugin &&
+                   rec.gpu.timer == CP_TIMER_KERNEL_CH) {
+            struct jcall *c = find_slot(l, rec.gpu.slot);
+            if (c && rec.gpu.end_ns >= rec.gpu.start_ns &&
+                rec.gpu.start_ns > 0) {
+                c->gpu_start = rec.gpu.start_ns;
+                c->gpu_end = rec.gpu.end_ns;
+            }
+        }
+    }
+    rc = 0;
+out:
+    cp_logfile_close(lf);
+    return rc;
+}
+
+/* Grouped shim calls: their window ends with their group. */
+static void apply_groups(struct jlog *l)
+{
+    size_t i;
+
+    for (i = 0; i < l->n; i++) {
+        struct jcall *c = &l->c[i];
+        size_t lo = 0, hi = l->ngroups;
+        if (!c->group)
+            continue;
+        /* group records are in the order of their GroupEnd: ids grow */
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (l->groups[mid].group < c->group)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo < l->ngroups && l->groups[lo].group == c->group)
+            c->wend = l->groups[lo].result == 7 ? 0 : l->groups[lo].end_ns;
+        else
+            c->wend = 0; /* the group never ended (killed): open */
+    }
+}
+
+static int match(const struct jcall *s, const struct jcall *p)
+{
+    return s->op == p->op && s->count == p->count && s->rank == p->rank &&
+           s->peer == p->peer && p->start + CP_NCJOIN_SLACK_NS >= s->start &&
+           (s->wend == 0 || p->start <= s->wend + CP_NCJOIN_SLACK_NS);
+}
+
+/* Walk one sequence of each log (index lists into the logs' calls).  With
+ * out, the joined pairs are appended to it.  Returns the pairs joined, or
+ * -1 when memory ran out. */
+static long walk(const struct jlog *sh, const size_t *si, size_t n,
+                 const struct jlog *pl, const size_t *pi, size_t m,
+                 struct cp_ncjoin_entry **out, size_t *nout, size_t *capout,
+                 struct jstats *stats)
+{
+    size_t i = 0, j = 0;
+    long joined = 0;
+
+    while (i < n && j < m) {
+        const struct jcall *s = &sh->c[si[i]], *p = &pl->c[pi[j]];
+        size_t k;
+        if (p->start + CP_NCJOIN_SLACK_NS < s->start) {
+            j++; /* launched before the shim's call: not one it saw */
+            if (stats)
+                stats->plugin_only++;
+            continue;
+        }
+        for (k = 0; k < CP_NCJOIN_LOOKAHEAD && j + k < m; k++) {
+            const struct jcall *q = &pl->c[pi[j + k]];
+            if (s->wend && q->start > s->wend + CP_NCJOIN_SLACK_NS)
+                break;
+            if (match(s, q))
+                break;
+        }
+        if (k == CP_NCJOIN_LOOKAHEAD || j + k >= m ||
+            !match(s, &pl->c[pi[j + k]])) {
+            i++; /* the plugin missed it */
+            if (stats)
+                stats->shim_only++;
+            continue;
+        }
+        if (stats)
+            stats->plugin_only += k;
+        p = &pl->c[pi[j + k]];
+        if (out) {
+            struct cp_ncjoin_entry *e;
+            if (grow((void **)out, capout, *nout, sizeof **out) < 0)
+                return -1;
+            e = &(*out)[(*nout)++];
+            memset(e, 0, sizeof *e);
+            e->slot = s->slot;
+            e->gpu_start = p->gpu_start;
+            e->gpu_end = p->gpu_end;
+            e->algo = p->algo;
+            e->proto = p->proto;
+            e->nchannels = p->nchannels;
+            e->flags = p->nflags;
+            if (stats)
+                stats->gpu += p->gpu_end != 0;
+        }
+        if (stats)
+            stats->joined++;
+        joined++;
+        i++;
+        j += k + 1;
+    }
+    if (stats) {
+        stats->shim_only += n - i;
+        stats->plugin_only += m - j;
+    }
+    return joined;
+}
+
+/* The calls of communicator comm that a sequence holds: collectives
+ * (op 0), or send/recv of op to peer; at most limit of them. */
+static size_t pick(const struct jlog *l, uint64_t comm, unsigned op,
+                   int32_t peer, size_t limit, size_t *idx)
+{
+    size_t i, n = 0;
+
+    for (i = 0; i < l->n && n < limit; i++) {
+        const struct jcall *c = &l->c[i];
+        if (c->comm != comm || c->skip)
+            continue;
+        if (op == 0 ? !cp_op_is_collective(c->op)
+                    : (c->op != op || c->peer != peer))
+            continue;
+        idx[n++] = i;
+    }
+    return n;
+}
+
+/* Distinct values of the calls' communicators, in order of first use. */
+static size_t comms_of(const struct jlog *l, uint64_t *ids)
+{
+    size_t i, k, n = 0;
+
+    for (i = 0; i < l->n; i++) {
+        for (k = 0; k < n && ids[k] != l->c[i].comm; k++)
+            ;
+        if (k == n)
+            ids[n++] = l->c[i].comm;
+    }
+    return n;
+}
+
+/* One send/recv sequence: its op and peer. */
+struct p2p_key {
+    uint8_t op;
+    int32_t peer;
+};
+
+/* The distinct (op, peer) of comm's send/recv calls in l, at most max. */
+static size_t p2p_keys(const struct jlog *l, uint64_t comm,
+                       struct p2p_key *keys, size_t max)
+{
+    size_t i, k, n = 0;
+
+    for (i = 0; i < l->n; i++) {
+        const struct jcall *c = &l->c[i];
+        if (c->comm != comm || c->skip || !cp_op_is_p2p(c->op))
+            continue;
+        for (k = 0; k < n; k++)
+            if (keys[k].op == c->op && keys[k].peer == c->peer)
+                break;
+        if (k == n && n < max)
+            keys[n++] = (struct p2p_key){c->op, c->peer};
+    }
+    return n;
+}
+
+/* Join the sequences of shim communicator sc and plugin communicator pc.
+ * With out NULL: only the collectives of the first calls are tried, as a
+ * score for the mapping.  Returns pairs joined, -1 when memory ran out. */
+static long join_comms(const struct jlog *sh, uint64_t sc,
+                       const struct jlog *pl, uint64_t pc, size_t *si,
+                       size_t *pi, struct cp_ncjoin_entry **out, size_t *nout,
+                       size_t *capout, struct jstats *stats,
+                       struct p2p_key *keys, size_t nkeys)
+{
+    size_t limit = out ? SIZE_MAX : 64, n, m, i, nk, ns;
+    long total, r;
+
+    n = pick(sh, sc, 0, 0, limit, si);
+    m = pick(pl, pc, 0, 0, limit, pi);
+    total = walk(sh, si, n, pl, pi, m, out, nout, capout, stats);
+    if (total < 0 || !out)
+        return total;
+    /* send/recv: one sequence per (op, peer) */
+    nk = p2p_keys(pl, pc, keys, nkeys);
+    for (i = 0; i < nk; i++) {
+        n = pick(sh, sc, keys[i].op, keys[i].peer, SIZE_MAX, si);
+        m = pick(pl, pc, keys[i].op, keys[i].peer, SIZE_MAX, pi);
+        r = walk(sh, si, n, pl, pi, m, out, nout, capout, stats);
+        if (r < 0)
+            return -1;
+        total += r;
+    }
+    /* shim send/recv sequences the plugin never saw */
+    ns = p2p_keys(sh, sc, keys + nk, nkeys - nk);
+    for (i = nk; i < nk + ns; i++) {
+        size_t k;
+        for (k = 0; k < nk; k++)
+            if (keys[k].op == keys[i].op && keys[k].peer == keys[i].peer)
+                break;
+        if (k == nk)
+            stats->shim_only += pick(sh, sc, keys[i].op, keys[i].peer,
+                                     SIZE_MAX, si);
+    }
+    return total;
+}
+
+static int compare_entry(const void *a, const void *b)
+{
+    const struct cp_ncjoin_entry *x = a, *y = b;
+    return (x->slot > y->slot) - (x->slot < y->slot);
+}
+
+/* Join one process: the shim's log sh_path with the plugin's pl_path, or
+ * (sh_path NULL) the plugin's with itself. */
+static int join_process(const char *sh_path, const char *pl_path,
+                        struct cp_ncjoin_entry **out, size_t *nout,
+                        struct jstats *stats)
+{
+    struct jlog sh, pl;
+    uint64_t *scomms = NULL, *pcomms = NULL;
+    size_t *si = NULL, *pi = NULL, nsc, npc, a, b, capout = 0;
+    struct p2p_key *keys = NULL;
+    size_t nkeys = P2P_KEYS_MAX;
+    uint8_t *taken = NULL;
+    int rc = -1;
+
+    memset(&sh, 0, sizeof sh);
+    memset(&pl, 0, sizeof pl);
+    *out = NULL;
+    *nout = 0;
+    if (read_log(pl_path, 1, &pl) < 0)
+        goto out;
+    /* slots grow in the file: already sorted, but a damaged file may not
+     * be */
+    qsort(pl.c, pl.n, sizeof *pl.c, compare_slot);
+    for (a = 0; a < pl.n; a++)
+        stats->graph += pl.c[a].skip;
+    if (!sh_path) {
+        for (a = 0; a < pl.n; a++) {
+            const struct jcall *p = &pl.c[a];
+            struct cp_ncjoin_entry *e;
+            if (grow((void **)out, &capout, *nout, sizeof **out) < 0)
+                goto out;
+            e = &(*out)[(*nout)++];
+            memset(e, 0, sizeof *e);
+            e->slot = p->slot;
+            e->gpu_start = p->gpu_start;
+            e->gpu_end = p->gpu_end;
+            e->algo = p->algo;
+            e->proto = p->proto;
+            e->nchannels = p->nchannels;
+            e->flags = p->nflags;
+            stats->gpu += p->gpu_end != 0;
+        }
+        rc = 0;
+        goto out;
+    }
+    if (read_log(sh_path, 0, &sh) < 0)
+        goto out;
+    apply_groups(&sh);
+    scomms = malloc((sh.n + 1) * sizeof *scomms);
+    pcomms = malloc((pl.n + 1) * sizeof *pcomms);
+    si = malloc((sh.n + 1) * sizeof *si);
+    pi = malloc((pl.n + 1) * sizeof *pi);
+    if (!scomms || !pcomms || !si || !pi)
+        goto out;
+    nsc = comms_of(&sh, scomms);
+    npc = comms_of(&pl, pcomms);
+    taken = calloc(nsc + 1, 1);
+    keys = malloc(nkeys * sizeof *keys);
+    if (!taken || !keys)
+        goto out;
+    /* each plugin communicator, in order of first use, takes the free
+     * shim communicator whose first collectives join best */
+    for (b = 0; b < npc; b++) {
+        long best = 0, r;
+        size_t best_a = SIZE_MAX;
+        for (a = 0; a < nsc; a++) {
+            if (taken[a])
+                continue;
+            r = join_comms(&sh, scomms[a], &pl, pcomms[b], si, pi, NULL, NULL,
+                           NULL, NULL, keys, nkeys);
+            if (r > best) {
+                best = r;
+                best_a = a;
+            }
+        }
+        if (best_a == SIZE_MAX) {
+            /* nothing joins by collectives: a communicator of send/recv
+             * only is taken by its first call's peer and op */
+            for (a = 0; a < nsc && best_a == SIZE_MAX; a++) {
+                size_t i, k;
+                if (taken[a])
+                    continue;
+                for (i = 0; i < pl.n && pl.c[i].comm != pcomms[b]; i++)
+                    ;
+                for (k = 0; k < sh.n; k++)
+                    if (sh.c[k].comm == scomms[a] && !sh.c[k].skip &&
+                        i < pl.n && cp_op_is_p2p(pl.c[i].op) &&
+                        match(&sh.c[k], &pl.c[i]))
+                        break;
+                if (k < sh.n)
+                    best_a = a;
+            }
+        }
+        if (best_a == SIZE_MAX) {
+            size_t i;
+            for (i = 0; i < pl.n; i++)
+                stats->plugin_only += pl.c[i].comm == pcomms[b] && !pl.c[i].skip;
+            continue;
+        }
+        taken[best_a] = 1;
+        if (join_comms(&sh, scomms[best_a], &pl, pcomms[b], si, pi, out, nout,
+                       &capout, stats, keys, nkeys) < 0)
+            goto out;
+    }
+    for (a = 0; a < nsc; a++) {
+        size_t i;
+        if (taken[a])
+            continue;
+        for (i = 0; i < sh.n; i++)
+            stats->shim_only += sh.c[i].comm == scomms[a] && !sh.c[i].skip;
+    }
+    qsort(*out, *nout, sizeof **out, compare_entry);
+    rc = 0;
+out:
+    if (rc < 0) {
+        free(*out);
+        *out = NULL;
+        *nout = 0;
+    }
+    free(sh.c);
+    free(sh.groups);
+    free(pl.c);
+    free(scomms);
+    free(pcomms);
+    free(si);
+    free(pi);
+    free(taken);
+    free(keys);
+    return rc;
+}
+
+struct cp_ncjoin *cp_ncjoin_build(struct cp_analysis *an, int *none)
+{
+    struct cp_ncjoin *j = NULL;
+    struct jstats stats;
+    size_t i, k;
+    int any = 0;
+
+    *none = 0;
+    memset(&stats, 0, sizeof stats);
+    for (i = 0; i < an->ninputs; i++)
+        if (an->inputs[i].status == CP_INPUT_OK &&
+            an->inputs[i].source == CP_SOURCE_PLUGIN)
+            any = 1;
+    if (!any) {
+        *none = 1;
+        return NULL;
+    }
+    j = calloc(1, sizeof *j);
+    if (!j)
+        return NULL;
+    j->ninputs = an->ninputs;
+    j->entries = calloc(an->ninputs, sizeof *j->entries);
+    j->nentries = calloc(an->ninputs, sizeof *j->nentries);
+    if (!j->entries || !j->nentries)
+        goto oom;
+    /* every analyzed input (a rank): its plugin companion, or itself */
+    for (i = 0; i < an->nranks; i++) {
+        size_t in = an->ranks[i].input;
+        const struct cp_analysis_input *x = &an->inputs[in];
+        const char *companion = NULL;
+        if (x->status != CP_INPUT_OK)
+            continue;
+        if (x->source == CP_SOURCE_PLUGIN) {
+            if (join_process(NULL, x->path, &j->entries[in], &j->nentries[in],
+                             &stats) < 0)
+                goto oom;
+            an->nccl.join_plugin_only_processes++;
+            continue;
+        }
+        for (k = 0; k < an->ninputs; k++)
+            if (an->inputs[k].evidence_only && an->inputs[k].pid == x->pid &&
+                strcmp(an->inputs[k].node, x->node) == 0)
+                companion = an->inputs[k].path;
+        if (!companion)
+            continue;
+        if (join_process(x->path, companion, &j->entries[in],
+                         &j->nentries[in], &stats) < 0)
+            goto oom;
+        an->nccl.join_processes++;
+    }
+    an->nccl.join_calls = stats.joined;
+    an->nccl.join_shim_only = stats.shim_only;
+    an->nccl.join_plugin_only = stats.plugin_only;
+    an->nccl.join_graph_calls = stats.graph;
+    an->nccl.join_gpu = stats.gpu;
+    return j;
+oom:
+    cp_ncjoin_destroy(j);
+    return NULL;
+}
+
+const struct cp_ncjoin_entry *cp_ncjoin_of(const struct cp_ncjoin *j,
+                                           size_t input, size_t *n)
+{
+    *n = 0;
+    if (!j || input >= j->ninputs || !j->entries[input])
+        return NULL;
+    *n = j->nentries[input];
+    return j->entries[input];
+}
+
+void cp_ncjoin_destroy(struct cp_ncjoin *j)
+{
+    size_t i;
+
+    if (!j)
+        return;
+    for (i = 0; j->entries && i < j->ninputs; i++)
+        free(j->entries[i]);
+    free(j->entries);
+    free(j->nentries);
+    free(j);
+}
