@@ -3,7 +3,7 @@
  * part of the run is much slower than the rest (docs/analysis.md,
  * "Timeline" and "Slowdowns").
  *
- * The stream keeps, per window, the calls that ended in it by
+ * The stream keeps, per window, the calls that began in it (last arrival) by
  * (communicator, collective, ranks, power-of-two size row) (an_wdetail).
  * A window's slowness compares like with like: for each such key, its
  * typical time per call is the median, over the windows after the
