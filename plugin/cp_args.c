@@ -219,11 +219,9 @@ static int set_site_key(struct cp_site *site, const struct site_key *k,
             b = CP_CAPTURE_PLUGIN;
         else if (strcmp(v, "both") == 0)
             b = CP_CAPTURE_SHIM | CP_CAPTURE_PLUGIN;
-        else {
-            cp_say(err, errlen, "%s takes shim, plugin or both, not '%s'", what,
-                   v);
-            return -1;
-        }
+        else
+            return cp_errorf(err, "%s takes shim, plugin or both, not '%s'",
+                             what, v);
         *(int *)(void *)field = b;
         return 0;
     case SITE_MODE:
