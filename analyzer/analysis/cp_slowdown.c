@@ -10,7 +10,7 @@
  * warm-up, of the key's mean own time per judged call in a window; the
  * window's slowness is its judged calls' own time over the same calls at
  * their keys' typical times.  A slowdown is a run of consecutive windows
- * (a part) whose calls took at least twice, in all, what the same calls
+ * (a part) whose calls took at least three times, in all, what the same calls
  * took in the rest of the run, and whose windows' slowness ranks above the
  * rest's (a Mann-Whitney rank test: one slow window among noisy ones is
  * not a slowdown).  It needs no model, so a weak fit cannot make or hide
@@ -27,7 +27,7 @@
 #include "cp_kinds.h"
 #include "cp_units.h"
 
-#define SLOW_FACTOR 2.0      /* the part against the rest */
+#define SLOW_FACTOR 3.0      /* the part against the rest */
 #define SLOW_MIN_WINDOWS 3   /* a key needs this many windows for a base */
 /* sure: this many windows with compared calls in the part, and as many
  * in the rest; this many compared calls in each; the part's windows
@@ -42,7 +42,7 @@
 #define UNSURE_WINDOWS 2
 #define UNSURE_CALLS 10
 #define UNSURE_Z 3.0
-#define UNSURE_FACTOR 3.0
+#define UNSURE_FACTOR 4.0
 #define COMM_SLOWED 1.5    /* a communicator slowed down in the part */
 #define MAX_PARTS 3        /* slowdowns reported, apart from each other */
 #define MAX_COMMS 8        /* listed in the evidence */

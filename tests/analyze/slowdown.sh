@@ -61,8 +61,8 @@ if abs(e["from_s"] - t_from) > width:
     problems.append("start not within a window width")
 if f[0]["severity"] != "warning" or not e["sure"]:
     problems.append("not a sure warning: %s" % f[0]["severity"])
-if e["factor"] < 2:
-    problems.append("factor below 2")
+if e["factor"] < 3:
+    problems.append("factor below 3")
 slowed = [c["comm_name"] for c in e["comms"] if c["slowed"]]
 if "world" not in slowed:
     problems.append("world not named slowed: %s" % slowed)
