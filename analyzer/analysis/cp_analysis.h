@@ -419,7 +419,8 @@ struct cp_analysis_window {
     uint64_t calls;
     double bytes;       /* sum of n (nccl-tests' S) */
     double wait_time_s; /* rank-seconds waiting for the last arrival */
-    /* after the fit (cp_slowdown.c), of the calls that ended in it:
+    /* after the fit (cp_slowdown.c), of the calls that began in it (the
+     * last arrival):
      * sum f n / sum own time of the judged calls not latency-bound by the
      * model (all judged calls of a class without one); NaN without any */
     double busbw_Bps;

@@ -217,7 +217,7 @@ struct an_window {
 };
 
 /* What the windows' busbw, latency-bound share and slowness are computed
- * from after the fit (cp_slowdown.c): per window, the calls that ended in
+ * from after the fit (cp_slowdown.c): per window, the calls that began in
  * it by (communicator, slot, ranks, power-of-two size row).  A window
  * holds at most AN_WINDOW_KEYS keys; past three quarters of them new keys
  * lose their communicator (AN_WKEY_ANY: the link class and ranks, which

@@ -604,7 +604,8 @@ void an_timeline_cover(struct an_timeline *tl, int64_t lo, int64_t hi)
 
 /* An instance or pair: its own interval [a, b] holds time (own time x
  * share), split between the windows it overlaps in proportion; the call,
- * its bytes and its waiting count in the window of its end b. */
+ * its bytes and its waiting count in the window of its end b; its details
+ * (an_wdetail) in the window of its start a, where a slowdown shows first. */
 static inline void timeline_add(struct an_timeline *tl, int64_t a, int64_t b,
                                 double time, unsigned coll, double wait,
                                 double bytes, const struct an_wcall *detail)
@@ -640,7 +641,7 @@ static inline void timeline_add(struct an_timeline *tl, int64_t a, int64_t b,
     w->calls++;
     w->bytes += bytes;
     w->wait += wait;
-    wdetail_add(&tl->d[ib], detail);
+    wdetail_add(&tl->d[ia], detail);
     if (ib + 1 > tl->used)
         tl->used = (unsigned)ib + 1;
 }
