@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cp_args.h"
-#include "cp_say.h"
+#include "cp_error.h"
 
 /* ---- text checks -------------------------------------------------------- */
 
@@ -38,28 +38,26 @@ static size_t utf8_length(const unsigned char *s)
     return n;
 }
 
-int cp_text_check(const char *what, const char *text, size_t max, char *err,
-                  size_t errlen)
+int cp_text_check(const char *what, const char *text, size_t max,
+                  struct cp_error *err)
 {
     const unsigned char *s = (const unsigned char *)text;
     size_t len = strlen(text), i = 0, n;
 
     if (len >= max) {
-        cp_say(err, errlen, "%s is %zu bytes long (at most %zu)", what, len,
-               max - 1);
-        return -1;
+        return cp_errorf(err, "%s is %zu bytes long (at most %zu)", what, len,
+                         max - 1);
     }
     while (i < len) {
         if (s[i] < 0x20 || s[i] == 0x7f) {
-            cp_say(err, errlen, "%s has a control character (0x%02x at byte %zu)",
-                   what, s[i], i);
-            return -1;
+            return cp_errorf(err,
+                             "%s has a control character (0x%02x at byte %zu)",
+                             what, s[i], i);
         }
         n = utf8_length(s + i);
         if (n == 0) {
-            cp_say(err, errlen, "%s is not valid UTF-8 (byte 0x%02x at %zu)", what,
-                   s[i], i);
-            return -1;
+            return cp_errorf(err, "%s is not valid UTF-8 (byte 0x%02x at %zu)",
+                             what, s[i], i);
         }
         i += n;
     }
@@ -163,7 +161,7 @@ static const struct site_key {
 #define NSITE_KEYS (sizeof site_keys / sizeof site_keys[0])
 
 static int set_site_key(struct cp_site *site, const struct site_key *k,
-                        const char *v, char *err, size_t errlen)
+                        const char *v, struct cp_error *err)
 {
     char *field = (char *)site + k->offset;
     char what[64];
@@ -172,7 +170,7 @@ static int set_site_key(struct cp_site *site, const struct site_key *k,
     int b;
 
     snprintf(what, sizeof what, "%s=", k->name);
-    if (cp_text_check(what, v, CP_ARGS_PATH_MAX - 32, err, errlen) < 0)
+    if (cp_text_check(what, v, CP_ARGS_PATH_MAX - 32, err) < 0)
         return -1;
     switch (k->kind) {
     case SITE_PATH:
@@ -182,13 +180,12 @@ static int set_site_key(struct cp_site *site, const struct site_key *k,
             return 0;
         }
         if (v[0] != '/') {
-            cp_say(err, errlen, "%s needs an absolute path, not '%s'", what, v);
-            return -1;
+            return cp_errorf(err, "%s needs an absolute path, not '%s'", what,
+                             v);
         }
         if (cp_path_has_dotdot(v)) {
-            cp_say(err, errlen, "%s must not have '..' components ('%s')", what,
-                   v);
-            return -1;
+            return cp_errorf(err, "%s must not have '..' components ('%s')",
+                             what, v);
         }
         if (k->kind == SITE_PATH) {
             snprintf(field, CP_ARGS_PATH_MAX, "%s", v);
@@ -202,18 +199,16 @@ static int set_site_key(struct cp_site *site, const struct site_key *k,
     case SITE_BOOL:
         b = parse_yesno(v);
         if (b < 0) {
-            cp_say(err, errlen, "%s takes yes or no (or on, off), not '%s'", what,
-                   v);
-            return -1;
+            return cp_errorf(err, "%s takes yes or no (or on, off), not '%s'",
+                             what, v);
         }
         *(int *)(void *)field = b;
         return 0;
     case SITE_SECONDS:
         n = strtol(v, &end, 10);
         if (end == v || *end || n < 1 || n > 86400) {
-            cp_say(err, errlen, "%s takes seconds from 1 to 86400, not '%s'",
-                   what, v);
-            return -1;
+            return cp_errorf(err, "%s takes seconds from 1 to 86400, not '%s'",
+                             what, v);
         }
         *(unsigned *)(void *)field = (unsigned)n;
         return 0;
@@ -224,11 +219,9 @@ static int set_site_key(struct cp_site *site, const struct site_key *k,
             b = CP_CAPTURE_PLUGIN;
         else if (strcmp(v, "both") == 0)
             b = CP_CAPTURE_SHIM | CP_CAPTURE_PLUGIN;
-        else {
-            cp_say(err, errlen, "%s takes shim, plugin or both, not '%s'", what,
-                   v);
-            return -1;
-        }
+        else
+            return cp_errorf(err, "%s takes shim, plugin or both, not '%s'",
+                             what, v);
         *(int *)(void *)field = b;
         return 0;
     case SITE_MODE:
@@ -236,12 +229,12 @@ static int set_site_key(struct cp_site *site, const struct site_key *k,
          * nothing: a step directory is never writable by anyone else */
         n = strtol(v, &end, 8);
         if (end == v || *end || (n & ~0750L) || (n & 0700) != 0700) {
-            cp_say(err, errlen,
-                   "%s takes an octal mode of the form 07x0 without write "
-                   "permission for group or others (0700, 0750, 0710), not "
-                   "'%s'",
-                   what, v);
-            return -1;
+            return cp_errorf(
+                err,
+                "%s takes an octal mode of the form 07x0 without write "
+                "permission for group or others (0700, 0750, 0710), not "
+                "'%s'",
+                what, v);
         }
         *(unsigned *)(void *)field = (unsigned)n;
         return 0;
@@ -273,12 +266,12 @@ void cp_site_defaults(struct cp_site *site, const char *libdir,
                         : strcmp(key->name, "bindir") == 0 ? bindir
                                                            : key->def;
         if (v)
-            (void)set_site_key(site, key, v, NULL, 0);
+            (void)set_site_key(site, key, v, NULL);
     }
 }
 
 int cp_site_parse(struct cp_site *site, int argc, char *const argv[],
-                  char *err, size_t errlen)
+                  struct cp_error *err)
 {
     int i;
     size_t k;
@@ -295,30 +288,28 @@ int cp_site_parse(struct cp_site *site, int argc, char *const argv[],
         if (!key) {
             char shown[80];
             /* the key may be anything: show it checked and cut */
-            if (cp_text_check("key", arg, 64, NULL, 0) < 0)
+            if (cp_text_check("key", arg, 64, NULL) < 0)
                 snprintf(shown, sizeof shown, "(unprintable)");
             else
                 snprintf(shown, sizeof shown, "%.*s", (int)len, arg);
-            cp_say(err, errlen, "unknown key '%s' (known: %s)",
-                   shown, cp_site_keys());
-            return -1;
+            return cp_errorf(err, "unknown key '%s' (known: %s)", shown,
+                             cp_site_keys());
         }
         if (!eq) {
-            cp_say(err, errlen, "plugstack.conf key '%s' needs a value (%s=...)",
-                   key->name, key->name);
-            return -1;
+            return cp_errorf(err,
+                             "plugstack.conf key '%s' needs a value (%s=...)",
+                             key->name, key->name);
         }
-        if (set_site_key(site, key, eq + 1, err, errlen) < 0)
+        if (set_site_key(site, key, eq + 1, err) < 0)
             return -1;
     }
     {
         char probe[CP_ARGS_PATH_MAX + 64];
         if (cp_expand_basedir(site->basedir, "user", 0, probe, sizeof probe) <
             0) {
-            cp_say(err, errlen,
-                   "basedir=%s: unknown %%-sequence (known: %%u, %%U, %%%%)",
-                   site->basedir);
-            return -1;
+            return cp_errorf(
+                err, "basedir=%s: unknown %%-sequence (known: %%u, %%U, %%%%)",
+                site->basedir);
         }
     }
     return 0;
@@ -326,46 +317,42 @@ int cp_site_parse(struct cp_site *site, int argc, char *const argv[],
 
 /* ---- --collprof=LIST ---------------------------------------------------- */
 
-static int set_on(struct cp_request *r, const char *v, char *err, size_t len)
+static int set_on(struct cp_request *r, const char *v, struct cp_error *err)
 {
     (void)v;
     if (r->on == CP_NO) {
-        cp_say(err, len, "'on' and 'off' both given");
-        return -1;
+        return cp_errorf(err, "'on' and 'off' both given");
     }
     r->on = CP_YES;
     return 0;
 }
 
-static int set_off(struct cp_request *r, const char *v, char *err, size_t len)
+static int set_off(struct cp_request *r, const char *v, struct cp_error *err)
 {
     (void)v;
     if (r->on == CP_YES) {
-        cp_say(err, len, "'on' and 'off' both given");
-        return -1;
+        return cp_errorf(err, "'on' and 'off' both given");
     }
     r->on = CP_NO;
     return 0;
 }
 
-static int set_dir(struct cp_request *r, const char *v, char *err, size_t len)
+static int set_dir(struct cp_request *r, const char *v, struct cp_error *err)
 {
     if (*v == '\0') {
-        cp_say(err, len, "dir= needs a directory");
-        return -1;
+        return cp_errorf(err, "dir= needs a directory");
     }
-    if (cp_text_check("dir=", v, CP_ARGS_PATH_MAX - 64, err, len) < 0)
+    if (cp_text_check("dir=", v, CP_ARGS_PATH_MAX - 64, err) < 0)
         return -1;
     if (cp_path_has_dotdot(v)) {
-        cp_say(err, len, "dir=%s: '..' is not allowed in the directory", v);
-        return -1;
+        return cp_errorf(err, "dir=%s: '..' is not allowed in the directory",
+                         v);
     }
     snprintf(r->dir, sizeof r->dir, "%s", v);
     return 0;
 }
 
-static int set_timer(struct cp_request *r, const char *v, char *err,
-                     size_t len)
+static int set_timer(struct cp_request *r, const char *v, struct cp_error *err)
 {
     static const char *const timers[] = {"auto", "cupti", "event", "host"};
     size_t i;
@@ -375,27 +362,25 @@ static int set_timer(struct cp_request *r, const char *v, char *err,
             snprintf(r->timer, sizeof r->timer, "%s", v);
             return 0;
         }
-    cp_say(err, len, "timer= takes auto, cupti, event or host, not '%s'", v);
-    return -1;
+    return cp_errorf(err, "timer= takes auto, cupti, event or host, not '%s'",
+                     v);
 }
 
-static int set_analyze(struct cp_request *r, const char *v, char *err,
-                       size_t len)
+static int set_analyze(struct cp_request *r, const char *v,
+                       struct cp_error *err)
 {
     int b = parse_yesno(v);
 
     if (b < 0) {
-        cp_say(err, len, "analyze= takes yes or no, not '%s'", v);
-        return -1;
+        return cp_errorf(err, "analyze= takes yes or no, not '%s'", v);
     }
     r->analyze = b;
     return 0;
 }
 
-static int set_probe(struct cp_request *r, const char *v, char *err,
-                     size_t len)
+static int set_probe(struct cp_request *r, const char *v, struct cp_error *err)
 {
-    (void)v, (void)err, (void)len;
+    (void)v, (void)err;
     r->probe = 1;
     return 0;
 }
@@ -403,7 +388,7 @@ static int set_probe(struct cp_request *r, const char *v, char *err,
 static const struct request_key {
     const char *name;
     int takes_value;
-    int (*set)(struct cp_request *r, const char *v, char *err, size_t len);
+    int (*set)(struct cp_request *r, const char *v, struct cp_error *err);
 } request_keys[] = {
     {"on", 0, set_on},         {"off", 0, set_off},
     {"dir", 1, set_dir},       {"timer", 1, set_timer},
@@ -423,14 +408,14 @@ void cp_request_init(struct cp_request *r)
     r->analyze = CP_UNSET;
 }
 
-int cp_request_parse(struct cp_request *r, const char *list, char *err,
-                     size_t errlen)
+int cp_request_parse(struct cp_request *r, const char *list,
+                     struct cp_error *err)
 {
     char buf[CP_ARGS_LIST_MAX];
     char *item, *save = NULL;
     struct cp_request next = *r;
 
-    if (cp_text_check("the list", list, sizeof buf, err, errlen) < 0)
+    if (cp_text_check("the list", list, sizeof buf, err) < 0)
         return -1;
     snprintf(buf, sizeof buf, "%s", list);
     for (item = strtok_r(buf, ",", &save); item;
@@ -444,20 +429,18 @@ int cp_request_parse(struct cp_request *r, const char *list, char *err,
                 strncmp(request_keys[k].name, item, len) == 0)
                 key = &request_keys[k];
         if (!key) {
-            cp_say(err, errlen, "unknown key '%.*s' (known: %s)",
-                   (int)(len < 64 ? len : 64), item, cp_request_keys());
-            return -1;
+            return cp_errorf(err, "unknown key '%.*s' (known: %s)",
+                             (int)(len < 64 ? len : 64), item,
+                             cp_request_keys());
         }
         if (key->takes_value && !eq) {
-            cp_say(err, errlen, "%s needs a value (%s=...)", key->name,
-                   key->name);
-            return -1;
+            return cp_errorf(err, "%s needs a value (%s=...)", key->name,
+                             key->name);
         }
         if (!key->takes_value && eq) {
-            cp_say(err, errlen, "%s takes no value", key->name);
-            return -1;
+            return cp_errorf(err, "%s takes no value", key->name);
         }
-        if (key->set(&next, eq ? eq + 1 : NULL, err, errlen) < 0)
+        if (key->set(&next, eq ? eq + 1 : NULL, err) < 0)
             return -1;
     }
     next.given = 1;
@@ -467,27 +450,27 @@ int cp_request_parse(struct cp_request *r, const char *list, char *err,
 
 int cp_request_fallback(struct cp_request *r,
                         const char *(*get)(const char *name, void *arg),
-                        void *arg, char *warn, size_t warnlen)
+                        void *arg, struct cp_error *warn)
 {
-    char why[512];
+    struct cp_error why;
     const char *v;
 
-    if (warn && warnlen)
-        warn[0] = '\0';
+    if (warn)
+        cp_error_set(warn, NULL, -1, "%s", "");
 #define WARN_ONCE(...)                                                         \
     do {                                                                       \
-        if (warn && warnlen && !warn[0])                                       \
-            cp_say(warn, warnlen, __VA_ARGS__);                                \
+        if (warn && !warn->text[0])                                            \
+            cp_error_set(warn, NULL, -1, __VA_ARGS__);                         \
     } while (0)
     if (!r->given) {
         v = get("COLLPROF_PROFILE", arg);
         if (v) {
             struct cp_request env;
             cp_request_init(&env);
-            if (cp_request_parse(&env, v, why, sizeof why) == 0)
+            if (cp_request_parse(&env, v, &why) == 0)
                 *r = env;
             else
-                WARN_ONCE("COLLPROF_PROFILE ignored: %s", why);
+                WARN_ONCE("COLLPROF_PROFILE ignored: %s", why.text);
         }
     }
     if (r->on == CP_UNSET && !r->given) {
@@ -500,9 +483,9 @@ int cp_request_fallback(struct cp_request *r,
         if (v && *v) {
             struct cp_request env;
             cp_request_init(&env);
-            if (cp_text_check("COLLPROF_TIMER", v, 32, why, sizeof why) < 0 ||
-                set_timer(&env, v, why, sizeof why) < 0)
-                WARN_ONCE("COLLPROF_TIMER ignored: %s", why);
+            if (cp_text_check("COLLPROF_TIMER", v, 32, &why) < 0 ||
+                set_timer(&env, v, &why) < 0)
+                WARN_ONCE("COLLPROF_TIMER ignored: %s", why.text);
             else
                 memcpy(r->timer, env.timer, sizeof r->timer);
         }

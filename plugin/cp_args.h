@@ -13,6 +13,8 @@
 
 #include <stddef.h>
 
+#include "cp_error.h"
+
 #define CP_ARGS_PATH_MAX 1024 /* any path from either side, NUL included */
 #define CP_ARGS_LIST_MAX 4096 /* the whole --collprof=LIST */
 #define CP_ARGS_TIMER_MAX 8
@@ -61,14 +63,14 @@ void cp_site_defaults(struct cp_site *site, const char *libdir,
 /* Apply argv[0..argc) (key=value each) over the defaults already in site.
  * An unknown key, a bad value or a relative path is an error naming it. */
 int cp_site_parse(struct cp_site *site, int argc, char *const argv[],
-                  char *err, size_t errlen);
+                  struct cp_error *err);
 
 /* The request of a --collprof LIST ("" for the bare flag), over a zeroed
  * request: r->given = 1.  Rejects unknown keys, over-long values, control
  * characters, invalid UTF-8, and `..` components in dir=. */
 void cp_request_init(struct cp_request *r);
-int cp_request_parse(struct cp_request *r, const char *list, char *err,
-                     size_t errlen);
+int cp_request_parse(struct cp_request *r, const char *list,
+                     struct cp_error *err);
 
 /* The environment fallbacks, for what the option left unset:
  *   COLLPROF_PROFILE=LIST  the option's value when the option is absent
@@ -79,7 +81,7 @@ int cp_request_parse(struct cp_request *r, const char *list, char *err,
  * is ignored, with the sentence in warn (the first only); returns 0. */
 int cp_request_fallback(struct cp_request *r,
                         const char *(*get)(const char *name, void *arg),
-                        void *arg, char *warn, size_t warnlen);
+                        void *arg, struct cp_error *warn);
 
 /* Whether the step is profiled, the analyzer run. */
 int cp_request_enabled(const struct cp_request *r, const struct cp_site *site);
@@ -87,8 +89,8 @@ int cp_request_analyze(const struct cp_request *r, const struct cp_site *site);
 
 /* text is valid UTF-8 without control characters and shorter than max
  * bytes; else -1 with the reason. */
-int cp_text_check(const char *what, const char *text, size_t max, char *err,
-                  size_t errlen);
+int cp_text_check(const char *what, const char *text, size_t max,
+                  struct cp_error *err);
 
 /* 1 when path has a `..` component. */
 int cp_path_has_dotdot(const char *path);

@@ -77,7 +77,7 @@ static void join_nodes(json_t *nodes, char *out, size_t outlen)
 
 int cp_findings_read(int dirfd, const char *name,
                      void (*fn)(const struct cp_finding *f, void *arg),
-                     void *arg, char *err, size_t errlen)
+                     void *arg, struct cp_error *err)
 {
     json_error_t jerr;
     json_t *root = NULL, *findings, *item;
@@ -87,18 +87,16 @@ int cp_findings_read(int dirfd, const char *name,
 
     fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) {
-        snprintf(err, errlen, "%s: %s", name, strerror(errno));
-        return -1;
+        return cp_errorf(err, "%s: %s", name, strerror(errno));
     }
     if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
         st.st_size > (off_t)REPORT_MAX) {
-        snprintf(err, errlen, "%s is not a regular file of at most 16 MiB",
-                 name);
+        cp_errorf(err, "%s is not a regular file of at most 16 MiB", name);
         goto out;
     }
     root = json_loadfd(fd, 0, &jerr);
     if (!root) {
-        snprintf(err, errlen, "%s: line %d: %s", name, jerr.line, jerr.text);
+        cp_errorf(err, "%s: line %d: %s", name, jerr.line, jerr.text);
         goto out;
     }
     findings = json_object_get(root, "findings");

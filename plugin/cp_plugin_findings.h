@@ -11,6 +11,8 @@
 
 #include <stddef.h>
 
+#include "cp_error.h"
+
 enum cp_severity { CP_SEV_NONE, CP_SEV_INFO, CP_SEV_WARNING, CP_SEV_CRITICAL };
 
 struct cp_finding {
@@ -25,7 +27,7 @@ struct cp_finding {
  * findings, or -1 with one sentence in err. */
 int cp_findings_read(int dirfd, const char *name,
                      void (*fn)(const struct cp_finding *f, void *arg),
-                     void *arg, char *err, size_t errlen);
+                     void *arg, struct cp_error *err);
 
 const char *cp_severity_name(enum cp_severity s);
 /* The severity named (as in report.json); CP_SEV_NONE for anything else. */

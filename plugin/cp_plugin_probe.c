@@ -14,7 +14,7 @@
 #include <jansson.h>
 
 #include "cp_plugin_probe.h"
-#include "cp_say.h"
+#include "cp_error.h"
 
 #define PROBE_JSON_MAX (16u << 20)
 
@@ -71,7 +71,7 @@ static int given(const char *s)
 }
 
 int cp_probe_argv(const struct cp_probe_launch *l, struct cp_probe_argv *a,
-                  char *err, size_t errlen)
+                  struct cp_error *err)
 {
     struct argv_builder b = {a, 0, 0, 0};
     /* the step's or job's own limit, above the plugin's: the plugin stops
@@ -81,9 +81,8 @@ int cp_probe_argv(const struct cp_probe_launch *l, struct cp_probe_argv *a,
     memset(a, 0, sizeof *a);
     if (!given(l->srun) || l->srun[0] != '/' || !given(l->collprof) ||
         l->collprof[0] != '/' || !given(l->outdir) || l->nodes < 2) {
-        cp_say(err, errlen, "the probe needs srun and collprof by absolute "
-                         "paths, an output directory and 2 nodes or more");
-        return -1;
+        return cp_errorf(err, "the probe needs srun and collprof by absolute "
+                              "paths, an output directory and 2 nodes or more");
     }
     add(&b, l->srun);
     add_opt(&b, "quiet", NULL);
@@ -125,8 +124,7 @@ int cp_probe_argv(const struct cp_probe_launch *l, struct cp_probe_argv *a,
         add(&b, l->id_dir);
     }
     if (b.overflow) {
-        cp_say(err, errlen, "the probe's command line is too long");
-        return -1;
+        return cp_errorf(err, "the probe's command line is too long");
     }
     return 0;
 }
@@ -231,7 +229,7 @@ static void read_link(json_t *finding, const struct cp_probe_result *res,
 }
 
 int cp_probe_read(int dirfd, const char *name, struct cp_probe_result *res,
-                  char *err, size_t errlen)
+                  struct cp_error *err)
 {
     json_error_t jerr;
     json_t *root = NULL, *topo, *findings, *item, *v;
@@ -242,23 +240,22 @@ int cp_probe_read(int dirfd, const char *name, struct cp_probe_result *res,
     memset(res, 0, sizeof *res);
     fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) {
-        cp_say(err, errlen, "%s: %s", name, strerror(errno));
-        return -1;
+        return cp_errorf(err, "%s: %s", name, strerror(errno));
     }
     if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
         st.st_size > (off_t)PROBE_JSON_MAX) {
-        cp_say(err, errlen, "%s is not a regular file of at most 16 MiB", name);
+        cp_errorf(err, "%s is not a regular file of at most 16 MiB", name);
         goto out;
     }
     root = json_loadfd(fd, 0, &jerr);
     if (!root) {
-        cp_say(err, errlen, "%s: line %d: %s", name, jerr.line, jerr.text);
+        cp_errorf(err, "%s: line %d: %s", name, jerr.line, jerr.text);
         goto out;
     }
     v = json_object_get(root, "schema");
     if (!json_is_string(v) ||
         strncmp(json_string_value(v), "collprof.probe/", 15) != 0) {
-        cp_say(err, errlen, "%s is not a collprof probe report", name);
+        cp_errorf(err, "%s is not a collprof probe report", name);
         goto out;
     }
     topo = json_object_get(root, "topology");

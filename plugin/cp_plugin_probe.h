@@ -41,7 +41,7 @@ struct cp_probe_argv {
 
 /* The probe's command line into a (which owns it). */
 int cp_probe_argv(const struct cp_probe_launch *l, struct cp_probe_argv *a,
-                  char *err, size_t errlen);
+                  struct cp_error *err);
 
 /* The probe's environment: `env` (srun's own, so the job's NCCL library
  * path, NCCL_* and the CPU NCCL's SIMNCCL_* settings come along) without
@@ -76,7 +76,7 @@ struct cp_probe_result {
 /* Read the probe's report `name` in the directory dirfd (no link followed,
  * at most 16 MiB, strings made printable). */
 int cp_probe_read(int dirfd, const char *name, struct cp_probe_result *res,
-                  char *err, size_t errlen);
+                  struct cp_error *err);
 
 /* The verdict's line, without the "collprof: job J.S: " prefix:
  * "probe: slow link n2-n4 (6.25 MB/s against 25 MB/s, 25%)", or

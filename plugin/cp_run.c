@@ -166,12 +166,87 @@ static void close_fd(int *fd)
     *fd = -1;
 }
 
+/* Watch the child pid until it is gone: its output drained into r's
+ * buffers (out_fd, err_fd: the read ends, closed at their end), the time
+ * limit (SIGTERM and grace first when asked, then SIGKILL to its group) and
+ * r->abandon applied.  Returns how it was reaped: 1 here, 2 by someone
+ * else (no status), 3 killed here; its status in *wstatus. */
+static int watch(struct cp_run *r, pid_t pid, int *out_fd, int *err_fd,
+                 int *wstatus)
+{
+    size_t out_used = 0, err_used = 0;
+    long long deadline = now_ms() + (long long)r->timeout_s * 1000;
+    int reaped = 0, term_sent = 0;
+
+    for (;;) {
+        struct pollfd pf[2];
+        nfds_t n = 0;
+        long long left = deadline - now_ms();
+        pid_t w;
+
+        if (!reaped) {
+            w = waitpid(pid, wstatus, WNOHANG);
+            if (w == pid || (w < 0 && errno == ECHILD))
+                reaped = w == pid ? 1 : 2;
+        }
+        if (!reaped && r->abandon && *r->abandon) {
+            kill(-pid, SIGKILL);
+            kill(pid, SIGKILL);
+            r->abandoned = 1;
+            while (waitpid(pid, wstatus, 0) < 0 && errno == EINTR)
+                ;
+            return 3;
+        }
+        if (left <= 0 && !reaped && r->term_grace_s && !term_sent) {
+            kill(pid, SIGTERM);
+            term_sent = 1;
+            r->timed_out = 1;
+            deadline = now_ms() + (long long)r->term_grace_s * 1000;
+            continue;
+        }
+        if (left <= 0 && !reaped) {
+            kill(-pid, SIGKILL);
+            kill(pid, SIGKILL);
+            r->timed_out = 1;
+            while (waitpid(pid, wstatus, 0) < 0 && errno == EINTR)
+                ;
+            reaped = 3;
+        }
+        if (*out_fd >= 0)
+            pf[n++] = (struct pollfd){.fd = *out_fd, .events = POLLIN};
+        if (*err_fd >= 0)
+            pf[n++] = (struct pollfd){.fd = *err_fd, .events = POLLIN};
+        if (n == 0) {
+            if (reaped)
+                return reaped;
+            /* nothing to read: wait for the exit in short naps */
+            poll(NULL, 0, 20);
+            continue;
+        }
+        /* once the child is gone, only what is already there is read: a
+         * grandchild holding the pipe must not keep us here */
+        if (poll(pf, n, reaped ? 0 : (left > 100 ? 100 : (int)left)) <= 0) {
+            if (reaped)
+                return reaped;
+            continue;
+        }
+        for (nfds_t i = 0; i < n; i++) {
+            if (!(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
+                continue;
+            if (pf[i].fd == *out_fd) {
+                if (!drain(*out_fd, r->out, r->outlen, &out_used))
+                    close_fd(out_fd);
+            } else if (!drain(*err_fd, r->errout, r->errlen, &err_used)) {
+                close_fd(err_fd);
+            }
+        }
+    }
+}
+
 int cp_run(struct cp_run *r)
 {
     int out_p[2] = {-1, -1}, err_p[2] = {-1, -1}, st_p[2] = {-1, -1};
-    int rc = -1, wstatus = 0, reaped = 0, term_sent = 0, e;
-    size_t out_used = 0, err_used = 0;
-    long long deadline;
+    int rc = -1, wstatus = 0, reaped = 0, e;
     long max_fd = sysconf(_SC_OPEN_MAX);
     struct sigaction dfl, old_chld;
     pid_t pid = -1, self = getpid();
@@ -211,71 +286,7 @@ int cp_run(struct cp_run *r)
     close_fd(&err_p[1]);
     close_fd(&st_p[1]);
 
-    deadline = now_ms() + (long long)r->timeout_s * 1000;
-    for (;;) {
-        struct pollfd pf[2];
-        nfds_t n = 0;
-        long long left = deadline - now_ms();
-        pid_t w;
-
-        if (!reaped) {
-            w = waitpid(pid, &wstatus, WNOHANG);
-            if (w == pid || (w < 0 && errno == ECHILD))
-                reaped = w == pid ? 1 : 2;
-        }
-        if (!reaped && r->abandon && *r->abandon) {
-            kill(-pid, SIGKILL);
-            kill(pid, SIGKILL);
-            r->abandoned = 1;
-            while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR)
-                ;
-            reaped = 3;
-            break;
-        }
-        if (left <= 0 && !reaped && r->term_grace_s && !term_sent) {
-            kill(pid, SIGTERM);
-            term_sent = 1;
-            r->timed_out = 1;
-            deadline = now_ms() + (long long)r->term_grace_s * 1000;
-            continue;
-        }
-        if (left <= 0 && !reaped) {
-            kill(-pid, SIGKILL);
-            kill(pid, SIGKILL);
-            r->timed_out = 1;
-            while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR)
-                ;
-            reaped = 3;
-        }
-        if (out_p[0] >= 0)
-            pf[n++] = (struct pollfd){.fd = out_p[0], .events = POLLIN};
-        if (err_p[0] >= 0)
-            pf[n++] = (struct pollfd){.fd = err_p[0], .events = POLLIN};
-        if (n == 0) {
-            if (reaped)
-                break;
-            /* nothing to read: wait for the exit in short naps */
-            poll(NULL, 0, 20);
-            continue;
-        }
-        /* once the child is gone, only what is already there is read: a
-         * grandchild holding the pipe must not keep us here */
-        if (poll(pf, n, reaped ? 0 : (left > 100 ? 100 : (int)left)) <= 0) {
-            if (reaped)
-                break;
-            continue;
-        }
-        for (nfds_t i = 0; i < n; i++) {
-            if (!(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
-                continue;
-            if (pf[i].fd == out_p[0]) {
-                if (!drain(out_p[0], r->out, r->outlen, &out_used))
-                    close_fd(&out_p[0]);
-            } else if (!drain(err_p[0], r->errout, r->errlen, &err_used)) {
-                close_fd(&err_p[0]);
-            }
-        }
-    }
+    reaped = watch(r, pid, &out_p[0], &err_p[0], &wstatus);
 
     /* what the child left behind once told to stop: its group goes too */
     if (r->timed_out || r->abandoned)

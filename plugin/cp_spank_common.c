@@ -44,7 +44,7 @@ static struct spank_option collprof_option = {
 
 static int option_cb(int val, const char *optarg, int remote)
 {
-    char err[512];
+    struct cp_error err;
     struct cp_request r;
 
     (void)val;
@@ -57,8 +57,8 @@ static int option_cb(int val, const char *optarg, int remote)
     if (optarg && strcmp(optarg, "(null)") == 0)
         optarg = "";
     cp_request_init(&r);
-    if (cp_request_parse(&r, optarg ? optarg : "", err, sizeof err) < 0) {
-        cp_error("--collprof: %s", err);
+    if (cp_request_parse(&r, optarg ? optarg : "", &err) < 0) {
+        cp_error("--collprof: %s", err.text);
         return -1;
     }
     cp_plugin.request = r;
@@ -81,12 +81,12 @@ int cp_spank_register_option(spank_t sp)
 
 int cp_spank_parse_site(int ac, char **av)
 {
-    char err[1024];
+    struct cp_error err;
 
     cp_request_init(&cp_plugin.request);
     cp_site_defaults(&cp_plugin.site, CP_SPANK_LIBDIR, CP_SPANK_BINDIR);
-    if (cp_site_parse(&cp_plugin.site, ac, av, err, sizeof err) < 0) {
-        cp_error("plugstack.conf: %s; the plugin is not loaded", err);
+    if (cp_site_parse(&cp_plugin.site, ac, av, &err) < 0) {
+        cp_error("plugstack.conf: %s; the plugin is not loaded", err.text);
         cp_plugin.loaded = 0;
         return -1;
     }
@@ -125,11 +125,11 @@ static const char *get_job_env(const char *name, void *arg)
 
 static void fallback(const char *(*get)(const char *, void *), void *arg)
 {
-    char warn[600];
+    struct cp_error warn;
 
-    cp_request_fallback(&cp_plugin.request, get, arg, warn, sizeof warn);
-    if (warn[0])
-        cp_error("%s", warn);
+    cp_request_fallback(&cp_plugin.request, get, arg, &warn);
+    if (warn.text[0])
+        cp_error("%s", warn.text);
 }
 
 void cp_spank_fallback_getenv(void)
@@ -154,7 +154,8 @@ void cp_spank_step_name(char *out, size_t outlen)
 
 int cp_spank_stepdir_path(const char *user, const char *cwd)
 {
-    char base[CP_ARGS_PATH_MAX + 256], name[64], err[512];
+    char base[CP_ARGS_PATH_MAX + 256], name[64];
+    struct cp_error err;
 
     base[0] = '\0';
     if (cp_plugin.request.dir[0])
@@ -168,8 +169,8 @@ int cp_spank_stepdir_path(const char *user, const char *cwd)
     }
     cp_stepdir_name(cp_plugin.job_id, cp_plugin.step_id, name, sizeof name);
     if (cp_stepdir_path(cwd, base, name, cp_plugin.stepdir,
-                        sizeof cp_plugin.stepdir, err, sizeof err) < 0) {
-        cp_error("%s", err);
+                        sizeof cp_plugin.stepdir, &err) < 0) {
+        cp_error("%s", err.text);
         return -1;
     }
     return 0;

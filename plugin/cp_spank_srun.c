@@ -105,14 +105,14 @@ static int squeue(const char *select, const char *format, char *out,
  * the probe measures exactly these nodes. */
 static void keep_step_nodelist(void)
 {
-    char id[48], out[NODELIST_MAX + 64], err[256];
+    char id[48], out[NODELIST_MAX + 64];
+    struct cp_error err;
 
     step_nodelist[0] = '\0';
     snprintf(id, sizeof id, "--steps=%u.%u", cp_plugin.job_id,
              cp_plugin.step_id);
     if (squeue(id, "%N", out, sizeof out) < 0 || !out[0] ||
-        cp_text_check("the node list", out, sizeof step_nodelist, err,
-                      sizeof err) < 0 ||
+        cp_text_check("the node list", out, sizeof step_nodelist, &err) < 0 ||
         strchr(out, ' ')) {
         cp_verbose("probe: the step's node list is unknown");
         return;
@@ -195,9 +195,10 @@ static void tell_user(const char *fmt, ...)
 /* srun blocks SIGINT and SIGTERM in the thread that runs the plugin's exit
  * callback: without this, Ctrl-C did nothing until the analysis ended.
  * While a child runs, a first Ctrl-C says how to abandon it, a second (or
- * one SIGTERM) abandons it: cp_run kills it at once.  Where srun's own
- * signal thread takes the signals first (sigwait, Slurm 22.05), they never
- * reach this handler: the analysis then ends at analyze_timeout. */
+ * one SIGTERM) abandons it: cp_run kills it at once.  srun (22.05) calls
+ * the exit callbacks from atexit, after fini_srun has joined its signal
+ * thread (which takes SIGINT with sigwait while the step runs), so the
+ * signals reach this thread (tests/slurm/spank.sh sends them). */
 static volatile sig_atomic_t interrupts, abandon_flag;
 static char interrupt_msg[CP_STEPDIR_MAX + 160];
 static size_t interrupt_msg_len;
@@ -401,8 +402,8 @@ static int lines_name_nodes(char *const *lines, int n, const char *nodes)
 static int analyze(int reserved)
 {
     static char out[1 << 16], named[sizeof out + 16 * CP_STEPDIR_MAX];
-    char errout[4096], err[CP_STEPDIR_MAX + 256], headline[1024],
-        first[4096 + CP_STEPDIR_MAX];
+    char errout[4096], headline[1024], first[4096 + CP_STEPDIR_MAX];
+    struct cp_error err;
     /* in the step directory (run_collprof): "." is the one checked */
     const char *argv[] = {cp_plugin.site.collprof, "analyze", ".", "-o", ".",
                           NULL};
@@ -455,9 +456,9 @@ static int analyze(int reserved)
 
     memset(&h, 0, sizeof h);
     headline[0] = '\0';
-    if (cp_findings_read(stepdir_fd, "report.json", pick_headline, &h, err,
-                         sizeof err) < 0)
-        cp_verbose("%s", err);
+    if (cp_findings_read(stepdir_fd, "report.json", pick_headline, &h,
+                         &err) < 0)
+        cp_verbose("%s", err.text);
     if (h.have && !lines_name_nodes(lines, n, h.f.nodes)) {
         /* its first clause: "The link between nodes n2 and n4 is slow" */
         size_t cut = strcspn(h.f.message, ":;");
@@ -517,7 +518,8 @@ static void user_name(char *user, size_t len)
 static void after_report(void)
 {
     struct findings_seen seen = {CP_SEV_NONE, NULL, NULL};
-    char err[512], user[256], report[CP_STEPDIR_MAX + 16];
+    char user[256], report[CP_STEPDIR_MAX + 16];
+    struct cp_error err;
 
     if (!cp_plugin.site.syslog && !cp_plugin.site.alert[0])
         return;
@@ -526,9 +528,9 @@ static void after_report(void)
     seen.user = user;
     seen.report = report;
     openlog("collprof", LOG_PID, LOG_USER);
-    if (cp_findings_read(stepdir_fd, "report.json", log_finding, &seen, err,
-                         sizeof err) < 0)
-        cp_verbose("%s", err);
+    if (cp_findings_read(stepdir_fd, "report.json", log_finding, &seen,
+                         &err) < 0)
+        cp_verbose("%s", err.text);
     cp_spank_alert(user, seen.worst, NULL);
     closelog();
 }
@@ -554,10 +556,9 @@ static int allocation_alive(void)
 static const char *job_setting(const char *name)
 {
     const char *v = getenv(name);
-    char err[128];
+    struct cp_error err;
 
-    if (!v || cp_text_check(name, v, 256, err, sizeof err) < 0 ||
-        strchr(v, ' '))
+    if (!v || cp_text_check(name, v, 256, &err) < 0 || strchr(v, ' '))
         return "";
     return v;
 }
@@ -567,8 +568,8 @@ static const char *job_setting(const char *name)
 static void probe_verdict(const char *outdir)
 {
     struct cp_probe_result res;
-    char err[CP_STEPDIR_MAX + 256], line[1024], user[256],
-        report[CP_STEPDIR_MAX + 32];
+    char line[1024], user[256], report[CP_STEPDIR_MAX + 32];
+    struct cp_error err;
     int pfd;
 
     /* the probe ran on the nodes, by path (a descriptor does not cross
@@ -576,9 +577,9 @@ static void probe_verdict(const char *outdir)
     pfd = openat(stepdir_fd, "probe",
                  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (pfd < 0)
-        snprintf(err, sizeof err, "%s: %s", outdir, strerror(errno));
-    if (pfd < 0 || cp_probe_read(pfd, "probe.json", &res, err, sizeof err) < 0) {
-        tell_user("probe: ran, but its result is unreadable: %s", err);
+        cp_errorf(&err, "%s: %s", outdir, strerror(errno));
+    if (pfd < 0 || cp_probe_read(pfd, "probe.json", &res, &err) < 0) {
+        tell_user("probe: ran, but its result is unreadable: %s", err.text);
         if (pfd >= 0)
             close(pfd);
         return;
@@ -590,9 +591,8 @@ static void probe_verdict(const char *outdir)
         struct findings_seen seen = {CP_SEV_NONE, user, report};
         user_name(user, sizeof user);
         openlog("collprof", LOG_PID, LOG_USER);
-        if (cp_findings_read(pfd, "probe.json", log_finding, &seen, err,
-                             sizeof err) < 0)
-            cp_verbose("%s", err);
+        if (cp_findings_read(pfd, "probe.json", log_finding, &seen, &err) < 0)
+            cp_verbose("%s", err.text);
         closelog();
     }
     close(pfd);
@@ -608,7 +608,8 @@ static void probe(void)
     static char errout[4096];
     static struct cp_probe_argv a;
     struct cp_probe_launch l;
-    char outdir[CP_STEPDIR_MAX + 16], err[256];
+    char outdir[CP_STEPDIR_MAX + 16];
+    struct cp_error err;
     struct cp_run r;
     char **envp;
     int rc;
@@ -647,8 +648,8 @@ static void probe(void)
         l.qos = job_setting("SLURM_JOB_QOS");
         l.reservation = job_setting("SLURM_JOB_RESERVATION");
     }
-    if (cp_probe_argv(&l, &a, err, sizeof err) < 0) {
-        tell_user("probe: %s; nothing run", err);
+    if (cp_probe_argv(&l, &a, &err) < 0) {
+        tell_user("probe: %s; nothing run", err.text);
         return;
     }
     envp = cp_probe_env(environ);
@@ -684,7 +685,7 @@ static void probe(void)
 
 int cp_srun_exit(spank_t sp, int ac, char **av)
 {
-    char err[CP_STEPDIR_MAX + 256];
+    struct cp_error err;
     const char *slash;
     int fd, logs;
 
@@ -692,11 +693,11 @@ int cp_srun_exit(spank_t sp, int ac, char **av)
     if (!cp_plugin.loaded || !cp_plugin.active)
         return 0;
     cp_plugin.active = 0; /* once */
-    fd = cp_stepdir_open(cp_plugin.stepdir, cp_plugin.uid, err, sizeof err);
+    fd = cp_stepdir_open(cp_plugin.stepdir, cp_plugin.uid, &err);
     if (fd < 0) {
         /* absent, a link, not ours: slurmstepd said why already (the step
          * ran without profiling) */
-        cp_verbose("%s", err);
+        cp_verbose("%s", err.text);
         return 0;
     }
     logs = cp_stepdir_count_logs(fd);

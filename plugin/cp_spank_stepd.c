@@ -48,10 +48,10 @@ static struct {
  * the user's), into out; "" when absent or refused. */
 static void job_getenv(spank_t sp, const char *name, char *out, size_t outlen)
 {
-    char err[256];
+    struct cp_error err;
 
     if (spank_getenv(sp, name, out, (int)outlen) != ESPANK_SUCCESS ||
-        cp_text_check(name, out, outlen, err, sizeof err) < 0) {
+        cp_text_check(name, out, outlen, &err) < 0) {
         out[0] = '\0';
         return;
     }
@@ -92,7 +92,7 @@ int cp_stepd_post_opt(spank_t sp, int ac, char **av)
         const char *node = getenv("SLURMD_NODENAME");
         char root[CP_ARGS_PATH_MAX];
         snprintf(here.node, sizeof here.node, "%s", node ? node : "");
-        if (cp_text_check("node", here.node, sizeof here.node, NULL, 0) < 0)
+        if (cp_text_check("node", here.node, sizeof here.node, NULL) < 0)
             here.node[0] = '\0';
         /* srun's directory: not for the batch step, which no srun
          * started (a value there is only inherited) */
@@ -129,7 +129,8 @@ static void note_user_profiler(spank_t sp, const char *step);
 
 int cp_stepd_user_init(spank_t sp, int ac, char **av)
 {
-    char step[48], err[CP_STEPDIR_MAX + 256], pwbuf[4096];
+    char step[48], pwbuf[4096];
+    struct cp_error err;
     struct passwd pw, *found = NULL;
     int fd = -1;
 
@@ -156,22 +157,20 @@ int cp_stepd_user_init(spank_t sp, int ac, char **av)
         return 0;
     if ((cp_plugin.site.capture & CP_CAPTURE_SHIM) &&
         access(cp_plugin.site.preload, R_OK) != 0)
-        snprintf(err, sizeof err, "%s: %s", cp_plugin.site.preload,
-                 strerror(errno));
+        cp_errorf(&err, "%s: %s", cp_plugin.site.preload, strerror(errno));
     else if ((cp_plugin.site.capture & CP_CAPTURE_PLUGIN) &&
              access(cp_plugin.site.nccl_profiler, R_OK) != 0)
-        snprintf(err, sizeof err, "%s: %s", cp_plugin.site.nccl_profiler,
-                 strerror(errno));
+        cp_errorf(&err, "%s: %s", cp_plugin.site.nccl_profiler,
+                  strerror(errno));
     else
         fd = cp_stepdir_make(cp_plugin.stepdir, cp_plugin.uid,
-                             (mode_t)cp_plugin.site.dir_mode, err,
-                             sizeof err);
+                             (mode_t)cp_plugin.site.dir_mode, &err);
     if (fd < 0) {
         if (first_node(sp))
             cp_error("job %s: %s; this step runs without profiling", step,
-                     err);
+                     err.text);
         else
-            cp_verbose("job %s: %s", step, err);
+            cp_verbose("job %s: %s", step, err.text);
         return 0;
     }
     /* kept (close-on-exec: no task gets it): the commands run at the
@@ -505,14 +504,13 @@ static void write_finding(const struct cp_finding *f, void *arg)
 /* In the child, as the user, in the step directory. */
 static int read_findings(void *arg)
 {
-    char err[CP_STEPDIR_MAX + 256];
+    struct cp_error err;
     int fd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), n;
 
     (void)arg;
     if (fd < 0)
         return 1;
-    n = cp_findings_read(fd, "report.json", write_finding, NULL, err,
-                         sizeof err);
+    n = cp_findings_read(fd, "report.json", write_finding, NULL, &err);
     close(fd);
     return n < 0 ? 1 : 0;
 }

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "cp_stepdir.h"
-#include "cp_say.h"
+#include "cp_error.h"
 
 #define BATCH_STEP 0xfffffffbu /* SLURM_BATCH_SCRIPT */
 
@@ -24,7 +24,7 @@ void cp_stepdir_name(unsigned job, unsigned step, char *out, size_t outlen)
 }
 
 int cp_stepdir_path(const char *cwd, const char *base, const char *name,
-                    char *out, size_t outlen, char *err, size_t errlen)
+                    char *out, size_t outlen, struct cp_error *err)
 {
     char here[4096];
     int n;
@@ -33,13 +33,11 @@ int cp_stepdir_path(const char *cwd, const char *base, const char *name,
         n = snprintf(out, outlen, "%s/%s", base, name);
     } else {
         if (cwd && cwd[0] != '/') {
-            cp_say(err, errlen, "%s is not an absolute directory", cwd);
-            return -1;
+            return cp_errorf(err, "%s is not an absolute directory", cwd);
         }
         if (!cwd && !(cwd = getcwd(here, sizeof here))) {
-            cp_say(err, errlen, "cannot tell the working directory: %s",
-                   strerror(errno));
-            return -1;
+            return cp_errorf(err, "cannot tell the working directory: %s",
+                             strerror(errno));
         }
         if (base[0])
             n = snprintf(out, outlen, "%s/%s/%s", strcmp(cwd, "/") ? cwd : "",
@@ -49,35 +47,30 @@ int cp_stepdir_path(const char *cwd, const char *base, const char *name,
                          name);
     }
     if (n < 0 || (size_t)n >= outlen) {
-        cp_say(err, errlen, "the step directory's path is too long");
-        return -1;
+        return cp_errorf(err, "the step directory's path is too long");
     }
     return 0;
 }
 
 /* The checks on an open step directory. */
-static int check_dir(int fd, const char *path, uid_t uid, char *err,
-                     size_t errlen)
+static int check_dir(int fd, const char *path, uid_t uid, struct cp_error *err)
 {
     struct stat st;
 
     if (fstat(fd, &st) < 0) {
-        cp_say(err, errlen, "%s: %s", path, strerror(errno));
-        return -1;
+        return cp_errorf(err, "%s: %s", path, strerror(errno));
     }
     if (!S_ISDIR(st.st_mode)) {
-        cp_say(err, errlen, "%s is not a directory", path);
-        return -1;
+        return cp_errorf(err, "%s is not a directory", path);
     }
     if (st.st_uid != uid) {
-        cp_say(err, errlen, "%s belongs to uid %u, not to the job's user (uid %u)",
-               path, (unsigned)st.st_uid, (unsigned)uid);
-        return -1;
+        return cp_errorf(err,
+                         "%s belongs to uid %u, not to the job's user (uid %u)",
+                         path, (unsigned)st.st_uid, (unsigned)uid);
     }
     if (st.st_mode & (S_IWGRP | S_IWOTH)) {
-        cp_say(err, errlen, "%s is writable by other users (mode %04o)", path,
-               (unsigned)(st.st_mode & 07777));
-        return -1;
+        return cp_errorf(err, "%s is writable by other users (mode %04o)", path,
+                         (unsigned)(st.st_mode & 07777));
     }
     return 0;
 }
@@ -88,28 +81,27 @@ static int check_dir(int fd, const char *path, uid_t uid, char *err,
  * be changed by nobody but root and the user: naming it again later (the
  * analyzer, collprof ports, the shim's COLLPROF_DIR) reaches the same
  * directory. */
-static int check_base(int fd, const char *shown, uid_t uid, char *err,
-                      size_t errlen)
+static int check_base(int fd, const char *shown, uid_t uid,
+                      struct cp_error *err)
 {
     struct stat st;
 
     if (fstat(fd, &st) < 0) {
-        cp_say(err, errlen, "%s: %s", shown, strerror(errno));
-        return -1;
+        return cp_errorf(err, "%s: %s", shown, strerror(errno));
     }
     if (st.st_uid != 0 && st.st_uid != uid) {
-        cp_say(err, errlen,
-               "%s belongs to uid %u, neither root nor the job's user (uid %u): "
-               "refused on the way to the step directory",
-               shown, (unsigned)st.st_uid, (unsigned)uid);
-        return -1;
+        return cp_errorf(
+            err,
+            "%s belongs to uid %u, neither root nor the job's user (uid %u): "
+            "refused on the way to the step directory",
+            shown, (unsigned)st.st_uid, (unsigned)uid);
     }
     if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX)) {
-        cp_say(err, errlen,
-               "%s is writable by other users and not sticky (mode %04o): "
-               "refused on the way to the step directory",
-               shown, (unsigned)(st.st_mode & 07777));
-        return -1;
+        return cp_errorf(
+            err,
+            "%s is writable by other users and not sticky (mode %04o): "
+            "refused on the way to the step directory",
+            shown, (unsigned)(st.st_mode & 07777));
     }
     return 0;
 }
@@ -125,14 +117,13 @@ static int check_base(int fd, const char *shown, uid_t uid, char *err,
  * mode (as the caller, so with the caller's ownership). */
 static int open_component(int pfd, const char *name, const char *shown,
                           int create, mode_t mode, uid_t uid, int last,
-                          char *err, size_t errlen)
+                          struct cp_error *err)
 {
     struct stat st;
     int fd, e;
 
     if (create && mkdirat(pfd, name, mode) < 0 && errno != EEXIST) {
-        cp_say(err, errlen, "cannot create %s: %s", shown, strerror(errno));
-        return -1;
+        return cp_errorf(err, "cannot create %s: %s", shown, strerror(errno));
     }
     fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
     if (fd >= 0)
@@ -141,21 +132,22 @@ static int open_component(int pfd, const char *name, const char *shown,
     if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
         S_ISLNK(st.st_mode)) {
         if (last) {
-            cp_say(err, errlen, "%s is a symbolic link: refused", shown);
+            return cp_errorf(err, "%s is a symbolic link: refused", shown);
             errno = ELOOP;
             return -1;
         }
         if (st.st_uid != 0 && st.st_uid != uid) {
-            cp_say(err, errlen,
-                   "%s is a symbolic link of uid %u, neither root nor the job's "
-                   "user (uid %u): refused on the way to the step directory",
-                   shown, (unsigned)st.st_uid, (unsigned)uid);
+            cp_errorf(
+                err,
+                "%s is a symbolic link of uid %u, neither root nor the job's "
+                "user (uid %u): refused on the way to the step directory",
+                shown, (unsigned)st.st_uid, (unsigned)uid);
             errno = EPERM;
             return -1;
         }
         return FOLLOW_LINK;
     }
-    cp_say(err, errlen, "%s: %s", shown, strerror(e));
+    cp_errorf(err, "%s: %s", shown, strerror(e));
     errno = e;
     return -1;
 }
@@ -163,22 +155,22 @@ static int open_component(int pfd, const char *name, const char *shown,
 /* What is left to walk: `rest` becomes the target of the link `name` in
  * the directory dfd, followed by what was left after it.  1 when the target
  * is absolute (the walk starts again from /), 0, or -1 with err. */
-static int splice_link(int dfd, const char *name, const char *shown,
-                       char *rest, size_t restlen, char *err, size_t errlen)
+static int splice_link(int dfd, const char *name, const char *shown, char *rest,
+                       size_t restlen, struct cp_error *err)
 {
     char target[4096], joined[8192];
     ssize_t n = readlinkat(dfd, name, target, sizeof target - 1);
     int len;
 
     if (n <= 0) {
-        cp_say(err, errlen, "%s: %s", shown, n < 0 ? strerror(errno)
-                                                   : "an empty symbolic link");
-        return -1;
+        cp_errorf(err, "%s: %s", shown,
+                  n < 0 ? strerror(errno) : "an empty symbolic link");
     }
     target[n] = '\0';
     len = snprintf(joined, sizeof joined, "%s/%s", target, rest);
     if (len < 0 || (size_t)len >= restlen) {
-        cp_say(err, errlen, "%s: the path through the link is too long", shown);
+        return cp_errorf(err, "%s: the path through the link is too long",
+                         shown);
         errno = ENAMETOOLONG;
         return -1;
     }
@@ -209,8 +201,7 @@ static char *next_component(char **todo)
 /* The directory fd's parent, checked like the rest of the way ("..", only
  * from a link's target: the path given may not have one); shown loses its
  * last component. */
-static int open_parent(int fd, char *shown, uid_t uid, char *err,
-                       size_t errlen)
+static int open_parent(int fd, char *shown, uid_t uid, struct cp_error *err)
 {
     char *slash = strrchr(shown, '/');
     int pfd;
@@ -219,10 +210,9 @@ static int open_parent(int fd, char *shown, uid_t uid, char *err,
         *slash = '\0';
     pfd = openat(fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
     if (pfd < 0) {
-        cp_say(err, errlen, "%s/..: %s", shown, strerror(errno));
-        return -1;
+        cp_errorf(err, "%s/..: %s", shown, strerror(errno));
     }
-    if (check_base(pfd, shown[0] ? shown : "/", uid, err, errlen) < 0) {
+    if (check_base(pfd, shown[0] ? shown : "/", uid, err) < 0) {
         close(pfd);
         return -1;
     }
@@ -248,7 +238,7 @@ static int has_dotdot(const char *path)
  * components are made with mode.  Returns the step directory's descriptor,
  * or -1 with err. */
 static int walk(const char *path, int create, mode_t mode, uid_t uid,
-                char *err, size_t errlen)
+                struct cp_error *err)
 {
     char buf[8192], shown[4096];
     char *todo = buf, *comp;
@@ -256,19 +246,16 @@ static int walk(const char *path, int create, mode_t mode, uid_t uid,
     int fd = -1, nfd, e, links = 0;
 
     if (path[0] != '/') {
-        cp_say(err, errlen, "%s is not an absolute path", path);
-        return -1;
+        return cp_errorf(err, "%s is not an absolute path", path);
     }
     if (snprintf(buf, sizeof buf, "%s", path) >= 4096) {
-        cp_say(err, errlen, "%s: path too long", path);
-        return -1;
+        return cp_errorf(err, "%s: path too long", path);
     }
     if (has_dotdot(path)) {
-        cp_say(err, errlen, "%s is not a usable step directory path", path);
-        return -1;
+        return cp_errorf(err, "%s is not a usable step directory path", path);
     }
     fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0 || check_base(fd, "/", uid, err, errlen) < 0)
+    if (fd < 0 || check_base(fd, "/", uid, err) < 0)
         goto fail;
     shown[0] = '\0';
     while ((comp = next_component(&todo)) != NULL) {
@@ -279,26 +266,25 @@ static int walk(const char *path, int create, mode_t mode, uid_t uid,
             continue;
         }
         if (strcmp(comp, "..") == 0)
-            nfd = open_parent(fd, shown, uid, err, errlen);
+            nfd = open_parent(fd, shown, uid, err);
         else {
             used = strlen(shown);
             snprintf(shown + used, sizeof shown - used, "/%s", comp);
-            nfd = open_component(fd, comp, shown, create, mode, uid, last, err,
-                                 errlen);
+            nfd = open_component(fd, comp, shown, create, mode, uid, last, err);
         }
         if (nfd == FOLLOW_LINK) {
             char link[NAME_MAX + 1];
             int abs;
             snprintf(link, sizeof link, "%s", comp); /* comp is in buf */
             if (++links > MAX_LINKS) {
-                cp_say(err, errlen, "%s: too many symbolic links", shown);
+                cp_errorf(err, "%s: too many symbolic links", shown);
                 errno = ELOOP;
                 goto fail;
             }
             /* the link's own directory: todo is moved to buf's start */
             memmove(buf, todo, strlen(todo) + 1);
             todo = buf;
-            abs = splice_link(fd, link, shown, buf, sizeof buf, err, errlen);
+            abs = splice_link(fd, link, shown, buf, sizeof buf, err);
             if (abs < 0)
                 goto fail;
             *strrchr(shown, '/') = '\0';
@@ -306,7 +292,7 @@ static int walk(const char *path, int create, mode_t mode, uid_t uid,
                 close(fd);
                 shown[0] = '\0';
                 fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-                if (fd < 0 || check_base(fd, "/", uid, err, errlen) < 0)
+                if (fd < 0 || check_base(fd, "/", uid, err) < 0)
                     goto fail;
             }
             continue;
@@ -315,9 +301,8 @@ static int walk(const char *path, int create, mode_t mode, uid_t uid,
             goto fail;
         close(fd);
         fd = nfd;
-        if (last ? check_dir(fd, path, uid, err, errlen) < 0
-                 : check_base(fd, shown[0] ? shown : "/", uid, err, errlen) <
-                       0) {
+        if (last ? check_dir(fd, path, uid, err) < 0
+                 : check_base(fd, shown[0] ? shown : "/", uid, err) < 0) {
             if (last)
                 errno = EPERM;
             goto fail;
@@ -325,7 +310,7 @@ static int walk(const char *path, int create, mode_t mode, uid_t uid,
         if (last)
             return fd;
     }
-    cp_say(err, errlen, "%s is not a usable step directory path", path);
+    cp_errorf(err, "%s is not a usable step directory path", path);
 fail:
     e = errno;
     if (fd >= 0)
@@ -334,15 +319,15 @@ fail:
     return -1;
 }
 
-int cp_stepdir_make(const char *path, uid_t uid, mode_t mode, char *err,
-                    size_t errlen)
+int cp_stepdir_make(const char *path, uid_t uid, mode_t mode,
+                    struct cp_error *err)
 {
-    return walk(path, 1, mode, uid, err, errlen);
+    return walk(path, 1, mode, uid, err);
 }
 
-int cp_stepdir_open(const char *path, uid_t uid, char *err, size_t errlen)
+int cp_stepdir_open(const char *path, uid_t uid, struct cp_error *err)
 {
-    return walk(path, 0, 0, uid, err, errlen);
+    return walk(path, 0, 0, uid, err);
 }
 
 int cp_stepdir_count_logs(int dirfd)

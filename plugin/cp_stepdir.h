@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "cp_error.h"
+
 /* "collprof-JOB.STEP", or "collprof-JOB.batch" for the batch step. */
 void cp_stepdir_name(unsigned job, unsigned step, char *out, size_t outlen);
 
@@ -23,7 +25,7 @@ void cp_stepdir_name(unsigned job, unsigned step, char *out, size_t outlen);
  * base (or an empty one) is taken from the absolute directory `cwd`, or
  * from the working directory when cwd is NULL.  -1 when it does not fit. */
 int cp_stepdir_path(const char *cwd, const char *base, const char *name,
-                    char *out, size_t outlen, char *err, size_t errlen);
+                    char *out, size_t outlen, struct cp_error *err);
 
 /* Walk path from / one component at a time: every directory on the way
  * must belong to root or uid and be writable by group or others only when
@@ -32,12 +34,12 @@ int cp_stepdir_path(const char *cwd, const char *base, const char *name,
  * writable by group or others.  Missing components, and the step directory,
  * are created with mode (& ~umask, as the caller: the user's ownership).
  * Returns an O_DIRECTORY descriptor (the caller closes it). */
-int cp_stepdir_make(const char *path, uid_t uid, mode_t mode, char *err,
-                    size_t errlen);
+int cp_stepdir_make(const char *path, uid_t uid, mode_t mode,
+                    struct cp_error *err);
 
 /* Open an existing step directory, walked and checked as above; -1 with
  * errno ENOENT (and err set) when it does not exist. */
-int cp_stepdir_open(const char *path, uid_t uid, char *err, size_t errlen);
+int cp_stepdir_open(const char *path, uid_t uid, struct cp_error *err);
 
 /* Number of rank logs (regular files *.cplog) in the directory dirfd. */
 int cp_stepdir_count_logs(int dirfd);

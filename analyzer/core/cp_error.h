@@ -3,8 +3,8 @@
  * The library never prints.  Functions that can fail return 0 / -1 (or NULL)
  * and, when given a non-NULL struct cp_error, fill it with one sentence that
  * names the file, the offset or the key; the caller decides what to print.
- * The one convention of the analyzer and reports (the shim and the plugin,
- * which include nothing of the analyzer, fill a char buffer instead).
+ * The one convention of the analyzer, reports and the SPANK plugin (the
+ * shim, which includes nothing of the analyzer, fills a char buffer).
  */
 #ifndef COLLPROF_CP_ERROR_H
 #define COLLPROF_CP_ERROR_H

@@ -5,9 +5,10 @@
 #include <string.h>
 
 #include "cp_args.h"
+#include "cp_error.h"
 #include "tap.h"
 
-static char err[2048];
+static struct cp_error err;
 
 static int site(struct cp_site *s, const char *a, const char *b)
 {
@@ -15,15 +16,15 @@ static int site(struct cp_site *s, const char *a, const char *b)
     int argc = b ? 2 : (a ? 1 : 0);
 
     cp_site_defaults(s, "/lib", "/bin");
-    err[0] = '\0';
-    return cp_site_parse(s, argc, argv, err, sizeof err);
+    err.text[0] = '\0';
+    return cp_site_parse(s, argc, argv, &err);
 }
 
 static int req(struct cp_request *r, const char *list)
 {
     cp_request_init(r);
-    err[0] = '\0';
-    return cp_request_parse(r, list, err, sizeof err);
+    err.text[0] = '\0';
+    return cp_request_parse(r, list, &err);
 }
 
 static const char *const *fake_env;
@@ -66,8 +67,9 @@ static void test_site(void)
            strcmp(s.nccl_profiler, "/x/libp.so") == 0,
        "... both, the plugin's path set");
     is_int(site(&s, "capture=nccl", NULL), -1, "capture=nccl refused");
-    ok(strstr(err, "capture=") != NULL && strstr(err, "shim, plugin or both"),
-       "names capture= and what it takes (%s)", err);
+    ok(strstr(err.text, "capture=") != NULL &&
+           strstr(err.text, "shim, plugin or both"),
+       "names capture= and what it takes (%s)", err.text);
     is_int(site(&s, "nccl_profiler=lib.so", NULL), -1,
            "relative nccl_profiler refused");
 
@@ -94,30 +96,31 @@ static void test_site(void)
     is_int(site(&s, "probe_timeout=7", NULL), 0, "probe_timeout");
     is_int(s.probe_timeout_s, 7, "probe_timeout=7 set");
     is_int(site(&s, "probe_timeout=0", NULL), -1, "probe_timeout=0 refused");
-    ok(strstr(err, "probe_timeout=") != NULL, "names probe_timeout= (%s)", err);
+    ok(strstr(err.text, "probe_timeout=") != NULL, "names probe_timeout= (%s)",
+       err.text);
     is_int(site(&s, "mode=0750", NULL), 0, "mode=0750");
     is_int(s.dir_mode, 0750, "... set");
     is_int(site(&s, "mode=0770", NULL), -1, "mode=0770 (group write) refused");
-    ok(strstr(err, "mode=") != NULL && strstr(err, "0770"),
-       "names mode= and the value (%s)", err);
+    ok(strstr(err.text, "mode=") != NULL && strstr(err.text, "0770"),
+       "names mode= and the value (%s)", err.text);
     is_int(site(&s, "mode=0755", NULL), -1, "mode=0755 (others) refused");
     is_int(site(&s, "mode=0600", NULL), -1, "mode=0600 (no owner x) refused");
     is_int(site(&s, "probe_timeout=86401", NULL), -1,
            "probe_timeout=86401 refused");
     is_int(site(&s, "probe_timout=5", NULL), -1, "probe_timout (typo) refused");
-    ok(strstr(err, "unknown key 'probe_timout'") != NULL &&
-           strstr(err, "probe_timeout=SECONDS") != NULL,
-       "names the typo and lists probe_timeout= (%s)", err);
+    ok(strstr(err.text, "unknown key 'probe_timout'") != NULL &&
+           strstr(err.text, "probe_timeout=SECONDS") != NULL,
+       "names the typo and lists probe_timeout= (%s)", err.text);
 
     is_int(site(&s, "bogus=1", NULL), -1, "unknown key refused");
-    ok(strstr(err, "unknown key 'bogus'") != NULL,
-       "the message names the key (%s)", err);
+    ok(strstr(err.text, "unknown key 'bogus'") != NULL,
+       "the message names the key (%s)", err.text);
     is_int(site(&s, "basedir", NULL), -1, "key without value refused");
-    ok(strstr(err, "basedir") != NULL, "names it (%s)", err);
+    ok(strstr(err.text, "basedir") != NULL, "names it (%s)", err.text);
     is_int(site(&s, "alert=relative/prog", NULL), -1, "relative alert refused");
     is_int(site(&s, "preload=/a/../b.so", NULL), -1, ".. in preload refused");
     is_int(site(&s, "default=maybe", NULL), -1, "default=maybe refused");
-    ok(strstr(err, "default=") != NULL, "names default= (%s)", err);
+    ok(strstr(err.text, "default=") != NULL, "names default= (%s)", err.text);
     is_int(site(&s, "analyze_timeout=0", NULL), -1, "timeout 0 refused");
     is_int(site(&s, "analyze_timeout=5x", NULL), -1, "timeout 5x refused");
     is_int(site(&s, "basedir=/x/%q", NULL), -1, "basedir %%q refused");
@@ -162,19 +165,20 @@ static void test_request(void)
     is_str(r.dir, "/abs/path", "absolute dir");
 
     is_int(req(&r, "dir=../../etc"), -1, "dir=../../etc refused");
-    ok(strstr(err, "'..'") != NULL, "says why (%s)", err);
+    ok(strstr(err.text, "'..'") != NULL, "says why (%s)", err.text);
     is_int(req(&r, "dir=a/b/../c"), -1, "inner .. refused");
     is_int(req(&r, "dir=a/..b/c"), 0, "..b is a name, accepted");
     is_int(req(&r, "dir="), -1, "empty dir= refused");
     is_int(req(&r, "frobnicate"), -1, "unknown key refused");
-    ok(strstr(err, "unknown key 'frobnicate'") != NULL, "names it (%s)", err);
+    ok(strstr(err.text, "unknown key 'frobnicate'") != NULL, "names it (%s)",
+       err.text);
     is_int(req(&r, "timer=gpu"), -1, "bad timer refused");
     is_int(req(&r, "analyze=perhaps"), -1, "bad analyze refused");
     is_int(req(&r, "on,off"), -1, "on and off refused");
     is_int(req(&r, "probe=1"), -1, "probe takes no value");
     is_int(req(&r, "dir"), -1, "dir without value");
     is_int(req(&r, "dir=x\xff"), -1, "non-UTF-8 refused");
-    ok(strstr(err, "UTF-8") != NULL, "says UTF-8 (%s)", err);
+    ok(strstr(err.text, "UTF-8") != NULL, "says UTF-8 (%s)", err.text);
     is_int(req(&r, "dir=x\xc0\xaf"), -1, "overlong UTF-8 refused");
     is_int(req(&r, "dir=x\xed\xa0\x80"), -1, "UTF-8 surrogate refused");
     is_int(req(&r, "dir=caf\xc3\xa9"), 0, "valid UTF-8 accepted");
@@ -183,14 +187,14 @@ static void test_request(void)
     big[sizeof big - 1] = '\0';
     memcpy(big, "dir=", 4);
     is_int(req(&r, big), -1, "over-long list refused");
-    ok(strstr(err, "bytes long") != NULL, "says how long (%s)", err);
+    ok(strstr(err.text, "bytes long") != NULL, "says how long (%s)", err.text);
     big[1500] = '\0';
     is_int(req(&r, big), -1, "over-long dir refused");
     {
         struct cp_request keep;
         req(&keep, "dir=good");
         keep.timer[0] = '\0';
-        ok(cp_request_parse(&keep, "dir=bad/../x", err, sizeof err) < 0 &&
+        ok(cp_request_parse(&keep, "dir=bad/../x", &err) < 0 &&
                strcmp(keep.dir, "good") == 0,
            "a refused list leaves the request as it was");
     }
@@ -200,7 +204,7 @@ static void test_fallback(void)
 {
     struct cp_request r;
     struct cp_site s;
-    char warn[600];
+    struct cp_error warn;
 
     cp_site_defaults(&s, "/lib", "/bin");
     {
@@ -208,7 +212,7 @@ static void test_fallback(void)
                                           NULL};
         fake_env = env;
         cp_request_init(&r);
-        cp_request_fallback(&r, fake_get, NULL, warn, sizeof warn);
+        cp_request_fallback(&r, fake_get, NULL, &warn);
         ok(cp_request_enabled(&r, &s), "COLLPROF_PROFILE=on enables");
         is_str(r.dir, "envdir", "and sets dir");
     }
@@ -217,7 +221,7 @@ static void test_fallback(void)
                                           NULL};
         fake_env = env;
         req(&r, "dir=optdir");
-        cp_request_fallback(&r, fake_get, NULL, warn, sizeof warn);
+        cp_request_fallback(&r, fake_get, NULL, &warn);
         is_str(r.dir, "optdir", "the option wins over COLLPROF_PROFILE");
     }
     {
@@ -225,10 +229,10 @@ static void test_fallback(void)
         fake_env = env;
         s.default_on = 1;
         cp_request_init(&r);
-        cp_request_fallback(&r, fake_get, NULL, warn, sizeof warn);
+        cp_request_fallback(&r, fake_get, NULL, &warn);
         ok(!cp_request_enabled(&r, &s), "COLLPROF_DISABLE=1 opts out");
         req(&r, "");
-        cp_request_fallback(&r, fake_get, NULL, warn, sizeof warn);
+        cp_request_fallback(&r, fake_get, NULL, &warn);
         ok(cp_request_enabled(&r, &s), "but not over --collprof");
         s.default_on = 0;
     }
@@ -237,11 +241,11 @@ static void test_fallback(void)
                                           "COLLPROF_ANALYZE=no", NULL};
         fake_env = env;
         req(&r, "");
-        cp_request_fallback(&r, fake_get, NULL, warn, sizeof warn);
+        cp_request_fallback(&r, fake_get, NULL, &warn);
         is_str(r.timer, "host", "COLLPROF_TIMER fallback");
         ok(r.analyze == 0, "COLLPROF_ANALYZE fallback");
         req(&r, "timer=event,analyze=yes");
-        cp_request_fallback(&r, fake_get, NULL, warn, sizeof warn);
+        cp_request_fallback(&r, fake_get, NULL, &warn);
         ok(strcmp(r.timer, "event") == 0 && r.analyze == 1,
            "the option's keys win");
     }
@@ -250,10 +254,10 @@ static void test_fallback(void)
                                           "COLLPROF_TIMER=bogus", NULL};
         fake_env = env;
         cp_request_init(&r);
-        cp_request_fallback(&r, fake_get, NULL, warn, sizeof warn);
+        cp_request_fallback(&r, fake_get, NULL, &warn);
         ok(!r.given && !r.dir[0], "a bad COLLPROF_PROFILE is ignored");
-        ok(strstr(warn, "COLLPROF_PROFILE ignored") != NULL, "with a warning (%s)",
-           warn);
+        ok(strstr(warn.text, "COLLPROF_PROFILE ignored") != NULL,
+           "with a warning (%s)", warn.text);
         ok(!r.timer[0], "a bad COLLPROF_TIMER is ignored");
     }
     {
@@ -261,8 +265,8 @@ static void test_fallback(void)
                                           "COLLPROF_BASEDIR=/etc", NULL};
         fake_env = env;
         cp_request_init(&r);
-        cp_request_fallback(&r, fake_get, NULL, warn, sizeof warn);
-        ok(!r.given && !r.dir[0] && !warn[0],
+        cp_request_fallback(&r, fake_get, NULL, &warn);
+        ok(!r.given && !r.dir[0] && !warn.text[0],
            "COLLPROF_ALERT and COLLPROF_BASEDIR mean nothing to the plugin");
     }
 }

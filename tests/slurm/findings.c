@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cp_plugin_findings.h"
+#include "cp_error.h"
 #include "tap.h"
 
 static char tmp[] = "/tmp/cp-findings-XXXXXX";
@@ -33,16 +34,17 @@ static void write_file(const char *name, const char *text)
     }
 }
 
-static int read_report(int dirfd, const char *name, char *err, size_t len)
+static int read_report(int dirfd, const char *name, struct cp_error *err)
 {
     nseen = 0;
     memset(seen, 0, sizeof seen);
-    return cp_findings_read(dirfd, name, collect, NULL, err, len);
+    return cp_findings_read(dirfd, name, collect, NULL, err);
 }
 
 int main(void)
 {
-    char err[512], path[256];
+    struct cp_error err;
+    char path[256];
     int dirfd;
 
     if (!mkdtemp(tmp))
@@ -56,8 +58,7 @@ int main(void)
                "{\"kind\": \"latency_bound\", \"severity\": \"warning\","
                " \"nodes\": [], \"message\": \"small buckets\"},"
                "{\"kind\": \"note\", \"severity\": \"info\"}]}");
-    is_int(read_report(dirfd, "report.json", err, sizeof err), 3,
-           "three findings");
+    is_int(read_report(dirfd, "report.json", &err), 3, "three findings");
     is_str(seen[0].kind, "slow_link", "kind");
     ok(seen[0].severity == CP_SEV_CRITICAL, "critical");
     is_str(seen[0].nodes, "n2,n3", "nodes joined");
@@ -70,22 +71,18 @@ int main(void)
     is_str(cp_severity_name(CP_SEV_CRITICAL), "critical", "severity names");
 
     write_file("empty.json", "{\"schema\": \"collprof.report/1\"}");
-    is_int(read_report(dirfd, "empty.json", err, sizeof err), 0,
-           "no findings array: 0");
+    is_int(read_report(dirfd, "empty.json", &err), 0, "no findings array: 0");
     write_file("bad.json", "{\"findings\": [");
-    is_int(read_report(dirfd, "bad.json", err, sizeof err), -1,
-           "broken JSON: -1");
-    ok(strstr(err, "bad.json") != NULL, "names the file (%s)", err);
+    is_int(read_report(dirfd, "bad.json", &err), -1, "broken JSON: -1");
+    ok(strstr(err.text, "bad.json") != NULL, "names the file (%s)", err.text);
     snprintf(path, sizeof path, "%s/report.json", tmp);
     {
         char link[256];
         snprintf(link, sizeof link, "%s/link.json", tmp);
         ok(symlink(path, link) == 0, "a symlinked report");
     }
-    is_int(read_report(dirfd, "link.json", err, sizeof err), -1,
-           "is not followed");
-    is_int(read_report(dirfd, "absent.json", err, sizeof err), -1,
-           "an absent report: -1");
+    is_int(read_report(dirfd, "link.json", &err), -1, "is not followed");
+    is_int(read_report(dirfd, "absent.json", &err), -1, "an absent report: -1");
     close(dirfd);
     {
         char cmd[300];

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cp_plugin_probe.h"
+#include "cp_error.h"
 #include "tap.h"
 
 static char tmp[] = "/tmp/cp-probe-XXXXXX";
@@ -52,7 +53,7 @@ static void test_argv(void)
 {
     static struct cp_probe_argv a;
     struct cp_probe_launch l;
-    char err[256];
+    struct cp_error err;
 
     memset(&l, 0, sizeof l);
     l.srun = "/usr/bin/srun";
@@ -64,7 +65,7 @@ static void test_argv(void)
     l.timeout_s = 120;
     l.in_allocation = 1;
     l.job_id = 12;
-    is_int(cp_probe_argv(&l, &a, err, sizeof err), 0, "in an allocation");
+    is_int(cp_probe_argv(&l, &a, &err), 0, "in an allocation");
     is_str(joined(&a),
            "/usr/bin/srun --quiet --job-name=collprof-probe --collprof=off "
            "--export=ALL --jobid=12 --overlap --nodes=4 --nodelist=n[1-4] "
@@ -80,7 +81,7 @@ static void test_argv(void)
     l.qos = "";
     l.reservation = NULL;
     l.timeout_s = 30;
-    is_int(cp_probe_argv(&l, &a, err, sizeof err), 0, "after the job");
+    is_int(cp_probe_argv(&l, &a, &err), 0, "after the job");
     is_str(joined(&a),
            "/usr/bin/srun --quiet --job-name=collprof-probe --collprof=off "
            "--export=ALL --partition=gpu --account=proj --nodes=4 "
@@ -94,23 +95,22 @@ static void test_argv(void)
        "no --qos= or --reservation= when the job had none");
 
     l.nodelist = "";
-    cp_probe_argv(&l, &a, err, sizeof err);
+    cp_probe_argv(&l, &a, &err);
     ok(strstr(joined(&a), "--nodelist") == NULL,
        "without the step's node list: no --nodelist");
     l.nodes = 1;
-    is_int(cp_probe_argv(&l, &a, err, sizeof err), -1, "1 node: refused");
+    is_int(cp_probe_argv(&l, &a, &err), -1, "1 node: refused");
     l.nodes = 2;
     l.srun = "srun";
-    is_int(cp_probe_argv(&l, &a, err, sizeof err), -1,
-           "a relative srun: refused");
+    is_int(cp_probe_argv(&l, &a, &err), -1, "a relative srun: refused");
     l.srun = "/usr/bin/srun";
     {
         static char longlist[1200];
         memset(longlist, 'n', sizeof longlist - 1);
         l.nodelist = longlist;
-        is_int(cp_probe_argv(&l, &a, err, sizeof err), -1,
+        is_int(cp_probe_argv(&l, &a, &err), -1,
                "an over-long node list: refused, not cut");
-        ok(strstr(err, "too long") != NULL, "says why (%s)", err);
+        ok(strstr(err.text, "too long") != NULL, "says why (%s)", err.text);
     }
 }
 
@@ -165,14 +165,14 @@ static const char *verdict_of(int dirfd, const char *name,
                               struct cp_probe_result *res, int *rc)
 {
     static char line[1024];
-    char err[256];
+    struct cp_error err;
 
     line[0] = '\0';
-    *rc = cp_probe_read(dirfd, name, res, err, sizeof err);
+    *rc = cp_probe_read(dirfd, name, res, &err);
     if (*rc == 0)
         cp_probe_verdict(res, line, sizeof line);
     else
-        snprintf(line, sizeof line, "error: %s", err);
+        snprintf(line, sizeof line, "error: %s", err.text);
     return line;
 }
 

@@ -341,6 +341,45 @@ rc=$?
 took=$(( $(date +%s) - t0 ))
 ok $([ $rc -eq 0 ] && [ $took -lt 15 ]; echo $?) "a hanging analyzer is stopped at analyze_timeout=2 (rc $rc, ${took} s)"
 check "... saying so" grep -q 'the analysis did not finish in 2 s' hang.err
+# srun's wait for the analysis is interruptible: srun has joined its own
+# signal thread before it calls the plugin's exit callback, so SIGINT and
+# SIGTERM reach the callback's thread: a first Ctrl-C (SIGINT to srun, as
+# the terminal sends it) says how to abandon, a second abandons at once
+cat >"$BASE/intcp.sh" <<EOF
+#!/bin/sh
+if [ "\$1" = analyze ] && [ "\$2" != --help ]; then
+    echo \$\$ >"$BASE/flags/int.pid"
+fi
+exec "$fake" "\$@"
+EOF
+chmod 755 "$BASE/intcp.sh"
+install -d -m 1777 "$BASE/flags"
+plugstack "collprof=$BASE/intcp.sh" analyze_timeout=600
+for how in INT TERM; do
+    rm -f "$BASE/flags/int.pid"
+    env $run_env FAKE_ANALYZE=hang srun --collprof -N2 -n2 "$TSIM" --pattern ddp --steps 1 \
+        >int.out 2>int.err &
+    srun_pid=$!
+    i=0
+    while [ ! -s "$BASE/flags/int.pid" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+    apid=$(cat "$BASE/flags/int.pid" 2>/dev/null)
+    sleep 0.5
+    if [ $how = INT ]; then
+        kill -INT $srun_pid; sleep 0.5; kill -INT $srun_pid
+    else
+        kill -TERM $srun_pid
+    fi
+    wait $srun_pid
+    sed 's/^/#   stderr: /' int.err
+    check "SIG$how to srun during the analysis: it is abandoned, saying where the logs are" \
+        grep -q "^collprof: job [0-9]*\.0: the analysis was abandoned; the logs are in $steps/collprof-" int.err
+    check "... the analyzer is gone" sh -c "[ -n '$apid' ] && ! kill -0 '$apid' 2>/dev/null"
+    if [ $how = INT ]; then
+        check "... the first SIGINT said how to abandon it" \
+            grep -q "^collprof: the step's analysis still running; Ctrl-C again abandons it" int.err
+    fi
+done
+plugstack "collprof=$fake" analyze_timeout=2
 as_user env $run_env FAKE_ANALYZE=fail srun --collprof -N2 -n2 "$TSIM" --pattern ddp --steps 1 >fail.out 2>fail.err
 ok $? "a failing analyzer does not fail the step"
 check "... and is reported in one line" grep -q 'the analysis failed (exit 3): collprof analyze: .*damaged' fail.err

@@ -4,8 +4,8 @@
 Each product folder is a layer; a file may include (with "...") only headers
 of its own folder and of the folders its row below names.  Includes point
 down: cli -> analysis, bench -> logs -> core; reports/ reads JSON and uses
-core alone; the shim (preload/) and the SPANK plugin (plugin/) include
-nothing of the analyzer; the NCCL profiler plugin (nccl-profiler/) uses the
+core alone; the shim (preload/) includes nothing of the analyzer, the SPANK
+plugin (plugin/) only its error type (analyzer/core); the NCCL profiler plugin (nccl-profiler/) uses the
 shim's log writer.  include/collprof/ is the public log format that
 everyone may include.  A bare name is found in the including file's folder
 first, then in every folder; a name that two folders hold is an error (it
@@ -29,7 +29,8 @@ MAY_INCLUDE = {
                      'analyzer/core', 'reports', 'include/collprof'},
     'reports': {'analyzer/core', 'include/collprof'},
     'preload': {'include/collprof'},
-    'plugin': {'include/collprof'},
+    # the plugin reports errors the analyzer's way (cp_error.h)
+    'plugin': {'analyzer/core', 'include/collprof'},
     # NCCL's profiler plugin writes the shim's log with the shim's writer
     'nccl-profiler': {'preload', 'include/collprof'},
 }
