@@ -661,6 +661,8 @@ static int open_files(struct cp_analysis *an, struct an_state *st,
         f->node = an->ranks[i].node;
         f->jn = cp_ncjoin_of(an->nccl.join, f->input, &f->njn);
         f->jpos = 0;
+        f->rp = cp_ncjoin_replays(an->nccl.join, f->input, &f->nrp);
+        f->rpos = 0;
         f->rank = (unsigned)i;
         f->limit = limit;
         f->offset_ns =
@@ -1430,6 +1432,7 @@ static void finish_summary(struct cp_analysis *an, struct an_state *st,
     sm->late_records = st->late;
     sm->unjoinable_calls = st->unjoinable;
     an->nccl.gpu_timed = st->gpu_timed;
+    an->nccl.captures_left_out = st->captures_left_out;
     sm->comm_time_s = st->comm_time;
     sm->skew_time_s = st->skew_time;
     sm->wait_time_s = st->wait_time;

@@ -541,9 +541,10 @@ struct cp_analysis_nccl {
     uint64_t join_shim_only;   /* shim calls the plugin has no record of */
     uint64_t join_plugin_only; /* plugin calls (not from a graph) the shim
                                   did not see */
-    uint64_t join_graph_calls; /* plugin calls launched from a CUDA graph:
-                                  with a shim log, not in the analysis */
+    uint64_t join_graph_calls; /* plugin calls launched from a CUDA graph */
     uint64_t join_gpu;         /* joined calls with a kernel interval */
+    uint64_t join_replays;     /* graph launches added to shim streams */
+    uint64_t captures_left_out; /* the shim's records of those captures */
     uint64_t gpu_timed;        /* analyzed calls timed by that interval */
 };
 

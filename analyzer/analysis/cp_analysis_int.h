@@ -158,6 +158,10 @@ struct an_file {
      * file with them takes the full path for every record */
     const struct cp_ncjoin_entry *jn;
     size_t njn, jpos;
+    /* the plugin's graph launches of this process, merged into its stream
+     * by end time (cp_ncjoin_replays) */
+    const struct cp_ncjoin_replay *rp;
+    size_t nrp, rpos;
     struct an_call *stash;
     unsigned nstash, capstash;
     struct an_comm *last_comm;
@@ -313,6 +317,8 @@ struct an_state {
     uint64_t failed, instances, incomplete, p2p_pairs, unmatched,
         late, unjoinable;
     uint64_t gpu_timed; /* calls timed by the plugin's kernel interval */
+    uint64_t captures_left_out; /* shim records of graph captures whose
+                                   launches the plugin's records stand for */
     double comm_time, skew_time, wait_time, rank_time;
     /* prefix pass: clock offset samples */
     struct an_offset_pair *pairs;
