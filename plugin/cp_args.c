@@ -103,6 +103,7 @@ enum site_kind {
     SITE_SECONDS, /* 1..86400 into an unsigned */
     SITE_MODE,    /* a step directory mode: octal, 07x0, no write but the
                      owner's, into an unsigned */
+    SITE_CAPTURE, /* shim|plugin|both into an int (CP_CAPTURE_* bits) */
 };
 
 /* One row per plugstack.conf key: where it goes, what it takes (the help
@@ -117,35 +118,44 @@ static const struct site_key {
     int allow_empty;  /* SITE_PATH: "" is a valid value (means none) */
     const char *help; /* what the value is: "DIR", "yes|no" */
     const char *def;  /* the default, NULL: none (empty) */
+    size_t offset2;    /* SITE_DIR_OF: a second path set from the same
+                          directory (0: none) */
+    const char *file2; /* its file name */
 } site_keys[] = {
     {"basedir", SITE_PATH, offsetof(struct cp_site, basedir), NULL, 1, "DIR",
-     NULL},
+     NULL, 0, NULL},
     {"default", SITE_BOOL, offsetof(struct cp_site, default_on), NULL, 0,
-     "on|off", "off"},
+     "on|off", "off", 0, NULL},
     {"analyze", SITE_BOOL, offsetof(struct cp_site, analyze), NULL, 0,
-     "yes|no", "yes"},
+     "yes|no", "yes", 0, NULL},
     {"alert", SITE_PATH, offsetof(struct cp_site, alert), NULL, 1, "PROGRAM",
-     NULL},
+     NULL, 0, NULL},
     {"syslog", SITE_BOOL, offsetof(struct cp_site, syslog), NULL, 0, "yes|no",
-     "no"},
+     "no", 0, NULL},
     {"batch_step", SITE_BOOL, offsetof(struct cp_site, batch_step), NULL, 0,
-     "yes|no", "no"},
+     "yes|no", "no", 0, NULL},
     {"preload", SITE_PATH, offsetof(struct cp_site, preload), NULL, 0, "PATH",
-     NULL},
+     NULL, 0, NULL},
     {"libdir", SITE_DIR_OF, offsetof(struct cp_site, preload),
-     "libcollprof.so", 0, "DIR", NULL},
+     "libcollprof.so", 0, "DIR", NULL,
+     offsetof(struct cp_site, nccl_profiler), "libcollprof-nccl-profiler.so"},
     {"collprof", SITE_PATH, offsetof(struct cp_site, collprof), NULL, 0,
-     "PATH", NULL},
+     "PATH", NULL, 0, NULL},
     {"bindir", SITE_DIR_OF, offsetof(struct cp_site, collprof), "collprof", 0,
-     "DIR", NULL},
+     "DIR", NULL, 0, NULL},
     {"analyze_timeout", SITE_SECONDS,
-     offsetof(struct cp_site, analyze_timeout_s), NULL, 0, "SECONDS", "120"},
+     offsetof(struct cp_site, analyze_timeout_s), NULL, 0, "SECONDS", "120", 0,
+     NULL},
     {"alert_timeout", SITE_SECONDS, offsetof(struct cp_site, alert_timeout_s),
-     NULL, 0, "SECONDS", "30"},
+     NULL, 0, "SECONDS", "30", 0, NULL},
     {"probe_timeout", SITE_SECONDS, offsetof(struct cp_site, probe_timeout_s),
-     NULL, 0, "SECONDS", "120"},
+     NULL, 0, "SECONDS", "120", 0, NULL},
     {"mode", SITE_MODE, offsetof(struct cp_site, dir_mode), NULL, 0,
-     "0700|0750|0710", "0700"},
+     "0700|0750|0710", "0700", 0, NULL},
+    {"nccl_profiler", SITE_PATH, offsetof(struct cp_site, nccl_profiler), NULL,
+     0, "PATH", NULL, 0, NULL},
+    {"capture", SITE_CAPTURE, offsetof(struct cp_site, capture), NULL, 0,
+     "shim|plugin|both", "shim", 0, NULL},
 };
 
 #define NSITE_KEYS (sizeof site_keys / sizeof site_keys[0])
@@ -177,10 +187,14 @@ static int set_site_key(struct cp_site *site, const struct site_key *k,
             return cp_errorf(err, "%s must not have '..' components ('%s')",
                              what, v);
         }
-        if (k->kind == SITE_PATH)
+        if (k->kind == SITE_PATH) {
             snprintf(field, CP_ARGS_PATH_MAX, "%s", v);
-        else
+        } else {
             snprintf(field, CP_ARGS_PATH_MAX, "%s/%s", v, k->file);
+            if (k->file2)
+                snprintf((char *)site + k->offset2, CP_ARGS_PATH_MAX, "%s/%s",
+                         v, k->file2);
+        }
         return 0;
     case SITE_BOOL:
         b = parse_yesno(v);
@@ -197,6 +211,18 @@ static int set_site_key(struct cp_site *site, const struct site_key *k,
                              what, v);
         }
         *(unsigned *)(void *)field = (unsigned)n;
+        return 0;
+    case SITE_CAPTURE:
+        if (strcmp(v, "shim") == 0)
+            b = CP_CAPTURE_SHIM;
+        else if (strcmp(v, "plugin") == 0)
+            b = CP_CAPTURE_PLUGIN;
+        else if (strcmp(v, "both") == 0)
+            b = CP_CAPTURE_SHIM | CP_CAPTURE_PLUGIN;
+        else
+            return cp_errorf(err, "%s takes shim, plugin or both, not '%s'",
+                             what, v);
+        *(int *)(void *)field = b;
         return 0;
     case SITE_MODE:
         /* the owner's rwx always; the group may read and enter, others
@@ -218,7 +244,7 @@ static int set_site_key(struct cp_site *site, const struct site_key *k,
 
 const char *cp_site_keys(void)
 {
-    static char text[512];
+    static char text[1024];
 
     if (!text[0]) {
         size_t used = 0;

@@ -37,7 +37,14 @@ struct cp_site {
     unsigned probe_timeout_s; /* the link probe (--collprof=probe) */
     unsigned dir_mode; /* step directories and the parts of basedir made;
                           files in them get 0666 less the complement */
+    char nccl_profiler[CP_ARGS_PATH_MAX]; /* libcollprof-nccl-profiler.so */
+    int capture; /* CP_CAPTURE_* bits: the capture paths a task gets */
 };
+
+/* cp_site.capture: the shim in front of LD_PRELOAD, NCCL's profiler plugin
+ * through NCCL_PROFILER_PLUGIN, or both. */
+#define CP_CAPTURE_SHIM 1
+#define CP_CAPTURE_PLUGIN 2
 
 struct cp_request {
     int given;   /* a LIST was parsed (an empty one counts) */
@@ -48,7 +55,8 @@ struct cp_request {
     int probe;
 };
 
-/* Defaults: preload = LIBDIR/libcollprof.so, collprof = BINDIR/collprof. */
+/* Defaults: preload = LIBDIR/libcollprof.so, nccl_profiler =
+ * LIBDIR/libcollprof-nccl-profiler.so, collprof = BINDIR/collprof. */
 void cp_site_defaults(struct cp_site *site, const char *libdir,
                       const char *bindir);
 

@@ -125,6 +125,8 @@ static int first_node(spank_t sp)
            node == 0;
 }
 
+static void note_user_profiler(spank_t sp, const char *step);
+
 int cp_stepd_user_init(spank_t sp, int ac, char **av)
 {
     char step[48], pwbuf[4096];
@@ -153,8 +155,13 @@ int cp_stepd_user_init(spank_t sp, int ac, char **av)
                               here.submit_cwd[0] ? here.submit_cwd : NULL) <
         0)
         return 0;
-    if (access(cp_plugin.site.preload, R_OK) != 0)
+    if ((cp_plugin.site.capture & CP_CAPTURE_SHIM) &&
+        access(cp_plugin.site.preload, R_OK) != 0)
         cp_errorf(&err, "%s: %s", cp_plugin.site.preload, strerror(errno));
+    else if ((cp_plugin.site.capture & CP_CAPTURE_PLUGIN) &&
+             access(cp_plugin.site.nccl_profiler, R_OK) != 0)
+        cp_errorf(&err, "%s: %s", cp_plugin.site.nccl_profiler,
+                  strerror(errno));
     else
         fd = cp_stepdir_make(cp_plugin.stepdir, cp_plugin.uid,
                              (mode_t)cp_plugin.site.dir_mode, &err);
@@ -171,6 +178,8 @@ int cp_stepd_user_init(spank_t sp, int ac, char **av)
     here.stepdir_fd = fd;
     cp_plugin.active = 1;
     here.stepdir_made = 1;
+    if (cp_plugin.site.capture & CP_CAPTURE_PLUGIN)
+        note_user_profiler(sp, step);
     return 0;
 }
 
@@ -202,6 +211,41 @@ static int set(spank_t sp, const char *name, const char *value)
     return 0;
 }
 
+/* The job's own NCCL_PROFILER_PLUGIN (seen once per node, in user_init;
+ * the tasks, forked later, inherit it): a non-empty value that is not
+ * collprof's plugin is left to the job. */
+static int user_profiler;
+
+/* Whether the job names an NCCL profiler plugin of its own; said once, on
+ * the first node's step (the user reads it on srun's stderr). */
+static void note_user_profiler(spank_t sp, const char *step)
+{
+    char user[CP_ARGS_PATH_MAX];
+    spank_err_t rc;
+
+    rc = spank_getenv(sp, "NCCL_PROFILER_PLUGIN", user, (int)sizeof user);
+    if (rc != ESPANK_SUCCESS || !user[0] ||
+        strcmp(user, cp_plugin.site.nccl_profiler) == 0)
+        return;
+    user_profiler = 1;
+    if (first_node(sp))
+        cp_error("job %s: the job sets NCCL_PROFILER_PLUGIN=%s: collprof "
+                 "leaves it, NCCL's profiler events of this step are not "
+                 "recorded%s",
+                 step, user,
+                 cp_plugin.site.capture & CP_CAPTURE_SHIM
+                     ? " (the shim still records the calls)"
+                     : "");
+}
+
+/* NCCL's profiler plugin for a task (capture=plugin or both), unless the
+ * job names its own. */
+static void set_nccl_profiler(spank_t sp)
+{
+    if (!user_profiler)
+        set(sp, "NCCL_PROFILER_PLUGIN", cp_plugin.site.nccl_profiler);
+}
+
 int cp_stepd_task_init(spank_t sp, int ac, char **av)
 {
     static char old[65536], new[65536 + CP_ARGS_PATH_MAX + 2];
@@ -228,6 +272,15 @@ int cp_stepd_task_init(spank_t sp, int ac, char **av)
             set(sp, "COLLPROF_DISABLE", "1");
         return 0;
     }
+    if (!(cp_plugin.site.capture & CP_CAPTURE_SHIM)) {
+        /* capture=plugin: NCCL loads collprof's profiler plugin, no shim */
+        if (set(sp, "COLLPROF_DIR", cp_plugin.stepdir) < 0 ||
+            set(sp, "COLLPROF_STEP_DIR", cp_plugin.stepdir) < 0)
+            return 0;
+        spank_unsetenv(sp, "COLLPROF_DISABLE");
+        set_nccl_profiler(sp);
+        return 0;
+    }
     if (list_has(old, preload))
         n = snprintf(new, sizeof new, "%s", old);
     else if (old[0])
@@ -242,6 +295,8 @@ int cp_stepd_task_init(spank_t sp, int ac, char **av)
          set(sp, "COLLPROF_TIMER", cp_plugin.request.timer) < 0))
         return 0;
     spank_unsetenv(sp, "COLLPROF_DISABLE");
+    if (cp_plugin.site.capture & CP_CAPTURE_PLUGIN)
+        set_nccl_profiler(sp);
     /* last: the shim is never loaded without its settings */
     set(sp, "LD_PRELOAD", new);
     return 0;

@@ -647,6 +647,7 @@ static void view_rank_summary(struct ctx *c, struct rp_report *r)
         NUM(c, t, "inputs.summary", "files");
         NUM(c, t, "inputs.summary", "listed");
         OPT_NUM(c, t, "inputs.summary", "notable");
+        OPT_NUM(c, t, "inputs.summary", "problems");
         st = OBJ(c, t, "inputs.summary", "status", 1);
         for (k = 0; st && k < 4; k++)
             OPT_NUM(c, st, "inputs.summary.status", statuses[k]);
@@ -2077,6 +2078,8 @@ static void write_comm_details(FILE *out, const struct rp_report *r)
             fputs("</td></tr>\n", out);
         }
         fputs("</table>\n", out);
+        rp_plot_comm(out, r, idx[i], i + 1);
+        rp_plot_skew(out, r, idx[i], i + 1);
     }
     fputs("</section>\n", out);
 out:
@@ -2227,8 +2230,15 @@ static void write_inputs(FILE *out, const struct rp_report *r)
                 fprintf(out, " %zu %s;", count[k],
                         k < 4 ? statuses[k] : "other");
     }
-    fprintf(out, " %zu problem%s.</p>\n", json_array_size(problems),
-            json_array_size(problems) == 1 ? "" : "s");
+    {
+        double np = r->inputs_summary
+                        ? rp_number(json_object_get(r->inputs_summary,
+                                                    "problems"))
+                        : NAN;
+        if (!(np >= 0))
+            np = (double)json_array_size(problems);
+        fprintf(out, " %.0f problem%s.</p>\n", np, np == 1 ? "" : "s");
+    }
     if (json_array_size(problems)) {
         fputs("<table>\n<tr><th>file</th><th class=\"n\">offset</th>"
               "<th>problem</th></tr>\n",
@@ -2249,8 +2259,9 @@ static void write_inputs(FILE *out, const struct rp_report *r)
         }
         if (json_array_size(problems) > RP_PROBLEMS)
             fprintf(out, "<tr class=\"more\"><td colspan=\"3\">and %zu more "
-                         "(all in report.json)</td></tr>\n",
-                    json_array_size(problems) - RP_PROBLEMS);
+                         "(%s in report.json)</td></tr>\n",
+                    json_array_size(problems) - RP_PROBLEMS,
+                    r->inputs_summary ? "the first 256" : "all");
         fputs("</table>\n", out);
     }
     fputs("</section>\n", out);

@@ -141,6 +141,13 @@ void rp_plot_histogram(FILE *out, const struct rp_report *r);
 void rp_plot_heatmap(FILE *out, const struct rp_report *r);
 void rp_plot_lateness(FILE *out, const struct rp_report *r);
 void rp_plot_timeline(FILE *out, const struct rp_report *r);
+/* Communicator ci (index into r->comms): its calls' time against size, and
+ * its arrival skew's quantiles; number makes the figures' ids unique.  The
+ * skew figure writes nothing without quantiles. */
+void rp_plot_comm(FILE *out, const struct rp_report *r, size_t ci,
+                  size_t number);
+void rp_plot_skew(FILE *out, const struct rp_report *r, size_t ci,
+                  size_t number);
 
 /* A display name for a communicator: its name, else its id. */
 const char *rp_comm_label(const struct rp_comm *c);

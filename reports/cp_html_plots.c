@@ -1931,3 +1931,179 @@ void rp_plot_timeline(FILE *out, const struct rp_report *r)
           "</figcaption>\n</figure>\n",
           out);
 }
+
+/* ---- one communicator: time against size, and its skew ------------------ */
+
+void rp_plot_comm(FILE *out, const struct rp_report *r, size_t ci,
+                  size_t number)
+{
+    const struct rp_comm *c = &r->comms[ci];
+    struct cp_svg_plot p = {0};
+    char id[40], b1[64], b2[64], b3[64], hover[400];
+    const char *ops[CP_SVG_NCOLORS];
+    double xmin = INFINITY, xmax = 0, ymin = INFINITY, ymax = 0;
+    size_t i, k, nops = 0, points = 0;
+
+    for (i = 0; i < r->nrows; i++) {
+        const struct rp_row *w = &r->rows[i];
+        double n, t;
+        if (w->comm_index != (long)ci || !(w->calls > 0) ||
+            !(w->bytes > 0) || !(w->time_s > 0))
+            continue;
+        n = w->bytes / w->calls;
+        t = w->time_s / w->calls;
+        xmin = fmin(xmin, n);
+        xmax = fmax(xmax, n);
+        ymin = fmin(ymin, w->p50_s > 0 ? fmin(t, w->p50_s) : t);
+        ymax = fmax(ymax, w->p99_s > 0 && isfinite(w->p99_s)
+                              ? fmax(t, w->p99_s)
+                              : t);
+        points++;
+    }
+    fprintf(out, "<figure id=\"fig-comm-%zu\" class=\"comm-plot\">\n<h4>", number);
+    esc(out, rp_comm_label(c));
+    fputs(": time against message size</h4>\n", out);
+    if (points == 0) {
+        fputs("<p class=\"empty\">No calls of a measurable size and time on "
+              "this communicator.</p>\n</figure>\n",
+              out);
+        return;
+    }
+    if (xmax < 16 * xmin) {
+        double mid = sqrt(xmin * xmax);
+        xmin = fmin(xmin, mid / 4);
+        xmax = fmax(xmax, mid * 4);
+    }
+    snprintf(id, sizeof id, "comm%zu", number);
+    p.id = id;
+    p.title = "Mean time per call of each size bucket, log-log";
+    p.width = PLOT_W * 0.75;
+    p.height = PLOT_H * 0.7;
+    p.left = 64;
+    p.right = 20;
+    p.top = 12;
+    p.bottom = 40;
+    p.x.log = 1;
+    p.x.base = 2;
+    p.x.unit = CP_SVG_SIZE;
+    p.x.title = "message size per call (log scale)";
+    cp_svg_log_domain(fmax(xmin / 1.3, 1), xmax * 1.3, 2, &p.x.lo, &p.x.hi);
+    p.y.log = 1;
+    p.y.base = 10;
+    p.y.unit = CP_SVG_TIME;
+    p.y.title = "time per call (log scale)";
+    cp_svg_log_domain(ymin / 1.5, ymax * 1.5, 10, &p.y.lo, &p.y.hi);
+    cp_svg_plot_layout(&p);
+    cp_svg_plot_open(out, &p);
+    for (i = 0; i < r->nrows; i++) {
+        const struct rp_row *w = &r->rows[i];
+        double n, t, xp;
+        const char *color;
+        if (w->comm_index != (long)ci || !(w->calls > 0) ||
+            !(w->bytes > 0) || !(w->time_s > 0))
+            continue;
+        for (k = 0; k < nops && strcmp(ops[k], w->op) != 0; k++)
+            ;
+        if (k == nops && nops < CP_SVG_NCOLORS)
+            ops[nops++] = w->op;
+        color = cp_svg_colors[k % CP_SVG_NCOLORS];
+        n = w->bytes / w->calls;
+        t = w->time_s / w->calls;
+        xp = cp_svg_axis_map(&p.x, n);
+        if (w->p50_s > 0 && w->p99_s > 0 && isfinite(w->p99_s))
+            fprintf(out,
+                    "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" "
+                    "stroke=\"%s\" stroke-width=\"1.2\"/>",
+                    co(xp, b1, sizeof b1),
+                    co(cp_svg_axis_map(&p.y, w->p50_s), b2, sizeof b2), b1,
+                    co(cp_svg_axis_map(&p.y, w->p99_s), b3, sizeof b3), color);
+        snprintf(hover, sizeof hover,
+                 "%s %s: %s calls, mean %s, busbw %s (%s)", w->op,
+                 fmt(n, CP_SVG_SIZE, b1, sizeof b1),
+                 fmt(w->calls, CP_SVG_COUNT, b2, sizeof b2),
+                 fmt(t, CP_SVG_TIME, b3, sizeof b3),
+                 fmt(w->busbw_Bps, CP_SVG_BANDWIDTH, id, sizeof id),
+                 w->regime && w->regime[0] ? w->regime : "no model");
+        cp_svg_marker(out, op_shape(w->op), xp, cp_svg_axis_map(&p.y, t), 4,
+                      color, !(w->regime && strcmp(w->regime, "latency") == 0),
+                      hover);
+        fputc('\n', out);
+    }
+    cp_svg_plot_close(out);
+    fputs("<div class=\"legend\">", out);
+    for (k = 0; k < nops; k++)
+        cp_svg_key_marker(out, op_shape(ops[k]), cp_svg_colors[k], 1, ops[k]);
+    fputs("</div>\n<figcaption>One mark per size bucket (hollow: "
+          "latency-bound by the model; bar: p50-p99 of the calls).",
+          out);
+    fputs("</figcaption>\n</figure>\n", out);
+}
+
+void rp_plot_skew(FILE *out, const struct rp_report *r, size_t ci,
+                  size_t number)
+{
+    static const char *const keys[] = {"p50_s", "p90_s", "p99_s", "max_s"};
+    static const char *const names[] = {"median", "90th percentile",
+                                        "99th percentile", "largest"};
+    const struct rp_comm *c = &r->comms[ci];
+    double v[4], lo = INFINITY, hi = 0, x0, x1, y = 22, plo, phi;
+    char b1[64], b2[64], b3[64];
+    size_t i, known = 0;
+
+    for (i = 0; i < 4; i++) {
+        v[i] = c->skew ? rp_number(json_object_get(c->skew, keys[i])) : NAN;
+        if (v[i] > 0) {
+            lo = fmin(lo, v[i]);
+            hi = fmax(hi, v[i]);
+            known++;
+        }
+    }
+    if (!known)
+        return;
+    cp_svg_log_domain(lo / 2, hi * 2, 10, &plo, &phi);
+    x0 = 60;
+    x1 = PLOT_W * 0.75 - 20;
+    fprintf(out, "<figure id=\"fig-skew-%zu\" class=\"comm-plot\">\n<h4>", number);
+    esc(out, rp_comm_label(c));
+    fputs(": arrival skew of its collectives</h4>\n", out);
+    fprintf(out,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%s\" "
+            "height=\"52\" role=\"img\"><title>arrival skew, log scale from "
+            "%s to %s</title>\n",
+            co(PLOT_W * 0.75, b1, sizeof b1), fmt(plo, CP_SVG_TIME, b2, sizeof b2),
+            fmt(phi, CP_SVG_TIME, b3, sizeof b3));
+    {
+        char cx0[32], cx1[32], cy[32], tlo[64], thi[64];
+        co(x0, cx0, sizeof cx0);
+        co(x1, cx1, sizeof cx1);
+        co(y, cy, sizeof cy);
+        fmt(plo, CP_SVG_TIME, tlo, sizeof tlo);
+        fmt(phi, CP_SVG_TIME, thi, sizeof thi);
+        fprintf(out,
+                "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" "
+                "stroke=\"#999\"/><text x=\"%s\" y=\"46\" "
+                "font-size=\"11\">%s</text><text x=\"%s\" y=\"46\" "
+                "font-size=\"11\" text-anchor=\"end\">%s</text>\n",
+                cx0, cy, cx1, cy, cx0, tlo, cx1, thi);
+    }
+    /* one mark per quantile on the log axis */
+    for (i = 0; i < 4; i++) {
+        double x;
+        char hover[160];
+        if (!(v[i] > 0))
+            continue;
+        x = x0 + (x1 - x0) * log(v[i] / plo) / log(phi / plo);
+        snprintf(hover, sizeof hover, "%s skew: %s", names[i],
+                 fmt(v[i], CP_SVG_TIME, b1, sizeof b1));
+        cp_svg_marker(out, CP_SVG_CIRCLE, x, y, 5,
+                      cp_svg_colors[i % CP_SVG_NCOLORS], 1, hover);
+        fprintf(out, "<text x=\"%s\" y=\"%s\" font-size=\"10\" "
+                     "text-anchor=\"middle\">%s</text>\n",
+                co(x, b1, sizeof b1), co(y - 9 - 8 * (double)(i % 2), b2, sizeof b2),
+                i == 0 ? "p50" : i == 1 ? "p90" : i == 2 ? "p99" : "max");
+    }
+    fputs("</svg>\n<figcaption>Its collectives' arrival skew (first to last "
+          "arrival, outside groups): median, 90th and 99th percentile and "
+          "the largest, on a log scale.</figcaption>\n</figure>\n",
+          out);
+}

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "cp_analysis_int.h"
@@ -439,6 +440,17 @@ static int probe_input(struct cp_analysis *an, const char *path)
     in->source = h->source;
     in->closed = (h->flags & CP_HDR_CLOSED) != 0;
     in->records_dropped = h->records_dropped;
+    {
+        char why[200];
+        uint64_t at;
+        if (cp_log_header_time_problem(h, &at, why, sizeof why)) {
+            in->header_times_bad = 1;
+            if (add_problem(an, path, (int64_t)at, why) < 0) {
+                cp_logfile_close(lf);
+                return -1;
+            }
+        }
+    }
     cp_logfile_close(lf);
     return 0;
 }
@@ -602,10 +614,38 @@ static int build_ranks_and_nodes(struct cp_analysis *an)
 
 /* ---- passes -------------------------------------------------------------- */
 
+/* The read buffers of all files together: a file's buffer is this
+ * divided among the files (at most CP_SCAN_BUFFER, at least
+ * CP_SCAN_BUFFER_MIN each), so that memory does not grow with the ranks. */
+#define SCAN_BUDGET ((size_t)32 << 20)
+/* Descriptors left for everything but the scans. */
+#define FD_RESERVE 64
+
+/* Whether nfiles scans may keep a descriptor each: the soft limit on open
+ * files is raised towards the hard one when that is enough. */
+static int fds_for_all(size_t nfiles)
+{
+    struct rlimit rl;
+    rlim_t need = (rlim_t)nfiles + FD_RESERVE;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+        return 0;
+    if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= need)
+        return 1;
+    if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need)
+        return 0;
+    rl.rlim_cur = need;
+    return setrlimit(RLIMIT_NOFILE, &rl) == 0;
+}
+
 static int open_files(struct cp_analysis *an, struct an_state *st,
                       const double *offsets, uint64_t limit)
 {
-    size_t i;
+    size_t i, buf_size = an->nranks ? SCAN_BUDGET / an->nranks : SCAN_BUDGET;
+    int park = !fds_for_all(an->nranks);
+
+    if (buf_size > CP_SCAN_BUFFER)
+        buf_size = CP_SCAN_BUFFER;
 
     for (i = 0; i < an->nranks; i++) {
         struct an_file *f = &st->files[i];
@@ -622,7 +662,9 @@ static int open_files(struct cp_analysis *an, struct an_state *st,
         f->limit = limit;
         f->offset_ns =
             offsets ? (int64_t)llround(offsets[f->node] * 1e9) : 0;
-        f->sc = cp_scan_open(in->path, &e);
+        f->sc = cp_scan_open_sized(in->path, buf_size, &e);
+        if (f->sc && park)
+            cp_scan_park(f->sc);
         if (!f->sc) {
             /* it was readable a moment ago */
             in->status = CP_INPUT_UNREADABLE;
@@ -631,21 +673,23 @@ static int open_files(struct cp_analysis *an, struct an_state *st,
             continue;
         }
         h = cp_scan_header(f->sc);
-        /* times outside [start - 1 day, end + 1 day] of the header are
-         * damage; the bounds also keep every later sum and difference of
-         * times (corrected by offsets of at most a day) inside int64 */
-        f->t_min = 2 * DAY_NS;
-        f->t_max = INT64_MAX - 4 * DAY_NS;
-        if (h->start_realtime_ns > (uint64_t)(3 * DAY_NS) &&
-            h->start_realtime_ns < (uint64_t)(INT64_MAX - 8 * DAY_NS)) {
-            uint64_t end = h->end_realtime_ns > h->start_realtime_ns &&
-                                   h->end_realtime_ns <
-                                       (uint64_t)(INT64_MAX - 8 * DAY_NS)
-                               ? h->end_realtime_ns
-                               : UINT64_MAX;
-            f->t_min = (int64_t)h->start_realtime_ns - DAY_NS;
-            if (end != UINT64_MAX)
-                f->t_max = (int64_t)end + DAY_NS;
+        /* times no job can have (before 2000, after 2100: cp_logread.h)
+         * and times outside [start - 1 day, end + 1 day] of a sound header
+         * (start + a year for a log never closed) are damage; the bounds
+         * also keep every later sum and difference of times (corrected by
+         * offsets of at most a day) inside int64 */
+        f->t_min = (int64_t)CP_TIME_MIN_NS;
+        f->t_max = (int64_t)CP_TIME_MAX_NS;
+        if (h->start_realtime_ns >= CP_TIME_MIN_NS &&
+            h->start_realtime_ns < CP_TIME_MAX_NS) {
+            uint64_t end = h->start_realtime_ns + CP_SPAN_MAX_NS;
+            if (h->end_realtime_ns >= h->start_realtime_ns &&
+                h->end_realtime_ns - h->start_realtime_ns <= CP_SPAN_MAX_NS)
+                end = h->end_realtime_ns + (uint64_t)DAY_NS;
+            if ((int64_t)h->start_realtime_ns - DAY_NS > f->t_min)
+                f->t_min = (int64_t)h->start_realtime_ns - DAY_NS;
+            if (end < (uint64_t)f->t_max)
+                f->t_max = (int64_t)end;
         }
         if (stat(in->path, &sb) == 0 && sb.st_size > (off_t)h->header_size)
             st->bytes_total += (uint64_t)sb.st_size - h->header_size;
@@ -801,7 +845,7 @@ static void collect_file_results(struct cp_analysis *an, struct an_state *st)
             add_problem(an, in->path, pr->offset, pr->text);
         if (f->problem_noted)
             add_problem(an, in->path, f->problem_offset, f->problem);
-        if (pr || f->problem_noted)
+        if (pr || f->problem_noted || in->header_times_bad)
             in->status = CP_INPUT_DAMAGED;
         cp_scan_close(f->sc);
         f->sc = NULL;

@@ -121,6 +121,8 @@ struct cp_analysis_input {
     uint64_t skipped_records; /* unknown kind, bad timestamps */
     uint64_t truncated_bytes;
     uint64_t records_dropped; /* the writer's own count (header) */
+    int header_times_bad; /* its header's start or end is a time no job can
+                             have (cp_log_header_time_problem): a problem */
 };
 
 /* One problem with an input: the file, the byte offset (-1: the file as a

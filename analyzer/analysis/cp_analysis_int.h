@@ -317,6 +317,9 @@ struct an_state {
     /* prefix pass: clock offset samples */
     struct an_offset_pair *pairs;
     size_t npairs, cappairs;
+    uint32_t *pair_hash;  /* (x, r) -> index + 1 into pairs, 0 empty */
+    size_t pair_hash_cap; /* a power of 2, twice the most pairs */
+    unsigned *touched;    /* nodes of one instance (note_offsets) */
     double *node_sum;
     uint32_t *node_cnt;
     int64_t *node_min_end, *node_max_start; /* per node, one instance */

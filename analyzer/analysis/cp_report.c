@@ -198,9 +198,82 @@ static json_t *link_json(const struct cp_analysis_link *m, int *bad)
     return o;
 }
 
+static unsigned table_max(const struct cp_analysis *an);
+
+/* A node's |clock offset estimate|, for ordering. */
+struct node_mag {
+    double mag;
+    size_t node;
+};
+
+/* the largest first; ties: the lower index */
+static int node_mag_cmp(const void *a, const void *b)
+{
+    const struct node_mag *x = a, *y = b;
+
+    if (x->mag != y->mag)
+        return x->mag > y->mag ? -1 : 1;
+    return x->node < y->node ? -1 : x->node > y->node;
+}
+
+/* clock_offsets.summary of a job on over table_max nodes, and in listed
+ * the nodes clock_offsets.nodes keeps: the reference, the CP_REPORT_WORST
+ * of largest |estimate|, and the nodes of clock_offset findings. */
+static json_t *offsets_summary_json(const struct cp_analysis *an,
+                                    unsigned char *listed, int *bad)
+{
+    json_t *o = json_object();
+    size_t i, j, n = 0, known = 0, significant = 0, count = 0;
+    struct node_mag *m = malloc((an->nnodes + 1) * sizeof *m);
+    double median = NAN, largest = NAN;
+
+    if (!m) {
+        *bad = 1;
+        return o;
+    }
+    listed[an->offset_reference < an->nnodes ? an->offset_reference : 0] = 1;
+    for (i = 0; i < an->nnodes; i++) {
+        if (!an->nodes[i].offset_known)
+            continue;
+        known++;
+        significant += an->nodes[i].offset_significant != 0;
+        m[n].mag = fabs(an->nodes[i].offset_estimate_s);
+        m[n].node = i;
+        n++;
+    }
+    qsort(m, n, sizeof *m, node_mag_cmp);
+    for (i = 0; i < n && i < CP_REPORT_WORST; i++)
+        listed[m[i].node] = 1;
+    if (n) {
+        largest = m[0].mag;
+        median = m[n / 2].mag;
+    }
+    for (i = 0; i < an->nfindings; i++) {
+        const struct cp_analysis_finding *f = &an->findings[i];
+        if (strcmp(f->kind, "clock_offset") != 0)
+            continue;
+        for (j = 0; j < f->nnodes && count < table_max(an); j++)
+            if (f->nodes[j] < an->nnodes && !listed[f->nodes[j]]) {
+                listed[f->nodes[j]] = 1;
+                count++;
+            }
+    }
+    for (i = count = 0; i < an->nnodes; i++)
+        count += listed[i];
+    put(o, "nodes", jint(an->nnodes), bad);
+    put(o, "listed", jint(count), bad);
+    put(o, "known", jint(known), bad);
+    put(o, "significant", jint(significant), bad);
+    put(o, "median_abs_estimate_s", jnum(median), bad);
+    put(o, "max_abs_estimate_s", jnum(largest), bad);
+    free(m);
+    return o;
+}
+
 static json_t *offsets_json(const struct cp_analysis *an, int *bad)
 {
-    json_t *o = json_object(), *nodes = json_array();
+    json_t *o = json_object(), *nodes = json_array(), *summary = NULL;
+    unsigned char *listed = NULL;
     size_t i;
 
     put(o, "reference",
@@ -216,8 +289,19 @@ static json_t *offsets_json(const struct cp_analysis *an, int *bad)
                     "exclude a shared clock"),
         bad);
     put(o, "instances", jint(an->offset_instances), bad);
+    if (an->nnodes > table_max(an)) {
+        listed = calloc(an->nnodes, 1);
+        if (!listed) {
+            *bad = 1;
+            return o;
+        }
+        summary = offsets_summary_json(an, listed, bad);
+    }
     for (i = 0; i < an->nnodes; i++) {
-        json_t *n = json_object();
+        json_t *n;
+        if (listed && !listed[i])
+            continue;
+        n = json_object();
         put(n, "node", jstr(an->nodes[i].name), bad);
         put(n, "offset_s", an->nodes[i].offset_known
                                ? jnum(an->nodes[i].offset_s)
@@ -241,6 +325,9 @@ static json_t *offsets_json(const struct cp_analysis *an, int *bad)
         push(nodes, n, bad);
     }
     put(o, "nodes", nodes, bad);
+    if (summary)
+        put(o, "summary", summary, bad);
+    free(listed);
     return o;
 }
 
@@ -1110,6 +1197,7 @@ static json_t *inputs_summary_json(const struct cp_analysis *an, size_t listed,
     put(o, "records", jint(records), bad);
     put(o, "calls", jint(calls), bad);
     put(o, "skipped_records", jint(skipped), bad);
+    put(o, "problems", jint(an->nproblems), bad);
     return o;
 }
 
@@ -1154,7 +1242,10 @@ static json_t *inputs_json(const struct cp_analysis *an, int *bad)
         put(o, "summary", inputs_summary_json(an, listed, notable, bad), bad);
     for (i = 0; i < an->nproblems; i++) {
         const struct cp_analysis_problem *p = &an->problems[i];
-        json_t *q = json_object();
+        json_t *q;
+        if (!all && i >= table_max(an))
+            break;
+        q = json_object();
         put(q, "file", jstr(p->file), bad);
         put(q, "offset", p->offset >= 0 ? json_integer(p->offset) : json_null(),
             bad);

@@ -44,6 +44,7 @@
 #define STASH_MAX 4096u
 #define EPOCH_MIN_RECORDS 4096
 #define EPOCH_MAX_RECORDS 65536
+#define EPOCH_FILE_RECORDS 32
 #define PAIR_SAMPLES_MAX 4096
 #define NONE32 UINT32_MAX
 #define MAX_COMM_RANKS (1u << 20)
@@ -84,6 +85,12 @@ static inline uint32_t hash64(uint64_t x)
 
 /* ---- state ---------------------------------------------------------------- */
 
+/* The most (node, reference) pairs of clock offset samples kept. */
+static size_t pairs_max(const struct an_state *st)
+{
+    return 4 * (size_t)st->nnodes + 16;
+}
+
 int an_state_init(struct an_state *st, enum an_mode mode, size_t nfiles,
                   unsigned nnodes)
 {
@@ -107,13 +114,18 @@ int an_state_init(struct an_state *st, enum an_mode mode, size_t nfiles,
     st->node_min_end = calloc(nnodes ? nnodes : 1, sizeof *st->node_min_end);
     st->node_max_start =
         calloc(nnodes ? nnodes : 1, sizeof *st->node_max_start);
+    st->touched = calloc(nnodes ? nnodes : 1, sizeof *st->touched);
+    for (st->pair_hash_cap = 64; st->pair_hash_cap < 2 * pairs_max(st);)
+        st->pair_hash_cap *= 2;
+    st->pair_hash = calloc(st->pair_hash_cap, sizeof *st->pair_hash);
     if (mode == AN_MODE_MAIN) {
         st->timeline = calloc(1, sizeof *st->timeline);
         st->top_own = calloc(1, sizeof *st->top_own);
         st->top_skew = calloc(1, sizeof *st->top_skew);
     }
     if (!st->files || !st->ranks || !st->node_sum || !st->node_cnt ||
-        !st->node_min_end || !st->node_max_start ||
+        !st->node_min_end || !st->node_max_start || !st->touched ||
+        !st->pair_hash ||
         (mode == AN_MODE_MAIN &&
          (!st->timeline || !st->top_own || !st->top_skew)))
         return -1;
@@ -175,6 +187,8 @@ void an_state_free(struct an_state *st)
     free(st->node_cnt);
     free(st->node_min_end);
     free(st->node_max_start);
+    free(st->touched);
+    free(st->pair_hash);
     free(st->timeline);
     free(st->refused);
     free(st->top_own);
@@ -631,6 +645,64 @@ static inline void timeline_add(struct an_timeline *tl, int64_t a, int64_t b,
         tl->used = (unsigned)ib + 1;
 }
 
+/* ---- pairs of nodes (prefix pass) -------------------------------------------- */
+
+static uint32_t pair_slot(const struct an_state *st, unsigned x, unsigned r)
+{
+    return hash64(((uint64_t)x << 32) | r) & (uint32_t)(st->pair_hash_cap - 1);
+}
+
+/* The pair stored as (x, r), NULL when none. */
+static struct an_offset_pair *pair_find(struct an_state *st, unsigned x,
+                                        unsigned r)
+{
+    uint32_t k = pair_slot(st, x, r);
+
+    for (; st->pair_hash[k]; k = (k + 1) & (uint32_t)(st->pair_hash_cap - 1)) {
+        struct an_offset_pair *p = &st->pairs[st->pair_hash[k] - 1];
+        if (p->x == x && p->r == r)
+            return p;
+    }
+    return NULL;
+}
+
+/* A new pair (x, r) with no bounds and no samples, at the end of the
+ * list; NULL when the list is full or memory ran out. */
+static struct an_offset_pair *pair_new(struct an_state *st, unsigned x,
+                                       unsigned r)
+{
+    struct an_offset_pair *p;
+    uint32_t k;
+
+    if (st->npairs >= pairs_max(st))
+        return NULL;
+    if (st->npairs == st->cappairs) {
+        size_t cap = st->cappairs ? st->cappairs * 2 : 16;
+        struct an_offset_pair *bigger = realloc(st->pairs, cap * sizeof *bigger);
+        if (!bigger)
+            return NULL;
+        st->pairs = bigger;
+        st->cappairs = cap;
+    }
+    p = &st->pairs[st->npairs++];
+    memset(p, 0, sizeof *p);
+    p->x = x;
+    p->r = r;
+    p->lo_ns = INT64_MIN;
+    p->hi_ns = INT64_MAX;
+    for (k = pair_slot(st, x, r); st->pair_hash[k];
+         k = (k + 1) & (uint32_t)(st->pair_hash_cap - 1))
+        ;
+    st->pair_hash[k] = (uint32_t)st->npairs;
+    return p;
+}
+
+static int cmp_unsigned(const void *a, const void *b)
+{
+    unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+    return (x > y) - (x < y);
+}
+
 /* Prefix pass: per-node mean end of a complete symmetric instance, minus
  * the mean end of the lowest node in it; and the causal bounds: each
  * member's result needs every member's input, so on true time every end
@@ -654,7 +726,7 @@ static void note_offsets(struct an_state *st, struct an_comm *c,
             return;
         x = st->files[f].node;
         if (!st->node_cnt[x]) {
-            touched++;
+            st->touched[touched++] = x;
             st->node_min_end[x] = ends[r];
             st->node_max_start[x] = starts[r];
         }
@@ -670,31 +742,19 @@ static void note_offsets(struct an_state *st, struct an_comm *c,
     if (touched >= 2) {
         double mref = st->node_sum[ref] / st->node_cnt[ref];
         st->offset_instances++;
-        for (x = 0; x < st->nnodes; x++) {
-            struct an_offset_pair *p = NULL;
-            if (!st->node_cnt[x] || x == ref)
+        /* the instance's nodes in ascending order (the order pairs are
+         * made in): a cost per member, not per node of the job */
+        qsort(st->touched, touched, sizeof *st->touched, cmp_unsigned);
+        for (k = 0; k < touched; k++) {
+            struct an_offset_pair *p;
+            x = st->touched[k];
+            if (x == ref)
                 continue;
-            for (k = 0; k < st->npairs; k++)
-                if (st->pairs[k].x == x && st->pairs[k].r == ref) {
-                    p = &st->pairs[k];
+            p = pair_find(st, x, ref);
+            if (!p && st->npairs < pairs_max(st)) {
+                p = pair_new(st, x, ref);
+                if (!p)
                     break;
-                }
-            if (!p && st->npairs < 4 * (size_t)st->nnodes + 16) {
-                if (st->npairs == st->cappairs) {
-                    size_t cap = st->cappairs ? st->cappairs * 2 : 16;
-                    struct an_offset_pair *bigger =
-                        realloc(st->pairs, cap * sizeof *bigger);
-                    if (!bigger)
-                        break;
-                    st->pairs = bigger;
-                    st->cappairs = cap;
-                }
-                p = &st->pairs[st->npairs++];
-                memset(p, 0, sizeof *p);
-                p->x = x;
-                p->r = ref;
-                p->lo_ns = INT64_MIN;
-                p->hi_ns = INT64_MAX;
             }
             if (!p)
                 continue;
@@ -1163,39 +1223,20 @@ static void p2p_remove(struct an_state *st, uint32_t i)
 static void offset_bound(struct an_state *st, unsigned x, unsigned r,
                          int64_t lo, int64_t hi)
 {
-    struct an_offset_pair *p = NULL;
-    size_t k;
+    struct an_offset_pair *same = pair_find(st, x, r),
+                          *other = pair_find(st, r, x), *p;
 
-    for (k = 0; k < st->npairs && !p; k++) {
-        struct an_offset_pair *q = &st->pairs[k];
-        if (q->x == r && q->r == x) { /* stored the other way round */
-            int64_t t = lo == INT64_MIN ? INT64_MAX : -lo;
-            lo = hi == INT64_MAX ? INT64_MIN : -hi;
-            hi = t;
-            p = q;
-        } else if (q->x == x && q->r == r) {
-            p = q;
-        }
+    /* the first made of the two orders, as stored */
+    if (other && (!same || other < same)) {
+        int64_t t = lo == INT64_MIN ? INT64_MAX : -lo;
+        lo = hi == INT64_MAX ? INT64_MIN : -hi;
+        hi = t;
+        p = other;
+    } else {
+        p = same ? same : pair_new(st, x, r);
     }
-    if (!p) {
-        if (st->npairs >= 4 * (size_t)st->nnodes + 16)
-            return;
-        if (st->npairs == st->cappairs) {
-            size_t cap = st->cappairs ? st->cappairs * 2 : 16;
-            struct an_offset_pair *bigger =
-                realloc(st->pairs, cap * sizeof *bigger);
-            if (!bigger)
-                return;
-            st->pairs = bigger;
-            st->cappairs = cap;
-        }
-        p = &st->pairs[st->npairs++];
-        memset(p, 0, sizeof *p);
-        p->x = x;
-        p->r = r;
-        p->lo_ns = INT64_MIN;
-        p->hi_ns = INT64_MAX;
-    }
+    if (!p)
+        return;
     if (hi < p->hi_ns)
         p->hi_ns = hi;
     if (lo > p->lo_ns)
@@ -1406,6 +1447,30 @@ static const struct cp_ncjoin_entry *join_entry(struct an_file *f)
                                                            : NULL;
 }
 
+/* A call or group record whose times are damage: the first such problem
+ * of the file says why (times no job can have, cp_logread.h, or times
+ * outside the log's own bounds, open_files()). */
+static void note_time_problem(struct an_file *f, const char *what,
+                              uint64_t start, uint64_t end, const char *then)
+{
+    const char *why;
+    char msg[sizeof f->problem];
+
+    if (f->problem_noted)
+        return;
+    why = cp_log_time_problem(start, end);
+    if (!why)
+        why = start < (uint64_t)f->t_min
+                  ? "starts over a day before the log's start"
+              : end > (uint64_t)f->t_max
+                  ? "ends over a day after the log's end, or over a year "
+                    "after its start"
+                  : "lasts over an hour";
+    snprintf(msg, sizeof msg, "%s with implausible times (%s; %s)", what, why,
+             then);
+    note_file_problem(f, msg);
+}
+
 /* A call record.  The common case (a collective outside a group on the
  * communicator of the file's previous call) runs straight into the join;
  * everything else goes through an an_call and dispatch(). */
@@ -1434,7 +1499,7 @@ static inline void on_call(struct an_state *st, struct an_file *f,
                              r->end_ns - r->start_ns > CALL_MAX_NS,
                          0)) {
         f->bad_time++;
-        note_file_problem(f, "call with implausible times (skipped)");
+        note_time_problem(f, "call", r->start_ns, r->end_ns, "skipped");
         return;
     }
     if (__builtin_expect((r->result != 0 && r->result != NCCL_IN_PROGRESS) ||
@@ -1530,8 +1595,8 @@ static void on_group(struct an_state *st, struct an_file *f,
     if (g->end_ns < g->start_ns || g->start_ns < (uint64_t)f->t_min ||
         g->end_ns > (uint64_t)f->t_max) {
         f->bad_time++;
-        note_file_problem(f, "group with implausible times (its calls use "
-                             "their own)");
+        note_time_problem(f, "group", g->start_ns, g->end_ns,
+                          "its calls use their own");
         start = end = INT64_MIN;
     } else {
         start = (int64_t)g->start_ns - f->offset_ns;
@@ -1860,6 +1925,13 @@ void an_stream_run(struct an_state *st)
         uint64_t n = 0;
         size_t j;
 
+        uint64_t epoch_min = EPOCH_FILE_RECORDS * (uint64_t)nactive,
+                 epoch_max = 16 * epoch_min;
+
+        if (epoch_min < EPOCH_MIN_RECORDS)
+            epoch_min = EPOCH_MIN_RECORDS;
+        if (epoch_max < EPOCH_MAX_RECORDS)
+            epoch_max = EPOCH_MAX_RECORDS;
         for (i = 0; i < nactive; i++)
             if (active[i]->key < lo)
                 lo = active[i]->key;
@@ -1877,9 +1949,12 @@ void an_stream_run(struct an_state *st)
         st->records += n;
         if (boundary > st->now)
             st->now = boundary;
-        if (n < EPOCH_MIN_RECORDS && delta < INT64_C(1) << 40)
+        /* at least EPOCH_FILE_RECORDS per file in an epoch: a file's turn
+         * costs a few cache misses (its state, its buffer), whatever it
+         * handles, so that the cost per record stays flat in the ranks */
+        if (n < epoch_min && delta < INT64_C(1) << 40)
             delta *= 2;
-        else if (n > EPOCH_MAX_RECORDS && delta > 1000)
+        else if (n > epoch_max && delta > 1000)
             delta /= 2;
         evict_stale(st, 0);
         if (st->progress && (++epochs & 15) == 0) {

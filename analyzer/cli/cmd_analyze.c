@@ -14,15 +14,11 @@
 #include "cp_path.h"
 #include "cp_analysis.h"
 #include "cp_hang.h"
+#include "cp_clijob.h"
 #include "cp_cmds.h"
 #include "cp_kinds.h"
 #include "cp_probeview.h"
 #include "cp_units.h"
-
-#ifndef CP_SYSCONFDIR
-#define CP_SYSCONFDIR "/etc"
-#endif
-#define DEFAULT_PROFILE CP_SYSCONFDIR "/collprof/profile"
 
 #define EXIT_UNUSABLE 1
 #define EXIT_USAGE 2
@@ -30,6 +26,8 @@
 
 static void usage(FILE *out)
 {
+    char profile[4200];
+
     fprintf(out,
             "usage: collprof analyze DIR|FILE... -o OUT [OPTIONS]\n"
             "\n"
@@ -48,9 +46,10 @@ static void usage(FILE *out)
             "                         intra alpha=5us bandwidth=2GB/s\n"
             "                         inter alpha=20us bandwidth=400MB/s\n"
             "                       (a simnccl topology file works too).  Without\n"
-            "                       it, " DEFAULT_PROFILE " is read\n"
-            "                       when it exists; without either, the model is\n"
-            "                       fitted to the job's own calls\n"
+            "                       it, the site profile is read when it exists:\n"
+            "                         %s\n"
+            "                       without either, the model is fitted to the\n"
+            "                       job's own calls\n"
             "      --no-profile     do not read the default profile\n"
             "      --probe FILE     the probe.json of collprof probe on the\n"
             "                       job's nodes: pairs it measured slow name\n"
@@ -94,58 +93,22 @@ static void usage(FILE *out)
             "\n"
             "Exit status: 0 the analysis ran (whatever it found); 1 no readable\n"
             "log, or the report could not be written; 2 bad usage; 3 --fail-on\n"
-            "matched a finding.\n");
-}
-
-/* A window asked for on the command line: times since the run's first
- * call, or steps (index of the first, and one past the last; -1 open). */
-struct window {
-    int64_t from_ns, to_ns;
-    long step_from, step_to;
-    char by[64];
-};
-
-static int window_wanted(const struct window *w)
-{
-    return w->from_ns != INT64_MIN || w->to_ns != INT64_MAX ||
-           w->step_from >= 0 || w->step_to >= 0;
-}
-
-static int parse_step_range(const char *text, struct window *w)
-{
-    struct cp_error err;
-
-    if (cp_analysis_parse_steps(text, &w->step_from, &w->step_to, &err) < 0) {
-        fprintf(stderr, "collprof analyze: --steps: expected N (the run's "
-                        "step count) or %s\n", err.text + 9);
-        return -1;
-    }
-    snprintf(w->by, sizeof w->by, "--steps %s", text);
-    return 0;
+            "matched a finding.\n",
+            cp_clijob_profile_help(profile, sizeof profile));
 }
 
 /* Turn the window into the analysis's absolute times: one quiet analysis
  * of the whole run finds its first call and where its steps begin. */
 static int resolve_window(const char *const *paths,
-                          struct cp_analysis_opts *opts, struct window *w,
-                          int *rc)
+                          struct cp_analysis_opts *opts,
+                          struct cp_clijob_window *w, int *rc)
 {
     struct cp_analysis_opts whole = *opts;
     struct cp_analysis *an;
     struct cp_error err;
     int ret = -1;
 
-    if ((w->step_from >= 0 || w->step_to >= 0) &&
-        (w->from_ns != INT64_MIN || w->to_ns != INT64_MAX)) {
-        fprintf(stderr, "collprof analyze: give a window by time (--from, "
-                        "--to) or by steps (--skip-steps, --steps A:B), not "
-                        "both\n");
-        *rc = EXIT_USAGE;
-        return -1;
-    }
-    if (w->from_ns != INT64_MIN && w->to_ns != INT64_MAX &&
-        w->to_ns <= w->from_ns) {
-        fprintf(stderr, "collprof analyze: --to must be later than --from\n");
+    if (cp_clijob_window_check("analyze", w) < 0) {
         *rc = EXIT_USAGE;
         return -1;
     }
@@ -158,25 +121,14 @@ static int resolve_window(const char *const *paths,
         return -1;
     }
     opts->window_origin_ns = an->summary.start_ns;
-    if (w->step_from >= 0 || w->step_to >= 0) {
-        if (cp_analysis_step_window(an, w->step_from, w->step_to,
-                                    &opts->window_from_ns,
-                                    &opts->window_to_ns, &err) < 0) {
-            fprintf(stderr, "collprof analyze: %s: %s\n", w->by, err.text);
-            *rc = EXIT_USAGE;
-            goto out;
-        }
-        opts->window_steps =
-            (unsigned)((w->step_to >= 0 ? (unsigned long)w->step_to
-                                        : an->summary.steps) -
-                       (w->step_from >= 0 ? (unsigned long)w->step_from : 0));
-    } else {
-        if (w->from_ns != INT64_MIN)
-            opts->window_from_ns = an->summary.start_ns + w->from_ns;
-        if (w->to_ns != INT64_MAX)
-            opts->window_to_ns = an->summary.start_ns + w->to_ns;
-        snprintf(w->by, sizeof w->by, "--from/--to");
+    if (cp_clijob_window_resolve("analyze", w, an, &opts->window_from_ns,
+                                 &opts->window_to_ns,
+                                 &opts->window_steps) < 0) {
+        *rc = EXIT_USAGE;
+        goto out;
     }
+    if (w->step_from < 0 && w->step_to < 0)
+        snprintf(w->by, sizeof w->by, "--from/--to");
     opts->window_by = w->by;
     ret = 0;
 out:
@@ -459,7 +411,7 @@ int cp_cmd_analyze(int argc, char **argv)
     struct cp_analysis *an = NULL;
     struct cp_error err;
     struct progress prog = {0};
-    struct window win = {INT64_MIN, INT64_MAX, -1, -1, ""};
+    struct cp_clijob_window win;
     json_t *report = NULL;
     char path[4200], html[4200];
     int html_ok = 0;
@@ -467,6 +419,7 @@ int cp_cmd_analyze(int argc, char **argv)
     size_t i;
 
     cp_analysis_opts_init(&opts);
+    cp_clijob_window_init(&win);
     memset(&probe, 0, sizeof probe);
     optind = 1;
     opterr = 0;
@@ -488,36 +441,20 @@ int cp_cmd_analyze(int argc, char **argv)
             no_probe = 1;
             break;
         case 'F':
-        case 'T': {
-            double sec;
-            if (cp_units_parse_time(optarg, &sec, &err) < 0 || !(sec >= 0)) {
-                fprintf(stderr, "collprof analyze: --%s: %s\n",
-                        c == 'F' ? "from" : "to",
-                        sec >= 0 ? err.text : "a time since the run's first "
-                                              "call, not negative");
+        case 'T':
+        case 'S':
+            if (cp_clijob_window_option("analyze",
+                                        c == 'F'   ? "--from"
+                                        : c == 'T' ? "--to"
+                                                   : "--skip-steps",
+                                        optarg, &win) < 0)
                 goto out;
-            }
-            if (c == 'F')
-                win.from_ns = (int64_t)llround(sec * 1e9);
-            else
-                win.to_ns = (int64_t)llround(sec * 1e9);
             break;
-        }
-        case 'S': {
-            uint64_t v = 0;
-            if (cp_units_parse_count(optarg, UINT32_MAX, &v, &err) < 0) {
-                fprintf(stderr, "collprof analyze: --skip-steps: %s\n",
-                        err.text);
-                goto out;
-            }
-            win.step_from = (long)v;
-            snprintf(win.by, sizeof win.by, "--skip-steps %s", optarg);
-            break;
-        }
         case 's': {
             uint64_t v = 0;
             if (strchr(optarg, ':')) {
-                if (parse_step_range(optarg, &win) < 0)
+                if (cp_clijob_window_option("analyze", "--steps", optarg,
+                                            &win) < 0)
                     goto out;
                 break;
             }
@@ -593,14 +530,11 @@ int cp_cmd_analyze(int argc, char **argv)
                         "for report.json\n");
         goto out;
     }
-    if (profile_path || (!no_profile && access(DEFAULT_PROFILE, R_OK) == 0)) {
-        const char *p = profile_path ? profile_path : DEFAULT_PROFILE;
-        if (cp_profile_parse_file(p, &profile, &err) < 0) {
-            fprintf(stderr, "collprof analyze: %s\n", err.text);
-            rc = profile_path ? EXIT_USAGE : EXIT_UNUSABLE;
-            goto out;
-        }
-        opts.profile = &profile;
+    c = cp_clijob_load_profile("analyze", profile_path, no_profile, &profile,
+                               &opts.profile);
+    if (c != 0) {
+        rc = c;
+        goto out;
     }
     if (!probe_path && !no_probe &&
         cp_probeview_find((const char *const *)(argv + optind), found_probe,
@@ -625,7 +559,7 @@ int cp_cmd_analyze(int argc, char **argv)
         opts.progress_ctx = &prog;
     }
 
-    if (window_wanted(&win)) {
+    if (cp_clijob_window_given(&win)) {
         if (resolve_window((const char *const *)(argv + optind), &opts, &win,
                            &rc) < 0)
             goto out;

@@ -128,6 +128,69 @@ static void summarize(const char *dir)
                 "clears LD_PRELOAD also hides it)\n");
 }
 
+/* The nodes the job's logs in dir name: how many logs, and *node the one
+ * node they all name ("" when none or several; *several set then). */
+static int log_nodes(const char *dir, char *node, size_t len, int *several)
+{
+    char **paths = NULL;
+    int n, i;
+
+    node[0] = '\0';
+    *several = 0;
+    n = cp_logdir_list(dir, &paths, NULL);
+    for (i = 0; i < n; i++) {
+        struct cp_logfile *lf = cp_logfile_open(paths[i], NULL);
+        const struct cp_log_header *h = lf ? cp_logfile_header(lf) : NULL;
+        char name[sizeof h->node + 1];
+        if (h) {
+            memcpy(name, h->node, sizeof h->node);
+            name[sizeof h->node] = '\0';
+            if (!*several && !node[0]) {
+                size_t k = strnlen(name, len - 1);
+                memcpy(node, name, k);
+                node[k] = '\0';
+            } else if (strncmp(node, name, len - 1) != 0) {
+                *several = 1;
+            }
+        }
+        cp_logfile_close(lf);
+    }
+    cp_logdir_free(paths);
+    if (*several)
+        node[0] = '\0';
+    return n > 0 ? n : 0;
+}
+
+/* The port snapshots taken around the program, kept under the name of the
+ * node the job's logs give this host (the analysis matches snapshots to
+ * the logs' nodes by name); none when no process wrote a log, and under
+ * the host's own name when the logs name several nodes (a simulated
+ * multi-node job on one machine). */
+static void keep_port_snapshots(const char *dir, struct cp_ports_snapshot *start,
+                                struct cp_ports_snapshot *end, int quiet)
+{
+    char node[sizeof start->node];
+    struct cp_error err;
+    int several, n = log_nodes(dir, node, sizeof node, &several);
+
+    if (n == 0) {
+        if (!quiet)
+            fprintf(stderr, "collprof: no port snapshot kept: no process "
+                            "wrote a log\n");
+        return;
+    }
+    if (node[0]) {
+        snprintf(start->node, sizeof start->node, "%s", node);
+        snprintf(end->node, sizeof end->node, "%s", node);
+    } else if (several && !quiet) {
+        fprintf(stderr, "collprof: the logs name several nodes: this host's "
+                        "port snapshots are kept as ports-%s-*.json\n",
+                start->node);
+    }
+    if (cp_ports_write(start, dir, &err) < 0 || cp_ports_write(end, dir, &err) < 0)
+        fprintf(stderr, "collprof record: port snapshot: %s\n", err.text);
+}
+
 /* "auto" or a timer's name as the log format spells it (cp_timer_name). */
 static int timer_known(const char *name)
 {
@@ -151,6 +214,9 @@ int cp_cmd_record(int argc, char **argv)
     const char *dir = NULL, *timer = NULL, *old;
     char shim[PATH_MAX], absdir[PATH_MAX], *preload = NULL;
     struct cp_error perr;
+    struct cp_ports_snapshot snap_start, snap_end;
+    char node[64];
+    int have_start = 0;
     int c, quiet = 0, status, rc = 2;
     long nlogs;
     pid_t pid;
@@ -226,8 +292,11 @@ int cp_cmd_record(int argc, char **argv)
     }
     unsetenv("COLLPROF_DISABLE");
     /* this node's RDMA ports before and after (docs/plugin.md, "Port
-     * snapshots"); a failure costs the analysis its port evidence only */
-    if (cp_ports_snapshot_dir(absdir, NULL, "start", &perr) < 0)
+     * snapshots"), written when the logs say which node this is; a failure
+     * costs the analysis its port evidence only */
+    cp_ports_node_name(node, sizeof node);
+    have_start = cp_ports_take(&snap_start, node, "start", NULL, &perr) == 0;
+    if (!have_start)
         fprintf(stderr, "collprof record: port snapshot: %s\n", perr.text);
 
     pid = fork();
@@ -253,11 +322,20 @@ int cp_cmd_record(int argc, char **argv)
         }
     }
     rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    if (cp_ports_snapshot_dir(absdir, NULL, "end", &perr) < 0)
-        fprintf(stderr, "collprof record: port snapshot: %s\n", perr.text);
+    if (have_start) {
+        if (cp_ports_take(&snap_end, node, "end", NULL, &perr) == 0) {
+            keep_port_snapshots(absdir, &snap_start, &snap_end, quiet);
+            cp_ports_clear(&snap_end);
+        } else {
+            fprintf(stderr, "collprof record: port snapshot: %s\n",
+                    perr.text);
+        }
+    }
     if (!quiet)
         summarize(absdir);
 out:
+    if (have_start)
+        cp_ports_clear(&snap_start);
     free(preload);
     return rc;
 }

@@ -15,16 +15,13 @@
 #include <zlib.h>
 
 #include "cp_analysis.h"
+#include "cp_clijob.h"
 #include "cp_cmds.h"
 #include "cp_path.h"
 #include "cp_profile.h"
 #include "cp_trace.h"
 #include "cp_units.h"
 
-#ifndef CP_SYSCONFDIR
-#define CP_SYSCONFDIR "/etc"
-#endif
-#define DEFAULT_PROFILE CP_SYSCONFDIR "/collprof/profile"
 #define MAX_COMMS 64
 
 #define EXIT_UNUSABLE 1
@@ -32,6 +29,8 @@
 
 static void usage(FILE *out)
 {
+    char profile[4200];
+
     fprintf(out,
             "usage: collprof trace DIR|FILE... -o FILE [OPTIONS]\n"
             "\n"
@@ -61,8 +60,9 @@ static void usage(FILE *out)
             "      --max-events N   refuse a trace of more events (default\n"
             "                       %u: what the viewers load; 0: no limit)\n"
             "      --profile FILE   the site profile for the model's times\n"
-            "                       (as collprof analyze; default: "
-            DEFAULT_PROFILE " when it exists)\n"
+            "                       (as collprof analyze); by default the site\n"
+            "                       profile when it exists:\n"
+            "                         %s\n"
             "      --no-profile     fit the model to the job's calls only\n"
             "  -q, --quiet          no summary line\n"
             "  -h, --help           this text\n"
@@ -72,7 +72,7 @@ static void usage(FILE *out)
             "\n"
             "Exit status: 0 written; 1 no readable log, the trace would be too\n"
             "large, or it could not be written; 2 bad usage.\n",
-            CP_TRACE_MAX_EVENTS);
+            CP_TRACE_MAX_EVENTS, cp_clijob_profile_help(profile, sizeof profile));
 }
 
 /* ---- output: plain or gzip, through a temporary file ---------------------- */
@@ -163,24 +163,6 @@ static void print_done(const char *path, const struct cp_trace_stats *st,
             gz ? " compressed)" : "");
 }
 
-static int parse_time_arg(const char *opt, const char *text, int64_t *ns)
-{
-    struct cp_error err;
-    double s;
-
-    if (cp_units_parse_time(text, &s, &err) < 0) {
-        fprintf(stderr, "collprof trace: %s: %s\n", opt, err.text);
-        return -1;
-    }
-    if (!(s >= 0) || s > 9e9) {
-        fprintf(stderr, "collprof trace: %s: expected a time since the run's "
-                        "first call, got '%s'\n", opt, text);
-        return -1;
-    }
-    *ns = (int64_t)llround(s * 1e9);
-    return 0;
-}
-
 int cp_cmd_trace(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -211,11 +193,12 @@ int cp_cmd_trace(int argc, char **argv)
     int have_out = 0;
     int quiet = 0, no_profile = 0, c, rc = EXIT_USAGE, n, fd = -1, gz = 0;
     struct stat sb;
-    long step_from = -1, step_to = -1;
+    struct cp_clijob_window win;
 
     memset(&out, 0, sizeof out);
     cp_trace_opts_init(&topts);
     cp_analysis_opts_init(&aopts);
+    cp_clijob_window_init(&win);
     topts.comms = comms;
     optind = 1;
     opterr = 0;
@@ -225,31 +208,17 @@ int cp_cmd_trace(int argc, char **argv)
             output = optarg;
             break;
         case 'F':
-            if (parse_time_arg("--from", optarg, &topts.from_ns) < 0)
-                goto out;
-            break;
         case 'T':
-            if (parse_time_arg("--to", optarg, &topts.to_ns) < 0)
-                goto out;
-            break;
         case 's':
-            if (cp_analysis_parse_steps(optarg, &step_from, &step_to, &err) <
-                0) {
-                fprintf(stderr, "collprof trace: --steps: %s\n", err.text);
+        case 'S':
+            if (cp_clijob_window_option("trace",
+                                        c == 'F'   ? "--from"
+                                        : c == 'T' ? "--to"
+                                        : c == 's' ? "--steps"
+                                                   : "--skip-steps",
+                                        optarg, &win) < 0)
                 goto out;
-            }
             break;
-        case 'S': {
-            uint64_t v;
-            if (cp_units_parse_count(optarg, UINT32_MAX, &v, &err) < 0) {
-                fprintf(stderr, "collprof trace: --skip-steps: %s\n",
-                        err.text);
-                goto out;
-            }
-            step_from = (long)v;
-            step_to = -1;
-            break;
-        }
         case 'r':
             free(ranges);
             n = cp_trace_parse_ranks(optarg, &ranges, &err);
@@ -306,25 +275,13 @@ int cp_cmd_trace(int argc, char **argv)
                         "goes (FILE.json, or FILE.json.gz compressed)\n");
         goto out;
     }
-    if ((step_from >= 0 || step_to >= 0) &&
-        (topts.from_ns != INT64_MIN || topts.to_ns != INT64_MAX)) {
-        fprintf(stderr, "collprof trace: give the cut by time (--from, --to) "
-                        "or by steps (--steps, --skip-steps), not both\n");
+    if (cp_clijob_window_check("trace", &win) < 0)
         goto out;
-    }
-    if (topts.from_ns != INT64_MIN && topts.to_ns != INT64_MAX &&
-        topts.to_ns <= topts.from_ns) {
-        fprintf(stderr, "collprof trace: --to must be later than --from\n");
+    c = cp_clijob_load_profile("trace", profile_path, no_profile, &profile,
+                               &aopts.profile);
+    if (c != 0) {
+        rc = c;
         goto out;
-    }
-    if (profile_path || (!no_profile && access(DEFAULT_PROFILE, R_OK) == 0)) {
-        const char *p = profile_path ? profile_path : DEFAULT_PROFILE;
-        if (cp_profile_parse_file(p, &profile, &err) < 0) {
-            fprintf(stderr, "collprof trace: %s\n", err.text);
-            rc = profile_path ? EXIT_USAGE : EXIT_UNUSABLE;
-            goto out;
-        }
-        aopts.profile = &profile;
     }
 
     rc = EXIT_UNUSABLE;
@@ -333,14 +290,14 @@ int cp_cmd_trace(int argc, char **argv)
         fprintf(stderr, "collprof trace: %s\n", err.text);
         goto out;
     }
-    if (step_from >= 0 || step_to >= 0) {
+    if (cp_clijob_window_given(&win)) {
         int64_t a, b;
-        if (cp_analysis_step_window(an, step_from, step_to, &a, &b, &err) <
-            0) {
-            fprintf(stderr, "collprof trace: --steps: %s\n", err.text);
+        unsigned steps;
+        if (cp_clijob_window_resolve("trace", &win, an, &a, &b, &steps) < 0) {
             rc = EXIT_USAGE;
             goto out;
         }
+        /* the trace's cut is on the axis of the run's first call */
         if (a != INT64_MIN)
             topts.from_ns = a - an->summary.start_ns;
         if (b != INT64_MAX)

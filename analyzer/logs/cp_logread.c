@@ -6,7 +6,9 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -439,4 +441,67 @@ void cp_logdir_free(char **paths)
     for (i = 0; paths[i]; i++)
         free(paths[i]);
     free(paths);
+}
+
+/* ---- times no job can have ----------------------------------------------- */
+
+const char *cp_log_time_problem(uint64_t start_ns, uint64_t end_ns)
+{
+    if (start_ns < CP_TIME_MIN_NS)
+        return "starts before 2000";
+    if (start_ns >= CP_TIME_MAX_NS)
+        return "starts after 2100";
+    if (end_ns < start_ns)
+        return "ends before it starts";
+    if (end_ns >= CP_TIME_MAX_NS)
+        return "ends after 2100";
+    if (end_ns - start_ns > CP_SPAN_MAX_NS)
+        return "lasts over a year";
+    return NULL;
+}
+
+/* "2026-12-01 20:59:01 UTC", or the raw number when gmtime cannot say. */
+static void utc_text(uint64_t ns, char *buf, size_t size)
+{
+    time_t t = (time_t)(ns / UINT64_C(1000000000));
+    struct tm tm;
+
+    if (ns / UINT64_C(1000000000) > (uint64_t)INT64_MAX / 2 ||
+        !gmtime_r(&t, &tm) ||
+        strftime(buf, size, "%Y-%m-%d %H:%M:%S UTC", &tm) == 0)
+        snprintf(buf, size, "%llu ns", (unsigned long long)ns);
+}
+
+int cp_log_header_time_problem(const struct cp_log_header *h, uint64_t *offset,
+                               char *buf, size_t size)
+{
+    const char *why = NULL;
+    uint64_t at = offsetof(struct cp_log_header, start_realtime_ns);
+    uint64_t v = h->start_realtime_ns;
+    char when[64];
+
+    if (v < CP_TIME_MIN_NS)
+        why = "before 2000";
+    else if (v >= CP_TIME_MAX_NS)
+        why = "after 2100";
+    if (!why && h->end_realtime_ns != 0) {
+        at = offsetof(struct cp_log_header, end_realtime_ns);
+        v = h->end_realtime_ns;
+        if (v < h->start_realtime_ns)
+            why = "before the log's start";
+        else if (v >= CP_TIME_MAX_NS)
+            why = "after 2100";
+        else if (v - h->start_realtime_ns > CP_SPAN_MAX_NS)
+            why = "over a year after the log's start";
+    }
+    if (!why)
+        return 0;
+    utc_text(v, when, sizeof when);
+    snprintf(buf, size, "%s time %s: %s, a time no job can have (the "
+             "header's times are not used)",
+             at == offsetof(struct cp_log_header, start_realtime_ns) ? "start"
+                                                                    : "end",
+             when, why);
+    *offset = at;
+    return 1;
 }

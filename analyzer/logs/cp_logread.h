@@ -65,6 +65,27 @@ void cp_logfile_close(struct cp_logfile *lf);
 int cp_logdir_list(const char *path, char ***paths, struct cp_error *err);
 void cp_logdir_free(char **paths);
 
+/* Times a job can have (docs/log-format.md, "Times no job can have"):
+ * CLOCK_REALTIME ns from 2000-01-01 to 2100-01-01 UTC, an interval that
+ * ends at or after its start, a log that spans at most a year (366 days).
+ * Anything else is damage (a torn write, a broken clock, a writer's
+ * overflow), never a measurement. */
+#define CP_TIME_MIN_NS UINT64_C(946684800000000000)  /* 2000-01-01 UTC */
+#define CP_TIME_MAX_NS UINT64_C(4102444800000000000) /* 2100-01-01 UTC */
+#define CP_SPAN_MAX_NS UINT64_C(31622400000000000)   /* 366 days */
+
+/* Why [start_ns, end_ns] is not an interval a job can have ("starts before
+ * 2000", "ends after 2100", "ends before it starts", "lasts over a year"),
+ * or NULL when it is.  A static string. */
+const char *cp_log_time_problem(uint64_t start_ns, uint64_t end_ns);
+
+/* Checks the header's start and end times (end 0: never closed): 0 when
+ * they are times a job can have, else 1 with *offset the byte offset of the
+ * bad field and why in buf ("start time 1970-01-01 00:00:01 UTC: before
+ * 2000, a time no job can have"). */
+int cp_log_header_time_problem(const struct cp_log_header *h, uint64_t *offset,
+                               char *buf, size_t size);
+
 /* Byte-swap a record of the other byte order in place (exposed for tests). */
 void cp_rec_swap(union cp_rec *rec);
 

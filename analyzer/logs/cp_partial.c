@@ -55,13 +55,56 @@ static uint64_t get64(const unsigned char *p)
 #define FNV_OFFSET 0xcbf29ce484222325ull
 #define FNV_PRIME 0x100000001b3ull
 
-static uint64_t fnv(uint64_t h, const void *data, size_t n)
+/* The checksum: FNV-1a over the data's 64-bit little-endian words, then
+ * its last 0-7 bytes one at a time (a word per step: checking a partial
+ * costs a small part of reading it).  Fed in pieces of any size. */
+struct sum {
+    uint64_t h;
+    unsigned npend;
+    unsigned char pend[8];
+};
+
+static void sum_init(struct sum *s)
+{
+    s->h = FNV_OFFSET;
+    s->npend = 0;
+}
+
+static void sum_add(struct sum *s, const void *data, size_t n)
 {
     const unsigned char *p = data;
-    size_t i;
-    for (i = 0; i < n; i++)
-        h = (h ^ p[i]) * FNV_PRIME;
+
+    while (n > 0 && s->npend > 0) {
+        s->pend[s->npend++] = *p++;
+        n--;
+        if (s->npend == 8) {
+            s->h = (s->h ^ get64(s->pend)) * FNV_PRIME;
+            s->npend = 0;
+        }
+    }
+    for (; n >= 8; p += 8, n -= 8)
+        s->h = (s->h ^ get64(p)) * FNV_PRIME;
+    while (n-- > 0)
+        s->pend[s->npend++] = *p++;
+}
+
+static uint64_t sum_final(const struct sum *s)
+{
+    uint64_t h = s->h;
+    unsigned i;
+
+    for (i = 0; i < s->npend; i++)
+        h = (h ^ s->pend[i]) * FNV_PRIME;
     return h;
+}
+
+static uint64_t checksum(const void *data, size_t n)
+{
+    struct sum s;
+
+    sum_init(&s);
+    sum_add(&s, data, n);
+    return sum_final(&s);
 }
 
 /* ---- the file's header and index ------------------------------------------ *
@@ -212,7 +255,7 @@ static int read_partial(int fd, const char *path, int verify,
         goto out;
     }
     got = read_full(fd, index, index_size);
-    if (got != index_size || fnv(FNV_OFFSET, index, index_size) != get64(h + 24)) {
+    if (got != index_size || checksum(index, index_size) != get64(h + 24)) {
         cp_error_set(err, path, CP_PARTIAL_HEADER_SIZE, "%s: offset %u: index "
                      "damaged (checksum)", path, CP_PARTIAL_HEADER_SIZE);
         goto out;
@@ -258,15 +301,17 @@ static int read_partial(int fd, const char *path, int verify,
         }
         for (i = 0; i < p->nlogs; i++) {
             const struct entry *e = &p->e[i];
-            uint64_t left = e->size, sum = FNV_OFFSET;
+            uint64_t left = e->size;
+            struct sum sum;
+            sum_init(&sum);
             while (left > 0) {
                 size_t want = left < IO_BUFFER ? (size_t)left : IO_BUFFER;
                 if (read_full(fd, buf, want) != want)
                     break;
-                sum = fnv(sum, buf, want);
+                sum_add(&sum, buf, want);
                 left -= want;
             }
-            if (left > 0 || sum != e->sum) {
+            if (left > 0 || sum_final(&sum) != e->sum) {
                 cp_error_set(err, path, (int64_t)e->offset, "%s: offset %llu: "
                              "the data of %s is damaged (checksum)", path,
                              (unsigned long long)e->offset, e->name);
@@ -289,14 +334,15 @@ out:
 
 struct sink {
     FILE *f;
-    uint64_t bytes, sum;
+    uint64_t bytes;
+    struct sum sum;
 };
 
 static void emit(struct sink *s, const void *p, size_t n)
 {
     fwrite(p, 1, n, s->f);
     s->bytes += n;
-    s->sum = fnv(s->sum, p, n);
+    sum_add(&s->sum, p, n);
 }
 
 static void emit_varint(struct sink *s, uint64_t v)
@@ -501,7 +547,7 @@ int cp_partial_reduce(const char *dir, const char *node, const char *out_path,
             goto out;
         s.f = o.f;
         s.bytes = 0;
-        s.sum = FNV_OFFSET;
+        sum_init(&s.sum);
         e->offset = offset;
         rc = encode_log(fd, path, e, &s, err);
         close(fd);
@@ -509,14 +555,14 @@ int cp_partial_reduce(const char *dir, const char *node, const char *out_path,
             goto out;
         rc = -1;
         e->size = s.bytes;
-        e->sum = s.sum;
+        e->sum = sum_final(&s.sum);
         offset += s.bytes;
         p.raw_bytes += e->raw_size;
         encode_entry(index + (size_t)k * CP_PARTIAL_ENTRY_SIZE, e);
     }
     p.file_size = offset;
-    encode_header(h, &p, fnv(FNV_OFFSET, index,
-                             (size_t)p.nlogs * CP_PARTIAL_ENTRY_SIZE));
+    encode_header(h, &p, checksum(index,
+                                  (size_t)p.nlogs * CP_PARTIAL_ENTRY_SIZE));
     if (fseek(o.f, 0, SEEK_SET) != 0) {
         cp_error_set(err, out_path, -1, "%s: cannot seek: %s", out_path,
                      strerror(errno));
@@ -940,23 +986,30 @@ static uint64_t src_at(const struct cp_partial_src *s)
     return s->e.offset + s->in_pos - (s->ifill - s->ipos);
 }
 
-static int src_byte(struct cp_partial_src *s, unsigned char *b)
+/* Refill ibuf from the section; -1 at its end or on an I/O error. */
+static int src_refill(struct cp_partial_src *s)
 {
-    if (s->ipos == s->ifill) {
-        uint64_t left = s->e.size - s->in_pos;
-        size_t want = left < IO_BUFFER ? (size_t)left : IO_BUFFER;
-        ssize_t n;
-        if (want == 0)
-            return -1;
-        do
-            n = pread(s->fd, s->ibuf, want, (off_t)(s->e.offset + s->in_pos));
-        while (n < 0 && errno == EINTR);
-        if (n <= 0)
-            return -1;
-        s->ifill = (size_t)n;
-        s->ipos = 0;
-        s->in_pos += (uint64_t)n;
-    }
+    uint64_t left = s->e.size - s->in_pos;
+    size_t want = left < IO_BUFFER ? (size_t)left : IO_BUFFER;
+    ssize_t n;
+
+    if (want == 0)
+        return -1;
+    do
+        n = pread(s->fd, s->ibuf, want, (off_t)(s->e.offset + s->in_pos));
+    while (n < 0 && errno == EINTR);
+    if (n <= 0)
+        return -1;
+    s->ifill = (size_t)n;
+    s->ipos = 0;
+    s->in_pos += (uint64_t)n;
+    return 0;
+}
+
+static inline int src_byte(struct cp_partial_src *s, unsigned char *b)
+{
+    if (__builtin_expect(s->ipos == s->ifill, 0) && src_refill(s) < 0)
+        return -1;
     *b = s->ibuf[s->ipos++];
     return 0;
 }
@@ -967,6 +1020,21 @@ static int src_varint(struct cp_partial_src *s, uint64_t *v)
     unsigned char b;
 
     *v = 0;
+    if (__builtin_expect(s->ifill - s->ipos >= 10, 1)) {
+        /* all of it in the buffer */
+        const unsigned char *in = s->ibuf + s->ipos;
+        for (shift = 0; shift < 70; shift += 7) {
+            b = *in++;
+            if (shift == 63 && (b & 0x7e))
+                return -1;
+            *v |= (uint64_t)(b & 0x7f) << shift;
+            if (!(b & 0x80)) {
+                s->ipos = (size_t)(in - s->ibuf);
+                return 0;
+            }
+        }
+        return -1;
+    }
     for (shift = 0; shift < 70; shift += 7) {
         if (src_byte(s, &b) < 0)
             return -1;
@@ -979,19 +1047,19 @@ static int src_varint(struct cp_partial_src *s, uint64_t *v)
     return -1;
 }
 
-/* Decode the next slot (or tail) into s->slot.  0 at the end, 1, -1. */
-static int src_next(struct cp_partial_src *s)
+/* Decode the next slot (or the tail) into dst (REC bytes of room).
+ * Returns the bytes produced (REC, or the tail's length), 0 at the end,
+ * -1 on damage. */
+static int src_next(struct cp_partial_src *s, unsigned char *dst)
 {
     unsigned char op, kind, b;
     uint64_t v, at;
-    int k;
+    int k, len = REC;
 
     if (s->zeros > 0) {
         s->zeros--;
-        memset(s->slot, 0, REC);
-        s->slot_len = REC;
-        s->slot_pos = 0;
-        return 1;
+        memset(dst, 0, REC);
+        return REC;
     }
     if (s->ended)
         return 0;
@@ -1004,31 +1072,38 @@ static int src_next(struct cp_partial_src *s)
             v > (s->e.raw_size - s->pos) / REC)
             goto damaged;
         s->zeros = v - 1;
-        memset(s->slot, 0, REC);
-        s->slot_len = REC;
+        memset(dst, 0, REC);
         break;
-    case CP_PARTIAL_OP_SLOT:
+    case CP_PARTIAL_OP_SLOT: {
+        unsigned char *prev;
         if (src_byte(s, &kind) < 0 || kind == CP_REC_EMPTY ||
             src_varint(s, &v) < 0 || (v >> (REC - 1)) != 0)
             goto damaged;
-        memcpy(s->slot, s->prev[kind], REC);
-        s->slot[0] = kind;
-        for (k = 1; k < (int)REC; k++)
-            if (v & (1ull << (k - 1))) {
+        prev = s->prev[kind];
+        prev[0] = kind;
+        if (s->ifill - s->ipos >= REC) {
+            /* every changed byte is in the buffer: no checks per byte */
+            const unsigned char *in = s->ibuf + s->ipos;
+            for (; v; v &= v - 1)
+                prev[__builtin_ctzll(v) + 1] ^= *in++;
+            s->ipos = (size_t)(in - s->ibuf);
+        } else {
+            for (; v; v &= v - 1) {
                 if (src_byte(s, &b) < 0)
                     goto damaged;
-                s->slot[k] ^= b;
+                prev[__builtin_ctzll(v) + 1] ^= b;
             }
-        memcpy(s->prev[kind], s->slot, REC);
-        s->slot_len = REC;
+        }
+        memcpy(dst, prev, REC);
         break;
+    }
     case CP_PARTIAL_OP_TAIL:
         if (src_varint(s, &v) < 0 || v == 0 || v >= REC)
             goto damaged;
         for (k = 0; k < (int)v; k++)
-            if (src_byte(s, &s->slot[k]) < 0)
+            if (src_byte(s, &dst[k]) < 0)
                 goto damaged;
-        s->slot_len = (size_t)v;
+        len = (int)v;
         break;
     case CP_PARTIAL_OP_END:
         if (s->pos != s->e.raw_size) {
@@ -1040,12 +1115,11 @@ static int src_next(struct cp_partial_src *s)
     default:
         goto damaged;
     }
-    if (s->slot_len > s->e.raw_size - s->pos) {
+    if ((uint64_t)len > s->e.raw_size - s->pos) {
         src_damage(s, at, "more data than the log had");
         return -1;
     }
-    s->slot_pos = 0;
-    return 1;
+    return len;
 damaged:
     src_damage(s, at, "undecodable data");
     return -1;
@@ -1123,18 +1197,30 @@ ssize_t cp_partial_src_read(struct cp_partial_src *s, void *buf, size_t len)
                 done += n;
                 continue;
             }
-            if (s->slot_pos == s->slot_len) {
-                r = src_next(s);
+            if (s->slot_pos == s->slot_len && len - done >= REC) {
+                /* a whole slot: decoded in place */
+                r = src_next(s, out + done);
                 if (r < 0)
                     return done > 0 ? (ssize_t)done : -1;
                 if (r == 0)
                     break;
+                n = (size_t)r;
+            } else {
+                if (s->slot_pos == s->slot_len) {
+                    r = src_next(s, s->slot);
+                    if (r < 0)
+                        return done > 0 ? (ssize_t)done : -1;
+                    if (r == 0)
+                        break;
+                    s->slot_len = (size_t)r;
+                    s->slot_pos = 0;
+                }
+                n = s->slot_len - s->slot_pos;
+                if (n > len - done)
+                    n = len - done;
+                memcpy(out + done, s->slot + s->slot_pos, n);
+                s->slot_pos += n;
             }
-            n = s->slot_len - s->slot_pos;
-            if (n > len - done)
-                n = len - done;
-            memcpy(out + done, s->slot + s->slot_pos, n);
-            s->slot_pos += n;
         }
         s->pos += n;
         done += n;

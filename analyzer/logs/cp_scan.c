@@ -6,9 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cp_partial.h"
+#include "cp_path.h"
 #include "cp_scan.h"
 
 static void note(struct cp_scan *s, uint64_t offset, const char *what)
@@ -22,8 +24,15 @@ static void note(struct cp_scan *s, uint64_t offset, const char *what)
 
 struct cp_scan *cp_scan_open(const char *path, struct cp_error *err)
 {
+    return cp_scan_open_sized(path, CP_SCAN_BUFFER, err);
+}
+
+struct cp_scan *cp_scan_open_sized(const char *path, size_t buf_size,
+                                   struct cp_error *err)
+{
     struct cp_logfile *lf = NULL;
     struct cp_scan *s = NULL, *ret = NULL;
+    struct stat sb;
     uint32_t endian;
     int saved;
 
@@ -37,7 +46,9 @@ struct cp_scan *cp_scan_open(const char *path, struct cp_error *err)
         goto out;
     }
     s->fd = -1;
-    if (posix_memalign((void **)&s->buf, 64, CP_SCAN_BUFFER) != 0) {
+    buf_size -= buf_size % CP_LOG_RECORD_SIZE;
+    s->buf_size = buf_size < CP_SCAN_BUFFER_MIN ? CP_SCAN_BUFFER_MIN : buf_size;
+    if (posix_memalign((void **)&s->buf, 64, s->buf_size) != 0) {
         s->buf = NULL;
         cp_error_set(err, path, -1, "%s: out of memory", path);
         goto out;
@@ -60,11 +71,13 @@ struct cp_scan *cp_scan_open(const char *path, struct cp_error *err)
     /* the same file the reference reader checked, not the name again */
     s->fd = fcntl(cp_logfile_fd(lf), F_DUPFD_CLOEXEC, 0);
     if (s->fd < 0 || pread(s->fd, &endian, sizeof endian, 8) != sizeof endian ||
-        lseek(s->fd, (off_t)s->header_size, SEEK_SET) < 0) {
+        fstat(s->fd, &sb) < 0) {
         cp_error_set(err, path, -1, "%s: cannot read: %s", path,
                      strerror(errno));
         goto out;
     }
+    s->dev = (uint64_t)sb.st_dev;
+    s->ino = (uint64_t)sb.st_ino;
     s->swapped = endian != CP_LOG_ENDIAN;
     s->buf_offset = s->header_size;
     /* read once, front to back: a larger readahead where the file is not
@@ -80,6 +93,37 @@ out:
     return ret;
 }
 
+void cp_scan_park(struct cp_scan *s)
+{
+    if (s->partial)
+        return; /* read through the partial's reader, not a descriptor */
+    s->parked = 1;
+    if (s->fd >= 0)
+        close(s->fd);
+    s->fd = -1;
+}
+
+/* A parked scan's file again: the same file (device, inode) as at open,
+ * else -1 with the problem noted. */
+static int reopen(struct cp_scan *s)
+{
+    struct stat sb;
+    struct cp_error e;
+    int fd = cp_path_open_input(s->path, cp_path_log_links(), &e);
+
+    if (fd >= 0 && (fstat(fd, &sb) < 0 || (uint64_t)sb.st_dev != s->dev ||
+                    (uint64_t)sb.st_ino != s->ino)) {
+        close(fd);
+        fd = -1;
+        errno = ESTALE;
+    }
+    if (fd < 0)
+        note(s, s->buf_offset + s->fill,
+             "the file was replaced or removed while it was read (the rest "
+             "is not read)");
+    return fd;
+}
+
 int cp_scan_refill(struct cp_scan *s)
 {
     size_t keep = s->fill - s->pos, got = 0;
@@ -88,11 +132,15 @@ int cp_scan_refill(struct cp_scan *s)
     memmove(buf, buf + s->pos, keep);
     s->buf_offset += s->pos;
     s->pos = 0;
-    while (keep + got < CP_SCAN_BUFFER) {
-        ssize_t n = s->partial ? cp_partial_src_read(s->partial, buf + keep + got,
-                                                     CP_SCAN_BUFFER - keep - got)
-                               : read(s->fd, buf + keep + got,
-                                      CP_SCAN_BUFFER - keep - got);
+    if (s->fd < 0 && s->parked)
+        s->fd = reopen(s);
+    while ((s->fd >= 0 || s->partial) && keep + got < s->buf_size) {
+        ssize_t n = s->partial
+                        ? cp_partial_src_read(s->partial, buf + keep + got,
+                                              s->buf_size - keep - got)
+                        : pread(s->fd, buf + keep + got,
+                                s->buf_size - keep - got,
+                                (off_t)(s->buf_offset + keep + got));
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
@@ -100,6 +148,10 @@ int cp_scan_refill(struct cp_scan *s)
         got += (size_t)n;
         if ((keep + got) % CP_LOG_RECORD_SIZE == 0)
             break; /* whole records: enough for now */
+    }
+    if (s->parked && s->fd >= 0) {
+        close(s->fd);
+        s->fd = -1;
     }
     s->fill = keep + got;
     if (s->partial && cp_partial_src_problem(s->partial) && !s->have_problem) {

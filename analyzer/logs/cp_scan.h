@@ -13,7 +13,12 @@
  * silently, slots of an unknown kind and a partial trailing record are
  * skipped and counted, the first problem is kept with its offset.
  *
- * Memory: one buffer of CP_SCAN_BUFFER bytes per open scan.
+ * Memory: one buffer per open scan, CP_SCAN_BUFFER bytes or the size
+ * given to cp_scan_open_sized (a caller with many files at once divides a
+ * fixed budget among them).  Descriptors: one per scan, unless the scan
+ * is parked (cp_scan_park): then each refill opens the file, checks that
+ * it is the same file (device and inode), reads and closes it, so that a
+ * caller can hold more scans than the limit on open files.
  */
 #ifndef COLLPROF_CP_SCAN_H
 #define COLLPROF_CP_SCAN_H
@@ -26,26 +31,38 @@
 #include "cp_logread.h"
 
 #define CP_SCAN_BUFFER (64 * 1024)
+#define CP_SCAN_BUFFER_MIN 4096
 
 struct cp_scan {
-    int fd;
-    int swapped;
-    int have_problem;
-    uint32_t header_size;
+    /* the fields of the hot loop first: one cache line */
+    union cp_rec *buf;         /* buf_size bytes, 64-byte aligned */
     size_t fill, pos;          /* valid bytes in buf, next record */
     uint64_t buf_offset;       /* file offset of buf[0] */
+    size_t buf_size;
+    int fd;                    /* -1 while parked */
+    int swapped;
+    int parked;                /* no descriptor kept between refills */
+    int have_problem;
+    uint32_t header_size;
+    uint64_t dev, ino;         /* the file the scan was opened on */
     struct cp_logfile_stats st; /* empty, bad, truncated (records: derived) */
-    struct cp_log_header hdr;  /* host byte order */
-    struct cp_error problem;
     char *path;
     struct cp_partial_src *partial; /* a log held by a node partial */
-    union cp_rec *buf;         /* CP_SCAN_BUFFER bytes, 64-byte aligned */
+    struct cp_log_header hdr;  /* host byte order */
+    struct cp_error problem;
 };
 
 /* Open and validate path (as cp_logfile_open).  NULL with err filled (the
  * file and offset named) when it is not a readable log.  The caller owns
  * the result: cp_scan_close. */
 struct cp_scan *cp_scan_open(const char *path, struct cp_error *err);
+/* The same with a buffer of buf_size bytes (rounded down to whole records,
+ * at least CP_SCAN_BUFFER_MIN). */
+struct cp_scan *cp_scan_open_sized(const char *path, size_t buf_size,
+                                   struct cp_error *err);
+/* Give up the scan's descriptor until its next refill, and from then on
+ * after every refill (see the top). */
+void cp_scan_park(struct cp_scan *s);
 
 /* Refill the buffer once fewer than CP_LOG_RECORD_SIZE unread bytes are
  * left in it (records of the other byte order are swapped in place).

@@ -147,6 +147,57 @@ check "page: 310 more ranks behind the 10 shown" \
 check "page: the files by status, of all 320" \
     grep -q '<p>320 log files: 319 ok; 1 damaged; report.json lists the 1 that need a look' "$t/summary.html"
 
+# 300 nodes of one rank each, node n7's clock 5 ms ahead, and 260 foreign
+# files: clock_offsets.nodes keeps the reference, the 16 largest offsets
+# and the nodes of clock_offset findings (clock_offsets.summary counts the
+# rest); inputs.problems the first 256 (inputs.summary.problems all)
+"$gen" -o "$t/wide" --pattern ddp-small --ranks 300 --ranks-per-node 1 \
+    --steps 2 --clock-offset 7=5ms --seed 9 >/dev/null
+ok $? "gen_logs: 300 ranks on 300 nodes"
+i=0
+while [ $i -lt 260 ]; do
+    echo "not a log" >"$t/wide/foreign$i.cplog"
+    i=$((i + 1))
+done
+"$cp" analyze -q "$t/wide" -o "$t/wide-out" 2>/dev/null &&
+    "$cp" analyze -q --all-ranks "$t/wide" -o "$t/wide-all" 2>/dev/null
+ok $? "analyzed, with and without --all-ranks"
+python3 - "$t/wide-out/report.json" "$t/wide-all/report.json" <<'PY'
+import json, sys
+s, f = (json.load(open(p)) for p in sys.argv[1:3])
+co, fo = s["clock_offsets"], f["clock_offsets"]
+assert len(fo["nodes"]) == 300 and "summary" not in fo
+known = [n for n in fo["nodes"] if n["estimate_s"] is not None]
+mags = sorted(((abs(n["estimate_s"]), i) for i, n in enumerate(fo["nodes"])
+               if n["estimate_s"] is not None), key=lambda t: (-t[0], t[1]))
+keep = {i for _, i in mags[:16]}
+keep.add([n["node"] for n in fo["nodes"]].index(fo["reference"]))
+for fd in f["findings"]:
+    if fd["kind"] == "clock_offset":
+        keep |= {[n["node"] for n in fo["nodes"]].index(x) for x in fd["nodes"]}
+want = [fo["nodes"][i] for i in sorted(keep)]
+assert co["nodes"] == want, ([n["node"] for n in co["nodes"]], [n["node"] for n in want])
+assert any(n["node"] == "n7" for n in co["nodes"]), "the node whose clock is off"
+su = co["summary"]
+assert su["nodes"] == 300 and su["listed"] == len(want), su
+assert su["known"] == len(known), su
+assert su["significant"] == sum(1 for n in fo["nodes"] if n["significant"]), su
+assert abs(su["max_abs_estimate_s"] - mags[0][0]) < 1e-12, su
+for k in co:
+    if k not in ("nodes", "summary"):
+        assert co[k] == fo[k], k
+pa, pf = s["inputs"]["problems"], f["inputs"]["problems"]
+assert len(pf) >= 260 and pa == pf[:256], (len(pa), len(pf))
+assert s["inputs"]["summary"]["problems"] == len(pf)
+print("# clock_offsets: %d of 300 nodes listed; problems %d of %d" %
+      (len(co["nodes"]), len(pa), len(pf)))
+PY
+ok $? "300 nodes: clock offsets of the reference, the largest and the findings' nodes; the first 256 problems, all counted"
+"$cp" report "$t/wide-out/report.json" -o "$t/wide.html"
+ok $? "its page renders"
+check "page: every problem counted, the first 256 in report.json" \
+    grep -q '560 log files: 300 ok; 260 unreadable; report.json lists the 256 that need a look; 260 problems' "$t/wide.html"
+
 # 256 processes: the full tables, as before
 "$gen" -o "$t/small" --pattern ddp-small --ranks 256 --ranks-per-node 8 \
     --steps 2 >/dev/null &&

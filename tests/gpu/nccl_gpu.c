@@ -6,6 +6,9 @@
  *                       replayed; prints one line per phase
  *   nccl_gpu overhead   host time of a 4-byte ncclAllReduce: median ns/call
  *                       of 21 batches of 500 (run with and without the shim)
+ *   nccl_gpu graph N    10 all-reduces, 2 all-reduces captured into a CUDA
+ *                       graph launched N times, 5 more all-reduces (for
+ *                       NCCL's profiler plugin: tests/gpu/plugin_check.c)
  *
  * World size 1 (one rank, one device): every collective still launches its
  * kernel, which is what the GPU timers time.  Built by run.sh against the
@@ -188,6 +191,48 @@ static int all(void)
     return 0;
 }
 
+static int graph(int replays)
+{
+    ncclComm_t comm = make_comm(1);
+    cudaStream_t s;
+    cudaGraph_t g;
+    cudaGraphExec_t exec;
+    char *send, *recv;
+    int i;
+
+    CUDA(cudaStreamCreate(&s));
+    CUDA(cudaMalloc((void **)&send, 4194304));
+    CUDA(cudaMalloc((void **)&recv, 4194304));
+    CUDA(cudaMemset(send, 0, 4194304));
+    for (i = 0; i < 10; i++)
+        NCCL(ncclAllReduce(send, recv, 262144, ncclFloat32, ncclSum, comm, s));
+    CUDA(cudaStreamSynchronize(s));
+    CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    NCCL(ncclAllReduce(send, recv, 16384, ncclFloat32, ncclSum, comm, s));
+    NCCL(ncclAllReduce(send, recv, 1048576, ncclFloat32, ncclSum, comm, s));
+    CUDA(cudaStreamEndCapture(s, &g));
+    CUDA(cudaGraphInstantiate(&exec, g, 0));
+    for (i = 0; i < replays; i++)
+        CUDA(cudaGraphLaunch(exec, s));
+    CUDA(cudaStreamSynchronize(s));
+    for (i = 0; i < 5; i++)
+        NCCL(ncclAllReduce(send, recv, 262144, ncclFloat32, ncclSum, comm, s));
+    CUDA(cudaStreamSynchronize(s));
+    CUDA(cudaGraphExecDestroy(exec));
+    CUDA(cudaGraphDestroy(g));
+    {
+        int version = 0;
+        NCCL(ncclGetVersion(&version));
+        printf("nccl_gpu: NCCL %d: 10 + 5 all-reduces, a graph of 2 launched "
+               "%d times\n",
+               version, replays);
+    }
+    NCCL(ncclCommDestroy(comm));
+    CUDA(cudaFree(send));
+    CUDA(cudaFree(recv));
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     int dev = 0;
@@ -195,5 +240,7 @@ int main(int argc, char **argv)
     CUDA(cudaSetDevice(0));
     if (argc > 1 && strcmp(argv[1], "overhead") == 0)
         return overhead();
+    if (argc > 2 && strcmp(argv[1], "graph") == 0)
+        return graph(atoi(argv[2]));
     return all();
 }

@@ -16,8 +16,16 @@
 #   2. cupti against event on the 256 MB all-reduce (within 2x);
 #   3. the shim's added host ns per 4-byte ncclAllReduce with each timer
 #      (the same program without the shim as the baseline);
-#   4. PyTorch torch.distributed (NCCL backend, world size 1, all_reduce and
+#   4. NCCL's profiler plugin (libcollprof-nccl-profiler.so, NCCL 2.23+):
+#      `nccl_gpu graph 100` (2 all-reduces captured into a graph launched
+#      100 times) with the shim and alone, checked by plugin_check.c: every
+#      launch a call with NCCL's algorithm and its kernel interval, the
+#      shim seeing only the capture; and, where this tree's collprof is
+#      built, the join of the two logs;
+#   5. PyTorch torch.distributed (NCCL backend, world size 1, all_reduce and
 #      all_gather of several sizes) under each timer, if torch is installed.
+# NCCL is looked for in the toolkit, the system, and PyTorch's
+# nvidia-nccl-cu12/-cu13 wheel (site-packages/nvidia/nccl).
 # Environment: CUDA_DIR (default /usr/local/cuda), CC (default cc),
 # CP_GPU_KEEP=1 keeps the work directory.  Exit 0 when every check passed.
 set -u
@@ -49,10 +57,30 @@ find_first() { # find_first FILE DIR... -> the first DIR holding FILE
     done
     return 1
 }
-nccl_inc=$(find_first nccl.h "$CUDA/include" /usr/include /usr/local/include) ||
-    skip "no nccl.h (install the NCCL development package)"
+# NCCL from PyTorch's wheel (nvidia-nccl-cu12/-cu13): nvidia/nccl/{include,lib}
+# in a site-packages folder; the toolkit then has no nccl.h
+wheel_nccl() {
+    command -v python3 >/dev/null 2>&1 || return 1
+    python3 - <<'PY' 2>/dev/null
+import os, site, sys
+dirs = list(sys.path)
+try:
+    dirs += site.getsitepackages() + [site.getusersitepackages()]
+except Exception:
+    pass
+for d in dirs:
+    c = os.path.join(d, "nvidia", "nccl")
+    if os.path.isfile(os.path.join(c, "lib", "libnccl.so.2")):
+        print(c)
+        break
+PY
+}
+wheel=$(wheel_nccl) || wheel=""
+nccl_inc=$(find_first nccl.h "$CUDA/include" /usr/include /usr/local/include \
+    ${wheel:+"$wheel/include"}) ||
+    skip "no nccl.h (install the NCCL development package, or PyTorch's nvidia-nccl wheel)"
 nccl_lib=$(find_first libnccl.so.2 "$CUDA/lib64" "$CUDA/lib" \
-    /usr/lib/x86_64-linux-gnu /usr/lib64 /usr/local/lib) ||
+    /usr/lib/x86_64-linux-gnu /usr/lib64 /usr/local/lib ${wheel:+"$wheel/lib"}) ||
     skip "no libnccl.so.2"
 cuda_lib=$(find_first libcudart.so "$CUDA/lib64" "$CUDA/lib") ||
     skip "no libcudart.so in $CUDA"
@@ -89,7 +117,7 @@ $CC -O2 -g -fPIC -shared -fvisibility=hidden -Wall -I"$top/include" \
     -ldl -lpthread || { fail "the shim does not build"; finish; }
 $CC -O2 -Wall -I"$top/include" -I"$work" -I"$top/analyzer/core" \
     -I"$top/analyzer/logs" "$here/summary.c" "$top/analyzer/logs/cp_logread.c" \
-    "$top/analyzer/core/cp_error.c" \
+    "$top/analyzer/core/cp_error.c" "$top/analyzer/core/cp_path.c" \
     -o "$work/summary" || { fail "summary does not build"; finish; }
 $CC -O2 -Wall -I"$nccl_inc" -I"$CUDA/include" "$here/nccl_gpu.c" \
     -o "$work/nccl_gpu" -L"$nccl_lib" -L"$cuda_lib" \
@@ -109,6 +137,17 @@ if [ -n "$cupti_inc" ]; then
         echo "cp_cuda_abi.h agrees with $cupti_inc/cupti.h ($(grep -c '^ok' "$work/cuda_abi.tap") facts)"
     fi
 fi
+# NCCL's profiler plugin (docs/nccl-profiler.md) and its checker
+$CC -O2 -g -fPIC -shared -fvisibility=hidden -Wall -I"$top/include" \
+    -I"$work" -I"$top/preload" "$top"/nccl-profiler/*.c \
+    "$top/preload/cp_logwrite.c" "$top/preload/cp_config.c" \
+    -o "$work/libcollprof-nccl-profiler.so" -ldl -lpthread ||
+    fail "the NCCL profiler plugin does not build"
+$CC -O2 -Wall -I"$top/include" -I"$work" -I"$top/analyzer/core" \
+    -I"$top/analyzer/logs" "$here/plugin_check.c" \
+    "$top/analyzer/logs/cp_logread.c" "$top/analyzer/core/cp_error.c" \
+    "$top/analyzer/core/cp_path.c" \
+    -o "$work/plugin_check" || fail "plugin_check does not build"
 echo "built in $(($(date +%s) - t_start)) s"
 
 # Where CUPTI and the runtime live, for the shim's dlopen too.
@@ -183,6 +222,48 @@ for timer in host cupti event; do
     fi
 done
 echo "$line"
+
+echo "== NCCL's profiler plugin: a graph of 2 all-reduces launched 100 times"
+# with the shim (each API call once, the capture flagged) and alone
+replays=100
+for how in both plugin; do
+    dir=$work/prof.$how
+    pre=
+    [ "$how" = both ] && pre=$work/libcollprof.so
+    echo "-- $how"
+    env COLLPROF_DIR="$dir" LD_PRELOAD="$pre" \
+        NCCL_PROFILER_PLUGIN="$work/libcollprof-nccl-profiler.so" \
+        timeout 150 "$work/nccl_gpu" graph $replays >"$dir.out" 2>"$dir.err"
+    rc=$?
+    cat "$dir.out"
+    grep '^collprof: ' "$dir.err"
+    if [ $rc -ne 0 ]; then
+        tail -n 20 "$dir.err"
+        fail "nccl_gpu graph with the plugin ($how) failed"
+        continue
+    fi
+    v=$(sed -n 's/^nccl_gpu: NCCL \([0-9]*\):.*/\1/p' "$dir.out")
+    if [ "${v:-0}" -lt 22300 ]; then
+        echo "NCCL ${v:-?} has no profiler API v3+ (2.23): the plugin declines, skipped"
+        break
+    fi
+    "$work/plugin_check" $replays "$dir" >"$dir.chk"
+    rc=$?
+    cat "$dir.chk"
+    [ $rc -eq 0 ] || fail "checks of the plugin's records ($how)"
+done
+# the join of shim and plugin, where this tree's collprof is built
+cp=$top/build/analyzer/collprof
+if [ -x "$cp" ] && [ -d "$work/prof.both" ] && command -v python3 >/dev/null &&
+    "$cp" analyze "$work/prof.both" -o "$work/prof.rep" >/dev/null 2>&1; then
+    j=$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))["nccl_profiler"]["join"]; print(j["joined_calls"], j["graph_launched_calls"], j["timed_by_kernel_interval"])' \
+        "$work/prof.rep/report.json" 2>/dev/null)
+    echo "collprof analyze: joined, graph launches, timed by kernel: ${j:-?}"
+    [ "$j" = "15 $((2 * replays)) 15" ] ||
+        fail "the shim's 15 calls that ran are not all joined with the plugin's ($j)"
+else
+    echo "collprof analyze of the join: skipped (build the tree in $top/build)"
+fi
 
 echo "== PyTorch torch.distributed (NCCL backend, world size 1)"
 if python3 -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)' \

@@ -3,7 +3,10 @@
 # back: an unknown option or a missing value names it (not the whole
 # help); record --timer bogus is refused; analyze --bucket 12 asks for a
 # unit; record of a program that never calls NCCL says why that may be;
-# train_sim --help explains its patterns.
+# train_sim --help explains its patterns; analyze and trace --help show
+# the site profile they read by default and whether it is there; record
+# names its port snapshots after the job's node (none when no process
+# wrote a log).
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/integration/lib.sh"
 need "$collprof" "$train_sim" "$shim"
@@ -27,6 +30,32 @@ check "... and runs nothing" test ! -e "$work/t"
 ok $? "record -- true: exit 0 (the command's status)"
 check "... 0 calls, and a hint that the program may not load NCCL dynamically" sh -c \
     "grep -q '0 NCCL calls from 0 processes' '$work/err' && grep -q 'may not use NCCL, or may link it statically' '$work/err'"
+check "... no port snapshot left, and it says why" sh -c \
+    "! ls '$work/none'/ports-* >/dev/null 2>&1 && grep -qx 'collprof: no port snapshot kept: no process wrote a log' '$work/err'"
+
+# a one-node job whose ranks call their node n1 (simrun's COLLPROF_NODE):
+# the snapshots are n1's, not the host's
+if [ -x "$simrun" ]; then
+    "$collprof" record -q -o "$work/one" -- "$simrun" -n 2 --nodes 1 \
+        --timeout 60 -- "$train_sim" --pattern ddp --steps 1 >/dev/null 2>&1
+    ok $? "record of a one-node job"
+    host=$(hostname | cut -d. -f1)
+    check "... its port snapshots are named after the logs' node n1 (not '$host')" sh -c \
+        "[ -f '$work/one/ports-n1-start.json' ] && [ -f '$work/one/ports-n1-end.json' ] && { [ '$host' = n1 ] || ! ls '$work/one'/ports-$host-* >/dev/null 2>&1; }"
+    check "... and say so inside" grep -q '"node": "n1"' "$work/one/ports-n1-start.json"
+fi
+
+# the default profile: its path, as configured, and whether it is there
+sysconfdir=$(sed -n 's/^sysconfdir = //p' "$b/Makefile")
+prefix=$(sed -n 's/^prefix = //p' "$b/Makefile")
+sysconfdir=$(echo "$sysconfdir" | sed "s|\${prefix}|$prefix|")
+prof=$sysconfdir/collprof/profile
+[ -r "$prof" ] && state=present || state="not present"
+for cmd in analyze trace; do
+    "$collprof" $cmd --help >"$work/help" 2>&1
+    check "$cmd --help shows the default profile it reads and whether it is there ($prof, $state)" \
+        grep -qF "$prof ($state)" "$work/help"
+done
 
 "$collprof" analyze "$work/none" -o "$work/rep" --bucket 12 2>"$work/err"
 ok $([ $? -eq 2 ]; echo $?) "analyze --bucket 12: exit 2"

@@ -370,6 +370,36 @@ static void test_analysis(void)
        "the page of cp_analysis_to_json's object is the page of its JSON");
     ok(a && strstr(a, "look at rank 3 on node"),
        "the analysis' straggler finding is on the page");
+    {
+        /* per communicator in detail: its plots, under the name the job
+         * gave it (the id only in the heading's tooltip) */
+        json_t *comms = json_object_get(report, "communicators"), *c;
+        size_t i, n = json_array_size(comms), plots = 0, named = 0, good = 0;
+        const char *q;
+        char want[200];
+        for (q = a; q && (q = strstr(q, "id=\"fig-comm-")) != NULL; q++)
+            plots++;
+        ok(n > 0 && plots == (n < 8 ? n : 8),
+           "a time-against-size plot per communicator in detail (%zu of %zu)",
+           plots, n);
+        ok(a && strstr(a, "id=\"fig-skew-1\""),
+           "the first communicator's arrival skew is drawn");
+        json_array_foreach(comms, i, c)
+        {
+            const char *name = json_string_value(json_object_get(c, "name"));
+            const char *id = json_string_value(json_object_get(c, "id"));
+            if (!name || !name[0] || !id || i >= 8)
+                continue;
+            named++;
+            snprintf(want, sizeof want,
+                     "<h4>%s: time against message size</h4>", name);
+            good += strstr(a, want) != NULL;
+            snprintf(want, sizeof want, "<h4>%s:", id);
+            good -= strstr(a, want) != NULL;
+        }
+        ok(good == named, "plots are headed by the communicators' names, "
+                          "not their ids (%zu of %zu)", good, named);
+    }
 out:
     free(a);
     free(b);

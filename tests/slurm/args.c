@@ -56,6 +56,21 @@ static void test_site(void)
     is_int(s.alert_timeout_s, 30, "alert_timeout 30 s");
     is_int(s.probe_timeout_s, 120, "probe_timeout 120 s");
     is_int(s.dir_mode, 0700, "step directories 0700");
+    is_str(s.nccl_profiler, "/lib/libcollprof-nccl-profiler.so",
+           "nccl_profiler defaults to LIBDIR");
+    is_int(s.capture, CP_CAPTURE_SHIM, "capture=shim by default");
+    is_int(site(&s, "capture=plugin", NULL), 0, "capture=plugin");
+    is_int(s.capture, CP_CAPTURE_PLUGIN, "... the plugin only");
+    is_int(site(&s, "capture=both", "nccl_profiler=/x/libp.so"), 0,
+           "capture=both, nccl_profiler=");
+    ok(s.capture == (CP_CAPTURE_SHIM | CP_CAPTURE_PLUGIN) &&
+           strcmp(s.nccl_profiler, "/x/libp.so") == 0,
+       "... both, the plugin's path set");
+    is_int(site(&s, "capture=nccl", NULL), -1, "capture=nccl refused");
+    ok(strstr(err, "capture=") != NULL && strstr(err, "shim, plugin or both"),
+       "names capture= and what it takes (%s)", err);
+    is_int(site(&s, "nccl_profiler=lib.so", NULL), -1,
+           "relative nccl_profiler refused");
 
     is_int(site(&s, "basedir=/scratch/%u", "default=on"), 0, "basedir, default");
     is_str(s.basedir, "/scratch/%u", "basedir kept unexpanded");
@@ -63,6 +78,8 @@ static void test_site(void)
     is_int(site(&s, "libdir=/opt/cp/lib", "bindir=/opt/cp/bin"), 0,
            "libdir, bindir");
     is_str(s.preload, "/opt/cp/lib/libcollprof.so", "libdir sets preload");
+    is_str(s.nccl_profiler, "/opt/cp/lib/libcollprof-nccl-profiler.so",
+           "libdir sets nccl_profiler");
     is_str(s.collprof, "/opt/cp/bin/collprof", "bindir sets collprof");
     is_int(site(&s, "preload=/x/libcollprof.so", "collprof=/x/collprof"), 0,
            "preload, collprof");

@@ -44,7 +44,7 @@ plugstack_line() {
     base=$1; shift
     echo "optional $base/inst/lib/spank_collprof.so basedir=$base/steps" \
         "preload=$base/inst/lib/libcollprof.so collprof=$base/inst/bin/collprof" \
-        "$@"
+        "nccl_profiler=$base/inst/lib/libcollprof-nccl-profiler.so" "$@"
 }
 
 write_plugstack() {
@@ -79,6 +79,9 @@ copy_artefacts() {
     cp "$b/plugin/.libs/spank_collprof.so" "$base/inst/lib/" &&
         cp "$b/preload/.libs/libcollprof.so" "$base/inst/lib/" &&
         cp "$b/analyzer/collprof" "$base/inst/bin/" || return 1
+    if [ -f "$b/nccl-profiler/.libs/libcollprof-nccl-profiler.so" ]; then
+        cp "$b/nccl-profiler/.libs/libcollprof-nccl-profiler.so" "$base/inst/lib/"
+    fi
     if [ -f "$b/tests/apps/train_sim" ]; then
         cp "$b/tests/apps/train_sim" "$base/inst/bin/"
     fi
