@@ -399,7 +399,7 @@ static void ports_snapshot(const char *when)
 }
 
 /* collprof reduce --node NODE ., as the job's user in the step directory
- * (like collprof ports), when the node's
+ * (by the descriptor user_init checked), when the node's
  * tasks have all exited: this node's rank logs into STEPDIR/NODE.cppart.
  * Every node does it at the same moment, so the analysis at the step's
  * end reads one compact file per node (docs/partial-format.md).  A node
@@ -408,7 +408,7 @@ static void ports_snapshot(const char *when)
 static void reduce_node(void)
 {
     char *envp[] = {(char *)CLEAN_PATH, NULL};
-    /* "." is the step directory (user_creds); without a node name:
+    /* in the step directory (user_creds), named "."; without a node name:
      * collprof reduce -q . (its own default) */
     const char *argv[] = {cp_plugin.site.collprof,
                           "reduce",

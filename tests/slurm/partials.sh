@@ -67,7 +67,9 @@ sys.exit(0 if not raw and r["job"]["processes"] == 8 else 1)
 PY
 ok $? "the step's report: 8 ranks, every node's logs from its partial"
 
-# the same report from the raw logs alone (the partials moved aside)
+# the same report from the raw logs alone (the partials moved aside), run
+# as the plugin runs it: in the step directory, on "." (report.json then
+# names the files ./NAME, as the step's own does)
 mkdir -p "$BASE/aside"
 # (srun's analysis runs in the step directory: `collprof analyze . -o .`)
 mv "$dir"/*.cppart "$BASE/aside/"
