@@ -1105,6 +1105,7 @@ static void group_add(struct an_group_stats *g, const struct an_bucket *b,
         return;
     g->judged_calls += b->count;
     g->duration += b->duration;
+    g->fast_duration += (double)b->count * cp_sketch_quantile(&b->t, 0.1);
     g->model_time += (double)b->count * L + b->bytes * W;
     g->fn += f * b->bytes;
     g->judged_bytes += b->bytes;

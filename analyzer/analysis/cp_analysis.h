@@ -322,6 +322,9 @@ struct cp_analysis_pair {
     double bandwidth_Bps;     /* reference x efficiency; NaN without one */
     unsigned units;           /* bandwidth-bound units crossing it */
     uint64_t calls;
+    uint64_t slow_calls;      /* calls of its units at or above their slow
+                                 threshold: a slow pair named on fewer than
+                                 CP_LINKS_MIN_SLOW_CALLS is only a hint */
     enum cp_pair_source source; /* of state, bandwidth_Bps and efficiency */
     /* collprof probe's measurement of the pair, whatever the source */
     int probed;
@@ -369,7 +372,9 @@ struct cp_analysis_probe {
 struct cp_analysis_topology {
     double reference_Bps;     /* the inter model's bandwidth; NaN none */
     enum cp_link_source reference_source;
-    double slow_threshold;    /* slowdown from which a unit is slow */
+    double slow_threshold;    /* slowdown from which a collective unit is
+                               * slow: 1.45, or 3x the run's noise */
+    double slow_threshold_p2p; /* the same for point-to-point units */
     double ok_threshold;      /* below it a unit clears its pairs */
     double min_bandwidth_share;
     double straggler_delay_s; /* in-call delay threshold (NaN: no units) */

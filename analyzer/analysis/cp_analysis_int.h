@@ -379,6 +379,10 @@ struct an_group_stats {
     double time;       /* sum of own time * share (accounting) */
     /* of the judged calls only: */
     double duration;   /* sum of own time */
+    double fast_duration; /* calls x the 10 % quantile of their bucket's own
+                           * times: what the network gave when nothing
+                           * else got in the way (a busy host, a late
+                           * member delay some calls, a slow link all) */
     double model_time; /* sum of model time */
     double fn;         /* sum of f * n (busbw numerator) */
     double judged_bytes; /* sum of n */

@@ -964,6 +964,7 @@ static json_t *topology_json(const struct cp_analysis *an,
     put(o, "reference_source",
         jstr(cp_link_source_name(topo->reference_source)), bad);
     put(th, "slow", jnum(topo->slow_threshold), bad);
+    put(th, "slow_p2p", jnum(topo->slow_threshold_p2p), bad);
     put(th, "ok", jnum(topo->ok_threshold), bad);
     put(th, "min_bandwidth_share", jnum(topo->min_bandwidth_share), bad);
     put(th, "straggler_delay_s", jnum(topo->straggler_delay_s), bad);
@@ -980,6 +981,7 @@ static json_t *topology_json(const struct cp_analysis *an,
         put(q, "slowdown", jnum(p->slowdown), bad);
         put(q, "units", jint(p->units), bad);
         put(q, "calls", jint(p->calls), bad);
+        put(q, "slow_calls", jint(p->slow_calls), bad);
         put(q, "source", jstr(cp_pair_source_name(p->source)), bad);
         put(q, "probe_bandwidth_Bps",
             p->probed ? jnum(p->probe_bandwidth_Bps) : json_null(), bad);

@@ -1271,6 +1271,10 @@ static void p2p_finalize(struct an_state *st, struct an_p2p *e)
     own = (double)((e->end[0] > e->end[1] ? e->end[0] : e->end[1]) -
                    (e->start[0] > e->start[1] ? e->start[0] : e->start[1])) *
           1e-9;
+    /* a receiver that came only after its send had completed (eager)
+     * found the data there: the transfer's time is the send's own */
+    if (e->start[1] >= e->end[0])
+        own = (double)(e->end[0] - e->start[0]) * 1e-9;
     if (own < 0)
         own = 0;
     skew = (double)(e->start[0] > e->start[1] ? e->start[0] - e->start[1]
