@@ -85,6 +85,10 @@ struct cp_analysis_opts {
     /* the largest job whose per-process tables the report lists in full:
      * 0 means CP_REPORT_RANK_TABLE_MAX, UINT_MAX every job */
     unsigned rank_table_max;
+    /* threads to use (collprof analyze -j): 0 or 1, the calling thread
+     * only; N > 1 adds N - 1 threads that read the logs ahead of the join.
+     * The result is the same whatever the number. */
+    unsigned jobs;
 };
 
 /* Zero options: fit only, estimate the steps, recommend the bucket. */
@@ -415,7 +419,8 @@ struct cp_analysis_window {
     uint64_t calls;
     double bytes;       /* sum of n (nccl-tests' S) */
     double wait_time_s; /* rank-seconds waiting for the last arrival */
-    /* after the fit (cp_slowdown.c), of the calls that ended in it:
+    /* after the fit (cp_slowdown.c), of the calls that began in it (the
+     * last arrival):
      * sum f n / sum own time of the judged calls not latency-bound by the
      * model (all judged calls of a class without one); NaN without any */
     double busbw_Bps;
@@ -536,9 +541,10 @@ struct cp_analysis_nccl {
     uint64_t join_shim_only;   /* shim calls the plugin has no record of */
     uint64_t join_plugin_only; /* plugin calls (not from a graph) the shim
                                   did not see */
-    uint64_t join_graph_calls; /* plugin calls launched from a CUDA graph:
-                                  with a shim log, not in the analysis */
+    uint64_t join_graph_calls; /* plugin calls launched from a CUDA graph */
     uint64_t join_gpu;         /* joined calls with a kernel interval */
+    uint64_t join_replays;     /* graph launches added to shim streams */
+    uint64_t captures_left_out; /* the shim's records of those captures */
     uint64_t gpu_timed;        /* analyzed calls timed by that interval */
 };
 

@@ -1152,6 +1152,8 @@ static json_t *nccl_json(const struct cp_analysis *an, int *bad)
         put(j, "shim_only_calls", jint(v->join_shim_only), bad);
         put(j, "plugin_only_calls", jint(v->join_plugin_only), bad);
         put(j, "graph_launched_calls", jint(v->join_graph_calls), bad);
+        put(j, "graph_launches_added", jint(v->join_replays), bad);
+        put(j, "captures_left_out", jint(v->captures_left_out), bad);
         put(j, "with_kernel_interval", jint(v->join_gpu), bad);
         put(j, "timed_by_kernel_interval", jint(v->gpu_timed), bad);
         put(o, "join", j, bad);

@@ -3,14 +3,14 @@
  * part of the run is much slower than the rest (docs/analysis.md,
  * "Timeline" and "Slowdowns").
  *
- * The stream keeps, per window, the calls that ended in it by
+ * The stream keeps, per window, the calls that began in it (last arrival) by
  * (communicator, collective, ranks, power-of-two size row) (an_wdetail).
  * A window's slowness compares like with like: for each such key, its
  * typical time per call is the median, over the windows after the
  * warm-up, of the key's mean own time per judged call in a window; the
  * window's slowness is its judged calls' own time over the same calls at
  * their keys' typical times.  A slowdown is a run of consecutive windows
- * (a part) whose calls took at least twice, in all, what the same calls
+ * (a part) whose calls took at least three times, in all, what the same calls
  * took in the rest of the run, and whose windows' slowness ranks above the
  * rest's (a Mann-Whitney rank test: one slow window among noisy ones is
  * not a slowdown).  It needs no model, so a weak fit cannot make or hide
@@ -27,7 +27,7 @@
 #include "cp_kinds.h"
 #include "cp_units.h"
 
-#define SLOW_FACTOR 2.0      /* the part against the rest */
+#define SLOW_FACTOR 3.0      /* the part against the rest */
 #define SLOW_MIN_WINDOWS 3   /* a key needs this many windows for a base */
 /* sure: this many windows with compared calls in the part, and as many
  * in the rest; this many compared calls in each; the part's windows
@@ -42,8 +42,9 @@
 #define UNSURE_WINDOWS 2
 #define UNSURE_CALLS 10
 #define UNSURE_Z 3.0
-#define UNSURE_FACTOR 3.0
+#define UNSURE_FACTOR 4.0
 #define COMM_SLOWED 1.5    /* a communicator slowed down in the part */
+#define MAX_PARTS 3        /* slowdowns reported, apart from each other */
 #define MAX_COMMS 8        /* listed in the evidence */
 #define MAX_LAST_RANKS 3
 
@@ -160,15 +161,16 @@ struct part {
     unsigned windows, rest_windows;
     double own, typical, calls;          /* the part's */
     double rest_own, rest_typical, rest_calls;
-    double factor; /* (own / typical) / (rest_own / rest_typical) */
+    double pace;   /* the rest's: the median of its windows' slowness */
+    double factor; /* (own / typical) / pace */
     double z;      /* the rank test */
     int sure;
 };
 
-/* What the part lost against the pace of the rest. */
+/* What the part lost against the rest's pace. */
 static double part_excess(const struct part *p)
 {
-    return p->own - p->typical * (p->rest_own / p->rest_typical);
+    return p->own - p->typical * p->pace;
 }
 
 struct comm_share {
@@ -280,8 +282,8 @@ static int add_finding_text(struct cp_analysis *an, const struct part *pt,
                  pt->windows, pt->windows == 1 ? "" : "s", pt->calls, pt->z);
     snprintf(msg, sizeof msg,
              "from %.3f s to %.3f s (windows %zu-%zu of %zu) the collectives "
-             "took %.1fx their typical time in the rest of the run, %.3g s "
-             "lost%s%s%s%s%s%s",
+             "took %.1fx their usual time (the rest of the run's median "
+             "window), %.3g s lost%s%s%s%s%s%s",
              tl->windows[pt->first].start_s, tl->windows[pt->last].end_s,
              pt->first, pt->last, tl->nwindows, pt->factor, part_excess(pt),
              unsure, comms_text[0] ? "; slowed: " : "", comms_text,
@@ -479,11 +481,35 @@ static int compare_win(const void *a, const void *b)
  * less slow than that weigh against it, so the part keeps to the windows
  * that slowed down instead of taking in its neighbours.  best->factor is 0
  * when none.  -1: out of memory. */
+/* The median slowness of the windows outside positions [a, b] (time
+ * order), from the m values sorted with their positions + 1. */
+static double rest_median(const double *sorted, const size_t *pos, size_t m,
+                          size_t a, size_t b)
+{
+    size_t n = m - (b - a + 1), want = (n - 1) / 2, k = 0, i;
+    double lo = NAN;
+
+    if (n == 0)
+        return NAN;
+    for (i = 0; i < m; i++) {
+        if (pos[i] - 1 >= a && pos[i] - 1 <= b)
+            continue;
+        if (k == want)
+            lo = sorted[i];
+        if (k == n / 2)
+            return (lo + sorted[i]) / 2;
+        k++;
+    }
+    return lo;
+}
+
 static int find_part(const struct cp_analysis_timeline *tl, const double *own,
                      const double *typical, const double *calls,
-                     struct part *best)
+                     const unsigned char *taken, struct part *best)
 {
     struct ranked *r = NULL;
+    double *sorted = NULL; /* slowness in increasing order ... */
+    size_t *sorted_pos = NULL; /* ... and each one's position in r */
     double *p_own = NULL, *p_typ = NULL, *p_calls = NULL, *p_rank = NULL;
     size_t m = 0, i, a, b;
     double pace, best_weight = 0;
@@ -495,7 +521,10 @@ static int find_part(const struct cp_analysis_timeline *tl, const double *own,
     p_typ = calloc(tl->nwindows + 1, sizeof *p_typ);
     p_calls = calloc(tl->nwindows + 1, sizeof *p_calls);
     p_rank = calloc(tl->nwindows + 1, sizeof *p_rank);
-    if (!r || !p_own || !p_typ || !p_calls || !p_rank)
+    sorted = calloc(tl->nwindows + 1, sizeof *sorted);
+    sorted_pos = calloc(tl->nwindows + 1, sizeof *sorted_pos);
+    if (!r || !p_own || !p_typ || !p_calls || !p_rank || !sorted ||
+        !sorted_pos)
         goto out;
     /* the compared windows after the warm-up, ranked by slowness (ties
      * take their mean rank), then back in time order */
@@ -513,7 +542,22 @@ static int find_part(const struct cp_analysis_timeline *tl, const double *own,
         for (i = a; i < b; i++)
             r[i].rank = (double)(a + 1 + b) / 2;
     }
+    for (i = 0; i < m; i++)
+        sorted[i] = r[i].slowness;
     qsort(r, m, sizeof *r, compare_win);
+    for (i = 0; i < m; i++) { /* where each sorted value sits in time */
+        size_t lo = 0, hi = m;
+        while (lo < hi) { /* the first sorted entry >= this slowness */
+            size_t mid = (lo + hi) / 2;
+            if (sorted[mid] < r[i].slowness)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        while (sorted_pos[lo] != 0) /* ties: the next free one */
+            lo++;
+        sorted_pos[lo] = i + 1;
+    }
     for (i = 0; i < m; i++) {
         p_own[i + 1] = p_own[i] + own[r[i].win];
         p_typ[i + 1] = p_typ[i] + typical[r[i].win];
@@ -521,7 +565,7 @@ static int find_part(const struct cp_analysis_timeline *tl, const double *own,
         p_rank[i + 1] = p_rank[i] + r[i].rank;
     }
     for (a = 0; a < m; a++)
-        for (b = a; b < m; b++) {
+        for (b = a; b < m && !taken[r[b].win]; b++) {
             struct part pt;
             double n1 = (double)(b - a + 1), n2 = (double)m - n1, u, weight;
             memset(&pt, 0, sizeof pt);
@@ -536,10 +580,14 @@ static int find_part(const struct cp_analysis_timeline *tl, const double *own,
             weight = pt.own - SLOW_FACTOR * pace * pt.typical;
             if (!(weight > 0) || n1 < UNSURE_WINDOWS || n2 < UNSURE_WINDOWS ||
                 pt.calls < UNSURE_CALLS || pt.rest_calls < UNSURE_CALLS ||
-                !(pt.typical > 0) || !(pt.rest_typical > 0) ||
-                !(pt.rest_own > 0))
+                !(pt.typical > 0))
                 continue;
-            pt.factor = (pt.own / pt.typical) / (pt.rest_own / pt.rest_typical);
+            /* against the rest's median window, not the rest's sum:
+             * another slow part in the rest must not hide this one */
+            pt.pace = rest_median(sorted, sorted_pos, m, a, b);
+            if (!(pt.pace > 0))
+                continue;
+            pt.factor = (pt.own / pt.typical) / pt.pace;
             if (!(pt.factor >= SLOW_FACTOR))
                 continue;
             u = p_rank[b + 1] - p_rank[a] - n1 * (n1 + 1) / 2;
@@ -562,6 +610,8 @@ static int find_part(const struct cp_analysis_timeline *tl, const double *own,
     rc = 0;
 out:
     free(r);
+    free(sorted);
+    free(sorted_pos);
     free(p_own);
     free(p_typ);
     free(p_calls);
@@ -578,6 +628,8 @@ int an_timeline_details(struct cp_analysis *an, const struct an_state *st,
     double *own = NULL, *typical = NULL, *calls = NULL, warmup_end_s;
     size_t ne = 0, cap = 0, i, j, g;
     struct part best;
+    unsigned char *taken = NULL;
+    unsigned nparts;
     int rc = -1;
 
     if (!stl || tl->nwindows == 0)
@@ -642,14 +694,25 @@ int an_timeline_details(struct cp_analysis *an, const struct an_state *st,
     for (i = 0; i < tl->nwindows; i++)
         if (calls[i] > 0 && typical[i] > 0)
             tl->windows[i].slowness = own[i] / typical[i];
-    if (find_part(tl, own, typical, calls, &best) < 0)
+    /* up to MAX_PARTS parts, each apart from those found before */
+    taken = calloc(tl->nwindows, 1);
+    if (!taken)
         goto out;
-    if (best.factor >= SLOW_FACTOR &&
-        part_excess(&best) >= MIN_EXCESS_SHARE * an->summary.comm_time_s &&
-        slowdown_finding(an, st, e, ne, &best, warmup_end_s) < 0)
-        goto out;
+    for (nparts = 0; nparts < MAX_PARTS; nparts++) {
+        if (find_part(tl, own, typical, calls, taken, &best) < 0)
+            goto out;
+        if (!(best.factor >= SLOW_FACTOR))
+            break;
+        for (i = best.first; i <= best.last; i++)
+            taken[i] = 1;
+        if (part_excess(&best) >=
+                MIN_EXCESS_SHARE * an->summary.comm_time_s &&
+            slowdown_finding(an, st, e, ne, &best, warmup_end_s) < 0)
+            goto out;
+    }
     rc = 0;
 out:
+    free(taken);
     free(e);
     free(own);
     free(typical);

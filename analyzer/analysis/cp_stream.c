@@ -604,7 +604,8 @@ void an_timeline_cover(struct an_timeline *tl, int64_t lo, int64_t hi)
 
 /* An instance or pair: its own interval [a, b] holds time (own time x
  * share), split between the windows it overlaps in proportion; the call,
- * its bytes and its waiting count in the window of its end b. */
+ * its bytes and its waiting count in the window of its end b; its details
+ * (an_wdetail) in the window of its start a, where a slowdown shows first. */
 static inline void timeline_add(struct an_timeline *tl, int64_t a, int64_t b,
                                 double time, unsigned coll, double wait,
                                 double bytes, const struct an_wcall *detail)
@@ -640,7 +641,7 @@ static inline void timeline_add(struct an_timeline *tl, int64_t a, int64_t b,
     w->calls++;
     w->bytes += bytes;
     w->wait += wait;
-    wdetail_add(&tl->d[ib], detail);
+    wdetail_add(&tl->d[ia], detail);
     if (ib + 1 > tl->used)
         tl->used = (unsigned)ib + 1;
 }
@@ -1447,6 +1448,47 @@ static const struct cp_ncjoin_entry *join_entry(struct an_file *f)
                                                            : NULL;
 }
 
+/* The plugin's graph launches of f that ended by key (corrected ns; all of
+ * them with INT64_MAX), as calls of f (cp_ncjoin_replays). */
+static void inject_replays(struct an_state *st, struct an_file *f,
+                           int64_t key)
+{
+    while (f->rpos < f->nrp) {
+        const struct cp_ncjoin_replay *r = &f->rp[f->rpos];
+        struct an_call call;
+        if ((int64_t)r->end - f->offset_ns > key)
+            break;
+        f->rpos++;
+        if (r->end < r->start || r->start < (uint64_t)f->t_min ||
+            r->end > (uint64_t)f->t_max || r->end - r->start > CALL_MAX_NS) {
+            f->bad_time++;
+            continue;
+        }
+        memset(&call, 0, sizeof call);
+        call.comm_id = r->comm;
+        call.count = r->count;
+        call.seq = r->seq;
+        call.rank = r->rank;
+        call.nranks = r->nranks;
+        call.peer = r->peer;
+        call.op = r->op;
+        call.dtype = r->dtype;
+        call.info = AN_INFO(r->algo, r->proto);
+        call.share = 1;
+        call.start = (int64_t)r->start - f->offset_ns;
+        call.end = (int64_t)r->end - f->offset_ns;
+        if (st->windowed &&
+            (call.start < st->win_lo || call.start >= st->win_hi)) {
+            st->outside++;
+            continue;
+        }
+        f->acc->calls++;
+        f->acc->time_ns += call.end - call.start;
+        st->gpu_timed++;
+        dispatch(st, f, &call);
+    }
+}
+
 /* A call or group record whose times are damage: the first such problem
  * of the file says why (times no job can have, cp_logread.h, or times
  * outside the log's own bounds, open_files()). */
@@ -1486,6 +1528,11 @@ static inline void on_call(struct an_state *st, struct an_file *f,
 
     if (__builtin_expect(cp_rec_call_in_flight(r), 0))
         return; /* never returned: no time to join (cp_hang.c reads it) */
+    if (__builtin_expect(f->nrp != 0 && (r->flags & CP_CALL_CAPTURED), 0)) {
+        /* a capture, which ran nothing: its launches are the plugin's */
+        st->captures_left_out++;
+        return;
+    }
     if (__builtin_expect(st->windowed, 0) && key != INT64_MIN) {
         int64_t s0 = (int64_t)r->start_ns - f->offset_ns;
         if (s0 < st->win_lo || s0 >= st->win_hi) {
@@ -1657,6 +1704,8 @@ static void on_comm(struct an_state *st, struct an_file *f,
 static inline void handle(struct an_state *st, struct an_file *f,
                           const union cp_rec *r, int64_t key)
 {
+    if (__builtin_expect(f->rpos < f->nrp && key != INT64_MIN, 0))
+        inject_replays(st, f, key);
     switch (r->kind) {
     case CP_REC_CALL:
         on_call(st, f, &r->call, key);
@@ -1754,7 +1803,7 @@ static uint64_t run_file(struct an_state *st, struct an_file *f,
     const uint64_t t_span = (uint64_t)f->t_max - (uint64_t)f->t_min;
     const int32_t file = (int32_t)(f - st->files);
     /* a file with the plugin's records takes the full path (on_call) */
-    const int plain = f->jn == NULL;
+    const int plain = f->jn == NULL && f->nrp == 0;
     int64_t key = f->key, busy = 0;
     uint64_t n = 0, calls = 0;
     /* the window, on this file's raw clock: start - w_lo < w_span (a call
@@ -1901,12 +1950,17 @@ void an_stream_run(struct an_state *st)
     int64_t delta = 1000000; /* 1 ms */
     double next_progress = seconds_now() + 1.0;
     unsigned epochs = 0;
+    struct cp_scan_pool *pool = NULL;
 
     active = malloc((st->nfiles ? st->nfiles : 1) * sizeof *active);
     if (!active) {
         st->oom = 1;
         return;
     }
+    /* -j N: N - 1 threads read every file's next buffer ahead; the join
+     * stays on this thread, in the same order, so the result is the same */
+    if (st->jobs > 1)
+        pool = cp_scan_pool_start(st->jobs - 1, st->nfiles);
     for (i = 0; i < st->nfiles; i++) {
         struct an_file *f = &st->files[i];
         if (!f->sc)
@@ -1918,6 +1972,10 @@ void an_stream_run(struct an_state *st)
         if (f->cur) {
             f->key = merge_key(f, f->cur);
             active[nactive++] = f;
+            if (pool) /* without memory for it, read here */
+                (void)cp_scan_pool_attach(pool, f->sc);
+        } else {
+            inject_replays(st, f, INT64_MAX);
         }
     }
     while (nactive > 0) {
@@ -1940,10 +1998,12 @@ void an_stream_run(struct an_state *st)
             struct an_file *f = active[i];
             if (f->key < boundary)
                 n += run_file(st, f, boundary);
-            if (f->cur)
+            if (f->cur) {
                 active[j++] = f;
-            else
+            } else {
+                inject_replays(st, f, INT64_MAX);
                 flush_stash(st, f);
+            }
         }
         nactive = j;
         st->records += n;
@@ -1967,6 +2027,7 @@ void an_stream_run(struct an_state *st)
             }
         }
     }
+    cp_scan_pool_stop(pool);
     evict_stale(st, 1);
     free(active);
 }

@@ -161,11 +161,12 @@ static const struct cp_kind_info kinds[CP_KIND_COUNT] = {
         .title = "a part of the run was much slower than the rest",
         .rule = "after the warm-up (the first step), a part of >= 3 "
                 "windows and >= 30 calls (the rest as many) whose calls took "
-                ">= 2x, in all, what the same calls took in the rest, its "
-                "windows slower than the rest's (rank test z >= 3.5), losing "
-                ">= 2 % of the communication time; see \"Slowdowns\"",
+                ">= 3x, in all, their typical time at the pace of the rest's "
+                "median window, its windows slower than the rest's (rank "
+                "test z >= 3.5), losing >= 2 % of the communication time; up "
+                "to 3 parts; see \"Slowdowns\"",
         .severity = "warning; info (not sure) on 2 windows, 10 calls or z "
-                    ">= 3, then only at >= 3x",
+                    ">= 3, then only at >= 4x",
         .todo = "cut the trace to the part (`collprof trace DIR --from S "
                 "--to S`) to see which calls and ranks slowed; look at what "
                 "changed then on the named communicators' nodes: port "

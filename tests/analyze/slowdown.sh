@@ -4,6 +4,8 @@
 # (topology `link n2 n3 latency=... from=T`) is found as a slowdown whose
 # part starts within a window width of T, names the world communicator and
 # a rank behind the link; every train_sim pattern run healthy gets none.
+# (A stall of this loaded machine is a slowdown too: the planted one is
+# looked for among the findings; a healthy run that meets one fails.)
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/integration/lib.sh"
 need "$collprof" "$simrun" "$train_sim" "$shim"
@@ -23,9 +25,9 @@ run() {
             >"$work/$name.aout" 2>&1
 }
 
-# the slowed link: 15 ms of latency between n2 and n3 from 2.5 s to 4.5 s
+# the slowed link: 25 ms of latency between n2 and n3 from 2.5 s to 4.5 s
 cat >"$work/slow.topo" <<'EOF'
-link n2 n3 latency=15ms from=2.5s
+link n2 n3 latency=25ms from=2.5s
 link n2 n3 latency=20us from=4.5s
 EOF
 run slow "$work/slow.topo" ddp 30 --scale 0.1
@@ -42,22 +44,25 @@ t_from = (start + 2.5e9 - first) / 1e9
 t_to = (start + 4.5e9 - first) / 1e9
 tl = rep["timeline"]
 width = tl["window_s"]
-f = [x for x in rep["findings"] if x["kind"] == "slowdown"]
+found = [x for x in rep["findings"] if x["kind"] == "slowdown"]
 problems = []
+# the planted part (a stall of this loaded machine elsewhere in the run is
+# a slowdown too, and may be reported beside it)
+f = [x for x in found
+     if x["evidence"]["to_s"] > t_from and x["evidence"]["from_s"] < t_to]
 if len(f) != 1:
-    print("slowdown findings: %d" % len(f))
+    print("slowdown findings: %d, %d over the planted time: %s" % (
+        len(found), len(f), [x["message"] for x in found]))
     sys.exit(1)
 e = f[0]["evidence"]
 print("found %.3f-%.3f s, planted %.3f-%.3f s, window %.3f s, %.1fx, z %.1f"
       % (e["from_s"], e["to_s"], t_from, t_to, width, e["factor"], e["z"]))
 if abs(e["from_s"] - t_from) > width:
     problems.append("start not within a window width")
-if not (e["to_s"] > t_from and e["from_s"] < t_to):
-    problems.append("the part is outside the planted time")
 if f[0]["severity"] != "warning" or not e["sure"]:
     problems.append("not a sure warning: %s" % f[0]["severity"])
-if e["factor"] < 2:
-    problems.append("factor below 2")
+if e["factor"] < 3:
+    problems.append("factor below 3")
 slowed = [c["comm_name"] for c in e["comms"] if c["slowed"]]
 if "world" not in slowed:
     problems.append("world not named slowed: %s" % slowed)

@@ -69,8 +69,9 @@ ok $? "the step's report: 8 ranks, every node's logs from its partial"
 
 # the same report from the raw logs alone (the partials moved aside)
 mkdir -p "$BASE/aside"
+# (srun's analysis runs in the step directory: `collprof analyze . -o .`)
 mv "$dir"/*.cppart "$BASE/aside/"
-"$cp" analyze "$dir" -o "$BASE/raw" >raw.out 2>raw.err
+(cd "$dir" && "$cp" analyze . -o "$BASE/raw") >raw.out 2>raw.err
 mv "$BASE/aside"/*.cppart "$dir/"
 check "the raw logs give a byte-identical report.json" \
     cmp "$dir/report.json" "$BASE/raw/report.json"
@@ -84,7 +85,7 @@ ok $? "the verdict from the partials names the slow link n2-n4"
 
 # the partials alone (the logs moved aside) give it too
 mv "$dir"/*.cplog "$BASE/aside/"
-"$cp" analyze "$dir" -o "$BASE/part" >part.out 2>part.err
+(cd "$dir" && "$cp" analyze . -o "$BASE/part") >part.out 2>part.err
 mv "$BASE/aside"/*.cplog "$dir/"
 check "the partials alone give a byte-identical report.json" \
     cmp "$dir/report.json" "$BASE/part/report.json"
