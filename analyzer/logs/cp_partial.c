@@ -999,7 +999,8 @@ out:
 /* ---- reading a log from its partial ------------------------------------- */
 
 struct cp_partial_src {
-    int fd;
+    int fd;            /* -1 while parked */
+    uint64_t dev, ino; /* the partial opened first */
     struct entry e;
     char *partial;
     uint64_t pos;      /* in the log */
@@ -1040,6 +1041,22 @@ static int src_refill(struct cp_partial_src *s)
 
     if (want == 0)
         return -1;
+    if (s->fd < 0) {
+        /* parked: the same partial again, or nothing */
+        struct stat sb;
+        s->fd = cp_path_open_input(s->partial, cp_path_log_links(), NULL);
+        if (s->fd >= 0 && (fstat(s->fd, &sb) < 0 ||
+                           (uint64_t)sb.st_dev != s->dev ||
+                           (uint64_t)sb.st_ino != s->ino)) {
+            close(s->fd);
+            s->fd = -1;
+        }
+        if (s->fd < 0) {
+            src_damage(s, src_at(s), "the partial was replaced or removed "
+                                     "while it was read");
+            return -1;
+        }
+    }
     do
         n = pread(s->fd, s->ibuf, want, (off_t)(s->e.offset + s->in_pos));
     while (n < 0 && errno == EINTR);
@@ -1189,6 +1206,16 @@ struct cp_partial_src *cp_partial_src_open(const struct cp_partial_log *log,
     s->fd = cp_path_open_input(log->partial, cp_path_log_links(), err);
     if (s->fd < 0)
         goto out;
+    {
+        struct stat sb;
+        if (fstat(s->fd, &sb) < 0) {
+            cp_error_set(err, log->partial, -1, "%s: %s", log->partial,
+                         strerror(errno));
+            goto out;
+        }
+        s->dev = (uint64_t)sb.st_dev;
+        s->ino = (uint64_t)sb.st_ino;
+    }
     if (pread(s->fd, s->hdr, sizeof s->hdr, (off_t)s->e.offset) !=
         (ssize_t)sizeof s->hdr) {
         cp_error_set(err, log->partial, (int64_t)s->e.offset,
@@ -1283,6 +1310,13 @@ int cp_partial_src_seek(struct cp_partial_src *s, uint64_t pos)
     }
     s->pos = pos;
     return 0;
+}
+
+void cp_partial_src_park(struct cp_partial_src *s)
+{
+    if (s->fd >= 0)
+        close(s->fd);
+    s->fd = -1;
 }
 
 uint64_t cp_partial_src_size(const struct cp_partial_src *s)

@@ -99,6 +99,10 @@ ssize_t cp_partial_src_read(struct cp_partial_src *src, void *buf, size_t len);
 /* Move to offset pos of the log: anywhere up to the first slot before the
  * slots were read, else only where it is.  0 or -1. */
 int cp_partial_src_seek(struct cp_partial_src *src, uint64_t pos);
+/* Close the partial's descriptor until the next read needs it (which
+ * opens it again and checks it is the same file): a merge of many logs
+ * holds few descriptors. */
+void cp_partial_src_park(struct cp_partial_src *src);
 /* The log's size. */
 uint64_t cp_partial_src_size(const struct cp_partial_src *src);
 /* The first damage met ("PARTIAL: offset N: ..."), or NULL. */

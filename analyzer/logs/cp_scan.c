@@ -96,8 +96,13 @@ out:
 
 void cp_scan_park(struct cp_scan *s)
 {
-    if (s->partial)
-        return; /* read through the partial's reader, not a descriptor */
+    if (s->partial) {
+        /* its reader reopens the partial when it reads, and is parked
+         * again after each refill */
+        s->parked = 1;
+        cp_partial_src_park(s->partial);
+        return;
+    }
     s->parked = 1;
     if (s->fd >= 0)
         close(s->fd);
@@ -353,7 +358,7 @@ int cp_scan_refill(struct cp_scan *s)
         ahead = 1; /* read and swapped by a reader */
         keep = s->fill;
         buf = (char *)s->buf;
-    } else if (s->fd < 0 && s->parked) {
+    } else if (s->fd < 0 && s->parked && !s->partial) {
         s->fd = reopen(s);
     }
     while (!ahead && (s->fd >= 0 || s->partial) && keep + got < s->buf_size) {
@@ -375,6 +380,8 @@ int cp_scan_refill(struct cp_scan *s)
         close(s->fd);
         s->fd = -1;
     }
+    if (s->parked && s->partial)
+        cp_partial_src_park(s->partial);
     s->fill = keep + got;
     if (s->partial && cp_partial_src_problem(s->partial) && !s->have_problem) {
         /* the partial is damaged here: what was decoded stands */

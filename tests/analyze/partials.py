@@ -309,6 +309,33 @@ def nodes_tests(tmp):
        "--nodes-wait x: usage error", r.stderr)
 
 
+def fd_limit_tests(tmp):
+    """300 logs on 10 nodes, partials alone, with 64 file descriptors: the
+    merge reads the partials parked (opened again for each buffer) and gives
+    the raw logs' report."""
+    import resource
+    logs = os.path.join(tmp, "logs")
+    subprocess.run([GEN, "--pattern", "mixed", "--ranks", "300",
+                    "--ranks-per-node", "30", "--steps", "3", "--seed", "3",
+                    "-o", logs], check=True, capture_output=True)
+    raw = analyze(logs, os.path.join(tmp, "raw"), [])
+    reduce_all(logs)
+    aside = os.path.join(tmp, "aside")
+    os.makedirs(aside)
+    for p in glob.glob(os.path.join(logs, "*.cplog")):
+        shutil.move(p, aside)
+    out = os.path.join(tmp, "part")
+    r = subprocess.run([COLLPROF, "analyze", "-q", logs, "-o", out],
+                       capture_output=True, text=True,
+                       preexec_fn=lambda: resource.setrlimit(
+                           resource.RLIMIT_NOFILE, (64, 64)))
+    rp = os.path.join(out, "report.json")
+    got = open(rp, "rb").read() if os.path.exists(rp) else None
+    ok(r.returncode == raw["rc"] and got == raw["report"] and not r.stderr,
+       "300 logs in 10 partials, 64 descriptors: the raw logs' report",
+       r.stderr[:2000] + diff_hint(raw["report"], got))
+
+
 def main():
     cases_dir = os.path.join(top_srcdir, "tests", "analyze", "cases")
     if not os.path.exists(COLLPROF) or not os.path.exists(GEN):
@@ -332,11 +359,12 @@ def main():
             damage_tests(tmp)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
-        tmp = tempfile.mkdtemp(prefix="cp-partial-")
-        try:
-            nodes_tests(tmp)
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
+        for fn in (nodes_tests, fd_limit_tests):
+            tmp = tempfile.mkdtemp(prefix="cp-partial-")
+            try:
+                fn(tmp)
+            finally:
+                shutil.rmtree(tmp, ignore_errors=True)
     print("1..%d" % n_tests)
     return 1 if n_failed else 0
 
