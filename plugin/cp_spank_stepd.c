@@ -398,7 +398,8 @@ static void ports_snapshot(const char *when)
     }
 }
 
-/* collprof reduce --node NODE STEPDIR, as the job's user, when the node's
+/* collprof reduce --node NODE ., as the job's user in the step directory
+ * (by the descriptor user_init checked), when the node's
  * tasks have all exited: this node's rank logs into STEPDIR/NODE.cppart.
  * Every node does it at the same moment, so the analysis at the step's
  * end reads one compact file per node (docs/partial-format.md).  A node
@@ -407,13 +408,14 @@ static void ports_snapshot(const char *when)
 static void reduce_node(void)
 {
     char *envp[] = {(char *)CLEAN_PATH, NULL};
-    /* without a node name: collprof reduce -q STEPDIR (its own default) */
+    /* in the step directory (user_creds), named "."; without a node name:
+     * collprof reduce -q . (its own default) */
     const char *argv[] = {cp_plugin.site.collprof,
                           "reduce",
                           "-q",
-                          here.node[0] ? "--node" : cp_plugin.stepdir,
+                          here.node[0] ? "--node" : ".",
                           here.node[0] ? here.node : NULL,
-                          cp_plugin.stepdir,
+                          ".",
                           NULL};
     char name[48];
     int status;

@@ -644,6 +644,9 @@ static int open_files(struct cp_analysis *an, struct an_state *st,
     size_t i, buf_size = an->nranks ? SCAN_BUDGET / an->nranks : SCAN_BUDGET;
     int park = !fds_for_all(an->nranks);
 
+    if (st->jobs > 1) /* a second buffer each, for the read-ahead */
+        buf_size /= 2;
+
     if (buf_size > CP_SCAN_BUFFER)
         buf_size = CP_SCAN_BUFFER;
 
@@ -658,6 +661,8 @@ static int open_files(struct cp_analysis *an, struct an_state *st,
         f->node = an->ranks[i].node;
         f->jn = cp_ncjoin_of(an->nccl.join, f->input, &f->njn);
         f->jpos = 0;
+        f->rp = cp_ncjoin_replays(an->nccl.join, f->input, &f->nrp);
+        f->rpos = 0;
         f->rank = (unsigned)i;
         f->limit = limit;
         f->offset_ns =
@@ -1100,6 +1105,7 @@ static void group_add(struct an_group_stats *g, const struct an_bucket *b,
         return;
     g->judged_calls += b->count;
     g->duration += b->duration;
+    g->fast_duration += (double)b->count * cp_sketch_quantile(&b->t, 0.1);
     g->model_time += (double)b->count * L + b->bytes * W;
     g->fn += f * b->bytes;
     g->judged_bytes += b->bytes;
@@ -1427,6 +1433,7 @@ static void finish_summary(struct cp_analysis *an, struct an_state *st,
     sm->late_records = st->late;
     sm->unjoinable_calls = st->unjoinable;
     an->nccl.gpu_timed = st->gpu_timed;
+    an->nccl.captures_left_out = st->captures_left_out;
     sm->comm_time_s = st->comm_time;
     sm->skew_time_s = st->skew_time;
     sm->wait_time_s = st->wait_time;
@@ -1610,6 +1617,7 @@ struct cp_analysis *cp_analysis_run(const char *const *paths,
         if (an_state_init(&st, AN_MODE_PREFIX, an->nranks, (unsigned)an->nnodes) < 0)
             goto oom_state;
         state_live = 1;
+        st.jobs = opts->jobs;
         if (open_files(an, &st, NULL, PREFIX_RECORDS) < 0)
             goto oom_state;
         an_stream_run(&st);
@@ -1634,6 +1642,7 @@ struct cp_analysis *cp_analysis_run(const char *const *paths,
     st.win_hi = opts->window_to_ns;
     st.windowed = st.win_lo != INT64_MIN || st.win_hi != INT64_MAX;
     st.links = cp_links_create();
+    st.jobs = opts->jobs;
     if (!st.links || open_files(an, &st, offsets, 0) < 0)
         goto oom_state;
     an_stream_run(&st);

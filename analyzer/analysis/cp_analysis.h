@@ -85,6 +85,10 @@ struct cp_analysis_opts {
     /* the largest job whose per-process tables the report lists in full:
      * 0 means CP_REPORT_RANK_TABLE_MAX, UINT_MAX every job */
     unsigned rank_table_max;
+    /* threads to use (collprof analyze -j): 0 or 1, the calling thread
+     * only; N > 1 adds N - 1 threads that read the logs ahead of the join.
+     * The result is the same whatever the number. */
+    unsigned jobs;
 };
 
 /* Zero options: fit only, estimate the steps, recommend the bucket. */
@@ -318,6 +322,9 @@ struct cp_analysis_pair {
     double bandwidth_Bps;     /* reference x efficiency; NaN without one */
     unsigned units;           /* bandwidth-bound units crossing it */
     uint64_t calls;
+    uint64_t slow_calls;      /* calls of its units at or above their slow
+                                 threshold: a slow pair named on fewer than
+                                 CP_LINKS_MIN_SLOW_CALLS is only a hint */
     enum cp_pair_source source; /* of state, bandwidth_Bps and efficiency */
     /* collprof probe's measurement of the pair, whatever the source */
     int probed;
@@ -365,7 +372,9 @@ struct cp_analysis_probe {
 struct cp_analysis_topology {
     double reference_Bps;     /* the inter model's bandwidth; NaN none */
     enum cp_link_source reference_source;
-    double slow_threshold;    /* slowdown from which a unit is slow */
+    double slow_threshold;    /* slowdown from which a collective unit is
+                               * slow: 1.45, or 3x the run's noise */
+    double slow_threshold_p2p; /* the same for point-to-point units */
     double ok_threshold;      /* below it a unit clears its pairs */
     double min_bandwidth_share;
     double straggler_delay_s; /* in-call delay threshold (NaN: no units) */
@@ -537,9 +546,10 @@ struct cp_analysis_nccl {
     uint64_t join_shim_only;   /* shim calls the plugin has no record of */
     uint64_t join_plugin_only; /* plugin calls (not from a graph) the shim
                                   did not see */
-    uint64_t join_graph_calls; /* plugin calls launched from a CUDA graph:
-                                  with a shim log, not in the analysis */
+    uint64_t join_graph_calls; /* plugin calls launched from a CUDA graph */
     uint64_t join_gpu;         /* joined calls with a kernel interval */
+    uint64_t join_replays;     /* graph launches added to shim streams */
+    uint64_t captures_left_out; /* the shim's records of those captures */
     uint64_t gpu_timed;        /* analyzed calls timed by that interval */
 };
 

@@ -158,6 +158,10 @@ struct an_file {
      * file with them takes the full path for every record */
     const struct cp_ncjoin_entry *jn;
     size_t njn, jpos;
+    /* the plugin's graph launches of this process, merged into its stream
+     * by end time (cp_ncjoin_replays) */
+    const struct cp_ncjoin_replay *rp;
+    size_t nrp, rpos;
     struct an_call *stash;
     unsigned nstash, capstash;
     struct an_comm *last_comm;
@@ -313,6 +317,8 @@ struct an_state {
     uint64_t failed, instances, incomplete, p2p_pairs, unmatched,
         late, unjoinable;
     uint64_t gpu_timed; /* calls timed by the plugin's kernel interval */
+    uint64_t captures_left_out; /* shim records of graph captures whose
+                                   launches the plugin's records stand for */
     double comm_time, skew_time, wait_time, rank_time;
     /* prefix pass: clock offset samples */
     struct an_offset_pair *pairs;
@@ -325,6 +331,7 @@ struct an_state {
     int64_t *node_min_end, *node_max_start; /* per node, one instance */
     uint64_t offset_instances;
     int oom; /* memory ran out somewhere: the result is incomplete */
+    unsigned jobs; /* threads: > 1 reads the files ahead (cp_scan_pool) */
     /* what the communicators' per-rank arrays hold, against AN_COMM_BUDGET;
      * communicators past it are refused: their ids (open addressing, 0
      * empty), how many, their calls, and the first one's claim */
@@ -372,6 +379,10 @@ struct an_group_stats {
     double time;       /* sum of own time * share (accounting) */
     /* of the judged calls only: */
     double duration;   /* sum of own time */
+    double fast_duration; /* calls x the 10 % quantile of their bucket's own
+                           * times: what the network gave when nothing
+                           * else got in the way (a busy host, a late
+                           * member delay some calls, a slow link all) */
     double model_time; /* sum of model time */
     double fn;         /* sum of f * n (busbw numerator) */
     double judged_bytes; /* sum of n */

@@ -19,6 +19,7 @@
 
 #include "cp_analysis_int.h"
 #include "cp_kinds.h"
+#include "cp_links.h"
 #include "cp_ncclview.h"
 #include "cp_units.h"
 
@@ -365,7 +366,8 @@ static int low_busbw(struct cp_analysis *an, const struct an_eval *ev,
         for (k = 0; k < CP_LINK_COUNT; k++) {
             const struct cp_analysis_link *m = &an->model[k];
             const struct cp_analysis_comm *c = &an->comms[ci];
-            double fn = 0, t = 0, mt = 0, mt_ref = 0, busbw, model, ratio;
+            double fn = 0, t = 0, fast = 0, mt = 0, mt_ref = 0, mt_wire = 0,
+                   busbw, model, ratio;
             double link_Bps = m->bandwidth_Bps;
             uint64_t calls = 0;
             int tcp;
@@ -381,22 +383,43 @@ static int low_busbw(struct cp_analysis *an, const struct an_eval *ev,
                 if (ev[i].comm == ci && ev[i].link == k && ev[i].have_model) {
                     fn += ev[i].bw.fn;
                     t += ev[i].bw.duration;
+                    fast += ev[i].bw.fast_duration;
                     mt += ev[i].bw.model_time;
                     calls += ev[i].bw.judged_calls;
-                    if (ports)
-                        mt_ref += (double)ev[i].bw.judged_calls *
-                                      ev[i].latency_s +
-                                  ev[i].bw.judged_bytes * ev[i].sec_per_byte *
-                                      m->bandwidth_Bps / m->expected_Bps;
+                    /* at the NICs' rate: the wire time alone, and with
+                     * the fitted latency (which a busy host inflates) */
+                    if (ports) {
+                        double wire = ev[i].bw.judged_bytes *
+                                      ev[i].sec_per_byte * m->bandwidth_Bps /
+                                      m->expected_Bps;
+                        mt_wire += wire;
+                        mt_ref += wire + (double)ev[i].bw.judged_calls *
+                                             ev[i].latency_s;
+                    }
                 }
             if (calls < 3 || !(t > 0) || !(mt > 0) ||
                 t < 0.01 * sm->comm_time_s)
                 continue;
             busbw = fn / t;
             model = fn / mt;
-            if (ports && mt_ref > 0) {
+            ports = ports && mt_ref > 0 && mt_wire > 0 && fast > 0;
+            if (ports) {
+                /* against the NICs' rate, an absolute the whole job is
+                 * held to: far below it on average and in the fast calls
+                 * (a busy host or a member late inside its calls slows
+                 * some calls by several times, a slow network every
+                 * one), with the fitted latency; or an order of magnitude
+                 * below the wire alone in the fast calls (TCP fallback,
+                 * however inflated the fit's latency) */
+                double wire_ratio = mt_wire / fast;
                 model = fn / mt_ref;
                 link_Bps = m->expected_Bps;
+                if (wire_ratio < BUSBW_TCP) {
+                    busbw = fn / fast;
+                    model = fn / mt_wire;
+                } else if (!(mt_ref / fast < BUSBW_FAR_BELOW)) {
+                    continue;
+                }
             }
             ratio = busbw / model;
             if (!(ratio < (ports ? BUSBW_FAR_BELOW : BUSBW_LOW)))
@@ -432,11 +455,13 @@ static int low_busbw(struct cp_analysis *an, const struct an_eval *ev,
                                     : CP_SEVERITY_WARNING,
                 w.ranks, w.nranks, w.nodes, w.nnodes,
                 "%s bandwidth-bound calls on communicator %016llx (%u ranks, "
-                "%u nodes) reach a busbw of %s, %.0f%% of the %s the model "
+                "%u nodes) reach a busbw of %s%s, %.0f%% of the %s the model "
                 "expects at their sizes (link %s, from the %s)%s.",
                 k == CP_LINK_INTER ? "Inter-node" : "Intra-node",
                 (unsigned long long)c->id, c->nranks, c->nnodes,
-                cp_units_format_bandwidth(busbw, b1, sizeof b1), 100 * ratio,
+                cp_units_format_bandwidth(busbw, b1, sizeof b1),
+                ports && busbw != fn / t ? " in their fastest calls" : "",
+                100 * ratio,
                 cp_units_format_bandwidth(model, b2, sizeof b2),
                 cp_units_format_bandwidth(link_Bps, b3, sizeof b3),
                 ports ? "NICs' port rate"
@@ -457,6 +482,8 @@ static int low_busbw(struct cp_analysis *an, const struct an_eval *ev,
                 set(e, "busbw_Bps", jnum(busbw)) < 0 ||
                 set(e, "model_busbw_Bps", jnum(model)) < 0 ||
                 set(e, "ratio", jnum(ratio)) < 0 ||
+                set(e, "mean_busbw_Bps", jnum(fn / t)) < 0 ||
+                set(e, "fast_calls", json_boolean(ports && busbw != fn / t)) < 0 ||
                 set(e, "link_bandwidth_Bps", jnum(m->bandwidth_Bps)) < 0 ||
                 set(e, "expected_Bps", jnum(m->expected_Bps)) < 0 ||
                 set(e, "source",
@@ -720,8 +747,8 @@ static int slow_links(struct cp_analysis *an)
         unsigned char *seen = NULL;
         json_t *e, *units = NULL;
         char b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE], name[160],
-            what[128];
-        int rc;
+            what[128], tail[200];
+        int rc, weak;
 
         if (p->state != CP_PAIR_SLOW || p->source != CP_PAIR_FROM_CALLS)
             continue; /* the probe's: probe_links */
@@ -760,21 +787,33 @@ static int slow_links(struct cp_analysis *an)
         else
             snprintf(what, sizeof what, "%u point-to-point stream%s", p2p,
                      p2p == 1 ? "" : "s");
+        weak = p->slow_calls < CP_LINKS_MIN_SLOW_CALLS;
+        snprintf(tail, sizeof tail,
+                 weak ? "; but only %llu calls show it, too few to tell a "
+                        "slow link from a busy host: run 'srun -N %zu "
+                        "--ntasks-per-node=1 collprof probe -o DIR' to "
+                        "measure the pair."
+                      : ".",
+                 (unsigned long long)p->slow_calls, an->nnodes);
         rc = add_finding(
             an, CP_KIND_SLOW_LINK,
-            p->efficiency <= 0.25 ? CP_SEVERITY_CRITICAL : CP_SEVERITY_WARNING,
+            weak                      ? CP_SEVERITY_INFO
+            : p->efficiency <= 0.25 ? CP_SEVERITY_CRITICAL
+                                    : CP_SEVERITY_WARNING,
             NULL, 0, nodes, 2,
-            "The link between nodes %s and %s is slow: the %s that cross "
+            "The link between nodes %s and %s %s: the %s that cross "
             "it take %.1fx the time of the same calls elsewhere in the job "
             "(about %s against %s on the other links), and every other "
-            "link they cross ran at full speed in other calls.",
-            an->nodes[p->a].name, an->nodes[p->b].name, what, p->slowdown,
+            "link they cross ran at full speed in other calls%s",
+            an->nodes[p->a].name, an->nodes[p->b].name,
+            weak ? "may be slow" : "is slow", what, p->slowdown,
             isfinite(p->bandwidth_Bps)
                 ? cp_units_format_bandwidth(p->bandwidth_Bps, b1, sizeof b1)
                 : "?",
             isfinite(topo->reference_Bps)
                 ? cp_units_format_bandwidth(topo->reference_Bps, b2, sizeof b2)
-                : "?");
+                : "?",
+            tail);
         if (rc < 0) {
             json_decref(units);
             return -1;
@@ -788,6 +827,8 @@ static int slow_links(struct cp_analysis *an)
             set(e, "slowdown", jnum(p->slowdown)) < 0 ||
             set(e, "units", units) < 0 ||
             set(e, "cleared_pairs", json_integer(cleared)) < 0 ||
+            set(e, "slow_calls", json_integer((json_int_t)p->slow_calls)) < 0 ||
+            set(e, "weak", json_boolean(weak)) < 0 ||
             set(e, "ports", endpoint_ports(an, p->a, p->b)) < 0)
             return -1;
         /* the probe measured it too: agreeing or not, say what it saw */

@@ -30,6 +30,14 @@
 
 #define SLOW_THRESHOLD 1.45
 #define OK_THRESHOLD 1.25
+/* a unit's time: this quantile of its calls (nearest rank: the fastest
+ * of up to 10).  A slow link or a delayed member makes every call slower;
+ * a busy host, a first call's connection setup or a peer's late entry
+ * only some: the fast calls show the fault without that noise. */
+#define UNIT_QUANTILE 0.1
+/* a unit is slow from SLOW_THRESHOLD, or from this many times the run's
+ * noise (in log) when the run is noisier */
+#define LINK_NOISE_FACTOR 2.0
 #define MIN_BANDWIDTH_SHARE 0.5
 #define MIN_CALLS 3
 #define STRAGGLER_NOISE_FACTOR 4.0
@@ -188,8 +196,10 @@ struct work {
     /* the shape: units with the same one are peers */
     unsigned coll, nranks, nnodes, hops, link, bucket;
     double L, W; /* the class model's terms (NaN without a model) */
-    double t;    /* median own time, then minus the delay */
+    double t;    /* the unit's time (its fast calls), then minus the
+                  * delay of a straggler */
     double x;    /* t - baseline of the first pass (collectives) */
+    double spread; /* log(median call / the unit's time) */
     int have_x;
 };
 
@@ -204,6 +214,10 @@ struct solver {
     size_t pair_cap;
     struct cp_analysis_pair *pairs;
     unsigned char *cleared, *named, *candidate;
+    double *margin; /* per pair: the smallest slowdown / slow threshold of
+                     * the units crossing it */
+    double slow_at[2]; /* the slow threshold of collective and
+                        * point-to-point units */
     size_t npairs, cappairs;
     unsigned *order; /* scratch: unit indices */
     size_t *added_by; /* [cappairs]: 1 + the unit that last added the pair */
@@ -411,7 +425,10 @@ static int build_units(struct solver *s, const struct cp_links *lk,
             for (k = 0; k < AN_NBUCKETS; k++) {
                 const struct an_bucket *b = t->b[k];
                 struct work *w;
-                if (!b || b->count < MIN_CALLS || b->grouped * 10 > b->count)
+                /* own times only: calls outside groups, instances with
+                 * every member (a missing member's part is not timed) */
+                if (!b || b->count < MIN_CALLS || b->grouped * 10 > b->count ||
+                    b->incomplete * 20 > b->count)
                     continue;
                 w = new_unit(s);
                 if (!w)
@@ -420,8 +437,9 @@ static int build_units(struct solver *s, const struct cp_links *lk,
                 w->pub.coll = (enum cp_coll)slot;
                 w->pub.bytes = b->bytes / (double)b->count;
                 w->pub.calls = b->count;
-                w->pub.time_s = cp_sketch_quantile(&b->t, 0.5);
+                w->pub.time_s = cp_sketch_quantile(&b->t, UNIT_QUANTILE);
                 w->t = w->pub.time_s;
+                w->spread = log(cp_sketch_quantile(&b->t, 0.5) / w->t);
                 w->coll = slot;
                 w->nranks = c->nranks;
                 w->nnodes = s->an->comms[ci].nnodes;
@@ -447,8 +465,9 @@ static int build_units(struct solver *s, const struct cp_links *lk,
         w->pub.dst_node = (int)cell->dst;
         w->pub.bytes = cell->bytes / (double)cell->calls;
         w->pub.calls = cell->calls;
-        w->pub.time_s = cp_sketch_quantile(&cell->t, 0.5);
+        w->pub.time_s = cp_sketch_quantile(&cell->t, UNIT_QUANTILE);
         w->t = w->pub.time_s;
+        w->spread = log(cp_sketch_quantile(&cell->t, 0.5) / w->t);
         w->coll = CP_COLL_SENDRECV;
         w->nranks = 2;
         w->nnodes = 2;
@@ -761,7 +780,6 @@ static int stragglers(struct solver *s)
             d = fmax(d, an->ranks[f].delay_s);
         }
         w->pub.delay_s = d;
-        w->t = w->pub.time_s - d;
     }
     for (ci = 0; ci < st->ncomms; ci++) {
         const struct an_comm *c = st->comms[ci];
@@ -790,9 +808,46 @@ static int eligible(const struct work *w)
            w->pub.bandwidth_share >= MIN_BANDWIDTH_SHARE;
 }
 
-static void localize(struct solver *s)
+/* Whether pair k can be why a slow unit is slow: no unit cleared it, and
+ * every unit that crosses it ran at least SLOW_THRESHOLD times its
+ * baseline (a ring runs at its slowest link, so a link is at most as slow
+ * as the fastest unit that crosses it: one under the threshold bounds it
+ * below what a slow link is named at, and the slow unit's excess is not
+ * that link's). */
+static int slow_candidate(const struct solver *s, unsigned k)
+{
+    return !s->cleared[k] && s->margin[k] >= 1;
+}
+
+static double slow_at(const struct solver *s, const struct work *w)
+{
+    return s->slow_at[w->coll == CP_COLL_SENDRECV];
+}
+
+/* The run's noise for one kind of unit (p2p: point-to-point, else
+ * collectives), in log: the median over the bandwidth-bound
+ * units of how much slower their median call is than their fast ones (a
+ * slow link slows every call alike; a busy host some of them, and the
+ * fast calls of two units then differ by about as much).  -1 without
+ * such units. */
+static double run_noise(const struct solver *s, int p2p, double *scratch)
+{
+    size_t i, n = 0;
+
+    for (i = 0; i < s->nu; i++) {
+        const struct work *w = &s->u[i];
+        if (!eligible(w) || (w->coll == CP_COLL_SENDRECV) != p2p ||
+            !(w->spread >= 0))
+            continue;
+        scratch[n++] = w->spread;
+    }
+    return n >= 1 ? cp_stats_median(scratch, n) : -1;
+}
+
+static void localize(struct solver *s, double *scratch)
 {
     size_t i, k;
+    int kind;
 
     for (i = 0; i < s->nu; i++) {
         struct work *w = &s->u[i];
@@ -803,10 +858,34 @@ static void localize(struct solver *s)
         bwb = base - w->L;
         w->pub.bw_slowdown = bwb >= 0.25 * base ? (w->t - w->L) / bwb
                                                 : w->pub.slowdown;
+    }
+    /* how slow is slow in this run: SLOW_THRESHOLD; for point-to-point
+     * units, or LINK_NOISE_FACTOR times their noise when that is more (a
+     * loaded host makes a pipeline's few judged send/recv calls vary 2x,
+     * and their fast calls differ by as much between streams; a
+     * collective's calls vary mostly by its first call's setup, which its
+     * fast calls leave out) */
+    for (kind = 0; kind < 2; kind++) {
+        double noise = kind ? run_noise(s, kind, scratch) : 0;
+        s->slow_at[kind] = fmax(SLOW_THRESHOLD,
+                                noise > 0 ? exp(LINK_NOISE_FACTOR * noise)
+                                          : 0);
+    }
+    s->an->topology.slow_threshold = s->slow_at[0];
+    s->an->topology.slow_threshold_p2p = s->slow_at[1];
+    for (i = 0; i < s->nu; i++) {
+        struct work *w = &s->u[i];
+        if (!eligible(w))
+            continue;
         for (k = 0; k < w->pub.npairs; k++) {
             struct cp_analysis_pair *p = &s->pairs[w->pub.pairs[k]];
+            double m = w->pub.slowdown / slow_at(s, w);
             p->units++;
             p->calls += w->pub.calls;
+            if (p->units == 1 || m < s->margin[w->pub.pairs[k]])
+                s->margin[w->pub.pairs[k]] = m;
+            if (m >= 1)
+                p->slow_calls += w->pub.calls;
             if (w->pub.slowdown < p->slowdown)
                 p->slowdown = w->pub.slowdown;
             if (!(p->efficiency >= 1 / w->pub.bw_slowdown) &&
@@ -818,14 +897,14 @@ static void localize(struct solver *s)
         if (w->pub.slowdown < OK_THRESHOLD)
             w->pub.verdict = CP_UNIT_CLEARS;
     }
-    /* a slow unit with one uncleared pair names it */
+    /* a slow unit with one candidate names it */
     for (i = 0; i < s->nu; i++) {
         struct work *w = &s->u[i];
         unsigned n = 0, last = 0;
-        if (!eligible(w) || !(w->pub.slowdown >= SLOW_THRESHOLD))
+        if (!eligible(w) || !(w->pub.slowdown >= slow_at(s, w)))
             continue;
         for (k = 0; k < w->pub.npairs; k++)
-            if (!s->cleared[w->pub.pairs[k]]) {
+            if (slow_candidate(s, w->pub.pairs[k])) {
                 n++;
                 last = w->pub.pairs[k];
             }
@@ -840,7 +919,7 @@ static void localize(struct solver *s)
     for (i = 0; i < s->nu; i++) {
         struct work *w = &s->u[i];
         int explained = 0;
-        if (!eligible(w) || !(w->pub.slowdown >= SLOW_THRESHOLD) ||
+        if (!eligible(w) || !(w->pub.slowdown >= slow_at(s, w)) ||
             w->pub.verdict != CP_UNIT_NONE)
             continue;
         for (k = 0; k < w->pub.npairs; k++)
@@ -848,7 +927,7 @@ static void localize(struct solver *s)
         w->pub.verdict = explained ? CP_UNIT_EXPLAINED : CP_UNIT_UNRESOLVED;
         if (!explained)
             for (k = 0; k < w->pub.npairs; k++)
-                if (!s->cleared[w->pub.pairs[k]])
+                if (slow_candidate(s, w->pub.pairs[k]))
                     s->candidate[w->pub.pairs[k]] = 1;
     }
     for (k = 0; k < s->npairs; k++) {
@@ -1165,6 +1244,7 @@ int cp_links_solve(struct cp_links *lk, struct cp_analysis *an,
     s.an = an;
     s.st = st;
     an->topology.slow_threshold = SLOW_THRESHOLD;
+    an->topology.slow_threshold_p2p = SLOW_THRESHOLD;
     an->topology.ok_threshold = OK_THRESHOLD;
     an->topology.min_bandwidth_share = MIN_BANDWIDTH_SHARE;
     an->topology.reference_Bps = NAN;
@@ -1176,15 +1256,20 @@ int cp_links_solve(struct cp_links *lk, struct cp_analysis *an,
     s.cleared = calloc(s.npairs + 1, 1);
     s.named = calloc(s.npairs + 1, 1);
     s.candidate = calloc(s.npairs + 1, 1);
-    if (!s.order || !scratch || !s.cleared || !s.named || !s.candidate)
+    s.margin = calloc(s.npairs + 1, sizeof *s.margin);
+    if (!s.order || !scratch || !s.cleared || !s.named || !s.candidate ||
+        !s.margin)
         goto out;
     baselines(&s, scratch, 0);
     if (stragglers(&s) < 0)
         goto out;
+    /* the links judge each unit's fast calls, less a straggler's delay */
+    for (i = 0; i < s.nu; i++)
+        s.u[i].t = s.u[i].pub.time_s - s.u[i].pub.delay_s;
     /* again, with the stragglers' delays taken off, each link against the
      * others */
     baselines(&s, scratch, 1);
-    localize(&s);
+    localize(&s, scratch);
     if (publish(&s) < 0)
         goto out;
     rc = 0;
@@ -1199,6 +1284,7 @@ out:
     free(s.cleared);
     free(s.named);
     free(s.candidate);
+    free(s.margin);
     free(s.order);
     free(scratch);
     return rc;

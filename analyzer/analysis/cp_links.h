@@ -22,6 +22,11 @@
 
 #include "cp_analysis.h"
 
+/* A link named slow on fewer calls than this (its slow units' calls) is
+ * reported as a hint (info), not a warning: three or four calls of a
+ * pipeline's send/recv on a busy host vary by more than a slow link adds. */
+#define CP_LINKS_MIN_SLOW_CALLS 6
+
 struct an_state;
 struct an_eval;
 struct cp_links;

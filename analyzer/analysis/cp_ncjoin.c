@@ -22,6 +22,9 @@ struct jcall {
     uint8_t op;       /* Bcast counted as Broadcast */
     uint8_t skip;     /* plugin: launched from a graph; shim: captured */
     uint8_t algo, proto, nchannels, nflags;
+    uint8_t dtype;
+    uint32_t nranks, seq;
+    uint64_t end;      /* plugin: the call's end (kernel end) */
     uint64_t gpu_start, gpu_end;
 };
 
@@ -113,6 +116,10 @@ static int read_log(const char *path, int plugin, struct jlog *l)
             c->start = r->start_ns;
             c->peer = r->peer;
             c->rank = r->rank;
+            c->nranks = r->nranks;
+            c->seq = r->seq;
+            c->dtype = r->dtype;
+            c->end = r->end_ns;
             c->op = (uint8_t)same_op(r->op);
             c->skip = (r->flags & CP_CALL_CAPTURED) != 0;
             if (!plugin) {
@@ -349,6 +356,70 @@ static long join_comms(const struct jlog *sh, uint64_t sc,
     return total;
 }
 
+static int compare_replay(const void *a, const void *b)
+{
+    const struct cp_ncjoin_replay *x = a, *y = b;
+    return (x->end > y->end) - (x->end < y->end);
+}
+
+/* The plugin's calls launched from a CUDA graph, as calls of the plugin's
+ * communicator (NCCL's commHash, the same on every member): a collective
+ * numbered by its place among the graph launches of that communicator (the
+ * same on every member: they replay the same graphs in the same order),
+ * send/recv by the plugin's own sequence per (peer, direction).  By end
+ * time.  0, or -1 when memory ran out. */
+static int replays_of(const struct jlog *pl, struct cp_ncjoin_replay **out,
+                      size_t *nout)
+{
+    struct {
+        uint64_t comm;
+        uint32_t next;
+    } *seqs = NULL;
+    size_t nseqs = 0, capseqs = 0, cap = 0, i, k;
+    int rc = -1;
+
+    for (i = 0; i < pl->n; i++) {
+        const struct jcall *c = &pl->c[i];
+        struct cp_ncjoin_replay *r;
+        if (!c->skip || c->nranks == 0 || c->rank >= c->nranks)
+            continue;
+        if (grow((void **)out, &cap, *nout, sizeof **out) < 0)
+            goto done;
+        r = &(*out)[(*nout)++];
+        memset(r, 0, sizeof *r);
+        r->comm = c->comm;
+        r->count = c->count;
+        r->rank = c->rank;
+        r->nranks = c->nranks;
+        r->peer = c->peer;
+        r->op = c->op;
+        r->dtype = c->dtype;
+        r->algo = c->algo;
+        r->proto = c->proto;
+        r->start = c->gpu_end ? c->gpu_start : c->start;
+        r->end = c->gpu_end ? c->gpu_end : c->end;
+        if (cp_op_is_p2p(c->op)) {
+            r->seq = c->seq;
+            continue;
+        }
+        for (k = 0; k < nseqs && seqs[k].comm != c->comm; k++)
+            ;
+        if (k == nseqs) {
+            if (grow((void **)&seqs, &capseqs, nseqs, sizeof *seqs) < 0)
+                goto done;
+            seqs[nseqs].comm = c->comm;
+            seqs[nseqs].next = 0;
+            nseqs++;
+        }
+        r->seq = seqs[k].next++;
+    }
+    qsort(*out, *nout, sizeof **out, compare_replay);
+    rc = 0;
+done:
+    free(seqs);
+    return rc;
+}
+
 static int compare_entry(const void *a, const void *b)
 {
     const struct cp_ncjoin_entry *x = a, *y = b;
@@ -359,6 +430,7 @@ static int compare_entry(const void *a, const void *b)
  * (sh_path NULL) the plugin's with itself. */
 static int join_process(const char *sh_path, const char *pl_path,
                         struct cp_ncjoin_entry **out, size_t *nout,
+                        struct cp_ncjoin_replay **rout, size_t *nrout,
                         struct jstats *stats)
 {
     struct jlog sh, pl;
@@ -380,6 +452,10 @@ static int join_process(const char *sh_path, const char *pl_path,
     qsort(pl.c, pl.n, sizeof *pl.c, compare_slot);
     for (a = 0; a < pl.n; a++)
         stats->graph += pl.c[a].skip;
+    *rout = NULL;
+    *nrout = 0;
+    if (sh_path && replays_of(&pl, rout, nrout) < 0)
+        goto out;
     if (!sh_path) {
         for (a = 0; a < pl.n; a++) {
             const struct jcall *p = &pl.c[a];
@@ -473,6 +549,9 @@ out:
         free(*out);
         *out = NULL;
         *nout = 0;
+        free(*rout);
+        *rout = NULL;
+        *nrout = 0;
     }
     free(sh.c);
     free(sh.groups);
@@ -509,7 +588,9 @@ struct cp_ncjoin *cp_ncjoin_build(struct cp_analysis *an, int *none)
     j->ninputs = an->ninputs;
     j->entries = calloc(an->ninputs, sizeof *j->entries);
     j->nentries = calloc(an->ninputs, sizeof *j->nentries);
-    if (!j->entries || !j->nentries)
+    j->replays = calloc(an->ninputs, sizeof *j->replays);
+    j->nreplays = calloc(an->ninputs, sizeof *j->nreplays);
+    if (!j->entries || !j->nentries || !j->replays || !j->nreplays)
         goto oom;
     /* every analyzed input (a rank): its plugin companion, or itself */
     for (i = 0; i < an->nranks; i++) {
@@ -520,7 +601,7 @@ struct cp_ncjoin *cp_ncjoin_build(struct cp_analysis *an, int *none)
             continue;
         if (x->source == CP_SOURCE_PLUGIN) {
             if (join_process(NULL, x->path, &j->entries[in], &j->nentries[in],
-                             &stats) < 0)
+                             &j->replays[in], &j->nreplays[in], &stats) < 0)
                 goto oom;
             an->nccl.join_plugin_only_processes++;
             continue;
@@ -532,9 +613,11 @@ struct cp_ncjoin *cp_ncjoin_build(struct cp_analysis *an, int *none)
         if (!companion)
             continue;
         if (join_process(x->path, companion, &j->entries[in],
-                         &j->nentries[in], &stats) < 0)
+                         &j->nentries[in], &j->replays[in], &j->nreplays[in],
+                         &stats) < 0)
             goto oom;
         an->nccl.join_processes++;
+        an->nccl.join_replays += j->nreplays[in];
     }
     an->nccl.join_calls = stats.joined;
     an->nccl.join_shim_only = stats.shim_only;
@@ -557,6 +640,16 @@ const struct cp_ncjoin_entry *cp_ncjoin_of(const struct cp_ncjoin *j,
     return j->entries[input];
 }
 
+const struct cp_ncjoin_replay *cp_ncjoin_replays(const struct cp_ncjoin *j,
+                                                size_t input, size_t *n)
+{
+    *n = 0;
+    if (!j || input >= j->ninputs || !j->replays[input])
+        return NULL;
+    *n = j->nreplays[input];
+    return j->replays[input];
+}
+
 void cp_ncjoin_destroy(struct cp_ncjoin *j)
 {
     size_t i;
@@ -565,7 +658,11 @@ void cp_ncjoin_destroy(struct cp_ncjoin *j)
         return;
     for (i = 0; j->entries && i < j->ninputs; i++)
         free(j->entries[i]);
+    for (i = 0; j->replays && i < j->ninputs; i++)
+        free(j->replays[i]);
     free(j->entries);
     free(j->nentries);
+    free(j->replays);
+    free(j->nreplays);
     free(j);
 }

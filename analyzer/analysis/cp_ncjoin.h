@@ -23,6 +23,12 @@
  * one the plugin missed.  Which shim communicator is which plugin
  * communicator is the pair whose first calls join best.
  *
+ * The plugin's calls launched from a CUDA graph (API v5+ flags them) have
+ * no shim record: they are added to the shim's stream as calls of the
+ * plugin's communicator (cp_ncjoin_replays), so that with both logs every
+ * call is analyzed once, replays included; the shim's records of the
+ * captures (flag 16) are then left out.
+ *
  * A plugin log analyzed on its own (no shim log of its process) is joined
  * with itself: its call records get its own kind 6 and kind 5 records.
  *
@@ -54,11 +60,25 @@ struct cp_ncjoin_entry {
     uint32_t reserved;
 };
 
+/* A call the plugin saw launched from a CUDA graph, which the shim never
+ * sees: analyzed as a call of the plugin's communicator (NCCL's commHash);
+ * a collective's seq is its place among that communicator's graph
+ * launches, a send/recv's the plugin's own. */
+struct cp_ncjoin_replay {
+    uint64_t comm, count;
+    uint64_t start, end; /* the kernel interval, else the task's; raw ns */
+    uint32_t seq, rank, nranks;
+    int32_t peer;
+    uint8_t op, dtype, algo, proto;
+};
+
 /* The entries of every input that has any, by input index. */
 struct cp_ncjoin {
     size_t ninputs;
     struct cp_ncjoin_entry **entries; /* [ninputs], by slot; NULL none */
     size_t *nentries;                 /* [ninputs] */
+    struct cp_ncjoin_replay **replays; /* [ninputs], by end; shim inputs */
+    size_t *nreplays;
 };
 
 /* Join the logs of an (inputs and ranks known) into a new table; the
@@ -69,6 +89,11 @@ struct cp_ncjoin *cp_ncjoin_build(struct cp_analysis *an, int *none);
 /* The entries of input `input` (sorted by slot), *n of them; NULL none. */
 const struct cp_ncjoin_entry *cp_ncjoin_of(const struct cp_ncjoin *j,
                                            size_t input, size_t *n);
+
+/* The graph launches to add to input `input` (a shim log with a plugin
+ * log), sorted by end, *n of them; NULL none. */
+const struct cp_ncjoin_replay *cp_ncjoin_replays(const struct cp_ncjoin *j,
+                                                size_t input, size_t *n);
 
 /* Accepts NULL. */
 void cp_ncjoin_destroy(struct cp_ncjoin *j);

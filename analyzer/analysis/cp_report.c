@@ -964,6 +964,7 @@ static json_t *topology_json(const struct cp_analysis *an,
     put(o, "reference_source",
         jstr(cp_link_source_name(topo->reference_source)), bad);
     put(th, "slow", jnum(topo->slow_threshold), bad);
+    put(th, "slow_p2p", jnum(topo->slow_threshold_p2p), bad);
     put(th, "ok", jnum(topo->ok_threshold), bad);
     put(th, "min_bandwidth_share", jnum(topo->min_bandwidth_share), bad);
     put(th, "straggler_delay_s", jnum(topo->straggler_delay_s), bad);
@@ -980,6 +981,7 @@ static json_t *topology_json(const struct cp_analysis *an,
         put(q, "slowdown", jnum(p->slowdown), bad);
         put(q, "units", jint(p->units), bad);
         put(q, "calls", jint(p->calls), bad);
+        put(q, "slow_calls", jint(p->slow_calls), bad);
         put(q, "source", jstr(cp_pair_source_name(p->source)), bad);
         put(q, "probe_bandwidth_Bps",
             p->probed ? jnum(p->probe_bandwidth_Bps) : json_null(), bad);
@@ -1152,6 +1154,8 @@ static json_t *nccl_json(const struct cp_analysis *an, int *bad)
         put(j, "shim_only_calls", jint(v->join_shim_only), bad);
         put(j, "plugin_only_calls", jint(v->join_plugin_only), bad);
         put(j, "graph_launched_calls", jint(v->join_graph_calls), bad);
+        put(j, "graph_launches_added", jint(v->join_replays), bad);
+        put(j, "captures_left_out", jint(v->captures_left_out), bad);
         put(j, "with_kernel_interval", jint(v->join_gpu), bad);
         put(j, "timed_by_kernel_interval", jint(v->gpu_timed), bad);
         put(o, "join", j, bad);

@@ -1271,6 +1271,10 @@ static void p2p_finalize(struct an_state *st, struct an_p2p *e)
     own = (double)((e->end[0] > e->end[1] ? e->end[0] : e->end[1]) -
                    (e->start[0] > e->start[1] ? e->start[0] : e->start[1])) *
           1e-9;
+    /* a receiver that came only after its send had completed (eager)
+     * found the data there: the transfer's time is the send's own */
+    if (e->start[1] >= e->end[0])
+        own = (double)(e->end[0] - e->start[0]) * 1e-9;
     if (own < 0)
         own = 0;
     skew = (double)(e->start[0] > e->start[1] ? e->start[0] - e->start[1]
@@ -1448,6 +1452,47 @@ static const struct cp_ncjoin_entry *join_entry(struct an_file *f)
                                                            : NULL;
 }
 
+/* The plugin's graph launches of f that ended by key (corrected ns; all of
+ * them with INT64_MAX), as calls of f (cp_ncjoin_replays). */
+static void inject_replays(struct an_state *st, struct an_file *f,
+                           int64_t key)
+{
+    while (f->rpos < f->nrp) {
+        const struct cp_ncjoin_replay *r = &f->rp[f->rpos];
+        struct an_call call;
+        if ((int64_t)r->end - f->offset_ns > key)
+            break;
+        f->rpos++;
+        if (r->end < r->start || r->start < (uint64_t)f->t_min ||
+            r->end > (uint64_t)f->t_max || r->end - r->start > CALL_MAX_NS) {
+            f->bad_time++;
+            continue;
+        }
+        memset(&call, 0, sizeof call);
+        call.comm_id = r->comm;
+        call.count = r->count;
+        call.seq = r->seq;
+        call.rank = r->rank;
+        call.nranks = r->nranks;
+        call.peer = r->peer;
+        call.op = r->op;
+        call.dtype = r->dtype;
+        call.info = AN_INFO(r->algo, r->proto);
+        call.share = 1;
+        call.start = (int64_t)r->start - f->offset_ns;
+        call.end = (int64_t)r->end - f->offset_ns;
+        if (st->windowed &&
+            (call.start < st->win_lo || call.start >= st->win_hi)) {
+            st->outside++;
+            continue;
+        }
+        f->acc->calls++;
+        f->acc->time_ns += call.end - call.start;
+        st->gpu_timed++;
+        dispatch(st, f, &call);
+    }
+}
+
 /* A call or group record whose times are damage: the first such problem
  * of the file says why (times no job can have, cp_logread.h, or times
  * outside the log's own bounds, open_files()). */
@@ -1487,6 +1532,11 @@ static inline void on_call(struct an_state *st, struct an_file *f,
 
     if (__builtin_expect(cp_rec_call_in_flight(r), 0))
         return; /* never returned: no time to join (cp_hang.c reads it) */
+    if (__builtin_expect(f->nrp != 0 && (r->flags & CP_CALL_CAPTURED), 0)) {
+        /* a capture, which ran nothing: its launches are the plugin's */
+        st->captures_left_out++;
+        return;
+    }
     if (__builtin_expect(st->windowed, 0) && key != INT64_MIN) {
         int64_t s0 = (int64_t)r->start_ns - f->offset_ns;
         if (s0 < st->win_lo || s0 >= st->win_hi) {
@@ -1658,6 +1708,8 @@ static void on_comm(struct an_state *st, struct an_file *f,
 static inline void handle(struct an_state *st, struct an_file *f,
                           const union cp_rec *r, int64_t key)
 {
+    if (__builtin_expect(f->rpos < f->nrp && key != INT64_MIN, 0))
+        inject_replays(st, f, key);
     switch (r->kind) {
     case CP_REC_CALL:
         on_call(st, f, &r->call, key);
@@ -1755,7 +1807,7 @@ static uint64_t run_file(struct an_state *st, struct an_file *f,
     const uint64_t t_span = (uint64_t)f->t_max - (uint64_t)f->t_min;
     const int32_t file = (int32_t)(f - st->files);
     /* a file with the plugin's records takes the full path (on_call) */
-    const int plain = f->jn == NULL;
+    const int plain = f->jn == NULL && f->nrp == 0;
     int64_t key = f->key, busy = 0;
     uint64_t n = 0, calls = 0;
     /* the window, on this file's raw clock: start - w_lo < w_span (a call
@@ -1902,12 +1954,17 @@ void an_stream_run(struct an_state *st)
     int64_t delta = 1000000; /* 1 ms */
     double next_progress = seconds_now() + 1.0;
     unsigned epochs = 0;
+    struct cp_scan_pool *pool = NULL;
 
     active = malloc((st->nfiles ? st->nfiles : 1) * sizeof *active);
     if (!active) {
         st->oom = 1;
         return;
     }
+    /* -j N: N - 1 threads read every file's next buffer ahead; the join
+     * stays on this thread, in the same order, so the result is the same */
+    if (st->jobs > 1)
+        pool = cp_scan_pool_start(st->jobs - 1, st->nfiles);
     for (i = 0; i < st->nfiles; i++) {
         struct an_file *f = &st->files[i];
         if (!f->sc)
@@ -1919,6 +1976,10 @@ void an_stream_run(struct an_state *st)
         if (f->cur) {
             f->key = merge_key(f, f->cur);
             active[nactive++] = f;
+            if (pool) /* without memory for it, read here */
+                (void)cp_scan_pool_attach(pool, f->sc);
+        } else {
+            inject_replays(st, f, INT64_MAX);
         }
     }
     while (nactive > 0) {
@@ -1941,10 +2002,12 @@ void an_stream_run(struct an_state *st)
             struct an_file *f = active[i];
             if (f->key < boundary)
                 n += run_file(st, f, boundary);
-            if (f->cur)
+            if (f->cur) {
                 active[j++] = f;
-            else
+            } else {
+                inject_replays(st, f, INT64_MAX);
                 flush_stash(st, f);
+            }
         }
         nactive = j;
         st->records += n;
@@ -1968,6 +2031,7 @@ void an_stream_run(struct an_state *st)
             }
         }
     }
+    cp_scan_pool_stop(pool);
     evict_stale(st, 1);
     free(active);
 }

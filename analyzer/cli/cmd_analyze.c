@@ -17,6 +17,8 @@
 #include "cp_clijob.h"
 #include "cp_cmds.h"
 #include "cp_kinds.h"
+#include "cp_partial.h"
+#include "cp_ports.h"
 #include "cp_probeview.h"
 #include "cp_units.h"
 
@@ -78,12 +80,28 @@ static void usage(FILE *out)
             "                       over 256 processes gets each per-rank figure's\n"
             "                       distribution and its worst ranks and nodes\n"
             "                       (rank_summary) instead\n"
+            "  -j, --jobs N         threads (default: every online CPU): N - 1\n"
+            "                       read the logs ahead while one joins them;\n"
+            "                       the report is the same for every N\n"
             "  -q, --quiet          no verdict and no progress; problems with the\n"
             "                       inputs are still printed\n"
             "      --follow-symlinks  read a log that is a symbolic link (by\n"
             "                       default refused) when it points to a file\n"
             "                       of the invoking user\n"
+            "      --nodes          distributed, under any launcher with one task\n"
+            "                       per node: each task first reduces its node's\n"
+            "                       logs into DIR/NODE.cppart (collprof reduce);\n"
+            "                       rank 0 (SLURM_PROCID, OMPI_COMM_WORLD_RANK,\n"
+            "                       PMI_RANK, PMIX_RANK or RANK) waits for every\n"
+            "                       node's partial and writes the report from\n"
+            "                       them; the other tasks exit 0\n"
+            "      --nodes-wait S   rank 0 waits at most S seconds (default 120);\n"
+            "                       a node still without a partial is named and\n"
+            "                       its logs are read instead\n"
             "  -h, --help           this text\n"
+            "\n"
+            "DIR may hold node partials (*.cppart, collprof reduce) instead of or\n"
+            "beside the logs: the report is the same (docs/partial-format.md).\n"
             "\n"
             "Bad inputs (empty, foreign, truncated or corrupt files, fifos,\n"
             "devices, symbolic links, logs of another job) are named on stderr\n"
@@ -95,6 +113,82 @@ static void usage(FILE *out)
             "log, or the report could not be written; 2 bad usage; 3 --fail-on\n"
             "matched a finding.\n",
             cp_clijob_profile_help(profile, sizeof profile));
+}
+
+/* The first of the launcher's variables that is set, as a number; -1. */
+static long env_number(const char *const *vars)
+{
+    for (; *vars; vars++) {
+        const char *v = getenv(*vars);
+        char *end;
+        long n;
+        if (!v || !*v)
+            continue;
+        n = strtol(v, &end, 10);
+        if (*end == '\0' && n >= 0)
+            return n;
+    }
+    return -1;
+}
+
+/* --nodes: this node's partial of every directory given, then on rank 0
+ * the wait for the other nodes' partials.  Returns 0 to go on with the
+ * analysis (rank 0), 1 when this task is done (another rank), -1 on an
+ * error (said). */
+static int reduce_nodes(char *const *inputs, unsigned wait_s, int quiet)
+{
+    static const char *const rank_vars[] = {
+        "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK",
+        "RANK", NULL};
+    static const char *const local_vars[] = {
+        "SLURM_LOCALID", "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
+        "LOCAL_RANK", NULL};
+    long rank = env_number(rank_vars), local = env_number(local_vars);
+    char node[64], file[128], out[4300], first[128];
+    struct cp_partial_stats st;
+    struct cp_error err;
+    struct stat sb;
+    size_t i;
+
+    cp_ports_node_name(node, sizeof node);
+    for (i = 0; inputs[i]; i++) {
+        if (stat(inputs[i], &sb) < 0 || !S_ISDIR(sb.st_mode))
+            continue;
+        if (local > 0)
+            continue; /* one task per node reduces */
+        if (cp_partial_file_name(node, file, sizeof file) < 0 ||
+            snprintf(out, sizeof out, "%s/%s", inputs[i], file) >=
+                (int)sizeof out) {
+            fprintf(stderr, "collprof analyze: --nodes: %s: name too long\n",
+                    inputs[i]);
+            return -1;
+        }
+        if (cp_partial_reduce(inputs[i], node, out, &st, &err) < 0)
+            fprintf(stderr, "collprof analyze: --nodes: %s\n", err.text);
+        else if (!quiet)
+            printf("collprof: node %s: %u log%s -> %s\n", node, st.logs,
+                   st.logs == 1 ? "" : "s", out);
+    }
+    if (rank > 0)
+        return 1;
+    for (i = 0; inputs[i]; i++) {
+        unsigned waited_ms = 0;
+        int missing;
+        if (stat(inputs[i], &sb) < 0 || !S_ISDIR(sb.st_mode))
+            continue;
+        while ((missing = cp_partial_missing(inputs[i], first, sizeof first,
+                                             NULL)) > 0 &&
+               waited_ms < wait_s * 1000u) {
+            usleep(200 * 1000);
+            waited_ms += 200;
+        }
+        if (missing > 0)
+            fprintf(stderr, "collprof analyze: --nodes: after %u s, %d "
+                    "node%s of %s still without a partial (%s first): "
+                    "their logs are read instead\n", wait_s, missing,
+                    missing == 1 ? "" : "s", inputs[i], first);
+    }
+    return 0;
 }
 
 /* Turn the window into the analysis's absolute times: one quiet analysis
@@ -400,6 +494,9 @@ int cp_cmd_analyze(int argc, char **argv)
         {"quiet", no_argument, NULL, 'q'},
         {"follow-symlinks", no_argument, NULL, 'L'},
         {"all-ranks", no_argument, NULL, 'A'},
+        {"jobs", required_argument, NULL, 'j'},
+        {"nodes", no_argument, NULL, 'N'},
+        {"nodes-wait", required_argument, NULL, 'W'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     const char *outdir = NULL, *profile_path = NULL, *probe_path = NULL;
@@ -416,6 +513,8 @@ int cp_cmd_analyze(int argc, char **argv)
     char path[4200], html[4200];
     int html_ok = 0;
     int quiet = 0, no_profile = 0, fail_on = -1, c, rc = EXIT_USAGE;
+    int nodes = 0;
+    unsigned nodes_wait = 120;
     size_t i;
 
     cp_analysis_opts_init(&opts);
@@ -423,7 +522,11 @@ int cp_cmd_analyze(int argc, char **argv)
     memset(&probe, 0, sizeof probe);
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":o:qh", longopts, NULL)) != -1) {
+    {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        opts.jobs = cpus > 0 ? (unsigned)(cpus < 1024 ? cpus : 1024) : 1;
+    }
+    while ((c = getopt_long(argc, argv, ":o:j:qh", longopts, NULL)) != -1) {
         switch (c) {
         case 'o':
             outdir = optarg;
@@ -508,6 +611,34 @@ int cp_cmd_analyze(int argc, char **argv)
         case 'A':
             opts.rank_table_max = UINT_MAX;
             break;
+        case 'j': {
+            char *end;
+            unsigned long n;
+            errno = 0;
+            n = strtoul(optarg, &end, 10);
+            if (optarg[0] < '1' || optarg[0] > '9' || *end || errno ||
+                n > 1024) {
+                fprintf(stderr, "collprof analyze: -j '%s': a number of "
+                                "threads from 1 to 1024 is needed\n", optarg);
+                goto out;
+            }
+            opts.jobs = (unsigned)n;
+            break;
+        }
+        case 'N':
+            nodes = 1;
+            break;
+        case 'W': {
+            char *end;
+            unsigned long v = strtoul(optarg, &end, 10);
+            if (*end || !*optarg || optarg[0] == '-' || v > 86400) {
+                fprintf(stderr, "collprof analyze: --nodes-wait: expected "
+                                "seconds (0 to 86400), got '%s'\n", optarg);
+                goto out;
+            }
+            nodes_wait = (unsigned)v;
+            break;
+        }
         case 'q':
             quiet = 1;
             break;
@@ -529,6 +660,13 @@ int cp_cmd_analyze(int argc, char **argv)
         fprintf(stderr, "collprof analyze: -o OUT is required: the directory "
                         "for report.json\n");
         goto out;
+    }
+    if (nodes) {
+        int r = reduce_nodes(argv + optind, nodes_wait, quiet);
+        if (r != 0) {
+            rc = r > 0 ? 0 : EXIT_UNUSABLE;
+            goto out;
+        }
     }
     c = cp_clijob_load_profile("analyze", profile_path, no_profile, &profile,
                                &opts.profile);

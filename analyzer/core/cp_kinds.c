@@ -77,7 +77,8 @@ static const struct cp_kind_info kinds[CP_KIND_COUNT] = {
         .title = "a slow link between two nodes",
         .rule = "a node pair named by the max-plus group testing of \"Slow "
                 "links\"",
-        .severity = "critical at an efficiency of 25 % or less, else warning",
+        .severity = "critical at an efficiency of 25 % or less, else "
+                    "warning; info when fewer than 6 calls show it",
         .doc = "analysis.md#slow-links"},
     [CP_KIND_SLOW_LINK_CANDIDATES] = {
         .name = "slow_link_candidates",

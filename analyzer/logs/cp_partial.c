@@ -586,6 +586,51 @@ out:
     return rc;
 }
 
+int cp_partial_missing(const char *dir, char *first, size_t len,
+                       struct cp_error *err)
+{
+    char **paths = NULL, (*seen)[128] = NULL;
+    size_t nseen = 0, k;
+    int n, i, missing = 0;
+
+    if (len)
+        first[0] = '\0';
+    n = cp_logdir_list(dir, &paths, err);
+    if (n < 0)
+        return -1;
+    seen = calloc((size_t)n, sizeof *seen);
+    if (!seen) {
+        cp_logdir_free(paths);
+        return cp_errorf_at(err, dir, -1, "%s: out of memory", dir);
+    }
+    for (i = 0; i < n; i++) {
+        struct cp_logfile *lf = cp_logfile_open(paths[i], NULL);
+        char name[128], path[4300];
+        struct stat sb;
+        if (!lf)
+            continue;
+        snprintf(name, sizeof name, "%s", cp_logfile_header(lf)->node);
+        cp_logfile_close(lf);
+        for (k = 0; k < nseen; k++)
+            if (strcmp(seen[k], name) == 0)
+                break;
+        if (k < nseen)
+            continue;
+        snprintf(seen[nseen++], sizeof *seen, "%s", name);
+        if (cp_partial_file_name(name, path, sizeof path) == 0) {
+            char full[4400];
+            snprintf(full, sizeof full, "%s/%s", dir, path);
+            if (stat(full, &sb) == 0)
+                continue;
+        }
+        if (missing++ == 0 && len)
+            snprintf(first, len, "%s", name);
+    }
+    free(seen);
+    cp_logdir_free(paths);
+    return missing;
+}
+
 /* ---- the registry of logs read from partials ----------------------------- */
 
 struct cp_partial_log {

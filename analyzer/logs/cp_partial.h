@@ -66,6 +66,12 @@ int cp_partial_reduce(const char *dir, const char *node, const char *out_path,
  * long. */
 int cp_partial_file_name(const char *node, char *buf, size_t len);
 
+/* How many nodes whose readable logs are in dir (their headers name them)
+ * have no partial there (NODE.cppart) yet; the first such node's name into
+ * first (len bytes).  -1 with err filled when dir has no log. */
+int cp_partial_missing(const char *dir, char *first, size_t len,
+                       struct cp_error *err);
+
 /* List path as cp_logdir_list does, partials included (see above).
  * *paths: NULL-terminated, sorted, freed with cp_logdir_free; *notes: an
  * array of *nnotes problems with partials (free()); returns the count of

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,17 +125,238 @@ static int reopen(struct cp_scan *s)
     return fd;
 }
 
+/* ---- read-ahead ---------------------------------------------------------- */
+
+enum { AHEAD_NONE, AHEAD_QUEUED, AHEAD_BUSY, AHEAD_READY };
+
+struct cp_scan_pool {
+    pthread_mutex_t lock;
+    pthread_cond_t work, done;
+    struct cp_scan **queue; /* a ring of max_scans */
+    struct cp_scan **attached;
+    size_t max_scans, head, count, nattached;
+    pthread_t *threads;
+    unsigned nthreads;
+    int stopping;
+};
+
+/* Read len bytes of whole records at offset into buf (as the refill does:
+ * until full, a multiple of records, or the end); the bytes read. */
+static size_t read_at(int fd, char *buf, size_t len, uint64_t offset)
+{
+    size_t got = 0;
+
+    while (got < len) {
+        ssize_t n = pread(fd, buf + got, len - got, (off_t)(offset + got));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+        if (got % CP_LOG_RECORD_SIZE == 0)
+            break;
+    }
+    return got;
+}
+
+static void *reader(void *arg)
+{
+    struct cp_scan_pool *pool = arg;
+
+    pthread_mutex_lock(&pool->lock);
+    for (;;) {
+        struct cp_scan *s;
+        uint64_t offset;
+        size_t got = 0, i;
+        int fd, ok = 1;
+
+        while (!pool->count && !pool->stopping)
+            pthread_cond_wait(&pool->work, &pool->lock);
+        if (pool->stopping)
+            break;
+        s = pool->queue[pool->head];
+        pool->head = (pool->head + 1) % pool->max_scans;
+        pool->count--;
+        s->in_queue = 0;
+        if (s->ahead_state != AHEAD_QUEUED)
+            continue;
+        s->ahead_state = AHEAD_BUSY;
+        offset = s->ahead_offset;
+        pthread_mutex_unlock(&pool->lock);
+        /* a parked scan's file is opened here, for this read only; a
+         * failure leaves the reading (and its message) to the refill */
+        fd = s->parked ? -1 : s->fd;
+        if (s->parked) {
+            struct stat sb;
+            struct cp_error e;
+            fd = cp_path_open_input(s->path, cp_path_log_links(), &e);
+            if (fd >= 0 && (fstat(fd, &sb) < 0 || (uint64_t)sb.st_dev != s->dev ||
+                            (uint64_t)sb.st_ino != s->ino)) {
+                close(fd);
+                fd = -1;
+            }
+        }
+        if (fd >= 0)
+            got = read_at(fd, (char *)s->ahead, s->buf_size, offset);
+        else
+            ok = 0;
+        if (s->parked && fd >= 0)
+            close(fd);
+        if (s->swapped)
+            for (i = 0; i < got / CP_LOG_RECORD_SIZE; i++)
+                cp_rec_swap(&s->ahead[i]);
+        pthread_mutex_lock(&pool->lock);
+        s->ahead_fill = got;
+        s->ahead_ok = ok;
+        s->ahead_state = AHEAD_READY;
+        pthread_cond_broadcast(&pool->done);
+    }
+    pthread_mutex_unlock(&pool->lock);
+    return NULL;
+}
+
+/* Queue the read of the buffer after s's current one. */
+static void queue_ahead(struct cp_scan *s)
+{
+    struct cp_scan_pool *pool = s->pool;
+
+    pthread_mutex_lock(&pool->lock);
+    if (s->ahead_state == AHEAD_NONE) {
+        s->ahead_offset = s->buf_offset + s->fill;
+        s->ahead_state = AHEAD_QUEUED;
+        if (!s->in_queue) {
+            pool->queue[(pool->head + pool->count) % pool->max_scans] = s;
+            pool->count++;
+            s->in_queue = 1;
+            pthread_cond_signal(&pool->work);
+        }
+    }
+    pthread_mutex_unlock(&pool->lock);
+}
+
+/* The buffer read ahead for s's current offset, swapped in: 1; 0 when
+ * there is none (the caller reads). */
+static int take_ahead(struct cp_scan *s)
+{
+    struct cp_scan_pool *pool = s->pool;
+    int taken = 0;
+
+    pthread_mutex_lock(&pool->lock);
+    if (s->ahead_state == AHEAD_QUEUED) /* not started: read it here */
+        s->ahead_state = AHEAD_NONE;
+    while (s->ahead_state == AHEAD_BUSY)
+        pthread_cond_wait(&pool->done, &pool->lock);
+    if (s->ahead_state == AHEAD_READY) {
+        s->ahead_state = AHEAD_NONE;
+        if (s->ahead_ok && s->ahead_offset == s->buf_offset) {
+            union cp_rec *t = s->buf;
+            s->buf = s->ahead;
+            s->ahead = t;
+            s->fill = s->ahead_fill;
+            taken = 1;
+        }
+    }
+    pthread_mutex_unlock(&pool->lock);
+    return taken;
+}
+
+struct cp_scan_pool *cp_scan_pool_start(unsigned threads, size_t max_scans)
+{
+    struct cp_scan_pool *pool;
+    unsigned i;
+
+    if (threads == 0 || max_scans == 0)
+        return NULL;
+    pool = calloc(1, sizeof *pool);
+    if (!pool)
+        return NULL;
+    pool->max_scans = max_scans;
+    pool->queue = calloc(max_scans, sizeof *pool->queue);
+    pool->attached = calloc(max_scans, sizeof *pool->attached);
+    pool->threads = calloc(threads, sizeof *pool->threads);
+    if (!pool->queue || !pool->attached || !pool->threads ||
+        pthread_mutex_init(&pool->lock, NULL) != 0) {
+        free(pool->queue);
+        free(pool->attached);
+        free(pool->threads);
+        free(pool);
+        return NULL;
+    }
+    pthread_cond_init(&pool->work, NULL);
+    pthread_cond_init(&pool->done, NULL);
+    for (i = 0; i < threads; i++) {
+        if (pthread_create(&pool->threads[i], NULL, reader, pool) != 0)
+            break;
+        pool->nthreads++;
+    }
+    if (pool->nthreads == 0) {
+        cp_scan_pool_stop(pool);
+        return NULL;
+    }
+    return pool;
+}
+
+int cp_scan_pool_attach(struct cp_scan_pool *pool, struct cp_scan *s)
+{
+    if (!pool || s->partial || s->pool || pool->nattached == pool->max_scans)
+        return 0;
+    if (!s->ahead && posix_memalign((void **)&s->ahead, 64, s->buf_size) != 0) {
+        s->ahead = NULL;
+        return -1;
+    }
+    pool->attached[pool->nattached++] = s;
+    s->pool = pool;
+    s->ahead_state = AHEAD_NONE;
+    if (s->fill > 0)
+        queue_ahead(s);
+    return 0;
+}
+
+void cp_scan_pool_stop(struct cp_scan_pool *pool)
+{
+    size_t i;
+    unsigned t;
+
+    if (!pool)
+        return;
+    pthread_mutex_lock(&pool->lock);
+    pool->stopping = 1;
+    pthread_cond_broadcast(&pool->work);
+    pthread_mutex_unlock(&pool->lock);
+    for (t = 0; t < pool->nthreads; t++)
+        pthread_join(pool->threads[t], NULL);
+    for (i = 0; i < pool->nattached; i++) {
+        struct cp_scan *s = pool->attached[i];
+        s->pool = NULL;
+        s->ahead_state = AHEAD_NONE;
+        s->in_queue = 0;
+    }
+    pthread_cond_destroy(&pool->work);
+    pthread_cond_destroy(&pool->done);
+    pthread_mutex_destroy(&pool->lock);
+    free(pool->queue);
+    free(pool->attached);
+    free(pool->threads);
+    free(pool);
+}
+
 int cp_scan_refill(struct cp_scan *s)
 {
     size_t keep = s->fill - s->pos, got = 0;
     char *buf = (char *)s->buf;
+    int ahead = 0;
 
     memmove(buf, buf + s->pos, keep);
     s->buf_offset += s->pos;
     s->pos = 0;
-    if (s->fd < 0 && s->parked)
+    if (s->pool && keep == 0 && take_ahead(s)) {
+        ahead = 1; /* read and swapped by a reader */
+        keep = s->fill;
+        buf = (char *)s->buf;
+    } else if (s->fd < 0 && s->parked) {
         s->fd = reopen(s);
-    while ((s->fd >= 0 || s->partial) && keep + got < s->buf_size) {
+    }
+    while (!ahead && (s->fd >= 0 || s->partial) && keep + got < s->buf_size) {
         ssize_t n = s->partial
                         ? cp_partial_src_read(s->partial, buf + keep + got,
                                               s->buf_size - keep - got)
@@ -159,7 +381,7 @@ int cp_scan_refill(struct cp_scan *s)
         s->have_problem = 1;
         s->problem = *cp_partial_src_problem(s->partial);
     }
-    if (s->swapped) {
+    if (s->swapped && !ahead) {
         /* keep < one record: every whole record here is new */
         size_t i, n = s->fill / CP_LOG_RECORD_SIZE;
         for (i = 0; i < n; i++)
@@ -174,6 +396,8 @@ int cp_scan_refill(struct cp_scan *s)
         s->fill = s->pos = 0;
         return 0;
     }
+    if (s->pool)
+        queue_ahead(s);
     return 1;
 }
 
@@ -195,6 +419,7 @@ void cp_scan_close(struct cp_scan *s)
         if (s->fd >= 0)
             close(s->fd);
         cp_partial_src_close(s->partial);
+        free(s->ahead);
         free(s->buf);
         free(s->path);
         free(s);

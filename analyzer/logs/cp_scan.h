@@ -48,6 +48,13 @@ struct cp_scan {
     struct cp_logfile_stats st; /* empty, bad, truncated (records: derived) */
     char *path;
     struct cp_partial_src *partial; /* a log held by a node partial */
+    /* read-ahead (cp_scan_pool): the next buffer, filled by a reader
+     * thread; its state is guarded by the pool's lock */
+    struct cp_scan_pool *pool;
+    union cp_rec *ahead;
+    size_t ahead_fill;
+    uint64_t ahead_offset;     /* file offset it was read from */
+    int ahead_state, ahead_ok, in_queue;
     struct cp_log_header hdr;  /* host byte order */
     struct cp_error problem;
 };
@@ -163,7 +170,27 @@ static inline const struct cp_error *cp_scan_problem(const struct cp_scan *s)
     return s->have_problem ? &s->problem : NULL;
 }
 
-/* Destroy; accepts NULL, keeps errno. */
+/* Destroy; accepts NULL, keeps errno.  A scan attached to a pool must be
+ * closed only after cp_scan_pool_stop. */
 void cp_scan_close(struct cp_scan *s);
+
+/* ---- read-ahead ----------------------------------------------------------
+ * A pool of reader threads fills, for every scan attached to it, the
+ * buffer after the one being walked, so that the caller's thread finds
+ * the next records read (and byte-swapped) when it refills.  The records a
+ * scan hands out, their order and every count and problem are exactly
+ * those without a pool: only where the reading happens changes.  Each
+ * attached scan has a second buffer of its size.  Scans of a node partial
+ * are not read ahead. */
+struct cp_scan_pool;
+
+/* Start threads readers; NULL when threads is 0 or they cannot start (the
+ * scans are then read on the caller's thread). */
+struct cp_scan_pool *cp_scan_pool_start(unsigned threads, size_t max_scans);
+/* Read s ahead from now on; -1 (s unchanged) when memory ran out. */
+int cp_scan_pool_attach(struct cp_scan_pool *pool, struct cp_scan *s);
+/* Stop the threads and detach every scan (what was read ahead and not yet
+ * used is dropped: the scans read it again); accepts NULL. */
+void cp_scan_pool_stop(struct cp_scan_pool *pool);
 
 #endif

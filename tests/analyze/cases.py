@@ -239,6 +239,17 @@ def run_case(case_dir, tmp):
         except Exception as e:  # a broken expectation is a failure, not a crash
             good, why = False, "%s: %s" % (type(e).__name__, e)
         ok(good, "%s: %s" % (name, line), why)
+    # the same report with one thread and with three (read-ahead)
+    if os.path.exists(rp):
+        have = open(rp, "rb").read()
+        for jobs in ("1", "3"):
+            o = os.path.join(tmp, "out-j" + jobs)
+            subprocess.run([COLLPROF, "analyze", logs, "-o", o, "-j", jobs]
+                           + shlex.split(args), capture_output=True,
+                           timeout=600)
+            p = os.path.join(o, "report.json")
+            ok(os.path.exists(p) and open(p, "rb").read() == have,
+               "%s: report.json byte-identical with -j %s" % (name, jobs))
 
 
 def main():

@@ -73,6 +73,15 @@ ok $? "analyze: a node-pair matrix and a slow_link to free"
 vg report 0 "$cp" report "$t/out/report.json" -o "$t/again.html"
 ok $? "report of report.json: no memcheck error"
 
+# ---- node partials: reduce, and the merge of partials alone ------------------
+mkdir -p "$t/part"
+cp "$t"/logs/n0.*.cplog "$t"/logs/n1.*.cplog "$t/part/"
+vg reduce 0 "$cp" reduce -q --node n0 "$t/part" &&
+    "$cp" reduce -q --node n1 "$t/part" && rm "$t"/part/*.cplog
+ok $? "reduce: no memcheck error"
+vg merge 0 "$cp" analyze -q "$t/part" -o "$t/part-out"
+ok $? "analyze of partials: no memcheck error"
+
 # ---- damaged inputs ------------------------------------------------------------
 "$gen" -o "$t/dmg" --pattern ddp-small --ranks 4 --ranks-per-node 2 --steps 3 \
     --seed 17 >"$t/gen2.out" 2>&1 &&

@@ -256,6 +256,59 @@ def damage_tests(tmp):
        (size, rawsize))
 
 
+def nodes_tests(tmp):
+    """collprof analyze --nodes under a launcher of 4 tasks, one per node:
+    each reduces its node, rank 0 waits for the partials and merges."""
+    logs = os.path.join(tmp, "logs")
+    subprocess.run([GEN, "--pattern", "mixed", "--ranks", "8",
+                    "--ranks-per-node", "2", "--steps", "6", "--seed", "5",
+                    "-o", logs], check=True, capture_output=True)
+    raw = analyze(logs, os.path.join(tmp, "raw"), [])
+    procs = []
+    for rank in (3, 2, 1, 0):  # rank 0 last: it has to wait for nobody
+        env = dict(os.environ, COLLPROF_NODE="n%d" % rank, RANK=str(rank))
+        env.pop("SLURM_PROCID", None)
+        procs.append(subprocess.Popen(
+            [COLLPROF, "analyze", "--nodes", logs, "-o",
+             os.path.join(tmp, "dist%d" % rank)], env=env,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+    outs = [p.communicate(timeout=600) + (p.returncode,) for p in procs]
+    ok(all(o[2] == raw["rc"] for o in outs),
+       "--nodes: the 4 tasks exit %d" % raw["rc"], outs)
+    ok(sorted(os.path.basename(p) for p in
+              glob.glob(os.path.join(logs, "*.cppart"))) ==
+       ["n0.cppart", "n1.cppart", "n2.cppart", "n3.cppart"],
+       "--nodes: each task wrote its node's partial")
+    rp = os.path.join(tmp, "dist0", "report.json")
+    ok(os.path.exists(rp) and open(rp, "rb").read() == raw["report"],
+       "--nodes: rank 0's report.json is the raw logs' one",
+       diff_hint(raw["report"], open(rp, "rb").read()
+                 if os.path.exists(rp) else None))
+    ok(not any(os.path.exists(os.path.join(tmp, "dist%d" % r))
+               for r in (1, 2, 3)), "--nodes: only rank 0 writes a report")
+    # rank 0 alone: it waits, then names the nodes without a partial
+    for p in glob.glob(os.path.join(logs, "*.cppart")):
+        os.unlink(p)
+    env = dict(os.environ, COLLPROF_NODE="n0", RANK="0")
+    env.pop("SLURM_PROCID", None)
+    r = subprocess.run([COLLPROF, "analyze", "-q", "--nodes", "--nodes-wait",
+                        "1", logs, "-o", os.path.join(tmp, "alone")],
+                       env=env, capture_output=True, text=True)
+    rp = os.path.join(tmp, "alone", "report.json")
+    ok(r.returncode == raw["rc"] and
+       "3 nodes of %s still without a partial" % logs in r.stderr and
+       os.path.exists(rp) and
+       without_problems(open(rp, "rb").read()) ==
+       without_problems(raw["report"]),
+       "--nodes, the other nodes silent: after --nodes-wait 1 their logs "
+       "are read, the report is the raw one", r.stderr)
+    r = subprocess.run([COLLPROF, "analyze", "--nodes", "--nodes-wait", "x",
+                        logs, "-o", os.path.join(tmp, "bad")],
+                       capture_output=True, text=True)
+    ok(r.returncode == 2 and "--nodes-wait" in r.stderr,
+       "--nodes-wait x: usage error", r.stderr)
+
+
 def main():
     cases_dir = os.path.join(top_srcdir, "tests", "analyze", "cases")
     if not os.path.exists(COLLPROF) or not os.path.exists(GEN):
@@ -277,6 +330,11 @@ def main():
         tmp = tempfile.mkdtemp(prefix="cp-partial-")
         try:
             damage_tests(tmp)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        tmp = tempfile.mkdtemp(prefix="cp-partial-")
+        try:
+            nodes_tests(tmp)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
     print("1..%d" % n_tests)

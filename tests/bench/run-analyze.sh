@@ -61,3 +61,45 @@ awk -v r="$records" -v by="$bytes" -v aw="$an_wall" -v ac="$an_cpu" \
     printf "analyze peak RSS: %.1f MiB at %.1fM records, %.1f MiB at %.1fM records: ratio %.2f (target < 256 MiB, flat)\n",
         m / 1024, r / 1e6, qm / 1024, qr / 1e6, m / qm
 }'
+
+# ---- scale: the same records over more and more ranks ----------------------
+# ddp-large (one world communicator, 6 calls a step) with the same total of
+# call records (CP_BENCH_SCALE_RECORDS, 5.12M by default) over 64, 1024,
+# 4096 and 16384 ranks (8 per node), then 65536 ranks.  Figures per size:
+# records per CPU second and per wall second (best of 3), peak RSS; then
+# the cost per record at 16384 ranks against 64 ranks (target <= 2x), and
+# memory at 65536 ranks (target < 1 GiB); at 64 and 4096 ranks the
+# speed-up of -j 2 against -j 1 (wall, best of 3 each).  The logs of one size at a time
+# are on disk (up to 600 MB at 65536 ranks).
+total=${CP_BENCH_SCALE_RECORDS:-5120000}
+echo "== analyze at scale: $total call records (ddp-large) over 64 .. 65536 ranks (load: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs; open-file limit $(ulimit -n))"
+: >"$tmp/scale"
+for ranks in 64 1024 4096 16384 65536; do
+    calls=$((total / ranks))
+    rm -rf "$tmp/s"
+    "$gen" -o "$tmp/s" --pattern ddp-large --ranks "$ranks" \
+        --ranks-per-node 8 --calls "$calls" >/dev/null
+    cat "$tmp"/s/*.cplog >/dev/null 2>&1 || find "$tmp/s" -name '*.cplog' -exec cat {} + >/dev/null
+    set -- $(best_of_3 "$cp" analyze "$tmp/s" -o "$tmp/s-out" -q)
+    rec=$(sed -n 's/^ *"records": \([0-9]*\),*$/\1/p' "$tmp/s-out/report.json" | head -n 1)
+    echo "$ranks $rec $1 $2 $3" >>"$tmp/scale"
+    awk -v n="$ranks" -v r="$rec" -v w="$1" -v c="$2" -v m="$3" 'BEGIN {
+        printf "analyze %6d ranks x %6d calls: %.2fM records in %.3f s wall, %.3f s CPU: %.1fM records/s wall, %.1fM records per CPU second; peak RSS %.1f MiB\n",
+            n, r / n, r / 1e6, w, c, r / w / 1e6, r / c / 1e6, m / 1024 }'
+    if [ "$ranks" = 64 ] || [ "$ranks" = 4096 ]; then
+        set -- $(best_of_3 "$cp" analyze -j 1 "$tmp/s" -o "$tmp/s-out" -q)
+        j1=$1
+        set -- $(best_of_3 "$cp" analyze -j 2 "$tmp/s" -o "$tmp/s-out" -q)
+        awk -v n="$ranks" -v a="$j1" -v b2="$1" 'BEGIN {
+            printf "analyze -j 2 against -j 1 at %d ranks: %.3f s against %.3f s wall: speed-up %.2fx (2 threads; target >= 1.4x on 2 idle cores)\n",
+                n, b2, a, a / b2 }'
+    fi
+done
+rm -rf "$tmp/s" "$tmp/s-out"
+awk '{ cost[$1] = $4 / $2; wall[$1] = $3 / $2; rss[$1] = $5 }
+END {
+    printf "analyze cost per record, 16384 ranks / 64 ranks: %.2fx CPU, %.2fx wall (target <= 2x); 4096 / 64: %.2fx CPU\n",
+        cost[16384] / cost[64], wall[16384] / wall[64], cost[4096] / cost[64]
+    printf "analyze peak RSS at 65536 ranks: %.1f MiB (target < 1024 MiB); at 16384: %.1f MiB; at 64: %.1f MiB\n",
+        rss[65536] / 1024, rss[16384] / 1024, rss[64] / 1024
+}' "$tmp/scale"

@@ -2,8 +2,9 @@
 # nccl_join.sh - the shim's and the plugin's records of one call joined by
 # communicator call order (docs/analysis.md, "The shim and the plugin of one
 # process"): every call once, with NCCL's algorithm and the kernel interval,
-# graph replays kept apart (API v5 flags them, v4 does not), a plugin log
-# alone joined with itself; and the algorithm_choice finding: ring on 8
+# graph launches added as calls of the plugin's communicator (API v5 flags
+# them; v4 does not, then they stay out), a plugin log alone joined with
+# itself; and the algorithm_choice finding: ring on 8
 # ranks where the model's tree is clearly cheaper, none without the plugin's
 # evidence or where tree is not clearly cheaper (4 ranks).
 . "$top_srcdir/tests/tap.sh"
@@ -55,13 +56,17 @@ ok $([ "$n" = "4 124 0 800" ]; echo $?) \
 n=$(q both "j['shim_only_calls']")
 ok $([ "$n" = 8 ]; echo $?) \
     "  the 2 captures per rank (simnccl's shim cannot tell them: no CUDA) have no plugin record ($n)"
-n=$(q both "r['summary']['instances']")
-ok $([ "$n" = "$ref" ]; echo $?) "  every call once: $n instances, as with the shim alone ($ref)"
+n=$(q both "r['summary']['instances'], r['summary']['incomplete_instances'], j['graph_launches_added']")
+ok $([ "$n" = "$((ref + 200)) 0 800" ]; echo $?) \
+    "  every call once: the shim's $ref and the 200 graph launches, all complete ($n)"
+n=$(q both "[(c['instances'], c['incomplete']) for c in r['communicators'] if c['name'] == '']")
+ok $([ "$n" = "[(200, 0)]" ]; echo $?) \
+    "  the launches joined across ranks on the plugin's communicator ($n)"
 n=$(q both "known(), sorted(set(k for x in r['collectives'] for k in x.get('algorithms', {})))")
-ok $([ "$n" = "31 ['Ring']" ]; echo $?) \
-    "  the collectives' rows know NCCL's algorithm of the 31 joined instances ($n)"
-n=$(q both "j['timed_by_kernel_interval'] == j['joined_calls'] == j['with_kernel_interval']")
-ok $([ "$n" = True ]; echo $?) "  every joined call is timed by its kernel interval ($n)"
+ok $([ "$n" = "231 ['Ring']" ]; echo $?) \
+    "  the collectives' rows know NCCL's algorithm of the 31 joined instances and the 200 launches ($n)"
+n=$(q both "j['with_kernel_interval'] == j['joined_calls'], j['timed_by_kernel_interval']")
+ok $([ "$n" = "True 924" ]; echo $?) "  every joined call and launch is timed by its kernel interval ($n)"
 n=$(q both "sum(1 for s in r['slowest']['by_own_time'] if s.get('algorithm') == 'Ring' and s.get('protocol') == 'Simple')")
 ok $([ "$n" -ge 20 ]; echo $?) "  the slowest instances name algorithm and protocol ($n)"
 n=$(q shim "'nccl_profiler' in r, sum(1 for x in r['collectives'] if 'algorithms' in x)")
@@ -73,8 +78,9 @@ ok $? "shim and plugin (v4): analyzed"
 n=$(q v4 "j['joined_calls'] >= 124, j['joined_calls'] + j['plugin_only_calls'], j['joined_calls'] + j['shim_only_calls'], j['graph_launched_calls']")
 ok $([ "$n" = "True 924 132 0" ]; echo $?) \
     "  every call that ran is joined; the unflagged replays stay plugin-only ($n)"
-n=$(q v4 "r['summary']['instances']")
-ok $([ "$n" = "$ref" ]; echo $?) "  every call once ($n instances)"
+n=$(q v4 "r['summary']['instances'], j['graph_launches_added']")
+ok $([ "$n" = "$ref 0" ]; echo $?) \
+    "  the shim's calls once; v4 does not tell graph launches, none added ($n)"
 
 # the plugin alone: its own records joined with its calls, replays included
 ddp_graph plugin "" "$plugin"

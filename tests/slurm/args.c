@@ -67,8 +67,9 @@ static void test_site(void)
            strcmp(s.nccl_profiler, "/x/libp.so") == 0,
        "... both, the plugin's path set");
     is_int(site(&s, "capture=nccl", NULL), -1, "capture=nccl refused");
-    ok(strstr(err, "capture=") != NULL && strstr(err, "shim, plugin or both"),
-       "names capture= and what it takes (%s)", err);
+    ok(strstr(err.text, "capture=") != NULL &&
+           strstr(err.text, "shim, plugin or both"),
+       "names capture= and what it takes (%s)", err.text);
     is_int(site(&s, "nccl_profiler=lib.so", NULL), -1,
            "relative nccl_profiler refused");
 

@@ -67,10 +67,13 @@ sys.exit(0 if not raw and r["job"]["processes"] == 8 else 1)
 PY
 ok $? "the step's report: 8 ranks, every node's logs from its partial"
 
-# the same report from the raw logs alone (the partials moved aside)
+# the same report from the raw logs alone (the partials moved aside), run
+# as the plugin runs it: in the step directory, on "." (report.json then
+# names the files ./NAME, as the step's own does)
 mkdir -p "$BASE/aside"
+# (srun's analysis runs in the step directory: `collprof analyze . -o .`)
 mv "$dir"/*.cppart "$BASE/aside/"
-"$cp" analyze "$dir" -o "$BASE/raw" >raw.out 2>raw.err
+(cd "$dir" && "$cp" analyze . -o "$BASE/raw") >raw.out 2>raw.err
 mv "$BASE/aside"/*.cppart "$dir/"
 check "the raw logs give a byte-identical report.json" \
     cmp "$dir/report.json" "$BASE/raw/report.json"
@@ -84,7 +87,7 @@ ok $? "the verdict from the partials names the slow link n2-n4"
 
 # the partials alone (the logs moved aside) give it too
 mv "$dir"/*.cplog "$BASE/aside/"
-"$cp" analyze "$dir" -o "$BASE/part" >part.out 2>part.err
+(cd "$dir" && "$cp" analyze . -o "$BASE/part") >part.out 2>part.err
 mv "$BASE/aside"/*.cplog "$dir/"
 check "the partials alone give a byte-identical report.json" \
     cmp "$dir/report.json" "$BASE/part/report.json"
