@@ -39,8 +39,8 @@
 #define MIN_EXCESS_SHARE 0.02
 /* not sure (info): fewer windows or calls, or a weaker test, then a
  * larger factor */
-#define UNSURE_WINDOWS 2
-#define UNSURE_CALLS 10
+#define UNSURE_WINDOWS 3
+#define UNSURE_CALLS 20
 #define UNSURE_Z 3.0
 #define UNSURE_FACTOR 4.0
 #define COMM_SLOWED 1.5    /* a communicator slowed down in the part */

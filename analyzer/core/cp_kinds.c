@@ -166,8 +166,8 @@ static const struct cp_kind_info kinds[CP_KIND_COUNT] = {
                 "median window, its windows slower than the rest's (rank "
                 "test z >= 3.5), losing >= 2 % of the communication time; up "
                 "to 3 parts; see \"Slowdowns\"",
-        .severity = "warning; info (not sure) on 2 windows, 10 calls or z "
-                    ">= 3, then only at >= 4x",
+        .severity = "warning; info (not sure) on >= 20 calls or a z >= 3, "
+                    "then only at >= 4x",
         .todo = "cut the trace to the part (`collprof trace DIR --from S "
                 "--to S`) to see which calls and ranks slowed; look at what "
                 "changed then on the named communicators' nodes: port "
