@@ -5,8 +5,8 @@
  * Accepted inputs:
  *   - nccl-tests' text output (all_reduce_perf and its siblings), current
  *     and older layouts (with or without the redop and root columns, the
- *     old "error" column, per-iteration and timestamp columns), several
- *     tables per file;
+ *     old "error" column, per-iteration and timestamp columns, the blank
+ *     op column of the 2020-2022 alltoall_perf), several tables per file;
  *   - the same with the prefixes launchers add to each line: Open MPI's
  *     "[1,0]<stdout>:" (stderr-tagged lines are ignored), "[0] " of other
  *     MPIs, srun --label's "0: ", and indentation;

@@ -57,6 +57,15 @@ autodl-2080ti-x2.reduce_perf.txt reduce 2 intra
 autodl-2080ti-x2.alltoall_perf.txt alltoall 2 intra
 EOF
 
+# nccl-tests' alltoall layout of 2020-2022 (a blank op column): read like
+# the current one, to the same points.
+"$collprof" bench --import "$data/autodl-2080ti-x2-2021layout.alltoall_perf.txt" \
+    --json "$work/old-a2a.json" >/dev/null 2>"$work/old-a2a.err"
+ok $? "the 2020-2022 alltoall layout is imported"
+pycheck "old alltoall layout: every result line became two points of an alltoall" \
+    "$work/old-a2a.json" \
+    "list(d['fit']) == ['alltoall'] and len(d['points']) == 56 and not open('$work/old-a2a.err').read()"
+
 # The rank count from busbw/algbw needs no rank lines; --nodes gives the link.
 "$collprof" bench --import "$data/aws-p5-h100.all_reduce_perf.txt" --nodes 1 \
     --write-profile "$work/aws.prof" >/dev/null 2>&1
