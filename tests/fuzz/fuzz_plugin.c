@@ -7,12 +7,14 @@
 #include <string.h>
 
 #include "cp_args.h"
+#include "cp_error.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char *text = malloc(size + 1), *argv[64], *p, err[512];
+    char *text = malloc(size + 1), *argv[64], *p;
+    struct cp_error err;
     struct cp_request req;
     struct cp_site site;
     int argc = 0;
@@ -22,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(text, data, size);
     text[size] = '\0';
     cp_request_init(&req);
-    if (cp_request_parse(&req, text, err, sizeof err) == 0)
+    if (cp_request_parse(&req, text, &err) == 0)
         (void)cp_path_has_dotdot(req.dir);
     for (p = text; argc < 64 && p && *p; argc++) {
         argv[argc] = p;
@@ -31,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             *p++ = '\0';
     }
     cp_site_defaults(&site, "/usr/lib", "/usr/bin");
-    (void)cp_site_parse(&site, argc, argv, err, sizeof err);
+    (void)cp_site_parse(&site, argc, argv, &err);
     free(text);
     return 0;
 }

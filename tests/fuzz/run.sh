@@ -36,11 +36,12 @@ lib_sources() {
 for t in logread topo profile plugin report; do
     case $t in
     logread) build logread "$s/analyzer/logs/cp_logread.c" \
+        "$s/analyzer/logs/cp_partial.c" \
         "$s/analyzer/core/cp_error.c" "$s/analyzer/core/cp_path.c" ;;
     topo) build topo "$s/tests/simnccl/sim_topo.c" ;;
     profile) build profile "$s/analyzer/core/cp_profile.c" "$s/analyzer/core/cp_units.c" \
         "$s/analyzer/core/cp_error.c" "$s/analyzer/core/cp_path.c" ;;
-    plugin) build plugin "$s/plugin/cp_args.c" "$s/plugin/cp_say.c" ;;
+    plugin) build plugin "$s/plugin/cp_args.c" "$s/analyzer/core/cp_error.c" ;;
     report) build report $(lib_sources) -ljansson -ldl -lpthread ;;
     esac
     if ! ok $? "fuzz_$t builds"; then
