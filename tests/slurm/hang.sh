@@ -114,6 +114,6 @@ took=$(( $(date +%s) - t0 ))
 sed 's/^/#   stderr: /' kill.err
 ok $([ $rc -ne 0 ]; echo $?) "a task killed: the step fails (rc $rc after ${took} s)"
 first=$(grep '^collprof: job ' kill.err | head -n 1)
-echo "$first" | grep -q -E '^collprof: job [0-9]+\.0: (KILLED: rank 2 \(n2\) died before allreduce seq 25 on world|HUNG in allreduce seq 25 on world: rank 2 \(n2\) never arrived)'
+echo "$first" | grep -q -E '^collprof: job [0-9]+\.0: (KILLED: rank 2 \(n[0-9]+\) died before allreduce seq 25 on world|HUNG in allreduce seq 25 on world: rank 2 \(n[0-9]+\) never arrived)'
 ok $? "its verdict names rank 2 at allreduce seq 25 on world ($first)"
 done_testing
