@@ -42,6 +42,8 @@ struct cp_scan {
     int fd;                    /* -1 while parked */
     int swapped;
     int parked;                /* no descriptor kept between refills */
+    int fd_borrowed;           /* fd is a cp_logfile_known's: not closed */
+    int eof;                   /* a read came back short: nothing more */
     int have_problem;
     uint32_t header_size;
     uint64_t dev, ino;         /* the file the scan was opened on */
@@ -67,6 +69,13 @@ struct cp_scan *cp_scan_open(const char *path, struct cp_error *err);
  * at least CP_SCAN_BUFFER_MIN). */
 struct cp_scan *cp_scan_open_sized(const char *path, size_t buf_size,
                                    struct cp_error *err);
+/* A scan of the log k describes (cp_logread.h, cp_logfile_check): the
+ * header is not read or checked again; k's descriptor is shared (the scan
+ * does not close it, and parking keeps it), or path is opened again and
+ * must be the same file.  NULL with err filled (the file named). */
+struct cp_scan *cp_scan_reopen_sized(const char *path,
+                                     const struct cp_logfile_known *k,
+                                     size_t buf_size, struct cp_error *err);
 /* Give up the scan's descriptor until its next refill, and from then on
  * after every refill (see the top). */
 void cp_scan_park(struct cp_scan *s);
