@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 
@@ -697,11 +698,46 @@ static int fds_for_all(size_t nfiles)
     return setrlimit(RLIMIT_NOFILE, &rl) == 0;
 }
 
+/* The memory of a pass's scans: one block for all files, kept from the
+ * first pass to the next (the same size), freed after the last. */
+struct scan_arena {
+    void *mem;
+    size_t size;
+};
+
+/* Past this, the block is asked for in huge pages where the system
+ * gives them on request: a first touch of tens of MiB in 4 KiB pages is
+ * thousands of page faults (a few microseconds each in a VM). */
+#define ARENA_HUGE ((size_t)4 << 20)
+#define HUGE_PAGE ((size_t)2 << 20)
+
+static int arena_reserve(struct scan_arena *a, size_t size)
+{
+    size_t align = size >= ARENA_HUGE ? HUGE_PAGE : 64;
+
+    if (a->size >= size)
+        return 0;
+    free(a->mem);
+    a->mem = NULL;
+    a->size = 0;
+    if (posix_memalign(&a->mem, align, size ? size : 64) != 0) {
+        a->mem = NULL;
+        return -1;
+    }
+#ifdef MADV_HUGEPAGE
+    if (align == HUGE_PAGE) /* a hint: refused, it is 4 KiB pages */
+        (void)madvise(a->mem, (size + 4095) & ~(size_t)4095, MADV_HUGEPAGE);
+#endif
+    a->size = size;
+    return 0;
+}
+
 static int open_files(struct cp_analysis *an, struct an_state *st,
-                      const double *offsets, uint64_t limit)
+                      const double *offsets, uint64_t limit,
+                      struct scan_arena *arena)
 {
     size_t i, buf_size = an->nranks ? SCAN_BUDGET / an->nranks : SCAN_BUDGET;
-    size_t own = 0;
+    size_t own = 0, place;
     int park;
 
     /* a scan shares the descriptor its input kept; the others need one
@@ -717,6 +753,10 @@ static int open_files(struct cp_analysis *an, struct an_state *st,
 
     if (buf_size > CP_SCAN_BUFFER)
         buf_size = CP_SCAN_BUFFER;
+    place = cp_scan_place_size(buf_size, st->jobs > 1);
+    if (an->nranks > SIZE_MAX / place ||
+        arena_reserve(arena, an->nranks * place) < 0)
+        return -1;
 
     for (i = 0; i < an->nranks; i++) {
         struct an_file *f = &st->files[i];
@@ -734,7 +774,10 @@ static int open_files(struct cp_analysis *an, struct an_state *st,
         f->limit = limit;
         f->offset_ns =
             offsets ? (int64_t)llround(offsets[f->node] * 1e9) : 0;
-        f->sc = an_scan_reopen(in, buf_size, &e);
+        f->sc = in->log ? cp_scan_reopen_in((char *)arena->mem + i * place,
+                                            in->path, in->log, buf_size,
+                                            st->jobs > 1, &e)
+                        : cp_scan_open_sized(in->path, buf_size, &e);
         if (f->sc && park)
             cp_scan_park(f->sc);
         if (!f->sc) {
@@ -1643,6 +1686,7 @@ struct cp_analysis *cp_analysis_run(const char *const *paths,
     struct cp_analysis_opts defaults;
     int state_live = 0;
     int64_t origin;
+    struct scan_arena arena = {NULL, 0};
 
     memset(&st, 0, sizeof st);
     if (!opts) {
@@ -1685,7 +1729,7 @@ struct cp_analysis *cp_analysis_run(const char *const *paths,
             goto oom_state;
         state_live = 1;
         st.jobs = opts->jobs;
-        if (open_files(an, &st, NULL, PREFIX_RECORDS) < 0)
+        if (open_files(an, &st, NULL, PREFIX_RECORDS, &arena) < 0)
             goto oom_state;
         an_stream_run(&st);
         solve_offsets(an, &st, offsets);
@@ -1710,7 +1754,7 @@ struct cp_analysis *cp_analysis_run(const char *const *paths,
     st.windowed = st.win_lo != INT64_MIN || st.win_hi != INT64_MAX;
     st.links = cp_links_create();
     st.jobs = opts->jobs;
-    if (!st.links || open_files(an, &st, offsets, 0) < 0)
+    if (!st.links || open_files(an, &st, offsets, 0, &arena) < 0)
         goto oom_state;
     an_stream_run(&st);
     if (build_timeline(an, &st) < 0)
@@ -1775,6 +1819,7 @@ out:
         cp_links_destroy(st.links);
         an_state_free(&st);
     }
+    free(arena.mem); /* after the scans in it are closed */
     free(evals);
     free(offsets);
     cp_analysis_destroy(an);

@@ -28,6 +28,24 @@ struct cp_scan *cp_scan_open(const char *path, struct cp_error *err)
     return cp_scan_open_sized(path, CP_SCAN_BUFFER, err);
 }
 
+/* Whole records, at least CP_SCAN_BUFFER_MIN. */
+static size_t round_buffer(size_t buf_size)
+{
+    buf_size -= buf_size % CP_LOG_RECORD_SIZE;
+    return buf_size < CP_SCAN_BUFFER_MIN ? CP_SCAN_BUFFER_MIN : buf_size;
+}
+
+/* s (zeroed) for the log described by hdr, nothing open yet. */
+static void scan_init(struct cp_scan *s, const struct cp_log_header *hdr,
+                      int swapped)
+{
+    s->fd = -1;
+    s->hdr = *hdr;
+    s->header_size = hdr->header_size;
+    s->swapped = swapped;
+    s->buf_offset = s->header_size;
+}
+
 /* A scan with its buffer, of the log described by hdr, nothing open yet. */
 static struct cp_scan *scan_new(const char *path, const struct cp_log_header *hdr,
                                 int swapped, size_t buf_size,
@@ -39,9 +57,8 @@ static struct cp_scan *scan_new(const char *path, const struct cp_log_header *hd
         cp_error_set(err, path, -1, "%s: out of memory", path);
         return NULL;
     }
-    s->fd = -1;
-    buf_size -= buf_size % CP_LOG_RECORD_SIZE;
-    s->buf_size = buf_size < CP_SCAN_BUFFER_MIN ? CP_SCAN_BUFFER_MIN : buf_size;
+    scan_init(s, hdr, swapped);
+    s->buf_size = round_buffer(buf_size);
     if (posix_memalign((void **)&s->buf, 64, s->buf_size) != 0) {
         s->buf = NULL;
         cp_scan_close(s);
@@ -53,11 +70,19 @@ static struct cp_scan *scan_new(const char *path, const struct cp_log_header *hd
         cp_error_set(err, path, -1, "%s: out of memory", path);
         return NULL;
     }
-    s->hdr = *hdr;
-    s->header_size = hdr->header_size;
-    s->swapped = swapped;
-    s->buf_offset = s->header_size;
     return s;
+}
+
+/* The scan's place in a caller's memory: the struct, then the buffer
+ * (and the read-ahead's), each on whole cache lines. */
+static size_t struct_place(void)
+{
+    return (sizeof(struct cp_scan) + 63) & ~(size_t)63;
+}
+
+size_t cp_scan_place_size(size_t buf_size, int ahead)
+{
+    return struct_place() + round_buffer(buf_size) * (ahead ? 2 : 1);
 }
 
 struct cp_scan *cp_scan_open_sized(const char *path, size_t buf_size,
@@ -79,39 +104,80 @@ struct cp_scan *cp_scan_open_sized(const char *path, size_t buf_size,
     return s;
 }
 
-struct cp_scan *cp_scan_reopen_sized(const char *path,
-                                     const struct cp_logfile_known *k,
-                                     size_t buf_size, struct cp_error *err)
+/* Open s (initialised, its buffers set) on the log k describes. */
+static int scan_attach_file(struct cp_scan *s, const char *path,
+                            const struct cp_logfile_known *k,
+                            struct cp_error *err)
 {
-    struct cp_logfile *lf;
-    struct cp_scan *s;
-
-    if (k->partial) {
-        /* a log held by a node partial: its reader, at the first slot */
-        lf = cp_logfile_open(path, err);
-        if (!lf)
-            return NULL;
-        s = scan_new(path, cp_logfile_header(lf), cp_logfile_swapped(lf),
-                     buf_size, err);
-        if (s)
-            s->partial = cp_logfile_take_partial(lf);
-        cp_logfile_close(lf);
-        return s;
-    }
-    s = scan_new(path, &k->hdr, k->swapped, buf_size, err);
-    if (!s)
-        return NULL;
     s->dev = k->dev;
     s->ino = k->ino;
     if (k->fd >= 0) {
         s->fd = k->fd;
         s->fd_borrowed = 1;
-    } else {
-        s->fd = cp_logfile_reopen_fd(path, k, err);
-        if (s->fd < 0) {
-            cp_scan_close(s);
-            return NULL;
-        }
+        return 0;
+    }
+    s->fd = cp_logfile_reopen_fd(path, k, err);
+    return s->fd < 0 ? -1 : 0;
+}
+
+/* A scan of a log held by a node partial: its reader, at the first slot
+ * (s: a place for it, else allocated). */
+static struct cp_scan *scan_of_partial(struct cp_scan *place, const char *path,
+                                       size_t buf_size, struct cp_error *err)
+{
+    struct cp_logfile *lf = cp_logfile_open(path, err);
+    struct cp_scan *s;
+
+    if (!lf)
+        return NULL;
+    s = place;
+    if (s)
+        scan_init(s, cp_logfile_header(lf), cp_logfile_swapped(lf));
+    else
+        s = scan_new(path, cp_logfile_header(lf), cp_logfile_swapped(lf),
+                     buf_size, err);
+    if (s)
+        s->partial = cp_logfile_take_partial(lf);
+    cp_logfile_close(lf);
+    return s;
+}
+
+struct cp_scan *cp_scan_reopen_sized(const char *path,
+                                     const struct cp_logfile_known *k,
+                                     size_t buf_size, struct cp_error *err)
+{
+    struct cp_scan *s;
+
+    if (k->partial)
+        return scan_of_partial(NULL, path, buf_size, err);
+    s = scan_new(path, &k->hdr, k->swapped, buf_size, err);
+    if (s && scan_attach_file(s, path, k, err) < 0) {
+        cp_scan_close(s);
+        s = NULL;
+    }
+    return s;
+}
+
+struct cp_scan *cp_scan_reopen_in(void *mem, const char *path,
+                                  const struct cp_logfile_known *k,
+                                  size_t buf_size, int ahead,
+                                  struct cp_error *err)
+{
+    struct cp_scan *s = mem;
+
+    memset(s, 0, sizeof *s);
+    s->in_place = 1;
+    s->path = (char *)path;
+    s->buf_size = round_buffer(buf_size);
+    s->buf = (union cp_rec *)((char *)mem + struct_place());
+    if (ahead)
+        s->ahead = (union cp_rec *)((char *)s->buf + s->buf_size);
+    if (k->partial)
+        return scan_of_partial(s, path, buf_size, err);
+    scan_init(s, &k->hdr, k->swapped);
+    if (scan_attach_file(s, path, k, err) < 0) {
+        cp_scan_close(s);
+        return NULL;
     }
     return s;
 }
@@ -449,10 +515,14 @@ void cp_scan_close(struct cp_scan *s)
         if (s->fd >= 0 && !s->fd_borrowed)
             close(s->fd);
         cp_partial_src_close(s->partial);
-        free(s->ahead);
-        free(s->buf);
-        free(s->path);
-        free(s);
+        s->fd = -1;
+        s->partial = NULL;
+        if (!s->in_place) {
+            free(s->ahead);
+            free(s->buf);
+            free(s->path);
+            free(s);
+        }
     }
     errno = saved;
 }
