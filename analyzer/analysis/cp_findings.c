@@ -120,6 +120,23 @@ struct who {
     size_t nnodes;
 };
 
+/* The first index in an->ranks (sorted by global rank, unknown ones
+ * last) of global rank g >= 0, or where it would be. */
+static size_t first_of_rank(const struct cp_analysis *an, int g)
+{
+    size_t lo = 0, hi = an->nranks;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int m = an->ranks[mid].rank;
+        if (m >= 0 && m < g)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 static int who_of_comms(const struct cp_analysis *an, const unsigned char *marks,
                         struct who *w)
 {
@@ -143,9 +160,9 @@ static int who_of_comms(const struct cp_analysis *an, const unsigned char *marks
             size_t k;
             if (c->ranks[r] < 0)
                 continue;
-            for (k = 0; k < an->nranks; k++)
-                if (an->ranks[k].rank == c->ranks[r])
-                    rank_seen[k] = 1;
+            for (k = first_of_rank(an, c->ranks[r]);
+                 k < an->nranks && an->ranks[k].rank == c->ranks[r]; k++)
+                rank_seen[k] = 1;
         }
     }
     for (i = 0; i < an->nranks; i++)
