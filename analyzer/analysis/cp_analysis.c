@@ -1773,11 +1773,15 @@ struct cp_analysis *cp_analysis_run(const char *const *paths,
         build_rows(an, &st, &evals, &nevals) < 0)
         goto oom_state;
     class_bandwidths(an, evals, nevals);
-    if (cp_links_solve(st.links, an, &st, evals, nevals) < 0 ||
-        cp_links_apply_probe(an, opts->probe) < 0 ||
-        cp_portview_build(an, paths) < 0 || cp_ncclview_build(an) < 0)
+    /* the absolute references (the ports among them) before the links:
+     * a communicator without peers is held against them */
+    if (cp_portview_build(an, paths) < 0)
         goto oom_state;
     set_references(an, evals, nevals);
+    if (cp_links_solve(st.links, an, &st, evals, nevals) < 0 ||
+        cp_links_apply_probe(an, opts->probe) < 0 ||
+        cp_ncclview_build(an) < 0)
+        goto oom_state;
     /* times on the whole run's axis (that of collprof trace) */
     origin = opts->window_origin_ns != INT64_MIN ? opts->window_origin_ns
                                                  : st.t_first;

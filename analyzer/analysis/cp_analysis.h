@@ -309,9 +309,12 @@ const char *cp_unit_verdict_name(enum cp_unit_verdict verdict);
 enum cp_baseline {
     CP_BASELINE_NONE = 0,
     CP_BASELINE_PEERS = 1, /* the same shape elsewhere in the job */
-    CP_BASELINE_MODEL = 2  /* no peer: the link class's model */
+    CP_BASELINE_MODEL = 2, /* no peer: the link class's model */
+    CP_BASELINE_REFERENCE = 3 /* no peer: the model's latency and the
+                               * class's absolute reference bandwidth
+                               * (profile or the NICs' port rate) */
 };
-/* "none", "peers", "model". */
+/* "none", "peers", "model", "reference". */
 const char *cp_baseline_name(enum cp_baseline baseline);
 
 /* A node pair crossed by bandwidth-bound traffic. */

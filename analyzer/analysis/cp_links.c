@@ -44,12 +44,18 @@
 #define STRAGGLER_MIN_RELATIVE 0.5
 #define STRAGGLER_MIN_S 10e-6
 #define P2P_CELLS_MAX (1u << 20)
+/* a class whose fit is this far below its absolute reference (an order of
+ * magnitude: cp_findings.c's BUSBW_TCP) is slow as a whole, the fabric
+ * rather than one link: low_busbw reports it, and the reference is no
+ * baseline for its links */
+#define FABRIC_RATIO 0.15
 
 static const char *const pair_state_names[] = {"ok", "slow", "suspect",
                                                "unclear"};
 static const char *const verdict_names[] = {
     "none", "clears", "slow", "explained", "unresolved", "inconsistent"};
-static const char *const baseline_names[] = {"none", "peers", "model"};
+static const char *const baseline_names[] = {"none", "peers", "model",
+                                             "reference"};
 static const char *const pair_source_names[] = {"calls", "probe"};
 
 const char *cp_pair_source_name(enum cp_pair_source s)
@@ -69,7 +75,7 @@ const char *cp_unit_verdict_name(enum cp_unit_verdict v)
 
 const char *cp_baseline_name(enum cp_baseline b)
 {
-    return (unsigned)b <= CP_BASELINE_MODEL ? baseline_names[b] : NULL;
+    return (unsigned)b <= CP_BASELINE_REFERENCE ? baseline_names[b] : NULL;
 }
 
 /* ---- the point-to-point collector ---------------------------------------- */
@@ -196,6 +202,9 @@ struct work {
     /* the shape: units with the same one are peers */
     unsigned coll, nranks, nnodes, hops, link, bucket;
     double L, W; /* the class model's terms (NaN without a model) */
+    double W_ref; /* seconds per byte at the class's absolute reference
+                   * (profile or port rate), when faster than W; NaN
+                   * without one */
     double t;    /* the unit's time (its fast calls), then minus the
                   * delay of a straggler */
     double x;    /* t - baseline of the first pass (collectives) */
@@ -214,6 +223,7 @@ struct solver {
     size_t pair_cap;
     struct cp_analysis_pair *pairs;
     unsigned char *cleared, *named, *candidate;
+    unsigned char *bounded; /* per pair: margin set by a unit */
     double *margin; /* per pair: the smallest slowdown / slow threshold of
                      * the units crossing it */
     double slow_at[2]; /* the slow threshold of collective and
@@ -338,7 +348,7 @@ static struct work *new_unit(struct solver *s)
     w->pub.src_node = w->pub.dst_node = -1;
     w->pub.peer_time_s = w->pub.slowdown = w->pub.bw_slowdown = NAN;
     w->pub.bandwidth_share = NAN;
-    w->L = w->W = NAN;
+    w->L = w->W = w->W_ref = NAN;
     return w;
 }
 
@@ -354,14 +364,24 @@ static const struct an_eval *find_eval(const struct an_eval *ev, size_t nev,
     return NULL;
 }
 
-static void set_model(struct work *w, const struct an_eval *e)
+static void set_model(const struct cp_analysis *an, struct work *w,
+                      const struct an_eval *e)
 {
+    const struct cp_analysis_link *m;
     double bw;
 
     if (!e || !e->have_model)
         return;
     w->L = e->latency_s;
     w->W = e->sec_per_byte;
+    /* the fit of the same calls cannot call a lone communicator slow: at
+     * the class's absolute reference, when it is faster than the fit, but
+     * not an order of magnitude (then the whole class is slow) */
+    m = w->link < CP_LINK_COUNT ? &an->model[w->link] : NULL;
+    if (m && m->expected_Bps > 0 && m->bandwidth_Bps > 0 &&
+        m->expected_Bps > m->bandwidth_Bps &&
+        m->bandwidth_Bps >= FABRIC_RATIO * m->expected_Bps && w->W > 0)
+        w->W_ref = w->W * m->bandwidth_Bps / m->expected_Bps;
     bw = w->pub.bytes * w->W;
     if (w->L + bw > 0)
         w->pub.bandwidth_share = bw / (w->L + bw);
@@ -445,7 +465,7 @@ static int build_units(struct solver *s, const struct cp_links *lk,
                 w->nnodes = s->an->comms[ci].nnodes;
                 w->link = s->an->comms[ci].link;
                 w->bucket = k;
-                set_model(w, e);
+                set_model(s->an, w, e);
                 if (collective_pairs(s, w, c) < 0)
                     return -1;
             }
@@ -474,7 +494,7 @@ static int build_units(struct solver *s, const struct cp_links *lk,
         w->hops = 1;
         w->link = CP_LINK_INTER;
         w->bucket = cell->bucket;
-        set_model(w, find_eval(ev, nev, cell->comm, CP_COLL_SENDRECV));
+        set_model(s->an, w, find_eval(ev, nev, cell->comm, CP_COLL_SENDRECV));
         if (unit_add_pair(s, w, cell->src, cell->dst) < 0)
             return -1;
     }
@@ -560,6 +580,13 @@ static void baselines(struct solver *s, double *scratch, int leave_pair_out)
                 m = 0;
                 base = isfinite(w->L) ? w->L + w->pub.bytes * w->W : NAN;
                 w->pub.baseline = CP_BASELINE_MODEL;
+                if (isfinite(w->L) && w->W_ref > 0) {
+                    base = w->L + w->pub.bytes * w->W_ref;
+                    w->pub.baseline = CP_BASELINE_REFERENCE;
+                    /* bandwidth-bound at the reference's rate */
+                    w->pub.bandwidth_share =
+                        base > 0 ? w->pub.bytes * w->W_ref / base : NAN;
+                }
             }
             w->pub.peers = (unsigned)m;
             w->pub.peer_time_s = base > 0 ? base : NAN;
@@ -858,6 +885,11 @@ static void localize(struct solver *s, double *scratch)
         bwb = base - w->L;
         w->pub.bw_slowdown = bwb >= 0.25 * base ? (w->t - w->L) / bwb
                                                 : w->pub.slowdown;
+        /* the absolute reference is a bandwidth: held against it, the
+         * bandwidth term (the fit's latency, which a busy host inflates,
+         * would dilute a slow link into noise) */
+        if (w->pub.baseline == CP_BASELINE_REFERENCE)
+            w->pub.slowdown = w->pub.bw_slowdown;
     }
     /* how slow is slow in this run: SLOW_THRESHOLD; for point-to-point
      * units, or LINK_NOISE_FACTOR times their noise when that is more (a
@@ -880,10 +912,16 @@ static void localize(struct solver *s, double *scratch)
         for (k = 0; k < w->pub.npairs; k++) {
             struct cp_analysis_pair *p = &s->pairs[w->pub.pairs[k]];
             double m = w->pub.slowdown / slow_at(s, w);
+            /* an all-to-all's pairs share each node's NIC: one slow
+             * pair only slows its own share of the traffic, so a fast
+             * all-to-all neither bounds nor clears any of them */
+            int bounds = w->coll != CP_COLL_ALLTOALL || m >= 1;
             p->units++;
             p->calls += w->pub.calls;
-            if (p->units == 1 || m < s->margin[w->pub.pairs[k]])
+            if (bounds && (!s->bounded[w->pub.pairs[k]] ||
+                           m < s->margin[w->pub.pairs[k]]))
                 s->margin[w->pub.pairs[k]] = m;
+            s->bounded[w->pub.pairs[k]] |= bounds;
             if (m >= 1)
                 p->slow_calls += w->pub.calls;
             if (w->pub.slowdown < p->slowdown)
@@ -891,7 +929,7 @@ static void localize(struct solver *s, double *scratch)
             if (!(p->efficiency >= 1 / w->pub.bw_slowdown) &&
                 w->pub.bw_slowdown > 0)
                 p->efficiency = 1 / w->pub.bw_slowdown;
-            if (w->pub.slowdown < OK_THRESHOLD)
+            if (w->pub.slowdown < OK_THRESHOLD && w->coll != CP_COLL_ALLTOALL)
                 s->cleared[w->pub.pairs[k]] = 1;
         }
         if (w->pub.slowdown < OK_THRESHOLD)
@@ -1256,9 +1294,10 @@ int cp_links_solve(struct cp_links *lk, struct cp_analysis *an,
     s.cleared = calloc(s.npairs + 1, 1);
     s.named = calloc(s.npairs + 1, 1);
     s.candidate = calloc(s.npairs + 1, 1);
+    s.bounded = calloc(s.npairs + 1, 1);
     s.margin = calloc(s.npairs + 1, sizeof *s.margin);
     if (!s.order || !scratch || !s.cleared || !s.named || !s.candidate ||
-        !s.margin)
+        !s.bounded || !s.margin)
         goto out;
     baselines(&s, scratch, 0);
     if (stragglers(&s) < 0)
@@ -1284,6 +1323,7 @@ out:
     free(s.cleared);
     free(s.named);
     free(s.candidate);
+    free(s.bounded);
     free(s.margin);
     free(s.order);
     free(scratch);

@@ -135,7 +135,8 @@ def analyze(b, logs, out):
 
 
 def crosses(comm, pair, report):
-    """Whether communicator comm's ring (rank order) crosses pair."""
+    """Whether communicator comm's ring (rank order) crosses pair, or,
+    when it makes all-to-alls, whether it spans both nodes."""
     for c in report["communicators"]:
         if c["id"] != comm:
             continue
@@ -144,6 +145,9 @@ def crosses(comm, pair, report):
             node_of[rk["rank"]] = rk["node"]
         ring = [node_of.get(r) for r in c["ranks"]]
         want = set(pair)
+        if any(row["comm"] == comm and row["op"] == "alltoall"
+               for row in report["collectives"]) and want <= set(ring):
+            return True
         for i in range(len(ring)):
             if {ring[i], ring[(i + 1) % len(ring)]} == want:
                 return True
