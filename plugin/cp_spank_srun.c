@@ -302,9 +302,11 @@ static void summary(int logs)
     char errout[1024];
     const char *argv[] = {cp_plugin.site.collprof, "dump", "--summary", ".",
                           NULL};
-    unsigned long long calls = 0;
+    /* [0] the shim's logs, [1] the NCCL profiler plugin's: with
+     * capture=both a process has one of each, counted once (the shim's) */
+    unsigned long long calls[2] = {0, 0};
     struct cp_run r;
-    int ranks = 0;
+    int ranks[2] = {0, 0}, k;
     char *line, *save = NULL;
 
     if (run_collprof(argv, cp_plugin.site.analyze_timeout_s, out, sizeof out,
@@ -316,15 +318,18 @@ static void summary(int logs)
     for (line = strtok_r(out, "\n", &save); line;
          line = strtok_r(NULL, "\n", &save)) {
         const char *p = strstr(line, " timer ");
-        if (!p || !(p = strstr(p, ": ")))
+        const char *name = strstr(line, ": rank ");
+        if (!p || !(p = strstr(p, ": ")) || !name)
             continue;
-        calls += strtoull(p + 2, NULL, 10);
-        ranks++;
+        k = strstr(name, " nccl-profiler timer ") != NULL;
+        calls[k] += strtoull(p + 2, NULL, 10);
+        ranks[k]++;
     }
-    if (calls == 0)
+    k = ranks[0] == 0; /* capture=plugin: the plugin's logs alone */
+    if (calls[k] == 0)
         return; /* logs without a single call: nothing to say */
-    tell_user("%llu NCCL calls from %d ranks logged in %s", calls, ranks,
-        cp_plugin.stepdir);
+    tell_user("%llu NCCL calls from %d ranks logged in %s", calls[k],
+              ranks[k], cp_plugin.stepdir);
 }
 
 /* The finding the verdict names when the analyzer's lines do not: the worst
