@@ -6,13 +6,8 @@
 # record skipped, the file `damaged`, and the run's span what the sound
 # records say, not years (docs/log-format.md, "Times no job can have").
 . "${top_srcdir:-.}/tests/tap.sh"
-b=${top_builddir:-.}
-cp="$b/analyzer/collprof"
-gen="$b/tests/tools/gen_logs"
-[ -x "$cp" ] && [ -x "$gen" ] || skip_all "collprof or gen_logs not built"
-command -v python3 >/dev/null 2>&1 || skip_all "no python3"
-t=$(mktemp -d /tmp/cp-badtimes-XXXXXX)
-trap 'rm -rf "$t"' EXIT INT TERM
+. "${top_srcdir:-.}/tests/analyze/lib.sh"
+analyze_setup badtimes
 
 "$gen" -o "$t/clean" --pattern ddp-small --ranks 4 --ranks-per-node 2 \
     --steps 3 --seed 3 >/dev/null

@@ -29,30 +29,13 @@ Every folder tests/analyze/cases/<case>/ holds:
 import json
 import os
 import re
-import shlex
-import shutil
 import subprocess
 import sys
-import tempfile
 
-top_srcdir = os.environ.get("top_srcdir", ".")
-top_builddir = os.environ.get("top_builddir", ".")
-COLLPROF = os.path.join(top_builddir, "analyzer", "collprof")
-GEN = os.path.join(top_builddir, "tests", "tools", "gen_logs")
+from caselib import COLLPROF, Tap, built, each_case, prepare_case, read_file
 
-n_tests = 0
-n_failed = 0
-
-
-def ok(cond, name, why=""):
-    global n_tests, n_failed
-    n_tests += 1
-    print("%sok %d - %s" % ("" if cond else "not ", n_tests, name))
-    if not cond:
-        n_failed += 1
-        for line in str(why).splitlines():
-            print("#   " + line)
-    sys.stdout.flush()
+tap = Tap()
+ok = tap.ok
 
 
 class Missing(Exception):
@@ -199,38 +182,19 @@ def check_line(line, run, env):
 
 def run_case(case_dir, tmp):
     name = os.path.basename(case_dir.rstrip("/"))
-    logs = os.path.join(tmp, "logs")
     out = os.path.join(tmp, "out")
-    truth_path = os.path.join(tmp, "truth.json")
-    read = lambda f: open(os.path.join(case_dir, f)).read() \
-        if os.path.exists(os.path.join(case_dir, f)) else None
-    gen = read("gen")
-    if gen is not None:
-        cmd = [GEN] + shlex.split(gen) + ["-o", logs, "--truth", truth_path]
-        r = subprocess.run(cmd, capture_output=True, text=True)
-        if r.returncode != 0:
-            ok(False, "%s: gen_logs" % name, r.stderr)
-            return
-    else:
-        os.makedirs(logs)
-    if os.path.exists(os.path.join(case_dir, "prepare")):
-        r = subprocess.run(["sh", os.path.join(case_dir, "prepare"), logs, GEN],
-                           capture_output=True, text=True)
-        if r.returncode != 0:
-            ok(False, "%s: prepare" % name, r.stdout + r.stderr)
-            return
-    args = (read("args") or "").replace("$CASE", case_dir).replace("$LOGS", logs)
-    cmd = [COLLPROF, "analyze", logs, "-o", out] + shlex.split(args)
+    logs, args, truth_path = prepare_case(case_dir, tmp)
+    cmd = [COLLPROF, "analyze", logs, "-o", out] + args
     r = subprocess.run(cmd, capture_output=True, text=True, errors="replace",
                        timeout=600)
     run = {"rc": r.returncode, "stdout": r.stdout, "stderr": r.stderr}
     env = {"truth": {}, "report": None}
-    if os.path.exists(truth_path):
+    if truth_path:
         env["truth"] = json.load(open(truth_path))
     rp = os.path.join(out, "report.json")
     if os.path.exists(rp):
         env["report"] = json.load(open(rp))
-    for line in (read("expected") or "").splitlines():
+    for line in (read_file(case_dir, "expected") or "").splitlines():
         line = line.strip()
         if not line or line.startswith("#"):
             continue
@@ -245,30 +209,17 @@ def run_case(case_dir, tmp):
         for jobs in ("1", "3"):
             o = os.path.join(tmp, "out-j" + jobs)
             subprocess.run([COLLPROF, "analyze", logs, "-o", o, "-j", jobs]
-                           + shlex.split(args), capture_output=True,
-                           timeout=600)
+                           + args, capture_output=True, timeout=600)
             p = os.path.join(o, "report.json")
             ok(os.path.exists(p) and open(p, "rb").read() == have,
                "%s: report.json byte-identical with -j %s" % (name, jobs))
 
 
 def main():
-    cases_dir = os.path.join(top_srcdir, "tests", "analyze", "cases")
-    if not os.path.exists(COLLPROF) or not os.path.exists(GEN):
-        print("1..0 # SKIP collprof or gen_logs not built")
+    if not built():
         return 77
-    only = sys.argv[1:]
-    for case in sorted(os.listdir(cases_dir)):
-        case_dir = os.path.join(cases_dir, case)
-        if not os.path.isdir(case_dir) or (only and case not in only):
-            continue
-        tmp = tempfile.mkdtemp(prefix="cp-case-")
-        try:
-            run_case(case_dir, tmp)
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
-    print("1..%d" % n_tests)
-    return 1 if n_failed else 0
+    each_case(tap, run_case, sys.argv[1:], "cp-case-")
+    return tap.plan()
 
 
 if __name__ == "__main__":

@@ -18,31 +18,16 @@ count of 2^32-1 logs, a wrong version) are refused with the offset.
 import glob
 import json
 import os
-import shlex
 import shutil
 import struct
 import subprocess
 import sys
 import tempfile
 
-top_srcdir = os.environ.get("top_srcdir", ".")
-top_builddir = os.environ.get("top_builddir", ".")
-COLLPROF = os.path.join(top_builddir, "analyzer", "collprof")
-GEN = os.path.join(top_builddir, "tests", "tools", "gen_logs")
+from caselib import COLLPROF, GEN, Tap, built, each_case, prepare_case
 
-n_tests = 0
-n_failed = 0
-
-
-def ok(cond, name, why=""):
-    global n_tests, n_failed
-    n_tests += 1
-    print("%sok %d - %s" % ("" if cond else "not ", n_tests, name))
-    if not cond:
-        n_failed += 1
-        for line in str(why).splitlines()[:30]:
-            print("#   " + line)
-    sys.stdout.flush()
+tap = Tap(why_lines=30)
+ok = tap.ok
 
 
 def analyze(logs, out, args):
@@ -103,28 +88,9 @@ def same_run(name, raw, other):
                                                raw["stdout"], other["stdout"]))
 
 
-def prepare_case(case_dir, tmp):
-    logs = os.path.join(tmp, "logs")
-    read = lambda f: open(os.path.join(case_dir, f)).read() \
-        if os.path.exists(os.path.join(case_dir, f)) else None
-    gen = read("gen")
-    if gen is not None:
-        subprocess.run([GEN] + shlex.split(gen) +
-                       ["-o", logs, "--truth", os.path.join(tmp, "truth.json")],
-                       check=True, capture_output=True)
-    else:
-        os.makedirs(logs)
-    if os.path.exists(os.path.join(case_dir, "prepare")):
-        subprocess.run(["sh", os.path.join(case_dir, "prepare"), logs, GEN],
-                       check=True, capture_output=True)
-    args = (read("args") or "").replace("$CASE", case_dir) \
-        .replace("$LOGS", logs)
-    return logs, shlex.split(args)
-
-
 def run_case(case_dir, tmp):
     name = os.path.basename(case_dir.rstrip("/"))
-    logs, args = prepare_case(case_dir, tmp)
+    logs, args, _ = prepare_case(case_dir, tmp)
     raw = analyze(logs, os.path.join(tmp, "raw"), args)
     made = reduce_all(logs)
     ok(len(made) > 0 and len(glob.glob(os.path.join(logs, "*.cppart")))
@@ -337,22 +303,10 @@ def fd_limit_tests(tmp):
 
 
 def main():
-    cases_dir = os.path.join(top_srcdir, "tests", "analyze", "cases")
-    if not os.path.exists(COLLPROF) or not os.path.exists(GEN):
-        print("1..0 # SKIP collprof or gen_logs not built")
+    if not built():
         return 77
     only = sys.argv[1:]
-    for case in sorted(os.listdir(cases_dir)):
-        case_dir = os.path.join(cases_dir, case)
-        if not os.path.isdir(case_dir) or (only and case not in only):
-            continue
-        tmp = tempfile.mkdtemp(prefix="cp-partial-")
-        try:
-            run_case(case_dir, tmp)
-        except subprocess.CalledProcessError as e:
-            ok(False, "%s: preparing the case" % case, e)
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
+    each_case(tap, run_case, only, "cp-partial-")
     if not only:
         tmp = tempfile.mkdtemp(prefix="cp-partial-")
         try:
@@ -365,8 +319,7 @@ def main():
                 fn(tmp)
             finally:
                 shutil.rmtree(tmp, ignore_errors=True)
-    print("1..%d" % n_tests)
-    return 1 if n_failed else 0
+    return tap.plan()
 
 
 if __name__ == "__main__":

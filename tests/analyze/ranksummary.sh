@@ -6,13 +6,8 @@
 # are checked against the full tables of the same logs (--all-ranks); a
 # job of 256 processes keeps its full tables and gets no rank_summary.
 . "${top_srcdir:-.}/tests/tap.sh"
-b=${top_builddir:-.}
-cp="$b/analyzer/collprof"
-gen="$b/tests/tools/gen_logs"
-[ -x "$cp" ] && [ -x "$gen" ] || skip_all "collprof or gen_logs not built"
-command -v python3 >/dev/null 2>&1 || skip_all "no python3"
-t=$(mktemp -d /tmp/cp-ranksummary-XXXXXX)
-trap 'rm -rf "$t"' EXIT INT TERM
+. "${top_srcdir:-.}/tests/analyze/lib.sh"
+analyze_setup ranksummary
 
 # 320 ranks on 40 nodes; rank 203 is 2 ms late at every call, rank 77 has
 # calls that failed; one log is cut short (not closed) and one damaged
