@@ -84,6 +84,32 @@ static int compare_by_size(const void *a, const void *b)
     return x->time_s < y->time_s ? -1 : x->time_s > y->time_s;
 }
 
+/* The fitted bandwidth against the busbw plateau the sweep measured: the
+ * ratio, and outside the band why the two differ. */
+static void plateau_check(struct cp_bench_op_fit *f)
+{
+    double r;
+
+    if (!(f->busbw_Bps > 0) || !(f->bandwidth_Bps > 0))
+        return;
+    r = f->plateau_ratio = f->bandwidth_Bps / f->busbw_Bps;
+    if (fabs(r - 1) <= CP_BENCH_PLATEAU_BAND)
+        return;
+    if (f->plateau_points < 2)
+        snprintf(f->plateau_why, sizeof f->plateau_why,
+                 "the fitted bandwidth is %.0f%% %s the busbw at the largest "
+                 "size, which still changes there (no plateau in the sweep): "
+                 "the fit extrapolates past the sweep",
+                 fabs(r - 1) * 100, r > 1 ? "above" : "below");
+    else
+        snprintf(f->plateau_why, sizeof f->plateau_why,
+                 "the fitted bandwidth is %.0f%% %s the busbw plateau: the "
+                 "times do not follow one alpha-beta line over the sweep "
+                 "(NCCL changes algorithm or protocol with the size); the "
+                 "plateau is the measured bandwidth",
+                 fabs(r - 1) * 100, r > 1 ? "above" : "below");
+}
+
 /* Floor, plateau and fit of one group's usable points (sorted by size). */
 static void fit_group(const struct cp_bench_point **pts, size_t n,
                       double *scratch, struct cp_fit_point *fp,
@@ -97,7 +123,7 @@ static void fit_group(const struct cp_bench_point **pts, size_t n,
     f->factor = cp_model_busbw_factor(f->coll, f->ranks);
     f->latency_floor_s = f->busbw_Bps = f->busbw_largest_Bps = NAN;
     f->alpha_s = f->bandwidth_Bps = f->fit_median_rel_residual = NAN;
-    f->regime_boundary_bytes = NAN;
+    f->regime_boundary_bytes = f->plateau_ratio = NAN;
     if (n == 0) {
         snprintf(f->fit_why, sizeof f->fit_why, "no usable points");
         return;
@@ -185,6 +211,7 @@ static void fit_group(const struct cp_bench_point **pts, size_t n,
         f->bandwidth_Bps = 1 / fr.beta;
         f->fit_median_rel_residual = fr.median_rel_residual;
         f->fit_points_used = fr.points_used;
+        plateau_check(f);
     } else {
         snprintf(f->fit_why, sizeof f->fit_why, "%s", fr.why);
     }

@@ -65,6 +65,10 @@
 #include "cp_bench.h"
 #include "cp_error.h"
 
+/* How far the fitted bandwidth may lie from the measured busbw plateau
+ * before the fit must say why. */
+#define CP_BENCH_PLATEAU_BAND 0.10
+
 struct cp_bench_op_fit {
     enum cp_coll coll;
     unsigned ranks;
@@ -90,6 +94,10 @@ struct cp_bench_op_fit {
     double fit_median_rel_residual;
     unsigned fit_points_used;
     char fit_why[160];
+    /* the fitted bandwidth over the busbw plateau (NaN: either missing);
+     * outside 1 +- CP_BENCH_PLATEAU_BAND plateau_why says why */
+    double plateau_ratio;
+    char plateau_why[256];
 
     double regime_boundary_bytes;
     int regime_from_crossing;

@@ -398,54 +398,75 @@ static unsigned ranks_from_busbw(const struct parser *ps, size_t first,
     return cand;
 }
 
-static void finish_table(struct parser *ps)
+/* Assign each line to a chain of growing sizes: a line continues the chain
+ * whose last size is the largest below its own (size 0 repeats), else it
+ * starts one.  Returns the number of chains, 0 when memory ran out. */
+static unsigned split_chains(struct parser *ps)
 {
-    struct context *c = &ps->ctx;
-    size_t i, n = ps->nlines, kept = 0, best_chain_len = 0;
-    unsigned nchains = 0, best_chain = 0, ratio = 0, mask, ranks = 0,
-             nodes = 0, series_index;
-    unsigned *chain_last_len = NULL;
-    uint64_t *chain_last = NULL;
-    int coll = -1, link = CP_BENCH_LINK_UNKNOWN;
-    const char *coll_from = NULL, *ranks_from = NULL;
-    unsigned first_line;
-    struct cp_bench_series s;
+    uint64_t *last = calloc(ps->nlines, sizeof *last);
+    unsigned nchains = 0;
+    size_t i;
 
-    if (n == 0)
-        goto reset;
-    first_line = ps->lines[0].line;
-
-    /* Split interleaved runs: each line continues the chain whose last
-     * size is the largest below its own (size 0 repeats). */
-    chain_last = calloc(n, sizeof *chain_last);
-    chain_last_len = calloc(n, sizeof *chain_last_len);
-    if (!chain_last || !chain_last_len) {
+    if (!last) {
         ps->failed = 1;
-        goto reset;
+        return 0;
     }
-    for (i = 0; i < n; i++) {
+    for (i = 0; i < ps->nlines; i++) {
         struct raw_line *l = &ps->lines[i];
         unsigned best = UINT_MAX;
         for (unsigned k = 0; k < nchains; k++) {
-            int fits = chain_last[k] < l->size ||
-                       (chain_last[k] == 0 && l->size == 0);
-            if (fits && (best == UINT_MAX || chain_last[k] > chain_last[best]))
+            int fits = last[k] < l->size || (last[k] == 0 && l->size == 0);
+            if (fits && (best == UINT_MAX || last[k] > last[best]))
                 best = k;
         }
         if (best == UINT_MAX)
             best = nchains++;
         l->chain = best;
-        chain_last[best] = l->size;
-        chain_last_len[best]++;
+        last[best] = l->size;
     }
-    for (unsigned k = 0; k < nchains; k++)
-        if (chain_last_len[k] > best_chain_len) {
-            best_chain_len = chain_last_len[k];
-            best_chain = k;
+    free(last);
+    return nchains;
+}
+
+/* 1 when the chains follow one another (each one's lines all before the
+ * next one's) and each has two sizes or more: runs printed one after the
+ * other (nccl-tests -N, or outputs concatenated without their headers),
+ * not interleaved, nor one stray line. */
+static int chains_consecutive(const struct parser *ps)
+{
+    size_t i, len = 1;
+
+    for (i = 1; i < ps->nlines; i++) {
+        if (ps->lines[i].chain == ps->lines[i - 1].chain) {
+            len++;
+            continue;
         }
-    for (i = 0; i < n; i++) {
+        if (ps->lines[i].chain != ps->lines[i - 1].chain + 1 || len < 2)
+            return 0;
+        len = 1;
+    }
+    return len >= 2;
+}
+
+/* Interleaved runs: the longest chain is the table, the other lines are
+ * reported and dropped.  Returns the lines kept (moved to the front). */
+static size_t keep_longest_chain(struct parser *ps, unsigned nchains)
+{
+    unsigned best = 0, best_len = 0;
+    size_t i, kept = 0;
+
+    for (unsigned k = 0; k < nchains; k++) {
+        unsigned len = 0;
+        for (i = 0; i < ps->nlines; i++)
+            len += ps->lines[i].chain == k;
+        if (len > best_len) {
+            best_len = len;
+            best = k;
+        }
+    }
+    for (i = 0; i < ps->nlines; i++) {
         struct raw_line *l = &ps->lines[i];
-        if (l->chain == best_chain) {
+        if (l->chain == best) {
             ps->lines[kept++] = *l;
             continue;
         }
@@ -454,93 +475,169 @@ static void finish_table(struct parser *ps)
                "of another run is interleaved here; line skipped",
                (unsigned long long)l->size);
     }
-    n = kept;
+    return kept;
+}
 
-    /* Which collective. */
-    mask = columns_allow(ps, 0, n, &ratio);
+/* Which collective the n lines L measure (the option, the header, the
+ * file name, or the columns).  -1 after saying why not. */
+static int table_coll(struct parser *ps, const struct raw_line *L, size_t n,
+                      unsigned *ratio)
+{
+    const struct context *c = &ps->ctx;
+    const char *from = NULL;
+    unsigned mask = columns_allow(ps, (size_t)(L - ps->lines), n, ratio);
+    int coll = -1;
+
     if (ps->opts && ps->opts->coll >= 0) {
         coll = ps->opts->coll;
-        coll_from = "--op";
+        from = "--op";
     } else if (c->coll >= 0) {
         coll = c->coll;
-        coll_from = c->coll_from;
+        from = c->coll_from;
     } else if (ps->file_coll >= 0) {
         coll = ps->file_coll;
-        coll_from = "the file name";
+        from = "the file name";
     } else if (mask && (mask & (mask - 1)) == 0) {
         for (unsigned k = 0; k < CP_COLL_COUNT; k++)
             if (mask == 1u << k)
                 coll = (int)k;
-        coll_from = "the columns";
+        from = "the columns";
     }
     if (coll < 0) {
-        issuef(ps, first_line,
+        issuef(ps, L[0].line,
                "table of %zu result lines: cannot tell which collective it "
                "measures (give --op); table skipped",
                n);
-        goto reset;
+        return -1;
     }
     if (!(mask & (1u << coll))) {
-        const struct cp_coll_facts *op = cp_model_coll_facts((enum cp_coll)coll);
-        issuef(ps, first_line,
+        issuef(ps, L[0].line,
                "table of %zu result lines: its columns (redop, root, "
                "size/count%s) contradict %s (named by %s); table skipped",
-               n, ratio ? "" : " inconsistent", op->name, coll_from);
-        goto reset;
+               n, *ratio ? "" : " inconsistent",
+               cp_model_coll_facts((enum cp_coll)coll)->name, from);
+        return -1;
     }
-    /* How many ranks. */
+    return coll;
+}
+
+/* How many ranks ran the n lines L of collective coll; *from says who
+ * told (NULL: nobody, 0 returned).  -1 after saying why the table is
+ * skipped, or with ps->contradiction set. */
+static long table_ranks(struct parser *ps, const struct raw_line *L, size_t n,
+                        enum cp_coll coll, unsigned ratio, const char **from)
+{
+    const struct context *c = &ps->ctx;
+    size_t first = (size_t)(L - ps->lines), i, match = 0;
+    int per_rank = cp_model_coll_facts(coll)->per_rank_count;
+    unsigned ranks = 0, implied;
+
+    *from = NULL;
     if (ps->opts && ps->opts->ranks) {
         ranks = ps->opts->ranks;
-        ranks_from = "--ranks";
+        *from = "--ranks";
     } else if (c->ranks) {
         ranks = c->ranks;
-        ranks_from = "the bench's header";
-    } else if (cp_model_coll_facts((enum cp_coll)coll)->per_rank_count &&
-               ratio >= 1) {
+        *from = "the bench's header";
+    } else if (per_rank && ratio >= 1) {
         ranks = ratio;
-        ranks_from = "size/count";
-    } else if ((ranks = ranks_from_busbw(ps, 0, n, (enum cp_coll)coll))) {
-        ranks_from = "busbw/algbw";
+        *from = "size/count";
+    } else if ((ranks = ranks_from_busbw(ps, first, n, coll))) {
+        *from = "busbw/algbw";
     } else if (c->rank_lines && !c->dup_ranks && c->max_rank >= 0) {
         ranks = (unsigned)c->max_rank + 1;
-        ranks_from = "the rank lines";
+        *from = "the rank lines";
     }
-    if (ranks && cp_model_coll_facts((enum cp_coll)coll)->per_rank_count &&
-        ratio && ratio != ranks) {
-        issuef(ps, first_line,
+    if (ranks && per_rank && ratio && ratio != ranks) {
+        issuef(ps, L[0].line,
                "table of %zu result lines: size/count says %u ranks, %s "
                "says %u; table skipped",
-               n, ratio, ranks_from, ranks);
-        goto reset;
+               n, ratio, *from, ranks);
+        return -1;
     }
-    if (ranks && strcmp(ranks_from, "--ranks") == 0 && n > 0) {
-        /* most lines disagreeing with --ranks: the option is wrong, not
-         * the lines */
-        double f = factor_of((enum cp_coll)coll, ranks);
-        size_t match = 0;
-        unsigned implied;
-        for (i = 0; i < n; i++)
-            match += line_busbw_matches(&ps->lines[i], f) != 0;
-        implied = ranks_from_busbw(ps, 0, n, (enum cp_coll)coll);
-        if (match * 2 < n && implied && implied != ranks) {
-            snprintf(ps->contradiction, sizeof ps->contradiction,
-                     "%s:%u: --ranks %u contradicts the table starting on "
-                     "this line: %zu of its %zu result lines have a busbw/"
-                     "algbw that implies %u ranks",
-                     ps->name, first_line, ranks, n - match, n, implied);
-            goto reset;
+    if (!ranks || strcmp(*from, "--ranks") != 0)
+        return ranks;
+    /* most lines disagreeing with --ranks: the option is wrong, not the
+     * lines */
+    for (i = 0; i < n; i++)
+        match += line_busbw_matches(&L[i], factor_of(coll, ranks)) != 0;
+    implied = ranks_from_busbw(ps, first, n, coll);
+    if (match * 2 < n && implied && implied != ranks) {
+        snprintf(ps->contradiction, sizeof ps->contradiction,
+                 "%s:%u: --ranks %u contradicts the table starting on this "
+                 "line: %zu of its %zu result lines have a busbw/algbw that "
+                 "implies %u ranks",
+                 ps->name, L[0].line, ranks, n - match, n, implied);
+        return -1;
+    }
+    return ranks;
+}
+
+/* The points of the n lines L (one series). */
+static int add_points(struct parser *ps, const struct raw_line *L, size_t n,
+                      enum cp_coll coll, unsigned ranks, unsigned series)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        for (int k = 0; k < 2; k++) {
+            const struct raw_half *h = &L[i].half[k];
+            struct cp_bench_point p;
+            if (!h->have)
+                continue;
+            memset(&p, 0, sizeof p);
+            p.series = series;
+            p.coll = coll;
+            p.ranks = ranks;
+            p.size_bytes = L[i].size;
+            p.count = L[i].count;
+            p.root = L[i].have_root ? (int)L[i].root : -1;
+            p.in_place = k;
+            p.time_s = h->time_us * 1e-6;
+            p.wrong = h->wrong;
+            if (ranks) {
+                cp_bench_point_bandwidths(&p);
+            } else {
+                p.algbw_Bps = cp_model_algbw((double)p.size_bytes, p.time_s);
+                p.busbw_Bps = cp_model_coll_facts(coll)->busbw_steps == 0
+                                  ? p.algbw_Bps
+                                  : h->busbw * 1e9;
+            }
+            if (cp_bench_set_add_point(ps->set, &p) < 0)
+                return -1;
         }
     }
+    return 0;
+}
+
+/* One table: the n result lines L (one run's sizes) become a series.
+ * Returns -1 when the rest of the input cannot be read (out of memory, an
+ * option the input contradicts). */
+static int add_table(struct parser *ps, struct raw_line *L, size_t n)
+{
+    const struct context *c = &ps->ctx;
+    const char *ranks_from;
+    unsigned ratio = 0, nodes = 0, series;
+    int coll, link = CP_BENCH_LINK_UNKNOWN;
+    unsigned first_line = L[0].line;
+    long ranks;
+    size_t i, kept = 0;
+    struct cp_bench_series s;
+
+    if ((coll = table_coll(ps, L, n, &ratio)) < 0)
+        return 0;
+    ranks = table_ranks(ps, L, n, (enum cp_coll)coll, ratio, &ranks_from);
+    if (ranks < 0)
+        return ps->contradiction[0] ? -1 : 0;
     if (ranks) {
-        double f = factor_of((enum cp_coll)coll, ranks);
-        kept = 0;
+        double f = factor_of((enum cp_coll)coll, (unsigned)ranks);
         for (i = 0; i < n; i++) {
-            if (line_busbw_matches(&ps->lines[i], f)) {
-                ps->lines[kept++] = ps->lines[i];
+            if (line_busbw_matches(&L[i], f)) {
+                L[kept++] = L[i];
                 continue;
             }
-            issuef(ps, ps->lines[i].line,
-                   "busbw does not equal algbw x %.4g (%s on %u ranks): a "
+            issuef(ps, L[i].line,
+                   "busbw does not equal algbw x %.4g (%s on %ld ranks): a "
                    "damaged line; skipped",
                    f, cp_model_coll_name((enum cp_coll)coll), ranks);
         }
@@ -553,7 +650,7 @@ static void finish_table(struct parser *ps)
                n);
     }
     if (n == 0)
-        goto reset;
+        return 0;
 
     /* Nodes and link class. */
     if (ps->opts && ps->opts->nodes)
@@ -572,56 +669,53 @@ static void finish_table(struct parser *ps)
 
     memset(&s, 0, sizeof s);
     s.coll = (enum cp_coll)coll;
-    s.ranks = ranks;
+    s.ranks = (unsigned)ranks;
     s.nodes = nodes;
     s.link = link;
     s.pair = c->pair;
     s.peers[0] = c->peers[0];
     s.peers[1] = c->peers[1];
-    snprintf(s.type, sizeof s.type, "%s", ps->lines[0].type);
+    snprintf(s.type, sizeof s.type, "%s", L[0].type);
     snprintf(s.source, sizeof s.source, "%s", ps->name);
     s.first_line = first_line;
-    if (cp_bench_set_add_series(ps->set, &s, &series_index) < 0) {
+    if (cp_bench_set_add_series(ps->set, &s, &series) < 0 ||
+        add_points(ps, L, n, (enum cp_coll)coll, (unsigned)ranks, series) <
+            0) {
         ps->failed = 1;
-        goto reset;
-    }
-    for (i = 0; i < n; i++) {
-        const struct raw_line *l = &ps->lines[i];
-        for (int k = 0; k < 2; k++) {
-            const struct raw_half *h = &l->half[k];
-            struct cp_bench_point p;
-            if (!h->have)
-                continue;
-            memset(&p, 0, sizeof p);
-            p.series = series_index;
-            p.coll = (enum cp_coll)coll;
-            p.ranks = ranks;
-            p.size_bytes = l->size;
-            p.count = l->count;
-            p.root = l->have_root ? (int)l->root : -1;
-            p.in_place = k;
-            p.time_s = h->time_us * 1e-6;
-            p.wrong = h->wrong;
-            if (ranks) {
-                cp_bench_point_bandwidths(&p);
-            } else {
-                p.algbw_Bps = cp_model_algbw((double)p.size_bytes, p.time_s);
-                p.busbw_Bps =
-                    cp_model_coll_facts((enum cp_coll)coll)->busbw_steps == 0
-                        ? p.algbw_Bps
-                        : h->busbw * 1e9;
-            }
-            if (cp_bench_set_add_point(ps->set, &p) < 0) {
-                ps->failed = 1;
-                goto reset;
-            }
-        }
+        return -1;
     }
     ps->rep->tables++;
     ps->rep->used_lines += (unsigned)n;
+    return 0;
+}
+
+/* The result lines read since the last header end a table: one run, runs
+ * printed one after another (each its own table and series), or runs
+ * interleaved line by line (the longest kept, the others reported). */
+static void finish_table(struct parser *ps)
+{
+    unsigned nchains;
+    size_t i, start;
+
+    if (ps->nlines == 0)
+        goto reset;
+    nchains = split_chains(ps);
+    if (nchains == 0)
+        goto reset;
+    if (nchains > 1 && !chains_consecutive(ps)) {
+        size_t kept = keep_longest_chain(ps, nchains);
+        if (kept)
+            add_table(ps, ps->lines, kept);
+        goto reset;
+    }
+    for (start = 0, i = 1; i <= ps->nlines; i++) {
+        if (i < ps->nlines && ps->lines[i].chain == ps->lines[start].chain)
+            continue;
+        if (add_table(ps, ps->lines + start, i - start) < 0)
+            break;
+        start = i;
+    }
 reset:
-    free(chain_last);
-    free(chain_last_len);
     ps->nlines = 0;
     reset_context(&ps->ctx, 0);
 }

@@ -94,6 +94,9 @@ static json_t *op_fit_json(const struct cp_bench_op_fit *f)
         put(o, "plateau_from_bytes",
             json_integer((json_int_t)f->plateau_min_bytes)) < 0 ||
         put(o, "plateau_points", json_integer(f->plateau_points)) < 0 ||
+        put(o, "bandwidth_vs_plateau", jreal(f->plateau_ratio)) < 0 ||
+        (f->plateau_why[0] &&
+         put(o, "bandwidth_why", json_string(f->plateau_why)) < 0) ||
         put(o, "busbw_largest_Bps", jreal(f->busbw_largest_Bps)) < 0 ||
         put(o, "largest_bytes", json_integer((json_int_t)f->largest_bytes)) <
             0 ||
