@@ -68,7 +68,8 @@ status=$?
 dir=$(ls -dt "$out"/collprof-*.0 2>/dev/null | head -n 1)
 echo
 if [ -n "$dir" ]; then
-    echo "step directory: $dir ($(ls "$dir" | grep -c '\.cplog$') rank logs)"
+    # capture=both (the default): the shim's log and the plugin's per rank
+    echo "step directory: $dir ($(ls "$dir" | grep '\.cplog$' | grep -v -c '\.nccl\.cplog$') rank logs of the shim, $(ls "$dir" | grep -c '\.nccl\.cplog$') of NCCL's profiler plugin)"
     [ -f "$dir/report.json" ] && echo "report: $dir/report.json"
     [ -f "$dir/report.html" ] && echo "report: $dir/report.html"
 fi
