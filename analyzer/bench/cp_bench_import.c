@@ -766,6 +766,84 @@ static char *strip_prefixes(char *s)
     }
 }
 
+/* nccl-tests' "#  Rank N Group ... on HOST device ..." line: the rank (and
+ * whether it repeats), and the host among the table's nodes. */
+static void rank_line(struct context *c, char **tok, int n)
+{
+    long r;
+    int i;
+
+    if (parse_int_token(tok[1], &r) < 0 || r < 0)
+        return;
+    if (r < 65536) {
+        if (c->seen_rank[r / 8] & (1u << (r % 8)))
+            c->dup_ranks = 1;
+        c->seen_rank[r / 8] |= (unsigned char)(1u << (r % 8));
+    }
+    c->rank_lines++;
+    if (r > c->max_rank)
+        c->max_rank = r;
+    for (i = 2; i + 1 < n; i++)
+        if (strcmp(tok[i], "on") == 0) {
+            unsigned h;
+            for (h = 0; h < c->nhosts; h++)
+                if (strncmp(c->hosts[h], tok[i + 1], 63) == 0)
+                    break;
+            if (h == c->nhosts) {
+                if (c->nhosts < MAX_HOSTS)
+                    snprintf(c->hosts[c->nhosts++], 64, "%s", tok[i + 1]);
+                else
+                    c->hosts_overflow = 1;
+            }
+            break;
+        }
+}
+
+/* "# collprof bench: op allreduce ranks 4 nodes 1 link intra [pair 0 1]"
+ * starts a section of the bench's own output. */
+static void bench_header(struct parser *ps, char **tok, int n)
+{
+    struct context *c = &ps->ctx;
+    int found = 0, i;
+
+    for (i = 2; i + 1 < n; i++) {
+        enum cp_coll coll;
+        if (strcmp(tok[i], "op") != 0 || cp_bench_op_find(tok[i + 1], &coll))
+            continue;
+        found = 1;
+        if (ps->nlines)
+            finish_table(ps);
+        reset_context(c, 0);
+        c->coll = (int)coll;
+        snprintf(c->coll_from, sizeof c->coll_from, "the bench's header");
+        c->bench_header = 1;
+    }
+    if (!found)
+        return;
+    for (i = 2; i + 1 < n; i++) {
+        uint64_t v;
+        if (strcmp(tok[i], "ranks") == 0 && parse_u64(tok[i + 1], &v) == 0 &&
+            v <= MAX_RANKS)
+            c->ranks = (unsigned)v;
+        else if (strcmp(tok[i], "nodes") == 0 &&
+                 parse_u64(tok[i + 1], &v) == 0 && v <= MAX_RANKS)
+            c->nodes = (unsigned)v;
+        else if (strcmp(tok[i], "link") == 0)
+            c->link = strcmp(tok[i + 1], "intra") == 0   ? CP_LINK_INTRA
+                      : strcmp(tok[i + 1], "inter") == 0 ? CP_LINK_INTER
+                                                         : c->link;
+        else if (strcmp(tok[i], "pair") == 0 && i + 2 < n) {
+            long a, b;
+            if (parse_int_token(tok[i + 1], &a) == 0 &&
+                parse_int_token(tok[i + 2], &b) == 0) {
+                c->pair = 1;
+                c->peers[0] = (int)a;
+                c->peers[1] = (int)b;
+            }
+        }
+    }
+}
+
 static void header_line(struct parser *ps, char *text, unsigned lineno)
 {
     struct context *c = &ps->ctx;
@@ -798,78 +876,12 @@ static void header_line(struct parser *ps, char *text, unsigned lineno)
         return;
     }
     if (strcmp(tok[0], "Rank") == 0 && n >= 2) {
-        long r;
-        if (parse_int_token(tok[1], &r) < 0 || r < 0)
-            return;
-        if (r < 65536) {
-            if (c->seen_rank[r / 8] & (1u << (r % 8)))
-                c->dup_ranks = 1;
-            c->seen_rank[r / 8] |= (unsigned char)(1u << (r % 8));
-        }
-        c->rank_lines++;
-        if (r > c->max_rank)
-            c->max_rank = r;
-        for (i = 2; i + 1 < n; i++)
-            if (strcmp(tok[i], "on") == 0) {
-                unsigned h;
-                for (h = 0; h < c->nhosts; h++)
-                    if (strncmp(c->hosts[h], tok[i + 1], 63) == 0)
-                        break;
-                if (h == c->nhosts) {
-                    if (c->nhosts < MAX_HOSTS)
-                        snprintf(c->hosts[c->nhosts++], 64, "%s",
-                                 tok[i + 1]);
-                    else
-                        c->hosts_overflow = 1;
-                }
-                break;
-            }
+        rank_line(c, tok, n);
         return;
     }
     if (strcmp(tok[0], "collprof") == 0 && n >= 2 &&
         strcmp(tok[1], "bench:") == 0) {
-        /* "# collprof bench: op allreduce ranks 4 nodes 1 link intra
-         *  [pair 0 1]" starts a section of the bench's own output */
-        int found = 0;
-        for (i = 2; i + 1 < n; i++) {
-            if (strcmp(tok[i], "op") == 0) {
-                enum cp_coll coll;
-                if (cp_bench_op_find(tok[i + 1], &coll) == 0) {
-                    found = 1;
-                    if (ps->nlines)
-                        finish_table(ps);
-                    reset_context(c, 0);
-                    c->coll = (int)coll;
-                    snprintf(c->coll_from, sizeof c->coll_from,
-                             "the bench's header");
-                    c->bench_header = 1;
-                }
-            }
-        }
-        if (!found)
-            return;
-        for (i = 2; i + 1 < n; i++) {
-            uint64_t v;
-            if (strcmp(tok[i], "ranks") == 0 && parse_u64(tok[i + 1], &v) == 0 &&
-                v <= MAX_RANKS)
-                c->ranks = (unsigned)v;
-            else if (strcmp(tok[i], "nodes") == 0 &&
-                     parse_u64(tok[i + 1], &v) == 0 && v <= MAX_RANKS)
-                c->nodes = (unsigned)v;
-            else if (strcmp(tok[i], "link") == 0)
-                c->link = strcmp(tok[i + 1], "intra") == 0   ? CP_LINK_INTRA
-                          : strcmp(tok[i + 1], "inter") == 0 ? CP_LINK_INTER
-                                                             : c->link;
-            else if (strcmp(tok[i], "pair") == 0 && i + 2 < n) {
-                long a, b;
-                if (parse_int_token(tok[i + 1], &a) == 0 &&
-                    parse_int_token(tok[i + 2], &b) == 0) {
-                    c->pair = 1;
-                    c->peers[0] = (int)a;
-                    c->peers[1] = (int)b;
-                }
-            }
-        }
+        bench_header(ps, tok, n);
         return;
     }
     if (strcmp(tok[0], "Out") == 0 || strcmp(tok[0], "Avg") == 0) {
@@ -951,68 +963,82 @@ static int is_timestamp(char **tok)
     return strchr(tok[0], '-') && strchr(tok[1], ':');
 }
 
-static void result_line(struct parser *ps, char **tok, int n,
-                        unsigned lineno)
+/* The columns before the results of a result line (size, count, type,
+ * redop, root) into *l.  Returns the index of the first result token, or
+ * -1 after saying why the line is skipped. */
+static int line_columns(struct parser *ps, char **tok, int n, unsigned lineno,
+                        struct raw_line *l)
 {
-    struct context *c = &ps->ctx;
-    struct raw_line l;
-    char why[160];
-    int i = 2, rest, stride, groups, has_root;
+    const struct context *c = &ps->ctx;
+    int i, has_root;
 
-    ps->rep->result_lines++;
-    memset(&l, 0, sizeof l);
-    l.line = lineno;
-    l.root = -1;
-    if (parse_u64(tok[0], &l.size) < 0 || parse_u64(tok[1], &l.count) < 0) {
+    if (parse_u64(tok[0], &l->size) < 0 || parse_u64(tok[1], &l->count) < 0) {
         issuef(ps, lineno, "size or count out of range; line skipped");
-        return;
+        return -1;
     }
     if (n < 3 || cp_bench_type_size(tok[2]) == 0) {
         issuef(ps, lineno,
                "not a result line: '%.30s' is not a data type; line skipped",
                n < 3 ? "" : tok[2]);
-        return;
+        return -1;
     }
-    snprintf(l.type, sizeof l.type, "%s", tok[2]);
+    snprintf(l->type, sizeof l->type, "%s", tok[2]);
     i = 3;
     /* nccl-tests' alltoall of 2020-2022 printed its op name as "" under
      * the redop heading: the column is blank, and the line is one token
      * short (the root, then the two halves) */
     if (i < n && c->have_header && c->has_redop && c->has_root &&
-        !is_redop_token(tok[i]) && parse_int_token(tok[i], &l.root) == 0 &&
+        !is_redop_token(tok[i]) && parse_int_token(tok[i], &l->root) == 0 &&
         (n - i - 1 == 2 * (c->per_iter ? 8 : 4) ||
          n - i - 1 == 2 * (c->per_iter ? 8 : 4) + 2)) {
-        l.have_root = 1;
-        l.blank_redop = 1;
-        i++;
-        goto columns_done;
+        l->have_root = 1;
+        l->blank_redop = 1;
+        return i + 1;
     }
     if (i < n && (c->have_header ? c->has_redop : is_redop_token(tok[i]))) {
         if (!is_redop_token(tok[i])) {
             issuef(ps, lineno,
                    "'%.30s' is not a reduction operation; line skipped",
                    tok[i]);
-            return;
+            return -1;
         }
-        snprintf(l.redop, sizeof l.redop, "%s", tok[i]);
+        snprintf(l->redop, sizeof l->redop, "%s", tok[i]);
         i++;
     }
     /* Without a header: a root column follows a redop column (current
      * layout) when the token is a whole number. */
     has_root = c->have_header ? c->has_root
-                              : (l.redop[0] && i < n && !strchr(tok[i], '.') &&
+                              : (l->redop[0] && i < n && !strchr(tok[i], '.') &&
                                  !strpbrk(tok[i], "eE") &&
-                                 parse_int_token(tok[i], &l.root) == 0);
+                                 parse_int_token(tok[i], &l->root) == 0);
     if (has_root) {
-        if (i >= n || parse_int_token(tok[i], &l.root) < 0 || l.root < -1) {
+        if (i >= n || parse_int_token(tok[i], &l->root) < 0 || l->root < -1) {
             issuef(ps, lineno, "'%.30s' is not a root rank; line skipped",
                    i < n ? tok[i] : "");
-            return;
+            return -1;
         }
-        l.have_root = 1;
+        l->have_root = 1;
         i++;
     }
-columns_done:
+    return i;
+}
+
+/* A result line: its columns, then the out-of-place and in-place results,
+ * each checked; kept for finish_table or reported and skipped. */
+static void result_line(struct parser *ps, char **tok, int n,
+                        unsigned lineno)
+{
+    struct context *c = &ps->ctx;
+    struct raw_line l;
+    char why[160];
+    int i, rest, stride, groups;
+
+    ps->rep->result_lines++;
+    memset(&l, 0, sizeof l);
+    l.line = lineno;
+    l.root = -1;
+    if ((i = line_columns(ps, tok, n, lineno, &l)) < 0)
+        return;
     stride = c->have_header && c->per_iter ? 8 : 4;
     rest = n - i;
     if (rest >= 2 && (rest - 2) % stride == 0 && (rest - 2) / stride == 2 &&
