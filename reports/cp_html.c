@@ -21,11 +21,6 @@
 
 /* ---- writing helpers ------------------------------------------------------ */
 
-static void esc(FILE *out, const char *s)
-{
-    cp_svg_escape(out, s);
-}
-
 /* A JSON list of names or ranks, at most RP_LIST_ITEMS, then "and N more". */
 static void write_list(FILE *out, json_t *list)
 {
@@ -39,7 +34,7 @@ static void write_list(FILE *out, json_t *list)
         if (i)
             fputs(", ", out);
         if (json_is_string(v))
-            esc(out, json_string_value(v));
+            cp_svg_escape(out, json_string_value(v));
         else
             fprintf(out, "%lld", (long long)json_integer_value(v));
     }
@@ -65,13 +60,13 @@ void rp_write_head(FILE *out, const struct rp_report *r)
 {
     cp_html_head(out, r->generator);
     fputs("<title>", out);
-    esc(out, r->title ? r->title : "collprof report");
+    cp_svg_escape(out, r->title ? r->title : "collprof report");
     if (r->job_id[0]) {
         fputs(": job ", out);
-        esc(out, r->job_id);
+        cp_svg_escape(out, r->job_id);
         if (r->step_id[0]) {
             fputs(".", out);
-            esc(out, r->step_id);
+            cp_svg_escape(out, r->step_id);
         }
     }
     fprintf(out, "</title>\n<style>\n%s</style>\n</head>\n<body>\n",
@@ -83,10 +78,10 @@ static void write_header(FILE *out, const struct rp_report *r)
     fputs("<header>\n<h1>collprof report", out);
     if (r->job_id[0]) {
         fputs(": job ", out);
-        esc(out, r->job_id);
+        cp_svg_escape(out, r->job_id);
         if (r->step_id[0]) {
             fputs(", step ", out);
-            esc(out, r->step_id);
+            cp_svg_escape(out, r->step_id);
         }
     }
     fputs("</h1>\n<p class=\"sub\">", out);
@@ -94,9 +89,9 @@ static void write_header(FILE *out, const struct rp_report *r)
     fprintf(out, " rank%s on %zu node%s", r->processes == 1 ? "" : "s",
             r->nnodes, r->nnodes == 1 ? "" : "s");
     fputs(" &middot; ", out);
-    esc(out, r->generator ? r->generator : "collprof");
+    cp_svg_escape(out, r->generator ? r->generator : "collprof");
     fputs(" &middot; schema ", out);
-    esc(out, r->schema);
+    cp_svg_escape(out, r->schema);
     fputs("</p>\n<nav><a href=\"#findings\">Findings</a><a href=\"#summary\">"
           "Summary</a><a href=\"#plots\">Plots</a><a href=\"#tables\">Tables"
           "</a><a href=\"#inputs\">Inputs</a></nav>\n</header>\n",
@@ -144,69 +139,71 @@ const char *rp_list_str(json_t *list, size_t i)
     return json_string_value(json_array_get(list, i));
 }
 
-/* A concrete next step for a finding: the report's own; else written from
- * the evidence for the kinds below; else the kinds' table's text. */
-static void write_suggestion(FILE *out, const struct rp_finding *f)
-{
-    const char *k = f->kind;
-    enum cp_kind kind;
+/* What to do for the kinds whose advice depends on the evidence (each
+ * writes one <p class="sugg">). */
 
-    if (f->suggestion) {
-        fputs("<p class=\"sugg\"><b>What to do:</b> ", out);
-        esc(out, f->suggestion);
-        fputs("</p>\n", out);
-        return;
-    }
-    if (strcmp(k, "latency_bound") == 0) {
-        double bucket = ev_num(f, "bucket_bytes");
-        fputs("<p class=\"sugg\"><b>What to do:</b> fuse the small calls into "
-              "buckets of ",
+static void suggest_latency_bound(FILE *out, const struct rp_finding *f)
+{
+    double bucket = ev_num(f, "bucket_bytes");
+
+    fputs("<p class=\"sugg\"><b>What to do:</b> fuse the small calls into "
+          "buckets of ",
+          out);
+    cp_svg_value(out, bucket, CP_SVG_SIZE);
+    if (bucket > 25.0 * 1048576) /* never DDP's default or below */
+        fprintf(out,
+                ": with PyTorch DDP, <span class=\"mono\">"
+                "DistributedDataParallel(model, bucket_cap_mb=%.0f)</span>"
+                " (the default is 25)",
+                ceil(bucket / 1048576.0));
+    else if (bucket > 0)
+        fputs(": PyTorch DDP's default buckets (<span class=\"mono\">"
+              "bucket_cap_mb=25</span>) do this, so check that these "
+              "gradients go through DDP rather than one all-reduce per "
+              "tensor",
               out);
-        cp_svg_value(out, bucket, CP_SVG_SIZE);
-        if (bucket > 25.0 * 1048576) /* never DDP's default or below */
-            fprintf(out,
-                    ": with PyTorch DDP, <span class=\"mono\">"
-                    "DistributedDataParallel(model, bucket_cap_mb=%.0f)</span>"
-                    " (the default is 25)",
-                    ceil(bucket / 1048576.0));
-        else if (bucket > 0)
-            fputs(": PyTorch DDP's default buckets (<span class=\"mono\">"
-                  "bucket_cap_mb=25</span>) do this, so check that these "
-                  "gradients go through DDP rather than one all-reduce per "
-                  "tensor",
-                  out);
-        fputs("; elsewhere, pack the small tensors into one flat buffer or "
-              "issue them inside one <span class=\"mono\">ncclGroupStart()/"
-              "ncclGroupEnd()</span>. Expected saving: ",
+    fputs("; elsewhere, pack the small tensors into one flat buffer or "
+          "issue them inside one <span class=\"mono\">ncclGroupStart()/"
+          "ncclGroupEnd()</span>. Expected saving: ",
+          out);
+    cp_svg_value(out, ev_num(f, "saving_per_step_s"), CP_SVG_TIME);
+    fputs(" per step (", out);
+    cp_svg_value(out, ev_num(f, "saving_share"), CP_SVG_PERCENT);
+    fputs(" of the communication time).</p>\n", out);
+}
+
+static void suggest_low_busbw(FILE *out, const struct rp_finding *f)
+{
+    json_t *tcp = json_object_get(f->evidence, "tcp_fallback");
+
+    fputs("<p class=\"sugg\"><b>What to do:</b> measure the link with "
+          "nccl-tests on the same nodes (<span class=\"mono\">"
+          "all_reduce_perf -b 1M -e 1G -f 2</span>) and compare its busbw "
+          "with ",
+          out);
+    cp_svg_value(out, ev_num(f, "link_bandwidth_Bps"), CP_SVG_BANDWIDTH);
+    fputs("; run the job with <span class=\"mono\">NCCL_DEBUG=INFO</span> "
+          "and check which transport NCCL chose (NET/IB or NET/Socket).",
+          out);
+    if (json_is_true(tcp))
+        fputs(" The rate looks like TCP sockets: check that the "
+              "InfiniBand/RoCE plugin loads and that <span class=\"mono\">"
+              "NCCL_IB_DISABLE</span>, <span class=\"mono\">NCCL_NET</span>"
+              " and <span class=\"mono\">NCCL_SOCKET_IFNAME</span> do not "
+              "force sockets.",
               out);
-        cp_svg_value(out, ev_num(f, "saving_per_step_s"), CP_SVG_TIME);
-        fputs(" per step (", out);
-        cp_svg_value(out, ev_num(f, "saving_share"), CP_SVG_PERCENT);
-        fputs(" of the communication time).</p>\n", out);
-    } else if (strcmp(k, "low_busbw") == 0) {
-        json_t *tcp = json_object_get(f->evidence, "tcp_fallback");
-        fputs("<p class=\"sugg\"><b>What to do:</b> measure the link with "
-              "nccl-tests on the same nodes (<span class=\"mono\">"
-              "all_reduce_perf -b 1M -e 1G -f 2</span>) and compare its busbw "
-              "with ",
-              out);
-        cp_svg_value(out, ev_num(f, "link_bandwidth_Bps"), CP_SVG_BANDWIDTH);
-        fputs("; run the job with <span class=\"mono\">NCCL_DEBUG=INFO</span> "
-              "and check which transport NCCL chose (NET/IB or NET/Socket).",
-              out);
-        if (json_is_true(tcp))
-            fputs(" The rate looks like TCP sockets: check that the "
-                  "InfiniBand/RoCE plugin loads and that <span class=\"mono\">"
-                  "NCCL_IB_DISABLE</span>, <span class=\"mono\">NCCL_NET</span>"
-                  " and <span class=\"mono\">NCCL_SOCKET_IFNAME</span> do not "
-                  "force sockets.",
-                  out);
-        fputs("</p>\n", out);
-    } else if (strcmp(k, "straggler") == 0 &&
-               json_is_string(json_object_get(f->evidence, "kind")) &&
-               strcmp(json_string_value(json_object_get(f->evidence, "kind")),
-                      "in_call") == 0) {
-        fputs("<p class=\"sugg\"><b>What to do:</b> look at ", out);
+    fputs("</p>\n", out);
+}
+
+/* A straggler slow inside its calls (evidence kind "in_call"): the rank's
+ * GPU or process; else late to arrive: its own work. */
+static void suggest_straggler(FILE *out, const struct rp_finding *f)
+{
+    const char *kind =
+        json_string_value(json_object_get(f->evidence, "kind"));
+
+    fputs("<p class=\"sugg\"><b>What to do:</b> look at ", out);
+    if (kind && strcmp(kind, "in_call") == 0) {
         if (json_array_size(f->ranks))
             fprintf(out, "rank %lld",
                     (long long)json_integer_value(json_array_get(f->ranks, 0)));
@@ -214,7 +211,7 @@ static void write_suggestion(FILE *out, const struct rp_finding *f)
             fputs("the slow rank", out);
         if (rp_list_str(f->nodes, 0)) {
             fputs(" on node ", out);
-            esc(out, rp_list_str(f->nodes, 0));
+            cp_svg_escape(out, rp_list_str(f->nodes, 0));
         }
         fputs(": its collectives take longer by the same amount on every "
               "communicator, intra-node ones included, so the cause is that "
@@ -222,55 +219,87 @@ static void write_suggestion(FILE *out, const struct rp_finding *f)
               "errors, CPU binding, another job on the node), not a network "
               "link.</p>\n",
               out);
-    } else if (strcmp(k, "slow_link_candidates") == 0) {
-        json_t *probe = json_object_get(f->evidence, "probe");
-        fputs("<p class=\"sugg\"><b>What to do:</b> the job's own calls "
-              "cannot tell which of the candidate links is slow (one ring "
-              "over them runs at its slowest link); measure every pair with "
-              "<span class=\"mono\">",
+        return;
+    }
+    if (json_array_size(f->ranks)) {
+        fprintf(out, "rank %lld",
+                (long long)json_integer_value(json_array_get(f->ranks, 0)));
+        if (rp_list_str(f->nodes, 0)) {
+            fputs(" on node ", out);
+            cp_svg_escape(out, rp_list_str(f->nodes, 0));
+        }
+    } else {
+        fputs("the late rank", out);
+    }
+    fputs(", not at the network: its input pipeline (data-loader workers, "
+          "storage), CPU binding, GPU clocks and throttling (<span "
+          "class=\"mono\">nvidia-smi -q -d PERFORMANCE</span>), or more "
+          "work on that rank than on the others.</p>\n",
+          out);
+}
+
+static void suggest_slow_link_candidates(FILE *out,
+                                         const struct rp_finding *f)
+{
+    json_t *probe = json_object_get(f->evidence, "probe");
+
+    fputs("<p class=\"sugg\"><b>What to do:</b> the job's own calls "
+          "cannot tell which of the candidate links is slow (one ring "
+          "over them runs at its slowest link); measure every pair with "
+          "<span class=\"mono\">",
+          out);
+    cp_svg_escape(out, json_is_string(probe) ? json_string_value(probe)
+                                             : "collprof probe");
+    fputs("</span> on those nodes.</p>\n", out);
+}
+
+static void suggest_slow_link(FILE *out, const struct rp_finding *f)
+{
+    const char *method =
+        json_string_value(json_object_get(f->evidence, "method"));
+
+    fputs("<p class=\"sugg\"><b>What to do:</b> check the link between ",
+          out);
+    if (json_array_size(f->nodes) >= 2) {
+        cp_svg_escape(out, rp_list_str(f->nodes, 0));
+        fputs(" and ", out);
+        cp_svg_escape(out, rp_list_str(f->nodes, 1));
+    } else {
+        fputs("the nodes named", out);
+    }
+    fputs(": port state and error counters (<span class=\"mono\">ibstat"
+          "</span>, <span class=\"mono\">perfquery</span>), cables and "
+          "switch ports",
+          out);
+    /* a link the probe measured needs no probe to confirm it */
+    if (!method || strcmp(method, "probe") != 0)
+        fputs("; confirm with <span class=\"mono\">collprof probe</span> "
+              "on those nodes",
               out);
-        esc(out, json_is_string(probe) ? json_string_value(probe)
-                                       : "collprof probe");
-        fputs("</span> on those nodes.</p>\n", out);
+    fputs(".</p>\n", out);
+}
+
+/* A concrete next step for a finding: the report's own; else written from
+ * the evidence for the kinds above; else the kinds' table's text. */
+static void write_suggestion(FILE *out, const struct rp_finding *f)
+{
+    const char *k = f->kind;
+    enum cp_kind kind;
+
+    if (f->suggestion) {
+        fputs("<p class=\"sugg\"><b>What to do:</b> ", out);
+        cp_svg_escape(out, f->suggestion);
+        fputs("</p>\n", out);
+    } else if (strcmp(k, "latency_bound") == 0) {
+        suggest_latency_bound(out, f);
+    } else if (strcmp(k, "low_busbw") == 0) {
+        suggest_low_busbw(out, f);
     } else if (strcmp(k, "straggler") == 0) {
-        fputs("<p class=\"sugg\"><b>What to do:</b> look at ", out);
-        if (json_array_size(f->ranks)) {
-            fprintf(out, "rank %lld",
-                    (long long)json_integer_value(json_array_get(f->ranks, 0)));
-            if (rp_list_str(f->nodes, 0)) {
-                fputs(" on node ", out);
-                esc(out, rp_list_str(f->nodes, 0));
-            }
-        } else {
-            fputs("the late rank", out);
-        }
-        fputs(", not at the network: its input pipeline (data-loader workers, "
-              "storage), CPU binding, GPU clocks and throttling (<span "
-              "class=\"mono\">nvidia-smi -q -d PERFORMANCE</span>), or more "
-              "work on that rank than on the others.</p>\n",
-              out);
+        suggest_straggler(out, f);
+    } else if (strcmp(k, "slow_link_candidates") == 0) {
+        suggest_slow_link_candidates(out, f);
     } else if (strcmp(k, "slow_link") == 0) {
-        fputs("<p class=\"sugg\"><b>What to do:</b> check the link between ",
-              out);
-        if (json_array_size(f->nodes) >= 2) {
-            esc(out, rp_list_str(f->nodes, 0));
-            fputs(" and ", out);
-            esc(out, rp_list_str(f->nodes, 1));
-        } else {
-            fputs("the nodes named", out);
-        }
-        fputs(": port state and error counters (<span class=\"mono\">ibstat"
-              "</span>, <span class=\"mono\">perfquery</span>), cables and "
-              "switch ports",
-              out);
-        /* a link the probe measured needs no probe to confirm it */
-        if (!json_is_string(json_object_get(f->evidence, "method")) ||
-            strcmp(json_string_value(json_object_get(f->evidence, "method")),
-                   "probe") != 0)
-            fputs("; confirm with <span class=\"mono\">collprof probe</span> "
-                  "on those nodes",
-                  out);
-        fputs(".</p>\n", out);
+        suggest_slow_link(out, f);
     } else if (cp_kind_from_name(k, &kind) == 0 && cp_kind_info(kind)->todo) {
         write_todo(out, cp_kind_info(kind)->todo);
     }
@@ -317,13 +346,13 @@ static void write_label(FILE *out, const char *key)
     for (i = 0; buf[i]; i++)
         if (buf[i] == '_')
             buf[i] = ' ';
-    esc(out, buf);
+    cp_svg_escape(out, buf);
 }
 
 static void write_scalar(FILE *out, const char *key, json_t *v)
 {
     if (json_is_string(v))
-        esc(out, json_string_value(v));
+        cp_svg_escape(out, json_string_value(v));
     else if (json_is_true(v))
         fputs("yes", out);
     else if (json_is_false(v))
@@ -471,12 +500,12 @@ static void write_verdict(FILE *out, const struct rp_report *r)
                      "<p class=\"head\">%s: ",
                 rp_sev_class(worst->sev),
                 worst->sev == RP_CRITICAL ? "Critical" : "Needs attention");
-        esc(out, t ? t : worst->kind);
+        cp_svg_escape(out, t ? t : worst->kind);
         if (serious > 1)
             fprintf(out, " (and %zu more finding%s to look at)", serious - 1,
                     serious > 2 ? "s" : "");
         fputs("</p>\n<p>", out);
-        esc(out, worst->message);
+        cp_svg_escape(out, worst->message);
         fputs("</p>\n", out);
     } else if (unjudged_bandwidth(r)) {
         /* not green: what could not be judged is not fine */
@@ -516,7 +545,7 @@ static void write_verdict(FILE *out, const struct rp_report *r)
         if (!(l->busbw_Bps > 0) || !(l->model_busbw_Bps > 0))
             continue;
         fputs("; ", out);
-        esc(out, l->name);
+        cp_svg_escape(out, l->name);
         fputs("-node busbw ", out);
         cp_svg_value(out, l->busbw_Bps, CP_SVG_BANDWIDTH);
         fputs(" (", out);
@@ -543,11 +572,11 @@ void rp_write_findings(FILE *out, const struct rp_report *r)
                 "<article class=\"finding %s\" id=\"finding-%zu\">\n<h3>"
                 "<span class=\"badge\">%s</span>",
                 rp_sev_class(f->sev), i + 1, sev_label(f->sev));
-        esc(out, t ? t : f->kind);
+        cp_svg_escape(out, t ? t : f->kind);
         fputs(" <span class=\"kind\">", out);
-        esc(out, f->kind);
+        cp_svg_escape(out, f->kind);
         fputs("</span></h3>\n<p class=\"msg\">", out);
-        esc(out, f->message);
+        cp_svg_escape(out, f->message);
         fputs("</p>\n", out);
         write_suggestion(out, f);
         if (json_array_size(f->nodes) || json_array_size(f->ranks)) {
@@ -599,9 +628,9 @@ static void write_model_table(FILE *out, const struct rp_report *r)
     for (i = 0; i < r->nlinks; i++) {
         const struct rp_link *l = &r->links[i];
         fputs("<tr><td>", out);
-        esc(out, l->name);
+        cp_svg_escape(out, l->name);
         fputs("</td><td>", out);
-        esc(out, l->source);
+        cp_svg_escape(out, l->source);
         fputs("</td><td class=\"n\">", out);
         cp_svg_value(out, l->alpha_s, CP_SVG_TIME);
         fputs("</td><td class=\"n\">", out);
@@ -614,7 +643,7 @@ static void write_model_table(FILE *out, const struct rp_report *r)
         cp_svg_value(out, l->expected_Bps, CP_SVG_BANDWIDTH);
         if (l->expected_source && isfinite(l->expected_Bps)) {
             fputs(" (", out);
-            esc(out, l->expected_source);
+            cp_svg_escape(out, l->expected_source);
             fputs(")", out);
         }
         fputs("</td><td>", out);
@@ -632,12 +661,12 @@ static void write_model_table(FILE *out, const struct rp_report *r)
                 fputs("; <b>weak fit</b>", out);
                 if (l->fit_weak_why) {
                     fputs(": ", out);
-                    esc(out, l->fit_weak_why);
+                    cp_svg_escape(out, l->fit_weak_why);
                 }
                 fputs(" (shown, never the ground of a warning)", out);
             }
         } else {
-            esc(out, l->fit_why ? l->fit_why : "no fit");
+            cp_svg_escape(out, l->fit_why ? l->fit_why : "no fit");
         }
         fputs("</td></tr>\n", out);
     }
@@ -655,7 +684,7 @@ static void write_window(FILE *out, const struct rp_report *r)
     if (!by || strcmp(by, "the whole run") == 0)
         return;
     fputs("<p class=\"window\">This report covers part of the run (", out);
-    esc(out, by);
+    cp_svg_escape(out, by);
     fputs("): the calls that started ", out);
     if (isfinite(from)) {
         fputs("from ", out);
@@ -719,12 +748,12 @@ static void write_summary(FILE *out, const struct rp_report *r)
     cp_svg_value(out, s->latency_bound_share, CP_SVG_PERCENT);
     card_end(out, "latency-bound share of the communication time");
     card_begin(out);
-    esc(out, s->timer);
+    cp_svg_escape(out, s->timer);
     card_end(out, "timer");
     card_begin(out);
     cp_svg_value(out, s->steps, CP_SVG_COUNT);
     fputs("</div><div class=\"l\">training steps (", out);
-    esc(out, s->steps_method);
+    cp_svg_escape(out, s->steps_method);
     fputs(")</div></div>\n", out);
     fputs("</div>\n", out);
     if (json_array_size(s->missing_ranks)) {
@@ -804,9 +833,9 @@ static void write_comm_table(FILE *out, const struct rp_report *r)
             continue;
         }
         fputs("<tr><td>", out);
-        esc(out, c->name[0] ? c->name : "(unnamed)");
+        cp_svg_escape(out, c->name[0] ? c->name : "(unnamed)");
         fputs("</td><td class=\"mono\">", out);
-        esc(out, c->id);
+        cp_svg_escape(out, c->id);
         fputs("</td><td class=\"n\">", out);
         cp_svg_value(out, c->nranks, CP_SVG_COUNT);
         fprintf(out, "</td><td>%zu", c->nnodes);
@@ -815,13 +844,13 @@ static void write_comm_table(FILE *out, const struct rp_report *r)
             if (c->nnodes <= 3) {
                 write_list(out, c->nodes);
             } else {
-                esc(out, rp_list_str(c->nodes, 0));
+                cp_svg_escape(out, rp_list_str(c->nodes, 0));
                 fputs(" &hellip; ", out);
-                esc(out, rp_list_str(c->nodes, c->nnodes - 1));
+                cp_svg_escape(out, rp_list_str(c->nodes, c->nnodes - 1));
             }
         }
         fputs("</td><td>", out);
-        esc(out, c->link);
+        cp_svg_escape(out, c->link);
         fputs("</td><td class=\"n\">", out);
         cp_svg_value(out, c->instances, CP_SVG_COUNT);
         fputs("</td><td class=\"n\">", out);
@@ -885,10 +914,11 @@ static void write_row_table(FILE *out, const struct rp_report *r)
             continue;
         }
         fputs("<tr><td>", out);
-        esc(out, w->op);
+        cp_svg_escape(out, w->op);
         fputs("</td><td>", out);
-        esc(out, w->comm_index >= 0 ? rp_comm_label(&r->comms[w->comm_index])
-                                    : w->comm);
+        cp_svg_escape(out, w->comm_index >= 0
+                               ? rp_comm_label(&r->comms[w->comm_index])
+                               : w->comm);
         fputs("</td><td class=\"n\">", out);
         cp_svg_value(out, w->nranks, CP_SVG_COUNT);
         fputs("</td><td class=\"n\">", out);
@@ -916,7 +946,7 @@ static void write_row_table(FILE *out, const struct rp_report *r)
         fputs("</td><td class=\"n\">", out);
         cp_svg_value(out, w->efficiency, CP_SVG_PERCENT);
         fputs("</td><td>", out);
-        esc(out, w->regime);
+        cp_svg_escape(out, w->regime);
         fputs("</td></tr>\n", out);
     }
     if (r->nrows > shown) {
@@ -966,7 +996,7 @@ static void write_rank_table(FILE *out, const struct rp_report *r)
         fputs("<tr><td class=\"n\">", out);
         cp_svg_value(out, k->rank, CP_SVG_RANK);
         fputs("</td><td>", out);
-        esc(out, k->node);
+        cp_svg_escape(out, k->node);
         fputs("</td><td class=\"n\">", out);
         cp_svg_value(out, k->last_arrivals, CP_SVG_COUNT);
         fputs("</td><td class=\"n\">", out);
@@ -1032,7 +1062,7 @@ static void write_worst(FILE *out, json_t *list, int nodes,
                          CP_SVG_RANK);
             fputs(" (", out);
         }
-        esc(out, json_string_value(json_object_get(v, "node")));
+        cp_svg_escape(out, json_string_value(json_object_get(v, "node")));
         fputs(nodes ? " " : ") ", out);
         cp_svg_value(out, rp_number(json_object_get(v, "value")), unit);
     }
@@ -1141,15 +1171,15 @@ static void write_comm_details(FILE *out, const struct rp_report *r)
     for (i = 0; i < shown; i++) {
         const struct rp_comm *c = &r->comms[idx[i]];
         fputs("<h3 class=\"comm\" title=\"", out);
-        esc(out, c->id);
+        cp_svg_escape(out, c->id);
         fputs("\">", out);
-        esc(out, rp_comm_label(c));
+        cp_svg_escape(out, rp_comm_label(c));
         fputs("</h3>\n<p>", out);
         cp_svg_value(out, c->nranks, CP_SVG_COUNT);
         fputs(" ranks on ", out);
         cp_svg_value(out, (double)c->nnodes, CP_SVG_COUNT);
         fputs(" node(s) (", out);
-        esc(out, c->link);
+        cp_svg_escape(out, c->link);
         fputs("); ", out);
         cp_svg_value(out, c->instances, CP_SVG_COUNT);
         fputs(" collectives, ", out);
@@ -1187,7 +1217,7 @@ static void write_comm_details(FILE *out, const struct rp_report *r)
             if (w->comm_index != (long)idx[i])
                 continue;
             fputs("<tr><td>", out);
-            esc(out, w->op);
+            cp_svg_escape(out, w->op);
             fputs("</td><td class=\"n\">", out);
             if (w->bucket > 0) {
                 cp_svg_value(out, w->bucket, CP_SVG_SIZE);
@@ -1251,13 +1281,13 @@ static void write_slowest_list(FILE *out, const struct rp_report *r,
         start = rp_number(json_object_get(o, "start_s"));
         last = rp_number(json_object_get(o, "last_rank"));
         fputs("<tr><td>", out);
-        esc(out, json_string_value(json_object_get(o, "op")));
+        cp_svg_escape(out, json_string_value(json_object_get(o, "op")));
         fputs("</td><td class=\"n\">", out);
         cp_svg_value(out, rp_number(json_object_get(o, "bytes")), CP_SVG_SIZE);
         fputs("</td><td title=\"", out);
-        esc(out, id ? id : "");
+        cp_svg_escape(out, id ? id : "");
         fputs("\">", out);
-        esc(out, name && name[0] ? name : id ? id : "?");
+        cp_svg_escape(out, name && name[0] ? name : id ? id : "?");
         fputs("</td><td class=\"n\">", out);
         cp_svg_value(out, rp_number(json_object_get(o, "seq")), CP_SVG_RANK);
         fputs("</td><td class=\"n\">", out);
@@ -1277,7 +1307,7 @@ static void write_slowest_list(FILE *out, const struct rp_report *r,
             fputs("rank ", out);
             cp_svg_value(out, last, CP_SVG_RANK);
             fputs(" (", out);
-            esc(out, node ? node : "?");
+            cp_svg_escape(out, node ? node : "?");
             fputs(")", out);
         }
         fputs("</td><td class=\"n\">", out);
@@ -1285,7 +1315,7 @@ static void write_slowest_list(FILE *out, const struct rp_report *r,
                      CP_SVG_TIME);
         /* what Perfetto's search and the slice's arguments show */
         fputs("</td><td>", out);
-        esc(out, name && name[0] ? name : id ? id : "?");
+        cp_svg_escape(out, name && name[0] ? name : id ? id : "?");
         fprintf(out, " seq %.0f, ts %.0f us</td></tr>\n",
                 rp_number(json_object_get(o, "seq")), start * 1e6);
     }
@@ -1384,12 +1414,13 @@ static void write_inputs(FILE *out, const struct rp_report *r)
             if (i == RP_PROBLEMS)
                 break;
             fputs("<tr><td class=\"mono\">", out);
-            esc(out, json_string_value(json_object_get(o, "file")));
+            cp_svg_escape(out, json_string_value(json_object_get(o, "file")));
             fputs("</td><td class=\"n\">", out);
             if (json_is_number(off))
                 cp_svg_value(out, rp_number(off), CP_SVG_COUNT);
             fputs("</td><td>", out);
-            esc(out, json_string_value(json_object_get(o, "message")));
+            cp_svg_escape(out,
+                          json_string_value(json_object_get(o, "message")));
             fputs("</td></tr>\n", out);
         }
         if (json_array_size(problems) > RP_PROBLEMS)
@@ -1431,22 +1462,24 @@ static void write_page(FILE *out, const struct rp_report *r)
     write_comm_details(out, r);
     write_inputs(out, r);
     fputs("<footer>Written by ", out);
-    esc(out, r->generator ? r->generator : "collprof");
+    cp_svg_escape(out, r->generator ? r->generator : "collprof");
     fputs(" from report.json (", out);
-    esc(out, r->schema);
+    cp_svg_escape(out, r->schema);
     fputs("). Hover over points and bars for details. Sizes use binary "
           "prefixes (KiB = 1024 B), bandwidths decimal ones (GB/s = 10<sup>9"
           "</sup> B/s), busbw follows nccl-tests.</footer>\n</body>\n</html>\n",
           out);
 }
-int cp_html_write_json(json_t *report, FILE *out, struct cp_error *err)
+int rp_render(json_t *doc, FILE *out, struct cp_error *err,
+              int (*view)(json_t *, struct rp_report *, struct cp_error *),
+              void (*page)(FILE *, const struct rp_report *))
 {
     struct rp_report r;
     int rc = -1;
 
-    if (rp_view_report(report, &r, err) < 0)
+    if (view(doc, &r, err) < 0)
         goto out;
-    write_page(out, &r);
+    page(out, &r);
     if (fflush(out) != 0 || ferror(out)) {
         cp_error_set(err, NULL, -1, "writing the page failed");
         goto out;
@@ -1455,4 +1488,9 @@ int cp_html_write_json(json_t *report, FILE *out, struct cp_error *err)
 out:
     rp_view_free(&r);
     return rc;
+}
+
+int cp_html_write_json(json_t *report, FILE *out, struct cp_error *err)
+{
+    return rp_render(report, out, err, rp_view_report, write_page);
 }

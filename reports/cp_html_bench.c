@@ -359,22 +359,6 @@ out:
 
 /* ---- helpers ------------------------------------------------------------------ */
 
-static void esc(FILE *out, const char *s)
-{
-    cp_svg_escape(out, s);
-}
-
-static const char *fmt(double v, enum cp_svg_unit unit, char *buf,
-                       size_t size)
-{
-    return cp_svg_format(v, unit, 3, buf, size);
-}
-
-static const char *co(double v, char *buf, size_t size)
-{
-    return cp_svg_coord(v, buf, size);
-}
-
 static const char *group_color(size_t k)
 {
     return cp_svg_colors[k % GROUP_COLORS];
@@ -425,35 +409,29 @@ static double model_busbw(const struct bp_group *g, double n)
 
 enum curve { CURVE_TIME, CURVE_BUSBW };
 
+static double model_time_at(double n, const void *ctx)
+{
+    return model_time(ctx, n);
+}
+
+static double model_busbw_at(double n, const void *ctx)
+{
+    return model_busbw(ctx, n);
+}
+
 /* The fitted model of g over the x axis, clipped to the plot area. */
 static void model_curve(FILE *out, const struct cp_svg_plot *p,
                         const struct bp_group *g, enum curve kind,
                         const char *color)
 {
-    const int samples = 96;
-    char bx[32], by[32];
-    int i, pen = 0;
+    char attrs[96];
 
-    fprintf(out,
-            "<path class=\"model\" fill=\"none\" stroke=\"%s\" "
-            "stroke-width=\"2\" clip-path=\"url(#%s-clip)\" d=\"",
-            color, p->id);
-    for (i = 0; i <= samples; i++) {
-        double n = p->x.lo * pow(p->x.hi / p->x.lo, (double)i / samples);
-        double v = kind == CURVE_TIME ? model_time(g, n) : model_busbw(g, n);
-        double y;
-        if (!(v > 0) || !isfinite(v)) {
-            pen = 0;
-            continue;
-        }
-        y = cp_svg_axis_map(&p->y, v);
-        y = fmax(-10 * PLOT_H, fmin(11 * PLOT_H, y));
-        fprintf(out, "%s%s %s", pen ? "L" : "M",
-                co(cp_svg_axis_map(&p->x, n), bx, sizeof bx),
-                co(y, by, sizeof by));
-        pen = 1;
-    }
-    fputs("\"/>\n", out);
+    snprintf(attrs, sizeof attrs,
+             "class=\"model\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"",
+             color);
+    cp_svg_curve(out, p, 96,
+                 kind == CURVE_TIME ? model_time_at : model_busbw_at, g,
+                 attrs);
 }
 
 /* A vertical line at the regime boundary of g (data-bytes: its size),
@@ -472,24 +450,26 @@ static void boundary_line(FILE *out, const struct cp_svg_plot *p,
     snprintf(hover, sizeof hover,
              "regime boundary %s (%s): below it the latency term dominates, "
              "above it the bandwidth term",
-             fmt(g->boundary_bytes, CP_SVG_SIZE, b1, sizeof b1),
+             cp_svg_format3(g->boundary_bytes, CP_SVG_SIZE, b1, sizeof b1),
              g->boundary_from ? g->boundary_from : "from the fit");
     fprintf(out, "<g class=\"boundary\" data-bytes=\"%.12g\"><title>",
             g->boundary_bytes);
-    esc(out, hover);
+    cp_svg_escape(out, hover);
     fprintf(out,
             "</title><line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" "
             "stroke=\"%s\" stroke-width=\"1.5\" stroke-dasharray=\"5 4\"/>",
-            co(xp, b2, sizeof b2), co(p->y.px_hi, b3, sizeof b3), b2,
-            co(p->y.px_lo, b4, sizeof b4), color);
+            cp_svg_coord(xp, b2, sizeof b2),
+            cp_svg_coord(p->y.px_hi, b3, sizeof b3), b2,
+            cp_svg_coord(p->y.px_lo, b4, sizeof b4), color);
     if (label)
-        fprintf(out,
-                "<text x=\"%s\" y=\"%s\" text-anchor=\"%s\" "
-                "font-weight=\"bold\">n&#189; = %s</text>",
-                co(xp + (xp > p->x.px_hi - 90 ? -4 : 4), b2, sizeof b2),
-                co(label == 1 ? p->y.px_hi + 12 : p->y.px_lo - 6, b3,
-                   sizeof b3),
-                xp > p->x.px_hi - 90 ? "end" : "start", b1);
+        fprintf(
+            out,
+            "<text x=\"%s\" y=\"%s\" text-anchor=\"%s\" "
+            "font-weight=\"bold\">n&#189; = %s</text>",
+            cp_svg_coord(xp + (xp > p->x.px_hi - 90 ? -4 : 4), b2, sizeof b2),
+            cp_svg_coord(label == 1 ? p->y.px_hi + 12 : p->y.px_lo - 6, b3,
+                         sizeof b3),
+            xp > p->x.px_hi - 90 ? "end" : "start", b1);
     fputs("</g>\n", out);
 }
 
@@ -506,21 +486,21 @@ static void hline(FILE *out, const struct cp_svg_plot *p, const char *cls,
         return;
     y = cp_svg_axis_map(&p->y, v);
     fprintf(out, "<g class=\"%s\"><title>", cls);
-    esc(out, hover);
+    cp_svg_escape(out, hover);
     fprintf(out,
             "</title><line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" "
             "stroke=\"%s\" stroke-width=\"1.5\"%s%s%s/>",
-            co(x0, b1, sizeof b1), co(y, b2, sizeof b2),
-            co(x1, b3, sizeof b3), b2, color,
+            cp_svg_coord(x0, b1, sizeof b1), cp_svg_coord(y, b2, sizeof b2),
+            cp_svg_coord(x1, b3, sizeof b3), b2, color,
             dash[0] ? " stroke-dasharray=\"" : "", dash, dash[0] ? "\"" : "");
     if (label) {
         /* link lines are labelled at the left, plateaus at the right, so
          * that close values do not write over each other */
         int left = strcmp(cls, "link") == 0;
         fprintf(out, "<text x=\"%s\" y=\"%s\" text-anchor=\"%s\">",
-                co(left ? x0 + 4 : x1 - 4, b1, sizeof b1),
-                co(y - 4, b2, sizeof b2), left ? "start" : "end");
-        esc(out, label);
+                cp_svg_coord(left ? x0 + 4 : x1 - 4, b1, sizeof b1),
+                cp_svg_coord(y - 4, b2, sizeof b2), left ? "start" : "end");
+        cp_svg_escape(out, label);
         fputs("</text>", out);
     }
     fputs("</g>\n", out);
@@ -544,14 +524,14 @@ static void group_points(FILE *out, const struct cp_svg_plot *p,
             if (q->in_place != in_place || !in_group(q, g) ||
                 !(q->size > 0) || !(v > 0) || !isfinite(v))
                 continue;
-            snprintf(hover, sizeof hover,
-                     "%s %s, %s: %s per call, busbw %s%s",
-                     cp_model_coll_name(q->coll),
-                     fmt(q->size, CP_SVG_SIZE, c1, sizeof c1),
-                     in_place ? "in place" : "out of place",
-                     fmt(q->time_s, CP_SVG_TIME, c2, sizeof c2),
-                     fmt(q->busbw_Bps, CP_SVG_BANDWIDTH, c3, sizeof c3),
-                     q->wrong > 0 ? " (WRONG results: not fitted)" : "");
+            snprintf(
+                hover, sizeof hover, "%s %s, %s: %s per call, busbw %s%s",
+                cp_model_coll_name(q->coll),
+                cp_svg_format3(q->size, CP_SVG_SIZE, c1, sizeof c1),
+                in_place ? "in place" : "out of place",
+                cp_svg_format3(q->time_s, CP_SVG_TIME, c2, sizeof c2),
+                cp_svg_format3(q->busbw_Bps, CP_SVG_BANDWIDTH, c3, sizeof c3),
+                q->wrong > 0 ? " (WRONG results: not fitted)" : "");
             cp_svg_marker(out, in_place ? CP_SVG_SQUARE : CP_SVG_CIRCLE,
                           cp_svg_axis_map(&p->x, q->size),
                           cp_svg_axis_map(&p->y, v), in_place ? 3.2 : 3.6,
@@ -666,6 +646,50 @@ static void legend_groups(FILE *out, const struct bp_group *g, size_t n)
     }
 }
 
+/* The caption of a time plot: the fit of the collective's own group (g[0]),
+ * its regime boundary and the points drawn. */
+static void time_caption(FILE *out, const struct bp_group *g,
+                         const struct span *s)
+{
+    char b1[64], b2[64], b3[64];
+
+    if (g[0].fit_ok) {
+        struct cp_model_params ua = {.alpha = 1}, ub = {.beta = 1};
+        struct cp_model_terms ta, tb;
+        fprintf(out, "Fitted model: %s", cp_model_algo_name(g[0].algo));
+        if (cp_model_terms(g[0].coll, g[0].algo, (unsigned)g[0].ranks, &ua,
+                           &ta, NULL) == 0 &&
+            cp_model_terms(g[0].coll, g[0].algo, (unsigned)g[0].ranks, &ub,
+                           &tb, NULL) == 0)
+            fprintf(out, ", T(n) = %.3g&alpha; + %.3g n&beta;", ta.latency_s,
+                    tb.sec_per_byte);
+        fprintf(
+            out, " with &alpha; = %s, 1/&beta; = %s; latency floor %s%s; ",
+            cp_svg_format3(g[0].alpha_s, CP_SVG_TIME, b1, sizeof b1),
+            cp_svg_format3(g[0].bandwidth_Bps, CP_SVG_BANDWIDTH, b2, sizeof b2),
+            g[0].floor_flat ? "" : "&le; ",
+            cp_svg_format3(g[0].floor_s, CP_SVG_TIME, b3, sizeof b3));
+    } else {
+        fputs("No alpha-beta fit", out);
+        if (g[0].fit_why) {
+            fputs(" (", out);
+            cp_svg_escape(out, g[0].fit_why);
+            fputs(")", out);
+        }
+        fputs(": no model curve; ", out);
+    }
+    fprintf(out, "regime boundary %s",
+            cp_svg_format3(g[0].boundary_bytes, CP_SVG_SIZE, b1, sizeof b1));
+    if (g[0].boundary_from) {
+        fputs(" (", out);
+        cp_svg_escape(out, g[0].boundary_from);
+        fputs(")", out);
+    }
+    fprintf(out, ". %zu point%s", s->points, s->points == 1 ? "" : "s");
+    if (s->zero)
+        fprintf(out, "; %zu of size 0 not on the log axis", s->zero);
+}
+
 static void time_plot(FILE *out, const struct bp_page *pg,
                       const struct bp_group *g, size_t n, const char *name)
 {
@@ -718,10 +742,12 @@ static void time_plot(FILE *out, const struct bp_page *pg,
                 "height=\"%s\" fill=\"" LATENCY_COLOR "\" "
                 "fill-opacity=\".07\"><title>latency-bound sizes: below the "
                 "regime boundary %s</title></rect>\n",
-                co(p.x.px_lo, b1, sizeof b1), co(p.y.px_hi, b2, sizeof b2),
-                co(xr - p.x.px_lo, b3, sizeof b3),
-                co(p.y.px_lo - p.y.px_hi, b4, sizeof b4),
-                fmt(g[0].boundary_bytes, CP_SVG_SIZE, title, sizeof title));
+                cp_svg_coord(p.x.px_lo, b1, sizeof b1),
+                cp_svg_coord(p.y.px_hi, b2, sizeof b2),
+                cp_svg_coord(xr - p.x.px_lo, b3, sizeof b3),
+                cp_svg_coord(p.y.px_lo - p.y.px_hi, b4, sizeof b4),
+                cp_svg_format3(g[0].boundary_bytes, CP_SVG_SIZE, title,
+                               sizeof title));
     }
     for (k = 0; k < n; k++) {
         const struct bp_group *q = &g[k];
@@ -733,7 +759,7 @@ static void time_plot(FILE *out, const struct bp_page *pg,
         snprintf(hover, sizeof hover,
                  "latency floor %s%s: the median time of the smallest sizes",
                  q->floor_flat ? "" : "at most ",
-                 fmt(q->floor_s, CP_SVG_TIME, b1, sizeof b1));
+                 cp_svg_format3(q->floor_s, CP_SVG_TIME, b1, sizeof b1));
         hline(out, &p, "floor", q->floor_s, p.x.px_lo, xf, group_color(k),
               "2 3", hover, NULL);
         if (q->fit_ok)
@@ -754,41 +780,7 @@ static void time_plot(FILE *out, const struct bp_page *pg,
     if (g[0].boundary_bytes > p.x.lo)
         cp_svg_key_box(out, LATENCY_COLOR, .15, "latency-bound");
     fputs("</div>\n<figcaption>", out);
-    if (g[0].fit_ok) {
-        struct cp_model_params ua = {.alpha = 1}, ub = {.beta = 1};
-        struct cp_model_terms ta, tb;
-        fprintf(out, "Fitted model: %s", cp_model_algo_name(g[0].algo));
-        if (cp_model_terms(g[0].coll, g[0].algo, (unsigned)g[0].ranks, &ua,
-                           &ta, NULL) == 0 &&
-            cp_model_terms(g[0].coll, g[0].algo, (unsigned)g[0].ranks, &ub,
-                           &tb, NULL) == 0)
-            fprintf(out, ", T(n) = %.3g&alpha; + %.3g n&beta;", ta.latency_s,
-                    tb.sec_per_byte);
-        fprintf(out,
-                " with &alpha; = %s, 1/&beta; = %s; latency floor %s%s; ",
-                fmt(g[0].alpha_s, CP_SVG_TIME, b1, sizeof b1),
-                fmt(g[0].bandwidth_Bps, CP_SVG_BANDWIDTH, b2, sizeof b2),
-                g[0].floor_flat ? "" : "&le; ",
-                fmt(g[0].floor_s, CP_SVG_TIME, b3, sizeof b3));
-    } else {
-        fputs("No alpha-beta fit", out);
-        if (g[0].fit_why) {
-            fputs(" (", out);
-            esc(out, g[0].fit_why);
-            fputs(")", out);
-        }
-        fputs(": no model curve; ", out);
-    }
-    fprintf(out, "regime boundary %s",
-            fmt(g[0].boundary_bytes, CP_SVG_SIZE, b1, sizeof b1));
-    if (g[0].boundary_from) {
-        fputs(" (", out);
-        esc(out, g[0].boundary_from);
-        fputs(")", out);
-    }
-    fprintf(out, ". %zu point%s", s.points, s.points == 1 ? "" : "s");
-    if (s.zero)
-        fprintf(out, "; %zu of size 0 not on the log axis", s.zero);
+    time_caption(out, g, &s);
     fputs(".</figcaption>\n</figure>\n", out);
 }
 
@@ -817,7 +809,7 @@ static void link_label(const struct bp_class *cl, char *hover, size_t hsize,
 {
     char b[64];
 
-    fmt(cl->used.bandwidth_Bps, CP_SVG_BANDWIDTH, b, sizeof b);
+    cp_svg_format3(cl->used.bandwidth_Bps, CP_SVG_BANDWIDTH, b, sizeof b);
     snprintf(label, lsize, "%s link %s", cl->name, b);
     snprintf(hover, hsize,
              "%s-node link bandwidth %s, fitted to %s (the site profile's "
@@ -889,10 +881,11 @@ static void busbw_plot(FILE *out, const struct bp_page *pg,
         double x0 = q->plateau_from_bytes > p.x.lo
                         ? cp_svg_axis_map(&p.x, q->plateau_from_bytes)
                         : p.x.px_lo;
-        snprintf(hover, sizeof hover,
-                 "busbw plateau %s (the median busbw from %s up)",
-                 fmt(q->busbw_Bps, CP_SVG_BANDWIDTH, b1, sizeof b1),
-                 fmt(q->plateau_from_bytes, CP_SVG_SIZE, b2, sizeof b2));
+        snprintf(
+            hover, sizeof hover,
+            "busbw plateau %s (the median busbw from %s up)",
+            cp_svg_format3(q->busbw_Bps, CP_SVG_BANDWIDTH, b1, sizeof b1),
+            cp_svg_format3(q->plateau_from_bytes, CP_SVG_SIZE, b2, sizeof b2));
         snprintf(label, sizeof label, "plateau %s", b1);
         hline(out, &p, "plateau", q->busbw_Bps, fmin(x0, p.x.px_hi - 120),
               p.x.px_hi, group_color(k), "", hover, k == 0 ? label : NULL);
@@ -923,17 +916,21 @@ static void busbw_plot(FILE *out, const struct bp_page *pg,
         fprintf(out,
                 "</div>\n<figcaption>busbw = size / time &times; %s "
                 "(nccl-tests' factor for %s on %s ranks). Plateau %s",
-                fmt(g[0].factor, CP_SVG_COUNT, b1, sizeof b1), name,
+                cp_svg_format3(g[0].factor, CP_SVG_COUNT, b1, sizeof b1), name,
                 cp_svg_format_count(g[0].ranks, b2, sizeof b2),
-                fmt(g[0].busbw_Bps, CP_SVG_BANDWIDTH, title, sizeof title));
+                cp_svg_format3(g[0].busbw_Bps, CP_SVG_BANDWIDTH, title,
+                               sizeof title));
     else
         fprintf(out,
                 "</div>\n<figcaption>busbw as the input gave it (the rank "
                 "count is unknown). Plateau %s",
-                fmt(g[0].busbw_Bps, CP_SVG_BANDWIDTH, title, sizeof title));
-    fprintf(out, ", %s at the largest size; the boundary is where busbw "
-                 "reaches half the plateau.",
-            fmt(g[0].busbw_largest_Bps, CP_SVG_BANDWIDTH, b1, sizeof b1));
+                cp_svg_format3(g[0].busbw_Bps, CP_SVG_BANDWIDTH, title,
+                               sizeof title));
+    fprintf(out,
+            ", %s at the largest size; the boundary is where busbw "
+            "reaches half the plateau.",
+            cp_svg_format3(g[0].busbw_largest_Bps, CP_SVG_BANDWIDTH, b1,
+                           sizeof b1));
     if (ndrawn == 0)
         fputs(" No link line: the link class was not calibrated.", out);
     fputs("</figcaption>\n</figure>\n", out);
@@ -1012,8 +1009,9 @@ static void overview_plot(FILE *out, const struct bp_page *pg)
                 !(q->busbw_Bps > 0))
                 continue;
             fprintf(out, "%s%s %s", pen ? "L" : "M",
-                    co(cp_svg_axis_map(&p.x, q->size), b1, sizeof b1),
-                    co(cp_svg_axis_map(&p.y, q->busbw_Bps), b2, sizeof b2));
+                    cp_svg_coord(cp_svg_axis_map(&p.x, q->size), b1, sizeof b1),
+                    cp_svg_coord(cp_svg_axis_map(&p.y, q->busbw_Bps), b2,
+                                 sizeof b2));
             pen = 1;
         }
         fputs("\"/>", out);
@@ -1023,10 +1021,11 @@ static void overview_plot(FILE *out, const struct bp_page *pg)
             if (q->in_place || !in_group(q, g) || !(q->size > 0) ||
                 !(q->busbw_Bps > 0))
                 continue;
-            snprintf(hover, sizeof hover, "%s %s: busbw %s",
-                     cp_model_coll_name(q->coll),
-                     fmt(q->size, CP_SVG_SIZE, c1, sizeof c1),
-                     fmt(q->busbw_Bps, CP_SVG_BANDWIDTH, c2, sizeof c2));
+            snprintf(
+                hover, sizeof hover, "%s %s: busbw %s",
+                cp_model_coll_name(q->coll),
+                cp_svg_format3(q->size, CP_SVG_SIZE, c1, sizeof c1),
+                cp_svg_format3(q->busbw_Bps, CP_SVG_BANDWIDTH, c2, sizeof c2));
             cp_svg_marker(out, (enum cp_svg_shape)(k % CP_SVG_NSHAPES),
                           cp_svg_axis_map(&p.x, q->size),
                           cp_svg_axis_map(&p.y, q->busbw_Bps), 3.2, color, 1,
@@ -1082,7 +1081,7 @@ static void fit_table(FILE *out, const struct bp_page *pg)
         td(out, g->ranks, CP_SVG_COUNT);
         td(out, g->have_nodes && g->nodes > 0 ? g->nodes : NAN, CP_SVG_COUNT);
         fputs("<td>", out);
-        esc(out, g->link);
+        cp_svg_escape(out, g->link);
         fputs("</td>", out);
         td(out, g->points, CP_SVG_COUNT);
         fprintf(out, "<td class=\"n\">%s", g->floor_flat ? "" : "&le; ");
@@ -1094,7 +1093,7 @@ static void fit_table(FILE *out, const struct bp_page *pg)
             td(out, g->bandwidth_Bps, CP_SVG_BANDWIDTH);
         } else {
             fputs("<td class=\"n\" colspan=\"2\">", out);
-            esc(out, g->fit_why ? g->fit_why : "no fit");
+            cp_svg_escape(out, g->fit_why ? g->fit_why : "no fit");
             fputs("</td>", out);
         }
         td(out, g->busbw_Bps, CP_SVG_BANDWIDTH);
@@ -1104,7 +1103,7 @@ static void fit_table(FILE *out, const struct bp_page *pg)
         cp_svg_value(out, g->boundary_bytes, CP_SVG_SIZE);
         if (g->boundary_from) {
             fputs(" <span class=\"d\">(", out);
-            esc(out, g->boundary_from);
+            cp_svg_escape(out, g->boundary_from);
             fputs(")</span>", out);
         }
         fputs("</td>", out);
@@ -1118,11 +1117,11 @@ static void link_row(FILE *out, const char *cls, const char *what,
                      const struct bp_link *l)
 {
     fputs("<tr><td>", out);
-    esc(out, cls);
+    cp_svg_escape(out, cls);
     fprintf(out, "</td><td>%s</td>", what);
     if (!l->ok) {
         fputs("<td colspan=\"4\">", out);
-        esc(out, l->why ? l->why : "no fit");
+        cp_svg_escape(out, l->why ? l->why : "no fit");
         fputs("</td><td></td></tr>\n", out);
         return;
     }
@@ -1135,7 +1134,7 @@ static void link_row(FILE *out, const char *cls, const char *what,
     fputs("</td>", out);
     td(out, l->residual, CP_SVG_PERCENT);
     fputs("<td>", out);
-    esc(out, l->from);
+    cp_svg_escape(out, l->from);
     fputs("</td></tr>\n", out);
 }
 
@@ -1191,12 +1190,12 @@ static void skipped_table(FILE *out, const struct bp_page *pg)
         json_t *o = json_array_get(pg->skipped, i);
         json_t *line = json_object_get(o, "line");
         fputs("<tr><td class=\"mono\">", out);
-        esc(out, json_string_value(json_object_get(o, "source")));
+        cp_svg_escape(out, json_string_value(json_object_get(o, "source")));
         fputs("</td>", out);
         td(out, json_is_number(line) ? json_number_value(line) : NAN,
            CP_SVG_COUNT);
         fputs("<td>", out);
-        esc(out, json_string_value(json_object_get(o, "why")));
+        cp_svg_escape(out, json_string_value(json_object_get(o, "why")));
         fputs("</td></tr>\n", out);
     }
     if (n > SKIPPED_LISTED)
@@ -1268,10 +1267,10 @@ static void write_header(FILE *out, const struct bp_page *pg)
     }
     if (pg->created) {
         fputs(" &middot; ", out);
-        esc(out, pg->created);
+        cp_svg_escape(out, pg->created);
     }
     fputs(" &middot; ", out);
-    esc(out, pg->generator ? pg->generator : "collprof bench");
+    cp_svg_escape(out, pg->generator ? pg->generator : "collprof bench");
     fputs("</p>\n<nav><a href=\"#summary\">Summary</a><a "
           "href=\"#collectives\">Collectives</a><a href=\"#fit\">Fit</a>",
           out);
@@ -1322,9 +1321,9 @@ static void write_summary(FILE *out, const struct bp_page *pg)
         if (v)
             fprintf(out, "%d.%d.%d", v / 10000, v / 100 % 100, v % 100);
         fputs(" <span class=\"mono\">", out);
-        esc(out, pg->nccl_library);
+        cp_svg_escape(out, pg->nccl_library);
         fputs("</span>, ", out);
-        esc(out, pg->memory ? pg->memory : "host");
+        cp_svg_escape(out, pg->memory ? pg->memory : "host");
         fputs(" buffers</td></tr>\n", out);
     }
     if (json_array_size(pg->sources)) {
@@ -1334,13 +1333,13 @@ static void write_summary(FILE *out, const struct bp_page *pg)
         {
             if (i)
                 fputs("<br>", out);
-            esc(out, json_string_value(v));
+            cp_svg_escape(out, json_string_value(v));
         }
         fputs("</td></tr>\n", out);
     }
     if (pg->created) {
         fputs("<tr><th>date</th><td>", out);
-        esc(out, pg->created);
+        cp_svg_escape(out, pg->created);
         fputs("</td></tr>\n", out);
     }
     fputs("</table>\n", out);
@@ -1403,9 +1402,9 @@ static void write_page(FILE *out, const struct bp_page *pg)
     fputs("</section>\n", out);
     skipped_table(out, pg);
     fputs("<footer>Written by ", out);
-    esc(out, pg->generator ? pg->generator : "collprof bench");
+    cp_svg_escape(out, pg->generator ? pg->generator : "collprof bench");
     fputs(" from its bench.json (", out);
-    esc(out, pg->schema);
+    cp_svg_escape(out, pg->schema);
     fputs("; docs/bench.md). Latency floor: the median time of the three "
           "smallest sizes; plateau: the median busbw of the largest sizes "
           "within 5% of each other; regime boundary: where busbw reaches half "

@@ -37,11 +37,6 @@ static long long int_of(json_t *o, const char *key, long long dflt)
     return json_is_integer(v) ? (long long)json_integer_value(v) : dflt;
 }
 
-static void esc(FILE *out, const char *s)
-{
-    cp_svg_escape(out, s);
-}
-
 /* "allreduce seq 3 on world" */
 static void write_call(FILE *out, json_t *call)
 {
@@ -49,11 +44,11 @@ static void write_call(FILE *out, json_t *call)
         fputs("-", out);
         return;
     }
-    esc(out, str_of(call, "op"));
+    cp_svg_escape(out, str_of(call, "op"));
     if (int_of(call, "seq", -1) >= 0)
         fprintf(out, " seq %lld", int_of(call, "seq", -1));
     fputs(" on ", out);
-    esc(out, str_of(call, "communicator"));
+    cp_svg_escape(out, str_of(call, "communicator"));
 }
 
 static int same_call(json_t *a, json_t *b)
@@ -136,7 +131,7 @@ void rp_write_hang(FILE *out, const struct rp_report *r)
     fputs(hang_css, out);
     fputs("</style>\n<section id=\"hang\" class=\"hang\">\n<p class=\"head\">",
           out);
-    esc(out, str_of(hang, "headline"));
+    cp_svg_escape(out, str_of(hang, "headline"));
     fputs("</p>\n", out);
     write_waiting(out, ranks);
     if (nr == 0 || nc == 0) {
@@ -150,7 +145,7 @@ void rp_write_hang(FILE *out, const struct rp_report *r)
           out);
     for (j = 0; j < nc && j < HANG_MAX_COMMS; j++) {
         fputs("<th>", out);
-        esc(out, str_of(json_array_get(comms, j), "name"));
+        cp_svg_escape(out, str_of(json_array_get(comms, j), "name"));
         fputs("</th>", out);
     }
     fputs("</tr>\n", out);
@@ -166,9 +161,9 @@ void rp_write_hang(FILE *out, const struct rp_report *r)
                 json_is_true(json_object_get(rk, "culprit")) ? " class=\"culprit\""
                                                              : "",
                 g);
-        esc(out, str_of(rk, "node"));
+        cp_svg_escape(out, str_of(rk, "node"));
         fputs("</td><td>", out);
-        esc(out, str_of(rk, "where"));
+        cp_svg_escape(out, str_of(rk, "where"));
         fputs("</td>", out);
         for (j = 0; j < nc && j < HANG_MAX_COMMS; j++) {
             json_t *m;

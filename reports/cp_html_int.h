@@ -130,6 +130,13 @@ int rp_view_report(json_t *root, struct rp_report *r, struct cp_error *err);
 int rp_view_probe(json_t *root, struct rp_report *r, struct cp_error *err);
 void rp_view_free(struct rp_report *r);
 
+/* A page of doc: its view built by `view`, written to out by `page`, and
+ * out flushed (cp_html.c).  0, or -1 with err set (a bad document, or
+ * writing failed). */
+int rp_render(json_t *doc, FILE *out, struct cp_error *err,
+              int (*view)(json_t *, struct rp_report *, struct cp_error *),
+              void (*page)(FILE *, const struct rp_report *));
+
 /* A JSON number at the 10 significant digits report.json is written with
  * (so that pages from memory and from the file agree); NaN when v is not a
  * number. */

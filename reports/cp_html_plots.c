@@ -23,22 +23,6 @@
 #define BANDWIDTH_COLOR "#0072B2"
 #define NONE_COLOR "#9e9e9e"
 
-static void esc(FILE *out, const char *s)
-{
-    cp_svg_escape(out, s);
-}
-
-static const char *fmt(double v, enum cp_svg_unit unit, char *buf,
-                       size_t size)
-{
-    return cp_svg_format(v, unit, 3, buf, size);
-}
-
-static const char *co(double v, char *buf, size_t size)
-{
-    return cp_svg_coord(v, buf, size);
-}
-
 static void empty_figure(FILE *out, const char *id, const char *heading,
                          const char *why)
 {
@@ -48,38 +32,35 @@ static void empty_figure(FILE *out, const char *id, const char *heading,
             id, heading, why);
 }
 
-/* A polyline of f over the log x axis, clipped to the plot area. */
+/* One model of a collective: what model_time() draws. */
+struct model_of {
+    enum cp_coll coll;
+    enum cp_algo algo;
+    unsigned ranks;
+    const struct cp_model_params *params;
+};
+
+static double model_time_at(double n, const void *ctx)
+{
+    const struct model_of *m = ctx;
+
+    return cp_model_time(m->coll, m->algo, m->ranks, n, m->params);
+}
+
+/* The model's time over the log x axis, clipped to the plot area. */
 static void model_curve(FILE *out, const struct cp_svg_plot *p,
                         enum cp_coll coll, enum cp_algo algo, unsigned ranks,
                         const struct cp_model_params *params,
                         const char *color, const char *dash, double width)
 {
-    const int samples = 96;
-    char bx[32], by[32];
-    int i, pen = 0;
+    struct model_of m = {coll, algo, ranks, params};
+    char attrs[160];
 
-    fprintf(out,
-            "<path fill=\"none\" stroke=\"%s\" stroke-width=\"%.1f\"%s%s%s "
-            "clip-path=\"url(#%s-clip)\" d=\"",
-            color, width, dash[0] ? " stroke-dasharray=\"" : "", dash,
-            dash[0] ? "\"" : "", p->id);
-    for (i = 0; i <= samples; i++) {
-        double n = p->x.lo * pow(p->x.hi / p->x.lo, (double)i / samples);
-        double t = cp_model_time(coll, algo, ranks, n, params);
-        double y;
-        if (!(t > 0) || !isfinite(t)) {
-            pen = 0;
-            continue;
-        }
-        y = cp_svg_axis_map(&p->y, t);
-        /* keep far-off points finite for the renderer */
-        y = fmax(-10 * PLOT_H, fmin(11 * PLOT_H, y));
-        fprintf(out, "%s%s %s", pen ? "L" : "M",
-                co(cp_svg_axis_map(&p->x, n), bx, sizeof bx),
-                co(y, by, sizeof by));
-        pen = 1;
-    }
-    fputs("\"/>\n", out);
+    snprintf(attrs, sizeof attrs,
+             "fill=\"none\" stroke=\"%s\" stroke-width=\"%.1f\"%s%s%s", color,
+             width, dash[0] ? " stroke-dasharray=\"" : "", dash,
+             dash[0] ? "\"" : "");
+    cp_svg_curve(out, p, 96, model_time_at, &m, attrs);
 }
 
 /* ---- time against message size, per collective ---------------------------- */
@@ -279,21 +260,232 @@ static struct tpoint *time_points(const struct rp_report *r,
     return pt;
 }
 
+/* What the parts of one time plot share: the models drawn, their
+ * crossover n* (when have_x) and the first model's n_1/2 (NaN: none). */
+struct time_models {
+    struct candidates c;
+    struct cp_model_crossover x;
+    int have_x;
+    double nhalf;
+};
+
+/* The axes of a time plot: the points' range (xmin..ymax), widened to
+ * show n* and the models' shape. */
+static void time_axes(struct cp_svg_plot *p, const struct time_models *m,
+                      double xmin, double xmax, double ymin, double ymax)
+{
+    const struct candidates *c = &m->c;
+    size_t i, k;
+
+    /* show n* even when the job's sizes are all on one side of it, as long
+     * as the picture stays readable (six decades either way) */
+    if (m->have_x && m->x.bytes >= xmin / 1e6 && m->x.bytes <= xmax * 1e6) {
+        xmin = fmin(xmin, m->x.bytes / 2);
+        xmax = fmax(xmax, m->x.bytes * 2);
+    }
+    /* at least eight octaves, so that the curves show their shape */
+    if (xmax < 256 * xmin) {
+        double mid = sqrt(xmin * xmax);
+        xmin = fmin(xmin, mid / 16);
+        xmax = fmax(xmax, mid * 16);
+    }
+    xmin = fmax(xmin, 1);
+    p->width = PLOT_W;
+    p->height = PLOT_H;
+    p->left = 64;
+    p->right = 28;
+    p->top = 14;
+    p->bottom = 44;
+    p->x.log = 1;
+    p->x.base = 2;
+    p->x.unit = CP_SVG_SIZE;
+    p->x.title = "message size per call (S, bytes, log scale)";
+    /* a little room so that no point sits on the frame */
+    cp_svg_log_domain(xmin / 1.3, xmax * 1.3, 2, &p->x.lo, &p->x.hi);
+    if (c->have_model) {
+        /* the fastest model across the size range bounds the y axis too */
+        for (k = 0; k <= 32; k++) {
+            double n = p->x.lo * pow(p->x.hi / p->x.lo, k / 32.0),
+                   best = INFINITY;
+            for (i = 0; i < c->n; i++)
+                best = fmin(best, cp_model_time(c->coll, c->algo[i], c->ranks,
+                                                n, &c->params));
+            if (best > 0 && isfinite(best)) {
+                ymin = fmin(ymin, best);
+                ymax = fmax(ymax, best);
+            }
+        }
+    }
+    p->y.log = 1;
+    p->y.base = 10;
+    p->y.unit = CP_SVG_TIME;
+    p->y.title = "time per call (log scale)";
+    cp_svg_log_domain(ymin / 1.5, ymax * 1.5, 10, &p->y.lo, &p->y.hi);
+    cp_svg_plot_layout(p);
+}
+
+/* The models' part of a time plot: the first model's latency regime, the
+ * curves and the crossover n*. */
+static void time_model_marks(FILE *out, const struct cp_svg_plot *p,
+                             const struct time_models *m)
+{
+    const struct candidates *c = &m->c;
+    char b1[64], b2[64], b3[64], b4[64], nhalf[64];
+    size_t i;
+
+    /* the latency regime of the first model: sizes below n_1/2 = L/W */
+    if (m->nhalf > p->x.lo) {
+        double xr = cp_svg_axis_map(&p->x, fmin(m->nhalf, p->x.hi));
+        fprintf(out,
+                "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" "
+                "fill=\"" LATENCY_COLOR "\" fill-opacity=\".07\"><title>"
+                "latency regime of %s: sizes below n&#189; = %s, where its "
+                "latency term exceeds its bandwidth term</title></rect>\n",
+                cp_svg_coord(p->x.px_lo, b1, sizeof b1),
+                cp_svg_coord(p->y.px_hi, b2, sizeof b2),
+                cp_svg_coord(xr - p->x.px_lo, b3, sizeof b3),
+                cp_svg_coord(p->y.px_lo - p->y.px_hi, b4, sizeof b4),
+                cp_model_algo_name(c->algo[0]),
+                cp_svg_format3(m->nhalf, CP_SVG_SIZE, nhalf, sizeof nhalf));
+    }
+    for (i = 0; i < c->n; i++)
+        model_curve(out, p, c->coll, c->algo[i], c->ranks, &c->params,
+                    i == 0 ? "#000000" : cp_svg_colors[(i - 1) % CP_SVG_NCOLORS],
+                    cp_svg_dashes[i % CP_SVG_NDASHES], i == 0 ? 2.2 : 1.8);
+    if (m->have_x && m->x.bytes > p->x.lo && m->x.bytes < p->x.hi) {
+        double xp = cp_svg_axis_map(&p->x, m->x.bytes);
+        fprintf(out,
+                "<g><title>n* = %s: %s is faster below, %s above</title>"
+                "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" stroke=\"#555\" "
+                "stroke-width=\"1.5\" stroke-dasharray=\"5 4\"/>",
+                cp_svg_format3(m->x.bytes, CP_SVG_SIZE, b1, sizeof b1),
+                cp_model_algo_name(m->x.small), cp_model_algo_name(m->x.large),
+                cp_svg_coord(xp, b2, sizeof b2),
+                cp_svg_coord(p->y.px_hi, b3, sizeof b3), b2,
+                cp_svg_coord(p->y.px_lo, b4, sizeof b4));
+        fprintf(
+            out,
+            "<text x=\"%s\" y=\"%s\" text-anchor=\"%s\" "
+            "font-weight=\"bold\">n* = %s</text></g>\n",
+            cp_svg_coord(xp + (xp > p->x.px_hi - 90 ? -4 : 4), b2, sizeof b2),
+            cp_svg_coord(p->y.px_hi + 12, b3, sizeof b3),
+            xp > p->x.px_hi - 90 ? "end" : "start", b1);
+    }
+}
+
+/* The job's buckets: mean with the p50-p99 range. */
+static void time_job_marks(FILE *out, const struct cp_svg_plot *p,
+                           const struct group *g, const struct tpoint *pt,
+                           size_t points)
+{
+    char b1[64], b2[64], b3[64];
+    size_t i;
+
+    for (i = 0; i < points; i++) {
+        const struct tpoint *q = &pt[i];
+        double n = q->bytes / q->calls, t = q->time_s / q->calls, xp;
+        char hover[600], who[200], c1[64], c2[64], c3[64], c4[64], c5[64],
+            c6[64];
+        xp = cp_svg_axis_map(&p->x, n);
+        if (q->p50_s > 0 && q->p99_s > 0)
+            fprintf(
+                out,
+                "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" "
+                "stroke=\"#777\" stroke-width=\"1.2\"/>",
+                cp_svg_coord(xp, b1, sizeof b1),
+                cp_svg_coord(cp_svg_axis_map(&p->y, q->p50_s), b2, sizeof b2),
+                b1,
+                cp_svg_coord(cp_svg_axis_map(&p->y, q->p99_s), b3, sizeof b3));
+        if (q->label)
+            snprintf(who, sizeof who, "on %s", q->label);
+        else
+            snprintf(who, sizeof who, "over %zu communicators", q->merged);
+        snprintf(
+            hover, sizeof hover,
+            "%s %s %s: %s calls, mean %s (p50 %s, p99 %s%s), model %s "
+            "per call, %s",
+            g->op, cp_svg_format3(n, CP_SVG_SIZE, c1, sizeof c1), who,
+            cp_svg_format3(q->calls, CP_SVG_COUNT, c2, sizeof c2),
+            cp_svg_format3(t, CP_SVG_TIME, c3, sizeof c3),
+            cp_svg_format3(q->p50_s, CP_SVG_TIME, c4, sizeof c4),
+            cp_svg_format3(q->p99_s, CP_SVG_TIME, c5, sizeof c5),
+            q->label ? "" : ": the range over them",
+            cp_svg_format3(q->model_s / q->calls, CP_SVG_TIME, c6, sizeof c6),
+            2 * q->lat_s > q->time_s ? "latency-bound" : "bandwidth-bound");
+        cp_svg_marker(out, CP_SVG_CIRCLE, xp, cp_svg_axis_map(&p->y, t), 4,
+                      "#000000", !(2 * q->lat_s > q->time_s), hover);
+        fputc('\n', out);
+    }
+}
+
+/* A time plot's legend and caption. */
+static void time_legend(FILE *out, const struct rp_report *r,
+                        const struct group *g, const struct time_models *m,
+                        size_t zero)
+{
+    const struct candidates *c = &m->c;
+    const struct rp_link *l = rp_link_get(r, g->link);
+    char b1[64], b2[64];
+    size_t i;
+
+    fputs("<div class=\"legend\">", out);
+    cp_svg_key_marker(out, CP_SVG_CIRCLE, "#000000", 1,
+                      "the job: mean per call of a size bucket (hollow: "
+                      "latency-bound; bar: p50-p99)");
+    for (i = 0; i < c->n; i++)
+        cp_svg_key_line(
+            out, i == 0 ? "#000000" : cp_svg_colors[(i - 1) % CP_SVG_NCOLORS],
+            cp_svg_dashes[i % CP_SVG_NDASHES], i == 0 ? 2.2 : 1.8,
+            cp_model_algo_name(c->algo[i]));
+    if (m->have_x)
+        cp_svg_key_line(out, "#555", "5 4", 1.5, "n*");
+    if (m->nhalf > 0)
+        cp_svg_key_box(out, "#fbe9df", 1, "latency regime");
+    fputs("</div>\n<figcaption>", out);
+    if (c->have_model) {
+        fputs("Model of the ", out);
+        cp_svg_escape(out, g->link);
+        fprintf(
+            out, "-node link: &alpha; = %s, bandwidth %s",
+            cp_svg_format3(l->alpha_s, CP_SVG_TIME, b1, sizeof b1),
+            cp_svg_format3(l->bandwidth_Bps, CP_SVG_BANDWIDTH, b2, sizeof b2));
+        fputs(" (", out);
+        cp_svg_escape(out, l->source);
+        fputs("). ", out);
+        if (m->have_x)
+            fprintf(out, "n* = %s: %s is faster below, %s above. ",
+                    cp_svg_format3(m->x.bytes, CP_SVG_SIZE, b1, sizeof b1),
+                    cp_model_algo_name(m->x.small),
+                    cp_model_algo_name(m->x.large));
+    } else {
+        fputs("No model for this link class: curves not drawn. ", out);
+    }
+    fprintf(out, "%zu size bucket%s, %s calls, %s", g->nrows,
+            g->nrows == 1 ? "" : "s",
+            cp_svg_format3(g->calls, CP_SVG_COUNT, b1, sizeof b1),
+            cp_svg_format3(g->time_s, CP_SVG_TIME, b2, sizeof b2));
+    if (g->nrows > TIME_PLOT_ROWS)
+        fputs("; one mark per size over all the communicators of the group",
+              out);
+    if (zero)
+        fprintf(out, "; %zu bucket%s of 0-byte calls not on the log axis",
+                zero, zero == 1 ? "" : "s");
+    fputs(".</figcaption>\n</figure>\n", out);
+}
+
 static void time_plot(FILE *out, const struct rp_report *r,
                       const struct group *g, size_t number)
 {
-    struct candidates c;
-    struct cp_model_crossover x = {0};
+    struct time_models m = {.nhalf = NAN};
     struct cp_model_terms terms;
     struct cp_svg_plot p = {0};
-    char id[32], b1[64], b2[64], b3[64], b4[64], title[512];
-    double xmin = INFINITY, xmax = 0, ymin = INFINITY, ymax = 0, nhalf = NAN;
-    size_t i, k, points = 0, zero = 0;
+    char id[32], b1[64], title[512];
+    double xmin = INFINITY, xmax = 0, ymin = INFINITY, ymax = 0;
+    size_t i, points = 0, zero = 0;
     struct tpoint *pt = NULL;
-    int have_x;
-    const struct rp_link *l = rp_link_get(r, g->link);
+    const struct candidates *c = &m.c;
 
-    find_candidates(r, g, &c);
+    find_candidates(r, g, &m.c);
     snprintf(id, sizeof id, "time%zu", number);
     pt = time_points(r, g, &points, &zero);
     for (i = 0; pt && i < points; i++) {
@@ -309,11 +501,11 @@ static void time_plot(FILE *out, const struct rp_report *r,
     }
     fprintf(out, "<figure id=\"fig-time-%zu\">\n<h3>Time against message size: ",
             number);
-    esc(out, g->op);
+    cp_svg_escape(out, g->op);
     fprintf(out, " on %s rank%s, ",
             cp_svg_format_count(g->nranks, b1, sizeof b1),
             g->nranks == 1 ? "" : "s");
-    esc(out, g->link);
+    cp_svg_escape(out, g->link);
     fputs("-node link</h3>\n", out);
     if (points == 0) {
         fputs("<p class=\"empty\">No calls of a measurable size and time in "
@@ -321,173 +513,22 @@ static void time_plot(FILE *out, const struct rp_report *r,
               out);
         goto out;
     }
-    have_x = c.have_model && lesson_crossover(&c, &x) == 0;
-    if (c.have_model &&
-        cp_model_terms(c.coll, c.algo[0], c.ranks, &c.params, &terms, NULL) ==
-            0 &&
+    m.have_x = c->have_model && lesson_crossover(c, &m.x) == 0;
+    if (c->have_model &&
+        cp_model_terms(c->coll, c->algo[0], c->ranks, &c->params, &terms,
+                       NULL) == 0 &&
         terms.sec_per_byte > 0)
-        nhalf = terms.latency_s / terms.sec_per_byte;
-    /* show n* even when the job's sizes are all on one side of it, as long
-     * as the picture stays readable (six decades either way) */
-    if (have_x && x.bytes >= xmin / 1e6 && x.bytes <= xmax * 1e6) {
-        xmin = fmin(xmin, x.bytes / 2);
-        xmax = fmax(xmax, x.bytes * 2);
-    }
-    /* at least eight octaves, so that the curves show their shape */
-    if (xmax < 256 * xmin) {
-        double mid = sqrt(xmin * xmax);
-        xmin = fmin(xmin, mid / 16);
-        xmax = fmax(xmax, mid * 16);
-    }
-    xmin = fmax(xmin, 1);
+        m.nhalf = terms.latency_s / terms.sec_per_byte;
     p.id = id;
     snprintf(title, sizeof title, "Mean time per call against message size, "
                                   "log-log, with the alpha-beta models");
     p.title = title;
-    p.width = PLOT_W;
-    p.height = PLOT_H;
-    p.left = 64;
-    p.right = 28;
-    p.top = 14;
-    p.bottom = 44;
-    p.x.log = 1;
-    p.x.base = 2;
-    p.x.unit = CP_SVG_SIZE;
-    p.x.title = "message size per call (S, bytes, log scale)";
-    /* a little room so that no point sits on the frame */
-    cp_svg_log_domain(xmin / 1.3, xmax * 1.3, 2, &p.x.lo, &p.x.hi);
-    if (c.have_model) {
-        /* the fastest model across the size range bounds the y axis too */
-        for (k = 0; k <= 32; k++) {
-            double n = p.x.lo * pow(p.x.hi / p.x.lo, k / 32.0), best = INFINITY;
-            for (i = 0; i < c.n; i++)
-                best = fmin(best, cp_model_time(c.coll, c.algo[i], c.ranks, n,
-                                                &c.params));
-            if (best > 0 && isfinite(best)) {
-                ymin = fmin(ymin, best);
-                ymax = fmax(ymax, best);
-            }
-        }
-    }
-    p.y.log = 1;
-    p.y.base = 10;
-    p.y.unit = CP_SVG_TIME;
-    p.y.title = "time per call (log scale)";
-    cp_svg_log_domain(ymin / 1.5, ymax * 1.5, 10, &p.y.lo, &p.y.hi);
-    cp_svg_plot_layout(&p);
+    time_axes(&p, &m, xmin, xmax, ymin, ymax);
     cp_svg_plot_open(out, &p);
-
-    /* the latency regime of the first model: sizes below n_1/2 = L/W */
-    if (nhalf > p.x.lo) {
-        double xr = cp_svg_axis_map(&p.x, fmin(nhalf, p.x.hi));
-        fprintf(out,
-                "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" "
-                "fill=\"" LATENCY_COLOR "\" fill-opacity=\".07\"><title>"
-                "latency regime of %s: sizes below n&#189; = %s, where its "
-                "latency term exceeds its bandwidth term</title></rect>\n",
-                co(p.x.px_lo, b1, sizeof b1), co(p.y.px_hi, b2, sizeof b2),
-                co(xr - p.x.px_lo, b3, sizeof b3),
-                co(p.y.px_lo - p.y.px_hi, b4, sizeof b4),
-                cp_model_algo_name(c.algo[0]),
-                fmt(nhalf, CP_SVG_SIZE, title, sizeof title));
-    }
-    for (i = 0; i < c.n; i++)
-        model_curve(out, &p, c.coll, c.algo[i], c.ranks, &c.params,
-                    i == 0 ? "#000000" : cp_svg_colors[(i - 1) % CP_SVG_NCOLORS],
-                    cp_svg_dashes[i % CP_SVG_NDASHES], i == 0 ? 2.2 : 1.8);
-    if (have_x && x.bytes > p.x.lo && x.bytes < p.x.hi) {
-        double xp = cp_svg_axis_map(&p.x, x.bytes);
-        fprintf(out,
-                "<g><title>n* = %s: %s is faster below, %s above</title>"
-                "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" stroke=\"#555\" "
-                "stroke-width=\"1.5\" stroke-dasharray=\"5 4\"/>",
-                fmt(x.bytes, CP_SVG_SIZE, b1, sizeof b1),
-                cp_model_algo_name(x.small), cp_model_algo_name(x.large),
-                co(xp, b2, sizeof b2), co(p.y.px_hi, b3, sizeof b3), b2,
-                co(p.y.px_lo, b4, sizeof b4));
-        fprintf(out,
-                "<text x=\"%s\" y=\"%s\" text-anchor=\"%s\" "
-                "font-weight=\"bold\">n* = %s</text></g>\n",
-                co(xp + (xp > p.x.px_hi - 90 ? -4 : 4), b2, sizeof b2),
-                co(p.y.px_hi + 12, b3, sizeof b3),
-                xp > p.x.px_hi - 90 ? "end" : "start", b1);
-    }
-    /* the job's buckets: mean with the p50-p99 range */
-    for (i = 0; i < points; i++) {
-        const struct tpoint *q = &pt[i];
-        double n = q->bytes / q->calls, t = q->time_s / q->calls, xp;
-        char hover[600], who[200], c1[64], c2[64], c3[64], c4[64], c5[64],
-            c6[64];
-        xp = cp_svg_axis_map(&p.x, n);
-        if (q->p50_s > 0 && q->p99_s > 0)
-            fprintf(out,
-                    "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" "
-                    "stroke=\"#777\" stroke-width=\"1.2\"/>",
-                    co(xp, b1, sizeof b1),
-                    co(cp_svg_axis_map(&p.y, q->p50_s), b2, sizeof b2), b1,
-                    co(cp_svg_axis_map(&p.y, q->p99_s), b3, sizeof b3));
-        if (q->label)
-            snprintf(who, sizeof who, "on %s", q->label);
-        else
-            snprintf(who, sizeof who, "over %zu communicators", q->merged);
-        snprintf(hover, sizeof hover,
-                 "%s %s %s: %s calls, mean %s (p50 %s, p99 %s%s), model %s "
-                 "per call, %s",
-                 g->op, fmt(n, CP_SVG_SIZE, c1, sizeof c1), who,
-                 fmt(q->calls, CP_SVG_COUNT, c2, sizeof c2),
-                 fmt(t, CP_SVG_TIME, c3, sizeof c3),
-                 fmt(q->p50_s, CP_SVG_TIME, c4, sizeof c4),
-                 fmt(q->p99_s, CP_SVG_TIME, c5, sizeof c5),
-                 q->label ? "" : ": the range over them",
-                 fmt(q->model_s / q->calls, CP_SVG_TIME, c6, sizeof c6),
-                 2 * q->lat_s > q->time_s ? "latency-bound" : "bandwidth-bound");
-        cp_svg_marker(out, CP_SVG_CIRCLE, xp, cp_svg_axis_map(&p.y, t), 4,
-                      "#000000", !(2 * q->lat_s > q->time_s), hover);
-        fputc('\n', out);
-    }
+    time_model_marks(out, &p, &m);
+    time_job_marks(out, &p, g, pt, points);
     cp_svg_plot_close(out);
-
-    fputs("<div class=\"legend\">", out);
-    cp_svg_key_marker(out, CP_SVG_CIRCLE, "#000000", 1,
-                      "the job: mean per call of a size bucket (hollow: "
-                      "latency-bound; bar: p50-p99)");
-    for (i = 0; i < c.n; i++)
-        cp_svg_key_line(
-            out, i == 0 ? "#000000" : cp_svg_colors[(i - 1) % CP_SVG_NCOLORS],
-            cp_svg_dashes[i % CP_SVG_NDASHES], i == 0 ? 2.2 : 1.8,
-            cp_model_algo_name(c.algo[i]));
-    if (have_x)
-        cp_svg_key_line(out, "#555", "5 4", 1.5, "n*");
-    if (nhalf > 0)
-        cp_svg_key_box(out, "#fbe9df", 1, "latency regime");
-    fputs("</div>\n<figcaption>", out);
-    if (c.have_model) {
-        fputs("Model of the ", out);
-        esc(out, g->link);
-        fprintf(out, "-node link: &alpha; = %s, bandwidth %s",
-                fmt(l->alpha_s, CP_SVG_TIME, b1, sizeof b1),
-                fmt(l->bandwidth_Bps, CP_SVG_BANDWIDTH, b2, sizeof b2));
-        fputs(" (", out);
-        esc(out, l->source);
-        fputs("). ", out);
-        if (have_x)
-            fprintf(out, "n* = %s: %s is faster below, %s above. ",
-                    fmt(x.bytes, CP_SVG_SIZE, b1, sizeof b1),
-                    cp_model_algo_name(x.small), cp_model_algo_name(x.large));
-    } else {
-        fputs("No model for this link class: curves not drawn. ", out);
-    }
-    fprintf(out, "%zu size bucket%s, %s calls, %s",
-            g->nrows, g->nrows == 1 ? "" : "s",
-            fmt(g->calls, CP_SVG_COUNT, b1, sizeof b1),
-            fmt(g->time_s, CP_SVG_TIME, b2, sizeof b2));
-    if (g->nrows > TIME_PLOT_ROWS)
-        fputs("; one mark per size over all the communicators of the group",
-              out);
-    if (zero)
-        fprintf(out, "; %zu bucket%s of 0-byte calls not on the log axis",
-                zero, zero == 1 ? "" : "s");
-    fputs(".</figcaption>\n</figure>\n", out);
+    time_legend(out, r, g, &m, zero);
 out:
     free(pt);
 }
@@ -518,7 +559,8 @@ void rp_plot_time_vs_size(FILE *out, const struct rp_report *r)
                 "<p class=\"empty\">%zu more groups of collective, link and "
                 "rank count (%s in all) are not drawn; the bucket table lists "
                 "the largest.</p></figure>\n",
-                n - RP_TIME_PLOTS, fmt(rest, CP_SVG_TIME, b, sizeof b));
+                n - RP_TIME_PLOTS,
+                cp_svg_format3(rest, CP_SVG_TIME, b, sizeof b));
     }
     groups_free(g, n);
 }
@@ -586,22 +628,16 @@ static int compare_comm_time(const void *a, const void *b)
     return (x->index > y->index) - (x->index < y->index);
 }
 
-void rp_plot_busbw(FILE *out, const struct rp_report *r)
+/* The communicators with the most time among those with a busbw, at most
+ * RP_BUSBW_COMMS, into top; *others: how many more have one.  The count
+ * taken, or -1 when out of memory. */
+static long busbw_top(const struct rp_report *r, size_t *top, size_t *others)
 {
-    size_t top[RP_BUSBW_COMMS], ntop = 0, i, j, k;
-    struct point *pts = NULL;
-    struct cp_svg_plot p = {0};
-    double xmin = INFINITY, xmax = 0, ymin = INFINITY, ymax = 0;
-    char b1[64], b2[64], b3[64];
-    int used_shape[CP_SVG_NSHAPES] = {0};
-    const char *links_drawn[4];
-    size_t nlinks_drawn = 0, others = 0;
-    unsigned char *has = NULL;
-    struct comm_time *order = NULL;
+    unsigned char *has = calloc(r->ncomms ? r->ncomms : 1, 1);
+    struct comm_time *order = malloc((r->ncomms ? r->ncomms : 1) * sizeof *order);
+    size_t i, j, k, ntop;
+    long rc = -1;
 
-    /* the communicators with the most time among those with a busbw */
-    has = calloc(r->ncomms ? r->ncomms : 1, 1);
-    order = malloc((r->ncomms ? r->ncomms : 1) * sizeof *order);
     if (!has || !order)
         goto out;
     for (j = 0; j < r->nrows; j++)
@@ -616,17 +652,185 @@ void rp_plot_busbw(FILE *out, const struct rp_report *r)
         }
     qsort(order, k, sizeof *order, compare_comm_time);
     ntop = k < RP_BUSBW_COMMS ? k : RP_BUSBW_COMMS;
-    others = k - ntop;
+    *others = k - ntop;
     for (i = 0; i < ntop; i++)
         top[i] = order[i].index;
+    rc = (long)ntop;
+out:
+    free(order);
+    free(has);
+    return rc;
+}
+
+/* The dashed lines of the expected link speeds. */
+static void busbw_link_lines(FILE *out, const struct rp_report *r,
+                             const struct cp_svg_plot *p,
+                             const char *const *links_drawn,
+                             size_t nlinks_drawn)
+{
+    char b1[64], b2[64], b3[64];
+    size_t i;
+
+    for (i = 0; i < nlinks_drawn; i++) {
+        const struct rp_link *l = rp_link_get(r, links_drawn[i]);
+        double v = link_line(l), y = cp_svg_axis_map(&p->y, v);
+        char hover[300];
+        snprintf(hover, sizeof hover, "expected %s-node link speed: %s (%s)",
+                 links_drawn[i],
+                 cp_svg_format3(v, CP_SVG_BANDWIDTH, b1, sizeof b1),
+                 l->expected_source && l->expected_Bps > 0 ? l->expected_source
+                                                           : l->source);
+        fputs("<g><title>", out);
+        cp_svg_escape(out, hover);
+        fprintf(out,
+                "</title><line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" "
+                "stroke=\"#000\" stroke-width=\"1.5\" "
+                "stroke-dasharray=\"%s\"/>",
+                cp_svg_coord(p->x.px_lo, b2, sizeof b2),
+                cp_svg_coord(y, b3, sizeof b3),
+                cp_svg_coord(p->x.px_hi, b1, sizeof b1), b3,
+                i == 0 ? "8 4" : "3 3");
+        fprintf(out, "<text x=\"%s\" y=\"%s\" text-anchor=\"end\">",
+                cp_svg_coord(p->x.px_hi - 4, b1, sizeof b1),
+                cp_svg_coord(y - 4, b2, sizeof b2));
+        cp_svg_escape(out, links_drawn[i]);
+        fprintf(out, " link %s</text></g>\n",
+                cp_svg_format3(v, CP_SVG_BANDWIDTH, b1, sizeof b1));
+    }
+}
+
+/* One collective of communicator ci (the k-th drawn): its sizes' busbw as
+ * a line with a marker each.  pts has room for every row. */
+static void busbw_series(FILE *out, const struct rp_report *r,
+                         const struct cp_svg_plot *p, size_t ci, size_t k,
+                         const char *op, struct point *pts)
+{
+    const struct rp_comm *cm = &r->comms[ci];
+    const char *color = cp_svg_colors[k % CP_SVG_NCOLORS];
+    char b1[64], b2[64], b3[64];
+    size_t npts = 0, q, j;
+
+    for (j = 0; j < r->nrows; j++) {
+        const struct rp_row *w = &r->rows[j];
+        if (w->comm_index != (long)ci || strcmp(w->op, op) ||
+            !(w->busbw_Bps > 0) || !(w->bytes > 0) || !(w->calls > 0))
+            continue;
+        pts[npts].x = w->bytes / w->calls;
+        pts[npts].y = w->busbw_Bps;
+        pts[npts].row = j;
+        npts++;
+    }
+    qsort(pts, npts, sizeof *pts, compare_point_x);
+    fprintf(out, "<path fill=\"none\" stroke=\"%s\" "
+                 "stroke-width=\"1.3\" d=\"",
+            color);
+    for (q = 0; q < npts; q++)
+        fprintf(out, "%s%s %s", q ? "L" : "M",
+                cp_svg_coord(cp_svg_axis_map(&p->x, pts[q].x), b1, sizeof b1),
+                cp_svg_coord(cp_svg_axis_map(&p->y, pts[q].y), b2, sizeof b2));
+    fputs("\"/>\n", out);
+    for (q = 0; q < npts; q++) {
+        const struct rp_row *w = &r->rows[pts[q].row];
+        char hover[600], c1[64], c2[64], c3[64];
+        snprintf(hover, sizeof hover,
+                 "%s %s on %s (%s ranks): busbw %s over %s calls, "
+                 "efficiency %s",
+                 w->op, cp_svg_format3(pts[q].x, CP_SVG_SIZE, c1, sizeof c1),
+                 rp_comm_label(cm),
+                 cp_svg_format3(w->nranks, CP_SVG_COUNT, c2, sizeof c2),
+                 cp_svg_format3(w->busbw_Bps, CP_SVG_BANDWIDTH, b3, sizeof b3),
+                 cp_svg_format3(w->calls, CP_SVG_COUNT, c3, sizeof c3),
+                 cp_svg_format3(w->efficiency, CP_SVG_PERCENT, b1, sizeof b1));
+        cp_svg_marker(out, op_shape(w->op), cp_svg_axis_map(&p->x, pts[q].x),
+                      cp_svg_axis_map(&p->y, pts[q].y), 4, color, 1, hover);
+    }
+    fputc('\n', out);
+}
+
+/* Communicator ci (the k-th drawn): one series per collective. */
+static void busbw_comm(FILE *out, const struct rp_report *r,
+                       const struct cp_svg_plot *p, size_t ci, size_t k,
+                       struct point *pts, int *used_shape)
+{
+    const char *ops[16];
+    size_t nops = 0, i, j;
+
+    /* the distinct collectives of this communicator, one line each */
+    for (j = 0; j < r->nrows; j++) {
+        const struct rp_row *w = &r->rows[j];
+        if (w->comm_index != (long)ci || !(w->busbw_Bps > 0))
+            continue;
+        for (i = 0; i < nops; i++)
+            if (strcmp(ops[i], w->op) == 0)
+                break;
+        if (i == nops && nops < 16)
+            ops[nops++] = w->op;
+    }
+    for (i = 0; i < nops; i++) {
+        used_shape[op_shape(ops[i])] = 1;
+        busbw_series(out, r, p, ci, k, ops[i], pts);
+    }
+}
+
+static void busbw_legend(FILE *out, const struct rp_report *r,
+                         const size_t *top, size_t ntop, const int *used_shape,
+                         const char *const *links_drawn, size_t nlinks_drawn,
+                         size_t others)
+{
+    char b1[64];
+    size_t i, k;
+
+    fputs("<div class=\"legend\">", out);
+    for (k = 0; k < ntop; k++) {
+        const struct rp_comm *cm = &r->comms[top[k]];
+        char label[160];
+        snprintf(label, sizeof label, "%s (%s ranks, %s)", rp_comm_label(cm),
+                 cp_svg_format_count(cm->nranks, b1, sizeof b1), cm->link);
+        cp_svg_key_box(out, cp_svg_colors[k % CP_SVG_NCOLORS], 1, label);
+    }
+    for (i = 0; i < CP_SVG_NSHAPES; i++) {
+        if (used_shape[i])
+            cp_svg_key_marker(out, (enum cp_svg_shape)i, "#666", 1,
+                              shape_name((enum cp_svg_shape)i));
+    }
+    for (i = 0; i < nlinks_drawn; i++) {
+        char label[96];
+        snprintf(label, sizeof label, "expected %s link", links_drawn[i]);
+        cp_svg_key_line(out, "#000", i == 0 ? "8 4" : "3 3", 1.5, label);
+    }
+    fputs("</div>\n<figcaption>busbw = size / time &times; f (nccl-tests): f = "
+          "2(p&minus;1)/p for all-reduce, (p&minus;1)/p for all-gather, "
+          "reduce-scatter and all-to-all, 1 for broadcast and reduce; on a "
+          "healthy link the large sizes approach the link line.",
+          out);
+    if (others)
+        fprintf(out, " %zu more communicator%s not drawn.", others,
+                others == 1 ? "" : "s");
+    fputs("</figcaption>\n</figure>\n", out);
+}
+
+void rp_plot_busbw(FILE *out, const struct rp_report *r)
+{
+    size_t top[RP_BUSBW_COMMS], ntop, i, j, k;
+    struct point *pts = NULL;
+    struct cp_svg_plot p = {0};
+    double xmin = INFINITY, xmax = 0, ymin = INFINITY, ymax = 0;
+    int used_shape[CP_SVG_NSHAPES] = {0};
+    const char *links_drawn[4];
+    size_t nlinks_drawn = 0, others = 0;
+    long taken = busbw_top(r, top, &others);
+
+    if (taken < 0)
+        return;
+    ntop = (size_t)taken;
     if (ntop == 0) {
         empty_figure(out, "fig-busbw", "Bus bandwidth against message size",
                      "No calls with a measured bus bandwidth.");
-        goto out;
+        return;
     }
     pts = malloc((r->nrows ? r->nrows : 1) * sizeof *pts);
     if (!pts)
-        goto out;
+        return;
     for (j = 0; j < r->nrows; j++) {
         const struct rp_row *w = &r->rows[j];
         for (k = 0; k < ntop; k++)
@@ -677,119 +881,13 @@ void rp_plot_busbw(FILE *out, const struct rp_report *r)
           "per communicator</h3>\n",
           out);
     cp_svg_plot_open(out, &p);
-    for (i = 0; i < nlinks_drawn; i++) {
-        const struct rp_link *l = rp_link_get(r, links_drawn[i]);
-        double v = link_line(l), y = cp_svg_axis_map(&p.y, v);
-        char hover[300];
-        snprintf(hover, sizeof hover, "expected %s-node link speed: %s (%s)",
-                 links_drawn[i], fmt(v, CP_SVG_BANDWIDTH, b1, sizeof b1),
-                 l->expected_source && l->expected_Bps > 0
-                     ? l->expected_source
-                     : l->source);
-        fputs("<g><title>", out);
-        esc(out, hover);
-        fprintf(out,
-                "</title><line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" "
-                "stroke=\"#000\" stroke-width=\"1.5\" "
-                "stroke-dasharray=\"%s\"/>",
-                co(p.x.px_lo, b2, sizeof b2), co(y, b3, sizeof b3),
-                co(p.x.px_hi, b1, sizeof b1), b3, i == 0 ? "8 4" : "3 3");
-        fprintf(out, "<text x=\"%s\" y=\"%s\" text-anchor=\"end\">",
-                co(p.x.px_hi - 4, b1, sizeof b1), co(y - 4, b2, sizeof b2));
-        esc(out, links_drawn[i]);
-        fprintf(out, " link %s</text></g>\n",
-                fmt(v, CP_SVG_BANDWIDTH, b1, sizeof b1));
-    }
-    for (k = 0; k < ntop; k++) {
-        const struct rp_comm *cm = &r->comms[top[k]];
-        const char *color = cp_svg_colors[k % CP_SVG_NCOLORS];
-        const char *ops[16];
-        size_t nops = 0;
-        /* the distinct collectives of this communicator, one line each */
-        for (j = 0; j < r->nrows; j++) {
-            const struct rp_row *w = &r->rows[j];
-            if (w->comm_index != (long)top[k] || !(w->busbw_Bps > 0))
-                continue;
-            for (i = 0; i < nops; i++)
-                if (strcmp(ops[i], w->op) == 0)
-                    break;
-            if (i == nops && nops < 16)
-                ops[nops++] = w->op;
-        }
-        for (i = 0; i < nops; i++) {
-            size_t npts = 0, q;
-            for (j = 0; j < r->nrows; j++) {
-                const struct rp_row *w = &r->rows[j];
-                if (w->comm_index != (long)top[k] || strcmp(w->op, ops[i]) ||
-                    !(w->busbw_Bps > 0) || !(w->bytes > 0) || !(w->calls > 0))
-                    continue;
-                pts[npts].x = w->bytes / w->calls;
-                pts[npts].y = w->busbw_Bps;
-                pts[npts].row = j;
-                npts++;
-            }
-            qsort(pts, npts, sizeof *pts, compare_point_x);
-            fprintf(out, "<path fill=\"none\" stroke=\"%s\" "
-                         "stroke-width=\"1.3\" d=\"",
-                    color);
-            for (q = 0; q < npts; q++)
-                fprintf(out, "%s%s %s", q ? "L" : "M",
-                        co(cp_svg_axis_map(&p.x, pts[q].x), b1, sizeof b1),
-                        co(cp_svg_axis_map(&p.y, pts[q].y), b2, sizeof b2));
-            fputs("\"/>\n", out);
-            used_shape[op_shape(ops[i])] = 1;
-            for (q = 0; q < npts; q++) {
-                const struct rp_row *w = &r->rows[pts[q].row];
-                char hover[600], c1[64], c2[64], c3[64];
-                snprintf(hover, sizeof hover,
-                         "%s %s on %s (%s ranks): busbw %s over %s calls, "
-                         "efficiency %s",
-                         w->op, fmt(pts[q].x, CP_SVG_SIZE, c1, sizeof c1),
-                         rp_comm_label(cm),
-                         fmt(w->nranks, CP_SVG_COUNT, c2, sizeof c2),
-                         fmt(w->busbw_Bps, CP_SVG_BANDWIDTH, b3, sizeof b3),
-                         fmt(w->calls, CP_SVG_COUNT, c3, sizeof c3),
-                         fmt(w->efficiency, CP_SVG_PERCENT, b1, sizeof b1));
-                cp_svg_marker(out, op_shape(w->op),
-                              cp_svg_axis_map(&p.x, pts[q].x),
-                              cp_svg_axis_map(&p.y, pts[q].y), 4, color, 1,
-                              hover);
-            }
-            fputc('\n', out);
-        }
-    }
+    busbw_link_lines(out, r, &p, links_drawn, nlinks_drawn);
+    for (k = 0; k < ntop; k++)
+        busbw_comm(out, r, &p, top[k], k, pts, used_shape);
     cp_svg_plot_close(out);
-    fputs("<div class=\"legend\">", out);
-    for (k = 0; k < ntop; k++) {
-        const struct rp_comm *cm = &r->comms[top[k]];
-        char label[160];
-        snprintf(label, sizeof label, "%s (%s ranks, %s)", rp_comm_label(cm),
-                 cp_svg_format_count(cm->nranks, b1, sizeof b1), cm->link);
-        cp_svg_key_box(out, cp_svg_colors[k % CP_SVG_NCOLORS], 1, label);
-    }
-    for (i = 0; i < CP_SVG_NSHAPES; i++) {
-        if (used_shape[i])
-            cp_svg_key_marker(out, (enum cp_svg_shape)i, "#666", 1,
-                              shape_name((enum cp_svg_shape)i));
-    }
-    for (i = 0; i < nlinks_drawn; i++) {
-        char label[96];
-        snprintf(label, sizeof label, "expected %s link", links_drawn[i]);
-        cp_svg_key_line(out, "#000", i == 0 ? "8 4" : "3 3", 1.5, label);
-    }
-    fputs("</div>\n<figcaption>busbw = size / time &times; f (nccl-tests): f = "
-          "2(p&minus;1)/p for all-reduce, (p&minus;1)/p for all-gather, "
-          "reduce-scatter and all-to-all, 1 for broadcast and reduce; on a "
-          "healthy link the large sizes approach the link line.",
-          out);
-    if (others)
-        fprintf(out, " %zu more communicator%s not drawn.", others,
-                others == 1 ? "" : "s");
-    fputs("</figcaption>\n</figure>\n", out);
-out:
+    busbw_legend(out, r, top, ntop, used_shape, links_drawn, nlinks_drawn,
+                 others);
     free(pts);
-    free(order);
-    free(has);
 }
 
 /* ---- size histogram, shaded by regime ------------------------------------ */
@@ -804,17 +902,13 @@ struct hist_bin {
 static void bar_segment(FILE *out, double x, double w, double y0, double y1,
                         const char *fill, const char *hover)
 {
-    char b1[32], b2[32], b3[32], b4[32];
+    char attrs[128];
 
     if (!(y0 - y1 >= 0.3))
         return;
-    fprintf(out,
-            "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"%s\" "
-            "stroke=\"#fff\" stroke-width=\".5\"><title>",
-            co(x, b1, sizeof b1), co(y1, b2, sizeof b2), co(w, b3, sizeof b3),
-            co(y0 - y1, b4, sizeof b4), fill);
-    esc(out, hover);
-    fputs("</title></rect>", out);
+    snprintf(attrs, sizeof attrs,
+             "fill=\"%s\" stroke=\"#fff\" stroke-width=\".5\"", fill);
+    cp_svg_rect(out, x, y1, w, y0 - y1, attrs, hover);
 }
 
 static void histogram_panel(FILE *out, const char *id, const char *title,
@@ -869,31 +963,33 @@ static void histogram_panel(FILE *out, const char *id, const char *title,
         char range[96];
         if (lo[i] > 0)
             snprintf(range, sizeof range, "%s to %s",
-                     fmt(lo[i], CP_SVG_SIZE, b1, sizeof b1),
-                     fmt(2 * lo[i], CP_SVG_SIZE, b2, sizeof b2));
+                     cp_svg_format3(lo[i], CP_SVG_SIZE, b1, sizeof b1),
+                     cp_svg_format3(2 * lo[i], CP_SVG_SIZE, b2, sizeof b2));
         else
             snprintf(range, sizeof range, "0 B");
         y1 = cp_svg_axis_map(&p.y, bw);
         snprintf(hover, sizeof hover, "%s: %s bandwidth-bound", range,
-                 fmt(bw, unit, b3, sizeof b3));
+                 cp_svg_format3(bw, unit, b3, sizeof b3));
         bar_segment(out, x, w, y0, y1, BANDWIDTH_COLOR, hover);
         y0 = y1;
         y1 = cp_svg_axis_map(&p.y, bw + lat);
         snprintf(hover, sizeof hover, "%s: %s latency-bound", range,
-                 fmt(lat, unit, b3, sizeof b3));
+                 cp_svg_format3(lat, unit, b3, sizeof b3));
         bar_segment(out, x, w, y0, y1, fill, hover);
         y0 = y1;
         y1 = cp_svg_axis_map(&p.y, bw + lat + none);
         snprintf(hover, sizeof hover, "%s: %s without a model", range,
-                 fmt(none, unit, b3, sizeof b3));
+                 cp_svg_format3(none, unit, b3, sizeof b3));
         bar_segment(out, x, w, y0, y1, NONE_COLOR, hover);
         if (fmod((double)i, label_every) == 0)
             fprintf(out,
                     "<text class=\"tick\" x=\"%s\" y=\"%s\" "
                     "text-anchor=\"middle\">%s</text>",
-                    co(x + w / 2, b1, sizeof b1),
-                    co(p.y.px_lo + 16, b2, sizeof b2),
-                    lo[i] > 0 ? fmt(lo[i], CP_SVG_SIZE, b3, sizeof b3) : "0 B");
+                    cp_svg_coord(x + w / 2, b1, sizeof b1),
+                    cp_svg_coord(p.y.px_lo + 16, b2, sizeof b2),
+                    lo[i] > 0
+                        ? cp_svg_format3(lo[i], CP_SVG_SIZE, b3, sizeof b3)
+                        : "0 B");
         fputc('\n', out);
     }
     cp_svg_plot_close(out);
@@ -1224,165 +1320,122 @@ static int heat_probed(const struct rp_report *r)
     return 0;
 }
 
-void rp_plot_heatmap(FILE *out, const struct rp_report *r)
-{
-    struct heat h = {0};
-    const char *source = "";
-    size_t i, j, cells = 0;
-    int same = 1;
-    double side = 440, left = 110, top = 16, cw;
-    char b1[32], b2[32], b3[32], b4[32], color[16], la[200], lb[200];
-    struct outline outline[MAX_OUTLINES];
-    size_t noutline = 0;
+/* The heatmap's geometry: the square's side, its top-left corner, and
+ * the side of one cell. */
+struct heat_frame {
+    double side, left, top, cw;
+};
 
-    if (r->topology) {
-        h.names = json_object_get(r->topology, "nodes");
-        same = json_equal(h.names, r->nodes);
-        if (heat_init(&h, json_array_size(h.names)) < 0)
-            goto out;
-        heat_from_topology(&h, r, same);
-        cells = heat_cells(&h);
-        source = r->topology_caption
-                     ? r->topology_caption
-                 : heat_probed(r)
-                     ? "the slow-link analysis' node-pair view: each pair's "
-                       "bandwidth relative to the same calls elsewhere in "
-                       "the job, or, where the calls left a pair open, "
-                       "collprof probe's measurement of it against the "
-                       "probe's reference"
-                     : "the slow-link analysis' node-pair view: each pair's "
-                       "bandwidth relative to the same calls elsewhere in "
-                       "the job";
-        if (cells == 0)
-            heat_free(&h);
-    }
-    if (cells == 0) {
-        h.names = r->nodes;
-        same = 1;
-        if (heat_init(&h, r->nnodes) < 0)
-            goto out;
-        heat_from_comms(&h, r);
-        cells = heat_cells(&h);
-        source = "communicators on one node (the diagonal) or on two nodes: "
-                 "the model's time over the measured time of their "
-                 "bandwidth-bound calls";
-    }
-    if (cells == 0) {
-        fputs("<figure id=\"fig-heatmap\">\n<h3>Link efficiency, node "
-              "&times; node</h3>\n<p class=\"empty\">No per-link data: ",
+/* The heatmap without data: why. */
+static void heat_empty(FILE *out, const struct rp_report *r)
+{
+    fputs("<figure id=\"fig-heatmap\">\n<h3>Link efficiency, node "
+          "&times; node</h3>\n<p class=\"empty\">No per-link data: ",
+          out);
+    if (r->nnodes <= 1)
+        fputs("the job ran on one node, and no communicator has "
+              "bandwidth-bound calls with a model to compare.",
               out);
-        if (r->nnodes <= 1)
-            fputs("the job ran on one node, and no communicator has "
-                  "bandwidth-bound calls with a model to compare.",
-                  out);
-        else if (r->topology)
-            fputs("the node-pair analysis found no bandwidth-bound traffic "
-                  "between nodes to judge, and no communicator on one or two "
-                  "nodes has bandwidth-bound calls with a model. The "
-                  "communicator table gives the efficiency per communicator.",
-                  out);
-        else
-            fputs("every communicator with bandwidth-bound calls spans more "
-                  "than two nodes, so its speed cannot be put on one node "
-                  "pair, and the report has no node-pair view (the slow-link "
-                  "analysis adds one). The communicator table gives the "
-                  "efficiency per communicator.",
-                  out);
-        fputs("</p>\n</figure>\n", out);
-        goto out;
-    }
-    if (h.m == 1 && h.n == 1) { /* one node: a sentence, not a square */
-        fputs("<figure id=\"fig-heatmap\">\n<h3>Link efficiency, node "
-              "&times; node</h3>\n<p class=\"empty\">One node (",
+    else if (r->topology)
+        fputs("the node-pair analysis found no bandwidth-bound traffic "
+              "between nodes to judge, and no communicator on one or two "
+              "nodes has bandwidth-bound calls with a model. The "
+              "communicator table gives the efficiency per communicator.",
               out);
-        esc(out, json_string_value(json_array_get(h.names, 0)));
-        fprintf(out, "): the bandwidth-bound calls of its communicators run "
-                     "at %s of the model (the worst of %u).</p>\n</figure>\n",
-                fmt(h.worst[0], CP_SVG_PERCENT, b1, sizeof b1), h.count[0]);
-        goto out;
-    }
-    noutline = heat_outlines(&h, r, same, outline);
-    cw = side / (double)h.m;
-    fprintf(out,
-            "<figure id=\"fig-heatmap\">\n<h3>Link efficiency, node &times; "
-            "node</h3>\n<svg class=\"plot\" viewBox=\"0 0 %s %s\" "
-            "role=\"img\" aria-labelledby=\"heat-t\"><title id=\"heat-t\">"
-            "Link efficiency for each pair of nodes</title>\n",
-            co(left + side + 120, b1, sizeof b1),
-            co(top + side + 100, b2, sizeof b2));
-    for (i = 0; i < h.m; i++) {
-        for (j = 0; j < h.m; j++) {
-            double e = h.worst[i * h.m + j];
+    else
+        fputs("every communicator with bandwidth-bound calls spans more "
+              "than two nodes, so its speed cannot be put on one node "
+              "pair, and the report has no node-pair view (the slow-link "
+              "analysis adds one). The communicator table gives the "
+              "efficiency per communicator.",
+              out);
+    fputs("</p>\n</figure>\n", out);
+}
+
+/* The cells, each with its hover text (on a large map only the cells
+ * with data have one), and the outlines of the links named slow. */
+static void heat_cells_draw(FILE *out, const struct heat *h,
+                            const struct heat_frame *f,
+                            const struct outline *outline, size_t noutline)
+{
+    char b4[32], color[16], la[200], lb[200], attrs[128];
+    size_t i, j;
+
+    for (i = 0; i < h->m; i++) {
+        for (j = 0; j < h->m; j++) {
+            double e = h->worst[i * h->m + j];
             char hover[512];
             if (isfinite(e))
                 viridis(e, color, sizeof color);
             else
                 snprintf(color, sizeof color, "#f0f0f0");
-            cell_label(&h, i, la, sizeof la);
-            cell_label(&h, j, lb, sizeof lb);
+            cell_label(h, i, la, sizeof la);
+            cell_label(h, j, lb, sizeof lb);
             if (isfinite(e))
                 snprintf(hover, sizeof hover,
                          "%s x %s: efficiency %s (worst of %u)", la, lb,
-                         fmt(e, CP_SVG_PERCENT, b4, sizeof b4),
-                         h.count[i * h.m + j]);
+                         cp_svg_format3(e, CP_SVG_PERCENT, b4, sizeof b4),
+                         h->count[i * h->m + j]);
             else
                 snprintf(hover, sizeof hover, "%s x %s: no data", la, lb);
-            fprintf(out,
-                    "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" "
-                    "fill=\"%s\"",
-                    co(left + cw * (double)j, b1, sizeof b1),
-                    co(top + cw * (double)i, b2, sizeof b2),
-                    co(cw + 0.05, b3, sizeof b3), b3, color);
-            if (isfinite(e) || h.m <= 16) {
-                fputs("><title>", out);
-                esc(out, hover);
-                fputs("</title></rect>", out);
-            } else {
-                fputs("/>", out);
-            }
+            snprintf(attrs, sizeof attrs, "fill=\"%s\"", color);
+            cp_svg_rect(out, f->left + f->cw * (double)j,
+                        f->top + f->cw * (double)i, f->cw + 0.05, f->cw + 0.05,
+                        attrs, isfinite(e) || h->m <= 16 ? hover : NULL);
         }
         fputc('\n', out);
     }
     for (i = 0; i < noutline; i++) {
-        char b5[32], b6[32];
-        const char *dash = outline[i].dashed ? " stroke-dasharray=\"5 3\"" : "";
+        snprintf(attrs, sizeof attrs,
+                 "fill=\"none\" stroke=\"#D55E00\" stroke-width=\"3\"%s",
+                 outline[i].dashed ? " stroke-dasharray=\"5 3\"" : "");
+        cp_svg_rect(out, f->left + f->cw * (double)outline[i].b,
+                    f->top + f->cw * (double)outline[i].a, f->cw, f->cw, attrs,
+                    NULL);
+        cp_svg_rect(out, f->left + f->cw * (double)outline[i].a,
+                    f->top + f->cw * (double)outline[i].b, f->cw, f->cw, attrs,
+                    NULL);
+        fputc('\n', out);
+    }
+}
+
+/* Node labels: every cell when they fit, else every k-th. */
+static void heat_labels(FILE *out, const struct heat *h,
+                        const struct heat_frame *f)
+{
+    size_t every = (size_t)ceil((double)h->m / 16), i;
+    char b1[32], b2[32], la[200];
+
+    for (i = 0; i < h->m; i += every) {
+        /* a block is labelled by its first node */
+        snprintf(la, sizeof la, "%s",
+                 json_string_value(json_array_get(h->names, i * h->block)));
+        if (strlen(la) > 14)
+            memcpy(la + 12, "..", 3);
         fprintf(out,
-                "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" "
-                "fill=\"none\" stroke=\"#D55E00\" stroke-width=\"3\"%s/>"
-                "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" "
-                "fill=\"none\" stroke=\"#D55E00\" stroke-width=\"3\"%s/>\n",
-                co(left + cw * (double)outline[i].b, b1, sizeof b1),
-                co(top + cw * (double)outline[i].a, b2, sizeof b2),
-                co(cw, b3, sizeof b3), b3, dash,
-                co(left + cw * (double)outline[i].a, b4, sizeof b4),
-                co(top + cw * (double)outline[i].b, b5, sizeof b5),
-                co(cw, b6, sizeof b6), b6, dash);
+                "<text class=\"tick\" x=\"%s\" y=\"%s\" "
+                "text-anchor=\"end\">",
+                cp_svg_coord(f->left - 4, b1, sizeof b1),
+                cp_svg_coord(f->top + f->cw * ((double)i + 0.5) + 4, b2,
+                             sizeof b2));
+        cp_svg_escape(out, la);
+        fprintf(out,
+                "</text><text class=\"tick\" transform=\"translate(%s %s) "
+                "rotate(-50)\" text-anchor=\"end\">",
+                cp_svg_coord(f->left + f->cw * ((double)i + 0.5) + 3, b1,
+                             sizeof b1),
+                cp_svg_coord(f->top + f->side + 8, b2, sizeof b2));
+        cp_svg_escape(out, la);
+        fputs("</text>\n", out);
     }
-    /* node labels: every cell when they fit, else every k-th */
-    {
-        size_t every = (size_t)ceil((double)h.m / 16);
-        for (i = 0; i < h.m; i += every) {
-            /* a block is labelled by its first node */
-            snprintf(la, sizeof la, "%s",
-                     json_string_value(json_array_get(h.names, i * h.block)));
-            if (strlen(la) > 14)
-                memcpy(la + 12, "..", 3);
-            fprintf(out,
-                    "<text class=\"tick\" x=\"%s\" y=\"%s\" "
-                    "text-anchor=\"end\">",
-                    co(left - 4, b1, sizeof b1),
-                    co(top + cw * ((double)i + 0.5) + 4, b2, sizeof b2));
-            esc(out, la);
-            fprintf(out,
-                    "</text><text class=\"tick\" transform=\"translate(%s %s) "
-                    "rotate(-50)\" text-anchor=\"end\">",
-                    co(left + cw * ((double)i + 0.5) + 3, b1, sizeof b1),
-                    co(top + side + 8, b2, sizeof b2));
-            esc(out, la);
-            fputs("</text>\n", out);
-        }
-    }
-    /* the colour scale */
+}
+
+/* The colour scale, and the end of the <svg>. */
+static void heat_scale(FILE *out, const struct heat_frame *f)
+{
+    char b1[32], b2[32], b3[32], b4[32];
+    size_t i;
+
     fprintf(out,
             "<defs><linearGradient id=\"heat-grad\" x1=\"0\" y1=\"1\" "
             "x2=\"0\" y2=\"0\"><stop offset=\"0\" stop-color=\"#440154\"/>"
@@ -1392,26 +1445,115 @@ void rp_plot_heatmap(FILE *out, const struct rp_report *r)
             "stop-color=\"#fde725\"/></linearGradient></defs>\n"
             "<rect x=\"%s\" y=\"%s\" width=\"16\" height=\"%s\" "
             "fill=\"url(#heat-grad)\" stroke=\"#333\" stroke-width=\".5\"/>\n",
-            co(left + side + 24, b1, sizeof b1), co(top, b2, sizeof b2),
-            co(side / 2, b3, sizeof b3));
+            cp_svg_coord(f->left + f->side + 24, b1, sizeof b1),
+            cp_svg_coord(f->top, b2, sizeof b2),
+            cp_svg_coord(f->side / 2, b3, sizeof b3));
     for (i = 0; i <= 4; i++)
-        fprintf(out,
-                "<text class=\"tick\" x=\"%s\" y=\"%s\">%s</text>\n",
-                co(left + side + 44, b1, sizeof b1),
-                co(top + side / 2 - side / 2 * (double)i / 4 + 4, b2,
-                   sizeof b2),
-                i == 4 ? "&#8805;100%" : i == 0 ? "0%"
-                                       : i == 1 ? "25%"
-                                       : i == 2 ? "50%"
-                                                : "75%");
+        fprintf(out, "<text class=\"tick\" x=\"%s\" y=\"%s\">%s</text>\n",
+                cp_svg_coord(f->left + f->side + 44, b1, sizeof b1),
+                cp_svg_coord(f->top + f->side / 2 -
+                                 f->side / 2 * (double)i / 4 + 4,
+                             b2, sizeof b2),
+                i == 4   ? "&#8805;100%"
+                : i == 0 ? "0%"
+                : i == 1 ? "25%"
+                : i == 2 ? "50%"
+                         : "75%");
     fprintf(out,
             "<rect x=\"%s\" y=\"%s\" width=\"16\" height=\"12\" "
             "fill=\"#f0f0f0\" stroke=\"#333\" stroke-width=\".5\"/><text "
             "class=\"tick\" x=\"%s\" y=\"%s\">no data</text>\n</svg>\n",
-            co(left + side + 24, b1, sizeof b1),
-            co(top + side / 2 + 14, b2, sizeof b2),
-            co(left + side + 44, b3, sizeof b3),
-            co(top + side / 2 + 24, b4, sizeof b4));
+            cp_svg_coord(f->left + f->side + 24, b1, sizeof b1),
+            cp_svg_coord(f->top + f->side / 2 + 14, b2, sizeof b2),
+            cp_svg_coord(f->left + f->side + 44, b3, sizeof b3),
+            cp_svg_coord(f->top + f->side / 2 + 24, b4, sizeof b4));
+}
+
+/* The heat map of the report's node-pair view, else of its communicators
+ * on one or two nodes; *source: where its efficiencies come from.  Cells
+ * with data, 0 when none (h is then empty) or -1 when out of memory. */
+static long heat_fill(struct heat *h, const struct rp_report *r, int *same,
+                      const char **source)
+{
+    size_t cells = 0;
+
+    if (r->topology) {
+        h->names = json_object_get(r->topology, "nodes");
+        *same = json_equal(h->names, r->nodes);
+        if (heat_init(h, json_array_size(h->names)) < 0)
+            return -1;
+        heat_from_topology(h, r, *same);
+        cells = heat_cells(h);
+        *source = r->topology_caption
+                      ? r->topology_caption
+                  : heat_probed(r)
+                      ? "the slow-link analysis' node-pair view: each pair's "
+                        "bandwidth relative to the same calls elsewhere in "
+                        "the job, or, where the calls left a pair open, "
+                        "collprof probe's measurement of it against the "
+                        "probe's reference"
+                      : "the slow-link analysis' node-pair view: each pair's "
+                        "bandwidth relative to the same calls elsewhere in "
+                        "the job";
+        if (cells == 0)
+            heat_free(h);
+    }
+    if (cells == 0) {
+        h->names = r->nodes;
+        *same = 1;
+        if (heat_init(h, r->nnodes) < 0)
+            return -1;
+        heat_from_comms(h, r);
+        cells = heat_cells(h);
+        *source = "communicators on one node (the diagonal) or on two nodes: "
+                  "the model's time over the measured time of their "
+                  "bandwidth-bound calls";
+    }
+    return (long)cells;
+}
+
+void rp_plot_heatmap(FILE *out, const struct rp_report *r)
+{
+    struct heat h = {0};
+    struct heat_frame f = {.side = 440, .left = 110, .top = 16};
+    const char *source = "";
+    int same = 1;
+    char b1[32], b2[32];
+    struct outline outline[MAX_OUTLINES];
+    size_t noutline = 0, cells;
+    long filled = heat_fill(&h, r, &same, &source);
+
+    if (filled < 0)
+        goto out;
+    cells = (size_t)filled;
+    if (cells == 0) {
+        heat_empty(out, r);
+        goto out;
+    }
+    if (h.m == 1 && h.n == 1) { /* one node: a sentence, not a square */
+        fputs("<figure id=\"fig-heatmap\">\n<h3>Link efficiency, node "
+              "&times; node</h3>\n<p class=\"empty\">One node (",
+              out);
+        cp_svg_escape(out, json_string_value(json_array_get(h.names, 0)));
+        fprintf(out,
+                "): the bandwidth-bound calls of its communicators run "
+                "at %s of the model (the worst of %u).</p>\n</figure>\n",
+                cp_svg_format3(h.worst[0], CP_SVG_PERCENT, b1, sizeof b1),
+                h.count[0]);
+        goto out;
+    }
+    noutline = heat_outlines(&h, r, same, outline);
+    f.cw = f.side / (double)h.m;
+    fprintf(out,
+            "<figure id=\"fig-heatmap\">\n<h3>Link efficiency, node &times; "
+            "node</h3>\n<svg class=\"plot\" viewBox=\"0 0 %s %s\" "
+            "role=\"img\" aria-labelledby=\"heat-t\"><title id=\"heat-t\">"
+            "Link efficiency for each pair of nodes</title>\n",
+            cp_svg_coord(f.left + f.side + 120, b1, sizeof b1),
+            cp_svg_coord(f.top + f.side + 100, b2, sizeof b2));
+    heat_cells_draw(out, &h, &f, outline, noutline);
+    heat_labels(out, &h, &f);
+    heat_scale(out, &f);
     fputs("<figcaption>Efficiency from ", out);
     fputs(source, out);
     fputs(". Dark: slow; ", out);
@@ -1448,6 +1590,22 @@ static int is_flagged(const struct rp_report *r, double rank)
  * fall in each of its histogram's bins, on a log scale so that the few
  * late ranks stand out from the many punctual ones; the bins holding a
  * rank a straggler finding names in vermillion. */
+/* One bar of the lateness plots, from x0 to x1 (with gaps between bars
+ * when there is room) up to y; a straggler's in the latency colour. */
+static void lateness_bar(FILE *out, const struct cp_svg_plot *p, double x0,
+                         double x1, double y, int flag, const char *hover)
+{
+    if (x1 - x0 > 3) {
+        x0 += (x1 - x0) * 0.1;
+        x1 -= (x1 - x0) * 0.1 / 0.9;
+    }
+    cp_svg_rect(out, x0, y, fmax(x1 - x0, 0.6), p->y.px_lo - y,
+                flag ? "fill=\"" LATENCY_COLOR "\""
+                     : "fill=\"" BANDWIDTH_COLOR "\"",
+                hover);
+    fputc('\n', out);
+}
+
 static void lateness_histogram(FILE *out, const struct rp_report *r,
                                json_t *fig)
 {
@@ -1459,7 +1617,7 @@ static void lateness_histogram(FILE *out, const struct rp_report *r,
     double hi = rp_number(json_object_get(h, "hi"));
     double cmax = 0, width;
     size_t nb = json_array_size(counts), b, i, flagged = 0;
-    char b1[64], b2[64], b3[64], b4[64];
+    char b1[64], b2[64], b3[64];
 
     for (b = 0; b < nb; b++)
         cmax = fmax(cmax, rp_number(json_array_get(counts, b)));
@@ -1509,25 +1667,14 @@ static void lateness_histogram(FILE *out, const struct rp_report *r,
         flagged += flag;
         x0 = cp_svg_axis_map(&p.x, a);
         x1 = cp_svg_axis_map(&p.x, z);
-        if (x1 - x0 > 3) {
-            x0 += (x1 - x0) * 0.1;
-            x1 -= (x1 - x0) * 0.1 / 0.9;
-        }
         y = cp_svg_axis_map(&p.y, n);
         snprintf(hover, sizeof hover, "%s rank%s late by %s to %s in all%s",
-                 fmt(n, CP_SVG_COUNT, b1, sizeof b1), n == 1 ? "" : "s",
-                 fmt(a, CP_SVG_TIME, b2, sizeof b2),
-                 fmt(z, CP_SVG_TIME, b3, sizeof b3),
+                 cp_svg_format3(n, CP_SVG_COUNT, b1, sizeof b1),
+                 n == 1 ? "" : "s",
+                 cp_svg_format3(a, CP_SVG_TIME, b2, sizeof b2),
+                 cp_svg_format3(z, CP_SVG_TIME, b3, sizeof b3),
                  flag ? ", a straggler among them" : "");
-        fprintf(out,
-                "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" "
-                "fill=\"%s\"><title>",
-                co(x0, b1, sizeof b1), co(y, b2, sizeof b2),
-                co(fmax(x1 - x0, 0.6), b3, sizeof b3),
-                co(p.y.px_lo - y, b4, sizeof b4),
-                flag ? LATENCY_COLOR : BANDWIDTH_COLOR);
-        esc(out, hover);
-        fputs("</title></rect>\n", out);
+        lateness_bar(out, &p, x0, x1, y, flag, hover);
     }
     cp_svg_plot_close(out);
     fputs("<div class=\"legend\">", out);
@@ -1548,7 +1695,7 @@ static void lateness_histogram(FILE *out, const struct rp_report *r,
         fputs(i ? ", rank " : " rank ", out);
         cp_svg_value(out, rp_number(json_object_get(v, "rank")), CP_SVG_RANK);
         fputs(" (", out);
-        esc(out, json_string_value(json_object_get(v, "node")));
+        cp_svg_escape(out, json_string_value(json_object_get(v, "node")));
         fputs(") ", out);
         cp_svg_value(out, rp_number(json_object_get(v, "value")), CP_SVG_TIME);
     }
@@ -1625,35 +1772,27 @@ void rp_plot_lateness(FILE *out, const struct rp_report *r)
         flagged += flag;
         y = cp_svg_axis_map(&p.y, k->late_s);
         if (last - first > 1)
-            snprintf(hover, sizeof hover,
-                     "ranks %s to %s: the latest is rank %s on %s, last at %s "
-                     "collectives, %s late in all",
-                     fmt(r->ranks[first].rank, CP_SVG_RANK, b1, sizeof b1),
-                     fmt(r->ranks[last - 1].rank, CP_SVG_RANK, b2, sizeof b2),
-                     fmt(k->rank, CP_SVG_RANK, b3, sizeof b3), k->node,
-                     fmt(k->last_arrivals, CP_SVG_COUNT, b4, sizeof b4),
-                     fmt(k->late_s, CP_SVG_TIME, b5, sizeof b5));
+            snprintf(
+                hover, sizeof hover,
+                "ranks %s to %s: the latest is rank %s on %s, last at %s "
+                "collectives, %s late in all",
+                cp_svg_format3(r->ranks[first].rank, CP_SVG_RANK, b1,
+                               sizeof b1),
+                cp_svg_format3(r->ranks[last - 1].rank, CP_SVG_RANK, b2,
+                               sizeof b2),
+                cp_svg_format3(k->rank, CP_SVG_RANK, b3, sizeof b3), k->node,
+                cp_svg_format3(k->last_arrivals, CP_SVG_COUNT, b4, sizeof b4),
+                cp_svg_format3(k->late_s, CP_SVG_TIME, b5, sizeof b5));
         else
-            snprintf(hover, sizeof hover,
-                     "rank %s on %s: last at %s collectives, %s late in all",
-                     fmt(k->rank, CP_SVG_RANK, b3, sizeof b3), k->node,
-                     fmt(k->last_arrivals, CP_SVG_COUNT, b4, sizeof b4),
-                     fmt(k->late_s, CP_SVG_TIME, b5, sizeof b5));
+            snprintf(
+                hover, sizeof hover,
+                "rank %s on %s: last at %s collectives, %s late in all",
+                cp_svg_format3(k->rank, CP_SVG_RANK, b3, sizeof b3), k->node,
+                cp_svg_format3(k->last_arrivals, CP_SVG_COUNT, b4, sizeof b4),
+                cp_svg_format3(k->late_s, CP_SVG_TIME, b5, sizeof b5));
         x0 = cp_svg_axis_map(&p.x, (double)first - off);
         x1 = cp_svg_axis_map(&p.x, (double)last - off);
-        if (x1 - x0 > 3) { /* gaps between bars when there is room */
-            x0 += (x1 - x0) * 0.1;
-            x1 -= (x1 - x0) * 0.1 / 0.9;
-        }
-        fprintf(out,
-                "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" "
-                "fill=\"%s\"><title>",
-                co(x0, b1, sizeof b1), co(y, b2, sizeof b2),
-                co(fmax(x1 - x0, 0.6), b3, sizeof b3),
-                co(p.y.px_lo - y, b4, sizeof b4),
-                flag ? LATENCY_COLOR : BANDWIDTH_COLOR);
-        esc(out, hover);
-        fputs("</title></rect>\n", out);
+        lateness_bar(out, &p, x0, x1, y, flag, hover);
     }
     cp_svg_plot_close(out);
     fputs("<div class=\"legend\">", out);
@@ -1779,6 +1918,102 @@ static int timeline_bar(json_t *windows, size_t first, size_t last,
     return any;
 }
 
+/* The timeline without a window that took time: why, and the time per
+ * step when the report has it. */
+static void timeline_empty(FILE *out, const struct rp_report *r)
+{
+    char b1[64], b2[64];
+
+    fputs("<figure id=\"fig-timeline\">\n<h3>Communication time over the "
+          "run</h3>\n<p class=\"empty\">",
+          out);
+    if (r->timeline)
+        fputs("No collective of this run took time: there is nothing "
+              "to draw over time.",
+              out);
+    else
+        fputs("This report has no time series: report.json aggregates "
+              "the calls by collective, communicator and size, not by "
+              "time window.",
+              out);
+    if (r->sum.steps > 0 && r->sum.comm_time_s > 0) {
+        fprintf(out,
+                " Per step: %s of NCCL time on average over %s step%s"
+                " (",
+                cp_svg_format3(r->sum.comm_time_s / r->sum.steps, CP_SVG_TIME,
+                               b1, sizeof b1),
+                cp_svg_format3(r->sum.steps, CP_SVG_COUNT, b2, sizeof b2),
+                r->sum.steps == 1 ? "" : "s");
+        cp_svg_escape(out, r->sum.steps_method);
+        fputs(").", out);
+    }
+    fputs("</p>\n</figure>\n", out);
+}
+
+/* One bar (s to e since the run's start, from x0 wide bw): its hover text
+ * over the whole stack, the first ncolored collectives of ops in their
+ * colours, largest of the run at the bottom, and what they do not cover
+ * (rounding, or the rest) in grey. */
+static void timeline_stack(FILE *out, const struct cp_svg_plot *p,
+                           const struct timeline_bar *bar, double s, double e,
+                           const struct timeline_op *ops, size_t nops,
+                           size_t ncolored)
+{
+    double x0 = cp_svg_axis_map(&p->x, s), x1 = cp_svg_axis_map(&p->x, e);
+    double bw = fmax(x1 - x0 - 0.5, 0.5), base = 0, other = bar->c;
+    char b1[64], b2[64], b3[64], attrs[128];
+    size_t k, shown;
+
+    /* one group per bar: the hover text covers its whole stack */
+    fputs("<g><title>", out);
+    fprintf(out, "%s to %s: %s in NCCL",
+            cp_svg_format3(s, CP_SVG_TIME, b1, sizeof b1),
+            cp_svg_format3(e, CP_SVG_TIME, b2, sizeof b2),
+            cp_svg_format3(bar->c, CP_SVG_TIME, b3, sizeof b3));
+    for (k = shown = 0; k < nops; k++) {
+        if (!(bar->val[k] > 0))
+            continue;
+        fputs(shown++ == 0 ? " (" : ", ", out);
+        cp_svg_escape(out, ops[k].name);
+        fprintf(out, " %s",
+                cp_svg_format3(bar->val[k], CP_SVG_TIME, b1, sizeof b1));
+    }
+    if (shown > 0)
+        fputs(")", out);
+    if (bar->calls >= 0)
+        fprintf(out, "; %s calls ended in it",
+                cp_svg_format_count(bar->calls, b1, sizeof b1));
+    if (bar->bytes >= 0)
+        fprintf(out, ", %s",
+                cp_svg_format3(bar->bytes, CP_SVG_SIZE, b1, sizeof b1));
+    if (bar->wait > 0)
+        fprintf(out, "; %s of rank time waiting for the last arrival",
+                cp_svg_format3(bar->wait, CP_SVG_TIME, b1, sizeof b1));
+    fputs("</title>\n", out);
+    for (k = 0; k <= ncolored; k++) {
+        double v, y0, y1;
+        const char *color;
+        if (k < ncolored) {
+            v = bar->val[k];
+            color = cp_svg_colors[k];
+            other -= v;
+        } else {
+            v = nops > 0 ? other : bar->c;
+            color = nops > 0 ? NONE_COLOR : BANDWIDTH_COLOR;
+        }
+        if (!(v > 0) || (k == ncolored && nops > 0 && v < 1e-6 * bar->c))
+            continue;
+        y0 = cp_svg_axis_map(&p->y, base);
+        y1 = cp_svg_axis_map(&p->y, base + v);
+        base += v;
+        snprintf(attrs, sizeof attrs,
+                 "fill=\"%s\" stroke=\"#fff\" stroke-width=\".3\"", color);
+        cp_svg_rect(out, x0, y1, bw, y0 - y1, attrs, NULL);
+        fputc('\n', out);
+    }
+    fputs("</g>\n", out);
+}
+
 void rp_plot_timeline(FILE *out, const struct rp_report *r)
 {
     json_t *windows = r->timeline ? json_object_get(r->timeline, "windows")
@@ -1787,8 +2022,8 @@ void rp_plot_timeline(FILE *out, const struct rp_report *r)
     struct timeline_op ops[64]; /* as many as timeline_bar's val[] */
     struct timeline_bar bar;
     double t0 = INFINITY, t1 = -INFINITY, ymax = 0, width_s;
-    char b1[64], b2[64], b3[64], b4[64];
-    size_t i, k, nops, ncolored, shown, n = json_array_size(windows), group;
+    char b1[64];
+    size_t i, k, nops, ncolored, n = json_array_size(windows), group;
 
     /* the analyzer writes at most 128 windows; a report with very many is
      * drawn in groups of consecutive windows */
@@ -1801,29 +2036,7 @@ void rp_plot_timeline(FILE *out, const struct rp_report *r)
             ymax = fmax(ymax, bar.c);
         }
     if (!(t1 > t0)) {
-        fputs("<figure id=\"fig-timeline\">\n<h3>Communication time over the "
-              "run</h3>\n<p class=\"empty\">",
-              out);
-        if (r->timeline)
-            fputs("No collective of this run took time: there is nothing "
-                  "to draw over time.",
-                  out);
-        else
-            fputs("This report has no time series: report.json aggregates "
-                  "the calls by collective, communicator and size, not by "
-                  "time window.",
-                  out);
-        if (r->sum.steps > 0 && r->sum.comm_time_s > 0) {
-            fprintf(out, " Per step: %s of NCCL time on average over %s step%s"
-                         " (",
-                    fmt(r->sum.comm_time_s / r->sum.steps, CP_SVG_TIME, b1,
-                        sizeof b1),
-                    fmt(r->sum.steps, CP_SVG_COUNT, b2, sizeof b2),
-                    r->sum.steps == 1 ? "" : "s");
-            esc(out, r->sum.steps_method);
-            fputs(").", out);
-        }
-        fputs("</p>\n</figure>\n", out);
+        timeline_empty(out, r);
         return;
     }
     nops = timeline_ops(windows, ops, sizeof ops / sizeof ops[0]);
@@ -1849,66 +2062,11 @@ void rp_plot_timeline(FILE *out, const struct rp_report *r)
           "</h3>\n",
           out);
     cp_svg_plot_open(out, &p);
-    for (i = 0; i < n; i += group) {
-        double s, e, x0, x1, bw, base = 0, other;
-        if (!timeline_bar(windows, i, i + group < n ? i + group : n, ops, nops,
-                          1, &bar))
-            continue;
-        s = bar.s - t0;
-        e = bar.e - t0;
-        other = bar.c;
-        x0 = cp_svg_axis_map(&p.x, s);
-        x1 = cp_svg_axis_map(&p.x, e);
-        bw = fmax(x1 - x0 - 0.5, 0.5);
-        /* one group per bar: the hover text covers its whole stack */
-        fputs("<g><title>", out);
-        fprintf(out, "%s to %s: %s in NCCL", fmt(s, CP_SVG_TIME, b1, sizeof b1),
-                fmt(e, CP_SVG_TIME, b2, sizeof b2),
-                fmt(bar.c, CP_SVG_TIME, b3, sizeof b3));
-        for (k = shown = 0; k < nops; k++) {
-            if (!(bar.val[k] > 0))
-                continue;
-            fputs(shown++ == 0 ? " (" : ", ", out);
-            esc(out, ops[k].name);
-            fprintf(out, " %s", fmt(bar.val[k], CP_SVG_TIME, b1, sizeof b1));
-        }
-        if (shown > 0)
-            fputs(")", out);
-        if (bar.calls >= 0)
-            fprintf(out, "; %s calls ended in it",
-                    cp_svg_format_count(bar.calls, b1, sizeof b1));
-        if (bar.bytes >= 0)
-            fprintf(out, ", %s", fmt(bar.bytes, CP_SVG_SIZE, b1, sizeof b1));
-        if (bar.wait > 0)
-            fprintf(out, "; %s of rank time waiting for the last arrival",
-                    fmt(bar.wait, CP_SVG_TIME, b1, sizeof b1));
-        fputs("</title>\n", out);
-        /* the stack, largest collective of the run at the bottom; what the
-         * collectives do not cover (rounding, or the rest) in grey */
-        for (k = 0; k <= ncolored; k++) {
-            double t, y0, y1;
-            const char *color;
-            if (k < ncolored) {
-                t = bar.val[k];
-                color = cp_svg_colors[k];
-                other -= t;
-            } else {
-                t = nops > 0 ? other : bar.c;
-                color = nops > 0 ? NONE_COLOR : BANDWIDTH_COLOR;
-            }
-            if (!(t > 0) || (k == ncolored && nops > 0 && t < 1e-6 * bar.c))
-                continue;
-            y0 = cp_svg_axis_map(&p.y, base);
-            y1 = cp_svg_axis_map(&p.y, base + t);
-            base += t;
-            fprintf(out,
-                    "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" "
-                    "fill=\"%s\" stroke=\"#fff\" stroke-width=\".3\"/>\n",
-                    co(x0, b1, sizeof b1), co(y1, b2, sizeof b2),
-                    co(bw, b3, sizeof b3), co(y0 - y1, b4, sizeof b4), color);
-        }
-        fputs("</g>\n", out);
-    }
+    for (i = 0; i < n; i += group)
+        if (timeline_bar(windows, i, i + group < n ? i + group : n, ops, nops,
+                         1, &bar))
+            timeline_stack(out, &p, &bar, bar.s - t0, bar.e - t0, ops, nops,
+                           ncolored);
     cp_svg_plot_close(out);
     if (nops > 0) {
         fputs("<div class=\"legend\">", out);
@@ -1922,7 +2080,8 @@ void rp_plot_timeline(FILE *out, const struct rp_report *r)
           "each instance once) in each window",
           out);
     if (width_s > 0)
-        fprintf(out, " of %s", fmt(width_s, CP_SVG_TIME, b1, sizeof b1));
+        fprintf(out, " of %s",
+                cp_svg_format3(width_s, CP_SVG_TIME, b1, sizeof b1));
     if (group > 1)
         fprintf(out, " (a bar sums %zu of the report's windows)", group);
     fputs("; the windows add up to the job's communication time, and "
@@ -1961,7 +2120,7 @@ void rp_plot_comm(FILE *out, const struct rp_report *r, size_t ci,
         points++;
     }
     fprintf(out, "<figure id=\"fig-comm-%zu\" class=\"comm-plot\">\n<h4>", number);
-    esc(out, rp_comm_label(c));
+    cp_svg_escape(out, rp_comm_label(c));
     fputs(": time against message size</h4>\n", out);
     if (points == 0) {
         fputs("<p class=\"empty\">No calls of a measurable size and time on "
@@ -2011,18 +2170,20 @@ void rp_plot_comm(FILE *out, const struct rp_report *r, size_t ci,
         t = w->time_s / w->calls;
         xp = cp_svg_axis_map(&p.x, n);
         if (w->p50_s > 0 && w->p99_s > 0 && isfinite(w->p99_s))
-            fprintf(out,
-                    "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" "
-                    "stroke=\"%s\" stroke-width=\"1.2\"/>",
-                    co(xp, b1, sizeof b1),
-                    co(cp_svg_axis_map(&p.y, w->p50_s), b2, sizeof b2), b1,
-                    co(cp_svg_axis_map(&p.y, w->p99_s), b3, sizeof b3), color);
-        snprintf(hover, sizeof hover,
-                 "%s %s: %s calls, mean %s, busbw %s (%s)", w->op,
-                 fmt(n, CP_SVG_SIZE, b1, sizeof b1),
-                 fmt(w->calls, CP_SVG_COUNT, b2, sizeof b2),
-                 fmt(t, CP_SVG_TIME, b3, sizeof b3),
-                 fmt(w->busbw_Bps, CP_SVG_BANDWIDTH, id, sizeof id),
+            fprintf(
+                out,
+                "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" "
+                "stroke=\"%s\" stroke-width=\"1.2\"/>",
+                cp_svg_coord(xp, b1, sizeof b1),
+                cp_svg_coord(cp_svg_axis_map(&p.y, w->p50_s), b2, sizeof b2),
+                b1,
+                cp_svg_coord(cp_svg_axis_map(&p.y, w->p99_s), b3, sizeof b3),
+                color);
+        snprintf(hover, sizeof hover, "%s %s: %s calls, mean %s, busbw %s (%s)",
+                 w->op, cp_svg_format3(n, CP_SVG_SIZE, b1, sizeof b1),
+                 cp_svg_format3(w->calls, CP_SVG_COUNT, b2, sizeof b2),
+                 cp_svg_format3(t, CP_SVG_TIME, b3, sizeof b3),
+                 cp_svg_format3(w->busbw_Bps, CP_SVG_BANDWIDTH, id, sizeof id),
                  w->regime && w->regime[0] ? w->regime : "no model");
         cp_svg_marker(out, op_shape(w->op), xp, cp_svg_axis_map(&p.y, t), 4,
                       color, !(w->regime && strcmp(w->regime, "latency") == 0),
@@ -2064,21 +2225,22 @@ void rp_plot_skew(FILE *out, const struct rp_report *r, size_t ci,
     x0 = 60;
     x1 = PLOT_W * 0.75 - 20;
     fprintf(out, "<figure id=\"fig-skew-%zu\" class=\"comm-plot\">\n<h4>", number);
-    esc(out, rp_comm_label(c));
+    cp_svg_escape(out, rp_comm_label(c));
     fputs(": arrival skew of its collectives</h4>\n", out);
     fprintf(out,
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%s\" "
             "height=\"52\" role=\"img\"><title>arrival skew, log scale from "
             "%s to %s</title>\n",
-            co(PLOT_W * 0.75, b1, sizeof b1), fmt(plo, CP_SVG_TIME, b2, sizeof b2),
-            fmt(phi, CP_SVG_TIME, b3, sizeof b3));
+            cp_svg_coord(PLOT_W * 0.75, b1, sizeof b1),
+            cp_svg_format3(plo, CP_SVG_TIME, b2, sizeof b2),
+            cp_svg_format3(phi, CP_SVG_TIME, b3, sizeof b3));
     {
         char cx0[32], cx1[32], cy[32], tlo[64], thi[64];
-        co(x0, cx0, sizeof cx0);
-        co(x1, cx1, sizeof cx1);
-        co(y, cy, sizeof cy);
-        fmt(plo, CP_SVG_TIME, tlo, sizeof tlo);
-        fmt(phi, CP_SVG_TIME, thi, sizeof thi);
+        cp_svg_coord(x0, cx0, sizeof cx0);
+        cp_svg_coord(x1, cx1, sizeof cx1);
+        cp_svg_coord(y, cy, sizeof cy);
+        cp_svg_format3(plo, CP_SVG_TIME, tlo, sizeof tlo);
+        cp_svg_format3(phi, CP_SVG_TIME, thi, sizeof thi);
         fprintf(out,
                 "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" "
                 "stroke=\"#999\"/><text x=\"%s\" y=\"46\" "
@@ -2094,13 +2256,18 @@ void rp_plot_skew(FILE *out, const struct rp_report *r, size_t ci,
             continue;
         x = x0 + (x1 - x0) * log(v[i] / plo) / log(phi / plo);
         snprintf(hover, sizeof hover, "%s skew: %s", names[i],
-                 fmt(v[i], CP_SVG_TIME, b1, sizeof b1));
+                 cp_svg_format3(v[i], CP_SVG_TIME, b1, sizeof b1));
         cp_svg_marker(out, CP_SVG_CIRCLE, x, y, 5,
                       cp_svg_colors[i % CP_SVG_NCOLORS], 1, hover);
-        fprintf(out, "<text x=\"%s\" y=\"%s\" font-size=\"10\" "
-                     "text-anchor=\"middle\">%s</text>\n",
-                co(x, b1, sizeof b1), co(y - 9 - 8 * (double)(i % 2), b2, sizeof b2),
-                i == 0 ? "p50" : i == 1 ? "p90" : i == 2 ? "p99" : "max");
+        fprintf(out,
+                "<text x=\"%s\" y=\"%s\" font-size=\"10\" "
+                "text-anchor=\"middle\">%s</text>\n",
+                cp_svg_coord(x, b1, sizeof b1),
+                cp_svg_coord(y - 9 - 8 * (double)(i % 2), b2, sizeof b2),
+                i == 0   ? "p50"
+                : i == 1 ? "p90"
+                : i == 2 ? "p99"
+                         : "max");
     }
     fputs("</svg>\n<figcaption>Its collectives' arrival skew (first to last "
           "arrival, outside groups): median, 90th and 99th percentile and "

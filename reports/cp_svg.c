@@ -182,6 +182,11 @@ const char *cp_svg_format(double value, enum cp_svg_unit unit, int digits,
     return buf;
 }
 
+const char *cp_svg_format3(double value, enum cp_svg_unit unit, char *buf,
+                           size_t size) {
+    return cp_svg_format(value, unit, 3, buf, size);
+}
+
 const char *cp_svg_format_count(double value, char *buf, size_t size)
 {
     char digits[64];
@@ -500,6 +505,51 @@ void cp_svg_marker(FILE *out, enum cp_svg_shape shape, double x, double y,
         fputs("><title>", out);
         cp_svg_escape(out, title);
         fprintf(out, "</title></%s>", tag);
+    } else {
+        fputs("/>", out);
+    }
+}
+
+void cp_svg_curve(FILE *out, const struct cp_svg_plot *p, int samples,
+                  double (*f)(double x, const void *ctx), const void *ctx,
+                  const char *attrs)
+{
+    char bx[32], by[32];
+    int i, pen = 0;
+
+    fprintf(out, "<path %s clip-path=\"url(#%s-clip)\" d=\"", attrs, p->id);
+    for (i = 0; i <= samples; i++) {
+        double n = p->x.lo * pow(p->x.hi / p->x.lo, (double)i / samples);
+        double v = f(n, ctx);
+        double y;
+        if (!(v > 0) || !isfinite(v)) {
+            pen = 0;
+            continue;
+        }
+        y = cp_svg_axis_map(&p->y, v);
+        /* keep far-off points finite for the renderer */
+        y = fmax(-10 * CP_SVG_CURVE_HEIGHT, fmin(11 * CP_SVG_CURVE_HEIGHT, y));
+        fprintf(out, "%s%s %s", pen ? "L" : "M",
+                cp_svg_coord(cp_svg_axis_map(&p->x, n), bx, sizeof bx),
+                cp_svg_coord(y, by, sizeof by));
+        pen = 1;
+    }
+    fputs("\"/>\n", out);
+}
+
+void cp_svg_rect(FILE *out, double x, double y, double w, double h,
+                 const char *attrs, const char *title)
+{
+    char b1[32], b2[32], b3[32], b4[32];
+
+    fprintf(out, "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" %s",
+            cp_svg_coord(x, b1, sizeof b1), cp_svg_coord(y, b2, sizeof b2),
+            cp_svg_coord(w, b3, sizeof b3), cp_svg_coord(h, b4, sizeof b4),
+            attrs);
+    if (title) {
+        fputs("><title>", out);
+        cp_svg_escape(out, title);
+        fputs("</title></rect>", out);
     } else {
         fputs("/>", out);
     }

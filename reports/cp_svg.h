@@ -41,6 +41,11 @@ size_t cp_svg_escape_buf(const char *text, char *buf, size_t size);
 const char *cp_svg_format(double value, enum cp_svg_unit unit, int digits,
                           char *buf, size_t size);
 
+/* cp_svg_format at the 3 significant digits the pages' labels and hover
+ * texts use.  Returns buf. */
+const char *cp_svg_format3(double value, enum cp_svg_unit unit, char *buf,
+                           size_t size);
+
 /* A whole count with thousands separators: "1,234,567".  Returns buf. */
 const char *cp_svg_format_count(double value, char *buf, size_t size);
 
@@ -126,6 +131,23 @@ enum cp_svg_shape {
 void cp_svg_marker(FILE *out, enum cp_svg_shape shape, double x, double y,
                    double r, const char *color, int filled,
                    const char *title);
+
+/* A curve y = f(x, ctx) over the plot's log x axis, sampled at samples + 1
+ * sizes evenly spaced in log, as one <path> clipped to the plot area:
+ * `<path ATTRS clip-path=...`, ATTRS as given (trusted text).  A value
+ * that is not positive and finite breaks the line; far-off points are
+ * kept within ten plot heights (of CP_SVG_CURVE_HEIGHT px) for the
+ * renderer.  Ends with a newline. */
+#define CP_SVG_CURVE_HEIGHT 340.0
+void cp_svg_curve(FILE *out, const struct cp_svg_plot *p, int samples,
+                  double (*f)(double x, const void *ctx), const void *ctx,
+                  const char *attrs);
+
+/* A bar or a cell: <rect> at (x, y) of width w and height h, then `attrs`
+ * as given (e.g. `fill="#0072B2"`; trusted text), and the hover text
+ * `title` (escaped; NULL: none).  No newline. */
+void cp_svg_rect(FILE *out, double x, double y, double w, double h,
+                 const char *attrs, const char *title);
 
 /* A value in a unit (a whole count in digits), or "n/a", as text. */
 void cp_svg_value(FILE *out, double v, enum cp_svg_unit unit);

@@ -327,6 +327,48 @@ static int weak_model(const struct cp_analysis *an)
     return 0;
 }
 
+/* The verdict's line on the links: each class's busbw against what its
+ * reference allows. */
+static void print_links(const struct cp_analysis *an)
+{
+    char b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE], b3[CP_UNITS_BUFSIZE],
+        line[512];
+    size_t len;
+    unsigned k;
+
+    len = 0;
+    line[0] = '\0';
+    for (k = 0; k < CP_LINK_COUNT; k++) {
+        const struct cp_analysis_link *m = &an->model[k];
+        if (m->source == CP_SOURCE_NONE || m->bw_calls == 0)
+            continue;
+        if (m->expected_Bps > 0 && m->reference_busbw_Bps > 0)
+            len += (size_t)snprintf(
+                line + len, sizeof line - len,
+                "%s%s-node busbw %s, %.0f%% of what the %s allows (%s at "
+                "%s)",
+                len ? "; " : "", k == CP_LINK_INTER ? "inter" : "intra",
+                cp_units_format_bandwidth(m->busbw_Bps, b1, sizeof b1),
+                100 * m->busbw_Bps / m->reference_busbw_Bps,
+                m->expected_source == CP_SOURCE_PORTS ? "NICs' port rate"
+                                                      : "profile",
+                cp_units_format_bandwidth(m->reference_busbw_Bps, b2,
+                                          sizeof b2),
+                cp_units_format_bandwidth(m->expected_Bps, b3, sizeof b3));
+        else
+            len += (size_t)snprintf(
+                line + len, sizeof line - len,
+                "%s%s-node busbw %s: no reference: cannot judge bandwidth "
+                "(give --profile, or run collprof bench / probe)",
+                len ? "; " : "", k == CP_LINK_INTER ? "inter" : "intra",
+                cp_units_format_bandwidth(m->busbw_Bps, b1, sizeof b1));
+        if (len >= sizeof line)
+            break;
+    }
+    if (line[0])
+        printf("collprof: %s\n", line);
+}
+
 static void print_verdict(const struct cp_analysis *an, const char *report,
                           const char *html)
 {
@@ -336,7 +378,6 @@ static void print_verdict(const struct cp_analysis *an, const char *report,
     char b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE], b3[CP_UNITS_BUFSIZE],
         line[512];
     size_t i, len;
-    unsigned k;
 
     if (cp_hang_headline(an))
         printf("%s\n", cp_hang_headline(an));
@@ -394,37 +435,7 @@ static void print_verdict(const struct cp_analysis *an, const char *report,
                "regimes not judged\n");
     }
 
-    len = 0;
-    line[0] = '\0';
-    for (k = 0; k < CP_LINK_COUNT; k++) {
-        const struct cp_analysis_link *m = &an->model[k];
-        if (m->source == CP_SOURCE_NONE || m->bw_calls == 0)
-            continue;
-        if (m->expected_Bps > 0 && m->reference_busbw_Bps > 0)
-            len += (size_t)snprintf(
-                line + len, sizeof line - len,
-                "%s%s-node busbw %s, %.0f%% of what the %s allows (%s at "
-                "%s)",
-                len ? "; " : "", k == CP_LINK_INTER ? "inter" : "intra",
-                cp_units_format_bandwidth(m->busbw_Bps, b1, sizeof b1),
-                100 * m->busbw_Bps / m->reference_busbw_Bps,
-                m->expected_source == CP_SOURCE_PORTS ? "NICs' port rate"
-                                                      : "profile",
-                cp_units_format_bandwidth(m->reference_busbw_Bps, b2,
-                                          sizeof b2),
-                cp_units_format_bandwidth(m->expected_Bps, b3, sizeof b3));
-        else
-            len += (size_t)snprintf(
-                line + len, sizeof line - len,
-                "%s%s-node busbw %s: no reference: cannot judge bandwidth "
-                "(give --profile, or run collprof bench / probe)",
-                len ? "; " : "", k == CP_LINK_INTER ? "inter" : "intra",
-                cp_units_format_bandwidth(m->busbw_Bps, b1, sizeof b1));
-        if (len >= sizeof line)
-            break;
-    }
-    if (line[0])
-        printf("collprof: %s\n", line);
+    print_links(an);
 
     len = 0;
     line[0] = '\0';
@@ -477,7 +488,165 @@ static void print_probe_warnings(const struct cp_analysis *an)
                 pr->file, pr->nunknown, pr->nodes, list, pr->pairs);
 }
 
-int cp_cmd_analyze(int argc, char **argv)
+/* What the command line asked for. */
+struct analyze_args {
+    const char *outdir, *profile_path, *probe_path;
+    struct cp_analysis_opts opts;
+    struct cp_clijob_window win;
+    int no_probe, no_profile, quiet, nodes, fail_on;
+    unsigned nodes_wait;
+};
+
+/* --steps N (a count) or --steps A:B (a window). */
+static int parse_steps(const char *arg, struct analyze_args *a)
+{
+    struct cp_error err;
+    uint64_t v = 0;
+
+    if (strchr(arg, ':'))
+        return cp_clijob_window_option("analyze", "--steps", arg, &a->win);
+    if (cp_units_parse_count(arg, UINT32_MAX, &v, &err) < 0) {
+        fprintf(stderr, "collprof analyze: --steps: %s\n", err.text);
+        return -1;
+    }
+    if (v == 0) {
+        fprintf(stderr, "collprof analyze: --steps: must be at least "
+                        "1\n");
+        return -1;
+    }
+    a->opts.steps = (unsigned)v;
+    return 0;
+}
+
+static int parse_bucket(const char *arg, struct analyze_args *a)
+{
+    struct cp_error err;
+
+    if (*arg && strchr("0123456789.", arg[strlen(arg) - 1])) {
+        /* a bucket of "25" bytes is never meant */
+        fprintf(stderr, "collprof analyze: --bucket: '%s' has no "
+                        "unit: give one, e.g. %sMB or %sMiB (a bare "
+                        "number would be bytes)\n",
+                arg, arg, arg);
+        return -1;
+    }
+    if (cp_units_parse_size(arg, &a->opts.bucket_bytes, &err) < 0) {
+        fprintf(stderr, "collprof analyze: --bucket: %s\n", err.text);
+        return -1;
+    }
+    if (!(a->opts.bucket_bytes >= 1)) {
+        fprintf(stderr, "collprof analyze: --bucket: must be at "
+                        "least 1 byte\n");
+        return -1;
+    }
+    return 0;
+}
+
+static int parse_fail_on(const char *arg, struct analyze_args *a)
+{
+    enum cp_analysis_severity sev;
+
+    if (cp_analysis_severity_from_name(arg, &sev) < 0 ||
+        sev == CP_SEVERITY_INFO) {
+        fprintf(stderr,
+                "collprof analyze: --fail-on: expected warning or "
+                "critical, got '%s'\n",
+                arg);
+        return -1;
+    }
+    a->fail_on = (int)sev;
+    return 0;
+}
+
+static int parse_jobs(const char *arg, struct analyze_args *a)
+{
+    char *end;
+    unsigned long n;
+
+    errno = 0;
+    n = strtoul(arg, &end, 10);
+    if (arg[0] < '1' || arg[0] > '9' || *end || errno || n > 1024) {
+        fprintf(stderr, "collprof analyze: -j '%s': a number of "
+                        "threads from 1 to 1024 is needed\n", arg);
+        return -1;
+    }
+    a->opts.jobs = (unsigned)n;
+    return 0;
+}
+
+static int parse_nodes_wait(const char *arg, struct analyze_args *a)
+{
+    char *end;
+    unsigned long v = strtoul(arg, &end, 10);
+
+    if (*end || !*arg || arg[0] == '-' || v > 86400) {
+        fprintf(stderr, "collprof analyze: --nodes-wait: expected "
+                        "seconds (0 to 86400), got '%s'\n", arg);
+        return -1;
+    }
+    a->nodes_wait = (unsigned)v;
+    return 0;
+}
+
+/* One option of getopt_long's; -1 after a message on a bad value. */
+static int parse_option(int c, const char *arg, void *ctx)
+{
+    struct analyze_args *a = ctx;
+
+    switch (c) {
+    case 'o':
+        a->outdir = arg;
+        return 0;
+    case 'p':
+        a->profile_path = arg;
+        return 0;
+    case 'P':
+        a->no_profile = 1;
+        return 0;
+    case 'r':
+        a->probe_path = arg;
+        return 0;
+    case 'R':
+        a->no_probe = 1;
+        return 0;
+    case 'F':
+    case 'T':
+    case 'S':
+        return cp_clijob_window_option("analyze",
+                                       c == 'F'   ? "--from"
+                                       : c == 'T' ? "--to"
+                                                  : "--skip-steps",
+                                       arg, &a->win);
+    case 's':
+        return parse_steps(arg, a);
+    case 'b':
+        return parse_bucket(arg, a);
+    case 'f':
+        return parse_fail_on(arg, a);
+    case 'L':
+        cp_path_set_log_links(CP_PATH_FOLLOW);
+        return 0;
+    case 'A':
+        a->opts.rank_table_max = UINT_MAX;
+        return 0;
+    case 'j':
+        return parse_jobs(arg, a);
+    case 'N':
+        a->nodes = 1;
+        return 0;
+    case 'W':
+        return parse_nodes_wait(arg, a);
+    case 'q':
+        a->quiet = 1;
+        return 0;
+    default:
+        return -1;
+    }
+}
+
+/* The command line into a: 0, 1 when --help was written, -1 after a
+ * message (a usage error). */
+static int parse_args(int argc, char **argv, struct analyze_args *a)
 {
     static const struct option longopts[] = {
         {"output", required_argument, NULL, 'o'},
@@ -499,216 +668,66 @@ int cp_cmd_analyze(int argc, char **argv)
         {"nodes-wait", required_argument, NULL, 'W'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
-    const char *outdir = NULL, *profile_path = NULL, *probe_path = NULL;
-    struct cp_analysis_opts opts;
-    struct cp_profile profile;
-    struct cp_probeview probe;
-    char found_probe[4200];
-    int no_probe = 0;
-    struct cp_analysis *an = NULL;
-    struct cp_error err;
-    struct progress prog = {0};
-    struct cp_clijob_window win;
-    json_t *report = NULL;
-    char path[4200], html[4200];
-    int html_ok = 0;
-    int quiet = 0, no_profile = 0, fail_on = -1, c, rc = EXIT_USAGE;
-    int nodes = 0;
-    unsigned nodes_wait = 120;
-    size_t i;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int c;
 
-    cp_analysis_opts_init(&opts);
-    cp_clijob_window_init(&win);
-    memset(&probe, 0, sizeof probe);
-    optind = 1;
-    opterr = 0;
-    {
-        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        opts.jobs = cpus > 0 ? (unsigned)(cpus < 1024 ? cpus : 1024) : 1;
-    }
-    while ((c = getopt_long(argc, argv, ":o:j:qh", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'o':
-            outdir = optarg;
-            break;
-        case 'p':
-            profile_path = optarg;
-            break;
-        case 'P':
-            no_profile = 1;
-            break;
-        case 'r':
-            probe_path = optarg;
-            break;
-        case 'R':
-            no_probe = 1;
-            break;
-        case 'F':
-        case 'T':
-        case 'S':
-            if (cp_clijob_window_option("analyze",
-                                        c == 'F'   ? "--from"
-                                        : c == 'T' ? "--to"
-                                                   : "--skip-steps",
-                                        optarg, &win) < 0)
-                goto out;
-            break;
-        case 's': {
-            uint64_t v = 0;
-            if (strchr(optarg, ':')) {
-                if (cp_clijob_window_option("analyze", "--steps", optarg,
-                                            &win) < 0)
-                    goto out;
-                break;
-            }
-            if (cp_units_parse_count(optarg, UINT32_MAX, &v, &err) < 0) {
-                fprintf(stderr, "collprof analyze: --steps: %s\n", err.text);
-                goto out;
-            }
-            if (v == 0) {
-                fprintf(stderr, "collprof analyze: --steps: must be at least "
-                                "1\n");
-                goto out;
-            }
-            opts.steps = (unsigned)v;
-            break;
-        }
-        case 'b':
-            if (*optarg && strchr("0123456789.", optarg[strlen(optarg) - 1])) {
-                /* a bucket of "25" bytes is never meant */
-                fprintf(stderr, "collprof analyze: --bucket: '%s' has no "
-                                "unit: give one, e.g. %sMB or %sMiB (a bare "
-                                "number would be bytes)\n",
-                        optarg, optarg, optarg);
-                goto out;
-            }
-            if (cp_units_parse_size(optarg, &opts.bucket_bytes, &err) < 0) {
-                fprintf(stderr, "collprof analyze: --bucket: %s\n", err.text);
-                goto out;
-            }
-            if (!(opts.bucket_bytes >= 1)) {
-                fprintf(stderr, "collprof analyze: --bucket: must be at "
-                                "least 1 byte\n");
-                goto out;
-            }
-            break;
-        case 'f': {
-            enum cp_analysis_severity sev;
-            if (cp_analysis_severity_from_name(optarg, &sev) < 0 ||
-                sev == CP_SEVERITY_INFO) {
-                fprintf(stderr,
-                        "collprof analyze: --fail-on: expected warning or "
-                        "critical, got '%s'\n",
-                        optarg);
-                goto out;
-            }
-            fail_on = (int)sev;
-            break;
-        }
-        case 'L':
-            cp_path_set_log_links(CP_PATH_FOLLOW);
-            break;
-        case 'A':
-            opts.rank_table_max = UINT_MAX;
-            break;
-        case 'j': {
-            char *end;
-            unsigned long n;
-            errno = 0;
-            n = strtoul(optarg, &end, 10);
-            if (optarg[0] < '1' || optarg[0] > '9' || *end || errno ||
-                n > 1024) {
-                fprintf(stderr, "collprof analyze: -j '%s': a number of "
-                                "threads from 1 to 1024 is needed\n", optarg);
-                goto out;
-            }
-            opts.jobs = (unsigned)n;
-            break;
-        }
-        case 'N':
-            nodes = 1;
-            break;
-        case 'W': {
-            char *end;
-            unsigned long v = strtoul(optarg, &end, 10);
-            if (*end || !*optarg || optarg[0] == '-' || v > 86400) {
-                fprintf(stderr, "collprof analyze: --nodes-wait: expected "
-                                "seconds (0 to 86400), got '%s'\n", optarg);
-                goto out;
-            }
-            nodes_wait = (unsigned)v;
-            break;
-        }
-        case 'q':
-            quiet = 1;
-            break;
-        case 'h':
-            usage(stdout);
-            rc = 0;
-            goto out;
-        default:
-            cp_cli_bad_option("analyze", argv, c);
-            goto out;
-        }
-    }
+    memset(a, 0, sizeof *a);
+    cp_analysis_opts_init(&a->opts);
+    cp_clijob_window_init(&a->win);
+    a->fail_on = -1;
+    a->nodes_wait = 120;
+    a->opts.jobs = cpus > 0 ? (unsigned)(cpus < 1024 ? cpus : 1024) : 1;
+    c = cp_cli_options("analyze", argc, argv, ":o:j:qh", longopts, usage,
+                       parse_option, a);
+    if (c != 0)
+        return c;
     if (optind >= argc) {
         fprintf(stderr, "collprof analyze: no log directory or file given "
                         "(try collprof analyze --help)\n");
-        goto out;
+        return -1;
     }
-    if (!outdir) {
+    if (!a->outdir) {
         fprintf(stderr, "collprof analyze: -o OUT is required: the directory "
                         "for report.json\n");
-        goto out;
+        return -1;
     }
-    if (nodes) {
-        int r = reduce_nodes(argv + optind, nodes_wait, quiet);
-        if (r != 0) {
-            rc = r > 0 ? 0 : EXIT_UNUSABLE;
-            goto out;
-        }
-    }
-    c = cp_clijob_load_profile("analyze", profile_path, no_profile, &profile,
-                               &opts.profile);
-    if (c != 0) {
-        rc = c;
-        goto out;
-    }
-    if (!probe_path && !no_probe &&
-        cp_probeview_find((const char *const *)(argv + optind), found_probe,
-                          sizeof found_probe))
-        probe_path = found_probe;
-    if (probe_path) {
-        /* a probe named on the command line that cannot be read is a
-         * usage error; one found next to the logs makes them unusable as
-         * given (--no-probe analyzes without it) */
-        if (cp_probeview_read(probe_path, &probe, &err) < 0) {
-            fprintf(stderr, "collprof analyze: %s%s\n", err.text,
-                    probe_path == found_probe
-                        ? " (found next to the logs; --no-probe ignores it)"
-                        : "");
-            rc = probe_path == found_probe ? EXIT_UNUSABLE : EXIT_USAGE;
-            goto out;
-        }
-        opts.probe = &probe;
-    }
-    if (!quiet) {
-        opts.progress = on_progress;
-        opts.progress_ctx = &prog;
-    }
+    return 0;
+}
 
-    if (cp_clijob_window_given(&win)) {
-        if (resolve_window((const char *const *)(argv + optind), &opts, &win,
-                           &rc) < 0)
-            goto out;
-        rc = EXIT_USAGE;
+/* The probe.json named by --probe, or found next to the logs, into probe
+ * (a->opts.probe then points at it): 0, or the exit status after a
+ * message. */
+static int load_probe(char *const *inputs, struct analyze_args *a,
+                      struct cp_probeview *probe)
+{
+    char found[4200];
+    const char *path = a->probe_path;
+    struct cp_error err;
+
+    if (!path && !a->no_probe &&
+        cp_probeview_find((const char *const *)inputs, found, sizeof found))
+        path = found;
+    if (!path)
+        return 0;
+    /* a probe named on the command line that cannot be read is a usage
+     * error; one found next to the logs makes them unusable as given
+     * (--no-probe analyzes without it) */
+    if (cp_probeview_read(path, probe, &err) < 0) {
+        fprintf(stderr, "collprof analyze: %s%s\n", err.text,
+                path == found
+                    ? " (found next to the logs; --no-probe ignores it)"
+                    : "");
+        return path == found ? EXIT_UNUSABLE : EXIT_USAGE;
     }
-    an = cp_analysis_run((const char *const *)(argv + optind), &opts, &err);
-    if (!an) {
-        fprintf(stderr, "collprof analyze: %s\n", err.text);
-        rc = EXIT_UNUSABLE;
-        goto out;
-    }
+    a->opts.probe = probe;
+    return 0;
+}
+
+/* The input problems the analysis met, one line each. */
+static void print_problems(const struct cp_analysis *an)
+{
+    size_t i;
+
     for (i = 0; i < an->nproblems; i++) {
         const struct cp_analysis_problem *p = &an->problems[i];
         if (p->offset >= 0)
@@ -717,28 +736,90 @@ int cp_cmd_analyze(int argc, char **argv)
         else
             fprintf(stderr, "collprof analyze: %s: %s\n", p->file, p->message);
     }
-    print_probe_warnings(an);
-    report = cp_analysis_to_json(an);
+}
+
+/* report.json and report.html into a->outdir, then the verdict: 0, or the
+ * exit status after a message. */
+static int write_outputs(const struct cp_analysis *an,
+                         const struct analyze_args *a)
+{
+    char path[4200], html[4200];
+    json_t *report = cp_analysis_to_json(an);
+    int rc = EXIT_UNUSABLE, html_ok;
+
     if (!report) {
         fprintf(stderr, "collprof analyze: out of memory writing the report\n");
-        rc = EXIT_UNUSABLE;
         goto out;
     }
-    if (write_report(outdir, report, path, sizeof path) < 0) {
-        rc = EXIT_UNUSABLE;
+    if (write_report(a->outdir, report, path, sizeof path) < 0)
         goto out;
-    }
     /* the page is a view of the same report; without it report.json still
      * holds everything, so a failure is reported but does not fail the run */
-    snprintf(html, sizeof html, "%s/report.html", outdir);
+    snprintf(html, sizeof html, "%s/report.html", a->outdir);
     html_ok = cp_report_html(report, path, html, "analyze") == 0;
-    if (!quiet)
+    if (!a->quiet)
         print_verdict(an, path, html_ok ? html : NULL);
     rc = 0;
-    if (fail_on >= 0 && cp_analysis_worst_severity(an) >= fail_on)
-        rc = EXIT_FINDINGS;
 out:
     json_decref(report);
+    return rc;
+}
+
+int cp_cmd_analyze(int argc, char **argv)
+{
+    struct analyze_args a;
+    struct cp_profile profile;
+    struct cp_probeview probe;
+    struct cp_analysis *an = NULL;
+    struct cp_error err;
+    struct progress prog = {0};
+    char *const *inputs;
+    int rc = EXIT_USAGE, c;
+
+    memset(&probe, 0, sizeof probe);
+    c = parse_args(argc, argv, &a);
+    if (c != 0) {
+        rc = c > 0 ? 0 : EXIT_USAGE;
+        goto out;
+    }
+    inputs = argv + optind;
+    if (a.nodes) {
+        int r = reduce_nodes(inputs, a.nodes_wait, a.quiet);
+        if (r != 0) {
+            rc = r > 0 ? 0 : EXIT_UNUSABLE;
+            goto out;
+        }
+    }
+    rc = cp_clijob_load_profile("analyze", a.profile_path, a.no_profile,
+                                &profile, &a.opts.profile);
+    if (rc == 0)
+        rc = load_probe(inputs, &a, &probe);
+    if (rc != 0)
+        goto out;
+    rc = EXIT_USAGE;
+    if (!a.quiet) {
+        a.opts.progress = on_progress;
+        a.opts.progress_ctx = &prog;
+    }
+    if (cp_clijob_window_given(&a.win)) {
+        if (resolve_window((const char *const *)inputs, &a.opts, &a.win,
+                           &rc) < 0)
+            goto out;
+        rc = EXIT_USAGE;
+    }
+    an = cp_analysis_run((const char *const *)inputs, &a.opts, &err);
+    if (!an) {
+        fprintf(stderr, "collprof analyze: %s\n", err.text);
+        rc = EXIT_UNUSABLE;
+        goto out;
+    }
+    print_problems(an);
+    print_probe_warnings(an);
+    rc = write_outputs(an, &a);
+    if (rc == 0 && a.fail_on >= 0 &&
+        cp_analysis_worst_severity(an) >= a.fail_on)
+        rc = EXIT_FINDINGS;
+out:
     cp_analysis_destroy(an);
     cp_probeview_clear(&probe);
     return rc;

@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,17 +115,8 @@ static void usage(FILE *f)
         f);
 }
 
-__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt,
-                                                             ...)
-{
-    va_list ap;
-    fputs(PROG ": ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputs(" (collprof bench --help)\n", stderr);
-    return EXIT_USAGE;
-}
+/* "collprof bench: ... (collprof bench --help)"; returns EXIT_USAGE. */
+#define usage_error(...) cp_cli_usage_error("bench", __VA_ARGS__)
 
 /* ---- what rank 0 prints ------------------------------------------------------ */
 
@@ -432,12 +422,7 @@ static int parse_count_opt(const char *name, const char *text, uint64_t max,
 
 static int parse_time_opt(const char *name, const char *text, double *v)
 {
-    struct cp_error e;
-    if (cp_units_parse_time(text, v, &e) < 0)
-        return usage_error("%s: %s", name, e.text);
-    if (!(*v > 0))
-        return usage_error("%s: must be above 0", name);
-    return 0;
+    return cp_cli_positive_time("bench", name, text, v);
 }
 
 /* "COLL[:RANK]" of COLLPROF_BENCH_CORRUPT (tests): one wrong element. */
@@ -573,6 +558,7 @@ struct bench_args {
     struct cp_bench_import_opts io;
     int do_import;
     int force; /* --force: a profile from a weak fit all the same */
+    int quiet;
     const char *json_path, *csv_path, *profile_path, *report_dir;
 };
 
@@ -795,22 +781,140 @@ static int write_outputs(const struct bench_args *a,
     return 0;
 }
 
+/* The command line into a: 0, 1 when --help was written, -1 after a
+ * message (a usage error). */
+static int parse_args(int argc, char **argv, struct bench_args *a)
+{
+    int c;
+
+    memset(a, 0, sizeof *a);
+    a->io.coll = -1;
+    a->io.link = CP_BENCH_LINK_UNKNOWN;
+    cp_bench_run_defaults(&a->ro);
+    a->rt.memory = (enum cp_ncclrt_memory)a->ro.memory;
+    a->rt.id_timeout_s = a->ro.id_timeout_s;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":qh", long_options, NULL)) != -1) {
+        int taken = run_option(a, c, optarg);
+        if (taken == 1)
+            taken = output_option(a, c, optarg);
+        if (taken < 0)
+            return -1;
+        if (taken == 0)
+            continue;
+        switch (c) {
+        case 'q':
+            a->quiet = 1;
+            break;
+        case 'h':
+            usage(stdout);
+            return 1;
+        case ':':
+            usage_error("%s needs a value", argv[optind - 1]);
+            return -1;
+        default:
+            usage_error("unknown option '%s'", argv[optind - 1]);
+            return -1;
+        }
+    }
+    a->ro.memory = (enum cp_bench_memory)a->rt.memory;
+    a->ro.nccl_path = a->rt.nccl_path;
+    a->ro.id_dir = a->rt.id_dir;
+    a->ro.id_timeout_s = a->rt.id_timeout_s;
+    if (a->do_import && optind >= argc) {
+        usage_error("--import: no file given");
+        return -1;
+    }
+    if (!a->do_import && optind < argc) {
+        usage_error("unexpected argument '%s' (files need --import)",
+                    argv[optind]);
+        return -1;
+    }
+    if (!a->do_import &&
+        (a->io.coll >= 0 || a->io.ranks || a->io.nodes ||
+         a->io.link != CP_BENCH_LINK_UNKNOWN)) {
+        usage_error("--op, --ranks, --nodes and --link describe imported "
+                    "files (--import)");
+        return -1;
+    }
+    return parse_corrupt(&a->ro) < 0 ? -1 : 0;
+}
+
+/* The nccl-tests files into set, their skipped lines on stderr, and what
+ * bench.json says of them in meta and *comment (to free): 0, or -1 after a
+ * message. */
+static int import_files(const struct bench_args *a, char **files, int n,
+                        struct cp_bench_set *set,
+                        struct cp_bench_import_report *rep,
+                        struct printer *pr, struct cp_bench_meta *meta,
+                        char **comment)
+{
+    struct cp_error err;
+    size_t k;
+    int i;
+
+    for (i = 0; i < n; i++)
+        if (cp_bench_import_file(files[i], &a->io, set, rep, &err) < 0) {
+            fprintf(stderr, PROG ": %s\n", err.text);
+            return -1;
+        }
+    for (k = 0; k < rep->nissues; k++) {
+        const struct cp_bench_import_issue *is = &rep->issues[k];
+        if (is->line)
+            fprintf(stderr, PROG ": %s:%u: %s\n", is->source, is->line,
+                    is->why);
+        else
+            fprintf(stderr, PROG ": %s: %s\n", is->source, is->why);
+    }
+    print_imported(pr, set);
+    meta->sources = (const char *const *)files;
+    meta->nsources = (size_t)n;
+    meta->import = rep;
+    *comment = describe(NULL, files, n);
+    if (set->npoints == 0) {
+        fprintf(stderr, PROG ": no usable result in %d file%s\n", n,
+                n == 1 ? "" : "s");
+        return -1;
+    }
+    return 0;
+}
+
+/* The sweep, printed as it runs, into set; what bench.json says of it in
+ * meta and *comment (to free): 0, or -1 after a message. */
+static int run_sweep(struct bench_args *a, struct cp_bench_set *set,
+                     struct cp_bench_run_info *info, struct printer *pr,
+                     struct cp_bench_meta *meta, char **comment)
+{
+    struct cp_error err;
+
+    a->ro.ctx = pr;
+    a->ro.on_start = print_start;
+    a->ro.on_section = print_section;
+    a->ro.on_line = print_line;
+    a->ro.on_section_end = print_section_end;
+    if (cp_bench_run(&a->ro, set, info, &err) < 0) {
+        fprintf(stderr, PROG ": %s\n", err.text);
+        return -1;
+    }
+    meta->run = info;
+    *comment = describe(info, NULL, 0);
+    return 0;
+}
+
 int cp_cmd_bench(int argc, char **argv)
 {
-    struct bench_args a = {.io = {.coll = -1,
-                                  .link = CP_BENCH_LINK_UNKNOWN}};
+    struct bench_args a;
     struct cp_bench_set set;
     struct cp_bench_calibration cal;
     struct cp_bench_import_report rep;
     struct cp_bench_run_info info;
     struct cp_bench_meta meta;
     struct printer pr;
-    struct cp_error err;
     char *comment = NULL, created[32];
     time_t now = time(NULL);
     struct tm tm;
-    int c, rc = EXIT_USAGE, have_cal = 0, i;
-    size_t k;
+    int rc, have_cal = 0;
 
     memset(&set, 0, sizeof set);
     memset(&cal, 0, sizeof cal);
@@ -818,57 +922,12 @@ int cp_cmd_bench(int argc, char **argv)
     memset(&info, 0, sizeof info);
     memset(&meta, 0, sizeof meta);
     memset(&pr, 0, sizeof pr);
-    cp_bench_run_defaults(&a.ro);
-    a.rt.memory = (enum cp_ncclrt_memory)a.ro.memory;
-    a.rt.id_timeout_s = a.ro.id_timeout_s;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":qh", long_options, NULL)) != -1) {
-        int taken = run_option(&a, c, optarg);
-        if (taken == 1)
-            taken = output_option(&a, c, optarg);
-        if (taken < 0)
-            goto out;
-        if (taken == 0)
-            continue;
-        switch (c) {
-        case 'q':
-            pr.quiet = 1;
-            break;
-        case 'h':
-            usage(stdout);
-            rc = 0;
-            goto out;
-        case ':':
-            usage_error("%s needs a value", argv[optind - 1]);
-            goto out;
-        default:
-            usage_error("unknown option '%s'", argv[optind - 1]);
-            goto out;
-        }
-    }
-    a.ro.memory = (enum cp_bench_memory)a.rt.memory;
-    a.ro.nccl_path = a.rt.nccl_path;
-    a.ro.id_dir = a.rt.id_dir;
-    a.ro.id_timeout_s = a.rt.id_timeout_s;
-    if (a.do_import && optind >= argc) {
-        usage_error("--import: no file given");
+    rc = parse_args(argc, argv, &a);
+    if (rc != 0) {
+        rc = rc > 0 ? 0 : EXIT_USAGE;
         goto out;
     }
-    if (!a.do_import && optind < argc) {
-        usage_error("unexpected argument '%s' (files need --import)",
-                    argv[optind]);
-        goto out;
-    }
-    if (!a.do_import &&
-        (a.io.coll >= 0 || a.io.ranks || a.io.nodes ||
-         a.io.link != CP_BENCH_LINK_UNKNOWN)) {
-        usage_error("--op, --ranks, --nodes and --link describe imported "
-                    "files (--import)");
-        goto out;
-    }
-    if (parse_corrupt(&a.ro) < 0)
-        goto out;
+    pr.quiet = a.quiet;
     meta.generator = PROG " " PACKAGE_VERSION;
     strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ",
              gmtime_r(&now, &tm));
@@ -876,41 +935,12 @@ int cp_cmd_bench(int argc, char **argv)
 
     rc = EXIT_FAILED;
     if (a.do_import) {
-        for (i = optind; i < argc; i++)
-            if (cp_bench_import_file(argv[i], &a.io, &set, &rep, &err) < 0) {
-                fprintf(stderr, PROG ": %s\n", err.text);
-                goto out;
-            }
-        for (k = 0; k < rep.nissues; k++) {
-            const struct cp_bench_import_issue *is = &rep.issues[k];
-            if (is->line)
-                fprintf(stderr, PROG ": %s:%u: %s\n", is->source, is->line,
-                        is->why);
-            else
-                fprintf(stderr, PROG ": %s: %s\n", is->source, is->why);
-        }
-        print_imported(&pr, &set);
-        meta.sources = (const char *const *)(argv + optind);
-        meta.nsources = (size_t)(argc - optind);
-        meta.import = &rep;
-        comment = describe(NULL, argv + optind, argc - optind);
-        if (set.npoints == 0) {
-            fprintf(stderr, PROG ": no usable result in %d file%s\n",
-                    argc - optind, argc - optind == 1 ? "" : "s");
+        if (import_files(&a, argv + optind, argc - optind, &set, &rep, &pr,
+                         &meta, &comment) < 0)
             goto out;
-        }
     } else {
-        a.ro.ctx = &pr;
-        a.ro.on_start = print_start;
-        a.ro.on_section = print_section;
-        a.ro.on_line = print_line;
-        a.ro.on_section_end = print_section_end;
-        if (cp_bench_run(&a.ro, &set, &info, &err) < 0) {
-            fprintf(stderr, PROG ": %s\n", err.text);
+        if (run_sweep(&a, &set, &info, &pr, &meta, &comment) < 0)
             goto out;
-        }
-        meta.run = &info;
-        comment = describe(&info, NULL, 0);
         /* Rank 0 reports, writes the files and gives the verdict; the
          * others end with 0, so that a launcher that stops a job when one
          * rank fails does not stop rank 0 before its files are written. */

@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,17 +73,8 @@ static void usage(FILE *f)
         f);
 }
 
-__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt,
-                                                             ...)
-{
-    va_list ap;
-    fputs(PROG ": ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputs(" (collprof probe --help)\n", stderr);
-    return EXIT_USAGE;
-}
+/* "collprof probe: ... (collprof probe --help)"; returns EXIT_USAGE. */
+#define usage_error(...) cp_cli_usage_error("probe", __VA_ARGS__)
 
 /* ---- what rank 0 prints ---------------------------------------------------- */
 
@@ -188,13 +178,7 @@ static int parse_count(const char *name, const char *text, uint64_t max,
 
 static int parse_time(const char *name, const char *text, double *v)
 {
-    struct cp_error e;
-
-    if (cp_units_parse_time(text, v, &e) < 0)
-        return usage_error("%s: %s", name, e.text);
-    if (!(*v > 0))
-        return usage_error("%s: must be above 0", name);
-    return 0;
+    return cp_cli_positive_time("probe", name, text, v);
 }
 
 /* The inter-node bandwidth of a site profile (or a simulator topology). */
@@ -218,115 +202,212 @@ static int profile_bandwidth(const char *path, double *bandwidth)
     return 0;
 }
 
-int cp_cmd_probe(int argc, char **argv)
-{
+/* What the command line asked for. */
+struct probe_args {
     struct cp_probe_opts po;
-    struct cp_probe_result res;
-    struct printer pr = {0};
-    struct cp_error err;
-    const char *outdir = NULL, *profile_path = NULL;
-    double slow_below = 0.7, reference = 0;
-    int c, rc = EXIT_USAGE, fail_on = 0, worst = 0;
-    char path[4200];
-    size_t i;
+    const char *outdir, *profile_path;
+    double slow_below;
+    int fail_on, quiet;
+};
 
-    memset(&res, 0, sizeof res);
-    cp_probe_defaults(&po);
+static int parse_size(const char *arg, struct probe_args *a)
+{
+    struct cp_error e;
+
+    if (cp_units_parse_size_u64(arg, &a->po.max_bytes, &e) < 0) {
+        usage_error("--size: %s", e.text);
+        return -1;
+    }
+    if (a->po.max_bytes < 4096 || a->po.max_bytes > ((uint64_t)1 << 34)) {
+        usage_error("--size: from 4KiB to 16GiB, not '%s'", arg);
+        return -1;
+    }
+    return 0;
+}
+
+static int parse_slow_below(const char *arg, struct probe_args *a)
+{
+    char *end;
+
+    errno = 0;
+    a->slow_below = strtod(arg, &end);
+    if (errno || end == arg || *end || !(a->slow_below > 0) ||
+        !(a->slow_below < 1)) {
+        usage_error("--slow-below: a number between 0 and 1, not "
+                    "'%s'",
+                    arg);
+        return -1;
+    }
+    return 0;
+}
+
+/* One option of getopt_long's (not -h, ':' or '?'); -1 after a message on
+ * a bad value. */
+static int parse_option(int c, const char *arg, struct probe_args *a)
+{
+    struct cp_error err;
+
+    switch (c) {
+    case 'o':
+        a->outdir = arg;
+        return 0;
+    case OPT_SIZE:
+        return parse_size(arg, a);
+    case OPT_ITERS:
+        return parse_count("--iters", arg, 10000, &a->po.iters) != 0 ? -1 : 0;
+    case OPT_LATENCY_ITERS:
+        return parse_count("--latency-iters", arg, 100000,
+                           &a->po.latency_iters) != 0
+                   ? -1
+                   : 0;
+    case OPT_PAIR_TIME:
+        return parse_time("--pair-time", arg, &a->po.pair_time_s) != 0 ? -1
+                                                                        : 0;
+    case OPT_SLOW_BELOW:
+        return parse_slow_below(arg, a);
+    case OPT_PROFILE:
+        a->profile_path = arg;
+        return 0;
+    case OPT_FAIL_ON:
+        if (strcmp(arg, "warning") == 0)
+            a->fail_on = 1;
+        else if (strcmp(arg, "critical") == 0)
+            a->fail_on = 2;
+        else {
+            usage_error("--fail-on: warning or critical, not '%s'", arg);
+            return -1;
+        }
+        return 0;
+    case CP_NCCLRT_OPT_MEMORY:
+    case CP_NCCLRT_OPT_NCCL:
+    case CP_NCCLRT_OPT_ID_DIR:
+    case CP_NCCLRT_OPT_ID_TIMEOUT:
+        if (cp_ncclrt_parse_option(&a->po.rt, c, arg, &err) < 0) {
+            usage_error("%s", err.text);
+            return -1;
+        }
+        return 0;
+    case 'q':
+        a->quiet = 1;
+        return 0;
+    default:
+        return -1;
+    }
+}
+
+/* The command line into a: 0, 1 when --help was written, -1 after a
+ * message (a usage error). */
+static int parse_args(int argc, char **argv, struct probe_args *a)
+{
+    int c;
+
+    memset(a, 0, sizeof *a);
+    cp_probe_defaults(&a->po);
+    a->slow_below = 0.7;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":o:qh", long_options, NULL)) != -1) {
-        switch (c) {
-        case 'o':
-            outdir = optarg;
-            break;
-        case OPT_SIZE: {
-            struct cp_error e;
-            if (cp_units_parse_size_u64(optarg, &po.max_bytes, &e) < 0) {
-                usage_error("--size: %s", e.text);
-                goto out;
-            }
-            if (po.max_bytes < 4096 || po.max_bytes > ((uint64_t)1 << 34)) {
-                usage_error("--size: from 4KiB to 16GiB, not '%s'", optarg);
-                goto out;
-            }
-            break;
-        }
-        case OPT_ITERS:
-            if (parse_count("--iters", optarg, 10000, &po.iters) != 0)
-                goto out;
-            break;
-        case OPT_LATENCY_ITERS:
-            if (parse_count("--latency-iters", optarg, 100000,
-                            &po.latency_iters) != 0)
-                goto out;
-            break;
-        case OPT_PAIR_TIME:
-            if (parse_time("--pair-time", optarg, &po.pair_time_s) != 0)
-                goto out;
-            break;
-        case OPT_SLOW_BELOW: {
-            char *end;
-            errno = 0;
-            slow_below = strtod(optarg, &end);
-            if (errno || end == optarg || *end || !(slow_below > 0) ||
-                !(slow_below < 1)) {
-                usage_error("--slow-below: a number between 0 and 1, not "
-                            "'%s'",
-                            optarg);
-                goto out;
-            }
-            break;
-        }
-        case OPT_PROFILE:
-            profile_path = optarg;
-            break;
-        case OPT_FAIL_ON:
-            if (strcmp(optarg, "warning") == 0)
-                fail_on = 1;
-            else if (strcmp(optarg, "critical") == 0)
-                fail_on = 2;
-            else {
-                usage_error("--fail-on: warning or critical, not '%s'",
-                            optarg);
-                goto out;
-            }
-            break;
-        case CP_NCCLRT_OPT_MEMORY:
-        case CP_NCCLRT_OPT_NCCL:
-        case CP_NCCLRT_OPT_ID_DIR:
-        case CP_NCCLRT_OPT_ID_TIMEOUT:
-            if (cp_ncclrt_parse_option(&po.rt, c, optarg, &err) < 0) {
-                usage_error("%s", err.text);
-                goto out;
-            }
-            break;
-        case 'q':
-            pr.quiet = 1;
-            break;
-        case 'h':
+        if (c == 'h') {
             usage(stdout);
-            rc = 0;
-            goto out;
-        case ':':
-            usage_error("%s needs a value", argv[optind - 1]);
-            goto out;
-        default:
-            usage_error("unknown option '%s'", argv[optind - 1]);
-            goto out;
+            return 1;
         }
+        if (c == ':') {
+            usage_error("%s needs a value", argv[optind - 1]);
+            return -1;
+        }
+        if (c == '?') {
+            usage_error("unknown option '%s'", argv[optind - 1]);
+            return -1;
+        }
+        if (parse_option(c, optarg, a) < 0)
+            return -1;
     }
     if (optind < argc) {
         usage_error("unexpected argument '%s'", argv[optind]);
+        return -1;
+    }
+    return 0;
+}
+
+/* One line on stderr per slow pair; returns the worst level (0 none, 1
+ * warning, 2 critical). */
+static int print_slow(const struct cp_probe_result *res)
+{
+    int worst = 0;
+    size_t i;
+
+    for (i = 0; i < res->npairs; i++) {
+        const struct cp_probe_pair *q = &res->pairs[i];
+        char b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE];
+        int level;
+        if (q->state != CP_PROBE_SLOW)
+            continue;
+        fflush(stdout);
+        level = q->efficiency <= res->critical_threshold ? 2 : 1;
+        if (level > worst)
+            worst = level;
+        fprintf(stderr,
+                PROG ": %s: slow link %s-%s: %s against %s (%.0f%%)\n",
+                level == 2 ? "critical" : "warning", res->nodes[q->a],
+                res->nodes[q->b],
+                cp_units_format_bandwidth(q->bandwidth_Bps, b1, sizeof b1),
+                cp_units_format_bandwidth(res->reference_Bps, b2, sizeof b2),
+                100 * q->efficiency);
+    }
+    return worst;
+}
+
+/* outdir/probe.json: 0, or -1 after a message. */
+static int write_probe(const struct cp_probe_result *res, const char *outdir,
+                       int quiet)
+{
+    struct cp_error err;
+    char path[4200];
+
+    if (cp_path_mkdir(outdir, 0755) < 0) {
+        fprintf(stderr, PROG ": cannot create %s: %s\n", outdir,
+                strerror(errno));
+        return -1;
+    }
+    if (snprintf(path, sizeof path, "%s/probe.json", outdir) >=
+        (int)sizeof path) {
+        fprintf(stderr, PROG ": %s: the name is too long\n", outdir);
+        return -1;
+    }
+    if (cp_probe_write_json(res, path, &err) < 0) {
+        fprintf(stderr, PROG ": %s\n", err.text);
+        return -1;
+    }
+    if (!quiet)
+        printf("# wrote %s\n", path);
+    return 0;
+}
+
+int cp_cmd_probe(int argc, char **argv)
+{
+    struct probe_args a;
+    struct cp_probe_result res;
+    struct printer pr = {0};
+    struct cp_error err;
+    double reference = 0;
+    int rc = EXIT_USAGE, worst;
+
+    memset(&res, 0, sizeof res);
+    rc = parse_args(argc, argv, &a);
+    if (rc != 0) {
+        rc = rc > 0 ? 0 : EXIT_USAGE;
         goto out;
     }
-    if (profile_path && profile_bandwidth(profile_path, &reference) < 0)
+    rc = EXIT_USAGE;
+    if (a.profile_path && profile_bandwidth(a.profile_path, &reference) < 0)
         goto out;
 
     rc = EXIT_FAILED;
-    po.ctx = &pr;
-    po.on_start = print_start;
-    po.on_round = print_round;
-    if (cp_probe_run(&po, &res, &err) < 0) {
+    pr.quiet = a.quiet;
+    a.po.ctx = &pr;
+    a.po.on_start = print_start;
+    a.po.on_round = print_round;
+    if (cp_probe_run(&a.po, &res, &err) < 0) {
         fprintf(stderr, PROG ": %s\n", err.text);
         goto out;
     }
@@ -337,46 +418,13 @@ int cp_cmd_probe(int argc, char **argv)
         rc = 0;
         goto out;
     }
-    cp_probe_judge(&res, reference, slow_below);
+    cp_probe_judge(&res, reference, a.slow_below);
     if (!pr.quiet)
         print_pairs(&res);
-    for (i = 0; i < res.npairs; i++) {
-        const struct cp_probe_pair *q = &res.pairs[i];
-        char b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE];
-        int level;
-        if (q->state != CP_PROBE_SLOW)
-            continue;
-        fflush(stdout);
-        level = q->efficiency <= res.critical_threshold ? 2 : 1;
-        if (level > worst)
-            worst = level;
-        fprintf(stderr,
-                PROG ": %s: slow link %s-%s: %s against %s (%.0f%%)\n",
-                level == 2 ? "critical" : "warning", res.nodes[q->a],
-                res.nodes[q->b],
-                cp_units_format_bandwidth(q->bandwidth_Bps, b1, sizeof b1),
-                cp_units_format_bandwidth(res.reference_Bps, b2, sizeof b2),
-                100 * q->efficiency);
-    }
-    if (outdir) {
-        if (cp_path_mkdir(outdir, 0755) < 0) {
-            fprintf(stderr, PROG ": cannot create %s: %s\n", outdir,
-                    strerror(errno));
-            goto out;
-        }
-        if (snprintf(path, sizeof path, "%s/probe.json", outdir) >=
-            (int)sizeof path) {
-            fprintf(stderr, PROG ": %s: the name is too long\n", outdir);
-            goto out;
-        }
-        if (cp_probe_write_json(&res, path, &err) < 0) {
-            fprintf(stderr, PROG ": %s\n", err.text);
-            goto out;
-        }
-        if (!pr.quiet)
-            printf("# wrote %s\n", path);
-    }
-    rc = fail_on && worst >= fail_on ? EXIT_FINDINGS : 0;
+    worst = print_slow(&res);
+    if (a.outdir && write_probe(&res, a.outdir, pr.quiet) < 0)
+        goto out;
+    rc = a.fail_on && worst >= a.fail_on ? EXIT_FINDINGS : 0;
 out:
     cp_probe_result_clear(&res);
     return rc;

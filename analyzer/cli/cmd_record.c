@@ -204,69 +204,87 @@ static int timer_known(const char *name)
     return 0;
 }
 
-int cp_cmd_record(int argc, char **argv)
+/* The command line: -o DIR, --timer, -q.  0, 1 when --help was written,
+ * -1 after a message (a usage error). */
+static int parse_args(int argc, char **argv, const char **dir,
+                      const char **timer, int *quiet)
 {
     static const struct option opts[] = {{"output", required_argument, 0, 'o'},
                                          {"timer", required_argument, 0, 't'},
                                          {"quiet", no_argument, 0, 'q'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
-    const char *dir = NULL, *timer = NULL, *old;
-    char shim[PATH_MAX], absdir[PATH_MAX], *preload = NULL;
-    struct cp_error perr;
-    struct cp_ports_snapshot snap_start, snap_end;
-    char node[64];
-    int have_start = 0;
-    int c, quiet = 0, status, rc = 2;
-    long nlogs;
-    pid_t pid;
+    int c;
 
+    *dir = *timer = NULL;
+    *quiet = 0;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "+:o:qh", opts, NULL)) != -1) {
         switch (c) {
-        case 'o': dir = optarg; break;
+        case 'o': *dir = optarg; break;
         case 't':
-            timer = optarg;
-            if (!timer_known(timer)) {
+            *timer = optarg;
+            if (!timer_known(*timer)) {
                 fprintf(stderr, "collprof record: --timer: '%s' is not one "
                                 "of auto, host, event, cupti "
-                                "(docs/timers.md)\n", timer);
-                return 2;
+                                "(docs/timers.md)\n", *timer);
+                return -1;
             }
             break;
-        case 'q': quiet = 1; break;
-        case 'h': usage(stdout); return 0;
-        default: cp_cli_bad_option("record", argv, c); return 2;
+        case 'q': *quiet = 1; break;
+        case 'h': usage(stdout); return 1;
+        default: cp_cli_bad_option("record", argv, c); return -1;
         }
     }
-    if (!dir) {
+    if (!*dir) {
         fprintf(stderr, "collprof record: -o DIR is required\n");
-        return 2;
+        return -1;
     }
     if (optind >= argc) {
         fprintf(stderr, "collprof record: no command given (collprof record "
                         "-o DIR -- CMD ARGS...)\n");
-        return 2;
+        return -1;
     }
+    return 0;
+}
+
+/* DIR created, its absolute name in absdir, and holding no rank log of an
+ * earlier run: 0, or the exit status after a message. */
+static int prepare_dir(const char *dir, char *absdir)
+{
+    long nlogs;
+
     if (cp_path_mkdir(dir, 0755) < 0 || !realpath(dir, absdir)) {
         fprintf(stderr, "collprof record: cannot create %s: %s\n", dir,
                 strerror(errno));
         return 1;
     }
     nlogs = count_logs(absdir);
-    if (nlogs != 0) {
-        if (nlogs < 0)
-            fprintf(stderr, "collprof record: cannot read %s: %s\n", absdir,
-                    strerror(errno));
-        else
-            fprintf(stderr,
-                    "collprof record: %s already holds %ld rank log%s (*%s) "
-                    "of an earlier run, which the analyzer would join with "
-                    "this one; give another -o DIR, or move them away\n",
-                    absdir, nlogs, nlogs == 1 ? "" : "s", CP_LOG_SUFFIX);
-        return nlogs < 0 ? 1 : 2;
-    }
+    if (nlogs == 0)
+        return 0;
+    if (nlogs < 0)
+        fprintf(stderr, "collprof record: cannot read %s: %s\n", absdir,
+                strerror(errno));
+    else
+        fprintf(stderr,
+                "collprof record: %s already holds %ld rank log%s (*%s) "
+                "of an earlier run, which the analyzer would join with "
+                "this one; give another -o DIR, or move them away\n",
+                absdir, nlogs, nlogs == 1 ? "" : "s", CP_LOG_SUFFIX);
+    return nlogs < 0 ? 1 : 2;
+}
+
+/* The shim prepended to LD_PRELOAD (*preload: what to free), the log
+ * directory and the timer in the environment the command inherits: 0, or
+ * the exit status after a message. */
+static int set_environment(const char *absdir, const char *timer,
+                           char **preload)
+{
+    char shim[PATH_MAX];
+    const char *old;
+
+    *preload = NULL;
     if (find_shim(shim) < 0) {
         fprintf(stderr,
                 "collprof record: libcollprof.so not found (set "
@@ -276,38 +294,38 @@ int cp_cmd_record(int argc, char **argv)
     old = getenv("LD_PRELOAD");
     if (old && *old) {
         size_t len = strlen(shim) + strlen(old) + 2;
-        preload = malloc(len);
-        if (!preload) {
+        *preload = malloc(len);
+        if (!*preload) {
             fprintf(stderr, "collprof record: out of memory\n");
             return 1;
         }
-        snprintf(preload, len, "%s:%s", shim, old);
+        snprintf(*preload, len, "%s:%s", shim, old);
     }
-    if (setenv("LD_PRELOAD", preload ? preload : shim, 1) < 0 ||
+    if (setenv("LD_PRELOAD", *preload ? *preload : shim, 1) < 0 ||
         setenv("COLLPROF_DIR", absdir, 1) < 0 ||
         (timer && setenv("COLLPROF_TIMER", timer, 1) < 0)) {
         fprintf(stderr, "collprof record: cannot set the environment: %s\n",
                 strerror(errno));
-        goto out;
+        return 2;
     }
     unsetenv("COLLPROF_DISABLE");
-    /* this node's RDMA ports before and after (docs/plugin.md, "Port
-     * snapshots"), written when the logs say which node this is; a failure
-     * costs the analysis its port evidence only */
-    cp_ports_node_name(node, sizeof node);
-    have_start = cp_ports_take(&snap_start, node, "start", NULL, &perr) == 0;
-    if (!have_start)
-        fprintf(stderr, "collprof record: port snapshot: %s\n", perr.text);
+    return 0;
+}
 
-    pid = fork();
+/* Runs the command and waits for it: its exit status (128 + the signal
+ * that ended it), or 1 when it could not be started or waited for. */
+static int run_command(char **cmd)
+{
+    pid_t pid = fork();
+    int status;
+
     if (pid < 0) {
         fprintf(stderr, "collprof record: fork: %s\n", strerror(errno));
-        rc = 1;
-        goto out;
+        return 1;
     }
     if (pid == 0) {
-        execvp(argv[optind], argv + optind);
-        fprintf(stderr, "collprof record: cannot run %s: %s\n", argv[optind],
+        execvp(cmd[0], cmd);
+        fprintf(stderr, "collprof record: cannot run %s: %s\n", cmd[0],
                 strerror(errno));
         _exit(127);
     }
@@ -317,11 +335,39 @@ int cp_cmd_record(int argc, char **argv)
     while (waitpid(pid, &status, 0) < 0) {
         if (errno != EINTR) {
             fprintf(stderr, "collprof record: waitpid: %s\n", strerror(errno));
-            rc = 1;
-            goto out;
+            return 1;
         }
     }
-    rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int cp_cmd_record(int argc, char **argv)
+{
+    const char *dir, *timer;
+    char absdir[PATH_MAX], *preload = NULL;
+    struct cp_error perr;
+    struct cp_ports_snapshot snap_start, snap_end;
+    char node[64];
+    int have_start = 0, quiet, rc;
+
+    rc = parse_args(argc, argv, &dir, &timer, &quiet);
+    if (rc != 0) {
+        rc = rc > 0 ? 0 : 2;
+        goto out;
+    }
+    rc = prepare_dir(dir, absdir);
+    if (rc == 0)
+        rc = set_environment(absdir, timer, &preload);
+    if (rc != 0)
+        goto out;
+    /* this node's RDMA ports before and after (docs/plugin.md, "Port
+     * snapshots"), written when the logs say which node this is; a failure
+     * costs the analysis its port evidence only */
+    cp_ports_node_name(node, sizeof node);
+    have_start = cp_ports_take(&snap_start, node, "start", NULL, &perr) == 0;
+    if (!have_start)
+        fprintf(stderr, "collprof record: port snapshot: %s\n", perr.text);
+    rc = run_command(argv + optind);
     if (have_start) {
         if (cp_ports_take(&snap_end, node, "end", NULL, &perr) == 0) {
             keep_port_snapshots(absdir, &snap_start, &snap_end, quiet);

@@ -15,6 +15,7 @@
 #include "cp_cmds.h"
 #include "cp_html.h"
 #include "cp_html_bench.h"
+#include "cp_jsoncheck.h"
 #include "cp_path.h"
 
 #define EXIT_UNUSABLE 1
@@ -135,32 +136,29 @@ static page_writer writer_of(json_t *doc, const char *input)
         {"collprof.bench/", cp_html_bench_write},
         {"collprof.probe/", cp_html_probe_write},
     };
-    json_t *schema = json_object_get(doc, "schema");
+    struct cp_jsoncheck check;
+    struct cp_error err;
+    const char *schema;
     size_t i;
 
     /* not an object, or no schema: report.html's checks name the problem
      * as they always have */
-    if (!json_is_object(doc) || !schema)
+    if (!json_is_object(doc) || !json_object_get(doc, "schema"))
         return cp_html_write_json;
-    if (!json_is_string(schema)) {
-        fprintf(stderr, "collprof report: %s: key 'schema' should be a "
-                        "string, not %s\n",
-                input, json_is_object(schema)  ? "an object"
-                       : json_is_array(schema) ? "an array"
-                       : json_is_number(schema) ? "a number"
-                       : json_is_boolean(schema) ? "a boolean"
-                                                 : "null");
+    cp_jsoncheck_init(&check, &err, input, 0);
+    schema = cp_jsoncheck_str(&check, doc, "", "schema", 1);
+    if (check.bad) {
+        fprintf(stderr, "collprof report: %s\n", err.text);
         return NULL;
     }
     for (i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-        if (strncmp(json_string_value(schema), kinds[i].prefix,
-                    strlen(kinds[i].prefix)) == 0)
+        if (strncmp(schema, kinds[i].prefix, strlen(kinds[i].prefix)) == 0)
             return kinds[i].render;
     fprintf(stderr,
             "collprof report: %s: key 'schema' is '%.64s', not a collprof "
             "document this command renders (collprof.report/1, "
             "collprof.bench/1 or collprof.probe/1)\n",
-            input, json_string_value(schema));
+            input, schema);
     return NULL;
 }
 

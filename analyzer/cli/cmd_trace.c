@@ -163,7 +163,82 @@ static void print_done(const char *path, const struct cp_trace_stats *st,
             gz ? " compressed)" : "");
 }
 
-int cp_cmd_trace(int argc, char **argv)
+/* What the command line asked for. */
+struct trace_args {
+    const char *output, *profile_path;
+    const char *comms[MAX_COMMS];
+    struct cp_trace_range *ranges; /* owned: free() */
+    struct cp_trace_opts topts;
+    struct cp_analysis_opts aopts;
+    struct cp_clijob_window win;
+    int quiet, no_profile;
+};
+
+/* One option of getopt_long's; -1 after a message on a bad value. */
+static int parse_option(int c, const char *arg, void *ctx)
+{
+    struct trace_args *a = ctx;
+    struct cp_error err;
+    uint64_t v;
+    int n;
+
+    switch (c) {
+    case 'o':
+        a->output = arg;
+        return 0;
+    case 'F':
+    case 'T':
+    case 's':
+    case 'S':
+        return cp_clijob_window_option("trace",
+                                       c == 'F'   ? "--from"
+                                       : c == 'T' ? "--to"
+                                       : c == 's' ? "--steps"
+                                                  : "--skip-steps",
+                                       arg, &a->win);
+    case 'r':
+        free(a->ranges);
+        a->ranges = NULL;
+        n = cp_trace_parse_ranks(arg, &a->ranges, &err);
+        if (n < 0) {
+            fprintf(stderr, "collprof trace: %s\n", err.text);
+            return -1;
+        }
+        a->topts.ranges = a->ranges;
+        a->topts.nranges = (size_t)n;
+        return 0;
+    case 'c':
+        if (a->topts.ncomms == MAX_COMMS) {
+            fprintf(stderr, "collprof trace: --comm: at most %d\n",
+                    MAX_COMMS);
+            return -1;
+        }
+        a->comms[a->topts.ncomms++] = arg;
+        return 0;
+    case 'm':
+        if (cp_units_parse_count(arg, UINT64_MAX, &v, &err) < 0) {
+            fprintf(stderr, "collprof trace: --max-events: %s\n", err.text);
+            return -1;
+        }
+        a->topts.max_events = v;
+        return 0;
+    case 'p':
+        a->profile_path = arg;
+        return 0;
+    case 'P':
+        a->no_profile = 1;
+        return 0;
+    case 'q':
+        a->quiet = 1;
+        return 0;
+    default:
+        return -1;
+    }
+}
+
+/* The command line into a (a->ranges to free whatever it returns): 0, 1
+ * when --help was written, -1 after a message (a usage error). */
+static int parse_args(int argc, char **argv, struct trace_args *a)
 {
     static const struct option longopts[] = {
         {"output", required_argument, NULL, 'o'},
@@ -179,168 +254,162 @@ int cp_cmd_trace(int argc, char **argv)
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
-    const char *output = NULL, *profile_path = NULL;
-    const char *comms[MAX_COMMS];
-    struct cp_trace_range *ranges = NULL;
-    struct cp_trace_opts topts;
+    int c;
+
+    memset(a, 0, sizeof *a);
+    cp_trace_opts_init(&a->topts);
+    cp_analysis_opts_init(&a->aopts);
+    cp_clijob_window_init(&a->win);
+    a->topts.comms = a->comms;
+    c = cp_cli_options("trace", argc, argv, ":o:qh", longopts, usage,
+                       parse_option, a);
+    if (c != 0)
+        return c;
+    if (optind >= argc) {
+        fprintf(stderr, "collprof trace: no log directory or file given (try "
+                        "collprof trace --help)\n");
+        return -1;
+    }
+    if (!a->output) {
+        fprintf(stderr, "collprof trace: -o FILE is required: where the trace "
+                        "goes (FILE.json, or FILE.json.gz compressed)\n");
+        return -1;
+    }
+    return cp_clijob_window_check("trace", &a->win) < 0 ? -1 : 0;
+}
+
+/* The window asked for, on the axis of the run's first call: 0, or -1
+ * after a message. */
+static int cut_window(const struct cp_analysis *an, struct trace_args *a)
+{
+    int64_t from, to;
+    unsigned steps;
+
+    if (!cp_clijob_window_given(&a->win))
+        return 0;
+    if (cp_clijob_window_resolve("trace", &a->win, an, &from, &to, &steps) < 0)
+        return -1;
+    /* the trace's cut is on the axis of the run's first call */
+    if (from != INT64_MIN)
+        a->topts.from_ns = from - an->summary.start_ns;
+    if (to != INT64_MAX)
+        a->topts.to_ns = to - an->summary.start_ns;
+    return 0;
+}
+
+/* Where the trace goes: standard output, or a fresh file beside `output`
+ * (out, renamed over it by close_sink; cp_path: never through a link),
+ * compressed when its name ends in .gz.  0, or the exit status after a
+ * message. */
+static int open_sink(const char *output, struct sink *sink,
+                     struct cp_path_out *out, int *have_out)
+{
+    struct cp_error err;
+    struct stat sb;
+    int fd;
+
+    if (strcmp(output, "-") == 0) {
+        sink->plain = stdout;
+        return 0;
+    }
+    if (stat(output, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        fprintf(stderr, "collprof trace: %s is a directory: give a file "
+                        "name (e.g. %s/trace.json.gz)\n", output, output);
+        return EXIT_USAGE;
+    }
+    if (cp_path_create(out, output, CP_PATH_MODE, &err) < 0) {
+        fprintf(stderr, "collprof trace: %s\n", err.text);
+        return EXIT_UNUSABLE;
+    }
+    *have_out = 1;
+    if (!ends_with(output, ".gz")) {
+        sink->plain = out->f;
+        return 0;
+    }
+    fd = dup(fileno(out->f));
+    sink->gz = fd >= 0 ? gzdopen(fd, "wb6") : NULL;
+    if (!sink->gz) {
+        fprintf(stderr, "collprof trace: cannot compress into %s\n", output);
+        if (fd >= 0)
+            close(fd);
+        return EXIT_UNUSABLE;
+    }
+    return 0;
+}
+
+/* Flushes the trace to standard output, or finishes its file and renames
+ * it over `output`: 0, or -1 after a message. */
+static int close_sink(const char *output, struct sink *sink,
+                      struct cp_path_out *out, int *have_out)
+{
+    struct cp_error err;
+
+    if (sink->plain == stdout) {
+        if (fflush(stdout) != 0) {
+            fprintf(stderr, "collprof trace: cannot write to stdout: %s\n",
+                    strerror(errno));
+            return -1;
+        }
+        return 0;
+    }
+    if (sink->gz) {
+        int zr = gzclose(sink->gz);
+        sink->gz = NULL;
+        if (zr != Z_OK) {
+            fprintf(stderr, "collprof trace: cannot write %s\n", output);
+            return -1;
+        }
+    }
+    sink->plain = NULL;
+    *have_out = 0;
+    if (cp_path_install(out, &err) < 0) {
+        fprintf(stderr, "collprof trace: %s\n", err.text);
+        return -1;
+    }
+    return 0;
+}
+
+int cp_cmd_trace(int argc, char **argv)
+{
+    struct trace_args a;
     struct cp_trace_stats st;
-    struct cp_analysis_opts aopts;
     struct cp_profile profile;
     struct cp_analysis *an = NULL;
     struct cp_error err;
     struct sink sink = {NULL, NULL};
     struct cp_path_out out;
-    int have_out = 0;
-    int quiet = 0, no_profile = 0, c, rc = EXIT_USAGE, n, fd = -1, gz = 0;
     struct stat sb;
-    struct cp_clijob_window win;
+    int have_out = 0, rc = EXIT_USAGE, n;
 
     memset(&out, 0, sizeof out);
-    cp_trace_opts_init(&topts);
-    cp_analysis_opts_init(&aopts);
-    cp_clijob_window_init(&win);
-    topts.comms = comms;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":o:qh", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'o':
-            output = optarg;
-            break;
-        case 'F':
-        case 'T':
-        case 's':
-        case 'S':
-            if (cp_clijob_window_option("trace",
-                                        c == 'F'   ? "--from"
-                                        : c == 'T' ? "--to"
-                                        : c == 's' ? "--steps"
-                                                   : "--skip-steps",
-                                        optarg, &win) < 0)
-                goto out;
-            break;
-        case 'r':
-            free(ranges);
-            n = cp_trace_parse_ranks(optarg, &ranges, &err);
-            if (n < 0) {
-                fprintf(stderr, "collprof trace: %s\n", err.text);
-                goto out;
-            }
-            topts.ranges = ranges;
-            topts.nranges = (size_t)n;
-            break;
-        case 'c':
-            if (topts.ncomms == MAX_COMMS) {
-                fprintf(stderr, "collprof trace: --comm: at most %d\n",
-                        MAX_COMMS);
-                goto out;
-            }
-            comms[topts.ncomms++] = optarg;
-            break;
-        case 'm': {
-            uint64_t v;
-            if (cp_units_parse_count(optarg, UINT64_MAX, &v, &err) < 0) {
-                fprintf(stderr, "collprof trace: --max-events: %s\n",
-                        err.text);
-                goto out;
-            }
-            topts.max_events = v;
-            break;
-        }
-        case 'p':
-            profile_path = optarg;
-            break;
-        case 'P':
-            no_profile = 1;
-            break;
-        case 'q':
-            quiet = 1;
-            break;
-        case 'h':
-            usage(stdout);
-            rc = 0;
-            goto out;
-        default:
-            cp_cli_bad_option("trace", argv, c);
-            goto out;
-        }
-    }
-    if (optind >= argc) {
-        fprintf(stderr, "collprof trace: no log directory or file given (try "
-                        "collprof trace --help)\n");
+    n = parse_args(argc, argv, &a);
+    if (n != 0) {
+        rc = n > 0 ? 0 : EXIT_USAGE;
         goto out;
     }
-    if (!output) {
-        fprintf(stderr, "collprof trace: -o FILE is required: where the trace "
-                        "goes (FILE.json, or FILE.json.gz compressed)\n");
+    rc = cp_clijob_load_profile("trace", a.profile_path, a.no_profile,
+                                &profile, &a.aopts.profile);
+    if (rc != 0)
         goto out;
-    }
-    if (cp_clijob_window_check("trace", &win) < 0)
-        goto out;
-    c = cp_clijob_load_profile("trace", profile_path, no_profile, &profile,
-                               &aopts.profile);
-    if (c != 0) {
-        rc = c;
-        goto out;
-    }
-
     rc = EXIT_UNUSABLE;
-    an = cp_analysis_run((const char *const *)(argv + optind), &aopts, &err);
+    an = cp_analysis_run((const char *const *)(argv + optind), &a.aopts, &err);
     if (!an) {
         fprintf(stderr, "collprof trace: %s\n", err.text);
         goto out;
     }
-    if (cp_clijob_window_given(&win)) {
-        int64_t a, b;
-        unsigned steps;
-        if (cp_clijob_window_resolve("trace", &win, an, &a, &b, &steps) < 0) {
-            rc = EXIT_USAGE;
-            goto out;
-        }
-        /* the trace's cut is on the axis of the run's first call */
-        if (a != INT64_MIN)
-            topts.from_ns = a - an->summary.start_ns;
-        if (b != INT64_MAX)
-            topts.to_ns = b - an->summary.start_ns;
+    if (cut_window(an, &a) < 0) {
+        rc = EXIT_USAGE;
+        goto out;
     }
-
-    if (strcmp(output, "-") == 0) {
-        sink.plain = stdout;
-    } else {
-        /* a fresh file beside the output, renamed over it at the end
-         * (cp_path: never through a link) */
-        if (stat(output, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-            fprintf(stderr, "collprof trace: %s is a directory: give a file "
-                            "name (e.g. %s/trace.json.gz)\n", output, output);
-            rc = EXIT_USAGE;
-            goto out;
-        }
-        gz = ends_with(output, ".gz");
-        if (cp_path_create(&out, output, CP_PATH_MODE, &err) < 0) {
-            fprintf(stderr, "collprof trace: %s\n", err.text);
-            goto out;
-        }
-        have_out = 1;
-        if (gz) {
-            fd = dup(fileno(out.f));
-            sink.gz = fd >= 0 ? gzdopen(fd, "wb6") : NULL;
-            if (!sink.gz) {
-                fprintf(stderr, "collprof trace: cannot compress into %s\n",
-                        output);
-                if (fd >= 0)
-                    close(fd);
-                goto out;
-            }
-            fd = -1;
-        } else {
-            sink.plain = out.f;
-        }
-    }
-    topts.write = sink_write;
-    topts.write_ctx = &sink;
-    n = cp_trace_write(an, &topts, &st, &err);
+    rc = open_sink(a.output, &sink, &out, &have_out);
+    if (rc != 0)
+        goto out;
+    rc = EXIT_UNUSABLE;
+    a.topts.write = sink_write;
+    a.topts.write_ctx = &sink;
+    n = cp_trace_write(an, &a.topts, &st, &err);
     if (n == CP_TRACE_TOO_LARGE) {
-        print_too_large(an, &st, &topts);
+        print_too_large(an, &st, &a.topts);
         goto out;
     }
     if (n < 0) {
@@ -349,38 +418,18 @@ int cp_cmd_trace(int argc, char **argv)
                 err.text);
         goto out;
     }
-    if (sink.plain == stdout) {
-        if (fflush(stdout) != 0) {
-            fprintf(stderr, "collprof trace: cannot write to stdout: %s\n",
-                    strerror(errno));
-            goto out;
-        }
-    } else {
-        if (sink.gz) {
-            int zr = gzclose(sink.gz);
-            sink.gz = NULL;
-            if (zr != Z_OK) {
-                fprintf(stderr, "collprof trace: cannot write %s\n", output);
-                goto out;
-            }
-        }
-        sink.plain = NULL;
-        have_out = 0;
-        if (cp_path_install(&out, &err) < 0) {
-            fprintf(stderr, "collprof trace: %s\n", err.text);
-            goto out;
-        }
-    }
-    if (!quiet)
-        print_done(output, &st, gz,
-                   stat(output, &sb) == 0 ? (long long)sb.st_size : -1);
+    if (close_sink(a.output, &sink, &out, &have_out) < 0)
+        goto out;
+    if (!a.quiet)
+        print_done(a.output, &st, ends_with(a.output, ".gz"),
+                   stat(a.output, &sb) == 0 ? (long long)sb.st_size : -1);
     rc = 0;
 out:
     if (sink.gz)
         gzclose(sink.gz);
     if (have_out)
         cp_path_discard(&out);
-    free(ranges);
+    free(a.ranges);
     cp_analysis_destroy(an);
     return rc;
 }

@@ -2,10 +2,13 @@
 #include "config.h"
 
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cp_cmds.h"
+#include "cp_error.h"
+#include "cp_units.h"
 
 static const struct {
     const char *name;
@@ -38,6 +41,54 @@ void cp_cli_bad_option(const char *cmd, char **argv, int c)
     else
         fprintf(stderr, "collprof %s: unknown option '%s' (try collprof %s "
                         "--help)\n", cmd, arg, cmd);
+}
+
+int cp_cli_options(const char *cmd, int argc, char **argv,
+                   const char *shortopts, const struct option *longopts,
+                   void (*usage)(FILE *out),
+                   int (*take)(int c, const char *arg, void *ctx), void *ctx)
+{
+    int c;
+
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+        if (c == 'h') {
+            usage(stdout);
+            return 1;
+        }
+        if (c == '?' || c == ':') {
+            cp_cli_bad_option(cmd, argv, c);
+            return -1;
+        }
+        if (take(c, optarg, ctx) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+int cp_cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+
+    fprintf(stderr, "collprof %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, " (collprof %s --help)\n", cmd);
+    return 2;
+}
+
+int cp_cli_positive_time(const char *cmd, const char *name, const char *text,
+                         double *v)
+{
+    struct cp_error e;
+
+    if (cp_units_parse_time(text, v, &e) < 0)
+        return cp_cli_usage_error(cmd, "%s: %s", name, e.text);
+    if (!(*v > 0))
+        return cp_cli_usage_error(cmd, "%s: must be above 0", name);
+    return 0;
 }
 
 static void usage(FILE *out)

@@ -7,6 +7,8 @@
 #ifndef COLLPROF_CP_CMDS_H
 #define COLLPROF_CP_CMDS_H
 
+#include <stdio.h>
+
 int cp_cmd_record(int argc, char **argv);
 int cp_cmd_dump(int argc, char **argv);
 int cp_cmd_model(int argc, char **argv);
@@ -24,6 +26,27 @@ int cp_cmd_trace(int argc, char **argv);
  * "collprof CMD: unknown option '--bogus' (try collprof CMD --help)" or
  * "... option '--from' needs a value ...". */
 void cp_cli_bad_option(const char *cmd, char **argv, int c);
+
+/* A subcommand's options (getopt_long, from argv[1], opterr 0; shortopts
+ * starts with ':'): -h / --help writes usage(stdout); any other option
+ * goes to take(c, optarg, ctx), which returns 0, or -1 after a message;
+ * what getopt refuses is printed by cp_cli_bad_option.  0 with optind at
+ * the first operand, 1 after --help, -1 after a message (a usage error). */
+struct option;
+int cp_cli_options(const char *cmd, int argc, char **argv,
+                   const char *shortopts, const struct option *longopts,
+                   void (*usage)(FILE *out),
+                   int (*take)(int c, const char *arg, void *ctx), void *ctx);
+
+/* A duration above 0 ("100ms", "2.5s") for option `name`: 0, or the
+ * exit status of a usage error after cp_cli_usage_error's line. */
+int cp_cli_positive_time(const char *cmd, const char *name, const char *text,
+                         double *v);
+
+/* "collprof CMD: <fmt...> (collprof CMD --help)" on stderr; returns 2, the
+ * exit status of a usage error. */
+__attribute__((format(printf, 2, 3))) int
+cp_cli_usage_error(const char *cmd, const char *fmt, ...);
 /* Writes the page of a report object (Jansson's json_t) to output ("-":
  * stdout) through a temporary file; messages say "collprof CMD: " and name
  * input.  For collprof report and collprof analyze.  0 or -1. */

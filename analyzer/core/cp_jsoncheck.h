@@ -24,10 +24,10 @@
 #include "cp_error.h"
 
 struct cp_jsoncheck {
-  struct cp_error *err; /* the first problem; may be NULL */
-  const char *file;     /* named before each message; NULL: none */
-  int digits;           /* significant digits numbers are read at; 0: all */
-  int bad;              /* a problem was found */
+    struct cp_error *err; /* the first problem; may be NULL */
+    const char *file;     /* named before each message; NULL: none */
+    int digits;           /* significant digits numbers are read at; 0: all */
+    int bad;              /* a problem was found */
 };
 
 /* A checker that fills err (may be NULL) with messages led by "FILE: "
