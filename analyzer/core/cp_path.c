@@ -232,8 +232,9 @@ int cp_path_write(const char *path, const void *text, size_t n, mode_t mode,
     return cp_path_install(&o, err);
 }
 
-int cp_path_open_input(const char *path, enum cp_path_links links,
-                       struct cp_error *err)
+/* cp_path_open_input; st: the file's stat; blocking: clear O_NONBLOCK. */
+static int open_input(const char *path, enum cp_path_links links,
+                      struct stat *stp, int blocking, struct cp_error *err)
 {
     struct stat st;
     int fd, followed = 0, flags;
@@ -282,10 +283,26 @@ int cp_path_open_input(const char *path, enum cp_path_links links,
         errno = ELOOP;
         return -1;
     }
-    flags = fcntl(fd, F_GETFL);
-    if (flags >= 0)
-        (void)fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+    if (blocking) {
+        flags = fcntl(fd, F_GETFL);
+        if (flags >= 0)
+            (void)fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+    }
+    if (stp)
+        *stp = st;
     return fd;
+}
+
+int cp_path_open_input(const char *path, enum cp_path_links links,
+                       struct cp_error *err)
+{
+    return open_input(path, links, NULL, 1, err);
+}
+
+int cp_path_open_input_stat(const char *path, enum cp_path_links links,
+                            struct stat *st, struct cp_error *err)
+{
+    return open_input(path, links, st, 0, err);
 }
 
 FILE *cp_path_fopen_input(const char *path, enum cp_path_links links,

@@ -71,6 +71,13 @@ enum cp_path_links {
 int cp_path_open_input(const char *path, enum cp_path_links links,
                        struct cp_error *err);
 
+/* The same, for a reader of a regular file by pread: the file's fstat in
+ * *st, and O_NONBLOCK left set (it changes nothing for a regular file):
+ * two system calls fewer per file, which count at thousands of logs. */
+struct stat;
+int cp_path_open_input_stat(const char *path, enum cp_path_links links,
+                            struct stat *st, struct cp_error *err);
+
 /* The same as a stdio stream ("r"); NULL with err filled. */
 FILE *cp_path_fopen_input(const char *path, enum cp_path_links links,
                           struct cp_error *err);

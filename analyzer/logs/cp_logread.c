@@ -17,11 +17,15 @@
 #include "cp_path.h"
 
 #define READ_BUFFER (64 * 1024)
+/* Logs past this size get POSIX_FADV_SEQUENTIAL (Linux reads 128 KiB
+ * ahead of a file by default, twice that with the hint). */
+#define SEQUENTIAL_MIN (256 * 1024)
 
 struct cp_logfile {
     int fd;
     int fd_borrowed; /* fd belongs to a cp_logfile_known: not closed here */
     int eof;         /* a read came back short: the end, nothing more to ask */
+    struct stat st_open; /* the file as opened (a raw log) */
     struct cp_partial_src *src; /* a log held by a partial, else NULL */
     int swapped;
     char *path;
@@ -185,7 +189,8 @@ struct cp_logfile *cp_logfile_open(const char *path, struct cp_error *err)
     /* no link (unless --follow-symlinks, and then only to a file of the
      * invoking user), no fifo or device: a regular file or nothing */
     if (!lf->src)
-        lf->fd = cp_path_open_input(path, cp_path_log_links(), err);
+        lf->fd = cp_path_open_input_stat(path, cp_path_log_links(), &lf->st_open,
+                                         err);
     if (!lf->src && lf->fd < 0) {
         if (errno == ELOOP && cp_path_log_links() == CP_PATH_NOFOLLOW)
             cp_error_set(err, path, -1,
@@ -382,7 +387,6 @@ int cp_logfile_check(const char *path, int keep_fd,
                      struct cp_logfile_known *k, struct cp_error *err)
 {
     struct cp_logfile *lf;
-    struct stat sb;
     int rc = -1;
 
     memset(k, 0, sizeof *k);
@@ -398,20 +402,17 @@ int cp_logfile_check(const char *path, int keep_fd,
         rc = 0;
         goto out;
     }
-    if (fstat(lf->fd, &sb) < 0) {
-        cp_error_set(err, path, -1, "%s: cannot read: %s", path,
-                     strerror(errno));
-        goto out;
-    }
-    k->dev = (uint64_t)sb.st_dev;
-    k->ino = (uint64_t)sb.st_ino;
-    k->size = (uint64_t)sb.st_size;
+    k->dev = (uint64_t)lf->st_open.st_dev;
+    k->ino = (uint64_t)lf->st_open.st_ino;
+    k->size = (uint64_t)lf->st_open.st_size;
     if (keep_fd) {
         k->fd = lf->fd;
         lf->fd = -1;
         /* read front to back by every pass: a larger readahead where the
-         * file is not in the page cache (it stays with the descriptor) */
-        (void)posix_fadvise(k->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+         * file is not in the page cache (it stays with the descriptor);
+         * the default one already covers a small file */
+        if (k->size > SEQUENTIAL_MIN)
+            (void)posix_fadvise(k->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
     }
     rc = 0;
 out:
