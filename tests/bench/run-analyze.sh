@@ -86,6 +86,15 @@ for ranks in 64 1024 4096 16384 65536; do
     awk -v n="$ranks" -v r="$rec" -v w="$1" -v c="$2" -v m="$3" 'BEGIN {
         printf "analyze %6d ranks x %6d calls: %.2fM records in %.3f s wall, %.3f s CPU: %.1fM records/s wall, %.1fM records per CPU second; peak RSS %.1f MiB\n",
             n, r / n, r / 1e6, w, c, r / w / 1e6, r / c / 1e6, m / 1024 }'
+    if [ "$ranks" = 16384 ] && command -v strace >/dev/null 2>&1 &&
+        strace -f -c -o "$tmp/strace" "$cp" analyze -j 1 "$tmp/s" -o "$tmp/s-out" -q 2>/dev/null; then
+        # system calls per log (one open and check, then preads shared by
+        # every pass: docs/analysis.md "Many ranks"; 68 before that)
+        awk -v n="$ranks" '$NF ~ /^(openat|open|pread64|read|close|fcntl|newfstatat|fstat|lseek|fadvise64)$/ {
+                c[$NF] = $4 + 0; t += $4 }
+            END { printf "analyze -j 1 at %d ranks: %.1f file system calls per log (openat %.1f, pread %.1f, read %.1f, fstat %.1f, fcntl %.1f, lseek %.1f, close %.1f)\n",
+                n, t / n, c["openat"] / n, c["pread64"] / n, c["read"] / n, c["newfstatat"] / n, c["fcntl"] / n, c["lseek"] / n, c["close"] / n }' "$tmp/strace"
+    fi
     if [ "$ranks" = 64 ] || [ "$ranks" = 4096 ]; then
         set -- $(best_of_3 "$cp" analyze -j 1 "$tmp/s" -o "$tmp/s-out" -q)
         j1=$1
