@@ -208,6 +208,7 @@ static int step_start(const struct cp_analysis *an, long k, int64_t *at,
     struct cp_rec_call c;
     enum cp_coll coll;
     size_t i;
+    void *place = NULL;
     int rc = nth_call(an, an->steps_at.rank,
                       an->steps_at.first + (uint64_t)k * an->steps_at.period,
                       &c, err);
@@ -222,15 +223,24 @@ static int step_start(const struct cp_analysis *an, long k, int64_t *at,
     if (cp_model_coll_from_op(c.op, &coll) < 0 || coll == CP_COLL_SENDRECV ||
         c.seq == UINT32_MAX)
         return 0;
+    /* one scan's memory for every rank in turn, not one per rank */
+    if (posix_memalign(&place, 64, cp_scan_place_size(CP_SCAN_BUFFER, 0)) != 0) {
+        cp_error_set(err, NULL, -1, "out of memory");
+        return -1;
+    }
     for (i = 0; i < an->nranks; i++) {
         const struct cp_analysis_input *in = &an->inputs[an->ranks[i].input];
         struct cp_scan *sc;
         const union cp_rec *r;
         if ((long)i == an->steps_at.rank || in->status > CP_INPUT_DAMAGED)
             continue;
-        sc = an_scan_reopen(in, CP_SCAN_BUFFER, err);
-        if (!sc)
-            return -1;
+        sc = in->log ? cp_scan_reopen_in(place, in->path, in->log,
+                                         CP_SCAN_BUFFER, 0, err)
+                     : cp_scan_open(in->path, err);
+        if (!sc) {
+            rc = -1;
+            break;
+        }
         while ((r = cp_scan_next(sc)) != NULL)
             if (r->kind == CP_REC_CALL && r->call.comm_id == c.comm_id &&
                 r->call.seq == c.seq && r->call.op == c.op) {
@@ -241,7 +251,8 @@ static int step_start(const struct cp_analysis *an, long k, int64_t *at,
             }
         cp_scan_close(sc);
     }
-    return 0;
+    free(place);
+    return rc;
 }
 
 int cp_analysis_step_window(const struct cp_analysis *an, long from, long to,
