@@ -656,9 +656,15 @@ static int build_ranks_and_nodes(struct cp_analysis *an)
     qsort(an->ranks, n, sizeof *an->ranks, compare_ranks);
     for (i = 0; i < n; i++) {
         const char *node = an->inputs[an->ranks[i].input].node;
-        for (k = 0; k < an->nnodes; k++)
-            if (strcmp(an->nodes[k].name, node) == 0)
-                break;
+        /* a node's ranks are usually consecutive: its name is the last
+         * one's (names are unique among the nodes, so the index found is
+         * the same), else looked for among all */
+        if (i > 0 && strcmp(an->nodes[an->ranks[i - 1].node].name, node) == 0)
+            k = an->ranks[i - 1].node;
+        else
+            for (k = 0; k < an->nnodes; k++)
+                if (strcmp(an->nodes[k].name, node) == 0)
+                    break;
         if (k == an->nnodes) {
             snprintf(an->nodes[k].name, sizeof an->nodes[k].name, "%s", node);
             an->nnodes++;
