@@ -3,7 +3,10 @@
  * cp_logread's cp_logfile_next() copies each record out through a function
  * call; at tens of millions of records a second that copy and call are a
  * quarter of the analyzer's time.  A scan validates the file exactly as
- * cp_logfile_open() does (it calls it), then reads the records through its
+ * cp_logfile_open() does (it calls it), or starts from such a check made
+ * before (cp_scan_reopen_sized, cp_scan_reopen_in: cp_logread.h's
+ * cp_logfile_known, the header not read again), then reads the records
+ * through its
  * own fixed buffer and hands out pointers into it: cp_scan_next() is inline
  * and copies nothing (records of the other byte order are swapped in the
  * buffer as it is filled).  The analyzer's hot loop walks the buffer itself
@@ -15,10 +18,14 @@
  *
  * Memory: one buffer per open scan, CP_SCAN_BUFFER bytes or the size
  * given to cp_scan_open_sized (a caller with many files at once divides a
- * fixed budget among them).  Descriptors: one per scan, unless the scan
- * is parked (cp_scan_park): then each refill opens the file, checks that
- * it is the same file (device and inode), reads and closes it, so that a
- * caller can hold more scans than the limit on open files.
+ * fixed budget among them; cp_scan_reopen_in builds a scan in the
+ * caller's memory).  Reads are by offset (pread); one that comes back
+ * short is the end of the file, nothing more is asked of it.  Descriptors:
+ * one per scan, or the one a cp_logfile_known kept (shared, not closed by
+ * the scan), unless the scan is parked (cp_scan_park): then each refill
+ * opens the file, checks that it is the same file (device and inode),
+ * reads and closes it, so that a caller can hold more scans than the limit
+ * on open files.
  */
 #ifndef COLLPROF_CP_SCAN_H
 #define COLLPROF_CP_SCAN_H
