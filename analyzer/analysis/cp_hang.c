@@ -113,6 +113,7 @@ struct hg {
     uint64_t more_diffs;
     uint64_t job_end;
     int dup_ranks; /* two logs claim one global rank */
+    void *scan_mem; /* one scan's memory, for every rank in turn */
 };
 
 /* ---- reading ------------------------------------------------------------ */
@@ -287,52 +288,55 @@ static int read_rank(struct hg *h, int32_t ri)
     struct cp_analysis_input *in = &an->inputs[an->ranks[ri].input];
     struct hg_rank *hr = &h->ranks[ri];
     const struct cp_log_header *hd;
-    struct cp_logfile *lf;
+    const union cp_rec *r;
+    struct cp_scan *sc;
     struct cp_error e;
-    union cp_rec rec;
     int rc = 0;
 
-    lf = an_logfile_reopen(in, &e);
-    if (!lf)
+    /* records in place, in the one scan memory of the pass */
+    sc = in->log ? cp_scan_reopen_in(h->scan_mem, in->path, in->log,
+                                     CP_SCAN_BUFFER, 0, &e)
+                 : cp_scan_open(in->path, &e);
+    if (!sc)
         return 0; /* the main pass already reported it */
-    hd = cp_logfile_header(lf);
+    hd = cp_scan_header(sc);
     hr->closed = (hd->flags & CP_HDR_CLOSED) != 0;
     hr->term_signal = hd->term_signal;
     hr->term_ns = hd->term_realtime_ns;
     hr->log_end = hd->end_realtime_ns;
-    while (rc == 0 && cp_logfile_next(lf, &rec, NULL) == 1) {
-        if (rec.kind == CP_REC_CALL) {
-            rc = on_call(h, ri, &rec.call);
-        } else if (rec.kind == CP_REC_COMM) {
+    while (rc == 0 && (r = cp_scan_next(sc)) != NULL) {
+        if (r->kind == CP_REC_CALL) {
+            rc = on_call(h, ri, &r->call);
+        } else if (r->kind == CP_REC_COMM) {
             unsigned ci;
             struct hg_comm *c;
-            if (rec.comm.time_ns > hr->log_end)
-                hr->log_end = rec.comm.time_ns;
-            if (rec.comm.comm_id == 0 || rec.comm.result != 0 ||
-                rec.comm.how > CP_COMM_SHRINK)
+            if (r->comm.time_ns > hr->log_end)
+                hr->log_end = r->comm.time_ns;
+            if (r->comm.comm_id == 0 || r->comm.result != 0 ||
+                r->comm.how > CP_COMM_SHRINK)
                 continue;
-            c = comm_get(h, rec.comm.comm_id, rec.comm.nranks, &ci);
+            c = comm_get(h, r->comm.comm_id, r->comm.nranks, &ci);
             if (!c) {
                 if (h->ncomms == h->capcomms)
                     rc = -1;
                 continue;
             }
-            if (!c->name[0] && rec.comm.name[0])
-                memcpy(c->name, rec.comm.name, CP_COMM_NAME_LEN);
-        } else if (rec.kind == CP_REC_GROUP) {
-            if (rec.group.end_ns > hr->log_end)
-                hr->log_end = rec.group.end_ns;
-        } else if (rec.kind == CP_REC_CLOCK) {
-            if (rec.clock.realtime_ns > hr->log_end)
-                hr->log_end = rec.clock.realtime_ns;
+            if (!c->name[0] && r->comm.name[0])
+                memcpy(c->name, r->comm.name, CP_COMM_NAME_LEN);
+        } else if (r->kind == CP_REC_GROUP) {
+            if (r->group.end_ns > hr->log_end)
+                hr->log_end = r->group.end_ns;
+        } else if (r->kind == CP_REC_CLOCK) {
+            if (r->clock.realtime_ns > hr->log_end)
+                hr->log_end = r->clock.realtime_ns;
         }
     }
     {
         struct cp_logfile_stats st;
-        cp_logfile_stats(lf, &st);
+        cp_scan_stats(sc, &st);
         hr->cut = st.truncated > 0;
     }
-    cp_logfile_close(lf);
+    cp_scan_close(sc);
     return rc;
 }
 
@@ -1505,7 +1509,10 @@ int cp_hang_analyze(struct cp_analysis *an)
     an->hang = NULL;
     h.ranks = calloc(an->nranks ? an->nranks : 1, sizeof *h.ranks);
     h.diffs = malloc(MAX_DIFFS * sizeof *h.diffs);
-    if (!h.ranks || !h.diffs)
+    if (posix_memalign(&h.scan_mem, 64,
+                       cp_scan_place_size(CP_SCAN_BUFFER, 0)) != 0)
+        h.scan_mem = NULL;
+    if (!h.ranks || !h.diffs || !h.scan_mem)
         goto out;
     for (i = 0; i < an->nranks; i++)
         if (read_rank(&h, (int32_t)i) < 0)
@@ -1602,6 +1609,7 @@ out:
     free(h.comms);
     free(h.ranks);
     free(h.diffs);
+    free(h.scan_mem);
     free(hangs);
     free(mismatched);
     return rc;
