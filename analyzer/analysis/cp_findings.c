@@ -1223,13 +1223,15 @@ static int slow_link_candidates(struct cp_analysis *an,
         char list[512] = "", b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE],
              b3[CP_UNITS_BUFSIZE], probe[160], probed_text[600] = "";
         unsigned ncand = 0, nprobed = 0, nslow = 0;
+        uint64_t slow_calls = 0;
         double f, busbw, peer;
-        int rc;
+        int rc, weak;
 
         for (i = 0; i < topo->nunits; i++) {
             const struct cp_analysis_unit *u = &topo->units[i];
             if (u->comm != ci || u->verdict != CP_UNIT_UNRESOLVED)
                 continue;
+            slow_calls += u->calls;
             if (!best || u->time_s * (double)u->calls >
                              best->time_s * (double)best->calls)
                 best = u;
@@ -1300,20 +1302,27 @@ static int slow_link_candidates(struct cp_analysis *an,
                  c->nnodes);
         if (comm_ranks(an, (unsigned)ci, &w) < 0)
             goto fail;
+        /* as for slow_link: a few calls on a busy host differ by more
+         * than a slow link adds */
+        weak = slow_calls < CP_LINKS_MIN_SLOW_CALLS;
         rc = add_finding(
-            an, CP_KIND_SLOW_LINK_CANDIDATES, CP_SEVERITY_WARNING, w.ranks,
+            an, CP_KIND_SLOW_LINK_CANDIDATES,
+            weak ? CP_SEVERITY_INFO : CP_SEVERITY_WARNING, w.ranks,
             w.nranks, nodes, nn,
-            "Communicator %016llx (%u ranks on %u nodes) is slow: its %s "
-            "of %s take %.1fx the %s (busbw %s against %s), but its calls "
+            "Communicator %016llx (%u ranks on %u nodes) %s: its %s "
+            "of %s take %.1fx the %s (busbw %s against %s)%s, but its calls "
             "cannot tell which of its %u candidate links is (%s)%s%s%s%s",
             (unsigned long long)c->id, c->nranks, c->nnodes,
-            coll_name(best->coll),
+            weak ? "may be slow" : "is slow", coll_name(best->coll),
             cp_units_format_size(best->bytes, b1, sizeof b1), best->slowdown,
             best->baseline == CP_BASELINE_PEERS ? "time of the same calls "
                                                   "elsewhere in the job"
-                                                : "model's time",
+            : best->baseline == CP_BASELINE_REFERENCE
+                ? "time at the reference bandwidth"
+                : "model's time",
             cp_units_format_bandwidth(busbw, b2, sizeof b2),
-            cp_units_format_bandwidth(peer, b3, sizeof b3), ncand, list,
+            cp_units_format_bandwidth(peer, b3, sizeof b3),
+            weak ? " in too few calls to be sure" : "", ncand, list,
             probed_text, nprobed == ncand ? "" : "; run '",
             nprobed == ncand ? "" : probe,
             nprobed == ncand ? "." : "' to measure every node pair.");
@@ -1333,6 +1342,8 @@ static int slow_link_candidates(struct cp_analysis *an,
             set(e, "busbw_Bps", jnum(busbw)) < 0 ||
             set(e, "peer_busbw_Bps", jnum(peer)) < 0 ||
             set(e, "candidates", cands) < 0 ||
+            set(e, "slow_calls", json_integer((json_int_t)slow_calls)) < 0 ||
+            set(e, "weak", json_boolean(weak)) < 0 ||
             set(e, "probe", json_string(probe)) < 0)
             return -1;
         if (topo->probe.file &&
