@@ -207,6 +207,24 @@ static int data_parallel_allreduce(const struct cp_analysis *an,
     return hi - lo + 1 != (int)c->nranks;
 }
 
+/* Whether communicators a and b have no rank in common (members known). */
+static int disjoint_comms(const struct cp_analysis *an, unsigned a, unsigned b)
+{
+    const struct cp_analysis_comm *ca = &an->comms[a], *cb = &an->comms[b];
+    unsigned i, k;
+
+    if (a == b)
+        return 0;
+    for (i = 0; i < ca->nranks; i++) {
+        if (ca->ranks[i] < 0)
+            return 0;
+        for (k = 0; k < cb->nranks; k++)
+            if (cb->ranks[k] < 0 || cb->ranks[k] == ca->ranks[i])
+                return 0;
+    }
+    return 1;
+}
+
 /* The latency-bound share, and the advice to fuse data-parallel gradient
  * all-reduces into buckets: only when it gains at least GAIN_RUN of the
  * run and GAIN_STEP per step (per run when the steps are unknown), and
@@ -216,6 +234,8 @@ static int latency_bound(struct cp_analysis *an, const struct an_eval *ev,
 {
     struct cp_analysis_summary *sm = &an->summary;
     const struct an_eval **lat = NULL;
+    double *gain = NULL;          /* per lat[i]: its saving */
+    size_t *replica_of = NULL;    /* per lat[i]: its group's first */
     unsigned char *marks = NULL;
     struct who w = {0};
     json_t *sizes = NULL, *e;
@@ -231,9 +251,10 @@ static int latency_bound(struct cp_analysis *an, const struct an_eval *ev,
     if (!(share >= LATENCY_INFO))
         return 0;
     lat = malloc((nev ? nev : 1) * sizeof *lat);
+    replica_of = malloc((nev ? nev : 1) * sizeof *replica_of);
     marks = calloc(an->ncomms + 1, 1);
     sizes = json_array();
-    if (!lat || !marks || !sizes)
+    if (!lat || !replica_of || !marks || !sizes)
         goto out;
     for (i = 0; i < nev; i++)
         if (ev[i].have_model && !ev[i].weak && ev[i].lat.calls > 0 &&
@@ -254,14 +275,40 @@ static int latency_bound(struct cp_analysis *an, const struct an_eval *ev,
          * that is larger, in whole MiB */
         bucket = fmax(MIN_BUCKET, ceil(10 * n_half / 1048576) * 1048576);
     }
+    gain = calloc(nlat, sizeof *gain);
+    if (!gain)
+        goto out;
     for (i = 0; i < nlat; i++) {
         const struct an_eval *x = lat[i];
         double k = (double)x->lat.calls / steps, bytes = x->lat.bytes / steps;
         double m = fmax(1, ceil(bytes / bucket));
         double small = k * x->latency_s + bytes * x->sec_per_byte;
         double fused = m * x->latency_s + bytes * x->sec_per_byte;
+        size_t j;
         if (m < k && small > 0)
-            saving += x->lat.time * (1 - fused / small);
+            gain[i] = x->lat.time * (1 - fused / small);
+        /* replicas of one data-parallel group (the same calls on
+         * communicators of disjoint ranks: one per tensor- or
+         * pipeline-parallel position) run side by side: the run's time
+         * they share is saved once, by the one that gains most */
+        for (j = 0; j < i; j++)
+            if (lat[j]->coll == x->coll && lat[j]->lat.calls == x->lat.calls &&
+                an->comms[lat[j]->comm].nranks == an->comms[x->comm].nranks &&
+                fabs(lat[j]->lat.bytes - x->lat.bytes) <=
+                    1e-9 * fmax(1, x->lat.bytes) &&
+                disjoint_comms(an, lat[j]->comm, x->comm))
+                break;
+        if (j < i) {
+            /* j leads the group: keep the group's largest there */
+            size_t lead = j;
+            while (replica_of[lead] != lead)
+                lead = replica_of[lead];
+            replica_of[i] = lead;
+            gain[lead] = fmax(gain[lead], gain[i]);
+            gain[i] = 0;
+        } else {
+            replica_of[i] = i;
+        }
         if (i < 5) {
             json_t *o = json_object();
             if (!o || json_array_append_new(sizes, o) < 0)
@@ -279,6 +326,8 @@ static int latency_bound(struct cp_analysis *an, const struct an_eval *ev,
                 goto out;
         }
     }
+    for (i = 0; i < nlat; i++)
+        saving += gain[i];
     /* nothing worth a change: no finding */
     if (!(saving >= GAIN_RUN * sm->span_s && saving / steps >= GAIN_STEP)) {
         rc = 0;
@@ -334,6 +383,8 @@ out:
     json_decref(sizes);
     who_free(&w);
     free(lat);
+    free(gain);
+    free(replica_of);
     free(marks);
     return rc;
 }
