@@ -257,7 +257,7 @@ static int open_log(unsigned api)
 {
     static struct cp_config cfg;
     struct cp_log_ident id;
-    char err[512];
+    struct cp_error err;
     int version = 0;
     ncclResult_t (*get_version)(int *);
 
@@ -282,10 +282,10 @@ static int open_log(unsigned api)
     id.timer_reason = api >= 4 ? "plugin: kernel-channel GPU timer"
                                : "plugin v3: kernel channels seen by the proxy";
     id.program = program_invocation_short_name;
-    if (cp_log_open(&the_log, cfg.dir, &id, err, sizeof err) < 0) {
+    if (cp_log_open(&the_log, cfg.dir, &id, &err) < 0) {
         char line[640];
         snprintf(line, sizeof line,
-                 "%s; the NCCL profiler plugin records nothing", err);
+                 "%s; the NCCL profiler plugin records nothing", err.text);
         warn_line(line);
         return 0;
     }

@@ -155,7 +155,7 @@ static const struct site_key {
     {"nccl_profiler", SITE_PATH, offsetof(struct cp_site, nccl_profiler), NULL,
      0, "PATH", NULL, 0, NULL},
     {"capture", SITE_CAPTURE, offsetof(struct cp_site, capture), NULL, 0,
-     "shim|plugin|both", "shim", 0, NULL},
+     "shim|plugin|both", "both", 0, NULL},
 };
 
 #define NSITE_KEYS (sizeof site_keys / sizeof site_keys[0])

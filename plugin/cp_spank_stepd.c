@@ -155,6 +155,16 @@ int cp_stepd_user_init(spank_t sp, int ac, char **av)
                               here.submit_cwd[0] ? here.submit_cwd : NULL) <
         0)
         return 0;
+    /* capture=both (the default) without a readable profiler plugin: the
+     * shim alone records the step, said once */
+    if (cp_plugin.site.capture == (CP_CAPTURE_SHIM | CP_CAPTURE_PLUGIN) &&
+        access(cp_plugin.site.nccl_profiler, R_OK) != 0) {
+        int e = errno;
+        if (first_node(sp))
+            cp_error("job %s: %s: %s; the shim alone records this step", step,
+                     cp_plugin.site.nccl_profiler, strerror(e));
+        cp_plugin.site.capture = CP_CAPTURE_SHIM;
+    }
     if ((cp_plugin.site.capture & CP_CAPTURE_SHIM) &&
         access(cp_plugin.site.preload, R_OK) != 0)
         cp_errorf(&err, "%s: %s", cp_plugin.site.preload, strerror(errno));

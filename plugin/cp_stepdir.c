@@ -330,10 +330,17 @@ int cp_stepdir_open(const char *path, uid_t uid, struct cp_error *err)
     return walk(path, 0, 0, uid, err);
 }
 
+/* 1 when name ends with suffix and has something before it. */
+static int ends_with(const char *name, const char *suffix)
+{
+    size_t len = strlen(name), n = strlen(suffix);
+
+    return len > n && strcmp(name + len - n, suffix) == 0;
+}
+
 int cp_stepdir_count_logs(int dirfd)
 {
-    static const char suffix[] = ".cplog";
-    int fd = dup(dirfd), n = 0;
+    int fd = dup(dirfd), n = 0, nplugin = 0;
     DIR *d;
     struct dirent *e;
 
@@ -346,17 +353,20 @@ int cp_stepdir_count_logs(int dirfd)
     }
     rewinddir(d);
     while ((e = readdir(d)) != NULL) {
-        size_t len = strlen(e->d_name);
         struct stat st;
-        if (len <= sizeof suffix - 1 ||
-            strcmp(e->d_name + len - (sizeof suffix - 1), suffix) != 0)
+        if (!ends_with(e->d_name, ".cplog"))
             continue;
-        if (fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-            S_ISREG(st.st_mode) && st.st_size > 0)
+        if (fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+            !S_ISREG(st.st_mode) || st.st_size == 0)
+            continue;
+        if (ends_with(e->d_name, ".nccl.cplog"))
+            nplugin++;
+        else
             n++;
     }
     closedir(d);
-    return n;
+    /* capture=both: one process, two logs; the shim's count the ranks */
+    return n > 0 ? n : nplugin;
 }
 
 int cp_stepdir_is_ports_file(const char *name)

@@ -41,7 +41,10 @@ int cp_stepdir_make(const char *path, uid_t uid, mode_t mode,
  * errno ENOENT (and err set) when it does not exist. */
 int cp_stepdir_open(const char *path, uid_t uid, struct cp_error *err);
 
-/* Number of rank logs (regular files *.cplog) in the directory dirfd. */
+/* Number of rank logs (non-empty regular files *.cplog) in the directory
+ * dirfd: the shim's logs, or when there is none (capture=plugin) the NCCL
+ * profiler plugin's (*.nccl.cplog); with both, a process writes one of
+ * each and counts once. */
 int cp_stepdir_count_logs(int dirfd);
 
 /* 1 when name is one of the port snapshots `collprof ports` writes

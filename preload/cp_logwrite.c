@@ -259,7 +259,7 @@ static void request_chunk(struct cp_log *log, uint64_t c)
 }
 
 int cp_log_open(struct cp_log *log, const char *dir,
-                const struct cp_log_ident *id, char *err, size_t errlen)
+                const struct cp_log_ident *id, struct cp_error *err)
 {
     char node[64];
     struct cp_log_header *hdr = MAP_FAILED;
@@ -280,8 +280,8 @@ int cp_log_open(struct cp_log *log, const char *dir,
     pthread_cond_init(&log->ready, NULL);
 
     if (mkdir(dir, 0750) < 0 && errno != EEXIST) {
-        snprintf(err, errlen, "cannot create log directory %s: %s", dir,
-                 strerror(errno));
+        cp_errorf(err, "cannot create log directory %s: %s", dir,
+                  strerror(errno));
         goto out;
     }
     safe_name(node, sizeof node, id->node);
@@ -296,7 +296,7 @@ int cp_log_open(struct cp_log *log, const char *dir,
                      id->source == CP_SOURCE_PLUGIN ? ".nccl" : "",
                      CP_LOG_SUFFIX) >= (int)sizeof log->path) {
             errno = ENAMETOOLONG;
-            snprintf(err, errlen, "log directory name too long: %s", dir);
+            cp_errorf(err, "log directory name too long: %s", dir);
             goto out;
         }
         log->fd = open(log->path,
@@ -305,8 +305,7 @@ int cp_log_open(struct cp_log *log, const char *dir,
             break;
     }
     if (log->fd < 0) {
-        snprintf(err, errlen, "cannot create %s: %s", log->path,
-                 strerror(errno));
+        cp_errorf(err, "cannot create %s: %s", log->path, strerror(errno));
         goto out;
     }
     rc = fits_limit(CP_LOG_HEADER_SIZE)
@@ -315,21 +314,19 @@ int cp_log_open(struct cp_log *log, const char *dir,
     if (rc != 0) {
         errno = rc;
         rc = -1;
-        snprintf(err, errlen, "cannot write %s: %s", log->path,
-                 strerror(errno));
+        cp_errorf(err, "cannot write %s: %s", log->path, strerror(errno));
         goto out;
     }
     rc = -1;
     hdr = mmap(NULL, CP_LOG_HEADER_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
                log->fd, 0);
     if (hdr == MAP_FAILED) {
-        snprintf(err, errlen, "cannot map %s: %s", log->path, strerror(errno));
+        cp_errorf(err, "cannot map %s: %s", log->path, strerror(errno));
         goto out;
     }
     log->chunk[0] = map_chunk(log, 0);
     if (!log->chunk[0]) {
-        snprintf(err, errlen, "cannot grow %s: %s", log->path,
-                 strerror(errno));
+        cp_errorf(err, "cannot grow %s: %s", log->path, strerror(errno));
         goto out;
     }
 

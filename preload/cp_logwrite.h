@@ -36,6 +36,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "collprof/cp_error.h"
 #include "collprof/cp_logfmt.h"
 
 #define CP_LOG_CHUNK_SHIFT 14 /* 16384 slots = 1 MiB per chunk */
@@ -84,9 +85,9 @@ struct cp_log_ident {
 /* Create DIR (one level, if missing) and DIR/<node>.<pid>.cplog (the
  * plugin: <node>.<pid>.nccl.cplog), write the
  * header and map the first chunk.  On failure returns -1 with errno set and
- * a sentence in err; the log is then unusable. */
+ * a sentence in err (may be NULL); the log is then unusable. */
 int cp_log_open(struct cp_log *log, const char *dir,
-                const struct cp_log_ident *id, char *err, size_t errlen);
+                const struct cp_log_ident *id, struct cp_error *err);
 
 /* Out of line: the chunk of slot s when it is not mapped yet, or s is the
  * first slot of its chunk (which asks the preparer for the next one).

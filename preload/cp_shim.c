@@ -251,7 +251,7 @@ static void init_shim(void)
 {
     struct cp_log_ident id;
     struct cp_timer_choice timer;
-    char err[512];
+    struct cp_error err;
     int version = 0, saved = errno;
 
     resolve_all();
@@ -278,9 +278,9 @@ static void init_shim(void)
     id.step_id = settings.step_id;
     id.timer_reason = timer.reason;
     id.program = program_invocation_short_name;
-    if (cp_log_open(&the_log, settings.dir, &id, err, sizeof err) < 0) {
+    if (cp_log_open(&the_log, settings.dir, &id, &err) < 0) {
         cp_timer_stop(); /* nothing to time for */
-        warn_once(err, "profiling is off for this process");
+        warn_once(err.text, "profiling is off for this process");
         goto out;
     }
     log_open = 1;
@@ -499,50 +499,57 @@ static union cp_rec *gpu_begin(struct cp_gpu_call *g, cudaStream_t stream,
     return rec;
 }
 
-/* The data-moving wrappers, one per DATA row of the table. */
+/* The body of a data-moving wrapper, one shape for both paths: GPU is the
+ * constant 1 for the call under a GPU timer (its slot taken before the real
+ * call, so that the device work carries its id) and 0 for the host timer
+ * (the compiler drops the GPU steps).  COUNT may use cp_esize and cp_rank
+ * (the table's per-collective count). */
+#define CP_WRAP_BODY(fn, args, COUNT, DTYPE, REDOP, PEER, COMM, STREAM,        \
+                     INPLACE, GPU)                                             \
+    ncclResult_t cp_r;                                                         \
+    uint64_t cp_t0, cp_t1;                                                     \
+    int cp_errno;                                                              \
+    struct cp_gpu_call cp_g;                                                   \
+    union cp_rec *cp_rec = NULL;                                               \
+    struct cp_comm *cp_c;                                                      \
+    union cp_rec *cp_slot;                                                     \
+    tls_depth++;                                                               \
+    cp_g.flags = 0;                                                            \
+    cp_c = cp_comm_find(COMM);                                                 \
+    if (GPU)                                                                   \
+        cp_rec = gpu_begin(&cp_g, STREAM, COMM);                               \
+    cp_t0 = now_ns();                                                          \
+    {                                                                          \
+        size_t cp_esize = cp_dtype_size((unsigned)(DTYPE));                    \
+        size_t cp_rank = cp_c ? cp_c->rank : 0;                                \
+        (void)cp_esize;                                                        \
+        (void)cp_rank;                                                         \
+        cp_slot = record_enter(cp_rec, CP_OP_##fn, COMM, cp_c, COUNT,          \
+                               (int)(DTYPE), (int)(REDOP), PEER, STREAM,       \
+                               (INPLACE), cp_t0);                              \
+    }                                                                          \
+    cp_r = real_##fn args;                                                     \
+    cp_errno = errno;                                                          \
+    cp_t1 = now_ns();                                                          \
+    if (GPU && cp_rec)                                                         \
+        cp_timer_call_end(&cp_g, cp_r, cp_t0);                                 \
+    record_leave(cp_slot, cp_g.flags, cp_r, COMM, cp_c, cp_t1);                \
+    tls_depth--;                                                               \
+    errno = cp_errno;                                                          \
+    return cp_r;
+
+/* The data-moving wrappers, one per DATA row of the table: the entry
+ * (pass-through when off or nested), then the host body inline or the GPU
+ * body out of line (gpu_<fn>: the host path stays small). */
 #define CP_X_WRAP_DATA(fn, params, args, COUNT, DTYPE, REDOP, PEER, COMM,      \
                        STREAM, INPLACE)                                        \
-    /* The call under a GPU timer: its slot is taken before the real call. */ \
     static __attribute__((noinline)) ncclResult_t gpu_##fn params              \
     {                                                                          \
-        ncclResult_t cp_r;                                                     \
-        uint64_t cp_t0, cp_t1;                                                 \
-        int cp_errno;                                                          \
-        struct cp_gpu_call cp_g;                                               \
-        union cp_rec *cp_rec;                                                  \
-        struct cp_comm *cp_c;                                                  \
-        union cp_rec *cp_slot;                                                 \
-        tls_depth++;                                                           \
-        cp_g.flags = 0;                                                        \
-        cp_c = cp_comm_find(COMM);                                             \
-        cp_rec = gpu_begin(&cp_g, STREAM, COMM);                               \
-        cp_t0 = now_ns();                                                      \
-        {                                                                      \
-            size_t cp_esize = cp_dtype_size((unsigned)(DTYPE));                \
-            size_t cp_rank = cp_c ? cp_c->rank : 0;                            \
-            (void)cp_esize;                                                    \
-            (void)cp_rank;                                                     \
-            cp_slot = record_enter(cp_rec, CP_OP_##fn, COMM, cp_c, COUNT,      \
-                                   (int)(DTYPE), (int)(REDOP), PEER, STREAM,   \
-                                   (INPLACE), cp_t0);                          \
-        }                                                                      \
-        cp_r = real_##fn args;                                                 \
-        cp_errno = errno;                                                      \
-        cp_t1 = now_ns();                                                      \
-        if (cp_rec)                                                            \
-            cp_timer_call_end(&cp_g, cp_r, cp_t0);                             \
-        record_leave(cp_slot, cp_g.flags, cp_r, COMM, cp_c, cp_t1);            \
-        tls_depth--;                                                           \
-        errno = cp_errno;                                                      \
-        return cp_r;                                                           \
+        CP_WRAP_BODY(fn, args, COUNT, DTYPE, REDOP, PEER, COMM, STREAM,        \
+                     INPLACE, 1)                                               \
     }                                                                          \
     static ncclResult_t cp_wrap_##fn params                                   \
     {                                                                          \
-        ncclResult_t cp_r;                                                     \
-        uint64_t cp_t0, cp_t1;                                                 \
-        int cp_errno;                                                          \
-        struct cp_comm *cp_c;                                                  \
-        union cp_rec *cp_slot;                                                 \
         ensure_init();                                                         \
         if (__builtin_expect(!real_##fn, 0))                                   \
             return missing(#fn);                                               \
@@ -552,29 +559,13 @@ static union cp_rec *gpu_begin(struct cp_gpu_call *g, cudaStream_t stream,
         }                                                                      \
         if (__builtin_expect(cp_timer_gpu_mode() != CP_GPU_OFF, 0))            \
             return gpu_##fn args;                                              \
-        tls_depth++;                                                           \
-        cp_c = cp_comm_find(COMM);                                             \
-        cp_t0 = now_ns();                                                      \
-        {                                                                      \
-            size_t cp_esize = cp_dtype_size((unsigned)(DTYPE));                \
-            size_t cp_rank = cp_c ? cp_c->rank : 0;                            \
-            (void)cp_esize;                                                    \
-            (void)cp_rank;                                                     \
-            cp_slot = record_enter(NULL, CP_OP_##fn, COMM, cp_c, COUNT,        \
-                                   (int)(DTYPE), (int)(REDOP), PEER, STREAM,   \
-                                   (INPLACE), cp_t0);                          \
-        }                                                                      \
-        cp_r = real_##fn args;                                                 \
-        cp_errno = errno;                                                      \
-        cp_t1 = now_ns();                                                      \
-        record_leave(cp_slot, 0, cp_r, COMM, cp_c, cp_t1);                     \
-        tls_depth--;                                                           \
-        errno = cp_errno;                                                      \
-        return cp_r;                                                           \
+        CP_WRAP_BODY(fn, args, COUNT, DTYPE, REDOP, PEER, COMM, STREAM,        \
+                     INPLACE, 0)                                               \
     }
 #define CP_X_NONE(fn, params, args)
 CP_WRAP_TABLE(CP_X_WRAP_DATA, CP_X_NONE)
 #undef CP_X_WRAP_DATA
+#undef CP_WRAP_BODY
 
 /* ---- groups ------------------------------------------------------------ */
 static ncclResult_t cp_wrap_GroupStart(void)

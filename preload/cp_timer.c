@@ -152,7 +152,8 @@ int cp_timer_stream_capturing(void *stream)
 void cp_timer_choose(unsigned requested, int nccl_version,
                      struct cp_timer_choice *out)
 {
-    char why_cupti[128] = "", why_event[128] = "";
+    struct cp_error ecupti = {.text = ""}, eevent = {.text = ""};
+    const char *why_cupti = ecupti.text, *why_event = eevent.text;
     const char *name = cp_timer_name(requested);
     int conflict = 0, auto_pick = requested == CP_TIMER_NONE;
     size_t rlen = sizeof out->reason;
@@ -170,8 +171,7 @@ void cp_timer_choose(unsigned requested, int nccl_version,
     }
     (void)load_cudart();
     if (auto_pick || requested == CP_TIMER_CUPTI) {
-        if (cp_cupti_open(nccl_version, why_cupti, sizeof why_cupti,
-                          &conflict) == 0) {
+        if (cp_cupti_open(nccl_version, &ecupti, &conflict) == 0) {
             chosen = CP_GPU_CUPTI;
             out->timer = CP_TIMER_CUPTI;
             snprintf(out->reason, rlen, "%s",
@@ -179,7 +179,7 @@ void cp_timer_choose(unsigned requested, int nccl_version,
             return;
         }
     }
-    if (cp_event_open(why_event, sizeof why_event) == 0) {
+    if (cp_event_open(&eevent) == 0) {
         chosen = CP_GPU_EVENT;
         out->timer = CP_TIMER_EVENT;
         if (auto_pick)
@@ -380,10 +380,9 @@ void cp_event_prepare_known(void)
 /* ---- fallbacks ----------------------------------------------------------- */
 void cp_timer_cupti_lost(const char *why)
 {
-    char unused[128];
     int next = CP_GPU_OFF;
 
-    if (cp_rt.lib && cp_event_open(unused, sizeof unused) == 0) {
+    if (cp_rt.lib && cp_event_open(NULL) == 0) {
         cp_event_prepare_known();
         next = CP_GPU_EVENT;
     }

@@ -167,22 +167,20 @@ static void on_callback(void *userdata, int domain, uint32_t cbid,
 }
 
 /* ---- set-up --------------------------------------------------------------- */
-static void describe(char *why, size_t len, const char *what,
-                     cp_cupti_result r)
+/* err: what CUPTI's call `what` answered; -1 */
+static int describe(struct cp_error *err, const char *what, cp_cupti_result r)
 {
     const char *s = NULL;
 
-    if (r == CP_CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
-        snprintf(why, len, "CUPTI taken by another tool");
-        return;
-    }
+    if (r == CP_CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
+        return cp_errorf(err, "CUPTI taken by another tool");
     if (!cu.result_string || cu.result_string(r, &s) != CP_CUPTI_SUCCESS ||
         !s)
         s = "";
-    snprintf(why, len, "%.40s: %.60s (%d)", what, s, r);
+    return cp_errorf(err, "%.40s: %.60s (%d)", what, s, r);
 }
 
-static int load(char *why, size_t len)
+static int load(struct cp_error *err)
 {
     /* The CUPTI of the CUDA the process runs: match a loaded cudart. */
     static const char *const for12[] = {"libcupti.so.12", "libcupti.so.13",
@@ -198,10 +196,8 @@ static int load(char *why, size_t len)
         dlclose(h12);
     (void)dlerror();
     h = cp_timer_dlopen(h12 ? for12 : for13);
-    if (!h) {
-        snprintf(why, len, "no libcupti");
-        return -1;
-    }
+    if (!h)
+        return cp_errorf(err, "no libcupti");
 #define SYM(field, name) *(void **)&cu.field = dlsym(h, name)
     SYM(subscribe, "cuptiSubscribe");
     SYM(unsubscribe, "cuptiUnsubscribe");
@@ -223,10 +219,9 @@ static int load(char *why, size_t len)
     if (!cu.subscribe || !cu.unsubscribe || !cu.activity_enable ||
         !cu.activity_disable || !cu.register_callbacks || !cu.flush_all ||
         !cu.next_record || !cu.push || !cu.pop || !cu.get_timestamp) {
-        snprintf(why, len, "libcupti too old (no external correlation)");
         dlclose(h);
         memset(&cu, 0, sizeof cu);
-        return -1;
+        return cp_errorf(err, "libcupti too old (no external correlation)");
     }
     cu.lib = h;
     return 0;
@@ -294,43 +289,42 @@ void cp_cupti_teardown(void)
     subscriber = NULL;
 }
 
-int cp_cupti_open(int nccl_version, char *why, size_t whylen, int *conflict)
+int cp_cupti_open(int nccl_version, struct cp_error *err, int *conflict)
 {
     struct cp_join_params jp = {SETTLE_ROUNDS, ORPHAN_ROUNDS, EXPIRE_ROUNDS};
     cp_cupti_result r;
 
     *conflict = 0;
-    if (!cu.lib && load(why, whylen) < 0)
+    if (!cu.lib && load(err) < 0)
         return -1;
     r = cu.subscribe(&subscriber, on_callback, NULL);
     if (r != CP_CUPTI_SUCCESS) {
         *conflict = r == CP_CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
         subscriber = NULL;
-        describe(why, whylen, "cuptiSubscribe", r);
-        return -1;
+        return describe(err, "cuptiSubscribe", r);
     }
     if (!join && !(join = cp_join_create(&jp))) {
-        snprintf(why, whylen, "out of memory");
+        cp_errorf(err, "out of memory");
         goto fail;
     }
     r = cu.register_callbacks(buffer_requested, buffer_completed);
     if (r != CP_CUPTI_SUCCESS) {
-        describe(why, whylen, "cuptiActivityRegisterCallbacks", r);
+        describe(err, "cuptiActivityRegisterCallbacks", r);
         goto fail;
     }
     if (enable_launch_apis() < 0) {
-        snprintf(why, whylen, "cannot enable API records");
+        cp_errorf(err, "cannot enable API records");
         goto fail;
     }
     if (enable(CP_CUPTI_KIND_EXTERNAL_CORRELATION) < 0 ||
         enable(CP_CUPTI_KIND_CONCURRENT_KERNEL) < 0) {
-        snprintf(why, whylen, "cannot enable kernel activity");
+        cp_errorf(err, "cannot enable kernel activity");
         goto fail;
     }
     /* Copy-engine collectives (2.28+) show up as memcpys, not kernels. */
     if ((nccl_version == 0 || nccl_version >= 22800) &&
         (enable(CP_CUPTI_KIND_MEMCPY) < 0 || enable(CP_CUPTI_KIND_MEMCPY2) < 0)) {
-        snprintf(why, whylen, "cannot enable memcpy activity");
+        cp_errorf(err, "cannot enable memcpy activity");
         goto fail;
     }
     watch_captures();

@@ -59,27 +59,21 @@ static struct pool *pools[MAX_DEV]; /* atomic pointers */
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t want_pools; /* atomic: devices a call found without a pool */
 
-int cp_event_open(char *why, size_t whylen)
+int cp_event_open(struct cp_error *err)
 {
     int n = 0;
     cp_cuda_error e;
 
-    if (!cp_rt.lib) {
-        snprintf(why, whylen, "no libcudart");
-        return -1;
-    }
+    if (!cp_rt.lib)
+        return cp_errorf(err, "no libcudart");
     if (!cp_rt.event_create || !cp_rt.event_record || !cp_rt.event_query ||
         !cp_rt.event_elapsed || !cp_rt.event_synchronize ||
         !cp_rt.stream_create || !cp_rt.get_device || !cp_rt.set_device ||
-        !cp_rt.stream_is_capturing) {
-        snprintf(why, whylen, "libcudart lacks the event calls");
-        return -1;
-    }
+        !cp_rt.stream_is_capturing)
+        return cp_errorf(err, "libcudart lacks the event calls");
     e = cp_rt.get_device_count(&n);
-    if (e != CP_CUDA_SUCCESS || n <= 0) {
-        snprintf(why, whylen, "no CUDA device (error %d)", (int)e);
-        return -1;
-    }
+    if (e != CP_CUDA_SUCCESS || n <= 0)
+        return cp_errorf(err, "no CUDA device (error %d)", (int)e);
     return 0;
 }
 

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "collprof/cp_error.h"
 #include "cp_cuda_abi.h"
 #include "cp_timer.h"
 
@@ -110,9 +111,9 @@ void cp_timer_event_failed(const char *what, int err);
 void *cp_timer_dlopen(const char *const *names);
 
 /* ---- CUPTI (cp_timer_cupti.c) ------------------------------------------- */
-/* Load, subscribe, enable.  0, or -1 with a short reason in why (conflict
+/* Load, subscribe, enable.  0, or -1 with a short reason in err (conflict
  * set when another CUPTI client holds the subscription). */
-int cp_cupti_open(int nccl_version, char *why, size_t whylen, int *conflict);
+int cp_cupti_open(int nccl_version, struct cp_error *err, int *conflict);
 void cp_cupti_teardown(void); /* undo open (not started, or giving up) */
 void cp_cupti_started(void);  /* first calibration, once the log is open */
 void cp_cupti_round(void);    /* background: flush, join, emit, watch */
@@ -125,7 +126,7 @@ void cp_cupti_group_begin(struct cp_gpu_call *g, uint64_t slot,
 void cp_cupti_group_end(struct cp_gpu_call *g, int result, uint64_t t0);
 
 /* ---- CUDA events (cp_timer_event.c) ------------------------------------- */
-int cp_event_open(char *why, size_t whylen); /* a device is present */
+int cp_event_open(struct cp_error *err); /* a device is present */
 int cp_event_pool(int dev);                  /* make dev's pool; 0 / -1 */
 void cp_event_prepare_known(void);           /* pools for known devices */
 void cp_event_round(void);

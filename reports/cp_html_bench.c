@@ -11,13 +11,13 @@
 #include "config.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cp_html.h"
 #include "cp_html_bench.h"
+#include "cp_jsoncheck.h"
 #include "cp_model.h"
 #include "cp_svg.h"
 
@@ -75,82 +75,44 @@ struct bp_page {
     struct bp_class classes[2];
 };
 
-struct ctx {
-    struct cp_error *err;
-    int failed;
-};
-
-__attribute__((format(printf, 2, 3))) static void fail(struct ctx *c,
-                                                       const char *fmt, ...)
-{
-    char text[512];
-    va_list ap;
-
-    if (c->failed)
-        return;
-    c->failed = 1;
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
-    cp_error_set(c->err, NULL, -1, "%s", text);
-}
-
-/* obj[key] when it has the JSON type wanted (or is null / missing where
- * allowed); NULL otherwise, after fail() when that is an error. */
-static json_t *member(struct ctx *c, json_t *obj, const char *where,
-                      const char *key, json_type type, int required)
-{
-    json_t *v = json_object_get(obj, key);
-    static const char *const names[] = {"an object", "an array", "a string",
-                                        "a number", "a number", "a boolean",
-                                        "a boolean", "null"};
-
-    if (!v || json_is_null(v)) {
-        if (required && !v)
-            fail(c, "key '%s%s%s' is missing", where, *where ? "." : "", key);
-        return NULL;
-    }
-    if (json_typeof(v) == type ||
-        (type == JSON_REAL && json_is_number(v)) ||
-        (type == JSON_TRUE && json_is_boolean(v)))
-        return v;
-    fail(c, "key '%s%s%s' should be %s%s", where, *where ? "." : "", key,
-         names[type], required ? "" : " or null");
-    return NULL;
-}
-
-static double num(struct ctx *c, json_t *obj, const char *where,
+/* The checked reader's getters (analyzer/core/cp_jsoncheck.h); bench.json's
+ * numbers are read as stored. */
+static double num(struct cp_jsoncheck *c, json_t *obj, const char *where,
                   const char *key, int required)
 {
-    json_t *v = member(c, obj, where, key, JSON_REAL, required);
-    return v ? json_number_value(v) : NAN;
+    return cp_jsoncheck_num(c, obj, where, key, required);
 }
 
-static const char *str(struct ctx *c, json_t *obj, const char *where,
+static const char *str(struct cp_jsoncheck *c, json_t *obj, const char *where,
                        const char *key, int required)
 {
-    json_t *v = member(c, obj, where, key, JSON_STRING, required);
-    return v ? json_string_value(v) : NULL;
+    return cp_jsoncheck_str(c, obj, where, key, required);
 }
 
-static int boolean(struct ctx *c, json_t *obj, const char *where,
-                   const char *key)
+/* An optional object. */
+static json_t *object(struct cp_jsoncheck *c, json_t *obj, const char *where,
+                      const char *key)
 {
-    json_t *v = member(c, obj, where, key, JSON_TRUE, 0);
-    return v && json_is_true(v);
+    return cp_jsoncheck_typed(c, obj, where, key, 0, JSON_OBJECT);
 }
 
-static int coll_of(struct ctx *c, const char *where, const char *name,
+static json_t *array(struct cp_jsoncheck *c, json_t *obj, const char *where,
+                     const char *key, int required)
+{
+    return cp_jsoncheck_typed(c, obj, where, key, required, JSON_ARRAY);
+}
+
+static int coll_of(struct cp_jsoncheck *c, const char *where, const char *name,
                    enum cp_coll *coll)
 {
     if (name && cp_model_coll_from_name(name, coll, NULL) == 0)
         return 0;
-    fail(c, "key '%s' names no collective", where);
+    cp_jsoncheck_fail(c, "key '%s' names no collective", where);
     return -1;
 }
 
-static void view_point(struct ctx *c, json_t *o, json_t *series, size_t i,
-                       struct bp_point *p)
+static void view_point(struct cp_jsoncheck *c, json_t *o, json_t *series,
+                       size_t i, struct bp_point *p)
 {
     char where[48];
     json_t *s;
@@ -158,7 +120,7 @@ static void view_point(struct ctx *c, json_t *o, json_t *series, size_t i,
 
     snprintf(where, sizeof where, "points[%zu]", i);
     if (!json_is_object(o)) {
-        fail(c, "key '%s' should be an object", where);
+        cp_jsoncheck_fail(c, "key '%s' should be an object", where);
         return;
     }
     {
@@ -172,7 +134,7 @@ static void view_point(struct ctx *c, json_t *o, json_t *series, size_t i,
     p->busbw_Bps = num(c, o, where, "busbw_Bps", 1);
     p->wrong = num(c, o, where, "wrong", 0);
     p->link = str(c, o, where, "link", 0);
-    p->in_place = boolean(c, o, where, "in_place");
+    p->in_place = cp_jsoncheck_bool(c, o, where, "in_place");
     si = num(c, o, where, "series", 0);
     s = si >= 0 && si < (double)json_array_size(series)
             ? json_array_get(series, (size_t)si)
@@ -182,32 +144,32 @@ static void view_point(struct ctx *c, json_t *o, json_t *series, size_t i,
         p->link = "unknown";
 }
 
-static void view_group(struct ctx *c, json_t *o, const char *where,
+static void view_group(struct cp_jsoncheck *c, json_t *o, const char *where,
                        enum cp_coll coll, struct bp_group *g)
 {
     const char *algo;
 
     if (!json_is_object(o)) {
-        fail(c, "key '%s' should be an object", where);
+        cp_jsoncheck_fail(c, "key '%s' should be an object", where);
         return;
     }
     g->coll = coll;
     g->ranks = num(c, o, where, "ranks", 1);
     /* a rank count the model takes (it is cast to unsigned); 0: unknown */
     if (!(g->ranks >= 0 && g->ranks <= 16777216 && g->ranks == floor(g->ranks)))
-        fail(c, "key '%s.ranks' should be a rank count", where);
+        cp_jsoncheck_fail(c, "key '%s.ranks' should be a rank count", where);
     g->link = str(c, o, where, "link", 0);
     if (!g->link)
         g->link = "unknown";
     g->nodes = num(c, o, where, "nodes", 0);
     g->have_nodes = isfinite(g->nodes);
     g->points = num(c, o, where, "points", 0);
-    g->in_place = boolean(c, o, where, "in_place");
+    g->in_place = cp_jsoncheck_bool(c, o, where, "in_place");
     g->factor = num(c, o, where, "busbw_factor", 0);
     if (!(g->factor > 0) && g->ranks >= 1)
         g->factor = cp_model_busbw_factor(coll, (unsigned)g->ranks);
     g->floor_s = num(c, o, where, "latency_floor_s", 1);
-    g->floor_flat = boolean(c, o, where, "latency_floor_flat");
+    g->floor_flat = cp_jsoncheck_bool(c, o, where, "latency_floor_flat");
     g->floor_max_bytes = num(c, o, where, "latency_floor_max_bytes", 0);
     g->alpha_s = num(c, o, where, "alpha_s", 1);
     g->bandwidth_Bps = num(c, o, where, "bandwidth_Bps", 0);
@@ -226,17 +188,17 @@ static void view_group(struct ctx *c, json_t *o, const char *where,
                 g->ranks >= 1 && !g->fit_why;
 }
 
-static void view_link(struct ctx *c, json_t *parent, const char *where,
+static void view_link(struct cp_jsoncheck *c, json_t *parent, const char *where,
                       const char *key, struct bp_link *l)
 {
     char w[64];
-    json_t *o = member(c, parent, where, key, JSON_OBJECT, 0);
+    json_t *o = object(c, parent, where, key);
 
     if (!o)
         return;
     snprintf(w, sizeof w, "%s.%s", where, key);
     l->present = 1;
-    l->ok = boolean(c, o, w, "ok");
+    l->ok = cp_jsoncheck_bool(c, o, w, "ok");
     l->alpha_s = num(c, o, w, "alpha_s", 0);
     l->bandwidth_Bps = num(c, o, w, "bandwidth_Bps", 0);
     l->points = num(c, o, w, "points", 0);
@@ -247,11 +209,11 @@ static void view_link(struct ctx *c, json_t *parent, const char *where,
     l->why = str(c, o, w, "why", 0);
 }
 
-static void view_calibration(struct ctx *c, json_t *root,
+static void view_calibration(struct cp_jsoncheck *c, json_t *root,
                              struct bp_page *pg)
 {
     static const char *const names[2] = {"intra", "inter"};
-    json_t *cal = member(c, root, "", "calibration", JSON_OBJECT, 0);
+    json_t *cal = object(c, root, "", "calibration");
     json_t *links, *colls, *pairs;
     int k;
 
@@ -259,9 +221,9 @@ static void view_calibration(struct ctx *c, json_t *root,
         pg->classes[k].name = names[k];
     if (!cal)
         return;
-    links = member(c, cal, "calibration", "links", JSON_OBJECT, 0);
-    colls = member(c, cal, "calibration", "collectives", JSON_OBJECT, 0);
-    pairs = member(c, cal, "calibration", "sendrecv", JSON_OBJECT, 0);
+    links = object(c, cal, "calibration", "links");
+    colls = object(c, cal, "calibration", "collectives");
+    pairs = object(c, cal, "calibration", "sendrecv");
     for (k = 0; k < 2; k++) {
         struct bp_class *cl = &pg->classes[k];
         if (links)
@@ -276,9 +238,9 @@ static void view_calibration(struct ctx *c, json_t *root,
 
 /* The groups of fit.<op>: the fit's own first, then the others of
  * "groups" (which lists the fit's own group too). */
-static void view_fit(struct ctx *c, json_t *root, struct bp_page *pg)
+static void view_fit(struct cp_jsoncheck *c, json_t *root, struct bp_page *pg)
 {
-    json_t *fit = member(c, root, "", "fit", JSON_OBJECT, 0), *o, *groups;
+    json_t *fit = object(c, root, "", "fit"), *o, *groups;
     const char *key;
     size_t cap = 0, i;
 
@@ -293,14 +255,14 @@ static void view_fit(struct ctx *c, json_t *root, struct bp_page *pg)
         snprintf(where, sizeof where, "fit.%.60s", key);
         if (coll_of(c, where, key, &coll) < 0)
             return;
-        groups = member(c, o, where, "groups", JSON_ARRAY, 0);
+        groups = array(c, o, where, "groups", 0);
         n = 1 + json_array_size(groups);
         if (pg->ngroups + n > cap) {
             struct bp_group *g;
             cap = 2 * cap + n + 8;
             g = realloc(pg->groups, cap * sizeof *g);
             if (!g) {
-                fail(c, "out of memory");
+                cp_jsoncheck_fail(c, "out of memory");
                 return;
             }
             pg->groups = g;
@@ -327,7 +289,7 @@ static void view_fit(struct ctx *c, json_t *root, struct bp_page *pg)
             }
             pg->ngroups += added;
         }
-        if (c->failed)
+        if (c->bad)
             return;
     }
 }
@@ -341,22 +303,24 @@ static void view_free(struct bp_page *pg)
 
 static int build_view(json_t *root, struct bp_page *pg, struct cp_error *err)
 {
-    struct ctx c = {err, 0};
+    struct cp_jsoncheck c;
     json_t *points, *series;
     size_t i;
 
+    cp_jsoncheck_init(&c, err, NULL, 0);
     memset(pg, 0, sizeof *pg);
     if (!json_is_object(root)) {
-        fail(&c, "the document is not a JSON object");
+        cp_jsoncheck_fail(&c, "the document is not a JSON object");
         return -1;
     }
     pg->schema = str(&c, root, "", "schema", 1);
     if (pg->schema && strncmp(pg->schema, "collprof.bench/", 15) != 0)
-        fail(&c, "schema '%.80s' is not collprof.bench/N", pg->schema);
+        cp_jsoncheck_fail(&c, "schema '%.80s' is not collprof.bench/N",
+                          pg->schema);
     pg->mode = str(&c, root, "", "mode", 0);
     pg->generator = str(&c, root, "", "generator", 0);
     pg->created = str(&c, root, "", "created", 0);
-    pg->run = member(&c, root, "", "run", JSON_OBJECT, 0);
+    pg->run = object(&c, root, "", "run");
     if (pg->run) {
         pg->run_ranks = num(&c, pg->run, "run", "ranks", 0);
         pg->run_nodes = num(&c, pg->run, "run", "nodes", 0);
@@ -365,28 +329,28 @@ static int build_view(json_t *root, struct bp_page *pg, struct cp_error *err)
         pg->nccl_library = str(&c, pg->run, "run", "nccl_library", 0);
         pg->memory = str(&c, pg->run, "run", "memory", 0);
     }
-    pg->sources = member(&c, root, "", "sources", JSON_ARRAY, 0);
-    pg->skipped = member(&c, root, "", "skipped_lines", JSON_ARRAY, 0);
+    pg->sources = array(&c, root, "", "sources", 0);
+    pg->skipped = array(&c, root, "", "skipped_lines", 0);
     pg->wrong_total = num(&c, root, "", "wrong_total", 0);
     pg->wrong_points = num(&c, root, "", "wrong_points", 0);
-    series = member(&c, root, "", "series", JSON_ARRAY, 0);
-    points = member(&c, root, "", "points", JSON_ARRAY, 1);
-    if (c.failed)
+    series = array(&c, root, "", "series", 0);
+    points = array(&c, root, "", "points", 1);
+    if (c.bad)
         goto out;
     pg->npoints = json_array_size(points);
     pg->points = calloc(pg->npoints ? pg->npoints : 1, sizeof *pg->points);
     if (!pg->points) {
-        fail(&c, "out of memory");
+        cp_jsoncheck_fail(&c, "out of memory");
         goto out;
     }
-    for (i = 0; i < pg->npoints && !c.failed; i++)
+    for (i = 0; i < pg->npoints && !c.bad; i++)
         view_point(&c, json_array_get(points, i), series, i, &pg->points[i]);
-    if (!c.failed)
+    if (!c.bad)
         view_fit(&c, root, pg);
-    if (!c.failed)
+    if (!c.bad)
         view_calibration(&c, root, pg);
 out:
-    if (c.failed) {
+    if (c.bad) {
         view_free(pg);
         return -1;
     }

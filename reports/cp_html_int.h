@@ -1,9 +1,11 @@
-/* cp_html_int.h - what cp_html.c and cp_html_plots.c share: a checked,
- * typed view of a report.json object.
+/* cp_html_int.h - what the pages of report.json and probe.json share: a
+ * checked, typed view of the document, and the parts of report.html that
+ * probe.html reuses.
  *
- * cp_html.c builds the view once (every key the page reads is checked
- * there, so that a bad report fails with the key's name before anything
- * is written); the plots and tables only read it.  Strings point into the
+ * cp_html_view.c builds the view once (every key the page reads is checked
+ * there, so that a bad document fails with the key's name before anything
+ * is written); the pages (cp_html.c, cp_html_probe.c), the hang section
+ * (cp_html_hang.c) and the plots (cp_html_plots.c) only read it.  Strings point into the
  * JSON object, which outlives the view.  Missing numbers (JSON null, as
  * the analyzer writes non-finite values) are NaN.
  */
@@ -14,6 +16,8 @@
 #include <stdio.h>
 
 #include <jansson.h>
+
+#include "cp_error.h"
 
 /* Bounds that keep a 4096-rank page small. */
 #define RP_TABLE_ROWS 20      /* rows of a table before "N more" */
@@ -118,6 +122,14 @@ struct rp_report {
     const char *topology_caption;
 };
 
+/* The view of a collprof.report/1 object (rp_view_report) or of a
+ * collprof.probe/1 one (rp_view_probe): 0, or -1 with err naming the key
+ * that is wrong (the view is then empty).  root must outlive the view;
+ * rp_view_free releases what the view allocated (safe on an empty one). */
+int rp_view_report(json_t *root, struct rp_report *r, struct cp_error *err);
+int rp_view_probe(json_t *root, struct rp_report *r, struct cp_error *err);
+void rp_view_free(struct rp_report *r);
+
 /* A JSON number at the 10 significant digits report.json is written with
  * (so that pages from memory and from the file agree); NaN when v is not a
  * number. */
@@ -151,5 +163,14 @@ void rp_plot_skew(FILE *out, const struct rp_report *r, size_t ci,
 
 /* A display name for a communicator: its name, else its id. */
 const char *rp_comm_label(const struct rp_comm *c);
+
+/* Parts of report.html (cp_html.c) that probe.html writes too: the head
+ * up to <body> (the page's title and the stylesheet), the findings'
+ * section, a finding's severity as a CSS class, and element i of a JSON
+ * list of strings (NULL when it is not one). */
+void rp_write_head(FILE *out, const struct rp_report *r);
+void rp_write_findings(FILE *out, const struct rp_report *r);
+const char *rp_sev_class(enum rp_severity s);
+const char *rp_list_str(json_t *list, size_t i);
 
 #endif

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 
@@ -107,14 +108,68 @@ bad:
     return -1;
 }
 
+/* ---- the inputs' files, checked once -------------------------------------- */
+
+struct cp_scan *an_scan_reopen(const struct cp_analysis_input *in,
+                               size_t buf_size, struct cp_error *err)
+{
+    return in->log ? cp_scan_reopen_sized(in->path, in->log, buf_size, err)
+                   : cp_scan_open_sized(in->path, buf_size, err);
+}
+
+struct cp_logfile *an_logfile_reopen(const struct cp_analysis_input *in,
+                                     struct cp_error *err)
+{
+    return cp_logfile_reopen(in->path, in->log, err);
+}
+
+/* Descriptors left for everything but the inputs' files. */
+#define FD_RESERVE 64
+
+/* The budget of descriptors kept open between passes for nfiles inputs:
+ * the soft limit on open files, raised towards the hard one when that is
+ * what nfiles need, less FD_RESERVE (0 when the limit is that low). */
+static void set_fd_budget(struct cp_analysis *an, size_t nfiles)
+{
+    struct rlimit rl;
+    rlim_t need = (rlim_t)nfiles + FD_RESERVE;
+
+    an->fd_budget = 0;
+    if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+        return;
+    if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need) {
+        struct rlimit up = rl;
+        up.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= need
+                          ? need
+                          : rl.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &up) == 0)
+            rl = up;
+    }
+    if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= need)
+        an->fd_budget = nfiles;
+    else if (rl.rlim_cur > FD_RESERVE)
+        an->fd_budget = (size_t)(rl.rlim_cur - FD_RESERVE);
+}
+
+/* Close the descriptors kept for the passes (the files are opened again
+ * by name, and checked to be the same, by any later reader). */
+static void release_fds(struct cp_analysis *an)
+{
+    size_t i;
+
+    for (i = 0; i < an->ninputs; i++)
+        cp_logfile_known_release(an->inputs[i].log);
+    an->fds_kept = 0;
+}
+
 /* The successful call number idx (0-based, as cp_steps counts) of rank's
  * log: its communicator, sequence, op and start.  0, 1 when the log has
  * fewer calls, -1 with err filled when it cannot be read. */
 static int nth_call(const struct cp_analysis *an, long rank, uint64_t idx,
                     struct cp_rec_call *out, struct cp_error *err)
 {
-    struct cp_scan *sc =
-        cp_scan_open(an->inputs[an->ranks[rank].input].path, err);
+    const struct cp_analysis_input *in = &an->inputs[an->ranks[rank].input];
+    struct cp_scan *sc = an_scan_reopen(in, CP_SCAN_BUFFER, err);
     const union cp_rec *r;
     uint64_t k = 0;
     int rc = 1;
@@ -173,7 +228,7 @@ static int step_start(const struct cp_analysis *an, long k, int64_t *at,
         const union cp_rec *r;
         if ((long)i == an->steps_at.rank || in->status > CP_INPUT_DAMAGED)
             continue;
-        sc = cp_scan_open(in->path, err);
+        sc = an_scan_reopen(in, CP_SCAN_BUFFER, err);
         if (!sc)
             return -1;
         while ((r = cp_scan_next(sc)) != NULL)
@@ -330,8 +385,11 @@ void cp_analysis_destroy(struct cp_analysis *an)
     }
     free(an->findings);
     cp_hang_destroy(an->hang);
-    for (i = 0; i < an->ninputs; i++)
+    for (i = 0; i < an->ninputs; i++) {
         free(an->inputs[i].path);
+        cp_logfile_known_release(an->inputs[i].log);
+        free(an->inputs[i].log);
+    }
     free(an->inputs);
     for (i = 0; i < an->nproblems; i++) {
         free(an->problems[i].file);
@@ -414,18 +472,25 @@ static void sanitize(char *s)
 static int probe_input(struct cp_analysis *an, const char *path)
 {
     struct cp_error e;
-    struct cp_logfile *lf;
     const struct cp_log_header *h;
     struct cp_analysis_input *in = add_input(an, path);
 
     if (!in)
         return -1;
-    lf = cp_logfile_open(path, &e);
-    if (!lf) {
+    in->log = malloc(sizeof *in->log);
+    if (!in->log)
+        return -1;
+    /* the one check of the file: every later pass starts from it, on the
+     * descriptor kept here while the budget allows */
+    if (cp_logfile_check(path, an->fds_kept < an->fd_budget, in->log,
+                         &e) < 0) {
+        free(in->log);
+        in->log = NULL;
         in->status = CP_INPUT_UNREADABLE;
         return add_problem(an, path, e.offset, e.text);
     }
-    h = cp_logfile_header(lf);
+    an->fds_kept += in->log->fd >= 0;
+    h = &in->log->hdr;
     in->status = CP_INPUT_OK;
     in->global_rank = h->global_rank;
     in->world_size = h->world_size;
@@ -445,13 +510,10 @@ static int probe_input(struct cp_analysis *an, const char *path)
         uint64_t at;
         if (cp_log_header_time_problem(h, &at, why, sizeof why)) {
             in->header_times_bad = 1;
-            if (add_problem(an, path, (int64_t)at, why) < 0) {
-                cp_logfile_close(lf);
+            if (add_problem(an, path, (int64_t)at, why) < 0)
                 return -1;
-            }
         }
     }
-    cp_logfile_close(lf);
     return 0;
 }
 
@@ -482,6 +544,7 @@ static int collect_inputs(struct cp_analysis *an, const char *const *paths)
                 return -1;
             continue;
         }
+        set_fd_budget(an, an->ninputs + (size_t)n);
         for (k = 0; k < (size_t)n; k++)
             if (probe_input(an, files[k]) < 0) {
                 cp_logdir_free(files);
@@ -618,9 +681,6 @@ static int build_ranks_and_nodes(struct cp_analysis *an)
  * divided among the files (at most CP_SCAN_BUFFER, at least
  * CP_SCAN_BUFFER_MIN each), so that memory does not grow with the ranks. */
 #define SCAN_BUDGET ((size_t)32 << 20)
-/* Descriptors left for everything but the scans. */
-#define FD_RESERVE 64
-
 /* Whether nfiles scans may keep a descriptor each: the soft limit on open
  * files is raised towards the hard one when that is enough. */
 static int fds_for_all(size_t nfiles)
@@ -638,24 +698,71 @@ static int fds_for_all(size_t nfiles)
     return setrlimit(RLIMIT_NOFILE, &rl) == 0;
 }
 
+/* The memory of a pass's scans: one block for all files, kept from the
+ * first pass to the next (the same size), freed after the last. */
+struct scan_arena {
+    void *mem;
+    size_t size;
+};
+
+/* Past this, the block is asked for in huge pages where the system
+ * gives them on request: a first touch of tens of MiB in 4 KiB pages is
+ * thousands of page faults (a few microseconds each in a VM). */
+#define ARENA_HUGE ((size_t)4 << 20)
+#define HUGE_PAGE ((size_t)2 << 20)
+
+static int arena_reserve(struct scan_arena *a, size_t size)
+{
+    size_t align = size >= ARENA_HUGE ? HUGE_PAGE : 64;
+
+    if (a->size >= size)
+        return 0;
+    free(a->mem);
+    a->mem = NULL;
+    a->size = 0;
+    if (posix_memalign(&a->mem, align, size ? size : 64) != 0) {
+        a->mem = NULL;
+        return -1;
+    }
+#ifdef MADV_HUGEPAGE
+    if (align == HUGE_PAGE) /* a hint: refused, it is 4 KiB pages */
+        (void)madvise(a->mem, (size + 4095) & ~(size_t)4095, MADV_HUGEPAGE);
+#endif
+    a->size = size;
+    return 0;
+}
+
 static int open_files(struct cp_analysis *an, struct an_state *st,
-                      const double *offsets, uint64_t limit)
+                      const double *offsets, uint64_t limit,
+                      struct scan_arena *arena)
 {
     size_t i, buf_size = an->nranks ? SCAN_BUDGET / an->nranks : SCAN_BUDGET;
-    int park = !fds_for_all(an->nranks);
+    size_t own = 0, place;
+    int park;
+
+    /* a scan shares the descriptor its input kept; the others need one
+     * each, or are parked (one open per refill) past the limit */
+    for (i = 0; i < an->nranks; i++) {
+        const struct cp_analysis_input *in = &an->inputs[an->ranks[i].input];
+        own += !in->log || in->log->fd < 0;
+    }
+    park = own > 0 && !fds_for_all(an->fds_kept + own);
 
     if (st->jobs > 1) /* a second buffer each, for the read-ahead */
         buf_size /= 2;
 
     if (buf_size > CP_SCAN_BUFFER)
         buf_size = CP_SCAN_BUFFER;
+    place = cp_scan_place_size(buf_size, st->jobs > 1);
+    if (an->nranks > SIZE_MAX / place ||
+        arena_reserve(arena, an->nranks * place) < 0)
+        return -1;
 
     for (i = 0; i < an->nranks; i++) {
         struct an_file *f = &st->files[i];
         struct cp_analysis_input *in = &an->inputs[an->ranks[i].input];
         const struct cp_log_header *h;
         struct cp_error e;
-        struct stat sb;
 
         f->input = an->ranks[i].input;
         f->node = an->ranks[i].node;
@@ -667,7 +774,10 @@ static int open_files(struct cp_analysis *an, struct an_state *st,
         f->limit = limit;
         f->offset_ns =
             offsets ? (int64_t)llround(offsets[f->node] * 1e9) : 0;
-        f->sc = cp_scan_open_sized(in->path, buf_size, &e);
+        f->sc = in->log ? cp_scan_reopen_in((char *)arena->mem + i * place,
+                                            in->path, in->log, buf_size,
+                                            st->jobs > 1, &e)
+                        : cp_scan_open_sized(in->path, buf_size, &e);
         if (f->sc && park)
             cp_scan_park(f->sc);
         if (!f->sc) {
@@ -696,8 +806,8 @@ static int open_files(struct cp_analysis *an, struct an_state *st,
             if (end < (uint64_t)f->t_max)
                 f->t_max = (int64_t)end;
         }
-        if (stat(in->path, &sb) == 0 && sb.st_size > (off_t)h->header_size)
-            st->bytes_total += (uint64_t)sb.st_size - h->header_size;
+        if (in->log && in->log->size > h->header_size)
+            st->bytes_total += in->log->size - h->header_size;
     }
     return 0;
 }
@@ -1374,7 +1484,7 @@ static void estimate_steps(struct cp_analysis *an, unsigned given)
     }
     if (!pick ||
         cp_steps_from_log(an->inputs[pick->input].path,
-                          pick->calls - pick->failed, &res, &err) < 0 ||
+                          an->inputs[pick->input].log, pick->calls - pick->failed, &res, &err) < 0 ||
         res.steps == 0)
         return;
     an->summary.steps = res.steps;
@@ -1576,6 +1686,7 @@ struct cp_analysis *cp_analysis_run(const char *const *paths,
     struct cp_analysis_opts defaults;
     int state_live = 0;
     int64_t origin;
+    struct scan_arena arena = {NULL, 0};
 
     memset(&st, 0, sizeof st);
     if (!opts) {
@@ -1618,7 +1729,7 @@ struct cp_analysis *cp_analysis_run(const char *const *paths,
             goto oom_state;
         state_live = 1;
         st.jobs = opts->jobs;
-        if (open_files(an, &st, NULL, PREFIX_RECORDS) < 0)
+        if (open_files(an, &st, NULL, PREFIX_RECORDS, &arena) < 0)
             goto oom_state;
         an_stream_run(&st);
         solve_offsets(an, &st, offsets);
@@ -1643,7 +1754,7 @@ struct cp_analysis *cp_analysis_run(const char *const *paths,
     st.windowed = st.win_lo != INT64_MIN || st.win_hi != INT64_MAX;
     st.links = cp_links_create();
     st.jobs = opts->jobs;
-    if (!st.links || open_files(an, &st, offsets, 0) < 0)
+    if (!st.links || open_files(an, &st, offsets, 0, &arena) < 0)
         goto oom_state;
     an_stream_run(&st);
     if (build_timeline(an, &st) < 0)
@@ -1706,10 +1817,13 @@ oom_state:
 oom:
     cp_error_set(err, NULL, -1, "out of memory");
 out:
+    if (ret)
+        release_fds(ret);
     if (state_live) {
         cp_links_destroy(st.links);
         an_state_free(&st);
     }
+    free(arena.mem); /* after the scans in it are closed */
     free(evals);
     free(offsets);
     cp_analysis_destroy(an);

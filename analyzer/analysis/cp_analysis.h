@@ -127,6 +127,9 @@ struct cp_analysis_input {
     uint64_t records_dropped; /* the writer's own count (header) */
     int header_times_bad; /* its header's start or end is a time no job can
                              have (cp_log_header_time_problem): a problem */
+    /* what its first open checked (cp_logread.h: cp_logfile_known), for
+     * every later pass; NULL when it could not be read */
+    struct cp_logfile_known *log;
 };
 
 /* One problem with an input: the file, the byte offset (-1: the file as a
@@ -569,6 +572,9 @@ struct cp_analysis {
         long rank;
         size_t first, period;
     } steps_at;
+    /* descriptors of inputs kept open between passes (inputs[].log->fd),
+     * never more than fd_budget (below the limit on open files) */
+    size_t fds_kept, fd_budget;
     struct cp_analysis_link model[CP_LINK_COUNT];
     unsigned offset_reference; /* index into nodes */
     uint64_t offset_instances; /* instances the offsets rest on */

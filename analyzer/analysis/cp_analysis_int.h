@@ -426,4 +426,11 @@ double an_busy_total_s(const struct an_busy *u);
 /* cp_findings.c: fill an->findings (most severe first). */
 int an_findings(struct cp_analysis *an, const struct an_eval *ev, size_t nev);
 
+/* A reader of an input's log that starts from its first check
+ * (in->log: cp_logfile_check) instead of checking the file again. */
+struct cp_scan *an_scan_reopen(const struct cp_analysis_input *in,
+                               size_t buf_size, struct cp_error *err);
+struct cp_logfile *an_logfile_reopen(const struct cp_analysis_input *in,
+                                     struct cp_error *err);
+
 #endif

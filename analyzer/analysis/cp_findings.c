@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "cp_analysis_int.h"
+#include "cp_json_int.h"
 #include "cp_kinds.h"
 #include "cp_links.h"
 #include "cp_ncclview.h"
@@ -35,26 +36,6 @@
 #define MIN_BUCKET (25.0 * 1048576) /* PyTorch DDP's default bucket_cap_mb */
 #define GAIN_RUN 0.01  /* advice only when it saves 1 % of the run ... */
 #define GAIN_STEP 1e-3 /* ... and 1 ms per step */
-
-/* A real or null (JSON has no NaN). */
-static json_t *jnum(double v)
-{
-    return isfinite(v) ? json_real(v) : json_null();
-}
-
-static int set(json_t *obj, const char *key, json_t *value)
-{
-    return value ? json_object_set_new(obj, key, value) : -1;
-}
-
-/* A communicator id as 16 hex digits. */
-static json_t *hex_id(uint64_t id)
-{
-    char buf[24];
-
-    snprintf(buf, sizeof buf, "%016llx", (unsigned long long)id);
-    return json_string(buf);
-}
 
 __attribute__((format(printf, 8, 9))) static int
 add_finding(struct cp_analysis *an, enum cp_kind kind,
@@ -120,6 +101,23 @@ struct who {
     size_t nnodes;
 };
 
+/* The first index in an->ranks (sorted by global rank, unknown ones
+ * last) of global rank g >= 0, or where it would be. */
+static size_t first_of_rank(const struct cp_analysis *an, int g)
+{
+    size_t lo = 0, hi = an->nranks;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int m = an->ranks[mid].rank;
+        if (m >= 0 && m < g)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 static int who_of_comms(const struct cp_analysis *an, const unsigned char *marks,
                         struct who *w)
 {
@@ -143,9 +141,9 @@ static int who_of_comms(const struct cp_analysis *an, const unsigned char *marks
             size_t k;
             if (c->ranks[r] < 0)
                 continue;
-            for (k = 0; k < an->nranks; k++)
-                if (an->ranks[k].rank == c->ranks[r])
-                    rank_seen[k] = 1;
+            for (k = first_of_rank(an, c->ranks[r]);
+                 k < an->nranks && an->ranks[k].rank == c->ranks[r]; k++)
+                rank_seen[k] = 1;
         }
     }
     for (i = 0; i < an->nranks; i++)

@@ -292,7 +292,7 @@ static int read_rank(struct hg *h, int32_t ri)
     union cp_rec rec;
     int rc = 0;
 
-    lf = cp_logfile_open(in->path, &e);
+    lf = an_logfile_reopen(in, &e);
     if (!lf)
         return 0; /* the main pass already reported it */
     hd = cp_logfile_header(lf);

@@ -179,7 +179,7 @@ static int read_input(struct cp_analysis *an, struct view *w,
     uint32_t last_rank = 0;
     int rc = -1;
 
-    lf = cp_logfile_open(in->path, &err);
+    lf = cp_logfile_reopen(in->path, in->log, &err);
     if (!lf)
         return 0; /* already listed among the problems of the inputs */
     while (cp_logfile_next(lf, &rec, NULL) == 1) {

@@ -184,6 +184,31 @@ static void apply_groups(struct jlog *l)
     }
 }
 
+/* Append the join entry of the call in slot `slot` (the shim's call, or
+ * the plugin's own when it is analyzed alone) with what the plugin's call
+ * p knows.  -1 when memory ran out. */
+static int add_entry(struct cp_ncjoin_entry **out, size_t *nout,
+                     size_t *capout, uint64_t slot, const struct jcall *p,
+                     struct jstats *stats)
+{
+    struct cp_ncjoin_entry *e;
+
+    if (grow((void **)out, capout, *nout, sizeof **out) < 0)
+        return -1;
+    e = &(*out)[(*nout)++];
+    memset(e, 0, sizeof *e);
+    e->slot = slot;
+    e->gpu_start = p->gpu_start;
+    e->gpu_end = p->gpu_end;
+    e->algo = p->algo;
+    e->proto = p->proto;
+    e->nchannels = p->nchannels;
+    e->flags = p->nflags;
+    if (stats)
+        stats->gpu += p->gpu_end != 0;
+    return 0;
+}
+
 static int match(const struct jcall *s, const struct jcall *p)
 {
     return s->op == p->op && s->count == p->count && s->rank == p->rank &&
@@ -228,22 +253,8 @@ static long walk(const struct jlog *sh, const size_t *si, size_t n,
         if (stats)
             stats->plugin_only += k;
         p = &pl->c[pi[j + k]];
-        if (out) {
-            struct cp_ncjoin_entry *e;
-            if (grow((void **)out, capout, *nout, sizeof **out) < 0)
-                return -1;
-            e = &(*out)[(*nout)++];
-            memset(e, 0, sizeof *e);
-            e->slot = s->slot;
-            e->gpu_start = p->gpu_start;
-            e->gpu_end = p->gpu_end;
-            e->algo = p->algo;
-            e->proto = p->proto;
-            e->nchannels = p->nchannels;
-            e->flags = p->nflags;
-            if (stats)
-                stats->gpu += p->gpu_end != 0;
-        }
+        if (out && add_entry(out, nout, capout, s->slot, p, stats) < 0)
+            return -1;
         if (stats)
             stats->joined++;
         joined++;
@@ -457,22 +468,10 @@ static int join_process(const char *sh_path, const char *pl_path,
     if (sh_path && replays_of(&pl, rout, nrout) < 0)
         goto out;
     if (!sh_path) {
-        for (a = 0; a < pl.n; a++) {
-            const struct jcall *p = &pl.c[a];
-            struct cp_ncjoin_entry *e;
-            if (grow((void **)out, &capout, *nout, sizeof **out) < 0)
+        for (a = 0; a < pl.n; a++)
+            if (add_entry(out, nout, &capout, pl.c[a].slot, &pl.c[a], stats) <
+                0)
                 goto out;
-            e = &(*out)[(*nout)++];
-            memset(e, 0, sizeof *e);
-            e->slot = p->slot;
-            e->gpu_start = p->gpu_start;
-            e->gpu_end = p->gpu_end;
-            e->algo = p->algo;
-            e->proto = p->proto;
-            e->nchannels = p->nchannels;
-            e->flags = p->nflags;
-            stats->gpu += p->gpu_end != 0;
-        }
         rc = 0;
         goto out;
     }

@@ -13,11 +13,7 @@
 #include "collprof/cp_logfmt.h"
 #include "cp_analysis.h"
 #include "cp_hang.h"
-
-static json_t *jnum(double v)
-{
-    return isfinite(v) ? json_real(v) : json_null();
-}
+#include "cp_json_int.h"
 
 static json_t *jint(uint64_t v)
 {
@@ -45,14 +41,6 @@ static json_t *jstr(const char *s)
     v = json_string(copy);
     free(copy);
     return v;
-}
-
-static json_t *hex_id(uint64_t id)
-{
-    char buf[24];
-
-    snprintf(buf, sizeof buf, "%016llx", (unsigned long long)id);
-    return json_string(buf);
 }
 
 /* Set and count failures: *bad becomes 1 when value is NULL or the set

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "cp_analysis_int.h"
+#include "cp_json_int.h"
 #include "cp_kinds.h"
 #include "cp_units.h"
 
@@ -211,24 +212,6 @@ static int compare_late(const void *a, const void *b)
 {
     const struct late_rank *x = a, *y = b;
     return x->late > y->late ? -1 : x->late < y->late;
-}
-
-static json_t *jnum(double v)
-{
-    return isfinite(v) ? json_real(v) : json_null();
-}
-
-static int set(json_t *obj, const char *key, json_t *value)
-{
-    return value ? json_object_set_new(obj, key, value) : -1;
-}
-
-static json_t *hex_id(uint64_t id)
-{
-    char buf[24];
-
-    snprintf(buf, sizeof buf, "%016llx", (unsigned long long)id);
-    return json_string(buf);
 }
 
 /* A communicator as the job named it, else its id. */

@@ -116,8 +116,9 @@ static uint32_t call_signature(const struct cp_rec_call *c)
     return (uint32_t)(h ^ (h >> 32)) | 1u;
 }
 
-int cp_steps_from_log(const char *path, uint64_t total,
-                      struct cp_steps_result *out, struct cp_error *err)
+int cp_steps_from_log(const char *path, const struct cp_logfile_known *known,
+                      uint64_t total, struct cp_steps_result *out,
+                      struct cp_error *err)
 {
     struct cp_scan *sc = NULL;
     const union cp_rec *r;
@@ -134,7 +135,8 @@ int cp_steps_from_log(const char *path, uint64_t total,
         cp_error_set(err, path, -1, "out of memory");
         goto out;
     }
-    sc = cp_scan_open(path, err);
+    sc = known ? cp_scan_reopen_sized(path, known, CP_SCAN_BUFFER, err)
+               : cp_scan_open(path, err);
     if (!sc)
         goto out;
     while (len < CP_STEPS_CALLS && (r = cp_scan_next(sc)) != NULL) {

@@ -36,9 +36,13 @@ void cp_steps_find(const uint32_t *sig, const int64_t *start,
                    struct cp_steps_result *out);
 
 /* Read the first CP_STEPS_CALLS successful calls of the log at path and
- * find its steps (total: the rank's successful calls in all).  Returns 0,
- * or -1 with err filled (the file unreadable, no memory). */
-int cp_steps_from_log(const char *path, uint64_t total,
-                      struct cp_steps_result *out, struct cp_error *err);
+ * find its steps (total: the rank's successful calls in all).  known: what
+ * the analysis' first open of path found (cp_logread.h), or NULL to open
+ * and check it here.  Returns 0, or -1 with err filled (the file
+ * unreadable, no memory). */
+struct cp_logfile_known;
+int cp_steps_from_log(const char *path, const struct cp_logfile_known *known,
+                      uint64_t total, struct cp_steps_result *out,
+                      struct cp_error *err);
 
 #endif

@@ -466,7 +466,10 @@ static struct cp_scan *open_rank(struct trace *t, size_t rank)
     const struct cp_analysis_input *in =
         &t->an->inputs[t->an->ranks[rank].input];
     struct cp_error e;
-    struct cp_scan *s = cp_scan_open(in->path, &e);
+    /* from the analysis' check of the file: opened again, the same file */
+    struct cp_scan *s =
+        in->log ? cp_scan_reopen_sized(in->path, in->log, CP_SCAN_BUFFER, &e)
+                : cp_scan_open(in->path, &e);
 
     if (!s)
         cp_error_set(t->err, in->path, e.offset, "%s", e.text);

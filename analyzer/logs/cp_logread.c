@@ -20,6 +20,8 @@
 
 struct cp_logfile {
     int fd;
+    int fd_borrowed; /* fd belongs to a cp_logfile_known: not closed here */
+    int eof;         /* a read came back short: the end, nothing more to ask */
     struct cp_partial_src *src; /* a log held by a partial, else NULL */
     int swapped;
     char *path;
@@ -102,14 +104,20 @@ void cp_rec_swap(union cp_rec *r)
     }
 }
 
-/* Read exactly len bytes at the current file position; returns bytes read. */
-static size_t read_full(int fd, void *buf, size_t len)
+/* len bytes at offset of a raw log (fewer at its end); a short count
+ * sets lf->eof, after which nothing more is asked of the file. */
+static size_t pread_full(struct cp_logfile *lf, void *buf, size_t len,
+                         uint64_t offset)
 {
     size_t got = 0;
-    while (got < len) {
-        ssize_t n = read(fd, (char *)buf + got, len - got);
+
+    while (got < len && !lf->eof) {
+        ssize_t n = pread(lf->fd, (char *)buf + got, len - got,
+                          (off_t)(offset + got));
         if (n < 0 && errno == EINTR)
             continue;
+        if (n <= 0 || (size_t)n < len - got)
+            lf->eof = 1;
         if (n <= 0)
             break;
         got += (size_t)n;
@@ -117,13 +125,15 @@ static size_t read_full(int fd, void *buf, size_t len)
     return got;
 }
 
-/* read_full from the log, wherever it is held. */
-static size_t log_read(struct cp_logfile *lf, void *buf, size_t len)
+/* The next bytes of the log after offset (a raw log: at offset; a log
+ * held by a partial: where its reader stands), wherever it is held. */
+static size_t log_read(struct cp_logfile *lf, void *buf, size_t len,
+                       uint64_t offset)
 {
     size_t got = 0;
 
     if (!lf->src)
-        return read_full(lf->fd, buf, len);
+        return pread_full(lf, buf, len, offset);
     while (got < len) {
         ssize_t n = cp_partial_src_read(lf->src, (char *)buf + got, len - got);
         if (n <= 0)
@@ -138,6 +148,18 @@ static void terminate(char *s, size_t size)
     s[size - 1] = '\0';
 }
 
+/* A reader with its fields zeroed; its buffer is not (it is only read
+ * where a read filled it): a pass over thousands of logs clears no
+ * 64 KiB per log. */
+static struct cp_logfile *logfile_new(void)
+{
+    struct cp_logfile *lf = malloc(sizeof *lf);
+
+    if (lf)
+        memset(lf, 0, offsetof(struct cp_logfile, buf));
+    return lf;
+}
+
 struct cp_logfile *cp_logfile_open(const char *path, struct cp_error *err)
 {
     struct cp_logfile *lf = NULL, *ret = NULL;
@@ -146,7 +168,7 @@ struct cp_logfile *cp_logfile_open(const char *path, struct cp_error *err)
     size_t got;
     int saved;
 
-    lf = calloc(1, sizeof *lf);
+    lf = logfile_new();
     if (lf)
         lf->fd = -1;
     if (!lf || !(lf->path = strdup(path))) {
@@ -174,7 +196,7 @@ struct cp_logfile *cp_logfile_open(const char *path, struct cp_error *err)
         goto out;
     }
     h = &lf->hdr;
-    got = log_read(lf, h, sizeof *h);
+    got = log_read(lf, h, sizeof *h, 0);
     if (got == 0) {
         cp_error_set(err, path, 0, "%s: empty file, not a collprof log", path);
         goto out;
@@ -222,12 +244,13 @@ struct cp_logfile *cp_logfile_open(const char *path, struct cp_error *err)
     terminate(h->program, sizeof h->program);
     lf->header_size = h->header_size;
     lf->record_size = h->record_size;
-    if (lf->src ? cp_partial_src_seek(lf->src, lf->header_size) < 0
-                : lseek(lf->fd, (off_t)lf->header_size, SEEK_SET) < 0) {
+    if (lf->src && cp_partial_src_seek(lf->src, lf->header_size) < 0) {
         cp_error_set(err, path, lf->header_size, "%s: cannot seek: %s", path,
                      strerror(errno));
         goto out;
     }
+    /* a raw log is read by offset (pread): nothing to seek */
+    lf->eof = 0;
     lf->offset = lf->header_size;
     ret = lf;
     lf = NULL;
@@ -285,7 +308,8 @@ int cp_logfile_next(struct cp_logfile *lf, union cp_rec *rec, uint64_t *slot)
             memmove(lf->buf, lf->buf + lf->pos, keep);
             lf->offset += lf->pos;
             lf->pos = 0;
-            got = log_read(lf, lf->buf + keep, sizeof lf->buf - keep);
+            got = log_read(lf, lf->buf + keep, sizeof lf->buf - keep,
+                           lf->offset + keep);
             lf->fill = keep + got;
             if (lf->src && cp_partial_src_problem(lf->src) &&
                 !lf->have_problem) {
@@ -343,13 +367,131 @@ void cp_logfile_close(struct cp_logfile *lf)
     int saved = errno;
 
     if (lf) {
-        if (lf->fd >= 0)
+        if (lf->fd >= 0 && !lf->fd_borrowed)
             close(lf->fd);
         cp_partial_src_close(lf->src);
         free(lf->path);
         free(lf);
     }
     errno = saved;
+}
+
+/* ---- one check per file ---------------------------------------------------- */
+
+int cp_logfile_check(const char *path, int keep_fd,
+                     struct cp_logfile_known *k, struct cp_error *err)
+{
+    struct cp_logfile *lf;
+    struct stat sb;
+    int rc = -1;
+
+    memset(k, 0, sizeof *k);
+    k->fd = -1;
+    lf = cp_logfile_open(path, err);
+    if (!lf)
+        return -1;
+    k->hdr = lf->hdr;
+    k->swapped = lf->swapped;
+    if (lf->src) {
+        /* held by a node partial: later readers open it as before */
+        k->partial = 1;
+        rc = 0;
+        goto out;
+    }
+    if (fstat(lf->fd, &sb) < 0) {
+        cp_error_set(err, path, -1, "%s: cannot read: %s", path,
+                     strerror(errno));
+        goto out;
+    }
+    k->dev = (uint64_t)sb.st_dev;
+    k->ino = (uint64_t)sb.st_ino;
+    k->size = (uint64_t)sb.st_size;
+    if (keep_fd) {
+        k->fd = lf->fd;
+        lf->fd = -1;
+        /* read front to back by every pass: a larger readahead where the
+         * file is not in the page cache (it stays with the descriptor) */
+        (void)posix_fadvise(k->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+    }
+    rc = 0;
+out:
+    cp_logfile_close(lf);
+    return rc;
+}
+
+void cp_logfile_known_release(struct cp_logfile_known *k)
+{
+    int saved = errno;
+
+    if (k && k->fd >= 0) {
+        close(k->fd);
+        k->fd = -1;
+    }
+    errno = saved;
+}
+
+int cp_logfile_reopen_fd(const char *path, const struct cp_logfile_known *k,
+                         struct cp_error *err)
+{
+    struct stat sb;
+    int fd, saved;
+
+    /* never through a link, never blocking on a fifo put in its place;
+     * O_NONBLOCK does not change reads of a regular file, so it stays */
+    fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC |
+                        (cp_path_log_links() == CP_PATH_NOFOLLOW ? O_NOFOLLOW
+                                                                 : 0));
+    if (fd < 0) {
+        saved = errno;
+        cp_error_set(err, path, -1,
+                     "%s: cannot open it again: %s (it was read before)", path,
+                     strerror(saved));
+        errno = saved;
+        return -1;
+    }
+    if (fstat(fd, &sb) < 0 || (uint64_t)sb.st_dev != k->dev ||
+        (uint64_t)sb.st_ino != k->ino) {
+        close(fd);
+        cp_error_set(err, path, -1,
+                     "%s: the file was replaced since it was first read "
+                     "(not the same file: not read again)",
+                     path);
+        errno = ESTALE;
+        return -1;
+    }
+    return fd;
+}
+
+struct cp_logfile *cp_logfile_reopen(const char *path,
+                                     const struct cp_logfile_known *k,
+                                     struct cp_error *err)
+{
+    struct cp_logfile *lf;
+
+    if (!k || k->partial)
+        return cp_logfile_open(path, err);
+    lf = logfile_new();
+    if (!lf || !(lf->path = strdup(path))) {
+        free(lf);
+        cp_error_set(err, path, -1, "%s: out of memory", path);
+        return NULL;
+    }
+    lf->hdr = k->hdr;
+    lf->swapped = k->swapped;
+    lf->header_size = k->hdr.header_size;
+    lf->record_size = k->hdr.record_size;
+    lf->offset = lf->header_size;
+    if (k->fd >= 0) {
+        lf->fd = k->fd;
+        lf->fd_borrowed = 1;
+    } else {
+        lf->fd = cp_logfile_reopen_fd(path, k, err);
+        if (lf->fd < 0) {
+            cp_logfile_close(lf);
+            return NULL;
+        }
+    }
+    return lf;
 }
 
 static int compare_paths(const void *a, const void *b)

@@ -59,6 +59,45 @@ const struct cp_error *cp_logfile_problem(const struct cp_logfile *lf);
 /* Destroy; accepts NULL, keeps errno. */
 void cp_logfile_close(struct cp_logfile *lf);
 
+/* ---- one check per file --------------------------------------------------
+ * The analysis reads every log in several passes.  The first open checks
+ * the file (cp_logfile_open: a regular file, no link, a sound header) and
+ * keeps what it found in a cp_logfile_known; later readers start from it
+ * (cp_logfile_reopen, cp_scan_reopen_sized) without reading or checking
+ * the header again.  The descriptor is kept open for them when the caller
+ * asked for it (it holds a budget of descriptors below the limit on open
+ * files); else each later reader opens the name again (O_NOFOLLOW unless
+ * --follow-symlinks, O_NONBLOCK) and refuses a file that is not the one
+ * checked (device and inode): a log swapped between passes is not read. */
+struct cp_logfile_known {
+    struct cp_log_header hdr; /* host byte order, checked */
+    uint64_t dev, ino;        /* the file checked */
+    uint64_t size;            /* its size then, bytes */
+    int fd;                   /* kept open (keep_fd), else -1 */
+    int swapped;              /* of the other byte order */
+    int partial;              /* held by a node partial: reopened by name */
+};
+
+/* Open and check path as cp_logfile_open does and fill *k; keep the
+ * descriptor in k->fd when keep_fd (release it: cp_logfile_known_release).
+ * 0, or -1 with err filled as by cp_logfile_open. */
+int cp_logfile_check(const char *path, int keep_fd,
+                     struct cp_logfile_known *k, struct cp_error *err);
+/* Close k's descriptor if it kept one (k->fd becomes -1); accepts NULL. */
+void cp_logfile_known_release(struct cp_logfile_known *k);
+/* A reader of the log k describes (NULL k: cp_logfile_open), positioned
+ * at the first slot: k->fd shared (not closed by cp_logfile_close), or
+ * path opened again and checked to be the same file; NULL with err filled
+ * (naming the file) when it cannot be opened or was replaced. */
+struct cp_logfile *cp_logfile_reopen(const char *path,
+                                     const struct cp_logfile_known *k,
+                                     struct cp_error *err);
+/* Open path again as above: a new descriptor of the very file k was
+ * checked on (the caller closes it), or -1 with err filled and errno set
+ * (ESTALE: another file now has that name). */
+int cp_logfile_reopen_fd(const char *path, const struct cp_logfile_known *k,
+                         struct cp_error *err);
+
 /* The rank logs of a directory (files ending in .cplog), sorted by name, or a
  * single file.  On success *paths is a NULL-terminated array the caller frees
  * with cp_logdir_free; returns the count, or -1 with err filled. */

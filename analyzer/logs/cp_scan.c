@@ -28,70 +28,158 @@ struct cp_scan *cp_scan_open(const char *path, struct cp_error *err)
     return cp_scan_open_sized(path, CP_SCAN_BUFFER, err);
 }
 
+/* Whole records, at least CP_SCAN_BUFFER_MIN. */
+static size_t round_buffer(size_t buf_size)
+{
+    buf_size -= buf_size % CP_LOG_RECORD_SIZE;
+    return buf_size < CP_SCAN_BUFFER_MIN ? CP_SCAN_BUFFER_MIN : buf_size;
+}
+
+/* s (zeroed) for the log described by hdr, nothing open yet. */
+static void scan_init(struct cp_scan *s, const struct cp_log_header *hdr,
+                      int swapped)
+{
+    s->fd = -1;
+    s->hdr = *hdr;
+    s->header_size = hdr->header_size;
+    s->swapped = swapped;
+    s->buf_offset = s->header_size;
+}
+
+/* A scan with its buffer, of the log described by hdr, nothing open yet. */
+static struct cp_scan *scan_new(const char *path, const struct cp_log_header *hdr,
+                                int swapped, size_t buf_size,
+                                struct cp_error *err)
+{
+    struct cp_scan *s = calloc(1, sizeof *s);
+
+    if (!s) {
+        cp_error_set(err, path, -1, "%s: out of memory", path);
+        return NULL;
+    }
+    scan_init(s, hdr, swapped);
+    s->buf_size = round_buffer(buf_size);
+    if (posix_memalign((void **)&s->buf, 64, s->buf_size) != 0) {
+        s->buf = NULL;
+        cp_scan_close(s);
+        cp_error_set(err, path, -1, "%s: out of memory", path);
+        return NULL;
+    }
+    if (!(s->path = strdup(path))) {
+        cp_scan_close(s);
+        cp_error_set(err, path, -1, "%s: out of memory", path);
+        return NULL;
+    }
+    return s;
+}
+
+/* The scan's place in a caller's memory: the struct, then the buffer
+ * (and the read-ahead's), each on whole cache lines. */
+static size_t struct_place(void)
+{
+    return (sizeof(struct cp_scan) + 63) & ~(size_t)63;
+}
+
+size_t cp_scan_place_size(size_t buf_size, int ahead)
+{
+    return struct_place() + round_buffer(buf_size) * (ahead ? 2 : 1);
+}
+
 struct cp_scan *cp_scan_open_sized(const char *path, size_t buf_size,
                                    struct cp_error *err)
 {
-    struct cp_logfile *lf = NULL;
-    struct cp_scan *s = NULL, *ret = NULL;
-    struct stat sb;
-    uint32_t endian;
-    int saved;
+    struct cp_logfile_known k;
+    struct cp_scan *s;
 
     /* the reference reader decides whether this is a log at all */
-    lf = cp_logfile_open(path, err);
+    if (cp_logfile_check(path, 1, &k, err) < 0)
+        return NULL;
+    s = cp_scan_reopen_sized(path, &k, buf_size, err);
+    if (s && k.fd >= 0) {
+        s->fd = k.fd; /* the scan's own from now on */
+        s->fd_borrowed = 0;
+        k.fd = -1;
+    }
+    cp_logfile_known_release(&k);
+    return s;
+}
+
+/* Open s (initialised, its buffers set) on the log k describes. */
+static int scan_attach_file(struct cp_scan *s, const char *path,
+                            const struct cp_logfile_known *k,
+                            struct cp_error *err)
+{
+    s->dev = k->dev;
+    s->ino = k->ino;
+    if (k->fd >= 0) {
+        s->fd = k->fd;
+        s->fd_borrowed = 1;
+        return 0;
+    }
+    s->fd = cp_logfile_reopen_fd(path, k, err);
+    return s->fd < 0 ? -1 : 0;
+}
+
+/* A scan of a log held by a node partial: its reader, at the first slot
+ * (s: a place for it, else allocated). */
+static struct cp_scan *scan_of_partial(struct cp_scan *place, const char *path,
+                                       size_t buf_size, struct cp_error *err)
+{
+    struct cp_logfile *lf = cp_logfile_open(path, err);
+    struct cp_scan *s;
+
     if (!lf)
-        goto out;
-    s = calloc(1, sizeof *s);
-    if (!s) {
-        cp_error_set(err, path, -1, "%s: out of memory", path);
-        goto out;
-    }
-    s->fd = -1;
-    buf_size -= buf_size % CP_LOG_RECORD_SIZE;
-    s->buf_size = buf_size < CP_SCAN_BUFFER_MIN ? CP_SCAN_BUFFER_MIN : buf_size;
-    if (posix_memalign((void **)&s->buf, 64, s->buf_size) != 0) {
-        s->buf = NULL;
-        cp_error_set(err, path, -1, "%s: out of memory", path);
-        goto out;
-    }
-    if (!(s->path = strdup(path))) {
-        cp_error_set(err, path, -1, "%s: out of memory", path);
-        goto out;
-    }
-    s->hdr = *cp_logfile_header(lf);
-    s->header_size = s->hdr.header_size;
-    /* a log held by a node partial: its reader, at the first slot */
-    s->partial = cp_logfile_take_partial(lf);
-    if (s->partial) {
-        s->swapped = cp_logfile_swapped(lf);
-        s->buf_offset = s->header_size;
-        ret = s;
-        s = NULL;
-        goto out;
-    }
-    /* the same file the reference reader checked, not the name again */
-    s->fd = fcntl(cp_logfile_fd(lf), F_DUPFD_CLOEXEC, 0);
-    if (s->fd < 0 || pread(s->fd, &endian, sizeof endian, 8) != sizeof endian ||
-        fstat(s->fd, &sb) < 0) {
-        cp_error_set(err, path, -1, "%s: cannot read: %s", path,
-                     strerror(errno));
-        goto out;
-    }
-    s->dev = (uint64_t)sb.st_dev;
-    s->ino = (uint64_t)sb.st_ino;
-    s->swapped = endian != CP_LOG_ENDIAN;
-    s->buf_offset = s->header_size;
-    /* read once, front to back: a larger readahead where the file is not
-     * in the page cache */
-    (void)posix_fadvise(s->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-    ret = s;
-    s = NULL;
-out:
-    saved = errno;
+        return NULL;
+    s = place;
+    if (s)
+        scan_init(s, cp_logfile_header(lf), cp_logfile_swapped(lf));
+    else
+        s = scan_new(path, cp_logfile_header(lf), cp_logfile_swapped(lf),
+                     buf_size, err);
+    if (s)
+        s->partial = cp_logfile_take_partial(lf);
     cp_logfile_close(lf);
-    cp_scan_close(s);
-    errno = saved;
-    return ret;
+    return s;
+}
+
+struct cp_scan *cp_scan_reopen_sized(const char *path,
+                                     const struct cp_logfile_known *k,
+                                     size_t buf_size, struct cp_error *err)
+{
+    struct cp_scan *s;
+
+    if (k->partial)
+        return scan_of_partial(NULL, path, buf_size, err);
+    s = scan_new(path, &k->hdr, k->swapped, buf_size, err);
+    if (s && scan_attach_file(s, path, k, err) < 0) {
+        cp_scan_close(s);
+        s = NULL;
+    }
+    return s;
+}
+
+struct cp_scan *cp_scan_reopen_in(void *mem, const char *path,
+                                  const struct cp_logfile_known *k,
+                                  size_t buf_size, int ahead,
+                                  struct cp_error *err)
+{
+    struct cp_scan *s = mem;
+
+    memset(s, 0, sizeof *s);
+    s->in_place = 1;
+    s->path = (char *)path;
+    s->buf_size = round_buffer(buf_size);
+    s->buf = (union cp_rec *)((char *)mem + struct_place());
+    if (ahead)
+        s->ahead = (union cp_rec *)((char *)s->buf + s->buf_size);
+    if (k->partial)
+        return scan_of_partial(s, path, buf_size, err);
+    scan_init(s, &k->hdr, k->swapped);
+    if (scan_attach_file(s, path, k, err) < 0) {
+        cp_scan_close(s);
+        return NULL;
+    }
+    return s;
 }
 
 void cp_scan_park(struct cp_scan *s)
@@ -103,6 +191,8 @@ void cp_scan_park(struct cp_scan *s)
         cp_partial_src_park(s->partial);
         return;
     }
+    if (s->fd_borrowed)
+        return; /* its holder keeps it open, within its budget */
     s->parked = 1;
     if (s->fd >= 0)
         close(s->fd);
@@ -111,18 +201,21 @@ void cp_scan_park(struct cp_scan *s)
 
 /* A parked scan's file again: the same file (device, inode) as at open,
  * else -1 with the problem noted. */
+static int reopen_same(const struct cp_scan *s)
+{
+    struct cp_logfile_known k;
+    struct cp_error e;
+
+    memset(&k, 0, sizeof k);
+    k.dev = s->dev;
+    k.ino = s->ino;
+    return cp_logfile_reopen_fd(s->path, &k, &e);
+}
+
 static int reopen(struct cp_scan *s)
 {
-    struct stat sb;
-    struct cp_error e;
-    int fd = cp_path_open_input(s->path, cp_path_log_links(), &e);
+    int fd = reopen_same(s);
 
-    if (fd >= 0 && (fstat(fd, &sb) < 0 || (uint64_t)sb.st_dev != s->dev ||
-                    (uint64_t)sb.st_ino != s->ino)) {
-        close(fd);
-        fd = -1;
-        errno = ESTALE;
-    }
     if (fd < 0)
         note(s, s->buf_offset + s->fill,
              "the file was replaced or removed while it was read (the rest "
@@ -191,16 +284,8 @@ static void *reader(void *arg)
         /* a parked scan's file is opened here, for this read only; a
          * failure leaves the reading (and its message) to the refill */
         fd = s->parked ? -1 : s->fd;
-        if (s->parked) {
-            struct stat sb;
-            struct cp_error e;
-            fd = cp_path_open_input(s->path, cp_path_log_links(), &e);
-            if (fd >= 0 && (fstat(fd, &sb) < 0 || (uint64_t)sb.st_dev != s->dev ||
-                            (uint64_t)sb.st_ino != s->ino)) {
-                close(fd);
-                fd = -1;
-            }
-        }
+        if (s->parked)
+            fd = reopen_same(s);
         if (fd >= 0)
             got = read_at(fd, (char *)s->ahead, s->buf_size, offset);
         else
@@ -358,10 +443,12 @@ int cp_scan_refill(struct cp_scan *s)
         ahead = 1; /* read and swapped by a reader */
         keep = s->fill;
         buf = (char *)s->buf;
-    } else if (s->fd < 0 && s->parked && !s->partial) {
+    } else if (s->fd < 0 && s->parked && !s->partial && !s->eof) {
         s->fd = reopen(s);
     }
-    while (!ahead && (s->fd >= 0 || s->partial) && keep + got < s->buf_size) {
+    while (!ahead && !s->eof && (s->fd >= 0 || s->partial) &&
+           keep + got < s->buf_size) {
+        size_t want = s->buf_size - keep - got;
         ssize_t n = s->partial
                         ? cp_partial_src_read(s->partial, buf + keep + got,
                                               s->buf_size - keep - got)
@@ -370,6 +457,8 @@ int cp_scan_refill(struct cp_scan *s)
                                 (off_t)(s->buf_offset + keep + got));
         if (n < 0 && errno == EINTR)
             continue;
+        if (!s->partial && (n <= 0 || (size_t)n < want))
+            s->eof = 1; /* a short read of a file: its end, for now */
         if (n <= 0)
             break;
         got += (size_t)n;
@@ -423,13 +512,17 @@ void cp_scan_close(struct cp_scan *s)
     int saved = errno;
 
     if (s) {
-        if (s->fd >= 0)
+        if (s->fd >= 0 && !s->fd_borrowed)
             close(s->fd);
         cp_partial_src_close(s->partial);
-        free(s->ahead);
-        free(s->buf);
-        free(s->path);
-        free(s);
+        s->fd = -1;
+        s->partial = NULL;
+        if (!s->in_place) {
+            free(s->ahead);
+            free(s->buf);
+            free(s->path);
+            free(s);
+        }
     }
     errno = saved;
 }

@@ -42,6 +42,9 @@ struct cp_scan {
     int fd;                    /* -1 while parked */
     int swapped;
     int parked;                /* no descriptor kept between refills */
+    int fd_borrowed;           /* fd is a cp_logfile_known's: not closed */
+    int eof;                   /* a read came back short: nothing more */
+    int in_place;              /* in a caller's memory (cp_scan_reopen_in) */
     int have_problem;
     uint32_t header_size;
     uint64_t dev, ino;         /* the file the scan was opened on */
@@ -67,6 +70,25 @@ struct cp_scan *cp_scan_open(const char *path, struct cp_error *err);
  * at least CP_SCAN_BUFFER_MIN). */
 struct cp_scan *cp_scan_open_sized(const char *path, size_t buf_size,
                                    struct cp_error *err);
+/* A scan of the log k describes (cp_logread.h, cp_logfile_check): the
+ * header is not read or checked again; k's descriptor is shared (the scan
+ * does not close it, and parking keeps it), or path is opened again and
+ * must be the same file.  NULL with err filled (the file named). */
+struct cp_scan *cp_scan_reopen_sized(const char *path,
+                                     const struct cp_logfile_known *k,
+                                     size_t buf_size, struct cp_error *err);
+/* The same built in the caller's memory mem (cp_scan_place_size bytes,
+ * 64-byte aligned): the scan, its buffer of buf_size bytes (rounded as
+ * by cp_scan_open_sized) and, when ahead, the read-ahead's second buffer;
+ * nothing is allocated for a raw log, so that a pass over thousands of
+ * files makes one allocation, not three per file.  path must outlive the
+ * scan.  cp_scan_close releases what the scan holds (its own descriptor,
+ * a partial's reader), never mem.  NULL with err filled. */
+size_t cp_scan_place_size(size_t buf_size, int ahead);
+struct cp_scan *cp_scan_reopen_in(void *mem, const char *path,
+                                  const struct cp_logfile_known *k,
+                                  size_t buf_size, int ahead,
+                                  struct cp_error *err);
 /* Give up the scan's descriptor until its next refill, and from then on
  * after every refill (see the top). */
 void cp_scan_park(struct cp_scan *s);

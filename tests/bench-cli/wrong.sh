@@ -3,14 +3,14 @@
 # exit status 3 (rank 0's; the other ranks end with 0 so that the launcher
 # lets rank 0 write its files): COLLPROF_BENCH_CORRUPT=COLL[:RANK] (for
 # tests) changes one element of the checked out-of-place output of COLL on
-# RANK (default 0) before the check.  The link is slow enough (1 ms, 10 MB/s)
+# RANK (default 0) before the check.  The link is slow enough (1 ms, 1 MB/s: 1 to 16 ms a call)
 # that it, not a loaded or instrumented CPU, sets the times: the profile
 # needs a fit, and one call per size of a few microseconds would not give one.
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/bench-cli/lib.sh"
 need "$collprof" "$simrun"
 
-printf 'intra latency=1ms bandwidth=10MB/s\n' >"$work/link.topo"
+printf 'intra latency=1ms bandwidth=1MB/s\n' >"$work/link.topo"
 COLLPROF_BENCH_CORRUPT=allreduce "$simrun" -n 2 --topo "$work/link.topo" \
     --timeout 120 -- "$collprof" bench --ops allreduce,allgather \
     --sizes 1KiB-16KiB --iters 1 --warmup 0 --json "$work/w.json" \

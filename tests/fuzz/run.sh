@@ -16,7 +16,7 @@ clang -fsanitize=fuzzer "$work/probe.c" -o "$work/probe" 2>/dev/null ||
 
 secs=${CP_FUZZ_SECONDS:-5}
 cflags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-        -I$b -I$s/include -I$s/analyzer/core -I$s/analyzer/logs
+        -I$b -I$s/include -I$s/include/collprof -I$s/analyzer/core -I$s/analyzer/logs
         -I$s/analyzer/analysis -I$s/analyzer/bench -I$s/tests/simnccl -I$s/plugin
         -I$s/reports $(pkg-config --cflags jansson 2>/dev/null)"
 build() {
@@ -37,11 +37,11 @@ for t in logread topo profile plugin report; do
     case $t in
     logread) build logread "$s/analyzer/logs/cp_logread.c" \
         "$s/analyzer/logs/cp_partial.c" \
-        "$s/analyzer/core/cp_error.c" "$s/analyzer/core/cp_path.c" ;;
+        "$s/analyzer/core/cp_path.c" ;;
     topo) build topo "$s/tests/simnccl/sim_topo.c" ;;
     profile) build profile "$s/analyzer/core/cp_profile.c" "$s/analyzer/core/cp_units.c" \
-        "$s/analyzer/core/cp_error.c" "$s/analyzer/core/cp_path.c" ;;
-    plugin) build plugin "$s/plugin/cp_args.c" "$s/analyzer/core/cp_error.c" ;;
+        "$s/analyzer/core/cp_path.c" ;;
+    plugin) build plugin "$s/plugin/cp_args.c" ;;
     report) build report $(lib_sources) -ljansson -ldl -lpthread ;;
     esac
     if ! ok $? "fuzz_$t builds"; then

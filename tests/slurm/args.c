@@ -58,7 +58,8 @@ static void test_site(void)
     is_int(s.dir_mode, 0700, "step directories 0700");
     is_str(s.nccl_profiler, "/lib/libcollprof-nccl-profiler.so",
            "nccl_profiler defaults to LIBDIR");
-    is_int(s.capture, CP_CAPTURE_SHIM, "capture=shim by default");
+    is_int(s.capture, CP_CAPTURE_SHIM | CP_CAPTURE_PLUGIN,
+           "capture=both by default");
     is_int(site(&s, "capture=plugin", NULL), 0, "capture=plugin");
     is_int(s.capture, CP_CAPTURE_PLUGIN, "... the plugin only");
     is_int(site(&s, "capture=both", "nccl_profiler=/x/libp.so"), 0,

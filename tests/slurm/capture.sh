@@ -1,10 +1,14 @@
 #!/bin/sh
 # capture.sh - the plugstack key capture=shim|plugin|both on a real Slurm
-# cluster (tests/slurm/cluster.sh): capture=plugin gives every task NCCL's
-# profiler plugin (NCCL_PROFILER_PLUGIN) and no shim, and the step's report
-# is made from the plugin's records; capture=both records both, joined per
-# call; a job that names its own NCCL profiler plugin keeps it.  Root only
-# (skips else).
+# cluster (tests/slurm/cluster.sh): without the key (both, the default) and
+# with capture=both every task gets the shim and NCCL's profiler plugin, the
+# two records of a call joined and each call counted once (as many
+# instances as the shim's logs alone give); capture=plugin gives every task
+# the plugin (NCCL_PROFILER_PLUGIN) and no shim, and the step's report is
+# made from the plugin's records; capture=shim no plugin; a job that names
+# its own NCCL profiler plugin keeps it, said once; with both and no
+# readable plugin library the shim alone records the step, said once.
+# Root only (skips else).
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/slurm/lib.sh"
 
@@ -33,6 +37,57 @@ r=json.load(open(sys.argv[1]))
 j=r.get('nccl_profiler', {}).get('join', {})
 print($1)" "$dir/report.json" 2>/dev/null
 }
+
+# logs DIR: "SHIM PLUGIN", the counts of the two kinds of logs in DIR
+logs() {
+    echo "$(ls "$1" 2>/dev/null | grep '\.cplog$' | grep -v -c '\.nccl\.cplog$')" \
+        "$(ls "$1" 2>/dev/null | grep -c '\.nccl\.cplog$')"
+}
+
+plugstack
+step default
+ok $? "no capture= key: srun --collprof -N2 -n4 train_sim ddp exits 0"
+check "  train_sim's results are right" grep -q 'all results correct' default.out
+n=$(logs "$dir")
+ok $([ "$n" = "4 4" ]; echo $?) "  both by default: 4 shim and 4 plugin logs ($n)"
+n=$(q "j.get('processes'), j.get('shim_only_calls'), j.get('plugin_only_calls'), j.get('joined_calls', 0) > 0")
+ok $([ "$n" = "4 0 0 True" ]; echo $?) \
+    "  report.json: every call of the 4 processes joined, none left on either side ($n)"
+# the shim's logs alone, analyzed apart: the reference count of instances
+mkdir -p "$BASE/shimonly" && cp "$dir"/*.cplog "$BASE/shimonly/" &&
+    rm -f "$BASE/shimonly"/*.nccl.cplog
+"$CP_INST/bin/collprof" analyze "$BASE/shimonly" -o "$BASE/shimonly" \
+    >shimonly.out 2>&1
+ok $? "  the shim's 4 logs alone: analyzed"
+ref=$(python3 -c "import json,sys
+r=json.load(open(sys.argv[1]))
+print(r['summary']['instances'], r['summary']['calls'])" "$BASE/shimonly/report.json" 2>/dev/null)
+n=$(q "r['summary']['instances'], r['summary']['calls']")
+ok $([ -n "$ref" ] && [ "$n" = "$ref" ]; echo $?) \
+    "  each call counted once: instances and calls as the shim alone gives ($n, alone $ref)"
+n=$(q "sum(1 for x in r['collectives'] if 'Ring' in x.get('algorithms', {})) > 0")
+ok $([ "$n" = True ]; echo $?) "  ... with NCCL's algorithm from the plugin ($n)"
+
+step owndef NCCL_PROFILER_PLUGIN=none
+ok $? "both, a job with its own NCCL_PROFILER_PLUGIN: exits 0"
+n=$(logs "$dir")
+ok $([ "$n" = "4 0" ]; echo $?) "  its plugin was kept: the shim's 4 logs, no plugin log ($n)"
+n=$(grep -c "collprof: job [0-9.]*: the job sets NCCL_PROFILER_PLUGIN=none: collprof leaves it.*(the shim still records the calls)" owndef.err)
+ok $([ "$n" -eq 1 ]; echo $?) "  said once, with the shim still recording ($n)"
+
+plugstack nccl_profiler=/nonexistent/libcollprof-nccl-profiler.so
+step noplugin
+ok $? "both, no readable plugin library: exits 0"
+n=$(logs "$dir")
+ok $([ "$n" = "4 0" ]; echo $?) "  the shim alone records the step ($n)"
+n=$(grep -c "collprof: job [0-9.]*: /nonexistent/libcollprof-nccl-profiler.so: .*; the shim alone records this step" noplugin.err)
+ok $([ "$n" -eq 1 ]; echo $?) "  said once ($n)"
+
+plugstack capture=shim
+step shim
+ok $? "capture=shim: exits 0"
+n=$(logs "$dir")
+ok $([ "$n" = "4 0" ]; echo $?) "  4 shim logs, no plugin log ($n)"
 
 plugstack capture=plugin
 step plugin

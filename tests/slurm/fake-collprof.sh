@@ -35,7 +35,8 @@ case ${1:-} in --help) echo "usage: collprof analyze DIR -o OUT"; exit 0 ;; esac
 dir=$1 out=$3
 [ "${2:-}" = -o ] && [ -d "$dir" ] && [ -d "$out" ] || {
     echo "collprof analyze: usage: collprof analyze DIR -o OUT" >&2; exit 2; }
-logs=$(ls "$dir"/*.cplog 2>/dev/null | wc -l)
+# rank logs: the shim's (capture=both writes a plugin log beside each)
+logs=$(ls "$dir" 2>/dev/null | grep '\.cplog$' | grep -v -c '\.nccl\.cplog$')
 printf '%s\n' "analyze $dir -o $out" "uid $(id -u)" "logs $logs" "cwd $(pwd -P)" \
     >"$out/fake-analyze.txt"
 case $mode in

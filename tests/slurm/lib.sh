@@ -4,7 +4,8 @@
 # stops every daemon by PID at exit, pass or fail, printing the Slurm logs
 # when a test failed.  Defines:
 #   BASE, TEST_USER, CP_INST, TSIM (train_sim), run_env (the variables a
-#   train_sim step needs), plugstack KEY=VAL..., as_user CMD..., count_lines
+#   train_sim step needs), plugstack KEY=VAL..., as_user CMD..., count_lines,
+#   shim_logs DIR, plugin_logs DIR
 b=${top_builddir:?top_builddir not set (run through make check)}
 s=${top_srcdir:?top_srcdir not set}
 cluster=$s/tests/slurm/cluster.sh
@@ -51,6 +52,12 @@ plugstack() { sh "$cluster" plugstack "$BASE" "$@"; }
 
 # CMD... as the test user, in the current directory (which it must read)
 as_user() { runuser -u "$TEST_USER" -- "$@"; }
+
+# shim_logs DIR, plugin_logs DIR: how many rank logs of the shim
+# (NODE.PID.cplog) and of NCCL's profiler plugin (NODE.PID.nccl.cplog) are
+# in DIR (capture=both, the default, writes one of each per process)
+shim_logs() { ls "$1" 2>/dev/null | grep '\.cplog$' | grep -v -c '\.nccl\.cplog$'; }
+plugin_logs() { ls "$1" 2>/dev/null | grep -c '\.nccl\.cplog$'; }
 
 # lines of FILE matching the extended regex RE
 count_lines() { grep -c -E -e "$2" "$1" 2>/dev/null || true; }

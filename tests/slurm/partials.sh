@@ -2,7 +2,8 @@
 # partials.sh - distributed analysis on the real Slurm cluster
 # (tests/slurm/cluster.sh): at the step's end the plugin runs collprof
 # reduce on every node of the step at once, as the job's user; each node
-# writes NODE.cppart holding exactly its own ranks' logs; srun's analysis
+# writes NODE.cppart holding exactly its own ranks' logs (capture=both, the
+# default: the shim's and NCCL's profiler plugin's); srun's analysis
 # builds report.json from the four partials (no node's logs read raw), and
 # the report and the verdict are those of the raw logs.  Root only (skips
 # else).
@@ -31,7 +32,8 @@ dir=$steps/collprof-$j
 ok $([ -n "$j" ] && [ -s "$dir/report.json" ]; echo $?) "a verdict and report.json ($dir)"
 
 # one partial per node, made there: its header names the node, and it holds
-# that node's two logs and nothing else
+# that node's logs (two ranks, a shim log and a plugin log each) and
+# nothing else
 for node in n1 n2 n3 n4; do
     p=$dir/$node.cppart
     python3 - "$p" "$node" "$dir" <<'PY'
@@ -45,9 +47,11 @@ logs = sorted(b[128 + 192 * i:128 + 192 * i + 128].split(b"\0")[0].decode()
               for i in range(nlogs))
 mine = sorted(os.path.basename(p) for p in glob.glob(d + "/" + node + ".*.cplog"))
 print("# %s: node %s, logs %s (the node's: %s)" % (path, name, logs, mine))
-sys.exit(0 if name == node and logs == mine and len(mine) == 2 else 1)
+plugin = [m for m in mine if m.endswith(".nccl.cplog")]
+sys.exit(0 if name == node and logs == mine and len(mine) == 4 and
+         len(plugin) == 2 else 1)
 PY
-    ok $? "$node wrote $node.cppart holding its own 2 logs"
+    ok $? "$node wrote $node.cppart holding its own 2 ranks' logs (capture=both: the shim's and the plugin's, 4)"
 done
 owner=$(stat -c %U "$dir"/*.cppart 2>/dev/null | sort -u | tr '\n' ' ')
 ok $([ "$owner" = "$TEST_USER " ]; echo $?) "the partials belong to $TEST_USER ($owner)"

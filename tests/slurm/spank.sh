@@ -40,8 +40,10 @@ sed 's/^/#   stderr: /' root.err
 dir=$(sed -n 's/^collprof: job \([0-9]*\.0\): .*/\1/p' root.err | head -n 1)
 ok $([ -n "$dir" ]; echo $?) "a verdict line 'collprof: job J.0: ...' on stderr"
 dir=$steps/collprof-$dir
-n=$(ls "$dir"/*.cplog 2>/dev/null | wc -l)
+n=$(shim_logs "$dir")
 ok $([ "$n" -eq 8 ]; echo $?) "8 rank logs in $dir ($n)"
+n=$(plugin_logs "$dir")
+ok $([ "$n" -eq 8 ]; echo $?) "... and 8 of NCCL's profiler plugin (capture=both by default) ($n)"
 nodes=$(ls "$dir" | sed -n 's/\.[0-9]*\.cplog$//p' | sort | uniq -c | tr -s ' ' | tr '\n' ';')
 ok $([ "$nodes" = " 2 n1; 2 n2; 2 n3; 2 n4;" ]; echo $?) "two ranks logged per node ($nodes)"
 lines=$(count_lines root.err '^collprof: job ')
@@ -88,7 +90,7 @@ ok $? "as $TEST_USER: srun --collprof -N4 -n8 train_sim --pattern 3d: exit 0"
 sed 's/^/#   stderr: /' user.err
 j=$(sed -n 's/^collprof: job \([0-9]*\.0\): .*/\1/p' user.err | head -n 1)
 udir=$steps/collprof-$j
-n=$(ls "$udir"/*.cplog 2>/dev/null | wc -l)
+n=$(shim_logs "$udir")
 ok $([ -n "$j" ] && [ "$n" -eq 8 ]; echo $?) "as $TEST_USER: 8 rank logs and a verdict ($n in $udir)"
 grep '^collprof: job ' user.err |
     grep -q -E '(^|[^[:alnum:]])n2[^[:alnum:]](.*[^[:alnum:]])?n4([^[:alnum:]]|$)'
@@ -127,7 +129,7 @@ ok $? "the half-width port of n3 is a degraded_port finding, and only it"
 as_user env $run_env srun --collprof=dir=prof -N2 -n4 "$TSIM" --pattern ddp --steps 1 \
     >rel.out 2>rel.err
 j=$(sed -n 's/^collprof: job \([0-9]*\.0\): .*/\1/p' rel.err | head -n 1)
-n=$(ls "$BASE/user/prof/collprof-$j"/*.cplog 2>/dev/null | wc -l)
+n=$(shim_logs "$BASE/user/prof/collprof-$j")
 ok $([ "$n" -eq 4 ]; echo $?) "dir=prof: 4 logs in ./prof/collprof-$j ($n)"
 notmine=$(find "$BASE/user/prof" ! -user "$TEST_USER" | wc -l)
 ok $([ "$notmine" -eq 0 ]; echo $?) "dir=prof: everything made there is $TEST_USER's ($notmine others)"
@@ -138,7 +140,7 @@ install -d -o "$TEST_USER" -m 755 "$BASE/user/elsewhere"
 as_user env $run_env srun --chdir="$BASE/user/elsewhere" --collprof=dir=prof -N2 -n4 \
     "$TSIM" --pattern ddp --steps 1 >chdir.out 2>chdir.err
 j=$(sed -n 's/^collprof: job \([0-9]*\.0\): .*/\1/p' chdir.err | head -n 1)
-n=$(ls "$BASE/user/prof/collprof-$j"/*.cplog 2>/dev/null | wc -l)
+n=$(shim_logs "$BASE/user/prof/collprof-$j")
 ok $([ -n "$j" ] && [ "$n" -eq 4 ] && [ -s "$BASE/user/prof/collprof-$j/report.json" ]; echo $?) \
     "srun --chdir=elsewhere --collprof=dir=prof: verdict and report, 4 logs in ./prof/collprof-$j ($n)"
 check "... nothing below elsewhere/" test -z "$(ls -A "$BASE/user/elsewhere")"
@@ -146,7 +148,7 @@ plugstack basedir=
 as_user env $run_env srun --chdir="$BASE/user/elsewhere" --collprof -N2 -n4 \
     "$TSIM" --pattern ddp --steps 1 >chdir2.out 2>chdir2.err
 j=$(sed -n 's/^collprof: job \([0-9]*\.0\): .*/\1/p' chdir2.err | head -n 1)
-n=$(ls "$BASE/user/collprof-$j"/*.cplog 2>/dev/null | wc -l)
+n=$(shim_logs "$BASE/user/collprof-$j")
 ok $([ -n "$j" ] && [ "$n" -eq 4 ] && [ -s "$BASE/user/collprof-$j/report.json" ]; echo $?) \
     "basedir empty, srun --chdir=elsewhere: verdict and report in srun's directory ($n logs)"
 check "... nothing below elsewhere/" test -z "$(ls -A "$BASE/user/elsewhere")"
@@ -214,8 +216,8 @@ for batch in no yes; do
     plugstack batch_step=$batch
     j=$(env $run_env sbatch --parsable --wait --collprof -N4 -n8 -o "batch-$batch.out" ./job.sh)
     ok $? "batch_step=$batch: sbatch --wait --collprof with two sruns: exit 0"
-    n0=$(ls "$steps/collprof-$j.0"/*.cplog 2>/dev/null | wc -l)
-    n1=$(ls "$steps/collprof-$j.1"/*.cplog 2>/dev/null | wc -l)
+    n0=$(shim_logs "$steps/collprof-$j.0")
+    n1=$(shim_logs "$steps/collprof-$j.1")
     ok $([ "$n0" -eq 8 ] && [ "$n1" -eq 8 ]; echo $?) \
         "batch_step=$batch: steps $j.0 and $j.1 have 8 logs each ($n0, $n1)"
     r=$(ls "$steps/collprof-$j.0/report.json" "$steps/collprof-$j.1/report.json" 2>/dev/null | wc -l)
@@ -229,7 +231,7 @@ for batch in no yes; do
         grep -q "^batch LD_PRELOAD=$CP_INST/lib/libcollprof.so" "batch-$batch.out"
         ok $? "batch_step=yes: the batch shell has the shim"
         bdir=$steps/collprof-$j.batch
-        n=$(ls "$bdir"/*.cplog 2>/dev/null | wc -l)
+        n=$(shim_logs "$bdir")
         ok $([ "$n" -eq 1 ] && [ -s "$bdir/report.json" ] && [ -s "$bdir/report.html" ]; echo $?) \
             "batch_step=yes: collprof-$j.batch has the shell's log, report.json and report.html ($n logs)"
         # the batch host: the allocation's first node (n1 unless it was busy)

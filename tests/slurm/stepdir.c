@@ -146,6 +146,16 @@ int main(void)
        "a symlinked log");
     is_int(cp_stepdir_count_logs(fd), 1,
            "one log: empty files, other names and links do not count");
+    touch(at("collprof-7.0/n1.100.nccl.cplog"), "data");
+    is_int(cp_stepdir_count_logs(fd), 1,
+           "the same process's plugin log beside its shim log: still one");
+    unlink(at("collprof-7.0/n1.100.cplog"));
+    touch(at("collprof-7.0/n1.102.nccl.cplog"), "data");
+    is_int(cp_stepdir_count_logs(fd), 2,
+           "plugin logs alone (capture=plugin) count: two");
+    touch(at("collprof-7.0/n1.100.cplog"), "data");
+    unlink(at("collprof-7.0/n1.100.nccl.cplog"));
+    unlink(at("collprof-7.0/n1.102.nccl.cplog"));
     if (fd >= 0)
         close(fd);
     touch(at("collprof-7.0/ports-n1-start.json"), "{}");

@@ -4,10 +4,10 @@
 Each product folder is a layer; a file may include (with "...") only headers
 of its own folder and of the folders its row below names.  Includes point
 down: cli -> analysis, bench -> logs -> core; reports/ reads JSON and uses
-core alone; the shim (preload/) includes nothing of the analyzer, the SPANK
-plugin (plugin/) only its error type (analyzer/core); the NCCL profiler plugin (nccl-profiler/) uses the
-shim's log writer.  include/collprof/ is the public log format that
-everyone may include.  A bare name is found in the including file's folder
+core alone; the shim (preload/) and the SPANK plugin (plugin/) include
+nothing of the analyzer; the NCCL profiler plugin (nccl-profiler/) uses the
+shim's log writer.  include/collprof/ is the public log format and the one
+error type (cp_error.h) that everyone may include.  A bare name is found in the including file's folder
 first, then in every folder; a name that two folders hold is an error (it
 would depend on the -I order).
 
@@ -29,8 +29,8 @@ MAY_INCLUDE = {
                      'analyzer/core', 'reports', 'include/collprof'},
     'reports': {'analyzer/core', 'include/collprof'},
     'preload': {'include/collprof'},
-    # the plugin reports errors the analyzer's way (cp_error.h)
-    'plugin': {'analyzer/core', 'include/collprof'},
+    # the plugin runs the commands: nothing of the analyzer
+    'plugin': {'include/collprof'},
     # NCCL's profiler plugin writes the shim's log with the shim's writer
     'nccl-profiler': {'preload', 'include/collprof'},
 }

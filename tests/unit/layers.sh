@@ -29,8 +29,9 @@ printf '#include "cp_up.h"\n#include "cp_low.h"\n#include "collprof/f.h"\n' \
     >"$tmp/analyzer/cli/cmd_x.c"
 : >"$tmp/include/collprof/f.h"
 printf '#include "cp_up.h"\n' >"$tmp/reports/cp_r.c"
-# the plugin may include core (its error type), nothing above it
-printf '#include "cp_low.h"\n#include "cp_up.h"\n#include "cp_p.h"\n' \
+# the plugin may include include/collprof (its error type), nothing of the
+# analyzer
+printf '#include "cp_low.h"\n#include "cp_up.h"\n#include "cp_p.h"\n#include "collprof/f.h"\n' \
     >"$tmp/plugin/cp_p.c"
 : >"$tmp/plugin/cp_p.h"
 out=$(python3 "$check_py" "$tmp")
@@ -41,8 +42,10 @@ echo "$out" | grep -q '^reports/cp_r.c includes cp_up.h'
 ok $? "reports -> analysis is named"
 echo "$out" | grep -q '^plugin/cp_p.c includes cp_up.h'
 ok $? "plugin -> analyzer/analysis is named"
+echo "$out" | grep -q '^plugin/cp_p.c includes cp_low.h (plugin may not include analyzer/core)$'
+ok $? "plugin -> analyzer/core is named"
 n=$(echo "$out" | grep -c ' may not include ')
-[ "$n" -eq 3 ]
+[ "$n" -eq 4 ]
 ok $? "cli's includes, same-folder and public headers are allowed ($n violations)"
 : >"$tmp/reports/cp_low.h"
 out=$(python3 "$check_py" "$tmp")

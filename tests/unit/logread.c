@@ -5,9 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "cp_logread.h"
+#include "cp_scan.h"
 #include "tap.h"
 
 static char dir[] = "/tmp/cp-logread-XXXXXX";
@@ -99,6 +101,91 @@ static int read_all(const char *path, union cp_rec *out, int max,
     }
     cp_logfile_close(lf);
     return n;
+}
+
+/* Records a reader started from k gives: -1 when it cannot start (err). */
+static int reread(const char *path, const struct cp_logfile_known *k,
+                  union cp_rec *out, int max, struct cp_error *err)
+{
+    struct cp_logfile *lf = cp_logfile_reopen(path, k, err);
+    int n = 0;
+
+    if (!lf)
+        return -1;
+    while (n < max && cp_logfile_next(lf, &out[n], NULL) == 1)
+        n++;
+    cp_logfile_close(lf);
+    return n;
+}
+
+static int rescan(const char *path, const struct cp_logfile_known *k,
+                  struct cp_error *err)
+{
+    struct cp_scan *s = cp_scan_reopen_sized(path, k, 4096, err);
+    int n = 0;
+
+    if (!s)
+        return -1;
+    while (cp_scan_next(s))
+        n++;
+    cp_scan_close(s);
+    return n;
+}
+
+/* One check, several readers: the kept descriptor is shared and always
+ * reads the file checked; without it the name is opened again and a file
+ * put in its place (another file, a link) is refused, naming the file. */
+static void checked_once(const struct cp_log_header *h, const union cp_rec *recs)
+{
+    struct cp_logfile_known k;
+    struct cp_error err;
+    union cp_rec out[16];
+    char other[300], link[300];
+    char *p = write_file("checked.cplog", h, CP_LOG_HEADER_SIZE, recs, 7, 0);
+    int fd;
+
+    ok(cp_logfile_check(p, 1, &k, &err) == 0 && k.fd >= 0 && !k.partial &&
+           k.hdr.global_rank == 2 &&
+           k.size == CP_LOG_HEADER_SIZE + 7 * CP_LOG_RECORD_SIZE,
+       "checked once: header, size and a kept descriptor");
+    fd = k.fd;
+    is_int(reread(p, &k, out, 16, &err), 6, "first pass on the kept descriptor");
+    is_int(reread(p, &k, out, 16, &err), 6, "second pass: the same records");
+    is_int(rescan(p, &k, &err), 6, "a scan shares it too");
+    ok(fcntl(fd, F_GETFD) >= 0, "readers did not close the kept descriptor");
+    /* another file renamed over the name */
+    snprintf(other, sizeof other, "%s/other.cplog", dir);
+    {
+        FILE *f = fopen(other, "wb");
+        unsigned char page[CP_LOG_HEADER_SIZE];
+        memset(page, 0, sizeof page);
+        memcpy(page, h, sizeof *h);
+        fwrite(page, 1, sizeof page, f);
+        fwrite(recs, sizeof *recs, 2, f);
+        fclose(f);
+    }
+    ok(rename(other, p) == 0, "another file put in its place");
+    is_int(reread(p, &k, out, 16, &err), 6,
+           "the kept descriptor still reads the file checked");
+    cp_logfile_known_release(&k);
+    ok(k.fd == -1 && fcntl(fd, F_GETFD) < 0, "released: closed");
+    ok(reread(p, &k, out, 16, &err) < 0 && strstr(err.text, p) &&
+           strstr(err.text, "replaced"),
+       "opened again by name: refused (%s)", err.text);
+    ok(rescan(p, &k, &err) < 0 && strstr(err.text, "replaced"),
+       "a scan refuses it too (%s)", err.text);
+    /* a link to the checked file's name is not followed */
+    p = write_file("checked2.cplog", h, CP_LOG_HEADER_SIZE, recs, 7, 0);
+    ok(cp_logfile_check(p, 0, &k, &err) == 0 && k.fd == -1,
+       "checked without keeping the descriptor");
+    is_int(reread(p, &k, out, 16, &err), 6, "opened again by name: read");
+    snprintf(link, sizeof link, "%s/target.cplog", dir);
+    ok(rename(p, link) == 0 && symlink(link, p) == 0,
+       "the name becomes a link to the same file");
+    ok(reread(p, &k, out, 16, &err) < 0 && strstr(err.text, p),
+       "a link is not followed (%s)", err.text);
+    unlink(p);
+    unlink(link);
 }
 
 static void expect_error(const char *path, const char *what, const char *name)
@@ -197,6 +284,27 @@ int main(void)
                out[2].call.comm_id == UINT64_C(0x1122334455667788) &&
                out[2].call.flags == 0x0102 && out[2].call.end_ns == 62,
            "other byte order: fields swapped back");
+    }
+
+    checked_once(&h, recs);
+    {
+        /* the other byte order, checked once and read again */
+        struct cp_logfile_known k;
+        {
+            struct cp_log_header sh = h;
+            union cp_rec srec[3];
+            for (i = 0; i < 3; i++)
+                call_rec(&srec[i], (uint32_t)i + 40);
+            swap_all(&sh, srec, 3);
+            p = write_file("swapped.cplog", &sh, CP_LOG_HEADER_SIZE, srec, 3, 0);
+        }
+        ok(cp_logfile_check(p, 1, &k, &perr) == 0 && k.swapped &&
+               k.hdr.global_rank == 2,
+           "other byte order: checked, header in host order");
+        n = reread(p, &k, out, 16, &perr);
+        ok(n == 3 && out[2].call.seq == 42 && out[2].call.end_ns == 62,
+           "other byte order: read again, fields swapped back");
+        cp_logfile_known_release(&k);
     }
 
     n = cp_logdir_list(dir, &paths, &perr);

@@ -54,11 +54,11 @@ static struct cp_log_ident ident(void)
 
 int main(void)
 {
-    char dir[] = "/tmp/cp-logwrite-XXXXXX", err[512], sub[600];
+    char dir[] = "/tmp/cp-logwrite-XXXXXX", sub[600];
     struct cp_log_ident id = ident();
     pthread_t th[THREADS];
     struct cp_logfile *lf;
-    struct cp_error e;
+    struct cp_error e, err;
     union cp_rec rec;
     struct stat sb;
     unsigned char *seen;
@@ -69,7 +69,7 @@ int main(void)
     if (!mkdtemp(dir))
         return 1;
     snprintf(sub, sizeof sub, "%s/logs", dir);
-    is_int(cp_log_open(&log1, sub, &id, err, sizeof err), 0,
+    is_int(cp_log_open(&log1, sub, &id, &err), 0,
            "open creates the directory and the log");
     ok(strstr(log1.path, "/_._evil_name.") != NULL,
        "node name made safe for a file name: %s", log1.path);
@@ -117,7 +117,7 @@ int main(void)
         getrlimit(RLIMIT_FSIZE, &lim);
         lim.rlim_cur = CP_LOG_HEADER_SIZE + (1u << 20) + 8192;
         setrlimit(RLIMIT_FSIZE, &lim);
-        ok(cp_log_open(log2, sub, &id, err, sizeof err) == 0,
+        ok(cp_log_open(log2, sub, &id, &err) == 0,
            "a second log of the same pid (after exec) gets its own name");
         ok(strcmp(log2->path, log1.path) != 0 && strstr(log2->path, "-1.cplog"),
            "  named %s", log2->path);
@@ -132,9 +132,9 @@ int main(void)
     /* An unusable directory is a clear error. */
     {
         struct cp_log *log3 = calloc(1, sizeof *log3);
-        ok(cp_log_open(log3, "/proc/version/x", &id, err, sizeof err) < 0 &&
-               strstr(err, "/proc/version/x") != NULL,
-           "bad directory: error names it: %s", err);
+        ok(cp_log_open(log3, "/proc/version/x", &id, &err) < 0 &&
+               strstr(err.text, "/proc/version/x") != NULL,
+           "bad directory: error names it: %s", err.text);
         free(log3);
     }
     /* Communicator table: find, tombstones, handle reuse. */

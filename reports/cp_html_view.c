@@ -1,0 +1,691 @@
+/* cp_html_view.c - the checked view of a report.json or probe.json object
+ * (cp_html_int.h): every key a page reads is checked here, through the
+ * checked reader (analyzer/core/cp_jsoncheck), so that a bad document
+ * fails with the key's name before a byte of its page is written.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cp_html_int.h"
+#include "cp_jsoncheck.h"
+
+#define WHERE_LEN 96
+
+/* ---- checking the report ------------------------------------------------- */
+
+/* The checked reader's getters under short names: required and optional. */
+#define NUM(c, o, w, k) cp_jsoncheck_num(c, o, w, k, 1)
+#define OPT_NUM(c, o, w, k) cp_jsoncheck_num(c, o, w, k, 0)
+#define STR(c, o, w, k) cp_jsoncheck_str(c, o, w, k, 1)
+#define OPT_STR(c, o, w, k) cp_jsoncheck_str(c, o, w, k, 0)
+#define OBJ(c, o, w, k, req) cp_jsoncheck_typed(c, o, w, k, req, JSON_OBJECT)
+#define ARR(c, o, w, k, req) cp_jsoncheck_typed(c, o, w, k, req, JSON_ARRAY)
+
+/* report.json's numbers carry 10 significant digits */
+#define REPORT_DIGITS 10
+
+static enum rp_severity severity_of(const char *name) {
+  if (strcmp(name, "critical") == 0)
+    return RP_CRITICAL;
+  if (strcmp(name, "warning") == 0)
+    return RP_WARNING;
+  return RP_INFO;
+}
+
+/* ---- numbers ---------------------------------------------------------- */
+
+double rp_number(const json_t *v) {
+  static const struct cp_jsoncheck at_report_precision = {.digits =
+                                                              REPORT_DIGITS};
+
+  return cp_jsoncheck_number(&at_report_precision, v);
+}
+
+/* ---- lookups ---------------------------------------------------------- */
+
+static int compare_names(const void *a, const void *b) {
+  const struct name_index *x = a, *y = b;
+  int d = strcmp(x->name, y->name);
+
+  return d ? d : (x->index > y->index) - (x->index < y->index);
+}
+
+static long lookup(const struct name_index *order, size_t n, const char *name) {
+  size_t lo = 0, hi = n;
+
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    int d = strcmp(order[mid].name, name);
+    if (d < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < n && strcmp(order[lo].name, name) == 0 ? (long)order[lo].index
+                                                     : -1;
+}
+
+long rp_node_index(const struct rp_report *r, const char *name) {
+  return name ? lookup(r->node_order, r->nnodes, name) : -1;
+}
+
+const struct rp_link *rp_link_get(const struct rp_report *r, const char *name) {
+  size_t i;
+
+  for (i = 0; name && i < r->nlinks; i++)
+    if (strcmp(r->links[i].name, name) == 0)
+      return &r->links[i];
+  return NULL;
+}
+
+const char *rp_comm_label(const struct rp_comm *c) {
+  return c->name && c->name[0] ? c->name : c->id;
+}
+
+/* ---- the view ------------------------------------------------------------ */
+
+void rp_view_free(struct rp_report *r) {
+  free(r->comms);
+  free(r->rows);
+  free(r->ranks);
+  free(r->findings);
+  free(r->node_order);
+  memset(r, 0, sizeof *r);
+}
+
+static void *alloc_n(struct cp_jsoncheck *c, size_t n, size_t size) {
+  void *p = calloc(n ? n : 1, size);
+
+  if (!p)
+    cp_jsoncheck_fail(c, "out of memory");
+  return p;
+}
+
+static int check_schema(struct cp_jsoncheck *c, const char *schema) {
+  static const char prefix[] = "collprof.report/";
+  char *end;
+  long major;
+
+  if (strncmp(schema, prefix, sizeof prefix - 1) != 0) {
+    cp_jsoncheck_fail(c,
+                      "key 'schema' is '%.64s', not a collprof report "
+                      "(expected collprof.report/1)",
+                      schema);
+    return -1;
+  }
+  major = strtol(schema + sizeof prefix - 1, &end, 10);
+  if (major != 1 || end == schema + sizeof prefix - 1 ||
+      (*end != '\0' && *end != '.')) {
+    cp_jsoncheck_fail(c,
+                      "key 'schema' is '%.64s': this collprof renders "
+                      "collprof.report/1",
+                      schema);
+    return -1;
+  }
+  return 0;
+}
+
+static void view_job(struct cp_jsoncheck *c, struct rp_report *r) {
+  json_t *job = OBJ(c, r->root, "", "job", 1);
+  size_t i;
+
+  r->job_id = STR(c, job, "job", "job_id");
+  r->step_id = STR(c, job, "job", "step_id");
+  r->nodes = cp_jsoncheck_list(c, job, "job", "nodes", 1, 0);
+  r->nnodes = json_array_size(r->nodes);
+  r->world_size = NUM(c, job, "job", "world_size");
+  r->processes = NUM(c, job, "job", "processes");
+  if (c->bad)
+    return;
+  r->node_order = alloc_n(c, r->nnodes, sizeof *r->node_order);
+  if (!r->node_order)
+    return;
+  for (i = 0; i < r->nnodes; i++) {
+    r->node_order[i].name = json_string_value(json_array_get(r->nodes, i));
+    r->node_order[i].index = i;
+  }
+  qsort(r->node_order, r->nnodes, sizeof *r->node_order, compare_names);
+}
+
+static void view_summary(struct cp_jsoncheck *c, struct rp_report *r) {
+  json_t *s = OBJ(c, r->root, "", "summary", 1);
+  struct rp_summary *m = &r->sum;
+  const char *w = "summary";
+
+  m->calls = NUM(c, s, w, "calls");
+  m->failed_calls = NUM(c, s, w, "failed_calls");
+  m->instances = NUM(c, s, w, "instances");
+  m->comm_time_s = NUM(c, s, w, "comm_time_s");
+  m->skew_time_s = NUM(c, s, w, "skew_time_s");
+  m->latency_bound_s = NUM(c, s, w, "latency_bound_s");
+  m->latency_bound_share = NUM(c, s, w, "latency_bound_share");
+  m->span_s = NUM(c, s, w, "span_s");
+  m->steps = NUM(c, s, w, "steps");
+  m->steps_method = STR(c, s, w, "steps_method");
+  m->timer = STR(c, s, w, "timer");
+  m->incomplete_instances = OPT_NUM(c, s, w, "incomplete_instances");
+  m->p2p_pairs = OPT_NUM(c, s, w, "p2p_pairs");
+  m->wait_time_s = OPT_NUM(c, s, w, "wait_time_s");
+  m->rank_time_s = OPT_NUM(c, s, w, "rank_time_s");
+  m->bucket_bytes = OPT_NUM(c, s, w, "bucket_bytes");
+  m->records = OPT_NUM(c, s, w, "records");
+  m->skipped_inputs = OPT_NUM(c, s, w, "skipped_inputs");
+  m->missing_ranks = cp_jsoncheck_list(c, s, w, "missing_ranks", 0, 1);
+}
+
+static void view_model(struct cp_jsoncheck *c, struct rp_report *r) {
+  json_t *model = OBJ(c, r->root, "", "model", 1), *v;
+  const char *key;
+  char where[WHERE_LEN];
+
+  json_object_foreach(model, key, v) {
+    struct rp_link *l;
+    json_t *q, *fit;
+    char sub[WHERE_LEN + 16];
+    if (r->nlinks == sizeof r->links / sizeof r->links[0])
+      break;
+    snprintf(where, sizeof where, "model.%.64s", key);
+    if (!json_is_object(v)) {
+      cp_jsoncheck_fail(c, "key '%s' should be an object, not %s", where,
+                        cp_jsoncheck_type_name(v));
+      return;
+    }
+    l = &r->links[r->nlinks++];
+    l->name = key;
+    l->source = STR(c, v, where, "source");
+    l->alpha_s = NUM(c, v, where, "alpha_s");
+    l->bandwidth_Bps = NUM(c, v, where, "bandwidth_Bps");
+    l->busbw_Bps = OPT_NUM(c, v, where, "busbw_Bps");
+    l->model_busbw_Bps = OPT_NUM(c, v, where, "model_busbw_Bps");
+    l->expected_Bps = OPT_NUM(c, v, where, "expected_Bps");
+    l->expected_source = OPT_STR(c, v, where, "expected_source");
+    l->calls_used = OPT_NUM(c, v, where, "calls_used");
+    l->bw_calls = OPT_NUM(c, v, where, "bandwidth_bound_calls");
+    q = OBJ(c, v, where, "quality", 0);
+    snprintf(sub, sizeof sub, "%s.quality", where);
+    l->r2 = OPT_NUM(c, q, sub, "r2");
+    l->median_rel_residual = OPT_NUM(c, q, sub, "median_rel_residual");
+    fit = OBJ(c, v, where, "fit", 0);
+    snprintf(sub, sizeof sub, "%s.fit", where);
+    l->fit_ok = json_is_true(json_object_get(fit, "ok"));
+    l->fit_why = OPT_STR(c, fit, sub, "why");
+    l->fit_weak = json_is_true(json_object_get(fit, "weak"));
+    l->fit_weak_why = OPT_STR(c, fit, sub, "weak_why");
+    l->fit_points_used = OPT_NUM(c, fit, sub, "points_used");
+  }
+}
+
+static void view_comms(struct cp_jsoncheck *c, struct rp_report *r) {
+  json_t *a = cp_jsoncheck_objects(c, r->root, "", "communicators", 1), *o;
+  char where[WHERE_LEN];
+  size_t i;
+
+  if (c->bad)
+    return;
+  r->ncomms = json_array_size(a);
+  r->comms = alloc_n(c, r->ncomms, sizeof *r->comms);
+  if (!r->comms)
+    return;
+  json_array_foreach(a, i, o) {
+    struct rp_comm *m = &r->comms[i];
+    snprintf(where, sizeof where, "communicators[%zu]", i);
+    m->id = STR(c, o, where, "id");
+    m->name = STR(c, o, where, "name");
+    m->link = STR(c, o, where, "link");
+    m->nranks = NUM(c, o, where, "nranks");
+    m->nodes = cp_jsoncheck_list(c, o, where, "nodes", 1, 0);
+    m->nnodes = json_array_size(m->nodes);
+    m->instances = NUM(c, o, where, "instances");
+    m->time_s = NUM(c, o, where, "time_s");
+    m->incomplete = OPT_NUM(c, o, where, "incomplete");
+    m->p2p = OPT_NUM(c, o, where, "p2p_pairs");
+    m->ranks = json_object_get(o, "ranks");
+    m->skew = OBJ(c, o, where, "skew", 0);
+    if (m->skew) {
+      char sw[WHERE_LEN + 8];
+      snprintf(sw, sizeof sw, "%s.skew", where);
+      OPT_NUM(c, m->skew, sw, "p50_s");
+      OPT_NUM(c, m->skew, sw, "p90_s");
+      OPT_NUM(c, m->skew, sw, "p99_s");
+      OPT_NUM(c, m->skew, sw, "max_s");
+    }
+    if (c->bad)
+      return;
+  }
+}
+
+static void view_rows(struct cp_jsoncheck *c, struct rp_report *r) {
+  json_t *a = cp_jsoncheck_objects(c, r->root, "", "collectives", 1), *o;
+  struct name_index *ids = NULL;
+  char where[WHERE_LEN];
+  size_t i;
+
+  if (c->bad)
+    return;
+  r->nrows = json_array_size(a);
+  r->rows = alloc_n(c, r->nrows, sizeof *r->rows);
+  ids = alloc_n(c, r->ncomms, sizeof *ids);
+  if (!r->rows || !ids)
+    goto out;
+  for (i = 0; i < r->ncomms; i++) {
+    ids[i].name = r->comms[i].id;
+    ids[i].index = i;
+  }
+  qsort(ids, r->ncomms, sizeof *ids, compare_names);
+  json_array_foreach(a, i, o) {
+    struct rp_row *m = &r->rows[i];
+    snprintf(where, sizeof where, "collectives[%zu]", i);
+    m->op = STR(c, o, where, "op");
+    m->comm = STR(c, o, where, "comm");
+    m->link = STR(c, o, where, "link");
+    m->nranks = NUM(c, o, where, "nranks");
+    m->bucket = NUM(c, o, where, "bucket_bytes");
+    m->calls = NUM(c, o, where, "calls");
+    m->bytes = NUM(c, o, where, "bytes");
+    m->time_s = NUM(c, o, where, "time_s");
+    m->p50_s = OPT_NUM(c, o, where, "p50_s");
+    m->p99_s = OPT_NUM(c, o, where, "p99_s");
+    m->skew_s = OPT_NUM(c, o, where, "skew_s");
+    m->algbw_Bps = OPT_NUM(c, o, where, "algbw_Bps");
+    m->busbw_Bps = OPT_NUM(c, o, where, "busbw_Bps");
+    m->model_time_s = OPT_NUM(c, o, where, "model_time_s");
+    m->efficiency = OPT_NUM(c, o, where, "efficiency");
+    m->latency_share = OPT_NUM(c, o, where, "latency_share");
+    m->regime = OPT_STR(c, o, where, "regime");
+    if (!m->regime)
+      m->regime = "none";
+    if (c->bad)
+      goto out;
+    m->comm_index = lookup(ids, r->ncomms, m->comm);
+    if (m->comm_index >= 0 && strcmp(m->regime, "bandwidth") == 0 &&
+        m->model_time_s > 0 && m->time_s > 0) {
+      struct rp_comm *cm = &r->comms[m->comm_index];
+      cm->bw_model_s += m->model_time_s;
+      cm->bw_time_s += m->time_s;
+    }
+  }
+out:
+  free(ids);
+}
+
+static void view_ranks(struct cp_jsoncheck *c, struct rp_report *r) {
+  json_t *a = cp_jsoncheck_objects(c, r->root, "", "ranks", 1), *o;
+  char where[WHERE_LEN];
+  size_t i;
+
+  if (c->bad)
+    return;
+  r->nranks = json_array_size(a);
+  r->ranks = alloc_n(c, r->nranks, sizeof *r->ranks);
+  if (!r->ranks)
+    return;
+  json_array_foreach(a, i, o) {
+    struct rp_rank *m = &r->ranks[i];
+    snprintf(where, sizeof where, "ranks[%zu]", i);
+    m->rank = NUM(c, o, where, "rank");
+    m->node = STR(c, o, where, "node");
+    m->calls = NUM(c, o, where, "calls");
+    m->failed = OPT_NUM(c, o, where, "failed");
+    m->time_s = NUM(c, o, where, "time_s");
+    m->last_arrivals = NUM(c, o, where, "last_arrivals");
+    m->late_s = NUM(c, o, where, "late_s");
+    if (c->bad)
+      return;
+  }
+}
+
+static void view_findings(struct cp_jsoncheck *c, struct rp_report *r) {
+  json_t *a = cp_jsoncheck_objects(c, r->root, "", "findings", 1), *o;
+  char where[WHERE_LEN];
+  size_t i, j;
+
+  if (c->bad)
+    return;
+  r->nfindings = json_array_size(a);
+  r->findings = alloc_n(c, r->nfindings, sizeof *r->findings);
+  if (!r->findings)
+    return;
+  json_array_foreach(a, i, o) {
+    struct rp_finding f = {0};
+    snprintf(where, sizeof where, "findings[%zu]", i);
+    f.kind = STR(c, o, where, "kind");
+    f.severity = STR(c, o, where, "severity");
+    f.message = STR(c, o, where, "message");
+    f.suggestion = OPT_STR(c, o, where, "suggestion");
+    f.nodes = cp_jsoncheck_list(c, o, where, "nodes", 1, 0);
+    f.ranks = cp_jsoncheck_list(c, o, where, "ranks", 1, 1);
+    f.evidence = OBJ(c, o, where, "evidence", 0);
+    if (c->bad)
+      return;
+    f.sev = severity_of(f.severity);
+    /* most severe first; insertion keeps the report's order within a
+     * severity */
+    for (j = i; j > 0 && f.sev > r->findings[j - 1].sev; j--)
+      r->findings[j] = r->findings[j - 1];
+    r->findings[j] = f;
+  }
+}
+
+static void view_inputs(struct cp_jsoncheck *c, struct rp_report *r) {
+  json_t *files, *problems, *o;
+  char where[WHERE_LEN];
+  size_t i;
+
+  r->offsets = OBJ(c, r->root, "", "clock_offsets", 0);
+  r->inputs = OBJ(c, r->root, "", "inputs", 0);
+  if (!r->inputs)
+    return;
+  files = cp_jsoncheck_objects(c, r->inputs, "inputs", "files", 0);
+  json_array_foreach(files, i, o) {
+    snprintf(where, sizeof where, "inputs.files[%zu]", i);
+    STR(c, o, where, "file");
+    STR(c, o, where, "status");
+  }
+  problems = cp_jsoncheck_objects(c, r->inputs, "inputs", "problems", 0);
+  json_array_foreach(problems, i, o) {
+    snprintf(where, sizeof where, "inputs.problems[%zu]", i);
+    STR(c, o, where, "file");
+    STR(c, o, where, "message");
+    OPT_NUM(c, o, where, "offset");
+  }
+}
+
+/* A large job's rank_summary (its figures: distributions and worst
+ * lists) and inputs.summary, checked where present. */
+static void view_rank_summary(struct cp_jsoncheck *c, struct rp_report *r) {
+  static const char *const qs[] = {"mean", "min", "p10", "p25", "p50",
+                                   "p75",  "p90", "p99", "max"};
+  static const char *const lists[] = {"highest", "lowest", "nodes_highest",
+                                      "nodes_lowest"};
+  json_t *t = OBJ(c, r->root, "", "rank_summary", 0), *figs, *f, *h, *v;
+  char where[WHERE_LEN], lw[WHERE_LEN + 32];
+  const char *key;
+  size_t i, k, l;
+
+  r->total_ranks = (double)r->nranks;
+  if (t) {
+    double n = NUM(c, t, "rank_summary", "ranks");
+    NUM(c, t, "rank_summary", "listed");
+    figs = OBJ(c, t, "rank_summary", "figures", 1);
+    json_object_foreach(figs, key, f) {
+      if (c->bad)
+        break;
+      snprintf(where, sizeof where, "rank_summary.figures.%s", key);
+      if (!json_is_object(f)) {
+        cp_jsoncheck_fail(c, "key '%s' should be an object, not %s", where,
+                          cp_jsoncheck_type_name(f));
+        break;
+      }
+      for (k = 0; k < sizeof qs / sizeof qs[0]; k++)
+        OPT_NUM(c, f, where, qs[k]);
+      h = OBJ(c, f, where, "histogram", 0);
+      if (h) {
+        snprintf(lw, sizeof lw, "%s.histogram", where);
+        NUM(c, h, lw, "lo");
+        NUM(c, h, lw, "hi");
+        cp_jsoncheck_list(c, h, lw, "counts", 1, 1);
+      }
+      for (l = 0; l < 4 && !c->bad; l++) {
+        json_t *a = cp_jsoncheck_objects(c, f, where, lists[l], 0);
+        json_array_foreach(a, i, v) {
+          snprintf(lw, sizeof lw, "%s.%s[%zu]", where, lists[l], i);
+          if (l < 2)
+            NUM(c, v, lw, "rank");
+          STR(c, v, lw, "node");
+          OPT_NUM(c, v, lw, "value");
+          if (c->bad)
+            break;
+        }
+      }
+    }
+    if (!c->bad) {
+      r->rank_summary = t;
+      if (n > r->total_ranks)
+        r->total_ranks = n;
+    }
+  }
+  t = r->inputs ? OBJ(c, r->inputs, "inputs", "summary", 0) : NULL;
+  if (t) {
+    static const char *const statuses[] = {"ok", "damaged", "skipped",
+                                           "unreadable"};
+    json_t *st;
+    NUM(c, t, "inputs.summary", "files");
+    NUM(c, t, "inputs.summary", "listed");
+    OPT_NUM(c, t, "inputs.summary", "notable");
+    OPT_NUM(c, t, "inputs.summary", "problems");
+    st = OBJ(c, t, "inputs.summary", "status", 1);
+    for (k = 0; st && k < 4; k++)
+      OPT_NUM(c, st, "inputs.summary.status", statuses[k]);
+    r->inputs_summary = c->bad ? NULL : t;
+  }
+}
+
+/* Optional views of later analyses: a node-pair matrix and a timeline
+ * (docs/report-html.md says what they look like). */
+static void view_extras(struct cp_jsoncheck *c, struct rp_report *r) {
+  json_t *t, *m, *row, *v, *w;
+  char where[WHERE_LEN];
+  size_t i, j, n;
+
+  /* the slow-link analysis' node-pair view: `nodes`, a K x K
+   * `efficiency` matrix (null for very many nodes) and `pairs` */
+  t = OBJ(c, r->root, "", "topology", 0);
+  if (t) {
+    json_t *names = cp_jsoncheck_list(c, t, "topology", "nodes", 1, 0), *pairs;
+    m = ARR(c, t, "topology", "efficiency", 0);
+    n = json_array_size(names);
+    if (!c->bad && m && json_array_size(m) != n)
+      cp_jsoncheck_fail(
+          c,
+          "key 'topology.efficiency' should have %zu rows (one per "
+          "node), not %zu",
+          n, json_array_size(m));
+    json_array_foreach(m, i, row) {
+      if (c->bad)
+        break;
+      if (!json_is_array(row) || json_array_size(row) != n) {
+        cp_jsoncheck_fail(c,
+                          "key 'topology.efficiency[%zu]' should be an array "
+                          "of %zu numbers or nulls",
+                          i, n);
+        break;
+      }
+      json_array_foreach(row, j,
+                         v) if (!json_is_number(v) && !json_is_null(v)) {
+        cp_jsoncheck_fail(c,
+                          "key 'topology.efficiency[%zu][%zu]' should be a "
+                          "number or null, not %s",
+                          i, j, cp_jsoncheck_type_name(v));
+        break;
+      }
+    }
+    pairs = cp_jsoncheck_objects(c, t, "topology", "pairs", 0);
+    json_array_foreach(pairs, i, v) {
+      json_t *two;
+      if (c->bad)
+        break;
+      snprintf(where, sizeof where, "topology.pairs[%zu]", i);
+      two = cp_jsoncheck_list(c, v, where, "nodes", 1, 0);
+      if (!c->bad && json_array_size(two) != 2)
+        cp_jsoncheck_fail(c, "key '%s.nodes' should name 2 nodes, not %zu",
+                          where, json_array_size(two));
+      OPT_NUM(c, v, where, "efficiency");
+      OPT_STR(c, v, where, "state");
+    }
+    r->topology = c->bad ? NULL : t;
+  }
+  t = OBJ(c, r->root, "", "timeline", 0);
+  if (t) {
+    const char *op;
+    json_t *ops, *x;
+    OPT_NUM(c, t, "timeline", "window_s");
+    w = cp_jsoncheck_objects(c, t, "timeline", "windows", 1);
+    json_array_foreach(w, i, v) {
+      if (c->bad)
+        break;
+      snprintf(where, sizeof where, "timeline.windows[%zu]", i);
+      NUM(c, v, where, "start_s");
+      NUM(c, v, where, "end_s");
+      NUM(c, v, where, "comm_time_s");
+      OPT_NUM(c, v, where, "calls");
+      OPT_NUM(c, v, where, "bytes");
+      OPT_NUM(c, v, where, "wait_time_s");
+      ops = OBJ(c, v, where, "op_time_s", 0);
+      json_object_foreach(ops, op,
+                          x) if (!json_is_number(x) && !json_is_null(x)) {
+        /* the key is the report's: not repeated in the message */
+        cp_jsoncheck_fail(c,
+                          "key '%s.op_time_s' should hold numbers or nulls, "
+                          "not %s",
+                          where, cp_jsoncheck_type_name(x));
+        break;
+      }
+    }
+    r->timeline = c->bad ? NULL : t;
+  }
+  t = OBJ(c, r->root, "", "slowest", 0);
+  if (t) {
+    static const char *const lists[] = {"by_own_time", "by_skew"};
+    size_t k;
+    for (k = 0; k < 2 && !c->bad; k++) {
+      snprintf(where, sizeof where, "slowest");
+      w = cp_jsoncheck_objects(c, t, where, lists[k], 0);
+      json_array_foreach(w, i, v) {
+        if (c->bad)
+          break;
+        snprintf(where, sizeof where, "slowest.%s[%zu]", lists[k], i);
+        STR(c, v, where, "op");
+        STR(c, v, where, "comm");
+        OPT_STR(c, v, where, "comm_name");
+        OPT_STR(c, v, where, "last_node");
+        NUM(c, v, where, "seq");
+        NUM(c, v, where, "start_s");
+        NUM(c, v, where, "own_s");
+        NUM(c, v, where, "skew_s");
+        OPT_NUM(c, v, where, "bytes");
+        OPT_NUM(c, v, where, "model_s");
+        OPT_NUM(c, v, where, "vs_model");
+        OPT_NUM(c, v, where, "last_rank");
+        OPT_NUM(c, v, where, "late_by_s");
+      }
+    }
+    r->slowest = c->bad ? NULL : t;
+  }
+  m = OBJ(c, r->root, "", "summary", 0);
+  t = m ? OBJ(c, m, "summary", "window", 0) : NULL;
+  if (t) {
+    STR(c, t, "summary.window", "by");
+    OPT_NUM(c, t, "summary.window", "from_s");
+    OPT_NUM(c, t, "summary.window", "to_s");
+    OPT_NUM(c, t, "summary.window", "calls_left_out");
+    r->window = c->bad ? NULL : t;
+  }
+}
+
+int rp_view_report(json_t *root, struct rp_report *r, struct cp_error *err) {
+  struct cp_jsoncheck c;
+
+  cp_jsoncheck_init(&c, err, NULL, REPORT_DIGITS);
+
+  memset(r, 0, sizeof *r);
+  r->root = root;
+  if (!json_is_object(root)) {
+    cp_jsoncheck_fail(&c, "the report is %s, not a JSON object",
+                      root ? cp_jsoncheck_type_name(root) : "missing");
+    return -1;
+  }
+  r->schema = STR(&c, root, "", "schema");
+  if (c.bad || check_schema(&c, r->schema) < 0)
+    return -1;
+  r->generator = OPT_STR(&c, root, "", "generator");
+  view_job(&c, r);
+  view_summary(&c, r);
+  view_model(&c, r);
+  view_comms(&c, r);
+  view_rows(&c, r);
+  view_ranks(&c, r);
+  view_findings(&c, r);
+  view_inputs(&c, r);
+  view_extras(&c, r);
+  view_rank_summary(&c, r);
+  return c.bad ? -1 : 0;
+}
+
+/* probe.json (schema collprof.probe/1, docs/probe.md) as a view: the node
+ * names, the node-pair view under `topology` (the keys report.json's
+ * has, so the heatmap is report.html's) and the findings. */
+int rp_view_probe(json_t *root, struct rp_report *r, struct cp_error *err) {
+  struct cp_jsoncheck c;
+
+  cp_jsoncheck_init(&c, err, NULL, REPORT_DIGITS);
+  json_t *run, *topo;
+  size_t i;
+
+  memset(r, 0, sizeof *r);
+  r->root = root;
+  r->title = "collprof probe";
+  r->topology_caption =
+      "collprof probe: each pair's bandwidth over the reference (the "
+      "median of all pairs, or the profile's inter-node bandwidth)";
+  r->job_id = r->step_id = "";
+  if (!json_is_object(root)) {
+    cp_jsoncheck_fail(&c, "the document is %s, not a JSON object",
+                      root ? cp_jsoncheck_type_name(root) : "missing");
+    return -1;
+  }
+  r->schema = STR(&c, root, "", "schema");
+  if (!c.bad && strcmp(r->schema, "collprof.probe/1") != 0 &&
+      strncmp(r->schema, "collprof.probe/1.", 17) != 0)
+    cp_jsoncheck_fail(&c,
+                      "key 'schema' is '%.64s': this collprof renders "
+                      "collprof.probe/1",
+                      r->schema);
+  if (c.bad)
+    return -1;
+  r->generator = OPT_STR(&c, root, "", "generator");
+  run = OBJ(&c, root, "", "run", 0);
+  if (run) {
+    const char *job = OPT_STR(&c, run, "run", "job_id");
+    r->job_id = job ? job : "";
+    r->processes = OPT_NUM(&c, run, "run", "nodes");
+    OPT_NUM(&c, run, "run", "rounds");
+    OPT_NUM(&c, run, "run", "wall_s");
+    OPT_STR(&c, run, "run", "memory");
+  }
+  topo = OBJ(&c, root, "", "topology", 1);
+  r->nodes = cp_jsoncheck_list(&c, topo, "topology", "nodes", 1, 0);
+  OPT_NUM(&c, topo, "topology", "reference_Bps");
+  OPT_STR(&c, topo, "topology", "reference_source");
+  OPT_NUM(&c, topo, "topology", "median_latency_s");
+  if (c.bad)
+    return -1;
+  r->nnodes = json_array_size(r->nodes);
+  r->node_order = alloc_n(&c, r->nnodes, sizeof *r->node_order);
+  if (!r->node_order)
+    return -1;
+  for (i = 0; i < r->nnodes; i++) {
+    r->node_order[i].name = json_string_value(json_array_get(r->nodes, i));
+    r->node_order[i].index = i;
+  }
+  qsort(r->node_order, r->nnodes, sizeof *r->node_order, compare_names);
+  view_findings(&c, r);
+  view_extras(&c, r); /* topology: nodes, efficiency, pairs */
+  if (!c.bad) {
+    json_t *pairs = json_object_get(topo, "pairs"), *v;
+    char where[WHERE_LEN];
+    json_array_foreach(pairs, i, v) {
+      snprintf(where, sizeof where, "topology.pairs[%zu]", i);
+      OPT_NUM(&c, v, where, "bandwidth_Bps");
+      OPT_NUM(&c, v, where, "latency_s");
+      OPT_NUM(&c, v, where, "bytes");
+      OPT_NUM(&c, v, where, "round");
+      if (c.bad)
+        break;
+    }
+  }
+  return c.bad ? -1 : 0;
+}
