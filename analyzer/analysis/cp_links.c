@@ -900,16 +900,15 @@ static void localize(struct solver *s, double *scratch)
         if (w->pub.baseline == CP_BASELINE_REFERENCE)
             w->pub.slowdown = w->pub.bw_slowdown;
     }
-    /* how slow is slow in this run: SLOW_THRESHOLD; for point-to-point
-     * units, or LINK_NOISE_FACTOR times their noise when that is more (a
+    /* how slow is slow in this run, per unit_kind: SLOW_THRESHOLD, or
+     * LINK_NOISE_FACTOR times the kind's noise when that is more (a
      * loaded host makes a pipeline's few judged send/recv calls vary 2x,
-     * and their fast calls differ by as much between streams; a
-     * collective's calls vary mostly by its first call's setup, which its
-     * fast calls leave out); likewise for the units held against the
-     * absolute reference (a busy host keeps every call below the NICs'
-     * rate, more so the more its calls vary) */
+     * and their fast calls differ by as much between streams; two busy
+     * loops beside a pipeline made its 3-call data-parallel all-reduces
+     * over one pair 2.2x those over another; a busy host keeps every call
+     * below the NICs' rate, more so the more its calls vary) */
     for (kind = 0; kind < 3; kind++) {
-        double noise = kind ? run_noise(s, kind, scratch) : 0;
+        double noise = run_noise(s, kind, scratch);
         s->slow_at[kind] = fmax(SLOW_THRESHOLD,
                                 noise > 0 ? exp(LINK_NOISE_FACTOR * noise)
                                           : 0);
