@@ -205,6 +205,24 @@ static int data_parallel_allreduce(const struct cp_analysis *an,
     return hi - lo + 1 != (int)c->nranks;
 }
 
+/* Whether communicators a and b have no rank in common (members known). */
+static int disjoint_comms(const struct cp_analysis *an, unsigned a, unsigned b)
+{
+    const struct cp_analysis_comm *ca = &an->comms[a], *cb = &an->comms[b];
+    unsigned i, k;
+
+    if (a == b)
+        return 0;
+    for (i = 0; i < ca->nranks; i++) {
+        if (ca->ranks[i] < 0)
+            return 0;
+        for (k = 0; k < cb->nranks; k++)
+            if (cb->ranks[k] < 0 || cb->ranks[k] == ca->ranks[i])
+                return 0;
+    }
+    return 1;
+}
+
 /* The latency-bound share, and the advice to fuse data-parallel gradient
  * all-reduces into buckets: only when it gains at least GAIN_RUN of the
  * run and GAIN_STEP per step (per run when the steps are unknown), and
@@ -214,6 +232,8 @@ static int latency_bound(struct cp_analysis *an, const struct an_eval *ev,
 {
     struct cp_analysis_summary *sm = &an->summary;
     const struct an_eval **lat = NULL;
+    double *gain = NULL;          /* per lat[i]: its saving */
+    size_t *replica_of = NULL;    /* per lat[i]: its group's first */
     unsigned char *marks = NULL;
     struct who w = {0};
     json_t *sizes = NULL, *e;
@@ -229,9 +249,10 @@ static int latency_bound(struct cp_analysis *an, const struct an_eval *ev,
     if (!(share >= LATENCY_INFO))
         return 0;
     lat = malloc((nev ? nev : 1) * sizeof *lat);
+    replica_of = malloc((nev ? nev : 1) * sizeof *replica_of);
     marks = calloc(an->ncomms + 1, 1);
     sizes = json_array();
-    if (!lat || !marks || !sizes)
+    if (!lat || !replica_of || !marks || !sizes)
         goto out;
     for (i = 0; i < nev; i++)
         if (ev[i].have_model && !ev[i].weak && ev[i].lat.calls > 0 &&
@@ -252,14 +273,40 @@ static int latency_bound(struct cp_analysis *an, const struct an_eval *ev,
          * that is larger, in whole MiB */
         bucket = fmax(MIN_BUCKET, ceil(10 * n_half / 1048576) * 1048576);
     }
+    gain = calloc(nlat, sizeof *gain);
+    if (!gain)
+        goto out;
     for (i = 0; i < nlat; i++) {
         const struct an_eval *x = lat[i];
         double k = (double)x->lat.calls / steps, bytes = x->lat.bytes / steps;
         double m = fmax(1, ceil(bytes / bucket));
         double small = k * x->latency_s + bytes * x->sec_per_byte;
         double fused = m * x->latency_s + bytes * x->sec_per_byte;
+        size_t j;
         if (m < k && small > 0)
-            saving += x->lat.time * (1 - fused / small);
+            gain[i] = x->lat.time * (1 - fused / small);
+        /* replicas of one data-parallel group (the same calls on
+         * communicators of disjoint ranks: one per tensor- or
+         * pipeline-parallel position) run side by side: the run's time
+         * they share is saved once, by the one that gains most */
+        for (j = 0; j < i; j++)
+            if (lat[j]->coll == x->coll && lat[j]->lat.calls == x->lat.calls &&
+                an->comms[lat[j]->comm].nranks == an->comms[x->comm].nranks &&
+                fabs(lat[j]->lat.bytes - x->lat.bytes) <=
+                    1e-9 * fmax(1, x->lat.bytes) &&
+                disjoint_comms(an, lat[j]->comm, x->comm))
+                break;
+        if (j < i) {
+            /* j leads the group: keep the group's largest there */
+            size_t lead = j;
+            while (replica_of[lead] != lead)
+                lead = replica_of[lead];
+            replica_of[i] = lead;
+            gain[lead] = fmax(gain[lead], gain[i]);
+            gain[i] = 0;
+        } else {
+            replica_of[i] = i;
+        }
         if (i < 5) {
             json_t *o = json_object();
             if (!o || json_array_append_new(sizes, o) < 0)
@@ -277,6 +324,8 @@ static int latency_bound(struct cp_analysis *an, const struct an_eval *ev,
                 goto out;
         }
     }
+    for (i = 0; i < nlat; i++)
+        saving += gain[i];
     /* nothing worth a change: no finding */
     if (!(saving >= GAIN_RUN * sm->span_s && saving / steps >= GAIN_STEP)) {
         rc = 0;
@@ -332,6 +381,8 @@ out:
     json_decref(sizes);
     who_free(&w);
     free(lat);
+    free(gain);
+    free(replica_of);
     free(marks);
     return rc;
 }
@@ -533,7 +584,13 @@ static int straggler(struct cp_analysis *an)
      * left no log: arrivals are not judged */
     if (worst != SIZE_MAX && an->nranks >= 2 && sm->nmissing == 0) {
         r = &an->ranks[worst];
+        /* last at twice its fair share of its calls (2/n of them): a
+         * rank descheduled now and then on a busy host is last at a few
+         * calls by a lot (10 of 87 by 23 ms on average), a straggler at
+         * most of them */
         if (!(r->late_s >= 0.5 * total) || r->last_arrivals < 10 ||
+            (double)r->last_arrivals * (double)an->nranks <
+                2.0 * (double)(r->calls - r->failed) ||
             !(r->late_s >= 0.05 * (sm->comm_time_s + sm->skew_time_s)))
             worst = SIZE_MAX;
     } else {
@@ -1221,13 +1278,15 @@ static int slow_link_candidates(struct cp_analysis *an,
         char list[512] = "", b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE],
              b3[CP_UNITS_BUFSIZE], probe[160], probed_text[600] = "";
         unsigned ncand = 0, nprobed = 0, nslow = 0;
+        uint64_t slow_calls = 0;
         double f, busbw, peer;
-        int rc;
+        int rc, weak;
 
         for (i = 0; i < topo->nunits; i++) {
             const struct cp_analysis_unit *u = &topo->units[i];
             if (u->comm != ci || u->verdict != CP_UNIT_UNRESOLVED)
                 continue;
+            slow_calls += u->calls;
             if (!best || u->time_s * (double)u->calls >
                              best->time_s * (double)best->calls)
                 best = u;
@@ -1298,20 +1357,27 @@ static int slow_link_candidates(struct cp_analysis *an,
                  c->nnodes);
         if (comm_ranks(an, (unsigned)ci, &w) < 0)
             goto fail;
+        /* as for slow_link: a few calls on a busy host differ by more
+         * than a slow link adds */
+        weak = slow_calls < CP_LINKS_MIN_SLOW_CALLS;
         rc = add_finding(
-            an, CP_KIND_SLOW_LINK_CANDIDATES, CP_SEVERITY_WARNING, w.ranks,
+            an, CP_KIND_SLOW_LINK_CANDIDATES,
+            weak ? CP_SEVERITY_INFO : CP_SEVERITY_WARNING, w.ranks,
             w.nranks, nodes, nn,
-            "Communicator %016llx (%u ranks on %u nodes) is slow: its %s "
-            "of %s take %.1fx the %s (busbw %s against %s), but its calls "
+            "Communicator %016llx (%u ranks on %u nodes) %s: its %s "
+            "of %s take %.1fx the %s (busbw %s against %s)%s, but its calls "
             "cannot tell which of its %u candidate links is (%s)%s%s%s%s",
             (unsigned long long)c->id, c->nranks, c->nnodes,
-            coll_name(best->coll),
+            weak ? "may be slow" : "is slow", coll_name(best->coll),
             cp_units_format_size(best->bytes, b1, sizeof b1), best->slowdown,
             best->baseline == CP_BASELINE_PEERS ? "time of the same calls "
                                                   "elsewhere in the job"
-                                                : "model's time",
+            : best->baseline == CP_BASELINE_REFERENCE
+                ? "time at the reference bandwidth"
+                : "model's time",
             cp_units_format_bandwidth(busbw, b2, sizeof b2),
-            cp_units_format_bandwidth(peer, b3, sizeof b3), ncand, list,
+            cp_units_format_bandwidth(peer, b3, sizeof b3),
+            weak ? " in too few calls to be sure" : "", ncand, list,
             probed_text, nprobed == ncand ? "" : "; run '",
             nprobed == ncand ? "" : probe,
             nprobed == ncand ? "." : "' to measure every node pair.");
@@ -1331,6 +1397,8 @@ static int slow_link_candidates(struct cp_analysis *an,
             set(e, "busbw_Bps", jnum(busbw)) < 0 ||
             set(e, "peer_busbw_Bps", jnum(peer)) < 0 ||
             set(e, "candidates", cands) < 0 ||
+            set(e, "slow_calls", json_integer((json_int_t)slow_calls)) < 0 ||
+            set(e, "weak", json_boolean(weak)) < 0 ||
             set(e, "probe", json_string(probe)) < 0)
             return -1;
         if (topo->probe.file &&

@@ -226,8 +226,7 @@ struct solver {
     unsigned char *bounded; /* per pair: margin set by a unit */
     double *margin; /* per pair: the smallest slowdown / slow threshold of
                      * the units crossing it */
-    double slow_at[2]; /* the slow threshold of collective and
-                        * point-to-point units */
+    double slow_at[3]; /* the slow threshold of each unit_kind */
     size_t npairs, cappairs;
     unsigned *order; /* scratch: unit indices */
     size_t *added_by; /* [cappairs]: 1 + the unit that last added the pair */
@@ -846,24 +845,34 @@ static int slow_candidate(const struct solver *s, unsigned k)
     return !s->cleared[k] && s->margin[k] >= 1;
 }
 
-static double slow_at(const struct solver *s, const struct work *w)
+/* 0: a collective held against peers or the model; 1: point-to-point
+ * held against peers or the model; 2: held against the absolute
+ * reference (a busy host slows every call of the job below the NICs'
+ * rate, which peers and a fit share: its own noise sets its threshold) */
+static int unit_kind(const struct work *w)
 {
-    return s->slow_at[w->coll == CP_COLL_SENDRECV];
+    return w->pub.baseline == CP_BASELINE_REFERENCE ? 2
+           : w->coll == CP_COLL_SENDRECV            ? 1
+                                                    : 0;
 }
 
-/* The run's noise for one kind of unit (p2p: point-to-point, else
- * collectives), in log: the median over the bandwidth-bound
+static double slow_at(const struct solver *s, const struct work *w)
+{
+    return s->slow_at[unit_kind(w)];
+}
+
+/* The run's noise for one unit_kind, in log: the median over the bandwidth-bound
  * units of how much slower their median call is than their fast ones (a
  * slow link slows every call alike; a busy host some of them, and the
  * fast calls of two units then differ by about as much).  -1 without
  * such units. */
-static double run_noise(const struct solver *s, int p2p, double *scratch)
+static double run_noise(const struct solver *s, int kind, double *scratch)
 {
     size_t i, n = 0;
 
     for (i = 0; i < s->nu; i++) {
         const struct work *w = &s->u[i];
-        if (!eligible(w) || (w->coll == CP_COLL_SENDRECV) != p2p ||
+        if (!eligible(w) || unit_kind(w) != kind ||
             !(w->spread >= 0))
             continue;
         scratch[n++] = w->spread;
@@ -891,14 +900,15 @@ static void localize(struct solver *s, double *scratch)
         if (w->pub.baseline == CP_BASELINE_REFERENCE)
             w->pub.slowdown = w->pub.bw_slowdown;
     }
-    /* how slow is slow in this run: SLOW_THRESHOLD; for point-to-point
-     * units, or LINK_NOISE_FACTOR times their noise when that is more (a
+    /* how slow is slow in this run, per unit_kind: SLOW_THRESHOLD, or
+     * LINK_NOISE_FACTOR times the kind's noise when that is more (a
      * loaded host makes a pipeline's few judged send/recv calls vary 2x,
-     * and their fast calls differ by as much between streams; a
-     * collective's calls vary mostly by its first call's setup, which its
-     * fast calls leave out) */
-    for (kind = 0; kind < 2; kind++) {
-        double noise = kind ? run_noise(s, kind, scratch) : 0;
+     * and their fast calls differ by as much between streams; two busy
+     * loops beside a pipeline made its 3-call data-parallel all-reduces
+     * over one pair 2.2x those over another; a busy host keeps every call
+     * below the NICs' rate, more so the more its calls vary) */
+    for (kind = 0; kind < 3; kind++) {
+        double noise = run_noise(s, kind, scratch);
         s->slow_at[kind] = fmax(SLOW_THRESHOLD,
                                 noise > 0 ? exp(LINK_NOISE_FACTOR * noise)
                                           : 0);

@@ -30,7 +30,8 @@ static const struct cp_kind_info kinds[CP_KIND_COUNT] = {
         .title = "a straggler rank holds up the others",
         .rule = "arrival: the rank with the most lateness holds >= 50 % of "
                 "all lateness, >= 5 % of own time + skew, >= 10 last "
-                "arrivals; in-call: see \"Slow links\"",
+                "arrivals and at least twice its fair share of its calls "
+                "(2/n of them for n ranks); in-call: see \"Slow links\"",
         .severity = "critical when its lateness (its delay's cost) exceeds "
                     "the whole own time, else warning",
         .doc = "analysis.md#slow-links"},

@@ -35,6 +35,9 @@ struct options {
     bool quiet;
     bool corrupt;       /* hidden: rank 1 perturbs one all-reduce result */
     const char *expect; /* --expect template, or NULL */
+    int late_rank;      /* --late R:MS: rank R computes MS more before each
+                           collective (-1: none) */
+    double late_ms;
     struct ts_pattern_config config;
 };
 
@@ -50,6 +53,7 @@ enum option_id {
     OPT_QUIET,
     OPT_CORRUPT,
     OPT_GRAPH_REPLAYS,
+    OPT_LATE,
     OPT_HELP,
 };
 
@@ -65,6 +69,7 @@ static const struct option long_options[] = {
     {"quiet", no_argument, NULL, OPT_QUIET},
     {"corrupt", no_argument, NULL, OPT_CORRUPT},
     {"graph-replays", required_argument, NULL, OPT_GRAPH_REPLAYS},
+    {"late", required_argument, NULL, OPT_LATE},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -76,7 +81,7 @@ print_usage(FILE *stream)
             "usage: %s --pattern %s [--steps N] [--scale F]\n"
             "       [--dtype %s] [--tp-size T] [--pp-stages S]\n"
             "       [--bucket-mb M] [--expect FILE%%d] [--quiet]\n"
-            "       [--graph-replays N]\n"
+            "       [--graph-replays N] [--late R:MS]\n"
             "Run under simrun, srun, or with RANK and WORLD_SIZE set; the\n"
             "ranks exchange the NCCL id in $SIMNCCL_IDDIR or "
             "$TRAIN_SIM_IDDIR.\n"
@@ -84,7 +89,9 @@ print_usage(FILE *stream)
             "a broadcast of the weights and a bcast of the config; then\n"
             "--steps steps of the pattern; --graph-replays N (simnccl\n"
             "only): two all-reduces captured into a graph once and launched\n"
-            "N times; a reduce of the metrics.\n"
+            "N times; a reduce of the metrics.  --late R:MS: rank R\n"
+            "computes MS milliseconds longer before each collective (a\n"
+            "straggler: it arrives last and the others wait).\n"
             "Patterns (tests/apps/README.md has the sizes):\n",
             TS_RUN_PROGRAM, ts_pattern_choices(), ts_dtype_choices());
     ts_pattern_describe(stream);
@@ -143,6 +150,7 @@ parse_options(int argc, char **argv, struct options *options, char *err,
     options->config.dtype = &ts_dtype_float32;
     options->config.scale = 1.0;
     options->config.bucket_mb = 1.0;
+    options->late_rank = -1;
     opterr = 0;
     while ((opt = getopt_long(argc, argv, "", long_options, NULL)) != -1) {
         int rc = 0;
@@ -199,6 +207,22 @@ parse_options(int argc, char **argv, struct options *options, char *err,
             rc = parse_int_option("graph-replays", optarg, 0, 1000000,
                                   &options->graph_replays, err, errlen);
             break;
+        case OPT_LATE: {
+            char *end;
+            long r;
+            errno = 0;
+            r = strtol(optarg, &end, 10);
+            if (errno || end == optarg || *end != ':' || r < 0 ||
+                r > INT_MAX) {
+                snprintf(err, errlen, "--late %s: expected RANK:MS", optarg);
+                rc = -1;
+                break;
+            }
+            options->late_rank = (int)r;
+            rc = parse_positive_option("late", end + 1, 10000,
+                                       &options->late_ms, err, errlen);
+            break;
+        }
         case OPT_HELP:
             return 1;
         default:
@@ -336,6 +360,8 @@ main(int argc, char **argv)
     run.rank = rank;
     run.nranks = nranks;
     run.corrupt = options.corrupt;
+    if (rank == options.late_rank)
+        run.late_ns = (long)(options.late_ms * 1e6);
     ts_fault_load(&run);
     if (ts_pattern_prepare(options.pattern, &options.config, nranks, err,
                            sizeof err) < 0) {

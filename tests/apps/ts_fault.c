@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sim_topo.h"
@@ -131,6 +132,14 @@ ncclResult_t ts_fault_collective(struct ts_run *run, struct ts_comm *comm,
     long n = (long)run->collectives++;
     ncclResult_t r;
 
+    if (run->late_ns > 0) {
+        /* a straggler: its compute before each collective takes longer,
+         * so it arrives last and the others wait for it */
+        struct timespec late = {run->late_ns / 1000000000L,
+                                run->late_ns % 1000000000L};
+        while (nanosleep(&late, &late) != 0)
+            ;
+    }
     if (tf == NULL)
         return ts_call_issue(comm, c);
     if (n == tf->hang_after)

@@ -33,6 +33,8 @@ struct ts_run {
                               this rank are no longer checked */
     bool corrupt;          /* --corrupt: rank 1 perturbs one all-reduce */
     bool corrupted;        /* ... and has done so */
+    long late_ns;          /* --late: computes this long before each of its
+                              collectives (0: on time) */
     void *scratch[TS_RUN_SCRATCH_SLOTS];
     size_t scratch_bytes[TS_RUN_SCRATCH_SLOTS];
 };

@@ -18,6 +18,8 @@ tell its links apart: the probe resolves them, docs/analysis.md), or by a
 low_busbw of a communicator crossing it; a uniform fabric by low_busbw
 (tcp_fallback when an order of magnitude below); a straggler by a straggler finding naming its rank; a
 clock by a clock_offset naming its node; a missing rank by missing_ranks.
+The straggler is slow inside its calls in tp and 3d, late to them in the
+other patterns (IN_CALL below says why).
 
   accuracy.py [--seeds N] [--patterns ddp,fsdp,...] [--faults LIST]
               [--busy K] [--ranks 8 --nodes 4] [--keep DIR] [--quiet]
@@ -47,6 +49,17 @@ FAULTS = ["healthy", "slow2", "slow4", "fabric10", "straggler", "clock",
 JUDGED = {"low_busbw", "slow_link", "slow_link_candidates", "straggler",
           "clock_offset", "degraded_port", "missing_ranks"}
 INTER_BW = 25e6
+# The straggler planted: in tp and 3d a rank slow inside its calls
+# (simnccl's `straggler`: its part of every collective starts 3 ms late,
+# the host timer sees an on-time start), which their tensor-parallel pairs
+# and data-parallel rings tell apart.  In ddp, fsdp and moe the one world
+# communicator carries every bandwidth-bound call, and in pp the straggler's
+# collectives are all shared with its data-parallel partner (its send/recv
+# are not delayed): every member of those communicators ends each call at
+# the same time, so no analysis of the calls can say which rank was slow
+# inside them.  There the straggler is one that computes 3 ms longer before
+# each collective (train_sim --late): it arrives last, which the calls show.
+IN_CALL = {"tp", "3d"}
 
 
 def pairs_of(nodes):
@@ -70,11 +83,21 @@ def plan(pattern, fault, seed, ranks, nodes):
         nic = "%g Gb/sec (4X SIM)" % (INTER_BW * 10 * 8 / 1e9)
     elif fault == "straggler":
         r = rnd.randrange(ranks)
-        topo.append("straggler rank=%d delay=3ms" % r)
+        if pattern in IN_CALL:
+            topo.append("straggler rank=%d delay=3ms" % r)
+        else:
+            truth["late_ms"] = 3
         truth["rank"] = r
     elif fault == "clock":
+        # tp's only inter-node collectives besides the first broadcasts
+        # are its 512 KiB data-parallel all-reduces of about 40 ms: the
+        # order of the calls (every member ends after every member
+        # started) bounds a node's offset to +/- 35-45 ms there, so a
+        # 6-10 ms offset is one a shared clock explains as well: the job
+        # cannot show it, and tp's planted offset is 80-120 ms
+        lo, hi = (80, 120) if pattern == "tp" else (6, 10)
         node = "n%d" % rnd.randrange(2, nodes + 1)
-        off = rnd.choice([-1, 1]) * rnd.uniform(6, 10)
+        off = rnd.choice([-1, 1]) * rnd.uniform(lo, hi)
         topo.append("clock %s offset=%.3fms" % (node, off))
         truth["node"] = node
     elif fault == "missing":
@@ -82,7 +105,8 @@ def plan(pattern, fault, seed, ranks, nodes):
     return topo, nic, truth
 
 
-def run_job(b, work, name, pattern, topo, nic, ranks, nodes, steps):
+def run_job(b, work, name, pattern, topo, nic, ranks, nodes, steps,
+            extra=()):
     cp = os.path.join(b, "analyzer", "collprof")
     d = os.path.join(work, name)
     os.makedirs(d)
@@ -94,7 +118,7 @@ def run_job(b, work, name, pattern, topo, nic, ranks, nodes, steps):
            "--nodes", str(nodes), "--topo", os.path.join(d, "topo"),
            "--timeout", "300", "--sysfs", sysfs, "--",
            os.path.join(b, "tests", "apps", "train_sim"), "--pattern",
-           pattern, "--steps", str(steps)]
+           pattern, "--steps", str(steps)] + list(extra)
     out = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     if out.returncode != 0:
         return None, "record failed: " + out.stdout.decode(errors="replace")
@@ -250,8 +274,11 @@ def main():
                                   ignore_errors=True)
             else:
                 try:
+                    extra = ["--late", "%d:%g" % (truth["rank"],
+                                                  truth["late_ms"])] \
+                        if "late_ms" in truth else []
                     logs, why = run_job(b, work, name, pattern, topo, nic,
-                                        a.ranks, a.nodes, a.steps)
+                                        a.ranks, a.nodes, a.steps, extra)
                 except (OSError, subprocess.CalledProcessError) as e:
                     logs, why = None, str(e)
             if logs is None:

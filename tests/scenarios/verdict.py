@@ -17,6 +17,11 @@ Checks:
   gains                every latency_bound finding saves >= 1 % of the run
                        and >= 1 ms per step, and names a bucket above
                        DDP's default (25 MiB) or none at all
+  once                 every latency_bound finding's saving is at most the
+                       latency-bound time of its busiest communicator (for
+                       jobs whose data-parallel communicators are replicas
+                       of one group, which run side by side: their shared
+                       time is saved once, not once per replica)
   noline=TEXT          the printed verdict does not contain TEXT
   line=TEXT            the printed verdict contains TEXT
 """
@@ -112,6 +117,16 @@ def judge(r, text, check):
                     e["saving_per_step_s"] >= 1e-3 and
                     e["bucket_bytes"] >= 25 * 1048576):
                 return False, "advice without gain: %s" % f["message"]
+        return True, ""
+    if key == "once":
+        for f in fs:
+            if f["kind"] != "latency_bound":
+                continue
+            e = f["evidence"]
+            most = max(x["time_s"] for x in e["sizes"])
+            if not e["saving_s"] <= most * (1 + 1e-9):
+                return False, "saving %.4g s over the busiest communicator's " \
+                    "%.4g s: %s" % (e["saving_s"], most, f["message"])
         return True, ""
     if key == "noline":
         return arg not in text, "printed: %r" % text
