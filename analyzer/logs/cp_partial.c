@@ -180,87 +180,76 @@ static size_t read_full(int fd, void *buf, size_t len)
     return got;
 }
 
-/* Read and check the header and index of the partial open on fd, and with
- * verify, every log's checksum.  p->e is allocated (free it).  -1 with err
- * naming path and the offset. */
-static int read_partial(int fd, const char *path, int verify,
+/* Check the header h (got bytes of it read) of the partial path, whose
+ * status is sb, and fill p's counts and node.  -1 with err naming the
+ * offset. */
+static int check_header(const unsigned char *h, size_t got,
+                        const struct stat *sb, const char *path,
                         struct partial *p, struct cp_error *err)
 {
-    unsigned char h[CP_PARTIAL_HEADER_SIZE], *index = NULL, *buf = NULL;
-    struct stat sb;
-    uint64_t index_size, data_start, expect;
-    size_t got;
-    uint32_t i;
-    int rc = -1;
+    uint64_t data_start;
 
-    memset(p, 0, sizeof *p);
-    if (fstat(fd, &sb) < 0) {
-        cp_error_set(err, path, -1, "%s: %s", path, strerror(errno));
-        goto out;
-    }
-    got = read_full(fd, h, sizeof h);
     if (got == 0) {
         cp_error_set(err, path, 0, "%s: offset 0: empty file, not a collprof "
                      "partial", path);
-        goto out;
+        return -1;
     }
     if (got < 8 || memcmp(h, CP_PARTIAL_MAGIC, 8) != 0) {
         cp_error_set(err, path, 0, "%s: offset 0: not a collprof partial (bad "
                      "magic)", path);
-        goto out;
+        return -1;
     }
-    if (got < sizeof h) {
+    if (got < CP_PARTIAL_HEADER_SIZE) {
         cp_error_set(err, path, (int64_t)got, "%s: offset %zu: header "
                      "truncated (%zu of %u bytes)", path, got, got,
                      CP_PARTIAL_HEADER_SIZE);
-        goto out;
+        return -1;
     }
     if (get32(h + 8) != CP_PARTIAL_VERSION) {
         cp_error_set(err, path, 8, "%s: offset 8: partial format version %u, "
                      "this collprof reads %u", path, get32(h + 8),
                      CP_PARTIAL_VERSION);
-        goto out;
+        return -1;
     }
     if (get32(h + 12) != CP_PARTIAL_HEADER_SIZE ||
         get32(h + 16) != CP_PARTIAL_ENTRY_SIZE) {
         cp_error_set(err, path, 12, "%s: offset 12: bad sizes (header %u, "
                      "entry %u)", path, get32(h + 12), get32(h + 16));
-        goto out;
+        return -1;
     }
     p->nlogs = get32(h + 20);
     p->file_size = get64(h + 32);
     p->raw_bytes = get64(h + 40);
     memcpy(p->node, h + 64, sizeof p->node);
     p->node[sizeof p->node - 1] = '\0';
-    if (p->file_size != (uint64_t)sb.st_size) {
+    if (p->file_size != (uint64_t)sb->st_size) {
         cp_error_set(err, path, 32, "%s: offset 32: the partial says it has "
                      "%llu bytes, the file has %llu (truncated or grown)",
                      path, (unsigned long long)p->file_size,
-                     (unsigned long long)sb.st_size);
-        goto out;
+                     (unsigned long long)sb->st_size);
+        return -1;
     }
     /* the count sizes the index only once the file is known to hold it */
-    index_size = (uint64_t)p->nlogs * CP_PARTIAL_ENTRY_SIZE;
-    data_start = CP_PARTIAL_HEADER_SIZE + index_size;
+    data_start = CP_PARTIAL_HEADER_SIZE +
+                 (uint64_t)p->nlogs * CP_PARTIAL_ENTRY_SIZE;
     if (p->nlogs == 0 || data_start > p->file_size) {
         cp_error_set(err, path, 20, "%s: offset 20: %u logs do not fit in %llu "
                      "bytes", path, p->nlogs,
                      (unsigned long long)p->file_size);
-        goto out;
+        return -1;
     }
-    index = malloc(index_size);
-    p->e = calloc(p->nlogs, sizeof *p->e);
-    if (!index || !p->e) {
-        cp_error_set(err, path, -1, "%s: out of memory", path);
-        goto out;
-    }
-    got = read_full(fd, index, index_size);
-    if (got != index_size || checksum(index, index_size) != get64(h + 24)) {
-        cp_error_set(err, path, CP_PARTIAL_HEADER_SIZE, "%s: offset %u: index "
-                     "damaged (checksum)", path, CP_PARTIAL_HEADER_SIZE);
-        goto out;
-    }
-    expect = data_start;
+    return 0;
+}
+
+/* Decode the index (p->nlogs entries) into p->e and check that the logs
+ * follow one another from data_start to the end of the file. */
+static int decode_index(const unsigned char *index, uint64_t data_start,
+                        const char *path, struct partial *p,
+                        struct cp_error *err)
+{
+    uint64_t expect = data_start;
+    uint32_t i;
+
     for (i = 0; i < p->nlogs; i++) {
         const unsigned char *b = index + (size_t)i * CP_PARTIAL_ENTRY_SIZE;
         struct entry *e = &p->e[i];
@@ -283,7 +272,7 @@ static int read_partial(int fd, const char *path, int verify,
             (i > 0 && strcmp(p->e[i - 1].name, e->name) >= 0)) {
             cp_error_set(err, path, (int64_t)at, "%s: offset %llu: index entry "
                          "%u is inconsistent", path, (unsigned long long)at, i);
-            goto out;
+            return -1;
         }
         expect += e->size;
     }
@@ -291,38 +280,90 @@ static int read_partial(int fd, const char *path, int verify,
         cp_error_set(err, path, (int64_t)expect, "%s: offset %llu: %llu bytes "
                      "follow the last log", path, (unsigned long long)expect,
                      (unsigned long long)(p->file_size - expect));
+        return -1;
+    }
+    return 0;
+}
+
+/* Check every log's checksum, reading the data that follows the index on
+ * fd. */
+static int verify_logs(int fd, const char *path, const struct partial *p,
+                       struct cp_error *err)
+{
+    unsigned char *buf = malloc(IO_BUFFER);
+    uint32_t i;
+    int rc = -1;
+
+    if (!buf) {
+        cp_error_set(err, path, -1, "%s: out of memory", path);
         goto out;
     }
-    if (verify) {
-        buf = malloc(IO_BUFFER);
-        if (!buf) {
-            cp_error_set(err, path, -1, "%s: out of memory", path);
-            goto out;
+    for (i = 0; i < p->nlogs; i++) {
+        const struct entry *e = &p->e[i];
+        uint64_t left = e->size;
+        struct sum sum;
+        sum_init(&sum);
+        while (left > 0) {
+            size_t want = left < IO_BUFFER ? (size_t)left : IO_BUFFER;
+            if (read_full(fd, buf, want) != want)
+                break;
+            sum_add(&sum, buf, want);
+            left -= want;
         }
-        for (i = 0; i < p->nlogs; i++) {
-            const struct entry *e = &p->e[i];
-            uint64_t left = e->size;
-            struct sum sum;
-            sum_init(&sum);
-            while (left > 0) {
-                size_t want = left < IO_BUFFER ? (size_t)left : IO_BUFFER;
-                if (read_full(fd, buf, want) != want)
-                    break;
-                sum_add(&sum, buf, want);
-                left -= want;
-            }
-            if (left > 0 || sum_final(&sum) != e->sum) {
-                cp_error_set(err, path, (int64_t)e->offset, "%s: offset %llu: "
-                             "the data of %s is damaged (checksum)", path,
-                             (unsigned long long)e->offset, e->name);
-                goto out;
-            }
+        if (left > 0 || sum_final(&sum) != e->sum) {
+            cp_error_set(err, path, (int64_t)e->offset, "%s: offset %llu: "
+                         "the data of %s is damaged (checksum)", path,
+                         (unsigned long long)e->offset, e->name);
+            goto out;
         }
     }
     rc = 0;
 out:
-    free(index);
     free(buf);
+    return rc;
+}
+
+/* Read and check the header and index of the partial open on fd, and with
+ * verify, every log's checksum.  p->e is allocated (free it).  -1 with err
+ * naming path and the offset. */
+static int read_partial(int fd, const char *path, int verify,
+                        struct partial *p, struct cp_error *err)
+{
+    unsigned char h[CP_PARTIAL_HEADER_SIZE], *index = NULL;
+    struct stat sb;
+    uint64_t index_size;
+    size_t got;
+    int rc = -1;
+
+    memset(p, 0, sizeof *p);
+    if (fstat(fd, &sb) < 0) {
+        cp_error_set(err, path, -1, "%s: %s", path, strerror(errno));
+        goto out;
+    }
+    got = read_full(fd, h, sizeof h);
+    if (check_header(h, got, &sb, path, p, err) < 0)
+        goto out;
+    index_size = (uint64_t)p->nlogs * CP_PARTIAL_ENTRY_SIZE;
+    index = malloc(index_size);
+    p->e = calloc(p->nlogs, sizeof *p->e);
+    if (!index || !p->e) {
+        cp_error_set(err, path, -1, "%s: out of memory", path);
+        goto out;
+    }
+    got = read_full(fd, index, index_size);
+    if (got != index_size || checksum(index, index_size) != get64(h + 24)) {
+        cp_error_set(err, path, CP_PARTIAL_HEADER_SIZE, "%s: offset %u: index "
+                     "damaged (checksum)", path, CP_PARTIAL_HEADER_SIZE);
+        goto out;
+    }
+    if (decode_index(index, CP_PARTIAL_HEADER_SIZE + index_size, path, p,
+                     err) < 0)
+        goto out;
+    if (verify && verify_logs(fd, path, p, err) < 0)
+        goto out;
+    rc = 0;
+out:
+    free(index);
     if (rc < 0) {
         free(p->e);
         p->e = NULL;
@@ -808,32 +849,36 @@ static void node_from_name(const char *path, char *node, size_t len)
     snprintf(node, len, "%.*s", (int)(n < len ? n : len - 1), b);
 }
 
-int cp_partial_list(const char *path, char ***paths_out,
-                    struct cp_error **notes_out, size_t *nnotes,
-                    struct cp_error *err)
+/* What cp_partial_list gathers: the partials, the raw logs beside them,
+ * the paths it returns and its notes. */
+struct listing {
+    struct list raw, out;
+    struct notes ns;
+    struct held *held;
+    size_t nheld;
+    char *dir;
+};
+
+/* The partials path names: itself (one partial file) or those in the
+ * directory, into ls->held, and the directory of the logs into ls->dir
+ * (none for anything else).  -1 with err set. */
+static int find_partials(const char *path, struct listing *ls,
+                         struct cp_error *err)
 {
-    struct list raw = {0}, out = {0};
-    struct notes ns = {0};
-    struct held *held = NULL;
-    size_t nheld = 0, i, k;
     struct stat sb;
     DIR *d = NULL;
     struct dirent *de;
-    char *dir = NULL;
     int rc = -1;
 
-    *paths_out = NULL;
-    *notes_out = NULL;
-    *nnotes = 0;
     if (stat(path, &sb) == 0 && !S_ISDIR(sb.st_mode) &&
         has_suffix(path, CP_PARTIAL_SUFFIX)) {
         /* one partial: its logs, or its node's raw logs beside it */
         const char *slash = strrchr(path, '/');
-        dir = slash ? strndup(path, (size_t)(slash - path)) : strdup(".");
-        held = calloc(1, sizeof *held);
-        if (!dir || !held || !(held[0].path = strdup(path)))
+        ls->dir = slash ? strndup(path, (size_t)(slash - path)) : strdup(".");
+        ls->held = calloc(1, sizeof *ls->held);
+        if (!ls->dir || !ls->held || !(ls->held[0].path = strdup(path)))
             goto oom;
-        nheld = 1;
+        ls->nheld = 1;
     } else if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
         d = opendir(path);
         if (!d) {
@@ -841,158 +886,221 @@ int cp_partial_list(const char *path, char ***paths_out,
             goto out;
         }
         while ((de = readdir(d)) != NULL) {
+            struct held *bigger;
+            size_t len = strlen(path) + strlen(de->d_name) + 2;
             if (!has_suffix(de->d_name, CP_PARTIAL_SUFFIX) ||
                 !plain_name(de->d_name))
                 continue;
-            {
-                struct held *bigger = realloc(held, (nheld + 1) * sizeof *bigger);
-                size_t len = strlen(path) + strlen(de->d_name) + 2;
-                if (!bigger)
-                    goto oom;
-                held = bigger;
-                memset(&held[nheld], 0, sizeof *held);
-                held[nheld].path = malloc(len);
-                if (!held[nheld].path)
-                    goto oom;
-                snprintf(held[nheld].path, len, "%s/%s", path, de->d_name);
-                nheld++;
-            }
+            bigger = realloc(ls->held, (ls->nheld + 1) * sizeof *bigger);
+            if (!bigger)
+                goto oom;
+            ls->held = bigger;
+            memset(&ls->held[ls->nheld], 0, sizeof *ls->held);
+            ls->held[ls->nheld].path = malloc(len);
+            if (!ls->held[ls->nheld].path)
+                goto oom;
+            snprintf(ls->held[ls->nheld].path, len, "%s/%s", path, de->d_name);
+            ls->nheld++;
         }
-        if (!(dir = strdup(path)))
+        if (!(ls->dir = strdup(path)))
             goto oom;
     }
-    if (nheld == 0) {
-        /* no partial: exactly the raw logs */
-        int n = cp_logdir_list(path, paths_out, err);
-        rc = n;
-        goto out;
-    }
-    qsort(held, nheld, sizeof *held, compare_held);
-    /* the raw logs beside the partials (none is fine) */
-    {
-        char **files = NULL;
-        int n = cp_logdir_list(dir, &files, NULL);
-        for (i = 0; n > 0 && i < (size_t)n; i++)
-            if (list_add(&raw, NULL, files[i]) < 0) {
-                cp_logdir_free(files);
-                goto oom;
-            }
-        cp_logdir_free(files);
-    }
-    for (i = 0; i < nheld; i++) {
-        struct held *h = &held[i];
-        struct cp_error e;
-        int fd = cp_path_open_input(h->path, cp_path_log_links(), &e);
-        if (fd >= 0 && read_partial(fd, h->path, 1, &h->p, &e) == 0) {
-            h->ok = 1;
-            snprintf(h->node, sizeof h->node, "%s", h->p.node);
-        } else {
-            struct cp_error *note = add_note(&ns);
-            if (!note)
-                goto oom;
-            node_from_name(h->path, h->node, sizeof h->node);
-            /* the reader's message starts with the file: the note's
-             * source names it */
-            cp_error_set(note, h->path, e.offset, "%s; node %s's raw logs are "
-                         "read instead", e.text, h->node);
-        }
-        if (fd >= 0)
-            close(fd);
-    }
-    /* a raw log is listed unless a valid partial holds it */
-    for (i = 0; i < raw.n; i++) {
-        const char *name = base_name(raw.v[i]);
-        int held_here = 0;
-        for (k = 0; k < nheld && !held_here; k++) {
-            uint32_t j;
-            if (!held[k].ok)
-                continue;
-            for (j = 0; j < held[k].p.nlogs; j++)
-                if (strcmp(held[k].p.e[j].name, name) == 0) {
-                    held_here = 1;
-                    break;
-                }
-        }
-        if (held_here)
-            continue;
-        if (list_add(&out, NULL, raw.v[i]) < 0)
-            goto oom;
-        /* whose is it? a readable log of a node without a valid partial,
-         * or one its node's partial lacks, is named */
-        {
-            struct cp_logfile *lf = cp_logfile_open(raw.v[i], NULL);
-            if (lf) {
-                const char *node = cp_logfile_header(lf)->node;
-                int partial_ok = -1; /* -1: none for the node */
-                for (k = 0; k < nheld; k++)
-                    if (strcmp(held[k].node, node) == 0)
-                        partial_ok = held[k].ok;
-                if (partial_ok != 0) {
-                    struct cp_error *note = add_note(&ns);
-                    if (!note) {
-                        cp_logfile_close(lf);
-                        goto oom;
-                    }
-                    if (partial_ok < 0)
-                        cp_error_set(note, raw.v[i], -1,
-                                     "%s: node %s has no partial "
-                                     "(%s%s): this log is read raw",
-                                     raw.v[i], node, node, CP_PARTIAL_SUFFIX);
-                    else
-                        cp_error_set(note, raw.v[i], -1,
-                                     "%s: not in node %s's partial (written "
-                                     "after it?): read raw",
-                                     raw.v[i], node);
-                }
-                cp_logfile_close(lf);
-            }
-        }
-    }
-    /* ... and the logs of the valid partials, by their own names */
-    for (k = 0; k < nheld; k++) {
-        uint32_t j;
-        if (!held[k].ok)
-            continue;
-        for (j = 0; j < held[k].p.nlogs; j++) {
-            if (list_add(&out, dir, held[k].p.e[j].name) < 0 ||
-                register_log(out.v[out.n - 1], held[k].path,
-                             &held[k].p.e[j]) < 0)
-                goto oom;
-        }
-    }
-    if (out.n == 0) {
-        cp_error_set(err, path, -1, "%s: no readable partial and no collprof "
-                     "log (*%s)", path, CP_LOG_SUFFIX);
-        goto out;
-    }
-    qsort(out.v, out.n, sizeof *out.v, compare_strings);
-    for (i = 1; i < out.n; i++)
-        if (strcmp(out.v[i - 1], out.v[i]) == 0) {
-            /* two partials hold one log: once */
-            free(out.v[i]);
-            memmove(&out.v[i], &out.v[i + 1], (out.n - i) * sizeof *out.v);
-            out.n--;
-            i--;
-        }
-    *paths_out = out.v;
-    out.v = NULL;
-    rc = (int)out.n;
+    rc = 0;
     goto out;
 oom:
     cp_error_set(err, path, -1, "%s: out of memory", path);
 out:
     if (d)
         closedir(d);
-    for (i = 0; i < nheld; i++) {
-        free(held[i].path);
-        free(held[i].p.e);
+    return rc;
+}
+
+/* The raw logs in ls->dir (none is fine) into ls->raw.  -1: out of
+ * memory. */
+static int find_raw_logs(struct listing *ls)
+{
+    char **files = NULL;
+    int n = cp_logdir_list(ls->dir, &files, NULL);
+    int i, rc = 0;
+
+    for (i = 0; n > 0 && i < n && rc == 0; i++)
+        rc = list_add(&ls->raw, NULL, files[i]);
+    cp_logdir_free(files);
+    return rc;
+}
+
+/* Validate every partial (checksums included); one that fails is noted
+ * and its node taken from its file name.  -1: out of memory. */
+static int check_partials(struct listing *ls)
+{
+    size_t i;
+
+    for (i = 0; i < ls->nheld; i++) {
+        struct held *h = &ls->held[i];
+        struct cp_error e;
+        int fd = cp_path_open_input(h->path, cp_path_log_links(), &e);
+        int rc = 0;
+        if (fd >= 0 && read_partial(fd, h->path, 1, &h->p, &e) == 0) {
+            h->ok = 1;
+            snprintf(h->node, sizeof h->node, "%s", h->p.node);
+        } else {
+            struct cp_error *note = add_note(&ls->ns);
+            if (note) {
+                node_from_name(h->path, h->node, sizeof h->node);
+                /* the reader's message starts with the file: the note's
+                 * source names it */
+                cp_error_set(note, h->path, e.offset, "%s; node %s's raw logs "
+                             "are read instead", e.text, h->node);
+            } else {
+                rc = -1;
+            }
+        }
+        if (fd >= 0)
+            close(fd);
+        if (rc < 0)
+            return -1;
     }
-    free(held);
-    free(dir);
-    list_free(&raw);
-    list_free(&out);
-    *notes_out = ns.v;
-    *nnotes = ns.n;
+    return 0;
+}
+
+/* Whether a valid partial holds the log named name. */
+static int held_by_partial(const struct listing *ls, const char *name)
+{
+    size_t k;
+    uint32_t j;
+
+    for (k = 0; k < ls->nheld; k++) {
+        if (!ls->held[k].ok)
+            continue;
+        for (j = 0; j < ls->held[k].p.nlogs; j++)
+            if (strcmp(ls->held[k].p.e[j].name, name) == 0)
+                return 1;
+    }
+    return 0;
+}
+
+/* Whose is the raw log at path?  A readable log of a node without a valid
+ * partial, or one its node's partial lacks, is noted.  -1: out of
+ * memory. */
+static int note_raw_log(struct listing *ls, const char *path)
+{
+    struct cp_logfile *lf = cp_logfile_open(path, NULL);
+    const char *node;
+    int partial_ok = -1; /* -1: none for the node */
+    struct cp_error *note;
+    size_t k;
+    int rc = -1;
+
+    if (!lf)
+        return 0;
+    node = cp_logfile_header(lf)->node;
+    for (k = 0; k < ls->nheld; k++)
+        if (strcmp(ls->held[k].node, node) == 0)
+            partial_ok = ls->held[k].ok;
+    if (partial_ok != 0) {
+        note = add_note(&ls->ns);
+        if (!note)
+            goto out;
+        if (partial_ok < 0)
+            cp_error_set(note, path, -1, "%s: node %s has no partial "
+                         "(%s%s): this log is read raw",
+                         path, node, node, CP_PARTIAL_SUFFIX);
+        else
+            cp_error_set(note, path, -1, "%s: not in node %s's partial "
+                         "(written after it?): read raw", path, node);
+    }
+    rc = 0;
+out:
+    cp_logfile_close(lf);
+    return rc;
+}
+
+/* The raw logs no valid partial holds, then the logs of the valid
+ * partials by their own names (registered), into ls->out.  -1: out of
+ * memory. */
+static int list_logs(struct listing *ls)
+{
+    size_t i, k;
+    uint32_t j;
+
+    for (i = 0; i < ls->raw.n; i++) {
+        if (held_by_partial(ls, base_name(ls->raw.v[i])))
+            continue;
+        if (list_add(&ls->out, NULL, ls->raw.v[i]) < 0 ||
+            note_raw_log(ls, ls->raw.v[i]) < 0)
+            return -1;
+    }
+    for (k = 0; k < ls->nheld; k++) {
+        if (!ls->held[k].ok)
+            continue;
+        for (j = 0; j < ls->held[k].p.nlogs; j++)
+            if (list_add(&ls->out, ls->dir, ls->held[k].p.e[j].name) < 0 ||
+                register_log(ls->out.v[ls->out.n - 1], ls->held[k].path,
+                             &ls->held[k].p.e[j]) < 0)
+                return -1;
+    }
+    return 0;
+}
+
+/* Sort l and keep each path once (two partials may hold one log). */
+static void sort_unique(struct list *l)
+{
+    size_t i;
+
+    qsort(l->v, l->n, sizeof *l->v, compare_strings);
+    for (i = 1; i < l->n; i++)
+        if (strcmp(l->v[i - 1], l->v[i]) == 0) {
+            free(l->v[i]);
+            memmove(&l->v[i], &l->v[i + 1], (l->n - i) * sizeof *l->v);
+            l->n--;
+            i--;
+        }
+}
+
+int cp_partial_list(const char *path, char ***paths_out,
+                    struct cp_error **notes_out, size_t *nnotes,
+                    struct cp_error *err)
+{
+    struct listing ls = {0};
+    size_t i;
+    int rc = -1;
+
+    *paths_out = NULL;
+    *notes_out = NULL;
+    *nnotes = 0;
+    if (find_partials(path, &ls, err) < 0)
+        goto out;
+    if (ls.nheld == 0) {
+        /* no partial: exactly the raw logs */
+        rc = cp_logdir_list(path, paths_out, err);
+        goto out;
+    }
+    qsort(ls.held, ls.nheld, sizeof *ls.held, compare_held);
+    if (find_raw_logs(&ls) < 0 || check_partials(&ls) < 0 ||
+        list_logs(&ls) < 0) {
+        cp_error_set(err, path, -1, "%s: out of memory", path);
+        goto out;
+    }
+    if (ls.out.n == 0) {
+        cp_error_set(err, path, -1, "%s: no readable partial and no collprof "
+                     "log (*%s)", path, CP_LOG_SUFFIX);
+        goto out;
+    }
+    sort_unique(&ls.out);
+    *paths_out = ls.out.v;
+    ls.out.v = NULL;
+    rc = (int)ls.out.n;
+out:
+    for (i = 0; i < ls.nheld; i++) {
+        free(ls.held[i].path);
+        free(ls.held[i].p.e);
+    }
+    free(ls.held);
+    free(ls.dir);
+    list_free(&ls.raw);
+    list_free(&ls.out);
+    *notes_out = ls.ns.v;
+    *nnotes = ls.ns.n;
     return rc;
 }
 
