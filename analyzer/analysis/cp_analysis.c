@@ -1238,6 +1238,160 @@ static void group_add(struct an_group_stats *g, const struct an_bucket *b,
     g->judged_bytes += b->bytes;
 }
 
+/* The model terms of (comm ci, slot s) into ev, zeroed first. */
+static void init_eval(const struct cp_analysis *an, struct an_comm *c,
+                      size_t ci, unsigned s, struct an_eval *ev)
+{
+    struct cp_model_terms terms;
+    const struct cp_analysis_link *m;
+    unsigned p = slot_ranks(c, s);
+    struct cp_model_params params;
+
+    memset(ev, 0, sizeof *ev);
+    ev->comm = (unsigned)ci;
+    ev->slot = s;
+    ev->coll = slot_coll(s);
+    ev->link = slot_link(an, ci, s);
+    ev->factor = cp_model_busbw_factor(ev->coll, p);
+    m = &an->model[ev->link];
+    memset(&params, 0, sizeof params);
+    params.alpha = m->alpha_s;
+    params.beta = 1 / m->bandwidth_Bps;
+    ev->have_model = m->source != CP_SOURCE_NONE &&
+                     cp_model_terms(
+                         ev->coll,
+                         cp_model_coll_facts(ev->coll)->nccl_algo, p,
+                         &params, &terms, NULL) == 0 &&
+                     (p > 1 || ev->coll == CP_COLL_SENDRECV);
+    ev->weak = ev->have_model && m->source == CP_SOURCE_FIT &&
+               m->fit_weak;
+    ev->latency_s = ev->have_model ? terms.latency_s : NAN;
+    ev->sec_per_byte = ev->have_model ? terms.sec_per_byte : NAN;
+}
+
+/* A new row of an->rows, zeroed (the array grows by doubling; *caprows is
+ * its capacity).  NULL: out of memory. */
+static struct cp_analysis_row *new_row(struct cp_analysis *an, size_t *caprows)
+{
+    struct cp_analysis_row *row;
+
+    if (an->nrows == *caprows) {
+        size_t nc = *caprows ? *caprows * 2 : 64;
+        struct cp_analysis_row *bigger = realloc(an->rows, nc * sizeof *bigger);
+        if (!bigger)
+            return NULL;
+        an->rows = bigger;
+        *caprows = nc;
+    }
+    row = &an->rows[an->nrows++];
+    memset(row, 0, sizeof *row);
+    return row;
+}
+
+/* Bucket b's counts into row, and into ev's latency or bandwidth group;
+ * its durations into *duration and, when latency-bound, *lat_time. */
+static void add_bucket(struct an_state *st, struct an_eval *ev,
+                       struct cp_analysis_row *row, struct an_bucket *b,
+                       struct cp_sketch *merged, double *duration,
+                       double *lat_time)
+{
+    unsigned a;
+    int latency;
+
+    row->calls += b->count;
+    row->incomplete += b->incomplete;
+    row->grouped += b->grouped;
+    for (a = 0; a < CP_ANALYSIS_ALGOS; a++)
+        row->algo_calls[a] += b->algo[a];
+    for (a = 0; a < CP_ANALYSIS_PROTOS; a++)
+        row->proto_calls[a] += b->proto[a];
+    row->bytes += b->bytes;
+    row->time_s += b->time;
+    *duration += b->duration;
+    row->skew_s += b->skew;
+    if (cp_sketch_merge(merged, &b->t) < 0)
+        st->oom = 1;
+    latency = ev->have_model &&
+              b->bytes / (double)b->count * ev->sec_per_byte <
+                  ev->latency_s;
+    if (latency)
+        *lat_time += b->time;
+    group_add(latency ? &ev->lat : &ev->bw, b,
+              ev->have_model ? ev->latency_s : 0,
+              ev->have_model ? ev->sec_per_byte : 0,
+              ev->factor);
+}
+
+/* A row's quantiles, bandwidths and, with a model, its efficiency and
+ * regime, from its merged sketch and summed durations. */
+static void finish_row(struct cp_analysis_row *row, const struct an_eval *ev,
+                       const struct cp_sketch *merged, double duration,
+                       double lat_time)
+{
+    row->p50_s = cp_sketch_quantile(merged, 0.5);
+    row->p99_s = cp_sketch_quantile(merged, 0.99);
+    row->algbw_Bps = cp_model_algbw(row->bytes, duration);
+    row->busbw_Bps = row->algbw_Bps * ev->factor;
+    if (ev->have_model) {
+        row->model_time_s = (double)row->calls * ev->latency_s +
+                            row->bytes * ev->sec_per_byte;
+        row->efficiency = duration > 0
+                              ? row->model_time_s / duration
+                              : NAN;
+        row->model_mismatch = row->efficiency > EFFICIENCY_MAX;
+        if (row->model_mismatch)
+            row->efficiency = NAN;
+        row->latency_share =
+            row->time_s > 0 ? lat_time / row->time_s
+                            : (lat_time > 0);
+        row->regime = row->latency_share > 0.5
+                          ? CP_REGIME_LATENCY
+                          : CP_REGIME_BANDWIDTH;
+    } else {
+        row->model_time_s = row->efficiency = NAN;
+        row->latency_share = NAN;
+        row->regime = CP_REGIME_NONE;
+    }
+}
+
+/* The row row_idx of table t (bucket 0 alone, then AN_SUB sub-buckets per
+ * row), when one of its buckets has calls.  -1: out of memory. */
+static int build_row(struct cp_analysis *an, struct an_state *st,
+                     struct an_eval *ev, const struct an_slot_table *t,
+                     size_t ci, unsigned row_idx, size_t *caprows)
+{
+    unsigned first = row_idx == 0 ? 0 : 1 + (row_idx - 1) * AN_SUB;
+    unsigned last = row_idx == 0 ? 0 : first + AN_SUB - 1;
+    struct cp_analysis_row *row = NULL;
+    struct cp_sketch merged;
+    double lat_time = 0, duration = 0;
+    unsigned k;
+    int rc = -1;
+
+    cp_sketch_init(&merged);
+    for (k = first; k <= last; k++) {
+        struct an_bucket *b = t->b[k];
+        if (!b || b->count == 0)
+            continue;
+        if (!row) {
+            row = new_row(an, caprows);
+            if (!row)
+                goto out;
+            row->comm = (unsigned)ci;
+            row->coll = ev->coll;
+            row->link = ev->link;
+            row->bucket_lo = row_idx == 0 ? 0 : ldexp(1, (int)row_idx - 1);
+        }
+        add_bucket(st, ev, row, b, &merged, &duration, &lat_time);
+    }
+    if (row)
+        finish_row(row, ev, &merged, duration, lat_time);
+    rc = 0;
+out:
+    cp_sketch_clear(&merged);
+    return rc;
+}
+
 /* One row per power-of-two size of every (comm, slot); evals per (comm,
  * slot) split by regime. */
 static int build_rows(struct cp_analysis *an, struct an_state *st,
@@ -1245,7 +1399,7 @@ static int build_rows(struct cp_analysis *an, struct an_state *st,
 {
     struct an_eval *evals = NULL;
     size_t nevals = 0, capevals = 0, caprows = 0, ci;
-    unsigned s;
+    unsigned s, row_idx;
     int rc = -1;
 
     for (ci = 0; ci < st->ncomms; ci++) {
@@ -1253,10 +1407,6 @@ static int build_rows(struct cp_analysis *an, struct an_state *st,
         for (s = 0; s < AN_SLOTS; s++) {
             struct an_slot_table *t = c->slots[s];
             struct an_eval *ev;
-            struct cp_model_terms terms;
-            const struct cp_analysis_link *m;
-            unsigned p = slot_ranks(c, s), k, row_idx, a;
-            struct cp_model_params params;
 
             if (!t || t->count == 0)
                 continue;
@@ -1269,111 +1419,10 @@ static int build_rows(struct cp_analysis *an, struct an_state *st,
                 capevals = nc;
             }
             ev = &evals[nevals++];
-            memset(ev, 0, sizeof *ev);
-            ev->comm = (unsigned)ci;
-            ev->slot = s;
-            ev->coll = slot_coll(s);
-            ev->link = slot_link(an, ci, s);
-            ev->factor = cp_model_busbw_factor(ev->coll, p);
-            m = &an->model[ev->link];
-            memset(&params, 0, sizeof params);
-            params.alpha = m->alpha_s;
-            params.beta = 1 / m->bandwidth_Bps;
-            ev->have_model = m->source != CP_SOURCE_NONE &&
-                             cp_model_terms(
-                                 ev->coll,
-                                 cp_model_coll_facts(ev->coll)->nccl_algo, p,
-                                 &params, &terms, NULL) == 0 &&
-                             (p > 1 || ev->coll == CP_COLL_SENDRECV);
-            ev->weak = ev->have_model && m->source == CP_SOURCE_FIT &&
-                       m->fit_weak;
-            ev->latency_s = ev->have_model ? terms.latency_s : NAN;
-            ev->sec_per_byte = ev->have_model ? terms.sec_per_byte : NAN;
-
-            /* rows: bucket 0 alone, then 8 sub-buckets per row */
-            for (row_idx = 0; row_idx <= 64; row_idx++) {
-                unsigned first = row_idx == 0 ? 0 : 1 + (row_idx - 1) * AN_SUB;
-                unsigned last = row_idx == 0 ? 0 : first + AN_SUB - 1;
-                struct cp_analysis_row *row = NULL;
-                struct cp_sketch merged;
-                double lat_time = 0, duration = 0;
-
-                cp_sketch_init(&merged);
-                for (k = first; k <= last; k++) {
-                    struct an_bucket *b = t->b[k];
-                    int latency;
-                    if (!b || b->count == 0)
-                        continue;
-                    if (!row) {
-                        if (an->nrows == caprows) {
-                            size_t nc = caprows ? caprows * 2 : 64;
-                            struct cp_analysis_row *bigger =
-                                realloc(an->rows, nc * sizeof *bigger);
-                            if (!bigger) {
-                                cp_sketch_clear(&merged);
-                                goto out;
-                            }
-                            an->rows = bigger;
-                            caprows = nc;
-                        }
-                        row = &an->rows[an->nrows++];
-                        memset(row, 0, sizeof *row);
-                        row->comm = (unsigned)ci;
-                        row->coll = ev->coll;
-                        row->link = ev->link;
-                        row->bucket_lo = row_idx == 0 ? 0 : ldexp(1, (int)row_idx - 1);
-                    }
-                    row->calls += b->count;
-                    row->incomplete += b->incomplete;
-                    row->grouped += b->grouped;
-                    for (a = 0; a < CP_ANALYSIS_ALGOS; a++)
-                        row->algo_calls[a] += b->algo[a];
-                    for (a = 0; a < CP_ANALYSIS_PROTOS; a++)
-                        row->proto_calls[a] += b->proto[a];
-                    row->bytes += b->bytes;
-                    row->time_s += b->time;
-                    duration += b->duration;
-                    row->skew_s += b->skew;
-                    if (cp_sketch_merge(&merged, &b->t) < 0)
-                        st->oom = 1;
-                    latency = ev->have_model &&
-                              b->bytes / (double)b->count * ev->sec_per_byte <
-                                  ev->latency_s;
-                    if (latency)
-                        lat_time += b->time;
-                    group_add(latency ? &ev->lat : &ev->bw, b,
-                              ev->have_model ? ev->latency_s : 0,
-                              ev->have_model ? ev->sec_per_byte : 0,
-                              ev->factor);
-                }
-                if (!row)
-                    continue;
-                row->p50_s = cp_sketch_quantile(&merged, 0.5);
-                row->p99_s = cp_sketch_quantile(&merged, 0.99);
-                cp_sketch_clear(&merged);
-                row->algbw_Bps = cp_model_algbw(row->bytes, duration);
-                row->busbw_Bps = row->algbw_Bps * ev->factor;
-                if (ev->have_model) {
-                    row->model_time_s = (double)row->calls * ev->latency_s +
-                                        row->bytes * ev->sec_per_byte;
-                    row->efficiency = duration > 0
-                                          ? row->model_time_s / duration
-                                          : NAN;
-                    row->model_mismatch = row->efficiency > EFFICIENCY_MAX;
-                    if (row->model_mismatch)
-                        row->efficiency = NAN;
-                    row->latency_share =
-                        row->time_s > 0 ? lat_time / row->time_s
-                                        : (lat_time > 0);
-                    row->regime = row->latency_share > 0.5
-                                      ? CP_REGIME_LATENCY
-                                      : CP_REGIME_BANDWIDTH;
-                } else {
-                    row->model_time_s = row->efficiency = NAN;
-                    row->latency_share = NAN;
-                    row->regime = CP_REGIME_NONE;
-                }
-            }
+            init_eval(an, c, ci, s, ev);
+            for (row_idx = 0; row_idx <= 64; row_idx++)
+                if (build_row(an, st, ev, t, ci, row_idx, &caprows) < 0)
+                    goto out;
         }
     }
     rc = 0;
