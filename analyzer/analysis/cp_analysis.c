@@ -1740,6 +1740,150 @@ static int64_t warmup_end(const struct cp_analysis *an)
 
 /* ---- the run ------------------------------------------------------------------ */
 
+/* The inputs, the job among them, its ranks and nodes, and what the
+ * plugin said of each call.  -1: out of memory. */
+static int read_job(struct cp_analysis *an, const char *const *paths)
+{
+    int none;
+
+    if (collect_inputs(an, paths) < 0 || select_job(an) < 0 ||
+        build_ranks_and_nodes(an) < 0)
+        return -1;
+    /* what the plugin said of each call, before the passes use it */
+    an->nccl.join = cp_ncjoin_build(an, &none);
+    if (!an->nccl.join && !none)
+        return -1;
+    return 0;
+}
+
+/* The error of a job without a readable log. */
+static void no_log_error(const struct cp_analysis *an, struct cp_error *err)
+{
+    if (an->nproblems > 0)
+        cp_error_set(err, an->problems[0].file, an->problems[0].offset,
+                     "no readable collprof log among the inputs "
+                     "(first problem: %s: %s)",
+                     an->problems[0].file, an->problems[0].message);
+    else
+        cp_error_set(err, NULL, -1, "no collprof log among the inputs");
+}
+
+/* Pass 1: the first records of every file, for the clock offsets of the
+ * nodes (one node: its own clock).  -1: out of memory. */
+static int clock_pass(struct cp_analysis *an,
+                      const struct cp_analysis_opts *opts, double *offsets,
+                      struct scan_arena *arena)
+{
+    struct an_state st;
+    size_t i;
+    int rc = -1;
+
+    if (an->nnodes == 1)
+        an->nodes[0].offset_known = 1;
+    if (an->nnodes <= 1)
+        return 0;
+    if (an_state_init(&st, AN_MODE_PREFIX, an->nranks, (unsigned)an->nnodes) < 0)
+        return -1;
+    st.jobs = opts->jobs;
+    if (open_files(an, &st, NULL, PREFIX_RECORDS, arena) < 0)
+        goto out;
+    an_stream_run(&st);
+    solve_offsets(an, &st, offsets);
+    for (i = 0; i < st.nfiles; i++) {
+        cp_scan_close(st.files[i].sc);
+        st.files[i].sc = NULL;
+    }
+    rc = 0;
+out:
+    cp_links_destroy(st.links);
+    an_state_free(&st);
+    return rc;
+}
+
+/* Pass 2, on st (initialized): every record of every file, through the
+ * window of opts, with the clock offsets; the timeline and each file's and
+ * rank's totals.  -1: out of memory. */
+static int main_pass(struct cp_analysis *an, struct an_state *st,
+                     const struct cp_analysis_opts *opts,
+                     const double *offsets, struct scan_arena *arena)
+{
+    size_t i;
+
+    st->progress = opts->progress;
+    st->progress_ctx = opts->progress_ctx;
+    st->win_lo = opts->window_from_ns;
+    st->win_hi = opts->window_to_ns;
+    st->windowed = st->win_lo != INT64_MIN || st->win_hi != INT64_MAX;
+    st->links = cp_links_create();
+    st->jobs = opts->jobs;
+    if (!st->links || open_files(an, st, offsets, 0, arena) < 0)
+        return -1;
+    an_stream_run(st);
+    if (build_timeline(an, st) < 0)
+        return -1;
+    collect_file_results(an, st);
+    for (i = 0; i < an->nranks; i++) {
+        struct cp_analysis_rank *r = &an->ranks[i];
+        r->calls = st->ranks[i].calls;
+        r->failed = st->ranks[i].failed;
+        r->time_s = (double)st->ranks[i].time_ns * 1e-9;
+        r->last_arrivals = st->ranks[i].last_arrivals;
+        r->late_s = st->ranks[i].late;
+        st->rank_time += r->time_s;
+    }
+    return 0;
+}
+
+/* After the passes: communicators, the model fit, the rows and the links,
+ * the slowest calls, the steps, the summary and the findings.  *evals is
+ * allocated (free it).  -1: out of memory. */
+static int judge(struct cp_analysis *an, struct an_state *st,
+                 const char *const *paths,
+                 const struct cp_analysis_opts *opts,
+                 struct an_eval **evals, size_t *nevals)
+{
+    int64_t origin;
+
+    if (build_comms(an, st) < 0 || fit_classes(an, st, opts->profile) < 0 ||
+        build_rows(an, st, evals, nevals) < 0)
+        return -1;
+    class_bandwidths(an, *evals, *nevals);
+    /* the absolute references (the ports among them) before the links:
+     * a communicator without peers is held against them */
+    if (cp_portview_build(an, paths) < 0)
+        return -1;
+    set_references(an, *evals, *nevals);
+    if (cp_links_solve(st->links, an, st, *evals, *nevals) < 0 ||
+        cp_links_apply_probe(an, opts->probe) < 0 ||
+        cp_ncclview_build(an) < 0)
+        return -1;
+    /* times on the whole run's axis (that of collprof trace) */
+    origin = opts->window_origin_ns != INT64_MIN ? opts->window_origin_ns
+                                                 : st->t_first;
+    if (build_slowest(an, origin, st->top_own, &an->slowest_own,
+                      &an->nslowest_own) < 0 ||
+        build_slowest(an, origin, st->top_skew, &an->slowest_skew,
+                      &an->nslowest_skew) < 0)
+        return -1;
+    estimate_steps(an, opts->steps);
+    if (!opts->steps && opts->window_steps) {
+        /* the pattern was read from the whole log: say the window's */
+        an->summary.steps = opts->window_steps;
+        snprintf(an->summary.steps_method, sizeof an->summary.steps_method,
+                 "the steps of the window (%s)",
+                 opts->window_by ? opts->window_by : "--steps");
+    }
+    finish_summary(an, st, *evals, *nevals);
+    if (find_missing_ranks(an) < 0)
+        return -1;
+    an->summary.bucket_bytes = opts->bucket_bytes;
+    describe_window(an, opts);
+    if (cp_hang_analyze(an) < 0 || an_findings(an, *evals, *nevals) < 0 ||
+        an_timeline_details(an, st, warmup_end(an)) < 0)
+        return -1;
+    return 0;
+}
+
 struct cp_analysis *cp_analysis_run(const char *const *paths,
                                     const struct cp_analysis_opts *opts,
                                     struct cp_error *err)
@@ -1747,11 +1891,10 @@ struct cp_analysis *cp_analysis_run(const char *const *paths,
     struct cp_analysis *an = NULL, *ret = NULL;
     struct an_state st;
     struct an_eval *evals = NULL;
-    size_t nevals = 0, i;
+    size_t nevals = 0;
     double *offsets = NULL;
     struct cp_analysis_opts defaults;
     int state_live = 0;
-    int64_t origin;
     struct scan_arena arena = {NULL, 0};
 
     memset(&st, 0, sizeof st);
@@ -1766,120 +1909,26 @@ struct cp_analysis *cp_analysis_run(const char *const *paths,
     an->steps_at.rank = -1;
     an->rank_table_max = opts->rank_table_max ? opts->rank_table_max
                                               : CP_REPORT_RANK_TABLE_MAX;
-    if (collect_inputs(an, paths) < 0 || select_job(an) < 0 ||
-        build_ranks_and_nodes(an) < 0)
+    if (read_job(an, paths) < 0)
         goto oom;
-    {
-        /* what the plugin said of each call, before the passes use it */
-        int none;
-        an->nccl.join = cp_ncjoin_build(an, &none);
-        if (!an->nccl.join && !none)
-            goto oom;
-    }
     if (an->nranks == 0) {
-        if (an->nproblems > 0)
-            cp_error_set(err, an->problems[0].file, an->problems[0].offset,
-                         "no readable collprof log among the inputs "
-                         "(first problem: %s: %s)",
-                         an->problems[0].file, an->problems[0].message);
-        else
-            cp_error_set(err, NULL, -1, "no collprof log among the inputs");
+        no_log_error(an, err);
         goto out;
     }
-    /* pass 1: the first records of every file, for the clock offsets */
     offsets = calloc(an->nnodes, sizeof *offsets);
-    if (!offsets)
+    if (!offsets || clock_pass(an, opts, offsets, &arena) < 0)
         goto oom;
-    if (an->nnodes > 1) {
-        if (an_state_init(&st, AN_MODE_PREFIX, an->nranks, (unsigned)an->nnodes) < 0)
-            goto oom_state;
-        state_live = 1;
-        st.jobs = opts->jobs;
-        if (open_files(an, &st, NULL, PREFIX_RECORDS, &arena) < 0)
-            goto oom_state;
-        an_stream_run(&st);
-        solve_offsets(an, &st, offsets);
-        for (i = 0; i < st.nfiles; i++) {
-            cp_scan_close(st.files[i].sc);
-            st.files[i].sc = NULL;
-        }
-        an_state_free(&st);
-        state_live = 0;
-    } else if (an->nnodes == 1) {
-        an->nodes[0].offset_known = 1;
-    }
-
-    /* pass 2: everything */
     if (an_state_init(&st, AN_MODE_MAIN, an->nranks, (unsigned)an->nnodes) < 0)
-        goto oom_state;
+        goto oom;
     state_live = 1;
-    st.progress = opts->progress;
-    st.progress_ctx = opts->progress_ctx;
-    st.win_lo = opts->window_from_ns;
-    st.win_hi = opts->window_to_ns;
-    st.windowed = st.win_lo != INT64_MIN || st.win_hi != INT64_MAX;
-    st.links = cp_links_create();
-    st.jobs = opts->jobs;
-    if (!st.links || open_files(an, &st, offsets, 0, &arena) < 0)
-        goto oom_state;
-    an_stream_run(&st);
-    if (build_timeline(an, &st) < 0)
-        goto oom_state;
-    collect_file_results(an, &st);
-    for (i = 0; i < an->nranks; i++) {
-        struct cp_analysis_rank *r = &an->ranks[i];
-        r->calls = st.ranks[i].calls;
-        r->failed = st.ranks[i].failed;
-        r->time_s = (double)st.ranks[i].time_ns * 1e-9;
-        r->last_arrivals = st.ranks[i].last_arrivals;
-        r->late_s = st.ranks[i].late;
-        st.rank_time += r->time_s;
-    }
-    if (build_comms(an, &st) < 0 || fit_classes(an, &st, opts->profile) < 0 ||
-        build_rows(an, &st, &evals, &nevals) < 0)
-        goto oom_state;
-    class_bandwidths(an, evals, nevals);
-    /* the absolute references (the ports among them) before the links:
-     * a communicator without peers is held against them */
-    if (cp_portview_build(an, paths) < 0)
-        goto oom_state;
-    set_references(an, evals, nevals);
-    if (cp_links_solve(st.links, an, &st, evals, nevals) < 0 ||
-        cp_links_apply_probe(an, opts->probe) < 0 ||
-        cp_ncclview_build(an) < 0)
-        goto oom_state;
-    /* times on the whole run's axis (that of collprof trace) */
-    origin = opts->window_origin_ns != INT64_MIN ? opts->window_origin_ns
-                                                 : st.t_first;
-    if (build_slowest(an, origin, st.top_own, &an->slowest_own,
-                      &an->nslowest_own) < 0 ||
-        build_slowest(an, origin, st.top_skew, &an->slowest_skew,
-                      &an->nslowest_skew) < 0)
-        goto oom_state;
-    estimate_steps(an, opts->steps);
-    if (!opts->steps && opts->window_steps) {
-        /* the pattern was read from the whole log: say the window's */
-        an->summary.steps = opts->window_steps;
-        snprintf(an->summary.steps_method, sizeof an->summary.steps_method,
-                 "the steps of the window (%s)",
-                 opts->window_by ? opts->window_by : "--steps");
-    }
-    finish_summary(an, &st, evals, nevals);
-    if (find_missing_ranks(an) < 0)
-        goto oom_state;
-    an->summary.bucket_bytes = opts->bucket_bytes;
-    describe_window(an, opts);
-    if (cp_hang_analyze(an) < 0 || an_findings(an, evals, nevals) < 0 ||
-        an_timeline_details(an, &st, warmup_end(an)) < 0)
-        goto oom_state;
-    if (st.oom)
-        goto oom_state;
+    if (main_pass(an, &st, opts, offsets, &arena) < 0 ||
+        judge(an, &st, paths, opts, &evals, &nevals) < 0 || st.oom)
+        goto oom;
     if (opts->progress)
         opts->progress(opts->progress_ctx, st.bytes_total, st.bytes_total);
     ret = an;
     an = NULL;
     goto out;
-oom_state:
 oom:
     cp_error_set(err, NULL, -1, "out of memory");
 out:
