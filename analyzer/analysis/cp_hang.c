@@ -1276,6 +1276,180 @@ static uint32_t sig_usual(const struct hg *h, const struct hg_comm *c,
     return n;
 }
 
+/* The calls made at one instance (comm, seq) by the dissenters and by its
+ * first caller, counted by kind. */
+struct votes {
+    struct hg_sig kinds[16]; /* kinds[0]: the first caller's */
+    uint32_t votes[16];
+    size_t nk, best;
+    int tie;                 /* no kind has more callers than every other */
+};
+
+/* The kinds called at the instance of h->diffs[i] and the most called;
+ * on a tie, the one the communicator makes elsewhere, if it says. */
+static void count_votes(struct hg *h, size_t i, const struct hg_comm *c,
+                        const struct hg_sig *ref, struct votes *v)
+{
+    const struct hg_diff *d = &h->diffs[i];
+    size_t j, k;
+
+    v->nk = 1;
+    v->best = 0;
+    v->tie = 0;
+    v->kinds[0] = *ref;
+    v->votes[0] = ref->agree;
+    for (j = i; j < h->ndiffs; j++) {
+        const struct hg_diff *e = &h->diffs[j];
+        if (e->comm != d->comm || e->seq != d->seq)
+            continue;
+        for (k = 0; k < v->nk && !sig_equal(&v->kinds[k], &e->sig); k++)
+            ;
+        if (k == v->nk && v->nk < 16) {
+            v->kinds[v->nk] = e->sig;
+            v->votes[v->nk++] = 0;
+        }
+        if (k < v->nk)
+            v->votes[k]++;
+    }
+    for (k = 1; k < v->nk; k++)
+        if (v->votes[k] > v->votes[v->best])
+            v->best = k;
+    for (k = 0; k < v->nk; k++)
+        v->tie |= k != v->best && v->votes[k] == v->votes[v->best];
+    if (v->tie) {
+        /* as many callers each way: the call this communicator makes
+         * elsewhere is the one meant */
+        uint32_t u, ub = 0, second = 0;
+        for (k = 0; k < v->nk; k++) {
+            u = sig_usual(h, c, &v->kinds[k]);
+            if (u > ub) {
+                second = ub;
+                ub = u;
+                v->best = k;
+            } else if (u > second) {
+                second = u;
+            }
+        }
+        v->tie = ub == second;
+    }
+}
+
+/* The odd callers of one instance: their ranks and nodes (64 at most) and
+ * a sentence naming each with its call. */
+struct dissent {
+    int ranks[64];
+    unsigned nodes[64];
+    size_t nranks;
+    char odd[800];
+    size_t len;
+};
+
+static void add_dissenter(struct hg *h, struct dissent *ds, int rank,
+                          const struct hg_sig *sig)
+{
+    char t1[160], rl[96];
+
+    if (ds->nranks < 64) {
+        ds->ranks[ds->nranks] = global_rank(h, rank);
+        ds->nodes[ds->nranks] = h->an->ranks[rank].node;
+        ds->nranks++;
+    }
+    ds->len += (size_t)snprintf(ds->odd + ds->len, sizeof ds->odd - ds->len,
+                                "%s%s called %s", ds->len ? "; " : "",
+                                rank_label(h, rank, rl, sizeof rl),
+                                sig_text(sig, t1, sizeof t1));
+    if (ds->len >= sizeof ds->odd)
+        ds->len = sizeof ds->odd - 1;
+}
+
+/* The dissenters of the instance of h->diffs[i] (or, on a tie, everyone
+ * not of the best kind) into ds, and their calls into calls; then the
+ * first caller when it was the odd one. */
+static void list_dissenters(struct hg *h, size_t i, const struct hg_sig *ref,
+                            const struct votes *v, struct dissent *ds,
+                            json_t *calls)
+{
+    const struct hg_diff *d = &h->diffs[i];
+    size_t j;
+
+    for (j = i; j < h->ndiffs; j++) {
+        const struct hg_diff *e = &h->diffs[j];
+        if (e->comm != d->comm || e->seq != d->seq)
+            continue;
+        if (!v->tie && sig_equal(&e->sig, &v->kinds[v->best]))
+            continue;
+        add_dissenter(h, ds, e->sig.rank, &e->sig);
+        json_array_append_new(
+            calls, json_pack("{s:i, s:s, s:I, s:s, s:i}", "rank",
+                             global_rank(h, e->sig.rank), "op",
+                             op_text(e->sig.op), "count",
+                             (json_int_t)e->sig.count, "dtype",
+                             cp_dtype_name(e->sig.dtype), "root",
+                             e->sig.root));
+    }
+    if (!v->tie && v->best != 0)
+        /* the reference (first caller) was the odd one */
+        add_dissenter(h, ds, ref->rank, ref);
+}
+
+/* The mismatch finding of the instance whose first dissenter is
+ * h->diffs[i] (reference call ref, on communicator c). */
+static int mismatch_finding(struct hg *h, size_t i, const struct hg_comm *c,
+                            const struct hg_sig *ref, char *headline,
+                            size_t hsize, unsigned char *mismatched)
+{
+    const struct hg_diff *d = &h->diffs[i];
+    struct votes v;
+    struct dissent ds;
+    struct hg_finding f;
+    char t1[160], cl[64];
+    json_t *calls;
+
+    count_votes(h, i, c, ref, &v);
+    if (mismatched)
+        mismatched[d->comm] = 1;
+    calls = json_array();
+    if (!calls)
+        return -1;
+    memset(&ds, 0, sizeof ds);
+    list_dissenters(h, i, ref, &v, &ds, calls);
+    memset(&f, 0, sizeof f);
+    f.kind = CP_KIND_MISMATCH;
+    f.severity = CP_SEVERITY_CRITICAL;
+    f.ranks = ds.ranks;
+    f.nranks = v.tie ? 0 : ds.nranks;
+    f.nodes = ds.nodes;
+    f.nnodes = v.tie ? 0 : ds.nranks;
+    comm_label(h, d->comm, cl, sizeof cl);
+    if (v.tie)
+        snprintf(f.msg, sizeof f.msg,
+                 "Ranks of %s called different collectives at seq %u: "
+                 "%s, the others %s; as many ranks called each, and the "
+                 "logs cannot tell which call was meant.",
+                 cl, d->seq, ds.odd,
+                 sig_text(&v.kinds[v.best], t1, sizeof t1));
+    else
+        snprintf(f.msg, sizeof f.msg,
+                 "Ranks of %s called different collectives at seq %u: "
+                 "%s; the %u others %s. Such a call hangs or silently "
+                 "corrupts data.",
+                 cl, d->seq, ds.odd, v.votes[v.best],
+                 sig_text(&v.kinds[v.best], t1, sizeof t1));
+    f.evidence = json_pack("{s:s, s:I, s:o, s:{s:s, s:I, s:s, s:i}, s:b}",
+                           "communicator", cl, "seq", (json_int_t)d->seq,
+                           "calls", calls, "expected", "op",
+                           op_text(v.kinds[v.best].op), "count",
+                           (json_int_t)v.kinds[v.best].count, "dtype",
+                           cp_dtype_name(v.kinds[v.best].dtype), "root",
+                           v.kinds[v.best].root, "culprit_known", !v.tie);
+    if (!f.evidence)
+        return -1;
+    if (headline && !headline[0] && !v.tie)
+        snprintf(headline, hsize, "MISMATCH at seq %u on %s: %.400s", d->seq,
+                 cl, ds.odd);
+    return emit(h, &f);
+}
+
 static int mismatch_findings(struct hg *h, char *headline, size_t hsize,
                              unsigned char *mismatched)
 {
@@ -1285,16 +1459,6 @@ static int mismatch_findings(struct hg *h, char *headline, size_t hsize,
         const struct hg_diff *d = &h->diffs[i];
         const struct hg_comm *c = &h->comms[d->comm];
         const struct hg_sig *ref = sig_at(c, d->seq);
-        struct hg_sig kinds[16];
-        uint32_t votes[16];
-        size_t nk = 1, best = 0, k;
-        int tie = 0, ranks[64];
-        unsigned nodes[64];
-        size_t nranks = 0;
-        struct hg_finding f;
-        char odd[800] = "", t1[160], cl[64], rl[96];
-        size_t len = 0;
-        json_t *calls;
 
         for (j = 0; j < i; j++)
             if (h->diffs[j].comm == d->comm && h->diffs[j].seq == d->seq)
@@ -1302,121 +1466,7 @@ static int mismatch_findings(struct hg *h, char *headline, size_t hsize,
         if (j < i || c->conflict || !ref)
             continue; /* done with the first dissenter of the instance, or
                          its slot went to a later instance */
-        kinds[0] = *ref;
-        votes[0] = ref->agree;
-        for (j = i; j < h->ndiffs; j++) {
-            const struct hg_diff *e = &h->diffs[j];
-            if (e->comm != d->comm || e->seq != d->seq)
-                continue;
-            for (k = 0; k < nk && !sig_equal(&kinds[k], &e->sig); k++)
-                ;
-            if (k == nk && nk < 16) {
-                kinds[nk] = e->sig;
-                votes[nk++] = 0;
-            }
-            if (k < nk)
-                votes[k]++;
-        }
-        for (k = 1; k < nk; k++)
-            if (votes[k] > votes[best])
-                best = k;
-        for (k = 0; k < nk; k++)
-            tie |= k != best && votes[k] == votes[best];
-        if (tie) {
-            /* as many callers each way: the call this communicator makes
-             * elsewhere is the one meant */
-            uint32_t u, ub = 0, second = 0;
-            for (k = 0; k < nk; k++) {
-                u = sig_usual(h, c, &kinds[k]);
-                if (u > ub) {
-                    second = ub;
-                    ub = u;
-                    best = k;
-                } else if (u > second) {
-                    second = u;
-                }
-            }
-            tie = ub == second;
-        }
-        if (mismatched)
-            mismatched[d->comm] = 1;
-        calls = json_array();
-        if (!calls)
-            return -1;
-        /* the dissenters (or, on a tie, everyone not of kinds[best]) */
-        for (j = i; j < h->ndiffs; j++) {
-            const struct hg_diff *e = &h->diffs[j];
-            if (e->comm != d->comm || e->seq != d->seq)
-                continue;
-            if (!tie && sig_equal(&e->sig, &kinds[best]))
-                continue;
-            if (nranks < 64) {
-                ranks[nranks] = global_rank(h, e->sig.rank);
-                nodes[nranks] = h->an->ranks[e->sig.rank].node;
-                nranks++;
-            }
-            len += (size_t)snprintf(odd + len, sizeof odd - len, "%s%s called %s",
-                                    len ? "; " : "",
-                                    rank_label(h, e->sig.rank, rl, sizeof rl),
-                                    sig_text(&e->sig, t1, sizeof t1));
-            if (len >= sizeof odd)
-                len = sizeof odd - 1;
-            json_array_append_new(
-                calls, json_pack("{s:i, s:s, s:I, s:s, s:i}", "rank",
-                                 global_rank(h, e->sig.rank), "op",
-                                 op_text(e->sig.op), "count",
-                                 (json_int_t)e->sig.count, "dtype",
-                                 cp_dtype_name(e->sig.dtype), "root",
-                                 e->sig.root));
-        }
-        if (!tie && best != 0) {
-            /* the reference (first caller) was the odd one */
-            if (nranks < 64) {
-                ranks[nranks] = global_rank(h, ref->rank);
-                nodes[nranks] = h->an->ranks[ref->rank].node;
-                nranks++;
-            }
-            len += (size_t)snprintf(odd + len, sizeof odd - len,
-                                    "%s%s called %s", len ? "; " : "",
-                                    rank_label(h, ref->rank, rl, sizeof rl),
-                                    sig_text(ref, t1, sizeof t1));
-            if (len >= sizeof odd)
-                len = sizeof odd - 1;
-        }
-        memset(&f, 0, sizeof f);
-        f.kind = CP_KIND_MISMATCH;
-        f.severity = CP_SEVERITY_CRITICAL;
-        f.ranks = ranks;
-        f.nranks = tie ? 0 : nranks;
-        f.nodes = nodes;
-        f.nnodes = tie ? 0 : nranks;
-        comm_label(h, d->comm, cl, sizeof cl);
-        if (tie)
-            snprintf(f.msg, sizeof f.msg,
-                     "Ranks of %s called different collectives at seq %u: "
-                     "%s, the others %s; as many ranks called each, and the "
-                     "logs cannot tell which call was meant.",
-                     cl, d->seq, odd, sig_text(&kinds[best], t1, sizeof t1));
-        else
-            snprintf(f.msg, sizeof f.msg,
-                     "Ranks of %s called different collectives at seq %u: "
-                     "%s; the %u others %s. Such a call hangs or silently "
-                     "corrupts data.",
-                     cl, d->seq, odd, votes[best],
-                     sig_text(&kinds[best], t1, sizeof t1));
-        f.evidence = json_pack("{s:s, s:I, s:o, s:{s:s, s:I, s:s, s:i}, s:b}",
-                               "communicator", cl, "seq", (json_int_t)d->seq,
-                               "calls", calls, "expected", "op",
-                               op_text(kinds[best].op), "count",
-                               (json_int_t)kinds[best].count, "dtype",
-                               cp_dtype_name(kinds[best].dtype), "root",
-                               kinds[best].root, "culprit_known", !tie);
-        if (!f.evidence)
-            return -1;
-        if (headline && !headline[0] && !tie)
-            snprintf(headline, hsize, "MISMATCH at seq %u on %s: %.400s", d->seq,
-                     cl, odd);
-        if (emit(h, &f) < 0)
+        if (mismatch_finding(h, i, c, ref, headline, hsize, mismatched) < 0)
             return -1;
     }
     return 0;
