@@ -1540,6 +1540,75 @@ fail:
     return NULL;
 }
 
+/* Every rank's log, read into h; the end of the job, and whether any rank
+ * ended with a call in flight (*inflight).  -1: out of memory. */
+static int read_ranks(struct hg *h, int *inflight)
+{
+    size_t i;
+
+    for (i = 0; i < h->an->nranks; i++)
+        if (read_rank(h, (int32_t)i) < 0)
+            return -1;
+    for (i = 0; i < h->an->nranks; i++) {
+        if (h->ranks[i].log_end > h->job_end)
+            h->job_end = h->ranks[i].log_end;
+        *inflight |= h->ranks[i].inflight.valid;
+    }
+    return 0;
+}
+
+/* A rank died, or called the wrong thing: ranks that were running until a
+ * SIGTERM ended them (the teardown that followed) are not culprits; the
+ * first hang left names the culprit. */
+static void drop_teardown_culprits(struct hg *h, struct hg_hang *hangs,
+                                   size_t *nhangs)
+{
+    size_t k, kept = 0;
+
+    for (k = 0; k < *nhangs; k++) {
+        const struct hg_rank *cr = &h->ranks[hangs[k].culprit];
+        if (!cr->inflight.valid && cr->term_signal)
+            h->ranks[hangs[k].culprit].culprit = 0;
+        else
+            hangs[kept++] = hangs[k];
+    }
+    *nhangs = kept;
+    for (k = 0; k < *nhangs; k++)
+        h->ranks[hangs[k].culprit].culprit = k == 0;
+}
+
+/* an->hang: the state, the verdict's first line (headline, or the
+ * in-flight one when empty) and the communicators and ranks.  -1: out of
+ * memory. */
+static int set_hang(struct hg *h, const char *state, char *headline,
+                    size_t hsize, int inflight)
+{
+    struct cp_analysis *an = h->an;
+    struct cp_hang *hg = calloc(1, sizeof *hg);
+    char prefix[96] = "collprof: ";
+
+    if (!hg)
+        return -1;
+    if (an->job_id[0])
+        snprintf(prefix, sizeof prefix, "collprof: job %s%s%s: ",
+                 an->job_id, an->step_id[0] ? "." : "", an->step_id);
+    if (!headline[0])
+        snprintf(headline, hsize,
+                 "ENDED with calls in flight (see the killed finding)");
+    snprintf(hg->headline, sizeof hg->headline, "%s%s", prefix, headline);
+    hg->json = json_pack("{s:s, s:s, s:I, s:b, s:o, s:o}", "state", state,
+                         "headline", hg->headline, "job_end_ns",
+                         (json_int_t)h->job_end, "calls_in_flight",
+                         inflight, "communicators", comms_json(h),
+                         "ranks", ranks_json(h));
+    if (!hg->json) {
+        free(hg);
+        return -1;
+    }
+    an->hang = hg;
+    return 0;
+}
+
 int cp_hang_analyze(struct cp_analysis *an)
 {
     struct hg h;
@@ -1564,14 +1633,8 @@ int cp_hang_analyze(struct cp_analysis *an)
         h.scan_mem = NULL;
     if (!h.ranks || !h.diffs || !h.scan_mem)
         goto out;
-    for (i = 0; i < an->nranks; i++)
-        if (read_rank(&h, (int32_t)i) < 0)
-            goto out;
-    for (i = 0; i < an->nranks; i++) {
-        if (h.ranks[i].log_end > h.job_end)
-            h.job_end = h.ranks[i].log_end;
-        inflight |= h.ranks[i].inflight.valid;
-    }
+    if (read_ranks(&h, &inflight) < 0)
+        goto out;
     mismatched = calloc(h.ncomms ? h.ncomms : 1, 1);
     if (!mismatched)
         goto out;
@@ -1599,22 +1662,8 @@ int cp_hang_analyze(struct cp_analysis *an)
         killed_findings(&h, hl[1], sizeof hl[1], &killed_named) < 0)
         goto out;
     nkilled = an->nfindings - before;
-    if (killed_named || nmismatch) {
-        /* a rank died, or called the wrong thing: ranks that were running
-         * until a SIGTERM ended them (the teardown that followed) are not
-         * culprits */
-        size_t k, kept = 0;
-        for (k = 0; k < nhangs; k++) {
-            const struct hg_rank *cr = &h.ranks[hangs[k].culprit];
-            if (!cr->inflight.valid && cr->term_signal)
-                h.ranks[hangs[k].culprit].culprit = 0;
-            else
-                hangs[kept++] = hangs[k];
-        }
-        nhangs = kept;
-        for (k = 0; k < nhangs; k++)
-            h.ranks[hangs[k].culprit].culprit = k == 0;
-    }
+    if (killed_named || nmismatch)
+        drop_teardown_culprits(&h, hangs, &nhangs);
     if (nhangs && hang_finding(&h, hangs, nhangs, hl[2], sizeof hl[2]) < 0)
         goto out;
     if (ended_in_flight(&h, killed_named + nhangs + (ncycle >= 2), hl[3],
@@ -1627,29 +1676,8 @@ int cp_hang_analyze(struct cp_analysis *an)
                                                         : NULL;
     for (i = 0; i < 4 && !headline[0]; i++)
         snprintf(headline, sizeof headline, "%.590s", hl[i]);
-    if (state) {
-        struct cp_hang *hg = calloc(1, sizeof *hg);
-        char prefix[96] = "collprof: ";
-        if (!hg)
-            goto out;
-        if (an->job_id[0])
-            snprintf(prefix, sizeof prefix, "collprof: job %s%s%s: ",
-                     an->job_id, an->step_id[0] ? "." : "", an->step_id);
-        if (!headline[0])
-            snprintf(headline, sizeof headline,
-                     "ENDED with calls in flight (see the killed finding)");
-        snprintf(hg->headline, sizeof hg->headline, "%s%s", prefix, headline);
-        hg->json = json_pack("{s:s, s:s, s:I, s:b, s:o, s:o}", "state", state,
-                             "headline", hg->headline, "job_end_ns",
-                             (json_int_t)h.job_end, "calls_in_flight",
-                             inflight, "communicators", comms_json(&h),
-                             "ranks", ranks_json(&h));
-        if (!hg->json) {
-            free(hg);
-            goto out;
-        }
-        an->hang = hg;
-    }
+    if (state && set_hang(&h, state, headline, sizeof headline, inflight) < 0)
+        goto out;
     rc = 0;
 out:
     for (i = 0; i < h.ncomms; i++) {
