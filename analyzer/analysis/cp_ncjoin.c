@@ -437,6 +437,55 @@ static int compare_entry(const void *a, const void *b)
     return (x->slot > y->slot) - (x->slot < y->slot);
 }
 
+/* The free shim communicator (index in scomms) whose first collectives
+ * join best those of the plugin's communicator pc; SIZE_MAX: none joins. */
+static size_t best_by_collectives(const struct jlog *sh, const uint64_t *scomms,
+                                  size_t nsc, const struct jlog *pl,
+                                  uint64_t pc, const uint8_t *taken,
+                                  size_t *si, size_t *pi,
+                                  struct p2p_key *keys, size_t nkeys)
+{
+    long best = 0, r;
+    size_t best_a = SIZE_MAX, a;
+
+    for (a = 0; a < nsc; a++) {
+        if (taken[a])
+            continue;
+        r = join_comms(sh, scomms[a], pl, pc, si, pi, NULL, NULL, NULL, NULL,
+                       keys, nkeys);
+        if (r > best) {
+            best = r;
+            best_a = a;
+        }
+    }
+    return best_a;
+}
+
+/* Nothing joins by collectives: a communicator of send/recv only is taken
+ * by its first call's peer and op (the first free shim communicator with
+ * such a call); SIZE_MAX: none. */
+static size_t best_by_first_call(const struct jlog *sh, const uint64_t *scomms,
+                                 size_t nsc, const struct jlog *pl,
+                                 uint64_t pc, const uint8_t *taken)
+{
+    size_t a, i, k;
+
+    for (a = 0; a < nsc; a++) {
+        if (taken[a])
+            continue;
+        for (i = 0; i < pl->n && pl->c[i].comm != pc; i++)
+            ;
+        for (k = 0; k < sh->n; k++)
+            if (sh->c[k].comm == scomms[a] && !sh->c[k].skip &&
+                i < pl->n && cp_op_is_p2p(pl->c[i].op) &&
+                match(&sh->c[k], &pl->c[i]))
+                break;
+        if (k < sh->n)
+            return a;
+    }
+    return SIZE_MAX;
+}
+
 /* Join one process: the shim's log sh_path with the plugin's pl_path, or
  * (sh_path NULL) the plugin's with itself. */
 static int join_process(const char *sh_path, const char *pl_path,
@@ -493,36 +542,10 @@ static int join_process(const char *sh_path, const char *pl_path,
     /* each plugin communicator, in order of first use, takes the free
      * shim communicator whose first collectives join best */
     for (b = 0; b < npc; b++) {
-        long best = 0, r;
-        size_t best_a = SIZE_MAX;
-        for (a = 0; a < nsc; a++) {
-            if (taken[a])
-                continue;
-            r = join_comms(&sh, scomms[a], &pl, pcomms[b], si, pi, NULL, NULL,
-                           NULL, NULL, keys, nkeys);
-            if (r > best) {
-                best = r;
-                best_a = a;
-            }
-        }
-        if (best_a == SIZE_MAX) {
-            /* nothing joins by collectives: a communicator of send/recv
-             * only is taken by its first call's peer and op */
-            for (a = 0; a < nsc && best_a == SIZE_MAX; a++) {
-                size_t i, k;
-                if (taken[a])
-                    continue;
-                for (i = 0; i < pl.n && pl.c[i].comm != pcomms[b]; i++)
-                    ;
-                for (k = 0; k < sh.n; k++)
-                    if (sh.c[k].comm == scomms[a] && !sh.c[k].skip &&
-                        i < pl.n && cp_op_is_p2p(pl.c[i].op) &&
-                        match(&sh.c[k], &pl.c[i]))
-                        break;
-                if (k < sh.n)
-                    best_a = a;
-            }
-        }
+        size_t best_a = best_by_collectives(&sh, scomms, nsc, &pl, pcomms[b],
+                                            taken, si, pi, keys, nkeys);
+        if (best_a == SIZE_MAX)
+            best_a = best_by_first_call(&sh, scomms, nsc, &pl, pcomms[b], taken);
         if (best_a == SIZE_MAX) {
             size_t i;
             for (i = 0; i < pl.n; i++)
