@@ -223,125 +223,130 @@ static int disjoint_comms(const struct cp_analysis *an, unsigned a, unsigned b)
     return 1;
 }
 
-/* The latency-bound share, and the advice to fuse data-parallel gradient
- * all-reduces into buckets: only when it gains at least GAIN_RUN of the
- * run and GAIN_STEP per step (per run when the steps are unknown), and
- * only by a model that is not a weak fit (the saving is the model's). */
-static int latency_bound(struct cp_analysis *an, const struct an_eval *ev,
-                         size_t nev)
+/* What latency_bound gathered of the data-parallel gradient all-reduces,
+ * for the finding. */
+struct lat_fusion {
+    const struct an_eval **lat; /* slowest first */
+    size_t nlat;
+    uint64_t calls;
+    double n_half, bucket, saving, steps;
+    json_t *sizes; /* the first five, for the evidence */
+};
+
+/* One entry of latency_bound's evidence.sizes, appended to sizes. */
+static int append_lat_size(const struct cp_analysis *an,
+                           const struct an_eval *x, json_t *sizes)
+{
+    json_t *o = json_object();
+
+    if (!o || json_array_append_new(sizes, o) < 0)
+        return -1;
+    if (set(o, "op", json_string(coll_name(x->coll))) < 0 ||
+        set(o, "comm", hex_id(an->comms[x->comm].id)) < 0 ||
+        set(o, "link", json_string(cp_link_class_name(x->link))) < 0 ||
+        set(o, "calls", json_integer((json_int_t)x->lat.calls)) < 0 ||
+        set(o, "time_s", jnum(x->lat.time)) < 0 ||
+        set(o, "min_bytes", jnum(x->lat.n_min)) < 0 ||
+        set(o, "max_bytes", jnum(x->lat.n_max)) < 0 ||
+        set(o, "n_half_bytes",
+            jnum(x->sec_per_byte > 0 ? x->latency_s / x->sec_per_byte
+                                     : NAN)) < 0)
+        return -1;
+    return 0;
+}
+
+/* replicas of one data-parallel group (the same calls on communicators of
+ * disjoint ranks: one per tensor- or pipeline-parallel position) run side
+ * by side: the run's time they share is saved once, by the one that gains
+ * most.  Files lat[i] into its group, its gain moved to the group's first. */
+static void group_replica(const struct cp_analysis *an,
+                          const struct an_eval *const *lat, size_t i,
+                          double *gain, size_t *replica_of)
+{
+    const struct an_eval *x = lat[i];
+    size_t j;
+
+    for (j = 0; j < i; j++)
+        if (lat[j]->coll == x->coll && lat[j]->lat.calls == x->lat.calls &&
+            an->comms[lat[j]->comm].nranks == an->comms[x->comm].nranks &&
+            fabs(lat[j]->lat.bytes - x->lat.bytes) <=
+                1e-9 * fmax(1, x->lat.bytes) &&
+            disjoint_comms(an, lat[j]->comm, x->comm))
+            break;
+    if (j < i) {
+        /* j leads the group: keep the group's largest there */
+        size_t lead = j;
+        while (replica_of[lead] != lead)
+            lead = replica_of[lead];
+        replica_of[i] = lead;
+        gain[lead] = fmax(gain[lead], gain[i]);
+        gain[i] = 0;
+    } else {
+        replica_of[i] = i;
+    }
+}
+
+/* f->saving: what fusing into f->bucket buckets saves, replicas counted
+ * once; the first five sizes into f->sizes. */
+static int fusion_saving(const struct cp_analysis *an, struct lat_fusion *f)
+{
+    double *gain = NULL;       /* per lat[i]: its saving */
+    size_t *replica_of = NULL; /* per lat[i]: its group's first */
+    size_t i;
+    int rc = -1;
+
+    gain = calloc(f->nlat, sizeof *gain);
+    replica_of = malloc(f->nlat * sizeof *replica_of);
+    if (!gain || !replica_of)
+        goto out;
+    for (i = 0; i < f->nlat; i++) {
+        const struct an_eval *x = f->lat[i];
+        double k = (double)x->lat.calls / f->steps,
+               bytes = x->lat.bytes / f->steps;
+        double m = fmax(1, ceil(bytes / f->bucket));
+        double small = k * x->latency_s + bytes * x->sec_per_byte;
+        double fused = m * x->latency_s + bytes * x->sec_per_byte;
+        if (m < k && small > 0)
+            gain[i] = x->lat.time * (1 - fused / small);
+        group_replica(an, f->lat, i, gain, replica_of);
+        if (i < 5 && append_lat_size(an, x, f->sizes) < 0)
+            goto out;
+    }
+    f->saving = 0;
+    for (i = 0; i < f->nlat; i++)
+        f->saving += gain[i];
+    rc = 0;
+out:
+    free(gain);
+    free(replica_of);
+    return rc;
+}
+
+/* The latency_bound finding of f, on the ranks of the marked
+ * communicators. */
+static int latency_finding(struct cp_analysis *an, const struct lat_fusion *f,
+                           const unsigned char *marks)
 {
     struct cp_analysis_summary *sm = &an->summary;
-    const struct an_eval **lat = NULL;
-    double *gain = NULL;          /* per lat[i]: its saving */
-    size_t *replica_of = NULL;    /* per lat[i]: its group's first */
-    unsigned char *marks = NULL;
     struct who w = {0};
-    json_t *sizes = NULL, *e;
-    double share = sm->latency_bound_share, bucket = sm->bucket_bytes;
-    double n_half = 0, saving = 0, steps = sm->steps ? sm->steps : 1, pct;
-    uint64_t calls = 0;
-    size_t nlat = 0, i;
+    json_t *e;
+    double share = sm->latency_bound_share, saving = f->saving;
+    double steps = f->steps, pct;
     enum cp_analysis_severity sev;
     char b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE], b3[CP_UNITS_BUFSIZE],
         b4[CP_UNITS_BUFSIZE], b5[CP_UNITS_BUFSIZE], what[160] = "";
     int rc = -1;
 
-    if (!(share >= LATENCY_INFO))
-        return 0;
-    lat = malloc((nev ? nev : 1) * sizeof *lat);
-    replica_of = malloc((nev ? nev : 1) * sizeof *replica_of);
-    marks = calloc(an->ncomms + 1, 1);
-    sizes = json_array();
-    if (!lat || !replica_of || !marks || !sizes)
-        goto out;
-    for (i = 0; i < nev; i++)
-        if (ev[i].have_model && !ev[i].weak && ev[i].lat.calls > 0 &&
-            data_parallel_allreduce(an, &ev[i])) {
-            lat[nlat++] = &ev[i];
-            marks[ev[i].comm] = 1;
-            calls += ev[i].lat.calls;
-            if (ev[i].sec_per_byte > 0)
-                n_half = fmax(n_half, ev[i].latency_s / ev[i].sec_per_byte);
-        }
-    if (nlat == 0) {
-        rc = 0;
-        goto out;
-    }
-    qsort(lat, nlat, sizeof *lat, compare_lat_time);
-    if (!(bucket > 0)) {
-        /* DDP's 25 MiB, or 10 n_1/2 (latency under 10 % of the time) when
-         * that is larger, in whole MiB */
-        bucket = fmax(MIN_BUCKET, ceil(10 * n_half / 1048576) * 1048576);
-    }
-    gain = calloc(nlat, sizeof *gain);
-    if (!gain)
-        goto out;
-    for (i = 0; i < nlat; i++) {
-        const struct an_eval *x = lat[i];
-        double k = (double)x->lat.calls / steps, bytes = x->lat.bytes / steps;
-        double m = fmax(1, ceil(bytes / bucket));
-        double small = k * x->latency_s + bytes * x->sec_per_byte;
-        double fused = m * x->latency_s + bytes * x->sec_per_byte;
-        size_t j;
-        if (m < k && small > 0)
-            gain[i] = x->lat.time * (1 - fused / small);
-        /* replicas of one data-parallel group (the same calls on
-         * communicators of disjoint ranks: one per tensor- or
-         * pipeline-parallel position) run side by side: the run's time
-         * they share is saved once, by the one that gains most */
-        for (j = 0; j < i; j++)
-            if (lat[j]->coll == x->coll && lat[j]->lat.calls == x->lat.calls &&
-                an->comms[lat[j]->comm].nranks == an->comms[x->comm].nranks &&
-                fabs(lat[j]->lat.bytes - x->lat.bytes) <=
-                    1e-9 * fmax(1, x->lat.bytes) &&
-                disjoint_comms(an, lat[j]->comm, x->comm))
-                break;
-        if (j < i) {
-            /* j leads the group: keep the group's largest there */
-            size_t lead = j;
-            while (replica_of[lead] != lead)
-                lead = replica_of[lead];
-            replica_of[i] = lead;
-            gain[lead] = fmax(gain[lead], gain[i]);
-            gain[i] = 0;
-        } else {
-            replica_of[i] = i;
-        }
-        if (i < 5) {
-            json_t *o = json_object();
-            if (!o || json_array_append_new(sizes, o) < 0)
-                goto out;
-            if (set(o, "op", json_string(coll_name(x->coll))) < 0 ||
-                set(o, "comm", hex_id(an->comms[x->comm].id)) < 0 ||
-                set(o, "link", json_string(cp_link_class_name(x->link))) < 0 ||
-                set(o, "calls", json_integer((json_int_t)x->lat.calls)) < 0 ||
-                set(o, "time_s", jnum(x->lat.time)) < 0 ||
-                set(o, "min_bytes", jnum(x->lat.n_min)) < 0 ||
-                set(o, "max_bytes", jnum(x->lat.n_max)) < 0 ||
-                set(o, "n_half_bytes",
-                    jnum(x->sec_per_byte > 0 ? x->latency_s / x->sec_per_byte
-                                             : NAN)) < 0)
-                goto out;
-        }
-    }
-    for (i = 0; i < nlat; i++)
-        saving += gain[i];
-    /* nothing worth a change: no finding */
-    if (!(saving >= GAIN_RUN * sm->span_s && saving / steps >= GAIN_STEP)) {
-        rc = 0;
-        goto out;
-    }
-    sm->bucket_bytes = bucket;
     pct = sm->comm_time_s > 0 ? saving / sm->comm_time_s : 0;
     sev = share >= LATENCY_CRITICAL && pct >= 0.25 ? CP_SEVERITY_CRITICAL
           : share >= LATENCY_WARNING || pct >= 0.10 ? CP_SEVERITY_WARNING
                                                     : CP_SEVERITY_INFO;
-    snprintf(what, sizeof what, "%s %s-%s", coll_name(lat[0]->coll),
-             cp_units_format_size(lat[0]->lat.n_min, b1, sizeof b1),
-             cp_units_format_size(lat[0]->lat.n_max, b2, sizeof b2));
-    if (nlat > 1)
+    snprintf(what, sizeof what, "%s %s-%s", coll_name(f->lat[0]->coll),
+             cp_units_format_size(f->lat[0]->lat.n_min, b1, sizeof b1),
+             cp_units_format_size(f->lat[0]->lat.n_max, b2, sizeof b2));
+    if (f->nlat > 1)
         snprintf(what + strlen(what), sizeof what - strlen(what),
-                 " and %zu more", nlat - 1);
+                 " and %zu more", f->nlat - 1);
     if (who_of_comms(an, marks, &w) < 0)
         goto out;
     if (add_finding(an, CP_KIND_LATENCY_BOUND, sev, w.ranks, w.nranks,
@@ -354,8 +359,8 @@ static int latency_bound(struct cp_analysis *an, const struct an_eval *ev,
                     100 * share,
                     cp_units_format_time(sm->latency_bound_s, b3, sizeof b3),
                     cp_units_format_time(sm->comm_time_s, b4, sizeof b4),
-                    (unsigned long long)calls, what,
-                    cp_units_format_size(bucket, b1, sizeof b1),
+                    (unsigned long long)f->calls, what,
+                    cp_units_format_size(f->bucket, b1, sizeof b1),
                     cp_units_format_time(saving / steps, b5, sizeof b5),
                     sm->steps > 1 ? "step" : "run", 100 * pct) < 0)
         goto out;
@@ -363,9 +368,9 @@ static int latency_bound(struct cp_analysis *an, const struct an_eval *ev,
     if (set(e, "share", jnum(share)) < 0 ||
         set(e, "latency_bound_s", jnum(sm->latency_bound_s)) < 0 ||
         set(e, "comm_time_s", jnum(sm->comm_time_s)) < 0 ||
-        set(e, "calls", json_integer((json_int_t)calls)) < 0 ||
-        set(e, "n_half_bytes", jnum(n_half)) < 0 ||
-        set(e, "bucket_bytes", jnum(bucket)) < 0 ||
+        set(e, "calls", json_integer((json_int_t)f->calls)) < 0 ||
+        set(e, "n_half_bytes", jnum(f->n_half)) < 0 ||
+        set(e, "bucket_bytes", jnum(f->bucket)) < 0 ||
         set(e, "default_bucket_bytes", jnum(MIN_BUCKET)) < 0 ||
         set(e, "steps", sm->steps ? json_integer(sm->steps) : json_null()) < 0 ||
         set(e, "steps_method", json_string(sm->steps_method)) < 0 ||
@@ -374,15 +379,71 @@ static int latency_bound(struct cp_analysis *an, const struct an_eval *ev,
         set(e, "saving_share", jnum(pct)) < 0 ||
         set(e, "saving_run_share",
             jnum(sm->span_s > 0 ? saving / sm->span_s : NAN)) < 0 ||
-        json_object_set(e, "sizes", sizes) < 0)
+        json_object_set(e, "sizes", f->sizes) < 0)
         goto out;
     rc = 0;
 out:
-    json_decref(sizes);
     who_free(&w);
-    free(lat);
-    free(gain);
-    free(replica_of);
+    return rc;
+}
+
+/* The latency-bound share, and the advice to fuse data-parallel gradient
+ * all-reduces into buckets: only when it gains at least GAIN_RUN of the
+ * run and GAIN_STEP per step (per run when the steps are unknown), and
+ * only by a model that is not a weak fit (the saving is the model's). */
+static int latency_bound(struct cp_analysis *an, const struct an_eval *ev,
+                         size_t nev)
+{
+    struct cp_analysis_summary *sm = &an->summary;
+    struct lat_fusion f = {0};
+    unsigned char *marks = NULL;
+    size_t i;
+    int rc = -1;
+
+    if (!(sm->latency_bound_share >= LATENCY_INFO))
+        return 0;
+    f.bucket = sm->bucket_bytes;
+    f.steps = sm->steps ? sm->steps : 1;
+    f.lat = malloc((nev ? nev : 1) * sizeof *f.lat);
+    marks = calloc(an->ncomms + 1, 1);
+    f.sizes = json_array();
+    if (!f.lat || !marks || !f.sizes)
+        goto out;
+    for (i = 0; i < nev; i++)
+        if (ev[i].have_model && !ev[i].weak && ev[i].lat.calls > 0 &&
+            data_parallel_allreduce(an, &ev[i])) {
+            f.lat[f.nlat++] = &ev[i];
+            marks[ev[i].comm] = 1;
+            f.calls += ev[i].lat.calls;
+            if (ev[i].sec_per_byte > 0)
+                f.n_half =
+                    fmax(f.n_half, ev[i].latency_s / ev[i].sec_per_byte);
+        }
+    if (f.nlat == 0) {
+        rc = 0;
+        goto out;
+    }
+    qsort(f.lat, f.nlat, sizeof *f.lat, compare_lat_time);
+    if (!(f.bucket > 0)) {
+        /* DDP's 25 MiB, or 10 n_1/2 (latency under 10 % of the time) when
+         * that is larger, in whole MiB */
+        f.bucket = fmax(MIN_BUCKET, ceil(10 * f.n_half / 1048576) * 1048576);
+    }
+    if (fusion_saving(an, &f) < 0)
+        goto out;
+    /* nothing worth a change: no finding */
+    if (!(f.saving >= GAIN_RUN * sm->span_s &&
+          f.saving / f.steps >= GAIN_STEP)) {
+        rc = 0;
+        goto out;
+    }
+    sm->bucket_bytes = f.bucket;
+    if (latency_finding(an, &f, marks) < 0)
+        goto out;
+    rc = 0;
+out:
+    json_decref(f.sizes);
+    free(f.lat);
     free(marks);
     return rc;
 }
