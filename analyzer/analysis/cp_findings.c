@@ -459,13 +459,169 @@ static int in_call_straggler(const struct cp_analysis *an)
     return 0;
 }
 
+/* What low_busbw weighs of one communicator's calls on one link class. */
+struct busbw_judge {
+    double fn, t, fast, mt, mt_ref, mt_wire; /* sums over the calls */
+    uint64_t calls;
+    /* the NICs' rate: an absolute the fit cannot move */
+    int ports;
+    double busbw, model, ratio, link_Bps;
+    int tcp;
+};
+
+/* j's sums over the evaluations of communicator ci on link class k. */
+static void busbw_sums(const struct an_eval *ev, size_t nev, size_t ci,
+                       unsigned k, const struct cp_analysis_link *m,
+                       struct busbw_judge *j)
+{
+    size_t i;
+
+    for (i = 0; i < nev; i++)
+        if (ev[i].comm == ci && ev[i].link == k && ev[i].have_model) {
+            j->fn += ev[i].bw.fn;
+            j->t += ev[i].bw.duration;
+            j->fast += ev[i].bw.fast_duration;
+            j->mt += ev[i].bw.model_time;
+            j->calls += ev[i].bw.judged_calls;
+            /* at the NICs' rate: the wire time alone, and with the fitted
+             * latency (which a busy host inflates) */
+            if (j->ports) {
+                double wire = ev[i].bw.judged_bytes * ev[i].sec_per_byte *
+                              m->bandwidth_Bps / m->expected_Bps;
+                j->mt_wire += wire;
+                j->mt_ref +=
+                    wire + (double)ev[i].bw.judged_calls * ev[i].latency_s;
+            }
+        }
+}
+
+/* Whether j's calls (communicator ci, link class k) make a low_busbw
+ * finding; fills j's busbw, model, ratio, link_Bps and tcp. */
+static int busbw_is_low(const struct cp_analysis *an, size_t ci, unsigned k,
+                        struct busbw_judge *j)
+{
+    const struct cp_analysis_link *m = &an->model[k];
+    const struct cp_analysis_comm *c = &an->comms[ci];
+
+    j->link_Bps = m->bandwidth_Bps;
+    if (j->calls < 3 || !(j->t > 0) || !(j->mt > 0) ||
+        j->t < 0.01 * an->summary.comm_time_s)
+        return 0;
+    j->busbw = j->fn / j->t;
+    j->model = j->fn / j->mt;
+    j->ports = j->ports && j->mt_ref > 0 && j->mt_wire > 0 && j->fast > 0;
+    if (j->ports) {
+        /* against the NICs' rate, an absolute the whole job is held to:
+         * far below it on average and in the fast calls (a busy host or a
+         * member late inside its calls slows some calls by several times,
+         * a slow network every one), with the fitted latency; or an order
+         * of magnitude below the wire alone in the fast calls (TCP
+         * fallback, however inflated the fit's latency) */
+        double wire_ratio = j->mt_wire / j->fast;
+        j->model = j->fn / j->mt_ref;
+        j->link_Bps = m->expected_Bps;
+        if (wire_ratio < BUSBW_TCP) {
+            j->busbw = j->fn / j->fast;
+            j->model = j->fn / j->mt_wire;
+        } else if (!(j->mt_ref / j->fast < BUSBW_FAR_BELOW)) {
+            return 0;
+        }
+    }
+    j->ratio = j->busbw / j->model;
+    if (!(j->ratio < (j->ports ? BUSBW_FAR_BELOW : BUSBW_LOW)))
+        return 0;
+    /* a rank delaying its calls slows every busbw it touches, and its
+     * waits spread through the job: against the ports only an order of
+     * magnitude still speaks of the network then */
+    if (j->ports && in_call_straggler(an) && !(j->ratio < BUSBW_TCP))
+        return 0;
+    j->tcp = j->ratio < BUSBW_TCP && k == CP_LINK_INTER;
+    /* a slow link, a straggler or a slow ring with candidates has its own
+     * finding; a whole network an order of magnitude below its rate is
+     * still this one's */
+    if (c->explained && !j->tcp)
+        return 0;
+    /* against a fit, a communicator that the link analysis held against
+     * the same calls elsewhere in the job has been judged there (slow_link,
+     * slow_link_candidates, or not slow: the fit of one line through every
+     * call is the weaker reference); a profile is the site's word and is
+     * always held against */
+    if (m->source == CP_SOURCE_FIT && !j->ports && c->peers_ok != 0)
+        return 0;
+    return 1;
+}
+
+/* The low_busbw finding of j (communicator ci, link class k); marks: one
+ * byte per communicator, scratch. */
+static int busbw_finding(struct cp_analysis *an, unsigned char *marks,
+                         size_t ci, unsigned k, const struct busbw_judge *j)
+{
+    const struct cp_analysis_link *m = &an->model[k];
+    const struct cp_analysis_comm *c = &an->comms[ci];
+    struct who w = {0};
+    json_t *e;
+    char b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE], b3[CP_UNITS_BUFSIZE];
+    int rc = -1;
+
+    memset(marks, 0, an->ncomms);
+    marks[ci] = 1;
+    if (who_of_comms(an, marks, &w) < 0)
+        goto out;
+    if (add_finding(
+            an, CP_KIND_LOW_BUSBW,
+            /* a weak fit is no ground for a warning */
+            m->source == CP_SOURCE_FIT && m->fit_weak && !j->ports
+                ? CP_SEVERITY_INFO
+            : j->ratio < BUSBW_TCP ? CP_SEVERITY_CRITICAL
+                                   : CP_SEVERITY_WARNING,
+            w.ranks, w.nranks, w.nodes, w.nnodes,
+            "%s bandwidth-bound calls on communicator %016llx (%u ranks, "
+            "%u nodes) reach a busbw of %s%s, %.0f%% of the %s the model "
+            "expects at their sizes (link %s, from the %s)%s.",
+            k == CP_LINK_INTER ? "Inter-node" : "Intra-node",
+            (unsigned long long)c->id, c->nranks, c->nnodes,
+            cp_units_format_bandwidth(j->busbw, b1, sizeof b1),
+            j->ports && j->busbw != j->fn / j->t ? " in their fastest calls"
+                                                 : "",
+            100 * j->ratio,
+            cp_units_format_bandwidth(j->model, b2, sizeof b2),
+            cp_units_format_bandwidth(j->link_Bps, b3, sizeof b3),
+            j->ports ? "NICs' port rate" : cp_link_source_name(m->source),
+            j->tcp ? ": TCP fallback suspected (an order of magnitude below "
+                     "the network's rate)"
+            : j->ratio < BUSBW_TCP ? ": an order of magnitude below the link"
+                                   : "") < 0)
+        goto out;
+    e = last_evidence(an);
+    if (set(e, "comm", hex_id(c->id)) < 0 ||
+        set(e, "link", json_string(cp_link_class_name(k))) < 0 ||
+        set(e, "calls", json_integer((json_int_t)j->calls)) < 0 ||
+        set(e, "time_s", jnum(j->t)) < 0 ||
+        set(e, "busbw_Bps", jnum(j->busbw)) < 0 ||
+        set(e, "model_busbw_Bps", jnum(j->model)) < 0 ||
+        set(e, "ratio", jnum(j->ratio)) < 0 ||
+        set(e, "mean_busbw_Bps", jnum(j->fn / j->t)) < 0 ||
+        set(e, "fast_calls",
+            json_boolean(j->ports && j->busbw != j->fn / j->t)) < 0 ||
+        set(e, "link_bandwidth_Bps", jnum(m->bandwidth_Bps)) < 0 ||
+        set(e, "expected_Bps", jnum(m->expected_Bps)) < 0 ||
+        set(e, "source",
+            json_string(cp_link_source_name(
+                j->ports ? CP_SOURCE_PORTS : m->source))) < 0 ||
+        set(e, "tcp_fallback", json_boolean(j->tcp)) < 0)
+        goto out;
+    rc = 0;
+out:
+    who_free(&w);
+    return rc;
+}
+
 /* Bandwidth-bound calls per (communicator, link class) against the model. */
 static int low_busbw(struct cp_analysis *an, const struct an_eval *ev,
                      size_t nev)
 {
-    const struct cp_analysis_summary *sm = &an->summary;
     unsigned char *marks = NULL;
-    size_t ci, i;
+    size_t ci;
     unsigned k;
     int rc = -1;
 
@@ -475,131 +631,13 @@ static int low_busbw(struct cp_analysis *an, const struct an_eval *ev,
     for (ci = 0; ci < an->ncomms; ci++) {
         for (k = 0; k < CP_LINK_COUNT; k++) {
             const struct cp_analysis_link *m = &an->model[k];
-            const struct cp_analysis_comm *c = &an->comms[ci];
-            double fn = 0, t = 0, fast = 0, mt = 0, mt_ref = 0, mt_wire = 0,
-                   busbw, model, ratio;
-            double link_Bps = m->bandwidth_Bps;
-            uint64_t calls = 0;
-            int tcp;
-            /* the NICs' rate: an absolute the fit cannot move */
-            int ports = m->expected_source == CP_SOURCE_PORTS &&
-                        m->expected_Bps > 0;
-            struct who w;
-            json_t *e;
-            char b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE],
-                b3[CP_UNITS_BUFSIZE];
+            struct busbw_judge j = {0};
 
-            for (i = 0; i < nev; i++)
-                if (ev[i].comm == ci && ev[i].link == k && ev[i].have_model) {
-                    fn += ev[i].bw.fn;
-                    t += ev[i].bw.duration;
-                    fast += ev[i].bw.fast_duration;
-                    mt += ev[i].bw.model_time;
-                    calls += ev[i].bw.judged_calls;
-                    /* at the NICs' rate: the wire time alone, and with
-                     * the fitted latency (which a busy host inflates) */
-                    if (ports) {
-                        double wire = ev[i].bw.judged_bytes *
-                                      ev[i].sec_per_byte * m->bandwidth_Bps /
-                                      m->expected_Bps;
-                        mt_wire += wire;
-                        mt_ref += wire + (double)ev[i].bw.judged_calls *
-                                             ev[i].latency_s;
-                    }
-                }
-            if (calls < 3 || !(t > 0) || !(mt > 0) ||
-                t < 0.01 * sm->comm_time_s)
-                continue;
-            busbw = fn / t;
-            model = fn / mt;
-            ports = ports && mt_ref > 0 && mt_wire > 0 && fast > 0;
-            if (ports) {
-                /* against the NICs' rate, an absolute the whole job is
-                 * held to: far below it on average and in the fast calls
-                 * (a busy host or a member late inside its calls slows
-                 * some calls by several times, a slow network every
-                 * one), with the fitted latency; or an order of magnitude
-                 * below the wire alone in the fast calls (TCP fallback,
-                 * however inflated the fit's latency) */
-                double wire_ratio = mt_wire / fast;
-                model = fn / mt_ref;
-                link_Bps = m->expected_Bps;
-                if (wire_ratio < BUSBW_TCP) {
-                    busbw = fn / fast;
-                    model = fn / mt_wire;
-                } else if (!(mt_ref / fast < BUSBW_FAR_BELOW)) {
-                    continue;
-                }
-            }
-            ratio = busbw / model;
-            if (!(ratio < (ports ? BUSBW_FAR_BELOW : BUSBW_LOW)))
-                continue;
-            /* a rank delaying its calls slows every busbw it touches, and
-             * its waits spread through the job: against the ports only an
-             * order of magnitude still speaks of the network then */
-            if (ports && in_call_straggler(an) && !(ratio < BUSBW_TCP))
-                continue;
-            tcp = ratio < BUSBW_TCP && k == CP_LINK_INTER;
-            /* a slow link, a straggler or a slow ring with candidates has
-             * its own finding; a whole network an order of magnitude
-             * below its rate is still this one's */
-            if (c->explained && !tcp)
-                continue;
-            /* against a fit, a communicator that the link analysis held
-             * against the same calls elsewhere in the job has been judged
-             * there (slow_link, slow_link_candidates, or not slow: the fit
-             * of one line through every call is the weaker reference); a
-             * profile is the site's word and is always held against */
-            if (m->source == CP_SOURCE_FIT && !ports && c->peers_ok != 0)
-                continue;
-            memset(marks, 0, an->ncomms);
-            marks[ci] = 1;
-            if (who_of_comms(an, marks, &w) < 0)
-                goto out;
-            rc = add_finding(
-                an, CP_KIND_LOW_BUSBW,
-                /* a weak fit is no ground for a warning */
-                m->source == CP_SOURCE_FIT && m->fit_weak && !ports
-                    ? CP_SEVERITY_INFO
-                : ratio < BUSBW_TCP ? CP_SEVERITY_CRITICAL
-                                    : CP_SEVERITY_WARNING,
-                w.ranks, w.nranks, w.nodes, w.nnodes,
-                "%s bandwidth-bound calls on communicator %016llx (%u ranks, "
-                "%u nodes) reach a busbw of %s%s, %.0f%% of the %s the model "
-                "expects at their sizes (link %s, from the %s)%s.",
-                k == CP_LINK_INTER ? "Inter-node" : "Intra-node",
-                (unsigned long long)c->id, c->nranks, c->nnodes,
-                cp_units_format_bandwidth(busbw, b1, sizeof b1),
-                ports && busbw != fn / t ? " in their fastest calls" : "",
-                100 * ratio,
-                cp_units_format_bandwidth(model, b2, sizeof b2),
-                cp_units_format_bandwidth(link_Bps, b3, sizeof b3),
-                ports ? "NICs' port rate"
-                      : cp_link_source_name(m->source),
-                tcp ? ": TCP fallback suspected (an order of magnitude below "
-                      "the network's rate)"
-                : ratio < BUSBW_TCP ? ": an order of magnitude below the link"
-                                    : "");
-            who_free(&w);
-            if (rc < 0)
-                goto out;
-            rc = -1;
-            e = last_evidence(an);
-            if (set(e, "comm", hex_id(c->id)) < 0 ||
-                set(e, "link", json_string(cp_link_class_name(k))) < 0 ||
-                set(e, "calls", json_integer((json_int_t)calls)) < 0 ||
-                set(e, "time_s", jnum(t)) < 0 ||
-                set(e, "busbw_Bps", jnum(busbw)) < 0 ||
-                set(e, "model_busbw_Bps", jnum(model)) < 0 ||
-                set(e, "ratio", jnum(ratio)) < 0 ||
-                set(e, "mean_busbw_Bps", jnum(fn / t)) < 0 ||
-                set(e, "fast_calls", json_boolean(ports && busbw != fn / t)) < 0 ||
-                set(e, "link_bandwidth_Bps", jnum(m->bandwidth_Bps)) < 0 ||
-                set(e, "expected_Bps", jnum(m->expected_Bps)) < 0 ||
-                set(e, "source",
-                    json_string(cp_link_source_name(
-                        ports ? CP_SOURCE_PORTS : m->source))) < 0 ||
-                set(e, "tcp_fallback", json_boolean(tcp)) < 0)
+            j.ports = m->expected_source == CP_SOURCE_PORTS &&
+                      m->expected_Bps > 0;
+            busbw_sums(ev, nev, ci, k, m, &j);
+            if (busbw_is_low(an, ci, k, &j) &&
+                busbw_finding(an, marks, ci, k, &j) < 0)
                 goto out;
         }
     }
