@@ -1358,111 +1358,137 @@ static int algorithm_choice(struct cp_analysis *an)
     return 0;
 }
 
-/* One finding per communicator whose slow calls keep several candidates;
- * a candidate the probe measured slow turns it into that pair's slow_link
- * (marked in reported, indexed like topology.pairs). */
-static int slow_link_candidates(struct cp_analysis *an,
-                                unsigned char *reported)
+/* The candidate links of one communicator's slowest unresolved unit. */
+struct cand_set {
+    json_t *cands;             /* pair_json of each */
+    unsigned *nodes, nn;       /* their endpoints, each once */
+    unsigned char *node_seen;  /* per node of the job */
+    char list[512];            /* their names, for the message */
+    unsigned ncand, nprobed, nslow;
+};
+
+/* The unresolved unit of communicator ci that lost the most time (calls
+ * times time), or NULL; *slow_calls: the calls of all of them. */
+static const struct cp_analysis_unit *
+slowest_unresolved(const struct cp_analysis_topology *topo, size_t ci,
+                   uint64_t *slow_calls)
+{
+    const struct cp_analysis_unit *best = NULL;
+    size_t i;
+
+    *slow_calls = 0;
+    for (i = 0; i < topo->nunits; i++) {
+        const struct cp_analysis_unit *u = &topo->units[i];
+        if (u->comm != ci || u->verdict != CP_UNIT_UNRESOLVED)
+            continue;
+        *slow_calls += u->calls;
+        if (!best || u->time_s * (double)u->calls >
+                         best->time_s * (double)best->calls)
+            best = u;
+    }
+    return best;
+}
+
+/* best's candidates into cs (its arrays allocated by the caller). */
+static int gather_candidates(const struct cp_analysis *an,
+                             const struct cp_analysis_unit *best,
+                             struct cand_set *cs)
 {
     const struct cp_analysis_topology *topo = &an->topology;
-    size_t ci, i, k;
+    size_t k;
 
-    for (ci = 0; ci < an->ncomms; ci++) {
-        const struct cp_analysis_comm *c = &an->comms[ci];
-        const struct cp_analysis_unit *best = NULL;
-        unsigned *nodes = NULL, nn = 0;
-        unsigned char *node_seen = NULL;
-        json_t *cands = NULL, *e;
-        struct who w;
-        char list[512] = "", b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE],
-             b3[CP_UNITS_BUFSIZE], probe[160], probed_text[600] = "";
-        unsigned ncand = 0, nprobed = 0, nslow = 0;
-        uint64_t slow_calls = 0;
-        double f, busbw, peer;
-        int rc, weak;
-
-        for (i = 0; i < topo->nunits; i++) {
-            const struct cp_analysis_unit *u = &topo->units[i];
-            if (u->comm != ci || u->verdict != CP_UNIT_UNRESOLVED)
-                continue;
-            slow_calls += u->calls;
-            if (!best || u->time_s * (double)u->calls >
-                             best->time_s * (double)best->calls)
-                best = u;
-        }
-        if (!best)
+    for (k = 0; k < best->npairs; k++) {
+        const struct cp_analysis_pair *p = &topo->pairs[best->pairs[k]];
+        char name[160];
+        /* the calls' candidates: what they did not clear (the probe may
+         * have measured them since) */
+        if (p->state == CP_PAIR_OK && p->source == CP_PAIR_FROM_CALLS)
             continue;
-        nodes = malloc((2 * best->npairs + 1) * sizeof *nodes);
-        node_seen = calloc(an->nnodes + 1, 1);
-        cands = json_array();
-        if (!nodes || !node_seen || !cands)
-            goto fail;
-        for (k = 0; k < best->npairs; k++) {
-            const struct cp_analysis_pair *p = &topo->pairs[best->pairs[k]];
-            char name[160];
-            /* the calls' candidates: what they did not clear (the probe
-             * may have measured them since) */
-            if (p->state == CP_PAIR_OK && p->source == CP_PAIR_FROM_CALLS)
-                continue;
-            ncand++;
-            nprobed += p->probed;
-            nslow += p->source == CP_PAIR_FROM_PROBE &&
+        cs->ncand++;
+        cs->nprobed += p->probed;
+        cs->nslow += p->source == CP_PAIR_FROM_PROBE &&
                      p->state == CP_PAIR_SLOW;
-            if (json_array_append_new(cands, pair_json(an, p)) < 0)
-                goto fail;
-            if (strlen(list) < 400)
-                snprintf(list + strlen(list), sizeof list - strlen(list),
-                         "%s%s", ncand > 1 ? ", " : "",
-                         pair_text(an, p, name, sizeof name));
-            if (!node_seen[p->a]++)
-                nodes[nn++] = p->a;
-            if (!node_seen[p->b]++)
-                nodes[nn++] = p->b;
-        }
-        if (nslow > 0) {
-            /* resolved: each candidate the probe found slow is named */
-            for (k = 0; k < best->npairs; k++) {
-                const struct cp_analysis_pair *p =
-                    &topo->pairs[best->pairs[k]];
-                if (p->source != CP_PAIR_FROM_PROBE ||
-                    p->state != CP_PAIR_SLOW || reported[best->pairs[k]])
-                    continue;
-                reported[best->pairs[k]] = 1;
-                if (resolved_link(an, c, best, p, cands, ncand) < 0)
-                    goto fail;
-            }
-            free(nodes);
-            free(node_seen);
-            json_decref(cands);
+        if (json_array_append_new(cs->cands, pair_json(an, p)) < 0)
+            return -1;
+        if (strlen(cs->list) < 400)
+            snprintf(cs->list + strlen(cs->list),
+                     sizeof cs->list - strlen(cs->list), "%s%s",
+                     cs->ncand > 1 ? ", " : "",
+                     pair_text(an, p, name, sizeof name));
+        if (!cs->node_seen[p->a]++)
+            cs->nodes[cs->nn++] = p->a;
+        if (!cs->node_seen[p->b]++)
+            cs->nodes[cs->nn++] = p->b;
+    }
+    return 0;
+}
+
+/* The probe found candidates of best slow: each one not reported yet is
+ * named as a slow_link (marked in reported). */
+static int resolve_candidates(struct cp_analysis *an,
+                              const struct cp_analysis_comm *c,
+                              const struct cp_analysis_unit *best,
+                              const struct cand_set *cs,
+                              unsigned char *reported)
+{
+    const struct cp_analysis_topology *topo = &an->topology;
+    size_t k;
+
+    for (k = 0; k < best->npairs; k++) {
+        const struct cp_analysis_pair *p = &topo->pairs[best->pairs[k]];
+        if (p->source != CP_PAIR_FROM_PROBE || p->state != CP_PAIR_SLOW ||
+            reported[best->pairs[k]])
             continue;
-        }
-        if (nprobed == ncand)
-            snprintf(probed_text, sizeof probed_text,
-                     "; collprof probe (%.400s) measured all of them and "
-                     "found none slow, so the slowdown is not one link's",
-                     topo->probe.file);
-        else if (nprobed > 0)
-            snprintf(probed_text, sizeof probed_text,
-                     "; collprof probe (%.400s) measured %u of them and "
-                     "found none slow",
-                     topo->probe.file, nprobed);
-        f = cp_model_busbw_factor(best->coll, best->coll == CP_COLL_SENDRECV
-                                                  ? 2
-                                                  : c->nranks);
-        busbw = f * best->bytes / (best->time_s - best->delay_s);
-        peer = f * best->bytes / best->peer_time_s;
-        snprintf(probe, sizeof probe,
-                 "srun -N %u --ntasks-per-node=1 collprof probe -o DIR",
-                 c->nnodes);
-        if (comm_ranks(an, (unsigned)ci, &w) < 0)
-            goto fail;
-        /* as for slow_link: a few calls on a busy host differ by more
-         * than a slow link adds */
-        weak = slow_calls < CP_LINKS_MIN_SLOW_CALLS;
-        rc = add_finding(
+        reported[best->pairs[k]] = 1;
+        if (resolved_link(an, c, best, p, cs->cands, cs->ncand) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The slow_link_candidates finding of communicator ci, whose slowest
+ * unresolved unit is best. */
+static int candidates_finding(struct cp_analysis *an, size_t ci,
+                              const struct cp_analysis_unit *best,
+                              uint64_t slow_calls, const struct cand_set *cs)
+{
+    const struct cp_analysis_topology *topo = &an->topology;
+    const struct cp_analysis_comm *c = &an->comms[ci];
+    struct who w = {0};
+    json_t *e;
+    char b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE], b3[CP_UNITS_BUFSIZE],
+        probe[160], probed_text[600] = "";
+    unsigned ncand = cs->ncand, nprobed = cs->nprobed;
+    double f, busbw, peer;
+    int weak, rc = -1;
+
+    if (nprobed == ncand)
+        snprintf(probed_text, sizeof probed_text,
+                 "; collprof probe (%.400s) measured all of them and "
+                 "found none slow, so the slowdown is not one link's",
+                 topo->probe.file);
+    else if (nprobed > 0)
+        snprintf(probed_text, sizeof probed_text,
+                 "; collprof probe (%.400s) measured %u of them and "
+                 "found none slow",
+                 topo->probe.file, nprobed);
+    f = cp_model_busbw_factor(best->coll, best->coll == CP_COLL_SENDRECV
+                                              ? 2
+                                              : c->nranks);
+    busbw = f * best->bytes / (best->time_s - best->delay_s);
+    peer = f * best->bytes / best->peer_time_s;
+    snprintf(probe, sizeof probe,
+             "srun -N %u --ntasks-per-node=1 collprof probe -o DIR",
+             c->nnodes);
+    if (comm_ranks(an, (unsigned)ci, &w) < 0)
+        goto out;
+    /* as for slow_link: a few calls on a busy host differ by more than a
+     * slow link adds */
+    weak = slow_calls < CP_LINKS_MIN_SLOW_CALLS;
+    if (add_finding(
             an, CP_KIND_SLOW_LINK_CANDIDATES,
             weak ? CP_SEVERITY_INFO : CP_SEVERITY_WARNING, w.ranks,
-            w.nranks, nodes, nn,
+            w.nranks, cs->nodes, cs->nn,
             "Communicator %016llx (%u ranks on %u nodes) %s: its %s "
             "of %s take %.1fx the %s (busbw %s against %s)%s, but its calls "
             "cannot tell which of its %u candidate links is (%s)%s%s%s%s",
@@ -1476,41 +1502,79 @@ static int slow_link_candidates(struct cp_analysis *an,
                 : "model's time",
             cp_units_format_bandwidth(busbw, b2, sizeof b2),
             cp_units_format_bandwidth(peer, b3, sizeof b3),
-            weak ? " in too few calls to be sure" : "", ncand, list,
+            weak ? " in too few calls to be sure" : "", ncand, cs->list,
             probed_text, nprobed == ncand ? "" : "; run '",
             nprobed == ncand ? "" : probe,
-            nprobed == ncand ? "." : "' to measure every node pair.");
-        who_free(&w);
-        if (rc < 0)
-            goto fail;
-        free(nodes);
-        free(node_seen);
-        nodes = NULL;
-        node_seen = NULL;
-        e = last_evidence(an);
-        if (set(e, "comm", hex_id(c->id)) < 0 ||
-            set(e, "op", json_string(coll_name(best->coll))) < 0 ||
-            set(e, "bytes", jnum(best->bytes)) < 0 ||
-            set(e, "slowdown", jnum(best->slowdown)) < 0 ||
-            set(e, "baseline", json_string(cp_baseline_name(best->baseline))) < 0 ||
-            set(e, "busbw_Bps", jnum(busbw)) < 0 ||
-            set(e, "peer_busbw_Bps", jnum(peer)) < 0 ||
-            set(e, "candidates", cands) < 0 ||
-            set(e, "slow_calls", json_integer((json_int_t)slow_calls)) < 0 ||
-            set(e, "weak", json_boolean(weak)) < 0 ||
-            set(e, "probe", json_string(probe)) < 0)
-            return -1;
-        if (topo->probe.file &&
-            (set(e, "probe_file", json_string(topo->probe.file)) < 0 ||
-             set(e, "probed_candidates", json_integer(nprobed)) < 0))
-            return -1;
-        continue;
-fail:
-        free(nodes);
-        free(node_seen);
-        json_decref(cands);
-        return -1;
+            nprobed == ncand ? "." : "' to measure every node pair.") < 0)
+        goto out;
+    e = last_evidence(an);
+    if (set(e, "comm", hex_id(c->id)) < 0 ||
+        set(e, "op", json_string(coll_name(best->coll))) < 0 ||
+        set(e, "bytes", jnum(best->bytes)) < 0 ||
+        set(e, "slowdown", jnum(best->slowdown)) < 0 ||
+        set(e, "baseline", json_string(cp_baseline_name(best->baseline))) < 0 ||
+        set(e, "busbw_Bps", jnum(busbw)) < 0 ||
+        set(e, "peer_busbw_Bps", jnum(peer)) < 0 ||
+        json_object_set(e, "candidates", cs->cands) < 0 ||
+        set(e, "slow_calls", json_integer((json_int_t)slow_calls)) < 0 ||
+        set(e, "weak", json_boolean(weak)) < 0 ||
+        set(e, "probe", json_string(probe)) < 0)
+        goto out;
+    if (topo->probe.file &&
+        (set(e, "probe_file", json_string(topo->probe.file)) < 0 ||
+         set(e, "probed_candidates", json_integer(nprobed)) < 0))
+        goto out;
+    rc = 0;
+out:
+    who_free(&w);
+    return rc;
+}
+
+/* Communicator ci's slow_link_candidates finding, or the slow_links the
+ * probe resolved its candidates into. */
+static int comm_candidates(struct cp_analysis *an, size_t ci,
+                           unsigned char *reported)
+{
+    const struct cp_analysis_unit *best;
+    struct cand_set cs = {0};
+    uint64_t slow_calls;
+    int rc = -1;
+
+    best = slowest_unresolved(&an->topology, ci, &slow_calls);
+    if (!best)
+        return 0;
+    cs.nodes = malloc((2 * best->npairs + 1) * sizeof *cs.nodes);
+    cs.node_seen = calloc(an->nnodes + 1, 1);
+    cs.cands = json_array();
+    if (!cs.nodes || !cs.node_seen || !cs.cands ||
+        gather_candidates(an, best, &cs) < 0)
+        goto out;
+    if (cs.nslow > 0) {
+        /* resolved: each candidate the probe found slow is named */
+        if (resolve_candidates(an, &an->comms[ci], best, &cs, reported) < 0)
+            goto out;
+    } else if (candidates_finding(an, ci, best, slow_calls, &cs) < 0) {
+        goto out;
     }
+    rc = 0;
+out:
+    free(cs.nodes);
+    free(cs.node_seen);
+    json_decref(cs.cands);
+    return rc;
+}
+
+/* One finding per communicator whose slow calls keep several candidates;
+ * a candidate the probe measured slow turns it into that pair's slow_link
+ * (marked in reported, indexed like topology.pairs). */
+static int slow_link_candidates(struct cp_analysis *an,
+                                unsigned char *reported)
+{
+    size_t ci;
+
+    for (ci = 0; ci < an->ncomms; ci++)
+        if (comm_candidates(an, ci, reported) < 0)
+            return -1;
     return 0;
 }
 
