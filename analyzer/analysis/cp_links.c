@@ -634,34 +634,23 @@ static double constant_excess(const struct solver *s, unsigned ci, int pass,
     return fmax(d, fmin(m, 0));
 }
 
-/* In-call delays: a rank whose part of every collective starts late makes
- * each of its communicators slower by the same time whatever the size,
- * intra-node ones included, while a slow link's excess grows with the
- * size: per communicator, the smallest excess of its units over their
- * shape's baseline; per rank, the smallest of its communicators' (max-plus:
- * a communicator waits for its slowest member).  A rank is named when that bound passes the run's noise and it
- * stands out in a delayed communicator (every other member's bound under
- * half its own). */
-static int stragglers(struct solver *s)
+/* stragglers' figures: scratch of nu (v, rel), per communicator of the
+ * state (comm_*) and per rank of the analysis (rank_rel, by_peers). */
+struct straggler_scratch {
+    double *v, *rel;
+    double *comm_x, *comm_rel;  /* excess: absolute, relative */
+    unsigned char *comm_model;  /* comm_x from units held against the model */
+    double *rank_rel;
+    unsigned char *by_peers;    /* the rank's bound from peers' baselines */
+    double theta;               /* the noise: no delay below it */
+};
+
+/* Every rank's delay unknown; each unit's excess over its baseline. */
+static void reset_delays(struct solver *s)
 {
     struct cp_analysis *an = s->an;
-    const struct an_state *st = s->st;
-    double *v = NULL, *rel = NULL, *comm_x = NULL, *comm_rel = NULL,
-           *rank_rel = NULL, theta;
-    unsigned char *comm_model = NULL, *by_peers = NULL;
-    size_t i, n, r, ci;
-    int rc = -1, pass;
+    size_t i, r;
 
-    v = malloc((s->nu ? s->nu : 1) * sizeof *v);
-    rel = malloc((s->nu ? s->nu : 1) * sizeof *rel);
-    comm_x = malloc((st->ncomms ? st->ncomms : 1) * sizeof *comm_x);
-    comm_rel = malloc((st->ncomms ? st->ncomms : 1) * sizeof *comm_rel);
-    rank_rel = malloc((an->nranks ? an->nranks : 1) * sizeof *rank_rel);
-    comm_model = calloc(st->ncomms + 1, 1);
-    by_peers = calloc(an->nranks + 1, 1);
-    if (!v || !rel || !comm_x || !comm_rel || !rank_rel || !comm_model ||
-        !by_peers)
-        goto out;
     for (r = 0; r < an->nranks; r++) {
         an->ranks[r].delay_s = NAN;
         an->ranks[r].delay_units = 0;
@@ -676,8 +665,15 @@ static int stragglers(struct solver *s)
         if (w->have_x)
             w->x = w->t - w->pub.peer_time_s;
     }
-    /* the noise: faults only add time, so the units faster than their
-     * baseline show it undisturbed */
+}
+
+/* The noise's sample into v; how many. */
+static size_t noise_sample(const struct solver *s, double *v)
+{
+    size_t i, n;
+
+    /* faults only add time, so the units faster than their baseline show
+     * it undisturbed */
     for (i = n = 0; i < s->nu; i++)
         if (s->u[i].have_x && s->u[i].x < 0 &&
             s->u[i].pub.baseline == CP_BASELINE_PEERS)
@@ -686,69 +682,89 @@ static int stragglers(struct solver *s)
         for (i = 0; i < s->nu; i++)
             if (s->u[i].have_x)
                 v[n++] = fabs(s->u[i].x);
-    if (n == 0) {
-        rc = 0;
-        goto out;
-    }
-    theta = fmax(STRAGGLER_NOISE_FACTOR * cp_stats_median(v, n), STRAGGLER_MIN_S);
-    an->topology.straggler_delay_s = theta;
-    /* per communicator: the median excess of its units held against
-     * peers, else of those held against the model, absolute and relative
-     * to the baseline */
-    for (ci = 0; ci < st->ncomms; ci++) {
-        comm_x[ci] = comm_rel[ci] = NAN;
-        for (pass = 0; pass < 2 && !isfinite(comm_x[ci]); pass++) {
+    return n;
+}
+
+/* per communicator: the median excess of its units held against peers,
+ * else of those held against the model, absolute and relative to the
+ * baseline */
+static void comm_excess(const struct solver *s, struct straggler_scratch *sc)
+{
+    size_t i, n, ci;
+    int pass;
+
+    for (ci = 0; ci < s->st->ncomms; ci++) {
+        sc->comm_x[ci] = sc->comm_rel[ci] = NAN;
+        for (pass = 0; pass < 2 && !isfinite(sc->comm_x[ci]); pass++) {
             size_t m = 0;
             for (i = n = 0; i < s->nu; i++) {
                 const struct work *w = &s->u[i];
                 if (w->pub.comm == ci && w->have_x &&
                     (w->pub.baseline == CP_BASELINE_PEERS) == (pass == 0)) {
-                    v[n++] = w->x;
-                    rel[m++] = w->pub.peer_time_s;
+                    sc->v[n++] = w->x;
+                    sc->rel[m++] = w->pub.peer_time_s;
                 }
             }
             /* the smallest: a slow link's excess grows with the size,
              * so the smallest unit shows the least of it, while a delayed
              * member adds the same to every unit */
-            comm_x[ci] = cp_stats_min(v, n);
+            sc->comm_x[ci] = cp_stats_min(sc->v, n);
             if (n > 1)
-                comm_x[ci] = constant_excess(s, ci, pass, comm_x[ci]);
+                sc->comm_x[ci] = constant_excess(s, ci, pass, sc->comm_x[ci]);
             /* relative to the time of its quickest calls */
-            comm_rel[ci] = m ? comm_x[ci] / cp_stats_min(rel, m) : NAN;
-            comm_model[ci] = pass == 1;
+            sc->comm_rel[ci] =
+                m ? sc->comm_x[ci] / cp_stats_min(sc->rel, m) : NAN;
+            sc->comm_model[ci] = pass == 1;
         }
     }
-    /* per rank: the smallest of its communicators' (those held against
-     * peers, or the model's for a rank that has none) */
+}
+
+/* per rank: the smallest of its communicators' (those held against
+ * peers, or the model's for a rank that has none) */
+static void rank_excess(struct solver *s, struct straggler_scratch *sc)
+{
+    struct cp_analysis *an = s->an;
+    size_t ci;
+    int pass;
+
     for (pass = 0; pass < 2; pass++)
-        for (ci = 0; ci < st->ncomms; ci++) {
-            const struct an_comm *c = st->comms[ci];
+        for (ci = 0; ci < s->st->ncomms; ci++) {
+            const struct an_comm *c = s->st->comms[ci];
             unsigned q;
-            if (!isfinite(comm_x[ci]) || comm_model[ci] != (pass == 1))
+            if (!isfinite(sc->comm_x[ci]) || sc->comm_model[ci] != (pass == 1))
                 continue;
             for (q = 0; q < c->nranks; q++) {
                 int32_t f = c->member_file[q];
                 struct cp_analysis_rank *rk;
-                double x = fmax(comm_x[ci], 0);
-                if (f < 0 || (pass == 1 && by_peers[f]))
+                double x = fmax(sc->comm_x[ci], 0);
+                if (f < 0 || (pass == 1 && sc->by_peers[f]))
                     continue;
                 if (pass == 0)
-                    by_peers[f] = 1;
+                    sc->by_peers[f] = 1;
                 rk = &an->ranks[f];
                 if (rk->delay_units == 0 || x < rk->delay_s)
                     rk->delay_s = x;
-                if (rk->delay_units == 0 || comm_rel[ci] < rank_rel[f])
-                    rank_rel[f] = comm_rel[ci];
+                if (rk->delay_units == 0 || sc->comm_rel[ci] < sc->rank_rel[f])
+                    sc->rank_rel[f] = sc->comm_rel[ci];
                 rk->delay_units++;
             }
         }
-    /* named: standing out in a communicator it delays */
-    for (ci = 0; ci < st->ncomms; ci++) {
-        const struct an_comm *c = st->comms[ci];
+}
+
+/* named: standing out in a communicator it delays */
+static void name_stragglers(struct solver *s,
+                            const struct straggler_scratch *sc)
+{
+    struct cp_analysis *an = s->an;
+    size_t ci;
+
+    for (ci = 0; ci < s->st->ncomms; ci++) {
+        const struct an_comm *c = s->st->comms[ci];
         unsigned q;
         int32_t who = -1;
         double second = 0;
-        if (!(comm_x[ci] >= theta) || !(comm_rel[ci] >= STRAGGLER_MIN_RELATIVE))
+        if (!(sc->comm_x[ci] >= sc->theta) ||
+            !(sc->comm_rel[ci] >= STRAGGLER_MIN_RELATIVE))
             continue;
         for (q = 0; q < c->nranks; q++) {
             int32_t f = c->member_file[q];
@@ -764,31 +780,47 @@ static int stragglers(struct solver *s)
                 second = fmax(second, d);
             }
         }
-        if (who >= 0 && an->ranks[who].delay_s >= theta &&
-            rank_rel[who] >= STRAGGLER_MIN_RELATIVE &&
+        if (who >= 0 && an->ranks[who].delay_s >= sc->theta &&
+            sc->rank_rel[who] >= STRAGGLER_MIN_RELATIVE &&
             second < 0.5 * an->ranks[who].delay_s)
             an->ranks[who].straggler = 1;
     }
-    /* a named rank's delay: the median excess of its communicators (the
-     * minimum bounds it; the median is the better estimate to take off) */
+}
+
+/* a named rank's delay: the median excess of its communicators (the
+ * minimum bounds it; the median is the better estimate to take off) */
+static void straggler_delays(struct solver *s, struct straggler_scratch *sc)
+{
+    struct cp_analysis *an = s->an;
+    size_t r, ci, n;
+
     for (r = 0; r < an->nranks; r++) {
         if (!an->ranks[r].straggler)
             continue;
-        for (ci = n = 0; ci < st->ncomms; ci++) {
-            const struct an_comm *c = st->comms[ci];
+        for (ci = n = 0; ci < s->st->ncomms; ci++) {
+            const struct an_comm *c = s->st->comms[ci];
             unsigned q;
-            if (!isfinite(comm_x[ci]) || comm_model[ci])
+            if (!isfinite(sc->comm_x[ci]) || sc->comm_model[ci])
                 continue;
             for (q = 0; q < c->nranks; q++)
                 if (c->member_file[q] == (int32_t)r) {
-                    v[n++] = comm_x[ci];
+                    sc->v[n++] = sc->comm_x[ci];
                     break;
                 }
         }
         if (n > 0)
-            an->ranks[r].delay_s = fmax(an->ranks[r].delay_s, cp_stats_median(v, n));
+            an->ranks[r].delay_s = fmax(an->ranks[r].delay_s, cp_stats_median(sc->v, n));
     }
-    /* the others' wait, and the delay taken off each unit for the links */
+}
+
+/* the others' wait, and the delay taken off each unit for the links; a
+ * communicator with a named member is explained */
+static void straggler_costs(struct solver *s)
+{
+    struct cp_analysis *an = s->an;
+    const struct an_state *st = s->st;
+    size_t i, ci;
+
     for (i = 0; i < s->nu; i++) {
         struct work *w = &s->u[i];
         const struct an_comm *c = st->comms[w->pub.comm];
@@ -814,15 +846,56 @@ static int stragglers(struct solver *s)
             if (c->member_file[q] >= 0 && an->ranks[c->member_file[q]].straggler)
                 an->comms[ci].explained = 1;
     }
+}
+
+/* In-call delays: a rank whose part of every collective starts late makes
+ * each of its communicators slower by the same time whatever the size,
+ * intra-node ones included, while a slow link's excess grows with the
+ * size: per communicator, the smallest excess of its units over their
+ * shape's baseline; per rank, the smallest of its communicators' (max-plus:
+ * a communicator waits for its slowest member).  A rank is named when that bound passes the run's noise and it
+ * stands out in a delayed communicator (every other member's bound under
+ * half its own). */
+static int stragglers(struct solver *s)
+{
+    struct cp_analysis *an = s->an;
+    const struct an_state *st = s->st;
+    struct straggler_scratch sc = {0};
+    size_t n;
+    int rc = -1;
+
+    sc.v = malloc((s->nu ? s->nu : 1) * sizeof *sc.v);
+    sc.rel = malloc((s->nu ? s->nu : 1) * sizeof *sc.rel);
+    sc.comm_x = malloc((st->ncomms ? st->ncomms : 1) * sizeof *sc.comm_x);
+    sc.comm_rel = malloc((st->ncomms ? st->ncomms : 1) * sizeof *sc.comm_rel);
+    sc.rank_rel = malloc((an->nranks ? an->nranks : 1) * sizeof *sc.rank_rel);
+    sc.comm_model = calloc(st->ncomms + 1, 1);
+    sc.by_peers = calloc(an->nranks + 1, 1);
+    if (!sc.v || !sc.rel || !sc.comm_x || !sc.comm_rel || !sc.rank_rel ||
+        !sc.comm_model || !sc.by_peers)
+        goto out;
+    reset_delays(s);
+    n = noise_sample(s, sc.v);
+    if (n == 0) {
+        rc = 0;
+        goto out;
+    }
+    sc.theta = fmax(STRAGGLER_NOISE_FACTOR * cp_stats_median(sc.v, n), STRAGGLER_MIN_S);
+    an->topology.straggler_delay_s = sc.theta;
+    comm_excess(s, &sc);
+    rank_excess(s, &sc);
+    name_stragglers(s, &sc);
+    straggler_delays(s, &sc);
+    straggler_costs(s);
     rc = 0;
 out:
-    free(v);
-    free(rel);
-    free(comm_rel);
-    free(rank_rel);
-    free(comm_x);
-    free(comm_model);
-    free(by_peers);
+    free(sc.v);
+    free(sc.rel);
+    free(sc.comm_rel);
+    free(sc.rank_rel);
+    free(sc.comm_x);
+    free(sc.comm_model);
+    free(sc.by_peers);
     return rc;
 }
 
