@@ -1216,32 +1216,18 @@ static long job_node(const struct cp_analysis *an,
     return -1;
 }
 
-int cp_links_apply_probe(struct cp_analysis *an, const struct cp_probeview *pv)
+/* map[i]: the job's node of the probe's node i, or -1 (named in
+ * pr->unknown). */
+static int match_probe_nodes(const struct cp_analysis *an,
+                             const struct cp_probeview *pv,
+                             struct cp_analysis_probe *pr, long *map)
 {
-    struct cp_analysis_topology *topo = &an->topology;
-    struct cp_analysis_probe *pr = &topo->probe;
     const struct cp_analysis_node **by_name = NULL;
-    long *map = NULL;
-    unsigned *by_ends = NULL, *order = NULL, *rank_of = NULL;
-    struct cp_analysis_pair *pairs = NULL, *sorted = NULL;
-    size_t i, k, n0 = topo->npairs, n;
+    size_t i;
     int rc = -1;
 
-    if (!pv)
-        return 0;
-    pr->file = strdup(pv->file ? pv->file : "");
-    pr->nodes = pv->nnodes;
-    pr->reference_Bps = pv->reference_Bps;
-    pr->median_latency_s = pv->median_latency_s;
-    snprintf(pr->reference_source, sizeof pr->reference_source, "%s",
-             pv->reference_source);
     by_name = malloc((an->nnodes + 1) * sizeof *by_name);
-    map = malloc((pv->nnodes + 1) * sizeof *map);
-    pr->unknown = calloc(pv->nnodes + 1, sizeof *pr->unknown);
-    /* every pair of the probe may be new */
-    pairs = malloc((n0 + pv->npairs + 1) * sizeof *pairs);
-    by_ends = malloc((n0 + 1) * sizeof *by_ends);
-    if (!pr->file || !by_name || !map || !pr->unknown || !pairs || !by_ends)
+    if (!by_name)
         goto out;
     for (i = 0; i < an->nnodes; i++)
         by_name[i] = &an->nodes[i];
@@ -1257,69 +1243,78 @@ int cp_links_apply_probe(struct cp_analysis *an, const struct cp_probeview *pv)
             pr->nunknown++;
         }
     }
-    if (n0)
-        memcpy(pairs, topo->pairs, n0 * sizeof *pairs);
-    for (i = 0; i < n0; i++)
-        by_ends[i] = (unsigned)i;
-    sort_pairs = pairs;
-    qsort(by_ends, n0, sizeof *by_ends, compare_pair_ends);
-    n = n0;
-    for (i = 0; i < pv->npairs; i++) {
-        const struct cp_probeview_pair *q = &pv->pairs[i];
-        struct cp_analysis_pair *p;
-        unsigned a, b;
-        long at;
-        if (map[q->a] < 0 || map[q->b] < 0 || !(q->bandwidth_Bps > 0))
-            continue;
-        a = (unsigned)map[q->a];
-        b = (unsigned)map[q->b];
-        if (a > b) {
-            unsigned t = a;
-            a = b;
-            b = t;
-        }
-        at = find_pair(pairs, by_ends, n0, a, b);
-        if (at < 0) {
-            /* nothing bandwidth-bound of the job crossed it */
-            for (k = n0; k < n; k++)
-                if (pairs[k].a == a && pairs[k].b == b)
-                    break;
-            if (k == n) {
-                memset(&pairs[n], 0, sizeof pairs[n]);
-                pairs[n].a = a;
-                pairs[n].b = b;
-                pairs[n].state = CP_PAIR_UNCLEAR;
-                pairs[n].slowdown = pairs[n].efficiency = NAN;
-                pairs[n].bandwidth_Bps = NAN;
-                n++;
-            }
-            p = &pairs[k];
-        } else {
-            p = &pairs[at];
-        }
-        if (p->probed)
-            continue; /* a pair listed twice: the first counts */
-        p->probed = 1;
-        p->probe_slow = q->slow;
-        p->probe_bandwidth_Bps = q->bandwidth_Bps;
-        p->probe_efficiency = q->efficiency;
-        p->probe_latency_s = q->latency_s;
-        p->calls_state = p->state;
-        pr->pairs++;
-        pr->slow_pairs += q->slow != 0;
-        /* what the calls judged stays; what they left open (a candidate
-         * of a slow ring, a pair nothing cleared or named, a pair nothing
-         * crossed) takes the measurement */
-        if ((p->state == CP_PAIR_OK || p->state == CP_PAIR_SLOW) &&
-            isfinite(p->efficiency))
-            continue;
-        p->source = CP_PAIR_FROM_PROBE;
-        p->state = q->slow ? CP_PAIR_SLOW : CP_PAIR_OK;
-        p->bandwidth_Bps = q->bandwidth_Bps;
-        p->efficiency = q->efficiency;
-        p->slowdown = q->efficiency > 0 ? 1 / q->efficiency : NAN;
-    }
-    /* slowest first again, the units' pair indices renumbered */
+    rc = 0;
+out:
+    free(by_name);
+    return rc;
+}
+
+/* The pair a-b (a < b) among pairs[0, *n): one of the calls' n0 (by_ends
+ * sorts them by their ends), else one added for the probe, else a new one
+ * appended (*n grows). */
+static struct cp_analysis_pair *probe_pair_slot(struct cp_analysis_pair *pairs,
+                                                const unsigned *by_ends,
+                                                size_t n0, size_t *n,
+                                                unsigned a, unsigned b)
+{
+    long at = find_pair(pairs, by_ends, n0, a, b);
+    size_t k;
+
+    if (at >= 0)
+        return &pairs[at];
+    /* nothing bandwidth-bound of the job crossed it */
+    for (k = n0; k < *n; k++)
+        if (pairs[k].a == a && pairs[k].b == b)
+            return &pairs[k];
+    memset(&pairs[k], 0, sizeof pairs[k]);
+    pairs[k].a = a;
+    pairs[k].b = b;
+    pairs[k].state = CP_PAIR_UNCLEAR;
+    pairs[k].slowdown = pairs[k].efficiency = NAN;
+    pairs[k].bandwidth_Bps = NAN;
+    (*n)++;
+    return &pairs[k];
+}
+
+/* The probe's measurement q into p (the first of a pair listed twice
+ * counts). */
+static void apply_probe_pair(struct cp_analysis_probe *pr,
+                             struct cp_analysis_pair *p,
+                             const struct cp_probeview_pair *q)
+{
+    if (p->probed)
+        return; /* a pair listed twice: the first counts */
+    p->probed = 1;
+    p->probe_slow = q->slow;
+    p->probe_bandwidth_Bps = q->bandwidth_Bps;
+    p->probe_efficiency = q->efficiency;
+    p->probe_latency_s = q->latency_s;
+    p->calls_state = p->state;
+    pr->pairs++;
+    pr->slow_pairs += q->slow != 0;
+    /* what the calls judged stays; what they left open (a candidate of a
+     * slow ring, a pair nothing cleared or named, a pair nothing crossed)
+     * takes the measurement */
+    if ((p->state == CP_PAIR_OK || p->state == CP_PAIR_SLOW) &&
+        isfinite(p->efficiency))
+        return;
+    p->source = CP_PAIR_FROM_PROBE;
+    p->state = q->slow ? CP_PAIR_SLOW : CP_PAIR_OK;
+    p->bandwidth_Bps = q->bandwidth_Bps;
+    p->efficiency = q->efficiency;
+    p->slowdown = q->efficiency > 0 ? 1 / q->efficiency : NAN;
+}
+
+/* topology.pairs := pairs[0, n) slowest first again, the units' pair
+ * indices renumbered. */
+static int replace_pairs(struct cp_analysis_topology *topo,
+                         const struct cp_analysis_pair *pairs, size_t n)
+{
+    unsigned *order = NULL, *rank_of = NULL;
+    struct cp_analysis_pair *sorted = NULL;
+    size_t i, k;
+    int rc = -1;
+
     order = malloc((n + 1) * sizeof *order);
     rank_of = malloc((n + 1) * sizeof *rank_of);
     sorted = malloc((n + 1) * sizeof *sorted);
@@ -1342,13 +1337,67 @@ int cp_links_apply_probe(struct cp_analysis *an, const struct cp_probeview *pv)
             topo->units[i].pairs[k] = rank_of[topo->units[i].pairs[k]];
     rc = 0;
 out:
-    free(by_name);
-    free(map);
-    free(pairs);
     free(sorted);
-    free(by_ends);
     free(order);
     free(rank_of);
+    return rc;
+}
+
+int cp_links_apply_probe(struct cp_analysis *an, const struct cp_probeview *pv)
+{
+    struct cp_analysis_topology *topo = &an->topology;
+    struct cp_analysis_probe *pr = &topo->probe;
+    long *map = NULL;
+    unsigned *by_ends = NULL;
+    struct cp_analysis_pair *pairs = NULL;
+    size_t i, n0 = topo->npairs, n;
+    int rc = -1;
+
+    if (!pv)
+        return 0;
+    pr->file = strdup(pv->file ? pv->file : "");
+    pr->nodes = pv->nnodes;
+    pr->reference_Bps = pv->reference_Bps;
+    pr->median_latency_s = pv->median_latency_s;
+    snprintf(pr->reference_source, sizeof pr->reference_source, "%s",
+             pv->reference_source);
+    map = malloc((pv->nnodes + 1) * sizeof *map);
+    pr->unknown = calloc(pv->nnodes + 1, sizeof *pr->unknown);
+    /* every pair of the probe may be new */
+    pairs = malloc((n0 + pv->npairs + 1) * sizeof *pairs);
+    by_ends = malloc((n0 + 1) * sizeof *by_ends);
+    if (!pr->file || !map || !pr->unknown || !pairs || !by_ends ||
+        match_probe_nodes(an, pv, pr, map) < 0)
+        goto out;
+    if (n0)
+        memcpy(pairs, topo->pairs, n0 * sizeof *pairs);
+    for (i = 0; i < n0; i++)
+        by_ends[i] = (unsigned)i;
+    sort_pairs = pairs;
+    qsort(by_ends, n0, sizeof *by_ends, compare_pair_ends);
+    n = n0;
+    for (i = 0; i < pv->npairs; i++) {
+        const struct cp_probeview_pair *q = &pv->pairs[i];
+        unsigned a, b;
+        if (map[q->a] < 0 || map[q->b] < 0 || !(q->bandwidth_Bps > 0))
+            continue;
+        a = (unsigned)map[q->a];
+        b = (unsigned)map[q->b];
+        if (a > b) {
+            unsigned t = a;
+            a = b;
+            b = t;
+        }
+        apply_probe_pair(pr, probe_pair_slot(pairs, by_ends, n0, &n, a, b),
+                         q);
+    }
+    if (replace_pairs(topo, pairs, n) < 0)
+        goto out;
+    rc = 0;
+out:
+    free(map);
+    free(pairs);
+    free(by_ends);
     return rc;
 }
 
