@@ -1221,6 +1221,135 @@ struct choice_acc {
     double alpha_s, bandwidth_Bps; /* the model of that row */
 };
 
+/* Size row r of communicator c into acc[dir] when NCCL ran one algorithm
+ * for it (dir 0: ring, 1: tree) where the model finds the other clearly
+ * cheaper. */
+static void choice_row(const struct cp_analysis *an,
+                       const struct cp_analysis_comm *c,
+                       const struct cp_analysis_row *r, struct choice_acc *acc)
+{
+    const struct cp_coll_facts *facts = cp_model_coll_facts(r->coll);
+    const struct cp_analysis_link *m;
+    struct cp_model_params params;
+    uint64_t known = 0, ring, tree;
+    double n, t_ring, t_tree, t_chosen, t_other, measured;
+    unsigned k;
+    int dir;
+
+    if (!facts || !facts->nccl_tree || c->nranks < 3 || r->calls == 0)
+        return;
+    for (k = 1; k < CP_ANALYSIS_ALGOS; k++)
+        known += r->algo_calls[k];
+    ring = r->algo_calls[1];
+    tree = r->algo_calls[2];
+    if (known < CHOICE_MIN_CALLS)
+        return;
+    if ((double)ring >= CHOICE_DOMINANT * (double)known)
+        dir = 0;
+    else if ((double)tree >= CHOICE_DOMINANT * (double)known)
+        dir = 1;
+    else
+        return;
+    m = &an->model[r->link];
+    if (m->source == CP_SOURCE_NONE ||
+        (m->source == CP_SOURCE_FIT && m->fit_weak) || !(m->alpha_s > 0) ||
+        !(m->bandwidth_Bps > 0))
+        return;
+    memset(&params, 0, sizeof params);
+    params.alpha = m->alpha_s;
+    params.beta = 1 / m->bandwidth_Bps;
+    n = r->bytes / (double)r->calls;
+    t_ring = cp_model_time(r->coll, facts->nccl_algo, c->nranks, n, &params);
+    t_tree = cp_model_time(r->coll, CP_ALGO_DOUBLE_BINARY_TREE, c->nranks, n,
+                           &params);
+    t_chosen = dir == 0 ? t_ring : t_tree;
+    t_other = dir == 0 ? t_tree : t_ring;
+    measured = r->p50_s;
+    /* clearly cheaper by the model, and the calls did not already run as
+     * fast as the other algorithm would */
+    if (!(t_other > 0) || !(t_chosen > 0) ||
+        t_other > CHOICE_RATIO * t_chosen || !(measured > t_other))
+        return;
+    acc += dir;
+    if (acc->rows == 0 || n < acc->n_min)
+        acc->n_min = n;
+    if (n > acc->n_max)
+        acc->n_max = n;
+    acc->rows++;
+    acc->calls += r->calls;
+    acc->time_s += r->time_s;
+    /* the model gives the fraction, the measurement the scale */
+    acc->saving_s += r->time_s * (1 - t_other / t_chosen);
+    if ((double)r->calls > acc->row_calls) {
+        acc->row_calls = (double)r->calls;
+        acc->chosen_model_s = t_chosen;
+        acc->other_model_s = t_other;
+        acc->measured_s = measured;
+        acc->alpha_s = m->alpha_s;
+        acc->bandwidth_Bps = m->bandwidth_Bps;
+    }
+}
+
+/* The algorithm_choice finding of communicator c, direction dir, from
+ * its rows summed in a. */
+static int choice_finding(struct cp_analysis *an,
+                          const struct cp_analysis_comm *c, int dir,
+                          const struct choice_acc *a)
+{
+    const char *chosen = dir == 0 ? "Ring" : "Tree";
+    const char *other = dir == 0 ? "Tree" : "Ring";
+    double share = an->summary.comm_time_s > 0
+                       ? a->saving_s / an->summary.comm_time_s
+                       : 0;
+    char b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE], b3[CP_UNITS_BUFSIZE],
+        b4[CP_UNITS_BUFSIZE], b5[CP_UNITS_BUFSIZE], b6[CP_UNITS_BUFSIZE],
+        cname[24];
+    json_t *e;
+
+    if (c->name[0])
+        snprintf(cname, sizeof cname, "%s", c->name);
+    else
+        snprintf(cname, sizeof cname, "%016" PRIx64, c->id);
+    if (add_finding(
+            an, CP_KIND_ALGORITHM_CHOICE,
+            share >= 0.10 ? CP_SEVERITY_WARNING : CP_SEVERITY_INFO, NULL, 0,
+            c->nodes, c->nnodes,
+            "NCCL ran %s for %" PRIu64 " all-reduces of %s to %s on "
+            "communicator %s (%u ranks), where by the model with the "
+            "job's alpha and beta %s is clearly cheaper: at the most "
+            "frequent size the model gives %s for %s against %s for "
+            "%s, and the calls took %s (median); %s would save about "
+            "%s (%.0f%% of the communication time); evidence: the "
+            "NCCL profiler plugin's algorithm records.",
+            chosen, a->calls, cp_units_format_size(a->n_min, b1, sizeof b1),
+            cp_units_format_size(a->n_max, b2, sizeof b2), cname, c->nranks,
+            other, cp_units_format_time(a->other_model_s, b3, sizeof b3),
+            other, cp_units_format_time(a->chosen_model_s, b4, sizeof b4),
+            chosen, cp_units_format_time(a->measured_s, b5, sizeof b5), other,
+            cp_units_format_time(a->saving_s, b6, sizeof b6),
+            100 * share) < 0)
+        return -1;
+    e = last_evidence(an);
+    if (set(e, "method", json_string("nccl_profiler_algorithms")) < 0 ||
+        set(e, "comm", json_string(cname)) < 0 ||
+        set(e, "comm_nranks", jnum((double)c->nranks)) < 0 ||
+        set(e, "algorithm", json_string(chosen)) < 0 ||
+        set(e, "cheaper_algorithm", json_string(other)) < 0 ||
+        set(e, "calls", jnum((double)a->calls)) < 0 ||
+        set(e, "bytes_min", jnum(a->n_min)) < 0 ||
+        set(e, "bytes_max", jnum(a->n_max)) < 0 ||
+        set(e, "model_chosen_s", jnum(a->chosen_model_s)) < 0 ||
+        set(e, "model_cheaper_s", jnum(a->other_model_s)) < 0 ||
+        set(e, "measured_p50_s", jnum(a->measured_s)) < 0 ||
+        set(e, "time_s", jnum(a->time_s)) < 0 ||
+        set(e, "saving_s", jnum(a->saving_s)) < 0 ||
+        set(e, "saving_share", jnum(share)) < 0 ||
+        set(e, "alpha_s", jnum(a->alpha_s)) < 0 ||
+        set(e, "bandwidth_Bps", jnum(a->bandwidth_Bps)) < 0)
+        return -1;
+    return 0;
+}
+
 static int algorithm_choice(struct cp_analysis *an)
 {
     size_t ci, i;
@@ -1228,132 +1357,15 @@ static int algorithm_choice(struct cp_analysis *an)
     for (ci = 0; ci < an->ncomms; ci++) {
         const struct cp_analysis_comm *c = &an->comms[ci];
         struct choice_acc acc[2]; /* 0: ran ring, tree cheaper; 1: reverse */
-        const struct cp_analysis_link *m;
         int dir;
 
         memset(acc, 0, sizeof acc);
-        for (i = 0; i < an->nrows; i++) {
-            const struct cp_analysis_row *r = &an->rows[i];
-            const struct cp_coll_facts *facts = cp_model_coll_facts(r->coll);
-            struct cp_model_params params;
-            uint64_t known = 0, ring, tree;
-            double n, t_ring, t_tree, t_chosen, t_other, measured;
-            unsigned k;
-
-            if (r->comm != ci || !facts || !facts->nccl_tree ||
-                c->nranks < 3 || r->calls == 0)
-                continue;
-            for (k = 1; k < CP_ANALYSIS_ALGOS; k++)
-                known += r->algo_calls[k];
-            ring = r->algo_calls[1];
-            tree = r->algo_calls[2];
-            if (known < CHOICE_MIN_CALLS)
-                continue;
-            if ((double)ring >= CHOICE_DOMINANT * (double)known)
-                dir = 0;
-            else if ((double)tree >= CHOICE_DOMINANT * (double)known)
-                dir = 1;
-            else
-                continue;
-            m = &an->model[r->link];
-            if (m->source == CP_SOURCE_NONE ||
-                (m->source == CP_SOURCE_FIT && m->fit_weak) ||
-                !(m->alpha_s > 0) || !(m->bandwidth_Bps > 0))
-                continue;
-            memset(&params, 0, sizeof params);
-            params.alpha = m->alpha_s;
-            params.beta = 1 / m->bandwidth_Bps;
-            n = r->bytes / (double)r->calls;
-            t_ring = cp_model_time(r->coll, facts->nccl_algo, c->nranks, n,
-                                   &params);
-            t_tree = cp_model_time(r->coll, CP_ALGO_DOUBLE_BINARY_TREE,
-                                   c->nranks, n, &params);
-            t_chosen = dir == 0 ? t_ring : t_tree;
-            t_other = dir == 0 ? t_tree : t_ring;
-            measured = r->p50_s;
-            /* clearly cheaper by the model, and the calls did not already
-             * run as fast as the other algorithm would */
-            if (!(t_other > 0) || !(t_chosen > 0) ||
-                t_other > CHOICE_RATIO * t_chosen || !(measured > t_other))
-                continue;
-            if (acc[dir].rows == 0 || n < acc[dir].n_min)
-                acc[dir].n_min = n;
-            if (n > acc[dir].n_max)
-                acc[dir].n_max = n;
-            acc[dir].rows++;
-            acc[dir].calls += r->calls;
-            acc[dir].time_s += r->time_s;
-            /* the model gives the fraction, the measurement the scale */
-            acc[dir].saving_s += r->time_s * (1 - t_other / t_chosen);
-            if ((double)r->calls > acc[dir].row_calls) {
-                acc[dir].row_calls = (double)r->calls;
-                acc[dir].chosen_model_s = t_chosen;
-                acc[dir].other_model_s = t_other;
-                acc[dir].measured_s = measured;
-                acc[dir].alpha_s = m->alpha_s;
-                acc[dir].bandwidth_Bps = m->bandwidth_Bps;
-            }
-        }
-        for (dir = 0; dir < 2; dir++) {
-            const struct choice_acc *a = &acc[dir];
-            const char *chosen = dir == 0 ? "Ring" : "Tree";
-            const char *other = dir == 0 ? "Tree" : "Ring";
-            double share = an->summary.comm_time_s > 0
-                               ? a->saving_s / an->summary.comm_time_s
-                               : 0;
-            char b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE],
-                b3[CP_UNITS_BUFSIZE], b4[CP_UNITS_BUFSIZE],
-                b5[CP_UNITS_BUFSIZE], b6[CP_UNITS_BUFSIZE], cname[24];
-            json_t *e;
-
-            if (a->rows == 0)
-                continue;
-            if (c->name[0])
-                snprintf(cname, sizeof cname, "%s", c->name);
-            else
-                snprintf(cname, sizeof cname, "%016" PRIx64, c->id);
-            if (add_finding(
-                    an, CP_KIND_ALGORITHM_CHOICE,
-                    share >= 0.10 ? CP_SEVERITY_WARNING : CP_SEVERITY_INFO,
-                    NULL, 0, c->nodes, c->nnodes,
-                    "NCCL ran %s for %" PRIu64 " all-reduces of %s to %s on "
-                    "communicator %s (%u ranks), where by the model with the "
-                    "job's alpha and beta %s is clearly cheaper: at the most "
-                    "frequent size the model gives %s for %s against %s for "
-                    "%s, and the calls took %s (median); %s would save about "
-                    "%s (%.0f%% of the communication time); evidence: the "
-                    "NCCL profiler plugin's algorithm records.",
-                    chosen, a->calls,
-                    cp_units_format_size(a->n_min, b1, sizeof b1),
-                    cp_units_format_size(a->n_max, b2, sizeof b2),
-                    cname, c->nranks, other,
-                    cp_units_format_time(a->other_model_s, b3, sizeof b3),
-                    other,
-                    cp_units_format_time(a->chosen_model_s, b4, sizeof b4),
-                    chosen,
-                    cp_units_format_time(a->measured_s, b5, sizeof b5), other,
-                    cp_units_format_time(a->saving_s, b6, sizeof b6),
-                    100 * share) < 0)
+        for (i = 0; i < an->nrows; i++)
+            if (an->rows[i].comm == ci)
+                choice_row(an, c, &an->rows[i], acc);
+        for (dir = 0; dir < 2; dir++)
+            if (acc[dir].rows > 0 && choice_finding(an, c, dir, &acc[dir]) < 0)
                 return -1;
-            e = last_evidence(an);
-            if (set(e, "method", json_string("nccl_profiler_algorithms")) < 0 ||
-                set(e, "comm", json_string(cname)) < 0 ||
-                set(e, "comm_nranks", jnum((double)c->nranks)) < 0 ||
-                set(e, "algorithm", json_string(chosen)) < 0 ||
-                set(e, "cheaper_algorithm", json_string(other)) < 0 ||
-                set(e, "calls", jnum((double)a->calls)) < 0 ||
-                set(e, "bytes_min", jnum(a->n_min)) < 0 ||
-                set(e, "bytes_max", jnum(a->n_max)) < 0 ||
-                set(e, "model_chosen_s", jnum(a->chosen_model_s)) < 0 ||
-                set(e, "model_cheaper_s", jnum(a->other_model_s)) < 0 ||
-                set(e, "measured_p50_s", jnum(a->measured_s)) < 0 ||
-                set(e, "time_s", jnum(a->time_s)) < 0 ||
-                set(e, "saving_s", jnum(a->saving_s)) < 0 ||
-                set(e, "saving_share", jnum(share)) < 0 ||
-                set(e, "alpha_s", jnum(a->alpha_s)) < 0 ||
-                set(e, "bandwidth_Bps", jnum(a->bandwidth_Bps)) < 0)
-                return -1;
-        }
     }
     return 0;
 }
