@@ -223,125 +223,130 @@ static int disjoint_comms(const struct cp_analysis *an, unsigned a, unsigned b)
     return 1;
 }
 
-/* The latency-bound share, and the advice to fuse data-parallel gradient
- * all-reduces into buckets: only when it gains at least GAIN_RUN of the
- * run and GAIN_STEP per step (per run when the steps are unknown), and
- * only by a model that is not a weak fit (the saving is the model's). */
-static int latency_bound(struct cp_analysis *an, const struct an_eval *ev,
-                         size_t nev)
+/* What latency_bound gathered of the data-parallel gradient all-reduces,
+ * for the finding. */
+struct lat_fusion {
+    const struct an_eval **lat; /* slowest first */
+    size_t nlat;
+    uint64_t calls;
+    double n_half, bucket, saving, steps;
+    json_t *sizes; /* the first five, for the evidence */
+};
+
+/* One entry of latency_bound's evidence.sizes, appended to sizes. */
+static int append_lat_size(const struct cp_analysis *an,
+                           const struct an_eval *x, json_t *sizes)
+{
+    json_t *o = json_object();
+
+    if (!o || json_array_append_new(sizes, o) < 0)
+        return -1;
+    if (set(o, "op", json_string(coll_name(x->coll))) < 0 ||
+        set(o, "comm", hex_id(an->comms[x->comm].id)) < 0 ||
+        set(o, "link", json_string(cp_link_class_name(x->link))) < 0 ||
+        set(o, "calls", json_integer((json_int_t)x->lat.calls)) < 0 ||
+        set(o, "time_s", jnum(x->lat.time)) < 0 ||
+        set(o, "min_bytes", jnum(x->lat.n_min)) < 0 ||
+        set(o, "max_bytes", jnum(x->lat.n_max)) < 0 ||
+        set(o, "n_half_bytes",
+            jnum(x->sec_per_byte > 0 ? x->latency_s / x->sec_per_byte
+                                     : NAN)) < 0)
+        return -1;
+    return 0;
+}
+
+/* replicas of one data-parallel group (the same calls on communicators of
+ * disjoint ranks: one per tensor- or pipeline-parallel position) run side
+ * by side: the run's time they share is saved once, by the one that gains
+ * most.  Files lat[i] into its group, its gain moved to the group's first. */
+static void group_replica(const struct cp_analysis *an,
+                          const struct an_eval *const *lat, size_t i,
+                          double *gain, size_t *replica_of)
+{
+    const struct an_eval *x = lat[i];
+    size_t j;
+
+    for (j = 0; j < i; j++)
+        if (lat[j]->coll == x->coll && lat[j]->lat.calls == x->lat.calls &&
+            an->comms[lat[j]->comm].nranks == an->comms[x->comm].nranks &&
+            fabs(lat[j]->lat.bytes - x->lat.bytes) <=
+                1e-9 * fmax(1, x->lat.bytes) &&
+            disjoint_comms(an, lat[j]->comm, x->comm))
+            break;
+    if (j < i) {
+        /* j leads the group: keep the group's largest there */
+        size_t lead = j;
+        while (replica_of[lead] != lead)
+            lead = replica_of[lead];
+        replica_of[i] = lead;
+        gain[lead] = fmax(gain[lead], gain[i]);
+        gain[i] = 0;
+    } else {
+        replica_of[i] = i;
+    }
+}
+
+/* f->saving: what fusing into f->bucket buckets saves, replicas counted
+ * once; the first five sizes into f->sizes. */
+static int fusion_saving(const struct cp_analysis *an, struct lat_fusion *f)
+{
+    double *gain = NULL;       /* per lat[i]: its saving */
+    size_t *replica_of = NULL; /* per lat[i]: its group's first */
+    size_t i;
+    int rc = -1;
+
+    gain = calloc(f->nlat, sizeof *gain);
+    replica_of = malloc(f->nlat * sizeof *replica_of);
+    if (!gain || !replica_of)
+        goto out;
+    for (i = 0; i < f->nlat; i++) {
+        const struct an_eval *x = f->lat[i];
+        double k = (double)x->lat.calls / f->steps,
+               bytes = x->lat.bytes / f->steps;
+        double m = fmax(1, ceil(bytes / f->bucket));
+        double small = k * x->latency_s + bytes * x->sec_per_byte;
+        double fused = m * x->latency_s + bytes * x->sec_per_byte;
+        if (m < k && small > 0)
+            gain[i] = x->lat.time * (1 - fused / small);
+        group_replica(an, f->lat, i, gain, replica_of);
+        if (i < 5 && append_lat_size(an, x, f->sizes) < 0)
+            goto out;
+    }
+    f->saving = 0;
+    for (i = 0; i < f->nlat; i++)
+        f->saving += gain[i];
+    rc = 0;
+out:
+    free(gain);
+    free(replica_of);
+    return rc;
+}
+
+/* The latency_bound finding of f, on the ranks of the marked
+ * communicators. */
+static int latency_finding(struct cp_analysis *an, const struct lat_fusion *f,
+                           const unsigned char *marks)
 {
     struct cp_analysis_summary *sm = &an->summary;
-    const struct an_eval **lat = NULL;
-    double *gain = NULL;          /* per lat[i]: its saving */
-    size_t *replica_of = NULL;    /* per lat[i]: its group's first */
-    unsigned char *marks = NULL;
     struct who w = {0};
-    json_t *sizes = NULL, *e;
-    double share = sm->latency_bound_share, bucket = sm->bucket_bytes;
-    double n_half = 0, saving = 0, steps = sm->steps ? sm->steps : 1, pct;
-    uint64_t calls = 0;
-    size_t nlat = 0, i;
+    json_t *e;
+    double share = sm->latency_bound_share, saving = f->saving;
+    double steps = f->steps, pct;
     enum cp_analysis_severity sev;
     char b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE], b3[CP_UNITS_BUFSIZE],
         b4[CP_UNITS_BUFSIZE], b5[CP_UNITS_BUFSIZE], what[160] = "";
     int rc = -1;
 
-    if (!(share >= LATENCY_INFO))
-        return 0;
-    lat = malloc((nev ? nev : 1) * sizeof *lat);
-    replica_of = malloc((nev ? nev : 1) * sizeof *replica_of);
-    marks = calloc(an->ncomms + 1, 1);
-    sizes = json_array();
-    if (!lat || !replica_of || !marks || !sizes)
-        goto out;
-    for (i = 0; i < nev; i++)
-        if (ev[i].have_model && !ev[i].weak && ev[i].lat.calls > 0 &&
-            data_parallel_allreduce(an, &ev[i])) {
-            lat[nlat++] = &ev[i];
-            marks[ev[i].comm] = 1;
-            calls += ev[i].lat.calls;
-            if (ev[i].sec_per_byte > 0)
-                n_half = fmax(n_half, ev[i].latency_s / ev[i].sec_per_byte);
-        }
-    if (nlat == 0) {
-        rc = 0;
-        goto out;
-    }
-    qsort(lat, nlat, sizeof *lat, compare_lat_time);
-    if (!(bucket > 0)) {
-        /* DDP's 25 MiB, or 10 n_1/2 (latency under 10 % of the time) when
-         * that is larger, in whole MiB */
-        bucket = fmax(MIN_BUCKET, ceil(10 * n_half / 1048576) * 1048576);
-    }
-    gain = calloc(nlat, sizeof *gain);
-    if (!gain)
-        goto out;
-    for (i = 0; i < nlat; i++) {
-        const struct an_eval *x = lat[i];
-        double k = (double)x->lat.calls / steps, bytes = x->lat.bytes / steps;
-        double m = fmax(1, ceil(bytes / bucket));
-        double small = k * x->latency_s + bytes * x->sec_per_byte;
-        double fused = m * x->latency_s + bytes * x->sec_per_byte;
-        size_t j;
-        if (m < k && small > 0)
-            gain[i] = x->lat.time * (1 - fused / small);
-        /* replicas of one data-parallel group (the same calls on
-         * communicators of disjoint ranks: one per tensor- or
-         * pipeline-parallel position) run side by side: the run's time
-         * they share is saved once, by the one that gains most */
-        for (j = 0; j < i; j++)
-            if (lat[j]->coll == x->coll && lat[j]->lat.calls == x->lat.calls &&
-                an->comms[lat[j]->comm].nranks == an->comms[x->comm].nranks &&
-                fabs(lat[j]->lat.bytes - x->lat.bytes) <=
-                    1e-9 * fmax(1, x->lat.bytes) &&
-                disjoint_comms(an, lat[j]->comm, x->comm))
-                break;
-        if (j < i) {
-            /* j leads the group: keep the group's largest there */
-            size_t lead = j;
-            while (replica_of[lead] != lead)
-                lead = replica_of[lead];
-            replica_of[i] = lead;
-            gain[lead] = fmax(gain[lead], gain[i]);
-            gain[i] = 0;
-        } else {
-            replica_of[i] = i;
-        }
-        if (i < 5) {
-            json_t *o = json_object();
-            if (!o || json_array_append_new(sizes, o) < 0)
-                goto out;
-            if (set(o, "op", json_string(coll_name(x->coll))) < 0 ||
-                set(o, "comm", hex_id(an->comms[x->comm].id)) < 0 ||
-                set(o, "link", json_string(cp_link_class_name(x->link))) < 0 ||
-                set(o, "calls", json_integer((json_int_t)x->lat.calls)) < 0 ||
-                set(o, "time_s", jnum(x->lat.time)) < 0 ||
-                set(o, "min_bytes", jnum(x->lat.n_min)) < 0 ||
-                set(o, "max_bytes", jnum(x->lat.n_max)) < 0 ||
-                set(o, "n_half_bytes",
-                    jnum(x->sec_per_byte > 0 ? x->latency_s / x->sec_per_byte
-                                             : NAN)) < 0)
-                goto out;
-        }
-    }
-    for (i = 0; i < nlat; i++)
-        saving += gain[i];
-    /* nothing worth a change: no finding */
-    if (!(saving >= GAIN_RUN * sm->span_s && saving / steps >= GAIN_STEP)) {
-        rc = 0;
-        goto out;
-    }
-    sm->bucket_bytes = bucket;
     pct = sm->comm_time_s > 0 ? saving / sm->comm_time_s : 0;
     sev = share >= LATENCY_CRITICAL && pct >= 0.25 ? CP_SEVERITY_CRITICAL
           : share >= LATENCY_WARNING || pct >= 0.10 ? CP_SEVERITY_WARNING
                                                     : CP_SEVERITY_INFO;
-    snprintf(what, sizeof what, "%s %s-%s", coll_name(lat[0]->coll),
-             cp_units_format_size(lat[0]->lat.n_min, b1, sizeof b1),
-             cp_units_format_size(lat[0]->lat.n_max, b2, sizeof b2));
-    if (nlat > 1)
+    snprintf(what, sizeof what, "%s %s-%s", coll_name(f->lat[0]->coll),
+             cp_units_format_size(f->lat[0]->lat.n_min, b1, sizeof b1),
+             cp_units_format_size(f->lat[0]->lat.n_max, b2, sizeof b2));
+    if (f->nlat > 1)
         snprintf(what + strlen(what), sizeof what - strlen(what),
-                 " and %zu more", nlat - 1);
+                 " and %zu more", f->nlat - 1);
     if (who_of_comms(an, marks, &w) < 0)
         goto out;
     if (add_finding(an, CP_KIND_LATENCY_BOUND, sev, w.ranks, w.nranks,
@@ -354,8 +359,8 @@ static int latency_bound(struct cp_analysis *an, const struct an_eval *ev,
                     100 * share,
                     cp_units_format_time(sm->latency_bound_s, b3, sizeof b3),
                     cp_units_format_time(sm->comm_time_s, b4, sizeof b4),
-                    (unsigned long long)calls, what,
-                    cp_units_format_size(bucket, b1, sizeof b1),
+                    (unsigned long long)f->calls, what,
+                    cp_units_format_size(f->bucket, b1, sizeof b1),
                     cp_units_format_time(saving / steps, b5, sizeof b5),
                     sm->steps > 1 ? "step" : "run", 100 * pct) < 0)
         goto out;
@@ -363,9 +368,9 @@ static int latency_bound(struct cp_analysis *an, const struct an_eval *ev,
     if (set(e, "share", jnum(share)) < 0 ||
         set(e, "latency_bound_s", jnum(sm->latency_bound_s)) < 0 ||
         set(e, "comm_time_s", jnum(sm->comm_time_s)) < 0 ||
-        set(e, "calls", json_integer((json_int_t)calls)) < 0 ||
-        set(e, "n_half_bytes", jnum(n_half)) < 0 ||
-        set(e, "bucket_bytes", jnum(bucket)) < 0 ||
+        set(e, "calls", json_integer((json_int_t)f->calls)) < 0 ||
+        set(e, "n_half_bytes", jnum(f->n_half)) < 0 ||
+        set(e, "bucket_bytes", jnum(f->bucket)) < 0 ||
         set(e, "default_bucket_bytes", jnum(MIN_BUCKET)) < 0 ||
         set(e, "steps", sm->steps ? json_integer(sm->steps) : json_null()) < 0 ||
         set(e, "steps_method", json_string(sm->steps_method)) < 0 ||
@@ -374,15 +379,71 @@ static int latency_bound(struct cp_analysis *an, const struct an_eval *ev,
         set(e, "saving_share", jnum(pct)) < 0 ||
         set(e, "saving_run_share",
             jnum(sm->span_s > 0 ? saving / sm->span_s : NAN)) < 0 ||
-        json_object_set(e, "sizes", sizes) < 0)
+        json_object_set(e, "sizes", f->sizes) < 0)
         goto out;
     rc = 0;
 out:
-    json_decref(sizes);
     who_free(&w);
-    free(lat);
-    free(gain);
-    free(replica_of);
+    return rc;
+}
+
+/* The latency-bound share, and the advice to fuse data-parallel gradient
+ * all-reduces into buckets: only when it gains at least GAIN_RUN of the
+ * run and GAIN_STEP per step (per run when the steps are unknown), and
+ * only by a model that is not a weak fit (the saving is the model's). */
+static int latency_bound(struct cp_analysis *an, const struct an_eval *ev,
+                         size_t nev)
+{
+    struct cp_analysis_summary *sm = &an->summary;
+    struct lat_fusion f = {0};
+    unsigned char *marks = NULL;
+    size_t i;
+    int rc = -1;
+
+    if (!(sm->latency_bound_share >= LATENCY_INFO))
+        return 0;
+    f.bucket = sm->bucket_bytes;
+    f.steps = sm->steps ? sm->steps : 1;
+    f.lat = malloc((nev ? nev : 1) * sizeof *f.lat);
+    marks = calloc(an->ncomms + 1, 1);
+    f.sizes = json_array();
+    if (!f.lat || !marks || !f.sizes)
+        goto out;
+    for (i = 0; i < nev; i++)
+        if (ev[i].have_model && !ev[i].weak && ev[i].lat.calls > 0 &&
+            data_parallel_allreduce(an, &ev[i])) {
+            f.lat[f.nlat++] = &ev[i];
+            marks[ev[i].comm] = 1;
+            f.calls += ev[i].lat.calls;
+            if (ev[i].sec_per_byte > 0)
+                f.n_half =
+                    fmax(f.n_half, ev[i].latency_s / ev[i].sec_per_byte);
+        }
+    if (f.nlat == 0) {
+        rc = 0;
+        goto out;
+    }
+    qsort(f.lat, f.nlat, sizeof *f.lat, compare_lat_time);
+    if (!(f.bucket > 0)) {
+        /* DDP's 25 MiB, or 10 n_1/2 (latency under 10 % of the time) when
+         * that is larger, in whole MiB */
+        f.bucket = fmax(MIN_BUCKET, ceil(10 * f.n_half / 1048576) * 1048576);
+    }
+    if (fusion_saving(an, &f) < 0)
+        goto out;
+    /* nothing worth a change: no finding */
+    if (!(f.saving >= GAIN_RUN * sm->span_s &&
+          f.saving / f.steps >= GAIN_STEP)) {
+        rc = 0;
+        goto out;
+    }
+    sm->bucket_bytes = f.bucket;
+    if (latency_finding(an, &f, marks) < 0)
+        goto out;
+    rc = 0;
+out:
+    json_decref(f.sizes);
+    free(f.lat);
     free(marks);
     return rc;
 }
@@ -398,13 +459,169 @@ static int in_call_straggler(const struct cp_analysis *an)
     return 0;
 }
 
+/* What low_busbw weighs of one communicator's calls on one link class. */
+struct busbw_judge {
+    double fn, t, fast, mt, mt_ref, mt_wire; /* sums over the calls */
+    uint64_t calls;
+    /* the NICs' rate: an absolute the fit cannot move */
+    int ports;
+    double busbw, model, ratio, link_Bps;
+    int tcp;
+};
+
+/* j's sums over the evaluations of communicator ci on link class k. */
+static void busbw_sums(const struct an_eval *ev, size_t nev, size_t ci,
+                       unsigned k, const struct cp_analysis_link *m,
+                       struct busbw_judge *j)
+{
+    size_t i;
+
+    for (i = 0; i < nev; i++)
+        if (ev[i].comm == ci && ev[i].link == k && ev[i].have_model) {
+            j->fn += ev[i].bw.fn;
+            j->t += ev[i].bw.duration;
+            j->fast += ev[i].bw.fast_duration;
+            j->mt += ev[i].bw.model_time;
+            j->calls += ev[i].bw.judged_calls;
+            /* at the NICs' rate: the wire time alone, and with the fitted
+             * latency (which a busy host inflates) */
+            if (j->ports) {
+                double wire = ev[i].bw.judged_bytes * ev[i].sec_per_byte *
+                              m->bandwidth_Bps / m->expected_Bps;
+                j->mt_wire += wire;
+                j->mt_ref +=
+                    wire + (double)ev[i].bw.judged_calls * ev[i].latency_s;
+            }
+        }
+}
+
+/* Whether j's calls (communicator ci, link class k) make a low_busbw
+ * finding; fills j's busbw, model, ratio, link_Bps and tcp. */
+static int busbw_is_low(const struct cp_analysis *an, size_t ci, unsigned k,
+                        struct busbw_judge *j)
+{
+    const struct cp_analysis_link *m = &an->model[k];
+    const struct cp_analysis_comm *c = &an->comms[ci];
+
+    j->link_Bps = m->bandwidth_Bps;
+    if (j->calls < 3 || !(j->t > 0) || !(j->mt > 0) ||
+        j->t < 0.01 * an->summary.comm_time_s)
+        return 0;
+    j->busbw = j->fn / j->t;
+    j->model = j->fn / j->mt;
+    j->ports = j->ports && j->mt_ref > 0 && j->mt_wire > 0 && j->fast > 0;
+    if (j->ports) {
+        /* against the NICs' rate, an absolute the whole job is held to:
+         * far below it on average and in the fast calls (a busy host or a
+         * member late inside its calls slows some calls by several times,
+         * a slow network every one), with the fitted latency; or an order
+         * of magnitude below the wire alone in the fast calls (TCP
+         * fallback, however inflated the fit's latency) */
+        double wire_ratio = j->mt_wire / j->fast;
+        j->model = j->fn / j->mt_ref;
+        j->link_Bps = m->expected_Bps;
+        if (wire_ratio < BUSBW_TCP) {
+            j->busbw = j->fn / j->fast;
+            j->model = j->fn / j->mt_wire;
+        } else if (!(j->mt_ref / j->fast < BUSBW_FAR_BELOW)) {
+            return 0;
+        }
+    }
+    j->ratio = j->busbw / j->model;
+    if (!(j->ratio < (j->ports ? BUSBW_FAR_BELOW : BUSBW_LOW)))
+        return 0;
+    /* a rank delaying its calls slows every busbw it touches, and its
+     * waits spread through the job: against the ports only an order of
+     * magnitude still speaks of the network then */
+    if (j->ports && in_call_straggler(an) && !(j->ratio < BUSBW_TCP))
+        return 0;
+    j->tcp = j->ratio < BUSBW_TCP && k == CP_LINK_INTER;
+    /* a slow link, a straggler or a slow ring with candidates has its own
+     * finding; a whole network an order of magnitude below its rate is
+     * still this one's */
+    if (c->explained && !j->tcp)
+        return 0;
+    /* against a fit, a communicator that the link analysis held against
+     * the same calls elsewhere in the job has been judged there (slow_link,
+     * slow_link_candidates, or not slow: the fit of one line through every
+     * call is the weaker reference); a profile is the site's word and is
+     * always held against */
+    if (m->source == CP_SOURCE_FIT && !j->ports && c->peers_ok != 0)
+        return 0;
+    return 1;
+}
+
+/* The low_busbw finding of j (communicator ci, link class k); marks: one
+ * byte per communicator, scratch. */
+static int busbw_finding(struct cp_analysis *an, unsigned char *marks,
+                         size_t ci, unsigned k, const struct busbw_judge *j)
+{
+    const struct cp_analysis_link *m = &an->model[k];
+    const struct cp_analysis_comm *c = &an->comms[ci];
+    struct who w = {0};
+    json_t *e;
+    char b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE], b3[CP_UNITS_BUFSIZE];
+    int rc = -1;
+
+    memset(marks, 0, an->ncomms);
+    marks[ci] = 1;
+    if (who_of_comms(an, marks, &w) < 0)
+        goto out;
+    if (add_finding(
+            an, CP_KIND_LOW_BUSBW,
+            /* a weak fit is no ground for a warning */
+            m->source == CP_SOURCE_FIT && m->fit_weak && !j->ports
+                ? CP_SEVERITY_INFO
+            : j->ratio < BUSBW_TCP ? CP_SEVERITY_CRITICAL
+                                   : CP_SEVERITY_WARNING,
+            w.ranks, w.nranks, w.nodes, w.nnodes,
+            "%s bandwidth-bound calls on communicator %016llx (%u ranks, "
+            "%u nodes) reach a busbw of %s%s, %.0f%% of the %s the model "
+            "expects at their sizes (link %s, from the %s)%s.",
+            k == CP_LINK_INTER ? "Inter-node" : "Intra-node",
+            (unsigned long long)c->id, c->nranks, c->nnodes,
+            cp_units_format_bandwidth(j->busbw, b1, sizeof b1),
+            j->ports && j->busbw != j->fn / j->t ? " in their fastest calls"
+                                                 : "",
+            100 * j->ratio,
+            cp_units_format_bandwidth(j->model, b2, sizeof b2),
+            cp_units_format_bandwidth(j->link_Bps, b3, sizeof b3),
+            j->ports ? "NICs' port rate" : cp_link_source_name(m->source),
+            j->tcp ? ": TCP fallback suspected (an order of magnitude below "
+                     "the network's rate)"
+            : j->ratio < BUSBW_TCP ? ": an order of magnitude below the link"
+                                   : "") < 0)
+        goto out;
+    e = last_evidence(an);
+    if (set(e, "comm", hex_id(c->id)) < 0 ||
+        set(e, "link", json_string(cp_link_class_name(k))) < 0 ||
+        set(e, "calls", json_integer((json_int_t)j->calls)) < 0 ||
+        set(e, "time_s", jnum(j->t)) < 0 ||
+        set(e, "busbw_Bps", jnum(j->busbw)) < 0 ||
+        set(e, "model_busbw_Bps", jnum(j->model)) < 0 ||
+        set(e, "ratio", jnum(j->ratio)) < 0 ||
+        set(e, "mean_busbw_Bps", jnum(j->fn / j->t)) < 0 ||
+        set(e, "fast_calls",
+            json_boolean(j->ports && j->busbw != j->fn / j->t)) < 0 ||
+        set(e, "link_bandwidth_Bps", jnum(m->bandwidth_Bps)) < 0 ||
+        set(e, "expected_Bps", jnum(m->expected_Bps)) < 0 ||
+        set(e, "source",
+            json_string(cp_link_source_name(
+                j->ports ? CP_SOURCE_PORTS : m->source))) < 0 ||
+        set(e, "tcp_fallback", json_boolean(j->tcp)) < 0)
+        goto out;
+    rc = 0;
+out:
+    who_free(&w);
+    return rc;
+}
+
 /* Bandwidth-bound calls per (communicator, link class) against the model. */
 static int low_busbw(struct cp_analysis *an, const struct an_eval *ev,
                      size_t nev)
 {
-    const struct cp_analysis_summary *sm = &an->summary;
     unsigned char *marks = NULL;
-    size_t ci, i;
+    size_t ci;
     unsigned k;
     int rc = -1;
 
@@ -414,131 +631,13 @@ static int low_busbw(struct cp_analysis *an, const struct an_eval *ev,
     for (ci = 0; ci < an->ncomms; ci++) {
         for (k = 0; k < CP_LINK_COUNT; k++) {
             const struct cp_analysis_link *m = &an->model[k];
-            const struct cp_analysis_comm *c = &an->comms[ci];
-            double fn = 0, t = 0, fast = 0, mt = 0, mt_ref = 0, mt_wire = 0,
-                   busbw, model, ratio;
-            double link_Bps = m->bandwidth_Bps;
-            uint64_t calls = 0;
-            int tcp;
-            /* the NICs' rate: an absolute the fit cannot move */
-            int ports = m->expected_source == CP_SOURCE_PORTS &&
-                        m->expected_Bps > 0;
-            struct who w;
-            json_t *e;
-            char b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE],
-                b3[CP_UNITS_BUFSIZE];
+            struct busbw_judge j = {0};
 
-            for (i = 0; i < nev; i++)
-                if (ev[i].comm == ci && ev[i].link == k && ev[i].have_model) {
-                    fn += ev[i].bw.fn;
-                    t += ev[i].bw.duration;
-                    fast += ev[i].bw.fast_duration;
-                    mt += ev[i].bw.model_time;
-                    calls += ev[i].bw.judged_calls;
-                    /* at the NICs' rate: the wire time alone, and with
-                     * the fitted latency (which a busy host inflates) */
-                    if (ports) {
-                        double wire = ev[i].bw.judged_bytes *
-                                      ev[i].sec_per_byte * m->bandwidth_Bps /
-                                      m->expected_Bps;
-                        mt_wire += wire;
-                        mt_ref += wire + (double)ev[i].bw.judged_calls *
-                                             ev[i].latency_s;
-                    }
-                }
-            if (calls < 3 || !(t > 0) || !(mt > 0) ||
-                t < 0.01 * sm->comm_time_s)
-                continue;
-            busbw = fn / t;
-            model = fn / mt;
-            ports = ports && mt_ref > 0 && mt_wire > 0 && fast > 0;
-            if (ports) {
-                /* against the NICs' rate, an absolute the whole job is
-                 * held to: far below it on average and in the fast calls
-                 * (a busy host or a member late inside its calls slows
-                 * some calls by several times, a slow network every
-                 * one), with the fitted latency; or an order of magnitude
-                 * below the wire alone in the fast calls (TCP fallback,
-                 * however inflated the fit's latency) */
-                double wire_ratio = mt_wire / fast;
-                model = fn / mt_ref;
-                link_Bps = m->expected_Bps;
-                if (wire_ratio < BUSBW_TCP) {
-                    busbw = fn / fast;
-                    model = fn / mt_wire;
-                } else if (!(mt_ref / fast < BUSBW_FAR_BELOW)) {
-                    continue;
-                }
-            }
-            ratio = busbw / model;
-            if (!(ratio < (ports ? BUSBW_FAR_BELOW : BUSBW_LOW)))
-                continue;
-            /* a rank delaying its calls slows every busbw it touches, and
-             * its waits spread through the job: against the ports only an
-             * order of magnitude still speaks of the network then */
-            if (ports && in_call_straggler(an) && !(ratio < BUSBW_TCP))
-                continue;
-            tcp = ratio < BUSBW_TCP && k == CP_LINK_INTER;
-            /* a slow link, a straggler or a slow ring with candidates has
-             * its own finding; a whole network an order of magnitude
-             * below its rate is still this one's */
-            if (c->explained && !tcp)
-                continue;
-            /* against a fit, a communicator that the link analysis held
-             * against the same calls elsewhere in the job has been judged
-             * there (slow_link, slow_link_candidates, or not slow: the fit
-             * of one line through every call is the weaker reference); a
-             * profile is the site's word and is always held against */
-            if (m->source == CP_SOURCE_FIT && !ports && c->peers_ok != 0)
-                continue;
-            memset(marks, 0, an->ncomms);
-            marks[ci] = 1;
-            if (who_of_comms(an, marks, &w) < 0)
-                goto out;
-            rc = add_finding(
-                an, CP_KIND_LOW_BUSBW,
-                /* a weak fit is no ground for a warning */
-                m->source == CP_SOURCE_FIT && m->fit_weak && !ports
-                    ? CP_SEVERITY_INFO
-                : ratio < BUSBW_TCP ? CP_SEVERITY_CRITICAL
-                                    : CP_SEVERITY_WARNING,
-                w.ranks, w.nranks, w.nodes, w.nnodes,
-                "%s bandwidth-bound calls on communicator %016llx (%u ranks, "
-                "%u nodes) reach a busbw of %s%s, %.0f%% of the %s the model "
-                "expects at their sizes (link %s, from the %s)%s.",
-                k == CP_LINK_INTER ? "Inter-node" : "Intra-node",
-                (unsigned long long)c->id, c->nranks, c->nnodes,
-                cp_units_format_bandwidth(busbw, b1, sizeof b1),
-                ports && busbw != fn / t ? " in their fastest calls" : "",
-                100 * ratio,
-                cp_units_format_bandwidth(model, b2, sizeof b2),
-                cp_units_format_bandwidth(link_Bps, b3, sizeof b3),
-                ports ? "NICs' port rate"
-                      : cp_link_source_name(m->source),
-                tcp ? ": TCP fallback suspected (an order of magnitude below "
-                      "the network's rate)"
-                : ratio < BUSBW_TCP ? ": an order of magnitude below the link"
-                                    : "");
-            who_free(&w);
-            if (rc < 0)
-                goto out;
-            rc = -1;
-            e = last_evidence(an);
-            if (set(e, "comm", hex_id(c->id)) < 0 ||
-                set(e, "link", json_string(cp_link_class_name(k))) < 0 ||
-                set(e, "calls", json_integer((json_int_t)calls)) < 0 ||
-                set(e, "time_s", jnum(t)) < 0 ||
-                set(e, "busbw_Bps", jnum(busbw)) < 0 ||
-                set(e, "model_busbw_Bps", jnum(model)) < 0 ||
-                set(e, "ratio", jnum(ratio)) < 0 ||
-                set(e, "mean_busbw_Bps", jnum(fn / t)) < 0 ||
-                set(e, "fast_calls", json_boolean(ports && busbw != fn / t)) < 0 ||
-                set(e, "link_bandwidth_Bps", jnum(m->bandwidth_Bps)) < 0 ||
-                set(e, "expected_Bps", jnum(m->expected_Bps)) < 0 ||
-                set(e, "source",
-                    json_string(cp_link_source_name(
-                        ports ? CP_SOURCE_PORTS : m->source))) < 0 ||
-                set(e, "tcp_fallback", json_boolean(tcp)) < 0)
+            j.ports = m->expected_source == CP_SOURCE_PORTS &&
+                      m->expected_Bps > 0;
+            busbw_sums(ev, nev, ci, k, m, &j);
+            if (busbw_is_low(an, ci, k, &j) &&
+                busbw_finding(an, marks, ci, k, &j) < 0)
                 goto out;
         }
     }
@@ -1122,6 +1221,135 @@ struct choice_acc {
     double alpha_s, bandwidth_Bps; /* the model of that row */
 };
 
+/* Size row r of communicator c into acc[dir] when NCCL ran one algorithm
+ * for it (dir 0: ring, 1: tree) where the model finds the other clearly
+ * cheaper. */
+static void choice_row(const struct cp_analysis *an,
+                       const struct cp_analysis_comm *c,
+                       const struct cp_analysis_row *r, struct choice_acc *acc)
+{
+    const struct cp_coll_facts *facts = cp_model_coll_facts(r->coll);
+    const struct cp_analysis_link *m;
+    struct cp_model_params params;
+    uint64_t known = 0, ring, tree;
+    double n, t_ring, t_tree, t_chosen, t_other, measured;
+    unsigned k;
+    int dir;
+
+    if (!facts || !facts->nccl_tree || c->nranks < 3 || r->calls == 0)
+        return;
+    for (k = 1; k < CP_ANALYSIS_ALGOS; k++)
+        known += r->algo_calls[k];
+    ring = r->algo_calls[1];
+    tree = r->algo_calls[2];
+    if (known < CHOICE_MIN_CALLS)
+        return;
+    if ((double)ring >= CHOICE_DOMINANT * (double)known)
+        dir = 0;
+    else if ((double)tree >= CHOICE_DOMINANT * (double)known)
+        dir = 1;
+    else
+        return;
+    m = &an->model[r->link];
+    if (m->source == CP_SOURCE_NONE ||
+        (m->source == CP_SOURCE_FIT && m->fit_weak) || !(m->alpha_s > 0) ||
+        !(m->bandwidth_Bps > 0))
+        return;
+    memset(&params, 0, sizeof params);
+    params.alpha = m->alpha_s;
+    params.beta = 1 / m->bandwidth_Bps;
+    n = r->bytes / (double)r->calls;
+    t_ring = cp_model_time(r->coll, facts->nccl_algo, c->nranks, n, &params);
+    t_tree = cp_model_time(r->coll, CP_ALGO_DOUBLE_BINARY_TREE, c->nranks, n,
+                           &params);
+    t_chosen = dir == 0 ? t_ring : t_tree;
+    t_other = dir == 0 ? t_tree : t_ring;
+    measured = r->p50_s;
+    /* clearly cheaper by the model, and the calls did not already run as
+     * fast as the other algorithm would */
+    if (!(t_other > 0) || !(t_chosen > 0) ||
+        t_other > CHOICE_RATIO * t_chosen || !(measured > t_other))
+        return;
+    acc += dir;
+    if (acc->rows == 0 || n < acc->n_min)
+        acc->n_min = n;
+    if (n > acc->n_max)
+        acc->n_max = n;
+    acc->rows++;
+    acc->calls += r->calls;
+    acc->time_s += r->time_s;
+    /* the model gives the fraction, the measurement the scale */
+    acc->saving_s += r->time_s * (1 - t_other / t_chosen);
+    if ((double)r->calls > acc->row_calls) {
+        acc->row_calls = (double)r->calls;
+        acc->chosen_model_s = t_chosen;
+        acc->other_model_s = t_other;
+        acc->measured_s = measured;
+        acc->alpha_s = m->alpha_s;
+        acc->bandwidth_Bps = m->bandwidth_Bps;
+    }
+}
+
+/* The algorithm_choice finding of communicator c, direction dir, from
+ * its rows summed in a. */
+static int choice_finding(struct cp_analysis *an,
+                          const struct cp_analysis_comm *c, int dir,
+                          const struct choice_acc *a)
+{
+    const char *chosen = dir == 0 ? "Ring" : "Tree";
+    const char *other = dir == 0 ? "Tree" : "Ring";
+    double share = an->summary.comm_time_s > 0
+                       ? a->saving_s / an->summary.comm_time_s
+                       : 0;
+    char b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE], b3[CP_UNITS_BUFSIZE],
+        b4[CP_UNITS_BUFSIZE], b5[CP_UNITS_BUFSIZE], b6[CP_UNITS_BUFSIZE],
+        cname[24];
+    json_t *e;
+
+    if (c->name[0])
+        snprintf(cname, sizeof cname, "%s", c->name);
+    else
+        snprintf(cname, sizeof cname, "%016" PRIx64, c->id);
+    if (add_finding(
+            an, CP_KIND_ALGORITHM_CHOICE,
+            share >= 0.10 ? CP_SEVERITY_WARNING : CP_SEVERITY_INFO, NULL, 0,
+            c->nodes, c->nnodes,
+            "NCCL ran %s for %" PRIu64 " all-reduces of %s to %s on "
+            "communicator %s (%u ranks), where by the model with the "
+            "job's alpha and beta %s is clearly cheaper: at the most "
+            "frequent size the model gives %s for %s against %s for "
+            "%s, and the calls took %s (median); %s would save about "
+            "%s (%.0f%% of the communication time); evidence: the "
+            "NCCL profiler plugin's algorithm records.",
+            chosen, a->calls, cp_units_format_size(a->n_min, b1, sizeof b1),
+            cp_units_format_size(a->n_max, b2, sizeof b2), cname, c->nranks,
+            other, cp_units_format_time(a->other_model_s, b3, sizeof b3),
+            other, cp_units_format_time(a->chosen_model_s, b4, sizeof b4),
+            chosen, cp_units_format_time(a->measured_s, b5, sizeof b5), other,
+            cp_units_format_time(a->saving_s, b6, sizeof b6),
+            100 * share) < 0)
+        return -1;
+    e = last_evidence(an);
+    if (set(e, "method", json_string("nccl_profiler_algorithms")) < 0 ||
+        set(e, "comm", json_string(cname)) < 0 ||
+        set(e, "comm_nranks", jnum((double)c->nranks)) < 0 ||
+        set(e, "algorithm", json_string(chosen)) < 0 ||
+        set(e, "cheaper_algorithm", json_string(other)) < 0 ||
+        set(e, "calls", jnum((double)a->calls)) < 0 ||
+        set(e, "bytes_min", jnum(a->n_min)) < 0 ||
+        set(e, "bytes_max", jnum(a->n_max)) < 0 ||
+        set(e, "model_chosen_s", jnum(a->chosen_model_s)) < 0 ||
+        set(e, "model_cheaper_s", jnum(a->other_model_s)) < 0 ||
+        set(e, "measured_p50_s", jnum(a->measured_s)) < 0 ||
+        set(e, "time_s", jnum(a->time_s)) < 0 ||
+        set(e, "saving_s", jnum(a->saving_s)) < 0 ||
+        set(e, "saving_share", jnum(share)) < 0 ||
+        set(e, "alpha_s", jnum(a->alpha_s)) < 0 ||
+        set(e, "bandwidth_Bps", jnum(a->bandwidth_Bps)) < 0)
+        return -1;
+    return 0;
+}
+
 static int algorithm_choice(struct cp_analysis *an)
 {
     size_t ci, i;
@@ -1129,241 +1357,150 @@ static int algorithm_choice(struct cp_analysis *an)
     for (ci = 0; ci < an->ncomms; ci++) {
         const struct cp_analysis_comm *c = &an->comms[ci];
         struct choice_acc acc[2]; /* 0: ran ring, tree cheaper; 1: reverse */
-        const struct cp_analysis_link *m;
         int dir;
 
         memset(acc, 0, sizeof acc);
-        for (i = 0; i < an->nrows; i++) {
-            const struct cp_analysis_row *r = &an->rows[i];
-            const struct cp_coll_facts *facts = cp_model_coll_facts(r->coll);
-            struct cp_model_params params;
-            uint64_t known = 0, ring, tree;
-            double n, t_ring, t_tree, t_chosen, t_other, measured;
-            unsigned k;
-
-            if (r->comm != ci || !facts || !facts->nccl_tree ||
-                c->nranks < 3 || r->calls == 0)
-                continue;
-            for (k = 1; k < CP_ANALYSIS_ALGOS; k++)
-                known += r->algo_calls[k];
-            ring = r->algo_calls[1];
-            tree = r->algo_calls[2];
-            if (known < CHOICE_MIN_CALLS)
-                continue;
-            if ((double)ring >= CHOICE_DOMINANT * (double)known)
-                dir = 0;
-            else if ((double)tree >= CHOICE_DOMINANT * (double)known)
-                dir = 1;
-            else
-                continue;
-            m = &an->model[r->link];
-            if (m->source == CP_SOURCE_NONE ||
-                (m->source == CP_SOURCE_FIT && m->fit_weak) ||
-                !(m->alpha_s > 0) || !(m->bandwidth_Bps > 0))
-                continue;
-            memset(&params, 0, sizeof params);
-            params.alpha = m->alpha_s;
-            params.beta = 1 / m->bandwidth_Bps;
-            n = r->bytes / (double)r->calls;
-            t_ring = cp_model_time(r->coll, facts->nccl_algo, c->nranks, n,
-                                   &params);
-            t_tree = cp_model_time(r->coll, CP_ALGO_DOUBLE_BINARY_TREE,
-                                   c->nranks, n, &params);
-            t_chosen = dir == 0 ? t_ring : t_tree;
-            t_other = dir == 0 ? t_tree : t_ring;
-            measured = r->p50_s;
-            /* clearly cheaper by the model, and the calls did not already
-             * run as fast as the other algorithm would */
-            if (!(t_other > 0) || !(t_chosen > 0) ||
-                t_other > CHOICE_RATIO * t_chosen || !(measured > t_other))
-                continue;
-            if (acc[dir].rows == 0 || n < acc[dir].n_min)
-                acc[dir].n_min = n;
-            if (n > acc[dir].n_max)
-                acc[dir].n_max = n;
-            acc[dir].rows++;
-            acc[dir].calls += r->calls;
-            acc[dir].time_s += r->time_s;
-            /* the model gives the fraction, the measurement the scale */
-            acc[dir].saving_s += r->time_s * (1 - t_other / t_chosen);
-            if ((double)r->calls > acc[dir].row_calls) {
-                acc[dir].row_calls = (double)r->calls;
-                acc[dir].chosen_model_s = t_chosen;
-                acc[dir].other_model_s = t_other;
-                acc[dir].measured_s = measured;
-                acc[dir].alpha_s = m->alpha_s;
-                acc[dir].bandwidth_Bps = m->bandwidth_Bps;
-            }
-        }
-        for (dir = 0; dir < 2; dir++) {
-            const struct choice_acc *a = &acc[dir];
-            const char *chosen = dir == 0 ? "Ring" : "Tree";
-            const char *other = dir == 0 ? "Tree" : "Ring";
-            double share = an->summary.comm_time_s > 0
-                               ? a->saving_s / an->summary.comm_time_s
-                               : 0;
-            char b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE],
-                b3[CP_UNITS_BUFSIZE], b4[CP_UNITS_BUFSIZE],
-                b5[CP_UNITS_BUFSIZE], b6[CP_UNITS_BUFSIZE], cname[24];
-            json_t *e;
-
-            if (a->rows == 0)
-                continue;
-            if (c->name[0])
-                snprintf(cname, sizeof cname, "%s", c->name);
-            else
-                snprintf(cname, sizeof cname, "%016" PRIx64, c->id);
-            if (add_finding(
-                    an, CP_KIND_ALGORITHM_CHOICE,
-                    share >= 0.10 ? CP_SEVERITY_WARNING : CP_SEVERITY_INFO,
-                    NULL, 0, c->nodes, c->nnodes,
-                    "NCCL ran %s for %" PRIu64 " all-reduces of %s to %s on "
-                    "communicator %s (%u ranks), where by the model with the "
-                    "job's alpha and beta %s is clearly cheaper: at the most "
-                    "frequent size the model gives %s for %s against %s for "
-                    "%s, and the calls took %s (median); %s would save about "
-                    "%s (%.0f%% of the communication time); evidence: the "
-                    "NCCL profiler plugin's algorithm records.",
-                    chosen, a->calls,
-                    cp_units_format_size(a->n_min, b1, sizeof b1),
-                    cp_units_format_size(a->n_max, b2, sizeof b2),
-                    cname, c->nranks, other,
-                    cp_units_format_time(a->other_model_s, b3, sizeof b3),
-                    other,
-                    cp_units_format_time(a->chosen_model_s, b4, sizeof b4),
-                    chosen,
-                    cp_units_format_time(a->measured_s, b5, sizeof b5), other,
-                    cp_units_format_time(a->saving_s, b6, sizeof b6),
-                    100 * share) < 0)
+        for (i = 0; i < an->nrows; i++)
+            if (an->rows[i].comm == ci)
+                choice_row(an, c, &an->rows[i], acc);
+        for (dir = 0; dir < 2; dir++)
+            if (acc[dir].rows > 0 && choice_finding(an, c, dir, &acc[dir]) < 0)
                 return -1;
-            e = last_evidence(an);
-            if (set(e, "method", json_string("nccl_profiler_algorithms")) < 0 ||
-                set(e, "comm", json_string(cname)) < 0 ||
-                set(e, "comm_nranks", jnum((double)c->nranks)) < 0 ||
-                set(e, "algorithm", json_string(chosen)) < 0 ||
-                set(e, "cheaper_algorithm", json_string(other)) < 0 ||
-                set(e, "calls", jnum((double)a->calls)) < 0 ||
-                set(e, "bytes_min", jnum(a->n_min)) < 0 ||
-                set(e, "bytes_max", jnum(a->n_max)) < 0 ||
-                set(e, "model_chosen_s", jnum(a->chosen_model_s)) < 0 ||
-                set(e, "model_cheaper_s", jnum(a->other_model_s)) < 0 ||
-                set(e, "measured_p50_s", jnum(a->measured_s)) < 0 ||
-                set(e, "time_s", jnum(a->time_s)) < 0 ||
-                set(e, "saving_s", jnum(a->saving_s)) < 0 ||
-                set(e, "saving_share", jnum(share)) < 0 ||
-                set(e, "alpha_s", jnum(a->alpha_s)) < 0 ||
-                set(e, "bandwidth_Bps", jnum(a->bandwidth_Bps)) < 0)
-                return -1;
-        }
     }
     return 0;
 }
 
-/* One finding per communicator whose slow calls keep several candidates;
- * a candidate the probe measured slow turns it into that pair's slow_link
- * (marked in reported, indexed like topology.pairs). */
-static int slow_link_candidates(struct cp_analysis *an,
-                                unsigned char *reported)
+/* The candidate links of one communicator's slowest unresolved unit. */
+struct cand_set {
+    json_t *cands;             /* pair_json of each */
+    unsigned *nodes, nn;       /* their endpoints, each once */
+    unsigned char *node_seen;  /* per node of the job */
+    char list[512];            /* their names, for the message */
+    unsigned ncand, nprobed, nslow;
+};
+
+/* The unresolved unit of communicator ci that lost the most time (calls
+ * times time), or NULL; *slow_calls: the calls of all of them. */
+static const struct cp_analysis_unit *
+slowest_unresolved(const struct cp_analysis_topology *topo, size_t ci,
+                   uint64_t *slow_calls)
+{
+    const struct cp_analysis_unit *best = NULL;
+    size_t i;
+
+    *slow_calls = 0;
+    for (i = 0; i < topo->nunits; i++) {
+        const struct cp_analysis_unit *u = &topo->units[i];
+        if (u->comm != ci || u->verdict != CP_UNIT_UNRESOLVED)
+            continue;
+        *slow_calls += u->calls;
+        if (!best || u->time_s * (double)u->calls >
+                         best->time_s * (double)best->calls)
+            best = u;
+    }
+    return best;
+}
+
+/* best's candidates into cs (its arrays allocated by the caller). */
+static int gather_candidates(const struct cp_analysis *an,
+                             const struct cp_analysis_unit *best,
+                             struct cand_set *cs)
 {
     const struct cp_analysis_topology *topo = &an->topology;
-    size_t ci, i, k;
+    size_t k;
 
-    for (ci = 0; ci < an->ncomms; ci++) {
-        const struct cp_analysis_comm *c = &an->comms[ci];
-        const struct cp_analysis_unit *best = NULL;
-        unsigned *nodes = NULL, nn = 0;
-        unsigned char *node_seen = NULL;
-        json_t *cands = NULL, *e;
-        struct who w;
-        char list[512] = "", b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE],
-             b3[CP_UNITS_BUFSIZE], probe[160], probed_text[600] = "";
-        unsigned ncand = 0, nprobed = 0, nslow = 0;
-        uint64_t slow_calls = 0;
-        double f, busbw, peer;
-        int rc, weak;
-
-        for (i = 0; i < topo->nunits; i++) {
-            const struct cp_analysis_unit *u = &topo->units[i];
-            if (u->comm != ci || u->verdict != CP_UNIT_UNRESOLVED)
-                continue;
-            slow_calls += u->calls;
-            if (!best || u->time_s * (double)u->calls >
-                             best->time_s * (double)best->calls)
-                best = u;
-        }
-        if (!best)
+    for (k = 0; k < best->npairs; k++) {
+        const struct cp_analysis_pair *p = &topo->pairs[best->pairs[k]];
+        char name[160];
+        /* the calls' candidates: what they did not clear (the probe may
+         * have measured them since) */
+        if (p->state == CP_PAIR_OK && p->source == CP_PAIR_FROM_CALLS)
             continue;
-        nodes = malloc((2 * best->npairs + 1) * sizeof *nodes);
-        node_seen = calloc(an->nnodes + 1, 1);
-        cands = json_array();
-        if (!nodes || !node_seen || !cands)
-            goto fail;
-        for (k = 0; k < best->npairs; k++) {
-            const struct cp_analysis_pair *p = &topo->pairs[best->pairs[k]];
-            char name[160];
-            /* the calls' candidates: what they did not clear (the probe
-             * may have measured them since) */
-            if (p->state == CP_PAIR_OK && p->source == CP_PAIR_FROM_CALLS)
-                continue;
-            ncand++;
-            nprobed += p->probed;
-            nslow += p->source == CP_PAIR_FROM_PROBE &&
+        cs->ncand++;
+        cs->nprobed += p->probed;
+        cs->nslow += p->source == CP_PAIR_FROM_PROBE &&
                      p->state == CP_PAIR_SLOW;
-            if (json_array_append_new(cands, pair_json(an, p)) < 0)
-                goto fail;
-            if (strlen(list) < 400)
-                snprintf(list + strlen(list), sizeof list - strlen(list),
-                         "%s%s", ncand > 1 ? ", " : "",
-                         pair_text(an, p, name, sizeof name));
-            if (!node_seen[p->a]++)
-                nodes[nn++] = p->a;
-            if (!node_seen[p->b]++)
-                nodes[nn++] = p->b;
-        }
-        if (nslow > 0) {
-            /* resolved: each candidate the probe found slow is named */
-            for (k = 0; k < best->npairs; k++) {
-                const struct cp_analysis_pair *p =
-                    &topo->pairs[best->pairs[k]];
-                if (p->source != CP_PAIR_FROM_PROBE ||
-                    p->state != CP_PAIR_SLOW || reported[best->pairs[k]])
-                    continue;
-                reported[best->pairs[k]] = 1;
-                if (resolved_link(an, c, best, p, cands, ncand) < 0)
-                    goto fail;
-            }
-            free(nodes);
-            free(node_seen);
-            json_decref(cands);
+        if (json_array_append_new(cs->cands, pair_json(an, p)) < 0)
+            return -1;
+        if (strlen(cs->list) < 400)
+            snprintf(cs->list + strlen(cs->list),
+                     sizeof cs->list - strlen(cs->list), "%s%s",
+                     cs->ncand > 1 ? ", " : "",
+                     pair_text(an, p, name, sizeof name));
+        if (!cs->node_seen[p->a]++)
+            cs->nodes[cs->nn++] = p->a;
+        if (!cs->node_seen[p->b]++)
+            cs->nodes[cs->nn++] = p->b;
+    }
+    return 0;
+}
+
+/* The probe found candidates of best slow: each one not reported yet is
+ * named as a slow_link (marked in reported). */
+static int resolve_candidates(struct cp_analysis *an,
+                              const struct cp_analysis_comm *c,
+                              const struct cp_analysis_unit *best,
+                              const struct cand_set *cs,
+                              unsigned char *reported)
+{
+    const struct cp_analysis_topology *topo = &an->topology;
+    size_t k;
+
+    for (k = 0; k < best->npairs; k++) {
+        const struct cp_analysis_pair *p = &topo->pairs[best->pairs[k]];
+        if (p->source != CP_PAIR_FROM_PROBE || p->state != CP_PAIR_SLOW ||
+            reported[best->pairs[k]])
             continue;
-        }
-        if (nprobed == ncand)
-            snprintf(probed_text, sizeof probed_text,
-                     "; collprof probe (%.400s) measured all of them and "
-                     "found none slow, so the slowdown is not one link's",
-                     topo->probe.file);
-        else if (nprobed > 0)
-            snprintf(probed_text, sizeof probed_text,
-                     "; collprof probe (%.400s) measured %u of them and "
-                     "found none slow",
-                     topo->probe.file, nprobed);
-        f = cp_model_busbw_factor(best->coll, best->coll == CP_COLL_SENDRECV
-                                                  ? 2
-                                                  : c->nranks);
-        busbw = f * best->bytes / (best->time_s - best->delay_s);
-        peer = f * best->bytes / best->peer_time_s;
-        snprintf(probe, sizeof probe,
-                 "srun -N %u --ntasks-per-node=1 collprof probe -o DIR",
-                 c->nnodes);
-        if (comm_ranks(an, (unsigned)ci, &w) < 0)
-            goto fail;
-        /* as for slow_link: a few calls on a busy host differ by more
-         * than a slow link adds */
-        weak = slow_calls < CP_LINKS_MIN_SLOW_CALLS;
-        rc = add_finding(
+        reported[best->pairs[k]] = 1;
+        if (resolved_link(an, c, best, p, cs->cands, cs->ncand) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The slow_link_candidates finding of communicator ci, whose slowest
+ * unresolved unit is best. */
+static int candidates_finding(struct cp_analysis *an, size_t ci,
+                              const struct cp_analysis_unit *best,
+                              uint64_t slow_calls, const struct cand_set *cs)
+{
+    const struct cp_analysis_topology *topo = &an->topology;
+    const struct cp_analysis_comm *c = &an->comms[ci];
+    struct who w = {0};
+    json_t *e;
+    char b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE], b3[CP_UNITS_BUFSIZE],
+        probe[160], probed_text[600] = "";
+    unsigned ncand = cs->ncand, nprobed = cs->nprobed;
+    double f, busbw, peer;
+    int weak, rc = -1;
+
+    if (nprobed == ncand)
+        snprintf(probed_text, sizeof probed_text,
+                 "; collprof probe (%.400s) measured all of them and "
+                 "found none slow, so the slowdown is not one link's",
+                 topo->probe.file);
+    else if (nprobed > 0)
+        snprintf(probed_text, sizeof probed_text,
+                 "; collprof probe (%.400s) measured %u of them and "
+                 "found none slow",
+                 topo->probe.file, nprobed);
+    f = cp_model_busbw_factor(best->coll, best->coll == CP_COLL_SENDRECV
+                                              ? 2
+                                              : c->nranks);
+    busbw = f * best->bytes / (best->time_s - best->delay_s);
+    peer = f * best->bytes / best->peer_time_s;
+    snprintf(probe, sizeof probe,
+             "srun -N %u --ntasks-per-node=1 collprof probe -o DIR",
+             c->nnodes);
+    if (comm_ranks(an, (unsigned)ci, &w) < 0)
+        goto out;
+    /* as for slow_link: a few calls on a busy host differ by more than a
+     * slow link adds */
+    weak = slow_calls < CP_LINKS_MIN_SLOW_CALLS;
+    if (add_finding(
             an, CP_KIND_SLOW_LINK_CANDIDATES,
             weak ? CP_SEVERITY_INFO : CP_SEVERITY_WARNING, w.ranks,
-            w.nranks, nodes, nn,
+            w.nranks, cs->nodes, cs->nn,
             "Communicator %016llx (%u ranks on %u nodes) %s: its %s "
             "of %s take %.1fx the %s (busbw %s against %s)%s, but its calls "
             "cannot tell which of its %u candidate links is (%s)%s%s%s%s",
@@ -1377,41 +1514,79 @@ static int slow_link_candidates(struct cp_analysis *an,
                 : "model's time",
             cp_units_format_bandwidth(busbw, b2, sizeof b2),
             cp_units_format_bandwidth(peer, b3, sizeof b3),
-            weak ? " in too few calls to be sure" : "", ncand, list,
+            weak ? " in too few calls to be sure" : "", ncand, cs->list,
             probed_text, nprobed == ncand ? "" : "; run '",
             nprobed == ncand ? "" : probe,
-            nprobed == ncand ? "." : "' to measure every node pair.");
-        who_free(&w);
-        if (rc < 0)
-            goto fail;
-        free(nodes);
-        free(node_seen);
-        nodes = NULL;
-        node_seen = NULL;
-        e = last_evidence(an);
-        if (set(e, "comm", hex_id(c->id)) < 0 ||
-            set(e, "op", json_string(coll_name(best->coll))) < 0 ||
-            set(e, "bytes", jnum(best->bytes)) < 0 ||
-            set(e, "slowdown", jnum(best->slowdown)) < 0 ||
-            set(e, "baseline", json_string(cp_baseline_name(best->baseline))) < 0 ||
-            set(e, "busbw_Bps", jnum(busbw)) < 0 ||
-            set(e, "peer_busbw_Bps", jnum(peer)) < 0 ||
-            set(e, "candidates", cands) < 0 ||
-            set(e, "slow_calls", json_integer((json_int_t)slow_calls)) < 0 ||
-            set(e, "weak", json_boolean(weak)) < 0 ||
-            set(e, "probe", json_string(probe)) < 0)
-            return -1;
-        if (topo->probe.file &&
-            (set(e, "probe_file", json_string(topo->probe.file)) < 0 ||
-             set(e, "probed_candidates", json_integer(nprobed)) < 0))
-            return -1;
-        continue;
-fail:
-        free(nodes);
-        free(node_seen);
-        json_decref(cands);
-        return -1;
+            nprobed == ncand ? "." : "' to measure every node pair.") < 0)
+        goto out;
+    e = last_evidence(an);
+    if (set(e, "comm", hex_id(c->id)) < 0 ||
+        set(e, "op", json_string(coll_name(best->coll))) < 0 ||
+        set(e, "bytes", jnum(best->bytes)) < 0 ||
+        set(e, "slowdown", jnum(best->slowdown)) < 0 ||
+        set(e, "baseline", json_string(cp_baseline_name(best->baseline))) < 0 ||
+        set(e, "busbw_Bps", jnum(busbw)) < 0 ||
+        set(e, "peer_busbw_Bps", jnum(peer)) < 0 ||
+        json_object_set(e, "candidates", cs->cands) < 0 ||
+        set(e, "slow_calls", json_integer((json_int_t)slow_calls)) < 0 ||
+        set(e, "weak", json_boolean(weak)) < 0 ||
+        set(e, "probe", json_string(probe)) < 0)
+        goto out;
+    if (topo->probe.file &&
+        (set(e, "probe_file", json_string(topo->probe.file)) < 0 ||
+         set(e, "probed_candidates", json_integer(nprobed)) < 0))
+        goto out;
+    rc = 0;
+out:
+    who_free(&w);
+    return rc;
+}
+
+/* Communicator ci's slow_link_candidates finding, or the slow_links the
+ * probe resolved its candidates into. */
+static int comm_candidates(struct cp_analysis *an, size_t ci,
+                           unsigned char *reported)
+{
+    const struct cp_analysis_unit *best;
+    struct cand_set cs = {0};
+    uint64_t slow_calls;
+    int rc = -1;
+
+    best = slowest_unresolved(&an->topology, ci, &slow_calls);
+    if (!best)
+        return 0;
+    cs.nodes = malloc((2 * best->npairs + 1) * sizeof *cs.nodes);
+    cs.node_seen = calloc(an->nnodes + 1, 1);
+    cs.cands = json_array();
+    if (!cs.nodes || !cs.node_seen || !cs.cands ||
+        gather_candidates(an, best, &cs) < 0)
+        goto out;
+    if (cs.nslow > 0) {
+        /* resolved: each candidate the probe found slow is named */
+        if (resolve_candidates(an, &an->comms[ci], best, &cs, reported) < 0)
+            goto out;
+    } else if (candidates_finding(an, ci, best, slow_calls, &cs) < 0) {
+        goto out;
     }
+    rc = 0;
+out:
+    free(cs.nodes);
+    free(cs.node_seen);
+    json_decref(cs.cands);
+    return rc;
+}
+
+/* One finding per communicator whose slow calls keep several candidates;
+ * a candidate the probe measured slow turns it into that pair's slow_link
+ * (marked in reported, indexed like topology.pairs). */
+static int slow_link_candidates(struct cp_analysis *an,
+                                unsigned char *reported)
+{
+    size_t ci;
+
+    for (ci = 0; ci < an->ncomms; ci++)
+        if (comm_candidates(an, ci, reported) < 0)
+            return -1;
     return 0;
 }
 

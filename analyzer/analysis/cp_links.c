@@ -634,34 +634,23 @@ static double constant_excess(const struct solver *s, unsigned ci, int pass,
     return fmax(d, fmin(m, 0));
 }
 
-/* In-call delays: a rank whose part of every collective starts late makes
- * each of its communicators slower by the same time whatever the size,
- * intra-node ones included, while a slow link's excess grows with the
- * size: per communicator, the smallest excess of its units over their
- * shape's baseline; per rank, the smallest of its communicators' (max-plus:
- * a communicator waits for its slowest member).  A rank is named when that bound passes the run's noise and it
- * stands out in a delayed communicator (every other member's bound under
- * half its own). */
-static int stragglers(struct solver *s)
+/* stragglers' figures: scratch of nu (v, rel), per communicator of the
+ * state (comm_*) and per rank of the analysis (rank_rel, by_peers). */
+struct straggler_scratch {
+    double *v, *rel;
+    double *comm_x, *comm_rel;  /* excess: absolute, relative */
+    unsigned char *comm_model;  /* comm_x from units held against the model */
+    double *rank_rel;
+    unsigned char *by_peers;    /* the rank's bound from peers' baselines */
+    double theta;               /* the noise: no delay below it */
+};
+
+/* Every rank's delay unknown; each unit's excess over its baseline. */
+static void reset_delays(struct solver *s)
 {
     struct cp_analysis *an = s->an;
-    const struct an_state *st = s->st;
-    double *v = NULL, *rel = NULL, *comm_x = NULL, *comm_rel = NULL,
-           *rank_rel = NULL, theta;
-    unsigned char *comm_model = NULL, *by_peers = NULL;
-    size_t i, n, r, ci;
-    int rc = -1, pass;
+    size_t i, r;
 
-    v = malloc((s->nu ? s->nu : 1) * sizeof *v);
-    rel = malloc((s->nu ? s->nu : 1) * sizeof *rel);
-    comm_x = malloc((st->ncomms ? st->ncomms : 1) * sizeof *comm_x);
-    comm_rel = malloc((st->ncomms ? st->ncomms : 1) * sizeof *comm_rel);
-    rank_rel = malloc((an->nranks ? an->nranks : 1) * sizeof *rank_rel);
-    comm_model = calloc(st->ncomms + 1, 1);
-    by_peers = calloc(an->nranks + 1, 1);
-    if (!v || !rel || !comm_x || !comm_rel || !rank_rel || !comm_model ||
-        !by_peers)
-        goto out;
     for (r = 0; r < an->nranks; r++) {
         an->ranks[r].delay_s = NAN;
         an->ranks[r].delay_units = 0;
@@ -676,8 +665,15 @@ static int stragglers(struct solver *s)
         if (w->have_x)
             w->x = w->t - w->pub.peer_time_s;
     }
-    /* the noise: faults only add time, so the units faster than their
-     * baseline show it undisturbed */
+}
+
+/* The noise's sample into v; how many. */
+static size_t noise_sample(const struct solver *s, double *v)
+{
+    size_t i, n;
+
+    /* faults only add time, so the units faster than their baseline show
+     * it undisturbed */
     for (i = n = 0; i < s->nu; i++)
         if (s->u[i].have_x && s->u[i].x < 0 &&
             s->u[i].pub.baseline == CP_BASELINE_PEERS)
@@ -686,69 +682,89 @@ static int stragglers(struct solver *s)
         for (i = 0; i < s->nu; i++)
             if (s->u[i].have_x)
                 v[n++] = fabs(s->u[i].x);
-    if (n == 0) {
-        rc = 0;
-        goto out;
-    }
-    theta = fmax(STRAGGLER_NOISE_FACTOR * cp_stats_median(v, n), STRAGGLER_MIN_S);
-    an->topology.straggler_delay_s = theta;
-    /* per communicator: the median excess of its units held against
-     * peers, else of those held against the model, absolute and relative
-     * to the baseline */
-    for (ci = 0; ci < st->ncomms; ci++) {
-        comm_x[ci] = comm_rel[ci] = NAN;
-        for (pass = 0; pass < 2 && !isfinite(comm_x[ci]); pass++) {
+    return n;
+}
+
+/* per communicator: the median excess of its units held against peers,
+ * else of those held against the model, absolute and relative to the
+ * baseline */
+static void comm_excess(const struct solver *s, struct straggler_scratch *sc)
+{
+    size_t i, n, ci;
+    int pass;
+
+    for (ci = 0; ci < s->st->ncomms; ci++) {
+        sc->comm_x[ci] = sc->comm_rel[ci] = NAN;
+        for (pass = 0; pass < 2 && !isfinite(sc->comm_x[ci]); pass++) {
             size_t m = 0;
             for (i = n = 0; i < s->nu; i++) {
                 const struct work *w = &s->u[i];
                 if (w->pub.comm == ci && w->have_x &&
                     (w->pub.baseline == CP_BASELINE_PEERS) == (pass == 0)) {
-                    v[n++] = w->x;
-                    rel[m++] = w->pub.peer_time_s;
+                    sc->v[n++] = w->x;
+                    sc->rel[m++] = w->pub.peer_time_s;
                 }
             }
             /* the smallest: a slow link's excess grows with the size,
              * so the smallest unit shows the least of it, while a delayed
              * member adds the same to every unit */
-            comm_x[ci] = cp_stats_min(v, n);
+            sc->comm_x[ci] = cp_stats_min(sc->v, n);
             if (n > 1)
-                comm_x[ci] = constant_excess(s, ci, pass, comm_x[ci]);
+                sc->comm_x[ci] = constant_excess(s, ci, pass, sc->comm_x[ci]);
             /* relative to the time of its quickest calls */
-            comm_rel[ci] = m ? comm_x[ci] / cp_stats_min(rel, m) : NAN;
-            comm_model[ci] = pass == 1;
+            sc->comm_rel[ci] =
+                m ? sc->comm_x[ci] / cp_stats_min(sc->rel, m) : NAN;
+            sc->comm_model[ci] = pass == 1;
         }
     }
-    /* per rank: the smallest of its communicators' (those held against
-     * peers, or the model's for a rank that has none) */
+}
+
+/* per rank: the smallest of its communicators' (those held against
+ * peers, or the model's for a rank that has none) */
+static void rank_excess(struct solver *s, struct straggler_scratch *sc)
+{
+    struct cp_analysis *an = s->an;
+    size_t ci;
+    int pass;
+
     for (pass = 0; pass < 2; pass++)
-        for (ci = 0; ci < st->ncomms; ci++) {
-            const struct an_comm *c = st->comms[ci];
+        for (ci = 0; ci < s->st->ncomms; ci++) {
+            const struct an_comm *c = s->st->comms[ci];
             unsigned q;
-            if (!isfinite(comm_x[ci]) || comm_model[ci] != (pass == 1))
+            if (!isfinite(sc->comm_x[ci]) || sc->comm_model[ci] != (pass == 1))
                 continue;
             for (q = 0; q < c->nranks; q++) {
                 int32_t f = c->member_file[q];
                 struct cp_analysis_rank *rk;
-                double x = fmax(comm_x[ci], 0);
-                if (f < 0 || (pass == 1 && by_peers[f]))
+                double x = fmax(sc->comm_x[ci], 0);
+                if (f < 0 || (pass == 1 && sc->by_peers[f]))
                     continue;
                 if (pass == 0)
-                    by_peers[f] = 1;
+                    sc->by_peers[f] = 1;
                 rk = &an->ranks[f];
                 if (rk->delay_units == 0 || x < rk->delay_s)
                     rk->delay_s = x;
-                if (rk->delay_units == 0 || comm_rel[ci] < rank_rel[f])
-                    rank_rel[f] = comm_rel[ci];
+                if (rk->delay_units == 0 || sc->comm_rel[ci] < sc->rank_rel[f])
+                    sc->rank_rel[f] = sc->comm_rel[ci];
                 rk->delay_units++;
             }
         }
-    /* named: standing out in a communicator it delays */
-    for (ci = 0; ci < st->ncomms; ci++) {
-        const struct an_comm *c = st->comms[ci];
+}
+
+/* named: standing out in a communicator it delays */
+static void name_stragglers(struct solver *s,
+                            const struct straggler_scratch *sc)
+{
+    struct cp_analysis *an = s->an;
+    size_t ci;
+
+    for (ci = 0; ci < s->st->ncomms; ci++) {
+        const struct an_comm *c = s->st->comms[ci];
         unsigned q;
         int32_t who = -1;
         double second = 0;
-        if (!(comm_x[ci] >= theta) || !(comm_rel[ci] >= STRAGGLER_MIN_RELATIVE))
+        if (!(sc->comm_x[ci] >= sc->theta) ||
+            !(sc->comm_rel[ci] >= STRAGGLER_MIN_RELATIVE))
             continue;
         for (q = 0; q < c->nranks; q++) {
             int32_t f = c->member_file[q];
@@ -764,31 +780,47 @@ static int stragglers(struct solver *s)
                 second = fmax(second, d);
             }
         }
-        if (who >= 0 && an->ranks[who].delay_s >= theta &&
-            rank_rel[who] >= STRAGGLER_MIN_RELATIVE &&
+        if (who >= 0 && an->ranks[who].delay_s >= sc->theta &&
+            sc->rank_rel[who] >= STRAGGLER_MIN_RELATIVE &&
             second < 0.5 * an->ranks[who].delay_s)
             an->ranks[who].straggler = 1;
     }
-    /* a named rank's delay: the median excess of its communicators (the
-     * minimum bounds it; the median is the better estimate to take off) */
+}
+
+/* a named rank's delay: the median excess of its communicators (the
+ * minimum bounds it; the median is the better estimate to take off) */
+static void straggler_delays(struct solver *s, struct straggler_scratch *sc)
+{
+    struct cp_analysis *an = s->an;
+    size_t r, ci, n;
+
     for (r = 0; r < an->nranks; r++) {
         if (!an->ranks[r].straggler)
             continue;
-        for (ci = n = 0; ci < st->ncomms; ci++) {
-            const struct an_comm *c = st->comms[ci];
+        for (ci = n = 0; ci < s->st->ncomms; ci++) {
+            const struct an_comm *c = s->st->comms[ci];
             unsigned q;
-            if (!isfinite(comm_x[ci]) || comm_model[ci])
+            if (!isfinite(sc->comm_x[ci]) || sc->comm_model[ci])
                 continue;
             for (q = 0; q < c->nranks; q++)
                 if (c->member_file[q] == (int32_t)r) {
-                    v[n++] = comm_x[ci];
+                    sc->v[n++] = sc->comm_x[ci];
                     break;
                 }
         }
         if (n > 0)
-            an->ranks[r].delay_s = fmax(an->ranks[r].delay_s, cp_stats_median(v, n));
+            an->ranks[r].delay_s = fmax(an->ranks[r].delay_s, cp_stats_median(sc->v, n));
     }
-    /* the others' wait, and the delay taken off each unit for the links */
+}
+
+/* the others' wait, and the delay taken off each unit for the links; a
+ * communicator with a named member is explained */
+static void straggler_costs(struct solver *s)
+{
+    struct cp_analysis *an = s->an;
+    const struct an_state *st = s->st;
+    size_t i, ci;
+
     for (i = 0; i < s->nu; i++) {
         struct work *w = &s->u[i];
         const struct an_comm *c = st->comms[w->pub.comm];
@@ -814,15 +846,56 @@ static int stragglers(struct solver *s)
             if (c->member_file[q] >= 0 && an->ranks[c->member_file[q]].straggler)
                 an->comms[ci].explained = 1;
     }
+}
+
+/* In-call delays: a rank whose part of every collective starts late makes
+ * each of its communicators slower by the same time whatever the size,
+ * intra-node ones included, while a slow link's excess grows with the
+ * size: per communicator, the smallest excess of its units over their
+ * shape's baseline; per rank, the smallest of its communicators' (max-plus:
+ * a communicator waits for its slowest member).  A rank is named when that bound passes the run's noise and it
+ * stands out in a delayed communicator (every other member's bound under
+ * half its own). */
+static int stragglers(struct solver *s)
+{
+    struct cp_analysis *an = s->an;
+    const struct an_state *st = s->st;
+    struct straggler_scratch sc = {0};
+    size_t n;
+    int rc = -1;
+
+    sc.v = malloc((s->nu ? s->nu : 1) * sizeof *sc.v);
+    sc.rel = malloc((s->nu ? s->nu : 1) * sizeof *sc.rel);
+    sc.comm_x = malloc((st->ncomms ? st->ncomms : 1) * sizeof *sc.comm_x);
+    sc.comm_rel = malloc((st->ncomms ? st->ncomms : 1) * sizeof *sc.comm_rel);
+    sc.rank_rel = malloc((an->nranks ? an->nranks : 1) * sizeof *sc.rank_rel);
+    sc.comm_model = calloc(st->ncomms + 1, 1);
+    sc.by_peers = calloc(an->nranks + 1, 1);
+    if (!sc.v || !sc.rel || !sc.comm_x || !sc.comm_rel || !sc.rank_rel ||
+        !sc.comm_model || !sc.by_peers)
+        goto out;
+    reset_delays(s);
+    n = noise_sample(s, sc.v);
+    if (n == 0) {
+        rc = 0;
+        goto out;
+    }
+    sc.theta = fmax(STRAGGLER_NOISE_FACTOR * cp_stats_median(sc.v, n), STRAGGLER_MIN_S);
+    an->topology.straggler_delay_s = sc.theta;
+    comm_excess(s, &sc);
+    rank_excess(s, &sc);
+    name_stragglers(s, &sc);
+    straggler_delays(s, &sc);
+    straggler_costs(s);
     rc = 0;
 out:
-    free(v);
-    free(rel);
-    free(comm_rel);
-    free(rank_rel);
-    free(comm_x);
-    free(comm_model);
-    free(by_peers);
+    free(sc.v);
+    free(sc.rel);
+    free(sc.comm_rel);
+    free(sc.rank_rel);
+    free(sc.comm_x);
+    free(sc.comm_model);
+    free(sc.by_peers);
     return rc;
 }
 
@@ -1143,32 +1216,18 @@ static long job_node(const struct cp_analysis *an,
     return -1;
 }
 
-int cp_links_apply_probe(struct cp_analysis *an, const struct cp_probeview *pv)
+/* map[i]: the job's node of the probe's node i, or -1 (named in
+ * pr->unknown). */
+static int match_probe_nodes(const struct cp_analysis *an,
+                             const struct cp_probeview *pv,
+                             struct cp_analysis_probe *pr, long *map)
 {
-    struct cp_analysis_topology *topo = &an->topology;
-    struct cp_analysis_probe *pr = &topo->probe;
     const struct cp_analysis_node **by_name = NULL;
-    long *map = NULL;
-    unsigned *by_ends = NULL, *order = NULL, *rank_of = NULL;
-    struct cp_analysis_pair *pairs = NULL, *sorted = NULL;
-    size_t i, k, n0 = topo->npairs, n;
+    size_t i;
     int rc = -1;
 
-    if (!pv)
-        return 0;
-    pr->file = strdup(pv->file ? pv->file : "");
-    pr->nodes = pv->nnodes;
-    pr->reference_Bps = pv->reference_Bps;
-    pr->median_latency_s = pv->median_latency_s;
-    snprintf(pr->reference_source, sizeof pr->reference_source, "%s",
-             pv->reference_source);
     by_name = malloc((an->nnodes + 1) * sizeof *by_name);
-    map = malloc((pv->nnodes + 1) * sizeof *map);
-    pr->unknown = calloc(pv->nnodes + 1, sizeof *pr->unknown);
-    /* every pair of the probe may be new */
-    pairs = malloc((n0 + pv->npairs + 1) * sizeof *pairs);
-    by_ends = malloc((n0 + 1) * sizeof *by_ends);
-    if (!pr->file || !by_name || !map || !pr->unknown || !pairs || !by_ends)
+    if (!by_name)
         goto out;
     for (i = 0; i < an->nnodes; i++)
         by_name[i] = &an->nodes[i];
@@ -1184,69 +1243,78 @@ int cp_links_apply_probe(struct cp_analysis *an, const struct cp_probeview *pv)
             pr->nunknown++;
         }
     }
-    if (n0)
-        memcpy(pairs, topo->pairs, n0 * sizeof *pairs);
-    for (i = 0; i < n0; i++)
-        by_ends[i] = (unsigned)i;
-    sort_pairs = pairs;
-    qsort(by_ends, n0, sizeof *by_ends, compare_pair_ends);
-    n = n0;
-    for (i = 0; i < pv->npairs; i++) {
-        const struct cp_probeview_pair *q = &pv->pairs[i];
-        struct cp_analysis_pair *p;
-        unsigned a, b;
-        long at;
-        if (map[q->a] < 0 || map[q->b] < 0 || !(q->bandwidth_Bps > 0))
-            continue;
-        a = (unsigned)map[q->a];
-        b = (unsigned)map[q->b];
-        if (a > b) {
-            unsigned t = a;
-            a = b;
-            b = t;
-        }
-        at = find_pair(pairs, by_ends, n0, a, b);
-        if (at < 0) {
-            /* nothing bandwidth-bound of the job crossed it */
-            for (k = n0; k < n; k++)
-                if (pairs[k].a == a && pairs[k].b == b)
-                    break;
-            if (k == n) {
-                memset(&pairs[n], 0, sizeof pairs[n]);
-                pairs[n].a = a;
-                pairs[n].b = b;
-                pairs[n].state = CP_PAIR_UNCLEAR;
-                pairs[n].slowdown = pairs[n].efficiency = NAN;
-                pairs[n].bandwidth_Bps = NAN;
-                n++;
-            }
-            p = &pairs[k];
-        } else {
-            p = &pairs[at];
-        }
-        if (p->probed)
-            continue; /* a pair listed twice: the first counts */
-        p->probed = 1;
-        p->probe_slow = q->slow;
-        p->probe_bandwidth_Bps = q->bandwidth_Bps;
-        p->probe_efficiency = q->efficiency;
-        p->probe_latency_s = q->latency_s;
-        p->calls_state = p->state;
-        pr->pairs++;
-        pr->slow_pairs += q->slow != 0;
-        /* what the calls judged stays; what they left open (a candidate
-         * of a slow ring, a pair nothing cleared or named, a pair nothing
-         * crossed) takes the measurement */
-        if ((p->state == CP_PAIR_OK || p->state == CP_PAIR_SLOW) &&
-            isfinite(p->efficiency))
-            continue;
-        p->source = CP_PAIR_FROM_PROBE;
-        p->state = q->slow ? CP_PAIR_SLOW : CP_PAIR_OK;
-        p->bandwidth_Bps = q->bandwidth_Bps;
-        p->efficiency = q->efficiency;
-        p->slowdown = q->efficiency > 0 ? 1 / q->efficiency : NAN;
-    }
-    /* slowest first again, the units' pair indices renumbered */
+    rc = 0;
+out:
+    free(by_name);
+    return rc;
+}
+
+/* The pair a-b (a < b) among pairs[0, *n): one of the calls' n0 (by_ends
+ * sorts them by their ends), else one added for the probe, else a new one
+ * appended (*n grows). */
+static struct cp_analysis_pair *probe_pair_slot(struct cp_analysis_pair *pairs,
+                                                const unsigned *by_ends,
+                                                size_t n0, size_t *n,
+                                                unsigned a, unsigned b)
+{
+    long at = find_pair(pairs, by_ends, n0, a, b);
+    size_t k;
+
+    if (at >= 0)
+        return &pairs[at];
+    /* nothing bandwidth-bound of the job crossed it */
+    for (k = n0; k < *n; k++)
+        if (pairs[k].a == a && pairs[k].b == b)
+            return &pairs[k];
+    memset(&pairs[k], 0, sizeof pairs[k]);
+    pairs[k].a = a;
+    pairs[k].b = b;
+    pairs[k].state = CP_PAIR_UNCLEAR;
+    pairs[k].slowdown = pairs[k].efficiency = NAN;
+    pairs[k].bandwidth_Bps = NAN;
+    (*n)++;
+    return &pairs[k];
+}
+
+/* The probe's measurement q into p (the first of a pair listed twice
+ * counts). */
+static void apply_probe_pair(struct cp_analysis_probe *pr,
+                             struct cp_analysis_pair *p,
+                             const struct cp_probeview_pair *q)
+{
+    if (p->probed)
+        return; /* a pair listed twice: the first counts */
+    p->probed = 1;
+    p->probe_slow = q->slow;
+    p->probe_bandwidth_Bps = q->bandwidth_Bps;
+    p->probe_efficiency = q->efficiency;
+    p->probe_latency_s = q->latency_s;
+    p->calls_state = p->state;
+    pr->pairs++;
+    pr->slow_pairs += q->slow != 0;
+    /* what the calls judged stays; what they left open (a candidate of a
+     * slow ring, a pair nothing cleared or named, a pair nothing crossed)
+     * takes the measurement */
+    if ((p->state == CP_PAIR_OK || p->state == CP_PAIR_SLOW) &&
+        isfinite(p->efficiency))
+        return;
+    p->source = CP_PAIR_FROM_PROBE;
+    p->state = q->slow ? CP_PAIR_SLOW : CP_PAIR_OK;
+    p->bandwidth_Bps = q->bandwidth_Bps;
+    p->efficiency = q->efficiency;
+    p->slowdown = q->efficiency > 0 ? 1 / q->efficiency : NAN;
+}
+
+/* topology.pairs := pairs[0, n) slowest first again, the units' pair
+ * indices renumbered. */
+static int replace_pairs(struct cp_analysis_topology *topo,
+                         const struct cp_analysis_pair *pairs, size_t n)
+{
+    unsigned *order = NULL, *rank_of = NULL;
+    struct cp_analysis_pair *sorted = NULL;
+    size_t i, k;
+    int rc = -1;
+
     order = malloc((n + 1) * sizeof *order);
     rank_of = malloc((n + 1) * sizeof *rank_of);
     sorted = malloc((n + 1) * sizeof *sorted);
@@ -1269,13 +1337,67 @@ int cp_links_apply_probe(struct cp_analysis *an, const struct cp_probeview *pv)
             topo->units[i].pairs[k] = rank_of[topo->units[i].pairs[k]];
     rc = 0;
 out:
-    free(by_name);
-    free(map);
-    free(pairs);
     free(sorted);
-    free(by_ends);
     free(order);
     free(rank_of);
+    return rc;
+}
+
+int cp_links_apply_probe(struct cp_analysis *an, const struct cp_probeview *pv)
+{
+    struct cp_analysis_topology *topo = &an->topology;
+    struct cp_analysis_probe *pr = &topo->probe;
+    long *map = NULL;
+    unsigned *by_ends = NULL;
+    struct cp_analysis_pair *pairs = NULL;
+    size_t i, n0 = topo->npairs, n;
+    int rc = -1;
+
+    if (!pv)
+        return 0;
+    pr->file = strdup(pv->file ? pv->file : "");
+    pr->nodes = pv->nnodes;
+    pr->reference_Bps = pv->reference_Bps;
+    pr->median_latency_s = pv->median_latency_s;
+    snprintf(pr->reference_source, sizeof pr->reference_source, "%s",
+             pv->reference_source);
+    map = malloc((pv->nnodes + 1) * sizeof *map);
+    pr->unknown = calloc(pv->nnodes + 1, sizeof *pr->unknown);
+    /* every pair of the probe may be new */
+    pairs = malloc((n0 + pv->npairs + 1) * sizeof *pairs);
+    by_ends = malloc((n0 + 1) * sizeof *by_ends);
+    if (!pr->file || !map || !pr->unknown || !pairs || !by_ends ||
+        match_probe_nodes(an, pv, pr, map) < 0)
+        goto out;
+    if (n0)
+        memcpy(pairs, topo->pairs, n0 * sizeof *pairs);
+    for (i = 0; i < n0; i++)
+        by_ends[i] = (unsigned)i;
+    sort_pairs = pairs;
+    qsort(by_ends, n0, sizeof *by_ends, compare_pair_ends);
+    n = n0;
+    for (i = 0; i < pv->npairs; i++) {
+        const struct cp_probeview_pair *q = &pv->pairs[i];
+        unsigned a, b;
+        if (map[q->a] < 0 || map[q->b] < 0 || !(q->bandwidth_Bps > 0))
+            continue;
+        a = (unsigned)map[q->a];
+        b = (unsigned)map[q->b];
+        if (a > b) {
+            unsigned t = a;
+            a = b;
+            b = t;
+        }
+        apply_probe_pair(pr, probe_pair_slot(pairs, by_ends, n0, &n, a, b),
+                         q);
+    }
+    if (replace_pairs(topo, pairs, n) < 0)
+        goto out;
+    rc = 0;
+out:
+    free(map);
+    free(pairs);
+    free(by_ends);
     return rc;
 }
 

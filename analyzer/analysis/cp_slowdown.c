@@ -278,29 +278,16 @@ static int add_finding_text(struct cp_analysis *an, const struct part *pt,
                        ranks, nranks, nodes, nnodes, msg);
 }
 
-static int slowdown_finding(struct cp_analysis *an, const struct an_state *st,
-                            const struct entry *e, size_t ne,
-                            const struct part *pt, double warmup_end_s)
+/* The communicators with calls in part pt, their own time against
+ * typical in it and outside it, most excess first, into cs (ne entries);
+ * how many. */
+static size_t part_comms(const struct cp_analysis *an, const struct entry *e,
+                         size_t ne, const struct part *pt,
+                         struct comm_share *cs)
 {
     const struct cp_analysis_timeline *tl = &an->timeline;
-    const struct an_timeline *stl = st->timeline;
-    struct comm_share *cs = NULL;
-    struct late_rank *lr = NULL;
-    size_t ncs = 0, i, j, nlr = 0;
-    double late_total = 0;
-    uint64_t count_total = 0;
-    int ranks[MAX_LAST_RANKS];
-    unsigned nodes[MAX_LAST_RANKS];
-    size_t nranks = 0, nnodes = 0;
-    char comms_text[400] = "", ranks_text[300] = "", label[40];
-    json_t *ev, *jc = NULL, *jr = NULL;
-    int rc = -1;
+    size_t ncs = 0, i, j;
 
-    /* the communicators in the part: their own time against typical */
-    cs = calloc(ne ? ne : 1, sizeof *cs);
-    lr = calloc(an->nranks ? an->nranks : 1, sizeof *lr);
-    if (!cs || !lr)
-        goto out;
     for (i = 0; i < ne; i++) {
         int in = e[i].win >= pt->first && e[i].win <= pt->last;
         if (!(e[i].base > 0) || tl->windows[e[i].win].warmup)
@@ -323,7 +310,18 @@ static int slowdown_finding(struct cp_analysis *an, const struct an_state *st,
             cs[j++] = cs[i];
     ncs = j;
     qsort(cs, ncs, sizeof *cs, compare_comm_excess);
-    /* the ranks that arrived last in it */
+    return ncs;
+}
+
+/* The ranks that arrived last in part pt, latest first, into lr (one per
+ * rank); the totals over all of them. */
+static void part_late_ranks(const struct cp_analysis *an,
+                            const struct an_timeline *stl,
+                            const struct part *pt, struct late_rank *lr,
+                            double *late_total, uint64_t *count_total)
+{
+    size_t i, j;
+
     for (i = 0; i < an->nranks; i++)
         lr[i].file = i;
     for (i = pt->first; i <= pt->last; i++) {
@@ -333,26 +331,132 @@ static int slowdown_finding(struct cp_analysis *an, const struct an_state *st,
                 (size_t)d->late[j].file < an->nranks) {
                 lr[d->late[j].file].late += d->late[j].late;
                 lr[d->late[j].file].count += d->late[j].count;
-                late_total += d->late[j].late;
-                count_total += d->late[j].count;
+                *late_total += d->late[j].late;
+                *count_total += d->late[j].count;
             }
     }
     qsort(lr, an->nranks, sizeof *lr, compare_late);
-    for (nlr = 0; nlr < an->nranks && nlr < MAX_LAST_RANKS &&
-                  lr[nlr].count && lr[nlr].late > 0.1 * late_total;
-         nlr++) {
-        const struct cp_analysis_rank *r = &an->ranks[lr[nlr].file];
-        size_t len = strlen(ranks_text);
-        snprintf(ranks_text + len, sizeof ranks_text - len,
-                 "%s%d (%s, last in %llu, %.3g s late)", nlr ? ", " : "",
+}
+
+/* The last-arriving ranks a slowdown names: those of lr with more than a
+ * tenth of the lateness, at most MAX_LAST_RANKS. */
+struct last_ranks {
+    size_t n; /* of lr */
+    int ranks[MAX_LAST_RANKS];
+    unsigned nodes[MAX_LAST_RANKS];
+    size_t nranks, nnodes;
+    char text[300];
+};
+
+static void name_last_ranks(const struct cp_analysis *an,
+                            const struct late_rank *lr, double late_total,
+                            struct last_ranks *lst)
+{
+    size_t j;
+
+    for (lst->n = 0; lst->n < an->nranks && lst->n < MAX_LAST_RANKS &&
+                     lr[lst->n].count && lr[lst->n].late > 0.1 * late_total;
+         lst->n++) {
+        const struct cp_analysis_rank *r = &an->ranks[lr[lst->n].file];
+        size_t len = strlen(lst->text);
+        snprintf(lst->text + len, sizeof lst->text - len,
+                 "%s%d (%s, last in %llu, %.3g s late)", lst->n ? ", " : "",
                  r->rank, an->nodes[r->node].name,
-                 (unsigned long long)lr[nlr].count, lr[nlr].late);
-        ranks[nranks++] = r->rank;
-        for (j = 0; j < nnodes && nodes[j] != r->node; j++)
+                 (unsigned long long)lr[lst->n].count, lr[lst->n].late);
+        lst->ranks[lst->nranks++] = r->rank;
+        for (j = 0; j < lst->nnodes && lst->nodes[j] != r->node; j++)
             ;
-        if (j == nnodes)
-            nodes[nnodes++] = r->node;
+        if (j == lst->nnodes)
+            lst->nodes[lst->nnodes++] = r->node;
     }
+}
+
+/* evidence.comms: the first MAX_COMMS of cs; NULL when out of memory. */
+static json_t *comms_json(const struct cp_analysis *an,
+                          const struct comm_share *cs, size_t ncs)
+{
+    json_t *jc = json_array();
+    size_t i;
+
+    if (!jc)
+        return NULL;
+    for (i = 0; i < ncs && i < MAX_COMMS; i++) {
+        const struct comm_share *c = &cs[i];
+        json_t *o = json_object();
+        if (!o || json_array_append_new(jc, o) < 0)
+            goto fail;
+        if (c->comm == AN_WKEY_ANY || c->comm >= an->ncomms) {
+            if (set(o, "comm", json_null()) < 0 ||
+                set(o, "comm_name", json_string("")) < 0)
+                goto fail;
+        } else if (set(o, "comm", hex_id(an->comms[c->comm].id)) < 0 ||
+                   set(o, "comm_name",
+                       json_string(an->comms[c->comm].name)) < 0) {
+            goto fail;
+        }
+        if (set(o, "calls", json_integer((json_int_t)c->calls)) < 0 ||
+            set(o, "own_s", jnum(c->own)) < 0 ||
+            set(o, "lost_s", jnum(comm_excess(c))) < 0 ||
+            set(o, "factor", jnum(comm_factor(c))) < 0 ||
+            set(o, "slowed", json_boolean(comm_factor(c) >= COMM_SLOWED)) <
+                0)
+            goto fail;
+    }
+    return jc;
+fail:
+    json_decref(jc);
+    return NULL;
+}
+
+/* evidence.last_ranks: the first n of lr; NULL when out of memory. */
+static json_t *last_ranks_json(const struct cp_analysis *an,
+                               const struct late_rank *lr, size_t n)
+{
+    json_t *jr = json_array();
+    size_t i;
+
+    if (!jr)
+        return NULL;
+    for (i = 0; i < n; i++) {
+        const struct cp_analysis_rank *r = &an->ranks[lr[i].file];
+        json_t *o = json_object();
+        if (!o || json_array_append_new(jr, o) < 0 ||
+            set(o, "rank", json_integer(r->rank)) < 0 ||
+            set(o, "node", json_string(an->nodes[r->node].name)) < 0 ||
+            set(o, "last_arrivals", json_integer((json_int_t)lr[i].count)) <
+                0 ||
+            set(o, "late_s", jnum(lr[i].late)) < 0) {
+            json_decref(jr);
+            return NULL;
+        }
+    }
+    return jr;
+}
+
+static int slowdown_finding(struct cp_analysis *an, const struct an_state *st,
+                            const struct entry *e, size_t ne,
+                            const struct part *pt, double warmup_end_s)
+{
+    const struct cp_analysis_timeline *tl = &an->timeline;
+    struct comm_share *cs = NULL;
+    struct late_rank *lr = NULL;
+    struct last_ranks lst = {0};
+    size_t ncs, i, j;
+    double late_total = 0;
+    uint64_t count_total = 0;
+    char comms_text[400] = "", label[40];
+    json_t *ev, *jc = NULL, *jr = NULL;
+    int rc = -1;
+
+    /* the communicators in the part: their own time against typical */
+    cs = calloc(ne ? ne : 1, sizeof *cs);
+    lr = calloc(an->nranks ? an->nranks : 1, sizeof *lr);
+    if (!cs || !lr)
+        goto out;
+    ncs = part_comms(an, e, ne, pt, cs);
+    /* the ranks that arrived last in it */
+    part_late_ranks(an, st->timeline, pt, lr, &late_total, &count_total);
+    name_last_ranks(an, lr, late_total, &lst);
     for (i = j = 0; i < ncs && j < 3; i++) {
         size_t len = strlen(comms_text);
         double f = comm_factor(&cs[i]);
@@ -362,47 +466,14 @@ static int slowdown_finding(struct cp_analysis *an, const struct an_state *st,
                  j++ ? ", " : "",
                  comm_label(an, cs[i].comm, label, sizeof label), f);
     }
-    if (add_finding_text(an, pt, tl, comms_text, ranks_text,
-                         late_total, ranks, nranks, nodes, nnodes) < 0)
+    if (add_finding_text(an, pt, tl, comms_text, lst.text, late_total,
+                         lst.ranks, lst.nranks, lst.nodes, lst.nnodes) < 0)
         goto out;
     ev = an->findings[an->nfindings - 1].evidence;
-    jc = json_array();
-    jr = json_array();
+    jc = comms_json(an, cs, ncs);
+    jr = last_ranks_json(an, lr, lst.n);
     if (!jc || !jr)
         goto out;
-    for (i = 0; i < ncs && i < MAX_COMMS; i++) {
-        const struct comm_share *c = &cs[i];
-        json_t *o = json_object();
-        if (!o || json_array_append_new(jc, o) < 0)
-            goto out;
-        if (c->comm == AN_WKEY_ANY || c->comm >= an->ncomms) {
-            if (set(o, "comm", json_null()) < 0 ||
-                set(o, "comm_name", json_string("")) < 0)
-                goto out;
-        } else if (set(o, "comm", hex_id(an->comms[c->comm].id)) < 0 ||
-                   set(o, "comm_name",
-                       json_string(an->comms[c->comm].name)) < 0) {
-            goto out;
-        }
-        if (set(o, "calls", json_integer((json_int_t)c->calls)) < 0 ||
-            set(o, "own_s", jnum(c->own)) < 0 ||
-            set(o, "lost_s", jnum(comm_excess(c))) < 0 ||
-            set(o, "factor", jnum(comm_factor(c))) < 0 ||
-            set(o, "slowed", json_boolean(comm_factor(c) >= COMM_SLOWED)) <
-                0)
-            goto out;
-    }
-    for (i = 0; i < nlr; i++) {
-        const struct cp_analysis_rank *r = &an->ranks[lr[i].file];
-        json_t *o = json_object();
-        if (!o || json_array_append_new(jr, o) < 0 ||
-            set(o, "rank", json_integer(r->rank)) < 0 ||
-            set(o, "node", json_string(an->nodes[r->node].name)) < 0 ||
-            set(o, "last_arrivals", json_integer((json_int_t)lr[i].count)) <
-                0 ||
-            set(o, "late_s", jnum(lr[i].late)) < 0)
-            goto out;
-    }
     if (set(ev, "from_s", jnum(tl->windows[pt->first].start_s)) < 0 ||
         set(ev, "to_s", jnum(tl->windows[pt->last].end_s)) < 0 ||
         set(ev, "first_window", json_integer((json_int_t)pt->first)) < 0 ||
@@ -419,16 +490,9 @@ static int slowdown_finding(struct cp_analysis *an, const struct an_state *st,
         set(ev, "warmup_end_s", jnum(warmup_end_s)) < 0 ||
         set(ev, "last_arrivals", json_integer((json_int_t)count_total)) < 0 ||
         set(ev, "late_s", jnum(late_total)) < 0 ||
-        set(ev, "comms", jc) < 0) {
-        jc = NULL;
+        json_object_set(ev, "comms", jc) < 0 ||
+        json_object_set(ev, "last_ranks", jr) < 0)
         goto out;
-    }
-    jc = NULL;
-    if (set(ev, "last_ranks", jr) < 0) {
-        jr = NULL;
-        goto out;
-    }
-    jr = NULL;
     place_last_finding(an);
     rc = 0;
 out:
