@@ -14,9 +14,8 @@
 #include <jansson.h>
 
 #include "cp_plugin_probe.h"
+#include "cp_plugin_json.h"
 #include "cp_error.h"
-
-#define PROBE_JSON_MAX (16u << 20)
 
 /* ---- the command line --------------------------------------------------- */
 
@@ -190,17 +189,6 @@ void cp_probe_env_free(char **envp)
 
 /* ---- probe.json --------------------------------------------------------- */
 
-/* text into out, printable: control bytes become '?' */
-static void printable(char *out, size_t outlen, const char *text)
-{
-    char *p;
-
-    snprintf(out, outlen, "%s", text ? text : "");
-    for (p = out; *p; p++)
-        if ((unsigned char)*p < 0x20 || *p == 0x7f)
-            *p = '?';
-}
-
 static double number(json_t *obj, const char *key)
 {
     json_t *v = json_object_get(obj, key);
@@ -216,8 +204,8 @@ static void read_link(json_t *finding, const struct cp_probe_result *res,
            *evidence = json_object_get(finding, "evidence");
     char a[64], b[64];
 
-    printable(a, sizeof a, json_string_value(json_array_get(nodes, 0)));
-    printable(b, sizeof b, json_string_value(json_array_get(nodes, 1)));
+    cp_plugin_printable(a, sizeof a, json_string_value(json_array_get(nodes, 0)));
+    cp_plugin_printable(b, sizeof b, json_string_value(json_array_get(nodes, 1)));
     snprintf(link->nodes, sizeof link->nodes, "%s-%s", a[0] ? a : "?",
              b[0] ? b : "?");
     link->severity = cp_severity_parse(
@@ -231,27 +219,14 @@ static void read_link(json_t *finding, const struct cp_probe_result *res,
 int cp_probe_read(int dirfd, const char *name, struct cp_probe_result *res,
                   struct cp_error *err)
 {
-    json_error_t jerr;
-    json_t *root = NULL, *topo, *findings, *item, *v;
-    struct stat st;
+    json_t *root, *topo, *findings, *item, *v;
     size_t i;
-    int fd, rc = -1;
+    int rc = -1;
 
     memset(res, 0, sizeof *res);
-    fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) {
-        return cp_errorf(err, "%s: %s", name, strerror(errno));
-    }
-    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-        st.st_size > (off_t)PROBE_JSON_MAX) {
-        cp_errorf(err, "%s is not a regular file of at most 16 MiB", name);
-        goto out;
-    }
-    root = json_loadfd(fd, 0, &jerr);
-    if (!root) {
-        cp_errorf(err, "%s: line %d: %s", name, jerr.line, jerr.text);
-        goto out;
-    }
+    root = cp_plugin_json_load(dirfd, name, err);
+    if (!root)
+        return -1;
     v = json_object_get(root, "schema");
     if (!json_is_string(v) ||
         strncmp(json_string_value(v), "collprof.probe/", 15) != 0) {
@@ -262,8 +237,8 @@ int cp_probe_read(int dirfd, const char *name, struct cp_probe_result *res,
     res->nodes = (unsigned)json_array_size(json_object_get(topo, "nodes"));
     res->pairs = (unsigned)json_array_size(json_object_get(topo, "pairs"));
     res->reference_Bps = number(topo, "reference_Bps");
-    printable(res->reference_source, sizeof res->reference_source,
-              json_string_value(json_object_get(topo, "reference_source")));
+    cp_plugin_printable(res->reference_source, sizeof res->reference_source,
+                        json_string_value(json_object_get(topo, "reference_source")));
     res->slow_below =
         number(json_object_get(topo, "thresholds"), "slow");
     findings = json_object_get(root, "findings");
@@ -279,7 +254,6 @@ int cp_probe_read(int dirfd, const char *name, struct cp_probe_result *res,
     rc = 0;
 out:
     json_decref(root);
-    close(fd);
     return rc;
 }
 

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cp_plugin_findings.h"
@@ -83,6 +84,14 @@ int main(void)
     }
     is_int(read_report(dirfd, "link.json", &err), -1, "is not followed");
     is_int(read_report(dirfd, "absent.json", &err), -1, "an absent report: -1");
+    /* a FIFO in its place is refused at once (alarm: it must not block) */
+    snprintf(path, sizeof path, "%s/fifo.json", tmp);
+    ok(mkfifo(path, 0600) == 0, "a FIFO named like a report");
+    alarm(10);
+    is_int(read_report(dirfd, "fifo.json", &err), -1, "is refused without blocking");
+    alarm(0);
+    ok(strstr(err.text, "fifo.json") && strstr(err.text, "regular file"),
+       "the error names it and says why (%s)", err.text);
     close(dirfd);
     {
         char cmd[300];
