@@ -1492,30 +1492,26 @@ static int import_json(struct parser *ps, const char *text)
 {
     json_error_t je;
     json_t *root = json_loads(text, JSON_DISABLE_EOF_CHECK, &je);
+    int (*import)(struct parser *, json_t *) = NULL;
     int rc = 0;
 
-    if (root && json_is_object(root) && json_object_get(root, "results")) {
+    if (root && json_is_object(root) && json_object_get(root, "results"))
+        import = import_nccl_tests_json;
+    else if (root && json_is_object(root) && json_object_get(root, "points"))
+        import = import_bench_json;
+    if (!import) {
         json_decref(root);
-        root = json_loads(text, 0, &je);
-        if (!root) {
-            issuef(ps, (unsigned)je.line,
-                   "not a complete JSON document: %s; file skipped", je.text);
-            return 0;
-        }
-        rc = import_nccl_tests_json(ps, root);
-    } else if (root && json_is_object(root) &&
-               json_object_get(root, "points")) {
-        json_decref(root);
-        root = json_loads(text, 0, &je);
-        if (!root) {
-            issuef(ps, (unsigned)je.line,
-                   "not a complete JSON document: %s; file skipped", je.text);
-            return 0;
-        }
-        rc = import_bench_json(ps, root);
-    } else {
-        rc = import_json_lines(ps, text);
+        return import_json_lines(ps, text);
     }
+    /* one document: anything after it is an error, not more lines */
+    json_decref(root);
+    root = json_loads(text, 0, &je);
+    if (!root) {
+        issuef(ps, (unsigned)je.line,
+               "not a complete JSON document: %s; file skipped", je.text);
+        return 0;
+    }
+    rc = import(ps, root);
     json_decref(root);
     return rc;
 }
@@ -1611,35 +1607,14 @@ int cp_bench_import_file(const char *path,
                          struct cp_bench_import_report *rep,
                          struct cp_error *err)
 {
-    FILE *f = NULL;
-    char *text = NULL;
+    char *text;
     size_t len;
     int rc = -1;
 
-    f = cp_path_fopen_input(path, CP_PATH_FOLLOW, err);
-    if (!f)
+    text = cp_path_read_text(path, CP_PATH_FOLLOW, (size_t)MAX_IMPORT_BYTES,
+                             "nccl-tests output", &len, err);
+    if (!text)
         goto out;
-    text = malloc((size_t)MAX_IMPORT_BYTES + 1);
-    if (!text) {
-        cp_error_set(err, path, -1, "%s: out of memory", path);
-        goto out;
-    }
-    len = fread(text, 1, (size_t)MAX_IMPORT_BYTES + 1, f);
-    if (ferror(f)) {
-        cp_error_set(err, path, -1, "%s: read error", path);
-        goto out;
-    }
-    if (len > (size_t)MAX_IMPORT_BYTES) {
-        cp_error_set(err, path, -1, "%s: larger than %ld bytes", path,
-                     MAX_IMPORT_BYTES);
-        goto out;
-    }
-    if (memchr(text, '\0', len)) {
-        cp_error_set(err, path, -1,
-                     "%s: binary data, not an nccl-tests output", path);
-        goto out;
-    }
-    text[len] = '\0';
     {
         uint64_t h = 0xcbf29ce484222325ull;
         unsigned k;
@@ -1668,8 +1643,6 @@ int cp_bench_import_file(const char *path,
     }
     rc = cp_bench_import_string(text, path, opts, set, rep, err);
 out:
-    if (f)
-        fclose(f);
     free(text);
     return rc;
 }

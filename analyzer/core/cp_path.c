@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -319,6 +320,57 @@ FILE *cp_path_fopen_input(const char *path, enum cp_path_links links,
         close(fd);
     }
     return f;
+}
+
+char *cp_path_read_text(const char *path, enum cp_path_links links,
+                        size_t max, const char *what, size_t *len,
+                        struct cp_error *err)
+{
+    struct stat st;
+    char *text = NULL;
+    size_t got = 0;
+    ssize_t n;
+    int fd;
+
+    fd = cp_path_open_input_stat(path, links, &st, err);
+    if (fd < 0)
+        return NULL;
+    if ((uint64_t)st.st_size > max) {
+        cp_error_set(err, path, -1, "%s: %lld bytes, more than a %s may have "
+                     "(%zu)", path, (long long)st.st_size, what, max);
+        goto fail;
+    }
+    text = malloc((size_t)st.st_size + 1);
+    if (!text) {
+        cp_error_set(err, path, -1, "%s: out of memory", path);
+        goto fail;
+    }
+    /* what fstat said; a file still being written is read as far as that */
+    while (got < (size_t)st.st_size) {
+        n = pread(fd, text + got, (size_t)st.st_size - got, (off_t)got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            cp_error_set(err, path, (int64_t)got, "%s: read error at byte "
+                         "%zu: %s", path, got, strerror(errno));
+            goto fail;
+        }
+        if (n == 0)
+            break;
+        got += (size_t)n;
+    }
+    if (memchr(text, '\0', got)) {
+        cp_error_set(err, path, -1, "%s: binary data, not a %s", path, what);
+        goto fail;
+    }
+    text[got] = '\0';
+    *len = got;
+    close(fd);
+    return text;
+fail:
+    free(text);
+    close(fd);
+    return NULL;
 }
 
 void cp_path_set_log_links(enum cp_path_links links)

@@ -82,6 +82,14 @@ int cp_path_open_input_stat(const char *path, enum cp_path_links links,
 FILE *cp_path_fopen_input(const char *path, enum cp_path_links links,
                           struct cp_error *err);
 
+/* The whole text of the input path (opened as above), NUL-terminated, in
+ * a buffer the caller frees; its length in *len.  A file of more than max
+ * bytes or holding a NUL byte is refused, the error naming it and saying
+ * it is not a `what` ("profile", "nccl-tests output"). */
+char *cp_path_read_text(const char *path, enum cp_path_links links,
+                        size_t max, const char *what, size_t *len,
+                        struct cp_error *err);
+
 /* The policy for logs (*.cplog): CP_PATH_NOFOLLOW unless the command was
  * given --follow-symlinks.  Process-wide, set once by main(). */
 void cp_path_set_log_links(enum cp_path_links links);

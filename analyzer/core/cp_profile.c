@@ -140,38 +140,14 @@ out:
 int cp_profile_parse_file(const char *path, struct cp_profile *out,
                           struct cp_error *err)
 {
-    FILE *f = NULL;
-    char *text = NULL;
     size_t len;
-    int rc = -1;
+    char *text = cp_path_read_text(path, CP_PATH_FOLLOW, MAX_PROFILE_BYTES,
+                                   "profile", &len, err);
+    int rc;
 
-    f = cp_path_fopen_input(path, CP_PATH_FOLLOW, err);
-    if (!f)
-        goto out;
-    text = malloc(MAX_PROFILE_BYTES + 1);
-    if (!text) {
-        cp_error_set(err, path, -1, "%s: out of memory", path);
-        goto out;
-    }
-    len = fread(text, 1, MAX_PROFILE_BYTES + 1, f);
-    if (ferror(f)) {
-        cp_error_set(err, path, -1, "%s: read error", path);
-        goto out;
-    }
-    if (len > MAX_PROFILE_BYTES) {
-        cp_error_set(err, path, -1, "%s: larger than %d bytes, not a profile",
-                     path, MAX_PROFILE_BYTES);
-        goto out;
-    }
-    if (memchr(text, '\0', len)) {
-        cp_error_set(err, path, -1, "%s: binary data, not a profile", path);
-        goto out;
-    }
-    text[len] = '\0';
+    if (!text)
+        return -1;
     rc = cp_profile_parse_string(text, path, out, err);
-out:
-    if (f)
-        fclose(f);
     free(text);
     return rc;
 }

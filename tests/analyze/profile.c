@@ -94,7 +94,22 @@ int main(void)
     ok(cp_profile_parse_file(path, &p, &e) == 0 &&
            p.link[CP_LINK_INTER].bandwidth_Bps == 1e9,
        "file parsed");
+    f = fopen(path, "w");
+    fwrite("inter alpha=15us\0bandwidth=1GB/s\n", 1, 33, f);
+    fclose(f);
+    ok(cp_profile_parse_file(path, &p, &e) < 0 && strstr(e.text, path) &&
+           strstr(e.text, "binary data, not a profile"),
+       "a NUL byte: refused, named (%s)", e.text);
+    f = fopen(path, "w");
+    for (int i = 0; i < 20000; i++)
+        fprintf(f, "# %-60d\n", i);
+    fclose(f);
+    ok(cp_profile_parse_file(path, &p, &e) < 0 && strstr(e.text, path) &&
+           strstr(e.text, "more than a profile may have"),
+       "too large: refused, named (%s)", e.text);
     unlink(path);
+    ok(cp_profile_parse_file("/tmp", &p, &e) < 0 && strstr(e.text, "/tmp"),
+       "a directory: refused, named (%s)", e.text);
     is_str(cp_link_class_name(CP_LINK_INTER), "inter", "class names");
     ok(cp_link_class_name(CP_LINK_COUNT) == NULL, "out of range: NULL");
     return done_testing();
