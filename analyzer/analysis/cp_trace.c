@@ -651,6 +651,24 @@ static void write_header(struct trace *t)
     out_printf(o, "}},\n\"traceEvents\":[\n");
 }
 
+/* The two metadata events naming a process (tid 0) or a thread and
+ * placing it: what is "process" or "thread". */
+static void name_and_order(struct out *o, const char *what, int pid, int tid,
+                           const char *name, int sort)
+{
+    out_event_start(o);
+    out_printf(o, "{\"ph\":\"M\",\"pid\":%d,\"tid\":%d,"
+                  "\"name\":\"%s_name\",\"args\":{\"name\":",
+               pid, tid, what);
+    out_string(o, name);
+    out_printf(o, "}}");
+    out_event_start(o);
+    out_printf(o, "{\"ph\":\"M\",\"pid\":%d,\"tid\":%d,"
+                  "\"name\":\"%s_sort_index\",\"args\":"
+                  "{\"sort_index\":%d}}",
+               pid, tid, what, sort);
+}
+
 static void write_metadata(struct trace *t)
 {
     const struct cp_analysis *an = t->an;
@@ -664,46 +682,17 @@ static void write_metadata(struct trace *t)
         int pid = (int)l->node + 1, tid = lane_tid(l);
         if (seen && l->node < an->nnodes && !seen[l->node]) {
             seen[l->node] = 1;
-            out_event_start(o);
-            out_printf(o, "{\"ph\":\"M\",\"pid\":%d,\"tid\":0,"
-                          "\"name\":\"process_name\",\"args\":{\"name\":",
-                       pid);
-            out_string(o, an->nodes[l->node].name);
-            out_printf(o, "}}");
-            out_event_start(o);
-            out_printf(o, "{\"ph\":\"M\",\"pid\":%d,\"tid\":0,"
-                          "\"name\":\"process_sort_index\",\"args\":"
-                          "{\"sort_index\":%d}}",
-                       pid, pid);
+            name_and_order(o, "process", pid, 0, an->nodes[l->node].name, pid);
             t->st.metadata += 2;
             t->st.nodes++;
         }
         lane_name(t, l, name, sizeof name - 8);
-        out_event_start(o);
-        out_printf(o, "{\"ph\":\"M\",\"pid\":%d,\"tid\":%d,"
-                      "\"name\":\"thread_name\",\"args\":{\"name\":",
-                   pid, tid);
-        out_string(o, name);
-        out_printf(o, "}}");
-        out_event_start(o);
-        out_printf(o, "{\"ph\":\"M\",\"pid\":%d,\"tid\":%d,"
-                      "\"name\":\"thread_sort_index\",\"args\":"
-                      "{\"sort_index\":%d}}",
-                   pid, tid, 2 * tid);
+        name_and_order(o, "thread", pid, tid, name, 2 * tid);
         t->st.metadata += 2;
         if (l->has_gpu) {
             strcat(name, " GPU");
-            out_event_start(o);
-            out_printf(o, "{\"ph\":\"M\",\"pid\":%d,\"tid\":%d,"
-                          "\"name\":\"thread_name\",\"args\":{\"name\":",
-                       pid, GPU_TID_BASE + tid);
-            out_string(o, name);
-            out_printf(o, "}}");
-            out_event_start(o);
-            out_printf(o, "{\"ph\":\"M\",\"pid\":%d,\"tid\":%d,"
-                          "\"name\":\"thread_sort_index\",\"args\":"
-                          "{\"sort_index\":%d}}",
-                       pid, GPU_TID_BASE + tid, 2 * tid + 1);
+            name_and_order(o, "thread", pid, GPU_TID_BASE + tid, name,
+                           2 * tid + 1);
             t->st.metadata += 2;
         }
     }
