@@ -13,7 +13,7 @@
 #include "collprof/cp_logfmt.h"
 #include "cp_analysis.h"
 #include "cp_hang.h"
-#include "cp_json_int.h"
+#include "cp_jsonout.h"
 
 static json_t *jint(uint64_t v)
 {
@@ -41,28 +41,6 @@ static json_t *jstr(const char *s)
     v = json_string(copy);
     free(copy);
     return v;
-}
-
-/* Set and count failures: *bad becomes 1 when value is NULL or the set
- * fails (out of memory). */
-static void put(json_t *obj, const char *key, json_t *value, int *bad)
-{
-    if (!obj) {
-        json_decref(value);
-        *bad = 1;
-    } else if (!value || json_object_set_new(obj, key, value) < 0) {
-        *bad = 1; /* set_new took the reference even when failing */
-    }
-}
-
-static void push(json_t *arr, json_t *value, int *bad)
-{
-    if (!arr) {
-        json_decref(value);
-        *bad = 1;
-    } else if (!value || json_array_append_new(arr, value) < 0) {
-        *bad = 1;
-    }
 }
 
 static json_t *node_names(const struct cp_analysis *an, const unsigned *nodes,

@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "cp_analysis_int.h"
-#include "cp_json_int.h"
+#include "cp_jsonout.h"
 #include "cp_kinds.h"
 #include "cp_units.h"
 

@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "cp_path.h"
+#include "cp_jsonout.h"
 #include "cp_probe.h"
 #include "cp_stats.h"
 #include "cp_units.h"
@@ -476,24 +477,6 @@ void cp_probe_judge(struct cp_probe_result *res, double profile_Bps,
 }
 
 /* ---- the report ------------------------------------------------------------------ */
-
-static json_t *jnum(double v)
-{
-    return isfinite(v) ? json_real(v) : json_null();
-}
-
-/* obj[key] = v, taking v's reference; *bad set when anything failed. */
-static void put(json_t *obj, const char *key, json_t *v, int *bad)
-{
-    if (!obj || !v || json_object_set_new(obj, key, v) < 0)
-        *bad = 1;
-}
-
-static void push(json_t *arr, json_t *v, int *bad)
-{
-    if (!arr || !v || json_array_append_new(arr, v) < 0)
-        *bad = 1;
-}
 
 static json_t *pair_names(const struct cp_probe_result *res,
                           const struct cp_probe_pair *q, int *bad)

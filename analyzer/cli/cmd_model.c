@@ -16,6 +16,7 @@
 #include <jansson.h>
 
 #include "cp_cmds.h"
+#include "cp_jsonout.h"
 #include "cp_model.h"
 #include "cp_units.h"
 
@@ -393,35 +394,15 @@ static int evaluate(const struct request *req, struct answer *ans)
 
 /* ---- JSON -------------------------------------------------------------- */
 
-/* A number, or null when it is not finite (JSON has no NaN). */
-static json_t *num(double v)
-{
-    return isfinite(v) ? json_real(v) : json_null();
-}
-
-/* obj[key] = value, taking the reference; a NULL value or a failure sets
- * *bad, so that one check at the end covers every key. */
-static void put(json_t *obj, const char *key, json_t *value, int *bad)
-{
-    if (!obj || !value || json_object_set_new(obj, key, value) < 0)
-        *bad = 1;
-}
-
-static void push(json_t *array, json_t *value, int *bad)
-{
-    if (!array || !value || json_array_append_new(array, value) < 0)
-        *bad = 1;
-}
-
 static json_t *json_row(const struct row *r, double n, int *bad)
 {
     json_t *o = json_object();
 
     put(o, "name", json_string(cp_model_algo_name(r->algo)), bad);
     if (r->applies) {
-        put(o, "time_s", num(r->time), bad);
-        put(o, "latency_s", num(r->terms.latency_s), bad);
-        put(o, "bandwidth_s", num(n * r->terms.sec_per_byte), bad);
+        put(o, "time_s", jnum(r->time), bad);
+        put(o, "latency_s", jnum(r->terms.latency_s), bad);
+        put(o, "bandwidth_s", jnum(n * r->terms.sec_per_byte), bad);
         put(o, "regime", json_string(cp_model_regime_name(r->regime)), bad);
     } else {
         put(o, "reason", json_string(r->reason), bad);
@@ -471,30 +452,30 @@ static json_t *json_answer(const struct request *req, const struct answer *a)
         req->size <= (uint64_t)INT64_MAX ? json_integer((json_int_t)req->size)
                                          : json_real(n),
         &bad);
-    put(root, "alpha_s", num(req->alpha), &bad);
-    put(root, "bandwidth_Bps", num(req->bandwidth), &bad);
-    put(root, "beta_s_per_byte", num(a->params.beta), &bad);
+    put(root, "alpha_s", jnum(req->alpha), &bad);
+    put(root, "bandwidth_Bps", jnum(req->bandwidth), &bad);
+    put(root, "beta_s_per_byte", jnum(a->params.beta), &bad);
     put(root, "algorithms", algos, &bad);
     put(root, "not_applicable", na, &bad);
     put(root, "best", json_string(cp_model_algo_name(a->best)), &bad);
-    put(root, "best_time_s", num(a->best_time), &bad);
+    put(root, "best_time_s", jnum(a->best_time), &bad);
     put(root, "algo", json_string(cp_model_algo_name(s->algo)), &bad);
-    put(root, "time_s", num(s->time), &bad);
-    put(root, "latency_s", num(s->terms.latency_s), &bad);
-    put(root, "bandwidth_s", num(n * s->terms.sec_per_byte), &bad);
+    put(root, "time_s", jnum(s->time), &bad);
+    put(root, "latency_s", jnum(s->terms.latency_s), &bad);
+    put(root, "bandwidth_s", jnum(n * s->terms.sec_per_byte), &bad);
     put(root, "n_half_bytes",
-        num(s->terms.sec_per_byte > 0
+        jnum(s->terms.sec_per_byte > 0
                 ? s->terms.latency_s / s->terms.sec_per_byte
                 : NAN),
         &bad);
     put(root, "regime", json_string(cp_model_regime_name(s->regime)), &bad);
-    put(root, "algbw_Bps", num(a->algbw), &bad);
-    put(root, "busbw_Bps", num(a->busbw), &bad);
-    put(root, "busbw_factor", num(a->factor), &bad);
+    put(root, "algbw_Bps", jnum(a->algbw), &bad);
+    put(root, "busbw_Bps", jnum(a->busbw), &bad);
+    put(root, "busbw_factor", jnum(a->factor), &bad);
     put(root, "crossovers", cross, &bad);
-    put(bounds, "latency_s", num(a->bound_latency), &bad);
-    put(bounds, "bandwidth_s", num(a->bound_bandwidth), &bad);
-    put(bounds, "bytes_per_rank", num(a->bound_bytes), &bad);
+    put(bounds, "latency_s", jnum(a->bound_latency), &bad);
+    put(bounds, "bandwidth_s", jnum(a->bound_bandwidth), &bad);
+    put(bounds, "bytes_per_rank", jnum(a->bound_bytes), &bad);
     put(root, "lower_bounds", bounds, &bad);
 
     if (HAVE(req, OPT_GPUS_PER_NODE)) {
@@ -506,20 +487,20 @@ static json_t *json_answer(const struct request *req, const struct answer *a)
             req->ranks % g == 0 ? json_integer((json_int_t)(req->ranks / g))
                                 : json_null(),
             &bad);
-        put(topo, "inter_alpha_s", num(req->inter_alpha), &bad);
-        put(topo, "inter_bandwidth_Bps", num(req->inter_bandwidth), &bad);
-        put(topo, "inter_beta_s_per_byte", num(a->params.inter_beta), &bad);
-        put(topo, "network_bound_s", num(a->network_bound), &bad);
+        put(topo, "inter_alpha_s", jnum(req->inter_alpha), &bad);
+        put(topo, "inter_bandwidth_Bps", jnum(req->inter_bandwidth), &bad);
+        put(topo, "inter_beta_s_per_byte", jnum(a->params.inter_beta), &bad);
+        put(topo, "network_bound_s", jnum(a->network_bound), &bad);
         put(root, "topology", topo, &bad);
         if (a->have_hier) {
             json_t *h = json_object();
 
-            put(h, "intra_step_s", num(a->hier.intra_step_s), &bad);
-            put(h, "intra_reduce_scatter_s", num(a->hier.intra_rs_s), &bad);
-            put(h, "inter_step_s", num(a->hier.inter_step_s), &bad);
-            put(h, "inter_allreduce_s", num(a->hier.inter_ar_s), &bad);
-            put(h, "intra_allgather_s", num(a->hier.intra_ag_s), &bad);
-            put(h, "total_s", num(a->hier.total_s), &bad);
+            put(h, "intra_step_s", jnum(a->hier.intra_step_s), &bad);
+            put(h, "intra_reduce_scatter_s", jnum(a->hier.intra_rs_s), &bad);
+            put(h, "inter_step_s", jnum(a->hier.inter_step_s), &bad);
+            put(h, "inter_allreduce_s", jnum(a->hier.inter_ar_s), &bad);
+            put(h, "intra_allgather_s", jnum(a->hier.intra_ag_s), &bad);
+            put(h, "total_s", jnum(a->hier.total_s), &bad);
             put(root, "hierarchical", h, &bad);
         }
     }

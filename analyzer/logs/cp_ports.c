@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cp_path.h"
+#include "cp_jsonout.h"
 #include "cp_ports.h"
 
 #define MAX_COUNTERS 256
@@ -524,16 +525,6 @@ out:
 }
 
 /* ---- JSON ------------------------------------------------------------------ */
-
-static json_t *jnum(double v)
-{
-    return isfinite(v) ? json_real(v) : json_null();
-}
-
-static int set(json_t *o, const char *k, json_t *v)
-{
-    return v ? json_object_set_new(o, k, v) : -1;
-}
 
 json_t *cp_ports_to_json(const struct cp_ports_snapshot *snap)
 {
