@@ -9,14 +9,6 @@ t=$(mktemp -d /tmp/cp-clock-XXXXXX)
 trap 'rm -rf "$t"' EXIT INT TERM
 . "${top_srcdir:-.}/tests/scenarios/lib.sh"
 
-# point NAME CHECK...: verdict.py's checks as TAP points of this script
-point() {
-    out=$(TAP_START=$((tap_n + 1)) verdict "$@")
-    echo "$out"
-    tap_n=$((tap_n + $(echo "$out" | grep -c '^[no]')))
-    tap_fail=$((tap_fail + $(echo "$out" | grep -c '^not ok')))
-}
-
 for p in fsdp ddp 3d; do
     scenario shared-$p 8 4 "" --pattern $p --steps 3
     ok $? "$p on 8 ranks, 4 nodes sharing one clock: recorded and analyzed"

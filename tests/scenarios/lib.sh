@@ -64,3 +64,11 @@ verdict() {
     shift
     python3 "$s_check" "$t/$name.out/report.json" "$t/$name.analyze" "$@"
 }
+
+# point NAME CHECK...: verdict's checks as TAP points of the calling script
+point() {
+    out=$(TAP_START=$((tap_n + 1)) verdict "$@")
+    echo "$out"
+    tap_n=$((tap_n + $(echo "$out" | grep -c '^[no]')))
+    tap_fail=$((tap_fail + $(echo "$out" | grep -c '^not ok')))
+}

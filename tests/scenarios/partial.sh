@@ -11,13 +11,6 @@ t=$(mktemp -d /tmp/cp-partial-XXXXXX)
 trap 'rm -rf "$t"' EXIT INT TERM
 . "${top_srcdir:-.}/tests/scenarios/lib.sh"
 
-point() {
-    out=$(TAP_START=$((tap_n + 1)) verdict "$@")
-    echo "$out"
-    tap_n=$((tap_n + $(echo "$out" | grep -c '^[no]')))
-    tap_fail=$((tap_fail + $(echo "$out" | grep -c '^not ok')))
-}
-
 scenario whole 8 4 "" --pattern 3d --steps 3
 ok $? "3d on 8 ranks over 4 nodes: recorded and analyzed"
 point whole "line=of the run in NCCL (median; worst rank" \

@@ -13,12 +13,6 @@ t=$(mktemp -d /tmp/cp-reference-XXXXXX)
 trap 'rm -rf "$t"' EXIT INT TERM
 . "${top_srcdir:-.}/tests/scenarios/lib.sh"
 
-point() {
-    out=$(TAP_START=$((tap_n + 1)) verdict "$@")
-    echo "$out"
-    tap_n=$((tap_n + $(echo "$out" | grep -c '^[no]')))
-    tap_fail=$((tap_fail + $(echo "$out" | grep -c '^not ok')))
-}
 green() {
     grep -q 'class="verdict ok"' "$t/$1.out/report.html"
 }

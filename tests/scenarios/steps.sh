@@ -10,13 +10,6 @@ t=$(mktemp -d /tmp/cp-steps-XXXXXX)
 trap 'rm -rf "$t"' EXIT INT TERM
 . "${top_srcdir:-.}/tests/scenarios/lib.sh"
 
-point() {
-    out=$(TAP_START=$((tap_n + 1)) verdict "$@")
-    echo "$out"
-    tap_n=$((tap_n + $(echo "$out" | grep -c '^[no]')))
-    tap_fail=$((tap_fail + $(echo "$out" | grep -c '^not ok')))
-}
-
 for p in ddp fsdp tp moe pp 3d; do
     for nk in "4 2" "8 4"; do
         set -- $nk
