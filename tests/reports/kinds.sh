@@ -7,27 +7,6 @@
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/reports/lib.sh"
 need "$collprof"
-
-# run NAME WANT_STATUS CMD...: stdout in $work/out, stderr in $work/err
-run() {
-    name=$1 want=$2
-    shift 2
-    "$@" >"$work/out" 2>"$work/err"
-    got=$?
-    if [ "$got" -ne "$want" ]; then
-        diag "$name: exit $got, want $want"
-        sed 's/^/# /' "$work/err"
-        ok 1 "$name"
-        return
-    fi
-    ok 0 "$name"
-}
-err_has() {
-    if grep -qF -- "$1" "$work/err"; then ok 0 "$2"; else
-        diag "stderr: $(cat "$work/err")"
-        ok 1 "$2"
-    fi
-}
 # page FILE CHECK...: Python expressions over the page's text h, its
 # element ids and their counts (ids), and the text of one element by id
 # (inner(ID)); each must hold

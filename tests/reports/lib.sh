@@ -47,3 +47,26 @@ console_clean() {
 figures() {
     $domcheck figures "$1"
 }
+
+# run NAME WANT_STATUS CMD...: one point, that CMD exits WANT_STATUS;
+# stdout in $work/out, stderr in $work/err.  err_has TEXT NAME: one point,
+# that stderr holds TEXT
+run() {
+    name=$1 want=$2
+    shift 2
+    "$@" >"$work/out" 2>"$work/err"
+    got=$?
+    if [ "$got" -ne "$want" ]; then
+        diag "$name: exit $got, want $want"
+        sed 's/^/# /' "$work/err"
+        ok 1 "$name"
+        return
+    fi
+    ok 0 "$name"
+}
+err_has() {
+    if grep -qF -- "$1" "$work/err"; then ok 0 "$2"; else
+        diag "stderr: $(cat "$work/err")"
+        ok 1 "$2"
+    fi
+}
