@@ -13,6 +13,19 @@ check() {
 }
 diag() { echo "# $*"; }
 skip_all() { echo "1..0 # SKIP $*"; exit 77; }
+# need_sim_job: skip the script unless what a job recorded on the CPU NCCL
+# needs is built (collprof, tests/simnccl/simrun, tests/apps/train_sim, the
+# shim) and python3 is installed.
+need_sim_job() {
+    [ -x "${top_builddir:-.}/analyzer/collprof" ] || skip_all "collprof not built"
+    [ -x "${top_builddir:-.}/tests/simnccl/simrun" ] ||
+        skip_all "tests/simnccl/simrun not built"
+    [ -x "${top_builddir:-.}/tests/apps/train_sim" ] ||
+        skip_all "tests/apps/train_sim not built"
+    [ -f "${top_builddir:-.}/preload/.libs/libcollprof.so" ] ||
+        skip_all "the shim is not built"
+    command -v python3 >/dev/null 2>&1 || skip_all "no python3"
+}
 done_testing() {
     echo "1..$tap_n"
     [ "$tap_fail" -eq 0 ]

@@ -14,11 +14,7 @@ b=${top_builddir:-.}
 cp="$b/analyzer/collprof"
 simrun="$b/tests/simnccl/simrun"
 app="$b/tests/apps/train_sim"
-[ -x "$cp" ] || skip_all "collprof not built"
-[ -x "$simrun" ] || skip_all "tests/simnccl/simrun not built"
-[ -x "$app" ] || skip_all "tests/apps/train_sim not built"
-[ -f "$b/preload/.libs/libcollprof.so" ] || skip_all "the shim is not built"
-command -v python3 >/dev/null 2>&1 || skip_all "no python3"
+need_sim_job
 t=$(mktemp -d /tmp/cp-e2e-XXXXXX)
 trap 'rm -rf "$t"' EXIT INT TERM
 cat > "$t/topo" <<'TOPO'

@@ -1,22 +1,10 @@
 # lib.sh - shared set-up of collprof bench's shell tests; source it after
-# tests/tap.sh.  Paths of the built tools, a temp dir removed at exit,
-# `need` (skip when something is not built), and `jq_py EXPR FILE`, which
-# prints a Python expression over the JSON document d of FILE.
-b=${top_builddir:?top_builddir not set (run through make check)}
-s=${top_srcdir:?top_srcdir not set}
-collprof=$b/analyzer/collprof
-simrun=$b/tests/simnccl/simrun
-train_sim=$b/tests/apps/train_sim
-shim=$b/preload/.libs/libcollprof.so
+# tests/tap.sh.  Adds to tests/integration/lib.sh (paths of the built tools,
+# a temp dir removed at exit, `need`) the data folder and the JSON helpers
+# below.
+work_prefix=cp-bench
+. "${top_srcdir:?top_srcdir not set (run through make check)}/tests/integration/lib.sh"
 data=$s/tests/bench-cli/data
-work=$(mktemp -d /tmp/cp-bench-XXXXXX)
-cleanup() { rm -rf "$work"; }
-trap cleanup EXIT
-need() {
-    for f in "$@"; do
-        [ -x "$f" ] || [ -f "$f" ] || skip_all "$f not built"
-    done
-}
 command -v python3 >/dev/null 2>&1 || skip_all "python3 not found"
 # py FILE EXPR: evaluate EXPR with d = the JSON document in FILE
 py() {

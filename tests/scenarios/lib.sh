@@ -6,11 +6,7 @@ s_cp="$b/analyzer/collprof"
 s_simrun="$b/tests/simnccl/simrun"
 s_app="$b/tests/apps/train_sim"
 s_check="${top_srcdir:-.}/tests/scenarios/verdict.py"
-[ -x "$s_cp" ] || skip_all "collprof not built"
-[ -x "$s_simrun" ] || skip_all "tests/simnccl/simrun not built"
-[ -x "$s_app" ] || skip_all "tests/apps/train_sim not built"
-[ -f "$b/preload/.libs/libcollprof.so" ] || skip_all "the shim is not built"
-command -v python3 >/dev/null 2>&1 || skip_all "no python3"
+need_sim_job
 
 # scenario NAME RANKS NODES "TOPOLOGY LINES" APP-ARGS...: record NAME's
 # job on a 25 MB/s network (plus the lines), take the nodes' port
