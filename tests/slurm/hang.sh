@@ -14,20 +14,7 @@
 steps=$BASE/steps
 cd "$BASE/tmp" || exit 1
 
-if [ ! -e /dev/log ]; then
-    python3 - "$BASE/syslog.txt" <<'EOF' &
-import os, socket, sys
-s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-s.bind("/dev/log")
-os.chmod("/dev/log", 0o666)
-with open(sys.argv[1], "a") as f:
-    while True:
-        f.write(s.recv(65536).decode("utf-8", "replace") + "\n")
-        f.flush()
-EOF
-    syslog_pid=$!
-    i=0; while [ ! -S /dev/log ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-fi
+syslog_start
 install -d -m 1777 "$BASE/alerts"
 cat >"$BASE/alert.sh" <<EOF
 #!/bin/sh

@@ -48,6 +48,25 @@ TSIM=$CP_INST/bin/train_sim
 install -d -m 1777 "$BASE/ids" "$BASE/tmp"
 run_env="LD_LIBRARY_PATH=$SIMNCCL_LIBDIR TRAIN_SIM_IDDIR=$BASE/ids"
 
+# syslog_start: where no syslog daemon listens on /dev/log, a stand-in that
+# appends every datagram to $BASE/syslog.txt (stopped by cluster_cleanup
+# through $syslog_pid); the checks of syslog lines run only when it started.
+syslog_start() {
+    [ -e /dev/log ] && return 0
+    python3 - "$BASE/syslog.txt" <<'EOF' &
+import os, socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind("/dev/log")
+os.chmod("/dev/log", 0o666)
+with open(sys.argv[1], "a") as f:
+    while True:
+        f.write(s.recv(65536).decode("utf-8", "replace") + "\n")
+        f.flush()
+EOF
+    syslog_pid=$!
+    i=0; while [ ! -S /dev/log ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+}
+
 plugstack() { sh "$cluster" plugstack "$BASE" "$@"; }
 
 # CMD... as the test user, in the current directory (which it must read)

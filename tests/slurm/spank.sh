@@ -391,20 +391,7 @@ check "... and --collprof=probe on 2 nodes: the probe's line after it" \
     grep -q '^collprof: job [0-9]*\.0: probe: every node pair within 0.7x of the median (.*), 1 pair of 2 nodes measured; .*/probe/probe.json$' noan.err
 
 # ---- syslog and the alert hook (admin-only) -------------------------------
-if [ ! -e /dev/log ]; then
-    python3 - "$BASE/syslog.txt" <<'EOF' &
-import os, socket, sys
-s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-s.bind("/dev/log")
-os.chmod("/dev/log", 0o666)
-with open(sys.argv[1], "a") as f:
-    while True:
-        f.write(s.recv(65536).decode("utf-8", "replace") + "\n")
-        f.flush()
-EOF
-    syslog_pid=$!
-    i=0; while [ ! -S /dev/log ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-fi
+syslog_start
 install -d -m 1777 "$BASE/alerts"
 cat >"$BASE/alert.sh" <<EOF
 #!/bin/sh
@@ -563,7 +550,11 @@ plugstack "collprof=$fake"
 as_user env $run_env FAKE_PROBE=fail srun --collprof=probe -N2 -n2 "$TSIM" --pattern ddp --steps 1 \
     >probe3.out 2>probe3.err
 ok $? "a failing probe does not fail the step"
-check "... and costs one line" grep -q "^collprof: job [0-9]*\.0: probe: failed (exit 1): " probe3.err
+# srun's status for the failed probe step is its own (1 when a task exits 1,
+# but another under a loaded cluster): the point is the one line
+failed_line="^collprof: job [0-9]*\.0: probe: failed (exit [1-9][0-9]*): "
+check "... and costs one line" grep -q "$failed_line" probe3.err
+grep -q "$failed_line" probe3.err || sed 's/^/#   stderr: /' probe3.err
 plugstack
 
 # ---- the base directory: every component checked (docs/security.md) -------
