@@ -23,7 +23,7 @@
 #define CP_TRACE_SCHEMA "collprof.trace/1"
 /* The events above which a trace is refused unless the caller says
  * otherwise (docs/trace.md, "How large"). */
-#define CP_TRACE_MAX_EVENTS 4000000u
+#define CP_TRACE_MAX_EVENTS 2000000u
 
 /* An inclusive range of global ranks. */
 struct cp_trace_range {
