@@ -35,6 +35,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "collprof/cp_error.h"
 #include "collprof/cp_logfmt.h"
@@ -47,6 +48,10 @@
  * preparer that does not get a core for a few ms (4 MiB mapped ahead). */
 #define CP_LOG_AHEAD 4
 #define CP_LOG_NONE UINT64_MAX
+/* The unit of reservation and the alignment of mappings: one 2 MiB folio,
+ * mapped with one page-table entry where the kernel and file system can
+ * (cp_logwrite.c, map_chunk). */
+#define CP_LOG_SEG_SIZE (2u << 20)
 /* How far ahead of the slot being taken cp_log_slot prefetches: enough
  * calls to cover a miss to memory (a few hundred ns) when calls come every
  * 20-40 ns, and few enough lines (1 KiB) to stay in the L1 cache. */
@@ -55,10 +60,12 @@
 #endif
 
 struct cp_log {
-    int fd;
+    /* The one counter every call writes, alone in its cache line: nothing
+     * the preparer or a reader touches shares the line. */
+    uint64_t next_slot __attribute__((aligned(64))); /* atomic */
+    int fd __attribute__((aligned(64)));
     pid_t owner; /* the process that opened it (fork children must not close) */
     struct cp_log_header *hdr;
-    uint64_t next_slot; /* atomic */
     union cp_rec *chunk[CP_LOG_MAX_CHUNKS]; /* atomic pointers */
     pthread_mutex_t grow_lock;
     pthread_cond_t wake;  /* the preparer waits on it, under grow_lock */
@@ -67,6 +74,9 @@ struct cp_log {
                              without the lock, CP_LOG_NONE if none */
     uint64_t want;        /* chunk the preparer should map next */
     int closing;          /* under grow_lock: no more growth */
+    int reserving;        /* under grow_lock: a thread is writing zeros */
+    off_t reserved;       /* under grow_lock: file bytes [0, reserved) are
+                             reserved (written with zeros or records) */
     int have_preparer;
     pthread_t preparer;
     int grow_errno; /* atomic: first growth failure, 0 if none */
