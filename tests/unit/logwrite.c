@@ -113,11 +113,14 @@ int main(void)
          * whole segments while the log is open. */
         uint64_t c, bad = 0, chunks = 0;
         long pmd;
-        for (c = 0; c < CP_LOG_MAX_CHUNKS && log1.chunk[c]; c++) {
+        for (c = 0; c < CP_LOG_MAX_CHUNKS &&
+                    __atomic_load_n(&log1.chunk[c], __ATOMIC_ACQUIRE);
+             c++) {
             uint64_t off = CP_LOG_HEADER_SIZE +
                            c * CP_LOG_CHUNK_SLOTS * CP_LOG_RECORD_SIZE;
             chunks++;
-            if (((uintptr_t)log1.chunk[c] - off % CP_LOG_SEG_SIZE) %
+            if (((uintptr_t)__atomic_load_n(&log1.chunk[c], __ATOMIC_ACQUIRE) -
+                 off % CP_LOG_SEG_SIZE) %
                     CP_LOG_SEG_SIZE != 0)
                 bad++;
         }
