@@ -106,6 +106,8 @@ static void print_log_mapping(const char *label)
             pmd += kb;
     }
     fclose(f);
+    if (size == 0)
+        return; /* no log (the shim is off) */
     printf("%s: log pages mapped now %ld kB, %ld kB of them with 2 MiB "
            "entries%s\n", label, size, pmd,
            size && !pmd ? " (none: 4 KiB pages, a trap per page under a "
