@@ -126,8 +126,9 @@ static int reserve(struct cp_log *log, off_t end, int locked)
     if (from < end) {
         log->reserving = 1;
         pthread_mutex_unlock(&log->grow_lock);
-        rc = fits_limit(target) ? write_zeros(log->fd, from, (size_t)(target - from))
-                                : EFBIG;
+        rc = fits_limit(target)
+                 ? write_zeros(log->fd, from, (size_t)(target - from))
+                 : EFBIG;
         if (rc != 0 && target > end) {
             target = end;
             rc = fits_limit(target)
@@ -181,8 +182,8 @@ static void unmap_chunk(uint64_t c, union cp_rec *base)
  * mapping is an ordinary one of 4 KiB pages. */
 static union cp_rec *map_chunk(struct cp_log *log, uint64_t c, int locked)
 {
-    size_t len = (size_t)CP_LOG_CHUNK_SLOTS * CP_LOG_RECORD_SIZE, i, wlen;
-    size_t area_len;
+    size_t len = (size_t)CP_LOG_CHUNK_SLOTS * CP_LOG_RECORD_SIZE, i;
+    size_t wlen = 0, area_len = 0;
     off_t wstart;
     char *area = MAP_FAILED, *win = MAP_FAILED, *base = NULL;
     int rc;

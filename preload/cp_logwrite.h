@@ -29,10 +29,11 @@
  * writer is, so that on 4 KiB mappings a writer that catches up shares the
  * chunk's pages with it instead of waiting.  Within a page, the writer
  * prefetches the slot CP_LOG_PREFETCH_SLOTS ahead for writing, so its first
- * store into a record does not wait for a read-for-ownership miss.  Plain stores, not
- * non-temporal ones: a record is written twice (at entry, then completed
- * after the call), and x86's ordinary store order is what keeps the kind
- * byte and end_ns last for a reader of the live log, with no fence.
+ * store into a record does not wait for a read-for-ownership miss.  Plain
+ * stores, not non-temporal ones: a record is written twice (at entry, then
+ * completed after the call), and x86's ordinary store order is what keeps
+ * the kind byte and end_ns last for a reader of the live log, with no
+ * fence.
  */
 #ifndef COLLPROF_CP_LOGWRITE_H
 #define COLLPROF_CP_LOGWRITE_H
