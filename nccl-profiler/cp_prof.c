@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "collprof/cp_clockns.h"
 #include "cp_config.h"
 #include "cp_logwrite.h"
 #include "cp_prof.h"
@@ -118,16 +119,12 @@ static uint32_t next_task, next_proxy, next_step, next_kch; /* atomic */
 
 static uint64_t realtime_ns(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    return cp_clock_ns(CLOCK_REALTIME);
 }
 
 static uint64_t monotonic_ns(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    return cp_clock_ns(CLOCK_MONOTONIC);
 }
 
 static void warn_line(const char *what)

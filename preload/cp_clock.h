@@ -32,6 +32,8 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "collprof/cp_clockns.h"
+
 #if defined(__x86_64__)
 #include <x86intrin.h>
 #define CP_CLOCK_HAVE_TSC 1
@@ -59,9 +61,7 @@ extern struct cp_clock_map cp_clock_map;
 
 static inline uint64_t cp_clock_realtime(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    return cp_clock_ns(CLOCK_REALTIME);
 }
 
 /* CLOCK_REALTIME now, in ns (see above). */

@@ -14,14 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "collprof/cp_clockns.h"
 #include "cp_logwrite.h"
-
-static uint64_t now_ns(clockid_t clk)
-{
-    struct timespec ts;
-    clock_gettime(clk, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static void copy_str(char *dst, size_t size, const char *src)
 {
@@ -463,8 +457,8 @@ int cp_log_open(struct cp_log *log, const char *dir,
     hdr->local_rank = id->local_rank;
     hdr->nccl_version = id->nccl_version;
     hdr->source = id->source;
-    hdr->start_monotonic_ns = now_ns(CLOCK_MONOTONIC);
-    hdr->start_realtime_ns = now_ns(CLOCK_REALTIME);
+    hdr->start_monotonic_ns = cp_clock_ns(CLOCK_MONOTONIC);
+    hdr->start_realtime_ns = cp_clock_ns(CLOCK_REALTIME);
     copy_str(hdr->node, sizeof hdr->node, id->node);
     copy_str(hdr->hostname, sizeof hdr->hostname, id->hostname);
     copy_str(hdr->job_id, sizeof hdr->job_id, id->job_id);
@@ -565,7 +559,7 @@ void cp_log_close(struct cp_log *log, uint32_t extra_flags,
         used = mapped;
     log->hdr->slots_used = used;
     log->hdr->records_dropped = records_dropped;
-    log->hdr->end_realtime_ns = now_ns(CLOCK_REALTIME);
+    log->hdr->end_realtime_ns = cp_clock_ns(CLOCK_REALTIME);
     log->hdr->flags |= CP_HDR_CLOSED | extra_flags;
     (void)ftruncate(log->fd, chunk_offset(0) + (off_t)(used * CP_LOG_RECORD_SIZE));
 }

@@ -209,13 +209,10 @@ static void write_clock(void)
 static void on_term(int sig)
 {
     struct cp_log_header *h = the_log.hdr;
-    struct timespec ts;
     int saved = errno;
 
     if (h && log_open && the_log.owner == getpid()) {
-        clock_gettime(CLOCK_REALTIME, &ts);
-        h->term_realtime_ns =
-            (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+        h->term_realtime_ns = cp_clock_ns(CLOCK_REALTIME);
         h->term_signal = sig;
     }
     raise(sig);

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "collprof/cp_clockns.h"
 #include "collprof/cp_nccl.h"
 #include "cp_timer_int.h"
 
@@ -46,16 +47,12 @@ static char event_failure_what[160];
 
 uint64_t cp_timer_realtime_ns(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    return cp_clock_ns(CLOCK_REALTIME);
 }
 
 static uint64_t monotonic_ns(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    return cp_clock_ns(CLOCK_MONOTONIC);
 }
 
 /* ---- finding the libraries ---------------------------------------------- */
@@ -541,8 +538,7 @@ void cp_timer_forked(void)
 }
 
 /* ---- per call ------------------------------------------------------------ */
-void cp_timer_call_begin(struct cp_gpu_call *g, int mode, uint64_t slot,
-                         void *stream, const void *comm, int in_group)
+static void gpu_call_reset(struct cp_gpu_call *g, int mode, void *stream)
 {
     g->mode = mode;
     g->flags = 0;
@@ -550,6 +546,12 @@ void cp_timer_call_begin(struct cp_gpu_call *g, int mode, uint64_t slot,
     g->nentries = 0;
     g->ext = 0;
     g->stream = stream;
+}
+
+void cp_timer_call_begin(struct cp_gpu_call *g, int mode, uint64_t slot,
+                         void *stream, const void *comm, int in_group)
+{
+    gpu_call_reset(g, mode, stream);
     if (mode == CP_GPU_CUPTI)
         cp_cupti_call_begin(g, slot, stream, in_group);
     else if (mode == CP_GPU_EVENT)
@@ -574,12 +576,7 @@ void cp_timer_group_start(void)
 void cp_timer_group_begin(struct cp_gpu_call *g, int mode, uint64_t slot,
                           uint64_t first_slot)
 {
-    g->mode = mode;
-    g->flags = 0;
-    g->entry = -1;
-    g->nentries = 0;
-    g->ext = 0;
-    g->stream = NULL;
+    gpu_call_reset(g, mode, NULL);
     if (mode == CP_GPU_CUPTI)
         cp_cupti_group_begin(g, slot, first_slot);
     else if (mode == CP_GPU_EVENT)
