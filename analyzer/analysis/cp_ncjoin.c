@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_grow.h"
 #include "cp_logread.h"
 #include "cp_ncjoin.h"
 
@@ -42,22 +43,6 @@ struct jlog {
 struct jstats {
     uint64_t joined, shim_only, plugin_only, graph, gpu;
 };
-
-static int grow(void **v, size_t *cap, size_t n, size_t size)
-{
-    void *bigger;
-    size_t c;
-
-    if (n < *cap)
-        return 0;
-    c = *cap ? *cap * 2 : 256;
-    bigger = realloc(*v, c * size);
-    if (!bigger)
-        return -1;
-    *v = bigger;
-    *cap = c;
-    return 0;
-}
 
 static unsigned same_op(unsigned op)
 {
@@ -106,7 +91,7 @@ static int read_log(const char *path, int plugin, struct jlog *l)
                 (r->result != 0 && r->result != 7) ||
                 !(cp_op_is_collective(r->op) || cp_op_is_p2p(r->op)))
                 continue;
-            if (grow((void **)&l->c, &l->cap, l->n, sizeof *l->c) < 0)
+            if (cp_grow((void **)&l->c, &l->cap, l->n, sizeof *l->c) < 0)
                 goto out;
             c = &l->c[l->n++];
             memset(c, 0, sizeof *c);
@@ -129,7 +114,7 @@ static int read_log(const char *path, int plugin, struct jlog *l)
                     c->group = r->group;
             }
         } else if (rec.kind == CP_REC_GROUP && !plugin) {
-            if (grow((void **)&l->groups, &l->capgroups, l->ngroups,
+            if (cp_grow((void **)&l->groups, &l->capgroups, l->ngroups,
                      sizeof *l->groups) < 0)
                 goto out;
             l->groups[l->ngroups++] = rec.group;
@@ -193,7 +178,7 @@ static int add_entry(struct cp_ncjoin_entry **out, size_t *nout,
 {
     struct cp_ncjoin_entry *e;
 
-    if (grow((void **)out, capout, *nout, sizeof **out) < 0)
+    if (cp_grow((void **)out, capout, *nout, sizeof **out) < 0)
         return -1;
     e = &(*out)[(*nout)++];
     memset(e, 0, sizeof *e);
@@ -394,7 +379,7 @@ static int replays_of(const struct jlog *pl, struct cp_ncjoin_replay **out,
         struct cp_ncjoin_replay *r;
         if (!c->skip || c->nranks == 0 || c->rank >= c->nranks)
             continue;
-        if (grow((void **)out, &cap, *nout, sizeof **out) < 0)
+        if (cp_grow((void **)out, &cap, *nout, sizeof **out) < 0)
             goto done;
         r = &(*out)[(*nout)++];
         memset(r, 0, sizeof *r);
@@ -416,7 +401,7 @@ static int replays_of(const struct jlog *pl, struct cp_ncjoin_replay **out,
         for (k = 0; k < nseqs && seqs[k].comm != c->comm; k++)
             ;
         if (k == nseqs) {
-            if (grow((void **)&seqs, &capseqs, nseqs, sizeof *seqs) < 0)
+            if (cp_grow((void **)&seqs, &capseqs, nseqs, sizeof *seqs) < 0)
                 goto done;
             seqs[nseqs].comm = c->comm;
             seqs[nseqs].next = 0;

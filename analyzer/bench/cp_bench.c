@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cp_bench.h"
+#include "cp_grow.h"
 
 /* The collective named in one word (a path's last component, lower case,
  * without '-' and '_'): every match that is not part of a longer match
@@ -129,26 +130,10 @@ uint64_t cp_bench_size(enum cp_coll coll, uint64_t count, size_t type_size,
 
 /* ---- sets ---------------------------------------------------------------- */
 
-static int grow(void **array, size_t *cap, size_t n, size_t elem)
-{
-    void *bigger;
-    size_t nc;
-
-    if (n < *cap)
-        return 0;
-    nc = *cap ? *cap * 2 : 64;
-    bigger = realloc(*array, nc * elem);
-    if (!bigger)
-        return -1;
-    *array = bigger;
-    *cap = nc;
-    return 0;
-}
-
 int cp_bench_set_add_series(struct cp_bench_set *set,
                             const struct cp_bench_series *s, unsigned *index)
 {
-    if (grow((void **)&set->series, &set->cap_series, set->nseries,
+    if (cp_grow((void **)&set->series, &set->cap_series, set->nseries,
              sizeof *set->series) < 0)
         return -1;
     set->series[set->nseries] = *s;
@@ -161,7 +146,7 @@ int cp_bench_set_add_series(struct cp_bench_set *set,
 int cp_bench_set_add_point(struct cp_bench_set *set,
                            const struct cp_bench_point *p)
 {
-    if (grow((void **)&set->points, &set->cap_points, set->npoints,
+    if (cp_grow((void **)&set->points, &set->cap_points, set->npoints,
              sizeof *set->points) < 0)
         return -1;
     set->points[set->npoints++] = *p;
