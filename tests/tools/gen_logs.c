@@ -495,6 +495,23 @@ static int touches_slow(struct gen *g, const unsigned *members, unsigned m)
     return 0;
 }
 
+/* The members m[0..p) arrive at their next call: each after its own time,
+ * a gap of 0.8-1.2 times `gap` and its planted delay.  Returns the last
+ * arrival. */
+static double arrive(struct gen *g, const unsigned *m, unsigned p, double gap)
+{
+    double last = 0;
+    unsigned k;
+
+    for (k = 0; k < p; k++) {
+        struct rank *rk = &g->r[m[k]];
+        rk->arrival = rk->t + gap * (0.8 + 0.4 * uniform(g)) + rk->delay;
+        if (rk->arrival > last)
+            last = rk->arrival;
+    }
+    return last;
+}
+
 /* One collective instance on the given members (global ranks, in comm rank
  * order). */
 static void collective(struct gen *g, const struct op *o, const unsigned *m,
@@ -511,12 +528,7 @@ static void collective(struct gen *g, const struct op *o, const unsigned *m,
     n = bytes_of(o->coll, count, p);
     terms(o->coll, p, &A, &B);
     T = noisy(g, A * a * 1e9 + B * n * b); /* ns */
-    for (k = 0; k < p; k++) {
-        struct rank *rk = &g->r[m[k]];
-        rk->arrival = rk->t + gap * (0.8 + 0.4 * uniform(g)) + rk->delay;
-        if (rk->arrival > last)
-            last = rk->arrival;
-    }
+    last = arrive(g, m, p, gap);
     for (k = 0; k < p; k++) {
         struct rank *rk = &g->r[m[k]];
         rk->end = last + T + g->jitter * (g->jitter >= 0 ? uniform(g) : 0);
@@ -627,12 +639,7 @@ static void collective3d(struct gen *g, enum coll c, double bytes,
     n = bytes_of(c, count, p);
     terms(c, p, &A, &B);
     T = noisy(g, A * a * 1e9 + B * n * b);
-    for (k = 0; k < p; k++) {
-        struct rank *rk = &g->r[m[k]];
-        rk->arrival = rk->t + gap * (0.8 + 0.4 * uniform(g)) + rk->delay;
-        if (rk->arrival > last)
-            last = rk->arrival;
-    }
+    last = arrive(g, m, p, gap);
     for (k = 0; k < p; k++) {
         struct rank *rk = &g->r[m[k]];
         uint32_t *seq = which == 0 ? &rk->world_seq
