@@ -745,6 +745,9 @@ static int fds_for_all(size_t nfiles)
 struct scan_arena {
     void *mem;
     size_t size;
+    /* the places of the pass before (cp_scan_resume_in): place bytes
+     * each, the first nplaces written by scans */
+    size_t place, nplaces;
 };
 
 /* Past this, the block is asked for in huge pages where the system
@@ -762,6 +765,7 @@ static int arena_reserve(struct scan_arena *a, size_t size)
     free(a->mem);
     a->mem = NULL;
     a->size = 0;
+    a->nplaces = 0;
     if (posix_memalign(&a->mem, align, size ? size : 64) != 0) {
         a->mem = NULL;
         return -1;
@@ -779,7 +783,7 @@ static int open_files(struct cp_analysis *an, struct an_state *st,
                       struct scan_arena *arena)
 {
     size_t i, buf_size = an->nranks ? SCAN_BUDGET / an->nranks : SCAN_BUDGET;
-    size_t own = 0, place;
+    size_t own = 0, place, resume;
     int park;
 
     /* a scan shares the descriptor its input kept; the others need one
@@ -799,6 +803,13 @@ static int open_files(struct cp_analysis *an, struct an_state *st,
     if (an->nranks > SIZE_MAX / place ||
         arena_reserve(arena, an->nranks * place) < 0)
         return -1;
+    /* the clock pass's first read of each log, where it is still in its
+     * place, is the main pass's first buffer */
+    if (arena->place != place)
+        arena->nplaces = 0;
+    resume = arena->nplaces;
+    arena->place = place;
+    arena->nplaces = an->nranks;
 
     for (i = 0; i < an->nranks; i++) {
         struct an_file *f = &st->files[i];
@@ -816,10 +827,14 @@ static int open_files(struct cp_analysis *an, struct an_state *st,
         f->limit = limit;
         f->offset_ns =
             offsets ? (int64_t)llround(offsets[f->node] * 1e9) : 0;
-        f->sc = in->log ? cp_scan_reopen_in((char *)arena->mem + i * place,
-                                            in->path, in->log, buf_size,
-                                            st->jobs > 1, &e)
-                        : cp_scan_open_sized(in->path, buf_size, &e);
+        f->sc = !in->log ? cp_scan_open_sized(in->path, buf_size, &e)
+                : i < resume
+                    ? cp_scan_resume_in((char *)arena->mem + i * place,
+                                        in->path, in->log, buf_size,
+                                        st->jobs > 1, &e)
+                    : cp_scan_reopen_in((char *)arena->mem + i * place,
+                                        in->path, in->log, buf_size,
+                                        st->jobs > 1, &e);
         if (f->sc && park)
             cp_scan_park(f->sc);
         if (!f->sc) {
@@ -1929,7 +1944,7 @@ struct cp_analysis *cp_analysis_run(const char *const *paths,
     double *offsets = NULL;
     struct cp_analysis_opts defaults;
     int state_live = 0;
-    struct scan_arena arena = {NULL, 0};
+    struct scan_arena arena = {NULL, 0, 0, 0};
 
     memset(&st, 0, sizeof st);
     if (!opts) {

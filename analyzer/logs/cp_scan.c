@@ -212,6 +212,30 @@ struct cp_scan *cp_scan_reopen_in(void *mem, const char *path,
     return s;
 }
 
+struct cp_scan *cp_scan_resume_in(void *mem, const char *path,
+                                  const struct cp_logfile_known *k,
+                                  size_t buf_size, int ahead,
+                                  struct cp_error *err)
+{
+    struct cp_scan *s = mem, *r;
+    size_t fill;
+    int eof;
+
+    if (!s->in_place || !s->resumable || k->partial || s->dev != k->dev ||
+        s->ino != k->ino || s->buf_size != round_buffer(buf_size) ||
+        s->header_size != k->hdr.header_size || s->swapped != k->swapped ||
+        s->buf != (union cp_rec *)((char *)mem + struct_place()))
+        return cp_scan_reopen_in(mem, path, k, buf_size, ahead, err);
+    fill = s->fill;
+    eof = s->eof;
+    r = cp_scan_reopen_in(mem, path, k, buf_size, ahead, err);
+    if (r) { /* the buffer is untouched: only the state was reset */
+        r->fill = fill;
+        r->eof = eof;
+    }
+    return r;
+}
+
 void cp_scan_park(struct cp_scan *s)
 {
     if (s->partial) {
@@ -543,6 +567,12 @@ void cp_scan_close(struct cp_scan *s)
     int saved = errno;
 
     if (s) {
+        /* what cp_scan_resume_in may take up again: the file's first
+         * bytes, in the scan's own first buffer, as read (and swapped) */
+        s->resumable = s->in_place && !s->partial && !s->pool &&
+                       s->fill >= CP_LOG_RECORD_SIZE &&
+                       s->buf_offset == s->header_size &&
+                       s->buf == (union cp_rec *)((char *)s + struct_place());
         if (s->fd >= 0 && !s->fd_borrowed)
             close(s->fd);
         cp_partial_src_close(s->partial);

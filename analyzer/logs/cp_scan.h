@@ -52,6 +52,7 @@ struct cp_scan {
     int fd_borrowed;           /* fd is a cp_logfile_known's: not closed */
     int eof;                   /* a read came back short: nothing more */
     int in_place;              /* in a caller's memory (cp_scan_reopen_in) */
+    int resumable;             /* closed, its buffer the file's first bytes */
     int have_problem;
     uint32_t header_size;
     uint64_t dev, ino;         /* the file the scan was opened on */
@@ -101,6 +102,18 @@ struct cp_scan *cp_scan_reopen_in(void *mem, const char *path,
                                   const struct cp_logfile_known *k,
                                   size_t buf_size, int ahead,
                                   struct cp_error *err);
+/* As cp_scan_reopen_in, where mem may hold a scan closed before (the
+ * caller knows it: memory a cp_scan_reopen_in was given and nothing else
+ * wrote since).  When that scan was of the same file (device and inode),
+ * with the same buffer size, and its buffer still holds the file's first
+ * records, they are used as they were read then instead of being read
+ * again: a pass over many small logs after a pass over their first records
+ * saves a read per file.  Otherwise as cp_scan_reopen_in. */
+struct cp_scan *cp_scan_resume_in(void *mem, const char *path,
+                                  const struct cp_logfile_known *k,
+                                  size_t buf_size, int ahead,
+                                  struct cp_error *err);
+
 /* Give up the scan's descriptor until its next refill, and from then on
  * after every refill (see the top). */
 void cp_scan_park(struct cp_scan *s);
