@@ -25,8 +25,15 @@
 #include "cp_stats.h"
 #include "cp_steps.h"
 
-/* Records per file read by the first pass (clock offsets). */
+/* Records per file read by the first pass (clock offsets): at most
+ * PREFIX_RECORDS, and PREFIX_TOTAL over all files (at least
+ * PREFIX_RECORDS_MIN each), so that the pass costs the same at any rank
+ * count: with thousands of ranks one instance already gives a sample to
+ * every pair of its nodes, and a per-file count would read small logs
+ * whole, a second full pass. */
 #define PREFIX_RECORDS 4096
+#define PREFIX_TOTAL ((uint64_t)PREFIX_RECORDS * 64)
+#define PREFIX_RECORDS_MIN 32
 #define DAY_NS INT64_C(86400000000000)
 /* a fit on fewer size groups, or of worse quality, is weak */
 #define FIT_MIN_POINTS 4
@@ -198,6 +205,18 @@ static int64_t node_offset_ns(const struct cp_analysis *an, size_t rank)
                : 0;
 }
 
+/* A read buffer for the first calls + 1 calls of a log: 2 records each
+ * (a power of two), CP_SCAN_BUFFER_MIN to CP_SCAN_BUFFER. */
+static size_t step_buffer(uint64_t calls)
+{
+    size_t size = CP_SCAN_BUFFER_MIN;
+
+    while (size < CP_SCAN_BUFFER &&
+           (uint64_t)size < (calls + 1) * 2 * CP_LOG_RECORD_SIZE)
+        size *= 2;
+    return size;
+}
+
 /* Where step k >= 1 begins: the first call of the step on the rank the
  * steps were found on; for a collective, the earliest start of any
  * member's call of that instance (so that every rank's calls of the step
@@ -207,7 +226,7 @@ static int step_start(const struct cp_analysis *an, long k, int64_t *at,
 {
     struct cp_rec_call c;
     enum cp_coll coll;
-    size_t i;
+    size_t i, buf_size;
     void *place = NULL;
     int rc = nth_call(an, an->steps_at.rank,
                       an->steps_at.first + (uint64_t)k * an->steps_at.period,
@@ -223,8 +242,14 @@ static int step_start(const struct cp_analysis *an, long k, int64_t *at,
     if (cp_model_coll_from_op(c.op, &coll) < 0 || coll == CP_COLL_SENDRECV ||
         c.seq == UINT32_MAX)
         return 0;
-    /* one scan's memory for every rank in turn, not one per rank */
-    if (posix_memalign(&place, 64, cp_scan_place_size(CP_SCAN_BUFFER, 0)) != 0) {
+    /* one scan's memory for every rank in turn, not one per rank; its
+     * buffer about as large as the records before the step on the rank
+     * the steps were found on (twice that, for what the others logged
+     * besides calls): an early step, the warm-up's end, is one small read
+     * of each log, not a read of each small log whole */
+    buf_size = step_buffer(an->steps_at.first +
+                           (uint64_t)k * an->steps_at.period);
+    if (posix_memalign(&place, 64, cp_scan_place_size(buf_size, 0)) != 0) {
         cp_error_set(err, NULL, -1, "out of memory");
         return -1;
     }
@@ -235,8 +260,8 @@ static int step_start(const struct cp_analysis *an, long k, int64_t *at,
         if ((long)i == an->steps_at.rank || in->status > CP_INPUT_DAMAGED)
             continue;
         sc = in->log ? cp_scan_reopen_in(place, in->path, in->log,
-                                         CP_SCAN_BUFFER, 0, err)
-                     : cp_scan_open(in->path, err);
+                                         buf_size, 0, err)
+                     : cp_scan_open_sized(in->path, buf_size, err);
         if (!sc) {
             rc = -1;
             break;
@@ -720,6 +745,9 @@ static int fds_for_all(size_t nfiles)
 struct scan_arena {
     void *mem;
     size_t size;
+    /* the places of the pass before (cp_scan_resume_in): place bytes
+     * each, the first nplaces written by scans */
+    size_t place, nplaces;
 };
 
 /* Past this, the block is asked for in huge pages where the system
@@ -737,6 +765,7 @@ static int arena_reserve(struct scan_arena *a, size_t size)
     free(a->mem);
     a->mem = NULL;
     a->size = 0;
+    a->nplaces = 0;
     if (posix_memalign(&a->mem, align, size ? size : 64) != 0) {
         a->mem = NULL;
         return -1;
@@ -754,7 +783,7 @@ static int open_files(struct cp_analysis *an, struct an_state *st,
                       struct scan_arena *arena)
 {
     size_t i, buf_size = an->nranks ? SCAN_BUDGET / an->nranks : SCAN_BUDGET;
-    size_t own = 0, place;
+    size_t own = 0, place, resume;
     int park;
 
     /* a scan shares the descriptor its input kept; the others need one
@@ -774,6 +803,13 @@ static int open_files(struct cp_analysis *an, struct an_state *st,
     if (an->nranks > SIZE_MAX / place ||
         arena_reserve(arena, an->nranks * place) < 0)
         return -1;
+    /* the clock pass's first read of each log, where it is still in its
+     * place, is the main pass's first buffer */
+    if (arena->place != place)
+        arena->nplaces = 0;
+    resume = arena->nplaces;
+    arena->place = place;
+    arena->nplaces = an->nranks;
 
     for (i = 0; i < an->nranks; i++) {
         struct an_file *f = &st->files[i];
@@ -791,10 +827,14 @@ static int open_files(struct cp_analysis *an, struct an_state *st,
         f->limit = limit;
         f->offset_ns =
             offsets ? (int64_t)llround(offsets[f->node] * 1e9) : 0;
-        f->sc = in->log ? cp_scan_reopen_in((char *)arena->mem + i * place,
-                                            in->path, in->log, buf_size,
-                                            st->jobs > 1, &e)
-                        : cp_scan_open_sized(in->path, buf_size, &e);
+        f->sc = !in->log ? cp_scan_open_sized(in->path, buf_size, &e)
+                : i < resume
+                    ? cp_scan_resume_in((char *)arena->mem + i * place,
+                                        in->path, in->log, buf_size,
+                                        st->jobs > 1, &e)
+                    : cp_scan_reopen_in((char *)arena->mem + i * place,
+                                        in->path, in->log, buf_size,
+                                        st->jobs > 1, &e);
         if (f->sc && park)
             cp_scan_park(f->sc);
         if (!f->sc) {
@@ -1768,6 +1808,15 @@ static void no_log_error(const struct cp_analysis *an, struct cp_error *err)
         cp_error_set(err, NULL, -1, "no collprof log among the inputs");
 }
 
+static uint64_t prefix_records(size_t nfiles)
+{
+    uint64_t n = nfiles ? PREFIX_TOTAL / nfiles : PREFIX_RECORDS;
+
+    return n > PREFIX_RECORDS       ? PREFIX_RECORDS
+           : n < PREFIX_RECORDS_MIN ? PREFIX_RECORDS_MIN
+                                    : n;
+}
+
 /* Pass 1: the first records of every file, for the clock offsets of the
  * nodes (one node: its own clock).  -1: out of memory. */
 static int clock_pass(struct cp_analysis *an,
@@ -1785,7 +1834,7 @@ static int clock_pass(struct cp_analysis *an,
     if (an_state_init(&st, AN_MODE_PREFIX, an->nranks, (unsigned)an->nnodes) < 0)
         return -1;
     st.jobs = opts->jobs;
-    if (open_files(an, &st, NULL, PREFIX_RECORDS, arena) < 0)
+    if (open_files(an, &st, NULL, prefix_records(an->nranks), arena) < 0)
         goto out;
     an_stream_run(&st);
     solve_offsets(an, &st, offsets);
@@ -1895,7 +1944,7 @@ struct cp_analysis *cp_analysis_run(const char *const *paths,
     double *offsets = NULL;
     struct cp_analysis_opts defaults;
     int state_live = 0;
-    struct scan_arena arena = {NULL, 0};
+    struct scan_arena arena = {NULL, 0, 0, 0};
 
     memset(&st, 0, sizeof st);
     if (!opts) {

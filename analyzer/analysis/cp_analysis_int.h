@@ -101,7 +101,8 @@ struct an_comm {
     int64_t *ends; /* prefix pass: [cap * nranks] member end times */
     int64_t *starts; /* prefix pass: [cap * nranks] member start times */
     uint32_t cap;
-    int started;
+    int started;    /* ring allocated, lo and hi set (first collective) */
+    int want_times; /* prefix pass: ends and starts fit the budget */
     uint64_t lo, hi;
     struct an_slot_table *slots[AN_SLOTS];
     /* the link class its members' nodes show so far (main pass, for the
@@ -270,7 +271,8 @@ struct an_wcall {
 };
 
 struct an_timeline {
-    int started;
+    int started;    /* ring allocated, lo and hi set (first collective) */
+    int want_times; /* prefix pass: ends and starts fit the budget */
     unsigned shift;  /* window width: 2^shift ns */
     unsigned used;   /* windows [0, used) may hold something */
     int64_t origin;  /* start of window 0, corrected ns */

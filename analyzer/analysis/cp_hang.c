@@ -107,6 +107,8 @@ struct hg {
     struct cp_analysis *an;
     struct hg_comm *comms;
     size_t ncomms, capcomms;
+    uint32_t *comm_hash; /* comm_hash_cap slots: index + 1, 0 empty */
+    size_t comm_hash_cap;
     struct hg_rank *ranks; /* [an->nranks] */
     struct hg_diff *diffs;
     size_t ndiffs;
@@ -118,27 +120,64 @@ struct hg {
 
 /* ---- reading ------------------------------------------------------------ */
 
-static struct hg_comm *comm_get(struct hg *h, uint64_t id, unsigned nranks,
-                                unsigned *index)
+static size_t comm_slot(uint64_t id, size_t cap)
 {
-    struct hg_comm *c;
-    size_t i;
+    id ^= id >> 33;
+    id *= 0xff51afd7ed558ccdull;
+    id ^= id >> 33;
+    return (size_t)id & (cap - 1);
+}
 
-    for (i = 0; i < h->ncomms; i++)
-        if (h->comms[i].id == id) {
-            *index = (unsigned)i;
-            return &h->comms[i];
-        }
-    if (nranks == 0 || nranks > (1u << 24))
-        return NULL;
+/* Room for one more communicator: the list, and its hash (ids to
+ * index + 1) at half full; a job has one per node and more, each looked
+ * up per record. */
+static int comm_room(struct hg *h)
+{
     if (h->ncomms == h->capcomms) {
         size_t cap = h->capcomms ? 2 * h->capcomms : 16;
         struct hg_comm *bigger = realloc(h->comms, cap * sizeof *bigger);
         if (!bigger)
-            return NULL;
+            return -1;
         h->comms = bigger;
         h->capcomms = cap;
     }
+    if (2 * (h->ncomms + 1) > h->comm_hash_cap) {
+        size_t cap = h->comm_hash_cap ? 2 * h->comm_hash_cap : 64, i, k;
+        uint32_t *t = calloc(cap, sizeof *t);
+        if (!t)
+            return -1;
+        for (i = 0; i < h->ncomms; i++) {
+            for (k = comm_slot(h->comms[i].id, cap); t[k]; k = (k + 1) & (cap - 1))
+                ;
+            t[k] = (uint32_t)(i + 1);
+        }
+        free(h->comm_hash);
+        h->comm_hash = t;
+        h->comm_hash_cap = cap;
+    }
+    return 0;
+}
+
+static struct hg_comm *comm_get(struct hg *h, uint64_t id, unsigned nranks,
+                                unsigned *index)
+{
+    struct hg_comm *c;
+    size_t i, k = 0;
+
+    if (h->comm_hash_cap)
+        for (k = comm_slot(id, h->comm_hash_cap); h->comm_hash[k];
+             k = (k + 1) & (h->comm_hash_cap - 1))
+            if (h->comms[h->comm_hash[k] - 1].id == id) {
+                *index = h->comm_hash[k] - 1;
+                return &h->comms[*index];
+            }
+    if (nranks == 0 || nranks > (1u << 24))
+        return NULL;
+    if (h->ncomms >= UINT32_MAX - 1 || comm_room(h) < 0)
+        return NULL;
+    for (k = comm_slot(id, h->comm_hash_cap); h->comm_hash[k];
+         k = (k + 1) & (h->comm_hash_cap - 1))
+        ;
     c = &h->comms[h->ncomms];
     memset(c, 0, sizeof *c);
     c->id = id;
@@ -152,6 +191,7 @@ static struct hg_comm *comm_get(struct hg *h, uint64_t id, unsigned nranks,
         c->m[i].last_entered = c->m[i].last_finished = c->m[i].failed_seq = -1;
     }
     *index = (unsigned)h->ncomms++;
+    h->comm_hash[k] = (uint32_t)h->ncomms;
     return c;
 }
 
@@ -1685,6 +1725,7 @@ out:
         free(h.comms[i].sig);
     }
     free(h.comms);
+    free(h.comm_hash);
     free(h.ranks);
     free(h.diffs);
     free(h.scan_mem);

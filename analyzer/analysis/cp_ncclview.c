@@ -18,6 +18,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,20 +41,145 @@ struct send_acc {
     size_t nbest, capbest;
 };
 
+/* Members are found through two open-addressing hashes of indices + 1
+ * into members (0: empty): by (comm, rank), each pair once (the first
+ * log that said so), and by (comm, log), the first member a log added to
+ * a communicator (whose rank its proxy operations are sent from).  A job
+ * of plugin logs only has a member per process and communicator: a list
+ * searched per record would cost members squared. */
 struct view {
     struct member *members;
     size_t nmembers, capmembers;
+    uint32_t *by_rank, *by_file; /* capslots each, a power of two */
+    size_t capslots;
     struct send_acc *sends;
     size_t nsends, capsends;
+    uint32_t *send_slots; /* by (comm, rank, peer), capsend_slots */
+    size_t capsend_slots;
 };
 
-static long node_index(const struct cp_analysis *an, const char *name)
+static size_t slot_of(uint64_t a, uint64_t b, size_t cap)
 {
-    size_t i;
+    uint64_t x = a * 0x9e3779b97f4a7c15ull ^ (b + 0x632be59bd9b4e019ull);
 
-    for (i = 0; i < an->nnodes; i++)
-        if (strcmp(an->nodes[i].name, name) == 0)
-            return (long)i;
+    x ^= x >> 29;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 32;
+    return (size_t)x & (cap - 1);
+}
+
+static uint64_t file_key(const struct member *m)
+{
+    return (uint64_t)(uintptr_t)m->file;
+}
+
+/* The member of (comm, rank), or of (comm, log) with by_file; -1. */
+static long find_by_rank(const struct view *w, uint64_t comm, uint32_t rank)
+{
+    size_t k;
+
+    if (!w->capslots)
+        return -1;
+    for (k = slot_of(comm, rank, w->capslots); w->by_rank[k];
+         k = (k + 1) & (w->capslots - 1)) {
+        const struct member *m = &w->members[w->by_rank[k] - 1];
+        if (m->comm == comm && m->rank == rank)
+            return (long)w->by_rank[k] - 1;
+    }
+    return -1;
+}
+
+static long find_by_file(const struct view *w, uint64_t comm,
+                         const struct cp_analysis_input *file)
+{
+    size_t k;
+
+    if (!w->capslots)
+        return -1;
+    for (k = slot_of(comm, (uint64_t)(uintptr_t)file, w->capslots);
+         w->by_file[k]; k = (k + 1) & (w->capslots - 1)) {
+        const struct member *m = &w->members[w->by_file[k] - 1];
+        if (m->comm == comm && m->file == file)
+            return (long)w->by_file[k] - 1;
+    }
+    return -1;
+}
+
+/* Put member i into the hashes (by_file only when its log has none in
+ * that communicator yet). */
+static void index_member(struct view *w, size_t i)
+{
+    const struct member *m = &w->members[i];
+    size_t k;
+
+    for (k = slot_of(m->comm, m->rank, w->capslots); w->by_rank[k];
+         k = (k + 1) & (w->capslots - 1))
+        ;
+    w->by_rank[k] = (uint32_t)(i + 1);
+    if (find_by_file(w, m->comm, m->file) >= 0)
+        return;
+    for (k = slot_of(m->comm, file_key(m), w->capslots); w->by_file[k];
+         k = (k + 1) & (w->capslots - 1))
+        ;
+    w->by_file[k] = (uint32_t)(i + 1);
+}
+
+/* Room for one more member: the list and, at half full, the hashes
+ * (rebuilt in the members' order, so that the first stays first). */
+static int member_room(struct view *w)
+{
+    if (w->nmembers == w->capmembers) {
+        size_t cap = w->capmembers ? 2 * w->capmembers : 64;
+        struct member *m = realloc(w->members, cap * sizeof *m);
+        if (!m)
+            return -1;
+        w->members = m;
+        w->capmembers = cap;
+    }
+    if (w->nmembers >= UINT32_MAX - 1)
+        return -1;
+    if (2 * (w->nmembers + 1) > w->capslots) {
+        size_t cap = w->capslots ? 2 * w->capslots : 128, i;
+        uint32_t *a = calloc(cap, sizeof *a), *b = calloc(cap, sizeof *b);
+        if (!a || !b) {
+            free(a);
+            free(b);
+            return -1;
+        }
+        free(w->by_rank);
+        free(w->by_file);
+        w->by_rank = a;
+        w->by_file = b;
+        w->capslots = cap;
+        for (i = 0; i < w->nmembers; i++)
+            index_member(w, i);
+    }
+    return 0;
+}
+
+static int compare_node_names(const void *a, const void *b, void *arg)
+{
+    const struct cp_analysis *an = arg;
+    return strcmp(an->nodes[*(const unsigned *)a].name,
+                  an->nodes[*(const unsigned *)b].name);
+}
+
+/* The node called name (nodes: an's node indices sorted by name), -1. */
+static long node_index(const struct cp_analysis *an, const unsigned *nodes,
+                       const char *name)
+{
+    size_t lo = 0, hi = an->nnodes;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(an->nodes[nodes[mid]].name, name);
+        if (c == 0)
+            return (long)nodes[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
     return -1;
 }
 
@@ -96,20 +222,60 @@ static int add_algo(struct cp_analysis_nccl *v, const struct cp_rec_nccl *r)
 static int add_member(struct view *w, uint64_t comm, uint32_t rank,
                       unsigned node, const struct cp_analysis_input *file)
 {
-    size_t i;
+    if (find_by_rank(w, comm, rank) >= 0)
+        return 0;
+    if (member_room(w) < 0)
+        return -1;
+    w->members[w->nmembers] = (struct member){comm, rank, node, file};
+    index_member(w, w->nmembers);
+    w->nmembers++;
+    return 0;
+}
 
-    for (i = 0; i < w->nmembers; i++)
-        if (w->members[i].comm == comm && w->members[i].rank == rank)
-            return 0;
-    if (w->nmembers == w->capmembers) {
-        size_t cap = w->capmembers ? 2 * w->capmembers : 64;
-        struct member *m = realloc(w->members, cap * sizeof *m);
+/* The slot of sends (comm, rank, peer) in slots (cap, a power of two):
+ * the one holding it, or the empty one where it goes. */
+static size_t send_slot(const struct send_acc *sends, const uint32_t *slots,
+                        size_t cap, uint64_t comm, uint32_t rank,
+                        uint32_t peer)
+{
+    size_t k;
+
+    for (k = slot_of(comm, ((uint64_t)rank << 32) | peer, cap); slots[k];
+         k = (k + 1) & (cap - 1)) {
+        const struct send_acc *a = &sends[slots[k] - 1];
+        if (a->comm == comm && a->rank == rank && a->peer == peer)
+            break;
+    }
+    return k;
+}
+
+/* Room for one more send: the list, and the hash at half full. */
+static int send_room(struct view *w)
+{
+    if (w->nsends == w->capsends) {
+        size_t cap = w->capsends ? 2 * w->capsends : 64;
+        struct send_acc *m = realloc(w->sends, cap * sizeof *m);
         if (!m)
             return -1;
-        w->members = m;
-        w->capmembers = cap;
+        w->sends = m;
+        w->capsends = cap;
     }
-    w->members[w->nmembers++] = (struct member){comm, rank, node, file};
+    if (w->nsends >= UINT32_MAX - 1)
+        return -1;
+    if (2 * (w->nsends + 1) > w->capsend_slots) {
+        size_t cap = w->capsend_slots ? 2 * w->capsend_slots : 128, i;
+        uint32_t *a = calloc(cap, sizeof *a);
+        if (!a)
+            return -1;
+        for (i = 0; i < w->nsends; i++) {
+            const struct send_acc *x = &w->sends[i];
+            a[send_slot(w->sends, a, cap, x->comm, x->rank, x->peer)] =
+                (uint32_t)(i + 1);
+        }
+        free(w->send_slots);
+        w->send_slots = a;
+        w->capsend_slots = cap;
+    }
     return 0;
 }
 
@@ -118,12 +284,14 @@ static int add_send(struct view *w, const struct cp_rec_proxy *p,
 {
     double best = (double)p->bytes / p->steps_done / p->min_step_ns * 1e9;
     struct send_acc *s = NULL;
-    size_t i;
+    size_t k = 0;
 
-    for (i = 0; i < w->nsends && !s; i++)
-        if (w->sends[i].comm == p->comm_id && w->sends[i].rank == rank &&
-            w->sends[i].peer == (uint32_t)p->peer)
-            s = &w->sends[i];
+    if (w->capsend_slots) {
+        k = send_slot(w->sends, w->send_slots, w->capsend_slots, p->comm_id,
+                      rank, (uint32_t)p->peer);
+        if (w->send_slots[k])
+            s = &w->sends[w->send_slots[k] - 1];
+    }
     if (s) {
         s->bytes += p->bytes;
         s->busy_ns += p->busy_ns;
@@ -139,14 +307,8 @@ static int add_send(struct view *w, const struct cp_rec_proxy *p,
         s->best[s->nbest++] = best;
         return 0;
     }
-    if (w->nsends == w->capsends) {
-        size_t cap = w->capsends ? 2 * w->capsends : 64;
-        struct send_acc *m = realloc(w->sends, cap * sizeof *m);
-        if (!m)
-            return -1;
-        w->sends = m;
-        w->capsends = cap;
-    }
+    if (send_room(w) < 0)
+        return -1;
     s = &w->sends[w->nsends];
     *s = (struct send_acc){p->comm_id, rank, (uint32_t)p->peer, p->bytes,
                            p->busy_ns, 1, malloc(16 * sizeof(double)), 1, 16};
@@ -154,27 +316,27 @@ static int add_send(struct view *w, const struct cp_rec_proxy *p,
         return -1;
     s->best[0] = best;
     w->nsends++;
+    w->send_slots[send_slot(w->sends, w->send_slots, w->capsend_slots,
+                            s->comm, s->rank, s->peer)] = (uint32_t)w->nsends;
     return 0;
 }
 
 static long member_node(const struct view *w, uint64_t comm, uint32_t rank)
 {
-    size_t i;
+    long i = find_by_rank(w, comm, rank);
 
-    for (i = 0; i < w->nmembers; i++)
-        if (w->members[i].comm == comm && w->members[i].rank == rank)
-            return (long)w->members[i].node;
-    return -1;
+    return i < 0 ? -1 : (long)w->members[i].node;
 }
 
 static int read_input(struct cp_analysis *an, struct view *w,
+                      const unsigned *nodes,
                       const struct cp_analysis_input *in)
 {
     struct cp_analysis_nccl *v = &an->nccl;
     struct cp_logfile *lf;
     struct cp_error err;
     union cp_rec rec;
-    long node = node_index(an, in->node);
+    long node = node_index(an, nodes, in->node);
     uint64_t last_comm = 0;
     uint32_t last_rank = 0;
     int rc = -1;
@@ -203,13 +365,10 @@ static int read_input(struct cp_analysis *an, struct view *w,
                 break;
             /* this process's rank in the communicator: its comm record */
             if (rec.proxy.comm_id != last_comm) {
-                size_t i;
-                for (i = 0; i < w->nmembers; i++)
-                    if (w->members[i].comm == rec.proxy.comm_id &&
-                        w->members[i].node == (unsigned)node &&
-                        w->members[i].file == in)
-                        break;
-                if (i == w->nmembers)
+                /* the first member this log added (its node is the
+                 * log's) */
+                long i = find_by_file(w, rec.proxy.comm_id, in);
+                if (i < 0)
                     break;
                 last_comm = rec.proxy.comm_id;
                 last_rank = w->members[i].rank;
@@ -239,29 +398,45 @@ static int build_links(struct cp_analysis *an, const struct view *w)
 {
     struct cp_analysis_nccl *v = &an->nccl;
     double *bw = NULL;
-    size_t i, j, n = 0;
+    uint32_t *slots = NULL; /* links by (from, to): index + 1 */
+    size_t i, j, n = 0, cap = 128, caplinks = 0;
     int rc = -1;
 
+    while (cap < 2 * w->nsends + 2) /* at most a link per send */
+        cap *= 2;
+    slots = calloc(cap, sizeof *slots);
+    if (!slots)
+        goto out;
     for (i = 0; i < w->nsends; i++) {
         const struct send_acc *s = &w->sends[i];
         long a = member_node(w, s->comm, s->rank);
         long b = member_node(w, s->comm, s->peer);
-        struct cp_analysis_net_link *bigger;
+        size_t k;
 
         if (a < 0 || b < 0 || a == b)
             continue; /* inside a node, or a peer without a plugin log */
-        for (j = 0; j < v->nlinks; j++)
-            if (v->links[j].from == (unsigned)a && v->links[j].to == (unsigned)b)
+        for (k = slot_of((uint64_t)a, (uint64_t)b, cap); slots[k];
+             k = (k + 1) & (cap - 1))
+            if (v->links[slots[k] - 1].from == (unsigned)a &&
+                v->links[slots[k] - 1].to == (unsigned)b)
                 break;
-        if (j == v->nlinks) {
-            bigger = realloc(v->links, (v->nlinks + 1) * sizeof *bigger);
-            if (!bigger)
-                goto out;
-            v->links = bigger;
+        if (slots[k]) {
+            j = slots[k] - 1;
+        } else {
+            if (v->nlinks == caplinks) {
+                size_t c2 = caplinks ? 2 * caplinks : 16;
+                struct cp_analysis_net_link *bigger =
+                    realloc(v->links, c2 * sizeof *bigger);
+                if (!bigger)
+                    goto out;
+                v->links = bigger;
+                caplinks = c2;
+            }
+            j = v->nlinks++;
             memset(&v->links[j], 0, sizeof v->links[j]);
             v->links[j].from = (unsigned)a;
             v->links[j].to = (unsigned)b;
-            v->nlinks++;
+            slots[k] = (uint32_t)(j + 1);
         }
         v->links[j].bytes += s->bytes;
         v->links[j].ops += s->ops;
@@ -297,6 +472,7 @@ static int build_links(struct cp_analysis *an, const struct view *w)
     }
     rc = 0;
 out:
+    free(slots);
     free(bw);
     return rc;
 }
@@ -304,6 +480,7 @@ out:
 int cp_ncclview_build(struct cp_analysis *an)
 {
     struct view w;
+    unsigned *nodes = NULL;
     size_t i;
     int rc = -1;
 
@@ -312,15 +489,28 @@ int cp_ncclview_build(struct cp_analysis *an)
         const struct cp_analysis_input *in = &an->inputs[i];
         if (in->status != CP_INPUT_OK || in->source != CP_SOURCE_PLUGIN)
             continue;
+        if (!nodes) { /* the nodes by name, for each log's node */
+            size_t k;
+            nodes = malloc((an->nnodes ? an->nnodes : 1) * sizeof *nodes);
+            if (!nodes)
+                goto out;
+            for (k = 0; k < an->nnodes; k++)
+                nodes[k] = (unsigned)k;
+            qsort_r(nodes, an->nnodes, sizeof *nodes, compare_node_names, an);
+        }
         an->nccl.present = 1;
-        if (read_input(an, &w, in) < 0)
+        if (read_input(an, &w, nodes, in) < 0)
             goto out;
     }
     if (an->nccl.present && build_links(an, &w) < 0)
         goto out;
     rc = 0;
 out:
+    free(nodes);
     free(w.members);
+    free(w.by_rank);
+    free(w.by_file);
+    free(w.send_slots);
     for (i = 0; i < w.nsends; i++)
         free(w.sends[i].best);
     free(w.sends);

@@ -344,25 +344,21 @@ static struct an_comm *comm_get(struct an_state *st, uint64_t id,
     c->nranks = nranks;
     c->cap = RING_INIT;
     c->member_file = malloc(nranks * sizeof *c->member_file);
-    c->ring = ring_alloc(c->cap);
-    if (!c->member_file || !c->ring) {
+    if (!c->member_file) {
         comm_free(c);
         goto oom;
     }
+    /* the ring (and the prefix pass's times) are charged now and
+     * allocated at the communicator's first collective (ring_start): most
+     * communicators of a large job (one per node, per pipeline stage) have
+     * none in a pass, and fresh memory is first touched at a page fault */
     st->comm_bytes += cost;
     /* the prefix pass's start and end times only while they fit: without
      * them the communicator gives no clock offsets, nothing else changes */
     if (st->mode == AN_MODE_PREFIX &&
         st->comm_bytes + times_bytes(c->cap, nranks) <= AN_COMM_BUDGET) {
-        c->ends = calloc((size_t)c->cap * nranks, sizeof *c->ends);
-        c->starts = calloc((size_t)c->cap * nranks, sizeof *c->starts);
-        if (c->ends && c->starts) {
-            st->comm_bytes += times_bytes(c->cap, nranks);
-        } else {
-            free(c->ends);
-            free(c->starts);
-            c->ends = c->starts = NULL;
-        }
+        c->want_times = 1;
+        st->comm_bytes += times_bytes(c->cap, nranks);
     }
     for (i = 0; i < nranks; i++)
         c->member_file[i] = -1;
@@ -1035,6 +1031,30 @@ static void advance_lo(struct an_comm *c)
     }
 }
 
+/* The ring of c (RING_INIT instances) and, when they fit (charged at
+ * comm_get), the prefix pass's start and end times, at its first
+ * collective.  -1 when memory ran out (noted). */
+static int ring_start(struct an_state *st, struct an_comm *c)
+{
+    c->ring = ring_alloc(c->cap);
+    if (!c->ring) {
+        st->oom = 1;
+        return -1;
+    }
+    if (c->want_times) {
+        c->ends = calloc((size_t)c->cap * c->nranks, sizeof *c->ends);
+        c->starts = calloc((size_t)c->cap * c->nranks, sizeof *c->starts);
+        if (!c->ends || !c->starts) {
+            /* without them the communicator gives no clock offsets */
+            free(c->ends);
+            free(c->starts);
+            c->ends = c->starts = NULL;
+            st->comm_bytes -= times_bytes(c->cap, c->nranks);
+        }
+    }
+    return 0;
+}
+
 /* A seq outside the ring's window [lo, lo + cap): a communicator's first
  * call, a late member, or one that needs the ring grown or the oldest
  * instances evicted.  Returns 0 when the member is to be joined. */
@@ -1042,6 +1062,8 @@ static __attribute__((noinline)) int join_window(struct an_state *st,
                                                  struct an_comm *c, uint64_t s)
 {
     if (!c->started) {
+        if (ring_start(st, c) < 0)
+            return -1;
         c->started = 1;
         c->lo = c->hi = s;
         return 0;

@@ -14,13 +14,30 @@
 #include "cp_path.h"
 #include "cp_scan.h"
 
+/* Where the first problem goes when there is no memory to describe it. */
+static const struct cp_error no_memory_for_problem = {
+    .text = "a problem was found in this file, and memory ran out to "
+            "describe it",
+    .offset = -1};
+
+/* Room for the scan's first problem: NULL (the problem noted as
+ * no_memory_for_problem) when memory ran out. */
+static struct cp_error *problem_room(struct cp_scan *s)
+{
+    s->have_problem = 1;
+    s->problem = malloc(sizeof *s->problem);
+    if (!s->problem)
+        s->problem = (struct cp_error *)&no_memory_for_problem;
+    return s->problem == &no_memory_for_problem ? NULL : s->problem;
+}
+
 static void note(struct cp_scan *s, uint64_t offset, const char *what)
 {
     if (s->have_problem)
         return;
-    s->have_problem = 1;
-    cp_error_set(&s->problem, s->path, (int64_t)offset, "%s: offset %llu: %s",
-                 s->path, (unsigned long long)offset, what);
+    cp_error_set(problem_room(s), s->path, (int64_t)offset,
+                 "%s: offset %llu: %s", s->path, (unsigned long long)offset,
+                 what);
 }
 
 struct cp_scan *cp_scan_open(const char *path, struct cp_error *err)
@@ -35,15 +52,24 @@ static size_t round_buffer(size_t buf_size)
     return buf_size < CP_SCAN_BUFFER_MIN ? CP_SCAN_BUFFER_MIN : buf_size;
 }
 
-/* s (zeroed) for the log described by hdr, nothing open yet. */
-static void scan_init(struct cp_scan *s, const struct cp_log_header *hdr,
-                      int swapped)
+/* s (zeroed) for the log described by hdr, nothing open yet; hdr is
+ * kept (own: copied, else it must outlive s).  -1 when memory ran out. */
+static int scan_init(struct cp_scan *s, const struct cp_log_header *hdr,
+                     int swapped, int own)
 {
     s->fd = -1;
-    s->hdr = *hdr;
+    if (own) {
+        s->own_hdr = malloc(sizeof *s->own_hdr);
+        if (!s->own_hdr)
+            return -1;
+        *s->own_hdr = *hdr;
+        hdr = s->own_hdr;
+    }
+    s->hdr = hdr;
     s->header_size = hdr->header_size;
     s->swapped = swapped;
     s->buf_offset = s->header_size;
+    return 0;
 }
 
 /* A scan with its buffer, of the log described by hdr, nothing open yet. */
@@ -57,9 +83,9 @@ static struct cp_scan *scan_new(const char *path, const struct cp_log_header *hd
         cp_error_set(err, path, -1, "%s: out of memory", path);
         return NULL;
     }
-    scan_init(s, hdr, swapped);
     s->buf_size = round_buffer(buf_size);
-    if (posix_memalign((void **)&s->buf, 64, s->buf_size) != 0) {
+    if (scan_init(s, hdr, swapped, 1) < 0 ||
+        posix_memalign((void **)&s->buf, 64, s->buf_size) != 0) {
         s->buf = NULL;
         cp_scan_close(s);
         cp_error_set(err, path, -1, "%s: out of memory", path);
@@ -131,11 +157,15 @@ static struct cp_scan *scan_of_partial(struct cp_scan *place, const char *path,
     if (!lf)
         return NULL;
     s = place;
-    if (s)
-        scan_init(s, cp_logfile_header(lf), cp_logfile_swapped(lf));
-    else
+    if (s && scan_init(s, cp_logfile_header(lf), cp_logfile_swapped(lf),
+                       1) < 0) {
+        cp_error_set(err, path, -1, "%s: out of memory", path);
+        cp_scan_close(s);
+        s = NULL;
+    } else if (!s) {
         s = scan_new(path, cp_logfile_header(lf), cp_logfile_swapped(lf),
                      buf_size, err);
+    }
     if (s)
         s->partial = cp_logfile_take_partial(lf);
     cp_logfile_close(lf);
@@ -174,12 +204,36 @@ struct cp_scan *cp_scan_reopen_in(void *mem, const char *path,
         s->ahead = (union cp_rec *)((char *)s->buf + s->buf_size);
     if (k->partial)
         return scan_of_partial(s, path, buf_size, err);
-    scan_init(s, &k->hdr, k->swapped);
+    (void)scan_init(s, &k->hdr, k->swapped, 0); /* nothing to allocate */
     if (scan_attach_file(s, path, k, err) < 0) {
         cp_scan_close(s);
         return NULL;
     }
     return s;
+}
+
+struct cp_scan *cp_scan_resume_in(void *mem, const char *path,
+                                  const struct cp_logfile_known *k,
+                                  size_t buf_size, int ahead,
+                                  struct cp_error *err)
+{
+    struct cp_scan *s = mem, *r;
+    size_t fill;
+    int eof;
+
+    if (!s->in_place || !s->resumable || k->partial || s->dev != k->dev ||
+        s->ino != k->ino || s->buf_size != round_buffer(buf_size) ||
+        s->header_size != k->hdr.header_size || s->swapped != k->swapped ||
+        s->buf != (union cp_rec *)((char *)mem + struct_place()))
+        return cp_scan_reopen_in(mem, path, k, buf_size, ahead, err);
+    fill = s->fill;
+    eof = s->eof;
+    r = cp_scan_reopen_in(mem, path, k, buf_size, ahead, err);
+    if (r) { /* the buffer is untouched: only the state was reset */
+        r->fill = fill;
+        r->eof = eof;
+    }
+    return r;
 }
 
 void cp_scan_park(struct cp_scan *s)
@@ -474,8 +528,9 @@ int cp_scan_refill(struct cp_scan *s)
     s->fill = keep + got;
     if (s->partial && cp_partial_src_problem(s->partial) && !s->have_problem) {
         /* the partial is damaged here: what was decoded stands */
-        s->have_problem = 1;
-        s->problem = *cp_partial_src_problem(s->partial);
+        struct cp_error *e = problem_room(s);
+        if (e)
+            *e = *cp_partial_src_problem(s->partial);
     }
     if (s->swapped && !ahead) {
         /* keep < one record: every whole record here is new */
@@ -512,11 +567,23 @@ void cp_scan_close(struct cp_scan *s)
     int saved = errno;
 
     if (s) {
+        /* what cp_scan_resume_in may take up again: the file's first
+         * bytes, in the scan's own first buffer, as read (and swapped) */
+        s->resumable = s->in_place && !s->partial && !s->pool &&
+                       s->fill >= CP_LOG_RECORD_SIZE &&
+                       s->buf_offset == s->header_size &&
+                       s->buf == (union cp_rec *)((char *)s + struct_place());
         if (s->fd >= 0 && !s->fd_borrowed)
             close(s->fd);
         cp_partial_src_close(s->partial);
         s->fd = -1;
         s->partial = NULL;
+        if (s->problem != &no_memory_for_problem)
+            free(s->problem);
+        free(s->own_hdr);
+        s->problem = NULL;
+        s->own_hdr = NULL;
+        s->have_problem = 0;
         if (!s->in_place) {
             free(s->ahead);
             free(s->buf);

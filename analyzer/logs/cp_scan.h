@@ -52,6 +52,7 @@ struct cp_scan {
     int fd_borrowed;           /* fd is a cp_logfile_known's: not closed */
     int eof;                   /* a read came back short: nothing more */
     int in_place;              /* in a caller's memory (cp_scan_reopen_in) */
+    int resumable;             /* closed, its buffer the file's first bytes */
     int have_problem;
     uint32_t header_size;
     uint64_t dev, ino;         /* the file the scan was opened on */
@@ -65,8 +66,13 @@ struct cp_scan {
     size_t ahead_fill;
     uint64_t ahead_offset;     /* file offset it was read from */
     int ahead_state, ahead_ok, in_queue;
-    struct cp_log_header hdr;  /* host byte order */
-    struct cp_error problem;
+    /* host byte order: the cp_logfile_known's (cp_scan_reopen_in), else
+     * own_hdr; the first problem, allocated when there is one: a scan in
+     * a caller's memory is a few hundred bytes besides its buffer, for
+     * tens of thousands of them at once */
+    const struct cp_log_header *hdr;
+    struct cp_log_header *own_hdr;
+    struct cp_error *problem;
 };
 
 /* Open and validate path (as cp_logfile_open).  NULL with err filled (the
@@ -88,14 +94,26 @@ struct cp_scan *cp_scan_reopen_sized(const char *path,
  * 64-byte aligned): the scan, its buffer of buf_size bytes (rounded as
  * by cp_scan_open_sized) and, when ahead, the read-ahead's second buffer;
  * nothing is allocated for a raw log, so that a pass over thousands of
- * files makes one allocation, not three per file.  path must outlive the
- * scan.  cp_scan_close releases what the scan holds (its own descriptor,
+ * files makes one allocation, not three per file.  path and k must
+ * outlive the scan (its header is k's).  cp_scan_close releases what the scan holds (its own descriptor,
  * a partial's reader), never mem.  NULL with err filled. */
 size_t cp_scan_place_size(size_t buf_size, int ahead);
 struct cp_scan *cp_scan_reopen_in(void *mem, const char *path,
                                   const struct cp_logfile_known *k,
                                   size_t buf_size, int ahead,
                                   struct cp_error *err);
+/* As cp_scan_reopen_in, where mem may hold a scan closed before (the
+ * caller knows it: memory a cp_scan_reopen_in was given and nothing else
+ * wrote since).  When that scan was of the same file (device and inode),
+ * with the same buffer size, and its buffer still holds the file's first
+ * records, they are used as they were read then instead of being read
+ * again: a pass over many small logs after a pass over their first records
+ * saves a read per file.  Otherwise as cp_scan_reopen_in. */
+struct cp_scan *cp_scan_resume_in(void *mem, const char *path,
+                                  const struct cp_logfile_known *k,
+                                  size_t buf_size, int ahead,
+                                  struct cp_error *err);
+
 /* Give up the scan's descriptor until its next refill, and from then on
  * after every refill (see the top). */
 void cp_scan_park(struct cp_scan *s);
@@ -191,12 +209,12 @@ static inline uint64_t cp_scan_offset(const struct cp_scan *s)
 
 static inline const struct cp_log_header *cp_scan_header(const struct cp_scan *s)
 {
-    return &s->hdr;
+    return s->hdr;
 }
 
 static inline const struct cp_error *cp_scan_problem(const struct cp_scan *s)
 {
-    return s->have_problem ? &s->problem : NULL;
+    return s->have_problem ? s->problem : NULL;
 }
 
 /* Destroy; accepts NULL, keeps errno.  A scan attached to a pool must be

@@ -89,7 +89,9 @@ for ranks in 64 1024 4096 16384 65536; do
     if [ "$ranks" = 16384 ] && command -v strace >/dev/null 2>&1 &&
         strace -f -c -o "$tmp/strace" "$cp" analyze -j 1 "$tmp/s" -o "$tmp/s-out" -q 2>/dev/null; then
         # system calls per log (one open and check, then preads shared by
-        # every pass: docs/analysis.md "Many ranks"; 68 before that)
+        # every pass: docs/analysis.md "What grows with the ranks"; 68
+        # before the one check, 16 before the clock pass read only a
+        # bounded prefix and the main pass took up its first buffer, 11)
         awk -v n="$ranks" '$NF ~ /^(openat|open|pread64|read|close|fcntl|newfstatat|fstat|lseek|fadvise64)$/ {
                 c[$NF] = $4 + 0; t += $4 }
             END { printf "analyze -j 1 at %d ranks: %.1f file system calls per log (openat %.1f, pread %.1f, read %.1f, fstat %.1f, fcntl %.1f, lseek %.1f, close %.1f)\n",
@@ -107,8 +109,8 @@ done
 rm -rf "$tmp/s" "$tmp/s-out"
 awk '{ cost[$1] = $4 / $2; wall[$1] = $3 / $2; rss[$1] = $5 }
 END {
-    printf "analyze cost per record, 16384 ranks / 64 ranks: %.2fx CPU, %.2fx wall (target <= 2x); 4096 / 64: %.2fx CPU\n",
-        cost[16384] / cost[64], wall[16384] / wall[64], cost[4096] / cost[64]
+    printf "analyze cost per record, 16384 ranks / 64 ranks: %.2fx CPU, %.2fx wall (target <= 2x); 4096 / 64: %.2fx CPU, %.2fx wall\n",
+        cost[16384] / cost[64], wall[16384] / wall[64], cost[4096] / cost[64], wall[4096] / wall[64]
     printf "analyze peak RSS at 65536 ranks: %.1f MiB (target < 1024 MiB); at 16384: %.1f MiB; at 64: %.1f MiB\n",
         rss[65536] / 1024, rss[16384] / 1024, rss[64] / 1024
 }' "$tmp/scale"

@@ -188,6 +188,73 @@ static void checked_once(const struct cp_log_header *h, const union cp_rec *recs
     unlink(link);
 }
 
+/* Records of a scan in mem (at most max) and the seq of the first. */
+static int scan_in(void *mem, int resume, const char *path,
+                   const struct cp_logfile_known *k, uint32_t *first, int max)
+{
+    struct cp_error err;
+    struct cp_scan *s = resume ? cp_scan_resume_in(mem, path, k, 4096, 0, &err)
+                               : cp_scan_reopen_in(mem, path, k, 4096, 0, &err);
+    const union cp_rec *r;
+    int n = 0;
+
+    if (!s)
+        return -1;
+    while (n < max && (r = cp_scan_next(s)) != NULL)
+        if (n++ == 0)
+            *first = r->call.seq;
+    cp_scan_close(s);
+    return n;
+}
+
+/* A scan taken up again in the same memory uses the buffer its file left
+ * there (the file is changed in place after the first scan, which read
+ * only its first records: the second sees the first's bytes); another
+ * file, or memory whose scan went past its first buffer, is read again. */
+static void resumed(const struct cp_log_header *h, const union cp_rec *recs)
+{
+    struct cp_logfile_known k, k2;
+    struct cp_error err;
+    union cp_rec changed[7];
+    void *mem = NULL;
+    uint32_t first = 99;
+    char *p = write_file("resume.cplog", h, CP_LOG_HEADER_SIZE, recs, 7, 0);
+    char *q;
+    int fd;
+
+    ok(posix_memalign(&mem, 64, cp_scan_place_size(4096, 0)) == 0 &&
+           cp_logfile_check(p, 1, &k, &err) == 0,
+       "resume: memory and a checked log");
+    is_int(scan_in(mem, 0, p, &k, &first, 3), 3, "resume: first records");
+    /* the same file rewritten in place: seq 0 becomes 40 */
+    memcpy(changed, recs, sizeof changed);
+    changed[0].call.seq = 40;
+    fd = open(p, O_WRONLY);
+    ok(fd >= 0 && pwrite(fd, changed, sizeof changed[0], CP_LOG_HEADER_SIZE) ==
+                      (ssize_t)sizeof changed[0],
+       "resume: the first record rewritten in place");
+    close(fd);
+    first = 99;
+    is_int(scan_in(mem, 1, p, &k, &first, 16), 6, "resume: same records");
+    is_int((int)first, 0, "resume: the first buffer was not read again");
+    first = 99;
+    is_int(scan_in(mem, 1, p, &k, &first, 16), 6,
+           "resume after a scan to the end: every record");
+    is_int((int)first, 40, "resume after a scan to the end: read again");
+    first = 99;
+    is_int(scan_in(mem, 0, p, &k, &first, 16), 6, "reopen: read again");
+    is_int((int)first, 40, "reopen: the file as it is now");
+    /* another file in the same memory: read, not taken for the first */
+    q = write_file("resume2.cplog", h, CP_LOG_HEADER_SIZE, recs, 5, 0);
+    ok(cp_logfile_check(q, 1, &k2, &err) == 0, "resume: a second log");
+    first = 99;
+    is_int(scan_in(mem, 1, q, &k2, &first, 16), 5,
+           "resume on another file: its own records");
+    cp_logfile_known_release(&k);
+    cp_logfile_known_release(&k2);
+    free(mem);
+}
+
 static void expect_error(const char *path, const char *what, const char *name)
 {
     struct cp_error err;
@@ -287,6 +354,7 @@ int main(void)
     }
 
     checked_once(&h, recs);
+    resumed(&h, recs);
     {
         /* the other byte order, checked once and read again */
         struct cp_logfile_known k;
