@@ -33,6 +33,10 @@
  * healthy runs reach 0.3-0.9 of it on a loaded machine, copies and pacing
  * included; a ring with one link at a quarter 0.2-0.25) */
 #define BUSBW_FAR_BELOW 0.27
+/* a latency per step no fabric reaches (InfiniBand and RoCE: a few us,
+ * TCP tens): without a model, the calls judged against the port rate are
+ * those whose wire time is at least their latency term at it */
+#define ALPHA_MAX 100e-6
 #define MIN_BUCKET (25.0 * 1048576) /* PyTorch DDP's default bucket_cap_mb */
 #define GAIN_RUN 0.01  /* advice only when it saves 1 % of the run ... */
 #define GAIN_STEP 1e-3 /* ... and 1 ms per step */
@@ -467,6 +471,7 @@ struct busbw_judge {
     int ports;
     double busbw, model, ratio, link_Bps;
     int tcp;
+    int unfitted; /* no model of the class: held against the wire alone */
 };
 
 /* j's sums over the evaluations of communicator ci on link class k. */
@@ -493,6 +498,47 @@ static void busbw_sums(const struct an_eval *ev, size_t nev, size_t ci,
                     wire + (double)ev[i].bw.judged_calls * ev[i].latency_s;
             }
         }
+}
+
+/* j's sums over the evaluations of communicator ci on link class k held
+ * against the NICs' port rate whatever the class's model (there may be
+ * none: one size of call, no fit, no profile; or a fit to the same slow
+ * calls that makes them latency-bound with an alpha of milliseconds): the
+ * collectives whose every call's wire time at that rate is at least its
+ * latency term at ALPHA_MAX per step (which no fabric's latency reaches),
+ * so that, on a network that gives its rate, they take at most twice
+ * their wire time; held against the wire alone (j->unfitted). */
+static void busbw_sums_unfitted(const struct cp_analysis *an,
+                                const struct an_eval *ev, size_t nev,
+                                size_t ci, unsigned k, double rate_Bps,
+                                struct busbw_judge *j)
+{
+    size_t i;
+
+    for (i = 0; i < 2 * nev; i++) {
+        struct cp_model_params params;
+        struct cp_model_terms terms;
+        const struct an_eval *e = &ev[i / 2];
+        const struct an_group_stats *g = i % 2 ? &e->bw : &e->lat;
+        if (e->comm != ci || e->link != k ||
+            e->coll == CP_COLL_SENDRECV || g->judged_calls == 0)
+            continue;
+        memset(&params, 0, sizeof params);
+        params.alpha = ALPHA_MAX;
+        params.beta = 1 / rate_Bps;
+        if (cp_model_terms(e->coll, cp_model_coll_facts(e->coll)->nccl_algo,
+                           an->comms[ci].nranks, &params, &terms,
+                           NULL) != 0 ||
+            !(g->n_min * terms.sec_per_byte >= terms.latency_s))
+            continue;
+        j->fn += g->fn;
+        j->t += g->duration;
+        j->fast += g->fast_duration;
+        j->mt_wire += g->judged_bytes * terms.sec_per_byte;
+        j->calls += g->judged_calls;
+    }
+    j->mt = j->mt_ref = j->mt_wire;
+    j->unfitted = 1;
 }
 
 /* Whether j's calls (communicator ci, link class k) make a low_busbw
@@ -523,7 +569,9 @@ static int busbw_is_low(const struct cp_analysis *an, size_t ci, unsigned k,
         if (wire_ratio < BUSBW_TCP) {
             j->busbw = j->fn / j->fast;
             j->model = j->fn / j->mt_wire;
-        } else if (!(j->mt_ref / j->fast < BUSBW_FAR_BELOW)) {
+        } else if (j->unfitted || !(j->mt_ref / j->fast < BUSBW_FAR_BELOW)) {
+            /* without a model only an order of magnitude speaks (a
+             * healthy network gives 0.3-0.9 of the rate) */
             return 0;
         }
     }
@@ -635,9 +683,21 @@ static int low_busbw(struct cp_analysis *an, const struct an_eval *ev,
 
             j.ports = m->expected_source == CP_SOURCE_PORTS &&
                       m->expected_Bps > 0;
-            busbw_sums(ev, nev, ci, k, m, &j);
-            if (busbw_is_low(an, ci, k, &j) &&
-                busbw_finding(an, marks, ci, k, &j) < 0)
+            int low = 0;
+
+            if (m->source != CP_SOURCE_NONE || !j.ports) {
+                busbw_sums(ev, nev, ci, k, m, &j);
+                low = busbw_is_low(an, ci, k, &j);
+            }
+            if (!low && j.ports) {
+                /* an order of magnitude below the port rate, whatever
+                 * the model says of the calls */
+                memset(&j, 0, sizeof j);
+                j.ports = 1;
+                busbw_sums_unfitted(an, ev, nev, ci, k, m->expected_Bps, &j);
+                low = busbw_is_low(an, ci, k, &j);
+            }
+            if (low && busbw_finding(an, marks, ci, k, &j) < 0)
                 goto out;
         }
     }
