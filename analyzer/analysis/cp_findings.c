@@ -721,6 +721,25 @@ static int comm_ranks(const struct cp_analysis *an, unsigned ci, struct who *w)
     return rc;
 }
 
+/* The collective instances of the communicators global rank g is in
+ * (*mine), and its fair share of last arrivals among them (*fair: each
+ * communicator's instances over its ranks). */
+static void collective_share(const struct cp_analysis *an, int g,
+                             double *mine, double *fair)
+{
+    size_t ci, q;
+
+    for (ci = 0; ci < an->ncomms; ci++) {
+        const struct cp_analysis_comm *c = &an->comms[ci];
+        for (q = 0; q < c->nranks; q++)
+            if (c->ranks[q] == g && c->nranks >= 2) {
+                *mine += (double)c->instances;
+                *fair += (double)c->instances / (double)c->nranks;
+                break;
+            }
+    }
+}
+
 /* A rank that arrives last at most collectives (its lateness is excluded
  * from the own times already), and ranks whose collectives all take
  * longer by the same amount (cp_links.c: their calls start on time but
@@ -742,14 +761,20 @@ static int straggler(struct cp_analysis *an)
     /* with ranks missing, the rank seen last may be waiting for one that
      * left no log: arrivals are not judged */
     if (worst != SIZE_MAX && an->nranks >= 2 && sm->nmissing == 0) {
+        double mine = 0, fair = 0;
         r = &an->ranks[worst];
-        /* last at twice its fair share of its calls (2/n of them): a
-         * rank descheduled now and then on a busy host is last at a few
-         * calls by a lot (10 of 87 by 23 ms on average), a straggler at
-         * most of them */
-        if (!(r->late_s >= 0.5 * total) || r->last_arrivals < 10 ||
-            (double)r->last_arrivals * (double)an->nranks <
-                2.0 * (double)(r->calls - r->failed) ||
+        collective_share(an, r->rank, &mine, &fair);
+        /* last at twice its fair share of its collectives (1/n of each
+         * communicator's of n ranks that it is in): a rank descheduled
+         * now and then on a busy host is last at a few calls by a lot
+         * (10 of 87 by 23 ms on average), a straggler at most of them;
+         * at 10 of them at least, or at 3/4 of them when it is in few
+         * (pp's stages make 3 collectives a step) */
+        if (!(r->late_s >= 0.5 * total) ||
+            !((double)r->last_arrivals >= 2.0 * fair) ||
+            !(r->last_arrivals >= 10 ||
+              (r->last_arrivals >= 6 &&
+               (double)r->last_arrivals >= 0.75 * mine)) ||
             !(r->late_s >= 0.05 * (sm->comm_time_s + sm->skew_time_s)))
             worst = SIZE_MAX;
     } else {
