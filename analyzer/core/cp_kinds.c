@@ -29,7 +29,9 @@ static const struct cp_kind_info kinds[CP_KIND_COUNT] = {
         .name = "straggler",
         .title = "a straggler rank holds up the others",
         .rule = "arrival: the rank with the most lateness holds >= 50 % of "
-                "all lateness, >= 5 % of own time + skew, at least twice "
+                "all lateness, >= 5 % of own time + skew (or the others "
+                "spent that much more time in NCCL: the median rank's "
+                "less its), at least twice "
                 "its fair share of last arrivals (1/n of the collectives "
                 "of each communicator of n ranks it is in), and >= 10 of "
                 "them or (in few collectives: pp's stages make 3 a step) "
