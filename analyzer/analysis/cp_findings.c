@@ -762,6 +762,55 @@ static double others_waited(const struct cp_analysis *an, size_t i)
     return d;
 }
 
+/* Communicators delayed inside their calls by a member the calls cannot
+ * point at (cp_links.c: every member's bound the same, their other
+ * communicators no help): one of them is a straggler, which the verdict
+ * says without naming one (info: a guess is no warning). */
+static int tied_stragglers(struct cp_analysis *an)
+{
+    size_t ci, q;
+    char b1[CP_UNITS_BUFSIZE];
+
+    for (ci = 0; ci < an->ncomms; ci++) {
+        const struct cp_analysis_comm *c = &an->comms[ci];
+        struct who w = {0};
+        int named = 0, rc;
+        if (!(c->tied_delay_s > 0))
+            continue;
+        for (q = 0; q < c->nranks; q++) {
+            size_t i;
+            if (c->ranks[q] < 0)
+                continue;
+            for (i = first_of_rank(an, c->ranks[q]);
+                 i < an->nranks && an->ranks[i].rank == c->ranks[q]; i++)
+                named |= an->ranks[i].straggler;
+        }
+        if (named)
+            continue;
+        if (comm_ranks(an, (unsigned)ci, &w) < 0)
+            return -1;
+        rc = add_finding(
+            an, CP_KIND_STRAGGLER, CP_SEVERITY_INFO, w.ranks, w.nranks,
+            w.nodes, w.nnodes,
+            "Every collective of communicator %016llx (%u ranks) takes "
+            "%s longer than the same calls elsewhere in the job, whatever "
+            "its size: one of its ranks starts its part late (its GPU or "
+            "host, not the network), but neither these calls nor its ranks' "
+            "other communicators tell which.",
+            (unsigned long long)c->id, c->nranks,
+            cp_units_format_time(c->tied_delay_s, b1, sizeof b1));
+        who_free(&w);
+        if (rc < 0 ||
+            set(last_evidence(an), "kind", json_string("in_call_unresolved")) <
+                0 ||
+            set(last_evidence(an), "comm", hex_id(c->id)) < 0 ||
+            set(last_evidence(an), "in_call_delay_s", jnum(c->tied_delay_s)) <
+                0)
+            return -1;
+    }
+    return 0;
+}
+
 /* A rank that arrives last at most collectives (its lateness is excluded
  * from the own times already), and ranks whose collectives all take
  * longer by the same amount (cp_links.c: their calls start on time but
@@ -887,7 +936,7 @@ static int straggler(struct cp_analysis *an)
     }
     if (worst != SIZE_MAX)
         an->ranks[worst].straggler = 1;
-    return 0;
+    return tied_stragglers(an);
 }
 
 static const char *pair_text(const struct cp_analysis *an,

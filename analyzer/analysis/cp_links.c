@@ -662,6 +662,8 @@ static void reset_delays(struct solver *s)
         an->ranks[r].straggler = 0;
     }
     an->topology.straggler_delay_s = NAN;
+    for (i = 0; i < s->st->ncomms; i++)
+        an->comms[i].tied_delay_s = 0;
     for (i = 0; i < s->nu; i++) {
         struct work *w = &s->u[i];
         w->have_x = w->coll != CP_COLL_SENDRECV &&
@@ -854,6 +856,11 @@ static void name_stragglers(struct solver *s, struct straggler_scratch *sc)
          * quickest calls of this one and at least half of it in every
          * other of its communicators (the same late start whatever the
          * call) */
+        /* delayed many times over: when no member is named (below, or
+         * its members' other communicators do not point at one), the
+         * verdict still says that one of them is late */
+        if (sc->comm_rel[ci] >= STRAGGLER_STRONG_RELATIVE)
+            an->comms[ci].tied_delay_s = sc->comm_x[ci];
         if (who < 0 || !(an->ranks[who].delay_s >= sc->theta) ||
             !(second < 0.5 * an->ranks[who].delay_s))
             continue;

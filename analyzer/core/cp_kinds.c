@@ -38,7 +38,9 @@ static const struct cp_kind_info kinds[CP_KIND_COUNT] = {
                 ">= 6 and 3/4 of its collectives; in-call: see \"Slow "
                 "links\"",
         .severity = "critical when its lateness (its delay's cost) exceeds "
-                    "the whole own time, else warning",
+                    "the whole own time, else warning; info when the calls "
+                    "cannot tell which member of a delayed communicator it "
+                    "is",
         .doc = "analysis.md#slow-links"},
     [CP_KIND_MISSING_RANKS] = {
         .name = "missing_ranks",
