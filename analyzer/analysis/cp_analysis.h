@@ -197,6 +197,10 @@ struct cp_analysis_comm {
     /* 1: its bandwidth-bound calls all ran as fast as the same calls on
      * other communicators (cp_links.c); -1: some did not; 0: no peers */
     int peers_ok;
+    /* > 0: its calls all start this late inside (far above the run's
+     * noise and its quickest calls) on account of one member that the
+     * calls cannot tell from the others (cp_links.c); 0 none */
+    double tied_delay_s;
 };
 
 /* The model used for one link class. */

@@ -22,6 +22,7 @@
 #include "cp_kinds.h"
 #include "cp_links.h"
 #include "cp_ncclview.h"
+#include "cp_stats.h"
 #include "cp_units.h"
 
 #define LATENCY_INFO 0.10
@@ -33,6 +34,10 @@
  * healthy runs reach 0.3-0.9 of it on a loaded machine, copies and pacing
  * included; a ring with one link at a quarter 0.2-0.25) */
 #define BUSBW_FAR_BELOW 0.27
+/* a latency per step no fabric reaches (InfiniBand and RoCE: a few us,
+ * TCP tens): without a model, the calls judged against the port rate are
+ * those whose wire time is at least their latency term at it */
+#define ALPHA_MAX 100e-6
 #define MIN_BUCKET (25.0 * 1048576) /* PyTorch DDP's default bucket_cap_mb */
 #define GAIN_RUN 0.01  /* advice only when it saves 1 % of the run ... */
 #define GAIN_STEP 1e-3 /* ... and 1 ms per step */
@@ -467,6 +472,7 @@ struct busbw_judge {
     int ports;
     double busbw, model, ratio, link_Bps;
     int tcp;
+    int unfitted; /* no model of the class: held against the wire alone */
 };
 
 /* j's sums over the evaluations of communicator ci on link class k. */
@@ -493,6 +499,47 @@ static void busbw_sums(const struct an_eval *ev, size_t nev, size_t ci,
                     wire + (double)ev[i].bw.judged_calls * ev[i].latency_s;
             }
         }
+}
+
+/* j's sums over the evaluations of communicator ci on link class k held
+ * against the NICs' port rate whatever the class's model (there may be
+ * none: one size of call, no fit, no profile; or a fit to the same slow
+ * calls that makes them latency-bound with an alpha of milliseconds): the
+ * collectives whose every call's wire time at that rate is at least its
+ * latency term at ALPHA_MAX per step (which no fabric's latency reaches),
+ * so that, on a network that gives its rate, they take at most twice
+ * their wire time; held against the wire alone (j->unfitted). */
+static void busbw_sums_unfitted(const struct cp_analysis *an,
+                                const struct an_eval *ev, size_t nev,
+                                size_t ci, unsigned k, double rate_Bps,
+                                struct busbw_judge *j)
+{
+    size_t i;
+
+    for (i = 0; i < 2 * nev; i++) {
+        struct cp_model_params params;
+        struct cp_model_terms terms;
+        const struct an_eval *e = &ev[i / 2];
+        const struct an_group_stats *g = i % 2 ? &e->bw : &e->lat;
+        if (e->comm != ci || e->link != k ||
+            e->coll == CP_COLL_SENDRECV || g->judged_calls == 0)
+            continue;
+        memset(&params, 0, sizeof params);
+        params.alpha = ALPHA_MAX;
+        params.beta = 1 / rate_Bps;
+        if (cp_model_terms(e->coll, cp_model_coll_facts(e->coll)->nccl_algo,
+                           an->comms[ci].nranks, &params, &terms,
+                           NULL) != 0 ||
+            !(g->n_min * terms.sec_per_byte >= terms.latency_s))
+            continue;
+        j->fn += g->fn;
+        j->t += g->duration;
+        j->fast += g->fast_duration;
+        j->mt_wire += g->judged_bytes * terms.sec_per_byte;
+        j->calls += g->judged_calls;
+    }
+    j->mt = j->mt_ref = j->mt_wire;
+    j->unfitted = 1;
 }
 
 /* Whether j's calls (communicator ci, link class k) make a low_busbw
@@ -523,7 +570,9 @@ static int busbw_is_low(const struct cp_analysis *an, size_t ci, unsigned k,
         if (wire_ratio < BUSBW_TCP) {
             j->busbw = j->fn / j->fast;
             j->model = j->fn / j->mt_wire;
-        } else if (!(j->mt_ref / j->fast < BUSBW_FAR_BELOW)) {
+        } else if (j->unfitted || !(j->mt_ref / j->fast < BUSBW_FAR_BELOW)) {
+            /* without a model only an order of magnitude speaks (a
+             * healthy network gives 0.3-0.9 of the rate) */
             return 0;
         }
     }
@@ -635,9 +684,21 @@ static int low_busbw(struct cp_analysis *an, const struct an_eval *ev,
 
             j.ports = m->expected_source == CP_SOURCE_PORTS &&
                       m->expected_Bps > 0;
-            busbw_sums(ev, nev, ci, k, m, &j);
-            if (busbw_is_low(an, ci, k, &j) &&
-                busbw_finding(an, marks, ci, k, &j) < 0)
+            int low = 0;
+
+            if (m->source != CP_SOURCE_NONE || !j.ports) {
+                busbw_sums(ev, nev, ci, k, m, &j);
+                low = busbw_is_low(an, ci, k, &j);
+            }
+            if (!low && j.ports) {
+                /* an order of magnitude below the port rate, whatever
+                 * the model says of the calls */
+                memset(&j, 0, sizeof j);
+                j.ports = 1;
+                busbw_sums_unfitted(an, ev, nev, ci, k, m->expected_Bps, &j);
+                low = busbw_is_low(an, ci, k, &j);
+            }
+            if (low && busbw_finding(an, marks, ci, k, &j) < 0)
                 goto out;
         }
     }
@@ -661,6 +722,95 @@ static int comm_ranks(const struct cp_analysis *an, unsigned ci, struct who *w)
     return rc;
 }
 
+/* The collective instances of the communicators global rank g is in
+ * (*mine), and its fair share of last arrivals among them (*fair: each
+ * communicator's instances over its ranks). */
+static void collective_share(const struct cp_analysis *an, int g,
+                             double *mine, double *fair)
+{
+    size_t ci, q;
+
+    for (ci = 0; ci < an->ncomms; ci++) {
+        const struct cp_analysis_comm *c = &an->comms[ci];
+        for (q = 0; q < c->nranks; q++)
+            if (c->ranks[q] == g && c->nranks >= 2) {
+                *mine += (double)c->instances;
+                *fair += (double)c->instances / (double)c->nranks;
+                break;
+            }
+    }
+}
+
+/* How much less time rank index i spent in NCCL than the median of the
+ * others (what they waited for it; its lateness counts only its lead over
+ * the rank before it at each call, which the others' own jitter eats:
+ * fsdp's rank 3 ms late at each of 63 calls led by 46 ms in all while the
+ * others spent 290 ms more in their calls); NaN when unknown. */
+static double others_waited(const struct cp_analysis *an, size_t i)
+{
+    double *v = malloc((an->nranks ? an->nranks : 1) * sizeof *v), d = NAN;
+    size_t k, n = 0;
+
+    if (!v)
+        return NAN;
+    for (k = 0; k < an->nranks; k++)
+        if (k != i && isfinite(an->ranks[k].time_s))
+            v[n++] = an->ranks[k].time_s;
+    if (n)
+        d = cp_stats_median(v, n) - an->ranks[i].time_s;
+    free(v);
+    return d;
+}
+
+/* Communicators delayed inside their calls by a member the calls cannot
+ * point at (cp_links.c: every member's bound the same, their other
+ * communicators no help): one of them is a straggler, which the verdict
+ * says without naming one (info: a guess is no warning). */
+static int tied_stragglers(struct cp_analysis *an)
+{
+    size_t ci, q;
+    char b1[CP_UNITS_BUFSIZE];
+
+    for (ci = 0; ci < an->ncomms; ci++) {
+        const struct cp_analysis_comm *c = &an->comms[ci];
+        struct who w = {0};
+        int named = 0, rc;
+        if (!(c->tied_delay_s > 0))
+            continue;
+        for (q = 0; q < c->nranks; q++) {
+            size_t i;
+            if (c->ranks[q] < 0)
+                continue;
+            for (i = first_of_rank(an, c->ranks[q]);
+                 i < an->nranks && an->ranks[i].rank == c->ranks[q]; i++)
+                named |= an->ranks[i].straggler;
+        }
+        if (named)
+            continue;
+        if (comm_ranks(an, (unsigned)ci, &w) < 0)
+            return -1;
+        rc = add_finding(
+            an, CP_KIND_STRAGGLER, CP_SEVERITY_INFO, w.ranks, w.nranks,
+            w.nodes, w.nnodes,
+            "Every collective of communicator %016llx (%u ranks) takes "
+            "%s longer than the same calls elsewhere in the job, whatever "
+            "its size: one of its ranks starts its part late (its GPU or "
+            "host, not the network), but neither these calls nor its ranks' "
+            "other communicators tell which.",
+            (unsigned long long)c->id, c->nranks,
+            cp_units_format_time(c->tied_delay_s, b1, sizeof b1));
+        who_free(&w);
+        if (rc < 0 ||
+            set(last_evidence(an), "kind", json_string("in_call_unresolved")) <
+                0 ||
+            set(last_evidence(an), "comm", hex_id(c->id)) < 0 ||
+            set(last_evidence(an), "in_call_delay_s", jnum(c->tied_delay_s)) <
+                0)
+            return -1;
+    }
+    return 0;
+}
+
 /* A rank that arrives last at most collectives (its lateness is excluded
  * from the own times already), and ranks whose collectives all take
  * longer by the same amount (cp_links.c: their calls start on time but
@@ -682,15 +832,23 @@ static int straggler(struct cp_analysis *an)
     /* with ranks missing, the rank seen last may be waiting for one that
      * left no log: arrivals are not judged */
     if (worst != SIZE_MAX && an->nranks >= 2 && sm->nmissing == 0) {
+        double mine = 0, fair = 0;
         r = &an->ranks[worst];
-        /* last at twice its fair share of its calls (2/n of them): a
-         * rank descheduled now and then on a busy host is last at a few
-         * calls by a lot (10 of 87 by 23 ms on average), a straggler at
-         * most of them */
-        if (!(r->late_s >= 0.5 * total) || r->last_arrivals < 10 ||
-            (double)r->last_arrivals * (double)an->nranks <
-                2.0 * (double)(r->calls - r->failed) ||
-            !(r->late_s >= 0.05 * (sm->comm_time_s + sm->skew_time_s)))
+        collective_share(an, r->rank, &mine, &fair);
+        /* last at twice its fair share of its collectives (1/n of each
+         * communicator's of n ranks that it is in): a rank descheduled
+         * now and then on a busy host is last at a few calls by a lot
+         * (10 of 87 by 23 ms on average), a straggler at most of them;
+         * at 10 of them at least, or at 3/4 of them when it is in few
+         * (pp's stages make 3 collectives a step) */
+        if (!(r->late_s >= 0.5 * total) ||
+            !((double)r->last_arrivals >= 2.0 * fair) ||
+            !(r->last_arrivals >= 10 ||
+              (r->last_arrivals >= 6 &&
+               (double)r->last_arrivals >= 0.75 * mine)) ||
+            !(r->late_s >= 0.05 * (sm->comm_time_s + sm->skew_time_s) ||
+              others_waited(an, worst) >=
+                  0.05 * (sm->comm_time_s + sm->skew_time_s)))
             worst = SIZE_MAX;
     } else {
         worst = SIZE_MAX;
@@ -778,7 +936,7 @@ static int straggler(struct cp_analysis *an)
     }
     if (worst != SIZE_MAX)
         an->ranks[worst].straggler = 1;
-    return 0;
+    return tied_stragglers(an);
 }
 
 static const char *pair_text(const struct cp_analysis *an,

@@ -42,6 +42,7 @@
 #define MIN_CALLS 3
 #define STRAGGLER_NOISE_FACTOR 4.0
 #define STRAGGLER_MIN_RELATIVE 0.5
+#define STRAGGLER_STRONG_RELATIVE 4.0
 #define STRAGGLER_MIN_S 10e-6
 #define P2P_CELLS_MAX (1u << 20)
 /* a class whose fit is this far below its absolute reference (an order of
@@ -639,9 +640,12 @@ static double constant_excess(const struct solver *s, unsigned ci, int pass,
 struct straggler_scratch {
     double *v, *rel;
     double *comm_x, *comm_rel;  /* excess: absolute, relative */
+    double *comm_base;          /* the time of its quickest calls */
     unsigned char *comm_model;  /* comm_x from units held against the model */
     double *rank_rel;
     unsigned char *by_peers;    /* the rank's bound from peers' baselines */
+    unsigned char *strong;      /* named for a delay many times the
+                                 * quickest calls of one communicator */
     double theta;               /* the noise: no delay below it */
 };
 
@@ -658,6 +662,8 @@ static void reset_delays(struct solver *s)
         an->ranks[r].straggler = 0;
     }
     an->topology.straggler_delay_s = NAN;
+    for (i = 0; i < s->st->ncomms; i++)
+        an->comms[i].tied_delay_s = 0;
     for (i = 0; i < s->nu; i++) {
         struct work *w = &s->u[i];
         w->have_x = w->coll != CP_COLL_SENDRECV &&
@@ -712,8 +718,8 @@ static void comm_excess(const struct solver *s, struct straggler_scratch *sc)
             if (n > 1)
                 sc->comm_x[ci] = constant_excess(s, ci, pass, sc->comm_x[ci]);
             /* relative to the time of its quickest calls */
-            sc->comm_rel[ci] =
-                m ? sc->comm_x[ci] / cp_stats_min(sc->rel, m) : NAN;
+            sc->comm_base[ci] = m ? cp_stats_min(sc->rel, m) : NAN;
+            sc->comm_rel[ci] = m ? sc->comm_x[ci] / sc->comm_base[ci] : NAN;
             sc->comm_model[ci] = pass == 1;
         }
     }
@@ -751,9 +757,74 @@ static void rank_excess(struct solver *s, struct straggler_scratch *sc)
         }
 }
 
+/* The bound of rank file f (*rel: relative to the quickest calls) with
+ * the delay of every named rank other than f with a larger one taken off
+ * the communicators they share (a communicator waits for its slowest
+ * member: that much of its excess is the other's, not f's). */
+static double bound_without(const struct solver *s,
+                            const struct straggler_scratch *sc, int32_t f,
+                            double *rel)
+{
+    const struct cp_analysis *an = s->an;
+    double bound = NAN;
+    size_t ci;
+
+    *rel = NAN;
+    for (ci = 0; ci < s->st->ncomms; ci++) {
+        const struct an_comm *c = s->st->comms[ci];
+        double x = sc->comm_x[ci], other = 0;
+        unsigned q;
+        int member = 0;
+        if (!isfinite(x) || sc->comm_model[ci] != !sc->by_peers[f])
+            continue;
+        for (q = 0; q < c->nranks; q++) {
+            int32_t g = c->member_file[q];
+            if (g == f)
+                member = 1;
+            else if (g >= 0 && an->ranks[g].straggler &&
+                     an->ranks[g].delay_s > an->ranks[f].delay_s)
+                other = fmax(other, an->ranks[g].delay_s);
+        }
+        if (!member)
+            continue;
+        x = fmax(x - other, 0);
+        bound = isfinite(bound) ? fmin(bound, x) : x;
+        if (sc->comm_base[ci] > 0)
+            *rel = isfinite(*rel) ? fmin(*rel, x / sc->comm_base[ci])
+                                  : x / sc->comm_base[ci];
+    }
+    return bound;
+}
+
+/* A named rank whose bound falls under the noise, or (named for its
+ * delay relative to its quickest calls) under that relative threshold,
+ * once the larger delays of the other named ranks are taken off its
+ * communicators was named for theirs: unnamed. */
+static void unname_explained(struct solver *s,
+                             const struct straggler_scratch *sc)
+{
+    struct cp_analysis *an = s->an;
+    unsigned char *drop = calloc(an->nranks + 1, 1);
+    size_t r;
+
+    if (!drop)
+        return; /* every one stays named: the first judgement */
+    for (r = 0; r < an->nranks; r++) {
+        double rel, bound;
+        if (!an->ranks[r].straggler)
+            continue;
+        bound = bound_without(s, sc, (int32_t)r, &rel);
+        drop[r] = !(bound >= sc->theta) ||
+                  (!sc->strong[r] && !(rel >= STRAGGLER_MIN_RELATIVE));
+    }
+    for (r = 0; r < an->nranks; r++)
+        if (drop[r])
+            an->ranks[r].straggler = 0;
+    free(drop);
+}
+
 /* named: standing out in a communicator it delays */
-static void name_stragglers(struct solver *s,
-                            const struct straggler_scratch *sc)
+static void name_stragglers(struct solver *s, struct straggler_scratch *sc)
 {
     struct cp_analysis *an = s->an;
     size_t ci;
@@ -780,11 +851,28 @@ static void name_stragglers(struct solver *s,
                 second = fmax(second, d);
             }
         }
-        if (who >= 0 && an->ranks[who].delay_s >= sc->theta &&
-            sc->rank_rel[who] >= STRAGGLER_MIN_RELATIVE &&
-            second < 0.5 * an->ranks[who].delay_s)
+        /* relative to its quickest calls in each of its communicators;
+         * or, a delay small beside long calls elsewhere, many times the
+         * quickest calls of this one and at least half of it in every
+         * other of its communicators (the same late start whatever the
+         * call) */
+        /* delayed many times over: when no member is named (below, or
+         * its members' other communicators do not point at one), the
+         * verdict still says that one of them is late */
+        if (sc->comm_rel[ci] >= STRAGGLER_STRONG_RELATIVE)
+            an->comms[ci].tied_delay_s = sc->comm_x[ci];
+        if (who < 0 || !(an->ranks[who].delay_s >= sc->theta) ||
+            !(second < 0.5 * an->ranks[who].delay_s))
+            continue;
+        if (sc->rank_rel[who] >= STRAGGLER_MIN_RELATIVE) {
             an->ranks[who].straggler = 1;
+        } else if (sc->comm_rel[ci] >= STRAGGLER_STRONG_RELATIVE &&
+                   an->ranks[who].delay_s >= 0.5 * sc->comm_x[ci]) {
+            an->ranks[who].straggler = 1;
+            sc->strong[who] = 1;
+        }
     }
+    unname_explained(s, sc);
 }
 
 /* a named rank's delay: the median excess of its communicators (the
@@ -871,8 +959,10 @@ static int stragglers(struct solver *s)
     sc.rank_rel = malloc((an->nranks ? an->nranks : 1) * sizeof *sc.rank_rel);
     sc.comm_model = calloc(st->ncomms + 1, 1);
     sc.by_peers = calloc(an->nranks + 1, 1);
+    sc.strong = calloc(an->nranks + 1, 1);
+    sc.comm_base = malloc((st->ncomms ? st->ncomms : 1) * sizeof *sc.comm_base);
     if (!sc.v || !sc.rel || !sc.comm_x || !sc.comm_rel || !sc.rank_rel ||
-        !sc.comm_model || !sc.by_peers)
+        !sc.comm_model || !sc.by_peers || !sc.strong || !sc.comm_base)
         goto out;
     reset_delays(s);
     n = noise_sample(s, sc.v);
@@ -896,6 +986,8 @@ out:
     free(sc.comm_x);
     free(sc.comm_model);
     free(sc.by_peers);
+    free(sc.strong);
+    free(sc.comm_base);
     return rc;
 }
 

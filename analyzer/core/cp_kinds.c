@@ -29,11 +29,18 @@ static const struct cp_kind_info kinds[CP_KIND_COUNT] = {
         .name = "straggler",
         .title = "a straggler rank holds up the others",
         .rule = "arrival: the rank with the most lateness holds >= 50 % of "
-                "all lateness, >= 5 % of own time + skew, >= 10 last "
-                "arrivals and at least twice its fair share of its calls "
-                "(2/n of them for n ranks); in-call: see \"Slow links\"",
+                "all lateness, >= 5 % of own time + skew (or the others "
+                "spent that much more time in NCCL: the median rank's "
+                "less its), at least twice "
+                "its fair share of last arrivals (1/n of the collectives "
+                "of each communicator of n ranks it is in), and >= 10 of "
+                "them or (in few collectives: pp's stages make 3 a step) "
+                ">= 6 and 3/4 of its collectives; in-call: see \"Slow "
+                "links\"",
         .severity = "critical when its lateness (its delay's cost) exceeds "
-                    "the whole own time, else warning",
+                    "the whole own time, else warning; info when the calls "
+                    "cannot tell which member of a delayed communicator it "
+                    "is",
         .doc = "analysis.md#slow-links"},
     [CP_KIND_MISSING_RANKS] = {
         .name = "missing_ranks",

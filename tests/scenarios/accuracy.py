@@ -50,7 +50,8 @@ JUDGED = {"low_busbw", "slow_link", "slow_link_candidates", "straggler",
           "clock_offset", "degraded_port", "missing_ranks"}
 INTER_BW = 25e6
 # The straggler planted: in tp and 3d a rank slow inside its calls
-# (simnccl's `straggler`: its part of every collective starts 3 ms late,
+# (simnccl's `straggler`: its part of every collective starts 3 ms late
+# in 3d, 20 ms in tp (plan() says why),
 # the host timer sees an on-time start), which their tensor-parallel pairs
 # and data-parallel rings tell apart.  In ddp, fsdp and moe the one world
 # communicator carries every bandwidth-bound call, and in pp the straggler's
@@ -84,9 +85,22 @@ def plan(pattern, fault, seed, ranks, nodes):
     elif fault == "straggler":
         r = rnd.randrange(ranks)
         if pattern in IN_CALL:
-            topo.append("straggler rank=%d delay=3ms" % r)
+            # tp's tensor-parallel pairs show the delay (12 times their
+            # calls), not which of the pair: only the data-parallel
+            # all-reduces tell them apart, 512 KiB calls of 33-40 ms that
+            # differ by 3-5 ms between the two rings of a healthy run, and
+            # a delay is judged against the rank's quickest calls
+            # (cp_links.c: half of them), so tp's straggler is 20 ms
+            topo.append("straggler rank=%d delay=%dms" %
+                        (r, 20 if pattern == "tp" else 3))
         else:
-            truth["late_ms"] = 3
+            # pp's stages drain the pipeline at different times: its
+            # healthy data-parallel pairs arrive 15-20 ms apart at the 90th
+            # percentile (the world's all-reduce 45-55 ms), so a rank 3 ms
+            # late is last at 6 of its 9 collectives of a 3-step run, as a
+            # first stage behind a slow link is (5 of 9): the job cannot
+            # tell 3 ms, and pp's late rank computes 30 ms longer
+            truth["late_ms"] = 3 if pattern != "pp" else 30
         truth["rank"] = r
     elif fault == "clock":
         # tp's only inter-node collectives besides the first broadcasts

@@ -6,8 +6,11 @@
 # ring with a link at 1/2 and at 1/4 (2 seeds: 3 of the 4 links planted are
 # crossed; the ring's candidates come from its calls against the NICs' port
 # rate, as nothing else in the job crosses its links); each planted fault
-# named and nothing else warned about.  (Stragglers and the other patterns'
-# slow links are in `make accuracy`, which reports every false warning, and
+# named and nothing else warned about; tp's rank slow inside its calls
+# (told from its tensor-parallel partner by its data-parallel ring), pp's
+# rank late to its 9 collectives, and tp's fabric at a tenth with no firm
+# fit of its one size of inter-node call.  (The other patterns' slow links
+# are in `make accuracy`, which reports every false warning, and
 # tests/links.)
 . "${top_srcdir:-.}/tests/tap.sh"
 b=${top_builddir:-.}
@@ -18,7 +21,7 @@ command -v python3 >/dev/null 2>&1 || skip_all "no python3"
 acc="${top_srcdir:-.}/tests/scenarios/accuracy.py"
 
 for cell in "fsdp clock,missing,fabric10 1" "ddp clock,missing 1" \
-    "ddp slow2,slow4 2"; do
+    "ddp slow2,slow4 2" "tp straggler,fabric10 1" "pp straggler 1"; do
     set -- $cell
     out=$(top_builddir=$b python3 "$acc" --seeds "$3" --patterns "$1" \
         --faults "$2" --quiet 2>&1)

@@ -6,7 +6,8 @@
 # port snapshots give (simrun --sysfs: a stand-in sysfs tree with the
 # topology's rate, read by collprof ports as on a real node); without
 # snapshots the verdict says that bandwidth cannot be judged; NICs that
-# promise 10x what the fabric gives are a TCP fallback; healthy jobs are
+# promise 10x what the fabric gives are a TCP fallback (tp's calls of one
+# size too, without a firm fit); healthy jobs are
 # not flagged against their ports (no low_busbw).
 . "${top_srcdir:-.}/tests/tap.sh"
 t=$(mktemp -d /tmp/cp-reference-XXXXXX)
@@ -55,7 +56,26 @@ sys.exit(0 if f and f[0]["severity"] == "critical" else 1)
 PY
 ok $? "a uniformly slow fabric is a critical TCP fallback"
 
-for p in ddp 3d; do
+# tp's inter-node calls are 512 KiB all-reduces of one size: no firm fit
+# (none at all, or one through the same slow calls with an alpha of
+# milliseconds that makes them latency-bound); against the port rate they
+# are still an order of magnitude slow
+NIC_RATE="2 Gb/sec (4X SIM)" scenario tcp-tp 8 4 "" --pattern tp --steps 3
+ok $? "tp at 25 MB/s on NICs of 250 MB/s: analyzed"
+python3 - "$t/tcp-tp.out/report.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+rings = {c["id"] for c in r["communicators"] if len(c["nodes"]) == 4
+         and c["nranks"] == 4}
+f = {f["evidence"]["comm"] for f in r["findings"] if f["kind"] == "low_busbw"
+     and f["severity"] == "critical" and f["evidence"].get("tcp_fallback")}
+print("# rings %s, TCP fallback on %s; inter model %s" % (
+    sorted(rings), sorted(f), r["model"]["inter"]["source"]))
+sys.exit(0 if rings and rings <= f else 1)
+PY
+ok $? "each of tp's data-parallel rings is a critical TCP fallback"
+
+for p in ddp 3d tp; do
     scenario ok-$p 8 4 "" --pattern $p --steps 3
     ok $? "healthy $p with port snapshots: analyzed"
     # against its ports a healthy job is not slow (the slow-link analysis
