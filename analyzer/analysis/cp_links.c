@@ -427,6 +427,18 @@ static int collective_pairs(struct solver *s, struct work *w,
     return 0;
 }
 
+/* A unit's size and times from its calls: the mean size, the quick
+ * quantile as its time, and how far the median lies above it. */
+static void unit_times(struct work *w, double bytes, uint64_t calls,
+                       const struct cp_sketch *t)
+{
+    w->pub.bytes = bytes / (double)calls;
+    w->pub.calls = calls;
+    w->pub.time_s = cp_sketch_quantile(t, UNIT_QUANTILE);
+    w->t = w->pub.time_s;
+    w->spread = log(cp_sketch_quantile(t, 0.5) / w->t);
+}
+
 static int build_units(struct solver *s, const struct cp_links *lk,
                        const struct an_eval *ev, size_t nev)
 {
@@ -455,11 +467,7 @@ static int build_units(struct solver *s, const struct cp_links *lk,
                     return -1;
                 w->pub.comm = (unsigned)ci;
                 w->pub.coll = (enum cp_coll)slot;
-                w->pub.bytes = b->bytes / (double)b->count;
-                w->pub.calls = b->count;
-                w->pub.time_s = cp_sketch_quantile(&b->t, UNIT_QUANTILE);
-                w->t = w->pub.time_s;
-                w->spread = log(cp_sketch_quantile(&b->t, 0.5) / w->t);
+                unit_times(w, b->bytes, b->count, &b->t);
                 w->coll = slot;
                 w->nranks = c->nranks;
                 w->nnodes = s->an->comms[ci].nnodes;
@@ -483,11 +491,7 @@ static int build_units(struct solver *s, const struct cp_links *lk,
         w->pub.coll = CP_COLL_SENDRECV;
         w->pub.src_node = (int)cell->src;
         w->pub.dst_node = (int)cell->dst;
-        w->pub.bytes = cell->bytes / (double)cell->calls;
-        w->pub.calls = cell->calls;
-        w->pub.time_s = cp_sketch_quantile(&cell->t, UNIT_QUANTILE);
-        w->t = w->pub.time_s;
-        w->spread = log(cp_sketch_quantile(&cell->t, 0.5) / w->t);
+        unit_times(w, cell->bytes, cell->calls, &cell->t);
         w->coll = CP_COLL_SENDRECV;
         w->nranks = 2;
         w->nnodes = 2;
