@@ -394,6 +394,17 @@ int cp_analysis_worst_severity(const struct cp_analysis *an)
     return worst;
 }
 
+const struct cp_analysis_finding *
+cp_analysis_finding_of(const struct cp_analysis *an, const char *kind)
+{
+    size_t i;
+
+    for (i = 0; i < an->nfindings; i++)
+        if (strcmp(an->findings[i].kind, kind) == 0)
+            return &an->findings[i];
+    return NULL;
+}
+
 void cp_analysis_destroy(struct cp_analysis *an)
 {
     size_t i;

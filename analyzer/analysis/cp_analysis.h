@@ -649,6 +649,10 @@ double cp_analysis_model_time(const struct cp_analysis *an,
 /* The most severe finding's severity, or -1 without findings. */
 int cp_analysis_worst_severity(const struct cp_analysis *an);
 
+/* The first finding of the kind named ("latency_bound"), or NULL. */
+const struct cp_analysis_finding *
+cp_analysis_finding_of(const struct cp_analysis *an, const char *kind);
+
 /* Destroy; accepts NULL, keeps errno. */
 void cp_analysis_destroy(struct cp_analysis *an);
 

@@ -278,17 +278,6 @@ static void on_progress(void *ctx, uint64_t done, uint64_t total)
     p->printed = 1;
 }
 
-static const struct cp_analysis_finding *find_kind(const struct cp_analysis *an,
-                                          const char *kind)
-{
-    size_t i;
-
-    for (i = 0; i < an->nfindings; i++)
-        if (strcmp(an->findings[i].kind, kind) == 0)
-            return &an->findings[i];
-    return NULL;
-}
-
 static double evidence_num(const struct cp_analysis_finding *f, const char *key)
 {
     json_t *v = json_object_get(f->evidence, key);
@@ -374,7 +363,7 @@ static void print_verdict(const struct cp_analysis *an, const char *report,
 {
     const struct cp_analysis_summary *s = &an->summary;
     const struct cp_analysis_finding *lat =
-        find_kind(an, cp_kind_name(CP_KIND_LATENCY_BOUND));
+        cp_analysis_finding_of(an, cp_kind_name(CP_KIND_LATENCY_BOUND));
     char b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE], b3[CP_UNITS_BUFSIZE],
         line[512];
     size_t i, len;
