@@ -5,7 +5,8 @@
 # seeks, fcntls or fstats it again (docs/analysis.md "One check per
 # file").  Counted with strace (skipped without it) on a 64-rank job of 4
 # steps, so that every pass runs (8 nodes: the clock-offset pass; steps:
-# the warm-up's end).  The report is the same as without strace.
+# the warm-up's end), and the preads per log of 4096 small logs.  The
+# reports are the same as without strace.
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/integration/lib.sh"
 gen=$b/tests/tools/gen_logs
@@ -61,4 +62,49 @@ ok $([ "$logs" = 64 ]; echo $?) "64 logs listed ($logs)"
 ok $([ "$maxo" = 1 ] && [ "$mino" = 1 ]; echo $?) "each log opened exactly once (min $mino, max $maxo)"
 # one fstat per log at its check; nothing else per descriptor and pass
 ok $([ "$fdc" -eq "$logs" ]; echo $?) "lseek, fcntl, fstat, fadvise on the logs' descriptors: $fdc, one per log (its check's fstat)"
+
+# Many small logs (4096 ranks of 200 calls, 512 nodes: an 8 KiB buffer
+# each, docs/analysis.md "What grows with the ranks"): 5 preads per log,
+# its header, the first records for the clock offsets (64 of them, taken
+# up again by the main pass as its first buffer), the rest of the main
+# pass, the hang pass and the warm-up's end.  7 when the clock pass read
+# each log whole and the main pass read it again.
+"$gen" -o "$work/many" --pattern ddp-large --ranks 4096 --ranks-per-node 8 \
+    --calls 200 >/dev/null
+ok $? "gen_logs: 4096 ranks of 200 calls, 512 nodes"
+"$collprof" analyze -q -j 1 "$work/many" -o "$work/many-plain" 2>/dev/null
+ok $? "analyze 4096 ranks"
+strace -f -o "$work/many-trace" -e trace=openat,open,close,pread64 \
+    "$collprof" analyze -q -j 1 "$work/many" -o "$work/many-traced" 2>/dev/null
+ok $? "analyze 4096 ranks under strace"
+check "4096 ranks: the same report.json under strace" \
+    cmp "$work/many-plain/report.json" "$work/many-traced/report.json"
+python3 - "$work/many-trace" "$work/many" <<'PY' >"$work/preads"
+import os, re, sys
+trace, logs = sys.argv[1], sys.argv[2]
+names = set(f for f in os.listdir(logs) if f.endswith(".cplog"))
+fds, preads = {}, {n: 0 for n in names}
+for line in open(trace):
+    m = re.match(r'\d+\s+(openat|open)\(.*"([^"]*)".*\)\s*=\s*(-?\d+)', line)
+    if m:
+        base = os.path.basename(m.group(2))
+        if base in names and int(m.group(3)) >= 0:
+            fds[int(m.group(3))] = base
+        continue
+    m = re.match(r'\d+\s+close\((\d+)\)', line)
+    if m:
+        fds.pop(int(m.group(1)), None)
+        continue
+    m = re.match(r'\d+\s+pread64\((\d+),', line)
+    if m and int(m.group(1)) in fds:
+        preads[fds[int(m.group(1))]] += 1
+print("logs", len(names))
+print("max_preads", max(preads.values()))
+print("total_preads", sum(preads.values()))
+PY
+sed 's/^/# /' "$work/preads"
+mlogs=$(sed -n 's/^logs //p' "$work/preads")
+totp=$(sed -n 's/^total_preads //p' "$work/preads")
+# (the log the steps were found on is read once more, for the step's call)
+ok $([ "$mlogs" = 4096 ] && [ "$totp" -le $((5 * 4096 + 16)) ]; echo $?) "4096 logs: 5 preads per log ($totp in all, at most $((5 * 4096 + 16)))"
 done_testing
