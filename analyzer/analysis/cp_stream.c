@@ -1778,6 +1778,22 @@ static inline const union cp_rec *next_record(struct an_file *f)
     return cp_scan_next(f->sc);
 }
 
+/* Whether the records f may still take (its limit) lie in the slots of
+ * its buffer: a pass over a prefix that needs no refill of f.  cur is in
+ * the buffer already (the slots past it are counted, and slots >=
+ * records). */
+static int prefix_in_buffer(const struct an_file *f)
+{
+    const struct cp_scan *sc = f->sc;
+    uint64_t have = cp_scan_records(sc);
+
+    if (f->limit == UINT64_MAX || sc->eof)
+        return sc->eof;
+    return have >= f->limit ||
+           (uint64_t)(cp_scan_window_end(sc) - cp_scan_cursor(sc)) >=
+               f->limit - have;
+}
+
 /* Any record but the hot loop's common case (see run_file). */
 static __attribute__((noinline)) void handle_other(struct an_state *st,
                                                    struct an_file *f,
@@ -1998,7 +2014,10 @@ void an_stream_run(struct an_state *st)
         if (f->cur) {
             f->key = merge_key(f, f->cur);
             active[nactive++] = f;
-            if (pool) /* without memory for it, read here */
+            /* without memory for it, read here; a prefix that the buffer
+             * already holds needs nothing read ahead (a read per file
+             * wasted, at thousands of small logs) */
+            if (pool && !prefix_in_buffer(f))
                 (void)cp_scan_pool_attach(pool, f->sc);
         } else {
             inject_replays(st, f, INT64_MAX);
