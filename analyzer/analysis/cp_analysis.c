@@ -756,7 +756,7 @@ static int fds_for_all(size_t nfiles)
 struct scan_arena {
     void *mem;
     size_t size;
-    /* the places of the pass before (cp_scan_resume_in): place bytes
+    /* the places of the pass before (CP_SCAN_RESUME): place bytes
      * each, the first nplaces written by scans */
     size_t place, nplaces;
 };
@@ -838,14 +838,15 @@ static int open_files(struct cp_analysis *an, struct an_state *st,
         f->limit = limit;
         f->offset_ns =
             offsets ? (int64_t)llround(offsets[f->node] * 1e9) : 0;
+        /* past the limit on open files, a log is opened only to be read
+         * (parked), not once more to place its scan */
         f->sc = !in->log ? cp_scan_open_sized(in->path, buf_size, &e)
-                : i < resume
-                    ? cp_scan_resume_in((char *)arena->mem + i * place,
-                                        in->path, in->log, buf_size,
-                                        st->jobs > 1, &e)
-                    : cp_scan_reopen_in((char *)arena->mem + i * place,
-                                        in->path, in->log, buf_size,
-                                        st->jobs > 1, &e);
+                         : cp_scan_place_in((char *)arena->mem + i * place,
+                                            in->path, in->log, buf_size,
+                                            st->jobs > 1,
+                                            (i < resume ? CP_SCAN_RESUME : 0) |
+                                                (park ? CP_SCAN_PARKED : 0),
+                                            &e);
         if (f->sc && park)
             cp_scan_park(f->sc);
         if (!f->sc) {

@@ -130,9 +130,10 @@ struct cp_scan *cp_scan_open_sized(const char *path, size_t buf_size,
     return s;
 }
 
-/* Open s (initialised, its buffers set) on the log k describes. */
+/* Open s (initialised, its buffers set) on the log k describes; parked:
+ * not now, at each refill (cp_scan_park), unless k kept a descriptor. */
 static int scan_attach_file(struct cp_scan *s, const char *path,
-                            const struct cp_logfile_known *k,
+                            const struct cp_logfile_known *k, int parked,
                             struct cp_error *err)
 {
     s->dev = k->dev;
@@ -140,6 +141,10 @@ static int scan_attach_file(struct cp_scan *s, const char *path,
     if (k->fd >= 0) {
         s->fd = k->fd;
         s->fd_borrowed = 1;
+        return 0;
+    }
+    if (parked) {
+        s->parked = 1;
         return 0;
     }
     s->fd = cp_logfile_reopen_fd(path, k, err);
@@ -181,17 +186,18 @@ struct cp_scan *cp_scan_reopen_sized(const char *path,
     if (k->partial)
         return scan_of_partial(NULL, path, buf_size, err);
     s = scan_new(path, &k->hdr, k->swapped, buf_size, err);
-    if (s && scan_attach_file(s, path, k, err) < 0) {
+    if (s && scan_attach_file(s, path, k, 0, err) < 0) {
         cp_scan_close(s);
         s = NULL;
     }
     return s;
 }
 
-struct cp_scan *cp_scan_reopen_in(void *mem, const char *path,
-                                  const struct cp_logfile_known *k,
-                                  size_t buf_size, int ahead,
-                                  struct cp_error *err)
+/* cp_scan_place_in without CP_SCAN_RESUME. */
+static struct cp_scan *place_in(void *mem, const char *path,
+                                const struct cp_logfile_known *k,
+                                size_t buf_size, int ahead, int parked,
+                                struct cp_error *err)
 {
     struct cp_scan *s = mem;
 
@@ -202,33 +208,47 @@ struct cp_scan *cp_scan_reopen_in(void *mem, const char *path,
     s->buf = (union cp_rec *)((char *)mem + struct_place());
     if (ahead)
         s->ahead = (union cp_rec *)((char *)s->buf + s->buf_size);
-    if (k->partial)
-        return scan_of_partial(s, path, buf_size, err);
+    if (k->partial) {
+        s = scan_of_partial(s, path, buf_size, err);
+        if (s && parked)
+            cp_scan_park(s);
+        return s;
+    }
     (void)scan_init(s, &k->hdr, k->swapped, 0); /* nothing to allocate */
-    if (scan_attach_file(s, path, k, err) < 0) {
+    if (scan_attach_file(s, path, k, parked, err) < 0) {
         cp_scan_close(s);
         return NULL;
     }
     return s;
 }
 
-struct cp_scan *cp_scan_resume_in(void *mem, const char *path,
+struct cp_scan *cp_scan_reopen_in(void *mem, const char *path,
                                   const struct cp_logfile_known *k,
                                   size_t buf_size, int ahead,
                                   struct cp_error *err)
 {
+    return place_in(mem, path, k, buf_size, ahead, 0, err);
+}
+
+struct cp_scan *cp_scan_place_in(void *mem, const char *path,
+                                 const struct cp_logfile_known *k,
+                                 size_t buf_size, int ahead, unsigned flags,
+                                 struct cp_error *err)
+{
     struct cp_scan *s = mem, *r;
+    int parked = (flags & CP_SCAN_PARKED) != 0;
     size_t fill;
     int eof;
 
-    if (!s->in_place || !s->resumable || k->partial || s->dev != k->dev ||
+    if (!(flags & CP_SCAN_RESUME) || !s->in_place || !s->resumable ||
+        k->partial || s->dev != k->dev ||
         s->ino != k->ino || s->buf_size != round_buffer(buf_size) ||
         s->header_size != k->hdr.header_size || s->swapped != k->swapped ||
         s->buf != (union cp_rec *)((char *)mem + struct_place()))
-        return cp_scan_reopen_in(mem, path, k, buf_size, ahead, err);
+        return place_in(mem, path, k, buf_size, ahead, parked, err);
     fill = s->fill;
     eof = s->eof;
-    r = cp_scan_reopen_in(mem, path, k, buf_size, ahead, err);
+    r = place_in(mem, path, k, buf_size, ahead, parked, err);
     if (r) { /* the buffer is untouched: only the state was reset */
         r->fill = fill;
         r->eof = eof;
@@ -567,8 +587,9 @@ void cp_scan_close(struct cp_scan *s)
     int saved = errno;
 
     if (s) {
-        /* what cp_scan_resume_in may take up again: the file's first
-         * bytes, in the scan's own first buffer, as read (and swapped) */
+        /* what cp_scan_place_in (CP_SCAN_RESUME) may take up again: the
+         * file's first bytes, in the scan's own first buffer, as read
+         * (and swapped) */
         s->resumable = s->in_place && !s->partial && !s->pool &&
                        s->fill >= CP_LOG_RECORD_SIZE &&
                        s->buf_offset == s->header_size &&

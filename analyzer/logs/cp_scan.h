@@ -102,17 +102,25 @@ struct cp_scan *cp_scan_reopen_in(void *mem, const char *path,
                                   const struct cp_logfile_known *k,
                                   size_t buf_size, int ahead,
                                   struct cp_error *err);
-/* As cp_scan_reopen_in, where mem may hold a scan closed before (the
- * caller knows it: memory a cp_scan_reopen_in was given and nothing else
- * wrote since).  When that scan was of the same file (device and inode),
- * with the same buffer size, and its buffer still holds the file's first
- * records, they are used as they were read then instead of being read
- * again: a pass over many small logs after a pass over their first records
- * saves a read per file.  Otherwise as cp_scan_reopen_in. */
-struct cp_scan *cp_scan_resume_in(void *mem, const char *path,
-                                  const struct cp_logfile_known *k,
-                                  size_t buf_size, int ahead,
-                                  struct cp_error *err);
+/* As cp_scan_reopen_in, with flags:
+ * CP_SCAN_RESUME: mem may hold a scan closed before (the caller knows it:
+ *   memory a cp_scan_place_in or cp_scan_reopen_in was given and nothing
+ *   else wrote since).  When that scan was of the same file (device and
+ *   inode), with the same buffer size, and its buffer still holds the
+ *   file's first records, they are used as they were read then instead of
+ *   being read again: a pass over many small logs after a pass over their
+ *   first records saves a read per file.
+ * CP_SCAN_PARKED: parked from the start (cp_scan_park): a log whose check
+ *   kept no descriptor is not opened now but at each refill (and checked
+ *   then to be k's file; one replaced or removed meanwhile is the scan's
+ *   problem), so that a pass over more logs than the limit on open files
+ *   opens each once per read, not once more to create its scan. */
+#define CP_SCAN_RESUME 1u
+#define CP_SCAN_PARKED 2u
+struct cp_scan *cp_scan_place_in(void *mem, const char *path,
+                                 const struct cp_logfile_known *k,
+                                 size_t buf_size, int ahead, unsigned flags,
+                                 struct cp_error *err);
 
 /* Give up the scan's descriptor until its next refill, and from then on
  * after every refill (see the top). */

@@ -193,7 +193,8 @@ static int scan_in(void *mem, int resume, const char *path,
                    const struct cp_logfile_known *k, uint32_t *first, int max)
 {
     struct cp_error err;
-    struct cp_scan *s = resume ? cp_scan_resume_in(mem, path, k, 4096, 0, &err)
+    struct cp_scan *s = resume ? cp_scan_place_in(mem, path, k, 4096, 0,
+                                                  CP_SCAN_RESUME, &err)
                                : cp_scan_reopen_in(mem, path, k, 4096, 0, &err);
     const union cp_rec *r;
     int n = 0;
