@@ -43,6 +43,8 @@ int main(int argc, char **argv)
     fprintf(stderr, "cpu_s %.3f\n",
             ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
                 (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6);
+    fprintf(stderr, "user_s %.3f\n",
+            ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6);
     if (WIFSIGNALED(status))
         return 128 + WTERMSIG(status);
     return WEXITSTATUS(status);
