@@ -196,13 +196,27 @@ static void suggest_low_busbw(FILE *out, const struct rp_finding *f)
 }
 
 /* A straggler slow inside its calls (evidence kind "in_call"): the rank's
- * GPU or process; else late to arrive: its own work. */
+ * GPU or process; one of a communicator's ranks ("in_call_unresolved"):
+ * theirs; else late to arrive: its own work. */
 static void suggest_straggler(FILE *out, const struct rp_finding *f)
 {
     const char *kind =
         json_string_value(json_object_get(f->evidence, "kind"));
 
     fputs("<p class=\"sugg\"><b>What to do:</b> look at ", out);
+    if (kind && strcmp(kind, "in_call_unresolved") == 0) {
+        size_t i;
+        fputs("the GPUs and processes of ranks ", out);
+        for (i = 0; i < json_array_size(f->ranks); i++)
+            fprintf(out, "%s%lld", i ? ", " : "",
+                    (long long)json_integer_value(json_array_get(f->ranks, i)));
+        fputs(": one of them starts its part of every collective late (clocks "
+              "and throttling, PCIe or NVLink errors, CPU binding, another "
+              "job on the node), which its calls cannot single out; not a "
+              "network link.</p>\n",
+              out);
+        return;
+    }
     if (kind && strcmp(kind, "in_call") == 0) {
         if (json_array_size(f->ranks))
             fprintf(out, "rank %lld",

@@ -1578,8 +1578,11 @@ static int is_flagged(const struct rp_report *r, double rank)
     json_t *v;
 
     for (i = 0; i < r->nfindings; i++) {
-        if (strcmp(r->findings[i].kind, "straggler") != 0)
-            continue;
+        const char *kind = json_string_value(
+            json_object_get(r->findings[i].evidence, "kind"));
+        if (strcmp(r->findings[i].kind, "straggler") != 0 ||
+            (kind && strcmp(kind, "in_call_unresolved") == 0))
+            continue; /* one of its ranks, none flagged */
         json_array_foreach(r->findings[i].ranks, j, v) if (
             (double)json_integer_value(v) == rank) return 1;
     }

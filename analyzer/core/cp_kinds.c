@@ -28,14 +28,14 @@ static const struct cp_kind_info kinds[CP_KIND_COUNT] = {
     [CP_KIND_STRAGGLER] = {
         .name = "straggler",
         .title = "a straggler rank holds up the others",
-        .rule = "arrival: the rank with the most lateness holds >= 50 % of "
-                "all lateness, >= 5 % of own time + skew (or the others "
-                "spent that much more time in NCCL: the median rank's "
-                "less its), at least twice "
-                "its fair share of last arrivals (1/n of the collectives "
-                "of each communicator of n ranks it is in), and >= 10 of "
-                "them or (in few collectives: pp's stages make 3 a step) "
-                ">= 6 and 3/4 of its collectives; in-call: see \"Slow "
+        .rule = "arrival: the rank with the most lateness is last at "
+                "twice its fair share (1/n of the collectives of each "
+                "communicator of n ranks it is in), at >= 10 of them or "
+                "(in few collectives: pp's stages make 3 a step) >= 6 and "
+                "3/4 of its collectives, and holds >= 50 % of all "
+                "lateness, >= 5 % of own time + skew, or >= 1/3 of it while "
+                "the others spent 10 % of own time + skew more in NCCL "
+                "(the median rank's time less its); in-call: see \"Slow "
                 "links\"",
         .severity = "critical when its lateness (its delay's cost) exceeds "
                     "the whole own time, else warning; info when the calls "
