@@ -734,6 +734,15 @@ static int build_ranks_and_nodes(struct cp_analysis *an)
  * divided among the files (at most CP_SCAN_BUFFER, at least
  * CP_SCAN_BUFFER_MIN each), so that memory does not grow with the ranks. */
 #define SCAN_BUDGET ((size_t)32 << 20)
+/* -j N reads each file's next buffer ahead on N - 1 threads, into a
+ * second buffer of the same budget (each buffer is then half).  Under
+ * this size a half buffer costs more than the read-ahead saves: twice the
+ * refills, each handed between two threads (a wake-up, the records moved
+ * between caches), for a read from the page cache of a few microseconds;
+ * and at CP_SCAN_BUFFER_MIN the halves would be rounded up, twice the
+ * memory of one thread.  Past it (at 32 MiB, more than 1024 files) the
+ * files are read on the join's thread alone, as with -j 1. */
+#define AHEAD_MIN_BUFFER ((size_t)16 << 10)
 /* Whether nfiles scans may keep a descriptor each: the soft limit on open
  * files is raised towards the hard one when that is enough. */
 static int fds_for_all(size_t nfiles)
@@ -805,6 +814,8 @@ static int open_files(struct cp_analysis *an, struct an_state *st,
     }
     park = own > 0 && !fds_for_all(an->fds_kept + own);
 
+    if (st->jobs > 1 && buf_size / 2 < AHEAD_MIN_BUFFER)
+        st->jobs = 1; /* no read-ahead: one thread reads, as with -j 1 */
     if (st->jobs > 1) /* a second buffer each, for the read-ahead */
         buf_size /= 2;
 
