@@ -79,8 +79,15 @@ for p in ddp 3d tp; do
     scenario ok-$p 8 4 "" --pattern $p --steps 3
     ok $? "healthy $p with port snapshots: analyzed"
     # against its ports a healthy job is not slow (the slow-link analysis
-    # of the same calls is tests/links' and the accuracy matrix's)
-    point ok-$p none=low_busbw "line=of what the NICs' port rate allows"
+    # of the same calls is tests/links' and the accuracy matrix's).  tp's
+    # calls are few sizes: on a loaded machine its fit can call them all
+    # latency-bound, and then there is no busbw line to print (nothing
+    # bandwidth-bound to hold against the ports), which is right
+    if [ "$p" = tp ]; then
+        point ok-$p none=low_busbw
+    else
+        point ok-$p none=low_busbw "line=of what the NICs' port rate allows"
+    fi
 done
 
 done_testing
