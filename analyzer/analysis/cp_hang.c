@@ -1168,26 +1168,20 @@ static int duplicate_ranks(struct hg *h)
     return emit(h, &f);
 }
 
-/* The job ended with calls in flight and nobody was named yet: when one
- * rank's log ends with no SIGTERM and not closed (it died, by SIGKILL or a
- * crash) while every other log was closed or saw the launcher's SIGTERM,
- * that rank died first and the others were ended after it.  1 when it
- * named one, 0 when the logs cannot tell, -1 out of memory. */
-static int died_first(struct hg *h, char *headline, size_t hsize)
+/* When one rank's log ends with no SIGTERM and not closed (it died, by
+ * SIGKILL or a crash) while every other log was closed or saw the
+ * launcher's SIGTERM, that rank died first and the others were ended after
+ * it: its index, else -1. */
+static int32_t sole_dead_rank(const struct hg *h)
 {
     size_t ri, ndead = 0, nended = 0;
     int32_t who = -1;
     const struct hg_rank *r;
-    struct hg_finding f;
-    int ranks[1];
-    unsigned nodes[1];
-    char rl[96], cl[64], lt[160], t1[16];
-    int64_t next = -1;
 
     for (ri = 0; ri < h->an->nranks; ri++) {
         r = &h->ranks[ri];
         if (r->claimed_twice || r->cut)
-            return 0;
+            return -1;
         if (!r->closed && !r->term_signal && !r->inflight.valid) {
             ndead++;
             who = (int32_t)ri;
@@ -1195,7 +1189,23 @@ static int died_first(struct hg *h, char *headline, size_t hsize)
             nended++;
         }
     }
-    if (ndead != 1 || nended + 1 != h->an->nranks)
+    return ndead == 1 && nended + 1 == h->an->nranks ? who : -1;
+}
+
+/* The job ended with calls in flight and nobody was named yet: name the
+ * rank that died first (sole_dead_rank).  1 when it named one, 0 when the
+ * logs cannot tell, -1 out of memory. */
+static int died_first(struct hg *h, char *headline, size_t hsize)
+{
+    int32_t who = sole_dead_rank(h);
+    const struct hg_rank *r;
+    struct hg_finding f;
+    int ranks[1];
+    unsigned nodes[1];
+    char rl[96], cl[64], lt[160], t1[16];
+    int64_t next = -1;
+
+    if (who < 0)
         return 0;
     r = &h->ranks[who];
     if (r->last.valid)
@@ -1702,7 +1712,10 @@ int cp_hang_analyze(struct cp_analysis *an)
         killed_findings(&h, hl[1], sizeof hl[1], &killed_named) < 0)
         goto out;
     nkilled = an->nfindings - before;
-    if (killed_named || nmismatch)
+    /* a rank that died first (no SIGTERM, log not closed) while the
+     * launcher ended the others: ranks still in their compute when its
+     * SIGTERM came are the teardown, not a hang (died_first names it) */
+    if (killed_named || nmismatch || sole_dead_rank(&h) >= 0)
         drop_teardown_culprits(&h, hangs, &nhangs);
     if (nhangs && hang_finding(&h, hangs, nhangs, hl[2], sizeof hl[2]) < 0)
         goto out;
