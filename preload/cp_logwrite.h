@@ -3,7 +3,7 @@
  * One log per process.  Slots are handed out with one atomic add and live in
  * file-backed shared mappings, so a record is in the page cache (and
  * survives SIGKILL of the process) as soon as it is stored.  The file grows
- * by whole chunks whose blocks are reserved (zeros written with pwritev)
+ * by whole chunks whose blocks are reserved (zeros written with pwrite)
  * before they are mapped: a full disk is an error at growth time, never a
  * SIGBUS later.
  *
@@ -17,23 +17,17 @@
  * machine that leaves it without a core for a few ms does not make the
  * caller wait.  If it falls behind anyway, the caller maps the chunk itself.
  *
- * Under a hypervisor that shadows page tables, the first access from user
- * space to each page-table entry of a new mapping traps to the hypervisor
- * (6-15 us per 4 KiB entry measured on this project's VM, 100-240 ns per
- * record), MADV_POPULATE_WRITE or not.  The file is therefore reserved in
- * whole 2 MiB segments (one large folio each where the file system has
- * them) and each chunk is mapped in a window of whole segments at a
- * 2 MiB-aligned address, so that the kernel maps a segment with one
- * entry: one trap per 2 MiB.  The preparer then reads a byte of each page
- * after publishing a chunk, from the last page down, and stops where the
- * writer is, so that on 4 KiB mappings a writer that catches up shares the
- * chunk's pages with it instead of waiting.  Within a page, the writer
- * prefetches the slot CP_LOG_PREFETCH_SLOTS ahead for writing, so its first
- * store into a record does not wait for a read-for-ownership miss.  Plain
- * stores, not non-temporal ones: a record is written twice (at entry, then
- * completed after the call), and x86's ordinary store order is what keeps
- * the kind byte and end_ns last for a reader of the live log, with no
- * fence.
+ * Under a hypervisor that shadows page tables, the first access to each
+ * newly mapped page from user space costs another 20-40 us (measured on
+ * this project's VM), MADV_POPULATE_WRITE or not: the preparer reads a byte
+ * of each page after publishing a chunk, from the last page down, and stops
+ * where the writer is, so that a writer that catches up shares the chunk's
+ * pages with it instead of waiting.  Within a page, the writer prefetches
+ * the slot CP_LOG_PREFETCH_SLOTS ahead for writing, so its first store into
+ * a record does not wait for a read-for-ownership miss.  Plain stores, not
+ * non-temporal ones: a record is written twice (at entry, then completed
+ * after the call), and x86's ordinary store order is what keeps the kind
+ * byte and end_ns last for a reader of the live log, with no fence.
  */
 #ifndef COLLPROF_CP_LOGWRITE_H
 #define COLLPROF_CP_LOGWRITE_H
@@ -41,7 +35,6 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/types.h>
 
 #include "collprof/cp_error.h"
 #include "collprof/cp_logfmt.h"
@@ -54,10 +47,6 @@
  * preparer that does not get a core for a few ms (4 MiB mapped ahead). */
 #define CP_LOG_AHEAD 4
 #define CP_LOG_NONE UINT64_MAX
-/* The unit of reservation and the alignment of mappings: one 2 MiB folio,
- * mapped with one page-table entry where the kernel and file system can
- * (cp_logwrite.c, map_chunk). */
-#define CP_LOG_SEG_SIZE (2u << 20)
 /* How far ahead of the slot being taken cp_log_slot prefetches: enough
  * calls to cover a miss to memory (a few hundred ns) when calls come every
  * 20-40 ns, and few enough lines (1 KiB) to stay in the L1 cache. */
@@ -66,12 +55,10 @@
 #endif
 
 struct cp_log {
-    /* The one counter every call writes, alone in its cache line: nothing
-     * the preparer or a reader touches shares the line. */
-    uint64_t next_slot __attribute__((aligned(64))); /* atomic */
-    int fd __attribute__((aligned(64)));
+    int fd;
     pid_t owner; /* the process that opened it (fork children must not close) */
     struct cp_log_header *hdr;
+    uint64_t next_slot; /* atomic */
     union cp_rec *chunk[CP_LOG_MAX_CHUNKS]; /* atomic pointers */
     pthread_mutex_t grow_lock;
     pthread_cond_t wake;  /* the preparer waits on it, under grow_lock */
@@ -80,9 +67,6 @@ struct cp_log {
                              without the lock, CP_LOG_NONE if none */
     uint64_t want;        /* chunk the preparer should map next */
     int closing;          /* under grow_lock: no more growth */
-    int reserving;        /* under grow_lock: a thread is writing zeros */
-    off_t reserved;       /* under grow_lock: file bytes [0, reserved) are
-                             reserved (written with zeros or records) */
     int have_preparer;
     pthread_t preparer;
     int grow_errno; /* atomic: first growth failure, 0 if none */
