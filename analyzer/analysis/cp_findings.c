@@ -986,7 +986,9 @@ static json_t *unit_json(const struct cp_analysis *an,
         set(o, "calls", json_integer((json_int_t)u->calls)) < 0 ||
         set(o, "time_s", jnum(u->time_s)) < 0 ||
         set(o, "peer_time_s", jnum(u->peer_time_s)) < 0 ||
-        set(o, "slowdown", jnum(u->slowdown)) < 0) {
+        set(o, "slowdown", jnum(u->slowdown)) < 0 ||
+        /* a send and a receive between the two in one group each */
+        (u->exchange && set(o, "exchange", json_true()) < 0)) {
         json_decref(o);
         return NULL;
     }

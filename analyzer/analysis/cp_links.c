@@ -84,6 +84,7 @@ const char *cp_baseline_name(enum cp_baseline b)
 struct p2p_cell {
     uint32_t comm, src, dst, bucket;
     uint32_t used;
+    uint32_t exchange; /* exchanges (cp_links.h), kept apart from sends */
     uint64_t calls; /* judged pairs */
     double bytes;   /* their sum of n */
     struct cp_sketch t;
@@ -106,9 +107,9 @@ static uint64_t mix(uint64_t x)
 }
 
 static size_t cell_hash(uint32_t comm, uint32_t src, uint32_t dst,
-                        uint32_t bucket)
+                        uint32_t bucket, uint32_t exchange)
 {
-    return (size_t)mix(((uint64_t)comm << 32 | bucket) ^
+    return (size_t)mix(((uint64_t)comm << 32 | bucket << 1 | exchange) ^
                        mix((uint64_t)src << 32 | dst));
 }
 
@@ -144,7 +145,8 @@ static int cells_grow(struct cp_links *lk)
         size_t k;
         if (!c->used)
             continue;
-        k = cell_hash(c->comm, c->src, c->dst, c->bucket) & (cap - 1);
+        k = cell_hash(c->comm, c->src, c->dst, c->bucket, c->exchange) &
+            (cap - 1);
         while (cells[k].used)
             k = (k + 1) & (cap - 1);
         cells[k] = *c;
@@ -156,8 +158,10 @@ static int cells_grow(struct cp_links *lk)
 }
 
 int cp_links_add_p2p(struct cp_links *lk, unsigned comm, unsigned src,
-                     unsigned dst, double n, double own, int judged)
+                     unsigned dst, double n, double own, int judged,
+                     int exchange)
 {
+    uint32_t xch = exchange != 0;
     uint32_t bucket = an_bucket_index(n);
     struct p2p_cell *c;
     size_t k;
@@ -171,13 +175,13 @@ int cp_links_add_p2p(struct cp_links *lk, unsigned comm, unsigned src,
             return -1;
         }
     }
-    k = cell_hash(comm, src, dst, bucket) & (lk->cap - 1);
+    k = cell_hash(comm, src, dst, bucket, xch) & (lk->cap - 1);
     for (;;) {
         c = &lk->cells[k];
         if (!c->used)
             break;
         if (c->comm == comm && c->src == src && c->dst == dst &&
-            c->bucket == bucket)
+            c->bucket == bucket && c->exchange == xch)
             goto found;
         k = (k + 1) & (lk->cap - 1);
     }
@@ -188,6 +192,7 @@ int cp_links_add_p2p(struct cp_links *lk, unsigned comm, unsigned src,
     c->src = src;
     c->dst = dst;
     c->bucket = bucket;
+    c->exchange = xch;
     cp_sketch_init(&c->t);
     lk->used++;
 found:
@@ -202,6 +207,7 @@ struct work {
     struct cp_analysis_unit pub;
     /* the shape: units with the same one are peers */
     unsigned coll, nranks, nnodes, hops, link, bucket;
+    unsigned exchange; /* a send/recv unit of exchanges (cp_links.h) */
     double L, W; /* the class model's terms (NaN without a model) */
     double W_ref; /* seconds per byte at the class's absolute reference
                    * (profile or port rate), when faster than W; NaN
@@ -498,6 +504,8 @@ static int build_units(struct solver *s, const struct cp_links *lk,
         w->hops = 1;
         w->link = CP_LINK_INTER;
         w->bucket = cell->bucket;
+        w->exchange = cell->exchange;
+        w->pub.exchange = cell->exchange != 0;
         set_model(s->an, w, find_eval(ev, nev, cell->comm, CP_COLL_SENDRECV));
         if (unit_add_pair(s, w, cell->src, cell->dst) < 0)
             return -1;
@@ -511,7 +519,8 @@ static int same_shape(const struct work *a, const struct work *b)
 {
     return a->coll == b->coll && a->nranks == b->nranks &&
            a->nnodes == b->nnodes && a->hops == b->hops &&
-           a->link == b->link && a->bucket == b->bucket;
+           a->link == b->link && a->bucket == b->bucket &&
+           a->exchange == b->exchange;
 }
 
 static const struct work *sort_units;
@@ -520,13 +529,13 @@ static int compare_shape(const void *pa, const void *pb)
 {
     const struct work *a = &sort_units[*(const unsigned *)pa];
     const struct work *b = &sort_units[*(const unsigned *)pb];
-    const unsigned ka[6] = {a->coll, a->nranks, a->nnodes, a->hops, a->link,
-                            a->bucket};
-    const unsigned kb[6] = {b->coll, b->nranks, b->nnodes, b->hops, b->link,
-                            b->bucket};
+    const unsigned ka[7] = {a->coll, a->nranks, a->nnodes, a->hops, a->link,
+                            a->bucket, a->exchange};
+    const unsigned kb[7] = {b->coll, b->nranks, b->nnodes, b->hops, b->link,
+                            b->bucket, b->exchange};
     unsigned i;
 
-    for (i = 0; i < 6; i++)
+    for (i = 0; i < 7; i++)
         if (ka[i] != kb[i])
             return ka[i] < kb[i] ? -1 : 1;
     if (a->t != b->t)
@@ -1068,6 +1077,15 @@ static void localize(struct solver *s, double *scratch)
          * would dilute a slow link into noise) */
         if (w->pub.baseline == CP_BASELINE_REFERENCE)
             w->pub.slowdown = w->pub.bw_slowdown;
+        /* a ring's whole time against its bandwidth term at the
+         * reference: the fit's latency is no reference (the fit is made
+         * of the same calls, a slow link's included, and of first calls
+         * that set up connections: 2-3 ms of "latency" on rings of four
+         * that a link at 1/2 then hid), and a bandwidth-bound ring's real
+         * latency is a small part of its time */
+        if (w->pub.baseline == CP_BASELINE_REFERENCE && ring_coll(w->coll) &&
+            bwb >= 0.25 * base)
+            w->pub.slowdown = w->pub.bw_slowdown = w->t / bwb;
     }
     /* how slow is slow in this run, per unit_kind: SLOW_THRESHOLD, or
      * LINK_NOISE_FACTOR times the kind's noise when that is more (a
