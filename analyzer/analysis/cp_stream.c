@@ -1693,8 +1693,10 @@ static void on_group(struct an_state *st, struct an_file *f,
             ex[k - 1] = &f->stash[i];
     if (k == 0)
         return;
-    /* a send to and a receive from one peer, nothing else */
-    exchange = k == 2 && ex[0]->op != ex[1]->op && cp_op_is_p2p(ex[0]->op) &&
+    /* a send to and a receive from one peer, nothing else (timed by the
+     * group: without its times the calls' own say nothing of the link) */
+    exchange = start != INT64_MIN && k == 2 && ex[0]->op != ex[1]->op &&
+               cp_op_is_p2p(ex[0]->op) &&
                cp_op_is_p2p(ex[1]->op) && ex[0]->comm_id == ex[1]->comm_id &&
                ex[0]->peer == ex[1]->peer;
     if (start != INT64_MIN)
