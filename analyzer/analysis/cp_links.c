@@ -850,6 +850,43 @@ static void unname_explained(struct solver *s,
     free(drop);
 }
 
+/* Whether file f is in a communicator with a member that left no log
+ * (its instances incomplete: no unit bounds f there) that does not hold
+ * every other member of communicator ci: the others of ci are bounded by
+ * communicators that f's missing one stands for, so f standing out in ci
+ * says nothing (3d with a rank's log missing: its data-parallel partner
+ * looked 1.2 ms late in the tensor-parallel pair its own stage's peers
+ * would have matched). */
+static int unbounded_by_missing(const struct solver *s, int32_t f, size_t ci)
+{
+    const struct an_comm *c = s->st->comms[ci];
+    size_t cj;
+    unsigned q, r;
+
+    for (cj = 0; cj < s->st->ncomms; cj++) {
+        const struct an_comm *o = s->st->comms[cj];
+        int missing = 0, has_f = 0, holds_all = 1;
+        if (cj == ci)
+            continue;
+        for (r = 0; r < o->nranks; r++) {
+            missing |= o->member_file[r] < 0;
+            has_f |= o->member_file[r] == f;
+        }
+        if (!missing || !has_f)
+            continue;
+        for (q = 0; q < c->nranks && holds_all; q++) {
+            int32_t g = c->member_file[q];
+            int in = g < 0;
+            for (r = 0; r < o->nranks && !in; r++)
+                in = o->member_file[r] == g;
+            holds_all = in;
+        }
+        if (!holds_all)
+            return 1;
+    }
+    return 0;
+}
+
 /* named: standing out in a communicator it delays */
 static void name_stragglers(struct solver *s, struct straggler_scratch *sc)
 {
@@ -889,7 +926,8 @@ static void name_stragglers(struct solver *s, struct straggler_scratch *sc)
         if (sc->comm_rel[ci] >= STRAGGLER_STRONG_RELATIVE)
             an->comms[ci].tied_delay_s = sc->comm_x[ci];
         if (who < 0 || !(an->ranks[who].delay_s >= sc->theta) ||
-            !(second < 0.5 * an->ranks[who].delay_s))
+            !(second < 0.5 * an->ranks[who].delay_s) ||
+            unbounded_by_missing(s, who, ci))
             continue;
         if (sc->rank_rel[who] >= STRAGGLER_MIN_RELATIVE) {
             an->ranks[who].straggler = 1;
