@@ -435,9 +435,11 @@ void cp_analysis_destroy(struct cp_analysis *an)
     for (i = 0; i < an->ninputs; i++) {
         free(an->inputs[i].path);
         cp_logfile_known_release(an->inputs[i].log);
-        free(an->inputs[i].log);
     }
     free(an->inputs);
+    for (i = 0; i < an->nknown_blocks; i++)
+        free(an->known_blocks[i]);
+    free(an->known_blocks);
     for (i = 0; i < an->nproblems; i++) {
         free(an->problems[i].file);
         free(an->problems[i].message);
@@ -487,23 +489,39 @@ static int add_problem(struct cp_analysis *an, const char *file,
     return 0;
 }
 
-static struct cp_analysis_input *add_input(struct cp_analysis *an, const char *path)
+/* A new input for path, taken (owned by the input from here on, freed
+ * when it cannot be added).  The array grows by doubling: one input a
+ * file, thousands of files. */
+static struct cp_analysis_input *add_input_taking(struct cp_analysis *an,
+                                                  char *path)
 {
-    struct cp_analysis_input *bigger, *in;
+    struct cp_analysis_input *in;
 
-    bigger = realloc(an->inputs, (an->ninputs + 1) * sizeof *bigger);
-    if (!bigger)
+    if (!path)
         return NULL;
-    an->inputs = bigger;
+    if (an->ninputs == an->inputs_cap) {
+        size_t cap = an->inputs_cap ? 2 * an->inputs_cap : 16;
+        struct cp_analysis_input *bigger =
+            realloc(an->inputs, cap * sizeof *bigger);
+        if (!bigger) {
+            free(path);
+            return NULL;
+        }
+        an->inputs = bigger;
+        an->inputs_cap = cap;
+    }
     in = &an->inputs[an->ninputs];
     memset(in, 0, sizeof *in);
-    in->path = strdup(path);
-    if (!in->path)
-        return NULL;
+    in->path = path;
     in->global_rank = -1;
     in->world_size = -1;
     an->ninputs++;
     return in;
+}
+
+static struct cp_analysis_input *add_input(struct cp_analysis *an, const char *path)
+{
+    return add_input_taking(an, strdup(path));
 }
 
 /* Strings from logs go into messages and JSON: keep printable ASCII and
@@ -515,24 +533,24 @@ static void sanitize(char *s)
             *s = '?';
 }
 
-/* Read the header of one file into a new input. */
-static int probe_input(struct cp_analysis *an, const char *path)
+/* Read the header of one file (path, taken) into a new input, its
+ * check into *known (one of a block of them, owned by an). */
+static int probe_input(struct cp_analysis *an, char *path,
+                       struct cp_logfile_known *known)
 {
     struct cp_error e;
     const struct cp_log_header *h;
-    struct cp_analysis_input *in = add_input(an, path);
+    struct cp_analysis_input *in = add_input_taking(an, path);
 
     if (!in)
         return -1;
-    in->log = malloc(sizeof *in->log);
-    if (!in->log)
-        return -1;
+    path = in->path;
+    in->log = known;
     /* the one check of the file: every later pass starts from it, on the
      * descriptor kept here while the budget allows */
     if (cp_logfile_check(path, an->fds_kept < an->fd_budget, in->log,
                          &e) < 0) {
-        free(in->log);
-        in->log = NULL;
+        in->log = NULL; /* its place in the block stays unused */
         in->status = CP_INPUT_UNREADABLE;
         return add_problem(an, path, e.offset, e.text);
     }
@@ -570,6 +588,7 @@ static int collect_inputs(struct cp_analysis *an, const char *const *paths)
 
     for (i = 0; paths[i]; i++) {
         struct cp_error e, *notes = NULL;
+        struct cp_logfile_known *known, **blocks;
         char **files = NULL;
         size_t nnotes = 0;
         /* raw logs, node partials (collprof reduce) or both */
@@ -592,12 +611,32 @@ static int collect_inputs(struct cp_analysis *an, const char *const *paths)
             continue;
         }
         set_fd_budget(an, an->ninputs + (size_t)n);
-        for (k = 0; k < (size_t)n; k++)
-            if (probe_input(an, files[k]) < 0) {
-                cp_logdir_free(files);
+        /* what each file's check finds, in one block for all of them */
+        known = n > 0 ? malloc((size_t)n * sizeof *known) : NULL;
+        blocks = n > 0 ? realloc(an->known_blocks,
+                                 (an->nknown_blocks + 1) * sizeof *blocks)
+                       : an->known_blocks;
+        if (blocks)
+            an->known_blocks = blocks;
+        if (n > 0 && (!known || !blocks)) {
+            free(known);
+            cp_logdir_free(files);
+            return -1;
+        }
+        if (n > 0)
+            an->known_blocks[an->nknown_blocks++] = known;
+        /* the inputs take the names over: only the array is freed */
+        for (k = 0; k < (size_t)n; k++) {
+            char *path = files[k];
+            files[k] = NULL;
+            if (probe_input(an, path, &known[k]) < 0) {
+                for (k++; k < (size_t)n; k++)
+                    free(files[k]);
+                free(files);
                 return -1;
             }
-        cp_logdir_free(files);
+        }
+        free(files);
     }
     return 0;
 }
