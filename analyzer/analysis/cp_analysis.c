@@ -197,7 +197,7 @@ static int nth_call(const struct cp_analysis *an, long rank, uint64_t idx,
     return rc;
 }
 
-static int64_t node_offset_ns(const struct cp_analysis *an, size_t rank)
+int64_t an_node_offset_ns(const struct cp_analysis *an, size_t rank)
 {
     unsigned node = an->ranks[rank].node;
     return node < an->nnodes && isfinite(an->nodes[node].offset_s)
@@ -238,7 +238,7 @@ static int step_start(const struct cp_analysis *an, long k, int64_t *at,
                          "step %ld", an->ranks[an->steps_at.rank].rank, k);
         return -1;
     }
-    *at = (int64_t)c.start_ns - node_offset_ns(an, (size_t)an->steps_at.rank);
+    *at = (int64_t)c.start_ns - an_node_offset_ns(an, (size_t)an->steps_at.rank);
     if (cp_model_coll_from_op(c.op, &coll) < 0 || coll == CP_COLL_SENDRECV ||
         c.seq == UINT32_MAX)
         return 0;
@@ -269,7 +269,7 @@ static int step_start(const struct cp_analysis *an, long k, int64_t *at,
         while ((r = cp_scan_next(sc)) != NULL)
             if (r->kind == CP_REC_CALL && r->call.comm_id == c.comm_id &&
                 r->call.seq == c.seq && r->call.op == c.op) {
-                int64_t t = (int64_t)r->call.start_ns - node_offset_ns(an, i);
+                int64_t t = (int64_t)r->call.start_ns - an_node_offset_ns(an, i);
                 if (t < *at)
                     *at = t;
                 break;
@@ -1827,17 +1827,42 @@ out:
     return rc;
 }
 
-/* Where the warm-up ends: the start of the second step, INT64_MIN when
- * the steps are not known (or their start cannot be read). */
-static int64_t warmup_end(const struct cp_analysis *an)
+/* Where the warm-up ends: the start of the second step (step_start),
+ * INT64_MIN when the steps are not known (or their start cannot be read).
+ * The hang pass reads every log anyway: *watch (set here, given to
+ * cp_hang_analyze) has it look for the step's instance in those reads,
+ * and warmup_end then reads nothing; *at holds the start when no watch is
+ * needed (watch->skip_rank < 0). */
+static void warmup_watch(const struct cp_analysis *an,
+                         struct cp_hang_watch *watch, int64_t *at)
 {
+    struct cp_rec_call c;
     struct cp_error err;
-    int64_t at;
+    enum cp_coll coll;
 
+    memset(watch, 0, sizeof *watch);
+    watch->skip_rank = -1;
+    *at = INT64_MIN;
     if (an->steps_at.rank < 0 || an->summary.steps < 2 ||
-        step_start(an, 1, &at, &err) < 0)
-        return INT64_MIN;
-    return at;
+        nth_call(an, an->steps_at.rank,
+                 an->steps_at.first + an->steps_at.period, &c, &err) != 0)
+        return;
+    *at = (int64_t)c.start_ns - an_node_offset_ns(an, (size_t)an->steps_at.rank);
+    if (cp_model_coll_from_op(c.op, &coll) < 0 || coll == CP_COLL_SENDRECV ||
+        c.seq == UINT32_MAX)
+        return; /* the step's call alone (as step_start) */
+    watch->comm_id = c.comm_id;
+    watch->seq = c.seq;
+    watch->op = c.op;
+    watch->skip_rank = an->steps_at.rank;
+    watch->earliest = *at;
+}
+
+static int64_t warmup_end(const struct cp_hang_watch *watch, int64_t at)
+{
+    if (watch->skip_rank < 0)
+        return at;
+    return watch->failed ? INT64_MIN : watch->earliest;
 }
 
 /* ---- the run ------------------------------------------------------------------ */
@@ -1953,7 +1978,8 @@ static int judge(struct cp_analysis *an, struct an_state *st,
                  const struct cp_analysis_opts *opts,
                  struct an_eval **evals, size_t *nevals)
 {
-    int64_t origin;
+    struct cp_hang_watch watch;
+    int64_t origin, warmup_at;
 
     if (build_comms(an, st) < 0 || fit_classes(an, st, opts->profile) < 0 ||
         build_rows(an, st, evals, nevals) < 0)
@@ -1989,8 +2015,10 @@ static int judge(struct cp_analysis *an, struct an_state *st,
         return -1;
     an->summary.bucket_bytes = opts->bucket_bytes;
     describe_window(an, opts);
-    if (cp_hang_analyze(an) < 0 || an_findings(an, *evals, *nevals) < 0 ||
-        an_timeline_details(an, st, warmup_end(an)) < 0)
+    warmup_watch(an, &watch, &warmup_at);
+    if (cp_hang_analyze(an, &watch) < 0 ||
+        an_findings(an, *evals, *nevals) < 0 ||
+        an_timeline_details(an, st, warmup_end(&watch, warmup_at)) < 0)
         return -1;
     return 0;
 }

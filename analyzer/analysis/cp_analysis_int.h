@@ -435,4 +435,7 @@ struct cp_scan *an_scan_reopen(const struct cp_analysis_input *in,
 struct cp_logfile *an_logfile_reopen(const struct cp_analysis_input *in,
                                      struct cp_error *err);
 
+/* The clock offset applied to the times of an->ranks[rank]'s node, ns. */
+int64_t an_node_offset_ns(const struct cp_analysis *an, size_t rank);
+
 #endif
