@@ -454,6 +454,92 @@ void cp_analysis_destroy(struct cp_analysis *an)
 
 /* ---- inputs -------------------------------------------------------------- */
 
+/* The read buffers of all files together: a file's buffer is this
+ * divided among the files (at most CP_SCAN_BUFFER, at least
+ * CP_SCAN_BUFFER_MIN each), so that memory does not grow with the ranks. */
+#define SCAN_BUDGET ((size_t)32 << 20)
+/* -j N reads each file's next buffer ahead on N - 1 threads, into a
+ * second buffer of the same budget (each buffer is then half).  Under
+ * this size a half buffer costs more than the read-ahead saves: twice the
+ * refills, each handed between two threads (a wake-up, the records moved
+ * between caches), for a read from the page cache of a few microseconds;
+ * and at CP_SCAN_BUFFER_MIN the halves would be rounded up, twice the
+ * memory of one thread.  Past it (at 32 MiB, more than 1024 files) the
+ * files are read on the join's thread alone, as with -j 1. */
+#define AHEAD_MIN_BUFFER ((size_t)16 << 10)
+/* Whether nfiles scans may keep a descriptor each: the soft limit on open
+ * files is raised towards the hard one when that is enough. */
+static int fds_for_all(size_t nfiles)
+{
+    struct rlimit rl;
+    rlim_t need = (rlim_t)nfiles + FD_RESERVE;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+        return 0;
+    if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= need)
+        return 1;
+    if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need)
+        return 0;
+    rl.rlim_cur = need;
+    return setrlimit(RLIMIT_NOFILE, &rl) == 0;
+}
+
+/* The memory of a pass's scans: one block for all files, kept from the
+ * first pass to the next (the same size), freed after the last. */
+struct scan_arena {
+    void *mem;
+    size_t size;
+    /* the places of the pass before (CP_SCAN_RESUME): place bytes
+     * each, the first nplaces written by scans */
+    size_t place, nplaces;
+};
+
+/* Past this, the block is asked for in huge pages where the system
+ * gives them on request: a first touch of tens of MiB in 4 KiB pages is
+ * thousands of page faults (a few microseconds each in a VM). */
+#define ARENA_HUGE ((size_t)4 << 20)
+#define HUGE_PAGE ((size_t)2 << 20)
+
+static int arena_reserve(struct scan_arena *a, size_t size)
+{
+    size_t align = size >= ARENA_HUGE ? HUGE_PAGE : 64;
+
+    if (a->size >= size)
+        return 0;
+    free(a->mem);
+    a->mem = NULL;
+    a->size = 0;
+    a->nplaces = 0;
+    if (posix_memalign(&a->mem, align, size ? size : 64) != 0) {
+        a->mem = NULL;
+        return -1;
+    }
+#ifdef MADV_HUGEPAGE
+    if (align == HUGE_PAGE) /* a hint: refused, it is 4 KiB pages */
+        (void)madvise(a->mem, (size + 4095) & ~(size_t)4095, MADV_HUGEPAGE);
+#endif
+    a->size = size;
+    return 0;
+}
+
+/* The read buffer of each of nfiles scans (the budget divided among
+ * them) and the place of each in the arena; *jobs is the threads that
+ * read ahead plus one, 1 when the halves would be too small. */
+static size_t scan_geometry(size_t nfiles, unsigned *jobs, size_t *buf_size)
+{
+    size_t size = nfiles ? SCAN_BUDGET / nfiles : SCAN_BUDGET;
+
+    if (*jobs > 1 && size / 2 < AHEAD_MIN_BUFFER)
+        *jobs = 1; /* no read-ahead: one thread reads, as with -j 1 */
+    if (*jobs > 1) /* a second buffer each, for the read-ahead */
+        size /= 2;
+    if (size > CP_SCAN_BUFFER)
+        size = CP_SCAN_BUFFER;
+    *buf_size = size;
+    return cp_scan_place_size(size, *jobs > 1);
+}
+
+
 static int add_problem(struct cp_analysis *an, const char *file,
                        int64_t offset, const char *text)
 {
@@ -534,9 +620,11 @@ static void sanitize(char *s)
 }
 
 /* Read the header of one file (path, taken) into a new input, its
- * check into *known (one of a block of them, owned by an). */
+ * check into *known (one of a block of them, owned by an), its first
+ * records into place (its scans' memory, buffers of buf_size bytes). */
 static int probe_input(struct cp_analysis *an, char *path,
-                       struct cp_logfile_known *known)
+                       struct cp_logfile_known *known, void *place,
+                       size_t buf_size)
 {
     struct cp_error e;
     const struct cp_log_header *h;
@@ -547,9 +635,11 @@ static int probe_input(struct cp_analysis *an, char *path,
     path = in->path;
     in->log = known;
     /* the one check of the file: every later pass starts from it, on the
-     * descriptor kept here while the budget allows */
-    if (cp_logfile_check(path, an->fds_kept < an->fd_budget, in->log,
-                         &e) < 0) {
+     * descriptor kept here while the budget allows; its first records
+     * are read with the header, into its scan's place (the first pass
+     * takes them up) */
+    if (cp_scan_check_in(place, path, an->fds_kept < an->fd_budget, buf_size,
+                         in->log, &e) < 0) {
         in->log = NULL; /* its place in the block stays unused */
         in->status = CP_INPUT_UNREADABLE;
         return add_problem(an, path, e.offset, e.text);
@@ -582,63 +672,89 @@ static int probe_input(struct cp_analysis *an, char *path,
     return 0;
 }
 
-static int collect_inputs(struct cp_analysis *an, const char *const *paths)
-{
-    size_t i, k;
+/* What one path given lists (cp_partial_list). */
+struct listed {
+    char **files;
+    int n;
+    struct cp_error err, *notes;
+    size_t nnotes;
+};
 
-    for (i = 0; paths[i]; i++) {
-        struct cp_error e, *notes = NULL;
-        struct cp_logfile_known *known, **blocks;
-        char **files = NULL;
-        size_t nnotes = 0;
+/* The inputs under paths, each checked once (its header and first
+ * records read into its place in arena, places by input index).  The
+ * paths are listed first, so that the arena is laid out for all the
+ * files before the first is read; problems come in the order of the
+ * paths.  -1: out of memory. */
+static int collect_inputs(struct cp_analysis *an, const char *const *paths,
+                          unsigned jobs, struct scan_arena *arena)
+{
+    struct listed *ls = NULL;
+    struct cp_logfile_known *known = NULL;
+    size_t npaths = 0, nfiles = 0, i, k, base = 0, place = 0, buf_size = 0;
+    int rc = -1;
+
+    while (paths[npaths])
+        npaths++;
+    ls = calloc(npaths ? npaths : 1, sizeof *ls);
+    if (!ls)
+        return -1;
+    for (i = 0; i < npaths; i++) {
         /* raw logs, node partials (collprof reduce) or both */
-        int n = cp_partial_list(paths[i], &files, &notes, &nnotes, &e);
-        for (k = 0; k < nnotes; k++)
-            if (add_problem(an, notes[k].source, notes[k].offset,
-                            notes[k].text) < 0) {
-                free(notes);
-                cp_logdir_free(files);
-                return -1;
-            }
-        free(notes);
-        if (n < 0) {
+        ls[i].n = cp_partial_list(paths[i], &ls[i].files, &ls[i].notes,
+                                  &ls[i].nnotes, &ls[i].err);
+        nfiles += ls[i].n >= 0 ? (size_t)ls[i].n : 1;
+    }
+    set_fd_budget(an, nfiles);
+    /* one place per input (an unreadable path is one), laid out as the
+     * passes will (open_files); what each check finds, in one block */
+    place = scan_geometry(nfiles, &jobs, &buf_size);
+    known = malloc((nfiles ? nfiles : 1) * sizeof *known);
+    an->known_blocks = malloc(sizeof *an->known_blocks);
+    if (!known || !an->known_blocks || nfiles > SIZE_MAX / place ||
+        arena_reserve(arena, nfiles * place) < 0) {
+        free(known);
+        goto out;
+    }
+    an->known_blocks[an->nknown_blocks++] = known;
+    arena->place = place;
+    for (i = 0; i < npaths; i++) {
+        for (k = 0; k < ls[i].nnotes; k++)
+            if (add_problem(an, ls[i].notes[k].source, ls[i].notes[k].offset,
+                            ls[i].notes[k].text) < 0)
+                goto out;
+        if (ls[i].n < 0) {
             struct cp_analysis_input *in = add_input(an, paths[i]);
             if (!in)
-                return -1;
+                goto out;
             in->status = CP_INPUT_UNREADABLE;
-            if (add_problem(an, paths[i], -1, e.text) < 0)
-                return -1;
+            if (add_problem(an, paths[i], -1, ls[i].err.text) < 0)
+                goto out;
             continue;
         }
-        set_fd_budget(an, an->ninputs + (size_t)n);
-        /* what each file's check finds, in one block for all of them */
-        known = n > 0 ? malloc((size_t)n * sizeof *known) : NULL;
-        blocks = n > 0 ? realloc(an->known_blocks,
-                                 (an->nknown_blocks + 1) * sizeof *blocks)
-                       : an->known_blocks;
-        if (blocks)
-            an->known_blocks = blocks;
-        if (n > 0 && (!known || !blocks)) {
-            free(known);
-            cp_logdir_free(files);
-            return -1;
-        }
-        if (n > 0)
-            an->known_blocks[an->nknown_blocks++] = known;
         /* the inputs take the names over: only the array is freed */
-        for (k = 0; k < (size_t)n; k++) {
-            char *path = files[k];
-            files[k] = NULL;
-            if (probe_input(an, path, &known[k]) < 0) {
-                for (k++; k < (size_t)n; k++)
-                    free(files[k]);
-                free(files);
-                return -1;
-            }
+        for (k = 0; k < (size_t)ls[i].n; k++) {
+            char *path = ls[i].files[k];
+            size_t at = an->ninputs;
+            ls[i].files[k] = NULL;
+            if (probe_input(an, path, &known[base + k],
+                            (char *)arena->mem + at * place, buf_size) < 0)
+                goto out;
+            arena->nplaces = at + 1;
         }
-        free(files);
+        base += (size_t)ls[i].n;
     }
-    return 0;
+    rc = 0;
+out:
+    for (i = 0; i < npaths; i++) {
+        if (ls[i].files) {
+            for (k = 0; k < (size_t)(ls[i].n > 0 ? ls[i].n : 0); k++)
+                free(ls[i].files[k]);
+            free(ls[i].files);
+        }
+        free(ls[i].notes);
+    }
+    free(ls);
+    return rc;
 }
 
 /* Keep the job most inputs belong to; the others are skipped.  (The usual
@@ -769,80 +885,11 @@ static int build_ranks_and_nodes(struct cp_analysis *an)
 
 /* ---- passes -------------------------------------------------------------- */
 
-/* The read buffers of all files together: a file's buffer is this
- * divided among the files (at most CP_SCAN_BUFFER, at least
- * CP_SCAN_BUFFER_MIN each), so that memory does not grow with the ranks. */
-#define SCAN_BUDGET ((size_t)32 << 20)
-/* -j N reads each file's next buffer ahead on N - 1 threads, into a
- * second buffer of the same budget (each buffer is then half).  Under
- * this size a half buffer costs more than the read-ahead saves: twice the
- * refills, each handed between two threads (a wake-up, the records moved
- * between caches), for a read from the page cache of a few microseconds;
- * and at CP_SCAN_BUFFER_MIN the halves would be rounded up, twice the
- * memory of one thread.  Past it (at 32 MiB, more than 1024 files) the
- * files are read on the join's thread alone, as with -j 1. */
-#define AHEAD_MIN_BUFFER ((size_t)16 << 10)
-/* Whether nfiles scans may keep a descriptor each: the soft limit on open
- * files is raised towards the hard one when that is enough. */
-static int fds_for_all(size_t nfiles)
-{
-    struct rlimit rl;
-    rlim_t need = (rlim_t)nfiles + FD_RESERVE;
-
-    if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
-        return 0;
-    if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= need)
-        return 1;
-    if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need)
-        return 0;
-    rl.rlim_cur = need;
-    return setrlimit(RLIMIT_NOFILE, &rl) == 0;
-}
-
-/* The memory of a pass's scans: one block for all files, kept from the
- * first pass to the next (the same size), freed after the last. */
-struct scan_arena {
-    void *mem;
-    size_t size;
-    /* the places of the pass before (CP_SCAN_RESUME): place bytes
-     * each, the first nplaces written by scans */
-    size_t place, nplaces;
-};
-
-/* Past this, the block is asked for in huge pages where the system
- * gives them on request: a first touch of tens of MiB in 4 KiB pages is
- * thousands of page faults (a few microseconds each in a VM). */
-#define ARENA_HUGE ((size_t)4 << 20)
-#define HUGE_PAGE ((size_t)2 << 20)
-
-static int arena_reserve(struct scan_arena *a, size_t size)
-{
-    size_t align = size >= ARENA_HUGE ? HUGE_PAGE : 64;
-
-    if (a->size >= size)
-        return 0;
-    free(a->mem);
-    a->mem = NULL;
-    a->size = 0;
-    a->nplaces = 0;
-    if (posix_memalign(&a->mem, align, size ? size : 64) != 0) {
-        a->mem = NULL;
-        return -1;
-    }
-#ifdef MADV_HUGEPAGE
-    if (align == HUGE_PAGE) /* a hint: refused, it is 4 KiB pages */
-        (void)madvise(a->mem, (size + 4095) & ~(size_t)4095, MADV_HUGEPAGE);
-#endif
-    a->size = size;
-    return 0;
-}
-
 static int open_files(struct cp_analysis *an, struct an_state *st,
                       const double *offsets, uint64_t limit,
                       struct scan_arena *arena)
 {
-    size_t i, buf_size = an->nranks ? SCAN_BUDGET / an->nranks : SCAN_BUDGET;
-    size_t own = 0, place, resume;
+    size_t i, buf_size, own = 0, place, resume;
     int park;
 
     /* a scan shares the descriptor its input kept; the others need one
@@ -853,24 +900,20 @@ static int open_files(struct cp_analysis *an, struct an_state *st,
     }
     park = own > 0 && !fds_for_all(an->fds_kept + own);
 
-    if (st->jobs > 1 && buf_size / 2 < AHEAD_MIN_BUFFER)
-        st->jobs = 1; /* no read-ahead: one thread reads, as with -j 1 */
-    if (st->jobs > 1) /* a second buffer each, for the read-ahead */
-        buf_size /= 2;
-
-    if (buf_size > CP_SCAN_BUFFER)
-        buf_size = CP_SCAN_BUFFER;
-    place = cp_scan_place_size(buf_size, st->jobs > 1);
-    if (an->nranks > SIZE_MAX / place ||
-        arena_reserve(arena, an->nranks * place) < 0)
+    /* a place per input (the inputs' checks read into them), the budget
+     * divided among all the files listed */
+    place = scan_geometry(an->ninputs, &st->jobs, &buf_size);
+    if (an->ninputs > SIZE_MAX / place ||
+        arena_reserve(arena, an->ninputs * place) < 0)
         return -1;
-    /* the clock pass's first read of each log, where it is still in its
-     * place, is the main pass's first buffer */
+    /* the first records of each log read with its header, or by the
+     * clock pass, where they are still in its place, are the next pass's
+     * first buffer */
     if (arena->place != place)
         arena->nplaces = 0;
     resume = arena->nplaces;
     arena->place = place;
-    arena->nplaces = an->nranks;
+    arena->nplaces = an->ninputs;
 
     for (i = 0; i < an->nranks; i++) {
         struct an_file *f = &st->files[i];
@@ -891,10 +934,12 @@ static int open_files(struct cp_analysis *an, struct an_state *st,
         /* past the limit on open files, a log is opened only to be read
          * (parked), not once more to place its scan */
         f->sc = !in->log ? cp_scan_open_sized(in->path, buf_size, &e)
-                         : cp_scan_place_in((char *)arena->mem + i * place,
+                         : cp_scan_place_in((char *)arena->mem +
+                                                (size_t)f->input * place,
                                             in->path, in->log, buf_size,
                                             st->jobs > 1,
-                                            (i < resume ? CP_SCAN_RESUME : 0) |
+                                            (f->input < resume ? CP_SCAN_RESUME
+                                                               : 0) |
                                                 (park ? CP_SCAN_PARKED : 0),
                                             &e);
         if (f->sc && park)
@@ -1869,11 +1914,12 @@ static int64_t warmup_end(const struct cp_hang_watch *watch, int64_t at)
 
 /* The inputs, the job among them, its ranks and nodes, and what the
  * plugin said of each call.  -1: out of memory. */
-static int read_job(struct cp_analysis *an, const char *const *paths)
+static int read_job(struct cp_analysis *an, const char *const *paths,
+                    unsigned jobs, struct scan_arena *arena)
 {
     int none;
 
-    if (collect_inputs(an, paths) < 0 || select_job(an) < 0 ||
+    if (collect_inputs(an, paths, jobs, arena) < 0 || select_job(an) < 0 ||
         build_ranks_and_nodes(an) < 0)
         return -1;
     /* what the plugin said of each call, before the passes use it */
@@ -2048,7 +2094,7 @@ struct cp_analysis *cp_analysis_run(const char *const *paths,
     an->steps_at.rank = -1;
     an->rank_table_max = opts->rank_table_max ? opts->rank_table_max
                                               : CP_REPORT_RANK_TABLE_MAX;
-    if (read_job(an, paths) < 0)
+    if (read_job(an, paths, opts->jobs, &arena) < 0)
         goto oom;
     if (an->nranks == 0) {
         no_log_error(an, err);

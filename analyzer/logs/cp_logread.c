@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "cp_logread.h"
@@ -402,16 +403,24 @@ void cp_logfile_close(struct cp_logfile *lf)
 
 /* ---- one check per file ---------------------------------------------------- */
 
-int cp_logfile_check(const char *path, int keep_fd,
-                     struct cp_logfile_known *k, struct cp_error *err)
+int cp_logfile_check_first(const char *path, int keep_fd,
+                           struct cp_logfile_known *k, void *first,
+                           size_t first_len, size_t *first_got,
+                           struct cp_error *err)
 {
     struct cp_logfile *lf = NULL;
     struct stat sb;
-    size_t got = 0;
+    /* the header's padding up to where the records begin, read past */
+    char pad[CP_LOG_HEADER_SIZE - sizeof(struct cp_log_header)];
+    struct iovec iov[3];
+    size_t got = 0, want;
+    ssize_t n;
     int fd = -1, rc = -1, saved;
 
     memset(k, 0, sizeof *k);
     k->fd = -1;
+    if (first_got)
+        *first_got = 0;
     if (cp_partial_find(path)) {
         /* held by a node partial: checked through its reader; later
          * readers open it as before */
@@ -425,21 +434,42 @@ int cp_logfile_check(const char *path, int keep_fd,
         return 0;
     }
     /* a raw log: its header read straight into k (no reader, no buffer:
-     * this runs once per log, thousands of times at scale) */
+     * this runs once per log, thousands of times at scale), and with it,
+     * in the same read, the records up to first_len bytes past a header
+     * of the usual size */
     fd = open_raw(path, &sb, err);
     if (fd < 0)
         return -1;
+    iov[0].iov_base = &k->hdr;
+    iov[0].iov_len = sizeof k->hdr;
+    iov[1].iov_base = pad;
+    iov[1].iov_len = sizeof pad;
+    iov[2].iov_base = first;
+    iov[2].iov_len = first_len;
+    want = first && first_len ? sizeof k->hdr + sizeof pad + first_len
+                              : sizeof k->hdr;
+    do
+        n = preadv(fd, iov, first && first_len ? 3 : 1, 0);
+    while (n < 0 && errno == EINTR);
+    got = n > 0 ? (size_t)n : 0;
+    /* a short first read (a file being written): the header, as
+     * cp_logfile_open reads it */
     while (got < sizeof k->hdr) {
-        ssize_t n = pread(fd, (char *)&k->hdr + got, sizeof k->hdr - got,
-                          (off_t)got);
+        n = pread(fd, (char *)&k->hdr + got, sizeof k->hdr - got, (off_t)got);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
             break;
         got += (size_t)n;
     }
-    if (header_check(path, &k->hdr, got, &k->swapped, err) < 0)
+    if (header_check(path, &k->hdr, got < sizeof k->hdr ? got : sizeof k->hdr,
+                     &k->swapped, err) < 0)
         goto out;
+    /* the bytes past the header are the first records where the header
+     * has the usual size */
+    if (first_got && want > sizeof k->hdr && got > want - first_len &&
+        k->hdr.header_size == CP_LOG_HEADER_SIZE)
+        *first_got = got - (want - first_len);
     k->dev = (uint64_t)sb.st_dev;
     k->ino = (uint64_t)sb.st_ino;
     k->size = (uint64_t)sb.st_size;
@@ -459,6 +489,12 @@ out:
         close(fd);
     errno = saved;
     return rc;
+}
+
+int cp_logfile_check(const char *path, int keep_fd,
+                     struct cp_logfile_known *k, struct cp_error *err)
+{
+    return cp_logfile_check_first(path, keep_fd, k, NULL, 0, NULL, err);
 }
 
 void cp_logfile_known_release(struct cp_logfile_known *k)
