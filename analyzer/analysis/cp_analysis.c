@@ -812,11 +812,22 @@ static int compare_ranks(const void *a, const void *b)
     return x->input < y->input ? -1 : x->input > y->input;
 }
 
+/* FNV-1a of a name. */
+static size_t name_hash(const char *s)
+{
+    uint64_t h = UINT64_C(14695981039346656037);
+
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * UINT64_C(1099511628211);
+    return (size_t)(h ^ (h >> 32));
+}
+
 /* Ranks (one per analyzed input, by global rank) and nodes (in the order of
  * their lowest rank). */
 static int build_ranks_and_nodes(struct cp_analysis *an)
 {
-    size_t i, k, n = 0;
+    size_t i, k, n = 0, cap;
+    unsigned *slots;
 
     an->ranks = calloc(an->ninputs ? an->ninputs : 1, sizeof *an->ranks);
     an->nodes = calloc(an->ninputs ? an->ninputs : 1, sizeof *an->nodes);
@@ -845,24 +856,42 @@ static int build_ranks_and_nodes(struct cp_analysis *an)
     }
     an->nranks = n;
     qsort(an->ranks, n, sizeof *an->ranks, compare_ranks);
+    /* the nodes' names to their index (index + 1; 0: empty), at most half
+     * full: a search among all the nodes for each new one was quadratic
+     * in the nodes (2 million compares at 2048 nodes) */
+    for (cap = 16; cap < 2 * n; cap *= 2)
+        ;
+    slots = calloc(cap, sizeof *slots);
+    if (!slots)
+        return -1;
     for (i = 0; i < n; i++) {
         const char *node = an->inputs[an->ranks[i].input].node;
+        size_t at;
         /* a node's ranks are usually consecutive: its name is the last
          * one's (names are unique among the nodes, so the index found is
-         * the same), else looked for among all */
-        if (i > 0 && strcmp(an->nodes[an->ranks[i - 1].node].name, node) == 0)
+         * the same), else looked up */
+        if (i > 0 && strcmp(an->nodes[an->ranks[i - 1].node].name, node) == 0) {
             k = an->ranks[i - 1].node;
-        else
-            for (k = 0; k < an->nnodes; k++)
-                if (strcmp(an->nodes[k].name, node) == 0)
-                    break;
-        if (k == an->nnodes) {
-            snprintf(an->nodes[k].name, sizeof an->nodes[k].name, "%s", node);
-            an->nnodes++;
+        } else {
+            for (at = name_hash(node) & (cap - 1);
+                 slots[at] &&
+                 strcmp(an->nodes[slots[at] - 1].name, node) != 0;
+                 at = (at + 1) & (cap - 1))
+                ;
+            if (slots[at]) {
+                k = slots[at] - 1;
+            } else {
+                k = an->nnodes;
+                snprintf(an->nodes[k].name, sizeof an->nodes[k].name, "%s",
+                         node);
+                an->nnodes++;
+                slots[at] = (unsigned)k + 1;
+            }
         }
         an->nodes[k].ranks++;
         an->ranks[i].node = (unsigned)k;
     }
+    free(slots);
     /* the world size most analyzed headers give */
     an->world_size = -1;
     {
