@@ -169,8 +169,12 @@ struct an_file {
     uint64_t bad_time;
     int problem_noted;
     int64_t problem_offset;
-    char problem[160];
+    /* its first problem (allocated when there is one: thousands of files
+     * are walked every epoch, and few have a problem) */
+    char *problem;
 };
+/* The longest problem text of a file kept (bytes, with its NUL). */
+#define AN_PROBLEM_MAX 160
 
 /* Samples of node X's end minus node R's end (prefix pass). */
 struct an_offset_pair {

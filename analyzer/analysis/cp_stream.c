@@ -162,6 +162,10 @@ static void comm_free(struct an_comm *c)
     free(c);
 }
 
+/* A file's problem when there was no memory for its text (not freed). */
+static char problem_no_memory[] = "a problem whose text there was no memory "
+                                  "for";
+
 void an_state_free(struct an_state *st)
 {
     size_t i;
@@ -171,6 +175,8 @@ void an_state_free(struct an_state *st)
         for (i = 0; i < st->nfiles; i++) {
             cp_scan_close(st->files[i].sc);
             free(st->files[i].stash);
+            if (st->files[i].problem != problem_no_memory)
+                free(st->files[i].problem);
         }
     free(st->files);
     free(st->ranks);
@@ -1454,11 +1460,21 @@ static void dispatch(struct an_state *st, struct an_file *f,
 
 static void note_file_problem(struct an_file *f, const char *what)
 {
+    size_t len = strlen(what);
+
     if (f->problem_noted)
         return;
     f->problem_noted = 1;
     f->problem_offset = (int64_t)cp_scan_offset(f->sc);
-    snprintf(f->problem, sizeof f->problem, "%s", what);
+    if (len > AN_PROBLEM_MAX - 1)
+        len = AN_PROBLEM_MAX - 1;
+    f->problem = malloc(len + 1);
+    if (f->problem) {
+        memcpy(f->problem, what, len);
+        f->problem[len] = '\0';
+    } else {
+        f->problem = problem_no_memory;
+    }
 }
 
 /* The plugin's record of the call record just read from f (cp_ncjoin), or
@@ -1522,7 +1538,7 @@ static void note_time_problem(struct an_file *f, const char *what,
                               uint64_t start, uint64_t end, const char *then)
 {
     const char *why;
-    char msg[sizeof f->problem];
+    char msg[AN_PROBLEM_MAX];
 
     if (f->problem_noted)
         return;
