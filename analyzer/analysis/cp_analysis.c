@@ -812,6 +812,74 @@ static int compare_ranks(const void *a, const void *b)
     return x->input < y->input ? -1 : x->input > y->input;
 }
 
+static int compare_procs(const void *a, const void *b)
+{
+    const struct an_proc *x = a, *y = b;
+    int c;
+
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    c = strcmp(x->node, y->node);
+    if (c)
+        return c;
+    return x->input < y->input ? -1 : x->input > y->input;
+}
+
+int an_proc_index_build(const struct cp_analysis *an,
+                        int (*keep)(const struct cp_analysis_input *),
+                        struct an_proc_index *ix)
+{
+    size_t i;
+
+    ix->n = 0;
+    ix->v = malloc((an->ninputs ? an->ninputs : 1) * sizeof *ix->v);
+    if (!ix->v)
+        return -1;
+    for (i = 0; i < an->ninputs; i++)
+        if (keep(&an->inputs[i])) {
+            ix->v[ix->n].pid = an->inputs[i].pid;
+            ix->v[ix->n].input = (unsigned)i;
+            ix->v[ix->n].node = an->inputs[i].node;
+            ix->n++;
+        }
+    qsort(ix->v, ix->n, sizeof *ix->v, compare_procs);
+    return 0;
+}
+
+long an_proc_index_last(const struct an_proc_index *ix, int pid,
+                        const char *node)
+{
+    /* the first entry past (pid, node, any input): its predecessor */
+    size_t lo = 0, hi = ix->n;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const struct an_proc *p = &ix->v[mid];
+        int c = p->pid != pid ? (p->pid < pid ? -1 : 1) : strcmp(p->node, node);
+        if (c <= 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0 || ix->v[lo - 1].pid != pid ||
+        strcmp(ix->v[lo - 1].node, node) != 0)
+        return -1;
+    return (long)ix->v[lo - 1].input;
+}
+
+void an_proc_index_free(struct an_proc_index *ix)
+{
+    free(ix->v);
+    ix->v = NULL;
+    ix->n = 0;
+}
+
+/* A log of the shim (or of anything but the plugin), read. */
+static int shim_log(const struct cp_analysis_input *in)
+{
+    return in->status == CP_INPUT_OK && in->source != CP_SOURCE_PLUGIN;
+}
+
 /* FNV-1a of a name. */
 static size_t name_hash(const char *s)
 {
@@ -829,31 +897,34 @@ static int build_ranks_and_nodes(struct cp_analysis *an)
     size_t i, k, n = 0, cap;
     unsigned *slots;
 
+    struct an_proc_index shims = {0, NULL};
+
     an->ranks = calloc(an->ninputs ? an->ninputs : 1, sizeof *an->ranks);
     an->nodes = calloc(an->ninputs ? an->ninputs : 1, sizeof *an->nodes);
     if (!an->ranks || !an->nodes)
+        return -1;
+    for (i = 0; i < an->ninputs; i++)
+        if (an->inputs[i].status == CP_INPUT_OK &&
+            an->inputs[i].source == CP_SOURCE_PLUGIN)
+            break;
+    /* plugin logs: the shim's logs by process, to find each one's */
+    if (i < an->ninputs && an_proc_index_build(an, shim_log, &shims) < 0)
         return -1;
     for (i = 0; i < an->ninputs; i++) {
         struct cp_analysis_input *in = &an->inputs[i];
         if (in->status != CP_INPUT_OK)
             continue;
         /* shim and plugin in one process: every call once, the shim's */
-        if (in->source == CP_SOURCE_PLUGIN) {
-            for (k = 0; k < an->ninputs; k++)
-                if (an->inputs[k].status == CP_INPUT_OK &&
-                    an->inputs[k].source != CP_SOURCE_PLUGIN &&
-                    an->inputs[k].pid == in->pid &&
-                    strcmp(an->inputs[k].node, in->node) == 0)
-                    break;
-            if (k < an->ninputs) {
-                in->evidence_only = 1;
-                continue;
-            }
+        if (in->source == CP_SOURCE_PLUGIN &&
+            an_proc_index_last(&shims, in->pid, in->node) >= 0) {
+            in->evidence_only = 1;
+            continue;
         }
         an->ranks[n].rank = an->inputs[i].global_rank;
         an->ranks[n].input = (unsigned)i;
         n++;
     }
+    an_proc_index_free(&shims);
     an->nranks = n;
     qsort(an->ranks, n, sizeof *an->ranks, compare_ranks);
     /* the nodes' names to their index (index + 1; 0: empty), at most half
