@@ -2005,6 +2005,7 @@ void an_stream_run(struct an_state *st)
 {
     struct an_file **active = NULL;
     size_t nactive = 0, i;
+    int64_t lo = INT64_MAX;
     int64_t delta = 1000000; /* 1 ms */
     double next_progress = seconds_now() + 1.0;
     unsigned epochs = 0;
@@ -2039,8 +2040,14 @@ void an_stream_run(struct an_state *st)
             inject_replays(st, f, INT64_MAX);
         }
     }
+    /* the least key of the active files: at the start, then as the
+     * epoch before left them (not a walk over every file's state of its
+     * own per epoch, a cache miss each at thousands of files) */
+    for (i = 0; i < nactive; i++)
+        if (active[i]->key < lo)
+            lo = active[i]->key;
     while (nactive > 0) {
-        int64_t lo = INT64_MAX, boundary;
+        int64_t boundary, next_lo = INT64_MAX;
         uint64_t n = 0;
         size_t j;
 
@@ -2051,9 +2058,6 @@ void an_stream_run(struct an_state *st)
             epoch_min = EPOCH_MIN_RECORDS;
         if (epoch_max < EPOCH_MAX_RECORDS)
             epoch_max = EPOCH_MAX_RECORDS;
-        for (i = 0; i < nactive; i++)
-            if (active[i]->key < lo)
-                lo = active[i]->key;
         boundary = lo > INT64_MAX - delta ? INT64_MAX : lo + delta;
         for (i = j = 0; i < nactive; i++) {
             struct an_file *f = active[i];
@@ -2061,12 +2065,15 @@ void an_stream_run(struct an_state *st)
                 n += run_file(st, f, boundary);
             if (f->cur) {
                 active[j++] = f;
+                if (f->key < next_lo)
+                    next_lo = f->key;
             } else {
                 inject_replays(st, f, INT64_MAX);
                 flush_stash(st, f);
             }
         }
         nactive = j;
+        lo = next_lo;
         st->records += n;
         if (boundary > st->now)
             st->now = boundary;
