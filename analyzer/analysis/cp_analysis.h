@@ -350,6 +350,7 @@ struct cp_analysis_unit {
     unsigned comm;            /* index into comms */
     enum cp_coll coll;        /* CP_COLL_SENDRECV for point-to-point */
     int src_node, dst_node;   /* point-to-point: node indices; else -1 */
+    int exchange;             /* point-to-point exchanges (cp_links.h) */
     double bytes;             /* mean n */
     uint64_t calls;
     double time_s;            /* median own time */

@@ -121,7 +121,8 @@ struct an_p2p {
     uint32_t next; /* hash chain or free list */
     uint32_t fifo_prev, fifo_next;
     uint8_t have; /* bit 0: send seen, bit 1: recv seen */
-    uint8_t grouped;
+    uint8_t grouped; /* the first half's (an_call), then AN_EXCHANGE_BOTH
+                      * when both halves ran in exchange groups */
     uint8_t dtype;
     uint8_t in_use;
     float share;  /* of the half seen first */
@@ -132,6 +133,11 @@ struct an_p2p {
 };
 
 /* A call normalized for the join: corrected times, group applied. */
+/* grouped: 0 outside groups, 1 in a group, AN_EXCHANGE in a group of
+ * exactly a send to and a receive from one peer of one communicator (a
+ * pipeline's exchange: the group's time is one link's, cp_links.h) */
+#define AN_EXCHANGE 2
+#define AN_EXCHANGE_BOTH 3 /* an_p2p: both halves AN_EXCHANGE */
 struct an_call {
     uint64_t comm_id;
     uint64_t count;

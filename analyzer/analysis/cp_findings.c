@@ -986,7 +986,9 @@ static json_t *unit_json(const struct cp_analysis *an,
         set(o, "calls", json_integer((json_int_t)u->calls)) < 0 ||
         set(o, "time_s", jnum(u->time_s)) < 0 ||
         set(o, "peer_time_s", jnum(u->peer_time_s)) < 0 ||
-        set(o, "slowdown", jnum(u->slowdown)) < 0) {
+        set(o, "slowdown", jnum(u->slowdown)) < 0 ||
+        /* a send and a receive between the two in one group each */
+        (u->exchange && set(o, "exchange", json_true()) < 0)) {
         json_decref(o);
         return NULL;
     }
@@ -1119,11 +1121,14 @@ static int slow_links(struct cp_analysis *an)
                                     : CP_SEVERITY_WARNING,
             NULL, 0, nodes, 2,
             "The link between nodes %s and %s %s: the %s that cross "
-            "it take %.1fx the time of the same calls elsewhere in the job "
-            "(about %s against %s on the other links), and every other "
-            "link they cross ran at full speed in other calls%s",
+            "it (%llu call%s) take %.1fx the time of the same calls "
+            "elsewhere in the job (about %s against %s on the other "
+            "links), and every other link they cross ran at full speed in "
+            "other calls%s",
             an->nodes[p->a].name, an->nodes[p->b].name,
-            weak ? "may be slow" : "is slow", what, p->slowdown,
+            weak ? "may be slow" : "is slow", what,
+            (unsigned long long)p->slow_calls, p->slow_calls == 1 ? "" : "s",
+            p->slowdown,
             isfinite(p->bandwidth_Bps)
                 ? cp_units_format_bandwidth(p->bandwidth_Bps, b1, sizeof b1)
                 : "?",

@@ -29,6 +29,11 @@
 #include "cp_stats.h"
 
 #define SLOW_THRESHOLD 1.45
+/* a ring held against the absolute reference on its whole time: its
+ * latency is in it, and what a busy host adds to every call (healthy
+ * rings of tp and fsdp with two busy loops beside the job: up to 1.70x;
+ * rings over a link at 1/2: 1.54-2.16x quiet, 1.76x and more busy) */
+#define WHOLE_SLOW (1.2 * SLOW_THRESHOLD)
 #define OK_THRESHOLD 1.25
 /* a unit's time: this quantile of its calls (nearest rank: the fastest
  * of up to 10).  A slow link or a delayed member makes every call slower;
@@ -84,6 +89,7 @@ const char *cp_baseline_name(enum cp_baseline b)
 struct p2p_cell {
     uint32_t comm, src, dst, bucket;
     uint32_t used;
+    uint32_t exchange; /* exchanges (cp_links.h), kept apart from sends */
     uint64_t calls; /* judged pairs */
     double bytes;   /* their sum of n */
     struct cp_sketch t;
@@ -106,9 +112,9 @@ static uint64_t mix(uint64_t x)
 }
 
 static size_t cell_hash(uint32_t comm, uint32_t src, uint32_t dst,
-                        uint32_t bucket)
+                        uint32_t bucket, uint32_t exchange)
 {
-    return (size_t)mix(((uint64_t)comm << 32 | bucket) ^
+    return (size_t)mix(((uint64_t)comm << 32 | bucket << 1 | exchange) ^
                        mix((uint64_t)src << 32 | dst));
 }
 
@@ -144,7 +150,8 @@ static int cells_grow(struct cp_links *lk)
         size_t k;
         if (!c->used)
             continue;
-        k = cell_hash(c->comm, c->src, c->dst, c->bucket) & (cap - 1);
+        k = cell_hash(c->comm, c->src, c->dst, c->bucket, c->exchange) &
+            (cap - 1);
         while (cells[k].used)
             k = (k + 1) & (cap - 1);
         cells[k] = *c;
@@ -156,8 +163,10 @@ static int cells_grow(struct cp_links *lk)
 }
 
 int cp_links_add_p2p(struct cp_links *lk, unsigned comm, unsigned src,
-                     unsigned dst, double n, double own, int judged)
+                     unsigned dst, double n, double own, int judged,
+                     int exchange)
 {
+    uint32_t xch = exchange != 0;
     uint32_t bucket = an_bucket_index(n);
     struct p2p_cell *c;
     size_t k;
@@ -171,13 +180,13 @@ int cp_links_add_p2p(struct cp_links *lk, unsigned comm, unsigned src,
             return -1;
         }
     }
-    k = cell_hash(comm, src, dst, bucket) & (lk->cap - 1);
+    k = cell_hash(comm, src, dst, bucket, xch) & (lk->cap - 1);
     for (;;) {
         c = &lk->cells[k];
         if (!c->used)
             break;
         if (c->comm == comm && c->src == src && c->dst == dst &&
-            c->bucket == bucket)
+            c->bucket == bucket && c->exchange == xch)
             goto found;
         k = (k + 1) & (lk->cap - 1);
     }
@@ -188,6 +197,7 @@ int cp_links_add_p2p(struct cp_links *lk, unsigned comm, unsigned src,
     c->src = src;
     c->dst = dst;
     c->bucket = bucket;
+    c->exchange = xch;
     cp_sketch_init(&c->t);
     lk->used++;
 found:
@@ -202,6 +212,7 @@ struct work {
     struct cp_analysis_unit pub;
     /* the shape: units with the same one are peers */
     unsigned coll, nranks, nnodes, hops, link, bucket;
+    unsigned exchange; /* a send/recv unit of exchanges (cp_links.h) */
     double L, W; /* the class model's terms (NaN without a model) */
     double W_ref; /* seconds per byte at the class's absolute reference
                    * (profile or port rate), when faster than W; NaN
@@ -210,6 +221,7 @@ struct work {
                   * delay of a straggler */
     double x;    /* t - baseline of the first pass (collectives) */
     double spread; /* log(median call / the unit's time) */
+    int whole;     /* a ring judged on its whole time (localize) */
     int have_x;
 };
 
@@ -227,7 +239,7 @@ struct solver {
     unsigned char *bounded; /* per pair: margin set by a unit */
     double *margin; /* per pair: the smallest slowdown / slow threshold of
                      * the units crossing it */
-    double slow_at[3]; /* the slow threshold of each unit_kind */
+    double slow_at[4]; /* the slow threshold of each unit_kind */
     size_t npairs, cappairs;
     unsigned *order; /* scratch: unit indices */
     size_t *added_by; /* [cappairs]: 1 + the unit that last added the pair */
@@ -498,6 +510,8 @@ static int build_units(struct solver *s, const struct cp_links *lk,
         w->hops = 1;
         w->link = CP_LINK_INTER;
         w->bucket = cell->bucket;
+        w->exchange = cell->exchange;
+        w->pub.exchange = cell->exchange != 0;
         set_model(s->an, w, find_eval(ev, nev, cell->comm, CP_COLL_SENDRECV));
         if (unit_add_pair(s, w, cell->src, cell->dst) < 0)
             return -1;
@@ -511,7 +525,8 @@ static int same_shape(const struct work *a, const struct work *b)
 {
     return a->coll == b->coll && a->nranks == b->nranks &&
            a->nnodes == b->nnodes && a->hops == b->hops &&
-           a->link == b->link && a->bucket == b->bucket;
+           a->link == b->link && a->bucket == b->bucket &&
+           a->exchange == b->exchange;
 }
 
 static const struct work *sort_units;
@@ -520,13 +535,13 @@ static int compare_shape(const void *pa, const void *pb)
 {
     const struct work *a = &sort_units[*(const unsigned *)pa];
     const struct work *b = &sort_units[*(const unsigned *)pb];
-    const unsigned ka[6] = {a->coll, a->nranks, a->nnodes, a->hops, a->link,
-                            a->bucket};
-    const unsigned kb[6] = {b->coll, b->nranks, b->nnodes, b->hops, b->link,
-                            b->bucket};
+    const unsigned ka[7] = {a->coll, a->nranks, a->nnodes, a->hops, a->link,
+                            a->bucket, a->exchange};
+    const unsigned kb[7] = {b->coll, b->nranks, b->nnodes, b->hops, b->link,
+                            b->bucket, b->exchange};
     unsigned i;
 
-    for (i = 0; i < 6; i++)
+    for (i = 0; i < 7; i++)
         if (ka[i] != kb[i])
             return ka[i] < kb[i] ? -1 : 1;
     if (a->t != b->t)
@@ -570,6 +585,14 @@ static void baselines(struct solver *s, double *scratch, int leave_pair_out)
             double base;
             for (q = i; q < j; q++) {
                 const struct work *v = &s->u[s->order[q]];
+                /* for the links, not a peer whose fast calls lie far
+                 * under its median (see localize: members that came at
+                 * different times, a late rank's partner that had sent
+                 * before it came: pp's data-parallel pair with a late
+                 * rank ran its fast calls in 0.57x the others' time) */
+                if (leave_pair_out && v != w &&
+                    v->spread > log(SLOW_THRESHOLD))
+                    continue;
                 if (!leave_pair_out || w->pub.npairs == 0 ||
                     (v != w && !share_pair(w, v)))
                     scratch[m++] = v->t;
@@ -1017,10 +1040,13 @@ static int slow_candidate(const struct solver *s, unsigned k)
 /* 0: a collective held against peers or the model; 1: point-to-point
  * held against peers or the model; 2: held against the absolute
  * reference (a busy host slows every call of the job below the NICs'
- * rate, which peers and a fit share: its own noise sets its threshold) */
+ * rate, which peers and a fit share: its own noise sets its threshold);
+ * 3: a ring held against the reference on its whole time (its latency
+ * and a busy host's share of it included: WHOLE_SLOW) */
 static int unit_kind(const struct work *w)
 {
-    return w->pub.baseline == CP_BASELINE_REFERENCE ? 2
+    return w->whole                                 ? 3
+           : w->pub.baseline == CP_BASELINE_REFERENCE ? 2
            : w->coll == CP_COLL_SENDRECV            ? 1
                                                     : 0;
 }
@@ -1068,6 +1094,16 @@ static void localize(struct solver *s, double *scratch)
          * would dilute a slow link into noise) */
         if (w->pub.baseline == CP_BASELINE_REFERENCE)
             w->pub.slowdown = w->pub.bw_slowdown;
+        /* a ring's whole time against its bandwidth term at the
+         * reference: the fit's latency is no reference (the fit is made
+         * of the same calls, a slow link's included, and of first calls
+         * that set up connections: 2-3 ms of "latency" on rings of four
+         * that a link at 1/2 then hid), and a bandwidth-bound ring's real
+         * latency is a small part of its time */
+        w->whole = w->pub.baseline == CP_BASELINE_REFERENCE &&
+                   ring_coll(w->coll) && bwb >= 0.25 * base;
+        if (w->whole)
+            w->pub.slowdown = w->pub.bw_slowdown = w->t / bwb;
     }
     /* how slow is slow in this run, per unit_kind: SLOW_THRESHOLD, or
      * LINK_NOISE_FACTOR times the kind's noise when that is more (a
@@ -1076,9 +1112,9 @@ static void localize(struct solver *s, double *scratch)
      * loops beside a pipeline made its 3-call data-parallel all-reduces
      * over one pair 2.2x those over another; a busy host keeps every call
      * below the NICs' rate, more so the more its calls vary) */
-    for (kind = 0; kind < 3; kind++) {
+    for (kind = 0; kind < 4; kind++) {
         double noise = run_noise(s, kind, scratch);
-        s->slow_at[kind] = fmax(SLOW_THRESHOLD,
+        s->slow_at[kind] = fmax(kind == 3 ? WHOLE_SLOW : SLOW_THRESHOLD,
                                 noise > 0 ? exp(LINK_NOISE_FACTOR * noise)
                                           : 0);
     }
@@ -1093,8 +1129,15 @@ static void localize(struct solver *s, double *scratch)
             double m = w->pub.slowdown / slow_at(s, w);
             /* an all-to-all's pairs share each node's NIC: one slow
              * pair only slows its own share of the traffic, so a fast
-             * all-to-all neither bounds nor clears any of them */
-            int bounds = w->coll != CP_COLL_ALLTOALL || m >= 1;
+             * all-to-all neither bounds nor clears any of them.  Nor
+             * does a unit under the slow threshold bound them whose
+             * median call is SLOW_THRESHOLD times its fast ones or more:
+             * its members came at different times, and the last one's
+             * own time missed what the others had already sent (fsdp's
+             * reduce-scatter at 1.46x, its median at 2.3x, on the ring
+             * whose all-gather showed a link at 1/2 as 2.2x) */
+            int bounds = (w->coll != CP_COLL_ALLTOALL || m >= 1) &&
+                         (m >= 1 || !(w->spread > log(SLOW_THRESHOLD)));
             p->units++;
             p->calls += w->pub.calls;
             if (bounds && (!s->bounded[w->pub.pairs[k]] ||

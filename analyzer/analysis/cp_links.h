@@ -40,9 +40,14 @@ void cp_links_destroy(struct cp_links *lk);
 /* One matched send/recv pair of communicator comm (index) between ranks on
  * nodes src and dst (src != dst), n bytes, own time in seconds.  judged: it
  * ran outside groups, or alone in its groups, so its time is its own.
+ * exchange: both ranks' groups held a send to and a receive from the other
+ * only (a pipeline's 1F1B exchange): own is the pair's time from the later
+ * arrival to the later end, at least one whole transfer over the link, and
+ * such calls are compared with exchanges only (units of their own).
  * Returns 0, or -1 when memory ran out (the pair is then not counted). */
 int cp_links_add_p2p(struct cp_links *lk, unsigned comm, unsigned src,
-                     unsigned dst, double n, double own, int judged);
+                     unsigned dst, double n, double own, int judged,
+                     int exchange);
 
 /* Units, in-call delays and node pairs into an->topology, an->ranks[] and
  * an->comms[] (after build_comms, the fit and the rows; ev are the

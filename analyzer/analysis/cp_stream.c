@@ -1315,14 +1315,23 @@ static void p2p_finalize(struct an_state *st, struct an_p2p *e)
          * duration (one clock), when its receiver was already waiting or
          * came only after it completed (an eager transfer ran alone).  A
          * receiver that came during the send saw the rest of an eager
-         * transfer, or made a rendezvous send wait: that pair is left out */
-        double wire = e->start[1] <= e->start[0] || e->start[1] >= e->end[0]
+         * transfer, or made a rendezvous send wait: that pair is left out.
+         * An exchange (both groups a send to and a receive from the other
+         * rank only) ends after the later rank's own send, which began at
+         * its arrival: from the later arrival to the later end is at least
+         * one whole transfer, and no more than the two running at once
+         * (counted once, from the lower node's half) */
+        int exch = e->grouped == AN_EXCHANGE_BOTH;
+        double wire = exch ? (st->files[fs].node < st->files[fr].node ? own
+                                                                       : -1)
+                      : e->start[1] <= e->start[0] || e->start[1] >= e->end[0]
                           ? (double)(e->end[0] - e->start[0]) * 1e-9
                           : -1;
         if (wire >= 0 &&
             cp_links_add_p2p(st->links, e->comm, st->files[fs].node,
                              st->files[fr].node, n, wire,
-                             e->share >= 1 && e->share2 >= 1) < 0)
+                             exch || (e->share >= 1 && e->share2 >= 1),
+                             exch) < 0)
             st->oom = 1;
     }
     st->p2p_pairs++;
@@ -1334,7 +1343,7 @@ static void p2p_finalize(struct an_state *st, struct an_p2p *e)
     st->wait_time += skew;
     c->p2p++;
     c->time += own * e->share;
-    account(st, c, slot, n, own, e->share, skew, e->grouped, 0, 0);
+    account(st, c, slot, n, own, e->share, skew, e->grouped != 0, 0, 0);
     if (st->timeline) {
         struct an_wcall d = {
             .comm = c->index, .p = 2, .slot = slot,
@@ -1373,6 +1382,8 @@ static void join_p2p(struct an_state *st, struct an_comm *c, int32_t file,
                     return;
                 }
                 e->have |= (uint8_t)(1u << side);
+                if (e->grouped == AN_EXCHANGE && call->grouped == AN_EXCHANGE)
+                    e->grouped = AN_EXCHANGE_BOTH;
                 e->share2 = call->share;
                 e->start[side] = call->start;
                 e->end[side] = call->end;
@@ -1680,6 +1691,8 @@ static void on_group(struct an_state *st, struct an_file *f,
 {
     unsigned i, j, k = 0;
     int64_t start = 0, end = 0;
+    const struct an_call *ex[2] = {NULL, NULL};
+    int exchange;
 
     if (g->end_ns < g->start_ns || g->start_ns < (uint64_t)f->t_min ||
         g->end_ns > (uint64_t)f->t_max) {
@@ -1692,9 +1705,16 @@ static void on_group(struct an_state *st, struct an_file *f,
         end = (int64_t)g->end_ns - f->offset_ns;
     }
     for (i = 0; i < f->nstash; i++)
-        k += f->stash[i].group == g->group;
+        if (f->stash[i].group == g->group && k++ < 2)
+            ex[k - 1] = &f->stash[i];
     if (k == 0)
         return;
+    /* a send to and a receive from one peer, nothing else (timed by the
+     * group: without its times the calls' own say nothing of the link) */
+    exchange = start != INT64_MIN && k == 2 && ex[0]->op != ex[1]->op &&
+               cp_op_is_p2p(ex[0]->op) &&
+               cp_op_is_p2p(ex[1]->op) && ex[0]->comm_id == ex[1]->comm_id &&
+               ex[0]->peer == ex[1]->peer;
     if (start != INT64_MIN)
         f->acc->time_ns += end - start;
     for (i = j = 0; i < f->nstash; i++) {
@@ -1703,7 +1723,7 @@ static void on_group(struct an_state *st, struct an_file *f,
             f->stash[j++] = *call;
             continue;
         }
-        call->grouped = 1;
+        call->grouped = exchange ? AN_EXCHANGE : 1;
         call->share = 1.0f / (float)k;
         if (start != INT64_MIN) {
             call->start = start;

@@ -11,7 +11,9 @@
 # rank late to its 9 collectives, and tp's fabric at a tenth with no firm
 # fit of its one size of inter-node call.  (The other patterns' slow links
 # are in `make accuracy`, which reports every false warning, and
-# tests/links.)
+# tests/links.)  pp's link at 1/4 (2 seeds, both crossed): the pipeline's
+# exchanges between stages on two nodes (each group a send to and a
+# receive from one peer) name the link.
 . "${top_srcdir:-.}/tests/tap.sh"
 b=${top_builddir:-.}
 [ -x "$b/analyzer/collprof" ] || skip_all "collprof not built"
@@ -21,7 +23,8 @@ command -v python3 >/dev/null 2>&1 || skip_all "no python3"
 acc="${top_srcdir:-.}/tests/scenarios/accuracy.py"
 
 for cell in "fsdp clock,missing,fabric10 1" "ddp clock,missing 1" \
-    "ddp slow2,slow4 2" "tp straggler,fabric10 1" "pp straggler 1"; do
+    "ddp slow2,slow4 2" "tp straggler,fabric10 1" "pp straggler 1" \
+    "pp slow4 2"; do
     set -- $cell
     out=$(top_builddir=$b python3 "$acc" --seeds "$3" --patterns "$1" \
         --faults "$2" --quiet 2>&1)
