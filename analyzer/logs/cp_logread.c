@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -495,6 +496,36 @@ int cp_logfile_check(const char *path, int keep_fd,
                      struct cp_logfile_known *k, struct cp_error *err)
 {
     return cp_logfile_check_first(path, keep_fd, k, NULL, 0, NULL, err);
+}
+
+static int compare_ints(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return x < y ? -1 : x > y;
+}
+
+void cp_logfile_close_fds(int *fds, size_t n)
+{
+    size_t i = 0, j;
+    int saved = errno;
+
+    qsort(fds, n, sizeof *fds, compare_ints);
+    while (i < n) {
+        /* a run of consecutive descriptors, every one of them given */
+        for (j = i + 1; j < n && fds[j] == fds[j - 1] + 1; j++)
+            ;
+#ifdef SYS_close_range
+        if (j - i > 1 &&
+            syscall(SYS_close_range, (unsigned)fds[i], (unsigned)fds[j - 1],
+                    0u) == 0) {
+            i = j;
+            continue;
+        }
+#endif
+        for (; i < j; i++)
+            close(fds[i]);
+    }
+    errno = saved;
 }
 
 void cp_logfile_known_release(struct cp_logfile_known *k)

@@ -94,6 +94,13 @@ int cp_logfile_check_first(const char *path, int keep_fd,
                            struct cp_error *err);
 /* Close k's descriptor if it kept one (k->fd becomes -1); accepts NULL. */
 void cp_logfile_known_release(struct cp_logfile_known *k);
+/* Close the n descriptors fds (the caller's, all distinct; the array is
+ * sorted in place) in as few system calls as their numbers allow: one
+ * close_range per run of consecutive descriptors, all of them in fds
+ * (the descriptors the checks of thousands of logs kept are mostly
+ * one run), close() for the rest and where close_range is refused.
+ * Keeps errno. */
+void cp_logfile_close_fds(int *fds, size_t n);
 /* A reader of the log k describes (NULL k: cp_logfile_open), positioned
  * at the first slot: k->fd shared (not closed by cp_logfile_close), or
  * path opened again and checked to be the same file; NULL with err filled
