@@ -162,10 +162,23 @@ static void set_fd_budget(struct cp_analysis *an, size_t nfiles)
  * by name, and checked to be the same, by any later reader). */
 static void release_fds(struct cp_analysis *an)
 {
-    size_t i;
+    size_t i, n = 0;
+    int *fds = malloc((an->ninputs ? an->ninputs : 1) * sizeof *fds);
 
-    for (i = 0; i < an->ninputs; i++)
-        cp_logfile_known_release(an->inputs[i].log);
+    for (i = 0; i < an->ninputs; i++) {
+        struct cp_logfile_known *k = an->inputs[i].log;
+        if (!fds || !k || k->fd < 0) {
+            cp_logfile_known_release(k);
+            continue;
+        }
+        /* closed together below: a system call per log costs more than
+         * anything else the end of a run does per log */
+        fds[n++] = k->fd;
+        k->fd = -1;
+    }
+    if (fds)
+        cp_logfile_close_fds(fds, n);
+    free(fds);
     an->fds_kept = 0;
 }
 
@@ -197,7 +210,7 @@ static int nth_call(const struct cp_analysis *an, long rank, uint64_t idx,
     return rc;
 }
 
-static int64_t node_offset_ns(const struct cp_analysis *an, size_t rank)
+int64_t an_node_offset_ns(const struct cp_analysis *an, size_t rank)
 {
     unsigned node = an->ranks[rank].node;
     return node < an->nnodes && isfinite(an->nodes[node].offset_s)
@@ -238,7 +251,7 @@ static int step_start(const struct cp_analysis *an, long k, int64_t *at,
                          "step %ld", an->ranks[an->steps_at.rank].rank, k);
         return -1;
     }
-    *at = (int64_t)c.start_ns - node_offset_ns(an, (size_t)an->steps_at.rank);
+    *at = (int64_t)c.start_ns - an_node_offset_ns(an, (size_t)an->steps_at.rank);
     if (cp_model_coll_from_op(c.op, &coll) < 0 || coll == CP_COLL_SENDRECV ||
         c.seq == UINT32_MAX)
         return 0;
@@ -269,7 +282,7 @@ static int step_start(const struct cp_analysis *an, long k, int64_t *at,
         while ((r = cp_scan_next(sc)) != NULL)
             if (r->kind == CP_REC_CALL && r->call.comm_id == c.comm_id &&
                 r->call.seq == c.seq && r->call.op == c.op) {
-                int64_t t = (int64_t)r->call.start_ns - node_offset_ns(an, i);
+                int64_t t = (int64_t)r->call.start_ns - an_node_offset_ns(an, i);
                 if (t < *at)
                     *at = t;
                 break;
@@ -435,9 +448,11 @@ void cp_analysis_destroy(struct cp_analysis *an)
     for (i = 0; i < an->ninputs; i++) {
         free(an->inputs[i].path);
         cp_logfile_known_release(an->inputs[i].log);
-        free(an->inputs[i].log);
     }
     free(an->inputs);
+    for (i = 0; i < an->nknown_blocks; i++)
+        free(an->known_blocks[i]);
+    free(an->known_blocks);
     for (i = 0; i < an->nproblems; i++) {
         free(an->problems[i].file);
         free(an->problems[i].message);
@@ -451,284 +466,6 @@ void cp_analysis_destroy(struct cp_analysis *an)
 }
 
 /* ---- inputs -------------------------------------------------------------- */
-
-static int add_problem(struct cp_analysis *an, const char *file,
-                       int64_t offset, const char *text)
-{
-    struct cp_analysis_problem *bigger, *p;
-    size_t flen = strlen(file);
-
-    /* messages of the reader start with "file: "; the file has its field */
-    if (strncmp(text, file, flen) == 0 && text[flen] == ':' &&
-        text[flen + 1] == ' ')
-        text += flen + 2;
-    /* ... and so has the offset */
-    if (offset >= 0) {
-        char prefix[40];
-        int n = snprintf(prefix, sizeof prefix, "offset %lld: ",
-                         (long long)offset);
-        if (n > 0 && strncmp(text, prefix, (size_t)n) == 0)
-            text += n;
-    }
-    bigger = realloc(an->problems, (an->nproblems + 1) * sizeof *bigger);
-    if (!bigger)
-        return -1;
-    an->problems = bigger;
-    p = &an->problems[an->nproblems];
-    p->file = strdup(file);
-    p->message = strdup(text);
-    p->offset = offset;
-    if (!p->file || !p->message) {
-        free(p->file);
-        free(p->message);
-        return -1;
-    }
-    an->nproblems++;
-    return 0;
-}
-
-static struct cp_analysis_input *add_input(struct cp_analysis *an, const char *path)
-{
-    struct cp_analysis_input *bigger, *in;
-
-    bigger = realloc(an->inputs, (an->ninputs + 1) * sizeof *bigger);
-    if (!bigger)
-        return NULL;
-    an->inputs = bigger;
-    in = &an->inputs[an->ninputs];
-    memset(in, 0, sizeof *in);
-    in->path = strdup(path);
-    if (!in->path)
-        return NULL;
-    in->global_rank = -1;
-    in->world_size = -1;
-    an->ninputs++;
-    return in;
-}
-
-/* Strings from logs go into messages and JSON: keep printable ASCII and
- * replace anything else (a damaged header, a foreign encoding) by '?'. */
-static void sanitize(char *s)
-{
-    for (; *s; s++)
-        if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e)
-            *s = '?';
-}
-
-/* Read the header of one file into a new input. */
-static int probe_input(struct cp_analysis *an, const char *path)
-{
-    struct cp_error e;
-    const struct cp_log_header *h;
-    struct cp_analysis_input *in = add_input(an, path);
-
-    if (!in)
-        return -1;
-    in->log = malloc(sizeof *in->log);
-    if (!in->log)
-        return -1;
-    /* the one check of the file: every later pass starts from it, on the
-     * descriptor kept here while the budget allows */
-    if (cp_logfile_check(path, an->fds_kept < an->fd_budget, in->log,
-                         &e) < 0) {
-        free(in->log);
-        in->log = NULL;
-        in->status = CP_INPUT_UNREADABLE;
-        return add_problem(an, path, e.offset, e.text);
-    }
-    an->fds_kept += in->log->fd >= 0;
-    h = &in->log->hdr;
-    in->status = CP_INPUT_OK;
-    in->global_rank = h->global_rank;
-    in->world_size = h->world_size;
-    in->pid = h->pid;
-    snprintf(in->node, sizeof in->node, "%s", h->node);
-    snprintf(in->job_id, sizeof in->job_id, "%s", h->job_id);
-    snprintf(in->step_id, sizeof in->step_id, "%s", h->step_id);
-    sanitize(in->node);
-    sanitize(in->job_id);
-    sanitize(in->step_id);
-    in->timer = h->timer;
-    in->source = h->source;
-    in->closed = (h->flags & CP_HDR_CLOSED) != 0;
-    in->records_dropped = h->records_dropped;
-    {
-        char why[200];
-        uint64_t at;
-        if (cp_log_header_time_problem(h, &at, why, sizeof why)) {
-            in->header_times_bad = 1;
-            if (add_problem(an, path, (int64_t)at, why) < 0)
-                return -1;
-        }
-    }
-    return 0;
-}
-
-static int collect_inputs(struct cp_analysis *an, const char *const *paths)
-{
-    size_t i, k;
-
-    for (i = 0; paths[i]; i++) {
-        struct cp_error e, *notes = NULL;
-        char **files = NULL;
-        size_t nnotes = 0;
-        /* raw logs, node partials (collprof reduce) or both */
-        int n = cp_partial_list(paths[i], &files, &notes, &nnotes, &e);
-        for (k = 0; k < nnotes; k++)
-            if (add_problem(an, notes[k].source, notes[k].offset,
-                            notes[k].text) < 0) {
-                free(notes);
-                cp_logdir_free(files);
-                return -1;
-            }
-        free(notes);
-        if (n < 0) {
-            struct cp_analysis_input *in = add_input(an, paths[i]);
-            if (!in)
-                return -1;
-            in->status = CP_INPUT_UNREADABLE;
-            if (add_problem(an, paths[i], -1, e.text) < 0)
-                return -1;
-            continue;
-        }
-        set_fd_budget(an, an->ninputs + (size_t)n);
-        for (k = 0; k < (size_t)n; k++)
-            if (probe_input(an, files[k]) < 0) {
-                cp_logdir_free(files);
-                return -1;
-            }
-        cp_logdir_free(files);
-    }
-    return 0;
-}
-
-/* Keep the job most inputs belong to; the others are skipped.  (The usual
- * case, one job, is one pass; mixed jobs cost inputs x jobs.) */
-static int select_job(struct cp_analysis *an)
-{
-    size_t i, k, best = SIZE_MAX, best_count = 0;
-
-    for (i = 0; i < an->ninputs; i++) {
-        size_t count = 0;
-        if (an->inputs[i].status != CP_INPUT_OK)
-            continue;
-        if (best != SIZE_MAX &&
-            strcmp(an->inputs[best].job_id, an->inputs[i].job_id) == 0)
-            continue; /* counted with best already */
-        for (k = i; k < an->ninputs; k++)
-            if (an->inputs[k].status == CP_INPUT_OK &&
-                strcmp(an->inputs[k].job_id, an->inputs[i].job_id) == 0)
-                count++;
-        if (count > best_count) {
-            best_count = count;
-            best = i;
-        }
-        if (best_count * 2 > an->ninputs)
-            break; /* a majority: nothing can beat it */
-    }
-    if (best == SIZE_MAX)
-        return 0;
-    snprintf(an->job_id, sizeof an->job_id, "%s", an->inputs[best].job_id);
-    snprintf(an->step_id, sizeof an->step_id, "%s", an->inputs[best].step_id);
-    for (i = 0; i < an->ninputs; i++) {
-        struct cp_analysis_input *in = &an->inputs[i];
-        char msg[200];
-        if (in->status != CP_INPUT_OK || strcmp(in->job_id, an->job_id) == 0)
-            continue;
-        in->status = CP_INPUT_SKIPPED;
-        snprintf(msg, sizeof msg,
-                 "belongs to job '%s', not to job '%s' of %zu of the %zu "
-                 "logs: skipped",
-                 in->job_id, an->job_id, best_count, an->ninputs);
-        if (add_problem(an, in->path, -1, msg) < 0)
-            return -1;
-    }
-    return (int)best_count;
-}
-
-static int compare_ranks(const void *a, const void *b)
-{
-    const struct cp_analysis_rank *x = a, *y = b;
-    unsigned rx = x->rank < 0 ? UINT32_MAX : (unsigned)x->rank;
-    unsigned ry = y->rank < 0 ? UINT32_MAX : (unsigned)y->rank;
-
-    if (rx != ry)
-        return rx < ry ? -1 : 1;
-    return x->input < y->input ? -1 : x->input > y->input;
-}
-
-/* Ranks (one per analyzed input, by global rank) and nodes (in the order of
- * their lowest rank). */
-static int build_ranks_and_nodes(struct cp_analysis *an)
-{
-    size_t i, k, n = 0;
-
-    an->ranks = calloc(an->ninputs ? an->ninputs : 1, sizeof *an->ranks);
-    an->nodes = calloc(an->ninputs ? an->ninputs : 1, sizeof *an->nodes);
-    if (!an->ranks || !an->nodes)
-        return -1;
-    for (i = 0; i < an->ninputs; i++) {
-        struct cp_analysis_input *in = &an->inputs[i];
-        if (in->status != CP_INPUT_OK)
-            continue;
-        /* shim and plugin in one process: every call once, the shim's */
-        if (in->source == CP_SOURCE_PLUGIN) {
-            for (k = 0; k < an->ninputs; k++)
-                if (an->inputs[k].status == CP_INPUT_OK &&
-                    an->inputs[k].source != CP_SOURCE_PLUGIN &&
-                    an->inputs[k].pid == in->pid &&
-                    strcmp(an->inputs[k].node, in->node) == 0)
-                    break;
-            if (k < an->ninputs) {
-                in->evidence_only = 1;
-                continue;
-            }
-        }
-        an->ranks[n].rank = an->inputs[i].global_rank;
-        an->ranks[n].input = (unsigned)i;
-        n++;
-    }
-    an->nranks = n;
-    qsort(an->ranks, n, sizeof *an->ranks, compare_ranks);
-    for (i = 0; i < n; i++) {
-        const char *node = an->inputs[an->ranks[i].input].node;
-        /* a node's ranks are usually consecutive: its name is the last
-         * one's (names are unique among the nodes, so the index found is
-         * the same), else looked for among all */
-        if (i > 0 && strcmp(an->nodes[an->ranks[i - 1].node].name, node) == 0)
-            k = an->ranks[i - 1].node;
-        else
-            for (k = 0; k < an->nnodes; k++)
-                if (strcmp(an->nodes[k].name, node) == 0)
-                    break;
-        if (k == an->nnodes) {
-            snprintf(an->nodes[k].name, sizeof an->nodes[k].name, "%s", node);
-            an->nnodes++;
-        }
-        an->nodes[k].ranks++;
-        an->ranks[i].node = (unsigned)k;
-    }
-    /* the world size most analyzed headers give */
-    an->world_size = -1;
-    {
-        size_t best = 0;
-        for (i = 0; i < n && best * 2 <= n; i++) {
-            int w = an->inputs[an->ranks[i].input].world_size;
-            size_t count = 0;
-            if (w <= 0 || w == an->world_size)
-                continue;
-            for (k = i; k < n; k++)
-                count += an->inputs[an->ranks[k].input].world_size == w;
-            if (count > best) {
-                best = count;
-                an->world_size = w;
-            }
-        }
-    }
-    return 0;
-}
-
-/* ---- passes -------------------------------------------------------------- */
 
 /* The read buffers of all files together: a file's buffer is this
  * divided among the files (at most CP_SCAN_BUFFER, at least
@@ -798,12 +535,474 @@ static int arena_reserve(struct scan_arena *a, size_t size)
     return 0;
 }
 
+/* The read buffer of each of nfiles scans (the budget divided among
+ * them) and the place of each in the arena; *jobs is the threads that
+ * read ahead plus one, 1 when the halves would be too small. */
+static size_t scan_geometry(size_t nfiles, unsigned *jobs, size_t *buf_size)
+{
+    size_t size = nfiles ? SCAN_BUDGET / nfiles : SCAN_BUDGET;
+
+    if (*jobs > 1 && size / 2 < AHEAD_MIN_BUFFER)
+        *jobs = 1; /* no read-ahead: one thread reads, as with -j 1 */
+    if (*jobs > 1) /* a second buffer each, for the read-ahead */
+        size /= 2;
+    if (size > CP_SCAN_BUFFER)
+        size = CP_SCAN_BUFFER;
+    *buf_size = size;
+    return cp_scan_place_size(size, *jobs > 1);
+}
+
+
+static int add_problem(struct cp_analysis *an, const char *file,
+                       int64_t offset, const char *text)
+{
+    struct cp_analysis_problem *bigger, *p;
+    size_t flen = strlen(file);
+
+    /* messages of the reader start with "file: "; the file has its field */
+    if (strncmp(text, file, flen) == 0 && text[flen] == ':' &&
+        text[flen + 1] == ' ')
+        text += flen + 2;
+    /* ... and so has the offset */
+    if (offset >= 0) {
+        char prefix[40];
+        int n = snprintf(prefix, sizeof prefix, "offset %lld: ",
+                         (long long)offset);
+        if (n > 0 && strncmp(text, prefix, (size_t)n) == 0)
+            text += n;
+    }
+    bigger = realloc(an->problems, (an->nproblems + 1) * sizeof *bigger);
+    if (!bigger)
+        return -1;
+    an->problems = bigger;
+    p = &an->problems[an->nproblems];
+    p->file = strdup(file);
+    p->message = strdup(text);
+    p->offset = offset;
+    if (!p->file || !p->message) {
+        free(p->file);
+        free(p->message);
+        return -1;
+    }
+    an->nproblems++;
+    return 0;
+}
+
+/* A new input for path, taken (owned by the input from here on, freed
+ * when it cannot be added).  The array grows by doubling: one input a
+ * file, thousands of files. */
+static struct cp_analysis_input *add_input_taking(struct cp_analysis *an,
+                                                  char *path)
+{
+    struct cp_analysis_input *in;
+
+    if (!path)
+        return NULL;
+    if (an->ninputs == an->inputs_cap) {
+        size_t cap = an->inputs_cap ? 2 * an->inputs_cap : 16;
+        struct cp_analysis_input *bigger =
+            realloc(an->inputs, cap * sizeof *bigger);
+        if (!bigger) {
+            free(path);
+            return NULL;
+        }
+        an->inputs = bigger;
+        an->inputs_cap = cap;
+    }
+    in = &an->inputs[an->ninputs];
+    memset(in, 0, sizeof *in);
+    in->path = path;
+    in->global_rank = -1;
+    in->world_size = -1;
+    an->ninputs++;
+    return in;
+}
+
+static struct cp_analysis_input *add_input(struct cp_analysis *an, const char *path)
+{
+    return add_input_taking(an, strdup(path));
+}
+
+/* Strings from logs go into messages and JSON: keep printable ASCII and
+ * replace anything else (a damaged header, a foreign encoding) by '?'. */
+static void sanitize(char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e)
+            *s = '?';
+}
+
+/* Read the header of one file (path, taken) into a new input, its
+ * check into *known (one of a block of them, owned by an), its first
+ * records into place (its scans' memory, buffers of buf_size bytes). */
+static int probe_input(struct cp_analysis *an, char *path,
+                       struct cp_logfile_known *known, void *place,
+                       size_t buf_size)
+{
+    struct cp_error e;
+    const struct cp_log_header *h;
+    struct cp_analysis_input *in = add_input_taking(an, path);
+
+    if (!in)
+        return -1;
+    path = in->path;
+    in->log = known;
+    /* the one check of the file: every later pass starts from it, on the
+     * descriptor kept here while the budget allows; its first records
+     * are read with the header, into its scan's place (the first pass
+     * takes them up) */
+    if (cp_scan_check_in(place, path, an->fds_kept < an->fd_budget, buf_size,
+                         in->log, &e) < 0) {
+        in->log = NULL; /* its place in the block stays unused */
+        in->status = CP_INPUT_UNREADABLE;
+        return add_problem(an, path, e.offset, e.text);
+    }
+    an->fds_kept += in->log->fd >= 0;
+    h = &in->log->hdr;
+    in->status = CP_INPUT_OK;
+    in->global_rank = h->global_rank;
+    in->world_size = h->world_size;
+    in->pid = h->pid;
+    snprintf(in->node, sizeof in->node, "%s", h->node);
+    snprintf(in->job_id, sizeof in->job_id, "%s", h->job_id);
+    snprintf(in->step_id, sizeof in->step_id, "%s", h->step_id);
+    sanitize(in->node);
+    sanitize(in->job_id);
+    sanitize(in->step_id);
+    in->timer = h->timer;
+    in->source = h->source;
+    in->closed = (h->flags & CP_HDR_CLOSED) != 0;
+    in->records_dropped = h->records_dropped;
+    {
+        char why[200];
+        uint64_t at;
+        if (cp_log_header_time_problem(h, &at, why, sizeof why)) {
+            in->header_times_bad = 1;
+            if (add_problem(an, path, (int64_t)at, why) < 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* What one path given lists (cp_partial_list). */
+struct listed {
+    char **files;
+    int n;
+    struct cp_error err, *notes;
+    size_t nnotes;
+};
+
+/* The inputs under paths, each checked once (its header and first
+ * records read into its place in arena, places by input index).  The
+ * paths are listed first, so that the arena is laid out for all the
+ * files before the first is read; problems come in the order of the
+ * paths.  -1: out of memory. */
+static int collect_inputs(struct cp_analysis *an, const char *const *paths,
+                          unsigned jobs, struct scan_arena *arena)
+{
+    struct listed *ls = NULL;
+    struct cp_logfile_known *known = NULL;
+    size_t npaths = 0, nfiles = 0, i, k, base = 0, place = 0, buf_size = 0;
+    int rc = -1;
+
+    while (paths[npaths])
+        npaths++;
+    ls = calloc(npaths ? npaths : 1, sizeof *ls);
+    if (!ls)
+        return -1;
+    for (i = 0; i < npaths; i++) {
+        /* raw logs, node partials (collprof reduce) or both */
+        ls[i].n = cp_partial_list(paths[i], &ls[i].files, &ls[i].notes,
+                                  &ls[i].nnotes, &ls[i].err);
+        nfiles += ls[i].n >= 0 ? (size_t)ls[i].n : 1;
+    }
+    set_fd_budget(an, nfiles);
+    /* one place per input (an unreadable path is one), laid out as the
+     * passes will (open_files); what each check finds, in one block */
+    place = scan_geometry(nfiles, &jobs, &buf_size);
+    known = malloc((nfiles ? nfiles : 1) * sizeof *known);
+    an->known_blocks = malloc(sizeof *an->known_blocks);
+    if (!known || !an->known_blocks || nfiles > SIZE_MAX / place ||
+        arena_reserve(arena, nfiles * place) < 0) {
+        free(known);
+        goto out;
+    }
+    an->known_blocks[an->nknown_blocks++] = known;
+    arena->place = place;
+    for (i = 0; i < npaths; i++) {
+        for (k = 0; k < ls[i].nnotes; k++)
+            if (add_problem(an, ls[i].notes[k].source, ls[i].notes[k].offset,
+                            ls[i].notes[k].text) < 0)
+                goto out;
+        if (ls[i].n < 0) {
+            struct cp_analysis_input *in = add_input(an, paths[i]);
+            if (!in)
+                goto out;
+            in->status = CP_INPUT_UNREADABLE;
+            if (add_problem(an, paths[i], -1, ls[i].err.text) < 0)
+                goto out;
+            continue;
+        }
+        /* the inputs take the names over: only the array is freed */
+        for (k = 0; k < (size_t)ls[i].n; k++) {
+            char *path = ls[i].files[k];
+            size_t at = an->ninputs;
+            ls[i].files[k] = NULL;
+            if (probe_input(an, path, &known[base + k],
+                            (char *)arena->mem + at * place, buf_size) < 0)
+                goto out;
+            arena->nplaces = at + 1;
+        }
+        base += (size_t)ls[i].n;
+    }
+    rc = 0;
+out:
+    for (i = 0; i < npaths; i++) {
+        if (ls[i].files) {
+            for (k = 0; k < (size_t)(ls[i].n > 0 ? ls[i].n : 0); k++)
+                free(ls[i].files[k]);
+            free(ls[i].files);
+        }
+        free(ls[i].notes);
+    }
+    free(ls);
+    return rc;
+}
+
+/* Keep the job most inputs belong to; the others are skipped.  (The usual
+ * case, one job, is one pass; mixed jobs cost inputs x jobs.) */
+static int select_job(struct cp_analysis *an)
+{
+    size_t i, k, best = SIZE_MAX, best_count = 0;
+
+    for (i = 0; i < an->ninputs; i++) {
+        size_t count = 0;
+        if (an->inputs[i].status != CP_INPUT_OK)
+            continue;
+        if (best != SIZE_MAX &&
+            strcmp(an->inputs[best].job_id, an->inputs[i].job_id) == 0)
+            continue; /* counted with best already */
+        for (k = i; k < an->ninputs; k++)
+            if (an->inputs[k].status == CP_INPUT_OK &&
+                strcmp(an->inputs[k].job_id, an->inputs[i].job_id) == 0)
+                count++;
+        if (count > best_count) {
+            best_count = count;
+            best = i;
+        }
+        if (best_count * 2 > an->ninputs)
+            break; /* a majority: nothing can beat it */
+    }
+    if (best == SIZE_MAX)
+        return 0;
+    snprintf(an->job_id, sizeof an->job_id, "%s", an->inputs[best].job_id);
+    snprintf(an->step_id, sizeof an->step_id, "%s", an->inputs[best].step_id);
+    for (i = 0; i < an->ninputs; i++) {
+        struct cp_analysis_input *in = &an->inputs[i];
+        char msg[200];
+        if (in->status != CP_INPUT_OK || strcmp(in->job_id, an->job_id) == 0)
+            continue;
+        in->status = CP_INPUT_SKIPPED;
+        snprintf(msg, sizeof msg,
+                 "belongs to job '%s', not to job '%s' of %zu of the %zu "
+                 "logs: skipped",
+                 in->job_id, an->job_id, best_count, an->ninputs);
+        if (add_problem(an, in->path, -1, msg) < 0)
+            return -1;
+    }
+    return (int)best_count;
+}
+
+static int compare_ranks(const void *a, const void *b)
+{
+    const struct cp_analysis_rank *x = a, *y = b;
+    unsigned rx = x->rank < 0 ? UINT32_MAX : (unsigned)x->rank;
+    unsigned ry = y->rank < 0 ? UINT32_MAX : (unsigned)y->rank;
+
+    if (rx != ry)
+        return rx < ry ? -1 : 1;
+    return x->input < y->input ? -1 : x->input > y->input;
+}
+
+static int compare_procs(const void *a, const void *b)
+{
+    const struct an_proc *x = a, *y = b;
+    int c;
+
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    c = strcmp(x->node, y->node);
+    if (c)
+        return c;
+    return x->input < y->input ? -1 : x->input > y->input;
+}
+
+int an_proc_index_build(const struct cp_analysis *an,
+                        int (*keep)(const struct cp_analysis_input *),
+                        struct an_proc_index *ix)
+{
+    size_t i;
+
+    ix->n = 0;
+    ix->v = malloc((an->ninputs ? an->ninputs : 1) * sizeof *ix->v);
+    if (!ix->v)
+        return -1;
+    for (i = 0; i < an->ninputs; i++)
+        if (keep(&an->inputs[i])) {
+            ix->v[ix->n].pid = an->inputs[i].pid;
+            ix->v[ix->n].input = (unsigned)i;
+            ix->v[ix->n].node = an->inputs[i].node;
+            ix->n++;
+        }
+    qsort(ix->v, ix->n, sizeof *ix->v, compare_procs);
+    return 0;
+}
+
+long an_proc_index_last(const struct an_proc_index *ix, int pid,
+                        const char *node)
+{
+    /* the first entry past (pid, node, any input): its predecessor */
+    size_t lo = 0, hi = ix->n;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const struct an_proc *p = &ix->v[mid];
+        int c = p->pid != pid ? (p->pid < pid ? -1 : 1) : strcmp(p->node, node);
+        if (c <= 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0 || ix->v[lo - 1].pid != pid ||
+        strcmp(ix->v[lo - 1].node, node) != 0)
+        return -1;
+    return (long)ix->v[lo - 1].input;
+}
+
+void an_proc_index_free(struct an_proc_index *ix)
+{
+    free(ix->v);
+    ix->v = NULL;
+    ix->n = 0;
+}
+
+/* A log of the shim (or of anything but the plugin), read. */
+static int shim_log(const struct cp_analysis_input *in)
+{
+    return in->status == CP_INPUT_OK && in->source != CP_SOURCE_PLUGIN;
+}
+
+/* FNV-1a of a name. */
+static size_t name_hash(const char *s)
+{
+    uint64_t h = UINT64_C(14695981039346656037);
+
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * UINT64_C(1099511628211);
+    return (size_t)(h ^ (h >> 32));
+}
+
+/* Ranks (one per analyzed input, by global rank) and nodes (in the order of
+ * their lowest rank). */
+static int build_ranks_and_nodes(struct cp_analysis *an)
+{
+    size_t i, k, n = 0, cap;
+    unsigned *slots;
+
+    struct an_proc_index shims = {0, NULL};
+
+    an->ranks = calloc(an->ninputs ? an->ninputs : 1, sizeof *an->ranks);
+    an->nodes = calloc(an->ninputs ? an->ninputs : 1, sizeof *an->nodes);
+    if (!an->ranks || !an->nodes)
+        return -1;
+    for (i = 0; i < an->ninputs; i++)
+        if (an->inputs[i].status == CP_INPUT_OK &&
+            an->inputs[i].source == CP_SOURCE_PLUGIN)
+            break;
+    /* plugin logs: the shim's logs by process, to find each one's */
+    if (i < an->ninputs && an_proc_index_build(an, shim_log, &shims) < 0)
+        return -1;
+    for (i = 0; i < an->ninputs; i++) {
+        struct cp_analysis_input *in = &an->inputs[i];
+        if (in->status != CP_INPUT_OK)
+            continue;
+        /* shim and plugin in one process: every call once, the shim's */
+        if (in->source == CP_SOURCE_PLUGIN &&
+            an_proc_index_last(&shims, in->pid, in->node) >= 0) {
+            in->evidence_only = 1;
+            continue;
+        }
+        an->ranks[n].rank = an->inputs[i].global_rank;
+        an->ranks[n].input = (unsigned)i;
+        n++;
+    }
+    an_proc_index_free(&shims);
+    an->nranks = n;
+    qsort(an->ranks, n, sizeof *an->ranks, compare_ranks);
+    /* the nodes' names to their index (index + 1; 0: empty), at most half
+     * full: a search among all the nodes for each new one was quadratic
+     * in the nodes (2 million compares at 2048 nodes) */
+    for (cap = 16; cap < 2 * n; cap *= 2)
+        ;
+    slots = calloc(cap, sizeof *slots);
+    if (!slots)
+        return -1;
+    for (i = 0; i < n; i++) {
+        const char *node = an->inputs[an->ranks[i].input].node;
+        size_t at;
+        /* a node's ranks are usually consecutive: its name is the last
+         * one's (names are unique among the nodes, so the index found is
+         * the same), else looked up */
+        if (i > 0 && strcmp(an->nodes[an->ranks[i - 1].node].name, node) == 0) {
+            k = an->ranks[i - 1].node;
+        } else {
+            for (at = name_hash(node) & (cap - 1);
+                 slots[at] &&
+                 strcmp(an->nodes[slots[at] - 1].name, node) != 0;
+                 at = (at + 1) & (cap - 1))
+                ;
+            if (slots[at]) {
+                k = slots[at] - 1;
+            } else {
+                k = an->nnodes;
+                snprintf(an->nodes[k].name, sizeof an->nodes[k].name, "%s",
+                         node);
+                an->nnodes++;
+                slots[at] = (unsigned)k + 1;
+            }
+        }
+        an->nodes[k].ranks++;
+        an->ranks[i].node = (unsigned)k;
+    }
+    free(slots);
+    /* the world size most analyzed headers give */
+    an->world_size = -1;
+    {
+        size_t best = 0;
+        for (i = 0; i < n && best * 2 <= n; i++) {
+            int w = an->inputs[an->ranks[i].input].world_size;
+            size_t count = 0;
+            if (w <= 0 || w == an->world_size)
+                continue;
+            for (k = i; k < n; k++)
+                count += an->inputs[an->ranks[k].input].world_size == w;
+            if (count > best) {
+                best = count;
+                an->world_size = w;
+            }
+        }
+    }
+    return 0;
+}
+
+/* ---- passes -------------------------------------------------------------- */
+
 static int open_files(struct cp_analysis *an, struct an_state *st,
                       const double *offsets, uint64_t limit,
                       struct scan_arena *arena)
 {
-    size_t i, buf_size = an->nranks ? SCAN_BUDGET / an->nranks : SCAN_BUDGET;
-    size_t own = 0, place, resume;
+    size_t i, buf_size, own = 0, place, resume;
     int park;
 
     /* a scan shares the descriptor its input kept; the others need one
@@ -814,24 +1013,20 @@ static int open_files(struct cp_analysis *an, struct an_state *st,
     }
     park = own > 0 && !fds_for_all(an->fds_kept + own);
 
-    if (st->jobs > 1 && buf_size / 2 < AHEAD_MIN_BUFFER)
-        st->jobs = 1; /* no read-ahead: one thread reads, as with -j 1 */
-    if (st->jobs > 1) /* a second buffer each, for the read-ahead */
-        buf_size /= 2;
-
-    if (buf_size > CP_SCAN_BUFFER)
-        buf_size = CP_SCAN_BUFFER;
-    place = cp_scan_place_size(buf_size, st->jobs > 1);
-    if (an->nranks > SIZE_MAX / place ||
-        arena_reserve(arena, an->nranks * place) < 0)
+    /* a place per input (the inputs' checks read into them), the budget
+     * divided among all the files listed */
+    place = scan_geometry(an->ninputs, &st->jobs, &buf_size);
+    if (an->ninputs > SIZE_MAX / place ||
+        arena_reserve(arena, an->ninputs * place) < 0)
         return -1;
-    /* the clock pass's first read of each log, where it is still in its
-     * place, is the main pass's first buffer */
+    /* the first records of each log read with its header, or by the
+     * clock pass, where they are still in its place, are the next pass's
+     * first buffer */
     if (arena->place != place)
         arena->nplaces = 0;
     resume = arena->nplaces;
     arena->place = place;
-    arena->nplaces = an->nranks;
+    arena->nplaces = an->ninputs;
 
     for (i = 0; i < an->nranks; i++) {
         struct an_file *f = &st->files[i];
@@ -852,10 +1047,12 @@ static int open_files(struct cp_analysis *an, struct an_state *st,
         /* past the limit on open files, a log is opened only to be read
          * (parked), not once more to place its scan */
         f->sc = !in->log ? cp_scan_open_sized(in->path, buf_size, &e)
-                         : cp_scan_place_in((char *)arena->mem + i * place,
+                         : cp_scan_place_in((char *)arena->mem +
+                                                (size_t)f->input * place,
                                             in->path, in->log, buf_size,
                                             st->jobs > 1,
-                                            (i < resume ? CP_SCAN_RESUME : 0) |
+                                            (f->input < resume ? CP_SCAN_RESUME
+                                                               : 0) |
                                                 (park ? CP_SCAN_PARKED : 0),
                                             &e);
         if (f->sc && park)
@@ -1788,28 +1985,54 @@ out:
     return rc;
 }
 
-/* Where the warm-up ends: the start of the second step, INT64_MIN when
- * the steps are not known (or their start cannot be read). */
-static int64_t warmup_end(const struct cp_analysis *an)
+/* Where the warm-up ends: the start of the second step (step_start),
+ * INT64_MIN when the steps are not known (or their start cannot be read).
+ * The hang pass reads every log anyway: *watch (set here, given to
+ * cp_hang_analyze) has it look for the step's instance in those reads,
+ * and warmup_end then reads nothing; *at holds the start when no watch is
+ * needed (watch->skip_rank < 0). */
+static void warmup_watch(const struct cp_analysis *an,
+                         struct cp_hang_watch *watch, int64_t *at)
 {
+    struct cp_rec_call c;
     struct cp_error err;
-    int64_t at;
+    enum cp_coll coll;
 
+    memset(watch, 0, sizeof *watch);
+    watch->skip_rank = -1;
+    *at = INT64_MIN;
     if (an->steps_at.rank < 0 || an->summary.steps < 2 ||
-        step_start(an, 1, &at, &err) < 0)
-        return INT64_MIN;
-    return at;
+        nth_call(an, an->steps_at.rank,
+                 an->steps_at.first + an->steps_at.period, &c, &err) != 0)
+        return;
+    *at = (int64_t)c.start_ns - an_node_offset_ns(an, (size_t)an->steps_at.rank);
+    if (cp_model_coll_from_op(c.op, &coll) < 0 || coll == CP_COLL_SENDRECV ||
+        c.seq == UINT32_MAX)
+        return; /* the step's call alone (as step_start) */
+    watch->comm_id = c.comm_id;
+    watch->seq = c.seq;
+    watch->op = c.op;
+    watch->skip_rank = an->steps_at.rank;
+    watch->earliest = *at;
+}
+
+static int64_t warmup_end(const struct cp_hang_watch *watch, int64_t at)
+{
+    if (watch->skip_rank < 0)
+        return at;
+    return watch->failed ? INT64_MIN : watch->earliest;
 }
 
 /* ---- the run ------------------------------------------------------------------ */
 
 /* The inputs, the job among them, its ranks and nodes, and what the
  * plugin said of each call.  -1: out of memory. */
-static int read_job(struct cp_analysis *an, const char *const *paths)
+static int read_job(struct cp_analysis *an, const char *const *paths,
+                    unsigned jobs, struct scan_arena *arena)
 {
     int none;
 
-    if (collect_inputs(an, paths) < 0 || select_job(an) < 0 ||
+    if (collect_inputs(an, paths, jobs, arena) < 0 || select_job(an) < 0 ||
         build_ranks_and_nodes(an) < 0)
         return -1;
     /* what the plugin said of each call, before the passes use it */
@@ -1914,7 +2137,8 @@ static int judge(struct cp_analysis *an, struct an_state *st,
                  const struct cp_analysis_opts *opts,
                  struct an_eval **evals, size_t *nevals)
 {
-    int64_t origin;
+    struct cp_hang_watch watch;
+    int64_t origin, warmup_at;
 
     if (build_comms(an, st) < 0 || fit_classes(an, st, opts->profile) < 0 ||
         build_rows(an, st, evals, nevals) < 0)
@@ -1950,8 +2174,10 @@ static int judge(struct cp_analysis *an, struct an_state *st,
         return -1;
     an->summary.bucket_bytes = opts->bucket_bytes;
     describe_window(an, opts);
-    if (cp_hang_analyze(an) < 0 || an_findings(an, *evals, *nevals) < 0 ||
-        an_timeline_details(an, st, warmup_end(an)) < 0)
+    warmup_watch(an, &watch, &warmup_at);
+    if (cp_hang_analyze(an, &watch) < 0 ||
+        an_findings(an, *evals, *nevals) < 0 ||
+        an_timeline_details(an, st, warmup_end(&watch, warmup_at)) < 0)
         return -1;
     return 0;
 }
@@ -1981,7 +2207,7 @@ struct cp_analysis *cp_analysis_run(const char *const *paths,
     an->steps_at.rank = -1;
     an->rank_table_max = opts->rank_table_max ? opts->rank_table_max
                                               : CP_REPORT_RANK_TABLE_MAX;
-    if (read_job(an, paths) < 0)
+    if (read_job(an, paths, opts->jobs, &arena) < 0)
         goto oom;
     if (an->nranks == 0) {
         no_log_error(an, err);

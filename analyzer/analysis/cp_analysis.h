@@ -602,8 +602,12 @@ struct cp_analysis {
     struct cp_analysis_nccl nccl;
     size_t nfindings;
     struct cp_analysis_finding *findings; /* most severe first */
-    size_t ninputs;
+    size_t ninputs, inputs_cap;
     struct cp_analysis_input *inputs;
+    /* the inputs' checks (inputs[].log point into them): one block per
+     * path given, not one allocation per file */
+    size_t nknown_blocks;
+    struct cp_logfile_known **known_blocks;
     size_t nproblems;
     struct cp_analysis_problem *problems;
     /* what an unfinished job was doing (cp_hang.h); NULL: nothing to say */

@@ -175,8 +175,12 @@ struct an_file {
     uint64_t bad_time;
     int problem_noted;
     int64_t problem_offset;
-    char problem[160];
+    /* its first problem (allocated when there is one: thousands of files
+     * are walked every epoch, and few have a problem) */
+    char *problem;
 };
+/* The longest problem text of a file kept (bytes, with its NUL). */
+#define AN_PROBLEM_MAX 160
 
 /* Samples of node X's end minus node R's end (prefix pass). */
 struct an_offset_pair {
@@ -440,5 +444,30 @@ struct cp_scan *an_scan_reopen(const struct cp_analysis_input *in,
                                size_t buf_size, struct cp_error *err);
 struct cp_logfile *an_logfile_reopen(const struct cp_analysis_input *in,
                                      struct cp_error *err);
+
+/* Inputs by process (pid and node name), sorted, for finding a process's
+ * other log (the shim's and the plugin's) without a search of all the
+ * inputs for each input (quadratic: 16,384 processes of two logs each
+ * were 500 million compares). */
+struct an_proc {
+    int pid;
+    unsigned input;
+    const char *node;
+};
+struct an_proc_index {
+    size_t n;
+    struct an_proc *v;
+};
+/* The inputs for which keep() says 1.  0, or -1 when memory ran out. */
+int an_proc_index_build(const struct cp_analysis *an,
+                        int (*keep)(const struct cp_analysis_input *),
+                        struct an_proc_index *ix);
+/* The highest input index in ix of the process pid on node, -1 none. */
+long an_proc_index_last(const struct an_proc_index *ix, int pid,
+                        const char *node);
+void an_proc_index_free(struct an_proc_index *ix);
+
+/* The clock offset applied to the times of an->ranks[rank]'s node, ns. */
+int64_t an_node_offset_ns(const struct cp_analysis *an, size_t rank);
 
 #endif

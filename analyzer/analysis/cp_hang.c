@@ -116,6 +116,7 @@ struct hg {
     uint64_t job_end;
     int dup_ranks; /* two logs claim one global rank */
     void *scan_mem; /* one scan's memory, for every rank in turn */
+    struct cp_hang_watch *watch; /* NULL: none */
 };
 
 /* ---- reading ------------------------------------------------------------ */
@@ -331,14 +332,21 @@ static int read_rank(struct hg *h, int32_t ri)
     const union cp_rec *r;
     struct cp_scan *sc;
     struct cp_error e;
+    struct cp_hang_watch *w = h->watch;
     int rc = 0;
 
+    /* the watched instance, in the logs the main pass read but one */
+    if (w && (ri == w->skip_rank || in->status > CP_INPUT_DAMAGED))
+        w = NULL;
     /* records in place, in the one scan memory of the pass */
     sc = in->log ? cp_scan_reopen_in(h->scan_mem, in->path, in->log,
                                      CP_SCAN_BUFFER, 0, &e)
                  : cp_scan_open(in->path, &e);
-    if (!sc)
+    if (!sc) {
+        if (w)
+            w->failed = 1;
         return 0; /* the main pass already reported it */
+    }
     hd = cp_scan_header(sc);
     hr->closed = (hd->flags & CP_HDR_CLOSED) != 0;
     hr->term_signal = hd->term_signal;
@@ -346,6 +354,13 @@ static int read_rank(struct hg *h, int32_t ri)
     hr->log_end = hd->end_realtime_ns;
     while (rc == 0 && (r = cp_scan_next(sc)) != NULL) {
         if (r->kind == CP_REC_CALL) {
+            if (w && r->call.comm_id == w->comm_id && r->call.seq == w->seq &&
+                r->call.op == w->op) {
+                int64_t t = (int64_t)r->call.start_ns - an_node_offset_ns(an, (size_t)ri);
+                if (t < w->earliest)
+                    w->earliest = t;
+                w = NULL; /* its first such call only */
+            }
             rc = on_call(h, ri, &r->call);
         } else if (r->kind == CP_REC_COMM) {
             unsigned ci;
@@ -1659,7 +1674,7 @@ static int set_hang(struct hg *h, const char *state, char *headline,
     return 0;
 }
 
-int cp_hang_analyze(struct cp_analysis *an)
+int cp_hang_analyze(struct cp_analysis *an, struct cp_hang_watch *watch)
 {
     struct hg h;
     struct hg_hang *hangs = NULL;
@@ -1675,6 +1690,7 @@ int cp_hang_analyze(struct cp_analysis *an)
 
     memset(&h, 0, sizeof h);
     h.an = an;
+    h.watch = watch;
     an->hang = NULL;
     h.ranks = calloc(an->nranks ? an->nranks : 1, sizeof *h.ranks);
     h.diffs = malloc(MAX_DIFFS * sizeof *h.diffs);

@@ -38,11 +38,28 @@
 
 struct cp_hang; /* opaque; owned by the struct cp_analysis it belongs to */
 
+/* A collective instance the pass looks for while it reads every log
+ * anyway (the start of a training step: cp_analysis.c, warmup_end), so
+ * that finding it costs no read of its own: in each rank's log but
+ * skip_rank's (and those the main pass could not read), the first call
+ * record of comm_id, seq and op; earliest becomes the least of its start
+ * (on the rank's node's corrected clock) and what it held.  failed: a log
+ * it needed could not be read (the earliest start is then unknown). */
+struct cp_hang_watch {
+    uint64_t comm_id;
+    uint32_t seq;
+    uint8_t op;
+    long skip_rank;   /* index into an->ranks */
+    int64_t earliest; /* in and out */
+    int failed;       /* out */
+};
+
 /* Analyze an (its inputs, ranks and nodes must be built) for hangs,
  * deadlocks, mismatches and kills: fills an->hang (NULL when the job shows
  * none of them, so that a healthy job's report does not change) and adds
- * the findings (an_add_finding).  Returns 0, or -1 when memory ran out. */
-int cp_hang_analyze(struct cp_analysis *an);
+ * the findings (an_add_finding); watch (NULL: none) is looked for in the
+ * same reads.  Returns 0, or -1 when memory ran out. */
+int cp_hang_analyze(struct cp_analysis *an, struct cp_hang_watch *watch);
 
 /* The verdict's first line ("collprof: job 17.0: HUNG in ..."), without a
  * newline, or NULL when an has no hang section.  Owned by an. */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_analysis_int.h"
 #include "cp_grow.h"
 #include "cp_logread.h"
 #include "cp_ncjoin.h"
@@ -572,11 +573,19 @@ out:
     return rc;
 }
 
+/* A plugin log whose process the shim also logged (build_ranks_and_nodes). */
+static int evidence_log(const struct cp_analysis_input *in)
+{
+    return in->evidence_only;
+}
+
 struct cp_ncjoin *cp_ncjoin_build(struct cp_analysis *an, int *none)
 {
     struct cp_ncjoin *j = NULL;
     struct jstats stats;
-    size_t i, k;
+    struct an_proc_index companions = {0, NULL};
+    size_t i;
+    long k;
     int any = 0;
 
     *none = 0;
@@ -597,7 +606,8 @@ struct cp_ncjoin *cp_ncjoin_build(struct cp_analysis *an, int *none)
     j->nentries = calloc(an->ninputs, sizeof *j->nentries);
     j->replays = calloc(an->ninputs, sizeof *j->replays);
     j->nreplays = calloc(an->ninputs, sizeof *j->nreplays);
-    if (!j->entries || !j->nentries || !j->replays || !j->nreplays)
+    if (!j->entries || !j->nentries || !j->replays || !j->nreplays ||
+        an_proc_index_build(an, evidence_log, &companions) < 0)
         goto oom;
     /* every analyzed input (a rank): its plugin companion, or itself */
     for (i = 0; i < an->nranks; i++) {
@@ -613,12 +623,11 @@ struct cp_ncjoin *cp_ncjoin_build(struct cp_analysis *an, int *none)
             an->nccl.join_plugin_only_processes++;
             continue;
         }
-        for (k = 0; k < an->ninputs; k++)
-            if (an->inputs[k].evidence_only && an->inputs[k].pid == x->pid &&
-                strcmp(an->inputs[k].node, x->node) == 0)
-                companion = an->inputs[k].path;
-        if (!companion)
+        /* the last such log, as a search of all the inputs found it */
+        k = an_proc_index_last(&companions, x->pid, x->node);
+        if (k < 0)
             continue;
+        companion = an->inputs[k].path;
         if (join_process(x->path, companion, &j->entries[in],
                          &j->nentries[in], &j->replays[in], &j->nreplays[in],
                          &stats) < 0)
@@ -631,8 +640,10 @@ struct cp_ncjoin *cp_ncjoin_build(struct cp_analysis *an, int *none)
     an->nccl.join_plugin_only = stats.plugin_only;
     an->nccl.join_graph_calls = stats.graph;
     an->nccl.join_gpu = stats.gpu;
+    an_proc_index_free(&companions);
     return j;
 oom:
+    an_proc_index_free(&companions);
     cp_ncjoin_destroy(j);
     return NULL;
 }

@@ -162,6 +162,10 @@ static void comm_free(struct an_comm *c)
     free(c);
 }
 
+/* A file's problem when there was no memory for its text (not freed). */
+static char problem_no_memory[] = "a problem whose text there was no memory "
+                                  "for";
+
 void an_state_free(struct an_state *st)
 {
     size_t i;
@@ -171,6 +175,8 @@ void an_state_free(struct an_state *st)
         for (i = 0; i < st->nfiles; i++) {
             cp_scan_close(st->files[i].sc);
             free(st->files[i].stash);
+            if (st->files[i].problem != problem_no_memory)
+                free(st->files[i].problem);
         }
     free(st->files);
     free(st->ranks);
@@ -1465,11 +1471,21 @@ static void dispatch(struct an_state *st, struct an_file *f,
 
 static void note_file_problem(struct an_file *f, const char *what)
 {
+    size_t len = strlen(what);
+
     if (f->problem_noted)
         return;
     f->problem_noted = 1;
     f->problem_offset = (int64_t)cp_scan_offset(f->sc);
-    snprintf(f->problem, sizeof f->problem, "%s", what);
+    if (len > AN_PROBLEM_MAX - 1)
+        len = AN_PROBLEM_MAX - 1;
+    f->problem = malloc(len + 1);
+    if (f->problem) {
+        memcpy(f->problem, what, len);
+        f->problem[len] = '\0';
+    } else {
+        f->problem = problem_no_memory;
+    }
 }
 
 /* The plugin's record of the call record just read from f (cp_ncjoin), or
@@ -1533,7 +1549,7 @@ static void note_time_problem(struct an_file *f, const char *what,
                               uint64_t start, uint64_t end, const char *then)
 {
     const char *why;
-    char msg[sizeof f->problem];
+    char msg[AN_PROBLEM_MAX];
 
     if (f->problem_noted)
         return;
@@ -2009,6 +2025,7 @@ void an_stream_run(struct an_state *st)
 {
     struct an_file **active = NULL;
     size_t nactive = 0, i;
+    int64_t lo = INT64_MAX;
     int64_t delta = 1000000; /* 1 ms */
     double next_progress = seconds_now() + 1.0;
     unsigned epochs = 0;
@@ -2043,8 +2060,14 @@ void an_stream_run(struct an_state *st)
             inject_replays(st, f, INT64_MAX);
         }
     }
+    /* the least key of the active files: at the start, then as the
+     * epoch before left them (not a walk over every file's state of its
+     * own per epoch, a cache miss each at thousands of files) */
+    for (i = 0; i < nactive; i++)
+        if (active[i]->key < lo)
+            lo = active[i]->key;
     while (nactive > 0) {
-        int64_t lo = INT64_MAX, boundary;
+        int64_t boundary, next_lo = INT64_MAX;
         uint64_t n = 0;
         size_t j;
 
@@ -2055,9 +2078,6 @@ void an_stream_run(struct an_state *st)
             epoch_min = EPOCH_MIN_RECORDS;
         if (epoch_max < EPOCH_MAX_RECORDS)
             epoch_max = EPOCH_MAX_RECORDS;
-        for (i = 0; i < nactive; i++)
-            if (active[i]->key < lo)
-                lo = active[i]->key;
         boundary = lo > INT64_MAX - delta ? INT64_MAX : lo + delta;
         for (i = j = 0; i < nactive; i++) {
             struct an_file *f = active[i];
@@ -2065,12 +2085,15 @@ void an_stream_run(struct an_state *st)
                 n += run_file(st, f, boundary);
             if (f->cur) {
                 active[j++] = f;
+                if (f->key < next_lo)
+                    next_lo = f->key;
             } else {
                 inject_replays(st, f, INT64_MAX);
                 flush_stash(st, f);
             }
         }
         nactive = j;
+        lo = next_lo;
         st->records += n;
         if (boundary > st->now)
             st->now = boundary;

@@ -230,6 +230,39 @@ out:
     return ret;
 }
 
+/* report.json's bytes gathered in a buffer and written in blocks: the
+ * writer hands over a few bytes at a time (a key, a number), and a stdio
+ * call for each costs more than the rest of the writing at thousands of
+ * ranks (a report of megabytes). */
+struct dump_buffer {
+    FILE *f;
+    size_t used;
+    char bytes[64 * 1024];
+};
+
+static int dump_flush(struct dump_buffer *d)
+{
+    size_t n = d->used;
+
+    d->used = 0;
+    return n == 0 || fwrite(d->bytes, 1, n, d->f) == n ? 0 : -1;
+}
+
+static int dump_chunk(const char *buf, size_t size, void *data)
+{
+    struct dump_buffer *d = data;
+
+    if (size > sizeof d->bytes - d->used) {
+        if (dump_flush(d) < 0)
+            return -1;
+        if (size > sizeof d->bytes)
+            return fwrite(buf, 1, size, d->f) == size ? 0 : -1;
+    }
+    memcpy(d->bytes + d->used, buf, size);
+    d->used += size;
+    return 0;
+}
+
 /* OUT/report.json through a temporary file, so that a reader never sees
  * half a report (cp_path: never through a name someone else planted). */
 static int write_report(const char *outdir, json_t *report, char *path,
@@ -237,6 +270,7 @@ static int write_report(const char *outdir, json_t *report, char *path,
 {
     struct cp_path_out out;
     struct cp_error err;
+    struct dump_buffer *dump;
 
     if (cp_path_mkdir(outdir, 0755) < 0) {
         fprintf(stderr, "collprof analyze: cannot create %s: %s\n", outdir,
@@ -248,13 +282,22 @@ static int write_report(const char *outdir, json_t *report, char *path,
         fprintf(stderr, "collprof analyze: %s\n", err.text);
         return -1;
     }
-    if (json_dumpf(report, out.f,
-                   JSON_INDENT(2) | JSON_PRESERVE_ORDER |
-                       JSON_REAL_PRECISION(10)) < 0) {
+    dump = malloc(sizeof *dump);
+    if (dump) {
+        dump->f = out.f;
+        dump->used = 0;
+    }
+    if (!dump ||
+        json_dump_callback(report, dump_chunk, dump,
+                           JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+                               JSON_REAL_PRECISION(10)) < 0 ||
+        dump_flush(dump) < 0) {
+        free(dump);
         fprintf(stderr, "collprof analyze: cannot write %s\n", path);
         cp_path_discard(&out);
         return -1;
     }
+    free(dump);
     if (cp_path_install(&out, &err) < 0) {
         fprintf(stderr, "collprof analyze: %s\n", err.text);
         return -1;

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <time.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "cp_logread.h"
@@ -164,6 +166,77 @@ static struct cp_logfile *logfile_new(void)
     return lf;
 }
 
+/* Open a raw log: no link (unless --follow-symlinks, and then only to a
+ * file of the invoking user), no fifo or device: a regular file or
+ * nothing.  Its descriptor and *st, or -1 with err filled. */
+static int open_raw(const char *path, struct stat *st, struct cp_error *err)
+{
+    int fd = cp_path_open_input_stat(path, cp_path_log_links(), st, err);
+
+    if (fd < 0 && errno == ELOOP && cp_path_log_links() == CP_PATH_NOFOLLOW)
+        cp_error_set(err, path, -1,
+                     "%s: a symbolic link, not followed "
+                     "(--follow-symlinks reads links to files of your "
+                     "own)",
+                     path);
+    return fd;
+}
+
+/* Check the header h of path, got bytes of it read, and bring it to host
+ * byte order (*swapped: it was of the other one).  0, or -1 with err
+ * filled (naming the file and the offset). */
+static int header_check(const char *path, struct cp_log_header *h, size_t got,
+                        int *swapped, struct cp_error *err)
+{
+    *swapped = 0;
+    if (got == 0) {
+        cp_error_set(err, path, 0, "%s: empty file, not a collprof log", path);
+        return -1;
+    }
+    if (got < sizeof h->magic + sizeof h->endian ||
+        memcmp(h->magic, CP_LOG_MAGIC, sizeof h->magic) != 0) {
+        cp_error_set(err, path, 0,
+                     "%s: offset 0: not a collprof log (bad magic)", path);
+        return -1;
+    }
+    if (h->endian == sw32(CP_LOG_ENDIAN))
+        *swapped = 1;
+    else if (h->endian != CP_LOG_ENDIAN) {
+        cp_error_set(err, path, 8, "%s: offset 8: unknown byte-order mark 0x%08x",
+                     path, h->endian);
+        return -1;
+    }
+    if (got < sizeof *h) {
+        cp_error_set(err, path, (int64_t)got,
+                     "%s: offset %zu: header truncated (%zu of %zu bytes)",
+                     path, got, got, sizeof *h);
+        return -1;
+    }
+    if (*swapped)
+        swap_header(h);
+    if (h->version == 0 || h->version > CP_LOG_VERSION) {
+        cp_error_set(err, path, 12,
+                     "%s: offset 12: log format version %u, this collprof "
+                     "reads up to %u",
+                     path, h->version, CP_LOG_VERSION);
+        return -1;
+    }
+    if (h->record_size != CP_LOG_RECORD_SIZE || h->header_size < sizeof *h ||
+        h->header_size > (1u << 20)) {
+        cp_error_set(err, path, 16,
+                     "%s: offset 16: bad sizes (header %u, record %u)", path,
+                     h->header_size, h->record_size);
+        return -1;
+    }
+    terminate(h->node, sizeof h->node);
+    terminate(h->hostname, sizeof h->hostname);
+    terminate(h->job_id, sizeof h->job_id);
+    terminate(h->step_id, sizeof h->step_id);
+    terminate(h->timer_reason, sizeof h->timer_reason);
+    terminate(h->program, sizeof h->program);
+    return 0;
+}
+
 struct cp_logfile *cp_logfile_open(const char *path, struct cp_error *err)
 {
     struct cp_logfile *lf = NULL, *ret = NULL;
@@ -186,67 +259,15 @@ struct cp_logfile *cp_logfile_open(const char *path, struct cp_error *err)
         if (!lf->src)
             goto out;
     }
-    /* no link (unless --follow-symlinks, and then only to a file of the
-     * invoking user), no fifo or device: a regular file or nothing */
-    if (!lf->src)
-        lf->fd = cp_path_open_input_stat(path, cp_path_log_links(), &lf->st_open,
-                                         err);
-    if (!lf->src && lf->fd < 0) {
-        if (errno == ELOOP && cp_path_log_links() == CP_PATH_NOFOLLOW)
-            cp_error_set(err, path, -1,
-                         "%s: a symbolic link, not followed "
-                         "(--follow-symlinks reads links to files of your "
-                         "own)",
-                         path);
-        goto out;
+    if (!lf->src) {
+        lf->fd = open_raw(path, &lf->st_open, err);
+        if (lf->fd < 0)
+            goto out;
     }
     h = &lf->hdr;
     got = log_read(lf, h, sizeof *h, 0);
-    if (got == 0) {
-        cp_error_set(err, path, 0, "%s: empty file, not a collprof log", path);
+    if (header_check(path, h, got, &lf->swapped, err) < 0)
         goto out;
-    }
-    if (got < sizeof h->magic + sizeof h->endian ||
-        memcmp(h->magic, CP_LOG_MAGIC, sizeof h->magic) != 0) {
-        cp_error_set(err, path, 0,
-                     "%s: offset 0: not a collprof log (bad magic)", path);
-        goto out;
-    }
-    if (h->endian == sw32(CP_LOG_ENDIAN))
-        lf->swapped = 1;
-    else if (h->endian != CP_LOG_ENDIAN) {
-        cp_error_set(err, path, 8, "%s: offset 8: unknown byte-order mark 0x%08x",
-                     path, h->endian);
-        goto out;
-    }
-    if (got < sizeof *h) {
-        cp_error_set(err, path, (int64_t)got,
-                     "%s: offset %zu: header truncated (%zu of %zu bytes)",
-                     path, got, got, sizeof *h);
-        goto out;
-    }
-    if (lf->swapped)
-        swap_header(h);
-    if (h->version == 0 || h->version > CP_LOG_VERSION) {
-        cp_error_set(err, path, 12,
-                     "%s: offset 12: log format version %u, this collprof "
-                     "reads up to %u",
-                     path, h->version, CP_LOG_VERSION);
-        goto out;
-    }
-    if (h->record_size != CP_LOG_RECORD_SIZE || h->header_size < sizeof *h ||
-        h->header_size > (1u << 20)) {
-        cp_error_set(err, path, 16,
-                     "%s: offset 16: bad sizes (header %u, record %u)", path,
-                     h->header_size, h->record_size);
-        goto out;
-    }
-    terminate(h->node, sizeof h->node);
-    terminate(h->hostname, sizeof h->hostname);
-    terminate(h->job_id, sizeof h->job_id);
-    terminate(h->step_id, sizeof h->step_id);
-    terminate(h->timer_reason, sizeof h->timer_reason);
-    terminate(h->program, sizeof h->program);
     lf->header_size = h->header_size;
     lf->record_size = h->record_size;
     if (lf->src && cp_partial_src_seek(lf->src, lf->header_size) < 0) {
@@ -383,31 +404,79 @@ void cp_logfile_close(struct cp_logfile *lf)
 
 /* ---- one check per file ---------------------------------------------------- */
 
-int cp_logfile_check(const char *path, int keep_fd,
-                     struct cp_logfile_known *k, struct cp_error *err)
+int cp_logfile_check_first(const char *path, int keep_fd,
+                           struct cp_logfile_known *k, void *first,
+                           size_t first_len, size_t *first_got,
+                           struct cp_error *err)
 {
-    struct cp_logfile *lf;
-    int rc = -1;
+    struct cp_logfile *lf = NULL;
+    struct stat sb;
+    /* the header's padding up to where the records begin, read past */
+    char pad[CP_LOG_HEADER_SIZE - sizeof(struct cp_log_header)];
+    struct iovec iov[3];
+    size_t got = 0, want;
+    ssize_t n;
+    int fd = -1, rc = -1, saved;
 
     memset(k, 0, sizeof *k);
     k->fd = -1;
-    lf = cp_logfile_open(path, err);
-    if (!lf)
-        return -1;
-    k->hdr = lf->hdr;
-    k->swapped = lf->swapped;
-    if (lf->src) {
-        /* held by a node partial: later readers open it as before */
+    if (first_got)
+        *first_got = 0;
+    if (cp_partial_find(path)) {
+        /* held by a node partial: checked through its reader; later
+         * readers open it as before */
+        lf = cp_logfile_open(path, err);
+        if (!lf)
+            return -1;
+        k->hdr = lf->hdr;
+        k->swapped = lf->swapped;
         k->partial = 1;
-        rc = 0;
-        goto out;
+        cp_logfile_close(lf);
+        return 0;
     }
-    k->dev = (uint64_t)lf->st_open.st_dev;
-    k->ino = (uint64_t)lf->st_open.st_ino;
-    k->size = (uint64_t)lf->st_open.st_size;
+    /* a raw log: its header read straight into k (no reader, no buffer:
+     * this runs once per log, thousands of times at scale), and with it,
+     * in the same read, the records up to first_len bytes past a header
+     * of the usual size */
+    fd = open_raw(path, &sb, err);
+    if (fd < 0)
+        return -1;
+    iov[0].iov_base = &k->hdr;
+    iov[0].iov_len = sizeof k->hdr;
+    iov[1].iov_base = pad;
+    iov[1].iov_len = sizeof pad;
+    iov[2].iov_base = first;
+    iov[2].iov_len = first_len;
+    want = first && first_len ? sizeof k->hdr + sizeof pad + first_len
+                              : sizeof k->hdr;
+    do
+        n = preadv(fd, iov, first && first_len ? 3 : 1, 0);
+    while (n < 0 && errno == EINTR);
+    got = n > 0 ? (size_t)n : 0;
+    /* a short first read (a file being written): the header, as
+     * cp_logfile_open reads it */
+    while (got < sizeof k->hdr) {
+        n = pread(fd, (char *)&k->hdr + got, sizeof k->hdr - got, (off_t)got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
+    if (header_check(path, &k->hdr, got < sizeof k->hdr ? got : sizeof k->hdr,
+                     &k->swapped, err) < 0)
+        goto out;
+    /* the bytes past the header are the first records where the header
+     * has the usual size */
+    if (first_got && want > sizeof k->hdr && got > want - first_len &&
+        k->hdr.header_size == CP_LOG_HEADER_SIZE)
+        *first_got = got - (want - first_len);
+    k->dev = (uint64_t)sb.st_dev;
+    k->ino = (uint64_t)sb.st_ino;
+    k->size = (uint64_t)sb.st_size;
     if (keep_fd) {
-        k->fd = lf->fd;
-        lf->fd = -1;
+        k->fd = fd;
+        fd = -1;
         /* read front to back by every pass: a larger readahead where the
          * file is not in the page cache (it stays with the descriptor);
          * the default one already covers a small file */
@@ -416,8 +485,47 @@ int cp_logfile_check(const char *path, int keep_fd,
     }
     rc = 0;
 out:
-    cp_logfile_close(lf);
+    saved = errno;
+    if (fd >= 0)
+        close(fd);
+    errno = saved;
     return rc;
+}
+
+int cp_logfile_check(const char *path, int keep_fd,
+                     struct cp_logfile_known *k, struct cp_error *err)
+{
+    return cp_logfile_check_first(path, keep_fd, k, NULL, 0, NULL, err);
+}
+
+static int compare_ints(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return x < y ? -1 : x > y;
+}
+
+void cp_logfile_close_fds(int *fds, size_t n)
+{
+    size_t i = 0, j;
+    int saved = errno;
+
+    qsort(fds, n, sizeof *fds, compare_ints);
+    while (i < n) {
+        /* a run of consecutive descriptors, every one of them given */
+        for (j = i + 1; j < n && fds[j] == fds[j - 1] + 1; j++)
+            ;
+#ifdef SYS_close_range
+        if (j - i > 1 &&
+            syscall(SYS_close_range, (unsigned)fds[i], (unsigned)fds[j - 1],
+                    0u) == 0) {
+            i = j;
+            continue;
+        }
+#endif
+        for (; i < j; i++)
+            close(fds[i]);
+    }
+    errno = saved;
 }
 
 void cp_logfile_known_release(struct cp_logfile_known *k)

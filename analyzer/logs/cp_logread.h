@@ -83,8 +83,24 @@ struct cp_logfile_known {
  * 0, or -1 with err filled as by cp_logfile_open. */
 int cp_logfile_check(const char *path, int keep_fd,
                      struct cp_logfile_known *k, struct cp_error *err);
+/* The same, reading in the same system call the records that follow a
+ * header of CP_LOG_HEADER_SIZE bytes: up to first_len bytes of them into
+ * first, as they are in the file (not swapped), and their count into
+ * *first_got (0 for a log held by a partial, a header of another size,
+ * or nothing past it).  Fewer than first_len bytes: the file ends there. */
+int cp_logfile_check_first(const char *path, int keep_fd,
+                           struct cp_logfile_known *k, void *first,
+                           size_t first_len, size_t *first_got,
+                           struct cp_error *err);
 /* Close k's descriptor if it kept one (k->fd becomes -1); accepts NULL. */
 void cp_logfile_known_release(struct cp_logfile_known *k);
+/* Close the n descriptors fds (the caller's, all distinct; the array is
+ * sorted in place) in as few system calls as their numbers allow: one
+ * close_range per run of consecutive descriptors, all of them in fds
+ * (the descriptors the checks of thousands of logs kept are mostly
+ * one run), close() for the rest and where close_range is refused.
+ * Keeps errno. */
+void cp_logfile_close_fds(int *fds, size_t n);
 /* A reader of the log k describes (NULL k: cp_logfile_open), positioned
  * at the first slot: k->fd shared (not closed by cp_logfile_close), or
  * path opened again and checked to be the same file; NULL with err filled

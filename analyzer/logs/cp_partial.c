@@ -853,6 +853,7 @@ static void node_from_name(const char *path, char *node, size_t len)
  * the paths it returns and its notes. */
 struct listing {
     struct list raw, out;
+    struct list dirlogs; /* the *.cplog of a directory given, as listed */
     struct notes ns;
     struct held *held;
     size_t nheld;
@@ -888,6 +889,14 @@ static int find_partials(const char *path, struct listing *ls,
         while ((de = readdir(d)) != NULL) {
             struct held *bigger;
             size_t len = strlen(path) + strlen(de->d_name) + 2;
+            /* the raw logs too, in the same reading of the directory:
+             * without a partial they are the listing (as
+             * cp_logdir_list makes it) */
+            if (has_suffix(de->d_name, CP_LOG_SUFFIX)) {
+                if (list_add(&ls->dirlogs, path, de->d_name) < 0)
+                    goto oom;
+                continue;
+            }
             if (!has_suffix(de->d_name, CP_PARTIAL_SUFFIX) ||
                 !plain_name(de->d_name))
                 continue;
@@ -1070,8 +1079,23 @@ int cp_partial_list(const char *path, char ***paths_out,
     *nnotes = 0;
     if (find_partials(path, &ls, err) < 0)
         goto out;
+    if (ls.nheld == 0 && ls.dir) {
+        /* a directory without a partial: exactly its raw logs, by name */
+        if (ls.dirlogs.n == 0) {
+            cp_error_set(err, path, -1, "%s: no collprof logs (*%s) in this "
+                         "directory", path, CP_LOG_SUFFIX);
+            goto out;
+        }
+        qsort(ls.dirlogs.v, ls.dirlogs.n, sizeof *ls.dirlogs.v,
+              compare_strings);
+        *paths_out = ls.dirlogs.v;
+        rc = (int)ls.dirlogs.n;
+        ls.dirlogs.v = NULL;
+        ls.dirlogs.n = 0;
+        goto out;
+    }
     if (ls.nheld == 0) {
-        /* no partial: exactly the raw logs */
+        /* a file: itself */
         rc = cp_logdir_list(path, paths_out, err);
         goto out;
     }
@@ -1099,6 +1123,7 @@ out:
     free(ls.dir);
     list_free(&ls.raw);
     list_free(&ls.out);
+    list_free(&ls.dirlogs);
     *notes_out = ls.ns.v;
     *nnotes = ls.ns.n;
     return rc;

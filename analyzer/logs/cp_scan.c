@@ -256,6 +256,40 @@ struct cp_scan *cp_scan_place_in(void *mem, const char *path,
     return r;
 }
 
+int cp_scan_check_in(void *mem, const char *path, int keep_fd,
+                     size_t buf_size, struct cp_logfile_known *k,
+                     struct cp_error *err)
+{
+    struct cp_scan *s = mem;
+    union cp_rec *buf = (union cp_rec *)((char *)mem + struct_place());
+    size_t size = round_buffer(buf_size), got = 0, i;
+
+    memset(s, 0, sizeof *s); /* not resumable unless filled below */
+    s->fd = -1;
+    if (cp_logfile_check_first(path, keep_fd, k, buf, size, &got, err) < 0)
+        return -1;
+    if (got < CP_LOG_RECORD_SIZE)
+        return 0; /* nothing to take up: the first pass reads */
+    /* what cp_scan_close leaves of a scan in this place that read its
+     * first buffer (as cp_scan_refill does: a short read is the end of
+     * the file; whole records swapped) */
+    s->in_place = 1;
+    s->buf = buf;
+    s->buf_size = size;
+    s->header_size = k->hdr.header_size;
+    s->swapped = k->swapped;
+    s->buf_offset = s->header_size;
+    s->dev = k->dev;
+    s->ino = k->ino;
+    s->fill = got;
+    s->eof = got < size;
+    if (s->swapped)
+        for (i = 0; i < got / CP_LOG_RECORD_SIZE; i++)
+            cp_rec_swap(&buf[i]);
+    s->resumable = 1;
+    return 0;
+}
+
 void cp_scan_park(struct cp_scan *s)
 {
     if (s->partial) {

@@ -122,6 +122,18 @@ struct cp_scan *cp_scan_place_in(void *mem, const char *path,
                                  size_t buf_size, int ahead, unsigned flags,
                                  struct cp_error *err);
 
+/* The first check of a log (cp_logread.h: cp_logfile_check_first, *k
+ * filled, the descriptor kept when keep_fd) made in mem, a place for a
+ * scan of buf_size bytes (as for cp_scan_place_in): the header and the
+ * first buffer of records are read in one system call, and mem is left
+ * as a scan closed after its first buffer, which the first
+ * cp_scan_place_in (CP_SCAN_RESUME) of the same file and size takes up
+ * instead of reading it again.  0, or -1 with err filled as by
+ * cp_logfile_check. */
+int cp_scan_check_in(void *mem, const char *path, int keep_fd,
+                     size_t buf_size, struct cp_logfile_known *k,
+                     struct cp_error *err);
+
 /* Give up the scan's descriptor until its next refill, and from then on
  * after every refill (see the top). */
 void cp_scan_park(struct cp_scan *s);

@@ -94,11 +94,14 @@ for ranks in 64 1024 4096 16384 65536; do
         # system calls per log (one open and check, then preads shared by
         # every pass: docs/analysis.md "What grows with the ranks"; 68
         # before the one check, 16 before the clock pass read only a
-        # bounded prefix and the main pass took up its first buffer, 11)
-        awk -v n="$ranks" '$NF ~ /^(openat|open|pread64|read|close|fcntl|newfstatat|fstat|lseek|fadvise64)$/ {
+        # bounded prefix and the main pass took up its first buffer, 11
+        # before the check read the first records with the header (one
+        # preadv), the hang pass found the warm-up's end and the kept
+        # descriptors were closed together (close_range), 8)
+        awk -v n="$ranks" '$NF ~ /^(openat|open|pread64|preadv|read|close|close_range|fcntl|newfstatat|fstat|lseek|fadvise64)$/ {
                 c[$NF] = $4 + 0; t += $4 }
-            END { printf "analyze -j 1 at %d ranks: %.1f file system calls per log (openat %.1f, pread %.1f, read %.1f, fstat %.1f, fcntl %.1f, lseek %.1f, close %.1f)\n",
-                n, t / n, c["openat"] / n, c["pread64"] / n, c["read"] / n, c["newfstatat"] / n, c["fcntl"] / n, c["lseek"] / n, c["close"] / n }' "$tmp/strace"
+            END { printf "analyze -j 1 at %d ranks: %.1f file system calls per log (openat %.1f, preadv %.1f, pread %.1f, read %.1f, fstat %.1f, fcntl %.1f, lseek %.1f, close %.1f, close_range %.1f)\n",
+                n, t / n, c["openat"] / n, c["preadv"] / n, c["pread64"] / n, c["read"] / n, c["newfstatat"] / n, c["fcntl"] / n, c["lseek"] / n, c["close"] / n, c["close_range"] / n }' "$tmp/strace"
     fi
     if [ "$ranks" = 64 ] || [ "$ranks" = 4096 ]; then
         set -- $(best_of_3 "$cp" analyze -j 1 "$tmp/s" -o "$tmp/s-out" -q)
