@@ -1670,8 +1670,9 @@ static int candidates_finding(struct cp_analysis *an, size_t ci,
             weak ? CP_SEVERITY_INFO : CP_SEVERITY_WARNING, w.ranks,
             w.nranks, cs->nodes, cs->nn,
             "Communicator %016llx (%u ranks on %u nodes) %s: its %s "
-            "of %s take %.1fx the %s (busbw %s against %s)%s, but its calls "
-            "cannot tell which of its %u candidate links is (%s)%s%s%s%s",
+            "of %s take %.1fx the %s (busbw %s against %s) in %llu call%s%s, "
+            "but its calls cannot tell which of its %u candidate links is "
+            "(%s)%s%s%s%s",
             (unsigned long long)c->id, c->nranks, c->nnodes,
             weak ? "may be slow" : "is slow", coll_name(best->coll),
             cp_units_format_size(best->bytes, b1, sizeof b1), best->slowdown,
@@ -1682,7 +1683,8 @@ static int candidates_finding(struct cp_analysis *an, size_t ci,
                 : "model's time",
             cp_units_format_bandwidth(busbw, b2, sizeof b2),
             cp_units_format_bandwidth(peer, b3, sizeof b3),
-            weak ? " in too few calls to be sure" : "", ncand, cs->list,
+            (unsigned long long)slow_calls, slow_calls == 1 ? "" : "s",
+            weak ? ", too few to be sure" : "", ncand, cs->list,
             probed_text, nprobed == ncand ? "" : "; run '",
             nprobed == ncand ? "" : probe,
             nprobed == ncand ? "." : "' to measure every node pair.") < 0)
