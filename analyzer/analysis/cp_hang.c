@@ -989,14 +989,19 @@ static int deadlock_finding(struct hg *h, const int32_t *cyc, size_t n,
 /* Instances that some members left with an error (a peer died): the rank
  * that died is the one member that never entered it and left an unclosed
  * log without being inside a call, else the one member still inside it.
- * Several candidates: said, none named. */
+ * A member inside it that saw SIGTERM while another rank saw it too was
+ * ended by the launcher's teardown (a time limit, scancel), which is what
+ * made its peers' calls fail: it is no candidate.  Several candidates:
+ * said, none named. */
 static int killed_findings(struct hg *h, char *headline, size_t hsize,
                            size_t *named)
 {
-    size_t ci;
+    size_t ci, ri, nterm = 0;
     int rc = 0;
 
     *named = 0;
+    for (ri = 0; ri < h->an->nranks; ri++)
+        nterm += h->ranks[ri].term_signal != 0;
     for (ci = 0; ci < h->ncomms && rc == 0; ci++) {
         const struct hg_comm *c = &h->comms[ci];
         unsigned mi, mj;
@@ -1037,7 +1042,8 @@ static int killed_findings(struct hg *h, char *headline, size_t hsize,
                     dead[ndead++] = m->rank;
                 if (r->inflight.valid && r->inflight.comm == ci &&
                     r->inflight.seq == (uint32_t)s &&
-                    !cp_op_is_p2p(r->inflight.op) && ninside < 8)
+                    !cp_op_is_p2p(r->inflight.op) &&
+                    !(r->term_signal && nterm >= 2) && ninside < 8)
                     inside[ninside++] = m->rank;
             }
             before = ndead > 0;
