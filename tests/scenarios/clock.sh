@@ -24,9 +24,13 @@ PY
     ok $? "$p: every node's bounds hold 0 and no time was shifted"
 done
 
-scenario ahead-fsdp 8 4 "clock n3 offset=2ms" --pattern fsdp --steps 3
-ok $? "fsdp with n3's clock 2 ms ahead: recorded and analyzed"
-point ahead-fsdp find=clock_offset:n3 offset=n3:0.002:0.0015 \
+# 6 ms, as the accuracy matrix plants (tests/scenarios/accuracy.py): on a
+# loaded machine the bounds the order of fsdp's calls gives n3 were seen
+# 4.3-4.8 ms wide (e.g. [-0.26, 4.5] ms around a planted 2 ms), and an
+# offset inside them is rightly not reported
+scenario ahead-fsdp 8 4 "clock n3 offset=6ms" --pattern fsdp --steps 3
+ok $? "fsdp with n3's clock 6 ms ahead: recorded and analyzed"
+point ahead-fsdp find=clock_offset:n3 offset=n3:0.006:0.003 \
     offset=n2:0:0 offset=n4:0:0
 
 scenario behind-ddp 8 4 "clock n2 offset=-5ms" --pattern ddp --steps 3
