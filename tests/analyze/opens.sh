@@ -24,12 +24,16 @@ strace -f -o "$work/trace" -e trace=openat,open,close,close_range,lseek,fcntl,ne
 ok $? "analyze under strace"
 check "the same report.json under strace" \
     cmp "$work/plain/report.json" "$work/traced/report.json"
-# every log: opened exactly once
-python3 - "$work/trace" "$work/logs" <<'PY' >"$work/opens"
+# fdcount.py TRACE LOGDIR: follows the descriptors of the logs in DIR
+# through an strace (opened, closed one by one or by close_range; threads
+# share them) and prints per log: opens, the other calls on them (lseek,
+# fcntl, fstat, fadvise), reads (pread, preadv), and what is open at the end
+cat >"$work/fdcount.py" <<'PY'
 import os, re, sys
 trace, logs = sys.argv[1], sys.argv[2]
 names = sorted(f for f in os.listdir(logs) if f.endswith(".cplog"))
 opens = {n: 0 for n in names}
+preads = {n: 0 for n in names}
 fds = {}      # descriptor -> the log it is open on (threads share them)
 on_logs = 0   # lseek, fcntl, fstat, fadvise on a log's descriptor
 for line in open(trace):
@@ -54,12 +58,20 @@ for line in open(trace):
     m = re.match(r'\d+\s+(lseek|fcntl|newfstatat|fstat|fadvise64)\((\d+),', line)
     if m and int(m.group(2)) in fds:
         on_logs += 1
+        continue
+    m = re.match(r'\d+\s+(?:pread64|preadv)\((\d+),', line)
+    if m and int(m.group(1)) in fds:
+        preads[fds[int(m.group(1))]] += 1
 print("logs", len(names))
 print("max_opens", max(opens.values()))
 print("min_opens", min(opens.values()))
 print("fd_calls", on_logs)
 print("open_at_end", len(fds))
+print("max_preads", max(preads.values()))
+print("total_preads", sum(preads.values()))
 PY
+# every log: opened exactly once
+python3 "$work/fdcount.py" "$work/trace" "$work/logs" >"$work/opens"
 cat "$work/opens" | sed 's/^/# /'
 logs=$(sed -n 's/^logs //p' "$work/opens")
 maxo=$(sed -n 's/^max_opens //p' "$work/opens")
@@ -93,35 +105,7 @@ strace -f -o "$work/many-trace" -e trace=openat,open,close,close_range,pread64,p
 ok $? "analyze 4096 ranks under strace"
 check "4096 ranks: the same report.json under strace" \
     cmp "$work/many-plain/report.json" "$work/many-traced/report.json"
-cat >"$work/preads.py" <<'PY'
-import os, re, sys
-trace, logs = sys.argv[1], sys.argv[2]
-names = set(f for f in os.listdir(logs) if f.endswith(".cplog"))
-fds, preads = {}, {n: 0 for n in names}
-for line in open(trace):
-    m = re.match(r'\d+\s+(openat|open)\(.*"([^"]*)".*\)\s*=\s*(-?\d+)', line)
-    if m:
-        base = os.path.basename(m.group(2))
-        if base in names and int(m.group(3)) >= 0:
-            fds[int(m.group(3))] = base
-        continue
-    m = re.match(r'\d+\s+close\((\d+)\)', line)
-    if m:
-        fds.pop(int(m.group(1)), None)
-        continue
-    m = re.match(r'\d+\s+close_range\((\d+), (\d+),.*\)\s*=\s*0', line)
-    if m:
-        for fd in range(int(m.group(1)), int(m.group(2)) + 1):
-            fds.pop(fd, None)
-        continue
-    m = re.match(r'\d+\s+(?:pread64|preadv)\((\d+),', line)
-    if m and int(m.group(1)) in fds:
-        preads[fds[int(m.group(1))]] += 1
-print("logs", len(names))
-print("max_preads", max(preads.values()))
-print("total_preads", sum(preads.values()))
-PY
-python3 "$work/preads.py" "$work/many-trace" "$work/many" >"$work/preads"
+python3 "$work/fdcount.py" "$work/many-trace" "$work/many" >"$work/preads"
 sed 's/^/# /' "$work/preads"
 mlogs=$(sed -n 's/^logs //p' "$work/preads")
 totp=$(sed -n 's/^total_preads //p' "$work/preads")
@@ -136,7 +120,7 @@ strace -f -o "$work/many-trace2" -e trace=openat,open,close,close_range,pread64,
 ok $? "analyze -j 2, 4096 ranks, under strace"
 check "4096 ranks: -j 2 writes the same report.json" \
     cmp "$work/many-plain/report.json" "$work/many-j2/report.json"
-python3 "$work/preads.py" "$work/many-trace2" "$work/many" >"$work/preads2"
+python3 "$work/fdcount.py" "$work/many-trace2" "$work/many" >"$work/preads2"
 totp2=$(sed -n 's/^total_preads //p' "$work/preads2")
 ok $([ "$totp2" = "$totp" ]; echo $?) "4096 logs, -j 2: the preads of -j 1 ($totp2 against $totp)"
 done_testing
