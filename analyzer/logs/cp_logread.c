@@ -614,6 +614,18 @@ static int has_suffix(const char *s, const char *suffix)
     return n > m && strcmp(s + n - m, suffix) == 0;
 }
 
+int cp_logdir_sorted(const char *path, char **paths, size_t n,
+                     struct cp_error *err)
+{
+    if (n == 0) {
+        cp_error_set(err, path, -1, "%s: no collprof logs (*%s) in this "
+                     "directory", path, CP_LOG_SUFFIX);
+        return -1;
+    }
+    qsort(paths, n, sizeof *paths, compare_paths);
+    return (int)n;
+}
+
 int cp_logdir_list(const char *path, char ***paths_out, struct cp_error *err)
 {
     struct stat sb;
@@ -665,13 +677,7 @@ int cp_logdir_list(const char *path, char ***paths_out, struct cp_error *err)
         snprintf(paths[n], len, "%s/%s", path, de->d_name);
         paths[++n] = NULL;
     }
-    if (n == 0) {
-        cp_error_set(err, path, -1, "%s: no collprof logs (*%s) in this "
-                     "directory", path, CP_LOG_SUFFIX);
-        goto out;
-    }
-    qsort(paths, n, sizeof *paths, compare_paths);
-    rc = (int)n;
+    rc = cp_logdir_sorted(path, paths, n, err);
 out:
     if (dir)
         closedir(dir);

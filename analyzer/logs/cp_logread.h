@@ -118,6 +118,11 @@ int cp_logfile_reopen_fd(const char *path, const struct cp_logfile_known *k,
  * single file.  On success *paths is a NULL-terminated array the caller frees
  * with cp_logdir_free; returns the count, or -1 with err filled. */
 int cp_logdir_list(const char *path, char ***paths, struct cp_error *err);
+
+/* The end of listing a directory's N rank logs: sorts them by name and
+ * returns N, or -1 with err filled when there are none. */
+int cp_logdir_sorted(const char *path, char **paths, size_t n,
+                     struct cp_error *err);
 void cp_logdir_free(char **paths);
 
 /* Times a job can have (docs/log-format.md, "Times no job can have"):

@@ -1081,13 +1081,8 @@ int cp_partial_list(const char *path, char ***paths_out,
         goto out;
     if (ls.nheld == 0 && ls.dir) {
         /* a directory without a partial: exactly its raw logs, by name */
-        if (ls.dirlogs.n == 0) {
-            cp_error_set(err, path, -1, "%s: no collprof logs (*%s) in this "
-                         "directory", path, CP_LOG_SUFFIX);
+        if (cp_logdir_sorted(path, ls.dirlogs.v, ls.dirlogs.n, err) < 0)
             goto out;
-        }
-        qsort(ls.dirlogs.v, ls.dirlogs.n, sizeof *ls.dirlogs.v,
-              compare_strings);
         *paths_out = ls.dirlogs.v;
         rc = (int)ls.dirlogs.n;
         ls.dirlogs.v = NULL;
