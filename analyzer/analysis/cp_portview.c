@@ -36,28 +36,99 @@ static int add_port_problem(struct cp_analysis_ports *pv, const char *file,
     return 0;
 }
 
-static struct cp_analysis_port *port_of(struct cp_analysis_ports *pv,
-                                        unsigned node, const struct cp_port *p)
+/* Where merge finds a node's ports and a snapshot's node: each node's
+ * ports chained (index + 1, 0 at the end), the nodes sorted by name.  At
+ * tens of thousands of nodes, a search of every port per port (or of
+ * every node per snapshot) would be billions of string compares. */
+struct pv_index {
+    size_t *first;      /* per node: its last port added, + 1 */
+    size_t *next;       /* per port: the node's port added before, + 1 */
+    size_t cap;         /* room in ports and next */
+    struct pv_node {
+        const char *name;
+        size_t node;
+    } *by_name;         /* the nodes sorted by name */
+    size_t nnodes;
+};
+
+static int node_name_cmp(const void *a, const void *b)
 {
-    struct cp_analysis_port *bigger, *q;
+    return strcmp(((const struct pv_node *)a)->name,
+                  ((const struct pv_node *)b)->name);
+}
+
+static int index_init(struct pv_index *ix, const struct cp_analysis *an)
+{
+    size_t n = an->nnodes ? an->nnodes : 1, i;
+
+    memset(ix, 0, sizeof *ix);
+    ix->nnodes = an->nnodes;
+    ix->first = calloc(n, sizeof *ix->first);
+    ix->by_name = malloc(n * sizeof *ix->by_name);
+    if (!ix->first || !ix->by_name)
+        return -1;
+    for (i = 0; i < an->nnodes; i++) {
+        ix->by_name[i].name = an->nodes[i].name;
+        ix->by_name[i].node = i;
+    }
+    qsort(ix->by_name, an->nnodes, sizeof *ix->by_name, node_name_cmp);
+    return 0;
+}
+
+static void index_free(struct pv_index *ix)
+{
+    free(ix->first);
+    free(ix->next);
+    free(ix->by_name);
+}
+
+/* The node named name, or nnodes when the job has none of that name. */
+static size_t node_named(const struct pv_index *ix, const char *name)
+{
+    struct pv_node key = {name, 0};
+    const struct pv_node *at =
+        bsearch(&key, ix->by_name, ix->nnodes, sizeof key, node_name_cmp);
+
+    return at ? at->node : ix->nnodes;
+}
+
+static struct cp_analysis_port *port_of(struct cp_analysis_ports *pv,
+                                        struct pv_index *ix, unsigned node,
+                                        const struct cp_port *p)
+{
+    struct cp_analysis_port *q;
     size_t i;
 
-    for (i = 0; i < pv->nports; i++)
-        if (pv->ports[i].node == node && pv->ports[i].port == p->port &&
-            strcmp(pv->ports[i].device, p->device) == 0)
-            return &pv->ports[i];
-    bigger = realloc(pv->ports, (pv->nports + 1) * sizeof *bigger);
-    if (!bigger)
-        return NULL;
-    pv->ports = bigger;
-    q = &pv->ports[pv->nports++];
+    for (i = ix->first[node]; i; i = ix->next[i - 1])
+        if (pv->ports[i - 1].port == p->port &&
+            strcmp(pv->ports[i - 1].device, p->device) == 0)
+            return &pv->ports[i - 1];
+    if (pv->nports == ix->cap) {
+        size_t cap = ix->cap ? 2 * ix->cap : 16;
+        struct cp_analysis_port *bigger =
+            realloc(pv->ports, cap * sizeof *bigger);
+        size_t *next;
+        if (!bigger)
+            return NULL;
+        pv->ports = bigger;
+        next = realloc(ix->next, cap * sizeof *next);
+        if (!next)
+            return NULL;
+        ix->next = next;
+        ix->cap = cap;
+    }
+    q = &pv->ports[pv->nports];
     memset(q, 0, sizeof *q);
     q->node = node;
     q->port = p->port;
     snprintf(q->device, sizeof q->device, "%s", p->device);
     q->rate_Gbps = q->peer_rate_Gbps = NAN;
     q->rose = json_object();
-    return q->rose ? q : NULL;
+    if (!q->rose)
+        return NULL;
+    ix->next[pv->nports] = ix->first[node];
+    ix->first[node] = ++pv->nports;
+    return q;
 }
 
 static uint64_t counter(const struct cp_port *p, const char *name, int *found)
@@ -74,19 +145,17 @@ static uint64_t counter(const struct cp_port *p, const char *name, int *found)
 }
 
 /* Merge one snapshot; ends after starts (the caller reads them so). */
-static int merge(struct cp_analysis *an, const struct cp_ports_snapshot *snap,
+static int merge(struct cp_analysis *an, struct pv_index *ix,
+                 const struct cp_ports_snapshot *snap,
                  const struct cp_ports_snapshot *start)
 {
-    size_t i, k, n;
+    size_t i, k, n = node_named(ix, snap->node);
 
-    for (n = 0; n < an->nnodes; n++)
-        if (strcmp(an->nodes[n].name, snap->node) == 0)
-            break;
     if (n == an->nnodes)
         return 0; /* a node of another job, or collprof record's host */
     for (i = 0; i < snap->nports; i++) {
         const struct cp_port *p = &snap->ports[i];
-        struct cp_analysis_port *q = port_of(&an->ports, (unsigned)n, p);
+        struct cp_analysis_port *q = port_of(&an->ports, ix, (unsigned)n, p);
         int is_end = strcmp(snap->when, "end") == 0;
         if (!q)
             return -1;
@@ -125,7 +194,8 @@ static int merge(struct cp_analysis *an, const struct cp_ports_snapshot *snap,
 }
 
 /* Read DIR/ports-*-start.json and their -end.json. */
-static int read_dir(struct cp_analysis *an, const char *dir)
+static int read_dir(struct cp_analysis *an, struct pv_index *ix,
+                    const char *dir)
 {
     DIR *d = opendir(dir);
     struct dirent *de;
@@ -155,15 +225,15 @@ static int read_dir(struct cp_analysis *an, const char *dir)
         if (rc == 0 && cp_ports_read(endpath, &end, &e) == 0) {
             an->ports.snapshots++;
             if (have_start)
-                rc = merge(an, &start, NULL);
+                rc = merge(an, ix, &start, NULL);
             if (rc == 0)
-                rc = merge(an, &end, have_start ? &start : NULL);
+                rc = merge(an, ix, &end, have_start ? &start : NULL);
             cp_ports_clear(&end);
         } else if (rc == 0) {
             if (errno != ENOENT)
                 rc = add_port_problem(&an->ports, endpath, e.text);
             if (rc == 0 && have_start)
-                rc = merge(an, &start, NULL);
+                rc = merge(an, ix, &start, NULL);
         }
         if (have_start)
             cp_ports_clear(&start);
@@ -172,38 +242,74 @@ static int read_dir(struct cp_analysis *an, const char *dir)
     return rc;
 }
 
+/* Active ports with a known rate, ordered by link layer, then rate. */
+static int rate_cmp(const void *a, const void *b)
+{
+    const struct cp_analysis_port *p = *(const struct cp_analysis_port *const *)a,
+                                  *q = *(const struct cp_analysis_port *const *)b;
+    int c = strcmp(p->link_layer, q->link_layer);
+
+    if (c)
+        return c;
+    return p->rate_Gbps < q->rate_Gbps ? -1 : p->rate_Gbps > q->rate_Gbps;
+}
+
+/* Each port's peer rate: the most common rate among the job's active
+ * ports of its link layer (the higher of two as common).  One sort of
+ * the ports, not a count over every port for each pair of ports.  -1:
+ * out of memory. */
+static int peer_rates(struct cp_analysis_ports *pv)
+{
+    struct cp_analysis_port **v = malloc((pv->nports ? pv->nports : 1) *
+                                         sizeof *v);
+    size_t n = 0, i, k, j;
+
+    if (!v)
+        return -1;
+    for (i = 0; i < pv->nports; i++)
+        if (strcmp(pv->ports[i].state, "ACTIVE") == 0 &&
+            isfinite(pv->ports[i].rate_Gbps))
+            v[n++] = &pv->ports[i];
+    qsort(v, n, sizeof *v, rate_cmp);
+    /* v[i..k): one link layer; its runs of one rate counted */
+    for (i = 0; i < n; i = k) {
+        size_t best = 0;
+        double rate = NAN;
+        for (k = i; k < n && strcmp(v[k]->link_layer, v[i]->link_layer) == 0;
+             k = j) {
+            for (j = k; j < n && v[j]->rate_Gbps == v[k]->rate_Gbps &&
+                        strcmp(v[j]->link_layer, v[i]->link_layer) == 0;
+                 j++)
+                ;
+            if (j - k >= best) { /* ascending: a tie goes to the higher */
+                best = j - k;
+                rate = v[k]->rate_Gbps;
+            }
+        }
+        for (j = 0; j < pv->nports; j++)
+            if (strcmp(pv->ports[j].link_layer, v[i]->link_layer) == 0)
+                pv->ports[j].peer_rate_Gbps = rate;
+    }
+    free(v);
+    return 0;
+}
+
 int cp_portview_build(struct cp_analysis *an, const char *const *paths)
 {
-    size_t i, k;
+    struct pv_index ix;
+    size_t i;
+    int rc = -1;
 
+    if (index_init(&ix, an) < 0)
+        goto out;
     for (i = 0; paths[i]; i++) {
         struct stat sb;
         if (stat(paths[i], &sb) == 0 && S_ISDIR(sb.st_mode) &&
-            read_dir(an, paths[i]) < 0)
-            return -1;
+            read_dir(an, &ix, paths[i]) < 0)
+            goto out;
     }
-    /* peers: the most common rate of the active ports of a link layer */
-    for (i = 0; i < an->ports.nports; i++) {
-        struct cp_analysis_port *p = &an->ports.ports[i];
-        unsigned best = 0;
-        for (k = 0; k < an->ports.nports; k++) {
-            const struct cp_analysis_port *q = &an->ports.ports[k];
-            size_t j;
-            unsigned n = 0;
-            if (strcmp(q->link_layer, p->link_layer) != 0 ||
-                strcmp(q->state, "ACTIVE") != 0 || !isfinite(q->rate_Gbps))
-                continue;
-            for (j = 0; j < an->ports.nports; j++)
-                n += strcmp(an->ports.ports[j].link_layer, p->link_layer) ==
-                         0 &&
-                     strcmp(an->ports.ports[j].state, "ACTIVE") == 0 &&
-                     an->ports.ports[j].rate_Gbps == q->rate_Gbps;
-            if (n > best || (n == best && q->rate_Gbps > p->peer_rate_Gbps)) {
-                best = n;
-                p->peer_rate_Gbps = q->rate_Gbps;
-            }
-        }
-    }
+    if (peer_rates(&an->ports) < 0)
+        goto out;
     for (i = 0; i < an->ports.nports; i++) {
         struct cp_analysis_port *p = &an->ports.ports[i];
         size_t n = 0;
@@ -224,7 +330,10 @@ int cp_portview_build(struct cp_analysis *an, const char *const *paths)
                                   (long long)json_integer_value(v));
         }
     }
-    return 0;
+    rc = 0;
+out:
+    index_free(&ix);
+    return rc;
 }
 
 void cp_portview_free(struct cp_analysis_ports *pv)

@@ -1007,17 +1007,32 @@ static json_t *ports_json(const struct cp_analysis *an, int *bad)
 {
     const struct cp_analysis_ports *pv = &an->ports;
     json_t *o = json_object(), *nodes = json_array(), *problems = json_array();
+    /* the ports of each node in the order they were read: by[at[n] ..
+     * at[n + 1]) (a counting sort, not a walk over every port per node) */
+    size_t *at = calloc(an->nnodes + 1, sizeof *at),
+           *by = malloc((pv->nports ? pv->nports : 1) * sizeof *by);
     size_t n, i;
 
+    if (!at || !by) {
+        *bad = 1;
+        goto out;
+    }
+    for (i = 0; i < pv->nports; i++)
+        if (pv->ports[i].node < an->nnodes)
+            at[pv->ports[i].node + 1]++;
+    for (n = 0; n < an->nnodes; n++)
+        at[n + 1] += at[n];
+    for (i = 0; i < pv->nports; i++)
+        if (pv->ports[i].node < an->nnodes)
+            by[at[pv->ports[i].node]++] = i;
+    /* each at[n] now the end of node n's ports, the start of n + 1's */
     put(o, "snapshots", jint(pv->snapshots), bad);
     for (n = 0; n < an->nnodes; n++) {
         json_t *node = NULL, *ports = NULL;
         int start = 0, end = 0;
-        for (i = 0; i < pv->nports; i++) {
-            const struct cp_analysis_port *p = &pv->ports[i];
+        for (i = n ? at[n - 1] : 0; i < at[n]; i++) {
+            const struct cp_analysis_port *p = &pv->ports[by[i]];
             json_t *q;
-            if (p->node != n)
-                continue;
             if (!ports)
                 ports = json_array();
             start |= p->have_start;
@@ -1042,6 +1057,9 @@ static json_t *ports_json(const struct cp_analysis *an, int *bad)
         put(node, "ports", ports, bad);
         push(nodes, node, bad);
     }
+out:
+    free(at);
+    free(by);
     put(o, "nodes", nodes, bad);
     for (i = 0; i < pv->nproblems; i++) {
         json_t *q = json_object();

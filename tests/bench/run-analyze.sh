@@ -122,3 +122,23 @@ END {
     printf "analyze peak RSS at 65536 ranks: %.1f MiB (target < 1024 MiB); at 16384: %.1f MiB; at 64: %.1f MiB\n",
         rss[65536] / 1024, rss[16384] / 1024, rss[64] / 1024
 }' "$tmp/scale"
+
+# ---- port snapshots at scale --------------------------------------------
+# 65536 ranks on 8192 nodes (ddp-large, 24 calls a rank), then the same
+# logs with a start and an end snapshot of 8 InfiniBand ports on every node
+# (tests/analyze/mkports.py: 16384 snapshot files, 65536 ports): what the
+# port join adds (it once searched every port per port and counted every
+# port per pair of ports, and did not finish at this size).
+echo "== analyze with port snapshots: 65536 ranks on 8192 nodes, 8 ports a node"
+rm -rf "$tmp/p"
+"$gen" -o "$tmp/p" --pattern ddp-large --ranks 65536 --ranks-per-node 8 \
+    --calls 24 >/dev/null
+set -- $(best_of_3 "$cp" analyze -j 1 "$tmp/p" -o "$tmp/p-out" -q)
+bare=$1
+python3 "${top_srcdir:-.}/tests/analyze/mkports.py" "$tmp/p" 8192
+set -- $(best_of_3 "$cp" analyze -j 1 "$tmp/p" -o "$tmp/p-out" -q)
+ports=$(python3 -c 'import json,sys; print(sum(len(n["ports"]) for n in json.load(open(sys.argv[1]))["ports"]["nodes"]))' "$tmp/p-out/report.json")
+awk -v a="$bare" -v b="$1" -v p="$ports" 'BEGIN {
+    printf "analyze 65536 ranks with %d ports of 8192 nodes: %.3f s wall against %.3f s without snapshots (+%.3f s for 16384 snapshot files)\n",
+        p, b, a, b - a }'
+rm -rf "$tmp/p" "$tmp/p-out"
