@@ -1691,7 +1691,7 @@ static int candidates_finding(struct cp_analysis *an, size_t ci,
                 ? ", more than healthy ones take but too little to be sure "
                   "(one slow pair slows only its share of an all-to-all, "
                   "and a busy host inflates the model's latency)"
-            : maybe ? ", but the model's latency, which a busy host "
+            : maybe ? ", though the model's latency, which a busy host "
                       "inflates, may be most of that time"
             : weak  ? ", too few to be sure"
                     : "",
