@@ -38,8 +38,9 @@
 /* an all-to-all at this many times its baseline or more, under the slow
  * threshold, and none of whose pairs is named: a hint (CP_UNIT_MAYBE).
  * Its pairs share each node's NIC, so a pair at 1/2 shows as only
- * 1.14-1.41x in the unit, while healthy all-to-alls of moe reached
- * 1.13x (see docs/analysis.md, "Slow links") */
+ * 1.14-1.51x in moe's all-to-all quiet, while healthy ones reached 1.13x
+ * quiet (1.27x busy: an info finding, never a warning; docs/analysis.md,
+ * "Slow links") */
 #define ALLTOALL_MAYBE 1.15
 /* a unit's time: this quantile of its calls (nearest rank: the fastest
  * of up to 10).  A slow link or a delayed member makes every call slower;
@@ -1104,13 +1105,6 @@ static int eligible(const struct work *w)
            (w->pub.bandwidth_share >= MIN_BANDWIDTH_SHARE || thin_unit(w));
 }
 
-/* Whether unit w is slow: at its kind's threshold; a thin ring only when
- * its time less the fit's whole latency is (its whole time at the
- * threshold may be latency), a thin all-to-all never (a hint: its
- * slowdown, its time less that latency over the bandwidth term, is off
- * by 1-3 times the fit's relative error in that latency). */
-static int unit_slow(const struct solver *s, const struct work *w);
-
 /* Whether pair k can be why a slow unit is slow: no unit cleared it, and
  * every unit that crosses it ran at least SLOW_THRESHOLD times its
  * baseline (a ring runs at its slowest link, so a link is at most as slow
@@ -1141,6 +1135,11 @@ static double slow_at(const struct solver *s, const struct work *w)
     return s->slow_at[unit_kind(w)];
 }
 
+/* Whether unit w is slow: at its kind's threshold; a thin ring only when
+ * its time less the fit's whole latency is (its whole time at the
+ * threshold may be latency), a thin all-to-all never (a hint: its
+ * slowdown, its time less that latency over the bandwidth term, is off
+ * by 1-3 times the fit's relative error in that latency). */
 static int unit_slow(const struct solver *s, const struct work *w)
 {
     return w->pub.slowdown >= slow_at(s, w) &&
