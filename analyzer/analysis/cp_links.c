@@ -772,11 +772,16 @@ static void comm_excess(const struct solver *s, struct straggler_scratch *sc)
 }
 
 /* per rank: the smallest of its communicators' (those held against
- * peers, or the model's for a rank that has none) */
+ * peers, or the model's for a rank that has none), and that bound
+ * relative to the quickest calls of the slowest of them (rank_rel: half
+ * of each one's, not each one's own excess over its calls: two busy
+ * loops beside ranks 0 and 2 of tp made their tensor-parallel pairs 0.65
+ * ms slower, 1.3x, and their data-parallel ring 21 ms, 0.55x, which no
+ * late start of at most 0.65 ms explains) */
 static void rank_excess(struct solver *s, struct straggler_scratch *sc)
 {
     struct cp_analysis *an = s->an;
-    size_t ci;
+    size_t ci, r;
     int pass;
 
     for (pass = 0; pass < 2; pass++)
@@ -796,11 +801,18 @@ static void rank_excess(struct solver *s, struct straggler_scratch *sc)
                 rk = &an->ranks[f];
                 if (rk->delay_units == 0 || x < rk->delay_s)
                     rk->delay_s = x;
-                if (rk->delay_units == 0 || sc->comm_rel[ci] < sc->rank_rel[f])
-                    sc->rank_rel[f] = sc->comm_rel[ci];
+                /* the slowest quickest calls, for now */
+                if (rk->delay_units == 0 ||
+                    !(sc->comm_base[ci] <= sc->rank_rel[f]))
+                    sc->rank_rel[f] = sc->comm_base[ci];
                 rk->delay_units++;
             }
         }
+    for (r = 0; r < an->nranks; r++)
+        if (an->ranks[r].delay_units > 0)
+            sc->rank_rel[r] = sc->rank_rel[r] > 0
+                                  ? an->ranks[r].delay_s / sc->rank_rel[r]
+                                  : NAN;
 }
 
 /* The bound of rank file f (*rel: relative to the quickest calls) with
@@ -812,7 +824,7 @@ static double bound_without(const struct solver *s,
                             double *rel)
 {
     const struct cp_analysis *an = s->an;
-    double bound = NAN;
+    double bound = NAN, base = NAN;
     size_t ci;
 
     *rel = NAN;
@@ -836,9 +848,12 @@ static double bound_without(const struct solver *s,
         x = fmax(x - other, 0);
         bound = isfinite(bound) ? fmin(bound, x) : x;
         if (sc->comm_base[ci] > 0)
-            *rel = isfinite(*rel) ? fmin(*rel, x / sc->comm_base[ci])
-                                  : x / sc->comm_base[ci];
+            base = isfinite(base) ? fmax(base, sc->comm_base[ci])
+                                  : sc->comm_base[ci];
     }
+    /* as rank_rel: relative to the slowest quickest calls */
+    if (base > 0 && isfinite(bound))
+        *rel = bound / base;
     return bound;
 }
 
