@@ -305,9 +305,12 @@ enum cp_unit_verdict {
     CP_UNIT_SLOW = 2,        /* slow, one candidate pair: named */
     CP_UNIT_EXPLAINED = 3,   /* slow, crosses a pair named by another */
     CP_UNIT_UNRESOLVED = 4,  /* slow, several candidates */
-    CP_UNIT_INCONSISTENT = 5 /* slow, but all its pairs were cleared */
+    CP_UNIT_INCONSISTENT = 5, /* slow, but all its pairs were cleared */
+    CP_UNIT_MAYBE = 6        /* slow or nearly, but the calls cannot be
+                                sure (cp_links.c): a hint */
 };
-/* "none", "clears", "slow", "explained", "unresolved", "inconsistent". */
+/* "none", "clears", "slow", "explained", "unresolved", "inconsistent",
+ * "maybe". */
 const char *cp_unit_verdict_name(enum cp_unit_verdict verdict);
 
 enum cp_baseline {

@@ -1547,11 +1547,12 @@ struct cand_set {
     unsigned ncand, nprobed, nslow;
 };
 
-/* The unresolved unit of communicator ci that lost the most time (calls
- * times time), or NULL; *slow_calls: the calls of all of them. */
+/* The unit of communicator ci with verdict v (unresolved, or maybe)
+ * that lost the most time (calls times time), or NULL; *slow_calls: the
+ * calls of all of them. */
 static const struct cp_analysis_unit *
 slowest_unresolved(const struct cp_analysis_topology *topo, size_t ci,
-                   uint64_t *slow_calls)
+                   enum cp_unit_verdict v, uint64_t *slow_calls)
 {
     const struct cp_analysis_unit *best = NULL;
     size_t i;
@@ -1559,7 +1560,7 @@ slowest_unresolved(const struct cp_analysis_topology *topo, size_t ci,
     *slow_calls = 0;
     for (i = 0; i < topo->nunits; i++) {
         const struct cp_analysis_unit *u = &topo->units[i];
-        if (u->comm != ci || u->verdict != CP_UNIT_UNRESOLVED)
+        if (u->comm != ci || u->verdict != v)
             continue;
         *slow_calls += u->calls;
         if (!best || u->time_s * (double)u->calls >
@@ -1627,10 +1628,12 @@ static int resolve_candidates(struct cp_analysis *an,
 }
 
 /* The slow_link_candidates finding of communicator ci, whose slowest
- * unresolved unit is best. */
+ * unresolved unit is best (maybe: its slowest CP_UNIT_MAYBE, a unit the
+ * calls cannot be sure of, always a hint). */
 static int candidates_finding(struct cp_analysis *an, size_t ci,
                               const struct cp_analysis_unit *best,
-                              uint64_t slow_calls, const struct cand_set *cs)
+                              uint64_t slow_calls, const struct cand_set *cs,
+                              int maybe)
 {
     const struct cp_analysis_topology *topo = &an->topology;
     const struct cp_analysis_comm *c = &an->comms[ci];
@@ -1664,7 +1667,7 @@ static int candidates_finding(struct cp_analysis *an, size_t ci,
         goto out;
     /* as for slow_link: a few calls on a busy host differ by more than a
      * slow link adds */
-    weak = slow_calls < CP_LINKS_MIN_SLOW_CALLS;
+    weak = maybe || slow_calls < CP_LINKS_MIN_SLOW_CALLS;
     if (add_finding(
             an, CP_KIND_SLOW_LINK_CANDIDATES,
             weak ? CP_SEVERITY_INFO : CP_SEVERITY_WARNING, w.ranks,
@@ -1684,7 +1687,15 @@ static int candidates_finding(struct cp_analysis *an, size_t ci,
             cp_units_format_bandwidth(busbw, b2, sizeof b2),
             cp_units_format_bandwidth(peer, b3, sizeof b3),
             (unsigned long long)slow_calls, slow_calls == 1 ? "" : "s",
-            weak ? ", too few to be sure" : "", ncand, cs->list,
+            maybe && best->coll == CP_COLL_ALLTOALL
+                ? ", more than healthy ones take but too little to be sure "
+                  "(one slow pair slows only its share of an all-to-all, "
+                  "and a busy host inflates the model's latency)"
+            : maybe ? ", though the model's latency, which a busy host "
+                      "inflates, may be most of that time"
+            : weak  ? ", too few to be sure"
+                    : "",
+            ncand, cs->list,
             probed_text, nprobed == ncand ? "" : "; run '",
             nprobed == ncand ? "" : probe,
             nprobed == ncand ? "." : "' to measure every node pair.") < 0)
@@ -1700,6 +1711,7 @@ static int candidates_finding(struct cp_analysis *an, size_t ci,
         json_object_set(e, "candidates", cs->cands) < 0 ||
         set(e, "slow_calls", json_integer((json_int_t)slow_calls)) < 0 ||
         set(e, "weak", json_boolean(weak)) < 0 ||
+        (maybe && set(e, "maybe", json_true()) < 0) ||
         set(e, "probe", json_string(probe)) < 0)
         goto out;
     if (topo->probe.file &&
@@ -1712,17 +1724,46 @@ out:
     return rc;
 }
 
+/* Whether a straggler finding at warning or above names a member of
+ * communicator ci: its late arrivals or in-call delay are why the
+ * communicator's calls ran slow, not a link. */
+static int comm_straggler(const struct cp_analysis *an, size_t ci)
+{
+    const struct cp_analysis_comm *c = &an->comms[ci];
+    size_t i, k, q;
+
+    for (i = 0; i < an->nfindings; i++) {
+        const struct cp_analysis_finding *f = &an->findings[i];
+        if (strcmp(f->kind, cp_kind_name(CP_KIND_STRAGGLER)) != 0 ||
+            f->severity < CP_SEVERITY_WARNING)
+            continue;
+        for (k = 0; k < f->nranks; k++)
+            for (q = 0; q < c->nranks; q++)
+                if (c->ranks[q] == f->ranks[k])
+                    return 1;
+    }
+    return 0;
+}
+
 /* Communicator ci's slow_link_candidates finding, or the slow_links the
- * probe resolved its candidates into. */
+ * probe resolved its candidates into; with maybe, those of its unit the
+ * calls cannot be sure of (CP_UNIT_MAYBE), when it has no unresolved
+ * unit and no named straggler. */
 static int comm_candidates(struct cp_analysis *an, size_t ci,
-                           unsigned char *reported)
+                           unsigned char *reported, int maybe)
 {
     const struct cp_analysis_unit *best;
     struct cand_set cs = {0};
     uint64_t slow_calls;
     int rc = -1;
 
-    best = slowest_unresolved(&an->topology, ci, &slow_calls);
+    if (maybe && (slowest_unresolved(&an->topology, ci, CP_UNIT_UNRESOLVED,
+                                     &slow_calls) ||
+                  comm_straggler(an, ci)))
+        return 0;
+    best = slowest_unresolved(&an->topology, ci,
+                              maybe ? CP_UNIT_MAYBE : CP_UNIT_UNRESOLVED,
+                              &slow_calls);
     if (!best)
         return 0;
     cs.nodes = malloc((2 * best->npairs + 1) * sizeof *cs.nodes);
@@ -1735,7 +1776,8 @@ static int comm_candidates(struct cp_analysis *an, size_t ci,
         /* resolved: each candidate the probe found slow is named */
         if (resolve_candidates(an, &an->comms[ci], best, &cs, reported) < 0)
             goto out;
-    } else if (candidates_finding(an, ci, best, slow_calls, &cs) < 0) {
+    } else if (cs.ncand > 0 &&
+               candidates_finding(an, ci, best, slow_calls, &cs, maybe) < 0) {
         goto out;
     }
     rc = 0;
@@ -1748,14 +1790,16 @@ out:
 
 /* One finding per communicator whose slow calls keep several candidates;
  * a candidate the probe measured slow turns it into that pair's slow_link
- * (marked in reported, indexed like topology.pairs). */
+ * (marked in reported, indexed like topology.pairs).  maybe: the hints of
+ * units the calls cannot be sure of (CP_UNIT_MAYBE), after the
+ * stragglers. */
 static int slow_link_candidates(struct cp_analysis *an,
-                                unsigned char *reported)
+                                unsigned char *reported, int maybe)
 {
     size_t ci;
 
     for (ci = 0; ci < an->ncomms; ci++)
-        if (comm_candidates(an, ci, reported) < 0)
+        if (comm_candidates(an, ci, reported, maybe) < 0)
             return -1;
     return 0;
 }
@@ -1908,11 +1952,12 @@ int an_findings(struct cp_analysis *an, const struct an_eval *ev, size_t nev)
     int rc;
 
     rc = !reported || latency_bound(an, ev, nev) < 0 || slow_links(an) < 0 ||
-                 slow_link_candidates(an, reported) < 0 ||
+                 slow_link_candidates(an, reported, 0) < 0 ||
                  probe_links(an, reported) < 0 || proxy_links(an) < 0 ||
                  algorithm_choice(an) < 0 ||
                  degraded_ports(an) < 0 ||
                  low_busbw(an, ev, nev) < 0 || straggler(an) < 0 ||
+                 slow_link_candidates(an, reported, 1) < 0 ||
                  inputs_findings(an) < 0 || clock_offset(an) < 0 ||
                  model_unavailable(an, ev, nev) < 0
              ? -1

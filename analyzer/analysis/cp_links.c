@@ -35,6 +35,13 @@
  * rings over a link at 1/2: 1.54-2.16x quiet, 1.76x and more busy) */
 #define WHOLE_SLOW (1.2 * SLOW_THRESHOLD)
 #define OK_THRESHOLD 1.25
+/* an all-to-all at this many times its baseline or more, under the slow
+ * threshold, and none of whose pairs is named: a hint (CP_UNIT_MAYBE).
+ * Its pairs share each node's NIC, so a pair at 1/2 shows as only
+ * 1.14-1.51x in moe's all-to-all quiet, while healthy ones reached 1.13x
+ * quiet (1.27x busy: an info finding, never a warning; docs/analysis.md,
+ * "Slow links") */
+#define ALLTOALL_MAYBE 1.15
 /* a unit's time: this quantile of its calls (nearest rank: the fastest
  * of up to 10).  A slow link or a delayed member makes every call slower;
  * a busy host, a first call's connection setup or a peer's late entry
@@ -44,6 +51,11 @@
  * noise (in log) when the run is noisier */
 #define LINK_NOISE_FACTOR 2.0
 #define MIN_BANDWIDTH_SHARE 0.5
+/* a ring held against the absolute reference on its whole time, or an
+ * all-to-all held against it (a hint under MIN_BANDWIDTH_SHARE): from
+ * this share of its baseline in the bandwidth term at the reference (the
+ * fit's latency, the rest, is no reference: see localize) */
+#define WHOLE_MIN_SHARE 0.25
 #define MIN_CALLS 3
 #define STRAGGLER_NOISE_FACTOR 4.0
 #define STRAGGLER_MIN_RELATIVE 0.5
@@ -59,7 +71,8 @@
 static const char *const pair_state_names[] = {"ok", "slow", "suspect",
                                                "unclear"};
 static const char *const verdict_names[] = {
-    "none", "clears", "slow", "explained", "unresolved", "inconsistent"};
+    "none",       "clears",       "slow", "explained",
+    "unresolved", "inconsistent", "maybe"};
 static const char *const baseline_names[] = {"none", "peers", "model",
                                              "reference"};
 static const char *const pair_source_names[] = {"calls", "probe"};
@@ -76,7 +89,7 @@ const char *cp_pair_state_name(enum cp_pair_state s)
 
 const char *cp_unit_verdict_name(enum cp_unit_verdict v)
 {
-    return (unsigned)v <= CP_UNIT_INCONSISTENT ? verdict_names[v] : NULL;
+    return (unsigned)v <= CP_UNIT_MAYBE ? verdict_names[v] : NULL;
 }
 
 const char *cp_baseline_name(enum cp_baseline b)
@@ -222,6 +235,12 @@ struct work {
     double x;    /* t - baseline of the first pass (collectives) */
     double spread; /* log(median call / the unit's time) */
     int whole;     /* a ring judged on its whole time (localize) */
+    /* held against the reference, the fit's latency most of its baseline
+     * (thin_unit): a ring's whole time bounds its links from above, its
+     * time less that latency from below (sure), over the bandwidth term
+     * at the reference; an all-to-all is then only a hint */
+    int thin;
+    double sure; /* (time - the fit's latency) / bandwidth term */
     int have_x;
 };
 
@@ -753,11 +772,16 @@ static void comm_excess(const struct solver *s, struct straggler_scratch *sc)
 }
 
 /* per rank: the smallest of its communicators' (those held against
- * peers, or the model's for a rank that has none) */
+ * peers, or the model's for a rank that has none), and that bound
+ * relative to the quickest calls of the slowest of them (rank_rel: half
+ * of each one's, not each one's own excess over its calls: two busy
+ * loops beside ranks 0 and 2 of tp made their tensor-parallel pairs 0.65
+ * ms slower, 1.3x, and their data-parallel ring 21 ms, 0.55x, which no
+ * late start of at most 0.65 ms explains) */
 static void rank_excess(struct solver *s, struct straggler_scratch *sc)
 {
     struct cp_analysis *an = s->an;
-    size_t ci;
+    size_t ci, r;
     int pass;
 
     for (pass = 0; pass < 2; pass++)
@@ -777,11 +801,18 @@ static void rank_excess(struct solver *s, struct straggler_scratch *sc)
                 rk = &an->ranks[f];
                 if (rk->delay_units == 0 || x < rk->delay_s)
                     rk->delay_s = x;
-                if (rk->delay_units == 0 || sc->comm_rel[ci] < sc->rank_rel[f])
-                    sc->rank_rel[f] = sc->comm_rel[ci];
+                /* the slowest quickest calls, for now */
+                if (rk->delay_units == 0 ||
+                    !(sc->comm_base[ci] <= sc->rank_rel[f]))
+                    sc->rank_rel[f] = sc->comm_base[ci];
                 rk->delay_units++;
             }
         }
+    for (r = 0; r < an->nranks; r++)
+        if (an->ranks[r].delay_units > 0)
+            sc->rank_rel[r] = sc->rank_rel[r] > 0
+                                  ? an->ranks[r].delay_s / sc->rank_rel[r]
+                                  : NAN;
 }
 
 /* The bound of rank file f (*rel: relative to the quickest calls) with
@@ -793,7 +824,7 @@ static double bound_without(const struct solver *s,
                             double *rel)
 {
     const struct cp_analysis *an = s->an;
-    double bound = NAN;
+    double bound = NAN, base = NAN;
     size_t ci;
 
     *rel = NAN;
@@ -817,9 +848,12 @@ static double bound_without(const struct solver *s,
         x = fmax(x - other, 0);
         bound = isfinite(bound) ? fmin(bound, x) : x;
         if (sc->comm_base[ci] > 0)
-            *rel = isfinite(*rel) ? fmin(*rel, x / sc->comm_base[ci])
-                                  : x / sc->comm_base[ci];
+            base = isfinite(base) ? fmax(base, sc->comm_base[ci])
+                                  : sc->comm_base[ci];
     }
+    /* as rank_rel: relative to the slowest quickest calls */
+    if (base > 0 && isfinite(bound))
+        *rel = bound / base;
     return bound;
 }
 
@@ -1058,10 +1092,32 @@ out:
 
 /* ---- links -------------------------------------------------------------------- */
 
+/* A ring held against the reference, judged on its whole time (see
+ * localize). */
+static int whole_ring(const struct work *w)
+{
+    return w->pub.baseline == CP_BASELINE_REFERENCE && ring_coll(w->coll) &&
+           w->pub.bandwidth_share >= WHOLE_MIN_SHARE;
+}
+
+/* Held against the reference with the fit's latency most of its
+ * baseline, which a busy host inflates (0.51-0.57 of the baseline of
+ * tp's 512 KiB rings with two busy loops beside the job, 0.50-0.70 of
+ * moe's 128 KiB all-to-alls): a ring or an all-to-all is still used,
+ * thin (see localize). */
+static int thin_unit(const struct work *w)
+{
+    return w->pub.baseline == CP_BASELINE_REFERENCE &&
+           w->pub.bandwidth_share >= WHOLE_MIN_SHARE &&
+           w->pub.bandwidth_share < MIN_BANDWIDTH_SHARE &&
+           (ring_coll(w->coll) || w->coll == CP_COLL_ALLTOALL);
+}
+
+/* Used for the links: bandwidth-bound, or thin. */
 static int eligible(const struct work *w)
 {
     return w->pub.npairs > 0 && w->pub.baseline != CP_BASELINE_NONE &&
-           w->pub.bandwidth_share >= MIN_BANDWIDTH_SHARE;
+           (w->pub.bandwidth_share >= MIN_BANDWIDTH_SHARE || thin_unit(w));
 }
 
 /* Whether pair k can be why a slow unit is slow: no unit cleared it, and
@@ -1092,6 +1148,18 @@ static int unit_kind(const struct work *w)
 static double slow_at(const struct solver *s, const struct work *w)
 {
     return s->slow_at[unit_kind(w)];
+}
+
+/* Whether unit w is slow: at its kind's threshold; a thin ring only when
+ * its time less the fit's whole latency is (its whole time at the
+ * threshold may be latency), a thin all-to-all never (a hint: its
+ * slowdown, its time less that latency over the bandwidth term, is off
+ * by 1-3 times the fit's relative error in that latency). */
+static int unit_slow(const struct solver *s, const struct work *w)
+{
+    return w->pub.slowdown >= slow_at(s, w) &&
+           (!w->thin ||
+            (w->coll != CP_COLL_ALLTOALL && w->sure >= slow_at(s, w)));
 }
 
 /* The run's noise for one unit_kind, in log: the median over the bandwidth-bound
@@ -1138,10 +1206,15 @@ static void localize(struct solver *s, double *scratch)
          * that set up connections: 2-3 ms of "latency" on rings of four
          * that a link at 1/2 then hid), and a bandwidth-bound ring's real
          * latency is a small part of its time */
-        w->whole = w->pub.baseline == CP_BASELINE_REFERENCE &&
-                   ring_coll(w->coll) && bwb >= 0.25 * base;
+        w->whole = whole_ring(w);
         if (w->whole)
             w->pub.slowdown = w->pub.bw_slowdown = w->t / bwb;
+        /* a thin ring: its whole time bounds its links from above (a
+         * link is no slower than that), so it clears and bounds them as
+         * any ring; only its time less the fit's whole latency, which
+         * that latency cannot explain, makes it slow (unit_slow) */
+        w->thin = thin_unit(w);
+        w->sure = w->whole ? (w->t - w->L) / bwb : w->pub.slowdown;
     }
     /* how slow is slow in this run, per unit_kind: SLOW_THRESHOLD, or
      * LINK_NOISE_FACTOR times the kind's noise when that is more (a
@@ -1182,7 +1255,7 @@ static void localize(struct solver *s, double *scratch)
                            m < s->margin[w->pub.pairs[k]]))
                 s->margin[w->pub.pairs[k]] = m;
             s->bounded[w->pub.pairs[k]] |= bounds;
-            if (m >= 1)
+            if (unit_slow(s, w))
                 p->slow_calls += w->pub.calls;
             if (w->pub.slowdown < p->slowdown)
                 p->slowdown = w->pub.slowdown;
@@ -1199,7 +1272,7 @@ static void localize(struct solver *s, double *scratch)
     for (i = 0; i < s->nu; i++) {
         struct work *w = &s->u[i];
         unsigned n = 0, last = 0;
-        if (!eligible(w) || !(w->pub.slowdown >= slow_at(s, w)))
+        if (!eligible(w) || !unit_slow(s, w))
             continue;
         for (k = 0; k < w->pub.npairs; k++)
             if (slow_candidate(s, w->pub.pairs[k])) {
@@ -1217,7 +1290,7 @@ static void localize(struct solver *s, double *scratch)
     for (i = 0; i < s->nu; i++) {
         struct work *w = &s->u[i];
         int explained = 0;
-        if (!eligible(w) || !(w->pub.slowdown >= slow_at(s, w)) ||
+        if (!eligible(w) || !unit_slow(s, w) ||
             w->pub.verdict != CP_UNIT_NONE)
             continue;
         for (k = 0; k < w->pub.npairs; k++)
@@ -1227,6 +1300,33 @@ static void localize(struct solver *s, double *scratch)
             for (k = 0; k < w->pub.npairs; k++)
                 if (slow_candidate(s, w->pub.pairs[k]))
                     s->candidate[w->pub.pairs[k]] = 1;
+    }
+    /* an all-to-all slower than healthy ones get but under the slow
+     * threshold (one slow pair slows only its share of the traffic, so
+     * this is as much as a pair at 1/2 shows) or thin, or a thin ring
+     * whose whole time is slow and its time less the fit's latency not:
+     * a hint, when some pair it crosses was not cleared and none is named
+     * (the findings ask for the probe, cp_findings.c) */
+    for (i = 0; i < s->nu; i++) {
+        struct work *w = &s->u[i];
+        int named = 0, uncleared = 0;
+        /* (an all-to-all's "clears" clears none of its pairs) */
+        if (!eligible(w) ||
+            !(w->pub.verdict == CP_UNIT_NONE ||
+              (w->pub.verdict == CP_UNIT_CLEARS &&
+               w->coll == CP_COLL_ALLTOALL)))
+            continue;
+        if (unit_slow(s, w) ||
+            !((w->coll == CP_COLL_ALLTOALL &&
+               w->pub.slowdown >= ALLTOALL_MAYBE) ||
+              (w->thin && w->pub.slowdown >= slow_at(s, w))))
+            continue;
+        for (k = 0; k < w->pub.npairs; k++) {
+            named |= s->named[w->pub.pairs[k]];
+            uncleared |= !s->cleared[w->pub.pairs[k]];
+        }
+        if (!named && uncleared)
+            w->pub.verdict = CP_UNIT_MAYBE;
     }
     for (k = 0; k < s->npairs; k++) {
         struct cp_analysis_pair *p = &s->pairs[k];

@@ -93,7 +93,9 @@ static const struct cp_kind_info kinds[CP_KIND_COUNT] = {
         .title = "a slow communicator: which link is not known yet",
         .rule = "a slow communicator whose calls cannot tell which of its "
                 "links is slow",
-        .severity = "warning",
+        .severity = "warning; info when fewer than 6 calls show it, or "
+                    "when its calls cannot be sure it is slow (see \"Slow "
+                    "links\")",
         .doc = "analysis.md#slow-links"},
     [CP_KIND_DEGRADED_PORT] = {
         .name = "degraded_port",

@@ -1,0 +1,75 @@
+#!/bin/sh
+# kept.sh - jobs of the accuracy matrix (tests/scenarios/accuracy.py, two
+# busy loops beside each job) whose slow link the calls show only as
+# "maybe", kept with their logs and port snapshots (tests/links/kept/*,
+# each planted as its topo.txt says) and analyzed again:
+#   moe-a2a-half    moe, n1-n3 at 1/2: only the all-to-all crosses it, at
+#                   1.44x the reference, under the slow threshold (one
+#                   pair slows only its share of an all-to-all): an info
+#                   slow_link_candidates that lists n1-n3 and asks for the
+#                   probe;
+#   tp-thin-half    tp, n1-n4 at 1/2: the data-parallel rings take 2.2x
+#                   their bandwidth term at the NICs' rate, but the fit's
+#                   latency is half of their baseline (a busy host's): an
+#                   info slow_link_candidates per ring;
+#   tp-thin-quarter tp, n3-n4 at 1/4: the rings are slow even without
+#                   that latency (3.7-3.9x whole): a warning per ring.
+# None of them gets a warning naming anything else (docs/analysis.md,
+# "Slow links").
+. "${top_srcdir:-.}/tests/tap.sh"
+b=${top_builddir:-.}
+cp="$b/analyzer/collprof"
+[ -x "$cp" ] || skip_all "collprof not built"
+command -v python3 >/dev/null 2>&1 || skip_all "no python3"
+kept="${top_srcdir:-.}/tests/links/kept"
+t=$(mktemp -d /tmp/cp-kept-XXXXXX) || exit 1
+trap 'rm -rf "$t"' EXIT INT TERM
+
+# check NAME PAIR SEVERITY UNIT-VERDICT: analyze kept/NAME; every
+# slow_link_candidates finding has SEVERITY and lists PAIR (info ones ask
+# for the probe, evidence.maybe); the units that cross PAIR with a verdict
+# have UNIT-VERDICT; no network, clock or straggler finding at warning or
+# above but those
+check() {
+    "$cp" analyze -q "$kept/$1" -o "$t/$1" >"$t/$1.log" 2>&1 ||
+        { sed 's/^/# /' "$t/$1.log"; return 1; }
+    python3 - "$t/$1/report.json" "$2" "$3" "$4" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+pair, sev, verdict = set(sys.argv[2].split("-")), sys.argv[3], sys.argv[4]
+bad = []
+cands = [f for f in r["findings"] if f["kind"] == "slow_link_candidates"]
+if not cands:
+    bad.append("no slow_link_candidates finding")
+for f in cands:
+    ev = f["evidence"]
+    print("# %s: %s" % (f["severity"], f["message"][:200]))
+    if f["severity"] != sev:
+        bad.append("severity %s" % f["severity"])
+    if not any(set(c) == pair for c in ev.get("candidates", [])):
+        bad.append("candidates %s" % ev.get("candidates"))
+    if sev == "info" and not (ev.get("weak") is True and
+                              ev.get("maybe") is True and
+                              "collprof probe" in f["message"]):
+        bad.append("an info without weak, maybe and the probe")
+for u in r["topology"]["units"]:
+    if u["verdict"] != "none" and any(set(p) == pair for p in u["pairs"]) \
+            and u["verdict"] != verdict:
+        bad.append("unit %s %d: %s" % (u["op"], u["bytes"], u["verdict"]))
+for f in r["findings"]:
+    if f["kind"] in ("slow_link", "low_busbw", "straggler", "clock_offset",
+                     "degraded_port") and f["severity"] != "info":
+        bad.append("%s %s" % (f["kind"], f["message"][:100]))
+for x in bad:
+    print("# " + x)
+sys.exit(1 if bad else 0)
+PY
+}
+
+check moe-a2a-half n1-n3 info maybe
+ok $? "moe, n1-n3 at 1/2 under its all-to-all only: info candidates with n1-n3, the probe asked"
+check tp-thin-half n1-n4 info maybe
+ok $? "tp under load, n1-n4 at 1/2, the rings' fit latency half their baseline: info candidates with n1-n4"
+check tp-thin-quarter n3-n4 warning unresolved
+ok $? "tp under load, n3-n4 at 1/4: the rings slow without the fit's latency, a warning with n3-n4"
+done_testing
