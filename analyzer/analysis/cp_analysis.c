@@ -2135,8 +2135,10 @@ static int main_pass(struct cp_analysis *an, struct an_state *st,
 static int judge(struct cp_analysis *an, struct an_state *st,
                  const char *const *paths,
                  const struct cp_analysis_opts *opts,
+                 struct cp_hang_read **hang_read,
                  struct an_eval **evals, size_t *nevals)
 {
+    struct cp_hang_read *rd = *hang_read;
     struct cp_hang_watch watch;
     int64_t origin, warmup_at;
 
@@ -2175,7 +2177,8 @@ static int judge(struct cp_analysis *an, struct an_state *st,
     an->summary.bucket_bytes = opts->bucket_bytes;
     describe_window(an, opts);
     warmup_watch(an, &watch, &warmup_at);
-    if (cp_hang_analyze(an, &watch) < 0 ||
+    *hang_read = NULL; /* taken */
+    if (cp_hang_analyze(an, rd, &watch) < 0 ||
         an_findings(an, *evals, *nevals) < 0 ||
         an_timeline_details(an, st, warmup_end(&watch, warmup_at)) < 0)
         return -1;
@@ -2194,6 +2197,7 @@ struct cp_analysis *cp_analysis_run(const char *const *paths,
     struct cp_analysis_opts defaults;
     int state_live = 0;
     struct scan_arena arena = {NULL, 0, 0, 0};
+    struct cp_hang_read *hang_read = NULL;
 
     memset(&st, 0, sizeof st);
     if (!opts) {
@@ -2219,8 +2223,14 @@ struct cp_analysis *cp_analysis_run(const char *const *paths,
     if (an_state_init(&st, AN_MODE_MAIN, an->nranks, (unsigned)an->nnodes) < 0)
         goto oom;
     state_live = 1;
+    /* -j N: the hang pass's reading of every log beside the main pass
+     * (after the clock pass: it needs the nodes' offsets); its judging
+     * stays where it was, in judge */
+    if (opts->jobs > 1)
+        hang_read = cp_hang_read_start(an);
     if (main_pass(an, &st, opts, offsets, &arena) < 0 ||
-        judge(an, &st, paths, opts, &evals, &nevals) < 0 || st.oom)
+        judge(an, &st, paths, opts, &hang_read, &evals, &nevals) < 0 ||
+        st.oom)
         goto oom;
     if (opts->progress)
         opts->progress(opts->progress_ctx, st.bytes_total, st.bytes_total);
@@ -2230,6 +2240,7 @@ struct cp_analysis *cp_analysis_run(const char *const *paths,
 oom:
     cp_error_set(err, NULL, -1, "out of memory");
 out:
+    cp_hang_read_destroy(hang_read); /* before an it reads is destroyed */
     if (ret)
         release_fds(ret);
     if (state_live) {
