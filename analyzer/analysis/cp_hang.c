@@ -374,12 +374,12 @@ static int on_call(struct hg *h, int32_t ri, const struct cp_rec_call *r)
         return 0;
     }
     c = comm_get(h, r->comm_id, r->nranks, &ci);
-    if (!c || r->nranks != c->nranks) /* damaged: a member disagrees on the size */
+    if (!c || r->nranks != c->nranks)
         h->early_lost |= cp_op_is_collective(r->op) && r->seq < HG_EARLY;
     if (!c)
         return h->ncomms == h->capcomms ? -1 : 0;
     if (r->nranks != c->nranks)
-        return 0;
+        return 0; /* damaged: a member disagrees on the size */
     m = &c->m[r->rank];
     if (m->rank < 0)
         m->rank = ri;
@@ -1918,7 +1918,8 @@ static void watch_read(struct hg *h, struct cp_hang_watch *w)
         while ((r = cp_scan_next(sc)) != NULL)
             if (r->kind == CP_REC_CALL && r->call.comm_id == w->comm_id &&
                 r->call.seq == w->seq && r->call.op == w->op) {
-                int64_t t = (int64_t)r->call.start_ns - an_node_offset_ns(an, i);
+                int64_t t =
+                    (int64_t)r->call.start_ns - an_node_offset_ns(an, i);
                 if (t < w->earliest)
                     w->earliest = t;
                 break;
