@@ -39,6 +39,25 @@ done
 ok $rc "reduce: 16 of the 32 nodes"
 same_for_jobs partials "$t/mixed"
 
+# a collective call of an early instance with a damaged size (0 ranks):
+# the hang pass takes it into no communicator, so -j N cannot find the
+# warm-up's end among its early instances and reads the logs up to it
+cp -R "$t/logs" "$t/sizeless"
+python3 - "$t/sizeless/n1.10005.cplog" <<'PY'
+import struct, sys
+with open(sys.argv[1], "r+b") as f:
+    data = bytearray(f.read())
+    for at in range(4096, len(data) - 63, 64):
+        kind, op = data[at], data[at + 1]
+        if kind == 1 and 1 <= op <= 9:      # CP_REC_CALL, a collective
+            struct.pack_into("<I", data, at + 36, 0)   # nranks
+            break
+    f.seek(0)
+    f.write(data)
+PY
+ok $? "sizeless: a call's size set to 0"
+same_for_jobs sizeless "$t/sizeless"
+
 # an input whose check fails: its problem in its place among the others
 cp -R "$t/logs" "$t/bad"
 head -c 5000 /dev/zero | tr '\0' x >"$t/bad/n9.99999.cplog"
