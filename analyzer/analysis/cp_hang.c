@@ -142,6 +142,7 @@ struct hg {
     int early_on;
     int early_lost;      /* a call under HG_EARLY no communicator took */
     size_t early_total;  /* entries held, all communicators */
+    int64_t offset_ns;   /* the clock offset of the rank being read */
 };
 
 /* ---- reading ------------------------------------------------------------ */
@@ -343,7 +344,7 @@ static void early_note(struct hg *h, struct hg_comm *c, int32_t ri,
     if (e->last_rank == ri)
         return; /* its first call of the instance only */
     e->last_rank = ri;
-    t = (int64_t)r->start_ns - an_node_offset_ns(h->an, (size_t)ri);
+    t = (int64_t)r->start_ns - h->offset_ns;
     if (e->rank < 0) {
         e->op = r->op;
         e->rank = ri;
@@ -433,6 +434,7 @@ static int read_rank(struct hg *h, int32_t ri)
         return 0; /* the main pass already reported it */
     }
     hd = cp_scan_header(sc);
+    h->offset_ns = an_node_offset_ns(an, (size_t)ri);
     hr->closed = (hd->flags & CP_HDR_CLOSED) != 0;
     hr->term_signal = hd->term_signal;
     hr->term_ns = hd->term_realtime_ns;
