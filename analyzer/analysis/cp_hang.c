@@ -130,6 +130,8 @@ struct hg {
     size_t ncomms, capcomms;
     uint32_t *comm_hash; /* comm_hash_cap slots: index + 1, 0 empty */
     size_t comm_hash_cap;
+    size_t comm_last;    /* the communicator found last (a log's calls
+                            come in runs on one communicator) */
     struct hg_rank *ranks; /* [an->nranks] */
     struct hg_diff *diffs;
     size_t ndiffs;
@@ -191,11 +193,16 @@ static struct hg_comm *comm_get(struct hg *h, uint64_t id, unsigned nranks,
     struct hg_comm *c;
     size_t i, k = 0;
 
+    if (h->comm_last < h->ncomms && h->comms[h->comm_last].id == id) {
+        *index = (unsigned)h->comm_last;
+        return &h->comms[*index];
+    }
     if (h->comm_hash_cap)
         for (k = comm_slot(id, h->comm_hash_cap); h->comm_hash[k];
              k = (k + 1) & (h->comm_hash_cap - 1))
             if (h->comms[h->comm_hash[k] - 1].id == id) {
                 *index = h->comm_hash[k] - 1;
+                h->comm_last = *index;
                 return &h->comms[*index];
             }
     if (nranks == 0 || nranks > (1u << 24))
@@ -219,6 +226,7 @@ static struct hg_comm *comm_get(struct hg *h, uint64_t id, unsigned nranks,
     }
     *index = (unsigned)h->ncomms++;
     h->comm_hash[k] = (uint32_t)h->ncomms;
+    h->comm_last = *index;
     return c;
 }
 
