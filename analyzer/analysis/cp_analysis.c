@@ -783,6 +783,7 @@ static int collect_inputs(struct cp_analysis *an, const char *const *paths,
     struct checks ck;
     size_t npaths = 0, nfiles = 0, i, k, c, place = 0, buf_size = 0;
     size_t *first = NULL;
+    unsigned ahead_jobs = jobs; /* the passes' (scan_geometry) */
     int rc = -1;
 
     memset(&ck, 0, sizeof ck);
@@ -801,7 +802,7 @@ static int collect_inputs(struct cp_analysis *an, const char *const *paths,
     set_fd_budget(an, nfiles);
     /* one place per input (an unreadable path is one), laid out as the
      * passes will (open_files); what each check finds, in one block */
-    place = scan_geometry(nfiles, &jobs, &buf_size);
+    place = scan_geometry(nfiles, &ahead_jobs, &buf_size);
     known = malloc((nfiles ? nfiles : 1) * sizeof *known);
     an->known_blocks = malloc(sizeof *an->known_blocks);
     ck.errs = calloc(nfiles ? nfiles : 1, sizeof *ck.errs);
