@@ -815,8 +815,8 @@ static int collect_inputs(struct cp_analysis *an, const char *const *paths,
     an->known_blocks[an->nknown_blocks++] = known;
     arena->place = place;
     /* the inputs, in the order of the paths (the inputs take the names
-     * over: only the arrays are freed); an unreadable path is one, and
-     * its files' are consecutive (check c: input ck.first + c) */
+     * over: only the arrays are freed); an unreadable path is one input,
+     * a path's files are consecutive ones (check c: input ck.first + c) */
     for (i = 0; i < npaths; i++) {
         first[i] = an->ninputs;
         if (ls[i].n < 0) {
