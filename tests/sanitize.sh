@@ -40,16 +40,20 @@ fi
 
 tsan="-fsanitize=thread"
 configure build-tsan CFLAGS="-g -O1 $tsan" LDFLAGS="$tsan"
+# the analyzer's threads (-j N: the checks, the hang pass's reading, the
+# read-ahead) run in collprof itself: threads.sh runs it on them
 make -C build-tsan -j"$jobs" preload/libcollprof.la tests/bench/lib/libnccl.so.2 \
-    analyzer/libcollprof-analysis.la >build-tsan/make.out 2>&1 ||
+    analyzer/libcollprof-analysis.la analyzer/collprof tests/tools/gen_logs \
+    >build-tsan/make.out 2>&1 ||
     { grep -B2 -A8 -E 'error|Error' build-tsan/make.out | head -40; exit 1; }
-echo "sanitize: ThreadSanitizer: tests/unit/logwrite.t tests/unit/shim_proc.t tests/unit/clock.t"
+tsan_tests="tests/unit/logwrite.t tests/unit/shim_proc.t tests/unit/clock.t tests/analyze/threads.sh"
+echo "sanitize: ThreadSanitizer: $tsan_tests"
 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-    make -C build-tsan check TESTS="tests/unit/logwrite.t tests/unit/shim_proc.t tests/unit/clock.t" \
+    make -C build-tsan check TESTS="$tsan_tests" \
     >build-tsan/check.out 2>&1 || status=1
 sed -n '/^# TOTAL/,/^# ERROR/p' build-tsan/test-suite.log 2>/dev/null | sed 's/^/tsan: /'
 if [ $status -ne 0 ]; then
-    for f in build-tsan/tests/unit/*.log; do
+    for f in build-tsan/tests/unit/*.log build-tsan/tests/analyze/*.log; do
         grep -q 'WARNING: ThreadSanitizer\|not ok' "$f" 2>/dev/null &&
             { echo "=== $f"; head -n 80 "$f"; }
     done

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,13 @@
 #define NCCL_IN_PROGRESS 7
 #define MAX_DIFFS 256  /* dissenting calls kept for the mismatch findings */
 #define MAX_CYCLE 8    /* ranks of a deadlock cycle named */
+/* A read on a thread of its own (cp_hang_read_start) keeps, per
+ * communicator, the earliest start of each of its first HG_EARLY
+ * instances (the watch, cp_hang.h, is known only after that read), in at
+ * most HG_EARLY_TOTAL of them for all communicators together: 24 bytes
+ * each, 6 MiB.  A watch past them is looked for in a read of its own. */
+#define HG_EARLY 1024u
+#define HG_EARLY_TOTAL (1u << 18)
 
 /* One call, condensed. */
 struct hg_call {
@@ -47,6 +55,15 @@ struct hg_member {
     int64_t failed_seq;    /* last instance it finished with an error, -1 */
 };
 
+/* The earliest start among the ranks' first calls of one instance. */
+struct hg_early {
+    int64_t t;         /* on the rank's node's corrected clock */
+    int32_t rank;      /* index into an->ranks of t; -1: no call seen */
+    int32_t last_rank; /* the rank of the last call of it seen */
+    uint8_t op;        /* the op of its calls */
+    uint8_t mixed;     /* calls of it with different ops */
+};
+
 struct hg_comm {
     uint64_t id;
     unsigned nranks;
@@ -57,6 +74,9 @@ struct hg_comm {
                               slots (up to CP_HANG_SIG_WINDOW), slot seq &
                               (capsig - 1) */
     int conflict;
+    struct hg_early *early; /* instances 0 .. nearly - 1 (early_on) */
+    uint32_t nearly;
+    int early_short;        /* an instance under HG_EARLY had no room */
 };
 
 /* The signature of instance seq of c; NULL when its slot holds another. */
@@ -95,6 +115,7 @@ struct hg_rank {
     int culprit;
     int claimed_twice;       /* another log claims its global rank */
     int cut;                 /* its log ends in a partial record */
+    int unread;              /* its log could not be opened again */
     /* HG_WAITING: the members it waits for are missing(inflight) */
 };
 
@@ -109,6 +130,8 @@ struct hg {
     size_t ncomms, capcomms;
     uint32_t *comm_hash; /* comm_hash_cap slots: index + 1, 0 empty */
     size_t comm_hash_cap;
+    size_t comm_last;    /* the communicator found last (a log's calls
+                            come in runs on one communicator) */
     struct hg_rank *ranks; /* [an->nranks] */
     struct hg_diff *diffs;
     size_t ndiffs;
@@ -117,6 +140,11 @@ struct hg {
     int dup_ranks; /* two logs claim one global rank */
     void *scan_mem; /* one scan's memory, for every rank in turn */
     struct cp_hang_watch *watch; /* NULL: none */
+    /* the early instances (a read before the watch is known) */
+    int early_on;
+    int early_lost;      /* a call under HG_EARLY no communicator took */
+    size_t early_total;  /* entries held, all communicators */
+    int64_t offset_ns;   /* the clock offset of the rank being read */
 };
 
 /* ---- reading ------------------------------------------------------------ */
@@ -165,11 +193,16 @@ static struct hg_comm *comm_get(struct hg *h, uint64_t id, unsigned nranks,
     struct hg_comm *c;
     size_t i, k = 0;
 
+    if (h->comm_last < h->ncomms && h->comms[h->comm_last].id == id) {
+        *index = (unsigned)h->comm_last;
+        return &h->comms[*index];
+    }
     if (h->comm_hash_cap)
         for (k = comm_slot(id, h->comm_hash_cap); h->comm_hash[k];
              k = (k + 1) & (h->comm_hash_cap - 1))
             if (h->comms[h->comm_hash[k] - 1].id == id) {
                 *index = h->comm_hash[k] - 1;
+                h->comm_last = *index;
                 return &h->comms[*index];
             }
     if (nranks == 0 || nranks > (1u << 24))
@@ -193,6 +226,7 @@ static struct hg_comm *comm_get(struct hg *h, uint64_t id, unsigned nranks,
     }
     *index = (unsigned)h->ncomms++;
     h->comm_hash[k] = (uint32_t)h->ncomms;
+    h->comm_last = *index;
     return c;
 }
 
@@ -277,6 +311,58 @@ static void condense(struct hg_call *d, const struct cp_rec_call *r,
     d->end = r->end_ns;
 }
 
+/* Room in c's early instances for seq (< HG_EARLY): 0, or -1 when the
+ * budget refuses it (c->early_short) or memory ran out. */
+static int early_room(struct hg *h, struct hg_comm *c, uint32_t seq)
+{
+    uint32_t cap = c->nearly ? c->nearly : 16, i;
+    struct hg_early *bigger;
+
+    while (cap <= seq)
+        cap *= 2;
+    if (h->early_total + (cap - c->nearly) > HG_EARLY_TOTAL ||
+        !(bigger = realloc(c->early, cap * sizeof *bigger))) {
+        c->early_short = 1;
+        return -1;
+    }
+    for (i = c->nearly; i < cap; i++) {
+        memset(&bigger[i], 0, sizeof bigger[i]);
+        bigger[i].rank = bigger[i].last_rank = -1;
+    }
+    h->early_total += cap - c->nearly;
+    c->early = bigger;
+    c->nearly = cap;
+    return 0;
+}
+
+/* A collective call r of rank ri in c: the earliest start of its
+ * instance, from each rank's first call of it (as the watch takes it). */
+static void early_note(struct hg *h, struct hg_comm *c, int32_t ri,
+                       const struct cp_rec_call *r)
+{
+    struct hg_early *e;
+    int64_t t;
+
+    if (r->seq >= HG_EARLY || c->early_short ||
+        (r->seq >= c->nearly && early_room(h, c, r->seq) < 0))
+        return;
+    e = &c->early[r->seq];
+    if (e->rank >= 0 && e->op != r->op)
+        e->mixed = 1;
+    if (e->last_rank == ri)
+        return; /* its first call of the instance only */
+    e->last_rank = ri;
+    t = (int64_t)r->start_ns - h->offset_ns;
+    if (e->rank < 0) {
+        e->op = r->op;
+        e->rank = ri;
+        e->t = t;
+    } else if (t < e->t) {
+        e->rank = ri;
+        e->t = t;
+    }
+}
+
 static int on_call(struct hg *h, int32_t ri, const struct cp_rec_call *r)
 {
     struct hg_rank *hr = &h->ranks[ri];
@@ -291,9 +377,14 @@ static int on_call(struct hg *h, int32_t ri, const struct cp_rec_call *r)
         hr->log_end = r->start_ns;
     if (r->seq == UINT32_MAX || r->comm_id == 0 || r->nranks == 0 ||
         r->rank >= r->nranks ||
-        !(cp_op_is_collective(r->op) || cp_op_is_p2p(r->op)))
+        !(cp_op_is_collective(r->op) || cp_op_is_p2p(r->op))) {
+        /* a call of an early instance that no table holds */
+        h->early_lost |= cp_op_is_collective(r->op) && r->seq < HG_EARLY;
         return 0;
+    }
     c = comm_get(h, r->comm_id, r->nranks, &ci);
+    if (!c || r->nranks != c->nranks)
+        h->early_lost |= cp_op_is_collective(r->op) && r->seq < HG_EARLY;
     if (!c)
         return h->ncomms == h->capcomms ? -1 : 0;
     if (r->nranks != c->nranks)
@@ -311,6 +402,8 @@ static int on_call(struct hg *h, int32_t ri, const struct cp_rec_call *r)
     }
     if (!cp_op_is_collective(r->op))
         return 0;
+    if (h->early_on)
+        early_note(h, c, ri, r);
     if ((int64_t)r->seq > m->last_entered)
         m->last_entered = r->seq;
     if (!inflight) {
@@ -343,11 +436,13 @@ static int read_rank(struct hg *h, int32_t ri)
                                      CP_SCAN_BUFFER, 0, &e)
                  : cp_scan_open(in->path, &e);
     if (!sc) {
+        hr->unread = 1;
         if (w)
             w->failed = 1;
         return 0; /* the main pass already reported it */
     }
     hd = cp_scan_header(sc);
+    h->offset_ns = an_node_offset_ns(an, (size_t)ri);
     hr->closed = (hd->flags & CP_HDR_CLOSED) != 0;
     hr->term_signal = hd->term_signal;
     hr->term_ns = hd->term_realtime_ns;
@@ -1680,9 +1775,174 @@ static int set_hang(struct hg *h, const char *state, char *headline,
     return 0;
 }
 
-int cp_hang_analyze(struct cp_analysis *an, struct cp_hang_watch *watch)
-{
+/* ---- the read, on a thread of its own or not --------------------------- */
+
+struct cp_hang_read {
     struct hg h;
+    int inflight; /* read_ranks' */
+    int rc;       /* read_ranks': -1 out of memory */
+    int threaded; /* a thread reads: join it */
+    pthread_t thread;
+};
+
+static int hg_init(struct hg *h, struct cp_analysis *an)
+{
+    memset(h, 0, sizeof *h);
+    h->an = an;
+    h->ranks = calloc(an->nranks ? an->nranks : 1, sizeof *h->ranks);
+    h->diffs = malloc(MAX_DIFFS * sizeof *h->diffs);
+    if (posix_memalign(&h->scan_mem, 64,
+                       cp_scan_place_size(CP_SCAN_BUFFER, 0)) != 0)
+        h->scan_mem = NULL;
+    return h->ranks && h->diffs && h->scan_mem ? 0 : -1;
+}
+
+static void hg_free(struct hg *h)
+{
+    size_t i;
+
+    for (i = 0; i < h->ncomms; i++) {
+        free(h->comms[i].m);
+        free(h->comms[i].sig);
+        free(h->comms[i].early);
+    }
+    free(h->comms);
+    free(h->comm_hash);
+    free(h->ranks);
+    free(h->diffs);
+    free(h->scan_mem);
+}
+
+static void *read_thread(void *arg)
+{
+    struct cp_hang_read *rd = arg;
+
+    rd->rc = read_ranks(&rd->h, &rd->inflight);
+    return NULL;
+}
+
+struct cp_hang_read *cp_hang_read_start(struct cp_analysis *an)
+{
+    struct cp_hang_read *rd = calloc(1, sizeof *rd);
+
+    if (!rd)
+        return NULL;
+    if (hg_init(&rd->h, an) < 0)
+        goto fail;
+    rd->h.early_on = 1;
+    if (pthread_create(&rd->thread, NULL, read_thread, rd) != 0)
+        goto fail;
+    rd->threaded = 1;
+    return rd;
+fail:
+    hg_free(&rd->h);
+    free(rd);
+    return NULL;
+}
+
+/* Wait for rd's read; its result (0, or -1: out of memory). */
+static int read_join(struct cp_hang_read *rd)
+{
+    if (rd->threaded)
+        pthread_join(rd->thread, NULL);
+    rd->threaded = 0;
+    return rd->rc;
+}
+
+void cp_hang_read_destroy(struct cp_hang_read *rd)
+{
+    if (!rd)
+        return;
+    read_join(rd);
+    hg_free(&rd->h);
+    free(rd);
+}
+
+/* The watch (cp_hang.h) from the early instances of a read made before
+ * it was known, with what read_rank would have found looking for it: 1,
+ * or 0 when they cannot tell (the watch is then read for: watch_read). */
+static int watch_from_early(struct hg *h, struct cp_hang_watch *w)
+{
+    const struct cp_analysis *an = h->an;
+    const struct hg_comm *c;
+    const struct hg_early *e;
+    unsigned ci;
+    size_t i;
+    int failed = 0;
+
+    if (h->early_lost || w->seq >= HG_EARLY)
+        return 0;
+    for (i = 0; i < an->nranks; i++) {
+        if ((long)i == w->skip_rank)
+            continue;
+        if (an->inputs[an->ranks[i].input].status <= CP_INPUT_DAMAGED)
+            failed |= h->ranks[i].unread;
+        else if (!h->ranks[i].unread)
+            return 0; /* its calls are in the table, not in the watch */
+    }
+    if (failed) {
+        w->failed = 1;
+        return 1;
+    }
+    c = comm_get(h, w->comm_id, 0, &ci); /* 0 ranks: never a new one */
+    if (!c)
+        return 1; /* no call of the communicator */
+    if (c->early_short)
+        return 0;
+    if (w->seq >= c->nearly)
+        return 1; /* no call of the instance */
+    e = &c->early[w->seq];
+    if (e->mixed)
+        return 0;
+    if (e->rank < 0 || e->op != w->op)
+        return 1; /* no call of it with the watch's op */
+    /* the least start includes skip_rank's: when it is that rank's and
+     * earlier than the watch's own, the others' least is unknown */
+    if (e->rank == w->skip_rank)
+        return e->t >= w->earliest;
+    if (e->t < w->earliest)
+        w->earliest = e->t;
+    return 1;
+}
+
+/* The watch looked for in each log (as read_rank does), up to its call. */
+static void watch_read(struct hg *h, struct cp_hang_watch *w)
+{
+    struct cp_analysis *an = h->an;
+    size_t i;
+
+    for (i = 0; i < an->nranks; i++) {
+        const struct cp_analysis_input *in = &an->inputs[an->ranks[i].input];
+        const union cp_rec *r;
+        struct cp_scan *sc;
+        struct cp_error e;
+        if ((long)i == w->skip_rank || in->status > CP_INPUT_DAMAGED)
+            continue;
+        sc = in->log ? cp_scan_reopen_in(h->scan_mem, in->path, in->log,
+                                         CP_SCAN_BUFFER, 0, &e)
+                     : cp_scan_open(in->path, &e);
+        if (!sc) {
+            w->failed = 1;
+            continue;
+        }
+        while ((r = cp_scan_next(sc)) != NULL)
+            if (r->kind == CP_REC_CALL && r->call.comm_id == w->comm_id &&
+                r->call.seq == w->seq && r->call.op == w->op) {
+                int64_t t =
+                    (int64_t)r->call.start_ns - an_node_offset_ns(an, i);
+                if (t < w->earliest)
+                    w->earliest = t;
+                break;
+            }
+        cp_scan_close(sc);
+    }
+}
+
+int cp_hang_analyze(struct cp_analysis *an, struct cp_hang_read *rd,
+                    struct cp_hang_watch *watch)
+{
+    struct cp_hang_read own;
+    struct hg *h;
     struct hg_hang *hangs = NULL;
     size_t nhangs = 0, i, killed_named = 0, ncycle = 0;
     int32_t cycle[MAX_CYCLE];
@@ -1694,54 +1954,58 @@ int cp_hang_analyze(struct cp_analysis *an, struct cp_hang_watch *watch)
     int rc = -1, inflight = 0;
     const char *state = NULL;
 
-    memset(&h, 0, sizeof h);
-    h.an = an;
-    h.watch = watch;
     an->hang = NULL;
-    h.ranks = calloc(an->nranks ? an->nranks : 1, sizeof *h.ranks);
-    h.diffs = malloc(MAX_DIFFS * sizeof *h.diffs);
-    if (posix_memalign(&h.scan_mem, 64,
-                       cp_scan_place_size(CP_SCAN_BUFFER, 0)) != 0)
-        h.scan_mem = NULL;
-    if (!h.ranks || !h.diffs || !h.scan_mem)
+    if (!rd) {
+        /* read now, the watch looked for in the same reads */
+        rd = &own;
+        memset(&own, 0, sizeof own);
+        own.rc = hg_init(&own.h, an);
+        own.h.watch = watch;
+        if (own.rc == 0)
+            own.rc = read_ranks(&own.h, &own.inflight);
+    } else if (read_join(rd) == 0 && watch && watch->skip_rank >= 0 &&
+               !watch_from_early(&rd->h, watch)) {
+        watch_read(&rd->h, watch);
+    }
+    h = &rd->h;
+    inflight = rd->inflight;
+    if (rd->rc < 0)
         goto out;
-    if (read_ranks(&h, &inflight) < 0)
-        goto out;
-    mismatched = calloc(h.ncomms ? h.ncomms : 1, 1);
+    mismatched = calloc(h->ncomms ? h->ncomms : 1, 1);
     if (!mismatched)
         goto out;
-    if (duplicate_ranks(&h) < 0)
+    if (duplicate_ranks(h) < 0)
         goto out;
     findings_before = an->nfindings;
-    classify(&h);
-    if (find_hangs(&h, &hangs, &nhangs) < 0)
+    classify(h);
+    if (find_hangs(h, &hangs, &nhangs) < 0)
         goto out;
-    ncycle = find_cycle(&h, cycle, MAX_CYCLE);
+    ncycle = find_cycle(h, cycle, MAX_CYCLE);
     /* the verdict's first line: a deadlock, else a rank that died, else a
      * hang, else a mismatch */
     if (ncycle >= 2 &&
-        deadlock_finding(&h, cycle, ncycle, hl[0], sizeof hl[0]) < 0)
+        deadlock_finding(h, cycle, ncycle, hl[0], sizeof hl[0]) < 0)
         goto out;
     before = an->nfindings;
-    if (mismatch_findings(&h, hl[3], sizeof hl[3], mismatched) < 0)
+    if (mismatch_findings(h, hl[3], sizeof hl[3], mismatched) < 0)
         goto out;
     nmismatch = an->nfindings - before;
-    for (i = 0; i < h.ncomms; i++)
+    for (i = 0; i < h->ncomms; i++)
         any_mismatch |= mismatched[i];
     /* a failure explained by a mismatch is not also a kill */
     before = an->nfindings;
     if (!any_mismatch &&
-        killed_findings(&h, hl[1], sizeof hl[1], &killed_named) < 0)
+        killed_findings(h, hl[1], sizeof hl[1], &killed_named) < 0)
         goto out;
     nkilled = an->nfindings - before;
     /* a rank that died first (no SIGTERM, log not closed) while the
      * launcher ended the others: ranks still in their compute when its
      * SIGTERM came are the teardown, not a hang (died_first names it) */
-    if (killed_named || nmismatch || sole_dead_rank(&h) >= 0)
-        drop_teardown_culprits(&h, hangs, &nhangs);
-    if (nhangs && hang_finding(&h, hangs, nhangs, hl[2], sizeof hl[2]) < 0)
+    if (killed_named || nmismatch || sole_dead_rank(h) >= 0)
+        drop_teardown_culprits(h, hangs, &nhangs);
+    if (nhangs && hang_finding(h, hangs, nhangs, hl[2], sizeof hl[2]) < 0)
         goto out;
-    if (ended_in_flight(&h, killed_named + nhangs + (ncycle >= 2), hl[3],
+    if (ended_in_flight(h, killed_named + nhangs + (ncycle >= 2), hl[3],
                         sizeof hl[3]) < 0)
         goto out;
     state = ncycle >= 2 ? "deadlock"
@@ -1751,19 +2015,14 @@ int cp_hang_analyze(struct cp_analysis *an, struct cp_hang_watch *watch)
                                                         : NULL;
     for (i = 0; i < 4 && !headline[0]; i++)
         snprintf(headline, sizeof headline, "%.590s", hl[i]);
-    if (state && set_hang(&h, state, headline, sizeof headline, inflight) < 0)
+    if (state && set_hang(h, state, headline, sizeof headline, inflight) < 0)
         goto out;
     rc = 0;
 out:
-    for (i = 0; i < h.ncomms; i++) {
-        free(h.comms[i].m);
-        free(h.comms[i].sig);
-    }
-    free(h.comms);
-    free(h.comm_hash);
-    free(h.ranks);
-    free(h.diffs);
-    free(h.scan_mem);
+    if (rd == &own)
+        hg_free(&own.h);
+    else
+        cp_hang_read_destroy(rd);
     free(hangs);
     free(mismatched);
     return rc;

@@ -54,12 +54,31 @@ struct cp_hang_watch {
     int failed;       /* out */
 };
 
+/* The reading of every rank's log that cp_hang_analyze judges, started
+ * on a thread of its own, so that it overlaps what the caller does
+ * meanwhile (collprof analyze -j N: the main pass).  an's inputs, ranks
+ * and nodes (their clock offsets too) must be built, and stay as they are
+ * until cp_hang_analyze, but for what the main pass changes beside it
+ * (the inputs' status and counts, the ranks' totals), which this read
+ * does not look at.  The read keeps the earliest start of each
+ * communicator's first instances, where cp_hang_analyze then finds the
+ * watch (or, past them, reads each log up to it).  NULL when memory or a
+ * thread was refused (cp_hang_analyze then reads itself). */
+struct cp_hang_read;
+struct cp_hang_read *cp_hang_read_start(struct cp_analysis *an);
+/* Wait for rd's read and free it, for a caller that will not call
+ * cp_hang_analyze (an error on its way); accepts NULL. */
+void cp_hang_read_destroy(struct cp_hang_read *rd);
+
 /* Analyze an (its inputs, ranks and nodes must be built) for hangs,
  * deadlocks, mismatches and kills: fills an->hang (NULL when the job shows
  * none of them, so that a healthy job's report does not change) and adds
  * the findings (an_add_finding); watch (NULL: none) is looked for in the
- * same reads.  Returns 0, or -1 when memory ran out. */
-int cp_hang_analyze(struct cp_analysis *an, struct cp_hang_watch *watch);
+ * same reads.  rd: the read started by cp_hang_read_start (taken: waited
+ * for and freed here), or NULL to read now.  The same result either way.
+ * Returns 0, or -1 when memory ran out. */
+int cp_hang_analyze(struct cp_analysis *an, struct cp_hang_read *rd,
+                    struct cp_hang_watch *watch);
 
 /* The verdict's first line ("collprof: job 17.0: HUNG in ..."), without a
  * newline, or NULL when an has no hang section.  Owned by an. */

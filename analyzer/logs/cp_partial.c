@@ -1110,6 +1110,9 @@ int cp_partial_list(const char *path, char ***paths_out,
     ls.out.v = NULL;
     rc = (int)ls.out.n;
 out:
+    /* the registry sorted now, so that cp_partial_find only reads it (the
+     * analysis checks the logs listed on several threads) */
+    sort_registry();
     for (i = 0; i < ls.nheld; i++) {
         free(ls.held[i].path);
         free(ls.held[i].p.e);

@@ -27,7 +27,10 @@ check "the same report.json under strace" \
 # fdcount.py TRACE LOGDIR: follows the descriptors of the logs in DIR
 # through an strace (opened, closed one by one or by close_range; threads
 # share them) and prints per log: opens, the other calls on them (lseek,
-# fcntl, fstat, fadvise), reads (pread, preadv), and what is open at the end
+# fcntl, fstat, fadvise), reads (pread, preadv), and what is open at the end.
+# A call that another thread's call cut in two (strace -f writes
+# "NAME(... <unfinished ...>", later "<... NAME resumed>...") is joined
+# into one line first: the checks and the hang pass run on threads.
 cat >"$work/fdcount.py" <<'PY'
 import os, re, sys
 trace, logs = sys.argv[1], sys.argv[2]
@@ -36,7 +39,19 @@ opens = {n: 0 for n in names}
 preads = {n: 0 for n in names}
 fds = {}      # descriptor -> the log it is open on (threads share them)
 on_logs = 0   # lseek, fcntl, fstat, fadvise on a log's descriptor
-for line in open(trace):
+pending = {}  # pid -> the start of its unfinished call
+def calls(path):
+    for line in open(path):
+        line = line.rstrip("\n")
+        m = re.match(r'(\d+)\s+(.*) <unfinished \.\.\.>$', line)
+        if m:
+            pending[m.group(1)] = m.group(2)
+            continue
+        m = re.match(r'(\d+)\s+<\.\.\. \w+ resumed>(.*)$', line)
+        if m:
+            line = m.group(1) + " " + pending.pop(m.group(1), "") + m.group(2)
+        yield line
+for line in calls(trace):
     m = re.match(r'\d+\s+(openat|open)\(.*"([^"]*)".*\)\s*=\s*(-?\d+)', line)
     if m:
         base = os.path.basename(m.group(2))
