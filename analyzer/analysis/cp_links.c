@@ -60,6 +60,12 @@
 #define STRAGGLER_NOISE_FACTOR 4.0
 #define STRAGGLER_MIN_RELATIVE 0.5
 #define STRAGGLER_STRONG_RELATIVE 4.0
+/* a rank named for a delay many times one communicator's quickest calls
+ * needs that delay to be this share of the quickest calls of each of its
+ * communicators too: tp's planted in-call stragglers stand at 0.24-0.49,
+ * the ranks of a busy host's slow tensor-parallel pairs (4.3x, tp at
+ * fabric/10) at 0.013, their rings' noise (docs/analysis.md) */
+#define STRAGGLER_STRONG_MIN_RELATIVE 0.1
 #define STRAGGLER_MIN_S 10e-6
 #define P2P_CELLS_MAX (1u << 20)
 /* a class whose fit is this far below its absolute reference (an order of
@@ -966,7 +972,8 @@ static void name_stragglers(struct solver *s, struct straggler_scratch *sc)
         if (sc->rank_rel[who] >= STRAGGLER_MIN_RELATIVE) {
             an->ranks[who].straggler = 1;
         } else if (sc->comm_rel[ci] >= STRAGGLER_STRONG_RELATIVE &&
-                   an->ranks[who].delay_s >= 0.5 * sc->comm_x[ci]) {
+                   an->ranks[who].delay_s >= 0.5 * sc->comm_x[ci] &&
+                   sc->rank_rel[who] >= STRAGGLER_STRONG_MIN_RELATIVE) {
             an->ranks[who].straggler = 1;
             sc->strong[who] = 1;
         }
