@@ -219,6 +219,37 @@ int64_t an_node_offset_ns(const struct cp_analysis *an, size_t rank)
                : 0;
 }
 
+int an_instance_earliest(const struct cp_analysis *an, long skip_rank,
+                         uint64_t comm_id, uint32_t seq, uint8_t op,
+                         void *place, size_t buf_size, int64_t *earliest,
+                         struct cp_error *err)
+{
+    size_t i;
+
+    for (i = 0; i < an->nranks; i++) {
+        const struct cp_analysis_input *in = &an->inputs[an->ranks[i].input];
+        struct cp_scan *sc;
+        const union cp_rec *r;
+        if ((long)i == skip_rank || in->status > CP_INPUT_DAMAGED)
+            continue;
+        sc = in->log ? cp_scan_reopen_in(place, in->path, in->log, buf_size,
+                                         0, err)
+                     : cp_scan_open_sized(in->path, buf_size, err);
+        if (!sc)
+            return -1;
+        while ((r = cp_scan_next(sc)) != NULL)
+            if (r->kind == CP_REC_CALL && r->call.comm_id == comm_id &&
+                r->call.seq == seq && r->call.op == op) {
+                int64_t t = (int64_t)r->call.start_ns - an_node_offset_ns(an, i);
+                if (t < *earliest)
+                    *earliest = t;
+                break;
+            }
+        cp_scan_close(sc);
+    }
+    return 0;
+}
+
 /* A read buffer for the first calls + 1 calls of a log: 2 records each
  * (a power of two), CP_SCAN_BUFFER_MIN to CP_SCAN_BUFFER. */
 static size_t step_buffer(uint64_t calls)
@@ -240,7 +271,7 @@ static int step_start(const struct cp_analysis *an, long k, int64_t *at,
 {
     struct cp_rec_call c;
     enum cp_coll coll;
-    size_t i, buf_size;
+    size_t buf_size;
     void *place = NULL;
     int rc = nth_call(an, an->steps_at.rank,
                       an->steps_at.first + (uint64_t)k * an->steps_at.period,
@@ -267,29 +298,8 @@ static int step_start(const struct cp_analysis *an, long k, int64_t *at,
         cp_error_set(err, NULL, -1, "out of memory");
         return -1;
     }
-    for (i = 0; i < an->nranks; i++) {
-        const struct cp_analysis_input *in = &an->inputs[an->ranks[i].input];
-        struct cp_scan *sc;
-        const union cp_rec *r;
-        if ((long)i == an->steps_at.rank || in->status > CP_INPUT_DAMAGED)
-            continue;
-        sc = in->log ? cp_scan_reopen_in(place, in->path, in->log,
-                                         buf_size, 0, err)
-                     : cp_scan_open_sized(in->path, buf_size, err);
-        if (!sc) {
-            rc = -1;
-            break;
-        }
-        while ((r = cp_scan_next(sc)) != NULL)
-            if (r->kind == CP_REC_CALL && r->call.comm_id == c.comm_id &&
-                r->call.seq == c.seq && r->call.op == c.op) {
-                int64_t t = (int64_t)r->call.start_ns - an_node_offset_ns(an, i);
-                if (t < *at)
-                    *at = t;
-                break;
-            }
-        cp_scan_close(sc);
-    }
+    rc = an_instance_earliest(an, an->steps_at.rank, c.comm_id, c.seq, c.op,
+                              place, buf_size, at, err);
     free(place);
     return rc;
 }

@@ -470,4 +470,14 @@ void an_proc_index_free(struct an_proc_index *ix);
 /* The clock offset applied to the times of an->ranks[rank]'s node, ns. */
 int64_t an_node_offset_ns(const struct cp_analysis *an, size_t rank);
 
+/* The earliest start, offset-corrected, of the call (comm_id, seq, op)
+ * in the log of every rank but skip_rank (an index into an->ranks), each
+ * log read up to that call: lowers *earliest.  place: the memory of one
+ * scan (cp_scan_place_size(buf_size, 0) bytes), for each log in turn.
+ * -1 at the first log that cannot be read (err says which). */
+int an_instance_earliest(const struct cp_analysis *an, long skip_rank,
+                         uint64_t comm_id, uint32_t seq, uint8_t op,
+                         void *place, size_t buf_size, int64_t *earliest,
+                         struct cp_error *err);
+
 #endif

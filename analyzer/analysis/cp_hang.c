@@ -1908,34 +1908,12 @@ static int watch_from_early(struct hg *h, struct cp_hang_watch *w)
 /* The watch looked for in each log (as read_rank does), up to its call. */
 static void watch_read(struct hg *h, struct cp_hang_watch *w)
 {
-    struct cp_analysis *an = h->an;
-    size_t i;
+    struct cp_error e;
 
-    for (i = 0; i < an->nranks; i++) {
-        const struct cp_analysis_input *in = &an->inputs[an->ranks[i].input];
-        const union cp_rec *r;
-        struct cp_scan *sc;
-        struct cp_error e;
-        if ((long)i == w->skip_rank || in->status > CP_INPUT_DAMAGED)
-            continue;
-        sc = in->log ? cp_scan_reopen_in(h->scan_mem, in->path, in->log,
-                                         CP_SCAN_BUFFER, 0, &e)
-                     : cp_scan_open(in->path, &e);
-        if (!sc) {
-            w->failed = 1;
-            continue;
-        }
-        while ((r = cp_scan_next(sc)) != NULL)
-            if (r->kind == CP_REC_CALL && r->call.comm_id == w->comm_id &&
-                r->call.seq == w->seq && r->call.op == w->op) {
-                int64_t t =
-                    (int64_t)r->call.start_ns - an_node_offset_ns(an, i);
-                if (t < w->earliest)
-                    w->earliest = t;
-                break;
-            }
-        cp_scan_close(sc);
-    }
+    if (an_instance_earliest(h->an, w->skip_rank, w->comm_id, w->seq, w->op,
+                             h->scan_mem, CP_SCAN_BUFFER, &w->earliest,
+                             &e) < 0)
+        w->failed = 1;
 }
 
 int cp_hang_analyze(struct cp_analysis *an, struct cp_hang_read *rd,
