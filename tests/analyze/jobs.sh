@@ -7,26 +7,16 @@
 # cases compare -j 1 and -j 3 in cases.py.  Bad -j values are refused.
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/integration/lib.sh"
+. "$top_srcdir/tests/analyze/lib.sh"
 gen=$b/tests/tools/gen_logs
 need "$collprof" "$simrun" "$train_sim" "$shim" "$gen"
-
-same_for_jobs() { # NAME LOGS
-    "$collprof" analyze -q "$2" -o "$work/$1.j1" -j 1 2>"$work/$1.err"
-    ok $? "$1: analyze -j 1"
-    for j in 2 4; do
-        "$collprof" analyze -q "$2" -o "$work/$1.j$j" -j $j 2>>"$work/$1.err"
-        ok $? "$1: analyze -j $j"
-        check "$1: report.json of -j $j is byte-identical to -j 1" \
-            cmp "$work/$1.j1/report.json" "$work/$1.j$j/report.json"
-    done
-}
 
 for p in ddp fsdp tp moe pp 3d; do
     "$collprof" record -q -o "$work/$p" -- "$simrun" -n 8 --nodes 4 \
         --timeout 120 -- "$train_sim" --pattern $p --steps 2 \
         >"$work/$p.out" 2>&1
     ok $? "$p: recorded (simrun -n 8 --nodes 4)"
-    same_for_jobs "$p" "$work/$p"
+    same_report_for_jobs "$collprof" "$work" "$p" "$work/$p" 2 4
 done
 
 "$gen" -o "$work/gen300" --pattern mixed --ranks 300 --ranks-per-node 4 \
@@ -35,7 +25,7 @@ ok $? "gen_logs: 300 ranks, mixed"
 (ulimit -n 64 && exec "$collprof" analyze -q "$work/gen300" \
     -o "$work/gen300.parked" -j 3) 2>"$work/gen300.err"
 ok $? "300 ranks: analyze -j 3 under ulimit -n 64 (parked files)"
-same_for_jobs gen300 "$work/gen300"
+same_report_for_jobs "$collprof" "$work" gen300 "$work/gen300" 2 4
 check "300 ranks: -j 3 with parked files is byte-identical to -j 1" \
     cmp "$work/gen300.j1/report.json" "$work/gen300.parked/report.json"
 

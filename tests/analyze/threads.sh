@@ -10,23 +10,12 @@
 . "${top_srcdir:-.}/tests/analyze/lib.sh"
 analyze_setup threads
 
-same_for_jobs() { # NAME DIR
-    "$cp" analyze -q "$2" -o "$t/$1.j1" -j 1 2>"$t/$1.err"
-    ok $? "$1: analyze -j 1"
-    for j in 2 3; do
-        "$cp" analyze -q "$2" -o "$t/$1.j$j" -j $j 2>>"$t/$1.err"
-        ok $? "$1: analyze -j $j"
-        check "$1: -j $j writes the report.json of -j 1" \
-            cmp "$t/$1.j1/report.json" "$t/$1.j$j/report.json"
-    done
-}
-
 # 128 ranks on 32 nodes: 4 chunks of checks; failed calls and a clock
 # offset (the warm-up's end is found from the hang pass's early instances)
 "$gen" -o "$t/logs" --pattern mixed --ranks 128 --ranks-per-node 4 \
     --steps 3 --failed 2 --clock-offset 3=1ms >/dev/null
 ok $? "gen_logs: 128 ranks, mixed"
-same_for_jobs logs "$t/logs"
+same_report_for_jobs "$cp" "$t" logs "$t/logs" 2 3
 
 # half of the nodes as partials: their logs are checked through the
 # registry of partial-held logs, from several threads
@@ -37,7 +26,7 @@ for n in 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do
     rm -f "$t/mixed/n$n".*.cplog
 done
 ok $rc "reduce: 16 of the 32 nodes"
-same_for_jobs partials "$t/mixed"
+same_report_for_jobs "$cp" "$t" partials "$t/mixed" 2 3
 
 # a collective call of an early instance with a damaged size (0 ranks):
 # the hang pass takes it into no communicator, so -j N cannot find the
@@ -56,12 +45,12 @@ with open(sys.argv[1], "r+b") as f:
     f.write(data)
 PY
 ok $? "sizeless: a call's size set to 0"
-same_for_jobs sizeless "$t/sizeless"
+same_report_for_jobs "$cp" "$t" sizeless "$t/sizeless" 2 3
 
 # an input whose check fails: its problem in its place among the others
 cp -R "$t/logs" "$t/bad"
 head -c 5000 /dev/zero | tr '\0' x >"$t/bad/n9.99999.cplog"
-same_for_jobs bad "$t/bad"
+same_report_for_jobs "$cp" "$t" bad "$t/bad" 2 3
 check "bad: the input that is no log is named" \
     grep -q 'n9.99999.cplog' "$t/bad.j3/report.json"
 done_testing
