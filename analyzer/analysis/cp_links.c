@@ -256,6 +256,20 @@ struct work {
     int have_x;
 };
 
+/* How a unit is judged, each kind with a slow threshold of its own. */
+enum unit_kind {
+    UNIT_COLL,      /* a collective held against peers or the model */
+    UNIT_P2P,       /* point-to-point held against peers or the model */
+    UNIT_REFERENCE, /* held against the absolute reference (a busy host
+                     * slows every call of the job below the NICs' rate,
+                     * which peers and a fit share: its own noise sets its
+                     * threshold) */
+    UNIT_WHOLE,     /* a ring held against the reference on its whole
+                     * time (its latency and a busy host's share of it
+                     * included: WHOLE_SLOW) */
+    UNIT_KINDS
+};
+
 struct solver {
     struct cp_analysis *an;
     const struct an_state *st;
@@ -270,7 +284,7 @@ struct solver {
     unsigned char *bounded; /* per pair: margin set by a unit */
     double *margin; /* per pair: the smallest slowdown / slow threshold of
                      * the units crossing it */
-    double slow_at[4]; /* the slow threshold of each unit_kind */
+    double slow_at[UNIT_KINDS]; /* the slow threshold of each unit_kind */
     size_t npairs, cappairs;
     unsigned *order; /* scratch: unit indices */
     size_t *added_by; /* [cappairs]: 1 + the unit that last added the pair */
@@ -1144,18 +1158,12 @@ static int slow_candidate(const struct solver *s, unsigned k)
     return !s->cleared[k] && s->margin[k] >= 1;
 }
 
-/* 0: a collective held against peers or the model; 1: point-to-point
- * held against peers or the model; 2: held against the absolute
- * reference (a busy host slows every call of the job below the NICs'
- * rate, which peers and a fit share: its own noise sets its threshold);
- * 3: a ring held against the reference on its whole time (its latency
- * and a busy host's share of it included: WHOLE_SLOW) */
-static int unit_kind(const struct work *w)
+static enum unit_kind unit_kind(const struct work *w)
 {
-    return w->whole                                 ? 3
-           : w->pub.baseline == CP_BASELINE_REFERENCE ? 2
-           : w->coll == CP_COLL_SENDRECV            ? 1
-                                                    : 0;
+    return w->whole                                   ? UNIT_WHOLE
+           : w->pub.baseline == CP_BASELINE_REFERENCE ? UNIT_REFERENCE
+           : w->coll == CP_COLL_SENDRECV              ? UNIT_P2P
+                                                      : UNIT_COLL;
 }
 
 static double slow_at(const struct solver *s, const struct work *w)
@@ -1180,7 +1188,8 @@ static int unit_slow(const struct solver *s, const struct work *w)
  * slow link slows every call alike; a busy host some of them, and the
  * fast calls of two units then differ by about as much).  -1 without
  * such units. */
-static double run_noise(const struct solver *s, int kind, double *scratch)
+static double run_noise(const struct solver *s, enum unit_kind kind,
+                        double *scratch)
 {
     size_t i, n = 0;
 
@@ -1236,14 +1245,14 @@ static void localize(struct solver *s, double *scratch)
      * loops beside a pipeline made its 3-call data-parallel all-reduces
      * over one pair 2.2x those over another; a busy host keeps every call
      * below the NICs' rate, more so the more its calls vary) */
-    for (kind = 0; kind < 4; kind++) {
-        double noise = run_noise(s, kind, scratch);
-        s->slow_at[kind] = fmax(kind == 3 ? WHOLE_SLOW : SLOW_THRESHOLD,
-                                noise > 0 ? exp(LINK_NOISE_FACTOR * noise)
-                                          : 0);
+    for (kind = 0; kind < UNIT_KINDS; kind++) {
+        double noise = run_noise(s, (enum unit_kind)kind, scratch);
+        s->slow_at[kind] =
+            fmax(kind == UNIT_WHOLE ? WHOLE_SLOW : SLOW_THRESHOLD,
+                 noise > 0 ? exp(LINK_NOISE_FACTOR * noise) : 0);
     }
-    s->an->topology.slow_threshold = s->slow_at[0];
-    s->an->topology.slow_threshold_p2p = s->slow_at[1];
+    s->an->topology.slow_threshold = s->slow_at[UNIT_COLL];
+    s->an->topology.slow_threshold_p2p = s->slow_at[UNIT_P2P];
     for (i = 0; i < s->nu; i++) {
         struct work *w = &s->u[i];
         if (!eligible(w))
