@@ -23,6 +23,7 @@
 #include "cp_partial.h"
 #include "cp_ncjoin.h"
 #include "cp_portview.h"
+#include "cp_slots.h"
 #include "cp_stats.h"
 #include "cp_steps.h"
 
@@ -1031,14 +1032,16 @@ static int shim_log(const struct cp_analysis_input *in)
     return in->status == CP_INPUT_OK && in->source != CP_SOURCE_PLUGIN;
 }
 
-/* FNV-1a of a name. */
-static size_t name_hash(const char *s)
-{
-    uint64_t h = UINT64_C(14695981039346656037);
+/* A node's name, for the probe of the nodes' table. */
+struct node_key {
+    const struct cp_analysis *an;
+    const char *name;
+};
 
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * UINT64_C(1099511628211);
-    return (size_t)(h ^ (h >> 32));
+static int node_is(const void *ctx, size_t i)
+{
+    const struct node_key *key = ctx;
+    return strcmp(key->an->nodes[i].name, key->name) == 0;
 }
 
 /* Ranks (one per analyzed input, by global rank) and nodes (in the order of
@@ -1046,8 +1049,7 @@ static size_t name_hash(const char *s)
 static int build_ranks_and_nodes(struct cp_analysis *an)
 {
     size_t i, k, n = 0, cap;
-    unsigned *slots;
-
+    struct cp_slots slots = {NULL, 0};
     struct an_proc_index shims = {0, NULL};
 
     an->ranks = calloc(an->ninputs ? an->ninputs : 1, sizeof *an->ranks);
@@ -1083,11 +1085,11 @@ static int build_ranks_and_nodes(struct cp_analysis *an)
      * in the nodes (2 million compares at 2048 nodes) */
     for (cap = 16; cap < 2 * n; cap *= 2)
         ;
-    slots = calloc(cap, sizeof *slots);
-    if (!slots)
+    if (cp_slots_reset(&slots, cap) < 0)
         return -1;
     for (i = 0; i < n; i++) {
         const char *node = an->inputs[an->ranks[i].input].node;
+        struct node_key key = {an, node};
         size_t at;
         /* a node's ranks are usually consecutive: its name is the last
          * one's (names are unique among the nodes, so the index found is
@@ -1095,25 +1097,21 @@ static int build_ranks_and_nodes(struct cp_analysis *an)
         if (i > 0 && strcmp(an->nodes[an->ranks[i - 1].node].name, node) == 0) {
             k = an->ranks[i - 1].node;
         } else {
-            for (at = name_hash(node) & (cap - 1);
-                 slots[at] &&
-                 strcmp(an->nodes[slots[at] - 1].name, node) != 0;
-                 at = (at + 1) & (cap - 1))
-                ;
-            if (slots[at]) {
-                k = slots[at] - 1;
+            at = cp_slots_probe(&slots, cp_slots_name(node), node_is, &key);
+            if (cp_slots_at(&slots, at) >= 0) {
+                k = (size_t)cp_slots_at(&slots, at);
             } else {
                 k = an->nnodes;
                 snprintf(an->nodes[k].name, sizeof an->nodes[k].name, "%s",
                          node);
                 an->nnodes++;
-                slots[at] = (unsigned)k + 1;
+                cp_slots_set(&slots, at, k);
             }
         }
         an->nodes[k].ranks++;
         an->ranks[i].node = (unsigned)k;
     }
-    free(slots);
+    cp_slots_free(&slots);
     /* the world size most analyzed headers give */
     an->world_size = -1;
     {

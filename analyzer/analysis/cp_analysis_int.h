@@ -15,6 +15,7 @@
 #include "cp_ncjoin.h"
 #include "cp_scan.h"
 #include "cp_sketch.h"
+#include "cp_slots.h"
 
 /* Aggregation slots of a communicator: one per collective; point-to-point
  * pairs go to CP_COLL_SENDRECV when the two ranks are on different nodes
@@ -311,8 +312,7 @@ struct an_state {
     /* communicators */
     struct an_comm **comms;
     size_t ncomms, capcomms;
-    uint32_t *comm_hash; /* open addressing: comm index + 1, 0 empty */
-    size_t comm_hash_cap;
+    struct cp_slots comm_slots; /* the communicators by id */
     uint32_t ring_max;
     /* point-to-point */
     struct an_p2p *p2p;

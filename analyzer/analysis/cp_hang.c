@@ -12,6 +12,7 @@
 #include "cp_analysis_int.h"
 #include "cp_hang.h"
 #include "cp_logread.h"
+#include "cp_slots.h"
 #include "cp_units.h"
 
 #define NCCL_IN_PROGRESS 7
@@ -128,8 +129,7 @@ struct hg {
     struct cp_analysis *an;
     struct hg_comm *comms;
     size_t ncomms, capcomms;
-    uint32_t *comm_hash; /* comm_hash_cap slots: index + 1, 0 empty */
-    size_t comm_hash_cap;
+    struct cp_slots comm_slots; /* communicators by id */
     size_t comm_last;    /* the communicator found last (a log's calls
                             come in runs on one communicator) */
     struct hg_rank *ranks; /* [an->nranks] */
@@ -149,12 +149,21 @@ struct hg {
 
 /* ---- reading ------------------------------------------------------------ */
 
-static size_t comm_slot(uint64_t id, size_t cap)
+/* A communicator's id, for the probe of comm_slots. */
+struct comm_key {
+    const struct hg *h;
+    uint64_t id;
+};
+
+static int comm_is(const void *ctx, size_t i)
 {
-    id ^= id >> 33;
-    id *= 0xff51afd7ed558ccdull;
-    id ^= id >> 33;
-    return (size_t)id & (cap - 1);
+    const struct comm_key *key = ctx;
+    return key->h->comms[i].id == key->id;
+}
+
+static size_t comm_hash_of(const void *ctx, size_t i)
+{
+    return cp_slots_mix1(((const struct hg *)ctx)->comms[i].id);
 }
 
 /* Room for one more communicator: the list, and its hash (ids to
@@ -170,48 +179,36 @@ static int comm_room(struct hg *h)
         h->comms = bigger;
         h->capcomms = cap;
     }
-    if (2 * (h->ncomms + 1) > h->comm_hash_cap) {
-        size_t cap = h->comm_hash_cap ? 2 * h->comm_hash_cap : 64, i, k;
-        uint32_t *t = calloc(cap, sizeof *t);
-        if (!t)
-            return -1;
-        for (i = 0; i < h->ncomms; i++) {
-            for (k = comm_slot(h->comms[i].id, cap); t[k]; k = (k + 1) & (cap - 1))
-                ;
-            t[k] = (uint32_t)(i + 1);
-        }
-        free(h->comm_hash);
-        h->comm_hash = t;
-        h->comm_hash_cap = cap;
-    }
+    if (cp_slots_room(&h->comm_slots, h->ncomms, 64, comm_hash_of, h) < 0)
+        return -1;
     return 0;
 }
 
 static struct hg_comm *comm_get(struct hg *h, uint64_t id, unsigned nranks,
                                 unsigned *index)
 {
+    struct comm_key key = {h, id};
     struct hg_comm *c;
-    size_t i, k = 0;
+    size_t i;
 
     if (h->comm_last < h->ncomms && h->comms[h->comm_last].id == id) {
         *index = (unsigned)h->comm_last;
         return &h->comms[*index];
     }
-    if (h->comm_hash_cap)
-        for (k = comm_slot(id, h->comm_hash_cap); h->comm_hash[k];
-             k = (k + 1) & (h->comm_hash_cap - 1))
-            if (h->comms[h->comm_hash[k] - 1].id == id) {
-                *index = h->comm_hash[k] - 1;
-                h->comm_last = *index;
-                return &h->comms[*index];
-            }
+    if (h->comm_slots.cap) {
+        long at = cp_slots_at(&h->comm_slots,
+                              cp_slots_probe(&h->comm_slots, cp_slots_mix1(id),
+                                             comm_is, &key));
+        if (at >= 0) {
+            *index = (unsigned)at;
+            h->comm_last = *index;
+            return &h->comms[*index];
+        }
+    }
     if (nranks == 0 || nranks > (1u << 24))
         return NULL;
-    if (h->ncomms >= UINT32_MAX - 1 || comm_room(h) < 0)
+    if (comm_room(h) < 0)
         return NULL;
-    for (k = comm_slot(id, h->comm_hash_cap); h->comm_hash[k];
-         k = (k + 1) & (h->comm_hash_cap - 1))
-        ;
     c = &h->comms[h->ncomms];
     memset(c, 0, sizeof *c);
     c->id = id;
@@ -225,7 +222,7 @@ static struct hg_comm *comm_get(struct hg *h, uint64_t id, unsigned nranks,
         c->m[i].last_entered = c->m[i].last_finished = c->m[i].failed_seq = -1;
     }
     *index = (unsigned)h->ncomms++;
-    h->comm_hash[k] = (uint32_t)h->ncomms;
+    cp_slots_put(&h->comm_slots, cp_slots_mix1(id), *index);
     h->comm_last = *index;
     return c;
 }
@@ -1807,7 +1804,7 @@ static void hg_free(struct hg *h)
         free(h->comms[i].early);
     }
     free(h->comms);
-    free(h->comm_hash);
+    cp_slots_free(&h->comm_slots);
     free(h->ranks);
     free(h->diffs);
     free(h->scan_mem);

@@ -25,6 +25,7 @@
 #include "cp_logread.h"
 #include "cp_ncclview.h"
 #include "cp_ncjoin.h"
+#include "cp_slots.h"
 
 struct member {
     uint64_t comm;
@@ -50,59 +51,62 @@ struct send_acc {
 struct view {
     struct member *members;
     size_t nmembers, capmembers;
-    uint32_t *by_rank, *by_file; /* capslots each, a power of two */
-    size_t capslots;
+    struct cp_slots by_rank, by_file; /* of the same capacity */
     struct send_acc *sends;
     size_t nsends, capsends;
-    uint32_t *send_slots; /* by (comm, rank, peer), capsend_slots */
-    size_t capsend_slots;
+    struct cp_slots send_slots; /* by (comm, rank, peer) */
 };
-
-static size_t slot_of(uint64_t a, uint64_t b, size_t cap)
-{
-    uint64_t x = a * 0x9e3779b97f4a7c15ull ^ (b + 0x632be59bd9b4e019ull);
-
-    x ^= x >> 29;
-    x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 32;
-    return (size_t)x & (cap - 1);
-}
 
 static uint64_t file_key(const struct member *m)
 {
     return (uint64_t)(uintptr_t)m->file;
 }
 
+/* A member's key, for the probes of by_rank and by_file. */
+struct member_key {
+    const struct view *w;
+    uint64_t comm;
+    uint32_t rank;
+    const struct cp_analysis_input *file;
+};
+
+static int is_rank(const void *ctx, size_t i)
+{
+    const struct member_key *key = ctx;
+    const struct member *m = &key->w->members[i];
+    return m->comm == key->comm && m->rank == key->rank;
+}
+
+static int is_file(const void *ctx, size_t i)
+{
+    const struct member_key *key = ctx;
+    const struct member *m = &key->w->members[i];
+    return m->comm == key->comm && m->file == key->file;
+}
+
 /* The member of (comm, rank), or of (comm, log) with by_file; -1. */
 static long find_by_rank(const struct view *w, uint64_t comm, uint32_t rank)
 {
-    size_t k;
+    struct member_key key = {w, comm, rank, NULL};
 
-    if (!w->capslots)
+    if (!w->by_rank.cap)
         return -1;
-    for (k = slot_of(comm, rank, w->capslots); w->by_rank[k];
-         k = (k + 1) & (w->capslots - 1)) {
-        const struct member *m = &w->members[w->by_rank[k] - 1];
-        if (m->comm == comm && m->rank == rank)
-            return (long)w->by_rank[k] - 1;
-    }
-    return -1;
+    return cp_slots_at(&w->by_rank,
+                       cp_slots_probe(&w->by_rank, cp_slots_mix2(comm, rank),
+                                      is_rank, &key));
 }
 
 static long find_by_file(const struct view *w, uint64_t comm,
                          const struct cp_analysis_input *file)
 {
-    size_t k;
+    struct member_key key = {w, comm, 0, file};
 
-    if (!w->capslots)
+    if (!w->by_file.cap)
         return -1;
-    for (k = slot_of(comm, (uint64_t)(uintptr_t)file, w->capslots);
-         w->by_file[k]; k = (k + 1) & (w->capslots - 1)) {
-        const struct member *m = &w->members[w->by_file[k] - 1];
-        if (m->comm == comm && m->file == file)
-            return (long)w->by_file[k] - 1;
-    }
-    return -1;
+    return cp_slots_at(&w->by_file,
+                       cp_slots_probe(&w->by_file,
+                                      cp_slots_mix2(comm, (uintptr_t)file),
+                                      is_file, &key));
 }
 
 /* Put member i into the hashes (by_file only when its log has none in
@@ -110,18 +114,11 @@ static long find_by_file(const struct view *w, uint64_t comm,
 static void index_member(struct view *w, size_t i)
 {
     const struct member *m = &w->members[i];
-    size_t k;
 
-    for (k = slot_of(m->comm, m->rank, w->capslots); w->by_rank[k];
-         k = (k + 1) & (w->capslots - 1))
-        ;
-    w->by_rank[k] = (uint32_t)(i + 1);
+    cp_slots_put(&w->by_rank, cp_slots_mix2(m->comm, m->rank), i);
     if (find_by_file(w, m->comm, m->file) >= 0)
         return;
-    for (k = slot_of(m->comm, file_key(m), w->capslots); w->by_file[k];
-         k = (k + 1) & (w->capslots - 1))
-        ;
-    w->by_file[k] = (uint32_t)(i + 1);
+    cp_slots_put(&w->by_file, cp_slots_mix2(m->comm, file_key(m)), i);
 }
 
 /* Room for one more member: the list and, at half full, the hashes
@@ -138,19 +135,11 @@ static int member_room(struct view *w)
     }
     if (w->nmembers >= UINT32_MAX - 1)
         return -1;
-    if (2 * (w->nmembers + 1) > w->capslots) {
-        size_t cap = w->capslots ? 2 * w->capslots : 128, i;
-        uint32_t *a = calloc(cap, sizeof *a), *b = calloc(cap, sizeof *b);
-        if (!a || !b) {
-            free(a);
-            free(b);
+    if (2 * (w->nmembers + 1) > w->by_rank.cap) {
+        size_t cap = w->by_rank.cap ? 2 * w->by_rank.cap : 128, i;
+        if (cp_slots_reset(&w->by_rank, cap) < 0 ||
+            cp_slots_reset(&w->by_file, cap) < 0)
             return -1;
-        }
-        free(w->by_rank);
-        free(w->by_file);
-        w->by_rank = a;
-        w->by_file = b;
-        w->capslots = cap;
         for (i = 0; i < w->nmembers; i++)
             index_member(w, i);
     }
@@ -232,21 +221,30 @@ static int add_member(struct view *w, uint64_t comm, uint32_t rank,
     return 0;
 }
 
-/* The slot of sends (comm, rank, peer) in slots (cap, a power of two):
- * the one holding it, or the empty one where it goes. */
-static size_t send_slot(const struct send_acc *sends, const uint32_t *slots,
-                        size_t cap, uint64_t comm, uint32_t rank,
-                        uint32_t peer)
-{
-    size_t k;
+/* A send's key, for the probe of send_slots. */
+struct send_key {
+    const struct send_acc *sends;
+    uint64_t comm;
+    uint32_t rank, peer;
+};
 
-    for (k = slot_of(comm, ((uint64_t)rank << 32) | peer, cap); slots[k];
-         k = (k + 1) & (cap - 1)) {
-        const struct send_acc *a = &sends[slots[k] - 1];
-        if (a->comm == comm && a->rank == rank && a->peer == peer)
-            break;
-    }
-    return k;
+static int is_send(const void *ctx, size_t i)
+{
+    const struct send_key *key = ctx;
+    const struct send_acc *a = &key->sends[i];
+    return a->comm == key->comm && a->rank == key->rank &&
+           a->peer == key->peer;
+}
+
+static size_t send_hash(uint64_t comm, uint32_t rank, uint32_t peer)
+{
+    return cp_slots_mix2(comm, ((uint64_t)rank << 32) | peer);
+}
+
+static size_t send_hash_of(const void *ctx, size_t i)
+{
+    const struct send_acc *a = &((const struct send_acc *)ctx)[i];
+    return send_hash(a->comm, a->rank, a->peer);
 }
 
 /* Room for one more send: the list, and the hash at half full. */
@@ -260,23 +258,8 @@ static int send_room(struct view *w)
         w->sends = m;
         w->capsends = cap;
     }
-    if (w->nsends >= UINT32_MAX - 1)
-        return -1;
-    if (2 * (w->nsends + 1) > w->capsend_slots) {
-        size_t cap = w->capsend_slots ? 2 * w->capsend_slots : 128, i;
-        uint32_t *a = calloc(cap, sizeof *a);
-        if (!a)
-            return -1;
-        for (i = 0; i < w->nsends; i++) {
-            const struct send_acc *x = &w->sends[i];
-            a[send_slot(w->sends, a, cap, x->comm, x->rank, x->peer)] =
-                (uint32_t)(i + 1);
-        }
-        free(w->send_slots);
-        w->send_slots = a;
-        w->capsend_slots = cap;
-    }
-    return 0;
+    return cp_slots_room(&w->send_slots, w->nsends, 128, send_hash_of,
+                         w->sends);
 }
 
 static int add_send(struct view *w, const struct cp_rec_proxy *p,
@@ -284,13 +267,16 @@ static int add_send(struct view *w, const struct cp_rec_proxy *p,
 {
     double best = (double)p->bytes / p->steps_done / p->min_step_ns * 1e9;
     struct send_acc *s = NULL;
-    size_t k = 0;
+    struct send_key key = {w->sends, p->comm_id, rank, (uint32_t)p->peer};
 
-    if (w->capsend_slots) {
-        k = send_slot(w->sends, w->send_slots, w->capsend_slots, p->comm_id,
-                      rank, (uint32_t)p->peer);
-        if (w->send_slots[k])
-            s = &w->sends[w->send_slots[k] - 1];
+    if (w->send_slots.cap) {
+        long at = cp_slots_at(&w->send_slots,
+                              cp_slots_probe(&w->send_slots,
+                                             send_hash(p->comm_id, rank,
+                                                       (uint32_t)p->peer),
+                                             is_send, &key));
+        if (at >= 0)
+            s = &w->sends[at];
     }
     if (s) {
         s->bytes += p->bytes;
@@ -315,9 +301,9 @@ static int add_send(struct view *w, const struct cp_rec_proxy *p,
     if (!s->best)
         return -1;
     s->best[0] = best;
+    cp_slots_put(&w->send_slots, send_hash(s->comm, s->rank, s->peer),
+                 w->nsends);
     w->nsends++;
-    w->send_slots[send_slot(w->sends, w->send_slots, w->capsend_slots,
-                            s->comm, s->rank, s->peer)] = (uint32_t)w->nsends;
     return 0;
 }
 
@@ -392,36 +378,45 @@ static int compare_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* A link's key, for the probe of build_links' table. */
+struct link_key {
+    const struct cp_analysis_net_link *links;
+    unsigned from, to;
+};
+
+static int is_link(const void *ctx, size_t i)
+{
+    const struct link_key *key = ctx;
+    return key->links[i].from == key->from && key->links[i].to == key->to;
+}
+
 /* Sum the sends per (from node, to node); judge the links against their
  * median. */
 static int build_links(struct cp_analysis *an, const struct view *w)
 {
     struct cp_analysis_nccl *v = &an->nccl;
     double *bw = NULL;
-    uint32_t *slots = NULL; /* links by (from, to): index + 1 */
+    struct cp_slots slots = {NULL, 0}; /* links by (from, to) */
     size_t i, j, n = 0, cap = 128, caplinks = 0;
     int rc = -1;
 
     while (cap < 2 * w->nsends + 2) /* at most a link per send */
         cap *= 2;
-    slots = calloc(cap, sizeof *slots);
-    if (!slots)
+    if (cp_slots_reset(&slots, cap) < 0)
         goto out;
     for (i = 0; i < w->nsends; i++) {
         const struct send_acc *s = &w->sends[i];
         long a = member_node(w, s->comm, s->rank);
         long b = member_node(w, s->comm, s->peer);
+        struct link_key key = {v->links, (unsigned)a, (unsigned)b};
         size_t k;
 
         if (a < 0 || b < 0 || a == b)
             continue; /* inside a node, or a peer without a plugin log */
-        for (k = slot_of((uint64_t)a, (uint64_t)b, cap); slots[k];
-             k = (k + 1) & (cap - 1))
-            if (v->links[slots[k] - 1].from == (unsigned)a &&
-                v->links[slots[k] - 1].to == (unsigned)b)
-                break;
-        if (slots[k]) {
-            j = slots[k] - 1;
+        k = cp_slots_probe(&slots, cp_slots_mix2((uint64_t)a, (uint64_t)b),
+                           is_link, &key);
+        if (cp_slots_at(&slots, k) >= 0) {
+            j = (size_t)cp_slots_at(&slots, k);
         } else {
             if (v->nlinks == caplinks) {
                 size_t c2 = caplinks ? 2 * caplinks : 16;
@@ -436,7 +431,7 @@ static int build_links(struct cp_analysis *an, const struct view *w)
             memset(&v->links[j], 0, sizeof v->links[j]);
             v->links[j].from = (unsigned)a;
             v->links[j].to = (unsigned)b;
-            slots[k] = (uint32_t)(j + 1);
+            cp_slots_set(&slots, k, j);
         }
         v->links[j].bytes += s->bytes;
         v->links[j].ops += s->ops;
@@ -472,7 +467,7 @@ static int build_links(struct cp_analysis *an, const struct view *w)
     }
     rc = 0;
 out:
-    free(slots);
+    cp_slots_free(&slots);
     free(bw);
     return rc;
 }
@@ -508,9 +503,9 @@ int cp_ncclview_build(struct cp_analysis *an)
 out:
     free(nodes);
     free(w.members);
-    free(w.by_rank);
-    free(w.by_file);
-    free(w.send_slots);
+    cp_slots_free(&w.by_rank);
+    cp_slots_free(&w.by_file);
+    cp_slots_free(&w.send_slots);
     for (i = 0; i < w.nsends; i++)
         free(w.sends[i].best);
     free(w.sends);

@@ -183,7 +183,7 @@ void an_state_free(struct an_state *st)
     for (i = 0; i < st->ncomms; i++)
         comm_free(st->comms[i]);
     free(st->comms);
-    free(st->comm_hash);
+    cp_slots_free(&st->comm_slots);
     free(st->p2p);
     free(st->p2p_heads);
     for (i = 0; i < st->npairs; i++)
@@ -216,23 +216,21 @@ static struct an_inst *ring_alloc(uint32_t cap)
     return p;
 }
 
-static int comm_hash_grow(struct an_state *st)
-{
-    size_t cap = st->comm_hash_cap ? st->comm_hash_cap * 2 : 64, i;
-    uint32_t *h = calloc(cap, sizeof *h);
+/* A communicator's id, for the probe of comm_slots. */
+struct comm_key {
+    const struct an_state *st;
+    uint64_t id;
+};
 
-    if (!h)
-        return -1;
-    for (i = 0; i < st->ncomms; i++) {
-        size_t k = hash64(st->comms[i]->id) & (cap - 1);
-        while (h[k])
-            k = (k + 1) & (cap - 1);
-        h[k] = (uint32_t)i + 1;
-    }
-    free(st->comm_hash);
-    st->comm_hash = h;
-    st->comm_hash_cap = cap;
-    return 0;
+static int comm_is(const void *ctx, size_t i)
+{
+    const struct comm_key *key = ctx;
+    return key->st->comms[i]->id == key->id;
+}
+
+static size_t comm_hash_of(const void *ctx, size_t i)
+{
+    return hash64(((const struct an_state *)ctx)->comms[i]->id);
 }
 
 /* Bytes a communicator of nranks costs: its member table here, the rank
@@ -311,18 +309,17 @@ static void refuse(struct an_state *st, uint64_t id, uint32_t nranks,
 static struct an_comm *comm_get(struct an_state *st, uint64_t id,
                                 uint32_t nranks, int32_t file)
 {
+    struct comm_key key = {st, id};
     struct an_comm *c = NULL;
-    size_t k, cost;
+    size_t cost;
     uint32_t i;
 
-    if (st->comm_hash_cap) {
-        k = hash64(id) & (st->comm_hash_cap - 1);
-        while (st->comm_hash[k]) {
-            c = st->comms[st->comm_hash[k] - 1];
-            if (c->id == id)
-                return c;
-            k = (k + 1) & (st->comm_hash_cap - 1);
-        }
+    if (st->comm_slots.cap) {
+        long at = cp_slots_at(&st->comm_slots,
+                              cp_slots_probe(&st->comm_slots, hash64(id),
+                                             comm_is, &key));
+        if (at >= 0)
+            return st->comms[at];
     }
     if (nranks == 0 || nranks > MAX_COMM_RANKS)
         return NULL;
@@ -333,7 +330,7 @@ static struct an_comm *comm_get(struct an_state *st, uint64_t id,
             refuse(st, id, nranks, file);
         return NULL;
     }
-    if ((st->ncomms + 1) * 2 > st->comm_hash_cap && comm_hash_grow(st) < 0)
+    if (cp_slots_room(&st->comm_slots, st->ncomms, 64, comm_hash_of, st) < 0)
         goto oom;
     if (st->ncomms == st->capcomms) {
         size_t cap = st->capcomms ? st->capcomms * 2 : 16;
@@ -368,12 +365,9 @@ static struct an_comm *comm_get(struct an_state *st, uint64_t id,
     }
     for (i = 0; i < nranks; i++)
         c->member_file[i] = -1;
-    k = hash64(id) & (st->comm_hash_cap - 1);
-    while (st->comm_hash[k])
-        k = (k + 1) & (st->comm_hash_cap - 1);
     c->index = (uint32_t)st->ncomms;
+    cp_slots_put(&st->comm_slots, hash64(id), st->ncomms);
     st->comms[st->ncomms++] = c;
-    st->comm_hash[k] = (uint32_t)st->ncomms;
     return c;
 oom:
     st->oom = 1;
