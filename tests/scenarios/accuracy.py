@@ -42,6 +42,7 @@ import json
 import os
 import random
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -72,6 +73,13 @@ INTER_BW = 25e6
 # inside them.  There the straggler is one that computes 3 ms longer before
 # each collective (train_sim --late): it arrives last, which the calls show.
 IN_CALL = {"tp", "3d"}
+# a busy loop that stops once its parent is gone (checked every ~10 ms)
+BUSY_LOOP = """import os
+parent = os.getppid()
+while os.getppid() == parent:
+    for _ in range(100000):
+        pass
+"""
 
 
 def pairs_of(nodes):
@@ -286,8 +294,11 @@ def main():
         return 2
     work = a.reuse or a.keep or tempfile.mkdtemp(prefix="cp-accuracy-")
     os.makedirs(work, exist_ok=True)
-    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    # each busy loop ends when this script does, however it ends: killed
+    # (SIGKILL runs no finally), it would spin on, beside whatever runs next
+    busy = [subprocess.Popen([sys.executable, "-c", BUSY_LOOP])
             for _ in range(a.busy)]
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     # per kind: [true findings, all findings, planted, named, hinted]
     stats = {}
     false_warnings, missed, failures, unreached = [], [], [], []
