@@ -538,9 +538,16 @@ struct cp_analysis_net_link {
     uint64_t ops;      /* proxy operations */
     double busy_s;     /* sum of posted -> done over their steps */
     double bandwidth_Bps; /* bytes / busy_s: what the job got */
-    double step_bandwidth_Bps; /* its fastest step's bytes / time: what the
-                                  link can do, the figure judged */
-    int slow;          /* below CP_NET_SLOW x the median of the links */
+    double step_bandwidth_Bps; /* its operations' fastest steps' bytes /
+                                  time, their 75th percentile, in the step
+                                  size class that judges it: what the link
+                                  can do, the figure judged */
+    double step_bytes; /* that class's mean bytes a step */
+    double median_Bps; /* that class's median link, NAN: not judged */
+    unsigned judged_with; /* links judged in that class, 0: not judged */
+    unsigned cls;         /* the class: floor(log2(bytes a step)) */
+    uint64_t class_bytes; /* the bytes it sent in that class */
+    int slow;          /* below CP_NET_SLOW x its class's median */
 };
 
 struct cp_analysis_nccl {

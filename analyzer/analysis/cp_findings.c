@@ -1327,15 +1327,14 @@ static int named_pair(const struct cp_analysis *an, unsigned a, unsigned b)
 static int proxy_links(struct cp_analysis *an)
 {
     const struct cp_analysis_nccl *v = &an->nccl;
-    size_t i, nlinks = 0;
+    size_t i;
 
-    for (i = 0; i < v->nlinks; i++)
-        nlinks += (double)v->links[i].bytes >= CP_NET_MIN_BYTES;
     for (i = 0; i < v->nlinks; i++) {
         const struct cp_analysis_net_link *l = &v->links[i];
         unsigned nodes[2] = {l->from, l->to};
-        char b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE], b3[CP_UNITS_BUFSIZE];
-        double eff = l->step_bandwidth_Bps / v->median_Bps;
+        char b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE], b3[CP_UNITS_BUFSIZE],
+            b4[CP_UNITS_BUFSIZE];
+        double eff = l->step_bandwidth_Bps / l->median_Bps;
         json_t *e;
 
         if (!l->slow || named_pair(an, l->from, l->to))
@@ -1345,17 +1344,18 @@ static int proxy_links(struct cp_analysis *an)
                 eff <= 0.25 ? CP_SEVERITY_CRITICAL : CP_SEVERITY_WARNING,
                 NULL, 0, nodes, 2,
                 "The link between nodes %s and %s is slow: NCCL's proxy sent "
-                "%s from %s to %s, its fastest steps at %s, against a median "
-                "of %s over the "
-                "job's %zu inter-node links (%.0f%%); evidence: the job's own "
-                "proxy steps (NCCL profiler plugin), no probe needed.",
+                "%s from %s to %s, its fastest steps of %s at %s, against a "
+                "median of %s over the job's %u inter-node links with steps "
+                "of that size (%.0f%%); evidence: the job's own proxy steps "
+                "(NCCL profiler plugin), no probe needed.",
                 an->nodes[l->from].name, an->nodes[l->to].name,
                 cp_units_format_size((double)l->bytes, b1, sizeof b1),
                 an->nodes[l->from].name, an->nodes[l->to].name,
+                cp_units_format_size(l->step_bytes, b4, sizeof b4),
                 cp_units_format_bandwidth(l->step_bandwidth_Bps, b2,
                                           sizeof b2),
-                cp_units_format_bandwidth(v->median_Bps, b3, sizeof b3),
-                nlinks, 100 * eff) < 0)
+                cp_units_format_bandwidth(l->median_Bps, b3, sizeof b3),
+                l->judged_with, 100 * eff) < 0)
             return -1;
         e = last_evidence(an);
         if (set(e, "method", json_string("proxy_steps")) < 0 ||
@@ -1363,12 +1363,13 @@ static int proxy_links(struct cp_analysis *an)
             set(e, "to", json_string(an->nodes[l->to].name)) < 0 ||
             set(e, "bandwidth_Bps", jnum(l->step_bandwidth_Bps)) < 0 ||
             set(e, "job_bandwidth_Bps", jnum(l->bandwidth_Bps)) < 0 ||
-            set(e, "median_link_Bps", jnum(v->median_Bps)) < 0 ||
+            set(e, "median_link_Bps", jnum(l->median_Bps)) < 0 ||
+            set(e, "step_bytes", jnum(l->step_bytes)) < 0 ||
             set(e, "efficiency", jnum(eff)) < 0 ||
             set(e, "bytes", jnum((double)l->bytes)) < 0 ||
             set(e, "busy_s", jnum(l->busy_s)) < 0 ||
             set(e, "proxy_ops", jnum((double)l->ops)) < 0 ||
-            set(e, "links_judged", jnum((double)nlinks)) < 0)
+            set(e, "links_judged", jnum((double)l->judged_with)) < 0)
             return -1;
     }
     return 0;

@@ -5,15 +5,16 @@
  * records what NCCL chose per call, its kind 7 records how long the sends
  * to each peer took.  A send from comm rank r to peer q crosses from r's
  * node to q's node; the plugin logs of all processes together say where
- * every comm rank lives.  A link is judged on the median over its proxy
- * operations (of at least CP_NET_MIN_STEP bytes a step) of each one's
- * fastest step: the sum of its
- * step times also holds every wait a step shared with the rest of the job
- * (a pipelined ring stalls every link behind its slowest, a loaded host
- * delays the proxy), which make steps slower; an operation's fastest step
- * is its least disturbed sample of the wire, and the median operation
- * resists the odd step reported early.  Receives are not used for bandwidth: a receive
- * step also waits for its sender to start.
+ * every comm rank lives.  A link is judged per step size class (struct
+ * link_class) on the 75th percentile over its proxy operations of each
+ * one's fastest step: the sum of its step times also holds every wait a
+ * step shared with the rest of the job (a pipelined ring stalls every
+ * link behind its slowest, a loaded host delays the proxy, an
+ * all-to-all's rounds share each NIC), which make steps slower; an
+ * operation's fastest step is its least disturbed sample of the wire, and
+ * the upper quantile still resists the odd step reported early.
+ * Receives are not used for bandwidth: a receive step also waits for its
+ * sender to start.
  */
 #include "config.h"
 
@@ -37,7 +38,9 @@ struct member {
 struct send_acc {
     uint64_t comm;
     uint32_t rank, peer;
+    unsigned cls; /* the step size class: floor(log2(bytes a step)) */
     uint64_t bytes, busy_ns, ops;
+    double step_bytes; /* sum over operations of their bytes a step */
     double *best; /* per operation: its fastest step's bandwidth */
     size_t nbest, capbest;
 };
@@ -54,7 +57,9 @@ struct view {
     struct cp_slots by_rank, by_file; /* of the same capacity */
     struct send_acc *sends;
     size_t nsends, capsends;
-    struct cp_slots send_slots; /* by (comm, rank, peer) */
+    struct cp_slots send_slots; /* by (comm, rank, peer, class) */
+    uint64_t floor_ns; /* the fastest step of any proxy operation: the
+                        * network's latency as the proxy sees it */
 };
 
 static uint64_t file_key(const struct member *m)
@@ -226,6 +231,7 @@ struct send_key {
     const struct send_acc *sends;
     uint64_t comm;
     uint32_t rank, peer;
+    unsigned cls;
 };
 
 static int is_send(const void *ctx, size_t i)
@@ -233,18 +239,29 @@ static int is_send(const void *ctx, size_t i)
     const struct send_key *key = ctx;
     const struct send_acc *a = &key->sends[i];
     return a->comm == key->comm && a->rank == key->rank &&
-           a->peer == key->peer;
+           a->peer == key->peer && a->cls == key->cls;
 }
 
-static size_t send_hash(uint64_t comm, uint32_t rank, uint32_t peer)
+static size_t send_hash(uint64_t comm, uint32_t rank, uint32_t peer,
+                        unsigned cls)
 {
-    return cp_slots_mix2(comm, ((uint64_t)rank << 32) | peer);
+    return cp_slots_mix2(comm ^ cls, ((uint64_t)rank << 32) | peer);
 }
 
 static size_t send_hash_of(const void *ctx, size_t i)
 {
     const struct send_acc *a = &((const struct send_acc *)ctx)[i];
-    return send_hash(a->comm, a->rank, a->peer);
+    return send_hash(a->comm, a->rank, a->peer, a->cls);
+}
+
+/* floor(log2(x)), x >= 1 */
+static unsigned step_class(uint64_t x)
+{
+    unsigned c = 0;
+
+    while (x >>= 1)
+        c++;
+    return c;
 }
 
 /* Room for one more send: the list, and the hash at half full. */
@@ -265,15 +282,18 @@ static int send_room(struct view *w)
 static int add_send(struct view *w, const struct cp_rec_proxy *p,
                     uint32_t rank)
 {
-    double best = (double)p->bytes / p->steps_done / p->min_step_ns * 1e9;
+    double step = (double)p->bytes / p->steps_done;
+    double best = step / p->min_step_ns * 1e9;
+    unsigned cls = step_class(p->bytes / p->steps_done);
     struct send_acc *s = NULL;
-    struct send_key key = {w->sends, p->comm_id, rank, (uint32_t)p->peer};
+    struct send_key key = {w->sends, p->comm_id, rank, (uint32_t)p->peer,
+                           cls};
 
     if (w->send_slots.cap) {
         long at = cp_slots_at(&w->send_slots,
                               cp_slots_probe(&w->send_slots,
                                              send_hash(p->comm_id, rank,
-                                                       (uint32_t)p->peer),
+                                                       (uint32_t)p->peer, cls),
                                              is_send, &key));
         if (at >= 0)
             s = &w->sends[at];
@@ -282,6 +302,7 @@ static int add_send(struct view *w, const struct cp_rec_proxy *p,
         s->bytes += p->bytes;
         s->busy_ns += p->busy_ns;
         s->ops++;
+        s->step_bytes += step;
         if (s->nbest == s->capbest) {
             size_t cap = s->capbest ? 2 * s->capbest : 16;
             double *b = realloc(s->best, cap * sizeof *b);
@@ -296,12 +317,13 @@ static int add_send(struct view *w, const struct cp_rec_proxy *p,
     if (send_room(w) < 0)
         return -1;
     s = &w->sends[w->nsends];
-    *s = (struct send_acc){p->comm_id, rank, (uint32_t)p->peer, p->bytes,
-                           p->busy_ns, 1, malloc(16 * sizeof(double)), 1, 16};
+    *s = (struct send_acc){p->comm_id, rank, (uint32_t)p->peer, cls, p->bytes,
+                           p->busy_ns, 1, step, malloc(16 * sizeof(double)),
+                           1, 16};
     if (!s->best)
         return -1;
     s->best[0] = best;
-    cp_slots_put(&w->send_slots, send_hash(s->comm, s->rank, s->peer),
+    cp_slots_put(&w->send_slots, send_hash(s->comm, s->rank, s->peer, cls),
                  w->nsends);
     w->nsends++;
     return 0;
@@ -344,10 +366,14 @@ static int read_input(struct cp_analysis *an, struct view *w,
             break;
         case CP_REC_PROXY:
             v->proxy_ops++;
-            /* bandwidth-bound operations only */
+            if (rec.proxy.steps_done == 0 || rec.proxy.min_step_ns == 0)
+                break;
+            if (!w->floor_ns || rec.proxy.min_step_ns < w->floor_ns)
+                w->floor_ns = rec.proxy.min_step_ns;
+            /* sends only (a receive also waits for its sender); which
+             * are bandwidth-bound is known once every log is read */
             if (rec.proxy.dir != CP_PROXY_SEND || rec.proxy.peer < 0 ||
-                rec.proxy.steps_done == 0 || rec.proxy.min_step_ns == 0 ||
-                rec.proxy.bytes / rec.proxy.steps_done < CP_NET_MIN_STEP)
+                rec.proxy.bytes / rec.proxy.steps_done == 0)
                 break;
             /* this process's rank in the communicator: its comm record */
             if (rec.proxy.comm_id != last_comm) {
@@ -378,10 +404,31 @@ static int compare_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* A link's key, for the probe of build_links' table. */
+/* A step size class of a link: the sends of (from node, to node) whose
+ * operations move about the same bytes a step (one power of two).  A
+ * link is judged against the others in the same class only: a step's
+ * time holds the network's latency besides its bytes, so small steps show
+ * less bandwidth on every link, and links that carry different sizes
+ * (a ring's neighbours and an all-to-all's other pairs) are compared
+ * like with like. */
+struct link_class {
+    unsigned from, to, cls;
+    size_t link;       /* into v->links */
+    uint64_t bytes, ops;
+    double step_bytes; /* sum over its operations of their bytes a step */
+    double *best;      /* its operations' fastest steps' bandwidths */
+    size_t nbest, capbest;
+    double figure;     /* NET_QUANTILE of best: what the link can do */
+    double median;     /* the class's median figure, NAN: not judged */
+    unsigned judged_in_class;
+    int judged, slow;
+};
+
+/* A link's or a link class's key, for the probes of build_links. */
 struct link_key {
     const struct cp_analysis_net_link *links;
-    unsigned from, to;
+    const struct link_class *lcs;
+    unsigned from, to, cls;
 };
 
 static int is_link(const void *ctx, size_t i)
@@ -390,85 +437,231 @@ static int is_link(const void *ctx, size_t i)
     return key->links[i].from == key->from && key->links[i].to == key->to;
 }
 
-/* Sum the sends per (from node, to node); judge the links against their
- * median. */
+static int is_link_class(const void *ctx, size_t i)
+{
+    const struct link_key *key = ctx;
+    const struct link_class *c = &key->lcs[i];
+    return c->from == key->from && c->to == key->to && c->cls == key->cls;
+}
+
+static size_t link_class_hash(unsigned from, unsigned to, unsigned cls)
+{
+    return cp_slots_mix2(((uint64_t)from << 8) | cls, to);
+}
+
+/* The link (from, to), added when new; -1 out of memory. */
+static long link_of(struct cp_analysis_nccl *v, struct cp_slots *slots,
+                    size_t *caplinks, unsigned from, unsigned to)
+{
+    struct link_key key = {v->links, NULL, from, to, 0};
+    size_t k = cp_slots_probe(slots, cp_slots_mix2(from, to), is_link, &key);
+    size_t j;
+
+    if (cp_slots_at(slots, k) >= 0)
+        return cp_slots_at(slots, k);
+    if (v->nlinks == *caplinks) {
+        size_t c2 = *caplinks ? 2 * *caplinks : 16;
+        struct cp_analysis_net_link *bigger =
+            realloc(v->links, c2 * sizeof *bigger);
+        if (!bigger)
+            return -1;
+        v->links = bigger;
+        *caplinks = c2;
+    }
+    j = v->nlinks++;
+    memset(&v->links[j], 0, sizeof v->links[j]);
+    v->links[j].from = from;
+    v->links[j].to = to;
+    v->links[j].median_Bps = NAN;
+    cp_slots_set(slots, k, j);
+    return (long)j;
+}
+
+/* Send s's operations into its link class (added when new, at most one a
+ * send: lcs has room); -1 out of memory. */
+static int add_to_class(struct link_class *lcs, size_t *nlcs,
+                        struct cp_slots *slots, const struct send_acc *s,
+                        unsigned from, unsigned to, size_t link)
+{
+    struct link_key key = {NULL, lcs, from, to, s->cls};
+    size_t k = cp_slots_probe(slots, link_class_hash(from, to, s->cls),
+                              is_link_class, &key);
+    struct link_class *c;
+
+    if (cp_slots_at(slots, k) >= 0) {
+        c = &lcs[cp_slots_at(slots, k)];
+    } else {
+        c = &lcs[*nlcs];
+        memset(c, 0, sizeof *c);
+        c->from = from;
+        c->to = to;
+        c->cls = s->cls;
+        c->link = link;
+        c->median = NAN;
+        cp_slots_set(slots, k, *nlcs);
+        (*nlcs)++;
+    }
+    if (c->nbest + s->nbest > c->capbest) {
+        size_t cap = c->capbest ? c->capbest : 16;
+        double *b;
+        while (cap < c->nbest + s->nbest)
+            cap *= 2;
+        b = realloc(c->best, cap * sizeof *b);
+        if (!b)
+            return -1;
+        c->best = b;
+        c->capbest = cap;
+    }
+    memcpy(c->best + c->nbest, s->best, s->nbest * sizeof *s->best);
+    c->nbest += s->nbest;
+    c->bytes += s->bytes;
+    c->ops += s->ops;
+    c->step_bytes += s->step_bytes;
+    return 0;
+}
+
+static int compare_class_figure(const void *a, const void *b, void *arg)
+{
+    const struct link_class *lcs = arg;
+    const struct link_class *x = &lcs[*(const size_t *)a];
+    const struct link_class *y = &lcs[*(const size_t *)b];
+
+    if (x->cls != y->cls)
+        return x->cls < y->cls ? -1 : 1;
+    return (x->figure > y->figure) - (x->figure < y->figure);
+}
+
+/* Each link class's figure, whether it is judged, and per class of at
+ * least 3 judged links their median and which are slow. */
+static int judge_classes(struct link_class *lcs, size_t nlcs,
+                         uint64_t floor_ns)
+{
+    size_t i, j, n = 0, *order = malloc((nlcs ? nlcs : 1) * sizeof *order);
+
+    if (!order)
+        return -1;
+    for (i = 0; i < nlcs; i++) {
+        struct link_class *c = &lcs[i];
+        double median_bw, step_ns;
+        qsort(c->best, c->nbest, sizeof *c->best, compare_double);
+        c->figure = c->best[(c->nbest - 1) * 3 / 4];
+        median_bw = c->best[c->nbest / 2];
+        step_ns = c->step_bytes / (double)c->ops / median_bw * 1e9;
+        c->judged = c->ops >= CP_NET_MIN_OPS &&
+                    (double)c->bytes >= CP_NET_MIN_BYTES &&
+                    step_ns >= CP_NET_BANDWIDTH_BOUND * (double)floor_ns;
+        if (c->judged)
+            order[n++] = i;
+    }
+    qsort_r(order, n, sizeof *order, compare_class_figure, lcs);
+    for (i = 0; i < n; i = j) {
+        size_t m;
+        double median;
+        for (j = i; j < n && lcs[order[j]].cls == lcs[order[i]].cls; j++)
+            ;
+        m = j - i;
+        if (m < 3) /* a median of two says nothing about which is slow */
+            continue;
+        median = m % 2 ? lcs[order[i + m / 2]].figure
+                       : (lcs[order[i + m / 2 - 1]].figure +
+                          lcs[order[i + m / 2]].figure) / 2;
+        for (m = i; m < j; m++) {
+            struct link_class *c = &lcs[order[m]];
+            c->median = median;
+            c->judged_in_class = (unsigned)(j - i);
+            c->slow = c->figure < CP_NET_SLOW * median;
+        }
+    }
+    free(order);
+    return 0;
+}
+
+/* Sum the sends per (from node, to node); judge each link in its step
+ * size classes against the other links of the class (struct
+ * link_class), and give it the figures of the judged class where it sent
+ * the most bytes (else of the class where it sent the most). */
 static int build_links(struct cp_analysis *an, const struct view *w)
 {
     struct cp_analysis_nccl *v = &an->nccl;
-    double *bw = NULL;
-    struct cp_slots slots = {NULL, 0}; /* links by (from, to) */
-    size_t i, j, n = 0, cap = 128, caplinks = 0;
+    struct cp_slots slots = {NULL, 0}, class_slots = {NULL, 0};
+    struct link_class *lcs = NULL;
+    size_t i, j, nlcs = 0, cap = 128, caplinks = 0, *count = NULL;
+    unsigned best_cls = 0;
     int rc = -1;
 
     while (cap < 2 * w->nsends + 2) /* at most a link per send */
         cap *= 2;
-    if (cp_slots_reset(&slots, cap) < 0)
+    lcs = calloc(w->nsends ? w->nsends : 1, sizeof *lcs);
+    if (!lcs || cp_slots_reset(&slots, cap) < 0 ||
+        cp_slots_reset(&class_slots, cap) < 0)
         goto out;
     for (i = 0; i < w->nsends; i++) {
         const struct send_acc *s = &w->sends[i];
         long a = member_node(w, s->comm, s->rank);
         long b = member_node(w, s->comm, s->peer);
-        struct link_key key = {v->links, (unsigned)a, (unsigned)b};
-        size_t k;
+        long l;
 
         if (a < 0 || b < 0 || a == b)
             continue; /* inside a node, or a peer without a plugin log */
-        k = cp_slots_probe(&slots, cp_slots_mix2((uint64_t)a, (uint64_t)b),
-                           is_link, &key);
-        if (cp_slots_at(&slots, k) >= 0) {
-            j = (size_t)cp_slots_at(&slots, k);
-        } else {
-            if (v->nlinks == caplinks) {
-                size_t c2 = caplinks ? 2 * caplinks : 16;
-                struct cp_analysis_net_link *bigger =
-                    realloc(v->links, c2 * sizeof *bigger);
-                if (!bigger)
-                    goto out;
-                v->links = bigger;
-                caplinks = c2;
-            }
-            j = v->nlinks++;
-            memset(&v->links[j], 0, sizeof v->links[j]);
-            v->links[j].from = (unsigned)a;
-            v->links[j].to = (unsigned)b;
-            cp_slots_set(&slots, k, j);
-        }
-        v->links[j].bytes += s->bytes;
-        v->links[j].ops += s->ops;
-        v->links[j].busy_s += (double)s->busy_ns * 1e-9;
-        if (s->nbest > 0) {
-            /* the median operation's fastest step: a step can be delayed
-             * by anything, and rarely reported early; the median of the
-             * per-operation bests resists both */
-            qsort(s->best, s->nbest, sizeof *s->best, compare_double);
-            if (s->best[s->nbest / 2] > v->links[j].step_bandwidth_Bps)
-                v->links[j].step_bandwidth_Bps = s->best[s->nbest / 2];
-        }
+        l = link_of(v, &slots, &caplinks, (unsigned)a, (unsigned)b);
+        if (l < 0 || add_to_class(lcs, &nlcs, &class_slots, s, (unsigned)a,
+                                  (unsigned)b, (size_t)l) < 0)
+            goto out;
+        v->links[l].bytes += s->bytes;
+        v->links[l].ops += s->ops;
+        v->links[l].busy_s += (double)s->busy_ns * 1e-9;
     }
-    bw = malloc((v->nlinks + 1) * sizeof *bw);
-    if (!bw)
+    if (judge_classes(lcs, nlcs, w->floor_ns) < 0)
         goto out;
+    for (i = 0; i < nlcs; i++) {
+        const struct link_class *c = &lcs[i];
+        struct cp_analysis_net_link *l = &v->links[c->link];
+        int judged = isfinite(c->median);
+        /* the class that gives the link its figures: a judged one over
+         * one not, then the most bytes */
+        if (l->step_bytes > 0 &&
+            (l->judged_with > 0) > judged)
+            continue;
+        if (l->step_bytes > 0 && (l->judged_with > 0) == judged &&
+            l->class_bytes >= c->bytes)
+            continue;
+        l->class_bytes = c->bytes;
+        l->step_bytes = c->step_bytes / (double)c->ops;
+        l->step_bandwidth_Bps = c->figure;
+        l->median_Bps = c->median;
+        l->judged_with = judged ? c->judged_in_class : 0;
+        l->slow = judged && c->slow;
+        l->cls = c->cls;
+    }
     for (j = 0; j < v->nlinks; j++) {
         struct cp_analysis_net_link *l = &v->links[j];
         l->bandwidth_Bps = l->busy_s > 0 ? (double)l->bytes / l->busy_s : NAN;
-        if ((double)l->bytes >= CP_NET_MIN_BYTES &&
-            isfinite(l->step_bandwidth_Bps))
-            bw[n++] = l->step_bandwidth_Bps;
     }
+    /* the job's median link: of the class that judges the most links (the
+     * larger steps when as many) */
     v->median_Bps = NAN;
-    if (n >= 3) { /* a median of two says nothing about which one is slow */
-        qsort(bw, n, sizeof *bw, compare_double);
-        v->median_Bps = n % 2 ? bw[n / 2] : (bw[n / 2 - 1] + bw[n / 2]) / 2;
-        for (j = 0; j < v->nlinks; j++) {
-            struct cp_analysis_net_link *l = &v->links[j];
-            l->slow = (double)l->bytes >= CP_NET_MIN_BYTES &&
-                      l->step_bandwidth_Bps < CP_NET_SLOW * v->median_Bps;
+    count = calloc(65, sizeof *count);
+    if (!count)
+        goto out;
+    for (j = 0; j < v->nlinks; j++)
+        if (v->links[j].judged_with > 0 && v->links[j].cls < 65)
+            count[v->links[j].cls]++;
+    for (i = 0; i < 65; i++)
+        if (count[i] > 0 && count[i] >= count[best_cls])
+            best_cls = (unsigned)i;
+    for (j = 0; j < v->nlinks; j++)
+        if (v->links[j].judged_with > 0 && v->links[j].cls == best_cls) {
+            v->median_Bps = v->links[j].median_Bps;
+            break;
         }
-    }
     rc = 0;
 out:
+    for (i = 0; i < nlcs; i++)
+        free(lcs[i].best);
+    free(lcs);
+    free(count);
     cp_slots_free(&slots);
-    free(bw);
+    cp_slots_free(&class_slots);
     return rc;
 }
 

@@ -7,13 +7,17 @@
 
 #include "cp_analysis.h"
 
-/* A link below this fraction of the median link bandwidth is slow. */
+/* A link below this fraction of the median of the links judged in the
+ * same step size class is slow. */
 #define CP_NET_SLOW 0.6
-/* Links with fewer bytes than this are not judged (latency-bound). */
-#define CP_NET_MIN_BYTES (4.0 * 1048576)
-/* Proxy operations with smaller steps than this on average are latency,
- * not bandwidth: left out of the bandwidth. */
-#define CP_NET_MIN_STEP 65536
+/* A link's class is judged from this many proxy operations and bytes */
+#define CP_NET_MIN_OPS 8
+#define CP_NET_MIN_BYTES (1.0 * 1048576)
+/* ... when its steps take this many times the fastest step of the job
+ * (a tiny one: the latency as the proxy sees it) or more: bandwidth
+ * sets their time (a 16 KiB step at 25 MB/s, 30x; on a 25 GB/s NIC
+ * about 1x: latency, left out) */
+#define CP_NET_BANDWIDTH_BOUND 4.0
 
 /* Read the plugin records of an's inputs into an->nccl (nothing when no
  * input is a plugin log).  Returns 0, or -1 when memory ran out; a damaged

@@ -1120,6 +1120,9 @@ static json_t *nccl_json(const struct cp_analysis *an, int *bad)
         put(r, "busy_s", jnum(l->busy_s), bad);
         put(r, "bandwidth_Bps", jnum(l->bandwidth_Bps), bad);
         put(r, "step_bandwidth_Bps", jnum(l->step_bandwidth_Bps), bad);
+        put(r, "step_bytes", jnum(l->step_bytes), bad);
+        put(r, "median_link_Bps", jnum(l->median_Bps), bad);
+        put(r, "links_judged", jint(l->judged_with), bad);
         put(r, "slow", json_boolean(l->slow), bad);
         push(links, r, bad);
     }

@@ -4,6 +4,9 @@
 # speed is named slow_link from the job's own proxy steps (no probe), with
 # the plugin alone and with shim and plugin together (every call counted
 # once); a healthy run gets no such finding; the algorithm mix is reported.
+# moe (8 ranks on 4 nodes) with n1-n3 at 1/2, which only its all-to-all
+# crosses in 16 KiB steps (one per peer): the steps are judged against the
+# other links' steps of that size, and the link is named; healthy, none.
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/integration/lib.sh"
 plugin=$b/nccl-profiler/.libs/libcollprof-nccl-profiler.so
@@ -20,13 +23,24 @@ nodes 4
 inter latency=20us bandwidth=400MB/s
 TOPO
 
-# job NAME TOPO PRELOAD: ddp on 4 ranks over 4 nodes, analyzed into NAME/rep
+cat >"$work/moe-slow.topo" <<'TOPO'
+nodes 4
+inter latency=20us bandwidth=25MB/s
+link n1 n3 bandwidth=12.5MB/s
+TOPO
+cat >"$work/moe-healthy.topo" <<'TOPO'
+nodes 4
+inter latency=20us bandwidth=25MB/s
+TOPO
+
+# job NAME TOPO PRELOAD [PATTERN RANKS]: ddp on 4 ranks over 4 nodes (or
+# PATTERN on RANKS), analyzed into NAME/rep
 job() {
     d=$work/$1
     mkdir -p "$d"
     env COLLPROF_DIR="$d/logs" NCCL_PROFILER_PLUGIN="$plugin" LD_PRELOAD="$3" \
-        "$simrun" -n 4 --nodes 4 --topo "$work/$2.topo" --timeout 120 -- \
-        "$train_sim" --pattern ddp --steps 5 --quiet >"$d/out" 2>&1 &&
+        "$simrun" -n "${5:-4}" --nodes 4 --topo "$work/$2.topo" --timeout 120 -- \
+        "$train_sim" --pattern "${4:-ddp}" --steps 5 --quiet >"$d/out" 2>&1 &&
         "$collprof" analyze "$d/logs" -o "$d/rep" >"$d/verdict" 2>&1
 }
 
@@ -70,4 +84,19 @@ got=$(query healthy "sum(l['slow'] for l in r['nccl_profiler']['links'])")
 ok $([ "$got" = "0" ]; echo $?) "  no link judged slow ($got)"
 got=$(query healthy "len(r['nccl_profiler']['links'])")
 ok $([ "$got" = "4" ]; echo $?) "  4 directed links of the ring measured ($got)"
+
+job moe-slow moe-slow "" moe 8
+ok $? "moe, n1-n3 at 1/2 (all-to-all only): the job and the analysis run"
+got=$(slow_links moe-slow)
+ok $([ "$got" = "n1-n3:proxy_steps" ]; echo $?) "  slow_link names exactly n1-n3, from proxy steps ($got)"
+got=$(query moe-slow "sorted((l['from'], l['to']) for l in r['nccl_profiler']['links'] if l['slow'])")
+ok $([ "$got" = "[('n1', 'n3'), ('n3', 'n1')]" ]; echo $?) "  both directions of n1-n3 slow, no other ($got)"
+got=$(query moe-slow "sorted(set((int(l['step_bytes']), l['links_judged']) for l in r['nccl_profiler']['links']))")
+ok $([ "$got" = "[(16384, 12)]" ]; echo $?) "  every link judged on its 16 KiB steps, among the 12 directed links ($got)"
+job moe-healthy moe-healthy "" moe 8
+ok $? "moe, healthy: the job and the analysis run"
+got=$(slow_links moe-healthy)
+ok $([ -z "$got" ]; echo $?) "  no slow_link ($got)"
+got=$(query moe-healthy "min(l['step_bandwidth_Bps'] / l['median_link_Bps'] for l in r['nccl_profiler']['links'])")
+ok $(python3 -c "import sys; sys.exit(0 if float('$got') > 0.8 else 1)"; echo $?) "  every link within 20 % of its class's median ($got)"
 done_testing

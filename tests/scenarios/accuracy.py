@@ -26,12 +26,15 @@ other patterns (IN_CALL below says why).
 
   accuracy.py [--seeds N] [--patterns ddp,fsdp,...] [--faults LIST]
               [--busy K] [--ranks 8 --nodes 4] [--keep DIR] [--quiet]
+              [--plugin]
   accuracy.py --reuse DIR [--seeds N] [--patterns ...] [--faults ...]
 
 --busy K runs K busy loops beside every job (a noisy machine).  --keep
 DIR keeps every job's logs and analysis in DIR/PATTERN-FAULT-SEED;
 --reuse DIR analyzes the logs kept there again instead of running the
-jobs (the same jobs judged by another build of the analyzer).  Exit
+jobs (the same jobs judged by another build of the analyzer).  --plugin
+records every job with the NCCL profiler plugin too (its proxy steps
+are evidence of each link: docs/analysis.md, "NCCL profiler evidence").  Exit
 status: 0 when every planted fault was named (or, for a slow link, the
 probe asked for it) and no run has a network, clock or straggler warning
 that names no planted fault; 1 otherwise; 2 on bad usage.
@@ -139,7 +142,7 @@ def plan(pattern, fault, seed, ranks, nodes):
 
 
 def run_job(b, work, name, pattern, topo, nic, ranks, nodes, steps,
-            extra=()):
+            extra=(), plugin=False):
     cp = os.path.join(b, "analyzer", "collprof")
     d = os.path.join(work, name)
     os.makedirs(d)
@@ -152,7 +155,12 @@ def run_job(b, work, name, pattern, topo, nic, ranks, nodes, steps,
            "--timeout", "300", "--sysfs", sysfs, "--",
            os.path.join(b, "tests", "apps", "train_sim"), "--pattern",
            pattern, "--steps", str(steps)] + list(extra)
-    out = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    env = dict(os.environ)
+    if plugin:
+        env["NCCL_PROFILER_PLUGIN"] = os.path.join(
+            b, "nccl-profiler", ".libs", "libcollprof-nccl-profiler.so")
+    out = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         env=env)
     if out.returncode != 0:
         return None, "record failed: " + out.stdout.decode(errors="replace")
     for k in range(1, nodes + 1):
@@ -278,6 +286,7 @@ def main():
     ap.add_argument("--keep")
     ap.add_argument("--reuse")
     ap.add_argument("--quiet", action="store_true")
+    ap.add_argument("--plugin", action="store_true")
     a = ap.parse_args()
     patterns = a.patterns.split(",")
     faults = a.faults.split(",")
@@ -323,7 +332,8 @@ def main():
                                                   truth["late_ms"])] \
                         if "late_ms" in truth else []
                     logs, why = run_job(b, work, name, pattern, topo, nic,
-                                        a.ranks, a.nodes, a.steps, extra)
+                                        a.ranks, a.nodes, a.steps, extra,
+                                        a.plugin)
                 except (OSError, subprocess.CalledProcessError) as e:
                     logs, why = None, str(e)
             if logs is None:
