@@ -181,12 +181,13 @@ def drop_rank(b, logs, rank):
     cp = os.path.join(b, "analyzer", "collprof")
     out = subprocess.run([cp, "dump", "--summary", logs],
                          stdout=subprocess.PIPE, check=True)
+    dropped = False
     for line in out.stdout.decode().splitlines():
         path, _, rest = line.partition(": rank ")
         if rest.split()[0] == str(rank):
-            os.remove(path)
-            return True
-    return False
+            os.remove(path) # the shim's log, and the plugin's (--plugin)
+            dropped = True
+    return dropped
 
 
 def analyze(b, logs, out):
