@@ -58,8 +58,11 @@ struct view {
     struct send_acc *sends;
     size_t nsends, capsends;
     struct cp_slots send_slots; /* by (comm, rank, peer, class) */
-    uint64_t floor_ns; /* the fastest step of any proxy operation: the
-                        * network's latency as the proxy sees it */
+    /* the fastest steps of proxy operations of tiny steps (at most
+     * TINY_STEP bytes: the latency as the proxy sees it), the first
+     * TINY_MAX of them */
+    uint64_t *tiny;
+    size_t ntiny;
 };
 
 static uint64_t file_key(const struct member *m)
@@ -254,6 +257,9 @@ static size_t send_hash_of(const void *ctx, size_t i)
     return send_hash(a->comm, a->rank, a->peer, a->cls);
 }
 
+#define TINY_STEP 4096
+#define TINY_MAX 65536
+
 /* floor(log2(x)), x >= 1 */
 static unsigned step_class(uint64_t x)
 {
@@ -368,8 +374,15 @@ static int read_input(struct cp_analysis *an, struct view *w,
             v->proxy_ops++;
             if (rec.proxy.steps_done == 0 || rec.proxy.min_step_ns == 0)
                 break;
-            if (!w->floor_ns || rec.proxy.min_step_ns < w->floor_ns)
-                w->floor_ns = rec.proxy.min_step_ns;
+            if (rec.proxy.bytes / rec.proxy.steps_done <= TINY_STEP &&
+                w->ntiny < TINY_MAX) {
+                if (!w->tiny) {
+                    w->tiny = malloc(TINY_MAX * sizeof *w->tiny);
+                    if (!w->tiny)
+                        goto out;
+                }
+                w->tiny[w->ntiny++] = rec.proxy.min_step_ns;
+            }
             /* sends only (a receive also waits for its sender); which
              * are bandwidth-bound is known once every log is read */
             if (rec.proxy.dir != CP_PROXY_SEND || rec.proxy.peer < 0 ||
@@ -531,10 +544,27 @@ static int compare_class_figure(const void *a, const void *b, void *arg)
     return (x->figure > y->figure) - (x->figure < y->figure);
 }
 
+static int compare_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The network's latency as the proxy sees it: the median fastest step of
+ * the operations of tiny steps (one early report does not move it), 0
+ * when fewer than 3 (then every class is taken as bandwidth-bound). */
+static uint64_t latency_ns(struct view *w)
+{
+    if (w->ntiny < 3)
+        return 0;
+    qsort(w->tiny, w->ntiny, sizeof *w->tiny, compare_u64);
+    return w->tiny[w->ntiny / 2];
+}
+
 /* Each link class's figure, whether it is judged, and per class of at
  * least 3 judged links their median and which are slow. */
 static int judge_classes(struct link_class *lcs, size_t nlcs,
-                         uint64_t floor_ns)
+                         uint64_t latency)
 {
     size_t i, j, n = 0, *order = malloc((nlcs ? nlcs : 1) * sizeof *order);
 
@@ -549,7 +579,7 @@ static int judge_classes(struct link_class *lcs, size_t nlcs,
         step_ns = c->step_bytes / (double)c->ops / median_bw * 1e9;
         c->judged = c->ops >= CP_NET_MIN_OPS &&
                     (double)c->bytes >= CP_NET_MIN_BYTES &&
-                    step_ns >= CP_NET_BANDWIDTH_BOUND * (double)floor_ns;
+                    step_ns >= CP_NET_BANDWIDTH_BOUND * (double)latency;
         if (c->judged)
             order[n++] = i;
     }
@@ -580,7 +610,8 @@ static int judge_classes(struct link_class *lcs, size_t nlcs,
  * size classes against the other links of the class (struct
  * link_class), and give it the figures of the judged class where it sent
  * the most bytes (else of the class where it sent the most). */
-static int build_links(struct cp_analysis *an, const struct view *w)
+static int build_links(struct cp_analysis *an, const struct view *w,
+                       uint64_t latency)
 {
     struct cp_analysis_nccl *v = &an->nccl;
     struct cp_slots slots = {NULL, 0}, class_slots = {NULL, 0};
@@ -611,7 +642,7 @@ static int build_links(struct cp_analysis *an, const struct view *w)
         v->links[l].ops += s->ops;
         v->links[l].busy_s += (double)s->busy_ns * 1e-9;
     }
-    if (judge_classes(lcs, nlcs, w->floor_ns) < 0)
+    if (judge_classes(lcs, nlcs, latency) < 0)
         goto out;
     for (i = 0; i < nlcs; i++) {
         const struct link_class *c = &lcs[i];
@@ -690,7 +721,7 @@ int cp_ncclview_build(struct cp_analysis *an)
         if (read_input(an, &w, nodes, in) < 0)
             goto out;
     }
-    if (an->nccl.present && build_links(an, &w) < 0)
+    if (an->nccl.present && build_links(an, &w, latency_ns(&w)) < 0)
         goto out;
     rc = 0;
 out:
@@ -699,6 +730,7 @@ out:
     cp_slots_free(&w.by_rank);
     cp_slots_free(&w.by_file);
     cp_slots_free(&w.send_slots);
+    free(w.tiny);
     for (i = 0; i < w.nsends; i++)
         free(w.sends[i].best);
     free(w.sends);

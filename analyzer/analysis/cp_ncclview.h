@@ -13,10 +13,10 @@
 /* A link's class is judged from this many proxy operations and bytes */
 #define CP_NET_MIN_OPS 8
 #define CP_NET_MIN_BYTES (1.0 * 1048576)
-/* ... when its steps take this many times the fastest step of the job
- * (a tiny one: the latency as the proxy sees it) or more: bandwidth
- * sets their time (a 16 KiB step at 25 MB/s, 30x; on a 25 GB/s NIC
- * about 1x: latency, left out) */
+/* ... when its steps take this many times the latency as the proxy sees
+ * it (the median fastest step of operations of steps of 4 KiB or less)
+ * or more: bandwidth sets their time (a 16 KiB step at 25 MB/s, 30x; on
+ * a 25 GB/s NIC about 1x: latency, left out) */
 #define CP_NET_BANDWIDTH_BOUND 4.0
 
 /* Read the plugin records of an's inputs into an->nccl (nothing when no
