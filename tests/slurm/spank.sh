@@ -452,10 +452,12 @@ ok $([ -n "$hp" ] && ! kill -0 "$hp" 2>/dev/null; echo $?) "... and is gone (pid
 
 # ---- --collprof=probe: the link probe once the step ends -------------------
 # ddp is one ring over the 4 nodes (one rank each): a link of it at 1/4 of
-# 25 MB/s slows the whole ring, and the analysis (with the site profile)
-# can only list the ring's links as candidates; the probe measures every
-# pair and names the one.  The stand-in collprof passes --profile to the
-# real analyzer and runs the real probe.
+# 25 MB/s slows the whole ring, and the calls (with the site profile) can
+# only list the ring's links as candidates; the NCCL profiler plugin's
+# proxy steps name the one (their 64 KiB steps judged against the other
+# links' steps of that size), and the probe measures every pair and names
+# it too.  The stand-in collprof passes --profile to the real analyzer and
+# runs the real probe.
 cat >"$BASE/ring-slow.topo" <<'EOF'
 nodes 4
 intra latency=5us bandwidth=2GB/s
@@ -476,11 +478,15 @@ pdir=$steps/collprof-$j.0
 python3 - "$pdir/report.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
-kinds = [f["kind"] for f in r["findings"] if f["kind"].startswith("slow_link")]
+kinds = sorted((f["kind"], "-".join(sorted(f.get("nodes") or [])),
+                f["evidence"].get("method", "calls"))
+               for f in r["findings"] if f["kind"].startswith("slow_link"))
 print("# the analysis: %s" % kinds)
-sys.exit(0 if kinds == ["slow_link_candidates"] else 1)
+sys.exit(0 if kinds == [("slow_link", "n2-n3", "proxy_steps"),
+                        ("slow_link_candidates", "n1-n2-n3-n4", "calls")]
+         else 1)
 PY
-ok $? "the analysis alone gives slow_link_candidates, no slow_link"
+ok $? "the analysis alone: the calls give slow_link_candidates, the proxy steps slow_link n2-n3"
 n=$(count_lines probe.err '^collprof: job [0-9]*\.0: probe: ')
 ok $([ "$n" -eq 1 ]; echo $?) "one probe line ($n)"
 check "... naming the planted link n2-n3 and its bandwidth" \
