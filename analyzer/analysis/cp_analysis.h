@@ -545,8 +545,6 @@ struct cp_analysis_net_link {
     double step_bytes; /* that class's mean bytes a step */
     double median_Bps; /* that class's median link, NAN: not judged */
     unsigned judged_with; /* links judged in that class, 0: not judged */
-    unsigned cls;         /* the class: floor(log2(bytes a step)) */
-    uint64_t class_bytes; /* the bytes it sent in that class */
     int slow;          /* below CP_NET_SLOW x its class's median */
 };
 

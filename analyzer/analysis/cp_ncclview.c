@@ -27,6 +27,7 @@
 #include "cp_ncclview.h"
 #include "cp_ncjoin.h"
 #include "cp_slots.h"
+#include "cp_stats.h"
 
 struct member {
     uint64_t comm;
@@ -411,12 +412,6 @@ out:
     return rc;
 }
 
-static int compare_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* A step size class of a link: the sends of (from node, to node) whose
  * operations move about the same bytes a step (one power of two).  A
  * link is judged against the others in the same class only: a step's
@@ -431,10 +426,11 @@ struct link_class {
     double step_bytes; /* sum over its operations of their bytes a step */
     double *best;      /* its operations' fastest steps' bandwidths */
     size_t nbest, capbest;
-    double figure;     /* NET_QUANTILE of best: what the link can do */
+    double figure;     /* the 75th percentile of best: what the link
+                          can do */
     double median;     /* the class's median figure, NAN: not judged */
-    unsigned judged_in_class;
-    int judged, slow;
+    unsigned judged_in_class; /* the links judged in its class */
+    int slow;
 };
 
 /* A link's or a link class's key, for the probes of build_links. */
@@ -561,40 +557,40 @@ static uint64_t latency_ns(struct view *w)
     return w->tiny[w->ntiny / 2];
 }
 
-/* Each link class's figure, whether it is judged, and per class of at
- * least 3 judged links their median and which are slow. */
+/* Each link class's figure, and per class of at least 3 links that can
+ * be judged (enough operations and bytes, bandwidth-bound) their median
+ * and which are slow. */
 static int judge_classes(struct link_class *lcs, size_t nlcs,
                          uint64_t latency)
 {
-    size_t i, j, n = 0, *order = malloc((nlcs ? nlcs : 1) * sizeof *order);
+    size_t i, j, m, n = 0;
+    size_t *order = malloc((nlcs ? nlcs : 1) * sizeof *order);
+    double *figures = malloc((nlcs ? nlcs : 1) * sizeof *figures);
 
-    if (!order)
+    if (!order || !figures) {
+        free(order);
+        free(figures);
         return -1;
+    }
     for (i = 0; i < nlcs; i++) {
         struct link_class *c = &lcs[i];
-        double median_bw, step_ns;
-        qsort(c->best, c->nbest, sizeof *c->best, compare_double);
+        double step_ns;
+        cp_stats_sort(c->best, c->nbest);
         c->figure = c->best[(c->nbest - 1) * 3 / 4];
-        median_bw = c->best[c->nbest / 2];
-        step_ns = c->step_bytes / (double)c->ops / median_bw * 1e9;
-        c->judged = c->ops >= CP_NET_MIN_OPS &&
-                    (double)c->bytes >= CP_NET_MIN_BYTES &&
-                    step_ns >= CP_NET_BANDWIDTH_BOUND * (double)latency;
-        if (c->judged)
+        step_ns = c->step_bytes / (double)c->ops /
+                  cp_stats_median_sorted(c->best, c->nbest) * 1e9;
+        if (c->ops >= CP_NET_MIN_OPS && (double)c->bytes >= CP_NET_MIN_BYTES &&
+            step_ns >= CP_NET_BANDWIDTH_BOUND * (double)latency)
             order[n++] = i;
     }
     qsort_r(order, n, sizeof *order, compare_class_figure, lcs);
     for (i = 0; i < n; i = j) {
-        size_t m;
         double median;
         for (j = i; j < n && lcs[order[j]].cls == lcs[order[i]].cls; j++)
-            ;
-        m = j - i;
-        if (m < 3) /* a median of two says nothing about which is slow */
+            figures[j - i] = lcs[order[j]].figure;
+        if (j - i < 3) /* a median of two says nothing about which is slow */
             continue;
-        median = m % 2 ? lcs[order[i + m / 2]].figure
-                       : (lcs[order[i + m / 2 - 1]].figure +
-                          lcs[order[i + m / 2]].figure) / 2;
+        median = cp_stats_median_sorted(figures, j - i);
         for (m = i; m < j; m++) {
             struct link_class *c = &lcs[order[m]];
             c->median = median;
@@ -603,6 +599,7 @@ static int judge_classes(struct link_class *lcs, size_t nlcs,
         }
     }
     free(order);
+    free(figures);
     return 0;
 }
 
@@ -616,7 +613,8 @@ static int build_links(struct cp_analysis *an, const struct view *w,
     struct cp_analysis_nccl *v = &an->nccl;
     struct cp_slots slots = {NULL, 0}, class_slots = {NULL, 0};
     struct link_class *lcs = NULL;
-    size_t i, j, nlcs = 0, cap = 128, caplinks = 0, *count = NULL;
+    size_t i, j, nlcs = 0, cap = 128, caplinks = 0, count[64] = {0};
+    long *chosen = NULL; /* per link: the class giving its figures */
     unsigned best_cls = 0;
     int rc = -1;
 
@@ -644,44 +642,43 @@ static int build_links(struct cp_analysis *an, const struct view *w,
     }
     if (judge_classes(lcs, nlcs, latency) < 0)
         goto out;
+    /* the class that gives each link its figures: a judged one over one
+     * not, then the most bytes */
+    chosen = malloc((v->nlinks ? v->nlinks : 1) * sizeof *chosen);
+    if (!chosen)
+        goto out;
+    for (j = 0; j < v->nlinks; j++)
+        chosen[j] = -1;
     for (i = 0; i < nlcs; i++) {
         const struct link_class *c = &lcs[i];
-        struct cp_analysis_net_link *l = &v->links[c->link];
+        long *at = &chosen[c->link];
+        const struct link_class *o = *at >= 0 ? &lcs[*at] : NULL;
         int judged = isfinite(c->median);
-        /* the class that gives the link its figures: a judged one over
-         * one not, then the most bytes */
-        if (l->step_bytes > 0 &&
-            (l->judged_with > 0) > judged)
-            continue;
-        if (l->step_bytes > 0 && (l->judged_with > 0) == judged &&
-            l->class_bytes >= c->bytes)
-            continue;
-        l->class_bytes = c->bytes;
+        if (!o || judged > isfinite(o->median) ||
+            (judged == isfinite(o->median) && c->bytes > o->bytes))
+            *at = (long)i;
+    }
+    for (j = 0; j < v->nlinks; j++) {
+        struct cp_analysis_net_link *l = &v->links[j];
+        const struct link_class *c = &lcs[chosen[j]]; /* one at least */
+        int judged = isfinite(c->median);
+        l->bandwidth_Bps = l->busy_s > 0 ? (double)l->bytes / l->busy_s : NAN;
         l->step_bytes = c->step_bytes / (double)c->ops;
         l->step_bandwidth_Bps = c->figure;
         l->median_Bps = c->median;
         l->judged_with = judged ? c->judged_in_class : 0;
         l->slow = judged && c->slow;
-        l->cls = c->cls;
-    }
-    for (j = 0; j < v->nlinks; j++) {
-        struct cp_analysis_net_link *l = &v->links[j];
-        l->bandwidth_Bps = l->busy_s > 0 ? (double)l->bytes / l->busy_s : NAN;
+        if (judged)
+            count[c->cls]++;
     }
     /* the job's median link: of the class that judges the most links (the
      * larger steps when as many) */
     v->median_Bps = NAN;
-    count = calloc(65, sizeof *count);
-    if (!count)
-        goto out;
-    for (j = 0; j < v->nlinks; j++)
-        if (v->links[j].judged_with > 0 && v->links[j].cls < 65)
-            count[v->links[j].cls]++;
-    for (i = 0; i < 65; i++)
+    for (i = 0; i < 64; i++)
         if (count[i] > 0 && count[i] >= count[best_cls])
             best_cls = (unsigned)i;
     for (j = 0; j < v->nlinks; j++)
-        if (v->links[j].judged_with > 0 && v->links[j].cls == best_cls) {
+        if (v->links[j].judged_with > 0 && lcs[chosen[j]].cls == best_cls) {
             v->median_Bps = v->links[j].median_Bps;
             break;
         }
@@ -690,7 +687,7 @@ out:
     for (i = 0; i < nlcs; i++)
         free(lcs[i].best);
     free(lcs);
-    free(count);
+    free(chosen);
     cp_slots_free(&slots);
     cp_slots_free(&class_slots);
     return rc;
