@@ -37,8 +37,14 @@
 #define PREFIX_TOTAL ((uint64_t)PREFIX_RECORDS * 64)
 #define PREFIX_RECORDS_MIN 32
 #define DAY_NS INT64_C(86400000000000)
-/* a fit on fewer size groups, or of worse quality, is weak */
+/* a fit on fewer size groups, or of worse quality, is weak; so is one on
+ * fewer than FIT_MIN_POINTS groups of FIT_GROUP_CALLS calls or more unless
+ * it has FIT_MANY_POINTS groups in all: a group of one call is one sample
+ * (often a communicator's first call, which sets up its connections), and
+ * a few of them can bend a line that many would hold */
 #define FIT_MIN_POINTS 4
+#define FIT_GROUP_CALLS 2
+#define FIT_MANY_POINTS 8
 #define FIT_MIN_R2 0.5
 #define FIT_MAX_RESIDUAL 0.25
 /* calls this many times faster than the model: the model is wrong there */
@@ -1518,8 +1524,8 @@ static int fit_classes(struct cp_analysis *an, struct an_state *st,
 {
     struct cp_fit_point *pts[CP_LINK_COUNT] = {NULL, NULL};
     size_t npts[CP_LINK_COUNT] = {0, 0}, cap[CP_LINK_COUNT] = {0, 0};
-    size_t ci;
-    unsigned s, k;
+    size_t ci, i;
+    unsigned s, k, groups;
     int rc = -1;
 
     for (ci = 0; ci < st->ncomms; ci++) {
@@ -1569,11 +1575,21 @@ static int fit_classes(struct cp_analysis *an, struct an_state *st,
         m->fit_calls_used = fr.calls_used;
         m->fit_weak = 0;
         m->fit_weak_why[0] = '\0';
+        for (i = 0, groups = 0; i < npts[k]; i++)
+            groups += pts[k][i].used && pts[k][i].calls >= FIT_GROUP_CALLS;
         if (fr.ok && fr.points_used < FIT_MIN_POINTS) {
             m->fit_weak = 1;
             snprintf(m->fit_weak_why, sizeof m->fit_weak_why,
                      "%u size groups used (at least %d make a firm fit)",
                      fr.points_used, FIT_MIN_POINTS);
+        } else if (fr.ok && groups < FIT_MIN_POINTS &&
+                   fr.points_used < FIT_MANY_POINTS) {
+            m->fit_weak = 1;
+            snprintf(m->fit_weak_why, sizeof m->fit_weak_why,
+                     "%u size groups used, %u of them of %d calls or more "
+                     "(a firm fit needs %d such, or %d groups in all)",
+                     fr.points_used, groups, FIT_GROUP_CALLS, FIT_MIN_POINTS,
+                     FIT_MANY_POINTS);
         } else if (fr.ok && !(fr.r2 >= FIT_MIN_R2 &&
                               fr.median_rel_residual <= FIT_MAX_RESIDUAL)) {
             m->fit_weak = 1;

@@ -218,7 +218,7 @@ struct cp_analysis_link {
     /* a fit on few points or of poor quality: shown, never the ground of a
      * warning (docs/analysis.md, "Fit") */
     int fit_weak;
-    char fit_weak_why[96];
+    char fit_weak_why[128];
     /* measured: bandwidth-bound calls of the class */
     uint64_t bw_calls;
     double busbw_Bps;       /* sum f*n / sum t */

@@ -22,6 +22,8 @@ Checks:
                        jobs whose data-parallel communicators are replicas
                        of one group, which run side by side: their shared
                        time is saved once, not once per replica)
+  weak=LINK:TEXT       the fit of LINK (intra, inter) is weak and its
+                       weak_why contains TEXT
   noline=TEXT          the printed verdict does not contain TEXT
   line=TEXT            the printed verdict contains TEXT
 """
@@ -91,6 +93,11 @@ def judge(r, text, check):
         hit = [f for f in fs if f["kind"] == kind and
                (want is None or sorted(f.get("nodes", [])) == want)]
         return bool(hit), "found: %s" % kinds(r)
+    if key == "weak":
+        link, _, why = arg.partition(":")
+        fit = r["model"][link]["fit"]
+        return (fit["weak"] is True and why in (fit["weak_why"] or ""),
+                "fit %s" % json.dumps(fit))
     if key == "steps":
         got = r["summary"].get("steps")
         want = None if arg == "unknown" else int(arg)
