@@ -1,7 +1,7 @@
 /* cp_ncclview.h - what the NCCL profiler plugin's logs add to an analysis:
  * the algorithm/protocol mix per collective and size class, and the
  * network evidence per (node pair, direction) from proxy operations
- * (docs/analysis.md, "NCCL profiler evidence"). */
+ * (docs/analysis.md, "Slow links from NCCL's proxy steps"). */
 #ifndef COLLPROF_CP_NCCLVIEW_H
 #define COLLPROF_CP_NCCLVIEW_H
 

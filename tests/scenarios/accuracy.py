@@ -34,7 +34,8 @@ DIR keeps every job's logs and analysis in DIR/PATTERN-FAULT-SEED;
 --reuse DIR analyzes the logs kept there again instead of running the
 jobs (the same jobs judged by another build of the analyzer).  --plugin
 records every job with the NCCL profiler plugin too (its proxy steps
-are evidence of each link: docs/analysis.md, "NCCL profiler evidence").  Exit
+are evidence of each link: docs/analysis.md, "Slow links from NCCL's
+proxy steps").  Exit
 status: 0 when every planted fault was named (or, for a slow link, the
 probe asked for it) and no run has a network, clock or straggler warning
 that names no planted fault; 1 otherwise; 2 on bad usage.
@@ -276,18 +277,39 @@ def expected_kind(fault):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--seeds", type=int, default=10)
-    ap.add_argument("--patterns", default=",".join(PATTERNS))
-    ap.add_argument("--faults", default=",".join(FAULTS))
-    ap.add_argument("--ranks", type=int, default=8)
-    ap.add_argument("--nodes", type=int, default=4)
-    ap.add_argument("--steps", type=int, default=3)
-    ap.add_argument("--busy", type=int, default=0)
-    ap.add_argument("--keep")
-    ap.add_argument("--reuse")
-    ap.add_argument("--quiet", action="store_true")
-    ap.add_argument("--plugin", action="store_true")
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n")[0],
+        epilog="Needs top_builddir (the build tree) and top_srcdir in the "
+        "environment, or runs from the build tree's root.")
+    ap.add_argument("--seeds", type=int, default=10, metavar="N",
+                    help="seeds per pattern and fault (default 10)")
+    ap.add_argument("--patterns", default=",".join(PATTERNS), metavar="LIST",
+                    help="train_sim patterns, comma-separated "
+                    "(default: %(default)s)")
+    ap.add_argument("--faults", default=",".join(FAULTS), metavar="LIST",
+                    help="planted faults, comma-separated "
+                    "(default: %(default)s)")
+    ap.add_argument("--ranks", type=int, default=8, metavar="N",
+                    help="ranks per job (default 8)")
+    ap.add_argument("--nodes", type=int, default=4, metavar="K",
+                    help="simulated nodes per job (default 4)")
+    ap.add_argument("--steps", type=int, default=3, metavar="N",
+                    help="training steps per job (default 3)")
+    ap.add_argument("--busy", type=int, default=0, metavar="K",
+                    help="busy loops beside every job: a noisy machine "
+                    "(default 0)")
+    ap.add_argument("--keep", metavar="DIR",
+                    help="keep every job's logs and analysis in "
+                    "DIR/PATTERN-FAULT-SEED")
+    ap.add_argument("--reuse", metavar="DIR",
+                    help="judge the jobs kept in DIR again (their out/ is "
+                    "overwritten) instead of running jobs")
+    ap.add_argument("--quiet", action="store_true",
+                    help="no line per job: the table, misses and false warnings only")
+    ap.add_argument("--plugin", action="store_true",
+                    help="record with the NCCL profiler plugin too "
+                    "(docs/analysis.md, \"Slow links from NCCL's proxy "
+                    "steps\")")
     a = ap.parse_args()
     patterns = a.patterns.split(",")
     faults = a.faults.split(",")
