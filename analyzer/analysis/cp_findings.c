@@ -98,6 +98,28 @@ static json_t *last_evidence(struct cp_analysis *an)
     return an->findings[an->nfindings - 1].evidence;
 }
 
+/* The slow_link finding that names nodes a and b (with method, one whose
+ * evidence.method is that), or NULL. */
+static const struct cp_analysis_finding *
+named_pair(const struct cp_analysis *an, unsigned a, unsigned b,
+           const char *method)
+{
+    size_t i;
+
+    for (i = 0; i < an->nfindings; i++) {
+        const struct cp_analysis_finding *f = &an->findings[i];
+        const char *m;
+        if (strcmp(f->kind, "slow_link") != 0 || f->nnodes != 2 ||
+            !((f->nodes[0] == a && f->nodes[1] == b) ||
+              (f->nodes[0] == b && f->nodes[1] == a)))
+            continue;
+        m = json_string_value(json_object_get(f->evidence, "method"));
+        if (!method || (m && strcmp(m, method) == 0))
+            return f;
+    }
+    return NULL;
+}
+
 /* Ranks and nodes of a set of communicators (marks[i] set). */
 struct who {
     int *ranks;
@@ -1265,7 +1287,8 @@ static int resolved_link(struct cp_analysis *an,
 
 /* Pairs the probe measured slow that no finding names yet: a candidate
  * list of no slow communicator holds them, the calls cleared them, or
- * nothing of the job crossed them. */
+ * nothing of the job crossed them.  One the proxy steps named gets the
+ * probe's figures in that finding instead. */
 static int probe_links(struct cp_analysis *an, const unsigned char *reported)
 {
     const struct cp_analysis_topology *topo = &an->topology;
@@ -1277,11 +1300,23 @@ static int probe_links(struct cp_analysis *an, const unsigned char *reported)
         unsigned nodes[2] = {p->a, p->b};
         char b1[CP_UNITS_BUFSIZE], ref[96];
         const char *calls = calls_verdict(p);
+        const struct cp_analysis_finding *f;
         json_t *e;
 
         if (!p->probed || !p->probe_slow || reported[pi] ||
             (p->source == CP_PAIR_FROM_CALLS && p->state == CP_PAIR_SLOW))
             continue;
+        if ((f = named_pair(an, p->a, p->b, "proxy_steps")) != NULL) {
+            /* the job's proxy steps named it: the probe agrees */
+            if (set(f->evidence, "probe_state", json_string("slow")) < 0 ||
+                set(f->evidence, "probe_bandwidth_Bps",
+                    jnum(p->probe_bandwidth_Bps)) < 0 ||
+                set(f->evidence, "probe_efficiency",
+                    jnum(p->probe_efficiency)) < 0 ||
+                set(f->evidence, "probe_file", json_string(pr->file)) < 0)
+                return -1;
+            continue;
+        }
         if (add_finding(
                 an, CP_KIND_SLOW_LINK, probe_severity(p), NULL, 0, nodes, 2,
                 "The link between nodes %s and %s is slow: collprof probe "
@@ -1306,24 +1341,11 @@ static int probe_links(struct cp_analysis *an, const unsigned char *reported)
     return 0;
 }
 
-/* Whether a slow_link finding already names nodes a and b. */
-static int named_pair(const struct cp_analysis *an, unsigned a, unsigned b)
-{
-    size_t i;
-
-    for (i = 0; i < an->nfindings; i++) {
-        const struct cp_analysis_finding *f = &an->findings[i];
-        if (strcmp(f->kind, "slow_link") == 0 && f->nnodes == 2 &&
-            ((f->nodes[0] == a && f->nodes[1] == b) ||
-             (f->nodes[0] == b && f->nodes[1] == a)))
-            return 1;
-    }
-    return 0;
-}
 
 /* Links the plugin's proxy steps measured slow: the job's own evidence,
  * per direction, where a ring over every node leaves the calls unable to
- * tell which link is slow. */
+ * tell which link is slow.  Runs before the candidates, which such a link
+ * resolves (resolve_by_proxy), and before the probe's links. */
 static int proxy_links(struct cp_analysis *an)
 {
     const struct cp_analysis_nccl *v = &an->nccl;
@@ -1337,7 +1359,7 @@ static int proxy_links(struct cp_analysis *an)
         double eff = l->step_bandwidth_Bps / l->median_Bps;
         json_t *e;
 
-        if (!l->slow || named_pair(an, l->from, l->to))
+        if (!l->slow || named_pair(an, l->from, l->to, NULL))
             continue;
         if (add_finding(
                 an, CP_KIND_SLOW_LINK,
@@ -1546,6 +1568,7 @@ struct cand_set {
     unsigned char *node_seen;  /* per node of the job */
     char list[512];            /* their names, for the message */
     unsigned ncand, nprobed, nslow;
+    unsigned nproxy;           /* named slow by the plugin's proxy steps */
 };
 
 /* The unit of communicator ci with verdict v (unresolved, or maybe)
@@ -1590,6 +1613,7 @@ static int gather_candidates(const struct cp_analysis *an,
         cs->nprobed += p->probed;
         cs->nslow += p->source == CP_PAIR_FROM_PROBE &&
                      p->state == CP_PAIR_SLOW;
+        cs->nproxy += named_pair(an, p->a, p->b, "proxy_steps") != NULL;
         if (json_array_append_new(cs->cands, pair_json(an, p)) < 0)
             return -1;
         if (strlen(cs->list) < 400)
@@ -1623,6 +1647,45 @@ static int resolve_candidates(struct cp_analysis *an,
             continue;
         reported[best->pairs[k]] = 1;
         if (resolved_link(an, c, best, p, cs->cands, cs->ncand) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The plugin's proxy steps named candidates of communicator c's unit best
+ * slow (proxy_links ran first): each such slow_link says it resolves the
+ * communicator's slow_link_candidates (evidence.resolved), which is then
+ * not emitted. */
+static int resolve_by_proxy(struct cp_analysis *an,
+                            const struct cp_analysis_comm *c,
+                            const struct cp_analysis_unit *best,
+                            const struct cand_set *cs)
+{
+    const struct cp_analysis_topology *topo = &an->topology;
+    size_t k;
+
+    for (k = 0; k < best->npairs; k++) {
+        const struct cp_analysis_pair *p = &topo->pairs[best->pairs[k]];
+        const struct cp_analysis_finding *f =
+            named_pair(an, p->a, p->b, "proxy_steps");
+        json_t *list, *o;
+        if (!f)
+            continue;
+        list = json_object_get(f->evidence, "resolved");
+        if (!list) {
+            if (set(f->evidence, "resolves",
+                    json_string("slow_link_candidates")) < 0 ||
+                set(f->evidence, "resolved", json_array()) < 0)
+                return -1;
+            list = json_object_get(f->evidence, "resolved");
+        }
+        o = json_object();
+        if (!o || json_array_append_new(list, o) < 0 ||
+            set(o, "comm", hex_id(c->id)) < 0 ||
+            set(o, "op", json_string(coll_name(best->coll))) < 0 ||
+            set(o, "bytes", jnum(best->bytes)) < 0 ||
+            set(o, "comm_slowdown", jnum(best->slowdown)) < 0 ||
+            json_object_set(o, "candidates", cs->cands) < 0)
             return -1;
     }
     return 0;
@@ -1773,7 +1836,11 @@ static int comm_candidates(struct cp_analysis *an, size_t ci,
     if (!cs.nodes || !cs.node_seen || !cs.cands ||
         gather_candidates(an, best, &cs) < 0)
         goto out;
-    if (cs.nslow > 0) {
+    if (cs.nproxy > 0) {
+        /* resolved by the job's own proxy steps */
+        if (resolve_by_proxy(an, &an->comms[ci], best, &cs) < 0)
+            goto out;
+    } else if (cs.nslow > 0) {
         /* resolved: each candidate the probe found slow is named */
         if (resolve_candidates(an, &an->comms[ci], best, &cs, reported) < 0)
             goto out;
@@ -1953,8 +2020,9 @@ int an_findings(struct cp_analysis *an, const struct an_eval *ev, size_t nev)
     int rc;
 
     rc = !reported || latency_bound(an, ev, nev) < 0 || slow_links(an) < 0 ||
+                 proxy_links(an) < 0 ||
                  slow_link_candidates(an, reported, 0) < 0 ||
-                 probe_links(an, reported) < 0 || proxy_links(an) < 0 ||
+                 probe_links(an, reported) < 0 ||
                  algorithm_choice(an) < 0 ||
                  degraded_ports(an) < 0 ||
                  low_busbw(an, ev, nev) < 0 || straggler(an) < 0 ||

@@ -57,6 +57,10 @@ job slow slow ""
 ok $? "plugin only, n2-n3 at half speed: the job and the analysis run"
 got=$(slow_links slow)
 ok $([ "$got" = "n2-n3:proxy_steps" ]; echo $?) "  slow_link names exactly n2-n3, from proxy steps ($got)"
+# no candidates finding stands beside the named link (where the ring's
+# calls list candidates, the link resolves them: tests/slurm/spank.sh)
+got=$(query slow "[f['kind'] for f in r['findings'] if f['kind'] == 'slow_link_candidates']")
+ok $([ "$got" = "[]" ]; echo $?) "  no slow_link_candidates beside it ($got)"
 got=$(query slow "[l['from'] + '>' + l['to'] for l in r['nccl_profiler']['links'] if l['slow']]")
 ok $([ "$got" = "['n2>n3']" ]; echo $?) "  the slow direction is n2 to n3, the ring's ($got)"
 got=$(query slow "sorted(set((a['op'], a['algorithm'], a['protocol']) for a in r['nccl_profiler']['algorithms']))")
