@@ -32,7 +32,8 @@ other patterns (IN_CALL below says why).
 --busy K runs K busy loops beside every job (a noisy machine).  --keep
 DIR keeps every job's logs and analysis in DIR/PATTERN-FAULT-SEED;
 --reuse DIR analyzes the logs kept there again instead of running the
-jobs (the same jobs judged by another build of the analyzer).  --plugin
+jobs (the same jobs judged by another build of the analyzer; the table
+gives the busy loops they were recorded with, from DIR/recorded.json).  --plugin
 records every job with the NCCL profiler plugin too (its proxy steps
 are evidence of each link: docs/analysis.md, "Slow links from NCCL's
 proxy steps").  Exit
@@ -326,6 +327,19 @@ def main():
         return 2
     work = a.reuse or a.keep or tempfile.mkdtemp(prefix="cp-accuracy-")
     os.makedirs(work, exist_ok=True)
+    # how the kept jobs were recorded, for the table of a --reuse
+    recorded = os.path.join(work, "recorded.json")
+    if a.reuse:
+        try:
+            with open(recorded) as f:
+                busy_loops = int(json.load(f)["busy"])
+        except (OSError, ValueError, KeyError, TypeError):
+            busy_loops = None
+    else:
+        busy_loops = a.busy
+        if a.keep:
+            with open(recorded, "w") as f:
+                json.dump({"busy": a.busy, "plugin": a.plugin}, f)
     # each busy loop ends when this script does, however it ends: killed
     # (SIGKILL runs no finally), it would spin on, beside whatever runs next
     busy = [subprocess.Popen([sys.executable, "-c", BUSY_LOOP])
@@ -427,8 +441,10 @@ def main():
         if not a.keep and not a.reuse:
             shutil.rmtree(work, ignore_errors=True)
     print("accuracy: %d runs (%s x %s x %d seeds, %d ranks on %d nodes, "
-          "%d busy loops)" % (runs, "/".join(patterns), "/".join(faults),
-                              a.seeds, a.ranks, a.nodes, a.busy))
+          "%s busy loops%s)" % (
+              runs, "/".join(patterns), "/".join(faults), a.seeds, a.ranks,
+              a.nodes, "?" if busy_loops is None else busy_loops,
+              ", judged again" if a.reuse else ""))
     print("%-22s %9s %9s %s" % ("finding kind", "precision", "recall",
                                 "+ probe asked"))
     for kind in sorted(stats):
