@@ -109,7 +109,8 @@ named_pair(const struct cp_analysis *an, unsigned a, unsigned b,
     for (i = 0; i < an->nfindings; i++) {
         const struct cp_analysis_finding *f = &an->findings[i];
         const char *m;
-        if (strcmp(f->kind, "slow_link") != 0 || f->nnodes != 2 ||
+        if (strcmp(f->kind, cp_kind_name(CP_KIND_SLOW_LINK)) != 0 ||
+            f->nnodes != 2 ||
             !((f->nodes[0] == a && f->nodes[1] == b) ||
               (f->nodes[0] == b && f->nodes[1] == a)))
             continue;
@@ -1340,7 +1341,6 @@ static int probe_links(struct cp_analysis *an, const unsigned char *reported)
     }
     return 0;
 }
-
 
 /* Links the plugin's proxy steps measured slow: the job's own evidence,
  * per direction, where a ring over every node leaves the calls unable to
