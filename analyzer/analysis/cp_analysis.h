@@ -365,6 +365,8 @@ struct cp_analysis_unit {
     double slowdown;          /* (time - delay) / peer time; NaN */
     double bw_slowdown;       /* the same for the bandwidth terms */
     enum cp_unit_verdict verdict;
+    int contradicted;         /* CP_UNIT_MAYBE: slow, but weaker units over
+                                 its pairs were not (cp_links.c) */
     size_t npairs;
     unsigned *pairs;          /* indices into topology.pairs */
 };

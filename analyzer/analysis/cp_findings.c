@@ -1704,7 +1704,7 @@ static int candidates_finding(struct cp_analysis *an, size_t ci,
     struct who w = {0};
     json_t *e;
     char b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE], b3[CP_UNITS_BUFSIZE],
-        probe[160], probed_text[600] = "";
+        probe[160], probed_text[600] = "", which[96];
     unsigned ncand = cs->ncand, nprobed = cs->nprobed;
     double f, busbw, peer;
     int weak, rc = -1;
@@ -1732,14 +1732,19 @@ static int candidates_finding(struct cp_analysis *an, size_t ci,
     /* as for slow_link: a few calls on a busy host differ by more than a
      * slow link adds */
     weak = maybe || slow_calls < CP_LINKS_MIN_SLOW_CALLS;
+    if (ncand == 1)
+        snprintf(which, sizeof which, "and its one link is the candidate");
+    else
+        snprintf(which, sizeof which,
+                 "but its calls cannot tell which of its %u candidate links "
+                 "is", ncand);
     if (add_finding(
             an, CP_KIND_SLOW_LINK_CANDIDATES,
             weak ? CP_SEVERITY_INFO : CP_SEVERITY_WARNING, w.ranks,
             w.nranks, cs->nodes, cs->nn,
             "Communicator %016llx (%u ranks on %u nodes) %s: its %s "
             "of %s take %.1fx the %s (busbw %s against %s) in %llu call%s%s, "
-            "but its calls cannot tell which of its %u candidate links is "
-            "(%s)%s%s%s%s",
+            "%s (%s)%s%s%s%s",
             (unsigned long long)c->id, c->nranks, c->nnodes,
             weak ? "may be slow" : "is slow", coll_name(best->coll),
             cp_units_format_size(best->bytes, b1, sizeof b1), best->slowdown,
@@ -1751,7 +1756,10 @@ static int candidates_finding(struct cp_analysis *an, size_t ci,
             cp_units_format_bandwidth(busbw, b2, sizeof b2),
             cp_units_format_bandwidth(peer, b3, sizeof b3),
             (unsigned long long)slow_calls, slow_calls == 1 ? "" : "s",
-            maybe && best->coll == CP_COLL_ALLTOALL
+            maybe && best->contradicted
+                ? ", though other calls over the same links ran under the "
+                  "slow threshold (the calls disagree)"
+            : maybe && best->coll == CP_COLL_ALLTOALL
                 ? ", more than healthy ones take but too little to be sure "
                   "(one slow pair slows only its share of an all-to-all, "
                   "and a busy host inflates the model's latency)"
@@ -1759,7 +1767,7 @@ static int candidates_finding(struct cp_analysis *an, size_t ci,
                       "inflates, may be most of that time"
             : weak  ? ", too few to be sure"
                     : "",
-            ncand, cs->list,
+            which, cs->list,
             probed_text, nprobed == ncand ? "" : "; run '",
             nprobed == ncand ? "" : probe,
             nprobed == ncand ? "." : "' to measure every node pair.") < 0)
@@ -1776,6 +1784,7 @@ static int candidates_finding(struct cp_analysis *an, size_t ci,
         set(e, "slow_calls", json_integer((json_int_t)slow_calls)) < 0 ||
         set(e, "weak", json_boolean(weak)) < 0 ||
         (maybe && set(e, "maybe", json_true()) < 0) ||
+        (best->contradicted && set(e, "contradicted", json_true()) < 0) ||
         set(e, "probe", json_string(probe)) < 0)
         goto out;
     if (topo->probe.file &&

@@ -49,6 +49,11 @@
  * of four runs with one under 1.83x two had another ring over the link
  * above it: docs/analysis.md, "Slow links") */
 #define WHOLE_NEAR_ABOVE 1.05
+/* ... and from this many times under it, a hint too (tp's two rings over
+ * a link at 1/2 at 1.65x and 1.73x with two busy loops beside the job,
+ * the threshold 1.74x; healthy rings of ddp, fsdp, tp, moe and pp up to
+ * 1.22x busy) */
+#define WHOLE_NEAR_BELOW 0.9
 /* an all-to-all at this many times its baseline or more, under the slow
  * threshold, and none of whose pairs is named: a hint (CP_UNIT_MAYBE).
  * Its pairs share each node's NIC, so a pair at 1/2 shows as only
@@ -71,6 +76,16 @@
  * fit's latency, the rest, is no reference: see localize) */
 #define WHOLE_MIN_SHARE 0.25
 #define MIN_CALLS 3
+/* a slow unit of this many calls or more, with this share of its time in
+ * its bandwidth term, whose pairs another unit bounds below the slow
+ * threshold (inconsistent) is a hint, not nothing: the evidence against
+ * it is weaker (3d's all-reduces over a link at 1/2, 6 calls of 256 KiB
+ * at 1.89x the same calls elsewhere, 0.97 of it bandwidth, bounded by 3
+ * calls of 16 KiB at 1.30x, 0.67 of it bandwidth, with two busy loops
+ * beside the job; no inconsistent unit of the 900 runs without a slow
+ * link in three sets of the matrix had both 6 calls and 0.9) */
+#define STRONG_CALLS (2 * MIN_CALLS)
+#define STRONG_SHARE 0.9
 #define STRAGGLER_NOISE_FACTOR 4.0
 #define STRAGGLER_MIN_RELATIVE 0.5
 #define STRAGGLER_STRONG_RELATIVE 4.0
@@ -1340,30 +1355,37 @@ static void localize(struct solver *s, double *scratch)
      * threshold (one slow pair slows only its share of the traffic, so
      * this is as much as a pair at 1/2 shows) or thin, or a ring held on
      * its whole time that is slow but under WHOLE_NEAR_ABOVE times the
-     * threshold, or thin and its time less the fit's latency not: a
-     * hint, when some pair it crosses was not cleared and none is named
-     * (the findings ask for the probe, cp_findings.c) */
+     * threshold, or thin and its time less the fit's latency not, or a
+     * strong unit that another crossing its pairs contradicts: a hint,
+     * when some pair it crosses was not cleared and none is named (the
+     * findings ask for the probe, cp_findings.c) */
     for (i = 0; i < s->nu; i++) {
         struct work *w = &s->u[i];
-        int named = 0, uncleared = 0;
+        int named = 0, uncleared = 0, near;
+        int strong = w->pub.verdict == CP_UNIT_INCONSISTENT &&
+                     w->pub.calls >= STRONG_CALLS &&
+                     w->pub.bandwidth_share >= STRONG_SHARE;
         /* (an all-to-all's "clears" clears none of its pairs) */
         if (!eligible(w) ||
-            !(w->pub.verdict == CP_UNIT_NONE ||
+            !(w->pub.verdict == CP_UNIT_NONE || strong ||
               (w->pub.verdict == CP_UNIT_CLEARS &&
                w->coll == CP_COLL_ALLTOALL)))
             continue;
-        if (unit_slow(s, w) ||
-            !((w->coll == CP_COLL_ALLTOALL &&
-               w->pub.slowdown >= ALLTOALL_MAYBE) ||
-              ((w->thin || unit_kind(w) == UNIT_WHOLE) &&
-               w->pub.slowdown >= slow_at(s, w))))
+        near = (w->coll == CP_COLL_ALLTOALL &&
+                w->pub.slowdown >= ALLTOALL_MAYBE) ||
+               (w->thin && w->pub.slowdown >= slow_at(s, w)) ||
+               (unit_kind(w) == UNIT_WHOLE &&
+                w->pub.slowdown >= WHOLE_NEAR_BELOW * slow_at(s, w));
+        if (!strong && (unit_slow(s, w) || !near))
             continue;
         for (k = 0; k < w->pub.npairs; k++) {
             named |= s->named[w->pub.pairs[k]];
             uncleared |= !s->cleared[w->pub.pairs[k]];
         }
-        if (!named && uncleared)
+        if (!named && uncleared) {
             w->pub.verdict = CP_UNIT_MAYBE;
+            w->pub.contradicted = strong;
+        }
     }
     for (k = 0; k < s->npairs; k++) {
         struct cp_analysis_pair *p = &s->pairs[k];
