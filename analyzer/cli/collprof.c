@@ -5,6 +5,10 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "cp_cmds.h"
 #include "cp_error.h"
@@ -112,10 +116,27 @@ static void usage(FILE *out)
                  "On Slurm: srun --collprof ... (the SPANK plugin).\n");
 }
 
+/* Under a limit on address space (ulimit -v, as a site may set for jobs
+ * and admins for tools run as root), one malloc arena: glibc gives each
+ * thread that meets contention an arena of its own, which reserves 64 MiB
+ * of address space (128 MiB while it is made) whatever it holds, so that
+ * `analyze -j 2` under 256 MiB failed half the time on memory it never
+ * used (tests/security/memory.sh). */
+static void one_arena_when_limited(void)
+{
+#if defined(__GLIBC__) && defined(M_ARENA_MAX)
+    struct rlimit rl;
+
+    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+        mallopt(M_ARENA_MAX, 1);
+#endif
+}
+
 int main(int argc, char **argv)
 {
     size_t i;
 
+    one_arena_when_limited();
     if (argc < 2) {
         usage(stderr);
         return 2;
