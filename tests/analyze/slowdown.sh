@@ -30,9 +30,10 @@ cat >"$work/slow.topo" <<'EOF'
 link n2 n3 latency=25ms from=2.5s
 link n2 n3 latency=20us from=4.5s
 EOF
-# 80 steps: about 7 s on a quiet machine, so the run lasts past the planted
-# part however fast the machine is (30 steps ended before 2.5 s)
-run slow "$work/slow.topo" ddp 80 --scale 0.1
+# 250 steps, so that the run lasts past the planted part however fast the
+# machine is: 80 steps took 7 s on a loaded machine but 2.4 s on a quiet
+# one, which ended before the part began (30 steps ended before 2.5 s)
+run slow "$work/slow.topo" ddp 250 --scale 0.1
 ok $? "ddp, 8 ranks on 4 nodes, n2-n3 slowed from 2.5 s to 4.5 s: recorded and analyzed"
 first=$("$collprof" dump --csv "$work/slow" | awk -F, 'NR > 1 { print $17 }' |
     sort -n | head -n 1)
