@@ -121,6 +121,21 @@ named_pair(const struct cp_analysis *an, unsigned a, unsigned b,
     return NULL;
 }
 
+/* What the probe measured of pair p (probe_state, its bandwidth and
+ * efficiency, the probe's file) into a slow_link's evidence e. */
+static int probe_figures(json_t *e, const struct cp_analysis_pair *p,
+                         const char *file)
+{
+    return set(e, "probe_state",
+               json_string(p->probe_slow ? "slow" : "ok")) < 0 ||
+                   set(e, "probe_bandwidth_Bps",
+                       jnum(p->probe_bandwidth_Bps)) < 0 ||
+                   set(e, "probe_efficiency", jnum(p->probe_efficiency)) < 0 ||
+                   set(e, "probe_file", json_string(file)) < 0
+               ? -1
+               : 0;
+}
+
 /* Ranks and nodes of a set of communicators (marks[i] set). */
 struct who {
     int *ranks;
@@ -1177,12 +1192,7 @@ static int slow_links(struct cp_analysis *an)
             set(e, "ports", endpoint_ports(an, p->a, p->b)) < 0)
             return -1;
         /* the probe measured it too: agreeing or not, say what it saw */
-        if (p->probed &&
-            (set(e, "probe_state",
-                 json_string(p->probe_slow ? "slow" : "ok")) < 0 ||
-             set(e, "probe_bandwidth_Bps", jnum(p->probe_bandwidth_Bps)) < 0 ||
-             set(e, "probe_efficiency", jnum(p->probe_efficiency)) < 0 ||
-             set(e, "probe_file", json_string(topo->probe.file)) < 0))
+        if (p->probed && probe_figures(e, p, topo->probe.file) < 0)
             return -1;
     }
     return 0;
@@ -1242,6 +1252,21 @@ static enum cp_analysis_severity probe_severity(const struct cp_analysis_pair *p
                                        : CP_SEVERITY_WARNING;
 }
 
+/* The slow communicator c whose unit u a slow_link resolves, with the
+ * calls' candidates, into o (comm, op, bytes, comm_slowdown,
+ * candidates). */
+static int resolution(json_t *o, const struct cp_analysis_comm *c,
+                      const struct cp_analysis_unit *u, json_t *cands)
+{
+    return set(o, "comm", hex_id(c->id)) < 0 ||
+                   set(o, "op", json_string(coll_name(u->coll))) < 0 ||
+                   set(o, "bytes", jnum(u->bytes)) < 0 ||
+                   set(o, "comm_slowdown", jnum(u->slowdown)) < 0 ||
+                   json_object_set(o, "candidates", cands) < 0
+               ? -1
+               : 0;
+}
+
 /* A slow candidate of communicator c's slow unit u, named by the probe:
  * the slow_link_candidates finding resolved. */
 static int resolved_link(struct cp_analysis *an,
@@ -1276,11 +1301,7 @@ static int resolved_link(struct cp_analysis *an,
     e = last_evidence(an);
     if (probe_pair_evidence(an, e, p) < 0 ||
         set(e, "resolves", json_string("slow_link_candidates")) < 0 ||
-        set(e, "comm", hex_id(c->id)) < 0 ||
-        set(e, "op", json_string(coll_name(u->coll))) < 0 ||
-        set(e, "bytes", jnum(u->bytes)) < 0 ||
-        set(e, "comm_slowdown", jnum(u->slowdown)) < 0 ||
-        json_object_set(e, "candidates", cands) < 0 ||
+        resolution(e, c, u, cands) < 0 ||
         set(e, "ports", endpoint_ports(an, p->a, p->b)) < 0)
         return -1;
     return 0;
@@ -1309,12 +1330,7 @@ static int probe_links(struct cp_analysis *an, const unsigned char *reported)
             continue;
         if ((f = named_pair(an, p->a, p->b, "proxy_steps")) != NULL) {
             /* the job's proxy steps named it: the probe agrees */
-            if (set(f->evidence, "probe_state", json_string("slow")) < 0 ||
-                set(f->evidence, "probe_bandwidth_Bps",
-                    jnum(p->probe_bandwidth_Bps)) < 0 ||
-                set(f->evidence, "probe_efficiency",
-                    jnum(p->probe_efficiency)) < 0 ||
-                set(f->evidence, "probe_file", json_string(pr->file)) < 0)
+            if (probe_figures(f->evidence, p, pr->file) < 0)
                 return -1;
             continue;
         }
@@ -1681,11 +1697,7 @@ static int resolve_by_proxy(struct cp_analysis *an,
         }
         o = json_object();
         if (!o || json_array_append_new(list, o) < 0 ||
-            set(o, "comm", hex_id(c->id)) < 0 ||
-            set(o, "op", json_string(coll_name(best->coll))) < 0 ||
-            set(o, "bytes", jnum(best->bytes)) < 0 ||
-            set(o, "comm_slowdown", jnum(best->slowdown)) < 0 ||
-            json_object_set(o, "candidates", cs->cands) < 0)
+            resolution(o, c, best, cs->cands) < 0)
             return -1;
     }
     return 0;
