@@ -137,6 +137,7 @@ struct hg {
     size_t ndiffs;
     uint64_t more_diffs;
     uint64_t job_end;
+    uint64_t end_seen;   /* job_end, or the latest SIGTERM when later */
     int dup_ranks; /* two logs claim one global rank */
     void *scan_mem; /* one scan's memory, for every rank in turn */
     struct cp_hang_watch *watch; /* NULL: none */
@@ -771,6 +772,17 @@ static int culprit_class(const struct hg_rank *r)
     return !r->inflight.valid && !r->closed && !r->term_signal ? 0 : 1;
 }
 
+/* Whether a rank inside a call every other member left entered it at
+ * least HG_STUCK_MIN_NS before the job ended (its last record, or the
+ * launcher's SIGTERM when a log saw one).  One that entered later was on
+ * its way out of a call its peers had just left when the job was ended (a
+ * peer's transfer still arriving): not stuck, neither a culprit of its own
+ * nor one that others wait for. */
+static int stuck_long(const struct hg *h, const struct hg_rank *r)
+{
+    return h->end_seen >= r->inflight.start + HG_STUCK_MIN_NS;
+}
+
 static int find_hangs(struct hg *h, struct hg_hang **out, size_t *nout)
 {
     size_t nr = h->an->nranks, ri, k, n = 0;
@@ -793,6 +805,11 @@ static int find_hangs(struct hg *h, struct hg_hang **out, size_t *nout)
             if (m->state == HG_WAITING || m->state == HG_P2P ||
                 m->state == HG_INSIDE)
                 continue; /* waiting itself: a victim, not a culprit */
+            if (m->state == HG_STUCK && h->end_seen > h->job_end &&
+                !stuck_long(h, m))
+                continue; /* on its way out of a call its peers had just
+                             left when the launcher's SIGTERM came (without
+                             one, when the job ended is not known) */
             if (m->closed && m->last.valid && m->last.result != 0)
                 continue; /* exited after a failed call: a victim too */
             if (m->claimed_twice || m->cut)
@@ -819,9 +836,7 @@ static int find_hangs(struct hg *h, struct hg_hang **out, size_t *nout)
         size_t j;
         if (r->state != HG_STUCK || r->claimed_twice || r->cut)
             continue;
-        /* entered under a second before the job ended: on its way out of
-         * a call its peers had just left when the job was ended, not stuck */
-        if (h->job_end < r->inflight.start + HG_STUCK_MIN_NS)
+        if (!stuck_long(h, r))
             continue;
         for (j = 0; j < n && hs[j].culprit != (int32_t)ri; j++)
             ;
@@ -1715,8 +1730,12 @@ static int read_ranks(struct hg *h, int *inflight)
     for (i = 0; i < h->an->nranks; i++) {
         if (h->ranks[i].log_end > h->job_end)
             h->job_end = h->ranks[i].log_end;
+        if (h->ranks[i].term_ns > h->end_seen)
+            h->end_seen = h->ranks[i].term_ns;
         *inflight |= h->ranks[i].inflight.valid;
     }
+    if (h->job_end > h->end_seen)
+        h->end_seen = h->job_end;
     return 0;
 }
 
