@@ -30,7 +30,7 @@ if [ -f test-suite.log ]; then
     # FAIL counts failed test points, ERROR test scripts that exited with an
     # error (a script with a failed point does too): counted apart
     summary="$(n PASS) passed, $(n FAIL) failed, $(n SKIP) skipped"
-    [ "$(n ERROR)" = 0 ] ||
+    [ "$(n ERROR)" = 0 ] || [ -z "$(n ERROR)" ] ||
         summary="$summary; $(n ERROR) test script(s) exited with an error"
 fi
 cd ..
