@@ -1668,6 +1668,29 @@ static int resolve_candidates(struct cp_analysis *an,
     return 0;
 }
 
+/* Append a sentence to f's message.  -1: out of memory. */
+static int append_message(struct cp_analysis_finding *f, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static int append_message(struct cp_analysis_finding *f, const char *fmt, ...)
+{
+    char more[512], *m;
+    size_t have = f->message ? strlen(f->message) : 0;
+    va_list ap;
+    int n;
+
+    va_start(ap, fmt);
+    n = vsnprintf(more, sizeof more, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return -1;
+    m = realloc(f->message, have + strlen(more) + 1);
+    if (!m)
+        return -1;
+    memcpy(m + have, more, strlen(more) + 1);
+    f->message = m;
+    return 0;
+}
+
 /* The plugin's proxy steps named candidates of communicator c's unit best
  * slow (proxy_links ran first): each such slow_link says it resolves the
  * communicator's slow_link_candidates (evidence.resolved), which is then
@@ -1689,9 +1712,18 @@ static int resolve_by_proxy(struct cp_analysis *an,
             continue;
         list = json_object_get(f->evidence, "resolved");
         if (!list) {
+            char b1[CP_UNITS_BUFSIZE];
             if (set(f->evidence, "resolves",
                     json_string("slow_link_candidates")) < 0 ||
-                set(f->evidence, "resolved", json_array()) < 0)
+                set(f->evidence, "resolved", json_array()) < 0 ||
+                append_message(
+                    (struct cp_analysis_finding *)f,
+                    " It explains communicator %016llx's %s of %s at %.1fx, "
+                    "whose %u candidate links the calls could not tell "
+                    "apart.",
+                    (unsigned long long)c->id, coll_name(best->coll),
+                    cp_units_format_size(best->bytes, b1, sizeof b1),
+                    best->slowdown, cs->ncand) < 0)
                 return -1;
             list = json_object_get(f->evidence, "resolved");
         }

@@ -238,6 +238,26 @@ def crossed(pair, report):
                if len(c.get("nodes", [])) > 1 and c["id"] in busy)
 
 
+def said(rep):
+    """What the analysis of a missed job said instead, for the line that
+    reports the miss (a run in CI leaves nothing else to read): its
+    findings, and where the network's units stood."""
+    fs = ["%s %s %s" % (f["kind"], f["severity"], ",".join(f.get("nodes", [])))
+          for f in rep.get("findings", [])]
+    pairs = ["%s %s %.2fx" % ("-".join(p.get("nodes", [])), p.get("state"),
+                               p.get("slowdown") or 0)
+             for p in (rep.get("topology") or {}).get("pairs", [])
+             if p.get("state") not in (None, "ok", "unknown")]
+    units = sorted(((u.get("slowdown") or 0, u.get("op", "?"),
+                     u.get("bytes") or 0, u.get("verdict", "?"))
+                    for u in (rep.get("topology") or {}).get("units", [])),
+                   reverse=True)
+    return "; it said: %s (pairs: %s; slowest units: %s)" % (
+        "; ".join(fs) or "no findings", ", ".join(pairs) or "none",
+        ", ".join("%s %.0f B %.2fx %s" % (op, by, sl, v)
+                  for sl, op, by, v in units[:3]) or "none")
+
+
 def judge(f, truth, report):
     """Whether finding f names the planted fault (True), is about
     something else (False)."""
@@ -425,9 +445,10 @@ def main():
                 s[4] += hinted and not named
                 if not named:
                     (hinted_only if hinted else missed).append(
-                        "%s: %s not named (planted %s)" % (
+                        "%s: %s not named (planted %s)%s" % (
                             name, want, {k: v for k, v in truth.items()
-                                         if k != "fault"}))
+                                         if k != "fault"},
+                            "" if hinted else said(rep)))
             if not a.quiet:
                 print("# %s: %s" % (name, "named" if named else (
                     "quiet" if not want else

@@ -484,10 +484,15 @@ kinds = sorted((f["kind"], "-".join(sorted(f.get("nodes") or [])),
 res = [f["evidence"].get("resolves") for f in r["findings"]
        if f["kind"] == "slow_link"]
 print("# the analysis: %s, resolving %s" % (kinds, res))
+# the message names the communicator it resolved, as the evidence does
+said = [("It explains communicator %s's " % f["evidence"]["resolved"][0]["comm"])
+        in f["message"] for f in r["findings"]
+        if f["kind"] == "slow_link" and f["evidence"].get("resolved")]
+print("# %s" % [f["message"] for f in r["findings"] if f["kind"] == "slow_link"])
 sys.exit(0 if kinds == [("slow_link", "n2-n3", "proxy_steps")] and
-         res == ["slow_link_candidates"] else 1)
+         res == ["slow_link_candidates"] and said == [True] else 1)
 PY
-ok $? "the analysis alone: the proxy steps name slow_link n2-n3, resolving the calls' slow_link_candidates"
+ok $? "the analysis alone: the proxy steps name slow_link n2-n3, resolving the calls' slow_link_candidates (the message names the communicator)"
 n=$(count_lines probe.err '^collprof: job [0-9]*\.0: probe: ')
 ok $([ "$n" -eq 1 ]; echo $?) "one probe line ($n)"
 check "... naming the planted link n2-n3 and its bandwidth" \
