@@ -1437,9 +1437,12 @@ static const char *sig_text(const struct hg_sig *s, char *buf, size_t size)
 }
 
 /* How many instances of the job's communicators of c's size were called
- * as s (for a tie: the call the job makes elsewhere is the one meant). */
+ * as s, the instance being judged (c at seq) aside (for a tie: the call
+ * the job makes elsewhere is the one meant).  That instance's slot holds
+ * the call of whichever caller's log was read first: counted, it would
+ * break every tie for that caller. */
 static uint32_t sig_usual(const struct hg *h, const struct hg_comm *c,
-                          const struct hg_sig *s)
+                          uint32_t seq, const struct hg_sig *s)
 {
     uint32_t i, n = 0;
     size_t ci;
@@ -1449,7 +1452,8 @@ static uint32_t sig_usual(const struct hg *h, const struct hg_comm *c,
         if (o->nranks != c->nranks)
             continue;
         for (i = 0; o->sig && i < o->capsig; i++)
-            n += o->sig[i].used && sig_equal(&o->sig[i], s);
+            n += o->sig[i].used && !(o == c && o->sig[i].seq == seq) &&
+                 sig_equal(&o->sig[i], s);
     }
     return n;
 }
@@ -1499,7 +1503,7 @@ static void count_votes(struct hg *h, size_t i, const struct hg_comm *c,
          * elsewhere is the one meant */
         uint32_t u, ub = 0, second = 0;
         for (k = 0; k < v->nk; k++) {
-            u = sig_usual(h, c, &v->kinds[k]);
+            u = sig_usual(h, c, d->seq, &v->kinds[k]);
             if (u > ub) {
                 second = ub;
                 ub = u;
@@ -1625,6 +1629,12 @@ static int mismatch_finding(struct hg *h, size_t i, const struct hg_comm *c,
     if (headline && !headline[0] && !v.tie)
         snprintf(headline, hsize, "MISMATCH at seq %u on %s: %.400s", d->seq,
                  cl, ds.odd);
+    else if (headline && !headline[0])
+        snprintf(headline, hsize,
+                 "MISMATCH at seq %u on %s: %.300s, the others %s (as many "
+                 "each way: which was meant is not known)",
+                 d->seq, cl, ds.odd,
+                 sig_text(&v.kinds[v.best], t1, sizeof t1));
     return emit(h, &f);
 }
 
