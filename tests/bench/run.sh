@@ -34,36 +34,35 @@ CP_BENCH_LABEL="shim disabled (COLLPROF_DISABLE=1)" COLLPROF_DISABLE=1 \
 # the null libnccl.so.2), a million ncclAllReduce calls, 5 runs without and
 # 5 with the shim preloaded, alternating; medians.
 loop=$b/tests/bench/null_loop
-: >"$tmp/bare" && : >"$tmp/shim"
-for i in 1 2 3 4 5; do
-    # the warm-up again: a VM may hand pages freed a few seconds ago back
-    # to its host (free page reporting), and they are new pages again
-    [ "$warm_mib" -gt 0 ] && "$b/tests/bench/page_warm" "$tmp/warm" 128 >/dev/null
-    "$loop" 1000000 >>"$tmp/bare"
-    COLLPROF_DIR=$tmp/loop-logs LD_PRELOAD=$shim "$loop" 1000000 >>"$tmp/shim"
-    rm -rf "$tmp/loop-logs"
-done
-med() { sort -n -k"$2" "$1" | sed -n 3p | cut -d' ' -f"$2"; }
-awk -v bw="$(med "$tmp/bare" 1)" -v sw="$(med "$tmp/shim" 1)" \
-    -v bc="$(med "$tmp/bare" 2)" -v sc="$(med "$tmp/shim" 2)" \
-    -v so="$(med "$tmp/shim" 3)" 'BEGIN {
+# null_rounds CALLS RUNS WARM_MIB: RUNS runs of CALLS calls each side,
+# alternating, the machine's free memory warmed before each (a VM may hand
+# pages freed a few seconds ago back to its host: free page reporting);
+# one line per run in $tmp/bare.CALLS and $tmp/shim.CALLS
+null_rounds() {
+    : >"$tmp/bare.$1" && : >"$tmp/shim.$1"
+    for i in $(seq "$2"); do
+        [ "$warm_mib" -gt 0 ] && "$b/tests/bench/page_warm" "$tmp/warm" "$3" >/dev/null
+        "$loop" "$1" >>"$tmp/bare.$1"
+        COLLPROF_DIR=$tmp/loop-logs LD_PRELOAD=$shim "$loop" "$1" >>"$tmp/shim.$1"
+        rm -rf "$tmp/loop-logs"
+    done
+}
+# med FILE COLUMN RUNS: the median of a column
+med() { sort -n -k"$2" "$1" | sed -n "$(( ($3 + 1) / 2 ))p" | cut -d' ' -f"$2"; }
+null_rounds 1000000 5 128
+awk -v bw="$(med "$tmp/bare.1000000" 1 5)" -v sw="$(med "$tmp/shim.1000000" 1 5)" \
+    -v bc="$(med "$tmp/bare.1000000" 2 5)" -v sc="$(med "$tmp/shim.1000000" 2 5)" \
+    -v so="$(med "$tmp/shim.1000000" 3 5)" 'BEGIN {
     printf "null-NCCL loop (1M ncclAllReduce, median of 5 runs each side): bare %.1f ns/call, LD_PRELOAD=libcollprof.so %.1f ns/call: added %.1f ns/call wall, ratio %.2f; CPU added %.1f ns/call on the calling thread, log thread %.1f ns/call\n",
         bw, sw, sw - bw, sw / bw, sc - bc, so }'
 # The same loop at 6M calls (384 MiB of log), 3 runs each side: a million
 # back-to-back calls end while the log thread is still catching up with
 # the first burst (it starts 4 MiB ahead); six million show the rate both
 # threads keep up together.
-: >"$tmp/bare6" && : >"$tmp/shim6"
-for i in 1 2 3; do
-    [ "$warm_mib" -gt 0 ] && "$b/tests/bench/page_warm" "$tmp/warm" 512 >/dev/null
-    "$loop" 6000000 >>"$tmp/bare6"
-    COLLPROF_DIR=$tmp/loop-logs LD_PRELOAD=$shim "$loop" 6000000 >>"$tmp/shim6"
-    rm -rf "$tmp/loop-logs"
-done
-med3() { sort -n -k"$2" "$1" | sed -n 2p | cut -d' ' -f"$2"; }
-awk -v bw="$(med3 "$tmp/bare6" 1)" -v sw="$(med3 "$tmp/shim6" 1)" \
-    -v bc="$(med3 "$tmp/bare6" 2)" -v sc="$(med3 "$tmp/shim6" 2)" \
-    -v so="$(med3 "$tmp/shim6" 3)" 'BEGIN {
+null_rounds 6000000 3 512
+awk -v bw="$(med "$tmp/bare.6000000" 1 3)" -v sw="$(med "$tmp/shim.6000000" 1 3)" \
+    -v bc="$(med "$tmp/bare.6000000" 2 3)" -v sc="$(med "$tmp/shim.6000000" 2 3)" \
+    -v so="$(med "$tmp/shim.6000000" 3 3)" 'BEGIN {
     printf "null-NCCL loop, steady (6M ncclAllReduce, median of 3 runs each side): bare %.1f ns/call, with shim %.1f ns/call: added %.1f ns/call wall; CPU added %.1f ns/call on the calling thread, log thread %.1f ns/call\n",
         bw, sw, sw - bw, sc - bc, so }'
 f=$(ls "$tmp"/logs/*.cplog | head -n 1)
