@@ -146,9 +146,18 @@ static int member_room(struct view *w)
         return -1;
     if (2 * (w->nmembers + 1) > w->by_rank.cap) {
         size_t cap = w->by_rank.cap ? 2 * w->by_rank.cap : 128, i;
-        if (cp_slots_reset(&w->by_rank, cap) < 0 ||
-            cp_slots_reset(&w->by_file, cap) < 0)
+        struct cp_slots by_rank = {0}, by_file = {0};
+        /* both new tables before either old one goes: out of memory
+         * leaves the view's indexes as they were */
+        if (cp_slots_reset(&by_rank, cap) < 0 ||
+            cp_slots_reset(&by_file, cap) < 0) {
+            cp_slots_free(&by_rank);
             return -1;
+        }
+        cp_slots_free(&w->by_rank);
+        cp_slots_free(&w->by_file);
+        w->by_rank = by_rank;
+        w->by_file = by_file;
         for (i = 0; i < w->nmembers; i++)
             index_member(w, i);
     }
