@@ -47,6 +47,14 @@
 #                   fallback) and no straggler warning: so small a share
 #                   of the rings' calls corroborates nothing
 #                   (docs/analysis.md, "Stragglers").
+#   3d-masked-straggler 3d, rank 5 slow inside its calls (3 ms), two busy
+#                   loops: its data-parallel ring (5, 7) took 2.6-3.4 ms
+#                   more than the others at four sizes, but only 53 us
+#                   more at its first (1 KiB), where rank 5 came that
+#                   much ahead of rank 7 and waited for it anyway: a
+#                   straggler warning naming rank 5 alone (the least
+#                   excess of every unit bounded it at 46 us, and only an
+#                   info said one of ranks 4 and 5 was late).
 . "${top_srcdir:-.}/tests/tap.sh"
 b=${top_builddir:-.}
 cp="$b/analyzer/collprof"
@@ -126,4 +134,18 @@ assert not any(k == "straggler" and s != "info" for k, s in said), said
 assert not any(x["straggler"] for x in r["topology"]["ranks"]), "a rank named"
 PY
 ok $? "tp at fabric/10, pairs of a busy host slow: low_busbw, no straggler named"
+"$cp" analyze -q "$kept/3d-masked-straggler" -o "$t/masked" >"$t/masked.log" 2>&1
+ok $? "3d, rank 5 late inside its calls, one unit of its ring masked: analyze"
+python3 - "$t/masked/report.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+said = [(f["kind"], f["severity"], f.get("ranks")) for f in r["findings"]]
+print("# %s" % said)
+named = [x["rank"] for x in r["topology"]["ranks"] if x["straggler"]]
+assert named == [5], named
+assert ("straggler", "warning", [5]) in said, said
+assert not any(k in ("slow_link", "slow_link_candidates", "low_busbw",
+                     "clock_offset") and s != "info" for k, s, _ in said), said
+PY
+ok $? "3d, one unit of the straggler's ring masked by its early arrival: rank 5 named, a warning"
 done_testing
