@@ -1925,6 +1925,139 @@ static int slow_link_candidates(struct cp_analysis *an,
     return 0;
 }
 
+/* Most pairs listed by name in a links_unjudged message (all are in its
+ * evidence, up to UNJUDGED_EVIDENCE_PAIRS). */
+#define UNJUDGED_NAMED_PAIRS 8
+#define UNJUDGED_EVIDENCE_PAIRS 256
+
+/* Node pairs that no judged unit of the job clears or blames and that
+ * an all-to-all of communicator ci crosses, judged as a whole
+ * (CP_UNIT_CLEARS): each node's pairs share its NIC, so one pair at half
+ * speed slows only its share of the traffic, 1.07-1.5x at moe's
+ * all-to-all, where healthy ones reach 1.27x on a busy host
+ * (docs/analysis.md, "Slow links").  The calls cannot judge those pairs:
+ * one info per communicator says so and asks for the probe (seen: pairs
+ * already listed, indexed like topology.pairs).  A communicator with a
+ * slow or nearly slow unit has its candidates' finding instead. */
+static int comm_unjudged(struct cp_analysis *an, size_t ci,
+                         unsigned char *seen)
+{
+    const struct cp_analysis_topology *topo = &an->topology;
+    const struct cp_analysis_comm *c = &an->comms[ci];
+    const struct cp_analysis_unit *best = NULL;
+    unsigned *nodes = NULL, nn = 0, npairs = 0;
+    unsigned char *node_seen = NULL;
+    json_t *pairs = NULL, *e;
+    struct who w = {0};
+    char list[600] = "", name[160], b1[CP_UNITS_BUFSIZE], probe[160];
+    uint64_t ignored;
+    size_t i, k;
+    int rc = -1;
+
+    if (slowest_unresolved(topo, ci, CP_UNIT_UNRESOLVED, &ignored) ||
+        slowest_unresolved(topo, ci, CP_UNIT_MAYBE, &ignored))
+        return 0;
+    for (i = 0; i < topo->nunits; i++) {
+        const struct cp_analysis_unit *u = &topo->units[i];
+        if (u->comm == ci && u->coll == CP_COLL_ALLTOALL &&
+            u->verdict == CP_UNIT_CLEARS &&
+            (!best || u->time_s * (double)u->calls >
+                          best->time_s * (double)best->calls))
+            best = u;
+    }
+    if (!best)
+        return 0;
+    nodes = malloc((2 * best->npairs + 1) * sizeof *nodes);
+    node_seen = calloc(an->nnodes + 1, 1);
+    pairs = json_array();
+    if (!nodes || !node_seen || !pairs)
+        goto out;
+    for (k = 0; k < best->npairs; k++) {
+        const struct cp_analysis_pair *p = &topo->pairs[best->pairs[k]];
+        if (p->state != CP_PAIR_UNCLEAR || p->source != CP_PAIR_FROM_CALLS ||
+            seen[best->pairs[k]])
+            continue;
+        seen[best->pairs[k]] = 1;
+        npairs++;
+        if (npairs <= UNJUDGED_EVIDENCE_PAIRS &&
+            json_array_append_new(pairs, pair_json(an, p)) < 0)
+            goto out;
+        if (npairs <= UNJUDGED_NAMED_PAIRS)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
+                     npairs > 1 ? ", " : "", pair_text(an, p, name, sizeof name));
+        if (!node_seen[p->a]++)
+            nodes[nn++] = p->a;
+        if (!node_seen[p->b]++)
+            nodes[nn++] = p->b;
+    }
+    if (npairs == 0) {
+        rc = 0;
+        goto out;
+    }
+    if (npairs > UNJUDGED_NAMED_PAIRS)
+        snprintf(list + strlen(list), sizeof list - strlen(list),
+                 " and %u more", npairs - UNJUDGED_NAMED_PAIRS);
+    snprintf(probe, sizeof probe,
+             "srun -N %u --ntasks-per-node=1 collprof probe -o DIR",
+             c->nnodes);
+    if (comm_ranks(an, (unsigned)ci, &w) < 0 ||
+        add_finding(
+            an, CP_KIND_LINKS_UNJUDGED, CP_SEVERITY_INFO, w.ranks, w.nranks,
+            nodes, nn,
+            "The calls cannot judge %u node pair%s of communicator %016llx "
+            "(%u ranks on %u nodes): %s.  Of its bandwidth-bound calls "
+            "only its %s of %s (%llu calls, %.2fx the %s) cross%s %s, and a "
+            "pair at half speed slows only its share of an all-to-all, too "
+            "little to tell from a healthy one.  Run '%s' to measure every "
+            "node pair, or record with the NCCL profiler plugin, whose "
+            "proxy steps time each link.",
+            npairs, npairs == 1 ? "" : "s", (unsigned long long)c->id,
+            c->nranks, c->nnodes, list, coll_name(best->coll),
+            cp_units_format_size(best->bytes, b1, sizeof b1),
+            (unsigned long long)best->calls, best->slowdown,
+            best->baseline == CP_BASELINE_PEERS
+                ? "time of the same calls elsewhere in the job"
+            : best->baseline == CP_BASELINE_REFERENCE
+                ? "time at the reference bandwidth"
+                : "model's time",
+            best->calls == 1 ? "es" : "", npairs == 1 ? "it" : "them",
+            probe) < 0)
+        goto out;
+    e = last_evidence(an);
+    if (set(e, "comm", hex_id(c->id)) < 0 ||
+        set(e, "op", json_string(coll_name(best->coll))) < 0 ||
+        set(e, "bytes", jnum(best->bytes)) < 0 ||
+        set(e, "calls", json_integer((json_int_t)best->calls)) < 0 ||
+        set(e, "slowdown", jnum(best->slowdown)) < 0 ||
+        set(e, "baseline", json_string(cp_baseline_name(best->baseline))) < 0 ||
+        json_object_set(e, "pairs", pairs) < 0 ||
+        set(e, "pairs_total", json_integer((json_int_t)npairs)) < 0 ||
+        set(e, "weak", json_true()) < 0 ||
+        set(e, "probe", json_string(probe)) < 0)
+        goto out;
+    rc = 0;
+out:
+    who_free(&w);
+    free(nodes);
+    free(node_seen);
+    json_decref(pairs);
+    return rc;
+}
+
+static int unjudged_links(struct cp_analysis *an)
+{
+    unsigned char *seen = calloc(an->topology.npairs + 1, 1);
+    size_t ci;
+    int rc = 0;
+
+    if (!seen)
+        return -1;
+    for (ci = 0; ci < an->ncomms && rc == 0; ci++)
+        rc = comm_unjudged(an, ci, seen);
+    free(seen);
+    return rc;
+}
+
 static int inputs_findings(struct cp_analysis *an)
 {
     const struct cp_analysis_summary *sm = &an->summary;
@@ -2080,6 +2213,7 @@ int an_findings(struct cp_analysis *an, const struct an_eval *ev, size_t nev)
                  degraded_ports(an) < 0 ||
                  low_busbw(an, ev, nev) < 0 || straggler(an) < 0 ||
                  slow_link_candidates(an, reported, 1) < 0 ||
+                 unjudged_links(an) < 0 ||
                  inputs_findings(an) < 0 || clock_offset(an) < 0 ||
                  model_unavailable(an, ev, nev) < 0
              ? -1

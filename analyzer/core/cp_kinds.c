@@ -199,6 +199,19 @@ static const struct cp_kind_info kinds[CP_KIND_COUNT] = {
                 "(`NCCL_ALGO=Tree` or `Ring`) and compare with `collprof "
                 "bench`.",
         .doc = "analysis.md#findings"},
+    [CP_KIND_LINKS_UNJUDGED] = {
+        .name = "links_unjudged",
+        .title = "node pairs the calls cannot judge",
+        .rule = "node pairs that no judged unit clears or blames, crossed "
+                "by a communicator's all-to-all that ran under its "
+                "\"maybe\" threshold (one pair at half speed slows only "
+                "its share of an all-to-all), and by no other "
+                "bandwidth-bound call",
+        .severity = "info",
+        .todo = "run `collprof probe` on the job's nodes (the finding gives "
+                "the command), or record with the NCCL profiler plugin, "
+                "whose proxy steps time each link.",
+        .doc = "analysis.md#slow-links"},
 };
 
 const struct cp_kind_info *cp_kind_info(enum cp_kind kind)

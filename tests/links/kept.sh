@@ -55,6 +55,11 @@
 #                   straggler warning naming rank 5 alone (the least
 #                   excess of every unit bounded it at 46 us, and only an
 #                   info said one of ranks 4 and 5 was late).
+#   moe-a2a-unjudged moe, n2-n4 at 1/2, two busy loops: only the all-to-all
+#                   crosses it, at 1.07x the reference (healthy ones of the
+#                   same set up to 1.07x): an info links_unjudged listing
+#                   the two pairs nothing else crosses and asking for the
+#                   probe (nothing was said).
 . "${top_srcdir:-.}/tests/tap.sh"
 b=${top_builddir:-.}
 cp="$b/analyzer/collprof"
@@ -148,4 +153,23 @@ assert not any(k in ("slow_link", "slow_link_candidates", "low_busbw",
                      "clock_offset") and s != "info" for k, s, _ in said), said
 PY
 ok $? "3d, one unit of the straggler's ring masked by its early arrival: rank 5 named, a warning"
+"$cp" analyze -q "$kept/moe-a2a-unjudged" -o "$t/unjudged" >"$t/unjudged.log" 2>&1
+ok $? "moe, n2-n4 at 1/2 that its all-to-all shows at 1.07x: analyze"
+python3 - "$t/unjudged/report.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+said = [(f["kind"], f["severity"]) for f in r["findings"]]
+print("# %s" % said)
+u = [f for f in r["findings"] if f["kind"] == "links_unjudged"]
+assert len(u) == 1, said
+f, ev = u[0], u[0]["evidence"]
+print("# " + f["message"][:240])
+assert f["severity"] == "info", f["severity"]
+assert sorted(map(sorted, ev["pairs"])) == [["n1", "n3"], ["n2", "n4"]], ev
+assert ev["pairs_total"] == 2 and ev["weak"] is True and ev["op"] == "alltoall"
+assert "collprof probe" in f["message"] and ev["probe"] in f["message"]
+assert sorted(f["nodes"]) == ["n1", "n2", "n3", "n4"], f["nodes"]
+assert not any(s != "info" for k, s in said), said
+PY
+ok $? "moe, a pair at 1/2 only its all-to-all crosses, as fast as healthy ones: links_unjudged lists it and asks for the probe"
 done_testing
