@@ -616,15 +616,6 @@ static double quantile_of(const struct keyed *k, size_t n, double q)
     return k[(size_t)llround(q * (double)(n - 1))].v;
 }
 
-static int keyed_cmp_desc(const void *a, const void *b)
-{
-    const struct keyed *x = a, *y = b;
-
-    if (x->v != y->v)
-        return x->v > y->v ? -1 : 1;
-    return x->i < y->i ? -1 : x->i > y->i;
-}
-
 /* The worst items: the first CP_REPORT_WORST of k (sorted in the order of
  * the list: highest first or lowest first) whose value lies beyond the
  * median, so that a figure every item shares lists nobody.  mark (ranks
@@ -660,20 +651,37 @@ static json_t *worst_list(const struct cp_analysis *an,
     return a;
 }
 
+/* The first m items of k (n sorted by keyed_cmp) by value from the highest, then
+ * by index (as keyed_cmp does, the values reversed), into desc: the runs of equal values from the top, each
+ * in its own (ascending index) order.  How many. */
+static size_t top_descending(const struct keyed *k, size_t n, size_t m,
+                             struct keyed *desc)
+{
+    size_t got = 0, end = n;
+
+    while (end > 0 && got < m) {
+        size_t start = end - 1, j;
+        while (start > 0 && k[start - 1].v == k[end - 1].v)
+            start--;
+        for (j = start; j < end && got < m; j++)
+            desc[got++] = k[j];
+        end = start;
+    }
+    return got;
+}
+
 /* highest, lowest: the lists of both ends of k (n sorted ascending; *desc
- * is scratch of n items). */
+ * is scratch of CP_REPORT_WORST items). */
 static void both_ends(json_t *o, const struct cp_analysis *an,
                       const struct rank_figure *fg, const struct keyed *k,
                       struct keyed *desc, size_t n, int nodes,
                       unsigned char *mark, int *bad)
 {
     double median = n ? quantile_of(k, n, 0.5) : NAN;
+    size_t top = top_descending(k, n, CP_REPORT_WORST, desc);
 
-    if (n)
-        memcpy(desc, k, n * sizeof *desc);
-    qsort(desc, n, sizeof *desc, keyed_cmp_desc);
     put(o, nodes ? "nodes_highest" : "highest",
-        worst_list(an, fg, desc, n, median, 1, nodes, mark, bad), bad);
+        worst_list(an, fg, desc, top, median, 1, nodes, mark, bad), bad);
     put(o, nodes ? "nodes_lowest" : "lowest",
         worst_list(an, fg, k, n, median, 0, nodes, mark, bad), bad);
 }
@@ -685,7 +693,8 @@ static json_t *figure_json(const struct cp_analysis *an,
                            int *bad)
 {
     size_t cap = (an->nranks > an->nnodes ? an->nranks : an->nnodes) + 1;
-    struct keyed *k = malloc(cap * sizeof *k), *desc = malloc(cap * sizeof *desc);
+    struct keyed *k = malloc(cap * sizeof *k),
+                 *desc = malloc(CP_REPORT_WORST * sizeof *desc);
     double *sum = calloc(an->nnodes + 1, sizeof *sum);
     size_t *count = calloc(an->nnodes + 1, sizeof *count);
     json_t *o = json_object(), *hist = NULL;
