@@ -899,7 +899,8 @@ static int straggler(struct cp_analysis *an)
     if (worst != SIZE_MAX) {
         double mean_late, clock_err = 0;
         size_t err_node = SIZE_MAX;
-        char b3[CP_UNITS_BUFSIZE];
+        char b3[CP_UNITS_BUFSIZE], tail[256];
+        int unsure;
         r = &an->ranks[worst];
         mean_late = r->late_s / (double)r->last_arrivals;
         /* the arrivals of ranks on a node whose clock was corrected are
@@ -916,38 +917,31 @@ static int straggler(struct cp_analysis *an)
                 err_node = i;
             }
         }
-        if (err_node != SIZE_MAX && !(mean_late >= clock_err)) {
-            if (add_finding(
-                    an, CP_KIND_STRAGGLER, CP_SEVERITY_INFO, &r->rank, 1,
-                    &r->node, 1,
-                    "Rank %d (node %s) may be late: it arrived last at %llu "
-                    "collectives, on average %s after the rank before it "
-                    "(%s in all), but node %s's clock was corrected by an "
-                    "offset known only to within %s, more than that lead: "
-                    "the arrivals cannot say whether it is the rank or the "
-                    "correction.",
-                    r->rank, an->nodes[r->node].name,
-                    (unsigned long long)r->last_arrivals,
-                    cp_units_format_time(mean_late, b1, sizeof b1),
-                    cp_units_format_time(r->late_s, b2, sizeof b2),
-                    an->nodes[err_node].name,
-                    cp_units_format_time(clock_err, b3, sizeof b3)) < 0)
-                return -1;
-        } else if (add_finding(
-                       an, CP_KIND_STRAGGLER,
-                       r->late_s >= sm->comm_time_s ? CP_SEVERITY_CRITICAL
-                                                    : CP_SEVERITY_WARNING,
-                       &r->rank, 1, &r->node, 1,
-                       "Rank %d (node %s) arrived last at %llu collectives, "
-                       "on average %s after the rank before it (%s in all): "
-                       "the others waited for it, which points at its "
-                       "compute or input, not at the network.",
-                       r->rank, an->nodes[r->node].name,
-                       (unsigned long long)r->last_arrivals,
-                       cp_units_format_time(mean_late, b1, sizeof b1),
-                       cp_units_format_time(r->late_s, b2, sizeof b2)) < 0) {
+        unsure = err_node != SIZE_MAX && !(mean_late >= clock_err);
+        if (unsure)
+            snprintf(tail, sizeof tail,
+                     ", but node %s's clock was corrected by an offset known "
+                     "only to within %s, more than that lead: the arrivals "
+                     "cannot say whether it is the rank or the correction.",
+                     an->nodes[err_node].name,
+                     cp_units_format_time(clock_err, b3, sizeof b3));
+        if (add_finding(an, CP_KIND_STRAGGLER,
+                        unsure ? CP_SEVERITY_INFO
+                        : r->late_s >= sm->comm_time_s ? CP_SEVERITY_CRITICAL
+                                                       : CP_SEVERITY_WARNING,
+                        &r->rank, 1, &r->node, 1,
+                        "Rank %d (node %s) %sarrived last at %llu collectives, "
+                        "on average %s after the rank before it (%s in all)%s",
+                        r->rank, an->nodes[r->node].name,
+                        unsure ? "may be late: it " : "",
+                        (unsigned long long)r->last_arrivals,
+                        cp_units_format_time(mean_late, b1, sizeof b1),
+                        cp_units_format_time(r->late_s, b2, sizeof b2),
+                        unsure ? tail
+                               : ": the others waited for it, which points at "
+                                 "its compute or input, not at the network.") <
+            0)
             return -1;
-        }
         e = last_evidence(an);
         if (err_node != SIZE_MAX &&
             set(e, "clock_error_s", jnum(clock_err)) < 0)
@@ -960,8 +954,7 @@ static int straggler(struct cp_analysis *an)
                                          (double)sm->instances
                                    : NAN)) < 0 ||
             set(e, "late_s", jnum(r->late_s)) < 0 ||
-            set(e, "mean_late_s",
-                jnum(r->late_s / (double)r->last_arrivals)) < 0 ||
+            set(e, "mean_late_s", jnum(mean_late)) < 0 ||
             set(e, "lateness_share", jnum(total > 0 ? r->late_s / total : NAN)) < 0 ||
             set(e, "wait_time_s", jnum(sm->wait_time_s)) < 0 ||
             set(e, "in_call_delay_s",
@@ -1625,6 +1618,22 @@ struct cand_set {
     unsigned nproxy;           /* named slow by the plugin's proxy steps */
 };
 
+/* What a unit's slowdown is held against, for a message. */
+static const char *baseline_phrase(enum cp_baseline b)
+{
+    return b == CP_BASELINE_PEERS ? "time of the same calls elsewhere in the "
+                                    "job"
+           : b == CP_BASELINE_REFERENCE ? "time at the reference bandwidth"
+                                        : "model's time";
+}
+
+/* The command that measures every node pair of a communicator's nnodes. */
+static void probe_command(char *buf, size_t len, unsigned nnodes)
+{
+    snprintf(buf, len, "srun -N %u --ntasks-per-node=1 collprof probe -o DIR",
+             nnodes);
+}
+
 /* The unit of communicator ci with verdict v (unresolved, or maybe)
  * that lost the most time (calls times time), or NULL; *slow_calls: the
  * calls of all of them. */
@@ -1806,9 +1815,7 @@ static int candidates_finding(struct cp_analysis *an, size_t ci,
                                               : c->nranks);
     busbw = f * best->bytes / (best->time_s - best->delay_s);
     peer = f * best->bytes / best->peer_time_s;
-    snprintf(probe, sizeof probe,
-             "srun -N %u --ntasks-per-node=1 collprof probe -o DIR",
-             c->nnodes);
+    probe_command(probe, sizeof probe, c->nnodes);
     if (comm_ranks(an, (unsigned)ci, &w) < 0)
         goto out;
     /* as for slow_link: a few calls on a busy host differ by more than a
@@ -1830,11 +1837,7 @@ static int candidates_finding(struct cp_analysis *an, size_t ci,
             (unsigned long long)c->id, c->nranks, c->nnodes,
             weak ? "may be slow" : "is slow", coll_name(best->coll),
             cp_units_format_size(best->bytes, b1, sizeof b1), best->slowdown,
-            best->baseline == CP_BASELINE_PEERS ? "time of the same calls "
-                                                  "elsewhere in the job"
-            : best->baseline == CP_BASELINE_REFERENCE
-                ? "time at the reference bandwidth"
-                : "model's time",
+            baseline_phrase(best->baseline),
             cp_units_format_bandwidth(busbw, b2, sizeof b2),
             cp_units_format_bandwidth(peer, b3, sizeof b3),
             (unsigned long long)slow_calls, slow_calls == 1 ? "" : "s",
@@ -2035,9 +2038,7 @@ static int comm_unjudged(struct cp_analysis *an, size_t ci,
     if (npairs > UNJUDGED_NAMED_PAIRS)
         snprintf(list + strlen(list), sizeof list - strlen(list),
                  " and %u more", npairs - UNJUDGED_NAMED_PAIRS);
-    snprintf(probe, sizeof probe,
-             "srun -N %u --ntasks-per-node=1 collprof probe -o DIR",
-             c->nnodes);
+    probe_command(probe, sizeof probe, c->nnodes);
     if (comm_ranks(an, (unsigned)ci, &w) < 0 ||
         add_finding(
             an, CP_KIND_LINKS_UNJUDGED, CP_SEVERITY_INFO, w.ranks, w.nranks,
@@ -2053,11 +2054,7 @@ static int comm_unjudged(struct cp_analysis *an, size_t ci,
             c->nranks, c->nnodes, list, coll_name(best->coll),
             cp_units_format_size(best->bytes, b1, sizeof b1),
             (unsigned long long)best->calls, best->slowdown,
-            best->baseline == CP_BASELINE_PEERS
-                ? "time of the same calls elsewhere in the job"
-            : best->baseline == CP_BASELINE_REFERENCE
-                ? "time at the reference bandwidth"
-                : "model's time",
+            baseline_phrase(best->baseline),
             best->calls == 1 ? "es" : "", npairs == 1 ? "it" : "them",
             probe) < 0)
         goto out;

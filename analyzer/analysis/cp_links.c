@@ -695,7 +695,7 @@ static void baselines(struct solver *s, double *scratch, int leave_pair_out)
 /* ---- stragglers: in-call delays ------------------------------------------------- */
 
 /* The least excess that a communicator's units show, given the n
- * excesses v (reordered): with three units or more the second least.  A
+ * excesses v: with three units or more the second least.  A
  * member late inside its calls adds its delay to a unit only where it
  * does not wait for the others anyway: a unit whose calls it entered that
  * much earlier than its peers (3d's straggler ahead at its data-parallel

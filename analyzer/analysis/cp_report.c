@@ -651,9 +651,9 @@ static json_t *worst_list(const struct cp_analysis *an,
     return a;
 }
 
-/* The first m items of k (n sorted by keyed_cmp) by value from the highest, then
- * by index (as keyed_cmp does, the values reversed), into desc: the runs of equal values from the top, each
- * in its own (ascending index) order.  How many. */
+/* The first m items of k (n sorted by keyed_cmp) by value from the
+ * highest, then by index, into desc: the runs of equal values from the
+ * top, each in its own (ascending index) order.  How many. */
 static size_t top_descending(const struct keyed *k, size_t n, size_t m,
                              struct keyed *desc)
 {
