@@ -849,6 +849,29 @@ static int tied_stragglers(struct cp_analysis *an)
     return 0;
 }
 
+/* The node whose clock correction is known least well: the widest bounds
+ * of a significant offset (*width), or SIZE_MAX when no clock was
+ * corrected.  The arrivals of ranks on it are known to within that width:
+ * a lead under it may be the correction's error, not the rank (fsdp with
+ * n3's clock 7.6 ms behind, corrected by 6.65 ms, bounds 1.83 ms wide, two
+ * busy loops: rank 3 led by 1.33 ms on average as judged, by 0.51 ms in
+ * the logs with the true offset taken off). */
+static size_t widest_correction(const struct cp_analysis *an, double *width)
+{
+    size_t i, node = SIZE_MAX;
+
+    *width = 0;
+    for (i = 0; i < an->nnodes; i++) {
+        const struct cp_analysis_node *nd = &an->nodes[i];
+        double w = nd->offset_high_s - nd->offset_low_s;
+        if (nd->offset_significant && w > *width) {
+            *width = w;
+            node = i;
+        }
+    }
+    return node;
+}
+
 /* A rank that arrives last at most collectives (its lateness is excluded
  * from the own times already), and ranks whose collectives all take
  * longer by the same amount (cp_links.c: their calls start on time but
@@ -856,10 +879,11 @@ static int tied_stragglers(struct cp_analysis *an)
 static int straggler(struct cp_analysis *an)
 {
     const struct cp_analysis_summary *sm = &an->summary;
-    double total = 0;
-    size_t i, worst = SIZE_MAX;
+    double total = 0, mean_late = 0, clock_err = 0;
+    size_t i, worst = SIZE_MAX, err_node = SIZE_MAX;
     struct cp_analysis_rank *r;
     char b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE];
+    int unsure = 0;
     json_t *e;
 
     for (i = 0; i < an->nranks; i++) {
@@ -897,27 +921,17 @@ static int straggler(struct cp_analysis *an)
         worst = SIZE_MAX;
     }
     if (worst != SIZE_MAX) {
-        double mean_late, clock_err = 0;
-        size_t err_node = SIZE_MAX;
-        char b3[CP_UNITS_BUFSIZE], tail[256];
-        int unsure;
         r = &an->ranks[worst];
         mean_late = r->late_s / (double)r->last_arrivals;
-        /* the arrivals of ranks on a node whose clock was corrected are
-         * known to within the width of its offset's bounds: a lead under
-         * it may be the correction's error, not the rank (fsdp with n3's
-         * clock 7.6 ms behind, corrected by 6.65 ms, bounds 1.83 ms wide,
-         * two busy loops: rank 3 led by 1.33 ms on average as judged, by
-         * 0.51 ms in the logs with the true offset taken off) */
-        for (i = 0; i < an->nnodes; i++) {
-            const struct cp_analysis_node *nd = &an->nodes[i];
-            double w = nd->offset_high_s - nd->offset_low_s;
-            if (nd->offset_significant && w > clock_err) {
-                clock_err = w;
-                err_node = i;
-            }
-        }
+        err_node = widest_correction(an, &clock_err);
         unsure = err_node != SIZE_MAX && !(mean_late >= clock_err);
+        /* a delay inside its calls is timed on the rank's own clock: the
+         * in-call finding below names it whatever the correction's error */
+        if (unsure && r->straggler)
+            worst = SIZE_MAX;
+    }
+    if (worst != SIZE_MAX) {
+        char b3[CP_UNITS_BUFSIZE], tail[256];
         if (unsure)
             snprintf(tail, sizeof tail,
                      ", but node %s's clock was corrected by an offset known "
