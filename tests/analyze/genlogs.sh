@@ -67,6 +67,25 @@ for p in mixed 3d; do
         compare "$work/$p" "$work/$p.json" all
 done
 
+# a delay inside rank 5's calls: every collective it is in ends that much
+# later for all of its members (its node's tensor-parallel all-reduces
+# against another node's)
+"$gen" -o "$work/incall" --pattern 3d --ranks 8 --ranks-per-node 2 \
+    --dp-size 2 --steps 3 --inter-bw 4GB/s --intra-bw 20GB/s \
+    --in-call 5=3ms --seed 3
+ok $? "gen_logs --in-call 5=3ms"
+check "--in-call: node n2's all-reduces (ranks 4 and 5) 3 ms longer than n0's" \
+    sh -c "'$collprof' dump --csv '$work/incall' | python3 -c '
+import csv, sys
+d = {}
+for r in csv.DictReader(sys.stdin):
+    if r[\"op\"] == \"allreduce\" and r[\"nranks\"] == \"2\" and r[\"bytes\"] == \"4194304\":
+        d.setdefault(r[\"node\"], []).append(int(r[\"duration_ns\"]))
+lo = {n: min(v) for n, v in d.items()}
+print(\"# shortest (us):\", {n: v // 1000 for n, v in sorted(lo.items())})
+sys.exit(0 if lo[\"n0\"] < 1000000 and 3000000 <= lo[\"n2\"] - lo[\"n0\"] <= 3500000 else 1)
+'"
+
 # 4096 ranks, at most 64 files open: the descriptors are not kept per rank
 (ulimit -n 64 && "$gen" -o "$work/big" --pattern mixed --ranks 4096 \
     --ranks-per-node 8 --steps 1 --truth "$work/big.json")
@@ -96,6 +115,7 @@ refuse "ranks not a number" "--ranks 'many'" --ranks many
 refuse "more ranks than a communicator holds" "--ranks '2000000'" --ranks 2000000
 refuse "ranks not a multiple of the node size" "multiple of" --ranks 10 --ranks-per-node 4
 refuse "a straggler past the last rank" "rank 99 of 8" --straggler 99=1ms
+refuse "a delay inside the calls of a rank past the last" "rank 8 of 8" --in-call 8=1ms
 refuse "a clock offset past the last node" "node 9 of 4" --clock-offset 9=1ms
 refuse "a slow node past the last node" "node 4 of 4" --slow-node 4=2
 refuse "--calls with the 3d pattern" "use --steps" --pattern 3d --calls 100 --ranks 8 --ranks-per-node 2

@@ -11,6 +11,7 @@
  *            [--inter-bw 400MB/s] [--noise 0.05] [--outliers 0]
  *            [--jitter T] [--gap 50us] [--step-gap 20ms]
  *            [--clock-offset NODE=T]... [--straggler RANK=T]...
+ *            [--in-call RANK=T]...
  *            [--slow-node NODE=FACTOR] [--failed N] [--job-id ID]
  *            [--pid-base N] [--node-prefix P] [--seed S]
  *            [--truth FILE] [--swap] [--gpu]
@@ -26,6 +27,7 @@
  * (a lognormal with median 1), times U(2, 10) for a fraction `outliers` of
  * instances.  Each rank arrives after its own compute gap (plus its
  * straggler delay), every rank ends at last arrival + time + U(0, jitter)
+ * (plus the --in-call delay of its slowest member, in a collective)
  * (jitter defaults to a quarter of the class's alpha), and a node's clock
  * reads true time + its offset.  The run is deterministic for a seed.
  *
@@ -111,6 +113,7 @@ struct rank {
     uint64_t slots, calls;
     uint64_t first_start, last_end; /* as written (clock of its node) */
     double delay;         /* straggler delay, ns */
+    double in_call;       /* delay inside each of its collectives, ns */
     double arrival, end;  /* of the current instance */
 };
 
@@ -148,6 +151,9 @@ struct gen {
     unsigned offset_nodes; /* highest --clock-offset node + 1 */
     int straggler[MAX_STRAGGLERS];
     double straggler_delay[MAX_STRAGGLERS]; /* ns */
+    int nin_call;
+    int in_call[MAX_STRAGGLERS];
+    double in_call_delay[MAX_STRAGGLERS]; /* ns */
     /* truth */
     double own_total, own_latency;
     uint64_t instances, calls_written;
@@ -495,6 +501,19 @@ static int touches_slow(struct gen *g, const unsigned *members, unsigned m)
     return 0;
 }
 
+/* The longest delay inside the call of the members m[0..p) (--in-call):
+ * every member ends that much later, the others waiting for it. */
+static double in_call_of(const struct gen *g, const unsigned *m, unsigned p)
+{
+    double d = 0;
+    unsigned k;
+
+    for (k = 0; k < p; k++)
+        if (g->r[m[k]].in_call > d)
+            d = g->r[m[k]].in_call;
+    return d;
+}
+
 /* The members m[0..p) arrive at their next call: each after its own time,
  * a gap of 0.8-1.2 times `gap` and its planted delay.  Returns the last
  * arrival. */
@@ -527,7 +546,7 @@ static void collective(struct gen *g, const struct op *o, const unsigned *m,
         b *= g->slow_factor;
     n = bytes_of(o->coll, count, p);
     terms(o->coll, p, &A, &B);
-    T = noisy(g, A * a * 1e9 + B * n * b); /* ns */
+    T = noisy(g, A * a * 1e9 + B * n * b) + in_call_of(g, m, p); /* ns */
     last = arrive(g, m, p, gap);
     for (k = 0; k < p; k++) {
         struct rank *rk = &g->r[m[k]];
@@ -638,7 +657,7 @@ static void collective3d(struct gen *g, enum coll c, double bytes,
         }
     n = bytes_of(c, count, p);
     terms(c, p, &A, &B);
-    T = noisy(g, A * a * 1e9 + B * n * b);
+    T = noisy(g, A * a * 1e9 + B * n * b) + in_call_of(g, m, p);
     last = arrive(g, m, p, gap);
     for (k = 0; k < p; k++) {
         struct rank *rk = &g->r[m[k]];
@@ -903,6 +922,7 @@ static void usage(FILE *out)
             "         [--inter-bw 400MB/s] [--noise 0.05] [--outliers FRAC]\n"
             "         [--jitter T] [--gap 50us] [--step-gap 20ms]\n"
             "         [--clock-offset NODE=T]... [--straggler RANK=T]...\n"
+            "         [--in-call RANK=T]...\n"
             "         [--slow-node NODE=FACTOR] [--failed N] [--job-id ID]\n"
             "         [--pid-base N] [--node-prefix P] [--seed S] "
             "[--truth FILE] [--swap]\n"
@@ -936,6 +956,12 @@ static int check_job(const struct gen *g)
         if ((unsigned)g->straggler[k] >= g->ranks) {
             fprintf(stderr, "gen_logs: --straggler names rank %d of %u\n",
                     g->straggler[k], g->ranks);
+            return -1;
+        }
+    for (k = 0; k < g->nin_call; k++)
+        if ((unsigned)g->in_call[k] >= g->ranks) {
+            fprintf(stderr, "gen_logs: --in-call names rank %d of %u\n",
+                    g->in_call[k], g->ranks);
             return -1;
         }
     if (g->slow_node >= 0 && (unsigned)g->slow_node >= nodes) {
@@ -982,6 +1008,7 @@ static int parse_args(struct gen *g, int argc, char **argv)
         {"gpu", no_argument, NULL, 22},
         {"dp-size", required_argument, NULL, 20},
         {"slow-link", required_argument, NULL, 21},
+        {"in-call", required_argument, NULL, 23},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     int c;
@@ -1059,6 +1086,18 @@ static int parse_args(struct gen *g, int argc, char **argv)
                 return -1;
             g->straggler[g->nstragglers] = (int)idx;
             g->straggler_delay[g->nstragglers++] = s * 1e9;
+            break;
+        case 23:
+            if (g->nin_call == MAX_STRAGGLERS) {
+                fprintf(stderr, "gen_logs: at most %d --in-call\n",
+                        MAX_STRAGGLERS);
+                return -1;
+            }
+            if (parse_index("in-call", optarg, &idx) < 0 ||
+                parse_time(strchr(optarg, '=') + 1, &s) < 0)
+                return -1;
+            g->in_call[g->nin_call] = (int)idx;
+            g->in_call_delay[g->nin_call++] = s * 1e9;
             break;
         case 12:
             if (parse_index("slow-node", optarg, &idx) < 0)
@@ -1292,6 +1331,9 @@ int main(int argc, char **argv)
         for (k = 0; k < (unsigned)g.nstragglers; k++)
             if (g.straggler[k] == (int)i)
                 rk->delay = g.straggler_delay[k];
+        for (k = 0; k < (unsigned)g.nin_call; k++)
+            if (g.in_call[k] == (int)i)
+                rk->in_call = g.in_call_delay[k];
         write_header(&g, i, 0);
         {
             union cp_rec rec;
