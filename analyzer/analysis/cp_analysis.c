@@ -1339,10 +1339,13 @@ static void solve_offsets(struct cp_analysis *an, struct an_state *st,
             n->offset_s = n->offset_estimate_s = 0;
             continue;
         }
-        if (offsets[i] < low[i])
-            offsets[i] = low[i];
-        if (offsets[i] > high[i])
-            offsets[i] = high[i];
+        /* a median outside what causality allows is biased (a loaded
+         * node's calls end late): the middle of the bounds, not the edge
+         * it crossed (16 of 420 jobs with a planted offset in seven sets
+         * of the accuracy matrix: mean error 0.70 ms at the edge, 0.18 ms
+         * in the middle, nearer in 14 of the 16) */
+        if (offsets[i] < low[i] || offsets[i] > high[i])
+            offsets[i] = 0.5 * (low[i] + high[i]);
         n->offset_known = 1;
         n->offset_estimate_s = offsets[i];
         n->offset_low_s = low[i];
