@@ -170,6 +170,12 @@ struct cp_analysis_rank {
     int straggler;      /* named by a straggler finding (in-call delay) */
     double delay_cost_s; /* rank-seconds the others waited for that delay */
     unsigned delay_units; /* observations the estimate rests on */
+    /* named for a communicator delayed many times over whose other
+     * members' communicators show none of it (cp_links.c break_ties): that
+     * communicator (index into comms, -1 none) and the units of the rank's
+     * other communicators that show the delay */
+    int tie_comm;
+    unsigned tie_units;
 };
 
 struct cp_analysis_comm {

@@ -992,7 +992,35 @@ static int straggler(struct cp_analysis *an)
                     intra += an->comms[ci].link == CP_LINK_INTRA;
                     break;
                 }
-        if (add_finding(an, CP_KIND_STRAGGLER,
+        if (r->tie_units > 0 && r->tie_comm >= 0 &&
+            (size_t)r->tie_comm < an->ncomms) {
+            const struct cp_analysis_comm *tc = &an->comms[r->tie_comm];
+            if (add_finding(an, CP_KIND_STRAGGLER,
+                            r->delay_cost_s >= sm->comm_time_s
+                                ? CP_SEVERITY_CRITICAL
+                                : CP_SEVERITY_WARNING,
+                            &r->rank, 1, &r->node, 1,
+                            "Rank %d (node %s) delays its collectives by %s: "
+                            "every call of communicator %016llx (%u ranks) "
+                            "takes that much longer than the same calls "
+                            "elsewhere in the job, whatever its size, and of "
+                            "its members only rank %d's other communicators "
+                            "show it (at %u of their call sizes: it hides "
+                            "where the rank enters a call that much ahead of "
+                            "the others); the others waited %s for it in "
+                            "all; that points at its GPU or host, not at the "
+                            "network.",
+                            r->rank, an->nodes[r->node].name,
+                            cp_units_format_time(r->delay_s, b1, sizeof b1),
+                            (unsigned long long)tc->id, tc->nranks, r->rank,
+                            r->tie_units,
+                            cp_units_format_time(r->delay_cost_s, b2,
+                                                 sizeof b2)) < 0 ||
+                set(last_evidence(an), "tied_comm", hex_id(tc->id)) < 0 ||
+                set(last_evidence(an), "shown_units",
+                    json_integer((json_int_t)r->tie_units)) < 0)
+                return -1;
+        } else if (add_finding(an, CP_KIND_STRAGGLER,
                         r->delay_cost_s >= sm->comm_time_s
                             ? CP_SEVERITY_CRITICAL
                             : CP_SEVERITY_WARNING,

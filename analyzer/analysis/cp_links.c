@@ -781,6 +781,8 @@ static void reset_delays(struct solver *s)
         an->ranks[r].delay_units = 0;
         an->ranks[r].delay_cost_s = 0;
         an->ranks[r].straggler = 0;
+        an->ranks[r].tie_comm = -1;
+        an->ranks[r].tie_units = 0;
     }
     an->topology.straggler_delay_s = NAN;
     for (i = 0; i < s->st->ncomms; i++)
@@ -997,6 +999,83 @@ static int unbounded_by_missing(const struct solver *s, int32_t f, size_t ci)
     return 0;
 }
 
+/* The units of file f's communicators other than ci, held against peers:
+ * how many show an excess of at least at_least (*n), and the largest. */
+static double shown_elsewhere(const struct solver *s, int32_t f, size_t ci,
+                              double at_least, unsigned *n)
+{
+    double most = -INFINITY;
+    size_t i;
+
+    *n = 0;
+    for (i = 0; i < s->nu; i++) {
+        const struct work *w = &s->u[i];
+        const struct an_comm *c = s->st->comms[w->pub.comm];
+        unsigned q;
+        int member = 0;
+        if (w->pub.comm == ci || !w->have_x ||
+            w->pub.baseline != CP_BASELINE_PEERS)
+            continue;
+        for (q = 0; q < c->nranks && !member; q++)
+            member = c->member_file[q] == f;
+        if (!member)
+            continue;
+        most = fmax(most, w->x);
+        *n += w->x >= at_least;
+    }
+    return most;
+}
+
+/* A communicator delayed many times over (tied_delay_s) whose members the
+ * bounds cannot tell apart: its delay d shows in other communicators of one
+ * member only, at two of their units or more (x >= d/2), while every other
+ * member's show none of it (each unit under d/4).  That member is named.
+ * A straggler adds its delay only to the calls it does not enter early
+ * enough to hide it, so under load its other communicators may show it
+ * at a few sizes and not at the rest: the least of them bounds it at
+ * nothing (3d, rank 1 3 ms late inside its calls, two busy loops: its
+ * data-parallel ring 3.1 and 3.2 ms over its peers at 4 and 16 KiB, 0.1,
+ * 0.0 and -0.4 ms at the other three sizes; its tensor-parallel partner's
+ * ring 0.0 ms at most). */
+static void break_ties(struct solver *s)
+{
+    struct cp_analysis *an = s->an;
+    size_t ci;
+
+    for (ci = 0; ci < s->st->ncomms; ci++) {
+        const struct an_comm *c = s->st->comms[ci];
+        double d = an->comms[ci].tied_delay_s;
+        int32_t who = -1;
+        int clear = 1;
+        unsigned q, n, shown = 0;
+        if (!(d > 0))
+            continue;
+        for (q = 0; q < c->nranks && clear; q++) {
+            int32_t f = c->member_file[q];
+            double most;
+            if (f < 0 || an->ranks[f].straggler) {
+                clear = 0; /* one missing, or one named already */
+                break;
+            }
+            most = shown_elsewhere(s, f, ci, 0.5 * d, &n);
+            if (n >= 2) {
+                if (who >= 0)
+                    clear = 0;
+                who = f;
+                shown = n;
+            } else if (!(most < 0.25 * d)) {
+                clear = 0;
+            }
+        }
+        if (!clear || who < 0)
+            continue;
+        an->ranks[who].straggler = 1;
+        an->ranks[who].delay_s = d;
+        an->ranks[who].tie_comm = (int)ci;
+        an->ranks[who].tie_units = shown;
+    }
+}
+
 /* named: standing out in a communicator it delays */
 static void name_stragglers(struct solver *s, struct straggler_scratch *sc)
 {
@@ -1049,6 +1128,7 @@ static void name_stragglers(struct solver *s, struct straggler_scratch *sc)
         }
     }
     unname_explained(s, sc);
+    break_ties(s);
 }
 
 /* a named rank's delay: the median excess of its communicators (the

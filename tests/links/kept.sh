@@ -55,6 +55,13 @@
 #                   straggler warning naming rank 5 alone (the least
 #                   excess of every unit bounded it at 46 us, and only an
 #                   info said one of ranks 4 and 5 was late).
+#   3d-tied-straggler 3d, rank 1 slow inside its calls (3 ms), two busy
+#                   loops: its tensor-parallel pair (0, 1) 2.86 ms slower
+#                   at every size, its data-parallel ring (1, 3) 3.1 and
+#                   3.2 ms over its peers at 4 and 16 KiB and 0.1, 0.0 and
+#                   -0.4 ms at the three other sizes, rank 0's ring 0.0 ms
+#                   at most: a straggler warning naming rank 1 (only an
+#                   info said that one of ranks 0 and 1 was late).
 #   moe-a2a-unjudged moe, n2-n4 at 1/2, two busy loops: only the all-to-all
 #                   crosses it, at 1.07x the reference (healthy ones of the
 #                   same set up to 1.07x): an info links_unjudged listing
@@ -168,6 +175,23 @@ assert not any(k in ("slow_link", "slow_link_candidates", "low_busbw",
                      "clock_offset") and s != "info" for k, s, _ in said), said
 PY
 ok $? "3d, one unit of the straggler's ring masked by its early arrival: rank 5 named, a warning"
+analyze_kept 3d-tied-straggler
+ok $? "3d, rank 1 late inside its calls, its ring showing it at two sizes of five: analyze"
+expect 3d-tied-straggler <<'PY'
+named = [x["rank"] for x in r["topology"]["ranks"] if x["straggler"]]
+assert named == [1], named
+st = [f for f in r["findings"] if f["kind"] == "straggler"]
+assert len(st) == 1 and st[0]["severity"] == "warning", said
+ev = st[0]["evidence"]
+print("# " + st[0]["message"][:200])
+assert st[0]["ranks"] == [1] and ev["kind"] == "in_call", ev
+assert ev["shown_units"] == 2 and abs(ev["in_call_delay_s"] - 2.86e-3) < 0.2e-3, ev
+pair = [c for c in r["communicators"] if c["id"] == ev["tied_comm"]]
+assert len(pair) == 1 and sorted(pair[0]["ranks"]) == [0, 1], pair
+assert not any(k in ("slow_link", "slow_link_candidates", "low_busbw",
+                     "clock_offset") and s != "info" for k, s, _ in said), said
+PY
+ok $? "3d, rank 1 named at warning for its tensor-parallel pair's delay, which its ring shows at two sizes"
 analyze_kept moe-a2a-unjudged
 ok $? "moe, n2-n4 at 1/2 that its all-to-all shows at 1.07x: analyze"
 expect moe-a2a-unjudged <<'PY'
