@@ -999,29 +999,84 @@ static int unbounded_by_missing(const struct solver *s, int32_t f, size_t ci)
     return 0;
 }
 
+/* Which units each file is in, for break_ties: the communicators of
+ * each file and the units of each communicator (both as offsets into one
+ * array each, built once when a communicator is tied). */
+struct tie_index {
+    size_t *comm_at, *comms;  /* comms of file f: comms[comm_at[f] ..] */
+    size_t *unit_at, *units;  /* units of comm ci: units[unit_at[ci] ..] */
+};
+
+static void tie_index_free(struct tie_index *x)
+{
+    free(x->comm_at);
+    free(x->comms);
+    free(x->unit_at);
+    free(x->units);
+}
+
+static int tie_index_build(const struct solver *s, struct tie_index *x)
+{
+    size_t nf = s->an->nranks, nc = s->st->ncomms, total = 0, ci, i;
+    unsigned q;
+
+    for (ci = 0; ci < nc; ci++)
+        total += s->st->comms[ci]->nranks;
+    x->comm_at = calloc(nf + 2, sizeof *x->comm_at);
+    x->comms = malloc((total ? total : 1) * sizeof *x->comms);
+    x->unit_at = calloc(nc + 2, sizeof *x->unit_at);
+    x->units = malloc((s->nu ? s->nu : 1) * sizeof *x->units);
+    if (!x->comm_at || !x->comms || !x->unit_at || !x->units)
+        return -1;
+    /* counts at [f + 2], prefix sums to starts at [f + 1], filled
+     * through [f + 1], which ends as the start of f + 1: starts at [f] */
+    for (ci = 0; ci < nc; ci++)
+        for (q = 0; q < s->st->comms[ci]->nranks; q++) {
+            int32_t f = s->st->comms[ci]->member_file[q];
+            if (f >= 0 && (size_t)f < nf)
+                x->comm_at[f + 2]++;
+        }
+    for (i = 2; i < nf + 2; i++)
+        x->comm_at[i] += x->comm_at[i - 1];
+    for (ci = 0; ci < nc; ci++)
+        for (q = 0; q < s->st->comms[ci]->nranks; q++) {
+            int32_t f = s->st->comms[ci]->member_file[q];
+            if (f >= 0 && (size_t)f < nf)
+                x->comms[x->comm_at[f + 1]++] = ci;
+        }
+    for (i = 0; i < s->nu; i++)
+        x->unit_at[s->u[i].pub.comm + 2]++;
+    for (ci = 2; ci < nc + 2; ci++)
+        x->unit_at[ci] += x->unit_at[ci - 1];
+    for (i = 0; i < s->nu; i++)
+        x->units[x->unit_at[s->u[i].pub.comm + 1]++] = i;
+    return 0;
+}
+
 /* The units of file f's communicators other than ci, held against peers:
- * how many show an excess of at least at_least (*n), and the largest. */
-static double shown_elsewhere(const struct solver *s, int32_t f, size_t ci,
-                              double at_least, unsigned *n)
+ * how many there are (*seen), how many show an excess of at least
+ * at_least (*n), and the largest. */
+static double shown_elsewhere(const struct solver *s,
+                              const struct tie_index *x, int32_t f,
+                              size_t ci, double at_least, unsigned *seen,
+                              unsigned *n)
 {
     double most = -INFINITY;
-    size_t i;
+    size_t k, j;
 
-    *n = 0;
-    for (i = 0; i < s->nu; i++) {
-        const struct work *w = &s->u[i];
-        const struct an_comm *c = s->st->comms[w->pub.comm];
-        unsigned q;
-        int member = 0;
-        if (w->pub.comm == ci || !w->have_x ||
-            w->pub.baseline != CP_BASELINE_PEERS)
+    *seen = *n = 0;
+    for (k = x->comm_at[f]; k < x->comm_at[f + 1]; k++) {
+        size_t cj = x->comms[k];
+        if (cj == ci)
             continue;
-        for (q = 0; q < c->nranks && !member; q++)
-            member = c->member_file[q] == f;
-        if (!member)
-            continue;
-        most = fmax(most, w->x);
-        *n += w->x >= at_least;
+        for (j = x->unit_at[cj]; j < x->unit_at[cj + 1]; j++) {
+            const struct work *w = &s->u[x->units[j]];
+            if (!w->have_x || w->pub.baseline != CP_BASELINE_PEERS)
+                continue;
+            most = fmax(most, w->x);
+            (*seen)++;
+            *n += w->x >= at_least;
+        }
     }
     return most;
 }
@@ -1029,27 +1084,35 @@ static double shown_elsewhere(const struct solver *s, int32_t f, size_t ci,
 /* A communicator delayed many times over (tied_delay_s) whose members the
  * bounds cannot tell apart: its delay d shows in other communicators of one
  * member only, at two of their units or more (x >= d/2), while every other
- * member's show none of it (each unit under d/4).  That member is named.
- * A straggler adds its delay only to the calls it does not enter early
- * enough to hide it, so under load its other communicators may show it
- * at a few sizes and not at the rest: the least of them bounds it at
- * nothing (3d, rank 1 3 ms late inside its calls, two busy loops: its
- * data-parallel ring 3.1 and 3.2 ms over its peers at 4 and 16 KiB, 0.1,
- * 0.0 and -0.4 ms at the other three sizes; its tensor-parallel partner's
- * ring 0.0 ms at most). */
+ * member's, two units at least, show none of it (each under d/4).  That
+ * member is named.  A straggler adds its delay only to the calls it does
+ * not enter early enough to hide it, so under load its other communicators
+ * may show it at a few sizes and not at the rest: the least of them bounds
+ * it at nothing (3d, rank 1 3 ms late inside its calls, two busy loops:
+ * its data-parallel ring 3.1 and 3.2 ms over its peers at 4 and 16 KiB,
+ * 0.1, 0.0 and -0.4 ms at the other three sizes; its tensor-parallel
+ * partner's ring 0.0 ms at most).  Without memory for the index, no tie
+ * is broken (the first judgement stands). */
 static void break_ties(struct solver *s)
 {
     struct cp_analysis *an = s->an;
+    struct tie_index x = {0};
     size_t ci;
+    int built = 0;
 
     for (ci = 0; ci < s->st->ncomms; ci++) {
         const struct an_comm *c = s->st->comms[ci];
         double d = an->comms[ci].tied_delay_s;
         int32_t who = -1;
         int clear = 1;
-        unsigned q, n, shown = 0;
+        unsigned q, n, seen, shown = 0;
         if (!(d > 0))
             continue;
+        if (!built) {
+            if (tie_index_build(s, &x) < 0)
+                break;
+            built = 1;
+        }
         for (q = 0; q < c->nranks && clear; q++) {
             int32_t f = c->member_file[q];
             double most;
@@ -1057,14 +1120,14 @@ static void break_ties(struct solver *s)
                 clear = 0; /* one missing, or one named already */
                 break;
             }
-            most = shown_elsewhere(s, f, ci, 0.5 * d, &n);
+            most = shown_elsewhere(s, &x, f, ci, 0.5 * d, &seen, &n);
             if (n >= 2) {
                 if (who >= 0)
                     clear = 0;
                 who = f;
                 shown = n;
-            } else if (!(most < 0.25 * d)) {
-                clear = 0;
+            } else if (seen < 2 || !(most < 0.25 * d)) {
+                clear = 0; /* it shows some, or too little is known */
             }
         }
         if (!clear || who < 0)
@@ -1074,6 +1137,7 @@ static void break_ties(struct solver *s)
         an->ranks[who].tie_comm = (int)ci;
         an->ranks[who].tie_units = shown;
     }
+    tie_index_free(&x);
 }
 
 /* named: standing out in a communicator it delays */
