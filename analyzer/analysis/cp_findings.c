@@ -982,6 +982,7 @@ static int straggler(struct cp_analysis *an)
     for (i = 0; i < an->nranks; i++) {
         unsigned comms = 0, intra = 0;
         size_t ci, k;
+        enum cp_analysis_severity sev;
         r = &an->ranks[i];
         if (!r->straggler || i == worst)
             continue;
@@ -992,13 +993,12 @@ static int straggler(struct cp_analysis *an)
                     intra += an->comms[ci].link == CP_LINK_INTRA;
                     break;
                 }
+        sev = r->delay_cost_s >= sm->comm_time_s ? CP_SEVERITY_CRITICAL
+                                                 : CP_SEVERITY_WARNING;
         if (r->tie_units > 0 && r->tie_comm >= 0 &&
             (size_t)r->tie_comm < an->ncomms) {
             const struct cp_analysis_comm *tc = &an->comms[r->tie_comm];
-            if (add_finding(an, CP_KIND_STRAGGLER,
-                            r->delay_cost_s >= sm->comm_time_s
-                                ? CP_SEVERITY_CRITICAL
-                                : CP_SEVERITY_WARNING,
+            if (add_finding(an, CP_KIND_STRAGGLER, sev,
                             &r->rank, 1, &r->node, 1,
                             "Rank %d (node %s) delays its collectives by %s: "
                             "every call of communicator %016llx (%u ranks) "
@@ -1020,10 +1020,7 @@ static int straggler(struct cp_analysis *an)
                 set(last_evidence(an), "shown_units",
                     json_integer((json_int_t)r->tie_units)) < 0)
                 return -1;
-        } else if (add_finding(an, CP_KIND_STRAGGLER,
-                        r->delay_cost_s >= sm->comm_time_s
-                            ? CP_SEVERITY_CRITICAL
-                            : CP_SEVERITY_WARNING,
+        } else if (add_finding(an, CP_KIND_STRAGGLER, sev,
                         &r->rank, 1, &r->node, 1,
                         "Rank %d (node %s) delays every collective it is in "
                         "by %s: its calls start on time but take that much "

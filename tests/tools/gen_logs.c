@@ -117,6 +117,13 @@ struct rank {
     double arrival, end;  /* of the current instance */
 };
 
+/* Delays planted on ranks, from options RANK=T (--straggler, --in-call). */
+struct rank_times {
+    int n;
+    int rank[MAX_STRAGGLERS];
+    double ns[MAX_STRAGGLERS];
+};
+
 struct gen {
     unsigned ranks, per_node, nodes, steps;
     uint64_t calls;
@@ -147,13 +154,9 @@ struct gen {
     int slow_a, slow_b;
     double slow_link_factor;
     uint64_t dp_id_base;
-    int nstragglers;
     unsigned offset_nodes; /* highest --clock-offset node + 1 */
-    int straggler[MAX_STRAGGLERS];
-    double straggler_delay[MAX_STRAGGLERS]; /* ns */
-    int nin_call;
-    int in_call[MAX_STRAGGLERS];
-    double in_call_delay[MAX_STRAGGLERS]; /* ns */
+    struct rank_times stragglers; /* --straggler: late at each call */
+    struct rank_times in_call;    /* --in-call: late inside each collective */
     /* truth */
     double own_total, own_latency;
     uint64_t instances, calls_written;
@@ -911,6 +914,52 @@ static int parse_index(const char *name, const char *text, unsigned *out)
     return 0;
 }
 
+/* --NAME RANK=T: one more delay of t (ns) for a rank. */
+static int add_rank_time(const char *name, const char *text,
+                         struct rank_times *t)
+{
+    unsigned idx;
+    double sec;
+
+    if (t->n == MAX_STRAGGLERS) {
+        fprintf(stderr, "gen_logs: at most %d --%s\n", MAX_STRAGGLERS, name);
+        return -1;
+    }
+    if (parse_index(name, text, &idx) < 0 ||
+        parse_time(strchr(text, '=') + 1, &sec) < 0)
+        return -1;
+    t->rank[t->n] = (int)idx;
+    t->ns[t->n++] = sec * 1e9;
+    return 0;
+}
+
+/* Every rank of t below ranks, or an error naming the option. */
+static int ranks_known(const char *name, const struct rank_times *t,
+                       unsigned ranks)
+{
+    int k;
+
+    for (k = 0; k < t->n; k++)
+        if ((unsigned)t->rank[k] >= ranks) {
+            fprintf(stderr, "gen_logs: --%s names rank %d of %u\n", name,
+                    t->rank[k], ranks);
+            return -1;
+        }
+    return 0;
+}
+
+/* The delay t plants on rank r (the last given for it), 0 without one. */
+static double time_of(const struct rank_times *t, unsigned r)
+{
+    double ns = 0;
+    int k;
+
+    for (k = 0; k < t->n; k++)
+        if (t->rank[k] == (int)r)
+            ns = t->ns[k];
+    return ns;
+}
+
 static void usage(FILE *out)
 {
     fprintf(out,
@@ -934,7 +983,6 @@ static int check_job(const struct gen *g)
 {
     unsigned nodes = g->ranks / g->per_node;
     char name[64];
-    int k;
 
     if ((unsigned long long)g->pid_base + g->ranks > INT_MAX) {
         fprintf(stderr, "gen_logs: --pid-base %d + %u ranks is past the "
@@ -952,18 +1000,9 @@ static int check_job(const struct gen *g)
                 g->offset_nodes - 1, nodes);
         return -1;
     }
-    for (k = 0; k < g->nstragglers; k++)
-        if ((unsigned)g->straggler[k] >= g->ranks) {
-            fprintf(stderr, "gen_logs: --straggler names rank %d of %u\n",
-                    g->straggler[k], g->ranks);
-            return -1;
-        }
-    for (k = 0; k < g->nin_call; k++)
-        if ((unsigned)g->in_call[k] >= g->ranks) {
-            fprintf(stderr, "gen_logs: --in-call names rank %d of %u\n",
-                    g->in_call[k], g->ranks);
-            return -1;
-        }
+    if (ranks_known("straggler", &g->stragglers, g->ranks) < 0 ||
+        ranks_known("in-call", &g->in_call, g->ranks) < 0)
+        return -1;
     if (g->slow_node >= 0 && (unsigned)g->slow_node >= nodes) {
         fprintf(stderr, "gen_logs: --slow-node names node %d of %u\n",
                 g->slow_node, nodes);
@@ -1076,28 +1115,12 @@ static int parse_args(struct gen *g, int argc, char **argv)
                 g->offset_nodes = idx + 1;
             break;
         case 11:
-            if (g->nstragglers == MAX_STRAGGLERS) {
-                fprintf(stderr, "gen_logs: at most %d --straggler\n",
-                        MAX_STRAGGLERS);
+            if (add_rank_time("straggler", optarg, &g->stragglers) < 0)
                 return -1;
-            }
-            if (parse_index("straggler", optarg, &idx) < 0 ||
-                parse_time(strchr(optarg, '=') + 1, &s) < 0)
-                return -1;
-            g->straggler[g->nstragglers] = (int)idx;
-            g->straggler_delay[g->nstragglers++] = s * 1e9;
             break;
         case 23:
-            if (g->nin_call == MAX_STRAGGLERS) {
-                fprintf(stderr, "gen_logs: at most %d --in-call\n",
-                        MAX_STRAGGLERS);
+            if (add_rank_time("in-call", optarg, &g->in_call) < 0)
                 return -1;
-            }
-            if (parse_index("in-call", optarg, &idx) < 0 ||
-                parse_time(strchr(optarg, '=') + 1, &s) < 0)
-                return -1;
-            g->in_call[g->nin_call] = (int)idx;
-            g->in_call_delay[g->nin_call++] = s * 1e9;
             break;
         case 12:
             if (parse_index("slow-node", optarg, &idx) < 0)
@@ -1214,7 +1237,7 @@ static int write_truth(struct gen *g)
         fprintf(f, "],\n");
     }
     fprintf(f, "  \"straggler\": %d,\n  \"offsets\": {",
-            g->nstragglers ? g->straggler[0] : -1);
+            g->stragglers.n ? g->stragglers.rank[0] : -1);
     for (k = 0; k < g->nodes; k++)
         fprintf(f, "%s\"%s%u\": %.9g", k ? ", " : "", g->prefix, k,
                 k < MAX_OFFSETS ? g->offset[k] * 1e-9 : 0.0);
@@ -1328,12 +1351,8 @@ int main(int argc, char **argv)
             rk->fd = fd;
         else
             close(fd);
-        for (k = 0; k < (unsigned)g.nstragglers; k++)
-            if (g.straggler[k] == (int)i)
-                rk->delay = g.straggler_delay[k];
-        for (k = 0; k < (unsigned)g.nin_call; k++)
-            if (g.in_call[k] == (int)i)
-                rk->in_call = g.in_call_delay[k];
+        rk->delay = time_of(&g.stragglers, i);
+        rk->in_call = time_of(&g.in_call, i);
         write_header(&g, i, 0);
         {
             union cp_rec rec;
