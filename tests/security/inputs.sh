@@ -83,6 +83,17 @@ check "dump --summary: one line, no escape character" \
 check "dump: one line per record, no escape character" \
     python3 -c "import sys; d=open(sys.argv[1],'rb').read(); sys.exit(0 if b'\x1b' not in d and all(l.startswith(b'rank 0 node ') for l in d.splitlines()) else 1)" "$t/names.txt"
 
+# ---- reading leaves the logs as they were -------------------------------------
+# Their access times too: on a relatime mount the first read after a write
+# would set them (a journal update per log); the reader opens with O_NOATIME.
+cp -r "$t/logs" "$t/atime"
+touch -a -d 2020-01-01 "$t/atime"/*.cplog
+atimes() { stat -c %X "$t/atime"/*.cplog | sort -u | tr '\n' ' '; }
+before=$(atimes)
+"$cp" analyze "$t/atime" -o "$t/atime.out" -q 2>"$t/atime.err"
+check "analyze: the logs' access times are unchanged ($before-> $(atimes))" \
+    [ "$(atimes)" = "$before" ] && [ -f "$t/atime.out/report.json" ]
+
 # ---- root and another user's logs ---------------------------------------------
 if [ "$(id -u)" -eq 0 ] && command -v useradd >/dev/null 2>&1 &&
     command -v runuser >/dev/null 2>&1; then
@@ -101,7 +112,16 @@ if [ "$(id -u)" -eq 0 ] && command -v useradd >/dev/null 2>&1 &&
     check "... named, with the owner" grep -q \
         "vlinks/n0.10000.cplog: a symbolic link to a file of another user (uid $(id -u "$who"))" \
         "$t/root.err"
+    # A user who may read logs but does not own them: the kernel refuses
+    # O_NOATIME to a non-owner (EPERM) and the reader opens without it.
+    cp -r "$t/logs" "$t/shared" && chmod 755 "$t/shared" &&
+        chmod 644 "$t/shared"/*.cplog
+    mkdir "$t/other" && chown "$who" "$t/other"
+    as_attacker "$cp" analyze "$t/shared" -o "$t/other/out" -q 2>"$t/other.err"
+    check "another user's readable logs: analyzed (O_NOATIME refused, opened without)" \
+        python3 -c "import json,sys; r=json.load(open(sys.argv[1])); sys.exit(0 if [x['status'] for x in r['inputs']['files']] == ['ok']*4 else 1)" "$t/other/out/report.json"
 else
+    ok 0 "# SKIP root and another user's logs: needs root, useradd, runuser"
     ok 0 "# SKIP root and another user's logs: needs root, useradd, runuser"
     ok 0 "# SKIP root and another user's logs: needs root, useradd, runuser"
 fi
