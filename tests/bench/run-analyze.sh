@@ -90,10 +90,22 @@ for ranks in 64 1024 4096 16384 65536; do
     cat "$tmp"/s/*.cplog >/dev/null 2>&1 || find "$tmp/s" -name '*.cplog' -exec cat {} + >/dev/null
     set -- $(best_of_3 "$cp" analyze -j 1 "$tmp/s" -o "$tmp/s-out" -q)
     rec=$(sed -n 's/^ *"records": \([0-9]*\),*$/\1/p' "$tmp/s-out/report.json" | head -n 1)
-    echo "$ranks $rec $1 $2 $3 $4" >>"$tmp/scale"
-    awk -v n="$ranks" -v r="$rec" -v w="$1" -v c="$2" -v m="$3" 'BEGIN {
-        printf "analyze %6d ranks x %6d calls: %.2fM records in %.3f s wall, %.3f s CPU: %.1fM records/s wall, %.1fM records per CPU second; peak RSS %.1f MiB\n",
-            n, r / n, r / 1e6, w, c, r / w / 1e6, r / c / 1e6, m / 1024 }'
+    an="$1 $2 $3 $4"
+    # reading alone: the same logs, the analyzer's buffer sizes, no
+    # analysis (best CPU of 3)
+    floor=999
+    if [ -x "$b/tests/bench/read_floor" ]; then
+        for i in 1 2 3; do
+            out=$("$b/tests/bench/read_floor" "$tmp/s") || break
+            set -- $out
+            floor=$(awk -v x="$1" -v y="$floor" 'BEGIN { print (x < y) ? x : y }')
+        done
+    fi
+    echo "$ranks $rec $an $floor" >>"$tmp/scale"
+    set -- $an
+    awk -v n="$ranks" -v r="$rec" -v w="$1" -v c="$2" -v m="$3" -v f="$floor" 'BEGIN {
+        printf "analyze %6d ranks x %6d calls: %.2fM records in %.3f s wall, %.3f s CPU: %.1fM records/s wall, %.1fM records per CPU second; peak RSS %.1f MiB; reading the logs alone %.3f s CPU\n",
+            n, r / n, r / 1e6, w, c, r / w / 1e6, r / c / 1e6, m / 1024, f }'
     if [ "$ranks" = 16384 ] && command -v strace >/dev/null 2>&1 &&
         strace -f -c -o "$tmp/strace" "$cp" analyze -j 1 "$tmp/s" -o "$tmp/s-out" -q 2>/dev/null; then
         # system calls per log (one open and check, then preads shared by
@@ -124,10 +136,18 @@ for ranks in 64 1024 4096 16384 65536; do
     fi
 done
 rm -rf "$tmp/s" "$tmp/s-out"
-awk '{ cost[$1] = $4 / $2; wall[$1] = $3 / $2; rss[$1] = $5; user[$1] = $6 / $2 }
+awk '{ cost[$1] = $4 / $2; wall[$1] = $3 / $2; rss[$1] = $5; user[$1] = $6 / $2
+        floor[$1] = $7 / $2; if ($7 < 999) read_alone[$1] = 1 }
 END {
     printf "analyze cost per record, 16384 ranks / 64 ranks: %.2fx CPU, %.2fx wall (target <= 2x); 4096 / 64: %.2fx CPU, %.2fx wall\n",
         cost[16384] / cost[64], wall[16384] / wall[64], cost[4096] / cost[64], wall[4096] / wall[64]
+    # tests/bench/read_floor: open, fstat and read every log in turns with
+    # the analyzer'"'"'s buffer sizes, nothing else
+    if (read_alone[64] && read_alone[16384])
+        printf "reading the logs alone (no analysis; the analyzer'"'"'s buffer sizes, in turns), CPU per record 16384 ranks / 64 ranks: %.2fx; at 16384 ranks reading alone is %.0f%% of the analysis'"'"'s CPU, and %.2fx the whole 64-rank analysis; the analysis'"'"'s CPU above reading, 16384 / 64: %.2fx\n",
+            floor[16384] / floor[64], 100 * floor[16384] / cost[16384],
+            floor[16384] / cost[64],
+            (cost[16384] - floor[16384]) / (cost[64] - floor[64])
     printf "analyze user-space CPU per record, 16384 ranks / 64 ranks: %.2fx; 4096 / 64: %.2fx (the rest of the CPU is the kernel'"'"'s: system calls and first touches of memory per log)\n",
         user[16384] / user[64], user[4096] / user[64]
     printf "analyze peak RSS at 65536 ranks: %.1f MiB (target < 1024 MiB); at 16384: %.1f MiB; at 64: %.1f MiB\n",
