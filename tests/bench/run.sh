@@ -37,15 +37,33 @@ loop=$b/tests/bench/null_loop
 # null_rounds CALLS RUNS WARM_MIB: RUNS runs of CALLS calls each side,
 # alternating, the machine's free memory warmed before each (a VM may hand
 # pages freed a few seconds ago back to its host: free page reporting);
-# one line per run in $tmp/bare.CALLS and $tmp/shim.CALLS
+# one line per run in $tmp/bare.CALLS and $tmp/shim.CALLS.  Each round
+# also runs the log alone (tests/bench/log_floor: the shim's log code,
+# slots taken and records stored in the same shape, with no NCCL call,
+# clock read or wrapper) into $tmp/floor.CALLS, warmed the same way.
+floor=$b/tests/bench/log_floor
 null_rounds() {
-    : >"$tmp/bare.$1" && : >"$tmp/shim.$1"
+    : >"$tmp/bare.$1" && : >"$tmp/shim.$1" && : >"$tmp/floor.$1"
     for i in $(seq "$2"); do
         [ "$warm_mib" -gt 0 ] && "$b/tests/bench/page_warm" "$tmp/warm" "$3" >/dev/null
         "$loop" "$1" >>"$tmp/bare.$1"
         COLLPROF_DIR=$tmp/loop-logs LD_PRELOAD=$shim "$loop" "$1" >>"$tmp/shim.$1"
         rm -rf "$tmp/loop-logs"
+        if [ -x "$floor" ]; then
+            [ "$warm_mib" -gt 0 ] && "$b/tests/bench/page_warm" "$tmp/warm" "$3" >/dev/null
+            "$floor" "$tmp/floor-logs" "$1" >>"$tmp/floor.$1" || rm -f "$tmp/floor.$1"
+            rm -rf "$tmp/floor-logs"
+        fi
     done
+}
+# floor_line CALLS RUNS: the log alone against the shim's loop, medians
+floor_line() {
+    [ -s "$tmp/floor.$1" ] || return 0
+    awk -v fw="$(med "$tmp/floor.$1" 1 "$2")" -v fc="$(med "$tmp/floor.$1" 2 "$2")" \
+        -v fo="$(med "$tmp/floor.$1" 3 "$2")" -v sw="$(med "$tmp/shim.$1" 1 "$2")" \
+        -v bw="$(med "$tmp/bare.$1" 1 "$2")" -v n="$1" 'BEGIN {
+        printf "the log alone, the same shape (%d records, median of %d runs; the shim'"'"'s log code with no NCCL call, clock read or wrapper): %.1f ns/record wall, %.1f ns CPU on the writing thread, log thread %.1f ns/record; the shim'"'"'s loop above it: %.1f ns/call (each run'"'"'s log is new memory, so either side may be the slower)\n",
+            n, '"$2"', fw, fc, fo, sw - bw - fw }'
 }
 # med FILE COLUMN RUNS: the median of a column
 med() { sort -n -k"$2" "$1" | sed -n "$(( ($3 + 1) / 2 ))p" | cut -d' ' -f"$2"; }
@@ -55,6 +73,7 @@ awk -v bw="$(med "$tmp/bare.1000000" 1 5)" -v sw="$(med "$tmp/shim.1000000" 1 5)
     -v so="$(med "$tmp/shim.1000000" 3 5)" 'BEGIN {
     printf "null-NCCL loop (1M ncclAllReduce, median of 5 runs each side): bare %.1f ns/call, LD_PRELOAD=libcollprof.so %.1f ns/call: added %.1f ns/call wall, ratio %.2f; CPU added %.1f ns/call on the calling thread, log thread %.1f ns/call\n",
         bw, sw, sw - bw, sw / bw, sc - bc, so }'
+floor_line 1000000 5
 # The same loop at 6M calls (384 MiB of log), 3 runs each side: a million
 # back-to-back calls end while the log thread is still catching up with
 # the first burst (it starts 4 MiB ahead); six million show the rate both
@@ -65,6 +84,7 @@ awk -v bw="$(med "$tmp/bare.6000000" 1 3)" -v sw="$(med "$tmp/shim.6000000" 1 3)
     -v so="$(med "$tmp/shim.6000000" 3 3)" 'BEGIN {
     printf "null-NCCL loop, steady (6M ncclAllReduce, median of 3 runs each side): bare %.1f ns/call, with shim %.1f ns/call: added %.1f ns/call wall; CPU added %.1f ns/call on the calling thread, log thread %.1f ns/call\n",
         bw, sw, sw - bw, sc - bc, so }'
+floor_line 6000000 3
 f=$(ls "$tmp"/logs/*.cplog | head -n 1)
 calls=$("$b/analyzer/collprof" dump --summary "$f" | sed -n 's/.*: \([0-9]*\) calls.*/\1/p')
 size=$(stat -c %s "$f")
