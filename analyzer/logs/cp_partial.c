@@ -16,6 +16,12 @@
 #include "cp_path.h"
 
 #define IO_BUFFER (64 * 1024)
+/* A log read from its partial decodes through a buffer of its own: the
+ * logs registered share this budget (the scans' budget, cp_analysis.c), at
+ * least SRC_BUFFER_MIN and at most IO_BUFFER each, and never more than the
+ * log's section (most of a many-rank job's sections are a few KiB).  At 16,384 logs a fixed 64 KiB each was 1 GiB. */
+#define SRC_BUDGET ((size_t)32 << 20)
+#define SRC_BUFFER_MIN ((size_t)4096)
 #define REC CP_LOG_RECORD_SIZE
 
 /* ---- little-endian fields and the checksum ------------------------------- */
@@ -1143,9 +1149,45 @@ struct cp_partial_src {
     unsigned char slot[REC];
     size_t slot_len, slot_pos;
     struct cp_error problem;
-    unsigned char prev[256][REC];
-    unsigned char ibuf[IO_BUFFER];
+    /* the slot before, per kind: prev[prev_of[kind] - 1], zeros at first;
+     * only the kinds the log has (a handful), not 256 of 64 bytes */
+    unsigned char prev_of[256];
+    unsigned char (*prev)[REC];
+    unsigned nprev;
+    unsigned char *ibuf;
+    size_t ibuf_size;
 };
+
+/* The decoding buffer of a section of size bytes among the registered
+ * logs. */
+static size_t src_buffer_size(uint64_t size)
+{
+    size_t n = nregistry ? SRC_BUDGET / nregistry : IO_BUFFER;
+
+    if (n > IO_BUFFER)
+        n = IO_BUFFER;
+    if (n < SRC_BUFFER_MIN)
+        n = SRC_BUFFER_MIN;
+    if ((uint64_t)n > size) /* the whole section, no more */
+        n = size > 0 ? (size_t)size : 1;
+    return n;
+}
+
+/* The previous slot of kind (zeros the first time); NULL without memory. */
+static unsigned char *src_prev(struct cp_partial_src *s, unsigned char kind)
+{
+    unsigned char(*bigger)[REC];
+
+    if (__builtin_expect(s->prev_of[kind] != 0, 1))
+        return s->prev[s->prev_of[kind] - 1];
+    bigger = realloc(s->prev, (s->nprev + 1) * sizeof *bigger);
+    if (!bigger)
+        return NULL;
+    s->prev = bigger;
+    memset(s->prev[s->nprev], 0, REC);
+    s->prev_of[kind] = (unsigned char)++s->nprev;
+    return s->prev[s->nprev - 1];
+}
 
 static void src_damage(struct cp_partial_src *s, uint64_t at, const char *what)
 {
@@ -1167,7 +1209,7 @@ static uint64_t src_at(const struct cp_partial_src *s)
 static int src_refill(struct cp_partial_src *s)
 {
     uint64_t left = s->e.size - s->in_pos;
-    size_t want = left < IO_BUFFER ? (size_t)left : IO_BUFFER;
+    size_t want = left < s->ibuf_size ? (size_t)left : s->ibuf_size;
     ssize_t n;
 
     if (want == 0)
@@ -1272,7 +1314,11 @@ static int src_next(struct cp_partial_src *s, unsigned char *dst)
         if (src_byte(s, &kind) < 0 || kind == CP_REC_EMPTY ||
             src_varint(s, &v) < 0 || (v >> (REC - 1)) != 0)
             goto damaged;
-        prev = s->prev[kind];
+        prev = src_prev(s, kind);
+        if (!prev) {
+            src_damage(s, at, "out of memory");
+            return -1;
+        }
         prev[0] = kind;
         if (s->ifill - s->ipos >= REC) {
             /* every changed byte is in the buffer: no checks per byte */
@@ -1334,6 +1380,11 @@ struct cp_partial_src *cp_partial_src_open(const struct cp_partial_log *log,
         goto out;
     }
     s->e = log->e;
+    s->ibuf_size = src_buffer_size(s->e.size);
+    if (!(s->ibuf = malloc(s->ibuf_size))) {
+        cp_error_set(err, log->path, -1, "%s: out of memory", log->path);
+        goto out;
+    }
     s->fd = cp_path_open_input(log->partial, cp_path_log_links(), err);
     if (s->fd < 0)
         goto out;
@@ -1468,6 +1519,8 @@ void cp_partial_src_close(struct cp_partial_src *s)
         if (s->fd >= 0)
             close(s->fd);
         free(s->partial);
+        free(s->prev);
+        free(s->ibuf);
         free(s);
     }
     errno = saved;
