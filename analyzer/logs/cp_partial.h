@@ -87,8 +87,11 @@ struct cp_partial_src; /* an open one: opaque */
 /* The registered log of that name, or NULL (a raw log). */
 const struct cp_partial_log *cp_partial_find(const char *path);
 
-/* Open it (the partial is opened again, by cp_path's rules).  NULL with
- * err filled.  The caller owns the result: cp_partial_src_close. */
+/* Open it: through the descriptor kept from the partial's check when the
+ * limit on open files allowed one per partial (shared by its logs), else
+ * the partial again by cp_path's rules, refused unless it is the file
+ * checked (device and inode).  NULL with err filled.  The caller owns the
+ * result: cp_partial_src_close. */
 struct cp_partial_src *cp_partial_src_open(const struct cp_partial_log *log,
                                            struct cp_error *err);
 
@@ -101,7 +104,7 @@ ssize_t cp_partial_src_read(struct cp_partial_src *src, void *buf, size_t len);
 int cp_partial_src_seek(struct cp_partial_src *src, uint64_t pos);
 /* Close the partial's descriptor until the next read needs it (which
  * opens it again and checks it is the same file): a merge of many logs
- * holds few descriptors. */
+ * holds few descriptors.  A shared descriptor stays open. */
 void cp_partial_src_park(struct cp_partial_src *src);
 /* The log's size. */
 uint64_t cp_partial_src_size(const struct cp_partial_src *src);
