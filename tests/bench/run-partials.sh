@@ -83,3 +83,45 @@ print("partials: CPU, merge alone / one analyze: %.2fx" % (merge[1] / one[1]))
 print("partials: report.json of the merge %s that of one analyze"
       % ("is byte-identical to" if same else "DIFFERS from"))
 PY
+
+# ---- at scale: many small logs -------------------------------------------
+# 4096 ranks on 512 nodes (ddp-large, 1250 calls a rank): the merge of the
+# 512 partials against one analyze of the raw logs, -j 1, CPU and peak RSS
+# (best of 3 each).  The nodes' reduces run 2 at a time here (a cluster
+# runs them at once on every node) and are not timed.
+maxrss=$b/tests/analyze/maxrss
+if [ -x "$maxrss" ]; then
+    echo "== partials at scale: 4096 ranks on 512 nodes, merge of the partials against one analyze of the logs (-j 1)"
+    rm -rf "$tmp/logs" "$tmp/aside" "$tmp/one" "$tmp/merge"
+    "$gen" -o "$tmp/s" --pattern ddp-large --ranks 4096 --ranks-per-node 8 \
+        --calls 1250 >/dev/null
+    cat "$tmp"/s/*.cplog >/dev/null
+    # best CPU and best peak RSS of 3 runs: "cpu_s kib"
+    best3() {
+        bc=999 bm=0
+        for i in 1 2 3; do
+            "$maxrss" "$@" >/dev/null 2>"$tmp/rss.out" || return 1
+            c=$(sed -n 's/^cpu_s //p' "$tmp/rss.out")
+            m=$(sed -n 's/^maxrss_kib //p' "$tmp/rss.out")
+            bc=$(awk -v x="$c" -v y="$bc" 'BEGIN { print (x < y) ? x : y }')
+            [ "$bm" -eq 0 ] || [ "$m" -lt "$bm" ] && bm=$m
+        done
+        echo "$bc $bm"
+    }
+    raw=$(best3 "$cp" analyze -q -j 1 "$tmp/s" -o "$tmp/s-raw")
+    ls "$tmp/s" | sed -n 's/^\([^.]*\)\..*\.cplog$/\1/p' | sort -u |
+        xargs -P 2 -I NODE "$cp" reduce -q --node NODE "$tmp/s"
+    mkdir "$tmp/s-aside" && mv "$tmp"/s/*.cplog "$tmp/s-aside/"
+    merge=$(best3 "$cp" analyze -q -j 1 "$tmp/s" -o "$tmp/s-merge")
+    if cmp -s "$tmp/s-raw/report.json" "$tmp/s-merge/report.json"; then
+        same="byte-identical"
+    else
+        same="DIFFERENT"
+    fi
+    set -- $raw $merge
+    awk -v rc="$1" -v rm="$2" -v mc="$3" -v mm="$4" -v n="$(ls "$tmp/s" | wc -l)" \
+        -v same="$same" 'BEGIN {
+        printf "partials at scale: merge of %d partials %.3f s CPU, peak RSS %.1f MiB; one analyze of the 4096 logs %.3f s CPU, %.1f MiB: %.2fx CPU, %.2fx memory; reports %s\n",
+            n, mc, mm / 1024, rc, rm / 1024, mc / rc, mm / rm, same }'
+    rm -rf "$tmp/s" "$tmp/s-aside" "$tmp/s-raw" "$tmp/s-merge"
+fi
