@@ -20,7 +20,8 @@
 /* A log read from its partial decodes through a buffer of its own: the
  * logs registered share this budget (the scans' budget, cp_analysis.c), at
  * least SRC_BUFFER_MIN and at most IO_BUFFER each, and never more than the
- * log's section (most of a many-rank job's sections are a few KiB).  At 16,384 logs a fixed 64 KiB each was 1 GiB. */
+ * log's section (most of a many-rank job's sections are a few KiB).  At
+ * 16,384 logs a fixed 64 KiB each was 1 GiB. */
 #define SRC_BUDGET ((size_t)32 << 20)
 #define SRC_BUFFER_MIN ((size_t)4096)
 #define REC CP_LOG_RECORD_SIZE
@@ -1220,7 +1221,7 @@ out:
 struct cp_partial_src {
     int fd;            /* -1 while parked */
     int shared;        /* fd is pfiles[]'s: never closed here */
-    uint64_t dev, ino; /* the partial opened first */
+    uint64_t dev, ino; /* the partial checked when listed */
     struct entry e;
     char *partial;
     uint64_t pos;      /* in the log */
