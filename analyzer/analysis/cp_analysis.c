@@ -485,10 +485,6 @@ void cp_analysis_destroy(struct cp_analysis *an)
 
 /* ---- inputs -------------------------------------------------------------- */
 
-/* The read buffers of all files together: a file's buffer is this
- * divided among the files (at most CP_SCAN_BUFFER, at least
- * CP_SCAN_BUFFER_MIN each), so that memory does not grow with the ranks. */
-#define SCAN_BUDGET ((size_t)32 << 20)
 /* -j N reads each file's next buffer ahead on N - 1 threads, into a
  * second buffer of the same budget (each buffer is then half).  Under
  * this size a half buffer costs more than the read-ahead saves: twice the
@@ -558,7 +554,7 @@ static int arena_reserve(struct scan_arena *a, size_t size)
  * read ahead plus one, 1 when the halves would be too small. */
 static size_t scan_geometry(size_t nfiles, unsigned *jobs, size_t *buf_size)
 {
-    size_t size = nfiles ? SCAN_BUDGET / nfiles : SCAN_BUDGET;
+    size_t size = nfiles ? CP_SCAN_BUDGET / nfiles : CP_SCAN_BUDGET;
 
     if (*jobs > 1 && size / 2 < AHEAD_MIN_BUFFER)
         *jobs = 1; /* no read-ahead: one thread reads, as with -j 1 */

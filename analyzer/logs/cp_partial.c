@@ -15,15 +15,9 @@
 #include "cp_logread.h"
 #include "cp_partial.h"
 #include "cp_path.h"
+#include "cp_scan.h"
 
 #define IO_BUFFER (64 * 1024)
-/* A log read from its partial decodes through a buffer of its own: the
- * logs registered share this budget (the scans' budget, cp_analysis.c), at
- * least SRC_BUFFER_MIN and at most IO_BUFFER each, and never more than the
- * log's section (most of a many-rank job's sections are a few KiB).  At
- * 16,384 logs a fixed 64 KiB each was 1 GiB. */
-#define SRC_BUDGET ((size_t)32 << 20)
-#define SRC_BUFFER_MIN ((size_t)4096)
 #define REC CP_LOG_RECORD_SIZE
 
 /* ---- little-endian fields and the checksum ------------------------------- */
@@ -1242,16 +1236,18 @@ struct cp_partial_src {
     size_t ibuf_size;
 };
 
-/* The decoding buffer of a section of size bytes among the registered
- * logs. */
+/* The decoding buffer of a section of size bytes: the registered logs
+ * divide a budget as the scans do (cp_scan.h), and a buffer is never more
+ * than its section (most of a many-rank job's sections are a few KiB).  At
+ * 16,384 logs a fixed 64 KiB each was 1 GiB. */
 static size_t src_buffer_size(uint64_t size)
 {
-    size_t n = nregistry ? SRC_BUDGET / nregistry : IO_BUFFER;
+    size_t n = nregistry ? CP_SCAN_BUDGET / nregistry : CP_SCAN_BUFFER;
 
-    if (n > IO_BUFFER)
-        n = IO_BUFFER;
-    if (n < SRC_BUFFER_MIN)
-        n = SRC_BUFFER_MIN;
+    if (n > CP_SCAN_BUFFER)
+        n = CP_SCAN_BUFFER;
+    if (n < CP_SCAN_BUFFER_MIN)
+        n = CP_SCAN_BUFFER_MIN;
     if ((uint64_t)n > size) /* the whole section, no more */
         n = size > 0 ? (size_t)size : 1;
     return n;

@@ -39,6 +39,12 @@
 
 #define CP_SCAN_BUFFER (64 * 1024)
 #define CP_SCAN_BUFFER_MIN 4096
+/* The read buffers of all files together: a file's buffer is this
+ * divided among the files (at most CP_SCAN_BUFFER, at least
+ * CP_SCAN_BUFFER_MIN each), so that memory does not grow with the ranks.
+ * The analysis's scans and the logs read from node partials
+ * (cp_partial.c) each divide one such budget. */
+#define CP_SCAN_BUDGET ((size_t)32 << 20)
 
 struct cp_scan {
     /* the fields of the hot loop first: one cache line */

@@ -7,9 +7,10 @@
  * logs, the kernel's part of that (an open, an fstat and a read per turn
  * per file, on structures that are cold again at each turn) grows with the
  * number of files whatever the analysis does.  This program does only
- * that: it lists DIR, opens every *.cplog (O_NOATIME, as the analyzer),
- * and reads all of them to the end in turns with the analyzer's buffer
- * sizes; no record is looked at.  tests/bench/run-analyze.sh runs it beside
+ * that: it lists DIR, opens every *.cplog the way the analyzer does
+ * (cp_path_open_input_stat: no link followed, O_NOATIME, fstat) and reads
+ * all of them to the end in turns with the analyzer's buffer sizes
+ * (cp_scan.h's budget); no record is looked at.  tests/bench/run-analyze.sh runs it beside
  * the analyzer at each rank count, so that the cost per record the
  * analysis adds can be told from the cost of reading at all.
  *
@@ -19,9 +20,7 @@
  */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,12 +29,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define BUDGET ((size_t)32 << 20)
-#define BUFFER_MIN ((size_t)4096)
-#define BUFFER_MAX ((size_t)64 << 10)
+#include "cp_path.h"
+#include "cp_scan.h"
 
 struct input {
-    char *name;
+    const char *path; /* cp_logdir_list's */
     int fd; /* -1 when closed between turns (not enough descriptors) */
     off_t off;
     int done;
@@ -46,69 +44,53 @@ static double seconds(struct timeval tv)
     return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
 }
 
-static int is_log(const char *name)
+/* Open a log as the analyzer does; -1 with the reason on stderr. */
+static int open_log(const char *path)
 {
-    size_t n = strlen(name);
-    return name[0] != '.' && n > 6 && strcmp(name + n - 6, ".cplog") == 0;
-}
+    struct cp_error err;
+    struct stat st;
+    int fd = cp_path_open_input_stat(path, CP_PATH_NOFOLLOW, &st, &err);
 
-static int open_log(int dir, const char *name)
-{
-    int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOATIME);
-    if (fd < 0 && errno == EPERM)
-        fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        fprintf(stderr, "read_floor: %s\n", err.text);
     return fd;
 }
 
 int main(int argc, char **argv)
 {
     struct input *in = NULL;
-    size_t n = 0, cap = 0, i, buf_size, live;
+    struct cp_error err;
+    char **paths = NULL;
+    size_t n = 0, i, buf_size, live;
     struct rlimit rl;
     struct rusage ru;
-    struct dirent *e;
-    DIR *d;
     char *arena = NULL;
     long long bytes = 0;
-    int dir, keep_fds, rc = 1;
+    int keep_fds, count, rc = 1;
 
     if (argc != 2) {
         fprintf(stderr, "usage: read_floor DIR\n");
         return 2;
     }
-    dir = open(argv[1], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dir < 0 || !(d = fdopendir(dup(dir)))) {
-        fprintf(stderr, "read_floor: %s: %s\n", argv[1], strerror(errno));
-        return 1;
-    }
-    while ((e = readdir(d)) != NULL) {
-        if (!is_log(e->d_name))
-            continue;
-        if (n == cap) {
-            struct input *bigger;
-            cap = cap ? 2 * cap : 1024;
-            bigger = realloc(in, cap * sizeof *in);
-            if (!bigger)
-                goto oom;
-            in = bigger;
-        }
-        in[n].name = strdup(e->d_name);
-        if (!in[n].name)
-            goto oom;
-        in[n].fd = -1;
-        in[n].off = 0;
-        in[n].done = 0;
-        n++;
-    }
-    closedir(d);
-    if (n == 0) {
-        fprintf(stderr, "read_floor: %s: no *.cplog\n", argv[1]);
+    /* the logs the analyzer would list */
+    count = cp_logdir_list(argv[1], &paths, &err);
+    if (count <= 0) {
+        fprintf(stderr, "read_floor: %s\n",
+                count < 0 ? err.text : "no *.cplog there");
         goto out;
     }
-    buf_size = BUDGET / n;
-    buf_size = buf_size < BUFFER_MIN   ? BUFFER_MIN
-               : buf_size > BUFFER_MAX ? BUFFER_MAX
-                                       : buf_size & ~(BUFFER_MIN - 1);
+    n = (size_t)count;
+    if (!(in = calloc(n, sizeof *in)))
+        goto oom;
+    for (i = 0; i < n; i++) {
+        in[i].path = paths[i];
+        in[i].fd = -1;
+    }
+    /* a file's share of the scans' budget, as cp_analysis.c divides it */
+    buf_size = CP_SCAN_BUDGET / n;
+    buf_size = buf_size < CP_SCAN_BUFFER_MIN ? CP_SCAN_BUFFER_MIN
+               : buf_size > CP_SCAN_BUFFER   ? CP_SCAN_BUFFER
+                                             : buf_size - buf_size % CP_LOG_RECORD_SIZE;
     /* a descriptor per file when the limit allows (as the analyzer) */
     keep_fds = 0;
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
@@ -127,13 +109,9 @@ int main(int argc, char **argv)
     (void)madvise(arena, buf_size * n, MADV_HUGEPAGE); /* as the analyzer */
 #endif
     for (i = 0; i < n; i++) {
-        struct stat st;
-        int fd = open_log(dir, in[i].name);
-        if (fd < 0 || fstat(fd, &st) < 0) {
-            fprintf(stderr, "read_floor: %s/%s: %s\n", argv[1], in[i].name,
-                    strerror(errno));
+        int fd = open_log(in[i].path);
+        if (fd < 0)
             goto out;
-        }
         if (keep_fds)
             in[i].fd = fd;
         else
@@ -146,16 +124,14 @@ int main(int argc, char **argv)
             int fd = in[i].fd;
             if (in[i].done)
                 continue;
-            if (fd < 0 && (fd = open_log(dir, in[i].name)) < 0) {
-                fprintf(stderr, "read_floor: %s/%s: %s\n", argv[1],
-                        in[i].name, strerror(errno));
+            if (fd < 0 && (fd = open_log(in[i].path)) < 0)
                 goto out;
-            }
             got = pread(fd, arena + i * buf_size, buf_size, in[i].off);
             if (got < 0) {
-                fprintf(stderr, "read_floor: %s/%s: offset %lld: %s\n",
-                        argv[1], in[i].name, (long long)in[i].off,
-                        strerror(errno));
+                fprintf(stderr, "read_floor: %s: offset %lld: %s\n",
+                        in[i].path, (long long)in[i].off, strerror(errno));
+                if (!keep_fds)
+                    close(fd);
                 goto out;
             }
             in[i].off += got;
@@ -180,13 +156,12 @@ int main(int argc, char **argv)
 oom:
     fprintf(stderr, "read_floor: out of memory\n");
 out:
-    for (i = 0; i < n; i++) {
+    for (i = 0; in && i < n; i++)
         if (in[i].fd >= 0)
             close(in[i].fd);
-        free(in[i].name);
-    }
     free(in);
+    if (paths)
+        cp_logdir_free(paths);
     free(arena);
-    close(dir);
     return rc;
 }
