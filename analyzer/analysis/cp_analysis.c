@@ -602,6 +602,12 @@ static int add_problem(struct cp_analysis *an, const char *file,
     return 0;
 }
 
+int an_add_problem(struct cp_analysis *an, const char *file, int64_t offset,
+                   const char *text)
+{
+    return add_problem(an, file, offset, text);
+}
+
 /* A new input for path, taken (owned by the input from here on, freed
  * when it cannot be added).  The array grows by doubling: one input a
  * file, thousands of files. */

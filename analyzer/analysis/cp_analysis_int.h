@@ -370,6 +370,18 @@ struct an_state {
  * end times) may take: a claimed rank count sizes an array only within it,
  * so a small log claiming a million-rank job costs this much at most. */
 #define AN_COMM_BUDGET ((size_t)96 << 20)
+/* The hang pass's member tables (cp_hang.c: 32 bytes a claimed rank),
+ * which with -j N are held beside the main pass's: a third of the
+ * analysis's budget, so that a pass and the other never hold more than it
+ * and a half for claimed sizes together (a communicator of a million
+ * ranks fits). */
+#define AN_HANG_BUDGET (AN_COMM_BUDGET / 3)
+
+/* cp_analysis.c: a problem of the inputs (file, offset or -1, text; a
+ * text starting with "file: " or "offset N: " loses that part).  -1 when
+ * memory ran out. */
+int an_add_problem(struct cp_analysis *an, const char *file, int64_t offset,
+                   const char *text);
 
 /* cp_stream.c */
 int an_state_init(struct an_state *st, enum an_mode mode, size_t nfiles,

@@ -74,6 +74,8 @@ struct hg_comm {
     uint32_t nsig, capsig; /* nsig: highest seq + 1; sig: a ring of capsig
                               slots (up to CP_HANG_SIG_WINDOW), slot seq &
                               (capsig - 1) */
+    uint32_t notes;        /* calls noted in sig (saturating): the ring
+                              grows with them, not with a claimed seq */
     int conflict;
     struct hg_early *early; /* instances 0 .. nearly - 1 (early_on) */
     uint32_t nearly;
@@ -132,6 +134,15 @@ struct hg {
     struct cp_slots comm_slots; /* communicators by id */
     size_t comm_last;    /* the communicator found last (a log's calls
                             come in runs on one communicator) */
+    /* the member tables, sized by the ranks a communicator claims, against
+     * AN_HANG_BUDGET: a communicator past it is refused (its records are
+     * not judged); the first refusal, for the problem that names it */
+    size_t member_bytes;
+    uint64_t refused_records, refused_first_id;
+    uint32_t refused_first_nranks;
+    int32_t refused_first_rank; /* index into an->ranks */
+    int32_t reading;            /* the rank whose log is being read */
+    int oom;                    /* the list of communicators ran out */
     struct hg_rank *ranks; /* [an->nranks] */
     struct hg_diff *diffs;
     size_t ndiffs;
@@ -208,8 +219,19 @@ static struct hg_comm *comm_get(struct hg *h, uint64_t id, unsigned nranks,
     }
     if (nranks == 0 || nranks > (1u << 24))
         return NULL;
-    if (comm_room(h) < 0)
+    /* a claimed size sizes the member table only within the budget */
+    if (h->member_bytes + (size_t)nranks * sizeof *c->m > AN_HANG_BUDGET) {
+        if (h->refused_records++ == 0) {
+            h->refused_first_id = id;
+            h->refused_first_nranks = nranks;
+            h->refused_first_rank = h->reading;
+        }
         return NULL;
+    }
+    if (comm_room(h) < 0) {
+        h->oom = 1;
+        return NULL;
+    }
     c = &h->comms[h->ncomms];
     memset(c, 0, sizeof *c);
     c->id = id;
@@ -217,6 +239,7 @@ static struct hg_comm *comm_get(struct hg *h, uint64_t id, unsigned nranks,
     c->m = malloc(nranks * sizeof *c->m);
     if (!c->m)
         return NULL;
+    h->member_bytes += (size_t)nranks * sizeof *c->m;
     for (i = 0; i < nranks; i++) {
         c->m[i].rank = -1;
         c->m[i].conflict = 0;
@@ -240,6 +263,29 @@ static uint8_t wire_op(uint8_t op)
     return op == CP_OP_Bcast ? CP_OP_Broadcast : op;
 }
 
+/* The first ring of a communicator's signatures (slots). */
+#define HG_SIG_FIRST 16u
+
+/* c's ring of signatures made cap slots (a power of two, at least what it
+ * has): each signature moves to its seq's slot of the larger ring (two of
+ * the smaller one's, in distinct slots there, are in distinct slots
+ * here).  -1 when memory ran out. */
+static int sig_grow(struct hg_comm *c, uint32_t cap)
+{
+    struct hg_sig *ring = calloc(cap, sizeof *ring);
+    uint32_t i;
+
+    if (!ring)
+        return -1;
+    for (i = 0; i < c->capsig; i++)
+        if (c->sig[i].used)
+            ring[c->sig[i].seq & (cap - 1)] = c->sig[i];
+    free(c->sig);
+    c->sig = ring;
+    c->capsig = cap;
+    return 0;
+}
+
 static int note_sig(struct hg *h, struct hg_comm *c, unsigned ci,
                     const struct cp_rec_call *r, int32_t rank)
 {
@@ -247,19 +293,20 @@ static int note_sig(struct hg *h, struct hg_comm *c, unsigned ci,
 
     if (r->seq >= CP_HANG_MAX_SEQ)
         return 0;
-    if (r->seq >= c->capsig && c->capsig < CP_HANG_SIG_WINDOW) {
-        /* grows while every slot still holds the seq of its index */
-        uint32_t cap = c->capsig ? c->capsig : 256;
-        struct hg_sig *bigger;
-        while (cap <= r->seq && cap < CP_HANG_SIG_WINDOW)
-            cap *= 2;
-        bigger = realloc(c->sig, cap * sizeof *bigger);
-        if (!bigger)
+    if (c->notes < UINT32_MAX)
+        c->notes++;
+    if (!c->sig && sig_grow(c, HG_SIG_FIRST) < 0)
+        return -1;
+    /* the ring doubles when another instance holds seq's slot, up to the
+     * window, and only with the calls noted (twice them): a run's
+     * instances come one after another, each doubling follows as many
+     * calls, while one record claiming seq 16383 gets no 384 KiB ring */
+    for (slot = &c->sig[r->seq & (c->capsig - 1)];
+         slot->used && slot->seq != r->seq &&
+         c->capsig < CP_HANG_SIG_WINDOW && c->capsig <= c->notes + 8;
+         slot = &c->sig[r->seq & (c->capsig - 1)])
+        if (sig_grow(c, 2 * c->capsig) < 0)
             return -1;
-        memset(bigger + c->capsig, 0, (cap - c->capsig) * sizeof *bigger);
-        c->sig = bigger;
-        c->capsig = cap;
-    }
     if (r->seq >= c->nsig)
         c->nsig = r->seq + 1;
     memset(&s, 0, sizeof s);
@@ -274,7 +321,6 @@ static int note_sig(struct hg *h, struct hg_comm *c, unsigned ci,
     s.rank = rank;
     s.seq = r->seq;
     s.used = 1;
-    slot = &c->sig[r->seq & (c->capsig - 1)];
     if (slot->used && slot->seq > r->seq)
         return 0; /* older than the window the logs read so far keep */
     if (!slot->used || slot->seq != r->seq) {
@@ -384,7 +430,7 @@ static int on_call(struct hg *h, int32_t ri, const struct cp_rec_call *r)
     if (!c || r->nranks != c->nranks)
         h->early_lost |= cp_op_is_collective(r->op) && r->seq < HG_EARLY;
     if (!c)
-        return h->ncomms == h->capcomms ? -1 : 0;
+        return h->oom ? -1 : 0;
     if (r->nranks != c->nranks)
         return 0; /* damaged: a member disagrees on the size */
     m = &c->m[r->rank];
@@ -440,6 +486,7 @@ static int read_rank(struct hg *h, int32_t ri)
         return 0; /* the main pass already reported it */
     }
     hd = cp_scan_header(sc);
+    h->reading = ri;
     h->offset_ns = an_node_offset_ns(an, (size_t)ri);
     hr->closed = (hd->flags & CP_HDR_CLOSED) != 0;
     hr->term_signal = hd->term_signal;
@@ -465,7 +512,7 @@ static int read_rank(struct hg *h, int32_t ri)
                 continue;
             c = comm_get(h, r->comm.comm_id, r->comm.nranks, &ci);
             if (!c) {
-                if (h->ncomms == h->capcomms)
+                if (h->oom)
                     rc = -1;
                 continue;
             }
@@ -1801,6 +1848,29 @@ static int set_hang(struct hg *h, const char *state, char *headline,
     return 0;
 }
 
+/* Communicators refused for the budget: one problem, on the log of the
+ * first claim.  -1: out of memory. */
+static int refused_problem(struct hg *h)
+{
+    const struct cp_analysis *an = h->an;
+    char msg[320];
+
+    if (!h->refused_records || h->refused_first_rank < 0 ||
+        (size_t)h->refused_first_rank >= an->nranks)
+        return 0;
+    snprintf(msg, sizeof msg,
+             "communicator %016llx claims %u ranks: past the hang "
+             "analysis' memory budget for members (%zu MiB); %llu records "
+             "of communicators past it not judged for hangs",
+             (unsigned long long)h->refused_first_id,
+             h->refused_first_nranks, (size_t)AN_HANG_BUDGET >> 20,
+             (unsigned long long)h->refused_records);
+    return an_add_problem(h->an,
+                          an->inputs[an->ranks[h->refused_first_rank].input]
+                              .path,
+                          -1, msg);
+}
+
 /* ---- the read, on a thread of its own or not --------------------------- */
 
 struct cp_hang_read {
@@ -1973,7 +2043,7 @@ int cp_hang_analyze(struct cp_analysis *an, struct cp_hang_read *rd,
     }
     h = &rd->h;
     inflight = rd->inflight;
-    if (rd->rc < 0)
+    if (rd->rc < 0 || refused_problem(h) < 0)
         goto out;
     mismatched = calloc(h->ncomms ? h->ncomms : 1, 1);
     if (!mismatched)
