@@ -42,6 +42,9 @@
 #define CP_LOG_CHUNK_SHIFT 14 /* 16384 slots = 1 MiB per chunk */
 #define CP_LOG_CHUNK_SLOTS (1u << CP_LOG_CHUNK_SHIFT)
 #define CP_LOG_MAX_CHUNKS 16384 /* 16 GiB, 268 million records */
+_Static_assert((uint64_t)CP_LOG_MAX_CHUNKS * CP_LOG_CHUNK_SLOTS <=
+                   CP_LOG_MAX_SLOTS,
+               "the readers bound a log by CP_LOG_MAX_SLOTS (cp_logfmt.h)");
 #define CP_LOG_CLOSED_BIAS (UINT64_C(1) << 62)
 /* Chunks the preparer keeps ready past the one being filled: slack for a
  * preparer that does not get a core for a few ms (4 MiB mapped ahead). */

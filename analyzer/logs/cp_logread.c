@@ -136,17 +136,14 @@ static size_t pread_full(struct cp_logfile *lf, void *buf, size_t len,
 static size_t log_read(struct cp_logfile *lf, void *buf, size_t len,
                        uint64_t offset)
 {
-    size_t got = 0;
+    ssize_t n;
 
     if (!lf->src)
         return pread_full(lf, buf, len, offset);
-    while (got < len) {
-        ssize_t n = cp_partial_src_read(lf->src, (char *)buf + got, len - got);
-        if (n <= 0)
-            break;
-        got += (size_t)n;
-    }
-    return got;
+    /* one read: a short one stops at the end, at damage, or before a run
+     * of never-written slots, which cp_logfile_next skips */
+    n = cp_partial_src_read(lf->src, buf, len);
+    return n > 0 ? (size_t)n : 0;
 }
 
 static void terminate(char *s, size_t size)
@@ -334,6 +331,14 @@ int cp_logfile_next(struct cp_logfile *lf, union cp_rec *rec, uint64_t *slot)
             memmove(lf->buf, lf->buf + lf->pos, keep);
             lf->offset += lf->pos;
             lf->pos = 0;
+            if (lf->src && keep == 0) {
+                /* never-written slots of a partial's log: counted as a
+                 * raw log's are, not expanded */
+                uint64_t run = cp_partial_src_skip_empty(lf->src);
+                lf->offset += run * CP_LOG_RECORD_SIZE;
+                lf->slot += run;
+                lf->st.empty += run;
+            }
             got = log_read(lf, lf->buf + keep, sizeof lf->buf - keep,
                            lf->offset + keep);
             lf->fill = keep + got;

@@ -243,13 +243,24 @@ static int check_header(const unsigned char *h, size_t got,
     return 0;
 }
 
+/* Whether the sizes entry e claims for its log are those of a log:
+ * header_size, then slots whole slots (at most the most a log has), then
+ * a partial record of under a slot.  What decoding costs is bounded by
+ * them (the runs of never-written slots are skipped, not expanded). */
+static int log_sizes_ok(const struct entry *e)
+{
+    return e->slots <= CP_LOG_MAX_SLOTS && e->raw_size >= e->header_size &&
+           (e->raw_size - e->header_size) / REC == e->slots;
+}
+
 /* Decode the index (p->nlogs entries) into p->e and check that the logs
- * follow one another from data_start to the end of the file. */
+ * follow one another from data_start to the end of the file, and that
+ * the header's sum of their sizes is theirs. */
 static int decode_index(const unsigned char *index, uint64_t data_start,
                         const char *path, struct partial *p,
                         struct cp_error *err)
 {
-    uint64_t expect = data_start;
+    uint64_t expect = data_start, raw_bytes = 0;
     uint32_t i;
 
     for (i = 0; i < p->nlogs; i++) {
@@ -270,18 +281,26 @@ static int decode_index(const unsigned char *index, uint64_t data_start,
             e->size > p->file_size - e->offset ||
             e->header_bytes != sizeof(struct cp_log_header) ||
             e->size < e->header_bytes || e->header_size < e->header_bytes ||
-            e->header_size > (1u << 20) || e->raw_size < e->header_bytes ||
+            e->header_size > (1u << 20) || !log_sizes_ok(e) ||
             (i > 0 && strcmp(p->e[i - 1].name, e->name) >= 0)) {
             cp_error_set(err, path, (int64_t)at, "%s: offset %llu: index entry "
                          "%u is inconsistent", path, (unsigned long long)at, i);
             return -1;
         }
         expect += e->size;
+        raw_bytes += e->raw_size; /* each under 2^35: no overflow */
     }
     if (expect != p->file_size) {
         cp_error_set(err, path, (int64_t)expect, "%s: offset %llu: %llu bytes "
                      "follow the last log", path, (unsigned long long)expect,
                      (unsigned long long)(p->file_size - expect));
+        return -1;
+    }
+    if (raw_bytes != p->raw_bytes) {
+        cp_error_set(err, path, 40, "%s: offset 40: the logs' sizes sum to "
+                     "%llu bytes, the header says %llu", path,
+                     (unsigned long long)raw_bytes,
+                     (unsigned long long)p->raw_bytes);
         return -1;
     }
     return 0;
@@ -408,11 +427,12 @@ static int encode_log(int fd, const char *path, struct entry *e,
 {
     unsigned char hdr[sizeof(struct cp_log_header)];
     unsigned char (*prev)[REC] = NULL, *buf = NULL;
+    unsigned char zeros[REC];
     uint64_t empty = 0;
     size_t fill = 0;
     int rc = -1;
 
-    prev = calloc(256, REC);
+    prev = calloc(CP_PARTIAL_KINDS, REC);
     buf = malloc(IO_BUFFER);
     if (!prev || !buf) {
         cp_error_set(err, path, -1, "%s: out of memory", path);
@@ -422,6 +442,8 @@ static int encode_log(int fd, const char *path, struct entry *e,
         cp_error_set(err, path, 0, "%s: cannot read the header", path);
         goto out;
     }
+    memset(zeros, 0, sizeof zeros); /* the previous slot of kinds past
+                                        CP_PARTIAL_KINDS */
     e->header_bytes = sizeof hdr;
     emit(s, hdr, sizeof hdr);
     if (lseek(fd, (off_t)e->header_size, SEEK_SET) < 0) {
@@ -434,7 +456,8 @@ static int encode_log(int fd, const char *path, struct entry *e,
         fill += got;
         for (; fill - pos >= REC; pos += REC) {
             const unsigned char *slot = buf + pos;
-            unsigned char *p = prev[slot[0]];
+            unsigned char *p = slot[0] < CP_PARTIAL_KINDS ? prev[slot[0]]
+                                                          : zeros;
             unsigned char changed[REC];
             uint64_t mask = 0;
             size_t k, n = 0;
@@ -460,7 +483,8 @@ static int encode_log(int fd, const char *path, struct entry *e,
             }
             emit_varint(s, mask);
             emit(s, changed, n);
-            memcpy(p, slot, REC);
+            if (p != zeros)
+                memcpy(p, slot, REC);
         }
         memmove(buf, buf + pos, fill - pos);
         fill -= pos;
@@ -1227,11 +1251,14 @@ struct cp_partial_src {
     unsigned char slot[REC];
     size_t slot_len, slot_pos;
     struct cp_error problem;
-    /* the slot before, per kind: prev[prev_of[kind] - 1], zeros at first;
-     * only the kinds the log has (a handful), not 256 of 64 bytes */
-    unsigned char prev_of[256];
+    /* the slot before, per kind below CP_PARTIAL_KINDS:
+     * prev[prev_of[kind] - 1], zeros at first; only the kinds the log has
+     * (a handful), at most 15 of 64 bytes whatever the log claims; a slot
+     * of another kind is decoded in zero_slot */
+    unsigned char prev_of[CP_PARTIAL_KINDS];
     unsigned char (*prev)[REC];
     unsigned nprev;
+    unsigned char zero_slot[REC];
     unsigned char *ibuf;
     size_t ibuf_size;
 };
@@ -1253,11 +1280,16 @@ static size_t src_buffer_size(uint64_t size)
     return n;
 }
 
-/* The previous slot of kind (zeros the first time); NULL without memory. */
+/* The previous slot of kind (zeros the first time, and always for a kind
+ * past CP_PARTIAL_KINDS); NULL without memory. */
 static unsigned char *src_prev(struct cp_partial_src *s, unsigned char kind)
 {
     unsigned char(*bigger)[REC];
 
+    if (kind >= CP_PARTIAL_KINDS) {
+        memset(s->zero_slot, 0, REC);
+        return s->zero_slot;
+    }
     if (__builtin_expect(s->prev_of[kind] != 0, 1))
         return s->prev[s->prev_of[kind] - 1];
     bigger = realloc(s->prev, (s->nprev + 1) * sizeof *bigger);
@@ -1378,6 +1410,8 @@ static int src_next(struct cp_partial_src *s, unsigned char *dst)
     }
     if (s->ended)
         return 0;
+    if (s->have_problem)
+        return -1; /* nothing past the damage */
     at = src_at(s);
     if (src_byte(s, &op) < 0)
         goto damaged;
@@ -1529,6 +1563,8 @@ ssize_t cp_partial_src_read(struct cp_partial_src *s, void *buf, size_t len)
         } else {
             int r;
             s->started = 1;
+            if (s->slot_pos == s->slot_len && s->zeros > 0 && done > 0)
+                break; /* a run next: the caller skips it */
             if (s->slot_pos == s->slot_len && s->zeros > 0 &&
                 len - done >= REC) {
                 /* a run of never-written slots: straight into buf */
@@ -1571,6 +1607,34 @@ ssize_t cp_partial_src_read(struct cp_partial_src *s, void *buf, size_t len)
         done += n;
     }
     return (ssize_t)done;
+}
+
+uint64_t cp_partial_src_skip_empty(struct cp_partial_src *s)
+{
+    unsigned char op, slot[REC];
+    uint64_t skipped = 0;
+
+    if (s->pos < s->e.header_size || s->slot_pos != s->slot_len)
+        return 0; /* not at a slot's start */
+    s->started = 1;
+    for (;;) {
+        if (s->zeros > 0) {
+            /* src_next checked the run against the log's size */
+            skipped += s->zeros;
+            s->pos += s->zeros * REC;
+            s->zeros = 0;
+        }
+        if (s->ended || s->have_problem || src_byte(s, &op) < 0)
+            break;
+        s->ipos--; /* looked at, not taken: the byte is in the buffer */
+        /* a run: src_next decodes and checks its count, gives its first
+         * slot and leaves the rest in s->zeros */
+        if (op != CP_PARTIAL_OP_EMPTY || src_next(s, slot) != REC)
+            break;
+        skipped++;
+        s->pos += REC;
+    }
+    return skipped;
 }
 
 int cp_partial_src_seek(struct cp_partial_src *s, uint64_t pos)

@@ -35,6 +35,11 @@
 #define CP_PARTIAL_HEADER_SIZE 128u
 #define CP_PARTIAL_ENTRY_SIZE 192u
 #define CP_PARTIAL_NAME_LEN 128u /* a log's file name, NUL included */
+/* A slot of kind 1 .. CP_PARTIAL_KINDS - 1 is stored against the previous
+ * slot of its kind, one of any other kind against zeros: a reader keeps
+ * at most CP_PARTIAL_KINDS - 1 previous slots per log (960 bytes), what
+ * the log claims whatever (every record kind of the format is below). */
+#define CP_PARTIAL_KINDS 16u
 
 /* Opcodes of a log's slot stream (docs/partial-format.md). */
 enum cp_partial_op {
@@ -97,8 +102,17 @@ struct cp_partial_src *cp_partial_src_open(const struct cp_partial_log *log,
 
 /* Read up to len bytes of the log at the current position, as read(2)
  * would from the log itself: returns the count, 0 at its end, -1 when the
- * partial is damaged there (cp_partial_src_problem says where). */
+ * partial is damaged there (cp_partial_src_problem says where).  A read
+ * that has produced bytes stops, short, where a run of never-written
+ * slots goes on: the caller skips it (cp_partial_src_skip_empty) instead
+ * of having it expanded (a partial of a few bytes may hold runs of
+ * 2^28 slots: 16 GiB of zeros). */
 ssize_t cp_partial_src_read(struct cp_partial_src *src, void *buf, size_t len);
+/* At a slot's start, past the never-written slots that come next (the
+ * runs' slots, counted, not produced): their count, 0 when a written slot,
+ * the tail or the end comes next (or damage, which the next read
+ * reports). */
+uint64_t cp_partial_src_skip_empty(struct cp_partial_src *src);
 /* Move to offset pos of the log: anywhere up to the first slot before the
  * slots were read, else only where it is.  0 or -1. */
 int cp_partial_src_seek(struct cp_partial_src *src, uint64_t pos);

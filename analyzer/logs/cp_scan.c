@@ -547,6 +547,13 @@ int cp_scan_refill(struct cp_scan *s)
     memmove(buf, buf + s->pos, keep);
     s->buf_offset += s->pos;
     s->pos = 0;
+    if (s->partial && keep == 0) {
+        /* never-written slots of a partial's log: counted as a raw log's
+         * are (the slot count follows buf_offset), not expanded */
+        uint64_t run = cp_partial_src_skip_empty(s->partial);
+        s->buf_offset += run * CP_LOG_RECORD_SIZE;
+        s->st.empty += run;
+    }
     if (s->pool && keep == 0 && take_ahead(s)) {
         ahead = 1; /* read and swapped by a reader */
         keep = s->fill;

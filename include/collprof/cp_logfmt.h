@@ -31,6 +31,10 @@
 #define CP_LOG_VERSION 3u
 #define CP_LOG_HEADER_SIZE 4096u
 #define CP_LOG_RECORD_SIZE 64u
+/* The most slots a log has: the writer's 16384 chunks of 16384 slots
+ * (preload/cp_logwrite.h), 16 GiB.  Readers bound a size a node partial
+ * claims for a log by it. */
+#define CP_LOG_MAX_SLOTS ((uint64_t)1 << 28)
 #define CP_LOG_SUFFIX ".cplog"
 
 /* ---- the wrapped NCCL entry points --------------------------------------
