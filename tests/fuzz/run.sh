@@ -33,11 +33,14 @@ lib_sources() {
         case $f in */cp_bench_run.c) ;; *) echo "$f" ;; esac
     done
 }
-for t in logread topo profile plugin report; do
+for t in logread partial topo profile plugin report; do
     case $t in
     logread) build logread "$s/analyzer/logs/cp_logread.c" \
         "$s/analyzer/logs/cp_partial.c" \
         "$s/analyzer/core/cp_path.c" ;;
+    partial) build partial "$s/analyzer/logs/cp_logread.c" \
+        "$s/analyzer/logs/cp_partial.c" "$s/analyzer/logs/cp_scan.c" \
+        "$s/analyzer/core/cp_path.c" -lpthread ;;
     topo) build topo "$s/tests/simnccl/sim_topo.c" ;;
     profile) build profile "$s/analyzer/core/cp_profile.c" "$s/analyzer/core/cp_units.c" \
         "$s/analyzer/core/cp_path.c" ;;
