@@ -3,8 +3,8 @@
 an attacker would: valid checksums and header, hostile counts.
 
   craft.py spin DIR LOG
-      DIR/n9.cppart, 787 bytes: one log (LOG's header) claiming 2^62
-      bytes, its slots one run of 2^56 never-written slots.
+      DIR/n9.cppart, 786 bytes: one log (LOG's header) claiming 2^62
+      bytes, its slots one run of 2^56 - 64 never-written slots.
   craft.py runs DIR LOG N
       DIR/n9.cppart: N logs (LOG's header, ranks 900..) of the largest
       size a log has (2^28 slots, 16 GiB): LOG's first records, one run
@@ -125,10 +125,11 @@ def first_slots(log, n):
 
 def spin(d, log):
     hdr = log_header(log, 900)
-    stream = bytes([OP_EMPTY]) + varint(1 << 56) + bytes([OP_END])
+    run = ((1 << 62) - header_size(hdr)) // REC  # all of the claimed size
+    stream = bytes([OP_EMPTY]) + varint(run) + bytes([OP_END])
     partial(os.path.join(d, "n9.cppart"), "n9",
             [("n9.900.cplog", 900, hdr, header_size(hdr), stream, 1 << 62,
-              1 << 56)])
+              run)])
 
 
 def runs(d, log, n):

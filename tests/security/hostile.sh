@@ -26,7 +26,7 @@ python3 "$sec/hostile.py" "$t/src" "$t/comms" 1048576 100 &&
     python3 "$sec/craft.py" seqs "$t/src" "$t/seqs" &&
     mkdir "$t/spin" "$t/runs" "$t/kinds" &&
     python3 "$sec/craft.py" spin "$t/spin" "$log" &&
-    python3 "$sec/craft.py" runs "$t/runs" "$log" 4 &&
+    python3 "$sec/craft.py" runs "$t/runs" "$log" 32 &&
     python3 "$sec/craft.py" kinds "$t/kinds" "$t/kinds-raw" "$log" 200 ||
     skip_all "crafting the inputs failed"
 sets="comms seqs spin runs kinds kinds-raw"
