@@ -14,8 +14,10 @@
  *             inside a call its peers saw fail.
  * Memory: per communicator 32 bytes per instance for the signatures of
  * its latest CP_HANG_SIG_WINDOW instances (a window, so that memory does
- * not grow with the length of the run), per member and per rank a few
- * calls.
+ * not grow with the length of the run; the ring grows with the calls
+ * noted, never with a claimed seq alone), per member and per rank a few
+ * calls; the member tables, sized by claimed ranks, within AN_HANG_BUDGET
+ * (cp_analysis_int.h: a communicator past it is refused and named).
  * docs/analysis.md ("Hangs") explains the method, docs/report-schema.md
  * the `hang` section of report.json.
  */
