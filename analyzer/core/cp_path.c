@@ -261,15 +261,66 @@ out:
     return rc;
 }
 
-/* Where path is opened: its anchored directory and its name there, or
- * AT_FDCWD and path itself. */
-static int at_dir(const char *path, const char **name)
+/* "DIR/SUB/.../NAME" deeper below an anchored DIR (probe/probe.json): the
+ * directory holding NAME, reached from DIR's descriptor without following
+ * any link (an O_PATH descriptor the caller closes), NAME in *name; -1
+ * with errno set when the way is not a chain of directories (ENOTDIR,
+ * ELOOP), or when path is below no anchored directory (errno 0). */
+static int below_anchor(const char *path, const char **name)
+{
+    char buf[PATH_MAX], *comp, *save = NULL, *last;
+    size_t i, len = 0;
+    int fd = -1, next;
+
+    for (i = 0; i < nanchors && fd < 0; i++) {
+        len = strlen(anchors[i].path);
+        if (strncmp(path, anchors[i].path, len) == 0 &&
+            (path[len] == '/' || (len == 1 && path[0] == '/')))
+            fd = anchors[i].fd;
+    }
+    errno = 0;
+    if (fd < 0 || strlen(path + len) >= sizeof buf)
+        return -1;
+    snprintf(buf, sizeof buf, "%s", path + len);
+    last = strrchr(buf, '/');
+    if (!last || !last[1])
+        return -1;
+    *last = '\0';
+    *name = path + len + (size_t)(last - buf) + 1;
+    fd = openat(fd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    for (comp = strtok_r(buf, "/", &save); comp && fd >= 0;
+         comp = strtok_r(NULL, "/", &save)) {
+        next = openat(fd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (next < 0 && errno == ENOTDIR) {
+            struct stat st; /* a link on the way: say so */
+            if (fstatat(fd, comp, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+                S_ISLNK(st.st_mode))
+                errno = ELOOP;
+        }
+        close(fd);
+        fd = next;
+    }
+    return fd;
+}
+
+/* Where path is opened: its anchored directory (or one below it, *owned
+ * then: the caller closes it) and its name there, or AT_FDCWD and path
+ * itself.  -1 with errno set when path is below an anchored directory by
+ * a way that is not a chain of directories. */
+static int at_dir(const char *path, const char **name, int *owned)
 {
     int fd = cp_path_dirfd(path, name);
 
-    if (fd < 0)
-        *name = path;
-    return fd < 0 ? AT_FDCWD : fd;
+    *owned = -1;
+    if (fd >= 0)
+        return fd;
+    fd = below_anchor(path, name);
+    if (fd >= 0)
+        return *owned = fd;
+    if (errno)
+        return -1;
+    *name = path;
+    return AT_FDCWD;
 }
 
 DIR *cp_path_opendir(const char *path, struct cp_error *err)
@@ -294,13 +345,20 @@ DIR *cp_path_opendir(const char *path, struct cp_error *err)
 int cp_path_stat(const char *path, struct stat *st)
 {
     const char *name;
-    int fd = cp_path_dirfd(path, &name);
+    int owned, rc, fd = at_dir(path, &name, &owned);
 
-    if (fd < 0)
+    if (fd == AT_FDCWD)
         return stat(path, st);
-    if (strcmp(name, ".") == 0)
-        return fstat(fd, st);
-    return fstatat(fd, name, st, AT_SYMLINK_NOFOLLOW);
+    if (fd < 0)
+        return -1;
+    rc = strcmp(name, ".") == 0 ? fstat(fd, st)
+                                : fstatat(fd, name, st, AT_SYMLINK_NOFOLLOW);
+    if (owned >= 0) {
+        int saved = errno;
+        close(owned);
+        errno = saved;
+    }
+    return rc;
 }
 
 /* 12 characters from [a-z0-9]; from getrandom, else from the clock: the
@@ -600,16 +658,24 @@ static int open_input(const char *path, enum cp_path_links links,
 {
     struct stat st;
     const char *name;
-    int fd, followed = 0, flags, dirfd = at_dir(path, &name);
+    int fd = -1, followed = 0, flags, owned;
+    int dirfd = at_dir(path, &name, &owned);
 
-    fd = open_noatime(dirfd, name,
-                      O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY |
-                          O_CLOEXEC);
-    if (fd < 0 && errno == ELOOP && links == CP_PATH_FOLLOW) {
+    if (dirfd != -1) /* AT_FDCWD is another negative */
+        fd = open_noatime(dirfd, name,
+                          O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY |
+                              O_CLOEXEC);
+    if (fd < 0 && errno == ELOOP && links == CP_PATH_FOLLOW && dirfd != -1) {
         fd = open_link_target(dirfd, name, path, &st, err);
+        if (owned >= 0)
+            close(owned);
         if (fd < 0)
             return -1;
         followed = 1;
+    } else if (owned >= 0) {
+        int saved = errno;
+        close(owned);
+        errno = saved;
     }
     if (fd < 0) {
         int saved = errno;
