@@ -13,6 +13,7 @@
 
 #include "cp_analysis_int.h"
 #include "cp_portview.h"
+#include "cp_path.h"
 #include "cp_ports.h"
 
 static int add_port_problem(struct cp_analysis_ports *pv, const char *file,
@@ -197,7 +198,7 @@ static int merge(struct cp_analysis *an, struct pv_index *ix,
 static int read_dir(struct cp_analysis *an, struct pv_index *ix,
                     const char *dir)
 {
-    DIR *d = opendir(dir);
+    DIR *d = cp_path_opendir(dir, NULL); /* by its descriptor, if anchored */
     struct dirent *de;
     int rc = 0;
 
@@ -304,7 +305,7 @@ int cp_portview_build(struct cp_analysis *an, const char *const *paths)
         goto out;
     for (i = 0; paths[i]; i++) {
         struct stat sb;
-        if (stat(paths[i], &sb) == 0 && S_ISDIR(sb.st_mode) &&
+        if (cp_path_stat(paths[i], &sb) == 0 && S_ISDIR(sb.st_mode) &&
             read_dir(an, &ix, paths[i]) < 0)
             goto out;
     }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cp_path.h"
+#include "cp_text.h"
 #include "cp_analysis.h"
 #include "cp_hang.h"
 #include "cp_clijob.h"
@@ -152,7 +153,7 @@ static int reduce_nodes(char *const *inputs, unsigned wait_s, int quiet)
 
     cp_ports_node_name(node, sizeof node);
     for (i = 0; inputs[i]; i++) {
-        if (stat(inputs[i], &sb) < 0 || !S_ISDIR(sb.st_mode))
+        if (cp_path_stat(inputs[i], &sb) < 0 || !S_ISDIR(sb.st_mode))
             continue;
         if (local > 0)
             continue; /* one task per node reduces */
@@ -164,7 +165,7 @@ static int reduce_nodes(char *const *inputs, unsigned wait_s, int quiet)
             return -1;
         }
         if (cp_partial_reduce(inputs[i], node, out, &st, &err) < 0)
-            fprintf(stderr, "collprof analyze: --nodes: %s\n", err.text);
+            cp_cli_say(stderr, "collprof analyze: --nodes: %s", err.text);
         else if (!quiet)
             printf("collprof: node %s: %u log%s -> %s\n", node, st.logs,
                    st.logs == 1 ? "" : "s", out);
@@ -174,7 +175,7 @@ static int reduce_nodes(char *const *inputs, unsigned wait_s, int quiet)
     for (i = 0; inputs[i]; i++) {
         unsigned waited_ms = 0;
         int missing;
-        if (stat(inputs[i], &sb) < 0 || !S_ISDIR(sb.st_mode))
+        if (cp_path_stat(inputs[i], &sb) < 0 || !S_ISDIR(sb.st_mode))
             continue;
         while ((missing = cp_partial_missing(inputs[i], first, sizeof first,
                                              NULL)) > 0 &&
@@ -183,9 +184,9 @@ static int reduce_nodes(char *const *inputs, unsigned wait_s, int quiet)
             waited_ms += 200;
         }
         if (missing > 0)
-            fprintf(stderr, "collprof analyze: --nodes: after %u s, %d "
-                    "node%s of %s still without a partial (%s first): "
-                    "their logs are read instead\n", wait_s, missing,
+            cp_cli_say(stderr, "collprof analyze: --nodes: after %u s, %d "
+                       "node%s of %s still without a partial (%s first): "
+                       "their logs are read instead", wait_s, missing,
                     missing == 1 ? "" : "s", inputs[i], first);
     }
     return 0;
@@ -210,7 +211,7 @@ static int resolve_window(const char *const *paths,
     whole.steps = 0;
     an = cp_analysis_run(paths, &whole, &err);
     if (!an) {
-        fprintf(stderr, "collprof analyze: %s\n", err.text);
+        cp_cli_say(stderr, "collprof analyze: %s", err.text);
         *rc = EXIT_UNUSABLE;
         return -1;
     }
@@ -279,7 +280,7 @@ static int write_report(const char *outdir, json_t *report, char *path,
     }
     snprintf(path, pathlen, "%s/report.json", outdir);
     if (cp_path_create(&out, path, CP_PATH_MODE, &err) < 0) {
-        fprintf(stderr, "collprof analyze: %s\n", err.text);
+        cp_cli_say(stderr, "collprof analyze: %s", err.text);
         return -1;
     }
     dump = malloc(sizeof *dump);
@@ -299,7 +300,7 @@ static int write_report(const char *outdir, json_t *report, char *path,
     }
     free(dump);
     if (cp_path_install(&out, &err) < 0) {
-        fprintf(stderr, "collprof analyze: %s\n", err.text);
+        cp_cli_say(stderr, "collprof analyze: %s", err.text);
         return -1;
     }
     return 0;
@@ -334,18 +335,23 @@ static void finding_place(const struct cp_analysis *an,
                           const struct cp_analysis_finding *f, char *buf,
                           size_t size)
 {
+    char n0[CP_TEXT_SHOWN_SIZE(64)] = "", n1[CP_TEXT_SHOWN_SIZE(64)] = "";
+
+    /* node names are the logs' headers': shown escaped */
+    if (f->nnodes >= 1 && f->nodes[0] < an->nnodes)
+        cp_text_shown(n0, sizeof n0, an->nodes[f->nodes[0]].name, 64, 0);
+    if (f->nnodes >= 2 && f->nodes[1] < an->nnodes)
+        cp_text_shown(n1, sizeof n1, an->nodes[f->nodes[1]].name, 64, 0);
     buf[0] = '\0';
     if (f->nnodes == 2 && f->nodes[0] < an->nnodes &&
         f->nodes[1] < an->nnodes)
-        snprintf(buf, size, " %s-%s", an->nodes[f->nodes[0]].name,
-                 an->nodes[f->nodes[1]].name);
+        snprintf(buf, size, " %s-%s", n0, n1);
     else if (f->nranks == 1 && f->nnodes == 1 && f->nodes[0] < an->nnodes)
-        snprintf(buf, size, " rank %d on %s", f->ranks[0],
-                 an->nodes[f->nodes[0]].name);
+        snprintf(buf, size, " rank %d on %s", f->ranks[0], n0);
     else if (f->nranks == 1)
         snprintf(buf, size, " rank %d", f->ranks[0]);
     else if (f->nnodes == 1 && f->nodes[0] < an->nnodes && an->nnodes > 1)
-        snprintf(buf, size, " %s", an->nodes[f->nodes[0]].name);
+        snprintf(buf, size, " %s", n0);
 }
 
 /* Whether a link class is judged by a weak fit (few points, poor quality). */
@@ -412,7 +418,7 @@ static void print_verdict(const struct cp_analysis *an, const char *report,
     size_t i, len;
 
     if (cp_hang_headline(an))
-        printf("%s\n", cp_hang_headline(an));
+        cp_cli_say(stdout, "%s", cp_hang_headline(an));
     printf("collprof: %zu rank%s on %zu node%s", an->nranks,
            an->nranks == 1 ? "" : "s", an->nnodes, an->nnodes == 1 ? "" : "s");
     if (s->nmissing)
@@ -508,16 +514,16 @@ static void print_probe_warnings(const struct cp_analysis *an)
         snprintf(list + len, sizeof list - len, " and %zu more",
                  pr->nunknown - i);
     if (pr->matched_nodes == 0)
-        fprintf(stderr,
-                "collprof analyze: warning: %s: the probe measured other "
-                "nodes than the job's (%s): it is not used\n",
-                pr->file, list);
+        cp_cli_say(stderr,
+                   "collprof analyze: warning: %s: the probe measured other "
+                   "nodes than the job's (%s): it is not used",
+                   pr->file, list);
     else
-        fprintf(stderr,
-                "collprof analyze: warning: %s: %zu of the probe's %zu nodes "
-                "are not in the job (%s): only the %zu pairs between the "
-                "job's nodes are used\n",
-                pr->file, pr->nunknown, pr->nodes, list, pr->pairs);
+        cp_cli_say(stderr,
+                   "collprof analyze: warning: %s: %zu of the probe's %zu "
+                   "nodes are not in the job (%s): only the %zu pairs "
+                   "between the job's nodes are used",
+                   pr->file, pr->nunknown, pr->nodes, list, pr->pairs);
 }
 
 /* What the command line asked for. */
@@ -538,7 +544,7 @@ static int parse_steps(const char *arg, struct analyze_args *a)
     if (strchr(arg, ':'))
         return cp_clijob_window_option("analyze", "--steps", arg, &a->win);
     if (cp_units_parse_count(arg, UINT32_MAX, &v, &err) < 0) {
-        fprintf(stderr, "collprof analyze: --steps: %s\n", err.text);
+        cp_cli_say(stderr, "collprof analyze: --steps: %s", err.text);
         return -1;
     }
     if (v == 0) {
@@ -563,7 +569,7 @@ static int parse_bucket(const char *arg, struct analyze_args *a)
         return -1;
     }
     if (cp_units_parse_size(arg, &a->opts.bucket_bytes, &err) < 0) {
-        fprintf(stderr, "collprof analyze: --bucket: %s\n", err.text);
+        cp_cli_say(stderr, "collprof analyze: --bucket: %s", err.text);
         return -1;
     }
     if (!(a->opts.bucket_bytes >= 1)) {
@@ -745,7 +751,7 @@ static int load_probe(char *const *inputs, struct analyze_args *a,
      * error; one found next to the logs makes them unusable as given
      * (--no-probe analyzes without it) */
     if (cp_probeview_read(path, probe, &err) < 0) {
-        fprintf(stderr, "collprof analyze: %s%s\n", err.text,
+        cp_cli_say(stderr, "collprof analyze: %s%s", err.text,
                 path == found
                     ? " (found next to the logs; --no-probe ignores it)"
                     : "");
@@ -763,10 +769,10 @@ static void print_problems(const struct cp_analysis *an)
     for (i = 0; i < an->nproblems; i++) {
         const struct cp_analysis_problem *p = &an->problems[i];
         if (p->offset >= 0)
-            fprintf(stderr, "collprof analyze: %s: offset %lld: %s\n", p->file,
+            cp_cli_say(stderr, "collprof analyze: %s: offset %lld: %s", p->file,
                     (long long)p->offset, p->message);
         else
-            fprintf(stderr, "collprof analyze: %s: %s\n", p->file, p->message);
+            cp_cli_say(stderr, "collprof analyze: %s: %s", p->file, p->message);
     }
 }
 
@@ -815,6 +821,10 @@ int cp_cmd_analyze(int argc, char **argv)
         goto out;
     }
     inputs = argv + optind;
+    rc = EXIT_UNUSABLE;
+    for (c = 0; inputs[c]; c++)
+        if (cp_cli_anchor("analyze", inputs[c]) < 0)
+            goto out;
     if (a.nodes) {
         int r = reduce_nodes(inputs, a.nodes_wait, a.quiet);
         if (r != 0) {
@@ -841,7 +851,7 @@ int cp_cmd_analyze(int argc, char **argv)
     }
     an = cp_analysis_run((const char *const *)inputs, &a.opts, &err);
     if (!an) {
-        fprintf(stderr, "collprof analyze: %s\n", err.text);
+        cp_cli_say(stderr, "collprof analyze: %s", err.text);
         rc = EXIT_UNUSABLE;
         goto out;
     }

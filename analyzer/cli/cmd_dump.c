@@ -9,6 +9,7 @@
 #include "cp_cmds.h"
 #include "cp_logread.h"
 #include "cp_path.h"
+#include "cp_text.h"
 
 enum dump_mode { DUMP_TEXT, DUMP_CSV, DUMP_SUMMARY };
 
@@ -42,24 +43,13 @@ static void usage(FILE *out)
             "on stderr, and everything readable is still printed.\n");
 }
 
-/* text (n bytes at most, NUL-terminated or not) with every byte outside
- * printable ASCII, and the backslash, as \xHH (and, for CSV, the comma and
- * the double quote): a node name or a file name from a log never reaches
- * the terminal as an escape sequence nor splits a CSV row. */
+/* text (n bytes at most, NUL-terminated or not) escaped by
+ * cp_text_shown: a node name or a file name from a log never reaches the
+ * terminal as an escape sequence nor splits a CSV row. */
 static void shown(char *out, size_t outlen, const char *text, size_t n,
                   int csv)
 {
-    size_t i, used = 0;
-
-    for (i = 0; i < n && text[i] && used + 5 < outlen; i++) {
-        unsigned char c = (unsigned char)text[i];
-        if (c < 0x20 || c >= 0x7f || c == '\\' ||
-            (csv && (c == ',' || c == '"')))
-            used += (size_t)snprintf(out + used, outlen - used, "\\x%02x", c);
-        else
-            out[used++] = (char)c;
-    }
-    out[used] = '\0';
+    cp_text_shown(out, outlen, text, n, csv ? CP_TEXT_CSV : 0);
 }
 
 static void print_call(enum dump_mode mode, const struct cp_log_header *h,
@@ -85,7 +75,7 @@ static void print_call(enum dump_mode mode, const struct cp_log_header *h,
         printf("rank %d node %s comm %016" PRIx64 " seq %s %s %s x %" PRIu64
                " (%" PRIu64 " B) %s peer %d nranks %u rank %u group %u "
                "flags 0x%x start %" PRIu64 " in flight (never returned)\n",
-               h->global_rank, h->node, c->comm_id, seq[0] ? seq : "-",
+               h->global_rank, node, c->comm_id, seq[0] ? seq : "-",
                op ? op : "unknown", cp_dtype_name(c->dtype), c->count, bytes,
                cp_redop_name(c->redop), c->peer, c->nranks, c->rank, c->group,
                c->flags, c->start_ns);
@@ -133,7 +123,7 @@ static void print_other(const struct cp_log_header *h, const char *node,
     case CP_REC_GPU:
         printf("rank %d node %s gpu slot %" PRIu64 " timer %s flags 0x%x "
                "start %" PRIu64 " dur %.3f us\n",
-               h->global_rank, h->node, r->gpu.slot,
+               h->global_rank, node, r->gpu.slot,
                cp_timer_name(r->gpu.timer), r->gpu.flags, r->gpu.start_ns,
                (double)(r->gpu.end_ns - r->gpu.start_ns) / 1e3);
         break;
@@ -142,7 +132,7 @@ static void print_other(const struct cp_log_header *h, const char *node,
                " seq %u nccl_seq %" PRId64 " algo %s proto %s channels %u "
                "warps %u api v%u flags 0x%x kernel_channels %u gpu_raw %" PRIu64
                " .. %" PRIu64 "\n",
-               h->global_rank, h->node, r->nccl.slot, r->nccl.comm_id,
+               h->global_rank, node, r->nccl.slot, r->nccl.comm_id,
                r->nccl.seq, (int64_t)r->nccl.nccl_seq,
                cp_nccl_algo_name(r->nccl.algo),
                cp_nccl_proto_name(r->nccl.proto), r->nccl.nchannels,
@@ -155,7 +145,7 @@ static void print_other(const struct cp_log_header *h, const char *node,
                " %s peer %d channel %u steps %u/%u bytes %" PRIu64
                " busy %.3f us min_step %.3f us start %" PRIu64
                " dur %.3f us\n",
-               h->global_rank, h->node, (int64_t)r->proxy.slot,
+               h->global_rank, node, (int64_t)r->proxy.slot,
                r->proxy.comm_id,
                r->proxy.dir == CP_PROXY_SEND ? "send" : "recv", r->proxy.peer,
                r->proxy.channel, r->proxy.steps_done, r->proxy.nsteps,
@@ -167,7 +157,7 @@ static void print_other(const struct cp_log_header *h, const char *node,
         printf("rank %d node %s step proxy-slot %" PRIu64 " %s peer %d "
                "channel %u step %u bytes %" PRIu64 " posted %" PRIu64
                " wait %.3f us net %.3f us\n",
-               h->global_rank, h->node, r->step.proxy_slot,
+               h->global_rank, node, r->step.proxy_slot,
                r->step.dir == CP_PROXY_SEND ? "send" : "recv", r->step.peer,
                r->step.channel, r->step.step, r->step.bytes,
                r->step.posted_ns,
@@ -224,7 +214,7 @@ static int dump_file(const char *path, enum dump_mode mode, int all)
     union cp_rec rec;
 
     if (!lf) {
-        fprintf(stderr, "collprof: %s\n", err.text);
+        cp_cli_say(stderr, "collprof: %s", err.text);
         return -1;
     }
     h = cp_logfile_header(lf);
@@ -249,7 +239,7 @@ static int dump_file(const char *path, enum dump_mode mode, int all)
         print_summary(file, h, node, per_op, calls, comms);
     problem = cp_logfile_problem(lf);
     if (problem)
-        fprintf(stderr, "collprof: %s\n", problem->text);
+        cp_cli_say(stderr, "collprof: %s", problem->text);
     cp_logfile_close(lf);
     return 0;
 }
@@ -289,9 +279,14 @@ int cp_cmd_dump(int argc, char **argv)
     for (i = optind; i < argc; i++) {
         struct cp_error err;
         char **paths;
-        int n = cp_logdir_list(argv[i], &paths, &err);
+        int n;
+        if (cp_cli_anchor("dump", argv[i]) < 0) {
+            rc = 1;
+            continue;
+        }
+        n = cp_logdir_list(argv[i], &paths, &err);
         if (n < 0) {
-            fprintf(stderr, "collprof: %s\n", err.text);
+            cp_cli_say(stderr, "collprof: %s", err.text);
             rc = 1;
             continue;
         }

@@ -69,6 +69,8 @@ int cp_cmd_reduce(int argc, char **argv)
         return 2;
     }
     dir = argv[optind];
+    if (cp_cli_anchor("reduce", dir) < 0)
+        return 1;
     if (!node) {
         cp_ports_node_name(name, sizeof name);
         node = name;
@@ -86,7 +88,7 @@ int cp_cmd_reduce(int argc, char **argv)
         out = path;
     }
     if (cp_partial_reduce(dir, node, out, &st, &err) < 0) {
-        fprintf(stderr, "collprof reduce: %s\n", err.text);
+        cp_cli_say(stderr, "collprof reduce: %s", err.text);
         return 1;
     }
     if (!quiet)

@@ -201,7 +201,7 @@ static int parse_option(int c, const char *arg, void *ctx)
         a->ranges = NULL;
         n = cp_trace_parse_ranks(arg, &a->ranges, &err);
         if (n < 0) {
-            fprintf(stderr, "collprof trace: %s\n", err.text);
+            cp_cli_say(stderr, "collprof trace: %s", err.text);
             return -1;
         }
         a->topts.ranges = a->ranges;
@@ -217,7 +217,7 @@ static int parse_option(int c, const char *arg, void *ctx)
         return 0;
     case 'm':
         if (cp_units_parse_count(arg, UINT64_MAX, &v, &err) < 0) {
-            fprintf(stderr, "collprof trace: --max-events: %s\n", err.text);
+            cp_cli_say(stderr, "collprof trace: --max-events: %s", err.text);
             return -1;
         }
         a->topts.max_events = v;
@@ -318,7 +318,7 @@ static int open_sink(const char *output, struct sink *sink,
         return EXIT_USAGE;
     }
     if (cp_path_create(out, output, CP_PATH_MODE, &err) < 0) {
-        fprintf(stderr, "collprof trace: %s\n", err.text);
+        cp_cli_say(stderr, "collprof trace: %s", err.text);
         return EXIT_UNUSABLE;
     }
     *have_out = 1;
@@ -363,7 +363,7 @@ static int close_sink(const char *output, struct sink *sink,
     sink->plain = NULL;
     *have_out = 0;
     if (cp_path_install(out, &err) < 0) {
-        fprintf(stderr, "collprof trace: %s\n", err.text);
+        cp_cli_say(stderr, "collprof trace: %s", err.text);
         return -1;
     }
     return 0;
@@ -392,9 +392,12 @@ int cp_cmd_trace(int argc, char **argv)
     if (rc != 0)
         goto out;
     rc = EXIT_UNUSABLE;
+    for (n = optind; n < argc; n++)
+        if (cp_cli_anchor("trace", argv[n]) < 0)
+            goto out;
     an = cp_analysis_run((const char *const *)(argv + optind), &a.aopts, &err);
     if (!an) {
-        fprintf(stderr, "collprof trace: %s\n", err.text);
+        cp_cli_say(stderr, "collprof trace: %s", err.text);
         goto out;
     }
     if (cut_window(an, &a) < 0) {
@@ -413,7 +416,7 @@ int cp_cmd_trace(int argc, char **argv)
         goto out;
     }
     if (n < 0) {
-        fprintf(stderr, "collprof trace: %s%s%s\n",
+        cp_cli_say(stderr, "collprof trace: %s%s%s",
                 err.source[0] ? err.source : "", err.source[0] ? ": " : "",
                 err.text);
         goto out;

@@ -12,6 +12,8 @@
 
 #include "cp_cmds.h"
 #include "cp_error.h"
+#include "cp_path.h"
+#include "cp_text.h"
 #include "cp_units.h"
 
 static const struct {
@@ -92,6 +94,29 @@ int cp_cli_positive_time(const char *cmd, const char *name, const char *text,
         return cp_cli_usage_error(cmd, "%s: %s", name, e.text);
     if (!(*v > 0))
         return cp_cli_usage_error(cmd, "%s: must be above 0", name);
+    return 0;
+}
+
+void cp_cli_say(FILE *to, const char *fmt, ...)
+{
+    char line[8192], shown[CP_TEXT_SHOWN_SIZE(sizeof line)];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fprintf(to, "%s\n", cp_text_shown(shown, sizeof shown, line, sizeof line,
+                                      0));
+}
+
+int cp_cli_anchor(const char *cmd, const char *path)
+{
+    struct cp_error err;
+
+    if (cp_path_anchor(path, &err) < 0) {
+        cp_cli_say(stderr, "collprof %s: %s", cmd, err.text);
+        return -1;
+    }
     return 0;
 }
 

@@ -47,6 +47,19 @@ int cp_cli_positive_time(const char *cmd, const char *name, const char *text,
  * exit status of a usage error. */
 __attribute__((format(printf, 2, 3))) int
 cp_cli_usage_error(const char *cmd, const char *fmt, ...);
+/* One line to `to`, formatted as printf does, with every byte outside
+ * printable ASCII (and the backslash) shown as \xHH (cp_text_shown), then
+ * a newline: for every line that holds a string from an input (a file
+ * name, a node name, an error's text that names them). */
+__attribute__((format(printf, 2, 3))) void cp_cli_say(FILE *to,
+                                                      const char *fmt, ...);
+
+/* Open the input path (a directory, or a file's directory) once for the
+ * rest of the command (cp_path_anchor): the command reads and writes in
+ * it by that descriptor, never through a link another user could put in
+ * its place.  0, or -1 after a message naming it. */
+int cp_cli_anchor(const char *cmd, const char *path);
+
 /* Writes the page of a report object (Jansson's json_t) to output ("-":
  * stdout) through a temporary file; messages say "collprof CMD: " and name
  * input.  For collprof report and collprof analyze.  0 or -1. */

@@ -11,11 +11,16 @@
  * - an input is opened with O_NOFOLLOW|O_NONBLOCK and must be a regular
  *   file (fstat after the open): a fifo is refused at once instead of
  *   blocking; a symbolic link is followed only where the caller allows it
- *   and only to a file the invoking user owns.
+ *   and only to a regular file the invoking user owns, checked before the
+ *   file is opened (a link to a device or a fifo opens nothing);
+ * - a directory given on the command line is opened once (cp_path_anchor):
+ *   inputs and outputs named "DIR/NAME" are then opened, listed and
+ *   written by its descriptor, never by its path again.
  */
 #ifndef COLLPROF_CP_PATH_H
 #define COLLPROF_CP_PATH_H
 
+#include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -89,6 +94,34 @@ FILE *cp_path_fopen_input(const char *path, enum cp_path_links links,
 char *cp_path_read_text(const char *path, enum cp_path_links links,
                         size_t max, const char *what, size_t *len,
                         struct cp_error *err);
+
+/* Open the directory path once, for good: every later name "PATH/NAME"
+ * given to this module (inputs, cp_path_opendir, cp_path_stat, outputs'
+ * directories) is opened by that descriptor (openat), so that path
+ * swapped for a link, or anything else, while the command runs redirects
+ * nothing.  The path is walked from / (or the working directory) a
+ * component at a time; a symbolic link on the way, the last component
+ * included, is followed only when root or the invoking user owns it (a
+ * link of another user is refused, naming it).  A path that names a file
+ * anchors its directory (when it has one) and returns 0; 1 for a
+ * directory; -1 with err filled.  For main(), before any thread starts;
+ * the descriptors stay open until the process ends. */
+int cp_path_anchor(const char *path, struct cp_error *err);
+
+/* The anchored directory path names or holds directly ("DIR/NAME"): its
+ * descriptor (owned by this module) and, in *name, "." or NAME; -1 when
+ * there is none. */
+int cp_path_dirfd(const char *path, const char **name);
+
+/* opendir(path), by the anchored directory's descriptor when path is one
+ * (a new open of it: its own position).  NULL with err filled. */
+DIR *cp_path_opendir(const char *path, struct cp_error *err);
+
+/* stat(path); for a name in an anchored directory, fstatat by its
+ * descriptor without following a link (the anchored directory itself:
+ * fstat).  0 or -1 (errno). */
+struct stat;
+int cp_path_stat(const char *path, struct stat *st);
 
 /* The policy for logs (*.cplog): CP_PATH_NOFOLLOW unless the command was
  * given --follow-symlinks.  Process-wide, set once by main(). */

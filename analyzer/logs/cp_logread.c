@@ -548,22 +548,24 @@ int cp_logfile_reopen_fd(const char *path, const struct cp_logfile_known *k,
                          struct cp_error *err)
 {
     struct stat sb;
+    struct cp_error e;
     int fd, saved;
 
-    /* never through a link, never blocking on a fifo put in its place;
-     * O_NONBLOCK does not change reads of a regular file, so it stays */
-    fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC |
-                        (cp_path_log_links() == CP_PATH_NOFOLLOW ? O_NOFOLLOW
-                                                                 : 0));
+    /* by cp_path's rules, as the first open: never through a link unless
+     * --follow-symlinks (and then to a regular file of the user's, looked
+     * at before it is opened), by the anchored directory's descriptor,
+     * never blocking on a fifo put in its place; O_NONBLOCK does not
+     * change reads of a regular file, so it stays */
+    fd = cp_path_open_input_stat(path, cp_path_log_links(), &sb, &e);
     if (fd < 0) {
         saved = errno;
         cp_error_set(err, path, -1,
                      "%s: cannot open it again: %s (it was read before)", path,
-                     strerror(saved));
+                     e.text);
         errno = saved;
         return -1;
     }
-    if (fstat(fd, &sb) < 0 || (uint64_t)sb.st_dev != k->dev ||
+    if ((uint64_t)sb.st_dev != k->dev ||
         (uint64_t)sb.st_ino != k->ino) {
         close(fd);
         cp_error_set(err, path, -1,
@@ -641,7 +643,7 @@ int cp_logdir_list(const char *path, char ***paths_out, struct cp_error *err)
     int rc = -1;
 
     *paths_out = NULL;
-    if (stat(path, &sb) < 0) {
+    if (cp_path_stat(path, &sb) < 0) {
         cp_error_set(err, path, -1, "%s: %s", path, strerror(errno));
         goto out;
     }
@@ -655,11 +657,11 @@ int cp_logdir_list(const char *path, char ***paths_out, struct cp_error *err)
         rc = 1;
         goto out;
     }
-    dir = opendir(path);
-    if (!dir) {
-        cp_error_set(err, path, -1, "%s: %s", path, strerror(errno));
+    /* by the directory's descriptor when the command anchored it: the
+     * directory listed is the one every log is then opened in */
+    dir = cp_path_opendir(path, err);
+    if (!dir)
         goto out;
-    }
     while ((de = readdir(dir)) != NULL) {
         size_t len;
         if (!has_suffix(de->d_name, CP_LOG_SUFFIX))

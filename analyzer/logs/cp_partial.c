@@ -606,18 +606,31 @@ int cp_partial_reduce(const char *dir, const char *node, const char *out_path,
     offset = CP_PARTIAL_HEADER_SIZE + (uint64_t)p.nlogs * CP_PARTIAL_ENTRY_SIZE;
     for (k = 0; k < p.nlogs; k++) {
         struct entry *e = &p.e[k];
+        struct cp_logfile *lf;
+        const struct cp_log_header *hd;
         char path[4200];
-        int fd;
         snprintf(path, sizeof path, "%s/%s", dir, e->name);
-        fd = cp_path_open_input(path, cp_path_log_links(), err);
-        if (fd < 0)
+        /* the log copied is checked on the descriptor copied (magic,
+         * header, its node), not only when it was chosen: a file put in
+         * its place since is refused, never copied */
+        lf = cp_logfile_open(path, err);
+        if (!lf)
             goto out;
+        hd = cp_logfile_header(lf);
+        if (cp_logfile_fd(lf) < 0 || strcmp(hd->node, node) != 0 ||
+            hd->global_rank != e->global_rank ||
+            hd->header_size != e->header_size) {
+            cp_error_set(err, path, -1, "%s: changed since it was first read "
+                         "(not the log chosen); nothing written", path);
+            cp_logfile_close(lf);
+            goto out;
+        }
         s.f = o.f;
         s.bytes = 0;
         sum_init(&s.sum);
         e->offset = offset;
-        rc = encode_log(fd, path, e, &s, err);
-        close(fd);
+        rc = encode_log(cp_logfile_fd(lf), path, e, &s, err);
+        cp_logfile_close(lf);
         if (rc < 0)
             goto out;
         rc = -1;
@@ -687,7 +700,7 @@ int cp_partial_missing(const char *dir, char *first, size_t len,
         if (cp_partial_file_name(name, path, sizeof path) == 0) {
             char full[4400];
             snprintf(full, sizeof full, "%s/%s", dir, path);
-            if (stat(full, &sb) == 0)
+            if (cp_path_stat(full, &sb) == 0)
                 continue;
         }
         if (missing++ == 0 && len)
@@ -963,7 +976,7 @@ static int find_partials(const char *path, struct listing *ls,
     struct dirent *de;
     int rc = -1;
 
-    if (stat(path, &sb) == 0 && !S_ISDIR(sb.st_mode) &&
+    if (cp_path_stat(path, &sb) == 0 && !S_ISDIR(sb.st_mode) &&
         has_suffix(path, CP_PARTIAL_SUFFIX)) {
         /* one partial: its logs, or its node's raw logs beside it */
         const char *slash = strrchr(path, '/');
@@ -972,12 +985,11 @@ static int find_partials(const char *path, struct listing *ls,
         if (!ls->dir || !ls->held || !(ls->held[0].path = strdup(path)))
             goto oom;
         ls->nheld = 1;
-    } else if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-        d = opendir(path);
-        if (!d) {
-            cp_error_set(err, path, -1, "%s: %s", path, strerror(errno));
+    } else if (cp_path_stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        /* by the anchored directory's descriptor (cp_path_anchor) */
+        d = cp_path_opendir(path, err);
+        if (!d)
             goto out;
-        }
         while ((de = readdir(d)) != NULL) {
             struct held *bigger;
             size_t len = strlen(path) + strlen(de->d_name) + 2;
