@@ -58,6 +58,7 @@ char *cp_jsonfile_read(const char *path, enum cp_path_links links,
         return NULL;
     if ((uint64_t)st.st_size > max_bytes) {
         *too_big = 1;
+        errno = EFBIG;
         cp_error_set(err, path, -1, "%s: %lld bytes, more than a %s may have "
                      "(%zu)", path, (long long)st.st_size, what, max_bytes);
         goto fail;
@@ -82,6 +83,7 @@ char *cp_jsonfile_read(const char *path, enum cp_path_links links,
         got += (size_t)n;
     }
     if (memchr(text, '\0', got)) {
+        errno = EINVAL;
         cp_error_set(err, path, -1, "%s: binary data, not a %s", path, what);
         goto fail;
     }
@@ -89,6 +91,7 @@ char *cp_jsonfile_read(const char *path, enum cp_path_links links,
     cost = cp_jsonfile_cost(text, got);
     if (cost > max_cost) {
         *too_big = 1;
+        errno = EFBIG;
         cp_error_set(err, path, -1, "%s: %zu bytes whose parse would take "
                      "about %zu MiB, more than a %s may (%zu MiB)", path, got,
                      cost >> 20, what, max_cost >> 20);

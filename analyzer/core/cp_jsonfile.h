@@ -23,7 +23,8 @@ size_t cp_jsonfile_cost(const char *text, size_t len);
  * *len.  `what` names the kind of file in messages ("port snapshot").  A
  * file of more than max_bytes (by fstat: nothing is read), or whose parse
  * would cost more than max_cost, is refused with *too_big set to 1; a
- * NUL byte in it is refused too.  NULL with err naming the file. */
+ * NUL byte in it is refused too.  NULL with err naming the file and errno
+ * set (EFBIG: too big). */
 char *cp_jsonfile_read(const char *path, enum cp_path_links links,
                        size_t max_bytes, size_t max_cost, const char *what,
                        size_t *len, int *too_big, struct cp_error *err);

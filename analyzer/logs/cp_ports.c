@@ -758,12 +758,15 @@ int cp_ports_read(const char *path, struct cp_ports_snapshot *snap,
     j = json_loadb(text, len, 0, &je);
     free(text);
     if (!j) {
+        errno = EINVAL; /* a reader tells a damaged file from a missing one */
         return cp_errorf_at(err, path, je.position, "%s: line %d: %s", path,
                             je.line, je.text);
     }
     rc = cp_ports_from_json(j, snap, &e);
     json_decref(j);
-    if (rc < 0)
+    if (rc < 0) {
+        errno = EINVAL;
         cp_error_set(err, path, -1, "%s: %s", path, e.text);
+    }
     return rc;
 }

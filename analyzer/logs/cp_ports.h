@@ -105,7 +105,8 @@ int cp_ports_snapshot_dir(const char *dir, const char *node, const char *when,
                           struct cp_error *err);
 
 /* Read one snapshot file (CP_PORTS_MAX_BYTES at most: a larger one is
- * refused by its size, unread).  0 or -1 with err (names the file). */
+ * refused by its size, unread).  0 or -1 with err (names the file) and
+ * errno set (ENOENT: no such file; EINVAL: not a snapshot). */
 int cp_ports_read(const char *path, struct cp_ports_snapshot *snap,
                   struct cp_error *err);
 
