@@ -2313,6 +2313,10 @@ static int judge(struct cp_analysis *an, struct an_state *st,
         cp_links_apply_probe(an, opts->probe) < 0 ||
         cp_ncclview_build(an) < 0)
         return -1;
+    if (opts->probe_skipped &&
+        add_problem(an, opts->probe_skipped->source, -1,
+                    opts->probe_skipped->text) < 0)
+        return -1;
     /* times on the whole run's axis (that of collprof trace) */
     origin = opts->window_origin_ns != INT64_MIN ? opts->window_origin_ns
                                                  : st->t_first;

@@ -70,6 +70,10 @@ struct cp_analysis_opts {
      * into the slow-link analysis; NULL: none.  Read, not kept: the result
      * copies what it uses. */
     const struct cp_probeview *probe;
+    /* A probe.json found next to the logs and not used (over its caps,
+     * cp_probeview.h): one more input problem, naming its file; NULL:
+     * none. */
+    const struct cp_error *probe_skipped;
     /* The window to analyze: only calls that start in [window_from_ns,
      * window_to_ns) (CLOCK_REALTIME ns on the reference node's clock, node
      * offsets applied: summary.start_ns is the scale) are read; INT64_MIN /

@@ -15,6 +15,7 @@
 #include "cp_portview.h"
 #include "cp_path.h"
 #include "cp_ports.h"
+#include "cp_slots.h"
 
 static int add_port_problem(struct cp_analysis_ports *pv, const char *file,
                             const char *msg)
@@ -37,14 +38,15 @@ static int add_port_problem(struct cp_analysis_ports *pv, const char *file,
     return 0;
 }
 
-/* Where merge finds a node's ports and a snapshot's node: each node's
- * ports chained (index + 1, 0 at the end), the nodes sorted by name.  At
- * tens of thousands of nodes, a search of every port per port (or of
- * every node per snapshot) would be billions of string compares. */
+/* Where merge finds a port and a snapshot's node: the ports in a table
+ * keyed by node, device and port, the nodes sorted by name.  At tens of
+ * thousands of nodes, or a snapshot listing its limit of ports, a search
+ * of every port per port (or of every node per snapshot) would be
+ * billions of string compares. */
 struct pv_index {
-    size_t *first;      /* per node: its last port added, + 1 */
-    size_t *next;       /* per port: the node's port added before, + 1 */
-    size_t cap;         /* room in ports and next */
+    struct cp_slots slots; /* indices into an->ports.ports */
+    size_t *count;      /* per node: its ports kept */
+    size_t cap;         /* room in ports */
     struct pv_node {
         const char *name;
         size_t node;
@@ -64,9 +66,9 @@ static int index_init(struct pv_index *ix, const struct cp_analysis *an)
 
     memset(ix, 0, sizeof *ix);
     ix->nnodes = an->nnodes;
-    ix->first = calloc(n, sizeof *ix->first);
+    ix->count = calloc(n, sizeof *ix->count);
     ix->by_name = malloc(n * sizeof *ix->by_name);
-    if (!ix->first || !ix->by_name)
+    if (!ix->count || !ix->by_name)
         return -1;
     for (i = 0; i < an->nnodes; i++) {
         ix->by_name[i].name = an->nodes[i].name;
@@ -78,8 +80,8 @@ static int index_init(struct pv_index *ix, const struct cp_analysis *an)
 
 static void index_free(struct pv_index *ix)
 {
-    free(ix->first);
-    free(ix->next);
+    cp_slots_free(&ix->slots);
+    free(ix->count);
     free(ix->by_name);
 }
 
@@ -93,29 +95,65 @@ static size_t node_named(const struct pv_index *ix, const char *name)
     return at ? at->node : ix->nnodes;
 }
 
+static size_t port_hash(unsigned node, const char *device, unsigned port)
+{
+    return cp_slots_mix2(node, port) ^ cp_slots_name(device);
+}
+
+static size_t port_hash_at(const void *ctx, size_t i)
+{
+    const struct cp_analysis_port *q =
+        &((const struct cp_analysis_ports *)ctx)->ports[i];
+
+    return port_hash(q->node, q->device, q->port);
+}
+
+/* the key port_of looks for */
+struct pv_key {
+    const struct cp_analysis_ports *pv;
+    unsigned node;
+    const struct cp_port *p;
+};
+
+static int port_is(const void *ctx, size_t i)
+{
+    const struct pv_key *k = ctx;
+    const struct cp_analysis_port *q = &k->pv->ports[i];
+
+    return q->node == k->node && q->port == k->p->port &&
+           strcmp(q->device, k->p->device) == 0;
+}
+
+/* The job's port of node for p, added if new.  NULL: out of memory, or
+ * (*full set) the node has CP_PORTS_MAX_PORTS ports already. */
 static struct cp_analysis_port *port_of(struct cp_analysis_ports *pv,
                                         struct pv_index *ix, unsigned node,
-                                        const struct cp_port *p)
+                                        const struct cp_port *p, int *full)
 {
+    struct pv_key key = {pv, node, p};
     struct cp_analysis_port *q;
-    size_t i;
+    size_t slot;
+    long at;
 
-    for (i = ix->first[node]; i; i = ix->next[i - 1])
-        if (pv->ports[i - 1].port == p->port &&
-            strcmp(pv->ports[i - 1].device, p->device) == 0)
-            return &pv->ports[i - 1];
+    *full = 0;
+    if (cp_slots_room(&ix->slots, pv->nports, 64, port_hash_at, pv) < 0)
+        return NULL;
+    slot = cp_slots_probe(&ix->slots, port_hash(node, p->device, p->port),
+                          port_is, &key);
+    at = cp_slots_at(&ix->slots, slot);
+    if (at >= 0)
+        return &pv->ports[at];
+    if (ix->count[node] >= CP_PORTS_MAX_PORTS) {
+        *full = 1;
+        return NULL;
+    }
     if (pv->nports == ix->cap) {
         size_t cap = ix->cap ? 2 * ix->cap : 16;
         struct cp_analysis_port *bigger =
             realloc(pv->ports, cap * sizeof *bigger);
-        size_t *next;
         if (!bigger)
             return NULL;
         pv->ports = bigger;
-        next = realloc(ix->next, cap * sizeof *next);
-        if (!next)
-            return NULL;
-        ix->next = next;
         ix->cap = cap;
     }
     q = &pv->ports[pv->nports];
@@ -127,8 +165,8 @@ static struct cp_analysis_port *port_of(struct cp_analysis_ports *pv,
     q->rose = json_object();
     if (!q->rose)
         return NULL;
-    ix->next[pv->nports] = ix->first[node];
-    ix->first[node] = ++pv->nports;
+    cp_slots_set(&ix->slots, slot, pv->nports++);
+    ix->count[node]++;
     return q;
 }
 
@@ -145,21 +183,74 @@ static uint64_t counter(const struct cp_port *p, const char *name, int *found)
     return 0;
 }
 
-/* Merge one snapshot; ends after starts (the caller reads them so). */
+/* Ports ordered by device and port, then by place in their snapshot. */
+static int port_key_cmp(const void *a, const void *b)
+{
+    const struct cp_port *p = *(const struct cp_port *const *)a,
+                         *q = *(const struct cp_port *const *)b;
+    int c = strcmp(p->device, q->device);
+
+    if (c)
+        return c;
+    if (p->port != q->port)
+        return p->port < q->port ? -1 : 1;
+    return p < q ? -1 : p > q;
+}
+
+/* The first port of sorted (n, by port_key_cmp) with p's device and port;
+ * NULL when none has them. */
+static const struct cp_port *same_port(const struct cp_port *const *sorted,
+                                       size_t n, const struct cp_port *p)
+{
+    size_t lo = 0, hi = n;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(sorted[mid]->device, p->device);
+        if (c < 0 || (c == 0 && sorted[mid]->port < p->port))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < n && sorted[lo]->port == p->port &&
+        strcmp(sorted[lo]->device, p->device) == 0)
+        return sorted[lo];
+    return NULL;
+}
+
+/* Merge one snapshot, read from path; ends after starts (the caller reads
+ * them so).  A port of the end is compared with the start's first port of
+ * the same device and number. */
 static int merge(struct cp_analysis *an, struct pv_index *ix,
-                 const struct cp_ports_snapshot *snap,
+                 const char *path, const struct cp_ports_snapshot *snap,
                  const struct cp_ports_snapshot *start)
 {
-    size_t i, k, n = node_named(ix, snap->node);
+    const struct cp_port **sorted = NULL;
+    size_t i, n = node_named(ix, snap->node), dropped = 0;
+    int is_end = strcmp(snap->when, "end") == 0, rc = -1;
 
     if (n == an->nnodes)
         return 0; /* a node of another job, or collprof record's host */
-    for (i = 0; i < snap->nports; i++) {
-        const struct cp_port *p = &snap->ports[i];
-        struct cp_analysis_port *q = port_of(&an->ports, ix, (unsigned)n, p);
-        int is_end = strcmp(snap->when, "end") == 0;
-        if (!q)
+    if (is_end && start && start->nports) {
+        sorted = malloc(start->nports * sizeof *sorted);
+        if (!sorted)
             return -1;
+        for (i = 0; i < start->nports; i++)
+            sorted[i] = &start->ports[i];
+        qsort(sorted, start->nports, sizeof *sorted, port_key_cmp);
+    }
+    for (i = 0; i < snap->nports; i++) {
+        const struct cp_port *p = &snap->ports[i], *s;
+        int full;
+        struct cp_analysis_port *q =
+            port_of(&an->ports, ix, (unsigned)n, p, &full);
+        size_t c;
+        if (!q && full) {
+            dropped++;
+            continue;
+        }
+        if (!q)
+            goto out;
         if (is_end)
             q->have_end = 1;
         else
@@ -170,28 +261,35 @@ static int merge(struct cp_analysis *an, struct pv_index *ix,
             if (isfinite(p->rate_Gbps) || !isfinite(q->rate_Gbps))
                 q->rate_Gbps = p->rate_Gbps;
         }
-        if (!is_end || !start)
+        if (!sorted || !(s = same_port(sorted, start->nports, p)))
             continue;
-        for (k = 0; k < start->nports; k++) {
-            const struct cp_port *s = &start->ports[k];
-            size_t c;
-            if (s->port != p->port || strcmp(s->device, p->device) != 0)
+        for (c = 0; c < p->ncounters; c++) {
+            int found;
+            uint64_t before;
+            if (!cp_ports_error_counter(p->counters[c].name))
                 continue;
-            for (c = 0; c < p->ncounters; c++) {
-                int found;
-                uint64_t before = counter(s, p->counters[c].name, &found);
-                if (!found || !cp_ports_error_counter(p->counters[c].name) ||
-                    p->counters[c].value <= before)
-                    continue;
-                if (json_object_set_new(
-                        q->rose, p->counters[c].name,
-                        json_integer((json_int_t)(p->counters[c].value -
-                                                  before))) < 0)
-                    return -1;
-            }
+            before = counter(s, p->counters[c].name, &found);
+            if (!found || p->counters[c].value <= before)
+                continue;
+            if (json_object_set_new(
+                    q->rose, p->counters[c].name,
+                    json_integer((json_int_t)(p->counters[c].value -
+                                              before))) < 0)
+                goto out;
         }
     }
-    return 0;
+    if (dropped) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "%zu ports of node %.64s not read: the "
+                 "analysis keeps at most %u ports of a node", dropped,
+                 snap->node, CP_PORTS_MAX_PORTS);
+        if (add_port_problem(&an->ports, path, msg) < 0)
+            goto out;
+    }
+    rc = 0;
+out:
+    free(sorted);
+    return rc;
 }
 
 /* Read DIR/ports-*-start.json and their -end.json. */
@@ -226,15 +324,15 @@ static int read_dir(struct cp_analysis *an, struct pv_index *ix,
         if (rc == 0 && cp_ports_read(endpath, &end, &e) == 0) {
             an->ports.snapshots++;
             if (have_start)
-                rc = merge(an, ix, &start, NULL);
+                rc = merge(an, ix, path, &start, NULL);
             if (rc == 0)
-                rc = merge(an, ix, &end, have_start ? &start : NULL);
+                rc = merge(an, ix, endpath, &end, have_start ? &start : NULL);
             cp_ports_clear(&end);
         } else if (rc == 0) {
             if (errno != ENOENT)
                 rc = add_port_problem(&an->ports, endpath, e.text);
             if (rc == 0 && have_start)
-                rc = merge(an, ix, &start, NULL);
+                rc = merge(an, ix, path, &start, NULL);
         }
         if (have_start)
             cp_ports_clear(&start);
@@ -255,18 +353,34 @@ static int rate_cmp(const void *a, const void *b)
     return p->rate_Gbps < q->rate_Gbps ? -1 : p->rate_Gbps > q->rate_Gbps;
 }
 
+/* A link layer's peer rate. */
+struct pv_layer {
+    const char *name;
+    double rate;
+};
+
+static int layer_cmp(const void *a, const void *b)
+{
+    return strcmp(((const struct pv_layer *)a)->name,
+                  ((const struct pv_layer *)b)->name);
+}
+
 /* Each port's peer rate: the most common rate among the job's active
  * ports of its link layer (the higher of two as common).  One sort of
- * the ports, not a count over every port for each pair of ports.  -1:
- * out of memory. */
+ * the ports, not a count over every port for each pair of ports, and one
+ * search of its link layer per port.  -1: out of memory. */
 static int peer_rates(struct cp_analysis_ports *pv)
 {
-    struct cp_analysis_port **v = malloc((pv->nports ? pv->nports : 1) *
-                                         sizeof *v);
-    size_t n = 0, i, k, j;
+    size_t room = pv->nports ? pv->nports : 1;
+    struct cp_analysis_port **v = malloc(room * sizeof *v);
+    struct pv_layer *layers = malloc(room * sizeof *layers);
+    size_t n = 0, nlayers = 0, i, k, j;
 
-    if (!v)
+    if (!v || !layers) {
+        free(v);
+        free(layers);
         return -1;
+    }
     for (i = 0; i < pv->nports; i++)
         if (strcmp(pv->ports[i].state, "ACTIVE") == 0 &&
             isfinite(pv->ports[i].rate_Gbps))
@@ -287,11 +401,19 @@ static int peer_rates(struct cp_analysis_ports *pv)
                 rate = v[k]->rate_Gbps;
             }
         }
-        for (j = 0; j < pv->nports; j++)
-            if (strcmp(pv->ports[j].link_layer, v[i]->link_layer) == 0)
-                pv->ports[j].peer_rate_Gbps = rate;
+        layers[nlayers].name = v[i]->link_layer;
+        layers[nlayers++].rate = rate;
+    }
+    /* layers is in v's order: sorted by name */
+    for (j = 0; j < pv->nports; j++) {
+        struct pv_layer key = {pv->ports[j].link_layer, NAN};
+        const struct pv_layer *at =
+            bsearch(&key, layers, nlayers, sizeof key, layer_cmp);
+        if (at)
+            pv->ports[j].peer_rate_Gbps = at->rate;
     }
     free(v);
+    free(layers);
     return 0;
 }
 

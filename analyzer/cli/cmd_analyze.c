@@ -734,13 +734,15 @@ static int parse_args(int argc, char **argv, struct analyze_args *a)
 
 /* The probe.json named by --probe, or found next to the logs, into probe
  * (a->opts.probe then points at it): 0, or the exit status after a
- * message. */
+ * message.  One found that is over its caps is left out, *skipped saying
+ * why (a->opts.probe_skipped then points at it). */
 static int load_probe(char *const *inputs, struct analyze_args *a,
-                      struct cp_probeview *probe)
+                      struct cp_probeview *probe, struct cp_error *skipped)
 {
     char found[4200];
     const char *path = a->probe_path;
     struct cp_error err;
+    int rc;
 
     if (!path && !a->no_probe &&
         cp_probeview_find((const char *const *)inputs, found, sizeof found))
@@ -750,7 +752,14 @@ static int load_probe(char *const *inputs, struct analyze_args *a,
     /* a probe named on the command line that cannot be read is a usage
      * error; one found next to the logs makes them unusable as given
      * (--no-probe analyzes without it) */
-    if (cp_probeview_read(path, probe, &err) < 0) {
+    rc = cp_probeview_read(path, probe, &err);
+    if (rc == CP_PROBEVIEW_TOO_BIG && path == found) {
+        cp_error_set(skipped, path, -1, "%s; the analysis goes on without it",
+                     err.text);
+        a->opts.probe_skipped = skipped;
+        return 0;
+    }
+    if (rc < 0) {
         cp_cli_say(stderr, "collprof analyze: %s%s", err.text,
                 path == found
                     ? " (found next to the logs; --no-probe ignores it)"
@@ -809,7 +818,7 @@ int cp_cmd_analyze(int argc, char **argv)
     struct cp_profile profile;
     struct cp_probeview probe;
     struct cp_analysis *an = NULL;
-    struct cp_error err;
+    struct cp_error err, probe_skipped;
     struct progress prog = {0};
     char *const *inputs;
     int rc = EXIT_USAGE, c;
@@ -835,7 +844,7 @@ int cp_cmd_analyze(int argc, char **argv)
     rc = cp_clijob_load_profile("analyze", a.profile_path, a.no_profile,
                                 &profile, &a.opts.profile);
     if (rc == 0)
-        rc = load_probe(inputs, &a, &probe);
+        rc = load_probe(inputs, &a, &probe, &probe_skipped);
     if (rc != 0)
         goto out;
     rc = EXIT_USAGE;

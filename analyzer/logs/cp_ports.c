@@ -13,6 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cp_grow.h"
+#include "cp_jsonfile.h"
 #include "cp_path.h"
 #include "cp_jsonout.h"
 #include "cp_ports.h"
@@ -155,6 +157,17 @@ static int compare_counters(const void *a, const void *b)
                   ((const struct cp_port_counter *)b)->name);
 }
 
+/* Room for one more counter of p (the array doubles), zeroed.  0, or -1
+ * out of memory. */
+static int new_counter(struct cp_port *p)
+{
+    if (cp_grow((void **)&p->counters, &p->counters_cap, p->ncounters,
+                sizeof *p->counters) < 0)
+        return -1;
+    memset(&p->counters[p->ncounters], 0, sizeof p->counters[0]);
+    return 0;
+}
+
 static int read_counters(struct cp_port *p, const char *dir)
 {
     DIR *d = opendir(dir);
@@ -170,7 +183,6 @@ static int read_counters(struct cp_port *p, const char *dir)
     while ((de = readdir(d)) != NULL) {
         char path[PATH_BYTES], text[TEXT_MAX], *end;
         unsigned long long v;
-        struct cp_port_counter *bigger;
         if (de->d_name[0] == '.')
             continue;
         if (p->ncounters >= MAX_COUNTERS)
@@ -186,11 +198,8 @@ static int read_counters(struct cp_port *p, const char *dir)
             add_problem(p, de->d_name, "not a number");
             continue;
         }
-        bigger = realloc(p->counters, (p->ncounters + 1) * sizeof *bigger);
-        if (!bigger)
+        if (new_counter(p) < 0)
             goto out;
-        p->counters = bigger;
-        memset(&p->counters[p->ncounters], 0, sizeof p->counters[0]);
         if (strlen(de->d_name) >= sizeof p->counters[0].name)
             continue; /* no counter has such a name */
         memcpy(p->counters[p->ncounters].name, de->d_name,
@@ -207,15 +216,15 @@ out:
     return rc;
 }
 
+/* One more port of snap (the array doubles).  NULL out of memory. */
 static struct cp_port *new_port(struct cp_ports_snapshot *snap,
                                 const char *device, unsigned port)
 {
-    struct cp_port *bigger = realloc(snap->ports,
-                                     (snap->nports + 1) * sizeof *bigger), *p;
+    struct cp_port *p;
 
-    if (!bigger)
+    if (cp_grow((void **)&snap->ports, &snap->cap, snap->nports,
+                sizeof *snap->ports) < 0)
         return NULL;
-    snap->ports = bigger;
     p = &snap->ports[snap->nports++];
     memset(p, 0, sizeof *p);
     snprintf(p->device, sizeof p->device, "%s", device);
@@ -501,7 +510,8 @@ int cp_ports_take(struct cp_ports_snapshot *snap, const char *node,
             }
             continue;
         }
-        for (k = 0; k < nports; k++) {
+        /* no more than a reader takes (a fake root may list any number) */
+        for (k = 0; k < nports && snap->nports < CP_PORTS_MAX_PORTS; k++) {
             char portdir[PATH_BYTES], *end;
             unsigned long n = strtoul(ports[k], &end, 10);
             if (*end || end == ports[k] || join(portdir, portsdir, ports[k]) < 0)
@@ -621,6 +631,10 @@ int cp_ports_from_json(const json_t *j, struct cp_ports_snapshot *snap,
     snap->time_ns = json_integer_value(json_object_get(j, "time_ns"));
     snap->verbs = json_is_true(json_object_get(j, "verbs"));
     ports = json_object_get(j, "ports");
+    if (json_array_size(ports) > CP_PORTS_MAX_PORTS) {
+        return cp_errorf(err, "%zu ports, more than a snapshot may list (%u)",
+                         json_array_size(ports), CP_PORTS_MAX_PORTS);
+    }
     json_array_foreach(ports, i, o) {
         const json_t *c = json_object_get(o, "counters"), *v;
         const char *name;
@@ -644,14 +658,10 @@ int cp_ports_from_json(const json_t *j, struct cp_ports_snapshot *snap,
         p->from_verbs = json_is_true(json_object_get(o, "from_verbs"));
         p->have_counters = json_is_object(c);
         json_object_foreach((json_t *)c, name, v) {
-            struct cp_port_counter *bigger;
             if (!json_is_integer(v) || p->ncounters >= MAX_COUNTERS)
                 continue;
-            bigger = realloc(p->counters, (p->ncounters + 1) * sizeof *bigger);
-            if (!bigger)
+            if (new_counter(p) < 0)
                 goto oom;
-            p->counters = bigger;
-            memset(&p->counters[p->ncounters], 0, sizeof p->counters[0]);
             snprintf(p->counters[p->ncounters].name,
                      sizeof p->counters[0].name, "%s", name);
             p->counters[p->ncounters].value = (uint64_t)json_integer_value(v);
@@ -735,22 +745,28 @@ int cp_ports_read(const char *path, struct cp_ports_snapshot *snap,
     json_error_t je;
     json_t *j = NULL;
     struct cp_error e;
-    FILE *f;
-    int rc;
+    char *text;
+    size_t len;
+    int rc, too_big;
 
     memset(snap, 0, sizeof *snap);
-    f = cp_path_fopen_input(path, CP_PATH_NOFOLLOW, err);
-    if (!f)
+    text = cp_jsonfile_read(path, CP_PATH_NOFOLLOW, CP_PORTS_MAX_BYTES,
+                            CP_PORTS_MAX_COST, "port snapshot", &len,
+                            &too_big, err);
+    if (!text)
         return -1;
-    j = json_loadf(f, 0, &je);
-    fclose(f);
+    j = json_loadb(text, len, 0, &je);
+    free(text);
     if (!j) {
+        errno = EINVAL; /* a reader tells a damaged file from a missing one */
         return cp_errorf_at(err, path, je.position, "%s: line %d: %s", path,
                             je.line, je.text);
     }
     rc = cp_ports_from_json(j, snap, &e);
     json_decref(j);
-    if (rc < 0)
+    if (rc < 0) {
+        errno = EINVAL;
         cp_error_set(err, path, -1, "%s: %s", path, e.text);
+    }
     return rc;
 }

@@ -26,6 +26,17 @@
 
 #define CP_PORTS_SCHEMA "collprof.ports/1"
 
+/* What a snapshot file may hold (docs/security.md, "Port snapshots and
+ * probe.json"): a larger file, one whose parse would take more memory
+ * (cp_jsonfile_cost), or one that lists more ports, is refused
+ * (cp_ports_read) before anything is sized by it.  A node's real snapshot
+ * is tens of KB (a port with its counters is about 1.5 KB written); the
+ * analysis keeps at most CP_PORTS_MAX_PORTS ports of one node, whatever
+ * the number of files naming it. */
+#define CP_PORTS_MAX_BYTES ((size_t)1 << 20)
+#define CP_PORTS_MAX_COST ((size_t)16 << 20)
+#define CP_PORTS_MAX_PORTS 1024u
+
 struct cp_port_counter {
     char name[64];
     uint64_t value;
@@ -44,6 +55,7 @@ struct cp_port {
     int from_verbs;      /* libibverbs answered for this port */
     int have_counters;   /* a counters folder was read */
     size_t ncounters;
+    size_t counters_cap; /* room in counters */
     struct cp_port_counter *counters;
     char problems[256];  /* "; "-separated, "" none */
 };
@@ -55,6 +67,7 @@ struct cp_ports_snapshot {
     char root[512];      /* the sysfs root read */
     int verbs;           /* libibverbs was loaded */
     size_t nports;
+    size_t cap;          /* room in ports */
     struct cp_port *ports;
 };
 
@@ -76,7 +89,8 @@ void cp_ports_clear(struct cp_ports_snapshot *snap);
 /* The snapshot as JSON (new reference; NULL when memory ran out). */
 json_t *cp_ports_to_json(const struct cp_ports_snapshot *snap);
 
-/* Parse a snapshot from JSON (as cp_ports_to_json writes it). */
+/* Parse a snapshot from JSON (as cp_ports_to_json writes it); more than
+ * CP_PORTS_MAX_PORTS ports is an error. */
 int cp_ports_from_json(const json_t *j, struct cp_ports_snapshot *snap,
                        struct cp_error *err);
 
@@ -90,7 +104,9 @@ int cp_ports_write(const struct cp_ports_snapshot *snap, const char *dir,
 int cp_ports_snapshot_dir(const char *dir, const char *node, const char *when,
                           struct cp_error *err);
 
-/* Read one snapshot file.  0 or -1 with err (names the file). */
+/* Read one snapshot file (CP_PORTS_MAX_BYTES at most: a larger one is
+ * refused by its size, unread).  0 or -1 with err (names the file) and
+ * errno set (ENOENT: no such file; EINVAL: not a snapshot). */
 int cp_ports_read(const char *path, struct cp_ports_snapshot *snap,
                   struct cp_error *err);
 

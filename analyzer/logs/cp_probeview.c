@@ -11,24 +11,47 @@
 
 #include "cp_probeview.h"
 #include "cp_jsoncheck.h"
+#include "cp_jsonfile.h"
 #include "cp_path.h"
 
 /* probe.json is read through the checked reader (cp_jsoncheck): every
  * message names the file and the key; numbers as stored. */
 
-static long node_index(const struct cp_probeview *pv, const char *name)
-{
-    size_t i;
+/* The nodes sorted by name (then by place), for a search per name: a
+ * walk over every node per name would be quadratic in the nodes. */
+struct pv_sorted {
+    const char *name;
+    size_t index;
+};
 
-    for (i = 0; i < pv->nnodes; i++)
-        if (strcmp(pv->nodes[i], name) == 0)
-            return (long)i;
-    return -1;
+static int sorted_cmp(const void *a, const void *b)
+{
+    const struct pv_sorted *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+
+    if (c)
+        return c;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int name_cmp(const void *key, const void *b)
+{
+    return strcmp(key, ((const struct pv_sorted *)b)->name);
+}
+
+static long node_index(const struct pv_sorted *by_name, size_t n,
+                       const char *name)
+{
+    const struct pv_sorted *at =
+        bsearch(name, by_name, n, sizeof *by_name, name_cmp);
+
+    return at ? (long)at->index : -1;
 }
 
 /* pairs[i].nodes: two different nodes of topology.nodes, into ends. */
 static int pair_ends(struct cp_jsoncheck *c, const struct cp_probeview *pv,
-                     json_t *o, const char *where, long *ends)
+                     const struct pv_sorted *by_name, json_t *o,
+                     const char *where, long *ends)
 {
     json_t *two = cp_jsoncheck_typed(c, o, where, "nodes", 1, JSON_ARRAY), *v;
     size_t k;
@@ -45,7 +68,7 @@ static int pair_ends(struct cp_jsoncheck *c, const struct cp_probeview *pv,
             return cp_jsoncheck_fail(c, "key '%s.nodes[%zu]' should be a "
                                         "string, not %s",
                                      where, k, cp_jsoncheck_type_name(v));
-        ends[k] = node_index(pv, json_string_value(v));
+        ends[k] = node_index(by_name, pv->nnodes, json_string_value(v));
         if (ends[k] < 0)
             return cp_jsoncheck_fail(c, "key '%s.nodes[%zu]' names node "
                                         "'%.64s', which is not in "
@@ -59,7 +82,7 @@ static int pair_ends(struct cp_jsoncheck *c, const struct cp_probeview *pv,
 }
 
 static void read_pair(struct cp_jsoncheck *c, struct cp_probeview *pv,
-                      json_t *o, size_t i)
+                      const struct pv_sorted *by_name, json_t *o, size_t i)
 {
     struct cp_probeview_pair *p = &pv->pairs[pv->npairs];
     char where[64];
@@ -72,7 +95,7 @@ static void read_pair(struct cp_jsoncheck *c, struct cp_probeview *pv,
                           cp_jsoncheck_type_name(o));
         return;
     }
-    if (pair_ends(c, pv, o, where, ends) < 0)
+    if (pair_ends(c, pv, by_name, o, where, ends) < 0)
         return;
     state = cp_jsoncheck_str(c, o, where, "state", 1);
     if (c->bad)
@@ -92,33 +115,45 @@ static void read_pair(struct cp_jsoncheck *c, struct cp_probeview *pv,
         pv->npairs++;
 }
 
-/* topology.nodes, each once, into pv->nodes. */
+/* topology.nodes, each once, into pv->nodes, and sorted into by_name
+ * (room for all).  The first node that is not a string or repeats one
+ * before it is the error. */
 static void read_nodes(struct cp_jsoncheck *c, struct cp_probeview *pv,
-                       json_t *nodes)
+                       json_t *nodes, struct pv_sorted *by_name)
 {
+    size_t i, repeat = SIZE_MAX;
     json_t *v;
-    size_t i;
 
     json_array_foreach(nodes, i, v)
     {
-        if (!json_is_string(v)) {
-            cp_jsoncheck_fail(c, "key 'topology.nodes[%zu]' should be a "
-                                 "string, not %s",
-                              i, cp_jsoncheck_type_name(v));
-            return;
-        }
-        if (node_index(pv, json_string_value(v)) >= 0) {
-            cp_jsoncheck_fail(c, "key 'topology.nodes[%zu]' repeats node "
-                                 "'%.64s'",
-                              i, json_string_value(v));
-            return;
-        }
+        if (!json_is_string(v))
+            break;
         pv->nodes[i] = strdup(json_string_value(v));
         if (!pv->nodes[i]) {
             cp_jsoncheck_fail(c, "out of memory");
             return;
         }
+        by_name[i].name = pv->nodes[i];
+        by_name[i].index = i;
         pv->nnodes++;
+    }
+    qsort(by_name, pv->nnodes, sizeof *by_name, sorted_cmp);
+    /* a name's second place, the earliest of all names' */
+    for (i = 1; i < pv->nnodes; i++)
+        if (strcmp(by_name[i].name, by_name[i - 1].name) == 0 &&
+            (i < 2 || strcmp(by_name[i - 1].name, by_name[i - 2].name) != 0) &&
+            by_name[i].index < repeat)
+            repeat = by_name[i].index;
+    if (repeat != SIZE_MAX) {
+        cp_jsoncheck_fail(c, "key 'topology.nodes[%zu]' repeats node '%.64s'",
+                          repeat, pv->nodes[repeat]);
+        return;
+    }
+    if (pv->nnodes < json_array_size(nodes)) {
+        v = json_array_get(nodes, pv->nnodes);
+        cp_jsoncheck_fail(c, "key 'topology.nodes[%zu]' should be a string, "
+                             "not %s",
+                          pv->nnodes, cp_jsoncheck_type_name(v));
     }
 }
 
@@ -126,9 +161,10 @@ int cp_probeview_from_json(json_t *doc, const char *file,
                            struct cp_probeview *pv, struct cp_error *err)
 {
     struct cp_jsoncheck c;
+    struct pv_sorted *by_name = NULL;
     json_t *v, *topo, *nodes, *pairs;
     const char *schema, *src;
-    size_t i;
+    size_t i, n;
 
     cp_jsoncheck_init(&c, err, file, 0);
     memset(pv, 0, sizeof *pv);
@@ -157,18 +193,33 @@ int cp_probeview_from_json(json_t *doc, const char *file,
     pairs = cp_jsoncheck_typed(&c, topo, "topology", "pairs", 1, JSON_ARRAY);
     if (c.bad)
         goto out;
-    pv->nodes = calloc(json_array_size(nodes) + 1, sizeof *pv->nodes);
+    /* counts the file's bytes back, but bounded all the same */
+    n = json_array_size(nodes);
+    if (n > CP_PROBE_MAX_NODES) {
+        cp_jsoncheck_fail(&c, "key 'topology.nodes' lists %zu nodes, more "
+                              "than a probe may have (%u)",
+                          n, CP_PROBE_MAX_NODES);
+        goto out;
+    }
+    if (json_array_size(pairs) > n * (n - (n > 0)) / 2) {
+        cp_jsoncheck_fail(&c, "key 'topology.pairs' lists %zu pairs, more "
+                              "than its %zu nodes make (%zu)",
+                          json_array_size(pairs), n, n * (n - (n > 0)) / 2);
+        goto out;
+    }
+    pv->nodes = calloc(n + 1, sizeof *pv->nodes);
     pv->pairs = calloc(json_array_size(pairs) + 1, sizeof *pv->pairs);
-    if (!pv->nodes || !pv->pairs) {
+    by_name = malloc((n + 1) * sizeof *by_name);
+    if (!pv->nodes || !pv->pairs || !by_name) {
         cp_jsoncheck_fail(&c, "out of memory");
         goto out;
     }
-    read_nodes(&c, pv, nodes);
+    read_nodes(&c, pv, nodes, by_name);
     json_array_foreach(pairs, i, v)
     {
         if (c.bad)
             goto out;
-        read_pair(&c, pv, v, i);
+        read_pair(&c, pv, by_name, v, i);
     }
     pv->reference_Bps =
         cp_jsoncheck_num(&c, topo, "topology", "reference_Bps", 1);
@@ -181,6 +232,7 @@ int cp_probeview_from_json(json_t *doc, const char *file,
     src = json_is_string(v) ? json_string_value(v) : "";
     snprintf(pv->reference_source, sizeof pv->reference_source, "%s", src);
 out:
+    free(by_name);
     if (c.bad) {
         cp_probeview_clear(pv);
         return -1;
@@ -192,20 +244,26 @@ int cp_probeview_read(const char *path, struct cp_probeview *pv,
                       struct cp_error *err)
 {
     json_error_t jerr;
+    struct cp_error e;
     json_t *doc;
-    FILE *f;
-    int rc;
+    char *text;
+    size_t len;
+    int rc, too_big;
 
     memset(pv, 0, sizeof *pv);
-    f = cp_path_fopen_input(path, CP_PATH_FOLLOW, NULL);
-    if (!f) {
-        return cp_errorf_at(err, path, -1, "cannot read %s: %s", path,
-                            errno == ELOOP ? "a symbolic link to a file of another user"
-                            : errno == EINVAL ? "not a regular file"
-                                              : strerror(errno));
+    text = cp_jsonfile_read(path, CP_PATH_FOLLOW, CP_PROBE_MAX_BYTES,
+                            CP_PROBE_MAX_COST, "probe.json", &len, &too_big,
+                            &e);
+    if (!text && too_big) {
+        cp_error_set(err, path, -1, "%s", e.text);
+        return CP_PROBEVIEW_TOO_BIG;
     }
-    doc = json_loadf(f, JSON_DECODE_ANY, &jerr);
-    fclose(f);
+    if (!text) {
+        cp_error_set(err, path, e.offset, "cannot read %s", e.text);
+        return -1;
+    }
+    doc = json_loadb(text, len, JSON_DECODE_ANY, &jerr);
+    free(text);
     if (!doc) {
         if (jerr.line < 1)
             cp_error_set(err, path, -1, "cannot read %s: %s", path,

@@ -19,6 +19,17 @@
 
 #define CP_PROBE_SCHEMA "collprof.probe/1"
 
+/* What a probe.json may hold (docs/security.md, "Port snapshots and
+ * probe.json"): a larger file, or one whose parse would take more memory
+ * (cp_jsonfile_cost), is refused unread (cp_probeview_read answers
+ * CP_PROBEVIEW_TOO_BIG); so is one that lists more nodes, or more pairs
+ * than its nodes make.  collprof probe writes about 280 K^2 bytes for K
+ * nodes: 32 MiB is about 340 nodes. */
+#define CP_PROBE_MAX_BYTES ((size_t)32 << 20)
+#define CP_PROBE_MAX_COST ((size_t)160 << 20)
+#define CP_PROBE_MAX_NODES 4096u
+#define CP_PROBEVIEW_TOO_BIG (-2)
+
 struct cp_probeview_pair {
     size_t a, b;          /* indices into nodes, a != b */
     double bandwidth_Bps; /* the median of its transfers */
@@ -40,8 +51,10 @@ struct cp_probeview {
 
 /* Read path into pv (cleared first).  0, or -1 with err naming the file
  * and the key (not JSON, another schema, a key missing or of the wrong
- * type, a pair naming a node not in topology.nodes).  The caller owns pv's
- * memory: cp_probeview_clear. */
+ * type, a pair naming a node not in topology.nodes, more nodes or pairs
+ * than the caps above), or CP_PROBEVIEW_TOO_BIG with err naming the file
+ * and its size (over CP_PROBE_MAX_BYTES or CP_PROBE_MAX_COST: nothing was
+ * parsed).  The caller owns pv's memory: cp_probeview_clear. */
 int cp_probeview_read(const char *path, struct cp_probeview *pv,
                       struct cp_error *err);
 

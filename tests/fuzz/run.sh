@@ -33,7 +33,7 @@ lib_sources() {
         case $f in */cp_bench_run.c) ;; *) echo "$f" ;; esac
     done
 }
-for t in logread partial topo profile plugin report; do
+for t in logread partial topo profile plugin report ports probeview; do
     case $t in
     logread) build logread "$s/analyzer/logs/cp_logread.c" \
         "$s/analyzer/logs/cp_partial.c" \
@@ -46,6 +46,12 @@ for t in logread partial topo profile plugin report; do
         "$s/analyzer/core/cp_path.c" ;;
     plugin) build plugin "$s/plugin/cp_args.c" ;;
     report) build report $(lib_sources) -ljansson -ldl -lpthread ;;
+    ports) build ports "$s/analyzer/logs/cp_ports.c" \
+        "$s/analyzer/core/cp_jsonfile.c" "$s/analyzer/core/cp_path.c" \
+        -ljansson -ldl ;;
+    probeview) build probeview "$s/analyzer/logs/cp_probeview.c" \
+        "$s/analyzer/core/cp_jsoncheck.c" "$s/analyzer/core/cp_jsonfile.c" \
+        "$s/analyzer/core/cp_path.c" -ljansson ;;
     esac
     if ! ok $? "fuzz_$t builds"; then
         sed 's/^/# /' "$work/$t.build" | head -n 20

@@ -1,0 +1,32 @@
+/* cp_jsonfile.h - the text of a JSON input read within bounds: its size
+ * checked by fstat before a byte is read, then the memory its parse would
+ * take counted from the text (containers, values and bytes, in one pass)
+ * before the caller builds the document.  A parsed document takes up to
+ * about 80 times its text (a 3-byte "{}," is an object with its table),
+ * so a size alone does not bound the memory of reading it.
+ * docs/security.md, "Port snapshots and probe.json".  Never prints. */
+#ifndef COLLPROF_CP_JSONFILE_H
+#define COLLPROF_CP_JSONFILE_H
+
+#include <stddef.h>
+
+#include "cp_error.h"
+#include "cp_path.h"
+
+/* The bytes a parse of text (len bytes) is counted to take: 256 per
+ * object or array, 64 per value, and the text's own bytes; more than
+ * jansson takes for any shape of document. */
+size_t cp_jsonfile_cost(const char *text, size_t len);
+
+/* The whole text of path (opened as cp_path_open_input does, links as
+ * given), NUL-terminated, in a buffer the caller frees, its length in
+ * *len.  `what` names the kind of file in messages ("port snapshot").  A
+ * file of more than max_bytes (by fstat: nothing is read), or whose parse
+ * would cost more than max_cost, is refused with *too_big set to 1; a
+ * NUL byte in it is refused too.  NULL with err naming the file and errno
+ * set (EFBIG: too big). */
+char *cp_jsonfile_read(const char *path, enum cp_path_links links,
+                       size_t max_bytes, size_t max_cost, const char *what,
+                       size_t *len, int *too_big, struct cp_error *err);
+
+#endif
