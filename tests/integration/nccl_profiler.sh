@@ -78,6 +78,23 @@ ok $([ "$n" -eq 0 ]; echo $?) "  no duration from a damaged time ($n kernel inte
 n=$(summary damaged | grep -c " 87 calls")
 ok $([ "$n" -eq 4 ]; echo $?) "  the calls themselves kept, timed by the host ($n of 4)"
 
+# copy-engine collectives (v6): the all-gathers of an FSDP run reported as
+# such, each a call timed from its start to its stop, flagged CE, no kernel
+d=$work/ce
+mkdir -p "$d"
+env COLLPROF_DIR="$d/logs" NCCL_PROFILER_PLUGIN="$plugin" SIMNCCL_PROFILER_API=6 \
+    SIMNCCL_PROFILER_CE=1 "$simrun" -n 4 --nodes 4 --timeout 120 -- "$train_sim" \
+    --pattern fsdp --steps 2 >"$d/out" 2>"$d/err"
+ok $? "v6, all-gathers as copy-engine collectives: exits 0"
+"$collprof" dump --all "$d/logs" >"$d/dump"
+ag=$(grep -ci " seq [0-9]* allgather .* dur " "$d/dump")
+n=$(grep " nccl slot " "$d/dump" | grep -c " flags 0x1[0-9a-f] ")
+ok $([ "$ag" -gt 0 ] && [ "$n" -eq "$ag" ]; echo $?) "  every all-gather recorded as a copy-engine collective ($n of $ag)"
+n=$(grep " nccl slot " "$d/dump" | grep " flags 0x1[0-9a-f] " | grep -vc " flags 0x1[4567cdef] ")
+ok $([ "$n" -eq 0 ]; echo $?) "  none with a kernel interval ($n)"
+n=$("$collprof" dump --summary "$d/logs" 2>&1 | grep -c "0 events not recorded")
+ok $([ "$n" -eq 4 ]; echo $?) "  nothing lost ($n of 4)"
+
 # COLLPROF_NEXT_PROFILER: a recording v5 plugin behind collprof's (NCCL
 # speaking v7 to collprof) gets every event it gets as NCCL's own plugin,
 # each exactly once, each stopped, its parents its own handles.

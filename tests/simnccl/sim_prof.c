@@ -29,7 +29,7 @@ static int mask;
 /* SIMNCCL_PROFILER_RANK0=1: every event says rank 0 (as NCCL's API events
  * have been seen to); SIMNCCL_PROFILER_TAG=N: v7's user tag of every call;
  * SIMNCCL_PROFILER_DAMAGE=1: every kernel channel starts at GPU time 0. */
-static int rank0, damage;
+static int rank0, damage, ce;
 static uint64_t user_tag;
 
 static uint64_t device_timer(void)
@@ -62,6 +62,9 @@ static void load(void)
         return;
     rank0 = getenv("SIMNCCL_PROFILER_RANK0") != NULL;
     damage = getenv("SIMNCCL_PROFILER_DAMAGE") != NULL;
+    /* SIMNCCL_PROFILER_CE=1 (v6+): all-gathers reported as copy-engine
+     * collectives, from their launch to the end of their data movement */
+    ce = getenv("SIMNCCL_PROFILER_CE") != NULL;
     if (getenv("SIMNCCL_PROFILER_TAG"))
         user_tag = strtoull(getenv("SIMNCCL_PROFILER_TAG"), NULL, 0);
     lib = open_plugin(name);
@@ -228,6 +231,15 @@ static void *start(struct ncclComm *comm, const struct ev *e)
         case ncclProfileKernelCh:
             d.kernelCh.pTimer = e->ptimer;
             break;
+        case ncclProfileCeColl:
+            d.ceColl.seqNumber = e->seq;
+            d.ceColl.func = e->func;
+            d.ceColl.count = e->count;
+            d.ceColl.root = e->root;
+            d.ceColl.datatype = e->datatype;
+            d.ceColl.syncStrategy = "simnccl";
+            d.ceColl.userTag = user_tag;
+            break;
         case ncclProfileKernelPhase:
             d.kernelPhase.phaseId = (uint8_t)e->step;
             d.kernelPhase.phaseName = "compute";
@@ -256,6 +268,14 @@ static void *start(struct ncclComm *comm, const struct ev *e)
             d.p2pApi.count = e->count;
             d.p2pApi.datatype = e->datatype;
             d.p2pApi.graphCaptured = e->graph != 0;
+            break;
+        case ncclProfileCeColl:
+            d.ceColl.seqNumber = e->seq;
+            d.ceColl.func = e->func;
+            d.ceColl.count = e->count;
+            d.ceColl.root = e->root;
+            d.ceColl.datatype = e->datatype;
+            d.ceColl.syncStrategy = "simnccl";
             break;
         case ncclProfileColl:
             d.coll.seqNumber = e->seq;
@@ -448,6 +468,36 @@ static const char *algo_name(const struct sim_op *op)
     return "Ring";
 }
 
+/* the copy-engine collectives in flight (their handles) */
+#define OPEN_CE 1024
+static pthread_mutex_t ce_lock = PTHREAD_MUTEX_INITIALIZER;
+static void *open_ce[OPEN_CE];
+
+static void ce_put(void *h)
+{
+    int i;
+    pthread_mutex_lock(&ce_lock);
+    for (i = 0; i < OPEN_CE && open_ce[i]; i++)
+        ;
+    if (i < OPEN_CE)
+        open_ce[i] = h;
+    pthread_mutex_unlock(&ce_lock);
+}
+
+static int ce_take(void *h)
+{
+    int i, found = 0;
+    pthread_mutex_lock(&ce_lock);
+    for (i = 0; i < OPEN_CE; i++)
+        if (open_ce[i] == h) {
+            open_ce[i] = NULL;
+            found = 1;
+            break;
+        }
+    pthread_mutex_unlock(&ce_lock);
+    return found;
+}
+
 void *sim_prof_api(struct ncclComm *comm, const struct sim_op *op, int graph)
 {
     struct ev e;
@@ -499,6 +549,16 @@ void sim_prof_launch(const struct sim_op *ops, void *const *api_ev, size_t n,
             e.seq = comm->prof_seq[ops[i].kind]++;
             e.algo = algo_name(&ops[i]);
             e.proto = "Simple";
+        }
+        if (ce && api >= 6 && ops[i].kind == SIM_OP_ALLGATHER) {
+            /* a copy-engine collective: no kernel; it stops when its data
+             * has moved (sim_prof_kernel_stop) */
+            e.type = ncclProfileCeColl;
+            tasks[i] = start(comm, &e);
+            if (tasks[i])
+                ce_put(tasks[i]);
+            stop(group);
+            continue;
         }
         /* NCCL starts and stops the task around the kernel launch */
         tasks[i] = start(comm, &e);
@@ -602,6 +662,16 @@ void *sim_prof_kernel_start(struct ncclComm *comm, void *task)
 
     if (!task)
         return NULL;
+    if (ce) {
+        /* a copy-engine collective has no kernel: its own handle marks it */
+        pthread_mutex_lock(&ce_lock);
+        for (int i = 0; i < OPEN_CE; i++)
+            if (open_ce[i] == task) {
+                pthread_mutex_unlock(&ce_lock);
+                return task;
+            }
+        pthread_mutex_unlock(&ce_lock);
+    }
     memset(&e, 0, sizeof e);
     e.type = ncclProfileKernelCh;
     e.parent = task;
@@ -623,10 +693,15 @@ void *sim_prof_kernel_start(struct ncclComm *comm, void *task)
 
 void sim_prof_kernel_stop(void *kch)
 {
-    void *ph = api >= 7 ? phase_take(kch) : NULL;
+    void *ph;
 
     if (!kch)
         return;
+    if (ce && ce_take(kch)) {
+        stop(kch); /* the copy-engine collective's data has moved */
+        return;
+    }
+    ph = api >= 7 ? phase_take(kch) : NULL;
     if (ph) {
         state(ph, ncclProfilerKernelPhaseStop, 0, device_timer());
         stop(ph);
