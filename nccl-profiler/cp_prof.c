@@ -15,11 +15,14 @@
 #include "cp_config.h"
 #include "cp_logwrite.h"
 #include "cp_prof.h"
+#include "cp_prof_next.h"
 
 #define POOL_TASKS 4096u
 #define POOL_PROXIES 8192u
 #define POOL_STEPS 16384u
 #define POOL_KCH 8192u
+#define POOL_PHASES 16384u
+#define POOL_FWD 65536u
 #define PROBE_MAX 64u
 /* A stopped task whose kernel channels never all came is written out
  * anyway when its entry is needed again this much later. */
@@ -38,7 +41,9 @@ enum ev_kind {
     EV_TASK,
     EV_PROXY,
     EV_STEP,
-    EV_KCH
+    EV_KCH,
+    EV_PHASE,
+    EV_FWD
 };
 
 struct ctx;
@@ -57,6 +62,8 @@ struct task {
     uint64_t stopped_ns; /* atomic; 0 while running */
     uint64_t gpu_min, gpu_max; /* atomic min / max of kernel-channel times */
     uint32_t kch_seen;         /* atomic */
+    uint32_t kch_damaged;      /* atomic: channels with a GPU time 0 or
+                                  running backwards */
     struct cp_rec_nccl info;   /* filled at start, written at the end */
 };
 
@@ -82,6 +89,23 @@ struct kch {
     int busy;
     struct task *task;
     uint64_t start_raw, stop_raw;
+    int damaged; /* v4+: a start time 0 */
+};
+
+/* A kernel phase (v7): written at its stop, with its call's slot as it was
+ * at the phase's start (the task entry may be reused by then). */
+struct phase {
+    uint8_t kind; /* EV_PHASE */
+    int busy;
+    struct cp_rec_phase p;
+};
+
+/* With a next profiler: the handle NCCL gets, holding collprof's handle and
+ * the next profiler's. */
+struct fwd {
+    uint8_t kind; /* EV_FWD */
+    int busy;
+    void *mine, *theirs;
 };
 
 struct ctx {
@@ -94,6 +118,8 @@ struct ctx {
     uint32_t *p2p_seq; /* [2 * npeers]: send counters, then recv counters */
     int npeers;
     struct sentinel api_plain, api_graph;
+    void *next_ctx; /* the next profiler's context; NULL: none */
+    int next_mask;  /* the events it asked for */
 };
 
 /* ---- process-wide state --------------------------------------------------- */
@@ -115,7 +141,11 @@ static struct task tasks[POOL_TASKS];
 static struct proxy proxies[POOL_PROXIES];
 static struct step steps[POOL_STEPS];
 static struct kch kchs[POOL_KCH];
+static struct phase phases[POOL_PHASES];
+static struct fwd fwds[POOL_FWD];
 static uint32_t next_task, next_proxy, next_step, next_kch; /* atomic */
+static uint32_t next_phase, next_fwd;                       /* atomic */
+static int next_loaded; /* under open_lock: 0 not tried, 1 loaded, -1 none */
 
 static uint64_t realtime_ns(void)
 {
@@ -373,8 +403,15 @@ static void task_finish(struct task *t)
     uint64_t lo = __atomic_load_n(&t->gpu_min, __ATOMIC_RELAXED);
     uint64_t hi = __atomic_load_n(&t->gpu_max, __ATOMIC_RELAXED);
     uint32_t seen = __atomic_load_n(&t->kch_seen, __ATOMIC_RELAXED);
+    uint32_t bad = __atomic_load_n(&t->kch_damaged, __ATOMIC_RELAXED);
 
-    t->info.kernel_channels = (uint16_t)(seen > 65535 ? 65535 : seen);
+    t->info.kernel_channels =
+        (uint16_t)(seen + bad > 65535 ? 65535 : seen + bad);
+    if (bad) {
+        /* a damaged GPU time is no time: no interval from any channel */
+        t->info.flags |= CP_NCCL_DAMAGED_TIME;
+        seen = 0;
+    }
     if (seen && hi >= lo) {
         t->info.gpu_start_raw = lo;
         t->info.gpu_end_raw = hi;
@@ -454,6 +491,29 @@ static struct task *task_get(uint64_t now)
     return NULL;
 }
 
+/* The kind 9 record of a v7 task: its user tag and kernel variant. */
+static void write_tag(const struct task *t, const struct cp_prof_event *ev,
+                      int ce)
+{
+    uint64_t slot;
+    union cp_rec *r = cp_log_slot(&the_log, &slot);
+
+    if (!r) {
+        drop();
+        return;
+    }
+    r->tag.flags = (uint8_t)((ev->sym_coll ? CP_TAG_SYMMETRIC : 0) |
+                             (ce ? CP_TAG_CE : 0));
+    r->tag.seq = t->info.seq;
+    r->tag.slot = t->slot;
+    r->tag.user_tag = ev->user_tag;
+    memset(r->tag.kernel_variant, 0, sizeof r->tag.kernel_variant);
+    if (ev->kernel_variant)
+        memcpy(r->tag.kernel_variant, ev->kernel_variant,
+               strnlen(ev->kernel_variant, sizeof r->tag.kernel_variant));
+    cp_log_commit(r, CP_REC_TAG);
+}
+
 static void start_task(struct ctx *c, void **handle,
                        const struct cp_prof_event *ev)
 {
@@ -462,6 +522,7 @@ static void start_task(struct ctx *c, void **handle,
     union cp_rec *r;
     unsigned op = op_code(ev->func);
     int p2p = cp_op_is_p2p(op);
+    int ce = ev->type == ncclProfileCeColl;
     uint32_t seq = UINT32_MAX;
 
     if (c->comm_id == 0 && ev->comm_hash)
@@ -498,8 +559,10 @@ static void start_task(struct ctx *c, void **handle,
     t->gpu_max = 0;
     t->kch_seen = 0;
     t->stopped_ns = 0;
-    /* the stop, and one per channel whose kernel-channel event may come */
-    t->pending = 1 + (int)(ev->nchannels ? ev->nchannels : 1);
+    t->kch_damaged = 0;
+    /* the stop, and one per channel whose kernel-channel event may come (a
+     * copy-engine collective has none: its stop ends it) */
+    t->pending = 1 + (ce ? 0 : (int)(ev->nchannels ? ev->nchannels : 1));
     memset(&t->info, 0, sizeof t->info);
     t->info.kind = CP_REC_NCCL;
     t->info.algo = p2p ? 0 : algo_code(ev->algo);
@@ -508,6 +571,7 @@ static void start_task(struct ctx *c, void **handle,
     t->info.nwarps = (uint8_t)(ev->nwarps > 255 ? 255 : ev->nwarps);
     t->info.api = (uint8_t)api_taken;
     t->info.flags = (uint16_t)((p2p ? CP_NCCL_P2P : 0) |
+                               (ce ? CP_NCCL_CE : 0) |
                                (ev->graph_captured ? CP_NCCL_GRAPH : 0));
     t->info.slot = t->slot;
     t->info.comm_id = c->comm_id;
@@ -529,9 +593,14 @@ static void start_task(struct ctx *c, void **handle,
                     op == CP_OP_Gather || op == CP_OP_Scatter)
                        ? ev->root_or_peer
                        : -1;
-    r->call.rank = (uint32_t)(ev->rank >= 0 ? ev->rank : c->rank);
+    /* the rank init gave (NCCL has sent API events with rank 0 on every
+     * rank); v3's init gives none: the event's */
+    r->call.rank = (uint32_t)(c->rank >= 0 ? c->rank
+                              : ev->rank >= 0 ? ev->rank : 0);
     r->call.nranks = c->nranks > 0 ? (uint32_t)c->nranks : 0;
     r->call.start_ns = now;
+    if (api_taken >= 7)
+        write_tag(t, ev, ce);
     *handle = t;
 }
 
@@ -729,22 +798,42 @@ static void start_kch(void **handle, const struct cp_prof_event *ev)
     }
     k->kind = EV_KCH;
     k->task = t;
-    /* v3 gives no GPU time: the start as the proxy saw it (timer offset 0) */
-    k->start_raw = ev->ptimer ? ev->ptimer : now;
     k->stop_raw = 0;
-    if (ev->ptimer)
-        calibrate(now, ev->ptimer);
-    else if (!__atomic_load_n(&have_offset, __ATOMIC_RELAXED))
-        calibrate(now, now);
+    k->damaged = 0;
+    if (api_taken >= 4) {
+        /* a GPU time of 0 is a damaged one, not the timer's origin */
+        k->start_raw = ev->ptimer;
+        k->damaged = ev->ptimer == 0;
+        if (ev->ptimer)
+            calibrate(now, ev->ptimer);
+    } else {
+        /* v3 gives no GPU time: the start as the proxy saw it (offset 0) */
+        k->start_raw = now;
+        if (!__atomic_load_n(&have_offset, __ATOMIC_RELAXED))
+            calibrate(now, now);
+    }
     *handle = k;
 }
 
 static void stop_kch(struct kch *k)
 {
     struct task *t = k->task;
-    uint64_t stop = k->stop_raw ? k->stop_raw : realtime_ns();
-    uint64_t cur;
+    uint64_t stop, cur;
 
+    if (api_taken >= 4) {
+        /* the GPU's stop time, from the state; none, 0 or before the
+         * start: damaged, no duration from this channel */
+        stop = k->stop_raw;
+        if (k->damaged || stop == 0 || stop < k->start_raw) {
+            __atomic_add_fetch(&t->kch_damaged, 1, __ATOMIC_RELAXED);
+            release(&k->busy);
+            if (__atomic_load_n(&t->pending, __ATOMIC_ACQUIRE) > 0)
+                task_put(t);
+            return;
+        }
+    } else {
+        stop = k->stop_raw ? k->stop_raw : realtime_ns();
+    }
     cur = __atomic_load_n(&t->gpu_min, __ATOMIC_RELAXED);
     while (k->start_raw < cur &&
            !__atomic_compare_exchange_n(&t->gpu_min, &cur, k->start_raw, 0,
@@ -760,6 +849,104 @@ static void stop_kch(struct kch *k)
     /* More channels than announced find the task finished already. */
     if (__atomic_load_n(&t->pending, __ATOMIC_ACQUIRE) > 0)
         task_put(t);
+}
+
+/* ---- kernel phases (v7) ----------------------------------------------------- */
+
+static void start_phase(void **handle, const struct cp_prof_event *ev)
+{
+    struct task *t = NULL;
+    struct phase *ph = NULL;
+    uint8_t pk = ev->parent ? *(uint8_t *)ev->parent : EV_FREE;
+    unsigned i;
+
+    /* its parent: the kernel channel, or the task itself */
+    if (pk == EV_KCH)
+        t = ((struct kch *)ev->parent)->task;
+    else if (pk == EV_TASK)
+        t = ev->parent;
+    if (!t || t->kind != EV_TASK ||
+        !__atomic_load_n(&t->busy, __ATOMIC_ACQUIRE)) {
+        drop();
+        return;
+    }
+    for (i = 0; i < PROBE_MAX && !ph; i++) {
+        uint32_t n = __atomic_fetch_add(&next_phase, 1, __ATOMIC_RELAXED);
+        if (take(&phases[n % POOL_PHASES].busy))
+            ph = &phases[n % POOL_PHASES];
+    }
+    if (!ph) {
+        drop();
+        return;
+    }
+    ph->kind = EV_PHASE;
+    memset(&ph->p, 0, sizeof ph->p);
+    ph->p.kind = CP_REC_PHASE;
+    ph->p.channel = (uint8_t)ev->channel;
+    ph->p.phase = (uint8_t)(ev->phase < 0 || ev->phase > 255 ? 255 : ev->phase);
+    ph->p.slot = t->slot;
+    ph->p.comm_id = t->info.comm_id;
+    ph->p.seq = t->info.seq;
+    ph->p.gpu_start_raw = ev->ptimer;
+    if (ev->ptimer)
+        calibrate(realtime_ns(), ev->ptimer);
+    *handle = ph;
+}
+
+static void stop_phase(struct phase *ph)
+{
+    uint64_t slot;
+    union cp_rec *r;
+    uint64_t lo = ph->p.gpu_start_raw, hi = ph->p.gpu_end_raw;
+
+    if (lo == 0 || hi == 0 || hi < lo) {
+        ph->p.flags |= CP_PHASE_DAMAGED;
+    } else if (__atomic_load_n(&have_offset, __ATOMIC_ACQUIRE) == 1) {
+        int64_t off = __atomic_load_n(&gpu_offset, __ATOMIC_RELAXED);
+        ph->p.start_ns = (uint64_t)((int64_t)lo + off);
+        ph->p.end_ns = (uint64_t)((int64_t)hi + off);
+    }
+    r = cp_log_slot(&the_log, &slot);
+    if (r) {
+        memcpy((char *)r + 1, (const char *)&ph->p + 1, sizeof ph->p - 1);
+        cp_log_commit(r, CP_REC_PHASE);
+    } else {
+        drop();
+    }
+    release(&ph->busy);
+}
+
+/* ---- a next profiler's handles ---------------------------------------------- */
+
+static int is_fwd(const void *h)
+{
+    return (const char *)h >= (const char *)fwds &&
+           (const char *)h < (const char *)(fwds + POOL_FWD);
+}
+
+/* collprof's own handle behind h (h itself when it is not a forwarded one) */
+static void *fwd_mine(void *h)
+{
+    return is_fwd(h) ? ((struct fwd *)h)->mine : h;
+}
+
+static void *fwd_theirs(void *h)
+{
+    return is_fwd(h) ? ((struct fwd *)h)->theirs : NULL;
+}
+
+static struct fwd *fwd_get(void)
+{
+    unsigned i;
+
+    for (i = 0; i < PROBE_MAX; i++) {
+        uint32_t n = __atomic_fetch_add(&next_fwd, 1, __ATOMIC_RELAXED);
+        if (take(&fwds[n % POOL_FWD].busy)) {
+            fwds[n % POOL_FWD].kind = EV_FWD;
+            return &fwds[n % POOL_FWD];
+        }
+    }
+    return NULL;
 }
 
 /* ---- entry points ----------------------------------------------------------- */
@@ -806,6 +993,20 @@ ncclResult_t cp_prof_init(void **context, int *mask,
             ncclProfileProxyStep | ncclProfileKernelCh;
     if (in->api >= 5)
         *mask |= ncclProfileCollApi | ncclProfileP2pApi;
+    if (in->api >= 6)
+        *mask |= ncclProfileCeColl;
+    if (in->api >= 7)
+        *mask |= ncclProfileKernelPhase;
+    /* COLLPROF_NEXT_PROFILER: a second plugin, given every event it asks
+     * for in its own version's layout */
+    if (next_loaded == 0)
+        next_loaded = cp_next_load(in->api, warn_line) ? 1 : -1;
+    if (next_loaded == 1 &&
+        cp_next_init(&c->next_ctx, &c->next_mask, in) == ncclSuccess &&
+        c->next_ctx)
+        *mask |= c->next_mask;
+    else
+        c->next_ctx = NULL;
     if (c->comm_id && c->nranks > 0)
         write_comm(c);
 out:
@@ -813,17 +1014,14 @@ out:
     return rc;
 }
 
-ncclResult_t cp_prof_start(void *context, void **handle,
-                           const struct cp_prof_event *ev)
+static void start_mine(struct ctx *c, void **handle,
+                       const struct cp_prof_event *ev)
 {
-    struct ctx *c = context;
-
     *handle = NULL;
-    if (!c)
-        return ncclSuccess;
     switch (ev->type) {
     case ncclProfileColl:
     case ncclProfileP2p:
+    case ncclProfileCeColl:
         start_task(c, handle, ev);
         break;
     case ncclProfileCollApi:
@@ -839,10 +1037,51 @@ ncclResult_t cp_prof_start(void *context, void **handle,
     case ncclProfileKernelCh:
         start_kch(handle, ev);
         break;
+    case ncclProfileKernelPhase:
+        start_phase(handle, ev);
+        break;
     default:
-        *handle = &sentinel; /* group, launch ...: nothing to record */
+        /* group, launch, proxy control, network, copy-engine sync and
+         * batch, and whatever else NCCL sends when its mask was widened
+         * after init: nothing to record, a handle that stops harmlessly */
+        *handle = &sentinel;
         break;
     }
+}
+
+ncclResult_t cp_prof_start(void *context, void **handle,
+                           const struct cp_prof_event *ev)
+{
+    struct ctx *c = context;
+    struct cp_prof_event mine;
+    struct fwd *f;
+
+    *handle = NULL;
+    if (!c)
+        return ncclSuccess;
+    if (!c->next_ctx) {
+        start_mine(c, handle, ev);
+        return ncclSuccess;
+    }
+    /* the parents are forwarded handles: each side gets its own */
+    mine = *ev;
+    mine.parent = fwd_mine(ev->parent);
+    mine.group_parent = fwd_mine(ev->group_parent);
+    f = fwd_get();
+    if (!f) {
+        /* no entry: collprof records it, the next profiler misses it */
+        start_mine(c, handle, &mine);
+        return ncclSuccess;
+    }
+    start_mine(c, &f->mine, &mine);
+    f->theirs = NULL;
+    if (ev->type & (unsigned)c->next_mask) {
+        struct cp_prof_event theirs = *ev;
+        theirs.parent = fwd_theirs(ev->parent);
+        theirs.group_parent = fwd_theirs(ev->group_parent);
+        f->theirs = cp_next_start(c->next_ctx, &theirs);
+    }
+    *handle = f;
     return ncclSuccess;
 }
 
@@ -850,6 +1089,15 @@ ncclResult_t cp_prof_stop(void *handle)
 {
     uint8_t kind = handle ? *(uint8_t *)handle : EV_FREE;
 
+    if (kind == EV_FWD && is_fwd(handle)) {
+        struct fwd *f = handle;
+        void *mine = f->mine, *theirs = f->theirs;
+        release(&f->busy);
+        if (theirs)
+            cp_next_stop(theirs);
+        handle = mine;
+        kind = handle ? *(uint8_t *)handle : EV_FREE;
+    }
     switch (kind) {
     case EV_TASK:
         stop_task(handle);
@@ -863,6 +1111,9 @@ ncclResult_t cp_prof_stop(void *handle)
     case EV_KCH:
         stop_kch(handle);
         break;
+    case EV_PHASE:
+        stop_phase(handle);
+        break;
     default:
         break;
     }
@@ -870,16 +1121,30 @@ ncclResult_t cp_prof_stop(void *handle)
 }
 
 ncclResult_t cp_prof_state(void *handle, int state, uint64_t trans_size,
-                           uint64_t ptimer)
+                           uint64_t ptimer, void *args)
 {
     uint8_t kind = handle ? *(uint8_t *)handle : EV_FREE;
 
+    if (kind == EV_FWD && is_fwd(handle)) {
+        struct fwd *f = handle;
+        if (f->theirs)
+            cp_next_state(f->theirs, state, trans_size, ptimer, args);
+        handle = f->mine;
+        kind = handle ? *(uint8_t *)handle : EV_FREE;
+    }
     if (kind == EV_STEP) {
         step_state(handle, state, trans_size);
-    } else if (kind == EV_KCH && state == ncclProfilerKernelChStop && ptimer) {
+    } else if (kind == EV_KCH && state == ncclProfilerKernelChStop) {
         struct kch *k = handle;
+        /* 0 or before the start: damaged (stop_kch), never calibrated */
         k->stop_raw = ptimer;
-        calibrate(realtime_ns(), ptimer);
+        if (ptimer && ptimer >= k->start_raw)
+            calibrate(realtime_ns(), ptimer);
+    } else if (kind == EV_PHASE && state == ncclProfilerKernelPhaseStop) {
+        struct phase *ph = handle;
+        ph->p.gpu_end_raw = ptimer;
+        if (ptimer && ptimer >= ph->p.gpu_start_raw)
+            calibrate(realtime_ns(), ptimer);
     } else if (kind == EV_PROXY && trans_size) {
         /* v3: progress of the whole operation */
         struct proxy *p = handle;
@@ -892,7 +1157,7 @@ ncclResult_t cp_prof_state(void *handle, int state, uint64_t trans_size,
 int cp_prof_parent_is_graph(void *context, void *parent)
 {
     struct ctx *c = context;
-    return c && parent == &c->api_graph;
+    return c && fwd_mine(parent) == &c->api_graph;
 }
 
 ncclResult_t cp_prof_finalize(void *context)
@@ -918,6 +1183,8 @@ ncclResult_t cp_prof_finalize(void *context)
                 break;
             }
     }
+    if (c->next_ctx)
+        cp_next_finalize(c->next_ctx);
     pthread_mutex_lock(&open_lock);
     contexts--;
     pthread_mutex_unlock(&open_lock);

@@ -27,27 +27,49 @@
 
 #include "collprof/cp_nccl_profiler.h"
 
-/* What the adapters hand the core: the union of what the versions say. */
+/* What the adapters hand the core: the union of what the versions say
+ * (every field of every version, so that an event can be handed on to the
+ * next profiler in any version's layout, cp_prof_next.c). */
 struct cp_prof_event {
     unsigned type;        /* ncclProfile* bit */
     void *parent;         /* parentObj (v5 coll/p2p: the API event) */
     void *group_parent;   /* v5 coll/p2p: parentGroup; else NULL */
     int rank;
-    /* coll / p2p */
+    /* coll / p2p / API events / copy-engine collective */
     const char *func, *datatype, *algo, *proto;
     uint64_t count;
     uint64_t nccl_seq;
     uint64_t comm_hash; /* v3: per event; 0 otherwise */
     int root_or_peer;
     unsigned nchannels, nwarps;
+    const void *send_buff;
+    void *recv_buff; /* p2p: its buffer */
+    void *stream;    /* API events, kernel launch, copy-engine collective */
+    /* v7 */
+    uint64_t user_tag;          /* 0: untagged */
+    const char *kernel_variant; /* coll */
+    int sym_coll;               /* coll */
+    int phase;                  /* kernel phase: CP_NCCL_PHASE_* */
+    const char *phase_name;
     /* API events (v5) */
     int graph_captured;
+    int group_depth; /* group API */
     /* proxy op */
-    int channel, peer, nsteps, chunk_size, is_send;
+    int pid, channel, peer, nsteps, chunk_size, is_send;
     /* proxy step */
     int step;
-    /* kernel channel: GPU timer at start (v4+), 0 when not given */
+    /* kernel channel, kernel phase: GPU timer at start (v4+) */
     uint64_t ptimer;
+    /* network plugin event */
+    int64_t net_id;
+    void *net_data;
+    /* copy-engine collective, sync, batch (v6) */
+    const char *sync_strategy;
+    int intra_batch_sync;
+    uint32_t batch_size, num_batches, ce_seq;
+    int ce_sync_complete, ce_nranks;
+    int ce_ops, ce_intra_sync;
+    uint64_t ce_bytes;
 };
 
 /* Arguments of init, whichever version called it. */
@@ -56,6 +78,7 @@ struct cp_prof_init {
     uint64_t comm_hash; /* 0 when the version does not give it (v3) */
     const char *comm_name;
     int nnodes, nranks, rank; /* -1 when not given (v3) */
+    ncclDebugLogger_t logfn;  /* v4+; NULL otherwise */
 };
 
 ncclResult_t cp_prof_init(void **context, int *mask,
@@ -64,9 +87,10 @@ ncclResult_t cp_prof_start(void *context, void **handle,
                            const struct cp_prof_event *ev);
 ncclResult_t cp_prof_stop(void *handle);
 /* state: an ncclProfilerEventState_t; trans_size and ptimer from the
- * state's arguments (0 when absent). */
+ * state's arguments (0 when absent); args: NCCL's own state arguments, in
+ * the layout of the version NCCL took (handed on to a next profiler). */
 ncclResult_t cp_prof_state(void *handle, int state, uint64_t trans_size,
-                           uint64_t ptimer);
+                           uint64_t ptimer, void *args);
 ncclResult_t cp_prof_finalize(void *context);
 
 /* Whether parent (a v5 task's parentObj) is the handle the core gave a

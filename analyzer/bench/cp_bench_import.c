@@ -986,14 +986,20 @@ static int line_columns(struct parser *ps, char **tok, int n, unsigned lineno,
     i = 3;
     /* nccl-tests' alltoall of 2020-2022 printed its op name as "" under
      * the redop heading: the column is blank, and the line is one token
-     * short (the root, then the two halves) */
-    if (i < n && c->have_header && c->has_redop && c->has_root &&
-        !is_redop_token(tok[i]) && parse_int_token(tok[i], &l->root) == 0 &&
-        (n - i - 1 == 2 * (c->per_iter ? 8 : 4) ||
-         n - i - 1 == 2 * (c->per_iter ? 8 : 4) + 2)) {
-        l->have_root = 1;
-        l->blank_redop = 1;
-        return i + 1;
+     * short, its field count the header's without redop (the root when the
+     * header has one, then the two halves, and perhaps a timestamp).  Only
+     * a collective without a reduction reads so (columns_allow). */
+    if (i < n && c->have_header && c->has_redop && !is_redop_token(tok[i])) {
+        int halves = 2 * (c->per_iter ? 8 : 4);
+        int rest = n - i - (c->has_root ? 1 : 0);
+        if ((rest == halves || rest == halves + 2) &&
+            (!c->has_root || parse_int_token(tok[i], &l->root) == 0)) {
+            l->blank_redop = 1;
+            if (!c->has_root)
+                return i;
+            l->have_root = 1;
+            return i + 1;
+        }
     }
     if (i < n && (c->have_header ? c->has_redop : is_redop_token(tok[i]))) {
         if (!is_redop_token(tok[i])) {

@@ -428,7 +428,7 @@ static void print_verdict(const struct cp_analysis *an, const char *report,
         printf(" (%llu failed)", (unsigned long long)s->failed_calls);
     if (isfinite(s->rank_share_median))
         printf("; each rank %.0f%% of the run in NCCL (median; worst rank "
-               "%d: %.0f%%), a call in progress %s of the %s run, %s of "
+               "%d: %.0f%%), NCCL busy on some rank for %s of the %s run, %s of "
                "rank time waiting for late arrivals\n",
                100 * s->rank_share_median, s->rank_share_max_rank,
                100 * s->rank_share_max,

@@ -94,7 +94,7 @@ static void print_call(enum dump_mode mode, const struct cp_log_header *h,
 static void print_other(const struct cp_log_header *h, const char *node,
                         const union cp_rec *r)
 {
-    char name[4 * CP_COMM_NAME_LEN + 1];
+    char name[4 * CP_TAG_VARIANT_LEN + 1]; /* the longer of the two names */
 
     switch (r->kind) {
     case CP_REC_COMM:
@@ -163,6 +163,28 @@ static void print_other(const struct cp_log_header *h, const char *node,
                r->step.posted_ns,
                (double)(r->step.posted_ns - r->step.start_ns) / 1e3,
                (double)(r->step.done_ns - r->step.posted_ns) / 1e3);
+        break;
+    case CP_REC_TAG:
+        shown(name, sizeof name, r->tag.kernel_variant, CP_TAG_VARIANT_LEN, 0);
+        printf("rank %d node %s tag slot %" PRIu64 " seq %u user_tag %" PRIu64
+               " flags 0x%x kernel '%s'\n",
+               h->global_rank, h->node, r->tag.slot, r->tag.seq,
+               r->tag.user_tag, r->tag.flags, name);
+        break;
+    case CP_REC_PHASE:
+        printf("rank %d node %s phase slot %" PRIu64 " comm %016" PRIx64
+               " seq %u channel %u phase %u flags 0x%x gpu_raw %" PRIu64
+               " .. %" PRIu64 " start %" PRIu64 " dur ",
+               h->global_rank, h->node, r->phase.slot, r->phase.comm_id,
+               r->phase.seq, r->phase.channel, r->phase.phase,
+               r->phase.flags, r->phase.gpu_start_raw, r->phase.gpu_end_raw,
+               r->phase.start_ns);
+        if (r->phase.flags & CP_PHASE_DAMAGED)
+            printf("damaged\n");
+        else
+            printf("%.3f us\n",
+                   (double)(r->phase.gpu_end_raw - r->phase.gpu_start_raw) /
+                       1e3);
         break;
     default:
         printf("rank %d node %s record kind %u\n", h->global_rank, node,

@@ -183,9 +183,13 @@ static void keep_port_snapshots(const char *dir, struct cp_ports_snapshot *start
         snprintf(start->node, sizeof start->node, "%s", node);
         snprintf(end->node, sizeof end->node, "%s", node);
     } else if (several && !quiet) {
-        fprintf(stderr, "collprof: the logs name several nodes: this host's "
-                        "port snapshots are kept as ports-%s-*.json\n",
-                start->node);
+        fprintf(stderr,
+                "collprof: the logs name several nodes, so this host's "
+                "network-port counters (read at the run's start and end, for "
+                "the port rate the analysis expects and for ports that "
+                "degraded or counted errors) are kept under its own name %s, "
+                "as ports-%s-start.json and ports-%s-end.json\n",
+                start->node, start->node, start->node);
     }
     if (cp_ports_write(start, dir, &err) < 0 || cp_ports_write(end, dir, &err) < 0)
         fprintf(stderr, "collprof record: port snapshot: %s\n", err.text);

@@ -105,6 +105,15 @@ void cp_rec_swap(union cp_rec *r)
         SW64(r->step.bytes); SW64(r->step.start_ns); SW64(r->step.posted_ns);
         SW64(r->step.done_ns);
         break;
+    case CP_REC_TAG:
+        SW32(r->tag.seq); SW64(r->tag.slot); SW64(r->tag.user_tag);
+        break;
+    case CP_REC_PHASE:
+        SW16(r->phase.flags); SW64(r->phase.slot); SW64(r->phase.comm_id);
+        SW32(r->phase.seq); SW64(r->phase.gpu_start_raw);
+        SW64(r->phase.gpu_end_raw); SW64(r->phase.start_ns);
+        SW64(r->phase.end_ns);
+        break;
     default:
         break;
     }

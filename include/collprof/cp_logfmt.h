@@ -86,7 +86,9 @@ enum cp_rec_kind {
     CP_REC_NCCL = 6,  /* what NCCL chose for a call: algorithm, protocol ... */
     CP_REC_PROXY = 7, /* one proxy operation: transfers to/from one peer */
     CP_REC_STEP = 8,  /* one network step of a proxy operation */
-    CP_REC_KIND_MAX = 9
+    CP_REC_TAG = 9,   /* plugin API v7: a call's user tag, kernel variant */
+    CP_REC_PHASE = 10, /* plugin API v7: one phase of a kernel channel */
+    CP_REC_KIND_MAX = 11
 };
 
 /* Timers; stored in the header and in each call record. */
@@ -235,6 +237,10 @@ struct cp_rec_gpu {
 #define CP_NCCL_GRAPH 0x0001u   /* launched from a CUDA graph (plugin API v5+) */
 #define CP_NCCL_P2P 0x0002u     /* a send/recv task (algo/proto unknown) */
 #define CP_NCCL_NO_KERNEL 0x0004u /* no kernel-channel interval was seen */
+#define CP_NCCL_DAMAGED_TIME 0x0008u /* a kernel channel's GPU time was 0 or
+                                        ran backwards: no interval written */
+#define CP_NCCL_CE 0x0010u /* a copy-engine collective (plugin API v6+),
+                              timed from its start to its stop */
 
 /* What NCCL decided for the call in slot `slot` (plugin logs).  64 bytes. */
 struct cp_rec_nccl {
@@ -303,6 +309,46 @@ struct cp_rec_step {
     uint64_t reserved2;
 };
 
+/* cp_rec_tag.flags */
+#define CP_TAG_SYMMETRIC 0x01u /* NCCL ran it as a symmetric collective */
+#define CP_TAG_CE 0x02u        /* a copy-engine collective */
+#define CP_TAG_VARIANT_LEN 40
+
+/* What plugin API v7 says of the call in slot `slot`: the application's
+ * tag and the kernel NCCL launched for it.  64 bytes. */
+struct cp_rec_tag {
+    uint8_t kind;  /* CP_REC_TAG */
+    uint8_t flags; /* CP_TAG_* */
+    uint16_t reserved0;
+    uint32_t seq;      /* the call record's seq, repeated */
+    uint64_t slot;     /* the call record (kind 1) in this file */
+    uint64_t user_tag; /* ncclCollConfig_t's userProfilerTag; 0 untagged */
+    char kernel_variant[CP_TAG_VARIANT_LEN]; /* NUL-padded, may fill it */
+};
+
+/* cp_rec_phase.flags */
+#define CP_PHASE_DAMAGED 0x0001u /* a GPU time 0 or backwards: no duration */
+
+/* One phase of one kernel channel of the call in slot `slot` (plugin API
+ * v7): CP_NCCL_PHASE_* 0 initial sync (the kernel waiting for its peers),
+ * 1 compute, 2 final sync.  64 bytes. */
+struct cp_rec_phase {
+    uint8_t kind;    /* CP_REC_PHASE */
+    uint8_t channel; /* NCCL channel */
+    uint8_t phase;   /* phaseId */
+    uint8_t reserved0;
+    uint16_t flags;  /* CP_PHASE_* */
+    uint16_t reserved1;
+    uint64_t slot;          /* the call record (kind 1) in this file */
+    uint64_t comm_id;
+    uint32_t seq;           /* the call record's seq, repeated */
+    uint32_t reserved2;
+    uint64_t gpu_start_raw; /* GPU global timer, ns */
+    uint64_t gpu_end_raw;
+    uint64_t start_ns;      /* the same on the CLOCK_REALTIME scale (the */
+    uint64_t end_ns;        /* offset known when written; 0: none yet) */
+};
+
 union cp_rec {
     uint8_t kind;
     struct cp_rec_call call;
@@ -313,6 +359,8 @@ union cp_rec {
     struct cp_rec_nccl nccl;
     struct cp_rec_proxy proxy;
     struct cp_rec_step step;
+    struct cp_rec_tag tag;
+    struct cp_rec_phase phase;
     uint8_t bytes[CP_LOG_RECORD_SIZE];
 };
 
@@ -372,6 +420,8 @@ _Static_assert(sizeof(struct cp_rec_gpu) == CP_LOG_RECORD_SIZE, "gpu");
 _Static_assert(sizeof(struct cp_rec_nccl) == CP_LOG_RECORD_SIZE, "nccl");
 _Static_assert(sizeof(struct cp_rec_proxy) == CP_LOG_RECORD_SIZE, "proxy");
 _Static_assert(sizeof(struct cp_rec_step) == CP_LOG_RECORD_SIZE, "step");
+_Static_assert(sizeof(struct cp_rec_tag) == CP_LOG_RECORD_SIZE, "tag");
+_Static_assert(sizeof(struct cp_rec_phase) == CP_LOG_RECORD_SIZE, "phase");
 _Static_assert(sizeof(union cp_rec) == CP_LOG_RECORD_SIZE, "record");
 _Static_assert(offsetof(struct cp_log_header, source) == 432, "source");
 _Static_assert(sizeof(struct cp_log_header) <= CP_LOG_HEADER_SIZE, "header");

@@ -83,6 +83,25 @@ pycheck "old alltoall layout: every result line became two points of an alltoall
     "$work/old-a2a.json" \
     "list(d['fit']) == ['alltoall'] and len(d['points']) == 56 and not open('$work/old-a2a.err').read()"
 
+# The 2021 alltoall layout whose header names redop (no root, the old
+# error columns) while every row leaves that field out: each row has the
+# header's field count without redop, read for a collective that does not
+# reduce, to the same points; given as an all-reduce, every row is refused.
+f=autodl-2080ti-x2-2021noroot.alltoall_perf.txt
+"$collprof" bench --import "$data/$f" --json "$work/noredop.json" \
+    >/dev/null 2>"$work/noredop.err"
+ok $? "$f: rows one field short of a header naming redop are imported"
+sed 's/^/#   /' "$work/noredop.err"
+pycheck "$f: every result line became two points of an alltoall" \
+    "$work/noredop.json" \
+    "list(d['fit']) == ['alltoall'] and len(d['points']) == 56 and not open('$work/noredop.err').read()"
+pycheck "$f: the same fit as the current layout's" "$work/noredop.json" \
+    "d['fit'] == __import__('json').load(open('$work/old-a2a.json'))['fit']"
+"$collprof" bench --import "$data/$f" --op allreduce --json "$work/noredop-ar.json" \
+    >/dev/null 2>"$work/noredop-ar.err"
+ok $([ $? -ne 0 ]; echo $?) "$f as an all-reduce: refused (a reducing collective has its redop field)"
+sed 's/^/#   /' "$work/noredop-ar.err"
+
 # The rank count from busbw/algbw needs no rank lines; --nodes gives the link.
 "$collprof" bench --import "$data/aws-p5-h100.all_reduce_perf.txt" --nodes 1 \
     --write-profile "$work/aws.prof" >/dev/null 2>&1

@@ -26,7 +26,7 @@ summary() { "$collprof" dump --summary "$work/$1/logs" 2>&1; }
     --steps 3 >"$work/plain.out" 2>&1
 ok $? "ddp without a plugin exits 0"
 
-for api in 5 4 3; do
+for api in 7 6 5 4 3; do
     run v$api SIMNCCL_PROFILER_API=$api
     ok $? "v$api: ddp with the plugin exits 0"
     check "  v$api: same output as without it" cmp -s "$work/v$api/out" "$work/plain.out"
@@ -41,6 +41,83 @@ for api in 5 4 3; do
     ok $? "  v$api: calls, nccl, gpu, proxy and step records check out"
     grep '^not ok' "$work/v$api/check.tap" | sed 's/^/#   /'
 done
+
+# v7: the user tag and kernel variant of every call (kind 9), the compute
+# phase of every kernel channel (kind 10), with a duration
+run v7tag SIMNCCL_PROFILER_API=7 SIMNCCL_PROFILER_TAG=42
+ok $? "v7 with user tag 42: exits 0"
+"$collprof" dump --all "$work/v7tag/logs" >"$work/v7tag/dump"
+n=$(grep -c " tag slot .* user_tag 42 flags 0x0 kernel 'simnccl_ring_simple'$" "$work/v7tag/dump")
+ok $([ "$n" -eq 348 ]; echo $?) "  one tag record per call: user tag 42, the kernel variant ($n of 4 x 87)"
+n=$(grep " phase slot " "$work/v7tag/dump" | grep " phase 1 flags 0x0 " | grep -c " dur [0-9.]* us$")
+k=$(grep " nccl slot " "$work/v7tag/dump" | awk '{ s += $27 } END { print s }')
+ok $([ "$n" -gt 0 ] && [ "$n" -eq "$k" ]; echo $?) "  one timed compute phase per kernel channel ($n, channels $k)"
+n=$(summary v7tag | grep -c "87 calls, 1 communicators (plugin api v7, every proxy step; 0 step records over budget, 0 events not recorded)")
+ok $([ "$n" -eq 4 ]; echo $?) "  nothing lost ($n of 4)"
+
+# What NCCL sends that was not asked for: a mask widened after init (as
+# NCCL's RAS may), events saying rank 0 on every rank, GPU times of 0.
+run widened SIMNCCL_PROFILER_API=7 SIMNCCL_PROFILER_MASK=0xffff
+ok $? "a mask widened to every event after init: exits 0"
+check "  same output as without the plugin" cmp -s "$work/widened/out" "$work/plain.out"
+n=$(summary widened | grep -c "87 calls, 1 communicators (plugin api v7, every proxy step; 0 step records over budget, 0 events not recorded)")
+ok $([ "$n" -eq 4 ]; echo $?) "  the same calls, nothing lost ($n of 4)"
+ranks() { "$collprof" dump "$work/$1/logs"/*.nccl.cplog | sed -n 's/^rank \([0-9]*\) .* nranks [0-9]* rank \([0-9]*\) .*/\1 \2/p' | sort | uniq -c; }
+run rank0 SIMNCCL_PROFILER_API=5 SIMNCCL_PROFILER_RANK0=1
+ok $? "every event saying rank 0: exits 0"
+ranks v5 >"$work/rank0/want"
+ranks rank0 >"$work/rank0/got"
+ok $([ -s "$work/rank0/got" ] && cmp -s "$work/rank0/want" "$work/rank0/got"; echo $?) "  every call keeps the rank init gave"
+run damaged SIMNCCL_PROFILER_API=5 SIMNCCL_PROFILER_DAMAGE=1
+ok $? "kernel channels starting at GPU time 0: exits 0"
+"$collprof" dump --all "$work/damaged/logs" >"$work/damaged/dump"
+n=$(grep " nccl slot " "$work/damaged/dump" | grep -vc " flags 0x[0-9a-f]*[cdef] ")
+ok $([ "$n" -eq 0 ]; echo $?) "  every call flagged damaged, no kernel interval ($n not)"
+n=$(grep -c " gpu slot " "$work/damaged/dump")
+ok $([ "$n" -eq 0 ]; echo $?) "  no duration from a damaged time ($n kernel intervals)"
+n=$(summary damaged | grep -c " 87 calls")
+ok $([ "$n" -eq 4 ]; echo $?) "  the calls themselves kept, timed by the host ($n of 4)"
+
+# copy-engine collectives (v6): the all-gathers of an FSDP run reported as
+# such, each a call timed from its start to its stop, flagged CE, no kernel
+d=$work/ce
+mkdir -p "$d"
+env COLLPROF_DIR="$d/logs" NCCL_PROFILER_PLUGIN="$plugin" SIMNCCL_PROFILER_API=6 \
+    SIMNCCL_PROFILER_CE=1 "$simrun" -n 4 --nodes 4 --timeout 120 -- "$train_sim" \
+    --pattern fsdp --steps 2 >"$d/out" 2>"$d/err"
+ok $? "v6, all-gathers as copy-engine collectives: exits 0"
+"$collprof" dump --all "$d/logs" >"$d/dump"
+ag=$(grep -ci " seq [0-9]* allgather .* dur " "$d/dump")
+n=$(grep " nccl slot " "$d/dump" | grep -c " flags 0x1[0-9a-f] ")
+ok $([ "$ag" -gt 0 ] && [ "$n" -eq "$ag" ]; echo $?) "  every all-gather recorded as a copy-engine collective ($n of $ag)"
+n=$(grep " nccl slot " "$d/dump" | grep " flags 0x1[0-9a-f] " | grep -vc " flags 0x1[4567cdef] ")
+ok $([ "$n" -eq 0 ]; echo $?) "  none with a kernel interval ($n)"
+n=$("$collprof" dump --summary "$d/logs" 2>&1 | grep -c "0 events not recorded")
+ok $([ "$n" -eq 4 ]; echo $?) "  nothing lost ($n of 4)"
+
+# COLLPROF_NEXT_PROFILER: a recording v5 plugin behind collprof's (NCCL
+# speaking v7 to collprof) gets every event it gets as NCCL's own plugin,
+# each exactly once, each stopped, its parents its own handles.
+rec=$b/tests/integration/.libs/librecprof.so
+tally() { cat "$1"/rec.* | awk '$1 == "start" || $1 == "stop" { n[$1 " " $2] += $3 } END { for (k in n) print k, n[k] }' | sort; }
+mkdir -p "$work/recdirect" "$work/recchain"
+run direct RECPROF_DIR="$work/recdirect" SIMNCCL_PROFILER_API=5 NCCL_PROFILER_PLUGIN="$rec"
+ok $? "the recording plugin alone (v5): exits 0"
+run chain RECPROF_DIR="$work/recchain" SIMNCCL_PROFILER_API=7 COLLPROF_NEXT_PROFILER="$rec"
+ok $? "collprof's plugin (v7) with the recording plugin behind it: exits 0"
+check "  same output as without a plugin" cmp -s "$work/chain/out" "$work/plain.out"
+check "  nothing on stderr" test ! -s "$work/chain/err"
+tally "$work/recdirect" >"$work/recdirect.tally"
+tally "$work/recchain" >"$work/recchain.tally"
+sed 's/^/#   /' "$work/recchain.tally"
+ok $([ -s "$work/recdirect.tally" ] && cmp -s "$work/recdirect.tally" "$work/recchain.tally"; echo $?) \
+    "  it got the same starts and stops of every event type as alone"
+n=$(cat "$work/recchain"/rec.* | awk '$1 == "errors" || $1 == "open" { s += $2 } END { print s + 0 }')
+ok $([ "$n" -eq 0 ]; echo $?) "  no stop twice, no unknown handle or parent, none left open ($n)"
+n=$(ls "$work/recchain"/rec.* | wc -l)
+ok $([ "$n" -eq 4 ]; echo $?) "  in each of the 4 processes ($n)"
+n=$(summary chain | grep -c "87 calls, 1 communicators (plugin api v7, every proxy step; 0 step records over budget, 0 events not recorded)")
+ok $([ "$n" -eq 4 ]; echo $?) "  collprof's own logs complete ($n of 4)"
 
 # the step budget: none, then 10 step records per process
 run none COLLPROF_PLUGIN_STEPS=none

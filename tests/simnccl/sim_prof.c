@@ -20,10 +20,17 @@
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static void *lib;
 static unsigned api; /* 0: no profiler */
-static const ncclProfiler_v5_t *v5;
+static const ncclProfiler_v7_t *v7;
+static const ncclProfiler_v5_t *v5; /* v5, or v6 (same layout) */
 static const ncclProfiler_v4_t *v4;
 static const ncclProfiler_v3_t *v3;
 static int mask;
+
+/* SIMNCCL_PROFILER_RANK0=1: every event says rank 0 (as NCCL's API events
+ * have been seen to); SIMNCCL_PROFILER_TAG=N: v7's user tag of every call;
+ * SIMNCCL_PROFILER_DAMAGE=1: every kernel channel starts at GPU time 0. */
+static int rank0, damage, ce;
+static uint64_t user_tag;
 
 static uint64_t device_timer(void)
 {
@@ -53,10 +60,21 @@ static void load(void)
 
     if (!name || !*name || strcasecmp(name, "none") == 0)
         return;
+    rank0 = getenv("SIMNCCL_PROFILER_RANK0") != NULL;
+    damage = getenv("SIMNCCL_PROFILER_DAMAGE") != NULL;
+    /* SIMNCCL_PROFILER_CE=1 (v6+): all-gathers reported as copy-engine
+     * collectives, from their launch to the end of their data movement */
+    ce = getenv("SIMNCCL_PROFILER_CE") != NULL;
+    if (getenv("SIMNCCL_PROFILER_TAG"))
+        user_tag = strtoull(getenv("SIMNCCL_PROFILER_TAG"), NULL, 0);
     lib = open_plugin(name);
     if (!lib)
         return;
-    if (from >= 5 && (v5 = dlsym(lib, "ncclProfiler_v5")) != NULL)
+    if (from >= 7 && (v7 = dlsym(lib, "ncclProfiler_v7")) != NULL)
+        api = 7;
+    else if (from >= 6 && (v5 = dlsym(lib, "ncclProfiler_v6")) != NULL)
+        api = 6;
+    else if (from >= 5 && (v5 = dlsym(lib, "ncclProfiler_v5")) != NULL)
         api = 5;
     else if (from >= 4 && (v4 = dlsym(lib, "ncclProfiler_v4")) != NULL)
         api = 4;
@@ -100,7 +118,10 @@ void *sim_prof_comm(struct ncclComm *comm)
         nnodes += j == i;
     }
     /* NCCL's commHash is equal on every member: the nonce is too. */
-    if (api == 5)
+    if (api == 7)
+        rc = v7->init(&comm->prof_ctx, comm->nonce, &mask, NULL, nnodes,
+                      comm->nranks, comm->rank, NULL);
+    else if (api >= 5)
         rc = v5->init(&comm->prof_ctx, comm->nonce, &mask, NULL, nnodes,
                       comm->nranks, comm->rank, NULL);
     else if (api == 4)
@@ -110,6 +131,9 @@ void *sim_prof_comm(struct ncclComm *comm)
         rc = v3->init(&comm->prof_ctx, &mask);
     if (rc != ncclSuccess)
         comm->prof_ctx = NULL; /* as NCCL: continue without profiler */
+    /* as NCCL's RAS may: a mask widened for the whole job after init */
+    if (comm->prof_ctx && getenv("SIMNCCL_PROFILER_MASK"))
+        mask = (int)strtol(getenv("SIMNCCL_PROFILER_MASK"), NULL, 0);
     return comm->prof_ctx;
 }
 
@@ -117,7 +141,9 @@ void sim_prof_comm_fini(struct ncclComm *comm)
 {
     if (!comm->prof_ctx)
         return;
-    if (api == 5)
+    if (api == 7)
+        v7->finalize(comm->prof_ctx);
+    else if (api >= 5)
         v5->finalize(comm->prof_ctx);
     else if (api == 4)
         v4->finalize(comm->prof_ctx);
@@ -147,12 +173,88 @@ static void *start(struct ncclComm *comm, const struct ev *e)
 
     if (!comm->prof_ctx || !(mask & (int)e->type))
         return NULL;
-    if (api == 5) {
+    if (api == 7) {
+        ncclProfilerEventDescr_v7_t d;
+        memset(&d, 0, sizeof d);
+        d.type = e->type;
+        d.parentObj = e->parent;
+        d.rank = rank0 ? 0 : comm->rank;
+        switch (e->type) {
+        case ncclProfileCollApi:
+            d.collApi.func = e->func;
+            d.collApi.count = e->count;
+            d.collApi.datatype = e->datatype;
+            d.collApi.root = e->root;
+            d.collApi.graphCaptured = e->graph != 0;
+            d.collApi.userTag = user_tag;
+            break;
+        case ncclProfileP2pApi:
+            d.p2pApi.func = e->func;
+            d.p2pApi.count = e->count;
+            d.p2pApi.datatype = e->datatype;
+            d.p2pApi.graphCaptured = e->graph != 0;
+            d.p2pApi.userTag = user_tag;
+            break;
+        case ncclProfileColl:
+            d.coll.seqNumber = e->seq;
+            d.coll.func = e->func;
+            d.coll.count = e->count;
+            d.coll.root = e->root;
+            d.coll.datatype = e->datatype;
+            d.coll.nChannels = 1;
+            d.coll.nWarps = 16;
+            d.coll.algo = e->algo;
+            d.coll.proto = e->proto;
+            d.coll.parentGroup = e->group;
+            d.coll.kernelVariant = "simnccl_ring_simple";
+            d.coll.userTag = user_tag;
+            break;
+        case ncclProfileP2p:
+            d.p2p.func = e->func;
+            d.p2p.datatype = e->datatype;
+            d.p2p.count = e->count;
+            d.p2p.peer = e->peer;
+            d.p2p.nChannels = 1;
+            d.p2p.parentGroup = e->group;
+            d.p2p.userTag = user_tag;
+            break;
+        case ncclProfileProxyOp:
+            d.proxyOp.pid = getpid();
+            d.proxyOp.peer = e->peer;
+            d.proxyOp.nSteps = e->nsteps;
+            d.proxyOp.chunkSize = e->chunk;
+            d.proxyOp.isSend = e->is_send;
+            break;
+        case ncclProfileProxyStep:
+            d.proxyStep.step = e->step;
+            break;
+        case ncclProfileKernelCh:
+            d.kernelCh.pTimer = e->ptimer;
+            break;
+        case ncclProfileCeColl:
+            d.ceColl.seqNumber = e->seq;
+            d.ceColl.func = e->func;
+            d.ceColl.count = e->count;
+            d.ceColl.root = e->root;
+            d.ceColl.datatype = e->datatype;
+            d.ceColl.syncStrategy = "simnccl";
+            d.ceColl.userTag = user_tag;
+            break;
+        case ncclProfileKernelPhase:
+            d.kernelPhase.phaseId = (uint8_t)e->step;
+            d.kernelPhase.phaseName = "compute";
+            d.kernelPhase.pTimer = e->ptimer;
+            break;
+        default:
+            break;
+        }
+        v7->startEvent(comm->prof_ctx, &h, &d);
+    } else if (api >= 5) {
         ncclProfilerEventDescr_v5_t d;
         memset(&d, 0, sizeof d);
         d.type = e->type;
         d.parentObj = e->parent;
-        d.rank = comm->rank;
+        d.rank = rank0 ? 0 : comm->rank;
         switch (e->type) {
         case ncclProfileCollApi:
             d.collApi.func = e->func;
@@ -166,6 +268,14 @@ static void *start(struct ncclComm *comm, const struct ev *e)
             d.p2pApi.count = e->count;
             d.p2pApi.datatype = e->datatype;
             d.p2pApi.graphCaptured = e->graph != 0;
+            break;
+        case ncclProfileCeColl:
+            d.ceColl.seqNumber = e->seq;
+            d.ceColl.func = e->func;
+            d.ceColl.count = e->count;
+            d.ceColl.root = e->root;
+            d.ceColl.datatype = e->datatype;
+            d.ceColl.syncStrategy = "simnccl";
             break;
         case ncclProfileColl:
             d.coll.seqNumber = e->seq;
@@ -294,7 +404,9 @@ static void stop(void *h)
 {
     if (!h)
         return;
-    if (api == 5)
+    if (api == 7)
+        v7->stopEvent(h);
+    else if (api >= 5)
         v5->stopEvent(h);
     else if (api == 4)
         v4->stopEvent(h);
@@ -310,11 +422,13 @@ static void state(void *h, ncclProfilerEventState_t s, size_t trans,
     if (api >= 4) {
         ncclProfilerEventStateArgs_v4_t a;
         memset(&a, 0, sizeof a);
-        if (s == ncclProfilerKernelChStop)
+        if (s == ncclProfilerKernelChStop || s == ncclProfilerKernelPhaseStop)
             a.kernelCh.pTimer = ptimer;
         else
             a.proxyStep.transSize = trans;
-        if (api == 5)
+        if (api == 7)
+            v7->recordEventState(h, s, &a);
+        else if (api >= 5)
             v5->recordEventState(h, s, &a);
         else
             v4->recordEventState(h, s, &a);
@@ -352,6 +466,36 @@ static const char *algo_name(const struct sim_op *op)
 {
     (void)op;
     return "Ring";
+}
+
+/* the copy-engine collectives in flight (their handles) */
+#define OPEN_CE 1024
+static pthread_mutex_t ce_lock = PTHREAD_MUTEX_INITIALIZER;
+static void *open_ce[OPEN_CE];
+
+static void ce_put(void *h)
+{
+    int i;
+    pthread_mutex_lock(&ce_lock);
+    for (i = 0; i < OPEN_CE && open_ce[i]; i++)
+        ;
+    if (i < OPEN_CE)
+        open_ce[i] = h;
+    pthread_mutex_unlock(&ce_lock);
+}
+
+static int ce_take(void *h)
+{
+    int i, found = 0;
+    pthread_mutex_lock(&ce_lock);
+    for (i = 0; i < OPEN_CE; i++)
+        if (open_ce[i] == h) {
+            open_ce[i] = NULL;
+            found = 1;
+            break;
+        }
+    pthread_mutex_unlock(&ce_lock);
+    return found;
 }
 
 void *sim_prof_api(struct ncclComm *comm, const struct sim_op *op, int graph)
@@ -405,6 +549,16 @@ void sim_prof_launch(const struct sim_op *ops, void *const *api_ev, size_t n,
             e.seq = comm->prof_seq[ops[i].kind]++;
             e.algo = algo_name(&ops[i]);
             e.proto = "Simple";
+        }
+        if (ce && api >= 6 && ops[i].kind == SIM_OP_ALLGATHER) {
+            /* a copy-engine collective: no kernel; it stops when its data
+             * has moved (sim_prof_kernel_stop) */
+            e.type = ncclProfileCeColl;
+            tasks[i] = start(comm, &e);
+            if (tasks[i])
+                ce_put(tasks[i]);
+            stop(group);
+            continue;
         }
         /* NCCL starts and stops the task around the kernel launch */
         tasks[i] = start(comm, &e);
@@ -466,23 +620,92 @@ void sim_prof_step_done(void *step, int is_send, size_t bytes)
     stop(step);
 }
 
+/* the open phases of the kernel channels (v7): kernel channel -> phase */
+#define OPEN_PHASES 1024
+static pthread_mutex_t phase_lock = PTHREAD_MUTEX_INITIALIZER;
+static void *open_kch[OPEN_PHASES], *open_phase[OPEN_PHASES];
+
+static void phase_put(void *kch, void *ph)
+{
+    int i;
+    pthread_mutex_lock(&phase_lock);
+    for (i = 0; i < OPEN_PHASES; i++)
+        if (!open_kch[i]) {
+            open_kch[i] = kch;
+            open_phase[i] = ph;
+            break;
+        }
+    pthread_mutex_unlock(&phase_lock);
+    if (i == OPEN_PHASES) /* no room: the phase ends at once */
+        stop(ph);
+}
+
+static void *phase_take(void *kch)
+{
+    void *ph = NULL;
+    int i;
+    pthread_mutex_lock(&phase_lock);
+    for (i = 0; i < OPEN_PHASES; i++)
+        if (open_kch[i] == kch) {
+            ph = open_phase[i];
+            open_kch[i] = NULL;
+            break;
+        }
+    pthread_mutex_unlock(&phase_lock);
+    return ph;
+}
+
 void *sim_prof_kernel_start(struct ncclComm *comm, void *task)
 {
     struct ev e;
+    void *kch;
 
     if (!task)
         return NULL;
+    if (ce) {
+        /* a copy-engine collective has no kernel: its own handle marks it */
+        pthread_mutex_lock(&ce_lock);
+        for (int i = 0; i < OPEN_CE; i++)
+            if (open_ce[i] == task) {
+                pthread_mutex_unlock(&ce_lock);
+                return task;
+            }
+        pthread_mutex_unlock(&ce_lock);
+    }
     memset(&e, 0, sizeof e);
     e.type = ncclProfileKernelCh;
     e.parent = task;
-    e.ptimer = device_timer();
-    return start(comm, &e);
+    e.ptimer = damage ? 0 : device_timer();
+    kch = start(comm, &e);
+    if (kch && api >= 7) {
+        /* v7: the channel's compute phase, under it, the same times */
+        memset(&e, 0, sizeof e);
+        e.type = ncclProfileKernelPhase;
+        e.parent = kch;
+        e.step = 1;
+        e.ptimer = device_timer();
+        void *ph = start(comm, &e);
+        if (ph)
+            phase_put(kch, ph);
+    }
+    return kch;
 }
 
 void sim_prof_kernel_stop(void *kch)
 {
+    void *ph;
+
     if (!kch)
         return;
+    if (ce && ce_take(kch)) {
+        stop(kch); /* the copy-engine collective's data has moved */
+        return;
+    }
+    ph = api >= 7 ? phase_take(kch) : NULL;
+    if (ph) {
+        state(ph, ncclProfilerKernelPhaseStop, 0, device_timer());
+        stop(ph);
+    }
     state(kch, ncclProfilerKernelChStop, 0, device_timer());
     stop(kch);
 }

@@ -4,8 +4,10 @@
  * NCCL_PROFILER_PLUGIN is dlopened (a bare name NAME is also tried as
  * libnccl-profiler-NAME.so; "none" or unset: no profiler) and the newest
  * table it knows is looked up, ncclProfiler_v5, then _v4, _v3
- * (SIMNCCL_PROFILER_API=N starts the search at vN, to stand in for an older
- * NCCL; N = 1 or 2 look up only v2/v1, whose layouts simnccl does not
+ * (SIMNCCL_PROFILER_API=N starts the search at vN, to stand in for another
+ * NCCL: 7 and 6 look up ncclProfiler_v7 and _v6 first, v7 with user tags
+ * (SIMNCCL_PROFILER_TAG), a kernel variant and a compute phase per kernel
+ * channel; SIMNCCL_PROFILER_CE, _MASK, _RANK0 and _DAMAGE: docs/nccl-profiler.md; N = 1 or 2 look up only v2/v1, whose layouts simnccl does not
  * speak: it then calls init only, as a check that the plugin declines).
  * No table, a failed dlopen or a failed init: no profiler, the job goes on.
  *
