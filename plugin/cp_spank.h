@@ -42,10 +42,19 @@ struct cp_plugin {
 
 extern struct cp_plugin cp_plugin;
 
-/* Every message of the plugin starts with "collprof: ". */
-#define cp_error(fmt, ...) slurm_error("collprof: " fmt, ##__VA_ARGS__)
-#define cp_info(fmt, ...) slurm_info("collprof: " fmt, ##__VA_ARGS__)
-#define cp_verbose(fmt, ...) slurm_verbose("collprof: " fmt, ##__VA_ARGS__)
+/* Every message of the plugin starts with "collprof: ", and goes to
+ * Slurm's log (slurmd's, srun's stderr) through cp_spank_log: escaped and
+ * bounded (cp_logtext.h), since much of what it says comes from the job
+ * (its environment, its directory, its analysis). */
+enum cp_spank_level { CP_SPANK_ERROR, CP_SPANK_INFO, CP_SPANK_VERBOSE };
+void cp_spank_log(enum cp_spank_level level, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+#define cp_error(fmt, ...) \
+    cp_spank_log(CP_SPANK_ERROR, "collprof: " fmt, ##__VA_ARGS__)
+#define cp_info(fmt, ...) \
+    cp_spank_log(CP_SPANK_INFO, "collprof: " fmt, ##__VA_ARGS__)
+#define cp_verbose(fmt, ...) \
+    cp_spank_log(CP_SPANK_VERBOSE, "collprof: " fmt, ##__VA_ARGS__)
 
 /* Shared by the contexts (cp_spank_common.c). */
 int cp_spank_parse_site(int ac, char **av);

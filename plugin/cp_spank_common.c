@@ -7,11 +7,13 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
 
+#include "cp_logtext.h"
 #include "cp_run.h"
 #include "cp_spank.h"
 #include "cp_stepdir.h"
@@ -195,27 +197,40 @@ void cp_spank_name_dir(const char *text, char *out, size_t outlen)
     out[n] = '\0';
 }
 
+/* ---- the log ---------------------------------------------------------------- */
+
+void cp_spank_log(enum cp_spank_level level, const char *fmt, ...)
+{
+    /* raw is longer than text can hold: a message cut here is cut (and
+     * marked) there too */
+    char raw[2 * CP_LOGTEXT_MAX], text[CP_LOGTEXT_MAX];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(raw, sizeof raw, fmt, ap);
+    va_end(ap);
+    cp_logtext_escape(text, sizeof text, raw);
+    if (level == CP_SPANK_ERROR)
+        slurm_error("%s", text);
+    else if (level == CP_SPANK_INFO)
+        slurm_info("%s", text);
+    else
+        slurm_verbose("%s", text);
+}
+
 /* ---- step end: syslog and the alert hook --------------------------------- */
 
 void cp_spank_syslog_finding(const struct cp_finding *f, const char *user,
                              const char *report)
 {
     char step[48], where[4 * CP_STEPDIR_MAX + 64];
-    size_t i, n = 0;
 
     if (!cp_plugin.site.syslog || f->severity < CP_SEV_WARNING)
         return;
     cp_spank_step_name(step, sizeof step);
     /* the report's path holds the user's directory: a newline or an
      * escape in it must not forge a line */
-    for (i = 0; report[i] && n + 5 < sizeof where; i++) {
-        unsigned char c = (unsigned char)report[i];
-        if (c < 0x20 || c == 0x7f || c == '\\')
-            n += (size_t)snprintf(where + n, sizeof where - n, "\\x%02x", c);
-        else
-            where[n++] = (char)c;
-    }
-    where[n] = '\0';
+    cp_logtext_escape(where, sizeof where, report);
     /* what the job's own analysis says (it ran in the job user's
      * environment): marked as the job's claim, never as the site's */
     syslog(LOG_USER | (f->severity == CP_SEV_CRITICAL ? LOG_CRIT : LOG_WARNING),

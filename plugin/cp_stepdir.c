@@ -132,9 +132,8 @@ static int open_component(int pfd, const char *name, const char *shown,
     if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
         S_ISLNK(st.st_mode)) {
         if (last) {
-            return cp_errorf(err, "%s is a symbolic link: refused", shown);
             errno = ELOOP;
-            return -1;
+            return cp_errorf(err, "%s is a symbolic link: refused", shown);
         }
         if (st.st_uid != 0 && st.st_uid != uid) {
             cp_errorf(
@@ -162,17 +161,27 @@ static int splice_link(int dfd, const char *name, const char *shown, char *rest,
     ssize_t n = readlinkat(dfd, name, target, sizeof target - 1);
     int len;
 
-    if (n <= 0) {
-        cp_errorf(err, "%s: %s", shown,
-                  n < 0 ? strerror(errno) : "an empty symbolic link");
+    /* the link was seen a moment ago, but its owner may have replaced it
+     * since (by a directory: EINVAL, or by nothing: ENOENT) */
+    if (n < 0) {
+        return cp_errorf(err, "%s: cannot read the symbolic link: %s", shown,
+                         strerror(errno));
+    }
+    if (n == 0) {
+        errno = EINVAL;
+        return cp_errorf(err, "%s is an empty symbolic link", shown);
+    }
+    if ((size_t)n >= sizeof target - 1) {
+        errno = ENAMETOOLONG;
+        return cp_errorf(err, "%s: the symbolic link's target is too long",
+                         shown);
     }
     target[n] = '\0';
     len = snprintf(joined, sizeof joined, "%s/%s", target, rest);
     if (len < 0 || (size_t)len >= restlen) {
+        errno = ENAMETOOLONG;
         return cp_errorf(err, "%s: the path through the link is too long",
                          shown);
-        errno = ENAMETOOLONG;
-        return -1;
     }
     memcpy(rest, joined, (size_t)len + 1);
     return target[0] == '/';
@@ -210,7 +219,7 @@ static int open_parent(int fd, char *shown, uid_t uid, struct cp_error *err)
         *slash = '\0';
     pfd = openat(fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
     if (pfd < 0) {
-        cp_errorf(err, "%s/..: %s", shown, strerror(errno));
+        return cp_errorf(err, "%s/..: %s", shown, strerror(errno));
     }
     if (check_base(pfd, shown[0] ? shown : "/", uid, err) < 0) {
         close(pfd);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -444,28 +445,76 @@ int cp_ncclrt_who(struct cp_ncclrt_who *who, struct cp_error *err)
 
 /* ---- the unique id ----------------------------------------------------------- */
 
+/* COLLPROF_ID_KEY: a secret the ranks share, for the id file's name. */
+#define ID_KEY_MIN 16
+#define ID_KEY_MAX 64
+
+static int id_key_ok(const char *key)
+{
+    size_t n = strspn(key, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                           "0123456789_-");
+
+    return n == strlen(key) && n >= ID_KEY_MIN && n <= ID_KEY_MAX;
+}
+
+/* The id file's name: DIR/.collprof-TAG-ncclid, with the job's ids and the
+ * ranks' key.  Without a job id or a key its name is known to anyone: then
+ * the directory must be one others cannot write to (one where nobody else
+ * can plant a file at that name, or take it first). */
 static int id_path(struct cp_ncclrt *rt, const struct cp_ncclrt_opts *o)
 {
     const char *dir = o->id_dir, *job = getenv("SLURM_JOB_ID"),
                *step = getenv("SLURM_STEP_ID"),
-               *run = getenv("TORCHELASTIC_RUN_ID");
+               *run = getenv("TORCHELASTIC_RUN_ID"),
+               *key = getenv("COLLPROF_ID_KEY");
+    struct stat st;
     int n;
 
     if (!dir || !*dir)
         dir = getenv("SIMNCCL_IDDIR");
     if (!dir || !*dir)
         dir = ".";
+    if (job && !*job)
+        job = NULL;
+    if (run && !*run)
+        run = NULL;
+    if (key && !*key)
+        key = NULL;
     if ((job && strchr(job, '/')) || (step && strchr(step, '/')) ||
         (run && strchr(run, '/'))) {
         return cp_errorf(rt->err,
                          "SLURM_JOB_ID, SLURM_STEP_ID or TORCHELASTIC_RUN_ID "
                          "holds a '/'");
     }
+    if (key && !id_key_ok(key)) {
+        return cp_errorf(rt->err,
+                         "COLLPROF_ID_KEY must be %d to %d letters, digits, "
+                         "'_' or '-' (a secret the ranks share)",
+                         ID_KEY_MIN, ID_KEY_MAX);
+    }
+    if (!job && !run && !key) {
+        if (stat(dir, &st) < 0) {
+            return cp_errorf(rt->err, "the id directory %s: %s", dir,
+                             strerror(errno));
+        }
+        if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+            return cp_errorf(
+                rt->err,
+                "the id directory %s is writable by other users (mode %04o) "
+                "and the run has no job id (SLURM_JOB_ID, "
+                "TORCHELASTIC_RUN_ID): the id file's name would be known to "
+                "them; set COLLPROF_ID_KEY to a secret every rank shares "
+                "(16 to 64 letters or digits), or use a directory of your own "
+                "(--id-dir)",
+                dir, (unsigned)(st.st_mode & 07777));
+        }
+    }
     n = snprintf(rt->id_path, sizeof rt->id_path,
-                 "%s/.collprof-%s-ncclid%s%s%s%s%s%s", dir,
+                 "%s/.collprof-%s-ncclid%s%s%s%s%s%s%s%s", dir,
                  o->id_tag ? o->id_tag : "run", job ? "." : "",
                  job ? job : "", step ? "." : "", step ? step : "",
-                 run ? "." : "", run ? run : "");
+                 run ? "." : "", run ? run : "", key ? "." : "",
+                 key ? key : "");
     if (n < 0 || (size_t)n >= sizeof rt->id_path) {
         return cp_errorf(rt->err, "the id file name in %s is too long",
                          dir);
@@ -473,20 +522,70 @@ static int id_path(struct cp_ncclrt *rt, const struct cp_ncclrt_opts *o)
     return 0;
 }
 
+/* The id file st is the caller's: a regular file it owns that nobody else
+ * may write.  Another user's file there would give this rank their id:
+ * NCCL would connect to their listener. */
+static int id_file_ours(const struct stat *st, const char *path,
+                        struct cp_error *err)
+{
+    if (!S_ISREG(st->st_mode)) {
+        return cp_errorf(err, "%s is not a regular file: refused as the NCCL "
+                         "id", path);
+    }
+    if (st->st_uid != geteuid()) {
+        return cp_errorf(err,
+                         "%s belongs to uid %u, not to this user (uid %u): "
+                         "refused as the NCCL id (another user's file; "
+                         "remove it, or use another --id-dir)",
+                         path, (unsigned)st->st_uid, (unsigned)geteuid());
+    }
+    if (st->st_mode & (S_IWGRP | S_IWOTH)) {
+        return cp_errorf(err,
+                         "%s is writable by other users (mode %04o): refused "
+                         "as the NCCL id",
+                         path, (unsigned)(st->st_mode & 07777));
+    }
+    return 0;
+}
+
 static int publish_id(struct cp_ncclrt *rt, const ncclUniqueId *id)
 {
-    /* a fresh name, renamed into place: never through a planted link */
-    if (cp_path_write(rt->id_path, id->internal, sizeof id->internal, 0600,
-                      rt->err) < 0)
+    struct cp_path_out o;
+    struct stat st;
+    int rc = -1;
+
+    /* a fresh name, then linked to the final one, which must not exist
+     * (never through a planted link, never over another user's file); one
+     * of ours from an earlier run is replaced */
+    if (cp_path_create(&o, rt->id_path, 0600, rt->err) < 0)
         return -1;
-    rt->id_published = 1;
-    return 0;
+    if (fwrite(id->internal, 1, sizeof id->internal, o.f) !=
+            sizeof id->internal ||
+        fflush(o.f) != 0) {
+        cp_error_set(rt->err, NULL, -1, "cannot write %s: %s", o.path,
+                     strerror(errno));
+    } else if (linkat(o.dirfd, o.tmp, o.dirfd, o.name, 0) == 0) {
+        rc = 0;
+    } else if (fstatat(o.dirfd, o.name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+               id_file_ours(&st, o.path, rt->err) < 0) {
+        /* another user's file, or a link: refused, said by id_file_ours */
+    } else {
+        /* ours from an earlier run, or no hard links here: renamed over
+         * (a file planted since fails the rename in a sticky directory,
+         * and the other ranks check what they read) */
+        rc = cp_path_install(&o, rt->err);
+    }
+    cp_path_discard(&o);
+    if (rc == 0)
+        rt->id_published = 1;
+    return rc;
 }
 
 static int wait_id(struct cp_ncclrt *rt, ncclUniqueId *id)
 {
     const struct timespec pause = {.tv_sec = 0, .tv_nsec = 10000000};
     double deadline = cp_ncclrt_now_s() + rt->id_timeout_s;
+    struct stat st;
     int fd = -1, rc = -1;
     size_t got = 0;
 
@@ -505,6 +604,13 @@ static int wait_id(struct cp_ncclrt *rt, ncclUniqueId *id)
         }
         nanosleep(&pause, NULL);
     }
+    if (fstat(fd, &st) < 0) {
+        cp_error_set(rt->err, NULL, -1, "%s: %s", rt->id_path,
+                     strerror(errno));
+        goto out;
+    }
+    if (id_file_ours(&st, rt->id_path, rt->err) < 0)
+        goto out;
     while (got < sizeof id->internal) {
         ssize_t n = read(fd, id->internal + got, sizeof id->internal - got);
         if (n < 0 && errno == EINTR)

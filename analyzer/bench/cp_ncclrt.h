@@ -16,10 +16,14 @@
  * The ncclUniqueId: with NCCL_COMM_ID set every rank makes it itself (NCCL
  * bootstraps through that address); otherwise rank 0 writes it to a file in
  * a directory all ranks see (id_dir; SIMNCCL_IDDIR under simrun; else the
- * current one) under a temporary name renamed into place, the others wait
+ * current one) under a temporary name linked into place, the others wait
  * for it, and rank 0 removes it once every rank has joined.  Its name,
  * `.collprof-TAG-ncclid`, carries SLURM_JOB_ID.SLURM_STEP_ID (and
- * TORCHELASTIC_RUN_ID) where set, so two steps never share one.
+ * TORCHELASTIC_RUN_ID, and the ranks' secret COLLPROF_ID_KEY) where set, so
+ * two steps never share one; without a job id or a key, a directory others
+ * can write is refused.  The ranks read only a regular file of their own
+ * user that nobody else may write; rank 0 never publishes over another
+ * user's file (docs/security.md).
  *
  * NCCL: dlopen(nccl_path or "libnccl.so.2") and dlsym of the entry points of
  * collprof/cp_nccl.h.  Buffers: device memory through libcudart (dlopen'ed,

@@ -6,7 +6,8 @@
 # instances as the shim's logs alone give); capture=plugin gives every task
 # the plugin (NCCL_PROFILER_PLUGIN) and no shim, and the step's report is
 # made from the plugin's records; capture=shim no plugin; a job that names
-# its own NCCL profiler plugin keeps it, said once; with both and no
+# its own NCCL profiler plugin keeps it, said once (escaped: a newline and
+# an escape sequence in it forge no line); with both and no
 # readable plugin library the shim alone records the step, said once.
 # Root only (skips else).
 . "$top_srcdir/tests/tap.sh"
@@ -74,6 +75,20 @@ n=$(logs "$dir")
 ok $([ "$n" = "4 0" ]; echo $?) "  its plugin was kept: the shim's 4 logs, no plugin log ($n)"
 n=$(grep -c "collprof: job [0-9.]*: the job sets NCCL_PROFILER_PLUGIN=none: collprof leaves it.*(the shim still records the calls)" owndef.err)
 ok $([ "$n" -eq 1 ]; echo $?) "  said once, with the shim still recording ($n)"
+
+# the job's value is the job's: a newline and an escape sequence in it
+# reach slurmd's log and srun's stderr escaped, on the plugin's own line;
+# no line of Slurm's format is forged
+forged=$(printf 'none\n[2026-12-01T10:00:00.000] error: forged\033[0m')
+step forged "NCCL_PROFILER_PLUGIN=$forged"
+ok $? "a job whose NCCL_PROFILER_PLUGIN holds a newline and ESC: exits 0"
+pat='the job sets NCCL_PROFILER_PLUGIN=none\\x0a\[2026-12-01T10:00:00\.000\] error: forged\\x1b\[0m: collprof leaves it'
+n=$(grep -c "collprof: job [0-9.]*: $pat" forged.err)
+ok $([ "$n" -eq 1 ]; echo $?) "  said once on srun's stderr, escaped as \\xNN ($n)"
+n=$(cat "$BASE"/log/slurmd-n*.log | grep -c "collprof: job [0-9.]*: $pat")
+ok $([ "$n" -eq 1 ]; echo $?) "  ... and in slurmd's log ($n)"
+n=$(cat forged.err "$BASE"/log/slurmd-n*.log | grep -c '^\[2026-12-01T10:00:00\.000\]\|error: forged.\[0m')
+ok $([ "$n" -eq 0 ]; echo $?) "  no forged line, no raw ESC ($n)"
 
 plugstack nccl_profiler=/nonexistent/libcollprof-nccl-profiler.so
 step noplugin

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cp_stepdir.h"
@@ -15,6 +16,24 @@
 
 static char tmp[] = "/tmp/cp-stepdir-XXXXXX";
 static struct cp_error err;
+
+/* readlinkat, as the step directory code calls it (this definition comes
+ * before the C library's): when flip_name is set, the link of that name is
+ * replaced by a directory just before it is read, the race a user wins by
+ * flipping a link under dir= between the walk's look at it and the read of
+ * its target.  The read then fails, for real (EINVAL: not a link). */
+static const char *flip_name, *flip_path;
+static int flips;
+
+ssize_t readlinkat(int dfd, const char *name, char *buf, size_t len)
+{
+    if (flip_name && strcmp(name, flip_name) == 0) {
+        if (unlink(flip_path) == 0 && mkdir(flip_path, 0755) == 0)
+            flips++;
+        flip_name = NULL;
+    }
+    return (ssize_t)syscall(SYS_readlinkat, dfd, name, buf, len);
+}
 
 static char *at(const char *rel)
 {
@@ -249,6 +268,24 @@ int main(void)
     fd = cp_stepdir_make(at("rellink/collprof-16.0"), me, 0700, &err);
     ok(fd >= 0 && access(at("real/collprof-16.0"), F_OK) == 0,
        "followed, component by component (%s)", fd < 0 ? err.text : "ok");
+    if (fd >= 0)
+        close(fd);
+    /* the link turns into a directory between the walk's fstatat and its
+     * readlinkat: the read fails, and the walk stops there with the
+     * error (it went on with the unread target: a stack overflow) */
+    ok(mkdir(at("flipreal"), 0755) == 0 &&
+           mkdir(at("flipreal/collprof-21.0"), 0700) == 0 &&
+           symlink("flipreal", at("flip")) == 0,
+       "a link of the caller's on the way, to a step directory's parent");
+    flip_name = "flip";
+    flip_path = at("flip");
+    memset(&err, 0, sizeof err);
+    fd = cp_stepdir_open(at("flip/collprof-21.0"), me, &err);
+    is_int(flips, 1, "... replaced by a directory before its target is read");
+    ok(fd < 0 && strstr(err.text, at("flip")) &&
+           strstr(err.text, "cannot read the symbolic link") &&
+           strstr(err.text, strerror(EINVAL)),
+       "the walk stops, naming the link and why (%s)", err.text);
     if (fd >= 0)
         close(fd);
     ok(symlink("loop", at("loop")) == 0, "a link to itself");
