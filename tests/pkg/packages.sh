@@ -57,7 +57,8 @@ done
 # ---- the Debian package ----------------------------------------------------
 t1=$(date +%s)
 tar xzf "$tarball" -C "$W" &&
-    (cd "$W/collprof-$version" && dpkg-buildpackage -us -uc -b) >"$W/deb.log" 2>&1
+    (cd "$W/collprof-$version" &&
+     DEB_BUILD_OPTIONS="parallel=2 nocheck" dpkg-buildpackage -us -uc -b) >"$W/deb.log" 2>&1
 r=$?
 ok $r "dpkg-buildpackage -us -uc -b from the tarball"
 [ $r -eq 0 ] || tail -n 30 "$W/deb.log" | sed 's/^/#   /'
@@ -71,7 +72,7 @@ for f in /usr/bin/collprof /usr/lib/$ma/libcollprof.so \
          /usr/lib/$ma/slurm-wlm/spank_collprof.so \
          /usr/share/man/man1/collprof.1.gz /usr/share/man/man8/spank_collprof.8.gz \
          /etc/slurm/plugstack.conf.d/collprof.conf \
-         /usr/share/doc/collprof/plugin.md.gz /usr/share/doc/collprof/packaging.md; do
+         /usr/share/doc/collprof/plugin.md.gz /usr/share/doc/collprof/packaging.md.gz; do
     grep -q -x -F "$f" "$W/deb.files"
     ok $? "the .deb holds $f"
 done
@@ -119,14 +120,17 @@ if [ -n "$slurm_rpm" ]; then
     ok $? "collprof-slurm requires Slurm $series ($(tr '\n' ' ' <"$W/slurm.req"))"
     rpm -qlp "$slurm_rpm" 2>/dev/null | grep -q 'spank_collprof\.so$'
     ok $? "the SPANK plugin is in collprof-slurm"
-    rpm -qlp "$main_rpm" "$slurm_rpm" 2>/dev/null | grep -v '/\.build-id' |
-        sed -e 's|^/usr/lib64/slurm/|/usr/lib/PLUGINS/|' -e 's|^/usr/lib64/|/usr/lib/LIB/|' |
+    # files only (no directories), the libdir, plugin dir and doc dir of
+    # each distribution named alike, compressed or not
+    rpm -qp --qf '[%{FILEMODES:perms} %{FILENAMES}\n]' "$main_rpm" "$slurm_rpm" 2>/dev/null |
+        awk '$1 !~ /^d/ {print $2}' | grep -v '^/usr/lib/\.build-id/' |
+        sed -e 's|^/usr/lib64/slurm/|/usr/lib/PLUGINS/|' -e 's|^/usr/lib64/|/usr/lib/LIB/|' \
+            -e 's|^/usr/share/doc/collprof-[^/]*/|/usr/share/doc/collprof/|' -e 's|\.gz$||' |
         sort -u >"$W/rpm.cmp"
     grep -v -e '^/usr/share/doc/collprof/changelog.Debian.gz$' \
-            -e '^/usr/share/doc/collprof/copyright$' "$W/deb.files" |
+            -e '^/usr/share/doc/collprof/copyright$' -e '^/usr/share/lintian/' "$W/deb.files" |
         sed -e "s|^/usr/lib/$ma/slurm-wlm/|/usr/lib/PLUGINS/|" -e "s|^/usr/lib/$ma/|/usr/lib/LIB/|" \
-            -e 's|^\(/usr/share/doc/collprof/.*\)\.gz$|\1|' | sort -u >"$W/deb.cmp"
-    sed -i 's|^\(/usr/share/doc/collprof/.*\)\.gz$|\1|' "$W/rpm.cmp"
+            -e 's|\.gz$||' | sort -u >"$W/deb.cmp"
     diff "$W/deb.cmp" "$W/rpm.cmp" >"$W/cmp.diff"
     ok $? "the RPMs install the .deb's files (libdir and plugin dir aside)"
     sed 's/^/#   /' "$W/cmp.diff"
