@@ -93,7 +93,10 @@ num=$(printf '%d' "$(sed -n 's/^#define SLURM_VERSION_NUMBER //p' /usr/include/s
 series=$(printf '%d.%02d' $((num >> 16)) $(((num >> 8) & 255)))
 slurmver=$series.$((num & 255))
 breaks=$(dpkg-deb -f "$deb" Breaks)
-case $breaks in *"slurmd (<< $series~)"*"slurmd (>= "*) r=0 ;; *) r=1 ;; esac
+r=0
+for want in "slurmd (<< $series~)" "slurmd (>= " "slurm-client (<< $series~)" "slurm-client (>= "; do
+    case $breaks in *"$want"*) ;; *) r=1 ;; esac
+done
 ok $r "Breaks: every slurmd outside $series ($breaks)"
 
 # lintian: no error, and each tag it leaves explained in docs/packaging.md
