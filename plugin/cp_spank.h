@@ -57,6 +57,10 @@ void cp_spank_log(enum cp_spank_level level, const char *fmt, ...)
     cp_spank_log(CP_SPANK_VERBOSE, "collprof: " fmt, ##__VA_ARGS__)
 
 /* Shared by the contexts (cp_spank_common.c). */
+/* At slurm_spank_init, before anything else: logs collprof's version and
+ * the Slurm it was built for, and returns -1 (the plugin is not loaded)
+ * under a Slurm of another release series (cp_slurmver.h). */
+int cp_spank_check_slurm(spank_t sp);
 int cp_spank_parse_site(int ac, char **av);
 int cp_spank_register_option(spank_t sp);
 /* The COLLPROF_* fallbacks from the process's own environment (srun,

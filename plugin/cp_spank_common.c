@@ -15,6 +15,7 @@
 
 #include "cp_logtext.h"
 #include "cp_run.h"
+#include "cp_slurmver.h"
 #include "cp_spank.h"
 #include "cp_stepdir.h"
 
@@ -25,7 +26,45 @@
 #define CP_SPANK_BINDIR "/usr/local/bin"
 #endif
 
+/* The Slurm this plugin was built for: slurm_version.h's, unless a test
+ * builds a copy that claims another. */
+#ifndef CP_SLURM_BUILT_FOR
+#define CP_SLURM_BUILT_FOR SLURM_VERSION_NUMBER
+#endif
+
 struct cp_plugin cp_plugin;
+
+/* ---- the Slurm release series ------------------------------------------ */
+
+int cp_spank_check_slurm(spank_t sp)
+{
+    const char *running = NULL, *major = NULL, *minor = NULL;
+    char built[32];
+    struct cp_error err;
+
+    cp_slurmver_format(CP_SLURM_BUILT_FOR, built, sizeof built);
+    if (spank_get_item(sp, S_SLURM_VERSION, &running) != ESPANK_SUCCESS)
+        running = NULL;
+    if (spank_get_item(sp, S_SLURM_VERSION_MAJOR, &major) != ESPANK_SUCCESS)
+        major = NULL;
+    if (spank_get_item(sp, S_SLURM_VERSION_MINOR, &minor) != ESPANK_SUCCESS)
+        minor = NULL;
+    if (cp_slurmver_check(CP_SLURM_BUILT_FOR, major, minor, &err) < 0) {
+        cp_plugin.loaded = 0;
+        cp_error("spank_collprof %s: %s; the plugin is not loaded",
+                 PACKAGE_VERSION, err.text);
+        return -1;
+    }
+    /* slurmd's log gets the line at every start; srun, sbatch and
+     * slurmstepd only with -v */
+    if (spank_context() == S_CTX_SLURMD)
+        cp_info("spank_collprof %s, built for Slurm %s, loaded by Slurm %s",
+                PACKAGE_VERSION, built, running ? running : "(unknown)");
+    else
+        cp_verbose("spank_collprof %s, built for Slurm %s, loaded by Slurm %s",
+                   PACKAGE_VERSION, built, running ? running : "(unknown)");
+    return 0;
+}
 
 /* ---- the option -------------------------------------------------------- */
 

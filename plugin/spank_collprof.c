@@ -4,7 +4,9 @@
  * This file only dispatches each SPANK callback on spank_context() to the
  * file of that context (cp_spank.h): srun (cp_spank_srun.c), sbatch and
  * salloc (cp_spank_alloc.c), slurmstepd (cp_spank_stepd.c), slurmd
- * (cp_spank_slurmd.c); what they share is in cp_spank_common.c.  Only the
+ * (cp_spank_slurmd.c); what they share is in cp_spank_common.c.  The one
+ * check made before dispatching is the Slurm release series, in every
+ * context (cp_spank_check_slurm).  Only the
  * slurm_spank_* and plugin_* symbols are exported (spank_collprof.map).
  */
 #include "config.h"
@@ -15,6 +17,8 @@ SPANK_PLUGIN(collprof, 1)
 
 int slurm_spank_init(spank_t sp, int ac, char **av)
 {
+    if (cp_spank_check_slurm(sp) < 0)
+        return -1;
     switch (spank_context()) {
     case S_CTX_LOCAL:
         return cp_srun_init(sp, ac, av);

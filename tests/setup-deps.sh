@@ -5,7 +5,8 @@ set -eu
 pkgs="gcc make autoconf automake libtool pkg-config libjansson-dev zlib1g-dev
       libc6-dev procps python3 util-linux clang libclang-rt-14-dev
       slurmctld slurmd slurm-client munge libslurm-dev
-      chromium valgrind libibverbs-dev strace"
+      chromium valgrind libibverbs-dev strace
+      debhelper dpkg-dev lintian rpm"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||

@@ -173,6 +173,13 @@ int main(int argc, char **argv)
     }
     if (strcmp(argv[1], "--version") == 0) {
         printf("collprof %s\n", PACKAGE_VERSION);
+#ifdef CP_SLURM_VERSION
+        printf("SPANK plugin built for Slurm %s (it loads only under "
+               "Slurm %s)\n",
+               CP_SLURM_VERSION, CP_SLURM_SERIES);
+#else
+        printf("SPANK plugin not built (no slurm/spank.h at configure)\n");
+#endif
         return 0;
     }
     for (i = 0; i < sizeof commands / sizeof commands[0]; i++)

@@ -201,7 +201,9 @@ start() {
     backup "$base" slurm.conf
     backup "$base" plugstack.conf
     write_slurm_conf "$base"
-    write_plugstack "$base" "$(plugstack_line "$base" "$@")"
+    # CP_CLUSTER_PLUGSTACK: the whole plugstack.conf instead of the build's
+    # line (tests/pkg/packages.sh: the installed package's snippet)
+    write_plugstack "$base" "${CP_CLUSTER_PLUGSTACK:-$(plugstack_line "$base" "$@")}"
     # the test user: a non-root account to run srun as
     if ! id "$TEST_USER" >/dev/null 2>&1; then
         useradd -M -d /nonexistent -s /bin/sh "$TEST_USER" >/dev/null 2>&1 ||
