@@ -81,7 +81,9 @@ diag "trace: exit $rc, cpu $(stat_of runs-trace cpu_s) s"
 check "trace: exit 0" [ "$rc" -eq 0 ]
 check "trace: under 5 s of CPU" cpu_below runs-trace 5
 
-# ---- every record kind claimed: no 16 KiB of previous records per log
+# ---- every record kind claimed: no 16 KiB of previous records per log (the
+# kinds this reader knows are read, the same from the partial as raw; the rest
+# skipped)
 n=2000
 mkdir "$t/kinds"
 python3 "$craft" kinds "$t/kinds" "$t/kinds-raw" "$log" $n || skip_all "craft.py kinds failed"
@@ -102,6 +104,6 @@ def files(p):
     return [(os.path.basename(f['file']), f['records'], f['skipped_records'])
             for f in r['inputs']['files']]
 a, b = files(sys.argv[1]), files(sys.argv[2])
-sys.exit(0 if a == b and len(a) >= 100 and a[0][1] == 8 and a[0][2] > 200 else 1)" \
+sys.exit(0 if a == b and len(a) >= 100 and a[0][1] >= 8 and a[0][2] > 200 else 1)" \
     "$t/kinds-raw-out/report.json" "$t/kinds-part-out/report.json"
 done_testing
