@@ -749,12 +749,13 @@ char *cp_path_read_text(const char *path, enum cp_path_links links,
     char *text = NULL;
     size_t got = 0;
     ssize_t n;
-    int fd;
+    int fd, saved;
 
     fd = cp_path_open_input_stat(path, links, &st, err);
     if (fd < 0)
         return NULL;
     if ((uint64_t)st.st_size > max) {
+        errno = EFBIG;
         cp_error_set(err, path, -1, "%s: %lld bytes, more than a %s may have "
                      "(%zu)", path, (long long)st.st_size, what, max);
         goto fail;
@@ -779,6 +780,7 @@ char *cp_path_read_text(const char *path, enum cp_path_links links,
         got += (size_t)n;
     }
     if (memchr(text, '\0', got)) {
+        errno = EINVAL;
         cp_error_set(err, path, -1, "%s: binary data, not a %s", path, what);
         goto fail;
     }
@@ -787,8 +789,10 @@ char *cp_path_read_text(const char *path, enum cp_path_links links,
     close(fd);
     return text;
 fail:
+    saved = errno;
     free(text);
     close(fd);
+    errno = saved;
     return NULL;
 }
 

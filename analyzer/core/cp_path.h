@@ -90,7 +90,8 @@ FILE *cp_path_fopen_input(const char *path, enum cp_path_links links,
 /* The whole text of the input path (opened as above), NUL-terminated, in
  * a buffer the caller frees; its length in *len.  A file of more than max
  * bytes or holding a NUL byte is refused, the error naming it and saying
- * it is not a `what` ("profile", "nccl-tests output"). */
+ * it is not a `what` ("profile", "nccl-tests output"); errno then says
+ * which (EFBIG over max, EINVAL for a NUL byte, else the open's or read's). */
 char *cp_path_read_text(const char *path, enum cp_path_links links,
                         size_t max, const char *what, size_t *len,
                         struct cp_error *err);
