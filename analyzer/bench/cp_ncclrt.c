@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "cp_ncclrt.h"
 #include "cp_units.h"
 #include "cp_path.h"
+#include "cp_text.h"
 
 /* ---- loading ------------------------------------------------------------- */
 
@@ -457,34 +459,44 @@ static int id_key_ok(const char *key)
     return n == strlen(key) && n >= ID_KEY_MIN && n <= ID_KEY_MAX;
 }
 
-/* The id file's name: DIR/.collprof-TAG-ncclid, with the job's ids and the
- * ranks' key.  Without a job id or a key its name is known to anyone: then
- * the directory must be one others cannot write to (one where nobody else
- * can plant a file at that name, or take it first). */
+/* The id file's name: DIR/.collprof-TAG-ncclid, with the run's ids (the
+ * launcher's, the user's COLLPROF_RUN_ID) and the ranks' key.  Without a
+ * run id or a key its name is known to anyone: then the directory must be
+ * one others cannot write to (one where nobody else can plant a file at
+ * that name, or take it first). */
+static const char *const run_ids[] = {"SLURM_JOB_ID", "SLURM_STEP_ID",
+                                      "TORCHELASTIC_RUN_ID", "PMIX_NAMESPACE",
+                                      "COLLPROF_RUN_ID"};
+#define N_RUN_IDS (sizeof run_ids / sizeof run_ids[0])
+
 static int id_path(struct cp_ncclrt *rt, const struct cp_ncclrt_opts *o)
 {
-    const char *dir = o->id_dir, *job = getenv("SLURM_JOB_ID"),
-               *step = getenv("SLURM_STEP_ID"),
-               *run = getenv("TORCHELASTIC_RUN_ID"),
-               *key = getenv("COLLPROF_ID_KEY");
+    const char *dir = o->id_dir, *key = getenv("COLLPROF_ID_KEY"),
+               *ids[N_RUN_IDS];
+    int have_run = 0;
     struct stat st;
+    size_t at;
     int n;
 
     if (!dir || !*dir)
         dir = getenv("SIMNCCL_IDDIR");
     if (!dir || !*dir)
         dir = ".";
-    if (job && !*job)
-        job = NULL;
-    if (run && !*run)
-        run = NULL;
     if (key && !*key)
         key = NULL;
-    if ((job && strchr(job, '/')) || (step && strchr(step, '/')) ||
-        (run && strchr(run, '/'))) {
-        return cp_errorf(rt->err,
-                         "SLURM_JOB_ID, SLURM_STEP_ID or TORCHELASTIC_RUN_ID "
-                         "holds a '/'");
+    for (size_t i = 0; i < N_RUN_IDS; i++) {
+        ids[i] = getenv(run_ids[i]);
+        if (ids[i] && !*ids[i])
+            ids[i] = NULL;
+        if (ids[i] && (strchr(ids[i], '/') || ids[i][0] == '.')) {
+            return cp_errorf(rt->err,
+                             "%s holds a '/' or starts with '.': not an id "
+                             "for the NCCL id file's name",
+                             run_ids[i]);
+        }
+        /* the step alone does not name a run */
+        if (ids[i] && strcmp(run_ids[i], "SLURM_STEP_ID") != 0)
+            have_run = 1;
     }
     if (key && !id_key_ok(key)) {
         return cp_errorf(rt->err,
@@ -492,7 +504,7 @@ static int id_path(struct cp_ncclrt *rt, const struct cp_ncclrt_opts *o)
                          "'_' or '-' (a secret the ranks share)",
                          ID_KEY_MIN, ID_KEY_MAX);
     }
-    if (!job && !run && !key) {
+    if (!have_run && !key) {
         if (stat(dir, &st) < 0) {
             return cp_errorf(rt->err, "the id directory %s: %s", dir,
                              strerror(errno));
@@ -502,19 +514,25 @@ static int id_path(struct cp_ncclrt *rt, const struct cp_ncclrt_opts *o)
                 rt->err,
                 "the id directory %s is writable by other users (mode %04o) "
                 "and the run has no job id (SLURM_JOB_ID, "
-                "TORCHELASTIC_RUN_ID): the id file's name would be known to "
-                "them; set COLLPROF_ID_KEY to a secret every rank shares "
-                "(16 to 64 letters or digits), or use a directory of your own "
-                "(--id-dir)",
+                "TORCHELASTIC_RUN_ID, PMIX_NAMESPACE, COLLPROF_RUN_ID): the "
+                "id file's name would be known to them; set COLLPROF_ID_KEY "
+                "to a secret every rank shares (16 to 64 letters or digits), "
+                "or use a directory of your own (--id-dir)",
                 dir, (unsigned)(st.st_mode & 07777));
         }
     }
-    n = snprintf(rt->id_path, sizeof rt->id_path,
-                 "%s/.collprof-%s-ncclid%s%s%s%s%s%s%s%s", dir,
-                 o->id_tag ? o->id_tag : "run", job ? "." : "",
-                 job ? job : "", step ? "." : "", step ? step : "",
-                 run ? "." : "", run ? run : "", key ? "." : "",
-                 key ? key : "");
+    n = snprintf(rt->id_path, sizeof rt->id_path, "%s/.collprof-%s-ncclid",
+                 dir, o->id_tag ? o->id_tag : "run");
+    for (size_t i = 0; n >= 0 && (size_t)n < sizeof rt->id_path &&
+                       i <= N_RUN_IDS;
+         i++) {
+        const char *part = i < N_RUN_IDS ? ids[i] : key;
+        if (!part)
+            continue;
+        at = (size_t)n;
+        n += snprintf(rt->id_path + at, sizeof rt->id_path - at, ".%s",
+                      part);
+    }
     if (n < 0 || (size_t)n >= sizeof rt->id_path) {
         return cp_errorf(rt->err, "the id file name in %s is too long",
                          dir);
@@ -548,20 +566,116 @@ static int id_file_ours(const struct stat *st, const char *path,
     return 0;
 }
 
+/* The id file: a header, then the 128 bytes of ncclUniqueId.  The header
+ * says when (rank 0's wall clock), by whom and for how many ranks it was
+ * published, so that an id left by a run that died before removing it is
+ * told from this run's: the ranks must start within the id timeout of each
+ * other, so an id published more than that before a rank started is not
+ * its run's. */
+#define ID_MAGIC "CPNCID1\n"
+struct id_file {
+    char magic[8];
+    int64_t published_ns; /* CLOCK_REALTIME of rank 0 */
+    uint32_t nranks;
+    uint32_t pid;
+    char host[64];
+    char id[NCCL_UNIQUE_ID_BYTES];
+};
+
+static int64_t wall_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Read the id file open at fd (path for messages) into f.  0, or -1 with
+ * err filled: not a regular file of ours, or not an id file. */
+static int id_file_read(int fd, const char *path, struct id_file *f,
+                        struct cp_error *err)
+{
+    struct stat st;
+    size_t got = 0;
+
+    if (fstat(fd, &st) < 0)
+        return cp_errorf(err, "%s: %s", path, strerror(errno));
+    if (id_file_ours(&st, path, err) < 0)
+        return -1;
+    while (got < sizeof *f) {
+        ssize_t n = read(fd, (char *)f + got, sizeof *f - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
+    if (got != sizeof *f || st.st_size != (off_t)sizeof *f ||
+        memcmp(f->magic, ID_MAGIC, sizeof f->magic) != 0) {
+        return cp_errorf(err,
+                         "%s holds %lld bytes, not an NCCL id file of "
+                         "collprof (remove it)",
+                         path, (long long)st.st_size);
+    }
+    f->host[sizeof f->host - 1] = '\0';
+    return 0;
+}
+
+/* An id file of ours already at the name when rank 0 publishes: one that a
+ * rank of this run could still take for this run's is refused (that rank
+ * would join a run that no longer listens); an older one is replaced. */
+static int id_stale_check(struct cp_ncclrt *rt, int dirfd, const char *name,
+                          const char *path)
+{
+    char shown[CP_TEXT_SHOWN_SIZE(sizeof ((struct id_file *)0)->host)];
+    struct id_file f;
+    double age;
+    int fd, rc;
+
+    fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return 0; /* gone meanwhile, or unreadable: the rename decides */
+    rc = id_file_read(fd, path, &f, rt->err);
+    close(fd);
+    if (rc < 0)
+        return 0; /* not an id file of ours: no rank takes it, replaced */
+    age = (double)(wall_ns() - f.published_ns) / 1e9;
+    if (age > rt->id_timeout_s)
+        return 0;
+    return cp_errorf(rt->err,
+                     "%s holds an NCCL id that rank 0 of another run "
+                     "published %.1f s ago (pid %u on %s, %u ranks), within "
+                     "the id timeout (%g s): this run's ranks may have taken "
+                     "it for theirs; if that run is over, remove the file "
+                     "and start again, or give each run its own name "
+                     "(COLLPROF_RUN_ID)",
+                     path, age, (unsigned)f.pid, cp_text_shown(shown, sizeof shown, f.host, sizeof f.host, 0),
+                     (unsigned)f.nranks, rt->id_timeout_s);
+}
+
 static int publish_id(struct cp_ncclrt *rt, const ncclUniqueId *id)
 {
     struct cp_path_out o;
+    struct id_file f;
     struct stat st;
     int rc = -1;
 
+    memset(&f, 0, sizeof f);
+    memcpy(f.magic, ID_MAGIC, sizeof f.magic);
+    f.published_ns = wall_ns();
+    f.nranks = (uint32_t)rt->p;
+    f.pid = (uint32_t)getpid();
+    if (gethostname(f.host, sizeof f.host - 1) < 0)
+        snprintf(f.host, sizeof f.host, "?");
+    memcpy(f.id, id->internal, sizeof f.id);
+
     /* a fresh name, then linked to the final one, which must not exist
      * (never through a planted link, never over another user's file); one
-     * of ours from an earlier run is replaced */
+     * of ours from an earlier run is replaced, unless it is recent enough
+     * that a rank of this run could have read it */
     if (cp_path_create(&o, rt->id_path, 0600, rt->err) < 0)
         return -1;
-    if (fwrite(id->internal, 1, sizeof id->internal, o.f) !=
-            sizeof id->internal ||
-        fflush(o.f) != 0) {
+    if (fwrite(&f, 1, sizeof f, o.f) != sizeof f || fflush(o.f) != 0) {
         cp_error_set(rt->err, NULL, -1, "cannot write %s: %s", o.path,
                      strerror(errno));
     } else if (linkat(o.dirfd, o.tmp, o.dirfd, o.name, 0) == 0) {
@@ -569,6 +683,8 @@ static int publish_id(struct cp_ncclrt *rt, const ncclUniqueId *id)
     } else if (fstatat(o.dirfd, o.name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
                id_file_ours(&st, o.path, rt->err) < 0) {
         /* another user's file, or a link: refused, said by id_file_ours */
+    } else if (id_stale_check(rt, o.dirfd, o.name, o.path) < 0) {
+        /* a recent id of another run: refused, said by id_stale_check */
     } else {
         /* ours from an earlier run, or no hard links here: renamed over
          * (a file planted since fails the rename in a sticky directory,
@@ -585,17 +701,38 @@ static int wait_id(struct cp_ncclrt *rt, ncclUniqueId *id)
 {
     const struct timespec pause = {.tv_sec = 0, .tv_nsec = 10000000};
     double deadline = cp_ncclrt_now_s() + rt->id_timeout_s;
-    struct stat st;
-    int fd = -1, rc = -1;
-    size_t got = 0;
+    int64_t started = wall_ns(), window;
+    char shown[CP_TEXT_SHOWN_SIZE(sizeof ((struct id_file *)0)->host)];
+    double stale_age = -1;
+    struct id_file f;
+    int fd, rc;
 
+    window = (int64_t)(rt->id_timeout_s * 1e9);
     for (;;) {
         fd = cp_path_open_input(rt->id_path, CP_PATH_NOFOLLOW, rt->err);
-        if (fd >= 0)
-            break;
-        if (errno != ENOENT)
+        if (fd < 0 && errno != ENOENT)
             return -1;
+        if (fd >= 0) {
+            rc = id_file_read(fd, rt->id_path, &f, rt->err);
+            close(fd);
+            if (rc < 0)
+                return -1;
+            if (f.published_ns >= started - window)
+                break;
+            /* left by a run that died: rank 0 will replace it */
+            stale_age = (double)(started - f.published_ns) / 1e9;
+        }
         if (cp_ncclrt_now_s() > deadline) {
+            if (stale_age >= 0) {
+                return cp_errorf(
+                    rt->err,
+                    "rank %d: no NCCL unique id from rank 0 in %s after %g s; "
+                    "only a stale one, published %.0f s before this rank "
+                    "started (pid %u on %s), which is not this run's (is "
+                    "rank 0 running?)",
+                    rt->me, rt->id_path, rt->id_timeout_s, stale_age,
+                    (unsigned)f.pid, cp_text_shown(shown, sizeof shown, f.host, sizeof f.host, 0));
+            }
             return cp_errorf(rt->err,
                              "rank %d: no NCCL unique id from rank 0 in %s after "
                              "%g s (is rank 0 running, and do all ranks see this "
@@ -604,30 +741,16 @@ static int wait_id(struct cp_ncclrt *rt, ncclUniqueId *id)
         }
         nanosleep(&pause, NULL);
     }
-    if (fstat(fd, &st) < 0) {
-        cp_error_set(rt->err, NULL, -1, "%s: %s", rt->id_path,
-                     strerror(errno));
-        goto out;
+    if (f.nranks != (uint32_t)rt->p) {
+        return cp_errorf(rt->err,
+                         "%s holds the NCCL id of a run of %u ranks (pid %u "
+                         "on %s), not of this run's %d: two runs with one id "
+                         "name (give each its own: COLLPROF_RUN_ID)",
+                         rt->id_path, (unsigned)f.nranks, (unsigned)f.pid,
+                         cp_text_shown(shown, sizeof shown, f.host, sizeof f.host, 0), rt->p);
     }
-    if (id_file_ours(&st, rt->id_path, rt->err) < 0)
-        goto out;
-    while (got < sizeof id->internal) {
-        ssize_t n = read(fd, id->internal + got, sizeof id->internal - got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        got += (size_t)n;
-    }
-    if (got != sizeof id->internal) {
-        cp_error_set(rt->err, NULL, -1, "%s holds %zu bytes, not an NCCL id",
-                     rt->id_path, got);
-        goto out;
-    }
-    rc = 0;
-out:
-    close(fd);
-    return rc;
+    memcpy(id->internal, f.id, sizeof id->internal);
+    return 0;
 }
 
 static int exchange_id(struct cp_ncclrt *rt, const struct cp_ncclrt_opts *o,

@@ -19,11 +19,13 @@
  * current one) under a temporary name linked into place, the others wait
  * for it, and rank 0 removes it once every rank has joined.  Its name,
  * `.collprof-TAG-ncclid`, carries SLURM_JOB_ID.SLURM_STEP_ID (and
- * TORCHELASTIC_RUN_ID, and the ranks' secret COLLPROF_ID_KEY) where set, so
- * two steps never share one; without a job id or a key, a directory others
- * can write is refused.  The ranks read only a regular file of their own
- * user that nobody else may write; rank 0 never publishes over another
- * user's file (docs/security.md).
+ * TORCHELASTIC_RUN_ID, PMIX_NAMESPACE, COLLPROF_RUN_ID and the ranks'
+ * secret COLLPROF_ID_KEY) where set, so two steps never share one; without
+ * a run id or a key, a directory others can write is refused.  The ranks
+ * read only a regular file of their own user that nobody else may write;
+ * rank 0 never publishes over another user's file (docs/security.md).  The
+ * file's header (when rank 0 published it, pid, host, rank count) keeps an
+ * id left by a run that died from being taken for this run's.
  *
  * NCCL: dlopen(nccl_path or "libnccl.so.2") and dlsym of the entry points of
  * collprof/cp_nccl.h.  Buffers: device memory through libcudart (dlopen'ed,
