@@ -11,6 +11,12 @@ check() {
     name=$1; shift
     if "$@"; then ok 0 "$name"; else ok 1 "$name"; fi
 }
+# check_sh NAME 'EXPR': a point for a shell expression of several tests
+# (A && B), evaluated whole; `check NAME [ A ] && [ B ]` would test only A.
+check_sh() {
+    name=$1; shift
+    if eval "$1"; then ok 0 "$name"; else ok 1 "$name"; fi
+}
 diag() { echo "# $*"; }
 skip_all() { echo "1..0 # SKIP $*"; exit 77; }
 # need_sim_job: skip the script unless what a job recorded on the CPU NCCL

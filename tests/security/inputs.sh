@@ -21,8 +21,8 @@ mkfifo "$t/fifo/x.cplog"
 timeout 30 "$cp" analyze "$t/fifo" -o "$t/fifo.out" -q 2>"$t/fifo.err"
 rc=$?
 check "analyze: a fifo x.cplog does not block (no timeout)" [ "$rc" -ne 124 ]
-check "... the analysis of the other logs ran" [ "$rc" -eq 0 ] &&
-    [ -f "$t/fifo.out/report.json" ]
+check_sh "... the analysis of the other logs ran" '[ "$rc" -eq 0 ] &&
+    [ -f "$t/fifo.out/report.json" ]'
 check "... the fifo is named, as not a regular file" \
     grep -q "$t/fifo/x.cplog: not a regular file (a fifo)" "$t/fifo.err"
 timeout 30 "$cp" analyze "$t/fifo/x.cplog" -o "$t/fifo1.out" -q 2>"$t/fifo1.err"
@@ -91,8 +91,8 @@ touch -a -d 2020-01-01 "$t/atime"/*.cplog
 atimes() { stat -c %X "$t/atime"/*.cplog | sort -u | tr '\n' ' '; }
 before=$(atimes)
 "$cp" analyze "$t/atime" -o "$t/atime.out" -q 2>"$t/atime.err"
-check "analyze: the logs' access times are unchanged ($before-> $(atimes))" \
-    [ "$(atimes)" = "$before" ] && [ -f "$t/atime.out/report.json" ]
+check_sh "analyze: the logs' access times are unchanged ($before-> $(atimes))" \
+    '[ "$(atimes)" = "$before" ] && [ -f "$t/atime.out/report.json" ]'
 
 # ---- root and another user's logs ---------------------------------------------
 if [ "$(id -u)" -eq 0 ] && command -v useradd >/dev/null 2>&1 &&
@@ -107,8 +107,8 @@ if [ "$(id -u)" -eq 0 ] && command -v useradd >/dev/null 2>&1 &&
     chown -h "$who" "$t/vlinks"/*
     "$cp" analyze --follow-symlinks "$t/vlinks" -o "$t/root.out" -q 2>"$t/root.err"
     rc=$?
-    check "root, --follow-symlinks: links to another user's logs not followed" \
-        [ "$rc" -eq 1 ] && [ ! -f "$t/root.out/report.json" ]
+    check_sh "root, --follow-symlinks: links to another user's logs not followed" \
+        '[ "$rc" -eq 1 ] && [ ! -f "$t/root.out/report.json" ]'
     check "... named, with the owner" grep -q \
         "vlinks/n0.10000.cplog: a symbolic link to a file of another user (uid $(id -u "$who"))" \
         "$t/root.err"

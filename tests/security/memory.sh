@@ -74,7 +74,7 @@ done
 budget_run trace "$cp" trace "$t/bad" -o "$t/trace.json"
 rc=$?
 diag "trace: exit $rc, $(grep -E 'maxrss_kib|cpu_s' "$t/trace.err" | tr '\n' ' ')"
-check "trace: exit 0, the trace written" [ "$rc" -eq 0 ] && [ -s "$t/trace.json" ]
+check_sh "trace: exit 0, the trace written" '[ "$rc" -eq 0 ] && [ -s "$t/trace.json" ]'
 check "trace: peak RSS below 256 MiB" rss_below trace 262144
 check "trace: under 10 s of CPU" cpu_below trace 10
 done_testing

@@ -50,9 +50,9 @@ sed 's/^/#   rank 0: /' "$t/r0.err" | head -n 5
 check "rank 0 does not publish over another user's id file (exit 1)" [ "$rc" -eq 1 ]
 check "... saying whose it is" \
     grep -q "$shared/$id belongs to uid $uid, not to this user (uid 0)" "$t/r0.err"
-check "... the planted file unchanged, nothing of rank 0's left" \
-    cmp -s "$shared/$id" "$t/planted" &&
-    [ "$(find "$shared" -user 0 | wc -l)" -eq 0 ]
+check_sh "... the planted file unchanged, nothing of rank 0's left" \
+    'cmp -s "$shared/$id" "$t/planted" &&
+    [ "$(find "$shared" -mindepth 1 -user 0 | wc -l)" -eq 0 ]'
 rm -f "$shared/$id"
 
 # a file of the caller's that others may write is refused too
@@ -85,8 +85,8 @@ SLURM_JOB_ID=4242 SLURM_STEP_ID=0 "$simrun" -n 2 --nodes 2 --topo "$t/two.topo" 
     >"$t/good.out" 2>"$t/good.err"
 rc=$?
 sed 's/^/#   probe: /' "$t/good.err" | head -n 5
-check "2 ranks in the shared directory, over a stale id: the probe runs" \
-    [ "$rc" -eq 0 ] && [ -s "$t/good/probe.json" ]
+check_sh "2 ranks in the shared directory, over a stale id: the probe runs" \
+    '[ "$rc" -eq 0 ] && [ -s "$t/good/probe.json" ]'
 check "... and removes the id" [ ! -e "$shared/$id" ]
 
 # the stale id alone: rank 1 never takes it, and says so when rank 0 is late
@@ -151,8 +151,8 @@ check "no job id, a directory others can write: refused, saying what to do" \
     --id-dir "$shared" >"$t/key.out" 2>"$t/key.err")
 rc=$?
 sed 's/^/#   probe: /' "$t/key.err" | head -n 5
-check "... with COLLPROF_ID_KEY shared by the ranks: the probe runs" \
-    [ "$rc" -eq 0 ] && [ -s "$t/key/probe.json" ]
+check_sh "... with COLLPROF_ID_KEY shared by the ranks: the probe runs" \
+    '[ "$rc" -eq 0 ] && [ -s "$t/key/probe.json" ]'
 (unset SLURM_JOB_ID SLURM_STEP_ID TORCHELASTIC_RUN_ID PMIX_NAMESPACE COLLPROF_RUN_ID
  env COLLPROF_ID_KEY=short SIMNCCL_RANK=1 SIMNCCL_NRANKS=2 \
     LD_LIBRARY_PATH="$simlib" timeout 60 "$cp" probe -o "$t/short" \

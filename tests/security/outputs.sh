@@ -46,9 +46,9 @@ check "... root's file unchanged" canary_same
 udir a3
 farm "$home/a3" report.json report.html
 "$cp" analyze "$t/logs" -o "$home/a3" -q 2>"$t/a3.err"
-check "analyze: links on temporary names only: the report is written" \
-    [ -f "$home/a3/report.json" ] && [ ! -L "$home/a3/report.json" ] &&
-    [ -f "$home/a3/report.html" ] && [ ! -L "$home/a3/report.html" ]
+check_sh "analyze: links on temporary names only: the report is written" \
+    '[ -f "$home/a3/report.json" ] && [ ! -L "$home/a3/report.json" ] &&
+    [ -f "$home/a3/report.html" ] && [ ! -L "$home/a3/report.html" ]'
 check "... root's file unchanged" canary_same
 check "... no temporary file left" no_tmp "$home/a3"
 
@@ -65,8 +65,8 @@ check "... the message names the link" \
 check "... root's file unchanged" canary_same
 as_attacker rm "$home/r1/report.html"
 "$cp" report "$home/r1/report.json" 2>"$t/r1b.err"
-check "report: links on temporary names only: the page is written" \
-    [ -f "$home/r1/report.html" ] && [ ! -L "$home/r1/report.html" ]
+check_sh "report: links on temporary names only: the page is written" \
+    '[ -f "$home/r1/report.html" ] && [ ! -L "$home/r1/report.html" ]'
 check "... root's file unchanged" canary_same
 check "... no temporary file left" no_tmp "$home/r1"
 
@@ -83,8 +83,8 @@ check "... root's file unchanged" canary_same
 as_attacker rm "$home/p1/ports-n1-start.json"
 umask 022
 "$cp" ports -o "$home/p1" --when start --node n1 --sysfs "$t/nosysfs" 2>"$t/p1b.err"
-check "ports: links on temporary names only: the snapshot is written" \
-    [ -f "$home/p1/ports-n1-start.json" ] && [ ! -L "$home/p1/ports-n1-start.json" ]
+check_sh "ports: links on temporary names only: the snapshot is written" \
+    '[ -f "$home/p1/ports-n1-start.json" ] && [ ! -L "$home/p1/ports-n1-start.json" ]'
 check "... root's file unchanged" canary_same
 (umask 077 && "$cp" ports -o "$home/p1" --when end --node n1 --sysfs "$t/nosysfs")
 check "ports: the snapshot's mode is the umask's (077: 0600, never 0644)" \
