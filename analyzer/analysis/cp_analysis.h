@@ -370,6 +370,10 @@ struct cp_analysis_unit {
     double delay_s;           /* straggler delay subtracted (collectives) */
     double peer_time_s;       /* the baseline; NaN when none */
     enum cp_baseline baseline;
+    uint64_t clean_calls;     /* calls whose members came together (their
+                                 own time is wire time: an_bucket.tw) */
+    int floored;              /* the peers' time was under the bandwidth
+                                 term at the NICs' rate: raised to it */
     unsigned peers;           /* units of its shape, itself included */
     double bandwidth_share;   /* model's n W / (L + n W); NaN no model */
     double slowdown;          /* (time - delay) / peer time; NaN */

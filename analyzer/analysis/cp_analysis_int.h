@@ -65,7 +65,17 @@ struct an_bucket {
     double duration;     /* sum of own time (no share): for bandwidths */
     double skew;         /* sum of arrival skew, seconds */
     struct cp_sketch t;  /* own time (no share) */
+    /* own time of the calls outside groups whose members all came within
+     * AN_CLEAN_SKEW of it: a member that came earlier could have pushed
+     * its data before the last one arrived (the buffers NCCL keeps for
+     * each peer), and the call's own time, timed from that arrival, is
+     * then less than its wire time (docs/analysis.md, "What the join sees
+     * of a call's wire time") */
+    struct cp_sketch tw;
 };
+/* the arrival skew, as a share of the call's own time, under which the
+ * own time is wire time */
+#define AN_CLEAN_SKEW 0.25
 
 struct an_slot_table {
     uint64_t count;

@@ -267,6 +267,9 @@ struct work {
                    * without one */
     double t;    /* the unit's time (its fast calls), then minus the
                   * delay of a straggler */
+    double t_ref; /* its time as a link's reference: the fast calls of
+                   * those whose members came together (an_bucket.tw);
+                   * NaN when too few did */
     double x;    /* t - baseline of the first pass (collectives) */
     double spread; /* log(median call / the unit's time) */
     int whole;     /* a ring judged on its whole time (localize) */
@@ -510,13 +513,20 @@ static int collective_pairs(struct solver *s, struct work *w,
 /* A unit's size and times from its calls: the mean size, the quick
  * quantile as its time, and how far the median lies above it. */
 static void unit_times(struct work *w, double bytes, uint64_t calls,
-                       const struct cp_sketch *t)
+                       const struct cp_sketch *t, const struct cp_sketch *tw)
 {
     w->pub.bytes = bytes / (double)calls;
     w->pub.calls = calls;
     w->pub.time_s = cp_sketch_quantile(t, UNIT_QUANTILE);
     w->t = w->pub.time_s;
     w->spread = log(cp_sketch_quantile(t, 0.5) / w->t);
+    w->t_ref = w->t;
+    if (tw) {
+        w->t_ref = tw->count >= MIN_CALLS
+                       ? cp_sketch_quantile(tw, UNIT_QUANTILE)
+                       : NAN;
+        w->pub.clean_calls = tw->count;
+    }
 }
 
 static int build_units(struct solver *s, const struct cp_links *lk,
@@ -547,7 +557,7 @@ static int build_units(struct solver *s, const struct cp_links *lk,
                     return -1;
                 w->pub.comm = (unsigned)ci;
                 w->pub.coll = (enum cp_coll)slot;
-                unit_times(w, b->bytes, b->count, &b->t);
+                unit_times(w, b->bytes, b->count, &b->t, &b->tw);
                 w->coll = slot;
                 w->nranks = c->nranks;
                 w->nnodes = s->an->comms[ci].nnodes;
@@ -571,7 +581,7 @@ static int build_units(struct solver *s, const struct cp_links *lk,
         w->pub.coll = CP_COLL_SENDRECV;
         w->pub.src_node = (int)cell->src;
         w->pub.dst_node = (int)cell->dst;
-        unit_times(w, cell->bytes, cell->calls, &cell->t);
+        unit_times(w, cell->bytes, cell->calls, &cell->t, NULL);
         w->coll = CP_COLL_SENDRECV;
         w->nranks = 2;
         w->nnodes = 2;
@@ -628,12 +638,28 @@ static int share_pair(const struct work *a, const struct work *b)
     return 0;
 }
 
+/* The least time w's calls can take: their bandwidth term at the best
+ * rate the job shows (the fit) or the NICs promise (the absolute
+ * reference), whichever is faster; 0 without a model. */
+static double wire_floor(const struct work *w)
+{
+    double W = isfinite(w->W_ref) && (!(w->W > 0) || w->W_ref < w->W)
+                   ? w->W_ref
+                   : w->W;
+
+    return W > 0 ? w->pub.bytes * W : 0;
+}
+
 /* Every unit's baseline from the current t: the median of the faster half
  * of its peers (a fault only adds time, so the faster half is the healthy
  * one while fewer than half are hit).  Peers are the units of the same
  * shape; for the links (leave_pair_out) only those that cross none of the
- * unit's node pairs, so that a link is never its own reference.  Without
- * peers, the model's time. */
+ * unit's node pairs, so that a link is never its own reference, each at
+ * the time of its calls whose members came together (t_ref: a call a
+ * member entered late, its data already sent by the others, looks faster
+ * than the wire), and never under the bandwidth term at the absolute
+ * reference (no link carries more than the NICs' rate).  Without peers,
+ * the model's time. */
 static void baselines(struct solver *s, double *scratch, int leave_pair_out)
 {
     size_t i = 0, j, k, q;
@@ -650,7 +676,7 @@ static void baselines(struct solver *s, double *scratch, int leave_pair_out)
         for (k = i; k < j; k++) {
             struct work *w = &s->u[s->order[k]];
             size_t m = 0, half;
-            double base;
+            double base, floor;
             for (q = i; q < j; q++) {
                 const struct work *v = &s->u[s->order[q]];
                 /* for the links, not a peer whose fast calls lie far
@@ -659,11 +685,15 @@ static void baselines(struct solver *s, double *scratch, int leave_pair_out)
                  * before it came: pp's data-parallel pair with a late
                  * rank ran its fast calls in 0.57x the others' time) */
                 if (leave_pair_out && v != w &&
-                    v->spread > log(SLOW_THRESHOLD))
+                    (v->spread > log(SLOW_THRESHOLD) ||
+                     !(v->t_ref > 0)))
                     continue;
-                if (!leave_pair_out || w->pub.npairs == 0 ||
-                    (v != w && !share_pair(w, v)))
+                if (!leave_pair_out)
                     scratch[m++] = v->t;
+                else if (w->pub.npairs == 0 || (v != w && !share_pair(w, v)))
+                    scratch[m++] = v == w ? v->t
+                                          : fmax(v->t_ref - v->pub.delay_s,
+                                                 0);
             }
             if (m >= 1 &&
                 (leave_pair_out && w->pub.npairs > 0 ? m >= 1 : m >= 2)) {
@@ -671,6 +701,11 @@ static void baselines(struct solver *s, double *scratch, int leave_pair_out)
                 half = (m + 1) / 2;
                 base = cp_stats_median_sorted(scratch, half);
                 w->pub.baseline = CP_BASELINE_PEERS;
+                floor = wire_floor(w);
+                if (leave_pair_out && base < floor) {
+                    base = floor;
+                    w->pub.floored = 1;
+                }
             } else {
                 m = 0;
                 base = isfinite(w->L) ? w->L + w->pub.bytes * w->W : NAN;

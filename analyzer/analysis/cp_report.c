@@ -984,6 +984,9 @@ static json_t *topology_json(const struct cp_analysis *an,
         put(q, "delay_s", jnum(u->delay_s), bad);
         put(q, "peer_time_s", jnum(u->peer_time_s), bad);
         put(q, "baseline", jstr(cp_baseline_name(u->baseline)), bad);
+        if (u->coll != CP_COLL_SENDRECV)
+            put(q, "clean_calls", jint(u->clean_calls), bad);
+        put(q, "floored", json_boolean(u->floored), bad);
         put(q, "bandwidth_share", jnum(u->bandwidth_share), bad);
         put(q, "slowdown", jnum(u->slowdown), bad);
         for (k = 0; k < u->npairs; k++)

@@ -144,6 +144,7 @@ static void slot_table_free(struct an_slot_table *t)
     for (i = 0; i < AN_NBUCKETS; i++)
         if (t->b[i]) {
             cp_sketch_clear(&t->b[i]->t);
+            cp_sketch_clear(&t->b[i]->tw);
             free(t->b[i]);
         }
     free(t);
@@ -428,7 +429,9 @@ static void account(struct an_state *st, struct an_comm *c, unsigned slot,
     b->duration += own;
     b->skew += skew;
     if (cp_sketch_add(&b->t, own) < 0 ||
-        (!grouped && cp_sketch_add(&c->skew, skew) < 0))
+        (!grouped && cp_sketch_add(&c->skew, skew) < 0) ||
+        (!grouped && !incomplete && skew <= AN_CLEAN_SKEW * own &&
+         cp_sketch_add(&b->tw, own) < 0))
         st->oom = 1;
 }
 
