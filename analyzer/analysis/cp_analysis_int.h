@@ -73,9 +73,12 @@ struct an_bucket {
      * of a call's wire time") */
     struct cp_sketch tw;
 };
-/* the arrival skew, as a share of the call's own time, under which the
- * own time is wire time */
-#define AN_CLEAN_SKEW 0.25
+/* the arrival skew, as a share of the call's own time, up to which the
+ * own time is taken as wire time: an early member pushed for at most that
+ * long (a pipeline's healthy pairs come 0.1-1.5x a call's time apart and
+ * their fast calls show no difference; a member late by many times a
+ * call's time left its pair's fast calls under the wire's time) */
+#define AN_CLEAN_SKEW 1.0
 
 struct an_slot_table {
     uint64_t count;

@@ -14,6 +14,7 @@
 #include "cp_analysis.h"
 #include "cp_hang.h"
 #include "cp_jsonout.h"
+#include "cp_kinds.h"
 
 static json_t *jint(uint64_t v)
 {
@@ -1104,6 +1105,155 @@ static json_t *findings_json(const struct cp_analysis *an, int *bad)
     return a;
 }
 
+/* ---- links: one verdict per node pair ---------------------------------- */
+
+/* Whether finding f speaks of the pair of nodes a, b: a slow_link naming
+ * both, or a slow_link_candidates listing them. */
+static int finding_names_pair(const struct cp_analysis *an,
+                              const struct cp_analysis_finding *f, unsigned a,
+                              unsigned b)
+{
+    json_t *cands, *c;
+    size_t i;
+
+    if (strcmp(f->kind, cp_kind_name(CP_KIND_SLOW_LINK)) == 0)
+        return f->nnodes == 2 &&
+               ((f->nodes[0] == a && f->nodes[1] == b) ||
+                (f->nodes[0] == b && f->nodes[1] == a));
+    if (strcmp(f->kind, cp_kind_name(CP_KIND_SLOW_LINK_CANDIDATES)) != 0 ||
+        !f->evidence)
+        return 0;
+    cands = json_object_get(f->evidence, "candidates");
+    json_array_foreach(cands, i, c) {
+        const char *x = json_string_value(json_array_get(c, 0)),
+                   *y = json_string_value(json_array_get(c, 1));
+        if (x && y &&
+            ((!strcmp(x, an->nodes[a].name) && !strcmp(y, an->nodes[b].name)) ||
+             (!strcmp(x, an->nodes[b].name) && !strcmp(y, an->nodes[a].name))))
+            return 1;
+    }
+    return 0;
+}
+
+/* The proxy link of a -> b (the plugin's), or NULL. */
+static const struct cp_analysis_net_link *
+proxy_link(const struct cp_analysis *an, unsigned from, unsigned to)
+{
+    size_t i;
+
+    for (i = 0; i < an->nccl.nlinks; i++)
+        if (an->nccl.links[i].from == from && an->nccl.links[i].to == to)
+            return &an->nccl.links[i];
+    return NULL;
+}
+
+static json_t *proxy_json(const struct cp_analysis_net_link *l, int *bad)
+{
+    json_t *o;
+
+    if (!l)
+        return json_null();
+    o = json_object();
+    put(o, "bytes", jint(l->bytes), bad);
+    put(o, "bandwidth_Bps", jnum(l->step_bandwidth_Bps), bad);
+    put(o, "median_Bps", jnum(l->median_Bps), bad);
+    put(o, "slow", json_boolean(l->slow), bad);
+    return o;
+}
+
+/* One link's entry: the calls' or the probe's pair p (NULL: seen by the
+ * plugin's proxies only), nodes a < b. */
+static json_t *pair_link_json(const struct cp_analysis *an,
+                              const struct cp_analysis_pair *p, size_t pi,
+                              unsigned a, unsigned b, int *bad)
+{
+    const struct cp_analysis_topology *topo = &an->topology;
+    const struct cp_analysis_net_link *ab = proxy_link(an, a, b),
+                                      *ba = proxy_link(an, b, a);
+    json_t *o = json_object(), *fs = json_array(), *nodes;
+    const char *verdict = p ? cp_pair_state_name(p->state) : "unclear";
+    const char *source = p ? cp_pair_source_name(p->source) : "proxy";
+    double bytes = 0;
+    uint64_t calls = 0;
+    unsigned two[2] = {a, b};
+    size_t i, k;
+
+    for (i = 0; p && i < topo->nunits; i++)
+        for (k = 0; k < topo->units[i].npairs; k++)
+            if (topo->units[i].pairs[k] == pi) {
+                bytes += topo->units[i].bytes * (double)topo->units[i].calls;
+                calls += topo->units[i].calls;
+            }
+    if ((ab && ab->slow) || (ba && ba->slow)) {
+        if (!p || p->state != CP_PAIR_SLOW)
+            source = "proxy";
+        verdict = "slow";
+    }
+    for (i = 0; i < an->nfindings; i++) {
+        const struct cp_analysis_finding *f = &an->findings[i];
+        if (!finding_names_pair(an, f, a, b))
+            continue;
+        push(fs, jint(i), bad);
+        /* a weak slow_link (info) or candidates: the calls suspect it */
+        if (strcmp(verdict, "slow") != 0)
+            verdict = strcmp(f->kind, cp_kind_name(CP_KIND_SLOW_LINK)) == 0 &&
+                              f->severity >= CP_SEVERITY_WARNING
+                          ? "slow"
+                          : "suspect";
+    }
+    nodes = node_names(an, two, 2, bad);
+    put(o, "nodes", nodes, bad);
+    put(o, "verdict", jstr(verdict), bad);
+    put(o, "source", jstr(source), bad);
+    put(o, "bytes", jnum(bytes), bad);
+    put(o, "calls", jint(calls), bad);
+    put(o, "judged_calls", jint(p ? p->calls : 0), bad);
+    put(o, "bandwidth_Bps", jnum(p ? p->bandwidth_Bps : NAN), bad);
+    put(o, "reference_Bps",
+        jnum(!p ? NAN
+             : p->source == CP_PAIR_FROM_PROBE ? topo->probe.reference_Bps
+                                               : topo->reference_Bps),
+        bad);
+    put(o, "efficiency", jnum(p ? p->efficiency : NAN), bad);
+    put(o, "probe_bandwidth_Bps",
+        p && p->probed ? jnum(p->probe_bandwidth_Bps) : json_null(), bad);
+    put(o, "proxy", proxy_json(ab, bad), bad);
+    put(o, "proxy_back", proxy_json(ba, bad), bad);
+    put(o, "findings", fs, bad);
+    return o;
+}
+
+/* Every node pair the job measured (docs/report-schema.md, links): the
+ * calls' and the probe's pairs, then those only the proxies saw. */
+static json_t *links_json(const struct cp_analysis *an, int *bad)
+{
+    const struct cp_analysis_topology *topo = &an->topology;
+    json_t *a = json_array();
+    size_t i, k;
+
+    for (i = 0; i < topo->npairs; i++)
+        push(a, pair_link_json(an, &topo->pairs[i], i, topo->pairs[i].a,
+                               topo->pairs[i].b, bad),
+             bad);
+    for (i = 0; i < an->nccl.nlinks; i++) {
+        const struct cp_analysis_net_link *l = &an->nccl.links[i];
+        unsigned lo = l->from < l->to ? l->from : l->to,
+                 hi = l->from < l->to ? l->to : l->from;
+        int seen = 0;
+        if (lo == hi)
+            continue;
+        for (k = 0; k < topo->npairs && !seen; k++)
+            seen = topo->pairs[k].a == lo && topo->pairs[k].b == hi;
+        /* the reverse direction of one already listed */
+        for (k = 0; k < i && !seen; k++)
+            seen = (an->nccl.links[k].from == l->to &&
+                    an->nccl.links[k].to == l->from);
+        if (!seen)
+            push(a, pair_link_json(an, NULL, 0, lo, hi, bad), bad);
+    }
+    return a;
+}
+
 /* What NCCL's profiler plugin told (cp_ncclview.c). */
 static json_t *nccl_json(const struct cp_analysis *an, int *bad)
 {
@@ -1292,6 +1442,7 @@ json_t *cp_analysis_to_json(const struct cp_analysis *an)
     put(root, "timeline", timeline_json(an, &bad), &bad);
     put(root, "slowest", slowest_json(an, &bad), &bad);
     put(root, "topology", topology_json(an, mark, &bad), &bad);
+    put(root, "links", links_json(an, &bad), &bad);
     put(root, "ports", ports_json(an, &bad), &bad);
     if (an->nccl.present)
         put(root, "nccl_profiler", nccl_json(an, &bad), &bad);

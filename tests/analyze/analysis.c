@@ -37,7 +37,7 @@ int main(void)
     static const char *const top[] = {
         "schema", "generator", "job", "summary", "model", "clock_offsets",
         "communicators", "collectives", "ranks", "timeline", "slowest",
-        "topology", "ports", "findings", "inputs"};
+        "topology", "links", "ports", "findings", "inputs"};
 
     if (!b)
         b = ".";

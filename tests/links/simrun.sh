@@ -96,6 +96,24 @@ other = [f["kind"] for f in found
          if f["kind"] in ("low_busbw", "degraded_port")]
 if other:
     bad.append("other network findings: %s" % other)
+# report.json's links: one entry per node pair, the planted pair's
+# verdict slow and pointing at its slow_link finding, no other pair slow
+keys = [tuple(sorted(l["nodes"])) for l in r.get("links", [])]
+if len(keys) != len(set(keys)):
+    bad.append("links lists a pair twice: %s" % keys)
+if sorted(keys) != sorted(tuple(sorted(p["nodes"]))
+                          for p in r["topology"]["pairs"]):
+    bad.append("links and topology.pairs differ")
+for l in r.get("links", []):
+    pair = sorted(l["nodes"])
+    named = [i for i in l["findings"]
+             if r["findings"][i]["kind"] == "slow_link" and
+             sorted(r["findings"][i]["nodes"]) == pair]
+    if pair in want_slow and (l["verdict"] != "slow" or not named):
+        bad.append("links: %s is %s, findings %s" % (pair, l["verdict"],
+                                                      l["findings"]))
+    if pair not in want_slow and l["verdict"] == "slow":
+        bad.append("links: %s slow, not planted" % pair)
 for u in r["topology"]["pairs"]:
     if u["units"]:
         print("#   %s-%s %s efficiency %.2f" % (u["nodes"][0], u["nodes"][1],
@@ -144,6 +162,17 @@ job g4 8 4 "straggler rank=$r delay=10ms" $d3
 ok $? "3d, 8 ranks on 4 nodes, rank $r straggles: recorded and analyzed"
 expect g4 "straggler=$r"
 ok $? "3d, 8 ranks on 4 nodes, rank $r straggles: a straggler, not a link"
+
+# the same at 200 MB/s between nodes, where a straggler's delay is many
+# times a 256 KiB all-reduce's wire time (1.3 ms): a member that came that
+# late found its pair's data sent, and its calls, faster than any link,
+# made a false slow link of the other stage's healthy pairs
+r=$(pick 8)
+job f4 8 4 "inter latency=20us bandwidth=200MB/s
+straggler rank=$r delay=10ms" --pattern 3d --steps $STEPS
+ok $? "3d at 200 MB/s, rank $r straggles by 10 ms: recorded and analyzed"
+expect f4 "straggler=$r"
+ok $? "3d at 200 MB/s, rank $r straggles by 10 ms: a straggler, no link"
 
 # expect_again NAME RANKS NODES "TOPOLOGY LINES" APP-ARGS... -- EXPECTS...:
 # expect's check of a job already recorded as NAME; when it fails, the job
