@@ -174,9 +174,8 @@ int cp_clijob_tag_names(const char *cmd, const char *option,
         return 0;
     *names = cp_tagnames_parse(text, &err);
     if (!*names) {
-        fprintf(stderr, "collprof %s: %s: %s (want VALUE=NAME,..., e.g. "
-                        "1=forward,2=backward)\n",
-                cmd, option ? "--tags" : "COLLPROF_TAGS", err.text);
+        fprintf(stderr, "collprof %s: %s: %s\n", cmd,
+                option ? "--tags" : "COLLPROF_TAGS", err.text);
         return -1;
     }
     return 0;

@@ -95,8 +95,9 @@ static int parse_entry(struct cp_tagnames *t, const char *s, const char *e,
                          CP_TAGNAMES_NAME_MAX);
     for (p = ns; p < ne; p++)
         if (*p < 0x20 || *p > 0x7e || *p == '=')
-            return cp_errorf(err, "entry %zu: the name holds a character "
-                             "that is not printable ASCII, or '='", k);
+            return cp_errorf(err, "entry %zu '%.*s%s': the name holds a "
+                             "character that is not printable ASCII, or '='",
+                             k, len, s, e - s > 80 ? "..." : "");
     for (i = 0; i < t->n; i++)
         if (t->v[i].value == value)
             return cp_errorf(err, "entry %zu '%.*s%s': tag %llu is named "
