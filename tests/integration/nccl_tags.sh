@@ -65,6 +65,15 @@ ok $([ "$n" = True ]; echo $?) "  a busbw for every tag; tag 3's is its broadcas
 n=$(q tagged "tag(1)['name'], tag(3)['name'], tag(0)['name']")
 ok $([ "$n" = "forward optimizer None" ]; echo $?) "  COLLPROF_TAGS names tags 1 and 3, 0 has none ($n)"
 
+# report.html, from report.json only (collprof report renders the same)
+grep -q '<h3 id="tags">NCCL time per application tag</h3>' "$work/tagged/rep/report.html" &&
+    grep -q '<td>forward</td>' "$work/tagged/rep/report.html" &&
+    grep -q '<td>optimizer</td>' "$work/tagged/rep/report.html"
+ok $? "  report.html has the per-tag table with the names"
+"$collprof" report "$work/tagged/rep/report.json" -o "$work/tagged/again.html" >/dev/null 2>&1 &&
+    cmp -s "$work/tagged/rep/report.html" "$work/tagged/again.html"
+ok $? "  collprof report of the saved report.json draws the same page"
+
 # --tags instead of COLLPROF_TAGS
 env COLLPROF_TAGS='1=forward' "$collprof" analyze --no-profile -q \
     --tags 0=untagged,1=fwd "$work/tagged/logs" -o "$work/tagged/rep" \
@@ -113,6 +122,8 @@ job v6 "$plugin" SIMNCCL_PROFILER_API=6 SIMNCCL_PROFILER_TAG=AllReduce=1
 ok $? "a job with the plugin under API v6: analyzed"
 n=$(q v6 "t['available'], t['by_tag'], t['without_tag_record'], 'v7' in t['why']")
 ok $([ "$n" = "False [] None True" ]; echo $?) "  no tags: the section is empty and says why ($n)"
+grep -q 'No per-tag table: no call has a tag record' "$work/v6/rep/report.html"
+ok $? "  report.html says why there is no per-tag table"
 
 # the shim alone: no nccl_profiler section, so no tags
 job shim none
