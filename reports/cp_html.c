@@ -1340,6 +1340,90 @@ static void write_slowest_list(FILE *out, const struct rp_report *r,
     fputs("</table>\n", out);
 }
 
+/* nccl_profiler.tags: the calls per application tag, or why there are
+ * none. */
+static void write_tags(FILE *out, const struct rp_report *r)
+{
+    json_t *list, *o, *none;
+    const char *why;
+    size_t i, shown, n;
+
+    if (!r->tags)
+        return;
+    fputs("<h3 id=\"tags\">NCCL time per application tag</h3>\n", out);
+    list = json_object_get(r->tags, "by_tag");
+    n = json_array_size(list);
+    if (!json_is_true(json_object_get(r->tags, "available")) || n == 0) {
+        why = json_string_value(json_object_get(r->tags, "why"));
+        fputs("<p class=\"who\">No per-tag table: ", out);
+        cp_svg_escape(out, why ? why : "no call has a tag");
+        fputs(".</p>\n", out);
+        return;
+    }
+    fputs("<table>\n<tr><th>tag</th><th>name</th><th class=\"n\">calls"
+          "</th><th class=\"n\">bytes</th><th class=\"n\">time</th>"
+          "<th class=\"n\">share of NCCL time</th><th class=\"n\">busbw"
+          "</th><th class=\"n\">latency-bound</th></tr>\n",
+          out);
+    shown = n < RP_TABLE_ROWS ? n : RP_TABLE_ROWS;
+    for (i = 0; i < shown; i++) {
+        const char *name;
+        double tag, share, lat;
+        o = json_array_get(list, i);
+        tag = rp_number(json_object_get(o, "tag"));
+        name = json_string_value(json_object_get(o, "name"));
+        share = rp_number(json_object_get(o, "time_share"));
+        lat = rp_number(json_object_get(o, "latency_bound_share"));
+        fputs("<tr><td class=\"n\">", out);
+        if (isfinite(tag))
+            fprintf(out, "%.0f", tag);
+        else
+            fputs("other", out);
+        fputs("</td><td>", out);
+        cp_svg_escape(out, name ? name : isfinite(tag) && tag == 0
+                                             ? "(untagged)"
+                                             : "");
+        fputs("</td><td class=\"n\">", out);
+        cp_svg_value(out, rp_number(json_object_get(o, "calls")), CP_SVG_RANK);
+        fputs("</td><td class=\"n\">", out);
+        cp_svg_value(out, rp_number(json_object_get(o, "bytes")), CP_SVG_SIZE);
+        fputs("</td><td class=\"n\">", out);
+        cp_svg_value(out, rp_number(json_object_get(o, "time_s")), CP_SVG_TIME);
+        fputs("</td><td class=\"n\">", out);
+        if (isfinite(share))
+            fprintf(out, "%.1f%%", 100 * share);
+        fputs("</td><td class=\"n\">", out);
+        cp_svg_value(out, rp_number(json_object_get(o, "busbw_Bps")),
+                     CP_SVG_BANDWIDTH);
+        fputs("</td><td class=\"n\">", out);
+        if (isfinite(lat))
+            fprintf(out, "%.0f%%", 100 * lat);
+        fputs("</td></tr>\n", out);
+    }
+    if (n > shown)
+        fprintf(out, "<tr class=\"more\"><td colspan=\"8\">and %zu more in "
+                     "report.json</td></tr>\n",
+                n - shown);
+    fputs("</table>\n", out);
+    none = json_object_get(r->tags, "without_tag_record");
+    if (rp_number(json_object_get(none, "calls")) > 0) {
+        fputs("<p class=\"who\">", out);
+        cp_svg_value(out, rp_number(json_object_get(none, "calls")),
+                     CP_SVG_RANK);
+        fputs(" calls (", out);
+        cp_svg_value(out, rp_number(json_object_get(none, "time_s")),
+                     CP_SVG_TIME);
+        fputs(") have no tag record: the plugin did not see them.</p>\n",
+              out);
+    }
+    fputs("<p class=\"who\">The tags are ncclCollConfig_t's "
+          "userProfilerTag (NCCL 2.31, profiler plugin API v7); names from "
+          "COLLPROF_TAGS or --tags.  Latency-bound: the share of the tag's "
+          "time in calls the model calls latency-bound, as in the rows "
+          "above.</p>\n",
+          out);
+}
+
 static void write_slowest(FILE *out, const struct rp_report *r)
 {
     if (!r->slowest)
@@ -1471,6 +1555,7 @@ static void write_page(FILE *out, const struct rp_report *r)
     write_row_table(out, r);
     write_rank_table(out, r);
     write_rank_distribution(out, r);
+    write_tags(out, r);
     write_slowest(out, r);
     fputs("</section>\n", out);
     write_comm_details(out, r);

@@ -111,6 +111,7 @@ struct rp_report {
     json_t *timeline; /* communication time per window, or NULL */
     json_t *slowest;  /* the slowest instances (checked), or NULL */
     json_t *window;   /* summary.window (checked), or NULL */
+    json_t *tags;     /* nccl_profiler.tags (checked), or NULL */
     /* a large job's per-rank figures (checked; docs/report-schema.md):
      * rank_summary and inputs.summary, or NULL when the report lists every
      * process; total_ranks: the processes the per-rank figures cover */

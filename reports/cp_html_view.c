@@ -624,6 +624,35 @@ static void view_extras(struct cp_jsoncheck *c, struct rp_report *r)
         }
         r->slowest = c->bad ? NULL : t;
     }
+    m = OBJ(c, r->root, "", "nccl_profiler", 0);
+    t = m ? OBJ(c, m, "nccl_profiler", "tags", 0) : NULL;
+    if (t) {
+        json_t *none;
+        cp_jsoncheck_bool(c, t, "nccl_profiler.tags", "available");
+        OPT_STR(c, t, "nccl_profiler.tags", "why");
+        w = cp_jsoncheck_objects(c, t, "nccl_profiler.tags", "by_tag", 1);
+        none = OBJ(c, t, "nccl_profiler.tags", "without_tag_record", 0);
+        json_array_foreach(w, i, v)
+        {
+            if (c->bad)
+                break;
+            snprintf(where, sizeof where, "nccl_profiler.tags.by_tag[%zu]", i);
+            OPT_NUM(c, v, where, "tag");
+            OPT_STR(c, v, where, "name");
+            NUM(c, v, where, "calls");
+            NUM(c, v, where, "bytes");
+            NUM(c, v, where, "time_s");
+            OPT_NUM(c, v, where, "time_share");
+            OPT_NUM(c, v, where, "busbw_Bps");
+            NUM(c, v, where, "latency_bound_s");
+            OPT_NUM(c, v, where, "latency_bound_share");
+        }
+        if (none) {
+            NUM(c, none, "nccl_profiler.tags.without_tag_record", "calls");
+            NUM(c, none, "nccl_profiler.tags.without_tag_record", "time_s");
+        }
+        r->tags = c->bad ? NULL : t;
+    }
     m = OBJ(c, r->root, "", "summary", 0);
     t = m ? OBJ(c, m, "summary", "window", 0) : NULL;
     if (t) {

@@ -1728,9 +1728,7 @@ static void add_bucket(struct an_state *st, struct an_eval *ev,
     row->skew_s += b->skew;
     if (cp_sketch_merge(merged, &b->t) < 0)
         st->oom = 1;
-    latency = ev->have_model &&
-              b->bytes / (double)b->count * ev->sec_per_byte <
-                  ev->latency_s;
+    latency = an_bucket_latency_bound(ev, b);
     if (latency)
         *lat_time += b->time;
     group_add(latency ? &ev->lat : &ev->bw, b,
@@ -2311,7 +2309,8 @@ static int judge(struct cp_analysis *an, struct an_state *st,
     set_references(an, *evals, *nevals);
     if (cp_links_solve(st->links, an, st, *evals, *nevals) < 0 ||
         cp_links_apply_probe(an, opts->probe) < 0 ||
-        cp_ncclview_build(an) < 0)
+        cp_ncclview_build(an) < 0 ||
+        an_tags_build(an, st, *evals, *nevals, opts->tag_names) < 0)
         return -1;
     if (opts->probe_skipped &&
         add_problem(an, opts->probe_skipped->source, -1,

@@ -56,6 +56,7 @@ const char *cp_link_source_name(enum cp_link_source source);
 
 struct cp_probeview;
 struct cp_ncjoin;
+struct cp_tagnames;
 
 struct cp_analysis_opts {
     /* Expected link speeds; NULL: fit only.  Copied by cp_analysis_run. */
@@ -93,6 +94,10 @@ struct cp_analysis_opts {
      * only; N > 1 adds N - 1 threads that read the logs ahead of the join.
      * The result is the same whatever the number. */
     unsigned jobs;
+    /* names for the application's tag values (COLLPROF_TAGS, --tags;
+     * cp_tagnames.h); NULL: none.  Read, not kept: the result copies the
+     * names it uses. */
+    const struct cp_tagnames *tag_names;
 };
 
 /* Zero options: fit only, estimate the steps, recommend the bucket. */
@@ -564,6 +569,36 @@ struct cp_analysis_net_link {
     int slow;          /* below CP_NET_SLOW x its class's median */
 };
 
+/* The calls of one application tag (ncclCollConfig_t's userProfilerTag,
+ * plugin API v7's kind 9 record; cp_tags.c): collective instances and
+ * send/recv pairs by the tag of their first member with one, summed as
+ * collectives[] rows sum them. */
+struct cp_analysis_tag {
+    uint64_t value;  /* the tag; 0: untagged */
+    int other;       /* tags past the first CP_NCJOIN_TAGS_MAX of the run */
+    int none;        /* calls without a tag record */
+    char name[65];   /* given by COLLPROF_TAGS / --tags; "" none */
+    uint64_t calls;
+    double bytes;      /* sum of n, nccl-tests' S */
+    double time_s;     /* own time, a group's calls 1/k each (comm_time_s) */
+    double duration_s; /* own time, no share: for busbw */
+    double fn;         /* sum of f n (f: each collective's busbw factor) */
+    double modeled_s;  /* time_s of the calls that have a model */
+    double latency_bound_s; /* time_s of those the model calls
+                               latency-bound (by their size bucket, as
+                               summary.latency_bound_s) */
+};
+
+struct cp_analysis_tags {
+    int present;      /* some call had a tag record (plugin API v7) */
+    const char *why;  /* when not: why not (static text) */
+    size_t n;
+    struct cp_analysis_tag *v; /* by value, the other tags last */
+    struct cp_analysis_tag none; /* the calls without a tag record */
+    uint64_t records;  /* tag records joined to a call */
+    uint64_t named;    /* names given */
+};
+
 struct cp_analysis_nccl {
     int present;        /* some input is a plugin log */
     size_t nalgo;
@@ -586,6 +621,7 @@ struct cp_analysis_nccl {
     uint64_t join_replays;     /* graph launches added to shim streams */
     uint64_t captures_left_out; /* the shim's records of those captures */
     uint64_t gpu_timed;        /* analyzed calls timed by that interval */
+    struct cp_analysis_tags tags; /* per application tag */
 };
 
 struct cp_analysis {

@@ -72,6 +72,17 @@ struct an_bucket {
      * then less than its wire time (docs/analysis.md, "What the join sees
      * of a call's wire time") */
     struct cp_sketch tw;
+    /* the bucket's calls by the application's tag (cp_ncjoin's index),
+     * those with a tag record only; NULL until one comes */
+    struct an_tag_sum *tags;
+    uint32_t ntags, captags;
+};
+
+/* A bucket's calls of one tag (the same sums as the bucket's). */
+struct an_tag_sum {
+    uint16_t tag; /* cp_ncjoin_entry's tag index, never TAG_NONE */
+    uint64_t count;
+    double bytes, time, duration;
 };
 /* the arrival skew, as a share of the call's own time, up to which the
  * own time is taken as wire time: an early member pushed for at most that
@@ -94,14 +105,19 @@ struct an_inst {
     int32_t last_file;   /* file of the last arrival */
     float n;             /* nccl-tests' S of the first member, bytes */
     float share;         /* 1 / calls in its group, 1 outside groups */
-    uint8_t state;
-    uint8_t coll;
-    uint8_t grouped;
+    /* enum an_inst_state, CP_COLL_*, and whether it ran in a group: one
+     * byte, so that the tag fits the line */
+    uint8_t state : 2;
+    uint8_t grouped : 1;
+    uint8_t coll : 5;
     uint8_t info;        /* NCCL's choice: AN_INFO(algo, proto), 0 unknown */
+    uint16_t tag;        /* the first member's tag (cp_ncjoin_entry), 0 none */
     int64_t first_start, last_start, second_start, max_end;
     double sum_start;    /* sum over members of (start - first_start), ns */
 };
 _Static_assert(sizeof(struct an_inst) == 64, "an_inst is one cache line");
+_Static_assert(CP_COLL_COUNT < 32, "a collective fits an_inst.coll");
+_Static_assert(AN_EMPTY < 4 && AN_DONE < 4, "a state fits an_inst.state");
 
 
 struct an_comm {
@@ -139,6 +155,7 @@ struct an_p2p {
                       * when both halves ran in exchange groups */
     uint8_t dtype;
     uint8_t in_use;
+    uint16_t tag; /* the first half's with one (cp_ncjoin_entry), 0 none */
     float share;  /* of the half seen first */
     float share2; /* of the other half, when it came */
     uint64_t count;
@@ -159,6 +176,7 @@ struct an_call {
     int32_t peer;
     uint8_t op, dtype, grouped;
     uint8_t info; /* AN_INFO of the plugin's record, 0 none */
+    uint16_t tag; /* the plugin's tag index (cp_ncjoin_entry), 0 none */
     float share;
     int64_t start, end;
 };
@@ -438,6 +456,23 @@ struct an_eval {
     double factor;       /* busbw factor f */
     struct an_group_stats lat, bw;
 };
+
+/* Whether the model calls bucket b's calls latency-bound: the bandwidth
+ * term of their mean size below the latency term.  The one rule of the
+ * rows' regime, summary.latency_bound_s and the tags' share. */
+static inline int an_bucket_latency_bound(const struct an_eval *ev,
+                                          const struct an_bucket *b)
+{
+    return ev->have_model && b->count > 0 &&
+           b->bytes / (double)b->count * ev->sec_per_byte < ev->latency_s;
+}
+
+/* cp_tags.c: the per-tag sums (an->nccl.tags) from the buckets of every
+ * evaluated (comm, slot), named by names (may be NULL).  0, or -1 when
+ * memory ran out. */
+int an_tags_build(struct cp_analysis *an, const struct an_state *st,
+                  const struct an_eval *ev, size_t nev,
+                  const struct cp_tagnames *names);
 
 struct cp_links;
 

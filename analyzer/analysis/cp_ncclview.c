@@ -748,5 +748,6 @@ void cp_ncclview_free(struct cp_analysis_nccl *v)
     cp_ncjoin_destroy(v->join);
     free(v->algo);
     free(v->links);
+    free(v->tags.v);
     memset(v, 0, sizeof *v);
 }

@@ -28,6 +28,7 @@ struct jcall {
     uint32_t nranks, seq;
     uint64_t end;      /* plugin: the call's end (kernel end) */
     uint64_t gpu_start, gpu_end;
+    uint16_t tag, variant; /* plugin: cp_ncjoin_entry's, from kind 9 */
 };
 
 struct jlog {
@@ -70,9 +71,53 @@ static struct jcall *find_slot(struct jlog *l, uint64_t slot)
     return lo < l->n && l->c[lo].slot == slot ? &l->c[lo] : NULL;
 }
 
-/* Read the calls of one log (and, for a plugin log, what it says of each).
- * 0, or -1 when memory ran out; an unreadable log reads as empty. */
-static int read_log(const char *path, int plugin, struct jlog *l)
+/* The index of tag value v in j's table, added when new: past the
+ * table's room, CP_NCJOIN_TAG_OTHER.  0 when memory ran out. */
+static uint16_t tag_index(struct cp_ncjoin *j, uint64_t v)
+{
+    size_t k;
+
+    /* a run has a handful of tags, most calls the last one seen again */
+    for (k = j->ntags; k > 0; k--)
+        if (j->tags[k - 1] == v)
+            return (uint16_t)k;
+    if (j->ntags >= CP_NCJOIN_TAGS_MAX) {
+        j->tags_over++;
+        return CP_NCJOIN_TAG_OTHER;
+    }
+    if (cp_grow((void **)&j->tags, &j->captags, j->ntags, sizeof *j->tags) < 0)
+        return 0;
+    j->tags[j->ntags++] = v;
+    return (uint16_t)j->ntags;
+}
+
+/* The index of kernel variant name (CP_TAG_VARIANT_LEN bytes, NUL-padded)
+ * in j's table, added when new; 0 for an empty name, a table full or
+ * memory run out. */
+static uint16_t variant_index(struct cp_ncjoin *j, const char *name)
+{
+    size_t k, len = strnlen(name, CP_TAG_VARIANT_LEN);
+
+    if (len == 0)
+        return 0;
+    for (k = j->nvariants; k > 0; k--)
+        if (strncmp(j->variants[k - 1], name, CP_TAG_VARIANT_LEN) == 0 &&
+            j->variants[k - 1][len] == '\0')
+            return (uint16_t)k;
+    if (j->nvariants >= CP_NCJOIN_VARIANTS_MAX ||
+        cp_grow((void **)&j->variants, &j->capvariants, j->nvariants,
+                sizeof *j->variants) < 0)
+        return 0;
+    memcpy(j->variants[j->nvariants], name, len);
+    j->variants[j->nvariants][len] = '\0';
+    return (uint16_t)++j->nvariants;
+}
+
+/* Read the calls of one log (and, for a plugin log, what it says of each:
+ * tags and variants go into j's tables).  0, or -1 when memory ran out; an
+ * unreadable log reads as empty. */
+static int read_log(const char *path, int plugin, struct jlog *l,
+                    struct cp_ncjoin *j)
 {
     struct cp_logfile *lf;
     struct cp_error err;
@@ -128,6 +173,15 @@ static int read_log(const char *path, int plugin, struct jlog *l)
                 c->nflags = (uint8_t)rec.nccl.flags;
                 if (rec.nccl.flags & CP_NCCL_GRAPH)
                     c->skip = 1;
+            }
+        } else if (rec.kind == CP_REC_TAG && plugin) {
+            struct jcall *c = find_slot(l, rec.tag.slot);
+            if (c && !c->tag) {
+                c->tag = tag_index(j, rec.tag.user_tag);
+                if (!c->tag)
+                    goto out;
+                c->variant = variant_index(j, rec.tag.kernel_variant);
+                j->tag_records++;
             }
         } else if (rec.kind == CP_REC_GPU && plugin &&
                    rec.gpu.timer == CP_TIMER_KERNEL_CH) {
@@ -190,6 +244,8 @@ static int add_entry(struct cp_ncjoin_entry **out, size_t *nout,
     e->proto = p->proto;
     e->nchannels = p->nchannels;
     e->flags = p->nflags;
+    e->tag = p->tag;
+    e->variant = p->variant;
     if (stats)
         stats->gpu += p->gpu_end != 0;
     return 0;
@@ -393,6 +449,8 @@ static int replays_of(const struct jlog *pl, struct cp_ncjoin_replay **out,
         r->dtype = c->dtype;
         r->algo = c->algo;
         r->proto = c->proto;
+        r->tag = c->tag;
+        r->variant = c->variant;
         r->start = c->gpu_end ? c->gpu_start : c->start;
         r->end = c->gpu_end ? c->gpu_end : c->end;
         if (cp_op_is_p2p(c->op)) {
@@ -474,7 +532,8 @@ static size_t best_by_first_call(const struct jlog *sh, const uint64_t *scomms,
 
 /* Join one process: the shim's log sh_path with the plugin's pl_path, or
  * (sh_path NULL) the plugin's with itself. */
-static int join_process(const char *sh_path, const char *pl_path,
+static int join_process(struct cp_ncjoin *j, const char *sh_path,
+                        const char *pl_path,
                         struct cp_ncjoin_entry **out, size_t *nout,
                         struct cp_ncjoin_replay **rout, size_t *nrout,
                         struct jstats *stats)
@@ -491,7 +550,7 @@ static int join_process(const char *sh_path, const char *pl_path,
     memset(&pl, 0, sizeof pl);
     *out = NULL;
     *nout = 0;
-    if (read_log(pl_path, 1, &pl) < 0)
+    if (read_log(pl_path, 1, &pl, j) < 0)
         goto out;
     /* slots grow in the file: already sorted, but a damaged file may not
      * be */
@@ -510,7 +569,7 @@ static int join_process(const char *sh_path, const char *pl_path,
         rc = 0;
         goto out;
     }
-    if (read_log(sh_path, 0, &sh) < 0)
+    if (read_log(sh_path, 0, &sh, j) < 0)
         goto out;
     apply_groups(&sh);
     scomms = malloc((sh.n + 1) * sizeof *scomms);
@@ -617,7 +676,7 @@ struct cp_ncjoin *cp_ncjoin_build(struct cp_analysis *an, int *none)
         if (x->status != CP_INPUT_OK)
             continue;
         if (x->source == CP_SOURCE_PLUGIN) {
-            if (join_process(NULL, x->path, &j->entries[in], &j->nentries[in],
+            if (join_process(j, NULL, x->path, &j->entries[in], &j->nentries[in],
                              &j->replays[in], &j->nreplays[in], &stats) < 0)
                 goto oom;
             an->nccl.join_plugin_only_processes++;
@@ -628,7 +687,7 @@ struct cp_ncjoin *cp_ncjoin_build(struct cp_analysis *an, int *none)
         if (k < 0)
             continue;
         companion = an->inputs[k].path;
-        if (join_process(x->path, companion, &j->entries[in],
+        if (join_process(j, x->path, companion, &j->entries[in],
                          &j->nentries[in], &j->replays[in], &j->nreplays[in],
                          &stats) < 0)
             goto oom;
@@ -658,6 +717,18 @@ const struct cp_ncjoin_entry *cp_ncjoin_of(const struct cp_ncjoin *j,
     return j->entries[input];
 }
 
+uint64_t cp_ncjoin_tag(const struct cp_ncjoin *j, unsigned tag)
+{
+    return j && tag >= 1 && tag <= j->ntags ? j->tags[tag - 1] : 0;
+}
+
+const char *cp_ncjoin_variant(const struct cp_ncjoin *j, unsigned variant)
+{
+    return j && variant >= 1 && variant <= j->nvariants
+               ? j->variants[variant - 1]
+               : NULL;
+}
+
 const struct cp_ncjoin_replay *cp_ncjoin_replays(const struct cp_ncjoin *j,
                                                 size_t input, size_t *n)
 {
@@ -682,5 +753,7 @@ void cp_ncjoin_destroy(struct cp_ncjoin *j)
     free(j->nentries);
     free(j->replays);
     free(j->nreplays);
+    free(j->tags);
+    free(j->variants);
     free(j);
 }

@@ -32,8 +32,15 @@
  * A plugin log analyzed on its own (no shim log of its process) is joined
  * with itself: its call records get its own kind 6 and kind 5 records.
  *
+ * Under plugin API v7 a call's kind 9 record gives the application's tag
+ * (ncclCollConfig_t's userProfilerTag) and the kernel NCCL launched: each
+ * entry names them by index into the join's tables of distinct tag values
+ * and kernel variants (cp_ncjoin_tag, cp_ncjoin_variant), so that an entry
+ * stays 32 bytes.
+ *
  * Memory: while one process is joined, every call of its two logs (48 bytes
- * each); then 32 bytes per joined call until the analysis ends.
+ * each); then 32 bytes per joined call until the analysis ends, and 8 bytes
+ * per distinct tag value and 41 per distinct kernel variant.
  */
 #ifndef COLLPROF_CP_NCJOIN_H
 #define COLLPROF_CP_NCJOIN_H
@@ -41,6 +48,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "collprof/cp_logfmt.h"
 #include "cp_analysis.h"
 
 /* A plugin launch may precede the shim's call start by this much (the two
@@ -50,6 +58,13 @@
  * it. */
 #define CP_NCJOIN_LOOKAHEAD 16
 
+/* Distinct tag values and kernel variants the join keeps: a tag past the
+ * first CP_NCJOIN_TAGS_MAX values of a run is CP_NCJOIN_TAG_OTHER. */
+#define CP_NCJOIN_TAGS_MAX 4096
+#define CP_NCJOIN_VARIANTS_MAX 1024
+#define CP_NCJOIN_TAG_NONE 0      /* no kind 9 record for the call */
+#define CP_NCJOIN_TAG_OTHER 0xffff /* a tag beyond the table */
+
 /* What the plugin said about the call record in `slot` of the file. */
 struct cp_ncjoin_entry {
     uint64_t slot;
@@ -57,8 +72,12 @@ struct cp_ncjoin_entry {
                                     0 when no kernel channel reported */
     uint8_t algo, proto, nchannels; /* CP_NCCL_ALGO/PROTO_TABLE codes */
     uint8_t flags;                  /* CP_NCCL_* (low byte) */
-    uint32_t reserved;
+    uint16_t tag;     /* CP_NCJOIN_TAG_NONE, OTHER, or an index (from 1)
+                         into the join's tag values */
+    uint16_t variant; /* 0 none, else an index (from 1) into its kernel
+                         variants */
 };
+_Static_assert(sizeof(struct cp_ncjoin_entry) == 32, "a join entry");
 
 /* A call the plugin saw launched from a CUDA graph, which the shim never
  * sees: analyzed as a call of the plugin's communicator (NCCL's commHash);
@@ -70,6 +89,7 @@ struct cp_ncjoin_replay {
     uint32_t seq, rank, nranks;
     int32_t peer;
     uint8_t op, dtype, algo, proto;
+    uint16_t tag, variant; /* as in cp_ncjoin_entry */
 };
 
 /* The entries of every input that has any, by input index. */
@@ -79,6 +99,14 @@ struct cp_ncjoin {
     size_t *nentries;                 /* [ninputs] */
     struct cp_ncjoin_replay **replays; /* [ninputs], by end; shim inputs */
     size_t *nreplays;
+    /* distinct tag values and kernel variants, in order of first sight:
+     * index k of an entry is tags[k - 1] / variants[k - 1] */
+    uint64_t *tags;
+    size_t ntags, captags;
+    uint64_t tag_records;  /* kind 9 records joined to a call */
+    uint64_t tags_over;    /* calls whose tag is CP_NCJOIN_TAG_OTHER */
+    char (*variants)[CP_TAG_VARIANT_LEN + 1];
+    size_t nvariants, capvariants;
 };
 
 /* Join the logs of an (inputs and ranks known) into a new table; the
@@ -94,6 +122,13 @@ const struct cp_ncjoin_entry *cp_ncjoin_of(const struct cp_ncjoin *j,
  * log), sorted by end, *n of them; NULL none. */
 const struct cp_ncjoin_replay *cp_ncjoin_replays(const struct cp_ncjoin *j,
                                                 size_t input, size_t *n);
+
+/* The value of tag index `tag` (1 to ntags); 0 for any other index. */
+uint64_t cp_ncjoin_tag(const struct cp_ncjoin *j, unsigned tag);
+
+/* The kernel variant of index `variant` (NUL-terminated, owned by j), or
+ * NULL for 0 or an index out of range. */
+const char *cp_ncjoin_variant(const struct cp_ncjoin *j, unsigned variant);
 
 /* Accepts NULL. */
 void cp_ncjoin_destroy(struct cp_ncjoin *j);

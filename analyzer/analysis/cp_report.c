@@ -1254,6 +1254,53 @@ static json_t *links_json(const struct cp_analysis *an, int *bad)
     return a;
 }
 
+/* One tag's sums (cp_tags.c); comm_time: the summary's, for the share. */
+static json_t *tag_json(const struct cp_analysis_tag *t, double comm_time,
+                        int *bad)
+{
+    json_t *o = json_object();
+
+    if (t->none || t->other)
+        put(o, "tag", json_null(), bad);
+    else if (t->value <= (uint64_t)INT64_MAX)
+        put(o, "tag", json_integer((json_int_t)t->value), bad);
+    else
+        put(o, "tag", json_real((double)t->value), bad);
+    put(o, "name", t->name[0] ? jstr(t->name) : json_null(), bad);
+    put(o, "calls", jint(t->calls), bad);
+    put(o, "bytes", jnum(t->bytes), bad);
+    put(o, "time_s", jnum(t->time_s), bad);
+    put(o, "time_share", jnum(comm_time > 0 ? t->time_s / comm_time : NAN),
+        bad);
+    put(o, "busbw_Bps", jnum(t->duration_s > 0 ? t->fn / t->duration_s : NAN),
+        bad);
+    put(o, "latency_bound_s", jnum(t->latency_bound_s), bad);
+    put(o, "latency_bound_share",
+        jnum(t->modeled_s > 0 ? t->latency_bound_s / t->modeled_s : NAN), bad);
+    return o;
+}
+
+/* The calls of each application tag (cp_tags.c). */
+static json_t *tags_json(const struct cp_analysis *an, int *bad)
+{
+    const struct cp_analysis_tags *t = &an->nccl.tags;
+    json_t *o = json_object(), *rows = json_array();
+    size_t i;
+
+    put(o, "available", json_boolean(t->present), bad);
+    put(o, "why", t->why ? jstr(t->why) : json_null(), bad);
+    put(o, "tag_records", jint(t->records), bad);
+    put(o, "names_given", jint(t->named), bad);
+    for (i = 0; i < t->n; i++)
+        push(rows, tag_json(&t->v[i], an->summary.comm_time_s, bad), bad);
+    put(o, "by_tag", rows, bad);
+    put(o, "without_tag_record",
+        t->present ? tag_json(&t->none, an->summary.comm_time_s, bad)
+                   : json_null(),
+        bad);
+    return o;
+}
+
 /* What NCCL's profiler plugin told (cp_ncclview.c). */
 static json_t *nccl_json(const struct cp_analysis *an, int *bad)
 {
@@ -1309,6 +1356,7 @@ static json_t *nccl_json(const struct cp_analysis *an, int *bad)
         put(j, "timed_by_kernel_interval", jint(v->gpu_timed), bad);
         put(o, "join", j, bad);
     }
+    put(o, "tags", tags_json(an, bad), bad);
     return o;
 }
 

@@ -145,6 +145,7 @@ static void slot_table_free(struct an_slot_table *t)
         if (t->b[i]) {
             cp_sketch_clear(&t->b[i]->t);
             cp_sketch_clear(&t->b[i]->tw);
+            free(t->b[i]->tags);
             free(t->b[i]);
         }
     free(t);
@@ -387,12 +388,36 @@ struct an_slot_table *an_comm_slot(struct an_comm *c, unsigned slot)
 
 /* ---- aggregation ---------------------------------------------------------- */
 
+/* The sums of tag `tag` in bucket b, added when new; NULL when memory ran
+ * out.  A bucket holds few tags: most runs have a handful. */
+static struct an_tag_sum *tag_sum(struct an_bucket *b, unsigned tag)
+{
+    struct an_tag_sum *ts;
+    uint32_t k;
+
+    for (k = 0; k < b->ntags; k++)
+        if (b->tags[k].tag == tag)
+            return &b->tags[k];
+    if (b->ntags == b->captags) {
+        uint32_t cap = b->captags ? b->captags * 2 : 4;
+        struct an_tag_sum *bigger = realloc(b->tags, cap * sizeof *bigger);
+        if (!bigger)
+            return NULL;
+        b->tags = bigger;
+        b->captags = cap;
+    }
+    ts = &b->tags[b->ntags++];
+    memset(ts, 0, sizeof *ts);
+    ts->tag = (uint16_t)tag;
+    return ts;
+}
+
 /* own: the instance's own time; share: 1/k for one of k calls of a group
  * (their interval is counted once per group in the time accounting, while
- * each ran for all of it). */
+ * each ran for all of it); tag: the plugin's tag index, 0 none. */
 static void account(struct an_state *st, struct an_comm *c, unsigned slot,
                     double n, double own, double share, double skew,
-                    int grouped, int incomplete, unsigned info)
+                    int grouped, int incomplete, unsigned info, unsigned tag)
 {
     struct an_slot_table *t = c->slots[slot];
     struct an_bucket *b;
@@ -433,6 +458,17 @@ static void account(struct an_state *st, struct an_comm *c, unsigned slot,
         (!grouped && !incomplete && skew <= AN_CLEAN_SKEW * own &&
          cp_sketch_add(&b->tw, own) < 0))
         st->oom = 1;
+    if (__builtin_expect(tag != 0, 0)) {
+        struct an_tag_sum *ts = tag_sum(b, tag);
+        if (!ts) {
+            st->oom = 1;
+            return;
+        }
+        ts->count++;
+        ts->bytes += n;
+        ts->time += own * share;
+        ts->duration += own;
+    }
 }
 
 /* ---- the time series ------------------------------------------------------ */
@@ -933,7 +969,7 @@ static void finalize(struct an_state *st, struct an_comm *c,
             (double)(in->last_start - in->second_start) * 1e-9;
     }
     account(st, c, in->coll, n, own, in->share, skew, in->grouped,
-            incomplete, in->info);
+            incomplete, in->info, in->tag);
     if (st->top_own && !in->grouped && m >= 2) {
         top_offer(st->top_own, own, c->index, in);
         top_offer(st->top_skew, skew, c->index, in);
@@ -1102,7 +1138,8 @@ static inline __attribute__((always_inline)) void
 join_collective_inline(struct an_state *st, struct an_comm *c, int32_t file,
                        uint32_t seq, uint32_t rank, unsigned coll,
                        uint64_t count, unsigned dtype, int grouped, float share,
-                       int64_t start, int64_t end, unsigned info)
+                       int64_t start, int64_t end, unsigned info,
+                       unsigned tag)
 {
     uint64_t s = seq;
     struct an_inst *in;
@@ -1138,9 +1175,12 @@ join_collective_inline(struct an_state *st, struct an_comm *c, int32_t file,
         in->sum_start = 0;
         in->last_file = -1;
         in->info = 0;
+        in->tag = 0;
     }
     if (info && !in->info)
         in->info = (uint8_t)info;
+    if (__builtin_expect(tag && !in->tag, 0))
+        in->tag = (uint16_t)tag;
     if (start > in->last_start) {
         in->second_start = in->last_start;
         in->last_start = start;
@@ -1173,10 +1213,10 @@ static __attribute__((noinline)) void
 join_collective(struct an_state *st, struct an_comm *c, int32_t file,
                 uint32_t seq, uint32_t rank, unsigned coll, uint64_t count,
                 unsigned dtype, int grouped, float share, int64_t start,
-                int64_t end, unsigned info)
+                int64_t end, unsigned info, unsigned tag)
 {
     join_collective_inline(st, c, file, seq, rank, coll, count, dtype, grouped,
-                           share, start, end, info);
+                           share, start, end, info, tag);
 }
 
 /* ---- point-to-point ------------------------------------------------------------- */
@@ -1343,7 +1383,8 @@ static void p2p_finalize(struct an_state *st, struct an_p2p *e)
     st->wait_time += skew;
     c->p2p++;
     c->time += own * e->share;
-    account(st, c, slot, n, own, e->share, skew, e->grouped != 0, 0, 0);
+    account(st, c, slot, n, own, e->share, skew, e->grouped != 0, 0, 0,
+            e->tag);
     if (st->timeline) {
         struct an_wcall d = {
             .comm = c->index, .p = 2, .slot = slot,
@@ -1385,6 +1426,8 @@ static void join_p2p(struct an_state *st, struct an_comm *c, int32_t file,
                 if (e->grouped == AN_EXCHANGE && call->grouped == AN_EXCHANGE)
                     e->grouped = AN_EXCHANGE_BOTH;
                 e->share2 = call->share;
+                if (!e->tag)
+                    e->tag = call->tag;
                 e->start[side] = call->start;
                 e->end[side] = call->end;
                 e->file[side] = file;
@@ -1413,6 +1456,7 @@ static void join_p2p(struct an_state *st, struct an_comm *c, int32_t file,
     e->have = (uint8_t)(1u << side);
     e->grouped = call->grouped;
     e->dtype = call->dtype;
+    e->tag = call->tag;
     e->share = call->share;
     e->count = call->count;
     e->start[side] = call->start;
@@ -1466,7 +1510,7 @@ static void dispatch(struct an_state *st, struct an_file *f,
     else
         join_collective(st, c, file, call->seq, call->rank, (unsigned)coll,
                         call->count, call->dtype, call->grouped, call->share,
-                        call->start, call->end, call->info);
+                        call->start, call->end, call->info, call->tag);
 }
 
 static void note_file_problem(struct an_file *f, const char *what)
@@ -1527,6 +1571,7 @@ static void inject_replays(struct an_state *st, struct an_file *f,
         call.op = r->op;
         call.dtype = r->dtype;
         call.info = AN_INFO(r->algo, r->proto);
+        call.tag = r->tag;
         call.share = 1;
         call.start = (int64_t)r->start - f->offset_ns;
         call.end = (int64_t)r->end - f->offset_ns;
@@ -1576,7 +1621,7 @@ static inline void on_call(struct an_state *st, struct an_file *f,
     struct an_comm *c = f->last_comm;
     struct an_call call;
     int64_t start, end;
-    unsigned info = 0;
+    unsigned info = 0, tag = 0;
     int coll;
 
     if (__builtin_expect(cp_rec_call_in_flight(r), 0))
@@ -1617,6 +1662,7 @@ static inline void on_call(struct an_state *st, struct an_file *f,
         const struct cp_ncjoin_entry *e = join_entry(f);
         if (e) {
             info = AN_INFO(e->algo, e->proto);
+            tag = e->tag;
             if (e->gpu_end && !(r->flags & CP_CALL_IN_GROUP) &&
                 e->gpu_start >= (uint64_t)f->t_min &&
                 e->gpu_end <= (uint64_t)f->t_max &&
@@ -1637,7 +1683,7 @@ static inline void on_call(struct an_state *st, struct an_file *f,
         ra->time_ns += end - start;
         join_collective_inline(st, c, (int32_t)(f - st->files), r->seq,
                                r->rank, (unsigned)coll, r->count, r->dtype, 0,
-                               1.0f, start, end, info);
+                               1.0f, start, end, info, tag);
         return;
     }
     if ((r->flags & CP_CALL_NO_COMM) || r->comm_id == 0) {
@@ -1654,6 +1700,7 @@ static inline void on_call(struct an_state *st, struct an_file *f,
     call.op = r->op;
     call.dtype = r->dtype;
     call.info = (uint8_t)info;
+    call.tag = (uint16_t)tag;
     call.start = start;
     call.end = end;
     if ((r->flags & CP_CALL_IN_GROUP) && r->group != 0) {
@@ -1920,7 +1967,7 @@ static uint64_t run_file(struct an_state *st, struct an_file *f,
                 busy += stop - start;
                 join_collective_inline(st, c, file, rc->seq, rc->rank,
                                        (unsigned)coll, rc->count, rc->dtype,
-                                       0, 1.0f, start, stop, 0);
+                                       0, 1.0f, start, stop, 0, 0);
                 goto next;
             }
         }

@@ -25,6 +25,7 @@
 
 #include "collprof/cp_logfmt.h"
 #include "cp_model.h"
+#include "cp_ncjoin.h"
 #include "cp_scan.h"
 #include "cp_trace.h"
 
@@ -755,8 +756,48 @@ static void remember(struct trace *t, uint64_t slot, const struct recent *r)
     e->slot_plus1 = slot + 1;
 }
 
+/* The name of tag value v (--tags, COLLPROF_TAGS), or NULL. */
+static const char *tag_name(const struct cp_analysis *an, uint64_t v)
+{
+    size_t i;
+
+    for (i = 0; i < an->nccl.tags.n; i++)
+        if (!an->nccl.tags.v[i].other && an->nccl.tags.v[i].value == v)
+            return an->nccl.tags.v[i].name[0] ? an->nccl.tags.v[i].name
+                                               : NULL;
+    return NULL;
+}
+
+/* What the plugin's kind 9 record said of the call (e: its join entry,
+ * may be NULL): the application's tag, its name, the kernel variant. */
+static void write_tag(struct trace *t, const struct cp_ncjoin_entry *e)
+{
+    const struct cp_ncjoin *j = t->an->nccl.join;
+    struct out *o = &t->out;
+    const char *name, *variant;
+    uint64_t v;
+
+    if (!e || e->tag == CP_NCJOIN_TAG_NONE)
+        return;
+    if (e->tag != CP_NCJOIN_TAG_OTHER) {
+        v = cp_ncjoin_tag(j, e->tag);
+        out_printf(o, ",\"tag\":%" PRIu64, v);
+        name = tag_name(t->an, v);
+        if (name) {
+            out_printf(o, ",\"tag_name\":");
+            out_string(o, name);
+        }
+    }
+    variant = cp_ncjoin_variant(j, e->variant);
+    if (variant) {
+        out_printf(o, ",\"kernel\":");
+        out_string(o, variant);
+    }
+}
+
 static void write_call(struct trace *t, const struct lane *l,
-                       const struct cp_rec_call *c, long ci, uint64_t slot)
+                       const struct cp_rec_call *c, long ci, uint64_t slot,
+                       const struct cp_ncjoin_entry *je)
 {
     const struct cp_analysis *an = t->an;
     struct out *o = &t->out;
@@ -810,6 +851,7 @@ static void write_call(struct trace *t, const struct lane *l,
         out_printf(o, ",\"group\":%u", c->group);
     if (c->result)
         out_printf(o, ",\"result\":%d", c->result);
+    write_tag(t, je);
     if (!failed && !in_flight && data && coll != CP_COLL_SENDRECV &&
         ci >= 0) {
         in = inst_find(t, c->comm_id, c->seq);
@@ -940,9 +982,13 @@ static int write_lane(struct trace *t, const struct lane *l)
 {
     struct cp_scan *s = open_rank(t, l->rank);
     const union cp_rec *r;
+    const struct cp_ncjoin_entry *jn;
+    size_t njn, jpos = 0;
 
     if (!s)
         return -1;
+    /* the plugin's records of the lane's calls, by slot */
+    jn = cp_ncjoin_of(t->an->nccl.join, t->an->ranks[l->rank].input, &njn);
     memset(t->recent, 0, RECENT * sizeof *t->recent);
     while ((r = cp_scan_next(s)) != NULL && !t->out.failed) {
         uint64_t slot = cp_scan_slot(s);
@@ -954,7 +1000,10 @@ static int write_lane(struct trace *t, const struct lane *l)
                 note_slot(t, slot, 0);
                 continue;
             }
-            write_call(t, l, &r->call, ci, slot);
+            while (jpos < njn && jn[jpos].slot < slot)
+                jpos++;
+            write_call(t, l, &r->call, ci, slot,
+                       jpos < njn && jn[jpos].slot == slot ? &jn[jpos] : NULL);
             t->st.calls++;
         } else if (r->kind == CP_REC_GROUP) {
             if (t->opts->ncomms == 0 &&

@@ -16,6 +16,7 @@
 #include "cp_analysis.h"
 #include "cp_hang.h"
 #include "cp_clijob.h"
+#include "cp_tagnames.h"
 #include "cp_cmds.h"
 #include "cp_kinds.h"
 #include "cp_partial.h"
@@ -63,6 +64,12 @@ static void usage(FILE *out)
             "      --no-probe       do not look for a probe.json in DIR\n"
             "      --steps N        the run had N training steps (default: the\n"
             "                       period of the call pattern)\n"
+            "      --tags LIST      names of the application's tag values\n"
+            "                       (ncclCollConfig_t's userProfilerTag, from\n"
+            "                       the NCCL profiler plugin under API v7) in\n"
+            "                       report.json's nccl_profiler.tags:\n"
+            "                         1=forward,2=backward,3=optimizer\n"
+            "                       (default: the environment's COLLPROF_TAGS)\n"
             "\n"
             "  A window of the run (the report says which; docs/analysis.md):\n"
             "      --from T, --to T only calls that start in [T, T), times since\n"
@@ -528,7 +535,7 @@ static void print_probe_warnings(const struct cp_analysis *an)
 
 /* What the command line asked for. */
 struct analyze_args {
-    const char *outdir, *profile_path, *probe_path;
+    const char *outdir, *profile_path, *probe_path, *tags;
     struct cp_analysis_opts opts;
     struct cp_clijob_window win;
     int no_probe, no_profile, quiet, nodes, fail_on;
@@ -677,6 +684,9 @@ static int parse_option(int c, const char *arg, void *ctx)
     case 'q':
         a->quiet = 1;
         return 0;
+    case 'G':
+        a->tags = arg;
+        return 0;
     default:
         return -1;
     }
@@ -704,6 +714,7 @@ static int parse_args(int argc, char **argv, struct analyze_args *a)
         {"jobs", required_argument, NULL, 'j'},
         {"nodes", no_argument, NULL, 'N'},
         {"nodes-wait", required_argument, NULL, 'W'},
+        {"tags", required_argument, NULL, 'G'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -818,6 +829,7 @@ int cp_cmd_analyze(int argc, char **argv)
     struct cp_profile profile;
     struct cp_probeview probe;
     struct cp_analysis *an = NULL;
+    struct cp_tagnames *tag_names = NULL;
     struct cp_error err, probe_skipped;
     struct progress prog = {0};
     char *const *inputs;
@@ -830,6 +842,9 @@ int cp_cmd_analyze(int argc, char **argv)
         goto out;
     }
     inputs = argv + optind;
+    if (cp_clijob_tag_names("analyze", a.tags, &tag_names) < 0)
+        goto out;
+    a.opts.tag_names = tag_names;
     rc = EXIT_UNUSABLE;
     for (c = 0; inputs[c]; c++)
         if (cp_cli_anchor("analyze", inputs[c]) < 0)
@@ -873,5 +888,6 @@ int cp_cmd_analyze(int argc, char **argv)
 out:
     cp_analysis_destroy(an);
     cp_probeview_clear(&probe);
+    cp_tagnames_destroy(tag_names);
     return rc;
 }

@@ -19,6 +19,7 @@
 #include "cp_cmds.h"
 #include "cp_path.h"
 #include "cp_profile.h"
+#include "cp_tagnames.h"
 #include "cp_trace.h"
 #include "cp_units.h"
 
@@ -64,6 +65,11 @@ static void usage(FILE *out)
             "                       profile when it exists:\n"
             "                         %s\n"
             "      --no-profile     fit the model to the job's calls only\n"
+            "      --tags LIST      names of the application's tag values\n"
+            "                       (1=forward,2=backward; default: the\n"
+            "                       environment's COLLPROF_TAGS), shown beside\n"
+            "                       each call's tag where the NCCL profiler\n"
+            "                       plugin (API v7) recorded one\n"
             "  -q, --quiet          no summary line\n"
             "  -h, --help           this text\n"
             "\n"
@@ -165,7 +171,7 @@ static void print_done(const char *path, const struct cp_trace_stats *st,
 
 /* What the command line asked for. */
 struct trace_args {
-    const char *output, *profile_path;
+    const char *output, *profile_path, *tags;
     const char *comms[MAX_COMMS];
     struct cp_trace_range *ranges; /* owned: free() */
     struct cp_trace_opts topts;
@@ -231,6 +237,9 @@ static int parse_option(int c, const char *arg, void *ctx)
     case 'q':
         a->quiet = 1;
         return 0;
+    case 'G':
+        a->tags = arg;
+        return 0;
     default:
         return -1;
     }
@@ -251,6 +260,7 @@ static int parse_args(int argc, char **argv, struct trace_args *a)
         {"max-events", required_argument, NULL, 'm'},
         {"profile", required_argument, NULL, 'p'},
         {"no-profile", no_argument, NULL, 'P'},
+        {"tags", required_argument, NULL, 'G'},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
@@ -375,6 +385,7 @@ int cp_cmd_trace(int argc, char **argv)
     struct cp_trace_stats st;
     struct cp_profile profile;
     struct cp_analysis *an = NULL;
+    struct cp_tagnames *tag_names = NULL;
     struct cp_error err;
     struct sink sink = {NULL, NULL};
     struct cp_path_out out;
@@ -387,6 +398,9 @@ int cp_cmd_trace(int argc, char **argv)
         rc = n > 0 ? 0 : EXIT_USAGE;
         goto out;
     }
+    if (cp_clijob_tag_names("trace", a.tags, &tag_names) < 0)
+        goto out;
+    a.aopts.tag_names = tag_names;
     rc = cp_clijob_load_profile("trace", a.profile_path, a.no_profile,
                                 &profile, &a.aopts.profile);
     if (rc != 0)
@@ -434,5 +448,6 @@ out:
         cp_path_discard(&out);
     free(a.ranges);
     cp_analysis_destroy(an);
+    cp_tagnames_destroy(tag_names);
     return rc;
 }

@@ -4,11 +4,13 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cp_clijob.h"
 #include "cp_error.h"
+#include "cp_tagnames.h"
 #include "cp_units.h"
 
 #ifndef CP_SYSCONFDIR
@@ -158,5 +160,23 @@ int cp_clijob_load_profile(const char *cmd, const char *path, int no_default,
         return path ? EXIT_USAGE : EXIT_UNUSABLE;
     }
     *loaded = profile;
+    return 0;
+}
+
+int cp_clijob_tag_names(const char *cmd, const char *option,
+                        struct cp_tagnames **names)
+{
+    const char *text = option ? option : getenv("COLLPROF_TAGS");
+    struct cp_error err;
+
+    *names = NULL;
+    if (!text || !*text)
+        return 0;
+    *names = cp_tagnames_parse(text, &err);
+    if (!*names) {
+        fprintf(stderr, "collprof %s: %s: %s\n", cmd,
+                option ? "--tags" : "COLLPROF_TAGS", err.text);
+        return -1;
+    }
     return 0;
 }

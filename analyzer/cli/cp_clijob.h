@@ -62,4 +62,13 @@ int cp_clijob_load_profile(const char *cmd, const char *path, int no_default,
                            struct cp_profile *profile,
                            const struct cp_profile **loaded);
 
+/* The names of the application's tag values: `option` (--tags LIST) when
+ * given, else the environment's COLLPROF_TAGS (docs/collprof.1).  0 with
+ * *names a new table (NULL when neither names any; the caller destroys it,
+ * cp_tagnames_destroy), or -1 after printing why, naming the variable or
+ * option and the entry (a usage error). */
+struct cp_tagnames;
+int cp_clijob_tag_names(const char *cmd, const char *option,
+                        struct cp_tagnames **names);
+
 #endif

@@ -27,10 +27,53 @@ static const ncclProfiler_v3_t *v3;
 static int mask;
 
 /* SIMNCCL_PROFILER_RANK0=1: every event says rank 0 (as NCCL's API events
- * have been seen to); SIMNCCL_PROFILER_TAG=N: v7's user tag of every call;
+ * have been seen to); SIMNCCL_PROFILER_TAG=N: v7's user tag of every call,
+ * or FUNC=N,... (NCCL's function names, AllReduce=1,Send=2): the tag of
+ * each function's calls, 0 for the others;
  * SIMNCCL_PROFILER_DAMAGE=1: every kernel channel starts at GPU time 0. */
 static int rank0, damage, ce;
 static uint64_t user_tag;
+#define FUNC_TAGS_MAX 16
+static struct {
+    char func[16];
+    uint64_t tag;
+} func_tags[FUNC_TAGS_MAX];
+static int nfunc_tags;
+
+/* SIMNCCL_PROFILER_TAG's FUNC=N list into func_tags. */
+static void parse_func_tags(const char *text)
+{
+    while (*text && nfunc_tags < FUNC_TAGS_MAX) {
+        const char *eq = strchr(text, '='), *comma;
+        size_t len;
+        if (!eq)
+            return;
+        len = (size_t)(eq - text);
+        if (len >= sizeof func_tags[0].func)
+            len = sizeof func_tags[0].func - 1;
+        memcpy(func_tags[nfunc_tags].func, text, len);
+        func_tags[nfunc_tags].func[len] = '\0';
+        func_tags[nfunc_tags].tag = strtoull(eq + 1, NULL, 0);
+        nfunc_tags++;
+        comma = strchr(eq, ',');
+        if (!comma)
+            return;
+        text = comma + 1;
+    }
+}
+
+/* The user tag of a call of function func. */
+static uint64_t tag_of(const char *func)
+{
+    int i;
+
+    if (!nfunc_tags)
+        return user_tag;
+    for (i = 0; func && i < nfunc_tags; i++)
+        if (strcasecmp(func_tags[i].func, func) == 0)
+            return func_tags[i].tag;
+    return 0;
+}
 
 static uint64_t device_timer(void)
 {
@@ -65,8 +108,13 @@ static void load(void)
     /* SIMNCCL_PROFILER_CE=1 (v6+): all-gathers reported as copy-engine
      * collectives, from their launch to the end of their data movement */
     ce = getenv("SIMNCCL_PROFILER_CE") != NULL;
-    if (getenv("SIMNCCL_PROFILER_TAG"))
-        user_tag = strtoull(getenv("SIMNCCL_PROFILER_TAG"), NULL, 0);
+    if (getenv("SIMNCCL_PROFILER_TAG")) {
+        const char *t = getenv("SIMNCCL_PROFILER_TAG");
+        if (strchr(t, '='))
+            parse_func_tags(t);
+        else
+            user_tag = strtoull(t, NULL, 0);
+    }
     lib = open_plugin(name);
     if (!lib)
         return;
@@ -186,14 +234,14 @@ static void *start(struct ncclComm *comm, const struct ev *e)
             d.collApi.datatype = e->datatype;
             d.collApi.root = e->root;
             d.collApi.graphCaptured = e->graph != 0;
-            d.collApi.userTag = user_tag;
+            d.collApi.userTag = tag_of(e->func);
             break;
         case ncclProfileP2pApi:
             d.p2pApi.func = e->func;
             d.p2pApi.count = e->count;
             d.p2pApi.datatype = e->datatype;
             d.p2pApi.graphCaptured = e->graph != 0;
-            d.p2pApi.userTag = user_tag;
+            d.p2pApi.userTag = tag_of(e->func);
             break;
         case ncclProfileColl:
             d.coll.seqNumber = e->seq;
@@ -207,7 +255,7 @@ static void *start(struct ncclComm *comm, const struct ev *e)
             d.coll.proto = e->proto;
             d.coll.parentGroup = e->group;
             d.coll.kernelVariant = "simnccl_ring_simple";
-            d.coll.userTag = user_tag;
+            d.coll.userTag = tag_of(e->func);
             break;
         case ncclProfileP2p:
             d.p2p.func = e->func;
@@ -216,7 +264,7 @@ static void *start(struct ncclComm *comm, const struct ev *e)
             d.p2p.peer = e->peer;
             d.p2p.nChannels = 1;
             d.p2p.parentGroup = e->group;
-            d.p2p.userTag = user_tag;
+            d.p2p.userTag = tag_of(e->func);
             break;
         case ncclProfileProxyOp:
             d.proxyOp.pid = getpid();
@@ -238,7 +286,7 @@ static void *start(struct ncclComm *comm, const struct ev *e)
             d.ceColl.root = e->root;
             d.ceColl.datatype = e->datatype;
             d.ceColl.syncStrategy = "simnccl";
-            d.ceColl.userTag = user_tag;
+            d.ceColl.userTag = tag_of(e->func);
             break;
         case ncclProfileKernelPhase:
             d.kernelPhase.phaseId = (uint8_t)e->step;
