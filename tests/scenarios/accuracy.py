@@ -26,8 +26,18 @@ other patterns (IN_CALL below says why).
 
   accuracy.py [--seeds N] [--patterns ddp,fsdp,...] [--faults LIST]
               [--busy K] [--ranks 8 --nodes 4] [--keep DIR] [--quiet]
-              [--plugin]
+              [--plugin] [--vary]
   accuracy.py --reuse DIR [--seeds N] [--patterns ...] [--faults ...]
+
+--vary draws each run's fabric (inter-node 25 MB/s to 1 GB/s,
+log-uniform), steps (3, 5 or 8) and fault size from the seed: a
+straggler of 1-30 ms (in tp and 3d inside its calls or late to them, at
+random; elsewhere late), a link at 1/1.5-1/3 (slow2) or 1/3-1/10
+(slow4), a clock off by 2-30 ms; fault "two" plants a slow link and a
+straggler together.  Recall is then given per size band and per
+inter-node rate, and a miss is reported but does not fail the run (below
+some size a fault cannot be told from noise); a false warning still
+fails it.
 
 --busy K runs K busy loops beside every job (a noisy machine).  --keep
 DIR keeps every job's logs and analysis in DIR/PATTERN-FAULT-SEED;
@@ -44,6 +54,7 @@ that names no planted fault; 1 otherwise; 2 on bad usage.
 import argparse
 import itertools
 import json
+import math
 import os
 import random
 import shutil
@@ -55,6 +66,8 @@ import tempfile
 PATTERNS = ["ddp", "fsdp", "tp", "moe", "pp", "3d"]
 FAULTS = ["healthy", "slow2", "slow4", "fabric10", "straggler", "clock",
           "missing"]
+# --vary only: a slow link and a straggler in one job
+VARY_FAULTS = FAULTS + ["two"]
 # findings that say the network, a clock or a rank is at fault (or, at
 # info, which links the calls could not judge)
 JUDGED = {"low_busbw", "slow_link", "slow_link_candidates", "straggler",
@@ -147,6 +160,92 @@ def plan(pattern, fault, seed, ranks, nodes):
     elif fault == "missing":
         truth["rank"] = rnd.randrange(1, ranks)
     return topo, nic, truth
+
+
+def log_uniform(rnd, lo, hi):
+    return math.exp(rnd.uniform(math.log(lo), math.log(hi)))
+
+
+# --vary: each fault's size drawn from the seed, in these ranges, and the
+# bands its recall is reported in (lower edges; the last is open)
+VARY_RATES_MBPS = (25, 1000)        # inter-node, log-uniform
+VARY_STEPS = (3, 5, 8)
+VARY_STRAGGLER_MS = (1, 30)
+VARY_LINK_DIVISOR = (1.5, 10)
+VARY_CLOCK_MS = (2, 30)
+BANDS = {"straggler": ("ms", (1, 3, 10)),
+         "slow_link": ("1/x", (1.5, 2, 4)),
+         "clock_offset": ("ms", (2, 5, 10)),
+         "low_busbw": ("1/x", (10,)),
+         "missing_ranks": ("", (0,))}
+
+
+def band_of(kind, size):
+    unit, edges = BANDS[kind]
+    k = max(i for i, e in enumerate(edges) if size >= e or i == 0)
+    hi = "+" if k == len(edges) - 1 else "-%g" % edges[k + 1]
+    return "%g%s%s" % (edges[k], hi, unit and " " + unit)
+
+
+def rate_band(mbps):
+    for lo, hi in ((25, 100), (100, 400), (400, 1001)):
+        if lo <= mbps < hi:
+            return "%d-%d MB/s" % (lo, hi if hi < 1001 else 1000)
+    return "%d MB/s" % mbps
+
+
+def plan_varied(pattern, fault, seed, ranks, nodes):
+    """plan() with the fabric, the steps and each fault's size drawn from
+    the seed (--vary); fault "two" plants a slow link and a straggler.
+    Returns the topology lines, the NIC rate, the steps and the truth:
+    {"fault", "parts": [one truth per planted fault, with "kind" and
+    "size" for the bands]}."""
+    rnd = random.Random("vary/%s/%s/%d" % (pattern, fault, seed))
+    rate = round(log_uniform(rnd, *VARY_RATES_MBPS))
+    steps = rnd.choice(VARY_STEPS)
+    topo = ["nodes %d" % nodes, "intra latency=5us bandwidth=2GB/s",
+            "inter latency=20us bandwidth=%dMB/s" % rate]
+    nic, parts = None, []
+    kinds = {"two": ("slow", "straggler"), "slow2": ("slow",),
+             "slow4": ("slow",)}.get(fault, (fault,))
+    for kind in kinds:
+        t = {"fault": kind}
+        if kind == "slow":
+            a, b = rnd.choice(pairs_of(nodes))
+            # slow2 draws from 1/1.5 to 1/3, slow4 from 1/3 to 1/10
+            lo, hi = ((VARY_LINK_DIVISOR[0], 3) if fault == "slow2"
+                      else (3, VARY_LINK_DIVISOR[1]))
+            div = log_uniform(rnd, lo, hi)
+            topo.append("link %s %s bandwidth=%dKB/s" % (
+                a, b, max(1, round(rate * 1000 / div))))
+            t.update(fault="slow2", pair=[a, b], kind="slow_link", size=div)
+        elif kind == "fabric10":
+            nic = "%g Gb/sec (4X SIM)" % (rate * 1e6 * 10 * 8 / 1e9)
+            t.update(kind="low_busbw", size=10)
+        elif kind == "straggler":
+            r = rnd.randrange(ranks)
+            ms = log_uniform(rnd, *VARY_STRAGGLER_MS)
+            # in-call where the calls can tell (IN_CALL), else at arrival;
+            # in tp and 3d either
+            if pattern in IN_CALL and rnd.random() < 0.5:
+                topo.append("straggler rank=%d delay=%dus" % (r, ms * 1000))
+                t["how"] = "in-call"
+            else:
+                t["late_ms"] = ms
+                t["how"] = "late"
+            t.update(rank=r, kind="straggler", size=ms)
+        elif kind == "clock":
+            node = "n%d" % rnd.randrange(2, nodes + 1)
+            ms = log_uniform(rnd, *VARY_CLOCK_MS)
+            topo.append("clock %s offset=%.3fms" %
+                        (node, rnd.choice([-1, 1]) * ms))
+            t.update(node=node, kind="clock_offset", size=ms)
+        elif kind == "missing":
+            t.update(rank=rnd.randrange(1, ranks), kind="missing_ranks",
+                     size=0)
+        if kind != "healthy":
+            parts.append(t)
+    return topo, nic, steps, {"fault": fault, "parts": parts, "rate": rate}
 
 
 def run_job(b, work, name, pattern, topo, nic, ranks, nodes, steps,
@@ -335,6 +434,11 @@ def main():
                     "overwritten) instead of running jobs")
     ap.add_argument("--quiet", action="store_true",
                     help="no line per job: the table, misses and false warnings only")
+    ap.add_argument("--vary", action="store_true",
+                    help="draw the inter-node rate (25 MB/s to 1 GB/s), the "
+                    "steps and each fault's size from the seed, add fault "
+                    "'two' (a slow link and a straggler), and give recall "
+                    "per size band; a miss is then reported, not failed")
     ap.add_argument("--plugin", action="store_true",
                     help="record with the NCCL profiler plugin too "
                     "(docs/analysis.md, \"Slow links from NCCL's proxy "
@@ -342,8 +446,10 @@ def main():
     a = ap.parse_args()
     patterns = a.patterns.split(",")
     faults = a.faults.split(",")
+    if a.vary and a.faults == ",".join(FAULTS):
+        faults = list(VARY_FAULTS)
     bad = [p for p in patterns if p not in PATTERNS] + \
-        [x for x in faults if x not in FAULTS]
+        [x for x in faults if x not in (VARY_FAULTS if a.vary else FAULTS)]
     if bad or a.seeds < 1:
         print("accuracy.py: unknown pattern or fault %s, or no seeds" % bad,
               file=sys.stderr)
@@ -380,12 +486,22 @@ def main():
     # links_unjudged is said on every run whose all-to-all alone crosses
     # some pairs, faulty or not: on the others counted, not listed
     unjudged_elsewhere = []
+    # --vary: per (kind, band): [planted, named]; and per inter-node rate
+    bands, rates = {}, {}
     runs = 0
     try:
         for pattern, fault, seed in itertools.product(
                 patterns, faults, range(1, a.seeds + 1)):
             name = "%s-%s-%d" % (pattern, fault, seed)
-            topo, nic, truth = plan(pattern, fault, seed, a.ranks, a.nodes)
+            if a.vary:
+                topo, nic, steps, truth = plan_varied(pattern, fault, seed,
+                                                      a.ranks, a.nodes)
+                parts = truth["parts"]
+            else:
+                topo, nic, truth = plan(pattern, fault, seed, a.ranks,
+                                        a.nodes)
+                steps = a.steps
+                parts = [truth] if fault != "healthy" else []
             if a.reuse:
                 logs = os.path.join(work, name, "logs")
                 why = "no kept logs in " + logs
@@ -396,31 +512,35 @@ def main():
                                   ignore_errors=True)
             else:
                 try:
-                    extra = ["--late", "%d:%g" % (truth["rank"],
-                                                  truth["late_ms"])] \
-                        if "late_ms" in truth else []
+                    extra = []
+                    for t in parts:
+                        if "late_ms" in t:
+                            extra += ["--late", "%d:%g" % (t["rank"],
+                                                           t["late_ms"])]
                     logs, why = run_job(b, work, name, pattern, topo, nic,
-                                        a.ranks, a.nodes, a.steps, extra,
+                                        a.ranks, a.nodes, steps, extra,
                                         a.plugin)
                 except (OSError, subprocess.CalledProcessError) as e:
                     logs, why = None, str(e)
             if logs is None:
                 failures.append("%s: %s" % (name, why[-300:]))
                 continue
-            if fault == "missing" and not a.reuse and \
-                    not drop_rank(b, logs, truth["rank"]):
-                failures.append("%s: no log of rank %d" % (name,
-                                                           truth["rank"]))
+            gone = [t["rank"] for t in parts if t["fault"] == "missing"]
+            if gone and not a.reuse and not drop_rank(b, logs, gone[0]):
+                failures.append("%s: no log of rank %d" % (name, gone[0]))
                 continue
             rep = analyze(b, logs, os.path.join(work, name, "out"))
             if rep is None:
                 failures.append("%s: analyze failed" % name)
                 continue
             runs += 1
-            named = hinted = False
-            if fault in ("slow2", "slow4") and not crossed(truth["pair"], rep):
-                truth["fault"] = "uncrossed"
-                unreached.append(name)
+            for t in parts:
+                t["named"] = t["hinted"] = False
+                if t["fault"] in ("slow2", "slow4") and \
+                        not crossed(t["pair"], rep):
+                    t["fault"] = "uncrossed"
+                    unreached.append(name)
+            live = [t for t in parts if t["fault"] != "uncrossed"]
             for f in rep["findings"]:
                 if f["kind"] not in JUDGED:
                     continue
@@ -428,9 +548,10 @@ def main():
                     # a link the calls show too weakly to warn about: the
                     # finding asks for the probe (HINTS above)
                     if f["kind"] in HINTS and probe_asked(f):
-                        hit = truth["fault"] != "uncrossed" and \
-                            judge(f, truth, rep)
-                        hinted |= hit
+                        hit = False
+                        for t in live:
+                            if judge(f, t, rep):
+                                t["hinted"] = hit = True
                         (hints_true if hit else
                          unjudged_elsewhere if f["kind"] == "links_unjudged"
                          else hints_false).append(
@@ -438,34 +559,46 @@ def main():
                                                ",".join(f.get("nodes", [])),
                                                f["message"][:120]))
                     continue
-                hit = judge(f, truth, rep) if truth["fault"] != \
-                    "uncrossed" else False
+                hit = False
+                for t in live:
+                    if judge(f, t, rep):
+                        t["named"] = hit = True
                 s = stats.setdefault(f["kind"], [0, 0, 0, 0, 0])
                 s[0] += hit
                 s[1] += 1
-                named |= hit
                 if not hit:
                     false_warnings.append("%s: %s %s %s: %s" % (
                         name, f["kind"], f["severity"],
                         ",".join(f.get("nodes", [])), f["message"][:160]))
-            want = expected_kind(fault)
-            if truth["fault"] == "uncrossed":
-                want = None  # nothing crosses the link: quiet is right
-            if want:
+            outcome = []
+            # nothing crosses an uncrossed link: quiet is right
+            for t in live:
+                want = expected_kind(t["fault"])
+                named, hinted = t["named"], t["hinted"]
                 s = stats.setdefault(want, [0, 0, 0, 0, 0])
                 s[2] += 1
                 s[3] += named
                 s[4] += hinted and not named
+                if a.vary:
+                    for table, key in ((bands, band_of(want, t["size"])),
+                                       (rates, rate_band(truth["rate"]))):
+                        c = table.setdefault((want, key), [0, 0])
+                        c[0] += 1
+                        c[1] += named or hinted
                 if not named:
                     (hinted_only if hinted else missed).append(
                         "%s: %s not named (planted %s)%s" % (
-                            name, want, {k: v for k, v in truth.items()
-                                         if k != "fault"},
+                            name, want, {k: (round(v, 2) if
+                                             isinstance(v, float) else v)
+                                         for k, v in t.items()
+                                         if k not in ("fault", "named",
+                                                      "hinted")},
                             "" if hinted else said(rep)))
+                outcome.append("named" if named else
+                               "probe asked" if hinted else "MISSED")
             if not a.quiet:
-                print("# %s: %s" % (name, "named" if named else (
-                    "quiet" if not want else
-                    "probe asked" if hinted else "MISSED")), flush=True)
+                print("# %s: %s" % (name, ", ".join(outcome) or "quiet"),
+                      flush=True)
             if not a.keep and not a.reuse:
                 shutil.rmtree(os.path.join(work, name), ignore_errors=True)
     finally:
@@ -487,6 +620,14 @@ def main():
             kind, "%d/%d" % (t, n) if n else "-",
             "%d/%d" % (named, planted) if planted else "-",
             "+%d" % hinted if hinted else ""))
+    if a.vary:
+        print("recall by size (named, or the probe asked), and by the "
+              "inter-node rate:")
+        for table in (bands, rates):
+            for kind, key in sorted(table):
+                planted, found = table[(kind, key)]
+                print("  %-16s %-14s %3d/%-3d" % (kind, key, found,
+                                                  planted))
     if unreached:
         print("slow links that no 3 bandwidth-bound calls cross (quiet is "
               "right): %d runs (%s)" % (len(unreached), " ".join(unreached)))
@@ -506,7 +647,10 @@ def main():
         print("info elsewhere: " + line)
     for line in failures:
         print("failed: " + line)
-    return 0 if not false_warnings and not missed and not failures else 1
+    # with --vary a fault under its band may go unnamed (the table above
+    # says which bands are found); a false warning never
+    return 0 if not false_warnings and not failures and \
+        (a.vary or not missed) else 1
 
 
 if __name__ == "__main__":
