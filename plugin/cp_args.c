@@ -156,6 +156,8 @@ static const struct site_key {
      0, "PATH", NULL, 0, NULL},
     {"capture", SITE_CAPTURE, offsetof(struct cp_site, capture), NULL, 0,
      "shim|plugin|both", "both", 0, NULL},
+    {"next_profiler", SITE_PATH, offsetof(struct cp_site, next_profiler),
+     NULL, 1, "PATH", NULL, 0, NULL},
 };
 
 #define NSITE_KEYS (sizeof site_keys / sizeof site_keys[0])

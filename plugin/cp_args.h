@@ -39,6 +39,9 @@ struct cp_site {
                           files in them get 0666 less the complement */
     char nccl_profiler[CP_ARGS_PATH_MAX]; /* libcollprof-nccl-profiler.so */
     int capture; /* CP_CAPTURE_* bits: the capture paths a task gets */
+    /* a second NCCL profiler plugin that collprof's forwards every event
+     * to (COLLPROF_NEXT_PROFILER in the tasks), "" = none */
+    char next_profiler[CP_ARGS_PATH_MAX];
 };
 
 /* cp_site.capture: the shim in front of LD_PRELOAD, NCCL's profiler plugin

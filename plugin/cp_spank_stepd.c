@@ -241,7 +241,9 @@ static void note_user_profiler(spank_t sp, const char *step)
     if (first_node(sp))
         cp_error("job %s: the job sets NCCL_PROFILER_PLUGIN=%s: collprof "
                  "leaves it, NCCL's profiler events of this step are not "
-                 "recorded%s",
+                 "recorded%s; to run both, name that plugin in "
+                 "COLLPROF_NEXT_PROFILER instead (collprof's forwards every "
+                 "event to it)",
                  step, user,
                  cp_plugin.site.capture & CP_CAPTURE_SHIM
                      ? " (the shim still records the calls)"
@@ -249,11 +251,20 @@ static void note_user_profiler(spank_t sp, const char *step)
 }
 
 /* NCCL's profiler plugin for a task (capture=plugin or both), unless the
- * job names its own. */
+ * job names its own; with the site's next_profiler, the second plugin it
+ * forwards every event to, unless the job names its own
+ * COLLPROF_NEXT_PROFILER. */
 static void set_nccl_profiler(spank_t sp)
 {
-    if (!user_profiler)
-        set(sp, "NCCL_PROFILER_PLUGIN", cp_plugin.site.nccl_profiler);
+    char next[CP_ARGS_PATH_MAX];
+
+    if (user_profiler)
+        return;
+    set(sp, "NCCL_PROFILER_PLUGIN", cp_plugin.site.nccl_profiler);
+    if (cp_plugin.site.next_profiler[0] &&
+        spank_getenv(sp, "COLLPROF_NEXT_PROFILER", next, (int)sizeof next) ==
+            ESPANK_ENV_NOEXIST)
+        set(sp, "COLLPROF_NEXT_PROFILER", cp_plugin.site.next_profiler);
 }
 
 int cp_stepd_task_init(spank_t sp, int ac, char **av)

@@ -73,6 +73,17 @@ static void test_site(void)
        "names capture= and what it takes (%s)", err.text);
     is_int(site(&s, "nccl_profiler=lib.so", NULL), -1,
            "relative nccl_profiler refused");
+    is_str(s.next_profiler, "", "no next_profiler by default");
+    is_int(site(&s, "next_profiler=/opt/inspector/libinspector.so", NULL), 0,
+           "next_profiler=");
+    is_str(s.next_profiler, "/opt/inspector/libinspector.so",
+           "... its path kept");
+    is_int(site(&s, "next_profiler=libinspector.so", NULL), -1,
+           "relative next_profiler refused");
+    ok(strstr(err.text, "next_profiler=") != NULL,
+       "... naming the key (%s)", err.text);
+    is_int(site(&s, "next_profiler=/a/../etc/x.so", NULL), -1,
+           "next_profiler with '..' refused");
 
     is_int(site(&s, "basedir=/scratch/%u", "default=on"), 0, "basedir, default");
     is_str(s.basedir, "/scratch/%u", "basedir kept unexpanded");
