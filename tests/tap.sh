@@ -19,6 +19,13 @@ check_sh() {
 }
 diag() { echo "# $*"; }
 skip_all() { echo "1..0 # SKIP $*"; exit 77; }
+# skip N REASON: N points skipped, with the reason
+skip() {
+    n=$1; shift
+    while [ "$n" -gt 0 ]; do
+        tap_n=$((tap_n + 1)); echo "ok $tap_n # SKIP $*"; n=$((n - 1))
+    done
+}
 # need_sim_job: skip the script unless what a job recorded on the CPU NCCL
 # needs is built (collprof, tests/simnccl/simrun, tests/apps/train_sim, the
 # shim) and python3 is installed.

@@ -8,7 +8,9 @@
 # made from the plugin's records; capture=shim no plugin; a job that names
 # its own NCCL profiler plugin keeps it, said once (escaped: a newline and
 # an escape sequence in it forge no line); with both and no
-# readable plugin library the shim alone records the step, said once.
+# readable plugin library the shim alone records the step, said once;
+# next_profiler= makes collprof's plugin chain to a second one in every
+# task, and a job's own COLLPROF_NEXT_PROFILER wins.
 # Root only (skips else).
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/slurm/lib.sh"
@@ -125,6 +127,33 @@ m=$(ls "$dir"/*.cplog 2>/dev/null | grep -v -c '\.nccl\.cplog$')
 ok $([ "$n" -eq 4 ] && [ "$m" -eq 4 ]; echo $?) "  4 shim and 4 plugin logs ($m, $n)"
 n=$(q "j.get('processes'), j.get('shim_only_calls'), j.get('joined_calls', 0) > 0")
 ok $([ "$n" = "4 0 True" ]; echo $?) "  report.json: every call of the 4 processes joined ($n)"
+
+# next_profiler=PATH: every task's collprof plugin chains to a second one
+# (tests/integration/recprof.c, which writes the events it got at exit)
+rec=$(ls "$top_builddir"/tests/integration/.libs/librecprof.so 2>/dev/null)
+if [ -n "$rec" ]; then
+    cp "$rec" "$BASE/librecprof.so" && chmod 755 "$BASE/librecprof.so"
+    rm -rf "$BASE/tmp/rec" && mkdir -m 1777 "$BASE/tmp/rec"
+    plugstack capture=plugin "next_profiler=$BASE/librecprof.so"
+    step next RECPROF_DIR="$BASE/tmp/rec"
+    ok $? "capture=plugin next_profiler=librecprof.so: exits 0"
+    n=$(ls "$dir"/*.nccl.cplog 2>/dev/null | wc -l)
+    ok $([ "$n" -eq 4 ]; echo $?) "  collprof's plugin still records: 4 plugin logs ($n)"
+    n=$(ls "$BASE/tmp/rec" | grep -c '^rec\.')
+    m=$(cat "$BASE"/tmp/rec/rec.* 2>/dev/null | grep -c '^start ')
+    ok $([ "$n" -eq 4 ] && [ "$m" -gt 0 ]; echo $?) \
+        "  the next plugin ran in each of the 4 tasks and got events ($n files, $m starts)"
+    plugstack capture=plugin "next_profiler=$BASE/librecprof.so"
+    rm -f "$BASE"/tmp/rec/rec.*
+    step nextown RECPROF_DIR="$BASE/tmp/rec" COLLPROF_NEXT_PROFILER=/nonexistent/x.so
+    n=$(ls "$BASE/tmp/rec" | grep -c '^rec\.')
+    ok $([ "$n" -eq 0 ]; echo $?) \
+        "  a job's own COLLPROF_NEXT_PROFILER wins over the site's ($n files of the site's)"
+    n=$(grep -c 'COLLPROF_NEXT_PROFILER: cannot load /nonexistent/x.so' nextown.err)
+    ok $([ "$n" -ge 1 ]; echo $?) "  ... the job's was tried, and said it could not load ($n)"
+else
+    skip 5 "tests/integration/librecprof.so is not built"
+fi
 
 plugstack capture=plugin
 step own NCCL_PROFILER_PLUGIN=none
