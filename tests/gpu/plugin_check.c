@@ -9,6 +9,8 @@
  * launched from the graph (call flag 16, kind 6 flag 1; NCCL 2.27+), each
  * with its kernel interval (kind 5, timer kernel_ch) and NCCL's algorithm;
  * the shim's log (if DIR has one) the 17 API calls, 2 of them captured.
+ * Under profiler API v7 (NCCL 2.31.2+) also a tag record (kind 9) per call
+ * and kernel phases (kind 10) for each (the initial-sync ones counted).
  * Prints one "check:" line per fact; exit status 1 if any fails.
  */
 #define _GNU_SOURCE 1
@@ -32,16 +34,26 @@ static void check(int cond, const char *what, uint64_t got, uint64_t want)
 
 struct counts {
     uint64_t calls, captured, nccl, nccl_graph, nccl_algo, gpu, gpu_graph;
+    /* API v7: tag records, calls with a kernel phase record, phases */
+    uint64_t tags, variants, phase_calls, phases, phase_sync;
+    char variant[CP_TAG_VARIANT_LEN + 1]; /* the first non-empty one */
     unsigned api;
 };
+
+static int compare_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+    return x < y ? -1 : x > y;
+}
 
 static int read_log(const char *path, struct counts *c)
 {
     struct cp_error err;
     struct cp_logfile *lf = cp_logfile_open(path, &err);
     union cp_rec r;
-    uint64_t slot, *graph_slots = NULL;
-    size_t ngraph = 0, cap = 0, i;
+    uint64_t slot, *graph_slots = NULL, *phase_slots = NULL;
+    size_t ngraph = 0, cap = 0, nphase = 0, pcap = 0, i;
 
     if (!lf) {
         printf("%s: %s\n", path, err.text);
@@ -67,6 +79,26 @@ static int read_log(const char *path, struct counts *c)
             c->nccl++;
             c->nccl_graph += (r.nccl.flags & CP_NCCL_GRAPH) != 0;
             c->nccl_algo += r.nccl.algo != 0;
+        } else if (r.kind == CP_REC_TAG) {
+            c->tags++;
+            if (r.tag.kernel_variant[0]) {
+                c->variants++;
+                if (!c->variant[0])
+                    memcpy(c->variant, r.tag.kernel_variant,
+                           sizeof r.tag.kernel_variant);
+            }
+        } else if (r.kind == CP_REC_PHASE) {
+            c->phases++;
+            c->phase_sync += r.phase.phase == 0;
+            if (nphase == pcap) {
+                uint64_t *b;
+                pcap = pcap ? 2 * pcap : 64;
+                b = realloc(phase_slots, pcap * sizeof *b);
+                if (!b)
+                    break;
+                phase_slots = b;
+            }
+            phase_slots[nphase++] = r.phase.slot;
         } else if (r.kind == CP_REC_GPU && r.gpu.timer == CP_TIMER_KERNEL_CH &&
                    r.gpu.end_ns >= r.gpu.start_ns && r.gpu.start_ns > 0) {
             c->gpu++;
@@ -77,6 +109,12 @@ static int read_log(const char *path, struct counts *c)
                 }
         }
     }
+    /* the calls with a phase record: distinct slots */
+    if (nphase)
+        qsort(phase_slots, nphase, sizeof *phase_slots, compare_u64);
+    for (i = 0; i < nphase; i++)
+        c->phase_calls += i == 0 || phase_slots[i] != phase_slots[i - 1];
+    free(phase_slots);
     free(graph_slots);
     cp_logfile_close(lf);
     return 0;
@@ -129,6 +167,23 @@ int main(int argc, char **argv)
         check(plugin.gpu_graph == 2 * n,
               "plugin: each replay with its kernel interval", plugin.gpu_graph,
               2 * n);
+    }
+    if (plugin.api >= 7) {
+        /* NCCL 2.31.2+: a tag record per call, kernel phases (initial
+         * sync, compute, final sync) per channel; every call's phases */
+        printf("plugin v7: %" PRIu64 " tag records, %" PRIu64
+               " with a kernel variant (e.g. '%s'), %" PRIu64
+               " phase records, %" PRIu64 " of them initial sync\n",
+               plugin.tags, plugin.variants, plugin.variant, plugin.phases,
+               plugin.phase_sync);
+        check(plugin.tags == plugin.calls, "plugin v7: a tag record per call",
+              plugin.tags, plugin.calls);
+        check(plugin.phase_calls == plugin.calls,
+              "plugin v7: kernel phases for each call", plugin.phase_calls,
+              plugin.calls);
+        /* which phases NCCL emits per channel is its choice: the
+         * initial-sync count is printed above, for the skew it measures
+         * (docs/nccl-profiler.md), not checked */
     }
     if (have_shim) {
         check(shim.calls == 17, "shim: the API calls (the capture, no replay)",

@@ -20,8 +20,9 @@
 #      `nccl_gpu graph 100` (2 all-reduces captured into a graph launched
 #      100 times) with the shim and alone, checked by plugin_check.c: every
 #      launch a call with NCCL's algorithm and its kernel interval, the
-#      shim seeing only the capture; and, where this tree's collprof is
-#      built, the join of the two logs;
+#      shim seeing only the capture; under profiler API v7 (NCCL 2.31.2+)
+#      a tag record and kernel phases for every call; and, where this
+#      tree's collprof is built, the join of the two logs;
 #   5. PyTorch torch.distributed (NCCL backend, world size 1, all_reduce and
 #      all_gather of several sizes) under each timer, if torch is installed.
 # NCCL is looked for in the toolkit, the system, and PyTorch's
