@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "collprof/cp_logfmt.h"
+#include "cp_grow.h"
 #include "cp_logread.h"
 
 static int failed;
@@ -65,14 +66,9 @@ static int read_log(const char *path, struct counts *c)
             c->calls++;
             if (r.call.flags & CP_CALL_CAPTURED) {
                 c->captured++;
-                if (ngraph == cap) {
-                    uint64_t *b;
-                    cap = cap ? 2 * cap : 64;
-                    b = realloc(graph_slots, cap * sizeof *b);
-                    if (!b)
-                        break;
-                    graph_slots = b;
-                }
+                if (cp_grow((void **)&graph_slots, &cap, ngraph,
+                            sizeof *graph_slots) < 0)
+                    break;
                 graph_slots[ngraph++] = slot;
             }
         } else if (r.kind == CP_REC_NCCL) {
@@ -90,14 +86,9 @@ static int read_log(const char *path, struct counts *c)
         } else if (r.kind == CP_REC_PHASE) {
             c->phases++;
             c->phase_sync += r.phase.phase == 0;
-            if (nphase == pcap) {
-                uint64_t *b;
-                pcap = pcap ? 2 * pcap : 64;
-                b = realloc(phase_slots, pcap * sizeof *b);
-                if (!b)
-                    break;
-                phase_slots = b;
-            }
+            if (cp_grow((void **)&phase_slots, &pcap, nphase,
+                        sizeof *phase_slots) < 0)
+                break;
             phase_slots[nphase++] = r.phase.slot;
         } else if (r.kind == CP_REC_GPU && r.gpu.timer == CP_TIMER_KERNEL_CH &&
                    r.gpu.end_ns >= r.gpu.start_ns && r.gpu.start_ns > 0) {
