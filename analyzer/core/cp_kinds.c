@@ -20,7 +20,10 @@ static const struct cp_kind_info kinds[CP_KIND_COUNT] = {
         .title = "bandwidth below what the link gives",
         .rule = "per (communicator, class): bandwidth-bound calls outside "
                 "groups (>= 3, >= 1 % of the time) whose busbw is below 50 % "
-                "of the model's at their sizes",
+                "of the model's at their sizes, in their fast calls too "
+                "(below 70 %: against a fit or a profile); a two-node "
+                "communicator whose link alone explains it makes a "
+                "`slow_link` instead",
         .severity = "critical below 15 % (an order of magnitude: "
                     "`tcp_fallback` when inter-node), else warning; info "
                     "against a weak fit",
@@ -85,7 +88,9 @@ static const struct cp_kind_info kinds[CP_KIND_COUNT] = {
         .name = "slow_link",
         .title = "a slow link between two nodes",
         .rule = "a node pair named by the max-plus group testing of \"Slow "
-                "links\"",
+                "links\", or (`method` `busbw`) the one link that the low "
+                "busbw of its two-node communicators points at (\"Expected "
+                "link speed\")",
         .severity = "critical at an efficiency of 25 % or less, else "
                     "warning; info when fewer than 6 calls show it",
         .doc = "analysis.md#slow-links"},
