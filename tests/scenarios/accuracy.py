@@ -37,7 +37,15 @@ random; elsewhere late), a link at 1/1.5-1/3 (slow2) or 1/3-1/10
 straggler together.  Recall is then given per size band and per
 inter-node rate, and a miss is reported but does not fail the run (below
 some size a fault cannot be told from noise); a false warning still
-fails it.
+fails it, but in a host-bound run.  Before the matrix, one healthy job
+per pattern on a fabric of 10 GB/s measures what this machine's CPU NCCL
+carries (the report's inter-node busbw: the host's ceiling, under the
+busy loops asked for: the best busbw of its inter-node collectives of
+64 KiB or more); a run whose drawn rate is above its pattern's ceiling
+is host-bound: the host, not the fabric, sets its
+pace, its false warnings are listed apart ("host-bound:") and do not
+fail, and its recall is given under the rate "host-bound".  The
+ceilings are printed, and kept in DIR/recorded.json for a --reuse.
 
 --busy K runs K busy loops beside every job (a noisy machine).  --keep
 DIR keeps every job's logs and analysis in DIR/PATTERN-FAULT-SEED;
@@ -84,6 +92,11 @@ JUDGED = {"low_busbw", "slow_link", "slow_link_candidates", "straggler",
 # asked"), every such finding of another pair is listed, and neither is a
 # false warning (info).
 HINTS = {"slow_link", "slow_link_candidates", "links_unjudged"}
+# --vary: the fabric of the healthy job that measures a pattern's host
+# ceiling, and the share of that ceiling above which a run is host-bound
+# (at the ceiling a call takes about twice its wire time)
+HOST_PROBE_TOPO = "inter latency=20us bandwidth=10GB/s"
+HOST_BOUND = 1.0
 INTER_BW = 25e6
 # The straggler planted: in tp and 3d a rank slow inside its calls
 # (simnccl's `straggler`: its part of every collective starts 3 ms late
@@ -284,6 +297,33 @@ def run_job(b, work, name, pattern, topo, nic, ranks, nodes, steps,
     return logs, None
 
 
+def host_ceilings(b, work, patterns, ranks, nodes):
+    """--vary: per pattern, the inter-node busbw (B/s) of a healthy job on
+    a fabric of HOST_PROBE_TOPO (what the host carries when the wire is
+    not the limit); None where the job failed or measured none."""
+    ceil = {}
+    for pattern in patterns:
+        name = "host-ceiling-" + pattern
+        shutil.rmtree(os.path.join(work, name), ignore_errors=True)
+        topo = ["nodes %d" % nodes, "intra latency=5us bandwidth=2GB/s",
+                HOST_PROBE_TOPO]
+        try:
+            logs, _ = run_job(b, work, name, pattern, topo, None, ranks,
+                              nodes, 5)
+        except (OSError, subprocess.CalledProcessError):
+            logs = None
+        rep = logs and analyze(b, logs, os.path.join(work, name, "out"))
+        # the best busbw of its inter-node collectives of 64 KiB or more
+        # (with the wire not the limit, a fit's latency can leave no call
+        # bandwidth-bound, and send/recv pairs copy less than a ring)
+        v = max([c["busbw_Bps"] for c in (rep or {}).get("collectives", [])
+                 if c.get("link") == "inter" and c["op"] != "sendrecv" and
+                 (c.get("bucket_bytes") or 0) >= 65536 and
+                 isinstance(c.get("busbw_Bps"), (int, float))] or [0])
+        ceil[pattern] = v if v > 0 else None
+    return ceil
+
+
 def drop_rank(b, logs, rank):
     cp = os.path.join(b, "analyzer", "collprof")
     out = subprocess.run([cp, "dump", "--summary", logs],
@@ -463,25 +503,32 @@ def main():
     os.makedirs(work, exist_ok=True)
     # how the kept jobs were recorded, for the table of a --reuse
     recorded = os.path.join(work, "recorded.json")
+    ceilings = {}
     if a.reuse:
         try:
             with open(recorded) as f:
-                busy_loops = int(json.load(f)["busy"])
-        except (OSError, ValueError, KeyError, TypeError):
+                kept = json.load(f)
+            busy_loops = int(kept["busy"])
+            ceilings = kept.get("ceilings") or {}
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
             busy_loops = None
     else:
         busy_loops = a.busy
-        if a.keep:
-            with open(recorded, "w") as f:
-                json.dump({"busy": a.busy, "plugin": a.plugin}, f)
     # each busy loop ends when this script does, however it ends: killed
     # (SIGKILL runs no finally), it would spin on, beside whatever runs next
     busy = [subprocess.Popen([sys.executable, "-c", BUSY_LOOP])
             for _ in range(a.busy)]
+    if a.vary and not a.reuse:
+        ceilings = host_ceilings(b, work, patterns, a.ranks, a.nodes)
+    if a.keep:
+        with open(recorded, "w") as f:
+            json.dump({"busy": a.busy, "plugin": a.plugin,
+                       "ceilings": ceilings}, f)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     # per kind: [true findings, all findings, planted, named, hinted]
     stats = {}
     false_warnings, missed, failures, unreached = [], [], [], []
+    host_false, host_runs = [], []
     hints_true, hints_false, hinted_only = [], [], []
     # links_unjudged is said on every run whose all-to-all alone crosses
     # some pairs, faulty or not: on the others counted, not listed
@@ -534,6 +581,11 @@ def main():
                 failures.append("%s: analyze failed" % name)
                 continue
             runs += 1
+            top = ceilings.get(pattern) if a.vary else None
+            host_bound = top is not None and \
+                truth["rate"] * 1e6 > HOST_BOUND * top
+            if host_bound:
+                host_runs.append(name)
             for t in parts:
                 t["named"] = t["hinted"] = False
                 if t["fault"] in ("slow2", "slow4") and \
@@ -567,9 +619,11 @@ def main():
                 s[0] += hit
                 s[1] += 1
                 if not hit:
-                    false_warnings.append("%s: %s %s %s: %s" % (
-                        name, f["kind"], f["severity"],
-                        ",".join(f.get("nodes", [])), f["message"][:160]))
+                    (host_false if host_bound else false_warnings).append(
+                        "%s: %s %s %s: %s" % (
+                            name, f["kind"], f["severity"],
+                            ",".join(f.get("nodes", [])),
+                            f["message"][:160]))
             outcome = []
             # nothing crosses an uncrossed link: quiet is right
             for t in live:
@@ -581,7 +635,8 @@ def main():
                 s[4] += hinted and not named
                 if a.vary:
                     for table, key in ((bands, band_of(want, t["size"])),
-                                       (rates, rate_band(truth["rate"]))):
+                                       (rates, "host-bound" if host_bound
+                                        else rate_band(truth["rate"]))):
                         c = table.setdefault((want, key), [0, 0])
                         c[0] += 1
                         c[1] += named or hinted
@@ -628,11 +683,20 @@ def main():
                 planted, found = table[(kind, key)]
                 print("  %-16s %-14s %3d/%-3d" % (kind, key, found,
                                                   planted))
+    if a.vary:
+        print("host ceiling (inter-node busbw of a healthy job on a 10 GB/s "
+              "fabric): %s; host-bound (rate above %g x it): %d runs" % (
+                  ", ".join("%s %s" % (p, "%.0f MB/s" % (ceilings[p] / 1e6)
+                                       if ceilings.get(p) else "?")
+                            for p in patterns),
+                  HOST_BOUND, len(host_runs)))
     if unreached:
         print("slow links that no 3 bandwidth-bound calls cross (quiet is "
               "right): %d runs (%s)" % (len(unreached), " ".join(unreached)))
     for line in false_warnings:
         print("false: " + line)
+    for line in host_false:
+        print("host-bound: " + line)
     for line in missed:
         print("missed: " + line)
     for line in hinted_only:
