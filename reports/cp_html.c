@@ -297,25 +297,32 @@ static void suggest_slow_link(FILE *out, const struct rp_finding *f)
  * the evidence for the kinds above; else the kinds' table's text. */
 static void write_suggestion(FILE *out, const struct rp_finding *f)
 {
-    const char *k = f->kind;
-    enum cp_kind kind;
-
     if (f->suggestion) {
         fputs("<p class=\"sugg\"><b>What to do:</b> ", out);
         cp_svg_escape(out, f->suggestion);
         fputs("</p>\n", out);
-    } else if (strcmp(k, "latency_bound") == 0) {
+        return;
+    }
+    switch (f->kid) {
+    case CP_KIND_LATENCY_BOUND:
         suggest_latency_bound(out, f);
-    } else if (strcmp(k, "low_busbw") == 0) {
+        break;
+    case CP_KIND_LOW_BUSBW:
         suggest_low_busbw(out, f);
-    } else if (strcmp(k, "straggler") == 0) {
+        break;
+    case CP_KIND_STRAGGLER:
         suggest_straggler(out, f);
-    } else if (strcmp(k, "slow_link_candidates") == 0) {
+        break;
+    case CP_KIND_SLOW_LINK_CANDIDATES:
         suggest_slow_link_candidates(out, f);
-    } else if (strcmp(k, "slow_link") == 0) {
+        break;
+    case CP_KIND_SLOW_LINK:
         suggest_slow_link(out, f);
-    } else if (cp_kind_from_name(k, &kind) == 0 && cp_kind_info(kind)->todo) {
-        write_todo(out, cp_kind_info(kind)->todo);
+        break;
+    default:
+        if (f->kid < CP_KIND_COUNT && cp_kind_info(f->kid)->todo)
+            write_todo(out, cp_kind_info(f->kid)->todo);
+        break;
     }
 }
 

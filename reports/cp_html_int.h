@@ -18,6 +18,7 @@
 #include <jansson.h>
 
 #include "cp_error.h"
+#include "cp_kinds.h"
 
 /* Bounds that keep a 4096-rank page small. */
 #define RP_TABLE_ROWS 20      /* rows of a table before "N more" */
@@ -76,6 +77,9 @@ enum rp_severity { RP_INFO = 0, RP_WARNING = 1, RP_CRITICAL = 2 };
 
 struct rp_finding {
     const char *kind, *severity, *message;
+    /* the kind in the kinds' table (cp_kinds.h); CP_KIND_COUNT: a kind
+     * this build does not know (a newer analyzer's) */
+    enum cp_kind kid;
     const char *suggestion; /* the report's own, NULL: derived by kind */
     enum rp_severity sev;
     json_t *nodes, *ranks, *evidence;

@@ -1289,8 +1289,8 @@ static size_t heat_outlines(const struct heat *h, const struct rp_report *r,
     for (i = 0; i < r->nfindings && n < MAX_OUTLINES; i++) {
         const struct rp_finding *f = &r->findings[i];
         long a, b;
-        if (json_array_size(f->nodes) != 2 || !strstr(f->kind, "link") ||
-            strstr(f->kind, "candidates"))
+        if (json_array_size(f->nodes) != 2 ||
+            (f->kid != CP_KIND_SLOW_LINK && f->kid != CP_KIND_LINKS_UNJUDGED))
             continue;
         a = heat_index(h, r, same, json_string_value(json_array_get(f->nodes, 0)));
         b = heat_index(h, r, same, json_string_value(json_array_get(f->nodes, 1)));
@@ -1580,7 +1580,7 @@ static int is_flagged(const struct rp_report *r, double rank)
     for (i = 0; i < r->nfindings; i++) {
         const char *kind = json_string_value(
             json_object_get(r->findings[i].evidence, "kind"));
-        if (strcmp(r->findings[i].kind, "straggler") != 0 ||
+        if (r->findings[i].kid != CP_KIND_STRAGGLER ||
             (kind && strcmp(kind, "in_call_unresolved") == 0))
             continue; /* one of its ranks, none flagged */
         json_array_foreach(r->findings[i].ranks, j, v) if (

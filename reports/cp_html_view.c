@@ -384,6 +384,8 @@ static void view_findings(struct cp_jsoncheck *c, struct rp_report *r)
         if (c->bad)
             return;
         f.sev = severity_of(f.severity);
+        if (cp_kind_from_name(f.kind, &f.kid) != 0)
+            f.kid = CP_KIND_COUNT;
         /* most severe first; insertion keeps the report's order within a
          * severity */
         for (j = i; j > 0 && f.sev > r->findings[j - 1].sev; j--)

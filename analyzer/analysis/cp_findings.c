@@ -1578,7 +1578,7 @@ static int resolved_link(struct cp_analysis *an,
         return -1;
     e = last_evidence(an);
     if (probe_pair_evidence(an, e, p) < 0 ||
-        set(e, "resolves", json_string("slow_link_candidates")) < 0 ||
+        set(e, "resolves", json_string(cp_kind_name(CP_KIND_SLOW_LINK_CANDIDATES))) < 0 ||
         resolution(e, c, u, cands) < 0 ||
         set(e, "ports", endpoint_ports(an, p->a, p->b)) < 0)
         return -1;
@@ -2008,7 +2008,7 @@ static int resolve_by_proxy(struct cp_analysis *an,
         if (!list) {
             char b1[CP_UNITS_BUFSIZE];
             if (set(f->evidence, "resolves",
-                    json_string("slow_link_candidates")) < 0 ||
+                    json_string(cp_kind_name(CP_KIND_SLOW_LINK_CANDIDATES))) < 0 ||
                 set(f->evidence, "resolved", json_array()) < 0 ||
                 append_message(
                     (struct cp_analysis_finding *)f,

@@ -217,7 +217,7 @@ static json_t *offsets_summary_json(const struct cp_analysis *an,
     }
     for (i = 0; i < an->nfindings; i++) {
         const struct cp_analysis_finding *f = &an->findings[i];
-        if (strcmp(f->kind, "clock_offset") != 0)
+        if (strcmp(f->kind, cp_kind_name(CP_KIND_CLOCK_OFFSET)) != 0)
             continue;
         for (j = 0; j < f->nnodes && count < table_max(an); j++)
             if (f->nodes[j] < an->nnodes && !listed[f->nodes[j]]) {

@@ -13,6 +13,7 @@
 
 #include "cp_path.h"
 #include "cp_jsonout.h"
+#include "cp_kinds.h"
 #include "cp_probe.h"
 #include "cp_stats.h"
 #include "cp_units.h"
@@ -536,7 +537,7 @@ static json_t *finding(const struct cp_probe_result *res,
         t2[CP_UNITS_BUFSIZE], *msg = NULL, link[2 * CP_NCCLRT_NODE_NAME + 2];
     int critical = q->efficiency <= res->critical_threshold;
 
-    put(f, "kind", json_string("slow_link"), bad);
+    put(f, "kind", json_string(cp_kind_name(CP_KIND_SLOW_LINK)), bad);
     put(f, "severity", json_string(critical ? "critical" : "warning"), bad);
     put(f, "nodes", pair_names(res, q, bad), bad);
     put(f, "ranks", json_array(), bad);

@@ -2,8 +2,9 @@
 # kinds.sh - the kinds of finding are one table (tests/analyze/kinds.py
 # says what is checked): the tree as it is, then copies of it with a kind
 # emitted but not in the table, a row never emitted, a bare-string kind, a
-# kind missing from the docs' list and an expectation naming an unknown
-# kind, each of which the check must name.
+# kind compared as a string literal in reports/, a kind missing from the
+# docs' list and an expectation naming an unknown kind, each of which the
+# check must name.
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 . "$top_srcdir/tests/tap.sh"
 command -v python3 >/dev/null 2>&1 || skip_all "python3 is not installed"
@@ -23,7 +24,7 @@ fresh() {
     cp "$s"/analyzer/core/cp_kinds.[ch] "$tmp/t/analyzer/core/"
     cp "$s"/analyzer/analysis/*.c "$tmp/t/analyzer/analysis/"
     cp "$s"/docs/*.md "$tmp/t/docs/"
-    cp "$s/reports/cp_html.c" "$tmp/t/reports/"
+    cp "$s/reports/cp_html.c" "$s/reports/cp_html_plots.c" "$tmp/t/reports/"
 }
 # planted NAME PATTERN: the check fails and names PATTERN
 planted() {
@@ -58,6 +59,12 @@ fresh
 sed -i '/^| `degraded_port` |/d' "$tmp/t/docs/analysis.md"
 planted "a row missing from the docs' list" \
     'docs/analysis.md does not list degraded_port'
+
+fresh
+sed -i 's/f->kid != CP_KIND_SLOW_LINK \&\&/strcmp(f->kind, "slow_link") \&\&/' \
+    "$tmp/t/reports/cp_html_plots.c"
+planted "a kind compared as a string literal in reports/" \
+    'reports/cp_html_plots.c names kind slow_link as a string literal'
 
 fresh
 echo 'findings[kind=tcp_fallback].severity == "critical"' \
