@@ -426,12 +426,12 @@ int cp_analysis_worst_severity(const struct cp_analysis *an)
 }
 
 const struct cp_analysis_finding *
-cp_analysis_finding_of(const struct cp_analysis *an, const char *kind)
+cp_analysis_finding_of(const struct cp_analysis *an, enum cp_kind kind)
 {
     size_t i;
 
     for (i = 0; i < an->nfindings; i++)
-        if (strcmp(an->findings[i].kind, kind) == 0)
+        if (an->findings[i].kind == kind)
             return &an->findings[i];
     return NULL;
 }

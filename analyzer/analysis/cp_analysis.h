@@ -21,6 +21,7 @@
 #include <jansson.h>
 
 #include "cp_error.h"
+#include "cp_kinds.h"
 #include "cp_model.h"
 #include "cp_profile.h"
 
@@ -285,7 +286,7 @@ struct cp_analysis_row {
 };
 
 struct cp_analysis_finding {
-    char kind[32];          /* latency_bound, low_busbw, straggler ... */
+    enum cp_kind kind;      /* its row in the kinds' table (cp_kinds.h) */
     enum cp_analysis_severity severity;
     size_t nranks;
     int *ranks;             /* global ranks */
@@ -714,9 +715,9 @@ double cp_analysis_model_time(const struct cp_analysis *an,
 /* The most severe finding's severity, or -1 without findings. */
 int cp_analysis_worst_severity(const struct cp_analysis *an);
 
-/* The first finding of the kind named ("latency_bound"), or NULL. */
+/* The first finding of kind, or NULL. */
 const struct cp_analysis_finding *
-cp_analysis_finding_of(const struct cp_analysis *an, const char *kind);
+cp_analysis_finding_of(const struct cp_analysis *an, enum cp_kind kind);
 
 /* Destroy; accepts NULL, keeps errno. */
 void cp_analysis_destroy(struct cp_analysis *an);

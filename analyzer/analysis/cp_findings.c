@@ -73,7 +73,7 @@ int an_add_finding(struct cp_analysis *an, enum cp_kind kind,
     an->findings = bigger;
     f = &an->findings[an->nfindings];
     memset(f, 0, sizeof *f);
-    snprintf(f->kind, sizeof f->kind, "%s", cp_kind_name(kind));
+    f->kind = kind;
     f->severity = sev;
     f->message = strdup(msg);
     f->evidence = json_object();
@@ -112,7 +112,7 @@ named_pair(const struct cp_analysis *an, unsigned a, unsigned b,
     for (i = 0; i < an->nfindings; i++) {
         const struct cp_analysis_finding *f = &an->findings[i];
         const char *m;
-        if (strcmp(f->kind, cp_kind_name(CP_KIND_SLOW_LINK)) != 0 ||
+        if (f->kind != CP_KIND_SLOW_LINK ||
             f->nnodes != 2 ||
             !((f->nodes[0] == a && f->nodes[1] == b) ||
               (f->nodes[0] == b && f->nodes[1] == a)))
@@ -2139,7 +2139,7 @@ static int comm_straggler(const struct cp_analysis *an, size_t ci)
 
     for (i = 0; i < an->nfindings; i++) {
         const struct cp_analysis_finding *f = &an->findings[i];
-        if (strcmp(f->kind, cp_kind_name(CP_KIND_STRAGGLER)) != 0 ||
+        if (f->kind != CP_KIND_STRAGGLER ||
             f->severity < CP_SEVERITY_WARNING)
             continue;
         for (k = 0; k < f->nranks; k++)

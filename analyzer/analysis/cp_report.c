@@ -217,7 +217,7 @@ static json_t *offsets_summary_json(const struct cp_analysis *an,
     }
     for (i = 0; i < an->nfindings; i++) {
         const struct cp_analysis_finding *f = &an->findings[i];
-        if (strcmp(f->kind, cp_kind_name(CP_KIND_CLOCK_OFFSET)) != 0)
+        if (f->kind != CP_KIND_CLOCK_OFFSET)
             continue;
         for (j = 0; j < f->nnodes && count < table_max(an); j++)
             if (f->nodes[j] < an->nnodes && !listed[f->nodes[j]]) {
@@ -1092,7 +1092,7 @@ static json_t *findings_json(const struct cp_analysis *an, int *bad)
     for (i = 0; i < an->nfindings; i++) {
         const struct cp_analysis_finding *f = &an->findings[i];
         json_t *o = json_object();
-        put(o, "kind", jstr(f->kind), bad);
+        put(o, "kind", jstr(cp_kind_name(f->kind)), bad);
         put(o, "severity", jstr(cp_analysis_severity_name(f->severity)), bad);
         put(o, "nodes", node_names(an, f->nodes, f->nnodes, bad), bad);
         put(o, "ranks", int_list(f->ranks, f->nranks, bad), bad);
@@ -1116,11 +1116,11 @@ static int finding_names_pair(const struct cp_analysis *an,
     json_t *cands, *c;
     size_t i;
 
-    if (strcmp(f->kind, cp_kind_name(CP_KIND_SLOW_LINK)) == 0)
+    if (f->kind == CP_KIND_SLOW_LINK)
         return f->nnodes == 2 &&
                ((f->nodes[0] == a && f->nodes[1] == b) ||
                 (f->nodes[0] == b && f->nodes[1] == a));
-    if (strcmp(f->kind, cp_kind_name(CP_KIND_SLOW_LINK_CANDIDATES)) != 0 ||
+    if (f->kind != CP_KIND_SLOW_LINK_CANDIDATES ||
         !f->evidence)
         return 0;
     cands = json_object_get(f->evidence, "candidates");
@@ -1196,7 +1196,7 @@ static json_t *pair_link_json(const struct cp_analysis *an,
         push(fs, jint(i), bad);
         /* a weak slow_link (info) or candidates: the calls suspect it */
         if (strcmp(verdict, "slow") != 0)
-            verdict = strcmp(f->kind, cp_kind_name(CP_KIND_SLOW_LINK)) == 0 &&
+            verdict = f->kind == CP_KIND_SLOW_LINK &&
                               f->severity >= CP_SEVERITY_WARNING
                           ? "slow"
                           : "suspect";

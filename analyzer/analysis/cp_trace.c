@@ -1063,7 +1063,7 @@ static int write_findings(struct trace *t)
                               "\"tid\":%d,\"ts\":%s,\"cat\":\"finding\","
                               "\"name\":\"%s\",\"args\":",
                            l->node + 1, lane_tid(l), fmt_us(at, b1, sizeof b1),
-                           f->kind);
+                           cp_kind_name(f->kind));
                 out_bytes(o, text, strlen(text));
                 out_bytes(o, "}", 1);
                 t->st.instants++;
@@ -1076,7 +1076,7 @@ static int write_findings(struct trace *t)
                           "\"ts\":%s,\"cat\":\"finding\",\"name\":\"%s\","
                           "\"args\":",
                        t->lanes[0].node + 1, lane_tid(&t->lanes[0]),
-                       fmt_us(at, b1, sizeof b1), f->kind);
+                       fmt_us(at, b1, sizeof b1), cp_kind_name(f->kind));
             out_bytes(o, text, strlen(text));
             out_bytes(o, "}", 1);
             t->st.instants++;

@@ -419,7 +419,7 @@ static void print_verdict(const struct cp_analysis *an, const char *report,
 {
     const struct cp_analysis_summary *s = &an->summary;
     const struct cp_analysis_finding *lat =
-        cp_analysis_finding_of(an, cp_kind_name(CP_KIND_LATENCY_BOUND));
+        cp_analysis_finding_of(an, CP_KIND_LATENCY_BOUND);
     char b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE], b3[CP_UNITS_BUFSIZE],
         line[512];
     size_t i, len;
@@ -488,11 +488,11 @@ static void print_verdict(const struct cp_analysis *an, const char *report,
         const struct cp_analysis_finding *f = &an->findings[i];
         char where[140];
         if (f->severity < CP_SEVERITY_WARNING ||
-            strcmp(f->kind, cp_kind_name(CP_KIND_LATENCY_BOUND)) == 0)
+            f->kind == CP_KIND_LATENCY_BOUND)
             continue;
         finding_place(an, f, where, sizeof where);
         len += (size_t)snprintf(line + len, sizeof line - len, "%s%s%s (%s)",
-                                len ? ", " : "", f->kind, where,
+                                len ? ", " : "", cp_kind_name(f->kind), where,
                                 cp_analysis_severity_name(f->severity));
     }
     printf("collprof: %s%s%zu finding%s in %s%s%s",

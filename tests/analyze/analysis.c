@@ -88,11 +88,11 @@ int main(void)
     for (i = k = 0; i < an->nrows; i++)
         k += an->rows[i].calls;
     is_int(k, an->summary.instances, "rows hold every instance");
-    f = cp_analysis_finding_of(an, "latency_bound");
+    f = cp_analysis_finding_of(an, CP_KIND_LATENCY_BOUND);
     ok(f && f->severity == CP_SEVERITY_CRITICAL, "latency_bound, critical");
     ok(f && json_is_number(json_object_get(f->evidence, "saving_per_step_s")),
        "with the saving per step");
-    f = cp_analysis_finding_of(an, "straggler");
+    f = cp_analysis_finding_of(an, CP_KIND_STRAGGLER);
     ok(f && f->nranks == 1 && f->ranks[0] == 3, "straggler rank 3");
     ok(f && f->nnodes == 1 && strcmp(an->nodes[f->nodes[0]].name, "n1") == 0,
        "on node n1");
@@ -147,7 +147,7 @@ int main(void)
     ok(an && an->summary.steps == 5 &&
            strcmp(an->summary.steps_method, "--steps") == 0,
        "--steps");
-    f = an ? cp_analysis_finding_of(an, "latency_bound") : NULL;
+    f = an ? cp_analysis_finding_of(an, CP_KIND_LATENCY_BOUND) : NULL;
     ok(f && json_real_value(json_object_get(f->evidence, "bucket_bytes")) == 1e6,
        "the bucket evaluated is the one given");
     cp_analysis_destroy(an);
