@@ -42,16 +42,18 @@ static void write_list(FILE *out, json_t *list)
         fprintf(out, " and %zu more", n - RP_LIST_ITEMS);
 }
 
-static const char *sev_label(enum rp_severity s)
+static const char *sev_label(enum cp_severity s)
 {
-    return s == RP_CRITICAL  ? "&#x2716; critical"
-           : s == RP_WARNING ? "&#x25B2; warning"
+    return s == CP_SEVERITY_CRITICAL  ? "&#x2716; critical"
+           : s == CP_SEVERITY_WARNING ? "&#x25B2; warning"
                              : "&#x2139; info";
 }
 
-const char *rp_sev_class(enum rp_severity s)
+const char *rp_sev_class(enum cp_severity s)
 {
-    return s == RP_CRITICAL ? "critical" : s == RP_WARNING ? "warning" : "info";
+    const char *name = cp_severity_name(s);
+
+    return name ? name : cp_severity_name(CP_SEVERITY_INFO);
 }
 
 /* ---- head ---------------------------------------------------------------- */
@@ -514,13 +516,13 @@ static void write_verdict(FILE *out, const struct rp_report *r)
     size_t i, serious = 0;
 
     for (i = 0; i < r->nfindings; i++)
-        serious += r->findings[i].sev >= RP_WARNING;
-    if (worst && worst->sev >= RP_WARNING) {
+        serious += r->findings[i].sev >= CP_SEVERITY_WARNING;
+    if (worst && worst->sev >= CP_SEVERITY_WARNING) {
         const char *t = kind_title(worst->kind);
         fprintf(out, "<section id=\"verdict\" class=\"verdict %s\">\n"
                      "<p class=\"head\">%s: ",
                 rp_sev_class(worst->sev),
-                worst->sev == RP_CRITICAL ? "Critical" : "Needs attention");
+                worst->sev == CP_SEVERITY_CRITICAL ? "Critical" : "Needs attention");
         cp_svg_escape(out, t ? t : worst->kind);
         if (serious > 1)
             fprintf(out, " (and %zu more finding%s to look at)", serious - 1,

@@ -73,7 +73,6 @@ struct name_index {
     size_t index;
 };
 
-enum rp_severity { RP_INFO = 0, RP_WARNING = 1, RP_CRITICAL = 2 };
 
 struct rp_finding {
     const char *kind, *severity, *message;
@@ -81,7 +80,7 @@ struct rp_finding {
      * this build does not know (a newer analyzer's) */
     enum cp_kind kid;
     const char *suggestion; /* the report's own, NULL: derived by kind */
-    enum rp_severity sev;
+    enum cp_severity sev;
     json_t *nodes, *ranks, *evidence;
 };
 
@@ -182,7 +181,7 @@ const char *rp_comm_label(const struct rp_comm *c);
  * list of strings (NULL when it is not one). */
 void rp_write_head(FILE *out, const struct rp_report *r);
 void rp_write_findings(FILE *out, const struct rp_report *r);
-const char *rp_sev_class(enum rp_severity s);
+const char *rp_sev_class(enum cp_severity s);
 const char *rp_list_str(json_t *list, size_t i);
 
 #endif

@@ -94,12 +94,12 @@ static void write_probe_page(FILE *out, const struct rp_report *r)
     fputs("</p>\n<nav><a href=\"#findings\">Findings</a><a href=\"#plots\">"
           "Plots</a><a href=\"#pairs\">Node pairs</a></nav>\n</header>\n",
           out);
-    if (worst && worst->sev >= RP_WARNING) {
+    if (worst && worst->sev >= CP_SEVERITY_WARNING) {
         fprintf(out,
                 "<section id=\"verdict\" class=\"verdict %s\">\n"
                 "<p class=\"head\">%s: ",
                 rp_sev_class(worst->sev),
-                worst->sev == RP_CRITICAL ? "Critical" : "Needs attention");
+                worst->sev == CP_SEVERITY_CRITICAL ? "Critical" : "Needs attention");
         fprintf(out, "%zu slow link%s</p>\n<p>", r->nfindings,
                 r->nfindings == 1 ? "" : "s");
         cp_svg_escape(out, worst->message);

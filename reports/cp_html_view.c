@@ -28,13 +28,12 @@
 /* report.json's numbers carry 10 significant digits */
 #define REPORT_DIGITS 10
 
-static enum rp_severity severity_of(const char *name)
+/* A severity this build does not know is shown as info. */
+static enum cp_severity severity_of(const char *name)
 {
-    if (strcmp(name, "critical") == 0)
-        return RP_CRITICAL;
-    if (strcmp(name, "warning") == 0)
-        return RP_WARNING;
-    return RP_INFO;
+    enum cp_severity s;
+
+    return cp_severity_from_name(name, &s) == 0 ? s : CP_SEVERITY_INFO;
 }
 
 /* ---- numbers ---------------------------------------------------------- */

@@ -50,27 +50,9 @@
 /* calls this many times faster than the model: the model is wrong there */
 #define EFFICIENCY_MAX 2.0
 
-static const char *const severity_names[] = {"info", "warning", "critical"};
 static const char *const source_names[] = {"none", "fit", "profile", "ports"};
 static const char *const status_names[] = {"ok", "damaged", "skipped",
                                            "unreadable"};
-
-const char *cp_analysis_severity_name(enum cp_analysis_severity s)
-{
-    return (unsigned)s <= CP_SEVERITY_CRITICAL ? severity_names[s] : NULL;
-}
-
-int cp_analysis_severity_from_name(const char *name, enum cp_analysis_severity *s)
-{
-    unsigned i;
-
-    for (i = 0; i <= CP_SEVERITY_CRITICAL; i++)
-        if (strcmp(name, severity_names[i]) == 0) {
-            *s = (enum cp_analysis_severity)i;
-            return 0;
-        }
-    return -1;
-}
 
 const char *cp_link_source_name(enum cp_link_source s)
 {

@@ -35,16 +35,6 @@
 /* ranks (and nodes) listed at each end of a figure's distribution */
 #define CP_REPORT_WORST 16u
 
-enum cp_analysis_severity {
-    CP_SEVERITY_INFO = 0,
-    CP_SEVERITY_WARNING = 1,
-    CP_SEVERITY_CRITICAL = 2
-};
-
-/* "info", "warning", "critical"; NULL out of range. */
-const char *cp_analysis_severity_name(enum cp_analysis_severity severity);
-/* Parses the names above; -1 when unknown. */
-int cp_analysis_severity_from_name(const char *name, enum cp_analysis_severity *severity);
 
 /* Where a link class's alpha and bandwidth came from. */
 enum cp_link_source {
@@ -287,7 +277,7 @@ struct cp_analysis_row {
 
 struct cp_analysis_finding {
     enum cp_kind kind;      /* its row in the kinds' table (cp_kinds.h) */
-    enum cp_analysis_severity severity;
+    enum cp_severity severity;
     size_t nranks;
     int *ranks;             /* global ranks */
     size_t nnodes;

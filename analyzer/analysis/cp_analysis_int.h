@@ -479,7 +479,7 @@ struct cp_links;
 /* cp_findings.c: append one finding (message already formatted, ranks and
  * nodes copied); its evidence is an empty object to fill.  0 or -1. */
 int an_add_finding(struct cp_analysis *an, enum cp_kind kind,
-                   enum cp_analysis_severity sev, const int *ranks,
+                   enum cp_severity sev, const int *ranks,
                    size_t nranks, const unsigned *nodes, size_t nnodes,
                    const char *message);
 

@@ -47,7 +47,7 @@
 
 __attribute__((format(printf, 8, 9))) static int
 add_finding(struct cp_analysis *an, enum cp_kind kind,
-            enum cp_analysis_severity sev,
+            enum cp_severity sev,
             const int *ranks, size_t nranks, const unsigned *nodes,
             size_t nnodes, const char *fmt, ...)
 {
@@ -61,7 +61,7 @@ add_finding(struct cp_analysis *an, enum cp_kind kind,
 }
 
 int an_add_finding(struct cp_analysis *an, enum cp_kind kind,
-                   enum cp_analysis_severity sev, const int *ranks,
+                   enum cp_severity sev, const int *ranks,
                    size_t nranks, const unsigned *nodes, size_t nnodes,
                    const char *msg)
 {
@@ -378,7 +378,7 @@ static int latency_finding(struct cp_analysis *an, const struct lat_fusion *f,
     json_t *e;
     double share = sm->latency_bound_share, saving = f->saving;
     double steps = f->steps, pct;
-    enum cp_analysis_severity sev;
+    enum cp_severity sev;
     char b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE], b3[CP_UNITS_BUFSIZE],
         b4[CP_UNITS_BUFSIZE], b5[CP_UNITS_BUFSIZE], what[160] = "";
     int rc = -1;
@@ -1190,7 +1190,7 @@ static int straggler(struct cp_analysis *an)
     for (i = 0; i < an->nranks; i++) {
         unsigned comms = 0, intra = 0;
         size_t ci, k;
-        enum cp_analysis_severity sev;
+        enum cp_severity sev;
         r = &an->ranks[i];
         if (!r->straggler || i == worst)
             continue;
@@ -1524,7 +1524,7 @@ static int probe_pair_evidence(const struct cp_analysis *an, json_t *e,
     return 0;
 }
 
-static enum cp_analysis_severity probe_severity(const struct cp_analysis_pair *p)
+static enum cp_severity probe_severity(const struct cp_analysis_pair *p)
 {
     return p->probe_efficiency <= 0.25 ? CP_SEVERITY_CRITICAL
                                        : CP_SEVERITY_WARNING;

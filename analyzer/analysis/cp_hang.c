@@ -718,7 +718,7 @@ static size_t waits_for(const struct hg *h, size_t ri, int32_t *out,
 
 struct hg_finding {
     enum cp_kind kind;
-    enum cp_analysis_severity severity;
+    enum cp_severity severity;
     int *ranks;
     size_t nranks;
     unsigned *nodes;

@@ -1093,7 +1093,7 @@ static json_t *findings_json(const struct cp_analysis *an, int *bad)
         const struct cp_analysis_finding *f = &an->findings[i];
         json_t *o = json_object();
         put(o, "kind", jstr(cp_kind_name(f->kind)), bad);
-        put(o, "severity", jstr(cp_analysis_severity_name(f->severity)), bad);
+        put(o, "severity", jstr(cp_severity_name(f->severity)), bad);
         put(o, "nodes", node_names(an, f->nodes, f->nnodes, bad), bad);
         put(o, "ranks", int_list(f->ranks, f->nranks, bad), bad);
         put(o, "message", jstr(f->message), bad);

@@ -228,7 +228,7 @@ static const char *comm_label(const struct cp_analysis *an, uint32_t ci,
 }
 
 static int add_finding(struct cp_analysis *an, enum cp_kind kind,
-                       enum cp_analysis_severity sev, const int *ranks,
+                       enum cp_severity sev, const int *ranks,
                        size_t nranks, const unsigned *nodes, size_t nnodes,
                        const char *msg)
 {

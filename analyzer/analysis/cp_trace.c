@@ -1043,7 +1043,7 @@ static int write_findings(struct trace *t)
         for (k = 0; k < f->nranks; k++)
             json_array_append_new(ranks, json_integer(f->ranks[k]));
         json_object_set_new(args, "severity",
-                            json_string(cp_analysis_severity_name(f->severity)));
+                            json_string(cp_severity_name(f->severity)));
         json_object_set_new(args, "message", json_string(f->message));
         json_object_set_new(args, "ranks", ranks);
         if (f->evidence)

@@ -538,7 +538,8 @@ static json_t *finding(const struct cp_probe_result *res,
     int critical = q->efficiency <= res->critical_threshold;
 
     put(f, "kind", json_string(cp_kind_name(CP_KIND_SLOW_LINK)), bad);
-    put(f, "severity", json_string(critical ? "critical" : "warning"), bad);
+    put(f, "severity", json_string(cp_severity_name(critical ? CP_SEVERITY_CRITICAL
+                                                   : CP_SEVERITY_WARNING)), bad);
     put(f, "nodes", pair_names(res, q, bad), bad);
     put(f, "ranks", json_array(), bad);
     if (asprintf(&msg,

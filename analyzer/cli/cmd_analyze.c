@@ -493,7 +493,7 @@ static void print_verdict(const struct cp_analysis *an, const char *report,
         finding_place(an, f, where, sizeof where);
         len += (size_t)snprintf(line + len, sizeof line - len, "%s%s%s (%s)",
                                 len ? ", " : "", cp_kind_name(f->kind), where,
-                                cp_analysis_severity_name(f->severity));
+                                cp_severity_name(f->severity));
     }
     printf("collprof: %s%s%zu finding%s in %s%s%s",
            line[0] ? line : "", line[0] ? "; " : "", an->nfindings,
@@ -589,9 +589,9 @@ static int parse_bucket(const char *arg, struct analyze_args *a)
 
 static int parse_fail_on(const char *arg, struct analyze_args *a)
 {
-    enum cp_analysis_severity sev;
+    enum cp_severity sev;
 
-    if (cp_analysis_severity_from_name(arg, &sev) < 0 ||
+    if (cp_severity_from_name(arg, &sev) < 0 ||
         sev == CP_SEVERITY_INFO) {
         fprintf(stderr,
                 "collprof analyze: --fail-on: expected warning or "

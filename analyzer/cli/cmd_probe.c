@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "cp_cmds.h"
+#include "cp_kinds.h"
 #include "cp_ncclrt.h"
 #include "cp_path.h"
 #include "cp_probe.h"
@@ -268,16 +269,15 @@ static int parse_option(int c, const char *arg, struct probe_args *a)
     case OPT_PROFILE:
         a->profile_path = arg;
         return 0;
-    case OPT_FAIL_ON:
-        if (strcmp(arg, "warning") == 0)
-            a->fail_on = 1;
-        else if (strcmp(arg, "critical") == 0)
-            a->fail_on = 2;
-        else {
+    case OPT_FAIL_ON: {
+        enum cp_severity s;
+        if (cp_severity_from_name(arg, &s) < 0 || s < CP_SEVERITY_WARNING) {
             usage_error("--fail-on: warning or critical, not '%s'", arg);
             return -1;
         }
+        a->fail_on = (int)s;
         return 0;
+    }
     case CP_NCCLRT_OPT_MEMORY:
     case CP_NCCLRT_OPT_NCCL:
     case CP_NCCLRT_OPT_ID_DIR:
@@ -329,8 +329,8 @@ static int parse_args(int argc, char **argv, struct probe_args *a)
     return 0;
 }
 
-/* One line on stderr per slow pair; returns the worst level (0 none, 1
- * warning, 2 critical). */
+/* One line on stderr per slow pair; returns the worst severity
+ * (CP_SEVERITY_WARNING, _CRITICAL), 0 without slow pairs. */
 static int print_slow(const struct cp_probe_result *res)
 {
     int worst = 0;
@@ -339,16 +339,18 @@ static int print_slow(const struct cp_probe_result *res)
     for (i = 0; i < res->npairs; i++) {
         const struct cp_probe_pair *q = &res->pairs[i];
         char b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE];
-        int level;
+        enum cp_severity level;
         if (q->state != CP_PROBE_SLOW)
             continue;
         fflush(stdout);
-        level = q->efficiency <= res->critical_threshold ? 2 : 1;
-        if (level > worst)
-            worst = level;
+        level = q->efficiency <= res->critical_threshold
+                    ? CP_SEVERITY_CRITICAL
+                    : CP_SEVERITY_WARNING;
+        if ((int)level > worst)
+            worst = (int)level;
         fprintf(stderr,
                 PROG ": %s: slow link %s-%s: %s against %s (%.0f%%)\n",
-                level == 2 ? "critical" : "warning", res->nodes[q->a],
+                cp_severity_name(level), res->nodes[q->a],
                 res->nodes[q->b],
                 cp_units_format_bandwidth(q->bandwidth_Bps, b1, sizeof b1),
                 cp_units_format_bandwidth(res->reference_Bps, b2, sizeof b2),

@@ -241,3 +241,24 @@ int cp_kind_from_name(const char *name, enum cp_kind *kind)
         }
     return -1;
 }
+
+static const char *const severity_names[CP_SEVERITY_COUNT] = {
+    "info", "warning", "critical"};
+
+const char *cp_severity_name(enum cp_severity severity)
+{
+    return (unsigned)severity < CP_SEVERITY_COUNT ? severity_names[severity]
+                                                  : NULL;
+}
+
+int cp_severity_from_name(const char *name, enum cp_severity *severity)
+{
+    unsigned i;
+
+    for (i = 0; i < CP_SEVERITY_COUNT; i++)
+        if (strcmp(name, severity_names[i]) == 0) {
+            *severity = (enum cp_severity)i;
+            return 0;
+        }
+    return -1;
+}

@@ -34,6 +34,14 @@ enum cp_kind {
     CP_KIND_COUNT
 };
 
+/* How severe a finding is: report.json's "severity". */
+enum cp_severity {
+    CP_SEVERITY_INFO = 0,
+    CP_SEVERITY_WARNING = 1,
+    CP_SEVERITY_CRITICAL = 2,
+    CP_SEVERITY_COUNT
+};
+
 struct cp_kind_info {
     const char *name;     /* report.json's "kind": "latency_bound" */
     const char *title;    /* report.html's heading of the finding */
@@ -54,5 +62,11 @@ const char *cp_kind_name(enum cp_kind kind);
 /* The kind named name; -1 when no row has that name (a report.json from
  * another version may hold kinds this one does not know). */
 int cp_kind_from_name(const char *name, enum cp_kind *kind);
+
+/* "info", "warning", "critical"; NULL out of range. */
+const char *cp_severity_name(enum cp_severity severity);
+
+/* The severity named name; -1 when unknown. */
+int cp_severity_from_name(const char *name, enum cp_severity *severity);
 
 #endif
