@@ -2481,26 +2481,146 @@ static int model_unavailable(struct cp_analysis *an, const struct an_eval *ev,
     return 0;
 }
 
+/* ---- the detectors: one table, run in its order ----------------------- */
+
+/* What a detector is given besides the analysis: the model's evaluation
+ * of every (communicator, slot), and one byte per node pair that the
+ * slow-link detectors set for each pair a finding names. */
+struct detect_input {
+    const struct an_eval *ev;
+    size_t nev;
+    unsigned char *reported;
+};
+
+static int detect_latency_bound(struct cp_analysis *an,
+                                const struct detect_input *in)
+{
+    return latency_bound(an, in->ev, in->nev);
+}
+
+static int detect_slow_links(struct cp_analysis *an,
+                             const struct detect_input *in)
+{
+    (void)in;
+    return slow_links(an);
+}
+
+static int detect_proxy_links(struct cp_analysis *an,
+                              const struct detect_input *in)
+{
+    (void)in;
+    return proxy_links(an);
+}
+
+static int detect_candidates_warned(struct cp_analysis *an,
+                                    const struct detect_input *in)
+{
+    return slow_link_candidates(an, in->reported, 0);
+}
+
+static int detect_probe_links(struct cp_analysis *an,
+                              const struct detect_input *in)
+{
+    return probe_links(an, in->reported);
+}
+
+static int detect_algorithm_choice(struct cp_analysis *an,
+                                   const struct detect_input *in)
+{
+    (void)in;
+    return algorithm_choice(an);
+}
+
+static int detect_degraded_ports(struct cp_analysis *an,
+                                 const struct detect_input *in)
+{
+    (void)in;
+    return degraded_ports(an);
+}
+
+static int detect_low_busbw(struct cp_analysis *an,
+                            const struct detect_input *in)
+{
+    return low_busbw(an, in->ev, in->nev);
+}
+
+static int detect_straggler(struct cp_analysis *an,
+                            const struct detect_input *in)
+{
+    (void)in;
+    return straggler(an);
+}
+
+static int detect_candidates_hinted(struct cp_analysis *an,
+                                    const struct detect_input *in)
+{
+    return slow_link_candidates(an, in->reported, 1);
+}
+
+static int detect_unjudged_links(struct cp_analysis *an,
+                                 const struct detect_input *in)
+{
+    (void)in;
+    return unjudged_links(an);
+}
+
+static int detect_inputs(struct cp_analysis *an, const struct detect_input *in)
+{
+    (void)in;
+    return inputs_findings(an);
+}
+
+static int detect_clock_offset(struct cp_analysis *an,
+                               const struct detect_input *in)
+{
+    (void)in;
+    return clock_offset(an);
+}
+
+static int detect_model_unavailable(struct cp_analysis *an,
+                                    const struct detect_input *in)
+{
+    return model_unavailable(an, in->ev, in->nev);
+}
+
+/* In this order: the slow links named by the calls, the proxies and the
+ * probe come before the candidates that would list them, and low_busbw
+ * after every finding that explains a communicator (it does not repeat
+ * them); findings of one severity keep this order in report.json.  The
+ * hang pass (cp_hang.c) and the slowdown pass (cp_slowdown.c) run apart,
+ * on the hang state and the windows. */
+static const struct detector {
+    const char *name; /* for a reader of the code and a debugger */
+    int (*detect)(struct cp_analysis *an, const struct detect_input *in);
+} detectors[] = {
+    {"latency_bound", detect_latency_bound},
+    {"slow_link (calls)", detect_slow_links},
+    {"slow_link (proxy steps)", detect_proxy_links},
+    {"slow_link_candidates (warnings)", detect_candidates_warned},
+    {"slow_link (probe)", detect_probe_links},
+    {"algorithm_choice", detect_algorithm_choice},
+    {"degraded_port", detect_degraded_ports},
+    {"low_busbw", detect_low_busbw},
+    {"straggler", detect_straggler},
+    {"slow_link_candidates (hints)", detect_candidates_hinted},
+    {"links_unjudged", detect_unjudged_links},
+    {"missing_ranks, incomplete_instances, failed_calls", detect_inputs},
+    {"clock_offset", detect_clock_offset},
+    {"model_unavailable", detect_model_unavailable},
+};
+
 int an_findings(struct cp_analysis *an, const struct an_eval *ev, size_t nev)
 {
-    unsigned char *reported = calloc(an->topology.npairs + 1, 1);
+    struct detect_input in = {ev, nev, NULL};
     size_t i;
-    int rc;
+    int rc = -1;
 
-    rc = !reported || latency_bound(an, ev, nev) < 0 || slow_links(an) < 0 ||
-                 proxy_links(an) < 0 ||
-                 slow_link_candidates(an, reported, 0) < 0 ||
-                 probe_links(an, reported) < 0 ||
-                 algorithm_choice(an) < 0 ||
-                 degraded_ports(an) < 0 ||
-                 low_busbw(an, ev, nev) < 0 || straggler(an) < 0 ||
-                 slow_link_candidates(an, reported, 1) < 0 ||
-                 unjudged_links(an) < 0 ||
-                 inputs_findings(an) < 0 || clock_offset(an) < 0 ||
-                 model_unavailable(an, ev, nev) < 0
-             ? -1
-             : 0;
-    free(reported);
+    in.reported = calloc(an->topology.npairs + 1, 1);
+    if (in.reported)
+        for (i = 0, rc = 0;
+             rc == 0 && i < sizeof detectors / sizeof *detectors; i++)
+            rc = detectors[i].detect(an, &in) < 0 ? -1 : 0;
+    free(in.reported);
     if (rc < 0)
         return -1;
     /* most severe first, in the order above within a severity (a stable
