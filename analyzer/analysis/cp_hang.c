@@ -257,12 +257,6 @@ static int sig_equal(const struct hg_sig *a, const struct hg_sig *b)
            a->count == b->count && a->root == b->root;
 }
 
-/* bcast is broadcast in place: the same collective on the wire. */
-static uint8_t wire_op(uint8_t op)
-{
-    return op == CP_OP_Bcast ? CP_OP_Broadcast : op;
-}
-
 /* The first ring of a communicator's signatures (slots). */
 #define HG_SIG_FIRST 16u
 
@@ -310,7 +304,7 @@ static int note_sig(struct hg *h, struct hg_comm *c, unsigned ci,
     if (r->seq >= c->nsig)
         c->nsig = r->seq + 1;
     memset(&s, 0, sizeof s);
-    s.op = wire_op(r->op);
+    s.op = (uint8_t)cp_model_wire_op(r->op);
     s.dtype = r->dtype;
     s.redop = r->redop;
     s.count = r->count;

@@ -46,11 +46,6 @@ struct jstats {
     uint64_t joined, shim_only, plugin_only, graph, gpu;
 };
 
-static unsigned same_op(unsigned op)
-{
-    return op == CP_OP_Bcast ? CP_OP_Broadcast : op;
-}
-
 static int compare_slot(const void *a, const void *b)
 {
     const struct jcall *x = a, *y = b;
@@ -151,7 +146,7 @@ static int read_log(const char *path, int plugin, struct jlog *l,
             c->seq = r->seq;
             c->dtype = r->dtype;
             c->end = r->end_ns;
-            c->op = (uint8_t)same_op(r->op);
+            c->op = (uint8_t)cp_model_wire_op(r->op);
             c->skip = (r->flags & CP_CALL_CAPTURED) != 0;
             if (!plugin) {
                 /* a non-blocking call may launch after it returned */

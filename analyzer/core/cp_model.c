@@ -200,6 +200,15 @@ int cp_model_coll_from_op(unsigned op, enum cp_coll *coll)
     return -1;
 }
 
+unsigned cp_model_wire_op(unsigned op)
+{
+    enum cp_coll c;
+
+    if (cp_model_coll_from_op(op, &c) < 0 || c == CP_COLL_SENDRECV)
+        return op;
+    return colls[c].op[0];
+}
+
 int cp_model_algo_defined(enum cp_coll coll, enum cp_algo algo)
 {
     return coll_valid(coll) && algo_valid(algo) &&

@@ -238,6 +238,12 @@ int cp_model_coll_from_name(const char *text, enum cp_coll *coll,
  * coll may be NULL to only ask whether op is a data-moving call. */
 int cp_model_coll_from_op(unsigned op, enum cp_coll *coll);
 
+/* The op a logged call is on the wire, for matching the calls of one
+ * collective across ranks: the first op of its collective's row (Bcast
+ * is Broadcast in place); send and recv, the two ends of one transfer,
+ * and ops that move no data stay themselves. */
+unsigned cp_model_wire_op(unsigned op);
+
 /* "ring", "recursive_doubling", "rabenseifner", "pairwise", "bruck",
  * "tree", "double_binary_tree", "hierarchical", "direct" (static strings);
  * NULL out of range. */

@@ -409,6 +409,19 @@ static void names(void)
            "collective name round trip: %s", cp_model_coll_name((enum cp_coll)i));
     ok(cp_model_coll_name(CP_COLL_COUNT) == NULL, "no name out of range");
 
+    /* the op on the wire: Bcast is Broadcast, the ends of a transfer and
+     * the calls that move no data stay themselves */
+    ok(cp_model_wire_op(CP_OP_Bcast) == CP_OP_Broadcast &&
+           cp_model_wire_op(CP_OP_Broadcast) == CP_OP_Broadcast,
+       "wire op: Bcast and Broadcast are Broadcast");
+    ok(cp_model_wire_op(CP_OP_Send) == CP_OP_Send &&
+           cp_model_wire_op(CP_OP_Recv) == CP_OP_Recv,
+       "wire op: Send and Recv stay apart");
+    ok(cp_model_wire_op(CP_OP_AllReduce) == CP_OP_AllReduce &&
+           cp_model_wire_op(CP_OP_GroupStart) == CP_OP_GroupStart &&
+           cp_model_wire_op(0) == 0,
+       "wire op: AllReduce, GroupStart and 0 stay themselves");
+
     for (int i = 0; i < CP_ALGO_COUNT; i++)
         ok(cp_model_algo_from_name(cp_model_algo_name((enum cp_algo)i), &a,
                                    NULL) == 0 &&
