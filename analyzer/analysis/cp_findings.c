@@ -1080,30 +1080,25 @@ static size_t widest_correction(const struct cp_analysis *an, double *width)
     return node;
 }
 
-/* A rank that arrives last at most collectives (its lateness is excluded
- * from the own times already), and ranks whose collectives all take
- * longer by the same amount (cp_links.c: their calls start on time but
- * their part of the work starts late). */
-static int straggler(struct cp_analysis *an)
+/* The rank that arrives last at most collectives (its lateness is
+ * excluded from the own times already), or SIZE_MAX; *total: the
+ * lateness of all ranks. */
+static size_t last_arriver(const struct cp_analysis *an, double *total)
 {
     const struct cp_analysis_summary *sm = &an->summary;
-    double total = 0, mean_late = 0, clock_err = 0;
-    size_t i, worst = SIZE_MAX, err_node = SIZE_MAX;
-    struct cp_analysis_rank *r;
-    char b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE];
-    int unsure = 0;
-    json_t *e;
+    size_t i, worst = SIZE_MAX;
 
+    *total = 0;
     for (i = 0; i < an->nranks; i++) {
-        total += an->ranks[i].late_s;
+        *total += an->ranks[i].late_s;
         if (worst == SIZE_MAX || an->ranks[i].late_s > an->ranks[worst].late_s)
             worst = i;
     }
     /* with ranks missing, the rank seen last may be waiting for one that
      * left no log: arrivals are not judged */
     if (worst != SIZE_MAX && an->nranks >= 2 && sm->nmissing == 0) {
+        const struct cp_analysis_rank *r = &an->ranks[worst];
         double mine = 0, fair = 0;
-        r = &an->ranks[worst];
         collective_share(an, r->rank, &mine, &fair);
         /* last at twice its fair share of its collectives (1/n of each
          * communicator's of n ranks that it is in): a rank descheduled
@@ -1119,142 +1114,181 @@ static int straggler(struct cp_analysis *an)
             !(r->last_arrivals >= 10 ||
               (r->last_arrivals >= 6 &&
                (double)r->last_arrivals >= 0.75 * mine)) ||
-            !((r->late_s >= 0.5 * total &&
+            !((r->late_s >= 0.5 * *total &&
                r->late_s >= 0.05 * (sm->comm_time_s + sm->skew_time_s)) ||
-              (r->late_s >= total / 3 &&
+              (r->late_s >= *total / 3 &&
                others_waited(an, worst) >=
                    0.10 * (sm->comm_time_s + sm->skew_time_s))))
             worst = SIZE_MAX;
     } else {
         worst = SIZE_MAX;
     }
-    if (worst != SIZE_MAX) {
-        r = &an->ranks[worst];
-        mean_late = r->late_s / (double)r->last_arrivals;
-        err_node = widest_correction(an, &clock_err);
-        unsure = err_node != SIZE_MAX && !(mean_late >= clock_err);
-        /* a delay inside its calls is timed on the rank's own clock: the
-         * in-call finding below names it whatever the correction's error */
-        if (unsure && r->straggler)
-            worst = SIZE_MAX;
+    return worst;
+}
+
+/* The finding of *worst, the rank last at most collectives, whose
+ * lateness is total's largest part; *worst becomes SIZE_MAX when the
+ * clocks' correction cannot tell its lead and its in-call delay names it
+ * instead. */
+static int arrival_finding(struct cp_analysis *an, size_t *worst,
+                           double total)
+{
+    const struct cp_analysis_summary *sm = &an->summary;
+    const struct cp_analysis_rank *r = &an->ranks[*worst];
+    double mean_late, clock_err = 0;
+    size_t err_node;
+    char b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE], b3[CP_UNITS_BUFSIZE],
+        tail[256];
+    int unsure;
+    json_t *e;
+
+    mean_late = r->late_s / (double)r->last_arrivals;
+    err_node = widest_correction(an, &clock_err);
+    unsure = err_node != SIZE_MAX && !(mean_late >= clock_err);
+    /* a delay inside its calls is timed on the rank's own clock: the
+     * in-call finding names it whatever the correction's error */
+    if (unsure && r->straggler) {
+        *worst = SIZE_MAX;
+        return 0;
     }
-    if (worst != SIZE_MAX) {
-        char b3[CP_UNITS_BUFSIZE], tail[256];
-        if (unsure)
-            snprintf(tail, sizeof tail,
-                     ", but node %s's clock was corrected by an offset known "
-                     "only to within %s, more than that lead: the arrivals "
-                     "cannot say whether it is the rank or the correction.",
-                     an->nodes[err_node].name,
-                     cp_units_format_time(clock_err, b3, sizeof b3));
-        if (add_finding(an, CP_KIND_STRAGGLER,
-                        unsure ? CP_SEVERITY_INFO
-                        : r->late_s >= sm->comm_time_s ? CP_SEVERITY_CRITICAL
-                                                       : CP_SEVERITY_WARNING,
+    if (unsure)
+        snprintf(tail, sizeof tail,
+                 ", but node %s's clock was corrected by an offset known "
+                 "only to within %s, more than that lead: the arrivals "
+                 "cannot say whether it is the rank or the correction.",
+                 an->nodes[err_node].name,
+                 cp_units_format_time(clock_err, b3, sizeof b3));
+    if (add_finding(an, CP_KIND_STRAGGLER,
+                    unsure ? CP_SEVERITY_INFO
+                    : r->late_s >= sm->comm_time_s ? CP_SEVERITY_CRITICAL
+                                                   : CP_SEVERITY_WARNING,
+                    &r->rank, 1, &r->node, 1,
+                    "Rank %d (node %s) %sarrived last at %llu collectives, "
+                    "on average %s after the rank before it (%s in all)%s",
+                    r->rank, an->nodes[r->node].name,
+                    unsure ? "may be late: it " : "",
+                    (unsigned long long)r->last_arrivals,
+                    cp_units_format_time(mean_late, b1, sizeof b1),
+                    cp_units_format_time(r->late_s, b2, sizeof b2),
+                    unsure ? tail
+                           : ": the others waited for it, which points at "
+                             "its compute or input, not at the network.") <
+        0)
+        return -1;
+    e = last_evidence(an);
+    if (err_node != SIZE_MAX &&
+        set(e, "clock_error_s", jnum(clock_err)) < 0)
+        return -1;
+    if (set(e, "kind", json_string("arrival")) < 0 ||
+        set(e, "last_arrivals",
+            json_integer((json_int_t)r->last_arrivals)) < 0 ||
+        set(e, "last_share",
+            jnum(sm->instances ? (double)r->last_arrivals /
+                                     (double)sm->instances
+                               : NAN)) < 0 ||
+        set(e, "late_s", jnum(r->late_s)) < 0 ||
+        set(e, "mean_late_s", jnum(mean_late)) < 0 ||
+        set(e, "lateness_share", jnum(total > 0 ? r->late_s / total : NAN)) < 0 ||
+        set(e, "wait_time_s", jnum(sm->wait_time_s)) < 0 ||
+        set(e, "in_call_delay_s",
+            jnum(r->straggler ? r->delay_s : NAN)) < 0 ||
+        set(e, "cost_s",
+            jnum(total > 0 ? sm->wait_time_s * r->late_s / total +
+                                 (r->straggler ? r->delay_cost_s : 0)
+                           : NAN)) < 0)
+        return -1;
+    return 0;
+}
+
+/* The finding of rank r, named by the link analysis for a delay inside
+ * its calls. */
+static int in_call_finding(struct cp_analysis *an,
+                           const struct cp_analysis_rank *r)
+{
+    const struct cp_analysis_summary *sm = &an->summary;
+    unsigned comms = 0, intra = 0;
+    size_t ci, k;
+    enum cp_severity sev;
+    char b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE];
+    json_t *e;
+
+    for (ci = 0; ci < an->ncomms; ci++)
+        for (k = 0; k < an->comms[ci].nranks; k++)
+            if (an->comms[ci].ranks[k] == r->rank) {
+                comms++;
+                intra += an->comms[ci].link == CP_LINK_INTRA;
+                break;
+            }
+    sev = r->delay_cost_s >= sm->comm_time_s ? CP_SEVERITY_CRITICAL
+                                             : CP_SEVERITY_WARNING;
+    if (r->tie_units > 0 && r->tie_comm >= 0 &&
+        (size_t)r->tie_comm < an->ncomms) {
+        const struct cp_analysis_comm *tc = &an->comms[r->tie_comm];
+        if (add_finding(an, CP_KIND_STRAGGLER, sev,
                         &r->rank, 1, &r->node, 1,
-                        "Rank %d (node %s) %sarrived last at %llu collectives, "
-                        "on average %s after the rank before it (%s in all)%s",
-                        r->rank, an->nodes[r->node].name,
-                        unsure ? "may be late: it " : "",
-                        (unsigned long long)r->last_arrivals,
-                        cp_units_format_time(mean_late, b1, sizeof b1),
-                        cp_units_format_time(r->late_s, b2, sizeof b2),
-                        unsure ? tail
-                               : ": the others waited for it, which points at "
-                                 "its compute or input, not at the network.") <
-            0)
-            return -1;
-        e = last_evidence(an);
-        if (err_node != SIZE_MAX &&
-            set(e, "clock_error_s", jnum(clock_err)) < 0)
-            return -1;
-        if (set(e, "kind", json_string("arrival")) < 0 ||
-            set(e, "last_arrivals",
-                json_integer((json_int_t)r->last_arrivals)) < 0 ||
-            set(e, "last_share",
-                jnum(sm->instances ? (double)r->last_arrivals /
-                                         (double)sm->instances
-                                   : NAN)) < 0 ||
-            set(e, "late_s", jnum(r->late_s)) < 0 ||
-            set(e, "mean_late_s", jnum(mean_late)) < 0 ||
-            set(e, "lateness_share", jnum(total > 0 ? r->late_s / total : NAN)) < 0 ||
-            set(e, "wait_time_s", jnum(sm->wait_time_s)) < 0 ||
-            set(e, "in_call_delay_s",
-                jnum(r->straggler ? r->delay_s : NAN)) < 0 ||
-            set(e, "cost_s",
-                jnum(total > 0 ? sm->wait_time_s * r->late_s / total +
-                                     (r->straggler ? r->delay_cost_s : 0)
-                               : NAN)) < 0)
-            return -1;
-    }
-    for (i = 0; i < an->nranks; i++) {
-        unsigned comms = 0, intra = 0;
-        size_t ci, k;
-        enum cp_severity sev;
-        r = &an->ranks[i];
-        if (!r->straggler || i == worst)
-            continue;
-        for (ci = 0; ci < an->ncomms; ci++)
-            for (k = 0; k < an->comms[ci].nranks; k++)
-                if (an->comms[ci].ranks[k] == r->rank) {
-                    comms++;
-                    intra += an->comms[ci].link == CP_LINK_INTRA;
-                    break;
-                }
-        sev = r->delay_cost_s >= sm->comm_time_s ? CP_SEVERITY_CRITICAL
-                                                 : CP_SEVERITY_WARNING;
-        if (r->tie_units > 0 && r->tie_comm >= 0 &&
-            (size_t)r->tie_comm < an->ncomms) {
-            const struct cp_analysis_comm *tc = &an->comms[r->tie_comm];
-            if (add_finding(an, CP_KIND_STRAGGLER, sev,
-                            &r->rank, 1, &r->node, 1,
-                            "Rank %d (node %s) delays its collectives by %s: "
-                            "every call of communicator %016llx (%u ranks) "
-                            "takes that much longer than the same calls "
-                            "elsewhere in the job, whatever its size, and of "
-                            "its members only rank %d's other communicators "
-                            "show it (at %u of their call sizes: it hides "
-                            "where the rank enters a call that much ahead of "
-                            "the others); the others waited %s for it in "
-                            "all; that points at its GPU or host, not at the "
-                            "network.",
-                            r->rank, an->nodes[r->node].name,
-                            cp_units_format_time(r->delay_s, b1, sizeof b1),
-                            (unsigned long long)tc->id, tc->nranks, r->rank,
-                            r->tie_units,
-                            cp_units_format_time(r->delay_cost_s, b2,
-                                                 sizeof b2)) < 0 ||
-                set(last_evidence(an), "tied_comm", hex_id(tc->id)) < 0 ||
-                set(last_evidence(an), "shown_units",
-                    json_integer((json_int_t)r->tie_units)) < 0)
-                return -1;
-        } else if (add_finding(an, CP_KIND_STRAGGLER, sev,
-                        &r->rank, 1, &r->node, 1,
-                        "Rank %d (node %s) delays every collective it is in "
-                        "by %s: its calls start on time but take that much "
-                        "longer than the same calls elsewhere in the job, "
-                        "whatever their size, on its %u communicators "
-                        "(%u inside its node), and the others waited %s for "
-                        "it in all; that points at its GPU or host, not at "
-                        "the network.",
+                        "Rank %d (node %s) delays its collectives by %s: "
+                        "every call of communicator %016llx (%u ranks) "
+                        "takes that much longer than the same calls "
+                        "elsewhere in the job, whatever its size, and of "
+                        "its members only rank %d's other communicators "
+                        "show it (at %u of their call sizes: it hides "
+                        "where the rank enters a call that much ahead of "
+                        "the others); the others waited %s for it in "
+                        "all; that points at its GPU or host, not at the "
+                        "network.",
                         r->rank, an->nodes[r->node].name,
                         cp_units_format_time(r->delay_s, b1, sizeof b1),
-                        comms, intra,
+                        (unsigned long long)tc->id, tc->nranks, r->rank,
+                        r->tie_units,
                         cp_units_format_time(r->delay_cost_s, b2,
-                                             sizeof b2)) < 0)
+                                             sizeof b2)) < 0 ||
+            set(last_evidence(an), "tied_comm", hex_id(tc->id)) < 0 ||
+            set(last_evidence(an), "shown_units",
+                json_integer((json_int_t)r->tie_units)) < 0)
             return -1;
-        e = last_evidence(an);
-        if (set(e, "kind", json_string("in_call")) < 0 ||
-            set(e, "last_arrivals",
-                json_integer((json_int_t)r->last_arrivals)) < 0 ||
-            set(e, "late_s", jnum(r->late_s)) < 0 ||
-            set(e, "mean_late_s", jnum(r->delay_s)) < 0 ||
-            set(e, "in_call_delay_s", jnum(r->delay_s)) < 0 ||
-            set(e, "cost_s", jnum(r->delay_cost_s)) < 0 ||
-            set(e, "observations", json_integer(r->delay_units)) < 0 ||
-            set(e, "threshold_s", jnum(an->topology.straggler_delay_s)) < 0)
+    } else if (add_finding(an, CP_KIND_STRAGGLER, sev,
+                    &r->rank, 1, &r->node, 1,
+                    "Rank %d (node %s) delays every collective it is in "
+                    "by %s: its calls start on time but take that much "
+                    "longer than the same calls elsewhere in the job, "
+                    "whatever their size, on its %u communicators "
+                    "(%u inside its node), and the others waited %s for "
+                    "it in all; that points at its GPU or host, not at "
+                    "the network.",
+                    r->rank, an->nodes[r->node].name,
+                    cp_units_format_time(r->delay_s, b1, sizeof b1),
+                    comms, intra,
+                    cp_units_format_time(r->delay_cost_s, b2,
+                                         sizeof b2)) < 0)
+        return -1;
+    e = last_evidence(an);
+    if (set(e, "kind", json_string("in_call")) < 0 ||
+        set(e, "last_arrivals",
+            json_integer((json_int_t)r->last_arrivals)) < 0 ||
+        set(e, "late_s", jnum(r->late_s)) < 0 ||
+        set(e, "mean_late_s", jnum(r->delay_s)) < 0 ||
+        set(e, "in_call_delay_s", jnum(r->delay_s)) < 0 ||
+        set(e, "cost_s", jnum(r->delay_cost_s)) < 0 ||
+        set(e, "observations", json_integer(r->delay_units)) < 0 ||
+        set(e, "threshold_s", jnum(an->topology.straggler_delay_s)) < 0)
+        return -1;
+    return 0;
+}
+
+/* A rank that arrives last at most collectives, and ranks whose
+ * collectives all take longer by the same amount (cp_links.c: their calls
+ * start on time but their part of the work starts late). */
+static int straggler(struct cp_analysis *an)
+{
+    double total;
+    size_t i, worst = last_arriver(an, &total);
+
+    if (worst != SIZE_MAX && arrival_finding(an, &worst, total) < 0)
+        return -1;
+    for (i = 0; i < an->nranks; i++)
+        if (an->ranks[i].straggler && i != worst &&
+            in_call_finding(an, &an->ranks[i]) < 0)
             return -1;
-    }
     if (worst != SIZE_MAX)
         an->ranks[worst].straggler = 1;
     return tied_stragglers(an);
