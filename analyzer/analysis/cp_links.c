@@ -1436,10 +1436,11 @@ static double run_noise(const struct solver *s, enum unit_kind kind,
     return n >= 1 ? cp_stats_median(scratch, n) : -1;
 }
 
-static void localize(struct solver *s, double *scratch)
+/* Each eligible unit's slowdown against its baseline (and its whole
+ * ring's, its thinness). */
+static void unit_slowdowns(struct solver *s)
 {
-    size_t i, k;
-    int kind;
+    size_t i;
 
     for (i = 0; i < s->nu; i++) {
         struct work *w = &s->u[i];
@@ -1471,6 +1472,13 @@ static void localize(struct solver *s, double *scratch)
         w->thin = thin_unit(w);
         w->sure = w->whole ? (w->t - w->L) / bwb : w->pub.slowdown;
     }
+}
+
+/* The run's slow threshold per unit_kind. */
+static void slow_thresholds(struct solver *s, double *scratch)
+{
+    int kind;
+
     /* how slow is slow in this run, per unit_kind: SLOW_THRESHOLD, or
      * LINK_NOISE_FACTOR times the kind's noise when that is more (a
      * loaded host makes a pipeline's few judged send/recv calls vary 2x,
@@ -1486,6 +1494,15 @@ static void localize(struct solver *s, double *scratch)
     }
     s->an->topology.slow_threshold = s->slow_at[UNIT_COLL];
     s->an->topology.slow_threshold_p2p = s->slow_at[UNIT_P2P];
+}
+
+/* What the units say of their pairs: the margin under the slow
+ * threshold that bounds each, the pairs they clear, the pairs' units,
+ * calls, slowdown and efficiency. */
+static void bound_pairs(struct solver *s)
+{
+    size_t i, k;
+
     for (i = 0; i < s->nu; i++) {
         struct work *w = &s->u[i];
         if (!eligible(w))
@@ -1524,6 +1541,14 @@ static void localize(struct solver *s, double *scratch)
         if (w->pub.slowdown < OK_THRESHOLD)
             w->pub.verdict = CP_UNIT_CLEARS;
     }
+}
+
+/* The slow units' verdicts: one candidate pair names it; else explained
+ * by a named pair, or unresolved (its candidates suspect). */
+static void name_pairs(struct solver *s)
+{
+    size_t i, k;
+
     /* a slow unit with one candidate names it */
     for (i = 0; i < s->nu; i++) {
         struct work *w = &s->u[i];
@@ -1557,6 +1582,13 @@ static void localize(struct solver *s, double *scratch)
                 if (slow_candidate(s, w->pub.pairs[k]))
                     s->candidate[w->pub.pairs[k]] = 1;
     }
+}
+
+/* The units that are a hint (maybe), not a verdict. */
+static void hint_units(struct solver *s)
+{
+    size_t i, k;
+
     /* an all-to-all slower than healthy ones get but under the slow
      * threshold (one slow pair slows only its share of the traffic, so
      * this is as much as a pair at 1/2 shows) or thin, or a ring held on
@@ -1593,6 +1625,13 @@ static void localize(struct solver *s, double *scratch)
             w->pub.contradicted = strong;
         }
     }
+}
+
+/* Each pair's state from the units' verdicts. */
+static void pair_states(struct solver *s)
+{
+    size_t k;
+
     for (k = 0; k < s->npairs; k++) {
         struct cp_analysis_pair *p = &s->pairs[k];
         p->state = s->named[k]       ? CP_PAIR_SLOW
@@ -1602,6 +1641,18 @@ static void localize(struct solver *s, double *scratch)
         if (!isfinite(p->slowdown))
             p->slowdown = NAN;
     }
+}
+
+/* Which pairs the units' slowness points at (docs/analysis.md, "Slow
+ * links"). */
+static void localize(struct solver *s, double *scratch)
+{
+    unit_slowdowns(s);
+    slow_thresholds(s, scratch);
+    bound_pairs(s);
+    name_pairs(s);
+    hint_units(s);
+    pair_states(s);
 }
 
 static const struct cp_analysis_pair *sort_pairs;
