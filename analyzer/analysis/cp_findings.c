@@ -1404,48 +1404,59 @@ static json_t *endpoint_ports(const struct cp_analysis *an, unsigned a,
     return arr;
 }
 
+/* What crosses pair pi: its communicators and point-to-point streams
+ * (*comms, *p2p), the other pairs their units cross that ran fast
+ * (*cleared), and up to 8 of its units; NULL when out of memory. */
+static json_t *pair_units(const struct cp_analysis *an, size_t pi,
+                          unsigned *comms, unsigned *p2p, unsigned *cleared)
+{
+    const struct cp_analysis_topology *topo = &an->topology;
+    unsigned char *seen = calloc(an->ncomms + 1, 1);
+    json_t *units = json_array();
+    size_t i, k;
+
+    *comms = *p2p = *cleared = 0;
+    for (i = 0; seen && units && i < topo->nunits; i++) {
+        const struct cp_analysis_unit *u = &topo->units[i];
+        if (!isfinite(u->slowdown) || !unit_has_pair(u, (unsigned)pi))
+            continue;
+        if (u->coll == CP_COLL_SENDRECV)
+            (*p2p)++;
+        else if (!seen[u->comm]++)
+            (*comms)++;
+        for (k = 0; k < u->npairs; k++)
+            *cleared += topo->pairs[u->pairs[k]].state == CP_PAIR_OK;
+        if (json_array_size(units) < 8 &&
+            json_array_append_new(units, unit_json(an, u)) < 0)
+            break;
+    }
+    if (!seen || (units && i < topo->nunits)) {
+        json_decref(units);
+        units = NULL;
+    }
+    free(seen);
+    return units;
+}
+
 /* One finding per node pair named slow. */
 static int slow_links(struct cp_analysis *an)
 {
     const struct cp_analysis_topology *topo = &an->topology;
-    size_t pi, i, k;
+    size_t pi;
 
     for (pi = 0; pi < topo->npairs; pi++) {
         const struct cp_analysis_pair *p = &topo->pairs[pi];
-        unsigned nodes[2] = {p->a, p->b}, comms = 0, p2p = 0, cleared = 0;
-        unsigned char *seen = NULL;
-        json_t *e, *units = NULL;
+        unsigned nodes[2] = {p->a, p->b}, comms, p2p, cleared;
+        json_t *e, *units;
         char b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE], name[160],
             what[128], tail[200];
         int rc, weak;
 
         if (p->state != CP_PAIR_SLOW || p->source != CP_PAIR_FROM_CALLS)
             continue; /* the probe's: probe_links */
-        seen = calloc(an->ncomms + 1, 1);
-        units = json_array();
-        if (!seen || !units) {
-            free(seen);
-            json_decref(units);
+        units = pair_units(an, pi, &comms, &p2p, &cleared);
+        if (!units)
             return -1;
-        }
-        for (i = 0; i < topo->nunits; i++) {
-            const struct cp_analysis_unit *u = &topo->units[i];
-            if (!isfinite(u->slowdown) || !unit_has_pair(u, (unsigned)pi))
-                continue;
-            if (u->coll == CP_COLL_SENDRECV)
-                p2p++;
-            else if (!seen[u->comm]++)
-                comms++;
-            for (k = 0; k < u->npairs; k++)
-                cleared += topo->pairs[u->pairs[k]].state == CP_PAIR_OK;
-            if (json_array_size(units) < 8 &&
-                json_array_append_new(units, unit_json(an, u)) < 0) {
-                free(seen);
-                json_decref(units);
-                return -1;
-            }
-        }
-        free(seen);
         if (comms && p2p)
             snprintf(what, sizeof what,
                      "%u communicator%s and %u point-to-point stream%s",
