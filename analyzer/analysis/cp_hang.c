@@ -1134,6 +1134,119 @@ static int deadlock_finding(struct hg *h, const int32_t *cyc, size_t n,
     return emit(h, &f);
 }
 
+/* The members of communicator ci's instance seq s that some left with an
+ * error: how many failed it (*failed), those that never entered it and
+ * left an unclosed log outside any call (dead, up to 8), those still
+ * inside it and not ended by the launcher's teardown (inside, up to 8);
+ * nterm: the ranks that saw SIGTERM. */
+struct hg_failed {
+    unsigned failed, ndead, ninside;
+    int32_t dead[8], inside[8];
+};
+
+static void failed_members(const struct hg *h, const struct hg_comm *c,
+                           size_t ci, int64_t s, size_t nterm,
+                           struct hg_failed *x)
+{
+    unsigned mj;
+
+    memset(x, 0, sizeof *x);
+    for (mj = 0; mj < c->nranks; mj++) {
+        const struct hg_member *m = &c->m[mj];
+        const struct hg_rank *r;
+        x->failed += m->failed_seq == s;
+        if (m->rank < 0)
+            continue;
+        r = &h->ranks[m->rank];
+        if (r->claimed_twice || r->cut)
+            continue;
+        if (m->last_entered < s && !r->inflight.valid && !r->closed &&
+            !r->term_signal && x->ndead < 8)
+            x->dead[x->ndead++] = m->rank;
+        if (r->inflight.valid && r->inflight.comm == ci &&
+            r->inflight.seq == (uint32_t)s && !cp_op_is_p2p(r->inflight.op) &&
+            !(r->term_signal && nterm >= 2) && x->ninside < 8)
+            x->inside[x->ninside++] = m->rank;
+    }
+}
+
+/* The killed finding of communicator ci's instance seq s (x: its
+ * members): the dead members when there are, else those inside it. */
+static int killed_finding(struct hg *h, size_t ci, int64_t s,
+                          const struct hg_failed *x, char *headline,
+                          size_t hsize, size_t *named)
+{
+    const struct hg_comm *c = &h->comms[ci];
+    int before = x->ndead > 0;
+    const int32_t *who = before ? x->dead : x->inside;
+    unsigned nwho = before ? x->ndead : x->ninside, failed = x->failed, k;
+    struct hg_finding f;
+    int ranks[8];
+    unsigned nodes[8];
+    char list[400] = "", cl[64], rl[96], t1[16];
+    size_t len = 0;
+    uint8_t op = sig_at(c, (uint64_t)s) ? sig_at(c, (uint64_t)s)->op : 0;
+
+    if (nwho == 0)
+        return 0;
+    for (k = 0; k < nwho; k++) {
+        ranks[k] = global_rank(h, who[k]);
+        nodes[k] = h->an->ranks[who[k]].node;
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%s",
+                                k ? ", " : "",
+                                rank_label(h, who[k], rl, sizeof rl));
+        if (len >= sizeof list)
+            len = sizeof list - 1;
+    }
+    comm_label(h, (unsigned)ci, cl, sizeof cl);
+    memset(&f, 0, sizeof f);
+    f.kind = CP_KIND_KILLED;
+    f.severity = CP_SEVERITY_CRITICAL;
+    f.ranks = ranks;
+    f.nranks = nwho == 1 ? 1 : 0;
+    f.nodes = nodes;
+    f.nnodes = nwho == 1 ? 1 : 0;
+    if (nwho == 1 && before)
+        snprintf(f.msg, sizeof f.msg,
+                 "%s died before calling %s seq %lld on %s: %u of "
+                 "its peers' calls failed there (remote error), it "
+                 "was inside no call and its log was not closed "
+                 "(killed, or crashed, after leaving %s at %s).",
+                 list, op_text(op), (long long)s, cl, failed,
+                 call_text(h, &h->ranks[who[0]].last, rl, sizeof rl),
+                 clock_text(h->ranks[who[0]].last.end, t1, sizeof t1));
+    else if (nwho == 1)
+        snprintf(f.msg, sizeof f.msg,
+                 "%s stopped inside %s and never returned, while %u "
+                 "of its peers left it with an error: it died there "
+                 "(killed or crashed; its log was %s).",
+                 list,
+                 call_text(h, &h->ranks[who[0]].inflight, rl, sizeof rl),
+                 failed, h->ranks[who[0]].closed ? "closed" : "not closed");
+    else
+        snprintf(f.msg, sizeof f.msg,
+                 "%u of the members of %s seq %lld failed it (remote "
+                 "error) while %s %s: one of them died, the logs "
+                 "cannot tell which.",
+                 failed, cl, (long long)s, list,
+                 before ? "never called it (logs not closed)"
+                        : "were still inside it");
+    f.evidence = json_pack("{s:s, s:I, s:i, s:b, s:i}", "communicator", cl,
+                           "seq", (json_int_t)s, "peers_failed", (int)failed,
+                           "inside_call", !before, "rank",
+                           nwho == 1 ? ranks[0] : -1);
+    if (!f.evidence)
+        return -1;
+    if (headline && !headline[0] && nwho == 1)
+        snprintf(headline, hsize,
+                 "KILLED: %s died %s %s seq %lld on %s (%u peer%s "
+                 "failed the call)",
+                 list, before ? "before" : "inside", op_text(op),
+                 (long long)s, cl, failed, failed == 1 ? "" : "s");
+    *named += nwho == 1;
+    return emit(h, &f);
+}
+
 /* Instances that some members left with an error (a peer died): the rank
  * that died is the one member that never entered it and left an unclosed
  * log without being inside a call, else the one member still inside it.
@@ -1158,16 +1271,7 @@ static int killed_findings(struct hg *h, char *headline, size_t hsize,
             continue;
         for (mi = 0; mi < c->nranks && rc == 0; mi++) {
             int64_t s = c->m[mi].failed_seq;
-            unsigned failed = 0, ndead = 0, ninside = 0, k;
-            int32_t dead[8], inside[8];
-            const int32_t *who;
-            unsigned nwho;
-            struct hg_finding f;
-            int ranks[8];
-            unsigned nodes[8];
-            char list[400] = "", cl[64], rl[96], t1[16];
-            size_t len = 0;
-            int before;
+            struct hg_failed x;
 
             if (s < 0)
                 continue;
@@ -1176,91 +1280,8 @@ static int killed_findings(struct hg *h, char *headline, size_t hsize,
                     break;
             if (mj < mi)
                 continue; /* this instance was looked at already */
-            for (mj = 0; mj < c->nranks; mj++) {
-                const struct hg_member *m = &c->m[mj];
-                const struct hg_rank *r;
-                failed += m->failed_seq == s;
-                if (m->rank < 0)
-                    continue;
-                r = &h->ranks[m->rank];
-                if (r->claimed_twice || r->cut)
-                    continue;
-                if (m->last_entered < s && !r->inflight.valid && !r->closed &&
-                    !r->term_signal && ndead < 8)
-                    dead[ndead++] = m->rank;
-                if (r->inflight.valid && r->inflight.comm == ci &&
-                    r->inflight.seq == (uint32_t)s &&
-                    !cp_op_is_p2p(r->inflight.op) &&
-                    !(r->term_signal && nterm >= 2) && ninside < 8)
-                    inside[ninside++] = m->rank;
-            }
-            before = ndead > 0;
-            who = before ? dead : inside;
-            nwho = before ? ndead : ninside;
-            if (nwho == 0)
-                continue;
-            for (k = 0; k < nwho; k++) {
-                ranks[k] = global_rank(h, who[k]);
-                nodes[k] = h->an->ranks[who[k]].node;
-                len += (size_t)snprintf(list + len, sizeof list - len, "%s%s",
-                                        k ? ", " : "",
-                                        rank_label(h, who[k], rl, sizeof rl));
-                if (len >= sizeof list)
-                    len = sizeof list - 1;
-            }
-            comm_label(h, (unsigned)ci, cl, sizeof cl);
-            memset(&f, 0, sizeof f);
-            f.kind = CP_KIND_KILLED;
-            f.severity = CP_SEVERITY_CRITICAL;
-            f.ranks = ranks;
-            f.nranks = nwho == 1 ? 1 : 0;
-            f.nodes = nodes;
-            f.nnodes = nwho == 1 ? 1 : 0;
-            if (nwho == 1 && before)
-                snprintf(f.msg, sizeof f.msg,
-                         "%s died before calling %s seq %lld on %s: %u of "
-                         "its peers' calls failed there (remote error), it "
-                         "was inside no call and its log was not closed "
-                         "(killed, or crashed, after leaving %s at %s).",
-                         list, op_text(sig_at(c, (uint64_t)s) ? sig_at(c, (uint64_t)s)->op
-                                                      : 0),
-                         (long long)s, cl, failed,
-                         call_text(h, &h->ranks[who[0]].last, rl, sizeof rl),
-                         clock_text(h->ranks[who[0]].last.end, t1, sizeof t1));
-            else if (nwho == 1)
-                snprintf(f.msg, sizeof f.msg,
-                         "%s stopped inside %s and never returned, while %u "
-                         "of its peers left it with an error: it died there "
-                         "(killed or crashed; its log was %s).",
-                         list,
-                         call_text(h, &h->ranks[who[0]].inflight, rl,
-                                   sizeof rl),
-                         failed,
-                         h->ranks[who[0]].closed ? "closed" : "not closed");
-            else
-                snprintf(f.msg, sizeof f.msg,
-                         "%u of the members of %s seq %lld failed it (remote "
-                         "error) while %s %s: one of them died, the logs "
-                         "cannot tell which.",
-                         failed, cl, (long long)s, list,
-                         before ? "never called it (logs not closed)"
-                                : "were still inside it");
-            f.evidence = json_pack("{s:s, s:I, s:i, s:b, s:i}", "communicator",
-                                   cl, "seq", (json_int_t)s, "peers_failed",
-                                   (int)failed, "inside_call", !before,
-                                   "rank", nwho == 1 ? ranks[0] : -1);
-            if (!f.evidence)
-                return -1;
-            if (headline && !headline[0] && nwho == 1)
-                snprintf(headline, hsize,
-                         "KILLED: %s died %s %s seq %lld on %s (%u peer%s "
-                         "failed the call)",
-                         list, before ? "before" : "inside",
-                         op_text(sig_at(c, (uint64_t)s) ? sig_at(c, (uint64_t)s)->op
-                                                : 0),
-                         (long long)s, cl, failed, failed == 1 ? "" : "s");
-            rc = emit(h, &f);
-            *named += nwho == 1;
+            failed_members(h, c, ci, s, nterm, &x);
+            rc = killed_finding(h, ci, s, &x, headline, hsize, named);
         }
     }
     return rc;
