@@ -771,6 +771,69 @@ struct listed {
     size_t nnotes;
 };
 
+/* The inputs of the listed paths, in their order (the inputs take the
+ * names over: only the arrays are freed); an unreadable path is one
+ * input, a path's files are consecutive ones from first[i]. */
+static int add_listed(struct cp_analysis *an, const char *const *paths,
+                      struct listed *ls, size_t npaths, size_t *first)
+{
+    size_t i, k;
+
+    for (i = 0; i < npaths; i++) {
+        first[i] = an->ninputs;
+        if (ls[i].n < 0) {
+            struct cp_analysis_input *in = add_input(an, paths[i]);
+            if (!in)
+                return -1;
+            in->status = CP_INPUT_UNREADABLE;
+            continue;
+        }
+        for (k = 0; k < (size_t)ls[i].n; k++) {
+            char *path = ls[i].files[k];
+            ls[i].files[k] = NULL;
+            if (!add_input_taking(an, path))
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* What the checks (ck) found of each listed file, and the problems, in the
+ * order of the paths. */
+static int take_checks(struct cp_analysis *an, const char *const *paths,
+                       const struct listed *ls, size_t npaths,
+                       const size_t *first, const struct checks *ck,
+                       struct scan_arena *arena)
+{
+    size_t i, k, c;
+
+    for (i = 0, c = 0; i < npaths; i++) {
+        for (k = 0; k < ls[i].nnotes; k++)
+            if (add_problem(an, ls[i].notes[k].source, ls[i].notes[k].offset,
+                            ls[i].notes[k].text) < 0)
+                return -1;
+        if (ls[i].n < 0) {
+            if (add_problem(an, paths[i], -1, ls[i].err.text) < 0)
+                return -1;
+            continue;
+        }
+        for (k = 0; k < (size_t)ls[i].n; k++, c++) {
+            struct cp_analysis_input *in = &an->inputs[first[i] + k];
+            if (ck->errs[c]) {
+                /* its place in the block stays unused */
+                in->status = CP_INPUT_UNREADABLE;
+                if (add_problem(an, in->path, ck->errs[c]->offset,
+                                ck->errs[c]->text) < 0)
+                    return -1;
+            } else if (finish_input(an, in, &ck->known[c]) < 0) {
+                return -1;
+            }
+            arena->nplaces = first[i] + k + 1;
+        }
+    }
+    return 0;
+}
+
 /* The inputs under paths, each checked once (its header and first
  * records read into its place in arena, places by input index).  The
  * paths are listed first, so that the arena is laid out for all the
@@ -815,25 +878,8 @@ static int collect_inputs(struct cp_analysis *an, const char *const *paths,
     }
     an->known_blocks[an->nknown_blocks++] = known;
     arena->place = place;
-    /* the inputs, in the order of the paths (the inputs take the names
-     * over: only the arrays are freed); an unreadable path is one input,
-     * a path's files are consecutive ones (check c: input ck.first + c) */
-    for (i = 0; i < npaths; i++) {
-        first[i] = an->ninputs;
-        if (ls[i].n < 0) {
-            struct cp_analysis_input *in = add_input(an, paths[i]);
-            if (!in)
-                goto out;
-            in->status = CP_INPUT_UNREADABLE;
-            continue;
-        }
-        for (k = 0; k < (size_t)ls[i].n; k++) {
-            char *path = ls[i].files[k];
-            ls[i].files[k] = NULL;
-            if (!add_input_taking(an, path))
-                goto out;
-        }
-    }
+    if (add_listed(an, paths, ls, npaths, first) < 0)
+        goto out;
     /* the checks, of all the files at once: one listed path holds them
      * all in the usual case (a directory) */
     ck.an = an;
@@ -855,31 +901,8 @@ static int collect_inputs(struct cp_analysis *an, const char *const *paths,
             goto out;
         c += (size_t)ls[i].n;
     }
-    /* what they found, and the problems, in the order of the paths */
-    for (i = 0, c = 0; i < npaths; i++) {
-        for (k = 0; k < ls[i].nnotes; k++)
-            if (add_problem(an, ls[i].notes[k].source, ls[i].notes[k].offset,
-                            ls[i].notes[k].text) < 0)
-                goto out;
-        if (ls[i].n < 0) {
-            if (add_problem(an, paths[i], -1, ls[i].err.text) < 0)
-                goto out;
-            continue;
-        }
-        for (k = 0; k < (size_t)ls[i].n; k++, c++) {
-            struct cp_analysis_input *in = &an->inputs[first[i] + k];
-            if (ck.errs[c]) {
-                /* its place in the block stays unused */
-                in->status = CP_INPUT_UNREADABLE;
-                if (add_problem(an, in->path, ck.errs[c]->offset,
-                                ck.errs[c]->text) < 0)
-                    goto out;
-            } else if (finish_input(an, in, &known[c]) < 0) {
-                goto out;
-            }
-            arena->nplaces = first[i] + k + 1;
-        }
-    }
+    if (take_checks(an, paths, ls, npaths, first, &ck, arena) < 0)
+        goto out;
     rc = 0;
 out:
     for (i = 0; i < npaths && ls; i++) {
