@@ -302,14 +302,112 @@ static int hier_shape(unsigned p, const struct cp_model_params *params,
 
 /* ---- times ------------------------------------------------------------ */
 
+/* A flat algorithm's terms: *la alphas of latency and *wb times n betas
+ * of bandwidth for coll on p ranks (the formulas of docs/model.md);
+ * returns 1 when it needs a power-of-two number of ranks. */
+static int flat_terms(enum cp_coll coll, enum cp_algo algo, unsigned p,
+                      double *la, double *wb)
+{
+    double P = p, lg = log2((double)p), c = ceil_lg(p);
+    int needs_pow2 = 0;
+
+    *la = *wb = 0;
+    switch (coll) {
+    case CP_COLL_ALLREDUCE:
+        switch (algo) {
+        case CP_ALGO_RING:
+            *la = 2 * (P - 1);
+            *wb = 2 * (P - 1) / P;
+            break;
+        case CP_ALGO_RECURSIVE_DOUBLING:
+            needs_pow2 = 1;
+            *la = lg;
+            *wb = lg;
+            break;
+        case CP_ALGO_RABENSEIFNER:
+            needs_pow2 = 1;
+            *la = 2 * lg;
+            *wb = 2 * (P - 1) / P;
+            break;
+        case CP_ALGO_TREE:
+            *la = 2 * c;
+            *wb = 2 * c;
+            break;
+        default: /* CP_ALGO_DOUBLE_BINARY_TREE */
+            *la = 2 * c;
+            *wb = 2;
+            break;
+        }
+        break;
+    case CP_COLL_BROADCAST:
+    case CP_COLL_REDUCE:
+        if (algo == CP_ALGO_RING) {
+            *la = P - 1;
+            *wb = 1;
+        } else { /* tree */
+            *la = c;
+            *wb = c;
+        }
+        break;
+    case CP_COLL_REDUCESCATTER:
+    case CP_COLL_ALLGATHER:
+        *wb = (P - 1) / P;
+        if (algo == CP_ALGO_RING) {
+            *la = P - 1;
+        } else { /* recursive doubling / halving */
+            needs_pow2 = 1;
+            *la = lg;
+        }
+        break;
+    case CP_COLL_ALLTOALL:
+        if (algo == CP_ALGO_PAIRWISE) {
+            *la = P - 1;
+            *wb = (P - 1) / P;
+        } else { /* bruck */
+            needs_pow2 = 1;
+            *la = lg;
+            *wb = lg / 2;
+        }
+        break;
+    case CP_COLL_GATHER:
+    case CP_COLL_SCATTER:
+        *wb = (P - 1) / P;
+        *la = algo == CP_ALGO_DIRECT ? P - 1 : c;
+        break;
+    default: /* CP_COLL_SENDRECV, direct */
+        *la = 1;
+        *wb = 1;
+        break;
+    }
+    return needs_pow2;
+}
+
+/* The hierarchical algorithm's terms: a ring inside each node of
+ * gpus_per_node GPUs, then one across the nodes. */
+static int hier_terms(unsigned p, const struct cp_model_params *params,
+                      struct cp_model_terms *terms, struct cp_error *err)
+{
+    unsigned g = params->gpus_per_node, nodes;
+    double N, G = g;
+
+    if (hier_shape(p, params, &nodes, err) < 0)
+        return -1;
+    N = nodes;
+    if (terms) {
+        terms->latency_s = 2 * (G - 1) * params->alpha +
+                           2 * (N - 1) * params->inter_alpha;
+        terms->sec_per_byte = 2 * (G - 1) / G * params->beta +
+                              2 * (N - 1) / (N * G) * params->inter_beta;
+    }
+    return 0;
+}
+
 int cp_model_terms(enum cp_coll coll, enum cp_algo algo, unsigned p,
                    const struct cp_model_params *params,
                    struct cp_model_terms *terms, struct cp_error *err)
 {
-    double P = p, lg = log2((double)p), c = ceil_lg(p);
-    double la = 0, wb = 0; /* latency in alphas, bandwidth in n*betas */
+    double la, wb; /* latency in alphas, bandwidth in n*betas */
     double alpha, beta;
-    int needs_pow2 = 0;
 
     if (check_args(coll, p, params, err) < 0)
         return -1;
@@ -320,91 +418,9 @@ int cp_model_terms(enum cp_coll coll, enum cp_algo algo, unsigned p,
         return cp_errorf(err, "%s is not an algorithm of %s",
                          algo_names[algo], colls[coll].name);
     }
-
-    if (algo == CP_ALGO_HIERARCHICAL) {
-        unsigned g = params->gpus_per_node, nodes;
-        double N, G = g;
-
-        if (hier_shape(p, params, &nodes, err) < 0)
-            return -1;
-        N = nodes;
-        if (terms) {
-            terms->latency_s = 2 * (G - 1) * params->alpha +
-                               2 * (N - 1) * params->inter_alpha;
-            terms->sec_per_byte = 2 * (G - 1) / G * params->beta +
-                                  2 * (N - 1) / (N * G) * params->inter_beta;
-        }
-        return 0;
-    }
-
-    switch (coll) {
-    case CP_COLL_ALLREDUCE:
-        switch (algo) {
-        case CP_ALGO_RING:
-            la = 2 * (P - 1);
-            wb = 2 * (P - 1) / P;
-            break;
-        case CP_ALGO_RECURSIVE_DOUBLING:
-            needs_pow2 = 1;
-            la = lg;
-            wb = lg;
-            break;
-        case CP_ALGO_RABENSEIFNER:
-            needs_pow2 = 1;
-            la = 2 * lg;
-            wb = 2 * (P - 1) / P;
-            break;
-        case CP_ALGO_TREE:
-            la = 2 * c;
-            wb = 2 * c;
-            break;
-        default: /* CP_ALGO_DOUBLE_BINARY_TREE */
-            la = 2 * c;
-            wb = 2;
-            break;
-        }
-        break;
-    case CP_COLL_BROADCAST:
-    case CP_COLL_REDUCE:
-        if (algo == CP_ALGO_RING) {
-            la = P - 1;
-            wb = 1;
-        } else { /* tree */
-            la = c;
-            wb = c;
-        }
-        break;
-    case CP_COLL_REDUCESCATTER:
-    case CP_COLL_ALLGATHER:
-        wb = (P - 1) / P;
-        if (algo == CP_ALGO_RING) {
-            la = P - 1;
-        } else { /* recursive doubling / halving */
-            needs_pow2 = 1;
-            la = lg;
-        }
-        break;
-    case CP_COLL_ALLTOALL:
-        if (algo == CP_ALGO_PAIRWISE) {
-            la = P - 1;
-            wb = (P - 1) / P;
-        } else { /* bruck */
-            needs_pow2 = 1;
-            la = lg;
-            wb = lg / 2;
-        }
-        break;
-    case CP_COLL_GATHER:
-    case CP_COLL_SCATTER:
-        wb = (P - 1) / P;
-        la = algo == CP_ALGO_DIRECT ? P - 1 : c;
-        break;
-    default: /* CP_COLL_SENDRECV, direct */
-        la = 1;
-        wb = 1;
-        break;
-    }
-    if (needs_pow2 && !is_pow2(p)) {
+    if (algo == CP_ALGO_HIERARCHICAL)
+        return hier_terms(p, params, terms, err);
+    if (flat_terms(coll, algo, p, &la, &wb) && !is_pow2(p)) {
         return cp_errorf(err,
                          "%s needs a power-of-two number of ranks, got %u",
                          algo_names[algo], p);
