@@ -1529,13 +1529,83 @@ static int judged(const struct an_bucket *b)
     return b->grouped * 10 <= b->count && b->incomplete * 20 <= b->count;
 }
 
+/* One link class's model m: the fit of its npts points pts, its
+ * weakness, and the model used (the profile's pl, else the fit). */
+static void fit_class(struct cp_analysis_link *m,
+                      const struct cp_profile_link *pl,
+                      struct cp_fit_point *pts, size_t npts)
+{
+    struct cp_fit_result fr;
+    size_t i;
+    unsigned groups;
+
+    cp_fit_line(pts, npts, &fr);
+    m->fit_ok = fr.ok;
+    m->fit_alpha_s = fr.alpha;
+    m->fit_bandwidth_Bps = fr.ok ? 1 / fr.beta : NAN;
+    m->fit_median_rel_residual = fr.median_rel_residual;
+    m->fit_r2 = fr.r2;
+    m->fit_points = fr.points;
+    m->fit_points_used = fr.points_used;
+    m->fit_calls_used = fr.calls_used;
+    m->fit_weak = 0;
+    m->fit_weak_why[0] = '\0';
+    for (i = 0, groups = 0; i < npts; i++)
+        groups += pts[i].used && pts[i].calls >= FIT_GROUP_CALLS;
+    if (fr.ok && fr.points_used < FIT_MIN_POINTS) {
+        m->fit_weak = 1;
+        snprintf(m->fit_weak_why, sizeof m->fit_weak_why,
+                 "%u size groups used (at least %d make a firm fit)",
+                 fr.points_used, FIT_MIN_POINTS);
+    } else if (fr.ok && groups < FIT_MIN_POINTS &&
+               fr.points_used < FIT_MANY_POINTS) {
+        m->fit_weak = 1;
+        snprintf(m->fit_weak_why, sizeof m->fit_weak_why,
+                 "%u size groups used, %u of them of %d calls or more "
+                 "(a firm fit needs %d such, or %d groups in all)",
+                 fr.points_used, groups, FIT_GROUP_CALLS, FIT_MIN_POINTS,
+                 FIT_MANY_POINTS);
+    } else if (fr.ok && !(fr.r2 >= FIT_MIN_R2 &&
+                          fr.median_rel_residual <= FIT_MAX_RESIDUAL)) {
+        m->fit_weak = 1;
+        snprintf(m->fit_weak_why, sizeof m->fit_weak_why,
+                 "poor quality: r2 %.2f, median residual %.0f%%", fr.r2,
+                 100 * fr.median_rel_residual);
+    }
+    snprintf(m->fit_why, sizeof m->fit_why, "%s",
+             fr.ok ? "" : (npts ? fr.why : "no calls of this class"));
+    m->source = CP_SOURCE_NONE;
+    m->alpha_s = m->bandwidth_Bps = NAN;
+    if (pl && (pl->have_alpha || pl->have_bandwidth)) {
+        m->source = CP_SOURCE_PROFILE;
+        m->alpha_s = pl->have_alpha ? pl->alpha_s
+                                    : (fr.ok ? m->fit_alpha_s : 0);
+        m->bandwidth_Bps = pl->have_bandwidth ? pl->bandwidth_Bps
+                                              : m->fit_bandwidth_Bps;
+        if (!(m->bandwidth_Bps > 0))
+            m->source = CP_SOURCE_NONE;
+    } else if (fr.ok) {
+        m->source = CP_SOURCE_FIT;
+        m->alpha_s = m->fit_alpha_s;
+        m->bandwidth_Bps = m->fit_bandwidth_Bps;
+    }
+    m->expected_Bps = NAN;
+    m->expected_source = CP_SOURCE_NONE;
+    if (pl && pl->have_bandwidth) {
+        m->expected_Bps = pl->bandwidth_Bps;
+        m->expected_source = CP_SOURCE_PROFILE;
+    }
+    if (m->source == CP_SOURCE_NONE)
+        m->alpha_s = m->bandwidth_Bps = NAN;
+}
+
 static int fit_classes(struct cp_analysis *an, struct an_state *st,
                        const struct cp_profile *profile)
 {
     struct cp_fit_point *pts[CP_LINK_COUNT] = {NULL, NULL};
     size_t npts[CP_LINK_COUNT] = {0, 0}, cap[CP_LINK_COUNT] = {0, 0};
-    size_t ci, i;
-    unsigned s, k, groups;
+    size_t ci;
+    unsigned s, k;
     int rc = -1;
 
     for (ci = 0; ci < st->ncomms; ci++) {
@@ -1569,70 +1639,9 @@ static int fit_classes(struct cp_analysis *an, struct an_state *st,
             }
         }
     }
-    for (k = 0; k < CP_LINK_COUNT; k++) {
-        struct cp_analysis_link *m = &an->model[k];
-        const struct cp_profile_link *pl = profile ? &profile->link[k] : NULL;
-        struct cp_fit_result fr;
-
-        cp_fit_line(pts[k], npts[k], &fr);
-        m->fit_ok = fr.ok;
-        m->fit_alpha_s = fr.alpha;
-        m->fit_bandwidth_Bps = fr.ok ? 1 / fr.beta : NAN;
-        m->fit_median_rel_residual = fr.median_rel_residual;
-        m->fit_r2 = fr.r2;
-        m->fit_points = fr.points;
-        m->fit_points_used = fr.points_used;
-        m->fit_calls_used = fr.calls_used;
-        m->fit_weak = 0;
-        m->fit_weak_why[0] = '\0';
-        for (i = 0, groups = 0; i < npts[k]; i++)
-            groups += pts[k][i].used && pts[k][i].calls >= FIT_GROUP_CALLS;
-        if (fr.ok && fr.points_used < FIT_MIN_POINTS) {
-            m->fit_weak = 1;
-            snprintf(m->fit_weak_why, sizeof m->fit_weak_why,
-                     "%u size groups used (at least %d make a firm fit)",
-                     fr.points_used, FIT_MIN_POINTS);
-        } else if (fr.ok && groups < FIT_MIN_POINTS &&
-                   fr.points_used < FIT_MANY_POINTS) {
-            m->fit_weak = 1;
-            snprintf(m->fit_weak_why, sizeof m->fit_weak_why,
-                     "%u size groups used, %u of them of %d calls or more "
-                     "(a firm fit needs %d such, or %d groups in all)",
-                     fr.points_used, groups, FIT_GROUP_CALLS, FIT_MIN_POINTS,
-                     FIT_MANY_POINTS);
-        } else if (fr.ok && !(fr.r2 >= FIT_MIN_R2 &&
-                              fr.median_rel_residual <= FIT_MAX_RESIDUAL)) {
-            m->fit_weak = 1;
-            snprintf(m->fit_weak_why, sizeof m->fit_weak_why,
-                     "poor quality: r2 %.2f, median residual %.0f%%", fr.r2,
-                     100 * fr.median_rel_residual);
-        }
-        snprintf(m->fit_why, sizeof m->fit_why, "%s",
-                 fr.ok ? "" : (npts[k] ? fr.why : "no calls of this class"));
-        m->source = CP_SOURCE_NONE;
-        m->alpha_s = m->bandwidth_Bps = NAN;
-        if (pl && (pl->have_alpha || pl->have_bandwidth)) {
-            m->source = CP_SOURCE_PROFILE;
-            m->alpha_s = pl->have_alpha ? pl->alpha_s
-                                        : (fr.ok ? m->fit_alpha_s : 0);
-            m->bandwidth_Bps = pl->have_bandwidth ? pl->bandwidth_Bps
-                                                  : m->fit_bandwidth_Bps;
-            if (!(m->bandwidth_Bps > 0))
-                m->source = CP_SOURCE_NONE;
-        } else if (fr.ok) {
-            m->source = CP_SOURCE_FIT;
-            m->alpha_s = m->fit_alpha_s;
-            m->bandwidth_Bps = m->fit_bandwidth_Bps;
-        }
-        m->expected_Bps = NAN;
-        m->expected_source = CP_SOURCE_NONE;
-        if (pl && pl->have_bandwidth) {
-            m->expected_Bps = pl->bandwidth_Bps;
-            m->expected_source = CP_SOURCE_PROFILE;
-        }
-        if (m->source == CP_SOURCE_NONE)
-            m->alpha_s = m->bandwidth_Bps = NAN;
-    }
+    for (k = 0; k < CP_LINK_COUNT; k++)
+        fit_class(&an->model[k], profile ? &profile->link[k] : NULL, pts[k],
+                  npts[k]);
     rc = 0;
 out:
     free(pts[0]);
