@@ -550,6 +550,63 @@ static double rest_median(const double *sorted, const size_t *pos, size_t m,
     return lo;
 }
 
+/* The compared windows in time order, as find_part sees them: prefix
+ * sums of their own time, typical time, calls and slowness rank (entry
+ * i: the sum over the first i), their slowness sorted and where each
+ * sorted value sits in time (for rest_median), their count and median. */
+struct sums {
+    const double *own, *typ, *calls, *rank;
+    const double *sorted;
+    const size_t *sorted_pos;
+    size_t m;
+    double pace;
+};
+
+/* Whether windows a..b (time order) make a slow part against the rest:
+ * *pt its figures, *weight how much time it lost beyond the slow factor
+ * (the best part is the surest, then the heaviest). */
+static int judge_part(const struct ranked *r, const struct sums *p, size_t a,
+                      size_t b, struct part *pt, double *weight)
+{
+    size_t m = p->m;
+    double n1 = (double)(b - a + 1), n2 = (double)m - n1, u;
+
+    memset(pt, 0, sizeof *pt);
+    pt->windows = (unsigned)n1;
+    pt->rest_windows = (unsigned)n2;
+    pt->own = p->own[b + 1] - p->own[a];
+    pt->typical = p->typ[b + 1] - p->typ[a];
+    pt->calls = p->calls[b + 1] - p->calls[a];
+    pt->rest_own = p->own[m] - pt->own;
+    pt->rest_typical = p->typ[m] - pt->typical;
+    pt->rest_calls = p->calls[m] - pt->calls;
+    *weight = pt->own - SLOW_FACTOR * p->pace * pt->typical;
+    if (!(*weight > 0) || n1 < UNSURE_WINDOWS || n2 < UNSURE_WINDOWS ||
+        pt->calls < UNSURE_CALLS || pt->rest_calls < UNSURE_CALLS ||
+        !(pt->typical > 0))
+        return 0;
+    /* against the rest's median window, not the rest's sum: another slow
+     * part in the rest must not hide this one */
+    pt->pace = rest_median(p->sorted, p->sorted_pos, m, a, b);
+    if (!(pt->pace > 0))
+        return 0;
+    pt->factor = (pt->own / pt->typical) / pt->pace;
+    if (!(pt->factor >= SLOW_FACTOR))
+        return 0;
+    u = p->rank[b + 1] - p->rank[a] - n1 * (n1 + 1) / 2;
+    pt->z = (u - n1 * n2 / 2) / sqrt(n1 * n2 * (n1 + n2 + 1) / 12);
+    if (!(pt->z >= UNSURE_Z))
+        return 0;
+    pt->sure = n1 >= SURE_WINDOWS && n2 >= SURE_WINDOWS &&
+               pt->calls >= SURE_CALLS && pt->rest_calls >= SURE_CALLS &&
+               pt->z >= SURE_Z;
+    if (!pt->sure && pt->factor < UNSURE_FACTOR)
+        return 0;
+    pt->first = r[a].win;
+    pt->last = r[b].win;
+    return 1;
+}
+
 static int find_part(const struct cp_analysis_timeline *tl, const double *own,
                      const double *typical, const double *calls,
                      const unsigned char *taken, struct part *best)
@@ -560,6 +617,7 @@ static int find_part(const struct cp_analysis_timeline *tl, const double *own,
     double *p_own = NULL, *p_typ = NULL, *p_calls = NULL, *p_rank = NULL;
     size_t m = 0, i, a, b;
     double pace, best_weight = 0;
+    struct sums sums;
     int rc = -1;
 
     memset(best, 0, sizeof *best);
@@ -611,43 +669,14 @@ static int find_part(const struct cp_analysis_timeline *tl, const double *own,
         p_calls[i + 1] = p_calls[i] + calls[r[i].win];
         p_rank[i + 1] = p_rank[i] + r[i].rank;
     }
+    sums = (struct sums){p_own, p_typ, p_calls, p_rank, sorted, sorted_pos,
+                         m, pace};
     for (a = 0; a < m; a++)
         for (b = a; b < m && !taken[r[b].win]; b++) {
             struct part pt;
-            double n1 = (double)(b - a + 1), n2 = (double)m - n1, u, weight;
-            memset(&pt, 0, sizeof pt);
-            pt.windows = (unsigned)n1;
-            pt.rest_windows = (unsigned)n2;
-            pt.own = p_own[b + 1] - p_own[a];
-            pt.typical = p_typ[b + 1] - p_typ[a];
-            pt.calls = p_calls[b + 1] - p_calls[a];
-            pt.rest_own = p_own[m] - pt.own;
-            pt.rest_typical = p_typ[m] - pt.typical;
-            pt.rest_calls = p_calls[m] - pt.calls;
-            weight = pt.own - SLOW_FACTOR * pace * pt.typical;
-            if (!(weight > 0) || n1 < UNSURE_WINDOWS || n2 < UNSURE_WINDOWS ||
-                pt.calls < UNSURE_CALLS || pt.rest_calls < UNSURE_CALLS ||
-                !(pt.typical > 0))
+            double weight;
+            if (!judge_part(r, &sums, a, b, &pt, &weight))
                 continue;
-            /* against the rest's median window, not the rest's sum:
-             * another slow part in the rest must not hide this one */
-            pt.pace = rest_median(sorted, sorted_pos, m, a, b);
-            if (!(pt.pace > 0))
-                continue;
-            pt.factor = (pt.own / pt.typical) / pt.pace;
-            if (!(pt.factor >= SLOW_FACTOR))
-                continue;
-            u = p_rank[b + 1] - p_rank[a] - n1 * (n1 + 1) / 2;
-            pt.z = (u - n1 * n2 / 2) / sqrt(n1 * n2 * (n1 + n2 + 1) / 12);
-            if (!(pt.z >= UNSURE_Z))
-                continue;
-            pt.sure = n1 >= SURE_WINDOWS && n2 >= SURE_WINDOWS &&
-                      pt.calls >= SURE_CALLS && pt.rest_calls >= SURE_CALLS &&
-                      pt.z >= SURE_Z;
-            if (!pt.sure && pt.factor < UNSURE_FACTOR)
-                continue;
-            pt.first = r[a].win;
-            pt.last = r[b].win;
             if (best->factor == 0 || pt.sure > best->sure ||
                 (pt.sure == best->sure && weight > best_weight)) {
                 *best = pt;
