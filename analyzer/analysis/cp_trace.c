@@ -795,6 +795,67 @@ static void write_tag(struct trace *t, const struct cp_ncjoin_entry *e)
     }
 }
 
+/* A send or recv's busbw over its own interval (d ns; none inside a
+ * group, whose calls' times are their enqueue) and the model's time of
+ * its n bytes over the link to its peer. */
+static void write_p2p_figures(struct trace *t, const struct lane *l,
+                              const struct cp_rec_call *c, long ci, double n,
+                              int64_t d)
+{
+    const struct cp_analysis *an = t->an;
+    struct out *o = &t->out;
+    int peer_global = -1, me = l->global_rank;
+    enum cp_link_class link = CP_LINK_INTER;
+
+    if (ci >= 0 && an->comms[ci].ranks && c->peer >= 0 &&
+        (unsigned)c->peer < an->comms[ci].nranks)
+        peer_global = an->comms[ci].ranks[c->peer];
+    if (peer_global >= 0 && me >= 0) {
+        size_t j;
+        for (j = 0; j < an->nranks; j++)
+            if (an->ranks[j].rank == peer_global) {
+                link = an->ranks[j].node == l->node ? CP_LINK_INTRA
+                                                     : CP_LINK_INTER;
+                break;
+            }
+    }
+    if (d > 0 && !(c->flags & CP_CALL_IN_GROUP))
+        out_num(o, "busbw_GBps", n / ((double)d * 1e-9) / 1e9);
+    out_num(o, "model_us",
+            1e6 * cp_analysis_model_time(an, link, CP_COLL_SENDRECV, 2, n));
+}
+
+/* What the collective's instance in says of this call (started s ns
+ * after the lane's origin, n bytes): members, own time, busbw, the wait
+ * for the last member and who it was. */
+static void write_instance(struct trace *t, const struct cp_rec_call *c,
+                           enum cp_coll coll, const struct inst *in, double n,
+                           int64_t s)
+{
+    const struct cp_analysis *an = t->an;
+    struct out *o = &t->out;
+    /* inside a group the calls' times are their enqueue: the group's
+     * slice holds when they ran, and no own time is claimed */
+    int grouped = (c->flags & CP_CALL_IN_GROUP) != 0;
+    double own = (double)(in->max_end - in->last_start) * 1e-9;
+
+    out_printf(o, ",\"members\":%u", in->members);
+    if (!grouped)
+        out_num(o, "own_us", own * 1e6);
+    if (own > 0 && !grouped)
+        out_num(o, "busbw_GBps",
+                n * cp_model_busbw_factor(coll, c->nranks) / own / 1e9);
+    out_num(o, "wait_us", (double)(in->last_start - (s + t->origin)) * 1e-3);
+    if (in->last >= 0) {
+        const struct cp_analysis_rank *lr = &an->ranks[in->last];
+        out_printf(o, ",\"last_rank\":%d,\"last_node\":", lr->rank);
+        out_string(o, lr->node < an->nnodes ? an->nodes[lr->node].name : "?");
+        if (in->members > 1)
+            out_num(o, "late_by_us",
+                    (double)(in->last_start - in->second_start) * 1e-3);
+    }
+}
+
 static void write_call(struct trace *t, const struct lane *l,
                        const struct cp_rec_call *c, long ci, uint64_t slot,
                        const struct cp_ncjoin_entry *je)
@@ -859,48 +920,10 @@ static void write_call(struct trace *t, const struct lane *l,
                 1e6 * cp_analysis_model_time(an, an->comms[ci].link, coll,
                                              c->nranks, n));
     } else if (!failed && !in_flight && coll == CP_COLL_SENDRECV) {
-        int peer_global = -1, me = l->global_rank;
-        enum cp_link_class link = CP_LINK_INTER;
-        if (ci >= 0 && an->comms[ci].ranks && c->peer >= 0 &&
-            (unsigned)c->peer < an->comms[ci].nranks)
-            peer_global = an->comms[ci].ranks[c->peer];
-        if (peer_global >= 0 && me >= 0) {
-            size_t j;
-            for (j = 0; j < an->nranks; j++)
-                if (an->ranks[j].rank == peer_global) {
-                    link = an->ranks[j].node == l->node ? CP_LINK_INTRA
-                                                         : CP_LINK_INTER;
-                    break;
-                }
-        }
-        if (e > s && !(c->flags & CP_CALL_IN_GROUP))
-            out_num(o, "busbw_GBps", n / ((double)(e - s) * 1e-9) / 1e9);
-        out_num(o, "model_us",
-                1e6 * cp_analysis_model_time(an, link, coll, 2, n));
+        write_p2p_figures(t, l, c, ci, n, e - s);
     }
-    if (in && in->members) {
-        /* inside a group the calls' times are their enqueue: the group's
-         * slice holds when they ran, and no own time is claimed */
-        int grouped = (c->flags & CP_CALL_IN_GROUP) != 0;
-        double own = (double)(in->max_end - in->last_start) * 1e-9;
-        out_printf(o, ",\"members\":%u", in->members);
-        if (!grouped)
-            out_num(o, "own_us", own * 1e6);
-        if (own > 0 && !grouped)
-            out_num(o, "busbw_GBps",
-                    n * cp_model_busbw_factor(coll, c->nranks) / own / 1e9);
-        out_num(o, "wait_us",
-                (double)(in->last_start - (s + t->origin)) * 1e-3);
-        if (in->last >= 0) {
-            const struct cp_analysis_rank *lr = &an->ranks[in->last];
-            out_printf(o, ",\"last_rank\":%d,\"last_node\":", lr->rank);
-            out_string(o, lr->node < an->nnodes ? an->nodes[lr->node].name
-                                                : "?");
-            if (in->members > 1)
-                out_num(o, "late_by_us",
-                        (double)(in->last_start - in->second_start) * 1e-3);
-        }
-    }
+    if (in && in->members)
+        write_instance(t, c, coll, in, n, s);
     out_printf(o, "}}");
     if (in)
         write_flow(t, l, c, in, s, e);
