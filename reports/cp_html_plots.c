@@ -1707,12 +1707,38 @@ static void lateness_histogram(FILE *out, const struct rp_report *r,
           out);
 }
 
+/* The hover text of the lateness bar of ranks first..last-1, whose
+ * latest is k. */
+static void lateness_hover(const struct rp_report *r, size_t first,
+                           size_t last, const struct rp_rank *k, char *hover,
+                           size_t size)
+{
+    char b1[64], b2[64], b3[64], b4[64], b5[64];
+
+    if (last - first > 1)
+        snprintf(hover, size,
+                 "ranks %s to %s: the latest is rank %s on %s, last at %s "
+                 "collectives, %s late in all",
+                 cp_svg_format3(r->ranks[first].rank, CP_SVG_RANK, b1,
+                                sizeof b1),
+                 cp_svg_format3(r->ranks[last - 1].rank, CP_SVG_RANK, b2,
+                                sizeof b2),
+                 cp_svg_format3(k->rank, CP_SVG_RANK, b3, sizeof b3), k->node,
+                 cp_svg_format3(k->last_arrivals, CP_SVG_COUNT, b4, sizeof b4),
+                 cp_svg_format3(k->late_s, CP_SVG_TIME, b5, sizeof b5));
+    else
+        snprintf(hover, size,
+                 "rank %s on %s: last at %s collectives, %s late in all",
+                 cp_svg_format3(k->rank, CP_SVG_RANK, b3, sizeof b3), k->node,
+                 cp_svg_format3(k->last_arrivals, CP_SVG_COUNT, b4, sizeof b4),
+                 cp_svg_format3(k->late_s, CP_SVG_TIME, b5, sizeof b5));
+}
+
 void rp_plot_lateness(FILE *out, const struct rp_report *r)
 {
     struct cp_svg_plot p = {0};
     size_t nb, b, i, flagged = 0;
     double ymax = 0, off;
-    char b1[64], b2[64], b3[64], b4[64], b5[64];
 
     if (r->rank_summary) {
         json_t *fig = json_object_get(
@@ -1774,25 +1800,7 @@ void rp_plot_lateness(FILE *out, const struct rp_report *r)
         flag = is_flagged(r, k->rank);
         flagged += flag;
         y = cp_svg_axis_map(&p.y, k->late_s);
-        if (last - first > 1)
-            snprintf(
-                hover, sizeof hover,
-                "ranks %s to %s: the latest is rank %s on %s, last at %s "
-                "collectives, %s late in all",
-                cp_svg_format3(r->ranks[first].rank, CP_SVG_RANK, b1,
-                               sizeof b1),
-                cp_svg_format3(r->ranks[last - 1].rank, CP_SVG_RANK, b2,
-                               sizeof b2),
-                cp_svg_format3(k->rank, CP_SVG_RANK, b3, sizeof b3), k->node,
-                cp_svg_format3(k->last_arrivals, CP_SVG_COUNT, b4, sizeof b4),
-                cp_svg_format3(k->late_s, CP_SVG_TIME, b5, sizeof b5));
-        else
-            snprintf(
-                hover, sizeof hover,
-                "rank %s on %s: last at %s collectives, %s late in all",
-                cp_svg_format3(k->rank, CP_SVG_RANK, b3, sizeof b3), k->node,
-                cp_svg_format3(k->last_arrivals, CP_SVG_COUNT, b4, sizeof b4),
-                cp_svg_format3(k->late_s, CP_SVG_TIME, b5, sizeof b5));
+        lateness_hover(r, first, last, k, hover, sizeof hover);
         x0 = cp_svg_axis_map(&p.x, (double)first - off);
         x1 = cp_svg_axis_map(&p.x, (double)last - off);
         lateness_bar(out, &p, x0, x1, y, flag, hover);
@@ -2096,16 +2104,16 @@ void rp_plot_timeline(FILE *out, const struct rp_report *r)
 
 /* ---- one communicator: time against size, and its skew ------------------ */
 
-void rp_plot_comm(FILE *out, const struct rp_report *r, size_t ci,
-                  size_t number)
+/* The extent of communicator ci's size buckets: sizes per call
+ * [*xmin, *xmax], times per call (their p50 and p99 included)
+ * [*ymin, *ymax]; returns how many buckets have a size and a time. */
+static size_t comm_extent(const struct rp_report *r, size_t ci, double *xmin,
+                          double *xmax, double *ymin, double *ymax)
 {
-    const struct rp_comm *c = &r->comms[ci];
-    struct cp_svg_plot p = {0};
-    char id[40], b1[64], b2[64], b3[64], hover[400];
-    const char *ops[CP_SVG_NCOLORS];
-    double xmin = INFINITY, xmax = 0, ymin = INFINITY, ymax = 0;
-    size_t i, k, nops = 0, points = 0;
+    size_t i, points = 0;
 
+    *xmin = *ymin = INFINITY;
+    *xmax = *ymax = 0;
     for (i = 0; i < r->nrows; i++) {
         const struct rp_row *w = &r->rows[i];
         double n, t;
@@ -2114,14 +2122,28 @@ void rp_plot_comm(FILE *out, const struct rp_report *r, size_t ci,
             continue;
         n = w->bytes / w->calls;
         t = w->time_s / w->calls;
-        xmin = fmin(xmin, n);
-        xmax = fmax(xmax, n);
-        ymin = fmin(ymin, w->p50_s > 0 ? fmin(t, w->p50_s) : t);
-        ymax = fmax(ymax, w->p99_s > 0 && isfinite(w->p99_s)
-                              ? fmax(t, w->p99_s)
-                              : t);
+        *xmin = fmin(*xmin, n);
+        *xmax = fmax(*xmax, n);
+        *ymin = fmin(*ymin, w->p50_s > 0 ? fmin(t, w->p50_s) : t);
+        *ymax = fmax(*ymax, w->p99_s > 0 && isfinite(w->p99_s)
+                                ? fmax(t, w->p99_s)
+                                : t);
         points++;
     }
+    return points;
+}
+
+void rp_plot_comm(FILE *out, const struct rp_report *r, size_t ci,
+                  size_t number)
+{
+    const struct rp_comm *c = &r->comms[ci];
+    struct cp_svg_plot p = {0};
+    char id[40], b1[64], b2[64], b3[64], hover[400];
+    const char *ops[CP_SVG_NCOLORS];
+    double xmin, xmax, ymin, ymax;
+    size_t i, k, nops = 0, points = comm_extent(r, ci, &xmin, &xmax, &ymin,
+                                                &ymax);
+
     fprintf(out, "<figure id=\"fig-comm-%zu\" class=\"comm-plot\">\n<h4>", number);
     cp_svg_escape(out, rp_comm_label(c));
     fputs(": time against message size</h4>\n", out);
