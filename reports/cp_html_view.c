@@ -555,15 +555,13 @@ static void view_topology(struct cp_jsoncheck *c, struct rp_report *r)
     }
 }
 
-/* Optional views of later analyses: a node-pair matrix and a timeline
- * (docs/report-html.md says what they look like). */
-static void view_extras(struct cp_jsoncheck *c, struct rp_report *r)
+/* The timeline's windows (optional). */
+static void view_timeline(struct cp_jsoncheck *c, struct rp_report *r)
 {
-    json_t *t, *m, *v, *w;
+    json_t *t, *v, *w;
     char where[WHERE_LEN];
     size_t i;
 
-    view_topology(c, r);
     t = OBJ(c, r->root, "", "timeline", 0);
     if (t) {
         const char *op;
@@ -596,6 +594,15 @@ static void view_extras(struct cp_jsoncheck *c, struct rp_report *r)
         }
         r->timeline = c->bad ? NULL : t;
     }
+}
+
+/* The slowest instances (optional). */
+static void view_slowest(struct cp_jsoncheck *c, struct rp_report *r)
+{
+    json_t *t, *v, *w;
+    char where[WHERE_LEN];
+    size_t i;
+
     t = OBJ(c, r->root, "", "slowest", 0);
     if (t) {
         static const char *const lists[] = {"by_own_time", "by_skew"};
@@ -625,6 +632,15 @@ static void view_extras(struct cp_jsoncheck *c, struct rp_report *r)
         }
         r->slowest = c->bad ? NULL : t;
     }
+}
+
+/* The NCCL profiler's tags (optional). */
+static void view_tags(struct cp_jsoncheck *c, struct rp_report *r)
+{
+    json_t *t, *m, *v, *w;
+    char where[WHERE_LEN];
+    size_t i;
+
     m = OBJ(c, r->root, "", "nccl_profiler", 0);
     t = m ? OBJ(c, m, "nccl_profiler", "tags", 0) : NULL;
     if (t) {
@@ -654,6 +670,13 @@ static void view_extras(struct cp_jsoncheck *c, struct rp_report *r)
         }
         r->tags = c->bad ? NULL : t;
     }
+}
+
+/* The window of the run analyzed (optional). */
+static void view_window(struct cp_jsoncheck *c, struct rp_report *r)
+{
+    json_t *t, *m;
+
     m = OBJ(c, r->root, "", "summary", 0);
     t = m ? OBJ(c, m, "summary", "window", 0) : NULL;
     if (t) {
@@ -663,6 +686,17 @@ static void view_extras(struct cp_jsoncheck *c, struct rp_report *r)
         OPT_NUM(c, t, "summary.window", "calls_left_out");
         r->window = c->bad ? NULL : t;
     }
+}
+
+/* Optional views of later analyses: a node-pair matrix and a timeline
+ * (docs/report-html.md says what they look like). */
+static void view_extras(struct cp_jsoncheck *c, struct rp_report *r)
+{
+    view_topology(c, r);
+    view_timeline(c, r);
+    view_slowest(c, r);
+    view_tags(c, r);
+    view_window(c, r);
 }
 
 int rp_view_report(json_t *root, struct rp_report *r, struct cp_error *err)
