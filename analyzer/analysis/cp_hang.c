@@ -824,6 +824,59 @@ static int stuck_long(const struct hg *h, const struct hg_rank *r)
     return h->end_seen >= r->inflight.start + HG_STUCK_MIN_NS;
 }
 
+/* To the n hangs of hs: the ranks stuck inside a call every other member
+ * left without an error, nobody seen waiting for them (they may wait
+ * inside a group); returns the new count. */
+static size_t add_stuck_alone(const struct hg *h, struct hg_hang *hs,
+                              size_t n)
+{
+    size_t ri, j;
+
+    for (ri = 0; ri < h->an->nranks; ri++) {
+        const struct hg_rank *r = &h->ranks[ri];
+        const struct hg_comm *c;
+        unsigned mi, failed = 0;
+        if (r->state != HG_STUCK || r->claimed_twice || r->cut)
+            continue;
+        if (!stuck_long(h, r))
+            continue;
+        for (j = 0; j < n && hs[j].culprit != (int32_t)ri; j++)
+            ;
+        if (j < n)
+            continue;
+        c = &h->comms[r->inflight.comm];
+        for (mi = 0; mi < c->nranks; mi++)
+            failed += c->m[mi].failed_seq == (int64_t)r->inflight.seq;
+        if (failed)
+            continue; /* a death: killed_findings */
+        hs[n].culprit = (int32_t)ri;
+        hs[n].waiter = SIZE_MAX;
+        n++;
+    }
+    return n;
+}
+
+/* Each hang's waiters: its waiter and the ranks inside the same
+ * collective instance. */
+static void count_waiters(const struct hg *h, struct hg_hang *hs, size_t n)
+{
+    size_t k, ri;
+
+    for (k = 0; k < n; k++) {
+        const struct hg_call *x;
+        if (hs[k].waiter == SIZE_MAX)
+            continue;
+        x = &h->ranks[hs[k].waiter].inflight;
+        for (ri = 0; ri < h->an->nranks; ri++) {
+            const struct hg_call *y = &h->ranks[ri].inflight;
+            hs[k].nwaiters += ri == hs[k].waiter ||
+                              (y->valid && !cp_op_is_p2p(x->op) &&
+                               y->comm == x->comm && y->seq == x->seq &&
+                               !cp_op_is_p2p(y->op));
+        }
+    }
+}
+
 static int find_hangs(struct hg *h, struct hg_hang **out, size_t *nout)
 {
     size_t nr = h->an->nranks, ri, k, n = 0;
@@ -868,43 +921,8 @@ static int find_hangs(struct hg *h, struct hg_hang **out, size_t *nout)
             }
         }
     }
-    /* ranks stuck inside a call every other member left without an error,
-     * nobody seen waiting for them (they may wait inside a group) */
-    for (ri = 0; ri < nr; ri++) {
-        const struct hg_rank *r = &h->ranks[ri];
-        const struct hg_comm *c;
-        unsigned mi, failed = 0;
-        size_t j;
-        if (r->state != HG_STUCK || r->claimed_twice || r->cut)
-            continue;
-        if (!stuck_long(h, r))
-            continue;
-        for (j = 0; j < n && hs[j].culprit != (int32_t)ri; j++)
-            ;
-        if (j < n)
-            continue;
-        c = &h->comms[r->inflight.comm];
-        for (mi = 0; mi < c->nranks; mi++)
-            failed += c->m[mi].failed_seq == (int64_t)r->inflight.seq;
-        if (failed)
-            continue; /* a death: killed_findings */
-        hs[n].culprit = (int32_t)ri;
-        hs[n].waiter = SIZE_MAX;
-        n++;
-    }
-    for (k = 0; k < n; k++) {
-        const struct hg_call *x;
-        if (hs[k].waiter == SIZE_MAX)
-            continue;
-        x = &h->ranks[hs[k].waiter].inflight;
-        for (ri = 0; ri < nr; ri++) {
-            const struct hg_call *y = &h->ranks[ri].inflight;
-            hs[k].nwaiters += ri == hs[k].waiter ||
-                              (y->valid && !cp_op_is_p2p(x->op) &&
-                               y->comm == x->comm && y->seq == x->seq &&
-                               !cp_op_is_p2p(y->op));
-        }
-    }
+    n = add_stuck_alone(h, hs, n);
+    count_waiters(h, hs, n);
     /* the first to go silent first, a rank that died before the others */
     for (k = 1; k < n; k++) {
         struct hg_hang t = hs[k];
