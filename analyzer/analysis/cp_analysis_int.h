@@ -1,5 +1,6 @@
 /* cp_analysis_int.h - internals shared by cp_stream.c (the streaming join),
- * cp_analysis.c (inputs, passes, fit, aggregates), cp_findings.c and
+ * cp_analysis.c (the run) and the files it calls (cp_inputs.c, cp_view.c,
+ * cp_evals.c, cp_aggregate.c), cp_findings.c and
  * cp_report.c.  Not a public header: nothing outside analyzer/cp_*.c of the
  * analysis includes it.
  */
@@ -408,12 +409,6 @@ struct an_state {
  * ranks fits). */
 #define AN_HANG_BUDGET (AN_COMM_BUDGET / 3)
 
-/* cp_analysis.c: a problem of the inputs (file, offset or -1, text; a
- * text starting with "file: " or "offset N: " loses that part).  -1 when
- * memory ran out. */
-int an_add_problem(struct cp_analysis *an, const char *file, int64_t offset,
-                   const char *text);
-
 /* cp_stream.c */
 int an_state_init(struct an_state *st, enum an_mode mode, size_t nfiles,
                   unsigned nnodes);
@@ -476,13 +471,6 @@ int an_tags_build(struct cp_analysis *an, const struct an_state *st,
 
 struct cp_links;
 
-/* cp_findings.c: append one finding (message already formatted, ranks and
- * nodes copied); its evidence is an empty object to fill.  0 or -1. */
-int an_add_finding(struct cp_analysis *an, enum cp_kind kind,
-                   enum cp_severity sev, const int *ranks,
-                   size_t nranks, const unsigned *nodes, size_t nnodes,
-                   const char *message);
-
 /* cp_slowdown.c: after the fit, the windows' busbw, latency-bound share
  * and slowness (an->timeline) from st->timeline's details.  0 or -1 (out
  * of memory). */
@@ -497,6 +485,27 @@ double an_busy_total_s(const struct an_busy *u);
 
 /* cp_findings.c: fill an->findings (most severe first). */
 int an_findings(struct cp_analysis *an, const struct an_eval *ev, size_t nev);
+
+/* ---- cp_view.c: what the detectors ask of the joined run, and the lists
+ * of findings and problems they add to ---- */
+
+/* Append one finding (message already formatted, ranks and
+ * nodes copied); its evidence is an empty object to fill.  0 or -1. */
+int an_add_finding(struct cp_analysis *an, enum cp_kind kind,
+                   enum cp_severity sev, const int *ranks,
+                   size_t nranks, const unsigned *nodes, size_t nnodes,
+                   const char *message);
+
+/* A problem of the inputs (file, offset or -1, text; a text starting with
+ * "file: " or "offset N: " loses that part).  -1 when memory ran out. */
+int an_add_problem(struct cp_analysis *an, const char *file, int64_t offset,
+                   const char *text);
+
+/* The successful call number idx (0-based, as cp_steps counts) of rank's
+ * log: its communicator, sequence, op and start.  0, 1 when the log has
+ * fewer calls, -1 with err filled when it cannot be read. */
+int an_nth_call(const struct cp_analysis *an, long rank, uint64_t idx,
+                struct cp_rec_call *out, struct cp_error *err);
 
 /* A reader of an input's log that starts from its first check
  * (in->log: cp_logfile_check) instead of checking the file again. */

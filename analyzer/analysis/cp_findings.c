@@ -60,41 +60,6 @@ add_finding(struct cp_analysis *an, enum cp_kind kind,
     return an_add_finding(an, kind, sev, ranks, nranks, nodes, nnodes, msg);
 }
 
-int an_add_finding(struct cp_analysis *an, enum cp_kind kind,
-                   enum cp_severity sev, const int *ranks,
-                   size_t nranks, const unsigned *nodes, size_t nnodes,
-                   const char *msg)
-{
-    struct cp_analysis_finding *bigger, *f;
-
-    bigger = realloc(an->findings, (an->nfindings + 1) * sizeof *bigger);
-    if (!bigger)
-        return -1;
-    an->findings = bigger;
-    f = &an->findings[an->nfindings];
-    memset(f, 0, sizeof *f);
-    f->kind = kind;
-    f->severity = sev;
-    f->message = strdup(msg);
-    f->evidence = json_object();
-    f->ranks = malloc((nranks ? nranks : 1) * sizeof *f->ranks);
-    f->nodes = malloc((nnodes ? nnodes : 1) * sizeof *f->nodes);
-    if (!f->message || !f->evidence || !f->ranks || !f->nodes) {
-        free(f->message);
-        json_decref(f->evidence);
-        free(f->ranks);
-        free(f->nodes);
-        return -1;
-    }
-    if (nranks)
-        memcpy(f->ranks, ranks, nranks * sizeof *ranks);
-    if (nnodes)
-        memcpy(f->nodes, nodes, nnodes * sizeof *nodes);
-    f->nranks = nranks;
-    f->nnodes = nnodes;
-    an->nfindings++;
-    return 0;
-}
 
 static json_t *last_evidence(struct cp_analysis *an)
 {
@@ -433,13 +398,23 @@ out:
     return rc;
 }
 
+/* What a detector is given besides the analysis: the model's evaluation
+ * of every (communicator, slot), and one byte per node pair that the
+ * slow-link detectors set for each pair a finding names. */
+struct detect_input {
+    const struct an_eval *ev;
+    size_t nev;
+    unsigned char *reported;
+};
+
 /* The latency-bound share, and the advice to fuse data-parallel gradient
  * all-reduces into buckets: only when it gains at least GAIN_RUN of the
  * run and GAIN_STEP per step (per run when the steps are unknown), and
  * only by a model that is not a weak fit (the saving is the model's). */
-static int latency_bound(struct cp_analysis *an, const struct an_eval *ev,
-                         size_t nev)
+static int latency_bound(struct cp_analysis *an, const struct detect_input *in)
 {
+    const struct an_eval *ev = in->ev;
+    size_t nev = in->nev;
     struct cp_analysis_summary *sm = &an->summary;
     struct lat_fusion f = {0};
     unsigned char *marks = NULL;
@@ -893,9 +868,10 @@ static int busbw_link_finding(struct cp_analysis *an, size_t pi,
 /* Bandwidth-bound calls per (communicator, link class) against the model;
  * the communicators whose low busbw one link explains make one slow_link
  * of that link instead (busbw_one_link). */
-static int low_busbw(struct cp_analysis *an, const struct an_eval *ev,
-                     size_t nev)
+static int low_busbw(struct cp_analysis *an, const struct detect_input *in)
 {
+    const struct an_eval *ev = in->ev;
+    size_t nev = in->nev;
     unsigned char *marks = NULL;
     struct busbw_link *links = NULL;
     size_t ci, pi, np = an->topology.npairs;
@@ -1278,7 +1254,7 @@ static int in_call_finding(struct cp_analysis *an,
 /* A rank that arrives last at most collectives, and ranks whose
  * collectives all take longer by the same amount (cp_links.c: their calls
  * start on time but their part of the work starts late). */
-static int straggler(struct cp_analysis *an)
+static int straggler(struct cp_analysis *an, const struct detect_input *in)
 {
     double total;
     size_t i, worst = last_arriver(an, &total);
@@ -1347,7 +1323,7 @@ static json_t *unit_json(const struct cp_analysis *an,
 
 /* Ports whose rate is below their peers', that are not active, or whose
  * error counters rose during the step. */
-static int degraded_ports(struct cp_analysis *an)
+static int degraded_ports(struct cp_analysis *an, const struct detect_input *in)
 {
     size_t i;
 
@@ -1439,7 +1415,7 @@ static json_t *pair_units(const struct cp_analysis *an, size_t pi,
 }
 
 /* One finding per node pair named slow. */
-static int slow_links(struct cp_analysis *an)
+static int slow_links(struct cp_analysis *an, const struct detect_input *in)
 {
     const struct cp_analysis_topology *topo = &an->topology;
     size_t pi;
@@ -1634,8 +1610,9 @@ static int resolved_link(struct cp_analysis *an,
  * list of no slow communicator holds them, the calls cleared them, or
  * nothing of the job crossed them.  One the proxy steps named gets the
  * probe's figures in that finding instead. */
-static int probe_links(struct cp_analysis *an, const unsigned char *reported)
+static int probe_links(struct cp_analysis *an, const struct detect_input *in)
 {
+    const unsigned char *reported = in->reported;
     const struct cp_analysis_topology *topo = &an->topology;
     const struct cp_analysis_probe *pr = &topo->probe;
     size_t pi;
@@ -1685,7 +1662,7 @@ static int probe_links(struct cp_analysis *an, const unsigned char *reported)
  * per direction, where a ring over every node leaves the calls unable to
  * tell which link is slow.  Runs before the candidates, which such a link
  * resolves (resolve_by_proxy), and before the probe's links. */
-static int proxy_links(struct cp_analysis *an)
+static int proxy_links(struct cp_analysis *an, const struct detect_input *in)
 {
     const struct cp_analysis_nccl *v = &an->nccl;
     size_t i;
@@ -1880,7 +1857,7 @@ static int choice_finding(struct cp_analysis *an,
     return 0;
 }
 
-static int algorithm_choice(struct cp_analysis *an)
+static int algorithm_choice(struct cp_analysis *an, const struct detect_input *in)
 {
     size_t ci, i;
 
@@ -2371,7 +2348,7 @@ out:
     return rc;
 }
 
-static int unjudged_links(struct cp_analysis *an)
+static int unjudged_links(struct cp_analysis *an, const struct detect_input *in)
 {
     unsigned char *seen = calloc(an->topology.npairs + 1, 1);
     size_t ci;
@@ -2385,7 +2362,7 @@ static int unjudged_links(struct cp_analysis *an)
     return rc;
 }
 
-static int inputs_findings(struct cp_analysis *an)
+static int inputs_findings(struct cp_analysis *an, const struct detect_input *in)
 {
     const struct cp_analysis_summary *sm = &an->summary;
     json_t *e;
@@ -2455,7 +2432,7 @@ static int inputs_findings(struct cp_analysis *an)
 
 /* The node whose clock is furthest off, when causality rules out a shared
  * clock: the estimate with the interval it must lie in. */
-static int clock_offset(struct cp_analysis *an)
+static int clock_offset(struct cp_analysis *an, const struct detect_input *in)
 {
     size_t i, worst = SIZE_MAX;
     char b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE], b3[CP_UNITS_BUFSIZE],
@@ -2497,9 +2474,10 @@ static int clock_offset(struct cp_analysis *an)
     return 0;
 }
 
-static int model_unavailable(struct cp_analysis *an, const struct an_eval *ev,
-                             size_t nev)
+static int model_unavailable(struct cp_analysis *an, const struct detect_input *in)
 {
+    const struct an_eval *ev = in->ev;
+    size_t nev = in->nev;
     unsigned k;
     size_t i;
 
@@ -2528,104 +2506,16 @@ static int model_unavailable(struct cp_analysis *an, const struct an_eval *ev,
 
 /* ---- the detectors: one table, run in its order ----------------------- */
 
-/* What a detector is given besides the analysis: the model's evaluation
- * of every (communicator, slot), and one byte per node pair that the
- * slow-link detectors set for each pair a finding names. */
-struct detect_input {
-    const struct an_eval *ev;
-    size_t nev;
-    unsigned char *reported;
-};
-
-static int detect_latency_bound(struct cp_analysis *an,
-                                const struct detect_input *in)
-{
-    return latency_bound(an, in->ev, in->nev);
-}
-
-static int detect_slow_links(struct cp_analysis *an,
-                             const struct detect_input *in)
-{
-    (void)in;
-    return slow_links(an);
-}
-
-static int detect_proxy_links(struct cp_analysis *an,
-                              const struct detect_input *in)
-{
-    (void)in;
-    return proxy_links(an);
-}
-
-static int detect_candidates_warned(struct cp_analysis *an,
-                                    const struct detect_input *in)
+/* slow_link_candidates in two passes: the warnings before the probe's
+ * links and low_busbw, the hints (infos) after every named link. */
+static int candidates_warned(struct cp_analysis *an, const struct detect_input *in)
 {
     return slow_link_candidates(an, in->reported, 0);
 }
 
-static int detect_probe_links(struct cp_analysis *an,
-                              const struct detect_input *in)
-{
-    return probe_links(an, in->reported);
-}
-
-static int detect_algorithm_choice(struct cp_analysis *an,
-                                   const struct detect_input *in)
-{
-    (void)in;
-    return algorithm_choice(an);
-}
-
-static int detect_degraded_ports(struct cp_analysis *an,
-                                 const struct detect_input *in)
-{
-    (void)in;
-    return degraded_ports(an);
-}
-
-static int detect_low_busbw(struct cp_analysis *an,
-                            const struct detect_input *in)
-{
-    return low_busbw(an, in->ev, in->nev);
-}
-
-static int detect_straggler(struct cp_analysis *an,
-                            const struct detect_input *in)
-{
-    (void)in;
-    return straggler(an);
-}
-
-static int detect_candidates_hinted(struct cp_analysis *an,
-                                    const struct detect_input *in)
+static int candidates_hinted(struct cp_analysis *an, const struct detect_input *in)
 {
     return slow_link_candidates(an, in->reported, 1);
-}
-
-static int detect_unjudged_links(struct cp_analysis *an,
-                                 const struct detect_input *in)
-{
-    (void)in;
-    return unjudged_links(an);
-}
-
-static int detect_inputs(struct cp_analysis *an, const struct detect_input *in)
-{
-    (void)in;
-    return inputs_findings(an);
-}
-
-static int detect_clock_offset(struct cp_analysis *an,
-                               const struct detect_input *in)
-{
-    (void)in;
-    return clock_offset(an);
-}
-
-static int detect_model_unavailable(struct cp_analysis *an,
-                                    const struct detect_input *in)
-{
-    return model_unavailable(an, in->ev, in->nev);
 }
 
 /* In this order: the slow links named by the calls, the proxies and the
@@ -2638,20 +2528,20 @@ static const struct detector {
     const char *name; /* for a reader of the code and a debugger */
     int (*detect)(struct cp_analysis *an, const struct detect_input *in);
 } detectors[] = {
-    {"latency_bound", detect_latency_bound},
-    {"slow_link (calls)", detect_slow_links},
-    {"slow_link (proxy steps)", detect_proxy_links},
-    {"slow_link_candidates (warnings)", detect_candidates_warned},
-    {"slow_link (probe)", detect_probe_links},
-    {"algorithm_choice", detect_algorithm_choice},
-    {"degraded_port", detect_degraded_ports},
-    {"low_busbw", detect_low_busbw},
-    {"straggler", detect_straggler},
-    {"slow_link_candidates (hints)", detect_candidates_hinted},
-    {"links_unjudged", detect_unjudged_links},
-    {"missing_ranks, incomplete_instances, failed_calls", detect_inputs},
-    {"clock_offset", detect_clock_offset},
-    {"model_unavailable", detect_model_unavailable},
+    {"latency_bound", latency_bound},
+    {"slow_link (calls)", slow_links},
+    {"slow_link (proxy steps)", proxy_links},
+    {"slow_link_candidates (warnings)", candidates_warned},
+    {"slow_link (probe)", probe_links},
+    {"algorithm_choice", algorithm_choice},
+    {"degraded_port", degraded_ports},
+    {"low_busbw", low_busbw},
+    {"straggler", straggler},
+    {"slow_link_candidates (hints)", candidates_hinted},
+    {"links_unjudged", unjudged_links},
+    {"missing_ranks, incomplete_instances, failed_calls", inputs_findings},
+    {"clock_offset", clock_offset},
+    {"model_unavailable", model_unavailable},
 };
 
 int an_findings(struct cp_analysis *an, const struct an_eval *ev, size_t nev)
