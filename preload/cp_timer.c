@@ -375,7 +375,9 @@ void cp_event_prepare_known(void)
 }
 
 /* ---- fallbacks ----------------------------------------------------------- */
-void cp_timer_cupti_lost(const char *why)
+/* Background thread only: CUPTI was given up (why); leave for event (or
+ * host), updating the header and printing the one warning line. */
+static void cupti_lost(const char *why)
 {
     int next = CP_GPU_OFF;
 
@@ -454,10 +456,13 @@ static void *bg_main(void *arg)
         pthread_mutex_unlock(&bg_lock);
         say_event_failure();
         mode = cp_timer_gpu_mode();
-        if (mode == CP_GPU_CUPTI)
-            cp_cupti_round();
-        else if (mode == CP_GPU_EVENT)
+        if (mode == CP_GPU_CUPTI) {
+            const char *why = cp_cupti_round();
+            if (why)
+                cupti_lost(why);
+        } else if (mode == CP_GPU_EVENT) {
             cp_event_round();
+        }
         pthread_mutex_lock(&bg_lock);
     }
     pthread_mutex_unlock(&bg_lock);

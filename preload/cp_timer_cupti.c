@@ -24,7 +24,8 @@
  * calibration record every second, and watch CUPTI: if calls keep being
  * pushed and for 20 s none of them is ever seen again (another client
  * re-registered the buffer callbacks, or called cuptiFinalize), or a push
- * fails, leave for the event timer with one warning line.
+ * fails, give CUPTI up: the round says why, and the dispatcher leaves for
+ * the event timer with one warning line.
  */
 #include "config.h"
 
@@ -558,7 +559,8 @@ static int cupti_gone(void)
     return changes >= 3;
 }
 
-static void give_up(const char *why)
+/* why, for the dispatcher's fallback (cp_cupti_round). */
+static const char *give_up(const char *why)
 {
     lost = 1;
     /* What was seen is written; launches not seen to end are incomplete. */
@@ -566,13 +568,13 @@ static void give_up(const char *why)
     pthread_mutex_lock(&buf_lock);
     bufs_closed = 1;
     pthread_mutex_unlock(&buf_lock);
-    cp_timer_cupti_lost(why);
+    return why;
 }
 
-void cp_cupti_round(void)
+const char *cp_cupti_round(void)
 {
     if (lost)
-        return;
+        return NULL;
     drain_deferred();
     (void)cu.flush_all(0);
     parse_done();
@@ -581,11 +583,12 @@ void cp_cupti_round(void)
         calibration_record();
     round_no++;
     if (__atomic_load_n(&push_failed, __ATOMIC_RELAXED))
-        give_up("CUPTI refused an external correlation id (another tool "
-                "finalized CUPTI?)");
-    else if (cupti_gone())
-        give_up("CUPTI stopped delivering activity records (another CUPTI "
-                "client took over?)");
+        return give_up("CUPTI refused an external correlation id (another "
+                       "tool finalized CUPTI?)");
+    if (cupti_gone())
+        return give_up("CUPTI stopped delivering activity records (another "
+                       "CUPTI client took over?)");
+    return NULL;
 }
 
 void cp_cupti_final(void)

@@ -98,10 +98,6 @@ void cp_timer_write_clock(uint64_t realtime_ns, uint64_t gpu_ns);
 /* The device of a communicator (cp_timer_comm_device), -1 unknown. */
 int cp_timer_comm_dev(const void *comm);
 
-/* Background thread only: leave the cupti timer for event (or host),
- * updating the header and printing the one warning line. */
-void cp_timer_cupti_lost(const char *why);
-
 /* Hot path: the event timer failed; switch to host (the background thread
  * says so once). */
 void cp_timer_event_failed(const char *what, int err);
@@ -116,8 +112,11 @@ void *cp_timer_dlopen(const char *const *names);
 int cp_cupti_open(int nccl_version, struct cp_error *err, int *conflict);
 void cp_cupti_teardown(void); /* undo open (not started, or giving up) */
 void cp_cupti_started(void);  /* first calibration, once the log is open */
-void cp_cupti_round(void);    /* background: flush, join, emit, watch */
-void cp_cupti_final(void);    /* forced flush, everything out */
+/* Background: flush, join, emit, watch.  NULL, or, in the round that gave
+ * CUPTI up (what was seen is written), why: a static sentence for the
+ * fallback's warning line. */
+const char *cp_cupti_round(void);
+void cp_cupti_final(void); /* forced flush, everything out */
 void cp_cupti_call_begin(struct cp_gpu_call *g, uint64_t slot, void *stream,
                          int in_group);
 void cp_cupti_call_end(struct cp_gpu_call *g, int result, uint64_t t0);
