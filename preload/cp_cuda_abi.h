@@ -1,7 +1,7 @@
 /* cp_cuda_abi.h - the few CUPTI and CUDA runtime ABI facts the GPU timers use.
  *
  * The shim never links CUPTI or cudart: it finds them with dlopen at run time
- * (preload/cp_timer.c), so it loads on machines without CUDA.  What it needs
+ * (preload/cp_gpu.c), so it loads on machines without CUDA.  What it needs
  * of their ABI is declared here by the project: result codes, enum values,
  * and the leading fields of the activity records it reads.  Activity records
  * only ever grow at the end between CUPTI releases (CUpti_ActivityKernel4 to

@@ -22,12 +22,10 @@
 #include <stdint.h>
 
 #include "collprof/cp_logfmt.h"
+#include "cp_gpu.h"
 #include "cp_logwrite.h"
 
-enum cp_gpu_mode { CP_GPU_OFF = 0, CP_GPU_CUPTI = 1, CP_GPU_EVENT = 2 };
-
-extern int cp_gpu_mode; /* atomic: enum cp_gpu_mode in force */
-
+/* The timer in force (enum cp_gpu_mode, cp_gpu.h). */
 static inline int cp_timer_gpu_mode(void)
 {
     return __atomic_load_n(&cp_gpu_mode, __ATOMIC_RELAXED);
@@ -54,20 +52,10 @@ void cp_timer_choose(unsigned requested, int nccl_version,
 void cp_timer_start(struct cp_log *log,
                     void (*warn)(const char *what, const char *consequence));
 
-/* Per call.  The shim reserves the call's slot before the real call so that
- * the slot can name the device work. */
-struct cp_gpu_call {
-    int mode;       /* enum cp_gpu_mode used by begin */
-    uint16_t flags; /* CP_CALL_CAPTURED / CP_CALL_INCOMPLETE for the call record */
-    int32_t entry;  /* event timer: first pool entry, -1 none */
-    int32_t nentries;
-    uint64_t ext; /* cupti: the external id pushed, 0 none */
-    void *stream;
-};
-
-/* Around one data call; in_group: inside GroupStart..GroupEnd (the work is
- * launched by the outermost GroupEnd).  end gets NCCL's result and the host
- * time the call began. */
+/* Around one data call (its state, struct cp_gpu_call, is in cp_gpu.h);
+ * in_group: inside GroupStart..GroupEnd (the work is launched by the
+ * outermost GroupEnd).  end gets NCCL's result and the host time the call
+ * began. */
 void cp_timer_call_begin(struct cp_gpu_call *g, int mode, uint64_t slot,
                          void *stream, const void *comm, int in_group);
 void cp_timer_call_end(struct cp_gpu_call *g, int result, uint64_t t0);

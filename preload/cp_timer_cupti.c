@@ -35,8 +35,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collprof/cp_logfmt.h"
 #include "collprof/cp_nccl.h"
-#include "cp_timer_int.h"
+#include "cp_timer_cupti.h"
 #include "cp_timer_join.h"
 
 static struct {
@@ -164,7 +165,7 @@ static void on_callback(void *userdata, int domain, uint32_t cbid,
     (void)cbid;
     (void)cbdata;
     /* Only the begin-capture calls are enabled. */
-    __atomic_store_n(&cp_capture_seen, 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&cp_gpu_capture_seen, 1, __ATOMIC_RELAXED);
 }
 
 /* ---- set-up --------------------------------------------------------------- */
@@ -196,7 +197,7 @@ static int load(struct cp_error *err)
     if (h12)
         dlclose(h12);
     (void)dlerror();
-    h = cp_timer_dlopen(h12 ? for12 : for13);
+    h = cp_gpu_dlopen(h12 ? for12 : for13);
     if (!h)
         return cp_errorf(err, "no libcupti");
 #define SYM(field, name) *(void **)&cu.field = dlsym(h, name)
@@ -273,7 +274,7 @@ static void watch_captures(void)
 #undef ON_D
 #undef ON_R
     if (!ok)
-        __atomic_store_n(&cp_capture_seen, 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&cp_gpu_capture_seen, 1, __ATOMIC_RELAXED);
 }
 
 void cp_cupti_teardown(void)
@@ -343,10 +344,10 @@ static int calibrate(uint64_t *rt, uint64_t *gpu)
     int i;
 
     for (i = 0; i < 5; i++) {
-        uint64_t a = cp_timer_realtime_ns(), g, b;
+        uint64_t a = cp_gpu_realtime_ns(), g, b;
         if (cu.get_timestamp(&g) != CP_CUPTI_SUCCESS)
             return -1;
-        b = cp_timer_realtime_ns();
+        b = cp_gpu_realtime_ns();
         if (b - a < best) {
             best = b - a;
             *rt = a + (b - a) / 2;
@@ -368,7 +369,7 @@ static void calibration_record(void)
     if (ncal < NCAL)
         ncal++;
     last_cal_rt = rt;
-    cp_timer_write_clock(rt, gpu);
+    cp_gpu_write_clock(rt, gpu);
 }
 
 /* CUPTI time -> CLOCK_REALTIME, with the pair nearest in time. */
@@ -406,17 +407,17 @@ void cp_cupti_call_begin(struct cp_gpu_call *g, uint64_t slot, void *stream,
     uint64_t ext;
 
     /* A captured launch runs later, in graph replays the shim never sees. */
-    if (__atomic_load_n(&cp_capture_seen, __ATOMIC_RELAXED) &&
-        cp_timer_stream_capturing(stream)) {
+    if (__atomic_load_n(&cp_gpu_capture_seen, __ATOMIC_RELAXED) &&
+        cp_gpu_stream_capturing(stream)) {
         g->flags |= CP_CALL_CAPTURED;
         if (in_group)
-            cp_tls_group.captured = 1;
+            cp_gpu_group.captured = 1;
         return;
     }
     if (in_group) {
-        if (cp_tls_group.nstreams == 0) {
-            cp_tls_group.stream[0] = stream;
-            cp_tls_group.nstreams = 1;
+        if (cp_gpu_group.nstreams == 0) {
+            cp_gpu_group.stream[0] = stream;
+            cp_gpu_group.nstreams = 1;
         }
         return; /* queued only: the outermost GroupEnd launches */
     }
@@ -467,7 +468,7 @@ void cp_cupti_group_begin(struct cp_gpu_call *g, uint64_t slot,
 {
     uint64_t ext;
 
-    if (cp_tls_group.captured)
+    if (cp_gpu_group.captured)
         return;
     ext = cp_ext_group(slot, first_slot);
     if (cu.push(CP_CUPTI_EXTERNAL_KIND_CUSTOM2, ext) != CP_CUPTI_SUCCESS) {
@@ -475,7 +476,7 @@ void cp_cupti_group_begin(struct cp_gpu_call *g, uint64_t slot,
         return;
     }
     g->ext = ext;
-    g->stream = cp_tls_group.nstreams ? cp_tls_group.stream[0] : NULL;
+    g->stream = cp_gpu_group.nstreams ? cp_gpu_group.stream[0] : NULL;
     __atomic_store_n(&last_pushed, ext & 0xffffffffu, __ATOMIC_RELAXED);
 }
 
@@ -534,8 +535,8 @@ static int emit(void *ctx, uint64_t ext, uint16_t flags, uint64_t start,
                 uint64_t end, int final)
 {
     (void)ctx;
-    return cp_timer_emit(ext, CP_TIMER_CUPTI, flags, to_realtime(start),
-                         to_realtime(end), final);
+    return cp_gpu_emit(ext, CP_TIMER_CUPTI, flags, to_realtime(start),
+                       to_realtime(end), final);
 }
 
 /* Pushes went on for LOST_ROUNDS rounds and not one of them, nor any later,
@@ -579,7 +580,7 @@ const char *cp_cupti_round(void)
     (void)cu.flush_all(0);
     parse_done();
     cp_join_settle(join, 0, emit, NULL);
-    if (cp_timer_realtime_ns() - last_cal_rt >= 1000000000u)
+    if (cp_gpu_realtime_ns() - last_cal_rt >= 1000000000u)
         calibration_record();
     round_no++;
     if (__atomic_load_n(&push_failed, __ATOMIC_RELAXED))

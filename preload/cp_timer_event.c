@@ -26,8 +26,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collprof/cp_logfmt.h"
 #include "collprof/cp_nccl.h"
-#include "cp_timer_int.h"
+#include "cp_timer_event.h"
 
 #define POOL 4096 /* power of two; in flight at once, per process */
 #define MAX_DEV 64
@@ -64,14 +65,15 @@ int cp_event_open(struct cp_error *err)
     int n = 0;
     cp_cuda_error e;
 
-    if (!cp_rt.lib)
+    if (!cp_gpu_rt.lib)
         return cp_errorf(err, "no libcudart");
-    if (!cp_rt.event_create || !cp_rt.event_record || !cp_rt.event_query ||
-        !cp_rt.event_elapsed || !cp_rt.event_synchronize ||
-        !cp_rt.stream_create || !cp_rt.get_device || !cp_rt.set_device ||
-        !cp_rt.stream_is_capturing)
+    if (!cp_gpu_rt.event_create || !cp_gpu_rt.event_record ||
+        !cp_gpu_rt.event_query || !cp_gpu_rt.event_elapsed ||
+        !cp_gpu_rt.event_synchronize || !cp_gpu_rt.stream_create ||
+        !cp_gpu_rt.get_device || !cp_gpu_rt.set_device ||
+        !cp_gpu_rt.stream_is_capturing)
         return cp_errorf(err, "libcudart lacks the event calls");
-    e = cp_rt.get_device_count(&n);
+    e = cp_gpu_rt.get_device_count(&n);
     if (e != CP_CUDA_SUCCESS || n <= 0)
         return cp_errorf(err, "no CUDA device (error %d)", (int)e);
     return 0;
@@ -83,13 +85,13 @@ static void refresh_anchor(struct pool *p)
 {
     uint64_t a, b;
 
-    a = cp_timer_realtime_ns();
-    if (cp_rt.event_record(p->anchor, p->stream) != CP_CUDA_SUCCESS ||
-        cp_rt.event_synchronize(p->anchor) != CP_CUDA_SUCCESS) {
+    a = cp_gpu_realtime_ns();
+    if (cp_gpu_rt.event_record(p->anchor, p->stream) != CP_CUDA_SUCCESS ||
+        cp_gpu_rt.event_synchronize(p->anchor) != CP_CUDA_SUCCESS) {
         p->anchor_ok = 0;
         return;
     }
-    b = cp_timer_realtime_ns();
+    b = cp_gpu_realtime_ns();
     p->anchor_rt = a + (b - a) / 2;
     p->anchor_taken = b;
     p->anchor_ok = 1;
@@ -112,19 +114,19 @@ int cp_event_pool(int dev)
     p = calloc(1, sizeof *p);
     if (!p)
         goto out;
-    if (cp_rt.get_device(&saved) != CP_CUDA_SUCCESS)
+    if (cp_gpu_rt.get_device(&saved) != CP_CUDA_SUCCESS)
         saved = -1;
-    if (cp_rt.set_device(dev) != CP_CUDA_SUCCESS)
+    if (cp_gpu_rt.set_device(dev) != CP_CUDA_SUCCESS)
         goto out;
     for (i = 0; i < POOL; i++)
-        if (cp_rt.event_create(&p->start[i], CP_CUDA_EVENT_DEFAULT) !=
+        if (cp_gpu_rt.event_create(&p->start[i], CP_CUDA_EVENT_DEFAULT) !=
                 CP_CUDA_SUCCESS ||
-            cp_rt.event_create(&p->end[i], CP_CUDA_EVENT_DEFAULT) !=
+            cp_gpu_rt.event_create(&p->end[i], CP_CUDA_EVENT_DEFAULT) !=
                 CP_CUDA_SUCCESS)
             goto out;
-    if (cp_rt.event_create(&p->anchor, CP_CUDA_EVENT_DEFAULT) !=
+    if (cp_gpu_rt.event_create(&p->anchor, CP_CUDA_EVENT_DEFAULT) !=
             CP_CUDA_SUCCESS ||
-        cp_rt.stream_create(&p->stream, CP_CUDA_STREAM_NON_BLOCKING) !=
+        cp_gpu_rt.stream_create(&p->stream, CP_CUDA_STREAM_NON_BLOCKING) !=
             CP_CUDA_SUCCESS)
         goto out;
     refresh_anchor(p);
@@ -133,7 +135,7 @@ int cp_event_pool(int dev)
     rc = 0;
 out:
     if (saved >= 0)
-        (void)cp_rt.set_device(saved);
+        (void)cp_gpu_rt.set_device(saved);
     /* A half-made pool keeps its events: destroying them is not worth a
      * failure path of its own, and they are few. */
     free(p);
@@ -164,9 +166,9 @@ static void release(int32_t i)
 
 static int device_of(const void *comm)
 {
-    int dev = cp_timer_comm_dev(comm);
+    int dev = cp_gpu_comm_device(comm);
 
-    if (dev < 0 && cp_rt.get_device(&dev) != CP_CUDA_SUCCESS)
+    if (dev < 0 && cp_gpu_rt.get_device(&dev) != CP_CUDA_SUCCESS)
         dev = -1;
     return dev;
 }
@@ -193,10 +195,10 @@ static int32_t start_entry(int dev, void *stream)
     if (!p || (i = claim()) < 0)
         return -1;
     entries[i].dev = dev;
-    e = cp_rt.event_record(p->start[i], (cp_cuda_stream)stream);
+    e = cp_gpu_rt.event_record(p->start[i], (cp_cuda_stream)stream);
     if (e != CP_CUDA_SUCCESS) {
         release(i);
-        cp_timer_event_failed("cudaEventRecord", e);
+        cp_gpu_event_failed("cudaEventRecord", e);
         return -1;
     }
     return i;
@@ -205,10 +207,10 @@ static int32_t start_entry(int dev, void *stream)
 static int end_entry(int32_t i, void *stream)
 {
     struct pool *p = __atomic_load_n(&pools[entries[i].dev], __ATOMIC_ACQUIRE);
-    cp_cuda_error e = cp_rt.event_record(p->end[i], (cp_cuda_stream)stream);
+    cp_cuda_error e = cp_gpu_rt.event_record(p->end[i], (cp_cuda_stream)stream);
 
     if (e != CP_CUDA_SUCCESS) {
-        cp_timer_event_failed("cudaEventRecord", e);
+        cp_gpu_event_failed("cudaEventRecord", e);
         return -1;
     }
     return 0;
@@ -229,19 +231,19 @@ void cp_event_call_begin(struct cp_gpu_call *g, uint64_t slot, void *stream,
     int dev = device_of(comm);
 
     /* Never record into a capture: the event would join the user's graph. */
-    if (cp_timer_stream_capturing(stream)) {
+    if (cp_gpu_stream_capturing(stream)) {
         g->flags |= CP_CALL_CAPTURED;
         if (in_group)
-            cp_tls_group.captured = 1;
+            cp_gpu_group.captured = 1;
         return;
     }
     if (in_group) {
-        struct cp_tls_group *tg = &cp_tls_group;
+        struct cp_gpu_group *tg = &cp_gpu_group;
         int k;
         for (k = 0; k < tg->nstreams; k++)
             if (tg->stream[k] == stream && tg->dev[k] == dev)
                 return;
-        if (tg->nstreams == CP_GROUP_STREAMS) {
+        if (tg->nstreams == CP_GPU_GROUP_STREAMS) {
             tg->overflow = 1;
             return;
         }
@@ -275,7 +277,7 @@ void cp_event_call_end(struct cp_gpu_call *g, int result)
 void cp_event_group_begin(struct cp_gpu_call *g, uint64_t slot,
                           uint64_t first_slot)
 {
-    struct cp_tls_group *tg = &cp_tls_group;
+    struct cp_gpu_group *tg = &cp_gpu_group;
     int k;
 
     g->ext = cp_ext_group(slot, first_slot);
@@ -299,7 +301,7 @@ void cp_event_group_begin(struct cp_gpu_call *g, uint64_t slot,
 
 void cp_event_group_end(struct cp_gpu_call *g, int result)
 {
-    struct cp_tls_group *tg = &cp_tls_group;
+    struct cp_gpu_group *tg = &cp_gpu_group;
     int k, ok = result == ncclSuccess;
 
     for (k = 0; ok && k < g->nentries; k++)
@@ -314,8 +316,8 @@ void cp_event_group_end(struct cp_gpu_call *g, int result)
         g->flags |= CP_CALL_INCOMPLETE;
     if ((g->flags & CP_CALL_INCOMPLETE) && !tg->captured)
         /* the group record has no flags: its GPU record says it */
-        (void)cp_timer_emit(cp_ext_call(cp_ext_slot(g->ext)), CP_TIMER_EVENT,
-                            CP_CALL_INCOMPLETE, 0, 0, 1);
+        (void)cp_gpu_emit(cp_ext_call(cp_ext_slot(g->ext)), CP_TIMER_EVENT,
+                          CP_CALL_INCOMPLETE, 0, 0, 1);
 }
 
 /* ---- background ----------------------------------------------------------------- */
@@ -337,7 +339,7 @@ static int64_t elapsed_ns(cp_cuda_event a, cp_cuda_event b, int *ok)
     float ms = 0;
     double ns;
 
-    if (cp_rt.event_elapsed(&ms, a, b) != CP_CUDA_SUCCESS) {
+    if (cp_gpu_rt.event_elapsed(&ms, a, b) != CP_CUDA_SUCCESS) {
         *ok = 0;
         return 0;
     }
@@ -353,13 +355,13 @@ static int finish(uint64_t ext, unsigned nparts, uint16_t flags,
     unsigned k;
 
     if (nparts <= 1)
-        return cp_timer_emit(ext, CP_TIMER_EVENT, flags, start, end, final) == 0;
+        return cp_gpu_emit(ext, CP_TIMER_EVENT, flags, start, end, final) == 0;
     for (k = 0; k < npartial && partial[k].ext != ext; k++)
         ;
     if (k == npartial) {
         if (npartial == MAX_PARTIAL)
-            return cp_timer_emit(ext, CP_TIMER_EVENT, flags | CP_CALL_INCOMPLETE,
-                                 start, end, 1) == 0;
+            return cp_gpu_emit(ext, CP_TIMER_EVENT, flags | CP_CALL_INCOMPLETE,
+                               start, end, 1) == 0;
         partial[k].ext = ext;
         partial[k].need = nparts;
         partial[k].got = 0;
@@ -385,9 +387,9 @@ static void flush_partials(int final)
     while (k < npartial) {
         int done = partial[k].got >= partial[k].need;
         if ((done || final) &&
-            cp_timer_emit(partial[k].ext, CP_TIMER_EVENT,
-                          partial[k].flags | (done ? 0 : CP_CALL_INCOMPLETE),
-                          partial[k].start, partial[k].end, final) == 0) {
+            cp_gpu_emit(partial[k].ext, CP_TIMER_EVENT,
+                        partial[k].flags | (done ? 0 : CP_CALL_INCOMPLETE),
+                        partial[k].start, partial[k].end, final) == 0) {
             partial[k] = partial[--npartial];
             continue;
         }
@@ -409,7 +411,7 @@ static void poll_entries(int final)
         if (__atomic_load_n(&e->state, __ATOMIC_ACQUIRE) != E_RECORDED)
             continue;
         p = __atomic_load_n(&pools[e->dev], __ATOMIC_ACQUIRE);
-        q = cp_rt.event_query(p->end[i]);
+        q = cp_gpu_rt.event_query(p->end[i]);
         if (q == CP_CUDA_ERROR_NOT_READY) {
             if (!final)
                 continue;
@@ -435,7 +437,7 @@ static void poll_entries(int final)
 void cp_event_round(void)
 {
     uint64_t want = __atomic_exchange_n(&want_pools, 0, __ATOMIC_RELAXED);
-    uint64_t now = cp_timer_realtime_ns();
+    uint64_t now = cp_gpu_realtime_ns();
     int d;
 
     for (d = 0; want && d < MAX_DEV; d++)
@@ -444,7 +446,7 @@ void cp_event_round(void)
     for (d = 0; d < MAX_DEV; d++) {
         struct pool *p = __atomic_load_n(&pools[d], __ATOMIC_ACQUIRE);
         if (p && now - p->anchor_taken >= ANCHOR_NS) {
-            (void)cp_rt.set_device(d);
+            (void)cp_gpu_rt.set_device(d);
             refresh_anchor(p);
         }
     }
