@@ -252,13 +252,9 @@ static void request_chunk(struct cp_log *log, uint64_t c)
     pthread_mutex_unlock(&log->grow_lock);
 }
 
-int cp_log_open(struct cp_log *log, const char *dir,
-                const struct cp_log_ident *id, struct cp_error *err)
+/* Every field as cp_log_open's failure path expects it: nothing open. */
+static void init_fields(struct cp_log *log)
 {
-    char node[64];
-    struct cp_log_header *hdr = MAP_FAILED;
-    int rc = -1, saved, attempt;
-
     log->fd = -1;
     log->hdr = NULL;
     log->next_slot = 0;
@@ -272,12 +268,19 @@ int cp_log_open(struct cp_log *log, const char *dir,
     pthread_mutex_init(&log->grow_lock, NULL);
     pthread_cond_init(&log->wake, NULL);
     pthread_cond_init(&log->ready, NULL);
+}
 
-    if (mkdir(dir, 0750) < 0 && errno != EEXIST) {
-        cp_errorf(err, "cannot create log directory %s: %s", dir,
-                  strerror(errno));
-        goto out;
-    }
+/* Create dir (one level, if missing) and a new log file in it: log->path,
+ * log->fd. */
+static int create_file(struct cp_log *log, const char *dir,
+                       const struct cp_log_ident *id, struct cp_error *err)
+{
+    char node[64];
+    int attempt;
+
+    if (mkdir(dir, 0750) < 0 && errno != EEXIST)
+        return cp_errorf(err, "cannot create log directory %s: %s", dir,
+                         strerror(errno));
     safe_name(node, sizeof node, id->node);
     /* A process that exec'd another NCCL program keeps its pid: the second
      * image gets the next free suffix. */
@@ -290,40 +293,38 @@ int cp_log_open(struct cp_log *log, const char *dir,
                      id->source == CP_SOURCE_PLUGIN ? ".nccl" : "",
                      CP_LOG_SUFFIX) >= (int)sizeof log->path) {
             errno = ENAMETOOLONG;
-            cp_errorf(err, "log directory name too long: %s", dir);
-            goto out;
+            return cp_errorf(err, "log directory name too long: %s", dir);
         }
         log->fd = open(log->path,
                        O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0640);
         if (log->fd >= 0 || errno != EEXIST)
             break;
     }
-    if (log->fd < 0) {
-        cp_errorf(err, "cannot create %s: %s", log->path, strerror(errno));
-        goto out;
-    }
-    rc = fits_limit(CP_LOG_HEADER_SIZE)
-             ? posix_fallocate(log->fd, 0, CP_LOG_HEADER_SIZE)
-             : EFBIG;
-    if (rc != 0) {
-        errno = rc;
-        rc = -1;
-        cp_errorf(err, "cannot write %s: %s", log->path, strerror(errno));
-        goto out;
-    }
-    rc = -1;
-    hdr = mmap(NULL, CP_LOG_HEADER_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
-               log->fd, 0);
-    if (hdr == MAP_FAILED) {
-        cp_errorf(err, "cannot map %s: %s", log->path, strerror(errno));
-        goto out;
-    }
-    log->chunk[0] = map_chunk(log, 0);
-    if (!log->chunk[0]) {
-        cp_errorf(err, "cannot grow %s: %s", log->path, strerror(errno));
-        goto out;
-    }
+    if (log->fd < 0)
+        return cp_errorf(err, "cannot create %s: %s", log->path,
+                         strerror(errno));
+    return 0;
+}
 
+/* The header's blocks, reserved like a chunk's (RLIMIT_FSIZE counts as a
+ * full disk). */
+static int reserve_header(struct cp_log *log, struct cp_error *err)
+{
+    int e = fits_limit(CP_LOG_HEADER_SIZE)
+                ? posix_fallocate(log->fd, 0, CP_LOG_HEADER_SIZE)
+                : EFBIG;
+
+    if (e != 0) {
+        errno = e;
+        return cp_errorf(err, "cannot write %s: %s", log->path,
+                         strerror(errno));
+    }
+    return 0;
+}
+
+static void fill_header(struct cp_log_header *hdr, const struct cp_log *log,
+                        const struct cp_log_ident *id)
+{
     memcpy(hdr->magic, CP_LOG_MAGIC, sizeof hdr->magic);
     hdr->endian = CP_LOG_ENDIAN;
     hdr->version = CP_LOG_VERSION;
@@ -345,31 +346,63 @@ int cp_log_open(struct cp_log *log, const char *dir,
     copy_str(hdr->step_id, sizeof hdr->step_id, id->step_id);
     copy_str(hdr->timer_reason, sizeof hdr->timer_reason, id->timer_reason);
     copy_str(hdr->program, sizeof hdr->program, id->program);
-    log->hdr = hdr;
-    hdr = MAP_FAILED;
-    /* Without the preparer the writer grows the file itself: slower, same
-     * records. */
+}
+
+/* Without the preparer the writer grows the file itself: slower, same
+ * records. */
+static void start_preparer(struct cp_log *log)
+{
     log->want = 1;
     if (pthread_create(&log->preparer, NULL, prepare_loop, log) == 0) {
         log->have_preparer = 1;
         pthread_setname_np(log->preparer, "collprof-log");
     }
+}
+
+/* A log that failed to open leaves no file and no mapping behind. */
+static void discard(struct cp_log *log)
+{
+    if (log->chunk[0])
+        munmap(log->chunk[0], (size_t)CP_LOG_CHUNK_SLOTS * CP_LOG_RECORD_SIZE);
+    log->chunk[0] = NULL;
+    if (log->fd >= 0) {
+        unlink(log->path);
+        close(log->fd);
+    }
+    log->fd = -1;
+}
+
+int cp_log_open(struct cp_log *log, const char *dir,
+                const struct cp_log_ident *id, struct cp_error *err)
+{
+    struct cp_log_header *hdr = MAP_FAILED;
+    int rc = -1, saved;
+
+    init_fields(log);
+    if (create_file(log, dir, id, err) < 0 || reserve_header(log, err) < 0)
+        goto out;
+    hdr = mmap(NULL, CP_LOG_HEADER_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
+               log->fd, 0);
+    if (hdr == MAP_FAILED) {
+        cp_errorf(err, "cannot map %s: %s", log->path, strerror(errno));
+        goto out;
+    }
+    log->chunk[0] = map_chunk(log, 0);
+    if (!log->chunk[0]) {
+        cp_errorf(err, "cannot grow %s: %s", log->path, strerror(errno));
+        goto out;
+    }
+    fill_header(hdr, log, id);
+    log->hdr = hdr;
+    hdr = MAP_FAILED;
+    start_preparer(log);
     rc = 0;
 out:
     saved = errno;
     if (hdr != MAP_FAILED)
         munmap(hdr, CP_LOG_HEADER_SIZE);
-    if (rc < 0) {
-        if (log->chunk[0])
-            munmap(log->chunk[0],
-                   (size_t)CP_LOG_CHUNK_SLOTS * CP_LOG_RECORD_SIZE);
-        log->chunk[0] = NULL;
-        if (log->fd >= 0) {
-            unlink(log->path);
-            close(log->fd);
-        }
-        log->fd = -1;
-    }
+    if (rc < 0)
+        discard(log);
     errno = saved;
     return rc;
 }
