@@ -1614,6 +1614,102 @@ static void note_time_problem(struct an_file *f, const char *what,
 /* A call record.  The common case (a collective outside a group on the
  * communicator of the file's previous call) runs straight into the join;
  * everything else goes through an an_call and dispatch(). */
+/* Whether the call r is none of the join's: never returned, a graph
+ * capture, or outside the window. */
+static inline int call_outside(struct an_state *st, struct an_file *f,
+                               const struct cp_rec_call *r, int64_t key)
+{
+    if (__builtin_expect(cp_rec_call_in_flight(r), 0))
+        return 1; /* never returned: no time to join (cp_hang.c reads it) */
+    if (__builtin_expect(f->nrp != 0 && (r->flags & CP_CALL_CAPTURED), 0)) {
+        /* a capture, which ran nothing: its launches are the plugin's */
+        st->captures_left_out++;
+        return 1;
+    }
+    if (__builtin_expect(st->windowed, 0) && key != INT64_MIN) {
+        int64_t s0 = (int64_t)r->start_ns - f->offset_ns;
+        if (s0 < st->win_lo || s0 >= st->win_hi) {
+            st->outside++;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Whether the rank's call r cannot be timed: times out of order or out of
+ * the log's span (counted and noted), or a failed call. */
+static inline int call_untimed(struct an_state *st, struct an_file *f,
+                               struct an_rank_acc *ra,
+                               const struct cp_rec_call *r, int64_t key)
+{
+    if (__builtin_expect(key == INT64_MIN || r->end_ns < r->start_ns ||
+                             r->start_ns < (uint64_t)f->t_min ||
+                             r->end_ns - r->start_ns > CALL_MAX_NS,
+                         0)) {
+        f->bad_time++;
+        note_time_problem(f, "call", r->start_ns, r->end_ns, "skipped");
+        return 1;
+    }
+    if (__builtin_expect((r->result != 0 && r->result != NCCL_IN_PROGRESS) ||
+                             r->seq == UINT32_MAX,
+                         0)) {
+        st->failed++;
+        ra->failed++;
+        return 1;
+    }
+    return 0;
+}
+
+/* The plugin's record of the call r: NCCL's choice into *info and *tag,
+ * and the kernel's interval into *start and *end where there is one (a
+ * grouped call keeps its group's). */
+static inline void plugin_times(struct an_state *st, struct an_file *f,
+                                const struct cp_rec_call *r, int64_t *start,
+                                int64_t *end, unsigned *info, unsigned *tag)
+{
+    const struct cp_ncjoin_entry *e = join_entry(f);
+
+    if (!e)
+        return;
+    *info = AN_INFO(e->algo, e->proto);
+    *tag = e->tag;
+    if (e->gpu_end && !(r->flags & CP_CALL_IN_GROUP) &&
+        e->gpu_start >= (uint64_t)f->t_min &&
+        e->gpu_end <= (uint64_t)f->t_max &&
+        e->gpu_end - e->gpu_start <= CALL_MAX_NS) {
+        *start = (int64_t)e->gpu_start - f->offset_ns;
+        *end = (int64_t)e->gpu_end - f->offset_ns;
+        st->gpu_timed++;
+    }
+}
+
+/* A call inside a group runs at the outermost GroupEnd: kept until the
+ * group's interval comes; past STASH_MAX (no group record in sight) it
+ * is dispatched with its own times. */
+static void stash_grouped(struct an_state *st, struct an_file *f,
+                          struct an_rank_acc *ra, struct an_call *call)
+{
+    if (f->nstash == f->capstash) {
+        unsigned cap = f->capstash ? f->capstash * 2 : 16;
+        struct an_call *bigger;
+        if (cap > STASH_MAX) {
+            call->grouped = 1;
+            call->share = 1;
+            ra->time_ns += call->end - call->start;
+            dispatch(st, f, call);
+            return;
+        }
+        bigger = realloc(f->stash, cap * sizeof *bigger);
+        if (!bigger) {
+            st->oom = 1;
+            return;
+        }
+        f->stash = bigger;
+        f->capstash = cap;
+    }
+    f->stash[f->nstash++] = *call;
+}
+
 static inline void on_call(struct an_state *st, struct an_file *f,
                            const struct cp_rec_call *r, int64_t key)
 {
@@ -1624,55 +1720,15 @@ static inline void on_call(struct an_state *st, struct an_file *f,
     unsigned info = 0, tag = 0;
     int coll;
 
-    if (__builtin_expect(cp_rec_call_in_flight(r), 0))
-        return; /* never returned: no time to join (cp_hang.c reads it) */
-    if (__builtin_expect(f->nrp != 0 && (r->flags & CP_CALL_CAPTURED), 0)) {
-        /* a capture, which ran nothing: its launches are the plugin's */
-        st->captures_left_out++;
+    if (call_outside(st, f, r, key))
         return;
-    }
-    if (__builtin_expect(st->windowed, 0) && key != INT64_MIN) {
-        int64_t s0 = (int64_t)r->start_ns - f->offset_ns;
-        if (s0 < st->win_lo || s0 >= st->win_hi) {
-            st->outside++;
-            return;
-        }
-    }
     ra->calls++;
-    if (__builtin_expect(key == INT64_MIN || r->end_ns < r->start_ns ||
-                             r->start_ns < (uint64_t)f->t_min ||
-                             r->end_ns - r->start_ns > CALL_MAX_NS,
-                         0)) {
-        f->bad_time++;
-        note_time_problem(f, "call", r->start_ns, r->end_ns, "skipped");
+    if (call_untimed(st, f, ra, r, key))
         return;
-    }
-    if (__builtin_expect((r->result != 0 && r->result != NCCL_IN_PROGRESS) ||
-                             r->seq == UINT32_MAX,
-                         0)) {
-        st->failed++;
-        ra->failed++;
-        return;
-    }
     start = (int64_t)r->start_ns - f->offset_ns;
     end = (int64_t)r->end_ns - f->offset_ns;
-    if (__builtin_expect(f->jn != NULL, 0)) {
-        /* the plugin's record: NCCL's choice, and the kernel's interval
-         * where there is one (a grouped call keeps its group's) */
-        const struct cp_ncjoin_entry *e = join_entry(f);
-        if (e) {
-            info = AN_INFO(e->algo, e->proto);
-            tag = e->tag;
-            if (e->gpu_end && !(r->flags & CP_CALL_IN_GROUP) &&
-                e->gpu_start >= (uint64_t)f->t_min &&
-                e->gpu_end <= (uint64_t)f->t_max &&
-                e->gpu_end - e->gpu_start <= CALL_MAX_NS) {
-                start = (int64_t)e->gpu_start - f->offset_ns;
-                end = (int64_t)e->gpu_end - f->offset_ns;
-                st->gpu_timed++;
-            }
-        }
-    }
+    if (__builtin_expect(f->jn != NULL, 0))
+        plugin_times(st, f, r, &start, &end, &info, &tag);
     coll = op_coll[r->op];
     if (__builtin_expect(c != NULL && c->id == r->comm_id &&
                              !(r->flags & (CP_CALL_NO_COMM | CP_CALL_IN_GROUP)) &&
@@ -1704,27 +1760,7 @@ static inline void on_call(struct an_state *st, struct an_file *f,
     call.start = start;
     call.end = end;
     if ((r->flags & CP_CALL_IN_GROUP) && r->group != 0) {
-        /* runs at the outermost GroupEnd: wait for the group's interval */
-        if (f->nstash == f->capstash) {
-            unsigned cap = f->capstash ? f->capstash * 2 : 16;
-            struct an_call *bigger;
-            if (cap > STASH_MAX) {
-                /* no group record in sight: use the call's own times */
-                call.grouped = 1;
-                call.share = 1;
-                ra->time_ns += end - start;
-                dispatch(st, f, &call);
-                return;
-            }
-            bigger = realloc(f->stash, cap * sizeof *bigger);
-            if (!bigger) {
-                st->oom = 1;
-                return;
-            }
-            f->stash = bigger;
-            f->capstash = cap;
-        }
-        f->stash[f->nstash++] = call;
+        stash_grouped(st, f, ra, &call);
         return;
     }
     call.grouped = 0;
@@ -1904,6 +1940,29 @@ static inline const union cp_rec *window_end(const struct an_file *f)
     return end;
 }
 
+/* merge_key() of the record r read after one of key prev, on the file's
+ * clock (t_min, t_span, offset off), capped at KEY_STEP_MAX past prev:
+ * run_file()'s copy, kept inline in its loop. */
+static inline int64_t run_key(const union cp_rec *r, int64_t prev,
+                              uint64_t t_min, uint64_t t_span, int64_t off)
+{
+    uint64_t t = __builtin_expect(r->kind == CP_REC_CALL, 1)
+                     ? r->call.end_ns
+                     : r->kind == CP_REC_GROUP ? r->group.end_ns
+                     : r->kind == CP_REC_COMM  ? r->comm.time_ns
+                     : r->kind == CP_REC_CLOCK ? r->clock.realtime_ns
+                                               : r->gpu.end_ns;
+    int64_t key;
+
+    if (__builtin_expect(t - t_min > t_span, 0))
+        key = INT64_MIN;
+    else
+        key = (int64_t)t - off;
+    if (__builtin_expect(prev != INT64_MIN && key > prev + KEY_STEP_MAX, 0))
+        key = prev + KEY_STEP_MAX;
+    return key;
+}
+
 /* One file's turn in an epoch: handle its records while their keys are
  * below boundary.  f->cur (with f->key) is the first; on return f->cur is
  * the first record not handled, NULL at the end of the file.  Returns the
@@ -1998,23 +2057,7 @@ static uint64_t run_file(struct an_state *st, struct an_file *f,
                 break;
             cp_scan_skip(sc, r);
         }
-        {
-            /* merge_key(), capped at KEY_STEP_MAX past the previous key */
-            uint64_t t = __builtin_expect(r->kind == CP_REC_CALL, 1)
-                             ? r->call.end_ns
-                             : r->kind == CP_REC_GROUP ? r->group.end_ns
-                             : r->kind == CP_REC_COMM  ? r->comm.time_ns
-                             : r->kind == CP_REC_CLOCK ? r->clock.realtime_ns
-                                                       : r->gpu.end_ns;
-            int64_t prev = key;
-            if (__builtin_expect(t - t_min > t_span, 0))
-                key = INT64_MIN;
-            else
-                key = (int64_t)t - off;
-            if (__builtin_expect(prev != INT64_MIN && key > prev + KEY_STEP_MAX,
-                                 0))
-                key = prev + KEY_STEP_MAX;
-        }
+        key = run_key(r, key, t_min, t_span, off);
         if (key >= boundary)
             break;
     }
