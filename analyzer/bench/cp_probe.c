@@ -219,6 +219,15 @@ static int drive(struct probe *p, int peer, double *out)
 
 /* ---- the run ------------------------------------------------------------------- */
 
+/* A pair's measured figures from one measurement's v[FIG_...]. */
+static void set_pair_figures(struct cp_probe_pair *q, const double *v)
+{
+    q->latency_s = v[FIG_LATENCY];
+    q->bandwidth_Bps = v[FIG_BANDWIDTH];
+    q->bytes = (uint64_t)v[FIG_BYTES];
+    q->iters = (unsigned)v[FIG_TRANSFERS];
+}
+
 /* Measure each pair judged slow again, one pair at a time with the others
  * waiting: a busy host (or another job's burst) only ever slows a
  * transfer, so of two measurements the faster is the link's, and a pair
@@ -256,12 +265,8 @@ static int confirm(struct probe *p, struct cp_probe_result *res, double *vals,
         if (!(v[FIG_TRANSFERS] > 0))
             continue;
         q->measurements++;
-        if (v[FIG_BANDWIDTH] > q->bandwidth_Bps) {
-            q->latency_s = v[FIG_LATENCY];
-            q->bandwidth_Bps = v[FIG_BANDWIDTH];
-            q->bytes = (uint64_t)v[FIG_BYTES];
-            q->iters = (unsigned)v[FIG_TRANSFERS];
-        }
+        if (v[FIG_BANDWIDTH] > q->bandwidth_Bps)
+            set_pair_figures(q, v);
     }
     return (int)n;
 }
@@ -308,40 +313,41 @@ static int learn_nodes(struct probe *p, const struct cp_ncclrt_who *who,
     return 0;
 }
 
-int cp_probe_run(const struct cp_probe_opts *o, struct cp_probe_result *res,
-                 struct cp_error *err)
+static int check_options(const struct cp_probe_opts *o, struct cp_error *err)
 {
-    struct probe p;
-    struct cp_ncclrt_who who;
-    struct cp_ncclrt_opts ro = o->rt;
-    double *vals = NULL, t0;
-    unsigned k;
-    int rc = -1;
-
-    memset(&p, 0, sizeof p);
-    memset(res, 0, sizeof *res);
-    p.o = o;
-    p.err = err;
     if (o->iters < 1 || o->latency_iters < 1 || o->max_bytes < 8 ||
         !(o->pair_time_s > 0)) {
         return cp_errorf(err, "iterations, size or pair time not set");
     }
-    if (cp_ncclrt_who(&who, err) < 0)
-        return -1;
-    if (who.nranks < 2) {
+    return 0;
+}
+
+/* One task per node, 2 to 4096 of them. */
+static int check_task_count(int nranks, struct cp_error *err)
+{
+    if (nranks < 2) {
         return cp_errorf(err,
                          "%d task: the probe measures node pairs, start one task "
                          "on each of 2 or more nodes (srun -N K "
                          "--ntasks-per-node=1 collprof probe)",
-                         who.nranks);
+                         nranks);
     }
-    if (who.nranks > 4096) {
+    if (nranks > 4096) {
         return cp_errorf(err,
                          "%d tasks: the probe measures up to 4096 nodes",
-                         who.nranks);
+                         nranks);
     }
-    k = (unsigned)who.nranks;
-    res->rank = who.rank;
+    return 0;
+}
+
+/* The size of the run and the settings it measures with. */
+static void describe_run(struct cp_probe_result *res,
+                         const struct cp_probe_opts *o,
+                         const struct cp_ncclrt_who *who)
+{
+    unsigned k = (unsigned)who->nranks;
+
+    res->rank = who->rank;
     res->nnodes = k;
     res->npairs = (size_t)k * (k - 1) / 2;
     res->rounds = cp_probe_rounds(k);
@@ -349,6 +355,104 @@ int cp_probe_run(const struct cp_probe_opts *o, struct cp_probe_result *res,
     res->iters = o->iters;
     res->latency_iters = o->latency_iters;
     res->pair_time_s = o->pair_time_s;
+}
+
+/* The send and receive buffers and the order, on the device or the host. */
+static int allocate_buffers(struct probe *p)
+{
+    return cp_ncclrt_alloc(&p->rt, (size_t)p->o->max_bytes, p->rt.device,
+                           (void **)&p->send) < 0 ||
+                   cp_ncclrt_alloc(&p->rt, (size_t)p->o->max_bytes,
+                                   p->rt.device, (void **)&p->recv) < 0 ||
+                   cp_ncclrt_alloc(&p->rt, sizeof(struct order), p->rt.device,
+                                   (void **)&p->order) < 0
+               ? -1
+               : 0;
+}
+
+/* Every round of the schedule: this rank drives its pair (its figures into
+ * vals) or follows, then all wait for the round's end. */
+static int measure_rounds(struct probe *p, const struct cp_probe_result *res,
+                          double *vals, int me)
+{
+    const struct cp_probe_opts *o = p->o;
+    unsigned k = res->nnodes;
+
+    for (unsigned r = 0; r < res->rounds; r++) {
+        int peer = cp_probe_partner(k, r, (unsigned)me);
+        if (peer > me) {
+            double *fig = vals + FIG_COUNT * pair_index(k, (unsigned)me,
+                                                        (unsigned)peer);
+            if (drive(p, peer, fig) < 0)
+                return -1;
+            fig[FIG_ROUND] = r;
+        } else if (peer >= 0 && follow(p, peer) < 0) {
+            return -1;
+        }
+        /* each round's pairs alone on their nodes */
+        if (cp_ncclrt_barrier(&p->rt) < 0)
+            return -1;
+        if (me == 0 && o->on_round)
+            o->on_round(o->ctx, r, res->rounds);
+    }
+    return 0;
+}
+
+/* Every pair's figures, from its driver, to every rank's res->pairs. */
+static int share_figures(struct probe *p, struct cp_probe_result *res,
+                         double *vals)
+{
+    unsigned k = res->nnodes;
+
+    if (cp_ncclrt_sum(&p->rt, vals, res->npairs * FIG_COUNT) < 0)
+        return -1;
+    for (unsigned a = 0; a < k; a++)
+        for (unsigned b = a + 1; b < k; b++) {
+            struct cp_probe_pair *q = &res->pairs[pair_index(k, a, b)];
+            const double *v = vals + FIG_COUNT * pair_index(k, a, b);
+            q->a = a;
+            q->b = b;
+            set_pair_figures(q, v);
+            q->round = (unsigned)v[FIG_ROUND];
+            q->measurements = 1;
+        }
+    return 0;
+}
+
+/* Judge the pairs, then measure the slow ones again and judge again, up to
+ * CP_PROBE_CONFIRM_PASSES times or until none is measured again. */
+static int judge_and_confirm(struct probe *p, struct cp_probe_result *res,
+                             double *vals, int me)
+{
+    cp_probe_judge(res, 0, 0.7);
+    for (unsigned pass = 0; pass < CP_PROBE_CONFIRM_PASSES; pass++) {
+        int again = confirm(p, res, vals, me);
+        if (again < 0)
+            return -1;
+        if (again == 0)
+            break;
+        cp_probe_judge(res, 0, 0.7);
+    }
+    return 0;
+}
+
+int cp_probe_run(const struct cp_probe_opts *o, struct cp_probe_result *res,
+                 struct cp_error *err)
+{
+    struct probe p;
+    struct cp_ncclrt_who who;
+    struct cp_ncclrt_opts ro = o->rt;
+    double *vals = NULL, t0;
+    int rc = -1;
+
+    memset(&p, 0, sizeof p);
+    memset(res, 0, sizeof *res);
+    p.o = o;
+    p.err = err;
+    if (check_options(o, err) < 0 || cp_ncclrt_who(&who, err) < 0 ||
+        check_task_count(who.nranks, err) < 0)
+        goto out;
+    describe_run(res, o, &who);
     ro.id_tag = "probe";
     if (cp_ncclrt_open(&p.rt, &ro, &who, err) < 0)
         goto out;
@@ -363,59 +467,16 @@ int cp_probe_run(const struct cp_probe_opts *o, struct cp_probe_result *res,
         cp_error_set(err, NULL, -1, "rank %d: out of memory", who.rank);
         goto out;
     }
-    if (cp_ncclrt_alloc(&p.rt, (size_t)o->max_bytes, p.rt.device,
-                        (void **)&p.send) < 0 ||
-        cp_ncclrt_alloc(&p.rt, (size_t)o->max_bytes, p.rt.device,
-                        (void **)&p.recv) < 0 ||
-        cp_ncclrt_alloc(&p.rt, sizeof(struct order), p.rt.device,
-                        (void **)&p.order) < 0)
+    if (allocate_buffers(&p) < 0)
         goto out;
     if (who.rank == 0 && o->on_start)
-        o->on_start(o->ctx, k, res->rounds, p.rt.device);
+        o->on_start(o->ctx, res->nnodes, res->rounds, p.rt.device);
 
     t0 = cp_ncclrt_now_s();
-    for (unsigned r = 0; r < res->rounds; r++) {
-        int peer = cp_probe_partner(k, r, (unsigned)who.rank);
-        if (peer > who.rank) {
-            double *fig = vals + FIG_COUNT * pair_index(k, (unsigned)who.rank,
-                                                        (unsigned)peer);
-            if (drive(&p, peer, fig) < 0)
-                goto out;
-            fig[FIG_ROUND] = r;
-        } else if (peer >= 0 && follow(&p, peer) < 0) {
-            goto out;
-        }
-        /* each round's pairs alone on their nodes */
-        if (cp_ncclrt_barrier(&p.rt) < 0)
-            goto out;
-        if (who.rank == 0 && o->on_round)
-            o->on_round(o->ctx, r, res->rounds);
-    }
-    /* every pair's figures, from its driver, to every rank */
-    if (cp_ncclrt_sum(&p.rt, vals, res->npairs * FIG_COUNT) < 0)
+    if (measure_rounds(&p, res, vals, who.rank) < 0 ||
+        share_figures(&p, res, vals) < 0 ||
+        judge_and_confirm(&p, res, vals, who.rank) < 0)
         goto out;
-    for (unsigned a = 0; a < k; a++)
-        for (unsigned b = a + 1; b < k; b++) {
-            struct cp_probe_pair *q = &res->pairs[pair_index(k, a, b)];
-            const double *v = vals + FIG_COUNT * pair_index(k, a, b);
-            q->a = a;
-            q->b = b;
-            q->latency_s = v[FIG_LATENCY];
-            q->bandwidth_Bps = v[FIG_BANDWIDTH];
-            q->bytes = (uint64_t)v[FIG_BYTES];
-            q->iters = (unsigned)v[FIG_TRANSFERS];
-            q->round = (unsigned)v[FIG_ROUND];
-            q->measurements = 1;
-        }
-    cp_probe_judge(res, 0, 0.7);
-    for (unsigned pass = 0; pass < CP_PROBE_CONFIRM_PASSES; pass++) {
-        int again = confirm(&p, res, vals, who.rank);
-        if (again < 0)
-            goto out;
-        if (again == 0)
-            break;
-        cp_probe_judge(res, 0, 0.7);
-    }
     res->wall_s = cp_ncclrt_now_s() - t0;
     rc = 0;
 out:
