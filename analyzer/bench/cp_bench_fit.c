@@ -110,28 +110,13 @@ static void plateau_check(struct cp_bench_op_fit *f)
                  fabs(r - 1) * 100, r > 1 ? "above" : "below");
 }
 
-/* Floor, plateau and fit of one group's usable points (sorted by size). */
-static void fit_group(const struct cp_bench_point **pts, size_t n,
-                      double *scratch, struct cp_fit_point *fp,
-                      struct cp_bench_op_fit *f)
+/* The latency floor: the points of the smallest distinct sizes. */
+static void latency_floor(const struct cp_bench_point **pts, size_t n,
+                          double *scratch, struct cp_bench_op_fit *f)
 {
-    size_t i, k, distinct, floor_n;
-    double lo, hi, A, B;
-    struct cp_fit_result fr;
+    size_t i, distinct = 0, floor_n = 0;
+    double lo, hi;
 
-    f->points = (unsigned)n;
-    f->factor = cp_model_busbw_factor(f->coll, f->ranks);
-    f->latency_floor_s = f->busbw_Bps = f->busbw_largest_Bps = NAN;
-    f->alpha_s = f->bandwidth_Bps = f->fit_median_rel_residual = NAN;
-    f->regime_boundary_bytes = f->plateau_ratio = NAN;
-    if (n == 0) {
-        snprintf(f->fit_why, sizeof f->fit_why, "no usable points");
-        return;
-    }
-
-    /* The latency floor: the points of the smallest distinct sizes. */
-    distinct = 0;
-    floor_n = 0;
     for (i = 0; i < n; i++) {
         if (i == 0 || pts[i]->size_bytes != pts[i - 1]->size_bytes)
             distinct++;
@@ -147,11 +132,16 @@ static void fit_group(const struct cp_bench_point **pts, size_t n,
     }
     f->floor_flat = floor_n >= 2 && hi <= FLOOR_FLAT * lo;
     f->latency_floor_s = cp_stats_median(scratch, floor_n);
+}
 
-    /* The plateau, from the largest size down. */
+/* The busbw plateau, from the largest size down.  scratch holds 2 n. */
+static void busbw_plateau(const struct cp_bench_point **pts, size_t n,
+                          double *scratch, struct cp_bench_op_fit *f)
+{
+    size_t i, k = 0;
+
     f->largest_bytes = pts[n - 1]->size_bytes;
     f->busbw_largest_Bps = pts[n - 1]->busbw_Bps;
-    k = 0;
     for (i = n; i-- > 0;) {
         double b = pts[i]->busbw_Bps, med;
         if (!isfinite(b))
@@ -167,39 +157,51 @@ static void fit_group(const struct cp_bench_point **pts, size_t n,
     }
     f->plateau_points = (unsigned)k;
     f->busbw_Bps = k ? cp_stats_median(scratch, k) : NAN;
+}
 
-    /* The regime boundary: where busbw first reaches half the plateau
-     * (log-linear between the two points around it); for T = L + nW this
-     * is exactly n_1/2 = L/W.  Without such a crossing (the sweep starts
-     * above it), the same from the model: floor x plateau / factor. */
-    if (isfinite(f->busbw_Bps) && f->busbw_Bps > 0) {
-        double half = f->busbw_Bps / 2;
-        for (i = 1; i < n; i++) {
-            double b0 = pts[i - 1]->busbw_Bps, b1 = pts[i]->busbw_Bps;
-            double s0 = (double)pts[i - 1]->size_bytes,
-                   s1 = (double)pts[i]->size_bytes;
-            if (!(b0 < half && b1 >= half))
-                continue;
-            f->regime_boundary_bytes =
-                s1 > s0 ? exp(log(s0) + (half - b0) / (b1 - b0) *
-                                            (log(s1) - log(s0)))
-                        : s1;
-            f->regime_from_crossing = 1;
-            break;
-        }
-        if (!f->regime_from_crossing && f->factor > 0)
-            f->regime_boundary_bytes =
-                f->latency_floor_s * f->busbw_Bps / f->factor;
+/* The regime boundary: where busbw first reaches half the plateau
+ * (log-linear between the two points around it); for T = L + nW this is
+ * exactly n_1/2 = L/W.  Without such a crossing (the sweep starts above
+ * it), the same from the model: floor x plateau / factor. */
+static void regime_boundary(const struct cp_bench_point **pts, size_t n,
+                            struct cp_bench_op_fit *f)
+{
+    double half = f->busbw_Bps / 2;
+
+    if (!isfinite(f->busbw_Bps) || !(f->busbw_Bps > 0))
+        return;
+    for (size_t i = 1; i < n; i++) {
+        double b0 = pts[i - 1]->busbw_Bps, b1 = pts[i]->busbw_Bps;
+        double s0 = (double)pts[i - 1]->size_bytes,
+               s1 = (double)pts[i]->size_bytes;
+        if (!(b0 < half && b1 >= half))
+            continue;
+        f->regime_boundary_bytes =
+            s1 > s0 ? exp(log(s0) + (half - b0) / (b1 - b0) *
+                                        (log(s1) - log(s0)))
+                    : s1;
+        f->regime_from_crossing = 1;
+        break;
     }
+    if (!f->regime_from_crossing && f->factor > 0)
+        f->regime_boundary_bytes =
+            f->latency_floor_s * f->busbw_Bps / f->factor;
+}
 
-    /* The alpha-beta fit of the canonical algorithm. */
+/* The alpha-beta fit of the canonical algorithm; fp holds n. */
+static void alpha_beta_fit(const struct cp_bench_point **pts, size_t n,
+                           struct cp_fit_point *fp, struct cp_bench_op_fit *f)
+{
+    struct cp_fit_result fr;
+    double A, B;
+
     if (cp_model_nccl_steps(f->coll, f->ranks, &A, &B) < 0) {
         snprintf(f->fit_why, sizeof f->fit_why,
                  "no alpha-beta model for %s on %u ranks",
                  cp_model_coll_name(f->coll), f->ranks);
         return;
     }
-    for (i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++) {
         fp[i].x = B * (double)pts[i]->size_bytes / A;
         fp[i].y = fit_time(pts[i]) / A;
         fp[i].weight = 1;
@@ -215,6 +217,26 @@ static void fit_group(const struct cp_bench_point **pts, size_t n,
     } else {
         snprintf(f->fit_why, sizeof f->fit_why, "%s", fr.why);
     }
+}
+
+/* Floor, plateau and fit of one group's usable points (sorted by size). */
+static void fit_group(const struct cp_bench_point **pts, size_t n,
+                      double *scratch, struct cp_fit_point *fp,
+                      struct cp_bench_op_fit *f)
+{
+    f->points = (unsigned)n;
+    f->factor = cp_model_busbw_factor(f->coll, f->ranks);
+    f->latency_floor_s = f->busbw_Bps = f->busbw_largest_Bps = NAN;
+    f->alpha_s = f->bandwidth_Bps = f->fit_median_rel_residual = NAN;
+    f->regime_boundary_bytes = f->plateau_ratio = NAN;
+    if (n == 0) {
+        snprintf(f->fit_why, sizeof f->fit_why, "no usable points");
+        return;
+    }
+    latency_floor(pts, n, scratch, f);
+    busbw_plateau(pts, n, scratch, f);
+    regime_boundary(pts, n, f);
+    alpha_beta_fit(pts, n, fp, f);
 }
 
 static int compare_fits(const void *a, const void *b)
