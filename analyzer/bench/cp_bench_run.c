@@ -668,6 +668,115 @@ void cp_bench_run_defaults(struct cp_bench_run_opts *o)
     o->corrupt_coll = -1;
 }
 
+/* This rank's place in the job, and the rank term of the checks' sums,
+ * which stay exact in float up to 65536 ranks. */
+static int learn_ranks(struct bench *b, const struct cp_ncclrt_who *who)
+{
+    struct cp_bench_run_info *info = b->info;
+
+    info->rank = who->rank;
+    info->nranks = who->nranks;
+    info->local_rank = who->local_rank;
+    snprintf(info->node, sizeof info->node, "%s", who->node);
+    b->me = info->rank;
+    b->p = info->nranks;
+    for (int r = 0; r < b->p && r < 65536; r++)
+        b->rank_sum += (double)((unsigned long long)r * 7 % 251);
+    if (b->p > 65536) {
+        return cp_errorf(b->err,
+                         "%d ranks: the checks' sums would not stay exact in "
+                         "float beyond 65536 ranks",
+                         b->p);
+    }
+    return 0;
+}
+
+/* What the opened runtime gives: buffers, NCCL and its entry points, the
+ * timer. */
+static void describe_runtime(struct bench *b)
+{
+    struct cp_bench_run_info *info = b->info;
+
+    info->device = b->rt.device;
+    info->nccl_version = b->rt.nccl_version;
+    snprintf(info->nccl_path, sizeof info->nccl_path, "%s", b->rt.nccl_path);
+    info->fallback_p2p = !b->rt.nccl.ncclAlltoAll || !b->rt.nccl.ncclGather ||
+                         !b->rt.nccl.ncclScatter;
+    info->gpu_timer = b->rt.gpu_timer;
+    snprintf(info->timer_reason, sizeof info->timer_reason, "%s",
+             b->rt.gpu_timer_why[0] ? b->rt.gpu_timer_why
+                                    : "the GPU timer is off");
+}
+
+/* The largest size of the sweep: the last step from min_bytes that every
+ * rank's memory holds. */
+static int largest_size(struct bench *b, uint64_t *top)
+{
+    const struct cp_bench_run_opts *o = b->o;
+    uint64_t bound = 0;
+
+    if (memory_bound(b, &bound) < 0)
+        return -1;
+    if (bound < o->min_bytes) {
+        return cp_errorf(b->err,
+                         "not enough memory for the smallest size (%llu bytes "
+                         "per buffer available)",
+                         (unsigned long long)bound);
+    }
+    *top = o->min_bytes;
+    while (next_size(*top, o->step_factor) <= bound && *top != UINT64_MAX)
+        *top = next_size(*top, o->step_factor);
+    return 0;
+}
+
+/* The send and receive buffers of bytes each, and with device buffers the
+ * host copy that fills and checks them. */
+static int allocate_buffers(struct bench *b, size_t bytes)
+{
+    if (cp_ncclrt_alloc(&b->rt, bytes, b->rt.device, (void **)&b->send) < 0 ||
+        cp_ncclrt_alloc(&b->rt, bytes, b->rt.device, (void **)&b->recv) < 0)
+        return -1;
+    if (b->rt.device &&
+        cp_ncclrt_alloc(&b->rt, bytes, 0, (void **)&b->stage) < 0)
+        return -1;
+    return 0;
+}
+
+/* The collectives asked for, on every rank: the ones the link fit prefers
+ * first (struct cp_coll_facts, link_fit), then in the table's order. */
+static int sweep_collectives(struct bench *b, uint64_t top)
+{
+    int world_link = b->info->nnodes > 1 ? CP_LINK_INTER : CP_LINK_INTRA;
+
+    for (int rank = 2; rank >= 0; rank--) {
+        for (int c = 0; c < CP_COLL_COUNT; c++) {
+            if (cp_model_coll_facts((enum cp_coll)c)->link_fit == rank &&
+                (b->o->ops & (1u << c)) &&
+                sweep(b, (enum cp_coll)c, NULL, world_link, top) < 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* send/recv between the two ranks of one node and between two nodes, when
+ * --pairs asks for them and such ranks exist. */
+static int sweep_pairs(struct bench *b, uint64_t top)
+{
+    const struct cp_bench_run_info *info = b->info;
+    int pairs = b->o->pairs;
+
+    if (!(pairs == 2 || (pairs == 1 && info->nnodes > 1)))
+        return 0;
+    if (info->intra_pair[0] >= 0 &&
+        sweep(b, CP_COLL_SENDRECV, info->intra_pair, CP_LINK_INTRA, top) < 0)
+        return -1;
+    if (info->inter_pair[0] >= 0 &&
+        sweep(b, CP_COLL_SENDRECV, info->inter_pair, CP_LINK_INTER, top) < 0)
+        return -1;
+    return 0;
+}
+
 int cp_bench_run(const struct cp_bench_run_opts *o, struct cp_bench_set *set,
                  struct cp_bench_run_info *info, struct cp_error *err)
 {
@@ -679,9 +788,8 @@ int cp_bench_run(const struct cp_bench_run_opts *o, struct cp_bench_set *set,
                                 .id_timeout_s = o->id_timeout_s,
                                 .id_tag = "bench",
                                 .gpu_timer = o->gpu_timer};
-    uint64_t bound = 0, top;
-    size_t buf_bytes;
-    int rc = -1, world_link;
+    uint64_t top = 0;
+    int rc = -1;
 
     memset(&b, 0, sizeof b);
     memset(info, 0, sizeof *info);
@@ -691,77 +799,21 @@ int cp_bench_run(const struct cp_bench_run_opts *o, struct cp_bench_set *set,
     b.info = info;
     b.set = set;
     b.err = err;
-    if (cp_ncclrt_who(&who, err) < 0)
-        return -1;
-    info->rank = who.rank;
-    info->nranks = who.nranks;
-    info->local_rank = who.local_rank;
-    snprintf(info->node, sizeof info->node, "%s", who.node);
-    b.me = info->rank;
-    b.p = info->nranks;
-    for (int r = 0; r < b.p && r < 65536; r++)
-        b.rank_sum += (double)((unsigned long long)r * 7 % 251);
-    if (b.p > 65536) {
-        return cp_errorf(err,
-                         "%d ranks: the checks' sums would not stay exact in "
-                         "float beyond 65536 ranks",
-                         b.p);
-    }
+    if (cp_ncclrt_who(&who, err) < 0 || learn_ranks(&b, &who) < 0)
+        goto out;
     if (cp_ncclrt_open(&b.rt, &ro, &who, err) < 0)
         goto out;
-    info->device = b.rt.device;
-    info->nccl_version = b.rt.nccl_version;
-    snprintf(info->nccl_path, sizeof info->nccl_path, "%s", b.rt.nccl_path);
-    info->fallback_p2p = !b.rt.nccl.ncclAlltoAll || !b.rt.nccl.ncclGather ||
-                         !b.rt.nccl.ncclScatter;
-    info->gpu_timer = b.rt.gpu_timer;
-    snprintf(info->timer_reason, sizeof info->timer_reason, "%s",
-             b.rt.gpu_timer_why[0] ? b.rt.gpu_timer_why
-                                   : "the GPU timer is off");
-    if (exchange_nodes(&b) < 0 || memory_bound(&b, &bound) < 0)
+    describe_runtime(&b);
+    if (exchange_nodes(&b) < 0 || largest_size(&b, &top) < 0)
         goto out;
-    if (bound < o->min_bytes) {
-        cp_error_set(err, NULL, -1,
-                     "not enough memory for the smallest size (%llu bytes "
-                     "per buffer available)",
-                     (unsigned long long)bound);
-        goto out;
-    }
-    top = o->min_bytes;
-    while (next_size(top, o->step_factor) <= bound && top != UINT64_MAX)
-        top = next_size(top, o->step_factor);
     info->max_bytes = top;
     choose_pairs(&b);
-    buf_bytes = top > 64 ? (size_t)top : 64;
-    if (cp_ncclrt_alloc(&b.rt, buf_bytes, b.rt.device, (void **)&b.send) < 0 ||
-        cp_ncclrt_alloc(&b.rt, buf_bytes, b.rt.device, (void **)&b.recv) < 0)
-        goto out;
-    if (b.rt.device && cp_ncclrt_alloc(&b.rt, buf_bytes, 0, (void **)&b.stage) < 0)
+    if (allocate_buffers(&b, top > 64 ? (size_t)top : 64) < 0)
         goto out;
     if (b.me == 0 && o->on_start)
         o->on_start(o->ctx, info);
-
-    world_link = info->nnodes > 1 ? CP_LINK_INTER : CP_LINK_INTRA;
-    /* the order of the sweep: the collectives the link fit prefers first
-     * (struct cp_coll_facts, link_fit), then in the table's order */
-    for (int rank = 2; rank >= 0; rank--) {
-        for (int c = 0; c < CP_COLL_COUNT; c++) {
-            if (cp_model_coll_facts((enum cp_coll)c)->link_fit == rank &&
-                (o->ops & (1u << c)) &&
-                sweep(&b, (enum cp_coll)c, NULL, world_link, top) < 0)
-                goto out;
-        }
-    }
-    if (o->pairs == 2 || (o->pairs == 1 && info->nnodes > 1)) {
-        if (info->intra_pair[0] >= 0 &&
-            sweep(&b, CP_COLL_SENDRECV, info->intra_pair, CP_LINK_INTRA,
-                  top) < 0)
-            goto out;
-        if (info->inter_pair[0] >= 0 &&
-            sweep(&b, CP_COLL_SENDRECV, info->inter_pair, CP_LINK_INTER,
-                  top) < 0)
-            goto out;
-    }
+    if (sweep_collectives(&b, top) < 0 || sweep_pairs(&b, top) < 0)
+        goto out;
     rc = 0;
 out:
     cp_ncclrt_close(&b.rt, rc == 0);
