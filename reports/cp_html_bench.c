@@ -646,6 +646,80 @@ static void legend_groups(FILE *out, const struct bp_group *g, size_t n)
     }
 }
 
+/* The start of a collective's legend: its groups and the two marks of its
+ * points. */
+static void open_legend(FILE *out, const struct bp_group *g, size_t n)
+{
+    fputs("<div class=\"legend\">", out);
+    legend_groups(out, g, n);
+    cp_svg_key_marker(out, CP_SVG_CIRCLE, "#333", 1, "out of place");
+    cp_svg_key_marker(out, CP_SVG_SQUARE, "#333", 0, "in place");
+}
+
+/* A figure with nothing to draw: why, and its end. */
+static void empty_figure(FILE *out, const char *why)
+{
+    fprintf(out, "<p class=\"empty\">%s</p>\n</figure>\n", why);
+}
+
+/* What the two plots of a collective, by their curve, are called: the
+ * plot's title is "NAME: " and its title. */
+static const struct figure_names {
+    const char *id, *heading, *empty, *title;
+} figure_names[] = {
+    [CURVE_TIME] = {"time", "time", "No point with a size and a time.",
+                    "time per call against message size, log-log, with the "
+                    "fitted alpha-beta model"},
+    [CURVE_BUSBW] = {"busbw", "bus bandwidth",
+                     "No point with a bus bandwidth.",
+                     "bus bandwidth against message size, with the fitted "
+                     "plateau and the link bandwidth"},
+};
+
+/* One plot of a collective: its frame, the span of its points and the
+ * names the frame points to. */
+struct figure {
+    struct cp_svg_plot plot;
+    struct span span;
+    char id[48], title[200];
+};
+
+/* The figure of one plot of a collective (groups g[0..n)): its heading, the
+ * span of its points, its frame and x axis.  0 when there is no point: the
+ * figure is then closed, saying so. */
+static int open_figure(FILE *out, const struct bp_page *pg,
+                       const struct bp_group *g, size_t n, enum curve kind,
+                       const char *name, struct figure *f)
+{
+    const struct figure_names *names = &figure_names[kind];
+
+    snprintf(f->id, sizeof f->id, "%s-%s", names->id, name);
+    fprintf(out, "<figure id=\"fig-%s-%s\" class=\"bench-%s\">\n<h3>%s: "
+                 "%s against message size</h3>\n",
+            names->id, name, names->id, name, names->heading);
+    span_points(pg, g, n, kind, &f->span);
+    if (f->span.points == 0) {
+        empty_figure(out, names->empty);
+        return 0;
+    }
+    snprintf(f->title, sizeof f->title, "%s: %s", name, names->title);
+    plot_frame(&f->plot, f->id, f->title);
+    x_axis(&f->plot, &f->span, g, n);
+    return 1;
+}
+
+/* The y axis of a plot framed by plot_frame() and x_axis(), on a log scale
+ * over the span s, then the plot opened. */
+static void open_plot(FILE *out, struct cp_svg_plot *p, const struct span *s,
+                      enum cp_svg_unit unit, const char *title)
+{
+    p->y.unit = unit;
+    p->y.title = title;
+    cp_svg_log_domain(s->ymin / 1.5, s->ymax * 1.5, 10, &p->y.lo, &p->y.hi);
+    cp_svg_plot_layout(p);
+    cp_svg_plot_open(out, p);
+}
+
 /* The caption of a time plot: the fit of the collective's own group (g[0]),
  * its regime boundary and the points drawn. */
 static void time_caption(FILE *out, const struct bp_group *g,
@@ -693,94 +767,73 @@ static void time_caption(FILE *out, const struct bp_group *g,
 static void time_plot(FILE *out, const struct bp_page *pg,
                       const struct bp_group *g, size_t n, const char *name)
 {
-    struct cp_svg_plot p = {0};
-    struct span s;
-    char id[48], title[200], b1[64], b2[64], b3[64], b4[64];
+    struct figure f = {0};
+    struct cp_svg_plot *p = &f.plot;
+    struct span *s = &f.span;
+    char b1[64], b2[64], b3[64], b4[64], b5[64];
     size_t k, i;
     int any_model = 0;
 
-    snprintf(id, sizeof id, "time-%s", name);
-    fprintf(out, "<figure id=\"fig-time-%s\" class=\"bench-time\">\n<h3>%s: "
-                 "time against message size</h3>\n",
-            name, name);
-    span_points(pg, g, n, CURVE_TIME, &s);
-    if (s.points == 0) {
-        fputs("<p class=\"empty\">No point with a size and a time.</p>\n"
-              "</figure>\n",
-              out);
+    if (!open_figure(out, pg, g, n, CURVE_TIME, name, &f))
         return;
-    }
-    snprintf(title, sizeof title,
-             "%s: time per call against message size, log-log, with the "
-             "fitted alpha-beta model",
-             name);
-    plot_frame(&p, id, title);
-    x_axis(&p, &s, g, n);
     /* the model over the axis bounds y too, within reason */
     for (k = 0; k < n; k++) {
         if (!g[k].fit_ok)
             continue;
         any_model = 1;
         for (i = 0; i <= 32; i++) {
-            double x = p.x.lo * pow(p.x.hi / p.x.lo, i / 32.0);
+            double x = p->x.lo * pow(p->x.hi / p->x.lo, i / 32.0);
             double t = model_time(&g[k], x);
-            if (t >= s.ymin / 100 && t <= s.ymax * 100)
-                span_y(&s, t);
+            if (t >= s->ymin / 100 && t <= s->ymax * 100)
+                span_y(s, t);
         }
     }
-    p.y.unit = CP_SVG_TIME;
-    p.y.title = "time per call (s, log scale)";
-    cp_svg_log_domain(s.ymin / 1.5, s.ymax * 1.5, 10, &p.y.lo, &p.y.hi);
-    cp_svg_plot_layout(&p);
-    cp_svg_plot_open(out, &p);
+    open_plot(out, p, s, CP_SVG_TIME, "time per call (s, log scale)");
 
     /* the latency regime of the fit's own group: sizes below its boundary */
-    if (g[0].boundary_bytes > p.x.lo) {
-        double xr = cp_svg_axis_map(&p.x, fmin(g[0].boundary_bytes, p.x.hi));
+    if (g[0].boundary_bytes > p->x.lo) {
+        double xr = cp_svg_axis_map(&p->x, fmin(g[0].boundary_bytes, p->x.hi));
         fprintf(out,
                 "<rect class=\"regime\" x=\"%s\" y=\"%s\" width=\"%s\" "
                 "height=\"%s\" fill=\"" LATENCY_COLOR "\" "
                 "fill-opacity=\".07\"><title>latency-bound sizes: below the "
                 "regime boundary %s</title></rect>\n",
-                cp_svg_coord(p.x.px_lo, b1, sizeof b1),
-                cp_svg_coord(p.y.px_hi, b2, sizeof b2),
-                cp_svg_coord(xr - p.x.px_lo, b3, sizeof b3),
-                cp_svg_coord(p.y.px_lo - p.y.px_hi, b4, sizeof b4),
-                cp_svg_format3(g[0].boundary_bytes, CP_SVG_SIZE, title,
-                               sizeof title));
+                cp_svg_coord(p->x.px_lo, b1, sizeof b1),
+                cp_svg_coord(p->y.px_hi, b2, sizeof b2),
+                cp_svg_coord(xr - p->x.px_lo, b3, sizeof b3),
+                cp_svg_coord(p->y.px_lo - p->y.px_hi, b4, sizeof b4),
+                cp_svg_format3(g[0].boundary_bytes, CP_SVG_SIZE, b5,
+                               sizeof b5));
     }
     for (k = 0; k < n; k++) {
         const struct bp_group *q = &g[k];
         char hover[300];
         double xf = isfinite(q->floor_max_bytes) && q->floor_max_bytes > 0
-                        ? fmin(p.x.px_hi,
-                               cp_svg_axis_map(&p.x, 4 * q->floor_max_bytes))
-                        : p.x.px_hi;
+                        ? fmin(p->x.px_hi,
+                               cp_svg_axis_map(&p->x, 4 * q->floor_max_bytes))
+                        : p->x.px_hi;
         snprintf(hover, sizeof hover,
                  "latency floor %s%s: the median time of the smallest sizes",
                  q->floor_flat ? "" : "at most ",
                  cp_svg_format3(q->floor_s, CP_SVG_TIME, b1, sizeof b1));
-        hline(out, &p, "floor", q->floor_s, p.x.px_lo, xf, group_color(k),
+        hline(out, p, "floor", q->floor_s, p->x.px_lo, xf, group_color(k),
               "2 3", hover, NULL);
         if (q->fit_ok)
-            model_curve(out, &p, q, CURVE_TIME, group_color(k));
-        boundary_line(out, &p, q, group_color(k), k == 0);
-        group_points(out, &p, pg, q, CURVE_TIME, group_color(k));
+            model_curve(out, p, q, CURVE_TIME, group_color(k));
+        boundary_line(out, p, q, group_color(k), k == 0);
+        group_points(out, p, pg, q, CURVE_TIME, group_color(k));
     }
     cp_svg_plot_close(out);
 
-    fputs("<div class=\"legend\">", out);
-    legend_groups(out, g, n);
-    cp_svg_key_marker(out, CP_SVG_CIRCLE, "#333", 1, "out of place");
-    cp_svg_key_marker(out, CP_SVG_SQUARE, "#333", 0, "in place");
+    open_legend(out, g, n);
     if (any_model)
         cp_svg_key_line(out, "#333", "", 2, "fitted model");
     cp_svg_key_line(out, "#333", "2 3", 1.5, "latency floor");
     cp_svg_key_line(out, "#333", "5 4", 1.5, "regime boundary n\xc2\xbd");
-    if (g[0].boundary_bytes > p.x.lo)
+    if (g[0].boundary_bytes > p->x.lo)
         cp_svg_key_box(out, LATENCY_COLOR, .15, "latency-bound");
     fputs("</div>\n<figcaption>", out);
-    time_caption(out, g, &s);
+    time_caption(out, g, s);
     fputs(".</figcaption>\n</figure>\n", out);
 }
 
@@ -820,88 +873,83 @@ static void link_label(const struct bp_class *cl, char *hover, size_t hsize,
                  : cl->used.from ? cl->used.from : "the collectives");
 }
 
-static void busbw_plot(FILE *out, const struct bp_page *pg,
-                       const struct bp_group *g, size_t n, const char *name)
+/* The dashes of the link line of class i among those drawn. */
+static const char *link_dash(size_t i)
 {
-    struct cp_svg_plot p = {0};
-    struct span s;
-    char id[48], title[200], b1[64], b2[64];
-    const struct bp_class *drawn[2] = {NULL, NULL};
-    size_t k, i, ndrawn = 0;
-    int any_model = 0;
+    return i == 0 ? "8 4" : "3 3";
+}
 
-    snprintf(id, sizeof id, "busbw-%s", name);
-    fprintf(out, "<figure id=\"fig-busbw-%s\" class=\"bench-busbw\">\n<h3>%s: "
-                 "bus bandwidth against message size</h3>\n",
-            name, name);
-    span_points(pg, g, n, CURVE_BUSBW, &s);
-    if (s.points == 0) {
-        fputs("<p class=\"empty\">No point with a bus bandwidth.</p>\n"
-              "</figure>\n",
-              out);
-        return;
-    }
+/* The link bandwidth of class cl across the plot, labelled. */
+static void link_line(FILE *out, const struct cp_svg_plot *p,
+                      const struct bp_class *cl, const char *dash)
+{
+    char hover[300], label[96];
+
+    link_label(cl, hover, sizeof hover, label, sizeof label);
+    hline(out, p, "link", cl->used.bandwidth_Bps, p->x.px_lo, p->x.px_hi,
+          "#000", dash, hover, label);
+}
+
+/* The horizontal lines of a busbw plot widen its span s: each group's
+ * plateau and half of it, and the link bandwidth of its class where it is
+ * within reach of the points.  Those classes, each once, into drawn[]
+ * (room for 2); returns how many. */
+static size_t busbw_lines(const struct bp_page *pg, const struct bp_group *g,
+                          size_t n, struct span *s,
+                          const struct bp_class **drawn)
+{
+    size_t k, i, ndrawn = 0;
+
     for (k = 0; k < n; k++) {
         const struct bp_class *cl = class_of(pg, g[k].link);
         double v = class_bandwidth(cl);
-        span_y(&s, g[k].busbw_Bps);
+        span_y(s, g[k].busbw_Bps);
         if (g[k].busbw_Bps > 0)
-            span_y(&s, g[k].busbw_Bps / 2);
+            span_y(s, g[k].busbw_Bps / 2);
         if (!(v > 0))
             continue;
         for (i = 0; i < ndrawn; i++)
             if (drawn[i] == cl)
                 break;
-        if (i == ndrawn && v >= s.ymin / 100 && v <= s.ymax * 100) {
+        if (i == ndrawn && v >= s->ymin / 100 && v <= s->ymax * 100) {
             drawn[ndrawn++] = cl;
-            span_y(&s, v);
+            span_y(s, v);
         }
     }
-    snprintf(title, sizeof title,
-             "%s: bus bandwidth against message size, with the fitted "
-             "plateau and the link bandwidth",
-             name);
-    plot_frame(&p, id, title);
-    x_axis(&p, &s, g, n);
-    p.y.unit = CP_SVG_BANDWIDTH;
-    p.y.title = "busbw (B/s, log scale)";
-    cp_svg_log_domain(s.ymin / 1.5, s.ymax * 1.5, 10, &p.y.lo, &p.y.hi);
-    cp_svg_plot_layout(&p);
-    cp_svg_plot_open(out, &p);
+    return ndrawn;
+}
 
-    for (i = 0; i < ndrawn; i++) {
-        char hover[300], label[96];
-        link_label(drawn[i], hover, sizeof hover, label, sizeof label);
-        hline(out, &p, "link", drawn[i]->used.bandwidth_Bps, p.x.px_lo,
-              p.x.px_hi, "#000", i == 0 ? "8 4" : "3 3", hover, label);
-    }
-    for (k = 0; k < n; k++) {
-        const struct bp_group *q = &g[k];
-        char hover[300], label[96];
-        double x0 = q->plateau_from_bytes > p.x.lo
-                        ? cp_svg_axis_map(&p.x, q->plateau_from_bytes)
-                        : p.x.px_lo;
-        snprintf(
-            hover, sizeof hover,
-            "busbw plateau %s (the median busbw from %s up)",
-            cp_svg_format3(q->busbw_Bps, CP_SVG_BANDWIDTH, b1, sizeof b1),
-            cp_svg_format3(q->plateau_from_bytes, CP_SVG_SIZE, b2, sizeof b2));
-        snprintf(label, sizeof label, "plateau %s", b1);
-        hline(out, &p, "plateau", q->busbw_Bps, fmin(x0, p.x.px_hi - 120),
-              p.x.px_hi, group_color(k), "", hover, k == 0 ? label : NULL);
-        if (q->fit_ok) {
-            model_curve(out, &p, q, CURVE_BUSBW, group_color(k));
-            any_model = 1;
-        }
-        boundary_line(out, &p, q, group_color(k), k == 0 ? 2 : 0);
-        group_points(out, &p, pg, q, CURVE_BUSBW, group_color(k));
-    }
-    cp_svg_plot_close(out);
+/* Group g, the k-th of its collective, in the busbw plot: its plateau
+ * (labelled for the first), model, regime boundary and points. */
+static void busbw_group(FILE *out, const struct cp_svg_plot *p,
+                        const struct bp_page *pg, const struct bp_group *g,
+                        size_t k)
+{
+    char hover[300], label[96], b1[64], b2[64];
+    double x0 = g->plateau_from_bytes > p->x.lo
+                    ? cp_svg_axis_map(&p->x, g->plateau_from_bytes)
+                    : p->x.px_lo;
 
-    fputs("<div class=\"legend\">", out);
-    legend_groups(out, g, n);
-    cp_svg_key_marker(out, CP_SVG_CIRCLE, "#333", 1, "out of place");
-    cp_svg_key_marker(out, CP_SVG_SQUARE, "#333", 0, "in place");
+    snprintf(hover, sizeof hover,
+             "busbw plateau %s (the median busbw from %s up)",
+             cp_svg_format3(g->busbw_Bps, CP_SVG_BANDWIDTH, b1, sizeof b1),
+             cp_svg_format3(g->plateau_from_bytes, CP_SVG_SIZE, b2, sizeof b2));
+    snprintf(label, sizeof label, "plateau %s", b1);
+    hline(out, p, "plateau", g->busbw_Bps, fmin(x0, p->x.px_hi - 120),
+          p->x.px_hi, group_color(k), "", hover, k == 0 ? label : NULL);
+    if (g->fit_ok)
+        model_curve(out, p, g, CURVE_BUSBW, group_color(k));
+    boundary_line(out, p, g, group_color(k), k == 0 ? 2 : 0);
+    group_points(out, p, pg, g, CURVE_BUSBW, group_color(k));
+}
+
+static void busbw_legend(FILE *out, const struct bp_group *g, size_t n,
+                         int any_model, const struct bp_class *const *drawn,
+                         size_t ndrawn)
+{
+    size_t i;
+
+    open_legend(out, g, n);
     if (any_model)
         cp_svg_key_line(out, "#333", "", 2, "busbw of the fitted model");
     cp_svg_key_line(out, group_color(0), "", 1.5, "busbw plateau");
@@ -909,23 +957,33 @@ static void busbw_plot(FILE *out, const struct bp_page *pg,
         char label[64];
         snprintf(label, sizeof label, "%s-node link bandwidth",
                  drawn[i]->name);
-        cp_svg_key_line(out, "#000", i == 0 ? "8 4" : "3 3", 1.5, label);
+        cp_svg_key_line(out, "#000", link_dash(i), 1.5, label);
     }
     cp_svg_key_line(out, "#333", "5 4", 1.5, "regime boundary n\xc2\xbd");
+    fputs("</div>\n", out);
+}
+
+/* The caption of a busbw plot: how busbw is counted and the plateau of the
+ * collective's own group (g[0]). */
+static void busbw_caption(FILE *out, const struct bp_group *g,
+                          const char *name, size_t ndrawn)
+{
+    char b1[64], b2[64], b3[64];
+
     if (g[0].ranks >= 1)
         fprintf(out,
-                "</div>\n<figcaption>busbw = size / time &times; %s "
+                "<figcaption>busbw = size / time &times; %s "
                 "(nccl-tests' factor for %s on %s ranks). Plateau %s",
                 cp_svg_format3(g[0].factor, CP_SVG_COUNT, b1, sizeof b1), name,
                 cp_svg_format_count(g[0].ranks, b2, sizeof b2),
-                cp_svg_format3(g[0].busbw_Bps, CP_SVG_BANDWIDTH, title,
-                               sizeof title));
+                cp_svg_format3(g[0].busbw_Bps, CP_SVG_BANDWIDTH, b3,
+                               sizeof b3));
     else
         fprintf(out,
-                "</div>\n<figcaption>busbw as the input gave it (the rank "
+                "<figcaption>busbw as the input gave it (the rank "
                 "count is unknown). Plateau %s",
-                cp_svg_format3(g[0].busbw_Bps, CP_SVG_BANDWIDTH, title,
-                               sizeof title));
+                cp_svg_format3(g[0].busbw_Bps, CP_SVG_BANDWIDTH, b3,
+                               sizeof b3));
     fprintf(out,
             ", %s at the largest size; the boundary is where busbw "
             "reaches half the plateau.",
@@ -934,6 +992,32 @@ static void busbw_plot(FILE *out, const struct bp_page *pg,
     if (ndrawn == 0)
         fputs(" No link line: the link class was not calibrated.", out);
     fputs("</figcaption>\n</figure>\n", out);
+}
+
+static void busbw_plot(FILE *out, const struct bp_page *pg,
+                       const struct bp_group *g, size_t n, const char *name)
+{
+    struct figure f = {0};
+    const struct bp_class *drawn[2] = {NULL, NULL};
+    size_t k, i, ndrawn;
+    int any_model = 0;
+
+    if (!open_figure(out, pg, g, n, CURVE_BUSBW, name, &f))
+        return;
+    /* the x axis does not depend on the y span these lines widen */
+    ndrawn = busbw_lines(pg, g, n, &f.span, drawn);
+    open_plot(out, &f.plot, &f.span, CP_SVG_BANDWIDTH,
+              "busbw (B/s, log scale)");
+    for (i = 0; i < ndrawn; i++)
+        link_line(out, &f.plot, drawn[i], link_dash(i));
+    for (k = 0; k < n; k++) {
+        busbw_group(out, &f.plot, pg, &g[k], k);
+        if (g[k].fit_ok)
+            any_model = 1;
+    }
+    cp_svg_plot_close(out);
+    busbw_legend(out, g, n, any_model, drawn, ndrawn);
+    busbw_caption(out, g, name, ndrawn);
 }
 
 /* ---- busbw of every collective together ---------------------------------------- */
