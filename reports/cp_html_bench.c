@@ -1022,40 +1022,123 @@ static void busbw_plot(FILE *out, const struct bp_page *pg,
 
 /* ---- busbw of every collective together ---------------------------------------- */
 
-static void overview_plot(FILE *out, const struct bp_page *pg)
+/* The fit's own group of each collective (its first), in the table's
+ * order, into tops[] (room for CP_COLL_COUNT); returns how many. */
+static size_t fit_groups(const struct bp_page *pg,
+                         const struct bp_group **tops)
 {
-    struct cp_svg_plot p = {0};
-    struct span s, one;
-    const struct bp_group *tops[CP_COLL_COUNT];
-    size_t ntops = 0, k, i;
-    char b1[64], b2[64];
-    int c;
+    size_t ntops = 0, k;
 
-    /* the fit's own group of each collective */
-    for (c = 0; c < CP_COLL_COUNT; c++)
+    for (int c = 0; c < CP_COLL_COUNT; c++)
         for (k = 0; k < pg->ngroups; k++)
             if (pg->groups[k].coll == (enum cp_coll)c) {
                 tops[ntops++] = &pg->groups[k];
                 break;
             }
-    span_init(&s);
-    for (k = 0; k < ntops; k++) {
+    return ntops;
+}
+
+/* The measured busbw extent of the groups tops[0..ntops) together. */
+static void span_fit_groups(const struct bp_page *pg,
+                            const struct bp_group *const *tops, size_t ntops,
+                            struct span *s)
+{
+    struct span one;
+
+    span_init(s);
+    for (size_t k = 0; k < ntops; k++) {
         span_points(pg, tops[k], 1, CURVE_BUSBW, &one);
         if (!one.points)
             continue;
-        s.xmin = fmin(s.xmin, one.xmin);
-        s.xmax = fmax(s.xmax, one.xmax);
-        span_y(&s, one.ymin);
-        span_y(&s, one.ymax);
-        s.points += one.points;
+        s->xmin = fmin(s->xmin, one.xmin);
+        s->xmax = fmax(s->xmax, one.xmax);
+        span_y(s, one.ymin);
+        span_y(s, one.ymax);
+        s->points += one.points;
     }
+}
+
+/* Whether the overview draws point q of group g: out of place, with a size
+ * and a busbw. */
+static int overview_point(const struct bp_point *q, const struct bp_group *g)
+{
+    return !q->in_place && in_group(q, g) && q->size > 0 && q->busbw_Bps > 0;
+}
+
+/* Group g, the k-th in the overview: a line through its points, then their
+ * marks, in one <g>. */
+static void overview_curve(FILE *out, const struct cp_svg_plot *p,
+                           const struct bp_page *pg, const struct bp_group *g,
+                           size_t k)
+{
+    const char *color = group_color(k);
+    char b1[64], b2[64];
+    size_t i;
+    int pen = 0;
+
+    fprintf(out,
+            "<g class=\"op\" data-op=\"%s\"><path fill=\"none\" "
+            "stroke=\"%s\" stroke-width=\"1.4\" stroke-dasharray=\"%s\" "
+            "d=\"",
+            cp_model_coll_name(g->coll), color,
+            cp_svg_dashes[k % CP_SVG_NDASHES]);
+    for (i = 0; i < pg->npoints; i++) {
+        const struct bp_point *q = &pg->points[i];
+        if (!overview_point(q, g))
+            continue;
+        fprintf(out, "%s%s %s", pen ? "L" : "M",
+                cp_svg_coord(cp_svg_axis_map(&p->x, q->size), b1, sizeof b1),
+                cp_svg_coord(cp_svg_axis_map(&p->y, q->busbw_Bps), b2,
+                             sizeof b2));
+        pen = 1;
+    }
+    fputs("\"/>", out);
+    for (i = 0; i < pg->npoints; i++) {
+        const struct bp_point *q = &pg->points[i];
+        char hover[200];
+        if (!overview_point(q, g))
+            continue;
+        snprintf(
+            hover, sizeof hover, "%s %s: busbw %s",
+            cp_model_coll_name(q->coll),
+            cp_svg_format3(q->size, CP_SVG_SIZE, b1, sizeof b1),
+            cp_svg_format3(q->busbw_Bps, CP_SVG_BANDWIDTH, b2, sizeof b2));
+        cp_svg_marker(out, (enum cp_svg_shape)(k % CP_SVG_NSHAPES),
+                      cp_svg_axis_map(&p->x, q->size),
+                      cp_svg_axis_map(&p->y, q->busbw_Bps), 3.2, color, 1,
+                      hover);
+    }
+    fputs("</g>\n", out);
+}
+
+static void overview_legend(FILE *out, const struct bp_group *const *tops,
+                            size_t ntops)
+{
+    fputs("<div class=\"legend\">", out);
+    for (size_t k = 0; k < ntops; k++) {
+        char label[200], g[160];
+        group_label(tops[k], g, sizeof g);
+        snprintf(label, sizeof label, "%s (%s)",
+                 cp_model_coll_name(tops[k]->coll), g);
+        cp_svg_key_marker(out, (enum cp_svg_shape)(k % CP_SVG_NSHAPES),
+                          group_color(k), 1, label);
+    }
+    fputs("</div>\n", out);
+}
+
+static void overview_plot(FILE *out, const struct bp_page *pg)
+{
+    struct cp_svg_plot p = {0};
+    struct span s;
+    const struct bp_group *tops[CP_COLL_COUNT];
+    size_t ntops = fit_groups(pg, tops), k;
+
+    span_fit_groups(pg, tops, ntops, &s);
     fputs("<figure id=\"fig-busbw-all\">\n<h3>Bus bandwidth of every "
           "collective</h3>\n",
           out);
     if (s.points == 0) {
-        fputs("<p class=\"empty\">No point with a bus bandwidth.</p>\n"
-              "</figure>\n",
-              out);
+        empty_figure(out, figure_names[CURVE_BUSBW].empty);
         return;
     }
     for (k = 0; k < 2; k++)
@@ -1064,70 +1147,15 @@ static void overview_plot(FILE *out, const struct bp_page *pg)
                "Bus bandwidth against message size of every collective, "
                "out of place, with the link bandwidths");
     x_axis(&p, &s, NULL, 0);
-    p.y.unit = CP_SVG_BANDWIDTH;
-    p.y.title = "busbw (B/s, log scale)";
-    cp_svg_log_domain(s.ymin / 1.5, s.ymax * 1.5, 10, &p.y.lo, &p.y.hi);
-    cp_svg_plot_layout(&p);
-    cp_svg_plot_open(out, &p);
-    for (k = 0; k < 2; k++) {
-        char hover[300], label[96];
-        if (!(class_bandwidth(&pg->classes[k]) > 0))
-            continue;
-        link_label(&pg->classes[k], hover, sizeof hover, label, sizeof label);
-        hline(out, &p, "link", pg->classes[k].used.bandwidth_Bps, p.x.px_lo,
-              p.x.px_hi, "#000", k == 0 ? "8 4" : "3 3", hover, label);
-    }
-    for (k = 0; k < ntops; k++) {
-        const struct bp_group *g = tops[k];
-        const char *color = group_color(k);
-        int pen = 0;
-        fprintf(out,
-                "<g class=\"op\" data-op=\"%s\"><path fill=\"none\" "
-                "stroke=\"%s\" stroke-width=\"1.4\" stroke-dasharray=\"%s\" "
-                "d=\"",
-                cp_model_coll_name(g->coll), color,
-                cp_svg_dashes[k % CP_SVG_NDASHES]);
-        for (i = 0; i < pg->npoints; i++) {
-            const struct bp_point *q = &pg->points[i];
-            if (q->in_place || !in_group(q, g) || !(q->size > 0) ||
-                !(q->busbw_Bps > 0))
-                continue;
-            fprintf(out, "%s%s %s", pen ? "L" : "M",
-                    cp_svg_coord(cp_svg_axis_map(&p.x, q->size), b1, sizeof b1),
-                    cp_svg_coord(cp_svg_axis_map(&p.y, q->busbw_Bps), b2,
-                                 sizeof b2));
-            pen = 1;
-        }
-        fputs("\"/>", out);
-        for (i = 0; i < pg->npoints; i++) {
-            const struct bp_point *q = &pg->points[i];
-            char hover[200], c1[64], c2[64];
-            if (q->in_place || !in_group(q, g) || !(q->size > 0) ||
-                !(q->busbw_Bps > 0))
-                continue;
-            snprintf(
-                hover, sizeof hover, "%s %s: busbw %s",
-                cp_model_coll_name(q->coll),
-                cp_svg_format3(q->size, CP_SVG_SIZE, c1, sizeof c1),
-                cp_svg_format3(q->busbw_Bps, CP_SVG_BANDWIDTH, c2, sizeof c2));
-            cp_svg_marker(out, (enum cp_svg_shape)(k % CP_SVG_NSHAPES),
-                          cp_svg_axis_map(&p.x, q->size),
-                          cp_svg_axis_map(&p.y, q->busbw_Bps), 3.2, color, 1,
-                          hover);
-        }
-        fputs("</g>\n", out);
-    }
+    open_plot(out, &p, &s, CP_SVG_BANDWIDTH, "busbw (B/s, log scale)");
+    for (k = 0; k < 2; k++)
+        if (class_bandwidth(&pg->classes[k]) > 0)
+            link_line(out, &p, &pg->classes[k], link_dash(k));
+    for (k = 0; k < ntops; k++)
+        overview_curve(out, &p, pg, tops[k], k);
     cp_svg_plot_close(out);
-    fputs("<div class=\"legend\">", out);
-    for (k = 0; k < ntops; k++) {
-        char label[200], g[160];
-        group_label(tops[k], g, sizeof g);
-        snprintf(label, sizeof label, "%s (%s)",
-                 cp_model_coll_name(tops[k]->coll), g);
-        cp_svg_key_marker(out, (enum cp_svg_shape)(k % CP_SVG_NSHAPES),
-                          group_color(k), 1, label);
-    }
-    fputs("</div>\n<figcaption>The ring collectives of one set of ranks "
+    overview_legend(out, tops, ntops);
+    fputs("<figcaption>The ring collectives of one set of ranks "
           "should meet on one plateau, the ring's slowest link; gather, "
           "scatter and send/recv are not rings and may go above it.  Each "
           "collective with the rank count of its fit.</figcaption>\n"
