@@ -47,6 +47,7 @@ const char *cp_link_source_name(enum cp_link_source source);
 
 struct cp_probeview;
 struct cp_ncjoin;
+struct cp_partial_set;
 struct cp_tagnames;
 
 struct cp_analysis_opts {
@@ -659,6 +660,9 @@ struct cp_analysis {
      * path given, not one allocation per file */
     size_t nknown_blocks;
     struct cp_logfile_known **known_blocks;
+    /* the node partials the inputs are read from (inputs[].log->partial
+     * point into it; cp_partial.h) */
+    struct cp_partial_set *partials;
     size_t nproblems;
     struct cp_analysis_problem *problems;
     /* what an unfinished job was doing (cp_hang.h); NULL: nothing to say */

@@ -325,6 +325,7 @@ static int finish_input(struct cp_analysis *an, struct cp_analysis_input *in,
  * known[base + c], its error in errs[base + c]. */
 struct checks {
     struct cp_analysis *an;
+    const struct cp_partial_listed *listed; /* the path's: check c of [c] */
     struct cp_logfile_known *known;
     struct cp_error **errs; /* a failed check's error (NULL: it did not) */
     char *mem;              /* the arena */
@@ -367,7 +368,8 @@ static void *check_files(void *arg)
             struct cp_error e, **err = &ck->errs[ck->base + c];
             int keep = check_take_fd(ck), failed;
             failed = cp_scan_check_in(ck->mem + at * ck->place,
-                                      ck->an->inputs[at].path, keep,
+                                      ck->an->inputs[at].path,
+                                      ck->listed[c].held, keep,
                                       ck->buf_size, k, &e) < 0;
             if (failed && (*err = malloc(sizeof e)) != NULL)
                 **err = e;
@@ -408,7 +410,7 @@ static int run_checks(struct checks *ck, unsigned jobs)
 
 /* What one path given lists (cp_partial_list). */
 struct listed {
-    char **files;
+    struct cp_partial_listed *files;
     int n;
     struct cp_error err, *notes;
     size_t nnotes;
@@ -432,8 +434,8 @@ static int add_listed(struct cp_analysis *an, const char *const *paths,
             continue;
         }
         for (k = 0; k < (size_t)ls[i].n; k++) {
-            char *path = ls[i].files[k];
-            ls[i].files[k] = NULL;
+            char *path = ls[i].files[k].path;
+            ls[i].files[k].path = NULL;
             if (!add_input_taking(an, path))
                 return -1;
         }
@@ -490,7 +492,7 @@ int an_collect_inputs(struct cp_analysis *an, const char *const *paths,
     struct listed *ls = NULL;
     struct cp_logfile_known *known = NULL;
     struct checks ck;
-    size_t npaths = 0, nfiles = 0, i, k, c, place = 0, buf_size = 0;
+    size_t npaths = 0, nfiles = 0, i, c, place = 0, buf_size = 0;
     size_t *first = NULL;
     int rc = -1;
 
@@ -499,12 +501,13 @@ int an_collect_inputs(struct cp_analysis *an, const char *const *paths,
         npaths++;
     ls = calloc(npaths ? npaths : 1, sizeof *ls);
     first = calloc(npaths ? npaths : 1, sizeof *first);
-    if (!ls || !first)
+    an->partials = cp_partial_set_create();
+    if (!ls || !first || !an->partials)
         goto out;
     for (i = 0; i < npaths; i++) {
         /* raw logs, node partials (collprof reduce) or both */
-        ls[i].n = cp_partial_list(paths[i], &ls[i].files, &ls[i].notes,
-                                  &ls[i].nnotes, &ls[i].err);
+        ls[i].n = cp_partial_list(an->partials, paths[i], &ls[i].files,
+                                  &ls[i].notes, &ls[i].nnotes, &ls[i].err);
         nfiles += ls[i].n >= 0 ? (size_t)ls[i].n : 1;
     }
     set_fd_budget(an, nfiles);
@@ -536,6 +539,7 @@ int an_collect_inputs(struct cp_analysis *an, const char *const *paths,
             continue;
         /* files of several paths: checked path by path (an unreadable
          * path's input lies between them) */
+        ck.listed = ls[i].files;
         ck.first = first[i];
         ck.base = c;
         ck.n = (size_t)ls[i].n;
@@ -549,11 +553,7 @@ int an_collect_inputs(struct cp_analysis *an, const char *const *paths,
     rc = 0;
 out:
     for (i = 0; i < npaths && ls; i++) {
-        if (ls[i].files) {
-            for (k = 0; k < (size_t)(ls[i].n > 0 ? ls[i].n : 0); k++)
-                free(ls[i].files[k]);
-            free(ls[i].files);
-        }
+        cp_partial_listed_free(ls[i].files, ls[i].n > 0 ? (size_t)ls[i].n : 0);
         free(ls[i].notes);
     }
     if (ck.errs)

@@ -108,11 +108,11 @@ static uint16_t variant_index(struct cp_ncjoin *j, const char *name)
     return (uint16_t)++j->nvariants;
 }
 
-/* Read the calls of one log (and, for a plugin log, what it says of each:
- * tags and variants go into j's tables).  0, or -1 when memory ran out; an
- * unreadable log reads as empty. */
-static int read_log(const char *path, int plugin, struct jlog *l,
-                    struct cp_ncjoin *j)
+/* Read the calls of one input's log (and, for a plugin log, what it says
+ * of each: tags and variants go into j's tables).  0, or -1 when memory
+ * ran out; an unreadable log reads as empty. */
+static int read_log(const struct cp_analysis_input *in, int plugin,
+                    struct jlog *l, struct cp_ncjoin *j)
 {
     struct cp_logfile *lf;
     struct cp_error err;
@@ -120,7 +120,7 @@ static int read_log(const char *path, int plugin, struct jlog *l,
     uint64_t slot;
     int rc = -1;
 
-    lf = cp_logfile_open(path, &err);
+    lf = an_logfile_reopen(in, &err);
     if (!lf)
         return 0;
     while (cp_logfile_next(lf, &rec, &slot) == 1) {
@@ -525,10 +525,11 @@ static size_t best_by_first_call(const struct jlog *sh, const uint64_t *scomms,
     return SIZE_MAX;
 }
 
-/* Join one process: the shim's log sh_path with the plugin's pl_path, or
- * (sh_path NULL) the plugin's with itself. */
-static int join_process(struct cp_ncjoin *j, const char *sh_path,
-                        const char *pl_path,
+/* Join one process: the shim's log sh with the plugin's pl, or (sh NULL)
+ * the plugin's with itself. */
+static int join_process(struct cp_ncjoin *j,
+                        const struct cp_analysis_input *sh_in,
+                        const struct cp_analysis_input *pl_in,
                         struct cp_ncjoin_entry **out, size_t *nout,
                         struct cp_ncjoin_replay **rout, size_t *nrout,
                         struct jstats *stats)
@@ -545,7 +546,7 @@ static int join_process(struct cp_ncjoin *j, const char *sh_path,
     memset(&pl, 0, sizeof pl);
     *out = NULL;
     *nout = 0;
-    if (read_log(pl_path, 1, &pl, j) < 0)
+    if (read_log(pl_in, 1, &pl, j) < 0)
         goto out;
     /* slots grow in the file: already sorted, but a damaged file may not
      * be */
@@ -554,9 +555,9 @@ static int join_process(struct cp_ncjoin *j, const char *sh_path,
         stats->graph += pl.c[a].skip;
     *rout = NULL;
     *nrout = 0;
-    if (sh_path && replays_of(&pl, rout, nrout) < 0)
+    if (sh_in && replays_of(&pl, rout, nrout) < 0)
         goto out;
-    if (!sh_path) {
+    if (!sh_in) {
         for (a = 0; a < pl.n; a++)
             if (add_entry(out, nout, &capout, pl.c[a].slot, &pl.c[a], stats) <
                 0)
@@ -564,7 +565,7 @@ static int join_process(struct cp_ncjoin *j, const char *sh_path,
         rc = 0;
         goto out;
     }
-    if (read_log(sh_path, 0, &sh, j) < 0)
+    if (read_log(sh_in, 0, &sh, j) < 0)
         goto out;
     apply_groups(&sh);
     scomms = malloc((sh.n + 1) * sizeof *scomms);
@@ -667,11 +668,10 @@ struct cp_ncjoin *cp_ncjoin_build(struct cp_analysis *an, int *none)
     for (i = 0; i < an->nranks; i++) {
         size_t in = an->ranks[i].input;
         const struct cp_analysis_input *x = &an->inputs[in];
-        const char *companion = NULL;
         if (x->status != CP_INPUT_OK)
             continue;
         if (x->source == CP_SOURCE_PLUGIN) {
-            if (join_process(j, NULL, x->path, &j->entries[in], &j->nentries[in],
+            if (join_process(j, NULL, x, &j->entries[in], &j->nentries[in],
                              &j->replays[in], &j->nreplays[in], &stats) < 0)
                 goto oom;
             an->nccl.join_plugin_only_processes++;
@@ -681,8 +681,7 @@ struct cp_ncjoin *cp_ncjoin_build(struct cp_analysis *an, int *none)
         k = an_proc_index_last(&companions, x->pid, x->node);
         if (k < 0)
             continue;
-        companion = an->inputs[k].path;
-        if (join_process(j, x->path, companion, &j->entries[in],
+        if (join_process(j, x, &an->inputs[k], &j->entries[in],
                          &j->nentries[in], &j->replays[in], &j->nreplays[in],
                          &stats) < 0)
             goto oom;

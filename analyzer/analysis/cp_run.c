@@ -17,6 +17,7 @@
 #include "cp_evals.h"
 #include "cp_hang.h"
 #include "cp_inputs.h"
+#include "cp_partial.h"
 #include "cp_links.h"
 #include "cp_ncclview.h"
 #include "cp_portview.h"
@@ -66,6 +67,7 @@ void cp_analysis_destroy(struct cp_analysis *an)
     for (i = 0; i < an->nknown_blocks; i++)
         free(an->known_blocks[i]);
     free(an->known_blocks);
+    cp_partial_set_destroy(an->partials); /* after the logs read from it */
     for (i = 0; i < an->nproblems; i++) {
         free(an->problems[i].file);
         free(an->problems[i].message);

@@ -243,11 +243,14 @@ static int header_check(const char *path, struct cp_log_header *h, size_t got,
     return 0;
 }
 
-struct cp_logfile *cp_logfile_open(const char *path, struct cp_error *err)
+/* A reader of the log at path, raw, or held by the partial log held
+ * (then read from it).  NULL with err filled. */
+static struct cp_logfile *logfile_open(const char *path,
+                                       const struct cp_partial_log *held,
+                                       struct cp_error *err)
 {
     struct cp_logfile *lf = NULL, *ret = NULL;
     struct cp_log_header *h;
-    const struct cp_partial_log *partial;
     size_t got;
     int saved;
 
@@ -259,13 +262,11 @@ struct cp_logfile *cp_logfile_open(const char *path, struct cp_error *err)
         goto out;
     }
     /* a log that a node partial holds is read from it (cp_partial.h) */
-    partial = cp_partial_find(path);
-    if (partial) {
-        lf->src = cp_partial_src_open(partial, err);
+    if (held) {
+        lf->src = cp_partial_src_open(held, err);
         if (!lf->src)
             goto out;
-    }
-    if (!lf->src) {
+    } else {
         lf->fd = open_raw(path, &lf->st_open, err);
         if (lf->fd < 0)
             goto out;
@@ -291,6 +292,11 @@ out:
     cp_logfile_close(lf);
     errno = saved;
     return ret;
+}
+
+struct cp_logfile *cp_logfile_open(const char *path, struct cp_error *err)
+{
+    return logfile_open(path, NULL, err);
 }
 
 const struct cp_log_header *cp_logfile_header(const struct cp_logfile *lf)
@@ -423,7 +429,6 @@ int cp_logfile_check_first(const char *path, int keep_fd,
                            size_t first_len, size_t *first_got,
                            struct cp_error *err)
 {
-    struct cp_logfile *lf = NULL;
     struct stat sb;
     /* the header's padding up to where the records begin, read past */
     char pad[CP_LOG_HEADER_SIZE - sizeof(struct cp_log_header)];
@@ -436,18 +441,6 @@ int cp_logfile_check_first(const char *path, int keep_fd,
     k->fd = -1;
     if (first_got)
         *first_got = 0;
-    if (cp_partial_find(path)) {
-        /* held by a node partial: checked through its reader; later
-         * readers open it as before */
-        lf = cp_logfile_open(path, err);
-        if (!lf)
-            return -1;
-        k->hdr = lf->hdr;
-        k->swapped = lf->swapped;
-        k->partial = 1;
-        cp_logfile_close(lf);
-        return 0;
-    }
     /* a raw log: its header read straight into k (no reader, no buffer:
      * this runs once per log, thousands of times at scale), and with it,
      * in the same read, the records up to first_len bytes past a header
@@ -510,6 +503,24 @@ int cp_logfile_check(const char *path, int keep_fd,
                      struct cp_logfile_known *k, struct cp_error *err)
 {
     return cp_logfile_check_first(path, keep_fd, k, NULL, 0, NULL, err);
+}
+
+int cp_logfile_check_held(const char *path, const struct cp_partial_log *held,
+                          struct cp_logfile_known *k, struct cp_error *err)
+{
+    struct cp_logfile *lf;
+
+    /* checked through its reader, as cp_logfile_open checks a raw log */
+    memset(k, 0, sizeof *k);
+    k->fd = -1;
+    lf = logfile_open(path, held, err);
+    if (!lf)
+        return -1;
+    k->hdr = lf->hdr;
+    k->swapped = lf->swapped;
+    k->partial = held;
+    cp_logfile_close(lf);
+    return 0;
 }
 
 static int compare_ints(const void *a, const void *b)
@@ -594,7 +605,7 @@ struct cp_logfile *cp_logfile_reopen(const char *path,
     struct cp_logfile *lf;
 
     if (!k || k->partial)
-        return cp_logfile_open(path, err);
+        return logfile_open(path, k ? k->partial : NULL, err);
     lf = logfile_new();
     if (!lf || !(lf->path = strdup(path))) {
         free(lf);

@@ -32,6 +32,7 @@ int cp_logfile_swapped(const struct cp_logfile *lf);
 /* A log held by a node partial (cp_partial.h): its reader, positioned at
  * the first slot, handed to the caller (who closes it with
  * cp_partial_src_close); lf reads nothing more.  NULL for a raw log. */
+struct cp_partial_log;
 struct cp_partial_src;
 struct cp_partial_src *cp_logfile_take_partial(struct cp_logfile *lf);
 
@@ -75,7 +76,9 @@ struct cp_logfile_known {
     uint64_t size;            /* its size then, bytes */
     int fd;                   /* kept open (keep_fd), else -1 */
     int swapped;              /* of the other byte order */
-    int partial;              /* held by a node partial: reopened by name */
+    /* held by a node partial: the log of it that every reader started
+     * from k reads (owned by the caller's cp_partial_set); NULL: raw */
+    const struct cp_partial_log *partial;
 };
 
 /* Open and check path as cp_logfile_open does and fill *k; keep the
@@ -86,12 +89,19 @@ int cp_logfile_check(const char *path, int keep_fd,
 /* The same, reading in the same system call the records that follow a
  * header of CP_LOG_HEADER_SIZE bytes: up to first_len bytes of them into
  * first, as they are in the file (not swapped), and their count into
- * *first_got (0 for a log held by a partial, a header of another size,
- * or nothing past it).  Fewer than first_len bytes: the file ends there. */
+ * *first_got (0 for a header of another size, or nothing past it).
+ * Fewer than first_len bytes: the file ends there.  A raw log: one held
+ * by a node partial is checked by cp_logfile_check_held. */
 int cp_logfile_check_first(const char *path, int keep_fd,
                            struct cp_logfile_known *k, void *first,
                            size_t first_len, size_t *first_got,
                            struct cp_error *err);
+/* The check of a log held by a node partial (held: the log of it that
+ * cp_partial_list gave for path): through its reader, with the checks of
+ * cp_logfile_open; k->partial is held and k->fd -1.  0, or -1 with err
+ * filled. */
+int cp_logfile_check_held(const char *path, const struct cp_partial_log *held,
+                          struct cp_logfile_known *k, struct cp_error *err);
 /* Close k's descriptor if it kept one (k->fd becomes -1); accepts NULL. */
 void cp_logfile_known_release(struct cp_logfile_known *k);
 /* Close the n descriptors fds (the caller's, all distinct; the array is

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "collprof/cp_logfmt.h"
+#include "cp_grow.h"
 #include "cp_logread.h"
 #include "cp_partial.h"
 #include "cp_path.h"
@@ -711,84 +712,39 @@ int cp_partial_missing(const char *dir, char *first, size_t len,
     return missing;
 }
 
-/* ---- the registry of logs read from partials ----------------------------- */
+/* ---- the set of checked partials and the logs they hold ------------------ */
 
-struct cp_partial_log {
-    char *path;    /* the log's name, as listed */
-    char *partial; /* the file holding it */
-    size_t file;   /* its entry in pfiles[] */
-    struct entry e;
-};
-
-static struct cp_partial_log *registry;
-static size_t nregistry, capregistry;
-static int registry_sorted = 1;
-
-/* The valid partials the registered logs are read from: the file checked
- * when the directory was listed (device and inode), and its descriptor
- * from that check, kept and shared by every log it holds (pread needs no
- * position) while the limit on open files allows; otherwise -1 and each
- * log opens the partial itself, checked to be the same file.  A merge of
- * 16,384 logs in 2048 partials opened a partial once per log per pass
- * before: 67,600 opens and 270,000 fstat and fcntl calls. */
+/* A valid partial the set's logs are read from: the file checked when the
+ * directory was listed (device and inode), and its descriptor from that
+ * check, kept and shared by every log it holds (pread needs no position)
+ * while the limit on open files allows; otherwise -1 and each log opens
+ * the partial itself, checked to be the same file.  A merge of 16,384
+ * logs in 2048 partials opened a partial once per log per pass before:
+ * 67,600 opens and 270,000 fstat and fcntl calls. */
 struct partial_file {
+    char *path;
     int fd;
     uint64_t dev, ino;
 };
 
-static struct partial_file *pfiles;
-static size_t npfiles, cappfiles, pfiles_open;
+struct cp_partial_log {
+    const struct cp_partial_set *set;
+    size_t file;   /* the partial holding it: set->files[file] */
+    struct entry e;
+    char path[];   /* the log's name, as listed */
+};
 
-void cp_partial_forget(void)
-{
-    size_t i;
-
-    for (i = 0; i < nregistry; i++) {
-        free(registry[i].path);
-        free(registry[i].partial);
-    }
-    for (i = 0; i < npfiles; i++)
-        if (pfiles[i].fd >= 0)
-            close(pfiles[i].fd);
-    free(pfiles);
-    pfiles = NULL;
-    npfiles = cappfiles = pfiles_open = 0;
-    free(registry);
-    registry = NULL;
-    nregistry = capregistry = 0;
-    registry_sorted = 1;
-}
-
-static int compare_logs(const void *a, const void *b)
-{
-    return strcmp(((const struct cp_partial_log *)a)->path,
-                  ((const struct cp_partial_log *)b)->path);
-}
-
-static void sort_registry(void)
-{
-    size_t i, k;
-
-    if (registry_sorted)
-        return;
-    qsort(registry, nregistry, sizeof *registry, compare_logs);
-    /* a name registered twice: the later registration (sorted after by
-     * qsort's whim) is dropped, both name the same log */
-    for (i = k = 0; i < nregistry; i++) {
-        if (k > 0 && strcmp(registry[k - 1].path, registry[i].path) == 0) {
-            free(registry[i].path);
-            free(registry[i].partial);
-            continue;
-        }
-        registry[k++] = registry[i];
-    }
-    nregistry = k;
-    registry_sorted = 1;
-}
+struct cp_partial_set {
+    struct partial_file *files;
+    size_t nfiles, capfiles;
+    size_t nopen, open_max; /* descriptors kept, and the most kept */
+    struct cp_partial_log **logs;
+    size_t nlogs, caplogs;
+};
 
 /* The descriptors partials may keep: a quarter of the limit on open files
  * (the scans of raw logs and the outputs need the rest). */
-static size_t pfiles_open_max(void)
+static size_t files_open_max(void)
 {
     struct rlimit rl;
 
@@ -799,71 +755,85 @@ static size_t pfiles_open_max(void)
     return (size_t)rl.rlim_cur / 4;
 }
 
-/* Enter a checked partial (fd: its descriptor, given over, or -1) into
- * pfiles[], keeping fd while fewer than max are kept; its index, or
- * (size_t)-1 without memory (fd closed). */
-static size_t add_file(int fd, uint64_t dev, uint64_t ino, size_t max)
+struct cp_partial_set *cp_partial_set_create(void)
 {
-    if (npfiles == cappfiles) {
-        size_t cap = cappfiles ? cappfiles * 2 : 64;
-        struct partial_file *bigger = realloc(pfiles, cap * sizeof *bigger);
-        if (!bigger) {
-            if (fd >= 0)
-                close(fd);
-            return (size_t)-1;
-        }
-        pfiles = bigger;
-        cappfiles = cap;
+    struct cp_partial_set *set = calloc(1, sizeof *set);
+
+    if (set)
+        set->open_max = files_open_max();
+    return set;
+}
+
+void cp_partial_set_destroy(struct cp_partial_set *set)
+{
+    int saved = errno;
+    size_t i;
+
+    if (!set)
+        return;
+    for (i = 0; i < set->nlogs; i++)
+        free(set->logs[i]);
+    for (i = 0; i < set->nfiles; i++) {
+        if (set->files[i].fd >= 0)
+            close(set->files[i].fd);
+        free(set->files[i].path);
     }
-    if (fd >= 0 && pfiles_open >= max) {
+    free(set->logs);
+    free(set->files);
+    free(set);
+    errno = saved;
+}
+
+/* Enter the checked partial path (fd: its descriptor, given over, or -1;
+ * dev, ino: the file checked) into set, keeping fd while fewer than
+ * set->open_max are kept; its number, or -1 without memory (fd closed). */
+static long add_file(struct cp_partial_set *set, const char *path, int fd,
+                     uint64_t dev, uint64_t ino)
+{
+    struct partial_file *f;
+
+    if (cp_grow((void **)&set->files, &set->capfiles, set->nfiles,
+                sizeof *set->files) < 0) {
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    f = &set->files[set->nfiles];
+    if (!(f->path = strdup(path))) {
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    if (fd >= 0 && set->nopen >= set->open_max) {
         close(fd);
         fd = -1;
     }
-    pfiles[npfiles].fd = fd;
-    pfiles[npfiles].dev = dev;
-    pfiles[npfiles].ino = ino;
-    if (fd >= 0)
-        pfiles_open++;
-    return npfiles++;
+    f->fd = fd;
+    f->dev = dev;
+    f->ino = ino;
+    set->nopen += fd >= 0;
+    return (long)set->nfiles++;
 }
 
-static int register_log(const char *path, const char *partial, size_t file,
-                        const struct entry *e)
+/* Enter the log that entry e of the set's partial number file describes,
+ * listed as path: the log (owned by set), or NULL without memory. */
+static const struct cp_partial_log *add_log(struct cp_partial_set *set,
+                                            long file, const char *path,
+                                            const struct entry *e)
 {
     struct cp_partial_log *l;
+    size_t len = strlen(path) + 1;
 
-    if (nregistry == capregistry) {
-        size_t cap = capregistry ? capregistry * 2 : 64;
-        struct cp_partial_log *bigger = realloc(registry, cap * sizeof *bigger);
-        if (!bigger)
-            return -1;
-        registry = bigger;
-        capregistry = cap;
-    }
-    l = &registry[nregistry];
-    l->path = strdup(path);
-    l->partial = strdup(partial);
-    l->file = file;
-    l->e = *e;
-    if (!l->path || !l->partial) {
-        free(l->path);
-        free(l->partial);
-        return -1;
-    }
-    nregistry++;
-    registry_sorted = 0;
-    return 0;
-}
-
-const struct cp_partial_log *cp_partial_find(const char *path)
-{
-    struct cp_partial_log key;
-
-    if (nregistry == 0)
+    if (cp_grow((void **)&set->logs, &set->caplogs, set->nlogs,
+                sizeof *set->logs) < 0 ||
+        !(l = malloc(sizeof *l + len)))
         return NULL;
-    sort_registry();
-    key.path = (char *)path;
-    return bsearch(&key, registry, nregistry, sizeof *registry, compare_logs);
+    l->set = set;
+    l->file = (size_t)file;
+    l->e = *e;
+    memcpy(l->path, path, len);
+    set->logs[set->nlogs++] = l;
+    return l;
 }
 
 /* ---- listing: partials, raw logs or both ---------------------------------- */
@@ -873,10 +843,21 @@ struct list {
     size_t n, cap;
 };
 
-static int list_add(struct list *l, const char *dir, const char *name)
+/* dir/name (dir NULL: name), allocated; NULL without memory. */
+static char *join_path(const char *dir, const char *name)
 {
     size_t len = (dir ? strlen(dir) + 1 : 0) + strlen(name) + 1;
+    char *path = malloc(len);
 
+    if (path && dir)
+        snprintf(path, len, "%s/%s", dir, name);
+    else if (path)
+        snprintf(path, len, "%s", name);
+    return path;
+}
+
+static int list_add(struct list *l, const char *dir, const char *name)
+{
     if (l->n + 2 > l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 16;
         char **bigger = realloc(l->v, cap * sizeof *bigger);
@@ -885,13 +866,9 @@ static int list_add(struct list *l, const char *dir, const char *name)
         l->v = bigger;
         l->cap = cap;
     }
-    l->v[l->n] = malloc(len);
+    l->v[l->n] = join_path(dir, name);
     if (!l->v[l->n])
         return -1;
-    if (dir)
-        snprintf(l->v[l->n], len, "%s/%s", dir, name);
-    else
-        snprintf(l->v[l->n], len, "%s", name);
     l->v[++l->n] = NULL;
     return 0;
 }
@@ -904,11 +881,6 @@ static void list_free(struct list *l)
     free(l->v);
     l->v = NULL;
     l->n = l->cap = 0;
-}
-
-static int compare_strings(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 static int has_suffix(const char *s, const char *suffix)
@@ -954,10 +926,20 @@ static void node_from_name(const char *path, char *node, size_t len)
     snprintf(node, len, "%.*s", (int)(n < len ? n : len - 1), b);
 }
 
+/* A log cp_partial_list returns, and its place among those found (the raw
+ * logs first, then each valid partial's in turn): of two partials holding
+ * one name, the first is read. */
+struct found {
+    struct cp_partial_listed log;
+    size_t order;
+};
+
 /* What cp_partial_list gathers: the partials, the raw logs beside them,
- * the paths it returns and its notes. */
+ * the logs it returns and its notes. */
 struct listing {
-    struct list raw, out;
+    struct list raw;
+    struct found *out;
+    size_t nout, capout;
     struct list dirlogs; /* the *.cplog of a directory given, as listed */
     struct notes ns;
     struct held *held;
@@ -1135,63 +1117,123 @@ out:
     return rc;
 }
 
-/* The raw logs no valid partial holds, then the logs of the valid
- * partials by their own names (registered), into ls->out.  -1: out of
- * memory. */
-static int list_logs(struct listing *ls)
+/* The log dir/name (dir NULL: name), read raw until its caller says
+ * otherwise, at the end of ls->out; NULL without memory. */
+static struct found *add_found(struct listing *ls, const char *dir,
+                               const char *name)
 {
-    size_t i, k, max = pfiles_open_max();
+    struct found *f;
+
+    if (cp_grow((void **)&ls->out, &ls->capout, ls->nout,
+                sizeof *ls->out) < 0)
+        return NULL;
+    f = &ls->out[ls->nout];
+    f->log.held = NULL;
+    f->order = ls->nout;
+    if (!(f->log.path = join_path(dir, name)))
+        return NULL;
+    ls->nout++;
+    return f;
+}
+
+/* The raw logs no valid partial holds, then the logs of the valid
+ * partials by their own names (entered into set), into ls->out.  -1: out
+ * of memory. */
+static int list_logs(struct cp_partial_set *set, struct listing *ls)
+{
+    size_t i, k;
     uint32_t j;
 
     for (i = 0; i < ls->raw.n; i++) {
         if (held_by_partial(ls, base_name(ls->raw.v[i])))
             continue;
-        if (list_add(&ls->out, NULL, ls->raw.v[i]) < 0 ||
+        if (!add_found(ls, NULL, ls->raw.v[i]) ||
             note_raw_log(ls, ls->raw.v[i]) < 0)
             return -1;
     }
     for (k = 0; k < ls->nheld; k++) {
-        size_t file;
-        if (!ls->held[k].ok)
+        struct held *h = &ls->held[k];
+        struct found *f;
+        long file;
+        if (!h->ok)
             continue;
-        file = add_file(ls->held[k].fd, ls->held[k].dev, ls->held[k].ino,
-                        max);
-        ls->held[k].fd = -1;
-        if (file == (size_t)-1)
+        file = add_file(set, h->path, h->fd, h->dev, h->ino);
+        h->fd = -1;
+        if (file < 0)
             return -1;
-        for (j = 0; j < ls->held[k].p.nlogs; j++)
-            if (list_add(&ls->out, ls->dir, ls->held[k].p.e[j].name) < 0 ||
-                register_log(ls->out.v[ls->out.n - 1], ls->held[k].path,
-                             file, &ls->held[k].p.e[j]) < 0)
+        for (j = 0; j < h->p.nlogs; j++)
+            if (!(f = add_found(ls, ls->dir, h->p.e[j].name)) ||
+                !(f->log.held = add_log(set, file, f->log.path, &h->p.e[j])))
                 return -1;
     }
     return 0;
 }
 
-/* Sort l and keep each path once (two partials may hold one log). */
-static void sort_unique(struct list *l)
+static int compare_found(const void *a, const void *b)
+{
+    const struct found *x = a, *y = b;
+    int c = strcmp(x->log.path, y->log.path);
+
+    return c ? c : x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* ls->out sorted, each path once (two partials may hold one log: the
+ * first is kept), taken as the array cp_partial_list returns (*n of
+ * them); NULL without memory. */
+static struct cp_partial_listed *sort_unique(struct listing *ls, size_t *n)
+{
+    struct cp_partial_listed *v = malloc(ls->nout * sizeof *v);
+    size_t i;
+
+    *n = 0;
+    if (!v)
+        return NULL;
+    qsort(ls->out, ls->nout, sizeof *ls->out, compare_found);
+    for (i = 0; i < ls->nout; i++) {
+        if (*n > 0 && strcmp(v[*n - 1].path, ls->out[i].log.path) == 0)
+            free(ls->out[i].log.path);
+        else
+            v[(*n)++] = ls->out[i].log;
+    }
+    ls->nout = 0;
+    free(ls->out);
+    ls->out = NULL;
+    return v;
+}
+
+/* The n paths of list l, taken, as logs read raw; NULL without memory. */
+static struct cp_partial_listed *take_raw(struct list *l)
+{
+    struct cp_partial_listed *v = calloc(l->n ? l->n : 1, sizeof *v);
+    size_t i;
+
+    for (i = 0; v && i < l->n; i++) {
+        v[i].path = l->v[i];
+        l->v[i] = NULL;
+    }
+    return v;
+}
+
+void cp_partial_listed_free(struct cp_partial_listed *logs, size_t n)
 {
     size_t i;
 
-    qsort(l->v, l->n, sizeof *l->v, compare_strings);
-    for (i = 1; i < l->n; i++)
-        if (strcmp(l->v[i - 1], l->v[i]) == 0) {
-            free(l->v[i]);
-            memmove(&l->v[i], &l->v[i + 1], (l->n - i) * sizeof *l->v);
-            l->n--;
-            i--;
-        }
+    for (i = 0; logs && i < n; i++)
+        free(logs[i].path);
+    free(logs);
 }
 
-int cp_partial_list(const char *path, char ***paths_out,
+int cp_partial_list(struct cp_partial_set *set, const char *path,
+                    struct cp_partial_listed **logs_out,
                     struct cp_error **notes_out, size_t *nnotes,
                     struct cp_error *err)
 {
     struct listing ls = {0};
-    size_t i;
+    struct list file = {0};
+    size_t i, n;
     int rc = -1;
 
-    *paths_out = NULL;
+    *logs_out = NULL;
     *notes_out = NULL;
     *nnotes = 0;
     if (find_partials(path, &ls, err) < 0)
@@ -1200,36 +1242,36 @@ int cp_partial_list(const char *path, char ***paths_out,
         /* a directory without a partial: exactly its raw logs, by name */
         if (cp_logdir_sorted(path, ls.dirlogs.v, ls.dirlogs.n, err) < 0)
             goto out;
-        *paths_out = ls.dirlogs.v;
         rc = (int)ls.dirlogs.n;
-        ls.dirlogs.v = NULL;
-        ls.dirlogs.n = 0;
+        if (!(*logs_out = take_raw(&ls.dirlogs)))
+            goto oom;
         goto out;
     }
     if (ls.nheld == 0) {
         /* a file: itself */
-        rc = cp_logdir_list(path, paths_out, err);
+        rc = cp_logdir_list(path, &file.v, err);
+        file.n = rc > 0 ? (size_t)rc : 0;
+        if (rc >= 0 && !(*logs_out = take_raw(&file)))
+            goto oom;
         goto out;
     }
     qsort(ls.held, ls.nheld, sizeof *ls.held, compare_held);
     if (find_raw_logs(&ls) < 0 || check_partials(&ls) < 0 ||
-        list_logs(&ls) < 0) {
-        cp_error_set(err, path, -1, "%s: out of memory", path);
-        goto out;
-    }
-    if (ls.out.n == 0) {
+        list_logs(set, &ls) < 0)
+        goto oom;
+    if (ls.nout == 0) {
         cp_error_set(err, path, -1, "%s: no readable partial and no collprof "
                      "log (*%s)", path, CP_LOG_SUFFIX);
         goto out;
     }
-    sort_unique(&ls.out);
-    *paths_out = ls.out.v;
-    ls.out.v = NULL;
-    rc = (int)ls.out.n;
+    if (!(*logs_out = sort_unique(&ls, &n)))
+        goto oom;
+    rc = (int)n;
+    goto out;
+oom:
+    cp_error_set(err, path, -1, "%s: out of memory", path);
+    rc = -1;
 out:
-    /* the registry sorted now, so that cp_partial_find only reads it (the
-     * analysis checks the logs listed on several threads) */
-    sort_registry();
     for (i = 0; i < ls.nheld; i++) {
         if (ls.held[i].ok && ls.held[i].fd >= 0) /* not given over */
             close(ls.held[i].fd);
@@ -1238,9 +1280,12 @@ out:
     }
     free(ls.held);
     free(ls.dir);
+    for (i = 0; i < ls.nout; i++)
+        free(ls.out[i].log.path);
+    free(ls.out);
     list_free(&ls.raw);
-    list_free(&ls.out);
     list_free(&ls.dirlogs);
+    list_free(&file);
     *notes_out = ls.ns.v;
     *nnotes = ls.ns.n;
     return rc;
@@ -1250,7 +1295,7 @@ out:
 
 struct cp_partial_src {
     int fd;            /* -1 while parked */
-    int shared;        /* fd is pfiles[]'s: never closed here */
+    int shared;        /* fd is the set's: never closed here */
     uint64_t dev, ino; /* the partial checked when listed */
     struct entry e;
     char *partial;
@@ -1275,13 +1320,13 @@ struct cp_partial_src {
     size_t ibuf_size;
 };
 
-/* The decoding buffer of a section of size bytes: the registered logs
+/* The decoding buffer of a section of size bytes: the logs of a set
  * divide a budget as the scans do (cp_scan.h), and a buffer is never more
  * than its section (most of a many-rank job's sections are a few KiB).  At
  * 16,384 logs a fixed 64 KiB each was 1 GiB. */
-static size_t src_buffer_size(uint64_t size)
+static size_t src_buffer_size(const struct cp_partial_set *set, uint64_t size)
 {
-    size_t n = nregistry ? CP_SCAN_BUDGET / nregistry : CP_SCAN_BUFFER;
+    size_t n = set->nlogs ? CP_SCAN_BUDGET / set->nlogs : CP_SCAN_BUFFER;
 
     if (n > CP_SCAN_BUFFER)
         n = CP_SCAN_BUFFER;
@@ -1493,6 +1538,7 @@ damaged:
 struct cp_partial_src *cp_partial_src_open(const struct cp_partial_log *log,
                                            struct cp_error *err)
 {
+    const struct partial_file *file = &log->set->files[log->file];
     struct cp_partial_src *s = calloc(1, sizeof *s), *ret = NULL;
     int saved;
 
@@ -1501,44 +1547,44 @@ struct cp_partial_src *cp_partial_src_open(const struct cp_partial_log *log,
         goto out;
     }
     s->fd = -1;
-    if (!(s->partial = strdup(log->partial))) {
+    if (!(s->partial = strdup(file->path))) {
         cp_error_set(err, log->path, -1, "%s: out of memory", log->path);
         goto out;
     }
     s->e = log->e;
-    s->ibuf_size = src_buffer_size(s->e.size);
+    s->ibuf_size = src_buffer_size(log->set, s->e.size);
     if (!(s->ibuf = malloc(s->ibuf_size))) {
         cp_error_set(err, log->path, -1, "%s: out of memory", log->path);
         goto out;
     }
-    s->dev = pfiles[log->file].dev;
-    s->ino = pfiles[log->file].ino;
-    if (pfiles[log->file].fd >= 0) {
-        s->fd = pfiles[log->file].fd; /* the checked file's, shared */
+    s->dev = file->dev;
+    s->ino = file->ino;
+    if (file->fd >= 0) {
+        s->fd = file->fd; /* the checked file's, shared */
         s->shared = 1;
     } else {
         /* the partial again by name: the very file checked, or nothing */
         struct stat sb;
-        s->fd = cp_path_open_input(log->partial, cp_path_log_links(), err);
+        s->fd = cp_path_open_input(file->path, cp_path_log_links(), err);
         if (s->fd < 0)
             goto out;
         if (fstat(s->fd, &sb) < 0) {
-            cp_error_set(err, log->partial, -1, "%s: %s", log->partial,
+            cp_error_set(err, file->path, -1, "%s: %s", file->path,
                          strerror(errno));
             goto out;
         }
         if ((uint64_t)sb.st_dev != s->dev || (uint64_t)sb.st_ino != s->ino) {
-            cp_error_set(err, log->partial, -1,
+            cp_error_set(err, file->path, -1,
                          "%s: replaced since it was checked; not read",
-                         log->partial);
+                         file->path);
             errno = ESTALE;
             goto out;
         }
     }
     if (pread(s->fd, s->hdr, sizeof s->hdr, (off_t)s->e.offset) !=
         (ssize_t)sizeof s->hdr) {
-        cp_error_set(err, log->partial, (int64_t)s->e.offset,
-                     "%s: offset %llu: %s: header truncated", log->partial,
+        cp_error_set(err, file->path, (int64_t)s->e.offset,
+                     "%s: offset %llu: %s: header truncated", file->path,
                      (unsigned long long)s->e.offset, s->e.name);
         goto out;
     }

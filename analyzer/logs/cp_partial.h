@@ -10,12 +10,14 @@
  * cp_scan gives the same report.json from partials, raw logs or both.
  *
  * The merge: cp_partial_list() stands in for cp_logdir_list().  It lists
- * the logs of a directory (or of one partial) by their own names, and
- * registers each log a valid partial holds, so that cp_logfile_open() and
- * cp_scan_open() of that name read it from the partial (cp_partial_find).
- * A partial that is unreadable or damaged anywhere is named in a note and
- * its node's raw logs are listed instead; a node with raw logs and no
- * partial, where other nodes have one, is named too.
+ * the logs of a directory (or of one partial) by their own names, each
+ * with the partial log it is read from (NULL: the raw file), entered into
+ * a set the caller holds (struct cp_partial_set), so that the first check
+ * of that name (cp_logfile_check_held, cp_scan_check_in) and every reader
+ * started from it read it from the partial.  A partial that is unreadable
+ * or damaged anywhere is named in a note and its node's raw logs are
+ * listed instead; a node with raw logs and no partial, where other nodes
+ * have one, is named too.
  *
  * Nothing here prints.  Counts read from a partial are checked against its
  * size before they size anything; errors name the file and the offset.
@@ -77,29 +79,48 @@ int cp_partial_file_name(const char *node, char *buf, size_t len);
 int cp_partial_missing(const char *dir, char *first, size_t len,
                        struct cp_error *err);
 
-/* List path as cp_logdir_list does, partials included (see above).
- * *paths: NULL-terminated, sorted, freed with cp_logdir_free; *notes: an
- * array of *nnotes problems with partials (free()); returns the count of
- * paths or -1 with err filled. */
-int cp_partial_list(const char *path, char ***paths, struct cp_error **notes,
+/* ---- the merge ---------------------------------------------------------- */
+
+struct cp_partial_set; /* the checked partials of a merge and their logs */
+struct cp_partial_log; /* one of those logs (owned by its set) */
+
+/* An empty set, or NULL without memory.  The caller owns it and destroys
+ * it (cp_partial_set_destroy) once every reader of its logs is closed. */
+struct cp_partial_set *cp_partial_set_create(void);
+/* Destroy, closing the partials' descriptors it kept; accepts NULL, keeps
+ * errno. */
+void cp_partial_set_destroy(struct cp_partial_set *set);
+
+/* A log listed: its name, and the log of a partial that it is read from
+ * (owned by the set it was listed into), or NULL: the file of that name,
+ * read raw. */
+struct cp_partial_listed {
+    char *path;
+    const struct cp_partial_log *held;
+};
+
+/* List path as cp_logdir_list does, partials included (see above), the
+ * valid partials and their logs entered into set.  *logs: the count
+ * returned of them, sorted by path, freed with cp_partial_listed_free;
+ * *notes: an array of *nnotes problems with partials (free()); returns
+ * the count of logs or -1 with err filled. */
+int cp_partial_list(struct cp_partial_set *set, const char *path,
+                    struct cp_partial_listed **logs, struct cp_error **notes,
                     size_t *nnotes, struct cp_error *err);
+/* Free n logs listed and their paths (NULL ones skipped); accepts NULL. */
+void cp_partial_listed_free(struct cp_partial_listed *logs, size_t n);
 
 /* ---- reading a log held by a partial ------------------------------------ */
 
-struct cp_partial_log; /* a registered log: opaque */
 struct cp_partial_src; /* an open one: opaque */
 
-/* The registered log of that name, or NULL (a raw log). */
-const struct cp_partial_log *cp_partial_find(const char *path);
-
-/* Open it: through the descriptor kept from the partial's check when the
- * limit on open files allowed one per partial (shared by its logs), else
- * the partial again by cp_path's rules, refused unless it is the file
- * checked (device and inode).  NULL with err filled.  The caller owns the
- * result: cp_partial_src_close. */
+/* Open log (from cp_partial_list): through the descriptor kept from the
+ * partial's check when the limit on open files allowed one per partial
+ * (shared by its logs), else the partial again by cp_path's rules,
+ * refused unless it is the file checked (device and inode).  NULL with
+ * err filled.  The caller owns the result: cp_partial_src_close. */
 struct cp_partial_src *cp_partial_src_open(const struct cp_partial_log *log,
                                            struct cp_error *err);
-
 /* Read up to len bytes of the log at the current position, as read(2)
  * would from the log itself: returns the count, 0 at its end, -1 when the
  * partial is damaged there (cp_partial_src_problem says where).  A read
@@ -126,8 +147,5 @@ uint64_t cp_partial_src_size(const struct cp_partial_src *src);
 const struct cp_error *cp_partial_src_problem(const struct cp_partial_src *src);
 /* Destroy; accepts NULL, keeps errno. */
 void cp_partial_src_close(struct cp_partial_src *src);
-
-/* Forget every registered log (the next cp_partial_list starts afresh). */
-void cp_partial_forget(void);
 
 #endif

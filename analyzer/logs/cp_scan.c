@@ -151,12 +151,13 @@ static int scan_attach_file(struct cp_scan *s, const char *path,
     return s->fd < 0 ? -1 : 0;
 }
 
-/* A scan of a log held by a node partial: its reader, at the first slot
- * (s: a place for it, else allocated). */
+/* A scan of a log held by a node partial (k->partial): its reader, at the
+ * first slot (s: a place for it, else allocated). */
 static struct cp_scan *scan_of_partial(struct cp_scan *place, const char *path,
+                                       const struct cp_logfile_known *k,
                                        size_t buf_size, struct cp_error *err)
 {
-    struct cp_logfile *lf = cp_logfile_open(path, err);
+    struct cp_logfile *lf = cp_logfile_reopen(path, k, err);
     struct cp_scan *s;
 
     if (!lf)
@@ -184,7 +185,7 @@ struct cp_scan *cp_scan_reopen_sized(const char *path,
     struct cp_scan *s;
 
     if (k->partial)
-        return scan_of_partial(NULL, path, buf_size, err);
+        return scan_of_partial(NULL, path, k, buf_size, err);
     s = scan_new(path, &k->hdr, k->swapped, buf_size, err);
     if (s && scan_attach_file(s, path, k, 0, err) < 0) {
         cp_scan_close(s);
@@ -209,7 +210,7 @@ static struct cp_scan *place_in(void *mem, const char *path,
     if (ahead)
         s->ahead = (union cp_rec *)((char *)s->buf + s->buf_size);
     if (k->partial) {
-        s = scan_of_partial(s, path, buf_size, err);
+        s = scan_of_partial(s, path, k, buf_size, err);
         if (s && parked)
             cp_scan_park(s);
         return s;
@@ -256,7 +257,8 @@ struct cp_scan *cp_scan_place_in(void *mem, const char *path,
     return r;
 }
 
-int cp_scan_check_in(void *mem, const char *path, int keep_fd,
+int cp_scan_check_in(void *mem, const char *path,
+                     const struct cp_partial_log *held, int keep_fd,
                      size_t buf_size, struct cp_logfile_known *k,
                      struct cp_error *err)
 {
@@ -266,6 +268,8 @@ int cp_scan_check_in(void *mem, const char *path, int keep_fd,
 
     memset(s, 0, sizeof *s); /* not resumable unless filled below */
     s->fd = -1;
+    if (held) /* read from its partial by the first pass */
+        return cp_logfile_check_held(path, held, k, err);
     if (cp_logfile_check_first(path, keep_fd, k, buf, size, &got, err) < 0)
         return -1;
     if (got < CP_LOG_RECORD_SIZE)

@@ -134,9 +134,12 @@ struct cp_scan *cp_scan_place_in(void *mem, const char *path,
  * first buffer of records are read in one system call, and mem is left
  * as a scan closed after its first buffer, which the first
  * cp_scan_place_in (CP_SCAN_RESUME) of the same file and size takes up
- * instead of reading it again.  0, or -1 with err filled as by
- * cp_logfile_check. */
-int cp_scan_check_in(void *mem, const char *path, int keep_fd,
+ * instead of reading it again.  held: the log of a node partial that path
+ * is read from (cp_partial_list), checked by cp_logfile_check_held (mem
+ * left as no scan), or NULL for a raw log.  0, or -1 with err filled as
+ * by cp_logfile_check. */
+int cp_scan_check_in(void *mem, const char *path,
+                     const struct cp_partial_log *held, int keep_fd,
                      size_t buf_size, struct cp_logfile_known *k,
                      struct cp_error *err);
 

@@ -1,6 +1,6 @@
 /* fuzz_partial.c - libFuzzer target: any bytes as a node partial
- * (docs/partial-format.md), listed and every log it holds read by both
- * readers (cp_logread, cp_scan).  The file's size, the sections' and the
+ * (docs/partial-format.md), listed and every log it holds checked and read
+ * by both readers (cp_logread, cp_scan).  The file's size, the sections' and the
  * index's checksums are set right before it is written, so that the
  * fuzzer reaches the decoding instead of stopping at a checksum. */
 #include "config.h"
@@ -69,7 +69,9 @@ static void fix_sums(uint8_t *d, size_t size)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static char dir[] = "/tmp/cp-fuzz-partial-XXXXXX", *made;
-    char path[64], **paths = NULL;
+    char path[64];
+    struct cp_partial_set *set;
+    struct cp_partial_listed *logs = NULL;
     struct cp_error err, *notes = NULL;
     size_t nnotes = 0;
     uint8_t *copy;
@@ -90,18 +92,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fclose(f);
     }
     free(copy);
-    n = cp_partial_list(dir, &paths, &notes, &nnotes, &err);
+    set = cp_partial_set_create();
+    n = set ? cp_partial_list(set, dir, &logs, &notes, &nnotes, &err) : -1;
     for (i = 0; i < n; i++) {
-        struct cp_logfile *lf = cp_logfile_open(paths[i], &err);
+        struct cp_logfile_known k;
+        struct cp_logfile *lf;
         struct cp_scan *sc;
         union cp_rec rec;
+        if ((logs[i].held ? cp_logfile_check_held(logs[i].path, logs[i].held,
+                                                  &k, &err)
+                          : cp_logfile_check(logs[i].path, 0, &k, &err)) < 0)
+            continue;
+        lf = cp_logfile_reopen(logs[i].path, &k, &err);
         if (lf) {
             while (cp_logfile_next(lf, &rec, NULL) == 1)
                 ;
             (void)cp_logfile_problem(lf);
             cp_logfile_close(lf);
         }
-        sc = cp_scan_open(paths[i], &err);
+        sc = cp_scan_reopen_sized(logs[i].path, &k, CP_SCAN_BUFFER, &err);
         if (sc) {
             while (cp_scan_next(sc))
                 ;
@@ -109,10 +118,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             cp_scan_close(sc);
         }
     }
-    if (n >= 0)
-        cp_logdir_free(paths);
+    cp_partial_listed_free(logs, n > 0 ? (size_t)n : 0);
     free(notes);
-    cp_partial_forget();
+    cp_partial_set_destroy(set);
     unlink(path);
     return 0;
 }
