@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "cp_logread.h"
-#include "cp_partial.h"
+#include "cp_partial_src.h"
 #include "cp_path.h"
 
 #define READ_BUFFER (64 * 1024)

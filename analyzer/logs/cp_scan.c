@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cp_partial.h"
+#include "cp_partial_src.h"
 #include "cp_path.h"
 #include "cp_scan.h"
 
