@@ -531,33 +531,18 @@ static const char *base_name(const char *path)
     return slash ? slash + 1 : path;
 }
 
-int cp_partial_reduce(const char *dir, const char *node, const char *out_path,
-                      struct cp_partial_stats *st, struct cp_error *err)
+/* The logs of paths (n, in dir) whose header names node, into p->e
+ * (p->nlogs of them: name, rank and header size); the others counted in
+ * st.  -1 with err filled when memory ran out or none is node's. */
+static int choose_logs(const char *dir, const char *node, char **paths,
+                       int n, struct partial *p, struct cp_partial_stats *st,
+                       struct cp_error *err)
 {
-    struct cp_partial_stats local;
-    struct cp_path_out o;
-    struct partial p;
-    struct sink s;
-    char **paths = NULL;
-    unsigned char h[CP_PARTIAL_HEADER_SIZE], *index = NULL;
-    uint64_t offset;
-    int n, i, rc = -1, started = 0;
-    uint32_t k;
+    int i;
 
-    memset(&o, 0, sizeof o);
-    memset(&p, 0, sizeof p);
-    if (!st)
-        st = &local;
-    memset(st, 0, sizeof *st);
-    snprintf(p.node, sizeof p.node, "%s", node);
-    n = cp_logdir_list(dir, &paths, err);
-    if (n < 0)
-        goto out;
-    p.e = calloc((size_t)n, sizeof *p.e);
-    if (!p.e) {
-        cp_error_set(err, dir, -1, "%s: out of memory", dir);
-        goto out;
-    }
+    p->e = calloc((size_t)n, sizeof *p->e);
+    if (!p->e)
+        return cp_errorf_at(err, dir, -1, "%s: out of memory", dir);
     /* which logs are this node's: their headers say */
     for (i = 0; i < n; i++) {
         struct cp_logfile *lf = cp_logfile_open(paths[i], NULL);
@@ -571,78 +556,128 @@ int cp_partial_reduce(const char *dir, const char *node, const char *out_path,
             strlen(base_name(paths[i])) >= CP_PARTIAL_NAME_LEN) {
             st->other++;
         } else {
-            struct cp_partial_entry *e = &p.e[p.nlogs++];
+            struct cp_partial_entry *e = &p->e[p->nlogs++];
             snprintf(e->name, sizeof e->name, "%s", base_name(paths[i]));
             e->global_rank = hd->global_rank;
             e->header_size = hd->header_size;
         }
         cp_logfile_close(lf);
     }
-    if (p.nlogs == 0) {
-        cp_error_set(err, dir, -1, "%s: no readable log of node '%s' here "
-                     "(%u of other nodes, %u unreadable)", dir, node,
-                     st->other, st->unreadable);
+    if (p->nlogs == 0)
+        return cp_errorf_at(err, dir, -1, "%s: no readable log of node '%s' "
+                            "here (%u of other nodes, %u unreadable)", dir,
+                            node, st->other, st->unreadable);
+    return 0;
+}
+
+/* Encode the chosen log e of dir (node's) into f as the section at
+ * offset: e's offset, size, checksum, slots and size filled.  -1 with err
+ * filled. */
+static int copy_log(FILE *f, const char *dir, const char *node,
+                    uint64_t offset, struct cp_partial_entry *e,
+                    struct cp_error *err)
+{
+    struct cp_logfile *lf;
+    const struct cp_log_header *hd;
+    struct sink s;
+    char path[4200];
+    int rc = -1;
+
+    snprintf(path, sizeof path, "%s/%s", dir, e->name);
+    /* the log copied is checked on the descriptor copied (magic, header,
+     * its node), not only when it was chosen: a file put in its place
+     * since is refused, never copied */
+    lf = cp_logfile_open(path, err);
+    if (!lf)
+        return -1;
+    hd = cp_logfile_header(lf);
+    if (cp_logfile_fd(lf) < 0 || strcmp(hd->node, node) != 0 ||
+        hd->global_rank != e->global_rank ||
+        hd->header_size != e->header_size) {
+        cp_error_set(err, path, -1, "%s: changed since it was first read "
+                     "(not the log chosen); nothing written", path);
         goto out;
     }
-    if (cp_path_create(&o, out_path, CP_PATH_MODE, err) < 0)
+    s.f = f;
+    s.bytes = 0;
+    sum_init(&s.sum);
+    e->offset = offset;
+    if (encode_log(cp_logfile_fd(lf), path, e, &s, err) < 0)
         goto out;
-    started = 1;
-    /* header and index last, once the offsets are known */
+    e->size = s.bytes;
+    e->sum = sum_final(&s.sum);
+    rc = 0;
+out:
+    cp_logfile_close(lf);
+    return rc;
+}
+
+/* Write p, the partial of node's logs chosen in dir, into f (the file
+ * out_path): a blank header and index, every log's section, then the
+ * header and index once the offsets are known; p's sizes filled.  -1
+ * with err filled. */
+static int write_partial(FILE *f, const char *dir, const char *node,
+                         const char *out_path, struct partial *p,
+                         struct cp_error *err)
+{
+    unsigned char h[CP_PARTIAL_HEADER_SIZE], *index;
+    size_t index_size = (size_t)p->nlogs * CP_PARTIAL_ENTRY_SIZE;
+    uint64_t offset = CP_PARTIAL_HEADER_SIZE + (uint64_t)index_size;
+    uint32_t k;
+    int rc = -1;
+
     memset(h, 0, sizeof h);
-    index = calloc(p.nlogs, CP_PARTIAL_ENTRY_SIZE);
-    if (!index) {
-        cp_error_set(err, out_path, -1, "%s: out of memory", out_path);
-        goto out;
-    }
-    fwrite(h, 1, sizeof h, o.f);
-    fwrite(index, CP_PARTIAL_ENTRY_SIZE, p.nlogs, o.f);
-    offset = CP_PARTIAL_HEADER_SIZE + (uint64_t)p.nlogs * CP_PARTIAL_ENTRY_SIZE;
-    for (k = 0; k < p.nlogs; k++) {
-        struct cp_partial_entry *e = &p.e[k];
-        struct cp_logfile *lf;
-        const struct cp_log_header *hd;
-        char path[4200];
-        snprintf(path, sizeof path, "%s/%s", dir, e->name);
-        /* the log copied is checked on the descriptor copied (magic,
-         * header, its node), not only when it was chosen: a file put in
-         * its place since is refused, never copied */
-        lf = cp_logfile_open(path, err);
-        if (!lf)
+    index = calloc(p->nlogs, CP_PARTIAL_ENTRY_SIZE);
+    if (!index)
+        return cp_errorf_at(err, out_path, -1, "%s: out of memory",
+                            out_path);
+    fwrite(h, 1, sizeof h, f);
+    fwrite(index, CP_PARTIAL_ENTRY_SIZE, p->nlogs, f);
+    for (k = 0; k < p->nlogs; k++) {
+        struct cp_partial_entry *e = &p->e[k];
+        if (copy_log(f, dir, node, offset, e, err) < 0)
             goto out;
-        hd = cp_logfile_header(lf);
-        if (cp_logfile_fd(lf) < 0 || strcmp(hd->node, node) != 0 ||
-            hd->global_rank != e->global_rank ||
-            hd->header_size != e->header_size) {
-            cp_error_set(err, path, -1, "%s: changed since it was first read "
-                         "(not the log chosen); nothing written", path);
-            cp_logfile_close(lf);
-            goto out;
-        }
-        s.f = o.f;
-        s.bytes = 0;
-        sum_init(&s.sum);
-        e->offset = offset;
-        rc = encode_log(cp_logfile_fd(lf), path, e, &s, err);
-        cp_logfile_close(lf);
-        if (rc < 0)
-            goto out;
-        rc = -1;
-        e->size = s.bytes;
-        e->sum = sum_final(&s.sum);
-        offset += s.bytes;
-        p.raw_bytes += e->raw_size;
+        offset += e->size;
+        p->raw_bytes += e->raw_size;
         encode_entry(index + (size_t)k * CP_PARTIAL_ENTRY_SIZE, e);
     }
-    p.file_size = offset;
-    encode_header(h, &p, checksum(index,
-                                  (size_t)p.nlogs * CP_PARTIAL_ENTRY_SIZE));
-    if (fseek(o.f, 0, SEEK_SET) != 0) {
+    p->file_size = offset;
+    encode_header(h, p, checksum(index, index_size));
+    if (fseek(f, 0, SEEK_SET) != 0) {
         cp_error_set(err, out_path, -1, "%s: cannot seek: %s", out_path,
                      strerror(errno));
         goto out;
     }
-    fwrite(h, 1, sizeof h, o.f);
-    fwrite(index, CP_PARTIAL_ENTRY_SIZE, p.nlogs, o.f);
+    fwrite(h, 1, sizeof h, f);
+    fwrite(index, CP_PARTIAL_ENTRY_SIZE, p->nlogs, f);
+    rc = 0;
+out:
+    free(index);
+    return rc;
+}
+
+int cp_partial_reduce(const char *dir, const char *node, const char *out_path,
+                      struct cp_partial_stats *st, struct cp_error *err)
+{
+    struct cp_partial_stats local;
+    struct cp_path_out o;
+    struct partial p;
+    char **paths = NULL;
+    int n, rc = -1, started = 0;
+
+    memset(&o, 0, sizeof o);
+    memset(&p, 0, sizeof p);
+    if (!st)
+        st = &local;
+    memset(st, 0, sizeof *st);
+    snprintf(p.node, sizeof p.node, "%s", node);
+    n = cp_logdir_list(dir, &paths, err);
+    if (n < 0 || choose_logs(dir, node, paths, n, &p, st, err) < 0 ||
+        cp_path_create(&o, out_path, CP_PATH_MODE, err) < 0)
+        goto out;
+    started = 1;
+    if (write_partial(o.f, dir, node, out_path, &p, err) < 0)
+        goto out;
     started = 0;
     if (cp_path_install(&o, err) < 0)
         goto out;
@@ -655,7 +690,6 @@ out:
         cp_path_discard(&o);
     cp_logdir_free(paths);
     free(p.e);
-    free(index);
     return rc;
 }
 
