@@ -661,7 +661,7 @@ struct cp_analysis {
     size_t nknown_blocks;
     struct cp_logfile_known **known_blocks;
     /* the node partials the inputs are read from (inputs[].log->partial
-     * point into it; cp_partial.h) */
+     * point into it; cp_partial_src.h) */
     struct cp_partial_set *partials;
     size_t nproblems;
     struct cp_analysis_problem *problems;

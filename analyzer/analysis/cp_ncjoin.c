@@ -525,8 +525,8 @@ static size_t best_by_first_call(const struct jlog *sh, const uint64_t *scomms,
     return SIZE_MAX;
 }
 
-/* Join one process: the shim's log sh with the plugin's pl, or (sh NULL)
- * the plugin's with itself. */
+/* Join one process: the shim's log (sh_in's) with the plugin's (pl_in's),
+ * or (sh_in NULL) the plugin's with itself. */
 static int join_process(struct cp_ncjoin *j,
                         const struct cp_analysis_input *sh_in,
                         const struct cp_analysis_input *pl_in,

@@ -261,7 +261,7 @@ static struct cp_logfile *logfile_open(const char *path,
         cp_error_set(err, path, -1, "%s: out of memory", path);
         goto out;
     }
-    /* a log that a node partial holds is read from it (cp_partial.h) */
+    /* a log that a node partial holds is read from it (cp_partial_src.h) */
     if (held) {
         lf->src = cp_partial_src_open(held, err);
         if (!lf->src)

@@ -29,10 +29,9 @@ const struct cp_log_header *cp_logfile_header(const struct cp_logfile *lf);
 int cp_logfile_fd(const struct cp_logfile *lf);
 /* Whether the log is of the other byte order. */
 int cp_logfile_swapped(const struct cp_logfile *lf);
-/* A log held by a node partial (cp_partial.h): its reader, positioned at
- * the first slot, handed to the caller (who closes it with
+/* A log held by a node partial (cp_partial_src.h): its reader, positioned
+ * at the first slot, handed to the caller (who closes it with
  * cp_partial_src_close); lf reads nothing more.  NULL for a raw log. */
-struct cp_partial_log;
 struct cp_partial_src;
 struct cp_partial_src *cp_logfile_take_partial(struct cp_logfile *lf);
 
@@ -70,6 +69,7 @@ void cp_logfile_close(struct cp_logfile *lf);
  * files); else each later reader opens the name again (O_NOFOLLOW unless
  * --follow-symlinks, O_NONBLOCK) and refuses a file that is not the one
  * checked (device and inode): a log swapped between passes is not read. */
+struct cp_partial_log; /* cp_partial_src.h */
 struct cp_logfile_known {
     struct cp_log_header hdr; /* host byte order, checked */
     uint64_t dev, ino;        /* the file checked */
@@ -113,8 +113,9 @@ void cp_logfile_known_release(struct cp_logfile_known *k);
 void cp_logfile_close_fds(int *fds, size_t n);
 /* A reader of the log k describes (NULL k: cp_logfile_open), positioned
  * at the first slot: k->fd shared (not closed by cp_logfile_close), or
- * path opened again and checked to be the same file; NULL with err filled
- * (naming the file) when it cannot be opened or was replaced. */
+ * path opened again and checked to be the same file, or (k->partial) the
+ * log read out of its partial again; NULL with err filled (naming the
+ * file) when it cannot be opened or was replaced. */
 struct cp_logfile *cp_logfile_reopen(const char *path,
                                      const struct cp_logfile_known *k,
                                      struct cp_error *err);

@@ -43,7 +43,7 @@
  * divided among the files (at most CP_SCAN_BUFFER, at least
  * CP_SCAN_BUFFER_MIN each), so that memory does not grow with the ranks.
  * The analysis's scans and the logs read from node partials
- * (cp_partial.c) each divide one such budget. */
+ * (cp_partial_src.c) each divide one such budget. */
 #define CP_SCAN_BUDGET ((size_t)32 << 20)
 
 struct cp_scan {
