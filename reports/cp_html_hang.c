@@ -4,8 +4,8 @@
  * communicator, the ranks waiting grouped by the call they wait in, the
  * culprit highlighted.  The section and its stylesheet are written only
  * when the report has a `hang` object, so other pages do not change.
- * Everything from the report is escaped; a key of the wrong type is
- * skipped, never trusted.
+ * Everything from the report is escaped; its keys are checked in the
+ * view (cp_html_view.c), which this file reads.
  */
 #include "config.h"
 
@@ -25,58 +25,39 @@ static const char hang_css[] =
     "font-weight:600}\n.hang td.in{color:var(--crit)}\n"
     ".hang td.out{color:var(--mut)}\n";
 
-static const char *str_of(json_t *o, const char *key)
-{
-    const char *s = json_string_value(json_object_get(o, key));
-    return s ? s : "";
-}
-
-static long long int_of(json_t *o, const char *key, long long dflt)
-{
-    json_t *v = json_object_get(o, key);
-    return json_is_integer(v) ? (long long)json_integer_value(v) : dflt;
-}
-
 /* "allreduce seq 3 on world" */
-static void write_call(FILE *out, json_t *call)
+static void write_call(FILE *out, const struct rp_hang_call *call)
 {
-    if (!json_is_object(call)) {
-        fputs("-", out);
-        return;
-    }
-    cp_svg_escape(out, str_of(call, "op"));
-    if (int_of(call, "seq", -1) >= 0)
-        fprintf(out, " seq %lld", int_of(call, "seq", -1));
+    cp_svg_escape(out, call->op);
+    if (call->seq >= 0)
+        fprintf(out, " seq %lld", call->seq);
     fputs(" on ", out);
-    cp_svg_escape(out, str_of(call, "communicator"));
+    cp_svg_escape(out, call->communicator);
 }
 
-static int same_call(json_t *a, json_t *b)
+/* Both ranks inside the same call. */
+static int same_call(const struct rp_hang_rank *a, const struct rp_hang_rank *b)
 {
-    return json_is_object(a) && json_is_object(b) &&
-           strcmp(str_of(a, "op"), str_of(b, "op")) == 0 &&
-           strcmp(str_of(a, "communicator"), str_of(b, "communicator")) == 0 &&
-           int_of(a, "seq", -1) == int_of(b, "seq", -1);
+    return a->in_call && b->in_call &&
+           strcmp(a->in_flight.op, b->in_flight.op) == 0 &&
+           strcmp(a->in_flight.communicator, b->in_flight.communicator) == 0 &&
+           a->in_flight.seq == b->in_flight.seq;
 }
 
 /* The ranks waiting, one line per call they wait in. */
-static void write_waiting(FILE *out, json_t *ranks)
+static void write_waiting(FILE *out, const struct rp_hang *h)
 {
-    size_t i, j, n = json_array_size(ranks);
-    json_t *r, *q;
+    size_t i, j, n = h->nranks;
     int any = 0;
 
-    json_array_foreach(ranks, i, r)
-    {
-        json_t *call = json_object_get(r, "in_flight");
+    for (i = 0; i < n; i++) {
+        const struct rp_hang_rank *r = &h->ranks[i];
         size_t count = 0;
         int first = 1;
-        if (!json_is_object(r) || !json_is_object(call))
+        if (!r->in_call)
             continue;
         for (j = 0; j < i; j++)
-            if (same_call(json_object_get(json_array_get(ranks, j),
-                                          "in_flight"),
-                          call))
+            if (same_call(&h->ranks[j], r))
                 break;
         if (j < i)
             continue; /* listed with an earlier rank */
@@ -84,15 +65,14 @@ static void write_waiting(FILE *out, json_t *ranks)
             fputs("<ul class=\"waiting\">\n", out);
         any = 1;
         fputs("<li>inside ", out);
-        write_call(out, call);
+        write_call(out, &r->in_flight);
         fputs(": rank", out);
         for (j = i; j < n; j++) {
-            q = json_array_get(ranks, j);
-            if (!same_call(json_object_get(q, "in_flight"), call))
+            if (!same_call(&h->ranks[j], r))
                 continue;
             count++;
             if (count <= 32)
-                fprintf(out, "%s %lld", first ? "" : ",", int_of(q, "rank", -1));
+                fprintf(out, "%s %lld", first ? "" : ",", h->ranks[j].rank);
             first = 0;
         }
         if (count > 32)
@@ -104,36 +84,31 @@ static void write_waiting(FILE *out, json_t *ranks)
 }
 
 /* The member entry of global rank `rank` in communicator c, or NULL. */
-static json_t *member_of(json_t *c, long long rank)
+static const struct rp_hang_member *member_of(const struct rp_hang_comm *c,
+                                              long long rank)
 {
-    json_t *m;
     size_t i;
 
-    json_array_foreach(json_object_get(c, "members"), i, m)
-        if (int_of(m, "rank", -2) == rank)
-            return m;
+    for (i = 0; i < c->nmembers; i++)
+        if (c->members[i].rank == rank)
+            return &c->members[i];
     return NULL;
 }
 
 void rp_write_hang(FILE *out, const struct rp_report *r)
 {
-    json_t *hang = json_object_get(r->root, "hang");
-    json_t *ranks, *comms, *rk, *c;
-    size_t i, j, nr, nc;
+    const struct rp_hang *h = &r->hang;
+    size_t i, j, nr = h->nranks, nc = h->ncomms;
 
-    if (!json_is_object(hang))
+    if (!h->present)
         return;
-    ranks = json_object_get(hang, "ranks");
-    comms = json_object_get(hang, "communicators");
-    nr = json_is_array(ranks) ? json_array_size(ranks) : 0;
-    nc = json_is_array(comms) ? json_array_size(comms) : 0;
     fputs("<style>", out);
     fputs(hang_css, out);
     fputs("</style>\n<section id=\"hang\" class=\"hang\">\n<p class=\"head\">",
           out);
-    cp_svg_escape(out, str_of(hang, "headline"));
+    cp_svg_escape(out, h->headline);
     fputs("</p>\n", out);
-    write_waiting(out, ranks);
+    write_waiting(out, h);
     if (nr == 0 || nc == 0) {
         fputs("</section>\n", out);
         return;
@@ -145,41 +120,28 @@ void rp_write_hang(FILE *out, const struct rp_report *r)
           out);
     for (j = 0; j < nc && j < HANG_MAX_COMMS; j++) {
         fputs("<th>", out);
-        cp_svg_escape(out, str_of(json_array_get(comms, j), "name"));
+        cp_svg_escape(out, h->comms[j].name);
         fputs("</th>", out);
     }
     fputs("</tr>\n", out);
-    json_array_foreach(ranks, i, rk)
-    {
-        long long g;
-        if (i >= HANG_MAX_RANKS)
-            break;
-        if (!json_is_object(rk))
-            continue;
-        g = int_of(rk, "rank", -1);
+    for (i = 0; i < nr && i < HANG_MAX_RANKS; i++) {
+        const struct rp_hang_rank *rk = &h->ranks[i];
         fprintf(out, "<tr%s><td class=\"n\">%lld</td><td>",
-                json_is_true(json_object_get(rk, "culprit")) ? " class=\"culprit\""
-                                                             : "",
-                g);
-        cp_svg_escape(out, str_of(rk, "node"));
+                rk->culprit ? " class=\"culprit\"" : "", rk->rank);
+        cp_svg_escape(out, rk->node);
         fputs("</td><td>", out);
-        cp_svg_escape(out, str_of(rk, "where"));
+        cp_svg_escape(out, rk->where);
         fputs("</td>", out);
         for (j = 0; j < nc && j < HANG_MAX_COMMS; j++) {
-            json_t *m;
-            long long in, left;
-            c = json_array_get(comms, j);
-            m = member_of(c, g);
-            if (!m) {
+            const struct rp_hang_member *m = member_of(&h->comms[j], rk->rank);
+            if (!m)
                 fputs("<td></td>", out);
-                continue;
-            }
-            in = int_of(m, "last_entered", -1);
-            left = int_of(m, "last_finished", -1);
-            if (in > left)
-                fprintf(out, "<td class=\"in\">in seq %lld</td>", in);
-            else if (left >= 0)
-                fprintf(out, "<td class=\"out\">left seq %lld</td>", left);
+            else if (m->last_entered > m->last_finished)
+                fprintf(out, "<td class=\"in\">in seq %lld</td>",
+                        m->last_entered);
+            else if (m->last_finished >= 0)
+                fprintf(out, "<td class=\"out\">left seq %lld</td>",
+                        m->last_finished);
             else
                 fputs("<td class=\"out\">none</td>", out);
         }

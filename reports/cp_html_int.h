@@ -93,6 +93,42 @@ struct rp_summary {
     json_t *missing_ranks;
 };
 
+/* A call a rank of a hang never left (hang.ranks[].in_flight). */
+struct rp_hang_call {
+    const char *op, *communicator; /* "" when the report has none */
+    long long seq;                 /* -1: none */
+};
+
+/* A communicator rank of hang.communicators[].members. */
+struct rp_hang_member {
+    long long rank;                        /* global; -1: no log */
+    long long last_entered, last_finished; /* sequence numbers; -1: none */
+};
+
+struct rp_hang_comm {
+    const char *name;
+    struct rp_hang_member *members; /* a slice of rp_hang.members */
+    size_t nmembers;
+};
+
+struct rp_hang_rank {
+    long long rank;
+    const char *node, *where; /* "" when the report has none */
+    int culprit;
+    int in_call; /* in_flight is a call, not null */
+    struct rp_hang_call in_flight;
+};
+
+/* report.json's `hang` (docs/report-schema.md); present 0: none. */
+struct rp_hang {
+    int present;
+    const char *headline;
+    size_t nranks, ncomms;
+    struct rp_hang_rank *ranks;
+    struct rp_hang_comm *comms;
+    struct rp_hang_member *members; /* every communicator's, in order */
+};
+
 struct rp_report {
     json_t *root;
     const char *schema, *generator, *job_id, *step_id;
@@ -108,6 +144,7 @@ struct rp_report {
     struct rp_row *rows;
     struct rp_rank *ranks;
     struct rp_finding *findings; /* most severe first */
+    struct rp_hang hang;
     json_t *offsets;  /* clock_offsets, may be NULL */
     json_t *inputs;   /* inputs, may be NULL */
     json_t *topology; /* a node-pair matrix (slow-link analysis), or NULL */

@@ -24,6 +24,7 @@
 #define OPT_STR(c, o, w, k) cp_jsoncheck_str(c, o, w, k, 0)
 #define OBJ(c, o, w, k, req) cp_jsoncheck_typed(c, o, w, k, req, JSON_OBJECT)
 #define ARR(c, o, w, k, req) cp_jsoncheck_typed(c, o, w, k, req, JSON_ARRAY)
+#define INT(c, o, w, k) cp_jsoncheck_int(c, o, w, k, 1, -1)
 
 /* report.json's numbers carry 10 significant digits */
 #define REPORT_DIGITS 10
@@ -101,6 +102,9 @@ void rp_view_free(struct rp_report *r)
     free(r->ranks);
     free(r->findings);
     free(r->node_order);
+    free(r->hang.ranks);
+    free(r->hang.comms);
+    free(r->hang.members);
     memset(r, 0, sizeof *r);
 }
 
@@ -688,6 +692,94 @@ static void view_window(struct cp_jsoncheck *c, struct rp_report *r)
     }
 }
 
+/* hang.ranks[i] (where: its path) into h. */
+static void view_hang_rank(struct cp_jsoncheck *c, json_t *o, const char *where,
+                           struct rp_hang_rank *h)
+{
+    json_t *call;
+    char cw[WHERE_LEN + 16];
+
+    h->rank = INT(c, o, where, "rank");
+    h->node = STR(c, o, where, "node");
+    h->where = STR(c, o, where, "where");
+    h->culprit = cp_jsoncheck_bool(c, o, where, "culprit");
+    call = OBJ(c, o, where, "in_flight", 0);
+    if (!call)
+        return;
+    snprintf(cw, sizeof cw, "%s.in_flight", where);
+    h->in_call = 1;
+    h->in_flight.op = STR(c, call, cw, "op");
+    h->in_flight.communicator = STR(c, call, cw, "communicator");
+    h->in_flight.seq = INT(c, call, cw, "seq");
+}
+
+/* hang.communicators into h: each one's name and members, the members of
+ * all in one array. */
+static void view_hang_comms(struct cp_jsoncheck *c, json_t *a,
+                            struct rp_hang *h)
+{
+    json_t *o, *m;
+    char where[WHERE_LEN], mw[WHERE_LEN + 32];
+    size_t i, j, total = 0;
+
+    json_array_foreach(a, i, o)
+    {
+        snprintf(where, sizeof where, "hang.communicators[%zu]", i);
+        total += json_array_size(
+            cp_jsoncheck_objects(c, o, where, "members", 0));
+    }
+    if (c->bad)
+        return;
+    h->ncomms = json_array_size(a);
+    h->comms = alloc_n(c, h->ncomms, sizeof *h->comms);
+    h->members = alloc_n(c, total, sizeof *h->members);
+    total = 0;
+    json_array_foreach(a, i, o)
+    {
+        struct rp_hang_comm *hc = &h->comms[i];
+        if (c->bad)
+            return;
+        snprintf(where, sizeof where, "hang.communicators[%zu]", i);
+        hc->name = STR(c, o, where, "name");
+        hc->members = &h->members[total];
+        json_array_foreach(json_object_get(o, "members"), j, m)
+        {
+            struct rp_hang_member *hm = &h->members[total++];
+            snprintf(mw, sizeof mw, "%s.members[%zu]", where, j);
+            hm->rank = INT(c, m, mw, "rank");
+            hm->last_entered = INT(c, m, mw, "last_entered");
+            hm->last_finished = INT(c, m, mw, "last_finished");
+            hc->nmembers++;
+        }
+    }
+}
+
+/* report.json's `hang` (optional): the headline, the ranks and the
+ * communicators' members. */
+static void view_hang(struct cp_jsoncheck *c, struct rp_report *r)
+{
+    json_t *t = OBJ(c, r->root, "", "hang", 0), *ranks, *comms, *o;
+    struct rp_hang *h = &r->hang;
+    char where[WHERE_LEN];
+    size_t i;
+
+    if (!t)
+        return;
+    h->headline = STR(c, t, "hang", "headline");
+    ranks = cp_jsoncheck_objects(c, t, "hang", "ranks", 1);
+    comms = cp_jsoncheck_objects(c, t, "hang", "communicators", 1);
+    h->ranks = alloc_n(c, json_array_size(ranks), sizeof *h->ranks);
+    json_array_foreach(ranks, i, o)
+    {
+        if (c->bad)
+            return;
+        snprintf(where, sizeof where, "hang.ranks[%zu]", i);
+        view_hang_rank(c, o, where, &h->ranks[h->nranks++]);
+    }
+    view_hang_comms(c, comms, h);
+    h->present = !c->bad;
+}
+
 /* Optional views of later analyses: a node-pair matrix and a timeline
  * (docs/report-html.md says what they look like). */
 static void view_extras(struct cp_jsoncheck *c, struct rp_report *r)
@@ -726,6 +818,7 @@ int rp_view_report(json_t *root, struct rp_report *r, struct cp_error *err)
     view_inputs(&c, r);
     view_extras(&c, r);
     view_rank_summary(&c, r);
+    view_hang(&c, r);
     return c.bad ? -1 : 0;
 }
 

@@ -106,18 +106,45 @@ void cp_jsoncheck_wrong_type(struct cp_jsoncheck *c, const char *where,
                       cp_jsoncheck_type_name(v));
 }
 
-double cp_jsoncheck_num(struct cp_jsoncheck *c, json_t *obj, const char *where,
-                        const char *key, int required)
+static int is_string(const json_t *v) { return json_is_string(v); }
+static int is_number(const json_t *v) { return json_is_number(v); }
+static int is_integer(const json_t *v) { return json_is_integer(v); }
+static int is_object(const json_t *v) { return json_is_object(v); }
+
+/* obj[key] when it passes is_ok; NULL when missing or null, or (after the
+ * failure, "should be WANT") when it does not. */
+static json_t *scalar(struct cp_jsoncheck *c, json_t *obj, const char *where,
+                      const char *key, int required,
+                      int (*is_ok)(const json_t *), const char *want)
 {
     json_t *v = cp_jsoncheck_member(c, obj, where, key, required);
 
     if (!v || json_is_null(v))
-        return NAN;
-    if (!json_is_number(v)) {
-        cp_jsoncheck_wrong_type(c, where, key, "a number or null", v);
-        return NAN;
+        return NULL;
+    if (!is_ok(v)) {
+        cp_jsoncheck_wrong_type(c, where, key, want, v);
+        return NULL;
     }
-    return cp_jsoncheck_number(c, v);
+    return v;
+}
+
+double cp_jsoncheck_num(struct cp_jsoncheck *c, json_t *obj, const char *where,
+                        const char *key, int required)
+{
+    json_t *v =
+        scalar(c, obj, where, key, required, is_number, "a number or null");
+
+    return v ? cp_jsoncheck_number(c, v) : NAN;
+}
+
+long long cp_jsoncheck_int(struct cp_jsoncheck *c, json_t *obj,
+                           const char *where, const char *key, int required,
+                           long long dflt)
+{
+    json_t *v =
+        scalar(c, obj, where, key, required, is_integer, "an integer or null");
+
+    return v ? (long long)json_integer_value(v) : dflt;
 }
 
 const char *cp_jsoncheck_str(struct cp_jsoncheck *c, json_t *obj,
@@ -185,10 +212,6 @@ static json_t *elements(struct cp_jsoncheck *c, json_t *obj, const char *where,
     }
     return a;
 }
-
-static int is_string(const json_t *v) { return json_is_string(v); }
-static int is_integer(const json_t *v) { return json_is_integer(v); }
-static int is_object(const json_t *v) { return json_is_object(v); }
 
 json_t *cp_jsoncheck_list(struct cp_jsoncheck *c, json_t *obj,
                           const char *where, const char *key, int required,

@@ -60,6 +60,12 @@ void cp_jsoncheck_wrong_type(struct cp_jsoncheck *c, const char *where,
 double cp_jsoncheck_num(struct cp_jsoncheck *c, json_t *obj, const char *where,
                         const char *key, int required);
 
+/* An integer, or dflt when missing or null (a number with a fraction, or
+ * anything else, fails). */
+long long cp_jsoncheck_int(struct cp_jsoncheck *c, json_t *obj,
+                           const char *where, const char *key, int required,
+                           long long dflt);
+
 /* A string: "" when required and missing or wrong (after the failure);
  * NULL when optional and missing, null or wrong. */
 const char *cp_jsoncheck_str(struct cp_jsoncheck *c, json_t *obj,
