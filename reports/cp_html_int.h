@@ -93,6 +93,23 @@ struct rp_summary {
     json_t *missing_ranks;
 };
 
+/* A node pair of the node-pair view (topology.pairs[]): report.json's
+ * from the slow-link analysis, probe.json's from collprof probe. */
+struct rp_pair {
+    const char *nodes[2];
+    const char *state; /* NULL when the document has none */
+    double efficiency;
+    /* probe.json's measurement (NaN in a report) */
+    double bandwidth_Bps, latency_s, bytes, round;
+};
+
+/* probe.json's run and reference (numbers NaN, strings NULL: none). */
+struct rp_probe {
+    double rounds, wall_s;
+    double reference_Bps, median_latency_s;
+    const char *reference_source;
+};
+
 /* A call a rank of a hang never left (hang.ranks[].in_flight). */
 struct rp_hang_call {
     const char *op, *communicator; /* "" when the report has none */
@@ -148,6 +165,8 @@ struct rp_report {
     json_t *offsets;  /* clock_offsets, may be NULL */
     json_t *inputs;   /* inputs, may be NULL */
     json_t *topology; /* a node-pair matrix (slow-link analysis), or NULL */
+    size_t npairs;
+    struct rp_pair *pairs; /* topology.pairs, slowest first */
     json_t *timeline; /* communication time per window, or NULL */
     json_t *slowest;  /* the slowest instances (checked), or NULL */
     json_t *window;   /* summary.window (checked), or NULL */
@@ -161,6 +180,7 @@ struct rp_report {
      * the heatmap's efficiencies are (NULL: report.html's wording) */
     const char *title;
     const char *topology_caption;
+    struct rp_probe probe; /* probe.html's */
 };
 
 /* The view of a collprof.report/1 object (rp_view_report) or of a

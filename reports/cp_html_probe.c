@@ -3,6 +3,7 @@
  * the node-pair heatmap and the pairs (see cp_html.h). */
 #include "config.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -13,8 +14,7 @@
 /* The pairs, slowest first as probe.json lists them. */
 static void write_probe_pairs(FILE *out, const struct rp_report *r)
 {
-    json_t *pairs = json_object_get(r->topology, "pairs"), *v;
-    size_t i, n = json_array_size(pairs);
+    size_t i;
 
     fputs("<section id=\"pairs\">\n<h2>Node pairs</h2>\n<table "
           "id=\"probe-pairs\">\n<tr><th>nodes</th><th>state</th>"
@@ -22,50 +22,41 @@ static void write_probe_pairs(FILE *out, const struct rp_report *r)
           "<th class=\"n\">latency</th><th class=\"n\">message</th>"
           "<th class=\"n\">round</th></tr>\n",
           out);
-    json_array_foreach(pairs, i, v)
-    {
-        json_t *two = json_object_get(v, "nodes");
-        const char *state = json_string_value(json_object_get(v, "state"));
-        if (i == RP_TABLE_ROWS)
-            break;
+    for (i = 0; i < r->npairs && i < RP_TABLE_ROWS; i++) {
+        const struct rp_pair *p = &r->pairs[i];
         fprintf(out, "<tr class=\"%s\"><td>",
-                state && strcmp(state, "slow") == 0 ? "slow" : "ok");
-        cp_svg_escape(out, rp_list_str(two, 0));
+                p->state && strcmp(p->state, "slow") == 0 ? "slow" : "ok");
+        cp_svg_escape(out, p->nodes[0]);
         fputs("&ndash;", out);
-        cp_svg_escape(out, rp_list_str(two, 1));
+        cp_svg_escape(out, p->nodes[1]);
         fputs("</td><td>", out);
-        cp_svg_escape(out, state ? state : "");
+        cp_svg_escape(out, p->state ? p->state : "");
         fputs("</td><td class=\"n\">", out);
-        cp_svg_value(out, rp_number(json_object_get(v, "bandwidth_Bps")),
-                     CP_SVG_BANDWIDTH);
+        cp_svg_value(out, p->bandwidth_Bps, CP_SVG_BANDWIDTH);
         fputs("</td><td class=\"n\">", out);
-        cp_svg_value(out, rp_number(json_object_get(v, "efficiency")),
-                     CP_SVG_PERCENT);
+        cp_svg_value(out, p->efficiency, CP_SVG_PERCENT);
         fputs("</td><td class=\"n\">", out);
-        cp_svg_value(out, rp_number(json_object_get(v, "latency_s")),
-                     CP_SVG_TIME);
+        cp_svg_value(out, p->latency_s, CP_SVG_TIME);
         fputs("</td><td class=\"n\">", out);
-        cp_svg_value(out, rp_number(json_object_get(v, "bytes")), CP_SVG_SIZE);
+        cp_svg_value(out, p->bytes, CP_SVG_SIZE);
         fputs("</td><td class=\"n\">", out);
-        cp_svg_value(out, rp_number(json_object_get(v, "round")), CP_SVG_COUNT);
+        cp_svg_value(out, p->round, CP_SVG_COUNT);
         fputs("</td></tr>\n", out);
     }
-    if (n > RP_TABLE_ROWS)
+    if (r->npairs > RP_TABLE_ROWS)
         fprintf(out,
                 "<tr class=\"more\"><td colspan=\"7\">and %zu more "
                 "(all in probe.json)</td></tr>\n",
-                n - RP_TABLE_ROWS);
+                r->npairs - RP_TABLE_ROWS);
     fputs("</table>\n</section>\n", out);
 }
 
 static void write_probe_page(FILE *out, const struct rp_report *r)
 {
-    json_t *topo = json_object_get(r->root, "topology");
-    json_t *run = json_object_get(r->root, "run");
     const struct rp_finding *worst = r->nfindings ? &r->findings[0] : NULL;
-    size_t npairs = json_array_size(json_object_get(r->topology, "pairs"));
-    const char *src =
-        json_string_value(json_object_get(topo, "reference_source"));
+    const struct rp_probe *p = &r->probe;
+    size_t npairs = r->npairs;
+    const char *src = p->reference_source;
 
     rp_write_head(out, r);
     fputs("<header>\n<h1>collprof probe", out);
@@ -75,16 +66,14 @@ static void write_probe_page(FILE *out, const struct rp_report *r)
     }
     fprintf(out, "</h1>\n<p class=\"sub\">%zu node%s, %zu pair%s", r->nnodes,
             r->nnodes == 1 ? "" : "s", npairs, npairs == 1 ? "" : "s");
-    if (json_is_number(json_object_get(run, "rounds"))) {
+    if (!isnan(p->rounds)) {
         fputs(" in ", out);
-        cp_svg_value(out, rp_number(json_object_get(run, "rounds")),
-                     CP_SVG_COUNT);
+        cp_svg_value(out, p->rounds, CP_SVG_COUNT);
         fputs(" rounds", out);
     }
-    if (json_is_number(json_object_get(run, "wall_s"))) {
+    if (!isnan(p->wall_s)) {
         fputs(" (", out);
-        cp_svg_value(out, rp_number(json_object_get(run, "wall_s")),
-                     CP_SVG_TIME);
+        cp_svg_value(out, p->wall_s, CP_SVG_TIME);
         fputs(")", out);
     }
     fputs(" &middot; ", out);
@@ -111,14 +100,12 @@ static void write_probe_page(FILE *out, const struct rp_report *r)
             out);
     }
     fputs("<p>Reference: ", out);
-    cp_svg_value(out, rp_number(json_object_get(topo, "reference_Bps")),
-                 CP_SVG_BANDWIDTH);
+    cp_svg_value(out, p->reference_Bps, CP_SVG_BANDWIDTH);
     fputs(src && strcmp(src, "profile") == 0 ? " (the profile's)"
                                              : " (the median of the pairs)",
           out);
     fputs("; median latency ", out);
-    cp_svg_value(out, rp_number(json_object_get(topo, "median_latency_s")),
-                 CP_SVG_TIME);
+    cp_svg_value(out, p->median_latency_s, CP_SVG_TIME);
     fputs(".</p>\n</section>\n", out);
     rp_write_findings(out, r);
     fputs("<section id=\"plots\">\n<h2>Plots</h2>\n<div class=\"plots\">\n",

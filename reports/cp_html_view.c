@@ -102,6 +102,7 @@ void rp_view_free(struct rp_report *r)
     free(r->ranks);
     free(r->findings);
     free(r->node_order);
+    free(r->pairs);
     free(r->hang.ranks);
     free(r->hang.comms);
     free(r->hang.members);
@@ -541,19 +542,28 @@ static void view_topology(struct cp_jsoncheck *c, struct rp_report *r)
             }
         }
         pairs = cp_jsoncheck_objects(c, t, "topology", "pairs", 0);
+        r->npairs = json_array_size(pairs);
+        r->pairs = c->bad ? NULL : alloc_n(c, r->npairs, sizeof *r->pairs);
         json_array_foreach(pairs, i, v)
         {
+            struct rp_pair *p;
             json_t *two;
             if (c->bad)
                 break;
+            p = &r->pairs[i];
             snprintf(where, sizeof where, "topology.pairs[%zu]", i);
             two = cp_jsoncheck_list(c, v, where, "nodes", 1, 0);
             if (!c->bad && json_array_size(two) != 2)
                 cp_jsoncheck_fail(c,
                                   "key '%s.nodes' should name 2 nodes, not %zu",
                                   where, json_array_size(two));
-            OPT_NUM(c, v, where, "efficiency");
-            OPT_STR(c, v, where, "state");
+            if (c->bad)
+                break;
+            p->nodes[0] = json_string_value(json_array_get(two, 0));
+            p->nodes[1] = json_string_value(json_array_get(two, 1));
+            p->efficiency = OPT_NUM(c, v, where, "efficiency");
+            p->state = OPT_STR(c, v, where, "state");
+            p->bandwidth_Bps = p->latency_s = p->bytes = p->round = NAN;
         }
         r->topology = c->bad ? NULL : t;
     }
@@ -855,20 +865,23 @@ int rp_view_probe(json_t *root, struct rp_report *r, struct cp_error *err)
     if (c.bad)
         return -1;
     r->generator = OPT_STR(&c, root, "", "generator");
+    r->probe.rounds = r->probe.wall_s = NAN;
     run = OBJ(&c, root, "", "run", 0);
     if (run) {
         const char *job = OPT_STR(&c, run, "run", "job_id");
         r->job_id = job ? job : "";
         r->processes = OPT_NUM(&c, run, "run", "nodes");
-        OPT_NUM(&c, run, "run", "rounds");
-        OPT_NUM(&c, run, "run", "wall_s");
+        r->probe.rounds = OPT_NUM(&c, run, "run", "rounds");
+        r->probe.wall_s = OPT_NUM(&c, run, "run", "wall_s");
         OPT_STR(&c, run, "run", "memory");
     }
     topo = OBJ(&c, root, "", "topology", 1);
     r->nodes = cp_jsoncheck_list(&c, topo, "topology", "nodes", 1, 0);
-    OPT_NUM(&c, topo, "topology", "reference_Bps");
-    OPT_STR(&c, topo, "topology", "reference_source");
-    OPT_NUM(&c, topo, "topology", "median_latency_s");
+    r->probe.reference_Bps = OPT_NUM(&c, topo, "topology", "reference_Bps");
+    r->probe.reference_source =
+        OPT_STR(&c, topo, "topology", "reference_source");
+    r->probe.median_latency_s =
+        OPT_NUM(&c, topo, "topology", "median_latency_s");
     if (c.bad)
         return -1;
     r->nnodes = json_array_size(r->nodes);
@@ -887,11 +900,12 @@ int rp_view_probe(json_t *root, struct rp_report *r, struct cp_error *err)
         char where[WHERE_LEN];
         json_array_foreach(pairs, i, v)
         {
+            struct rp_pair *p = &r->pairs[i];
             snprintf(where, sizeof where, "topology.pairs[%zu]", i);
-            OPT_NUM(&c, v, where, "bandwidth_Bps");
-            OPT_NUM(&c, v, where, "latency_s");
-            OPT_NUM(&c, v, where, "bytes");
-            OPT_NUM(&c, v, where, "round");
+            p->bandwidth_Bps = OPT_NUM(&c, v, where, "bandwidth_Bps");
+            p->latency_s = OPT_NUM(&c, v, where, "latency_s");
+            p->bytes = OPT_NUM(&c, v, where, "bytes");
+            p->round = OPT_NUM(&c, v, where, "round");
             if (c.bad)
                 break;
         }
