@@ -1277,11 +1277,10 @@ out:
 
 /* One list of report.json `slowest`: each row says where to find the
  * instance in collprof trace (its communicator, sequence and time). */
-static void write_slowest_list(FILE *out, const struct rp_report *r,
-                               const char *key, const char *title)
+static void write_slowest_list(FILE *out, const struct rp_instance *list,
+                               size_t n, const char *title)
 {
-    json_t *list = json_object_get(r->slowest, key), *o;
-    size_t i, shown, n = json_array_size(list);
+    size_t i, shown;
 
     if (n == 0)
         return;
@@ -1295,52 +1294,45 @@ static void write_slowest_list(FILE *out, const struct rp_report *r,
           out);
     shown = n < RP_TABLE_ROWS ? n : RP_TABLE_ROWS;
     for (i = 0; i < shown; i++) {
-        const char *name, *id, *node;
-        double start, last;
-        o = json_array_get(list, i);
-        name = json_string_value(json_object_get(o, "comm_name"));
-        id = json_string_value(json_object_get(o, "comm"));
-        node = json_string_value(json_object_get(o, "last_node"));
-        start = rp_number(json_object_get(o, "start_s"));
-        last = rp_number(json_object_get(o, "last_rank"));
+        const struct rp_instance *o = &list[i];
+        const char *label = o->comm_name && o->comm_name[0] ? o->comm_name
+                                                            : o->comm;
         fputs("<tr><td>", out);
-        cp_svg_escape(out, json_string_value(json_object_get(o, "op")));
+        cp_svg_escape(out, o->op);
         fputs("</td><td class=\"n\">", out);
-        cp_svg_value(out, rp_number(json_object_get(o, "bytes")), CP_SVG_SIZE);
+        cp_svg_value(out, o->bytes, CP_SVG_SIZE);
         fputs("</td><td title=\"", out);
-        cp_svg_escape(out, id ? id : "");
+        cp_svg_escape(out, o->comm);
         fputs("\">", out);
-        cp_svg_escape(out, name && name[0] ? name : id ? id : "?");
+        cp_svg_escape(out, label);
         fputs("</td><td class=\"n\">", out);
-        cp_svg_value(out, rp_number(json_object_get(o, "seq")), CP_SVG_RANK);
+        cp_svg_value(out, o->seq, CP_SVG_RANK);
         fputs("</td><td class=\"n\">", out);
-        cp_svg_value(out, start, CP_SVG_TIME);
+        cp_svg_value(out, o->start_s, CP_SVG_TIME);
         fputs("</td><td class=\"n\">", out);
-        cp_svg_value(out, rp_number(json_object_get(o, "own_s")), CP_SVG_TIME);
+        cp_svg_value(out, o->own_s, CP_SVG_TIME);
         fputs("</td><td class=\"n\">", out);
-        cp_svg_value(out, rp_number(json_object_get(o, "model_s")), CP_SVG_TIME);
+        cp_svg_value(out, o->model_s, CP_SVG_TIME);
         fputs("</td><td class=\"n\">", out);
-        if (isfinite(rp_number(json_object_get(o, "vs_model"))))
-            fprintf(out, "%.2f",
-                    rp_number(json_object_get(o, "vs_model")));
+        if (isfinite(o->vs_model))
+            fprintf(out, "%.2f", o->vs_model);
         fputs("</td><td class=\"n\">", out);
-        cp_svg_value(out, rp_number(json_object_get(o, "skew_s")), CP_SVG_TIME);
+        cp_svg_value(out, o->skew_s, CP_SVG_TIME);
         fputs("</td><td>", out);
-        if (isfinite(last)) {
+        if (isfinite(o->last_rank)) {
             fputs("rank ", out);
-            cp_svg_value(out, last, CP_SVG_RANK);
+            cp_svg_value(out, o->last_rank, CP_SVG_RANK);
             fputs(" (", out);
-            cp_svg_escape(out, node ? node : "?");
+            cp_svg_escape(out, o->last_node ? o->last_node : "?");
             fputs(")", out);
         }
         fputs("</td><td class=\"n\">", out);
-        cp_svg_value(out, rp_number(json_object_get(o, "late_by_s")),
-                     CP_SVG_TIME);
+        cp_svg_value(out, o->late_by_s, CP_SVG_TIME);
         /* what Perfetto's search and the slice's arguments show */
         fputs("</td><td>", out);
-        cp_svg_escape(out, name && name[0] ? name : id ? id : "?");
-        fprintf(out, " seq %.0f, ts %.0f us</td></tr>\n",
-                rp_number(json_object_get(o, "seq")), start * 1e6);
+        cp_svg_escape(out, label);
+        fprintf(out, " seq %.0f, ts %.0f us</td></tr>\n", o->seq,
+                o->start_s * 1e6);
     }
     if (n > shown)
         fprintf(out, "<tr class=\"more\"><td colspan=\"12\">and %zu more in "
@@ -1435,12 +1427,12 @@ static void write_tags(FILE *out, const struct rp_report *r)
 
 static void write_slowest(FILE *out, const struct rp_report *r)
 {
-    if (!r->slowest)
+    if (!r->has_slowest)
         return;
-    write_slowest_list(out, r, "by_own_time",
+    write_slowest_list(out, r->slowest[0], r->nslowest[0],
                        "The slowest collectives (own time: last arrival to "
                        "last end)");
-    write_slowest_list(out, r, "by_skew",
+    write_slowest_list(out, r->slowest[1], r->nslowest[1],
                        "The collectives that waited longest for a rank "
                        "(arrival skew)");
     fputs("<p class=\"who\">Each row is one collective instance; "

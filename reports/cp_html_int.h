@@ -93,6 +93,14 @@ struct rp_summary {
     json_t *missing_ranks;
 };
 
+/* A collective instance of report.json's `slowest` lists. */
+struct rp_instance {
+    const char *op, *comm;
+    const char *comm_name, *last_node; /* NULL when the report has none */
+    double seq, start_s, own_s, skew_s;
+    double bytes, model_s, vs_model, last_rank, late_by_s; /* NaN: none */
+};
+
 /* A node pair of the node-pair view (topology.pairs[]): report.json's
  * from the slow-link analysis, probe.json's from collprof probe. */
 struct rp_pair {
@@ -168,7 +176,11 @@ struct rp_report {
     size_t npairs;
     struct rp_pair *pairs; /* topology.pairs, slowest first */
     json_t *timeline; /* communication time per window, or NULL */
-    json_t *slowest;  /* the slowest instances (checked), or NULL */
+    /* the slowest instances (`slowest`: by_own_time, by_skew); has_slowest
+     * 0: the report has no such section */
+    int has_slowest;
+    size_t nslowest[2];
+    struct rp_instance *slowest[2];
     json_t *window;   /* summary.window (checked), or NULL */
     json_t *tags;     /* nccl_profiler.tags (checked), or NULL */
     /* a large job's per-rank figures (checked; docs/report-schema.md):

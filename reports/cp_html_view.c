@@ -103,6 +103,8 @@ void rp_view_free(struct rp_report *r)
     free(r->findings);
     free(r->node_order);
     free(r->pairs);
+    free(r->slowest[0]);
+    free(r->slowest[1]);
     free(r->hang.ranks);
     free(r->hang.comms);
     free(r->hang.members);
@@ -622,29 +624,32 @@ static void view_slowest(struct cp_jsoncheck *c, struct rp_report *r)
         static const char *const lists[] = {"by_own_time", "by_skew"};
         size_t k;
         for (k = 0; k < 2 && !c->bad; k++) {
-            snprintf(where, sizeof where, "slowest");
-            w = cp_jsoncheck_objects(c, t, where, lists[k], 0);
+            w = cp_jsoncheck_objects(c, t, "slowest", lists[k], 0);
+            r->slowest[k] =
+                alloc_n(c, json_array_size(w), sizeof *r->slowest[k]);
             json_array_foreach(w, i, v)
             {
+                struct rp_instance *m;
                 if (c->bad)
                     break;
+                m = &r->slowest[k][r->nslowest[k]++];
                 snprintf(where, sizeof where, "slowest.%s[%zu]", lists[k], i);
-                STR(c, v, where, "op");
-                STR(c, v, where, "comm");
-                OPT_STR(c, v, where, "comm_name");
-                OPT_STR(c, v, where, "last_node");
-                NUM(c, v, where, "seq");
-                NUM(c, v, where, "start_s");
-                NUM(c, v, where, "own_s");
-                NUM(c, v, where, "skew_s");
-                OPT_NUM(c, v, where, "bytes");
-                OPT_NUM(c, v, where, "model_s");
-                OPT_NUM(c, v, where, "vs_model");
-                OPT_NUM(c, v, where, "last_rank");
-                OPT_NUM(c, v, where, "late_by_s");
+                m->op = STR(c, v, where, "op");
+                m->comm = STR(c, v, where, "comm");
+                m->comm_name = OPT_STR(c, v, where, "comm_name");
+                m->last_node = OPT_STR(c, v, where, "last_node");
+                m->seq = NUM(c, v, where, "seq");
+                m->start_s = NUM(c, v, where, "start_s");
+                m->own_s = NUM(c, v, where, "own_s");
+                m->skew_s = NUM(c, v, where, "skew_s");
+                m->bytes = OPT_NUM(c, v, where, "bytes");
+                m->model_s = OPT_NUM(c, v, where, "model_s");
+                m->vs_model = OPT_NUM(c, v, where, "vs_model");
+                m->last_rank = OPT_NUM(c, v, where, "last_rank");
+                m->late_by_s = OPT_NUM(c, v, where, "late_by_s");
             }
         }
-        r->slowest = c->bad ? NULL : t;
+        r->has_slowest = !c->bad;
     }
 }
 
