@@ -1446,87 +1446,70 @@ static void write_slowest(FILE *out, const struct rp_report *r)
 
 static void write_inputs(FILE *out, const struct rp_report *r)
 {
-    json_t *files = json_object_get(r->inputs, "files");
-    json_t *problems = json_object_get(r->inputs, "problems"), *o;
-    static const char *const statuses[] = {"ok", "damaged", "skipped",
-                                           "unreadable"};
-    size_t count[5] = {0}, i, k;
+    const struct rp_inputs *in = &r->inputs;
+    size_t count[RP_INPUT_STATUSES + 1] = {0}, i, k;
+    double np;
 
     fputs("<section id=\"inputs\">\n<h2>Inputs</h2>\n", out);
-    if (!r->inputs) {
-        fputs("<p class=\"empty\">The report lists no inputs.</p>\n</section>\n",
+    if (!in->present) {
+        fputs("<p class=\"empty\">The report lists no inputs.</p>\n"
+              "</section>\n",
               out);
         return;
     }
-    json_array_foreach(files, i, o)
-    {
-        const char *st = json_string_value(json_object_get(o, "status"));
-        for (k = 0; k < 4; k++)
-            if (st && strcmp(st, statuses[k]) == 0)
+    for (i = 0; i < in->nfiles; i++) {
+        for (k = 0; k < RP_INPUT_STATUSES; k++)
+            if (strcmp(in->files[i].status, rp_input_status[k]) == 0)
                 break;
         count[k]++;
     }
-    if (r->inputs_summary) {
+    if (in->has_summary) {
         /* a large job: the files listed are only those that need a look */
-        json_t *sum = r->inputs_summary;
-        json_t *st = json_object_get(sum, "status");
         fputs("<p>", out);
-        cp_svg_value(out, rp_number(json_object_get(sum, "files")),
-                     CP_SVG_COUNT);
+        cp_svg_value(out, in->files_total, CP_SVG_COUNT);
         fputs(" log files:", out);
-        for (k = 0; k < 4; k++) {
-            double n = rp_number(json_object_get(st, statuses[k]));
-            if (n > 0) {
+        for (k = 0; k < RP_INPUT_STATUSES; k++) {
+            if (in->status[k] > 0) {
                 fputc(' ', out);
-                cp_svg_value(out, n, CP_SVG_COUNT);
-                fprintf(out, " %s;", statuses[k]);
+                cp_svg_value(out, in->status[k], CP_SVG_COUNT);
+                fprintf(out, " %s;", rp_input_status[k]);
             }
         }
         fputs(" report.json lists the ", out);
-        cp_svg_value(out, rp_number(json_object_get(sum, "listed")),
-                     CP_SVG_COUNT);
+        cp_svg_value(out, in->listed, CP_SVG_COUNT);
         fputs(" that need a look;", out);
     } else {
-        fprintf(out, "<p>%zu log file%s:", json_array_size(files),
-                json_array_size(files) == 1 ? "" : "s");
-        for (k = 0; k < 5; k++)
+        fprintf(out, "<p>%zu log file%s:", in->nfiles,
+                in->nfiles == 1 ? "" : "s");
+        for (k = 0; k <= RP_INPUT_STATUSES; k++)
             if (count[k])
                 fprintf(out, " %zu %s;", count[k],
-                        k < 4 ? statuses[k] : "other");
+                        k < RP_INPUT_STATUSES ? rp_input_status[k] : "other");
     }
-    {
-        double np = r->inputs_summary
-                        ? rp_number(json_object_get(r->inputs_summary,
-                                                    "problems"))
-                        : NAN;
-        if (!(np >= 0))
-            np = (double)json_array_size(problems);
-        fprintf(out, " %.0f problem%s.</p>\n", np, np == 1 ? "" : "s");
-    }
-    if (json_array_size(problems)) {
+    np = in->has_summary ? in->problems_total : NAN;
+    if (!(np >= 0))
+        np = (double)in->nproblems;
+    fprintf(out, " %.0f problem%s.</p>\n", np, np == 1 ? "" : "s");
+    if (in->nproblems) {
         fputs("<table>\n<tr><th>file</th><th class=\"n\">offset</th>"
               "<th>problem</th></tr>\n",
               out);
-        json_array_foreach(problems, i, o)
-        {
-            json_t *off = json_object_get(o, "offset");
-            if (i == RP_PROBLEMS)
-                break;
+        for (i = 0; i < in->nproblems && i < RP_PROBLEMS; i++) {
+            const struct rp_input_problem *p = &in->problems[i];
             fputs("<tr><td class=\"mono\">", out);
-            cp_svg_escape(out, json_string_value(json_object_get(o, "file")));
+            cp_svg_escape(out, p->file);
             fputs("</td><td class=\"n\">", out);
-            if (json_is_number(off))
-                cp_svg_value(out, rp_number(off), CP_SVG_COUNT);
+            if (!isnan(p->offset))
+                cp_svg_value(out, p->offset, CP_SVG_COUNT);
             fputs("</td><td>", out);
-            cp_svg_escape(out,
-                          json_string_value(json_object_get(o, "message")));
+            cp_svg_escape(out, p->message);
             fputs("</td></tr>\n", out);
         }
-        if (json_array_size(problems) > RP_PROBLEMS)
+        if (in->nproblems > RP_PROBLEMS)
             fprintf(out, "<tr class=\"more\"><td colspan=\"3\">and %zu more "
                          "(%s in report.json)</td></tr>\n",
-                    json_array_size(problems) - RP_PROBLEMS,
-                    r->inputs_summary ? "the first 256" : "all");
+                    in->nproblems - RP_PROBLEMS,
+                    in->has_summary ? "the first 256" : "all");
         fputs("</table>\n", out);
     }
     fputs("</section>\n", out);

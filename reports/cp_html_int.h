@@ -93,6 +93,33 @@ struct rp_summary {
     json_t *missing_ranks;
 };
 
+/* The statuses of a log file (inputs.files[].status), in the order of
+ * rp_inputs.status. */
+#define RP_INPUT_STATUSES 4
+extern const char *const rp_input_status[RP_INPUT_STATUSES];
+
+struct rp_input_file {
+    const char *file, *status;
+};
+
+struct rp_input_problem {
+    const char *file, *message;
+    double offset; /* NaN: none */
+};
+
+/* report.json's `inputs`; present 0: the report has none. */
+struct rp_inputs {
+    int present;
+    size_t nfiles, nproblems;
+    struct rp_input_file *files;
+    struct rp_input_problem *problems;
+    /* a large job's inputs.summary (has_summary): every file's count, by
+     * status, and how many files and problems the lists hold */
+    int has_summary;
+    double files_total, listed, problems_total;
+    double status[RP_INPUT_STATUSES];
+};
+
 /* A collective instance of report.json's `slowest` lists. */
 struct rp_instance {
     const char *op, *comm;
@@ -171,7 +198,7 @@ struct rp_report {
     struct rp_finding *findings; /* most severe first */
     struct rp_hang hang;
     json_t *offsets;  /* clock_offsets, may be NULL */
-    json_t *inputs;   /* inputs, may be NULL */
+    struct rp_inputs inputs;
     json_t *topology; /* a node-pair matrix (slow-link analysis), or NULL */
     size_t npairs;
     struct rp_pair *pairs; /* topology.pairs, slowest first */
@@ -184,9 +211,9 @@ struct rp_report {
     json_t *window;   /* summary.window (checked), or NULL */
     json_t *tags;     /* nccl_profiler.tags (checked), or NULL */
     /* a large job's per-rank figures (checked; docs/report-schema.md):
-     * rank_summary and inputs.summary, or NULL when the report lists every
-     * process; total_ranks: the processes the per-rank figures cover */
-    json_t *rank_summary, *inputs_summary;
+     * rank_summary, or NULL when the report lists every process;
+     * total_ranks: the processes the per-rank figures cover */
+    json_t *rank_summary;
     double total_ranks;
     /* pages other than report.html (the probe's): the page title, and what
      * the heatmap's efficiencies are (NULL: report.html's wording) */

@@ -102,6 +102,8 @@ void rp_view_free(struct rp_report *r)
     free(r->ranks);
     free(r->findings);
     free(r->node_order);
+    free(r->inputs.files);
+    free(r->inputs.problems);
     free(r->pairs);
     free(r->slowest[0]);
     free(r->slowest[1]);
@@ -400,30 +402,45 @@ static void view_findings(struct cp_jsoncheck *c, struct rp_report *r)
     }
 }
 
+const char *const rp_input_status[RP_INPUT_STATUSES] = {"ok", "damaged",
+                                                       "skipped", "unreadable"};
+
 static void view_inputs(struct cp_jsoncheck *c, struct rp_report *r)
 {
-    json_t *files, *problems, *o;
+    json_t *inputs, *files, *problems, *o;
+    struct rp_inputs *in = &r->inputs;
     char where[WHERE_LEN];
     size_t i;
 
     r->offsets = OBJ(c, r->root, "", "clock_offsets", 0);
-    r->inputs = OBJ(c, r->root, "", "inputs", 0);
-    if (!r->inputs)
+    inputs = OBJ(c, r->root, "", "inputs", 0);
+    if (!inputs)
         return;
-    files = cp_jsoncheck_objects(c, r->inputs, "inputs", "files", 0);
+    in->present = 1;
+    files = cp_jsoncheck_objects(c, inputs, "inputs", "files", 0);
+    in->files = alloc_n(c, json_array_size(files), sizeof *in->files);
     json_array_foreach(files, i, o)
     {
+        struct rp_input_file *f;
+        if (c->bad)
+            return;
+        f = &in->files[in->nfiles++];
         snprintf(where, sizeof where, "inputs.files[%zu]", i);
-        STR(c, o, where, "file");
-        STR(c, o, where, "status");
+        f->file = STR(c, o, where, "file");
+        f->status = STR(c, o, where, "status");
     }
-    problems = cp_jsoncheck_objects(c, r->inputs, "inputs", "problems", 0);
+    problems = cp_jsoncheck_objects(c, inputs, "inputs", "problems", 0);
+    in->problems = alloc_n(c, json_array_size(problems), sizeof *in->problems);
     json_array_foreach(problems, i, o)
     {
+        struct rp_input_problem *p;
+        if (c->bad)
+            return;
+        p = &in->problems[in->nproblems++];
         snprintf(where, sizeof where, "inputs.problems[%zu]", i);
-        STR(c, o, where, "file");
-        STR(c, o, where, "message");
-        OPT_NUM(c, o, where, "offset");
+        p->file = STR(c, o, where, "file");
+        p->message = STR(c, o, where, "message");
+        p->offset = OPT_NUM(c, o, where, "offset");
     }
 }
 
@@ -484,19 +501,20 @@ static void view_rank_summary(struct cp_jsoncheck *c, struct rp_report *r)
                 r->total_ranks = n;
         }
     }
-    t = r->inputs ? OBJ(c, r->inputs, "inputs", "summary", 0) : NULL;
+    t = r->inputs.present ? json_object_get(r->root, "inputs") : NULL;
+    t = t ? OBJ(c, t, "inputs", "summary", 0) : NULL;
     if (t) {
-        static const char *const statuses[] = {"ok", "damaged", "skipped",
-                                               "unreadable"};
+        struct rp_inputs *in = &r->inputs;
         json_t *st;
-        NUM(c, t, "inputs.summary", "files");
-        NUM(c, t, "inputs.summary", "listed");
+        in->files_total = NUM(c, t, "inputs.summary", "files");
+        in->listed = NUM(c, t, "inputs.summary", "listed");
         OPT_NUM(c, t, "inputs.summary", "notable");
-        OPT_NUM(c, t, "inputs.summary", "problems");
+        in->problems_total = OPT_NUM(c, t, "inputs.summary", "problems");
         st = OBJ(c, t, "inputs.summary", "status", 1);
-        for (k = 0; st && k < 4; k++)
-            OPT_NUM(c, st, "inputs.summary.status", statuses[k]);
-        r->inputs_summary = c->bad ? NULL : t;
+        for (k = 0; k < RP_INPUT_STATUSES; k++)
+            in->status[k] =
+                OPT_NUM(c, st, "inputs.summary.status", rp_input_status[k]);
+        in->has_summary = !c->bad;
     }
 }
 
