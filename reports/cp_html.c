@@ -1345,19 +1345,15 @@ static void write_slowest_list(FILE *out, const struct rp_instance *list,
  * none. */
 static void write_tags(FILE *out, const struct rp_report *r)
 {
-    json_t *list, *o, *none;
-    const char *why;
-    size_t i, shown, n;
+    const struct rp_tags *tg = &r->tags;
+    size_t i, shown, n = tg->nrows;
 
-    if (!r->tags)
+    if (!tg->present)
         return;
     fputs("<h3 id=\"tags\">NCCL time per application tag</h3>\n", out);
-    list = json_object_get(r->tags, "by_tag");
-    n = json_array_size(list);
-    if (!json_is_true(json_object_get(r->tags, "available")) || n == 0) {
-        why = json_string_value(json_object_get(r->tags, "why"));
+    if (!tg->available || n == 0) {
         fputs("<p class=\"who\">No per-tag table: ", out);
-        cp_svg_escape(out, why ? why : "no call has a tag");
+        cp_svg_escape(out, tg->why ? tg->why : "no call has a tag");
         fputs(".</p>\n", out);
         return;
     }
@@ -1368,37 +1364,31 @@ static void write_tags(FILE *out, const struct rp_report *r)
           out);
     shown = n < RP_TABLE_ROWS ? n : RP_TABLE_ROWS;
     for (i = 0; i < shown; i++) {
-        const char *name;
-        double tag, share, lat;
-        o = json_array_get(list, i);
-        tag = rp_number(json_object_get(o, "tag"));
-        name = json_string_value(json_object_get(o, "name"));
-        share = rp_number(json_object_get(o, "time_share"));
-        lat = rp_number(json_object_get(o, "latency_bound_share"));
+        const struct rp_tag *o = &tg->rows[i];
         fputs("<tr><td class=\"n\">", out);
-        if (isfinite(tag))
-            fprintf(out, "%.0f", tag);
+        if (isfinite(o->tag))
+            fprintf(out, "%.0f", o->tag);
         else
             fputs("other", out);
         fputs("</td><td>", out);
-        cp_svg_escape(out, name ? name : isfinite(tag) && tag == 0
-                                             ? "(untagged)"
-                                             : "");
+        cp_svg_escape(out, o->name ? o->name
+                                   : isfinite(o->tag) && o->tag == 0
+                                         ? "(untagged)"
+                                         : "");
         fputs("</td><td class=\"n\">", out);
-        cp_svg_value(out, rp_number(json_object_get(o, "calls")), CP_SVG_RANK);
+        cp_svg_value(out, o->calls, CP_SVG_RANK);
         fputs("</td><td class=\"n\">", out);
-        cp_svg_value(out, rp_number(json_object_get(o, "bytes")), CP_SVG_SIZE);
+        cp_svg_value(out, o->bytes, CP_SVG_SIZE);
         fputs("</td><td class=\"n\">", out);
-        cp_svg_value(out, rp_number(json_object_get(o, "time_s")), CP_SVG_TIME);
+        cp_svg_value(out, o->time_s, CP_SVG_TIME);
         fputs("</td><td class=\"n\">", out);
-        if (isfinite(share))
-            fprintf(out, "%.1f%%", 100 * share);
+        if (isfinite(o->time_share))
+            fprintf(out, "%.1f%%", 100 * o->time_share);
         fputs("</td><td class=\"n\">", out);
-        cp_svg_value(out, rp_number(json_object_get(o, "busbw_Bps")),
-                     CP_SVG_BANDWIDTH);
+        cp_svg_value(out, o->busbw_Bps, CP_SVG_BANDWIDTH);
         fputs("</td><td class=\"n\">", out);
-        if (isfinite(lat))
-            fprintf(out, "%.0f%%", 100 * lat);
+        if (isfinite(o->latency_bound_share))
+            fprintf(out, "%.0f%%", 100 * o->latency_bound_share);
         fputs("</td></tr>\n", out);
     }
     if (n > shown)
@@ -1406,14 +1396,11 @@ static void write_tags(FILE *out, const struct rp_report *r)
                      "report.json</td></tr>\n",
                 n - shown);
     fputs("</table>\n", out);
-    none = json_object_get(r->tags, "without_tag_record");
-    if (rp_number(json_object_get(none, "calls")) > 0) {
+    if (tg->untagged_calls > 0) {
         fputs("<p class=\"who\">", out);
-        cp_svg_value(out, rp_number(json_object_get(none, "calls")),
-                     CP_SVG_RANK);
+        cp_svg_value(out, tg->untagged_calls, CP_SVG_RANK);
         fputs(" calls (", out);
-        cp_svg_value(out, rp_number(json_object_get(none, "time_s")),
-                     CP_SVG_TIME);
+        cp_svg_value(out, tg->untagged_time_s, CP_SVG_TIME);
         fputs(") have no tag record: the plugin did not see them.</p>\n",
               out);
     }

@@ -120,6 +120,23 @@ struct rp_inputs {
     double status[RP_INPUT_STATUSES];
 };
 
+/* A row of nccl_profiler.tags.by_tag (numbers NaN, name NULL: none). */
+struct rp_tag {
+    double tag; /* NaN: the other tags */
+    const char *name;
+    double calls, bytes, time_s, time_share, busbw_Bps, latency_bound_share;
+};
+
+/* nccl_profiler.tags; present 0: the report has none. */
+struct rp_tags {
+    int present, available;
+    const char *why; /* NULL when the report gives none */
+    size_t nrows;
+    struct rp_tag *rows;
+    /* without_tag_record (NaN: none) */
+    double untagged_calls, untagged_time_s;
+};
+
 /* A collective instance of report.json's `slowest` lists. */
 struct rp_instance {
     const char *op, *comm;
@@ -209,7 +226,7 @@ struct rp_report {
     size_t nslowest[2];
     struct rp_instance *slowest[2];
     json_t *window;   /* summary.window (checked), or NULL */
-    json_t *tags;     /* nccl_profiler.tags (checked), or NULL */
+    struct rp_tags tags;
     /* a large job's per-rank figures (checked; docs/report-schema.md):
      * rank_summary, or NULL when the report lists every process;
      * total_ranks: the processes the per-rank figures cover */

@@ -104,6 +104,7 @@ void rp_view_free(struct rp_report *r)
     free(r->node_order);
     free(r->inputs.files);
     free(r->inputs.problems);
+    free(r->tags.rows);
     free(r->pairs);
     free(r->slowest[0]);
     free(r->slowest[1]);
@@ -120,6 +121,31 @@ static void *alloc_n(struct cp_jsoncheck *c, size_t n, size_t size)
     if (!p)
         cp_jsoncheck_fail(c, "out of memory");
     return p;
+}
+
+/* Reads one object of an array (at path `where`) into elem. */
+typedef void view_one(struct cp_jsoncheck *c, json_t *o, const char *where,
+                      void *elem);
+
+/* The objects of array a (checked to hold only objects), each read by
+ * `one` into the next of a new array of structs of `size`, at path
+ * "PATH[i]"; stops at the first failure.  *n: the structs read. */
+static void *view_objects(struct cp_jsoncheck *c, json_t *a, const char *path,
+                          size_t size, view_one *one, size_t *n)
+{
+    unsigned char *items = alloc_n(c, json_array_size(a), size);
+    char where[WHERE_LEN];
+    json_t *o;
+    size_t i;
+
+    json_array_foreach(a, i, o)
+    {
+        if (c->bad)
+            break;
+        snprintf(where, sizeof where, "%s[%zu]", path, i);
+        one(c, o, where, items + size * (*n)++);
+    }
+    return items;
 }
 
 static int check_schema(struct cp_jsoncheck *c, const char *schema)
@@ -405,43 +431,41 @@ static void view_findings(struct cp_jsoncheck *c, struct rp_report *r)
 const char *const rp_input_status[RP_INPUT_STATUSES] = {"ok", "damaged",
                                                        "skipped", "unreadable"};
 
+static void view_input_file(struct cp_jsoncheck *c, json_t *o,
+                            const char *where, void *elem)
+{
+    struct rp_input_file *f = elem;
+
+    f->file = STR(c, o, where, "file");
+    f->status = STR(c, o, where, "status");
+}
+
+static void view_input_problem(struct cp_jsoncheck *c, json_t *o,
+                               const char *where, void *elem)
+{
+    struct rp_input_problem *p = elem;
+
+    p->file = STR(c, o, where, "file");
+    p->message = STR(c, o, where, "message");
+    p->offset = OPT_NUM(c, o, where, "offset");
+}
+
 static void view_inputs(struct cp_jsoncheck *c, struct rp_report *r)
 {
-    json_t *inputs, *files, *problems, *o;
     struct rp_inputs *in = &r->inputs;
-    char where[WHERE_LEN];
-    size_t i;
+    json_t *inputs, *a;
 
     r->offsets = OBJ(c, r->root, "", "clock_offsets", 0);
     inputs = OBJ(c, r->root, "", "inputs", 0);
     if (!inputs)
         return;
     in->present = 1;
-    files = cp_jsoncheck_objects(c, inputs, "inputs", "files", 0);
-    in->files = alloc_n(c, json_array_size(files), sizeof *in->files);
-    json_array_foreach(files, i, o)
-    {
-        struct rp_input_file *f;
-        if (c->bad)
-            return;
-        f = &in->files[in->nfiles++];
-        snprintf(where, sizeof where, "inputs.files[%zu]", i);
-        f->file = STR(c, o, where, "file");
-        f->status = STR(c, o, where, "status");
-    }
-    problems = cp_jsoncheck_objects(c, inputs, "inputs", "problems", 0);
-    in->problems = alloc_n(c, json_array_size(problems), sizeof *in->problems);
-    json_array_foreach(problems, i, o)
-    {
-        struct rp_input_problem *p;
-        if (c->bad)
-            return;
-        p = &in->problems[in->nproblems++];
-        snprintf(where, sizeof where, "inputs.problems[%zu]", i);
-        p->file = STR(c, o, where, "file");
-        p->message = STR(c, o, where, "message");
-        p->offset = OPT_NUM(c, o, where, "offset");
-    }
+    a = cp_jsoncheck_objects(c, inputs, "inputs", "files", 0);
+    in->files = view_objects(c, a, "inputs.files", sizeof *in->files,
+                             view_input_file, &in->nfiles);
+    a = cp_jsoncheck_objects(c, inputs, "inputs", "problems", 0);
+    in->problems = view_objects(c, a, "inputs.problems", sizeof *in->problems,
+                                view_input_problem, &in->nproblems);
 }
 
 /* A large job's rank_summary (its figures: distributions and worst
@@ -630,83 +654,86 @@ static void view_timeline(struct cp_jsoncheck *c, struct rp_report *r)
     }
 }
 
+/* An instance of the slowest lists. */
+static void view_instance(struct cp_jsoncheck *c, json_t *v, const char *where,
+                          void *elem)
+{
+    struct rp_instance *m = elem;
+
+    m->op = STR(c, v, where, "op");
+    m->comm = STR(c, v, where, "comm");
+    m->comm_name = OPT_STR(c, v, where, "comm_name");
+    m->last_node = OPT_STR(c, v, where, "last_node");
+    m->seq = NUM(c, v, where, "seq");
+    m->start_s = NUM(c, v, where, "start_s");
+    m->own_s = NUM(c, v, where, "own_s");
+    m->skew_s = NUM(c, v, where, "skew_s");
+    m->bytes = OPT_NUM(c, v, where, "bytes");
+    m->model_s = OPT_NUM(c, v, where, "model_s");
+    m->vs_model = OPT_NUM(c, v, where, "vs_model");
+    m->last_rank = OPT_NUM(c, v, where, "last_rank");
+    m->late_by_s = OPT_NUM(c, v, where, "late_by_s");
+}
+
 /* The slowest instances (optional). */
 static void view_slowest(struct cp_jsoncheck *c, struct rp_report *r)
 {
-    json_t *t, *v, *w;
-    char where[WHERE_LEN];
-    size_t i;
+    static const char *const lists[] = {"by_own_time", "by_skew"};
+    json_t *t = OBJ(c, r->root, "", "slowest", 0), *a;
+    char path[WHERE_LEN];
+    size_t k;
 
-    t = OBJ(c, r->root, "", "slowest", 0);
-    if (t) {
-        static const char *const lists[] = {"by_own_time", "by_skew"};
-        size_t k;
-        for (k = 0; k < 2 && !c->bad; k++) {
-            w = cp_jsoncheck_objects(c, t, "slowest", lists[k], 0);
-            r->slowest[k] =
-                alloc_n(c, json_array_size(w), sizeof *r->slowest[k]);
-            json_array_foreach(w, i, v)
-            {
-                struct rp_instance *m;
-                if (c->bad)
-                    break;
-                m = &r->slowest[k][r->nslowest[k]++];
-                snprintf(where, sizeof where, "slowest.%s[%zu]", lists[k], i);
-                m->op = STR(c, v, where, "op");
-                m->comm = STR(c, v, where, "comm");
-                m->comm_name = OPT_STR(c, v, where, "comm_name");
-                m->last_node = OPT_STR(c, v, where, "last_node");
-                m->seq = NUM(c, v, where, "seq");
-                m->start_s = NUM(c, v, where, "start_s");
-                m->own_s = NUM(c, v, where, "own_s");
-                m->skew_s = NUM(c, v, where, "skew_s");
-                m->bytes = OPT_NUM(c, v, where, "bytes");
-                m->model_s = OPT_NUM(c, v, where, "model_s");
-                m->vs_model = OPT_NUM(c, v, where, "vs_model");
-                m->last_rank = OPT_NUM(c, v, where, "last_rank");
-                m->late_by_s = OPT_NUM(c, v, where, "late_by_s");
-            }
-        }
-        r->has_slowest = !c->bad;
+    if (!t)
+        return;
+    for (k = 0; k < 2 && !c->bad; k++) {
+        a = cp_jsoncheck_objects(c, t, "slowest", lists[k], 0);
+        snprintf(path, sizeof path, "slowest.%s", lists[k]);
+        r->slowest[k] = view_objects(c, a, path, sizeof *r->slowest[k],
+                                     view_instance, &r->nslowest[k]);
     }
+    r->has_slowest = !c->bad;
+}
+
+/* A row of the tags' table. */
+static void view_tag(struct cp_jsoncheck *c, json_t *v, const char *where,
+                     void *elem)
+{
+    struct rp_tag *g = elem;
+
+    g->tag = OPT_NUM(c, v, where, "tag");
+    g->name = OPT_STR(c, v, where, "name");
+    g->calls = NUM(c, v, where, "calls");
+    g->bytes = NUM(c, v, where, "bytes");
+    g->time_s = NUM(c, v, where, "time_s");
+    g->time_share = OPT_NUM(c, v, where, "time_share");
+    g->busbw_Bps = OPT_NUM(c, v, where, "busbw_Bps");
+    NUM(c, v, where, "latency_bound_s");
+    g->latency_bound_share = OPT_NUM(c, v, where, "latency_bound_share");
 }
 
 /* The NCCL profiler's tags (optional). */
 static void view_tags(struct cp_jsoncheck *c, struct rp_report *r)
 {
-    json_t *t, *m, *v, *w;
-    char where[WHERE_LEN];
-    size_t i;
+    static const char w[] = "nccl_profiler.tags";
+    struct rp_tags *tg = &r->tags;
+    json_t *t, *m, *rows, *none;
 
     m = OBJ(c, r->root, "", "nccl_profiler", 0);
     t = m ? OBJ(c, m, "nccl_profiler", "tags", 0) : NULL;
-    if (t) {
-        json_t *none;
-        cp_jsoncheck_bool(c, t, "nccl_profiler.tags", "available");
-        OPT_STR(c, t, "nccl_profiler.tags", "why");
-        w = cp_jsoncheck_objects(c, t, "nccl_profiler.tags", "by_tag", 1);
-        none = OBJ(c, t, "nccl_profiler.tags", "without_tag_record", 0);
-        json_array_foreach(w, i, v)
-        {
-            if (c->bad)
-                break;
-            snprintf(where, sizeof where, "nccl_profiler.tags.by_tag[%zu]", i);
-            OPT_NUM(c, v, where, "tag");
-            OPT_STR(c, v, where, "name");
-            NUM(c, v, where, "calls");
-            NUM(c, v, where, "bytes");
-            NUM(c, v, where, "time_s");
-            OPT_NUM(c, v, where, "time_share");
-            OPT_NUM(c, v, where, "busbw_Bps");
-            NUM(c, v, where, "latency_bound_s");
-            OPT_NUM(c, v, where, "latency_bound_share");
-        }
-        if (none) {
-            NUM(c, none, "nccl_profiler.tags.without_tag_record", "calls");
-            NUM(c, none, "nccl_profiler.tags.without_tag_record", "time_s");
-        }
-        r->tags = c->bad ? NULL : t;
-    }
+    if (!t)
+        return;
+    tg->available = cp_jsoncheck_bool(c, t, w, "available");
+    tg->why = OPT_STR(c, t, w, "why");
+    rows = cp_jsoncheck_objects(c, t, w, "by_tag", 1);
+    none = OBJ(c, t, w, "without_tag_record", 0);
+    tg->rows = view_objects(c, rows, "nccl_profiler.tags.by_tag",
+                            sizeof *tg->rows, view_tag, &tg->nrows);
+    /* NaN without the object */
+    tg->untagged_calls = NUM(c, none, "nccl_profiler.tags.without_tag_record",
+                             "calls");
+    tg->untagged_time_s = NUM(c, none, "nccl_profiler.tags.without_tag_record",
+                              "time_s");
+    tg->present = !c->bad;
 }
 
 /* The window of the run analyzed (optional). */
@@ -725,10 +752,11 @@ static void view_window(struct cp_jsoncheck *c, struct rp_report *r)
     }
 }
 
-/* hang.ranks[i] (where: its path) into h. */
+/* hang.ranks[i] (where: its path) into elem, a struct rp_hang_rank. */
 static void view_hang_rank(struct cp_jsoncheck *c, json_t *o, const char *where,
-                           struct rp_hang_rank *h)
+                           void *elem)
 {
+    struct rp_hang_rank *h = elem;
     json_t *call;
     char cw[WHERE_LEN + 16];
 
@@ -791,24 +819,16 @@ static void view_hang_comms(struct cp_jsoncheck *c, json_t *a,
  * communicators' members. */
 static void view_hang(struct cp_jsoncheck *c, struct rp_report *r)
 {
-    json_t *t = OBJ(c, r->root, "", "hang", 0), *ranks, *comms, *o;
+    json_t *t = OBJ(c, r->root, "", "hang", 0), *ranks, *comms;
     struct rp_hang *h = &r->hang;
-    char where[WHERE_LEN];
-    size_t i;
 
     if (!t)
         return;
     h->headline = STR(c, t, "hang", "headline");
     ranks = cp_jsoncheck_objects(c, t, "hang", "ranks", 1);
     comms = cp_jsoncheck_objects(c, t, "hang", "communicators", 1);
-    h->ranks = alloc_n(c, json_array_size(ranks), sizeof *h->ranks);
-    json_array_foreach(ranks, i, o)
-    {
-        if (c->bad)
-            return;
-        snprintf(where, sizeof where, "hang.ranks[%zu]", i);
-        view_hang_rank(c, o, where, &h->ranks[h->nranks++]);
-    }
+    h->ranks = view_objects(c, ranks, "hang.ranks", sizeof *h->ranks,
+                            view_hang_rank, &h->nranks);
     view_hang_comms(c, comms, h);
     h->present = !c->bad;
 }
