@@ -699,12 +699,10 @@ static void write_model_table(FILE *out, const struct rp_report *r)
 /* The part of the run the report covers, when it is not the whole. */
 static void write_window(FILE *out, const struct rp_report *r)
 {
-    const char *by = json_string_value(json_object_get(r->window, "by"));
-    double from = rp_number(json_object_get(r->window, "from_s"));
-    double to = rp_number(json_object_get(r->window, "to_s"));
-    double left = rp_number(json_object_get(r->window, "calls_left_out"));
+    const char *by = r->window.by;
+    double from = r->window.from_s, to = r->window.to_s;
 
-    if (!by || strcmp(by, "the whole run") == 0)
+    if (!r->window.present || strcmp(by, "the whole run") == 0)
         return;
     fputs("<p class=\"window\">This report covers part of the run (", out);
     cp_svg_escape(out, by);
@@ -719,7 +717,7 @@ static void write_window(FILE *out, const struct rp_report *r)
         cp_svg_value(out, to, CP_SVG_TIME);
     }
     fputs(" after the run's first call; ", out);
-    cp_svg_value(out, left, CP_SVG_COUNT);
+    cp_svg_value(out, r->window.calls_left_out, CP_SVG_COUNT);
     fputs(" calls outside it were left out.</p>\n", out);
 }
 
@@ -1213,19 +1211,15 @@ static void write_comm_details(FILE *out, const struct rp_report *r)
             write_rank_ranges(out, c->ranks);
             fputs(".", out);
         }
-        if (c->skew) {
+        if (c->has_skew) {
             fputs(" Arrival skew: median ", out);
-            cp_svg_value(out, rp_number(json_object_get(c->skew, "p50_s")),
-                         CP_SVG_TIME);
+            cp_svg_value(out, c->skew_s[0], CP_SVG_TIME);
             fputs(", 90th percentile ", out);
-            cp_svg_value(out, rp_number(json_object_get(c->skew, "p90_s")),
-                         CP_SVG_TIME);
+            cp_svg_value(out, c->skew_s[1], CP_SVG_TIME);
             fputs(", 99th ", out);
-            cp_svg_value(out, rp_number(json_object_get(c->skew, "p99_s")),
-                         CP_SVG_TIME);
+            cp_svg_value(out, c->skew_s[2], CP_SVG_TIME);
             fputs(", largest ", out);
-            cp_svg_value(out, rp_number(json_object_get(c->skew, "max_s")),
-                         CP_SVG_TIME);
+            cp_svg_value(out, c->skew_s[3], CP_SVG_TIME);
             fputs(".", out);
         }
         fputs("</p>\n<table class=\"comm-rows\">\n<tr><th>collective</th>"

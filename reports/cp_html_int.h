@@ -49,7 +49,10 @@ struct rp_comm {
     json_t *nodes; /* array of node names */
     size_t nnodes;
     json_t *ranks; /* communicators[].ranks as the report has it, or NULL */
-    json_t *skew;  /* communicators[].skew, or NULL */
+    /* communicators[].skew: p50_s, p90_s, p99_s, max_s (NaN: none);
+     * has_skew 0: the report has none */
+    int has_skew;
+    double skew_s[4];
     /* from its rows: bandwidth-bound calls against the model */
     double bw_model_s, bw_time_s;
 };
@@ -162,6 +165,13 @@ struct rp_probe {
     const char *reference_source;
 };
 
+/* summary.window: the part of the run analyzed; present 0: none. */
+struct rp_window {
+    int present;
+    const char *by;
+    double from_s, to_s, calls_left_out; /* NaN: none */
+};
+
 /* A call a rank of a hang never left (hang.ranks[].in_flight). */
 struct rp_hang_call {
     const char *op, *communicator; /* "" when the report has none */
@@ -225,7 +235,7 @@ struct rp_report {
     int has_slowest;
     size_t nslowest[2];
     struct rp_instance *slowest[2];
-    json_t *window;   /* summary.window (checked), or NULL */
+    struct rp_window window;
     struct rp_tags tags;
     /* a large job's per-rank figures (checked; docs/report-schema.md):
      * rank_summary, or NULL when the report lists every process;

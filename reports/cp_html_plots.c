@@ -2228,7 +2228,6 @@ void rp_plot_comm(FILE *out, const struct rp_report *r, size_t ci,
 void rp_plot_skew(FILE *out, const struct rp_report *r, size_t ci,
                   size_t number)
 {
-    static const char *const keys[] = {"p50_s", "p90_s", "p99_s", "max_s"};
     static const char *const names[] = {"median", "90th percentile",
                                         "99th percentile", "largest"};
     const struct rp_comm *c = &r->comms[ci];
@@ -2237,7 +2236,7 @@ void rp_plot_skew(FILE *out, const struct rp_report *r, size_t ci,
     size_t i, known = 0;
 
     for (i = 0; i < 4; i++) {
-        v[i] = c->skew ? rp_number(json_object_get(c->skew, keys[i])) : NAN;
+        v[i] = c->skew_s[i];
         if (v[i] > 0) {
             lo = fmin(lo, v[i]);
             hi = fmax(hi, v[i]);

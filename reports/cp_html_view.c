@@ -267,6 +267,20 @@ static void view_model(struct cp_jsoncheck *c, struct rp_report *r)
     }
 }
 
+/* A communicator's skew quantiles (skew: its object, or NULL). */
+static void view_skew(struct cp_jsoncheck *c, json_t *skew, const char *where,
+                      struct rp_comm *m)
+{
+    static const char *const keys[] = {"p50_s", "p90_s", "p99_s", "max_s"};
+    char sw[WHERE_LEN + 8];
+    size_t k;
+
+    snprintf(sw, sizeof sw, "%s.skew", where);
+    m->has_skew = skew != NULL;
+    for (k = 0; k < 4; k++)
+        m->skew_s[k] = OPT_NUM(c, skew, sw, keys[k]);
+}
+
 static void view_comms(struct cp_jsoncheck *c, struct rp_report *r)
 {
     json_t *a = cp_jsoncheck_objects(c, r->root, "", "communicators", 1), *o;
@@ -294,15 +308,7 @@ static void view_comms(struct cp_jsoncheck *c, struct rp_report *r)
         m->incomplete = OPT_NUM(c, o, where, "incomplete");
         m->p2p = OPT_NUM(c, o, where, "p2p_pairs");
         m->ranks = json_object_get(o, "ranks");
-        m->skew = OBJ(c, o, where, "skew", 0);
-        if (m->skew) {
-            char sw[WHERE_LEN + 8];
-            snprintf(sw, sizeof sw, "%s.skew", where);
-            OPT_NUM(c, m->skew, sw, "p50_s");
-            OPT_NUM(c, m->skew, sw, "p90_s");
-            OPT_NUM(c, m->skew, sw, "p99_s");
-            OPT_NUM(c, m->skew, sw, "max_s");
-        }
+        view_skew(c, OBJ(c, o, where, "skew", 0), where, m);
         if (c->bad)
             return;
     }
@@ -744,11 +750,12 @@ static void view_window(struct cp_jsoncheck *c, struct rp_report *r)
     m = OBJ(c, r->root, "", "summary", 0);
     t = m ? OBJ(c, m, "summary", "window", 0) : NULL;
     if (t) {
-        STR(c, t, "summary.window", "by");
-        OPT_NUM(c, t, "summary.window", "from_s");
-        OPT_NUM(c, t, "summary.window", "to_s");
-        OPT_NUM(c, t, "summary.window", "calls_left_out");
-        r->window = c->bad ? NULL : t;
+        struct rp_window *w = &r->window;
+        w->by = STR(c, t, "summary.window", "by");
+        w->from_s = OPT_NUM(c, t, "summary.window", "from_s");
+        w->to_s = OPT_NUM(c, t, "summary.window", "to_s");
+        w->calls_left_out = OPT_NUM(c, t, "summary.window", "calls_left_out");
+        w->present = !c->bad;
     }
 }
 
