@@ -1046,46 +1046,46 @@ out:
 
 /* The per-rank figures of rank_summary the page names, in its order. */
 static const struct {
-    const char *key, *label;
+    enum rp_figure_id id;
+    const char *label;
     enum cp_svg_unit unit;
 } rank_figure_labels[] = {
-    {"calls", "calls", CP_SVG_COUNT},
-    {"failed", "failed calls", CP_SVG_COUNT},
-    {"time_s", "time in NCCL", CP_SVG_TIME},
-    {"last_arrivals", "arrived last", CP_SVG_COUNT},
-    {"late_s", "lateness", CP_SVG_TIME},
-    {"in_call_delay_s", "in-call delay", CP_SVG_TIME},
+    {RP_FIG_CALLS, "calls", CP_SVG_COUNT},
+    {RP_FIG_FAILED, "failed calls", CP_SVG_COUNT},
+    {RP_FIG_TIME, "time in NCCL", CP_SVG_TIME},
+    {RP_FIG_LAST_ARRIVALS, "arrived last", CP_SVG_COUNT},
+    {RP_FIG_LATE, "lateness", CP_SVG_TIME},
+    {RP_FIG_IN_CALL_DELAY, "in-call delay", CP_SVG_TIME},
 };
 
 /* The first few entries of a worst list: "rank 203 (n25) 1.2 ms, ..." or
  * "n25 1.2 ms, ...", "-" when empty. */
-static void write_worst(FILE *out, json_t *list, int nodes,
-                        enum cp_svg_unit unit)
+static void write_worst(FILE *out, const struct rp_figure *f,
+                        enum rp_worst_list l, enum cp_svg_unit unit)
 {
-    json_t *v;
-    size_t i;
+    int nodes = l >= RP_NODES_HIGHEST;
+    size_t i, n = f->nworst[l];
 
-    if (!json_array_size(list)) {
+    if (n == 0) {
         fputs("-", out);
         return;
     }
-    json_array_foreach(list, i, v)
-    {
+    for (i = 0; i < n; i++) {
+        const struct rp_worst *v = &f->worst[l][i];
         if (i == 3) {
-            fprintf(out, " and %zu more", json_array_size(list) - 3);
+            fprintf(out, " and %zu more", n - 3);
             break;
         }
         if (i)
             fputs(", ", out);
         if (!nodes) {
             fputs("rank ", out);
-            cp_svg_value(out, rp_number(json_object_get(v, "rank")),
-                         CP_SVG_RANK);
+            cp_svg_value(out, v->rank, CP_SVG_RANK);
             fputs(" (", out);
         }
-        cp_svg_escape(out, json_string_value(json_object_get(v, "node")));
+        cp_svg_escape(out, v->node);
         fputs(nodes ? " " : ") ", out);
-        cp_svg_value(out, rp_number(json_object_get(v, "value")), unit);
+        cp_svg_value(out, v->value, unit);
     }
 }
 
@@ -1093,39 +1093,41 @@ static void write_worst(FILE *out, json_t *list, int nodes,
  * nodes at their worst ends (rank_summary). */
 static void write_rank_distribution(FILE *out, const struct rp_report *r)
 {
-    static const char *const cols[] = {"min", "p10", "p50", "p90", "p99",
-                                       "max"};
-    json_t *figs = json_object_get(r->rank_summary, "figures"), *f;
+    static const struct {
+        const char *name;
+        enum rp_quantile q;
+    } cols[] = {{"min", RP_Q_MIN}, {"p10", RP_Q_P10}, {"p50", RP_Q_P50},
+                {"p90", RP_Q_P90}, {"p99", RP_Q_P99}, {"max", RP_Q_MAX}};
     size_t i, k;
 
-    if (!r->rank_summary)
+    if (!r->has_rank_summary)
         return;
     fputs("<h3 id=\"rank-distribution\">Per-rank figures over ", out);
     cp_svg_value(out, r->total_ranks, CP_SVG_COUNT);
     fputs(" ranks</h3>\n<table>\n<tr><th>figure</th>", out);
     for (k = 0; k < sizeof cols / sizeof cols[0]; k++)
-        fprintf(out, "<th class=\"n\">%s</th>", cols[k]);
+        fprintf(out, "<th class=\"n\">%s</th>", cols[k].name);
     fputs("<th>highest ranks</th><th>lowest ranks</th>"
           "<th>highest nodes (mean of their ranks)</th></tr>\n",
           out);
     for (i = 0; i < sizeof rank_figure_labels / sizeof rank_figure_labels[0];
          i++) {
         enum cp_svg_unit unit = rank_figure_labels[i].unit;
-        f = json_object_get(figs, rank_figure_labels[i].key);
-        if (!f)
+        const struct rp_figure *f = &r->figures[rank_figure_labels[i].id];
+        if (!f->present)
             continue;
         fprintf(out, "<tr><td>%s</td>", rank_figure_labels[i].label);
         for (k = 0; k < sizeof cols / sizeof cols[0]; k++) {
             fputs("<td class=\"n\">", out);
-            cp_svg_value(out, rp_number(json_object_get(f, cols[k])), unit);
+            cp_svg_value(out, f->q[cols[k].q], unit);
             fputs("</td>", out);
         }
         fputs("<td>", out);
-        write_worst(out, json_object_get(f, "highest"), 0, unit);
+        write_worst(out, f, RP_HIGHEST, unit);
         fputs("</td><td>", out);
-        write_worst(out, json_object_get(f, "lowest"), 0, unit);
+        write_worst(out, f, RP_LOWEST, unit);
         fputs("</td><td>", out);
-        write_worst(out, json_object_get(f, "nodes_highest"), 1, unit);
+        write_worst(out, f, RP_NODES_HIGHEST, unit);
         fputs("</td></tr>\n", out);
     }
     fputs("</table>\n<p class=\"who\">A job of this size has no table of "

@@ -165,6 +165,60 @@ struct rp_probe {
     const char *reference_source;
 };
 
+/* rank_summary's figures that the pages read, in rp_report.figures. */
+enum rp_figure_id {
+    RP_FIG_CALLS,
+    RP_FIG_FAILED,
+    RP_FIG_TIME,          /* time_s */
+    RP_FIG_LAST_ARRIVALS,
+    RP_FIG_LATE,          /* late_s */
+    RP_FIG_IN_CALL_DELAY, /* in_call_delay_s */
+    RP_FIGURES
+};
+
+/* A figure's quantiles over the ranks, in rp_figure.q. */
+enum rp_quantile {
+    RP_Q_MEAN,
+    RP_Q_MIN,
+    RP_Q_P10,
+    RP_Q_P25,
+    RP_Q_P50,
+    RP_Q_P75,
+    RP_Q_P90,
+    RP_Q_P99,
+    RP_Q_MAX,
+    RP_QUANTILES
+};
+
+/* A figure's lists of the ranks (or nodes) at its ends. */
+enum rp_worst_list {
+    RP_HIGHEST,
+    RP_LOWEST,
+    RP_NODES_HIGHEST,
+    RP_NODES_LOWEST,
+    RP_WORST_LISTS
+};
+
+struct rp_worst {
+    double rank; /* NaN in the nodes' lists */
+    const char *node;
+    double value; /* NaN: none */
+};
+
+/* A per-rank figure of a large job (rank_summary.figures.<name>);
+ * present 0: the report has none. */
+struct rp_figure {
+    int present;
+    double q[RP_QUANTILES]; /* NaN: none */
+    /* its histogram: counts of ranks in equal bins from lo to hi (NaN
+     * and none without one) */
+    double lo, hi;
+    size_t ncounts;
+    double *counts;
+    size_t nworst[RP_WORST_LISTS];
+    struct rp_worst *worst[RP_WORST_LISTS];
+};
+
 /* summary.window: the part of the run analyzed; present 0: none. */
 struct rp_window {
     int present;
@@ -237,10 +291,11 @@ struct rp_report {
     struct rp_instance *slowest[2];
     struct rp_window window;
     struct rp_tags tags;
-    /* a large job's per-rank figures (checked; docs/report-schema.md):
-     * rank_summary, or NULL when the report lists every process;
-     * total_ranks: the processes the per-rank figures cover */
-    json_t *rank_summary;
+    /* a large job's per-rank figures (rank_summary, docs/report-schema.md):
+     * has_rank_summary 0 when the report lists every process; total_ranks:
+     * the processes the per-rank figures cover */
+    int has_rank_summary;
+    struct rp_figure figures[RP_FIGURES];
     double total_ranks;
     /* pages other than report.html (the probe's): the page title, and what
      * the heatmap's efficiencies are (NULL: report.html's wording) */

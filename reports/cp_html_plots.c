@@ -1610,20 +1610,18 @@ static void lateness_bar(FILE *out, const struct cp_svg_plot *p, double x0,
 }
 
 static void lateness_histogram(FILE *out, const struct rp_report *r,
-                               json_t *fig)
+                               const struct rp_figure *fig)
 {
-    json_t *h = json_object_get(fig, "histogram");
-    json_t *counts = json_object_get(h, "counts");
-    json_t *highest = json_object_get(fig, "highest"), *v;
+    const struct rp_worst *highest = fig->worst[RP_HIGHEST];
+    size_t nhighest = fig->nworst[RP_HIGHEST];
     struct cp_svg_plot p = {0};
-    double lo = rp_number(json_object_get(h, "lo"));
-    double hi = rp_number(json_object_get(h, "hi"));
+    double lo = fig->lo, hi = fig->hi;
     double cmax = 0, width;
-    size_t nb = json_array_size(counts), b, i, flagged = 0;
+    size_t nb = fig->ncounts, b, i, flagged = 0;
     char b1[64], b2[64], b3[64];
 
     for (b = 0; b < nb; b++)
-        cmax = fmax(cmax, rp_number(json_array_get(counts, b)));
+        cmax = fmax(cmax, fig->counts[b]);
     if (!(hi > 0) || !(hi > lo) || !(cmax > 0) || nb == 0) {
         empty_figure(out, "fig-lateness", "Arrival lateness per rank",
                      "No rank arrived measurably last: no lateness to show.");
@@ -1653,18 +1651,16 @@ static void lateness_histogram(FILE *out, const struct rp_report *r,
           out);
     cp_svg_plot_open(out, &p);
     for (b = 0; b < nb; b++) {
-        double n = rp_number(json_array_get(counts, b));
+        double n = fig->counts[b];
         double a = lo + width * (double)b, z = a + width, x0, x1, y;
         int flag = 0;
         char hover[300];
         if (!(n > 0))
             continue;
-        json_array_foreach(highest, i, v)
-        {
-            double late = rp_number(json_object_get(v, "value"));
+        for (i = 0; i < nhighest; i++) {
+            double late = highest[i].value;
             size_t at = (size_t)fmin((late - lo) / width, (double)(nb - 1));
-            if (late >= lo && at == b &&
-                is_flagged(r, rp_number(json_object_get(v, "rank"))))
+            if (late >= lo && at == b && is_flagged(r, highest[i].rank))
                 flag = 1;
         }
         flagged += flag;
@@ -1691,16 +1687,13 @@ static void lateness_histogram(FILE *out, const struct rp_report *r,
           "last rank to arrive, how long after the rank before it, summed "
           "over the run). The latest:",
           out);
-    json_array_foreach(highest, i, v)
-    {
-        if (i == 5)
-            break;
+    for (i = 0; i < nhighest && i < 5; i++) {
         fputs(i ? ", rank " : " rank ", out);
-        cp_svg_value(out, rp_number(json_object_get(v, "rank")), CP_SVG_RANK);
+        cp_svg_value(out, highest[i].rank, CP_SVG_RANK);
         fputs(" (", out);
-        cp_svg_escape(out, json_string_value(json_object_get(v, "node")));
+        cp_svg_escape(out, highest[i].node);
         fputs(") ", out);
-        cp_svg_value(out, rp_number(json_object_get(v, "value")), CP_SVG_TIME);
+        cp_svg_value(out, highest[i].value, CP_SVG_TIME);
     }
     fputs(". A rank far above the others holds everyone up: look at its "
           "compute and input, not at the network.</figcaption>\n</figure>\n",
@@ -1740,13 +1733,9 @@ void rp_plot_lateness(FILE *out, const struct rp_report *r)
     size_t nb, b, i, flagged = 0;
     double ymax = 0, off;
 
-    if (r->rank_summary) {
-        json_t *fig = json_object_get(
-            json_object_get(r->rank_summary, "figures"), "late_s");
-        if (fig) {
-            lateness_histogram(out, r, fig);
-            return;
-        }
+    if (r->has_rank_summary && r->figures[RP_FIG_LATE].present) {
+        lateness_histogram(out, r, &r->figures[RP_FIG_LATE]);
+        return;
     }
     for (i = 0; i < r->nranks; i++)
         if (r->ranks[i].late_s > 0)

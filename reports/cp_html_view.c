@@ -95,8 +95,21 @@ const char *rp_comm_label(const struct rp_comm *c)
 
 /* ---- the view ------------------------------------------------------------ */
 
+static void figure_free(struct rp_figure *f)
+{
+    size_t l;
+
+    free(f->counts);
+    for (l = 0; l < RP_WORST_LISTS; l++)
+        free(f->worst[l]);
+}
+
 void rp_view_free(struct rp_report *r)
 {
+    size_t k;
+
+    for (k = 0; k < RP_FIGURES; k++)
+        figure_free(&r->figures[k]);
     free(r->comms);
     free(r->rows);
     free(r->ranks);
@@ -474,18 +487,79 @@ static void view_inputs(struct cp_jsoncheck *c, struct rp_report *r)
                                 view_input_problem, &in->nproblems);
 }
 
+/* An entry of a figure's lists of nodes; of ranks: the same and a rank
+ * (read first). */
+static void view_worst_node(struct cp_jsoncheck *c, json_t *v,
+                            const char *where, void *elem)
+{
+    struct rp_worst *w = elem;
+
+    w->rank = NAN;
+    w->node = STR(c, v, where, "node");
+    w->value = OPT_NUM(c, v, where, "value");
+}
+
+static void view_worst_rank(struct cp_jsoncheck *c, json_t *v,
+                            const char *where, void *elem)
+{
+    double rank = NUM(c, v, where, "rank");
+
+    view_worst_node(c, v, where, elem);
+    ((struct rp_worst *)elem)->rank = rank;
+}
+
+/* A figure of rank_summary (f, at path where) into fig. */
+static void view_figure(struct cp_jsoncheck *c, json_t *f, const char *where,
+                        struct rp_figure *fig)
+{
+    static const char *const qs[RP_QUANTILES] = {
+        "mean", "min", "p10", "p25", "p50", "p75", "p90", "p99", "max"};
+    static const char *const lists[RP_WORST_LISTS] = {
+        "highest", "lowest", "nodes_highest", "nodes_lowest"};
+    json_t *h, *counts, *v;
+    char path[WHERE_LEN + 32];
+    size_t i, k, l;
+
+    fig->present = 1;
+    for (k = 0; k < RP_QUANTILES; k++)
+        fig->q[k] = OPT_NUM(c, f, where, qs[k]);
+    fig->lo = fig->hi = NAN;
+    h = OBJ(c, f, where, "histogram", 0);
+    if (h) {
+        snprintf(path, sizeof path, "%s.histogram", where);
+        fig->lo = NUM(c, h, path, "lo");
+        fig->hi = NUM(c, h, path, "hi");
+        counts = cp_jsoncheck_list(c, h, path, "counts", 1, 1);
+        fig->counts = alloc_n(c, json_array_size(counts), sizeof *fig->counts);
+        json_array_foreach(counts, i, v)
+        {
+            if (c->bad)
+                break;
+            fig->counts[fig->ncounts++] = cp_jsoncheck_number(c, v);
+        }
+    }
+    for (l = 0; l < RP_WORST_LISTS && !c->bad; l++) {
+        json_t *a = cp_jsoncheck_objects(c, f, where, lists[l], 0);
+        snprintf(path, sizeof path, "%s.%s", where, lists[l]);
+        fig->worst[l] = view_objects(
+            c, a, path, sizeof *fig->worst[l],
+            l < RP_NODES_HIGHEST ? view_worst_rank : view_worst_node,
+            &fig->nworst[l]);
+    }
+}
+
 /* A large job's rank_summary (its figures: distributions and worst
- * lists) and inputs.summary, checked where present. */
+ * lists) and inputs.summary, checked where present; the figures the pages
+ * read are kept, the others only checked. */
 static void view_rank_summary(struct cp_jsoncheck *c, struct rp_report *r)
 {
-    static const char *const qs[] = {"mean", "min", "p10", "p25", "p50",
-                                     "p75",  "p90", "p99", "max"};
-    static const char *const lists[] = {"highest", "lowest", "nodes_highest",
-                                        "nodes_lowest"};
-    json_t *t = OBJ(c, r->root, "", "rank_summary", 0), *figs, *f, *h, *v;
-    char where[WHERE_LEN], lw[WHERE_LEN + 32];
+    static const char *const names[RP_FIGURES] = {
+        "calls", "failed", "time_s", "last_arrivals", "late_s",
+        "in_call_delay_s"};
+    json_t *t = OBJ(c, r->root, "", "rank_summary", 0), *figs, *f;
+    char where[WHERE_LEN];
     const char *key;
-    size_t i, k, l;
+    size_t k;
 
     r->total_ranks = (double)r->nranks;
     if (t) {
@@ -494,6 +568,7 @@ static void view_rank_summary(struct cp_jsoncheck *c, struct rp_report *r)
         figs = OBJ(c, t, "rank_summary", "figures", 1);
         json_object_foreach(figs, key, f)
         {
+            struct rp_figure other = {0}, *fig = &other;
             if (c->bad)
                 break;
             snprintf(where, sizeof where, "rank_summary.figures.%s", key);
@@ -502,31 +577,14 @@ static void view_rank_summary(struct cp_jsoncheck *c, struct rp_report *r)
                                   where, cp_jsoncheck_type_name(f));
                 break;
             }
-            for (k = 0; k < sizeof qs / sizeof qs[0]; k++)
-                OPT_NUM(c, f, where, qs[k]);
-            h = OBJ(c, f, where, "histogram", 0);
-            if (h) {
-                snprintf(lw, sizeof lw, "%s.histogram", where);
-                NUM(c, h, lw, "lo");
-                NUM(c, h, lw, "hi");
-                cp_jsoncheck_list(c, h, lw, "counts", 1, 1);
-            }
-            for (l = 0; l < 4 && !c->bad; l++) {
-                json_t *a = cp_jsoncheck_objects(c, f, where, lists[l], 0);
-                json_array_foreach(a, i, v)
-                {
-                    snprintf(lw, sizeof lw, "%s.%s[%zu]", where, lists[l], i);
-                    if (l < 2)
-                        NUM(c, v, lw, "rank");
-                    STR(c, v, lw, "node");
-                    OPT_NUM(c, v, lw, "value");
-                    if (c->bad)
-                        break;
-                }
-            }
+            for (k = 0; k < RP_FIGURES; k++)
+                if (strcmp(key, names[k]) == 0)
+                    fig = &r->figures[k];
+            view_figure(c, f, where, fig);
+            figure_free(&other);
         }
         if (!c->bad) {
-            r->rank_summary = t;
+            r->has_rank_summary = 1;
             if (n > r->total_ranks)
                 r->total_ranks = n;
         }
