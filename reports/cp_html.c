@@ -21,25 +21,33 @@
 
 /* ---- writing helpers ------------------------------------------------------ */
 
-/* A JSON list of names or ranks, at most RP_LIST_ITEMS, then "and N more". */
-static void write_list(FILE *out, json_t *list)
+/* A list of names or ranks: at most RP_LIST_ITEMS, then "and N more". */
+static void write_names(FILE *out, const struct rp_names *l)
 {
-    size_t i, n = json_array_size(list);
-    json_t *v;
+    size_t i;
 
-    json_array_foreach(list, i, v)
-    {
-        if (i == RP_LIST_ITEMS)
-            break;
-        if (i)
-            fputs(", ", out);
-        if (json_is_string(v))
-            cp_svg_escape(out, json_string_value(v));
-        else
-            fprintf(out, "%lld", (long long)json_integer_value(v));
+    for (i = 0; i < l->n && i < RP_LIST_ITEMS; i++) {
+        fputs(i ? ", " : "", out);
+        cp_svg_escape(out, l->name[i]);
     }
-    if (n > RP_LIST_ITEMS)
-        fprintf(out, " and %zu more", n - RP_LIST_ITEMS);
+    if (l->n > RP_LIST_ITEMS)
+        fprintf(out, " and %zu more", l->n - RP_LIST_ITEMS);
+}
+
+static void write_ranks(FILE *out, const struct rp_ranks *l)
+{
+    size_t i;
+
+    for (i = 0; i < l->n && i < RP_LIST_ITEMS; i++)
+        fprintf(out, "%s%lld", i ? ", " : "", l->rank[i]);
+    if (l->n > RP_LIST_ITEMS)
+        fprintf(out, " and %zu more", l->n - RP_LIST_ITEMS);
+}
+
+/* Name i of a list, NULL past its end. */
+static const char *name_at(const struct rp_names *l, size_t i)
+{
+    return i < l->n ? l->name[i] : NULL;
 }
 
 static const char *sev_label(enum cp_severity s)
@@ -136,10 +144,6 @@ static double ev_num(const struct rp_finding *f, const char *key)
     return rp_number(v);
 }
 
-const char *rp_list_str(json_t *list, size_t i)
-{
-    return json_string_value(json_array_get(list, i));
-}
 
 /* What to do for the kinds whose advice depends on the evidence (each
  * writes one <p class="sugg">). */
@@ -209,9 +213,8 @@ static void suggest_straggler(FILE *out, const struct rp_finding *f)
     if (kind && strcmp(kind, "in_call_unresolved") == 0) {
         size_t i;
         fputs("the GPUs and processes of ranks ", out);
-        for (i = 0; i < json_array_size(f->ranks); i++)
-            fprintf(out, "%s%lld", i ? ", " : "",
-                    (long long)json_integer_value(json_array_get(f->ranks, i)));
+        for (i = 0; i < f->ranks.n; i++)
+            fprintf(out, "%s%lld", i ? ", " : "", f->ranks.rank[i]);
         fputs(": one of them starts its part of every collective late (clocks "
               "and throttling, PCIe or NVLink errors, CPU binding, another "
               "job on the node), which its calls cannot single out; not a "
@@ -220,14 +223,13 @@ static void suggest_straggler(FILE *out, const struct rp_finding *f)
         return;
     }
     if (kind && strcmp(kind, "in_call") == 0) {
-        if (json_array_size(f->ranks))
-            fprintf(out, "rank %lld",
-                    (long long)json_integer_value(json_array_get(f->ranks, 0)));
+        if (f->ranks.n)
+            fprintf(out, "rank %lld", f->ranks.rank[0]);
         else
             fputs("the slow rank", out);
-        if (rp_list_str(f->nodes, 0)) {
+        if (name_at(&f->nodes, 0)) {
             fputs(" on node ", out);
-            cp_svg_escape(out, rp_list_str(f->nodes, 0));
+            cp_svg_escape(out, name_at(&f->nodes, 0));
         }
         fputs(": its collectives take longer by the same amount on every "
               "communicator, intra-node ones included, so the cause is that "
@@ -237,12 +239,11 @@ static void suggest_straggler(FILE *out, const struct rp_finding *f)
               out);
         return;
     }
-    if (json_array_size(f->ranks)) {
-        fprintf(out, "rank %lld",
-                (long long)json_integer_value(json_array_get(f->ranks, 0)));
-        if (rp_list_str(f->nodes, 0)) {
+    if (f->ranks.n) {
+        fprintf(out, "rank %lld", f->ranks.rank[0]);
+        if (name_at(&f->nodes, 0)) {
             fputs(" on node ", out);
-            cp_svg_escape(out, rp_list_str(f->nodes, 0));
+            cp_svg_escape(out, name_at(&f->nodes, 0));
         }
     } else {
         fputs("the late rank", out);
@@ -276,10 +277,10 @@ static void suggest_slow_link(FILE *out, const struct rp_finding *f)
 
     fputs("<p class=\"sugg\"><b>What to do:</b> check the link between ",
           out);
-    if (json_array_size(f->nodes) >= 2) {
-        cp_svg_escape(out, rp_list_str(f->nodes, 0));
+    if (f->nodes.n >= 2) {
+        cp_svg_escape(out, f->nodes.name[0]);
         fputs(" and ", out);
-        cp_svg_escape(out, rp_list_str(f->nodes, 1));
+        cp_svg_escape(out, f->nodes.name[1]);
     } else {
         fputs("the nodes named", out);
     }
@@ -602,18 +603,16 @@ void rp_write_findings(FILE *out, const struct rp_report *r)
         cp_svg_escape(out, f->message);
         fputs("</p>\n", out);
         write_suggestion(out, f);
-        if (json_array_size(f->nodes) || json_array_size(f->ranks)) {
+        if (f->nodes.n || f->ranks.n) {
             fputs("<p class=\"who\">", out);
-            if (json_array_size(f->nodes)) {
-                fprintf(out, "Node%s: ",
-                        json_array_size(f->nodes) == 1 ? "" : "s");
-                write_list(out, f->nodes);
+            if (f->nodes.n) {
+                fprintf(out, "Node%s: ", f->nodes.n == 1 ? "" : "s");
+                write_names(out, &f->nodes);
                 fputs(". ", out);
             }
-            if (json_array_size(f->ranks)) {
-                fprintf(out, "Rank%s: ",
-                        json_array_size(f->ranks) == 1 ? "" : "s");
-                write_list(out, f->ranks);
+            if (f->ranks.n) {
+                fprintf(out, "Rank%s: ", f->ranks.n == 1 ? "" : "s");
+                write_ranks(out, &f->ranks);
                 fputs(".", out);
             }
             fputs("</p>\n", out);
@@ -777,9 +776,9 @@ static void write_summary(FILE *out, const struct rp_report *r)
     cp_svg_escape(out, s->steps_method);
     fputs(")</div></div>\n", out);
     fputs("</div>\n", out);
-    if (json_array_size(s->missing_ranks)) {
+    if (s->missing_ranks.n) {
         fputs("<p>Missing ranks (no log): ", out);
-        write_list(out, s->missing_ranks);
+        write_ranks(out, &s->missing_ranks);
         fputs(".</p>\n", out);
     }
     write_window(out, r);
@@ -859,15 +858,15 @@ static void write_comm_table(FILE *out, const struct rp_report *r)
         cp_svg_escape(out, c->id);
         fputs("</td><td class=\"n\">", out);
         cp_svg_value(out, c->nranks, CP_SVG_COUNT);
-        fprintf(out, "</td><td>%zu", c->nnodes);
-        if (c->nnodes) {
+        fprintf(out, "</td><td>%zu", c->nodes.n);
+        if (c->nodes.n) {
             fputs(": ", out);
-            if (c->nnodes <= 3) {
-                write_list(out, c->nodes);
+            if (c->nodes.n <= 3) {
+                write_names(out, &c->nodes);
             } else {
-                cp_svg_escape(out, rp_list_str(c->nodes, 0));
+                cp_svg_escape(out, c->nodes.name[0]);
                 fputs(" &hellip; ", out);
-                cp_svg_escape(out, rp_list_str(c->nodes, c->nnodes - 1));
+                cp_svg_escape(out, c->nodes.name[c->nodes.n - 1]);
             }
         }
         fputs("</td><td>", out);
@@ -1140,20 +1139,16 @@ static void write_rank_distribution(FILE *out, const struct rp_report *r)
 
 #define RP_COMM_DETAILS 8 /* communicators shown in detail */
 
-/* A communicator's global ranks as ranges ("0-7, 16-23"): an array of
- * numbers (-1: not seen) or of {"rank", "global_rank"} objects. */
-static void write_rank_ranges(FILE *out, json_t *ranks)
+/* A communicator's global ranks as ranges ("0-7, 16-23"; -1: not seen). */
+static void write_rank_ranges(FILE *out, const struct rp_ranks *ranks)
 {
-    size_t i, n = json_array_size(ranks), shown = 0;
-    long lo = -2, prev = -2;
+    size_t i, n = ranks->n, shown = 0;
+    long long lo = -2, prev = -2;
 
     for (i = 0; i <= n; i++) {
-        long g = -1;
+        long long g = -1;
         if (i < n) {
-            json_t *v = json_array_get(ranks, i);
-            if (json_is_object(v))
-                v = json_object_get(v, "global_rank");
-            g = json_is_integer(v) ? (long)json_integer_value(v) : -1;
+            g = ranks->rank[i];
             if (g >= 0 && g == prev + 1) {
                 prev = g;
                 continue;
@@ -1164,9 +1159,9 @@ static void write_rank_ranges(FILE *out, json_t *ranks)
                 fputs(", ...", out);
                 return;
             }
-            fprintf(out, "%s%ld", shown > 1 ? ", " : "", lo);
+            fprintf(out, "%s%lld", shown > 1 ? ", " : "", lo);
             if (prev > lo)
-                fprintf(out, "-%ld", prev);
+                fprintf(out, "-%lld", prev);
         }
         lo = prev = g;
     }
@@ -1200,7 +1195,7 @@ static void write_comm_details(FILE *out, const struct rp_report *r)
         fputs("</h3>\n<p>", out);
         cp_svg_value(out, c->nranks, CP_SVG_COUNT);
         fputs(" ranks on ", out);
-        cp_svg_value(out, (double)c->nnodes, CP_SVG_COUNT);
+        cp_svg_value(out, (double)c->nodes.n, CP_SVG_COUNT);
         fputs(" node(s) (", out);
         cp_svg_escape(out, c->link);
         fputs("); ", out);
@@ -1208,9 +1203,9 @@ static void write_comm_details(FILE *out, const struct rp_report *r)
         fputs(" collectives, ", out);
         cp_svg_value(out, c->time_s, CP_SVG_TIME);
         fputs(" of own time.", out);
-        if (json_array_size(c->ranks)) {
+        if (c->ranks.n) {
             fputs(" Global ranks: ", out);
-            write_rank_ranges(out, c->ranks);
+            write_rank_ranges(out, &c->ranks);
             fputs(".", out);
         }
         if (c->has_skew) {

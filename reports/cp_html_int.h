@@ -29,6 +29,17 @@
 #define RP_RANK_BARS 512      /* lateness bars; more ranks are binned */
 #define RP_PROBLEMS 20        /* input problems listed */
 
+/* A list of names (strings of the document), or of global ranks. */
+struct rp_names {
+    const char **name;
+    size_t n;
+};
+
+struct rp_ranks {
+    long long *rank; /* -1: unknown */
+    size_t n;
+};
+
 struct rp_link {
     const char *name; /* "intra", "inter" (the key in `model`) */
     const char *source;
@@ -46,9 +57,8 @@ struct rp_link {
 struct rp_comm {
     const char *id, *name, *link;
     double nranks, instances, incomplete, p2p, time_s;
-    json_t *nodes; /* array of node names */
-    size_t nnodes;
-    json_t *ranks; /* communicators[].ranks as the report has it, or NULL */
+    struct rp_names nodes;
+    struct rp_ranks ranks; /* communicators[].ranks (none when null) */
     /* communicators[].skew: p50_s, p90_s, p99_s, max_s (NaN: none);
      * has_skew 0: the report has none */
     int has_skew;
@@ -84,7 +94,9 @@ struct rp_finding {
     enum cp_kind kid;
     const char *suggestion; /* the report's own, NULL: derived by kind */
     enum cp_severity sev;
-    json_t *nodes, *ranks, *evidence;
+    struct rp_names nodes;
+    struct rp_ranks ranks;
+    json_t *evidence;
 };
 
 struct rp_summary {
@@ -93,7 +105,7 @@ struct rp_summary {
     double latency_bound_s, latency_bound_share, span_s, steps, bucket_bytes;
     double records, skipped_inputs;
     const char *steps_method, *timer;
-    json_t *missing_ranks;
+    struct rp_ranks missing_ranks;
 };
 
 /* The statuses of a log file (inputs.files[].status), in the order of
@@ -355,11 +367,9 @@ const char *rp_comm_label(const struct rp_comm *c);
 
 /* Parts of report.html (cp_html.c) that probe.html writes too: the head
  * up to <body> (the page's title and the stylesheet), the findings'
- * section, a finding's severity as a CSS class, and element i of a JSON
- * list of strings (NULL when it is not one). */
+ * section, and a finding's severity as a CSS class. */
 void rp_write_head(FILE *out, const struct rp_report *r);
 void rp_write_findings(FILE *out, const struct rp_report *r);
 const char *rp_sev_class(enum cp_severity s);
-const char *rp_list_str(json_t *list, size_t i);
 
 #endif

@@ -1221,13 +1221,11 @@ static void heat_from_comms(struct heat *h, const struct rp_report *r)
         const struct rp_comm *c = &r->comms[i];
         long a, b;
         double e;
-        if (c->nnodes == 0 || c->nnodes > 2 || !(c->bw_time_s > 0))
+        if (c->nodes.n == 0 || c->nodes.n > 2 || !(c->bw_time_s > 0))
             continue;
         e = c->bw_model_s / c->bw_time_s;
-        a = rp_node_index(r, json_string_value(json_array_get(c->nodes, 0)));
-        b = c->nnodes == 2
-                ? rp_node_index(r, json_string_value(json_array_get(c->nodes, 1)))
-                : a;
+        a = rp_node_index(r, c->nodes.name[0]);
+        b = c->nodes.n == 2 ? rp_node_index(r, c->nodes.name[1]) : a;
         if (a < 0 || b < 0)
             continue;
         heat_put(h, (size_t)a, (size_t)b, e);
@@ -1289,11 +1287,11 @@ static size_t heat_outlines(const struct heat *h, const struct rp_report *r,
     for (i = 0; i < r->nfindings && n < MAX_OUTLINES; i++) {
         const struct rp_finding *f = &r->findings[i];
         long a, b;
-        if (json_array_size(f->nodes) != 2 ||
+        if (f->nodes.n != 2 ||
             (f->kid != CP_KIND_SLOW_LINK && f->kid != CP_KIND_LINKS_UNJUDGED))
             continue;
-        a = heat_index(h, r, same, json_string_value(json_array_get(f->nodes, 0)));
-        b = heat_index(h, r, same, json_string_value(json_array_get(f->nodes, 1)));
+        a = heat_index(h, r, same, f->nodes.name[0]);
+        b = heat_index(h, r, same, f->nodes.name[1]);
         if (a >= 0 && b >= 0) {
             o[n].a = a / (long)h->block;
             o[n].b = b / (long)h->block;
@@ -1575,16 +1573,17 @@ out:
 static int is_flagged(const struct rp_report *r, double rank)
 {
     size_t i, j;
-    json_t *v;
 
     for (i = 0; i < r->nfindings; i++) {
-        const char *kind = json_string_value(
-            json_object_get(r->findings[i].evidence, "kind"));
-        if (r->findings[i].kid != CP_KIND_STRAGGLER ||
+        const struct rp_finding *f = &r->findings[i];
+        const char *kind =
+            json_string_value(json_object_get(f->evidence, "kind"));
+        if (f->kid != CP_KIND_STRAGGLER ||
             (kind && strcmp(kind, "in_call_unresolved") == 0))
             continue; /* one of its ranks, none flagged */
-        json_array_foreach(r->findings[i].ranks, j, v) if (
-            (double)json_integer_value(v) == rank) return 1;
+        for (j = 0; j < f->ranks.n; j++)
+            if ((double)f->ranks.rank[j] == rank)
+                return 1;
     }
     return 0;
 }

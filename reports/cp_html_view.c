@@ -110,6 +110,15 @@ void rp_view_free(struct rp_report *r)
 
     for (k = 0; k < RP_FIGURES; k++)
         figure_free(&r->figures[k]);
+    for (k = 0; k < r->ncomms; k++) {
+        free(r->comms[k].nodes.name);
+        free(r->comms[k].ranks.rank);
+    }
+    for (k = 0; k < r->nfindings; k++) {
+        free(r->findings[k].nodes.name);
+        free(r->findings[k].ranks.rank);
+    }
+    free(r->sum.missing_ranks.rank);
     free(r->comms);
     free(r->rows);
     free(r->ranks);
@@ -159,6 +168,43 @@ static void *view_objects(struct cp_jsoncheck *c, json_t *a, const char *path,
         one(c, o, where, items + size * (*n)++);
     }
     return items;
+}
+
+/* Array `key` of obj, checked to hold only strings, as names. */
+static struct rp_names view_names(struct cp_jsoncheck *c, json_t *obj,
+                                  const char *where, const char *key,
+                                  int required)
+{
+    json_t *a = cp_jsoncheck_list(c, obj, where, key, required, 0), *v;
+    struct rp_names l = {alloc_n(c, json_array_size(a), sizeof *l.name), 0};
+    size_t i;
+
+    json_array_foreach(a, i, v) if (l.name) l.name[l.n++] = json_string_value(v);
+    return l;
+}
+
+/* Array `key` of obj as global ranks: checked to hold only integers, or
+ * (loose: communicators[].ranks) integers and {"global_rank"} objects,
+ * anything else read as -1. */
+static struct rp_ranks view_rank_list(struct cp_jsoncheck *c, json_t *obj,
+                                      const char *where, const char *key,
+                                      int required, int loose)
+{
+    json_t *a = loose ? ARR(c, obj, where, key, required)
+                      : cp_jsoncheck_list(c, obj, where, key, required, 1);
+    struct rp_ranks l = {alloc_n(c, json_array_size(a), sizeof *l.rank), 0};
+    json_t *v;
+    size_t i;
+
+    json_array_foreach(a, i, v)
+    {
+        if (!l.rank)
+            break;
+        if (json_is_object(v))
+            v = json_object_get(v, "global_rank");
+        l.rank[l.n++] = json_is_integer(v) ? json_integer_value(v) : -1;
+    }
+    return l;
 }
 
 static int check_schema(struct cp_jsoncheck *c, const char *schema)
@@ -233,7 +279,7 @@ static void view_summary(struct cp_jsoncheck *c, struct rp_report *r)
     m->bucket_bytes = OPT_NUM(c, s, w, "bucket_bytes");
     m->records = OPT_NUM(c, s, w, "records");
     m->skipped_inputs = OPT_NUM(c, s, w, "skipped_inputs");
-    m->missing_ranks = cp_jsoncheck_list(c, s, w, "missing_ranks", 0, 1);
+    m->missing_ranks = view_rank_list(c, s, w, "missing_ranks", 0, 0);
 }
 
 static void view_model(struct cp_jsoncheck *c, struct rp_report *r)
@@ -314,13 +360,12 @@ static void view_comms(struct cp_jsoncheck *c, struct rp_report *r)
         m->name = STR(c, o, where, "name");
         m->link = STR(c, o, where, "link");
         m->nranks = NUM(c, o, where, "nranks");
-        m->nodes = cp_jsoncheck_list(c, o, where, "nodes", 1, 0);
-        m->nnodes = json_array_size(m->nodes);
+        m->nodes = view_names(c, o, where, "nodes", 1);
         m->instances = NUM(c, o, where, "instances");
         m->time_s = NUM(c, o, where, "time_s");
         m->incomplete = OPT_NUM(c, o, where, "incomplete");
         m->p2p = OPT_NUM(c, o, where, "p2p_pairs");
-        m->ranks = json_object_get(o, "ranks");
+        m->ranks = view_rank_list(c, o, where, "ranks", 0, 1);
         view_skew(c, OBJ(c, o, where, "skew", 0), where, m);
         if (c->bad)
             return;
@@ -431,11 +476,14 @@ static void view_findings(struct cp_jsoncheck *c, struct rp_report *r)
         f.severity = STR(c, o, where, "severity");
         f.message = STR(c, o, where, "message");
         f.suggestion = OPT_STR(c, o, where, "suggestion");
-        f.nodes = cp_jsoncheck_list(c, o, where, "nodes", 1, 0);
-        f.ranks = cp_jsoncheck_list(c, o, where, "ranks", 1, 1);
+        f.nodes = view_names(c, o, where, "nodes", 1);
+        f.ranks = view_rank_list(c, o, where, "ranks", 1, 0);
         f.evidence = OBJ(c, o, where, "evidence", 0);
-        if (c->bad)
+        if (c->bad) {
+            free(f.nodes.name);
+            free(f.ranks.rank);
             return;
+        }
         f.sev = severity_of(f.severity);
         if (cp_kind_from_name(f.kind, &f.kid) != 0)
             f.kid = CP_KIND_COUNT;
