@@ -946,6 +946,30 @@ static int find_hangs(struct hg *h, struct hg_hang **out, size_t *nout)
     return 0;
 }
 
+/* The verdict's one line for the hang of culprit cr (label cul) in the
+ * instance inst: where cr was, and whether others waited for it. */
+static void hang_headline(struct hg *h, const struct hg_rank *cr, int waited,
+                          const char *inst, const char *cul, char *headline,
+                          size_t hsize)
+{
+    char in2[240] = "", call[400], t1[16];
+
+    if (cr->inflight.valid)
+        snprintf(in2, sizeof in2, " (inside %s)",
+                 call_text(h, &cr->inflight, call, sizeof call));
+    else if (cr->last.valid)
+        snprintf(in2, sizeof in2, " (last seen leaving %s at %s%s)",
+                 call_text(h, &cr->last, call, sizeof call),
+                 clock_text(cr->last.end, t1, sizeof t1),
+                 culprit_class(cr) == 0 ? "; dead" : "");
+    if (waited)
+        snprintf(headline, hsize, "HUNG in %s: %s never arrived%s", inst, cul,
+                 in2);
+    else
+        snprintf(headline, hsize, "HUNG inside %s: %s never returned", inst,
+                 cul);
+}
+
 /* The hang finding of the first culprit; the others (ranks that went
  * silent later: waiting somewhere unseen, or stopped by the job's end)
  * are listed in it, not named. */
@@ -1031,23 +1055,9 @@ static int hang_finding(struct hg *h, const struct hg_hang *hs, size_t n,
     }
     if (!f.evidence)
         return -1;
-    if (headline && !headline[0]) {
-        char in2[240] = "";
-        if (cr->inflight.valid)
-            snprintf(in2, sizeof in2, " (inside %s)",
-                     call_text(h, &cr->inflight, where, sizeof where));
-        else if (cr->last.valid)
-            snprintf(in2, sizeof in2, " (last seen leaving %s at %s%s)",
-                     call_text(h, &cr->last, where, sizeof where),
-                     clock_text(cr->last.end, t1, sizeof t1),
-                     culprit_class(cr) == 0 ? "; dead" : "");
-        if (hh->waiter != SIZE_MAX)
-            snprintf(headline, hsize, "HUNG in %s: %s never arrived%s", inst,
-                     cul, in2);
-        else
-            snprintf(headline, hsize, "HUNG inside %s: %s never returned",
-                     inst, cul);
-    }
+    if (headline && !headline[0])
+        hang_headline(h, cr, hh->waiter != SIZE_MAX, inst, cul, headline,
+                      hsize);
     return emit(h, &f);
 }
 
