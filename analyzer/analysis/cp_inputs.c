@@ -139,9 +139,6 @@ static size_t scan_geometry(size_t nfiles, unsigned *jobs, size_t *buf_size)
 }
 #define DAY_NS INT64_C(86400000000000)
 
-/* Open the scans of a pass over the ranks' logs into st: with offsets
- * (NULL in the clock pass) and at most limit records per file (0: all),
- * in arena.  -1: out of memory. */
 int an_open_files(struct cp_analysis *an, struct an_state *st,
                   const double *offsets, uint64_t limit,
                   struct an_scan_arena *arena)

@@ -568,11 +568,6 @@ void cp_partial_src_park(struct cp_partial_src *s)
     s->fd = -1;
 }
 
-uint64_t cp_partial_src_size(const struct cp_partial_src *s)
-{
-    return s->e.raw_size;
-}
-
 const struct cp_error *cp_partial_src_problem(const struct cp_partial_src *s)
 {
     return s->have_problem ? &s->problem : NULL;

@@ -108,8 +108,6 @@ int cp_partial_src_seek(struct cp_partial_src *src, uint64_t pos);
  * opens it again and checks it is the same file): a merge of many logs
  * holds few descriptors.  A shared descriptor stays open. */
 void cp_partial_src_park(struct cp_partial_src *src);
-/* The log's size. */
-uint64_t cp_partial_src_size(const struct cp_partial_src *src);
 /* The first damage met ("PARTIAL: offset N: ..."), or NULL. */
 const struct cp_error *cp_partial_src_problem(const struct cp_partial_src *src);
 /* Destroy; accepts NULL, keeps errno. */
