@@ -496,6 +496,10 @@ int an_add_finding(struct cp_analysis *an, enum cp_kind kind,
                    size_t nranks, const unsigned *nodes, size_t nnodes,
                    const char *message);
 
+/* Take finding i out of the list (freed; the later ones move up), for a
+ * finding whose cause another one names and now holds as evidence. */
+void an_drop_finding(struct cp_analysis *an, size_t i);
+
 /* A problem of the inputs (file, offset or -1, text; a text starting with
  * "file: " or "offset N: " loses that part).  -1 when memory ran out. */
 int an_add_problem(struct cp_analysis *an, const char *file, int64_t offset,

@@ -265,6 +265,9 @@ struct work {
     double W_ref; /* seconds per byte at the class's absolute reference
                    * (profile or port rate), when faster than W; NaN
                    * without one */
+    double W_wire; /* seconds per byte at the faster of the fit and the
+                    * class's absolute reference, however far apart:
+                    * the wire's floor (wire_floor) */
     double t;    /* the unit's time (its fast calls), then minus the
                   * delay of a straggler */
     double t_ref; /* its time as a link's reference: the fast calls of
@@ -431,7 +434,7 @@ static struct work *new_unit(struct solver *s)
     w->pub.src_node = w->pub.dst_node = -1;
     w->pub.peer_time_s = w->pub.slowdown = w->pub.bw_slowdown = NAN;
     w->pub.bandwidth_share = NAN;
-    w->L = w->W = w->W_ref = NAN;
+    w->L = w->W = w->W_ref = w->W_wire = NAN;
     return w;
 }
 
@@ -461,10 +464,13 @@ static void set_model(const struct cp_analysis *an, struct work *w,
      * the class's absolute reference, when it is faster than the fit, but
      * not an order of magnitude (then the whole class is slow) */
     m = w->link < CP_LINK_COUNT ? &an->model[w->link] : NULL;
+    w->W_wire = w->W;
     if (m && m->expected_Bps > 0 && m->bandwidth_Bps > 0 &&
-        m->expected_Bps > m->bandwidth_Bps &&
-        m->bandwidth_Bps >= FABRIC_RATIO * m->expected_Bps && w->W > 0)
-        w->W_ref = w->W * m->bandwidth_Bps / m->expected_Bps;
+        m->expected_Bps > m->bandwidth_Bps && w->W > 0) {
+        w->W_wire = w->W * m->bandwidth_Bps / m->expected_Bps;
+        if (m->bandwidth_Bps >= FABRIC_RATIO * m->expected_Bps)
+            w->W_ref = w->W_wire;
+    }
     bw = w->pub.bytes * w->W;
     if (w->L + bw > 0)
         w->pub.bandwidth_share = bw / (w->L + bw);
@@ -640,12 +646,15 @@ static int share_pair(const struct work *a, const struct work *b)
 
 /* The least time w's calls can take: their bandwidth term at the best
  * rate the job shows (the fit) or the NICs promise (the absolute
- * reference), whichever is faster; 0 without a model. */
+ * reference), whichever is faster, even where the fit is an order of
+ * magnitude under the NICs' rate (no reference then, W_ref): a fit
+ * pulled down by the slow link's own calls is no floor (pp, n1-n3 at
+ * 1/9 on a 94 MB/s fabric, two busy loops: the fit's 13 MB/s floored the
+ * healthy pairs' 3.5 ms calls to 19.5 ms, and the link's 26 ms looked
+ * 1.3x); 0 without a model. */
 static double wire_floor(const struct work *w)
 {
-    double W = isfinite(w->W_ref) && (!(w->W > 0) || w->W_ref < w->W)
-                   ? w->W_ref
-                   : w->W;
+    double W = w->W_wire;
 
     return W > 0 ? w->pub.bytes * W : 0;
 }
@@ -1175,6 +1184,33 @@ static void break_ties(struct solver *s)
     tie_index_free(&x);
 }
 
+/* Whether communicator ci's excess is known to be a member's and not a
+ * link's: it crosses no node pair (a link cannot slow it), or its units
+ * show it at two sizes or more (constant_excess: a link adds in
+ * proportion to the size).  At one size of calls over a link the two are
+ * the same figure (pp, n1-n3 at 1/9: its data-parallel pairs' one 256 KiB
+ * all-reduce 22 ms over the other pairs' was said to be a late member
+ * "whatever its size"). */
+static int size_free_excess(const struct solver *s, size_t ci)
+{
+    size_t i;
+    int crosses = 0, first = -1;
+
+    for (i = 0; i < s->nu; i++) {
+        const struct work *w = &s->u[i];
+        if (w->pub.comm != ci)
+            continue;
+        crosses |= w->hops > 0;
+        if (!w->have_x)
+            continue;
+        if (first < 0)
+            first = (int)w->bucket;
+        else if ((int)w->bucket != first)
+            return 1;
+    }
+    return !crosses;
+}
+
 /* named: standing out in a communicator it delays */
 static void name_stragglers(struct solver *s, struct straggler_scratch *sc)
 {
@@ -1211,7 +1247,8 @@ static void name_stragglers(struct solver *s, struct straggler_scratch *sc)
         /* delayed many times over: when no member is named (below, or
          * its members' other communicators do not point at one), the
          * verdict still says that one of them is late */
-        if (sc->comm_rel[ci] >= STRAGGLER_STRONG_RELATIVE)
+        if (sc->comm_rel[ci] >= STRAGGLER_STRONG_RELATIVE &&
+            size_free_excess(s, ci))
             an->comms[ci].tied_delay_s = sc->comm_x[ci];
         if (who < 0 || !(an->ranks[who].delay_s >= sc->theta) ||
             !(second < 0.5 * an->ranks[who].delay_s) ||

@@ -309,3 +309,15 @@ int an_add_finding(struct cp_analysis *an, enum cp_kind kind,
     an->nfindings++;
     return 0;
 }
+
+void an_drop_finding(struct cp_analysis *an, size_t i)
+{
+    struct cp_analysis_finding *f = &an->findings[i];
+
+    free(f->ranks);
+    free(f->nodes);
+    free(f->message);
+    json_decref(f->evidence);
+    memmove(f, f + 1, (an->nfindings - i - 1) * sizeof *f);
+    an->nfindings--;
+}
