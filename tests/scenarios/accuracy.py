@@ -24,7 +24,8 @@ clock by a clock_offset naming its node; a missing rank by missing_ranks.
 The straggler is slow inside its calls in tp and 3d, late to them in the
 other patterns (IN_CALL below says why).
 
-  accuracy.py [--seeds N] [--patterns ddp,fsdp,...] [--faults LIST]
+  accuracy.py [--seeds N] [--first-seed K] [--patterns ddp,fsdp,...]
+              [--faults LIST]
               [--busy K] [--ranks 8 --nodes 4] [--keep DIR] [--quiet]
               [--plugin] [--vary]
   accuracy.py --reuse DIR [--seeds N] [--patterns ...] [--faults ...]
@@ -35,9 +36,11 @@ straggler of 1-30 ms (in tp and 3d inside its calls or late to them, at
 random; elsewhere late), a link at 1/1.5-1/3 (slow2) or 1/3-1/10
 (slow4), a clock off by 2-30 ms; fault "two" plants a slow link and a
 straggler together.  Recall is then given per size band and per
-inter-node rate, and a miss is reported but does not fail the run (below
-some size a fault cannot be told from noise); a false warning still
-fails it, but in a host-bound run.  Before the matrix, one healthy job
+inter-node rate; a miss below a fault's published band (FOUND_FROM:
+stragglers from 5 ms, links from 1/2, clocks from 2 ms, 40 ms in tp) is
+reported but does not fail the run (below some size a fault cannot be
+told from noise), a miss at or above it does, as does a false warning,
+but in a host-bound run.  Before the matrix, one healthy job
 per pattern on a fabric of 10 GB/s measures what this machine's CPU NCCL
 carries (the report's inter-node busbw: the host's ceiling, under the
 busy loops asked for: the best busbw of its inter-node collectives of
@@ -186,6 +189,22 @@ VARY_STEPS = (3, 5, 8)
 VARY_STRAGGLER_MS = (1, 30)
 VARY_LINK_DIVISOR = (1.5, 10)
 VARY_CLOCK_MS = (2, 30)
+# The published bands: with --vary, a fault of at least this size in a
+# run that is not host-bound must be named (or, for a slow link, the probe
+# asked); a miss there fails the matrix like a false warning.  Below it a
+# fault may be too small to tell from this machine's noise: its recall is
+# reported, not required.  Set on the two kept sets of 480 jobs of
+# docs/analysis.md ("Faults of varied size"): stragglers were missed up
+# to 4.6 ms, links up to 1/1.9.  tp's calls bound a clock offset only to
+# +/- 35-45 ms (the fixed matrix plants 80-120 ms there), above the
+# drawn range.
+FOUND_FROM = {"straggler": 5, "slow_link": 2, "clock_offset": 2,
+              "low_busbw": 10, "missing_ranks": 0}
+FOUND_FROM_PATTERN = {("clock_offset", "tp"): 40}
+
+
+def found_from(kind, pattern):
+    return FOUND_FROM_PATTERN.get((kind, pattern), FOUND_FROM[kind])
 BANDS = {"straggler": ("ms", (1, 3, 10)),
          "slow_link": ("1/x", (1.5, 2, 4)),
          "clock_offset": ("ms", (2, 5, 10)),
@@ -451,6 +470,10 @@ def main():
         "environment, or runs from the build tree's root.")
     ap.add_argument("--seeds", type=int, default=10, metavar="N",
                     help="seeds per pattern and fault (default 10)")
+    ap.add_argument("--first-seed", type=int, default=1, metavar="K",
+                    help="seeds K to K+N-1 (default 1): other draws than "
+                    "a kept set's, for a check on jobs no threshold was "
+                    "set on")
     ap.add_argument("--patterns", default=",".join(PATTERNS), metavar="LIST",
                     help="train_sim patterns, comma-separated "
                     "(default: %(default)s)")
@@ -478,7 +501,8 @@ def main():
                     help="draw the inter-node rate (25 MB/s to 1 GB/s), the "
                     "steps and each fault's size from the seed, add fault "
                     "'two' (a slow link and a straggler), and give recall "
-                    "per size band; a miss is then reported, not failed")
+                    "per size band; a miss then fails only at or above its "
+                    "published band, outside host-bound runs")
     ap.add_argument("--plugin", action="store_true",
                     help="record with the NCCL profiler plugin too "
                     "(docs/analysis.md, \"Slow links from NCCL's proxy "
@@ -490,7 +514,7 @@ def main():
         faults = list(VARY_FAULTS)
     bad = [p for p in patterns if p not in PATTERNS] + \
         [x for x in faults if x not in (VARY_FAULTS if a.vary else FAULTS)]
-    if bad or a.seeds < 1:
+    if bad or a.seeds < 1 or a.first_seed < 1:
         print("accuracy.py: unknown pattern or fault %s, or no seeds" % bad,
               file=sys.stderr)
         return 2
@@ -528,6 +552,7 @@ def main():
     # per kind: [true findings, all findings, planted, named, hinted]
     stats = {}
     false_warnings, missed, failures, unreached = [], [], [], []
+    above_band, over_band = [], {}
     host_false, host_runs = [], []
     hints_true, hints_false, hinted_only = [], [], []
     # links_unjudged is said on every run whose all-to-all alone crosses
@@ -538,7 +563,8 @@ def main():
     runs = 0
     try:
         for pattern, fault, seed in itertools.product(
-                patterns, faults, range(1, a.seeds + 1)):
+                patterns, faults,
+                range(a.first_seed, a.first_seed + a.seeds)):
             name = "%s-%s-%d" % (pattern, fault, seed)
             if a.vary:
                 topo, nic, steps, truth = plan_varied(pattern, fault, seed,
@@ -640,6 +666,16 @@ def main():
                         c = table.setdefault((want, key), [0, 0])
                         c[0] += 1
                         c[1] += named or hinted
+                over = a.vary and not host_bound and \
+                    t["size"] >= found_from(want, pattern)
+                if over:
+                    c = over_band.setdefault(want, [0, 0])
+                    c[0] += 1
+                    c[1] += named or hinted
+                if not named and not hinted and over:
+                    above_band.append("%s: %s of %s%s" % (
+                        name, want, band_of(want, t["size"]),
+                        " (%g)" % round(t["size"], 2)))
                 if not named:
                     (hinted_only if hinted else missed).append(
                         "%s: %s not named (planted %s)%s" % (
@@ -690,6 +726,17 @@ def main():
                                        if ceilings.get(p) else "?")
                             for p in patterns),
                   HOST_BOUND, len(host_runs)))
+    if a.vary:
+        print("published bands (outside host-bound runs every fault from "
+              "this size is named): %s" % ", ".join(
+                  "%s %g%s%s" % (k, v, BANDS[k][0] and " " + BANDS[k][0],
+                                 "".join(" (%s %g)" % (p, w) for (kk, p), w
+                                         in FOUND_FROM_PATTERN.items()
+                                         if kk == k))
+                  for k, v in sorted(FOUND_FROM.items())))
+        print("recall at or above the band, outside host-bound runs: %s" %
+              ", ".join("%s %d/%d" % (k, c[1], c[0])
+                        for k, c in sorted(over_band.items())))
     if unreached:
         print("slow links that no 3 bandwidth-bound calls cross (quiet is "
               "right): %d runs (%s)" % (len(unreached), " ".join(unreached)))
@@ -709,12 +756,14 @@ def main():
               "said on every such run): %d runs" % len(unjudged_elsewhere))
     for line in hints_false:
         print("info elsewhere: " + line)
+    for line in above_band:
+        print("missed above its band: " + line)
     for line in failures:
         print("failed: " + line)
-    # with --vary a fault under its band may go unnamed (the table above
-    # says which bands are found); a false warning never
+    # with --vary a fault under its published band may go unnamed (the
+    # table above says which bands are found); a false warning never
     return 0 if not false_warnings and not failures and \
-        (a.vary or not missed) else 1
+        not above_band and (a.vary or not missed) else 1
 
 
 if __name__ == "__main__":
