@@ -594,6 +594,20 @@ static void busbw_sums_unfitted(const struct cp_analysis *an,
     j->unfitted = 1;
 }
 
+/* Whether the link analysis named the pair of nodes a and b slow. */
+static int pair_named_slow(const struct cp_analysis *an, unsigned a,
+                           unsigned b)
+{
+    size_t i;
+
+    for (i = 0; i < an->topology.npairs; i++) {
+        const struct cp_analysis_pair *p = &an->topology.pairs[i];
+        if ((p->a == a && p->b == b) || (p->a == b && p->b == a))
+            return p->state == CP_PAIR_SLOW;
+    }
+    return 0;
+}
+
 /* Whether j's calls (communicator ci, link class k) make a low_busbw
  * finding; fills j's busbw, model, ratio, link_Bps and tcp. */
 static int busbw_is_low(const struct cp_analysis *an, size_t ci, unsigned k,
@@ -659,6 +673,12 @@ static int busbw_is_low(const struct cp_analysis *an, size_t ci, unsigned k,
      * finding; a whole network an order of magnitude below its rate is
      * still this one's */
     if (c->explained && !j->tcp)
+        return 0;
+    /* nor is a pair's: a communicator of two nodes whose link is named
+     * slow has that finding (pp, n1-n3 at 1/9: a critical slow_link, and
+     * each of the pair's two communicators a critical TCP fallback) */
+    if (c->explained && c->nnodes == 2 &&
+        pair_named_slow(an, c->nodes[0], c->nodes[1]))
         return 0;
     /* against a fit, a communicator that the link analysis held against
      * the same calls elsewhere in the job has been judged there (slow_link,

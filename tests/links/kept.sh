@@ -76,6 +76,25 @@
 #                   the true offset taken off) and was named a straggler
 #                   at warning, later an info.  The middle of the bounds
 #                   (-7.57 ms) corrects n3 to within 40 us: no straggler.
+# And three of issue 29's varied matrix (accuracy.py --vary) and 3d case:
+#   pp-floor-ninth  pp, n1-n3 at 1/9 of a 94 MB/s fabric, two busy loops:
+#                   the fit (13 MB/s, pulled down by the slow pair's own
+#                   calls) floored the healthy pairs' 3.5 ms all-reduces
+#                   to 19.5 ms, and the slow pairs' one size of 256 KiB
+#                   all-reduce, 22 ms over the others, was called a late
+#                   member "whatever its size": two info stragglers and
+#                   no link.  Now a slow_link naming n1-n3.
+#   moe-fabric-ring moe, the NICs' port rate 10x the 70 MB/s fabric, two
+#                   busy loops: a critical low_busbw (TCP fallback) and a
+#                   slow_link_candidates warning on the same ring's 8
+#                   calls.  Now the low_busbw alone, the ring's
+#                   candidates in its evidence and the probe asked.
+#   3d-late-fuse    3d, 200 MB/s between nodes, rank 3 20 ms late inside
+#                   its calls (no port snapshots): the straggler named,
+#                   and a latency_bound warning to fuse 1-16 KiB
+#                   all-reduces whose 1.64 s were 1.6 s of that delay.
+#                   Now the straggler, and the fusion's saving without
+#                   the delay: no latency_bound warning.
 . "${top_srcdir:-.}/tests/tap.sh"
 b=${top_builddir:-.}
 cp="$b/analyzer/collprof"
@@ -225,4 +244,44 @@ assert not any(k == "straggler" for k, _, _ in said), said
 assert not any(s != "info" for k, s, _ in said), said
 PY
 ok $? "fsdp, n3 corrected by the middle of its bounds, within 0.2 ms: no straggler, nothing above info"
+analyze_kept pp-floor-ninth
+ok $? "pp, n1-n3 at 1/9, its fit pulled down by the slow pair: analyze"
+expect pp-floor-ninth <<'PY'
+sl = [f for f in r["findings"] if f["kind"] == "slow_link"]
+assert [sorted(f["nodes"]) for f in sl] == [["n1", "n3"]], said
+assert sl[0]["severity"] != "info", said
+assert not any(k == "straggler" for k, _, _ in said), said
+assert not above_info("low_busbw", "slow_link_candidates", "clock_offset"), said
+units = [u for u in r["topology"]["units"] if u["pairs"] == [["n2", "n4"]]
+         and u["op"] == "allreduce"]
+assert units and all(not u["floored"] for u in units), units
+PY
+ok $? "pp, n1-n3 at 1/9: a slow_link naming n1-n3, the healthy pairs not floored by the fit, no straggler"
+analyze_kept moe-fabric-ring
+ok $? "moe, the fabric at 1/10 of the NICs, two busy loops: analyze"
+expect moe-fabric-ring <<'PY'
+assert [(k, s) for k, s, _ in said if s != "info"] == \
+    [("low_busbw", "critical")], said
+f = [f for f in r["findings"] if f["kind"] == "low_busbw"][0]
+ring = f["evidence"]["ring"]
+print("# " + f["message"][-160:])
+assert f["evidence"]["tcp_fallback"] is True, f["evidence"]
+assert ring["comm"] == f["evidence"]["comm"] and len(ring["candidates"]) == 4
+assert ring["probe"] in f["message"], f["message"]
+PY
+ok $? "moe, the fabric at 1/10: one critical low_busbw holding its ring's candidates, the probe asked"
+analyze_kept 3d-late-fuse
+ok $? "3d, rank 3 20 ms late inside its calls: analyze"
+expect 3d-late-fuse <<'PY'
+assert [(k, s, x) for k, s, x in said if s != "info"] == \
+    [("straggler", "critical", [3])], said
+lb = [f for f in r["findings"] if f["kind"] == "latency_bound"]
+for f in lb:
+    ev = f["evidence"]
+    print("# discount %.3f s, saving %.3f s" % (ev["straggler_discount_s"],
+                                               ev["saving_s"]))
+    assert ev["straggler_discount_s"] > 1.5, ev
+    assert ev["saving_s"] < 0.5, ev
+PY
+ok $? "3d, a straggler 20 ms inside its calls: named, and its delay is no latency to fuse away"
 done_testing
