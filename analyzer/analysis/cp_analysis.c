@@ -1,7 +1,8 @@
 /* cp_analysis.c - the small functions of the public interface
  * (cp_analysis.h) that need no run: the names of sources and input
- * states, the default options, --steps parsed, the worst finding.  The run
- * itself is cp_run.c.
+ * states, the default options, --steps parsed, the worst finding, and the
+ * result destroyed.  The run itself (cp_analysis_run) is
+ * judge/cp_judge.c, above this folder.
  */
 #include "config.h"
 
@@ -10,6 +11,11 @@
 #include <string.h>
 
 #include "cp_analysis_int.h"
+#include "cp_hang.h"
+#include "cp_links.h"
+#include "cp_ncclview.h"
+#include "cp_partial.h"
+#include "cp_portview.h"
 
 static const char *const source_names[] = {"none", "fit", "profile", "ports"};
 static const char *const status_names[] = {"ok", "damaged", "skipped",
@@ -86,4 +92,52 @@ cp_analysis_finding_of(const struct cp_analysis *an, enum cp_kind kind)
         if (an->findings[i].kind == kind)
             return &an->findings[i];
     return NULL;
+}
+
+void cp_analysis_destroy(struct cp_analysis *an)
+{
+    size_t i;
+    int saved = errno;
+
+    if (!an)
+        return;
+    for (i = 0; i < an->ncomms; i++) {
+        free(an->comms[i].nodes);
+        free(an->comms[i].ranks);
+    }
+    free(an->comms);
+    free(an->nodes);
+    free(an->ranks);
+    free(an->rows);
+    free(an->timeline.windows);
+    cp_links_topology_free(&an->topology);
+    cp_portview_free(&an->ports);
+    cp_ncclview_free(&an->nccl);
+    for (i = 0; i < an->nfindings; i++) {
+        free(an->findings[i].ranks);
+        free(an->findings[i].nodes);
+        free(an->findings[i].message);
+        json_decref(an->findings[i].evidence);
+    }
+    free(an->findings);
+    cp_hang_destroy(an->hang);
+    for (i = 0; i < an->ninputs; i++) {
+        free(an->inputs[i].path);
+        cp_logfile_known_release(an->inputs[i].log);
+    }
+    free(an->inputs);
+    for (i = 0; i < an->nknown_blocks; i++)
+        free(an->known_blocks[i]);
+    free(an->known_blocks);
+    cp_partial_set_destroy(an->partials); /* after the logs read from it */
+    for (i = 0; i < an->nproblems; i++) {
+        free(an->problems[i].file);
+        free(an->problems[i].message);
+    }
+    free(an->problems);
+    free(an->summary.missing_ranks);
+    free(an->slowest_own);
+    free(an->slowest_skew);
+    free(an);
+    errno = saved;
 }

@@ -672,15 +672,6 @@ struct cp_analysis {
     unsigned rank_table_max;
 };
 
-/* Analyze the logs under paths (a NULL-terminated list of directories,
- * whose *.cplog files are read, or files).  Returns the result (the caller
- * owns it: cp_analysis_destroy), or NULL with err filled when nothing could
- * be analyzed (no readable log) or memory ran out.  Unreadable and damaged
- * inputs do not fail the run: they are listed in the result. */
-struct cp_analysis *cp_analysis_run(const char *const *paths,
-                                    const struct cp_analysis_opts *opts,
-                                    struct cp_error *err);
-
 /* The report (docs/report-schema.md), keys in a stable order.  New
  * reference owned by the caller; NULL when memory ran out. */
 json_t *cp_analysis_to_json(const struct cp_analysis *an);

@@ -1,8 +1,10 @@
-/* cp_analysis_int.h - internals shared by cp_stream.c (the streaming join),
- * cp_analysis.c (the run) and the files it calls (cp_inputs.c, cp_view.c,
- * cp_evals.c, cp_aggregate.c), cp_findings.c and
- * cp_report.c.  Not a public header: nothing outside analyzer/cp_*.c of the
- * analysis includes it.
+/* cp_analysis_int.h - the join's internals and its view of the run:
+ * shared by cp_stream.c (the streaming join), the files the run calls
+ * (cp_inputs.c, cp_view.c, cp_evals.c, cp_aggregate.c), cp_report.c, and
+ * above this folder by analyzer/judge/ (the run, cp_judge.c, and the
+ * detectors, which read the view through cp_view.c's functions).  Not a
+ * public header: nothing but analyzer/analysis/ and analyzer/judge/
+ * includes it.
  */
 #ifndef COLLPROF_CP_ANALYSIS_INT_H
 #define COLLPROF_CP_ANALYSIS_INT_H
@@ -483,8 +485,6 @@ int an_slowdown(struct cp_analysis *an);
 /* cp_stream.c: the wall time of the union of busy intervals, in s. */
 double an_busy_total_s(const struct an_busy *u);
 
-/* cp_findings.c: fill an->findings (most severe first). */
-int an_findings(struct cp_analysis *an, const struct an_eval *ev, size_t nev);
 
 /* ---- cp_view.c: what the detectors ask of the joined run, and the lists
  * of findings and problems they add to ---- */

@@ -98,7 +98,7 @@
 #define STRAGGLER_MIN_S 10e-6
 #define P2P_CELLS_MAX (1u << 20)
 /* a class whose fit is this far below its absolute reference (an order of
- * magnitude: cp_findings.c's BUSBW_TCP) is slow as a whole, the fabric
+ * magnitude: judge/cp_det_busbw.c's BUSBW_TCP) is slow as a whole, the fabric
  * rather than one link: low_busbw reports it, and the reference is no
  * baseline for its links */
 #define FABRIC_RATIO 0.15
@@ -1633,7 +1633,7 @@ static void hint_units(struct solver *s)
      * threshold, or thin and its time less the fit's latency not, or a
      * strong unit that another crossing its pairs contradicts: a hint,
      * when some pair it crosses was not cleared and none is named (the
-     * findings ask for the probe, cp_findings.c) */
+     * findings ask for the probe, judge/cp_det_candidates.c) */
     for (i = 0; i < s->nu; i++) {
         struct work *w = &s->u[i];
         int named = 0, uncleared = 0, near;

@@ -11,7 +11,8 @@
  * (max-plus over the communicators it is in), and then each node pair's
  * slowdown (max-plus over the units that cross it: a ring runs at its
  * slowest link), filling an->topology, an->ranks[].delay_s and
- * an->comms[].explained.  Findings are made from that by cp_findings.c.
+ * an->comms[].explained.  Findings are made from that by the detectors of
+ * analyzer/judge/ (cp_det_links.c, cp_det_candidates.c).
  *
  * Internal to the analysis library; never prints.
  */

@@ -14,6 +14,7 @@
 #include "cp_path.h"
 #include "cp_text.h"
 #include "cp_analysis.h"
+#include "cp_judge.h"
 #include "cp_hang.h"
 #include "cp_clijob.h"
 #include "cp_tagnames.h"

@@ -15,6 +15,7 @@
 #include <zlib.h>
 
 #include "cp_analysis.h"
+#include "cp_judge.h"
 #include "cp_clijob.h"
 #include "cp_cmds.h"
 #include "cp_path.h"

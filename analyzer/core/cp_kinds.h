@@ -1,5 +1,5 @@
 /* cp_kinds.h - the kinds of finding that collprof analyze reports: one
- * table (cp_kinds.c) that the detectors (analysis/cp_findings.c), the
+ * table (cp_kinds.c) that the detectors (judge/cp_det_*.c), the
  * report.json writer, report.html (reports/cp_html.c) and the docs' list
  * (docs/analysis.md, "Findings", checked by tests/analyze/kinds.sh) read.
  *

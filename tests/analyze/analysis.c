@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cp_analysis.h"
+#include "cp_judge.h"
 #include "tap.h"
 
 static char dir[256];

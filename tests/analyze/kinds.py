@@ -2,7 +2,8 @@
 """kinds.py - the kinds of finding are one table (analyzer/core/cp_kinds.c).
 
 Checks, in the tree at ROOT: the enum (cp_kinds.h) and the table rows agree;
-every kind a detector emits (add_finding in analyzer/analysis/) is a row and
+every kind a detector emits (det_add_finding in analyzer/judge/, the hang
+pass's in analyzer/analysis/) is a row and
 every row is emitted; the detectors name kinds only through the enum; every
 kind in the reports and expectations under tests/ is a row; the Findings
 list of docs/analysis.md has exactly the rows, in order, with their rule and

@@ -20,9 +20,11 @@ trap 'rm -rf "$tmp"' EXIT
 fresh() {
     rm -rf "$tmp/t"
     mkdir -p "$tmp/t/analyzer/core" "$tmp/t/analyzer/analysis" \
-        "$tmp/t/docs" "$tmp/t/reports" "$tmp/t/tests/analyze/cases/x"
+        "$tmp/t/analyzer/judge" "$tmp/t/docs" "$tmp/t/reports" \
+        "$tmp/t/tests/analyze/cases/x"
     cp "$s"/analyzer/core/cp_kinds.[ch] "$tmp/t/analyzer/core/"
     cp "$s"/analyzer/analysis/*.c "$tmp/t/analyzer/analysis/"
+    cp "$s"/analyzer/judge/*.c "$tmp/t/analyzer/judge/"
     cp "$s"/docs/*.md "$tmp/t/docs/"
     cp "$s/reports/cp_html.c" "$s/reports/cp_html_plots.c" "$tmp/t/reports/"
 }
@@ -40,19 +42,19 @@ ok $? "a copy of the tree passes"
 
 fresh
 sed -i 's/CP_KIND_CLOCK_OFFSET, CP_SEVERITY_INFO/CP_KIND_CLOCK_SKEW, CP_SEVERITY_INFO/' \
-    "$tmp/t/analyzer/analysis/cp_findings.c"
+    "$tmp/t/analyzer/judge/cp_det_clocks.c"
 planted "a kind emitted but not in the table" \
     'kind clock_skew is emitted but not in the table'
 
 fresh
 sed -i 's/CP_KIND_CLOCK_OFFSET, CP_SEVERITY_INFO/CP_KIND_FAILED_CALLS, CP_SEVERITY_INFO/' \
-    "$tmp/t/analyzer/analysis/cp_findings.c"
+    "$tmp/t/analyzer/judge/cp_det_clocks.c"
 planted "a row never emitted" \
     'kind clock_offset is in the table but never emitted'
 
 fresh
 sed -i 's/CP_KIND_CLOCK_OFFSET, CP_SEVERITY_INFO/"clock_offset", CP_SEVERITY_INFO/' \
-    "$tmp/t/analyzer/analysis/cp_findings.c"
+    "$tmp/t/analyzer/judge/cp_det_clocks.c"
 planted "a kind as a bare string" 'emits a kind not named by the enum'
 
 fresh

@@ -17,6 +17,7 @@
 
 #include "collprof/cp_logfmt.h"
 #include "cp_analysis.h"
+#include "cp_judge.h"
 #include "cp_html.h"
 #include "tap.h"
 

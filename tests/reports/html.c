@@ -21,6 +21,7 @@
 #include <jansson.h>
 
 #include "cp_analysis.h"
+#include "cp_judge.h"
 #include "cp_html.h"
 #include "tap.h"
 

@@ -3,7 +3,7 @@
 
 Each product folder is a layer; a file may include (with "...") only headers
 of its own folder and of the folders its row below names.  Includes point
-down: cli -> analysis, bench -> logs -> core; reports/ reads JSON and uses
+down: cli -> judge -> analysis, bench -> logs -> core; reports/ reads JSON and uses
 core alone; the shim (preload/) and the SPANK plugin (plugin/) include
 nothing of the analyzer; the NCCL profiler plugin (nccl-profiler/) uses the
 shim's log writer.  include/collprof/ is the public log format and the one
@@ -24,9 +24,13 @@ MAY_INCLUDE = {
     'analyzer/logs': {'analyzer/core', 'include/collprof'},
     'analyzer/analysis': {'analyzer/logs', 'analyzer/core',
                           'include/collprof'},
+    # the run (join, then judge) and the detectors, over the join's view
+    'analyzer/judge': {'analyzer/analysis', 'analyzer/logs', 'analyzer/core',
+                       'include/collprof'},
     'analyzer/bench': {'analyzer/logs', 'analyzer/core', 'include/collprof'},
-    'analyzer/cli': {'analyzer/analysis', 'analyzer/bench', 'analyzer/logs',
-                     'analyzer/core', 'reports', 'include/collprof'},
+    'analyzer/cli': {'analyzer/judge', 'analyzer/analysis', 'analyzer/bench',
+                     'analyzer/logs', 'analyzer/core', 'reports',
+                     'include/collprof'},
     'reports': {'analyzer/core', 'include/collprof'},
     'preload': {'include/collprof'},
     # the plugin runs the commands: nothing of the analyzer

@@ -1,10 +1,12 @@
-/* cp_run.c - the run of an analysis (cp_analysis_run): the inputs read
- * (cp_inputs.c), the two passes over the logs (the streaming join,
- * cp_stream.c), then the judging: the fit and the rows (cp_evals.c), the
- * aggregates (cp_aggregate.c), the links, the hang pass and the detectors
- * (cp_findings.c, cp_hang.c, cp_slowdown.c).  The detectors ask the run
- * through cp_view.c and never call back here.  docs/analysis.md explains
- * the method; the JSON writer is cp_report.c.
+/* cp_judge.c - the run of an analysis (cp_analysis_run): join, then
+ * judge.  The join is analysis/'s: the inputs read (cp_inputs.c), the two
+ * passes over the logs (the streaming join, cp_stream.c), the fit and the
+ * rows (cp_evals.c), the aggregates (cp_aggregate.c), the links
+ * (cp_links.c) and the hang pass (cp_hang.c).  Then the detectors of
+ * cp_detect.c's table judge (one file per family, cp_det_*.c).  The
+ * detectors ask the run through analysis/cp_view.c and never call back
+ * here; nothing in analysis/ calls into this folder.  docs/analysis.md
+ * explains the method; the JSON writer is analysis/cp_report.c.
  */
 #include "config.h"
 
@@ -14,12 +16,14 @@
 #include <string.h>
 
 #include "cp_aggregate.h"
+#include "cp_detect.h"
 #include "cp_evals.h"
 #include "cp_hang.h"
 #include "cp_inputs.h"
-#include "cp_partial.h"
+#include "cp_judge.h"
 #include "cp_links.h"
 #include "cp_ncclview.h"
+#include "cp_partial.h"
 #include "cp_portview.h"
 
 /* Records per file read by the first pass (clock offsets): at most
@@ -31,54 +35,6 @@
 #define PREFIX_RECORDS 4096
 #define PREFIX_TOTAL ((uint64_t)PREFIX_RECORDS * 64)
 #define PREFIX_RECORDS_MIN 32
-
-void cp_analysis_destroy(struct cp_analysis *an)
-{
-    size_t i;
-    int saved = errno;
-
-    if (!an)
-        return;
-    for (i = 0; i < an->ncomms; i++) {
-        free(an->comms[i].nodes);
-        free(an->comms[i].ranks);
-    }
-    free(an->comms);
-    free(an->nodes);
-    free(an->ranks);
-    free(an->rows);
-    free(an->timeline.windows);
-    cp_links_topology_free(&an->topology);
-    cp_portview_free(&an->ports);
-    cp_ncclview_free(&an->nccl);
-    for (i = 0; i < an->nfindings; i++) {
-        free(an->findings[i].ranks);
-        free(an->findings[i].nodes);
-        free(an->findings[i].message);
-        json_decref(an->findings[i].evidence);
-    }
-    free(an->findings);
-    cp_hang_destroy(an->hang);
-    for (i = 0; i < an->ninputs; i++) {
-        free(an->inputs[i].path);
-        cp_logfile_known_release(an->inputs[i].log);
-    }
-    free(an->inputs);
-    for (i = 0; i < an->nknown_blocks; i++)
-        free(an->known_blocks[i]);
-    free(an->known_blocks);
-    cp_partial_set_destroy(an->partials); /* after the logs read from it */
-    for (i = 0; i < an->nproblems; i++) {
-        free(an->problems[i].file);
-        free(an->problems[i].message);
-    }
-    free(an->problems);
-    free(an->summary.missing_ranks);
-    free(an->slowest_own);
-    free(an->slowest_skew);
-    free(an);
-    errno = saved;
-}
 
 static void collect_file_results(struct cp_analysis *an, struct an_state *st)
 {
