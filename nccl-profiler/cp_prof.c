@@ -578,7 +578,7 @@ static void start_task(struct ctx *c, void **handle,
     t->info.nccl_seq = p2p ? UINT64_MAX : ev->nccl_seq;
     t->info.seq = seq;
     t->info.op = (uint8_t)op;
-    t->info.bytes = ev->count * cp_dtype_size(dtype_code(ev->datatype));
+    t->info.bytes = cp_call_bytes(ev->count, dtype_code(ev->datatype));
 
     r->call.op = (uint8_t)op;
     r->call.dtype = (uint8_t)dtype_code(ev->datatype);

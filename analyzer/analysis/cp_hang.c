@@ -625,7 +625,7 @@ static json_t *call_json(const struct hg *h, const struct hg_call *k)
                   "seq",
                   (json_int_t)(k->seq == UINT32_MAX ? -1 : (int64_t)k->seq),
                   "count", (json_int_t)k->count, "bytes",
-                  (json_int_t)(k->count * cp_dtype_size(k->dtype)), "dtype",
+                  (json_int_t)cp_call_bytes(k->count, k->dtype), "dtype",
                   cp_dtype_name(k->dtype));
     if (!o)
         return NULL;
@@ -1017,7 +1017,7 @@ static int hang_finding(struct hg *h, const struct hg_hang *hs, size_t n,
                  "the logs end there)%s%s%s.",
                  inst,
                  cp_units_format_size(
-                     (double)x->count * cp_dtype_size(x->dtype), b1,
+                     (double)cp_call_bytes(x->count, x->dtype), b1,
                      sizeof b1),
                  c->nranks, cul, where, hh->nwaiters,
                  hh->nwaiters == 1 ? "" : "s",

@@ -1315,7 +1315,7 @@ static void offset_bound(struct an_state *st, unsigned x, unsigned r,
 static void p2p_finalize(struct an_state *st, struct an_p2p *e)
 {
     struct an_comm *c = st->comms[e->comm];
-    double n = (double)e->count * cp_dtype_size(e->dtype), own, skew;
+    double n = (double)cp_call_bytes(e->count, e->dtype), own, skew;
     int32_t fs = e->file[0], fr = e->file[1];
     unsigned slot;
 

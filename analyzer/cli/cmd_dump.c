@@ -56,7 +56,7 @@ static void print_call(enum dump_mode mode, const struct cp_log_header *h,
                        const char *node, const struct cp_rec_call *c)
 {
     const char *op = cp_op_name(c->op);
-    uint64_t bytes = c->count * cp_dtype_size(c->dtype);
+    uint64_t bytes = cp_call_bytes(c->count, c->dtype);
     char seq[16] = "";
 
     if (c->seq != UINT32_MAX)

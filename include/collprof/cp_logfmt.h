@@ -434,6 +434,15 @@ static inline unsigned cp_dtype_size(unsigned dtype)
     return dtype < 12 ? size[dtype] : 0;
 }
 
+/* The bytes of a call's own buffer: count elements of dtype (0 for an
+ * unknown type).  The one place this product is written; what a
+ * collective moves in all (per-rank counts times the ranks) is the
+ * model's, cp_model_bytes_from_count. */
+static inline uint64_t cp_call_bytes(uint64_t count, unsigned dtype)
+{
+    return count * cp_dtype_size(dtype);
+}
+
 /* Lower-case name of an op code, NULL when unknown. */
 static inline const char *cp_op_name(unsigned op)
 {
