@@ -327,7 +327,7 @@ static void fill_header(struct cp_log_header *hdr, const struct cp_log *log,
 {
     memcpy(hdr->magic, CP_LOG_MAGIC, sizeof hdr->magic);
     hdr->endian = CP_LOG_ENDIAN;
-    hdr->version = CP_LOG_VERSION;
+    hdr->version = CP_LOG_VERSION_SLOTS;
     hdr->header_size = CP_LOG_HEADER_SIZE;
     hdr->record_size = CP_LOG_RECORD_SIZE;
     hdr->chunk_records = CP_LOG_CHUNK_SLOTS;

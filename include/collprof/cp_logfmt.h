@@ -14,6 +14,13 @@
  * except a call record (kind 1) whose end_ns is 0: the call was entered and
  * had not returned (version 2; cp_rec_call_in_flight).
  * All integers are in the writer's byte order; `endian` tells readers which.
+ *
+ * Version 4 (the shim's logs; the plugin's stay at 3) keeps the same
+ * records but not one 64-byte slot per record on disk: the calling thread
+ * writes its slot into a ring of ring_slots cells at a fixed place in the
+ * file, and the log thread encodes finished slots, in slot order, into a
+ * compact stream of blocks appended after the ring (see "version 4"
+ * below).  Readers decode both into the same sequence of slots.
  */
 #ifndef COLLPROF_CP_LOGFMT_H
 #define COLLPROF_CP_LOGFMT_H
@@ -28,7 +35,12 @@
  *    returns; slots are in entry order.  A version-1 log reads the same.
  * 3: the NCCL profiler plugin's logs: header source/plugin_api/steps,
  *    record kinds 6-8; a version-2 log reads the same. */
-#define CP_LOG_VERSION 3u
+/* 4: the shim's logs are a ring and a stream of blocks (below); the
+ *    records are those of version 3, the slots numbered the same way. */
+#define CP_LOG_VERSION 4u
+/* The newest version with one 64-byte slot per record on disk (the
+ * plugin's logs, and the shim's with COLLPROF_LOG_FORMAT=3). */
+#define CP_LOG_VERSION_SLOTS 3u
 #define CP_LOG_HEADER_SIZE 4096u
 #define CP_LOG_RECORD_SIZE 64u
 /* The most slots a log has: the writer's 16384 chunks of 16384 slots
@@ -410,7 +422,109 @@ struct cp_log_header {
     uint32_t reserved1;
     uint64_t steps_dropped; /* plugin logs: per-step records not written
                                (over budget; their operation's aggregate is) */
+    /* version 4: where the ring and the stream are (0 in older logs) */
+    uint32_t ring_slots;    /* cells in the ring: a power of two */
+    uint32_t dict_slots;    /* the most signatures the stream defines */
+    uint64_t ring_offset;   /* the ring's index (ring_slots x u64), then
+                               its cells (ring_slots x 64 bytes) */
+    uint64_t stream_offset; /* the first block of the stream */
+    uint64_t stream_end;    /* bytes of whole blocks written so far, from
+                               stream_offset (the writer stores it after
+                               each write) */
+    uint64_t stream_slots;  /* slots those blocks hold */
 };
+
+/* ---- version 4: the ring and the stream -----------------------------------
+ *
+ *   [ header ][ ring index ][ ring cells ][ block ][ block ] ...
+ *
+ * Slots are numbered 0, 1, 2 ... in the order they were handed out, as in
+ * version 3 (the `slot` of kinds 5-10 are these numbers).  Slot s is
+ * written into cell s % ring_slots, whose index word then holds s; the
+ * writer stores the cell's kind 0, then the index (release), the record,
+ * and the kind last, as in version 3.  The log thread encodes finished
+ * slots (kind set; for a call, end_ns too) in slot order into blocks,
+ * writes them after the previous ones, stores stream_end/stream_slots,
+ * and only then lets their cells be reused.
+ *
+ * A reader decodes the blocks from stream_offset, in order: they hold
+ * slots 0 .. S-1.  Then the ring: slot S, S+1, ... while cell
+ * s % ring_slots has index s (kind 0 there: handed out, never written,
+ * an empty slot); the first that does not ends the log.  A block that
+ * starts at or past stream_end and is cut short or fails its sum is one
+ * the writer had not finished (killed mid-write): its slots are in the
+ * ring; before stream_end it is damage.
+ *
+ * A block: struct cp_log4_block, then `bytes` bytes of ops.  Integers in
+ * the payload are unsigned LEB128 varints (at most 10 bytes); signed ones
+ * zigzag-coded first ((v << 1) ^ (v >> 63)).  A time t is written as the
+ * signed difference from the previous one of its stream (t_call: calls
+ * and groups, t_gpu: kind 5), both starting at the header's
+ * start_realtime_ns; an end as 0 (end_ns 0: in flight) or end - start + 1.
+ * A call names a signature: the fields that repeat from call to call,
+ * defined once per log (CP_LOG4_DEFINE) in the order of their indices;
+ * its seq is predicted as one more than the last seq of its signature's
+ * key (a signature index: signatures that share a counter share a key).
+ */
+#define CP_LOG4_BLOCK_MAGIC 0x34424350u /* "PCB4" read as bytes, LE */
+#define CP_LOG4_BLOCK_MAX 4096u         /* a whole block, header included */
+#define CP_LOG4_RING_MIN 64u
+#define CP_LOG4_RING_MAX (1u << 20)
+#define CP_LOG4_DICT_MAX 4096u
+
+struct cp_log4_block {
+    uint32_t magic;      /* CP_LOG4_BLOCK_MAGIC */
+    uint32_t bytes;      /* payload bytes that follow */
+    uint64_t first_slot; /* the slot of the payload's first record */
+    uint32_t slots;      /* slots the payload holds (records, empty runs) */
+    uint32_t sum;        /* cp_log4_sum of the payload */
+};
+
+/* Ops of a block's payload (the first byte of each). */
+enum cp_log4_op {
+    /* 0x00-0x3f: a call of signature op & 0x3f, seq as predicted, group
+     * as its signature says (0 outside groups, else the last group's
+     * id); 0x40-0x7f the same, a call that opens the next group (last
+     * group + 1).  Then start, end. */
+    CP_LOG4_SHORT = 0x00,
+    CP_LOG4_SHORT_NEWGROUP = 0x40,
+    /* 0x80-0xbf: a call of signature op & 0x3f, then a byte of
+     * CP_LOG4_X_* and what they add (in that order), then start, end */
+    CP_LOG4_LONG = 0x80,
+    /* a signature, the next index: op, dtype, redop, timer, result
+     * (bytes); flags, comm_id, count, zigzag peer, rank, nranks, stream,
+     * key (varints; key <= its own index) */
+    CP_LOG4_DEFINE = 0xc0,
+    /* a call without a signature: op, dtype, redop, timer, result
+     * (bytes); flags, comm_id, count, seq, zigzag peer, rank, nranks,
+     * group, stream, start, end (varints) */
+    CP_LOG4_LITERAL = 0xc1,
+    CP_LOG4_RAW = 0xc2,   /* a slot as written: 64 bytes, any kind */
+    CP_LOG4_EMPTY = 0xc3, /* varint n >= 1: n never-written slots */
+    /* a group record (kind 3, reserved fields 0): zigzag (group - last
+     * group), result (byte), ncalls, start, end */
+    CP_LOG4_GROUP = 0xc4,
+    /* a device interval (kind 5, reserved fields 0): this slot minus its
+     * call's slot, timer (byte), flags, start (t_gpu), end */
+    CP_LOG4_GPU = 0xc5
+};
+#define CP_LOG4_X_SIG 0x01u   /* varint: the signature's index >> 6 */
+#define CP_LOG4_X_SEQ 0x02u   /* zigzag (int32)(seq - predicted) */
+#define CP_LOG4_X_GROUP 0x04u /* varint: the group id itself */
+
+/* The sum of a block's payload: a, b start at 1, 0; per byte a += byte,
+ * b += a (mod 2^32); the sum is b ^ (a << 16). */
+static inline uint32_t cp_log4_sum(const unsigned char *p, size_t n)
+{
+    uint32_t a = 1, b = 0;
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        a += p[i];
+        b += a;
+    }
+    return b ^ (a << 16);
+}
 
 _Static_assert(sizeof(struct cp_rec_call) == CP_LOG_RECORD_SIZE, "call");
 _Static_assert(sizeof(struct cp_rec_comm) == CP_LOG_RECORD_SIZE, "comm");
@@ -426,6 +540,8 @@ _Static_assert(sizeof(union cp_rec) == CP_LOG_RECORD_SIZE, "record");
 _Static_assert(offsetof(struct cp_log_header, source) == 432, "source");
 _Static_assert(sizeof(struct cp_log_header) <= CP_LOG_HEADER_SIZE, "header");
 _Static_assert(offsetof(struct cp_log_header, magic) == 0, "magic first");
+_Static_assert(offsetof(struct cp_log_header, ring_slots) == 456, "v4");
+_Static_assert(sizeof(struct cp_log4_block) == 24, "block header");
 
 /* Bytes of one element of an NCCL datatype, 0 for an unknown type. */
 static inline unsigned cp_dtype_size(unsigned dtype)

@@ -19,7 +19,7 @@ static void header(struct cp_log_header *h)
     memset(h, 0, sizeof *h);
     memcpy(h->magic, CP_LOG_MAGIC, 8);
     h->endian = CP_LOG_ENDIAN;
-    h->version = CP_LOG_VERSION;
+    h->version = CP_LOG_VERSION_SLOTS;
     h->header_size = CP_LOG_HEADER_SIZE;
     h->record_size = CP_LOG_RECORD_SIZE;
     h->chunk_records = 16;
