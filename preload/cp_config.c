@@ -12,7 +12,8 @@ const char *const cp_config_known[] = {
     "COLLPROF_DIR",  "COLLPROF_TIMER",   "COLLPROF_DISABLE",
     "COLLPROF_NODE", "COLLPROF_PRELOAD", "COLLPROF_STEP_DIR",
     "COLLPROF_ANALYZE", "COLLPROF_PROFILE", "COLLPROF_SYSFS_ROOT",
-    "COLLPROF_HOST_CLOCK", "COLLPROF_PLUGIN_STEPS", NULL};
+    "COLLPROF_HOST_CLOCK", "COLLPROF_PLUGIN_STEPS", "COLLPROF_LOG_FORMAT",
+    "COLLPROF_RING", NULL};
 
 static void problem(struct cp_config *cfg, const char *fmt, const char *a,
                     const char *b)
@@ -126,6 +127,27 @@ void cp_config_read(struct cp_config *cfg, const char *(*get)(const char *),
                      "realtime; using %s", v, "auto");
     else if (v && (strcmp(v, "tsc") == 0 || strcmp(v, "realtime") == 0))
         snprintf(cfg->host_clock, sizeof cfg->host_clock, "%s", v);
+
+    /* the log's format: 4 (a ring and a compact stream, docs/log-format.md)
+     * unless 3 (a 64-byte slot per record) is asked for */
+    cfg->log_format = 4;
+    v = get("COLLPROF_LOG_FORMAT");
+    if (v && *v && strcmp(v, "3") != 0 && strcmp(v, "4") != 0)
+        problem(cfg, "COLLPROF_LOG_FORMAT='%s' is not 3 or 4; using %s", v,
+                "4");
+    else if (v && strcmp(v, "3") == 0)
+        cfg->log_format = 3;
+    v = get("COLLPROF_RING");
+    if (v && *v) {
+        char *end;
+        unsigned long n = strtoul(v, &end, 10);
+        if (*end || n < CP_LOG4_RING_MIN || n > CP_LOG4_RING_MAX ||
+            (n & (n - 1)))
+            problem(cfg, "COLLPROF_RING='%s' is not a power of two from 64 "
+                         "to 1048576; using %s", v, "8192");
+        else
+            cfg->ring_slots = (unsigned)n;
+    }
 
     if (gethostname(cfg->hostname, sizeof cfg->hostname) != 0)
         snprintf(cfg->hostname, sizeof cfg->hostname, "unknown");

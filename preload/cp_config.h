@@ -4,6 +4,8 @@
  *   COLLPROF_TIMER    auto | host | event | cupti   (default auto)
  *   COLLPROF_DISABLE  1 turns the shim into a pass-through, 0 or unset = on
  *   COLLPROF_NODE     node name to log (default SLURMD_NODENAME, else host)
+ *   COLLPROF_LOG_FORMAT 4 (default: ring and compact stream) or 3
+ *   COLLPROF_RING     format 4's ring cells, a power of two (default 8192)
  * A bad value is reported (one sentence in `problem`) and the default used.
  */
 #ifndef COLLPROF_CP_CONFIG_H
@@ -23,6 +25,8 @@ struct cp_config {
     char hostname[64];
     int global_rank, world_size, local_rank; /* -1 when unknown */
     char job_id[32], step_id[32];
+    unsigned log_format; /* 3 or 4 */
+    unsigned ring_slots; /* 0: the writer's default */
     char host_clock[16]; /* COLLPROF_HOST_CLOCK: "tsc", "realtime" or "" (auto) */
     char problem[256]; /* first problem found, "" if none */
 };

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "collprof/cp_clockns.h"
+#include "cp_logring.h"
 #include "cp_logwrite.h"
 
 static void copy_str(char *dst, size_t size, const char *src)
@@ -41,12 +42,6 @@ static off_t chunk_offset(uint64_t c)
     return (off_t)CP_LOG_HEADER_SIZE +
            (off_t)c * CP_LOG_CHUNK_SLOTS * CP_LOG_RECORD_SIZE;
 }
-
-#ifndef MADV_POPULATE_WRITE
-#define CP_MADV_POPULATE_WRITE 23
-#else
-#define CP_MADV_POPULATE_WRITE MADV_POPULATE_WRITE
-#endif
 
 /* Past RLIMIT_FSIZE the kernel sends SIGXFSZ, which would kill the job:
  * treat the limit like a full disk instead (errno EFBIG). */
@@ -83,6 +78,20 @@ static int write_zeros(int fd, off_t off, size_t len)
         if (w <= 0)
             return w < 0 ? errno : EIO;
         done += (size_t)w;
+    }
+    return 0;
+}
+
+int cp_log_reserve(struct cp_log *log, uint64_t off, size_t len)
+{
+    int rc;
+
+    if (!fits_limit((off_t)(off + len)))
+        return -1;
+    rc = write_zeros(log->fd, (off_t)off, len);
+    if (rc != 0) {
+        errno = rc;
+        return -1;
     }
     return 0;
 }
@@ -256,6 +265,8 @@ static void request_chunk(struct cp_log *log, uint64_t c)
 static void init_fields(struct cp_log *log)
 {
     log->fd = -1;
+    log->format = 3;
+    log->ring = NULL;
     log->hdr = NULL;
     log->next_slot = 0;
     log->grow_errno = 0;
@@ -387,13 +398,22 @@ int cp_log_open(struct cp_log *log, const char *dir,
         cp_errorf(err, "cannot map %s: %s", log->path, strerror(errno));
         goto out;
     }
+    fill_header(hdr, log, id);
+    log->hdr = hdr;
+    if (id->format == 4) {
+        if (cp_log_ring_open(log, id->ring_slots, CP_LOGENC_DICT_DEFAULT,
+                             err) < 0)
+            goto out;
+        hdr = MAP_FAILED;
+        (void)cp_log_ring_start(log);
+        rc = 0;
+        goto out;
+    }
     log->chunk[0] = map_chunk(log, 0);
     if (!log->chunk[0]) {
         cp_errorf(err, "cannot grow %s: %s", log->path, strerror(errno));
         goto out;
     }
-    fill_header(hdr, log, id);
-    log->hdr = hdr;
     hdr = MAP_FAILED;
     start_preparer(log);
     rc = 0;
@@ -401,8 +421,10 @@ out:
     saved = errno;
     if (hdr != MAP_FAILED)
         munmap(hdr, CP_LOG_HEADER_SIZE);
-    if (rc < 0)
+    if (rc < 0) {
+        log->hdr = NULL;
         discard(log);
+    }
     errno = saved;
     return rc;
 }
@@ -460,10 +482,20 @@ void cp_log_close(struct cp_log *log, uint32_t extra_flags,
     pthread_mutex_lock(&log->grow_lock);
     log->closing = 1;
     pthread_cond_signal(&log->wake);
+    if (log->ring)
+        pthread_cond_signal(&log->ring->kick);
     pthread_mutex_unlock(&log->grow_lock);
     if (log->have_preparer)
         pthread_join(log->preparer, NULL);
     log->have_preparer = 0;
+    if (log->ring) {
+        cp_log_ring_close(log, used);
+        log->hdr->slots_used = used;
+        log->hdr->records_dropped = records_dropped;
+        log->hdr->end_realtime_ns = cp_clock_ns(CLOCK_REALTIME);
+        log->hdr->flags |= CP_HDR_CLOSED | extra_flags;
+        return;
+    }
     /* Slots whose chunk never got mapped were never written: don't count them. */
     for (c = 0; c < CP_LOG_MAX_CHUNKS &&
                 __atomic_load_n(&log->chunk[c], __ATOMIC_ACQUIRE);

@@ -38,6 +38,7 @@
 
 #include "collprof/cp_error.h"
 #include "collprof/cp_logfmt.h"
+#include "cp_logenc.h"
 
 #define CP_LOG_CHUNK_SHIFT 14 /* 16384 slots = 1 MiB per chunk */
 #define CP_LOG_CHUNK_SLOTS (1u << CP_LOG_CHUNK_SHIFT)
@@ -57,8 +58,48 @@ _Static_assert((uint64_t)CP_LOG_MAX_CHUNKS * CP_LOG_CHUNK_SLOTS <=
 #define CP_LOG_PREFETCH_SLOTS 16
 #endif
 
+/* Format 4 (the shim's logs): the ring the calling threads write into
+ * and the log thread's encoder.  The ring is a shared mapping of a fixed
+ * region of the file, reused round and round: its pages stay in the page
+ * cache, as version 3's slots do, so a record stored there survives the
+ * process; no page is made per call.  The log thread ("collprof-log")
+ * encodes finished slots into 4 KiB blocks (cp_logenc.h), writes a batch
+ * of them with one pwrite after the stream, and only then lets their
+ * cells be reused (`released`).  A writer that finds the ring full wakes
+ * it, or encodes itself (a machine too loaded to run the log thread, a
+ * child without it); a ring full behind a slot that stays unfinished (a
+ * call in flight while ring_slots more were entered by other threads) or
+ * a stream that cannot be written (a full disk) makes the slot NULL, as
+ * a full disk does in version 3. */
+#define CP_LOG_RING_DEFAULT 8192u /* cells: 512 KiB, the index 64 KiB */
+#define CP_LOG_STAGE_BYTES (64u * 1024) /* blocks written per pwrite */
+struct cp_log_ring {
+    uint64_t *index;      /* ring_slots words: the slot each cell holds */
+    union cp_rec *cell;   /* ring_slots cells */
+    uint32_t mask;        /* ring_slots - 1 */
+    uint64_t released;    /* atomic: slots below are in the stream */
+    /* the log thread's (under enc_lock) */
+    pthread_mutex_t enc_lock;
+    struct cp_logenc enc;
+    uint64_t encoded;     /* slots below are in stage or the stream */
+    unsigned char *stage; /* blocks not written yet */
+    size_t stage_fill;    /* bytes of whole blocks in stage */
+    size_t block_fill;    /* payload bytes of the open block */
+    uint64_t block_first; /* its first slot */
+    uint32_t block_slots;
+    uint64_t empty_run;   /* never-written slots not yet encoded */
+    uint64_t stream_off;  /* file offset of the next write */
+    uint64_t last_flush_ns;
+    int idle;             /* atomic: the log thread sleeps */
+    pthread_cond_t kick;  /* under grow_lock: wakes it */
+    size_t map_len;       /* the ring's mapping */
+    void *map;
+};
+
 struct cp_log {
     int fd;
+    int format;           /* 3: one slot per record; 4: ring and stream */
+    struct cp_log_ring *ring; /* format 4, else NULL */
     pid_t owner; /* the process that opened it (fork children must not close) */
     struct cp_log_header *hdr;
     uint64_t next_slot; /* atomic */
@@ -82,6 +123,8 @@ struct cp_log_ident {
     unsigned timer;
     unsigned source; /* enum cp_log_source: the plugin's logs are named
                         <node>.<pid>.nccl.cplog */
+    unsigned format;     /* 4: ring and stream; 3 (or 0): a slot per record */
+    uint32_t ring_slots; /* format 4: cells (0: CP_LOG_RING_DEFAULT) */
     const char *node, *hostname, *job_id, *step_id, *timer_reason, *program;
 };
 
@@ -96,6 +139,11 @@ int cp_log_open(struct cp_log *log, const char *dir,
  * first slot of its chunk (which asks the preparer for the next one).
  * NULL when the log cannot grow. */
 union cp_rec *cp_log_slot_slow(struct cp_log *log, uint64_t s);
+/* Format 4, out of line: the cell of slot s when the ring is half full or
+ * more (wakes the log thread, or waits for room).  NULL when there is
+ * none. */
+union cp_rec *cp_log_ring_slow(struct cp_log *log, uint64_t s);
+
 
 /* Bring the cache line at p into this core's cache, for writing.  The slots
  * ahead of the one being written are cold (the preparer zeroed them
@@ -114,6 +162,18 @@ cp_log_prefetch_write(const void *p)
 #endif
 }
 
+/* Format 4: claim cell p for slot s (its kind 0, then its index s). */
+static inline __attribute__((always_inline)) union cp_rec *
+cp_log_ring_claim(struct cp_log_ring *r, uint64_t s)
+{
+    union cp_rec *rec = &r->cell[s & r->mask];
+
+    __atomic_store_n(&rec->kind, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&r->index[s & r->mask], s, __ATOMIC_RELEASE);
+    cp_log_prefetch_write(&r->cell[(s + CP_LOG_PREFETCH_SLOTS) & r->mask]);
+    return rec;
+}
+
 /* The next free slot, or NULL when the log cannot grow (disk full, too many
  * records, closed).  Fill it, then publish it with cp_log_commit.  Lock-free:
  * one atomic add; the slot CP_LOG_PREFETCH_SLOTS ahead (in the same chunk)
@@ -125,6 +185,20 @@ static inline union cp_rec *cp_log_slot(struct cp_log *log, uint64_t *slot_out)
     uint64_t i = s & (CP_LOG_CHUNK_SLOTS - 1);
     union cp_rec *base = NULL;
 
+    if (log->ring) {
+        struct cp_log_ring *r = log->ring;
+        union cp_rec *rec;
+        if (__builtin_expect(s - __atomic_load_n(&r->released,
+                                                 __ATOMIC_ACQUIRE) <
+                                 (r->mask + 1) / 2,
+                             1))
+            rec = cp_log_ring_claim(r, s);
+        else if (!(rec = cp_log_ring_slow(log, s)))
+            return NULL;
+        if (slot_out)
+            *slot_out = s;
+        return rec;
+    }
     if (__builtin_expect(c < CP_LOG_MAX_CHUNKS && i != 0, 1))
         base = __atomic_load_n(&log->chunk[c], __ATOMIC_ACQUIRE);
     if (__builtin_expect(!base, 0)) {

@@ -275,6 +275,8 @@ static void init_shim(void)
     id.step_id = settings.step_id;
     id.timer_reason = timer.reason;
     id.program = program_invocation_short_name;
+    id.format = settings.log_format;
+    id.ring_slots = settings.ring_slots;
     if (cp_log_open(&the_log, settings.dir, &id, &err) < 0) {
         cp_timer_stop(); /* nothing to time for */
         warn_once(err.text, "profiling is off for this process");

@@ -460,7 +460,10 @@ struct cp_log_header {
  * zigzag-coded first ((v << 1) ^ (v >> 63)).  A time t is written as the
  * signed difference from the previous one of its stream (t_call: calls
  * and groups, t_gpu: kind 5), both starting at the header's
- * start_realtime_ns; an end as 0 (end_ns 0: in flight) or end - start + 1.
+ * start_realtime_ns; an end as 0 (end_ns 0: in flight) or end - start + 1,
+ * except in a call of a signature (short and long forms): there 0 or
+ * zigzag(duration - the signature's last duration) + 1, the last duration
+ * starting at 0 and following each finished call of the signature.
  * A call names a signature: the fields that repeat from call to call,
  * defined once per log (CP_LOG4_DEFINE) in the order of their indices;
  * its seq is predicted as one more than the last seq of its signature's

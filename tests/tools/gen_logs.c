@@ -14,8 +14,12 @@
  *            [--in-call RANK=T]...
  *            [--slow-node NODE=FACTOR] [--failed N] [--job-id ID]
  *            [--pid-base N] [--node-prefix P] [--seed S]
- *            [--truth FILE] [--swap] [--gpu]
+ *            [--truth FILE] [--swap] [--gpu] [--format 4|3]
  *
+ * --format 3 writes version 3 (a 64-byte slot per record); the default
+ * is version 4 (a ring of 64 cells, all of it left as "nothing in the
+ * ring", and the records in the compact stream, cp_logenc.h), the same
+ * records: the readers' tests compare the two from one seed.
  * --swap writes the other byte order (a log from a big-endian machine).
  * --gpu adds a device interval (kind 5, as the cupti timer writes) to every
  * successful call: its last eighth before the call returned.
@@ -63,6 +67,7 @@
 
 #include "cp_path.h"
 #include "collprof/cp_logfmt.h"
+#include "cp_logenc.h"
 #include "cp_logread.h"
 #include "cp_units.h"
 
@@ -115,7 +120,18 @@ struct rank {
     double delay;         /* straggler delay, ns */
     double in_call;       /* delay inside each of its collectives, ns */
     double arrival, end;  /* of the current instance */
+    /* format 4: the stream's state and the open block (at buf + used) */
+    struct cp_logenc enc;
+    size_t block_fill;
+    uint64_t block_first, stream_bytes;
+    uint32_t block_slots;
 };
+
+/* Format 4's ring in these logs: the smallest, left empty. */
+#define GEN_RING CP_LOG4_RING_MIN
+#define GEN_STREAM_OFFSET                                                      \
+    ((CP_LOG_HEADER_SIZE + GEN_RING * (8 + CP_LOG_RECORD_SIZE) + 4095) /       \
+     4096 * 4096)
 
 /* Delays planted on ranks, from options RANK=T (--straggler, --in-call). */
 struct rank_times {
@@ -135,6 +151,7 @@ struct gen {
     double slow_factor;
     unsigned failed;
     int swap; /* write the other byte order */
+    unsigned format; /* 4 (ring and stream) or 3 (a slot per record) */
     int gpu;  /* a device interval (kind 5, cupti) after every call */
     int pid_base;
     uint64_t seed, rng[4];
@@ -313,10 +330,70 @@ static int flush_rank(struct gen *g, unsigned i)
     return rc;
 }
 
+static uint32_t sw32(uint32_t v) { return __builtin_bswap32(v); }
+
+/* Format 4: close the open block (its header before its payload). */
+static void close_block(struct gen *g, struct rank *rk)
+{
+    struct cp_log4_block b;
+    unsigned char *at = rk->buf + rk->used;
+
+    if (!rk->block_fill && !rk->block_slots)
+        return;
+    b.magic = CP_LOG4_BLOCK_MAGIC;
+    b.bytes = (uint32_t)rk->block_fill;
+    b.first_slot = rk->block_first;
+    b.slots = rk->block_slots;
+    b.sum = cp_log4_sum(at + sizeof b, rk->block_fill);
+    if (g->swap) {
+        b.magic = sw32(b.magic);
+        b.bytes = sw32(b.bytes);
+        b.first_slot = __builtin_bswap64(b.first_slot);
+        b.slots = sw32(b.slots);
+        b.sum = sw32(b.sum);
+    }
+    memcpy(at, &b, sizeof b);
+    rk->used += sizeof b + rk->block_fill;
+    rk->stream_bytes += sizeof b + rk->block_fill;
+    rk->block_fill = 0;
+    rk->block_slots = 0;
+}
+
+/* Format 4: the record's ops into the open block, a block at most
+ * CP_LOG4_BLOCK_MAX or the rank's buffer. */
+static int put4(struct gen *g, struct rank *rk, const union cp_rec *rec)
+{
+    unsigned char op[CP_LOGENC_MAX];
+    size_t n = cp_logenc_rec(&rk->enc, rec, rk->slots, op);
+    size_t max = g->buf_size < CP_LOG4_BLOCK_MAX ? g->buf_size
+                                                 : CP_LOG4_BLOCK_MAX;
+    size_t hdr = sizeof(struct cp_log4_block);
+
+    if (g->swap && op[0] == CP_LOG4_RAW)
+        cp_rec_swap((union cp_rec *)(op + 1)); /* as the writer wrote it */
+    if (hdr + rk->block_fill + n > max)
+        close_block(g, rk);
+    if (rk->used + hdr + rk->block_fill + n > g->buf_size) {
+        /* the open block is empty here: the buffer's blocks go out */
+        close_block(g, rk);
+        if (flush_rank(g, (unsigned)(rk - g->r)) < 0)
+            return -1;
+    }
+    if (!rk->block_fill && !rk->block_slots)
+        rk->block_first = rk->slots;
+    memcpy(rk->buf + rk->used + hdr + rk->block_fill, op, n);
+    rk->block_fill += n;
+    rk->block_slots++;
+    rk->slots++;
+    return 0;
+}
+
 static int put(struct gen *g, struct rank *rk, const union cp_rec *rec)
 {
     union cp_rec swapped;
 
+    if (g->format == 4)
+        return put4(g, rk, rec);
     if (g->swap) {
         swapped = *rec;
         cp_rec_swap(&swapped);
@@ -376,10 +453,18 @@ static void write_header(struct gen *g, unsigned i, int final)
     memset(&h, 0, sizeof h);
     memcpy(h.magic, CP_LOG_MAGIC, 8);
     h.endian = CP_LOG_ENDIAN;
-    h.version = CP_LOG_VERSION_SLOTS;
+    h.version = g->format == 4 ? CP_LOG_VERSION : CP_LOG_VERSION_SLOTS;
     h.header_size = CP_LOG_HEADER_SIZE;
     h.record_size = CP_LOG_RECORD_SIZE;
-    h.chunk_records = 16384;
+    h.chunk_records = g->format == 4 ? 0 : 16384;
+    if (g->format == 4) {
+        h.ring_slots = GEN_RING;
+        h.dict_slots = CP_LOGENC_DICT_DEFAULT;
+        h.ring_offset = CP_LOG_HEADER_SIZE;
+        h.stream_offset = GEN_STREAM_OFFSET;
+        h.stream_end = final ? rk->stream_bytes : 0;
+        h.stream_slots = final ? rk->slots : 0;
+    }
     h.flags = final ? CP_HDR_CLOSED : 0;
     h.timer = CP_TIMER_HOST;
     h.pid = g->pid_base + (int)i;
@@ -407,6 +492,8 @@ static void write_header(struct gen *g, unsigned i, int final)
         SW32(h.local_rank); SW32(h.nccl_version);
         SW64(h.start_realtime_ns); SW64(h.start_monotonic_ns);
         SW64(h.end_realtime_ns); SW64(h.slots_used); SW64(h.records_dropped);
+        SW32(h.ring_slots); SW32(h.dict_slots); SW64(h.ring_offset);
+        SW64(h.stream_offset); SW64(h.stream_end); SW64(h.stream_slots);
 #undef SW32
 #undef SW64
     }
@@ -974,7 +1061,7 @@ static void usage(FILE *out)
             "         [--in-call RANK=T]...\n"
             "         [--slow-node NODE=FACTOR] [--failed N] [--job-id ID]\n"
             "         [--pid-base N] [--node-prefix P] [--seed S] "
-            "[--truth FILE] [--swap]\n"
+            "[--truth FILE] [--swap] [--format 4|3]\n"
             "         [--dp-size D] [--slow-link A,B=FACTOR]   (pattern 3d)\n");
 }
 
@@ -1044,6 +1131,7 @@ static int parse_args(struct gen *g, int argc, char **argv)
         {"truth", required_argument, NULL, 17},
         {"node-prefix", required_argument, NULL, 18},
         {"swap", no_argument, NULL, 19},
+        {"format", required_argument, NULL, 24},
         {"gpu", no_argument, NULL, 22},
         {"dp-size", required_argument, NULL, 20},
         {"slow-link", required_argument, NULL, 21},
@@ -1144,6 +1232,14 @@ static int parse_args(struct gen *g, int argc, char **argv)
         case 17: g->truth = optarg; break;
         case 18: g->prefix = optarg; break;
         case 19: g->swap = 1; break;
+        case 24:
+            if (strcmp(optarg, "3") != 0 && strcmp(optarg, "4") != 0) {
+                fprintf(stderr, "gen_logs: --format: '%s' is not 3 or 4\n",
+                        optarg);
+                return -1;
+            }
+            g->format = (unsigned)atoi(optarg);
+            break;
         case 22: g->gpu = 1; break;
         case 20:
             if (parse_count("dp-size", optarg, 1, MAX_RANKS, &v) < 0)
@@ -1275,6 +1371,7 @@ int main(int argc, char **argv)
     g.pid_base = 10000;
     g.seed = 1;
     g.prefix = "n";
+    g.format = 4;
     if (parse_args(&g, argc, argv) < 0)
         return 2;
     g.nodes = g.ranks / g.per_node;
@@ -1354,6 +1451,15 @@ int main(int argc, char **argv)
         rk->delay = time_of(&g.stragglers, i);
         rk->in_call = time_of(&g.in_call, i);
         write_header(&g, i, 0);
+        if (g.format == 4) {
+            /* the ring, empty: zeros but cell 0's index (no slot is
+             * ~0), up to the stream */
+            static unsigned char ring[GEN_STREAM_OFFSET - CP_LOG_HEADER_SIZE];
+            memset(ring, 0, sizeof ring);
+            memset(ring, 0xff, 8);
+            rank_write(&g, i, ring, sizeof ring, CP_LOG_HEADER_SIZE);
+            cp_logenc_init(&rk->enc, CP_LOGENC_DICT_DEFAULT, ts(&g, rk, 0));
+        }
         {
             union cp_rec rec;
             memset(&rec, 0, sizeof rec);
@@ -1410,6 +1516,8 @@ int main(int argc, char **argv)
         }
     }
     for (i = 0; i < g.ranks && !g.failed_io; i++) {
+        if (g.format == 4)
+            close_block(&g, &g.r[i]);
         flush_rank(&g, i);
         write_header(&g, i, 1);
         if (g.r[i].fd >= 0 && close(g.r[i].fd) != 0 && !g.failed_io) {
@@ -1444,6 +1552,7 @@ out:
             if (g.r[i].fd >= 0)
                 close(g.r[i].fd);
             free(g.r[i].buf);
+            cp_logenc_free(&g.r[i].enc);
         }
     free(g.r);
     free(g.ops);

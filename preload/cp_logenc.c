@@ -1,0 +1,373 @@
+/* cp_logenc.c - log format 4's stream encoder (see cp_logenc.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cp_logenc.h"
+
+/* The fields of a call that make its signature, and its key's counter. */
+struct cp_logenc_sig {
+    uint8_t op, dtype, redop, timer;
+    int8_t result;
+    uint16_t flags;
+    uint64_t comm_id, count;
+    int32_t peer;
+    uint32_t rank, nranks, stream;
+    uint64_t lastdur; /* the last finished call's end - start, first 0 */
+    uint32_t key;     /* the index whose seqlast this signature's calls use */
+    uint32_t seqlast; /* at the key's own index: the last seq, first ~0 */
+};
+
+void cp_logenc_free(struct cp_logenc *e)
+{
+    free(e->sig);
+    free(e->hash);
+    e->sig = NULL;
+    e->hash = NULL;
+    e->nsig = e->alloc = 0;
+}
+
+/* ---- bytes ------------------------------------------------------------- */
+
+static inline unsigned char *put_varint(unsigned char *p, uint64_t v)
+{
+    while (v >= 0x80) {
+        *p++ = (unsigned char)(v | 0x80);
+        v >>= 7;
+    }
+    *p++ = (unsigned char)v;
+    return p;
+}
+
+static inline uint64_t zigzag(uint64_t v)
+{
+    return (v << 1) ^ (uint64_t)((int64_t)v >> 63);
+}
+
+/* start as the distance from *prev, then the end; *prev becomes the end
+ * (the start while in flight): the next start is then the gap between
+ * two calls, not that and a call's duration */
+static inline unsigned char *put_times(unsigned char *p, uint64_t *prev,
+                                       uint64_t start, uint64_t end)
+{
+    p = put_varint(p, zigzag(start - *prev));
+    *prev = end ? end : start;
+    return put_varint(p, end ? end - start + 1 : 0);
+}
+
+/* An end the ops cannot give back: end - start + 1 wraps to 0. */
+static inline int end_fits(uint64_t start, uint64_t end)
+{
+    return end == 0 || end - start + 1 != 0;
+}
+
+/* ---- signatures -------------------------------------------------------- */
+
+static void sig_of(struct cp_logenc_sig *s, const struct cp_rec_call *c)
+{
+    memset(s, 0, sizeof *s);
+    s->op = c->op;
+    s->dtype = c->dtype;
+    s->redop = c->redop;
+    s->timer = c->timer;
+    s->result = c->result;
+    s->flags = c->flags;
+    s->comm_id = c->comm_id;
+    s->count = c->count;
+    s->peer = c->peer;
+    s->rank = c->rank;
+    s->nranks = c->nranks;
+    s->stream = c->stream;
+}
+
+static int sig_same(const struct cp_logenc_sig *a, const struct cp_logenc_sig *b)
+{
+    return a->op == b->op && a->dtype == b->dtype && a->redop == b->redop &&
+           a->timer == b->timer && a->result == b->result &&
+           a->flags == b->flags && a->comm_id == b->comm_id &&
+           a->count == b->count && a->peer == b->peer && a->rank == b->rank &&
+           a->nranks == b->nranks && a->stream == b->stream;
+}
+
+static uint32_t sig_hash(const struct cp_logenc_sig *s)
+{
+    uint64_t h = s->comm_id * 0x9e3779b97f4a7c15ull;
+
+    h ^= s->count + 0x632be59bd9b4e019ull + (h << 6) + (h >> 2);
+    h ^= ((uint64_t)s->op << 56 | (uint64_t)s->dtype << 48 |
+          (uint64_t)s->redop << 40 | (uint64_t)(uint8_t)s->result << 32 |
+          (uint64_t)s->flags << 16 | s->timer) *
+         0xff51afd7ed558ccdull;
+    h ^= ((uint64_t)(uint32_t)s->peer << 32 | s->stream) * 0xc4ceb9fe1a85ec53ull;
+    h ^= ((uint64_t)s->rank << 32 | s->nranks) * 0x9e3779b97f4a7c15ull;
+    return (uint32_t)(h ^ (h >> 29) ^ (h >> 47));
+}
+
+int cp_logenc_init(struct cp_logenc *e, uint32_t dict_slots, uint64_t t0)
+{
+    memset(e, 0, sizeof *e);
+    if (dict_slots > CP_LOG4_DICT_MAX)
+        dict_slots = CP_LOG4_DICT_MAX;
+    e->cap = dict_slots;
+    e->t_call = e->t_gpu = t0;
+    return 0;
+}
+
+/* Room for one more signature: the table and the hash grow by doubling
+ * (a log's few signatures cost a few hundred bytes, not the whole
+ * dict_slots).  0, or -1 without memory. */
+static int grow(struct cp_logenc *e)
+{
+    uint32_t alloc = e->alloc ? e->alloc * 2 : 8, buckets, i;
+    struct cp_logenc_sig *sig;
+    uint32_t *hash;
+
+    if (e->nsig < e->alloc)
+        return 0;
+    if (alloc > e->cap)
+        alloc = e->cap;
+    buckets = 16;
+    while (buckets < 4 * alloc)
+        buckets <<= 1;
+    sig = realloc(e->sig, alloc * sizeof *sig);
+    if (!sig)
+        return -1;
+    e->sig = sig;
+    hash = calloc(buckets, sizeof *hash);
+    if (!hash)
+        return -1;
+    for (i = 0; i < e->nsig; i++) {
+        uint32_t b = sig_hash(&e->sig[i]) & (buckets - 1);
+        while (hash[b])
+            b = (b + 1) & (buckets - 1);
+        hash[b] = i + 1;
+    }
+    free(e->hash);
+    e->hash = hash;
+    e->hmask = buckets - 1;
+    e->alloc = alloc;
+    return 0;
+}
+
+/* The counter a new signature's calls take their seq from: the
+ * communicator's for a collective, the peer's and direction's for
+ * send/recv (as the shim numbers them); the first signature with it, or
+ * the new one itself. */
+static uint32_t key_of(const struct cp_logenc *e, const struct cp_logenc_sig *s)
+{
+    uint32_t i;
+
+    for (i = 0; i < e->nsig; i++) {
+        const struct cp_logenc_sig *o = &e->sig[i];
+        if (o->comm_id != s->comm_id || o->key != i)
+            continue;
+        if (cp_op_is_p2p(s->op) ? o->op == s->op && o->peer == s->peer
+                                : cp_op_is_collective(o->op) &&
+                                      cp_op_is_collective(s->op))
+            return i;
+    }
+    return e->nsig;
+}
+
+/* The index of c's signature, defining it (its op into *p) when it is
+ * new and the table has room; -1 when it has none. */
+static long sig_find(struct cp_logenc *e, const struct cp_rec_call *c,
+                     unsigned char **p)
+{
+    struct cp_logenc_sig s;
+    uint32_t b, i;
+    unsigned char *q = *p;
+
+    sig_of(&s, c);
+    if (e->hash)
+        for (b = sig_hash(&s) & e->hmask; e->hash[b]; b = (b + 1) & e->hmask)
+            if (sig_same(&e->sig[e->hash[b] - 1], &s))
+                return (long)e->hash[b] - 1;
+    if (e->nsig >= e->cap || grow(e) < 0)
+        return -1; /* full (or no memory): the call is written whole */
+    for (b = sig_hash(&s) & e->hmask; e->hash[b]; b = (b + 1) & e->hmask)
+        ;
+    i = e->nsig;
+    s.key = key_of(e, &s);
+    s.seqlast = UINT32_MAX;
+    e->sig[i] = s;
+    e->hash[b] = i + 1;
+    e->nsig++;
+    e->n_define++;
+    *q++ = CP_LOG4_DEFINE;
+    *q++ = s.op;
+    *q++ = s.dtype;
+    *q++ = s.redop;
+    *q++ = s.timer;
+    *q++ = (unsigned char)s.result;
+    q = put_varint(q, s.flags);
+    q = put_varint(q, s.comm_id);
+    q = put_varint(q, s.count);
+    q = put_varint(q, zigzag((uint64_t)(int64_t)s.peer));
+    q = put_varint(q, s.rank);
+    q = put_varint(q, s.nranks);
+    q = put_varint(q, s.stream);
+    q = put_varint(q, s.key);
+    *p = q;
+    return (long)i;
+}
+
+/* ---- records ----------------------------------------------------------- */
+
+static unsigned char *put_literal(struct cp_logenc *e, unsigned char *p,
+                                  const struct cp_rec_call *c)
+{
+    *p++ = CP_LOG4_LITERAL;
+    *p++ = c->op;
+    *p++ = c->dtype;
+    *p++ = c->redop;
+    *p++ = c->timer;
+    *p++ = (unsigned char)c->result;
+    p = put_varint(p, c->flags);
+    p = put_varint(p, c->comm_id);
+    p = put_varint(p, c->count);
+    p = put_varint(p, c->seq);
+    p = put_varint(p, zigzag((uint64_t)(int64_t)c->peer));
+    p = put_varint(p, c->rank);
+    p = put_varint(p, c->nranks);
+    p = put_varint(p, c->group);
+    p = put_varint(p, c->stream);
+    if (c->group)
+        e->last_group = c->group;
+    e->n_literal++;
+    return put_times(p, &e->t_call, c->start_ns, c->end_ns);
+}
+
+static unsigned char *put_call(struct cp_logenc *e, unsigned char *p,
+                               const struct cp_rec_call *c)
+{
+    long i = sig_find(e, c, &p);
+    struct cp_logenc_sig *key;
+    uint32_t predicted, group;
+    unsigned x = 0;
+    int ingroup = (c->flags & CP_CALL_IN_GROUP) != 0, newgroup = 0;
+
+    if (i < 0 || (c->end_ns && zigzag(c->end_ns - c->start_ns -
+                                       e->sig[i].lastdur) == UINT64_MAX))
+        return put_literal(e, p, c);
+    key = &e->sig[e->sig[i].key];
+    predicted = key->seqlast + 1;
+    if (c->seq != predicted)
+        x |= CP_LOG4_X_SEQ;
+    if (ingroup && c->group == e->last_group + 1 && c->group != 0)
+        newgroup = 1;
+    else if (c->group != (ingroup ? e->last_group : 0))
+        x |= CP_LOG4_X_GROUP;
+    if (i >= 64)
+        x |= CP_LOG4_X_SIG;
+    if (x && newgroup) {
+        newgroup = 0; /* the long form names the group itself */
+        x |= CP_LOG4_X_GROUP;
+    }
+    if (!x) {
+        *p++ = (unsigned char)((newgroup ? CP_LOG4_SHORT_NEWGROUP
+                                         : CP_LOG4_SHORT) |
+                               (unsigned)i);
+        e->n_short++;
+    } else {
+        *p++ = (unsigned char)(CP_LOG4_LONG | ((unsigned)i & 0x3f));
+        *p++ = (unsigned char)x;
+        if (x & CP_LOG4_X_SIG)
+            p = put_varint(p, (uint64_t)i >> 6);
+        if (x & CP_LOG4_X_SEQ)
+            p = put_varint(p, zigzag((uint64_t)(int64_t)(int32_t)(c->seq -
+                                                                  predicted)));
+        if (x & CP_LOG4_X_GROUP)
+            p = put_varint(p, c->group);
+        e->n_long++;
+    }
+    key->seqlast = c->seq;
+    group = c->group;
+    if (group)
+        e->last_group = group;
+    /* the start from the previous one; the duration from this
+     * signature's last (a step's calls of one signature take about as
+     * long each time): 0 in flight, else zigzag(difference) + 1 */
+    p = put_varint(p, zigzag(c->start_ns - e->t_call));
+    e->t_call = c->start_ns;
+    if (!c->end_ns)
+        return put_varint(p, 0);
+    {
+        struct cp_logenc_sig *sg = &e->sig[i];
+        uint64_t dur = c->end_ns - c->start_ns;
+        p = put_varint(p, zigzag(dur - sg->lastdur) + 1);
+        sg->lastdur = dur;
+        e->t_call = c->end_ns;
+    }
+    return p;
+}
+
+static unsigned char *put_raw(struct cp_logenc *e, unsigned char *p,
+                              const union cp_rec *rec)
+{
+    *p++ = CP_LOG4_RAW;
+    memcpy(p, rec, CP_LOG_RECORD_SIZE);
+    e->n_raw++;
+    return p + CP_LOG_RECORD_SIZE;
+}
+
+static int zero(const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        if (b[i])
+            return 0;
+    return 1;
+}
+
+size_t cp_logenc_rec(struct cp_logenc *e, const union cp_rec *rec,
+                     uint64_t slot, unsigned char *out)
+{
+    unsigned char *p = out;
+
+    switch (rec->kind) {
+    case CP_REC_CALL:
+        if (!end_fits(rec->call.start_ns, rec->call.end_ns))
+            break;
+        return (size_t)(put_call(e, p, &rec->call) - out);
+    case CP_REC_GROUP: {
+        const struct cp_rec_group *g = &rec->group;
+        if (g->reserved0 || g->reserved1 ||
+            !zero(g->reserved2, sizeof g->reserved2) ||
+            !end_fits(g->start_ns, g->end_ns))
+            break;
+        *p++ = CP_LOG4_GROUP;
+        p = put_varint(p, zigzag((uint64_t)g->group - e->last_group));
+        *p++ = (unsigned char)g->result;
+        p = put_varint(p, g->ncalls);
+        p = put_times(p, &e->t_call, g->start_ns, g->end_ns);
+        e->last_group = g->group;
+        return (size_t)(p - out);
+    }
+    case CP_REC_GPU: {
+        const struct cp_rec_gpu *g = &rec->gpu;
+        if (g->reserved0 || !zero(g->reserved1, sizeof g->reserved1) ||
+            g->slot > slot || !end_fits(g->start_ns, g->end_ns))
+            break;
+        *p++ = CP_LOG4_GPU;
+        p = put_varint(p, slot - g->slot);
+        *p++ = g->timer;
+        p = put_varint(p, g->flags);
+        p = put_times(p, &e->t_gpu, g->start_ns, g->end_ns);
+        return (size_t)(p - out);
+    }
+    default:
+        break;
+    }
+    return (size_t)(put_raw(e, p, rec) - out);
+}
+
+size_t cp_logenc_empty(uint64_t n, unsigned char *out)
+{
+    out[0] = CP_LOG4_EMPTY;
+    return (size_t)(put_varint(out + 1, n) - out);
+}

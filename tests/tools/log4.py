@@ -1,0 +1,268 @@
+#!/usr/bin/env python3
+"""log4.py - an independent reader of log format 4 (docs/log-format.md),
+written from the format's description, not from the C decoder: the tests
+compare what it and the analyzer's reader make of the same files.
+
+  log4.py slots LOG        one line per slot: its number and 64 bytes, hex
+                           (kind 0 slots: "empty"), from stream then ring
+  log4.py same LOG4 LOG3   exit 0 when LOG4's slots are LOG3's (a format-3
+                           log of the same records), else say the first
+                           difference and exit 1
+  log4.py size LOG         slots, stream bytes, file bytes, bytes per slot
+"""
+import struct
+import sys
+
+HDR = 4096
+REC = 64
+MAGIC = 0x34424350
+
+
+class Damage(Exception):
+    pass
+
+
+def varint(b, i):
+    v = 0
+    shift = 0
+    for k in range(10):
+        if i >= len(b):
+            raise Damage("varint past the payload")
+        x = b[i]
+        i += 1
+        if k == 9 and x > 1:
+            raise Damage("varint too long")
+        v |= (x & 0x7F) << shift
+        shift += 7
+        if not x & 0x80:
+            return v, i
+    raise Damage("varint too long")
+
+
+def unzz(v):
+    return (v >> 1) ^ -(v & 1)
+
+
+M64 = (1 << 64) - 1
+M32 = (1 << 32) - 1
+
+
+def header(data):
+    if data[:8] != b"COLLPROF":
+        raise Damage("not a collprof log")
+    end = "<" if struct.unpack_from("<I", data, 8)[0] == 0x01020304 else ">"
+    version, = struct.unpack_from(end + "I", data, 12)
+    start_rt, = struct.unpack_from(end + "Q", data, 56)
+    f = struct.unpack_from(end + "IIQQQQ", data, 456)
+    return end, version, start_rt, dict(zip(
+        ("ring_slots", "dict_slots", "ring_offset", "stream_offset",
+         "stream_end", "stream_slots"), f))
+
+
+class State:
+    def __init__(self, t0):
+        self.sig = []
+        self.seqlast = {}
+        self.t_call = t0
+        self.t_gpu = t0
+        self.last_group = 0
+
+
+def times(b, i, prev):
+    v, i = varint(b, i)
+    start = (prev + unzz(v)) & M64
+    e, i = varint(b, i)
+    end = 0 if e == 0 else (start + e - 1) & M64
+    return start, end, i
+
+
+def after(start, end):
+    return end if end else start
+
+
+def call(end, f):
+    # kind op dtype redop result timer flags comm count seq peer rank
+    # nranks group stream start end
+    return struct.pack(end + "BBBBbBHQQIiIIIIQQ", 1, *f)
+
+
+def decode_payload(end, st, b, slot):
+    out = []
+    i = 0
+    while i < len(b):
+        op = b[i]
+        i += 1
+        if op < 0xC0:
+            x = b[i] if op >= 0x80 else 0
+            if op >= 0x80:
+                i += 1
+                if x & ~7:
+                    raise Damage("unknown flags %#x" % x)
+            idx = op & 0x3F
+            if x & 1:
+                h, i = varint(b, i)
+                idx |= h << 6
+            if idx >= len(st.sig):
+                raise Damage("signature %d past the table" % idx)
+            s = st.sig[idx]
+            pred = (st.seqlast.get(s["key"], M32) + 1) & M32
+            seq = pred
+            if x & 2:
+                v, i = varint(b, i)
+                seq = (pred + unzz(v)) & M32
+            ingroup = s["flags"] & 1
+            if x & 4:
+                group, i = varint(b, i)
+            elif ingroup:
+                group = st.last_group + 1 if op & 0x40 and op < 0x80 \
+                    else st.last_group
+            else:
+                if op & 0x40 and op < 0x80:
+                    raise Damage("a new group outside groups")
+                group = 0
+            v, i = varint(b, i)
+            start = (st.t_call + unzz(v)) & M64
+            st.t_call = start
+            e, i = varint(b, i)
+            if e == 0:
+                endt = 0
+            else:
+                dur = (s["lastdur"] + unzz(e - 1)) & M64
+                s["lastdur"] = dur
+                endt = (start + dur) & M64
+                st.t_call = endt
+            st.seqlast[s["key"]] = seq
+            if group:
+                st.last_group = group
+            out.append(call(end, (s["op"], s["dtype"], s["redop"],
+                                  s["result"], s["timer"], s["flags"],
+                                  s["comm"], s["count"], seq, s["peer"],
+                                  s["rank"], s["nranks"], group & M32,
+                                  s["stream"], start, endt)))
+        elif op == 0xC0:
+            s = dict(zip(("op", "dtype", "redop", "timer"), b[i:i + 4]))
+            s["result"] = struct.unpack("b", b[i + 4:i + 5])[0]
+            i += 5
+            for k in ("flags", "comm", "count", "peer", "rank", "nranks",
+                      "stream", "key"):
+                v, i = varint(b, i)
+                s[k] = unzz(v) if k == "peer" else v
+            if s["key"] > len(st.sig):
+                raise Damage("key past its own index")
+            s["lastdur"] = 0
+            st.sig.append(s)
+        elif op == 0xC1:
+            f = list(b[i:i + 4])
+            res = struct.unpack("b", b[i + 4:i + 5])[0]
+            i += 5
+            vals = {}
+            for k in ("flags", "comm", "count", "seq", "peer", "rank",
+                      "nranks", "group", "stream"):
+                v, i = varint(b, i)
+                vals[k] = unzz(v) if k == "peer" else v
+            start, endt, i = times(b, i, st.t_call)
+            st.t_call = after(start, endt)
+            if vals["group"]:
+                st.last_group = vals["group"]
+            out.append(call(end, (f[0], f[1], f[2], res, f[3], vals["flags"],
+                                  vals["comm"], vals["count"], vals["seq"],
+                                  vals["peer"], vals["rank"], vals["nranks"],
+                                  vals["group"], vals["stream"], start,
+                                  endt)))
+        elif op == 0xC2:
+            out.append(bytes(b[i:i + REC]))
+            i += REC
+        elif op == 0xC3:
+            n, i = varint(b, i)
+            out.extend([bytes(REC)] * n)
+        elif op == 0xC4:
+            v, i = varint(b, i)
+            group = (st.last_group + unzz(v)) & M32
+            res = struct.unpack("b", b[i:i + 1])[0]
+            i += 1
+            ncalls, i = varint(b, i)
+            start, endt, i = times(b, i, st.t_call)
+            st.t_call = after(start, endt)
+            st.last_group = group
+            out.append(struct.pack(end + "BbHIII QQ32x", 3, res, 0, group,
+                                   ncalls, 0, start, endt))
+        elif op == 0xC5:
+            d, i = varint(b, i)
+            timer = b[i]
+            i += 1
+            flags, i = varint(b, i)
+            start, endt, i = times(b, i, st.t_gpu)
+            st.t_gpu = after(start, endt)
+            me = slot + len(out)
+            out.append(struct.pack(end + "BBHI QQQ32x", 5, timer, flags, 0,
+                                   me - d, start, endt))
+        else:
+            raise Damage("unknown op %#x" % op)
+    return out
+
+
+def slots(data):
+    end, version, t0, h = header(data)
+    if version != 4:
+        return [data[k:k + REC] for k in range(HDR, len(data) - REC + 1, REC)]
+    st = State(t0)
+    res = []
+    off = h["stream_offset"]
+    while off + 24 <= len(data):
+        magic, n, first, count, total = struct.unpack_from(end + "IIQII",
+                                                           data, off)
+        if magic != MAGIC or off + 24 + n > len(data):
+            break
+        payload = data[off + 24:off + 24 + n]
+        if first != len(res):
+            raise Damage("block at %d starts at slot %d, not %d"
+                         % (off, first, len(res)))
+        got = decode_payload(end, st, payload, len(res))
+        if len(got) != count:
+            raise Damage("block at %d: %d slots, says %d"
+                         % (off, len(got), count))
+        res.extend(got)
+        off += 24 + n
+    n = h["ring_slots"]
+    s = len(res)
+    while n:
+        p = s % n
+        idx, = struct.unpack_from(end + "Q", data, h["ring_offset"] + 8 * p)
+        if idx != s:
+            break
+        c = h["ring_offset"] + 8 * n + REC * p
+        res.append(data[c:c + REC])
+        s += 1
+    return res
+
+
+def main(argv):
+    if len(argv) >= 3 and argv[1] == "slots":
+        for k, r in enumerate(slots(open(argv[2], "rb").read())):
+            print(k, "empty" if r[0] == 0 else r.hex())
+        return 0
+    if len(argv) >= 4 and argv[1] == "same":
+        a = slots(open(argv[2], "rb").read())
+        b = slots(open(argv[3], "rb").read())
+        for k in range(max(len(a), len(b))):
+            x = a[k] if k < len(a) else None
+            y = b[k] if k < len(b) else None
+            if x != y:
+                print("slot %d differs:\n  %s\n  %s" % (
+                    k, x.hex() if x else "(none)", y.hex() if y else "(none)"))
+                return 1
+        return 0
+    if len(argv) >= 3 and argv[1] == "size":
+        data = open(argv[2], "rb").read()
+        h = header(data)[3]
+        n = len(slots(data))
+        print("slots %d stream %d file %d per-slot %.2f whole %.2f" % (
+            n, h["stream_end"], len(data), h["stream_end"] / max(n, 1),
+            len(data) / max(n, 1)))
+        return 0
+    sys.stderr.write(__doc__)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
