@@ -144,7 +144,7 @@ void cp_config_read(struct cp_config *cfg, const char *(*get)(const char *),
         if (*end || n < CP_LOG4_RING_MIN || n > CP_LOG4_RING_MAX ||
             (n & (n - 1)))
             problem(cfg, "COLLPROF_RING='%s' is not a power of two from 64 "
-                         "to 1048576; using %s", v, "8192");
+                         "to 1048576; using %s", v, "16384");
         else
             cfg->ring_slots = (unsigned)n;
     }

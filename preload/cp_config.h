@@ -5,7 +5,7 @@
  *   COLLPROF_DISABLE  1 turns the shim into a pass-through, 0 or unset = on
  *   COLLPROF_NODE     node name to log (default SLURMD_NODENAME, else host)
  *   COLLPROF_LOG_FORMAT 4 (default: ring and compact stream) or 3
- *   COLLPROF_RING     format 4's ring cells, a power of two (default 8192)
+ *   COLLPROF_RING     format 4's ring cells, a power of two (default 16384)
  * A bad value is reported (one sentence in `problem`) and the default used.
  */
 #ifndef COLLPROF_CP_CONFIG_H

@@ -181,10 +181,14 @@ static long sig_find(struct cp_logenc *e, const struct cp_rec_call *c,
     unsigned char *q = *p;
 
     sig_of(&s, c);
+    /* a run of calls of one signature (a loop, a step's buckets of one
+     * size): no hash */
+    if (e->nsig && sig_same(&e->sig[e->mru], &s))
+        return (long)e->mru;
     if (e->hash)
         for (b = sig_hash(&s) & e->hmask; e->hash[b]; b = (b + 1) & e->hmask)
             if (sig_same(&e->sig[e->hash[b] - 1], &s))
-                return (long)e->hash[b] - 1;
+                return (long)(e->mru = e->hash[b] - 1);
     if (e->nsig >= e->cap || grow(e) < 0)
         return -1; /* full (or no memory): the call is written whole */
     for (b = sig_hash(&s) & e->hmask; e->hash[b]; b = (b + 1) & e->hmask)
@@ -195,6 +199,7 @@ static long sig_find(struct cp_logenc *e, const struct cp_rec_call *c,
     e->sig[i] = s;
     e->hash[b] = i + 1;
     e->nsig++;
+    e->mru = i;
     e->n_define++;
     *q++ = CP_LOG4_DEFINE;
     *q++ = s.op;

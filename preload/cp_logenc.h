@@ -39,6 +39,7 @@ struct cp_logenc {
     struct cp_logenc_sig *sig; /* defined signatures, by index */
     uint32_t nsig, cap;        /* defined, and the most (dict_slots) */
     uint32_t alloc;            /* allocated */
+    uint32_t mru;              /* the last signature found */
     uint32_t *hash;            /* index + 1 per bucket, 0 empty */
     uint32_t hmask;
     uint64_t t_call, t_gpu;    /* the previous times */

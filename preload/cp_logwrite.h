@@ -71,7 +71,7 @@ _Static_assert((uint64_t)CP_LOG_MAX_CHUNKS * CP_LOG_CHUNK_SLOTS <=
  * call in flight while ring_slots more were entered by other threads) or
  * a stream that cannot be written (a full disk) makes the slot NULL, as
  * a full disk does in version 3. */
-#define CP_LOG_RING_DEFAULT 8192u /* cells: 512 KiB, the index 64 KiB */
+#define CP_LOG_RING_DEFAULT 16384u /* cells: 1 MiB, the index 128 KiB */
 #define CP_LOG_STAGE_BYTES (64u * 1024) /* blocks written per pwrite */
 struct cp_log_ring {
     uint64_t *index;      /* ring_slots words: the slot each cell holds */
@@ -171,6 +171,8 @@ cp_log_ring_claim(struct cp_log_ring *r, uint64_t s)
     __atomic_store_n(&rec->kind, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&r->index[s & r->mask], s, __ATOMIC_RELEASE);
     cp_log_prefetch_write(&r->cell[(s + CP_LOG_PREFETCH_SLOTS) & r->mask]);
+    /* the index's line of 8 slots, a few lines ahead */
+    cp_log_prefetch_write(&r->index[(s + 4 * CP_LOG_PREFETCH_SLOTS) & r->mask]);
     return rec;
 }
 
