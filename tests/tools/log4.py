@@ -8,7 +8,8 @@ compare what it and the analyzer's reader make of the same files.
   log4.py same LOG4 LOG3   exit 0 when LOG4's slots are LOG3's (a format-3
                            log of the same records), else say the first
                            difference and exit 1
-  log4.py size LOG         slots, stream bytes, file bytes, bytes per slot
+  log4.py size LOG         slots, stream bytes, file bytes, bytes per
+                           slot, the blocks the file system gave it
 """
 import struct
 import sys
@@ -256,9 +257,12 @@ def main(argv):
         data = open(argv[2], "rb").read()
         h = header(data)[3]
         n = len(slots(data))
-        print("slots %d stream %d file %d per-slot %.2f whole %.2f" % (
-            n, h["stream_end"], len(data), h["stream_end"] / max(n, 1),
-            len(data) / max(n, 1)))
+        import os
+        alloc = os.stat(argv[2]).st_blocks * 512
+        print("slots %d stream %d file %d per-slot %.2f whole %.2f "
+              "allocated %d" % (n, h["stream_end"], len(data),
+                                h["stream_end"] / max(n, 1),
+                                len(data) / max(n, 1), alloc))
         return 0
     sys.stderr.write(__doc__)
     return 2
