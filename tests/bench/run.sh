@@ -88,7 +88,8 @@ floor_line 6000000 3
 f=$(ls "$tmp"/logs/*.cplog | head -n 1)
 calls=$("$b/analyzer/collprof" dump --summary "$f" | sed -n 's/.*: \([0-9]*\) calls.*/\1/p')
 size=$(stat -c %s "$f")
-echo "log: $calls calls in $size bytes = $(( (size - 4096) / calls )) bytes per call (header 4096 B; target <= 64)"
+alloc=$(( $(stat -c %b "$f") * $(stat -c %B "$f") ))
+echo "log: $calls calls in $size bytes (format 4; $alloc allocated on disk, the ring given back at exit) = $(awk -v s="$size" -v c="$calls" 'BEGIN { printf "%.2f", s / c }') bytes per call, header and ring included (target <= 8)"
 [ "$only" = shim ] && exit 0
 for extra in "$(dirname "$0")"/run-*.sh; do
     [ -f "$extra" ] && sh "$extra"

@@ -8,6 +8,7 @@ compare what it and the analyzer's reader make of the same files.
   log4.py same LOG4 LOG3   exit 0 when LOG4's slots are LOG3's (a format-3
                            log of the same records), else say the first
                            difference and exit 1
+  log4.py calls LOG        one line per call: its seq and end_ns
   log4.py size LOG         slots, stream bytes, file bytes, bytes per
                            slot, the blocks the file system gave it
 """
@@ -202,6 +203,22 @@ def decode_payload(end, st, b, slot):
     return out
 
 
+def block_sum(p):
+    a, b = 1, 0
+    for x in p:
+        a = (a + x) & M32
+        b = (b + a) & M32
+    return (b ^ (a << 16)) & M32
+
+
+def calls(data):
+    """(seq, end_ns) of every call slot, in slot order."""
+    end = header(data)[0]
+    return [struct.unpack_from(end + "I", r, 24) +
+            struct.unpack_from(end + "Q", r, 56) for r in slots(data)
+            if r[0] == 1]
+
+
 def slots(data):
     end, version, t0, h = header(data)
     if version != 4:
@@ -212,9 +229,16 @@ def slots(data):
     while off + 24 <= len(data):
         magic, n, first, count, total = struct.unpack_from(end + "IIQII",
                                                            data, off)
+        unfinished = off - h["stream_offset"] >= h["stream_end"]
         if magic != MAGIC or off + 24 + n > len(data):
-            break
+            if unfinished:
+                break
+            raise Damage("block at %d cut short" % off)
         payload = data[off + 24:off + 24 + n]
+        if total != block_sum(payload):
+            if unfinished:
+                break
+            raise Damage("block at %d fails its sum" % off)
         if first != len(res):
             raise Damage("block at %d starts at slot %d, not %d"
                          % (off, first, len(res)))
@@ -252,6 +276,10 @@ def main(argv):
                 print("slot %d differs:\n  %s\n  %s" % (
                     k, x.hex() if x else "(none)", y.hex() if y else "(none)"))
                 return 1
+        return 0
+    if len(argv) >= 3 and argv[1] == "calls":
+        for seq, endt in calls(open(argv[2], "rb").read()):
+            print(seq, endt)
         return 0
     if len(argv) >= 3 and argv[1] == "size":
         data = open(argv[2], "rb").read()
