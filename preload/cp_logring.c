@@ -262,7 +262,12 @@ union cp_rec *cp_log_ring_slow(struct cp_log *log, uint64_t s)
         /* full: encode what is finished ourselves (the log thread may
          * have no core, or not exist), else wait for it */
         if (pthread_mutex_trylock(&r->enc_lock) == 0) {
-            uint64_t done = pass_locked(log, 1);
+            /* a flush when one is due (not per slot: blocks of a few
+             * records would cost their headers), else of what is
+             * encoded when nothing more can be */
+            uint64_t done = pass_locked(log, 0);
+            if (!done && r->encoded != rel)
+                done = flush(log) == 0;
             pthread_mutex_unlock(&r->enc_lock);
             if (done)
                 continue;

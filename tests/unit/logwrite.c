@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cp_comm.h"
@@ -36,6 +38,56 @@ static void *writer(void *arg)
         cp_log_commit(r, CP_REC_CALL);
     }
     return NULL;
+}
+
+/* Format 4: whole records (a call with its end, or a group), some threads
+ * calling after others, as the shim writes them. */
+static struct cp_log log4;
+
+static void *writer4(void *arg)
+{
+    uint32_t t = (uint32_t)(uintptr_t)arg, i;
+    for (i = 0; i < PER_THREAD; i++) {
+        union cp_rec *r = cp_log_slot(&log4, NULL);
+        if (!r)
+            return (void *)1;
+        memset(r, 0, sizeof *r);
+        r->call.op = CP_OP_AllReduce;
+        r->call.dtype = 7;
+        r->call.seq = i;
+        r->call.stream = t;
+        r->call.comm_id = 100 + t;
+        r->call.count = 1024 << t;
+        r->call.start_ns = UINT64_C(1700000000000000000) + i * 1000;
+        r->call.end_ns = r->call.start_ns + 500 + (i % 7);
+        cp_log_commit(r, CP_REC_CALL);
+    }
+    return NULL;
+}
+
+/* Read path back: records, and none counted twice (by thread and seq). */
+static uint64_t read_back(const char *path, uint64_t *dup, uint64_t *bad)
+{
+    struct cp_logfile *lf = cp_logfile_open(path, NULL);
+    unsigned char *seen = calloc(THREADS * PER_THREAD, 1);
+    union cp_rec rec;
+    uint64_t n = 0;
+
+    *dup = *bad = 0;
+    while (lf && seen && cp_logfile_next(lf, &rec, NULL) == 1) {
+        n++;
+        if (rec.kind != CP_REC_CALL ||
+            rec.call.end_ns != rec.call.start_ns + 500 + rec.call.seq % 7 ||
+            rec.call.comm_id != 100 + rec.call.stream ||
+            rec.call.stream >= THREADS || rec.call.seq >= PER_THREAD ||
+            rec.call.count != 1024u << rec.call.stream)
+            (*bad)++;
+        else if (seen[rec.call.stream * PER_THREAD + rec.call.seq]++)
+            (*dup)++;
+    }
+    free(seen);
+    cp_logfile_close(lf);
+    return n;
 }
 
 static struct cp_log_ident ident(void)
@@ -150,6 +202,92 @@ int main(void)
            "a reused handle finds the new communicator");
         ok(cp_hash_mix(1, 2) != cp_hash_mix(2, 1) && cp_hash_mix(0, 0) != 0,
            "id mixing is order-sensitive and never 0");
+    }
+    /* Format 4: a ring of 64 cells, so that writers wait for the log
+     * thread or encode themselves; every record in the stream after
+     * close, the ring's blocks given back. */
+    {
+        struct cp_log_ident id4 = ident();
+        struct rlimit lim;
+        uint64_t got, twice, bad;
+        getrlimit(RLIMIT_FSIZE, &lim); /* the file-size test's limit off */
+        lim.rlim_cur = lim.rlim_max;
+        setrlimit(RLIMIT_FSIZE, &lim);
+        id4.format = 4;
+        id4.ring_slots = 64;
+        ok(cp_log_open(&log4, sub, &id4, &err) == 0 && log4.ring,
+           "format 4: open");
+        failed = 0;
+        for (t = 0; t < THREADS; t++)
+            pthread_create(&th[t], NULL, writer4, (void *)(uintptr_t)t);
+        for (t = 0; t < THREADS; t++) {
+            pthread_join(th[t], &ret);
+            failed |= ret != NULL;
+        }
+        ok(!failed, "format 4: %u records from %d threads through 64 cells "
+           "(growth error %d)", THREADS * PER_THREAD, THREADS,
+           log4.grow_errno);
+        cp_log_close(&log4, 0, 0);
+        is_int(log4.hdr->version, 4, "format 4: header version 4");
+        is_int(log4.hdr->stream_slots, THREADS * PER_THREAD,
+               "format 4: every slot in the stream at close");
+        got = read_back(log4.path, &twice, &bad);
+        is_int(got, THREADS * PER_THREAD, "format 4: every record read back");
+        ok(twice == 0 && bad == 0, "format 4: none twice, none changed "
+                                   "(%llu twice, %llu changed)",
+           (unsigned long long)twice, (unsigned long long)bad);
+        ok(stat(log4.path, &sb) == 0 &&
+               (uint64_t)sb.st_size ==
+                   log4.hdr->stream_offset + log4.hdr->stream_end,
+           "format 4: the file ends where the stream does");
+        ok((uint64_t)sb.st_size < (uint64_t)THREADS * PER_THREAD * 16,
+           "format 4: %lld bytes for %u records (under 16 a record)",
+           (long long)sb.st_size, THREADS * PER_THREAD);
+    }
+    /* Format 4 killed before close: what the log thread had not written
+     * is read from the ring (a child writes and dies of SIGKILL). */
+    {
+        pid_t pid = fork();
+        if (pid == 0) {
+            struct cp_log_ident id4 = ident();
+            uint32_t i;
+            id4.format = 4;
+            id4.ring_slots = 1024;
+            id4.node = "killed";
+            if (cp_log_open(&log4, sub, &id4, NULL) < 0)
+                _exit(1);
+            for (i = 0; i < 300; i++) {
+                union cp_rec *r = cp_log_slot(&log4, NULL);
+                memset(r, 0, sizeof *r);
+                r->call.op = CP_OP_AllReduce;
+                r->call.seq = i;
+                r->call.comm_id = 100;
+                r->call.count = i;
+                r->call.start_ns = UINT64_C(1700000000000000000) + i * 1000;
+                r->call.end_ns = i == 299 ? 0 : r->call.start_ns + 500 + i % 7;
+                cp_log_commit(r, CP_REC_CALL);
+            }
+            raise(SIGKILL);
+        }
+        {
+            char path[700];
+            struct cp_logfile *kl;
+            uint64_t k = 0, in_order = 1, open_calls = 0;
+            int st;
+            waitpid(pid, &st, 0);
+            snprintf(path, sizeof path, "%s/killed.%d.cplog", sub, (int)pid);
+            kl = cp_logfile_open(path, &e);
+            while (kl && cp_logfile_next(kl, &rec, NULL) == 1) {
+                if (rec.kind != CP_REC_CALL || rec.call.seq != k)
+                    in_order = 0;
+                open_calls += rec.call.end_ns == 0;
+                k++;
+            }
+            cp_logfile_close(kl);
+            ok(WIFSIGNALED(st) && k == 300 && in_order && open_calls == 1,
+               "format 4, SIGKILL before close: all 300 calls, in order, the "
+               "last one in flight (%llu read)", (unsigned long long)k);
+        }
     }
     return done_testing();
 }
