@@ -129,8 +129,14 @@ static void turn_off(const char *why)
     if (!__atomic_exchange_n(&active, 0, __ATOMIC_ACQ_REL))
         return;
     __atomic_store_n(&turned_off, 1, __ATOMIC_RELEASE);
-    snprintf(what, sizeof what, "%s %.400s: %s", why, the_log.path,
-             err ? strerror(err) : "too many records");
+    if (err == EBUSY) /* format 4: cp_log_ring_slow gave up */
+        snprintf(what, sizeof what,
+                 "%s %.400s: its ring is full behind a call that has not "
+                 "returned for a second (a call in flight on another "
+                 "thread)", why, the_log.path);
+    else
+        snprintf(what, sizeof what, "%s %.400s: %s", why, the_log.path,
+                 err ? strerror(err) : "too many records");
     warn_once(what, "profiling is off for this process, records so far kept");
 }
 
