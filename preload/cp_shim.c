@@ -123,7 +123,7 @@ static int turned_off; /* atomic: a failure stopped recording */
 /* A failure after the log was open: stop recording, keep what is there. */
 static void turn_off(const char *why)
 {
-    char what[512];
+    char what[640];
     int err = __atomic_load_n(&the_log.grow_errno, __ATOMIC_RELAXED);
 
     if (!__atomic_exchange_n(&active, 0, __ATOMIC_ACQ_REL))
