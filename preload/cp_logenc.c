@@ -16,6 +16,8 @@ struct cp_logenc_sig {
     int32_t peer;
     uint32_t rank, nranks, stream;
     uint64_t lastdur; /* the last finished call's end - start, first 0 */
+    uint32_t variants; /* a base (the first of its fields but the count):
+                          the counts defined with them, else 0 */
     uint32_t key;     /* the index whose seqlast this signature's calls use */
     uint32_t seqlast; /* at the key's own index: the last seq, first ~0 */
 };
@@ -26,6 +28,7 @@ void cp_logenc_free(struct cp_logenc *e)
     free(e->hash);
     e->sig = NULL;
     e->hash = NULL;
+    e->bases = NULL;
     e->nsig = e->alloc = 0;
 }
 
@@ -91,6 +94,16 @@ static int sig_same(const struct cp_logenc_sig *a, const struct cp_logenc_sig *b
            a->nranks == b->nranks && a->stream == b->stream;
 }
 
+/* The same but perhaps the count. */
+static int sig_same_but_count(const struct cp_logenc_sig *a,
+                              const struct cp_logenc_sig *b)
+{
+    struct cp_logenc_sig t = *b;
+
+    t.count = a->count;
+    return sig_same(a, &t);
+}
+
 static uint32_t sig_hash(const struct cp_logenc_sig *s)
 {
     uint64_t h = s->comm_id * 0x9e3779b97f4a7c15ull;
@@ -115,6 +128,14 @@ int cp_logenc_init(struct cp_logenc *e, uint32_t dict_slots, uint64_t t0)
     return 0;
 }
 
+static uint32_t base_hash(const struct cp_logenc_sig *s)
+{
+    struct cp_logenc_sig t = *s;
+
+    t.count = 0;
+    return sig_hash(&t);
+}
+
 /* Room for one more signature: the table and the hash grow by doubling
  * (a log's few signatures cost a few hundred bytes, not the whole
  * dict_slots).  0, or -1 without memory. */
@@ -135,7 +156,7 @@ static int grow(struct cp_logenc *e)
     if (!sig)
         return -1;
     e->sig = sig;
-    hash = calloc(buckets, sizeof *hash);
+    hash = calloc(2 * (size_t)buckets, sizeof *hash);
     if (!hash)
         return -1;
     for (i = 0; i < e->nsig; i++) {
@@ -143,9 +164,16 @@ static int grow(struct cp_logenc *e)
         while (hash[b])
             b = (b + 1) & (buckets - 1);
         hash[b] = i + 1;
+        if (!e->sig[i].variants)
+            continue;
+        b = base_hash(&e->sig[i]) & (buckets - 1);
+        while (hash[buckets + b])
+            b = (b + 1) & (buckets - 1);
+        hash[buckets + b] = i + 1;
     }
     free(e->hash);
     e->hash = hash;
+    e->bases = hash + buckets;
     e->hmask = buckets - 1;
     e->alloc = alloc;
     return 0;
@@ -171,15 +199,39 @@ static uint32_t key_of(const struct cp_logenc *e, const struct cp_logenc_sig *s)
     return e->nsig;
 }
 
+/* The base of s's fields but the count (the first signature defined with
+ * them), or -1; *slot: its bucket in e->bases, or the free one. */
+static long base_find(const struct cp_logenc *e, const struct cp_logenc_sig *s,
+                      uint32_t *slot)
+{
+    uint32_t b;
+
+    for (b = base_hash(s) & e->hmask; e->bases[b]; b = (b + 1) & e->hmask)
+        if (sig_same_but_count(&e->sig[e->bases[b] - 1], s))
+            return (long)e->bases[b] - 1;
+    *slot = b;
+    return -1;
+}
+
+/* Calls of one base with more counts than this are written with their
+ * count (CP_LOG4_X_COUNT) instead of a signature per count: a training
+ * loop's buckets and layers have a few dozen sizes per communicator and
+ * op; counts that change with every call (dropless mixture-of-experts
+ * exchanges) would fill the table. */
+#define COUNTS_PER_BASE 64u
+
 /* The index of c's signature, defining it (its op into *p) when it is
- * new and the table has room; -1 when it has none. */
+ * new and the table has room; -1 when it has none.  *count_too: the
+ * index is of a signature with another count (c's base with many). */
 static long sig_find(struct cp_logenc *e, const struct cp_rec_call *c,
-                     unsigned char **p)
+                     unsigned char **p, int *count_too)
 {
     struct cp_logenc_sig s;
-    uint32_t b, i;
+    uint32_t b, i, bslot = 0;
     unsigned char *q = *p;
+    long base = -1;
 
+    *count_too = 0;
     sig_of(&s, c);
     /* a run of calls of one signature (a loop, a step's buckets of one
      * size): no hash */
@@ -189,8 +241,15 @@ static long sig_find(struct cp_logenc *e, const struct cp_rec_call *c,
         for (b = sig_hash(&s) & e->hmask; e->hash[b]; b = (b + 1) & e->hmask)
             if (sig_same(&e->sig[e->hash[b] - 1], &s))
                 return (long)(e->mru = e->hash[b] - 1);
+    if (e->hash) {
+        base = base_find(e, &s, &bslot);
+        if (base >= 0 && e->sig[base].variants >= COUNTS_PER_BASE) {
+            *count_too = 1; /* counts that change from call to call */
+            return base;
+        }
+    }
     if (e->nsig >= e->cap || grow(e) < 0)
-        return -1; /* full (or no memory): the call is written whole */
+        return base >= 0 ? (*count_too = 1, base) : -1;
     for (b = sig_hash(&s) & e->hmask; e->hash[b]; b = (b + 1) & e->hmask)
         ;
     i = e->nsig;
@@ -198,6 +257,13 @@ static long sig_find(struct cp_logenc *e, const struct cp_rec_call *c,
     s.seqlast = UINT32_MAX;
     e->sig[i] = s;
     e->hash[b] = i + 1;
+    if (base >= 0) {
+        e->sig[base].variants++;
+    } else {
+        base_find(e, &s, &bslot); /* the table may have grown */
+        e->sig[i].variants = 1;
+        e->bases[bslot] = i + 1;
+    }
     e->nsig++;
     e->mru = i;
     e->n_define++;
@@ -248,10 +314,11 @@ static unsigned char *put_literal(struct cp_logenc *e, unsigned char *p,
 static unsigned char *put_call(struct cp_logenc *e, unsigned char *p,
                                const struct cp_rec_call *c)
 {
-    long i = sig_find(e, c, &p);
+    int count_too;
+    long i = sig_find(e, c, &p, &count_too);
     struct cp_logenc_sig *key;
     uint32_t predicted, group;
-    unsigned x = 0;
+    unsigned x = count_too ? CP_LOG4_X_COUNT : 0;
     int ingroup = (c->flags & CP_CALL_IN_GROUP) != 0, newgroup = 0;
 
     if (i < 0 || (c->end_ns && zigzag(c->end_ns - c->start_ns -
@@ -286,6 +353,8 @@ static unsigned char *put_call(struct cp_logenc *e, unsigned char *p,
                                                                   predicted)));
         if (x & CP_LOG4_X_GROUP)
             p = put_varint(p, c->group);
+        if (x & CP_LOG4_X_COUNT)
+            p = put_varint(p, c->count);
         e->n_long++;
     }
     key->seqlast = c->seq;

@@ -41,6 +41,7 @@ struct cp_logenc {
     uint32_t alloc;            /* allocated */
     uint32_t mru;              /* the last signature found */
     uint32_t *hash;            /* index + 1 per bucket, 0 empty */
+    uint32_t *bases;           /* the same for bases (after hash) */
     uint32_t hmask;
     uint64_t t_call, t_gpu;    /* the previous times */
     uint32_t last_group;

@@ -514,6 +514,8 @@ enum cp_log4_op {
 #define CP_LOG4_X_SIG 0x01u   /* varint: the signature's index >> 6 */
 #define CP_LOG4_X_SEQ 0x02u   /* zigzag (int32)(seq - predicted) */
 #define CP_LOG4_X_GROUP 0x04u /* varint: the group id itself */
+#define CP_LOG4_X_COUNT 0x08u /* varint: the call's count, not the
+                                 signature's (counts that change) */
 
 /* The sum of a block's payload: a, b start at 1, 0; per byte a += byte,
  * b += a (mod 2^32); the sum is b ^ (a << 16). */

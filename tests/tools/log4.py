@@ -98,7 +98,7 @@ def decode_payload(end, st, b, slot):
             x = b[i] if op >= 0x80 else 0
             if op >= 0x80:
                 i += 1
-                if x & ~7:
+                if x & ~15:
                     raise Damage("unknown flags %#x" % x)
             idx = op & 0x3F
             if x & 1:
@@ -115,6 +115,12 @@ def decode_payload(end, st, b, slot):
             ingroup = s["flags"] & 1
             if x & 4:
                 group, i = varint(b, i)
+            if x & 8:
+                count, i = varint(b, i)
+            else:
+                count = s["count"]
+            if x & 4:
+                pass
             elif ingroup:
                 group = st.last_group + 1 if op & 0x40 and op < 0x80 \
                     else st.last_group
@@ -138,7 +144,7 @@ def decode_payload(end, st, b, slot):
                 st.last_group = group
             out.append(call(end, (s["op"], s["dtype"], s["redop"],
                                   s["result"], s["timer"], s["flags"],
-                                  s["comm"], s["count"], seq, s["peer"],
+                                  s["comm"], count, seq, s["peer"],
                                   s["rank"], s["nranks"], group & M32,
                                   s["stream"], start, endt)))
         elif op == 0xC0:
