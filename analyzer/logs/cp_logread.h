@@ -13,6 +13,7 @@
 
 #include "collprof/cp_logfmt.h"
 #include "cp_error.h"
+#include "cp_logswap.h" /* cp_rec_swap */
 
 struct cp_logfile; /* opaque */
 
@@ -156,8 +157,5 @@ const char *cp_log_time_problem(uint64_t start_ns, uint64_t end_ns);
  * 2000, a time no job can have"). */
 int cp_log_header_time_problem(const struct cp_log_header *h, uint64_t *offset,
                                char *buf, size_t size);
-
-/* Byte-swap a record of the other byte order in place (exposed for tests). */
-void cp_rec_swap(union cp_rec *rec);
 
 #endif

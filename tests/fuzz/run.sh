@@ -36,10 +36,12 @@ lib_sources() {
 for t in logread partial topo profile plugin report ports probeview; do
     case $t in
     logread) build logread "$s/analyzer/logs/cp_logread.c" \
-        "$s/analyzer/logs/cp_partial_src.c" \
+        "$s/analyzer/logs/cp_partial_src.c" "$s/analyzer/logs/cp_logswap.c" \
+        "$s/analyzer/logs/cp_log4src.c" \
         "$s/analyzer/core/cp_path.c" ;;
     partial) build partial "$s/analyzer/logs/cp_logread.c" \
         "$s/analyzer/logs/cp_partial.c" "$s/analyzer/logs/cp_partial_src.c" \
+        "$s/analyzer/logs/cp_logswap.c" "$s/analyzer/logs/cp_log4src.c" \
         "$s/analyzer/logs/cp_scan.c" "$s/analyzer/core/cp_path.c" -lpthread ;;
     topo) build topo "$s/tests/simnccl/sim_topo.c" ;;
     profile) build profile "$s/analyzer/core/cp_profile.c" "$s/analyzer/core/cp_units.c" \

@@ -1,0 +1,973 @@
+/* cp_log4src.c - the slots of a version-4 log: stream, then ring (see
+ * cp_log4src.h; the format: include/collprof/cp_logfmt.h, "version 4"). */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cp_log4src.h"
+#include "cp_logswap.h"
+#include "cp_path.h"
+
+#define REC CP_LOG_RECORD_SIZE
+#define BLOCK_HDR sizeof(struct cp_log4_block)
+/* Ring cells read at a time: their index words twice and the cells, all
+ * in the block buffer (32 x (8 + 64 + 8) = 2560 bytes). */
+#define RING_BATCH 32u
+
+_Static_assert(RING_BATCH * (2 * sizeof(uint64_t) + REC) <= CP_LOG4_BLOCK_MAX,
+               "a batch of cells fits the block buffer");
+
+/* Offsets of the version-4 header fields, named in header errors. */
+#define OFF_RING_SLOTS offsetof(struct cp_log_header, ring_slots)
+#define OFF_DICT_SLOTS offsetof(struct cp_log_header, dict_slots)
+#define OFF_RING_OFFSET offsetof(struct cp_log_header, ring_offset)
+#define OFF_STREAM_OFFSET offsetof(struct cp_log_header, stream_offset)
+
+/* A signature: the fields its calls share, its key's counter and its
+ * last duration. */
+struct sig {
+    uint64_t comm_id, count;
+    uint64_t lastdur; /* the last finished call's end - start, first 0 */
+    int32_t peer;
+    uint32_t rank, nranks, stream;
+    uint32_t key;     /* the index whose seqlast its calls use */
+    uint32_t seqlast; /* at the key's own index: the last seq, first ~0 */
+    uint16_t flags;
+    uint8_t op, dtype, redop, timer;
+    int8_t result;
+};
+
+enum phase { PHASE_STREAM, PHASE_RING, PHASE_END };
+
+struct cp_log4src {
+    char *path;
+    int fd;          /* -1 while parked */
+    int own_fd;      /* fd is the source's: closed by park and close */
+    uint64_t dev, ino;
+    int swapped;
+    uint64_t t0;     /* the header's start_realtime_ns */
+    uint32_t ring_slots, dict_slots;
+    uint64_t ring_offset, stream_offset, stream_limit;
+    enum phase phase;
+    /* the stream */
+    uint64_t next_block;   /* file offset of the next block's header */
+    uint64_t block_at;     /* of the current one's */
+    uint64_t payload_at;   /* of its payload's first byte */
+    int have_block, block_past_end;
+    size_t blen, bpos;     /* its payload in buf: bytes, next */
+    uint32_t bslots, bdone; /* slots it says, slots decoded */
+    struct sig *sig;
+    uint32_t nsig, sig_alloc;
+    uint64_t t_call, t_gpu;
+    uint32_t last_group;
+    /* the ring: a batch of cells in buf */
+    uint32_t rn, rpos;
+    int ring_done;
+    /* what is produced */
+    uint64_t slot;         /* slots decoded so far (a pending run's too) */
+    uint64_t zeros;        /* never-written slots still to give */
+    unsigned char cur[REC]; /* a slot given in parts */
+    size_t cur_len, cur_pos;
+    int have_problem;
+    struct cp_error problem;
+    void (*observe)(void *arg, const struct cp_log4_part *part);
+    void *observe_arg;
+    unsigned char buf[CP_LOG4_BLOCK_MAX];
+};
+
+/* ---- the header ---------------------------------------------------------- */
+
+int cp_log4src_check(const char *path, const struct cp_log_header *h,
+                     uint64_t file_size, struct cp_error *err)
+{
+    uint32_t r = h->ring_slots;
+    uint64_t ring_bytes, ring_end;
+
+    if (r < CP_LOG4_RING_MIN || r > CP_LOG4_RING_MAX || (r & (r - 1)))
+        return cp_errorf_at(err, path, (int64_t)OFF_RING_SLOTS,
+                            "%s: offset %zu: ring_slots %u is not a power "
+                            "of two from %u to %u",
+                            path, OFF_RING_SLOTS, r, CP_LOG4_RING_MIN,
+                            CP_LOG4_RING_MAX);
+    if (h->dict_slots > CP_LOG4_DICT_MAX)
+        return cp_errorf_at(err, path, (int64_t)OFF_DICT_SLOTS,
+                            "%s: offset %zu: dict_slots %u is more than %u",
+                            path, OFF_DICT_SLOTS, h->dict_slots,
+                            CP_LOG4_DICT_MAX);
+    ring_bytes = (uint64_t)r * (sizeof(uint64_t) + REC);
+    if (h->ring_offset < h->header_size || h->ring_offset > file_size ||
+        file_size - h->ring_offset < ring_bytes)
+        return cp_errorf_at(err, path, (int64_t)OFF_RING_OFFSET,
+                            "%s: offset %zu: ring_offset %llu: the ring "
+                            "(%llu bytes) is not inside the file (%llu "
+                            "bytes) past the header (%u bytes)",
+                            path, OFF_RING_OFFSET,
+                            (unsigned long long)h->ring_offset,
+                            (unsigned long long)ring_bytes,
+                            (unsigned long long)file_size, h->header_size);
+    ring_end = h->ring_offset + ring_bytes;
+    if (h->stream_offset < ring_end || h->stream_offset > file_size)
+        return cp_errorf_at(err, path, (int64_t)OFF_STREAM_OFFSET,
+                            "%s: offset %zu: stream_offset %llu is not "
+                            "inside the file (%llu bytes) past the ring "
+                            "(which ends at %llu)",
+                            path, OFF_STREAM_OFFSET,
+                            (unsigned long long)h->stream_offset,
+                            (unsigned long long)file_size,
+                            (unsigned long long)ring_end);
+    return 0;
+}
+
+/* ---- the file ------------------------------------------------------------- */
+
+/* The descriptor, opened again after a park (the same file, or none). */
+static int src_fd(struct cp_log4src *s)
+{
+    struct stat sb;
+
+    if (s->fd >= 0)
+        return s->fd;
+    s->fd = cp_path_open_input(s->path, cp_path_log_links(), NULL);
+    if (s->fd >= 0 &&
+        (fstat(s->fd, &sb) < 0 || (uint64_t)sb.st_dev != s->dev ||
+         (uint64_t)sb.st_ino != s->ino)) {
+        close(s->fd);
+        s->fd = -1;
+    }
+    return s->fd;
+}
+
+/* Up to len bytes at offset; fewer at the end of the file (or when it
+ * cannot be read). */
+static size_t read_at(struct cp_log4src *s, void *buf, size_t len,
+                      uint64_t offset)
+{
+    size_t got = 0;
+    int fd = src_fd(s);
+
+    while (fd >= 0 && got < len) {
+        ssize_t n = pread(fd, (char *)buf + got, len - got,
+                          (off_t)(offset + got));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
+    return got;
+}
+
+static uint32_t get32(const struct cp_log4src *s, const unsigned char *p)
+{
+    uint32_t v;
+
+    memcpy(&v, p, sizeof v);
+    return s->swapped ? __builtin_bswap32(v) : v;
+}
+
+static uint64_t get64(const struct cp_log4src *s, const unsigned char *p)
+{
+    uint64_t v;
+
+    memcpy(&v, p, sizeof v);
+    return s->swapped ? __builtin_bswap64(v) : v;
+}
+
+/* ---- problems ------------------------------------------------------------- */
+
+static void src_problem(struct cp_log4src *s, uint64_t at, const char *fmt,
+                        ...) __attribute__((format(printf, 3, 4)));
+static void src_problem(struct cp_log4src *s, uint64_t at, const char *fmt,
+                        ...)
+{
+    char what[300];
+    va_list ap;
+
+    if (s->have_problem)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    s->have_problem = 1;
+    cp_error_set(&s->problem, s->path, (int64_t)at, "%s: offset %llu: %s",
+                 s->path, (unsigned long long)at, what);
+}
+
+/* The stream ends here: the ring goes on from the slot it reached. */
+static void to_ring(struct cp_log4src *s)
+{
+    s->phase = PHASE_RING;
+    s->have_block = 0;
+    s->rn = s->rpos = 0;
+}
+
+/* Damage in the current block at file offset at, unless the block is one
+ * the writer had not finished (past stream_end): a problem or a quiet
+ * end of the stream, then the ring.  Returns -1. */
+#define DAMAGE(s, at, ...)                                                     \
+    (((s)->block_past_end ? (void)0 : src_problem((s), (at), __VA_ARGS__)),    \
+     to_ring(s), -1)
+
+/* ---- blocks --------------------------------------------------------------- */
+
+static void tell_block(struct cp_log4src *s, uint64_t at,
+                       const unsigned char *h, size_t got, int sum_ok,
+                       enum cp_log4_block_state state)
+{
+    struct cp_log4_part part;
+
+    if (!s->observe)
+        return;
+    memset(&part, 0, sizeof part);
+    part.kind = CP_LOG4_PART_BLOCK;
+    part.offset = at;
+    if (got >= BLOCK_HDR) {
+        part.bytes = get32(s, h + offsetof(struct cp_log4_block, bytes));
+        part.first_slot =
+            get64(s, h + offsetof(struct cp_log4_block, first_slot));
+        part.slots = get32(s, h + offsetof(struct cp_log4_block, slots));
+    }
+    part.sum_ok = sum_ok;
+    part.state = state;
+    s->observe(s->observe_arg, &part);
+}
+
+/* Read and check the block at s->next_block into buf.  0: its payload is
+ * there to decode; -1: the stream ends (quietly past stream_end, else
+ * with the problem), the source is at the ring. */
+static int load_block(struct cp_log4src *s)
+{
+    unsigned char h[BLOCK_HDR];
+    uint64_t at = s->next_block, first;
+    uint32_t magic, bytes, slots, sum;
+    size_t got;
+    int past = at >= s->stream_limit, rc = -1;
+    const char *why = NULL;
+    char text[160];
+
+    s->block_at = at;
+    s->block_past_end = past;
+    got = read_at(s, h, sizeof h, at);
+    if (got == 0 && past) {
+        to_ring(s); /* the stream's end, nothing after it */
+        return -1;
+    }
+    if (got < sizeof h) {
+        why = "block header cut short by the end of the file";
+        goto out;
+    }
+    magic = get32(s, h + offsetof(struct cp_log4_block, magic));
+    bytes = get32(s, h + offsetof(struct cp_log4_block, bytes));
+    first = get64(s, h + offsetof(struct cp_log4_block, first_slot));
+    slots = get32(s, h + offsetof(struct cp_log4_block, slots));
+    sum = get32(s, h + offsetof(struct cp_log4_block, sum));
+    if (magic != CP_LOG4_BLOCK_MAGIC) {
+        snprintf(text, sizeof text, "not a block (magic 0x%08x)", magic);
+        why = text;
+        goto out;
+    }
+    if (bytes > CP_LOG4_BLOCK_MAX - BLOCK_HDR) {
+        snprintf(text, sizeof text, "block of %u payload bytes, more than "
+                 "a block holds (%zu)", bytes,
+                 (size_t)(CP_LOG4_BLOCK_MAX - BLOCK_HDR));
+        why = text;
+        goto out;
+    }
+    if (first != s->slot) {
+        snprintf(text, sizeof text, "block of slot %llu where slot %llu "
+                 "comes next", (unsigned long long)first,
+                 (unsigned long long)s->slot);
+        why = text;
+        goto out;
+    }
+    if (read_at(s, s->buf, bytes, at + BLOCK_HDR) < bytes) {
+        why = "block cut short by the end of the file";
+        goto out;
+    }
+    if (cp_log4_sum(s->buf, bytes) != sum) {
+        snprintf(text, sizeof text, "block's sum 0x%08x is not its "
+                 "payload's (0x%08x)", sum, cp_log4_sum(s->buf, bytes));
+        why = text;
+        tell_block(s, at, h, got, 0,
+                   past ? CP_LOG4_BLOCK_TORN : CP_LOG4_BLOCK_DAMAGED);
+        goto damaged;
+    }
+    s->have_block = 1;
+    s->payload_at = at + BLOCK_HDR;
+    s->next_block = at + BLOCK_HDR + bytes;
+    s->blen = bytes;
+    s->bpos = 0;
+    s->bslots = slots;
+    s->bdone = 0;
+    tell_block(s, at, h, got, 1, CP_LOG4_BLOCK_OK);
+    rc = 0;
+out:
+    if (rc < 0)
+        tell_block(s, at, h, got, 0,
+                   past ? CP_LOG4_BLOCK_TORN : CP_LOG4_BLOCK_DAMAGED);
+damaged:
+    if (rc < 0)
+        (void)DAMAGE(s, at, "%s", why);
+    return rc;
+}
+
+/* ---- ops -------------------------------------------------------------------- */
+
+static int op_byte(struct cp_log4src *s, unsigned *b)
+{
+    if (s->bpos >= s->blen)
+        return -1;
+    *b = s->buf[s->bpos++];
+    return 0;
+}
+
+/* A LEB128 varint of at most 10 bytes, the tenth at most 1. */
+static int op_varint(struct cp_log4src *s, uint64_t *v)
+{
+    unsigned shift, b;
+
+    *v = 0;
+    for (shift = 0; shift < 70; shift += 7) {
+        if (op_byte(s, &b) < 0)
+            return -1;
+        if (shift == 63 && b > 1)
+            return -1;
+        *v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80))
+            return 0;
+    }
+    return -1;
+}
+
+static int64_t unzigzag(uint64_t v)
+{
+    return (int64_t)((v >> 1) ^ (~(v & 1) + 1));
+}
+
+/* A varint that must fit max. */
+static int op_varint_max(struct cp_log4src *s, uint64_t *v, uint64_t max)
+{
+    return op_varint(s, v) < 0 || *v > max ? -1 : 0;
+}
+
+/* A zigzag varint that must fit an int32. */
+static int op_int32(struct cp_log4src *s, int32_t *v)
+{
+    uint64_t u;
+    int64_t x;
+
+    if (op_varint(s, &u) < 0)
+        return -1;
+    x = unzigzag(u);
+    if (x < INT32_MIN || x > INT32_MAX)
+        return -1;
+    *v = (int32_t)x;
+    return 0;
+}
+
+/* A start (the difference from *prev) and an end (0, or end - start + 1);
+ * *prev becomes the end, or the start of an interval still open. */
+static int op_times(struct cp_log4src *s, uint64_t *prev, uint64_t *start,
+                    uint64_t *end)
+{
+    uint64_t v, e;
+
+    if (op_varint(s, &v) < 0 || op_varint(s, &e) < 0)
+        return -1;
+    *start = *prev + (uint64_t)unzigzag(v);
+    *end = e ? *start + e - 1 : 0;
+    *prev = *end ? *end : *start;
+    return 0;
+}
+
+/* The record r (host order) as the writer wrote it, into dst. */
+static void emit(struct cp_log4src *s, union cp_rec *r, unsigned char *dst)
+{
+    if (s->swapped)
+        cp_rec_swap(r);
+    memcpy(dst, r, REC);
+}
+
+/* One more slot of the block: -1 (damage) when it holds no more. */
+static int take_slots(struct cp_log4src *s, uint64_t n, uint64_t at)
+{
+    if (n > (uint64_t)(s->bslots - s->bdone))
+        return DAMAGE(s, at, "the block's ops hold more slots than its "
+                             "header says (%u)", s->bslots);
+    s->bdone += (uint32_t)n;
+    s->slot += n;
+    return 0;
+}
+
+static int op_define(struct cp_log4src *s, uint64_t at)
+{
+    struct sig g;
+    uint64_t v[7], key;
+    unsigned b[5];
+    int i;
+
+    memset(&g, 0, sizeof g);
+    for (i = 0; i < 5; i++)
+        if (op_byte(s, &b[i]) < 0)
+            return DAMAGE(s, at, "signature cut short");
+    if (op_varint_max(s, &v[0], UINT16_MAX) < 0 ||
+        op_varint(s, &v[1]) < 0 || op_varint(s, &v[2]) < 0 ||
+        op_int32(s, &g.peer) < 0 || op_varint_max(s, &v[3], UINT32_MAX) < 0 ||
+        op_varint_max(s, &v[4], UINT32_MAX) < 0 ||
+        op_varint_max(s, &v[5], UINT32_MAX) < 0 || op_varint(s, &key) < 0)
+        return DAMAGE(s, at, "signature %u: a field cut short or out of "
+                             "range", s->nsig);
+    if (s->nsig >= s->dict_slots)
+        return DAMAGE(s, at, "signature %u: past the table's %u "
+                             "(dict_slots)", s->nsig, s->dict_slots);
+    if (key > s->nsig)
+        return DAMAGE(s, at, "signature %u: key %llu past its own index",
+                      s->nsig, (unsigned long long)key);
+    if (s->nsig == s->sig_alloc) {
+        uint32_t n = s->sig_alloc ? s->sig_alloc * 2 : 16;
+        struct sig *bigger;
+        if (n > s->dict_slots)
+            n = s->dict_slots;
+        bigger = realloc(s->sig, (size_t)n * sizeof *bigger);
+        if (!bigger)
+            return DAMAGE(s, at, "out of memory for signature %u", s->nsig);
+        s->sig = bigger;
+        s->sig_alloc = n;
+    }
+    g.op = (uint8_t)b[0];
+    g.dtype = (uint8_t)b[1];
+    g.redop = (uint8_t)b[2];
+    g.timer = (uint8_t)b[3];
+    g.result = (int8_t)b[4];
+    g.flags = (uint16_t)v[0];
+    g.comm_id = v[1];
+    g.count = v[2];
+    g.rank = (uint32_t)v[3];
+    g.nranks = (uint32_t)v[4];
+    g.stream = (uint32_t)v[5];
+    g.key = (uint32_t)key;
+    g.seqlast = UINT32_MAX;
+    s->sig[s->nsig++] = g;
+    return 0;
+}
+
+/* A call of a signature, short (0x00-0x7f) or long (0x80-0xbf). */
+static int op_call(struct cp_log4src *s, unsigned op, uint64_t at,
+                   unsigned char *dst)
+{
+    struct sig *g, *key;
+    struct cp_rec_call *c;
+    union cp_rec r;
+    uint64_t idx = op & 0x3f, v, e;
+    uint32_t seq, group;
+    unsigned x = 0;
+    int newgroup = op < CP_LOG4_LONG && (op & CP_LOG4_SHORT_NEWGROUP);
+
+    if (op >= CP_LOG4_LONG) {
+        if (op_byte(s, &x) < 0)
+            return DAMAGE(s, at, "call cut short");
+        if (x & ~(CP_LOG4_X_SIG | CP_LOG4_X_SEQ | CP_LOG4_X_GROUP))
+            return DAMAGE(s, at, "call with unknown flags 0x%02x", x);
+    }
+    if (x & CP_LOG4_X_SIG) {
+        if (op_varint_max(s, &v, CP_LOG4_DICT_MAX) < 0)
+            return DAMAGE(s, at, "call's signature cut short or out of "
+                                 "range");
+        idx |= v << 6;
+    }
+    if (idx >= s->nsig)
+        return DAMAGE(s, at, "call of signature %llu, past the %u defined",
+                      (unsigned long long)idx, s->nsig);
+    g = &s->sig[idx];
+    key = &s->sig[g->key];
+    seq = key->seqlast + 1;
+    if (x & CP_LOG4_X_SEQ) {
+        if (op_varint(s, &v) < 0)
+            return DAMAGE(s, at, "call's seq cut short");
+        seq += (uint32_t)(int32_t)unzigzag(v);
+    }
+    if (x & CP_LOG4_X_GROUP) {
+        if (op_varint_max(s, &v, UINT32_MAX) < 0)
+            return DAMAGE(s, at, "call's group cut short or out of range");
+        group = (uint32_t)v;
+    } else if (g->flags & CP_CALL_IN_GROUP) {
+        group = newgroup ? s->last_group + 1 : s->last_group;
+    } else {
+        if (newgroup)
+            return DAMAGE(s, at, "a new group for a call of signature %llu, "
+                                 "which is outside groups",
+                          (unsigned long long)idx);
+        group = 0;
+    }
+    memset(&r, 0, sizeof r);
+    c = &r.call;
+    if (op_varint(s, &v) < 0 || op_varint(s, &e) < 0)
+        return DAMAGE(s, at, "call's times cut short");
+    if (take_slots(s, 1, at) < 0)
+        return -1;
+    c->start_ns = s->t_call + (uint64_t)unzigzag(v);
+    s->t_call = c->start_ns;
+    if (e) {
+        /* the duration against the signature's last one */
+        g->lastdur += (uint64_t)unzigzag(e - 1);
+        c->end_ns = c->start_ns + g->lastdur;
+        s->t_call = c->end_ns;
+    }
+    key->seqlast = seq;
+    if (group)
+        s->last_group = group;
+    c->kind = CP_REC_CALL;
+    c->op = g->op;
+    c->dtype = g->dtype;
+    c->redop = g->redop;
+    c->result = g->result;
+    c->timer = g->timer;
+    c->flags = g->flags;
+    c->comm_id = g->comm_id;
+    c->count = g->count;
+    c->seq = seq;
+    c->peer = g->peer;
+    c->rank = g->rank;
+    c->nranks = g->nranks;
+    c->group = group;
+    c->stream = g->stream;
+    emit(s, &r, dst);
+    return 1;
+}
+
+static int op_literal(struct cp_log4src *s, uint64_t at, unsigned char *dst)
+{
+    union cp_rec r;
+    struct cp_rec_call *c = &r.call;
+    uint64_t flags, seq, rank, nranks, group, stream;
+    unsigned b[5];
+    int i;
+
+    memset(&r, 0, sizeof r);
+    for (i = 0; i < 5; i++)
+        if (op_byte(s, &b[i]) < 0)
+            return DAMAGE(s, at, "literal call cut short");
+    if (op_varint_max(s, &flags, UINT16_MAX) < 0 ||
+        op_varint(s, &c->comm_id) < 0 || op_varint(s, &c->count) < 0 ||
+        op_varint_max(s, &seq, UINT32_MAX) < 0 || op_int32(s, &c->peer) < 0 ||
+        op_varint_max(s, &rank, UINT32_MAX) < 0 ||
+        op_varint_max(s, &nranks, UINT32_MAX) < 0 ||
+        op_varint_max(s, &group, UINT32_MAX) < 0 ||
+        op_varint_max(s, &stream, UINT32_MAX) < 0 ||
+        op_times(s, &s->t_call, &c->start_ns, &c->end_ns) < 0)
+        return DAMAGE(s, at, "literal call: a field cut short or out of "
+                             "range");
+    if (take_slots(s, 1, at) < 0)
+        return -1;
+    c->kind = CP_REC_CALL;
+    c->op = (uint8_t)b[0];
+    c->dtype = (uint8_t)b[1];
+    c->redop = (uint8_t)b[2];
+    c->timer = (uint8_t)b[3];
+    c->result = (int8_t)b[4];
+    c->flags = (uint16_t)flags;
+    c->seq = (uint32_t)seq;
+    c->rank = (uint32_t)rank;
+    c->nranks = (uint32_t)nranks;
+    c->group = (uint32_t)group;
+    c->stream = (uint32_t)stream;
+    if (c->group)
+        s->last_group = c->group;
+    emit(s, &r, dst);
+    return 1;
+}
+
+static int op_group(struct cp_log4src *s, uint64_t at, unsigned char *dst)
+{
+    union cp_rec r;
+    struct cp_rec_group *g = &r.group;
+    uint64_t d, ncalls;
+    unsigned result;
+
+    memset(&r, 0, sizeof r);
+    if (op_varint(s, &d) < 0 || op_byte(s, &result) < 0 ||
+        op_varint_max(s, &ncalls, UINT32_MAX) < 0 ||
+        op_times(s, &s->t_call, &g->start_ns, &g->end_ns) < 0)
+        return DAMAGE(s, at, "group: a field cut short or out of range");
+    if (take_slots(s, 1, at) < 0)
+        return -1;
+    g->kind = CP_REC_GROUP;
+    g->result = (int8_t)result;
+    g->group = s->last_group + (uint32_t)unzigzag(d);
+    g->ncalls = (uint32_t)ncalls;
+    s->last_group = g->group;
+    emit(s, &r, dst);
+    return 1;
+}
+
+static int op_gpu(struct cp_log4src *s, uint64_t at, unsigned char *dst)
+{
+    union cp_rec r;
+    struct cp_rec_gpu *g = &r.gpu;
+    uint64_t d, flags;
+    unsigned timer;
+
+    memset(&r, 0, sizeof r);
+    if (op_varint(s, &d) < 0 || op_byte(s, &timer) < 0 ||
+        op_varint_max(s, &flags, UINT16_MAX) < 0 ||
+        op_times(s, &s->t_gpu, &g->start_ns, &g->end_ns) < 0)
+        return DAMAGE(s, at, "device interval: a field cut short or out of "
+                             "range");
+    if (d > s->slot)
+        return DAMAGE(s, at, "device interval of slot %llu names a call "
+                             "%llu slots before it",
+                      (unsigned long long)s->slot, (unsigned long long)d);
+    g->slot = s->slot - d;
+    if (take_slots(s, 1, at) < 0)
+        return -1;
+    g->kind = CP_REC_GPU;
+    g->timer = (uint8_t)timer;
+    g->flags = (uint16_t)flags;
+    emit(s, &r, dst);
+    return 1;
+}
+
+/* Decode the next op of the block: 1 a slot in dst, 2 a run of
+ * never-written slots (s->zeros), 3 nothing produced (a definition), -1
+ * damage (the source is at the ring). */
+static int decode_op(struct cp_log4src *s, unsigned char *dst)
+{
+    uint64_t at = s->payload_at + s->bpos, n;
+    unsigned op = 0;
+
+    (void)op_byte(s, &op); /* the caller saw there is one */
+    if (op < CP_LOG4_DEFINE)
+        return op_call(s, op, at, dst);
+    switch (op) {
+    case CP_LOG4_DEFINE:
+        return op_define(s, at) < 0 ? -1 : 3;
+    case CP_LOG4_LITERAL:
+        return op_literal(s, at, dst);
+    case CP_LOG4_RAW:
+        if (s->blen - s->bpos < REC)
+            return DAMAGE(s, at, "raw slot cut short");
+        if (take_slots(s, 1, at) < 0)
+            return -1;
+        memcpy(dst, s->buf + s->bpos, REC);
+        s->bpos += REC;
+        return 1;
+    case CP_LOG4_EMPTY:
+        if (op_varint(s, &n) < 0 || n == 0)
+            return DAMAGE(s, at, "run of never-written slots cut short or "
+                                 "empty");
+        if (take_slots(s, n, at) < 0)
+            return -1;
+        s->zeros = n;
+        return 2;
+    case CP_LOG4_GROUP:
+        return op_group(s, at, dst);
+    case CP_LOG4_GPU:
+        return op_gpu(s, at, dst);
+    default:
+        return DAMAGE(s, at, "unknown op 0x%02x", op);
+    }
+}
+
+/* ---- the ring -------------------------------------------------------------- */
+
+/* The cells from slot s->slot on, a batch at a time in buf: each one's
+ * index word, the cell, the index again; the batch ends at the first
+ * cell whose index is not its slot or changed meanwhile. */
+static void ring_load(struct cp_log4src *s)
+{
+    uint64_t *idx1 = (uint64_t *)s->buf, *idx2 = idx1 + RING_BATCH;
+    unsigned char *cells = (unsigned char *)(idx2 + RING_BATCH);
+    uint32_t p = (uint32_t)(s->slot & (s->ring_slots - 1));
+    uint32_t n = s->ring_slots - p, m, words, whole;
+    uint64_t cells_at = s->ring_offset + (uint64_t)s->ring_slots * 8;
+
+    if (n > RING_BATCH)
+        n = RING_BATCH;
+    words = (uint32_t)(read_at(s, idx1, (size_t)n * 8,
+                               s->ring_offset + (uint64_t)p * 8) / 8);
+    whole = (uint32_t)(read_at(s, cells, (size_t)n * REC,
+                               cells_at + (uint64_t)p * REC) / REC);
+    if (whole < words)
+        words = whole;
+    if (read_at(s, idx2, (size_t)words * 8, s->ring_offset + (uint64_t)p * 8) /
+            8 < words)
+        words = 0;
+    for (m = 0; m < words; m++)
+        if (idx1[m] != idx2[m] || get64(s, (unsigned char *)&idx1[m]) !=
+                                      s->slot + m)
+            break;
+    s->rn = m;
+    s->rpos = 0;
+    if (m < n)
+        s->ring_done = 1;
+}
+
+/* The next slot from the ring into dst: 1, or 0 at the log's end. */
+static int ring_next(struct cp_log4src *s, unsigned char *dst)
+{
+    unsigned char *cells = s->buf + 2 * RING_BATCH * sizeof(uint64_t);
+    const unsigned char *cell;
+
+    if (s->rpos == s->rn) {
+        if (s->ring_done)
+            return 0;
+        ring_load(s);
+        if (s->rn == 0)
+            return 0;
+    }
+    cell = cells + (size_t)s->rpos * REC;
+    if (cell[0] == CP_REC_EMPTY)
+        memset(dst, 0, REC); /* handed out, never written */
+    else
+        memcpy(dst, cell, REC);
+    if (s->observe) {
+        struct cp_log4_part part;
+        memset(&part, 0, sizeof part);
+        part.kind = CP_LOG4_PART_CELL;
+        part.cell = (uint32_t)(s->slot & (s->ring_slots - 1));
+        part.slot = s->slot;
+        part.rec_kind = cell[0];
+        s->observe(s->observe_arg, &part);
+    }
+    s->rpos++;
+    s->slot++;
+    return 1;
+}
+
+/* ---- slots -------------------------------------------------------------------- */
+
+/* The next slot: 1 in dst, 2 a run of never-written slots in s->zeros, 0
+ * the log's end. */
+static int produce(struct cp_log4src *s, unsigned char *dst)
+{
+    for (;;) {
+        int r;
+        switch (s->phase) {
+        case PHASE_STREAM:
+            if (!s->have_block && load_block(s) < 0)
+                continue; /* at the ring */
+            if (s->bpos == s->blen) {
+                if (s->bdone != s->bslots) {
+                    (void)DAMAGE(s, s->block_at, "the block's ops hold %u "
+                                 "slots, its header says %u", s->bdone,
+                                 s->bslots);
+                    continue;
+                }
+                s->have_block = 0;
+                continue;
+            }
+            r = decode_op(s, dst);
+            if (r == 1 || r == 2)
+                return r;
+            continue; /* a definition, or damage (then the ring) */
+        case PHASE_RING:
+            if (ring_next(s, dst))
+                return 1;
+            s->phase = PHASE_END;
+            continue;
+        case PHASE_END:
+        default:
+            return 0;
+        }
+    }
+}
+
+ssize_t cp_log4src_read(struct cp_log4src *s, void *buf, size_t len)
+{
+    unsigned char *out = buf;
+    size_t done = 0;
+
+    while (done < len) {
+        unsigned char *dst;
+        size_t n;
+        int r;
+        if (s->cur_pos < s->cur_len) {
+            n = s->cur_len - s->cur_pos;
+            if (n > len - done)
+                n = len - done;
+            memcpy(out + done, s->cur + s->cur_pos, n);
+            s->cur_pos += n;
+            done += n;
+            continue;
+        }
+        if (s->zeros > 0) {
+            uint64_t whole = (len - done) / REC;
+            if (done > 0)
+                break; /* a run next: the caller skips it */
+            if (whole == 0) {
+                memset(s->cur, 0, REC);
+                s->cur_len = REC;
+                s->cur_pos = 0;
+                s->zeros--;
+                continue;
+            }
+            if (whole > s->zeros)
+                whole = s->zeros;
+            memset(out + done, 0, (size_t)whole * REC);
+            s->zeros -= whole;
+            done += (size_t)whole * REC;
+            continue;
+        }
+        dst = len - done >= REC ? out + done : s->cur;
+        r = produce(s, dst);
+        if (r == 0)
+            break;
+        if (r == 2)
+            continue;
+        if (dst == s->cur) {
+            s->cur_len = REC;
+            s->cur_pos = 0;
+        } else {
+            done += REC;
+        }
+    }
+    if (done == 0 && s->phase == PHASE_END && s->have_problem) {
+        errno = EIO;
+        return -1;
+    }
+    return (ssize_t)done;
+}
+
+uint64_t cp_log4src_skip_empty(struct cp_log4src *s)
+{
+    uint64_t skipped = 0;
+
+    if (s->cur_pos < s->cur_len)
+        return 0; /* not at a slot's start */
+    for (;;) {
+        int r;
+        skipped += s->zeros;
+        s->zeros = 0;
+        r = produce(s, s->cur);
+        if (r == 2)
+            continue;
+        if (r == 1 && s->cur[0] == CP_REC_EMPTY) {
+            skipped++; /* a never-written cell of the ring, or a raw one */
+            continue;
+        }
+        if (r == 1) {
+            s->cur_len = REC; /* the next read gives it */
+            s->cur_pos = 0;
+        }
+        return skipped;
+    }
+}
+
+void cp_log4src_park(struct cp_log4src *s)
+{
+    if (!s->own_fd || s->fd < 0)
+        return;
+    close(s->fd);
+    s->fd = -1;
+}
+
+const struct cp_error *cp_log4src_problem(const struct cp_log4src *s)
+{
+    return s->have_problem ? &s->problem : NULL;
+}
+
+void cp_log4src_close(struct cp_log4src *s)
+{
+    int saved = errno;
+
+    if (s) {
+        if (s->own_fd && s->fd >= 0)
+            close(s->fd);
+        free(s->sig);
+        free(s->path);
+        free(s);
+    }
+    errno = saved;
+}
+
+void cp_log4src_observe(struct cp_log4src *s,
+                        void (*fn)(void *arg, const struct cp_log4_part *part),
+                        void *arg)
+{
+    s->observe = fn;
+    s->observe_arg = arg;
+}
+
+struct cp_log4src *cp_log4src_open(const char *path, int fd, int own_fd,
+                                   uint64_t dev, uint64_t ino,
+                                   const struct cp_log_header *h, int swapped,
+                                   struct cp_error *err)
+{
+    struct cp_log4src *s = malloc(sizeof *s);
+
+    if (!s || !(s->path = strdup(path))) {
+        free(s);
+        cp_error_set(err, path, -1, "%s: out of memory", path);
+        return NULL;
+    }
+    /* the fields only: the buffer is written before it is read */
+    {
+        char *keep = s->path;
+        memset(s, 0, offsetof(struct cp_log4src, buf));
+        s->path = keep;
+    }
+    s->fd = fd;
+    s->own_fd = own_fd;
+    s->dev = dev;
+    s->ino = ino;
+    s->swapped = swapped;
+    s->t0 = s->t_call = s->t_gpu = h->start_realtime_ns;
+    s->ring_slots = h->ring_slots;
+    s->dict_slots = h->dict_slots;
+    s->ring_offset = h->ring_offset;
+    s->stream_offset = h->stream_offset;
+    s->stream_limit = h->stream_end > UINT64_MAX - h->stream_offset
+                          ? UINT64_MAX
+                          : h->stream_offset + h->stream_end;
+    s->next_block = h->stream_offset;
+    s->phase = PHASE_STREAM;
+    return s;
+}
+
+/* ---- as a cp_slotsrc ---------------------------------------------------- */
+
+static ssize_t slots_read(void *impl, void *buf, size_t len)
+{
+    return cp_log4src_read(impl, buf, len);
+}
+
+static uint64_t slots_skip_empty(void *impl)
+{
+    return cp_log4src_skip_empty(impl);
+}
+
+static void slots_park(void *impl)
+{
+    cp_log4src_park(impl);
+}
+
+static const struct cp_error *slots_problem(const void *impl)
+{
+    return cp_log4src_problem(impl);
+}
+
+static void slots_close(void *impl)
+{
+    cp_log4src_close(impl);
+}
+
+static const struct cp_slotsrc_ops log4src_ops = {
+    .read = slots_read,
+    .skip_empty = slots_skip_empty,
+    .park = slots_park,
+    .problem = slots_problem,
+    .close = slots_close,
+};
+
+struct cp_slotsrc cp_log4src_slots(struct cp_log4src *s)
+{
+    struct cp_slotsrc src = {&log4src_ops, s};
+    return src;
+}

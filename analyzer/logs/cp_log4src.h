@@ -1,0 +1,100 @@
+/* cp_log4src.h - the slots of a version-4 rank log: its stream of blocks
+ * decoded, then its ring (include/collprof/cp_logfmt.h, "version 4";
+ * docs/log-format.md, "Version 4").
+ *
+ * A cp_log4src gives the log's slots 0, 1, 2 ... as 64-byte slots in the
+ * writer's byte order, through the interface of cp_slotsrc.h (the record
+ * readers cp_logread and cp_scan use it so; cp_partial encodes a version-4
+ * log's slots through it).  The blocks are read from stream_offset in
+ * order; a block that starts at or past stream_offset + stream_end and is
+ * cut short or fails a check is one the writer had not finished: the
+ * stream ends there quietly.  Before stream_end it is damage: the
+ * problem names the file and the byte offset, the slots decoded before it
+ * stand, and the stream ends there.  Then the ring: slot S, S + 1 ... for
+ * as long as cell s % ring_slots has index s (a kind-0 cell: a
+ * never-written slot), each cell's index read again after the cell (a log
+ * still being written gives a consistent prefix).
+ *
+ * Memory: the source, one buffer of CP_LOG4_BLOCK_MAX bytes (a block,
+ * then the ring's cells a few at a time) and the signatures the stream
+ * defines, grown as they are defined, at most the header's dict_slots
+ * (<= CP_LOG4_DICT_MAX); no count the file claims sizes anything else.
+ * Nothing prints.
+ */
+#ifndef COLLPROF_CP_LOG4SRC_H
+#define COLLPROF_CP_LOG4SRC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "collprof/cp_logfmt.h"
+#include "cp_error.h"
+#include "cp_slotsrc.h"
+
+/* Check the version-4 fields of h (host byte order, a version-4 header
+ * already checked otherwise) against a file of file_size bytes: ring_slots
+ * a power of two in [CP_LOG4_RING_MIN, CP_LOG4_RING_MAX], dict_slots at
+ * most CP_LOG4_DICT_MAX, the ring (index and cells) inside the file and
+ * past the header, the stream's start past the ring and inside the file.
+ * 0, or -1 with err filled ("PATH: offset N: ..." where N is the field's
+ * offset in the header). */
+int cp_log4src_check(const char *path, const struct cp_log_header *h,
+                     uint64_t file_size, struct cp_error *err);
+
+struct cp_log4src; /* opaque */
+
+/* A source of the slots of the version-4 log path, open on fd (the file
+ * checked; dev, ino: its device and inode), h its header in host byte
+ * order (checked by cp_log4src_check), swapped: the log is of the other
+ * byte order.  own_fd: the source closes fd (when closed or parked, and
+ * opens path again, checked to be dev/ino, when it reads after a park);
+ * else fd is the caller's and must outlive the source.  NULL with err
+ * filled (out of memory).  The caller owns the result: cp_log4src_close. */
+struct cp_log4src *cp_log4src_open(const char *path, int fd, int own_fd,
+                                   uint64_t dev, uint64_t ino,
+                                   const struct cp_log_header *h, int swapped,
+                                   struct cp_error *err);
+
+/* The cp_slotsrc.h functions (see there). */
+ssize_t cp_log4src_read(struct cp_log4src *s, void *buf, size_t len);
+uint64_t cp_log4src_skip_empty(struct cp_log4src *s);
+void cp_log4src_park(struct cp_log4src *s);
+const struct cp_error *cp_log4src_problem(const struct cp_log4src *s);
+void cp_log4src_close(struct cp_log4src *s);
+
+/* s as a cp_slotsrc (s stays the caller's: closing the slotsrc closes s). */
+struct cp_slotsrc cp_log4src_slots(struct cp_log4src *s);
+
+/* What the source met, for a reader that shows a log's structure
+ * (collprof dump --all): each block it read (or tried to) and each ring
+ * cell it took a slot from, in that order. */
+enum cp_log4_part_kind {
+    CP_LOG4_PART_BLOCK = 1, /* a block: whole (ok) or not */
+    CP_LOG4_PART_CELL = 2   /* a ring cell that held a slot */
+};
+enum cp_log4_block_state {
+    CP_LOG4_BLOCK_OK = 0,      /* whole and sound (its ops decoded next) */
+    CP_LOG4_BLOCK_TORN = 1,    /* past stream_end, unfinished: quiet end */
+    CP_LOG4_BLOCK_DAMAGED = 2  /* before stream_end: the problem */
+};
+struct cp_log4_part {
+    enum cp_log4_part_kind kind;
+    /* a block */
+    uint64_t offset;     /* of its header in the file */
+    uint64_t first_slot; /* as its header says */
+    uint32_t slots, bytes; /* as its header says */
+    int sum_ok;          /* its payload's sum matches (0: not read whole) */
+    enum cp_log4_block_state state;
+    /* a cell */
+    uint32_t cell;       /* its number in the ring */
+    uint64_t slot;       /* the slot it held */
+    uint8_t rec_kind;    /* that slot's kind byte */
+};
+/* Call fn(arg, part) for each part as the reads meet it (set before the
+ * first read; NULL: none). */
+void cp_log4src_observe(struct cp_log4src *s,
+                        void (*fn)(void *arg, const struct cp_log4_part *part),
+                        void *arg);
+
+#endif
