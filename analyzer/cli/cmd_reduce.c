@@ -91,6 +91,10 @@ int cp_cmd_reduce(int argc, char **argv)
         cp_cli_say(stderr, "collprof reduce: %s", err.text);
         return 1;
     }
+    if (st.damaged)
+        cp_cli_say(stderr, "collprof reduce: %u damaged log%s, encoded up to "
+                   "the damage; the first: %s", st.damaged,
+                   st.damaged == 1 ? "" : "s", st.damage.text);
     if (!quiet)
         printf("collprof reduce: %s: %u log%s of node %s, %llu bytes -> "
                "%llu bytes (%.1f%%)%s\n",

@@ -14,6 +14,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "cp_log4src.h"
 #include "cp_logread.h"
 #include "cp_partial_src.h"
 #include "cp_path.h"
@@ -28,7 +29,10 @@ struct cp_logfile {
     int fd_borrowed; /* fd belongs to a cp_logfile_known: not closed here */
     int eof;         /* a read came back short: the end, nothing more to ask */
     struct stat st_open; /* the file as opened (a raw log) */
-    struct cp_partial_src *src; /* a log held by a partial, else NULL */
+    /* the slots of a log held by a partial, or of a version-4 log (then
+     * the source owns fd unless fd_borrowed was set before), else none:
+     * a raw log of one slot per record, read by offset */
+    struct cp_slotsrc src;
     int swapped;
     char *path;
     struct cp_log_header hdr;
@@ -63,19 +67,51 @@ static size_t pread_full(struct cp_logfile *lf, void *buf, size_t len,
     return got;
 }
 
-/* The next bytes of the log after offset (a raw log: at offset; a log
- * held by a partial: where its reader stands), wherever it is held. */
+/* The next bytes of the log's slots after offset (a raw log: at offset;
+ * a slot source: where it stands). */
 static size_t log_read(struct cp_logfile *lf, void *buf, size_t len,
                        uint64_t offset)
 {
     ssize_t n;
 
-    if (!lf->src)
+    if (!cp_slotsrc_is(&lf->src))
         return pread_full(lf, buf, len, offset);
     /* one read: a short one stops at the end, at damage, or before a run
      * of never-written slots, which cp_logfile_next skips */
-    n = cp_partial_src_read(lf->src, buf, len);
+    n = cp_slotsrc_read(&lf->src, buf, len);
     return n > 0 ? (size_t)n : 0;
+}
+
+/* Whether h (host order, checked) is of a log whose slots are a ring and
+ * a stream (version 4), not one 64-byte slot per record on disk. */
+static int is_log4(const struct cp_log_header *h)
+{
+    return h->version > CP_LOG_VERSION_SLOTS;
+}
+
+/* Read the raw version-4 log of lf (lf->fd, its header in lf->hdr) through
+ * a cp_log4src: its fields checked against the file's size, the source
+ * given lf's descriptor (lf->fd_borrowed: shared with the caller's
+ * cp_logfile_known; else the source's from now on).  0, or -1 with err
+ * filled. */
+static int attach_log4(struct cp_logfile *lf, uint64_t dev, uint64_t ino,
+                       struct cp_error *err)
+{
+    struct cp_log4src *src;
+    struct stat sb;
+
+    if (fstat(lf->fd, &sb) < 0)
+        return cp_errorf_at(err, lf->path, -1, "%s: %s", lf->path,
+                            strerror(errno));
+    if (cp_log4src_check(lf->path, &lf->hdr, (uint64_t)sb.st_size, err) < 0)
+        return -1;
+    src = cp_log4src_open(lf->path, lf->fd, !lf->fd_borrowed, dev, ino,
+                          &lf->hdr, lf->swapped, err);
+    if (!src)
+        return -1;
+    lf->src = cp_log4src_slots(src);
+    lf->fd_borrowed = 1; /* the source's, or the caller's: not lf's */
+    return 0;
 }
 
 static void terminate(char *s, size_t size)
@@ -184,27 +220,37 @@ static struct cp_logfile *logfile_open(const char *path,
         cp_error_set(err, path, -1, "%s: out of memory", path);
         goto out;
     }
-    /* a log that a node partial holds is read from it (cp_partial_src.h) */
+    h = &lf->hdr;
+    /* a log that a node partial holds is read from it (cp_partial_src.h),
+     * as slots whatever its version: the partial holds its slots */
     if (held) {
-        lf->src = cp_partial_src_open(held, err);
-        if (!lf->src)
+        struct cp_partial_src *psrc = cp_partial_src_open(held, err);
+        ssize_t n;
+        if (!psrc)
             goto out;
+        lf->src = cp_partial_src_slots(psrc);
+        n = cp_partial_src_read(psrc, h, sizeof *h);
+        got = n > 0 ? (size_t)n : 0;
+        if (header_check(path, h, got, &lf->swapped, err) < 0)
+            goto out;
+        if (cp_partial_src_seek(psrc, h->header_size) < 0) {
+            cp_error_set(err, path, h->header_size, "%s: cannot seek: %s",
+                         path, strerror(errno));
+            goto out;
+        }
     } else {
         lf->fd = open_raw(path, &lf->st_open, err);
         if (lf->fd < 0)
             goto out;
+        got = pread_full(lf, h, sizeof *h, 0);
+        if (header_check(path, h, got, &lf->swapped, err) < 0)
+            goto out;
+        if (is_log4(h) && attach_log4(lf, (uint64_t)lf->st_open.st_dev,
+                                      (uint64_t)lf->st_open.st_ino, err) < 0)
+            goto out;
     }
-    h = &lf->hdr;
-    got = log_read(lf, h, sizeof *h, 0);
-    if (header_check(path, h, got, &lf->swapped, err) < 0)
-        goto out;
     lf->header_size = h->header_size;
     lf->record_size = h->record_size;
-    if (lf->src && cp_partial_src_seek(lf->src, lf->header_size) < 0) {
-        cp_error_set(err, path, lf->header_size, "%s: cannot seek: %s", path,
-                     strerror(errno));
-        goto out;
-    }
     /* a raw log is read by offset (pread): nothing to seek */
     lf->eof = 0;
     lf->offset = lf->header_size;
@@ -237,11 +283,12 @@ int cp_logfile_swapped(const struct cp_logfile *lf)
     return lf->swapped;
 }
 
-struct cp_partial_src *cp_logfile_take_partial(struct cp_logfile *lf)
+struct cp_slotsrc cp_logfile_take_src(struct cp_logfile *lf)
 {
-    struct cp_partial_src *src = lf->src;
+    struct cp_slotsrc src = lf->src;
 
-    lf->src = NULL;
+    lf->src.ops = NULL;
+    lf->src.impl = NULL;
     return src;
 }
 
@@ -269,10 +316,10 @@ int cp_logfile_next(struct cp_logfile *lf, union cp_rec *rec, uint64_t *slot)
             memmove(lf->buf, lf->buf + lf->pos, keep);
             lf->offset += lf->pos;
             lf->pos = 0;
-            if (lf->src && keep == 0) {
-                /* never-written slots of a partial's log: counted as a
+            if (cp_slotsrc_is(&lf->src) && keep == 0) {
+                /* never-written slots of a slot source: counted as a
                  * raw log's are, not expanded */
-                uint64_t run = cp_partial_src_skip_empty(lf->src);
+                uint64_t run = cp_slotsrc_skip_empty(&lf->src);
                 lf->offset += run * CP_LOG_RECORD_SIZE;
                 lf->slot += run;
                 lf->st.empty += run;
@@ -280,11 +327,10 @@ int cp_logfile_next(struct cp_logfile *lf, union cp_rec *rec, uint64_t *slot)
             got = log_read(lf, lf->buf + keep, sizeof lf->buf - keep,
                            lf->offset + keep);
             lf->fill = keep + got;
-            if (lf->src && cp_partial_src_problem(lf->src) &&
-                !lf->have_problem) {
-                /* the partial is damaged here: what was decoded stands */
+            if (cp_slotsrc_problem(&lf->src) && !lf->have_problem) {
+                /* the source is damaged here: what was decoded stands */
                 lf->have_problem = 1;
-                lf->problem = *cp_partial_src_problem(lf->src);
+                lf->problem = *cp_slotsrc_problem(&lf->src);
             }
             if (lf->fill < CP_LOG_RECORD_SIZE) {
                 if (lf->fill > 0 && !lf->st.truncated) {
@@ -338,7 +384,7 @@ void cp_logfile_close(struct cp_logfile *lf)
     if (lf) {
         if (lf->fd >= 0 && !lf->fd_borrowed)
             close(lf->fd);
-        cp_partial_src_close(lf->src);
+        cp_slotsrc_close(&lf->src);
         free(lf->path);
         free(lf);
     }
@@ -396,10 +442,15 @@ int cp_logfile_check_first(const char *path, int keep_fd,
     if (header_check(path, &k->hdr, got < sizeof k->hdr ? got : sizeof k->hdr,
                      &k->swapped, err) < 0)
         goto out;
+    /* a version-4 log's ring and stream are where its header says, in a
+     * file that holds them */
+    if (is_log4(&k->hdr) &&
+        cp_log4src_check(path, &k->hdr, (uint64_t)sb.st_size, err) < 0)
+        goto out;
     /* the bytes past the header are the first records where the header
-     * has the usual size */
+     * has the usual size (not in a version-4 log: there the ring's index) */
     if (first_got && want > sizeof k->hdr && got > want - first_len &&
-        k->hdr.header_size == CP_LOG_HEADER_SIZE)
+        k->hdr.header_size == CP_LOG_HEADER_SIZE && !is_log4(&k->hdr))
         *first_got = got - (want - first_len);
     k->dev = (uint64_t)sb.st_dev;
     k->ino = (uint64_t)sb.st_ino;
@@ -549,6 +600,10 @@ struct cp_logfile *cp_logfile_reopen(const char *path,
             cp_logfile_close(lf);
             return NULL;
         }
+    }
+    if (is_log4(&lf->hdr) && attach_log4(lf, k->dev, k->ino, err) < 0) {
+        cp_logfile_close(lf);
+        return NULL;
     }
     return lf;
 }

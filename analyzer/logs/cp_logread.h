@@ -14,6 +14,7 @@
 #include "collprof/cp_logfmt.h"
 #include "cp_error.h"
 #include "cp_logswap.h" /* cp_rec_swap */
+#include "cp_slotsrc.h"
 
 struct cp_logfile; /* opaque */
 
@@ -24,17 +25,19 @@ struct cp_logfile *cp_logfile_open(const char *path, struct cp_error *err);
 
 /* The header, in host byte order.  Owned by the reader. */
 const struct cp_log_header *cp_logfile_header(const struct cp_logfile *lf);
-/* The open descriptor of lf (owned by lf): the file that was checked,
- * for a second reader that must not look the name up again; -1 for a log
- * held by a node partial (cp_logfile_take_partial). */
+/* The open descriptor of lf (owned by lf, or by its version-4 source
+ * while lf holds it): the file that was checked, for a second reader
+ * that must not look the name up again, valid until lf is closed; -1 for
+ * a log held by a node partial. */
 int cp_logfile_fd(const struct cp_logfile *lf);
 /* Whether the log is of the other byte order. */
 int cp_logfile_swapped(const struct cp_logfile *lf);
-/* A log held by a node partial (cp_partial_src.h): its reader, positioned
- * at the first slot, handed to the caller (who closes it with
- * cp_partial_src_close); lf reads nothing more.  NULL for a raw log. */
-struct cp_partial_src;
-struct cp_partial_src *cp_logfile_take_partial(struct cp_logfile *lf);
+/* The source of lf's slots (cp_slotsrc.h): a log held by a node partial
+ * (cp_partial_src.h) or a version-4 log (cp_log4src.h), positioned at the
+ * first slot, handed to the caller (who closes it with cp_slotsrc_close);
+ * lf reads nothing more.  None (ops NULL) for a raw log of one slot per
+ * record. */
+struct cp_slotsrc cp_logfile_take_src(struct cp_logfile *lf);
 
 const char *cp_logfile_path(const struct cp_logfile *lf);
 
@@ -90,8 +93,11 @@ int cp_logfile_check(const char *path, int keep_fd,
 /* The same, reading in the same system call the records that follow a
  * header of CP_LOG_HEADER_SIZE bytes: up to first_len bytes of them into
  * first, as they are in the file (not swapped), and their count into
- * *first_got (0 for a header of another size, or nothing past it).
- * Fewer than first_len bytes: the file ends there.  A raw log: one held
+ * *first_got (0 for a header of another size, for a version-4 log,
+ * whose header is followed by its ring's index, or nothing past it).
+ * Fewer than first_len bytes: the file ends there.  A version-4 log's
+ * ring and stream fields are checked against the file's size
+ * (cp_log4src_check).  A raw log: one held
  * by a node partial is checked by cp_logfile_check_held. */
 int cp_logfile_check_first(const char *path, int keep_fd,
                            struct cp_logfile_known *k, void *first,

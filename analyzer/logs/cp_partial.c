@@ -124,6 +124,8 @@ struct partial {
     uint32_t nlogs;
     uint64_t file_size, raw_bytes;
     struct cp_partial_entry *e;
+    unsigned damaged;         /* logs encoded up to damage in them */
+    struct cp_error damage;   /* the first such damage */
 };
 
 static void encode_header(unsigned char *h, const struct partial *p,
@@ -414,9 +416,14 @@ static void emit_varint(struct sink *s, uint64_t v)
     emit(s, b, n);
 }
 
-/* Encode one log (fd at offset 0, header read and checked) into s. */
-static int encode_log(int fd, const char *path, struct cp_partial_entry *e,
-                      struct sink *s, struct cp_error *err)
+/* Encode one log (fd at offset 0, header read and checked) into s: its
+ * slots from src where it has one (a version-4 log: the slots decoded,
+ * never-written runs counted, not expanded; *damage filled and 1
+ * returned where the log is damaged, the slots before kept), else read
+ * from fd after the header.  0, 1, or -1 with err filled. */
+static int encode_log(int fd, struct cp_slotsrc *src, const char *path,
+                      struct cp_partial_entry *e, struct sink *s,
+                      struct cp_error *damage, struct cp_error *err)
 {
     unsigned char hdr[sizeof(struct cp_log_header)];
     unsigned char (*prev)[REC] = NULL, *buf = NULL;
@@ -439,13 +446,27 @@ static int encode_log(int fd, const char *path, struct cp_partial_entry *e,
                                         CP_PARTIAL_KINDS */
     e->header_bytes = sizeof hdr;
     emit(s, hdr, sizeof hdr);
-    if (lseek(fd, (off_t)e->header_size, SEEK_SET) < 0) {
+    if (!cp_slotsrc_is(src) &&
+        lseek(fd, (off_t)e->header_size, SEEK_SET) < 0) {
         cp_error_set(err, path, e->header_size, "%s: cannot seek: %s", path,
                      strerror(errno));
         goto out;
     }
     for (;;) {
-        size_t got = read_full(fd, buf + fill, IO_BUFFER - fill), pos = 0;
+        size_t got, pos = 0;
+        if (cp_slotsrc_is(src)) {
+            ssize_t n;
+            if (fill == 0) {
+                /* a run of never-written slots, counted */
+                uint64_t run = cp_slotsrc_skip_empty(src);
+                e->slots += run;
+                empty += run;
+            }
+            n = cp_slotsrc_read(src, buf + fill, IO_BUFFER - fill);
+            got = n > 0 ? (size_t)n : 0;
+        } else {
+            got = read_full(fd, buf + fill, IO_BUFFER - fill);
+        }
         fill += got;
         for (; fill - pos >= REC; pos += REC) {
             const unsigned char *slot = buf + pos;
@@ -501,6 +522,10 @@ static int encode_log(int fd, const char *path, struct cp_partial_entry *e,
     }
     e->raw_size = e->header_size + e->slots * REC + fill;
     rc = 0;
+    if (cp_slotsrc_problem(src)) {
+        *damage = *cp_slotsrc_problem(src);
+        rc = 1;
+    }
 out:
     free(prev);
     free(buf);
@@ -571,17 +596,19 @@ static int choose_logs(const char *dir, const char *node, char **paths,
 }
 
 /* Encode the chosen log e of dir (node's) into f as the section at
- * offset: e's offset, size, checksum, slots and size filled.  -1 with err
- * filled. */
+ * offset: e's offset, size, checksum, slots and size filled.  0; 1 when
+ * the log is damaged (version 4: its slots before the damage encoded,
+ * *damage says where); -1 with err filled. */
 static int copy_log(FILE *f, const char *dir, const char *node,
                     uint64_t offset, struct cp_partial_entry *e,
-                    struct cp_error *err)
+                    struct cp_error *damage, struct cp_error *err)
 {
     struct cp_logfile *lf;
     const struct cp_log_header *hd;
+    struct cp_slotsrc src;
     struct sink s;
     char path[4200];
-    int rc = -1;
+    int rc = -1, r;
 
     snprintf(path, sizeof path, "%s/%s", dir, e->name);
     /* the log copied is checked on the descriptor copied (magic, header,
@@ -602,11 +629,16 @@ static int copy_log(FILE *f, const char *dir, const char *node,
     s.bytes = 0;
     sum_init(&s.sum);
     e->offset = offset;
-    if (encode_log(cp_logfile_fd(lf), path, e, &s, err) < 0)
+    /* a version-4 log's slots through its decoder: the partial holds the
+     * slots, as of a log of one slot per record */
+    src = cp_logfile_take_src(lf);
+    r = encode_log(cp_logfile_fd(lf), &src, path, e, &s, damage, err);
+    cp_slotsrc_close(&src);
+    if (r < 0)
         goto out;
     e->size = s.bytes;
     e->sum = sum_final(&s.sum);
-    rc = 0;
+    rc = r;
 out:
     cp_logfile_close(lf);
     return rc;
@@ -635,8 +667,12 @@ static int write_partial(FILE *f, const char *dir, const char *node,
     fwrite(index, CP_PARTIAL_ENTRY_SIZE, p->nlogs, f);
     for (k = 0; k < p->nlogs; k++) {
         struct cp_partial_entry *e = &p->e[k];
-        if (copy_log(f, dir, node, offset, e, err) < 0)
+        struct cp_error damage;
+        int r = copy_log(f, dir, node, offset, e, &damage, err);
+        if (r < 0)
             goto out;
+        if (r > 0 && p->damaged++ == 0)
+            p->damage = damage;
         offset += e->size;
         p->raw_bytes += e->raw_size;
         encode_entry(index + (size_t)k * CP_PARTIAL_ENTRY_SIZE, e);
@@ -684,6 +720,8 @@ int cp_partial_reduce(const char *dir, const char *node, const char *out_path,
     st->logs = p.nlogs;
     st->raw_bytes = p.raw_bytes;
     st->bytes = p.file_size;
+    st->damaged = p.damaged;
+    st->damage = p.damage;
     rc = 0;
 out:
     if (started)

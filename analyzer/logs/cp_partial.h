@@ -41,6 +41,9 @@ struct cp_partial_stats {
                             (the merge reads them raw and names them) */
     uint64_t raw_bytes; /* the encoded logs' sizes */
     uint64_t bytes;     /* the partial's size */
+    unsigned damaged;   /* logs encoded up to damage in them (version 4:
+                           the slots before it are in the partial) */
+    struct cp_error damage; /* the first such damage, when damaged */
 };
 
 /* Reduce the logs in directory dir whose header names node `node` into

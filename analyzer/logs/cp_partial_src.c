@@ -587,3 +587,44 @@ void cp_partial_src_close(struct cp_partial_src *s)
     }
     errno = saved;
 }
+
+/* ---- as a cp_slotsrc ---------------------------------------------------- */
+
+static ssize_t slots_read(void *impl, void *buf, size_t len)
+{
+    return cp_partial_src_read(impl, buf, len);
+}
+
+static uint64_t slots_skip_empty(void *impl)
+{
+    return cp_partial_src_skip_empty(impl);
+}
+
+static void slots_park(void *impl)
+{
+    cp_partial_src_park(impl);
+}
+
+static const struct cp_error *slots_problem(const void *impl)
+{
+    return cp_partial_src_problem(impl);
+}
+
+static void slots_close(void *impl)
+{
+    cp_partial_src_close(impl);
+}
+
+static const struct cp_slotsrc_ops partial_src_ops = {
+    .read = slots_read,
+    .skip_empty = slots_skip_empty,
+    .park = slots_park,
+    .problem = slots_problem,
+    .close = slots_close,
+};
+
+struct cp_slotsrc cp_partial_src_slots(struct cp_partial_src *src)
+{
+    struct cp_slotsrc slots = {&partial_src_ops, src};
+    return slots;
+}

@@ -17,6 +17,7 @@
 #include <sys/types.h>
 
 #include "cp_error.h"
+#include "cp_slotsrc.h"
 
 /* ---- the format ------------------------------------------------------------ */
 
@@ -112,5 +113,8 @@ void cp_partial_src_park(struct cp_partial_src *src);
 const struct cp_error *cp_partial_src_problem(const struct cp_partial_src *src);
 /* Destroy; accepts NULL, keeps errno. */
 void cp_partial_src_close(struct cp_partial_src *src);
+/* src as a cp_slotsrc, from where it stands (seek it to the first slot
+ * before): closing the slotsrc closes src. */
+struct cp_slotsrc cp_partial_src_slots(struct cp_partial_src *src);
 
 #endif

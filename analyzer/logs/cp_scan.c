@@ -10,7 +10,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cp_partial_src.h"
 #include "cp_path.h"
 #include "cp_scan.h"
 
@@ -151,9 +150,16 @@ static int scan_attach_file(struct cp_scan *s, const char *path,
     return s->fd < 0 ? -1 : 0;
 }
 
-/* A scan of a log held by a node partial (k->partial): its reader, at the
- * first slot (s: a place for it, else allocated). */
-static struct cp_scan *scan_of_partial(struct cp_scan *place, const char *path,
+/* Whether the log k describes is read through a slot source
+ * (cp_slotsrc.h): held by a node partial, or of version 4. */
+static int read_by_src(const struct cp_logfile_known *k)
+{
+    return k->partial || k->hdr.version > CP_LOG_VERSION_SLOTS;
+}
+
+/* A scan of a log read through a slot source (read_by_src): its reader's
+ * source, at the first slot (s: a place for it, else allocated). */
+static struct cp_scan *scan_of_src(struct cp_scan *place, const char *path,
                                        const struct cp_logfile_known *k,
                                        size_t buf_size, struct cp_error *err)
 {
@@ -173,7 +179,7 @@ static struct cp_scan *scan_of_partial(struct cp_scan *place, const char *path,
                      buf_size, err);
     }
     if (s)
-        s->partial = cp_logfile_take_partial(lf);
+        s->src = cp_logfile_take_src(lf);
     cp_logfile_close(lf);
     return s;
 }
@@ -184,8 +190,8 @@ struct cp_scan *cp_scan_reopen_sized(const char *path,
 {
     struct cp_scan *s;
 
-    if (k->partial)
-        return scan_of_partial(NULL, path, k, buf_size, err);
+    if (read_by_src(k))
+        return scan_of_src(NULL, path, k, buf_size, err);
     s = scan_new(path, &k->hdr, k->swapped, buf_size, err);
     if (s && scan_attach_file(s, path, k, 0, err) < 0) {
         cp_scan_close(s);
@@ -209,8 +215,8 @@ static struct cp_scan *place_in(void *mem, const char *path,
     s->buf = (union cp_rec *)((char *)mem + struct_place());
     if (ahead)
         s->ahead = (union cp_rec *)((char *)s->buf + s->buf_size);
-    if (k->partial) {
-        s = scan_of_partial(s, path, k, buf_size, err);
+    if (read_by_src(k)) {
+        s = scan_of_src(s, path, k, buf_size, err);
         if (s && parked)
             cp_scan_park(s);
         return s;
@@ -242,7 +248,7 @@ struct cp_scan *cp_scan_place_in(void *mem, const char *path,
     int eof;
 
     if (!(flags & CP_SCAN_RESUME) || !s->in_place || !s->resumable ||
-        k->partial || s->dev != k->dev ||
+        read_by_src(k) || s->dev != k->dev ||
         s->ino != k->ino || s->buf_size != round_buffer(buf_size) ||
         s->header_size != k->hdr.header_size || s->swapped != k->swapped ||
         s->buf != (union cp_rec *)((char *)mem + struct_place()))
@@ -296,11 +302,11 @@ int cp_scan_check_in(void *mem, const char *path,
 
 void cp_scan_park(struct cp_scan *s)
 {
-    if (s->partial) {
-        /* its reader reopens the partial when it reads, and is parked
+    if (cp_slotsrc_is(&s->src)) {
+        /* its source reopens its file when it reads, and is parked
          * again after each refill */
         s->parked = 1;
-        cp_partial_src_park(s->partial);
+        cp_slotsrc_park(&s->src);
         return;
     }
     if (s->fd_borrowed)
@@ -500,7 +506,7 @@ struct cp_scan_pool *cp_scan_pool_start(unsigned threads, size_t max_scans)
 
 int cp_scan_pool_attach(struct cp_scan_pool *pool, struct cp_scan *s)
 {
-    if (!pool || s->partial || s->pool || pool->nattached == pool->max_scans)
+    if (!pool || cp_slotsrc_is(&s->src) || s->pool || pool->nattached == pool->max_scans)
         return 0;
     if (!s->ahead && posix_memalign((void **)&s->ahead, 64, s->buf_size) != 0) {
         s->ahead = NULL;
@@ -551,10 +557,10 @@ int cp_scan_refill(struct cp_scan *s)
     memmove(buf, buf + s->pos, keep);
     s->buf_offset += s->pos;
     s->pos = 0;
-    if (s->partial && keep == 0) {
-        /* never-written slots of a partial's log: counted as a raw log's
+    if (cp_slotsrc_is(&s->src) && keep == 0) {
+        /* never-written slots of a slot source: counted as a raw log's
          * are (the slot count follows buf_offset), not expanded */
-        uint64_t run = cp_partial_src_skip_empty(s->partial);
+        uint64_t run = cp_slotsrc_skip_empty(&s->src);
         s->buf_offset += run * CP_LOG_RECORD_SIZE;
         s->st.empty += run;
     }
@@ -562,21 +568,22 @@ int cp_scan_refill(struct cp_scan *s)
         ahead = 1; /* read and swapped by a reader */
         keep = s->fill;
         buf = (char *)s->buf;
-    } else if (s->fd < 0 && s->parked && !s->partial && !s->eof) {
+    } else if (s->fd < 0 && s->parked && !cp_slotsrc_is(&s->src) &&
+               !s->eof) {
         s->fd = reopen(s);
     }
-    while (!ahead && !s->eof && (s->fd >= 0 || s->partial) &&
+    while (!ahead && !s->eof && (s->fd >= 0 || cp_slotsrc_is(&s->src)) &&
            keep + got < s->buf_size) {
         size_t want = s->buf_size - keep - got;
-        ssize_t n = s->partial
-                        ? cp_partial_src_read(s->partial, buf + keep + got,
-                                              s->buf_size - keep - got)
+        ssize_t n = cp_slotsrc_is(&s->src)
+                        ? cp_slotsrc_read(&s->src, buf + keep + got,
+                                          s->buf_size - keep - got)
                         : pread(s->fd, buf + keep + got,
                                 s->buf_size - keep - got,
                                 (off_t)(s->buf_offset + keep + got));
-        if (n < 0 && errno == EINTR)
+        if (n < 0 && errno == EINTR && !cp_slotsrc_is(&s->src))
             continue;
-        if (!s->partial && (n <= 0 || (size_t)n < want))
+        if (!cp_slotsrc_is(&s->src) && (n <= 0 || (size_t)n < want))
             s->eof = 1; /* a short read of a file: its end, for now */
         if (n <= 0)
             break;
@@ -588,14 +595,14 @@ int cp_scan_refill(struct cp_scan *s)
         close(s->fd);
         s->fd = -1;
     }
-    if (s->parked && s->partial)
-        cp_partial_src_park(s->partial);
+    if (s->parked)
+        cp_slotsrc_park(&s->src);
     s->fill = keep + got;
-    if (s->partial && cp_partial_src_problem(s->partial) && !s->have_problem) {
-        /* the partial is damaged here: what was decoded stands */
+    if (cp_slotsrc_problem(&s->src) && !s->have_problem) {
+        /* the source is damaged here: what was decoded stands */
         struct cp_error *e = problem_room(s);
         if (e)
-            *e = *cp_partial_src_problem(s->partial);
+            *e = *cp_slotsrc_problem(&s->src);
     }
     if (s->swapped && !ahead) {
         /* keep < one record: every whole record here is new */
@@ -635,15 +642,14 @@ void cp_scan_close(struct cp_scan *s)
         /* what cp_scan_place_in (CP_SCAN_RESUME) may take up again: the
          * file's first bytes, in the scan's own first buffer, as read
          * (and swapped) */
-        s->resumable = s->in_place && !s->partial && !s->pool &&
+        s->resumable = s->in_place && !cp_slotsrc_is(&s->src) && !s->pool &&
                        s->fill >= CP_LOG_RECORD_SIZE &&
                        s->buf_offset == s->header_size &&
                        s->buf == (union cp_rec *)((char *)s + struct_place());
         if (s->fd >= 0 && !s->fd_borrowed)
             close(s->fd);
-        cp_partial_src_close(s->partial);
+        cp_slotsrc_close(&s->src);
         s->fd = -1;
-        s->partial = NULL;
         if (s->problem != &no_memory_for_problem)
             free(s->problem);
         free(s->own_hdr);

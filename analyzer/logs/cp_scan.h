@@ -36,6 +36,7 @@
 #include "collprof/cp_logfmt.h"
 #include "cp_error.h"
 #include "cp_logread.h"
+#include "cp_slotsrc.h"
 
 #define CP_SCAN_BUFFER (64 * 1024)
 #define CP_SCAN_BUFFER_MIN 4096
@@ -64,7 +65,9 @@ struct cp_scan {
     uint64_t dev, ino;         /* the file the scan was opened on */
     struct cp_logfile_stats st; /* empty, bad, truncated (records: derived) */
     char *path;
-    struct cp_partial_src *partial; /* a log held by a node partial */
+    /* the slots of a log held by a node partial or of a version-4 log
+     * (cp_slotsrc.h), else none: read by offset from fd */
+    struct cp_slotsrc src;
     /* read-ahead (cp_scan_pool): the next buffer, filled by a reader
      * thread; its state is guarded by the pool's lock */
     struct cp_scan_pool *pool;
@@ -256,8 +259,8 @@ void cp_scan_close(struct cp_scan *s);
  * the next records read (and byte-swapped) when it refills.  The records a
  * scan hands out, their order and every count and problem are exactly
  * those without a pool: only where the reading happens changes.  Each
- * attached scan has a second buffer of its size.  Scans of a node partial
- * are not read ahead. */
+ * attached scan has a second buffer of its size.  Scans of a slot source
+ * (a node partial's log, a version-4 log) are not read ahead. */
 struct cp_scan_pool;
 
 /* Start threads readers; NULL when threads is 0 or they cannot start (the
