@@ -224,8 +224,18 @@ int an_open_files(struct cp_analysis *an, struct an_state *st,
             if (end < (uint64_t)f->t_max)
                 f->t_max = (int64_t)end;
         }
-        if (in->log && in->log->size > h->header_size)
+        if (h->version > CP_LOG_VERSION_SLOTS) {
+            /* a version-4 log's slots are not its file's bytes (a compact
+             * stream): the slots its header counts, as progress counts
+             * them (records x their size) */
+            uint64_t slots = h->slots_used > h->stream_slots ? h->slots_used
+                                                             : h->stream_slots;
+            if (slots > CP_LOG_MAX_SLOTS)
+                slots = CP_LOG_MAX_SLOTS;
+            st->bytes_total += slots * CP_LOG_RECORD_SIZE;
+        } else if (in->log && in->log->size > h->header_size) {
             st->bytes_total += in->log->size - h->header_size;
+        }
     }
     return 0;
 }

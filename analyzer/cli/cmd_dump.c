@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cp_cmds.h"
+#include "cp_log4src.h"
 #include "cp_logread.h"
 #include "cp_path.h"
 #include "cp_text.h"
@@ -31,7 +32,10 @@ static void usage(FILE *out)
             "  --all       text mode: also communicator, group, clock and GPU\n"
             "              records, and the NCCL profiler plugin's records:\n"
             "              nccl (algorithm, protocol, channels, graph), proxy\n"
-            "              (one per peer and direction) and step\n"
+            "              (one per peer and direction) and step; of a\n"
+            "              version-4 log also its structure: the stream's\n"
+            "              blocks (offset, first slot, slots, bytes, sum)\n"
+            "              and the ring's cells in use (cell, slot, kind)\n"
             "  --follow-symlinks  read logs that are symbolic links to files\n"
             "              of the invoking user (by default refused)\n"
             "\n"
@@ -224,6 +228,62 @@ static void print_summary(const char *path, const struct cp_log_header *h,
     printf("\n");
 }
 
+/* Whom print_part writes for. */
+struct part_ctx {
+    const struct cp_log_header *h;
+    const char *node;
+};
+
+static void print_part(void *arg, const struct cp_log4_part *p)
+{
+    static const char *const state[3] = {"", " torn (unfinished, the end)",
+                                         " damaged"};
+    const struct part_ctx *x = arg;
+
+    if (p->kind == CP_LOG4_PART_BLOCK)
+        printf("rank %d node %s v4-block offset %" PRIu64 " first-slot %" PRIu64
+               " slots %u bytes %u sum %s%s\n",
+               x->h->global_rank, x->node, p->offset, p->first_slot, p->slots,
+               p->bytes, p->sum_ok ? "ok" : "bad",
+               state[p->state <= CP_LOG4_BLOCK_DAMAGED ? p->state : 0]);
+    else
+        printf("rank %d node %s v4-ring cell %u slot %" PRIu64 " kind %u\n",
+               x->h->global_rank, x->node, p->cell, p->slot, p->rec_kind);
+}
+
+/* --all, a version-4 log read from its file: its structure, the stream's
+ * blocks then the ring's cells in use, as the reader meets them (a second
+ * reader on lf's descriptor; its problem is lf's, said once). */
+static void print_log4(struct cp_logfile *lf, const char *node)
+{
+    const struct cp_log_header *h = cp_logfile_header(lf);
+    struct part_ctx x = {h, node};
+    struct cp_log4src *src;
+    struct cp_error err;
+    unsigned char buf[4096];
+
+    if (h->version <= CP_LOG_VERSION_SLOTS || cp_logfile_fd(lf) < 0)
+        return; /* one slot per record, or held by a node partial */
+    src = cp_log4src_open(cp_logfile_path(lf), cp_logfile_fd(lf), 0, 0, 0, h,
+                          cp_logfile_swapped(lf), &err);
+    if (!src) {
+        cp_cli_say(stderr, "collprof: %s", err.text);
+        return;
+    }
+    printf("rank %d node %s v4 ring %u cells at %" PRIu64 ", stream at %" PRIu64
+           " (%" PRIu64 " bytes, %" PRIu64 " slots written), %u signatures "
+           "at most\n",
+           h->global_rank, node, h->ring_slots, h->ring_offset,
+           h->stream_offset, h->stream_end, h->stream_slots, h->dict_slots);
+    cp_log4src_observe(src, print_part, &x);
+    for (;;) {
+        (void)cp_log4src_skip_empty(src);
+        if (cp_log4src_read(src, buf, sizeof buf) <= 0)
+            break;
+    }
+    cp_log4src_close(src);
+}
+
 /* Dump one file; returns 0, or -1 if it could not be read at all. */
 static int dump_file(const char *path, enum dump_mode mode, int all)
 {
@@ -257,6 +317,8 @@ static int dump_file(const char *path, enum dump_mode mode, int all)
                 print_other(h, node, &rec);
         }
     }
+    if (all && mode == DUMP_TEXT)
+        print_log4(lf, node);
     if (mode == DUMP_SUMMARY)
         print_summary(file, h, node, per_op, calls, comms);
     problem = cp_logfile_problem(lf);
