@@ -465,7 +465,7 @@ static int op_call(struct cp_log4src *s, unsigned op, uint64_t at,
     struct sig *g, *key;
     struct cp_rec_call *c;
     union cp_rec r;
-    uint64_t idx = op & 0x3f, v, e;
+    uint64_t idx = op & 0x3f, v, e, count;
     uint32_t seq, group;
     unsigned x = 0;
     int newgroup = op < CP_LOG4_LONG && (op & CP_LOG4_SHORT_NEWGROUP);
@@ -473,7 +473,8 @@ static int op_call(struct cp_log4src *s, unsigned op, uint64_t at,
     if (op >= CP_LOG4_LONG) {
         if (op_byte(s, &x) < 0)
             return DAMAGE(s, at, "call cut short");
-        if (x & ~(CP_LOG4_X_SIG | CP_LOG4_X_SEQ | CP_LOG4_X_GROUP))
+        if (x & ~(CP_LOG4_X_SIG | CP_LOG4_X_SEQ | CP_LOG4_X_GROUP |
+                  CP_LOG4_X_COUNT))
             return DAMAGE(s, at, "call with unknown flags 0x%02x", x);
     }
     if (x & CP_LOG4_X_SIG) {
@@ -506,6 +507,9 @@ static int op_call(struct cp_log4src *s, unsigned op, uint64_t at,
                           (unsigned long long)idx);
         group = 0;
     }
+    count = g->count;
+    if ((x & CP_LOG4_X_COUNT) && op_varint(s, &count) < 0)
+        return DAMAGE(s, at, "call's count cut short");
     memset(&r, 0, sizeof r);
     c = &r.call;
     if (op_varint(s, &v) < 0 || op_varint(s, &e) < 0)
@@ -531,7 +535,7 @@ static int op_call(struct cp_log4src *s, unsigned op, uint64_t at,
     c->timer = g->timer;
     c->flags = g->flags;
     c->comm_id = g->comm_id;
-    c->count = g->count;
+    c->count = count;
     c->seq = seq;
     c->peer = g->peer;
     c->rank = g->rank;
