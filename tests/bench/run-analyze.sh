@@ -173,3 +173,43 @@ awk -v a="$bare" -v b="$1" -v p="$ports" 'BEGIN {
     printf "analyze 65536 ranks with %d ports of 8192 nodes: %.3f s wall against %.3f s without snapshots (+%.3f s for 16384 snapshot files)\n",
         p, b, a, b - a }'
 rm -rf "$tmp/p" "$tmp/p-out"
+
+# Log format 4 against 3: the same records (gen_logs writes both from one
+# seed), read and analysed; records per CPU second (best of 3), peak RSS,
+# and the reports compared (they must be the same but for the log files'
+# sizes).  Target: format 4 read no slower than format 3.
+echo "== analyze, log format 4 against 3: the same $total records (ddp-large)"
+for ranks in 64 16384; do
+    calls=$((total / ranks))
+    for f in 3 4; do
+        rm -rf "$tmp/f$f"
+        "$gen" -o "$tmp/f$f" --format "$f" --pattern ddp-large \
+            --ranks "$ranks" --ranks-per-node 8 --calls "$calls" >/dev/null
+        cat "$tmp"/f$f/*.cplog >/dev/null 2>&1 ||
+            find "$tmp/f$f" -name '*.cplog' -exec cat {} + >/dev/null
+        set -- $(best_of_3 "$cp" analyze -j 1 "$tmp/f$f" -o "$tmp/f$f-out" -q)
+        eval "cpu$f=\$2 rss$f=\$3"
+        eval "bytes$f=\$(du -sb \"$tmp/f$f\" | cut -f1)"
+    done
+    same=different
+    python3 - "$tmp/f3-out/report.json" "$tmp/f4-out/report.json" <<'PY' && same=the same
+import json, sys
+def strip(x):
+    if isinstance(x, dict):
+        return {k: strip(v) for k, v in x.items()
+                if k not in ("bytes", "size", "log_bytes", "analyzed_at",
+                             "elapsed_s", "cpu_s", "peak_rss_kib")}
+    if isinstance(x, list):
+        return [strip(v) for v in x]
+    return x
+a, b = (strip(json.load(open(p))) for p in sys.argv[1:3])
+sys.exit(0 if a == b else 1)
+PY
+    rec=$(sed -n 's/^ *"records": \([0-9]*\),*$/\1/p' "$tmp/f4-out/report.json" | head -n 1)
+    awk -v n="$ranks" -v r="$rec" -v c3="$cpu3" -v c4="$cpu4" -v m3="$rss3" \
+        -v m4="$rss4" -v b3="$bytes3" -v b4="$bytes4" -v same="$same" 'BEGIN {
+        printf "analyze %5d ranks, format 4: %.1fM records per CPU second against %.1fM in format 3 (%.2fx); peak RSS %.1f against %.1f MiB; logs %.1f MB against %.1f MB; reports %s\n",
+            n, r / c4 / 1e6, r / c3 / 1e6, c3 / c4, m4 / 1024, m3 / 1024,
+            b4 / 1e6, b3 / 1e6, same }'
+    rm -rf "$tmp/f3" "$tmp/f4" "$tmp/f3-out" "$tmp/f4-out"
+done
