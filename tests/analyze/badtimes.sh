@@ -10,7 +10,7 @@
 analyze_setup badtimes
 
 "$gen" -o "$t/clean" --pattern ddp-small --ranks 4 --ranks-per-node 2 \
-    --steps 3 --seed 3 >/dev/null
+    --steps 3 --seed 3 --format 3 >/dev/null
 ok $? "gen_logs: 4 ranks"
 "$cp" analyze -q "$t/clean" -o "$t/out-clean" 2>"$t/clean.err"
 ok $? "the clean logs analyze"

@@ -84,7 +84,7 @@ ok $? "analyze of partials: no memcheck error"
 
 # ---- damaged inputs ------------------------------------------------------------
 "$gen" -o "$t/dmg" --pattern ddp-small --ranks 4 --ranks-per-node 2 --steps 3 \
-    --seed 17 >"$t/gen2.out" 2>&1 &&
+    --seed 17 --format 3 >"$t/gen2.out" 2>&1 &&
     : >"$t/dmg/empty.cplog" &&
     echo "this is not a collprof log" >"$t/dmg/foreign.cplog" &&
     f="$t/dmg/n0.10000.cplog" &&

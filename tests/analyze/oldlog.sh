@@ -16,7 +16,7 @@ for pattern in ddp-small mixed; do
     [ "$pattern" = mixed ] && extra="--straggler 3=2ms"
     # shellcheck disable=SC2086
     "$gen" --pattern "$pattern" --ranks 4 --ranks-per-node 2 --steps 5 \
-        --seed 7 $extra -o "$work/$pattern/new" \
+        --seed 7 --format 3 $extra -o "$work/$pattern/new" \
         --truth "$work/$pattern/truth.json" >/dev/null 2>&1
     ok $? "$pattern: logs generated"
     cp -r "$work/$pattern/new" "$work/$pattern/old"

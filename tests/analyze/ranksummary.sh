@@ -12,7 +12,7 @@ analyze_setup ranksummary
 # 320 ranks on 40 nodes; rank 203 is 2 ms late at every call, rank 77 has
 # calls that failed; one log is cut short (not closed) and one damaged
 "$gen" -o "$t/big" --pattern ddp-small --ranks 320 --ranks-per-node 8 \
-    --steps 3 --straggler 203=2ms --failed 5 --seed 5 >/dev/null
+    --steps 3 --straggler 203=2ms --failed 5 --seed 5 --format 3 >/dev/null
 ok $? "gen_logs: 320 ranks on 40 nodes"
 printf '\167' | dd of="$t/big/n12.10100.cplog" bs=1 seek=$((4096 + 64 * 20)) \
     conv=notrunc 2>/dev/null

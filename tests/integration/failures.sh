@@ -46,16 +46,16 @@ ok $? "COLLPROF_DISABLE=1: the job completes"
 check "no log written" test ! -e "$work/disabled"
 check "nothing printed" test ! -s "$work/disabled.err"
 
-# A file-size limit: the log's second megabyte cannot be had.  2 ranks,
-# enough calls (28 per step) to pass 16384 records.
+# A file-size limit, format 3: the log's second megabyte cannot be had.
+# 2 ranks, enough calls (28 per step) to pass 16384 records.
 ranks=2
 steps=700
 wrap="prlimit --fsize=1572864 --"
-run fsize COLLPROF_DIR="$work/fsize"
+run fsize COLLPROF_DIR="$work/fsize" COLLPROF_LOG_FORMAT=3
 st=$?
 wrap=""
 (exit $st)
-ok $? "file-size limit hit mid-run: the job completes"
+ok $? "format 3, file-size limit hit mid-run: the job completes"
 grep -q "all results correct" "$work/fsize.out"
 ok $? "results correct"
 w=$(warnings fsize)
@@ -70,21 +70,54 @@ calls=$(sed -n 's/.*: \([0-9]*\) calls.*/\1/p' "$work/fsize.sum" | head -n 1)
 ok $([ "${calls:-0}" -gt 16000 ] && [ "${calls:-0}" -lt 16384 ]; echo $?) \
     "the first megabyte of records is kept ($calls calls)"
 
-# A really full disk: a 3 MB tmpfs for two ranks that each want 2 MB.
+# The same in format 4 (the default): the header and the ring (4 KiB +
+# 1152 KiB) fit, and 32 KiB of stream; then the stream cannot be written,
+# the ring fills (16384 more calls) and the shim turns itself off.
+# Everything up to then is kept: what the stream holds and the whole ring.
+steps=1500
+wrap="prlimit --fsize=$((4096 + 16384 * 72 + 32768)) --"
+run fsize4 COLLPROF_DIR="$work/fsize4"
+st=$?
+wrap=""
+(exit $st)
+ok $? "format 4, file-size limit hit mid-run: the job completes"
+grep -q "all results correct" "$work/fsize4.out"
+ok $? "results correct"
+w=$(warnings fsize4)
+ok $([ "$w" -eq 2 ]; echo $?) "one warning per process ($w)"
+grep -q "cannot grow the log .*File too large" "$work/fsize4.err"
+ok $? "it says the log cannot grow: $(head -n 1 "$work/fsize4.err")"
+"$collprof" dump --summary "$work/fsize4" >"$work/fsize4.sum" 2>&1
+ok $? "the logs are readable"
+grep -q "turned off mid-run" "$work/fsize4.sum"
+ok $? "and say profiling stopped early"
+calls=$(sed -n 's/.*: \([0-9]*\) calls.*/\1/p' "$work/fsize4.sum" | head -n 1)
+ok $([ "${calls:-0}" -gt 16384 ] && [ "${calls:-0}" -lt 40000 ]; echo $?) \
+    "the stream's calls and the ring's are kept ($calls calls)"
+
+# A really full disk: a tmpfs too small for what two ranks write (format
+# 3: 3 MB for 2 MB each; format 4: 2.5 MB for two rings of 1.1 MB and
+# their streams).
 mkdir -p "$work/tfs"
 if mount -t tmpfs -o size=3m collprof-test "$work/tfs" 2>/dev/null; then
     cleanup() { umount "$work/tfs" 2>/dev/null; rm -rf "$work"; }
-    steps=700
-    run full COLLPROF_DIR="$work/tfs/logs"
-    ok $? "disk full mid-run: the job completes"
-    grep -q "all results correct" "$work/full.out"
-    ok $? "results correct"
-    w=$(warnings full)
-    ok $([ "$w" -ge 1 ] && [ "$w" -le 2 ]; echo $?) "at most one warning per process ($w)"
-    grep -q "No space left on device" "$work/full.err"
-    ok $? "it says the disk is full"
-    "$collprof" dump --summary "$work/tfs/logs" >/dev/null 2>&1
-    ok $? "what was written is readable"
+    for f in 3 4; do
+        if [ $f = 3 ]; then steps=700; else
+            umount "$work/tfs"
+            mount -t tmpfs -o size=2500k collprof-test "$work/tfs"
+            steps=2500
+        fi
+        run full$f COLLPROF_DIR="$work/tfs/logs" COLLPROF_LOG_FORMAT=$f
+        ok $? "format $f, disk full mid-run: the job completes"
+        grep -q "all results correct" "$work/full$f.out"
+        ok $? "results correct"
+        w=$(warnings full$f)
+        ok $([ "$w" -ge 1 ] && [ "$w" -le 2 ]; echo $?) "at most one warning per process ($w)"
+        grep -q "No space left on device" "$work/full$f.err"
+        ok $? "it says the disk is full"
+        "$collprof" dump --summary "$work/tfs/logs" >/dev/null 2>&1
+        ok $? "what was written is readable"
+    done
     umount "$work/tfs"
 else
     echo "# tmpfs cannot be mounted here (not root?): full-disk case skipped"

@@ -60,9 +60,9 @@ def skip(name, why):
     print("ok %d - %s # SKIP %s" % (n_tests, name, why))
 
 
-def run_job(work, pattern, topo=None, expect=False):
-    """Record one train_sim run under simrun; analyze it.  Returns
-    (report, verdict)."""
+def run_job(work, pattern, topo=None, expect=False, log_format=None):
+    """Record one train_sim run under simrun (logs of log_format, else
+    the shim's default); analyze it.  Returns (report, verdict)."""
     logs = os.path.join(work, "logs")
     rep = os.path.join(work, "rep")
     for d in (logs, rep):
@@ -78,8 +78,11 @@ def run_job(work, pattern, topo=None, expect=False):
             "--quiet"]
     if expect:
         cmd += ["--expect", os.path.join(work, "expect.%d.csv")]
+    env = dict(os.environ)
+    if log_format:
+        env["COLLPROF_LOG_FORMAT"] = str(log_format)
     subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                   timeout=TIMEOUT + 60)
+                   timeout=TIMEOUT + 60, env=env)
     out = subprocess.run([COLLPROF, "analyze", logs, "-o", rep],
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                          universal_newlines=True, timeout=120)
@@ -306,8 +309,11 @@ def slots(path):
 
 def bad_inputs(work):
     """Damaged and odd inputs around a planted hang: a clear message, no
-    crash, never a wrong culprit."""
-    report, verdict = run_job(work, "ddp", "hang rank=%d after=5" % RANK)
+    crash, never a wrong culprit.  The damage is planted byte by byte in
+    logs of one slot per record (format 3); format 4's own damage cases
+    are tests/unit/log4read.c's."""
+    report, verdict = run_job(work, "ddp", "hang rank=%d after=5" % RANK,
+                              log_format=3)
     logs = os.path.join(work, "logs")
     base = os.path.join(work, "base")
     shutil.rmtree(base, ignore_errors=True)
