@@ -12,8 +12,8 @@ command -v python3 >/dev/null 2>&1 || skip_all "no python3"
 t=$(mktemp -d /tmp/cp-badinput-XXXXXX)
 trap 'rm -rf "$t"' EXIT INT TERM
 
-"$gen" -o "$t/logs" --pattern ddp-small --ranks 4 --ranks-per-node 2 --steps 3 \
-    --format 3 # damage below is planted in the layout of one slot per record
+# version 3: the garbled records below are planted at its slot offsets
+"$gen" -o "$t/logs" --pattern ddp-small --ranks 4 --ranks-per-node 2 --steps 3 --format 3
 ok $? "generate a small job"
 
 # nothing readable: exit 1, no report

@@ -14,9 +14,10 @@ trap 'rm -rf "$work"' EXIT
 for pattern in ddp-small mixed; do
     extra=""
     [ "$pattern" = mixed ] && extra="--straggler 3=2ms"
+    # version 3 (one slot per record), stamped 1 and 2 below
     # shellcheck disable=SC2086
     "$gen" --pattern "$pattern" --ranks 4 --ranks-per-node 2 --steps 5 \
-        --seed 7 --format 3 $extra -o "$work/$pattern/new" \
+        --seed 7 $extra --format 3 -o "$work/$pattern/new" \
         --truth "$work/$pattern/truth.json" >/dev/null 2>&1
     ok $? "$pattern: logs generated"
     cp -r "$work/$pattern/new" "$work/$pattern/old"
