@@ -55,6 +55,7 @@ struct cp_log4src {
     uint64_t t0;     /* the header's start_realtime_ns */
     uint32_t ring_slots, dict_slots;
     uint64_t ring_offset, stream_offset, stream_limit;
+    uint64_t file_end;     /* where a short read found the file's end */
     enum phase phase;
     /* the stream */
     uint64_t next_block;   /* file offset of the next block's header */
@@ -76,6 +77,7 @@ struct cp_log4src {
     unsigned char cur[REC]; /* a slot given in parts */
     size_t cur_len, cur_pos;
     int have_problem;
+    int lost;              /* the file went away after a park: no more */
     struct cp_error problem;
     void (*observe)(void *arg, const struct cp_log4_part *part);
     void *observe_arg;
@@ -144,13 +146,23 @@ static int src_fd(struct cp_log4src *s)
     return s->fd;
 }
 
+static void src_problem(struct cp_log4src *s, uint64_t at, const char *fmt,
+                        ...) __attribute__((format(printf, 3, 4)));
+
 /* Up to len bytes at offset; fewer at the end of the file (or when it
- * cannot be read). */
+ * cannot be read).  A file replaced or removed since it was parked is
+ * the problem, and the end of the slots. */
 static size_t read_at(struct cp_log4src *s, void *buf, size_t len,
                       uint64_t offset)
 {
     size_t got = 0;
-    int fd = src_fd(s);
+    int fd = s->lost ? -1 : src_fd(s);
+
+    if (fd < 0 && !s->lost) {
+        s->lost = 1;
+        src_problem(s, offset, "the file was replaced or removed while it "
+                               "was read (the rest is not read)");
+    }
 
     while (fd >= 0 && got < len) {
         ssize_t n = pread(fd, (char *)buf + got, len - got,
@@ -182,8 +194,6 @@ static uint64_t get64(const struct cp_log4src *s, const unsigned char *p)
 
 /* ---- problems ------------------------------------------------------------- */
 
-static void src_problem(struct cp_log4src *s, uint64_t at, const char *fmt,
-                        ...) __attribute__((format(printf, 3, 4)));
 static void src_problem(struct cp_log4src *s, uint64_t at, const char *fmt,
                         ...)
 {
@@ -244,7 +254,7 @@ static void tell_block(struct cp_log4src *s, uint64_t at,
  * with the problem), the source is at the ring. */
 static int load_block(struct cp_log4src *s)
 {
-    unsigned char h[BLOCK_HDR];
+    unsigned char *h = s->buf; /* the block's header, its payload after */
     uint64_t at = s->next_block, first;
     uint32_t magic, bytes, slots, sum;
     size_t got;
@@ -254,12 +264,16 @@ static int load_block(struct cp_log4src *s)
 
     s->block_at = at;
     s->block_past_end = past;
-    got = read_at(s, h, sizeof h, at);
+    /* the whole block in one read (and past a short one, the file's end
+     * known: no read to find it) */
+    got = at >= s->file_end ? 0 : read_at(s, s->buf, sizeof s->buf, at);
+    if (got < sizeof s->buf && at + got < s->file_end)
+        s->file_end = at + got;
     if (got == 0 && past) {
         to_ring(s); /* the stream's end, nothing after it */
         return -1;
     }
-    if (got < sizeof h) {
+    if (got < BLOCK_HDR) {
         why = "block header cut short by the end of the file";
         goto out;
     }
@@ -287,13 +301,14 @@ static int load_block(struct cp_log4src *s)
         why = text;
         goto out;
     }
-    if (read_at(s, s->buf, bytes, at + BLOCK_HDR) < bytes) {
+    if (got < BLOCK_HDR + (size_t)bytes) {
         why = "block cut short by the end of the file";
         goto out;
     }
-    if (cp_log4_sum(s->buf, bytes) != sum) {
+    if (cp_log4_sum(s->buf + BLOCK_HDR, bytes) != sum) {
         snprintf(text, sizeof text, "block's sum 0x%08x is not its "
-                 "payload's (0x%08x)", sum, cp_log4_sum(s->buf, bytes));
+                 "payload's (0x%08x)", sum,
+                 cp_log4_sum(s->buf + BLOCK_HDR, bytes));
         why = text;
         tell_block(s, at, h, got, 0,
                    past ? CP_LOG4_BLOCK_TORN : CP_LOG4_BLOCK_DAMAGED);
@@ -324,7 +339,7 @@ static int op_byte(struct cp_log4src *s, unsigned *b)
 {
     if (s->bpos >= s->blen)
         return -1;
-    *b = s->buf[s->bpos++];
+    *b = s->buf[BLOCK_HDR + s->bpos++];
     return 0;
 }
 
@@ -659,7 +674,7 @@ static int decode_op(struct cp_log4src *s, unsigned char *dst)
             return DAMAGE(s, at, "raw slot cut short");
         if (take_slots(s, 1, at) < 0)
             return -1;
-        memcpy(dst, s->buf + s->bpos, REC);
+        memcpy(dst, s->buf + BLOCK_HDR + s->bpos, REC);
         s->bpos += REC;
         return 1;
     case CP_LOG4_EMPTY:
@@ -696,6 +711,12 @@ static void ring_load(struct cp_log4src *s)
         n = RING_BATCH;
     words = (uint32_t)(read_at(s, idx1, (size_t)n * 8,
                                s->ring_offset + (uint64_t)p * 8) / 8);
+    /* the usual end of a closed log: its first cell holds no slot */
+    if (words == 0 || get64(s, (unsigned char *)&idx1[0]) != s->slot) {
+        s->rn = s->rpos = 0;
+        s->ring_done = 1;
+        return;
+    }
     whole = (uint32_t)(read_at(s, cells, (size_t)n * REC,
                                cells_at + (uint64_t)p * REC) / REC);
     if (whole < words)
@@ -753,6 +774,8 @@ static int produce(struct cp_log4src *s, unsigned char *dst)
 {
     for (;;) {
         int r;
+        if (s->lost)
+            return 0;
         switch (s->phase) {
         case PHASE_STREAM:
             if (!s->have_block && load_block(s) < 0)
@@ -931,6 +954,7 @@ struct cp_log4src *cp_log4src_open(const char *path, int fd, int own_fd,
                           ? UINT64_MAX
                           : h->stream_offset + h->stream_end;
     s->next_block = h->stream_offset;
+    s->file_end = UINT64_MAX;
     s->phase = PHASE_STREAM;
     return s;
 }

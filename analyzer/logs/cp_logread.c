@@ -92,18 +92,15 @@ static int is_log4(const struct cp_log_header *h)
 /* Read the raw version-4 log of lf (lf->fd, its header in lf->hdr) through
  * a cp_log4src: its fields checked against the file's size, the source
  * given lf's descriptor (lf->fd_borrowed: shared with the caller's
- * cp_logfile_known; else the source's from now on).  0, or -1 with err
+ * cp_logfile_known; else the source's from now on); size: the file's,
+ * when it was checked (no fstat again: one per log and pass).  0, or -1 with err
  * filled. */
 static int attach_log4(struct cp_logfile *lf, uint64_t dev, uint64_t ino,
-                       struct cp_error *err)
+                       uint64_t size, struct cp_error *err)
 {
     struct cp_log4src *src;
-    struct stat sb;
 
-    if (fstat(lf->fd, &sb) < 0)
-        return cp_errorf_at(err, lf->path, -1, "%s: %s", lf->path,
-                            strerror(errno));
-    if (cp_log4src_check(lf->path, &lf->hdr, (uint64_t)sb.st_size, err) < 0)
+    if (cp_log4src_check(lf->path, &lf->hdr, size, err) < 0)
         return -1;
     src = cp_log4src_open(lf->path, lf->fd, !lf->fd_borrowed, dev, ino,
                           &lf->hdr, lf->swapped, err);
@@ -246,7 +243,8 @@ static struct cp_logfile *logfile_open(const char *path,
         if (header_check(path, h, got, &lf->swapped, err) < 0)
             goto out;
         if (is_log4(h) && attach_log4(lf, (uint64_t)lf->st_open.st_dev,
-                                      (uint64_t)lf->st_open.st_ino, err) < 0)
+                                      (uint64_t)lf->st_open.st_ino,
+                                      (uint64_t)lf->st_open.st_size, err) < 0)
             goto out;
     }
     lf->header_size = h->header_size;
@@ -601,7 +599,8 @@ struct cp_logfile *cp_logfile_reopen(const char *path,
             return NULL;
         }
     }
-    if (is_log4(&lf->hdr) && attach_log4(lf, k->dev, k->ino, err) < 0) {
+    if (is_log4(&lf->hdr) &&
+        attach_log4(lf, k->dev, k->ino, k->size, err) < 0) {
         cp_logfile_close(lf);
         return NULL;
     }
