@@ -6,7 +6,9 @@
 # train_sim --help explains its patterns; analyze and trace --help show
 # the site profile they read by default and whether it is there; record
 # names its port snapshots after the job's node (none when no process
-# wrote a log).
+# wrote a log), and under the host's own name, saying what the files are
+# for, when the logs name several nodes; analyze's verdict says how long
+# NCCL was busy on some rank of the run.
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/integration/lib.sh"
 need "$collprof" "$train_sim" "$shim"
@@ -43,6 +45,23 @@ if [ -x "$simrun" ]; then
     check "... its port snapshots are named after the logs' node n1 (not '$host')" sh -c \
         "[ -f '$work/one/ports-n1-start.json' ] && [ -f '$work/one/ports-n1-end.json' ] && { [ '$host' = n1 ] || ! ls '$work/one'/ports-$host-* >/dev/null 2>&1; }"
     check "... and say so inside" grep -q '"node": "n1"' "$work/one/ports-n1-start.json"
+
+    # two simulated nodes on one host: the snapshots stay under the host's
+    # name, and record says what those files are and what they are for
+    # (issue 36: it used to say only "kept as ports-vm-*.json")
+    "$collprof" record -o "$work/two" -- "$simrun" -n 2 --nodes 2 \
+        --timeout 60 -- "$train_sim" --pattern ddp --steps 1 >/dev/null 2>"$work/two.err"
+    ok $? "record of a two-node job on one host"
+    check "... says the snapshots are the network-port counters read at the run's start and end, and why" sh -c \
+        "grep -q \"this host's network-port counters (read at the run's start and end, for the port rate the analysis expects and for ports that degraded or counted errors) are kept under its own name $host, as ports-$host-start.json and ports-$host-end.json\" '$work/two.err'"
+    check "... never the bare 'port snapshots are kept as ports-*.json'" sh -c \
+        "! grep -q 'port snapshots are kept as' '$work/two.err'"
+    "$collprof" analyze "$work/two" -o "$work/two.rep" >"$work/two.out" 2>&1
+    ok $? "... analyzed"
+    check "... its verdict says how long NCCL was busy on some rank, of the run" \
+        grep -qE "NCCL busy on some rank for [0-9.]+ [mun]?s of the [0-9.]+ [mun]?s run" "$work/two.out"
+    check "... never 'a call in progress T of the S run'" sh -c \
+        "! grep -q 'a call in progress' '$work/two.out'"
 fi
 
 # the default profile: its path, as configured, and whether it is there
