@@ -130,6 +130,18 @@ struct simnccl_graph {
 
 static __thread struct simnccl_graph *capturing;
 
+/* 1 when one of the n operations is a collective of comm. */
+static int has_collective(const struct sim_op *ops, size_t n,
+                          const struct ncclComm *comm)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        if (ops[i].comm == comm && !sim_coll_is_p2p(ops[i].kind))
+            return 1;
+    return 0;
+}
+
 /* Run n operations together.  api[i]: op i's profiler API event from the
  * capture (graph replays), or NULL to make one now. */
 static ncclResult_t run_ops_api(const struct sim_op *ops, size_t n,
@@ -175,6 +187,15 @@ static ncclResult_t run_ops_api(const struct sim_op *ops, size_t n,
                 plans[n_plans++] = plan;
                 if (tasks)
                     sim_plan_profile(plan, tasks, n);
+                /* a plan with a collective starts with the kernels'
+                 * initial sync, whose phase v7 reports (every member has
+                 * that collective in its group, so every member syncs) */
+                if (tasks && sim_prof_phases() &&
+                    has_collective(ops, n, ops[i].comm) &&
+                    sim_plan_sync(plan) != 0) {
+                    rc = sim_error(ncclSystemError, "simnccl: out of memory");
+                    break;
+                }
             }
             {
                 size_t from = sim_plan_nsteps(plan);

@@ -34,7 +34,8 @@ enum step_kind {
     STEP_REDUCE,
     STEP_DIVIDE,
     STEP_WAIT,
-    STEP_DELAY
+    STEP_DELAY,
+    STEP_SYNCED /* the initial sync is over (sim_plan_sync) */
 };
 
 enum step_state {
@@ -86,6 +87,7 @@ struct sim_plan {
     void **scratch;
     size_t n_scratch, cap_scratch;
     int failed; /* an allocation failed while building */
+    int sync;   /* starts with the initial sync (sim_plan_sync) */
 
     /* Run time. */
     size_t pc;         /* next step to reach */
@@ -190,8 +192,19 @@ static void prof_setup(struct sim_plan *plan)
             plan->prof_ops[j].chunk = s->bytes;
     }
     for (i = 0; i < plan->n_prof_tasks; i++)
-        plan->prof_kch[i] =
-            sim_prof_kernel_start(plan->comm, plan->prof_tasks[i]);
+        plan->prof_kch[i] = sim_prof_kernel_start(
+            plan->comm, plan->prof_tasks[i], plan->sync);
+}
+
+/* Every rank has reached the collective: the kernels' sync is over. */
+static void prof_synced(struct sim_plan *plan)
+{
+    size_t i;
+
+    if (!plan->prof_kch)
+        return;
+    for (i = 0; i < plan->n_prof_tasks; i++)
+        sim_prof_kernel_synced(plan->comm, plan->prof_kch[i]);
 }
 
 /* The kernels end, the proxy operations stop. */
@@ -386,6 +399,23 @@ int sim_plan_delay(struct sim_plan *plan, int64_t ns)
     return 0;
 }
 
+int sim_plan_sync(struct sim_plan *plan)
+{
+    int n = plan->comm->nranks, r = plan->comm->rank, d;
+
+    /* round d: tell rank r+d, hear from rank r-d; after the last round
+     * every rank has heard, directly or not, from all of them */
+    for (d = 1; d < n; d *= 2) {
+        sim_plan_send(plan, (r + d) % n, NULL, 0, SIM_STEP_UNPACED);
+        sim_plan_recv(plan, (r - d + n) % n, NULL, 0, SIM_STEP_UNPACED);
+        sim_plan_wait(plan);
+    }
+    if (!append(plan, STEP_SYNCED))
+        return -1;
+    plan->sync = 1;
+    return plan->failed ? -1 : 0;
+}
+
 /* ---- the engine -------------------------------------------------------- */
 
 struct engine {
@@ -549,6 +579,9 @@ static ncclResult_t advance(struct engine *eng, struct sim_plan *plan,
         case STEP_WAIT:
             if (plan->open_coll > 0)
                 return ncclSuccess;
+            break;
+        case STEP_SYNCED:
+            prof_synced(plan);
             break;
         case STEP_DELAY:
             if (!plan->delaying) {

@@ -57,6 +57,14 @@ int sim_plan_divide(struct sim_plan *plan, void *buf, size_t count,
 int sim_plan_wait(struct sim_plan *plan);
 int sim_plan_delay(struct sim_plan *plan, int64_t ns);
 
+/* The kernel's initial sync, as NCCL's kernels (profiler API v7) report
+ * it: a dissemination barrier over every rank of the communicator (zero
+ * bytes, unpaced, on the collectives' channel), then a mark where the
+ * kernel channels' initial-sync phase ends and their compute phase starts
+ * (sim_prof_kernel_synced).  Appended first, to a plan of collectives
+ * only: every member runs it.  0, or -1 when out of memory. */
+int sim_plan_sync(struct sim_plan *plan);
+
 /* Steps so far; sim_plan_tag marks the steps from `from` on as built for
  * operation op_index of the group. */
 size_t sim_plan_nsteps(const struct sim_plan *plan);

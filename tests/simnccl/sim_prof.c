@@ -290,7 +290,8 @@ static void *start(struct ncclComm *comm, const struct ev *e)
             break;
         case ncclProfileKernelPhase:
             d.kernelPhase.phaseId = (uint8_t)e->step;
-            d.kernelPhase.phaseName = "compute";
+            d.kernelPhase.phaseName =
+                e->step == 0 ? "initial_sync" : "compute";
             d.kernelPhase.pTimer = e->ptimer;
             break;
         default:
@@ -703,7 +704,40 @@ static void *phase_take(void *kch)
     return ph;
 }
 
-void *sim_prof_kernel_start(struct ncclComm *comm, void *task)
+/* Start phase `phase` of kernel channel kch (v7), kept until it ends. */
+static void phase_start(struct ncclComm *comm, void *kch, int phase)
+{
+    struct ev e;
+    void *ph;
+
+    memset(&e, 0, sizeof e);
+    e.type = ncclProfileKernelPhase;
+    e.parent = kch;
+    e.step = phase;
+    e.ptimer = device_timer();
+    ph = start(comm, &e);
+    if (ph)
+        phase_put(kch, ph);
+}
+
+/* End kch's open phase, if any (v7). */
+static void phase_end(void *kch)
+{
+    void *ph = phase_take(kch);
+
+    if (ph) {
+        state(ph, ncclProfilerKernelPhaseStop, 0, device_timer());
+        stop(ph);
+    }
+}
+
+int sim_prof_phases(void)
+{
+    return sim_prof_active() && api >= 7;
+}
+
+void *sim_prof_kernel_start(struct ncclComm *comm, void *task,
+                            int initial_sync)
 {
     struct ev e;
     void *kch;
@@ -725,35 +759,41 @@ void *sim_prof_kernel_start(struct ncclComm *comm, void *task)
     e.parent = task;
     e.ptimer = damage ? 0 : device_timer();
     kch = start(comm, &e);
-    if (kch && api >= 7) {
-        /* v7: the channel's compute phase, under it, the same times */
-        memset(&e, 0, sizeof e);
-        e.type = ncclProfileKernelPhase;
-        e.parent = kch;
-        e.step = 1;
-        e.ptimer = device_timer();
-        void *ph = start(comm, &e);
-        if (ph)
-            phase_put(kch, ph);
-    }
+    /* v7: the channel's phases under it: the initial sync until every rank
+     * has come (sim_prof_kernel_synced), else the compute phase at once */
+    if (kch && api >= 7)
+        phase_start(comm, kch, initial_sync ? 0 : 1);
     return kch;
+}
+
+void sim_prof_kernel_synced(struct ncclComm *comm, void *kch)
+{
+    int copy_engine = 0;
+
+    if (!kch || api < 7)
+        return;
+    if (ce) {
+        pthread_mutex_lock(&ce_lock);
+        for (int i = 0; i < OPEN_CE; i++)
+            copy_engine |= open_ce[i] == kch;
+        pthread_mutex_unlock(&ce_lock);
+    }
+    if (copy_engine)
+        return;
+    phase_end(kch);
+    phase_start(comm, kch, 1);
 }
 
 void sim_prof_kernel_stop(void *kch)
 {
-    void *ph;
-
     if (!kch)
         return;
     if (ce && ce_take(kch)) {
         stop(kch); /* the copy-engine collective's data has moved */
         return;
     }
-    ph = api >= 7 ? phase_take(kch) : NULL;
-    if (ph) {
-        state(ph, ncclProfilerKernelPhaseStop, 0, device_timer());
-        stop(ph);
-    }
+    if (api >= 7)
+        phase_end(kch);
     state(kch, ncclProfilerKernelChStop, 0, device_timer());
     stop(kch);
 }

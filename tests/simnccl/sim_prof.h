@@ -6,8 +6,9 @@
  * table it knows is looked up, ncclProfiler_v5, then _v4, _v3
  * (SIMNCCL_PROFILER_API=N starts the search at vN, to stand in for another
  * NCCL: 7 and 6 look up ncclProfiler_v7 and _v6 first, v7 with user tags
- * (SIMNCCL_PROFILER_TAG), a kernel variant and a compute phase per kernel
- * channel; SIMNCCL_PROFILER_CE, _MASK, _RANK0 and _DAMAGE: docs/nccl-profiler.md; N = 1 or 2 look up only v2/v1, whose layouts simnccl does not
+ * (SIMNCCL_PROFILER_TAG), a kernel variant and, per kernel channel, an
+ * initial-sync phase (a barrier over real sockets: sim_plan_sync) and a
+ * compute phase; SIMNCCL_PROFILER_CE, _MASK, _RANK0 and _DAMAGE: docs/nccl-profiler.md; N = 1 or 2 look up only v2/v1, whose layouts simnccl does not
  * speak: it then calls init only, as a check that the plugin declines).
  * No table, a failed dlopen or a failed init: no profiler, the job goes on.
  *
@@ -52,7 +53,17 @@ void *sim_prof_step_start(struct ncclComm *comm, void *op, int step,
                           int is_send, size_t bytes);
 void sim_prof_step_posted(void *step, int is_send, size_t bytes);
 void sim_prof_step_done(void *step, int is_send, size_t bytes);
-void *sim_prof_kernel_start(struct ncclComm *comm, void *task);
+/* 1 when the loaded plugin speaks v7, whose kernel channels report phases:
+ * then every collective's plan starts with sim_plan_sync. */
+int sim_prof_phases(void);
+
+/* With initial_sync (a plan that starts with sim_plan_sync), a v7 kernel
+ * channel's first phase is its initial sync (phaseId 0), until
+ * sim_prof_kernel_synced starts its compute phase (1); otherwise the
+ * compute phase covers the channel. */
+void *sim_prof_kernel_start(struct ncclComm *comm, void *task,
+                            int initial_sync);
+void sim_prof_kernel_synced(struct ncclComm *comm, void *kch);
 void sim_prof_kernel_stop(void *kch);
 
 #endif
