@@ -591,6 +591,27 @@ struct cp_analysis_tags {
     uint64_t named;    /* names given */
 };
 
+/* Quantiles of a skew (or of a difference of two), seconds; NaN without
+ * instances. */
+struct cp_analysis_skew_q {
+    double p50_s, p90_s, max_s;
+};
+
+/* The last-arrival skew the kernels measured themselves (plugin API v7's
+ * initial-sync phases; cp_phases.c): per instance with two members or more
+ * whose kernels reported the phase, the spread of their waits (one device
+ * clock each, no clock correction), beside the host-clock skew of the same
+ * instances (their kernels' starts, offset-corrected). */
+struct cp_analysis_phases {
+    const char *why;     /* no instance: why not (static text); else NULL */
+    uint64_t records;    /* initial-sync records read */
+    uint64_t damaged;    /* of which left out: a GPU time 0 or backwards */
+    uint64_t instances;  /* instances with two members' phases or more */
+    struct cp_analysis_skew_q skew;       /* from the phases */
+    struct cp_analysis_skew_q host_skew;  /* from the host clocks */
+    struct cp_analysis_skew_q difference; /* |phases - host| per instance */
+};
+
 struct cp_analysis_nccl {
     int present;        /* some input is a plugin log */
     size_t nalgo;
@@ -614,6 +635,7 @@ struct cp_analysis_nccl {
     uint64_t captures_left_out; /* the shim's records of those captures */
     uint64_t gpu_timed;        /* analyzed calls timed by that interval */
     struct cp_analysis_tags tags; /* per application tag */
+    struct cp_analysis_phases phases; /* the kernels' own skew */
 };
 
 struct cp_analysis {

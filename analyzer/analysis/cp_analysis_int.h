@@ -471,6 +471,10 @@ int an_tags_build(struct cp_analysis *an, const struct an_state *st,
                   const struct an_eval *ev, size_t nev,
                   const struct cp_tagnames *names);
 
+/* cp_phases.c: the kernels' initial-sync skew (an->nccl.phases) from the
+ * plugin logs, after the clock offsets.  0, or -1 when memory ran out. */
+int an_phases_build(struct cp_analysis *an);
+
 struct cp_links;
 
 /* cp_slowdown.c: after the fit, the windows' busbw, latency-bound share

@@ -418,6 +418,9 @@ static json_t *comms_json(const struct cp_analysis *an, int *bad)
             put(sk, "p90_s", jnum(c->skew_p90_s), bad);
             put(sk, "p99_s", jnum(c->skew_p99_s), bad);
             put(sk, "max_s", jnum(c->skew_max_s), bad);
+            /* the starts on the hosts' clocks, offset-corrected; the
+             * kernels' own figure is nccl_profiler.phases' */
+            put(sk, "source", jstr("host_clock"), bad);
             put(o, "skew", sk, bad);
         }
         push(a, o, bad);
@@ -1302,6 +1305,37 @@ static json_t *tags_json(const struct cp_analysis *an, int *bad)
 }
 
 /* What NCCL's profiler plugin told (cp_ncclview.c). */
+static json_t *skew_q_json(const struct cp_analysis_skew_q *q,
+                           const char *source, int *bad)
+{
+    json_t *o = json_object();
+
+    put(o, "p50_s", jnum(q->p50_s), bad);
+    put(o, "p90_s", jnum(q->p90_s), bad);
+    put(o, "max_s", jnum(q->max_s), bad);
+    if (source)
+        put(o, "source", jstr(source), bad);
+    return o;
+}
+
+/* nccl_profiler.phases: the kernels' own skew beside the hosts'. */
+static json_t *phases_json(const struct cp_analysis_phases *ph, int *bad)
+{
+    json_t *o = json_object();
+
+    put(o, "initial_sync_records", jint(ph->records), bad);
+    put(o, "damaged_records", jint(ph->damaged), bad);
+    put(o, "instances", jint(ph->instances), bad);
+    if (ph->why) {
+        put(o, "why", jstr(ph->why), bad);
+        return o;
+    }
+    put(o, "skew", skew_q_json(&ph->skew, "kernel_phases", bad), bad);
+    put(o, "host_skew", skew_q_json(&ph->host_skew, "host_clock", bad), bad);
+    put(o, "difference", skew_q_json(&ph->difference, NULL, bad), bad);
+    return o;
+}
+
 static json_t *nccl_json(const struct cp_analysis *an, int *bad)
 {
     const struct cp_analysis_nccl *v = &an->nccl;
@@ -1357,6 +1391,7 @@ static json_t *nccl_json(const struct cp_analysis *an, int *bad)
         put(o, "join", j, bad);
     }
     put(o, "tags", tags_json(an, bad), bad);
+    put(o, "phases", phases_json(&v->phases, bad), bad);
     return o;
 }
 

@@ -250,7 +250,8 @@ static int judge(struct cp_analysis *an, struct an_state *st,
     if (cp_links_solve(st->links, an, st, *evals, *nevals) < 0 ||
         cp_links_apply_probe(an, opts->probe) < 0 ||
         cp_ncclview_build(an) < 0 ||
-        an_tags_build(an, st, *evals, *nevals, opts->tag_names) < 0)
+        an_tags_build(an, st, *evals, *nevals, opts->tag_names) < 0 ||
+        an_phases_build(an) < 0)
         return -1;
     if (opts->probe_skipped &&
         an_add_problem(an, opts->probe_skipped->source, -1,

@@ -1,0 +1,212 @@
+/* cp_phases.c - the last-arrival skew measured by the GPU itself, from the
+ * kernels' initial-sync phases (plugin API v7's kind 10 records,
+ * phaseId 0; cp_analysis.h, struct cp_analysis_phases;
+ * docs/report-schema.md, `nccl_profiler.phases`).
+ *
+ * A kernel's initial sync is the time it waited for its peers' kernels:
+ * the rank that came last waits least, the first waits longest, so the
+ * spread of the members' waits is the instance's arrival skew, each wait
+ * read on one device's clock (its start and end on the same timer): no
+ * clock offset between nodes enters it.  A member's wait is its longest
+ * channel's; its arrival on the host clock is its earliest channel's
+ * start, on the CLOCK_REALTIME scale the plugin mapped it to, less its
+ * node's clock offset.  The two skews of the same instances are reported
+ * side by side, with their difference: where they disagree, the host
+ * clocks' correction is the one to doubt.
+ *
+ * Memory: 32 bytes per initial-sync record read, freed before returning. */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collprof/cp_nccl_profiler.h"
+#include "cp_analysis_int.h"
+#include "cp_grow.h"
+#include "cp_stats.h"
+
+/* One channel's initial sync of one member. */
+struct sync_rec {
+    uint64_t comm;
+    uint32_t seq;
+    int32_t rank;  /* global rank */
+    int64_t start; /* host clock, offset-corrected, ns */
+    int64_t wait;  /* device clock, ns */
+};
+
+static int compare_rec(const void *a, const void *b)
+{
+    const struct sync_rec *x = a, *y = b;
+
+    if (x->comm != y->comm)
+        return x->comm < y->comm ? -1 : 1;
+    if (x->seq != y->seq)
+        return x->seq < y->seq ? -1 : 1;
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* The node offset of the input's node, ns (0 when its node is unknown). */
+static int64_t input_offset_ns(const struct cp_analysis *an,
+                               const struct cp_analysis_input *in)
+{
+    size_t k;
+
+    for (k = 0; k < an->nnodes; k++)
+        if (strcmp(an->nodes[k].name, in->node) == 0)
+            return isfinite(an->nodes[k].offset_s)
+                       ? (int64_t)llround(an->nodes[k].offset_s * 1e9)
+                       : 0;
+    return 0;
+}
+
+/* The initial-sync records of every readable plugin log into *v.  0, or
+ * -1 when memory ran out. */
+static int read_syncs(struct cp_analysis *an, struct sync_rec **v, size_t *n,
+                      size_t *cap, uint64_t *damaged)
+{
+    size_t i;
+
+    for (i = 0; i < an->ninputs; i++) {
+        const struct cp_analysis_input *in = &an->inputs[i];
+        struct cp_logfile *lf;
+        struct cp_error err;
+        union cp_rec rec;
+        uint64_t slot;
+        int64_t offset;
+
+        if (in->source != CP_SOURCE_PLUGIN || !in->log ||
+            in->status > CP_INPUT_DAMAGED || in->global_rank < 0)
+            continue;
+        lf = an_logfile_reopen(in, &err);
+        if (!lf)
+            continue;
+        offset = input_offset_ns(an, in);
+        while (cp_logfile_next(lf, &rec, &slot) == 1) {
+            const struct cp_rec_phase *p = &rec.phase;
+            struct sync_rec *s;
+            if (rec.kind != CP_REC_PHASE ||
+                p->phase != CP_NCCL_PHASE_INITIAL_SYNC)
+                continue;
+            if ((p->flags & CP_PHASE_DAMAGED) || p->start_ns == 0 ||
+                p->gpu_end_raw < p->gpu_start_raw) {
+                (*damaged)++;
+                continue;
+            }
+            if (cp_grow((void **)v, cap, *n, sizeof **v) < 0) {
+                cp_logfile_close(lf);
+                return -1;
+            }
+            s = &(*v)[(*n)++];
+            s->comm = p->comm_id;
+            s->seq = p->seq;
+            s->rank = in->global_rank;
+            s->start = (int64_t)p->start_ns - offset;
+            s->wait = (int64_t)(p->gpu_end_raw - p->gpu_start_raw);
+        }
+        cp_logfile_close(lf);
+    }
+    return 0;
+}
+
+/* Nearest-rank quantile q of sorted v[0..n). */
+static double quantile(const double *v, size_t n, double q)
+{
+    size_t k = (size_t)ceil(q * (double)n);
+
+    return n ? v[k ? k - 1 : 0] : NAN;
+}
+
+static void put_quantiles(struct cp_analysis_skew_q *out, double *v, size_t n)
+{
+    cp_stats_sort(v, n);
+    out->p50_s = quantile(v, n, 0.5);
+    out->p90_s = quantile(v, n, 0.9);
+    out->max_s = n ? v[n - 1] : NAN;
+}
+
+/* The instances of sorted v: per (comm, seq) with two members or more,
+ * the phases' skew, the host's and their difference. */
+static int judge_instances(struct cp_analysis_phases *ph,
+                           const struct sync_rec *v, size_t n)
+{
+    double *phase = NULL, *host = NULL, *diff = NULL;
+    size_t i = 0, m = 0;
+    int rc = -1;
+
+    phase = malloc((n ? n : 1) * sizeof *phase);
+    host = malloc((n ? n : 1) * sizeof *host);
+    diff = malloc((n ? n : 1) * sizeof *diff);
+    if (!phase || !host || !diff)
+        goto out;
+    while (i < n) {
+        size_t j = i, members = 0;
+        int64_t wmin = INT64_MAX, wmax = INT64_MIN, smin = INT64_MAX,
+                smax = INT64_MIN;
+        while (j < n && v[j].comm == v[i].comm && v[j].seq == v[i].seq) {
+            /* a member: its channels' longest wait, earliest start */
+            size_t k = j;
+            int64_t wait = v[j].wait, start = v[j].start;
+            while (k < n && v[k].comm == v[j].comm && v[k].seq == v[j].seq &&
+                   v[k].rank == v[j].rank) {
+                if (v[k].wait > wait)
+                    wait = v[k].wait;
+                if (v[k].start < start)
+                    start = v[k].start;
+                k++;
+            }
+            wmin = wait < wmin ? wait : wmin;
+            wmax = wait > wmax ? wait : wmax;
+            smin = start < smin ? start : smin;
+            smax = start > smax ? start : smax;
+            members++;
+            j = k;
+        }
+        if (members >= 2) {
+            phase[m] = (double)(wmax - wmin) * 1e-9;
+            host[m] = (double)(smax - smin) * 1e-9;
+            diff[m] = fabs(phase[m] - host[m]);
+            m++;
+        }
+        i = j;
+    }
+    ph->instances = m;
+    put_quantiles(&ph->skew, phase, m);
+    put_quantiles(&ph->host_skew, host, m);
+    put_quantiles(&ph->difference, diff, m);
+    rc = 0;
+out:
+    free(phase);
+    free(host);
+    free(diff);
+    return rc;
+}
+
+int an_phases_build(struct cp_analysis *an)
+{
+    struct cp_analysis_phases *ph = &an->nccl.phases;
+    struct sync_rec *v = NULL;
+    size_t n = 0, cap = 0;
+    int rc = -1;
+
+    memset(ph, 0, sizeof *ph);
+    if (!an->nccl.present) {
+        ph->why = "no NCCL profiler plugin log was read: kernel phases come "
+                  "from the plugin (API v7, NCCL 2.31 and later)";
+        return 0;
+    }
+    if (read_syncs(an, &v, &n, &cap, &ph->damaged) < 0)
+        goto out;
+    ph->records = n;
+    qsort(v, n, sizeof *v, compare_rec);
+    if (judge_instances(ph, v, n) < 0)
+        goto out;
+    if (ph->instances == 0)
+        ph->why = "no collective instance has the initial-sync phase of two "
+                  "members or more (plugin API v7 reports kernel phases; "
+                  "NCCL emits initial_sync for the kernels that sync)";
+    rc = 0;
+out:
+    free(v);
+    return rc;
+}
