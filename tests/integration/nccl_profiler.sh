@@ -21,6 +21,12 @@ run() {
         --steps 3 >"$d/out" 2>"$d/err"
 }
 summary() { "$collprof" dump --summary "$work/$1/logs" 2>&1; }
+# pycheck NAME FILE EXPR: one point, passing when EXPR (d: the JSON) holds
+pycheck() {
+    name=$1; shift
+    out=$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@" 2>&1)
+    if [ "$out" = True ]; then ok 0 "$name"; else ok 1 "$name"; diag "  got: $out"; fi
+}
 
 "$simrun" -n 4 --nodes 4 --timeout 120 -- "$train_sim" --pattern ddp \
     --steps 3 >"$work/plain.out" 2>&1
@@ -54,6 +60,41 @@ k=$(grep " nccl slot " "$work/v7tag/dump" | awk '{ s += $27 } END { print s }')
 ok $([ "$n" -gt 0 ] && [ "$n" -eq "$k" ]; echo $?) "  one timed compute phase per kernel channel ($n, channels $k)"
 n=$(summary v7tag | grep -c "87 calls, 1 communicators (plugin api v7, every proxy step; 0 step records over budget, 0 events not recorded)")
 ok $([ "$n" -eq 4 ]; echo $?) "  nothing lost ($n of 4)"
+n=$(grep " phase slot " "$work/v7tag/dump" | grep " phase 0 flags 0x0 " | grep -c " dur [0-9.]* us$")
+ok $([ "$n" -gt 0 ] && [ "$n" -eq "$k" ]; echo $?) "  one timed initial-sync phase per kernel channel ($n, channels $k)"
+
+# The kernels' own skew (initial-sync phases, one device clock each) and
+# the hosts' (kernel starts on CLOCK_REALTIME, offset-corrected) of the
+# same instances: rank 2 comes 20 ms late to every call, and node n2's wall
+# clock runs 30 ms ahead, which the host side must correct and the phases
+# never see.  Tolerance: the two agree within 2 ms at the median and 5 ms
+# at the 90th percentile of the instances (a loaded host's scheduling);
+# the kernels' median skew is the 20 ms delay within 15-40 ms.
+d=$work/v7late
+mkdir -p "$d"
+printf 'clock n2 offset=30ms\n' >"$d/topo"
+env COLLPROF_DIR="$d/logs" NCCL_PROFILER_PLUGIN="$plugin" SIMNCCL_PROFILER_API=7 \
+    "$simrun" -n 4 --nodes 4 --topo "$d/topo" --timeout 120 -- "$train_sim" \
+    --pattern ddp --steps 3 --late 2:20 >"$d/out" 2>"$d/err"
+ok $? "v7, rank 2 late by 20 ms, n2's clock 30 ms ahead: exits 0"
+"$collprof" analyze "$d/logs" -o "$d/rep" >/dev/null 2>"$d/analyze.err"
+ok $? "  analyzed"
+ph="d['nccl_profiler']['phases']"
+pycheck "  every call's initial sync read (4 x 87), none damaged; 87 instances" \
+    "$d/rep/report.json" \
+    "$ph['initial_sync_records'] == 348 and $ph['damaged_records'] == 0 and $ph['instances'] == 87"
+pycheck "  each skew says its source" "$d/rep/report.json" \
+    "$ph['skew']['source'] == 'kernel_phases' and $ph['host_skew']['source'] == 'host_clock' and all(c['skew']['source'] == 'host_clock' for c in d['communicators'])"
+pycheck "  the kernels' median skew is rank 2's 20 ms" "$d/rep/report.json" \
+    "0.015 <= $ph['skew']['p50_s'] <= 0.040"
+pycheck "  the kernels' skew agrees with the corrected hosts' (median within 2 ms, 90th percentile within 5 ms)" \
+    "$d/rep/report.json" \
+    "$ph['difference']['p50_s'] <= 0.002 and $ph['difference']['p90_s'] <= 0.005"
+python3 -c "import json; print('#  ', json.dumps(json.load(open('$d/rep/report.json'))['nccl_profiler']['phases']))" 2>&1 | head -1
+"$collprof" analyze "$work/v6/logs" -o "$work/v6/rep" >/dev/null 2>&1
+pycheck "  v6: no initial-sync phase, and nccl_profiler.phases says why" \
+    "$work/v6/rep/report.json" \
+    "$ph['instances'] == 0 and 'API v7' in $ph['why'] and 'skew' not in $ph"
 
 # What NCCL sends that was not asked for: a mask widened after init (as
 # NCCL's RAS may), events saying rank 0 on every rank, GPU times of 0.
