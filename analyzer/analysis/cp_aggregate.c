@@ -39,7 +39,8 @@ int an_build_slowest(struct cp_analysis *an, int64_t origin,
         struct cp_analysis_instance *o = &(*out)[i];
         const struct cp_analysis_comm *c = &an->comms[e->comm];
         o->comm = e->comm;
-        o->coll = (enum cp_coll)in->coll;
+        o->coll = an_slot_coll(in->coll);
+        o->copy_engine = an_slot_copy_engine(in->coll);
         o->seq = in->seq;
         o->bytes = in->n;
         o->members = in->members;
@@ -47,8 +48,9 @@ int an_build_slowest(struct cp_analysis *an, int64_t origin,
         o->own_s = in->max_end > in->last_start
                        ? (double)(in->max_end - in->last_start) * 1e-9
                        : 0;
-        o->model_s = cp_analysis_model_time(an, c->link, o->coll, c->nranks,
-                                            o->bytes);
+        o->model_s = cp_analysis_model_time(
+            an, (enum cp_link_class)an_slot_link(in->coll, c->link), o->coll,
+            c->nranks, o->bytes);
         o->skew_s = (double)(in->last_start - in->first_start) * 1e-9;
         o->last_rank = -1;
         if (in->last_file >= 0 && (size_t)in->last_file < an->nranks) {

@@ -249,7 +249,10 @@ struct cp_analysis_link {
 struct cp_analysis_row {
     unsigned comm;           /* index into comms */
     enum cp_coll coll;
-    enum cp_link_class link; /* the communicator's; for sendrecv the pair's */
+    enum cp_link_class link; /* the communicator's; for sendrecv the pair's;
+                                intra for copy-engine collectives */
+    int copy_engine;         /* its calls ran as copy-engine collectives
+                                (plugin API v6+): a kind of their own */
     double bucket_lo;
     uint64_t calls;
     uint64_t incomplete, grouped;
@@ -515,6 +518,7 @@ struct cp_hang; /* cp_hang.h */
 struct cp_analysis_instance {
     unsigned comm;       /* index into comms */
     enum cp_coll coll;
+    int copy_engine;     /* a copy-engine collective (judged as intra) */
     uint32_t seq;
     double bytes;        /* nccl-tests' S */
     unsigned members;    /* ranks whose call was seen */

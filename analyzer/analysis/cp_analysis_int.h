@@ -22,9 +22,44 @@
 
 /* Aggregation slots of a communicator: one per collective; point-to-point
  * pairs go to CP_COLL_SENDRECV when the two ranks are on different nodes
- * and to AN_SLOT_P2P_INTRA when they share one. */
+ * and to AN_SLOT_P2P_INTRA when they share one; a copy-engine collective
+ * (plugin API v6+, CP_NCCL_CE) to AN_SLOT_CE + its collective: its own
+ * kind, whose path is a copy within the node (NCCL runs copy-engine
+ * collectives over NVLink only), judged on the intra-node model.  The
+ * mapping from a slot back to its collective and path is the three
+ * functions below, the one place that knows it. */
 #define AN_SLOT_P2P_INTRA CP_COLL_COUNT
-#define AN_SLOTS (CP_COLL_COUNT + 1)
+#define AN_SLOT_CE (CP_COLL_COUNT + 1)
+#define AN_SLOTS (2 * CP_COLL_COUNT + 1)
+_Static_assert(AN_SLOTS <= 32, "a slot fits an_inst.coll (5 bits)");
+
+static inline unsigned an_slot_of(unsigned coll, int copy_engine)
+{
+    return copy_engine && coll != CP_COLL_SENDRECV ? AN_SLOT_CE + coll : coll;
+}
+
+static inline enum cp_coll an_slot_coll(unsigned slot)
+{
+    if (slot == AN_SLOT_P2P_INTRA)
+        return CP_COLL_SENDRECV;
+    return (enum cp_coll)(slot >= AN_SLOT_CE ? slot - AN_SLOT_CE : slot);
+}
+
+static inline int an_slot_copy_engine(unsigned slot)
+{
+    return slot >= AN_SLOT_CE;
+}
+
+/* The link class a slot's calls are judged on: the communicator's
+ * (comm_link) but for the slots whose path is their own. */
+static inline unsigned an_slot_link(unsigned slot, unsigned comm_link)
+{
+    if (slot == AN_SLOT_P2P_INTRA || an_slot_copy_engine(slot))
+        return CP_LINK_INTRA;
+    if (slot == CP_COLL_SENDRECV)
+        return CP_LINK_INTER;
+    return comm_link;
+}
 
 /* Size buckets: n = 0, then 8 per octave (1/8 octave: 9 % wide) from 1 B
  * up to 2^64 B.  Eight consecutive ones make a power-of-two row. */
@@ -53,6 +88,7 @@ static inline unsigned an_bucket_index(double n)
 /* Accumulated calls of one (communicator, slot, size bucket). */
 /* An algorithm and protocol code in one byte (an_inst.info, an_call.info). */
 #define AN_INFO(algo, proto) ((uint8_t)(((algo) & 7) | (((proto) & 3) << 4)))
+#define AN_INFO_CE 0x08u /* a copy-engine collective (CP_NCCL_CE) */
 #define AN_INFO_ALGO(i) ((unsigned)(i) & 7)
 #define AN_INFO_PROTO(i) (((unsigned)(i) >> 4) & 3)
 
@@ -112,7 +148,7 @@ struct an_inst {
      * byte, so that the tag fits the line */
     uint8_t state : 2;
     uint8_t grouped : 1;
-    uint8_t coll : 5;
+    uint8_t coll : 5;    /* its slot (an_slot_coll: the collective) */
     uint8_t info;        /* NCCL's choice: AN_INFO(algo, proto), 0 unknown */
     uint16_t tag;        /* the first member's tag (cp_ncjoin_entry), 0 none */
     int64_t first_start, last_start, second_start, max_end;

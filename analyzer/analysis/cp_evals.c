@@ -26,24 +26,15 @@
 /* calls this many times faster than the model: the model is wrong there */
 #define EFFICIENCY_MAX 2.0
 
-static enum cp_coll slot_coll(unsigned slot)
-{
-    return slot == AN_SLOT_P2P_INTRA ? CP_COLL_SENDRECV : (enum cp_coll)slot;
-}
-
 static unsigned slot_ranks(const struct an_comm *c, unsigned slot)
 {
-    return slot_coll(slot) == CP_COLL_SENDRECV ? 2 : c->nranks;
+    return an_slot_coll(slot) == CP_COLL_SENDRECV ? 2 : c->nranks;
 }
 
 static enum cp_link_class slot_link(const struct cp_analysis *an, size_t ci,
                                     unsigned slot)
 {
-    if (slot == AN_SLOT_P2P_INTRA)
-        return CP_LINK_INTRA;
-    if (slot == CP_COLL_SENDRECV)
-        return CP_LINK_INTER;
-    return an->comms[ci].link;
+    return (enum cp_link_class)an_slot_link(slot, an->comms[ci].link);
 }
 
 double cp_analysis_model_time(const struct cp_analysis *an,
@@ -164,7 +155,7 @@ int an_fit_classes(struct cp_analysis *an, struct an_state *st,
             struct an_slot_table *t = c->slots[s];
             enum cp_link_class link = slot_link(an, ci, s);
             double A, B;
-            if (!t || cp_model_nccl_steps(slot_coll(s), slot_ranks(c, s), &A,
+            if (!t || cp_model_nccl_steps(an_slot_coll(s), slot_ranks(c, s), &A,
                                           &B) < 0)
                 continue;
             for (k = 0; k < AN_NBUCKETS; k++) {
@@ -231,7 +222,7 @@ static void init_eval(const struct cp_analysis *an, struct an_comm *c,
     memset(ev, 0, sizeof *ev);
     ev->comm = (unsigned)ci;
     ev->slot = s;
-    ev->coll = slot_coll(s);
+    ev->coll = an_slot_coll(s);
     ev->link = slot_link(an, ci, s);
     ev->factor = cp_model_busbw_factor(ev->coll, p);
     m = &an->model[ev->link];
@@ -359,6 +350,7 @@ static int build_row(struct cp_analysis *an, struct an_state *st,
             row->comm = (unsigned)ci;
             row->coll = ev->coll;
             row->link = ev->link;
+            row->copy_engine = an_slot_copy_engine(ev->slot);
             row->bucket_lo = row_idx == 0 ? 0 : ldexp(1, (int)row_idx - 1);
         }
         add_bucket(st, ev, row, b, &merged, &duration, &lat_time);

@@ -562,7 +562,7 @@ static int build_units(struct solver *s, const struct cp_links *lk,
                 if (!w)
                     return -1;
                 w->pub.comm = (unsigned)ci;
-                w->pub.coll = (enum cp_coll)slot;
+                w->pub.coll = an_slot_coll(slot);
                 unit_times(w, b->bytes, b->count, &b->t, &b->tw);
                 w->coll = slot;
                 w->nranks = c->nranks;

@@ -344,6 +344,8 @@ static json_t *instances_json(const struct cp_analysis *an,
         const struct cp_analysis_comm *c = &an->comms[x->comm];
         json_t *o = json_object();
         put(o, "op", jstr(cp_model_coll_name(x->coll)), bad);
+        if (x->copy_engine)
+            put(o, "path", jstr("copy_engine"), bad);
         put(o, "bytes", jnum(x->bytes), bad);
         put(o, "comm", hex_id(c->id), bad);
         put(o, "comm_name", jstr(c->name), bad);
@@ -460,6 +462,9 @@ static json_t *rows_json(const struct cp_analysis *an, int *bad)
         put(o, "op", jstr(op ? op : "unknown"), bad);
         put(o, "comm", hex_id(an->comms[r->comm].id), bad);
         put(o, "link", jstr(cp_link_class_name(r->link)), bad);
+        /* only copy-engine rows say their path: a kind of their own */
+        if (r->copy_engine)
+            put(o, "path", jstr("copy_engine"), bad);
         put(o, "nranks",
             jint(r->coll == CP_COLL_SENDRECV ? 2 : an->comms[r->comm].nranks),
             bad);

@@ -86,15 +86,14 @@ static int entry_cmp(const void *a, const void *b)
 
 static enum cp_coll key_coll(unsigned slot)
 {
-    return slot == AN_SLOT_P2P_INTRA ? CP_COLL_SENDRECV : (enum cp_coll)slot;
+    return an_slot_coll(slot);
 }
 
 static unsigned key_link(const struct cp_analysis *an, const struct an_wkey *k)
 {
-    if (k->slot == AN_SLOT_P2P_INTRA)
-        return CP_LINK_INTRA;
-    if (k->slot == CP_COLL_SENDRECV)
-        return CP_LINK_INTER;
+    if (k->slot == AN_SLOT_P2P_INTRA || k->slot == CP_COLL_SENDRECV ||
+        an_slot_copy_engine(k->slot))
+        return an_slot_link(k->slot, CP_LINK_INTER);
     if (k->comm != AN_WKEY_ANY && k->comm < an->ncomms)
         return an->comms[k->comm].link;
     return k->link < CP_LINK_COUNT ? k->link : CP_LINK_INTER;

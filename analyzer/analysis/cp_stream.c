@@ -756,8 +756,8 @@ static void note_offsets(struct an_state *st, struct an_comm *c,
 
     if (in->grouped || in->members != c->nranks || c->nranks < 2)
         return;
-    if (!cp_model_coll_facts((enum cp_coll)in->coll) ||
-        !cp_model_coll_facts((enum cp_coll)in->coll)->symmetric)
+    if (!cp_model_coll_facts(an_slot_coll(in->coll)) ||
+        !cp_model_coll_facts(an_slot_coll(in->coll))->symmetric)
         return;
     for (r = 0; r < c->nranks; r++) {
         int32_t f = c->member_file[r];
@@ -1163,7 +1163,8 @@ join_collective_inline(struct an_state *st, struct an_comm *c, int32_t file,
                                       cp_dtype_size(dtype), c->nranks);
         in->seq = seq;
         in->state = AN_PENDING;
-        in->coll = (uint8_t)coll;
+        /* the slot: a copy-engine collective is a kind of its own */
+        in->coll = (uint8_t)an_slot_of(coll, (info & AN_INFO_CE) != 0);
         in->grouped = (uint8_t)grouped;
         in->members = 0;
         in->share = share;
@@ -1671,7 +1672,8 @@ static inline void plugin_times(struct an_state *st, struct an_file *f,
 
     if (!e)
         return;
-    *info = AN_INFO(e->algo, e->proto);
+    *info = AN_INFO(e->algo, e->proto) |
+            ((e->flags & CP_NCCL_CE) ? AN_INFO_CE : 0);
     *tag = e->tag;
     if (e->gpu_end && !(r->flags & CP_CALL_IN_GROUP) &&
         e->gpu_start >= (uint64_t)f->t_min &&

@@ -135,6 +135,19 @@ n=$(grep " nccl slot " "$d/dump" | grep " flags 0x1[0-9a-f] " | grep -vc " flags
 ok $([ "$n" -eq 0 ]; echo $?) "  none with a kernel interval ($n)"
 n=$("$collprof" dump --summary "$d/logs" 2>&1 | grep -c "0 events not recorded")
 ok $([ "$n" -eq 4 ]; echo $?) "  nothing lost ($n of 4)"
+# analysed as a kind of their own: rows of their own, whose path is a copy
+# within the node (judged on the intra-node model), while the same
+# communicator's other collectives stay on its inter-node link
+"$collprof" analyze "$d/logs" -o "$d/rep" >/dev/null 2>&1
+ok $? "  analyzed"
+pycheck "  the all-gathers' rows are copy-engine rows on the intra-node path" \
+    "$d/rep/report.json" \
+    "[r for r in d['collectives'] if r['op'] == 'allgather'] != [] and all(r.get('path') == 'copy_engine' and r['link'] == 'intra' for r in d['collectives'] if r['op'] == 'allgather')"
+pycheck "  the other collectives' rows have no path of their own and stay inter-node" \
+    "$d/rep/report.json" \
+    "all('path' not in r and r['link'] == 'inter' for r in d['collectives'] if r['op'] not in ('allgather', 'sendrecv'))"
+pycheck "  their calls in the slowest instances say so too" "$d/rep/report.json" \
+    "all((s['op'] == 'allgather') == (s.get('path') == 'copy_engine') for s in d['slowest']['by_own_time'])"
 
 # COLLPROF_NEXT_PROFILER: a recording v5 plugin behind collprof's (NCCL
 # speaking v7 to collprof) gets every event it gets as NCCL's own plugin,
