@@ -60,8 +60,9 @@ static int64_t input_offset_ns(const struct cp_analysis *an,
     return 0;
 }
 
-/* The initial-sync records of every readable plugin log into *v.  0, or
- * -1 when memory ran out. */
+/* The initial-sync records of every readable log into *v (the plugin
+ * writes them; any log that holds one is read alike).  0, or -1 when
+ * memory ran out. */
 static int read_syncs(struct cp_analysis *an, struct sync_rec **v, size_t *n,
                       size_t *cap, uint64_t *damaged)
 {
@@ -75,8 +76,7 @@ static int read_syncs(struct cp_analysis *an, struct sync_rec **v, size_t *n,
         uint64_t slot;
         int64_t offset;
 
-        if (in->source != CP_SOURCE_PLUGIN || !in->log ||
-            in->status > CP_INPUT_DAMAGED || in->global_rank < 0)
+        if (!in->log || in->status > CP_INPUT_DAMAGED || in->global_rank < 0)
             continue;
         lf = an_logfile_reopen(in, &err);
         if (!lf)
@@ -190,21 +190,19 @@ int an_phases_build(struct cp_analysis *an)
     int rc = -1;
 
     memset(ph, 0, sizeof *ph);
-    if (!an->nccl.present) {
-        ph->why = "no NCCL profiler plugin log was read: kernel phases come "
-                  "from the plugin (API v7, NCCL 2.31 and later)";
-        return 0;
-    }
     if (read_syncs(an, &v, &n, &cap, &ph->damaged) < 0)
         goto out;
     ph->records = n;
     qsort(v, n, sizeof *v, compare_rec);
     if (judge_instances(ph, v, n) < 0)
         goto out;
-    if (ph->instances == 0)
+    if (ph->records == 0)
+        ph->why = "no initial-sync phase was recorded: kernel phases come "
+                  "from the NCCL profiler plugin under API v7 (NCCL 2.31 and "
+                  "later)";
+    else if (ph->instances == 0)
         ph->why = "no collective instance has the initial-sync phase of two "
-                  "members or more (plugin API v7 reports kernel phases; "
-                  "NCCL emits initial_sync for the kernels that sync)";
+                  "members or more";
     rc = 0;
 out:
     free(v);

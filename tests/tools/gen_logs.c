@@ -14,7 +14,7 @@
  *            [--in-call RANK=T]...
  *            [--slow-node NODE=FACTOR] [--failed N] [--job-id ID]
  *            [--pid-base N] [--node-prefix P] [--seed S]
- *            [--truth FILE] [--swap] [--gpu] [--format 4|3]
+ *            [--truth FILE] [--swap] [--gpu] [--phases] [--format 4|3]
  *
  * --format 3 writes version 3 (a 64-byte slot per record); the default
  * is version 4 (a ring of 64 cells, all of it left as "nothing in the
@@ -23,6 +23,10 @@
  * --swap writes the other byte order (a log from a big-endian machine).
  * --gpu adds a device interval (kind 5, as the cupti timer writes) to every
  * successful call: its last eighth before the call returned.
+ * --phases adds to every collective call the initial-sync phase a v7 NCCL
+ * profiler plugin records (kind 10, channel 0): from the member's arrival
+ * to the instance's last arrival on a device timer that reads true time
+ * (no node's clock offset), its CLOCK_REALTIME start on the node's clock.
  * The time of an instance is the model of its communicator's link class
  * (ring all-reduce 2(p-1)a + 2(p-1)/p n b, ring reduce-scatter/all-gather
  * and pairwise all-to-all (p-1)a + (p-1)/p n b, chain broadcast/reduce
@@ -88,6 +92,7 @@
 #define MAX_PEERS 4
 #define MAX_STRAGGLERS 64
 #define T0_NS UINT64_C(1700000000000000000) /* Nov 2023 */
+#define DEVICE_T0_NS UINT64_C(1000000000000000) /* --phases' device timer */
 #define DTYPE_F32 7
 #define DTYPE_F64 8
 
@@ -116,6 +121,7 @@ struct rank {
     uint32_t world_seq, node_seq, dp_seq;
     struct peer_seq send[MAX_PEERS], recv[MAX_PEERS];
     uint64_t slots, calls;
+    uint64_t call_slot; /* the slot of its last call record */
     uint64_t first_start, last_end; /* as written (clock of its node) */
     double delay;         /* straggler delay, ns */
     double in_call;       /* delay inside each of its collectives, ns */
@@ -153,6 +159,7 @@ struct gen {
     int swap; /* write the other byte order */
     unsigned format; /* 4 (ring and stream) or 3 (a slot per record) */
     int gpu;  /* a device interval (kind 5, cupti) after every call */
+    int phases; /* an initial-sync phase (kind 10) per collective call */
     int pid_base;
     uint64_t seed, rng[4];
     uint64_t world_id, node_id_base;
@@ -550,6 +557,7 @@ static void call_record(struct gen *g, unsigned i, unsigned op, uint64_t comm,
     rec.call.end_ns = ts(g, &g->r[i], end);
     rec.kind = CP_REC_CALL;
     put(g, &g->r[i], &rec);
+    g->r[i].call_slot = g->r[i].slots - 1;
     g->calls_written++;
     if (g->r[i].calls == 0 || rec.call.start_ns < g->r[i].first_start)
         g->r[i].first_start = rec.call.start_ns;
@@ -567,6 +575,29 @@ static void call_record(struct gen *g, unsigned i, unsigned op, uint64_t comm,
         rec.kind = CP_REC_GPU;
         put(g, &g->r[i], &rec);
     }
+}
+
+/* The initial-sync phase of rank i's last call (--phases): it waited from
+ * its arrival to the instance's last arrival, on a device timer of true
+ * time. */
+static void phase_record(struct gen *g, unsigned i, uint64_t comm,
+                         uint32_t seq, double arrival, double last)
+{
+    union cp_rec rec;
+
+    if (!g->phases)
+        return;
+    memset(&rec, 0, sizeof rec);
+    rec.phase.phase = 0; /* initial sync */
+    rec.phase.slot = g->r[i].call_slot;
+    rec.phase.comm_id = comm;
+    rec.phase.seq = seq;
+    rec.phase.gpu_start_raw = (uint64_t)llround(arrival) + DEVICE_T0_NS;
+    rec.phase.gpu_end_raw = (uint64_t)llround(last) + DEVICE_T0_NS;
+    rec.phase.start_ns = ts(g, &g->r[i], arrival);
+    rec.phase.end_ns = ts(g, &g->r[i], last);
+    rec.kind = CP_REC_PHASE;
+    put(g, &g->r[i], &rec);
 }
 
 /* ---- simulation ------------------------------------------------------------ */
@@ -652,6 +683,7 @@ static void collective(struct gen *g, const struct op *o, const unsigned *m,
         int32_t peer = o->coll == C_BROADCAST || o->coll == C_REDUCE ? 0 : -1;
         call_record(g, m[k], op_code(o->coll, 0), comm, count, seq, peer, k, p,
                     0, 0, 0, rk->arrival, rk->end);
+        phase_record(g, m[k], comm, seq, rk->arrival, last);
         rk->t = rk->end;
     }
     own = (max_end - last) * 1e-9;
@@ -757,6 +789,7 @@ static void collective3d(struct gen *g, enum coll c, double bytes,
         rk->end = last + T + 0.25 * a * 1e9 * uniform(g);
         call_record(g, m[k], op_code(c, 0), comm, count, (*seq)++, -1, k, p,
                     0, 0, 0, rk->arrival, rk->end);
+        phase_record(g, m[k], comm, *seq - 1, rk->arrival, last);
         rk->t = rk->end;
     }
     g->instances++;
@@ -1061,7 +1094,8 @@ static void usage(FILE *out)
             "         [--in-call RANK=T]...\n"
             "         [--slow-node NODE=FACTOR] [--failed N] [--job-id ID]\n"
             "         [--pid-base N] [--node-prefix P] [--seed S] "
-            "[--truth FILE] [--swap] [--format 4|3]\n"
+            "[--truth FILE] [--swap] [--gpu] [--phases] [--format 4|3]
+"
             "         [--dp-size D] [--slow-link A,B=FACTOR]   (pattern 3d)\n");
 }
 
@@ -1133,6 +1167,7 @@ static int parse_args(struct gen *g, int argc, char **argv)
         {"swap", no_argument, NULL, 19},
         {"format", required_argument, NULL, 24},
         {"gpu", no_argument, NULL, 22},
+        {"phases", no_argument, NULL, 25},
         {"dp-size", required_argument, NULL, 20},
         {"slow-link", required_argument, NULL, 21},
         {"in-call", required_argument, NULL, 23},
@@ -1241,6 +1276,7 @@ static int parse_args(struct gen *g, int argc, char **argv)
             g->format = (unsigned)atoi(optarg);
             break;
         case 22: g->gpu = 1; break;
+        case 25: g->phases = 1; break;
         case 20:
             if (parse_count("dp-size", optarg, 1, MAX_RANKS, &v) < 0)
                 return -1;
