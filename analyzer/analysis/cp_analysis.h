@@ -606,6 +606,16 @@ struct cp_analysis_skew_q {
  * whose kernels reported the phase, the spread of their waits (one device
  * clock each, no clock correction), beside the host-clock skew of the same
  * instances (their kernels' starts, offset-corrected). */
+/* A rank that came last to instances, by the kernels' phases. */
+struct cp_analysis_phase_rank {
+    int rank;               /* global rank */
+    uint64_t last_arrivals; /* instances at which its kernel waited least */
+    double late_s;          /* sum over them of the next-least wait minus
+                               its own: by how much it came last */
+};
+
+#define CP_PHASES_LAST_MAX 8
+
 struct cp_analysis_phases {
     const char *why;     /* no instance: why not (static text); else NULL */
     uint64_t records;    /* initial-sync records read */
@@ -614,6 +624,9 @@ struct cp_analysis_phases {
     struct cp_analysis_skew_q skew;       /* from the phases */
     struct cp_analysis_skew_q host_skew;  /* from the host clocks */
     struct cp_analysis_skew_q difference; /* |phases - host| per instance */
+    /* the ranks that came last most often, most first (ties: lower rank) */
+    size_t nlast;
+    struct cp_analysis_phase_rank last[CP_PHASES_LAST_MAX];
 };
 
 struct cp_analysis_nccl {

@@ -125,48 +125,110 @@ static void put_quantiles(struct cp_analysis_skew_q *out, double *v, size_t n)
     out->max_s = n ? v[n - 1] : NAN;
 }
 
+/* One member of an instance: the records of v from *i on with its comm,
+ * seq and rank; its channels' longest wait and earliest start.  *i moves
+ * past them. */
+static void member_of(const struct sync_rec *v, size_t n, size_t *i,
+                      int64_t *wait, int64_t *start)
+{
+    size_t k = *i;
+
+    *wait = v[k].wait;
+    *start = v[k].start;
+    for (; k < n && v[k].comm == v[*i].comm && v[k].seq == v[*i].seq &&
+           v[k].rank == v[*i].rank;
+         k++) {
+        if (v[k].wait > *wait)
+            *wait = v[k].wait;
+        if (v[k].start < *start)
+            *start = v[k].start;
+    }
+    *i = k;
+}
+
+/* Per global rank: the instances it came last to by the phases (it waited
+ * least) and by how much (the next-least wait minus its own). */
+struct tally {
+    uint64_t n;
+    double late_s;
+};
+
+static int compare_last(const void *a, const void *b)
+{
+    const struct cp_analysis_phase_rank *x = a, *y = b;
+
+    if (x->last_arrivals != y->last_arrivals)
+        return x->last_arrivals > y->last_arrivals ? -1 : 1;
+    return x->rank - y->rank;
+}
+
+/* The ranks that came last most often, into ph->last. */
+static void keep_last(struct cp_analysis_phases *ph, const struct tally *t,
+                      size_t nt)
+{
+    size_t r;
+
+    for (r = 0; r < nt; r++) {
+        struct cp_analysis_phase_rank e = {(int)r, t[r].n, t[r].late_s};
+        if (!t[r].n)
+            continue;
+        if (ph->nlast < CP_PHASES_LAST_MAX) {
+            ph->last[ph->nlast++] = e;
+        } else if (compare_last(&e, &ph->last[ph->nlast - 1]) < 0) {
+            ph->last[ph->nlast - 1] = e;
+        } else {
+            continue;
+        }
+        qsort(ph->last, ph->nlast, sizeof *ph->last, compare_last);
+    }
+}
+
 /* The instances of sorted v: per (comm, seq) with two members or more,
- * the phases' skew, the host's and their difference. */
+ * the phases' skew, the hosts' and their difference, and who came last. */
 static int judge_instances(struct cp_analysis_phases *ph,
                            const struct sync_rec *v, size_t n)
 {
-    double *phase = NULL, *host = NULL, *diff = NULL;
-    size_t i = 0, m = 0;
+    double *phase, *host, *diff;
+    struct tally *t;
+    size_t i = 0, m = 0, nt = 1, k;
     int rc = -1;
 
+    for (k = 0; k < n; k++)
+        if ((size_t)v[k].rank + 1 > nt)
+            nt = (size_t)v[k].rank + 1;
     phase = malloc((n ? n : 1) * sizeof *phase);
     host = malloc((n ? n : 1) * sizeof *host);
     diff = malloc((n ? n : 1) * sizeof *diff);
-    if (!phase || !host || !diff)
+    t = calloc(nt, sizeof *t);
+    if (!phase || !host || !diff || !t)
         goto out;
     while (i < n) {
         size_t j = i, members = 0;
-        int64_t wmin = INT64_MAX, wmax = INT64_MIN, smin = INT64_MAX,
-                smax = INT64_MIN;
+        int64_t wmin = INT64_MAX, wnext = INT64_MAX, wmax = INT64_MIN,
+                smin = INT64_MAX, smax = INT64_MIN, wait, start;
+        int32_t last = -1;
         while (j < n && v[j].comm == v[i].comm && v[j].seq == v[i].seq) {
-            /* a member: its channels' longest wait, earliest start */
-            size_t k = j;
-            int64_t wait = v[j].wait, start = v[j].start;
-            while (k < n && v[k].comm == v[j].comm && v[k].seq == v[j].seq &&
-                   v[k].rank == v[j].rank) {
-                if (v[k].wait > wait)
-                    wait = v[k].wait;
-                if (v[k].start < start)
-                    start = v[k].start;
-                k++;
+            int32_t rank = v[j].rank;
+            member_of(v, n, &j, &wait, &start);
+            if (wait < wmin) {
+                wnext = wmin;
+                wmin = wait;
+                last = rank;
+            } else if (wait < wnext) {
+                wnext = wait;
             }
-            wmin = wait < wmin ? wait : wmin;
             wmax = wait > wmax ? wait : wmax;
             smin = start < smin ? start : smin;
             smax = start > smax ? start : smax;
             members++;
-            j = k;
         }
         if (members >= 2) {
             phase[m] = (double)(wmax - wmin) * 1e-9;
             host[m] = (double)(smax - smin) * 1e-9;
             diff[m] = fabs(phase[m] - host[m]);
             m++;
+            t[last].n++;
+            t[last].late_s += (double)(wnext - wmin) * 1e-9;
         }
         i = j;
     }
@@ -174,11 +236,13 @@ static int judge_instances(struct cp_analysis_phases *ph,
     put_quantiles(&ph->skew, phase, m);
     put_quantiles(&ph->host_skew, host, m);
     put_quantiles(&ph->difference, diff, m);
+    keep_last(ph, t, nt);
     rc = 0;
 out:
     free(phase);
     free(host);
     free(diff);
+    free(t);
     return rc;
 }
 

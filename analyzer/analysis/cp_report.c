@@ -1338,6 +1338,18 @@ static json_t *phases_json(const struct cp_analysis_phases *ph, int *bad)
     put(o, "skew", skew_q_json(&ph->skew, "kernel_phases", bad), bad);
     put(o, "host_skew", skew_q_json(&ph->host_skew, "host_clock", bad), bad);
     put(o, "difference", skew_q_json(&ph->difference, NULL, bad), bad);
+    {
+        json_t *a = json_array();
+        size_t i;
+        for (i = 0; i < ph->nlast; i++) {
+            json_t *r = json_object();
+            put(r, "rank", jint((uint64_t)ph->last[i].rank), bad);
+            put(r, "last_arrivals", jint(ph->last[i].last_arrivals), bad);
+            put(r, "late_s", jnum(ph->last[i].late_s), bad);
+            push(a, r, bad);
+        }
+        put(o, "last_arrivals", a, bad);
+    }
     return o;
 }
 

@@ -81,6 +81,21 @@ int main(void)
        "no instance's kernel skew carries n1's 40 ms: the largest, %.6f s, "
        "is the hosts' (%.6f s)",
        ph->skew.max_s, ph->host_skew.max_s);
+    /* who came last, read on the device clocks alone */
+    ok(ph->nlast >= 1 && ph->last[0].rank == 5 &&
+           ph->last[0].last_arrivals >= ph->instances * 9 / 10,
+       "the straggler, rank 5, came last most often by the phases "
+       "(rank %d, %llu of %llu instances)",
+       ph->nlast ? ph->last[0].rank : -1,
+       ph->nlast ? (unsigned long long)ph->last[0].last_arrivals : 0ULL,
+       (unsigned long long)ph->instances);
+    ok(ph->nlast >= 1 && ph->last[0].last_arrivals > 0 &&
+           fabs(ph->last[0].late_s / (double)ph->last[0].last_arrivals -
+                0.003) < 0.0005,
+       "... by its planted 3 ms on average (%.6f s)",
+       ph->nlast && ph->last[0].last_arrivals
+           ? ph->last[0].late_s / (double)ph->last[0].last_arrivals
+           : 0.0);
     cp_analysis_destroy(an);
 
     paths[0] = plain;

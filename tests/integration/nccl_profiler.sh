@@ -90,6 +90,9 @@ pycheck "  the kernels' median skew is rank 2's 20 ms" "$d/rep/report.json" \
 pycheck "  the kernels' skew agrees with the corrected hosts' (median within 2 ms, 90th percentile within 5 ms)" \
     "$d/rep/report.json" \
     "$ph['difference']['p50_s'] <= 0.002 and $ph['difference']['p90_s'] <= 0.005"
+pycheck "  rank 2 came last most often by the kernels' phases, by about its 20 ms" \
+    "$d/rep/report.json" \
+    "$ph['last_arrivals'][0]['rank'] == 2 and $ph['last_arrivals'][0]['last_arrivals'] >= 80 and 0.015 <= $ph['last_arrivals'][0]['late_s'] / $ph['last_arrivals'][0]['last_arrivals'] <= 0.040"
 python3 -c "import json; print('#  ', json.dumps(json.load(open('$d/rep/report.json'))['nccl_profiler']['phases']))" 2>&1 | head -1
 "$collprof" analyze "$work/v6/logs" -o "$work/v6/rep" >/dev/null 2>&1
 pycheck "  v6: no initial-sync phase, and nccl_profiler.phases says why" \
