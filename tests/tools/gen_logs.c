@@ -1094,8 +1094,7 @@ static void usage(FILE *out)
             "         [--in-call RANK=T]...\n"
             "         [--slow-node NODE=FACTOR] [--failed N] [--job-id ID]\n"
             "         [--pid-base N] [--node-prefix P] [--seed S] "
-            "[--truth FILE] [--swap] [--gpu] [--phases] [--format 4|3]
-"
+            "[--truth FILE] [--swap] [--gpu] [--phases] [--format 4|3]\n"
             "         [--dp-size D] [--slow-link A,B=FACTOR]   (pattern 3d)\n");
 }
 
