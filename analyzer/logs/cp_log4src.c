@@ -71,6 +71,8 @@ struct cp_log4src {
     /* the ring: a batch of cells in buf */
     uint32_t rn, rpos;
     int ring_done;
+    int all_in_stream;     /* closed, every slot in the stream */
+    uint64_t stream_slots; /* the header's */
     /* what is produced */
     uint64_t slot;         /* slots decoded so far (a pending run's too) */
     uint64_t zeros;        /* never-written slots still to give */
@@ -216,6 +218,8 @@ static void to_ring(struct cp_log4src *s)
     s->phase = PHASE_RING;
     s->have_block = 0;
     s->rn = s->rpos = 0;
+    if (s->all_in_stream && s->slot == s->stream_slots)
+        s->ring_done = 1;
 }
 
 /* Damage in the current block at file offset at, unless the block is one
@@ -956,6 +960,11 @@ struct cp_log4src *cp_log4src_open(const char *path, int fd, int own_fd,
     s->next_block = h->stream_offset;
     s->file_end = UINT64_MAX;
     s->phase = PHASE_STREAM;
+    /* closed with every slot handed out in the stream: the writer gave
+     * the ring back (it reads as zeros), no read of it is needed */
+    s->all_in_stream = (h->flags & CP_HDR_CLOSED) && h->slots_used > 0 &&
+                       h->stream_slots == h->slots_used;
+    s->stream_slots = h->stream_slots;
     return s;
 }
 
