@@ -127,7 +127,10 @@ sed 's/^/# /' "$work/preads"
 mlogs=$(sed -n 's/^logs //p' "$work/preads")
 totp=$(sed -n 's/^total_preads //p' "$work/preads")
 # (the log the steps were found on is read once more, for the step's call)
-ok $([ "$mlogs" = 4096 ] && [ "$totp" -le $((3 * 4096 + 16)) ]; echo $?) "4096 logs: 3 reads per log ($totp preads and preadvs in all, at most $((3 * 4096 + 16)))"
+# + 1: the kernel phases' pass (cp_phases) reads every log once more for
+# initial-sync records, which only plugin logs of API v7 (and gen_logs
+# --phases) hold; not yet told from the main pass which logs have any.
+ok $([ "$mlogs" = 4096 ] && [ "$totp" -le $((4 * 4096 + 16)) ]; echo $?) "4096 logs: 4 reads per log ($totp preads and preadvs in all, at most $((4 * 4096 + 16)))"
 
 # -j 2 shares the same read budget: past 1024 logs a half buffer each
 # would be under 16 KiB, so nothing is read ahead (docs/analysis.md,
@@ -143,7 +146,7 @@ ok $([ "$totp2" = "$totp" ]; echo $?) "4096 logs, -j 2: the preads of -j 1 ($tot
 
 # Format 4: each pass reads a log's block (and, once, its header); the
 # ring of a log closed with every slot in the stream is not read.  Not
-# yet the 3 reads of format 3 (its first records come with the check's
+# yet the reads of format 3 (its first records come with the check's
 # read, and a pass resumes the buffer of the one before): at most 9.
 rm -rf "$work/many" "$work/many-"*
 "$gen" -o "$work/many4" --pattern ddp-large --ranks 4096 --ranks-per-node 8 \
