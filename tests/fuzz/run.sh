@@ -33,12 +33,16 @@ lib_sources() {
         case $f in */cp_bench_run.c) ;; *) echo "$f" ;; esac
     done
 }
-for t in logread partial topo profile plugin report ports probeview; do
+for t in logread log4 partial topo profile plugin report ports probeview; do
     case $t in
     logread) build logread "$s/analyzer/logs/cp_logread.c" \
         "$s/analyzer/logs/cp_partial_src.c" "$s/analyzer/logs/cp_logswap.c" \
         "$s/analyzer/logs/cp_log4src.c" \
         "$s/analyzer/core/cp_path.c" ;;
+    log4) build log4 "$s/analyzer/logs/cp_log4src.c" \
+        "$s/analyzer/logs/cp_logswap.c" "$s/analyzer/logs/cp_logread.c" \
+        "$s/analyzer/logs/cp_partial_src.c" "$s/analyzer/logs/cp_scan.c" \
+        "$s/analyzer/core/cp_path.c" -lpthread ;;
     partial) build partial "$s/analyzer/logs/cp_logread.c" \
         "$s/analyzer/logs/cp_partial.c" "$s/analyzer/logs/cp_partial_src.c" \
         "$s/analyzer/logs/cp_logswap.c" "$s/analyzer/logs/cp_log4src.c" \
