@@ -376,14 +376,15 @@ static int every_op(struct file *f, union cp_rec *want, uint64_t *slots)
     want[n].call.start_ns = t += 2;
     want[n].call.end_ns = t += 35;
     slots[n++] = s++;
-    /* long: seq as predicted + 5 (2 + 5), group 42 given */
+    /* long: seq as predicted + 5 (2 + 5), group 42 and count given */
     p_byte(&p, CP_LOG4_LONG | 0);
-    p_byte(&p, CP_LOG4_X_SEQ | CP_LOG4_X_GROUP);
+    p_byte(&p, CP_LOG4_X_SEQ | CP_LOG4_X_GROUP | CP_LOG4_X_COUNT);
     p_zz(&p, 5);
     p_var(&p, 42);
+    p_var(&p, 4242); /* its own count */
     p_zz(&p, 100);
     p_var(&p, 1); /* the same duration as the last: 60 */
-    sig_rec(&want[n], CP_OP_AllReduce, 0, COMM_A, 1000, -1);
+    sig_rec(&want[n], CP_OP_AllReduce, 0, COMM_A, 4242, -1);
     want[n].call.seq = 7;
     want[n].call.group = 42;
     want[n].call.start_ns = t += 100;
