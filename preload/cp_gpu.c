@@ -195,6 +195,20 @@ static int peek(uint64_t slot, union cp_rec *out)
     uint64_t c = slot >> CP_LOG_CHUNK_SHIFT;
     union cp_rec *base, *rec;
 
+    if (the_log->ring) {
+        /* format 4: the slot while its cell still holds it (the ring's
+         * last ring_slots slots); its index read again after the copy, so
+         * that a cell taken for a later slot meanwhile is not believed */
+        struct cp_log_ring *r = the_log->ring;
+        uint64_t p = slot & r->mask;
+        rec = &r->cell[p];
+        if (__atomic_load_n(&r->index[p], __ATOMIC_ACQUIRE) != slot ||
+            __atomic_load_n(&rec->kind, __ATOMIC_ACQUIRE) == CP_REC_EMPTY)
+            return 0;
+        memcpy(out, rec, sizeof *out);
+        return __atomic_load_n(&r->index[p], __ATOMIC_ACQUIRE) == slot &&
+               out->kind != CP_REC_EMPTY;
+    }
     if (c >= CP_LOG_MAX_CHUNKS)
         return 0;
     base = __atomic_load_n(&the_log->chunk[c], __ATOMIC_ACQUIRE);

@@ -16,7 +16,7 @@ command -v python3 >/dev/null 2>&1 || skip_all "no python3"
 command -v timeout >/dev/null 2>&1 || skip_all "no timeout"
 t=$(mktemp -d /tmp/cp-secmem-XXXXXX)
 trap '[ -n "$KEEP" ] || rm -rf "$t"' EXIT INT TERM
-"$gen" -o "$t/src" --ranks 4 --steps 3 >/dev/null || skip_all "gen_logs failed"
+"$gen" -o "$t/src" --ranks 4 --steps 3 --format 3 >/dev/null || skip_all "gen_logs failed"
 python3 "${top_srcdir:-.}/tests/security/hostile.py" "$t/src" "$t/bad" \
     1048576 100 || skip_all "hostile.py failed"
 check "the hostile logs are small (< 100 KB each)" \

@@ -22,7 +22,7 @@ command -v python3 >/dev/null 2>&1 || skip_all "no python3"
 command -v timeout >/dev/null 2>&1 || skip_all "no timeout"
 t=$(mktemp -d /tmp/cp-secpart-XXXXXX)
 trap '[ -n "$KEEP" ] || rm -rf "$t"' EXIT INT TERM
-"$gen" -o "$t/src" --ranks 2 --steps 2 >/dev/null || skip_all "gen_logs failed"
+"$gen" -o "$t/src" --ranks 2 --steps 2 --format 3 >/dev/null || skip_all "gen_logs failed"
 log=$(ls "$t"/src/*.cplog | head -n 1)
 
 # run NAME CMD...: under a 1 GiB address space (a guard for this machine)
