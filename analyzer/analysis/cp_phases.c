@@ -257,7 +257,8 @@ int an_phases_build(struct cp_analysis *an)
     if (read_syncs(an, &v, &n, &cap, &ph->damaged) < 0)
         goto out;
     ph->records = n;
-    qsort(v, n, sizeof *v, compare_rec);
+    if (n > 1)
+        qsort(v, n, sizeof *v, compare_rec);
     if (judge_instances(ph, v, n) < 0)
         goto out;
     if (ph->records == 0)

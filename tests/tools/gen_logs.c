@@ -376,8 +376,12 @@ static int put4(struct gen *g, struct rank *rk, const union cp_rec *rec)
                                                  : CP_LOG4_BLOCK_MAX;
     size_t hdr = sizeof(struct cp_log4_block);
 
-    if (g->swap && op[0] == CP_LOG4_RAW)
-        cp_rec_swap((union cp_rec *)(op + 1)); /* as the writer wrote it */
+    if (g->swap && op[0] == CP_LOG4_RAW) {
+        union cp_rec raw; /* as the writer wrote it (aligned to swap) */
+        memcpy(&raw, op + 1, sizeof raw);
+        cp_rec_swap(&raw);
+        memcpy(op + 1, &raw, sizeof raw);
+    }
     if (hdr + rk->block_fill + n > max)
         close_block(g, rk);
     if (rk->used + hdr + rk->block_fill + n > g->buf_size) {
