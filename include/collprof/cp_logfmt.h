@@ -100,7 +100,8 @@ enum cp_rec_kind {
     CP_REC_STEP = 8,  /* one network step of a proxy operation */
     CP_REC_TAG = 9,   /* plugin API v7: a call's user tag, kernel variant */
     CP_REC_PHASE = 10, /* plugin API v7: one phase of a kernel channel */
-    CP_REC_KIND_MAX = 11
+    CP_REC_LINK = 11, /* one call's transfers to one peer, every channel */
+    CP_REC_KIND_MAX = 12
 };
 
 /* Timers; stored in the header and in each call record. */
@@ -124,7 +125,9 @@ enum cp_step_mode {
     CP_STEPS_ALL = 1,        /* a kind 8 record for every step */
     CP_STEPS_BUDGET = 2,     /* per step until the budget ran out, then only
                                 the per-operation aggregates of kind 7 */
-    CP_STEPS_AGGREGATE = 3   /* only the per-operation aggregates (kind 7) */
+    CP_STEPS_AGGREGATE = 3,  /* only the per-operation aggregates (kind 7) */
+    CP_STEPS_LINKS = 4       /* only per call and peer (kind 11, sends): the
+                                plugin's default */
 };
 
 /* Call flags. */
@@ -321,6 +324,32 @@ struct cp_rec_step {
     uint64_t reserved2;
 };
 
+/* One call's sends to one peer over every channel and proxy operation
+ * (the plugin's default, CP_STEPS_LINKS): the link evidence of kinds 7
+ * and 8 in one record.  A receive is the same transfer seen from the
+ * other end (its sender's log holds it), so only sends are written.
+ * 64 bytes. */
+struct cp_rec_link {
+    uint8_t kind;     /* CP_REC_LINK */
+    uint8_t dir;      /* CP_PROXY_SEND (CP_PROXY_RECV is allowed) */
+    uint8_t channels; /* proxy operations merged (saturated at 255) */
+    uint8_t reserved0;
+    int32_t peer;     /* the peer's rank in the communicator */
+    uint64_t comm_id;
+    uint32_t back;    /* the call record (kind 1) is this record's slot
+                         minus back; 0 when the parent call was not seen */
+    uint32_t steps;   /* steps seen to complete */
+    uint64_t bytes;   /* bytes moved by the steps that completed */
+    uint64_t first_ns; /* CLOCK_REALTIME: the first step handed to the
+                          network */
+    uint64_t last_ns;  /* the last step reported done (0: none) */
+    uint64_t busy_ns;  /* sum of posted -> done over the steps */
+    uint32_t min_step_ns; /* the fastest step's posted -> done (saturated;
+                             0 when none completed): the step least
+                             disturbed by anything but the wire */
+    uint32_t max_step_ns; /* the slowest step's (saturated) */
+};
+
 /* cp_rec_tag.flags */
 #define CP_TAG_SYMMETRIC 0x01u /* NCCL ran it as a symmetric collective */
 #define CP_TAG_CE 0x02u        /* a copy-engine collective */
@@ -373,6 +402,7 @@ union cp_rec {
     struct cp_rec_step step;
     struct cp_rec_tag tag;
     struct cp_rec_phase phase;
+    struct cp_rec_link link;
     uint8_t bytes[CP_LOG_RECORD_SIZE];
 };
 
@@ -541,6 +571,7 @@ _Static_assert(sizeof(struct cp_rec_proxy) == CP_LOG_RECORD_SIZE, "proxy");
 _Static_assert(sizeof(struct cp_rec_step) == CP_LOG_RECORD_SIZE, "step");
 _Static_assert(sizeof(struct cp_rec_tag) == CP_LOG_RECORD_SIZE, "tag");
 _Static_assert(sizeof(struct cp_rec_phase) == CP_LOG_RECORD_SIZE, "phase");
+_Static_assert(sizeof(struct cp_rec_link) == CP_LOG_RECORD_SIZE, "link");
 _Static_assert(sizeof(union cp_rec) == CP_LOG_RECORD_SIZE, "record");
 _Static_assert(offsetof(struct cp_log_header, source) == 432, "source");
 _Static_assert(sizeof(struct cp_log_header) <= CP_LOG_HEADER_SIZE, "header");
