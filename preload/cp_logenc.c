@@ -22,8 +22,20 @@ struct cp_logenc_sig {
     uint32_t seqlast; /* at the key's own index: the last seq, first ~0 */
 };
 
+/* A template: a record with its varying fields 0, and each field's last
+ * value (cp_logfmt.h, "templated records"). */
+struct cp_logenc_tmpl {
+    union cp_rec rec;
+    uint64_t last[CP_LOG4_FIELDS_MAX];
+};
+
 void cp_logenc_free(struct cp_logenc *e)
 {
+    free(e->tmpl);
+    free(e->tmpl_hash);
+    e->tmpl = NULL;
+    e->tmpl_hash = NULL;
+    e->ntmpl = e->tmpl_alloc = 0;
     free(e->sig);
     free(e->hash);
     e->sig = NULL;
@@ -378,6 +390,209 @@ static unsigned char *put_call(struct cp_logenc *e, unsigned char *p,
     return p;
 }
 
+/* ---- templated records -------------------------------------------------- */
+
+static uint64_t field_get(const union cp_rec *r, const struct cp_log4_field *f)
+{
+    const unsigned char *at = r->bytes + f->offset;
+    uint64_t v = 0;
+
+    switch (f->size) {
+    case 1:
+        return *at;
+    case 2: {
+        uint16_t x;
+        memcpy(&x, at, 2);
+        return x;
+    }
+    case 4: {
+        uint32_t x;
+        memcpy(&x, at, 4);
+        return x;
+    }
+    default:
+        memcpy(&v, at, 8);
+        return v;
+    }
+}
+
+static uint32_t tmpl_hash_of(const union cp_rec *r)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ull, w;
+    size_t i;
+
+    for (i = 0; i < CP_LOG_RECORD_SIZE; i += 8) {
+        memcpy(&w, r->bytes + i, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 31;
+    }
+    return (uint32_t)(h ^ (h >> 32));
+}
+
+/* Room for one more template (as grow, for signatures). */
+static int tmpl_grow(struct cp_logenc *e)
+{
+    uint32_t alloc = e->tmpl_alloc ? e->tmpl_alloc * 2 : 8, buckets, i;
+    struct cp_logenc_tmpl *t;
+    uint32_t *hash;
+
+    if (e->ntmpl < e->tmpl_alloc)
+        return 0;
+    if (alloc > CP_LOG4_TMPL_MAX)
+        alloc = CP_LOG4_TMPL_MAX;
+    buckets = 16;
+    while (buckets < 2 * alloc)
+        buckets <<= 1;
+    t = realloc(e->tmpl, alloc * sizeof *t);
+    if (!t)
+        return -1;
+    e->tmpl = t;
+    hash = calloc(buckets, sizeof *hash);
+    if (!hash)
+        return -1;
+    for (i = 0; i < e->ntmpl; i++) {
+        uint32_t b = tmpl_hash_of(&e->tmpl[i].rec) & (buckets - 1);
+        while (hash[b])
+            b = (b + 1) & (buckets - 1);
+        hash[b] = i + 1;
+    }
+    free(e->tmpl_hash);
+    e->tmpl_hash = hash;
+    e->tmpl_hmask = buckets - 1;
+    e->tmpl_alloc = alloc;
+    return 0;
+}
+
+/* The template of masked (a record, its varying fields 0): its index,
+ * or -1 when it is new. */
+static long tmpl_find(struct cp_logenc *e, const union cp_rec *masked)
+{
+    uint32_t b;
+
+    if (e->ntmpl && memcmp(&e->tmpl[e->tmpl_mru].rec, masked,
+                           CP_LOG_RECORD_SIZE) == 0)
+        return (long)e->tmpl_mru;
+    if (!e->tmpl_hash)
+        return -1;
+    for (b = tmpl_hash_of(masked) & e->tmpl_hmask; e->tmpl_hash[b];
+         b = (b + 1) & e->tmpl_hmask)
+        if (memcmp(&e->tmpl[e->tmpl_hash[b] - 1].rec, masked,
+                   CP_LOG_RECORD_SIZE) == 0)
+            return (long)(e->tmpl_mru = e->tmpl_hash[b] - 1);
+    return -1;
+}
+
+/* The varints of rec's varying fields against template last values
+ * `last` (updated into next) and the stream's times (into *t_call,
+ * *t_raw); 0, or -1 when one does not fit (a + 1 past 2^64 - 1). */
+static int tmpl_values(const struct cp_logenc *e, const struct cp_log4_fields *k,
+                       const union cp_rec *rec, uint64_t slot,
+                       const uint64_t *last, uint64_t *next, uint64_t *out,
+                       uint64_t *t_call, uint64_t *t_raw)
+{
+    uint64_t v[CP_LOG4_FIELDS_MAX];
+    unsigned i;
+
+    *t_call = e->t_call;
+    *t_raw = e->t_raw;
+    for (i = 0; i < k->n; i++) {
+        const struct cp_log4_field *f = &k->f[i];
+        uint64_t x = field_get(rec, f), z;
+        v[i] = x;
+        next[i] = last[i];
+        switch (f->role) {
+        case CP_LOG4_F_SLOT:
+            out[i] = zigzag(slot - x);
+            break;
+        case CP_LOG4_F_TIME:
+        case CP_LOG4_F_RAW: {
+            uint64_t *t = f->role == CP_LOG4_F_TIME ? t_call : t_raw;
+            if (!x) {
+                out[i] = 0;
+                break;
+            }
+            z = zigzag(x - *t);
+            if (z == UINT64_MAX)
+                return -1;
+            out[i] = z + 1;
+            *t = x;
+            break;
+        }
+        case CP_LOG4_F_SPAN:
+            if (!x) {
+                out[i] = 0;
+                break;
+            }
+            z = zigzag((x - v[f->ref]) - last[i]);
+            if (z == UINT64_MAX)
+                return -1;
+            out[i] = z + 1;
+            next[i] = x - v[f->ref];
+            break;
+        case CP_LOG4_F_NEXT:
+            out[i] = zigzag(x - (last[i] + 1));
+            next[i] = x;
+            break;
+        default: /* CP_LOG4_F_VALUE */
+            out[i] = zigzag(x - last[i]);
+            next[i] = x;
+            break;
+        }
+    }
+    return 0;
+}
+
+/* A record of a templated kind: its template (defined when new and the
+ * table has room), then its fields.  NULL when it must be raw. */
+static unsigned char *put_templated(struct cp_logenc *e, unsigned char *p,
+                                    const union cp_rec *rec, uint64_t slot,
+                                    const struct cp_log4_fields *k)
+{
+    static const uint64_t zeros[CP_LOG4_FIELDS_MAX];
+    uint64_t next[CP_LOG4_FIELDS_MAX], out[CP_LOG4_FIELDS_MAX];
+    uint64_t t_call, t_raw;
+    union cp_rec masked = *rec;
+    uint32_t bucket = 0;
+    long i;
+    unsigned j;
+
+    for (j = 0; j < k->n; j++)
+        memset(masked.bytes + k->f[j].offset, 0, k->f[j].size);
+    i = tmpl_find(e, &masked);
+    if (tmpl_values(e, k, rec, slot, i >= 0 ? e->tmpl[i].last : zeros, next,
+                    out, &t_call, &t_raw) < 0)
+        return NULL;
+    if (i < 0) {
+        if (e->ntmpl >= CP_LOG4_TMPL_MAX || tmpl_grow(e) < 0)
+            return NULL;
+        /* its bucket (the hash may have been rebuilt) */
+        for (bucket = tmpl_hash_of(&masked) & e->tmpl_hmask;
+             e->tmpl_hash[bucket]; bucket = (bucket + 1) & e->tmpl_hmask)
+            ;
+        i = e->ntmpl++;
+        e->tmpl[i].rec = masked;
+        e->tmpl_hash[bucket] = (uint32_t)i + 1;
+        e->tmpl_mru = (uint32_t)i;
+        e->n_template++;
+        *p++ = CP_LOG4_TEMPLATE;
+        memcpy(p, &masked, CP_LOG_RECORD_SIZE);
+        p += CP_LOG_RECORD_SIZE;
+    }
+    if (i < CP_LOG4_TEMPLATED_LONG - CP_LOG4_TEMPLATED) {
+        *p++ = (unsigned char)(CP_LOG4_TEMPLATED + (unsigned)i);
+    } else {
+        *p++ = CP_LOG4_TEMPLATED_LONG;
+        p = put_varint(p, (uint64_t)i);
+    }
+    for (j = 0; j < k->n; j++)
+        p = put_varint(p, out[j]);
+    memcpy(e->tmpl[i].last, next, sizeof next);
+    e->t_call = t_call;
+    e->t_raw = t_raw;
+    e->n_templated++;
+    return p;
+}
+
 static unsigned char *put_raw(struct cp_logenc *e, unsigned char *p,
                               const union cp_rec *rec)
 {
@@ -434,8 +649,13 @@ size_t cp_logenc_rec(struct cp_logenc *e, const union cp_rec *rec,
         p = put_times(p, &e->t_gpu, g->start_ns, g->end_ns);
         return (size_t)(p - out);
     }
-    default:
+    default: {
+        const struct cp_log4_fields *k = cp_log4_fields_of(rec->kind);
+        unsigned char *q;
+        if (k && (q = put_templated(e, p, rec, slot, k)) != NULL)
+            return (size_t)(q - out);
         break;
+    }
     }
     return (size_t)(put_raw(e, p, rec) - out);
 }

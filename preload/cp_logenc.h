@@ -15,8 +15,10 @@
  * start as the distance from the previous start, the duration): one byte
  * and two varints, 6-8 bytes where calls are microseconds to milliseconds
  * apart.  What does not fit the prediction says so in a second byte; a
- * record of another kind, or one the ops cannot give back bit for bit,
- * is stored whole (CP_LOG4_RAW).
+ * record of the NCCL profiler plugin's kinds is a template (its fields
+ * that repeat, defined once) and a varint per field that varies
+ * (cp_log4_fields_of); a record of another kind, or one the ops cannot
+ * give back bit for bit, is stored whole (CP_LOG4_RAW).
  */
 #ifndef COLLPROF_CP_LOGENC_H
 #define COLLPROF_CP_LOGENC_H
@@ -33,7 +35,8 @@
  * with room to spare; past the table's end a call is written literally. */
 #define CP_LOGENC_DICT_DEFAULT 1024u
 
-struct cp_logenc_sig; /* cp_logenc.c */
+struct cp_logenc_sig;  /* cp_logenc.c */
+struct cp_logenc_tmpl; /* cp_logenc.c */
 
 struct cp_logenc {
     struct cp_logenc_sig *sig; /* defined signatures, by index */
@@ -44,9 +47,16 @@ struct cp_logenc {
     uint32_t *bases;           /* the same for bases (after hash) */
     uint32_t hmask;
     uint64_t t_call, t_gpu;    /* the previous times */
+    uint64_t t_raw;            /* the previous GPU timer value (0 first) */
     uint32_t last_group;
+    /* templates of the plugin's kinds (CP_LOG4_TEMPLATE), as signatures */
+    struct cp_logenc_tmpl *tmpl;
+    uint32_t ntmpl, tmpl_alloc, tmpl_mru;
+    uint32_t *tmpl_hash;       /* index + 1 per bucket, 0 empty */
+    uint32_t tmpl_hmask;
     /* what was encoded, by op: for make bench and the tests */
     uint64_t n_short, n_long, n_literal, n_raw, n_define;
+    uint64_t n_templated, n_template;
 };
 
 /* Start a stream: at most dict_slots signatures (<= CP_LOG4_DICT_MAX),

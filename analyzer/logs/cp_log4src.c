@@ -44,6 +44,13 @@ struct sig {
     int8_t result;
 };
 
+/* A template (CP_LOG4_TEMPLATE), in host order, and its fields' last
+ * values. */
+struct tmpl {
+    union cp_rec rec;
+    uint64_t last[CP_LOG4_FIELDS_MAX];
+};
+
 enum phase { PHASE_STREAM, PHASE_RING, PHASE_END };
 
 struct cp_log4src {
@@ -66,8 +73,10 @@ struct cp_log4src {
     uint32_t bslots, bdone; /* slots it says, slots decoded */
     struct sig *sig;
     uint32_t nsig, sig_alloc;
-    uint64_t t_call, t_gpu;
+    uint64_t t_call, t_gpu, t_raw;
     uint32_t last_group;
+    struct tmpl *tmpl;     /* at most CP_LOG4_TMPL_MAX (128 KiB) */
+    uint32_t ntmpl, tmpl_alloc;
     /* the ring: a batch of cells in buf */
     uint32_t rn, rpos;
     int ring_done;
@@ -657,6 +666,145 @@ static int op_gpu(struct cp_log4src *s, uint64_t at, unsigned char *dst)
     return 1;
 }
 
+static void field_put(union cp_rec *r, const struct cp_log4_field *f,
+                      uint64_t v)
+{
+    unsigned char *at = r->bytes + f->offset;
+
+    switch (f->size) {
+    case 1:
+        *at = (unsigned char)v;
+        break;
+    case 2: {
+        uint16_t x = (uint16_t)v;
+        memcpy(at, &x, 2);
+        break;
+    }
+    case 4: {
+        uint32_t x = (uint32_t)v;
+        memcpy(at, &x, 4);
+        break;
+    }
+    default:
+        memcpy(at, &v, 8);
+        break;
+    }
+}
+
+/* The field's value as field_put left it (cut to its size). */
+static uint64_t field_cut(const struct cp_log4_field *f, uint64_t v)
+{
+    return f->size >= 8 ? v : v & ((1ull << (8 * f->size)) - 1);
+}
+
+/* A template: 64 bytes as written, of a templated kind, its varying
+ * fields 0. */
+static int op_template(struct cp_log4src *s, uint64_t at)
+{
+    const struct cp_log4_fields *k;
+    union cp_rec r;
+    unsigned j, b;
+
+    if (s->blen - s->bpos < REC)
+        return DAMAGE(s, at, "template %u cut short", s->ntmpl);
+    memcpy(&r, s->buf + BLOCK_HDR + s->bpos, REC);
+    s->bpos += REC;
+    k = cp_log4_fields_of(r.kind);
+    if (!k)
+        return DAMAGE(s, at, "template %u of record kind %u, which has none",
+                      s->ntmpl, r.kind);
+    for (j = 0; j < k->n; j++)
+        for (b = 0; b < k->f[j].size; b++)
+            if (r.bytes[k->f[j].offset + b])
+                return DAMAGE(s, at, "template %u: byte %u, a varying "
+                                     "field's, is not 0",
+                              s->ntmpl, k->f[j].offset + b);
+    if (s->ntmpl >= CP_LOG4_TMPL_MAX)
+        return DAMAGE(s, at, "template %u: past the most a log has (%u)",
+                      s->ntmpl, CP_LOG4_TMPL_MAX);
+    if (s->ntmpl == s->tmpl_alloc) {
+        uint32_t n = s->tmpl_alloc ? s->tmpl_alloc * 2 : 16;
+        struct tmpl *bigger;
+        if (n > CP_LOG4_TMPL_MAX)
+            n = CP_LOG4_TMPL_MAX;
+        bigger = realloc(s->tmpl, (size_t)n * sizeof *bigger);
+        if (!bigger)
+            return DAMAGE(s, at, "out of memory for template %u", s->ntmpl);
+        s->tmpl = bigger;
+        s->tmpl_alloc = n;
+    }
+    if (s->swapped)
+        cp_rec_swap(&r); /* fields are then filled in host order */
+    memset(&s->tmpl[s->ntmpl], 0, sizeof s->tmpl[s->ntmpl]);
+    s->tmpl[s->ntmpl++].rec = r;
+    return 0;
+}
+
+/* A record of a template (0xe0-0xff). */
+static int op_templated(struct cp_log4src *s, unsigned op, uint64_t at,
+                        unsigned char *dst)
+{
+    const struct cp_log4_fields *k;
+    uint64_t idx = op - CP_LOG4_TEMPLATED, x, v[CP_LOG4_FIELDS_MAX];
+    struct tmpl *t;
+    union cp_rec r;
+    unsigned j;
+
+    if (op == CP_LOG4_TEMPLATED_LONG &&
+        op_varint_max(s, &idx, CP_LOG4_TMPL_MAX) < 0)
+        return DAMAGE(s, at, "templated record's index cut short or out of "
+                             "range");
+    if (idx >= s->ntmpl)
+        return DAMAGE(s, at, "record of template %llu, past the %u defined",
+                      (unsigned long long)idx, s->ntmpl);
+    t = &s->tmpl[idx];
+    k = cp_log4_fields_of(t->rec.kind);
+    r = t->rec;
+    for (j = 0; j < k->n; j++) {
+        const struct cp_log4_field *f = &k->f[j];
+        uint64_t *tp = f->role == CP_LOG4_F_RAW ? &s->t_raw : &s->t_call;
+        if (op_varint(s, &x) < 0)
+            return DAMAGE(s, at, "record of template %llu: field %u cut "
+                                 "short",
+                          (unsigned long long)idx, j);
+        switch (f->role) {
+        case CP_LOG4_F_SLOT:
+            v[j] = s->slot - (uint64_t)unzigzag(x);
+            break;
+        case CP_LOG4_F_TIME:
+        case CP_LOG4_F_RAW:
+            v[j] = x ? field_cut(f, *tp + (uint64_t)unzigzag(x - 1)) : 0;
+            if (x)
+                *tp = v[j];
+            break;
+        case CP_LOG4_F_SPAN:
+            if (!x) {
+                v[j] = 0;
+                break;
+            }
+            t->last[j] += (uint64_t)unzigzag(x - 1);
+            v[j] = field_cut(f, v[f->ref] + t->last[j]);
+            break;
+        case CP_LOG4_F_NEXT:
+            t->last[j] = field_cut(f, t->last[j] + 1 +
+                                          (uint64_t)unzigzag(x));
+            v[j] = t->last[j];
+            break;
+        default: /* CP_LOG4_F_VALUE */
+            t->last[j] = field_cut(f, t->last[j] + (uint64_t)unzigzag(x));
+            v[j] = t->last[j];
+            break;
+        }
+        if (f->role == CP_LOG4_F_SLOT)
+            v[j] = field_cut(f, v[j]);
+        field_put(&r, f, v[j]);
+    }
+    if (take_slots(s, 1, at) < 0)
+        return -1;
+    emit(s, &r, dst);
+    return 1;
+}
+
 /* Decode the next op of the block: 1 a slot in dst, 2 a run of
  * never-written slots (s->zeros), 3 nothing produced (a definition), -1
  * damage (the source is at the ring). */
@@ -668,7 +816,11 @@ static int decode_op(struct cp_log4src *s, unsigned char *dst)
     (void)op_byte(s, &op); /* the caller saw there is one */
     if (op < CP_LOG4_DEFINE)
         return op_call(s, op, at, dst);
+    if (op >= CP_LOG4_TEMPLATED)
+        return op_templated(s, op, at, dst);
     switch (op) {
+    case CP_LOG4_TEMPLATE:
+        return op_template(s, at) < 0 ? -1 : 3;
     case CP_LOG4_DEFINE:
         return op_define(s, at) < 0 ? -1 : 3;
     case CP_LOG4_LITERAL:
@@ -912,6 +1064,7 @@ void cp_log4src_close(struct cp_log4src *s)
         if (s->own_fd && s->fd >= 0)
             close(s->fd);
         free(s->sig);
+        free(s->tmpl);
         free(s->path);
         free(s);
     }

@@ -539,13 +539,125 @@ enum cp_log4_op {
     CP_LOG4_GROUP = 0xc4,
     /* a device interval (kind 5, reserved fields 0): this slot minus its
      * call's slot, timer (byte), flags, start (t_gpu), end */
-    CP_LOG4_GPU = 0xc5
+    CP_LOG4_GPU = 0xc5,
+    /* a template, the next index (at most CP_LOG4_TMPL_MAX): 64 bytes, a
+     * record of a kind cp_log4_fields_of knows, its varying fields 0 */
+    CP_LOG4_TEMPLATE = 0xc6,
+    /* 0xe0-0xfe: a record of template op - 0xe0; 0xff: of the template a
+     * varint names.  Then a varint per varying field of its kind, in the
+     * table's order (cp_log4_fields_of) */
+    CP_LOG4_TEMPLATED = 0xe0,
+    CP_LOG4_TEMPLATED_LONG = 0xff
 };
 #define CP_LOG4_X_SIG 0x01u   /* varint: the signature's index >> 6 */
 #define CP_LOG4_X_SEQ 0x02u   /* zigzag (int32)(seq - predicted) */
 #define CP_LOG4_X_GROUP 0x04u /* varint: the group id itself */
 #define CP_LOG4_X_COUNT 0x08u /* varint: the call's count, not the
                                  signature's (counts that change) */
+
+/* Templated records (the NCCL profiler plugin's kinds).  A template is
+ * a record with its varying fields 0: what repeats from call to call (a
+ * peer, a channel, a communicator, a kernel's name).  A record of it is
+ * then one varint per varying field, each coded by its role against the
+ * stream's state or the template's own last value of the field (`last`,
+ * 0 when the template is defined):
+ *   SLOT   a slot number: zigzag(this record's slot - v)
+ *   TIME   CLOCK_REALTIME ns: 0 for v = 0, else zigzag(v - t_call) + 1,
+ *          and t_call becomes v (the same t_call as calls and groups)
+ *   RAW    a GPU timer's ns: the same against t_raw, a stream of its own
+ *          starting at 0
+ *   SPAN   0 for v = 0, else zigzag((v - field ref) - last) + 1, and last
+ *          becomes v - field ref (an end from its start: a duration
+ *          against the template's last one)
+ *   NEXT   zigzag(v - (last + 1)), last becomes v (a counter)
+ *   VALUE  zigzag(v - last), last becomes v
+ * Values are unsigned of the field's size (1, 2, 4 or 8 bytes); a
+ * decoded value is cut to that size. */
+#define CP_LOG4_TMPL_MAX 1024u
+#define CP_LOG4_FIELDS_MAX 8u
+
+enum cp_log4_role {
+    CP_LOG4_F_SLOT = 1,
+    CP_LOG4_F_TIME = 2,
+    CP_LOG4_F_RAW = 3,
+    CP_LOG4_F_SPAN = 4,
+    CP_LOG4_F_NEXT = 5,
+    CP_LOG4_F_VALUE = 6
+};
+
+struct cp_log4_field {
+    uint8_t offset; /* in the record */
+    uint8_t size;   /* bytes: 1, 2, 4 or 8 */
+    uint8_t role;   /* CP_LOG4_F_* */
+    uint8_t ref;    /* SPAN: the earlier field (an index into the list)
+                       it is measured from */
+};
+
+struct cp_log4_fields {
+    uint8_t kind, n;
+    struct cp_log4_field f[CP_LOG4_FIELDS_MAX];
+};
+
+#define CP_LOG4_FIELD(type, member, role, ref)                               \
+    {(uint8_t)offsetof(type, member),                                      \
+     (uint8_t)sizeof(((type *)0)->member), role, ref}
+
+/* The one table of templated kinds and their varying fields; NULL for a
+ * kind written otherwise (calls, groups, device intervals: their own
+ * ops; communicators and clocks: raw). */
+static inline const struct cp_log4_fields *cp_log4_fields_of(unsigned kind)
+{
+    static const struct cp_log4_fields table[] = {
+        {CP_REC_NCCL, 5,
+         {CP_LOG4_FIELD(struct cp_rec_nccl, slot, CP_LOG4_F_SLOT, 0),
+          CP_LOG4_FIELD(struct cp_rec_nccl, nccl_seq, CP_LOG4_F_NEXT, 0),
+          CP_LOG4_FIELD(struct cp_rec_nccl, seq, CP_LOG4_F_NEXT, 0),
+          CP_LOG4_FIELD(struct cp_rec_nccl, gpu_start_raw, CP_LOG4_F_RAW, 0),
+          CP_LOG4_FIELD(struct cp_rec_nccl, gpu_end_raw, CP_LOG4_F_SPAN, 3)}},
+        {CP_REC_PROXY, 7,
+         {CP_LOG4_FIELD(struct cp_rec_proxy, slot, CP_LOG4_F_SLOT, 0),
+          CP_LOG4_FIELD(struct cp_rec_proxy, bytes, CP_LOG4_F_VALUE, 0),
+          CP_LOG4_FIELD(struct cp_rec_proxy, start_ns, CP_LOG4_F_TIME, 0),
+          CP_LOG4_FIELD(struct cp_rec_proxy, end_ns, CP_LOG4_F_SPAN, 2),
+          CP_LOG4_FIELD(struct cp_rec_proxy, busy_ns, CP_LOG4_F_VALUE, 0),
+          CP_LOG4_FIELD(struct cp_rec_proxy, steps_done, CP_LOG4_F_VALUE, 0),
+          CP_LOG4_FIELD(struct cp_rec_proxy, min_step_ns, CP_LOG4_F_VALUE,
+                        0)}},
+        {CP_REC_STEP, 6,
+         {CP_LOG4_FIELD(struct cp_rec_step, proxy_slot, CP_LOG4_F_SLOT, 0),
+          CP_LOG4_FIELD(struct cp_rec_step, step, CP_LOG4_F_NEXT, 0),
+          CP_LOG4_FIELD(struct cp_rec_step, bytes, CP_LOG4_F_VALUE, 0),
+          CP_LOG4_FIELD(struct cp_rec_step, start_ns, CP_LOG4_F_TIME, 0),
+          CP_LOG4_FIELD(struct cp_rec_step, posted_ns, CP_LOG4_F_SPAN, 3),
+          CP_LOG4_FIELD(struct cp_rec_step, done_ns, CP_LOG4_F_SPAN, 4)}},
+        {CP_REC_TAG, 2,
+         {CP_LOG4_FIELD(struct cp_rec_tag, slot, CP_LOG4_F_SLOT, 0),
+          CP_LOG4_FIELD(struct cp_rec_tag, seq, CP_LOG4_F_NEXT, 0)}},
+        {CP_REC_PHASE, 6,
+         {CP_LOG4_FIELD(struct cp_rec_phase, slot, CP_LOG4_F_SLOT, 0),
+          CP_LOG4_FIELD(struct cp_rec_phase, seq, CP_LOG4_F_NEXT, 0),
+          CP_LOG4_FIELD(struct cp_rec_phase, gpu_start_raw, CP_LOG4_F_RAW, 0),
+          CP_LOG4_FIELD(struct cp_rec_phase, gpu_end_raw, CP_LOG4_F_SPAN, 2),
+          CP_LOG4_FIELD(struct cp_rec_phase, start_ns, CP_LOG4_F_SPAN, 2),
+          CP_LOG4_FIELD(struct cp_rec_phase, end_ns, CP_LOG4_F_SPAN, 3)}},
+        {CP_REC_LINK, 8,
+         {CP_LOG4_FIELD(struct cp_rec_link, back, CP_LOG4_F_VALUE, 0),
+          CP_LOG4_FIELD(struct cp_rec_link, steps, CP_LOG4_F_VALUE, 0),
+          CP_LOG4_FIELD(struct cp_rec_link, bytes, CP_LOG4_F_VALUE, 0),
+          CP_LOG4_FIELD(struct cp_rec_link, first_ns, CP_LOG4_F_TIME, 0),
+          CP_LOG4_FIELD(struct cp_rec_link, last_ns, CP_LOG4_F_SPAN, 3),
+          CP_LOG4_FIELD(struct cp_rec_link, busy_ns, CP_LOG4_F_VALUE, 0),
+          CP_LOG4_FIELD(struct cp_rec_link, min_step_ns, CP_LOG4_F_VALUE, 0),
+          CP_LOG4_FIELD(struct cp_rec_link, max_step_ns, CP_LOG4_F_VALUE,
+                        0)}},
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof table / sizeof table[0]; i++)
+        if (table[i].kind == kind)
+            return &table[i];
+    return NULL;
+}
 
 /* The sum of a block's payload: a, b start at 1, 0; per byte a += byte,
  * b += a (mod 2^32); the sum is b ^ (a << 16). */

@@ -376,8 +376,10 @@ static int put4(struct gen *g, struct rank *rk, const union cp_rec *rec)
                                                  : CP_LOG4_BLOCK_MAX;
     size_t hdr = sizeof(struct cp_log4_block);
 
-    if (g->swap && op[0] == CP_LOG4_RAW) {
-        union cp_rec raw; /* as the writer wrote it (aligned to swap) */
+    if (g->swap && (op[0] == CP_LOG4_RAW || op[0] == CP_LOG4_TEMPLATE)) {
+        /* a raw slot and a template as the writer wrote them (aligned
+         * to swap) */
+        union cp_rec raw;
         memcpy(&raw, op + 1, sizeof raw);
         cp_rec_swap(&raw);
         memcpy(op + 1, &raw, sizeof raw);

@@ -61,8 +61,67 @@ def header(data):
          "stream_end", "stream_slots"), f))
 
 
+# Templated kinds: (offset, size, role, ref) of each varying field, in
+# order (docs/log-format.md, "templated records").
+SLOT, TIME, RAW, SPAN, NEXT, VALUE = range(1, 7)
+TEMPLATED = {
+    6: [(8, 8, SLOT, 0), (24, 8, NEXT, 0), (32, 4, NEXT, 0),
+        (40, 8, RAW, 0), (48, 8, SPAN, 3)],
+    7: [(16, 8, SLOT, 0), (24, 8, VALUE, 0), (32, 8, TIME, 0),
+        (40, 8, SPAN, 2), (48, 8, VALUE, 0), (58, 2, VALUE, 0),
+        (60, 4, VALUE, 0)],
+    8: [(8, 8, SLOT, 0), (16, 4, NEXT, 0), (24, 8, VALUE, 0),
+        (32, 8, TIME, 0), (40, 8, SPAN, 3), (48, 8, SPAN, 4)],
+    9: [(8, 8, SLOT, 0), (4, 4, NEXT, 0)],
+    10: [(8, 8, SLOT, 0), (24, 4, NEXT, 0), (32, 8, RAW, 0),
+         (40, 8, SPAN, 2), (48, 8, SPAN, 2), (56, 8, SPAN, 3)],
+    11: [(16, 4, VALUE, 0), (20, 4, VALUE, 0), (24, 8, VALUE, 0),
+         (32, 8, TIME, 0), (40, 8, SPAN, 3), (48, 8, VALUE, 0),
+         (56, 4, VALUE, 0), (60, 4, VALUE, 0)],
+}
+SIZE_FMT = {1: "B", 2: "H", 4: "I", 8: "Q"}
+
+
+def templated(end, st, tmpl, b, i, me):
+    rec = bytearray(tmpl["rec"])
+    vals = []
+    for j, (off, size, role, ref) in enumerate(TEMPLATED[rec[0]]):
+        mask = (1 << (8 * size)) - 1
+        x, i = varint(b, i)
+        if role == SLOT:
+            v = (me - unzz(x)) & M64
+        elif role in (TIME, RAW):
+            if x == 0:
+                v = 0
+            else:
+                prev = st.t_call if role == TIME else st.t_raw
+                v = (prev + unzz(x - 1)) & mask
+                if role == TIME:
+                    st.t_call = v
+                else:
+                    st.t_raw = v
+        elif role == SPAN:
+            if x == 0:
+                v = 0
+            else:
+                tmpl["last"][j] = (tmpl["last"][j] + unzz(x - 1)) & M64
+                v = (vals[ref] + tmpl["last"][j]) & mask
+        elif role == NEXT:
+            tmpl["last"][j] = (tmpl["last"][j] + 1 + unzz(x)) & mask
+            v = tmpl["last"][j]
+        else:
+            tmpl["last"][j] = (tmpl["last"][j] + unzz(x)) & mask
+            v = tmpl["last"][j]
+        v &= mask
+        vals.append(v)
+        struct.pack_into(end + SIZE_FMT[size], rec, off, v)
+    return bytes(rec), i
+
+
 class State:
     def __init__(self, t0):
+        self.t_raw = 0
+        self.tmpl = []
         self.sig = []
         self.seqlast = {}
         self.t_call = t0
@@ -204,6 +263,20 @@ def decode_payload(end, st, b, slot):
             me = slot + len(out)
             out.append(struct.pack(end + "BBHI QQQ32x", 5, timer, flags, 0,
                                    me - d, start, endt))
+        elif op == 0xC6:
+            rec = bytes(b[i:i + REC])
+            i += REC
+            if len(rec) < REC or rec[0] not in TEMPLATED:
+                raise Damage("template of no templated kind")
+            st.tmpl.append({"rec": rec, "last": [0] * 8})
+        elif op >= 0xE0:
+            idx = op - 0xE0
+            if op == 0xFF:
+                idx, i = varint(b, i)
+            if idx >= len(st.tmpl):
+                raise Damage("template %d past the table" % idx)
+            rec, i = templated(end, st, st.tmpl[idx], b, i, slot + len(out))
+            out.append(rec)
         else:
             raise Damage("unknown op %#x" % op)
     return out

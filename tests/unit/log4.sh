@@ -36,6 +36,16 @@ for p in ddp-small mixed 3d; do
     done
 done
 
+# the plugin's kinds as templates: kernel phases (kind 10), both byte orders
+for opt in "" --swap; do
+    "$gen" -o "$t/ph$opt.3" --format 3 --pattern ddp-small --ranks 4 \
+        --steps 4 --phases $opt >/dev/null &&
+        "$gen" -o "$t/ph$opt.4" --pattern ddp-small --ranks 4 --steps 4 \
+            --phases $opt >/dev/null
+    check "gen_logs --phases ${opt:-(this byte order)}: format 4's templated records are format 3's slots" \
+        same "$t/ph$opt.4" "$t/ph$opt.3"
+done
+
 # steady: bytes per slot a log grows by from 20 to 60 steps
 grow() { # PATTERN
     "$gen" -o "$t/g1" --pattern $1 --ranks 4 --steps 20 >/dev/null &&

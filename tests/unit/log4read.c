@@ -505,6 +505,105 @@ static int every_op(struct file *f, union cp_rec *want, uint64_t *slots)
     slots[n++] = s++;
     p.slots = 1;
     f_block(f, &p, s - 1);
+    /* a third block: templates of the plugin's kinds (cp_log4_fields_of)
+     * and records of them, short and long index forms */
+    memset(&p, 0, sizeof p);
+    {
+        union cp_rec tl, tp;
+        uint64_t first = s;
+        /* template 0: a link to peer 5, every field but the key 0 */
+        memset(&tl, 0, sizeof tl);
+        tl.link.kind = CP_REC_LINK;
+        tl.link.dir = CP_PROXY_SEND;
+        tl.link.channels = 2;
+        tl.link.peer = 5;
+        tl.link.comm_id = COMM_B;
+        p_byte(&p, CP_LOG4_TEMPLATE);
+        {
+            union cp_rec w = tl;
+            if (f->swapped)
+                cp_rec_swap(&w);
+            memcpy(p.b + p.n, &w, sizeof w);
+            p.n += sizeof w;
+        }
+        /* back 3 (VALUE against 0), steps 8, bytes 4096, first 100 ns
+         * after the last time (TIME), last = first + 700 (SPAN), busy
+         * 600, fastest step 50, slowest 90 */
+        p_byte(&p, CP_LOG4_TEMPLATED + 0);
+        p_zz(&p, 3);
+        p_zz(&p, 8);
+        p_zz(&p, 4096);
+        p_var(&p, (100u << 1) + 1);
+        p_var(&p, (700u << 1) + 1);
+        p_zz(&p, 600);
+        p_zz(&p, 50);
+        p_zz(&p, 90);
+        want[n] = tl;
+        want[n].link.back = 3;
+        want[n].link.steps = 8;
+        want[n].link.bytes = 4096;
+        want[n].link.first_ns = t += 100;
+        want[n].link.last_ns = t += 700;
+        want[n].link.busy_ns = 600;
+        want[n].link.min_step_ns = 50;
+        want[n].link.max_step_ns = 90;
+        slots[n++] = s++;
+        /* the same template again, through the long form: the values
+         * against the last ones; last_ns 0 (SPAN 0); first 20 ns before
+         * the last time, the first record's first_ns */
+        p_byte(&p, CP_LOG4_TEMPLATED_LONG);
+        p_var(&p, 0);
+        p_zz(&p, 0);
+        p_zz(&p, -1);
+        p_zz(&p, 0);
+        p_var(&p, (((uint64_t)20 << 1) - 1) + 1); /* zigzag(-20) + 1 */
+        p_var(&p, 0);
+        p_zz(&p, 10);
+        p_zz(&p, -5);
+        p_zz(&p, 0);
+        want[n] = want[n - 1];
+        want[n].link.steps = 7;
+        /* (a time moves only with TIME fields: against the first's
+         * first_ns) */
+        want[n].link.first_ns = t = want[n - 1].link.first_ns - 20;
+        want[n].link.last_ns = 0;
+        want[n].link.busy_ns = 610;
+        want[n].link.min_step_ns = 45;
+        slots[n++] = s++;
+        /* template 1: a phase; slot (SLOT: 2 back), seq 0 (NEXT from
+         * 0: -1), GPU times on their own stream (RAW from 0), its
+         * CLOCK_REALTIME start/end from them (SPAN against the GPU's) */
+        memset(&tp, 0, sizeof tp);
+        tp.phase.kind = CP_REC_PHASE;
+        tp.phase.channel = 1;
+        tp.phase.phase = 0; /* initial sync */
+        tp.phase.comm_id = COMM_A;
+        p_byte(&p, CP_LOG4_TEMPLATE);
+        {
+            union cp_rec w = tp;
+            if (f->swapped)
+                cp_rec_swap(&w);
+            memcpy(p.b + p.n, &w, sizeof w);
+            p.n += sizeof w;
+        }
+        p_byte(&p, CP_LOG4_TEMPLATED + 1);
+        p_zz(&p, 2);
+        p_zz(&p, -1);
+        p_var(&p, (5000000u << 1) + 1);
+        p_var(&p, (300u << 1) + 1);
+        p_var(&p, (1000u << 1) + 1);
+        p_var(&p, (1000u << 1) + 1);
+        want[n] = tp;
+        want[n].phase.slot = s - 2;
+        want[n].phase.seq = 0;
+        want[n].phase.gpu_start_raw = 5000000;
+        want[n].phase.gpu_end_raw = 5000300;
+        want[n].phase.start_ns = 5001000;
+        want[n].phase.end_ns = 5001300;
+        slots[n++] = s++;
+        p.slots = 3;
+        f_block(f, &p, first);
+    }
     f->h.stream_slots = s;
     return n;
 }
@@ -823,7 +922,7 @@ static void b_unknown(struct file *f, struct pay *p)
 
     plain(&r, 3);
     p_raw(p, f, &r);
-    p_byte(p, 0xc6);
+    p_byte(p, 0xc7);
     p->slots = 2;
 }
 
@@ -846,7 +945,7 @@ static void test_damage(void)
     damaged("a varint whose 10th byte is over 1", "cut short or empty", 0,
             b_varint10, 0, 3);
     /* the slot decoded before the bad op stands */
-    damaged("an unknown op", "unknown op 0xc6", 0, b_unknown, 1 + 64, 4);
+    damaged("an unknown op", "unknown op 0xc7", 0, b_unknown, 1 + 64, 4);
     damaged("a block whose ops hold fewer slots than it says", "hold 2 slots", 0,
             b_count, -1, 5);
 }
