@@ -136,7 +136,7 @@ int cp_logenc_init(struct cp_logenc *e, uint32_t dict_slots, uint64_t t0)
     if (dict_slots > CP_LOG4_DICT_MAX)
         dict_slots = CP_LOG4_DICT_MAX;
     e->cap = dict_slots;
-    e->t_call = e->t_gpu = t0;
+    e->t_call = e->call_start = t0;
     return 0;
 }
 
@@ -482,62 +482,55 @@ static long tmpl_find(struct cp_logenc *e, const union cp_rec *masked)
     return -1;
 }
 
-/* The varints of rec's varying fields against template last values
- * `last` (updated into next) and the stream's times (into *t_call,
- * *t_raw); 0, or -1 when one does not fit (a + 1 past 2^64 - 1). */
-static int tmpl_values(const struct cp_logenc *e, const struct cp_log4_fields *k,
-                       const union cp_rec *rec, uint64_t slot,
-                       const uint64_t *last, uint64_t *next, uint64_t *out,
-                       uint64_t *t_call, uint64_t *t_raw)
+/* The codes of rec's varying fields against the template's last values
+ * `last` (the new ones into next) and the stream's state (the new t_call
+ * into *t_call); 0, or -1 when one does not fit (a + 1 past 2^64 - 1). */
+static int tmpl_codes(const struct cp_logenc *e, const struct cp_log4_fields *k,
+                      const union cp_rec *rec, uint64_t slot,
+                      const uint64_t *last, uint64_t *next, uint64_t *code,
+                      uint64_t *t_call)
 {
     uint64_t v[CP_LOG4_FIELDS_MAX];
     unsigned i;
 
     *t_call = e->t_call;
-    *t_raw = e->t_raw;
     for (i = 0; i < k->n; i++) {
         const struct cp_log4_field *f = &k->f[i];
-        uint64_t x = field_get(rec, f), z;
+        uint64_t x = field_get(rec, f), d, z;
         v[i] = x;
         next[i] = last[i];
         switch (f->role) {
         case CP_LOG4_F_SLOT:
-            out[i] = zigzag(slot - x);
-            break;
-        case CP_LOG4_F_TIME:
-        case CP_LOG4_F_RAW: {
-            uint64_t *t = f->role == CP_LOG4_F_TIME ? t_call : t_raw;
-            if (!x) {
-                out[i] = 0;
-                break;
-            }
-            z = zigzag(x - *t);
-            if (z == UINT64_MAX)
-                return -1;
-            out[i] = z + 1;
-            *t = x;
-            break;
-        }
-        case CP_LOG4_F_SPAN:
-            if (!x) {
-                out[i] = 0;
-                break;
-            }
-            z = zigzag((x - v[f->ref]) - last[i]);
-            if (z == UINT64_MAX)
-                return -1;
-            out[i] = z + 1;
-            next[i] = x - v[f->ref];
-            break;
+            code[i] = zigzag((slot - x) - last[i]);
+            next[i] = slot - x;
+            continue;
         case CP_LOG4_F_NEXT:
-            out[i] = zigzag(x - (last[i] + 1));
+            code[i] = zigzag(x - (last[i] + 1));
             next[i] = x;
-            break;
-        default: /* CP_LOG4_F_VALUE */
-            out[i] = zigzag(x - last[i]);
+            continue;
+        case CP_LOG4_F_VALUE:
+            code[i] = zigzag(x - last[i]);
             next[i] = x;
+            continue;
+        default:
             break;
         }
+        /* TIME, CALL, SPAN: 0 for 0, else a difference + 1 */
+        if (!x) {
+            code[i] = 0;
+            continue;
+        }
+        if (f->role == CP_LOG4_F_TIME) {
+            z = zigzag(x - *t_call);
+            *t_call = x;
+        } else {
+            d = x - (f->role == CP_LOG4_F_CALL ? e->call_start : v[f->ref]);
+            z = zigzag(d - last[i]);
+            next[i] = d;
+        }
+        if (z == UINT64_MAX)
+            return -1;
+        code[i] = z + 1;
     }
     return 0;
 }
@@ -549,18 +542,17 @@ static unsigned char *put_templated(struct cp_logenc *e, unsigned char *p,
                                     const struct cp_log4_fields *k)
 {
     static const uint64_t zeros[CP_LOG4_FIELDS_MAX];
-    uint64_t next[CP_LOG4_FIELDS_MAX], out[CP_LOG4_FIELDS_MAX];
-    uint64_t t_call, t_raw;
+    uint64_t next[CP_LOG4_FIELDS_MAX], code[CP_LOG4_FIELDS_MAX], t_call;
     union cp_rec masked = *rec;
-    uint32_t bucket = 0;
+    uint32_t bucket;
+    unsigned j, present = 0;
     long i;
-    unsigned j;
 
     for (j = 0; j < k->n; j++)
         memset(masked.bytes + k->f[j].offset, 0, k->f[j].size);
     i = tmpl_find(e, &masked);
-    if (tmpl_values(e, k, rec, slot, i >= 0 ? e->tmpl[i].last : zeros, next,
-                    out, &t_call, &t_raw) < 0)
+    if (tmpl_codes(e, k, rec, slot, i >= 0 ? e->tmpl[i].last : zeros, next,
+                   code, &t_call) < 0)
         return NULL;
     if (i < 0) {
         if (e->ntmpl >= CP_LOG4_TMPL_MAX || tmpl_grow(e) < 0)
@@ -585,10 +577,14 @@ static unsigned char *put_templated(struct cp_logenc *e, unsigned char *p,
         p = put_varint(p, (uint64_t)i);
     }
     for (j = 0; j < k->n; j++)
-        p = put_varint(p, out[j]);
+        if (code[j])
+            present |= 1u << j;
+    *p++ = (unsigned char)present;
+    for (j = 0; j < k->n; j++)
+        if (code[j])
+            p = put_varint(p, code[j]);
     memcpy(e->tmpl[i].last, next, sizeof next);
     e->t_call = t_call;
-    e->t_raw = t_raw;
     e->n_templated++;
     return p;
 }
@@ -613,8 +609,9 @@ static int zero(const void *p, size_t n)
     return 1;
 }
 
-size_t cp_logenc_rec(struct cp_logenc *e, const union cp_rec *rec,
-                     uint64_t slot, unsigned char *out)
+/* The ops of rec; the latest call's start follows. */
+static size_t rec_ops(struct cp_logenc *e, const union cp_rec *rec,
+                      uint64_t slot, unsigned char *out)
 {
     unsigned char *p = out;
 
@@ -637,18 +634,6 @@ size_t cp_logenc_rec(struct cp_logenc *e, const union cp_rec *rec,
         e->last_group = g->group;
         return (size_t)(p - out);
     }
-    case CP_REC_GPU: {
-        const struct cp_rec_gpu *g = &rec->gpu;
-        if (g->reserved0 || !zero(g->reserved1, sizeof g->reserved1) ||
-            g->slot > slot || !end_fits(g->start_ns, g->end_ns))
-            break;
-        *p++ = CP_LOG4_GPU;
-        p = put_varint(p, slot - g->slot);
-        *p++ = g->timer;
-        p = put_varint(p, g->flags);
-        p = put_times(p, &e->t_gpu, g->start_ns, g->end_ns);
-        return (size_t)(p - out);
-    }
     default: {
         const struct cp_log4_fields *k = cp_log4_fields_of(rec->kind);
         unsigned char *q;
@@ -658,6 +643,16 @@ size_t cp_logenc_rec(struct cp_logenc *e, const union cp_rec *rec,
     }
     }
     return (size_t)(put_raw(e, p, rec) - out);
+}
+
+size_t cp_logenc_rec(struct cp_logenc *e, const union cp_rec *rec,
+                     uint64_t slot, unsigned char *out)
+{
+    size_t n = rec_ops(e, rec, slot, out);
+
+    if (rec->kind == CP_REC_CALL)
+        e->call_start = rec->call.start_ns;
+    return n;
 }
 
 size_t cp_logenc_empty(uint64_t n, unsigned char *out)

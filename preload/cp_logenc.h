@@ -46,8 +46,8 @@ struct cp_logenc {
     uint32_t *hash;            /* index + 1 per bucket, 0 empty */
     uint32_t *bases;           /* the same for bases (after hash) */
     uint32_t hmask;
-    uint64_t t_call, t_gpu;    /* the previous times */
-    uint64_t t_raw;            /* the previous GPU timer value (0 first) */
+    uint64_t t_call;           /* the previous time */
+    uint64_t call_start;       /* the latest call record's start_ns */
     uint32_t last_group;
     /* templates of the plugin's kinds (CP_LOG4_TEMPLATE), as signatures */
     struct cp_logenc_tmpl *tmpl;

@@ -73,7 +73,8 @@ struct cp_log4src {
     uint32_t bslots, bdone; /* slots it says, slots decoded */
     struct sig *sig;
     uint32_t nsig, sig_alloc;
-    uint64_t t_call, t_gpu, t_raw;
+    uint64_t t_call, t_gpu;
+    uint64_t call_start;   /* the latest call record's start_ns */
     uint32_t last_group;
     struct tmpl *tmpl;     /* at most CP_LOG4_TMPL_MAX (128 KiB) */
     uint32_t ntmpl, tmpl_alloc;
@@ -418,6 +419,8 @@ static int op_times(struct cp_log4src *s, uint64_t *prev, uint64_t *start,
 /* The record r (host order) as the writer wrote it, into dst. */
 static void emit(struct cp_log4src *s, union cp_rec *r, unsigned char *dst)
 {
+    if (r->kind == CP_REC_CALL)
+        s->call_start = r->call.start_ns;
     if (s->swapped)
         cp_rec_swap(r);
     memcpy(dst, r, REC);
@@ -740,15 +743,16 @@ static int op_template(struct cp_log4src *s, uint64_t at)
     return 0;
 }
 
-/* A record of a template (0xe0-0xff). */
+/* A record of a template (0xe0-0xff): the byte of fields present, their
+ * codes. */
 static int op_templated(struct cp_log4src *s, unsigned op, uint64_t at,
                         unsigned char *dst)
 {
     const struct cp_log4_fields *k;
     uint64_t idx = op - CP_LOG4_TEMPLATED, x, v[CP_LOG4_FIELDS_MAX];
+    unsigned j, present;
     struct tmpl *t;
     union cp_rec r;
-    unsigned j;
 
     if (op == CP_LOG4_TEMPLATED_LONG &&
         op_varint_max(s, &idx, CP_LOG4_TMPL_MAX) < 0)
@@ -759,44 +763,50 @@ static int op_templated(struct cp_log4src *s, unsigned op, uint64_t at,
                       (unsigned long long)idx, s->ntmpl);
     t = &s->tmpl[idx];
     k = cp_log4_fields_of(t->rec.kind);
+    if (op_byte(s, &present) < 0)
+        return DAMAGE(s, at, "record of template %llu cut short",
+                      (unsigned long long)idx);
+    if (present >> k->n)
+        return DAMAGE(s, at, "record of template %llu: fields 0x%02x "
+                             "present, its kind has %u",
+                      (unsigned long long)idx, present, k->n);
     r = t->rec;
     for (j = 0; j < k->n; j++) {
         const struct cp_log4_field *f = &k->f[j];
-        uint64_t *tp = f->role == CP_LOG4_F_RAW ? &s->t_raw : &s->t_call;
-        if (op_varint(s, &x) < 0)
+        x = 0;
+        if (((present >> j) & 1) && op_varint(s, &x) < 0)
             return DAMAGE(s, at, "record of template %llu: field %u cut "
                                  "short",
                           (unsigned long long)idx, j);
         switch (f->role) {
         case CP_LOG4_F_SLOT:
-            v[j] = s->slot - (uint64_t)unzigzag(x);
+            t->last[j] += (uint64_t)unzigzag(x);
+            v[j] = s->slot - t->last[j];
+            break;
+        case CP_LOG4_F_NEXT:
+            t->last[j] = field_cut(f, t->last[j] + 1 + (uint64_t)unzigzag(x));
+            v[j] = t->last[j];
+            break;
+        case CP_LOG4_F_VALUE:
+            t->last[j] = field_cut(f, t->last[j] + (uint64_t)unzigzag(x));
+            v[j] = t->last[j];
             break;
         case CP_LOG4_F_TIME:
-        case CP_LOG4_F_RAW:
-            v[j] = x ? field_cut(f, *tp + (uint64_t)unzigzag(x - 1)) : 0;
+            v[j] = x ? s->t_call + (uint64_t)unzigzag(x - 1) : 0;
             if (x)
-                *tp = v[j];
+                s->t_call = v[j];
             break;
-        case CP_LOG4_F_SPAN:
+        default: /* CALL, SPAN */
             if (!x) {
                 v[j] = 0;
                 break;
             }
             t->last[j] += (uint64_t)unzigzag(x - 1);
-            v[j] = field_cut(f, v[f->ref] + t->last[j]);
-            break;
-        case CP_LOG4_F_NEXT:
-            t->last[j] = field_cut(f, t->last[j] + 1 +
-                                          (uint64_t)unzigzag(x));
-            v[j] = t->last[j];
-            break;
-        default: /* CP_LOG4_F_VALUE */
-            t->last[j] = field_cut(f, t->last[j] + (uint64_t)unzigzag(x));
-            v[j] = t->last[j];
+            v[j] = (f->role == CP_LOG4_F_CALL ? s->call_start : v[f->ref]) +
+                   t->last[j];
             break;
         }
-        if (f->role == CP_LOG4_F_SLOT)
-            v[j] = field_cut(f, v[j]);
+        v[j] = field_cut(f, v[j]);
         field_put(&r, f, v[j]);
     }
     if (take_slots(s, 1, at) < 0)
@@ -832,6 +842,12 @@ static int decode_op(struct cp_log4src *s, unsigned char *dst)
             return -1;
         memcpy(dst, s->buf + BLOCK_HDR + s->bpos, REC);
         s->bpos += REC;
+        if (dst[0] == CP_REC_CALL) {
+            /* the latest call's start, for the templated records */
+            uint64_t t;
+            memcpy(&t, dst + offsetof(struct cp_rec_call, start_ns), 8);
+            s->call_start = s->swapped ? __builtin_bswap64(t) : t;
+        }
         return 1;
     case CP_LOG4_EMPTY:
         if (op_varint(s, &n) < 0 || n == 0)
@@ -1102,7 +1118,7 @@ struct cp_log4src *cp_log4src_open(const char *path, int fd, int own_fd,
     s->dev = dev;
     s->ino = ino;
     s->swapped = swapped;
-    s->t0 = s->t_call = s->t_gpu = h->start_realtime_ns;
+    s->t0 = s->t_call = s->t_gpu = s->call_start = h->start_realtime_ns;
     s->ring_slots = h->ring_slots;
     s->dict_slots = h->dict_slots;
     s->ring_offset = h->ring_offset;

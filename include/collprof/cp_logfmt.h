@@ -538,14 +538,15 @@ enum cp_log4_op {
      * group), result (byte), ncalls, start, end */
     CP_LOG4_GROUP = 0xc4,
     /* a device interval (kind 5, reserved fields 0): this slot minus its
-     * call's slot, timer (byte), flags, start (t_gpu), end */
+     * call's slot, timer (byte), flags, start (t_gpu), end.  Read, no
+     * longer written: kind 5 is a templated kind */
     CP_LOG4_GPU = 0xc5,
     /* a template, the next index (at most CP_LOG4_TMPL_MAX): 64 bytes, a
      * record of a kind cp_log4_fields_of knows, its varying fields 0 */
     CP_LOG4_TEMPLATE = 0xc6,
     /* 0xe0-0xfe: a record of template op - 0xe0; 0xff: of the template a
-     * varint names.  Then a varint per varying field of its kind, in the
-     * table's order (cp_log4_fields_of) */
+     * varint names.  Then a byte of the fields present, and a varint per
+     * field present, in the table's order (cp_log4_fields_of) */
     CP_LOG4_TEMPLATED = 0xe0,
     CP_LOG4_TEMPLATED_LONG = 0xff
 };
@@ -555,17 +556,25 @@ enum cp_log4_op {
 #define CP_LOG4_X_COUNT 0x08u /* varint: the call's count, not the
                                  signature's (counts that change) */
 
-/* Templated records (the NCCL profiler plugin's kinds).  A template is
- * a record with its varying fields 0: what repeats from call to call (a
- * peer, a channel, a communicator, a kernel's name).  A record of it is
- * then one varint per varying field, each coded by its role against the
- * stream's state or the template's own last value of the field (`last`,
- * 0 when the template is defined):
- *   SLOT   a slot number: zigzag(this record's slot - v)
+/* Templated records (the NCCL profiler plugin's kinds, device
+ * intervals).  A template is a record with its varying fields 0: what
+ * repeats from call to call (a peer, a channel, a communicator, a
+ * kernel's name).  A record of it is then a byte with a bit per varying
+ * field (bit j: field j's code is not 0) and a varint for each bit set,
+ * each field coded by its role against the stream's state or the
+ * template's own last value of the field (`last`, 0 when the template is
+ * defined); a field whose bit is clear has code 0:
+ *   SLOT   a slot number: zigzag((this record's slot - v) - last), and
+ *          last becomes this slot - v (a record written a fixed number of
+ *          slots after its call's codes 0)
  *   TIME   CLOCK_REALTIME ns: 0 for v = 0, else zigzag(v - t_call) + 1,
  *          and t_call becomes v (the same t_call as calls and groups)
- *   RAW    a GPU timer's ns: the same against t_raw, a stream of its own
- *          starting at 0
+ *   CALL   ns of any clock: 0 for v = 0, else zigzag((v - c) - last) + 1,
+ *          last becomes v - c, where c is the start_ns of the latest call
+ *          record (kind 1, any op) before this slot, the header's
+ *          start_realtime_ns before the first: a time as its distance from
+ *          its call's start, against the template's last distance (a GPU
+ *          clock's offset from the host's is then in last)
  *   SPAN   0 for v = 0, else zigzag((v - field ref) - last) + 1, and last
  *          becomes v - field ref (an end from its start: a duration
  *          against the template's last one)
@@ -579,7 +588,7 @@ enum cp_log4_op {
 enum cp_log4_role {
     CP_LOG4_F_SLOT = 1,
     CP_LOG4_F_TIME = 2,
-    CP_LOG4_F_RAW = 3,
+    CP_LOG4_F_CALL = 3,
     CP_LOG4_F_SPAN = 4,
     CP_LOG4_F_NEXT = 5,
     CP_LOG4_F_VALUE = 6
@@ -603,21 +612,25 @@ struct cp_log4_fields {
      (uint8_t)sizeof(((type *)0)->member), role, ref}
 
 /* The one table of templated kinds and their varying fields; NULL for a
- * kind written otherwise (calls, groups, device intervals: their own
- * ops; communicators and clocks: raw). */
+ * kind written otherwise (calls and groups: their own ops; communicators
+ * and clocks: raw). */
 static inline const struct cp_log4_fields *cp_log4_fields_of(unsigned kind)
 {
     static const struct cp_log4_fields table[] = {
+        {CP_REC_GPU, 3,
+         {CP_LOG4_FIELD(struct cp_rec_gpu, slot, CP_LOG4_F_SLOT, 0),
+          CP_LOG4_FIELD(struct cp_rec_gpu, start_ns, CP_LOG4_F_CALL, 0),
+          CP_LOG4_FIELD(struct cp_rec_gpu, end_ns, CP_LOG4_F_SPAN, 1)}},
         {CP_REC_NCCL, 5,
          {CP_LOG4_FIELD(struct cp_rec_nccl, slot, CP_LOG4_F_SLOT, 0),
           CP_LOG4_FIELD(struct cp_rec_nccl, nccl_seq, CP_LOG4_F_NEXT, 0),
           CP_LOG4_FIELD(struct cp_rec_nccl, seq, CP_LOG4_F_NEXT, 0),
-          CP_LOG4_FIELD(struct cp_rec_nccl, gpu_start_raw, CP_LOG4_F_RAW, 0),
+          CP_LOG4_FIELD(struct cp_rec_nccl, gpu_start_raw, CP_LOG4_F_CALL, 0),
           CP_LOG4_FIELD(struct cp_rec_nccl, gpu_end_raw, CP_LOG4_F_SPAN, 3)}},
         {CP_REC_PROXY, 7,
          {CP_LOG4_FIELD(struct cp_rec_proxy, slot, CP_LOG4_F_SLOT, 0),
           CP_LOG4_FIELD(struct cp_rec_proxy, bytes, CP_LOG4_F_VALUE, 0),
-          CP_LOG4_FIELD(struct cp_rec_proxy, start_ns, CP_LOG4_F_TIME, 0),
+          CP_LOG4_FIELD(struct cp_rec_proxy, start_ns, CP_LOG4_F_CALL, 0),
           CP_LOG4_FIELD(struct cp_rec_proxy, end_ns, CP_LOG4_F_SPAN, 2),
           CP_LOG4_FIELD(struct cp_rec_proxy, busy_ns, CP_LOG4_F_VALUE, 0),
           CP_LOG4_FIELD(struct cp_rec_proxy, steps_done, CP_LOG4_F_VALUE, 0),
@@ -636,7 +649,7 @@ static inline const struct cp_log4_fields *cp_log4_fields_of(unsigned kind)
         {CP_REC_PHASE, 6,
          {CP_LOG4_FIELD(struct cp_rec_phase, slot, CP_LOG4_F_SLOT, 0),
           CP_LOG4_FIELD(struct cp_rec_phase, seq, CP_LOG4_F_NEXT, 0),
-          CP_LOG4_FIELD(struct cp_rec_phase, gpu_start_raw, CP_LOG4_F_RAW, 0),
+          CP_LOG4_FIELD(struct cp_rec_phase, gpu_start_raw, CP_LOG4_F_CALL, 0),
           CP_LOG4_FIELD(struct cp_rec_phase, gpu_end_raw, CP_LOG4_F_SPAN, 2),
           CP_LOG4_FIELD(struct cp_rec_phase, start_ns, CP_LOG4_F_SPAN, 2),
           CP_LOG4_FIELD(struct cp_rec_phase, end_ns, CP_LOG4_F_SPAN, 3)}},
@@ -644,7 +657,7 @@ static inline const struct cp_log4_fields *cp_log4_fields_of(unsigned kind)
          {CP_LOG4_FIELD(struct cp_rec_link, back, CP_LOG4_F_VALUE, 0),
           CP_LOG4_FIELD(struct cp_rec_link, steps, CP_LOG4_F_VALUE, 0),
           CP_LOG4_FIELD(struct cp_rec_link, bytes, CP_LOG4_F_VALUE, 0),
-          CP_LOG4_FIELD(struct cp_rec_link, first_ns, CP_LOG4_F_TIME, 0),
+          CP_LOG4_FIELD(struct cp_rec_link, first_ns, CP_LOG4_F_CALL, 0),
           CP_LOG4_FIELD(struct cp_rec_link, last_ns, CP_LOG4_F_SPAN, 3),
           CP_LOG4_FIELD(struct cp_rec_link, busy_ns, CP_LOG4_F_VALUE, 0),
           CP_LOG4_FIELD(struct cp_rec_link, min_step_ns, CP_LOG4_F_VALUE, 0),

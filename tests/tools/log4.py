@@ -63,20 +63,21 @@ def header(data):
 
 # Templated kinds: (offset, size, role, ref) of each varying field, in
 # order (docs/log-format.md, "templated records").
-SLOT, TIME, RAW, SPAN, NEXT, VALUE = range(1, 7)
+SLOT, TIME, CALL, SPAN, NEXT, VALUE = range(1, 7)
 TEMPLATED = {
+    5: [(8, 8, SLOT, 0), (16, 8, CALL, 0), (24, 8, SPAN, 1)],
     6: [(8, 8, SLOT, 0), (24, 8, NEXT, 0), (32, 4, NEXT, 0),
-        (40, 8, RAW, 0), (48, 8, SPAN, 3)],
-    7: [(16, 8, SLOT, 0), (24, 8, VALUE, 0), (32, 8, TIME, 0),
+        (40, 8, CALL, 0), (48, 8, SPAN, 3)],
+    7: [(16, 8, SLOT, 0), (24, 8, VALUE, 0), (32, 8, CALL, 0),
         (40, 8, SPAN, 2), (48, 8, VALUE, 0), (58, 2, VALUE, 0),
         (60, 4, VALUE, 0)],
     8: [(8, 8, SLOT, 0), (16, 4, NEXT, 0), (24, 8, VALUE, 0),
         (32, 8, TIME, 0), (40, 8, SPAN, 3), (48, 8, SPAN, 4)],
     9: [(8, 8, SLOT, 0), (4, 4, NEXT, 0)],
-    10: [(8, 8, SLOT, 0), (24, 4, NEXT, 0), (32, 8, RAW, 0),
+    10: [(8, 8, SLOT, 0), (24, 4, NEXT, 0), (32, 8, CALL, 0),
          (40, 8, SPAN, 2), (48, 8, SPAN, 2), (56, 8, SPAN, 3)],
     11: [(16, 4, VALUE, 0), (20, 4, VALUE, 0), (24, 8, VALUE, 0),
-         (32, 8, TIME, 0), (40, 8, SPAN, 3), (48, 8, VALUE, 0),
+         (32, 8, CALL, 0), (40, 8, SPAN, 3), (48, 8, VALUE, 0),
          (56, 4, VALUE, 0), (60, 4, VALUE, 0)],
 }
 SIZE_FMT = {1: "B", 2: "H", 4: "I", 8: "Q"}
@@ -84,34 +85,36 @@ SIZE_FMT = {1: "B", 2: "H", 4: "I", 8: "Q"}
 
 def templated(end, st, tmpl, b, i, me):
     rec = bytearray(tmpl["rec"])
+    fields = TEMPLATED[rec[0]]
+    present = b[i]
+    i += 1
+    if present >> len(fields):
+        raise Damage("fields %#x present, the kind has %d"
+                     % (present, len(fields)))
+    last = tmpl["last"]
     vals = []
-    for j, (off, size, role, ref) in enumerate(TEMPLATED[rec[0]]):
+    for j, (off, size, role, ref) in enumerate(fields):
         mask = (1 << (8 * size)) - 1
-        x, i = varint(b, i)
+        x = 0
+        if present >> j & 1:
+            x, i = varint(b, i)
         if role == SLOT:
-            v = (me - unzz(x)) & M64
-        elif role in (TIME, RAW):
-            if x == 0:
-                v = 0
-            else:
-                prev = st.t_call if role == TIME else st.t_raw
-                v = (prev + unzz(x - 1)) & mask
-                if role == TIME:
-                    st.t_call = v
-                else:
-                    st.t_raw = v
-        elif role == SPAN:
-            if x == 0:
-                v = 0
-            else:
-                tmpl["last"][j] = (tmpl["last"][j] + unzz(x - 1)) & M64
-                v = (vals[ref] + tmpl["last"][j]) & mask
+            last[j] = (last[j] + unzz(x)) & M64
+            v = me - last[j]
         elif role == NEXT:
-            tmpl["last"][j] = (tmpl["last"][j] + 1 + unzz(x)) & mask
-            v = tmpl["last"][j]
+            last[j] = (last[j] + 1 + unzz(x)) & mask
+            v = last[j]
+        elif role == VALUE:
+            last[j] = (last[j] + unzz(x)) & mask
+            v = last[j]
+        elif x == 0:
+            v = 0
+        elif role == TIME:
+            v = (st.t_call + unzz(x - 1)) & M64
+            st.t_call = v
         else:
-            tmpl["last"][j] = (tmpl["last"][j] + unzz(x)) & mask
-            v = tmpl["last"][j]
+            last[j] = (last[j] + unzz(x - 1)) & M64
+            v = (st.call_start if role == CALL else vals[ref]) + last[j]
         v &= mask
         vals.append(v)
         struct.pack_into(end + SIZE_FMT[size], rec, off, v)
@@ -120,7 +123,7 @@ def templated(end, st, tmpl, b, i, me):
 
 class State:
     def __init__(self, t0):
-        self.t_raw = 0
+        self.call_start = t0
         self.tmpl = []
         self.sig = []
         self.seqlast = {}
@@ -147,8 +150,22 @@ def call(end, f):
     return struct.pack(end + "BBBBbBHQQIiIIIIQQ", 1, *f)
 
 
+class Out(list):
+    """The slots decoded; the latest call's start follows them."""
+
+    def __init__(self, end, st):
+        super().__init__()
+        self.end = end
+        self.st = st
+
+    def append(self, rec):
+        if rec[0] == 1:
+            self.st.call_start, = struct.unpack_from(self.end + "Q", rec, 48)
+        super().append(rec)
+
+
 def decode_payload(end, st, b, slot):
-    out = []
+    out = Out(end, st)
     i = 0
     while i < len(b):
         op = b[i]

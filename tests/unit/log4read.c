@@ -52,6 +52,12 @@ static void p_zz(struct pay *p, int64_t v)
     p_var(p, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
 }
 
+/* zigzag(v) + 1, as a time or span that is not 0 */
+static void p_zz1(struct pay *p, uint64_t v)
+{
+    p_var(p, ((v << 1) ^ (uint64_t)((int64_t)v >> 63)) + 1);
+}
+
 /* A signature (CP_LOG4_DEFINE). */
 static void p_define(struct pay *p, unsigned op, unsigned flags,
                      uint64_t comm, uint64_t count, int32_t peer,
@@ -510,7 +516,7 @@ static int every_op(struct file *f, union cp_rec *want, uint64_t *slots)
     memset(&p, 0, sizeof p);
     {
         union cp_rec tl, tp;
-        uint64_t first = s;
+        uint64_t first = s, call_start = want[n - 1].call.start_ns;
         /* template 0: a link to peer 5, every field but the key 0 */
         memset(&tl, 0, sizeof tl);
         tl.link.kind = CP_REC_LINK;
@@ -526,10 +532,12 @@ static int every_op(struct file *f, union cp_rec *want, uint64_t *slots)
             memcpy(p.b + p.n, &w, sizeof w);
             p.n += sizeof w;
         }
-        /* back 3 (VALUE against 0), steps 8, bytes 4096, first 100 ns
-         * after the last time (TIME), last = first + 700 (SPAN), busy
-         * 600, fastest step 50, slowest 90 */
+        /* every field present: back 3 (VALUE against 0), steps 8,
+         * bytes 4096, first 100 ns after the latest call's start
+         * (CALL), last = first + 700 (SPAN), busy 600, fastest step 50,
+         * slowest 90 */
         p_byte(&p, CP_LOG4_TEMPLATED + 0);
+        p_byte(&p, 0xff);
         p_zz(&p, 3);
         p_zz(&p, 8);
         p_zz(&p, 4096);
@@ -542,37 +550,34 @@ static int every_op(struct file *f, union cp_rec *want, uint64_t *slots)
         want[n].link.back = 3;
         want[n].link.steps = 8;
         want[n].link.bytes = 4096;
-        want[n].link.first_ns = t += 100;
-        want[n].link.last_ns = t += 700;
+        want[n].link.first_ns = call_start + 100;
+        want[n].link.last_ns = call_start + 800;
         want[n].link.busy_ns = 600;
         want[n].link.min_step_ns = 50;
         want[n].link.max_step_ns = 90;
         slots[n++] = s++;
-        /* the same template again, through the long form: the values
-         * against the last ones; last_ns 0 (SPAN 0); first 20 ns before
-         * the last time, the first record's first_ns */
+        /* the same template again, through the long form: only the
+         * fields that changed (steps -1, first 20 ns earlier against
+         * the last distance, last_ns 0 (SPAN's 0), busy +10, fastest
+         * -5) */
         p_byte(&p, CP_LOG4_TEMPLATED_LONG);
         p_var(&p, 0);
-        p_zz(&p, 0);
+        p_byte(&p, 0x02 | 0x08 | 0x20 | 0x40);
         p_zz(&p, -1);
-        p_zz(&p, 0);
         p_var(&p, (((uint64_t)20 << 1) - 1) + 1); /* zigzag(-20) + 1 */
-        p_var(&p, 0);
         p_zz(&p, 10);
         p_zz(&p, -5);
-        p_zz(&p, 0);
         want[n] = want[n - 1];
         want[n].link.steps = 7;
-        /* (a time moves only with TIME fields: against the first's
-         * first_ns) */
-        want[n].link.first_ns = t = want[n - 1].link.first_ns - 20;
+        want[n].link.first_ns = call_start + 80;
         want[n].link.last_ns = 0;
         want[n].link.busy_ns = 610;
         want[n].link.min_step_ns = 45;
         slots[n++] = s++;
-        /* template 1: a phase; slot (SLOT: 2 back), seq 0 (NEXT from
-         * 0: -1), GPU times on their own stream (RAW from 0), its
-         * CLOCK_REALTIME start/end from them (SPAN against the GPU's) */
+        /* template 1: a phase; slot 2 back (SLOT), seq 0 (NEXT from 0:
+         * -1), its GPU start against the latest call's start (CALL: a
+         * clock of its own, the distance is in last), its end and its
+         * CLOCK_REALTIME start/end from the GPU's (SPAN) */
         memset(&tp, 0, sizeof tp);
         tp.phase.kind = CP_REC_PHASE;
         tp.phase.channel = 1;
@@ -587,9 +592,10 @@ static int every_op(struct file *f, union cp_rec *want, uint64_t *slots)
             p.n += sizeof w;
         }
         p_byte(&p, CP_LOG4_TEMPLATED + 1);
+        p_byte(&p, 0x3f);
         p_zz(&p, 2);
         p_zz(&p, -1);
-        p_var(&p, (5000000u << 1) + 1);
+        p_zz1(&p, UINT64_C(5000000) - call_start);
         p_var(&p, (300u << 1) + 1);
         p_var(&p, (1000u << 1) + 1);
         p_var(&p, (1000u << 1) + 1);
@@ -601,7 +607,30 @@ static int every_op(struct file *f, union cp_rec *want, uint64_t *slots)
         want[n].phase.start_ns = 5001000;
         want[n].phase.end_ns = 5001300;
         slots[n++] = s++;
-        p.slots = 3;
+        /* a device interval (kind 5, templated): its call 5 slots
+         * back, 30 ns after the call's start, 12 ns long */
+        memset(&tp, 0, sizeof tp);
+        tp.gpu.kind = CP_REC_GPU;
+        tp.gpu.timer = CP_TIMER_EVENT;
+        p_byte(&p, CP_LOG4_TEMPLATE);
+        {
+            union cp_rec w = tp;
+            if (f->swapped)
+                cp_rec_swap(&w);
+            memcpy(p.b + p.n, &w, sizeof w);
+            p.n += sizeof w;
+        }
+        p_byte(&p, CP_LOG4_TEMPLATED + 2);
+        p_byte(&p, 0x07);
+        p_zz(&p, 5);
+        p_var(&p, (30u << 1) + 1);
+        p_var(&p, (12u << 1) + 1);
+        want[n] = tp;
+        want[n].gpu.slot = s - 5;
+        want[n].gpu.start_ns = call_start + 30;
+        want[n].gpu.end_ns = call_start + 42;
+        slots[n++] = s++;
+        p.slots = 4;
         f_block(f, &p, first);
     }
     f->h.stream_slots = s;

@@ -66,6 +66,188 @@ static void *writer4(void *arg)
     return NULL;
 }
 
+/* The NCCL profiler plugin's records (kinds 5-11) through format 4's
+ * ring and templates: a collective as the plugin writes it (its call,
+ * device interval, NCCL's choice, its link to the next rank), now and
+ * then a proxy operation with steps, a tag and a phase, and values at
+ * the edges (0, all ones, far jumps).  A small generator of its own,
+ * deterministic. */
+#define PLUGIN_COLLS 4000u
+#define PLUGIN_MAX (PLUGIN_COLLS * 12u)
+static union cp_rec *plugin_want;
+static uint64_t plugin_n;
+static uint64_t prng = 88172645463325252ull;
+
+static uint64_t next_rand(void)
+{
+    prng ^= prng << 13;
+    prng ^= prng >> 7;
+    prng ^= prng << 17;
+    return prng;
+}
+
+/* jitter of +-j ns */
+static uint64_t jit(uint64_t j)
+{
+    return next_rand() % (2 * j + 1);
+}
+
+static void plugin_put(struct cp_log *log, const union cp_rec *r)
+{
+    union cp_rec *w = cp_log_slot(log, NULL);
+    if (!w || plugin_n >= PLUGIN_MAX)
+        return;
+    memcpy((char *)w + 1, (const char *)r + 1, sizeof *r - 1);
+    plugin_want[plugin_n++] = *r;
+    cp_log_commit(w, r->kind);
+}
+
+/* Write the collectives; edge: values at the edges too; extras: a proxy
+ * operation, its steps, a tag and a phase every tenth. */
+static void plugin_write(struct cp_log *log, int edge, int extras)
+{
+    uint64_t t = UINT64_C(1700000000000000000), g = UINT64_C(5000000000);
+    uint32_t i;
+
+    for (i = 0; i < PLUGIN_COLLS; i++) {
+        union cp_rec r;
+        uint64_t call_slot = plugin_n, dur = 40000 + jit(2000);
+        int odd = edge && next_rand() % 5 == 0;
+        t += 100000 + jit(3000);
+        g += 100000 + jit(3000);
+        memset(&r, 0, sizeof r);
+        r.call.kind = CP_REC_CALL;
+        r.call.op = CP_OP_AllReduce;
+        r.call.dtype = 7;
+        r.call.redop = 0;
+        r.call.comm_id = 0xabcdef;
+        r.call.count = 262144;
+        r.call.seq = i;
+        r.call.nranks = 8;
+        r.call.rank = 3;
+        r.call.timer = CP_TIMER_KERNEL_CH;
+        r.call.start_ns = t;
+        r.call.end_ns = t + dur;
+        plugin_put(log, &r);
+        memset(&r, 0, sizeof r);
+        r.gpu.kind = CP_REC_GPU;
+        r.gpu.timer = CP_TIMER_KERNEL_CH;
+        r.gpu.slot = call_slot;
+        r.gpu.start_ns = t + 5000 + jit(500);
+        r.gpu.end_ns = t + dur;
+        plugin_put(log, &r);
+        memset(&r, 0, sizeof r);
+        r.nccl.kind = CP_REC_NCCL;
+        r.nccl.algo = 1;
+        r.nccl.proto = 2;
+        r.nccl.nchannels = 2;
+        r.nccl.api = 6;
+        r.nccl.slot = odd ? UINT64_MAX : call_slot;
+        r.nccl.comm_id = 0xabcdef;
+        r.nccl.nccl_seq = odd ? UINT64_MAX : i;
+        r.nccl.seq = i;
+        r.nccl.kernel_channels = 2;
+        r.nccl.op = CP_OP_AllReduce;
+        r.nccl.gpu_start_raw = odd ? 0 : g;
+        r.nccl.gpu_end_raw = odd ? UINT64_MAX : g + dur - 5000 + jit(500);
+        r.nccl.bytes = 262144 * 4;
+        plugin_put(log, &r);
+        if (extras && i % 10 == 0) {
+            uint64_t proxy_slot = plugin_n;
+            uint32_t k;
+            memset(&r, 0, sizeof r);
+            r.proxy.kind = CP_REC_PROXY;
+            r.proxy.dir = CP_PROXY_SEND;
+            r.proxy.channel = (uint8_t)(i % 3);
+            r.proxy.peer = 4;
+            r.proxy.comm_id = 0xabcdef;
+            r.proxy.slot = call_slot;
+            r.proxy.bytes = 524288 + (odd ? UINT64_MAX / 3 : 0);
+            r.proxy.start_ns = t + 1000 + jit(100);
+            r.proxy.end_ns = odd ? 0 : r.proxy.start_ns + 30000 + jit(900);
+            r.proxy.busy_ns = 20000 + jit(800);
+            r.proxy.nsteps = 4;
+            r.proxy.steps_done = odd ? 65535 : 4;
+            r.proxy.min_step_ns = odd ? UINT32_MAX : 4000 + (uint32_t)jit(90);
+            plugin_put(log, &r);
+            for (k = 0; k < 4; k++) {
+                memset(&r, 0, sizeof r);
+                r.step.kind = CP_REC_STEP;
+                r.step.dir = CP_PROXY_SEND;
+                r.step.peer = 4;
+                r.step.proxy_slot = proxy_slot;
+                r.step.step = odd && k == 2 ? UINT32_MAX : k;
+                r.step.bytes = 131072;
+                r.step.start_ns = t + 2000 + 5000 * k;
+                r.step.posted_ns = r.step.start_ns + 100 + jit(20);
+                r.step.done_ns = odd && k == 3 ? 1 : r.step.posted_ns + 4000;
+                plugin_put(log, &r);
+            }
+            memset(&r, 0, sizeof r);
+            r.tag.kind = CP_REC_TAG;
+            r.tag.seq = i;
+            r.tag.slot = call_slot;
+            r.tag.user_tag = 1 + i % 3;
+            snprintf(r.tag.kernel_variant, sizeof r.tag.kernel_variant,
+                     "AllReduce_Sum_f32_RING_LL");
+            plugin_put(log, &r);
+            memset(&r, 0, sizeof r);
+            r.phase.kind = CP_REC_PHASE;
+            r.phase.channel = 1;
+            r.phase.phase = (uint8_t)(i % 3);
+            r.phase.slot = call_slot;
+            r.phase.comm_id = 0xabcdef;
+            r.phase.seq = i;
+            r.phase.gpu_start_raw = g + 100;
+            r.phase.gpu_end_raw = odd ? 0 : g + 900 + jit(50);
+            r.phase.start_ns = odd ? 0 : t + 5100;
+            r.phase.end_ns = r.phase.gpu_end_raw ? t + 5900 : 0;
+            plugin_put(log, &r);
+        }
+        memset(&r, 0, sizeof r);
+        r.link.kind = CP_REC_LINK;
+        r.link.dir = CP_PROXY_SEND;
+        r.link.channels = 2;
+        r.link.peer = 4;
+        r.link.comm_id = 0xabcdef;
+        r.link.back = (uint32_t)(plugin_n - call_slot);
+        r.link.steps = 8;
+        r.link.bytes = 1048576;
+        r.link.first_ns = t + 3000 + jit(300);
+        r.link.last_ns = odd ? 0 : r.link.first_ns + 30000 + jit(1500);
+        r.link.busy_ns = 50000 + jit(1500);
+        r.link.min_step_ns = odd ? 0 : 3500 + (uint32_t)jit(100);
+        r.link.max_step_ns = odd ? UINT32_MAX : 5000 + (uint32_t)jit(400);
+        plugin_put(log, &r);
+    }
+}
+
+/* Read path back and compare every slot with plugin_want: the slots
+ * that differ (-1: it does not open). */
+static long plugin_check(const char *path, uint64_t *n)
+{
+    struct cp_logfile *lf = cp_logfile_open(path, NULL);
+    union cp_rec rec;
+    uint64_t slot;
+    long differ = 0;
+
+    *n = 0;
+    if (!lf)
+        return -1;
+    while (cp_logfile_next(lf, &rec, &slot) == 1) {
+        if (slot >= plugin_n ||
+            memcmp(&rec, &plugin_want[slot], sizeof rec) != 0) {
+            if (!differ)
+                diag("  slot %llu (kind %u) differs",
+                     (unsigned long long)slot, rec.kind);
+            differ++;
+        }
+        (*n)++;
+    }
+    cp_logfile_close(lf);
+    return differ;
+}
+
 /* Read path back: records, and none counted twice (by thread and seq). */
 static uint64_t read_back(const char *path, uint64_t *dup, uint64_t *bad)
 {
@@ -246,6 +428,46 @@ int main(void)
         ok((uint64_t)sb.st_size < (uint64_t)THREADS * PER_THREAD * 16,
            "format 4: %lld bytes for %u records (under 16 a record)",
            (long long)sb.st_size, THREADS * PER_THREAD);
+    }
+    /* The plugin's records in format 4: each read back bit for bit, with
+     * values at the edges; the steady collectives (call, device
+     * interval, NCCL's choice, a link: jitter of a few microseconds) in
+     * at most 32 bytes each */
+    plugin_want = calloc(PLUGIN_MAX, sizeof *plugin_want);
+    {
+        static const char *const what[3] = {
+            "plugin kinds", "plugin kinds with values at the edges",
+            "plugin collectives alone"};
+        static const char *const node[3] = {"plugin", "plugin-edge",
+                                            "plugin-steady"};
+        int v;
+        for (v = 0; v < 3; v++) {
+            struct cp_log_ident id4 = ident();
+            struct cp_log plog;
+            uint64_t got = 0;
+            long differ;
+            id4.format = 4;
+            id4.source = CP_SOURCE_PLUGIN;
+            id4.node = node[v];
+            plugin_n = 0;
+            if (!ok(cp_log_open(&plog, sub, &id4, &err) == 0, "%s: open",
+                    what[v]))
+                continue;
+            plugin_write(&plog, v == 1, v < 2);
+            cp_log_close(&plog, 0, 0);
+            differ = plugin_check(plog.path, &got);
+            ok(differ == 0 && got == plugin_n,
+               "%s: %llu slots read back, each bit for bit (%ld differ, "
+               "%llu read)",
+               what[v], (unsigned long long)plugin_n, differ,
+               (unsigned long long)got);
+            if (v == 2) {
+                double per = (double)plog.hdr->stream_end / PLUGIN_COLLS;
+                ok(per <= 32, "%s (a call, its device interval, NCCL's "
+                              "choice, a link; jitter of microseconds): "
+                              "%.1f bytes each (<= 32)", what[v], per);
+            }
+        }
     }
     /* Format 4 killed before close: what the log thread had not written
      * is read from the ring (a child writes and dies of SIGKILL). */
