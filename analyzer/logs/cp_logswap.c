@@ -81,6 +81,12 @@ void cp_rec_swap(union cp_rec *r)
         SW64(r->phase.gpu_end_raw); SW64(r->phase.start_ns);
         SW64(r->phase.end_ns);
         break;
+    case CP_REC_LINK:
+        SW32(r->link.peer); SW64(r->link.comm_id); SW32(r->link.back);
+        SW32(r->link.steps); SW64(r->link.bytes); SW64(r->link.first_ns);
+        SW64(r->link.last_ns); SW64(r->link.busy_ns);
+        SW32(r->link.min_step_ns); SW32(r->link.max_step_ns);
+        break;
     default:
         break;
     }
