@@ -249,6 +249,32 @@ ok $([ "$n" -eq 0 ] && [ "$(summary v5f3 | grep -c "$links")" -eq 4 ]; echo $?) 
 python3 "$s/tests/integration/plugin_check.py" "$work/v5f3/dump" 4 "$work/v5f3/sends" >"$work/v5f3/check.tap"
 ok $([ $? -eq 0 ] && cmp -s "$work/v5/sends" "$work/v5f3/sends"; echo $?) "  the same link records as format 4's"
 
+# what the CPU NCCL does not do (prof_links.c): a call's sends to one peer
+# on 4 channels, stopping after its kernel ended, are one record; a call
+# sending to 10 peers (more than the 8 a task keeps) has a record for each;
+# an operation without a parent gets one that names no call
+d=$work/plinks
+mkdir -p "$d"
+COLLPROF_DIR="$d/logs" "$b/tests/integration/prof_links" "$plugin" >"$d/out" 2>&1
+ok $? "the plugin driven directly: several channels, 10 peers, no parent"
+"$collprof" dump --all "$d/logs" >"$d/dump"
+n=$(awk '$5 == "link"' "$d/dump" | wc -l)
+p=$(awk '$5 == "proxy" || $5 == "step" || ($5 == "link" && $10 != "send")' "$d/dump" | wc -l)
+ok $([ "$n" -eq 12 ] && [ "$p" -eq 0 ]; echo $?) "  12 link records of sends, nothing else of the proxy ($n, $p)"
+n=$(awk '$5 == "link" && $12 == 1 && $14 == 4 && $16 == 8 && $18 == 8000' "$d/dump" | wc -l)
+ok $([ "$n" -eq 1 ]; echo $?) "  call 0: one record of its 4 channels' sends to peer 1, 8 steps, 8000 bytes ($n)"
+s1=$(awk '$5 == "link" && $18 == 100 { print $7 }' "$d/dump" | sort -u)
+s0=$(awk '$5 == "link" && $18 == 8000 { print $7 }' "$d/dump")
+peers=$(awk '$5 == "link" && $18 == 100 && $14 == 1 && $16 == 1 { print $12 }' "$d/dump" | sort -n | tr '\n' ' ')
+ok $([ "$peers" = "1 2 3 4 5 6 7 8 9 10 " ] && [ "$(echo "$s1" | wc -w)" -eq 1 ] && [ "$s1" -gt "$s0" ]; echo $?) \
+    "  call 1: a record per peer of its 10, each naming it (peers $peers; call slots $s0, $s1)"
+n=$(awk '$5 == "link" && $7 == -1 && $12 == 3 && $18 == 7' "$d/dump" | wc -l)
+ok $([ "$n" -eq 1 ]; echo $?) "  the operation without a parent: a record naming no call ($n)"
+n=$(awk '$5 == "link" && !($23 > 0 && $23 <= $26 && $20 >= $23)' "$d/dump" | wc -l)
+ok $([ "$n" -eq 0 ]; echo $?) "  fastest step <= slowest, busy >= fastest ($n not)"
+n=$("$collprof" dump --summary "$d/logs" | grep -c " 2 calls, 1 communicators (plugin api v5, $links)")
+ok $([ "$n" -eq 1 ]; echo $?) "  2 calls, nothing lost ($n)"
+
 # NCCL 2.21/2.22 ask for v2: the plugin declines, one line per process
 run v2 SIMNCCL_PROFILER_API=2
 ok $? "v2 asked: the job exits 0"
