@@ -27,7 +27,10 @@
 /* A stopped task whose kernel channels never all came is written out
  * anyway when its entry is needed again this much later. */
 #define TASK_STALE_NS UINT64_C(1000000000)
-#define STEP_BUDGET_DEFAULT UINT64_C(1000000)
+/* Peers a task keeps link evidence for (CP_STEPS_LINKS): a ring sends to
+ * one, a tree to three, p2p to one; a send to a peer past these is
+ * written as a record of its own. */
+#define TASK_LINKS 8u
 #define P2P_PEERS_V3 4096
 /* A calibration pair is written when the offset estimate improves by more
  * than this. */
@@ -52,10 +55,23 @@ struct sentinel {
     uint8_t kind;
 };
 
+/* One call's sends to one peer (CP_STEPS_LINKS), summed over its proxy
+ * operations as each stops; written when the last reference to the task
+ * goes.  Fields are atomic: operations of several channels may stop on
+ * different proxy threads. */
+struct link_acc {
+    uint64_t key; /* atomic: 0 free, else link_key(dir, peer) */
+    uint64_t bytes, busy_ns, first_ns, last_ns;
+    uint32_t steps, channels, min_step_ns, max_step_ns;
+};
+
 struct task {
     uint8_t kind;     /* EV_TASK; the entry is taken while busy != 0 */
     int busy;         /* atomic */
     int pending;      /* atomic: stop + expected kernel channels not yet in */
+    int refs;         /* atomic: 1 until finished, + 1 per proxy operation
+                         holding its link evidence; the last one out writes
+                         the links and frees the entry */
     struct ctx *ctx;
     uint64_t slot;    /* the call record */
     union cp_rec *rec;
@@ -65,15 +81,21 @@ struct task {
     uint32_t kch_damaged;      /* atomic: channels with a GPU time 0 or
                                   running backwards */
     struct cp_rec_nccl info;   /* filled at start, written at the end */
+    struct link_acc links[TASK_LINKS]; /* CP_STEPS_LINKS */
 };
 
 struct proxy {
     uint8_t kind; /* EV_PROXY */
     int busy;
     uint64_t slot;
-    union cp_rec *rec;
+    union cp_rec *rec; /* NULL in CP_STEPS_LINKS: no record of its own */
     struct cp_rec_proxy p; /* accumulated on the proxy thread */
     int chunk_size;
+    /* CP_STEPS_LINKS: the task it adds to (holding a reference; NULL: its
+     * parent was not seen), and what kind 7 does not keep */
+    struct task *task;
+    uint64_t first_ns, last_ns;
+    uint32_t steps, max_step_ns;
 };
 
 struct step {
@@ -181,6 +203,47 @@ static void drop(void)
     __atomic_add_fetch(&dropped, 1, __ATOMIC_RELAXED);
 }
 
+/* Atomic minimum and maximum; a minimum of 0 is "none yet". */
+static void min64(uint64_t *at, uint64_t v)
+{
+    uint64_t cur = __atomic_load_n(at, __ATOMIC_RELAXED);
+
+    while ((cur == 0 || v < cur) &&
+           !__atomic_compare_exchange_n(at, &cur, v, 0, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED))
+        ;
+}
+
+static void max64(uint64_t *at, uint64_t v)
+{
+    uint64_t cur = __atomic_load_n(at, __ATOMIC_RELAXED);
+
+    while (v > cur && !__atomic_compare_exchange_n(at, &cur, v, 0,
+                                                   __ATOMIC_RELAXED,
+                                                   __ATOMIC_RELAXED))
+        ;
+}
+
+static void min32(uint32_t *at, uint32_t v)
+{
+    uint32_t cur = __atomic_load_n(at, __ATOMIC_RELAXED);
+
+    while ((cur == 0 || v < cur) &&
+           !__atomic_compare_exchange_n(at, &cur, v, 0, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED))
+        ;
+}
+
+static void max32(uint32_t *at, uint32_t v)
+{
+    uint32_t cur = __atomic_load_n(at, __ATOMIC_RELAXED);
+
+    while (v > cur && !__atomic_compare_exchange_n(at, &cur, v, 0,
+                                                   __ATOMIC_RELAXED,
+                                                   __ATOMIC_RELAXED))
+        ;
+}
+
 /* ---- names NCCL passes as strings ------------------------------------------ */
 
 static unsigned op_code(const char *func)
@@ -247,36 +310,44 @@ static const char *env_get(const char *name)
     return getenv(name);
 }
 
-static void read_step_budget(void)
+/* COLLPROF_PLUGIN_STEPS: unset, empty or "links" per call and peer (kind
+ * 11, the default); "1" or "all" every step (kinds 7 and 8); "0" or "none"
+ * per proxy operation (kind 7); N >= 2 per step until N step records,
+ * then per operation. */
+static void read_step_mode(void)
 {
     const char *v = getenv("COLLPROF_PLUGIN_STEPS");
     char *end;
     unsigned long long n;
 
-    step_mode = CP_STEPS_BUDGET;
-    steps_left = STEP_BUDGET_DEFAULT;
-    if (!v || !*v)
+    step_mode = CP_STEPS_LINKS;
+    steps_left = 0;
+    if (!v || !*v || strcmp(v, "links") == 0)
         return;
-    if (strcmp(v, "all") == 0) {
+    if (strcmp(v, "all") == 0 || strcmp(v, "1") == 0) {
         step_mode = CP_STEPS_ALL;
         steps_left = UINT64_MAX;
         return;
     }
-    if (strcmp(v, "none") == 0) {
+    if (strcmp(v, "none") == 0 || strcmp(v, "0") == 0) {
         step_mode = CP_STEPS_AGGREGATE;
-        steps_left = 0;
         return;
     }
     errno = 0;
     n = strtoull(v, &end, 10);
-    if (errno || *end || v[0] == '-') {
-        warn_line("COLLPROF_PLUGIN_STEPS must be all, none or a number of "
-                  "step records; using the default (1000000)");
+    if (errno || *end || v[0] < '0' || v[0] > '9') {
+        warn_line("COLLPROF_PLUGIN_STEPS must be links, all (or 1), none "
+                  "(or 0) or a number of step records from 2; using the "
+                  "default (links)");
         return;
     }
+    if (n < 2) { /* 00, 01 */
+        step_mode = n ? CP_STEPS_ALL : CP_STEPS_AGGREGATE;
+        steps_left = n ? UINT64_MAX : 0;
+        return;
+    }
+    step_mode = CP_STEPS_BUDGET;
     steps_left = n;
-    if (n == 0)
-        step_mode = CP_STEPS_AGGREGATE;
 }
 
 /* Open the log at the first communicator.  Returns 1 when open. */
@@ -291,7 +362,7 @@ static int open_log(unsigned api)
     cp_config_read(&cfg, env_get, 1u << CP_TIMER_HOST);
     if (cfg.disabled)
         return 0;
-    read_step_budget();
+    read_step_mode();
     *(void **)&get_version = dlsym(RTLD_DEFAULT, "ncclGetVersion");
     if (!get_version || get_version(&version) != ncclSuccess)
         version = 0;
@@ -309,6 +380,9 @@ static int open_log(unsigned api)
     id.timer_reason = api >= 4 ? "plugin: kernel-channel GPU timer"
                                : "plugin v3: kernel channels seen by the proxy";
     id.program = program_invocation_short_name;
+    /* format 4 unless COLLPROF_LOG_FORMAT=3, as the shim's */
+    id.format = cfg.log_format;
+    id.ring_slots = cfg.ring_slots;
     if (cp_log_open(&the_log, cfg.dir, &id, &err) < 0) {
         char line[640];
         snprintf(line, sizeof line,
@@ -322,10 +396,22 @@ static int open_log(unsigned api)
     return 1;
 }
 
+/* A slot of the log, zeroed: in format 4 a slot is a cell of the ring,
+ * reused round and round, which still holds an older record.  NULL (and
+ * counted dropped by the caller) when the log has no room. */
+static union cp_rec *log_slot(uint64_t *slot)
+{
+    union cp_rec *r = cp_log_slot(&the_log, slot);
+
+    if (r)
+        memset(r, 0, sizeof *r);
+    return r;
+}
+
 static void write_clock(uint64_t real, uint64_t gpu)
 {
     uint64_t slot;
-    union cp_rec *r = cp_log_slot(&the_log, &slot);
+    union cp_rec *r = log_slot(&slot);
 
     if (!r) {
         drop();
@@ -378,7 +464,7 @@ static void write_comm(struct ctx *c)
 
     if (__atomic_exchange_n(&c->comm_written, 1, __ATOMIC_ACQ_REL))
         return;
-    r = cp_log_slot(&the_log, &slot);
+    r = log_slot(&slot);
     if (!r) {
         drop();
         return;
@@ -393,6 +479,119 @@ static void write_comm(struct ctx *c)
     r->comm.time_ns = realtime_ns();
     memcpy(r->comm.name, c->name_buf, CP_COMM_NAME_LEN);
     cp_log_commit(r, CP_REC_COMM);
+}
+
+/* ---- link evidence (CP_STEPS_LINKS) ------------------------------------ */
+
+static uint64_t link_key(unsigned dir, int32_t peer)
+{
+    return UINT64_C(1) << 40 | (uint64_t)(dir & 0xffu) << 32 | (uint32_t)peer;
+}
+
+/* Write a's kind 11 record; call_slot: its call record (UINT64_MAX: not
+ * seen). */
+static void write_link(const struct link_acc *a, uint64_t call_slot,
+                       uint64_t comm_id)
+{
+    struct cp_rec_link l;
+    uint64_t slot;
+    union cp_rec *r = log_slot(&slot);
+
+    if (!r) {
+        drop();
+        return;
+    }
+    memset(&l, 0, sizeof l);
+    l.dir = (uint8_t)(a->key >> 32);
+    l.channels = (uint8_t)(a->channels > 255 ? 255 : a->channels);
+    l.peer = (int32_t)(uint32_t)a->key;
+    l.comm_id = comm_id;
+    l.back = call_slot < slot && slot - call_slot <= UINT32_MAX
+                 ? (uint32_t)(slot - call_slot)
+                 : 0;
+    l.steps = a->steps;
+    l.bytes = a->bytes;
+    l.first_ns = a->first_ns;
+    l.last_ns = a->last_ns;
+    l.busy_ns = a->busy_ns;
+    l.min_step_ns = a->min_step_ns;
+    l.max_step_ns = a->max_step_ns;
+    memcpy((char *)r + 1, (const char *)&l + 1, sizeof l - 1);
+    cp_log_commit(r, CP_REC_LINK);
+}
+
+/* What proxy operation p adds to a link's evidence. */
+static void link_of_op(struct link_acc *a, const struct proxy *p)
+{
+    memset(a, 0, sizeof *a);
+    a->key = link_key(p->p.dir, p->p.peer);
+    a->bytes = p->p.bytes;
+    a->busy_ns = p->p.busy_ns;
+    a->first_ns = p->first_ns;
+    a->last_ns = p->last_ns;
+    a->steps = p->steps;
+    a->channels = 1;
+    a->min_step_ns = p->p.min_step_ns;
+    a->max_step_ns = p->max_step_ns;
+}
+
+/* Add stopped operation p to its task's evidence for its peer: 0 when
+ * the task keeps TASK_LINKS other peers already. */
+static int link_add(struct task *t, const struct proxy *p)
+{
+    struct link_acc op;
+    unsigned i;
+
+    link_of_op(&op, p);
+    for (i = 0; i < TASK_LINKS; i++) {
+        struct link_acc *a = &t->links[i];
+        uint64_t k = __atomic_load_n(&a->key, __ATOMIC_ACQUIRE);
+        if (k == 0 &&
+            __atomic_compare_exchange_n(&a->key, &k, op.key, 0,
+                                        __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            k = op.key;
+        if (k != op.key)
+            continue;
+        __atomic_add_fetch(&a->bytes, op.bytes, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&a->busy_ns, op.busy_ns, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&a->steps, op.steps, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&a->channels, 1, __ATOMIC_RELAXED);
+        if (op.first_ns)
+            min64(&a->first_ns, op.first_ns);
+        max64(&a->last_ns, op.last_ns);
+        if (op.min_step_ns)
+            min32(&a->min_step_ns, op.min_step_ns);
+        max32(&a->max_step_ns, op.max_step_ns);
+        return 1;
+    }
+    return 0;
+}
+
+/* A reference to a task that is not finished or still has operations
+ * open: 0 when it has neither (its entry may be free or taken again). */
+static int task_ref(struct task *t)
+{
+    int r = __atomic_load_n(&t->refs, __ATOMIC_ACQUIRE);
+
+    while (r > 0)
+        if (__atomic_compare_exchange_n(&t->refs, &r, r + 1, 0,
+                                        __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            return 1;
+    return 0;
+}
+
+/* The last reference out writes the task's links and frees its entry. */
+static void task_unref(struct task *t)
+{
+    unsigned i;
+
+    if (__atomic_sub_fetch(&t->refs, 1, __ATOMIC_ACQ_REL) != 0)
+        return;
+    if (step_mode == CP_STEPS_LINKS)
+        for (i = 0; i < TASK_LINKS; i++)
+            if (t->links[i].key)
+                write_link(&t->links[i], t->slot, t->info.comm_id);
+    release(&t->busy);
 }
 
 /* The task's kind 6 record and, when kernel channels came, its kind 5. */
@@ -427,7 +626,7 @@ static void task_finish(struct task *t)
         if (end > t->rec->call.end_ns)
             t->rec->call.end_ns = end;
         cp_log_commit(t->rec, CP_REC_CALL);
-        r = cp_log_slot(&the_log, &slot);
+        r = log_slot(&slot);
         if (r) {
             r->gpu.timer = CP_TIMER_KERNEL_CH;
             r->gpu.slot = t->slot;
@@ -440,7 +639,7 @@ static void task_finish(struct task *t)
     } else {
         cp_log_commit(t->rec, CP_REC_CALL);
     }
-    r = cp_log_slot(&the_log, &slot);
+    r = log_slot(&slot);
     if (r) {
         memcpy((char *)r + 1, (const char *)&t->info + 1, sizeof t->info - 1);
         cp_log_commit(r, CP_REC_NCCL);
@@ -448,7 +647,7 @@ static void task_finish(struct task *t)
         drop();
     }
     __atomic_store_n(&t->stopped_ns, 0, __ATOMIC_RELAXED);
-    release(&t->busy);
+    task_unref(t);
 }
 
 /* One of the task's expected events came; the last one finishes it. */
@@ -496,7 +695,7 @@ static void write_tag(const struct task *t, const struct cp_prof_event *ev,
                       int ce)
 {
     uint64_t slot;
-    union cp_rec *r = cp_log_slot(&the_log, &slot);
+    union cp_rec *r = log_slot(&slot);
 
     if (!r) {
         drop();
@@ -537,7 +736,7 @@ static void start_task(struct ctx *c, void **handle,
         drop();
         return;
     }
-    r = cp_log_slot(&the_log, &t->slot);
+    r = log_slot(&t->slot);
     if (!r) {
         release(&t->busy);
         drop();
@@ -560,6 +759,9 @@ static void start_task(struct ctx *c, void **handle,
     t->kch_seen = 0;
     t->stopped_ns = 0;
     t->kch_damaged = 0;
+    if (step_mode == CP_STEPS_LINKS)
+        memset(t->links, 0, sizeof t->links);
+    __atomic_store_n(&t->refs, 1, __ATOMIC_RELEASE);
     /* the stop, and one per channel whose kernel-channel event may come (a
      * copy-engine collective has none: its stop ends it) */
     t->pending = 1 + (ce ? 0 : (int)(ev->nchannels ? ev->nchannels : 1));
@@ -620,8 +822,14 @@ static void start_proxy(struct ctx *c, void **handle,
 {
     struct task *parent = ev->parent;
     struct proxy *p = NULL;
+    int links = step_mode == CP_STEPS_LINKS;
     unsigned i;
 
+    if (links && !ev->is_send) {
+        /* a receive is the same transfer its sender's log holds */
+        *handle = &sentinel;
+        return;
+    }
     for (i = 0; i < PROBE_MAX && !p; i++) {
         uint32_t k = __atomic_fetch_add(&next_proxy, 1, __ATOMIC_RELAXED);
         if (take(&proxies[k % POOL_PROXIES].busy))
@@ -631,8 +839,8 @@ static void start_proxy(struct ctx *c, void **handle,
         drop();
         return;
     }
-    p->rec = cp_log_slot(&the_log, &p->slot);
-    if (!p->rec) {
+    p->rec = NULL;
+    if (!links && !(p->rec = log_slot(&p->slot))) {
         release(&p->busy);
         drop();
         return;
@@ -644,11 +852,20 @@ static void start_proxy(struct ctx *c, void **handle,
     p->p.peer = ev->peer;
     p->p.comm_id = c->comm_id;
     p->p.slot = UINT64_MAX;
+    p->task = NULL;
+    p->first_ns = p->last_ns = 0;
+    p->steps = p->max_step_ns = 0;
+    /* links: a reference keeps the task's entry (and its evidence) until
+     * this operation stopped; a parent not seen, or finished and left,
+     * gets a record of its own */
     if (parent && parent->kind == EV_TASK &&
-        __atomic_load_n(&parent->busy, __ATOMIC_ACQUIRE) && parent->ctx == c) {
+        __atomic_load_n(&parent->busy, __ATOMIC_ACQUIRE) && parent->ctx == c &&
+        (!links || task_ref(parent))) {
         p->p.slot = parent->slot;
         if (!p->p.comm_id)
             p->p.comm_id = parent->info.comm_id;
+        if (links)
+            p->task = parent;
     }
     p->p.nsteps = (uint16_t)(ev->nsteps > 65535 ? 65535
                              : ev->nsteps < 0 ? 0
@@ -660,10 +877,21 @@ static void start_proxy(struct ctx *c, void **handle,
 
 static void stop_proxy(struct proxy *p)
 {
+    struct task *t = p->task;
+
     p->p.end_ns = realtime_ns();
-    memcpy((char *)p->rec + 1, (const char *)&p->p + 1, sizeof p->p - 1);
-    cp_log_commit(p->rec, CP_REC_PROXY);
+    if (p->rec) {
+        memcpy((char *)p->rec + 1, (const char *)&p->p + 1, sizeof p->p - 1);
+        cp_log_commit(p->rec, CP_REC_PROXY);
+    } else if (!t || !link_add(t, p)) {
+        /* no task, or its peers are full: a record of this one */
+        struct link_acc a;
+        link_of_op(&a, p);
+        write_link(&a, p->p.slot, p->p.comm_id);
+    }
     release(&p->busy);
+    if (t)
+        task_unref(t);
 }
 
 static void start_step(void **handle, const struct cp_prof_event *ev)
@@ -672,6 +900,10 @@ static void start_step(void **handle, const struct cp_prof_event *ev)
     struct step *s = NULL;
     unsigned i;
 
+    if (op == (void *)&sentinel) {
+        *handle = &sentinel; /* a receive's, not recorded (links) */
+        return;
+    }
     if (!op || op->kind != EV_PROXY) {
         drop();
         return;
@@ -756,12 +988,22 @@ static void stop_step(struct step *s)
         op->p.busy_ns += t;
         if (!op->p.min_step_ns || t32 < op->p.min_step_ns)
             op->p.min_step_ns = t32;
+        if (t32 > op->max_step_ns)
+            op->max_step_ns = t32;
     }
+    if (!op->first_ns || s->s.posted_ns < op->first_ns)
+        op->first_ns = s->s.posted_ns;
+    if (s->s.done_ns > op->last_ns)
+        op->last_ns = s->s.done_ns;
     op->p.bytes += s->s.bytes;
     if (op->p.steps_done < 65535)
         op->p.steps_done++;
-    if (step_budget_take()) {
-        r = cp_log_slot(&the_log, &slot);
+    if (op->steps < UINT32_MAX)
+        op->steps++;
+    if (step_mode == CP_STEPS_LINKS) {
+        /* the operation's sums are the record */
+    } else if (step_budget_take()) {
+        r = log_slot(&slot);
         if (r) {
             memcpy((char *)r + 1, (const char *)&s->s + 1, sizeof s->s - 1);
             cp_log_commit(r, CP_REC_STEP);
@@ -906,7 +1148,7 @@ static void stop_phase(struct phase *ph)
         ph->p.start_ns = (uint64_t)((int64_t)lo + off);
         ph->p.end_ns = (uint64_t)((int64_t)hi + off);
     }
-    r = cp_log_slot(&the_log, &slot);
+    r = log_slot(&slot);
     if (r) {
         memcpy((char *)r + 1, (const char *)&ph->p + 1, sizeof ph->p - 1);
         cp_log_commit(r, CP_REC_PHASE);

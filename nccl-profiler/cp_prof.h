@@ -14,8 +14,14 @@
  *     NCCL's own sequence number, raw kernel-channel GPU times) and a kind 5
  *     record with the kernel interval on the CLOCK_REALTIME scale, once the
  *     task's kernel channels stopped;
- *   - a kind 7 record per proxy operation and a kind 8 record per proxy step
- *     (within the step budget, COLLPROF_PLUGIN_STEPS).
+ *   - by default (CP_STEPS_LINKS) a kind 11 record per task and peer it
+ *     sent to: its proxy operations' sends over every channel summed once
+ *     the last of them stopped (receives are their senders' sends);
+ *     with COLLPROF_PLUGIN_STEPS=all, none or a budget instead a kind 7
+ *     record per proxy operation and a kind 8 record per proxy step
+ *     (every step, none, or until the budget).
+ * The log is of format 4 (a ring and a compact stream) unless
+ * COLLPROF_LOG_FORMAT=3, as the shim's.
  * Events live in fixed pools: no malloc, no lock after a communicator's
  * init.  An event that finds no free entry is not recorded (NCCL accepts a
  * NULL handle) and counted in the header's records_dropped.

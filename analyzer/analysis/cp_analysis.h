@@ -555,7 +555,7 @@ struct cp_analysis_net_link {
     uint64_t ops;      /* proxy operations */
     double busy_s;     /* sum of posted -> done over their steps */
     double bandwidth_Bps; /* bytes / busy_s: what the job got */
-    double step_bandwidth_Bps; /* its operations' fastest steps' bytes /
+    double step_bandwidth_Bps; /* its records' fastest steps' bytes /
                                   time, their 75th percentile, in the step
                                   size class that judges it: what the link
                                   can do, the figure judged */
@@ -636,7 +636,9 @@ struct cp_analysis_nccl {
     size_t nlinks;
     struct cp_analysis_net_link *links;
     double median_Bps;  /* step bandwidth, of the links with enough bytes */
-    uint64_t proxy_ops; /* read */
+    uint64_t proxy_ops; /* proxy operations read: a kind 7 record is one,
+                           a kind 11 record the operations it merged */
+    uint64_t link_records; /* kind 11 records read */
     /* the join of each analyzed call with the plugin's record of it
      * (cp_ncjoin.h): processes with both logs, and plugin logs analyzed
      * alone (joined with themselves) */

@@ -2,12 +2,14 @@
  *
  * Each plugin log is read once more, apart from the join: its communicator
  * records say which rank of which communicator the process is, its kind 6
- * records what NCCL chose per call, its kind 7 records how long the sends
- * to each peer took.  A send from comm rank r to peer q crosses from r's
+ * records what NCCL chose per call, its kind 7 records (one proxy
+ * operation: a call's transfers to one peer on one channel) or kind 11
+ * records (a call's sends to one peer over all its channels, the plugin's
+ * default) how long the sends to each peer took.  A send from comm rank r to peer q crosses from r's
  * node to q's node; the plugin logs of all processes together say where
  * every comm rank lives.  A link is judged per step size class (struct
- * link_class) on the 75th percentile over its proxy operations of each
- * one's fastest step: the sum of its step times also holds every wait a
+ * link_class) on the 75th percentile over its records (proxy operations,
+ * or calls and peers) of each one's fastest step: the sum of its step times also holds every wait a
  * step shared with the rest of the job (a pipelined ring stalls every
  * link behind its slowest, a loaded host delays the proxy, an
  * all-to-all's rounds share each NIC), which make steps slower; an
@@ -40,10 +42,21 @@ struct send_acc {
     uint64_t comm;
     uint32_t rank, peer;
     unsigned cls; /* the step size class: floor(log2(bytes a step)) */
-    uint64_t bytes, busy_ns, ops;
-    double step_bytes; /* sum over operations of their bytes a step */
-    double *best; /* per operation: its fastest step's bandwidth */
+    uint64_t bytes, busy_ns;
+    uint64_t ops; /* proxy operations (a kind 11 record: those it merged) */
+    double step_bytes; /* sum over records of their bytes a step */
+    double *best; /* per record: its fastest step's bandwidth */
     size_t nbest, capbest;
+};
+
+/* One record's send evidence, of kind 7 or 11. */
+struct send_rec {
+    uint64_t comm;
+    int32_t peer;
+    unsigned dir;
+    uint64_t bytes, steps, busy_ns;
+    uint32_t min_step_ns;
+    unsigned ops;
 };
 
 /* Members are found through two open-addressing hashes of indices + 1
@@ -295,20 +308,19 @@ static int send_room(struct view *w)
                          w->sends);
 }
 
-static int add_send(struct view *w, const struct cp_rec_proxy *p,
+static int add_send(struct view *w, const struct send_rec *p,
                     uint32_t rank)
 {
-    double step = (double)p->bytes / p->steps_done;
+    double step = (double)p->bytes / (double)p->steps;
     double best = step / p->min_step_ns * 1e9;
-    unsigned cls = step_class(p->bytes / p->steps_done);
+    unsigned cls = step_class(p->bytes / p->steps);
     struct send_acc *s = NULL;
-    struct send_key key = {w->sends, p->comm_id, rank, (uint32_t)p->peer,
-                           cls};
+    struct send_key key = {w->sends, p->comm, rank, (uint32_t)p->peer, cls};
 
     if (w->send_slots.cap) {
         long at = cp_slots_at(&w->send_slots,
                               cp_slots_probe(&w->send_slots,
-                                             send_hash(p->comm_id, rank,
+                                             send_hash(p->comm, rank,
                                                        (uint32_t)p->peer, cls),
                                              is_send, &key));
         if (at >= 0)
@@ -317,7 +329,7 @@ static int add_send(struct view *w, const struct cp_rec_proxy *p,
     if (s) {
         s->bytes += p->bytes;
         s->busy_ns += p->busy_ns;
-        s->ops++;
+        s->ops += p->ops;
         s->step_bytes += step;
         if (s->nbest == s->capbest) {
             size_t cap = s->capbest ? 2 * s->capbest : 16;
@@ -333,9 +345,9 @@ static int add_send(struct view *w, const struct cp_rec_proxy *p,
     if (send_room(w) < 0)
         return -1;
     s = &w->sends[w->nsends];
-    *s = (struct send_acc){p->comm_id, rank, (uint32_t)p->peer, cls, p->bytes,
-                           p->busy_ns, 1, step, malloc(16 * sizeof(double)),
-                           1, 16};
+    *s = (struct send_acc){p->comm, rank, (uint32_t)p->peer, cls, p->bytes,
+                           p->busy_ns, p->ops, step,
+                           malloc(16 * sizeof(double)), 1, 16};
     if (!s->best)
         return -1;
     s->best[0] = best;
@@ -352,6 +364,39 @@ static long member_node(const struct view *w, uint64_t comm, uint32_t rank)
     return i < 0 ? -1 : (long)w->members[i].node;
 }
 
+/* A record's steps: the latency of tiny ones, and a send's bandwidth
+ * (last_comm, last_rank: the communicator and this log's rank in it, of
+ * the record before). */
+static int add_sample(struct view *w, const struct cp_analysis_input *in,
+                      const struct send_rec *p, uint64_t *last_comm,
+                      uint32_t *last_rank)
+{
+    if (p->steps == 0 || p->min_step_ns == 0)
+        return 0;
+    if (p->bytes / p->steps <= TINY_STEP && w->ntiny < TINY_MAX) {
+        if (!w->tiny) {
+            w->tiny = malloc(TINY_MAX * sizeof *w->tiny);
+            if (!w->tiny)
+                return -1;
+        }
+        w->tiny[w->ntiny++] = p->min_step_ns;
+    }
+    /* sends only (a receive also waits for its sender); which are
+     * bandwidth-bound is known once every log is read */
+    if (p->dir != CP_PROXY_SEND || p->peer < 0 || p->bytes / p->steps == 0)
+        return 0;
+    /* this process's rank in the communicator: its comm record */
+    if (p->comm != *last_comm) {
+        /* the first member this log added (its node is the log's) */
+        long i = find_by_file(w, p->comm, in);
+        if (i < 0)
+            return 0;
+        *last_comm = p->comm;
+        *last_rank = w->members[i].rank;
+    }
+    return add_send(w, p, *last_rank);
+}
+
 static int read_input(struct cp_analysis *an, struct view *w,
                       const unsigned *nodes,
                       const struct cp_analysis_input *in)
@@ -363,6 +408,7 @@ static int read_input(struct cp_analysis *an, struct view *w,
     long node = node_index(an, nodes, in->node);
     uint64_t last_comm = 0;
     uint32_t last_rank = 0;
+    struct send_rec p;
     int rc = -1;
 
     lf = cp_logfile_reopen(in->path, in->log, &err);
@@ -382,33 +428,24 @@ static int read_input(struct cp_analysis *an, struct view *w,
             break;
         case CP_REC_PROXY:
             v->proxy_ops++;
-            if (rec.proxy.steps_done == 0 || rec.proxy.min_step_ns == 0)
-                break;
-            if (rec.proxy.bytes / rec.proxy.steps_done <= TINY_STEP &&
-                w->ntiny < TINY_MAX) {
-                if (!w->tiny) {
-                    w->tiny = malloc(TINY_MAX * sizeof *w->tiny);
-                    if (!w->tiny)
-                        goto out;
-                }
-                w->tiny[w->ntiny++] = rec.proxy.min_step_ns;
-            }
-            /* sends only (a receive also waits for its sender); which
-             * are bandwidth-bound is known once every log is read */
-            if (rec.proxy.dir != CP_PROXY_SEND || rec.proxy.peer < 0 ||
-                rec.proxy.bytes / rec.proxy.steps_done == 0)
-                break;
-            /* this process's rank in the communicator: its comm record */
-            if (rec.proxy.comm_id != last_comm) {
-                /* the first member this log added (its node is the
-                 * log's) */
-                long i = find_by_file(w, rec.proxy.comm_id, in);
-                if (i < 0)
-                    break;
-                last_comm = rec.proxy.comm_id;
-                last_rank = w->members[i].rank;
-            }
-            if (add_send(w, &rec.proxy, last_rank) < 0)
+            p = (struct send_rec){rec.proxy.comm_id, rec.proxy.peer,
+                                  rec.proxy.dir, rec.proxy.bytes,
+                                  rec.proxy.steps_done, rec.proxy.busy_ns,
+                                  rec.proxy.min_step_ns, 1};
+            if (add_sample(w, in, &p, &last_comm, &last_rank) < 0)
+                goto out;
+            break;
+        case CP_REC_LINK:
+            /* a call's sends to one peer: its fastest step over every
+             * channel, its bytes a step their mean */
+            v->link_records++;
+            v->proxy_ops += rec.link.channels;
+            p = (struct send_rec){rec.link.comm_id, rec.link.peer,
+                                  rec.link.dir, rec.link.bytes,
+                                  rec.link.steps, rec.link.busy_ns,
+                                  rec.link.min_step_ns,
+                                  rec.link.channels ? rec.link.channels : 1u};
+            if (add_sample(w, in, &p, &last_comm, &last_rank) < 0)
                 goto out;
             break;
         default:
@@ -432,8 +469,8 @@ struct link_class {
     unsigned from, to, cls;
     size_t link;       /* into v->links */
     uint64_t bytes, ops;
-    double step_bytes; /* sum over its operations of their bytes a step */
-    double *best;      /* its operations' fastest steps' bandwidths */
+    double step_bytes; /* sum over its records of their bytes a step */
+    double *best;      /* its records' fastest steps' bandwidths */
     size_t nbest, capbest;
     double figure;     /* the 75th percentile of best: what the link
                           can do */
@@ -586,9 +623,9 @@ static int judge_classes(struct link_class *lcs, size_t nlcs,
         double step_ns;
         cp_stats_sort(c->best, c->nbest);
         c->figure = c->best[(c->nbest - 1) * 3 / 4];
-        step_ns = c->step_bytes / (double)c->ops /
+        step_ns = c->step_bytes / (double)c->nbest /
                   cp_stats_median_sorted(c->best, c->nbest) * 1e9;
-        if (c->ops >= CP_NET_MIN_OPS && (double)c->bytes >= CP_NET_MIN_BYTES &&
+        if (c->nbest >= CP_NET_MIN_OPS && (double)c->bytes >= CP_NET_MIN_BYTES &&
             step_ns >= CP_NET_BANDWIDTH_BOUND * (double)latency)
             order[n++] = i;
     }
@@ -672,7 +709,7 @@ static int build_links(struct cp_analysis *an, const struct view *w,
         const struct link_class *c = &lcs[chosen[j]]; /* one at least */
         int judged = isfinite(c->median);
         l->bandwidth_Bps = l->busy_s > 0 ? (double)l->bytes / l->busy_s : NAN;
-        l->step_bytes = c->step_bytes / (double)c->ops;
+        l->step_bytes = c->step_bytes / (double)c->nbest;
         l->step_bandwidth_Bps = c->figure;
         l->median_Bps = c->median;
         l->judged_with = judged ? c->judged_in_class : 0;

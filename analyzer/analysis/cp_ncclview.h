@@ -10,7 +10,8 @@
 /* A link below this fraction of the median of the links judged in the
  * same step size class is slow. */
 #define CP_NET_SLOW 0.6
-/* A link's class is judged from this many proxy operations and bytes */
+/* A link's class is judged from this many records (proxy operations, or
+ * a call's sends to a peer) and bytes */
 #define CP_NET_MIN_OPS 8
 #define CP_NET_MIN_BYTES (1.0 * 1048576)
 /* ... when its steps take this many times the latency as the proxy sees

@@ -1391,6 +1391,7 @@ static json_t *nccl_json(const struct cp_analysis *an, int *bad)
     put(o, "links_method", jstr("proxy_steps"), bad);
     put(o, "median_link_Bps", jnum(v->median_Bps), bad);
     put(o, "proxy_ops", jint(v->proxy_ops), bad);
+    put(o, "link_records", jint(v->link_records), bad);
     {
         json_t *j = json_object();
         put(j, "key", jstr("communicator call order"), bad);

@@ -32,7 +32,8 @@ static void usage(FILE *out)
             "  --all       text mode: also communicator, group, clock and GPU\n"
             "              records, and the NCCL profiler plugin's records:\n"
             "              nccl (algorithm, protocol, channels, graph), proxy\n"
-            "              (one per peer and direction) and step; of a\n"
+            "              (one per peer and direction), step and link (a\n"
+            "              call's sends to one peer over all channels); of a\n"
             "              version-4 log also its structure: the stream's\n"
             "              blocks (offset, first slot, slots, bytes, sum)\n"
             "              and the ring's cells in use (cell, slot, kind)\n"
@@ -95,8 +96,9 @@ static void print_call(enum dump_mode mode, const struct cp_log_header *h,
            (double)(c->end_ns - c->start_ns) / 1e3);
 }
 
+/* slot: r's own (a link record names its call by the distance back) */
 static void print_other(const struct cp_log_header *h, const char *node,
-                        const union cp_rec *r)
+                        const union cp_rec *r, uint64_t slot)
 {
     char name[4 * CP_TAG_VARIANT_LEN + 1]; /* the longer of the two names */
 
@@ -157,6 +159,25 @@ static void print_other(const struct cp_log_header *h, const char *node,
                (double)r->proxy.min_step_ns / 1e3, r->proxy.start_ns,
                (double)(r->proxy.end_ns - r->proxy.start_ns) / 1e3);
         break;
+    case CP_REC_LINK:
+        printf("rank %d node %s link call-slot %" PRId64 " comm %016" PRIx64
+               " %s peer %d channels %u steps %u bytes %" PRIu64
+               " busy %.3f us min_step %.3f us max_step %.3f us first %" PRIu64
+               " span %.3f us\n",
+               h->global_rank, node,
+               r->link.back && r->link.back <= slot
+                   ? (int64_t)(slot - r->link.back)
+                   : (int64_t)-1,
+               r->link.comm_id,
+               r->link.dir == CP_PROXY_SEND ? "send" : "recv", r->link.peer,
+               r->link.channels, r->link.steps, r->link.bytes,
+               (double)r->link.busy_ns / 1e3,
+               (double)r->link.min_step_ns / 1e3,
+               (double)r->link.max_step_ns / 1e3, r->link.first_ns,
+               r->link.last_ns >= r->link.first_ns
+                   ? (double)(r->link.last_ns - r->link.first_ns) / 1e3
+                   : 0.0);
+        break;
     case CP_REC_STEP:
         printf("rank %d node %s step proxy-slot %" PRIu64 " %s peer %d "
                "channel %u step %u bytes %" PRIu64 " posted %" PRIu64
@@ -202,9 +223,10 @@ static void print_summary(const char *path, const struct cp_log_header *h,
 {
     unsigned op;
 
-    static const char *const steps[4] = {"", ", every proxy step",
+    static const char *const steps[5] = {"", ", every proxy step",
                                          ", proxy steps until the budget",
-                                         ", proxy aggregates only"};
+                                         ", proxy aggregates only",
+                                         ", proxy sends per call and peer"};
 
     printf("%s: rank %d node %s pid %d %s timer %s: %" PRIu64 " calls, %" PRIu64
            " communicators%s",
@@ -218,7 +240,7 @@ static void print_summary(const char *path, const struct cp_log_header *h,
     if (h->source == CP_SOURCE_PLUGIN)
         printf(" (plugin api v%u%s; %" PRIu64 " step records over budget, %"
                PRIu64 " events not recorded)",
-               h->plugin_api, steps[h->steps < 4 ? h->steps : 0],
+               h->plugin_api, steps[h->steps < 5 ? h->steps : 0],
                h->steps_dropped, h->records_dropped);
     for (op = 0; op < CP_OP_MAX; op++) {
         const char *name = cp_op_name(op);
@@ -294,6 +316,7 @@ static int dump_file(const char *path, enum dump_mode mode, int all)
     uint64_t per_op[CP_OP_MAX] = {0}, calls = 0, comms = 0;
     char node[4 * CP_HDR_STR + 1], file[4 * 4096 + 1];
     union cp_rec rec;
+    uint64_t slot;
 
     if (!lf) {
         cp_cli_say(stderr, "collprof: %s", err.text);
@@ -302,7 +325,7 @@ static int dump_file(const char *path, enum dump_mode mode, int all)
     h = cp_logfile_header(lf);
     shown(node, sizeof node, h->node, sizeof h->node, mode == DUMP_CSV);
     shown(file, sizeof file, path, strlen(path), 0);
-    while (cp_logfile_next(lf, &rec, NULL) == 1) {
+    while (cp_logfile_next(lf, &rec, &slot) == 1) {
         if (rec.kind == CP_REC_CALL) {
             calls++;
             if (rec.call.op < CP_OP_MAX)
@@ -314,7 +337,7 @@ static int dump_file(const char *path, enum dump_mode mode, int all)
                 rec.comm.result == 0)
                 comms++;
             if (all && mode == DUMP_TEXT)
-                print_other(h, node, &rec);
+                print_other(h, node, &rec, slot);
         }
     }
     if (all && mode == DUMP_TEXT)

@@ -2,8 +2,10 @@
 # nccl_profiler.sh - libcollprof-nccl-profiler.so loaded by simnccl's
 # profiler-plugin loader (NCCL_PROFILER_PLUGIN), for each API version NCCL
 # asks for: the log it writes (calls, algorithm/protocol, kernel intervals,
-# proxy operations and steps per peer), the step budget, graph replays
-# against the shim, and NCCL's fallbacks (an API too old, no plugin).
+# by default a link record per call and peer sent to; proxy operations and
+# steps per peer when asked), the step modes and budget, log formats 4 and
+# 3, graph replays against the shim, and NCCL's fallbacks (an API too old,
+# no plugin).
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/integration/lib.sh"
 plugin=$b/nccl-profiler/.libs/libcollprof-nccl-profiler.so
@@ -32,6 +34,10 @@ pycheck() {
     --steps 3 >"$work/plain.out" 2>&1
 ok $? "ddp without a plugin exits 0"
 
+links="proxy sends per call and peer; 0 step records over budget, 0 events not recorded"
+every="every proxy step; 0 step records over budget, 0 events not recorded"
+# count NAME WORD: records of kind WORD (link, proxy, step) in NAME's logs
+count() { "$collprof" dump --all "$work/$1/logs" | awk -v k="$2" '$5 == k' | wc -l; }
 for api in 7 6 5 4 3; do
     run v$api SIMNCCL_PROFILER_API=$api
     ok $? "v$api: ddp with the plugin exits 0"
@@ -39,13 +45,34 @@ for api in 7 6 5 4 3; do
     check "  v$api: nothing on stderr" test ! -s "$work/v$api/err"
     n=$(ls "$work/v$api/logs"/*.nccl.cplog 2>/dev/null | wc -l)
     ok $([ "$n" -eq 4 ]; echo $?) "  v$api: 4 plugin logs <node>.<pid>.nccl.cplog ($n)"
-    n=$(summary v$api | grep -c "nccl-profiler timer kernel_ch: 87 calls, 1 communicators (plugin api v$api, every proxy step; 0 step records over budget, 0 events not recorded)")
-    ok $([ "$n" -eq 4 ]; echo $?) "  v$api: every log: the plugin's, 87 calls, api v$api, all steps, nothing lost ($n)"
+    n=$(summary v$api | grep -c "nccl-profiler timer kernel_ch: 87 calls, 1 communicators (plugin api v$api, $links)")
+    ok $([ "$n" -eq 4 ]; echo $?) "  v$api: every log: the plugin's, 87 calls, api v$api, links by default, nothing lost ($n)"
     [ "$n" -eq 4 ] || summary v$api | sed 's/^/#   /'
+    # a send per call and sender: 84 all-reduces x 4, 2 broadcasts x 3, 1
+    # reduce x 3; no operation or step of its own
+    l=$(count v$api link); p=$(count v$api proxy); t=$(count v$api step)
+    ok $([ "$l" -eq 345 ] && [ "$p" -eq 0 ] && [ "$t" -eq 0 ]; echo $?) \
+        "  v$api: 345 link records, no proxy or step record (links $l, proxy $p, step $t)"
     "$collprof" dump --all "$work/v$api/logs" >"$work/v$api/dump"
-    python3 "$s/tests/integration/plugin_check.py" "$work/v$api/dump" 4 >"$work/v$api/check.tap"
-    ok $? "  v$api: calls, nccl, gpu, proxy and step records check out"
+    python3 "$s/tests/integration/plugin_check.py" "$work/v$api/dump" 4 \
+        "$work/v$api/sends" >"$work/v$api/check.tap"
+    ok $? "  v$api: calls, nccl, gpu and link records check out"
     grep '^not ok' "$work/v$api/check.tap" | sed 's/^/#   /'
+
+    run v${api}all SIMNCCL_PROFILER_API=$api COLLPROF_PLUGIN_STEPS=all
+    ok $? "v$api, COLLPROF_PLUGIN_STEPS=all: exits 0"
+    check "  same output as without the plugin" cmp -s "$work/v${api}all/out" "$work/plain.out"
+    n=$(summary v${api}all | grep -c "nccl-profiler timer kernel_ch: 87 calls, 1 communicators (plugin api v$api, $every)")
+    ok $([ "$n" -eq 4 ]; echo $?) "  every log: 87 calls, all steps, nothing lost ($n)"
+    l=$(count v${api}all link); p=$(count v${api}all proxy)
+    ok $([ "$l" -eq 0 ] && [ "$p" -eq 690 ]; echo $?) "  690 proxy operations (each send and receive), no link record (proxy $p, links $l)"
+    "$collprof" dump --all "$work/v${api}all/logs" >"$work/v${api}all/dump"
+    python3 "$s/tests/integration/plugin_check.py" "$work/v${api}all/dump" 4 \
+        "$work/v${api}all/sends" >"$work/v${api}all/check.tap"
+    ok $? "  calls, nccl, gpu, proxy and step records check out"
+    grep '^not ok' "$work/v${api}all/check.tap" | sed 's/^/#   /'
+    ok $([ -s "$work/v$api/sends" ] && cmp -s "$work/v$api/sends" "$work/v${api}all/sends"; echo $?) \
+        "  the link records hold the bytes of the proxy sends, per call and peer"
 done
 
 # v7: the user tag and kernel variant of every call (kind 9), the compute
@@ -58,7 +85,7 @@ ok $([ "$n" -eq 348 ]; echo $?) "  one tag record per call: user tag 42, the ker
 n=$(grep " phase slot " "$work/v7tag/dump" | grep " phase 1 flags 0x0 " | grep -c " dur [0-9.]* us$")
 k=$(grep " nccl slot " "$work/v7tag/dump" | awk '{ s += $27 } END { print s }')
 ok $([ "$n" -gt 0 ] && [ "$n" -eq "$k" ]; echo $?) "  one timed compute phase per kernel channel ($n, channels $k)"
-n=$(summary v7tag | grep -c "87 calls, 1 communicators (plugin api v7, every proxy step; 0 step records over budget, 0 events not recorded)")
+n=$(summary v7tag | grep -c "87 calls, 1 communicators (plugin api v7, $links)")
 ok $([ "$n" -eq 4 ]; echo $?) "  nothing lost ($n of 4)"
 n=$(grep " phase slot " "$work/v7tag/dump" | grep " phase 0 flags 0x0 " | grep -c " dur [0-9.]* us$")
 ok $([ "$n" -gt 0 ] && [ "$n" -eq "$k" ]; echo $?) "  one timed initial-sync phase per kernel channel ($n, channels $k)"
@@ -104,7 +131,7 @@ pycheck "  v6: no initial-sync phase, and nccl_profiler.phases says why" \
 run widened SIMNCCL_PROFILER_API=7 SIMNCCL_PROFILER_MASK=0xffff
 ok $? "a mask widened to every event after init: exits 0"
 check "  same output as without the plugin" cmp -s "$work/widened/out" "$work/plain.out"
-n=$(summary widened | grep -c "87 calls, 1 communicators (plugin api v7, every proxy step; 0 step records over budget, 0 events not recorded)")
+n=$(summary widened | grep -c "87 calls, 1 communicators (plugin api v7, $links)")
 ok $([ "$n" -eq 4 ]; echo $?) "  the same calls, nothing lost ($n of 4)"
 ranks() { "$collprof" dump "$work/$1/logs"/*.nccl.cplog | sed -n 's/^rank \([0-9]*\) .* nranks [0-9]* rank \([0-9]*\) .*/\1 \2/p' | sort | uniq -c; }
 run rank0 SIMNCCL_PROFILER_API=5 SIMNCCL_PROFILER_RANK0=1
@@ -173,26 +200,80 @@ n=$(cat "$work/recchain"/rec.* | awk '$1 == "errors" || $1 == "open" { s += $2 }
 ok $([ "$n" -eq 0 ]; echo $?) "  no stop twice, no unknown handle or parent, none left open ($n)"
 n=$(ls "$work/recchain"/rec.* | wc -l)
 ok $([ "$n" -eq 4 ]; echo $?) "  in each of the 4 processes ($n)"
-n=$(summary chain | grep -c "87 calls, 1 communicators (plugin api v7, every proxy step; 0 step records over budget, 0 events not recorded)")
+n=$(summary chain | grep -c "87 calls, 1 communicators (plugin api v7, $links)")
 ok $([ "$n" -eq 4 ]; echo $?) "  collprof's own logs complete ($n of 4)"
 
-# the step budget: none, then 10 step records per process
-run none COLLPROF_PLUGIN_STEPS=none
-ok $? "COLLPROF_PLUGIN_STEPS=none: exits 0"
-n=$(summary none | grep -c "proxy aggregates only")
-ok $([ "$n" -eq 4 ]; echo $?) "  the headers say: aggregates only ($n)"
-n=$("$collprof" dump --all "$work/none/logs" | grep -c " step proxy-slot ")
-ok $([ "$n" -eq 0 ]; echo $?) "  no step record ($n)"
-a=$("$collprof" dump --all "$work/v5/logs" | awk '$5 == "proxy" { s += $18 } END { print s }')
-c=$("$collprof" dump --all "$work/none/logs" | awk '$5 == "proxy" { s += $18 } END { print s }')
+# the step modes: 1 as all, none and 0, then 10 step records per process
+run one COLLPROF_PLUGIN_STEPS=1
+ok $? "COLLPROF_PLUGIN_STEPS=1: exits 0"
+n=$(summary one | grep -c "$every")
+t=$(count one step)
+ok $([ "$n" -eq 4 ] && [ "$t" -gt 0 ] && [ "$(count one link)" -eq 0 ]; echo $?) "  every step, as all ($n of 4, $t step records)"
+for none in none 0; do
+    run none$none COLLPROF_PLUGIN_STEPS=$none
+    ok $? "COLLPROF_PLUGIN_STEPS=$none: exits 0"
+    n=$(summary none$none | grep -c "proxy aggregates only")
+    ok $([ "$n" -eq 4 ]; echo $?) "  the headers say: aggregates only ($n)"
+    t=$(count none$none step); l=$(count none$none link); p=$(count none$none proxy)
+    ok $([ "$t" -eq 0 ] && [ "$l" -eq 0 ] && [ "$p" -eq 690 ]; echo $?) "  proxy records only (proxy $p, step $t, link $l)"
+done
+a=$("$collprof" dump --all "$work/v5all/logs" | awk '$5 == "proxy" { s += $18 } END { print s }')
+c=$("$collprof" dump --all "$work/nonenone/logs" | awk '$5 == "proxy" { s += $18 } END { print s }')
 ok $([ "$a" = "$c" ] && [ "$a" -gt 0 ]; echo $?) "  the proxy aggregates hold the same bytes ($c, with steps $a)"
-total=$("$collprof" dump --all "$work/v5/logs/$(ls "$work/v5/logs" | head -n 1)" | grep -c " step proxy-slot ")
+c=$("$collprof" dump --all "$work/v5/logs" | awk '$5 == "link" { s += $18 } END { print s }')
+a=$("$collprof" dump --all "$work/v5all/logs" | awk '$5 == "proxy" && $10 == "send" { s += $18 } END { print s }')
+ok $([ "$a" = "$c" ] && [ "$a" -gt 0 ]; echo $?) "  and the link records the same bytes as the sends ($c, with steps $a)"
+total=$("$collprof" dump --all "$work/v5all/logs/$(ls "$work/v5all/logs" | head -n 1)" | grep -c " step proxy-slot ")
 run budget COLLPROF_PLUGIN_STEPS=10
 f=$work/budget/logs/$(ls "$work/budget/logs" | head -n 1)
 n=$("$collprof" dump --all "$f" | grep -c " step proxy-slot ")
 ok $([ "$n" -eq 10 ]; echo $?) "COLLPROF_PLUGIN_STEPS=10: 10 step records ($n)"
 summary budget | head -n 1 | grep -q "proxy steps until the budget; $((total - 10)) step records over budget"
 ok $? "  the header says: until the budget, $((total - 10)) over it"
+run bad COLLPROF_PLUGIN_STEPS=lots
+ok $? "COLLPROF_PLUGIN_STEPS=lots: exits 0"
+n=$(grep -c "^collprof: COLLPROF_PLUGIN_STEPS must be links, all (or 1), none (or 0) or a number of step records from 2; using the default (links)$" "$work/bad/err")
+ok $([ "$n" -eq 4 ]; echo $?) "  one line from each of the 4 processes, naming the forms and the default ($n)"
+n=$(summary bad | grep -c "$links")
+ok $([ "$n" -eq 4 ]; echo $?) "  and the default: links ($n of 4)"
+
+# log formats: 4 by default (a ring and a stream), 3 when asked, as the
+# shim's; the same records either way
+n=$("$collprof" dump --all "$work/v5/logs" | grep -c " v4 ring ")
+ok $([ "$n" -eq 4 ]; echo $?) "the plugin's logs are of format 4 by default ($n of 4)"
+run v5f3 SIMNCCL_PROFILER_API=5 COLLPROF_LOG_FORMAT=3
+ok $? "COLLPROF_LOG_FORMAT=3: exits 0"
+n=$("$collprof" dump --all "$work/v5f3/logs" | grep -c " v4 ring ")
+ok $([ "$n" -eq 0 ] && [ "$(summary v5f3 | grep -c "$links")" -eq 4 ]; echo $?) "  of format 3, links, nothing lost ($n of format 4)"
+"$collprof" dump --all "$work/v5f3/logs" >"$work/v5f3/dump"
+python3 "$s/tests/integration/plugin_check.py" "$work/v5f3/dump" 4 "$work/v5f3/sends" >"$work/v5f3/check.tap"
+ok $([ $? -eq 0 ] && cmp -s "$work/v5/sends" "$work/v5f3/sends"; echo $?) "  the same link records as format 4's"
+
+# what the CPU NCCL does not do (prof_links.c): a call's sends to one peer
+# on 4 channels, stopping after its kernel ended, are one record; a call
+# sending to 10 peers (more than the 8 a task keeps) has a record for each;
+# an operation without a parent gets one that names no call
+d=$work/plinks
+mkdir -p "$d"
+COLLPROF_DIR="$d/logs" "$b/tests/integration/prof_links" "$plugin" >"$d/out" 2>&1
+ok $? "the plugin driven directly: several channels, 10 peers, no parent"
+"$collprof" dump --all "$d/logs" >"$d/dump"
+n=$(awk '$5 == "link"' "$d/dump" | wc -l)
+p=$(awk '$5 == "proxy" || $5 == "step" || ($5 == "link" && $10 != "send")' "$d/dump" | wc -l)
+ok $([ "$n" -eq 12 ] && [ "$p" -eq 0 ]; echo $?) "  12 link records of sends, nothing else of the proxy ($n, $p)"
+n=$(awk '$5 == "link" && $12 == 1 && $14 == 4 && $16 == 8 && $18 == 8000' "$d/dump" | wc -l)
+ok $([ "$n" -eq 1 ]; echo $?) "  call 0: one record of its 4 channels' sends to peer 1, 8 steps, 8000 bytes ($n)"
+s1=$(awk '$5 == "link" && $18 == 100 { print $7 }' "$d/dump" | sort -u)
+s0=$(awk '$5 == "link" && $18 == 8000 { print $7 }' "$d/dump")
+peers=$(awk '$5 == "link" && $18 == 100 && $14 == 1 && $16 == 1 { print $12 }' "$d/dump" | sort -n | tr '\n' ' ')
+ok $([ "$peers" = "1 2 3 4 5 6 7 8 9 10 " ] && [ "$(echo "$s1" | wc -w)" -eq 1 ] && [ "$s1" -gt "$s0" ]; echo $?) \
+    "  call 1: a record per peer of its 10, each naming it (peers $peers; call slots $s0, $s1)"
+n=$(awk '$5 == "link" && $7 == -1 && $12 == 3 && $18 == 7' "$d/dump" | wc -l)
+ok $([ "$n" -eq 1 ]; echo $?) "  the operation without a parent: a record naming no call ($n)"
+n=$(awk '$5 == "link" && !($23 > 0 && $23 <= $26 && $20 >= $23)' "$d/dump" | wc -l)
+ok $([ "$n" -eq 0 ]; echo $?) "  fastest step <= slowest, busy >= fastest ($n not)"
+n=$("$collprof" dump --summary "$d/logs" | grep -c " 2 calls, 1 communicators (plugin api v5, $links)")
+ok $([ "$n" -eq 1 ]; echo $?) "  2 calls, nothing lost ($n)"
 
 # NCCL 2.21/2.22 ask for v2: the plugin declines, one line per process
 run v2 SIMNCCL_PROFILER_API=2

@@ -2,8 +2,9 @@
 # nccl_profiler_links.sh - collprof analyze on the NCCL profiler plugin's
 # logs: a ring over 4 nodes (ddp, one rank per node) with one link at half
 # speed is named slow_link from the job's own proxy steps (no probe), with
-# the plugin alone and with shim and plugin together (every call counted
-# once); a healthy run gets no such finding; the algorithm mix is reported.
+# the plugin alone (from its default link records, kind 11, and from
+# every step's records, kinds 7 and 8) and with shim and plugin together
+# (every call counted once); a healthy run gets no such finding; the algorithm mix is reported.
 # moe (8 ranks on 4 nodes) with n1-n3 at 1/2, which only its all-to-all
 # crosses in 16 KiB steps (one per peer): the steps are judged against the
 # other links' steps of that size, and the link is named; healthy, none.
@@ -34,11 +35,13 @@ inter latency=20us bandwidth=25MB/s
 TOPO
 
 # job NAME TOPO PRELOAD [PATTERN RANKS]: ddp on 4 ranks over 4 nodes (or
-# PATTERN on RANKS), analyzed into NAME/rep
+# PATTERN on RANKS), analyzed into NAME/rep; $steps: COLLPROF_PLUGIN_STEPS
+steps=
 job() {
     d=$work/$1
     mkdir -p "$d"
     env COLLPROF_DIR="$d/logs" NCCL_PROFILER_PLUGIN="$plugin" LD_PRELOAD="$3" \
+        COLLPROF_PLUGIN_STEPS="$steps" \
         "$simrun" -n "${5:-4}" --nodes 4 --topo "$work/$2.topo" --timeout 120 -- \
         "$train_sim" --pattern "${4:-ddp}" --steps 5 --quiet >"$d/out" 2>&1 &&
         "$collprof" analyze "$d/logs" -o "$d/rep" >"$d/verdict" 2>&1
@@ -69,6 +72,19 @@ ok $([ "$got" = "[('allreduce', 'Ring', 'Simple'), ('broadcast', 'Ring', 'Simple
 got=$(query slow "sum(a['calls'] for a in r['nccl_profiler']['algorithms'] if a['op'] == 'allreduce' and a['size_class_bytes'] == 1048576)")
 ok $([ "$got" = "60" ]; echo $?) "  60 all-reduces of 1 MiB (3 per step x 5 steps x 4 ranks) ($got)"
 check "  the verdict names the link" grep -q "slow_link n2-n3" "$work/slow/verdict"
+# by default the plugin writes a link record per call and peer (kind 11):
+# 4 x 143 calls less the 3 that send nothing (the last rank of each of 2
+# broadcasts, the root of the reduce)
+got=$(query slow "(r['nccl_profiler']['link_records'], r['nccl_profiler']['proxy_ops'])")
+ok $([ "$got" = "(569, 569)" ]; echo $?) "  judged from link records, one proxy operation each ((records, operations) $got)"
+
+steps=all job slowall slow ""
+ok $? "plugin only, every step (COLLPROF_PLUGIN_STEPS=all): the job and the analysis run"
+got=$(slow_links slowall)
+ok $([ "$got" = "n2-n3:proxy_steps" ]; echo $?) "  slow_link names exactly n2-n3 from the proxy operations ($got)"
+got=$(query slowall "(r['nccl_profiler']['link_records'], r['nccl_profiler']['proxy_ops'])")
+ok $([ "$got" = "(0, 1138)" ]; echo $?) "  no link record; every send and receive read ($got)"
+steps=
 
 job both slow "$shim"
 ok $? "shim and plugin together: the job and the analysis run"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """plugin_check.py - checks of the NCCL profiler plugin's records.
 
-usage: plugin_check.py DUMP NRANKS
+usage: plugin_check.py DUMP NRANKS [SENDS]
 
 DUMP is `collprof dump --all` of a plugin log directory of a ring job
 (train_sim --pattern ddp on simnccl).  Prints TAP lines (no plan) and exits
@@ -13,7 +13,14 @@ non-zero when one fails.  What holds for every rank:
   - every all-reduce of B bytes sends 2(p-1)/p*B bytes (up to whole
     elements) to the next rank of the ring and receives as much from the
     previous one, in proxy records whose
-    steps (when present) add up to their bytes and step count.
+    steps (when present) add up to their bytes and step count;
+  - or, in the plugin's default mode (link records, kind 11): sends that
+    many bytes to the next rank in one link record per call and peer,
+    and no receive, no proxy or step record.
+SENDS, when given, is written with one line per call and peer sent to:
+"rank comm seq op peer bytes", from link or proxy records alike, the
+communicator numbered by its first call in the rank's log (two runs of
+the same job in two modes compare equal).
 """
 import collections
 import re
@@ -31,12 +38,41 @@ def ok(cond, name):
         fails += 1
 
 
+def check_links(r, calls, links, proxies, steps, nranks):
+    """The default mode's checks of rank r: its link records."""
+    nxt = (r + 1) % nranks
+    ok(not proxies and not steps, "rank %d: no proxy or step record beside "
+       "the link records (%d, %d)" % (r, len(proxies), len(steps)))
+    ok(all(l["dir"] == "send" for l in links), "rank %d: link records of "
+       "sends only" % r)
+    keys = [(l["slot"], l["peer"]) for l in links]
+    ok(len(keys) == len(set(keys)) and all(l["slot"] in calls for l in links),
+       "rank %d: one link record per call and peer, each naming its call"
+       % r)
+    bad = 0
+    for s, c in calls.items():
+        if c["op"] != "allreduce":
+            continue
+        want = 2 * (nranks - 1) * c["bytes"] // nranks
+        mine = [l for l in links if l["slot"] == s]
+        sent = sum(l["bytes"] for l in mine if l["peer"] == nxt)
+        slack = 2 * (nranks - 1) * 8
+        if abs(sent - want) > slack or len(mine) != 1:
+            bad += 1
+    ok(bad == 0, "rank %d: all-reduce links: 2(p-1)/p of the bytes to rank "
+       "%d, nothing else (%d wrong)" % (r, nxt, bad))
+    bad = [l for l in links if l["steps"] == 0 or l["channels"] == 0]
+    ok(not bad, "rank %d: every link record with its steps and channels "
+       "(%d without)" % (r, len(bad)))
+
+
 def main():
     path, nranks = sys.argv[1], int(sys.argv[2])
     calls = collections.defaultdict(dict)   # rank -> slot -> call
     nccl = collections.defaultdict(dict)    # rank -> call slot -> nccl
     gpu = collections.defaultdict(dict)     # rank -> call slot -> gpu
     proxies = collections.defaultdict(list)  # rank -> proxies
+    links = collections.defaultdict(list)    # rank -> link records
     steps = collections.defaultdict(lambda: collections.defaultdict(list))
     slot = collections.defaultdict(int)
     call_re = re.compile(r"^rank (\d+) node \S+ comm (\S+) seq (\d+) (\S+) "
@@ -61,6 +97,10 @@ def main():
             proxies[rank].append(dict(slot=int(f[6]), pslot=slot[rank],
                                       dir=f[9], peer=int(f[11]),
                                       steps=f[15], bytes=int(f[17])))
+        elif f[4] == "link":
+            links[rank].append(dict(slot=int(f[6]), dir=f[9],
+                                    peer=int(f[11]), channels=int(f[13]),
+                                    steps=int(f[15]), bytes=int(f[17])))
         elif f[4] == "step":
             steps[rank][int(f[6])].append(int(f[15]))
         slot[rank] += 1
@@ -83,6 +123,9 @@ def main():
         ok(not bad, "rank %d: every call has a kernel interval on the "
            "CLOCK_REALTIME scale after its start (%d without)" % (r, len(bad)))
         nxt, prv = (r + 1) % nranks, (r - 1) % nranks
+        if links[r]:
+            check_links(r, calls[r], links[r], proxies[r], steps[r], nranks)
+            continue
         bad = 0
         for s, c in calls[r].items():
             if c["op"] != "allreduce":
@@ -108,6 +151,19 @@ def main():
                 bad += 1
         ok(bad == 0, "rank %d: proxy steps complete and add up (%d wrong)"
            % (r, bad))
+    if len(sys.argv) > 3:
+        with open(sys.argv[3], "w") as out:
+            for r in sorted(calls):
+                sent = collections.defaultdict(int)
+                comms = {}
+                for s in sorted(calls[r]):
+                    comms.setdefault(calls[r][s]["comm"], len(comms))
+                for p in links[r] + [p for p in proxies[r] if p["dir"] == "send"]:
+                    c = calls[r].get(p["slot"])
+                    key = (comms[c["comm"]], c["seq"], c["op"]) if c else (-1, -1, "-")
+                    sent[key + (p["peer"],)] += p["bytes"]
+                for k in sorted(sent):
+                    out.write("%d %d %d %s %d %d\n" % ((r,) + k + (sent[k],)))
     return 1 if fails else 0
 
 

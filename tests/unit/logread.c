@@ -376,6 +376,42 @@ int main(void)
         cp_logfile_known_release(&k);
     }
 
+    {
+        /* a link record (kind 11) from a machine of the other byte order:
+         * every field swapped, twice the record itself */
+        union cp_rec l, w;
+        memset(&l, 0, sizeof l);
+        l.link.kind = CP_REC_LINK;
+        l.link.dir = CP_PROXY_SEND;
+        l.link.channels = 4;
+        l.link.peer = 0x01020304;
+        l.link.comm_id = UINT64_C(0x1112131415161718);
+        l.link.back = 0x21222324;
+        l.link.steps = 0x31323334;
+        l.link.bytes = UINT64_C(0x4142434445464748);
+        l.link.first_ns = UINT64_C(0x5152535455565758);
+        l.link.last_ns = UINT64_C(0x6162636465666768);
+        l.link.busy_ns = UINT64_C(0x7172737475767778);
+        l.link.min_step_ns = 0x81828384;
+        l.link.max_step_ns = 0x91929394;
+        w = l;
+        cp_rec_swap(&w);
+        ok(w.link.kind == CP_REC_LINK && w.link.dir == CP_PROXY_SEND &&
+               w.link.channels == 4 && w.link.peer == 0x04030201 &&
+               w.link.comm_id == UINT64_C(0x1817161514131211) &&
+               w.link.back == 0x24232221 && w.link.steps == 0x34333231 &&
+               w.link.bytes == UINT64_C(0x4847464544434241) &&
+               w.link.first_ns == UINT64_C(0x5857565554535251) &&
+               w.link.last_ns == UINT64_C(0x6867666564636261) &&
+               w.link.busy_ns == UINT64_C(0x7877767574737271) &&
+               w.link.min_step_ns == 0x84838281 &&
+               w.link.max_step_ns == 0x94939291,
+           "cp_rec_swap: a link record (kind 11), every field swapped");
+        cp_rec_swap(&w);
+        ok(memcmp(&w, &l, sizeof l) == 0,
+           "cp_rec_swap: a link record swapped twice is itself");
+    }
+
     n = cp_logdir_list(dir, &paths, &perr);
     ok(n >= 10 && strstr(paths[0], "/badkind.cplog"),
        "directory listing: sorted .cplog files (%d)", n);
