@@ -136,7 +136,7 @@ int cp_logenc_init(struct cp_logenc *e, uint32_t dict_slots, uint64_t t0)
     if (dict_slots > CP_LOG4_DICT_MAX)
         dict_slots = CP_LOG4_DICT_MAX;
     e->cap = dict_slots;
-    e->t_call = e->call_start = t0;
+    e->t_call = e->call_start = e->dev_start = e->dev_end = t0;
     return 0;
 }
 
@@ -515,7 +515,7 @@ static int tmpl_codes(const struct cp_logenc *e, const struct cp_log4_fields *k,
         default:
             break;
         }
-        /* TIME, CALL, SPAN: 0 for 0, else a difference + 1 */
+        /* TIME, CALL, SPAN, DEV, DEVEND: 0 for 0, else a difference + 1 */
         if (!x) {
             code[i] = 0;
             continue;
@@ -524,7 +524,10 @@ static int tmpl_codes(const struct cp_logenc *e, const struct cp_log4_fields *k,
             z = zigzag(x - *t_call);
             *t_call = x;
         } else {
-            d = x - (f->role == CP_LOG4_F_CALL ? e->call_start : v[f->ref]);
+            d = x - (f->role == CP_LOG4_F_CALL     ? e->call_start
+                     : f->role == CP_LOG4_F_DEV    ? e->dev_start
+                     : f->role == CP_LOG4_F_DEVEND ? e->dev_end
+                                                   : v[f->ref]);
             z = zigzag(d - last[i]);
             next[i] = d;
         }
@@ -650,8 +653,12 @@ size_t cp_logenc_rec(struct cp_logenc *e, const union cp_rec *rec,
 {
     size_t n = rec_ops(e, rec, slot, out);
 
-    if (rec->kind == CP_REC_CALL)
+    if (rec->kind == CP_REC_CALL) {
         e->call_start = rec->call.start_ns;
+    } else if (rec->kind == CP_REC_GPU) {
+        e->dev_start = rec->gpu.start_ns;
+        e->dev_end = rec->gpu.end_ns;
+    }
     return n;
 }
 

@@ -48,6 +48,7 @@ struct cp_logenc {
     uint32_t hmask;
     uint64_t t_call;           /* the previous time */
     uint64_t call_start;       /* the latest call record's start_ns */
+    uint64_t dev_start, dev_end; /* the latest device interval's */
     uint32_t last_group;
     /* templates of the plugin's kinds (CP_LOG4_TEMPLATE), as signatures */
     struct cp_logenc_tmpl *tmpl;

@@ -75,6 +75,7 @@ struct cp_log4src {
     uint32_t nsig, sig_alloc;
     uint64_t t_call, t_gpu;
     uint64_t call_start;   /* the latest call record's start_ns */
+    uint64_t dev_start, dev_end; /* the latest device interval's */
     uint32_t last_group;
     struct tmpl *tmpl;     /* at most CP_LOG4_TMPL_MAX (128 KiB) */
     uint32_t ntmpl, tmpl_alloc;
@@ -419,8 +420,12 @@ static int op_times(struct cp_log4src *s, uint64_t *prev, uint64_t *start,
 /* The record r (host order) as the writer wrote it, into dst. */
 static void emit(struct cp_log4src *s, union cp_rec *r, unsigned char *dst)
 {
-    if (r->kind == CP_REC_CALL)
+    if (r->kind == CP_REC_CALL) {
         s->call_start = r->call.start_ns;
+    } else if (r->kind == CP_REC_GPU) {
+        s->dev_start = r->gpu.start_ns;
+        s->dev_end = r->gpu.end_ns;
+    }
     if (s->swapped)
         cp_rec_swap(r);
     memcpy(dst, r, REC);
@@ -796,13 +801,16 @@ static int op_templated(struct cp_log4src *s, unsigned op, uint64_t at,
             if (x)
                 s->t_call = v[j];
             break;
-        default: /* CALL, SPAN */
+        default: /* CALL, SPAN, DEV, DEVEND */
             if (!x) {
                 v[j] = 0;
                 break;
             }
             t->last[j] += (uint64_t)unzigzag(x - 1);
-            v[j] = (f->role == CP_LOG4_F_CALL ? s->call_start : v[f->ref]) +
+            v[j] = (f->role == CP_LOG4_F_CALL     ? s->call_start
+                    : f->role == CP_LOG4_F_DEV    ? s->dev_start
+                    : f->role == CP_LOG4_F_DEVEND ? s->dev_end
+                                                  : v[f->ref]) +
                    t->last[j];
             break;
         }
@@ -842,11 +850,19 @@ static int decode_op(struct cp_log4src *s, unsigned char *dst)
             return -1;
         memcpy(dst, s->buf + BLOCK_HDR + s->bpos, REC);
         s->bpos += REC;
-        if (dst[0] == CP_REC_CALL) {
-            /* the latest call's start, for the templated records */
-            uint64_t t;
-            memcpy(&t, dst + offsetof(struct cp_rec_call, start_ns), 8);
-            s->call_start = s->swapped ? __builtin_bswap64(t) : t;
+        if (dst[0] == CP_REC_CALL || dst[0] == CP_REC_GPU) {
+            /* the latest call's start, device interval, for the
+             * templated records */
+            union cp_rec r;
+            memcpy(&r, dst, REC);
+            if (s->swapped)
+                cp_rec_swap(&r);
+            if (r.kind == CP_REC_CALL) {
+                s->call_start = r.call.start_ns;
+            } else {
+                s->dev_start = r.gpu.start_ns;
+                s->dev_end = r.gpu.end_ns;
+            }
         }
         return 1;
     case CP_LOG4_EMPTY:
@@ -1119,6 +1135,7 @@ struct cp_log4src *cp_log4src_open(const char *path, int fd, int own_fd,
     s->ino = ino;
     s->swapped = swapped;
     s->t0 = s->t_call = s->t_gpu = s->call_start = h->start_realtime_ns;
+    s->dev_start = s->dev_end = h->start_realtime_ns;
     s->ring_slots = h->ring_slots;
     s->dict_slots = h->dict_slots;
     s->ring_offset = h->ring_offset;

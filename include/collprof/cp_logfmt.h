@@ -575,6 +575,10 @@ enum cp_log4_op {
  *          start_realtime_ns before the first: a time as its distance from
  *          its call's start, against the template's last distance (a GPU
  *          clock's offset from the host's is then in last)
+ *   DEV    as CALL, c the start_ns of the latest device interval (kind 5)
+ *          before this slot (the header's start_realtime_ns before the
+ *          first); DEVEND the same with its end_ns (a kernel's raw GPU
+ *          times beside the same times on the host's scale)
  *   SPAN   0 for v = 0, else zigzag((v - field ref) - last) + 1, and last
  *          becomes v - field ref (an end from its start: a duration
  *          against the template's last one)
@@ -591,7 +595,9 @@ enum cp_log4_role {
     CP_LOG4_F_CALL = 3,
     CP_LOG4_F_SPAN = 4,
     CP_LOG4_F_NEXT = 5,
-    CP_LOG4_F_VALUE = 6
+    CP_LOG4_F_VALUE = 6,
+    CP_LOG4_F_DEV = 7,
+    CP_LOG4_F_DEVEND = 8
 };
 
 struct cp_log4_field {
@@ -625,8 +631,8 @@ static inline const struct cp_log4_fields *cp_log4_fields_of(unsigned kind)
          {CP_LOG4_FIELD(struct cp_rec_nccl, slot, CP_LOG4_F_SLOT, 0),
           CP_LOG4_FIELD(struct cp_rec_nccl, nccl_seq, CP_LOG4_F_NEXT, 0),
           CP_LOG4_FIELD(struct cp_rec_nccl, seq, CP_LOG4_F_NEXT, 0),
-          CP_LOG4_FIELD(struct cp_rec_nccl, gpu_start_raw, CP_LOG4_F_CALL, 0),
-          CP_LOG4_FIELD(struct cp_rec_nccl, gpu_end_raw, CP_LOG4_F_SPAN, 3)}},
+          CP_LOG4_FIELD(struct cp_rec_nccl, gpu_start_raw, CP_LOG4_F_DEV, 0),
+          CP_LOG4_FIELD(struct cp_rec_nccl, gpu_end_raw, CP_LOG4_F_DEVEND, 0)}},
         {CP_REC_PROXY, 7,
          {CP_LOG4_FIELD(struct cp_rec_proxy, slot, CP_LOG4_F_SLOT, 0),
           CP_LOG4_FIELD(struct cp_rec_proxy, bytes, CP_LOG4_F_VALUE, 0),
@@ -649,7 +655,7 @@ static inline const struct cp_log4_fields *cp_log4_fields_of(unsigned kind)
         {CP_REC_PHASE, 6,
          {CP_LOG4_FIELD(struct cp_rec_phase, slot, CP_LOG4_F_SLOT, 0),
           CP_LOG4_FIELD(struct cp_rec_phase, seq, CP_LOG4_F_NEXT, 0),
-          CP_LOG4_FIELD(struct cp_rec_phase, gpu_start_raw, CP_LOG4_F_CALL, 0),
+          CP_LOG4_FIELD(struct cp_rec_phase, gpu_start_raw, CP_LOG4_F_DEV, 0),
           CP_LOG4_FIELD(struct cp_rec_phase, gpu_end_raw, CP_LOG4_F_SPAN, 2),
           CP_LOG4_FIELD(struct cp_rec_phase, start_ns, CP_LOG4_F_SPAN, 2),
           CP_LOG4_FIELD(struct cp_rec_phase, end_ns, CP_LOG4_F_SPAN, 3)}},

@@ -63,18 +63,18 @@ def header(data):
 
 # Templated kinds: (offset, size, role, ref) of each varying field, in
 # order (docs/log-format.md, "templated records").
-SLOT, TIME, CALL, SPAN, NEXT, VALUE = range(1, 7)
+SLOT, TIME, CALL, SPAN, NEXT, VALUE, DEV, DEVEND = range(1, 9)
 TEMPLATED = {
     5: [(8, 8, SLOT, 0), (16, 8, CALL, 0), (24, 8, SPAN, 1)],
     6: [(8, 8, SLOT, 0), (24, 8, NEXT, 0), (32, 4, NEXT, 0),
-        (40, 8, CALL, 0), (48, 8, SPAN, 3)],
+        (40, 8, DEV, 0), (48, 8, DEVEND, 0)],
     7: [(16, 8, SLOT, 0), (24, 8, VALUE, 0), (32, 8, CALL, 0),
         (40, 8, SPAN, 2), (48, 8, VALUE, 0), (58, 2, VALUE, 0),
         (60, 4, VALUE, 0)],
     8: [(8, 8, SLOT, 0), (16, 4, NEXT, 0), (24, 8, VALUE, 0),
         (32, 8, TIME, 0), (40, 8, SPAN, 3), (48, 8, SPAN, 4)],
     9: [(8, 8, SLOT, 0), (4, 4, NEXT, 0)],
-    10: [(8, 8, SLOT, 0), (24, 4, NEXT, 0), (32, 8, CALL, 0),
+    10: [(8, 8, SLOT, 0), (24, 4, NEXT, 0), (32, 8, DEV, 0),
          (40, 8, SPAN, 2), (48, 8, SPAN, 2), (56, 8, SPAN, 3)],
     11: [(16, 4, VALUE, 0), (20, 4, VALUE, 0), (24, 8, VALUE, 0),
          (32, 8, CALL, 0), (40, 8, SPAN, 3), (48, 8, VALUE, 0),
@@ -114,7 +114,9 @@ def templated(end, st, tmpl, b, i, me):
             st.t_call = v
         else:
             last[j] = (last[j] + unzz(x - 1)) & M64
-            v = (st.call_start if role == CALL else vals[ref]) + last[j]
+            base = {CALL: st.call_start, DEV: st.dev_start,
+                    DEVEND: st.dev_end}.get(role)
+            v = (vals[ref] if base is None else base) + last[j]
         v &= mask
         vals.append(v)
         struct.pack_into(end + SIZE_FMT[size], rec, off, v)
@@ -124,6 +126,7 @@ def templated(end, st, tmpl, b, i, me):
 class State:
     def __init__(self, t0):
         self.call_start = t0
+        self.dev_start = self.dev_end = t0
         self.tmpl = []
         self.sig = []
         self.seqlast = {}
@@ -161,6 +164,9 @@ class Out(list):
     def append(self, rec):
         if rec[0] == 1:
             self.st.call_start, = struct.unpack_from(self.end + "Q", rec, 48)
+        elif rec[0] == 5:
+            self.st.dev_start, self.st.dev_end = struct.unpack_from(
+                self.end + "QQ", rec, 16)
         super().append(rec)
 
 

@@ -517,6 +517,10 @@ static int every_op(struct file *f, union cp_rec *want, uint64_t *slots)
     {
         union cp_rec tl, tp;
         uint64_t first = s, call_start = want[n - 1].call.start_ns;
+        uint64_t dev_start = 0;
+        for (i = 0; i < n; i++) /* the latest device interval's start */
+            if (want[i].kind == CP_REC_GPU)
+                dev_start = want[i].gpu.start_ns;
         /* template 0: a link to peer 5, every field but the key 0 */
         memset(&tl, 0, sizeof tl);
         tl.link.kind = CP_REC_LINK;
@@ -575,9 +579,9 @@ static int every_op(struct file *f, union cp_rec *want, uint64_t *slots)
         want[n].link.min_step_ns = 45;
         slots[n++] = s++;
         /* template 1: a phase; slot 2 back (SLOT), seq 0 (NEXT from 0:
-         * -1), its GPU start against the latest call's start (CALL: a
-         * clock of its own, the distance is in last), its end and its
-         * CLOCK_REALTIME start/end from the GPU's (SPAN) */
+         * -1), its GPU start against the latest device interval's start
+         * (DEV: a clock of its own, the distance is in last), its end
+         * and its CLOCK_REALTIME start/end from the GPU's (SPAN) */
         memset(&tp, 0, sizeof tp);
         tp.phase.kind = CP_REC_PHASE;
         tp.phase.channel = 1;
@@ -595,7 +599,7 @@ static int every_op(struct file *f, union cp_rec *want, uint64_t *slots)
         p_byte(&p, 0x3f);
         p_zz(&p, 2);
         p_zz(&p, -1);
-        p_zz1(&p, UINT64_C(5000000) - call_start);
+        p_zz1(&p, UINT64_C(5000000) - dev_start);
         p_var(&p, (300u << 1) + 1);
         p_var(&p, (1000u << 1) + 1);
         p_var(&p, (1000u << 1) + 1);
