@@ -54,15 +54,15 @@ def read_file(case_dir, name):
     return open(path).read() if os.path.exists(path) else None
 
 
-def prepare_case(case_dir, tmp):
-    """Writes the case's logs into tmp/logs (gen_logs, then its prepare
-    script).  Returns (logs, analyze arguments, truth.json path or None);
-    raises CaseFailed."""
+def prepare_case(case_dir, tmp, extra=()):
+    """Writes the case's logs into tmp/logs (gen_logs with its arguments
+    and `extra`, then its prepare script).  Returns (logs, analyze
+    arguments, truth.json path or None); raises CaseFailed."""
     logs = os.path.join(tmp, "logs")
     truth = os.path.join(tmp, "truth.json")
     gen = read_file(case_dir, "gen")
     if gen is not None:
-        r = subprocess.run([GEN] + shlex.split(gen) +
+        r = subprocess.run([GEN] + shlex.split(gen) + list(extra) +
                            ["-o", logs, "--truth", truth],
                            capture_output=True, text=True)
         if r.returncode != 0:

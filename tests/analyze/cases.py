@@ -213,6 +213,23 @@ def run_case(case_dir, tmp):
             p = os.path.join(o, "report.json")
             ok(os.path.exists(p) and open(p, "rb").read() == have,
                "%s: report.json byte-identical with -j %s" % (name, jobs))
+    # the same calls logged in format 3 (gen_logs writes both from one
+    # seed): the same report, but for the logs' paths
+    gen = read_file(case_dir, "gen")
+    if os.path.exists(rp) and gen is not None and "--format" not in gen:
+        t3 = os.path.join(tmp, "format3")
+        os.makedirs(t3)
+        logs3, args3, _ = prepare_case(case_dir, t3, ["--format", "3"])
+        o3 = os.path.join(t3, "out")
+        subprocess.run([COLLPROF, "analyze", logs3, "-o", o3] + args3,
+                       capture_output=True, timeout=600)
+        p3 = os.path.join(o3, "report.json")
+        same = False
+        if os.path.exists(p3):
+            text3 = open(p3).read().replace(logs3, logs)
+            same = json.loads(text3) == env["report"]
+        ok(same, "%s: the same report from the calls logged in format 3"
+           % name)
 
 
 def main():
