@@ -359,7 +359,7 @@ static int op_byte(struct cp_log4src *s, unsigned *b)
 }
 
 /* A LEB128 varint of at most 10 bytes, the tenth at most 1. */
-static int op_varint(struct cp_log4src *s, uint64_t *v)
+static int op_varint_slow(struct cp_log4src *s, uint64_t *v)
 {
     unsigned shift, b;
 
@@ -372,6 +372,35 @@ static int op_varint(struct cp_log4src *s, uint64_t *v)
         *v |= (uint64_t)(b & 0x7f) << shift;
         if (!(b & 0x80))
             return 0;
+    }
+    return -1;
+}
+
+/* The same, without a bound check per byte where the block holds ten
+ * more (the common case: one byte). */
+static inline int op_varint(struct cp_log4src *s, uint64_t *v)
+{
+    const unsigned char *p = s->buf + BLOCK_HDR + s->bpos;
+    size_t left = s->blen - s->bpos;
+    uint64_t x = 0;
+    unsigned i;
+
+    if (left && p[0] < 0x80) {
+        *v = p[0];
+        s->bpos++;
+        return 0;
+    }
+    if (left < 10)
+        return op_varint_slow(s, v);
+    for (i = 0; i < 10; i++) {
+        x |= (uint64_t)(p[i] & 0x7f) << (7 * i);
+        if (!(p[i] & 0x80)) {
+            if (i == 9 && p[i] > 1)
+                return -1;
+            *v = x;
+            s->bpos += i + 1;
+            return 0;
+        }
     }
     return -1;
 }
@@ -420,6 +449,13 @@ static int op_times(struct cp_log4src *s, uint64_t *prev, uint64_t *start,
 /* The record r (host order) as the writer wrote it, into dst. */
 static void emit(struct cp_log4src *s, union cp_rec *r, unsigned char *dst)
 {
+    if ((unsigned char *)r == dst) { /* built in place (op_call) */
+        if (r->kind == CP_REC_CALL)
+            s->call_start = r->call.start_ns;
+        if (s->swapped)
+            cp_rec_swap(r);
+        return;
+    }
     if (r->kind == CP_REC_CALL) {
         s->call_start = r->call.start_ns;
     } else if (r->kind == CP_REC_GPU) {
@@ -500,7 +536,7 @@ static int op_call(struct cp_log4src *s, unsigned op, uint64_t at,
 {
     struct sig *g, *key;
     struct cp_rec_call *c;
-    union cp_rec r;
+    union cp_rec r, *rp;
     uint64_t idx = op & 0x3f, v, e, count;
     uint32_t seq, group;
     unsigned x = 0;
@@ -546,12 +582,15 @@ static int op_call(struct cp_log4src *s, unsigned op, uint64_t at,
     count = g->count;
     if ((x & CP_LOG4_X_COUNT) && op_varint(s, &count) < 0)
         return DAMAGE(s, at, "call's count cut short");
-    memset(&r, 0, sizeof r);
-    c = &r.call;
     if (op_varint(s, &v) < 0 || op_varint(s, &e) < 0)
         return DAMAGE(s, at, "call's times cut short");
     if (take_slots(s, 1, at) < 0)
         return -1;
+    /* built where it goes when that is aligned (a record built on the
+     * stack and copied is read back before its narrow stores land) */
+    rp = ((uintptr_t)dst & 7) == 0 ? (union cp_rec *)(void *)dst : &r;
+    memset(rp, 0, sizeof *rp);
+    c = &rp->call;
     c->start_ns = s->t_call + (uint64_t)unzigzag(v);
     s->t_call = c->start_ns;
     if (e) {
@@ -578,7 +617,7 @@ static int op_call(struct cp_log4src *s, unsigned op, uint64_t at,
     c->nranks = g->nranks;
     c->group = group;
     c->stream = g->stream;
-    emit(s, &r, dst);
+    emit(s, rp, dst);
     return 1;
 }
 

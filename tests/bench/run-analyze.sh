@@ -198,7 +198,8 @@ def strip(x):
     if isinstance(x, dict):
         return {k: strip(v) for k, v in x.items()
                 if k not in ("bytes", "size", "log_bytes", "analyzed_at",
-                             "elapsed_s", "cpu_s", "peak_rss_kib")}
+                             "elapsed_s", "cpu_s", "peak_rss_kib", "file",
+                             "path", "dir")}
     if isinstance(x, list):
         return [strip(v) for v in x]
     return x
