@@ -192,7 +192,7 @@ for ranks in 64 16384; do
         eval "bytes$f=\$(du -sb \"$tmp/f$f\" | cut -f1)"
     done
     same=different
-    python3 - "$tmp/f3-out/report.json" "$tmp/f4-out/report.json" <<'PY' && same=the same
+    python3 - "$tmp/f3-out/report.json" "$tmp/f4-out/report.json" <<'PY' && same='the same'
 import json, sys
 def strip(x):
     if isinstance(x, dict):
