@@ -45,12 +45,14 @@ floor=$b/tests/bench/log_floor
 null_rounds() {
     : >"$tmp/bare.$1" && : >"$tmp/shim.$1" && : >"$tmp/floor.$1"
     for i in $(seq "$2"); do
-        [ "$warm_mib" -gt 0 ] && "$b/tests/bench/page_warm" "$tmp/warm" "$3" >/dev/null
+        [ "$warm_mib" -gt 0 ] && [ "$3" -gt 0 ] &&
+            "$b/tests/bench/page_warm" "$tmp/warm" "$3" >/dev/null
         "$loop" "$1" >>"$tmp/bare.$1"
         COLLPROF_DIR=$tmp/loop-logs LD_PRELOAD=$shim "$loop" "$1" >>"$tmp/shim.$1"
         rm -rf "$tmp/loop-logs"
         if [ -x "$floor" ]; then
-            [ "$warm_mib" -gt 0 ] && "$b/tests/bench/page_warm" "$tmp/warm" "$3" >/dev/null
+            [ "$warm_mib" -gt 0 ] && [ "$3" -gt 0 ] &&
+                "$b/tests/bench/page_warm" "$tmp/warm" "$3" >/dev/null
             "$floor" "$tmp/floor-logs" "$1" >>"$tmp/floor.$1" || rm -f "$tmp/floor.$1"
             rm -rf "$tmp/floor-logs"
         fi
@@ -74,6 +76,13 @@ awk -v bw="$(med "$tmp/bare.1000000" 1 5)" -v sw="$(med "$tmp/shim.1000000" 1 5)
     printf "null-NCCL loop (1M ncclAllReduce, median of 5 runs each side): bare %.1f ns/call, LD_PRELOAD=libcollprof.so %.1f ns/call: added %.1f ns/call wall, ratio %.2f; CPU added %.1f ns/call on the calling thread, log thread %.1f ns/call\n",
         bw, sw, sw - bw, sw / bw, sc - bc, so }'
 floor_line 1000000 5
+# The same without warming the machine's memory before each run (what a
+# job's first minutes see on a VM that handed its free pages back).
+null_rounds 1000000 3 0
+awk -v bw="$(med "$tmp/bare.1000000" 1 3)" -v sw="$(med "$tmp/shim.1000000" 1 3)" \
+    -v so="$(med "$tmp/shim.1000000" 3 3)" 'BEGIN {
+    printf "null-NCCL loop without the warm-up (1M ncclAllReduce, median of 3 runs each side): bare %.1f ns/call, with shim %.1f ns/call: added %.1f ns/call wall, log thread %.1f ns/call\n",
+        bw, sw, sw - bw, so }'
 # The same loop at 6M calls (384 MiB of log), 3 runs each side: a million
 # back-to-back calls end while the log thread is still catching up with
 # the first burst (it starts 4 MiB ahead); six million show the rate both
