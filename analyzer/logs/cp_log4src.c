@@ -185,6 +185,10 @@ static size_t read_at(struct cp_log4src *s, void *buf, size_t len,
         if (n <= 0)
             break;
         got += (size_t)n;
+        /* a regular file reads short only at its end: not a second
+         * read to be told so (each pass over a log ends there) */
+        if (got < len)
+            break;
     }
     return got;
 }
@@ -503,7 +507,7 @@ static int op_define(struct cp_log4src *s, uint64_t at)
         return DAMAGE(s, at, "signature %u: key %llu past its own index",
                       s->nsig, (unsigned long long)key);
     if (s->nsig == s->sig_alloc) {
-        uint32_t n = s->sig_alloc ? s->sig_alloc * 2 : 16;
+        uint32_t n = s->sig_alloc ? s->sig_alloc * 2 : 4;
         struct sig *bigger;
         if (n > s->dict_slots)
             n = s->dict_slots;
@@ -770,7 +774,7 @@ static int op_template(struct cp_log4src *s, uint64_t at)
         return DAMAGE(s, at, "template %u: past the most a log has (%u)",
                       s->ntmpl, CP_LOG4_TMPL_MAX);
     if (s->ntmpl == s->tmpl_alloc) {
-        uint32_t n = s->tmpl_alloc ? s->tmpl_alloc * 2 : 16;
+        uint32_t n = s->tmpl_alloc ? s->tmpl_alloc * 2 : 4;
         struct tmpl *bigger;
         if (n > CP_LOG4_TMPL_MAX)
             n = CP_LOG4_TMPL_MAX;
