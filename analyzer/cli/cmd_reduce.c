@@ -92,9 +92,16 @@ int cp_cmd_reduce(int argc, char **argv)
         return 1;
     }
     if (st.damaged)
-        cp_cli_say(stderr, "collprof reduce: %u damaged log%s, encoded up to "
-                   "the damage; the first: %s", st.damaged,
-                   st.damaged == 1 ? "" : "s", st.damage.text);
+        cp_cli_say(stderr, "collprof reduce: %u damaged log%s left out of the "
+                   "partial (analyze reads %s raw and names the damage); the "
+                   "first: %s", st.damaged, st.damaged == 1 ? "" : "s",
+                   st.damaged == 1 ? "it" : "them", st.damage.text);
+    if (st.logs == 0 && st.damaged) {
+        if (!quiet)
+            printf("collprof reduce: no partial written: every log of node "
+                   "%s is damaged\n", node);
+        return 0;
+    }
     if (!quiet)
         printf("collprof reduce: %s: %u log%s of node %s, %llu bytes -> "
                "%llu bytes (%.1f%%)%s\n",

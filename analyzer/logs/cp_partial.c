@@ -629,6 +629,7 @@ static int copy_log(FILE *f, const char *dir, const char *node,
     s.bytes = 0;
     sum_init(&s.sum);
     e->offset = offset;
+    e->slots = 0; /* counted by encode_log (again, when rewritten) */
     /* a version-4 log's slots through its decoder: the partial holds the
      * slots, as of a log of one slot per record */
     src = cp_logfile_take_src(lf);
@@ -646,11 +647,11 @@ out:
 
 /* Write p, the partial of node's logs chosen in dir, into f (the file
  * out_path): a blank header and index, every log's section, then the
- * header and index once the offsets are known; p's sizes filled.  -1
- * with err filled. */
+ * header and index once the offsets are known; p's sizes filled, bad[k]
+ * set for a log found damaged.  -1 with err filled. */
 static int write_partial(FILE *f, const char *dir, const char *node,
                          const char *out_path, struct partial *p,
-                         struct cp_error *err)
+                         unsigned char *bad, struct cp_error *err)
 {
     unsigned char h[CP_PARTIAL_HEADER_SIZE], *index;
     size_t index_size = (size_t)p->nlogs * CP_PARTIAL_ENTRY_SIZE;
@@ -673,6 +674,7 @@ static int write_partial(FILE *f, const char *dir, const char *node,
             goto out;
         if (r > 0 && p->damaged++ == 0)
             p->damage = damage;
+        bad[k] = r > 0;
         offset += e->size;
         p->raw_bytes += e->raw_size;
         encode_entry(index + (size_t)k * CP_PARTIAL_ENTRY_SIZE, e);
@@ -699,6 +701,7 @@ int cp_partial_reduce(const char *dir, const char *node, const char *out_path,
     struct cp_path_out o;
     struct partial p;
     char **paths = NULL;
+    unsigned char *bad = NULL;
     int n, rc = -1, started = 0;
 
     memset(&o, 0, sizeof o);
@@ -712,21 +715,52 @@ int cp_partial_reduce(const char *dir, const char *node, const char *out_path,
         cp_path_create(&o, out_path, CP_PATH_MODE, err) < 0)
         goto out;
     started = 1;
-    if (write_partial(o.f, dir, node, out_path, &p, err) < 0)
+    if (!(bad = calloc(p.nlogs ? p.nlogs : 1, 1))) {
+        cp_error_set(err, out_path, -1, "%s: out of memory", out_path);
         goto out;
+    }
+    if (write_partial(o.f, dir, node, out_path, &p, bad, err) < 0)
+        goto out;
+    st->damaged = p.damaged;
+    st->damage = p.damage;
+    if (p.damaged) {
+        /* a damaged log is left out (the partial would hold it only up
+         * to the damage, and say nothing of it): the analysis reads it
+         * raw and names the damage, file and offset */
+        uint32_t k, kept = 0;
+        for (k = 0; k < p.nlogs; k++)
+            if (!bad[k])
+                p.e[kept++] = p.e[k];
+        p.nlogs = kept;
+        p.raw_bytes = p.file_size = 0;
+        p.damaged = 0;
+        if (kept == 0) {
+            /* no partial: every log of the node is read raw */
+            rc = 0;
+            goto out;
+        }
+        if (fflush(o.f) != 0 || ftruncate(fileno(o.f), 0) != 0 ||
+            fseek(o.f, 0, SEEK_SET) != 0) {
+            cp_error_set(err, out_path, -1, "%s: cannot rewrite: %s",
+                         out_path, strerror(errno));
+            goto out;
+        }
+        if (write_partial(o.f, dir, node, out_path, &p, bad, err) < 0)
+            goto out;
+        st->damaged += p.damaged; /* damaged since (still being written) */
+    }
     started = 0;
     if (cp_path_install(&o, err) < 0)
         goto out;
     st->logs = p.nlogs;
     st->raw_bytes = p.raw_bytes;
     st->bytes = p.file_size;
-    st->damaged = p.damaged;
-    st->damage = p.damage;
     rc = 0;
 out:
     if (started)
         cp_path_discard(&o);
     cp_logdir_free(paths);
+    free(bad);
     free(p.e);
     return rc;
 }
@@ -1049,7 +1083,8 @@ static int note_raw_log(struct listing *ls, const char *path)
                          path, node, node, CP_PARTIAL_SUFFIX);
         else
             cp_error_set(note, path, -1, "%s: not in node %s's partial "
-                         "(written after it?): read raw", path, node);
+                         "(damaged when it was reduced, or written after "
+                         "it): read raw", path, node);
     }
     rc = 0;
 out:

@@ -41,8 +41,9 @@ struct cp_partial_stats {
                             (the merge reads them raw and names them) */
     uint64_t raw_bytes; /* the encoded logs' sizes */
     uint64_t bytes;     /* the partial's size */
-    unsigned damaged;   /* logs encoded up to damage in them (version 4:
-                           the slots before it are in the partial) */
+    unsigned damaged;   /* logs found damaged (version 4), left out of the
+                           partial: the merge reads them raw and names the
+                           damage (all of them: no partial written) */
     struct cp_error damage; /* the first such damage, when damaged */
 };
 

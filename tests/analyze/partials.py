@@ -209,6 +209,44 @@ def damage_tests(tmp):
     r = run()
     ok(r["report"] == raw["report"], "restored partial: the raw report again")
 
+    # a version-4 log damaged in its stream: reduce leaves it out of its
+    # node's partial (which would hold it only up to the damage and say
+    # nothing of it) and says so; the merge reads it raw and names the
+    # damage with its file and offset, the rest as from the raw logs
+    victim = sorted(glob.glob(os.path.join(logs, "n3.*.cplog")))[0]
+    keep = open(victim, "rb").read()
+    b = bytearray(keep)
+    stream_at = struct.unpack_from("<Q", b, 472)[0]
+    b[stream_at + 24 + 100] ^= 0x5a
+    open(victim, "wb").write(b)
+    only_logs = os.path.join(tmp, "dmg-logs")
+    os.makedirs(only_logs)
+    for p in glob.glob(os.path.join(logs, "*.cplog")):
+        shutil.copy(p, only_logs)
+    raw_dmg = analyze(only_logs, os.path.join(tmp, "raw-dmg"), [])
+    os.unlink(os.path.join(logs, "n3.cppart"))
+    r = subprocess.run([COLLPROF, "reduce", "--node", "n3", logs],
+                       capture_output=True, text=True)
+    ok(r.returncode == 0 and "1 damaged log left out of the partial" in
+       r.stderr and os.path.basename(victim) in r.stderr and
+       "1 log of node n3" in r.stdout,
+       "reduce, a damaged version-4 log: left out, said with its file",
+       r.stdout + r.stderr)
+    r = run()
+    pr = problems(r["report"]) if r["report"] else []
+    ok(r["report"] and without_problems(r["report"]) ==
+       without_problems(raw_dmg["report"].replace(only_logs.encode(),
+                                                  logs.encode())),
+       "partials with a damaged log left out: the report of the raw logs",
+       r["stderr"])
+    ok(any(p["file"] == victim and p["offset"] == stream_at and
+           "sum" in p["message"] for p in pr) and
+       any(p["file"] == victim and "damaged when it was reduced" in
+           p["message"] for p in pr),
+       "... the damage named with its file and offset, the log read raw", pr)
+    open(victim, "wb").write(keep)
+    reduce_all(logs)
+
     # reduce: a node without logs is an error, nothing written
     r = subprocess.run([COLLPROF, "reduce", "--node", "nosuch", logs],
                        capture_output=True, text=True)
