@@ -825,6 +825,54 @@ static size_t *order_by(const double *key, size_t n)
     return idx;
 }
 
+/* A collective's name in a table cell, marked when NCCL ran it on the
+ * copy engines (path "copy_engine"): a kind of its own, judged on the
+ * intra-node model. */
+static void write_op(FILE *out, const char *op, const char *path)
+{
+    cp_svg_escape(out, op);
+    if (!path)
+        return;
+    if (strcmp(path, "copy_engine") == 0) {
+        fputs(" <span class=\"ce\" title=\"NCCL ran these calls on the "
+              "copy engines: judged on the intra-node model\">copy "
+              "engine</span>",
+              out);
+        return;
+    }
+    /* a path a newer analyzer names */
+    fputs(" <span class=\"ce\">", out);
+    cp_svg_escape(out, path);
+    fputs("</span>", out);
+}
+
+/* Where a skew figure comes from (its `source`), named. */
+static void write_skew_source(FILE *out, const char *source)
+{
+    if (strcmp(source, "host_clock") == 0)
+        fputs("the hosts' clocks, offset-corrected: ", out);
+    else if (strcmp(source, "kernel_phases") == 0)
+        fputs("the kernels' initial-sync phases, each on its GPU's timer: ",
+              out);
+    fputs("<code>", out);
+    cp_svg_escape(out, source);
+    fputs("</code>", out);
+}
+
+/* The note under a table holding copy-engine rows (any: some row's path). */
+static void write_ce_note(FILE *out, int any)
+{
+    if (any)
+        fputs("<p class=\"who\">Rows marked <span class=\"ce\">copy "
+              "engine</span> are collectives NCCL ran on the GPUs' copy "
+              "engines (NCCL 2.29, profiler plugin API v6 or later) rather "
+              "than in its kernels: their data is copied within the node, so "
+              "they are judged on the intra-node model whatever the "
+              "communicator's link class, apart from the same collective's "
+              "kernel calls.</p>\n",
+              out);
+}
+
 static void write_comm_table(FILE *out, const struct rp_report *r)
 {
     double *key = malloc((r->ncomms ? r->ncomms : 1) * sizeof *key);
@@ -906,6 +954,7 @@ static void write_row_table(FILE *out, const struct rp_report *r)
     double *key = malloc((r->nrows ? r->nrows : 1) * sizeof *key);
     size_t *idx = NULL, i, shown;
     double rest = 0, rest_calls = 0, total = r->sum.comm_time_s;
+    int any_path = 0;
 
     fprintf(out, "<h3>Top call buckets by time (%zu buckets of collective, "
                  "communicator and size)</h3>\n",
@@ -933,8 +982,9 @@ static void write_row_table(FILE *out, const struct rp_report *r)
             rest_calls += isfinite(w->calls) ? w->calls : 0;
             continue;
         }
+        any_path |= w->path != NULL;
         fputs("<tr><td>", out);
-        cp_svg_escape(out, w->op);
+        write_op(out, w->op, w->path);
         fputs("</td><td>", out);
         cp_svg_escape(out, w->comm_index >= 0
                                ? rp_comm_label(&r->comms[w->comm_index])
@@ -985,6 +1035,7 @@ static void write_row_table(FILE *out, const struct rp_report *r)
           "alpha-beta model's for the same calls; efficiency = model time / "
           "time.</p>\n",
           out);
+    write_ce_note(out, any_path);
 out:
     free(idx);
     free(key);
@@ -1188,6 +1239,7 @@ static void write_comm_details(FILE *out, const struct rp_report *r)
             shown, shown == 1 ? "" : "s");
     for (i = 0; i < shown; i++) {
         const struct rp_comm *c = &r->comms[idx[i]];
+        int any_path = 0;
         fputs("<h3 class=\"comm\" title=\"", out);
         cp_svg_escape(out, c->id);
         fputs("\">", out);
@@ -1217,7 +1269,16 @@ static void write_comm_details(FILE *out, const struct rp_report *r)
             cp_svg_value(out, c->skew_s[2], CP_SVG_TIME);
             fputs(", largest ", out);
             cp_svg_value(out, c->skew_s[3], CP_SVG_TIME);
+            if (c->skew_source) {
+                fputs(" (", out);
+                write_skew_source(out, c->skew_source);
+                fputs(")", out);
+            }
             fputs(".", out);
+            if (r->phases.present && !r->phases.why)
+                fputs(" The kernels' own skew, over the job's instances: "
+                      "<a href=\"#kernel-skew\">above</a>.",
+                      out);
         }
         fputs("</p>\n<table class=\"comm-rows\">\n<tr><th>collective</th>"
               "<th class=\"n\">size</th><th class=\"n\">calls</th>"
@@ -1230,8 +1291,9 @@ static void write_comm_details(FILE *out, const struct rp_report *r)
             const struct rp_row *w = &r->rows[j];
             if (w->comm_index != (long)idx[i])
                 continue;
+            any_path |= w->path != NULL;
             fputs("<tr><td>", out);
-            cp_svg_escape(out, w->op);
+            write_op(out, w->op, w->path);
             fputs("</td><td class=\"n\">", out);
             if (w->bucket > 0) {
                 cp_svg_value(out, w->bucket, CP_SVG_SIZE);
@@ -1257,6 +1319,7 @@ static void write_comm_details(FILE *out, const struct rp_report *r)
             fputs("</td></tr>\n", out);
         }
         fputs("</table>\n", out);
+        write_ce_note(out, any_path);
         rp_plot_comm(out, r, idx[i], i + 1);
         rp_plot_skew(out, r, idx[i], i + 1);
     }
@@ -1272,6 +1335,7 @@ static void write_slowest_list(FILE *out, const struct rp_instance *list,
                                size_t n, const char *title)
 {
     size_t i, shown;
+    int any_path = 0;
 
     if (n == 0)
         return;
@@ -1288,8 +1352,9 @@ static void write_slowest_list(FILE *out, const struct rp_instance *list,
         const struct rp_instance *o = &list[i];
         const char *label = o->comm_name && o->comm_name[0] ? o->comm_name
                                                             : o->comm;
+        any_path |= o->path != NULL;
         fputs("<tr><td>", out);
-        cp_svg_escape(out, o->op);
+        write_op(out, o->op, o->path);
         fputs("</td><td class=\"n\">", out);
         cp_svg_value(out, o->bytes, CP_SVG_SIZE);
         fputs("</td><td title=\"", out);
@@ -1330,6 +1395,41 @@ static void write_slowest_list(FILE *out, const struct rp_instance *list,
                      "report.json</td></tr>\n",
                 n - shown);
     fputs("</table>\n", out);
+    write_ce_note(out, any_path);
+}
+
+/* A row of the tags' table: label is the tag cell's text when the row
+ * has no tag value (the other tags, the calls without a tag record). */
+static void write_tag_row(FILE *out, const struct rp_tag *o, const char *label,
+                          const char *cls)
+{
+    fprintf(out, "<tr%s><td class=\"n\">", cls);
+    if (isfinite(o->tag))
+        fprintf(out, "%.0f", o->tag);
+    else
+        fputs(label, out);
+    fputs("</td><td>", out);
+    cp_svg_escape(out, o->name ? o->name
+                               : isfinite(o->tag) && o->tag == 0
+                                     ? "(untagged)"
+                                     : "");
+    fputs("</td><td class=\"n\">", out);
+    cp_svg_value(out, o->calls, CP_SVG_RANK);
+    fputs("</td><td class=\"n\">", out);
+    cp_svg_value(out, o->bytes, CP_SVG_SIZE);
+    fputs("</td><td class=\"n\">", out);
+    cp_svg_value(out, o->time_s, CP_SVG_TIME);
+    fputs("</td><td class=\"n\">", out);
+    if (isfinite(o->time_share))
+        fprintf(out, "%.1f%%", 100 * o->time_share);
+    fputs("</td><td class=\"n\">", out);
+    cp_svg_value(out, o->busbw_Bps, CP_SVG_BANDWIDTH);
+    fputs("</td><td class=\"n\">", out);
+    cp_svg_value(out, o->latency_bound_s, CP_SVG_TIME);
+    fputs("</td><td class=\"n\">", out);
+    if (isfinite(o->latency_bound_share))
+        fprintf(out, "%.0f%%", 100 * o->latency_bound_share);
+    fputs("</td></tr>\n", out);
 }
 
 /* nccl_profiler.tags: the calls per application tag, or why there are
@@ -1351,55 +1451,172 @@ static void write_tags(FILE *out, const struct rp_report *r)
     fputs("<table>\n<tr><th>tag</th><th>name</th><th class=\"n\">calls"
           "</th><th class=\"n\">bytes</th><th class=\"n\">time</th>"
           "<th class=\"n\">share of NCCL time</th><th class=\"n\">busbw"
-          "</th><th class=\"n\">latency-bound</th></tr>\n",
+          "</th><th class=\"n\">latency-bound time</th>"
+          "<th class=\"n\">latency-bound</th></tr>\n",
           out);
     shown = n < RP_TABLE_ROWS ? n : RP_TABLE_ROWS;
-    for (i = 0; i < shown; i++) {
-        const struct rp_tag *o = &tg->rows[i];
-        fputs("<tr><td class=\"n\">", out);
-        if (isfinite(o->tag))
-            fprintf(out, "%.0f", o->tag);
-        else
-            fputs("other", out);
-        fputs("</td><td>", out);
-        cp_svg_escape(out, o->name ? o->name
-                                   : isfinite(o->tag) && o->tag == 0
-                                         ? "(untagged)"
-                                         : "");
-        fputs("</td><td class=\"n\">", out);
-        cp_svg_value(out, o->calls, CP_SVG_RANK);
-        fputs("</td><td class=\"n\">", out);
-        cp_svg_value(out, o->bytes, CP_SVG_SIZE);
-        fputs("</td><td class=\"n\">", out);
-        cp_svg_value(out, o->time_s, CP_SVG_TIME);
-        fputs("</td><td class=\"n\">", out);
-        if (isfinite(o->time_share))
-            fprintf(out, "%.1f%%", 100 * o->time_share);
-        fputs("</td><td class=\"n\">", out);
-        cp_svg_value(out, o->busbw_Bps, CP_SVG_BANDWIDTH);
-        fputs("</td><td class=\"n\">", out);
-        if (isfinite(o->latency_bound_share))
-            fprintf(out, "%.0f%%", 100 * o->latency_bound_share);
-        fputs("</td></tr>\n", out);
-    }
+    for (i = 0; i < shown; i++)
+        write_tag_row(out, &tg->rows[i], "other", "");
     if (n > shown)
-        fprintf(out, "<tr class=\"more\"><td colspan=\"8\">and %zu more in "
+        fprintf(out, "<tr class=\"more\"><td colspan=\"9\">and %zu more in "
                      "report.json</td></tr>\n",
                 n - shown);
-    fputs("</table>\n", out);
-    if (tg->untagged_calls > 0) {
-        fputs("<p class=\"who\">", out);
-        cp_svg_value(out, tg->untagged_calls, CP_SVG_RANK);
-        fputs(" calls (", out);
-        cp_svg_value(out, tg->untagged_time_s, CP_SVG_TIME);
-        fputs(") have no tag record: the plugin did not see them.</p>\n",
-              out);
+    if (tg->has_untagged && tg->untagged.calls > 0)
+        write_tag_row(out, &tg->untagged, "no tag record", " class=\"more\"");
+    fputs("</table>\n<p class=\"who\">", out);
+    if (isfinite(tg->tag_records)) {
+        cp_svg_value(out, tg->tag_records, CP_SVG_RANK);
+        fputs(" tag records joined to calls", out);
+        if (isfinite(tg->names_given)) {
+            fputs("; ", out);
+            cp_svg_value(out, tg->names_given, CP_SVG_RANK);
+            fputs(tg->names_given == 1 ? " name" : " names", out);
+            fputs(" given", out);
+        }
+        fputs(". ", out);
     }
-    fputs("<p class=\"who\">The tags are ncclCollConfig_t's "
+    if (tg->has_untagged && tg->untagged.calls > 0)
+        fputs("The calls of the row &ldquo;no tag record&rdquo; have none: "
+              "a process without a plugin log, or a call the plugin did not "
+              "see. ",
+              out);
+    fputs("The tags are ncclCollConfig_t's "
           "userProfilerTag (NCCL 2.31, profiler plugin API v7); names from "
-          "COLLPROF_TAGS or --tags.  Latency-bound: the share of the tag's "
-          "time in calls the model calls latency-bound, as in the rows "
-          "above.</p>\n",
+          "COLLPROF_TAGS or --tags.  Latency-bound: the tag's time in calls "
+          "the model calls latency-bound, and its share of the tag's time "
+          "in calls that have a model, as in the rows above.</p>\n",
+          out);
+}
+
+/* The figures of one skew of nccl_profiler.phases as a table row. */
+static void write_phase_skew(FILE *out, const char *what,
+                             const struct rp_skew_q *q)
+{
+    fputs("<tr><td>", out);
+    fputs(what, out);
+    fputs("</td><td>", out);
+    if (q->source)
+        write_skew_source(out, q->source);
+    fputs("</td><td class=\"n\">", out);
+    cp_svg_value(out, q->p50_s, CP_SVG_TIME);
+    fputs("</td><td class=\"n\">", out);
+    cp_svg_value(out, q->p90_s, CP_SVG_TIME);
+    fputs("</td><td class=\"n\">", out);
+    cp_svg_value(out, q->max_s, CP_SVG_TIME);
+    fputs("</td></tr>\n", out);
+}
+
+/* The global rank's entry of `ranks`, NULL when the report lists none. */
+static const struct rp_rank *rank_entry(const struct rp_report *r, double rank)
+{
+    size_t i;
+
+    for (i = 0; i < r->nranks; i++)
+        if (r->ranks[i].rank == rank)
+            return &r->ranks[i];
+    return NULL;
+}
+
+/* Whether a straggler finding names the global rank. */
+static int named_straggler(const struct rp_report *r, double rank)
+{
+    size_t i, j;
+
+    for (i = 0; i < r->nfindings; i++) {
+        const struct rp_finding *f = &r->findings[i];
+        if (strcmp(f->kind, "straggler") != 0)
+            continue;
+        for (j = 0; j < f->ranks.n; j++)
+            if ((double)f->ranks.rank[j] == rank)
+                return 1;
+    }
+    return 0;
+}
+
+/* nccl_profiler.phases: the kernels' own last-arrival skew beside the
+ * hosts' of the same instances, and the ranks that came last by the
+ * kernels.  Nothing without the section, or when the plugin read no
+ * initial-sync phase at all (API v6 or older: the tags' table says so). */
+static void write_phases(FILE *out, const struct rp_report *r)
+{
+    const struct rp_phases *ph = &r->phases;
+    size_t i;
+
+    if (!ph->present || (ph->why && !(ph->records > 0)))
+        return;
+    fputs("<h3 id=\"kernel-skew\">Arrival skew by the kernels' own "
+          "clocks</h3>\n",
+          out);
+    if (ph->why) {
+        fputs("<p class=\"who\">No kernel skew: ", out);
+        cp_svg_escape(out, ph->why);
+        fputs(".</p>\n", out);
+        return;
+    }
+    fputs("<p>Over ", out);
+    cp_svg_value(out, ph->instances, CP_SVG_RANK);
+    fputs(" collective instances with the initial-sync phase of two members "
+          "or more (",
+          out);
+    cp_svg_value(out, ph->records, CP_SVG_RANK);
+    fputs(" phase records", out);
+    if (ph->damaged > 0) {
+        fputs(", ", out);
+        cp_svg_value(out, ph->damaged, CP_SVG_RANK);
+        fputs(" damaged left out", out);
+    }
+    fputs("):</p>\n<table>\n<tr><th>last-arrival skew</th><th>source</th>"
+          "<th class=\"n\">median</th><th class=\"n\">90th percentile</th>"
+          "<th class=\"n\">largest</th></tr>\n",
+          out);
+    write_phase_skew(out, "the kernels'", &ph->skew);
+    write_phase_skew(out, "the hosts', same instances", &ph->host_skew);
+    write_phase_skew(out, "|kernels' &minus; hosts'| per instance",
+                     &ph->difference);
+    fputs("</table>\n<p class=\"who\">A kernel's initial-sync phase is "
+          "the time it waited for its peers' kernels: the rank whose kernel "
+          "waited least came last.  Each wait is read on one GPU's timer, so "
+          "no clock offset between nodes enters the kernels' figure; where "
+          "it disagrees with the hosts', doubt the hosts' clock correction "
+          "first.  The communicators' skew and the straggler finding stay "
+          "the hosts'.</p>\n",
+          out);
+    if (ph->nlast == 0)
+        return;
+    fputs("<table>\n<tr><th class=\"n\">rank</th><th>node</th>"
+          "<th class=\"n\">last by the kernels</th><th class=\"n\">late "
+          "by</th><th class=\"n\">mean late by</th><th class=\"n\">last "
+          "by the hosts</th><th>straggler finding</th></tr>\n",
+          out);
+    for (i = 0; i < ph->nlast; i++) {
+        const struct rp_phase_rank *p = &ph->last[i];
+        const struct rp_rank *k = rank_entry(r, p->rank);
+        fputs("<tr><td class=\"n\">", out);
+        cp_svg_value(out, p->rank, CP_SVG_RANK);
+        fputs("</td><td>", out);
+        if (k)
+            cp_svg_escape(out, k->node);
+        fputs("</td><td class=\"n\">", out);
+        cp_svg_value(out, p->last_arrivals, CP_SVG_COUNT);
+        fputs("</td><td class=\"n\">", out);
+        cp_svg_value(out, p->late_s, CP_SVG_TIME);
+        fputs("</td><td class=\"n\">", out);
+        cp_svg_value(out,
+                     p->last_arrivals > 0 ? p->late_s / p->last_arrivals : NAN,
+                     CP_SVG_TIME);
+        fputs("</td><td class=\"n\">", out);
+        if (k)
+            cp_svg_value(out, k->last_arrivals, CP_SVG_COUNT);
+        fputs("</td><td>", out);
+        fputs(named_straggler(r, p->rank) ? "names it" : "", out);
+        fputs("</td></tr>\n", out);
+    }
+    fputs("</table>\n<p class=\"who\">The ranks that came last most often "
+          "by the kernels' phases: at each such instance its kernel waited "
+          "least, late by the next-least wait minus its own.  Last by the "
+          "hosts: the same rank's last arrivals on the hosts' clocks "
+          "(<code>ranks</code>; empty when the report does not list the "
+          "rank).</p>\n",
           out);
 }
 
@@ -1518,6 +1735,7 @@ static void write_page(FILE *out, const struct rp_report *r)
     write_rank_table(out, r);
     write_rank_distribution(out, r);
     write_tags(out, r);
+    write_phases(out, r);
     write_slowest(out, r);
     fputs("</section>\n", out);
     write_comm_details(out, r);

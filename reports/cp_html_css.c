@@ -61,6 +61,8 @@ const char cp_html_css[] =
     ".legend{font-size:12px;display:flex;flex-wrap:wrap;gap:4px 14px;"
     "margin:4px 0}\n.legend svg{vertical-align:middle;margin-right:4px}\n"
     ".empty{color:var(--mut);font-style:italic;padding:18px 8px}\n"
+    ".ce{font-size:11px;border:1px solid var(--mut);border-radius:3px;"
+    "padding:0 4px;margin-left:4px;color:var(--mut);white-space:nowrap}\n"
     ".mono{font-family:ui-monospace,'DejaVu Sans Mono',monospace;"
     "font-size:12.5px}\n"
     "footer{margin-top:32px;color:var(--mut);font-size:12px}\n"

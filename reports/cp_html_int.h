@@ -63,12 +63,14 @@ struct rp_comm {
      * has_skew 0: the report has none */
     int has_skew;
     double skew_s[4];
+    const char *skew_source; /* skew.source; NULL when the report has none */
     /* from its rows: bandwidth-bound calls against the model */
     double bw_model_s, bw_time_s;
 };
 
 struct rp_row {
     const char *op, *comm, *link, *regime;
+    const char *path; /* "copy_engine", NULL: NCCL's kernels */
     long comm_index; /* into comms, -1 when unknown */
     double nranks, bucket, calls, bytes, time_s, p50_s, p99_s, skew_s;
     double algbw_Bps, busbw_Bps, model_time_s, efficiency, latency_share;
@@ -139,22 +141,50 @@ struct rp_inputs {
 struct rp_tag {
     double tag; /* NaN: the other tags */
     const char *name;
-    double calls, bytes, time_s, time_share, busbw_Bps, latency_bound_share;
+    double calls, bytes, time_s, time_share, busbw_Bps;
+    double latency_bound_s, latency_bound_share;
 };
 
 /* nccl_profiler.tags; present 0: the report has none. */
 struct rp_tags {
     int present, available;
     const char *why; /* NULL when the report gives none */
+    double tag_records, names_given; /* NaN: none */
     size_t nrows;
     struct rp_tag *rows;
-    /* without_tag_record (NaN: none) */
-    double untagged_calls, untagged_time_s;
+    /* without_tag_record, its tag and name NaN and NULL; has_untagged 0:
+     * the report has none (null) */
+    int has_untagged;
+    struct rp_tag untagged;
+};
+
+/* Skew quantiles of nccl_profiler.phases (NaN: none; source NULL: none). */
+struct rp_skew_q {
+    double p50_s, p90_s, max_s;
+    const char *source;
+};
+
+/* A rank of nccl_profiler.phases.last_arrivals. */
+struct rp_phase_rank {
+    double rank, last_arrivals, late_s;
+};
+
+/* nccl_profiler.phases: the last-arrival skew the kernels measured
+ * themselves (initial-sync phases), beside the hosts' of the same
+ * instances; present 0: the report has none. */
+struct rp_phases {
+    int present;
+    double records, damaged, instances;
+    const char *why; /* NULL when there are instances */
+    struct rp_skew_q skew, host_skew, difference;
+    size_t nlast;
+    struct rp_phase_rank *last;
 };
 
 /* A collective instance of report.json's `slowest` lists. */
 struct rp_instance {
     const char *op, *comm;
+    const char *path; /* "copy_engine", NULL: NCCL's kernels */
     const char *comm_name, *last_node; /* NULL when the report has none */
     double seq, start_s, own_s, skew_s;
     double bytes, model_s, vs_model, last_rank, late_by_s; /* NaN: none */
@@ -303,6 +333,7 @@ struct rp_report {
     struct rp_instance *slowest[2];
     struct rp_window window;
     struct rp_tags tags;
+    struct rp_phases phases;
     /* a large job's per-rank figures (rank_summary, docs/report-schema.md):
      * has_rank_summary 0 when the report lists every process; total_ranks:
      * the processes the per-rank figures cover */

@@ -2240,7 +2240,7 @@ void rp_plot_skew(FILE *out, const struct rp_report *r, size_t ci,
     cp_svg_escape(out, rp_comm_label(c));
     fputs(": arrival skew of its collectives</h4>\n", out);
     fprintf(out,
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%s\" "
+            "<svg width=\"%s\" "
             "height=\"52\" role=\"img\"><title>arrival skew, log scale from "
             "%s to %s</title>\n",
             cp_svg_coord(PLOT_W * 0.75, b1, sizeof b1),

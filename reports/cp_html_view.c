@@ -127,6 +127,7 @@ void rp_view_free(struct rp_report *r)
     free(r->inputs.files);
     free(r->inputs.problems);
     free(r->tags.rows);
+    free(r->phases.last);
     free(r->pairs);
     free(r->slowest[0]);
     free(r->slowest[1]);
@@ -338,6 +339,7 @@ static void view_skew(struct cp_jsoncheck *c, json_t *skew, const char *where,
     m->has_skew = skew != NULL;
     for (k = 0; k < 4; k++)
         m->skew_s[k] = OPT_NUM(c, skew, sw, keys[k]);
+    m->skew_source = OPT_STR(c, skew, sw, "source");
 }
 
 static void view_comms(struct cp_jsoncheck *c, struct rp_report *r)
@@ -412,6 +414,7 @@ static void view_rows(struct cp_jsoncheck *c, struct rp_report *r)
         m->efficiency = OPT_NUM(c, o, where, "efficiency");
         m->latency_share = OPT_NUM(c, o, where, "latency_share");
         m->regime = OPT_STR(c, o, where, "regime");
+        m->path = OPT_STR(c, o, where, "path");
         if (!m->regime)
             m->regime = "none";
         if (c->bad)
@@ -775,6 +778,7 @@ static void view_instance(struct cp_jsoncheck *c, json_t *v, const char *where,
     m->op = STR(c, v, where, "op");
     m->comm = STR(c, v, where, "comm");
     m->comm_name = OPT_STR(c, v, where, "comm_name");
+    m->path = OPT_STR(c, v, where, "path");
     m->last_node = OPT_STR(c, v, where, "last_node");
     m->seq = NUM(c, v, where, "seq");
     m->start_s = NUM(c, v, where, "start_s");
@@ -819,7 +823,7 @@ static void view_tag(struct cp_jsoncheck *c, json_t *v, const char *where,
     g->time_s = NUM(c, v, where, "time_s");
     g->time_share = OPT_NUM(c, v, where, "time_share");
     g->busbw_Bps = OPT_NUM(c, v, where, "busbw_Bps");
-    NUM(c, v, where, "latency_bound_s");
+    g->latency_bound_s = NUM(c, v, where, "latency_bound_s");
     g->latency_bound_share = OPT_NUM(c, v, where, "latency_bound_share");
 }
 
@@ -836,16 +840,68 @@ static void view_tags(struct cp_jsoncheck *c, struct rp_report *r)
         return;
     tg->available = cp_jsoncheck_bool(c, t, w, "available");
     tg->why = OPT_STR(c, t, w, "why");
+    tg->tag_records = OPT_NUM(c, t, w, "tag_records");
+    tg->names_given = OPT_NUM(c, t, w, "names_given");
     rows = cp_jsoncheck_objects(c, t, w, "by_tag", 1);
     none = OBJ(c, t, w, "without_tag_record", 0);
     tg->rows = view_objects(c, rows, "nccl_profiler.tags.by_tag",
                             sizeof *tg->rows, view_tag, &tg->nrows);
-    /* NaN without the object */
-    tg->untagged_calls = NUM(c, none, "nccl_profiler.tags.without_tag_record",
-                             "calls");
-    tg->untagged_time_s = NUM(c, none, "nccl_profiler.tags.without_tag_record",
-                              "time_s");
+    if (none && !c->bad) {
+        view_tag(c, none, "nccl_profiler.tags.without_tag_record",
+                 &tg->untagged);
+        tg->has_untagged = 1;
+    }
     tg->present = !c->bad;
+}
+
+/* A skew of nccl_profiler.phases (skew, host_skew, difference). */
+static void view_skew_q(struct cp_jsoncheck *c, json_t *o, const char *key,
+                        struct rp_skew_q *q)
+{
+    char sw[WHERE_LEN];
+    json_t *v;
+
+    snprintf(sw, sizeof sw, "nccl_profiler.phases.%s", key);
+    v = OBJ(c, o, "nccl_profiler.phases", key, 0);
+    q->p50_s = OPT_NUM(c, v, sw, "p50_s");
+    q->p90_s = OPT_NUM(c, v, sw, "p90_s");
+    q->max_s = OPT_NUM(c, v, sw, "max_s");
+    q->source = OPT_STR(c, v, sw, "source");
+}
+
+/* A rank of the kernels' last arrivals. */
+static void view_phase_rank(struct cp_jsoncheck *c, json_t *v,
+                            const char *where, void *elem)
+{
+    struct rp_phase_rank *p = elem;
+
+    p->rank = NUM(c, v, where, "rank");
+    p->last_arrivals = NUM(c, v, where, "last_arrivals");
+    p->late_s = NUM(c, v, where, "late_s");
+}
+
+/* The kernels' own last-arrival skew (optional). */
+static void view_phases(struct cp_jsoncheck *c, struct rp_report *r)
+{
+    static const char w[] = "nccl_profiler.phases";
+    struct rp_phases *ph = &r->phases;
+    json_t *t, *m, *last;
+
+    m = OBJ(c, r->root, "", "nccl_profiler", 0);
+    t = m ? OBJ(c, m, "nccl_profiler", "phases", 0) : NULL;
+    if (!t)
+        return;
+    ph->records = NUM(c, t, w, "initial_sync_records");
+    ph->damaged = OPT_NUM(c, t, w, "damaged_records");
+    ph->instances = NUM(c, t, w, "instances");
+    ph->why = OPT_STR(c, t, w, "why");
+    view_skew_q(c, t, "skew", &ph->skew);
+    view_skew_q(c, t, "host_skew", &ph->host_skew);
+    view_skew_q(c, t, "difference", &ph->difference);
+    last = cp_jsoncheck_objects(c, t, w, "last_arrivals", 0);
+    ph->last = view_objects(c, last, "nccl_profiler.phases.last_arrivals",
+                            sizeof *ph->last, view_phase_rank, &ph->nlast);
+    ph->present = !c->bad;
 }
 
 /* The window of the run analyzed (optional). */
@@ -954,6 +1010,7 @@ static void view_extras(struct cp_jsoncheck *c, struct rp_report *r)
     view_timeline(c, r);
     view_slowest(c, r);
     view_tags(c, r);
+    view_phases(c, r);
     view_window(c, r);
 }
 

@@ -10,6 +10,8 @@
 #    plot (each figure holding its drawing, the timeline of the analysis'
 #    time windows included) and the findings are in the DOM, and a
 #    screenshot is written where this log says;
+#  - the NCCL profiler fixture (kernel phases, copy-engine rows, tags):
+#    renders with no console message, its sections in the DOM;
 #  - a synthetic 4096-rank report: the page stays under 5 MB and renders.
 # Skips, saying why, only when Chromium is not installed.
 . "$top_srcdir/tests/tap.sh"
@@ -87,6 +89,16 @@ ok $? "Chromium renders the hostile and the benign fixture"
 $domcheck safe "$work/findings.dom" "$work/medium.dom"
 ok $? "findings fixture: no element or attribute came from its strings"
 check "findings fixture: no console message" console_clean "$work/findings.dom.log"
+
+# the fixture with NCCL's profiler plugin: the kernels' skew, copy-engine
+# rows and tags
+"$collprof" report "$cases/nccl-profiler/report.json" -o "$work/nccl.html" &&
+    chromium_dom "$work/nccl.html" "$work/nccl.dom"
+ok $? "Chromium renders the NCCL profiler fixture"
+check "nccl fixture: no console message" console_clean "$work/nccl.dom.log"
+check "nccl fixture: the verdict, the findings and every plot in the DOM" figures "$work/nccl.dom"
+check "nccl fixture: the kernels' skew section in the DOM" grep -q '<h3 id="kernel-skew">' "$work/nccl.dom"
+check "nccl fixture: the copy-engine mark in the DOM" grep -q '<span class="ce" title=' "$work/nccl.dom"
 
 # the demo report: the run demo.sh records
 "$collprof" record -o "$work/demo/logs" -- "$simrun" -n 8 --nodes 4 \
