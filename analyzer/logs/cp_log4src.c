@@ -1037,6 +1037,84 @@ static int produce(struct cp_log4src *s, unsigned char *dst)
     }
 }
 
+/* The common case without the general loop: short calls (0x00-0x3f, no
+ * new group) of a loaded block, while at least 32 bytes of it are left
+ * (two varints cannot run past it), each built where it goes (out
+ * aligned).  The same records as op_call; anything else (another op, a
+ * varint too long, the block's end, its slot count) is left to the
+ * general path, which names damage.  The bytes produced. */
+static size_t fast_calls(struct cp_log4src *s, unsigned char *out,
+                         size_t len)
+{
+    size_t done = 0;
+
+    if (s->phase != PHASE_STREAM || !s->have_block || s->zeros ||
+        s->cur_pos < s->cur_len || ((uintptr_t)out & 7))
+        return 0;
+    while (len - done >= REC && s->blen - s->bpos >= 32 &&
+           s->bdone < s->bslots) {
+        const unsigned char *p = s->buf + BLOCK_HDR + s->bpos, *q;
+        unsigned op = p[0], i;
+        uint64_t v = 0, e = 0;
+        struct sig *g, *key;
+        struct cp_rec_call *c;
+        if (op >= CP_LOG4_SHORT_NEWGROUP || op >= s->nsig)
+            break;
+        q = p + 1;
+        for (i = 0; i < 10; i++) {
+            v |= (uint64_t)(q[i] & 0x7f) << (7 * i);
+            if (!(q[i] & 0x80))
+                break;
+        }
+        if (i == 10 || (i == 9 && q[i] > 1))
+            break;
+        q += i + 1;
+        for (i = 0; i < 10; i++) {
+            e |= (uint64_t)(q[i] & 0x7f) << (7 * i);
+            if (!(q[i] & 0x80))
+                break;
+        }
+        if (i == 10 || (i == 9 && q[i] > 1))
+            break;
+        q += i + 1;
+        g = &s->sig[op];
+        key = &s->sig[g->key];
+        c = (struct cp_rec_call *)(void *)(out + done);
+        memset(c, 0, REC);
+        c->kind = CP_REC_CALL;
+        c->op = g->op;
+        c->dtype = g->dtype;
+        c->redop = g->redop;
+        c->result = g->result;
+        c->timer = g->timer;
+        c->flags = g->flags;
+        c->comm_id = g->comm_id;
+        c->count = g->count;
+        c->seq = key->seqlast + 1;
+        c->peer = g->peer;
+        c->rank = g->rank;
+        c->nranks = g->nranks;
+        c->group = (g->flags & CP_CALL_IN_GROUP) ? s->last_group : 0;
+        c->stream = g->stream;
+        c->start_ns = s->t_call + (uint64_t)unzigzag(v);
+        s->t_call = c->start_ns;
+        if (e) {
+            g->lastdur += (uint64_t)unzigzag(e - 1);
+            c->end_ns = c->start_ns + g->lastdur;
+            s->t_call = c->end_ns;
+        }
+        key->seqlast = c->seq;
+        s->call_start = c->start_ns;
+        if (s->swapped)
+            cp_rec_swap((union cp_rec *)(void *)c);
+        s->bpos += (size_t)(q - p);
+        s->bdone++;
+        s->slot++;
+        done += REC;
+    }
+    return done;
+}
+
 ssize_t cp_log4src_read(struct cp_log4src *s, void *buf, size_t len)
 {
     unsigned char *out = buf;
@@ -1072,6 +1150,13 @@ ssize_t cp_log4src_read(struct cp_log4src *s, void *buf, size_t len)
             s->zeros -= whole;
             done += (size_t)whole * REC;
             continue;
+        }
+        if (len - done >= REC) {
+            size_t fast = fast_calls(s, out + done, len - done);
+            if (fast) {
+                done += fast;
+                continue;
+            }
         }
         dst = len - done >= REC ? out + done : s->cur;
         r = produce(s, dst);
