@@ -125,6 +125,20 @@ python3 -c "import json; print('#  ', json.dumps(json.load(open('$d/rep/report.j
 pycheck "  v6: no initial-sync phase, and nccl_profiler.phases says why" \
     "$work/v6/rep/report.json" \
     "$ph['instances'] == 0 and 'API v7' in $ph['why'] and 'skew' not in $ph"
+# with the shim in the same processes, the plugin's logs are evidence that
+# the main pass does not read: the NCCL view tells the phases' pass which
+# of them hold phases
+d=$work/v7shim
+mkdir -p "$d"
+env COLLPROF_DIR="$d/logs" NCCL_PROFILER_PLUGIN="$plugin" LD_PRELOAD="$shim" \
+    SIMNCCL_PROFILER_API=7 "$simrun" -n 4 --nodes 2 --timeout 120 -- "$train_sim" \
+    --pattern ddp --steps 1 --quiet >"$d/out" 2>"$d/err"
+ok $? "v7 with the shim: exits 0"
+"$collprof" analyze "$d/logs" -o "$d/rep" >/dev/null 2>&1
+ok $? "  analyzed"
+pycheck "  the phases of the plugin's logs beside the shim's are read: every call's (4 x 31), 31 instances" \
+    "$d/rep/report.json" \
+    "$ph['initial_sync_records'] == 124 and $ph['damaged_records'] == 0 and $ph['instances'] == 31"
 
 # What NCCL sends that was not asked for: a mask widened after init (as
 # NCCL's RAS may), events saying rank 0 on every rank, GPU times of 0.
