@@ -121,6 +121,9 @@ struct cp_analysis_input {
                           its calls are the shim's (counted once), its
                           NCCL records still feed the nccl_profiler view */
     int closed;      /* the writer closed it (not killed) */
+    int has_phases;  /* a pass that read it whole (the main pass, the NCCL
+                        view) met a kernel phase (kind 10): the phases'
+                        pass (cp_phases.c) reads only such logs */
     uint64_t records; /* records read */
     uint64_t calls;
     uint64_t skipped_records; /* unknown kind, bad timestamps */

@@ -244,6 +244,8 @@ struct an_file {
     unsigned nstash, capstash;
     struct an_comm *last_comm;
     uint64_t bad_time;
+    int phases; /* a kernel phase (kind 10) was read: its input's
+                   has_phases */
     int problem_noted;
     int64_t problem_offset;
     /* its first problem (allocated when there is one: thousands of files

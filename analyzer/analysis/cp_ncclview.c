@@ -398,8 +398,7 @@ static int add_sample(struct view *w, const struct cp_analysis_input *in,
 }
 
 static int read_input(struct cp_analysis *an, struct view *w,
-                      const unsigned *nodes,
-                      const struct cp_analysis_input *in)
+                      const unsigned *nodes, struct cp_analysis_input *in)
 {
     struct cp_analysis_nccl *v = &an->nccl;
     struct cp_logfile *lf;
@@ -447,6 +446,12 @@ static int read_input(struct cp_analysis *an, struct view *w,
                                   rec.link.channels ? rec.link.channels : 1u};
             if (add_sample(w, in, &p, &last_comm, &last_rank) < 0)
                 goto out;
+            break;
+        case CP_REC_PHASE:
+            /* a plugin log of a process the shim also logged is not read
+             * by the main pass: the phases' pass learns of its phases
+             * here */
+            in->has_phases = 1;
             break;
         default:
             break;
@@ -748,7 +753,7 @@ int cp_ncclview_build(struct cp_analysis *an)
 
     memset(&w, 0, sizeof w);
     for (i = 0; i < an->ninputs; i++) {
-        const struct cp_analysis_input *in = &an->inputs[i];
+        struct cp_analysis_input *in = &an->inputs[i];
         if (in->status != CP_INPUT_OK || in->source != CP_SOURCE_PLUGIN)
             continue;
         if (!nodes) { /* the nodes by name, for each log's node */

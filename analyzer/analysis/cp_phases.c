@@ -14,6 +14,11 @@
  * side by side, with their difference: where they disagree, the host
  * clocks' correction is the one to doubt.
  *
+ * It reads only the logs in which an earlier pass met a phase record
+ * (has_phases: the main pass for the ranks' logs, the NCCL view for the
+ * plugin logs of processes the shim also logged): a job without phases,
+ * every shim's and every plugin's below API v7, is not read again.
+ *
  * Memory: 32 bytes per initial-sync record read, freed before returning. */
 #include "config.h"
 
@@ -60,9 +65,9 @@ static int64_t input_offset_ns(const struct cp_analysis *an,
     return 0;
 }
 
-/* The initial-sync records of every readable log into *v (the plugin
- * writes them; any log that holds one is read alike).  0, or -1 when
- * memory ran out. */
+/* The initial-sync records of every readable log that holds phases into
+ * *v (the plugin writes them; any log that holds one is read alike).  0,
+ * or -1 when memory ran out. */
 static int read_syncs(struct cp_analysis *an, struct sync_rec **v, size_t *n,
                       size_t *cap, uint64_t *damaged)
 {
@@ -76,7 +81,8 @@ static int read_syncs(struct cp_analysis *an, struct sync_rec **v, size_t *n,
         uint64_t slot;
         int64_t offset;
 
-        if (!in->log || in->status > CP_INPUT_DAMAGED || in->global_rank < 0)
+        if (!in->has_phases || !in->log || in->status > CP_INPUT_DAMAGED ||
+            in->global_rank < 0)
             continue;
         lf = an_logfile_reopen(in, &err);
         if (!lf)

@@ -1863,6 +1863,9 @@ static inline void handle(struct an_state *st, struct an_file *f,
     case CP_REC_COMM:
         on_comm(st, f, &r->comm);
         break;
+    case CP_REC_PHASE: /* read by the phases' pass, from these logs only */
+        f->phases = 1;
+        break;
     default: /* clock pairs, device intervals: not used yet */
         break;
     }

@@ -53,6 +53,7 @@ static void collect_file_results(struct cp_analysis *an, struct an_state *st)
         in->calls = st->ranks[i].calls;
         in->skipped_records = ls.bad + f->bad_time;
         in->truncated_bytes = ls.truncated;
+        in->has_phases |= f->phases;
         pr = cp_scan_problem(f->sc);
         if (pr)
             an_add_problem(an, in->path, pr->offset, pr->text);

@@ -125,6 +125,20 @@ python3 -c "import json; print('#  ', json.dumps(json.load(open('$d/rep/report.j
 pycheck "  v6: no initial-sync phase, and nccl_profiler.phases says why" \
     "$work/v6/rep/report.json" \
     "$ph['instances'] == 0 and 'API v7' in $ph['why'] and 'skew' not in $ph"
+# with the shim in the same processes, the plugin's logs are evidence that
+# the main pass does not read: the NCCL view tells the phases' pass which
+# of them hold phases
+d=$work/v7shim
+mkdir -p "$d"
+env COLLPROF_DIR="$d/logs" NCCL_PROFILER_PLUGIN="$plugin" LD_PRELOAD="$shim" \
+    SIMNCCL_PROFILER_API=7 "$simrun" -n 4 --nodes 2 --timeout 120 -- "$train_sim" \
+    --pattern ddp --steps 1 --quiet >"$d/out" 2>"$d/err"
+ok $? "v7 with the shim: exits 0"
+"$collprof" analyze "$d/logs" -o "$d/rep" >/dev/null 2>&1
+ok $? "  analyzed"
+pycheck "  the phases of the plugin's logs beside the shim's are read: every call's (4 x 31), 31 instances" \
+    "$d/rep/report.json" \
+    "$ph['initial_sync_records'] == 124 and $ph['damaged_records'] == 0 and $ph['instances'] == 31"
 
 # What NCCL sends that was not asked for: a mask widened after init (as
 # NCCL's RAS may), events saying rank 0 on every rank, GPU times of 0.
@@ -149,14 +163,20 @@ ok $([ "$n" -eq 0 ]; echo $?) "  no duration from a damaged time ($n kernel inte
 n=$(summary damaged | grep -c " 87 calls")
 ok $([ "$n" -eq 4 ]; echo $?) "  the calls themselves kept, timed by the host ($n of 4)"
 
-# copy-engine collectives (v6): the all-gathers of an FSDP run reported as
-# such, each a call timed from its start to its stop, flagged CE, no kernel
-d=$work/ce
-mkdir -p "$d"
-env COLLPROF_DIR="$d/logs" NCCL_PROFILER_PLUGIN="$plugin" SIMNCCL_PROFILER_API=6 \
-    SIMNCCL_PROFILER_CE=1 "$simrun" -n 4 --nodes 4 --timeout 120 -- "$train_sim" \
-    --pattern fsdp --steps 2 >"$d/out" 2>"$d/err"
-ok $? "v6, all-gathers as copy-engine collectives: exits 0"
+# copy-engine collectives (v6): NCCL copies an all-gather over NVLink,
+# within a node only.  On one node the all-gathers of an FSDP run are
+# reported as such, each a call timed from its start to its stop, flagged
+# CE, no kernel; across nodes none is, each a kernel's.
+# ce NAME NODES: the FSDP run on 4 ranks over NODES nodes, CE asked for
+ce() {
+    d=$work/$1
+    mkdir -p "$d"
+    env COLLPROF_DIR="$d/logs" NCCL_PROFILER_PLUGIN="$plugin" SIMNCCL_PROFILER_API=6 \
+        SIMNCCL_PROFILER_CE=1 "$simrun" -n 4 --nodes "$2" --timeout 120 -- "$train_sim" \
+        --pattern fsdp --steps 2 >"$d/out" 2>"$d/err"
+}
+ce ce 1
+ok $? "v6, all-gathers as copy-engine collectives, 4 ranks on one node: exits 0"
 "$collprof" dump --all "$d/logs" >"$d/dump"
 ag=$(grep -ci " seq [0-9]* allgather .* dur " "$d/dump")
 n=$(grep " nccl slot " "$d/dump" | grep -c " flags 0x1[0-9a-f] ")
@@ -166,18 +186,32 @@ ok $([ "$n" -eq 0 ]; echo $?) "  none with a kernel interval ($n)"
 n=$("$collprof" dump --summary "$d/logs" 2>&1 | grep -c "0 events not recorded")
 ok $([ "$n" -eq 4 ]; echo $?) "  nothing lost ($n of 4)"
 # analysed as a kind of their own: rows of their own, whose path is a copy
-# within the node (judged on the intra-node model), while the same
-# communicator's other collectives stay on its inter-node link
+# within the node (judged on the intra-node model), apart from the same
+# communicator's other collectives
 "$collprof" analyze "$d/logs" -o "$d/rep" >/dev/null 2>&1
 ok $? "  analyzed"
 pycheck "  the all-gathers' rows are copy-engine rows on the intra-node path" \
     "$d/rep/report.json" \
     "[r for r in d['collectives'] if r['op'] == 'allgather'] != [] and all(r.get('path') == 'copy_engine' and r['link'] == 'intra' for r in d['collectives'] if r['op'] == 'allgather')"
-pycheck "  the other collectives' rows have no path of their own and stay inter-node" \
+pycheck "  the other collectives' rows have no path of their own" \
     "$d/rep/report.json" \
-    "all('path' not in r and r['link'] == 'inter' for r in d['collectives'] if r['op'] not in ('allgather', 'sendrecv'))"
+    "[r for r in d['collectives'] if r['op'] not in ('allgather', 'sendrecv')] != [] and all('path' not in r for r in d['collectives'] if r['op'] not in ('allgather', 'sendrecv'))"
 pycheck "  their calls in the slowest instances say so too" "$d/rep/report.json" \
     "all((s['op'] == 'allgather') == (s.get('path') == 'copy_engine') for s in d['slowest']['by_own_time'])"
+ce cecross 4
+ok $? "  the same on 4 nodes: exits 0"
+"$collprof" dump --all "$d/logs" >"$d/dump"
+ag=$(grep -ci " seq [0-9]* allgather .* dur " "$d/dump")
+n=$(grep " nccl slot " "$d/dump" | grep -c " flags 0x1[0-9a-f] ")
+ok $([ "$ag" -gt 0 ] && [ "$n" -eq 0 ]; echo $?) "  no all-gather across nodes recorded as a copy-engine collective ($n of $ag)"
+n=$(grep " nccl slot " "$d/dump" | grep -c " flags 0x[4-7c-f] ")
+k=$(grep -c " nccl slot " "$d/dump")
+ok $([ "$k" -gt 0 ] && [ "$n" -eq 0 ]; echo $?) "  every call with its kernel interval ($n of $k without)"
+"$collprof" analyze "$d/logs" -o "$d/rep" >/dev/null 2>&1
+ok $? "  analyzed"
+pycheck "  the all-gathers' rows are kernel rows on the inter-node link, no row a copy engine's" \
+    "$d/rep/report.json" \
+    "[r for r in d['collectives'] if r['op'] == 'allgather'] != [] and all(r['link'] == 'inter' for r in d['collectives'] if r['op'] == 'allgather') and all('path' not in r for r in d['collectives']) and all('path' not in s for s in d['slowest']['by_own_time'])"
 
 # COLLPROF_NEXT_PROFILER: a recording v5 plugin behind collprof's (NCCL
 # speaking v7 to collprof) gets every event it gets as NCCL's own plugin,

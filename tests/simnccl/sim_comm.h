@@ -70,6 +70,7 @@ struct ncclComm {
     ncclResult_t async_error;           /* set when a transfer broke */
     void *prof_ctx;       /* the profiler plugin's context (sim_prof.h) */
     int prof_tried;       /* sim_prof_comm ran */
+    int prof_nodes;       /* the nodes its members are on (sim_prof_comm) */
     uint64_t prof_seq[16]; /* NCCL's seqNumber per collective function */
 };
 

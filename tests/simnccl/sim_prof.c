@@ -105,8 +105,10 @@ static void load(void)
         return;
     rank0 = getenv("SIMNCCL_PROFILER_RANK0") != NULL;
     damage = getenv("SIMNCCL_PROFILER_DAMAGE") != NULL;
-    /* SIMNCCL_PROFILER_CE=1 (v6+): all-gathers reported as copy-engine
-     * collectives, from their launch to the end of their data movement */
+    /* SIMNCCL_PROFILER_CE=1 (v6+): all-gathers of a communicator within
+     * one node reported as copy-engine collectives, from their launch to
+     * the end of their data movement (NCCL copies over NVLink only: an
+     * all-gather across nodes stays a kernel's) */
     ce = getenv("SIMNCCL_PROFILER_CE") != NULL;
     if (getenv("SIMNCCL_PROFILER_TAG")) {
         const char *t = getenv("SIMNCCL_PROFILER_TAG");
@@ -165,6 +167,7 @@ void *sim_prof_comm(struct ncclComm *comm)
                 break;
         nnodes += j == i;
     }
+    comm->prof_nodes = nnodes;
     /* NCCL's commHash is equal on every member: the nonce is too. */
     if (api == 7)
         rc = v7->init(&comm->prof_ctx, comm->nonce, &mask, NULL, nnodes,
@@ -599,9 +602,11 @@ void sim_prof_launch(const struct sim_op *ops, void *const *api_ev, size_t n,
             e.algo = algo_name(&ops[i]);
             e.proto = "Simple";
         }
-        if (ce && api >= 6 && ops[i].kind == SIM_OP_ALLGATHER) {
+        if (ce && api >= 6 && ops[i].kind == SIM_OP_ALLGATHER &&
+            comm->prof_nodes == 1) {
             /* a copy-engine collective: no kernel; it stops when its data
-             * has moved (sim_prof_kernel_stop) */
+             * has moved (sim_prof_kernel_stop).  Only within a node: the
+             * copy engines reach the node's peers alone */
             e.type = ncclProfileCeColl;
             tasks[i] = start(comm, &e);
             if (tasks[i])
