@@ -156,7 +156,7 @@ strace -f -o "$work/many4-trace" -e trace=openat,open,close,close_range,pread64,
 ok $? "format 4: analyze 4096 ranks under strace"
 python3 "$work/fdcount.py" "$work/many4-trace" "$work/many4" >"$work/preads4"
 totp4=$(sed -n 's/^total_preads //p' "$work/preads4")
-ok $([ "$totp4" -le $((5 * 4096 + 16)) ]; echo $?) "format 4, 4096 logs: at most 5 reads per log ($totp4 preads and preadvs in all)"
+ok $([ "$totp4" -le $((4 * 4096 + 16)) ]; echo $?) "format 4, 4096 logs: at most 4 reads per log ($totp4 preads and preadvs in all)"
 rm -rf "$work/many4" "$work/many4-"*
 
 # Kernel phases (kind 10: the plugin's logs at API v7, gen_logs --phases)
