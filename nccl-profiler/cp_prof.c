@@ -362,6 +362,13 @@ static int open_log(unsigned api)
     cp_config_read(&cfg, env_get, 1u << CP_TIMER_HOST);
     if (cfg.disabled)
         return 0;
+    if (cfg.problem[0]) {
+        /* a bad setting (COLLPROF_LOG_FORMAT=5 ...): its default, said */
+        char line[400];
+        snprintf(line, sizeof line, "%s; the NCCL profiler plugin goes on",
+                 cfg.problem);
+        warn_line(line);
+    }
     read_step_mode();
     *(void **)&get_version = dlsym(RTLD_DEFAULT, "ncclGetVersion");
     if (!get_version || get_version(&version) != ncclSuccess)

@@ -271,6 +271,13 @@ ok $([ "$n" -eq 4 ]; echo $?) "  one line from each of the 4 processes, naming t
 n=$(summary bad | grep -c "$links")
 ok $([ "$n" -eq 4 ]; echo $?) "  and the default: links ($n of 4)"
 
+run badfmt COLLPROF_LOG_FORMAT=5
+ok $? "COLLPROF_LOG_FORMAT=5: exits 0"
+n=$(grep -c "^collprof: COLLPROF_LOG_FORMAT='5' is not 3 or 4; using 4; the NCCL profiler plugin goes on$" "$work/badfmt/err")
+ok $([ "$n" -eq 4 ]; echo $?) "  one line from each of the 4 processes, naming the setting and the format used ($n)"
+n=$("$collprof" dump --all "$work/badfmt/logs" | grep -c " v4 ring ")
+ok $([ "$n" -eq 4 ]; echo $?) "  and 4 logs in format 4 ($n)"
+
 # log formats: 4 by default (a ring and a stream), 3 when asked, as the
 # shim's; the same records either way
 n=$("$collprof" dump --all "$work/v5/logs" | grep -c " v4 ring ")
