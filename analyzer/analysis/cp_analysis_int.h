@@ -513,6 +513,12 @@ int an_tags_build(struct cp_analysis *an, const struct an_state *st,
  * plugin logs, after the clock offsets.  0, or -1 when memory ran out. */
 int an_phases_build(struct cp_analysis *an);
 
+/* The rank the phases clearly put last (ph->last[0] when it came last at
+ * 10 instances or more, half of them or more, and twice as often as the
+ * next rank), or NULL; it points into ph. */
+const struct cp_analysis_phase_rank *
+an_phases_clear_last(const struct cp_analysis_phases *ph);
+
 struct cp_links;
 
 /* cp_slowdown.c: after the fit, the windows' busbw, latency-bound share

@@ -279,3 +279,17 @@ out:
     free(v);
     return rc;
 }
+
+const struct cp_analysis_phase_rank *
+an_phases_clear_last(const struct cp_analysis_phases *ph)
+{
+    const struct cp_analysis_phase_rank *first = &ph->last[0];
+
+    /* at 10 instances or more, half of them, and twice the next rank's:
+     * in communicators of two a rank comes last at half by chance */
+    if (ph->nlast == 0 || first->last_arrivals < 10 ||
+        2 * first->last_arrivals < ph->instances ||
+        (ph->nlast >= 2 && first->last_arrivals < 2 * ph->last[1].last_arrivals))
+        return NULL;
+    return first;
+}

@@ -12,6 +12,7 @@
 
 #include "collprof/cp_logfmt.h"
 #include "cp_analysis.h"
+#include "cp_analysis_int.h"
 #include "cp_hang.h"
 #include "cp_jsonout.h"
 #include "cp_kinds.h"
@@ -1323,10 +1324,35 @@ static json_t *skew_q_json(const struct cp_analysis_skew_q *q,
     return o;
 }
 
-/* nccl_profiler.phases: the kernels' own skew beside the hosts'. */
-static json_t *phases_json(const struct cp_analysis_phases *ph, int *bad)
+/* The line of nccl_profiler.phases for a rank the kernels clearly put last
+ * while no straggler finding names anyone (not a finding: the hosts'
+ * arrivals did not show it), into buf; 0 when there is none. */
+static int phases_info(const struct cp_analysis *an, char *buf, size_t len)
 {
+    const struct cp_analysis_phase_rank *p =
+        an_phases_clear_last(&an->nccl.phases);
+    size_t i;
+
+    if (!p)
+        return 0;
+    for (i = 0; i < an->nfindings; i++)
+        if (an->findings[i].kind == CP_KIND_STRAGGLER)
+            return 0;
+    snprintf(buf, len,
+             "the kernels saw rank %d come last in %llu of %llu instances "
+             "(on their GPUs' own clocks); the hosts' arrivals name no "
+             "straggler",
+             p->rank, (unsigned long long)p->last_arrivals,
+             (unsigned long long)an->nccl.phases.instances);
+    return 1;
+}
+
+/* nccl_profiler.phases: the kernels' own skew beside the hosts'. */
+static json_t *phases_json(const struct cp_analysis *an, int *bad)
+{
+    const struct cp_analysis_phases *ph = &an->nccl.phases;
     json_t *o = json_object();
+    char info[256];
 
     put(o, "initial_sync_records", jint(ph->records), bad);
     put(o, "damaged_records", jint(ph->damaged), bad);
@@ -1350,6 +1376,8 @@ static json_t *phases_json(const struct cp_analysis_phases *ph, int *bad)
         }
         put(o, "last_arrivals", a, bad);
     }
+    if (phases_info(an, info, sizeof info))
+        put(o, "info", jstr(info), bad);
     return o;
 }
 
@@ -1409,7 +1437,7 @@ static json_t *nccl_json(const struct cp_analysis *an, int *bad)
         put(o, "join", j, bad);
     }
     put(o, "tags", tags_json(an, bad), bad);
-    put(o, "phases", phases_json(&v->phases, bad), bad);
+    put(o, "phases", phases_json(an, bad), bad);
     return o;
 }
 

@@ -43,8 +43,9 @@ static const struct cp_kind_info kinds[CP_KIND_COUNT] = {
         .severity = "critical when its lateness (its delay's cost) exceeds "
                     "the whole own time, else warning; info when the calls "
                     "cannot tell which member of a delayed communicator it "
-                    "is, or when its mean lead is under the error of a "
-                    "node's clock correction",
+                    "is, when its mean lead is under the error of a "
+                    "node's clock correction and no kernel phases agree, "
+                    "or when the kernels' phases put another rank last",
         .doc = "analysis.md#slow-links"},
     [CP_KIND_MISSING_RANKS] = {
         .name = "missing_ranks",

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cp_analysis_int.h"
 #include "cp_detect.h"
@@ -174,6 +175,93 @@ static size_t last_arriver(const struct cp_analysis *an, double *total)
     return worst;
 }
 
+/* What the kernels' initial-sync phases saw of one global rank
+ * (nccl_profiler.phases' last arrivals: each wait read on one device's
+ * timer, so no clock correction enters them). */
+struct kernel_view {
+    int have;   /* the phases name ranks that came last */
+    int agrees; /* the rank is the first of them */
+    int known;  /* its count is known: listed, or the list is not full */
+    uint64_t last_arrivals;
+    double late_s;
+};
+
+static void kernel_view_of(const struct cp_analysis_phases *ph, int rank,
+                           struct kernel_view *kv)
+{
+    size_t k;
+
+    memset(kv, 0, sizeof *kv);
+    if (ph->nlast == 0)
+        return;
+    kv->have = 1;
+    kv->agrees = ph->last[0].rank == rank;
+    /* the list holds every rank that came last unless it is full */
+    kv->known = ph->nlast < CP_PHASES_LAST_MAX;
+    for (k = 0; k < ph->nlast; k++)
+        if (ph->last[k].rank == rank) {
+            kv->known = 1;
+            kv->last_arrivals = ph->last[k].last_arrivals;
+            kv->late_s = ph->last[k].late_s;
+        }
+    if (!kv->known)
+        kv->late_s = NAN;
+}
+
+/* The kernels' view of the rank f names, into f's evidence and text:
+ * agreement, or (sure false) the rank the kernels put last instead. */
+static int kernel_evidence(const struct cp_analysis *an,
+                           struct cp_analysis_finding *f, int rank,
+                           const struct kernel_view *kv)
+{
+    const struct cp_analysis_phases *ph = &an->nccl.phases;
+    json_t *e = f->evidence;
+    char count[64], b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE];
+    int rc;
+
+    if (!kv->have)
+        return 0;
+    if (kv->known)
+        snprintf(count, sizeof count, "%llu",
+                 (unsigned long long)kv->last_arrivals);
+    else
+        snprintf(count, sizeof count, "fewer than %llu",
+                 (unsigned long long)ph->last[ph->nlast - 1].last_arrivals);
+    if (kv->agrees)
+        rc = det_append_message(
+            f,
+            " The kernels' initial-sync phases, each read on its GPU's "
+            "own clock with no clock correction, agree: rank %d's kernel "
+            "came last at %s of %llu instances, on average %s after the "
+            "next (%s in all).",
+            rank, count, (unsigned long long)ph->instances,
+            cp_units_format_time(kv->late_s / (double)kv->last_arrivals, b1,
+                                 sizeof b1),
+            cp_units_format_time(kv->late_s, b2, sizeof b2));
+    else
+        rc = det_append_message(
+            f,
+            " Not sure: the kernels' initial-sync phases, each read on its "
+            "GPU's own clock with no clock correction, put rank %d last "
+            "most often (at %llu of %llu instances) and rank %d's kernel "
+            "last at %s of them; the hosts and the kernels disagree, and "
+            "neither is taken over the other.",
+            ph->last[0].rank, (unsigned long long)ph->last[0].last_arrivals,
+            (unsigned long long)ph->instances, rank, count);
+    if (rc < 0 ||
+        set(e, "kernel_source", json_string("kernel_phases")) < 0 ||
+        set(e, "kernel_instances", json_integer((json_int_t)ph->instances)) <
+            0 ||
+        set(e, "kernel_last_arrivals",
+            kv->known ? json_integer((json_int_t)kv->last_arrivals)
+                      : json_null()) < 0 ||
+        set(e, "kernel_late_s", jnum(kv->late_s)) < 0 ||
+        set(e, "kernel_last_rank", json_integer(ph->last[0].rank)) < 0 ||
+        set(e, "kernel_agrees", json_boolean(kv->agrees)) < 0)
+        return -1;
+    return 0;
+}
+
 /* The finding of *worst, the rank last at most collectives, whose
  * lateness is total's largest part; *worst becomes SIZE_MAX when the
  * clocks' correction cannot tell its lead and its in-call delay names it
@@ -187,25 +275,34 @@ static int arrival_finding(struct cp_analysis *an, size_t *worst,
     size_t err_node;
     char b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE], b3[CP_UNITS_BUFSIZE],
         tail[256];
-    int unsure;
+    int unsure, clock_unsure;
+    struct kernel_view kv;
     json_t *e;
 
     mean_late = r->late_s / (double)r->last_arrivals;
     err_node = widest_correction(an, &clock_err);
-    unsure = err_node != SIZE_MAX && !(mean_late >= clock_err);
+    clock_unsure = err_node != SIZE_MAX && !(mean_late >= clock_err);
+    /* the kernels' phases, which no correction enters, settle the
+     * correction's doubt when they name the same rank, and leave the
+     * finding unsure when they name another */
+    kernel_view_of(&an->nccl.phases, r->rank, &kv);
+    unsure = kv.have ? !kv.agrees : clock_unsure;
     /* a delay inside its calls is timed on the rank's own clock: the
      * in-call finding names it whatever the correction's error */
     if (unsure && r->straggler) {
         *worst = SIZE_MAX;
         return 0;
     }
-    if (unsure)
+    if (unsure && clock_unsure)
         snprintf(tail, sizeof tail,
                  ", but node %s's clock was corrected by an offset known "
                  "only to within %s, more than that lead: the arrivals "
                  "cannot say whether it is the rank or the correction.",
                  an->nodes[err_node].name,
                  cp_units_format_time(clock_err, b3, sizeof b3));
+    else if (unsure)
+        snprintf(tail, sizeof tail,
+                 ", by the hosts' clocks corrected for their offsets.");
     if (det_add_finding(
             an, CP_KIND_STRAGGLER,
             unsure                         ? CP_SEVERITY_INFO
@@ -242,7 +339,18 @@ static int arrival_finding(struct cp_analysis *an, size_t *worst,
         set(e, "cost_s",
             jnum(total > 0 ? sm->wait_time_s * r->late_s / total +
                                  (r->straggler ? r->delay_cost_s : 0)
-                           : NAN)) < 0)
+                           : NAN)) < 0 ||
+        kernel_evidence(an, &an->findings[an->nfindings - 1], r->rank, &kv) <
+            0 ||
+        (kv.have && set(e, "sure", json_boolean(!unsure)) < 0))
+        return -1;
+    if (clock_unsure && !unsure &&
+        det_append_message(&an->findings[an->nfindings - 1],
+                           " Node %s's clock correction, known only to "
+                           "within %s, does not enter them.",
+                           an->nodes[err_node].name,
+                           cp_units_format_time(clock_err, b3, sizeof b3)) <
+            0)
         return -1;
     return 0;
 }
@@ -256,6 +364,7 @@ static int in_call_finding(struct cp_analysis *an,
     unsigned comms = 0, intra = 0;
     size_t ci, k;
     enum cp_severity sev;
+    struct kernel_view kv;
     char b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE];
     json_t *e;
 
@@ -266,8 +375,10 @@ static int in_call_finding(struct cp_analysis *an,
                 intra += an->comms[ci].link == CP_LINK_INTRA;
                 break;
             }
-    sev = r->delay_cost_s >= sm->comm_time_s ? CP_SEVERITY_CRITICAL
-                                             : CP_SEVERITY_WARNING;
+    kernel_view_of(&an->nccl.phases, r->rank, &kv);
+    sev = kv.have && !kv.agrees              ? CP_SEVERITY_INFO
+          : r->delay_cost_s >= sm->comm_time_s ? CP_SEVERITY_CRITICAL
+                                               : CP_SEVERITY_WARNING;
     if (r->tie_units > 0 && r->tie_comm >= 0 &&
         (size_t)r->tie_comm < an->ncomms) {
         const struct cp_analysis_comm *tc = &an->comms[r->tie_comm];
@@ -314,7 +425,10 @@ static int in_call_finding(struct cp_analysis *an,
         set(e, "in_call_delay_s", jnum(r->delay_s)) < 0 ||
         set(e, "cost_s", jnum(r->delay_cost_s)) < 0 ||
         set(e, "observations", json_integer(r->delay_units)) < 0 ||
-        set(e, "threshold_s", jnum(an->topology.straggler_delay_s)) < 0)
+        set(e, "threshold_s", jnum(an->topology.straggler_delay_s)) < 0 ||
+        kernel_evidence(an, &an->findings[an->nfindings - 1], r->rank, &kv) <
+            0 ||
+        (kv.have && set(e, "sure", json_boolean(kv.agrees)) < 0))
         return -1;
     return 0;
 }

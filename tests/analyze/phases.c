@@ -5,7 +5,14 @@
  * n1's wall clock runs 40 ms ahead.  The phases' skew is then the true
  * arrival skew whatever the clocks; the hosts' skew of the same instances
  * is right only once the analysis has corrected n1's offset.  Without
- * --phases there is no phase, and the analysis says why. */
+ * --phases there is no phase, and the analysis says why.
+ *
+ * The straggler finding beside them: where the kernels put the same rank
+ * last it says so and their agreement settles the clock correction's
+ * doubt; where a rank's kernels lag its calls (--kernel-late, a GPU
+ * behind its host) the kernels put that rank last, and the finding the
+ * hosts' arrivals make of another is info and not sure; with no straggler
+ * at all on the hosts, the kernels' rank is no finding. */
 #include "config.h"
 
 #include <math.h>
@@ -15,6 +22,7 @@
 #include <unistd.h>
 
 #include "cp_analysis.h"
+#include "cp_analysis_int.h"
 #include "cp_judge.h"
 #include "tap.h"
 
@@ -25,13 +33,150 @@ static int generate(const char *b, const char *logs, const char *extra)
 
     snprintf(cmd, sizeof cmd,
              "%s/tests/tools/gen_logs -o %s --pattern ddp-small --ranks 8 "
-             "--ranks-per-node 2 --steps 5 --straggler 5=3ms "
-             "--clock-offset 1=40ms --seed 7 %s",
+             "--ranks-per-node 2 --steps 5 --clock-offset 1=40ms --seed 7 %s",
              b, logs, extra);
     rc = system(cmd);
     if (rc != 0)
         diag("'%s' exited %d", cmd, rc);
     return rc;
+}
+
+/* The straggler finding of an, or NULL. */
+static const struct cp_analysis_finding *
+straggler(const struct cp_analysis *an)
+{
+    size_t i;
+
+    for (i = 0; i < an->nfindings; i++)
+        if (an->findings[i].kind == CP_KIND_STRAGGLER)
+            return &an->findings[i];
+    return NULL;
+}
+
+static json_t *ev(const struct cp_analysis_finding *f, const char *key)
+{
+    return f ? json_object_get(f->evidence, key) : NULL;
+}
+
+/* Rank 5 last on the hosts and on the kernels. */
+static void straggler_agrees(const struct cp_analysis *an)
+{
+    const struct cp_analysis_finding *f = straggler(an);
+
+    ok(f && f->nranks == 1 && f->ranks[0] == 5,
+       "the hosts' arrivals name rank 5 a straggler");
+    ok(json_is_true(ev(f, "kernel_agrees")) &&
+           json_integer_value(ev(f, "kernel_last_rank")) == 5 &&
+           json_is_true(ev(f, "sure")),
+       "its evidence: the kernels agree, rank 5 first of their last "
+       "arrivals, sure");
+    ok(json_integer_value(ev(f, "kernel_last_arrivals")) ==
+               (json_int_t)an->nccl.phases.last[0].last_arrivals &&
+           json_integer_value(ev(f, "kernel_instances")) ==
+               (json_int_t)an->nccl.phases.instances &&
+           fabs(json_number_value(ev(f, "kernel_late_s")) -
+                an->nccl.phases.last[0].late_s) < 1e-9 &&
+           json_is_string(ev(f, "kernel_source")) &&
+           strcmp(json_string_value(ev(f, "kernel_source")),
+                  "kernel_phases") == 0,
+       "... how often its kernel came last and by how much, read on the "
+       "device clocks (kernel_source kernel_phases)");
+    ok(f && f->message && strstr(f->message, "no clock correction, agree"),
+       "... and says so (%s)", f && f->message ? f->message : "");
+    /* n1's 40 ms offset is corrected to within more than the 3 ms lead:
+     * the hosts alone are not sure (below), the kernels settle it */
+    ok(f && f->severity != CP_SEVERITY_INFO && ev(f, "clock_error_s") &&
+           json_number_value(ev(f, "clock_error_s")) > 0.003,
+       "the kernels' agreement settles the clock correction's doubt "
+       "(clock_error_s %.4f s, not info)",
+       json_number_value(ev(f, "clock_error_s")));
+}
+
+/* The same job without phases: the finding as before, no kernel keys. */
+static void straggler_without_phases(const struct cp_analysis *an)
+{
+    const struct cp_analysis_finding *f = straggler(an);
+
+    ok(f && f->ranks[0] == 5 && f->severity == CP_SEVERITY_INFO &&
+           !ev(f, "kernel_agrees") && !ev(f, "kernel_last_rank") &&
+           !ev(f, "sure") && !strstr(f->message, "kernel"),
+       "without phases: rank 5 named, info (the clock correction's doubt), "
+       "no kernel evidence and no sure");
+}
+
+/* Rank 5 late on the hosts, rank 2's kernels 6 ms behind its calls:
+ * the hosts and the kernels disagree.  clocked: n1's 40 ms offset too. */
+static void kernels_disagree(const char *b, const char *dir,
+                             const char *extra, int clocked)
+{
+    char logs[300], opt[300], cmd[400];
+    const char *paths[2] = {logs, NULL};
+    const struct cp_analysis_finding *f;
+    struct cp_analysis_opts opts;
+    struct cp_analysis *an;
+    struct cp_error err;
+
+    snprintf(logs, sizeof logs, "%s/disagree%d", dir, clocked);
+    snprintf(opt, sizeof opt,
+             "--straggler 5=3ms --kernel-late 2=6ms --phases %s", extra);
+    if (generate(b, logs, opt) != 0) {
+        ok(0, "gen_logs %s", opt);
+        return;
+    }
+    cp_analysis_opts_init(&opts);
+    an = cp_analysis_run(paths, &opts, &err);
+    ok(an && an->nccl.phases.nlast >= 1 && an->nccl.phases.last[0].rank == 2,
+       "%s: the kernels put rank 2 last", clocked ? "n1 40 ms ahead"
+                                                   : "no clock offset");
+    f = an ? straggler(an) : NULL;
+    ok(f && f->nranks == 1 && f->ranks[0] == 5 &&
+           f->severity == CP_SEVERITY_INFO,
+       "... the hosts' rank 5 is named, at info");
+    ok(json_is_false(ev(f, "kernel_agrees")) && json_is_false(ev(f, "sure")) &&
+           json_integer_value(ev(f, "kernel_last_rank")) == 2 &&
+           json_is_integer(ev(f, "kernel_last_arrivals")),
+       "... evidence: the kernels disagree (rank 2 first), not sure");
+    ok(f && f->message && strstr(f->message, "Not sure") &&
+           strstr(f->message, "put rank 2 last") &&
+           strstr(f->message, "may be late"),
+       "... and the text says it is not sure, naming both (%s)",
+       f && f->message ? f->message : "");
+    cp_analysis_destroy(an);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", logs);
+    if (system(cmd) != 0)
+        diag("could not remove %s", logs);
+}
+
+/* Only rank 2's kernels late: no straggler on the hosts, so none is
+ * named; the phases clearly put rank 2 last (nccl_profiler.phases.info,
+ * written where the report has the plugin's section). */
+static void kernels_alone(const char *b, const char *dir)
+{
+    char logs[300], cmd[400];
+    const char *paths[2] = {logs, NULL};
+    const struct cp_analysis_phase_rank *p;
+    struct cp_analysis_opts opts;
+    struct cp_analysis *an;
+    struct cp_error err;
+
+    snprintf(logs, sizeof logs, "%s/kernels", dir);
+    if (generate(b, logs, "--kernel-late 2=6ms --phases") != 0) {
+        ok(0, "gen_logs --kernel-late 2=6ms");
+        return;
+    }
+    cp_analysis_opts_init(&opts);
+    an = cp_analysis_run(paths, &opts, &err);
+    ok(an && !straggler(an),
+       "rank 2's kernels late alone: no straggler finding");
+    p = an ? an_phases_clear_last(&an->nccl.phases) : NULL;
+    ok(p && p->rank == 2 && p->last_arrivals * 10 >= an->nccl.phases.instances * 9,
+       "... the phases clearly put rank 2 last (%llu of %llu instances)",
+       p ? (unsigned long long)p->last_arrivals : 0ULL,
+       an ? (unsigned long long)an->nccl.phases.instances : 0ULL);
+    cp_analysis_destroy(an);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", logs);
+    if (system(cmd) != 0)
+        diag("could not remove %s", logs);
 }
 
 int main(void)
@@ -49,7 +194,8 @@ int main(void)
     snprintf(dir, sizeof dir, "/tmp/cp-phases-t-%d", (int)getpid());
     snprintf(logs, sizeof logs, "%s/phases", dir);
     snprintf(plain, sizeof plain, "%s/plain", dir);
-    if (generate(b, logs, "--phases") != 0 || generate(b, plain, "") != 0)
+    if (generate(b, logs, "--straggler 5=3ms --phases") != 0 ||
+        generate(b, plain, "--straggler 5=3ms") != 0)
         skip_all("gen_logs did not run");
 
     cp_analysis_opts_init(&opts);
@@ -96,6 +242,7 @@ int main(void)
        ph->nlast && ph->last[0].last_arrivals
            ? ph->last[0].late_s / (double)ph->last[0].last_arrivals
            : 0.0);
+    straggler_agrees(an);
     cp_analysis_destroy(an);
 
     paths[0] = plain;
@@ -107,8 +254,12 @@ int main(void)
                strstr(ph->why, "API v7"),
            "no phase: none counted, and why (%s)", ph->why ? ph->why : "");
         ok(isnan(ph->skew.p50_s), "no skew figure from phases");
+        straggler_without_phases(an);
         cp_analysis_destroy(an);
     }
+    kernels_disagree(b, dir, "", 1);
+    kernels_disagree(b, dir, "--clock-offset 1=0", 0);
+    kernels_alone(b, dir);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0)
         diag("could not remove %s", dir);

@@ -120,6 +120,9 @@ pycheck "  the kernels' skew agrees with the corrected hosts' (median within 2 m
 pycheck "  rank 2 came last most often by the kernels' phases, by about its 20 ms" \
     "$d/rep/report.json" \
     "$ph['last_arrivals'][0]['rank'] == 2 and $ph['last_arrivals'][0]['last_arrivals'] >= 80 and 0.015 <= $ph['last_arrivals'][0]['late_s'] / $ph['last_arrivals'][0]['last_arrivals'] <= 0.040"
+pycheck "  the straggler finding names rank 2 and says the kernels agree, read on the device clocks" \
+    "$d/rep/report.json" \
+    "[(f['ranks'], f['evidence']['kernel_agrees'], f['evidence']['kernel_last_rank'], f['evidence']['kernel_source'], f['evidence']['sure'], 'agree' in f['message']) for f in d['findings'] if f['kind'] == 'straggler'] == [([2], True, 2, 'kernel_phases', True, True)] and 'info' not in $ph"
 python3 -c "import json; print('#  ', json.dumps(json.load(open('$d/rep/report.json'))['nccl_profiler']['phases']))" 2>&1 | head -1
 "$collprof" analyze "$work/v6/logs" -o "$work/v6/rep" >/dev/null 2>&1
 pycheck "  v6: no initial-sync phase, and nccl_profiler.phases says why" \

@@ -11,7 +11,7 @@
  *            [--inter-bw 400MB/s] [--noise 0.05] [--outliers 0]
  *            [--jitter T] [--gap 50us] [--step-gap 20ms]
  *            [--clock-offset NODE=T]... [--straggler RANK=T]...
- *            [--in-call RANK=T]...
+ *            [--in-call RANK=T]... [--kernel-late RANK=T]...
  *            [--slow-node NODE=FACTOR] [--failed N] [--job-id ID]
  *            [--pid-base N] [--node-prefix P] [--seed S]
  *            [--truth FILE] [--swap] [--gpu] [--phases] [--format 4|3]
@@ -27,6 +27,9 @@
  * profiler plugin records (kind 10, channel 0): from the member's arrival
  * to the instance's last arrival on a device timer that reads true time
  * (no node's clock offset), its CLOCK_REALTIME start on the node's clock.
+ * --kernel-late (with --phases) makes a rank's kernels reach the initial
+ * sync T after its call arrived, a GPU behind its host: the phases see it
+ * last, the calls' times are as without it.
  * The time of an instance is the model of its communicator's link class
  * (ring all-reduce 2(p-1)a + 2(p-1)/p n b, ring reduce-scatter/all-gather
  * and pairwise all-to-all (p-1)a + (p-1)/p n b, chain broadcast/reduce
@@ -125,6 +128,7 @@ struct rank {
     uint64_t first_start, last_end; /* as written (clock of its node) */
     double delay;         /* straggler delay, ns */
     double in_call;       /* delay inside each of its collectives, ns */
+    double kernel_late;   /* its kernels' lag behind its calls, ns */
     double arrival, end;  /* of the current instance */
     /* format 4: the stream's state and the open block (at buf + used) */
     struct cp_logenc enc;
@@ -139,7 +143,8 @@ struct rank {
     ((CP_LOG_HEADER_SIZE + GEN_RING * (8 + CP_LOG_RECORD_SIZE) + 4095) /       \
      4096 * 4096)
 
-/* Delays planted on ranks, from options RANK=T (--straggler, --in-call). */
+/* Delays planted on ranks, from options RANK=T (--straggler, --in-call,
+ * --kernel-late). */
 struct rank_times {
     int n;
     int rank[MAX_STRAGGLERS];
@@ -181,6 +186,7 @@ struct gen {
     unsigned offset_nodes; /* highest --clock-offset node + 1 */
     struct rank_times stragglers; /* --straggler: late at each call */
     struct rank_times in_call;    /* --in-call: late inside each collective */
+    struct rank_times kernel_late; /* --kernel-late: kernels behind calls */
     /* truth */
     double own_total, own_latency;
     uint64_t instances, calls_written;
@@ -606,6 +612,21 @@ static void phase_record(struct gen *g, unsigned i, uint64_t comm,
     put(g, &g->r[i], &rec);
 }
 
+/* The instance's last kernel arrival at the initial sync (--kernel-late:
+ * a member's kernel reaches it that long after its call arrived). */
+static double kernel_last(const struct gen *g, const unsigned *m, unsigned p)
+{
+    double last = 0;
+    unsigned k;
+
+    for (k = 0; k < p; k++) {
+        const struct rank *rk = &g->r[m[k]];
+        if (rk->arrival + rk->kernel_late > last)
+            last = rk->arrival + rk->kernel_late;
+    }
+    return last;
+}
+
 /* ---- simulation ------------------------------------------------------------ */
 
 static double noisy(struct gen *g, double t)
@@ -665,7 +686,7 @@ static void collective(struct gen *g, const struct op *o, const unsigned *m,
 {
     int inter = !on_node && g->nodes > 1;
     double A, B, a = g->alpha[inter], b = 1e9 / g->bw[inter], T, last = 0,
-                 max_end = 0, n, own;
+                 max_end = 0, n, own, klast;
     uint64_t count = count_of(o->coll, o->n, p);
     unsigned k;
 
@@ -675,6 +696,7 @@ static void collective(struct gen *g, const struct op *o, const unsigned *m,
     terms(o->coll, p, &A, &B);
     T = noisy(g, A * a * 1e9 + B * n * b) + in_call_of(g, m, p); /* ns */
     last = arrive(g, m, p, gap);
+    klast = kernel_last(g, m, p);
     for (k = 0; k < p; k++) {
         struct rank *rk = &g->r[m[k]];
         rk->end = last + T + g->jitter * (g->jitter >= 0 ? uniform(g) : 0);
@@ -689,7 +711,8 @@ static void collective(struct gen *g, const struct op *o, const unsigned *m,
         int32_t peer = o->coll == C_BROADCAST || o->coll == C_REDUCE ? 0 : -1;
         call_record(g, m[k], op_code(o->coll, 0), comm, count, seq, peer, k, p,
                     0, 0, 0, rk->arrival, rk->end);
-        phase_record(g, m[k], comm, seq, rk->arrival, last);
+        phase_record(g, m[k], comm, seq, rk->arrival + rk->kernel_late,
+                     klast);
         rk->t = rk->end;
     }
     own = (max_end - last) * 1e-9;
@@ -774,7 +797,8 @@ static void collective3d(struct gen *g, enum coll c, double bytes,
                          int which, double gap)
 {
     int inter = which != 1 && g->nodes > 1;
-    double A, B, a = g->alpha[inter], b = 1e9 / g->bw[inter], T, last = 0, n;
+    double A, B, a = g->alpha[inter], b = 1e9 / g->bw[inter], T, last = 0, n,
+                 klast;
     uint64_t count = count_of(c, bytes, p);
     unsigned k;
 
@@ -787,6 +811,7 @@ static void collective3d(struct gen *g, enum coll c, double bytes,
     terms(c, p, &A, &B);
     T = noisy(g, A * a * 1e9 + B * n * b) + in_call_of(g, m, p);
     last = arrive(g, m, p, gap);
+    klast = kernel_last(g, m, p);
     for (k = 0; k < p; k++) {
         struct rank *rk = &g->r[m[k]];
         uint32_t *seq = which == 0 ? &rk->world_seq
@@ -795,7 +820,8 @@ static void collective3d(struct gen *g, enum coll c, double bytes,
         rk->end = last + T + 0.25 * a * 1e9 * uniform(g);
         call_record(g, m[k], op_code(c, 0), comm, count, (*seq)++, -1, k, p,
                     0, 0, 0, rk->arrival, rk->end);
-        phase_record(g, m[k], comm, *seq - 1, rk->arrival, last);
+        phase_record(g, m[k], comm, *seq - 1, rk->arrival + rk->kernel_late,
+                     klast);
         rk->t = rk->end;
     }
     g->instances++;
@@ -1097,7 +1123,7 @@ static void usage(FILE *out)
             "         [--inter-bw 400MB/s] [--noise 0.05] [--outliers FRAC]\n"
             "         [--jitter T] [--gap 50us] [--step-gap 20ms]\n"
             "         [--clock-offset NODE=T]... [--straggler RANK=T]...\n"
-            "         [--in-call RANK=T]...\n"
+            "         [--in-call RANK=T]... [--kernel-late RANK=T]...\n"
             "         [--slow-node NODE=FACTOR] [--failed N] [--job-id ID]\n"
             "         [--pid-base N] [--node-prefix P] [--seed S] "
             "[--truth FILE] [--swap] [--gpu] [--phases] [--format 4|3]\n"
@@ -1127,7 +1153,8 @@ static int check_job(const struct gen *g)
         return -1;
     }
     if (ranks_known("straggler", &g->stragglers, g->ranks) < 0 ||
-        ranks_known("in-call", &g->in_call, g->ranks) < 0)
+        ranks_known("in-call", &g->in_call, g->ranks) < 0 ||
+        ranks_known("kernel-late", &g->kernel_late, g->ranks) < 0)
         return -1;
     if (g->slow_node >= 0 && (unsigned)g->slow_node >= nodes) {
         fprintf(stderr, "gen_logs: --slow-node names node %d of %u\n",
@@ -1173,6 +1200,7 @@ static int parse_args(struct gen *g, int argc, char **argv)
         {"format", required_argument, NULL, 24},
         {"gpu", no_argument, NULL, 22},
         {"phases", no_argument, NULL, 25},
+        {"kernel-late", required_argument, NULL, 26},
         {"dp-size", required_argument, NULL, 20},
         {"slow-link", required_argument, NULL, 21},
         {"in-call", required_argument, NULL, 23},
@@ -1282,6 +1310,10 @@ static int parse_args(struct gen *g, int argc, char **argv)
             break;
         case 22: g->gpu = 1; break;
         case 25: g->phases = 1; break;
+        case 26:
+            if (add_rank_time("kernel-late", optarg, &g->kernel_late) < 0)
+                return -1;
+            break;
         case 20:
             if (parse_count("dp-size", optarg, 1, MAX_RANKS, &v) < 0)
                 return -1;
@@ -1491,6 +1523,7 @@ int main(int argc, char **argv)
             close(fd);
         rk->delay = time_of(&g.stragglers, i);
         rk->in_call = time_of(&g.in_call, i);
+        rk->kernel_late = time_of(&g.kernel_late, i);
         write_header(&g, i, 0);
         if (g.format == 4) {
             /* the ring, empty: zeros but cell 0's index (no slot is
