@@ -1524,7 +1524,7 @@ static int named_straggler(const struct rp_report *r, double rank)
 
     for (i = 0; i < r->nfindings; i++) {
         const struct rp_finding *f = &r->findings[i];
-        if (strcmp(f->kind, "straggler") != 0)
+        if (f->kid != CP_KIND_STRAGGLER)
             continue;
         for (j = 0; j < f->ranks.n; j++)
             if ((double)f->ranks.rank[j] == rank)

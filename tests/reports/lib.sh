@@ -43,9 +43,10 @@ console_clean() {
     return 0
 }
 
-# figures FILE: every plot's figure, the verdict and the findings are in it.
+# figures FILE [ID...]: every plot's figure, the verdict and the findings
+# are in it (the figures ID... may hold a sentence instead of a plot).
 figures() {
-    $domcheck figures "$1"
+    $domcheck figures "$@"
 }
 
 # run NAME WANT_STATUS CMD...: one point, that CMD exits WANT_STATUS;

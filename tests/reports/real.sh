@@ -13,13 +13,17 @@ need "$collprof" "$gen_logs" "$simrun" "$train_sim" "$shim" "$plugin"
 
 # page DIR NAME: DIR/report.json rendered (and DIR/report.html checked when
 # analyze wrote one); the page in $work/NAME.html
+# page DIR NAME [ID...]: report.json, report.html with every plot (the
+# figures ID... may be a sentence: a one-node job's heatmap)
 page() {
-    check "$2: report.json written" test -s "$1/report.json"
-    if [ -e "$1/report.html" ]; then
-        check "$2: analyze wrote report.html with every plot" figures "$1/report.html"
+    pg_dir=$1 pg_name=$2
+    shift 2
+    check "$pg_name: report.json written" test -s "$pg_dir/report.json"
+    if [ -e "$pg_dir/report.html" ]; then
+        check "$pg_name: analyze wrote report.html with every plot" figures "$pg_dir/report.html" "$@"
     fi
-    check "$2: collprof report renders it" "$collprof" report "$1/report.json" -o "$work/$2.html"
-    check "$2: every plot" figures "$work/$2.html"
+    check "$pg_name: collprof report renders it" "$collprof" report "$pg_dir/report.json" -o "$work/$pg_name.html"
+    check "$pg_name: every plot" figures "$work/$pg_name.html" "$@"
 }
 
 "$gen_logs" -o "$work/g" --ranks 16 --ranks-per-node 4 --steps 10 \
@@ -60,21 +64,21 @@ done
 check "rec-ddp: all-reduce time against size on 8 ranks" grep -q 'allreduce on 8 ranks' "$work/rec-ddp.html"
 check "rec-tp: the tp communicators on one node each fill the heatmap diagonal" grep -q "cells have data" "$work/rec-tp.html"
 # NCCL's profiler plugin under API v7 (as tests/integration/nccl_profiler.sh
-# and nccl_tags.sh run it): fsdp on 4 ranks over 4 nodes, rank 2 late by
-# 20 ms to every call, the all-gathers on the copy engines, the
-# reduce-scatters tagged 2 and named
+# and nccl_tags.sh run it): fsdp on 4 ranks of one node (copy-engine
+# collectives are intra-node), rank 2 late by 20 ms to every call, the
+# all-gathers on the copy engines, the reduce-scatters tagged 2 and named
 d=$work/v7
 mkdir -p "$d"
 env COLLPROF_DIR="$d/logs" NCCL_PROFILER_PLUGIN="$plugin" LD_PRELOAD="$shim" \
     SIMNCCL_PROFILER_API=7 SIMNCCL_PROFILER_CE=1 \
-    SIMNCCL_PROFILER_TAG=ReduceScatter=2 "$simrun" -n 4 --nodes 4 \
+    SIMNCCL_PROFILER_TAG=ReduceScatter=2 "$simrun" -n 4 --nodes 1 \
     --timeout 120 -- "$train_sim" --pattern fsdp --steps 2 --late 2:20 \
     >"$d/out" 2>&1
 ok $? "record fsdp with the plugin (API v7, copy-engine all-gathers, tags), rank 2 late"
 COLLPROF_TAGS=2=grads "$collprof" analyze -q "$d/logs" -o "$d/rep" \
     >/dev/null 2>"$d/analyze.err"
 ok $? "analyze it"
-page "$d/rep" v7
+page "$d/rep" v7 fig-heatmap
 check "v7: analyze's page is collprof report's" cmp -s "$d/rep/report.html" "$work/v7.html"
 # what the page is checked for is in report.json
 python3 -c "import json, sys
