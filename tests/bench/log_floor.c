@@ -88,6 +88,11 @@ int main(int argc, char **argv)
     id.timer = CP_TIMER_HOST;
     id.timer_reason = "log_floor";
     id.program = "log_floor";
+    /* the shim's format: 4, unless COLLPROF_LOG_FORMAT=3 asks for 3 */
+    {
+        const char *f = getenv("COLLPROF_LOG_FORMAT");
+        id.format = f && strcmp(f, "3") == 0 ? 3 : 4;
+    }
     memset(&err, 0, sizeof err);
     if (cp_log_open(log, argv[1], &id, &err) < 0) {
         fprintf(stderr, "log_floor: %s\n", err.text);
