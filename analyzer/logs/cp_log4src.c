@@ -380,14 +380,32 @@ static int op_varint_slow(struct cp_log4src *s, uint64_t *v)
     return -1;
 }
 
-/* The same, without a bound check per byte where the block holds ten
- * more (the common case: one byte). */
+/* A varint at p, which has at least 10 bytes after it: its length, 0
+ * when it is longer than 10 bytes or its tenth is over 1. */
+static inline unsigned varint_at(const unsigned char *p, uint64_t *v)
+{
+    uint64_t x = 0;
+    unsigned i;
+
+    for (i = 0; i < 10; i++) {
+        x |= (uint64_t)(p[i] & 0x7f) << (7 * i);
+        if (!(p[i] & 0x80)) {
+            if (i == 9 && p[i] > 1)
+                return 0;
+            *v = x;
+            return i + 1;
+        }
+    }
+    return 0;
+}
+
+/* op_varint_slow without a bound check per byte where the block holds
+ * ten more (the common case: one byte). */
 static inline int op_varint(struct cp_log4src *s, uint64_t *v)
 {
     const unsigned char *p = s->buf + BLOCK_HDR + s->bpos;
     size_t left = s->blen - s->bpos;
-    uint64_t x = 0;
-    unsigned i;
+    unsigned n;
 
     if (left && p[0] < 0x80) {
         *v = p[0];
@@ -396,17 +414,10 @@ static inline int op_varint(struct cp_log4src *s, uint64_t *v)
     }
     if (left < 10)
         return op_varint_slow(s, v);
-    for (i = 0; i < 10; i++) {
-        x |= (uint64_t)(p[i] & 0x7f) << (7 * i);
-        if (!(p[i] & 0x80)) {
-            if (i == 9 && p[i] > 1)
-                return -1;
-            *v = x;
-            s->bpos += i + 1;
-            return 0;
-        }
-    }
-    return -1;
+    if (!(n = varint_at(p, v)))
+        return -1;
+    s->bpos += n;
+    return 0;
 }
 
 static int64_t unzigzag(uint64_t v)
@@ -534,12 +545,45 @@ static int op_define(struct cp_log4src *s, uint64_t at)
     return 0;
 }
 
+/* A call of signature g into c (the record zeroed first): count, seq and
+ * group as decoded, the start from the stream's time (v), the end from
+ * the signature's last duration (e; 0 in flight); the stream's time
+ * follows. */
+static void call_of_sig(struct cp_log4src *s, struct cp_rec_call *c,
+                        struct sig *g, uint64_t count, uint32_t seq,
+                        uint32_t group, uint64_t v, uint64_t e)
+{
+    memset(c, 0, REC);
+    c->kind = CP_REC_CALL;
+    c->op = g->op;
+    c->dtype = g->dtype;
+    c->redop = g->redop;
+    c->result = g->result;
+    c->timer = g->timer;
+    c->flags = g->flags;
+    c->comm_id = g->comm_id;
+    c->count = count;
+    c->seq = seq;
+    c->peer = g->peer;
+    c->rank = g->rank;
+    c->nranks = g->nranks;
+    c->group = group;
+    c->stream = g->stream;
+    c->start_ns = s->t_call + (uint64_t)unzigzag(v);
+    s->t_call = c->start_ns;
+    if (e) {
+        /* the duration against the signature's last one */
+        g->lastdur += (uint64_t)unzigzag(e - 1);
+        c->end_ns = c->start_ns + g->lastdur;
+        s->t_call = c->end_ns;
+    }
+}
+
 /* A call of a signature, short (0x00-0x7f) or long (0x80-0xbf). */
 static int op_call(struct cp_log4src *s, unsigned op, uint64_t at,
                    unsigned char *dst)
 {
     struct sig *g, *key;
-    struct cp_rec_call *c;
     union cp_rec r, *rp;
     uint64_t idx = op & 0x3f, v, e, count;
     uint32_t seq, group;
@@ -593,34 +637,10 @@ static int op_call(struct cp_log4src *s, unsigned op, uint64_t at,
     /* built where it goes when that is aligned (a record built on the
      * stack and copied is read back before its narrow stores land) */
     rp = ((uintptr_t)dst & 7) == 0 ? (union cp_rec *)(void *)dst : &r;
-    memset(rp, 0, sizeof *rp);
-    c = &rp->call;
-    c->start_ns = s->t_call + (uint64_t)unzigzag(v);
-    s->t_call = c->start_ns;
-    if (e) {
-        /* the duration against the signature's last one */
-        g->lastdur += (uint64_t)unzigzag(e - 1);
-        c->end_ns = c->start_ns + g->lastdur;
-        s->t_call = c->end_ns;
-    }
+    call_of_sig(s, &rp->call, g, count, seq, group, v, e);
     key->seqlast = seq;
     if (group)
         s->last_group = group;
-    c->kind = CP_REC_CALL;
-    c->op = g->op;
-    c->dtype = g->dtype;
-    c->redop = g->redop;
-    c->result = g->result;
-    c->timer = g->timer;
-    c->flags = g->flags;
-    c->comm_id = g->comm_id;
-    c->count = count;
-    c->seq = seq;
-    c->peer = g->peer;
-    c->rank = g->rank;
-    c->nranks = g->nranks;
-    c->group = group;
-    c->stream = g->stream;
     emit(s, rp, dst);
     return 1;
 }
@@ -1055,54 +1075,23 @@ static size_t fast_calls(struct cp_log4src *s, unsigned char *out,
            s->bdone < s->bslots) {
         const unsigned char *p = s->buf + BLOCK_HDR + s->bpos, *q;
         unsigned op = p[0], i;
-        uint64_t v = 0, e = 0;
+        uint64_t v, e;
         struct sig *g, *key;
         struct cp_rec_call *c;
         if (op >= CP_LOG4_SHORT_NEWGROUP || op >= s->nsig)
             break;
         q = p + 1;
-        for (i = 0; i < 10; i++) {
-            v |= (uint64_t)(q[i] & 0x7f) << (7 * i);
-            if (!(q[i] & 0x80))
-                break;
-        }
-        if (i == 10 || (i == 9 && q[i] > 1))
+        if (!(i = varint_at(q, &v)))
             break;
-        q += i + 1;
-        for (i = 0; i < 10; i++) {
-            e |= (uint64_t)(q[i] & 0x7f) << (7 * i);
-            if (!(q[i] & 0x80))
-                break;
-        }
-        if (i == 10 || (i == 9 && q[i] > 1))
+        q += i;
+        if (!(i = varint_at(q, &e)))
             break;
-        q += i + 1;
+        q += i;
         g = &s->sig[op];
         key = &s->sig[g->key];
         c = (struct cp_rec_call *)(void *)(out + done);
-        memset(c, 0, REC);
-        c->kind = CP_REC_CALL;
-        c->op = g->op;
-        c->dtype = g->dtype;
-        c->redop = g->redop;
-        c->result = g->result;
-        c->timer = g->timer;
-        c->flags = g->flags;
-        c->comm_id = g->comm_id;
-        c->count = g->count;
-        c->seq = key->seqlast + 1;
-        c->peer = g->peer;
-        c->rank = g->rank;
-        c->nranks = g->nranks;
-        c->group = (g->flags & CP_CALL_IN_GROUP) ? s->last_group : 0;
-        c->stream = g->stream;
-        c->start_ns = s->t_call + (uint64_t)unzigzag(v);
-        s->t_call = c->start_ns;
-        if (e) {
-            g->lastdur += (uint64_t)unzigzag(e - 1);
-            c->end_ns = c->start_ns + g->lastdur;
-            s->t_call = c->end_ns;
-        }
+        call_of_sig(s, c, g, g->count, key->seqlast + 1,
+                    (g->flags & CP_CALL_IN_GROUP) ? s->last_group : 0, v, e);
         key->seqlast = c->seq;
         s->call_start = c->start_ns;
         if (s->swapped)
