@@ -180,6 +180,19 @@ static void p_raw(struct pay *p, const struct file *f, const union cp_rec *host)
     p->slots++;
 }
 
+/* A template (CP_LOG4_TEMPLATE): the record as the writer wrote it. */
+static void p_template(struct pay *p, const struct file *f,
+                       const union cp_rec *host)
+{
+    union cp_rec r = *host;
+
+    if (f->swapped)
+        cp_rec_swap(&r);
+    p_byte(p, CP_LOG4_TEMPLATE);
+    memcpy(p->b + p->n, &r, sizeof r);
+    p->n += sizeof r;
+}
+
 /* Append p as a block of first slot `first`; its file offset. */
 static uint64_t f_block(struct file *f, const struct pay *p, uint64_t first)
 {
@@ -528,14 +541,7 @@ static int every_op(struct file *f, union cp_rec *want, uint64_t *slots)
         tl.link.channels = 2;
         tl.link.peer = 5;
         tl.link.comm_id = COMM_B;
-        p_byte(&p, CP_LOG4_TEMPLATE);
-        {
-            union cp_rec w = tl;
-            if (f->swapped)
-                cp_rec_swap(&w);
-            memcpy(p.b + p.n, &w, sizeof w);
-            p.n += sizeof w;
-        }
+        p_template(&p, f, &tl);
         /* every field present: back 3 (VALUE against 0), steps 8,
          * bytes 4096, first 100 ns after the latest call's start
          * (CALL), last = first + 700 (SPAN), busy 600, fastest step 50,
@@ -587,14 +593,7 @@ static int every_op(struct file *f, union cp_rec *want, uint64_t *slots)
         tp.phase.channel = 1;
         tp.phase.phase = 0; /* initial sync */
         tp.phase.comm_id = COMM_A;
-        p_byte(&p, CP_LOG4_TEMPLATE);
-        {
-            union cp_rec w = tp;
-            if (f->swapped)
-                cp_rec_swap(&w);
-            memcpy(p.b + p.n, &w, sizeof w);
-            p.n += sizeof w;
-        }
+        p_template(&p, f, &tp);
         p_byte(&p, CP_LOG4_TEMPLATED + 1);
         p_byte(&p, 0x3f);
         p_zz(&p, 2);
@@ -616,14 +615,7 @@ static int every_op(struct file *f, union cp_rec *want, uint64_t *slots)
         memset(&tp, 0, sizeof tp);
         tp.gpu.kind = CP_REC_GPU;
         tp.gpu.timer = CP_TIMER_EVENT;
-        p_byte(&p, CP_LOG4_TEMPLATE);
-        {
-            union cp_rec w = tp;
-            if (f->swapped)
-                cp_rec_swap(&w);
-            memcpy(p.b + p.n, &w, sizeof w);
-            p.n += sizeof w;
-        }
+        p_template(&p, f, &tp);
         p_byte(&p, CP_LOG4_TEMPLATED + 2);
         p_byte(&p, 0x07);
         p_zz(&p, 5);
