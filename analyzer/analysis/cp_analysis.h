@@ -182,6 +182,11 @@ struct cp_analysis_rank {
     unsigned tie_units;
 };
 
+/* Quantiles of a skew, s (NaN without instances). */
+struct cp_analysis_skew_q {
+    double p50_s, p90_s, max_s;
+};
+
 struct cp_analysis_comm {
     uint64_t id;
     unsigned nranks;
@@ -211,6 +216,10 @@ struct cp_analysis_comm {
      * noise and its quickest calls) on account of one member that the
      * calls cannot tell from the others (cp_links.c); 0 none */
     double tied_delay_s;
+    /* the kernels' own skew of its instances whose initial-sync phases
+     * two members or more reported (cp_phases.c); 0 instances: none */
+    uint64_t kernel_instances;
+    struct cp_analysis_skew_q kernel_skew;
 };
 
 /* The model used for one link class. */
@@ -600,10 +609,6 @@ struct cp_analysis_tags {
 
 /* Quantiles of a skew (or of a difference of two), seconds; NaN without
  * instances. */
-struct cp_analysis_skew_q {
-    double p50_s, p90_s, max_s;
-};
-
 /* The last-arrival skew the kernels measured themselves (plugin API v7's
  * initial-sync phases; cp_phases.c): per instance with two members or more
  * whose kernels reported the phase, the spread of their waits (one device

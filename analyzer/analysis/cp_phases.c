@@ -189,14 +189,63 @@ static void keep_last(struct cp_analysis_phases *ph, const struct tally *t,
     }
 }
 
+/* One communicator's id and its index in an->comms, for a lookup. */
+struct comm_key {
+    uint64_t id;
+    size_t index;
+};
+
+static int compare_key(const void *a, const void *b)
+{
+    const struct comm_key *x = a, *y = b;
+
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+/* The communicators of an by id (NULL when there are none or no memory:
+ * the per-communicator skew is then left out). */
+static struct comm_key *comm_keys(const struct cp_analysis *an)
+{
+    struct comm_key *keys;
+    size_t i;
+
+    if (an->ncomms == 0 || !(keys = malloc(an->ncomms * sizeof *keys)))
+        return NULL;
+    for (i = 0; i < an->ncomms; i++) {
+        keys[i].id = an->comms[i].id;
+        keys[i].index = i;
+    }
+    qsort(keys, an->ncomms, sizeof *keys, compare_key);
+    return keys;
+}
+
+/* The kernels' skew of communicator id, from its instances' phase[from,
+ * to) (sorted here: v is sorted by communicator first, so a
+ * communicator's instances are one run of phase[]). */
+static void comm_skew(struct cp_analysis *an, const struct comm_key *keys,
+                      uint64_t id, double *phase, size_t from, size_t to)
+{
+    struct comm_key want = {id, 0};
+    const struct comm_key *k;
+
+    if (!keys || to == from ||
+        !(k = bsearch(&want, keys, an->ncomms, sizeof *keys, compare_key)))
+        return;
+    an->comms[k->index].kernel_instances = to - from;
+    put_quantiles(&an->comms[k->index].kernel_skew, phase + from, to - from);
+}
+
 /* The instances of sorted v: per (comm, seq) with two members or more,
- * the phases' skew, the hosts' and their difference, and who came last. */
-static int judge_instances(struct cp_analysis_phases *ph,
+ * the phases' skew, the hosts' and their difference, and who came last;
+ * per communicator of an, the phases' skew of its instances. */
+static int judge_instances(struct cp_analysis *an,
                            const struct sync_rec *v, size_t n)
 {
+    struct cp_analysis_phases *ph = &an->nccl.phases;
+    struct comm_key *keys = comm_keys(an);
     double *phase, *host, *diff;
     struct tally *t;
-    size_t i = 0, m = 0, nt = 1, k;
+    size_t i = 0, m = 0, nt = 1, k, comm_from = 0;
     int rc = -1;
 
     for (k = 0; k < n; k++)
@@ -236,6 +285,13 @@ static int judge_instances(struct cp_analysis_phases *ph,
             t[last].n++;
             t[last].late_s += (double)(wnext - wmin) * 1e-9;
         }
+        if (j == n || v[j].comm != v[i].comm) {
+            /* the communicator's last instance: its run of phase[] is
+             * sorted in place (host[] and diff[] are already filled, and
+             * phase[] is sorted whole below) */
+            comm_skew(an, keys, v[i].comm, phase, comm_from, m);
+            comm_from = m;
+        }
         i = j;
     }
     ph->instances = m;
@@ -249,6 +305,7 @@ out:
     free(host);
     free(diff);
     free(t);
+    free(keys);
     return rc;
 }
 
@@ -265,7 +322,7 @@ int an_phases_build(struct cp_analysis *an)
     ph->records = n;
     if (n > 1)
         qsort(v, n, sizeof *v, compare_rec);
-    if (judge_instances(ph, v, n) < 0)
+    if (judge_instances(an, v, n) < 0)
         goto out;
     if (ph->records == 0)
         ph->why = "no initial-sync phase was recorded: kernel phases come "

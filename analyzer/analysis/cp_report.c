@@ -87,6 +87,19 @@ static json_t *job_json(const struct cp_analysis *an, int *bad)
     return o;
 }
 
+static json_t *skew_q_json(const struct cp_analysis_skew_q *q,
+                           const char *source, int *bad)
+{
+    json_t *o = json_object();
+
+    put(o, "p50_s", jnum(q->p50_s), bad);
+    put(o, "p90_s", jnum(q->p90_s), bad);
+    put(o, "max_s", jnum(q->max_s), bad);
+    if (source)
+        put(o, "source", jstr(source), bad);
+    return o;
+}
+
 static json_t *summary_json(const struct cp_analysis *an, int *bad)
 {
     const struct cp_analysis_summary *s = &an->summary;
@@ -421,10 +434,16 @@ static json_t *comms_json(const struct cp_analysis *an, int *bad)
             put(sk, "p90_s", jnum(c->skew_p90_s), bad);
             put(sk, "p99_s", jnum(c->skew_p99_s), bad);
             put(sk, "max_s", jnum(c->skew_max_s), bad);
-            /* the starts on the hosts' clocks, offset-corrected; the
-             * kernels' own figure is nccl_profiler.phases' */
+            /* the starts on the hosts' clocks, offset-corrected */
             put(sk, "source", jstr("host_clock"), bad);
             put(o, "skew", sk, bad);
+        }
+        if (c->kernel_instances > 0) {
+            /* the kernels' own, on one device clock each (API v7's
+             * initial-sync phases): left out without them */
+            json_t *ks = skew_q_json(&c->kernel_skew, "kernel_phases", bad);
+            put(ks, "instances", jint(c->kernel_instances), bad);
+            put(o, "kernel_skew", ks, bad);
         }
         push(a, o, bad);
     }
@@ -1311,18 +1330,6 @@ static json_t *tags_json(const struct cp_analysis *an, int *bad)
 }
 
 /* What NCCL's profiler plugin told (cp_ncclview.c). */
-static json_t *skew_q_json(const struct cp_analysis_skew_q *q,
-                           const char *source, int *bad)
-{
-    json_t *o = json_object();
-
-    put(o, "p50_s", jnum(q->p50_s), bad);
-    put(o, "p90_s", jnum(q->p90_s), bad);
-    put(o, "max_s", jnum(q->max_s), bad);
-    if (source)
-        put(o, "source", jstr(source), bad);
-    return o;
-}
 
 /* The line of nccl_profiler.phases for a rank the kernels clearly put last
  * while no straggler finding names anyone (not a finding: the hosts'

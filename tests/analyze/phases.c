@@ -41,6 +41,37 @@ static int generate(const char *b, const char *logs, const char *extra)
     return rc;
 }
 
+/* Per communicator, the kernels' skew of its own instances: every
+ * instance counted once, and the straggler's 3 ms in each communicator
+ * it belongs to. */
+static void comm_skews(const struct cp_analysis *an)
+{
+    uint64_t sum = 0;
+    size_t ci, with = 0, right = 0;
+
+    for (ci = 0; ci < an->ncomms; ci++) {
+        const struct cp_analysis_comm *c = &an->comms[ci];
+        unsigned r;
+        int has5 = 0;
+        if (c->kernel_instances == 0)
+            continue;
+        with++;
+        sum += c->kernel_instances;
+        for (r = 0; r < c->nranks; r++)
+            has5 |= c->ranks[r] == 5;
+        right += c->kernel_instances == c->instances && has5 &&
+                 c->kernel_skew.p50_s >= 0.0029 &&
+                 c->kernel_skew.p50_s <= 0.0032 &&
+                 c->kernel_skew.p50_s <= c->kernel_skew.p90_s &&
+                 c->kernel_skew.p90_s <= c->kernel_skew.max_s;
+    }
+    is_int(sum, an->nccl.phases.instances,
+           "the communicators' kernel skews count every instance once");
+    ok(with > 0 && right == with,
+       "each of the %zu communicators with phases: all its instances, and "
+       "rank 5's 3 ms at its median", with);
+}
+
 /* The straggler finding of an, or NULL. */
 static const struct cp_analysis_finding *
 straggler(const struct cp_analysis *an)
@@ -242,6 +273,7 @@ int main(void)
        ph->nlast && ph->last[0].last_arrivals
            ? ph->last[0].late_s / (double)ph->last[0].last_arrivals
            : 0.0);
+    comm_skews(an);
     straggler_agrees(an);
     cp_analysis_destroy(an);
 
@@ -254,6 +286,12 @@ int main(void)
                strstr(ph->why, "API v7"),
            "no phase: none counted, and why (%s)", ph->why ? ph->why : "");
         ok(isnan(ph->skew.p50_s), "no skew figure from phases");
+        {
+            size_t ci, with = 0;
+            for (ci = 0; ci < an->ncomms; ci++)
+                with += an->comms[ci].kernel_instances > 0;
+            is_int(with, 0, "no communicator has a kernel skew");
+        }
         straggler_without_phases(an);
         cp_analysis_destroy(an);
     }

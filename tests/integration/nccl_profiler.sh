@@ -114,6 +114,9 @@ pycheck "  each skew says its source" "$d/rep/report.json" \
     "$ph['skew']['source'] == 'kernel_phases' and $ph['host_skew']['source'] == 'host_clock' and all(c['skew']['source'] == 'host_clock' for c in d['communicators'])"
 pycheck "  the kernels' median skew is rank 2's 20 ms" "$d/rep/report.json" \
     "0.015 <= $ph['skew']['p50_s'] <= 0.040"
+pycheck "  per communicator too: its kernel_skew, of its 87 instances, from the phases, rank 2's 20 ms at the median" \
+    "$d/rep/report.json" \
+    "[(c['kernel_skew']['source'], c['kernel_skew']['instances'], 0.015 <= c['kernel_skew']['p50_s'] <= 0.040, c['kernel_skew']['p50_s'] <= c['kernel_skew']['p90_s'] <= c['kernel_skew']['max_s']) for c in d['communicators']] == [('kernel_phases', 87, True, True)]"
 pycheck "  the kernels' skew agrees with the corrected hosts' (median within 2 ms, 90th percentile within 5 ms)" \
     "$d/rep/report.json" \
     "$ph['difference']['p50_s'] <= 0.002 and $ph['difference']['p90_s'] <= 0.005"
@@ -127,7 +130,7 @@ python3 -c "import json; print('#  ', json.dumps(json.load(open('$d/rep/report.j
 "$collprof" analyze "$work/v6/logs" -o "$work/v6/rep" >/dev/null 2>&1
 pycheck "  v6: no initial-sync phase, and nccl_profiler.phases says why" \
     "$work/v6/rep/report.json" \
-    "$ph['instances'] == 0 and 'API v7' in $ph['why'] and 'skew' not in $ph"
+    "$ph['instances'] == 0 and 'API v7' in $ph['why'] and 'skew' not in $ph and not any('kernel_skew' in c for c in d['communicators'])"
 # with the shim in the same processes, the plugin's logs are evidence that
 # the main pass does not read: the NCCL view tells the phases' pass which
 # of them hold phases
