@@ -37,7 +37,8 @@ random; elsewhere late), a link at 1/1.5-1/3 (slow2) or 1/3-1/10
 (slow4), a clock off by 2-30 ms; fault "two" plants a slow link and a
 straggler together.  Recall is then given per size band and per
 inter-node rate; a miss below a fault's published band (FOUND_FROM:
-stragglers from 5 ms, links from 1/2, clocks from 2 ms, 40 ms in tp) is
+stragglers from 5 ms, 10 ms in pp; links from 1/2, 1/2.5 in pp; clocks
+from 5 ms, 40 ms in tp) is
 reported but does not fail the run (below some size a fault cannot be
 told from noise), a miss at or above it does, as does a false warning,
 but in a host-bound run.  Before the matrix, one healthy job
