@@ -19,7 +19,8 @@
  * plugin logs of processes the shim also logged): a job without phases,
  * every shim's and every plugin's below API v7, is not read again.
  *
- * Memory: 32 bytes per initial-sync record read, freed before returning. */
+ * Memory: 32 bytes per initial-sync record read, and 4 more for the
+ * longest run of one communicator's records, freed before returning. */
 #include "config.h"
 
 #include <math.h>
@@ -189,50 +190,161 @@ static void keep_last(struct cp_analysis_phases *ph, const struct tally *t,
     }
 }
 
-/* One communicator's id and its index in an->comms, for a lookup. */
+/* A lookup of an->comms by a key: its id, or a hash of its members. */
 struct comm_key {
-    uint64_t id;
+    uint64_t key;
     size_t index;
+};
+
+struct comm_index {
+    struct comm_key *by_id, *by_members; /* [an->ncomms] each, by key */
+    int32_t *ranks; /* scratch: a communicator's or a run's ranks */
 };
 
 static int compare_key(const void *a, const void *b)
 {
     const struct comm_key *x = a, *y = b;
 
-    return (x->id > y->id) - (x->id < y->id);
+    return (x->key > y->key) - (x->key < y->key);
 }
 
-/* The communicators of an by id (NULL when there are none or no memory:
- * the per-communicator skew is then left out). */
-static struct comm_key *comm_keys(const struct cp_analysis *an)
+static int compare_i32(const void *a, const void *b)
 {
-    struct comm_key *keys;
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* FNV-1a over n sorted ranks. */
+static uint64_t members_hash(const int32_t *r, size_t n)
+{
+    uint64_t h = UINT64_C(14695981039346656037);
     size_t i;
 
-    if (an->ncomms == 0 || !(keys = malloc(an->ncomms * sizeof *keys)))
-        return NULL;
-    for (i = 0; i < an->ncomms; i++) {
-        keys[i].id = an->comms[i].id;
-        keys[i].index = i;
+    for (i = 0; i < n; i++) {
+        h ^= (uint32_t)r[i];
+        h *= UINT64_C(1099511628211);
     }
-    qsort(keys, an->ncomms, sizeof *keys, compare_key);
-    return keys;
+    return h;
 }
 
-/* The kernels' skew of communicator id, from its instances' phase[from,
- * to) (sorted here: v is sorted by communicator first, so a
- * communicator's instances are one run of phase[]). */
-static void comm_skew(struct cp_analysis *an, const struct comm_key *keys,
-                      uint64_t id, double *phase, size_t from, size_t to)
+/* Communicator c's global ranks into r, sorted; 0 when a member has no
+ * log (its set is not known). */
+static size_t comm_members(const struct cp_analysis_comm *c, int32_t *r)
 {
-    struct comm_key want = {id, 0};
-    const struct comm_key *k;
+    unsigned k;
 
-    if (!keys || to == from ||
-        !(k = bsearch(&want, keys, an->ncomms, sizeof *keys, compare_key)))
+    for (k = 0; k < c->nranks; k++)
+        if ((r[k] = c->ranks[k]) < 0)
+            return 0;
+    qsort(r, c->nranks, sizeof *r, compare_i32);
+    return c->nranks;
+}
+
+/* The lookups of an's communicators (0: none built, no per-communicator
+ * skew; -1 no memory).  ranks_max: the longest run of records to hold. */
+static int comm_index_build(const struct cp_analysis *an, size_t ranks_max,
+                            struct comm_index *x)
+{
+    size_t i, most = ranks_max;
+
+    memset(x, 0, sizeof *x);
+    if (an->ncomms == 0)
+        return 0;
+    for (i = 0; i < an->ncomms; i++)
+        most = an->comms[i].nranks > most ? an->comms[i].nranks : most;
+    x->by_id = malloc(an->ncomms * sizeof *x->by_id);
+    x->by_members = malloc(an->ncomms * sizeof *x->by_members);
+    x->ranks = malloc((most ? most : 1) * sizeof *x->ranks);
+    if (!x->by_id || !x->by_members || !x->ranks)
+        return -1;
+    for (i = 0; i < an->ncomms; i++) {
+        size_t n = comm_members(&an->comms[i], x->ranks);
+        x->by_id[i].key = an->comms[i].id;
+        x->by_id[i].index = i;
+        /* a communicator of unknown members gets a key no set has */
+        x->by_members[i].key = n ? members_hash(x->ranks, n) : 0;
+        x->by_members[i].index = n ? i : SIZE_MAX;
+    }
+    qsort(x->by_id, an->ncomms, sizeof *x->by_id, compare_key);
+    qsort(x->by_members, an->ncomms, sizeof *x->by_members, compare_key);
+    return 0;
+}
+
+static void comm_index_free(struct comm_index *x)
+{
+    free(x->by_id);
+    free(x->by_members);
+    free(x->ranks);
+}
+
+/* The communicator of an whose members are the ranks of v[from, to) (a
+ * run of one phase communicator's records): the only one with that set,
+ * or -1.  The plugin's communicator id is NCCL's commHash, the shim's its
+ * own: where both logged a process, the ids differ and the members tell. */
+static long comm_by_members(const struct cp_analysis *an,
+                            struct comm_index *x, const struct sync_rec *v,
+                            size_t from, size_t to)
+{
+    struct comm_key want;
+    const struct comm_key *k;
+    size_t n = 0, i, found;
+
+    for (i = from; i < to; i++)
+        x->ranks[n++] = v[i].rank;
+    qsort(x->ranks, n, sizeof *x->ranks, compare_i32);
+    for (i = 1, found = n ? 1 : 0; i < n; i++)
+        if (x->ranks[i] != x->ranks[found - 1])
+            x->ranks[found++] = x->ranks[i];
+    n = found;
+    want.key = members_hash(x->ranks, n);
+    k = bsearch(&want, x->by_members, an->ncomms, sizeof *k, compare_key);
+    if (!k || k->index == SIZE_MAX)
+        return -1;
+    /* another communicator with the same key: not one */
+    if ((k > x->by_members && k[-1].key == want.key) ||
+        (k + 1 < x->by_members + an->ncomms && k[1].key == want.key))
+        return -1;
+    found = k->index;
+    if (an->comms[found].nranks != n)
+        return -1;
+    {
+        /* the hash matched: the sets must too */
+        int32_t *mine = malloc(n * sizeof *mine);
+        int same;
+        if (!mine)
+            return -1;
+        memcpy(mine, x->ranks, n * sizeof *mine);
+        same = comm_members(&an->comms[found], x->ranks) == n &&
+               memcmp(mine, x->ranks, n * sizeof *mine) == 0;
+        free(mine);
+        if (!same)
+            return -1;
+    }
+    return (long)found;
+}
+
+/* The kernels' skew of the phase communicator whose records are v[vfrom,
+ * vto), from its instances' phase[from, to) (sorted here: v is sorted by
+ * communicator first, so a communicator's instances are one run of
+ * phase[]): given to the communicator of an with its id, else to the one
+ * with its members. */
+static void comm_skew(struct cp_analysis *an, struct comm_index *x,
+                      const struct sync_rec *v, size_t vfrom, size_t vto,
+                      double *phase, size_t from, size_t to)
+{
+    struct comm_key want = {v[vfrom].comm, 0};
+    const struct comm_key *k;
+    long ci;
+
+    if (!x->by_id || to == from)
         return;
-    an->comms[k->index].kernel_instances = to - from;
-    put_quantiles(&an->comms[k->index].kernel_skew, phase + from, to - from);
+    k = bsearch(&want, x->by_id, an->ncomms, sizeof *k, compare_key);
+    ci = k ? (long)k->index : comm_by_members(an, x, v, vfrom, vto);
+    if (ci < 0)
+        return;
+    an->comms[ci].kernel_instances = to - from;
+    put_quantiles(&an->comms[ci].kernel_skew, phase + from, to - from);
 }
 
 /* The instances of sorted v: per (comm, seq) with two members or more,
@@ -242,20 +354,27 @@ static int judge_instances(struct cp_analysis *an,
                            const struct sync_rec *v, size_t n)
 {
     struct cp_analysis_phases *ph = &an->nccl.phases;
-    struct comm_key *keys = comm_keys(an);
+    struct comm_index x;
     double *phase, *host, *diff;
     struct tally *t;
-    size_t i = 0, m = 0, nt = 1, k, comm_from = 0;
+    size_t i = 0, m = 0, nt = 1, k, comm_from = 0, run = 0, vfrom = 0;
     int rc = -1;
 
-    for (k = 0; k < n; k++)
+    /* the longest run of one communicator's records bounds the scratch */
+    for (k = 0; k < n; k++) {
         if ((size_t)v[k].rank + 1 > nt)
             nt = (size_t)v[k].rank + 1;
+        if (k + 1 == n || v[k + 1].comm != v[k].comm) {
+            run = k + 1 - vfrom > run ? k + 1 - vfrom : run;
+            vfrom = k + 1;
+        }
+    }
+    vfrom = 0;
     phase = malloc((n ? n : 1) * sizeof *phase);
     host = malloc((n ? n : 1) * sizeof *host);
     diff = malloc((n ? n : 1) * sizeof *diff);
     t = calloc(nt, sizeof *t);
-    if (!phase || !host || !diff || !t)
+    if (comm_index_build(an, run, &x) < 0 || !phase || !host || !diff || !t)
         goto out;
     while (i < n) {
         size_t j = i, members = 0;
@@ -289,8 +408,9 @@ static int judge_instances(struct cp_analysis *an,
             /* the communicator's last instance: its run of phase[] is
              * sorted in place (host[] and diff[] are already filled, and
              * phase[] is sorted whole below) */
-            comm_skew(an, keys, v[i].comm, phase, comm_from, m);
+            comm_skew(an, &x, v, vfrom, j, phase, comm_from, m);
             comm_from = m;
+            vfrom = j;
         }
         i = j;
     }
@@ -305,7 +425,7 @@ out:
     free(host);
     free(diff);
     free(t);
-    free(keys);
+    comm_index_free(&x);
     return rc;
 }
 
