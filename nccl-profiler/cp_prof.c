@@ -1017,7 +1017,8 @@ static void stop_step(struct step *s)
         } else {
             drop();
         }
-    } else {
+    } else if (step_mode == CP_STEPS_BUDGET) {
+        /* past the budget (none asks for no step record: none is over) */
         __atomic_add_fetch(&steps_over, 1, __ATOMIC_RELAXED);
     }
     release(&s->busy);

@@ -145,6 +145,9 @@ ok $? "  analyzed"
 pycheck "  the phases of the plugin's logs beside the shim's are read: every call's (4 x 31), 31 instances" \
     "$d/rep/report.json" \
     "$ph['initial_sync_records'] == 124 and $ph['damaged_records'] == 0 and $ph['instances'] == 31"
+pycheck "  ... and given to the shim's communicator, whose id is not NCCL's commHash (found by its members): kernel_skew of its 31 instances" \
+    "$d/rep/report.json" \
+    "[(c['kernel_skew']['instances'], c['kernel_skew']['source']) for c in d['communicators']] == [(31, 'kernel_phases')]"
 
 # What NCCL sends that was not asked for: a mask widened after init (as
 # NCCL's RAS may), events saying rank 0 on every rank, GPU times of 0.
@@ -252,8 +255,8 @@ ok $([ "$n" -eq 4 ] && [ "$t" -gt 0 ] && [ "$(count one link)" -eq 0 ]; echo $?)
 for none in none 0; do
     run none$none COLLPROF_PLUGIN_STEPS=$none
     ok $? "COLLPROF_PLUGIN_STEPS=$none: exits 0"
-    n=$(summary none$none | grep -c "proxy aggregates only")
-    ok $([ "$n" -eq 4 ]; echo $?) "  the headers say: aggregates only ($n)"
+    n=$(summary none$none | grep -c "proxy aggregates only; 0 step records over budget")
+    ok $([ "$n" -eq 4 ]; echo $?) "  the headers say: aggregates only, none over a budget ($n)"
     t=$(count none$none step); l=$(count none$none link); p=$(count none$none proxy)
     ok $([ "$t" -eq 0 ] && [ "$l" -eq 0 ] && [ "$p" -eq 690 ]; echo $?) "  proxy records only (proxy $p, step $t, link $l)"
 done
