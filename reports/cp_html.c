@@ -1275,10 +1275,27 @@ static void write_comm_details(FILE *out, const struct rp_report *r)
                 fputs(")", out);
             }
             fputs(".", out);
-            if (r->phases.present && !r->phases.why)
+            if (c->kernel_instances > 0) {
+                fputs(" The kernels' own skew, over ", out);
+                cp_svg_value(out, c->kernel_instances, CP_SVG_COUNT);
+                fputs(" of its instances: median ", out);
+                cp_svg_value(out, c->kernel_skew.p50_s, CP_SVG_TIME);
+                fputs(", 90th percentile ", out);
+                cp_svg_value(out, c->kernel_skew.p90_s, CP_SVG_TIME);
+                fputs(", largest ", out);
+                cp_svg_value(out, c->kernel_skew.max_s, CP_SVG_TIME);
+                if (c->kernel_skew.source) {
+                    fputs(" (", out);
+                    write_skew_source(out, c->kernel_skew.source);
+                    fputs(")", out);
+                }
+                fputs("; the job's: <a href=\"#kernel-skew\">above</a>.",
+                      out);
+            } else if (r->phases.present && !r->phases.why) {
                 fputs(" The kernels' own skew, over the job's instances: "
                       "<a href=\"#kernel-skew\">above</a>.",
                       out);
+            }
         }
         fputs("</p>\n<table class=\"comm-rows\">\n<tr><th>collective</th>"
               "<th class=\"n\">size</th><th class=\"n\">calls</th>"

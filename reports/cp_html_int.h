@@ -54,6 +54,12 @@ struct rp_link {
     double fit_points_used;
 };
 
+/* Quantiles of a skew (NaN: none) and where they come from. */
+struct rp_skew_q {
+    double p50_s, p90_s, max_s;
+    const char *source;
+};
+
 struct rp_comm {
     const char *id, *name, *link;
     double nranks, instances, incomplete, p2p, time_s;
@@ -64,6 +70,10 @@ struct rp_comm {
     int has_skew;
     double skew_s[4];
     const char *skew_source; /* skew.source; NULL when the report has none */
+    /* communicators[].kernel_skew (optional): kernel_instances 0 when the
+     * report has none */
+    double kernel_instances;
+    struct rp_skew_q kernel_skew;
     /* from its rows: bandwidth-bound calls against the model */
     double bw_model_s, bw_time_s;
 };
@@ -159,11 +169,6 @@ struct rp_tags {
 };
 
 /* Skew quantiles of nccl_profiler.phases (NaN: none; source NULL: none). */
-struct rp_skew_q {
-    double p50_s, p90_s, max_s;
-    const char *source;
-};
-
 /* A rank of nccl_profiler.phases.last_arrivals. */
 struct rp_phase_rank {
     double rank, last_arrivals, late_s;

@@ -342,6 +342,25 @@ static void view_skew(struct cp_jsoncheck *c, json_t *skew, const char *where,
     m->skew_source = OPT_STR(c, skew, sw, "source");
 }
 
+/* Its kernels' own skew (kernel_skew, optional: the phases of API v7). */
+static void view_kernel_skew(struct cp_jsoncheck *c, json_t *o,
+                             const char *where, struct rp_comm *m)
+{
+    char sw[WHERE_LEN + 16];
+    json_t *k = OBJ(c, o, where, "kernel_skew", 0);
+
+    m->kernel_instances = 0;
+    m->kernel_skew.p50_s = m->kernel_skew.p90_s = m->kernel_skew.max_s = NAN;
+    if (!k)
+        return;
+    snprintf(sw, sizeof sw, "%s.kernel_skew", where);
+    m->kernel_instances = NUM(c, k, sw, "instances");
+    m->kernel_skew.p50_s = OPT_NUM(c, k, sw, "p50_s");
+    m->kernel_skew.p90_s = OPT_NUM(c, k, sw, "p90_s");
+    m->kernel_skew.max_s = OPT_NUM(c, k, sw, "max_s");
+    m->kernel_skew.source = OPT_STR(c, k, sw, "source");
+}
+
 static void view_comms(struct cp_jsoncheck *c, struct rp_report *r)
 {
     json_t *a = cp_jsoncheck_objects(c, r->root, "", "communicators", 1), *o;
@@ -369,6 +388,7 @@ static void view_comms(struct cp_jsoncheck *c, struct rp_report *r)
         m->p2p = OPT_NUM(c, o, where, "p2p_pairs");
         m->ranks = view_rank_list(c, o, where, "ranks", 0, 1);
         view_skew(c, OBJ(c, o, where, "skew", 0), where, m);
+        view_kernel_skew(c, o, where, m);
         if (c->bad)
             return;
     }

@@ -99,6 +99,8 @@ check "v7: the kernels' skew in ms, its source named" \
 check "v7: beside it the hosts' of the same instances, its source named" \
     v7_has "^<tr><td>the hosts', same instances</td><td>[^<]*<code>host_clock</code></td><td class=\"n\">[0-9.]+ ms</td>"
 check "v7: the sentence that says how to read it" v7_has 'the rank whose kernel waited least came last'
+check "v7: the world communicator's own kernel skew, its instances counted, its source named" \
+    v7_has "The kernels' own skew, over [0-9]+ of its instances: median [0-9.]+ ms, 90th percentile [0-9.]+ ms, largest [0-9.]+ ms \\([^)]*<code>kernel_phases</code>\\)"
 grep -A1 -F '<th class="n">last by the kernels</th>' "$work/v7.html" | sed -n 2p >"$d/first"
 check "v7: rank 2 first of the kernels' last arrivals" v7_has '^<tr><td class="n">2</td><td>[^<]+</td>' "$d/first"
 check "v7: the copy-engine all-gathers marked" v7_has '<td>allgather <span class="ce"'
