@@ -203,46 +203,28 @@ static void drop(void)
     __atomic_add_fetch(&dropped, 1, __ATOMIC_RELAXED);
 }
 
-/* Atomic minimum and maximum; a minimum of 0 is "none yet". */
-static void min64(uint64_t *at, uint64_t v)
-{
-    uint64_t cur = __atomic_load_n(at, __ATOMIC_RELAXED);
-
-    while ((cur == 0 || v < cur) &&
-           !__atomic_compare_exchange_n(at, &cur, v, 0, __ATOMIC_RELAXED,
-                                        __ATOMIC_RELAXED))
-        ;
-}
-
-static void max64(uint64_t *at, uint64_t v)
-{
-    uint64_t cur = __atomic_load_n(at, __ATOMIC_RELAXED);
-
-    while (v > cur && !__atomic_compare_exchange_n(at, &cur, v, 0,
-                                                   __ATOMIC_RELAXED,
-                                                   __ATOMIC_RELAXED))
-        ;
-}
-
-static void min32(uint32_t *at, uint32_t v)
-{
-    uint32_t cur = __atomic_load_n(at, __ATOMIC_RELAXED);
-
-    while ((cur == 0 || v < cur) &&
-           !__atomic_compare_exchange_n(at, &cur, v, 0, __ATOMIC_RELAXED,
-                                        __ATOMIC_RELAXED))
-        ;
-}
-
-static void max32(uint32_t *at, uint32_t v)
-{
-    uint32_t cur = __atomic_load_n(at, __ATOMIC_RELAXED);
-
-    while (v > cur && !__atomic_compare_exchange_n(at, &cur, v, 0,
-                                                   __ATOMIC_RELAXED,
-                                                   __ATOMIC_RELAXED))
-        ;
-}
+/* Atomic minimum and maximum of the field at `at` (64 or 32 bits: its own
+ * type); a minimum of 0 is "none yet". */
+#define ATOMIC_MIN(at, v)                                                    \
+    do {                                                                     \
+        __typeof__(*(at)) cur_ = __atomic_load_n((at), __ATOMIC_RELAXED),    \
+                          v_ = (v);                                          \
+        while ((cur_ == 0 || v_ < cur_) &&                                   \
+               !__atomic_compare_exchange_n((at), &cur_, v_, 0,              \
+                                            __ATOMIC_RELAXED,                \
+                                            __ATOMIC_RELAXED))               \
+            ;                                                                \
+    } while (0)
+#define ATOMIC_MAX(at, v)                                                    \
+    do {                                                                     \
+        __typeof__(*(at)) cur_ = __atomic_load_n((at), __ATOMIC_RELAXED),    \
+                          v_ = (v);                                          \
+        while (v_ > cur_ &&                                                  \
+               !__atomic_compare_exchange_n((at), &cur_, v_, 0,              \
+                                            __ATOMIC_RELAXED,                \
+                                            __ATOMIC_RELAXED))               \
+            ;                                                                \
+    } while (0)
 
 /* ---- names NCCL passes as strings ------------------------------------------ */
 
@@ -564,11 +546,11 @@ static int link_add(struct task *t, const struct proxy *p)
         __atomic_add_fetch(&a->steps, op.steps, __ATOMIC_RELAXED);
         __atomic_add_fetch(&a->channels, 1, __ATOMIC_RELAXED);
         if (op.first_ns)
-            min64(&a->first_ns, op.first_ns);
-        max64(&a->last_ns, op.last_ns);
+            ATOMIC_MIN(&a->first_ns, op.first_ns);
+        ATOMIC_MAX(&a->last_ns, op.last_ns);
         if (op.min_step_ns)
-            min32(&a->min_step_ns, op.min_step_ns);
-        max32(&a->max_step_ns, op.max_step_ns);
+            ATOMIC_MIN(&a->min_step_ns, op.min_step_ns);
+        ATOMIC_MAX(&a->max_step_ns, op.max_step_ns);
         return 1;
     }
     return 0;
