@@ -1205,6 +1205,7 @@ static json_t *pair_link_json(const struct cp_analysis *an,
     uint64_t calls = 0;
     unsigned two[2] = {a, b};
     size_t i, k;
+    int proxy_slow, named = 0, warned = 0;
 
     for (i = 0; p && i < topo->nunits; i++)
         for (k = 0; k < topo->units[i].npairs; k++)
@@ -1212,7 +1213,8 @@ static json_t *pair_link_json(const struct cp_analysis *an,
                 bytes += topo->units[i].bytes * (double)topo->units[i].calls;
                 calls += topo->units[i].calls;
             }
-    if ((ab && ab->slow) || (ba && ba->slow)) {
+    proxy_slow = (ab && ab->slow) || (ba && ba->slow);
+    if (proxy_slow) {
         if (!p || p->state != CP_PAIR_SLOW)
             source = "proxy";
         verdict = "slow";
@@ -1222,13 +1224,15 @@ static json_t *pair_link_json(const struct cp_analysis *an,
         if (!finding_names_pair(an, f, a, b))
             continue;
         push(fs, jint(i), bad);
-        /* a weak slow_link (info) or candidates: the calls suspect it */
-        if (strcmp(verdict, "slow") != 0)
-            verdict = f->kind == CP_KIND_SLOW_LINK &&
-                              f->severity >= CP_SEVERITY_WARNING
-                          ? "slow"
-                          : "suspect";
+        named = 1;
+        warned |= f->kind == CP_KIND_SLOW_LINK &&
+                  f->severity >= CP_SEVERITY_WARNING;
     }
+    /* the findings' word: a slow_link warning is slow; a weak slow_link
+     * (an info: too few calls, or within a named straggler's reach) or
+     * candidates only suspect it, whatever the calls' state */
+    if (!proxy_slow && named)
+        verdict = warned ? "slow" : "suspect";
     nodes = node_names(an, two, 2, bad);
     put(o, "nodes", nodes, bad);
     put(o, "verdict", jstr(verdict), bad);

@@ -55,6 +55,15 @@
 #                   straggler warning naming rank 5 alone (the least
 #                   excess of every unit bounded it at 46 us, and only an
 #                   info said one of ranks 4 and 5 was late).
+#   3d-straggler-reach 3d at 877 MB/s between nodes (host-bound beside two
+#                   busy loops), rank 5 (n3) 4.7 ms slow inside its calls,
+#                   n2-n3 planted at 1/3.4 and crossed by nothing: the
+#                   other stage's all-reduces over n1-n2 5.1x their peers'
+#                   but at most 1.2 ms over, within the straggler's reach
+#                   through the pipeline: a straggler warning naming rank
+#                   5 and an info slow_link on n1-n2 that names the
+#                   straggler and asks for the probe (it was a critical
+#                   slow_link), the links section's n1-n2 "suspect".
 #   3d-tied-straggler 3d, rank 1 slow inside its calls (3 ms), two busy
 #                   loops: its tensor-parallel pair (0, 1) 2.86 ms slower
 #                   at every size, its data-parallel ring (1, 3) 3.1 and
@@ -196,6 +205,27 @@ assert not above_info("slow_link", "slow_link_candidates", "low_busbw",
                       "clock_offset"), said
 PY
 ok $? "3d, one unit of the straggler's ring masked by its early arrival: rank 5 named, a warning"
+analyze_kept 3d-straggler-reach
+ok $? "3d, rank 5 4.7 ms inside its calls, the other stage's pair 5.1x its peers but within that: analyze"
+expect 3d-straggler-reach <<'PY'
+assert ("straggler", "warning", [5]) in said, said
+sl = [f for f in r["findings"] if f["kind"] == "slow_link"]
+assert len(sl) == 1 and sl[0]["severity"] == "info" and \
+    sl[0]["nodes"] == ["n1", "n2"], said
+ev = sl[0]["evidence"]
+print("# " + sl[0]["message"][-260:])
+assert ev["weak"] is True and ev["straggler_rank"] == 5, ev
+assert abs(ev["straggler_delay_s"] - 4.57e-3) < 0.3e-3, ev
+assert all(u["time_s"] - u["peer_time_s"] <= ev["straggler_delay_s"]
+           for u in ev["units"]), ev["units"]
+assert "rank 5, named a straggler" in sl[0]["message"] and \
+    "collprof probe" in sl[0]["message"], sl[0]["message"]
+links = {tuple(l["nodes"]): l["verdict"] for l in r["links"]}
+assert links[("n1", "n2")] == "suspect", links
+assert not above_info("slow_link", "slow_link_candidates", "low_busbw",
+                      "clock_offset"), said
+PY
+ok $? "3d, a slow_link within a named straggler's reach: an info naming rank 5 that asks for the probe, the link suspect, not slow"
 analyze_kept 3d-tied-straggler
 ok $? "3d, rank 1 late inside its calls, its ring showing it at two sizes of five: analyze"
 expect 3d-tied-straggler <<'PY'
