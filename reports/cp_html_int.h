@@ -99,6 +99,31 @@ struct name_index {
 };
 
 
+/* A value of a finding's evidence, free-form JSON that the page shows as
+ * it is: a small tree the view copies from the document.  A container
+ * RP_EV_DEPTH levels below the evidence keeps its type but not its
+ * members (the page shows such a value as an ellipsis). */
+#define RP_EV_DEPTH 3
+
+enum rp_ev_type {
+    RP_EV_NULL,
+    RP_EV_BOOL,
+    RP_EV_NUMBER,
+    RP_EV_STRING,
+    RP_EV_ARRAY,
+    RP_EV_OBJECT
+};
+
+struct rp_ev {
+    enum rp_ev_type type;
+    const char *key; /* its key in an object, NULL in an array */
+    const char *str; /* RP_EV_STRING's */
+    double num;      /* RP_EV_NUMBER's (at report precision) */
+    int yes;         /* RP_EV_BOOL's */
+    size_t n;        /* members of an array or object */
+    struct rp_ev *item; /* its n members, in the document's order */
+};
+
 struct rp_finding {
     const char *kind, *severity, *message;
     /* the kind in the kinds' table (cp_kinds.h); CP_KIND_COUNT: a kind
@@ -108,7 +133,9 @@ struct rp_finding {
     enum cp_severity sev;
     struct rp_names nodes;
     struct rp_ranks ranks;
-    json_t *evidence;
+    /* an RP_EV_OBJECT, NULL when the finding has none; one allocation
+     * holds the whole tree */
+    struct rp_ev *evidence;
 };
 
 struct rp_summary {
@@ -375,6 +402,14 @@ double rp_number(const json_t *v);
 /* The model of link class `name`, NULL when the report has none. */
 const struct rp_link *rp_link_get(const struct rp_report *r,
                                   const char *name);
+
+/* Member `key` of evidence object ev (NULL when ev is NULL, not an
+ * object, or has no such key); as a number (NaN when it is not one), a
+ * string (NULL when not one), or whether it is true. */
+const struct rp_ev *rp_ev_get(const struct rp_ev *ev, const char *key);
+double rp_ev_num(const struct rp_ev *ev, const char *key);
+const char *rp_ev_str(const struct rp_ev *ev, const char *key);
+int rp_ev_true(const struct rp_ev *ev, const char *key);
 
 /* Index of node `name` in job.nodes, -1 when absent. */
 long rp_node_index(const struct rp_report *r, const char *name);

@@ -1576,8 +1576,7 @@ static int is_flagged(const struct rp_report *r, double rank)
 
     for (i = 0; i < r->nfindings; i++) {
         const struct rp_finding *f = &r->findings[i];
-        const char *kind =
-            json_string_value(json_object_get(f->evidence, "kind"));
+        const char *kind = rp_ev_str(f->evidence, "kind");
         if (f->kid != CP_KIND_STRAGGLER ||
             (kind && strcmp(kind, "in_call_unresolved") == 0))
             continue; /* one of its ranks, none flagged */

@@ -88,6 +88,39 @@ const struct rp_link *rp_link_get(const struct rp_report *r, const char *name)
     return NULL;
 }
 
+const struct rp_ev *rp_ev_get(const struct rp_ev *ev, const char *key)
+{
+    size_t i;
+
+    if (!ev || ev->type != RP_EV_OBJECT)
+        return NULL;
+    for (i = 0; i < ev->n; i++)
+        if (strcmp(ev->item[i].key, key) == 0)
+            return &ev->item[i];
+    return NULL;
+}
+
+double rp_ev_num(const struct rp_ev *ev, const char *key)
+{
+    const struct rp_ev *v = rp_ev_get(ev, key);
+
+    return v && v->type == RP_EV_NUMBER ? v->num : NAN;
+}
+
+const char *rp_ev_str(const struct rp_ev *ev, const char *key)
+{
+    const struct rp_ev *v = rp_ev_get(ev, key);
+
+    return v && v->type == RP_EV_STRING ? v->str : NULL;
+}
+
+int rp_ev_true(const struct rp_ev *ev, const char *key)
+{
+    const struct rp_ev *v = rp_ev_get(ev, key);
+
+    return v && v->type == RP_EV_BOOL && v->yes;
+}
+
 const char *rp_comm_label(const struct rp_comm *c)
 {
     return c->name && c->name[0] ? c->name : c->id;
@@ -117,6 +150,7 @@ void rp_view_free(struct rp_report *r)
     for (k = 0; k < r->nfindings; k++) {
         free(r->findings[k].nodes.name);
         free(r->findings[k].ranks.rank);
+        free(r->findings[k].evidence);
     }
     free(r->sum.missing_ranks.rank);
     free(r->comms);
@@ -479,6 +513,87 @@ static void view_ranks(struct cp_jsoncheck *c, struct rp_report *r)
     }
 }
 
+/* ---- a finding's evidence ------------------------------------------------ */
+
+/* The members of container v that its tree keeps (none RP_EV_DEPTH
+ * levels down). */
+static size_t ev_members(json_t *v, int depth)
+{
+    if (depth >= RP_EV_DEPTH)
+        return 0;
+    return json_is_array(v) ? json_array_size(v)
+           : json_is_object(v) ? json_object_size(v)
+                               : 0;
+}
+
+/* Values in the tree of v, at `depth` below the evidence. */
+static size_t ev_count(json_t *v, int depth)
+{
+    size_t n = 1, i;
+    const char *key;
+    json_t *x;
+
+    if (ev_members(v, depth) == 0)
+        return n;
+    if (json_is_array(v)) {
+        json_array_foreach(v, i, x) n += ev_count(x, depth + 1);
+    } else {
+        json_object_foreach(v, key, x) n += ev_count(x, depth + 1);
+    }
+    return n;
+}
+
+/* v into node e; its members take the next slots of *free_slot, in
+ * order, their own members the slots after them. */
+static void ev_fill(json_t *v, struct rp_ev *e, int depth,
+                    struct rp_ev **free_slot)
+{
+    const char *key;
+    size_t i;
+    json_t *x;
+
+    e->type = json_is_string(v)    ? RP_EV_STRING
+              : json_is_number(v)  ? RP_EV_NUMBER
+              : json_is_boolean(v) ? RP_EV_BOOL
+              : json_is_array(v)   ? RP_EV_ARRAY
+              : json_is_object(v)  ? RP_EV_OBJECT
+                                   : RP_EV_NULL;
+    e->str = json_string_value(v);
+    e->num = rp_number(v);
+    e->yes = json_is_true(v);
+    e->n = ev_members(v, depth);
+    if (e->n == 0)
+        return;
+    e->item = *free_slot;
+    *free_slot += e->n;
+    if (json_is_array(v)) {
+        json_array_foreach(v, i, x) ev_fill(x, &e->item[i], depth + 1,
+                                            free_slot);
+    } else {
+        i = 0;
+        json_object_foreach(v, key, x)
+        {
+            e->item[i].key = key;
+            ev_fill(x, &e->item[i++], depth + 1, free_slot);
+        }
+    }
+}
+
+/* Evidence object ev (NULL: none) as a tree in one allocation. */
+static struct rp_ev *view_evidence(struct cp_jsoncheck *c, json_t *ev)
+{
+    struct rp_ev *tree, *free_slot;
+
+    if (!ev)
+        return NULL;
+    tree = alloc_n(c, ev_count(ev, 0), sizeof *tree);
+    if (!tree)
+        return NULL;
+    free_slot = tree + 1;
+    ev_fill(ev, tree, 0, &free_slot);
+    return tree;
+}
+
 static void view_findings(struct cp_jsoncheck *c, struct rp_report *r)
 {
     json_t *a = cp_jsoncheck_objects(c, r->root, "", "findings", 1), *o;
@@ -501,10 +616,11 @@ static void view_findings(struct cp_jsoncheck *c, struct rp_report *r)
         f.suggestion = OPT_STR(c, o, where, "suggestion");
         f.nodes = view_names(c, o, where, "nodes", 1);
         f.ranks = view_rank_list(c, o, where, "ranks", 1, 0);
-        f.evidence = OBJ(c, o, where, "evidence", 0);
+        f.evidence = view_evidence(c, OBJ(c, o, where, "evidence", 0));
         if (c->bad) {
             free(f.nodes.name);
             free(f.ranks.rank);
+            free(f.evidence);
             return;
         }
         f.sev = severity_of(f.severity);
