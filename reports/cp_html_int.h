@@ -226,10 +226,20 @@ struct rp_instance {
  * from the slow-link analysis, probe.json's from collprof probe. */
 struct rp_pair {
     const char *nodes[2];
-    const char *state; /* NULL when the document has none */
+    const char *state;  /* NULL when the document has none */
+    const char *source; /* where its estimate is from; NULL: not said */
     double efficiency;
     /* probe.json's measurement (NaN in a report) */
     double bandwidth_Bps, latency_s, bytes, round;
+};
+
+/* The node-pair view (topology): its nodes, and the efficiency of each
+ * pair as a K x K matrix (row-major, NaN: none; NULL when the document
+ * has no matrix, as for very many nodes). */
+struct rp_topology {
+    int present;
+    struct rp_names nodes;
+    double *efficiency;
 };
 
 /* probe.json's run and reference (numbers NaN, strings NULL: none). */
@@ -339,8 +349,8 @@ struct rp_hang {
 struct rp_report {
     json_t *root;
     const char *schema, *generator, *job_id, *step_id;
-    json_t *nodes; /* job.nodes: names */
-    size_t nnodes;
+    struct rp_names nodes; /* job.nodes (probe.json: topology.nodes) */
+    size_t nnodes;         /* nodes.n */
     struct name_index *node_order; /* job.nodes sorted by name */
     double world_size, processes;
     struct rp_summary sum;
@@ -354,7 +364,7 @@ struct rp_report {
     struct rp_hang hang;
     json_t *offsets;  /* clock_offsets, may be NULL */
     struct rp_inputs inputs;
-    json_t *topology; /* a node-pair matrix (slow-link analysis), or NULL */
+    struct rp_topology topology; /* of the slow-link analysis, or none */
     size_t npairs;
     struct rp_pair *pairs; /* topology.pairs, slowest first */
     json_t *timeline; /* communication time per window, or NULL */

@@ -1117,7 +1117,7 @@ struct heat {
     size_t m;      /* cells per side */
     double *worst; /* m*m, NaN: no data */
     unsigned *count;
-    json_t *names; /* node names of the matrix */
+    const struct rp_names *names; /* node names of the matrix */
 };
 
 static void heat_put(struct heat *h, size_t a, size_t b, double e)
@@ -1150,20 +1150,33 @@ static int heat_init(struct heat *h, size_t n)
     return 0;
 }
 
-static long name_in(json_t *names, const char *name)
+static long name_in(const struct rp_names *names, const char *name)
 {
     size_t i;
-    json_t *v;
 
-    json_array_foreach(names, i, v) if (strcmp(json_string_value(v), name) ==
-                                        0) return (long)i;
+    for (i = 0; i < names->n; i++)
+        if (strcmp(names->name[i], name) == 0)
+            return (long)i;
     return -1;
+}
+
+/* Lists a and b name the same nodes in the same order. */
+static int same_names(const struct rp_names *a, const struct rp_names *b)
+{
+    size_t i;
+
+    if (a->n != b->n)
+        return 0;
+    for (i = 0; i < a->n; i++)
+        if (strcmp(a->name[i], b->name[i]) != 0)
+            return 0;
+    return 1;
 }
 
 /* The node label of cell i: a name, or a range of names. */
 static void cell_label(const struct heat *h, size_t i, char *buf, size_t size)
 {
-    const char *first = json_string_value(json_array_get(h->names, i * h->block));
+    const char *first = h->names->name[i * h->block];
     size_t last = (i + 1) * h->block - 1;
 
     if (last >= h->n)
@@ -1171,8 +1184,7 @@ static void cell_label(const struct heat *h, size_t i, char *buf, size_t size)
     if (h->block == 1)
         snprintf(buf, size, "%s", first);
     else
-        snprintf(buf, size, "%s .. %s", first,
-                 json_string_value(json_array_get(h->names, last)));
+        snprintf(buf, size, "%s .. %s", first, h->names->name[last]);
 }
 
 /* Node index of name in h->names: job.nodes' index when the matrix uses
@@ -1189,25 +1201,23 @@ static long heat_index(const struct heat *h, const struct rp_report *r,
 static void heat_from_topology(struct heat *h, const struct rp_report *r,
                                int same)
 {
-    json_t *m = json_object_get(r->topology, "efficiency"), *row, *v;
-    json_t *pairs = json_object_get(r->topology, "pairs");
-    size_t i, j;
+    const double *m = r->topology.efficiency;
+    size_t i, j, k = r->topology.nodes.n;
 
-    if (json_is_array(m)) {
-        json_array_foreach(m, i, row) json_array_foreach(row, j, v)
-            heat_put(h, i, j, rp_number(v));
+    if (m) {
+        for (i = 0; i < k; i++)
+            for (j = 0; j < k; j++)
+                heat_put(h, i, j, m[i * k + j]);
         return;
     }
-    json_array_foreach(pairs, i, v)
-    {
-        json_t *two = json_object_get(v, "nodes");
-        json_t *e = json_object_get(v, "efficiency");
-        long a = heat_index(h, r, same, json_string_value(json_array_get(two, 0)));
-        long b = heat_index(h, r, same, json_string_value(json_array_get(two, 1)));
-        if (a < 0 || b < 0 || !json_is_number(e))
+    for (i = 0; i < r->npairs; i++) {
+        const struct rp_pair *p = &r->pairs[i];
+        long a = heat_index(h, r, same, p->nodes[0]);
+        long b = heat_index(h, r, same, p->nodes[1]);
+        if (a < 0 || b < 0 || isnan(p->efficiency))
             continue;
-        heat_put(h, (size_t)a, (size_t)b, rp_number(e));
-        heat_put(h, (size_t)b, (size_t)a, rp_number(e));
+        heat_put(h, (size_t)a, (size_t)b, p->efficiency);
+        heat_put(h, (size_t)b, (size_t)a, p->efficiency);
     }
 }
 
@@ -1263,20 +1273,16 @@ struct outline {
 static size_t heat_outlines(const struct heat *h, const struct rp_report *r,
                             int same, struct outline *o)
 {
-    json_t *pairs = r->topology ? json_object_get(r->topology, "pairs") : NULL;
-    json_t *v;
     size_t i, n = 0;
 
-    json_array_foreach(pairs, i, v)
-    {
-        json_t *two = json_object_get(v, "nodes");
-        const char *state = json_string_value(json_object_get(v, "state"));
+    for (i = 0; i < r->npairs; i++) {
+        const char *state = r->pairs[i].state;
         long a, b;
         if (n == MAX_OUTLINES || !state ||
             (strcmp(state, "slow") != 0 && strcmp(state, "suspect") != 0))
             continue;
-        a = heat_index(h, r, same, json_string_value(json_array_get(two, 0)));
-        b = heat_index(h, r, same, json_string_value(json_array_get(two, 1)));
+        a = heat_index(h, r, same, r->pairs[i].nodes[0]);
+        b = heat_index(h, r, same, r->pairs[i].nodes[1]);
         if (a < 0 || b < 0)
             continue;
         o[n].a = a / (long)h->block;
@@ -1306,12 +1312,10 @@ static size_t heat_outlines(const struct heat *h, const struct rp_report *r,
  * (topology.pairs[].source). */
 static int heat_probed(const struct rp_report *r)
 {
-    json_t *pairs = json_object_get(r->topology, "pairs"), *v;
     size_t i;
 
-    json_array_foreach(pairs, i, v)
-    {
-        const char *src = json_string_value(json_object_get(v, "source"));
+    for (i = 0; i < r->npairs; i++) {
+        const char *src = r->pairs[i].source;
         if (src && strcmp(src, "probe") == 0)
             return 1;
     }
@@ -1334,7 +1338,7 @@ static void heat_empty(FILE *out, const struct rp_report *r)
         fputs("the job ran on one node, and no communicator has "
               "bandwidth-bound calls with a model to compare.",
               out);
-    else if (r->topology)
+    else if (r->topology.present)
         fputs("the node-pair analysis found no bandwidth-bound traffic "
               "between nodes to judge, and no communicator on one or two "
               "nodes has bandwidth-bound calls with a model. The "
@@ -1407,7 +1411,7 @@ static void heat_labels(FILE *out, const struct heat *h,
     for (i = 0; i < h->m; i += every) {
         /* a block is labelled by its first node */
         snprintf(la, sizeof la, "%s",
-                 json_string_value(json_array_get(h->names, i * h->block)));
+                 h->names->name[i * h->block]);
         if (strlen(la) > 14)
             memcpy(la + 12, "..", 3);
         fprintf(out,
@@ -1475,10 +1479,10 @@ static long heat_fill(struct heat *h, const struct rp_report *r, int *same,
 {
     size_t cells = 0;
 
-    if (r->topology) {
-        h->names = json_object_get(r->topology, "nodes");
-        *same = json_equal(h->names, r->nodes);
-        if (heat_init(h, json_array_size(h->names)) < 0)
+    if (r->topology.present) {
+        h->names = &r->topology.nodes;
+        *same = same_names(h->names, &r->nodes);
+        if (heat_init(h, h->names->n) < 0)
             return -1;
         heat_from_topology(h, r, *same);
         cells = heat_cells(h);
@@ -1497,7 +1501,7 @@ static long heat_fill(struct heat *h, const struct rp_report *r, int *same,
             heat_free(h);
     }
     if (cells == 0) {
-        h->names = r->nodes;
+        h->names = &r->nodes;
         *same = 1;
         if (heat_init(h, r->nnodes) < 0)
             return -1;
@@ -1532,7 +1536,7 @@ void rp_plot_heatmap(FILE *out, const struct rp_report *r)
         fputs("<figure id=\"fig-heatmap\">\n<h3>Link efficiency, node "
               "&times; node</h3>\n<p class=\"empty\">One node (",
               out);
-        cp_svg_escape(out, json_string_value(json_array_get(h.names, 0)));
+        cp_svg_escape(out, h.names->name[0]);
         fprintf(out,
                 "): the bandwidth-bound calls of its communicators run "
                 "at %s of the model (the worst of %u).</p>\n</figure>\n",

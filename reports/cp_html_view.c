@@ -153,6 +153,9 @@ void rp_view_free(struct rp_report *r)
         free(r->findings[k].evidence);
     }
     free(r->sum.missing_ranks.rank);
+    free(r->nodes.name);
+    free(r->topology.nodes.name);
+    free(r->topology.efficiency);
     free(r->comms);
     free(r->rows);
     free(r->ranks);
@@ -267,27 +270,34 @@ static int check_schema(struct cp_jsoncheck *c, const char *schema)
     return 0;
 }
 
-static void view_job(struct cp_jsoncheck *c, struct rp_report *r)
+/* The node names sorted, for rp_node_index. */
+static void view_node_order(struct cp_jsoncheck *c, struct rp_report *r)
 {
-    json_t *job = OBJ(c, r->root, "", "job", 1);
     size_t i;
 
-    r->job_id = STR(c, job, "job", "job_id");
-    r->step_id = STR(c, job, "job", "step_id");
-    r->nodes = cp_jsoncheck_list(c, job, "job", "nodes", 1, 0);
-    r->nnodes = json_array_size(r->nodes);
-    r->world_size = NUM(c, job, "job", "world_size");
-    r->processes = NUM(c, job, "job", "processes");
-    if (c->bad)
-        return;
     r->node_order = alloc_n(c, r->nnodes, sizeof *r->node_order);
     if (!r->node_order)
         return;
     for (i = 0; i < r->nnodes; i++) {
-        r->node_order[i].name = json_string_value(json_array_get(r->nodes, i));
+        r->node_order[i].name = r->nodes.name[i];
         r->node_order[i].index = i;
     }
     qsort(r->node_order, r->nnodes, sizeof *r->node_order, compare_names);
+}
+
+static void view_job(struct cp_jsoncheck *c, struct rp_report *r)
+{
+    json_t *job = OBJ(c, r->root, "", "job", 1);
+
+    r->job_id = STR(c, job, "job", "job_id");
+    r->step_id = STR(c, job, "job", "step_id");
+    r->nodes = view_names(c, job, "job", "nodes", 1);
+    r->nnodes = r->nodes.n;
+    r->world_size = NUM(c, job, "job", "world_size");
+    r->processes = NUM(c, job, "job", "processes");
+    if (c->bad)
+        return;
+    view_node_order(c, r);
 }
 
 static void view_summary(struct cp_jsoncheck *c, struct rp_report *r)
@@ -793,6 +803,22 @@ static void view_rank_summary(struct cp_jsoncheck *c, struct rp_report *r)
     }
 }
 
+/* The checked K x K efficiency matrix m (NULL: none) as numbers. */
+static void view_matrix(struct cp_jsoncheck *c, json_t *m, size_t k,
+                        struct rp_topology *t)
+{
+    json_t *row, *v;
+    size_t i, j;
+
+    if (c->bad || !m)
+        return;
+    t->efficiency = alloc_n(c, k * k, sizeof *t->efficiency);
+    if (!t->efficiency)
+        return;
+    json_array_foreach(m, i, row) json_array_foreach(row, j, v)
+        t->efficiency[i * k + j] = rp_number(v);
+}
+
 /* The slow-link analysis' node-pair view (optional): `nodes`, a K x K
  * `efficiency` matrix (null for very many nodes) and `pairs`. */
 static void view_topology(struct cp_jsoncheck *c, struct rp_report *r)
@@ -803,10 +829,10 @@ static void view_topology(struct cp_jsoncheck *c, struct rp_report *r)
 
     t = OBJ(c, r->root, "", "topology", 0);
     if (t) {
-        json_t *names = cp_jsoncheck_list(c, t, "topology", "nodes", 1, 0),
-               *pairs;
+        json_t *pairs;
+        r->topology.nodes = view_names(c, t, "topology", "nodes", 1);
         m = ARR(c, t, "topology", "efficiency", 0);
-        n = json_array_size(names);
+        n = r->topology.nodes.n;
         if (!c->bad && m && json_array_size(m) != n)
             cp_jsoncheck_fail(
                 c,
@@ -836,6 +862,7 @@ static void view_topology(struct cp_jsoncheck *c, struct rp_report *r)
                 break;
             }
         }
+        view_matrix(c, m, n, &r->topology);
         pairs = cp_jsoncheck_objects(c, t, "topology", "pairs", 0);
         r->npairs = json_array_size(pairs);
         r->pairs = c->bad ? NULL : alloc_n(c, r->npairs, sizeof *r->pairs);
@@ -858,9 +885,11 @@ static void view_topology(struct cp_jsoncheck *c, struct rp_report *r)
             p->nodes[1] = json_string_value(json_array_get(two, 1));
             p->efficiency = OPT_NUM(c, v, where, "efficiency");
             p->state = OPT_STR(c, v, where, "state");
+            /* only compared with "probe": any other value is no source */
+            p->source = json_string_value(json_object_get(v, "source"));
             p->bandwidth_Bps = p->latency_s = p->bytes = p->round = NAN;
         }
-        r->topology = c->bad ? NULL : t;
+        r->topology.present = !c->bad;
     }
 }
 
@@ -1225,7 +1254,7 @@ int rp_view_probe(json_t *root, struct rp_report *r, struct cp_error *err)
         OPT_STR(&c, run, "run", "memory");
     }
     topo = OBJ(&c, root, "", "topology", 1);
-    r->nodes = cp_jsoncheck_list(&c, topo, "topology", "nodes", 1, 0);
+    r->nodes = view_names(&c, topo, "topology", "nodes", 1);
     r->probe.reference_Bps = OPT_NUM(&c, topo, "topology", "reference_Bps");
     r->probe.reference_source =
         OPT_STR(&c, topo, "topology", "reference_source");
@@ -1233,15 +1262,10 @@ int rp_view_probe(json_t *root, struct rp_report *r, struct cp_error *err)
         OPT_NUM(&c, topo, "topology", "median_latency_s");
     if (c.bad)
         return -1;
-    r->nnodes = json_array_size(r->nodes);
-    r->node_order = alloc_n(&c, r->nnodes, sizeof *r->node_order);
+    r->nnodes = r->nodes.n;
+    view_node_order(&c, r);
     if (!r->node_order)
         return -1;
-    for (i = 0; i < r->nnodes; i++) {
-        r->node_order[i].name = json_string_value(json_array_get(r->nodes, i));
-        r->node_order[i].index = i;
-    }
-    qsort(r->node_order, r->nnodes, sizeof *r->node_order, compare_names);
     view_findings(&c, r);
     view_extras(&c, r); /* topology: nodes, efficiency, pairs */
     if (!c.bad) {
