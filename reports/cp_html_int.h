@@ -5,9 +5,11 @@
  * cp_html_view.c builds the view once (every key the page reads is checked
  * there, so that a bad document fails with the key's name before anything
  * is written); the pages (cp_html.c, cp_html_probe.c), the hang section
- * (cp_html_hang.c) and the plots (cp_html_plots.c) only read it.  Strings point into the
- * JSON object, which outlives the view.  Missing numbers (JSON null, as
- * the analyzer writes non-finite values) are NaN.
+ * (cp_html_hang.c) and the plots (cp_html_plots.c) only read it, never
+ * the JSON: the view holds no json_t.  Strings point into the JSON object,
+ * which outlives the view; everything else the view allocates is freed by
+ * rp_view_free.  Missing numbers (JSON null, as the analyzer writes
+ * non-finite values) are NaN.
  */
 #ifndef COLLPROF_CP_HTML_INT_H
 #define COLLPROF_CP_HTML_INT_H
@@ -242,6 +244,29 @@ struct rp_topology {
     double *efficiency;
 };
 
+/* A collective's time in a window (timeline.windows[].op_time_s). */
+struct rp_op_time {
+    const char *op;
+    double time_s; /* NaN: null */
+};
+
+/* A window of the timeline (numbers NaN: none). */
+struct rp_period {
+    double start_s, end_s, comm_time_s, calls, bytes, wait_time_s;
+    size_t nops;
+    struct rp_op_time *ops; /* a slice of rp_timeline.op_times */
+};
+
+/* report.json's `timeline`: communication time per window; present 0:
+ * none. */
+struct rp_timeline {
+    int present;
+    double window_s; /* NaN: none */
+    size_t nwindows;
+    struct rp_period *windows;
+    struct rp_op_time *op_times; /* every window's, in order */
+};
+
 /* probe.json's run and reference (numbers NaN, strings NULL: none). */
 struct rp_probe {
     double rounds, wall_s;
@@ -347,7 +372,6 @@ struct rp_hang {
 };
 
 struct rp_report {
-    json_t *root;
     const char *schema, *generator, *job_id, *step_id;
     struct rp_names nodes; /* job.nodes (probe.json: topology.nodes) */
     size_t nnodes;         /* nodes.n */
@@ -362,12 +386,11 @@ struct rp_report {
     struct rp_rank *ranks;
     struct rp_finding *findings; /* most severe first */
     struct rp_hang hang;
-    json_t *offsets;  /* clock_offsets, may be NULL */
     struct rp_inputs inputs;
     struct rp_topology topology; /* of the slow-link analysis, or none */
     size_t npairs;
     struct rp_pair *pairs; /* topology.pairs, slowest first */
-    json_t *timeline; /* communication time per window, or NULL */
+    struct rp_timeline timeline;
     /* the slowest instances (`slowest`: by_own_time, by_skew); has_slowest
      * 0: the report has no such section */
     int has_slowest;
@@ -403,11 +426,6 @@ void rp_view_free(struct rp_report *r);
 int rp_render(json_t *doc, FILE *out, struct cp_error *err,
               int (*view)(json_t *, struct rp_report *, struct cp_error *),
               void (*page)(FILE *, const struct rp_report *));
-
-/* A JSON number at the 10 significant digits report.json is written with
- * (so that pages from memory and from the file agree); NaN when v is not a
- * number. */
-double rp_number(const json_t *v);
 
 /* The model of link class `name`, NULL when the report has none. */
 const struct rp_link *rp_link_get(const struct rp_report *r,

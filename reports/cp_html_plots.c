@@ -1828,34 +1828,36 @@ static int timeline_op_cmp(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
+/* Window w's time in collective op, NaN when it has none. */
+static double op_time(const struct rp_period *w, const char *op)
+{
+    size_t k;
+
+    for (k = 0; k < w->nops; k++)
+        if (strcmp(w->ops[k].op, op) == 0)
+            return w->ops[k].time_s;
+    return NAN;
+}
+
 /* The collectives of op_time_s (the keys of the first window that has
  * them), the most time first; *n of them, at most cap. */
-static size_t timeline_ops(json_t *windows, struct timeline_op *ops,
-                           size_t cap)
+static size_t timeline_ops(const struct rp_timeline *tl,
+                           struct timeline_op *ops, size_t cap)
 {
-    json_t *w, *first = NULL, *v;
-    const char *key;
+    const struct rp_period *first = NULL;
     size_t i, k, n = 0;
 
-    json_array_foreach(windows, i, w)
-    {
-        first = json_object_get(w, "op_time_s");
-        if (json_object_size(first) > 0)
-            break;
-    }
-    json_object_foreach(first, key, v)
-    {
-        if (n == cap)
-            break;
-        ops[n].name = key;
+    for (i = 0; i < tl->nwindows && !first; i++)
+        if (tl->windows[i].nops > 0)
+            first = &tl->windows[i];
+    for (k = 0; first && k < first->nops && n < cap; k++) {
+        ops[n].name = first->ops[k].op;
         ops[n].total = 0;
         n++;
     }
-    json_array_foreach(windows, i, w)
-    {
-        json_t *o = json_object_get(w, "op_time_s");
+    for (i = 0; i < tl->nwindows; i++) {
         for (k = 0; k < n; k++) {
-            double t = rp_number(json_object_get(o, ops[k].name));
+            double t = op_time(&tl->windows[i], ops[k].name);
             if (t > 0)
                 ops[k].total += t;
         }
@@ -1881,7 +1883,8 @@ static void add_known(double *sum, double v)
 }
 
 /* Returns 0 when no window of the group has a width and a time. */
-static int timeline_bar(json_t *windows, size_t first, size_t last,
+static int timeline_bar(const struct rp_timeline *tl, size_t first,
+                        size_t last,
                         const struct timeline_op *ops, size_t nops,
                         int with_details, struct timeline_bar *b)
 {
@@ -1895,10 +1898,8 @@ static int timeline_bar(json_t *windows, size_t first, size_t last,
     for (k = 0; k < nops; k++)
         b->val[k] = 0;
     for (i = first; i < last; i++) {
-        json_t *w = json_array_get(windows, i), *o;
-        double s = rp_number(json_object_get(w, "start_s"));
-        double e = rp_number(json_object_get(w, "end_s"));
-        double c = rp_number(json_object_get(w, "comm_time_s"));
+        const struct rp_period *w = &tl->windows[i];
+        double s = w->start_s, e = w->end_s, c = w->comm_time_s;
         if (!(e > s) || !(c >= 0))
             continue;
         any = 1;
@@ -1907,12 +1908,11 @@ static int timeline_bar(json_t *windows, size_t first, size_t last,
         b->c += c;
         if (!with_details)
             continue;
-        add_known(&b->calls, rp_number(json_object_get(w, "calls")));
-        add_known(&b->bytes, rp_number(json_object_get(w, "bytes")));
-        add_known(&b->wait, rp_number(json_object_get(w, "wait_time_s")));
-        o = json_object_get(w, "op_time_s");
+        add_known(&b->calls, w->calls);
+        add_known(&b->bytes, w->bytes);
+        add_known(&b->wait, w->wait_time_s);
         for (k = 0; k < nops; k++) {
-            double t = rp_number(json_object_get(o, ops[k].name));
+            double t = op_time(w, ops[k].name);
             if (t > 0)
                 b->val[k] += t;
         }
@@ -1929,7 +1929,7 @@ static void timeline_empty(FILE *out, const struct rp_report *r)
     fputs("<figure id=\"fig-timeline\">\n<h3>Communication time over the "
           "run</h3>\n<p class=\"empty\">",
           out);
-    if (r->timeline)
+    if (r->timeline.present)
         fputs("No collective of this run took time: there is nothing "
               "to draw over time.",
               out);
@@ -2018,21 +2018,20 @@ static void timeline_stack(FILE *out, const struct cp_svg_plot *p,
 
 void rp_plot_timeline(FILE *out, const struct rp_report *r)
 {
-    json_t *windows = r->timeline ? json_object_get(r->timeline, "windows")
-                                  : NULL;
+    const struct rp_timeline *tl = &r->timeline;
     struct cp_svg_plot p = {0};
     struct timeline_op ops[64]; /* as many as timeline_bar's val[] */
     struct timeline_bar bar;
     double t0 = INFINITY, t1 = -INFINITY, ymax = 0, width_s;
     char b1[64];
-    size_t i, k, nops, ncolored, n = json_array_size(windows), group;
+    size_t i, k, nops, ncolored, n = tl->nwindows, group;
 
     /* the analyzer writes at most 128 windows; a report with very many is
      * drawn in groups of consecutive windows */
     group = n > TIMELINE_BARS ? (n + TIMELINE_BARS - 1) / TIMELINE_BARS : 1;
     for (i = 0; i < n; i += group)
-        if (timeline_bar(windows, i, i + group < n ? i + group : n, NULL, 0,
-                         0, &bar)) {
+        if (timeline_bar(tl, i, i + group < n ? i + group : n, NULL, 0, 0,
+                         &bar)) {
             t0 = fmin(t0, bar.s);
             t1 = fmax(t1, bar.e);
             ymax = fmax(ymax, bar.c);
@@ -2041,9 +2040,9 @@ void rp_plot_timeline(FILE *out, const struct rp_report *r)
         timeline_empty(out, r);
         return;
     }
-    nops = timeline_ops(windows, ops, sizeof ops / sizeof ops[0]);
+    nops = timeline_ops(tl, ops, sizeof ops / sizeof ops[0]);
     ncolored = nops <= TIMELINE_SERIES ? nops : TIMELINE_SERIES - 1;
-    width_s = rp_number(json_object_get(r->timeline, "window_s")) *
+    width_s = tl->window_s *
               (double)group;
     p.id = "timeline";
     p.title = "Communication time per time window over the run";
@@ -2065,8 +2064,8 @@ void rp_plot_timeline(FILE *out, const struct rp_report *r)
           out);
     cp_svg_plot_open(out, &p);
     for (i = 0; i < n; i += group)
-        if (timeline_bar(windows, i, i + group < n ? i + group : n, ops, nops,
-                         1, &bar))
+        if (timeline_bar(tl, i, i + group < n ? i + group : n, ops, nops, 1,
+                         &bar))
             timeline_stack(out, &p, &bar, bar.s - t0, bar.e - t0, ops, nops,
                            ncolored);
     cp_svg_plot_close(out);
