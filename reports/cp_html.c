@@ -139,9 +139,7 @@ static void write_todo(FILE *out, const char *todo)
 
 static double ev_num(const struct rp_finding *f, const char *key)
 {
-    json_t *v = json_object_get(f->evidence, key);
-
-    return rp_number(v);
+    return rp_ev_num(f->evidence, key);
 }
 
 
@@ -180,8 +178,6 @@ static void suggest_latency_bound(FILE *out, const struct rp_finding *f)
 
 static void suggest_low_busbw(FILE *out, const struct rp_finding *f)
 {
-    json_t *tcp = json_object_get(f->evidence, "tcp_fallback");
-
     fputs("<p class=\"sugg\"><b>What to do:</b> measure the link with "
           "nccl-tests on the same nodes (<span class=\"mono\">"
           "all_reduce_perf -b 1M -e 1G -f 2</span>) and compare its busbw "
@@ -191,7 +187,7 @@ static void suggest_low_busbw(FILE *out, const struct rp_finding *f)
     fputs("; run the job with <span class=\"mono\">NCCL_DEBUG=INFO</span> "
           "and check which transport NCCL chose (NET/IB or NET/Socket).",
           out);
-    if (json_is_true(tcp))
+    if (rp_ev_true(f->evidence, "tcp_fallback"))
         fputs(" The rate looks like TCP sockets: check that the "
               "InfiniBand/RoCE plugin loads and that <span class=\"mono\">"
               "NCCL_IB_DISABLE</span>, <span class=\"mono\">NCCL_NET</span>"
@@ -206,8 +202,7 @@ static void suggest_low_busbw(FILE *out, const struct rp_finding *f)
  * theirs; else late to arrive: its own work. */
 static void suggest_straggler(FILE *out, const struct rp_finding *f)
 {
-    const char *kind =
-        json_string_value(json_object_get(f->evidence, "kind"));
+    const char *kind = rp_ev_str(f->evidence, "kind");
 
     fputs("<p class=\"sugg\"><b>What to do:</b> look at ", out);
     if (kind && strcmp(kind, "in_call_unresolved") == 0) {
@@ -258,22 +253,20 @@ static void suggest_straggler(FILE *out, const struct rp_finding *f)
 static void suggest_slow_link_candidates(FILE *out,
                                          const struct rp_finding *f)
 {
-    json_t *probe = json_object_get(f->evidence, "probe");
+    const char *probe = rp_ev_str(f->evidence, "probe");
 
     fputs("<p class=\"sugg\"><b>What to do:</b> the job's own calls "
           "cannot tell which of the candidate links is slow (one ring "
           "over them runs at its slowest link); measure every pair with "
           "<span class=\"mono\">",
           out);
-    cp_svg_escape(out, json_is_string(probe) ? json_string_value(probe)
-                                             : "collprof probe");
+    cp_svg_escape(out, probe ? probe : "collprof probe");
     fputs("</span> on those nodes.</p>\n", out);
 }
 
 static void suggest_slow_link(FILE *out, const struct rp_finding *f)
 {
-    const char *method =
-        json_string_value(json_object_get(f->evidence, "method"));
+    const char *method = rp_ev_str(f->evidence, "method");
 
     fputs("<p class=\"sugg\"><b>What to do:</b> check the link between ",
           out);
@@ -373,129 +366,126 @@ static void write_label(FILE *out, const char *key)
     cp_svg_escape(out, buf);
 }
 
-static void write_scalar(FILE *out, const char *key, json_t *v)
+/* A value where the page shows one: a string, yes or no, a number in the
+ * unit its key implies, n/a for null, an ellipsis for a list or object
+ * (and for a key a row lacks, v NULL). */
+static void write_scalar(FILE *out, const char *key, const struct rp_ev *v)
 {
-    if (json_is_string(v))
-        cp_svg_escape(out, json_string_value(v));
-    else if (json_is_true(v))
-        fputs("yes", out);
-    else if (json_is_false(v))
-        fputs("no", out);
-    else if (json_is_number(v))
-        cp_svg_value(out, rp_number(v), unit_of_key(key));
-    else if (json_is_null(v))
+    if (!v)
+        fputs("&hellip;", out);
+    else if (v->type == RP_EV_STRING)
+        cp_svg_escape(out, v->str);
+    else if (v->type == RP_EV_BOOL)
+        fputs(v->yes ? "yes" : "no", out);
+    else if (v->type == RP_EV_NUMBER)
+        cp_svg_value(out, v->num, unit_of_key(key));
+    else if (v->type == RP_EV_NULL)
         fputs("n/a", out);
     else
         fputs("&hellip;", out);
 }
 
-/* An array of objects as a small table (at most 10 rows). */
-static void write_object_rows(FILE *out, const char *key, json_t *a)
+/* An array of objects as a small table (at most 10 rows), its columns the
+ * first object's keys. */
+static void write_object_rows(FILE *out, const struct rp_ev *a)
 {
-    json_t *first = json_array_get(a, 0), *o, *v;
-    const char *k;
-    size_t i, n = json_array_size(a);
+    const struct rp_ev *first = &a->item[0];
+    size_t i, k;
 
     fputs("<table class=\"ev\"><caption>", out);
-    write_label(out, key);
+    write_label(out, a->key);
     fputs("</caption><tr>", out);
-    json_object_foreach(first, k, v)
-    {
+    for (k = 0; k < first->n; k++) {
         fputs("<th>", out);
-        write_label(out, k);
+        write_label(out, first->item[k].key);
         fputs("</th>", out);
     }
     fputs("</tr>\n", out);
-    json_array_foreach(a, i, o)
-    {
-        if (i == 10)
-            break;
+    for (i = 0; i < a->n && i < 10; i++) {
         fputs("<tr>", out);
-        json_object_foreach(first, k, v)
-        {
+        for (k = 0; k < first->n; k++) {
+            const char *key = first->item[k].key;
             fputs("<td>", out);
-            write_scalar(out, k, json_object_get(o, k));
+            write_scalar(out, key, rp_ev_get(&a->item[i], key));
             fputs("</td>", out);
         }
         fputs("</tr>\n", out);
     }
-    if (n > 10)
+    if (a->n > 10)
         fprintf(out, "<tr class=\"more\"><td colspan=\"%zu\">and %zu more"
                      "</td></tr>\n",
-                json_object_size(first) ? json_object_size(first) : 1,
-                n - 10);
+                first->n ? first->n : 1, a->n - 10);
     fputs("</table>\n", out);
 }
 
-static int is_rows(json_t *v)
+static int is_rows(const struct rp_ev *v)
 {
-    return json_is_array(v) && json_is_object(json_array_get(v, 0));
+    return v->type == RP_EV_ARRAY && v->n > 0 &&
+           v->item[0].type == RP_EV_OBJECT;
+}
+
+/* A list: its items, a pair as a&ndash;b, at most RP_LIST_ITEMS. */
+static void write_ev_list(FILE *out, const struct rp_ev *v)
+{
+    size_t i, j;
+
+    if (v->n == 0)
+        fputs("none", out);
+    for (i = 0; i < v->n; i++) {
+        const struct rp_ev *x = &v->item[i];
+        if (i == RP_LIST_ITEMS) {
+            fprintf(out, " and %zu more", v->n - RP_LIST_ITEMS);
+            break;
+        }
+        if (i)
+            fputs(", ", out);
+        if (x->type != RP_EV_ARRAY) {
+            write_scalar(out, v->key, x);
+            continue;
+        }
+        for (j = 0; j < x->n; j++) {
+            if (j)
+                fputs("&ndash;", out);
+            write_scalar(out, v->key, &x->item[j]);
+        }
+    }
 }
 
 /* The evidence: scalars as a compact grid of "key value", then arrays of
  * objects as small tables. */
-static void write_evidence(FILE *out, json_t *ev)
+static void write_evidence(FILE *out, const struct rp_ev *ev)
 {
-    const char *key;
-    json_t *v;
+    size_t i, k;
 
-    if (!ev || json_object_size(ev) == 0)
+    if (!ev || ev->n == 0)
         return;
     fputs("<div class=\"evg\">\n", out);
-    json_object_foreach(ev, key, v)
-    {
-        size_t i;
-        json_t *x;
+    for (i = 0; i < ev->n; i++) {
+        const struct rp_ev *v = &ev->item[i];
         if (is_rows(v))
             continue;
         fputs("<div><span class=\"k\">", out);
-        write_label(out, key);
+        write_label(out, v->key);
         fputs("</span> ", out);
-        if (json_is_array(v)) {
-            if (json_array_size(v) == 0)
-                fputs("none", out);
-            json_array_foreach(v, i, x)
-            {
-                size_t j;
-                json_t *y;
-                if (i == RP_LIST_ITEMS) {
-                    fprintf(out, " and %zu more",
-                            json_array_size(v) - RP_LIST_ITEMS);
-                    break;
-                }
-                if (i)
-                    fputs(", ", out);
-                if (!json_is_array(x)) {
-                    write_scalar(out, key, x);
-                    continue;
-                }
-                json_array_foreach(x, j, y) /* a pair: a&ndash;b */
-                {
-                    if (j)
-                        fputs("&ndash;", out);
-                    write_scalar(out, key, y);
-                }
-            }
-        } else if (json_is_object(v)) {
-            const char *k2;
-            json_t *y;
-            i = 0;
-            json_object_foreach(v, k2, y)
-            {
-                if (i++)
+        if (v->type == RP_EV_ARRAY) {
+            write_ev_list(out, v);
+        } else if (v->type == RP_EV_OBJECT) {
+            for (k = 0; k < v->n; k++) {
+                if (k)
                     fputs("; ", out);
-                write_label(out, k2);
+                write_label(out, v->item[k].key);
                 fputs(": ", out);
-                write_scalar(out, k2, y);
+                write_scalar(out, v->item[k].key, &v->item[k]);
             }
         } else {
-            write_scalar(out, key, v);
+            write_scalar(out, v->key, v);
         }
         fputs("</div>\n", out);
     }
     fputs("</div>\n", out);
-    json_object_foreach(ev, key, v) if (is_rows(v)) write_object_rows(out, key,
-                                                                       v);
+    for (i = 0; i < ev->n; i++)
+        if (is_rows(&ev->item[i]))
+            write_object_rows(out, &ev->item[i]);
 }
 
 /* A link class with bandwidth-bound calls and no absolute reference to

@@ -5,9 +5,11 @@
  * cp_html_view.c builds the view once (every key the page reads is checked
  * there, so that a bad document fails with the key's name before anything
  * is written); the pages (cp_html.c, cp_html_probe.c), the hang section
- * (cp_html_hang.c) and the plots (cp_html_plots.c) only read it.  Strings point into the
- * JSON object, which outlives the view.  Missing numbers (JSON null, as
- * the analyzer writes non-finite values) are NaN.
+ * (cp_html_hang.c) and the plots (cp_html_plots.c) only read it, never
+ * the JSON: the view holds no json_t.  Strings point into the JSON object,
+ * which outlives the view; everything else the view allocates is freed by
+ * rp_view_free.  Missing numbers (JSON null, as the analyzer writes
+ * non-finite values) are NaN.
  */
 #ifndef COLLPROF_CP_HTML_INT_H
 #define COLLPROF_CP_HTML_INT_H
@@ -99,6 +101,31 @@ struct name_index {
 };
 
 
+/* A value of a finding's evidence, free-form JSON that the page shows as
+ * it is: a small tree the view copies from the document.  A container
+ * RP_EV_DEPTH levels below the evidence keeps its type but not its
+ * members (the page shows such a value as an ellipsis). */
+#define RP_EV_DEPTH 3
+
+enum rp_ev_type {
+    RP_EV_NULL,
+    RP_EV_BOOL,
+    RP_EV_NUMBER,
+    RP_EV_STRING,
+    RP_EV_ARRAY,
+    RP_EV_OBJECT
+};
+
+struct rp_ev {
+    enum rp_ev_type type;
+    const char *key; /* its key in an object, NULL in an array */
+    const char *str; /* RP_EV_STRING's */
+    double num;      /* RP_EV_NUMBER's (at report precision) */
+    int yes;         /* RP_EV_BOOL's */
+    size_t n;        /* members of an array or object */
+    struct rp_ev *item; /* its n members, in the document's order */
+};
+
 struct rp_finding {
     const char *kind, *severity, *message;
     /* the kind in the kinds' table (cp_kinds.h); CP_KIND_COUNT: a kind
@@ -108,7 +135,9 @@ struct rp_finding {
     enum cp_severity sev;
     struct rp_names nodes;
     struct rp_ranks ranks;
-    json_t *evidence;
+    /* an RP_EV_OBJECT, NULL when the finding has none; one allocation
+     * holds the whole tree */
+    struct rp_ev *evidence;
 };
 
 struct rp_summary {
@@ -199,10 +228,43 @@ struct rp_instance {
  * from the slow-link analysis, probe.json's from collprof probe. */
 struct rp_pair {
     const char *nodes[2];
-    const char *state; /* NULL when the document has none */
+    const char *state;  /* NULL when the document has none */
+    const char *source; /* where its estimate is from; NULL: not said */
     double efficiency;
     /* probe.json's measurement (NaN in a report) */
     double bandwidth_Bps, latency_s, bytes, round;
+};
+
+/* The node-pair view (topology): its nodes, and the efficiency of each
+ * pair as a K x K matrix (row-major, NaN: none; NULL when the document
+ * has no matrix, as for very many nodes). */
+struct rp_topology {
+    int present;
+    struct rp_names nodes;
+    double *efficiency;
+};
+
+/* A collective's time in a window (timeline.windows[].op_time_s). */
+struct rp_op_time {
+    const char *op;
+    double time_s; /* NaN: null */
+};
+
+/* A window of the timeline (numbers NaN: none). */
+struct rp_period {
+    double start_s, end_s, comm_time_s, calls, bytes, wait_time_s;
+    size_t nops;
+    struct rp_op_time *ops; /* a slice of rp_timeline.op_times */
+};
+
+/* report.json's `timeline`: communication time per window; present 0:
+ * none. */
+struct rp_timeline {
+    int present;
+    double window_s; /* NaN: none */
+    size_t nwindows;
+    struct rp_period *windows;
+    struct rp_op_time *op_times; /* every window's, in order */
 };
 
 /* probe.json's run and reference (numbers NaN, strings NULL: none). */
@@ -310,10 +372,9 @@ struct rp_hang {
 };
 
 struct rp_report {
-    json_t *root;
     const char *schema, *generator, *job_id, *step_id;
-    json_t *nodes; /* job.nodes: names */
-    size_t nnodes;
+    struct rp_names nodes; /* job.nodes (probe.json: topology.nodes) */
+    size_t nnodes;         /* nodes.n */
     struct name_index *node_order; /* job.nodes sorted by name */
     double world_size, processes;
     struct rp_summary sum;
@@ -325,12 +386,11 @@ struct rp_report {
     struct rp_rank *ranks;
     struct rp_finding *findings; /* most severe first */
     struct rp_hang hang;
-    json_t *offsets;  /* clock_offsets, may be NULL */
     struct rp_inputs inputs;
-    json_t *topology; /* a node-pair matrix (slow-link analysis), or NULL */
+    struct rp_topology topology; /* of the slow-link analysis, or none */
     size_t npairs;
     struct rp_pair *pairs; /* topology.pairs, slowest first */
-    json_t *timeline; /* communication time per window, or NULL */
+    struct rp_timeline timeline;
     /* the slowest instances (`slowest`: by_own_time, by_skew); has_slowest
      * 0: the report has no such section */
     int has_slowest;
@@ -367,14 +427,17 @@ int rp_render(json_t *doc, FILE *out, struct cp_error *err,
               int (*view)(json_t *, struct rp_report *, struct cp_error *),
               void (*page)(FILE *, const struct rp_report *));
 
-/* A JSON number at the 10 significant digits report.json is written with
- * (so that pages from memory and from the file agree); NaN when v is not a
- * number. */
-double rp_number(const json_t *v);
-
 /* The model of link class `name`, NULL when the report has none. */
 const struct rp_link *rp_link_get(const struct rp_report *r,
                                   const char *name);
+
+/* Member `key` of evidence object ev (NULL when ev is NULL, not an
+ * object, or has no such key); as a number (NaN when it is not one), a
+ * string (NULL when not one), or whether it is true. */
+const struct rp_ev *rp_ev_get(const struct rp_ev *ev, const char *key);
+double rp_ev_num(const struct rp_ev *ev, const char *key);
+const char *rp_ev_str(const struct rp_ev *ev, const char *key);
+int rp_ev_true(const struct rp_ev *ev, const char *key);
 
 /* Index of node `name` in job.nodes, -1 when absent. */
 long rp_node_index(const struct rp_report *r, const char *name);

@@ -1117,7 +1117,7 @@ struct heat {
     size_t m;      /* cells per side */
     double *worst; /* m*m, NaN: no data */
     unsigned *count;
-    json_t *names; /* node names of the matrix */
+    const struct rp_names *names; /* node names of the matrix */
 };
 
 static void heat_put(struct heat *h, size_t a, size_t b, double e)
@@ -1150,20 +1150,33 @@ static int heat_init(struct heat *h, size_t n)
     return 0;
 }
 
-static long name_in(json_t *names, const char *name)
+static long name_in(const struct rp_names *names, const char *name)
 {
     size_t i;
-    json_t *v;
 
-    json_array_foreach(names, i, v) if (strcmp(json_string_value(v), name) ==
-                                        0) return (long)i;
+    for (i = 0; i < names->n; i++)
+        if (strcmp(names->name[i], name) == 0)
+            return (long)i;
     return -1;
+}
+
+/* Lists a and b name the same nodes in the same order. */
+static int same_names(const struct rp_names *a, const struct rp_names *b)
+{
+    size_t i;
+
+    if (a->n != b->n)
+        return 0;
+    for (i = 0; i < a->n; i++)
+        if (strcmp(a->name[i], b->name[i]) != 0)
+            return 0;
+    return 1;
 }
 
 /* The node label of cell i: a name, or a range of names. */
 static void cell_label(const struct heat *h, size_t i, char *buf, size_t size)
 {
-    const char *first = json_string_value(json_array_get(h->names, i * h->block));
+    const char *first = h->names->name[i * h->block];
     size_t last = (i + 1) * h->block - 1;
 
     if (last >= h->n)
@@ -1171,8 +1184,7 @@ static void cell_label(const struct heat *h, size_t i, char *buf, size_t size)
     if (h->block == 1)
         snprintf(buf, size, "%s", first);
     else
-        snprintf(buf, size, "%s .. %s", first,
-                 json_string_value(json_array_get(h->names, last)));
+        snprintf(buf, size, "%s .. %s", first, h->names->name[last]);
 }
 
 /* Node index of name in h->names: job.nodes' index when the matrix uses
@@ -1189,25 +1201,23 @@ static long heat_index(const struct heat *h, const struct rp_report *r,
 static void heat_from_topology(struct heat *h, const struct rp_report *r,
                                int same)
 {
-    json_t *m = json_object_get(r->topology, "efficiency"), *row, *v;
-    json_t *pairs = json_object_get(r->topology, "pairs");
-    size_t i, j;
+    const double *m = r->topology.efficiency;
+    size_t i, j, k = r->topology.nodes.n;
 
-    if (json_is_array(m)) {
-        json_array_foreach(m, i, row) json_array_foreach(row, j, v)
-            heat_put(h, i, j, rp_number(v));
+    if (m) {
+        for (i = 0; i < k; i++)
+            for (j = 0; j < k; j++)
+                heat_put(h, i, j, m[i * k + j]);
         return;
     }
-    json_array_foreach(pairs, i, v)
-    {
-        json_t *two = json_object_get(v, "nodes");
-        json_t *e = json_object_get(v, "efficiency");
-        long a = heat_index(h, r, same, json_string_value(json_array_get(two, 0)));
-        long b = heat_index(h, r, same, json_string_value(json_array_get(two, 1)));
-        if (a < 0 || b < 0 || !json_is_number(e))
+    for (i = 0; i < r->npairs; i++) {
+        const struct rp_pair *p = &r->pairs[i];
+        long a = heat_index(h, r, same, p->nodes[0]);
+        long b = heat_index(h, r, same, p->nodes[1]);
+        if (a < 0 || b < 0 || isnan(p->efficiency))
             continue;
-        heat_put(h, (size_t)a, (size_t)b, rp_number(e));
-        heat_put(h, (size_t)b, (size_t)a, rp_number(e));
+        heat_put(h, (size_t)a, (size_t)b, p->efficiency);
+        heat_put(h, (size_t)b, (size_t)a, p->efficiency);
     }
 }
 
@@ -1263,20 +1273,16 @@ struct outline {
 static size_t heat_outlines(const struct heat *h, const struct rp_report *r,
                             int same, struct outline *o)
 {
-    json_t *pairs = r->topology ? json_object_get(r->topology, "pairs") : NULL;
-    json_t *v;
     size_t i, n = 0;
 
-    json_array_foreach(pairs, i, v)
-    {
-        json_t *two = json_object_get(v, "nodes");
-        const char *state = json_string_value(json_object_get(v, "state"));
+    for (i = 0; i < r->npairs; i++) {
+        const char *state = r->pairs[i].state;
         long a, b;
         if (n == MAX_OUTLINES || !state ||
             (strcmp(state, "slow") != 0 && strcmp(state, "suspect") != 0))
             continue;
-        a = heat_index(h, r, same, json_string_value(json_array_get(two, 0)));
-        b = heat_index(h, r, same, json_string_value(json_array_get(two, 1)));
+        a = heat_index(h, r, same, r->pairs[i].nodes[0]);
+        b = heat_index(h, r, same, r->pairs[i].nodes[1]);
         if (a < 0 || b < 0)
             continue;
         o[n].a = a / (long)h->block;
@@ -1306,12 +1312,10 @@ static size_t heat_outlines(const struct heat *h, const struct rp_report *r,
  * (topology.pairs[].source). */
 static int heat_probed(const struct rp_report *r)
 {
-    json_t *pairs = json_object_get(r->topology, "pairs"), *v;
     size_t i;
 
-    json_array_foreach(pairs, i, v)
-    {
-        const char *src = json_string_value(json_object_get(v, "source"));
+    for (i = 0; i < r->npairs; i++) {
+        const char *src = r->pairs[i].source;
         if (src && strcmp(src, "probe") == 0)
             return 1;
     }
@@ -1334,7 +1338,7 @@ static void heat_empty(FILE *out, const struct rp_report *r)
         fputs("the job ran on one node, and no communicator has "
               "bandwidth-bound calls with a model to compare.",
               out);
-    else if (r->topology)
+    else if (r->topology.present)
         fputs("the node-pair analysis found no bandwidth-bound traffic "
               "between nodes to judge, and no communicator on one or two "
               "nodes has bandwidth-bound calls with a model. The "
@@ -1407,7 +1411,7 @@ static void heat_labels(FILE *out, const struct heat *h,
     for (i = 0; i < h->m; i += every) {
         /* a block is labelled by its first node */
         snprintf(la, sizeof la, "%s",
-                 json_string_value(json_array_get(h->names, i * h->block)));
+                 h->names->name[i * h->block]);
         if (strlen(la) > 14)
             memcpy(la + 12, "..", 3);
         fprintf(out,
@@ -1475,10 +1479,10 @@ static long heat_fill(struct heat *h, const struct rp_report *r, int *same,
 {
     size_t cells = 0;
 
-    if (r->topology) {
-        h->names = json_object_get(r->topology, "nodes");
-        *same = json_equal(h->names, r->nodes);
-        if (heat_init(h, json_array_size(h->names)) < 0)
+    if (r->topology.present) {
+        h->names = &r->topology.nodes;
+        *same = same_names(h->names, &r->nodes);
+        if (heat_init(h, h->names->n) < 0)
             return -1;
         heat_from_topology(h, r, *same);
         cells = heat_cells(h);
@@ -1497,7 +1501,7 @@ static long heat_fill(struct heat *h, const struct rp_report *r, int *same,
             heat_free(h);
     }
     if (cells == 0) {
-        h->names = r->nodes;
+        h->names = &r->nodes;
         *same = 1;
         if (heat_init(h, r->nnodes) < 0)
             return -1;
@@ -1532,7 +1536,7 @@ void rp_plot_heatmap(FILE *out, const struct rp_report *r)
         fputs("<figure id=\"fig-heatmap\">\n<h3>Link efficiency, node "
               "&times; node</h3>\n<p class=\"empty\">One node (",
               out);
-        cp_svg_escape(out, json_string_value(json_array_get(h.names, 0)));
+        cp_svg_escape(out, h.names->name[0]);
         fprintf(out,
                 "): the bandwidth-bound calls of its communicators run "
                 "at %s of the model (the worst of %u).</p>\n</figure>\n",
@@ -1576,8 +1580,7 @@ static int is_flagged(const struct rp_report *r, double rank)
 
     for (i = 0; i < r->nfindings; i++) {
         const struct rp_finding *f = &r->findings[i];
-        const char *kind =
-            json_string_value(json_object_get(f->evidence, "kind"));
+        const char *kind = rp_ev_str(f->evidence, "kind");
         if (f->kid != CP_KIND_STRAGGLER ||
             (kind && strcmp(kind, "in_call_unresolved") == 0))
             continue; /* one of its ranks, none flagged */
@@ -1825,34 +1828,36 @@ static int timeline_op_cmp(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
+/* Window w's time in collective op, NaN when it has none. */
+static double op_time(const struct rp_period *w, const char *op)
+{
+    size_t k;
+
+    for (k = 0; k < w->nops; k++)
+        if (strcmp(w->ops[k].op, op) == 0)
+            return w->ops[k].time_s;
+    return NAN;
+}
+
 /* The collectives of op_time_s (the keys of the first window that has
  * them), the most time first; *n of them, at most cap. */
-static size_t timeline_ops(json_t *windows, struct timeline_op *ops,
-                           size_t cap)
+static size_t timeline_ops(const struct rp_timeline *tl,
+                           struct timeline_op *ops, size_t cap)
 {
-    json_t *w, *first = NULL, *v;
-    const char *key;
+    const struct rp_period *first = NULL;
     size_t i, k, n = 0;
 
-    json_array_foreach(windows, i, w)
-    {
-        first = json_object_get(w, "op_time_s");
-        if (json_object_size(first) > 0)
-            break;
-    }
-    json_object_foreach(first, key, v)
-    {
-        if (n == cap)
-            break;
-        ops[n].name = key;
+    for (i = 0; i < tl->nwindows && !first; i++)
+        if (tl->windows[i].nops > 0)
+            first = &tl->windows[i];
+    for (k = 0; first && k < first->nops && n < cap; k++) {
+        ops[n].name = first->ops[k].op;
         ops[n].total = 0;
         n++;
     }
-    json_array_foreach(windows, i, w)
-    {
-        json_t *o = json_object_get(w, "op_time_s");
+    for (i = 0; i < tl->nwindows; i++) {
         for (k = 0; k < n; k++) {
-            double t = rp_number(json_object_get(o, ops[k].name));
+            double t = op_time(&tl->windows[i], ops[k].name);
             if (t > 0)
                 ops[k].total += t;
         }
@@ -1878,7 +1883,8 @@ static void add_known(double *sum, double v)
 }
 
 /* Returns 0 when no window of the group has a width and a time. */
-static int timeline_bar(json_t *windows, size_t first, size_t last,
+static int timeline_bar(const struct rp_timeline *tl, size_t first,
+                        size_t last,
                         const struct timeline_op *ops, size_t nops,
                         int with_details, struct timeline_bar *b)
 {
@@ -1892,10 +1898,8 @@ static int timeline_bar(json_t *windows, size_t first, size_t last,
     for (k = 0; k < nops; k++)
         b->val[k] = 0;
     for (i = first; i < last; i++) {
-        json_t *w = json_array_get(windows, i), *o;
-        double s = rp_number(json_object_get(w, "start_s"));
-        double e = rp_number(json_object_get(w, "end_s"));
-        double c = rp_number(json_object_get(w, "comm_time_s"));
+        const struct rp_period *w = &tl->windows[i];
+        double s = w->start_s, e = w->end_s, c = w->comm_time_s;
         if (!(e > s) || !(c >= 0))
             continue;
         any = 1;
@@ -1904,12 +1908,11 @@ static int timeline_bar(json_t *windows, size_t first, size_t last,
         b->c += c;
         if (!with_details)
             continue;
-        add_known(&b->calls, rp_number(json_object_get(w, "calls")));
-        add_known(&b->bytes, rp_number(json_object_get(w, "bytes")));
-        add_known(&b->wait, rp_number(json_object_get(w, "wait_time_s")));
-        o = json_object_get(w, "op_time_s");
+        add_known(&b->calls, w->calls);
+        add_known(&b->bytes, w->bytes);
+        add_known(&b->wait, w->wait_time_s);
         for (k = 0; k < nops; k++) {
-            double t = rp_number(json_object_get(o, ops[k].name));
+            double t = op_time(w, ops[k].name);
             if (t > 0)
                 b->val[k] += t;
         }
@@ -1926,7 +1929,7 @@ static void timeline_empty(FILE *out, const struct rp_report *r)
     fputs("<figure id=\"fig-timeline\">\n<h3>Communication time over the "
           "run</h3>\n<p class=\"empty\">",
           out);
-    if (r->timeline)
+    if (r->timeline.present)
         fputs("No collective of this run took time: there is nothing "
               "to draw over time.",
               out);
@@ -2015,21 +2018,20 @@ static void timeline_stack(FILE *out, const struct cp_svg_plot *p,
 
 void rp_plot_timeline(FILE *out, const struct rp_report *r)
 {
-    json_t *windows = r->timeline ? json_object_get(r->timeline, "windows")
-                                  : NULL;
+    const struct rp_timeline *tl = &r->timeline;
     struct cp_svg_plot p = {0};
     struct timeline_op ops[64]; /* as many as timeline_bar's val[] */
     struct timeline_bar bar;
     double t0 = INFINITY, t1 = -INFINITY, ymax = 0, width_s;
     char b1[64];
-    size_t i, k, nops, ncolored, n = json_array_size(windows), group;
+    size_t i, k, nops, ncolored, n = tl->nwindows, group;
 
     /* the analyzer writes at most 128 windows; a report with very many is
      * drawn in groups of consecutive windows */
     group = n > TIMELINE_BARS ? (n + TIMELINE_BARS - 1) / TIMELINE_BARS : 1;
     for (i = 0; i < n; i += group)
-        if (timeline_bar(windows, i, i + group < n ? i + group : n, NULL, 0,
-                         0, &bar)) {
+        if (timeline_bar(tl, i, i + group < n ? i + group : n, NULL, 0, 0,
+                         &bar)) {
             t0 = fmin(t0, bar.s);
             t1 = fmax(t1, bar.e);
             ymax = fmax(ymax, bar.c);
@@ -2038,9 +2040,9 @@ void rp_plot_timeline(FILE *out, const struct rp_report *r)
         timeline_empty(out, r);
         return;
     }
-    nops = timeline_ops(windows, ops, sizeof ops / sizeof ops[0]);
+    nops = timeline_ops(tl, ops, sizeof ops / sizeof ops[0]);
     ncolored = nops <= TIMELINE_SERIES ? nops : TIMELINE_SERIES - 1;
-    width_s = rp_number(json_object_get(r->timeline, "window_s")) *
+    width_s = tl->window_s *
               (double)group;
     p.id = "timeline";
     p.title = "Communication time per time window over the run";
@@ -2062,8 +2064,8 @@ void rp_plot_timeline(FILE *out, const struct rp_report *r)
           out);
     cp_svg_plot_open(out, &p);
     for (i = 0; i < n; i += group)
-        if (timeline_bar(windows, i, i + group < n ? i + group : n, ops, nops,
-                         1, &bar))
+        if (timeline_bar(tl, i, i + group < n ? i + group : n, ops, nops, 1,
+                         &bar))
             timeline_stack(out, &p, &bar, bar.s - t0, bar.e - t0, ops, nops,
                            ncolored);
     cp_svg_plot_close(out);

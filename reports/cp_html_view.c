@@ -39,7 +39,10 @@ static enum cp_severity severity_of(const char *name)
 
 /* ---- numbers ---------------------------------------------------------- */
 
-double rp_number(const json_t *v)
+/* A JSON number at the 10 significant digits report.json is written with
+ * (so that pages from memory and from the file agree); NaN when v is not a
+ * number. */
+static double report_number(const json_t *v)
 {
     static const struct cp_jsoncheck at_report_precision = {.digits =
                                                                 REPORT_DIGITS};
@@ -88,6 +91,39 @@ const struct rp_link *rp_link_get(const struct rp_report *r, const char *name)
     return NULL;
 }
 
+const struct rp_ev *rp_ev_get(const struct rp_ev *ev, const char *key)
+{
+    size_t i;
+
+    if (!ev || ev->type != RP_EV_OBJECT)
+        return NULL;
+    for (i = 0; i < ev->n; i++)
+        if (strcmp(ev->item[i].key, key) == 0)
+            return &ev->item[i];
+    return NULL;
+}
+
+double rp_ev_num(const struct rp_ev *ev, const char *key)
+{
+    const struct rp_ev *v = rp_ev_get(ev, key);
+
+    return v && v->type == RP_EV_NUMBER ? v->num : NAN;
+}
+
+const char *rp_ev_str(const struct rp_ev *ev, const char *key)
+{
+    const struct rp_ev *v = rp_ev_get(ev, key);
+
+    return v && v->type == RP_EV_STRING ? v->str : NULL;
+}
+
+int rp_ev_true(const struct rp_ev *ev, const char *key)
+{
+    const struct rp_ev *v = rp_ev_get(ev, key);
+
+    return v && v->type == RP_EV_BOOL && v->yes;
+}
+
 const char *rp_comm_label(const struct rp_comm *c)
 {
     return c->name && c->name[0] ? c->name : c->id;
@@ -117,8 +153,14 @@ void rp_view_free(struct rp_report *r)
     for (k = 0; k < r->nfindings; k++) {
         free(r->findings[k].nodes.name);
         free(r->findings[k].ranks.rank);
+        free(r->findings[k].evidence);
     }
     free(r->sum.missing_ranks.rank);
+    free(r->nodes.name);
+    free(r->topology.nodes.name);
+    free(r->topology.efficiency);
+    free(r->timeline.windows);
+    free(r->timeline.op_times);
     free(r->comms);
     free(r->rows);
     free(r->ranks);
@@ -233,32 +275,41 @@ static int check_schema(struct cp_jsoncheck *c, const char *schema)
     return 0;
 }
 
-static void view_job(struct cp_jsoncheck *c, struct rp_report *r)
+/* The node names sorted, for rp_node_index. */
+static void view_node_order(struct cp_jsoncheck *c, struct rp_report *r)
 {
-    json_t *job = OBJ(c, r->root, "", "job", 1);
     size_t i;
 
-    r->job_id = STR(c, job, "job", "job_id");
-    r->step_id = STR(c, job, "job", "step_id");
-    r->nodes = cp_jsoncheck_list(c, job, "job", "nodes", 1, 0);
-    r->nnodes = json_array_size(r->nodes);
-    r->world_size = NUM(c, job, "job", "world_size");
-    r->processes = NUM(c, job, "job", "processes");
-    if (c->bad)
-        return;
     r->node_order = alloc_n(c, r->nnodes, sizeof *r->node_order);
     if (!r->node_order)
         return;
     for (i = 0; i < r->nnodes; i++) {
-        r->node_order[i].name = json_string_value(json_array_get(r->nodes, i));
+        r->node_order[i].name = r->nodes.name[i];
         r->node_order[i].index = i;
     }
     qsort(r->node_order, r->nnodes, sizeof *r->node_order, compare_names);
 }
 
-static void view_summary(struct cp_jsoncheck *c, struct rp_report *r)
+static void view_job(struct cp_jsoncheck *c, json_t *root,
+                     struct rp_report *r)
 {
-    json_t *s = OBJ(c, r->root, "", "summary", 1);
+    json_t *job = OBJ(c, root, "", "job", 1);
+
+    r->job_id = STR(c, job, "job", "job_id");
+    r->step_id = STR(c, job, "job", "step_id");
+    r->nodes = view_names(c, job, "job", "nodes", 1);
+    r->nnodes = r->nodes.n;
+    r->world_size = NUM(c, job, "job", "world_size");
+    r->processes = NUM(c, job, "job", "processes");
+    if (c->bad)
+        return;
+    view_node_order(c, r);
+}
+
+static void view_summary(struct cp_jsoncheck *c, json_t *root,
+                         struct rp_report *r)
+{
+    json_t *s = OBJ(c, root, "", "summary", 1);
     struct rp_summary *m = &r->sum;
     const char *w = "summary";
 
@@ -283,9 +334,10 @@ static void view_summary(struct cp_jsoncheck *c, struct rp_report *r)
     m->missing_ranks = view_rank_list(c, s, w, "missing_ranks", 0, 0);
 }
 
-static void view_model(struct cp_jsoncheck *c, struct rp_report *r)
+static void view_model(struct cp_jsoncheck *c, json_t *root,
+                       struct rp_report *r)
 {
-    json_t *model = OBJ(c, r->root, "", "model", 1), *v;
+    json_t *model = OBJ(c, root, "", "model", 1), *v;
     const char *key;
     char where[WHERE_LEN];
 
@@ -361,9 +413,10 @@ static void view_kernel_skew(struct cp_jsoncheck *c, json_t *o,
     m->kernel_skew.source = OPT_STR(c, k, sw, "source");
 }
 
-static void view_comms(struct cp_jsoncheck *c, struct rp_report *r)
+static void view_comms(struct cp_jsoncheck *c, json_t *root,
+                       struct rp_report *r)
 {
-    json_t *a = cp_jsoncheck_objects(c, r->root, "", "communicators", 1), *o;
+    json_t *a = cp_jsoncheck_objects(c, root, "", "communicators", 1), *o;
     char where[WHERE_LEN];
     size_t i;
 
@@ -394,9 +447,10 @@ static void view_comms(struct cp_jsoncheck *c, struct rp_report *r)
     }
 }
 
-static void view_rows(struct cp_jsoncheck *c, struct rp_report *r)
+static void view_rows(struct cp_jsoncheck *c, json_t *root,
+                      struct rp_report *r)
 {
-    json_t *a = cp_jsoncheck_objects(c, r->root, "", "collectives", 1), *o;
+    json_t *a = cp_jsoncheck_objects(c, root, "", "collectives", 1), *o;
     struct name_index *ids = NULL;
     char where[WHERE_LEN];
     size_t i;
@@ -451,9 +505,10 @@ out:
     free(ids);
 }
 
-static void view_ranks(struct cp_jsoncheck *c, struct rp_report *r)
+static void view_ranks(struct cp_jsoncheck *c, json_t *root,
+                       struct rp_report *r)
 {
-    json_t *a = cp_jsoncheck_objects(c, r->root, "", "ranks", 1), *o;
+    json_t *a = cp_jsoncheck_objects(c, root, "", "ranks", 1), *o;
     char where[WHERE_LEN];
     size_t i;
 
@@ -479,9 +534,91 @@ static void view_ranks(struct cp_jsoncheck *c, struct rp_report *r)
     }
 }
 
-static void view_findings(struct cp_jsoncheck *c, struct rp_report *r)
+/* ---- a finding's evidence ------------------------------------------------ */
+
+/* The members of container v that its tree keeps (none RP_EV_DEPTH
+ * levels down). */
+static size_t ev_members(json_t *v, int depth)
 {
-    json_t *a = cp_jsoncheck_objects(c, r->root, "", "findings", 1), *o;
+    if (depth >= RP_EV_DEPTH)
+        return 0;
+    return json_is_array(v) ? json_array_size(v)
+           : json_is_object(v) ? json_object_size(v)
+                               : 0;
+}
+
+/* Values in the tree of v, at `depth` below the evidence. */
+static size_t ev_count(json_t *v, int depth)
+{
+    size_t n = 1, i;
+    const char *key;
+    json_t *x;
+
+    if (ev_members(v, depth) == 0)
+        return n;
+    if (json_is_array(v)) {
+        json_array_foreach(v, i, x) n += ev_count(x, depth + 1);
+    } else {
+        json_object_foreach(v, key, x) n += ev_count(x, depth + 1);
+    }
+    return n;
+}
+
+/* v into node e; its members take the next slots of *free_slot, in
+ * order, their own members the slots after them. */
+static void ev_fill(json_t *v, struct rp_ev *e, int depth,
+                    struct rp_ev **free_slot)
+{
+    const char *key;
+    size_t i;
+    json_t *x;
+
+    e->type = json_is_string(v)    ? RP_EV_STRING
+              : json_is_number(v)  ? RP_EV_NUMBER
+              : json_is_boolean(v) ? RP_EV_BOOL
+              : json_is_array(v)   ? RP_EV_ARRAY
+              : json_is_object(v)  ? RP_EV_OBJECT
+                                   : RP_EV_NULL;
+    e->str = json_string_value(v);
+    e->num = report_number(v);
+    e->yes = json_is_true(v);
+    e->n = ev_members(v, depth);
+    if (e->n == 0)
+        return;
+    e->item = *free_slot;
+    *free_slot += e->n;
+    if (json_is_array(v)) {
+        json_array_foreach(v, i, x) ev_fill(x, &e->item[i], depth + 1,
+                                            free_slot);
+    } else {
+        i = 0;
+        json_object_foreach(v, key, x)
+        {
+            e->item[i].key = key;
+            ev_fill(x, &e->item[i++], depth + 1, free_slot);
+        }
+    }
+}
+
+/* Evidence object ev (NULL: none) as a tree in one allocation. */
+static struct rp_ev *view_evidence(struct cp_jsoncheck *c, json_t *ev)
+{
+    struct rp_ev *tree, *free_slot;
+
+    if (!ev)
+        return NULL;
+    tree = alloc_n(c, ev_count(ev, 0), sizeof *tree);
+    if (!tree)
+        return NULL;
+    free_slot = tree + 1;
+    ev_fill(ev, tree, 0, &free_slot);
+    return tree;
+}
+
+static void view_findings(struct cp_jsoncheck *c, json_t *root,
+                          struct rp_report *r)
+{
+    json_t *a = cp_jsoncheck_objects(c, root, "", "findings", 1), *o;
     char where[WHERE_LEN];
     size_t i, j;
 
@@ -501,10 +638,11 @@ static void view_findings(struct cp_jsoncheck *c, struct rp_report *r)
         f.suggestion = OPT_STR(c, o, where, "suggestion");
         f.nodes = view_names(c, o, where, "nodes", 1);
         f.ranks = view_rank_list(c, o, where, "ranks", 1, 0);
-        f.evidence = OBJ(c, o, where, "evidence", 0);
+        f.evidence = view_evidence(c, OBJ(c, o, where, "evidence", 0));
         if (c->bad) {
             free(f.nodes.name);
             free(f.ranks.rank);
+            free(f.evidence);
             return;
         }
         f.sev = severity_of(f.severity);
@@ -540,13 +678,15 @@ static void view_input_problem(struct cp_jsoncheck *c, json_t *o,
     p->offset = OPT_NUM(c, o, where, "offset");
 }
 
-static void view_inputs(struct cp_jsoncheck *c, struct rp_report *r)
+static void view_inputs(struct cp_jsoncheck *c, json_t *root,
+                        struct rp_report *r)
 {
     struct rp_inputs *in = &r->inputs;
     json_t *inputs, *a;
 
-    r->offsets = OBJ(c, r->root, "", "clock_offsets", 0);
-    inputs = OBJ(c, r->root, "", "inputs", 0);
+    /* clock_offsets: not shown, but an object when present */
+    OBJ(c, root, "", "clock_offsets", 0);
+    inputs = OBJ(c, root, "", "inputs", 0);
     if (!inputs)
         return;
     in->present = 1;
@@ -622,12 +762,13 @@ static void view_figure(struct cp_jsoncheck *c, json_t *f, const char *where,
 /* A large job's rank_summary (its figures: distributions and worst
  * lists) and inputs.summary, checked where present; the figures the pages
  * read are kept, the others only checked. */
-static void view_rank_summary(struct cp_jsoncheck *c, struct rp_report *r)
+static void view_rank_summary(struct cp_jsoncheck *c, json_t *root,
+                              struct rp_report *r)
 {
     static const char *const names[RP_FIGURES] = {
         "calls", "failed", "time_s", "last_arrivals", "late_s",
         "in_call_delay_s"};
-    json_t *t = OBJ(c, r->root, "", "rank_summary", 0), *figs, *f;
+    json_t *t = OBJ(c, root, "", "rank_summary", 0), *figs, *f;
     char where[WHERE_LEN];
     const char *key;
     size_t k;
@@ -660,7 +801,7 @@ static void view_rank_summary(struct cp_jsoncheck *c, struct rp_report *r)
                 r->total_ranks = n;
         }
     }
-    t = r->inputs.present ? json_object_get(r->root, "inputs") : NULL;
+    t = r->inputs.present ? json_object_get(root, "inputs") : NULL;
     t = t ? OBJ(c, t, "inputs", "summary", 0) : NULL;
     if (t) {
         struct rp_inputs *in = &r->inputs;
@@ -677,20 +818,37 @@ static void view_rank_summary(struct cp_jsoncheck *c, struct rp_report *r)
     }
 }
 
+/* The checked K x K efficiency matrix m (NULL: none) as numbers. */
+static void view_matrix(struct cp_jsoncheck *c, json_t *m, size_t k,
+                        struct rp_topology *t)
+{
+    json_t *row, *v;
+    size_t i, j;
+
+    if (c->bad || !m)
+        return;
+    t->efficiency = alloc_n(c, k * k, sizeof *t->efficiency);
+    if (!t->efficiency)
+        return;
+    json_array_foreach(m, i, row) json_array_foreach(row, j, v)
+        t->efficiency[i * k + j] = report_number(v);
+}
+
 /* The slow-link analysis' node-pair view (optional): `nodes`, a K x K
  * `efficiency` matrix (null for very many nodes) and `pairs`. */
-static void view_topology(struct cp_jsoncheck *c, struct rp_report *r)
+static void view_topology(struct cp_jsoncheck *c, json_t *root,
+                          struct rp_report *r)
 {
     json_t *t, *m, *row, *v;
     char where[WHERE_LEN];
     size_t i, j, n;
 
-    t = OBJ(c, r->root, "", "topology", 0);
+    t = OBJ(c, root, "", "topology", 0);
     if (t) {
-        json_t *names = cp_jsoncheck_list(c, t, "topology", "nodes", 1, 0),
-               *pairs;
+        json_t *pairs;
+        r->topology.nodes = view_names(c, t, "topology", "nodes", 1);
         m = ARR(c, t, "topology", "efficiency", 0);
-        n = json_array_size(names);
+        n = r->topology.nodes.n;
         if (!c->bad && m && json_array_size(m) != n)
             cp_jsoncheck_fail(
                 c,
@@ -720,6 +878,7 @@ static void view_topology(struct cp_jsoncheck *c, struct rp_report *r)
                 break;
             }
         }
+        view_matrix(c, m, n, &r->topology);
         pairs = cp_jsoncheck_objects(c, t, "topology", "pairs", 0);
         r->npairs = json_array_size(pairs);
         r->pairs = c->bad ? NULL : alloc_n(c, r->npairs, sizeof *r->pairs);
@@ -742,51 +901,78 @@ static void view_topology(struct cp_jsoncheck *c, struct rp_report *r)
             p->nodes[1] = json_string_value(json_array_get(two, 1));
             p->efficiency = OPT_NUM(c, v, where, "efficiency");
             p->state = OPT_STR(c, v, where, "state");
+            /* only compared with "probe": any other value is no source */
+            p->source = json_string_value(json_object_get(v, "source"));
             p->bandwidth_Bps = p->latency_s = p->bytes = p->round = NAN;
         }
-        r->topology = c->bad ? NULL : t;
+        r->topology.present = !c->bad;
     }
 }
 
-/* The timeline's windows (optional). */
-static void view_timeline(struct cp_jsoncheck *c, struct rp_report *r)
+/* A window of the timeline into *p; its collectives' times take the next
+ * slots of *free_op. */
+static void view_period(struct cp_jsoncheck *c, json_t *v, const char *where,
+                        struct rp_period *p, struct rp_op_time **free_op)
 {
-    json_t *t, *v, *w;
-    char where[WHERE_LEN];
-    size_t i;
+    const char *op;
+    json_t *ops, *x;
 
-    t = OBJ(c, r->root, "", "timeline", 0);
-    if (t) {
-        const char *op;
-        json_t *ops, *x;
-        OPT_NUM(c, t, "timeline", "window_s");
-        w = cp_jsoncheck_objects(c, t, "timeline", "windows", 1);
-        json_array_foreach(w, i, v)
-        {
-            if (c->bad)
-                break;
-            snprintf(where, sizeof where, "timeline.windows[%zu]", i);
-            NUM(c, v, where, "start_s");
-            NUM(c, v, where, "end_s");
-            NUM(c, v, where, "comm_time_s");
-            OPT_NUM(c, v, where, "calls");
-            OPT_NUM(c, v, where, "bytes");
-            OPT_NUM(c, v, where, "wait_time_s");
-            ops = OBJ(c, v, where, "op_time_s", 0);
-            json_object_foreach(ops, op,
-                                x) if (!json_is_number(x) && !json_is_null(x))
-            {
-                /* the key is the report's: not repeated in the message */
-                cp_jsoncheck_fail(
-                    c,
-                    "key '%s.op_time_s' should hold numbers or nulls, "
-                    "not %s",
-                    where, cp_jsoncheck_type_name(x));
-                break;
-            }
+    p->start_s = NUM(c, v, where, "start_s");
+    p->end_s = NUM(c, v, where, "end_s");
+    p->comm_time_s = NUM(c, v, where, "comm_time_s");
+    p->calls = OPT_NUM(c, v, where, "calls");
+    p->bytes = OPT_NUM(c, v, where, "bytes");
+    p->wait_time_s = OPT_NUM(c, v, where, "wait_time_s");
+    ops = OBJ(c, v, where, "op_time_s", 0);
+    p->ops = *free_op;
+    json_object_foreach(ops, op, x)
+    {
+        if (!json_is_number(x) && !json_is_null(x)) {
+            /* the key is the report's: not repeated in the message */
+            cp_jsoncheck_fail(c,
+                              "key '%s.op_time_s' should hold numbers or "
+                              "nulls, not %s",
+                              where, cp_jsoncheck_type_name(x));
+            break;
         }
-        r->timeline = c->bad ? NULL : t;
+        p->ops[p->nops].op = op;
+        p->ops[p->nops++].time_s = report_number(x);
     }
+    *free_op += p->nops;
+}
+
+/* The timeline's windows (optional). */
+static void view_timeline(struct cp_jsoncheck *c, json_t *root,
+                          struct rp_report *r)
+{
+    struct rp_timeline *tl = &r->timeline;
+    struct rp_op_time *free_op;
+    char where[WHERE_LEN];
+    json_t *t, *v, *w;
+    size_t i, nops = 0;
+
+    t = OBJ(c, root, "", "timeline", 0);
+    if (!t)
+        return;
+    tl->window_s = OPT_NUM(c, t, "timeline", "window_s");
+    w = cp_jsoncheck_objects(c, t, "timeline", "windows", 1);
+    if (c->bad)
+        return;
+    json_array_foreach(w, i, v) nops +=
+        json_object_size(json_object_get(v, "op_time_s"));
+    tl->windows = alloc_n(c, json_array_size(w), sizeof *tl->windows);
+    tl->op_times = alloc_n(c, nops, sizeof *tl->op_times);
+    if (c->bad)
+        return;
+    free_op = tl->op_times;
+    json_array_foreach(w, i, v)
+    {
+        snprintf(where, sizeof where, "timeline.windows[%zu]", i);
+        view_period(c, v, where, &tl->windows[tl->nwindows++], &free_op);
+        if (c->bad)
+            break;
+    }
+    tl->present = !c->bad;
 }
 
 /* An instance of the slowest lists. */
@@ -812,10 +998,11 @@ static void view_instance(struct cp_jsoncheck *c, json_t *v, const char *where,
 }
 
 /* The slowest instances (optional). */
-static void view_slowest(struct cp_jsoncheck *c, struct rp_report *r)
+static void view_slowest(struct cp_jsoncheck *c, json_t *root,
+                         struct rp_report *r)
 {
     static const char *const lists[] = {"by_own_time", "by_skew"};
-    json_t *t = OBJ(c, r->root, "", "slowest", 0), *a;
+    json_t *t = OBJ(c, root, "", "slowest", 0), *a;
     char path[WHERE_LEN];
     size_t k;
 
@@ -848,13 +1035,14 @@ static void view_tag(struct cp_jsoncheck *c, json_t *v, const char *where,
 }
 
 /* The NCCL profiler's tags (optional). */
-static void view_tags(struct cp_jsoncheck *c, struct rp_report *r)
+static void view_tags(struct cp_jsoncheck *c, json_t *root,
+                      struct rp_report *r)
 {
     static const char w[] = "nccl_profiler.tags";
     struct rp_tags *tg = &r->tags;
     json_t *t, *m, *rows, *none;
 
-    m = OBJ(c, r->root, "", "nccl_profiler", 0);
+    m = OBJ(c, root, "", "nccl_profiler", 0);
     t = m ? OBJ(c, m, "nccl_profiler", "tags", 0) : NULL;
     if (!t)
         return;
@@ -901,13 +1089,14 @@ static void view_phase_rank(struct cp_jsoncheck *c, json_t *v,
 }
 
 /* The kernels' own last-arrival skew (optional). */
-static void view_phases(struct cp_jsoncheck *c, struct rp_report *r)
+static void view_phases(struct cp_jsoncheck *c, json_t *root,
+                        struct rp_report *r)
 {
     static const char w[] = "nccl_profiler.phases";
     struct rp_phases *ph = &r->phases;
     json_t *t, *m, *last;
 
-    m = OBJ(c, r->root, "", "nccl_profiler", 0);
+    m = OBJ(c, root, "", "nccl_profiler", 0);
     t = m ? OBJ(c, m, "nccl_profiler", "phases", 0) : NULL;
     if (!t)
         return;
@@ -925,11 +1114,12 @@ static void view_phases(struct cp_jsoncheck *c, struct rp_report *r)
 }
 
 /* The window of the run analyzed (optional). */
-static void view_window(struct cp_jsoncheck *c, struct rp_report *r)
+static void view_window(struct cp_jsoncheck *c, json_t *root,
+                        struct rp_report *r)
 {
     json_t *t, *m;
 
-    m = OBJ(c, r->root, "", "summary", 0);
+    m = OBJ(c, root, "", "summary", 0);
     t = m ? OBJ(c, m, "summary", "window", 0) : NULL;
     if (t) {
         struct rp_window *w = &r->window;
@@ -1006,9 +1196,10 @@ static void view_hang_comms(struct cp_jsoncheck *c, json_t *a,
 
 /* report.json's `hang` (optional): the headline, the ranks and the
  * communicators' members. */
-static void view_hang(struct cp_jsoncheck *c, struct rp_report *r)
+static void view_hang(struct cp_jsoncheck *c, json_t *root,
+                      struct rp_report *r)
 {
-    json_t *t = OBJ(c, r->root, "", "hang", 0), *ranks, *comms;
+    json_t *t = OBJ(c, root, "", "hang", 0), *ranks, *comms;
     struct rp_hang *h = &r->hang;
 
     if (!t)
@@ -1024,14 +1215,15 @@ static void view_hang(struct cp_jsoncheck *c, struct rp_report *r)
 
 /* Optional views of later analyses: a node-pair matrix and a timeline
  * (docs/report-html.md says what they look like). */
-static void view_extras(struct cp_jsoncheck *c, struct rp_report *r)
+static void view_extras(struct cp_jsoncheck *c, json_t *root,
+                        struct rp_report *r)
 {
-    view_topology(c, r);
-    view_timeline(c, r);
-    view_slowest(c, r);
-    view_tags(c, r);
-    view_phases(c, r);
-    view_window(c, r);
+    view_topology(c, root, r);
+    view_timeline(c, root, r);
+    view_slowest(c, root, r);
+    view_tags(c, root, r);
+    view_phases(c, root, r);
+    view_window(c, root, r);
 }
 
 int rp_view_report(json_t *root, struct rp_report *r, struct cp_error *err)
@@ -1041,7 +1233,6 @@ int rp_view_report(json_t *root, struct rp_report *r, struct cp_error *err)
     cp_jsoncheck_init(&c, err, NULL, REPORT_DIGITS);
 
     memset(r, 0, sizeof *r);
-    r->root = root;
     if (!json_is_object(root)) {
         cp_jsoncheck_fail(&c, "the report is %s, not a JSON object",
                           root ? cp_jsoncheck_type_name(root) : "missing");
@@ -1051,17 +1242,17 @@ int rp_view_report(json_t *root, struct rp_report *r, struct cp_error *err)
     if (c.bad || check_schema(&c, r->schema) < 0)
         return -1;
     r->generator = OPT_STR(&c, root, "", "generator");
-    view_job(&c, r);
-    view_summary(&c, r);
-    view_model(&c, r);
-    view_comms(&c, r);
-    view_rows(&c, r);
-    view_ranks(&c, r);
-    view_findings(&c, r);
-    view_inputs(&c, r);
-    view_extras(&c, r);
-    view_rank_summary(&c, r);
-    view_hang(&c, r);
+    view_job(&c, root, r);
+    view_summary(&c, root, r);
+    view_model(&c, root, r);
+    view_comms(&c, root, r);
+    view_rows(&c, root, r);
+    view_ranks(&c, root, r);
+    view_findings(&c, root, r);
+    view_inputs(&c, root, r);
+    view_extras(&c, root, r);
+    view_rank_summary(&c, root, r);
+    view_hang(&c, root, r);
     return c.bad ? -1 : 0;
 }
 
@@ -1077,7 +1268,6 @@ int rp_view_probe(json_t *root, struct rp_report *r, struct cp_error *err)
     size_t i;
 
     memset(r, 0, sizeof *r);
-    r->root = root;
     r->title = "collprof probe";
     r->topology_caption =
         "collprof probe: each pair's bandwidth over the reference (the "
@@ -1109,7 +1299,7 @@ int rp_view_probe(json_t *root, struct rp_report *r, struct cp_error *err)
         OPT_STR(&c, run, "run", "memory");
     }
     topo = OBJ(&c, root, "", "topology", 1);
-    r->nodes = cp_jsoncheck_list(&c, topo, "topology", "nodes", 1, 0);
+    r->nodes = view_names(&c, topo, "topology", "nodes", 1);
     r->probe.reference_Bps = OPT_NUM(&c, topo, "topology", "reference_Bps");
     r->probe.reference_source =
         OPT_STR(&c, topo, "topology", "reference_source");
@@ -1117,17 +1307,12 @@ int rp_view_probe(json_t *root, struct rp_report *r, struct cp_error *err)
         OPT_NUM(&c, topo, "topology", "median_latency_s");
     if (c.bad)
         return -1;
-    r->nnodes = json_array_size(r->nodes);
-    r->node_order = alloc_n(&c, r->nnodes, sizeof *r->node_order);
+    r->nnodes = r->nodes.n;
+    view_node_order(&c, r);
     if (!r->node_order)
         return -1;
-    for (i = 0; i < r->nnodes; i++) {
-        r->node_order[i].name = json_string_value(json_array_get(r->nodes, i));
-        r->node_order[i].index = i;
-    }
-    qsort(r->node_order, r->nnodes, sizeof *r->node_order, compare_names);
-    view_findings(&c, r);
-    view_extras(&c, r); /* topology: nodes, efficiency, pairs */
+    view_findings(&c, root, r);
+    view_extras(&c, root, r); /* topology: nodes, efficiency, pairs */
     if (!c.bad) {
         json_t *pairs = json_object_get(topo, "pairs"), *v;
         char where[WHERE_LEN];
