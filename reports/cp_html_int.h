@@ -389,7 +389,7 @@ struct rp_report {
     struct rp_inputs inputs;
     struct rp_topology topology; /* of the slow-link analysis, or none */
     size_t npairs;
-    struct rp_pair *pairs; /* topology.pairs, slowest first */
+    struct rp_pair *pairs; /* topology.pairs, in the report's order */
     struct rp_timeline timeline;
     /* the slowest instances (`slowest`: by_own_time, by_skew); has_slowest
      * 0: the report has no such section */
