@@ -78,7 +78,8 @@ for j in range(G):
     c = comm(0x100000 + j, "dp%d" % j, list(range(j, P, G)), "inter", nodes)
     for k in (16, 20, 24, 26):
         bucket(c, "allreduce", k, 80, 0.9)
-slow = (100, 101)
+slow = (min(100, N - 2), min(100, N - 2) + 1)  # (100, 101) at 4096 ranks
+S = 3 * P // 4 - 1  # the straggler: 3071 at 4096 ranks
 for i in range(0, N - 1, 2):
     c = comm(0x200000 + i, "pp%d" % i, [i * G, (i + 1) * G], "inter",
              [nodes[i], nodes[i + 1]])
@@ -90,7 +91,7 @@ for r in range(P):
     late = 0.002 + 0.003 * rng.random()
     ranks.append({"rank": r, "node": nodes[r // G], "calls": 1900, "failed": 0,
                   "time_s": 30 + rng.random(), "last_arrivals": rng.randint(5, 40),
-                  "late_s": 0.61 if r == 3071 else late})
+                  "late_s": 0.61 if r == S else late})
 
 topo = [[None] * N for _ in range(N)]
 for i in range(N):
@@ -124,14 +125,15 @@ for i in range(W):
 timeline = {"window_s": span / W, "windows": windows}
 lat_time = sum(r["time_s"] for r in rows if r["regime"] == "latency")
 findings = [
-    {"kind": "straggler", "severity": "critical", "nodes": [nodes[3071 // G]],
-     "ranks": [3071],
-     "message": "Rank 3071 (node %s) arrived last at 1800 collectives, on "
+    {"kind": "straggler", "severity": "critical", "nodes": [nodes[S // G]],
+     "ranks": [S],
+     "message": "Rank %d (node %s) arrived last at 1800 collectives, on "
                 "average 339 us after the rank before it (610 ms in all)."
-                % nodes[3071 // G],
+                % (S, nodes[S // G]),
      "evidence": {"last_arrivals": 1800, "late_s": 0.61, "mean_late_s": 0.000339}},
     {"kind": "slow_link", "severity": "warning",
-     "nodes": [nodes[slow[0]], nodes[slow[1]]], "ranks": [800, 808],
+     "nodes": [nodes[slow[0]], nodes[slow[1]]],
+     "ranks": [slow[0] * G, slow[1] * G],
      "message": "The link between %s and %s runs at 30%% of its peers."
                 % (nodes[slow[0]], nodes[slow[1]]),
      "evidence": {"bandwidth_Bps": 1.2e8, "peers_Bps": 3.8e8}},
