@@ -1,10 +1,10 @@
 /* cp_html_bench.c - bench.html from a collprof.bench/1 document (see
  * cp_html_bench.h).
  *
- * The document is read into a checked view first (every key the page uses,
- * with its type), so that a bad document fails with the key's name before
- * anything is written; the page then only reads the view.  Strings in the
- * view point into the document.  Collective names are parsed into enum
+ * The document is read into a checked view first (cp_html_bench_view.h:
+ * every key the page uses, with its type), so that a bad document fails
+ * with the key's name before anything is written; the page then only
+ * reads the view, never the JSON.  Collective names are parsed into enum
  * cp_coll and only the model's own names go into ids and classes; every
  * other string from the document goes through cp_svg_escape.
  */
@@ -17,7 +17,7 @@
 
 #include "cp_html.h"
 #include "cp_html_bench.h"
-#include "cp_jsoncheck.h"
+#include "cp_html_bench_view.h"
 #include "cp_model.h"
 #include "cp_svg.h"
 
@@ -27,335 +27,6 @@
 #define GROUP_COLORS 7     /* the palette without its yellow */
 #define GROUPS_DRAWN 7     /* groups of one collective in its plots */
 #define SKIPPED_LISTED 20  /* skipped import lines listed */
-
-/* ---- the view -------------------------------------------------------------- */
-
-struct bp_point {
-    enum cp_coll coll;
-    double ranks, nodes, size, time_s, busbw_Bps, wrong;
-    const char *link;
-    int in_place;
-};
-
-struct bp_group {
-    enum cp_coll coll;
-    enum cp_algo algo;
-    int have_algo, have_nodes, in_place, floor_flat, fit_ok;
-    double ranks, nodes, points, factor;
-    double floor_s, floor_max_bytes, alpha_s, bandwidth_Bps, residual;
-    double busbw_Bps, plateau_from_bytes, busbw_largest_Bps, largest_bytes;
-    double boundary_bytes;
-    const char *link, *boundary_from, *fit_why;
-};
-
-struct bp_link {
-    int present, ok;
-    double alpha_s, bandwidth_Bps, points, points_used, residual;
-    const char *source, *from, *why;
-};
-
-/* Per link class: what the profile got, and the two fits it chose from. */
-struct bp_class {
-    const char *name;
-    struct bp_link used, collectives, pairs;
-};
-
-struct bp_page {
-    const char *schema, *mode, *generator, *created;
-    json_t *run; /* object or NULL */
-    double run_ranks, run_nodes, nccl_version, max_bytes;
-    const char *nccl_library, *memory;
-    json_t *sources; /* array of strings or NULL */
-    json_t *skipped; /* array of {source, line, why} or NULL */
-    double wrong_total, wrong_points;
-    struct bp_point *points;
-    size_t npoints;
-    struct bp_group *groups; /* by collective; the fit's own group first */
-    size_t ngroups;
-    struct bp_class classes[2];
-};
-
-/* The checked reader's getters (analyzer/core/cp_jsoncheck.h); bench.json's
- * numbers are read as stored. */
-static double num(struct cp_jsoncheck *c, json_t *obj, const char *where,
-                  const char *key, int required)
-{
-    return cp_jsoncheck_num(c, obj, where, key, required);
-}
-
-static const char *str(struct cp_jsoncheck *c, json_t *obj, const char *where,
-                       const char *key, int required)
-{
-    return cp_jsoncheck_str(c, obj, where, key, required);
-}
-
-/* An optional object. */
-static json_t *object(struct cp_jsoncheck *c, json_t *obj, const char *where,
-                      const char *key)
-{
-    return cp_jsoncheck_typed(c, obj, where, key, 0, JSON_OBJECT);
-}
-
-static json_t *array(struct cp_jsoncheck *c, json_t *obj, const char *where,
-                     const char *key, int required)
-{
-    return cp_jsoncheck_typed(c, obj, where, key, required, JSON_ARRAY);
-}
-
-static int coll_of(struct cp_jsoncheck *c, const char *where, const char *name,
-                   enum cp_coll *coll)
-{
-    if (name && cp_model_coll_from_name(name, coll, NULL) == 0)
-        return 0;
-    cp_jsoncheck_fail(c, "key '%s' names no collective", where);
-    return -1;
-}
-
-static void view_point(struct cp_jsoncheck *c, json_t *o, json_t *series,
-                       size_t i, struct bp_point *p)
-{
-    char where[48];
-    json_t *s;
-    double si;
-
-    snprintf(where, sizeof where, "points[%zu]", i);
-    if (!json_is_object(o)) {
-        cp_jsoncheck_fail(c, "key '%s' should be an object", where);
-        return;
-    }
-    {
-        char key[64];
-        snprintf(key, sizeof key, "%s.op", where);
-        coll_of(c, key, str(c, o, where, "op", 1), &p->coll);
-    }
-    p->ranks = num(c, o, where, "ranks", 1);
-    p->size = num(c, o, where, "size_bytes", 1);
-    p->time_s = num(c, o, where, "time_s", 1);
-    p->busbw_Bps = num(c, o, where, "busbw_Bps", 1);
-    p->wrong = num(c, o, where, "wrong", 0);
-    p->link = str(c, o, where, "link", 0);
-    p->in_place = cp_jsoncheck_bool(c, o, where, "in_place");
-    si = num(c, o, where, "series", 0);
-    s = si >= 0 && si < (double)json_array_size(series)
-            ? json_array_get(series, (size_t)si)
-            : NULL;
-    p->nodes = s ? num(c, s, "series[]", "nodes", 0) : NAN;
-    if (!p->link)
-        p->link = "unknown";
-}
-
-static void view_group(struct cp_jsoncheck *c, json_t *o, const char *where,
-                       enum cp_coll coll, struct bp_group *g)
-{
-    const char *algo;
-
-    if (!json_is_object(o)) {
-        cp_jsoncheck_fail(c, "key '%s' should be an object", where);
-        return;
-    }
-    g->coll = coll;
-    g->ranks = num(c, o, where, "ranks", 1);
-    /* a rank count the model takes (it is cast to unsigned); 0: unknown */
-    if (!(g->ranks >= 0 && g->ranks <= 16777216 && g->ranks == floor(g->ranks)))
-        cp_jsoncheck_fail(c, "key '%s.ranks' should be a rank count", where);
-    g->link = str(c, o, where, "link", 0);
-    if (!g->link)
-        g->link = "unknown";
-    g->nodes = num(c, o, where, "nodes", 0);
-    g->have_nodes = isfinite(g->nodes);
-    g->points = num(c, o, where, "points", 0);
-    g->in_place = cp_jsoncheck_bool(c, o, where, "in_place");
-    g->factor = num(c, o, where, "busbw_factor", 0);
-    if (!(g->factor > 0) && g->ranks >= 1)
-        g->factor = cp_model_busbw_factor(coll, (unsigned)g->ranks);
-    g->floor_s = num(c, o, where, "latency_floor_s", 1);
-    g->floor_flat = cp_jsoncheck_bool(c, o, where, "latency_floor_flat");
-    g->floor_max_bytes = num(c, o, where, "latency_floor_max_bytes", 0);
-    g->alpha_s = num(c, o, where, "alpha_s", 1);
-    g->bandwidth_Bps = num(c, o, where, "bandwidth_Bps", 0);
-    g->residual = num(c, o, where, "fit_median_rel_residual", 0);
-    g->fit_why = str(c, o, where, "fit_why", 0);
-    g->busbw_Bps = num(c, o, where, "busbw_Bps", 1);
-    g->plateau_from_bytes = num(c, o, where, "plateau_from_bytes", 0);
-    g->busbw_largest_Bps = num(c, o, where, "busbw_largest_Bps", 0);
-    g->largest_bytes = num(c, o, where, "largest_bytes", 0);
-    g->boundary_bytes = num(c, o, where, "regime_boundary_bytes", 1);
-    g->boundary_from = str(c, o, where, "regime_boundary_from", 0);
-    algo = str(c, o, where, "model_algo", 0);
-    g->have_algo = algo && cp_model_algo_from_name(algo, &g->algo, NULL) == 0;
-    g->fit_ok = g->have_algo && isfinite(g->alpha_s) &&
-                g->bandwidth_Bps > 0 && isfinite(g->bandwidth_Bps) &&
-                g->ranks >= 1 && !g->fit_why;
-}
-
-static void view_link(struct cp_jsoncheck *c, json_t *parent, const char *where,
-                      const char *key, struct bp_link *l)
-{
-    char w[64];
-    json_t *o = object(c, parent, where, key);
-
-    if (!o)
-        return;
-    snprintf(w, sizeof w, "%s.%s", where, key);
-    l->present = 1;
-    l->ok = cp_jsoncheck_bool(c, o, w, "ok");
-    l->alpha_s = num(c, o, w, "alpha_s", 0);
-    l->bandwidth_Bps = num(c, o, w, "bandwidth_Bps", 0);
-    l->points = num(c, o, w, "points", 0);
-    l->points_used = num(c, o, w, "points_used", 0);
-    l->residual = num(c, o, w, "median_rel_residual", 0);
-    l->source = str(c, o, w, "source", 0);
-    l->from = str(c, o, w, "from", 0);
-    l->why = str(c, o, w, "why", 0);
-}
-
-static void view_calibration(struct cp_jsoncheck *c, json_t *root,
-                             struct bp_page *pg)
-{
-    static const char *const names[2] = {"intra", "inter"};
-    json_t *cal = object(c, root, "", "calibration");
-    json_t *links, *colls, *pairs;
-    int k;
-
-    for (k = 0; k < 2; k++)
-        pg->classes[k].name = names[k];
-    if (!cal)
-        return;
-    links = object(c, cal, "calibration", "links");
-    colls = object(c, cal, "calibration", "collectives");
-    pairs = object(c, cal, "calibration", "sendrecv");
-    for (k = 0; k < 2; k++) {
-        struct bp_class *cl = &pg->classes[k];
-        if (links)
-            view_link(c, links, "calibration.links", names[k], &cl->used);
-        if (colls)
-            view_link(c, colls, "calibration.collectives", names[k],
-                      &cl->collectives);
-        if (pairs)
-            view_link(c, pairs, "calibration.sendrecv", names[k], &cl->pairs);
-    }
-}
-
-/* The groups of fit.<op>: the fit's own first, then the others of
- * "groups" (which lists the fit's own group too). */
-static void view_fit(struct cp_jsoncheck *c, json_t *root, struct bp_page *pg)
-{
-    json_t *fit = object(c, root, "", "fit"), *o, *groups;
-    const char *key;
-    size_t cap = 0, i;
-
-    if (!fit)
-        return;
-    json_object_foreach(fit, key, o)
-    {
-        char where[96];
-        enum cp_coll coll;
-        size_t n;
-
-        snprintf(where, sizeof where, "fit.%.60s", key);
-        if (coll_of(c, where, key, &coll) < 0)
-            return;
-        groups = array(c, o, where, "groups", 0);
-        n = 1 + json_array_size(groups);
-        if (pg->ngroups + n > cap) {
-            struct bp_group *g;
-            cap = 2 * cap + n + 8;
-            g = realloc(pg->groups, cap * sizeof *g);
-            if (!g) {
-                cp_jsoncheck_fail(c, "out of memory");
-                return;
-            }
-            pg->groups = g;
-        }
-        memset(pg->groups + pg->ngroups, 0, n * sizeof *pg->groups);
-        view_group(c, o, where, coll, &pg->groups[pg->ngroups]);
-        {
-            const struct bp_group *top = &pg->groups[pg->ngroups];
-            size_t added = 1;
-            int skipped_top = 0;
-            for (i = 0; i < json_array_size(groups); i++) {
-                char w[128];
-                struct bp_group *g = &pg->groups[pg->ngroups + added];
-                snprintf(w, sizeof w, "%s.groups[%zu]", where, i);
-                view_group(c, json_array_get(groups, i), w, coll, g);
-                if (!skipped_top && g->ranks == top->ranks &&
-                    strcmp(g->link, top->link) == 0 &&
-                    (g->nodes == top->nodes ||
-                     (!g->have_nodes && !top->have_nodes))) {
-                    skipped_top = 1;
-                    continue;
-                }
-                added++;
-            }
-            pg->ngroups += added;
-        }
-        if (c->bad)
-            return;
-    }
-}
-
-static void view_free(struct bp_page *pg)
-{
-    free(pg->points);
-    free(pg->groups);
-    memset(pg, 0, sizeof *pg);
-}
-
-static int build_view(json_t *root, struct bp_page *pg, struct cp_error *err)
-{
-    struct cp_jsoncheck c;
-    json_t *points, *series;
-    size_t i;
-
-    cp_jsoncheck_init(&c, err, NULL, 0);
-    memset(pg, 0, sizeof *pg);
-    if (!json_is_object(root)) {
-        cp_jsoncheck_fail(&c, "the document is not a JSON object");
-        return -1;
-    }
-    pg->schema = str(&c, root, "", "schema", 1);
-    if (pg->schema && strncmp(pg->schema, "collprof.bench/", 15) != 0)
-        cp_jsoncheck_fail(&c, "schema '%.80s' is not collprof.bench/N",
-                          pg->schema);
-    pg->mode = str(&c, root, "", "mode", 0);
-    pg->generator = str(&c, root, "", "generator", 0);
-    pg->created = str(&c, root, "", "created", 0);
-    pg->run = object(&c, root, "", "run");
-    if (pg->run) {
-        pg->run_ranks = num(&c, pg->run, "run", "ranks", 0);
-        pg->run_nodes = num(&c, pg->run, "run", "nodes", 0);
-        pg->nccl_version = num(&c, pg->run, "run", "nccl_version", 0);
-        pg->max_bytes = num(&c, pg->run, "run", "max_bytes", 0);
-        pg->nccl_library = str(&c, pg->run, "run", "nccl_library", 0);
-        pg->memory = str(&c, pg->run, "run", "memory", 0);
-    }
-    pg->sources = array(&c, root, "", "sources", 0);
-    pg->skipped = array(&c, root, "", "skipped_lines", 0);
-    pg->wrong_total = num(&c, root, "", "wrong_total", 0);
-    pg->wrong_points = num(&c, root, "", "wrong_points", 0);
-    series = array(&c, root, "", "series", 0);
-    points = array(&c, root, "", "points", 1);
-    if (c.bad)
-        goto out;
-    pg->npoints = json_array_size(points);
-    pg->points = calloc(pg->npoints ? pg->npoints : 1, sizeof *pg->points);
-    if (!pg->points) {
-        cp_jsoncheck_fail(&c, "out of memory");
-        goto out;
-    }
-    for (i = 0; i < pg->npoints && !c.bad; i++)
-        view_point(&c, json_array_get(points, i), series, i, &pg->points[i]);
-    if (!c.bad)
-        view_fit(&c, root, pg);
-    if (!c.bad)
-        view_calibration(&c, root, pg);
-out:
-    if (c.bad) {
-        view_free(pg);
-        return -1;
-    }
-    return 0;
-}
 
 /* ---- helpers ------------------------------------------------------------------ */
 
@@ -1290,7 +961,7 @@ static void link_table(FILE *out, const struct bp_page *pg)
 
 static void skipped_table(FILE *out, const struct bp_page *pg)
 {
-    size_t i, n = json_array_size(pg->skipped);
+    size_t i, n = pg->nskipped;
 
     if (n == 0)
         return;
@@ -1299,15 +970,13 @@ static void skipped_table(FILE *out, const struct bp_page *pg)
             "<tr><th>file</th><th class=\"n\">line</th><th>why</th></tr>\n",
             n);
     for (i = 0; i < n && i < SKIPPED_LISTED; i++) {
-        json_t *o = json_array_get(pg->skipped, i);
-        json_t *line = json_object_get(o, "line");
+        const struct bp_skip *k = &pg->skipped[i];
         fputs("<tr><td class=\"mono\">", out);
-        cp_svg_escape(out, json_string_value(json_object_get(o, "source")));
+        cp_svg_escape(out, k->source);
         fputs("</td>", out);
-        td(out, json_is_number(line) ? json_number_value(line) : NAN,
-           CP_SVG_COUNT);
+        td(out, k->line, CP_SVG_COUNT);
         fputs("<td>", out);
-        cp_svg_escape(out, json_string_value(json_object_get(o, "why")));
+        cp_svg_escape(out, k->why);
         fputs("</td></tr>\n", out);
     }
     if (n > SKIPPED_LISTED)
@@ -1338,7 +1007,7 @@ static void extent(const struct bp_page *pg, double *ranks, double *nodes)
 
     *ranks = pg->run_ranks;
     *nodes = pg->run_nodes;
-    if (pg->run)
+    if (pg->have_run)
         return;
     *ranks = *nodes = NAN;
     for (k = 0; k < pg->ngroups; k++) {
@@ -1386,7 +1055,7 @@ static void write_header(FILE *out, const struct bp_page *pg)
     fputs("</p>\n<nav><a href=\"#summary\">Summary</a><a "
           "href=\"#collectives\">Collectives</a><a href=\"#fit\">Fit</a>",
           out);
-    if (json_array_size(pg->skipped))
+    if (pg->nskipped)
         fputs("<a href=\"#skipped\">Skipped lines</a>", out);
     fputs("</nav>\n</header>\n", out);
 }
@@ -1415,19 +1084,19 @@ static void write_summary(FILE *out, const struct bp_page *pg)
     extent(pg, &ranks, &nodes);
     fputs("<section id=\"summary\">\n<h2>Summary</h2>\n<div class=\"cards\">\n",
           out);
-    card(out, ranks, CP_SVG_COUNT, pg->run ? "ranks" : "ranks (largest run)");
-    card(out, nodes, CP_SVG_COUNT, pg->run ? "nodes" : "nodes (largest run)");
+    card(out, ranks, CP_SVG_COUNT, pg->have_run ? "ranks" : "ranks (largest run)");
+    card(out, nodes, CP_SVG_COUNT, pg->have_run ? "nodes" : "nodes (largest run)");
     card(out, (double)nops, CP_SVG_COUNT, "collectives");
     card(out, (double)npoints, CP_SVG_COUNT,
          "points (sizes x out-of-place/in-place)");
-    if (pg->run)
+    if (pg->have_run)
         card(out, pg->max_bytes, CP_SVG_SIZE, "largest size allowed");
     card(out, pg->wrong_total, CP_SVG_COUNT, "wrong result elements");
     if (is_import(pg))
-        card(out, (double)json_array_size(pg->skipped), CP_SVG_COUNT,
+        card(out, (double)pg->nskipped, CP_SVG_COUNT,
              "lines skipped");
     fputs("</div>\n<table id=\"source\">\n", out);
-    if (pg->run) {
+    if (pg->have_run) {
         int v = isfinite(pg->nccl_version) ? (int)pg->nccl_version : 0;
         fputs("<tr><th>measured with</th><td>NCCL ", out);
         if (v)
@@ -1438,14 +1107,12 @@ static void write_summary(FILE *out, const struct bp_page *pg)
         cp_svg_escape(out, pg->memory ? pg->memory : "host");
         fputs(" buffers</td></tr>\n", out);
     }
-    if (json_array_size(pg->sources)) {
-        json_t *v;
+    if (pg->nsources) {
         fputs("<tr><th>imported from</th><td class=\"mono\">", out);
-        json_array_foreach(pg->sources, i, v)
-        {
+        for (i = 0; i < pg->nsources; i++) {
             if (i)
                 fputs("<br>", out);
-            cp_svg_escape(out, json_string_value(v));
+            cp_svg_escape(out, pg->sources[i]);
         }
         fputs("</td></tr>\n", out);
     }
@@ -1527,30 +1194,14 @@ static void write_page(FILE *out, const struct bp_page *pg)
           out);
 }
 
-static int compare_groups(const void *a, const void *b)
-{
-    const struct bp_group *x = a, *y = b;
-
-    return (x->coll > y->coll) - (x->coll < y->coll);
-}
-
 int cp_html_bench_write(json_t *doc, FILE *out, struct cp_error *err)
 {
     struct bp_page pg;
-    size_t i, j;
 
-    if (build_view(doc, &pg, err) < 0)
+    if (cp_html_bench_view(doc, &pg, err) < 0)
         return -1;
-    /* by collective, keeping each one's order (its fit's group first):
-     * insertion sort, as qsort is not stable */
-    for (i = 1; i < pg.ngroups; i++) {
-        struct bp_group g = pg.groups[i];
-        for (j = i; j > 0 && compare_groups(&pg.groups[j - 1], &g) > 0; j--)
-            pg.groups[j] = pg.groups[j - 1];
-        pg.groups[j] = g;
-    }
     write_page(out, &pg);
-    view_free(&pg);
+    cp_html_bench_view_free(&pg);
     if (fflush(out) != 0 || ferror(out)) {
         return cp_errorf(err, "writing the page failed");
     }
