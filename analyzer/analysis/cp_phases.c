@@ -198,7 +198,8 @@ struct comm_key {
 
 struct comm_index {
     struct comm_key *by_id, *by_members; /* [an->ncomms] each, by key */
-    int32_t *ranks; /* scratch: a communicator's or a run's ranks */
+    int32_t *ranks; /* scratch: a run's ranks */
+    int32_t *comm_ranks; /* scratch: a communicator's */
 };
 
 static int compare_key(const void *a, const void *b)
@@ -256,14 +257,15 @@ static int comm_index_build(const struct cp_analysis *an, size_t ranks_max,
     x->by_id = malloc(an->ncomms * sizeof *x->by_id);
     x->by_members = malloc(an->ncomms * sizeof *x->by_members);
     x->ranks = malloc((most ? most : 1) * sizeof *x->ranks);
-    if (!x->by_id || !x->by_members || !x->ranks)
+    x->comm_ranks = malloc((most ? most : 1) * sizeof *x->comm_ranks);
+    if (!x->by_id || !x->by_members || !x->ranks || !x->comm_ranks)
         return -1;
     for (i = 0; i < an->ncomms; i++) {
-        size_t n = comm_members(&an->comms[i], x->ranks);
+        size_t n = comm_members(&an->comms[i], x->comm_ranks);
         x->by_id[i].key = an->comms[i].id;
         x->by_id[i].index = i;
         /* a communicator of unknown members gets a key no set has */
-        x->by_members[i].key = n ? members_hash(x->ranks, n) : 0;
+        x->by_members[i].key = n ? members_hash(x->comm_ranks, n) : 0;
         x->by_members[i].index = n ? i : SIZE_MAX;
     }
     qsort(x->by_id, an->ncomms, sizeof *x->by_id, compare_key);
@@ -276,6 +278,7 @@ static void comm_index_free(struct comm_index *x)
     free(x->by_id);
     free(x->by_members);
     free(x->ranks);
+    free(x->comm_ranks);
 }
 
 /* The communicator of an whose members are the ranks of v[from, to) (a
@@ -306,21 +309,11 @@ static long comm_by_members(const struct cp_analysis *an,
         (k + 1 < x->by_members + an->ncomms && k[1].key == want.key))
         return -1;
     found = k->index;
-    if (an->comms[found].nranks != n)
+    /* the hash matched: the sets must too */
+    if (an->comms[found].nranks != n ||
+        comm_members(&an->comms[found], x->comm_ranks) != n ||
+        memcmp(x->ranks, x->comm_ranks, n * sizeof *x->ranks) != 0)
         return -1;
-    {
-        /* the hash matched: the sets must too */
-        int32_t *mine = malloc(n * sizeof *mine);
-        int same;
-        if (!mine)
-            return -1;
-        memcpy(mine, x->ranks, n * sizeof *mine);
-        same = comm_members(&an->comms[found], x->ranks) == n &&
-               memcmp(mine, x->ranks, n * sizeof *mine) == 0;
-        free(mine);
-        if (!same)
-            return -1;
-    }
     return (long)found;
 }
 

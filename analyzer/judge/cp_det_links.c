@@ -97,6 +97,8 @@ static int within_straggler(const struct cp_analysis *an, size_t pi,
 int det_slow_links(struct cp_analysis *an, const struct detect_input *in)
 {
     const struct cp_analysis_topology *topo = &an->topology;
+    double delay;
+    long who = longest_straggler(an, &delay);
     size_t pi;
 
     for (pi = 0; pi < topo->npairs; pi++) {
@@ -106,8 +108,6 @@ int det_slow_links(struct cp_analysis *an, const struct detect_input *in)
         char b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE], b3[CP_UNITS_BUFSIZE],
             name[160], what[128], tail[400];
         int rc, weak, excused;
-        double delay;
-        long who;
 
         if (p->state != CP_PAIR_SLOW || p->source != CP_PAIR_FROM_CALLS)
             continue; /* the probe's: probe_links */
@@ -125,7 +125,6 @@ int det_slow_links(struct cp_analysis *an, const struct detect_input *in)
             snprintf(what, sizeof what, "%u point-to-point stream%s", p2p,
                      p2p == 1 ? "" : "s");
         weak = p->slow_calls < CP_LINKS_MIN_SLOW_CALLS;
-        who = longest_straggler(an, &delay);
         excused = !weak && who >= 0 && within_straggler(an, pi, delay);
         if (excused)
             snprintf(tail, sizeof tail,

@@ -167,30 +167,30 @@ static void f_cell(struct file *f, uint64_t slot, const union cp_rec *host,
     memcpy(f->b + RING_AT + 8 * RING + CP_LOG_RECORD_SIZE * p, &r, sizeof r);
 }
 
-/* A raw slot as the writer wrote it (CP_LOG4_RAW). */
-static void p_raw(struct pay *p, const struct file *f, const union cp_rec *host)
+/* A record as the writer wrote it, after op: a raw slot (CP_LOG4_RAW,
+ * one slot) or a template (CP_LOG4_TEMPLATE, none). */
+static void p_record(struct pay *p, const struct file *f, unsigned op,
+                     const union cp_rec *host)
 {
     union cp_rec r = *host;
 
     if (f->swapped)
         cp_rec_swap(&r);
-    p_byte(p, CP_LOG4_RAW);
+    p_byte(p, op);
     memcpy(p->b + p->n, &r, sizeof r);
     p->n += sizeof r;
-    p->slots++;
+    p->slots += op == CP_LOG4_RAW;
 }
 
-/* A template (CP_LOG4_TEMPLATE): the record as the writer wrote it. */
+static void p_raw(struct pay *p, const struct file *f, const union cp_rec *host)
+{
+    p_record(p, f, CP_LOG4_RAW, host);
+}
+
 static void p_template(struct pay *p, const struct file *f,
                        const union cp_rec *host)
 {
-    union cp_rec r = *host;
-
-    if (f->swapped)
-        cp_rec_swap(&r);
-    p_byte(p, CP_LOG4_TEMPLATE);
-    memcpy(p->b + p->n, &r, sizeof r);
-    p->n += sizeof r;
+    p_record(p, f, CP_LOG4_TEMPLATE, host);
 }
 
 /* Append p as a block of first slot `first`; its file offset. */
