@@ -37,7 +37,10 @@ SIMRUN = os.path.join(b, "tests", "simnccl", "simrun")
 TRAIN_SIM = os.path.join(b, "tests", "apps", "train_sim")
 KINDS = ("hang", "deadlock", "mismatch", "killed")
 NRANKS, NODES, STEPS, RANK = 4, 2, 2, 1
-TIMEOUT = int(os.environ.get("COLLPROF_HANG_TIMEOUT", "5"))
+# simrun's --timeout for a planted hang: the ranks must reach the hang
+# before it; 5 s was too short once under a loaded make check (the tp
+# deadlock's rank 2 still in its compute, 5 s behind, at the kill)
+TIMEOUT = int(os.environ.get("COLLPROF_HANG_TIMEOUT", "10"))
 
 n_tests = 0
 n_failed = 0
