@@ -158,6 +158,8 @@ static const struct site_key {
      "shim|plugin|both", "both", 0, NULL},
     {"next_profiler", SITE_PATH, offsetof(struct cp_site, next_profiler),
      NULL, 1, "PATH", NULL, 0, NULL},
+    {"fleet_spool", SITE_PATH, offsetof(struct cp_site, fleet_spool), NULL, 1,
+     "DIR", NULL, 0, NULL},
 };
 
 #define NSITE_KEYS (sizeof site_keys / sizeof site_keys[0])

@@ -42,6 +42,10 @@ struct cp_site {
     /* a second NCCL profiler plugin that collprof's forwards every event
      * to (COLLPROF_NEXT_PROFILER in the tasks), "" = none */
     char next_profiler[CP_ARGS_PATH_MAX];
+    /* the fleet's spool directory: slurmstepd leaves each analysed step's
+     * entry there for `collprof fleet ingest --spool` (cp_fleet_spool.h),
+     * "" = none */
+    char fleet_spool[CP_ARGS_PATH_MAX];
 };
 
 /* cp_site.capture: the shim in front of LD_PRELOAD, NCCL's profiler plugin

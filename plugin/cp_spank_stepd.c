@@ -20,8 +20,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "cp_fleet_spool.h"
 #include "cp_plugin_findings.h"
 #include "cp_run.h"
 #include "cp_spank.h"
@@ -633,9 +635,37 @@ static void finish_batch_step(void)
     }
 }
 
+/* The step's entry in the fleet's spool (fleet_spool=), from the first node
+ * only, as root: Slurm's job, step and uid, not the job's word. */
+static void spool_step(spank_t sp)
+{
+    char pwbuf[4096], user[256];
+    struct passwd pw, *found = NULL;
+    struct cp_spool_entry e;
+    struct cp_error err;
+
+    if (!cp_plugin.site.fleet_spool[0] || !first_node(sp) ||
+        !cp_request_analyze(&cp_plugin.request, &cp_plugin.site))
+        return;
+    if (getpwuid_r(cp_plugin.uid, &pw, pwbuf, sizeof pwbuf, &found) == 0 &&
+        found)
+        snprintf(user, sizeof user, "%s", found->pw_name);
+    else
+        snprintf(user, sizeof user, "%u", (unsigned)cp_plugin.uid);
+    memset(&e, 0, sizeof e);
+    e.job_id = cp_plugin.job_id;
+    e.step_id = cp_plugin.step_id;
+    e.uid = cp_plugin.uid;
+    e.user = user;
+    e.stepdir = cp_plugin.stepdir;
+    e.ended = (int64_t)time(NULL);
+    if (cp_fleet_spool_write(cp_plugin.site.fleet_spool, &e, &err) < 0)
+        cp_error("job %u: fleet spool: %s", cp_plugin.job_id, err.text);
+}
+
 int cp_stepd_exit(spank_t sp, int ac, char **av)
 {
-    (void)sp, (void)ac, (void)av;
+    (void)ac, (void)av;
     /* a step that failed before user_init has no directory to finish (and
      * no `collprof analyze "" -o ""` is run) */
     if (!cp_plugin.loaded || !cp_plugin.active || !here.stepdir_made ||
@@ -649,6 +679,7 @@ int cp_stepd_exit(spank_t sp, int ac, char **av)
     reduce_node();
     if (cp_plugin.step_id == CP_STEP_BATCH)
         finish_batch_step();
+    spool_step(sp);
     close(here.stepdir_fd);
     here.stepdir_made = 0;
     return 0;

@@ -84,6 +84,12 @@ static void test_site(void)
        "... naming the key (%s)", err.text);
     is_int(site(&s, "next_profiler=/a/../etc/x.so", NULL), -1,
            "next_profiler with '..' refused");
+    is_str(s.fleet_spool, "", "no fleet_spool by default");
+    is_int(site(&s, "fleet_spool=/var/spool/collprof", NULL), 0, "fleet_spool=");
+    is_str(s.fleet_spool, "/var/spool/collprof", "... its directory kept");
+    is_int(site(&s, "fleet_spool=spool", NULL), -1, "relative fleet_spool refused");
+    ok(strstr(err.text, "fleet_spool=") != NULL, "... naming the key (%s)",
+       err.text);
 
     is_int(site(&s, "basedir=/scratch/%u", "default=on"), 0, "basedir, default");
     is_str(s.basedir, "/scratch/%u", "basedir kept unexpanded");
