@@ -483,6 +483,14 @@ static int ring_coll(unsigned coll)
     return f && f->ring_like;
 }
 
+/* Whether every rank of coll sends to every other (an all-to-all). */
+static int pairwise_coll(unsigned coll)
+{
+    const struct cp_coll_facts *f = cp_model_coll_facts((enum cp_coll)coll);
+
+    return f && f->all_pairs;
+}
+
 /* The node pairs a collective of communicator c crosses: consecutive
  * ranks of the ring in rank order, or every pair of an all-to-all.  Other
  * collectives (rooted: their chain depends on the root) cross none as far
@@ -503,7 +511,7 @@ static int collective_pairs(struct solver *s, struct work *w,
             if (unit_add_pair(s, w, a, b) < 0)
                 return -1;
         }
-    } else if (w->coll == CP_COLL_ALLTOALL) {
+    } else if (pairwise_coll(w->coll)) {
         for (r = 0; r < p; r++)
             for (q = r + 1; q < p; q++) {
                 unsigned a = s->st->files[c->member_file[r]].node;
@@ -1403,7 +1411,7 @@ static int thin_unit(const struct work *w)
     return w->pub.baseline == CP_BASELINE_REFERENCE &&
            w->pub.bandwidth_share >= WHOLE_MIN_SHARE &&
            w->pub.bandwidth_share < MIN_BANDWIDTH_SHARE &&
-           (ring_coll(w->coll) || w->coll == CP_COLL_ALLTOALL);
+           (ring_coll(w->coll) || pairwise_coll(w->coll));
 }
 
 /* Used for the links: bandwidth-bound, or thin. */
@@ -1450,7 +1458,7 @@ static int unit_slow(const struct solver *s, const struct work *w)
         return 0; /* a hint at most */
     return w->pub.slowdown >= slow_at(s, w) &&
            (!w->thin ||
-            (w->coll != CP_COLL_ALLTOALL && w->sure >= slow_at(s, w)));
+            (!pairwise_coll(w->coll) && w->sure >= slow_at(s, w)));
 }
 
 /* The run's noise for one unit_kind, in log: the median over the bandwidth-bound
@@ -1556,7 +1564,7 @@ static void bound_pairs(struct solver *s)
              * own time missed what the others had already sent (fsdp's
              * reduce-scatter at 1.46x, its median at 2.3x, on the ring
              * whose all-gather showed a link at 1/2 as 2.2x) */
-            int bounds = (w->coll != CP_COLL_ALLTOALL || m >= 1) &&
+            int bounds = (!pairwise_coll(w->coll) || m >= 1) &&
                          (m >= 1 || !(w->spread > log(SLOW_THRESHOLD))) &&
                          !(m >= NEAR_SLOW && m < 1);
             p->units++;
@@ -1572,7 +1580,7 @@ static void bound_pairs(struct solver *s)
             if (!(p->efficiency >= 1 / w->pub.bw_slowdown) &&
                 w->pub.bw_slowdown > 0)
                 p->efficiency = 1 / w->pub.bw_slowdown;
-            if (w->pub.slowdown < OK_THRESHOLD && w->coll != CP_COLL_ALLTOALL)
+            if (w->pub.slowdown < OK_THRESHOLD && !pairwise_coll(w->coll))
                 s->cleared[w->pub.pairs[k]] = 1;
         }
         if (w->pub.slowdown < OK_THRESHOLD)
@@ -1644,9 +1652,9 @@ static void hint_units(struct solver *s)
         if (!eligible(w) ||
             !(w->pub.verdict == CP_UNIT_NONE || strong ||
               (w->pub.verdict == CP_UNIT_CLEARS &&
-               w->coll == CP_COLL_ALLTOALL)))
+               pairwise_coll(w->coll))))
             continue;
-        near = (w->coll == CP_COLL_ALLTOALL &&
+        near = (pairwise_coll(w->coll) &&
                 w->pub.slowdown >= ALLTOALL_MAYBE) ||
                (w->thin && w->pub.slowdown >= slow_at(s, w)) ||
                (unit_kind(w) == UNIT_WHOLE &&

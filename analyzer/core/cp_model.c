@@ -71,6 +71,7 @@ static const struct cp_coll_facts colls[CP_COLL_COUNT] = {
         .coll = CP_COLL_ALLTOALL, .name = "alltoall",
         .perf_name = "alltoall_perf", .op = {CP_OP_AlltoAll},
         .per_rank_count = 1, .busbw_steps = 1, .symmetric = 1,
+        .all_pairs = 1,
         .algos = BIT(CP_ALGO_PAIRWISE) | BIT(CP_ALGO_BRUCK),
         .nccl_algo = CP_ALGO_PAIRWISE, .link_fit = 1, .marker = 3},
     [CP_COLL_GATHER] = {

@@ -205,6 +205,9 @@ struct cp_coll_facts {
                               not point-to-point) */
     int ring_like;         /* runs as a ring whose traffic goes to the next
                               rank: each link carries the same bytes */
+    int all_pairs;         /* every rank sends to every other (pairwise):
+                              it crosses every node pair of its ranks, each
+                              pair carrying 1/(p-1) of a rank's bytes */
     unsigned algos;        /* the model's algorithms: bits 1u << enum cp_algo */
     enum cp_algo nccl_algo; /* what the model assumes NCCL ran */
     int nccl_tree;         /* NCCL also runs it as its "Tree" (the model's

@@ -191,7 +191,7 @@ static int candidates_finding(struct cp_analysis *an, size_t ci,
             maybe && best->contradicted
                 ? ", though other calls over the same links ran under the "
                   "slow threshold (the calls disagree)"
-            : maybe && best->coll == CP_COLL_ALLTOALL
+            : maybe && det_all_pairs(best->coll)
                 ? ", more than healthy ones take but too little to be sure "
                   "(one slow pair slows only its share of an all-to-all, "
                   "and a busy host inflates the model's latency)"

@@ -432,7 +432,7 @@ static int comm_unjudged(struct cp_analysis *an, size_t ci,
         return 0;
     for (i = 0; i < topo->nunits; i++) {
         const struct cp_analysis_unit *u = &topo->units[i];
-        if (u->comm == ci && u->coll == CP_COLL_ALLTOALL &&
+        if (u->comm == ci && det_all_pairs(u->coll) &&
             u->verdict == CP_UNIT_CLEARS &&
             (!best || u->time_s * (double)u->calls >
                           best->time_s * (double)best->calls))

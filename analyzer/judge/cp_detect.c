@@ -134,6 +134,13 @@ void det_who_free(struct det_who *w)
     free(w->nodes);
 }
 
+int det_all_pairs(enum cp_coll c)
+{
+    const struct cp_coll_facts *f = cp_model_coll_facts(c);
+
+    return f && f->all_pairs;
+}
+
 const char *det_coll_name(enum cp_coll c)
 {
     const char *n = cp_model_coll_name(c);

@@ -51,6 +51,9 @@ void det_who_free(struct det_who *w);
 
 const char *det_coll_name(enum cp_coll c);
 
+/* Whether every rank of collective c sends to every other (all-to-all). */
+int det_all_pairs(enum cp_coll c);
+
 /* What a detector is given besides the analysis: the model's evaluation
  * of every (communicator, slot), and one byte per node pair that the
  * slow-link detectors set for each pair a finding names. */
