@@ -51,7 +51,9 @@ struct tmpl {
     uint64_t last[CP_LOG4_FIELDS_MAX];
 };
 
-enum phase { PHASE_STREAM, PHASE_RING, PHASE_END };
+/* PHASE_WAIT: following a log still written (cp_log4src_follow), at the
+ * stream's end as the header last said it; a refresh may move it on. */
+enum phase { PHASE_STREAM, PHASE_RING, PHASE_END, PHASE_WAIT };
 
 struct cp_log4src {
     char *path;
@@ -83,6 +85,8 @@ struct cp_log4src {
     uint32_t rn, rpos;
     int ring_done;
     int all_in_stream;     /* closed, every slot in the stream */
+    int follow;            /* the stream only, up to stream_end, then wait */
+    int closed;            /* the header says the writer closed the log */
     uint64_t stream_slots; /* the header's */
     /* what is produced */
     uint64_t slot;         /* slots decoded so far (a pending run's too) */
@@ -230,6 +234,11 @@ static void src_problem(struct cp_log4src *s, uint64_t at, const char *fmt,
 /* The stream ends here: the ring goes on from the slot it reached. */
 static void to_ring(struct cp_log4src *s)
 {
+    if (s->follow) { /* the ring is read apart (cp_log4src_ring) */
+        s->phase = s->have_problem ? PHASE_END : PHASE_WAIT;
+        s->have_block = 0;
+        return;
+    }
     s->phase = PHASE_RING;
     s->have_block = 0;
     s->rn = s->rpos = 0;
@@ -283,6 +292,10 @@ static int load_block(struct cp_log4src *s)
 
     s->block_at = at;
     s->block_past_end = past;
+    if (past && s->follow) {
+        to_ring(s); /* wait for the writer to publish more */
+        return -1;
+    }
     /* the whole block in one read (and past a short one, the file's end
      * known: no read to find it) */
     got = at >= s->file_end ? 0 : read_at(s, s->buf, sizeof s->buf, at);
@@ -1050,6 +1063,7 @@ static int produce(struct cp_log4src *s, unsigned char *dst)
                 return 1;
             s->phase = PHASE_END;
             continue;
+        case PHASE_WAIT:
         case PHASE_END:
         default:
             return 0;
@@ -1310,4 +1324,78 @@ struct cp_slotsrc cp_log4src_slots(struct cp_log4src *s)
 {
     struct cp_slotsrc src = {&log4src_ops, s};
     return src;
+}
+
+/* ---- following a log still being written --------------------------------- */
+
+void cp_log4src_follow(struct cp_log4src *s)
+{
+    s->follow = 1;
+    s->all_in_stream = 0;
+}
+
+int cp_log4src_refresh(struct cp_log4src *s, struct cp_error *err)
+{
+    unsigned char h[CP_LOG_HEADER_SIZE];
+    uint64_t end, slots;
+    uint32_t flags;
+    size_t got;
+
+    if (!s->follow)
+        return cp_errorf(err, "%s: not followed", s->path);
+    got = read_at(s, h, sizeof h, 0);
+    if (s->lost || got < sizeof h)
+        return cp_errorf(err, "%s: %s", s->path,
+                         s->have_problem ? s->problem.text
+                                         : "header cut short");
+    end = get64(s, h + offsetof(struct cp_log_header, stream_end));
+    slots = get64(s, h + offsetof(struct cp_log_header, stream_slots));
+    flags = get32(s, h + offsetof(struct cp_log_header, flags));
+    if (end > UINT64_MAX - s->stream_offset)
+        return cp_errorf_at(err, s->path,
+                            (int64_t)offsetof(struct cp_log_header, stream_end),
+                            "%s: offset %zu: stream_end %llu out of range",
+                            s->path, offsetof(struct cp_log_header, stream_end),
+                            (unsigned long long)end);
+    /* the stream only grows: a smaller end is a file written anew */
+    if (s->stream_offset + end >= s->stream_limit) {
+        s->stream_limit = s->stream_offset + end;
+        s->stream_slots = slots;
+    }
+    s->closed = (flags & CP_HDR_CLOSED) != 0;
+    s->file_end = UINT64_MAX; /* the file may have grown */
+    if (s->phase == PHASE_WAIT && s->next_block < s->stream_limit)
+        s->phase = PHASE_STREAM;
+    return s->closed && s->phase == PHASE_WAIT &&
+                   s->next_block >= s->stream_limit
+               ? 1
+               : 0;
+}
+
+uint64_t cp_log4src_next_slot(const struct cp_log4src *s)
+{
+    return s->slot;
+}
+
+long cp_log4src_ring(struct cp_log4src *s,
+                     void (*fn)(void *arg, uint64_t slot, const void *rec),
+                     void *arg)
+{
+    unsigned char rec[REC];
+    uint64_t keep = s->slot;
+    long n = 0;
+
+    if (!s->follow || s->phase != PHASE_WAIT || s->cur_pos < s->cur_len)
+        return -1;
+    s->rn = s->rpos = 0;
+    s->ring_done = 0;
+    while (n < (long)s->ring_slots && ring_next(s, rec)) {
+        if (rec[0] == CP_REC_EMPTY)
+            break; /* handed out, being written: nothing past it is sure */
+        fn(arg, s->slot - 1, rec);
+        n++;
+    }
+    s->slot = keep;
+    s->rn = s->rpos = 0;
+    return n;
 }

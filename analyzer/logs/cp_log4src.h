@@ -66,6 +66,37 @@ void cp_log4src_close(struct cp_log4src *s);
 /* s as a cp_slotsrc (s stays the caller's: closing the slotsrc closes s). */
 struct cp_slotsrc cp_log4src_slots(struct cp_log4src *s);
 
+/* Following a log that is still being written (collprof watch): set
+ * before the first read.  Reads then give the stream's slots only, up to
+ * the stream_end the header last gave (never a block past it), and
+ * return 0 there (not the end: the source waits); cp_log4src_refresh
+ * reads the header again and lets the next read go on.  The slots past
+ * the stream, which the ring holds and which may still change (a call in
+ * flight has end_ns 0), are read apart with cp_log4src_ring.  Damage
+ * before stream_end ends the source as without following. */
+void cp_log4src_follow(struct cp_log4src *s);
+
+/* Read the header's stream_end, stream_slots and flags again.  1 when
+ * the writer has closed the log and every slot it handed out has been
+ * read, 0 while more may come, -1 with err (the file replaced, removed
+ * or cut short). */
+int cp_log4src_refresh(struct cp_log4src *s, struct cp_error *err);
+
+/* The number of the next slot a read gives (slots given so far). */
+uint64_t cp_log4src_next_slot(const struct cp_log4src *s);
+
+/* Following, after a read returned 0: fn(arg, slot, rec) for each slot
+ * the ring holds from cp_log4src_next_slot() on, in order, as long as
+ * the cells hold consecutive slots that are written (64 bytes in the
+ * writer's byte order; valid during the call).  The slots are not
+ * consumed: the stream gives them again once they are encoded.  The
+ * count, or -1 when not following or not at the stream's end.  When the
+ * writer has moved on (the cell of the next slot reused since the last
+ * refresh), the count is 0: refresh, read, and ask again. */
+long cp_log4src_ring(struct cp_log4src *s,
+                     void (*fn)(void *arg, uint64_t slot, const void *rec),
+                     void *arg);
+
 /* What the source met, for a reader that shows a log's structure
  * (collprof dump --all): each block it read (or tried to) and each ring
  * cell it took a slot from, in that order. */
