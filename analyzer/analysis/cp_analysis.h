@@ -49,6 +49,7 @@ struct cp_probeview;
 struct cp_ncjoin;
 struct cp_partial_set;
 struct cp_tagnames;
+struct cp_analysis_input;
 
 struct cp_analysis_opts {
     /* Expected link speeds; NULL: fit only.  Copied by cp_analysis_run. */
@@ -90,6 +91,13 @@ struct cp_analysis_opts {
      * cp_tagnames.h); NULL: none.  Read, not kept: the result copies the
      * names it uses. */
     const struct cp_tagnames *tag_names;
+    /* A live analysis (collprof watch) of a job still running: whether
+     * the process of the log `in` is still running (1), gone (0) or not
+     * known (-1), asked by the hang pass of each log not closed.  NULL: a
+     * finished job, where a log left unclosed outside any call is a
+     * process that died. */
+    int (*alive)(void *ctx, const struct cp_analysis_input *in);
+    void *alive_ctx;
 };
 
 /* Zero options: fit only, estimate the steps, recommend the bucket. */
@@ -719,6 +727,9 @@ struct cp_analysis {
     /* the report's full per-process tables up to this many processes
      * (cp_analysis_opts.rank_table_max, 0 replaced by the default) */
     unsigned rank_table_max;
+    /* cp_analysis_opts.alive: a live analysis (NULL: a finished job) */
+    int (*alive)(void *ctx, const struct cp_analysis_input *in);
+    void *alive_ctx;
 };
 
 /* The report (docs/report-schema.md), keys in a stable order.  New

@@ -119,6 +119,8 @@ struct hg_rank {
     int claimed_twice;       /* another log claims its global rank */
     int cut;                 /* its log ends in a partial record */
     int unread;              /* its log could not be opened again */
+    int alive;               /* a live analysis: its process still runs
+                                (1), is gone (0), not known (-1) */
     /* HG_WAITING: the members it waits for are missing(inflight) */
 };
 
@@ -486,6 +488,7 @@ static int read_rank(struct hg *h, int32_t ri)
     hr->term_signal = hd->term_signal;
     hr->term_ns = hd->term_realtime_ns;
     hr->log_end = hd->end_realtime_ns;
+    hr->alive = an->alive && !hr->closed ? an->alive(an->alive_ctx, in) : -1;
     while (rc == 0 && (r = cp_scan_next(sc)) != NULL) {
         if (r->kind == CP_REC_CALL) {
             if (w && r->call.comm_id == w->comm_id && r->call.seq == w->seq &&
@@ -762,6 +765,13 @@ static json_t *where_json(const struct hg *h, size_t ri, char *buf,
                      "(log closed)",
                      call_text(h, &r->last, c1, sizeof c1),
                      clock_text(r->last.end, t1, sizeof t1));
+        else if (r->alive == 1)
+            snprintf(buf, size,
+                     "last seen leaving %s at %s, and its process still "
+                     "runs outside NCCL (its own compute, or a wait "
+                     "outside NCCL)",
+                     call_text(h, &r->last, c1, sizeof c1),
+                     clock_text(r->last.end, t1, sizeof t1));
         else if (r->term_signal)
             snprintf(buf, size,
                      "last seen leaving %s at %s, then in its own compute "
@@ -810,7 +820,10 @@ static uint64_t silent_since(const struct hg_rank *r)
  * signal seen: SIGKILL, a crash, the node); 1: anything else. */
 static int culprit_class(const struct hg_rank *r)
 {
-    return !r->inflight.valid && !r->closed && !r->term_signal ? 0 : 1;
+    return !r->inflight.valid && !r->closed && !r->term_signal &&
+                   r->alive != 1
+               ? 0
+               : 1;
 }
 
 /* Whether a rank inside a call every other member left entered it at
@@ -961,7 +974,10 @@ static void hang_headline(struct hg *h, const struct hg_rank *cr, int waited,
         snprintf(in2, sizeof in2, " (last seen leaving %s at %s%s)",
                  call_text(h, &cr->last, call, sizeof call),
                  clock_text(cr->last.end, t1, sizeof t1),
-                 culprit_class(cr) == 0 ? "; dead" : "");
+                 culprit_class(cr) == 0 ? "; dead"
+                 : cr->alive == 1 && !cr->closed && !cr->term_signal
+                     ? "; still running outside NCCL"
+                     : "");
     if (waited)
         snprintf(headline, hsize, "HUNG in %s: %s never arrived%s", inst, cul,
                  in2);
@@ -1809,6 +1825,11 @@ static json_t *ranks_json(const struct hg *h)
             goto fail;
         json_object_set_new(o, "where", json_string(where));
         json_object_set_new(o, "culprit", json_boolean(h->ranks[ri].culprit));
+        if (h->an->alive) /* a live analysis only: reports stay as they were */
+            json_object_set_new(o, "alive",
+                                h->ranks[ri].alive < 0
+                                    ? json_null()
+                                    : json_boolean(h->ranks[ri].alive));
         if (json_array_append_new(arr, o) < 0)
             goto fail;
     }

@@ -315,6 +315,8 @@ struct cp_analysis *cp_analysis_run(const char *const *paths,
     an->steps_at.rank = -1;
     an->rank_table_max = opts->rank_table_max ? opts->rank_table_max
                                               : CP_REPORT_RANK_TABLE_MAX;
+    an->alive = opts->alive;
+    an->alive_ctx = opts->alive_ctx;
     /* -j N: the passes read ahead on N - 2 threads (none at -j 2), the
      * hang pass's reading takes one (at -j 2 on 64 ranks: 1.55x against
      * 1.31x with the read-ahead beside it); the checks take all N */

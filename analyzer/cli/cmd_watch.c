@@ -1,0 +1,344 @@
+/* cmd_watch.c - collprof watch: a running job's hang named while it hangs. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cp_cmds.h"
+#include "cp_hang.h"
+#include "cp_judge.h"
+#include "cp_model.h"
+#include "cp_path.h"
+#include "cp_text.h"
+#include "cp_watch.h"
+
+#define EXIT_HUNG 3
+#define ALERT_TIMEOUT_S 30
+#define HEADLINES_MAX 64 /* hangs remembered, each said once */
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: collprof watch [OPTIONS] DIR\n"
+            "\n"
+            "Watches a job while it runs: follows the rank logs in DIR as the\n"
+            "shim writes them (log format 4, the default), reading only what\n"
+            "each gained.  When a call has been in flight past its limit, it\n"
+            "names the hang as collprof analyze does after a job: which rank\n"
+            "never arrived, and where it is instead (still running outside\n"
+            "NCCL, dead, inside another collective).  Each hang is said once:\n"
+            "a line on stderr, in DIR/watch.log, and the alert hook when given.\n"
+            "It ends when every log it follows is closed (the job ended), or\n"
+            "with --exit-with.  docs/watch.md.\n"
+            "\n"
+            "  --interval T      between two looks at the logs (default 5s)\n"
+            "  --hang-after T    the limit of a call in flight: T, or 10 times\n"
+            "                    the longest call of its communicator and op\n"
+            "                    seen finished, whichever is longer (default 60s)\n"
+            "  --alert PROGRAM   run for each hang named, with no argument and\n"
+            "                    COLLPROF_WATCH_CAUSE=hang, COLLPROF_WATCH_MESSAGE\n"
+            "                    (the line) and COLLPROF_STEP_DIR (DIR) in a clean\n"
+            "                    environment; its output is discarded, killed\n"
+            "                    after %d s\n"
+            "  --exit-with PID   end when process PID has ended (after one last\n"
+            "                    look)\n"
+            "  --once            look once, judge, and exit\n"
+            "  -q, --quiet       nothing on stderr but errors (watch.log is\n"
+            "                    still written)\n"
+            "\n"
+            "Exit status: 0, 3 a hang was named (with --once), 1 an error,\n"
+            "2 usage.\n",
+            ALERT_TIMEOUT_S);
+}
+
+struct wargs {
+    double interval_s, hang_after_s;
+    const char *alert;
+    long exit_with;
+    int once, quiet;
+};
+
+static int take(int c, const char *arg, void *ctx)
+{
+    struct wargs *a = ctx;
+    char *end;
+
+    switch (c) {
+    case 'i':
+        return cp_cli_positive_time("watch", "--interval", arg,
+                                    &a->interval_s) ? -1 : 0;
+    case 'H':
+        return cp_cli_positive_time("watch", "--hang-after", arg,
+                                    &a->hang_after_s) ? -1 : 0;
+    case 'a':
+        if (arg[0] != '/')
+            return cp_cli_usage_error("watch", "--alert %s: give an absolute "
+                                      "path", arg) ? -1 : 0;
+        a->alert = arg;
+        return 0;
+    case 'e':
+        errno = 0;
+        a->exit_with = strtol(arg, &end, 10);
+        if (errno || *end || a->exit_with <= 0)
+            return cp_cli_usage_error("watch", "--exit-with %s: not a process "
+                                      "id", arg) ? -1 : 0;
+        return 0;
+    case 'o': a->once = 1; return 0;
+    case 'q': a->quiet = 1; return 0;
+    default: return -1;
+    }
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec t;
+
+    clock_gettime(CLOCK_REALTIME, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+static void nap(double s)
+{
+    struct timespec t = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+
+    while (nanosleep(&t, &t) < 0 && errno == EINTR)
+        ;
+}
+
+static int alive_cb(void *ctx, const struct cp_analysis_input *in)
+{
+    return cp_watch_alive(ctx, in->path);
+}
+
+/* The line DIR/watch.log gets: a UTC time, then the message. */
+static void log_line(const char *dir, const char *msg)
+{
+    const char *name;
+    char line[1500], when[32];
+    time_t t = time(NULL);
+    struct tm tm;
+    int dfd = cp_path_dirfd(dir, &name), fd;
+    ssize_t w;
+
+    gmtime_r(&t, &tm);
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    snprintf(line, sizeof line, "%s %s\n", when, msg);
+    fd = dfd >= 0 ? openat(dfd, "watch.log",
+                           O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW |
+                               O_CLOEXEC,
+                           0644)
+                  : -1;
+    if (fd < 0) {
+        cp_cli_say(stderr, "collprof watch: %s/watch.log: %s", dir,
+                   strerror(errno));
+        return;
+    }
+    w = write(fd, line, strlen(line));
+    (void)w;
+    close(fd);
+}
+
+/* The site's hook, as the plugin runs its alert: no argument, a clean
+ * environment, output discarded, killed after ALERT_TIMEOUT_S. */
+static void run_alert(const char *prog, const char *dir, const char *msg)
+{
+    char e_msg[1500], e_dir[4200];
+    char *envp[] = {(char *)"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:"
+                            "/usr/bin:/sbin:/bin",
+                    (char *)"COLLPROF_WATCH_CAUSE=hang", e_msg, e_dir, NULL};
+    char *argv[] = {(char *)prog, NULL};
+    pid_t pid;
+    int status, i;
+
+    snprintf(e_msg, sizeof e_msg, "COLLPROF_WATCH_MESSAGE=%s", msg);
+    snprintf(e_dir, sizeof e_dir, "COLLPROF_STEP_DIR=%s", dir);
+    pid = fork();
+    if (pid == 0) {
+        int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+        if (null >= 0) {
+            dup2(null, 0);
+            dup2(null, 1);
+            dup2(null, 2);
+        }
+        setpgid(0, 0);
+        execve(prog, argv, envp);
+        _exit(127);
+    }
+    if (pid < 0)
+        return;
+    for (i = 0; i < ALERT_TIMEOUT_S * 10; i++) {
+        if (waitpid(pid, &status, WNOHANG) == pid)
+            return;
+        nap(0.1);
+    }
+    kill(-pid, SIGKILL);
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    cp_cli_say(stderr, "collprof watch: %s: killed after %d s", prog,
+               ALERT_TIMEOUT_S);
+}
+
+struct said {
+    char *line[HEADLINES_MAX];
+    size_t n;
+};
+
+/* Whether the hang of headline was said before (then remembered): the
+ * same hang is the same instance and culprit ("HUNG in ... never
+ * arrived"), whatever the words after it say of where the culprit is
+ * now. */
+static int said_before(struct said *s, const char *headline)
+{
+    static const char *const ends[] = {"never arrived", "never returned"};
+    char key[700];
+    size_t i, n = strlen(headline);
+
+    for (i = 0; i < sizeof ends / sizeof ends[0]; i++) {
+        const char *e = strstr(headline, ends[i]);
+        if (e) {
+            n = (size_t)(e - headline) + strlen(ends[i]);
+            break;
+        }
+    }
+    snprintf(key, sizeof key, "%.*s", (int)n, headline);
+    for (i = 0; i < s->n; i++)
+        if (strcmp(s->line[i], key) == 0)
+            return 1;
+    if (s->n < HEADLINES_MAX)
+        s->line[s->n++] = strdup(key);
+    return 0;
+}
+
+/* The hang analysis of the logs as they are now; 1 when it named a hang
+ * not said before (said now), 0 when not, -1 when it could not run. */
+static int check_hang(struct cp_watch *w, const char *dir,
+                      const struct wargs *a, struct said *said)
+{
+    const char *paths[] = {dir, NULL};
+    struct cp_analysis_opts o;
+    struct cp_analysis *an;
+    struct cp_error err;
+    const char *head;
+    char msg[1024], shown[1400];
+    int rc = 0;
+
+    cp_analysis_opts_init(&o);
+    o.jobs = 1;
+    o.alive = alive_cb;
+    o.alive_ctx = w;
+    an = cp_analysis_run(paths, &o, &err);
+    if (!an) {
+        cp_cli_say(stderr, "collprof watch: %s", err.text);
+        return -1;
+    }
+    head = cp_hang_headline(an);
+    if (head && strncmp(head, "collprof: ", 10) == 0)
+        head += 10;
+    if (head && !said_before(said, head)) {
+        snprintf(msg, sizeof msg, "collprof watch: %s", head);
+        cp_text_shown(shown, sizeof shown, msg, strlen(msg), 0);
+        log_line(dir, shown);
+        if (!a->quiet)
+            fprintf(stderr, "%s\n", shown);
+        if (a->alert)
+            run_alert(a->alert, dir, shown);
+        rc = 1;
+    }
+    cp_analysis_destroy(an);
+    return rc;
+}
+
+/* Whether the job is over: --exit-with's process gone, or every log
+ * followed done (closed by its writer, or its process gone). */
+static int job_over(const struct cp_watch *w, const struct wargs *a)
+{
+    size_t done, n = cp_watch_logs(w, &done);
+
+    if (a->exit_with > 0)
+        return kill((pid_t)a->exit_with, 0) < 0 && errno == ESRCH;
+    return n > 0 && done == n;
+}
+
+static int watch_loop(struct cp_watch *w, const char *dir,
+                      const struct wargs *a)
+{
+    struct said said = {{NULL}, 0};
+    uint64_t last_check = 0, hang_ns = (uint64_t)(a->hang_after_s * 1e9);
+    struct cp_error note, err;
+    int named = 0, over = 0, rc = 0;
+    size_t i;
+
+    for (;;) {
+        struct cp_watch_suspect sus;
+        uint64_t now;
+        if (cp_watch_poll(w, &note, &err) < 0) {
+            cp_cli_say(stderr, "collprof watch: %s", err.text);
+            rc = 1;
+            break;
+        }
+        if (note.text[0] && !a->quiet)
+            cp_cli_say(stderr, "collprof watch: %s", note.text);
+        now = now_ns();
+        /* a suspicion is checked at most once per hang_after */
+        if (cp_watch_suspect(w, now, hang_ns, 10.0, &sus) &&
+            (!last_check || now - last_check >= hang_ns)) {
+            last_check = now;
+            named |= check_hang(w, dir, a, &said) == 1;
+        }
+        if (a->once || over)
+            break;
+        over = job_over(w, a); /* one last look after the end */
+        if (!over)
+            nap(a->interval_s);
+    }
+    for (i = 0; i < said.n; i++)
+        free(said.line[i]);
+    if (rc == 0 && a->once && named)
+        rc = EXIT_HUNG;
+    return rc;
+}
+
+int cp_cmd_watch(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"interval", required_argument, 0, 'i'},
+        {"hang-after", required_argument, 0, 'H'},
+        {"alert", required_argument, 0, 'a'},
+        {"exit-with", required_argument, 0, 'e'},
+        {"once", no_argument, 0, 'o'},
+        {"quiet", no_argument, 0, 'q'},
+        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    struct wargs a = {5.0, 60.0, NULL, 0, 0, 0};
+    struct cp_watch *w;
+    struct cp_error err;
+    const char *dir;
+    int c, rc;
+
+    c = cp_cli_options("watch", argc, argv, ":qh", opts, usage, take, &a);
+    if (c != 0)
+        return c > 0 ? 0 : 2;
+    if (optind + 1 != argc) {
+        usage(stderr);
+        return 2;
+    }
+    dir = argv[optind];
+    if (cp_cli_anchor("watch", dir) < 0)
+        return 1;
+    w = cp_watch_open(dir, &err);
+    if (!w) {
+        cp_cli_say(stderr, "collprof watch: %s", err.text);
+        return 1;
+    }
+    rc = watch_loop(w, dir, &a);
+    cp_watch_close(w);
+    return rc;
+}

@@ -1,0 +1,64 @@
+/* cp_watch.h - a running job's rank logs, followed as they grow (collprof
+ * watch; docs/watch.md).
+ *
+ * A cp_watch follows every shim log (version 4) of one directory, new ones
+ * included: each poll reads what the stream gained since the last
+ * (cp_log4src's follow mode: the cost of a poll is what was written since,
+ * never the log's length) and looks at the ring past it for the calls in
+ * flight.  What it keeps per log is a few numbers: the oldest call in
+ * flight and since when, the latest end, whether the writer closed it;
+ * per (communicator, op) the longest call seen finished.  That is enough to
+ * suspect a hang cheaply; naming it (which rank never arrived, where it
+ * was instead) is the post-run analysis's hang pass, run on the logs as
+ * they are when a suspicion is raised (cmd_watch.c).  Never prints.
+ */
+#ifndef COLLPROF_CP_WATCH_H
+#define COLLPROF_CP_WATCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cp_error.h"
+
+struct cp_watch;
+
+/* Follow the logs of dir (none need exist yet).  NULL with err. */
+struct cp_watch *cp_watch_open(const char *dir, struct cp_error *err);
+void cp_watch_close(struct cp_watch *w);
+
+/* Look for new logs, read what each gained, look at their rings.  A log
+ * that cannot be followed (a version-3 log, the other byte order, a
+ * damaged stream) is noted once in *note (the caller says it) and left
+ * alone.  0, or -1 with err (the directory unreadable, out of memory). */
+int cp_watch_poll(struct cp_watch *w, struct cp_error *note,
+                  struct cp_error *err);
+
+/* A call in flight past its limit: max(hang_after_ns, factor x the
+ * longest call of its communicator and op seen finished). */
+struct cp_watch_suspect {
+    int global_rank;
+    char node[64];
+    char path[4096];
+    uint8_t op;
+    uint64_t comm_id;
+    uint32_t seq;
+    uint64_t since_ns; /* its start, CLOCK_REALTIME */
+    uint64_t limit_ns; /* the limit it passed */
+};
+/* The oldest such call at now_ns (CLOCK_REALTIME): 1 with *s filled, 0
+ * when there is none. */
+int cp_watch_suspect(const struct cp_watch *w, uint64_t now_ns,
+                     uint64_t hang_after_ns, double factor,
+                     struct cp_watch_suspect *s);
+
+/* Logs followed, and in *done how many are over: closed by their writer,
+ * or written by a process of this host that has ended. */
+size_t cp_watch_logs(const struct cp_watch *w, size_t *done);
+
+/* Whether the process that writes the log path (a log followed, matched by
+ * its file name) still runs: 1, 0, or -1 when this host cannot tell
+ * (another host's process, a log not followed).  A pid reused by another
+ * process since is taken for the writer (docs/watch.md). */
+int cp_watch_alive(const struct cp_watch *w, const char *path);
+
+#endif
