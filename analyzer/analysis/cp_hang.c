@@ -119,8 +119,9 @@ struct hg_rank {
     int claimed_twice;       /* another log claims its global rank */
     int cut;                 /* its log ends in a partial record */
     int unread;              /* its log could not be opened again */
-    int alive;               /* a live analysis: its process still runs
-                                (1), is gone (0), not known (-1) */
+    int alive;               /* its process still runs (1), has ended (0:
+                                after the job, every one), or is not
+                                known (-1: a live analysis, another host) */
     /* HG_WAITING: the members it waits for are missing(inflight) */
 };
 
@@ -488,7 +489,9 @@ static int read_rank(struct hg *h, int32_t ri)
     hr->term_signal = hd->term_signal;
     hr->term_ns = hd->term_realtime_ns;
     hr->log_end = hd->end_realtime_ns;
-    hr->alive = an->alive && !hr->closed ? an->alive(an->alive_ctx, in) : -1;
+    /* after the job (no liveness asked), a log left unclosed is a process
+     * that ended: alive 0, as a closed one */
+    hr->alive = an->alive && !hr->closed ? an->alive(an->alive_ctx, in) : 0;
     while (rc == 0 && (r = cp_scan_next(sc)) != NULL) {
         if (r->kind == CP_REC_CALL) {
             if (w && r->call.comm_id == w->comm_id && r->call.seq == w->seq &&
@@ -772,6 +775,13 @@ static json_t *where_json(const struct hg *h, size_t ri, char *buf,
                      "outside NCCL)",
                      call_text(h, &r->last, c1, sizeof c1),
                      clock_text(r->last.end, t1, sizeof t1));
+        else if (r->alive < 0 && !r->term_signal)
+            snprintf(buf, size,
+                     "last seen leaving %s at %s, outside NCCL since; "
+                     "whether its process still runs is not known on this "
+                     "host",
+                     call_text(h, &r->last, c1, sizeof c1),
+                     clock_text(r->last.end, t1, sizeof t1));
         else if (r->term_signal)
             snprintf(buf, size,
                      "last seen leaving %s at %s, then in its own compute "
@@ -821,7 +831,7 @@ static uint64_t silent_since(const struct hg_rank *r)
 static int culprit_class(const struct hg_rank *r)
 {
     return !r->inflight.valid && !r->closed && !r->term_signal &&
-                   r->alive != 1
+                   r->alive == 0
                ? 0
                : 1;
 }
@@ -975,9 +985,9 @@ static void hang_headline(struct hg *h, const struct hg_rank *cr, int waited,
                  call_text(h, &cr->last, call, sizeof call),
                  clock_text(cr->last.end, t1, sizeof t1),
                  culprit_class(cr) == 0 ? "; dead"
-                 : cr->alive == 1 && !cr->closed && !cr->term_signal
-                     ? "; still running outside NCCL"
-                     : "");
+                 : cr->closed || cr->term_signal ? ""
+                 : cr->alive == 1 ? "; still running outside NCCL"
+                 : "; not known on this host whether it still runs");
     if (waited)
         snprintf(headline, hsize, "HUNG in %s: %s never arrived%s", inst, cul,
                  in2);
@@ -1827,7 +1837,8 @@ static json_t *ranks_json(const struct hg *h)
         json_object_set_new(o, "culprit", json_boolean(h->ranks[ri].culprit));
         if (h->an->alive) /* a live analysis only: reports stay as they were */
             json_object_set_new(o, "alive",
-                                h->ranks[ri].alive < 0
+                                h->ranks[ri].closed ? json_false()
+                                : h->ranks[ri].alive < 0
                                     ? json_null()
                                     : json_boolean(h->ranks[ri].alive));
         if (json_array_append_new(arr, o) < 0)
