@@ -17,7 +17,8 @@
  *   node N VERDICT        the diagonal cell of node N is VERDICT's
  * Then generated fleets (tests/reports/fleet_gen.py, skipped without
  * python3): 512 nodes in blocks of cells, and 4500 nodes cut to 4096;
- * and the writer's own errors (a link as the output, a full disk).
+ * the input's bounds (its size, the cost of its parse); and the writer's
+ * own errors (a link as the output, a full disk).
  */
 #include "config.h"
 
@@ -426,6 +427,54 @@ static void test_generated(void)
     free(page);
 }
 
+/* A file of `size` bytes: sparse, or a JSON array of empty objects. */
+static int big_file(const char *path, size_t size, int objects)
+{
+    FILE *f = fopen(path, "w");
+    size_t i;
+    int rc;
+
+    if (!f)
+        return 0;
+    if (!objects) {
+        rc = ftruncate(fileno(f), (off_t)size) == 0;
+    } else {
+        fputc('[', f);
+        for (i = 1; i + 4 < size; i += 3)
+            fputs("{},", f);
+        fputs("{}]", f);
+        rc = !ferror(f);
+    }
+    return fclose(f) == 0 && rc;
+}
+
+/* The input's bounds: too many bytes (by fstat, nothing read), too costly
+ * a parse (counted before jansson builds it). */
+static void test_bounds(void)
+{
+    char in[4200], out[4200];
+    struct cp_error err;
+    struct stat st;
+
+    snprintf(out, sizeof out, "%s/big.html", tmp);
+    snprintf(in, sizeof in, "%s/sparse.json", tmp);
+    if (ok(big_file(in, CP_FLEET_MAX_BYTES + 1, 0),
+           "a sparse file of 64 MiB and one byte")) {
+        ok(cp_fleet_html_write(in, out, &err) == -1 && strstr(err.text, in),
+           "refused by its size, named (%s)", err.text);
+        unlink(in);
+    }
+    snprintf(in, sizeof in, "%s/objects.json", tmp);
+    if (ok(big_file(in, 7u << 20, 1), "7 MiB of empty objects")) {
+        ok(cp_fleet_html_write(in, out, &err) == -1 &&
+               strstr(err.text, "whose parse would take"),
+           "refused by the cost of its parse (%s)", err.text);
+        unlink(in);
+    }
+    ok(stat(out, &st) < 0 && files_like(".big.html") == 0,
+       "nothing written for either");
+}
+
 /* The writer's own refusals: a missing input, an output that is a link
  * (left as it was), a missing directory, a full disk. */
 static void test_output(void)
@@ -543,6 +592,7 @@ int main(void)
     test_view_only();
     test_cases();
     test_generated();
+    test_bounds();
     test_output();
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
     if (system(cmd) != 0)
