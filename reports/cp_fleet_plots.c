@@ -566,6 +566,8 @@ static void time_ticks(FILE *out, const struct cp_svg_plot *p)
         if ((p->x.hi - p->x.lo) / step <= 6)
             break;
     }
+    while ((p->x.hi - p->x.lo) / step > 6) /* decades: wider steps */
+        step *= 2;
     for (t = ceil(p->x.lo / step) * step; t <= p->x.hi; t += step) {
         time_t secs = (time_t)t;
         struct tm tm;
