@@ -1,5 +1,5 @@
 /* cp_fleet_html.c - fleet.html (see cp_fleet_html.h): the page around the
- * figures of cp_fleet_plots.c, read from the fleet view alone. */
+ * figures of cp_fleet_html_plots.c, read from the fleet view alone. */
 #include "config.h"
 
 #include <math.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cp_fleet_html.h"
-#include "cp_fleet_plots.h"
+#include "cp_fleet_html_plots.h"
 #include "cp_html.h"
 #include "cp_path.h"
 #include "cp_svg.h"
@@ -32,9 +32,9 @@ static const char fleet_css[] =
 
 /* The links, nodes and ports from the worst: pointers into the view. */
 struct ranking {
-    const struct cp_fleet_link **links;
-    const struct cp_fleet_node **nodes;
-    const struct cp_fleet_port **ports;
+    const struct fh_link **links;
+    const struct fh_node **nodes;
+    const struct fh_port **ports;
     size_t bad_links; /* links[0..bad_links) are bad or suspect */
     size_t bad_nodes;
     size_t bad_ports;
@@ -47,8 +47,8 @@ static int cmp3(long long a, long long b)
 
 static int compare_links(const void *x, const void *y)
 {
-    const struct cp_fleet_link *a = *(const struct cp_fleet_link *const *)x;
-    const struct cp_fleet_link *b = *(const struct cp_fleet_link *const *)y;
+    const struct fh_link *a = *(const struct fh_link *const *)x;
+    const struct fh_link *b = *(const struct fh_link *const *)y;
     int r = cmp3(a->verdict, b->verdict);
 
     if (!r)
@@ -56,16 +56,16 @@ static int compare_links(const void *x, const void *y)
     if (!r)
         r = cmp3(a->jobs_measured, b->jobs_measured);
     if (!r)
-        r = cp_fleet_name_cmp(a->nodes[0], b->nodes[0]);
+        r = fh_name_cmp(a->nodes[0], b->nodes[0]);
     if (!r)
-        r = cp_fleet_name_cmp(a->nodes[1], b->nodes[1]);
+        r = fh_name_cmp(a->nodes[1], b->nodes[1]);
     return r ? r : (a > b) - (a < b);
 }
 
 static int compare_nodes(const void *x, const void *y)
 {
-    const struct cp_fleet_node *a = *(const struct cp_fleet_node *const *)x;
-    const struct cp_fleet_node *b = *(const struct cp_fleet_node *const *)y;
+    const struct fh_node *a = *(const struct fh_node *const *)x;
+    const struct fh_node *b = *(const struct fh_node *const *)y;
     int r = cmp3(a->verdict, b->verdict);
 
     if (!r)
@@ -73,14 +73,14 @@ static int compare_nodes(const void *x, const void *y)
     if (!r)
         r = cmp3(a->users_straggler, b->users_straggler);
     if (!r)
-        r = cp_fleet_name_cmp(a->node, b->node);
+        r = fh_name_cmp(a->node, b->node);
     return r ? r : (a > b) - (a < b);
 }
 
 static int compare_ports(const void *x, const void *y)
 {
-    const struct cp_fleet_port *a = *(const struct cp_fleet_port *const *)x;
-    const struct cp_fleet_port *b = *(const struct cp_fleet_port *const *)y;
+    const struct fh_port *a = *(const struct fh_port *const *)x;
+    const struct fh_port *b = *(const struct fh_port *const *)y;
     int r = cmp3(a->verdict, b->verdict);
 
     if (!r)
@@ -88,9 +88,9 @@ static int compare_ports(const void *x, const void *y)
     if (!r)
         r = cmp3(a->jobs_slow_rate, b->jobs_slow_rate);
     if (!r)
-        r = cp_fleet_name_cmp(a->node, b->node);
+        r = fh_name_cmp(a->node, b->node);
     if (!r)
-        r = cp_fleet_name_cmp(a->device, b->device);
+        r = fh_name_cmp(a->device, b->device);
     if (!r)
         r = cmp3(b->port, a->port);
     return r ? r : (a > b) - (a < b);
@@ -107,8 +107,8 @@ static void ranking_free(struct ranking *rk)
 /* Pointers to n items of size bytes at base, sorted by cmp; the count of
  * those worse than ok (verdict at offset off) in *bad. */
 static const void **rank_of(const void *base, size_t n, size_t size,
-                            int (*cmp)(const void *, const void *),
-                            size_t off, size_t *bad)
+                            int (*cmp)(const void *, const void *), size_t off,
+                            size_t *bad)
 {
     const void **p = malloc((n ? n : 1) * sizeof *p);
     size_t i;
@@ -120,25 +120,25 @@ static const void **rank_of(const void *base, size_t n, size_t size,
         p[i] = (const char *)base + i * size;
     qsort(p, n, sizeof *p, cmp);
     for (i = 0; i < n; i++) {
-        enum cp_fleet_verdict v;
+        enum fh_verdict v;
         memcpy(&v, (const char *)p[i] + off, sizeof v);
-        *bad += v >= CP_FLEET_SUSPECT;
+        *bad += v >= FH_SUSPECT;
     }
     return p;
 }
 
-static int rank(const struct cp_fleet *fl, struct ranking *rk)
+static int rank(const struct fh_fleet *fl, struct ranking *rk)
 {
     memset(rk, 0, sizeof *rk);
-    rk->links = (const struct cp_fleet_link **)rank_of(
+    rk->links = (const struct fh_link **)rank_of(
         fl->links, fl->nlinks, sizeof *fl->links, compare_links,
-        offsetof(struct cp_fleet_link, verdict), &rk->bad_links);
-    rk->nodes = (const struct cp_fleet_node **)rank_of(
+        offsetof(struct fh_link, verdict), &rk->bad_links);
+    rk->nodes = (const struct fh_node **)rank_of(
         fl->nodes, fl->nnodes, sizeof *fl->nodes, compare_nodes,
-        offsetof(struct cp_fleet_node, verdict), &rk->bad_nodes);
-    rk->ports = (const struct cp_fleet_port **)rank_of(
+        offsetof(struct fh_node, verdict), &rk->bad_nodes);
+    rk->ports = (const struct fh_port **)rank_of(
         fl->ports, fl->nports, sizeof *fl->ports, compare_ports,
-        offsetof(struct cp_fleet_port, verdict), &rk->bad_ports);
+        offsetof(struct fh_port, verdict), &rk->bad_ports);
     if (!rk->links || !rk->nodes || !rk->ports) {
         ranking_free(rk);
         return -1;
@@ -153,7 +153,7 @@ static void plural(FILE *out, long long n, const char *what)
     fprintf(out, "%lld %s%s", n, what, n == 1 ? "" : "s");
 }
 
-static void write_head(FILE *out, const struct cp_fleet *fl)
+static void write_head(FILE *out, const struct fh_fleet *fl)
 {
     cp_html_head(out, "collprof fleet");
     fputs("<title>collprof fleet: ", out);
@@ -164,7 +164,7 @@ static void write_head(FILE *out, const struct cp_fleet *fl)
             cp_html_css, fleet_css);
 }
 
-static void write_header(FILE *out, const struct cp_fleet *fl)
+static void write_header(FILE *out, const struct fh_fleet *fl)
 {
     fputs("<header>\n<h1>collprof fleet: links and nodes across jobs</h1>\n"
           "<p class=\"sub\">",
@@ -193,22 +193,25 @@ static void write_header(FILE *out, const struct cp_fleet *fl)
 }
 
 /* The worst of the fleet in one line: bad before suspect. */
-static void write_verdict(FILE *out, const struct cp_fleet *fl)
+static void write_verdict(FILE *out, const struct fh_fleet *fl)
 {
-    const struct cp_fleet_summary *s = &fl->summary;
+    const struct fh_summary *s = &fl->summary;
     long long bad = s->bad_links + s->bad_nodes + s->bad_ports;
-    long long suspect = s->suspect_links + s->suspect_nodes;
+    long long suspect_ports = s->suspect_ports > 0 ? s->suspect_ports : 0;
+    long long suspect = s->suspect_links + s->suspect_nodes + suspect_ports;
 
     fprintf(out, "<div id=\"verdict\" class=\"verdict%s\"><p class=\"head\">",
-            bad ? " critical" : suspect ? " warning" : "");
+            bad       ? " critical"
+            : suspect ? " warning"
+                      : "");
     if (bad || suspect) {
         fputs(bad ? "Bad: " : "Suspect: ", out);
         plural(out, bad ? s->bad_links : s->suspect_links, "link");
         fputs(", ", out);
         plural(out, bad ? s->bad_nodes : s->suspect_nodes, "node");
-        if (bad) {
+        if (bad || s->suspect_ports >= 0) {
             fputs(", ", out);
-            plural(out, s->bad_ports, "port");
+            plural(out, bad ? s->bad_ports : suspect_ports, "port");
         }
     } else {
         fputs(s->jobs ? "No bad or suspect link, node or port"
@@ -223,14 +226,15 @@ static void write_verdict(FILE *out, const struct cp_fleet *fl)
 
 static void card(FILE *out, long long v, const char *label)
 {
-    fprintf(out, "<div class=\"card\"><div class=\"v\">%lld</div><div "
-                 "class=\"l\">%s</div></div>\n",
+    fprintf(out,
+            "<div class=\"card\"><div class=\"v\">%lld</div><div "
+            "class=\"l\">%s</div></div>\n",
             v, label);
 }
 
-static void write_summary(FILE *out, const struct cp_fleet *fl)
+static void write_summary(FILE *out, const struct fh_fleet *fl)
 {
-    const struct cp_fleet_summary *s = &fl->summary;
+    const struct fh_summary *s = &fl->summary;
 
     fputs("<section id=\"summary\">\n<h2>Summary</h2>\n<div class=\"cards\">\n",
           out);
@@ -244,6 +248,8 @@ static void write_summary(FILE *out, const struct cp_fleet *fl)
     card(out, s->bad_nodes, "bad nodes");
     card(out, s->suspect_nodes, "suspect nodes");
     card(out, s->bad_ports, "bad ports");
+    if (s->suspect_ports >= 0)
+        card(out, s->suspect_ports, "suspect ports");
     fputs("</div>\n</section>\n", out);
 }
 
@@ -320,31 +326,31 @@ static long next_latest(const void *base, size_t n, size_t size,
 
 static int slow_or_suspect(const void *item)
 {
-    const struct cp_fleet_link_point *p = item;
+    const struct fh_link_step *p = item;
 
-    return p->mark == CP_FLEET_SLOW || p->mark == CP_FLEET_MARK_SUSPECT;
+    return p->mark == FH_SLOW || p->mark == FH_MARK_SUSPECT;
 }
 
 static int straggled(const void *item)
 {
-    return ((const struct cp_fleet_node_point *)item)->straggler;
+    return ((const struct fh_node_step *)item)->straggler;
 }
 
 /* The steps of a link that found it slow or suspect, the latest first. */
-static void link_jobs(FILE *out, const struct cp_fleet_link *l)
+static void link_jobs(FILE *out, const struct fh_link *l)
 {
     size_t shown = 0, more = 0;
     long i = -1;
 
     fputs("<td class=\"jobs\">", out);
-    while (shown < CP_FLEET_JOBS_NAMED &&
+    while (shown < FH_JOBS_NAMED &&
            (i = next_latest(l->history, l->nhistory, sizeof *l->history,
-                            offsetof(struct cp_fleet_link_point, end.t),
+                            offsetof(struct fh_link_step, end.t),
                             slow_or_suspect, i)) >= 0) {
-        const struct cp_fleet_link_point *p = &l->history[i];
+        const struct fh_link_step *p = &l->history[i];
         fputs(shown++ ? ", " : "", out);
         job_name(out, p->job, p->step, p->user);
-        fprintf(out, " %s", cp_fleet_mark_name(p->mark));
+        fprintf(out, " %s", fh_mark_name(p->mark));
     }
     for (i = 0; (size_t)i < l->nhistory; i++)
         more += slow_or_suspect(&l->history[i]);
@@ -356,13 +362,13 @@ static void link_jobs(FILE *out, const struct cp_fleet_link *l)
     fputs("</td>", out);
 }
 
-static void link_ports(FILE *out, const struct cp_fleet_link *l)
+static void link_ports(FILE *out, const struct fh_link *l)
 {
     size_t i;
 
     fputs("<td class=\"jobs\">", out);
     for (i = 0; i < l->nports; i++) {
-        const struct cp_fleet_link_port *p = &l->ports[i];
+        const struct fh_link_port *p = &l->ports[i];
         fputs(i ? "<br>" : "", out);
         cp_svg_escape(out, p->node);
         fputc(' ', out);
@@ -373,14 +379,14 @@ static void link_ports(FILE *out, const struct cp_fleet_link *l)
     fputs(l->nports ? "</td>" : "unknown</td>", out);
 }
 
-static void link_row(FILE *out, const struct cp_fleet_link *l)
+static void link_row(FILE *out, const struct fh_link *l)
 {
     fputs("<tr><td>", out);
     cp_svg_escape(out, l->nodes[0]);
     fputs(" &ndash; ", out);
     cp_svg_escape(out, l->nodes[1]);
     fputs("</td><td>", out);
-    cp_fleet_badge(out, l->verdict);
+    fh_badge(out, l->verdict);
     fputs("</td>", out);
     td_of(out, l->jobs_slow, l->jobs_measured);
     fprintf(out, "<td class=\"n\">%lld</td><td class=\"n\">%lld</td>",
@@ -394,16 +400,16 @@ static void link_row(FILE *out, const struct cp_fleet_link *l)
     fputs("</tr>\n", out);
 }
 
-static void write_links(FILE *out, const struct cp_fleet *fl,
+static void write_links(FILE *out, const struct fh_fleet *fl,
                         const struct ranking *rk)
 {
-    size_t i, n = rk->bad_links < CP_FLEET_TABLE_ROWS ? rk->bad_links
-                                                      : CP_FLEET_TABLE_ROWS;
+    size_t i, n = rk->bad_links < FH_TABLE_ROWS ? rk->bad_links : FH_TABLE_ROWS;
 
     fputs("<section id=\"links\">\n<h2>The worst links</h2>\n", out);
     if (n == 0) {
-        fprintf(out, "<p class=\"empty\">No link is bad or suspect (%zu "
-                     "link%s known).</p>\n</section>\n",
+        fprintf(out,
+                "<p class=\"empty\">No link is bad or suspect (%zu "
+                "link%s known).</p>\n</section>\n",
                 fl->nlinks, fl->nlinks == 1 ? "" : "s");
         return;
     }
@@ -417,28 +423,30 @@ static void write_links(FILE *out, const struct cp_fleet *fl,
     for (i = 0; i < n; i++)
         link_row(out, rk->links[i]);
     if (rk->bad_links > n)
-        fprintf(out, "<tr class=\"more\"><td colspan=\"11\"><b "
-                     "class=\"cut\">and %zu more bad or suspect links</b> "
-                     "(the first %d shown)</td></tr>\n",
-                rk->bad_links - n, CP_FLEET_TABLE_ROWS);
-    fprintf(out, "</table>\n<p class=\"who\">%zu link%s known, %zu bad or "
-                 "suspect.</p>\n</section>\n",
+        fprintf(out,
+                "<tr class=\"more\"><td colspan=\"11\"><b "
+                "class=\"cut\">and %zu more bad or suspect links</b> "
+                "(the first %d shown)</td></tr>\n",
+                rk->bad_links - n, FH_TABLE_ROWS);
+    fprintf(out,
+            "</table>\n<p class=\"who\">%zu link%s known, %zu bad or "
+            "suspect.</p>\n</section>\n",
             fl->nlinks, fl->nlinks == 1 ? "" : "s", rk->bad_links);
 }
 
 /* The steps in which a node straggled, the latest first. */
-static void node_jobs(FILE *out, const struct cp_fleet_node *nd)
+static void node_jobs(FILE *out, const struct fh_node *nd)
 {
     size_t shown = 0, more = 0;
     long i = -1;
     char b[48];
 
     fputs("<td class=\"jobs\">", out);
-    while (shown < CP_FLEET_JOBS_NAMED &&
+    while (shown < FH_JOBS_NAMED &&
            (i = next_latest(nd->history, nd->nhistory, sizeof *nd->history,
-                            offsetof(struct cp_fleet_node_point, end.t),
-                            straggled, i)) >= 0) {
-        const struct cp_fleet_node_point *p = &nd->history[i];
+                            offsetof(struct fh_node_step, end.t), straggled,
+                            i)) >= 0) {
+        const struct fh_node_step *p = &nd->history[i];
         fputs(shown++ ? ", " : "", out);
         job_name(out, p->job, p->step, p->user);
         fprintf(out, " %s late",
@@ -454,12 +462,12 @@ static void node_jobs(FILE *out, const struct cp_fleet_node *nd)
     fputs("</td>", out);
 }
 
-static void node_row(FILE *out, const struct cp_fleet_node *nd)
+static void node_row(FILE *out, const struct fh_node *nd)
 {
     fputs("<tr>", out);
     td_text(out, nd->node);
     fputs("<td>", out);
-    cp_fleet_badge(out, nd->verdict);
+    fh_badge(out, nd->verdict);
     fputs("</td>", out);
     td_of(out, nd->jobs_straggler, nd->jobs);
     td_of(out, nd->users_straggler, nd->users);
@@ -468,16 +476,16 @@ static void node_row(FILE *out, const struct cp_fleet_node *nd)
     fputs("</tr>\n", out);
 }
 
-static void write_nodes(FILE *out, const struct cp_fleet *fl,
+static void write_nodes(FILE *out, const struct fh_fleet *fl,
                         const struct ranking *rk)
 {
-    size_t i, n = rk->bad_nodes < CP_FLEET_TABLE_ROWS ? rk->bad_nodes
-                                                      : CP_FLEET_TABLE_ROWS;
+    size_t i, n = rk->bad_nodes < FH_TABLE_ROWS ? rk->bad_nodes : FH_TABLE_ROWS;
 
     fputs("<section id=\"nodes\">\n<h2>The worst nodes</h2>\n", out);
     if (n == 0) {
-        fprintf(out, "<p class=\"empty\">No node is bad or suspect (%zu "
-                     "node%s known).</p>\n</section>\n",
+        fprintf(out,
+                "<p class=\"empty\">No node is bad or suspect (%zu "
+                "node%s known).</p>\n</section>\n",
                 fl->nnodes, fl->nnodes == 1 ? "" : "s");
         return;
     }
@@ -489,17 +497,19 @@ static void write_nodes(FILE *out, const struct cp_fleet *fl,
     for (i = 0; i < n; i++)
         node_row(out, rk->nodes[i]);
     if (rk->bad_nodes > n)
-        fprintf(out, "<tr class=\"more\"><td colspan=\"6\"><b "
-                     "class=\"cut\">and %zu more bad or suspect nodes</b> "
-                     "(the first %d shown)</td></tr>\n",
-                rk->bad_nodes - n, CP_FLEET_TABLE_ROWS);
-    fprintf(out, "</table>\n<p class=\"who\">%zu node%s known, %zu bad or "
-                 "suspect.</p>\n</section>\n",
+        fprintf(out,
+                "<tr class=\"more\"><td colspan=\"6\"><b "
+                "class=\"cut\">and %zu more bad or suspect nodes</b> "
+                "(the first %d shown)</td></tr>\n",
+                rk->bad_nodes - n, FH_TABLE_ROWS);
+    fprintf(out,
+            "</table>\n<p class=\"who\">%zu node%s known, %zu bad or "
+            "suspect.</p>\n</section>\n",
             fl->nnodes, fl->nnodes == 1 ? "" : "s", rk->bad_nodes);
 }
 
 /* A port's counters: "symbol_error 12", the first eight. */
-static void port_counters(FILE *out, const struct cp_fleet_port *p)
+static void port_counters(FILE *out, const struct fh_port *p)
 {
     char b[48];
     size_t i;
@@ -518,13 +528,13 @@ static void port_counters(FILE *out, const struct cp_fleet_port *p)
     fputs(p->ncounters ? "</td>" : "none</td>", out);
 }
 
-static void port_row(FILE *out, const struct cp_fleet_port *p)
+static void port_row(FILE *out, const struct fh_port *p)
 {
     fputs("<tr>", out);
     td_text(out, p->node);
     td_text(out, p->device);
     fprintf(out, "<td class=\"n\">%lld</td><td>", p->port);
-    cp_fleet_badge(out, p->verdict);
+    fh_badge(out, p->verdict);
     fprintf(out, "</td><td class=\"n\">%lld</td>", p->jobs);
     td_of(out, p->jobs_errors, p->jobs);
     td_of(out, p->jobs_slow_rate, p->jobs);
@@ -537,11 +547,10 @@ static void port_row(FILE *out, const struct cp_fleet_port *p)
     fputs("</tr>\n", out);
 }
 
-static void write_ports(FILE *out, const struct cp_fleet *fl,
+static void write_ports(FILE *out, const struct fh_fleet *fl,
                         const struct ranking *rk)
 {
-    size_t i, n = fl->nports < CP_FLEET_PORT_ROWS ? fl->nports
-                                                  : CP_FLEET_PORT_ROWS;
+    size_t i, n = fl->nports < FH_PORT_ROWS ? fl->nports : FH_PORT_ROWS;
 
     fputs("<section id=\"ports\">\n<h2>Ports</h2>\n", out);
     if (n == 0) {
@@ -559,16 +568,18 @@ static void write_ports(FILE *out, const struct cp_fleet *fl,
     for (i = 0; i < n; i++)
         port_row(out, rk->ports[i]);
     if (fl->nports > n)
-        fprintf(out, "<tr class=\"more\"><td colspan=\"10\"><b "
-                     "class=\"cut\">and %zu more ports</b> (the worst %d "
-                     "shown)</td></tr>\n",
-                fl->nports - n, CP_FLEET_PORT_ROWS);
-    fprintf(out, "</table>\n<p class=\"who\">%zu port%s known, %zu bad or "
-                 "suspect.</p>\n</section>\n",
+        fprintf(out,
+                "<tr class=\"more\"><td colspan=\"10\"><b "
+                "class=\"cut\">and %zu more ports</b> (the worst %d "
+                "shown)</td></tr>\n",
+                fl->nports - n, FH_PORT_ROWS);
+    fprintf(out,
+            "</table>\n<p class=\"who\">%zu port%s known, %zu bad or "
+            "suspect.</p>\n</section>\n",
             fl->nports, fl->nports == 1 ? "" : "s", rk->bad_ports);
 }
 
-static void write_rules(FILE *out, const struct cp_fleet *fl)
+static void write_rules(FILE *out, const struct fh_fleet *fl)
 {
     size_t i;
 
@@ -591,28 +602,28 @@ static void write_rules(FILE *out, const struct cp_fleet *fl)
 }
 
 /* The links with a plot over time: the worst bad or suspect ones. */
-static int write_over_time(FILE *out, const struct cp_fleet *fl,
+static int write_over_time(FILE *out, const struct fh_fleet *fl,
                            const struct ranking *rk)
 {
-    size_t order[CP_FLEET_PAIR_PLOTS], i,
-        n = rk->bad_links < CP_FLEET_PAIR_PLOTS ? rk->bad_links
-                                                : CP_FLEET_PAIR_PLOTS;
+    size_t order[FH_PAIR_PLOTS], i,
+        n = rk->bad_links < FH_PAIR_PLOTS ? rk->bad_links : FH_PAIR_PLOTS;
 
     for (i = 0; i < n; i++)
         order[i] = (size_t)(rk->links[i] - fl->links);
     fputs("<section id=\"over-time\">\n<h2>The worst links over time</h2>\n",
           out);
     if (rk->bad_links > n)
-        fprintf(out, "<p class=\"who\">The %zu worst of %zu bad or suspect "
-                     "links.</p>\n",
+        fprintf(out,
+                "<p class=\"who\">The %zu worst of %zu bad or suspect "
+                "links.</p>\n",
                 n, rk->bad_links);
-    if (cp_fleet_plot_pairs(out, fl, order, n) < 0)
+    if (fh_plot_pairs(out, fl, order, n) < 0)
         return -1;
     fputs("</section>\n", out);
     return 0;
 }
 
-static int write_page(FILE *out, const struct cp_fleet *fl,
+static int write_page(FILE *out, const struct fh_fleet *fl,
                       const struct ranking *rk)
 {
     write_head(out, fl);
@@ -620,7 +631,7 @@ static int write_page(FILE *out, const struct cp_fleet *fl,
     write_verdict(out, fl);
     write_summary(out, fl);
     fputs("<section id=\"matrix\">\n<h2>Node pairs</h2>\n", out);
-    if (cp_fleet_plot_matrix(out, fl) < 0)
+    if (fh_plot_matrix(out, fl) < 0)
         return -1;
     fputs("</section>\n", out);
     write_links(out, fl, rk);
@@ -640,7 +651,7 @@ static int write_page(FILE *out, const struct cp_fleet *fl,
 }
 
 /* The page to out; a failed write is named by `what`. */
-static int render(const struct cp_fleet *fl, FILE *out, const char *what,
+static int render(const struct fh_fleet *fl, FILE *out, const char *what,
                   struct cp_error *err)
 {
     struct ranking rk;
@@ -663,7 +674,7 @@ out:
     return rc;
 }
 
-int cp_fleet_html_render(const struct cp_fleet *fl, FILE *out,
+int cp_fleet_html_render(const struct fh_fleet *fl, FILE *out,
                          struct cp_error *err)
 {
     return render(fl, out, NULL, err);
@@ -673,12 +684,12 @@ int cp_fleet_html_write(const char *json_path, const char *html_path,
                         struct cp_error *err)
 {
     struct cp_path_out o;
-    struct cp_fleet fl;
+    struct fh_fleet fl;
     int rc = -1;
 
     memset(&o, 0, sizeof o);
     o.dirfd = -1; /* nothing to discard yet */
-    if (cp_fleet_view_load(json_path, &fl, err) < 0)
+    if (cp_fleet_html_view_load(json_path, &fl, err) < 0)
         return -1;
     if (cp_path_create(&o, html_path, CP_PATH_MODE, err) < 0)
         goto out;
@@ -690,6 +701,6 @@ int cp_fleet_html_write(const char *json_path, const char *html_path,
 out:
     if (rc < 0)
         cp_path_discard(&o);
-    cp_fleet_view_free(&fl);
+    cp_fleet_html_view_free(&fl);
     return rc;
 }

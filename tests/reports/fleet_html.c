@@ -31,8 +31,8 @@
 #include <unistd.h>
 
 #include "cp_fleet_html.h"
-#include "cp_fleet_plots.h"
-#include "cp_fleet_view.h"
+#include "cp_fleet_html_plots.h"
+#include "cp_fleet_html_view.h"
 #include "cp_svg.h"
 #include "pagecheck.h"
 #include "tap.h"
@@ -122,7 +122,7 @@ static int cell_is(const char *page, const char *key, const char *verdict)
     if (!rect)
         return 0;
     snprintf(want, sizeof want, "class=\"c-%s\" fill=\"%s\"", verdict,
-             cp_fleet_color((enum cp_fleet_verdict)v));
+             fh_color((enum fh_verdict)v));
     p = strstr(rect, want);
     return p && p < at;
 }
@@ -147,11 +147,11 @@ static void expect_cell(const char *name, const char *page, char *line)
         snprintf(key, sizeof key, "<title>%s (the node): %s,", ea, word);
     } else {
         cp_svg_escape_buf(b, eb, sizeof eb);
-        snprintf(key, sizeof key, "<title>%s \xe2\x80\x93 %s: %s link", ea,
-                 eb, word);
+        snprintf(key, sizeof key, "<title>%s \xe2\x80\x93 %s: %s link", ea, eb,
+                 word);
     }
-    ok(cell_is(page, key, v), "%s: the matrix cell of %s%s%s is %s's", name,
-       a, node ? "" : "-", node ? "" : b, v);
+    ok(cell_is(page, key, v), "%s: the matrix cell of %s%s%s is %s's", name, a,
+       node ? "" : "-", node ? "" : b, v);
 }
 
 static void expectations(const char *name, const char *page, char *text)
@@ -194,23 +194,23 @@ static void expectations(const char *name, const char *page, char *text)
 }
 
 /* The steps of l a plot draws: those with an efficiency, or with a
- * bandwidth when none has one; the latest CP_FLEET_PAIR_POINTS. */
-static size_t drawable(const struct cp_fleet_link *l)
+ * bandwidth when none has one; the latest FH_PAIR_POINTS. */
+static size_t drawable(const struct fh_link *l)
 {
     size_t i, eff = 0, bw = 0, n = l->nhistory;
 
     for (i = 0; i < n; i++) {
-        eff += isfinite(l->history[i].efficiency);
-        bw += isfinite(l->history[i].bandwidth_Bps);
+        int timed = isfinite(l->history[i].end.t);
+        eff += timed && isfinite(l->history[i].efficiency);
+        bw += timed && isfinite(l->history[i].bandwidth_Bps);
     }
-    if (n > CP_FLEET_PAIR_POINTS) /* the fixtures' long histories are full */
-        return CP_FLEET_PAIR_POINTS;
+    if (n > FH_PAIR_POINTS) /* the fixtures' long histories are full */
+        return FH_PAIR_POINTS;
     return eff ? eff : bw;
 }
 
 /* The link whose heading opens at h ("A &ndash; B <span"). */
-static const struct cp_fleet_link *link_at(const struct cp_fleet *fl,
-                                           const char *h)
+static const struct fh_link *link_at(const struct fh_fleet *fl, const char *h)
 {
     char ea[400], eb[400], want[900];
     size_t i;
@@ -227,16 +227,16 @@ static const struct cp_fleet_link *link_at(const struct cp_fleet *fl,
 
 /* Each link's plot over time: one point per step of its history. */
 static void pair_points(const char *name, const char *page,
-                        const struct cp_fleet *fl)
+                        const struct fh_fleet *fl)
 {
     size_t k, plots = 0, good = 0, bad = 0, i;
     char id[32];
 
     for (i = 0; i < fl->nlinks; i++)
-        bad += fl->links[i].verdict >= CP_FLEET_SUSPECT;
+        bad += fl->links[i].verdict >= FH_SUSPECT;
     for (k = 1;; k++) {
         const char *fig, *end, *h, *p;
-        const struct cp_fleet_link *l;
+        const struct fh_link *l;
         size_t points = 0;
         snprintf(id, sizeof id, "id=\"pair-%zu\"", k);
         if (!(fig = strstr(page, id)))
@@ -253,11 +253,12 @@ static void pair_points(const char *name, const char *page,
             diag("  pair-%zu: %zu points, %zu steps", k, points,
                  l ? drawable(l) : 0);
     }
-    is_int(plots, bad < CP_FLEET_PAIR_PLOTS ? bad : CP_FLEET_PAIR_PLOTS,
+    is_int(plots, bad < FH_PAIR_PLOTS ? bad : FH_PAIR_PLOTS,
            "%s: a plot over time per bad or suspect link, %d at most", name,
-           CP_FLEET_PAIR_PLOTS);
-    ok(good == plots, "%s: each plot has a point per step of its link's "
-                      "history (%zu plots)",
+           FH_PAIR_PLOTS);
+    ok(good == plots,
+       "%s: each plot has a point per step of its link's "
+       "history (%zu plots)",
        name, plots);
 }
 
@@ -278,7 +279,7 @@ static void run_page(const char *dir, const char *name, const char *path)
 {
     char out[4200], again[4200];
     char *page, *page2 = NULL, *expect = NULL;
-    struct cp_fleet fl;
+    struct fh_fleet fl;
     struct cp_error err;
 
     snprintf(out, sizeof out, "%s/%s.html", tmp, name);
@@ -288,10 +289,10 @@ static void run_page(const char *dir, const char *name, const char *path)
     structure(name, page);
     page2 = page_of(name, path, again);
     ok(page2 && strcmp(page, page2) == 0, "%s: the same page twice", name);
-    if (ok(cp_fleet_view_load(path, &fl, &err) == 0, "%s: the view loads",
+    if (ok(cp_fleet_html_view_load(path, &fl, &err) == 0, "%s: the view loads",
            name)) {
         pair_points(name, page, &fl);
-        cp_fleet_view_free(&fl);
+        cp_fleet_html_view_free(&fl);
     }
     if (dir) {
         char ep[4200];
@@ -323,8 +324,8 @@ static void run_error(const char *name, const char *path, char *want)
         diag("  got '%s'", err.text);
     ok(strncmp(err.text, path, strlen(path)) == 0, "%s: and names the file",
        name);
-    ok(stat(out, &st) < 0 && files_like(prefix) == 0,
-       "%s: nothing written", name);
+    ok(stat(out, &st) < 0 && files_like(prefix) == 0, "%s: nothing written",
+       name);
 }
 
 static int compare_names(const void *a, const void *b)
@@ -396,22 +397,23 @@ static void test_generated(void)
     if (stat(out, &st) < 0)
         st.st_size = -1;
     ok(st.st_size > 0 && st.st_size < 4000000,
-       "512 nodes: the page is under 4 MB (%lld bytes)",
-       (long long)st.st_size);
+       "512 nodes: the page is under 4 MB (%lld bytes)", (long long)st.st_size);
     check_has("512 nodes", page, "512 nodes, 1024 links.");
     check_has("512 nodes", page, "Each cell is a block of 4 &times; 4 nodes");
     ok(page && !strstr(page, "are not in the matrix"),
        "512 nodes: no node cut from the matrix");
-    ok(page && count_of(page, "<rect x=") - count_of(page, "class=\"c-") <
-                   40,
+    ok(page && count_of(page, "<rect x=") - count_of(page, "class=\"c-") < 40,
        "512 nodes: only the cells with a link or a node drawn");
-    check_has("512 nodes", page, "<b class=\"cut\">and 12 more bad or suspect "
-                                 "links</b> (the first 20 shown)");
-    check_has("512 nodes", page, "<b class=\"cut\">the latest 200 of 300 "
-                                 "steps</b>");
+    check_has("512 nodes", page,
+              "<b class=\"cut\">and 12 more bad or suspect "
+              "links</b> (the first 20 shown)");
+    check_has("512 nodes", page,
+              "<b class=\"cut\">the latest 200 of 300 "
+              "steps</b>");
     check_has("512 nodes", page, "<b class=\"cut\">and 462 more ports</b>");
-    check_has("512 nodes", page, "<b class=\"cut\">and 1 more bad or suspect "
-                                 "nodes</b>");
+    check_has("512 nodes", page,
+              "<b class=\"cut\">and 1 more bad or suspect "
+              "nodes</b>");
     free(page);
 
     snprintf(path, sizeof path, "%s/gen-4500.json", tmp);
@@ -419,9 +421,10 @@ static void test_generated(void)
     run_page(NULL, "gen-4500", path);
     snprintf(out, sizeof out, "%s/gen-4500.html", tmp);
     page = read_text(out);
-    check_has("4500 nodes", page, "<b class=\"cut\">Cut: 404 of 4500 nodes "
-                                  "are not in the matrix (it holds the first "
-                                  "4096 by name)");
+    check_has("4500 nodes", page,
+              "<b class=\"cut\">Cut: 404 of 4500 nodes "
+              "are not in the matrix (it holds the first "
+              "4096 by name)");
     check_has("4500 nodes", page, "block of 32 &times; 32 nodes");
     check_has("4500 nodes", page, "<title>gpu-1 .. gpu-32 \xe2\x80\x93 ");
     free(page);
@@ -458,7 +461,7 @@ static void test_bounds(void)
 
     snprintf(out, sizeof out, "%s/big.html", tmp);
     snprintf(in, sizeof in, "%s/sparse.json", tmp);
-    if (ok(big_file(in, CP_FLEET_MAX_BYTES + 1, 0),
+    if (ok(big_file(in, CP_FLEET_HTML_MAX_BYTES + 1, 0),
            "a sparse file of 64 MiB and one byte")) {
         ok(cp_fleet_html_write(in, out, &err) == -1 && strstr(err.text, in),
            "refused by its size, named (%s)", err.text);
@@ -480,7 +483,7 @@ static void test_bounds(void)
 static void test_output(void)
 {
     char in[4200], out[4200], target[4200];
-    struct cp_fleet fl;
+    struct fh_fleet fl;
     struct cp_error err;
     FILE *full;
     char *text;
@@ -513,11 +516,11 @@ static void test_output(void)
     ok(cp_fleet_html_write(in, out, &err) == -1,
        "an output in a missing directory: refused (%s)", err.text);
     full = fopen("/dev/full", "w");
-    if (full && cp_fleet_view_load(in, &fl, &err) == 0) {
+    if (full && cp_fleet_html_view_load(in, &fl, &err) == 0) {
         ok(cp_fleet_html_render(&fl, full, &err) == -1 &&
                strstr(err.text, "writing the page failed"),
            "a full disk: refused (%s)", err.text);
-        cp_fleet_view_free(&fl);
+        cp_fleet_html_view_free(&fl);
     } else {
         ok(1, "# SKIP no /dev/full");
     }
@@ -529,44 +532,43 @@ static void test_times(void)
 {
     double t = 0;
 
-    ok(cp_fleet_time_parse("2026-12-07T10:00:00Z", &t) == 0 &&
-           t == 1796637600.0,
+    ok(fh_time_parse("2026-12-07T10:00:00Z", &t) == 0 && t == 1796637600.0,
        "2026-12-07T10:00:00Z is %.0f s", t);
-    ok(cp_fleet_time_parse("2026-12-03T12:00:00+01:00", &t) == 0 &&
-           t == 1796295600.0,
+    ok(fh_time_parse("2026-12-03T12:00:00+01:00", &t) == 0 && t == 1796295600.0,
        "an offset is taken off (%.0f)", t);
-    ok(cp_fleet_time_parse("1969-12-31T23:59:59Z", &t) == 0 && t == -1.0,
+    ok(fh_time_parse("1969-12-31T23:59:59Z", &t) == 0 && t == -1.0,
        "before the epoch (%.0f)", t);
-    ok(cp_fleet_time_parse("2024-02-29T00:00:00.25Z", &t) == 0 &&
-           t == 1709164800.25,
+    ok(fh_time_parse("2024-02-29T00:00:00.25Z", &t) == 0 && t == 1709164800.25,
        "a leap day and a fraction (%.2f)", t);
-    ok(cp_fleet_time_parse("2026-12-07 10:00:00Z", &t) == -1 &&
-           cp_fleet_time_parse("2026-12-07T10:00:00", &t) == -1 &&
-           cp_fleet_time_parse("2026-13-07T10:00:00Z", &t) == -1 &&
-           cp_fleet_time_parse("2026-12-07T10:00:00Zjunk", &t) == -1 &&
-           cp_fleet_time_parse("2026-12-07T10:00:00.Z", &t) == -1 &&
-           cp_fleet_time_parse("", &t) == -1,
-       "no separator, no zone, month 13, trailing text, empty fraction, "
-       "empty: refused");
+    ok(fh_time_parse("2026-12-07 10:00:00", &t) == 0 && t == 1796637600.0 &&
+           fh_time_parse("2026-12-07", &t) == 0 && t == 1796601600.0,
+       "a space, no zone (UTC), a date alone: as collprof fleet reads them");
+    ok(fh_time_parse("2026-12-07T10:00Z", &t) == -1 &&
+           fh_time_parse("2026-13-07T10:00:00Z", &t) == -1 &&
+           fh_time_parse("2026-12-07T10:00:00Zjunk", &t) == -1 &&
+           fh_time_parse("2026-12-07T10:00:00.Z", &t) == -1 &&
+           fh_time_parse("2026-12-7", &t) == -1 &&
+           fh_time_parse("yesterday", &t) == -1 && fh_time_parse("", &t) == -1,
+       "no seconds, month 13, trailing text, empty fraction, a one-digit "
+       "day, a word, empty: refused");
 }
 
 static void test_names(void)
 {
-    ok(cp_fleet_name_cmp("n2", "n10") < 0 && cp_fleet_name_cmp("n10", "n2") > 0,
+    ok(fh_name_cmp("n2", "n10") < 0 && fh_name_cmp("n10", "n2") > 0,
        "n2 before n10");
-    ok(cp_fleet_name_cmp("gpu-a9", "gpu-b1") < 0 &&
-           cp_fleet_name_cmp("n01", "n1") != 0 &&
-           cp_fleet_name_cmp("n1", "n1") == 0,
+    ok(fh_name_cmp("gpu-a9", "gpu-b1") < 0 && fh_name_cmp("n01", "n1") != 0 &&
+           fh_name_cmp("n1", "n1") == 0,
        "letters by bytes; n01 and n1 differ; equal names are equal");
 }
 
 /* The page and its figures read the view, never the JSON: only
- * cp_fleet_view.c uses jansson. */
+ * cp_fleet_html_view.c uses jansson. */
 static void test_view_only(void)
 {
     static const char *const files[] = {
         "reports/cp_fleet_html.c", "reports/cp_fleet_html.h",
-        "reports/cp_fleet_plots.c", "reports/cp_fleet_plots.h"};
+        "reports/cp_fleet_html_plots.c", "reports/cp_fleet_html_plots.h"};
     char path[4200];
     size_t i;
 

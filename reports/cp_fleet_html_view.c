@@ -1,5 +1,5 @@
-/* cp_fleet_view.c - the checked, typed view of a fleet document (see
- * cp_fleet_view.h).
+/* cp_fleet_html_view.c - the checked, typed view of a fleet document (see
+ * cp_fleet_html_view.h).
  *
  * Every key of collprof.fleet/1 that fleet.html shows is read here
  * through the checked reader (analyzer/core/cp_jsoncheck.h), in the
@@ -7,6 +7,9 @@
  * contract gives as "N" are counts (integers of 0 or more); keys given as
  * "x|null" must be present and may be null; the verdicts must be names
  * the page knows, as a new verdict would be drawn as no verdict at all.
+ * A step's names, time and verdict may be null too (collprof fleet export
+ * writes a database cell that is NULL as null): "n/a", unclear, and a step
+ * without a time is not drawn.
  */
 #include "config.h"
 
@@ -18,7 +21,7 @@
 
 #include <jansson.h>
 
-#include "cp_fleet_view.h"
+#include "cp_fleet_html_view.h"
 #include "cp_jsoncheck.h"
 #include "cp_jsonfile.h"
 #include "cp_path.h"
@@ -29,28 +32,28 @@
 #define TOP_LEN 40
 #define WHERE_LEN 96
 
-static const char *const verdict_names[CP_FLEET_NVERDICTS] = {
-    [CP_FLEET_NO_EVIDENCE] = "no_evidence",
-    [CP_FLEET_OK] = "ok",
-    [CP_FLEET_SUSPECT] = "suspect",
-    [CP_FLEET_BAD] = "bad",
+static const char *const verdict_names[FH_NVERDICTS] = {
+    [FH_NO_EVIDENCE] = "no_evidence",
+    [FH_OK] = "ok",
+    [FH_SUSPECT] = "suspect",
+    [FH_BAD] = "bad",
 };
 
-static const char *const mark_names[CP_FLEET_NMARKS] = {
-    [CP_FLEET_UNCLEAR] = "unclear",
-    [CP_FLEET_MARK_OK] = "ok",
-    [CP_FLEET_MARK_SUSPECT] = "suspect",
-    [CP_FLEET_SLOW] = "slow",
+static const char *const mark_names[FH_NMARKS] = {
+    [FH_UNCLEAR] = "unclear",
+    [FH_MARK_OK] = "ok",
+    [FH_MARK_SUSPECT] = "suspect",
+    [FH_SLOW] = "slow",
 };
 
-const char *cp_fleet_verdict_name(enum cp_fleet_verdict v)
+const char *fh_verdict_name(enum fh_verdict v)
 {
-    return (unsigned)v < CP_FLEET_NVERDICTS ? verdict_names[v] : "?";
+    return (unsigned)v < FH_NVERDICTS ? verdict_names[v] : "?";
 }
 
-const char *cp_fleet_mark_name(enum cp_fleet_mark m)
+const char *fh_mark_name(enum fh_mark m)
 {
-    return (unsigned)m < CP_FLEET_NMARKS ? mark_names[m] : "?";
+    return (unsigned)m < FH_NMARKS ? mark_names[m] : "?";
 }
 
 /* ---- times -------------------------------------------------------------- */
@@ -81,16 +84,15 @@ static int digits(const char **p, int n, long *v)
     return 0;
 }
 
-/* "Z", or "+hh:mm" / "-hh:mm": the offset from UTC in seconds. */
+/* "Z", "+hh:mm", "-hh:mm" or nothing (UTC): the offset in seconds. */
 static int zone(const char *p, long *offset)
 {
     long h, m;
     int sign;
 
-    if (p[0] == 'Z' && p[1] == '\0') {
-        *offset = 0;
+    *offset = 0;
+    if (p[0] == '\0' || (p[0] == 'Z' && p[1] == '\0'))
         return 0;
-    }
     if (p[0] != '+' && p[0] != '-')
         return -1;
     sign = p[0] == '-' ? -1 : 1;
@@ -102,26 +104,37 @@ static int zone(const char *p, long *offset)
     return 0;
 }
 
-int cp_fleet_time_parse(const char *text, double *t)
+/* "hh:mm:ss" and a fraction at *p, after the date's 'T' or space. */
+static int clock_of(const char **p, long *h, long *mi, long *s, double *frac)
+{
+    double scale = 0.1;
+
+    if (digits(p, 2, h) < 0 || *(*p)++ != ':' || digits(p, 2, mi) < 0 ||
+        *(*p)++ != ':' || digits(p, 2, s) < 0)
+        return -1;
+    if (**p != '.')
+        return 0;
+    (*p)++;
+    if (!isdigit((unsigned char)**p))
+        return -1;
+    for (; isdigit((unsigned char)**p); (*p)++, scale /= 10)
+        *frac += (**p - '0') * scale;
+    return 0;
+}
+
+int fh_time_parse(const char *text, double *t)
 {
     static const int month_days[12] = {31, 29, 31, 30, 31, 30,
                                        31, 31, 30, 31, 30, 31};
     const char *p = text;
-    long y, mo, d, h, mi, s, offset;
-    double frac = 0, scale = 0.1;
+    long y, mo, d, h = 0, mi = 0, s = 0, offset;
+    double frac = 0;
 
     if (!p || digits(&p, 4, &y) < 0 || *p++ != '-' || digits(&p, 2, &mo) < 0 ||
-        *p++ != '-' || digits(&p, 2, &d) < 0 || *p++ != 'T' ||
-        digits(&p, 2, &h) < 0 || *p++ != ':' || digits(&p, 2, &mi) < 0 ||
-        *p++ != ':' || digits(&p, 2, &s) < 0)
+        *p++ != '-' || digits(&p, 2, &d) < 0)
         return -1;
-    if (*p == '.') {
-        p++;
-        if (!isdigit((unsigned char)*p))
-            return -1;
-        for (; isdigit((unsigned char)*p); p++, scale /= 10)
-            frac += (*p - '0') * scale;
-    }
+    if ((*p == 'T' || *p == ' ') && (p++, clock_of(&p, &h, &mi, &s, &frac) < 0))
+        return -1;
     if (zone(p, &offset) < 0 || mo < 1 || mo > 12 || d < 1 ||
         d > month_days[mo - 1] || h > 23 || mi > 59 || s > 60)
         return -1;
@@ -181,15 +194,37 @@ static const char *str_or_null(struct cp_jsoncheck *c, json_t *obj,
     return json_string_value(v);
 }
 
-/* A required ISO 8601 time. */
+/* A step's time, required, ISO 8601 or null ("n/a", before any time). */
 static void time_of(struct cp_jsoncheck *c, json_t *obj, const char *where,
-                    const char *key, struct cp_fleet_time *tm)
+                    const char *key, struct fh_time *tm)
 {
-    tm->text = str(c, obj, where, key);
-    tm->t = NAN;
-    if (!c->bad && cp_fleet_time_parse(tm->text, &tm->t) < 0)
-        cp_jsoncheck_fail(c, "key '%s.%s' should be an ISO 8601 time like "
-                          "2026-12-07T10:00:00Z", where, key);
+    tm->text = str_or_null(c, obj, where, key);
+    tm->t = -INFINITY;
+    if (tm->text && fh_time_parse(tm->text, &tm->t) < 0)
+        cp_jsoncheck_fail(c,
+                          "key '%s.%s' should be an ISO 8601 time like "
+                          "2026-12-07T10:00:00Z",
+                          where, key);
+    if (!tm->text)
+        tm->text = "n/a";
+}
+
+/* A step's name (job, step, user, source): a string, or null ("n/a"). */
+static const char *name_of(struct cp_jsoncheck *c, json_t *obj,
+                           const char *where, const char *key)
+{
+    const char *s = str_or_null(c, obj, where, key);
+
+    return s ? s : "n/a";
+}
+
+/* An optional count: -1 when missing or null. */
+static long long count_or_none(struct cp_jsoncheck *c, json_t *obj,
+                               const char *where, const char *key)
+{
+    json_t *v = cp_jsoncheck_member(c, obj, where, key, 0);
+
+    return v && !json_is_null(v) ? count(c, obj, where, key) : -1;
 }
 
 /* A time that may be null: its text, NULL for null. */
@@ -199,10 +234,11 @@ static const char *time_or_null(struct cp_jsoncheck *c, json_t *obj,
     const char *text = str_or_null(c, obj, where, key);
     double t;
 
-    if (text && cp_fleet_time_parse(text, &t) < 0)
-        cp_jsoncheck_fail(c, "key '%s%s%s' should be an ISO 8601 time like "
-                          "2026-12-07T10:00:00Z, or null", where,
-                          where[0] ? "." : "", key);
+    if (text && fh_time_parse(text, &t) < 0)
+        cp_jsoncheck_fail(c,
+                          "key '%s%s%s' should be an ISO 8601 time like "
+                          "2026-12-07T10:00:00Z, or null",
+                          where, where[0] ? "." : "", key);
     return text;
 }
 
@@ -220,16 +256,15 @@ static int named(struct cp_jsoncheck *c, json_t *obj, const char *where,
         if (strcmp(s, names[i]) == 0)
             return i;
     cp_jsoncheck_fail(c, "key '%s.%s' should be one of %s, %s, %s, %s", where,
-                      key, names[n - 1], names[n - 2], names[n - 3],
-                      names[0]);
+                      key, names[n - 1], names[n - 2], names[n - 3], names[0]);
     return 0;
 }
 
-static enum cp_fleet_verdict verdict(struct cp_jsoncheck *c, json_t *obj,
-                                     const char *where)
+static enum fh_verdict verdict(struct cp_jsoncheck *c, json_t *obj,
+                               const char *where)
 {
-    return (enum cp_fleet_verdict)named(c, obj, where, "verdict",
-                                        verdict_names, CP_FLEET_NVERDICTS);
+    return (enum fh_verdict)named(c, obj, where, "verdict", verdict_names,
+                                  FH_NVERDICTS);
 }
 
 /* A required array of objects, and room for its items in *items (zeroed;
@@ -255,7 +290,7 @@ static size_t objects(struct cp_jsoncheck *c, json_t *obj, const char *where,
 /* ---- the sections ------------------------------------------------------- */
 
 static void view_summary(struct cp_jsoncheck *c, json_t *root,
-                         struct cp_fleet_summary *s)
+                         struct fh_summary *s)
 {
     json_t *o = cp_jsoncheck_typed(c, root, "", "summary", 1, JSON_OBJECT);
 
@@ -271,10 +306,11 @@ static void view_summary(struct cp_jsoncheck *c, json_t *root,
     s->bad_nodes = count(c, o, "summary", "bad_nodes");
     s->suspect_nodes = count(c, o, "summary", "suspect_nodes");
     s->bad_ports = count(c, o, "summary", "bad_ports");
+    s->suspect_ports = count_or_none(c, o, "summary", "suspect_ports");
 }
 
 static void view_rules(struct cp_jsoncheck *c, json_t *root,
-                       struct cp_fleet *fl)
+                       struct fh_fleet *fl)
 {
     char where[TOP_LEN];
     json_t *a;
@@ -291,28 +327,31 @@ static void view_rules(struct cp_jsoncheck *c, json_t *root,
 }
 
 static void view_link_point(struct cp_jsoncheck *c, json_t *o,
-                            const char *where, struct cp_fleet_link_point *p)
+                            const char *where, struct fh_link_step *p)
 {
-    p->job = str(c, o, where, "job");
-    p->step = str(c, o, where, "step");
-    p->user = str(c, o, where, "user");
+    p->job = name_of(c, o, where, "job");
+    p->step = name_of(c, o, where, "step");
+    p->user = name_of(c, o, where, "user");
     time_of(c, o, where, "end", &p->end);
     p->bandwidth_Bps = num(c, o, where, "bandwidth_Bps");
     p->efficiency = num(c, o, where, "efficiency");
-    p->source = str(c, o, where, "source");
-    p->mark = (enum cp_fleet_mark)named(c, o, where, "verdict", mark_names,
-                                        CP_FLEET_NMARKS);
+    p->source = name_of(c, o, where, "source");
+    /* a step nothing judged may have no verdict: unclear */
+    if (json_is_null(cp_jsoncheck_member(c, o, where, "verdict", 1)))
+        p->mark = FH_UNCLEAR;
+    else
+        p->mark =
+            (enum fh_mark)named(c, o, where, "verdict", mark_names, FH_NMARKS);
 }
 
 static void view_link_lists(struct cp_jsoncheck *c, json_t *o,
-                            const char *where, struct cp_fleet_link *l)
+                            const char *where, struct fh_link *l)
 {
     char w[WHERE_LEN];
     json_t *a;
     size_t i, n;
 
-    n = objects(c, o, where, "ports", sizeof *l->ports, (void **)&l->ports,
-                &a);
+    n = objects(c, o, where, "ports", sizeof *l->ports, (void **)&l->ports, &a);
     for (i = 0; i < n && !c->bad; i++) {
         json_t *p = json_array_get(a, i);
         snprintf(w, sizeof w, "%s.ports[%zu]", where, i);
@@ -331,10 +370,13 @@ static void view_link_lists(struct cp_jsoncheck *c, json_t *o,
         view_link_point(c, json_array_get(a, i), w, &l->history[i]);
     }
     l->nhistory = n;
+    l->history_total = count_or_none(c, o, where, "history_total");
+    if (l->history_total < (long long)n)
+        l->history_total = (long long)n;
 }
 
 static void view_link(struct cp_jsoncheck *c, json_t *o, const char *where,
-                      struct cp_fleet_link *l)
+                      struct fh_link *l)
 {
     json_t *nodes = cp_jsoncheck_list(c, o, where, "nodes", 1, 0);
 
@@ -361,7 +403,7 @@ static void view_link(struct cp_jsoncheck *c, json_t *o, const char *where,
 }
 
 static void view_links(struct cp_jsoncheck *c, json_t *root,
-                       struct cp_fleet *fl)
+                       struct fh_fleet *fl)
 {
     char where[TOP_LEN];
     json_t *a;
@@ -376,13 +418,13 @@ static void view_links(struct cp_jsoncheck *c, json_t *root,
 }
 
 static void view_node_point(struct cp_jsoncheck *c, json_t *o,
-                            const char *where, struct cp_fleet_node_point *p)
+                            const char *where, struct fh_node_step *p)
 {
     json_t *v;
 
-    p->job = str(c, o, where, "job");
-    p->step = str(c, o, where, "step");
-    p->user = str(c, o, where, "user");
+    p->job = name_of(c, o, where, "job");
+    p->step = name_of(c, o, where, "step");
+    p->user = name_of(c, o, where, "user");
     time_of(c, o, where, "end", &p->end);
     v = cp_jsoncheck_member(c, o, where, "straggler", 1);
     if (v && !json_is_boolean(v))
@@ -392,7 +434,7 @@ static void view_node_point(struct cp_jsoncheck *c, json_t *o,
 }
 
 static void view_node(struct cp_jsoncheck *c, json_t *o, const char *where,
-                      struct cp_fleet_node *nd)
+                      struct fh_node *nd)
 {
     char w[WHERE_LEN];
     json_t *a;
@@ -414,10 +456,13 @@ static void view_node(struct cp_jsoncheck *c, json_t *o, const char *where,
         view_node_point(c, json_array_get(a, i), w, &nd->history[i]);
     }
     nd->nhistory = n;
+    nd->history_total = count_or_none(c, o, where, "history_total");
+    if (nd->history_total < (long long)n)
+        nd->history_total = (long long)n;
 }
 
 static void view_nodes(struct cp_jsoncheck *c, json_t *root,
-                       struct cp_fleet *fl)
+                       struct fh_fleet *fl)
 {
     char where[TOP_LEN];
     json_t *a;
@@ -432,8 +477,8 @@ static void view_nodes(struct cp_jsoncheck *c, json_t *root,
 }
 
 /* ports[].counters: an object of numbers, in the document's order. */
-static void view_counters(struct cp_jsoncheck *c, json_t *o,
-                          const char *where, struct cp_fleet_port *p)
+static void view_counters(struct cp_jsoncheck *c, json_t *o, const char *where,
+                          struct fh_port *p)
 {
     json_t *obj = cp_jsoncheck_typed(c, o, where, "counters", 1, JSON_OBJECT);
     char w[WHERE_LEN];
@@ -461,7 +506,7 @@ static void view_counters(struct cp_jsoncheck *c, json_t *o,
 }
 
 static void view_port(struct cp_jsoncheck *c, json_t *o, const char *where,
-                      struct cp_fleet_port *p)
+                      struct fh_port *p)
 {
     p->node = str(c, o, where, "node");
     p->device = str(c, o, where, "device");
@@ -477,7 +522,7 @@ static void view_port(struct cp_jsoncheck *c, json_t *o, const char *where,
 }
 
 static void view_ports(struct cp_jsoncheck *c, json_t *root,
-                       struct cp_fleet *fl)
+                       struct fh_fleet *fl)
 {
     char where[TOP_LEN];
     json_t *a;
@@ -493,7 +538,7 @@ static void view_ports(struct cp_jsoncheck *c, json_t *root,
 
 /* ---- the document ------------------------------------------------------- */
 
-void cp_fleet_view_free(struct cp_fleet *fl)
+void cp_fleet_html_view_free(struct fh_fleet *fl)
 {
     size_t i;
 
@@ -515,8 +560,8 @@ void cp_fleet_view_free(struct cp_fleet *fl)
     memset(fl, 0, sizeof *fl);
 }
 
-int cp_fleet_view_from_json(json_t *doc, const char *file, struct cp_fleet *fl,
-                            struct cp_error *err)
+int cp_fleet_html_view_from_json(json_t *doc, const char *file,
+                                 struct fh_fleet *fl, struct cp_error *err)
 {
     struct cp_jsoncheck c;
 
@@ -530,7 +575,7 @@ int cp_fleet_view_from_json(json_t *doc, const char *file, struct cp_fleet *fl,
     fl->schema = str(&c, doc, "", "schema");
     if (!c.bad && strcmp(fl->schema, FLEET_SCHEMA) != 0)
         cp_jsoncheck_fail(&c, "key 'schema' should be '" FLEET_SCHEMA
-                          "' (a fleet.json of collprof fleet export)");
+                              "' (a fleet.json of collprof fleet export)");
     fl->generated = str(&c, doc, "", "generated");
     fl->since = time_or_null(&c, doc, "", "since");
     fl->db = str(&c, doc, "", "db");
@@ -545,14 +590,14 @@ int cp_fleet_view_from_json(json_t *doc, const char *file, struct cp_fleet *fl,
         view_ports(&c, doc, fl);
 out:
     if (c.bad) {
-        cp_fleet_view_free(fl);
+        cp_fleet_html_view_free(fl);
         return -1;
     }
     return 0;
 }
 
-int cp_fleet_view_load(const char *path, struct cp_fleet *fl,
-                       struct cp_error *err)
+int cp_fleet_html_view_load(const char *path, struct fh_fleet *fl,
+                            struct cp_error *err)
 {
     json_error_t jerr;
     json_t *doc = NULL;
@@ -561,9 +606,9 @@ int cp_fleet_view_load(const char *path, struct cp_fleet *fl,
     int too_big, rc = -1;
 
     memset(fl, 0, sizeof *fl);
-    text = cp_jsonfile_read(path, CP_PATH_FOLLOW, CP_FLEET_MAX_BYTES,
-                            CP_FLEET_MAX_COST, "fleet.json", &len, &too_big,
-                            err);
+    text = cp_jsonfile_read(path, CP_PATH_FOLLOW, CP_FLEET_HTML_MAX_BYTES,
+                            CP_FLEET_HTML_MAX_COST, "fleet.json", &len,
+                            &too_big, err);
     if (!text)
         return -1;
     doc = json_loadb(text, len, JSON_DECODE_ANY, &jerr);
@@ -572,7 +617,7 @@ int cp_fleet_view_load(const char *path, struct cp_fleet *fl,
                      path, jerr.line, jerr.column, jerr.text);
         goto out;
     }
-    if (cp_fleet_view_from_json(doc, path, fl, err) < 0)
+    if (cp_fleet_html_view_from_json(doc, path, fl, err) < 0)
         goto out;
     fl->owned = doc;
     doc = NULL;

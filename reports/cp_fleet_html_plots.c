@@ -1,5 +1,5 @@
-/* cp_fleet_plots.c - the node-pair matrix and the links' plots over time
- * of fleet.html (see cp_fleet_plots.h). */
+/* cp_fleet_html_plots.c - the node-pair matrix and the links' plots over time
+ * of fleet.html (see cp_fleet_html_plots.h). */
 #include "config.h"
 
 #include <ctype.h>
@@ -9,35 +9,35 @@
 #include <string.h>
 #include <time.h>
 
-#include "cp_fleet_plots.h"
+#include "cp_fleet_html_plots.h"
 #include "cp_svg.h"
 
-#define NV CP_FLEET_NVERDICTS
+#define NV FH_NVERDICTS
 #define DASH "\xe2\x80\x93" /* an en dash between the two nodes of a link */
 
-const char *cp_fleet_color(enum cp_fleet_verdict v)
+const char *fh_color(enum fh_verdict v)
 {
     static const char *const colors[NV] = {
-        [CP_FLEET_NO_EVIDENCE] = "#BBBBBB",
-        [CP_FLEET_OK] = "#009E73",
-        [CP_FLEET_SUSPECT] = "#E69F00",
-        [CP_FLEET_BAD] = "#D55E00",
+        [FH_NO_EVIDENCE] = "#BBBBBB",
+        [FH_OK] = "#009E73",
+        [FH_SUSPECT] = "#E69F00",
+        [FH_BAD] = "#D55E00",
     };
     return (unsigned)v < NV ? colors[v] : "#BBBBBB";
 }
 
-const char *cp_fleet_verdict_word(enum cp_fleet_verdict v)
+const char *fh_verdict_word(enum fh_verdict v)
 {
-    return v == CP_FLEET_NO_EVIDENCE ? "no evidence" : cp_fleet_verdict_name(v);
+    return v == FH_NO_EVIDENCE ? "no evidence" : fh_verdict_name(v);
 }
 
-void cp_fleet_badge(FILE *out, enum cp_fleet_verdict v)
+void fh_badge(FILE *out, enum fh_verdict v)
 {
-    fprintf(out, "<span class=\"vw\" style=\"background:%s;color:%s\">%s"
-                 "</span>",
-            cp_fleet_color(v),
-            v == CP_FLEET_BAD || v == CP_FLEET_OK ? "#fff" : "#1a1a1a",
-            cp_fleet_verdict_word(v));
+    fprintf(out,
+            "<span class=\"vw\" style=\"background:%s;color:%s\">%s"
+            "</span>",
+            fh_color(v), v == FH_BAD || v == FH_OK ? "#fff" : "#1a1a1a",
+            fh_verdict_word(v));
 }
 
 /* A run of digits at *p, leading zeros skipped: its start and length; *p
@@ -52,7 +52,7 @@ static size_t digit_run(const unsigned char **p, const unsigned char **start)
     return (size_t)(*p - *start);
 }
 
-int cp_fleet_name_cmp(const char *a, const char *b)
+int fh_name_cmp(const char *a, const char *b)
 {
     const unsigned char *p = (const unsigned char *)a;
     const unsigned char *q = (const unsigned char *)b;
@@ -81,8 +81,7 @@ int cp_fleet_name_cmp(const char *a, const char *b)
 
 static int compare_names(const void *x, const void *y)
 {
-    return cp_fleet_name_cmp(*(const char *const *)x,
-                             *(const char *const *)y);
+    return fh_name_cmp(*(const char *const *)x, *(const char *const *)y);
 }
 
 /* ---- the matrix ---------------------------------------------------------- */
@@ -110,7 +109,7 @@ static void matrix_free(struct matrix *mx)
 }
 
 /* The nodes of the links and of the node list, sorted, once each. */
-static int matrix_names(const struct cp_fleet *fl, struct matrix *mx)
+static int matrix_names(const struct fh_fleet *fl, struct matrix *mx)
 {
     size_t i, k = 0, n = 2 * fl->nlinks + fl->nnodes;
 
@@ -128,8 +127,8 @@ static int matrix_names(const struct cp_fleet *fl, struct matrix *mx)
         if (k == 0 || strcmp(mx->names[k - 1], mx->names[i]) != 0)
             mx->names[k++] = mx->names[i];
     mx->total = k;
-    mx->n = k < CP_FLEET_MATRIX_NODES ? k : CP_FLEET_MATRIX_NODES;
-    mx->block = (mx->n + CP_FLEET_MATRIX_CELLS - 1) / CP_FLEET_MATRIX_CELLS;
+    mx->n = k < FH_MATRIX_NODES ? k : FH_MATRIX_NODES;
+    mx->block = (mx->n + FH_MATRIX_CELLS - 1) / FH_MATRIX_CELLS;
     if (mx->block == 0)
         mx->block = 1;
     mx->m = (mx->n + mx->block - 1) / mx->block;
@@ -139,8 +138,8 @@ static int matrix_names(const struct cp_fleet *fl, struct matrix *mx)
 /* The cell of node name, or -1 when it is not in the matrix. */
 static long cell_of(const struct matrix *mx, const char *name)
 {
-    const char **at = bsearch(&name, mx->names, mx->total, sizeof *mx->names,
-                              compare_names);
+    const char **at =
+        bsearch(&name, mx->names, mx->total, sizeof *mx->names, compare_names);
     size_t i;
 
     if (!at)
@@ -150,11 +149,11 @@ static long cell_of(const struct matrix *mx, const char *name)
 }
 
 /* Counts a link into cell (a, b); the worst link of a node's cell kept. */
-static void put_link(struct matrix *mx, const struct cp_fleet *fl, size_t l,
+static void put_link(struct matrix *mx, const struct fh_fleet *fl, size_t l,
                      long a, long b)
 {
     size_t c = (size_t)a * mx->m + (size_t)b;
-    enum cp_fleet_verdict v = fl->links[l].verdict;
+    enum fh_verdict v = fl->links[l].verdict;
 
     mx->links[c * NV + v]++;
     if (mx->link_at &&
@@ -162,7 +161,7 @@ static void put_link(struct matrix *mx, const struct cp_fleet *fl, size_t l,
         mx->link_at[c] = (long)l;
 }
 
-static int matrix_fill(const struct cp_fleet *fl, struct matrix *mx)
+static int matrix_fill(const struct fh_fleet *fl, struct matrix *mx)
 {
     size_t i, cells = mx->m * mx->m;
 
@@ -191,12 +190,12 @@ static int matrix_fill(const struct cp_fleet *fl, struct matrix *mx)
     }
     for (i = 0; i < fl->nnodes; i++) {
         long a = cell_of(mx, fl->nodes[i].node);
-        enum cp_fleet_verdict v = fl->nodes[i].verdict;
+        enum fh_verdict v = fl->nodes[i].verdict;
         if (a < 0)
             continue;
         mx->nodes[(size_t)a * NV + v]++;
-        if (mx->node_at && (mx->node_at[a] < 0 ||
-                            fl->nodes[mx->node_at[a]].verdict < v))
+        if (mx->node_at &&
+            (mx->node_at[a] < 0 || fl->nodes[mx->node_at[a]].verdict < v))
             mx->node_at[a] = (long)i;
     }
     return 0;
@@ -238,37 +237,36 @@ static void count_text(const unsigned *counts, char *buf, size_t size)
         if (counts[v])
             len += (size_t)snprintf(buf + len, size - len, "%s%u %s",
                                     len ? ", " : "", counts[v],
-                                    cp_fleet_verdict_name(v));
+                                    fh_verdict_name(v));
 }
 
 /* The hover text of a single link's cell. */
-static void link_title(const struct cp_fleet_link *l, char *buf, size_t size)
+static void link_title(const struct fh_link *l, char *buf, size_t size)
 {
     char eff[32];
 
-    snprintf(buf, size,
-             "%s " DASH " %s: %s link, slow in %lld of the %lld jobs that "
-             "measured it, crossed by %lld job%s of %lld user%s; median "
-             "efficiency %s",
-             l->nodes[0], l->nodes[1], cp_fleet_verdict_word(l->verdict),
-             l->jobs_slow, l->jobs_measured, l->jobs_crossed,
-             l->jobs_crossed == 1 ? "" : "s", l->users,
-             l->users == 1 ? "" : "s",
-             cp_svg_format3(l->median_efficiency, CP_SVG_PERCENT, eff,
-                            sizeof eff));
+    snprintf(
+        buf, size,
+        "%s " DASH " %s: %s link, slow in %lld of the %lld jobs that "
+        "measured it, crossed by %lld job%s of %lld user%s; median "
+        "efficiency %s",
+        l->nodes[0], l->nodes[1], fh_verdict_word(l->verdict), l->jobs_slow,
+        l->jobs_measured, l->jobs_crossed, l->jobs_crossed == 1 ? "" : "s",
+        l->users, l->users == 1 ? "" : "s",
+        cp_svg_format3(l->median_efficiency, CP_SVG_PERCENT, eff, sizeof eff));
 }
 
-static void node_title(const struct cp_fleet_node *nd, char *buf, size_t size)
+static void node_title(const struct fh_node *nd, char *buf, size_t size)
 {
     snprintf(buf, size,
              "%s (the node): %s, the straggler in %lld of its %lld jobs, "
              "of %lld of its %lld users",
-             nd->node, cp_fleet_verdict_word(nd->verdict), nd->jobs_straggler,
+             nd->node, fh_verdict_word(nd->verdict), nd->jobs_straggler,
              nd->jobs, nd->users_straggler, nd->users);
 }
 
 /* The hover text of cell (i, j); its worst verdict in *worst (-1: empty). */
-static void cell_title(const struct cp_fleet *fl, const struct matrix *mx,
+static void cell_title(const struct fh_fleet *fl, const struct matrix *mx,
                        size_t i, size_t j, int *worst, char *buf, size_t size)
 {
     const unsigned *links = &mx->links[(i * mx->m + j) * NV];
@@ -295,7 +293,7 @@ static void cell_title(const struct cp_fleet *fl, const struct matrix *mx,
     count_text(links, lt, sizeof lt);
     count_text(nodes ? nodes : links, nt, sizeof nt);
     snprintf(buf, size, "%s " DASH " %s: %s; links: %s%s%s", a, b,
-             cp_fleet_verdict_word(*worst), lt[0] ? lt : "none",
+             fh_verdict_word(*worst), lt[0] ? lt : "none",
              nodes ? "; nodes: " : "", nodes ? (nt[0] ? nt : "none") : "");
 }
 
@@ -303,7 +301,7 @@ struct frame {
     double left, top, side, cw;
 };
 
-static void matrix_cells(FILE *out, const struct cp_fleet *fl,
+static void matrix_cells(FILE *out, const struct fh_fleet *fl,
                          const struct matrix *mx, const struct frame *f)
 {
     char title[640], attrs[160];
@@ -317,16 +315,15 @@ static void matrix_cells(FILE *out, const struct cp_fleet *fl,
                 continue;
             /* not by colour alone: bad outlined, suspect dashed */
             snprintf(attrs, sizeof attrs, "class=\"c-%s\" fill=\"%s\"%s",
-                     cp_fleet_verdict_name(worst), cp_fleet_color(worst),
-                     f->cw < 6                ? ""
-                     : worst == CP_FLEET_BAD ? " stroke=\"#1a1a1a\" "
-                                               "stroke-width=\"1.5\""
-                     : worst == CP_FLEET_SUSPECT
+                     fh_verdict_name(worst), fh_color(worst),
+                     f->cw < 6         ? ""
+                     : worst == FH_BAD ? " stroke=\"#1a1a1a\" "
+                                         "stroke-width=\"1.5\""
+                     : worst == FH_SUSPECT
                          ? " stroke=\"#1a1a1a\" stroke-dasharray=\"3 2\""
                          : " stroke=\"#fff\"");
             cp_svg_rect(out, f->left + f->cw * (double)j,
-                        f->top + f->cw * (double)i, f->cw, f->cw, attrs,
-                        title);
+                        f->top + f->cw * (double)i, f->cw, f->cw, attrs, title);
         }
         fputc('\n', out);
     }
@@ -343,14 +340,16 @@ static void matrix_labels(FILE *out, const struct matrix *mx,
         snprintf(name, sizeof name, "%s", mx->names[i * mx->block]);
         if (strlen(name) > 16)
             memcpy(name + 14, "..", 3);
-        fprintf(out, "<text class=\"tick\" x=\"%s\" y=\"%s\" "
-                     "text-anchor=\"end\">",
+        fprintf(out,
+                "<text class=\"tick\" x=\"%s\" y=\"%s\" "
+                "text-anchor=\"end\">",
                 cp_svg_coord(f->left - 4, b1, sizeof b1),
                 cp_svg_coord(f->top + f->cw * ((double)i + 0.5) + 4, b2,
                              sizeof b2));
         cp_svg_escape(out, name);
-        fprintf(out, "</text><text class=\"tick\" transform=\"translate(%s %s) "
-                     "rotate(-50)\" text-anchor=\"end\">",
+        fprintf(out,
+                "</text><text class=\"tick\" transform=\"translate(%s %s) "
+                "rotate(-50)\" text-anchor=\"end\">",
                 cp_svg_coord(f->left + f->cw * ((double)i + 0.5) + 3, b1,
                              sizeof b1),
                 cp_svg_coord(f->top + f->side + 8, b2, sizeof b2));
@@ -378,33 +377,36 @@ static void matrix_legend(FILE *out)
 
     fputs("<div class=\"legend\">", out);
     for (v = NV - 1; v >= 0; v--)
-        cp_svg_key_box(out, cp_fleet_color(v), 1, cp_fleet_verdict_word(v));
+        cp_svg_key_box(out, fh_color(v), 1, fh_verdict_word(v));
     cp_svg_key_box(out, "#F5F6F7", 1, "no link in the database");
     fputs("</div>\n", out);
 }
 
 /* The caption: what a cell is, and what was left out. */
-static void matrix_caption(FILE *out, const struct cp_fleet *fl,
+static void matrix_caption(FILE *out, const struct fh_fleet *fl,
                            const struct matrix *mx)
 {
-    fprintf(out, "<figcaption>%zu node%s, %zu link%s. Each cell is a node pair "
-                 "that some job crossed, coloured by the fleet's verdict on "
-                 "the link (bad outlined, suspect dashed, where cells are "
-                 "large enough); the diagonal holds each node's own verdict "
-                 "as a straggler. Hover over a cell for its evidence.",
+    fprintf(out,
+            "<figcaption>%zu node%s, %zu link%s. Each cell is a node pair "
+            "that some job crossed, coloured by the fleet's verdict on "
+            "the link (bad outlined, suspect dashed, where cells are "
+            "large enough); the diagonal holds each node's own verdict "
+            "as a straggler. Hover over a cell for its evidence.",
             mx->n, mx->n == 1 ? "" : "s", mx->drawn_links,
             mx->drawn_links == 1 ? "" : "s");
     if (mx->block > 1)
-        fprintf(out, " Each cell is a block of %zu &times; %zu nodes, "
-                     "labelled by its first node, coloured by its worst "
-                     "verdict.",
+        fprintf(out,
+                " Each cell is a block of %zu &times; %zu nodes, "
+                "labelled by its first node, coloured by its worst "
+                "verdict.",
                 mx->block, mx->block);
     if (mx->total > mx->n)
-        fprintf(out, " <b class=\"cut\">Cut: %zu of %zu nodes are not in "
-                     "the matrix (it holds the first %d by name), nor %zu of "
-                     "the %zu links; the tables below rank every link and "
-                     "node.</b>",
-                mx->total - mx->n, mx->total, CP_FLEET_MATRIX_NODES,
+        fprintf(out,
+                " <b class=\"cut\">Cut: %zu of %zu nodes are not in "
+                "the matrix (it holds the first %d by name), nor %zu of "
+                "the %zu links; the tables below rank every link and "
+                "node.</b>",
+                mx->total - mx->n, mx->total, FH_MATRIX_NODES,
                 fl->nlinks - mx->drawn_links, fl->nlinks);
     fputs("</figcaption>\n", out);
 }
@@ -417,7 +419,7 @@ static void matrix_empty(FILE *out)
           out);
 }
 
-int cp_fleet_plot_matrix(FILE *out, const struct cp_fleet *fl)
+int fh_plot_matrix(FILE *out, const struct fh_fleet *fl)
 {
     struct matrix mx = {0};
     struct frame f = {.left = 130, .top = 12};
@@ -437,15 +439,17 @@ int cp_fleet_plot_matrix(FILE *out, const struct cp_fleet *fl)
     f.side = fmin(560, fmax(220, 40.0 * (double)mx.m));
     f.cw = f.side / (double)mx.m;
     /* drawn at most 1.5 times its size: a small fleet stays small */
-    fprintf(out, "<svg class=\"plot matrix\" viewBox=\"0 0 %s %s\" "
-                 "style=\"max-width:%.0fpx\" role=\"img\" "
-                 "aria-labelledby=\"matrix-t\"><title id=\"matrix-t\">The "
-                 "fleet's verdict on each node pair and node</title>\n",
+    fprintf(out,
+            "<svg class=\"plot matrix\" viewBox=\"0 0 %s %s\" "
+            "style=\"max-width:%.0fpx\" role=\"img\" "
+            "aria-labelledby=\"matrix-t\"><title id=\"matrix-t\">The "
+            "fleet's verdict on each node pair and node</title>\n",
             cp_svg_coord(f.left + f.side + 20, b1, sizeof b1),
             cp_svg_coord(f.top + f.side + label_room(&mx), b2, sizeof b2),
             1.5 * (f.left + f.side + 20));
-    fprintf(out, "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" "
-                 "fill=\"#F5F6F7\" stroke=\"#333\" stroke-width=\".5\"/>\n",
+    fprintf(out,
+            "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" "
+            "fill=\"#F5F6F7\" stroke=\"#333\" stroke-width=\".5\"/>\n",
             cp_svg_coord(f.left, b1, sizeof b1),
             cp_svg_coord(f.top, b2, sizeof b2),
             cp_svg_coord(f.side, b3, sizeof b3), b3);
@@ -472,18 +476,17 @@ struct step {
 /* What a plot's y axis shows: the efficiency, or, for a link none of
  * whose steps has one, the bandwidth. */
 struct series {
-    const struct cp_fleet_link *link;
+    const struct fh_link *link;
     struct step *steps; /* drawn: steps[0..n), by end time */
     size_t n;
-    size_t missing;     /* of the latest, without the value */
-    size_t older;       /* not drawn: older than the latest */
-    int bandwidth;      /* 1: bandwidth_Bps, 0: efficiency */
-    double lo, hi;      /* of the times drawn */
+    size_t missing; /* of the latest, without a time or the value */
+    size_t older;   /* not drawn: older than the latest */
+    int bandwidth;  /* 1: bandwidth_Bps, 0: efficiency */
+    double lo, hi;  /* of the times drawn */
     double ymax;
 };
 
-static double value_of(const struct series *s,
-                       const struct cp_fleet_link_point *p)
+static double value_of(const struct series *s, const struct fh_link_step *p)
 {
     return s->bandwidth ? p->bandwidth_Bps : p->efficiency;
 }
@@ -497,8 +500,8 @@ static int compare_steps(const void *x, const void *y)
     return (a->i > b->i) - (a->i < b->i);
 }
 
-/* The latest CP_FLEET_PAIR_POINTS steps of l with a value, by time. */
-static int series_of(const struct cp_fleet_link *l, struct series *s)
+/* The latest FH_PAIR_POINTS steps of l with a value, by time. */
+static int series_of(const struct fh_link *l, struct series *s)
 {
     size_t i, k = 0, first;
 
@@ -515,15 +518,12 @@ static int series_of(const struct cp_fleet_link *l, struct series *s)
         s->steps[i].i = i;
     }
     qsort(s->steps, l->nhistory, sizeof *s->steps, compare_steps);
-    first = l->nhistory > CP_FLEET_PAIR_POINTS
-                ? l->nhistory - CP_FLEET_PAIR_POINTS
-                : 0;
+    first = l->nhistory > FH_PAIR_POINTS ? l->nhistory - FH_PAIR_POINTS : 0;
     s->older = first;
-    s->ymax = s->bandwidth && isfinite(l->reference_Bps) ? l->reference_Bps
-                                                          : 1;
+    s->ymax = s->bandwidth && isfinite(l->reference_Bps) ? l->reference_Bps : 1;
     for (i = first; i < l->nhistory; i++) {
         double v = value_of(s, &l->history[s->steps[i].i]);
-        if (!isfinite(v)) {
+        if (!isfinite(v) || !isfinite(s->steps[i].t)) {
             s->missing++;
             continue;
         }
@@ -542,21 +542,20 @@ static const struct {
     const char *color;
     int filled;
     const char *label;
-} marks[CP_FLEET_NMARKS] = {
-    [CP_FLEET_SLOW] = {CP_SVG_CIRCLE, "#D55E00", 1, "slow"},
-    [CP_FLEET_MARK_SUSPECT] = {CP_SVG_TRIANGLE, "#E69F00", 1, "suspect"},
-    [CP_FLEET_MARK_OK] = {CP_SVG_CIRCLE, "#0072B2", 0, "ok"},
-    [CP_FLEET_UNCLEAR] = {CP_SVG_SQUARE, "#777777", 0, "unclear"},
+} marks[FH_NMARKS] = {
+    [FH_SLOW] = {CP_SVG_CIRCLE, "#D55E00", 1, "slow"},
+    [FH_MARK_SUSPECT] = {CP_SVG_TRIANGLE, "#E69F00", 1, "suspect"},
+    [FH_MARK_OK] = {CP_SVG_CIRCLE, "#0072B2", 0, "ok"},
+    [FH_UNCLEAR] = {CP_SVG_SQUARE, "#777777", 0, "unclear"},
 };
 
 /* The time axis: a grid line and a label at each whole hour, day or week
  * (the first step giving at most six), dates past a day's step. */
 static void time_ticks(FILE *out, const struct cp_svg_plot *p)
 {
-    static const double steps[] = {3600,      7200,      3 * 3600,
-                                   6 * 3600,  12 * 3600, 86400,
-                                   2 * 86400, 7 * 86400, 14 * 86400,
-                                   28 * 86400, 91 * 86400, 364 * 86400};
+    static const double steps[] = {
+        3600,      7200,      3 * 3600,   6 * 3600,   12 * 3600,  86400,
+        2 * 86400, 7 * 86400, 14 * 86400, 28 * 86400, 91 * 86400, 364 * 86400};
     double step = steps[0], t, x;
     char b1[32], b2[32], b3[32], b4[32], text[40];
     size_t k;
@@ -572,20 +571,21 @@ static void time_ticks(FILE *out, const struct cp_svg_plot *p)
         time_t secs = (time_t)t;
         struct tm tm;
         if (!gmtime_r(&secs, &tm) ||
-            !strftime(text, sizeof text, step >= 86400 ? "%Y-%m-%d"
-                                                       : "%m-%d %H:%M",
-                      &tm))
+            !strftime(text, sizeof text,
+                      step >= 86400 ? "%Y-%m-%d" : "%m-%d %H:%M", &tm))
             continue;
         x = cp_svg_axis_map(&p->x, t);
         cp_svg_coord(x, b1, sizeof b1);
-        fprintf(out, "<line class=\"grid\" x1=\"%s\" y1=\"%s\" x2=\"%s\" "
-                     "y2=\"%s\"/>",
+        fprintf(out,
+                "<line class=\"grid\" x1=\"%s\" y1=\"%s\" x2=\"%s\" "
+                "y2=\"%s\"/>",
                 b1, cp_svg_coord(p->y.px_lo, b2, sizeof b2), b1,
                 cp_svg_coord(p->y.px_hi, b3, sizeof b3));
         /* a label that would stick out of the plot is left out */
         if (x - p->x.px_lo >= 30 && p->x.px_hi - x >= 30)
-            fprintf(out, "<text class=\"tick\" x=\"%s\" y=\"%s\" "
-                         "text-anchor=\"middle\">%s</text>",
+            fprintf(out,
+                    "<text class=\"tick\" x=\"%s\" y=\"%s\" "
+                    "text-anchor=\"middle\">%s</text>",
                     b1, cp_svg_coord(p->y.px_lo + 16, b4, sizeof b4), text);
         fputc('\n', out);
     }
@@ -598,11 +598,12 @@ static void series_draw(FILE *out, const struct cp_svg_plot *p,
     char bx[32], by[32], title[512], val[32], bw[32];
     size_t k;
 
-    fprintf(out, "<path fill=\"none\" stroke=\"#999\" stroke-width=\"1\" "
-                 "clip-path=\"url(#%s-clip)\" d=\"",
+    fprintf(out,
+            "<path fill=\"none\" stroke=\"#999\" stroke-width=\"1\" "
+            "clip-path=\"url(#%s-clip)\" d=\"",
             p->id);
     for (k = 0; k < s->n; k++) {
-        const struct cp_fleet_link_point *q = &s->link->history[s->steps[k].i];
+        const struct fh_link_step *q = &s->link->history[s->steps[k].i];
         fprintf(out, "%s%s %s", k ? "L" : "M",
                 cp_svg_coord(cp_svg_axis_map(&p->x, q->end.t), bx, sizeof bx),
                 cp_svg_coord(cp_svg_axis_map(&p->y, value_of(s, q)), by,
@@ -610,16 +611,15 @@ static void series_draw(FILE *out, const struct cp_svg_plot *p,
     }
     fputs("\"/>\n<g class=\"pts\">", out);
     for (k = 0; k < s->n; k++) {
-        const struct cp_fleet_link_point *q = &s->link->history[s->steps[k].i];
-        snprintf(title, sizeof title,
-                 "job %s, step %s, user %s, ended %s: efficiency %s, %s, %s "
-                 "(from %s)",
-                 q->job, q->step, q->user, q->end.text,
-                 cp_svg_format3(q->efficiency, CP_SVG_PERCENT, val,
-                                sizeof val),
-                 cp_svg_format3(q->bandwidth_Bps, CP_SVG_BANDWIDTH, bw,
-                                sizeof bw),
-                 cp_fleet_mark_name(q->mark), q->source);
+        const struct fh_link_step *q = &s->link->history[s->steps[k].i];
+        snprintf(
+            title, sizeof title,
+            "job %s, step %s, user %s, ended %s: efficiency %s, %s, %s "
+            "(from %s)",
+            q->job, q->step, q->user, q->end.text,
+            cp_svg_format3(q->efficiency, CP_SVG_PERCENT, val, sizeof val),
+            cp_svg_format3(q->bandwidth_Bps, CP_SVG_BANDWIDTH, bw, sizeof bw),
+            fh_mark_name(q->mark), q->source);
         cp_svg_marker(out, marks[q->mark].shape,
                       cp_svg_axis_map(&p->x, q->end.t),
                       cp_svg_axis_map(&p->y, value_of(s, q)), 4.5,
@@ -638,9 +638,10 @@ static void reference_line(FILE *out, const struct cp_svg_plot *p,
 
     if (!isfinite(y))
         return;
-    fprintf(out, "<path fill=\"none\" stroke=\"#009E73\" stroke-width=\"1.5\" "
-                 "stroke-dasharray=\"6 4\" d=\"M%s %sH%s\"><title>the "
-                 "reference</title></path>\n",
+    fprintf(out,
+            "<path fill=\"none\" stroke=\"#009E73\" stroke-width=\"1.5\" "
+            "stroke-dasharray=\"6 4\" d=\"M%s %sH%s\"><title>the "
+            "reference</title></path>\n",
             cp_svg_coord(p->x.px_lo, b1, sizeof b1),
             cp_svg_coord(cp_svg_axis_map(&p->y, y), b2, sizeof b2),
             cp_svg_coord(p->x.px_hi, b3, sizeof b3));
@@ -650,8 +651,9 @@ static void series_caption(FILE *out, const struct series *s)
 {
     char ref[32];
 
-    fprintf(out, "<figcaption>%s of each step that measured the link, "
-                 "against the step's end (UTC); dashed: ",
+    fprintf(out,
+            "<figcaption>%s of each step that measured the link, "
+            "against the step's end (UTC); dashed: ",
             s->bandwidth ? "Bandwidth (no step has an efficiency)"
                          : "Efficiency (measured over reference bandwidth)");
     if (s->bandwidth)
@@ -663,15 +665,20 @@ static void series_caption(FILE *out, const struct series *s)
     fprintf(out, ". %zu point%s drawn", s->n, s->n == 1 ? "" : "s");
     if (s->older)
         fprintf(out, "; <b class=\"cut\">the latest %d of %zu steps</b>",
-                CP_FLEET_PAIR_POINTS, s->link->nhistory);
+                FH_PAIR_POINTS, s->link->nhistory);
     if (s->missing)
-        fprintf(out, "; %zu without a%s not drawn", s->missing,
+        fprintf(out, "; %zu without a time or a%s not drawn", s->missing,
                 s->bandwidth ? " bandwidth" : "n efficiency");
+    if (s->link->history_total > (long long)s->link->nhistory)
+        fprintf(out,
+                "; <b class=\"cut\">the document holds the latest %zu "
+                "of the link's %lld steps</b>",
+                s->link->nhistory, s->link->history_total);
     fputs(".</figcaption>\n", out);
 }
 
 /* One link's figure, "pair-K". */
-static int pair_plot(FILE *out, const struct cp_fleet_link *l, size_t k)
+static int pair_plot(FILE *out, const struct fh_link *l, size_t k)
 {
     struct cp_svg_plot p = {0};
     struct series s;
@@ -684,7 +691,7 @@ static int pair_plot(FILE *out, const struct cp_fleet_link *l, size_t k)
     fputs(" &ndash; ", out);
     cp_svg_escape(out, l->nodes[1]);
     fputc(' ', out);
-    cp_fleet_badge(out, l->verdict);
+    fh_badge(out, l->verdict);
     fputs("</h3>\n", out);
     if (s.n == 0) {
         fprintf(out, "<p class=\"empty\">No step of this link has a%s.</p>\n",
@@ -724,15 +731,15 @@ static int pair_plot(FILE *out, const struct cp_fleet_link *l, size_t k)
     return 0;
 }
 
-static void pairs_nav(FILE *out, const struct cp_fleet *fl,
-                      const size_t *order, size_t n)
+static void pairs_nav(FILE *out, const struct fh_fleet *fl, const size_t *order,
+                      size_t n)
 {
     size_t k;
 
     fputs("<nav class=\"pairnav\" aria-label=\"links with a plot\">Show: ",
           out);
     for (k = 0; k < n; k++) {
-        const struct cp_fleet_link *l = &fl->links[order[k]];
+        const struct fh_link *l = &fl->links[order[k]];
         fprintf(out, "<a href=\"#pair-%zu\">", k + 1);
         cp_svg_escape(out, l->nodes[0]);
         fputs(" &ndash; ", out);
@@ -742,13 +749,13 @@ static void pairs_nav(FILE *out, const struct cp_fleet *fl,
     fputs("<a href=\"#over-time\">all of them</a></nav>\n", out);
 }
 
-int cp_fleet_plot_pairs(FILE *out, const struct cp_fleet *fl,
-                        const size_t *order, size_t n)
+int fh_plot_pairs(FILE *out, const struct fh_fleet *fl, const size_t *order,
+                  size_t n)
 {
     size_t k;
 
-    if (n > CP_FLEET_PAIR_PLOTS)
-        n = CP_FLEET_PAIR_PLOTS;
+    if (n > FH_PAIR_PLOTS)
+        n = FH_PAIR_PLOTS;
     if (n == 0) {
         fputs("<p class=\"empty\">No link is bad or suspect: nothing to "
               "follow over time.</p>\n",
@@ -762,9 +769,9 @@ int cp_fleet_plot_pairs(FILE *out, const struct cp_fleet *fl,
             return -1;
     fputs("</div>\n", out);
     fputs("<div class=\"legend\">", out);
-    for (k = CP_FLEET_NMARKS; k-- > 0;)
-        cp_svg_key_marker(out, marks[k].shape, marks[k].color,
-                          marks[k].filled, marks[k].label);
+    for (k = FH_NMARKS; k-- > 0;)
+        cp_svg_key_marker(out, marks[k].shape, marks[k].color, marks[k].filled,
+                          marks[k].label);
     cp_svg_key_line(out, "#009E73", "6 4", 1.5, "reference");
     fputs("</div>\n", out);
     return 0;
