@@ -37,7 +37,7 @@
 #include "pagecheck.h"
 #include "tap.h"
 
-static char tmp[] = "/tmp/cp-fleet-XXXXXX";
+static char tmp[] = "/tmp/cp-fleethtml-XXXXXX";
 
 static const char *srcdir(void)
 {
