@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +51,10 @@ static void usage(FILE *out)
             "                    after %d s\n"
             "  --exit-with PID   end when process PID has ended (after one last\n"
             "                    look)\n"
+            "  --metrics FILE    write the job's metrics there at each look, in\n"
+            "                    Prometheus's text format (node_exporter's\n"
+            "                    textfile collector: FILE ends in .prom), whole\n"
+            "                    or not at all; removed when the watch ends\n"
             "  --once            look once, judge, and exit\n"
             "  -q, --quiet       nothing on stderr but errors (watch.log is\n"
             "                    still written)\n"
@@ -61,7 +66,7 @@ static void usage(FILE *out)
 
 struct wargs {
     double interval_s, hang_after_s;
-    const char *alert;
+    const char *alert, *metrics;
     long exit_with;
     int once, quiet;
 };
@@ -90,6 +95,12 @@ static int take(int c, const char *arg, void *ctx)
         if (errno || *end || a->exit_with <= 0)
             return cp_cli_usage_error("watch", "--exit-with %s: not a process "
                                       "id", arg) ? -1 : 0;
+        return 0;
+    case 'm':
+        if (arg[0] != '/')
+            return cp_cli_usage_error("watch", "--metrics %s: give an "
+                                      "absolute path", arg) ? -1 : 0;
+        a->metrics = arg;
         return 0;
     case 'o': a->once = 1; return 0;
     case 'q': a->quiet = 1; return 0;
@@ -186,6 +197,38 @@ static void run_alert(const char *prog, const char *dir, const char *msg)
                ALERT_TIMEOUT_S);
 }
 
+/* The metrics into a.metrics: a temporary beside it (O_EXCL, O_NOFOLLOW),
+ * renamed over it, so that a reader sees a whole file or the last one. */
+static void write_metrics(struct cp_watch *w, const struct wargs *a,
+                          unsigned hangs)
+{
+    char tmp[4200], user[64];
+    const char *slash = strrchr(a->metrics, '/');
+    struct passwd *pw = getpwuid(getuid());
+    FILE *f;
+    int fd, rc;
+
+    snprintf(user, sizeof user, "%s", pw ? pw->pw_name : "");
+    if (snprintf(tmp, sizeof tmp, "%.*s/.%s.%ld.tmp",
+                 (int)(slash - a->metrics), a->metrics, slash + 1,
+                 (long)getpid()) >= (int)sizeof tmp)
+        return;
+    unlink(tmp);
+    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0 || !(f = fdopen(fd, "w"))) {
+        cp_cli_say(stderr, "collprof watch: %s: %s", tmp, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return;
+    }
+    rc = cp_watch_metrics(w, f, user, now_ns(), hangs);
+    if (fclose(f) != 0 || rc < 0 || rename(tmp, a->metrics) < 0) {
+        cp_cli_say(stderr, "collprof watch: %s: %s", a->metrics,
+                   strerror(errno));
+        unlink(tmp);
+    }
+}
+
 struct said {
     char *line[HEADLINES_MAX];
     size_t n;
@@ -274,6 +317,7 @@ static int watch_loop(struct cp_watch *w, const char *dir,
     uint64_t last_check = 0, hang_ns = (uint64_t)(a->hang_after_s * 1e9);
     struct cp_error note, err;
     int named = 0, over = 0, rc = 0;
+    unsigned hangs = 0;
     size_t i;
 
     for (;;) {
@@ -291,8 +335,13 @@ static int watch_loop(struct cp_watch *w, const char *dir,
         if (cp_watch_suspect(w, now, hang_ns, 10.0, &sus) &&
             (!last_check || now - last_check >= hang_ns)) {
             last_check = now;
-            named |= check_hang(w, dir, a, &said) == 1;
+            if (check_hang(w, dir, a, &said) == 1) {
+                named = 1;
+                hangs++;
+            }
         }
+        if (a->metrics)
+            write_metrics(w, a, hangs);
         if (a->once || over)
             break;
         over = job_over(w, a); /* one last look after the end */
@@ -301,6 +350,8 @@ static int watch_loop(struct cp_watch *w, const char *dir,
     }
     for (i = 0; i < said.n; i++)
         free(said.line[i]);
+    if (a->metrics && !a->once)
+        unlink(a->metrics); /* the step's series end with it */
     if (rc == 0 && a->once && named)
         rc = EXIT_HUNG;
     return rc;
@@ -313,11 +364,12 @@ int cp_cmd_watch(int argc, char **argv)
         {"hang-after", required_argument, 0, 'H'},
         {"alert", required_argument, 0, 'a'},
         {"exit-with", required_argument, 0, 'e'},
+        {"metrics", required_argument, 0, 'm'},
         {"once", no_argument, 0, 'o'},
         {"quiet", no_argument, 0, 'q'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
-    struct wargs a = {5.0, 60.0, NULL, 0, 0, 0};
+    struct wargs a = {5.0, 60.0, NULL, NULL, 0, 0, 0};
     struct cp_watch *w;
     struct cp_error err;
     const char *dir;

@@ -14,6 +14,7 @@
 
 #include "collprof/cp_logfmt.h"
 #include "cp_log4src.h"
+#include "cp_model.h"
 #include "cp_path.h"
 #include "cp_watch.h"
 
@@ -36,13 +37,28 @@ struct wlog {
     uint64_t last_end;
     int closed;
     time_t first_seen;      /* when the directory first showed it */
+    char job[64], step[64];
+    uint64_t calls, bytes, busy_ns; /* its finished calls, since its start */
 };
 
-/* The longest finished call of a communicator and op. */
+/* A communicator and op: its longest finished call; its calls, bytes and
+ * time in NCCL on this node's ranks, since their start and since the last
+ * metrics (iv_: bytes x busbw factor, for the interval's busbw). */
 struct sigmax {
     uint64_t comm;
     uint8_t op;
+    uint32_t nranks;
     uint64_t max_ns;
+    uint64_t calls, bytes, busy_ns;
+    double iv_busbytes;
+    uint64_t iv_ns;
+    double busbw;           /* of the last interval that had calls */
+};
+
+/* A communicator's name, from its creation records. */
+struct commname {
+    uint64_t comm;
+    char name[CP_COMM_NAME_LEN + 1];
 };
 
 struct cp_watch {
@@ -51,6 +67,8 @@ struct cp_watch {
     size_t nlogs, cap;
     struct sigmax *sig;
     size_t nsig, sigcap;
+    struct commname *names;
+    size_t nnames, namecap;
     char host[256];
     union cp_rec buf[CHUNK];
 };
@@ -83,14 +101,28 @@ void cp_watch_close(struct cp_watch *w)
     }
     free(w->logs);
     free(w->sig);
+    free(w->names);
     free(w->dir);
     free(w);
+}
+
+/* Calls of one collective are one signature whichever of its entry points
+ * (ncclBcast, ncclBroadcast) they came through: keyed by the collective,
+ * other ops apart. */
+static uint8_t sig_key(uint8_t op)
+{
+    enum cp_coll coll;
+
+    return cp_model_coll_from_op(op, &coll) == 0 ? (uint8_t)coll
+                                                  : (uint8_t)(128 + op % 128);
 }
 
 static struct sigmax *sig_of(struct cp_watch *w, uint64_t comm, uint8_t op,
                              int add)
 {
     size_t i;
+
+    op = sig_key(op);
 
     for (i = 0; i < w->nsig; i++)
         if (w->sig[i].comm == comm && w->sig[i].op == op)
@@ -105,25 +137,81 @@ static struct sigmax *sig_of(struct cp_watch *w, uint64_t comm, uint8_t op,
         w->sig = g;
         w->sigcap = cap;
     }
+    memset(&w->sig[w->nsig], 0, sizeof w->sig[0]);
     w->sig[w->nsig].comm = comm;
     w->sig[w->nsig].op = op;
-    w->sig[w->nsig].max_ns = 0;
     return &w->sig[w->nsig++];
 }
 
 /* A finished call of log l. */
+/* The bytes a call moves as NCCL counts them (0: not a known op). */
+static uint64_t call_bytes(const struct cp_rec_call *c)
+{
+    enum cp_coll coll;
+    double n;
+
+    if (cp_model_coll_from_op(c->op, &coll) < 0 || c->nranks == 0)
+        return 0;
+    n = cp_model_bytes_from_count(coll, c->count, cp_dtype_size(c->dtype),
+                                  c->nranks);
+    return n == n && n > 0 ? (uint64_t)n : 0;
+}
+
 static void finished(struct cp_watch *w, struct wlog *l,
                      const struct cp_rec_call *c)
 {
     struct sigmax *g;
+    enum cp_coll coll;
+    uint64_t dur, bytes;
 
     if (c->end_ns > l->last_end)
         l->last_end = c->end_ns;
     if (c->end_ns < c->start_ns || (c->flags & CP_CALL_NO_COMM))
         return;
+    dur = c->end_ns - c->start_ns;
+    bytes = call_bytes(c);
+    l->calls++;
+    l->bytes += bytes;
+    l->busy_ns += dur;
     g = sig_of(w, c->comm_id, c->op, 1);
-    if (g && c->end_ns - c->start_ns > g->max_ns)
-        g->max_ns = c->end_ns - c->start_ns;
+    if (!g)
+        return;
+    if (dur > g->max_ns)
+        g->max_ns = dur;
+    g->nranks = c->nranks;
+    g->calls++;
+    g->bytes += bytes;
+    g->busy_ns += dur;
+    if (cp_model_coll_from_op(c->op, &coll) == 0 && c->nranks > 0) {
+        double f = cp_model_busbw_factor(coll, c->nranks);
+        if (f == f) /* not NaN */
+            g->iv_busbytes += (double)bytes * f;
+        g->iv_ns += dur;
+    }
+}
+
+/* A communicator's creation: its name, when it has one. */
+static void comm_named(struct cp_watch *w, const struct cp_rec_comm *c)
+{
+    size_t i;
+
+    if (!c->name[0])
+        return;
+    for (i = 0; i < w->nnames; i++)
+        if (w->names[i].comm == c->comm_id)
+            return;
+    if (w->nnames == w->namecap) {
+        size_t cap = w->namecap ? 2 * w->namecap : 16;
+        struct commname *g;
+        if (cap > SIG_MAX || !(g = realloc(w->names, cap * sizeof *g)))
+            return;
+        w->names = g;
+        w->namecap = cap;
+    }
+    w->names[w->nnames].comm = c->comm_id;
+    memcpy(w->names[w->nnames].name, c->name, CP_COMM_NAME_LEN);
+    w->names[w->nnames].name[CP_COMM_NAME_LEN] = '\0';
+    w->nnames++;
 }
 
 /* ---- opening a log ------------------------------------------------------ */
@@ -180,6 +268,9 @@ static int open_log(struct wlog *l, struct cp_error *note)
     snprintf(l->node, sizeof l->node, "%.*s", (int)sizeof h.node, h.node);
     snprintf(l->host, sizeof l->host, "%.*s", (int)sizeof h.hostname,
              h.hostname);
+    snprintf(l->job, sizeof l->job, "%.*s", (int)sizeof h.job_id, h.job_id);
+    snprintf(l->step, sizeof l->step, "%.*s", (int)sizeof h.step_id,
+             h.step_id);
     return 0;
 }
 
@@ -245,8 +336,9 @@ static void on_ring(void *arg, uint64_t slot, const void *rec)
     (void)slot;
     if (r->kind != CP_REC_CALL)
         return;
-    if (r->call.end_ns != 0) {
-        finished(x->w, x->l, &r->call);
+    if (r->call.end_ns != 0) { /* counted when the stream gives it */
+        if (r->call.end_ns > x->l->last_end)
+            x->l->last_end = r->call.end_ns;
         return;
     }
     if (!x->l->inflight_start || r->call.start_ns < x->l->inflight_start) {
@@ -271,6 +363,8 @@ static int follow_log(struct cp_watch *w, struct wlog *l, struct cp_error *note)
         for (i = 0; i < n; i++)
             if (w->buf[i].kind == CP_REC_CALL && w->buf[i].call.end_ns)
                 finished(w, l, &w->buf[i].call);
+            else if (w->buf[i].kind == CP_REC_COMM)
+                comm_named(w, &w->buf[i].comm);
     }
     if (got < 0) {
         const struct cp_error *p = cp_log4src_problem(l->src);
@@ -393,4 +487,159 @@ int cp_watch_alive(const struct cp_watch *w, const char *path)
             return log_alive(w, l);
     }
     return -1;
+}
+
+/* ---- metrics ------------------------------------------------------------ */
+
+/* v as a Prometheus label value: backslash, double quote and newline
+ * escaped, other control bytes dropped. */
+static void label(FILE *out, const char *v)
+{
+    for (; *v; v++) {
+        if (*v == '\\' || *v == '"')
+            fprintf(out, "\\%c", *v);
+        else if (*v == '\n')
+            fputs("\\n", out);
+        else if ((unsigned char)*v >= 0x20 && *v != 0x7f)
+            fputc(*v, out);
+    }
+}
+
+static const char *comm_label(const struct cp_watch *w, uint64_t comm,
+                              char *buf, size_t len)
+{
+    size_t i;
+
+    for (i = 0; i < w->nnames; i++)
+        if (w->names[i].comm == comm)
+            return w->names[i].name;
+    snprintf(buf, len, "%016llx", (unsigned long long)comm);
+    return buf;
+}
+
+/* job, step and user; with_node: the log's node too. */
+static void job_labels(FILE *out, const struct wlog *l, const char *user,
+                       int with_node)
+{
+    fputs("job=\"", out);
+    label(out, l->job);
+    fputs("\",step=\"", out);
+    label(out, l->step);
+    fputs("\",user=\"", out);
+    label(out, user);
+    if (with_node) {
+        fputs("\",node=\"", out);
+        label(out, l->node);
+    }
+    fputc('"', out);
+}
+
+static void head(FILE *out, const char *name, const char *type,
+                 const char *help)
+{
+    fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* Per rank: calls, time in NCCL, bytes (counters) and the oldest call in
+ * flight (a gauge). */
+static void rank_metrics(const struct cp_watch *w, FILE *out,
+                         const char *user, uint64_t now_ns)
+{
+    static const struct {
+        const char *name, *type, *help;
+    } m[] = {
+        {"collprof_calls_total", "counter", "NCCL calls that returned"},
+        {"collprof_nccl_seconds_total", "counter",
+         "time inside NCCL calls that returned"},
+        {"collprof_bytes_total", "counter",
+         "bytes of the calls that returned, as NCCL counts them"},
+        {"collprof_inflight_oldest_seconds", "gauge",
+         "age of the oldest NCCL call in flight (0: none)"},
+    };
+    size_t k, i;
+
+    for (k = 0; k < sizeof m / sizeof m[0]; k++) {
+        head(out, m[k].name, m[k].type, m[k].help);
+        for (i = 0; i < w->nlogs; i++) {
+            const struct wlog *l = &w->logs[i];
+            double v = k == 0   ? (double)l->calls
+                       : k == 1 ? (double)l->busy_ns / 1e9
+                       : k == 2 ? (double)l->bytes
+                       : l->inflight_start && l->inflight_start < now_ns
+                           ? (double)(now_ns - l->inflight_start) / 1e9
+                           : 0.0;
+            if (!l->src)
+                continue;
+            fprintf(out, "%s{", m[k].name);
+            job_labels(out, l, user, 1);
+            fprintf(out, ",rank=\"%d\"} %.9g\n", l->rank, v);
+        }
+    }
+}
+
+/* Per communicator and op, this node's ranks: calls (counter) and the
+ * busbw of the calls since the last metrics (time-weighted; a gauge). */
+static void comm_metrics(struct cp_watch *w, FILE *out, const char *user)
+{
+    const struct wlog *l0 = NULL;
+    char buf[32];
+    size_t i, k;
+
+    for (i = 0; i < w->nlogs && !l0; i++)
+        if (w->logs[i].src)
+            l0 = &w->logs[i];
+    if (!l0)
+        return;
+    for (k = 0; k < 2; k++) {
+        head(out, k ? "collprof_busbw_bytes_per_second"
+                    : "collprof_comm_calls_total",
+             k ? "gauge" : "counter",
+             k ? "bus bandwidth of the calls that returned since the "
+                 "refresh before (time-weighted over the ranks watched; "
+                 "kept while no call returns)"
+               : "NCCL calls that returned, per communicator and op, "
+                 "over the ranks watched");
+        for (i = 0; i < w->nsig; i++) {
+            struct sigmax *g = &w->sig[i];
+            if (k && g->iv_ns)
+                g->busbw = g->iv_busbytes / ((double)g->iv_ns / 1e9);
+            if ((k && (g->busbw <= 0 || g->nranks < 2)) || g->op >= 128)
+                continue;
+            fprintf(out, "%s{", k ? "collprof_busbw_bytes_per_second"
+                                  : "collprof_comm_calls_total");
+            job_labels(out, l0, user, 0);
+            fputs(",communicator=\"", out);
+            label(out, comm_label(w, g->comm, buf, sizeof buf));
+            fprintf(out, "\",comm_id=\"%016llx\",op=\"%s\"} %.9g\n",
+                    (unsigned long long)g->comm,
+                    g->op < 128 ? cp_model_coll_name((enum cp_coll)g->op)
+                                : "other",
+                    k ? g->busbw : (double)g->calls);
+        }
+    }
+    for (i = 0; i < w->nsig; i++) {
+        w->sig[i].iv_busbytes = 0;
+        w->sig[i].iv_ns = 0;
+    }
+}
+
+int cp_watch_metrics(struct cp_watch *w, FILE *out, const char *user,
+                     uint64_t now_ns, unsigned hangs)
+{
+    const struct wlog *l0 = NULL;
+    size_t i;
+
+    rank_metrics(w, out, user, now_ns);
+    comm_metrics(w, out, user);
+    for (i = 0; i < w->nlogs && !l0; i++)
+        if (w->logs[i].src)
+            l0 = &w->logs[i];
+    head(out, "collprof_hangs_named_total", "counter",
+         "hangs collprof watch named in this step");
+    if (l0) {
+        fputs("collprof_hangs_named_total{", out);
+        job_labels(out, l0, user, 0);
+        fprintf(out, "} %u\n", hangs);
+    }
+    return ferror(out) ? -1 : 0;
 }

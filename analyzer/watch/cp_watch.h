@@ -17,6 +17,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "cp_error.h"
 
@@ -60,5 +61,16 @@ size_t cp_watch_logs(const struct cp_watch *w, size_t *done);
  * (another host's process, a log not followed).  A pid reused by another
  * process since is taken for the writer (docs/watch.md). */
 int cp_watch_alive(const struct cp_watch *w, const char *path);
+
+/* The metrics of the logs followed, in Prometheus's text exposition
+ * format (node_exporter's textfile collector reads it), labelled with the
+ * job, step, user (given) and node: per rank collprof_calls_total,
+ * collprof_nccl_seconds_total, collprof_bytes_total and
+ * collprof_inflight_oldest_seconds; per communicator and op
+ * collprof_comm_calls_total and collprof_busbw_bytes_per_second (the calls
+ * since the last call of this function); collprof_hangs_named_total
+ * (hangs).  docs/watch.md lists them.  0, or -1 when out failed. */
+int cp_watch_metrics(struct cp_watch *w, FILE *out, const char *user,
+                     uint64_t now_ns, unsigned hangs);
 
 #endif

@@ -83,6 +83,89 @@ ok $([ $w_rc -eq 0 ] && [ ! -e "$work/healthy/logs/watch.log" ] &&
 "$collprof" watch --once "$work/healthy/logs" >"$work/once.out" 2>&1
 ok $([ $? -eq 0 ] && [ ! -s "$work/once.out" ]; echo $?) "--once on its finished logs: exit 0, silent"
 
+# ---- metrics for dashboards ----------------------------------------------------
+# a 3d run slow enough to be seen mid-way (25 MB/s between its 2 nodes)
+m=$work/metrics
+mkdir -p "$m/logs"
+printf 'nodes 2\nintra latency=5us bandwidth=200MB/s\ninter latency=20us bandwidth=25MB/s\n' >"$m/t.topo"
+SLURM_JOB_ID=77 SLURM_STEP_ID=0 "$collprof" record -q -o "$m/logs" -- "$simrun" -n 4 \
+    --nodes 2 --topo "$m/t.topo" -- "$train_sim" --pattern 3d --steps 100 \
+    --quiet >"$m/rec.out" 2>&1 &
+rec=$!
+timeout 60 "$collprof" watch --interval 200ms --metrics "$m/job.prom" \
+    --exit-with $rec "$m/logs" >"$m/out" 2>"$m/err" &
+wpid=$!
+# the log thread publishes at least once a second: a snapshot once the
+# calls of every rank and a bandwidth are in it
+i=0
+while [ $i -lt 150 ]; do
+    cp "$m/job.prom" "$m/snap.prom" 2>/dev/null &&
+        grep -q '^collprof_busbw_bytes_per_second{' "$m/snap.prom" &&
+        [ "$(grep -c '^collprof_calls_total{.*} [1-9]' "$m/snap.prom")" -eq 4 ] && break
+    sleep 0.1
+    i=$((i + 1))
+done
+wait $rec
+wait $wpid
+ok $? "watch --metrics: exit 0 with the job"
+check "the metrics file was written while the job ran" test -s "$m/snap.prom"
+ok $([ ! -e "$m/job.prom" ] && [ -z "$(ls -A "$m" | grep '\.tmp$')" ]; echo $?) \
+    "... and removed at the end, no temporary left"
+if command -v promtool >/dev/null 2>&1; then
+    promtool check metrics <"$m/snap.prom" >"$m/promtool.out" 2>&1
+    ok $? "promtool check metrics: clean ($(head -c 200 "$m/promtool.out"))"
+else
+    skip 1 "promtool not installed (Debian: prometheus)"
+fi
+# Prometheus's own parser: Debian's python3-prometheus-client is for the
+# system's python3
+pyprom=""
+for py in /usr/bin/python3 python3; do
+    "$py" -c 'import prometheus_client' 2>/dev/null && { pyprom=$py; break; }
+done
+if [ -n "$pyprom" ]; then
+    "$pyprom" - "$m/snap.prom" "$s/contrib/grafana/collprof-watch.json" \
+        >"$m/checks" <<'PY'
+import json, re, sys
+from prometheus_client.parser import text_string_to_metric_families
+fams = {f.name: f for f in text_string_to_metric_families(open(sys.argv[1]).read())}
+samples = [s for f in fams.values() for s in f.samples]
+names = {s.name for s in samples}
+def ok(cond, name):  # one line per point: status, tab, name
+    print("%d\t%s" % (0 if cond else 1, name.replace("\n", " ")))
+ranks = {s.labels.get("rank") for s in samples if s.name == "collprof_calls_total"}
+ok(ranks == {"0", "1", "2", "3"}, "parsed by prometheus_client: calls of ranks %s" % sorted(ranks))
+ok(all(s.labels.get("job") == "77" and s.labels.get("step") == "0" for s in samples),
+   "every sample labelled job 77, step 0")
+keys = [(s.name, tuple(sorted(s.labels.items()))) for s in samples]
+ok(len(keys) == len(set(keys)), "no series twice (%d samples)" % len(keys))
+bw = [s for s in samples if s.name == "collprof_busbw_bytes_per_second"]
+ok(bw and all(s.value > 0 for s in bw) and any(s.labels["communicator"].startswith("tp") for s in bw),
+   "busbw per communicator, every one above 0 (%s)" % sorted({s.labels["communicator"] for s in bw}))
+dash = json.load(open(sys.argv[2]))
+used = set()
+def walk(o):
+    if isinstance(o, dict):
+        for k, v in o.items():
+            if k in ("expr", "query") and isinstance(v, str):
+                used.update(re.findall(r"collprof_[a-z_]+", v))
+            walk(v)
+    elif isinstance(o, list):
+        for v in o:
+            walk(v)
+walk(dash)
+written = set(fams) | names
+ok(used and used <= written,
+   "the Grafana dashboard's queries name only metrics collprof writes (%s)" % sorted(used - written or used))
+sys.exit(0)
+PY
+    ok $? "prometheus_client read the snapshot"
+    tab=$(printf '\t')
+    while IFS="$tab" read -r st name; do ok "$st" "$name"; done <"$m/checks"
+else
+    skip 6 "python3-prometheus-client not installed"
+fi
+
 # ---- usage --------------------------------------------------------------------
 "$collprof" watch --interval 5 "$work" >/dev/null 2>"$work/u1"
 ok $([ $? -eq 2 ] && [ "$(wc -l <"$work/u1")" -eq 1 ] &&
