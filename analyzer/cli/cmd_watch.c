@@ -16,6 +16,7 @@
 #include "cp_cmds.h"
 #include "cp_hang.h"
 #include "cp_judge.h"
+#include "cp_kinds.h"
 #include "cp_model.h"
 #include "cp_path.h"
 #include "cp_text.h"
@@ -44,8 +45,13 @@ static void usage(FILE *out)
             "  --hang-after T    the limit of a call in flight: T, or 10 times\n"
             "                    the longest call of its communicator and op\n"
             "                    seen finished, whichever is longer (default 60s)\n"
-            "  --alert PROGRAM   run for each hang named, with no argument and\n"
-            "                    COLLPROF_WATCH_CAUSE=hang, COLLPROF_WATCH_MESSAGE\n"
+            "  --slow-after T    a communicator whose calls have run at under half\n"
+            "                    the run's own pace for T (default 20s) asks the\n"
+            "                    analysis whether the run has slowed down; a\n"
+            "                    slowdown it names is said as a hang is\n"
+            "  --alert PROGRAM   run for each hang or slowdown named, with no\n"
+            "                    argument and COLLPROF_WATCH_CAUSE (hang or\n"
+            "                    slowdown), COLLPROF_WATCH_MESSAGE\n"
             "                    (the line) and COLLPROF_STEP_DIR (DIR) in a clean\n"
             "                    environment; its output is discarded, killed\n"
             "                    after %d s\n"
@@ -59,13 +65,14 @@ static void usage(FILE *out)
             "  -q, --quiet       nothing on stderr but errors (watch.log is\n"
             "                    still written)\n"
             "\n"
-            "Exit status: 0, 3 a hang was named (with --once), 1 an error,\n"
+            "Exit status: 0, 3 a hang or slowdown was named (with --once), 1 an\n"
+            "error,\n"
             "2 usage.\n",
             ALERT_TIMEOUT_S);
 }
 
 struct wargs {
-    double interval_s, hang_after_s;
+    double interval_s, hang_after_s, slow_after_s;
     const char *alert, *metrics;
     long exit_with;
     int once, quiet;
@@ -83,6 +90,9 @@ static int take(int c, const char *arg, void *ctx)
     case 'H':
         return cp_cli_positive_time("watch", "--hang-after", arg,
                                     &a->hang_after_s) ? -1 : 0;
+    case 'S':
+        return cp_cli_positive_time("watch", "--slow-after", arg,
+                                    &a->slow_after_s) ? -1 : 0;
     case 'a':
         if (arg[0] != '/')
             return cp_cli_usage_error("watch", "--alert %s: give an absolute "
@@ -159,16 +169,18 @@ static void log_line(const char *dir, const char *msg)
 
 /* The site's hook, as the plugin runs its alert: no argument, a clean
  * environment, output discarded, killed after ALERT_TIMEOUT_S. */
-static void run_alert(const char *prog, const char *dir, const char *msg)
+static void run_alert(const char *prog, const char *dir, const char *cause,
+                      const char *msg)
 {
-    char e_msg[1500], e_dir[4200];
+    char e_msg[1500], e_dir[4200], e_cause[64];
     char *envp[] = {(char *)"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:"
                             "/usr/bin:/sbin:/bin",
-                    (char *)"COLLPROF_WATCH_CAUSE=hang", e_msg, e_dir, NULL};
+                    e_cause, e_msg, e_dir, NULL};
     char *argv[] = {(char *)prog, NULL};
     pid_t pid;
     int status, i;
 
+    snprintf(e_cause, sizeof e_cause, "COLLPROF_WATCH_CAUSE=%s", cause);
     snprintf(e_msg, sizeof e_msg, "COLLPROF_WATCH_MESSAGE=%s", msg);
     snprintf(e_dir, sizeof e_dir, "COLLPROF_STEP_DIR=%s", dir);
     pid = fork();
@@ -200,7 +212,7 @@ static void run_alert(const char *prog, const char *dir, const char *msg)
 /* The metrics into a.metrics: a temporary beside it (O_EXCL, O_NOFOLLOW),
  * renamed over it, so that a reader sees a whole file or the last one. */
 static void write_metrics(struct cp_watch *w, const struct wargs *a,
-                          unsigned hangs)
+                          unsigned hangs, unsigned slowdowns)
 {
     char tmp[4200], user[64];
     const char *slash = strrchr(a->metrics, '/');
@@ -221,7 +233,7 @@ static void write_metrics(struct cp_watch *w, const struct wargs *a,
             close(fd);
         return;
     }
-    rc = cp_watch_metrics(w, f, user, now_ns(), hangs);
+    rc = cp_watch_metrics(w, f, user, now_ns(), hangs, slowdowns);
     if (fclose(f) != 0 || rc < 0 || rename(tmp, a->metrics) < 0) {
         cp_cli_say(stderr, "collprof watch: %s: %s", a->metrics,
                    strerror(errno));
@@ -260,18 +272,37 @@ static int said_before(struct said *s, const char *headline)
     return 0;
 }
 
-/* The hang analysis of the logs as they are now; 1 when it named a hang
- * not said before (said now), 0 when not, -1 when it could not run. */
-static int check_hang(struct cp_watch *w, const char *dir,
-                      const struct wargs *a, struct said *said)
+/* Say msg (one cause, named once): stderr, watch.log, the hook. */
+static void say(const char *dir, const struct wargs *a, const char *cause,
+                const char *text)
+{
+    char msg[1024], shown[1400];
+
+    snprintf(msg, sizeof msg, "collprof watch: %s", text);
+    cp_text_shown(shown, sizeof shown, msg, strlen(msg), 0);
+    log_line(dir, shown);
+    if (!a->quiet)
+        fprintf(stderr, "%s\n", shown);
+    if (a->alert)
+        run_alert(a->alert, dir, cause, shown);
+}
+
+/* What the analysis of the logs as they are now names: with want_hang a
+ * hang not said before (*hangs counts it; "ENDED with calls in flight",
+ * what a finished job's logs say, is no hang of a running one), with
+ * want_slow the first slowdown finding (*slowed set when it named one).
+ * 0, or -1 when it could not run. */
+static int check(struct cp_watch *w, const char *dir, const struct wargs *a,
+                 struct said *said, int want_hang, int want_slow,
+                 unsigned *hangs, int *slowed)
 {
     const char *paths[] = {dir, NULL};
     struct cp_analysis_opts o;
     struct cp_analysis *an;
     struct cp_error err;
     const char *head;
-    char msg[1024], shown[1400];
-    int rc = 0;
+    char text[1024];
+    size_t i;
 
     cp_analysis_opts_init(&o);
     o.jobs = 1;
@@ -285,18 +316,22 @@ static int check_hang(struct cp_watch *w, const char *dir,
     head = cp_hang_headline(an);
     if (head && strncmp(head, "collprof: ", 10) == 0)
         head += 10;
-    if (head && !said_before(said, head)) {
-        snprintf(msg, sizeof msg, "collprof watch: %s", head);
-        cp_text_shown(shown, sizeof shown, msg, strlen(msg), 0);
-        log_line(dir, shown);
-        if (!a->quiet)
-            fprintf(stderr, "%s\n", shown);
-        if (a->alert)
-            run_alert(a->alert, dir, shown);
-        rc = 1;
+    if (want_hang && head && strncmp(head, "ENDED", 5) != 0 &&
+        !said_before(said, head)) {
+        say(dir, a, "hang", head);
+        (*hangs)++;
+    }
+    for (i = 0; want_slow && i < an->nfindings; i++) {
+        const struct cp_analysis_finding *f = &an->findings[i];
+        if (f->kind != CP_KIND_SLOWDOWN || f->severity < CP_SEVERITY_WARNING)
+            continue;
+        snprintf(text, sizeof text, "SLOWDOWN: %s", f->message);
+        say(dir, a, "slowdown", text);
+        *slowed = 1;
+        break;
     }
     cp_analysis_destroy(an);
-    return rc;
+    return 0;
 }
 
 /* Whether the job is over: --exit-with's process gone, or every log
@@ -314,14 +349,18 @@ static int watch_loop(struct cp_watch *w, const char *dir,
                       const struct wargs *a)
 {
     struct said said = {{NULL}, 0};
-    uint64_t last_check = 0, hang_ns = (uint64_t)(a->hang_after_s * 1e9);
+    uint64_t last_check = 0, last_slow = 0;
+    uint64_t hang_ns = (uint64_t)(a->hang_after_s * 1e9);
+    uint64_t slow_ns = (uint64_t)(a->slow_after_s * 1e9);
     struct cp_error note, err;
-    int named = 0, over = 0, rc = 0;
-    unsigned hangs = 0;
+    int over = 0, rc = 0, slow_said = 0;
+    unsigned hangs = 0, slowdowns = 0;
     size_t i;
 
     for (;;) {
         struct cp_watch_suspect sus;
+        struct cp_watch_slow slow;
+        int hang_due, slow_due = 0, slowed = 0;
         uint64_t now;
         if (cp_watch_poll(w, &note, &err) < 0) {
             cp_cli_say(stderr, "collprof watch: %s", err.text);
@@ -331,17 +370,27 @@ static int watch_loop(struct cp_watch *w, const char *dir,
         if (note.text[0] && !a->quiet)
             cp_cli_say(stderr, "collprof watch: %s", note.text);
         now = now_ns();
-        /* a suspicion is checked at most once per hang_after */
-        if (cp_watch_suspect(w, now, hang_ns, 10.0, &sus) &&
-            (!last_check || now - last_check >= hang_ns)) {
-            last_check = now;
-            if (check_hang(w, dir, a, &said) == 1) {
-                named = 1;
-                hangs++;
+        /* each suspicion asks the analysis at most once per its limit; a
+         * slowdown is said once until the pace recovers */
+        hang_due = cp_watch_suspect(w, now, hang_ns, 10.0, &sus) &&
+                   (!last_check || now - last_check >= hang_ns);
+        if (!cp_watch_slow(w, now, slow_ns, &slow))
+            slow_said = 0;
+        else if (!slow_said && (!last_slow || now - last_slow >= slow_ns))
+            slow_due = 1;
+        if (hang_due || slow_due) {
+            if (hang_due)
+                last_check = now;
+            if (slow_due)
+                last_slow = now;
+            check(w, dir, a, &said, hang_due, slow_due, &hangs, &slowed);
+            if (slowed) {
+                slow_said = 1;
+                slowdowns++;
             }
         }
         if (a->metrics)
-            write_metrics(w, a, hangs);
+            write_metrics(w, a, hangs, slowdowns);
         if (a->once || over)
             break;
         over = job_over(w, a); /* one last look after the end */
@@ -352,7 +401,7 @@ static int watch_loop(struct cp_watch *w, const char *dir,
         free(said.line[i]);
     if (a->metrics && !a->once)
         unlink(a->metrics); /* the step's series end with it */
-    if (rc == 0 && a->once && named)
+    if (rc == 0 && a->once && hangs + slowdowns)
         rc = EXIT_HUNG;
     return rc;
 }
@@ -362,6 +411,7 @@ int cp_cmd_watch(int argc, char **argv)
     static const struct option opts[] = {
         {"interval", required_argument, 0, 'i'},
         {"hang-after", required_argument, 0, 'H'},
+        {"slow-after", required_argument, 0, 'S'},
         {"alert", required_argument, 0, 'a'},
         {"exit-with", required_argument, 0, 'e'},
         {"metrics", required_argument, 0, 'm'},
@@ -369,7 +419,7 @@ int cp_cmd_watch(int argc, char **argv)
         {"quiet", no_argument, 0, 'q'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
-    struct wargs a = {5.0, 60.0, NULL, NULL, 0, 0, 0};
+    struct wargs a = {5.0, 60.0, 20.0, NULL, NULL, 0, 0, 0};
     struct cp_watch *w;
     struct cp_error err;
     const char *dir;

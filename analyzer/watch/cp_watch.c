@@ -21,6 +21,10 @@
 #define CHUNK 256           /* slots read at a time */
 #define SIG_MAX 65536u      /* (communicator, op) pairs remembered */
 #define VERSION_WAIT_S 5    /* a version-3 header this long is one */
+#define WARM_LOOKS 5        /* looks with calls before a pace is the run's */
+#define SHORT_W 0.5         /* weight of a look in the recent pace */
+#define LONG_W 0.02         /* ... and in the run's, once warm */
+#define SLOW_FACTOR 2.0     /* a recent pace this much below the run's */
 
 /* One log followed. */
 struct wlog {
@@ -53,6 +57,12 @@ struct sigmax {
     double iv_busbytes;
     uint64_t iv_ns;
     double busbw;           /* of the last interval that had calls */
+    /* the pace of its calls: busbw of the recent looks (fast average) and
+     * of the run so far (slow average, after WARM_LOOKS looks with calls);
+     * since when the recent is below the run's by the factor (0: not) */
+    double bw_short, bw_long;
+    unsigned looks;
+    uint64_t low_since;
 };
 
 /* A communicator's name, from its creation records. */
@@ -323,6 +333,14 @@ static int scan_dir(struct cp_watch *w, struct cp_error *err)
 
 /* ---- reading ------------------------------------------------------------ */
 
+static uint64_t now_realtime(void)
+{
+    struct timespec t;
+
+    clock_gettime(CLOCK_REALTIME, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
 struct ring_ctx {
     struct cp_watch *w;
     struct wlog *l;
@@ -381,6 +399,36 @@ static int follow_log(struct cp_watch *w, struct wlog *l, struct cp_error *note)
     return 0;
 }
 
+/* Each communicator's pace after a look: the look's busbw into the recent
+ * and the run's averages, and since when the recent is slow. */
+static void update_paces(struct cp_watch *w, uint64_t now_ns, double factor)
+{
+    size_t i;
+
+    for (i = 0; i < w->nsig; i++) {
+        struct sigmax *g = &w->sig[i];
+        double bw;
+        if (!g->iv_ns || g->nranks < 2)
+            continue;
+        bw = g->iv_busbytes / ((double)g->iv_ns / 1e9);
+        g->busbw = bw;
+        g->iv_busbytes = 0;
+        g->iv_ns = 0;
+        g->looks++;
+        g->bw_short = g->looks == 1 ? bw : SHORT_W * bw + (1 - SHORT_W) * g->bw_short;
+        if (g->looks <= WARM_LOOKS)
+            g->bw_long += (bw - g->bw_long) / g->looks;
+        else if (g->bw_short * factor >= g->bw_long)
+            g->bw_long = LONG_W * bw + (1 - LONG_W) * g->bw_long;
+        if (g->looks > WARM_LOOKS && g->bw_short * factor < g->bw_long) {
+            if (!g->low_since)
+                g->low_since = now_ns;
+        } else {
+            g->low_since = 0;
+        }
+    }
+}
+
 int cp_watch_poll(struct cp_watch *w, struct cp_error *note,
                   struct cp_error *err)
 {
@@ -404,6 +452,7 @@ int cp_watch_poll(struct cp_watch *w, struct cp_error *note,
                 *note = e;
         }
     }
+    update_paces(w, now_realtime(), SLOW_FACTOR);
     return 0;
 }
 
@@ -577,8 +626,8 @@ static void rank_metrics(const struct cp_watch *w, FILE *out,
     }
 }
 
-/* Per communicator and op, this node's ranks: calls (counter) and the
- * busbw of the calls since the last metrics (time-weighted; a gauge). */
+/* Per communicator and op, the ranks watched: calls (counter) and the
+ * busbw of the last look with calls (time-weighted; a gauge). */
 static void comm_metrics(struct cp_watch *w, FILE *out, const char *user)
 {
     const struct wlog *l0 = NULL;
@@ -601,8 +650,6 @@ static void comm_metrics(struct cp_watch *w, FILE *out, const char *user)
                  "over the ranks watched");
         for (i = 0; i < w->nsig; i++) {
             struct sigmax *g = &w->sig[i];
-            if (k && g->iv_ns)
-                g->busbw = g->iv_busbytes / ((double)g->iv_ns / 1e9);
             if ((k && (g->busbw <= 0 || g->nranks < 2)) || g->op >= 128)
                 continue;
             fprintf(out, "%s{", k ? "collprof_busbw_bytes_per_second"
@@ -617,14 +664,10 @@ static void comm_metrics(struct cp_watch *w, FILE *out, const char *user)
                     k ? g->busbw : (double)g->calls);
         }
     }
-    for (i = 0; i < w->nsig; i++) {
-        w->sig[i].iv_busbytes = 0;
-        w->sig[i].iv_ns = 0;
-    }
 }
 
 int cp_watch_metrics(struct cp_watch *w, FILE *out, const char *user,
-                     uint64_t now_ns, unsigned hangs)
+                     uint64_t now_ns, unsigned hangs, unsigned slowdowns)
 {
     const struct wlog *l0 = NULL;
     size_t i;
@@ -641,5 +684,37 @@ int cp_watch_metrics(struct cp_watch *w, FILE *out, const char *user,
         job_labels(out, l0, user, 0);
         fprintf(out, "} %u\n", hangs);
     }
+    head(out, "collprof_slowdowns_named_total", "counter",
+         "slowdowns collprof watch named in this step");
+    if (l0) {
+        fputs("collprof_slowdowns_named_total{", out);
+        job_labels(out, l0, user, 0);
+        fprintf(out, "} %u\n", slowdowns);
+    }
     return ferror(out) ? -1 : 0;
+}
+
+int cp_watch_slow(const struct cp_watch *w, uint64_t now_ns,
+                  uint64_t slow_after_ns, struct cp_watch_slow *out)
+{
+    const struct sigmax *best = NULL;
+    size_t i;
+
+    for (i = 0; i < w->nsig; i++) {
+        const struct sigmax *g = &w->sig[i];
+        if (!g->low_since || g->low_since > now_ns ||
+            now_ns - g->low_since < slow_after_ns)
+            continue;
+        if (!best || g->bw_short / g->bw_long < best->bw_short / best->bw_long)
+            best = g;
+    }
+    if (!best)
+        return 0;
+    memset(out, 0, sizeof *out);
+    out->comm_id = best->comm;
+    out->coll = best->op;
+    out->recent_Bps = best->bw_short;
+    out->run_Bps = best->bw_long;
+    out->since_ns = best->low_since;
+    return 1;
 }

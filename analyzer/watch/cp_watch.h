@@ -52,6 +52,21 @@ int cp_watch_suspect(const struct cp_watch *w, uint64_t now_ns,
                      uint64_t hang_after_ns, double factor,
                      struct cp_watch_suspect *s);
 
+/* A communicator whose calls have been slower than the run's own pace for
+ * a while: the bus bandwidth of its recent looks (a fast average) below
+ * half that of the run so far (a slow average, which a slow stretch does
+ * not drag down), for at least slow_after_ns.  A suspicion only: the
+ * analysis says whether it is a slowdown (cmd_watch.c). */
+struct cp_watch_slow {
+    uint64_t comm_id;
+    unsigned coll;        /* enum cp_coll */
+    double recent_Bps, run_Bps;
+    uint64_t since_ns;    /* CLOCK_REALTIME */
+};
+/* The slowest such communicator at now_ns: 1 with *out, 0 none. */
+int cp_watch_slow(const struct cp_watch *w, uint64_t now_ns,
+                  uint64_t slow_after_ns, struct cp_watch_slow *out);
+
 /* Logs followed, and in *done how many are over: closed by their writer,
  * or written by a process of this host that has ended. */
 size_t cp_watch_logs(const struct cp_watch *w, size_t *done);
@@ -68,9 +83,10 @@ int cp_watch_alive(const struct cp_watch *w, const char *path);
  * collprof_nccl_seconds_total, collprof_bytes_total and
  * collprof_inflight_oldest_seconds; per communicator and op
  * collprof_comm_calls_total and collprof_busbw_bytes_per_second (the calls
- * since the last call of this function); collprof_hangs_named_total
- * (hangs).  docs/watch.md lists them.  0, or -1 when out failed. */
+ * of the last look with calls); collprof_hangs_named_total and
+ * collprof_slowdowns_named_total (given).  docs/watch.md lists them.  0, or
+ * -1 when out failed. */
 int cp_watch_metrics(struct cp_watch *w, FILE *out, const char *user,
-                     uint64_t now_ns, unsigned hangs);
+                     uint64_t now_ns, unsigned hangs, unsigned slowdowns);
 
 #endif

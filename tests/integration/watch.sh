@@ -24,16 +24,13 @@ job() {
     rec=$!
     t0=$(date +%s)
     timeout 60 "$collprof" watch --interval 250ms --hang-after ${HANG_AFTER}s \
-        --alert "$work/hook" --exit-with $rec "$d/logs" >"$d/out" 2>"$d/err"
+        --slow-after 3s --alert "$work/hook" --exit-with $rec "$d/logs" \
+        >"$d/out" 2>"$d/err"
     w_rc=$?
     w_s=$(( $(date +%s) - t0 ))
     wait $rec
     sed 's/^/#   /' "$d/err"
 }
-cat >"$work/hook" <<EOF
-#!/bin/sh
-printf '%s|%s|%s|%s\n' "\$COLLPROF_WATCH_CAUSE" "\$COLLPROF_WATCH_MESSAGE" \
-    "\$COLLPROF_STEP_DIR" "\${HOME:-nohome}" >>"$work/hook.out"
 cat >"$work/hook" <<EOF
 #!/bin/sh
 printf '%s|%s|%s|%s\n' "\$COLLPROF_WATCH_CAUSE" "\$COLLPROF_WATCH_MESSAGE" \
@@ -74,6 +71,32 @@ grep -q 'HUNG in allreduce seq 11 on world: rank 2 (n2) never arrived (inside al
     "$work/inside/logs/watch.log" 2>/dev/null
 ok $? "a rank stuck inside allreduce 10: named as inside it ($(cat "$work/inside/logs/watch.log" 2>/dev/null))"
 ok $([ $w_rc -eq 0 ]; echo $?) "... watch exit 0 ($w_rc)"
+
+# ---- a run that slows down at 8 s (its only link at a tenth) --------------------
+job slow "nodes 2
+intra latency=5us bandwidth=500MB/s
+inter latency=20us bandwidth=50MB/s
+link n1 n2 bandwidth=5MB/s from=8s" 300
+log=$work/slow/logs/watch.log
+n=$(grep -c 'SLOWDOWN' "$log" 2>/dev/null)
+ok $([ "${n:-0}" -eq 1 ] && ! grep -q 'HUNG\|ENDED' "$log"; echo $?) \
+    "a slowdown mid-run: one SLOWDOWN line, no hang (${n:-0}; $(cut -c1-200 "$log" 2>/dev/null))"
+grep -q 'SLOWDOWN: from [0-9.]* s to [0-9.]* s .* took [0-9.]*x their usual time' "$log" 2>/dev/null
+ok $? "... the analysis's slowdown finding: from when, how much slower"
+# said within 30 s of its start: the run's start is the logs' first call
+python3 - "$log" "$t0" <<'PY'
+import datetime, re, sys
+line = open(sys.argv[1]).read().splitlines()[0]
+said = datetime.datetime.strptime(line[:20], "%Y-%m-%dT%H:%M:%SZ").replace(
+    tzinfo=datetime.timezone.utc).timestamp()
+start = float(re.search(r"SLOWDOWN: from ([0-9.]+) s", line).group(1))
+lag = said - (float(sys.argv[2]) + start)
+print("#   said %.0f s after the slowdown began (%.1f s into the run)" % (lag, start))
+sys.exit(0 if lag <= 30 else 1)
+PY
+ok $? "... said within 30 s of the slowdown's start"
+grep -q '^slowdown|collprof watch: SLOWDOWN' "$work/hook.out"
+ok $? "... and the hook ran with COLLPROF_WATCH_CAUSE=slowdown"
 
 # ---- a healthy run ------------------------------------------------------------
 job healthy "" 20
