@@ -116,7 +116,8 @@ SLURM_JOB_ID=77 SLURM_STEP_ID=0 "$collprof" record -q -o "$m/logs" -- "$simrun" 
     --quiet >"$m/rec.out" 2>&1 &
 rec=$!
 timeout 60 "$collprof" watch --interval 200ms --metrics "$m/job.prom" \
-    --exit-with $rec "$m/logs" >"$m/out" 2>"$m/err" &
+    --hang-after 3s --slow-after 3s --exit-with $rec "$m/logs" \
+    >"$m/out" 2>"$m/err" &
 wpid=$!
 # the log thread publishes at least once a second: a snapshot once the
 # calls of every rank and a bandwidth are in it
@@ -132,6 +133,8 @@ wait $rec
 wait $wpid
 ok $? "watch --metrics: exit 0 with the job"
 check "the metrics file was written while the job ran" test -s "$m/snap.prom"
+ok $([ ! -s "$m/err" ] && [ ! -e "$m/logs/watch.log" ]; echo $?) \
+    "a healthy 3d run watched at 3 s limits: nothing said ($(head -c 300 "$m/err"))"
 ok $([ ! -e "$m/job.prom" ] && [ -z "$(ls -A "$m" | grep '\.tmp$')" ]; echo $?) \
     "... and removed at the end, no temporary left"
 if command -v promtool >/dev/null 2>&1; then
