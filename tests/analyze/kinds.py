@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""kinds.py - the kinds of finding are one table (analyzer/core/cp_kinds.c).
+"""kinds.py - the kinds of finding are one table (common/cp_kinds.c).
 
 Checks, in the tree at ROOT: the enum (cp_kinds.h) and the table rows agree;
 every kind a detector emits (det_add_finding in analyzer/judge/, the hang
@@ -29,7 +29,7 @@ def c_string(literals):
 
 
 def table(root):
-    text = open(os.path.join(root, 'analyzer/core/cp_kinds.c')).read()
+    text = open(os.path.join(root, 'common/cp_kinds.c')).read()
     rows = []
     for m in re.finditer(r'^ +\[CP_KIND_(\w+)\]\s*=\s*\{(.*?)\}(?=,?\s*(?:\[|\};))',
                          text, re.S | re.M):
@@ -51,8 +51,8 @@ def check(root):
     rows = table(root)
     names = [r['name'] for r in rows]
     if not rows:
-        return ['no rows found in analyzer/core/cp_kinds.c']
-    header = open(os.path.join(root, 'analyzer/core/cp_kinds.h')).read()
+        return ['no rows found in common/cp_kinds.c']
+    header = open(os.path.join(root, 'common/cp_kinds.h')).read()
     enum = re.findall(r'^\s*CP_KIND_(\w+)\s*(?:=\s*0)?,', header, re.M)
     enum = [e for e in enum if e != 'COUNT']
     if enum != [r['enum'] for r in rows]:
@@ -149,11 +149,11 @@ def check(root):
                          % ('|'.join(names), '|'.join(names)))
     allowed = {('plugin/cp_plugin_probe.c', 'slow_link'),
                ('analyzer/core/cp_profile.c', 'straggler')}
-    for folder in ('analyzer/*', 'reports', 'plugin', 'preload',
+    for folder in ('common', 'analyzer/*', 'reports', 'plugin', 'preload',
                    'nccl-profiler'):
         for path in sorted(glob.glob(os.path.join(root, folder, '*.c'))):
             rel = os.path.relpath(path, root)
-            if rel == 'analyzer/core/cp_kinds.c':
+            if rel == 'common/cp_kinds.c':
                 continue
             for m in literal.finditer(open(path).read()):
                 k = m.group(1) or m.group(2)

@@ -19,10 +19,10 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fresh() {
     rm -rf "$tmp/t"
-    mkdir -p "$tmp/t/analyzer/core" "$tmp/t/analyzer/analysis" \
+    mkdir -p "$tmp/t/common" "$tmp/t/analyzer/analysis" \
         "$tmp/t/analyzer/judge" "$tmp/t/docs" "$tmp/t/reports" \
         "$tmp/t/tests/analyze/cases/x"
-    cp "$s"/analyzer/core/cp_kinds.[ch] "$tmp/t/analyzer/core/"
+    cp "$s"/common/cp_kinds.[ch] "$tmp/t/common/"
     cp "$s"/analyzer/analysis/*.c "$tmp/t/analyzer/analysis/"
     cp "$s"/analyzer/judge/*.c "$tmp/t/analyzer/judge/"
     cp "$s"/docs/*.md "$tmp/t/docs/"
