@@ -2,8 +2,12 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cp_jsonfile.h"
 
@@ -64,4 +68,31 @@ char *cp_jsonfile_read(const char *path, enum cp_path_links links,
         return NULL;
     }
     return text;
+}
+
+json_t *cp_jsonfile_load_at(int dirfd, const char *name, size_t max_bytes,
+                            struct cp_error *err)
+{
+    json_error_t jerr;
+    json_t *root = NULL;
+    struct stat st;
+    int fd;
+
+    fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        cp_errorf(err, "%s: %s", name, strerror(errno));
+        return NULL;
+    }
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+        (uint64_t)st.st_size > max_bytes) {
+        cp_errorf(err, "%s is not a regular file of at most %zu MiB", name,
+                  max_bytes >> 20);
+        goto out;
+    }
+    root = json_loadfd(fd, 0, &jerr);
+    if (!root)
+        cp_errorf(err, "%s: line %d: %s", name, jerr.line, jerr.text);
+out:
+    close(fd);
+    return root;
 }

@@ -4,7 +4,8 @@
  * node and communicator names from log headers are the input's author's:
  * printed raw to root's terminal, an escape sequence or a newline in them
  * would drive the terminal or forge a line.  Everything printed that holds
- * such a string goes through cp_text_shown.
+ * such a string goes through cp_text_shown (the SPANK plugin's log lines
+ * through cp_text_shown_marked).  Never prints.
  */
 #ifndef COLLPROF_CP_TEXT_H
 #define COLLPROF_CP_TEXT_H
@@ -25,5 +26,19 @@
  * too.  Returns out. */
 char *cp_text_shown(char *out, size_t outlen, const char *text, size_t n,
                     unsigned flags);
+
+/* The same for a NUL-terminated text (no CSV flag) that, when it does not
+ * fit, is cut between two of its bytes (never within an escape) and ends
+ * with "...": a line cut says so (the SPANK plugin's log lines; outlen >=
+ * 8, else out is "").  Returns the length written. */
+size_t cp_text_shown_marked(char *out, size_t outlen, const char *text);
+
+/* Control bytes of s (below 0x20, and DEL) become '?': a string read from
+ * a report that the job's user wrote, kept readable as it is passed on
+ * (the SPANK plugin's findings, before they are logged). */
+void cp_text_mask(char *s);
+
+/* text (NULL: "") copied into out, cut to outlen, masked as above. */
+void cp_text_masked(char *out, size_t outlen, const char *text);
 
 #endif

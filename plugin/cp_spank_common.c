@@ -13,7 +13,7 @@
 #include <string.h>
 #include <syslog.h>
 
-#include "cp_logtext.h"
+#include "cp_text.h"
 #include "cp_run.h"
 #include "cp_slurmver.h"
 #include "cp_spank.h"
@@ -242,13 +242,13 @@ void cp_spank_log(enum cp_spank_level level, const char *fmt, ...)
 {
     /* raw is longer than text can hold: a message cut here is cut (and
      * marked) there too */
-    char raw[2 * CP_LOGTEXT_MAX], text[CP_LOGTEXT_MAX];
+    char raw[2 * CP_SPANK_LOG_MAX], text[CP_SPANK_LOG_MAX];
     va_list ap;
 
     va_start(ap, fmt);
     vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
-    cp_logtext_escape(text, sizeof text, raw);
+    cp_text_shown_marked(text, sizeof text, raw);
     if (level == CP_SPANK_ERROR)
         slurm_error("%s", text);
     else if (level == CP_SPANK_INFO)
@@ -264,15 +264,15 @@ void cp_spank_syslog_finding(const struct cp_finding *f, const char *user,
 {
     char step[48], where[4 * CP_STEPDIR_MAX + 64];
 
-    if (!cp_plugin.site.syslog || f->severity < CP_SEV_WARNING)
+    if (!cp_plugin.site.syslog || f->severity < CP_SEVERITY_WARNING)
         return;
     cp_spank_step_name(step, sizeof step);
     /* the report's path holds the user's directory: a newline or an
      * escape in it must not forge a line */
-    cp_logtext_escape(where, sizeof where, report);
+    cp_text_shown_marked(where, sizeof where, report);
     /* what the job's own analysis says (it ran in the job user's
      * environment): marked as the job's claim, never as the site's */
-    syslog(LOG_USER | (f->severity == CP_SEV_CRITICAL ? LOG_CRIT : LOG_WARNING),
+    syslog(LOG_USER | (f->severity == CP_SEVERITY_CRITICAL ? LOG_CRIT : LOG_WARNING),
            "collprof: job %s user %s: the job's analysis claims: %s %s%s%s: "
            "%s (report %s)",
            step, user, cp_severity_name(f->severity),

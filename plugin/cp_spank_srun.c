@@ -349,7 +349,7 @@ static void pick_headline(const struct cp_finding *f, void *arg)
 
     for (p = f->nodes; *p; p++)
         named += *p == ',';
-    if (f->severity < CP_SEV_WARNING || !f->nodes[0] ||
+    if (f->severity < CP_SEVERITY_WARNING || !f->nodes[0] ||
         (step_nodes && named >= step_nodes) ||
         (h->have && f->severity <= h->f.severity))
         return;
@@ -522,7 +522,7 @@ static void user_name(char *user, size_t len)
 
 static void after_report(void)
 {
-    struct findings_seen seen = {CP_SEV_NONE, NULL, NULL};
+    struct findings_seen seen = {CP_SEVERITY_NONE, NULL, NULL};
     char user[256], report[CP_STEPDIR_MAX + 16];
     struct cp_error err;
 
@@ -593,7 +593,7 @@ static void probe_verdict(const char *outdir)
     cp_probe_verdict(&res, line, sizeof line);
     tell_user("%s; %s", line, report);
     if (cp_plugin.site.syslog) {
-        struct findings_seen seen = {CP_SEV_NONE, user, report};
+        struct findings_seen seen = {CP_SEVERITY_NONE, user, report};
         user_name(user, sizeof user);
         openlog("collprof", LOG_PID, LOG_USER);
         if (cp_findings_read(pfd, "probe.json", log_finding, &seen, &err) < 0)

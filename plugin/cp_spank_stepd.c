@@ -550,11 +550,11 @@ static int parse_finding(char *line, struct cp_finding *f)
         if (!field[i])
             field[i] = (char *)"";
     }
-    f->severity = cp_severity_parse(field[0]);
+    f->severity = cp_severity_named(field[0]);
     snprintf(f->kind, sizeof f->kind, "%s", field[1]);
     snprintf(f->nodes, sizeof f->nodes, "%s", field[2]);
     snprintf(f->message, sizeof f->message, "%s", field[3]);
-    return f->severity == CP_SEV_NONE ? -1 : 0;
+    return f->severity == CP_SEVERITY_NONE ? -1 : 0;
 }
 
 /* The batch step has no srun to end it: slurmstepd does, at its exit,
@@ -577,7 +577,7 @@ static void finish_batch_step(void)
     char pwbuf[4096], user[256], report[CP_STEPDIR_MAX + 16];
     struct passwd pw, *found = NULL;
     struct cp_finding f;
-    enum cp_severity worst = CP_SEV_NONE;
+    enum cp_severity worst = CP_SEVERITY_NONE;
     char *line, *save = NULL;
     int status;
 

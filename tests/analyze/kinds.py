@@ -139,27 +139,35 @@ def check(root):
                             (r['name'], r['doc']))
 
     # a kind's name as a string literal in product code (compared, searched
-    # or written as a value): every one goes through the table instead.
-    # Allowed: the SPANK plugin may include only include/collprof (docs/
-    # architecture.md), below which the table does not live yet; a site
+    # or written as a value): every one goes through the table instead; the
+    # SPANK plugin too, which links the table (common/).  Allowed: a site
     # profile skips the simulator's `straggler` topology directive (a word
     # of that file, not a kind)
     literal = re.compile(r'(?:strcmp|strstr|strncmp)\([^;]*?"(%s)"'
                          r'|json_string\(\s*"(%s)"\s*\)'
                          % ('|'.join(names), '|'.join(names)))
-    allowed = {('plugin/cp_plugin_probe.c', 'slow_link'),
-               ('analyzer/core/cp_profile.c', 'straggler')}
+    allowed = {('analyzer/core/cp_profile.c', 'straggler')}
+    # the plugin names neither kinds nor severities: it reads and writes
+    # them through the table (cp_kind_from_name, cp_severity_named/_name)
+    plugin_literal = re.compile(r'"(%s|info|warning|critical|none)"'
+                                % '|'.join(names))
     for folder in ('common', 'analyzer/*', 'reports', 'plugin', 'preload',
                    'nccl-profiler'):
         for path in sorted(glob.glob(os.path.join(root, folder, '*.c'))):
             rel = os.path.relpath(path, root)
             if rel == 'common/cp_kinds.c':
                 continue
-            for m in literal.finditer(open(path).read()):
+            text = open(path).read()
+            for m in literal.finditer(text):
                 k = m.group(1) or m.group(2)
                 if (rel, k) not in allowed:
                     problems.append('%s names kind %s as a string literal, '
                                     'not through the table' % (rel, k))
+            if folder != 'plugin':
+                continue
+            for m in plugin_literal.finditer(text):
+                problems.append('%s names %s as a string literal, not '
+                                'through the table' % (rel, m.group(1)))
 
     html = open(os.path.join(root, 'reports/cp_html.c')).read()
     for r in rows:
