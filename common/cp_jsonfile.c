@@ -44,21 +44,17 @@ size_t cp_jsonfile_cost(const char *text, size_t len)
 
 char *cp_jsonfile_read(const char *path, enum cp_path_links links,
                        size_t max_bytes, size_t max_cost, const char *what,
-                       size_t *len, int *too_big, struct cp_error *err)
+                       size_t *len, struct cp_error *err)
 {
     char *text;
     size_t cost;
 
-    *too_big = 0;
     *len = 0;
     text = cp_path_read_text(path, links, max_bytes, what, len, err);
-    if (!text) {
-        *too_big = errno == EFBIG;
-        return NULL;
-    }
+    if (!text)
+        return NULL; /* errno EFBIG: over max_bytes */
     cost = cp_jsonfile_cost(text, *len);
     if (cost > max_cost) {
-        *too_big = 1;
         cp_error_set(err, path, -1, "%s: %zu bytes whose parse would take "
                      "about %zu MiB, more than a %s may (%zu MiB)", path, *len,
                      cost >> 20, what, max_cost >> 20);

@@ -26,12 +26,12 @@ size_t cp_jsonfile_cost(const char *text, size_t len);
  * given), NUL-terminated, in a buffer the caller frees, its length in
  * *len.  `what` names the kind of file in messages ("port snapshot").  A
  * file of more than max_bytes (by fstat: nothing is read), or whose parse
- * would cost more than max_cost, is refused with *too_big set to 1; a
- * NUL byte in it is refused too.  NULL with err naming the file and errno
- * set (EFBIG: too big). */
+ * would cost more than max_cost, is refused with errno EFBIG; a NUL byte
+ * in it is refused too.  NULL with err naming the file and errno set
+ * (EFBIG: too big, which a caller may tell apart). */
 char *cp_jsonfile_read(const char *path, enum cp_path_links links,
                        size_t max_bytes, size_t max_cost, const char *what,
-                       size_t *len, int *too_big, struct cp_error *err);
+                       size_t *len, struct cp_error *err);
 
 /* The document `name` in the directory dirfd, parsed (the caller
  * json_decref's it): opened without following a link and without
