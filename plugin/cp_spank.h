@@ -53,11 +53,11 @@ extern struct cp_plugin cp_plugin;
 enum cp_spank_level { CP_SPANK_ERROR, CP_SPANK_INFO, CP_SPANK_VERBOSE };
 void cp_spank_log(enum cp_spank_level level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-#define cp_error(fmt, ...) \
+#define cp_spank_error(fmt, ...)                                               \
     cp_spank_log(CP_SPANK_ERROR, "collprof: " fmt, ##__VA_ARGS__)
-#define cp_info(fmt, ...) \
+#define cp_spank_info(fmt, ...)                                                \
     cp_spank_log(CP_SPANK_INFO, "collprof: " fmt, ##__VA_ARGS__)
-#define cp_verbose(fmt, ...) \
+#define cp_spank_verbose(fmt, ...)                                             \
     cp_spank_log(CP_SPANK_VERBOSE, "collprof: " fmt, ##__VA_ARGS__)
 
 /* Shared by the contexts (cp_spank_common.c). */

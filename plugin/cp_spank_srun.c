@@ -114,7 +114,7 @@ static void keep_step_nodelist(void)
     if (squeue(id, "%N", out, sizeof out) < 0 || !out[0] ||
         cp_text_check("the node list", out, sizeof step_nodelist, &err) < 0 ||
         strchr(out, ' ')) {
-        cp_verbose("probe: the step's node list is unknown");
+        cp_spank_verbose("probe: the step's node list is unknown");
         return;
     }
     memcpy(step_nodelist, out, strlen(out) + 1); /* checked: it fits */
@@ -463,7 +463,7 @@ static int analyze(int reserved)
     headline[0] = '\0';
     if (cp_findings_read(stepdir_fd, "report.json", pick_headline, &h,
                          &err) < 0)
-        cp_verbose("%s", err.text);
+        cp_spank_verbose("%s", err.text);
     if (h.have && !lines_name_nodes(lines, n, h.f.nodes)) {
         /* its first clause: "The link between nodes n2 and n4 is slow" */
         size_t cut = strcspn(h.f.message, ":;");
@@ -535,7 +535,7 @@ static void after_report(void)
     openlog("collprof", LOG_PID, LOG_USER);
     if (cp_findings_read(stepdir_fd, "report.json", log_finding, &seen,
                          &err) < 0)
-        cp_verbose("%s", err.text);
+        cp_spank_verbose("%s", err.text);
     cp_spank_alert(user, seen.worst, NULL);
     closelog();
 }
@@ -597,7 +597,7 @@ static void probe_verdict(const char *outdir)
         user_name(user, sizeof user);
         openlog("collprof", LOG_PID, LOG_USER);
         if (cp_findings_read(pfd, "probe.json", log_finding, &seen, &err) < 0)
-            cp_verbose("%s", err.text);
+            cp_spank_verbose("%s", err.text);
         closelog();
     }
     close(pfd);
@@ -702,7 +702,7 @@ int cp_srun_exit(spank_t sp, int ac, char **av)
     if (fd < 0) {
         /* absent, a link, not ours: slurmstepd said why already (the step
          * ran without profiling) */
-        cp_verbose("%s", err.text);
+        cp_spank_verbose("%s", err.text);
         return 0;
     }
     logs = cp_stepdir_count_logs(fd);
