@@ -12,6 +12,8 @@
 
 #include <stddef.h>
 
+#include "cp_error.h"
+
 /* Also escape the comma and the double quote (a CSV field). */
 #define CP_TEXT_CSV 1u
 
@@ -40,5 +42,12 @@ void cp_text_mask(char *s);
 
 /* text (NULL: "") copied into out, cut to outlen, masked as above. */
 void cp_text_masked(char *out, size_t outlen, const char *text);
+
+/* 0 when text is valid UTF-8 (no overlong form, surrogate or code point
+ * above U+10FFFF) without control characters and shorter than max bytes;
+ * else -1 with the reason, naming it `what` (the SPANK plugin's arguments,
+ * and the values it takes from the job's environment). */
+int cp_text_check(const char *what, const char *text, size_t max,
+                  struct cp_error *err);
 
 #endif

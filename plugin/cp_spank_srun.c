@@ -28,6 +28,7 @@
 #include "cp_run.h"
 #include "cp_spank.h"
 #include "cp_stepdir.h"
+#include "cp_text.h"
 
 #define VERDICT_LINES 5
 #define HELP_TIMEOUT_S 10    /* collprof CMD --help */

@@ -24,8 +24,10 @@
 
 #include "cp_plugin_findings.h"
 #include "cp_run.h"
+#include "cp_path.h"
 #include "cp_spank.h"
 #include "cp_stepdir.h"
+#include "cp_text.h"
 
 #define PORTS_TIMEOUT_S 15
 #define CLEANUP_TIMEOUT_S 30

@@ -50,7 +50,8 @@ for t in logread log4 partial topo profile plugin report ports probeview; do
     topo) build topo "$s/tests/simnccl/sim_topo.c" ;;
     profile) build profile "$s/analyzer/core/cp_profile.c" "$s/analyzer/core/cp_units.c" \
         "$s/common/cp_path.c" ;;
-    plugin) build plugin "$s/plugin/cp_args.c" ;;
+    plugin) build plugin "$s/plugin/cp_args.c" "$s/common/cp_text.c" \
+        "$s/common/cp_path.c" ;;
     report) build report $(lib_sources) -ljansson -ldl -lpthread ;;
     ports) build ports "$s/analyzer/logs/cp_ports.c" \
         "$s/common/cp_jsonfile.c" "$s/common/cp_path.c" \
