@@ -7,77 +7,8 @@
 
 #include "cp_args.h"
 #include "cp_error.h"
-
-/* ---- text checks -------------------------------------------------------- */
-
-/* Length of the UTF-8 sequence at s (1..4), or 0 when it is not valid:
- * overlong forms, surrogates and code points above U+10FFFF are refused. */
-static size_t utf8_length(const unsigned char *s)
-{
-    unsigned c = s[0], cp;
-    size_t n, i;
-
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xc2 && c <= 0xdf)
-        n = 2, cp = c & 0x1f;
-    else if (c >= 0xe0 && c <= 0xef)
-        n = 3, cp = c & 0x0f;
-    else if (c >= 0xf0 && c <= 0xf4)
-        n = 4, cp = c & 0x07;
-    else
-        return 0;
-    for (i = 1; i < n; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (s[i] & 0x3f);
-    }
-    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-        (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
-    return n;
-}
-
-int cp_text_check(const char *what, const char *text, size_t max,
-                  struct cp_error *err)
-{
-    const unsigned char *s = (const unsigned char *)text;
-    size_t len = strlen(text), i = 0, n;
-
-    if (len >= max) {
-        return cp_errorf(err, "%s is %zu bytes long (at most %zu)", what, len,
-                         max - 1);
-    }
-    while (i < len) {
-        if (s[i] < 0x20 || s[i] == 0x7f) {
-            return cp_errorf(err,
-                             "%s has a control character (0x%02x at byte %zu)",
-                             what, s[i], i);
-        }
-        n = utf8_length(s + i);
-        if (n == 0) {
-            return cp_errorf(err, "%s is not valid UTF-8 (byte 0x%02x at %zu)",
-                             what, s[i], i);
-        }
-        i += n;
-    }
-    return 0;
-}
-
-int cp_path_has_dotdot(const char *path)
-{
-    const char *p = path;
-
-    while (*p) {
-        size_t n = strcspn(p, "/");
-        if (n == 2 && p[0] == '.' && p[1] == '.')
-            return 1;
-        p += n;
-        while (*p == '/')
-            p++;
-    }
-    return 0;
-}
+#include "cp_path.h"
+#include "cp_text.h"
 
 static int parse_yesno(const char *v)
 {

@@ -5,8 +5,9 @@
  *                      the only source of paths of programs the plugin runs;
  *   struct cp_request  the user's --collprof[=LIST] (or COLLPROF_PROFILE),
  *                      which only chooses among what the site allows.
- * Nothing here needs Slurm: the unit test links this file alone.  Functions
- * return 0 or -1 with one sentence (no "collprof: " prefix) in err.
+ * Nothing here needs Slurm: the unit test links this file and common/
+ * (cp_text_check, cp_path_has_dotdot).  Functions return 0 or -1 with one
+ * sentence (no "collprof: " prefix) in err.
  */
 #ifndef COLLPROF_CP_ARGS_H
 #define COLLPROF_CP_ARGS_H
@@ -93,14 +94,6 @@ int cp_request_fallback(struct cp_request *r,
 /* Whether the step is profiled, the analyzer run. */
 int cp_request_enabled(const struct cp_request *r, const struct cp_site *site);
 int cp_request_analyze(const struct cp_request *r, const struct cp_site *site);
-
-/* text is valid UTF-8 without control characters and shorter than max
- * bytes; else -1 with the reason. */
-int cp_text_check(const char *what, const char *text, size_t max,
-                  struct cp_error *err);
-
-/* 1 when path has a `..` component. */
-int cp_path_has_dotdot(const char *path);
 
 /* basedir with %u (user name), %U (uid) and %% expanded into out. */
 int cp_expand_basedir(const char *basedir, const char *user, unsigned uid,

@@ -6,33 +6,9 @@
 
 #include <jansson.h>
 
+#include "cp_jsonfile.h"
 #include "cp_plugin_findings.h"
-#include "cp_plugin_json.h"
-
-const char *cp_severity_name(enum cp_severity s)
-{
-    static const char *const names[] = {
-        [CP_SEV_NONE] = "none",
-        [CP_SEV_INFO] = "info",
-        [CP_SEV_WARNING] = "warning",
-        [CP_SEV_CRITICAL] = "critical",
-    };
-    return s <= CP_SEV_CRITICAL ? names[s] : "none";
-}
-
-
-enum cp_severity cp_severity_parse(const char *s)
-{
-    if (!s)
-        return CP_SEV_NONE;
-    if (strcmp(s, "critical") == 0)
-        return CP_SEV_CRITICAL;
-    if (strcmp(s, "warning") == 0)
-        return CP_SEV_WARNING;
-    if (strcmp(s, "info") == 0)
-        return CP_SEV_INFO;
-    return CP_SEV_NONE;
-}
+#include "cp_text.h"
 
 static void join_nodes(json_t *nodes, char *out, size_t outlen)
 {
@@ -54,7 +30,7 @@ static void join_nodes(json_t *nodes, char *out, size_t outlen)
         }
         used += (size_t)w;
     }
-    cp_plugin_sanitize(out);
+    cp_text_mask(out);
 }
 
 int cp_findings_read(int dirfd, const char *name,
@@ -65,7 +41,7 @@ int cp_findings_read(int dirfd, const char *name,
     size_t i;
     int rc;
 
-    root = cp_plugin_json_load(dirfd, name, err);
+    root = cp_jsonfile_load_at(dirfd, name, CP_PLUGIN_JSON_MAX, err);
     if (!root)
         return -1;
     findings = json_object_get(root, "findings");
@@ -76,13 +52,13 @@ int cp_findings_read(int dirfd, const char *name,
     json_array_foreach(findings, i, item) {
         struct cp_finding f;
         memset(&f, 0, sizeof f);
-        cp_plugin_printable(f.kind, sizeof f.kind,
-                            json_string_value(json_object_get(item, "kind")));
+        cp_text_masked(f.kind, sizeof f.kind,
+                       json_string_value(json_object_get(item, "kind")));
         f.severity =
-            cp_severity_parse(json_string_value(json_object_get(item, "severity")));
+            cp_severity_named(json_string_value(json_object_get(item, "severity")));
         join_nodes(json_object_get(item, "nodes"), f.nodes, sizeof f.nodes);
-        cp_plugin_printable(f.message, sizeof f.message,
-                            json_string_value(json_object_get(item, "message")));
+        cp_text_masked(f.message, sizeof f.message,
+                       json_string_value(json_object_get(item, "message")));
         fn(&f, arg);
     }
     rc = (int)json_array_size(findings);

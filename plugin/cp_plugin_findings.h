@@ -12,8 +12,11 @@
 #include <stddef.h>
 
 #include "cp_error.h"
+#include "cp_kinds.h"
 
-enum cp_severity { CP_SEV_NONE, CP_SEV_INFO, CP_SEV_WARNING, CP_SEV_CRITICAL };
+/* report.json and probe.json are written by the job's user (the analyzer
+ * runs as that user): the plugin reads at most this much of either. */
+#define CP_PLUGIN_JSON_MAX (16u << 20)
 
 struct cp_finding {
     char kind[48];
@@ -28,9 +31,5 @@ struct cp_finding {
 int cp_findings_read(int dirfd, const char *name,
                      void (*fn)(const struct cp_finding *f, void *arg),
                      void *arg, struct cp_error *err);
-
-const char *cp_severity_name(enum cp_severity s);
-/* The severity named (as in report.json); CP_SEV_NONE for anything else. */
-enum cp_severity cp_severity_parse(const char *name);
 
 #endif

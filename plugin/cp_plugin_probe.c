@@ -14,7 +14,8 @@
 #include <jansson.h>
 
 #include "cp_plugin_probe.h"
-#include "cp_plugin_json.h"
+#include "cp_jsonfile.h"
+#include "cp_text.h"
 #include "cp_error.h"
 
 /* ---- the command line --------------------------------------------------- */
@@ -204,11 +205,11 @@ static void read_link(json_t *finding, const struct cp_probe_result *res,
            *evidence = json_object_get(finding, "evidence");
     char a[64], b[64];
 
-    cp_plugin_printable(a, sizeof a, json_string_value(json_array_get(nodes, 0)));
-    cp_plugin_printable(b, sizeof b, json_string_value(json_array_get(nodes, 1)));
+    cp_text_masked(a, sizeof a, json_string_value(json_array_get(nodes, 0)));
+    cp_text_masked(b, sizeof b, json_string_value(json_array_get(nodes, 1)));
     snprintf(link->nodes, sizeof link->nodes, "%s-%s", a[0] ? a : "?",
              b[0] ? b : "?");
-    link->severity = cp_severity_parse(
+    link->severity = cp_severity_named(
         json_string_value(json_object_get(finding, "severity")));
     link->bandwidth_Bps = number(evidence, "bandwidth_Bps");
     link->reference_Bps = number(evidence, "peer_bandwidth_Bps");
@@ -224,7 +225,7 @@ int cp_probe_read(int dirfd, const char *name, struct cp_probe_result *res,
     int rc = -1;
 
     memset(res, 0, sizeof *res);
-    root = cp_plugin_json_load(dirfd, name, err);
+    root = cp_jsonfile_load_at(dirfd, name, CP_PLUGIN_JSON_MAX, err);
     if (!root)
         return -1;
     v = json_object_get(root, "schema");
@@ -237,15 +238,16 @@ int cp_probe_read(int dirfd, const char *name, struct cp_probe_result *res,
     res->nodes = (unsigned)json_array_size(json_object_get(topo, "nodes"));
     res->pairs = (unsigned)json_array_size(json_object_get(topo, "pairs"));
     res->reference_Bps = number(topo, "reference_Bps");
-    cp_plugin_printable(res->reference_source, sizeof res->reference_source,
-                        json_string_value(json_object_get(topo, "reference_source")));
+    cp_text_masked(res->reference_source, sizeof res->reference_source,
+                   json_string_value(json_object_get(topo, "reference_source")));
     res->slow_below =
         number(json_object_get(topo, "thresholds"), "slow");
     findings = json_object_get(root, "findings");
     json_array_foreach(findings, i, item) {
-        v = json_object_get(item, "kind");
-        if (!json_is_string(v) ||
-            strcmp(json_string_value(v), "slow_link") != 0)
+        enum cp_kind kind;
+        if (cp_kind_from_name(json_string_value(json_object_get(item, "kind")),
+                              &kind) < 0 ||
+            kind != CP_KIND_SLOW_LINK)
             continue;
         if (res->slow < CP_PROBE_SHOWN)
             read_link(item, res, &res->links[res->slow]);

@@ -44,16 +44,20 @@ extern struct cp_plugin cp_plugin;
 
 /* Every message of the plugin starts with "collprof: ", and goes to
  * Slurm's log (slurmd's, srun's stderr) through cp_spank_log: escaped and
- * bounded (cp_logtext.h), since much of what it says comes from the job
- * (its environment, its directory, its analysis). */
+ * bounded (cp_text_shown_marked, common/cp_text.h), since much of what it
+ * says comes from the job (its environment, its directory, its analysis):
+ * a newline or an escape sequence in it cannot forge a line or drive a
+ * terminal.  CP_SPANK_LOG_MAX: the longest message, NUL included; a longer
+ * one is cut and ends with "...". */
+#define CP_SPANK_LOG_MAX 2048
 enum cp_spank_level { CP_SPANK_ERROR, CP_SPANK_INFO, CP_SPANK_VERBOSE };
 void cp_spank_log(enum cp_spank_level level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-#define cp_error(fmt, ...) \
+#define cp_spank_error(fmt, ...)                                               \
     cp_spank_log(CP_SPANK_ERROR, "collprof: " fmt, ##__VA_ARGS__)
-#define cp_info(fmt, ...) \
+#define cp_spank_info(fmt, ...)                                                \
     cp_spank_log(CP_SPANK_INFO, "collprof: " fmt, ##__VA_ARGS__)
-#define cp_verbose(fmt, ...) \
+#define cp_spank_verbose(fmt, ...)                                             \
     cp_spank_log(CP_SPANK_VERBOSE, "collprof: " fmt, ##__VA_ARGS__)
 
 /* Shared by the contexts (cp_spank_common.c). */

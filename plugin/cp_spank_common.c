@@ -13,7 +13,7 @@
 #include <string.h>
 #include <syslog.h>
 
-#include "cp_logtext.h"
+#include "cp_text.h"
 #include "cp_run.h"
 #include "cp_slurmver.h"
 #include "cp_spank.h"
@@ -51,18 +51,20 @@ int cp_spank_check_slurm(spank_t sp)
         minor = NULL;
     if (cp_slurmver_check(CP_SLURM_BUILT_FOR, major, minor, &err) < 0) {
         cp_plugin.loaded = 0;
-        cp_error("spank_collprof %s: %s; the plugin is not loaded",
-                 PACKAGE_VERSION, err.text);
+        cp_spank_error("spank_collprof %s: %s; the plugin is not loaded",
+                       PACKAGE_VERSION, err.text);
         return -1;
     }
     /* slurmd's log gets the line at every start; srun, sbatch and
      * slurmstepd only with -v */
     if (spank_context() == S_CTX_SLURMD)
-        cp_info("spank_collprof %s, built for Slurm %s, loaded by Slurm %s",
-                PACKAGE_VERSION, built, running ? running : "(unknown)");
+        cp_spank_info(
+            "spank_collprof %s, built for Slurm %s, loaded by Slurm %s",
+            PACKAGE_VERSION, built, running ? running : "(unknown)");
     else
-        cp_verbose("spank_collprof %s, built for Slurm %s, loaded by Slurm %s",
-                   PACKAGE_VERSION, built, running ? running : "(unknown)");
+        cp_spank_verbose(
+            "spank_collprof %s, built for Slurm %s, loaded by Slurm %s",
+            PACKAGE_VERSION, built, running ? running : "(unknown)");
     return 0;
 }
 
@@ -99,11 +101,11 @@ static int option_cb(int val, const char *optarg, int remote)
         optarg = "";
     cp_request_init(&r);
     if (cp_request_parse(&r, optarg ? optarg : "", &err) < 0) {
-        cp_error("--collprof: %s", err.text);
+        cp_spank_error("--collprof: %s", err.text);
         return -1;
     }
     cp_plugin.request = r;
-    cp_verbose("--collprof given (%s)", remote ? "remote" : "local");
+    cp_spank_verbose("--collprof given (%s)", remote ? "remote" : "local");
     return 0;
 }
 
@@ -112,7 +114,7 @@ int cp_spank_register_option(spank_t sp)
     spank_err_t rc = spank_option_register(sp, &collprof_option);
 
     if (rc != ESPANK_SUCCESS) {
-        cp_error("cannot register --collprof: %s", spank_strerror(rc));
+        cp_spank_error("cannot register --collprof: %s", spank_strerror(rc));
         return -1;
     }
     return 0;
@@ -127,7 +129,8 @@ int cp_spank_parse_site(int ac, char **av)
     cp_request_init(&cp_plugin.request);
     cp_site_defaults(&cp_plugin.site, CP_SPANK_LIBDIR, CP_SPANK_BINDIR);
     if (cp_site_parse(&cp_plugin.site, ac, av, &err) < 0) {
-        cp_error("plugstack.conf: %s; the plugin is not loaded", err.text);
+        cp_spank_error("plugstack.conf: %s; the plugin is not loaded",
+                       err.text);
         cp_plugin.loaded = 0;
         return -1;
     }
@@ -170,7 +173,7 @@ static void fallback(const char *(*get)(const char *, void *), void *arg)
 
     cp_request_fallback(&cp_plugin.request, get, arg, &warn);
     if (warn.text[0])
-        cp_error("%s", warn.text);
+        cp_spank_error("%s", warn.text);
 }
 
 void cp_spank_fallback_getenv(void)
@@ -204,14 +207,14 @@ int cp_spank_stepdir_path(const char *user, const char *cwd)
     else if (cp_expand_basedir(cp_plugin.site.basedir, user,
                                (unsigned)cp_plugin.uid, base,
                                sizeof base) < 0) {
-        cp_error("basedir=%s: cannot expand it for user %s",
-                 cp_plugin.site.basedir, user ? user : "(unknown)");
+        cp_spank_error("basedir=%s: cannot expand it for user %s",
+                       cp_plugin.site.basedir, user ? user : "(unknown)");
         return -1;
     }
     cp_stepdir_name(cp_plugin.job_id, cp_plugin.step_id, name, sizeof name);
     if (cp_stepdir_path(cwd, base, name, cp_plugin.stepdir,
                         sizeof cp_plugin.stepdir, &err) < 0) {
-        cp_error("%s", err.text);
+        cp_spank_error("%s", err.text);
         return -1;
     }
     return 0;
@@ -242,13 +245,13 @@ void cp_spank_log(enum cp_spank_level level, const char *fmt, ...)
 {
     /* raw is longer than text can hold: a message cut here is cut (and
      * marked) there too */
-    char raw[2 * CP_LOGTEXT_MAX], text[CP_LOGTEXT_MAX];
+    char raw[2 * CP_SPANK_LOG_MAX], text[CP_SPANK_LOG_MAX];
     va_list ap;
 
     va_start(ap, fmt);
     vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
-    cp_logtext_escape(text, sizeof text, raw);
+    cp_text_shown_marked(text, sizeof text, raw);
     if (level == CP_SPANK_ERROR)
         slurm_error("%s", text);
     else if (level == CP_SPANK_INFO)
@@ -264,15 +267,15 @@ void cp_spank_syslog_finding(const struct cp_finding *f, const char *user,
 {
     char step[48], where[4 * CP_STEPDIR_MAX + 64];
 
-    if (!cp_plugin.site.syslog || f->severity < CP_SEV_WARNING)
+    if (!cp_plugin.site.syslog || f->severity < CP_SEVERITY_WARNING)
         return;
     cp_spank_step_name(step, sizeof step);
     /* the report's path holds the user's directory: a newline or an
      * escape in it must not forge a line */
-    cp_logtext_escape(where, sizeof where, report);
+    cp_text_shown_marked(where, sizeof where, report);
     /* what the job's own analysis says (it ran in the job user's
      * environment): marked as the job's claim, never as the site's */
-    syslog(LOG_USER | (f->severity == CP_SEV_CRITICAL ? LOG_CRIT : LOG_WARNING),
+    syslog(LOG_USER | (f->severity == CP_SEVERITY_CRITICAL ? LOG_CRIT : LOG_WARNING),
            "collprof: job %s user %s: the job's analysis claims: %s %s%s%s: "
            "%s (report %s)",
            step, user, cp_severity_name(f->severity),
@@ -324,7 +327,8 @@ void cp_spank_alert(const char *user, enum cp_severity worst,
             syslog(LOG_USER | LOG_WARNING, "collprof: alert hook %s: %s",
                    cp_plugin.site.alert,
                    strerror(r.exec_errno ? r.exec_errno : errno));
-        cp_verbose("alert hook %s did not complete", cp_plugin.site.alert);
+        cp_spank_verbose("alert hook %s did not complete",
+                         cp_plugin.site.alert);
     } else if (r.status != 0) {
         syslog(LOG_USER | LOG_WARNING, "collprof: alert hook %s exited with %d",
                cp_plugin.site.alert, r.status);

@@ -10,10 +10,11 @@ int cp_slurmd_init(spank_t sp, int ac, char **av)
     (void)sp;
     if (cp_spank_parse_site(ac, av) < 0)
         return -1;
-    cp_verbose("loaded (default=%s, basedir=%s)",
-               cp_plugin.site.default_on ? "on" : "off",
-               cp_plugin.site.basedir[0] ? cp_plugin.site.basedir
-                                         : "(the step's working directory)");
+    cp_spank_verbose("loaded (default=%s, basedir=%s)",
+                     cp_plugin.site.default_on ? "on" : "off",
+                     cp_plugin.site.basedir[0]
+                         ? cp_plugin.site.basedir
+                         : "(the step's working directory)");
     return 0;
 }
 

@@ -28,6 +28,7 @@
 #include "cp_run.h"
 #include "cp_spank.h"
 #include "cp_stepdir.h"
+#include "cp_text.h"
 
 #define VERDICT_LINES 5
 #define HELP_TIMEOUT_S 10    /* collprof CMD --help */
@@ -114,7 +115,7 @@ static void keep_step_nodelist(void)
     if (squeue(id, "%N", out, sizeof out) < 0 || !out[0] ||
         cp_text_check("the node list", out, sizeof step_nodelist, &err) < 0 ||
         strchr(out, ' ')) {
-        cp_verbose("probe: the step's node list is unknown");
+        cp_spank_verbose("probe: the step's node list is unknown");
         return;
     }
     memcpy(step_nodelist, out, strlen(out) + 1); /* checked: it fits */
@@ -349,7 +350,7 @@ static void pick_headline(const struct cp_finding *f, void *arg)
 
     for (p = f->nodes; *p; p++)
         named += *p == ',';
-    if (f->severity < CP_SEV_WARNING || !f->nodes[0] ||
+    if (f->severity < CP_SEVERITY_WARNING || !f->nodes[0] ||
         (step_nodes && named >= step_nodes) ||
         (h->have && f->severity <= h->f.severity))
         return;
@@ -463,7 +464,7 @@ static int analyze(int reserved)
     headline[0] = '\0';
     if (cp_findings_read(stepdir_fd, "report.json", pick_headline, &h,
                          &err) < 0)
-        cp_verbose("%s", err.text);
+        cp_spank_verbose("%s", err.text);
     if (h.have && !lines_name_nodes(lines, n, h.f.nodes)) {
         /* its first clause: "The link between nodes n2 and n4 is slow" */
         size_t cut = strcspn(h.f.message, ":;");
@@ -522,7 +523,7 @@ static void user_name(char *user, size_t len)
 
 static void after_report(void)
 {
-    struct findings_seen seen = {CP_SEV_NONE, NULL, NULL};
+    struct findings_seen seen = {CP_SEVERITY_NONE, NULL, NULL};
     char user[256], report[CP_STEPDIR_MAX + 16];
     struct cp_error err;
 
@@ -535,7 +536,7 @@ static void after_report(void)
     openlog("collprof", LOG_PID, LOG_USER);
     if (cp_findings_read(stepdir_fd, "report.json", log_finding, &seen,
                          &err) < 0)
-        cp_verbose("%s", err.text);
+        cp_spank_verbose("%s", err.text);
     cp_spank_alert(user, seen.worst, NULL);
     closelog();
 }
@@ -593,11 +594,11 @@ static void probe_verdict(const char *outdir)
     cp_probe_verdict(&res, line, sizeof line);
     tell_user("%s; %s", line, report);
     if (cp_plugin.site.syslog) {
-        struct findings_seen seen = {CP_SEV_NONE, user, report};
+        struct findings_seen seen = {CP_SEVERITY_NONE, user, report};
         user_name(user, sizeof user);
         openlog("collprof", LOG_PID, LOG_USER);
         if (cp_findings_read(pfd, "probe.json", log_finding, &seen, &err) < 0)
-            cp_verbose("%s", err.text);
+            cp_spank_verbose("%s", err.text);
         closelog();
     }
     close(pfd);
@@ -702,7 +703,7 @@ int cp_srun_exit(spank_t sp, int ac, char **av)
     if (fd < 0) {
         /* absent, a link, not ours: slurmstepd said why already (the step
          * ran without profiling) */
-        cp_verbose("%s", err.text);
+        cp_spank_verbose("%s", err.text);
         return 0;
     }
     logs = cp_stepdir_count_logs(fd);

@@ -26,8 +26,10 @@
 #include "cp_fleet_spool.h"
 #include "cp_plugin_findings.h"
 #include "cp_run.h"
+#include "cp_path.h"
 #include "cp_spank.h"
 #include "cp_stepdir.h"
+#include "cp_text.h"
 
 #define PORTS_TIMEOUT_S 15
 #define CLEANUP_TIMEOUT_S 30
@@ -76,14 +78,15 @@ int cp_stepd_post_opt(spank_t sp, int ac, char **av)
         spank_get_item(sp, S_JOB_STEPID, &cp_plugin.step_id) != ESPANK_SUCCESS ||
         spank_get_item(sp, S_JOB_UID, &cp_plugin.uid) != ESPANK_SUCCESS ||
         spank_get_item(sp, S_JOB_GID, &cp_plugin.gid) != ESPANK_SUCCESS) {
-        cp_error("cannot get the job's ids; not profiling this step");
+        cp_spank_error("cannot get the job's ids; not profiling this step");
         return 0;
     }
     if (!cp_request_enabled(&cp_plugin.request, &cp_plugin.site))
         return 0;
     if (cp_plugin.step_id == CP_STEP_BATCH && !cp_plugin.site.batch_step) {
-        cp_verbose("job %u: the batch step is not profiled (batch_step=no)",
-                   cp_plugin.job_id);
+        cp_spank_verbose(
+            "job %u: the batch step is not profiled (batch_step=no)",
+            cp_plugin.job_id);
         return 0;
     }
     if (cp_plugin.step_id >= CP_STEP_SPECIAL_MIN &&
@@ -144,9 +147,10 @@ int cp_stepd_user_init(spank_t sp, int ac, char **av)
     /* SPANK promises euid = the job's user here; everything below relies
      * on the kernel checking access with those credentials */
     if (geteuid() != cp_plugin.uid || cp_plugin.uid == (uid_t)-1) {
-        cp_error("job %s: user_init runs as uid %u, not as the job's user "
-                 "(uid %u); not profiling this step",
-                 step, (unsigned)geteuid(), (unsigned)cp_plugin.uid);
+        cp_spank_error(
+            "job %s: user_init runs as uid %u, not as the job's user "
+            "(uid %u); not profiling this step",
+            step, (unsigned)geteuid(), (unsigned)cp_plugin.uid);
         return 0;
     }
     if (getpwuid_r(cp_plugin.uid, &pw, pwbuf, sizeof pwbuf, &found) != 0)
@@ -163,8 +167,8 @@ int cp_stepd_user_init(spank_t sp, int ac, char **av)
         access(cp_plugin.site.nccl_profiler, R_OK) != 0) {
         int e = errno;
         if (first_node(sp))
-            cp_error("job %s: %s: %s; the shim alone records this step", step,
-                     cp_plugin.site.nccl_profiler, strerror(e));
+            cp_spank_error("job %s: %s: %s; the shim alone records this step",
+                           step, cp_plugin.site.nccl_profiler, strerror(e));
         cp_plugin.site.capture = CP_CAPTURE_SHIM;
     }
     if ((cp_plugin.site.capture & CP_CAPTURE_SHIM) &&
@@ -179,10 +183,10 @@ int cp_stepd_user_init(spank_t sp, int ac, char **av)
                              (mode_t)cp_plugin.site.dir_mode, &err);
     if (fd < 0) {
         if (first_node(sp))
-            cp_error("job %s: %s; this step runs without profiling", step,
-                     err.text);
+            cp_spank_error("job %s: %s; this step runs without profiling", step,
+                           err.text);
         else
-            cp_verbose("job %s: %s", step, err.text);
+            cp_spank_verbose("job %s: %s", step, err.text);
         return 0;
     }
     /* kept (close-on-exec: no task gets it): the commands run at the
@@ -217,7 +221,7 @@ static int set(spank_t sp, const char *name, const char *value)
     spank_err_t rc = spank_setenv(sp, name, value, 1);
 
     if (rc != ESPANK_SUCCESS) {
-        cp_error("cannot set %s: %s", name, spank_strerror(rc));
+        cp_spank_error("cannot set %s: %s", name, spank_strerror(rc));
         return -1;
     }
     return 0;
@@ -241,15 +245,16 @@ static void note_user_profiler(spank_t sp, const char *step)
         return;
     user_profiler = 1;
     if (first_node(sp))
-        cp_error("job %s: the job sets NCCL_PROFILER_PLUGIN=%s: collprof "
-                 "leaves it, NCCL's profiler events of this step are not "
-                 "recorded%s; to run both, name that plugin in "
-                 "COLLPROF_NEXT_PROFILER instead (collprof's forwards every "
-                 "event to it)",
-                 step, user,
-                 cp_plugin.site.capture & CP_CAPTURE_SHIM
-                     ? " (the shim still records the calls)"
-                     : "");
+        cp_spank_error(
+            "job %s: the job sets NCCL_PROFILER_PLUGIN=%s: collprof "
+            "leaves it, NCCL's profiler events of this step are not "
+            "recorded%s; to run both, name that plugin in "
+            "COLLPROF_NEXT_PROFILER instead (collprof's forwards every "
+            "event to it)",
+            step, user,
+            cp_plugin.site.capture & CP_CAPTURE_SHIM
+                ? " (the shim still records the calls)"
+                : "");
 }
 
 /* NCCL's profiler plugin for a task (capture=plugin or both), unless the
@@ -284,8 +289,8 @@ int cp_stepd_task_init(spank_t sp, int ac, char **av)
         old[0] = '\0';
     else if (rc != ESPANK_SUCCESS) {
         if (cp_plugin.active)
-            cp_error("LD_PRELOAD: %s; this task runs without profiling",
-                     spank_strerror(rc));
+            cp_spank_error("LD_PRELOAD: %s; this task runs without profiling",
+                           spank_strerror(rc));
         return 0;
     }
     if (!cp_plugin.active) {
@@ -416,8 +421,8 @@ static void ports_snapshot(const char *when)
 
     if (status != 0) {
         cp_spank_step_name(name, sizeof name);
-        cp_verbose("job %s: collprof ports --when %s: %s", name, when,
-                   status < 0 ? "did not complete" : "failed");
+        cp_spank_verbose("job %s: collprof ports --when %s: %s", name, when,
+                         status < 0 ? "did not complete" : "failed");
     }
 }
 
@@ -449,9 +454,9 @@ static void reduce_node(void)
     status = run_as_user(argv, envp, cp_plugin.site.analyze_timeout_s, NULL, 0);
     if (status != 0) {
         cp_spank_step_name(name, sizeof name);
-        cp_verbose("job %s: collprof reduce on %s: %s", name,
-                   here.node[0] ? here.node : "this node",
-                   status < 0 ? "did not complete" : "failed");
+        cp_spank_verbose("job %s: collprof reduce on %s: %s", name,
+                         here.node[0] ? here.node : "this node",
+                         status < 0 ? "did not complete" : "failed");
     }
 }
 
@@ -552,11 +557,11 @@ static int parse_finding(char *line, struct cp_finding *f)
         if (!field[i])
             field[i] = (char *)"";
     }
-    f->severity = cp_severity_parse(field[0]);
+    f->severity = cp_severity_named(field[0]);
     snprintf(f->kind, sizeof f->kind, "%s", field[1]);
     snprintf(f->nodes, sizeof f->nodes, "%s", field[2]);
     snprintf(f->message, sizeof f->message, "%s", field[3]);
-    return f->severity == CP_SEV_NONE ? -1 : 0;
+    return f->severity == CP_SEVERITY_NONE ? -1 : 0;
 }
 
 /* The batch step has no srun to end it: slurmstepd does, at its exit,
@@ -579,7 +584,7 @@ static void finish_batch_step(void)
     char pwbuf[4096], user[256], report[CP_STEPDIR_MAX + 16];
     struct passwd pw, *found = NULL;
     struct cp_finding f;
-    enum cp_severity worst = CP_SEV_NONE;
+    enum cp_severity worst = CP_SEVERITY_NONE;
     char *line, *save = NULL;
     int status;
 
@@ -591,9 +596,9 @@ static void finish_batch_step(void)
     status = run_as_user(analyze_argv, envp, cp_plugin.site.analyze_timeout_s,
                          out, sizeof out);
     if (status != 0) {
-        cp_info("job %u.batch: collprof analyze %s: %s", cp_plugin.job_id,
-                cp_plugin.stepdir,
-                status < 0 ? "did not complete" : "failed");
+        cp_spank_info("job %u.batch: collprof analyze %s: %s", cp_plugin.job_id,
+                      cp_plugin.stepdir,
+                      status < 0 ? "did not complete" : "failed");
         return;
     }
     for (line = strtok_r(out, "\n", &save); line;
@@ -606,7 +611,7 @@ static void finish_batch_step(void)
             line += 10;
         cp_spank_name_dir(line, named, sizeof named);
         if (*named)
-            cp_info("job %u.batch: %s", cp_plugin.job_id, named);
+            cp_spank_info("job %u.batch: %s", cp_plugin.job_id, named);
     }
     if (!cp_plugin.site.syslog && !cp_plugin.site.alert[0])
         return;
@@ -660,7 +665,7 @@ static void spool_step(spank_t sp)
     e.stepdir = cp_plugin.stepdir;
     e.ended = (int64_t)time(NULL);
     if (cp_fleet_spool_write(cp_plugin.site.fleet_spool, &e, &err) < 0)
-        cp_error("job %u: fleet spool: %s", cp_plugin.job_id, err.text);
+        cp_spank_error("job %u: fleet spool: %s", cp_plugin.job_id, err.text);
 }
 
 int cp_stepd_exit(spank_t sp, int ac, char **av)

@@ -12,6 +12,7 @@
 
 #include "cp_stepdir.h"
 #include "cp_error.h"
+#include "cp_path.h"
 
 #define BATCH_STEP 0xfffffffbu /* SLURM_BATCH_SCRIPT */
 
@@ -228,19 +229,6 @@ static int open_parent(int fd, char *shown, uid_t uid, struct cp_error *err)
     return pfd;
 }
 
-/* 1 when the path has a ".." component. */
-static int has_dotdot(const char *path)
-{
-    const char *p = path;
-
-    while ((p = strstr(p, "..")) != NULL) {
-        if ((p == path || p[-1] == '/') && (p[2] == '/' || p[2] == '\0'))
-            return 1;
-        p += 2;
-    }
-    return 0;
-}
-
 /* Walk the absolute path from / one component at a time, checking each
  * directory met (check_base), including those a link on the way leads
  * through, and the step directory itself (check_dir); create: missing
@@ -260,7 +248,7 @@ static int walk(const char *path, int create, mode_t mode, uid_t uid,
     if (snprintf(buf, sizeof buf, "%s", path) >= 4096) {
         return cp_errorf(err, "%s: path too long", path);
     }
-    if (has_dotdot(path)) {
+    if (cp_path_has_dotdot(path)) {
         return cp_errorf(err, "%s is not a usable step directory path", path);
     }
     fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -6,9 +6,11 @@
  * with the user's credentials; every component of the path is checked on
  * the way (docs/security.md), so that no other user can redirect or swap
  * it, and the step directory must be a real directory owned by `uid`, not
- * writable by group or others.  No Slurm
- * dependency: the unit test links this file alone.  Functions return 0 (or
- * a descriptor) or -1 with one sentence in err.
+ * writable by group or others.  This walk is the plugin's own, not
+ * cp_path's: it checks every directory on the way against the job's user
+ * and creates what is missing.  No Slurm dependency: the unit test links
+ * this file and common/.  Functions return 0 (or a descriptor) or -1 with
+ * one sentence in err.
  */
 #ifndef COLLPROF_CP_STEPDIR_H
 #define COLLPROF_CP_STEPDIR_H

@@ -603,12 +603,11 @@ int cp_fleet_html_view_load(const char *path, struct fh_fleet *fl,
     json_t *doc = NULL;
     char *text;
     size_t len;
-    int too_big, rc = -1;
+    int rc = -1;
 
     memset(fl, 0, sizeof *fl);
     text = cp_jsonfile_read(path, CP_PATH_FOLLOW, CP_FLEET_HTML_MAX_BYTES,
-                            CP_FLEET_HTML_MAX_COST, "fleet.json", &len,
-                            &too_big, err);
+                            CP_FLEET_HTML_MAX_COST, "fleet.json", &len, err);
     if (!text)
         return -1;
     doc = json_loadb(text, len, JSON_DECODE_ANY, &jerr);

@@ -2182,16 +2182,9 @@ const char *cp_hang_headline(const struct cp_analysis *an)
     return an->hang ? an->hang->headline : NULL;
 }
 
-json_t *cp_hang_to_json(const struct cp_analysis *an, int *bad)
+json_t *cp_hang_to_json(const struct cp_analysis *an)
 {
-    json_t *j;
-
-    if (!an->hang)
-        return NULL;
-    j = json_deep_copy(an->hang->json);
-    if (!j)
-        *bad = 1;
-    return j;
+    return an->hang ? json_deep_copy(an->hang->json) : NULL;
 }
 
 void cp_hang_destroy(struct cp_hang *hang)

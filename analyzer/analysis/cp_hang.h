@@ -86,9 +86,9 @@ int cp_hang_analyze(struct cp_analysis *an, struct cp_hang_read *rd,
  * newline, or NULL when an has no hang section.  Owned by an. */
 const char *cp_hang_headline(const struct cp_analysis *an);
 
-/* report.json's `hang` section; NULL when an has none (or memory ran
- * out: *bad is then set).  New reference. */
-json_t *cp_hang_to_json(const struct cp_analysis *an, int *bad);
+/* report.json's `hang` section, a new reference; NULL when an has none or
+ * memory ran out (a JSON builder, cp_jsonout.h). */
+json_t *cp_hang_to_json(const struct cp_analysis *an);
 
 /* Destroy; accepts NULL. */
 void cp_hang_destroy(struct cp_hang *hang);

@@ -46,137 +46,140 @@ static json_t *jstr(const char *s)
 }
 
 static json_t *node_names(const struct cp_analysis *an, const unsigned *nodes,
-                          size_t n, int *bad)
+                          size_t n)
 {
+    int bad = 0;
     json_t *a = json_array();
     size_t i;
 
     for (i = 0; i < n; i++)
-        push(a, jstr(nodes[i] < an->nnodes ? an->nodes[nodes[i]].name
-                                                  : "?"),
-             bad);
-    return a;
+        bad |= add(
+            a, jstr(nodes[i] < an->nnodes ? an->nodes[nodes[i]].name : "?"));
+    return built(a, bad);
 }
 
-static json_t *int_list(const int *v, size_t n, int *bad)
+static json_t *int_list(const int *v, size_t n)
 {
+    int bad = 0;
     json_t *a = json_array();
     size_t i;
 
     for (i = 0; i < n; i++)
-        push(a, json_integer(v[i]), bad);
-    return a;
+        bad |= add(a, json_integer(v[i]));
+    return built(a, bad);
 }
 
-static json_t *job_json(const struct cp_analysis *an, int *bad)
+static json_t *job_json(const struct cp_analysis *an)
 {
+    int bad = 0;
     json_t *o = json_object(), *nodes = json_array(), *ranks = json_array();
     size_t i;
 
-    put(o, "job_id", jstr(an->job_id), bad);
-    put(o, "step_id", jstr(an->step_id), bad);
+    bad |= set(o, "job_id", jstr(an->job_id));
+    bad |= set(o, "step_id", jstr(an->step_id));
     for (i = 0; i < an->nnodes; i++)
-        push(nodes, jstr(an->nodes[i].name), bad);
-    put(o, "nodes", nodes, bad);
+        bad |= add(nodes, jstr(an->nodes[i].name));
+    bad |= set(o, "nodes", nodes);
     for (i = 0; i < an->nranks; i++)
-        push(ranks, json_integer(an->ranks[i].rank), bad);
-    put(o, "ranks", ranks, bad);
-    put(o, "world_size",
-        an->world_size > 0 ? json_integer(an->world_size) : json_null(), bad);
-    put(o, "processes", jint(an->nranks), bad);
-    return o;
+        bad |= add(ranks, json_integer(an->ranks[i].rank));
+    bad |= set(o, "ranks", ranks);
+    bad |= set(o, "world_size",
+               an->world_size > 0 ? json_integer(an->world_size) : json_null());
+    bad |= set(o, "processes", jint(an->nranks));
+    return built(o, bad);
 }
 
 static json_t *skew_q_json(const struct cp_analysis_skew_q *q,
-                           const char *source, int *bad)
+                           const char *source)
 {
+    int bad = 0;
     json_t *o = json_object();
 
-    put(o, "p50_s", jnum(q->p50_s), bad);
-    put(o, "p90_s", jnum(q->p90_s), bad);
-    put(o, "max_s", jnum(q->max_s), bad);
+    bad |= set(o, "p50_s", jnum(q->p50_s));
+    bad |= set(o, "p90_s", jnum(q->p90_s));
+    bad |= set(o, "max_s", jnum(q->max_s));
     if (source)
-        put(o, "source", jstr(source), bad);
-    return o;
+        bad |= set(o, "source", jstr(source));
+    return built(o, bad);
 }
 
-static json_t *summary_json(const struct cp_analysis *an, int *bad)
+static json_t *summary_json(const struct cp_analysis *an)
 {
+    int bad = 0;
     const struct cp_analysis_summary *s = &an->summary;
     json_t *o = json_object();
 
-    put(o, "calls", jint(s->calls), bad);
-    put(o, "failed_calls", jint(s->failed_calls), bad);
-    put(o, "instances", jint(s->instances), bad);
-    put(o, "incomplete_instances", jint(s->incomplete_instances), bad);
-    put(o, "p2p_pairs", jint(s->p2p_pairs), bad);
-    put(o, "unmatched_p2p", jint(s->unmatched_p2p), bad);
-    put(o, "late_records", jint(s->late_records), bad);
-    put(o, "unjoinable_calls", jint(s->unjoinable_calls), bad);
-    put(o, "comm_time_s", jnum(s->comm_time_s), bad);
-    put(o, "skew_time_s", jnum(s->skew_time_s), bad);
-    put(o, "wait_time_s", jnum(s->wait_time_s), bad);
-    put(o, "rank_time_s", jnum(s->rank_time_s), bad);
-    put(o, "latency_bound_s", jnum(s->latency_bound_s), bad);
-    put(o, "latency_bound_share", jnum(s->latency_bound_share), bad);
-    put(o, "span_s", jnum(s->span_s), bad);
-    put(o, "busy_s", jnum(s->busy_s), bad);
-    put(o, "rank_nccl_share_median", jnum(s->rank_share_median), bad);
-    put(o, "rank_nccl_share_max", jnum(s->rank_share_max), bad);
-    put(o, "rank_nccl_share_max_rank",
-        s->rank_share_max_rank >= 0 ? jint(s->rank_share_max_rank)
-                                    : json_null(),
-        bad);
-    put(o, "steps", s->steps ? jint(s->steps) : json_null(), bad);
-    put(o, "steps_method", jstr(s->steps_method), bad);
-    put(o, "bucket_bytes", s->bucket_bytes > 0 ? jnum(s->bucket_bytes)
-                                               : json_null(),
-        bad);
-    put(o, "timer", jstr(cp_timer_name(s->timer)), bad);
-    put(o, "records", jint(s->records), bad);
-    put(o, "skipped_inputs", jint(s->inputs_skipped), bad);
-    put(o, "missing_ranks", int_list(s->missing_ranks, s->nmissing, bad), bad);
+    bad |= set(o, "calls", jint(s->calls));
+    bad |= set(o, "failed_calls", jint(s->failed_calls));
+    bad |= set(o, "instances", jint(s->instances));
+    bad |= set(o, "incomplete_instances", jint(s->incomplete_instances));
+    bad |= set(o, "p2p_pairs", jint(s->p2p_pairs));
+    bad |= set(o, "unmatched_p2p", jint(s->unmatched_p2p));
+    bad |= set(o, "late_records", jint(s->late_records));
+    bad |= set(o, "unjoinable_calls", jint(s->unjoinable_calls));
+    bad |= set(o, "comm_time_s", jnum(s->comm_time_s));
+    bad |= set(o, "skew_time_s", jnum(s->skew_time_s));
+    bad |= set(o, "wait_time_s", jnum(s->wait_time_s));
+    bad |= set(o, "rank_time_s", jnum(s->rank_time_s));
+    bad |= set(o, "latency_bound_s", jnum(s->latency_bound_s));
+    bad |= set(o, "latency_bound_share", jnum(s->latency_bound_share));
+    bad |= set(o, "span_s", jnum(s->span_s));
+    bad |= set(o, "busy_s", jnum(s->busy_s));
+    bad |= set(o, "rank_nccl_share_median", jnum(s->rank_share_median));
+    bad |= set(o, "rank_nccl_share_max", jnum(s->rank_share_max));
+    bad |= set(o, "rank_nccl_share_max_rank",
+               s->rank_share_max_rank >= 0 ? jint(s->rank_share_max_rank)
+                                           : json_null());
+    bad |= set(o, "steps", s->steps ? jint(s->steps) : json_null());
+    bad |= set(o, "steps_method", jstr(s->steps_method));
+    bad |= set(o, "bucket_bytes",
+               s->bucket_bytes > 0 ? jnum(s->bucket_bytes) : json_null());
+    bad |= set(o, "timer", jstr(cp_timer_name(s->timer)));
+    bad |= set(o, "records", jint(s->records));
+    bad |= set(o, "skipped_inputs", jint(s->inputs_skipped));
+    bad |= set(o, "missing_ranks", int_list(s->missing_ranks, s->nmissing));
     {
         const struct cp_analysis_window_info *w = &an->window;
         json_t *win = json_object();
-        put(win, "by", jstr(w->by), bad);
-        put(win, "from_s", jnum(w->from_s), bad);
-        put(win, "to_s", jnum(w->to_s), bad);
-        put(win, "calls_left_out", jint(w->calls_left_out), bad);
-        put(o, "window", win, bad);
+        bad |= set(win, "by", jstr(w->by));
+        bad |= set(win, "from_s", jnum(w->from_s));
+        bad |= set(win, "to_s", jnum(w->to_s));
+        bad |= set(win, "calls_left_out", jint(w->calls_left_out));
+        bad |= set(o, "window", win);
     }
-    return o;
+    return built(o, bad);
 }
 
-static json_t *link_json(const struct cp_analysis_link *m, int *bad)
+static json_t *link_json(const struct cp_analysis_link *m)
 {
+    int bad = 0;
     json_t *o = json_object(), *q = json_object(), *fit = json_object();
 
-    put(o, "source", jstr(cp_link_source_name(m->source)), bad);
-    put(o, "alpha_s", jnum(m->alpha_s), bad);
-    put(o, "bandwidth_Bps", jnum(m->bandwidth_Bps), bad);
-    put(q, "median_rel_residual", jnum(m->fit_median_rel_residual), bad);
-    put(q, "r2", jnum(m->fit_r2), bad);
-    put(o, "quality", q, bad);
-    put(o, "calls_used", jint(m->fit_calls_used), bad);
-    put(fit, "ok", json_boolean(m->fit_ok), bad);
-    put(fit, "alpha_s", jnum(m->fit_alpha_s), bad);
-    put(fit, "bandwidth_Bps", jnum(m->fit_bandwidth_Bps), bad);
-    put(fit, "points", jint(m->fit_points), bad);
-    put(fit, "points_used", jint(m->fit_points_used), bad);
-    put(fit, "why", m->fit_ok ? json_null() : jstr(m->fit_why), bad);
-    put(fit, "weak", json_boolean(m->fit_weak), bad);
-    put(fit, "weak_why", m->fit_weak ? jstr(m->fit_weak_why) : json_null(),
-        bad);
-    put(o, "fit", fit, bad);
-    put(o, "bandwidth_bound_calls", jint(m->bw_calls), bad);
-    put(o, "busbw_Bps", jnum(m->busbw_Bps), bad);
-    put(o, "model_busbw_Bps", jnum(m->model_busbw_Bps), bad);
-    put(o, "expected_Bps", jnum(m->expected_Bps), bad);
-    put(o, "expected_source",
-        jstr(cp_link_source_name(m->expected_source)), bad);
-    put(o, "reference_busbw_Bps", jnum(m->reference_busbw_Bps), bad);
-    return o;
+    bad |= set(o, "source", jstr(cp_link_source_name(m->source)));
+    bad |= set(o, "alpha_s", jnum(m->alpha_s));
+    bad |= set(o, "bandwidth_Bps", jnum(m->bandwidth_Bps));
+    bad |= set(q, "median_rel_residual", jnum(m->fit_median_rel_residual));
+    bad |= set(q, "r2", jnum(m->fit_r2));
+    bad |= set(o, "quality", q);
+    bad |= set(o, "calls_used", jint(m->fit_calls_used));
+    bad |= set(fit, "ok", json_boolean(m->fit_ok));
+    bad |= set(fit, "alpha_s", jnum(m->fit_alpha_s));
+    bad |= set(fit, "bandwidth_Bps", jnum(m->fit_bandwidth_Bps));
+    bad |= set(fit, "points", jint(m->fit_points));
+    bad |= set(fit, "points_used", jint(m->fit_points_used));
+    bad |= set(fit, "why", m->fit_ok ? json_null() : jstr(m->fit_why));
+    bad |= set(fit, "weak", json_boolean(m->fit_weak));
+    bad |=
+        set(fit, "weak_why", m->fit_weak ? jstr(m->fit_weak_why) : json_null());
+    bad |= set(o, "fit", fit);
+    bad |= set(o, "bandwidth_bound_calls", jint(m->bw_calls));
+    bad |= set(o, "busbw_Bps", jnum(m->busbw_Bps));
+    bad |= set(o, "model_busbw_Bps", jnum(m->model_busbw_Bps));
+    bad |= set(o, "expected_Bps", jnum(m->expected_Bps));
+    bad |= set(o, "expected_source",
+               jstr(cp_link_source_name(m->expected_source)));
+    bad |= set(o, "reference_busbw_Bps", jnum(m->reference_busbw_Bps));
+    return built(o, bad);
 }
 
 static unsigned table_max(const struct cp_analysis *an);
@@ -201,17 +204,16 @@ static int node_mag_cmp(const void *a, const void *b)
  * the nodes clock_offsets.nodes keeps: the reference, the CP_REPORT_WORST
  * of largest |estimate|, and the nodes of clock_offset findings. */
 static json_t *offsets_summary_json(const struct cp_analysis *an,
-                                    unsigned char *listed, int *bad)
+                                    unsigned char *listed)
 {
+    int bad = 0;
     json_t *o = json_object();
     size_t i, j, n = 0, known = 0, significant = 0, count = 0;
     struct node_mag *m = malloc((an->nnodes + 1) * sizeof *m);
     double median = NAN, largest = NAN;
 
-    if (!m) {
-        *bad = 1;
-        return o;
-    }
+    if (!m)
+        return built(o, -1);
     listed[an->offset_reference < an->nnodes ? an->offset_reference : 0] = 1;
     for (i = 0; i < an->nnodes; i++) {
         if (!an->nodes[i].offset_known)
@@ -241,75 +243,69 @@ static json_t *offsets_summary_json(const struct cp_analysis *an,
     }
     for (i = count = 0; i < an->nnodes; i++)
         count += listed[i];
-    put(o, "nodes", jint(an->nnodes), bad);
-    put(o, "listed", jint(count), bad);
-    put(o, "known", jint(known), bad);
-    put(o, "significant", jint(significant), bad);
-    put(o, "median_abs_estimate_s", jnum(median), bad);
-    put(o, "max_abs_estimate_s", jnum(largest), bad);
+    bad |= set(o, "nodes", jint(an->nnodes));
+    bad |= set(o, "listed", jint(count));
+    bad |= set(o, "known", jint(known));
+    bad |= set(o, "significant", jint(significant));
+    bad |= set(o, "median_abs_estimate_s", jnum(median));
+    bad |= set(o, "max_abs_estimate_s", jnum(largest));
     free(m);
-    return o;
+    return built(o, bad);
 }
 
-static json_t *offsets_json(const struct cp_analysis *an, int *bad)
+static json_t *offsets_json(const struct cp_analysis *an)
 {
+    int bad = 0;
     json_t *o = json_object(), *nodes = json_array(), *summary = NULL;
     unsigned char *listed = NULL;
     size_t i;
 
-    put(o, "reference",
-        an->nnodes ? jstr(an->nodes[an->offset_reference].name)
-                   : json_null(),
-        bad);
-    put(o, "method",
-        jstr("median over the first instances of symmetric "
+    bad |= set(o, "reference",
+               an->nnodes ? jstr(an->nodes[an->offset_reference].name)
+                          : json_null());
+    bad |= set(o, "method",
+               jstr("median over the first instances of symmetric "
                     "collectives of each node's mean end time minus the "
-                    "reference node's, within the bounds that the order of "
-                    "the calls allows (every member ends after every "
+                    "reference node's, within the bounds that the order "
+                    "of the calls allows (every member ends after every "
                     "member started); applied only where those bounds "
-                    "exclude a shared clock"),
-        bad);
-    put(o, "instances", jint(an->offset_instances), bad);
+                    "exclude a shared clock"));
+    bad |= set(o, "instances", jint(an->offset_instances));
     if (an->nnodes > table_max(an)) {
         listed = calloc(an->nnodes, 1);
-        if (!listed) {
-            *bad = 1;
-            return o;
-        }
-        summary = offsets_summary_json(an, listed, bad);
+        if (!listed)
+            return built(o, -1);
+        summary = offsets_summary_json(an, listed);
     }
     for (i = 0; i < an->nnodes; i++) {
         json_t *n;
         if (listed && !listed[i])
             continue;
         n = json_object();
-        put(n, "node", jstr(an->nodes[i].name), bad);
-        put(n, "offset_s", an->nodes[i].offset_known
-                               ? jnum(an->nodes[i].offset_s)
-                               : json_null(),
-            bad);
-        put(n, "samples", jint(an->nodes[i].offset_samples), bad);
-        put(n, "estimate_s", an->nodes[i].offset_known
-                                 ? jnum(an->nodes[i].offset_estimate_s)
-                                 : json_null(),
-            bad);
-        put(n, "low_s", an->nodes[i].offset_known
-                            ? jnum(an->nodes[i].offset_low_s)
-                            : json_null(),
-            bad);
-        put(n, "high_s", an->nodes[i].offset_known
-                             ? jnum(an->nodes[i].offset_high_s)
-                             : json_null(),
-            bad);
-        put(n, "significant",
-            json_boolean(an->nodes[i].offset_significant), bad);
-        push(nodes, n, bad);
+        bad |= set(n, "node", jstr(an->nodes[i].name));
+        bad |= set(n, "offset_s",
+                   an->nodes[i].offset_known ? jnum(an->nodes[i].offset_s)
+                                             : json_null());
+        bad |= set(n, "samples", jint(an->nodes[i].offset_samples));
+        bad |=
+            set(n, "estimate_s",
+                an->nodes[i].offset_known ? jnum(an->nodes[i].offset_estimate_s)
+                                          : json_null());
+        bad |= set(n, "low_s",
+                   an->nodes[i].offset_known ? jnum(an->nodes[i].offset_low_s)
+                                             : json_null());
+        bad |= set(n, "high_s",
+                   an->nodes[i].offset_known ? jnum(an->nodes[i].offset_high_s)
+                                             : json_null());
+        bad |= set(n, "significant",
+                   json_boolean(an->nodes[i].offset_significant));
+        bad |= add(nodes, n);
     }
-    put(o, "nodes", nodes, bad);
-    if (summary)
-        put(o, "summary", summary, bad);
+    bad |= set(o, "nodes", nodes);
+    if (listed) /* summed up: the summary is there, or nothing is */
+        bad |= set(o, "summary", summary);
     free(listed);
-    return o;
+    return built(o, bad);
 }
 
 /* A communicator's ranks: the global rank of each communicator rank (-1
@@ -329,8 +325,9 @@ static int comm_sparse(const struct cp_analysis_comm *c)
     return seen * 4 < c->nranks;
 }
 
-static json_t *comm_members(const struct cp_analysis_comm *c, int *bad)
+static json_t *comm_members(const struct cp_analysis_comm *c)
 {
+    int bad = 0;
     json_t *a = json_array();
     size_t r;
 
@@ -339,17 +336,17 @@ static json_t *comm_members(const struct cp_analysis_comm *c, int *bad)
         if (c->ranks[r] < 0)
             continue;
         m = json_object();
-        put(m, "rank", jint(r), bad);
-        put(m, "global_rank", jint(c->ranks[r]), bad);
-        push(a, m, bad);
+        bad |= set(m, "rank", jint(r));
+        bad |= set(m, "global_rank", jint(c->ranks[r]));
+        bad |= add(a, m);
     }
-    return a;
+    return built(a, bad);
 }
 
 static json_t *instances_json(const struct cp_analysis *an,
-                              const struct cp_analysis_instance *v, size_t n,
-                              int *bad)
+                              const struct cp_analysis_instance *v, size_t n)
 {
+    int bad = 0;
     json_t *a = json_array();
     size_t i;
 
@@ -357,121 +354,130 @@ static json_t *instances_json(const struct cp_analysis *an,
         const struct cp_analysis_instance *x = &v[i];
         const struct cp_analysis_comm *c = &an->comms[x->comm];
         json_t *o = json_object();
-        put(o, "op", jstr(cp_model_coll_name(x->coll)), bad);
+        bad |= set(o, "op", jstr(cp_model_coll_name(x->coll)));
         if (x->copy_engine)
-            put(o, "path", jstr("copy_engine"), bad);
-        put(o, "bytes", jnum(x->bytes), bad);
-        put(o, "comm", hex_id(c->id), bad);
-        put(o, "comm_name", jstr(c->name), bad);
-        put(o, "seq", jint(x->seq), bad);
-        put(o, "members", jint(x->members), bad);
-        put(o, "nranks", jint(c->nranks), bad);
-        put(o, "start_s", jnum(x->start_s), bad);
-        put(o, "own_s", jnum(x->own_s), bad);
-        put(o, "model_s", jnum(x->model_s), bad);
-        put(o, "vs_model", jnum(x->model_s > 0 ? x->own_s / x->model_s : NAN),
-            bad);
-        put(o, "skew_s", jnum(x->skew_s), bad);
-        put(o, "last_rank", x->last_rank >= 0 ? jint((uint64_t)x->last_rank)
-                                              : json_null(),
-            bad);
-        put(o, "last_node",
-            x->last_rank >= 0 && x->last_node < an->nnodes
-                ? jstr(an->nodes[x->last_node].name)
-                : json_null(),
-            bad);
-        put(o, "late_by_s", jnum(x->members >= 2 ? x->late_s : NAN), bad);
+            bad |= set(o, "path", jstr("copy_engine"));
+        bad |= set(o, "bytes", jnum(x->bytes));
+        bad |= set(o, "comm", hex_id(c->id));
+        bad |= set(o, "comm_name", jstr(c->name));
+        bad |= set(o, "seq", jint(x->seq));
+        bad |= set(o, "members", jint(x->members));
+        bad |= set(o, "nranks", jint(c->nranks));
+        bad |= set(o, "start_s", jnum(x->start_s));
+        bad |= set(o, "own_s", jnum(x->own_s));
+        bad |= set(o, "model_s", jnum(x->model_s));
+        bad |= set(o, "vs_model",
+                   jnum(x->model_s > 0 ? x->own_s / x->model_s : NAN));
+        bad |= set(o, "skew_s", jnum(x->skew_s));
+        bad |=
+            set(o, "last_rank",
+                x->last_rank >= 0 ? jint((uint64_t)x->last_rank) : json_null());
+        bad |= set(o, "last_node",
+                   x->last_rank >= 0 && x->last_node < an->nnodes
+                       ? jstr(an->nodes[x->last_node].name)
+                       : json_null());
+        bad |= set(o, "late_by_s", jnum(x->members >= 2 ? x->late_s : NAN));
         if (x->algo) {
-            put(o, "algorithm", jstr(cp_nccl_algo_name(x->algo)), bad);
-            put(o, "protocol", jstr(cp_nccl_proto_name(x->proto)), bad);
+            bad |= set(o, "algorithm", jstr(cp_nccl_algo_name(x->algo)));
+            bad |= set(o, "protocol", jstr(cp_nccl_proto_name(x->proto)));
         }
-        push(a, o, bad);
+        bad |= add(a, o);
     }
-    return a;
+    return built(a, bad);
 }
 
-static json_t *slowest_json(const struct cp_analysis *an, int *bad)
+static json_t *slowest_json(const struct cp_analysis *an)
 {
+    int bad = 0;
     json_t *o = json_object();
 
-    put(o, "by_own_time",
-        instances_json(an, an->slowest_own, an->nslowest_own, bad), bad);
-    put(o, "by_skew",
-        instances_json(an, an->slowest_skew, an->nslowest_skew, bad), bad);
-    return o;
+    bad |= set(o, "by_own_time",
+               instances_json(an, an->slowest_own, an->nslowest_own));
+    bad |= set(o, "by_skew",
+               instances_json(an, an->slowest_skew, an->nslowest_skew));
+    return built(o, bad);
 }
 
-static json_t *comms_json(const struct cp_analysis *an, int *bad)
+static json_t *comms_json(const struct cp_analysis *an)
 {
+    int bad = 0;
     json_t *a = json_array();
     size_t i;
 
     for (i = 0; i < an->ncomms; i++) {
         const struct cp_analysis_comm *c = &an->comms[i];
         json_t *o = json_object();
-        put(o, "id", hex_id(c->id), bad);
-        put(o, "name", jstr(c->name), bad);
-        put(o, "nranks", jint(c->nranks), bad);
-        put(o, "link",
-            jstr(c->missing && c->nnodes <= 1 ? "unknown"
-                                              : cp_link_class_name(c->link)),
-            bad);
-        put(o, "missing_members", jint(c->missing), bad);
-        put(o, "nodes", node_names(an, c->nodes, c->nnodes, bad), bad);
+        bad |= set(o, "id", hex_id(c->id));
+        bad |= set(o, "name", jstr(c->name));
+        bad |= set(o, "nranks", jint(c->nranks));
+        bad |= set(o, "link",
+                   jstr(c->missing && c->nnodes <= 1
+                            ? "unknown"
+                            : cp_link_class_name(c->link)));
+        bad |= set(o, "missing_members", jint(c->missing));
+        bad |= set(o, "nodes", node_names(an, c->nodes, c->nnodes));
         if (comm_sparse(c)) {
-            put(o, "ranks", json_null(), bad);
-            put(o, "members", comm_members(c, bad), bad);
+            bad |= set(o, "ranks", json_null());
+            bad |= set(o, "members", comm_members(c));
         } else {
-            put(o, "ranks", int_list(c->ranks, c->nranks, bad), bad);
+            bad |= set(o, "ranks", int_list(c->ranks, c->nranks));
         }
-        put(o, "instances", jint(c->instances), bad);
-        put(o, "incomplete", jint(c->incomplete), bad);
-        put(o, "p2p_pairs", jint(c->p2p), bad);
-        put(o, "time_s", jnum(c->time_s), bad);
+        bad |= set(o, "instances", jint(c->instances));
+        bad |= set(o, "incomplete", jint(c->incomplete));
+        bad |= set(o, "p2p_pairs", jint(c->p2p));
+        bad |= set(o, "time_s", jnum(c->time_s));
         {
             json_t *sk = json_object();
-            put(sk, "p50_s", jnum(c->skew_p50_s), bad);
-            put(sk, "p90_s", jnum(c->skew_p90_s), bad);
-            put(sk, "p99_s", jnum(c->skew_p99_s), bad);
-            put(sk, "max_s", jnum(c->skew_max_s), bad);
+            bad |= set(sk, "p50_s", jnum(c->skew_p50_s));
+            bad |= set(sk, "p90_s", jnum(c->skew_p90_s));
+            bad |= set(sk, "p99_s", jnum(c->skew_p99_s));
+            bad |= set(sk, "max_s", jnum(c->skew_max_s));
             /* the starts on the hosts' clocks, offset-corrected */
-            put(sk, "source", jstr("host_clock"), bad);
-            put(o, "skew", sk, bad);
+            bad |= set(sk, "source", jstr("host_clock"));
+            bad |= set(o, "skew", sk);
         }
         if (c->kernel_instances > 0) {
             /* the kernels' own, on one device clock each (API v7's
              * initial-sync phases): left out without them */
-            json_t *ks = skew_q_json(&c->kernel_skew, "kernel_phases", bad);
-            put(ks, "instances", jint(c->kernel_instances), bad);
-            put(o, "kernel_skew", ks, bad);
+            json_t *ks = skew_q_json(&c->kernel_skew, "kernel_phases");
+            bad |= set(ks, "instances", jint(c->kernel_instances));
+            bad |= set(o, "kernel_skew", ks);
         }
-        push(a, o, bad);
+        bad |= add(a, o);
     }
-    return a;
+    return built(a, bad);
+}
+
+/* 1 when the counts v (n of them, [0] the unknown choice) hold a known
+ * algorithm or protocol. */
+static int choice_known(const uint64_t *v, unsigned n)
+{
+    unsigned k;
+
+    for (k = 1; k < n; k++)
+        if (v[k])
+            return 1;
+    return 0;
 }
 
 /* Instances by NCCL's algorithm or protocol: {"Ring": n, ...}, the known
- * ones only; NULL when none is known (the key is then left out, so reports
- * without the plugin keep their bytes). */
-static json_t *choice_counts(const uint64_t *v, unsigned n, int algo,
-                             int *bad)
+ * ones only ({} when none is). */
+static json_t *choice_counts(const uint64_t *v, unsigned n, int algo)
 {
-    json_t *o = NULL;
+    json_t *o = json_object();
+    int bad = 0;
     unsigned k;
 
-    for (k = 1; k < n; k++) {
-        if (!v[k])
-            continue;
-        if (!o)
-            o = json_object();
-        put(o, algo ? cp_nccl_algo_name(k) : cp_nccl_proto_name(k), jint(v[k]),
-            bad);
-    }
-    return o;
+    for (k = 1; k < n; k++)
+        if (v[k])
+            bad |= set(o, algo ? cp_nccl_algo_name(k) : cp_nccl_proto_name(k),
+                       jint(v[k]));
+    return built(o, bad);
 }
 
-static json_t *rows_json(const struct cp_analysis *an, int *bad)
+static json_t *rows_json(const struct cp_analysis *an)
 {
+    int bad = 0;
     json_t *a = json_array();
     size_t i;
 
@@ -479,52 +485,51 @@ static json_t *rows_json(const struct cp_analysis *an, int *bad)
         const struct cp_analysis_row *r = &an->rows[i];
         const char *op = cp_model_coll_name(r->coll);
         json_t *o = json_object();
-        put(o, "op", jstr(op ? op : "unknown"), bad);
-        put(o, "comm", hex_id(an->comms[r->comm].id), bad);
-        put(o, "link", jstr(cp_link_class_name(r->link)), bad);
+        bad |= set(o, "op", jstr(op ? op : "unknown"));
+        bad |= set(o, "comm", hex_id(an->comms[r->comm].id));
+        bad |= set(o, "link", jstr(cp_link_class_name(r->link)));
         /* only copy-engine rows say their path: a kind of their own */
         if (r->copy_engine)
-            put(o, "path", jstr("copy_engine"), bad);
-        put(o, "nranks",
-            jint(r->coll == CP_COLL_SENDRECV ? 2 : an->comms[r->comm].nranks),
-            bad);
-        put(o, "bucket_bytes", jnum(r->bucket_lo), bad);
-        put(o, "calls", jint(r->calls), bad);
-        put(o, "bytes", jnum(r->bytes), bad);
-        put(o, "time_s", jnum(r->time_s), bad);
-        put(o, "p50_s", jnum(r->p50_s), bad);
-        put(o, "p99_s", jnum(r->p99_s), bad);
-        put(o, "skew_s", jnum(r->skew_s), bad);
-        put(o, "algbw_Bps", jnum(r->algbw_Bps), bad);
-        put(o, "busbw_Bps", jnum(r->busbw_Bps), bad);
-        put(o, "model_time_s", jnum(r->model_time_s), bad);
-        put(o, "efficiency", jnum(r->efficiency), bad);
+            bad |= set(o, "path", jstr("copy_engine"));
+        bad |= set(
+            o, "nranks",
+            jint(r->coll == CP_COLL_SENDRECV ? 2 : an->comms[r->comm].nranks));
+        bad |= set(o, "bucket_bytes", jnum(r->bucket_lo));
+        bad |= set(o, "calls", jint(r->calls));
+        bad |= set(o, "bytes", jnum(r->bytes));
+        bad |= set(o, "time_s", jnum(r->time_s));
+        bad |= set(o, "p50_s", jnum(r->p50_s));
+        bad |= set(o, "p99_s", jnum(r->p99_s));
+        bad |= set(o, "skew_s", jnum(r->skew_s));
+        bad |= set(o, "algbw_Bps", jnum(r->algbw_Bps));
+        bad |= set(o, "busbw_Bps", jnum(r->busbw_Bps));
+        bad |= set(o, "model_time_s", jnum(r->model_time_s));
+        bad |= set(o, "efficiency", jnum(r->efficiency));
         if (r->model_mismatch)
-            put(o, "efficiency_note",
-                jstr("over twice as fast as the model: the model does not "
-                     "describe these calls"),
-                bad);
-        put(o, "regime", jstr(cp_model_regime_name(r->regime)), bad);
-        put(o, "latency_share", jnum(r->latency_share), bad);
-        put(o, "incomplete", jint(r->incomplete), bad);
-        put(o, "grouped", jint(r->grouped), bad);
-        {
-            json_t *algos = choice_counts(r->algo_calls, CP_ANALYSIS_ALGOS, 1,
-                                          bad);
-            if (algos) {
-                json_t *protos = choice_counts(r->proto_calls,
-                                               CP_ANALYSIS_PROTOS, 0, bad);
-                put(o, "algorithms", algos, bad);
-                put(o, "protocols", protos ? protos : json_object(), bad);
-            }
+            bad |=
+                set(o, "efficiency_note",
+                    jstr("over twice as fast as the model: the model does not "
+                         "describe these calls"));
+        bad |= set(o, "regime", jstr(cp_model_regime_name(r->regime)));
+        bad |= set(o, "latency_share", jnum(r->latency_share));
+        bad |= set(o, "incomplete", jint(r->incomplete));
+        bad |= set(o, "grouped", jint(r->grouped));
+        /* left out when no algorithm is known, so that reports without
+         * the plugin keep their bytes */
+        if (choice_known(r->algo_calls, CP_ANALYSIS_ALGOS)) {
+            bad |= set(o, "algorithms",
+                       choice_counts(r->algo_calls, CP_ANALYSIS_ALGOS, 1));
+            bad |= set(o, "protocols",
+                       choice_counts(r->proto_calls, CP_ANALYSIS_PROTOS, 0));
         }
-        push(a, o, bad);
+        bad |= add(a, o);
     }
-    return a;
+    return built(a, bad);
 }
 
-static json_t *timeline_json(const struct cp_analysis *an, int *bad)
+static json_t *timeline_json(const struct cp_analysis *an)
 {
+    int bad = 0;
     const struct cp_analysis_timeline *tl = &an->timeline;
     json_t *o = json_object(), *windows = json_array();
     int present[CP_COLL_COUNT] = {0};
@@ -535,29 +540,29 @@ static json_t *timeline_json(const struct cp_analysis *an, int *bad)
     for (i = 0; i < an->nrows; i++)
         if ((unsigned)an->rows[i].coll < CP_COLL_COUNT)
             present[an->rows[i].coll] = 1;
-    put(o, "window_s", tl->nwindows ? jnum(tl->window_s) : json_null(), bad);
+    bad |= set(o, "window_s", tl->nwindows ? jnum(tl->window_s) : json_null());
     for (i = 0; i < tl->nwindows; i++) {
         const struct cp_analysis_window *w = &tl->windows[i];
         json_t *q = json_object(), *ops = json_object();
-        put(q, "start_s", jnum(w->start_s), bad);
-        put(q, "end_s", jnum(w->end_s), bad);
-        put(q, "comm_time_s", jnum(w->comm_time_s), bad);
-        put(q, "calls", jint(w->calls), bad);
-        put(q, "bytes", jnum(w->bytes), bad);
-        put(q, "wait_time_s", jnum(w->wait_time_s), bad);
+        bad |= set(q, "start_s", jnum(w->start_s));
+        bad |= set(q, "end_s", jnum(w->end_s));
+        bad |= set(q, "comm_time_s", jnum(w->comm_time_s));
+        bad |= set(q, "calls", jint(w->calls));
+        bad |= set(q, "bytes", jnum(w->bytes));
+        bad |= set(q, "wait_time_s", jnum(w->wait_time_s));
         for (k = 0; k < CP_COLL_COUNT; k++)
             if (present[k])
-                put(ops, cp_model_coll_name((enum cp_coll)k),
-                    jnum(w->op_time_s[k]), bad);
-        put(q, "op_time_s", ops, bad);
-        put(q, "busbw_Bps", jnum(w->busbw_Bps), bad);
-        put(q, "latency_share", jnum(w->latency_share), bad);
-        put(q, "slowness", jnum(w->slowness), bad);
-        put(q, "warmup", json_boolean(w->warmup), bad);
-        push(windows, q, bad);
+                bad |= set(ops, cp_model_coll_name((enum cp_coll)k),
+                           jnum(w->op_time_s[k]));
+        bad |= set(q, "op_time_s", ops);
+        bad |= set(q, "busbw_Bps", jnum(w->busbw_Bps));
+        bad |= set(q, "latency_share", jnum(w->latency_share));
+        bad |= set(q, "slowness", jnum(w->slowness));
+        bad |= set(q, "warmup", json_boolean(w->warmup));
+        bad |= add(windows, q);
     }
-    put(o, "windows", windows, bad);
-    return o;
+    bad |= set(o, "windows", windows);
+    return built(o, bad);
 }
 
 /* ---- per-process tables of large jobs (docs/report-schema.md,
@@ -652,8 +657,9 @@ static double quantile_of(const struct keyed *k, size_t n, double q)
 static json_t *worst_list(const struct cp_analysis *an,
                           const struct rank_figure *fg, const struct keyed *k,
                           size_t n, double median, int highest, int nodes,
-                          unsigned char *mark, int *bad)
+                          unsigned char *mark)
 {
+    int bad = 0;
     json_t *a = json_array();
     size_t j;
 
@@ -664,20 +670,20 @@ static json_t *worst_list(const struct cp_analysis *an,
             break;
         o = json_object();
         if (nodes) {
-            put(o, "node", jstr(an->nodes[x->i].name), bad);
-            put(o, "ranks", jint(an->nodes[x->i].ranks), bad);
-            put(o, "value", jnum(x->v), bad);
+            bad |= set(o, "node", jstr(an->nodes[x->i].name));
+            bad |= set(o, "ranks", jint(an->nodes[x->i].ranks));
+            bad |= set(o, "value", jnum(x->v));
         } else {
             const struct cp_analysis_rank *r = &an->ranks[x->i];
-            put(o, "rank", json_integer(r->rank), bad);
-            put(o, "node", jstr(an->nodes[r->node].name), bad);
-            put(o, "value", fig_value(fg, x->v), bad);
+            bad |= set(o, "rank", json_integer(r->rank));
+            bad |= set(o, "node", jstr(an->nodes[r->node].name));
+            bad |= set(o, "value", fig_value(fg, x->v));
             if (mark)
                 mark[x->i] = 1;
         }
-        push(a, o, bad);
+        bad |= add(a, o);
     }
-    return a;
+    return built(a, bad);
 }
 
 /* The first m items of k (n sorted by keyed_cmp) by value from the
@@ -701,26 +707,28 @@ static size_t top_descending(const struct keyed *k, size_t n, size_t m,
 
 /* highest, lowest: the lists of both ends of k (n sorted ascending; *desc
  * is scratch of CP_REPORT_WORST items). */
-static void both_ends(json_t *o, const struct cp_analysis *an,
-                      const struct rank_figure *fg, const struct keyed *k,
-                      struct keyed *desc, size_t n, int nodes,
-                      unsigned char *mark, int *bad)
+static int both_ends(json_t *o, const struct cp_analysis *an,
+                     const struct rank_figure *fg, const struct keyed *k,
+                     struct keyed *desc, size_t n, int nodes,
+                     unsigned char *mark)
 {
+    int bad = 0;
     double median = n ? quantile_of(k, n, 0.5) : NAN;
     size_t top = top_descending(k, n, CP_REPORT_WORST, desc);
 
-    put(o, nodes ? "nodes_highest" : "highest",
-        worst_list(an, fg, desc, top, median, 1, nodes, mark, bad), bad);
-    put(o, nodes ? "nodes_lowest" : "lowest",
-        worst_list(an, fg, k, n, median, 0, nodes, mark, bad), bad);
+    bad |= set(o, nodes ? "nodes_highest" : "highest",
+               worst_list(an, fg, desc, top, median, 1, nodes, mark));
+    bad |= set(o, nodes ? "nodes_lowest" : "lowest",
+               worst_list(an, fg, k, n, median, 0, nodes, mark));
+    return bad;
 }
 
 /* One figure's distribution over the ranks (non-finite values left out),
  * its worst ranks and its worst nodes (by the mean of their ranks). */
 static json_t *figure_json(const struct cp_analysis *an,
-                           const struct rank_figure *fg, unsigned char *mark,
-                           int *bad)
+                           const struct rank_figure *fg, unsigned char *mark)
 {
+    int bad = 0;
     size_t cap = (an->nranks > an->nnodes ? an->nranks : an->nnodes) + 1;
     struct keyed *k = malloc(cap * sizeof *k),
                  *desc = malloc(CP_REPORT_WORST * sizeof *desc);
@@ -731,7 +739,7 @@ static json_t *figure_json(const struct cp_analysis *an,
     double total = 0;
 
     if (!k || !desc || !sum || !count) {
-        *bad = 1;
+        bad = -1;
         goto out;
     }
     for (i = 0; i < an->nranks; i++) {
@@ -746,14 +754,14 @@ static json_t *figure_json(const struct cp_analysis *an,
         count[an->ranks[i].node]++;
     }
     qsort(k, n, sizeof *k, keyed_cmp);
-    put(o, "ranks", jint(n), bad);
-    put(o, "mean", n ? jnum(total / (double)n) : json_null(), bad);
-    put(o, "min", n ? fig_value(fg, k[0].v) : json_null(), bad);
+    bad |= set(o, "ranks", jint(n));
+    bad |= set(o, "mean", n ? jnum(total / (double)n) : json_null());
+    bad |= set(o, "min", n ? fig_value(fg, k[0].v) : json_null());
     for (q = 0; q < sizeof quantiles / sizeof quantiles[0]; q++)
-        put(o, quantile_keys[q],
-            n ? fig_value(fg, quantile_of(k, n, quantiles[q])) : json_null(),
-            bad);
-    put(o, "max", n ? fig_value(fg, k[n - 1].v) : json_null(), bad);
+        bad |= set(o, quantile_keys[q],
+                   n ? fig_value(fg, quantile_of(k, n, quantiles[q]))
+                     : json_null());
+    bad |= set(o, "max", n ? fig_value(fg, k[n - 1].v) : json_null());
     if (n) {
         double lo = k[0].v, hi = k[n - 1].v;
         unsigned bins = hi > lo ? HISTOGRAM_BINS : 1, b;
@@ -765,14 +773,14 @@ static json_t *figure_json(const struct cp_analysis *an,
             counts[b]++;
         }
         for (b = 0; b < bins; b++)
-            push(c, jint(counts[b]), bad);
+            bad |= add(c, jint(counts[b]));
         hist = json_object();
-        put(hist, "lo", jnum(lo), bad);
-        put(hist, "hi", jnum(hi), bad);
-        put(hist, "counts", c, bad);
+        bad |= set(hist, "lo", jnum(lo));
+        bad |= set(hist, "hi", jnum(hi));
+        bad |= set(hist, "counts", c);
     }
-    put(o, "histogram", hist ? hist : json_null(), bad);
-    both_ends(o, an, fg, k, desc, n, 0, mark, bad);
+    bad |= set(o, "histogram", hist ? hist : json_null());
+    bad |= both_ends(o, an, fg, k, desc, n, 0, mark);
     /* nodes: the mean of their ranks' values */
     for (i = n = 0; i < an->nnodes; i++) {
         if (!count[i])
@@ -782,13 +790,13 @@ static json_t *figure_json(const struct cp_analysis *an,
         n++;
     }
     qsort(k, n, sizeof *k, keyed_cmp);
-    both_ends(o, an, fg, k, desc, n, 1, NULL, bad);
+    bad |= both_ends(o, an, fg, k, desc, n, 1, NULL);
 out:
     free(k);
     free(desc);
     free(sum);
     free(count);
-    return o;
+    return built(o, bad);
 }
 
 /* Global rank -> index into an->ranks (sorted by global rank); -1 absent. */
@@ -810,14 +818,15 @@ static long rank_index(const struct cp_analysis *an, int rank)
  * list: those at either end of some figure, the stragglers, and the ranks
  * of findings that name at most CP_REPORT_WORST ranks. */
 static json_t *rank_summary_json(const struct cp_analysis *an,
-                                 unsigned char *mark, int *bad)
+                                 unsigned char *mark)
 {
+    int bad = 0;
     json_t *o = json_object(), *figs = json_object();
     size_t i, j, listed = 0;
 
     for (i = 0; i < NFIGURES; i++)
-        put(figs, rank_figures[i].key,
-            figure_json(an, &rank_figures[i], mark, bad), bad);
+        bad |= set(figs, rank_figures[i].key,
+                   figure_json(an, &rank_figures[i], mark));
     for (i = 0; i < an->nranks; i++)
         if (an->ranks[i].straggler)
             mark[i] = 1;
@@ -833,19 +842,20 @@ static json_t *rank_summary_json(const struct cp_analysis *an,
     }
     for (i = 0; i < an->nranks; i++)
         listed += mark[i];
-    put(o, "ranks", jint(an->nranks), bad);
-    put(o, "nodes", jint(an->nnodes), bad);
-    put(o, "listed", jint(listed), bad);
-    put(o, "table_max", jint(table_max(an)), bad);
-    put(o, "worst", jint(CP_REPORT_WORST), bad);
-    put(o, "figures", figs, bad);
-    return o;
+    bad |= set(o, "ranks", jint(an->nranks));
+    bad |= set(o, "nodes", jint(an->nnodes));
+    bad |= set(o, "listed", jint(listed));
+    bad |= set(o, "table_max", jint(table_max(an)));
+    bad |= set(o, "worst", jint(CP_REPORT_WORST));
+    bad |= set(o, "figures", figs);
+    return built(o, bad);
 }
 
 /* ranks[]: every rank, or (mark not NULL) the marked ones. */
 static json_t *ranks_json(const struct cp_analysis *an,
-                          const unsigned char *mark, int *bad)
+                          const unsigned char *mark)
 {
+    int bad = 0;
     json_t *a = json_array();
     size_t i;
 
@@ -855,23 +865,23 @@ static json_t *ranks_json(const struct cp_analysis *an,
         if (mark && !mark[i])
             continue;
         o = json_object();
-        put(o, "rank", json_integer(r->rank), bad);
-        put(o, "node", jstr(an->nodes[r->node].name), bad);
-        put(o, "calls", jint(r->calls), bad);
-        put(o, "failed", jint(r->failed), bad);
-        put(o, "time_s", jnum(r->time_s), bad);
-        put(o, "last_arrivals", jint(r->last_arrivals), bad);
-        put(o, "late_s", jnum(r->late_s), bad);
-        push(a, o, bad);
+        bad |= set(o, "rank", json_integer(r->rank));
+        bad |= set(o, "node", jstr(an->nodes[r->node].name));
+        bad |= set(o, "calls", jint(r->calls));
+        bad |= set(o, "failed", jint(r->failed));
+        bad |= set(o, "time_s", jnum(r->time_s));
+        bad |= set(o, "last_arrivals", jint(r->last_arrivals));
+        bad |= set(o, "late_s", jnum(r->late_s));
+        bad |= add(a, o);
     }
-    return a;
+    return built(a, bad);
 }
 
 /* A K x K matrix of the pairs' values (null elsewhere), or null when K is
  * too large for a matrix to be useful. */
-static json_t *pair_matrix(const struct cp_analysis *an, int bandwidth,
-                           int *bad)
+static json_t *pair_matrix(const struct cp_analysis *an, int bandwidth)
 {
+    int bad = 0;
     const struct cp_analysis_topology *topo = &an->topology;
     json_t *rows, **cells = NULL;
     size_t K = an->nnodes, i, j;
@@ -895,7 +905,7 @@ static json_t *pair_matrix(const struct cp_analysis *an, int bandwidth,
         if (p->a >= K || p->b >= K || !isfinite(v))
             continue;
         if (!(x = json_real(v))) {
-            *bad = 1;
+            bad = -1;
             continue;
         }
         json_decref(cells[ab]);
@@ -909,29 +919,30 @@ static json_t *pair_matrix(const struct cp_analysis *an, int bandwidth,
         json_t *row = json_array();
         for (j = 0; j < K; j++) {
             json_t *c = cells[i * K + j];
-            push(row, c ? json_incref(c) : json_null(), bad);
+            bad |= add(row, c ? json_incref(c) : json_null());
         }
-        push(rows, row, bad);
+        bad |= add(rows, row);
     }
     for (i = 0; i < K * K; i++)
         json_decref(cells[i]);
     free(cells);
-    return rows;
+    return built(rows, bad);
 }
 
 static json_t *pair_names(const struct cp_analysis *an,
-                          const struct cp_analysis_pair *p, int *bad)
+                          const struct cp_analysis_pair *p)
 {
     unsigned two[2];
 
     two[0] = p->a;
     two[1] = p->b;
-    return node_names(an, two, 2, bad);
+    return node_names(an, two, 2);
 }
 
 /* The probe folded in (docs/report-schema.md, topology.probe), or null. */
-static json_t *probe_json(const struct cp_analysis_probe *pr, int *bad)
+static json_t *probe_json(const struct cp_analysis_probe *pr)
 {
+    int bad = 0;
     json_t *o, *unknown;
     size_t i;
 
@@ -939,113 +950,115 @@ static json_t *probe_json(const struct cp_analysis_probe *pr, int *bad)
         return json_null();
     o = json_object();
     unknown = json_array();
-    put(o, "file", jstr(pr->file), bad);
-    put(o, "nodes", jint(pr->nodes), bad);
-    put(o, "matched_nodes", jint(pr->matched_nodes), bad);
+    bad |= set(o, "file", jstr(pr->file));
+    bad |= set(o, "nodes", jint(pr->nodes));
+    bad |= set(o, "matched_nodes", jint(pr->matched_nodes));
     for (i = 0; i < pr->nunknown; i++)
-        push(unknown, jstr(pr->unknown[i]), bad);
-    put(o, "unknown_nodes", unknown, bad);
-    put(o, "pairs", jint(pr->pairs), bad);
-    put(o, "slow_pairs", jint(pr->slow_pairs), bad);
-    put(o, "reference_Bps", jnum(pr->reference_Bps), bad);
-    put(o, "reference_source", jstr(pr->reference_source), bad);
-    put(o, "median_latency_s", jnum(pr->median_latency_s), bad);
-    return o;
+        bad |= add(unknown, jstr(pr->unknown[i]));
+    bad |= set(o, "unknown_nodes", unknown);
+    bad |= set(o, "pairs", jint(pr->pairs));
+    bad |= set(o, "slow_pairs", jint(pr->slow_pairs));
+    bad |= set(o, "reference_Bps", jnum(pr->reference_Bps));
+    bad |= set(o, "reference_source", jstr(pr->reference_source));
+    bad |= set(o, "median_latency_s", jnum(pr->median_latency_s));
+    return built(o, bad);
 }
 
 static json_t *topology_json(const struct cp_analysis *an,
-                             const unsigned char *mark, int *bad)
+                             const unsigned char *mark)
 {
+    int bad = 0;
     const struct cp_analysis_topology *topo = &an->topology;
     json_t *o = json_object(), *nodes = json_array(), *th = json_object(),
            *pairs = json_array(), *units = json_array(), *ranks = json_array();
     size_t i, k;
 
     for (i = 0; i < an->nnodes; i++)
-        push(nodes, jstr(an->nodes[i].name), bad);
-    put(o, "nodes", nodes, bad);
-    put(o, "reference_Bps", jnum(topo->reference_Bps), bad);
-    put(o, "reference_source",
-        jstr(cp_link_source_name(topo->reference_source)), bad);
-    put(th, "slow", jnum(topo->slow_threshold), bad);
-    put(th, "slow_p2p", jnum(topo->slow_threshold_p2p), bad);
-    put(th, "ok", jnum(topo->ok_threshold), bad);
-    put(th, "min_bandwidth_share", jnum(topo->min_bandwidth_share), bad);
-    put(th, "straggler_delay_s", jnum(topo->straggler_delay_s), bad);
-    put(o, "thresholds", th, bad);
-    put(o, "bandwidth_Bps", pair_matrix(an, 1, bad), bad);
-    put(o, "efficiency", pair_matrix(an, 0, bad), bad);
+        bad |= add(nodes, jstr(an->nodes[i].name));
+    bad |= set(o, "nodes", nodes);
+    bad |= set(o, "reference_Bps", jnum(topo->reference_Bps));
+    bad |= set(o, "reference_source",
+               jstr(cp_link_source_name(topo->reference_source)));
+    bad |= set(th, "slow", jnum(topo->slow_threshold));
+    bad |= set(th, "slow_p2p", jnum(topo->slow_threshold_p2p));
+    bad |= set(th, "ok", jnum(topo->ok_threshold));
+    bad |= set(th, "min_bandwidth_share", jnum(topo->min_bandwidth_share));
+    bad |= set(th, "straggler_delay_s", jnum(topo->straggler_delay_s));
+    bad |= set(o, "thresholds", th);
+    bad |= set(o, "bandwidth_Bps", pair_matrix(an, 1));
+    bad |= set(o, "efficiency", pair_matrix(an, 0));
     for (i = 0; i < topo->npairs; i++) {
         const struct cp_analysis_pair *p = &topo->pairs[i];
         json_t *q = json_object();
-        put(q, "nodes", pair_names(an, p, bad), bad);
-        put(q, "state", jstr(cp_pair_state_name(p->state)), bad);
-        put(q, "bandwidth_Bps", jnum(p->bandwidth_Bps), bad);
-        put(q, "efficiency", jnum(p->efficiency), bad);
-        put(q, "slowdown", jnum(p->slowdown), bad);
-        put(q, "units", jint(p->units), bad);
-        put(q, "calls", jint(p->calls), bad);
-        put(q, "slow_calls", jint(p->slow_calls), bad);
-        put(q, "source", jstr(cp_pair_source_name(p->source)), bad);
-        put(q, "probe_bandwidth_Bps",
-            p->probed ? jnum(p->probe_bandwidth_Bps) : json_null(), bad);
-        push(pairs, q, bad);
+        bad |= set(q, "nodes", pair_names(an, p));
+        bad |= set(q, "state", jstr(cp_pair_state_name(p->state)));
+        bad |= set(q, "bandwidth_Bps", jnum(p->bandwidth_Bps));
+        bad |= set(q, "efficiency", jnum(p->efficiency));
+        bad |= set(q, "slowdown", jnum(p->slowdown));
+        bad |= set(q, "units", jint(p->units));
+        bad |= set(q, "calls", jint(p->calls));
+        bad |= set(q, "slow_calls", jint(p->slow_calls));
+        bad |= set(q, "source", jstr(cp_pair_source_name(p->source)));
+        bad |= set(q, "probe_bandwidth_Bps",
+                   p->probed ? jnum(p->probe_bandwidth_Bps) : json_null());
+        bad |= add(pairs, q);
     }
-    put(o, "pairs", pairs, bad);
-    put(o, "probe", probe_json(&topo->probe, bad), bad);
+    bad |= set(o, "pairs", pairs);
+    bad |= set(o, "probe", probe_json(&topo->probe));
     for (i = 0; i < topo->nunits; i++) {
         const struct cp_analysis_unit *u = &topo->units[i];
         const struct cp_analysis_comm *c = &an->comms[u->comm];
         json_t *q = json_object(), *up = json_array();
-        put(q, "comm", hex_id(c->id), bad);
-        put(q, "op", jstr(cp_model_coll_name(u->coll)), bad);
+        bad |= set(q, "comm", hex_id(c->id));
+        bad |= set(q, "op", jstr(cp_model_coll_name(u->coll)));
         if (u->src_node >= 0 && u->dst_node >= 0) {
             unsigned two[2];
             two[0] = (unsigned)u->src_node;
             two[1] = (unsigned)u->dst_node;
-            put(q, "nodes", node_names(an, two, 2, bad), bad);
+            bad |= set(q, "nodes", node_names(an, two, 2));
         } else {
-            put(q, "nodes", node_names(an, c->nodes, c->nnodes, bad), bad);
+            bad |= set(q, "nodes", node_names(an, c->nodes, c->nnodes));
         }
-        put(q, "bytes", jnum(u->bytes), bad);
-        put(q, "calls", jint(u->calls), bad);
-        put(q, "time_s", jnum(u->time_s), bad);
-        put(q, "delay_s", jnum(u->delay_s), bad);
-        put(q, "peer_time_s", jnum(u->peer_time_s), bad);
-        put(q, "baseline", jstr(cp_baseline_name(u->baseline)), bad);
+        bad |= set(q, "bytes", jnum(u->bytes));
+        bad |= set(q, "calls", jint(u->calls));
+        bad |= set(q, "time_s", jnum(u->time_s));
+        bad |= set(q, "delay_s", jnum(u->delay_s));
+        bad |= set(q, "peer_time_s", jnum(u->peer_time_s));
+        bad |= set(q, "baseline", jstr(cp_baseline_name(u->baseline)));
         if (u->coll != CP_COLL_SENDRECV)
-            put(q, "clean_calls", jint(u->clean_calls), bad);
-        put(q, "floored", json_boolean(u->floored), bad);
-        put(q, "bandwidth_share", jnum(u->bandwidth_share), bad);
-        put(q, "slowdown", jnum(u->slowdown), bad);
+            bad |= set(q, "clean_calls", jint(u->clean_calls));
+        bad |= set(q, "floored", json_boolean(u->floored));
+        bad |= set(q, "bandwidth_share", jnum(u->bandwidth_share));
+        bad |= set(q, "slowdown", jnum(u->slowdown));
         for (k = 0; k < u->npairs; k++)
-            push(up, pair_names(an, &topo->pairs[u->pairs[k]], bad), bad);
-        put(q, "pairs", up, bad);
-        put(q, "verdict", jstr(cp_unit_verdict_name(u->verdict)), bad);
-        push(units, q, bad);
+            bad |= add(up, pair_names(an, &topo->pairs[u->pairs[k]]));
+        bad |= set(q, "pairs", up);
+        bad |= set(q, "verdict", jstr(cp_unit_verdict_name(u->verdict)));
+        bad |= add(units, q);
     }
-    put(o, "units", units, bad);
+    bad |= set(o, "units", units);
     for (i = 0; i < an->nranks; i++) {
         const struct cp_analysis_rank *r = &an->ranks[i];
         json_t *q;
         if (mark && !mark[i])
             continue;
         q = json_object();
-        put(q, "rank", json_integer(r->rank), bad);
-        put(q, "node", jstr(an->nodes[r->node].name), bad);
-        put(q, "last_arrivals", jint(r->last_arrivals), bad);
-        put(q, "mean_late_s",
-            jnum(r->calls ? r->late_s / (double)r->calls : NAN), bad);
-        put(q, "in_call_delay_s", jnum(r->delay_s), bad);
-        put(q, "straggler", json_boolean(r->straggler), bad);
-        push(ranks, q, bad);
+        bad |= set(q, "rank", json_integer(r->rank));
+        bad |= set(q, "node", jstr(an->nodes[r->node].name));
+        bad |= set(q, "last_arrivals", jint(r->last_arrivals));
+        bad |= set(q, "mean_late_s",
+                   jnum(r->calls ? r->late_s / (double)r->calls : NAN));
+        bad |= set(q, "in_call_delay_s", jnum(r->delay_s));
+        bad |= set(q, "straggler", json_boolean(r->straggler));
+        bad |= add(ranks, q);
     }
-    put(o, "ranks", ranks, bad);
-    return o;
+    bad |= set(o, "ranks", ranks);
+    return built(o, bad);
 }
 
-static json_t *ports_json(const struct cp_analysis *an, int *bad)
+static json_t *ports_json(const struct cp_analysis *an)
 {
+    int bad = 0;
     const struct cp_analysis_ports *pv = &an->ports;
     json_t *o = json_object(), *nodes = json_array(), *problems = json_array();
     /* the ports of each node in the order they were read: by[at[n] ..
@@ -1055,7 +1068,7 @@ static json_t *ports_json(const struct cp_analysis *an, int *bad)
     size_t n, i;
 
     if (!at || !by) {
-        *bad = 1;
+        bad = -1;
         goto out;
     }
     for (i = 0; i < pv->nports; i++)
@@ -1067,7 +1080,7 @@ static json_t *ports_json(const struct cp_analysis *an, int *bad)
         if (pv->ports[i].node < an->nnodes)
             by[at[pv->ports[i].node]++] = i;
     /* each at[n] now the end of node n's ports, the start of n + 1's */
-    put(o, "snapshots", jint(pv->snapshots), bad);
+    bad |= set(o, "snapshots", jint(pv->snapshots));
     for (n = 0; n < an->nnodes; n++) {
         json_t *node = NULL, *ports = NULL;
         int start = 0, end = 0;
@@ -1079,58 +1092,58 @@ static json_t *ports_json(const struct cp_analysis *an, int *bad)
             start |= p->have_start;
             end |= p->have_end;
             q = json_object();
-            put(q, "device", jstr(p->device), bad);
-            put(q, "port", jint(p->port), bad);
-            put(q, "state", jstr(p->state), bad);
-            put(q, "link_layer", jstr(p->link_layer), bad);
-            put(q, "rate_Gbps", jnum(p->rate_Gbps), bad);
-            put(q, "peer_rate_Gbps", jnum(p->peer_rate_Gbps), bad);
-            put(q, "counters", p->rose ? json_deep_copy(p->rose) : json_object(),
-                bad);
-            push(ports, q, bad);
+            bad |= set(q, "device", jstr(p->device));
+            bad |= set(q, "port", jint(p->port));
+            bad |= set(q, "state", jstr(p->state));
+            bad |= set(q, "link_layer", jstr(p->link_layer));
+            bad |= set(q, "rate_Gbps", jnum(p->rate_Gbps));
+            bad |= set(q, "peer_rate_Gbps", jnum(p->peer_rate_Gbps));
+            bad |= set(q, "counters",
+                       p->rose ? json_deep_copy(p->rose) : json_object());
+            bad |= add(ports, q);
         }
         if (!ports)
             continue;
         node = json_object();
-        put(node, "node", jstr(an->nodes[n].name), bad);
-        put(node, "start", json_boolean(start), bad);
-        put(node, "end", json_boolean(end), bad);
-        put(node, "ports", ports, bad);
-        push(nodes, node, bad);
+        bad |= set(node, "node", jstr(an->nodes[n].name));
+        bad |= set(node, "start", json_boolean(start));
+        bad |= set(node, "end", json_boolean(end));
+        bad |= set(node, "ports", ports);
+        bad |= add(nodes, node);
     }
 out:
     free(at);
     free(by);
-    put(o, "nodes", nodes, bad);
+    bad |= set(o, "nodes", nodes);
     for (i = 0; i < pv->nproblems; i++) {
         json_t *q = json_object();
-        put(q, "file", jstr(pv->problems[i].file), bad);
-        put(q, "message", jstr(pv->problems[i].message), bad);
-        push(problems, q, bad);
+        bad |= set(q, "file", jstr(pv->problems[i].file));
+        bad |= set(q, "message", jstr(pv->problems[i].message));
+        bad |= add(problems, q);
     }
-    put(o, "problems", problems, bad);
-    return o;
+    bad |= set(o, "problems", problems);
+    return built(o, bad);
 }
 
-static json_t *findings_json(const struct cp_analysis *an, int *bad)
+static json_t *findings_json(const struct cp_analysis *an)
 {
+    int bad = 0;
     json_t *a = json_array();
     size_t i;
 
     for (i = 0; i < an->nfindings; i++) {
         const struct cp_analysis_finding *f = &an->findings[i];
         json_t *o = json_object();
-        put(o, "kind", jstr(cp_kind_name(f->kind)), bad);
-        put(o, "severity", jstr(cp_severity_name(f->severity)), bad);
-        put(o, "nodes", node_names(an, f->nodes, f->nnodes, bad), bad);
-        put(o, "ranks", int_list(f->ranks, f->nranks, bad), bad);
-        put(o, "message", jstr(f->message), bad);
-        put(o, "evidence", f->evidence ? json_deep_copy(f->evidence)
-                                       : json_object(),
-            bad);
-        push(a, o, bad);
+        bad |= set(o, "kind", jstr(cp_kind_name(f->kind)));
+        bad |= set(o, "severity", jstr(cp_severity_name(f->severity)));
+        bad |= set(o, "nodes", node_names(an, f->nodes, f->nnodes));
+        bad |= set(o, "ranks", int_list(f->ranks, f->nranks));
+        bad |= set(o, "message", jstr(f->message));
+        bad |= set(o, "evidence",
+                   f->evidence ? json_deep_copy(f->evidence) : json_object());
+        bad |= add(a, o);
     }
-    return a;
+    return built(a, bad);
 }
 
 /* ---- links: one verdict per node pair ---------------------------------- */
@@ -1175,26 +1188,28 @@ proxy_link(const struct cp_analysis *an, unsigned from, unsigned to)
     return NULL;
 }
 
-static json_t *proxy_json(const struct cp_analysis_net_link *l, int *bad)
+static json_t *proxy_json(const struct cp_analysis_net_link *l)
 {
+    int bad = 0;
     json_t *o;
 
     if (!l)
         return json_null();
     o = json_object();
-    put(o, "bytes", jint(l->bytes), bad);
-    put(o, "bandwidth_Bps", jnum(l->step_bandwidth_Bps), bad);
-    put(o, "median_Bps", jnum(l->median_Bps), bad);
-    put(o, "slow", json_boolean(l->slow), bad);
-    return o;
+    bad |= set(o, "bytes", jint(l->bytes));
+    bad |= set(o, "bandwidth_Bps", jnum(l->step_bandwidth_Bps));
+    bad |= set(o, "median_Bps", jnum(l->median_Bps));
+    bad |= set(o, "slow", json_boolean(l->slow));
+    return built(o, bad);
 }
 
 /* One link's entry: the calls' or the probe's pair p (NULL: seen by the
  * plugin's proxies only), nodes a < b. */
 static json_t *pair_link_json(const struct cp_analysis *an,
                               const struct cp_analysis_pair *p, size_t pi,
-                              unsigned a, unsigned b, int *bad)
+                              unsigned a, unsigned b)
 {
+    int bad = 0;
     const struct cp_analysis_topology *topo = &an->topology;
     const struct cp_analysis_net_link *ab = proxy_link(an, a, b),
                                       *ba = proxy_link(an, b, a);
@@ -1223,7 +1238,7 @@ static json_t *pair_link_json(const struct cp_analysis *an,
         const struct cp_analysis_finding *f = &an->findings[i];
         if (!finding_names_pair(an, f, a, b))
             continue;
-        push(fs, jint(i), bad);
+        bad |= add(fs, jint(i));
         named = 1;
         warned |= f->kind == CP_KIND_SLOW_LINK &&
                   f->severity >= CP_SEVERITY_WARNING;
@@ -1233,40 +1248,40 @@ static json_t *pair_link_json(const struct cp_analysis *an,
      * candidates only suspect it, whatever the calls' state */
     if (!proxy_slow && named)
         verdict = warned ? "slow" : "suspect";
-    nodes = node_names(an, two, 2, bad);
-    put(o, "nodes", nodes, bad);
-    put(o, "verdict", jstr(verdict), bad);
-    put(o, "source", jstr(source), bad);
-    put(o, "bytes", jnum(bytes), bad);
-    put(o, "calls", jint(calls), bad);
-    put(o, "judged_calls", jint(p ? p->calls : 0), bad);
-    put(o, "bandwidth_Bps", jnum(p ? p->bandwidth_Bps : NAN), bad);
-    put(o, "reference_Bps",
-        jnum(!p ? NAN
-             : p->source == CP_PAIR_FROM_PROBE ? topo->probe.reference_Bps
-                                               : topo->reference_Bps),
-        bad);
-    put(o, "efficiency", jnum(p ? p->efficiency : NAN), bad);
-    put(o, "probe_bandwidth_Bps",
-        p && p->probed ? jnum(p->probe_bandwidth_Bps) : json_null(), bad);
-    put(o, "proxy", proxy_json(ab, bad), bad);
-    put(o, "proxy_back", proxy_json(ba, bad), bad);
-    put(o, "findings", fs, bad);
-    return o;
+    nodes = node_names(an, two, 2);
+    bad |= set(o, "nodes", nodes);
+    bad |= set(o, "verdict", jstr(verdict));
+    bad |= set(o, "source", jstr(source));
+    bad |= set(o, "bytes", jnum(bytes));
+    bad |= set(o, "calls", jint(calls));
+    bad |= set(o, "judged_calls", jint(p ? p->calls : 0));
+    bad |= set(o, "bandwidth_Bps", jnum(p ? p->bandwidth_Bps : NAN));
+    bad |=
+        set(o, "reference_Bps",
+            jnum(!p                                ? NAN
+                 : p->source == CP_PAIR_FROM_PROBE ? topo->probe.reference_Bps
+                                                   : topo->reference_Bps));
+    bad |= set(o, "efficiency", jnum(p ? p->efficiency : NAN));
+    bad |= set(o, "probe_bandwidth_Bps",
+               p && p->probed ? jnum(p->probe_bandwidth_Bps) : json_null());
+    bad |= set(o, "proxy", proxy_json(ab));
+    bad |= set(o, "proxy_back", proxy_json(ba));
+    bad |= set(o, "findings", fs);
+    return built(o, bad);
 }
 
 /* Every node pair the job measured (docs/report-schema.md, links): the
  * calls' and the probe's pairs, then those only the proxies saw. */
-static json_t *links_json(const struct cp_analysis *an, int *bad)
+static json_t *links_json(const struct cp_analysis *an)
 {
+    int bad = 0;
     const struct cp_analysis_topology *topo = &an->topology;
     json_t *a = json_array();
     size_t i, k;
 
     for (i = 0; i < topo->npairs; i++)
-        push(a, pair_link_json(an, &topo->pairs[i], i, topo->pairs[i].a,
-                               topo->pairs[i].b, bad),
-             bad);
+        bad |= add(a, pair_link_json(an, &topo->pairs[i], i, topo->pairs[i].a,
+                                     topo->pairs[i].b));
     for (i = 0; i < an->nccl.nlinks; i++) {
         const struct cp_analysis_net_link *l = &an->nccl.links[i];
         unsigned lo = l->from < l->to ? l->from : l->to,
@@ -1281,56 +1296,57 @@ static json_t *links_json(const struct cp_analysis *an, int *bad)
             seen = (an->nccl.links[k].from == l->to &&
                     an->nccl.links[k].to == l->from);
         if (!seen)
-            push(a, pair_link_json(an, NULL, 0, lo, hi, bad), bad);
+            bad |= add(a, pair_link_json(an, NULL, 0, lo, hi));
     }
-    return a;
+    return built(a, bad);
 }
 
 /* One tag's sums (cp_tags.c); comm_time: the summary's, for the share. */
-static json_t *tag_json(const struct cp_analysis_tag *t, double comm_time,
-                        int *bad)
+static json_t *tag_json(const struct cp_analysis_tag *t, double comm_time)
 {
+    int bad = 0;
     json_t *o = json_object();
 
     if (t->none || t->other)
-        put(o, "tag", json_null(), bad);
+        bad |= set(o, "tag", json_null());
     else if (t->value <= (uint64_t)INT64_MAX)
-        put(o, "tag", json_integer((json_int_t)t->value), bad);
+        bad |= set(o, "tag", json_integer((json_int_t)t->value));
     else
-        put(o, "tag", json_real((double)t->value), bad);
-    put(o, "name", t->name[0] ? jstr(t->name) : json_null(), bad);
-    put(o, "calls", jint(t->calls), bad);
-    put(o, "bytes", jnum(t->bytes), bad);
-    put(o, "time_s", jnum(t->time_s), bad);
-    put(o, "time_share", jnum(comm_time > 0 ? t->time_s / comm_time : NAN),
-        bad);
-    put(o, "busbw_Bps", jnum(t->duration_s > 0 ? t->fn / t->duration_s : NAN),
-        bad);
-    put(o, "latency_bound_s", jnum(t->latency_bound_s), bad);
-    put(o, "latency_bound_share",
-        jnum(t->modeled_s > 0 ? t->latency_bound_s / t->modeled_s : NAN), bad);
-    return o;
+        bad |= set(o, "tag", json_real((double)t->value));
+    bad |= set(o, "name", t->name[0] ? jstr(t->name) : json_null());
+    bad |= set(o, "calls", jint(t->calls));
+    bad |= set(o, "bytes", jnum(t->bytes));
+    bad |= set(o, "time_s", jnum(t->time_s));
+    bad |=
+        set(o, "time_share", jnum(comm_time > 0 ? t->time_s / comm_time : NAN));
+    bad |= set(o, "busbw_Bps",
+               jnum(t->duration_s > 0 ? t->fn / t->duration_s : NAN));
+    bad |= set(o, "latency_bound_s", jnum(t->latency_bound_s));
+    bad |=
+        set(o, "latency_bound_share",
+            jnum(t->modeled_s > 0 ? t->latency_bound_s / t->modeled_s : NAN));
+    return built(o, bad);
 }
 
 /* The calls of each application tag (cp_tags.c). */
-static json_t *tags_json(const struct cp_analysis *an, int *bad)
+static json_t *tags_json(const struct cp_analysis *an)
 {
+    int bad = 0;
     const struct cp_analysis_tags *t = &an->nccl.tags;
     json_t *o = json_object(), *rows = json_array();
     size_t i;
 
-    put(o, "available", json_boolean(t->present), bad);
-    put(o, "why", t->why ? jstr(t->why) : json_null(), bad);
-    put(o, "tag_records", jint(t->records), bad);
-    put(o, "names_given", jint(t->named), bad);
+    bad |= set(o, "available", json_boolean(t->present));
+    bad |= set(o, "why", t->why ? jstr(t->why) : json_null());
+    bad |= set(o, "tag_records", jint(t->records));
+    bad |= set(o, "names_given", jint(t->named));
     for (i = 0; i < t->n; i++)
-        push(rows, tag_json(&t->v[i], an->summary.comm_time_s, bad), bad);
-    put(o, "by_tag", rows, bad);
-    put(o, "without_tag_record",
-        t->present ? tag_json(&t->none, an->summary.comm_time_s, bad)
-                   : json_null(),
-        bad);
-    return o;
+        bad |= add(rows, tag_json(&t->v[i], an->summary.comm_time_s));
+    bad |= set(o, "by_tag", rows);
+    bad |= set(o, "without_tag_record",
+               t->present ? tag_json(&t->none, an->summary.comm_time_s)
+                          : json_null());
+    return built(o, bad);
 }
 
 /* What NCCL's profiler plugin told (cp_ncclview.c). */
@@ -1359,41 +1375,43 @@ static int phases_info(const struct cp_analysis *an, char *buf, size_t len)
 }
 
 /* nccl_profiler.phases: the kernels' own skew beside the hosts'. */
-static json_t *phases_json(const struct cp_analysis *an, int *bad)
+static json_t *phases_json(const struct cp_analysis *an)
 {
+    int bad = 0;
     const struct cp_analysis_phases *ph = &an->nccl.phases;
     json_t *o = json_object();
     char info[256];
 
-    put(o, "initial_sync_records", jint(ph->records), bad);
-    put(o, "damaged_records", jint(ph->damaged), bad);
-    put(o, "instances", jint(ph->instances), bad);
+    bad |= set(o, "initial_sync_records", jint(ph->records));
+    bad |= set(o, "damaged_records", jint(ph->damaged));
+    bad |= set(o, "instances", jint(ph->instances));
     if (ph->why) {
-        put(o, "why", jstr(ph->why), bad);
-        return o;
+        bad |= set(o, "why", jstr(ph->why));
+        return built(o, bad);
     }
-    put(o, "skew", skew_q_json(&ph->skew, "kernel_phases", bad), bad);
-    put(o, "host_skew", skew_q_json(&ph->host_skew, "host_clock", bad), bad);
-    put(o, "difference", skew_q_json(&ph->difference, NULL, bad), bad);
+    bad |= set(o, "skew", skew_q_json(&ph->skew, "kernel_phases"));
+    bad |= set(o, "host_skew", skew_q_json(&ph->host_skew, "host_clock"));
+    bad |= set(o, "difference", skew_q_json(&ph->difference, NULL));
     {
         json_t *a = json_array();
         size_t i;
         for (i = 0; i < ph->nlast; i++) {
             json_t *r = json_object();
-            put(r, "rank", jint((uint64_t)ph->last[i].rank), bad);
-            put(r, "last_arrivals", jint(ph->last[i].last_arrivals), bad);
-            put(r, "late_s", jnum(ph->last[i].late_s), bad);
-            push(a, r, bad);
+            bad |= set(r, "rank", jint((uint64_t)ph->last[i].rank));
+            bad |= set(r, "last_arrivals", jint(ph->last[i].last_arrivals));
+            bad |= set(r, "late_s", jnum(ph->last[i].late_s));
+            bad |= add(a, r);
         }
-        put(o, "last_arrivals", a, bad);
+        bad |= set(o, "last_arrivals", a);
     }
     if (phases_info(an, info, sizeof info))
-        put(o, "info", jstr(info), bad);
-    return o;
+        bad |= set(o, "info", jstr(info));
+    return built(o, bad);
 }
 
-static json_t *nccl_json(const struct cp_analysis *an, int *bad)
+static json_t *nccl_json(const struct cp_analysis *an)
 {
+    int bad = 0;
     const struct cp_analysis_nccl *v = &an->nccl;
     json_t *o = json_object(), *algos = json_array(), *links = json_array();
     size_t i;
@@ -1402,54 +1420,54 @@ static json_t *nccl_json(const struct cp_analysis *an, int *bad)
         const struct cp_analysis_algo_row *a = &v->algo[i];
         json_t *r = json_object();
         const char *op = cp_op_name(a->op);
-        put(r, "op", jstr(op ? op : "unknown"), bad);
-        put(r, "size_class_bytes", jint(a->bytes), bad);
-        put(r, "algorithm", jstr(cp_nccl_algo_name(a->algo)), bad);
-        put(r, "protocol", jstr(cp_nccl_proto_name(a->proto)), bad);
-        put(r, "calls", jint(a->calls), bad);
-        push(algos, r, bad);
+        bad |= set(r, "op", jstr(op ? op : "unknown"));
+        bad |= set(r, "size_class_bytes", jint(a->bytes));
+        bad |= set(r, "algorithm", jstr(cp_nccl_algo_name(a->algo)));
+        bad |= set(r, "protocol", jstr(cp_nccl_proto_name(a->proto)));
+        bad |= set(r, "calls", jint(a->calls));
+        bad |= add(algos, r);
     }
     for (i = 0; i < v->nlinks; i++) {
         const struct cp_analysis_net_link *l = &v->links[i];
         json_t *r = json_object();
-        put(r, "from", jstr(an->nodes[l->from].name), bad);
-        put(r, "to", jstr(an->nodes[l->to].name), bad);
-        put(r, "bytes", jint(l->bytes), bad);
-        put(r, "proxy_ops", jint(l->ops), bad);
-        put(r, "busy_s", jnum(l->busy_s), bad);
-        put(r, "bandwidth_Bps", jnum(l->bandwidth_Bps), bad);
-        put(r, "step_bandwidth_Bps", jnum(l->step_bandwidth_Bps), bad);
-        put(r, "step_bytes", jnum(l->step_bytes), bad);
-        put(r, "median_link_Bps", jnum(l->median_Bps), bad);
-        put(r, "links_judged", jint(l->judged_with), bad);
-        put(r, "slow", json_boolean(l->slow), bad);
-        push(links, r, bad);
+        bad |= set(r, "from", jstr(an->nodes[l->from].name));
+        bad |= set(r, "to", jstr(an->nodes[l->to].name));
+        bad |= set(r, "bytes", jint(l->bytes));
+        bad |= set(r, "proxy_ops", jint(l->ops));
+        bad |= set(r, "busy_s", jnum(l->busy_s));
+        bad |= set(r, "bandwidth_Bps", jnum(l->bandwidth_Bps));
+        bad |= set(r, "step_bandwidth_Bps", jnum(l->step_bandwidth_Bps));
+        bad |= set(r, "step_bytes", jnum(l->step_bytes));
+        bad |= set(r, "median_link_Bps", jnum(l->median_Bps));
+        bad |= set(r, "links_judged", jint(l->judged_with));
+        bad |= set(r, "slow", json_boolean(l->slow));
+        bad |= add(links, r);
     }
-    put(o, "algorithms", algos, bad);
-    put(o, "links", links, bad);
-    put(o, "links_method", jstr("proxy_steps"), bad);
-    put(o, "median_link_Bps", jnum(v->median_Bps), bad);
-    put(o, "proxy_ops", jint(v->proxy_ops), bad);
-    put(o, "link_records", jint(v->link_records), bad);
+    bad |= set(o, "algorithms", algos);
+    bad |= set(o, "links", links);
+    bad |= set(o, "links_method", jstr("proxy_steps"));
+    bad |= set(o, "median_link_Bps", jnum(v->median_Bps));
+    bad |= set(o, "proxy_ops", jint(v->proxy_ops));
+    bad |= set(o, "link_records", jint(v->link_records));
     {
         json_t *j = json_object();
-        put(j, "key", jstr("communicator call order"), bad);
-        put(j, "processes", jint(v->join_processes), bad);
-        put(j, "plugin_only_processes", jint(v->join_plugin_only_processes),
-            bad);
-        put(j, "joined_calls", jint(v->join_calls), bad);
-        put(j, "shim_only_calls", jint(v->join_shim_only), bad);
-        put(j, "plugin_only_calls", jint(v->join_plugin_only), bad);
-        put(j, "graph_launched_calls", jint(v->join_graph_calls), bad);
-        put(j, "graph_launches_added", jint(v->join_replays), bad);
-        put(j, "captures_left_out", jint(v->captures_left_out), bad);
-        put(j, "with_kernel_interval", jint(v->join_gpu), bad);
-        put(j, "timed_by_kernel_interval", jint(v->gpu_timed), bad);
-        put(o, "join", j, bad);
+        bad |= set(j, "key", jstr("communicator call order"));
+        bad |= set(j, "processes", jint(v->join_processes));
+        bad |= set(j, "plugin_only_processes",
+                   jint(v->join_plugin_only_processes));
+        bad |= set(j, "joined_calls", jint(v->join_calls));
+        bad |= set(j, "shim_only_calls", jint(v->join_shim_only));
+        bad |= set(j, "plugin_only_calls", jint(v->join_plugin_only));
+        bad |= set(j, "graph_launched_calls", jint(v->join_graph_calls));
+        bad |= set(j, "graph_launches_added", jint(v->join_replays));
+        bad |= set(j, "captures_left_out", jint(v->captures_left_out));
+        bad |= set(j, "with_kernel_interval", jint(v->join_gpu));
+        bad |= set(j, "timed_by_kernel_interval", jint(v->gpu_timed));
+        bad |= set(o, "join", j);
     }
-    put(o, "tags", tags_json(an, bad), bad);
-    put(o, "phases", phases_json(an, bad), bad);
-    return o;
+    bad |= set(o, "tags", tags_json(an));
+    bad |= set(o, "phases", phases_json(an));
+    return built(o, bad);
 }
 
 /* An input a reader of a large job's report needs to see: anything but a
@@ -1463,8 +1481,9 @@ static int input_notable(const struct cp_analysis_input *in)
 /* inputs.summary (jobs over table_max inputs only): the counts behind a
  * files[] that lists only the notable inputs. */
 static json_t *inputs_summary_json(const struct cp_analysis *an, size_t listed,
-                                   size_t notable, int *bad)
+                                   size_t notable)
 {
+    int bad = 0;
     json_t *o = json_object(), *st = json_object();
     uint64_t n[4] = {0}, open = 0, records = 0, calls = 0, skipped = 0;
     size_t i;
@@ -1479,23 +1498,25 @@ static json_t *inputs_summary_json(const struct cp_analysis *an, size_t listed,
         calls += in->calls;
         skipped += in->skipped_records;
     }
-    put(o, "files", jint(an->ninputs), bad);
-    put(o, "listed", jint(listed), bad);
-    put(o, "notable", jint(notable), bad);
+    bad |= set(o, "files", jint(an->ninputs));
+    bad |= set(o, "listed", jint(listed));
+    bad |= set(o, "notable", jint(notable));
     for (k = 0; k < 4; k++)
-        put(st, cp_analysis_input_status_name((enum cp_analysis_input_status)k),
-            jint(n[k]), bad);
-    put(o, "status", st, bad);
-    put(o, "not_closed", jint(open), bad);
-    put(o, "records", jint(records), bad);
-    put(o, "calls", jint(calls), bad);
-    put(o, "skipped_records", jint(skipped), bad);
-    put(o, "problems", jint(an->nproblems), bad);
-    return o;
+        bad |= set(
+            st, cp_analysis_input_status_name((enum cp_analysis_input_status)k),
+            jint(n[k]));
+    bad |= set(o, "status", st);
+    bad |= set(o, "not_closed", jint(open));
+    bad |= set(o, "records", jint(records));
+    bad |= set(o, "calls", jint(calls));
+    bad |= set(o, "skipped_records", jint(skipped));
+    bad |= set(o, "problems", jint(an->nproblems));
+    return built(o, bad);
 }
 
-static json_t *inputs_json(const struct cp_analysis *an, int *bad)
+static json_t *inputs_json(const struct cp_analysis *an)
 {
+    int bad = 0;
     json_t *o = json_object(), *files = json_array(), *problems = json_array();
     size_t i, listed = 0, notable = 0;
     int all = an->ninputs <= table_max(an);
@@ -1511,42 +1532,43 @@ static json_t *inputs_json(const struct cp_analysis *an, int *bad)
         }
         listed++;
         f = json_object();
-        put(f, "file", jstr(in->path), bad);
-        put(f, "status", jstr(cp_analysis_input_status_name(in->status)), bad);
-        put(f, "rank", json_integer(in->global_rank), bad);
-        put(f, "node", jstr(in->node), bad);
-        put(f, "pid", json_integer(in->pid), bad);
-        put(f, "job_id", jstr(in->job_id), bad);
-        put(f, "records", jint(in->records), bad);
-        put(f, "calls", jint(in->calls), bad);
-        put(f, "skipped_records", jint(in->skipped_records), bad);
-        put(f, "truncated_bytes", jint(in->truncated_bytes), bad);
-        put(f, "records_dropped", jint(in->records_dropped), bad);
-        put(f, "closed", json_boolean(in->closed), bad);
+        bad |= set(f, "file", jstr(in->path));
+        bad |=
+            set(f, "status", jstr(cp_analysis_input_status_name(in->status)));
+        bad |= set(f, "rank", json_integer(in->global_rank));
+        bad |= set(f, "node", jstr(in->node));
+        bad |= set(f, "pid", json_integer(in->pid));
+        bad |= set(f, "job_id", jstr(in->job_id));
+        bad |= set(f, "records", jint(in->records));
+        bad |= set(f, "calls", jint(in->calls));
+        bad |= set(f, "skipped_records", jint(in->skipped_records));
+        bad |= set(f, "truncated_bytes", jint(in->truncated_bytes));
+        bad |= set(f, "records_dropped", jint(in->records_dropped));
+        bad |= set(f, "closed", json_boolean(in->closed));
         if (in->source == CP_SOURCE_PLUGIN) {
             /* only on plugin logs: older reports keep their bytes */
-            put(f, "source", jstr("nccl-profiler"), bad);
-            put(f, "evidence_only", json_boolean(in->evidence_only), bad);
+            bad |= set(f, "source", jstr("nccl-profiler"));
+            bad |= set(f, "evidence_only", json_boolean(in->evidence_only));
         }
-        push(files, f, bad);
+        bad |= add(files, f);
     }
-    put(o, "files", files, bad);
+    bad |= set(o, "files", files);
     if (!all)
-        put(o, "summary", inputs_summary_json(an, listed, notable, bad), bad);
+        bad |= set(o, "summary", inputs_summary_json(an, listed, notable));
     for (i = 0; i < an->nproblems; i++) {
         const struct cp_analysis_problem *p = &an->problems[i];
         json_t *q;
         if (!all && i >= table_max(an))
             break;
         q = json_object();
-        put(q, "file", jstr(p->file), bad);
-        put(q, "offset", p->offset >= 0 ? json_integer(p->offset) : json_null(),
-            bad);
-        put(q, "message", jstr(p->message), bad);
-        push(problems, q, bad);
+        bad |= set(q, "file", jstr(p->file));
+        bad |= set(q, "offset",
+                   p->offset >= 0 ? json_integer(p->offset) : json_null());
+        bad |= set(q, "message", jstr(p->message));
+        bad |= add(problems, q);
     }
-    put(o, "problems", problems, bad);
-    return o;
+    bad |= set(o, "problems", problems);
+    return built(o, bad);
 }
 
 json_t *cp_analysis_to_json(const struct cp_analysis *an)
@@ -1559,39 +1581,35 @@ json_t *cp_analysis_to_json(const struct cp_analysis *an)
     if (an->nranks > table_max(an)) {
         mark = calloc(an->nranks, 1);
         if (!mark)
-            bad = 1;
+            bad = -1;
         else
-            summary = rank_summary_json(an, mark, &bad);
+            summary = rank_summary_json(an, mark);
     }
 
-    put(root, "schema", jstr(CP_REPORT_SCHEMA), &bad);
-    put(root, "generator", jstr("collprof " PACKAGE_VERSION), &bad);
-    put(root, "job", job_json(an, &bad), &bad);
+    bad |= set(root, "schema", jstr(CP_REPORT_SCHEMA));
+    bad |= set(root, "generator", jstr("collprof " PACKAGE_VERSION));
+    bad |= set(root, "job", job_json(an));
     if (an->hang)
-        put(root, "hang", cp_hang_to_json(an, &bad), &bad);
-    put(root, "summary", summary_json(an, &bad), &bad);
+        bad |= set(root, "hang", cp_hang_to_json(an));
+    bad |= set(root, "summary", summary_json(an));
     for (k = 0; k < CP_LINK_COUNT; k++)
-        put(model, cp_link_class_name(k), link_json(&an->model[k], &bad), &bad);
-    put(root, "model", model, &bad);
-    put(root, "clock_offsets", offsets_json(an, &bad), &bad);
-    put(root, "communicators", comms_json(an, &bad), &bad);
-    put(root, "collectives", rows_json(an, &bad), &bad);
-    put(root, "ranks", ranks_json(an, mark, &bad), &bad);
-    if (summary)
-        put(root, "rank_summary", summary, &bad);
-    put(root, "timeline", timeline_json(an, &bad), &bad);
-    put(root, "slowest", slowest_json(an, &bad), &bad);
-    put(root, "topology", topology_json(an, mark, &bad), &bad);
-    put(root, "links", links_json(an, &bad), &bad);
-    put(root, "ports", ports_json(an, &bad), &bad);
+        bad |= set(model, cp_link_class_name(k), link_json(&an->model[k]));
+    bad |= set(root, "model", model);
+    bad |= set(root, "clock_offsets", offsets_json(an));
+    bad |= set(root, "communicators", comms_json(an));
+    bad |= set(root, "collectives", rows_json(an));
+    bad |= set(root, "ranks", ranks_json(an, mark));
+    if (mark) /* summed up: the summary is there, or nothing is */
+        bad |= set(root, "rank_summary", summary);
+    bad |= set(root, "timeline", timeline_json(an));
+    bad |= set(root, "slowest", slowest_json(an));
+    bad |= set(root, "topology", topology_json(an, mark));
+    bad |= set(root, "links", links_json(an));
+    bad |= set(root, "ports", ports_json(an));
     if (an->nccl.present)
-        put(root, "nccl_profiler", nccl_json(an, &bad), &bad);
-    put(root, "findings", findings_json(an, &bad), &bad);
-    put(root, "inputs", inputs_json(an, &bad), &bad);
+        bad |= set(root, "nccl_profiler", nccl_json(an));
+    bad |= set(root, "findings", findings_json(an));
+    bad |= set(root, "inputs", inputs_json(an));
     free(mark);
-    if (bad) {
-        json_decref(root);
-        return NULL;
-    }
-    return root;
+    return built(root, bad);
 }

@@ -915,8 +915,10 @@ static void header_line(struct parser *ps, char *text, unsigned lineno)
     (void)lineno;
 }
 
+/* One half (out-of-place or in-place) of a result line into h; -1 with err
+ * saying what is wrong with it. */
 static int parse_half(char **tok, int old_error, struct raw_half *h,
-                      char *why, size_t whylen)
+                      struct cp_error *err)
 {
     double w;
 
@@ -926,13 +928,10 @@ static int parse_half(char **tok, int old_error, struct raw_half *h,
         const char *bad = parse_number(tok[0], &w) < 0   ? tok[0]
                           : parse_number(tok[1], &w) < 0 ? tok[1]
                                                          : tok[2];
-        snprintf(why, whylen, "'%.40s' is not a number", bad);
-        return -1;
+        return cp_errorf(err, "'%.40s' is not a number", bad);
     }
-    if (h->time_us < 0 || h->algbw < 0 || h->busbw < 0) {
-        snprintf(why, whylen, "a negative time or bandwidth");
-        return -1;
-    }
+    if (h->time_us < 0 || h->algbw < 0 || h->busbw < 0)
+        return cp_errorf(err, "a negative time or bandwidth");
     h->dt = half_unit(tok[0]);
     h->da = half_unit(tok[1]);
     h->db = half_unit(tok[2]);
@@ -940,19 +939,17 @@ static int parse_half(char **tok, int old_error, struct raw_half *h,
         h->wrong = -1;
     } else if (is_uint_token(tok[3]) && !old_error) {
         uint64_t v;
-        if (parse_u64(tok[3], &v) < 0 || v > INT64_MAX) {
-            snprintf(why, whylen, "'%.40s' is not a count of wrong elements",
-                     tok[3]);
-            return -1;
-        }
+        if (parse_u64(tok[3], &v) < 0 || v > INT64_MAX)
+            return cp_errorf(err,
+                             "'%.40s' is not a count of wrong elements",
+                             tok[3]);
         h->wrong = (int64_t)v;
     } else if (parse_number(tok[3], &w) == 0) {
         /* the old "error" column: the largest error, not a count */
         h->wrong = w == 0 ? 0 : -1;
     } else {
-        snprintf(why, whylen, "'%.40s' is not a count of wrong elements",
-                 tok[3]);
-        return -1;
+        return cp_errorf(err, "'%.40s' is not a count of wrong elements",
+                         tok[3]);
     }
     h->have = h->time_us > 0;
     return 0;
@@ -1036,7 +1033,7 @@ static void result_line(struct parser *ps, char **tok, int n,
 {
     struct context *c = &ps->ctx;
     struct raw_line l;
-    char why[160];
+    struct cp_error err;
     int i, rest, stride, groups;
 
     ps->rep->result_lines++;
@@ -1084,10 +1081,9 @@ static void result_line(struct parser *ps, char **tok, int n,
     }
     for (int k = 0; k < 2; k++) {
         struct raw_half *h = &l.half[k];
-        if (parse_half(tok + i + k * stride, c->old_error, h, why,
-                       sizeof why) < 0) {
+        if (parse_half(tok + i + k * stride, c->old_error, h, &err) < 0) {
             issuef(ps, lineno, "not a complete result line: %s; skipped",
-                   why);
+                   err.text);
             return;
         }
         if (h->have) {

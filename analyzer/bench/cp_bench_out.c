@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cp_bench_out.h"
+#include "cp_jsonout.h"
 #include "cp_path.h"
 
 const char *cp_bench_timer_name(const struct cp_bench_run_info *run)
@@ -23,22 +24,11 @@ const char *cp_bench_link_name(int link)
                                    : "unknown";
 }
 
-/* A real or null (JSON has no NaN). */
-static json_t *jreal(double v)
-{
-    return isfinite(v) ? json_real(v) : json_null();
-}
-
 /* A measured time: a positive real, else null (0 is "not measured" in
  * points built without it). */
 static json_t *jpositive(double v)
 {
     return isfinite(v) && v > 0 ? json_real(v) : json_null();
-}
-
-static int put(json_t *obj, const char *key, json_t *value)
-{
-    return value ? json_object_set_new(obj, key, value) : -1;
 }
 
 static json_t *link_fit_json(const struct cp_bench_link_fit *lf,
@@ -48,17 +38,17 @@ static json_t *link_fit_json(const struct cp_bench_link_fit *lf,
 
     if (!o)
         return NULL;
-    if (put(o, "ok", json_boolean(lf->ok)) < 0 ||
-        put(o, "alpha_s", jreal(lf->alpha_s)) < 0 ||
-        put(o, "bandwidth_Bps", jreal(lf->bandwidth_Bps)) < 0 ||
-        put(o, "points", json_integer(lf->points)) < 0 ||
-        put(o, "points_used", json_integer(lf->points_used)) < 0 ||
-        put(o, "median_rel_residual", jreal(lf->median_rel_residual)) < 0 ||
+    if (set(o, "ok", json_boolean(lf->ok)) < 0 ||
+        set(o, "alpha_s", jnum(lf->alpha_s)) < 0 ||
+        set(o, "bandwidth_Bps", jnum(lf->bandwidth_Bps)) < 0 ||
+        set(o, "points", json_integer(lf->points)) < 0 ||
+        set(o, "points_used", json_integer(lf->points_used)) < 0 ||
+        set(o, "median_rel_residual", jnum(lf->median_rel_residual)) < 0 ||
         (source != CP_BENCH_FROM_NONE &&
-         put(o, "source", json_string(cp_bench_link_source_name(source))) <
+         set(o, "source", json_string(cp_bench_link_source_name(source))) <
              0) ||
-        (lf->from[0] && put(o, "from", json_string(lf->from)) < 0) ||
-        (!lf->ok && lf->why[0] && put(o, "why", json_string(lf->why)) < 0)) {
+        (lf->from[0] && set(o, "from", json_string(lf->from)) < 0) ||
+        (!lf->ok && lf->why[0] && set(o, "why", json_string(lf->why)) < 0)) {
         json_decref(o);
         return NULL;
     }
@@ -71,38 +61,38 @@ static json_t *op_fit_json(const struct cp_bench_op_fit *f)
 
     if (!o)
         return NULL;
-    if (put(o, "ranks", json_integer(f->ranks)) < 0 ||
-        put(o, "link", json_string(cp_bench_link_name(f->link))) < 0 ||
-        put(o, "nodes", json_integer(f->nodes)) < 0 ||
-        put(o, "points", json_integer(f->points)) < 0 ||
-        put(o, "in_place", json_boolean(f->in_place)) < 0 ||
-        put(o, "busbw_factor", jreal(f->factor)) < 0 ||
-        put(o, "latency_floor_s", jreal(f->latency_floor_s)) < 0 ||
-        put(o, "latency_floor_flat", json_boolean(f->floor_flat)) < 0 ||
-        put(o, "latency_floor_max_bytes",
+    if (set(o, "ranks", json_integer(f->ranks)) < 0 ||
+        set(o, "link", json_string(cp_bench_link_name(f->link))) < 0 ||
+        set(o, "nodes", json_integer(f->nodes)) < 0 ||
+        set(o, "points", json_integer(f->points)) < 0 ||
+        set(o, "in_place", json_boolean(f->in_place)) < 0 ||
+        set(o, "busbw_factor", jnum(f->factor)) < 0 ||
+        set(o, "latency_floor_s", jnum(f->latency_floor_s)) < 0 ||
+        set(o, "latency_floor_flat", json_boolean(f->floor_flat)) < 0 ||
+        set(o, "latency_floor_max_bytes",
             json_integer((json_int_t)f->floor_max_bytes)) < 0 ||
-        put(o, "model_algo",
+        set(o, "model_algo",
             json_string(cp_model_algo_name(
                 cp_model_coll_facts(f->coll)->nccl_algo))) <
             0 ||
-        put(o, "alpha_s", jreal(f->alpha_s)) < 0 ||
-        put(o, "bandwidth_Bps", jreal(f->bandwidth_Bps)) < 0 ||
-        put(o, "fit_median_rel_residual",
-            jreal(f->fit_median_rel_residual)) < 0 ||
-        (!f->fit_ok && put(o, "fit_why", json_string(f->fit_why)) < 0) ||
-        put(o, "busbw_Bps", jreal(f->busbw_Bps)) < 0 ||
-        put(o, "plateau_from_bytes",
+        set(o, "alpha_s", jnum(f->alpha_s)) < 0 ||
+        set(o, "bandwidth_Bps", jnum(f->bandwidth_Bps)) < 0 ||
+        set(o, "fit_median_rel_residual",
+            jnum(f->fit_median_rel_residual)) < 0 ||
+        (!f->fit_ok && set(o, "fit_why", json_string(f->fit_why)) < 0) ||
+        set(o, "busbw_Bps", jnum(f->busbw_Bps)) < 0 ||
+        set(o, "plateau_from_bytes",
             json_integer((json_int_t)f->plateau_min_bytes)) < 0 ||
-        put(o, "plateau_points", json_integer(f->plateau_points)) < 0 ||
-        put(o, "bandwidth_vs_plateau", jreal(f->plateau_ratio)) < 0 ||
+        set(o, "plateau_points", json_integer(f->plateau_points)) < 0 ||
+        set(o, "bandwidth_vs_plateau", jnum(f->plateau_ratio)) < 0 ||
         (f->plateau_why[0] &&
-         put(o, "bandwidth_why", json_string(f->plateau_why)) < 0) ||
-        put(o, "busbw_largest_Bps", jreal(f->busbw_largest_Bps)) < 0 ||
-        put(o, "largest_bytes", json_integer((json_int_t)f->largest_bytes)) <
+         set(o, "bandwidth_why", json_string(f->plateau_why)) < 0) ||
+        set(o, "busbw_largest_Bps", jnum(f->busbw_largest_Bps)) < 0 ||
+        set(o, "largest_bytes", json_integer((json_int_t)f->largest_bytes)) <
             0 ||
-        put(o, "regime_boundary_bytes", jreal(f->regime_boundary_bytes)) <
+        set(o, "regime_boundary_bytes", jnum(f->regime_boundary_bytes)) <
             0 ||
-        put(o, "regime_boundary_from",
+        set(o, "regime_boundary_from",
             json_string(f->regime_from_crossing ? "half-plateau crossing"
                                                 : "floor x plateau / factor")) <
             0) {
@@ -137,12 +127,12 @@ static json_t *fit_json(const struct cp_bench_calibration *cal)
                 top = &cal->ops[j];
         }
         o = op_fit_json(top);
-        if (put(fit, name, o) < 0)
+        if (set(fit, name, o) < 0)
             goto fail;
         if (n < 2)
             continue;
         groups = json_array();
-        if (!groups || put(o, "groups", groups) < 0)
+        if (!groups || set(o, "groups", groups) < 0)
             goto fail;
         for (j = 0; j < cal->nops; j++)
             if (cal->ops[j].coll == f->coll &&
@@ -162,21 +152,21 @@ static json_t *calibration_json(const struct cp_bench_calibration *cal)
     size_t i;
     int k;
 
-    /* Each container belongs to c as soon as it exists (put() steals). */
-    if (!c || put(c, "links", links = json_object()) < 0 ||
-        put(c, "collectives", collectives = json_object()) < 0 ||
-        put(c, "sendrecv", pairs = json_object()) < 0 ||
-        put(c, "latency_floor", floors = json_array()) < 0 ||
-        put(c, "busbw_plateau", plateaus = json_array()) < 0)
+    /* Each container belongs to c as soon as it exists (set() steals). */
+    if (!c || set(c, "links", links = json_object()) < 0 ||
+        set(c, "collectives", collectives = json_object()) < 0 ||
+        set(c, "sendrecv", pairs = json_object()) < 0 ||
+        set(c, "latency_floor", floors = json_array()) < 0 ||
+        set(c, "busbw_plateau", plateaus = json_array()) < 0)
         goto fail;
     for (k = 0; k < CP_LINK_COUNT; k++) {
         const char *name = cp_link_class_name((enum cp_link_class)k);
-        if (put(links, name,
+        if (set(links, name,
                 link_fit_json(&cal->link[k], cal->link_source[k])) < 0 ||
-            put(collectives, name,
+            set(collectives, name,
                 link_fit_json(&cal->collectives[k], CP_BENCH_FROM_NONE)) <
                 0 ||
-            put(pairs, name,
+            set(pairs, name,
                 link_fit_json(&cal->pairs[k], CP_BENCH_FROM_NONE)) < 0)
             goto fail;
     }
@@ -189,16 +179,16 @@ static json_t *calibration_json(const struct cp_bench_calibration *cal)
         }
         if (json_array_append_new(plateaus, b) < 0)
             goto fail;
-        if (put(a, "op", json_string(cp_model_coll_name(f->coll))) < 0 ||
-            put(a, "ranks", json_integer(f->ranks)) < 0 ||
-            put(a, "link", json_string(cp_bench_link_name(f->link))) < 0 ||
-            put(a, "seconds", jreal(f->latency_floor_s)) < 0 ||
-            put(b, "op", json_string(cp_model_coll_name(f->coll))) < 0 ||
-            put(b, "ranks", json_integer(f->ranks)) < 0 ||
-            put(b, "link", json_string(cp_bench_link_name(f->link))) < 0 ||
-            put(b, "busbw_Bps", jreal(f->busbw_Bps)) < 0 ||
-            put(b, "regime_boundary_bytes",
-                jreal(f->regime_boundary_bytes)) < 0)
+        if (set(a, "op", json_string(cp_model_coll_name(f->coll))) < 0 ||
+            set(a, "ranks", json_integer(f->ranks)) < 0 ||
+            set(a, "link", json_string(cp_bench_link_name(f->link))) < 0 ||
+            set(a, "seconds", jnum(f->latency_floor_s)) < 0 ||
+            set(b, "op", json_string(cp_model_coll_name(f->coll))) < 0 ||
+            set(b, "ranks", json_integer(f->ranks)) < 0 ||
+            set(b, "link", json_string(cp_bench_link_name(f->link))) < 0 ||
+            set(b, "busbw_Bps", jnum(f->busbw_Bps)) < 0 ||
+            set(b, "regime_boundary_bytes",
+                jnum(f->regime_boundary_bytes)) < 0)
             goto fail;
     }
     return c;
@@ -207,31 +197,31 @@ fail:
     return NULL;
 }
 
-static json_t *point_json(const struct cp_bench_set *set,
+static json_t *point_json(const struct cp_bench_set *sweep,
                           const struct cp_bench_point *p)
 {
     json_t *o = json_object();
-    int link = p->series < set->nseries ? set->series[p->series].link
+    int link = p->series < sweep->nseries ? sweep->series[p->series].link
                                         : CP_BENCH_LINK_UNKNOWN;
 
     if (!o)
         return NULL;
-    if (put(o, "op", json_string(cp_model_coll_name(p->coll))) < 0 ||
-        put(o, "size_bytes", json_integer((json_int_t)p->size_bytes)) < 0 ||
-        put(o, "count", json_integer((json_int_t)p->count)) < 0 ||
-        put(o, "ranks", json_integer(p->ranks)) < 0 ||
-        put(o, "link", json_string(cp_bench_link_name(link))) < 0 ||
-        put(o, "in_place", json_boolean(p->in_place)) < 0 ||
-        put(o, "time_s", jreal(p->time_s)) < 0 ||
-        put(o, "median_time_s", jpositive(p->median_time_s)) < 0 ||
-        put(o, "gpu_time_s", jpositive(p->gpu_time_s)) < 0 ||
-        put(o, "algbw_Bps", jreal(p->algbw_Bps)) < 0 ||
-        put(o, "busbw_Bps", jreal(p->busbw_Bps)) < 0 ||
-        put(o, "wrong",
+    if (set(o, "op", json_string(cp_model_coll_name(p->coll))) < 0 ||
+        set(o, "size_bytes", json_integer((json_int_t)p->size_bytes)) < 0 ||
+        set(o, "count", json_integer((json_int_t)p->count)) < 0 ||
+        set(o, "ranks", json_integer(p->ranks)) < 0 ||
+        set(o, "link", json_string(cp_bench_link_name(link))) < 0 ||
+        set(o, "in_place", json_boolean(p->in_place)) < 0 ||
+        set(o, "time_s", jnum(p->time_s)) < 0 ||
+        set(o, "median_time_s", jpositive(p->median_time_s)) < 0 ||
+        set(o, "gpu_time_s", jpositive(p->gpu_time_s)) < 0 ||
+        set(o, "algbw_Bps", jnum(p->algbw_Bps)) < 0 ||
+        set(o, "busbw_Bps", jnum(p->busbw_Bps)) < 0 ||
+        set(o, "wrong",
             p->wrong < 0 ? json_null() : json_integer(p->wrong)) < 0 ||
-        put(o, "root", json_integer(p->root)) < 0 ||
-        put(o, "iters", json_integer(p->iters)) < 0 ||
-        put(o, "series", json_integer(p->series)) < 0) {
+        set(o, "root", json_integer(p->root)) < 0 ||
+        set(o, "iters", json_integer(p->iters)) < 0 ||
+        set(o, "series", json_integer(p->series)) < 0) {
         json_decref(o);
         return NULL;
     }
@@ -244,16 +234,16 @@ static json_t *series_json(const struct cp_bench_series *s)
 
     if (!o)
         return NULL;
-    if (put(o, "op", json_string(cp_model_coll_name(s->coll))) < 0 ||
-        put(o, "ranks", json_integer(s->ranks)) < 0 ||
-        put(o, "nodes", json_integer(s->nodes)) < 0 ||
-        put(o, "link", json_string(cp_bench_link_name(s->link))) < 0 ||
-        put(o, "pair", json_boolean(s->pair)) < 0 ||
-        (s->pair && put(o, "peers", json_pack("[ii]", s->peers[0],
+    if (set(o, "op", json_string(cp_model_coll_name(s->coll))) < 0 ||
+        set(o, "ranks", json_integer(s->ranks)) < 0 ||
+        set(o, "nodes", json_integer(s->nodes)) < 0 ||
+        set(o, "link", json_string(cp_bench_link_name(s->link))) < 0 ||
+        set(o, "pair", json_boolean(s->pair)) < 0 ||
+        (s->pair && set(o, "peers", json_pack("[ii]", s->peers[0],
                                               s->peers[1])) < 0) ||
-        (s->source[0] && put(o, "source", json_string(s->source)) < 0) ||
+        (s->source[0] && set(o, "source", json_string(s->source)) < 0) ||
         (s->first_line &&
-         put(o, "first_line", json_integer(s->first_line)) < 0)) {
+         set(o, "first_line", json_integer(s->first_line)) < 0)) {
         json_decref(o);
         return NULL;
     }
@@ -271,23 +261,23 @@ static json_t *run_json(const struct cp_bench_run_info *r)
 
     if (!o)
         return NULL;
-    if (put(o, "ranks", json_integer(r->nranks)) < 0 ||
-        put(o, "nodes", json_integer(r->nnodes)) < 0 ||
-        put(o, "memory", json_string(r->device ? "device" : "host")) < 0 ||
-        put(o, "nccl_version", json_integer(r->nccl_version)) < 0 ||
-        put(o, "nccl_library", json_string(r->nccl_path)) < 0 ||
-        put(o, "max_bytes", json_integer((json_int_t)r->max_bytes)) < 0 ||
-        put(o, "p2p_fallback", json_boolean(r->fallback_p2p)) < 0 ||
-        put(o, "timer_reason", json_string(r->timer_reason)) < 0 ||
-        put(o, "intra_pair", pair_json(r->intra_pair)) < 0 ||
-        put(o, "inter_pair", pair_json(r->inter_pair)) < 0) {
+    if (set(o, "ranks", json_integer(r->nranks)) < 0 ||
+        set(o, "nodes", json_integer(r->nnodes)) < 0 ||
+        set(o, "memory", json_string(r->device ? "device" : "host")) < 0 ||
+        set(o, "nccl_version", json_integer(r->nccl_version)) < 0 ||
+        set(o, "nccl_library", json_string(r->nccl_path)) < 0 ||
+        set(o, "max_bytes", json_integer((json_int_t)r->max_bytes)) < 0 ||
+        set(o, "p2p_fallback", json_boolean(r->fallback_p2p)) < 0 ||
+        set(o, "timer_reason", json_string(r->timer_reason)) < 0 ||
+        set(o, "intra_pair", pair_json(r->intra_pair)) < 0 ||
+        set(o, "inter_pair", pair_json(r->inter_pair)) < 0) {
         json_decref(o);
         return NULL;
     }
     return o;
 }
 
-json_t *cp_bench_json(const struct cp_bench_set *set,
+json_t *cp_bench_json(const struct cp_bench_set *sweep,
                       const struct cp_bench_calibration *cal,
                       const struct cp_bench_meta *meta)
 {
@@ -296,54 +286,54 @@ json_t *cp_bench_json(const struct cp_bench_set *set,
     size_t i;
 
     if (!doc ||
-        put(doc, "schema", json_string("collprof.bench/1")) < 0 ||
-        put(doc, "mode", json_string(meta && meta->run ? "run" : "import")) <
+        set(doc, "schema", json_string("collprof.bench/1")) < 0 ||
+        set(doc, "mode", json_string(meta && meta->run ? "run" : "import")) <
             0 ||
         (meta && meta->generator &&
-         put(doc, "generator", json_string(meta->generator)) < 0) ||
+         set(doc, "generator", json_string(meta->generator)) < 0) ||
         (meta && meta->created &&
-         put(doc, "created", json_string(meta->created)) < 0))
+         set(doc, "created", json_string(meta->created)) < 0))
         goto fail;
     /* How the points were timed: a run's time_s is always the host clock
      * (nccl-tests'); CUDA events add gpu_time_s.  Imports: unknown. */
-    if (put(doc, "timer",
+    if (set(doc, "timer",
             meta && meta->run ? json_string(cp_bench_timer_name(meta->run))
                               : json_null()) < 0)
         goto fail;
-    if (meta && meta->run && put(doc, "run", run_json(meta->run)) < 0)
+    if (meta && meta->run && set(doc, "run", run_json(meta->run)) < 0)
         goto fail;
     if (meta && meta->sources) {
         json_t *src = json_array();
-        if (put(doc, "sources", src) < 0)
+        if (set(doc, "sources", src) < 0)
             goto fail;
         for (i = 0; i < meta->nsources; i++)
             if (json_array_append_new(src, json_string(meta->sources[i])) < 0)
                 goto fail;
     }
-    if (put(doc, "series", series = json_array()) < 0 ||
-        put(doc, "points", points = json_array()) < 0)
+    if (set(doc, "series", series = json_array()) < 0 ||
+        set(doc, "points", points = json_array()) < 0)
         goto fail;
-    for (i = 0; i < set->nseries; i++)
-        if (json_array_append_new(series, series_json(&set->series[i])) < 0)
+    for (i = 0; i < sweep->nseries; i++)
+        if (json_array_append_new(series, series_json(&sweep->series[i])) < 0)
             goto fail;
-    for (i = 0; i < set->npoints; i++) {
-        const struct cp_bench_point *p = &set->points[i];
-        if (json_array_append_new(points, point_json(set, p)) < 0)
+    for (i = 0; i < sweep->npoints; i++) {
+        const struct cp_bench_point *p = &sweep->points[i];
+        if (json_array_append_new(points, point_json(sweep, p)) < 0)
             goto fail;
         if (p->wrong > 0) {
             wrong += p->wrong;
             wrong_points++;
         }
     }
-    if (cal && (put(doc, "fit", fit_json(cal)) < 0 ||
-                put(doc, "calibration", calibration_json(cal)) < 0))
+    if (cal && (set(doc, "fit", fit_json(cal)) < 0 ||
+                set(doc, "calibration", calibration_json(cal)) < 0))
         goto fail;
-    if (put(doc, "wrong_total", json_integer(wrong)) < 0 ||
-        put(doc, "wrong_points", json_integer(wrong_points)) < 0)
+    if (set(doc, "wrong_total", json_integer(wrong)) < 0 ||
+        set(doc, "wrong_points", json_integer(wrong_points)) < 0)
         goto fail;
     if (meta && meta->import) {
         json_t *skipped = json_array();
-        if (put(doc, "skipped_lines", skipped) < 0)
+        if (set(doc, "skipped_lines", skipped) < 0)
             goto fail;
         for (i = 0; i < meta->import->nissues; i++) {
             const struct cp_bench_import_issue *is = &meta->import->issues[i];

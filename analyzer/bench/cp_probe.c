@@ -541,18 +541,20 @@ void cp_probe_judge(struct cp_probe_result *res, double profile_Bps,
 /* ---- the report ------------------------------------------------------------------ */
 
 static json_t *pair_names(const struct cp_probe_result *res,
-                          const struct cp_probe_pair *q, int *bad)
+                          const struct cp_probe_pair *q)
 {
+    int bad = 0;
     json_t *two = json_array();
-    push(two, json_string(res->nodes[q->a]), bad);
-    push(two, json_string(res->nodes[q->b]), bad);
-    return two;
+    bad |= add(two, json_string(res->nodes[q->a]));
+    bad |= add(two, json_string(res->nodes[q->b]));
+    return built(two, bad);
 }
 
 /* K x K of one figure of the pairs (which: 0 bandwidth, 1 efficiency,
  * 2 latency), null on the diagonal. */
-static json_t *matrix(const struct cp_probe_result *res, int which, int *bad)
+static json_t *matrix(const struct cp_probe_result *res, int which)
 {
+    int bad = 0;
     json_t *m = json_array();
     unsigned k = res->nnodes;
 
@@ -561,19 +563,17 @@ static json_t *matrix(const struct cp_probe_result *res, int which, int *bad)
         for (unsigned b = 0; b < k; b++) {
             const struct cp_probe_pair *q;
             if (a == b) {
-                push(row, json_null(), bad);
+                bad |= add(row, json_null());
                 continue;
             }
             q = &res->pairs[a < b ? pair_index(k, a, b) : pair_index(k, b, a)];
-            push(row,
-                 jnum(which == 0   ? q->bandwidth_Bps
-                      : which == 1 ? q->efficiency
-                                   : q->latency_s),
-                 bad);
+            bad |= add(row, jnum(which == 0   ? q->bandwidth_Bps
+                                 : which == 1 ? q->efficiency
+                                              : q->latency_s));
         }
-        push(m, row, bad);
+        bad |= add(m, row);
     }
-    return m;
+    return built(m, bad);
 }
 
 /* Pairs slowest first (by efficiency, then name order). */
@@ -591,18 +591,20 @@ static int by_efficiency(const void *x, const void *y)
 }
 
 static json_t *finding(const struct cp_probe_result *res,
-                       const struct cp_probe_pair *q, int *bad)
+                       const struct cp_probe_pair *q)
 {
+    int bad = 0;
     json_t *f = json_object(), *e = json_object();
     char b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE], t1[CP_UNITS_BUFSIZE],
         t2[CP_UNITS_BUFSIZE], *msg = NULL, link[2 * CP_NCCLRT_NODE_NAME + 2];
     int critical = q->efficiency <= res->critical_threshold;
 
-    put(f, "kind", json_string(cp_kind_name(CP_KIND_SLOW_LINK)), bad);
-    put(f, "severity", json_string(cp_severity_name(critical ? CP_SEVERITY_CRITICAL
-                                                   : CP_SEVERITY_WARNING)), bad);
-    put(f, "nodes", pair_names(res, q, bad), bad);
-    put(f, "ranks", json_array(), bad);
+    bad |= set(f, "kind", json_string(cp_kind_name(CP_KIND_SLOW_LINK)));
+    bad |= set(f, "severity",
+               json_string(cp_severity_name(critical ? CP_SEVERITY_CRITICAL
+                                                     : CP_SEVERITY_WARNING)));
+    bad |= set(f, "nodes", pair_names(res, q));
+    bad |= set(f, "ranks", json_array());
     if (asprintf(&msg,
                  "The link between nodes %s and %s is slow: measured pair by "
                  "pair, it carries %s, %.0f%% of %s (%s); its latency is %s "
@@ -618,25 +620,25 @@ static json_t *finding(const struct cp_probe_result *res,
                  cp_units_format_time(res->median_latency_s, t2, sizeof t2)) <
         0) {
         msg = NULL;
-        *bad = 1;
+        bad = -1;
     }
-    put(f, "message", msg ? json_string(msg) : NULL, bad);
+    bad |= set(f, "message", msg ? json_string(msg) : NULL);
     free(msg);
     snprintf(link, sizeof link, "%s-%s", res->nodes[q->a], res->nodes[q->b]);
-    put(e, "link", json_string(link), bad);
-    put(e, "method", json_string("probe"), bad);
-    put(e, "bandwidth_Bps", jnum(q->bandwidth_Bps), bad);
-    put(e, "peer_bandwidth_Bps", jnum(res->reference_Bps), bad);
-    put(e, "reference_source", json_string(res->reference_source), bad);
-    put(e, "efficiency", jnum(q->efficiency), bad);
-    put(e, "slowdown", jnum(q->efficiency > 0 ? 1 / q->efficiency : NAN),
-        bad);
-    put(e, "latency_s", jnum(q->latency_s), bad);
-    put(e, "peer_latency_s", jnum(res->median_latency_s), bad);
-    put(e, "bytes", json_integer((json_int_t)q->bytes), bad);
-    put(e, "transfers", json_integer(q->iters), bad);
-    put(f, "evidence", e, bad);
-    return f;
+    bad |= set(e, "link", json_string(link));
+    bad |= set(e, "method", json_string("probe"));
+    bad |= set(e, "bandwidth_Bps", jnum(q->bandwidth_Bps));
+    bad |= set(e, "peer_bandwidth_Bps", jnum(res->reference_Bps));
+    bad |= set(e, "reference_source", json_string(res->reference_source));
+    bad |= set(e, "efficiency", jnum(q->efficiency));
+    bad |=
+        set(e, "slowdown", jnum(q->efficiency > 0 ? 1 / q->efficiency : NAN));
+    bad |= set(e, "latency_s", jnum(q->latency_s));
+    bad |= set(e, "peer_latency_s", jnum(res->median_latency_s));
+    bad |= set(e, "bytes", json_integer((json_int_t)q->bytes));
+    bad |= set(e, "transfers", json_integer(q->iters));
+    bad |= set(f, "evidence", e);
+    return built(f, bad);
 }
 
 json_t *cp_probe_to_json(const struct cp_probe_result *res)
@@ -651,40 +653,40 @@ json_t *cp_probe_to_json(const struct cp_probe_result *res)
 
     order = malloc((res->npairs ? res->npairs : 1) * sizeof *order);
     if (!order)
-        bad = 1;
-    put(root, "schema", json_string("collprof.probe/1"), &bad);
-    put(root, "generator", json_string("collprof " PACKAGE_VERSION), &bad);
-    put(run, "job_id", json_string(job ? job : ""), &bad);
-    put(run, "nodes", json_integer(res->nnodes), &bad);
-    put(run, "pairs", json_integer((json_int_t)res->npairs), &bad);
-    put(run, "rounds", json_integer(res->rounds), &bad);
-    put(run, "wall_s", jnum(res->wall_s), &bad);
-    put(run, "memory", json_string(res->device ? "device" : "host"), &bad);
-    put(run, "nccl_version", json_integer(res->nccl_version), &bad);
-    put(run, "nccl_path", json_string(res->nccl_path), &bad);
-    put(run, "max_bytes", json_integer((json_int_t)res->max_bytes), &bad);
-    put(run, "iters", json_integer(res->iters), &bad);
-    put(run, "latency_iters", json_integer(res->latency_iters), &bad);
-    put(run, "pair_time_s", jnum(res->pair_time_s), &bad);
-    put(root, "run", run, &bad);
+        bad = -1;
+    bad |= set(root, "schema", json_string("collprof.probe/1"));
+    bad |= set(root, "generator", json_string("collprof " PACKAGE_VERSION));
+    bad |= set(run, "job_id", json_string(job ? job : ""));
+    bad |= set(run, "nodes", json_integer(res->nnodes));
+    bad |= set(run, "pairs", json_integer((json_int_t)res->npairs));
+    bad |= set(run, "rounds", json_integer(res->rounds));
+    bad |= set(run, "wall_s", jnum(res->wall_s));
+    bad |= set(run, "memory", json_string(res->device ? "device" : "host"));
+    bad |= set(run, "nccl_version", json_integer(res->nccl_version));
+    bad |= set(run, "nccl_path", json_string(res->nccl_path));
+    bad |= set(run, "max_bytes", json_integer((json_int_t)res->max_bytes));
+    bad |= set(run, "iters", json_integer(res->iters));
+    bad |= set(run, "latency_iters", json_integer(res->latency_iters));
+    bad |= set(run, "pair_time_s", jnum(res->pair_time_s));
+    bad |= set(root, "run", run);
 
     for (i = 0; i < res->nnodes; i++)
-        push(nodes, json_string(res->nodes[i]), &bad);
-    put(topo, "nodes", nodes, &bad);
-    put(topo, "reference_Bps", jnum(res->reference_Bps), &bad);
-    put(topo, "reference_source", json_string(res->reference_source), &bad);
-    put(topo, "median_latency_s", jnum(res->median_latency_s), &bad);
-    put(th, "slow", jnum(res->slow_threshold), &bad);
-    put(th, "critical", jnum(res->critical_threshold), &bad);
-    put(topo, "thresholds", th, &bad);
+        bad |= add(nodes, json_string(res->nodes[i]));
+    bad |= set(topo, "nodes", nodes);
+    bad |= set(topo, "reference_Bps", jnum(res->reference_Bps));
+    bad |= set(topo, "reference_source", json_string(res->reference_source));
+    bad |= set(topo, "median_latency_s", jnum(res->median_latency_s));
+    bad |= set(th, "slow", jnum(res->slow_threshold));
+    bad |= set(th, "critical", jnum(res->critical_threshold));
+    bad |= set(topo, "thresholds", th);
     if (res->nnodes <= 1024) {
-        put(topo, "bandwidth_Bps", matrix(res, 0, &bad), &bad);
-        put(topo, "efficiency", matrix(res, 1, &bad), &bad);
-        put(topo, "latency_s", matrix(res, 2, &bad), &bad);
+        bad |= set(topo, "bandwidth_Bps", matrix(res, 0));
+        bad |= set(topo, "efficiency", matrix(res, 1));
+        bad |= set(topo, "latency_s", matrix(res, 2));
     } else {
-        put(topo, "bandwidth_Bps", json_null(), &bad);
-        put(topo, "efficiency", json_null(), &bad);
-        put(topo, "latency_s", json_null(), &bad);
+        bad |= set(topo, "bandwidth_Bps", json_null());
+        bad |= set(topo, "efficiency", json_null());
+        bad |= set(topo, "latency_s", json_null());
     }
     for (i = 0; order && i < res->npairs; i++)
         order[i] = &res->pairs[i];
@@ -693,30 +695,26 @@ json_t *cp_probe_to_json(const struct cp_probe_result *res)
     for (i = 0; order && i < res->npairs; i++) {
         const struct cp_probe_pair *q = order[i];
         json_t *o = json_object();
-        put(o, "nodes", pair_names(res, q, &bad), &bad);
-        put(o, "state",
-            json_string(q->state == CP_PROBE_SLOW ? "slow" : "ok"), &bad);
-        put(o, "bandwidth_Bps", jnum(q->bandwidth_Bps), &bad);
-        put(o, "efficiency", jnum(q->efficiency), &bad);
-        put(o, "latency_s", jnum(q->latency_s), &bad);
-        put(o, "bytes", json_integer((json_int_t)q->bytes), &bad);
-        put(o, "transfers", json_integer(q->iters), &bad);
-        put(o, "round", json_integer(q->round), &bad);
-        put(o, "measurements", json_integer(q->measurements), &bad);
-        push(pairs, o, &bad);
+        bad |= set(o, "nodes", pair_names(res, q));
+        bad |= set(o, "state",
+                   json_string(q->state == CP_PROBE_SLOW ? "slow" : "ok"));
+        bad |= set(o, "bandwidth_Bps", jnum(q->bandwidth_Bps));
+        bad |= set(o, "efficiency", jnum(q->efficiency));
+        bad |= set(o, "latency_s", jnum(q->latency_s));
+        bad |= set(o, "bytes", json_integer((json_int_t)q->bytes));
+        bad |= set(o, "transfers", json_integer(q->iters));
+        bad |= set(o, "round", json_integer(q->round));
+        bad |= set(o, "measurements", json_integer(q->measurements));
+        bad |= add(pairs, o);
         /* findings in the same order: most severe (slowest) first */
         if (q->state == CP_PROBE_SLOW)
-            push(findings, finding(res, q, &bad), &bad);
+            bad |= add(findings, finding(res, q));
     }
-    put(topo, "pairs", pairs, &bad);
-    put(root, "topology", topo, &bad);
-    put(root, "findings", findings, &bad);
+    bad |= set(topo, "pairs", pairs);
+    bad |= set(root, "topology", topo);
+    bad |= set(root, "findings", findings);
     free(order);
-    if (bad) {
-        json_decref(root);
-        return NULL;
-    }
-    return root;
+    return built(root, bad);
 }
 
 int cp_probe_write_json(const struct cp_probe_result *res, const char *path,

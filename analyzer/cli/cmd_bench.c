@@ -528,10 +528,11 @@ out:
     return rc;
 }
 
-/* A calibration too weak to become a site profile: a link fitted to fewer
- * than 4 sizes or with a median residual over 25 %.  why names it. */
-static int weak_calibration(const struct cp_bench_calibration *cal,
-                            char *why, size_t len)
+/* Whether a calibration is strong enough to become a site profile: -1
+ * with err naming the link fitted to fewer than 4 sizes or with a median
+ * residual over 25 %, else 0. */
+static int check_calibration(const struct cp_bench_calibration *cal,
+                             struct cp_error *err)
 {
     unsigned k;
 
@@ -539,14 +540,12 @@ static int weak_calibration(const struct cp_bench_calibration *cal,
         const struct cp_bench_link_fit *l = &cal->link[k];
         if (!l->ok)
             continue;
-        if (l->points_used < 4 || !(l->median_rel_residual <= 0.25)) {
-            snprintf(why, len,
-                     "%s fit is weak (%u size groups used, median residual "
-                     "%.0f%%)",
-                     k == CP_LINK_INTER ? "inter-node" : "intra-node",
-                     l->points_used, 100 * l->median_rel_residual);
-            return 1;
-        }
+        if (l->points_used < 4 || !(l->median_rel_residual <= 0.25))
+            return cp_errorf(err,
+                             "%s fit is weak (%u size groups used, median "
+                             "residual %.0f%%)",
+                             k == CP_LINK_INTER ? "inter-node" : "intra-node",
+                             l->points_used, 100 * l->median_rel_residual);
     }
     return 0;
 }
@@ -730,7 +729,6 @@ static int write_outputs(const struct bench_args *a,
                          int quiet)
 {
     struct cp_error err;
-    char why[160];
     int64_t wrong = 0;
     size_t k;
 
@@ -750,13 +748,12 @@ static int write_outputs(const struct bench_args *a,
         fprintf(stderr, PROG ": %s\n", err.text);
         return EXIT_FAILED;
     }
-    if (a->profile_path && !a->force &&
-        weak_calibration(cal, why, sizeof why)) {
+    if (a->profile_path && !a->force && check_calibration(cal, &err) < 0) {
         fprintf(stderr,
                 PROG ": %s: not written: the %s; a profile from it would "
                      "judge every job by it (give --force to write it all "
                      "the same)\n",
-                a->profile_path, why);
+                a->profile_path, err.text);
         return EXIT_FAILED;
     }
     if (a->profile_path &&

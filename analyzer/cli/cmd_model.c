@@ -394,20 +394,21 @@ static int evaluate(const struct request *req, struct answer *ans)
 
 /* ---- JSON -------------------------------------------------------------- */
 
-static json_t *json_row(const struct row *r, double n, int *bad)
+static json_t *json_row(const struct row *r, double n)
 {
+    int bad = 0;
     json_t *o = json_object();
 
-    put(o, "name", json_string(cp_model_algo_name(r->algo)), bad);
+    bad |= set(o, "name", json_string(cp_model_algo_name(r->algo)));
     if (r->applies) {
-        put(o, "time_s", jnum(r->time), bad);
-        put(o, "latency_s", jnum(r->terms.latency_s), bad);
-        put(o, "bandwidth_s", jnum(n * r->terms.sec_per_byte), bad);
-        put(o, "regime", json_string(cp_model_regime_name(r->regime)), bad);
+        bad |= set(o, "time_s", jnum(r->time));
+        bad |= set(o, "latency_s", jnum(r->terms.latency_s));
+        bad |= set(o, "bandwidth_s", jnum(n * r->terms.sec_per_byte));
+        bad |= set(o, "regime", json_string(cp_model_regime_name(r->regime)));
     } else {
-        put(o, "reason", json_string(r->reason), bad);
+        bad |= set(o, "reason", json_string(r->reason));
     }
-    return o;
+    return built(o, bad);
 }
 
 static json_t *json_answer(const struct request *req, const struct answer *a)
@@ -420,8 +421,7 @@ static json_t *json_answer(const struct request *req, const struct answer *a)
     int bad = 0;
 
     for (int i = 0; i < a->nrows; i++)
-        push(a->rows[i].applies ? algos : na, json_row(&a->rows[i], n, &bad),
-             &bad);
+        bad |= add(a->rows[i].applies ? algos : na, json_row(&a->rows[i], n));
     for (int i = 0; i < a->nrows; i++) {
         for (int j = i + 1; j < a->nrows; j++) {
             struct cp_model_crossover x;
@@ -432,83 +432,78 @@ static json_t *json_answer(const struct request *req, const struct answer *a)
                                    req->ranks, &a->params, &x, NULL) < 0)
                 continue;
             o = json_object();
-            put(o, "a", json_string(cp_model_algo_name(a->rows[i].algo)),
-                &bad);
-            put(o, "b", json_string(cp_model_algo_name(a->rows[j].algo)),
-                &bad);
-            put(o, "bytes", x.crosses ? json_real(x.bytes) : json_null(),
-                &bad);
-            put(o, "faster_below", json_string(cp_model_algo_name(x.small)),
-                &bad);
-            put(o, "faster_above", json_string(cp_model_algo_name(x.large)),
-                &bad);
-            push(cross, o, &bad);
+            bad |=
+                set(o, "a", json_string(cp_model_algo_name(a->rows[i].algo)));
+            bad |=
+                set(o, "b", json_string(cp_model_algo_name(a->rows[j].algo)));
+            bad |=
+                set(o, "bytes", x.crosses ? json_real(x.bytes) : json_null());
+            bad |= set(o, "faster_below",
+                       json_string(cp_model_algo_name(x.small)));
+            bad |= set(o, "faster_above",
+                       json_string(cp_model_algo_name(x.large)));
+            bad |= add(cross, o);
         }
     }
 
-    put(root, "op", json_string(cp_model_coll_name(req->coll)), &bad);
-    put(root, "ranks", json_integer((json_int_t)req->ranks), &bad);
-    put(root, "size_bytes",
-        req->size <= (uint64_t)INT64_MAX ? json_integer((json_int_t)req->size)
-                                         : json_real(n),
-        &bad);
-    put(root, "alpha_s", jnum(req->alpha), &bad);
-    put(root, "bandwidth_Bps", jnum(req->bandwidth), &bad);
-    put(root, "beta_s_per_byte", jnum(a->params.beta), &bad);
-    put(root, "algorithms", algos, &bad);
-    put(root, "not_applicable", na, &bad);
-    put(root, "best", json_string(cp_model_algo_name(a->best)), &bad);
-    put(root, "best_time_s", jnum(a->best_time), &bad);
-    put(root, "algo", json_string(cp_model_algo_name(s->algo)), &bad);
-    put(root, "time_s", jnum(s->time), &bad);
-    put(root, "latency_s", jnum(s->terms.latency_s), &bad);
-    put(root, "bandwidth_s", jnum(n * s->terms.sec_per_byte), &bad);
-    put(root, "n_half_bytes",
-        jnum(s->terms.sec_per_byte > 0
-                ? s->terms.latency_s / s->terms.sec_per_byte
-                : NAN),
-        &bad);
-    put(root, "regime", json_string(cp_model_regime_name(s->regime)), &bad);
-    put(root, "algbw_Bps", jnum(a->algbw), &bad);
-    put(root, "busbw_Bps", jnum(a->busbw), &bad);
-    put(root, "busbw_factor", jnum(a->factor), &bad);
-    put(root, "crossovers", cross, &bad);
-    put(bounds, "latency_s", jnum(a->bound_latency), &bad);
-    put(bounds, "bandwidth_s", jnum(a->bound_bandwidth), &bad);
-    put(bounds, "bytes_per_rank", jnum(a->bound_bytes), &bad);
-    put(root, "lower_bounds", bounds, &bad);
+    bad |= set(root, "op", json_string(cp_model_coll_name(req->coll)));
+    bad |= set(root, "ranks", json_integer((json_int_t)req->ranks));
+    bad |= set(root, "size_bytes",
+               req->size <= (uint64_t)INT64_MAX
+                   ? json_integer((json_int_t)req->size)
+                   : json_real(n));
+    bad |= set(root, "alpha_s", jnum(req->alpha));
+    bad |= set(root, "bandwidth_Bps", jnum(req->bandwidth));
+    bad |= set(root, "beta_s_per_byte", jnum(a->params.beta));
+    bad |= set(root, "algorithms", algos);
+    bad |= set(root, "not_applicable", na);
+    bad |= set(root, "best", json_string(cp_model_algo_name(a->best)));
+    bad |= set(root, "best_time_s", jnum(a->best_time));
+    bad |= set(root, "algo", json_string(cp_model_algo_name(s->algo)));
+    bad |= set(root, "time_s", jnum(s->time));
+    bad |= set(root, "latency_s", jnum(s->terms.latency_s));
+    bad |= set(root, "bandwidth_s", jnum(n * s->terms.sec_per_byte));
+    bad |= set(root, "n_half_bytes",
+               jnum(s->terms.sec_per_byte > 0
+                        ? s->terms.latency_s / s->terms.sec_per_byte
+                        : NAN));
+    bad |= set(root, "regime", json_string(cp_model_regime_name(s->regime)));
+    bad |= set(root, "algbw_Bps", jnum(a->algbw));
+    bad |= set(root, "busbw_Bps", jnum(a->busbw));
+    bad |= set(root, "busbw_factor", jnum(a->factor));
+    bad |= set(root, "crossovers", cross);
+    bad |= set(bounds, "latency_s", jnum(a->bound_latency));
+    bad |= set(bounds, "bandwidth_s", jnum(a->bound_bandwidth));
+    bad |= set(bounds, "bytes_per_rank", jnum(a->bound_bytes));
+    bad |= set(root, "lower_bounds", bounds);
 
     if (HAVE(req, OPT_GPUS_PER_NODE)) {
         unsigned g = req->gpus_per_node;
         json_t *topo = json_object();
 
-        put(topo, "gpus_per_node", json_integer((json_int_t)g), &bad);
-        put(topo, "nodes",
-            req->ranks % g == 0 ? json_integer((json_int_t)(req->ranks / g))
-                                : json_null(),
-            &bad);
-        put(topo, "inter_alpha_s", jnum(req->inter_alpha), &bad);
-        put(topo, "inter_bandwidth_Bps", jnum(req->inter_bandwidth), &bad);
-        put(topo, "inter_beta_s_per_byte", jnum(a->params.inter_beta), &bad);
-        put(topo, "network_bound_s", jnum(a->network_bound), &bad);
-        put(root, "topology", topo, &bad);
+        bad |= set(topo, "gpus_per_node", json_integer((json_int_t)g));
+        bad |=
+            set(topo, "nodes",
+                req->ranks % g == 0 ? json_integer((json_int_t)(req->ranks / g))
+                                    : json_null());
+        bad |= set(topo, "inter_alpha_s", jnum(req->inter_alpha));
+        bad |= set(topo, "inter_bandwidth_Bps", jnum(req->inter_bandwidth));
+        bad |= set(topo, "inter_beta_s_per_byte", jnum(a->params.inter_beta));
+        bad |= set(topo, "network_bound_s", jnum(a->network_bound));
+        bad |= set(root, "topology", topo);
         if (a->have_hier) {
             json_t *h = json_object();
 
-            put(h, "intra_step_s", jnum(a->hier.intra_step_s), &bad);
-            put(h, "intra_reduce_scatter_s", jnum(a->hier.intra_rs_s), &bad);
-            put(h, "inter_step_s", jnum(a->hier.inter_step_s), &bad);
-            put(h, "inter_allreduce_s", jnum(a->hier.inter_ar_s), &bad);
-            put(h, "intra_allgather_s", jnum(a->hier.intra_ag_s), &bad);
-            put(h, "total_s", jnum(a->hier.total_s), &bad);
-            put(root, "hierarchical", h, &bad);
+            bad |= set(h, "intra_step_s", jnum(a->hier.intra_step_s));
+            bad |= set(h, "intra_reduce_scatter_s", jnum(a->hier.intra_rs_s));
+            bad |= set(h, "inter_step_s", jnum(a->hier.inter_step_s));
+            bad |= set(h, "inter_allreduce_s", jnum(a->hier.inter_ar_s));
+            bad |= set(h, "intra_allgather_s", jnum(a->hier.intra_ag_s));
+            bad |= set(h, "total_s", jnum(a->hier.total_s));
+            bad |= set(root, "hierarchical", h);
         }
     }
-    if (bad) {
-        json_decref(root);
-        return NULL;
-    }
-    return root;
+    return built(root, bad);
 }
 
 /* ---- text -------------------------------------------------------------- */

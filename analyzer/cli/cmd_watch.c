@@ -318,7 +318,7 @@ static int check(struct cp_watch *w, const char *dir, const struct wargs *a,
         head += 10;
     if (want_hang && head && strncmp(head, "ENDED", 5) != 0 &&
         !said_before(said, head)) {
-        say(dir, a, "hang", head);
+        say(dir, a, cp_kind_name(CP_KIND_HANG), head);
         (*hangs)++;
     }
     for (i = 0; want_slow && i < an->nfindings; i++) {
@@ -326,7 +326,7 @@ static int check(struct cp_watch *w, const char *dir, const struct wargs *a,
         if (f->kind != CP_KIND_SLOWDOWN || f->severity < CP_SEVERITY_WARNING)
             continue;
         snprintf(text, sizeof text, "SLOWDOWN: %s", f->message);
-        say(dir, a, "slowdown", text);
+        say(dir, a, cp_kind_name(CP_KIND_SLOWDOWN), text);
         *slowed = 1;
         break;
     }

@@ -747,12 +747,11 @@ int cp_ports_read(const char *path, struct cp_ports_snapshot *snap,
     struct cp_error e;
     char *text;
     size_t len;
-    int rc, too_big;
+    int rc;
 
     memset(snap, 0, sizeof *snap);
     text = cp_jsonfile_read(path, CP_PATH_NOFOLLOW, CP_PORTS_MAX_BYTES,
-                            CP_PORTS_MAX_COST, "port snapshot", &len,
-                            &too_big, err);
+                            CP_PORTS_MAX_COST, "port snapshot", &len, err);
     if (!text)
         return -1;
     j = json_loadb(text, len, 0, &je);

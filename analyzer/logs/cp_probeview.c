@@ -248,13 +248,12 @@ int cp_probeview_read(const char *path, struct cp_probeview *pv,
     json_t *doc;
     char *text;
     size_t len;
-    int rc, too_big;
+    int rc;
 
     memset(pv, 0, sizeof *pv);
     text = cp_jsonfile_read(path, CP_PATH_FOLLOW, CP_PROBE_MAX_BYTES,
-                            CP_PROBE_MAX_COST, "probe.json", &len, &too_big,
-                            &e);
-    if (!text && too_big) {
+                            CP_PROBE_MAX_COST, "probe.json", &len, &e);
+    if (!text && errno == EFBIG) {
         cp_error_set(err, path, -1, "%s", e.text);
         return CP_PROBEVIEW_TOO_BIG;
     }

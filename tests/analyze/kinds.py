@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""kinds.py - the kinds of finding are one table (analyzer/core/cp_kinds.c).
+"""kinds.py - the kinds of finding are one table (common/cp_kinds.c).
 
 Checks, in the tree at ROOT: the enum (cp_kinds.h) and the table rows agree;
 every kind a detector emits (det_add_finding in analyzer/judge/, the hang
@@ -29,7 +29,7 @@ def c_string(literals):
 
 
 def table(root):
-    text = open(os.path.join(root, 'analyzer/core/cp_kinds.c')).read()
+    text = open(os.path.join(root, 'common/cp_kinds.c')).read()
     rows = []
     for m in re.finditer(r'^ +\[CP_KIND_(\w+)\]\s*=\s*\{(.*?)\}(?=,?\s*(?:\[|\};))',
                          text, re.S | re.M):
@@ -51,8 +51,8 @@ def check(root):
     rows = table(root)
     names = [r['name'] for r in rows]
     if not rows:
-        return ['no rows found in analyzer/core/cp_kinds.c']
-    header = open(os.path.join(root, 'analyzer/core/cp_kinds.h')).read()
+        return ['no rows found in common/cp_kinds.c']
+    header = open(os.path.join(root, 'common/cp_kinds.h')).read()
     enum = re.findall(r'^\s*CP_KIND_(\w+)\s*(?:=\s*0)?,', header, re.M)
     enum = [e for e in enum if e != 'COUNT']
     if enum != [r['enum'] for r in rows]:
@@ -139,27 +139,35 @@ def check(root):
                             (r['name'], r['doc']))
 
     # a kind's name as a string literal in product code (compared, searched
-    # or written as a value): every one goes through the table instead.
-    # Allowed: the SPANK plugin may include only include/collprof (docs/
-    # architecture.md), below which the table does not live yet; a site
+    # or written as a value): every one goes through the table instead; the
+    # SPANK plugin too, which links the table (common/).  Allowed: a site
     # profile skips the simulator's `straggler` topology directive (a word
     # of that file, not a kind)
     literal = re.compile(r'(?:strcmp|strstr|strncmp)\([^;]*?"(%s)"'
                          r'|json_string\(\s*"(%s)"\s*\)'
                          % ('|'.join(names), '|'.join(names)))
-    allowed = {('plugin/cp_plugin_probe.c', 'slow_link'),
-               ('analyzer/core/cp_profile.c', 'straggler')}
-    for folder in ('analyzer/*', 'reports', 'plugin', 'preload',
+    allowed = {('analyzer/core/cp_profile.c', 'straggler')}
+    # the plugin names neither kinds nor severities: it reads and writes
+    # them through the table (cp_kind_from_name, cp_severity_named/_name)
+    plugin_literal = re.compile(r'"(%s|info|warning|critical|none)"'
+                                % '|'.join(names))
+    for folder in ('common', 'analyzer/*', 'reports', 'plugin', 'preload',
                    'nccl-profiler'):
         for path in sorted(glob.glob(os.path.join(root, folder, '*.c'))):
             rel = os.path.relpath(path, root)
-            if rel == 'analyzer/core/cp_kinds.c':
+            if rel == 'common/cp_kinds.c':
                 continue
-            for m in literal.finditer(open(path).read()):
+            text = open(path).read()
+            for m in literal.finditer(text):
                 k = m.group(1) or m.group(2)
                 if (rel, k) not in allowed:
                     problems.append('%s names kind %s as a string literal, '
                                     'not through the table' % (rel, k))
+            if folder != 'plugin':
+                continue
+            for m in plugin_literal.finditer(text):
+                problems.append('%s names %s as a string literal, not '
+                                'through the table' % (rel, m.group(1)))
 
     html = open(os.path.join(root, 'reports/cp_html.c')).read()
     for r in rows:

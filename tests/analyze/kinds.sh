@@ -2,7 +2,8 @@
 # kinds.sh - the kinds of finding are one table (tests/analyze/kinds.py
 # says what is checked): the tree as it is, then copies of it with a kind
 # emitted but not in the table, a row never emitted, a bare-string kind, a
-# kind compared as a string literal in reports/, a kind missing from the
+# kind compared as a string literal in reports/ or in the SPANK plugin, a
+# severity named by a literal in the plugin, a kind missing from the
 # docs' list and an expectation naming an unknown kind, each of which the
 # check must name.
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -19,10 +20,10 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fresh() {
     rm -rf "$tmp/t"
-    mkdir -p "$tmp/t/analyzer/core" "$tmp/t/analyzer/analysis" \
+    mkdir -p "$tmp/t/common" "$tmp/t/analyzer/analysis" \
         "$tmp/t/analyzer/judge" "$tmp/t/docs" "$tmp/t/reports" \
         "$tmp/t/tests/analyze/cases/x"
-    cp "$s"/analyzer/core/cp_kinds.[ch] "$tmp/t/analyzer/core/"
+    cp "$s"/common/cp_kinds.[ch] "$tmp/t/common/"
     cp "$s"/analyzer/analysis/*.c "$tmp/t/analyzer/analysis/"
     cp "$s"/analyzer/judge/*.c "$tmp/t/analyzer/judge/"
     cp "$s"/docs/*.md "$tmp/t/docs/"
@@ -67,6 +68,22 @@ sed -i 's/f->kid != CP_KIND_SLOW_LINK \&\&/strcmp(f->kind, "slow_link") \&\&/' \
     "$tmp/t/reports/cp_html_plots.c"
 planted "a kind compared as a string literal in reports/" \
     'reports/cp_html_plots.c names kind slow_link as a string literal'
+
+fresh
+mkdir -p "$tmp/t/plugin"
+cp "$s/plugin/cp_plugin_probe.c" "$s/plugin/cp_spank_common.c" "$tmp/t/plugin/"
+sed -i 's/kind != CP_KIND_SLOW_LINK)/strcmp(json_string_value(json_object_get(item, "kind")), "slow_link") != 0)/' \
+    "$tmp/t/plugin/cp_plugin_probe.c"
+planted "a kind compared as a string literal in plugin/" \
+    'plugin/cp_plugin_probe.c names kind slow_link as a string literal'
+
+fresh
+mkdir -p "$tmp/t/plugin"
+cp "$s/plugin/cp_spank_common.c" "$tmp/t/plugin/"
+sed -i 's/f->severity == CP_SEVERITY_CRITICAL ? LOG_CRIT/strcmp(cp_severity_name(f->severity), "critical") == 0 ? LOG_CRIT/' \
+    "$tmp/t/plugin/cp_spank_common.c"
+planted "a severity as a string literal in plugin/" \
+    'plugin/cp_spank_common.c names critical as a string literal'
 
 fresh
 echo 'findings[kind=tcp_fallback].severity == "critical"' \

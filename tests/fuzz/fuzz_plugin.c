@@ -8,6 +8,7 @@
 
 #include "cp_args.h"
 #include "cp_error.h"
+#include "cp_path.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

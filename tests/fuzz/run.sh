@@ -16,7 +16,7 @@ clang -fsanitize=fuzzer "$work/probe.c" -o "$work/probe" 2>/dev/null ||
 
 secs=${CP_FUZZ_SECONDS:-5}
 cflags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-        -I$b -I$s/include -I$s/include/collprof -I$s/analyzer/core -I$s/analyzer/logs
+        -I$b -I$s/include -I$s/include/collprof -I$s/common -I$s/analyzer/core -I$s/analyzer/logs
         -I$s/analyzer/analysis -I$s/analyzer/bench -I$s/tests/simnccl -I$s/plugin
         -I$s/reports $(pkg-config --cflags jansson 2>/dev/null)"
 build() {
@@ -27,7 +27,7 @@ build() {
 }
 # the analysis library and the HTML writer, for fuzz_report
 lib_sources() {
-    for f in "$s"/analyzer/core/cp_*.c "$s"/analyzer/logs/cp_*.c \
+    for f in "$s"/common/cp_*.c "$s"/analyzer/core/cp_*.c "$s"/analyzer/logs/cp_*.c \
         "$s"/analyzer/analysis/cp_*.c "$s"/analyzer/bench/cp_*.c \
         "$s"/reports/cp_*.c; do
         case $f in */cp_bench_run.c) ;; *) echo "$f" ;; esac
@@ -38,26 +38,27 @@ for t in logread log4 partial topo profile plugin report ports probeview; do
     logread) build logread "$s/analyzer/logs/cp_logread.c" \
         "$s/analyzer/logs/cp_partial_src.c" "$s/analyzer/logs/cp_logswap.c" \
         "$s/analyzer/logs/cp_log4src.c" \
-        "$s/analyzer/core/cp_path.c" ;;
+        "$s/common/cp_path.c" ;;
     log4) build log4 "$s/analyzer/logs/cp_log4src.c" \
         "$s/analyzer/logs/cp_logswap.c" "$s/analyzer/logs/cp_logread.c" \
         "$s/analyzer/logs/cp_partial_src.c" "$s/analyzer/logs/cp_scan.c" \
-        "$s/analyzer/core/cp_path.c" -lpthread ;;
+        "$s/common/cp_path.c" -lpthread ;;
     partial) build partial "$s/analyzer/logs/cp_logread.c" \
         "$s/analyzer/logs/cp_partial.c" "$s/analyzer/logs/cp_partial_src.c" \
         "$s/analyzer/logs/cp_logswap.c" "$s/analyzer/logs/cp_log4src.c" \
-        "$s/analyzer/logs/cp_scan.c" "$s/analyzer/core/cp_path.c" -lpthread ;;
+        "$s/analyzer/logs/cp_scan.c" "$s/common/cp_path.c" -lpthread ;;
     topo) build topo "$s/tests/simnccl/sim_topo.c" ;;
     profile) build profile "$s/analyzer/core/cp_profile.c" "$s/analyzer/core/cp_units.c" \
-        "$s/analyzer/core/cp_path.c" ;;
-    plugin) build plugin "$s/plugin/cp_args.c" ;;
+        "$s/common/cp_path.c" ;;
+    plugin) build plugin "$s/plugin/cp_args.c" "$s/common/cp_text.c" \
+        "$s/common/cp_path.c" ;;
     report) build report $(lib_sources) -ljansson -ldl -lpthread ;;
     ports) build ports "$s/analyzer/logs/cp_ports.c" \
-        "$s/analyzer/core/cp_jsonfile.c" "$s/analyzer/core/cp_path.c" \
+        "$s/common/cp_jsonfile.c" "$s/common/cp_path.c" \
         -ljansson -ldl ;;
     probeview) build probeview "$s/analyzer/logs/cp_probeview.c" \
-        "$s/analyzer/core/cp_jsoncheck.c" "$s/analyzer/core/cp_jsonfile.c" \
-        "$s/analyzer/core/cp_path.c" -ljansson ;;
+        "$s/analyzer/core/cp_jsoncheck.c" "$s/common/cp_jsonfile.c" \
+        "$s/common/cp_path.c" -ljansson ;;
     esac
     if ! ok $? "fuzz_$t builds"; then
         sed 's/^/# /' "$work/$t.build" | head -n 20

@@ -116,9 +116,9 @@ printf '#define _GNU_SOURCE 1\n' >"$work/config.h"
 $CC -O2 -g -fPIC -shared -fvisibility=hidden -Wall -I"$top/include" \
     -I"$work" -I"$top/preload" "$top"/preload/*.c -o "$work/libcollprof.so" \
     -ldl -lpthread || { fail "the shim does not build"; finish; }
-$CC -O2 -Wall -I"$top/include" -I"$top/include/collprof" -I"$work" -I"$top/analyzer/core" \
+$CC -O2 -Wall -I"$top/include" -I"$top/include/collprof" -I"$work" -I"$top/common" -I"$top/analyzer/core" \
     -I"$top/analyzer/logs" "$here/summary.c" "$top/analyzer/logs/cp_logread.c" "$top/analyzer/logs/cp_partial.c" \
-    "$top/analyzer/core/cp_path.c" \
+    "$top/common/cp_path.c" \
     -o "$work/summary" || { fail "summary does not build"; finish; }
 $CC -O2 -Wall -I"$nccl_inc" -I"$CUDA/include" "$here/nccl_gpu.c" \
     -o "$work/nccl_gpu" -L"$nccl_lib" -L"$cuda_lib" \
@@ -144,9 +144,9 @@ $CC -O2 -g -fPIC -shared -fvisibility=hidden -Wall -I"$top/include" \
     "$top/preload/cp_logwrite.c" "$top/preload/cp_config.c" \
     -o "$work/libcollprof-nccl-profiler.so" -ldl -lpthread ||
     fail "the NCCL profiler plugin does not build"
-$CC -O2 -Wall -I"$top/include" -I"$top/include/collprof" -I"$work" -I"$top/analyzer/core" \
+$CC -O2 -Wall -I"$top/include" -I"$top/include/collprof" -I"$work" -I"$top/common" -I"$top/analyzer/core" \
     -I"$top/analyzer/logs" "$here/plugin_check.c" \
-    "$top/analyzer/logs/cp_logread.c" "$top/analyzer/logs/cp_partial.c" "$top/analyzer/core/cp_path.c" \
+    "$top/analyzer/logs/cp_logread.c" "$top/analyzer/logs/cp_partial.c" "$top/common/cp_path.c" \
     -o "$work/plugin_check" || fail "plugin_check does not build"
 echo "built in $(($(date +%s) - t_start)) s"
 

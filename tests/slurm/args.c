@@ -6,6 +6,7 @@
 
 #include "cp_args.h"
 #include "cp_error.h"
+#include "cp_path.h"
 #include "tap.h"
 
 static struct cp_error err;

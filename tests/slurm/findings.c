@@ -61,15 +61,15 @@ int main(void)
                "{\"kind\": \"note\", \"severity\": \"info\"}]}");
     is_int(read_report(dirfd, "report.json", &err), 3, "three findings");
     is_str(seen[0].kind, "slow_link", "kind");
-    ok(seen[0].severity == CP_SEV_CRITICAL, "critical");
+    ok(seen[0].severity == CP_SEVERITY_CRITICAL, "critical");
     is_str(seen[0].nodes, "n2,n3", "nodes joined");
     is_str(seen[0].message, "link n2-n3 at 50 MB/s?forged line",
            "a newline in a message cannot forge a log line");
-    ok(seen[1].severity == CP_SEV_WARNING && seen[1].nodes[0] == '\0',
+    ok(seen[1].severity == CP_SEVERITY_WARNING && seen[1].nodes[0] == '\0',
        "warning without nodes");
-    ok(seen[2].severity == CP_SEV_INFO && seen[2].message[0] == '\0',
+    ok(seen[2].severity == CP_SEVERITY_INFO && seen[2].message[0] == '\0',
        "info without message");
-    is_str(cp_severity_name(CP_SEV_CRITICAL), "critical", "severity names");
+    is_str(cp_severity_name(CP_SEVERITY_CRITICAL), "critical", "severity names");
 
     write_file("empty.json", "{\"schema\": \"collprof.report/1\"}");
     is_int(read_report(dirfd, "empty.json", &err), 0, "no findings array: 0");

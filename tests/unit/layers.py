@@ -3,9 +3,10 @@
 
 Each product folder is a layer; a file may include (with "...") only headers
 of its own folder and of the folders its row below names.  Includes point
-down: cli -> watch -> judge -> analysis, bench -> logs -> core; reports/ reads JSON and uses
-core alone; the shim (preload/) and the SPANK plugin (plugin/) include
-nothing of the analyzer; the NCCL profiler plugin (nccl-profiler/) uses the
+down: cli -> watch -> judge -> analysis, bench -> logs -> core -> common; reports/ reads
+JSON and uses core and common alone; the shim (preload/) includes nothing
+of the analyzer, the SPANK plugin (plugin/) only common/, the small library
+below both; the NCCL profiler plugin (nccl-profiler/) uses the
 shim's log writer.  include/collprof/ is the public log format and the one
 error type (cp_error.h) that everyone may include.  A bare name is found in the including file's folder
 first, then in every folder; a name that two folders hold is an error (it
@@ -20,25 +21,29 @@ import sys
 # folder -> the folders its files may include (besides their own)
 MAY_INCLUDE = {
     'include/collprof': set(),
-    'analyzer/core': {'include/collprof'},
-    'analyzer/logs': {'analyzer/core', 'include/collprof'},
-    'analyzer/analysis': {'analyzer/logs', 'analyzer/core',
+    # below both the analyzer and the SPANK plugin: kinds and severities,
+    # printable text, paths, the bounded JSON loader
+    'common': {'include/collprof'},
+    'analyzer/core': {'common', 'include/collprof'},
+    'analyzer/logs': {'analyzer/core', 'common', 'include/collprof'},
+    'analyzer/analysis': {'analyzer/logs', 'analyzer/core', 'common',
                           'include/collprof'},
     # the run (join, then judge) and the detectors, over the join's view
     'analyzer/judge': {'analyzer/analysis', 'analyzer/logs', 'analyzer/core',
+                       'common', 'include/collprof'},
+    'analyzer/bench': {'analyzer/logs', 'analyzer/core', 'common',
                        'include/collprof'},
-    'analyzer/bench': {'analyzer/logs', 'analyzer/core', 'include/collprof'},
     # a running job's logs followed; the analysis run when it suspects a hang
     'analyzer/watch': {'analyzer/judge', 'analyzer/analysis', 'analyzer/logs',
-                       'analyzer/core', 'include/collprof'},
+                       'analyzer/core', 'common', 'include/collprof'},
     'analyzer/cli': {'analyzer/watch', 'analyzer/judge', 'analyzer/analysis',
                      'analyzer/bench',
-                     'analyzer/logs', 'analyzer/core', 'reports',
+                     'analyzer/logs', 'analyzer/core', 'common', 'reports',
                      'include/collprof'},
-    'reports': {'analyzer/core', 'include/collprof'},
+    'reports': {'analyzer/core', 'common', 'include/collprof'},
     'preload': {'include/collprof'},
-    # the plugin runs the commands: nothing of the analyzer
-    'plugin': {'include/collprof'},
+    # the plugin runs the commands: nothing of the analyzer, only common/
+    'plugin': {'common', 'include/collprof'},
     # NCCL's profiler plugin writes the shim's log with the shim's writer
     'nccl-profiler': {'preload', 'include/collprof'},
 }

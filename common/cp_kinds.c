@@ -248,6 +248,8 @@ static const char *const severity_names[CP_SEVERITY_COUNT] = {
 
 const char *cp_severity_name(enum cp_severity severity)
 {
+    if (severity == CP_SEVERITY_NONE)
+        return "none";
     return (unsigned)severity < CP_SEVERITY_COUNT ? severity_names[severity]
                                                   : NULL;
 }
@@ -256,10 +258,18 @@ int cp_severity_from_name(const char *name, enum cp_severity *severity)
 {
     unsigned i;
 
-    for (i = 0; i < CP_SEVERITY_COUNT; i++)
+    for (i = 0; name && i < CP_SEVERITY_COUNT; i++)
         if (strcmp(name, severity_names[i]) == 0) {
             *severity = (enum cp_severity)i;
             return 0;
         }
     return -1;
+}
+
+enum cp_severity cp_severity_named(const char *name)
+{
+    enum cp_severity severity;
+
+    return cp_severity_from_name(name, &severity) == 0 ? severity
+                                                       : CP_SEVERITY_NONE;
 }

@@ -805,3 +805,18 @@ enum cp_path_links cp_path_log_links(void)
 {
     return log_links;
 }
+
+int cp_path_has_dotdot(const char *path)
+{
+    const char *p = path;
+
+    while (*p) {
+        size_t n = strcspn(p, "/");
+        if (n == 2 && p[0] == '.' && p[1] == '.')
+            return 1;
+        p += n;
+        while (*p == '/')
+            p++;
+    }
+    return 0;
+}

@@ -124,6 +124,10 @@ DIR *cp_path_opendir(const char *path, struct cp_error *err);
 struct stat;
 int cp_path_stat(const char *path, struct stat *st);
 
+/* 1 when path has a `..` component (the SPANK plugin refuses such a
+ * directory: its walk checks every component it meets). */
+int cp_path_has_dotdot(const char *path);
+
 /* The policy for logs (*.cplog): CP_PATH_NOFOLLOW unless the command was
  * given --follow-symlinks.  Process-wide, set once by main(). */
 void cp_path_set_log_links(enum cp_path_links links);

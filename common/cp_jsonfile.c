@@ -2,8 +2,12 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cp_jsonfile.h"
 
@@ -40,21 +44,17 @@ size_t cp_jsonfile_cost(const char *text, size_t len)
 
 char *cp_jsonfile_read(const char *path, enum cp_path_links links,
                        size_t max_bytes, size_t max_cost, const char *what,
-                       size_t *len, int *too_big, struct cp_error *err)
+                       size_t *len, struct cp_error *err)
 {
     char *text;
     size_t cost;
 
-    *too_big = 0;
     *len = 0;
     text = cp_path_read_text(path, links, max_bytes, what, len, err);
-    if (!text) {
-        *too_big = errno == EFBIG;
-        return NULL;
-    }
+    if (!text)
+        return NULL; /* errno EFBIG: over max_bytes */
     cost = cp_jsonfile_cost(text, *len);
     if (cost > max_cost) {
-        *too_big = 1;
         cp_error_set(err, path, -1, "%s: %zu bytes whose parse would take "
                      "about %zu MiB, more than a %s may (%zu MiB)", path, *len,
                      cost >> 20, what, max_cost >> 20);
@@ -64,4 +64,31 @@ char *cp_jsonfile_read(const char *path, enum cp_path_links links,
         return NULL;
     }
     return text;
+}
+
+json_t *cp_jsonfile_load_at(int dirfd, const char *name, size_t max_bytes,
+                            struct cp_error *err)
+{
+    json_error_t jerr;
+    json_t *root = NULL;
+    struct stat st;
+    int fd;
+
+    fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        cp_errorf(err, "%s: %s", name, strerror(errno));
+        return NULL;
+    }
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+        (uint64_t)st.st_size > max_bytes) {
+        cp_errorf(err, "%s is not a regular file of at most %zu MiB", name,
+                  max_bytes >> 20);
+        goto out;
+    }
+    root = json_loadfd(fd, 0, &jerr);
+    if (!root)
+        cp_errorf(err, "%s: line %d: %s", name, jerr.line, jerr.text);
+out:
+    close(fd);
+    return root;
 }

@@ -1,7 +1,8 @@
 /* cp_kinds.h - the kinds of finding that collprof analyze reports: one
  * table (cp_kinds.c) that the detectors (judge/cp_det_*.c), the
- * report.json writer, report.html (reports/cp_html.c) and the docs' list
- * (docs/analysis.md, "Findings", checked by tests/analyze/kinds.sh) read.
+ * report.json writer, report.html (reports/cp_html.c), the probe, the SPANK
+ * plugin and the docs' list (docs/analysis.md, "Findings", checked by
+ * tests/analyze/kinds.sh) read; the severities beside it.
  *
  * Adding a kind: a value here, its row in cp_kinds.c, the detector that
  * emits it, its row in docs/analysis.md; report.html shows its title and,
@@ -34,8 +35,11 @@ enum cp_kind {
     CP_KIND_COUNT
 };
 
-/* How severe a finding is: report.json's "severity". */
+/* How severe a finding is: report.json's "severity".  CP_SEVERITY_NONE is
+ * no finding at all (the worst of none) or a severity this version does
+ * not know: the SPANK plugin's, never a finding's. */
 enum cp_severity {
+    CP_SEVERITY_NONE = -1,
     CP_SEVERITY_INFO = 0,
     CP_SEVERITY_WARNING = 1,
     CP_SEVERITY_CRITICAL = 2,
@@ -63,10 +67,16 @@ const char *cp_kind_name(enum cp_kind kind);
  * another version may hold kinds this one does not know). */
 int cp_kind_from_name(const char *name, enum cp_kind *kind);
 
-/* "info", "warning", "critical"; NULL out of range. */
+/* "info", "warning", "critical", and "none" for CP_SEVERITY_NONE; NULL
+ * out of range. */
 const char *cp_severity_name(enum cp_severity severity);
 
-/* The severity named name; -1 when unknown. */
+/* The severity named name ("info", "warning", "critical": not "none");
+ * -1 when unknown or NULL. */
 int cp_severity_from_name(const char *name, enum cp_severity *severity);
+
+/* The same, CP_SEVERITY_NONE when name is NULL or unknown (a report's
+ * finding as the SPANK plugin passes it on). */
+enum cp_severity cp_severity_named(const char *name);
 
 #endif
