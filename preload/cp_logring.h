@@ -1,6 +1,6 @@
-/* cp_logring.h - between the log writer's two files: version 3's chunks
- * (cp_logwrite.c) and version 4's ring (cp_logring.c).  Not for callers:
- * they use cp_logwrite.h. */
+/* cp_logring.h - version 4's ring and stream (cp_logring.c), below the
+ * log writer's face (cp_logwrite.h: cp_log_slot claims a cell here).  Not
+ * for callers: they use cp_logwrite.h. */
 #ifndef COLLPROF_CP_LOGRING_H
 #define COLLPROF_CP_LOGRING_H
 
@@ -8,17 +8,13 @@
 #include <stdint.h>
 
 #include "collprof/cp_error.h"
-#include "cp_logwrite.h"
+#include "cp_logfile.h"
 
 #ifndef MADV_POPULATE_WRITE
 #define CP_MADV_POPULATE_WRITE 23
 #else
 #define CP_MADV_POPULATE_WRITE MADV_POPULATE_WRITE
 #endif
-
-/* Reserve [off, off + len) of the log's file by writing zeros (a full
- * disk or RLIMIT_FSIZE is an error here, errno set).  0 or -1. */
-int cp_log_reserve(struct cp_log *log, uint64_t off, size_t len);
 
 /* After the header is mapped and filled: the ring of ring_slots cells (a
  * power of two, else the default) after it, the stream after the ring,
@@ -31,5 +27,24 @@ int cp_log_ring_start(struct cp_log *log);
  * give the ring's blocks back when nothing is left in it, cut the file
  * at the stream's end.  used: the slots handed out. */
 void cp_log_ring_close(struct cp_log *log, uint64_t used);
+
+/* Format 4, out of line: the cell of slot s when the ring is half full or
+ * more (wakes the log thread, or waits for room).  NULL when there is
+ * none. */
+union cp_rec *cp_log_ring_slow(struct cp_log *log, uint64_t s);
+
+/* Format 4: claim cell p for slot s (its kind 0, then its index s). */
+static inline __attribute__((always_inline)) union cp_rec *
+cp_log_ring_claim(struct cp_log_ring *r, uint64_t s)
+{
+    union cp_rec *rec = &r->cell[s & r->mask];
+
+    __atomic_store_n(&rec->kind, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&r->index[s & r->mask], s, __ATOMIC_RELEASE);
+    cp_log_prefetch_write(&r->cell[(s + CP_LOG_PREFETCH_SLOTS) & r->mask]);
+    /* the index's line of 8 slots, a few lines ahead */
+    cp_log_prefetch_write(&r->index[(s + 4 * CP_LOG_PREFETCH_SLOTS) & r->mask]);
+    return rec;
+}
 
 #endif

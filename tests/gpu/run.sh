@@ -141,7 +141,8 @@ fi
 # NCCL's profiler plugin (docs/nccl-profiler.md) and its checker
 $CC -O2 -g -fPIC -shared -fvisibility=hidden -Wall -I"$top/include" \
     -I"$work" -I"$top/preload" "$top"/nccl-profiler/*.c \
-    "$top/preload/cp_logwrite.c" "$top/preload/cp_config.c" \
+    "$top/preload/cp_logwrite.c" "$top/preload/cp_logring.c" \
+    "$top/preload/cp_logfile.c" "$top/preload/cp_logenc.c" "$top/preload/cp_config.c" \
     -o "$work/libcollprof-nccl-profiler.so" -ldl -lpthread ||
     fail "the NCCL profiler plugin does not build"
 $CC -O2 -Wall -I"$top/include" -I"$top/include/collprof" -I"$work" -I"$top/common" -I"$top/analyzer/core" \
