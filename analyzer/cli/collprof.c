@@ -31,6 +31,7 @@ static const struct {
     {"report", cp_cmd_report, "render a saved report.json as report.html"},
     {"ports", cp_cmd_ports, "snapshot this node's RDMA ports"},
     {"reduce", cp_cmd_reduce, "one node's logs into its partial, for the merge"},
+    {"fleet", cp_cmd_fleet, "every job's link and node evidence, judged across jobs"},
 };
 
 void cp_cli_bad_option(const char *cmd, char **argv, int c)

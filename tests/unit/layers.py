@@ -3,7 +3,7 @@
 
 Each product folder is a layer; a file may include (with "...") only headers
 of its own folder and of the folders its row below names.  Includes point
-down: cli -> judge -> analysis, bench -> logs -> core; reports/ reads JSON and uses
+down: cli -> judge -> analysis, bench -> logs -> core, cli -> fleet -> core; reports/ reads JSON and uses
 core alone; the shim (preload/) and the SPANK plugin (plugin/) include
 nothing of the analyzer; the NCCL profiler plugin (nccl-profiler/) uses the
 shim's log writer.  include/collprof/ is the public log format and the one
@@ -28,8 +28,10 @@ MAY_INCLUDE = {
     'analyzer/judge': {'analyzer/analysis', 'analyzer/logs', 'analyzer/core',
                        'include/collprof'},
     'analyzer/bench': {'analyzer/logs', 'analyzer/core', 'include/collprof'},
+    # the fleet database: reports read through core's checked reader
+    'analyzer/fleet': {'analyzer/core', 'include/collprof'},
     'analyzer/cli': {'analyzer/judge', 'analyzer/analysis', 'analyzer/bench',
-                     'analyzer/logs', 'analyzer/core', 'reports',
+                     'analyzer/fleet', 'analyzer/logs', 'analyzer/core', 'reports',
                      'include/collprof'},
     'reports': {'analyzer/core', 'include/collprof'},
     'preload': {'include/collprof'},
