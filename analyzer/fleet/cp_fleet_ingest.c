@@ -17,6 +17,7 @@
 #include "cp_grow.h"
 #include "cp_jsoncheck.h"
 #include "cp_jsonfile.h"
+#include "cp_kinds.h"
 #include "cp_path.h"
 #include "cp_sha256.h"
 
@@ -249,7 +250,7 @@ static void read_finding(struct cp_jsoncheck *c, struct rp *r, json_t *f,
     x->message = cp_jsoncheck_str(c, f, w, "message", 1);
     x->nodes = cp_jsoncheck_list(c, f, w, "nodes", 1, 0);
     x->ranks = cp_jsoncheck_list(c, f, w, "ranks", 1, 1);
-    if (c->bad || strcmp(x->kind, "straggler") != 0)
+    if (c->bad || strcmp(x->kind, cp_kind_name(CP_KIND_STRAGGLER)) != 0)
         return;
     snprintf(w, sizeof w, "findings[%zu].evidence", i);
     ev = cp_jsoncheck_typed(c, f, w, "evidence", 0, JSON_OBJECT);

@@ -45,6 +45,11 @@ static int check_file(const char *path, int create, struct cp_error *err)
             return cp_errorf_at(err, path, -1,
                                 "fleet database %s is not a regular file",
                                 path);
+        if (create && access(path, W_OK) != 0)
+            return cp_errorf_at(err, path, -1,
+                                "fleet database %s is read-only (%s): "
+                                "nothing can be ingested into it",
+                                path, strerror(errno));
         return 0;
     }
     if (errno != ENOENT)
