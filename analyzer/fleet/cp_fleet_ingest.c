@@ -70,6 +70,7 @@ struct rp {
 /* The step's identity as written, each with where it came from. */
 struct ident {
     char cluster[256], job[256], step[256], user[256], nodes[65536];
+    char node_names[65536]; /* the caller's nodes, each NUL-terminated */
     const char *cluster_from, *job_from, *user_from, *nodes_from, *end_from;
     char start[CP_FLEET_TIME_SIZE], end[CP_FLEET_TIME_SIZE];
     char now[CP_FLEET_TIME_SIZE];
@@ -784,6 +785,28 @@ fail:
     return -1;
 }
 
+/* A row for each node the caller named, with or without evidence: the
+ * step ran on it (it counts among the node's jobs). */
+static int caller_nodes(struct rp *r, struct ident *w, struct cp_error *err)
+{
+    char *s = w->node_names, *end;
+
+    if (strcmp(w->nodes_from, "caller") != 0)
+        return 0;
+    snprintf(w->node_names, sizeof w->node_names, "%s", w->nodes);
+    while (*s) {
+        end = strchr(s, ' ');
+        if (end)
+            *end = '\0';
+        if (!node_of(r, s))
+            return cp_errorf(err, "out of memory reading the nodes");
+        if (!end)
+            break;
+        s = end + 1;
+    }
+    return 0;
+}
+
 int cp_fleet_ingest(struct cp_fleet_db *db, const char *path,
                     const struct cp_fleet_identity *id,
                     struct cp_fleet_ingested *res, struct cp_error *err)
@@ -798,7 +821,8 @@ int cp_fleet_ingest(struct cp_fleet_db *db, const char *path,
     if (!w)
         return cp_errorf(err, "%s: out of memory", path);
     if (read_report(path, &r, err) < 0 ||
-        resolve(path, &r, id ? id : &none, w, err) < 0)
+        resolve(path, &r, id ? id : &none, w, err) < 0 ||
+        caller_nodes(&r, w, err) < 0)
         goto out;
     if (write_all(db, path, &r, w, res, err) < 0)
         goto out;

@@ -40,6 +40,10 @@ static json_t *rules(int *bad)
         o = json_object();
         put(o, "name", json_string(cp_fleet_rules[i].name), bad);
         put(o, "text", json_string(cp_fleet_rules[i].text), bad);
+        put(o, "min_jobs", json_integer(cp_fleet_rules[i].min_jobs), bad);
+        put(o, "min_also", json_integer(cp_fleet_rules[i].min_also), bad);
+        put(o, "min_users", json_integer(cp_fleet_rules[i].min_users), bad);
+        put(o, "share", jnum(cp_fleet_rules[i].share), bad);
         if (!a || json_array_append_new(a, o) < 0)
             *bad = 1;
     }

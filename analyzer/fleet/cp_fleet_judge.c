@@ -9,27 +9,41 @@
 
 #include "cp_fleet_judge.h"
 
-const struct cp_fleet_rule cp_fleet_rules[] = {
-    {"link_bad", "slow in most jobs that measured it (more than half), and "
-                 "in at least 2 jobs"},
-    {"link_suspect", "slow in at least 1 job, or a candidate of a slow "
-                     "communicator in at least 2"},
-    {"link_ok", "measured in at least 1 job (verdict ok or slow there), "
-                "neither bad nor suspect"},
-    {"link_no_evidence", "crossed, but no job measured it (latency-bound or "
-                         "unjudged traffic only)"},
-    {"node_bad", "a straggler (a straggler finding at warning or above) in "
-                 "at least 2 jobs of at least 2 users, and in at least a "
-                 "quarter of the jobs that ran on it"},
-    {"node_suspect", "a straggler in at least 1 job, but not bad (a node "
-                     "that straggles only in one user's jobs is that job's "
-                     "issue)"},
-    {"node_ok", "ran jobs, never a straggler in them"},
-    {"port_bad", "error counters rose in at least 2 jobs, or its rate was "
-                 "below its peers' (under 0.99 of theirs) in at least 2"},
-    {"port_suspect", "error counters rose, or its rate was below its peers', "
-                     "in 1 job"},
-    {"port_ok", "snapshotted, neither"},
+#define RULE(id) (&cp_fleet_rules[CP_FLEET_##id##_RULE])
+
+const struct cp_fleet_rule cp_fleet_rules[CP_FLEET_NRULES] = {
+    [CP_FLEET_LINK_BAD_RULE] = {"link_bad", "slow in most jobs that measured "
+                                "it (more than half), and in at least 2 jobs",
+                                .min_jobs = 2, .share = 0.5},
+    [CP_FLEET_LINK_SUSPECT_RULE] = {"link_suspect", "slow in at least 1 job, "
+                                    "or a candidate of a slow communicator "
+                                    "in at least 2",
+                                    .min_jobs = 1, .min_also = 2},
+    [CP_FLEET_LINK_OK_RULE] = {"link_ok", "measured in at least 1 job "
+                               "(verdict ok or slow there), neither bad nor "
+                               "suspect", .min_jobs = 1},
+    [CP_FLEET_LINK_NO_EVIDENCE_RULE] = {"link_no_evidence", "crossed, but no "
+                                        "job measured it (latency-bound or "
+                                        "unjudged traffic only)"},
+    [CP_FLEET_NODE_BAD_RULE] = {"node_bad", "a straggler (a straggler finding "
+                                "at warning or above) in at least 2 jobs of "
+                                "at least 2 users, and in at least a quarter "
+                                "of the jobs that ran on it",
+                                .min_jobs = 2, .min_users = 2, .share = 0.25},
+    [CP_FLEET_NODE_SUSPECT_RULE] = {"node_suspect", "a straggler in at least "
+                                    "1 job, but not bad (a node that "
+                                    "straggles only in one user's jobs is "
+                                    "that job's issue)", .min_jobs = 1},
+    [CP_FLEET_NODE_OK_RULE] = {"node_ok", "ran jobs, never a straggler in "
+                               "them", .min_jobs = 1},
+    [CP_FLEET_PORT_BAD_RULE] = {"port_bad", "error counters rose in at least "
+                                "2 jobs, or its rate was below its peers' "
+                                "(under 0.99 of theirs) in at least 2",
+                                .min_jobs = 2, .share = 0.99},
+    [CP_FLEET_PORT_SUSPECT_RULE] = {"port_suspect", "error counters rose, or "
+                                    "its rate was below its peers', in 1 "
+                                    "job", .min_jobs = 1},
+    [CP_FLEET_PORT_OK_RULE] = {"port_ok", "snapshotted, neither"},
 };
 const size_t cp_fleet_nrules = sizeof cp_fleet_rules / sizeof cp_fleet_rules[0];
 
@@ -89,10 +103,11 @@ static const char *str(const struct cp_fleet_table *t, size_t r, size_t c)
     return s ? s : "";
 }
 
-/* Scratch for one group's counting: four key lists and the numbers. */
+/* Scratch for one group's counting: five key lists and the numbers. */
+#define LISTS 5
 struct scratch {
-    struct key2 *k[4];
-    size_t n[4];
+    struct key2 *k[LISTS];
+    size_t n[LISTS];
     double *x;
     size_t nx;
 };
@@ -103,7 +118,7 @@ static int scratch_size(struct scratch *s, size_t rows)
 
     memset(s->n, 0, sizeof s->n);
     s->nx = 0;
-    for (i = 0; i < 4; i++) {
+    for (i = 0; i < LISTS; i++) {
         free(s->k[i]);
         s->k[i] = malloc((rows ? rows : 1) * sizeof *s->k[i]);
         if (!s->k[i])
@@ -118,7 +133,7 @@ static void scratch_free(struct scratch *s)
 {
     int i;
 
-    for (i = 0; i < 4; i++)
+    for (i = 0; i < LISTS; i++)
         free(s->k[i]);
     free(s->x);
 }
@@ -154,8 +169,7 @@ static size_t group_end(const struct cp_fleet_table *t, size_t r0,
 static void judge_link(const struct cp_fleet_table *t, struct cp_fleet_link *l,
                        struct scratch *s)
 {
-    enum { JOBS, MEASURED, SLOW, USERS };
-    long long suspect_rows = 0;
+    enum { JOBS, MEASURED, SLOW, USERS, SUSPECT };
     size_t r;
     const char *verdict;
     double e;
@@ -165,7 +179,7 @@ static void judge_link(const struct cp_fleet_table *t, struct cp_fleet_link *l,
         add(s, JOBS, str(t, r, LR_CLUSTER), str(t, r, LR_JOB));
         add(s, USERS, str(t, r, LR_USER), "");
         if (strcmp(verdict, "suspect") == 0)
-            suspect_rows++;
+            add(s, SUSPECT, str(t, r, LR_CLUSTER), str(t, r, LR_JOB));
         if (strcmp(verdict, "ok") != 0 && strcmp(verdict, "slow") != 0)
             continue;
         add(s, MEASURED, str(t, r, LR_CLUSTER), str(t, r, LR_JOB));
@@ -185,15 +199,15 @@ static void judge_link(const struct cp_fleet_table *t, struct cp_fleet_link *l,
     l->jobs_measured = distinct(s->k[MEASURED], s->n[MEASURED]);
     l->jobs_slow = distinct(s->k[SLOW], s->n[SLOW]);
     l->users = distinct(s->k[USERS], s->n[USERS]);
-    l->jobs_suspect = suspect_rows;
+    l->jobs_suspect = distinct(s->k[SUSPECT], s->n[SUSPECT]);
     l->median_efficiency = median(s->x, s->nx);
-    if (l->jobs_slow >= CP_FLEET_LINK_BAD_MIN_JOBS &&
-        l->jobs_slow > CP_FLEET_LINK_BAD_SHARE * (double)l->jobs_measured)
+    if (l->jobs_slow >= RULE(LINK_BAD)->min_jobs &&
+        l->jobs_slow > RULE(LINK_BAD)->share * (double)l->jobs_measured)
         l->verdict = CP_FLEET_BAD;
-    else if (l->jobs_slow >= 1 ||
-             l->jobs_suspect >= CP_FLEET_LINK_SUSPECT_JOBS)
+    else if (l->jobs_slow >= RULE(LINK_SUSPECT)->min_jobs ||
+             l->jobs_suspect >= RULE(LINK_SUSPECT)->min_also)
         l->verdict = CP_FLEET_SUSPECT;
-    else if (l->jobs_measured >= 1)
+    else if (l->jobs_measured >= RULE(LINK_OK)->min_jobs)
         l->verdict = CP_FLEET_OK;
     else
         l->verdict = CP_FLEET_NO_EVIDENCE;
@@ -298,13 +312,13 @@ static void judge_node(const struct cp_fleet_table *t, struct cp_fleet_node *d,
                                   s->n[USERS_STRAGGLER]);
     d->jobs_weak = weak_rows;
     d->median_delay_s = median(s->x, s->nx);
-    if (d->jobs_straggler >= CP_FLEET_NODE_BAD_MIN_JOBS &&
-        d->users_straggler >= CP_FLEET_NODE_BAD_MIN_USERS &&
-        (double)d->jobs_straggler >= CP_FLEET_NODE_BAD_SHARE * (double)d->jobs)
+    if (d->jobs_straggler >= RULE(NODE_BAD)->min_jobs &&
+        d->users_straggler >= RULE(NODE_BAD)->min_users &&
+        (double)d->jobs_straggler >= RULE(NODE_BAD)->share * (double)d->jobs)
         d->verdict = CP_FLEET_BAD;
-    else if (d->jobs_straggler >= 1)
+    else if (d->jobs_straggler >= RULE(NODE_SUSPECT)->min_jobs)
         d->verdict = CP_FLEET_SUSPECT;
-    else if (d->jobs >= 1)
+    else if (d->jobs >= RULE(NODE_OK)->min_jobs)
         d->verdict = CP_FLEET_OK;
     else
         d->verdict = CP_FLEET_NO_EVIDENCE;
@@ -387,7 +401,7 @@ static void judge_port(const struct cp_fleet_table *t, struct cp_fleet_port *p,
         rate = cp_fleet_cell_num(t, r, PR_RATE);
         peer = cp_fleet_cell_num(t, r, PR_PEER);
         if (isfinite(rate) && isfinite(peer) &&
-            rate < CP_FLEET_PORT_RATE_SHARE * peer)
+            rate < RULE(PORT_BAD)->share * peer)
             add(s, SLOW_RATE, str(t, r, PR_CLUSTER), str(t, r, PR_JOB));
         p->rate_Gbps = rate;
         p->peer_rate_Gbps = peer;
@@ -397,10 +411,11 @@ static void judge_port(const struct cp_fleet_table *t, struct cp_fleet_port *p,
     p->jobs = distinct(s->k[JOBS], s->n[JOBS]);
     p->jobs_errors = distinct(s->k[ERRORS], s->n[ERRORS]);
     p->jobs_slow_rate = distinct(s->k[SLOW_RATE], s->n[SLOW_RATE]);
-    if (p->jobs_errors >= CP_FLEET_PORT_BAD_MIN_JOBS ||
-        p->jobs_slow_rate >= CP_FLEET_PORT_BAD_MIN_JOBS)
+    if (p->jobs_errors >= RULE(PORT_BAD)->min_jobs ||
+        p->jobs_slow_rate >= RULE(PORT_BAD)->min_jobs)
         p->verdict = CP_FLEET_BAD;
-    else if (p->jobs_errors >= 1 || p->jobs_slow_rate >= 1)
+    else if (p->jobs_errors >= RULE(PORT_SUSPECT)->min_jobs ||
+             p->jobs_slow_rate >= RULE(PORT_SUSPECT)->min_jobs)
         p->verdict = CP_FLEET_SUSPECT;
     else
         p->verdict = CP_FLEET_OK;
@@ -458,31 +473,50 @@ static int attach_counters(struct cp_fleet_view *v, struct cp_error *err)
     return 0;
 }
 
-/* Each link's ports: those of either end, as last seen (ports sorted by
- * node). */
+/* The first of the ports (sorted by node, device, port) on node, and in
+ * *n how many there are. */
+static const struct cp_fleet_port *ports_of(const struct cp_fleet_view *v,
+                                            const char *node, size_t *n)
+{
+    size_t lo = 0, hi = v->nports;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+
+        if (strcmp(v->ports[mid].node, node) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (hi = lo; hi < v->nports && strcmp(v->ports[hi].node, node) == 0; hi++)
+        ;
+    *n = hi - lo;
+    return v->ports + lo;
+}
+
+/* Each link's ports: those of either end, as last seen (the ports sorted
+ * by node). */
 static int attach_link_ports(struct cp_fleet_view *v, struct cp_error *err)
 {
+    const struct cp_fleet_port *end[2];
     struct cp_fleet_link *l;
-    const char *end[2];
-    size_t i, k, e;
+    size_t i, k, e, n[2];
 
     for (i = 0; i < v->nlinks; i++) {
         l = &v->links[i];
-        end[0] = l->a;
-        end[1] = l->b;
+        end[0] = ports_of(v, l->a, &n[0]);
+        end[1] = ports_of(v, l->b, &n[1]);
+        if (n[0] + n[1] == 0)
+            continue;
+        l->ports = calloc(n[0] + n[1], sizeof *l->ports);
+        if (!l->ports)
+            return cp_errorf(err, "fleet: out of memory judging the links");
         for (e = 0; e < 2; e++)
-            for (k = 0; k < v->nports; k++) {
-                if (strcmp(v->ports[k].node, end[e]) != 0)
-                    continue;
-                if (!l->ports) {
-                    l->ports = calloc(v->nports * 2, sizeof *l->ports);
-                    if (!l->ports)
-                        return cp_errorf(err, "fleet: out of memory");
-                }
-                l->ports[l->nports].node = v->ports[k].node;
-                l->ports[l->nports].device = v->ports[k].device;
-                l->ports[l->nports].port = v->ports[k].port;
-                l->ports[l->nports++].rate_Gbps = v->ports[k].rate_Gbps;
+            for (k = 0; k < n[e]; k++) {
+                l->ports[l->nports].node = end[e][k].node;
+                l->ports[l->nports].device = end[e][k].device;
+                l->ports[l->nports].port = end[e][k].port;
+                l->ports[l->nports++].rate_Gbps = end[e][k].rate_Gbps;
             }
     }
     return 0;

@@ -23,24 +23,38 @@ enum cp_fleet_verdict {
 /* "bad", "suspect", "ok", "no_evidence". */
 const char *cp_fleet_verdict_name(enum cp_fleet_verdict v);
 
-/* The thresholds, each used by one row of cp_fleet_rules[]. */
-#define CP_FLEET_LINK_BAD_MIN_JOBS 2   /* slow in at least this many jobs */
-#define CP_FLEET_LINK_BAD_SHARE 0.5    /* ... and in more than this share of
-                                        * the jobs that measured it */
-#define CP_FLEET_LINK_SUSPECT_JOBS 2   /* suspect (a candidate) this often */
-#define CP_FLEET_NODE_BAD_MIN_JOBS 2   /* straggler in at least this many */
-#define CP_FLEET_NODE_BAD_MIN_USERS 2  /* ... jobs of this many users */
-#define CP_FLEET_NODE_BAD_SHARE 0.25   /* ... and this share of its jobs */
-#define CP_FLEET_PORT_BAD_MIN_JOBS 2   /* counters rose / rate low this often */
-#define CP_FLEET_PORT_RATE_SHARE 0.99  /* below this share of its peers' */
-#define CP_FLEET_HISTORY_MAX 200       /* history entries kept per item */
+#define CP_FLEET_HISTORY_MAX 200 /* history entries kept per item */
 
-struct cp_fleet_rule {
-    const char *name; /* "link_bad", ... */
-    const char *text; /* the rule in one line */
+/* The rules, in the order of cp_fleet_rules[]. */
+enum cp_fleet_rule_id {
+    CP_FLEET_LINK_BAD_RULE,
+    CP_FLEET_LINK_SUSPECT_RULE,
+    CP_FLEET_LINK_OK_RULE,
+    CP_FLEET_LINK_NO_EVIDENCE_RULE,
+    CP_FLEET_NODE_BAD_RULE,
+    CP_FLEET_NODE_SUSPECT_RULE,
+    CP_FLEET_NODE_OK_RULE,
+    CP_FLEET_PORT_BAD_RULE,
+    CP_FLEET_PORT_SUSPECT_RULE,
+    CP_FLEET_PORT_OK_RULE,
+    CP_FLEET_NRULES
 };
 
-extern const struct cp_fleet_rule cp_fleet_rules[];
+/* One rule and its thresholds (0: not used by the rule). */
+struct cp_fleet_rule {
+    const char *name;   /* "link_bad", ... */
+    const char *text;   /* the rule in one line */
+    long long min_jobs; /* jobs (slow, straggling, counting errors) */
+    long long min_also; /* link_suspect: jobs that listed it as a candidate */
+    long long min_users; /* node_bad: users of those jobs */
+    double share;       /* link_bad: above this share of the measuring jobs;
+                         * node_bad: at least this share of its jobs;
+                         * port_bad: a rate below this share of its peers' */
+};
+
+/* The one table of the fleet's rules, indexed by enum cp_fleet_rule_id;
+ * docs/fleet.md repeats it. */
+extern const struct cp_fleet_rule cp_fleet_rules[CP_FLEET_NRULES];
 extern const size_t cp_fleet_nrules;
 
 /* Columns of cp_fleet_view.link_rows (one row per step and pair, ordered

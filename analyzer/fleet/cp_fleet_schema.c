@@ -140,6 +140,12 @@ int cp_fleet_schema_ensure(struct cp_fleet_db *db, int write, int *version,
             *version = v;
             return 0;
         }
+    } else if (!write && !strstr(quiet.text, "no such table") &&
+               !strstr(quiet.text, "does not exist")) {
+        /* not a missing table: the reason it cannot be read */
+        if (err)
+            *err = quiet;
+        return -1;
     }
     if (!write)
         return cp_errorf_at(err, cp_fleet_db_name(db), -1,

@@ -92,12 +92,36 @@ static int wal(struct lite *l, struct cp_error *err)
     return 0;
 }
 
+/* A reader who may not write the directory reads a WAL database only
+ * through its -wal and -shm files (which its writers keep): without them,
+ * say so instead of SQLite's "attempt to write a readonly database". */
+static int readable(const char *path, struct cp_error *err)
+{
+    char wal[4200], dir[4096];
+    char *slash;
+
+    snprintf(wal, sizeof wal, "%s-wal", path);
+    snprintf(dir, sizeof dir, "%s", path);
+    slash = strrchr(dir, '/');
+    if (slash)
+        *(slash == dir ? slash + 1 : slash) = '\0';
+    else
+        snprintf(dir, sizeof dir, ".");
+    if (access(wal, F_OK) == 0 || access(dir, W_OK) == 0)
+        return 0;
+    return cp_errorf_at(err, path, -1,
+                        "fleet database %s cannot be read by this user now: "
+                        "its %s-wal and -shm files are missing (another "
+                        "program removed them) and its directory is not "
+                        "writable; a collprof fleet ingest by its owner "
+                        "makes them again", path, path);
+}
+
 static int lite_open(const char *spec, int create, void **conn, char *name,
                      size_t size, struct cp_error *err)
 {
     struct lite *l;
-    int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW |
-                SQLITE_OPEN_FULLMUTEX;
+    int flags = SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_FULLMUTEX, persist = 1;
 
     if (check_file(spec, create, err) < 0)
         return -1;
@@ -106,16 +130,28 @@ static int lite_open(const char *spec, int create, void **conn, char *name,
         return cp_errorf(err, "fleet database %s: out of memory", spec);
     snprintf(l->path, sizeof l->path, "%s", spec);
     snprintf(name, size, "%s", spec);
-    if (create)
-        flags |= SQLITE_OPEN_CREATE;
+    /* a reader takes no write access: an administrator may read a
+     * database only its writer (root) may write */
+    flags |= create ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+                    : SQLITE_OPEN_READONLY;
     if (sqlite3_open_v2(spec, &l->db, flags, NULL) != SQLITE_OK) {
         fail(l, "cannot open", err);
         goto fail_out;
     }
     sqlite3_extended_result_codes(l->db, 1);
     sqlite3_busy_timeout(l->db, CP_FLEET_SQLITE_BUSY_MS);
+    if (!create) {
+        if (readable(spec, err) < 0)
+            goto fail_out;
+        *conn = l;
+        return 0;
+    }
     if (wal(l, err) < 0)
         goto fail_out;
+    /* the -wal and -shm files kept when the last writer closes: a reader
+     * without write access to the directory (an administrator reading
+     * root's database) cannot make them, and needs them to read */
+    sqlite3_file_control(l->db, "main", SQLITE_FCNTL_PERSIST_WAL, &persist);
     if (sqlite3_exec(l->db, "PRAGMA synchronous=NORMAL", NULL, NULL, NULL) !=
         SQLITE_OK) {
         fail(l, "cannot set synchronous", err);

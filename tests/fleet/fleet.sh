@@ -94,6 +94,13 @@ done
 end=$(date +%s.%N)
 ok $rc "ten reports ingested"
 echo "# ingest: $(python3 -c "print('%.1f' % (($end - $start) * 100))") ms per report ($kind, one process each)"
+if [ $kind = sqlite ] && [ "$(id -u)" -eq 0 ] && command -v runuser >/dev/null 2>&1; then
+    runuser -u nobody -- "$cp" fleet links --db "$db" >"$t/ro-links.txt" 2>&1
+    check_sh "a reader who may not write the database or its directory (nobody) reads it" \
+        'grep -q "^bad  *n0 n1 " "$t/ro-links.txt"'
+else
+    skip 1 "a reader without write access: SQLite, as root (runuser nobody)"
+fi
 counts=$(lib counts "$db")
 check "... ten steps, their links, nodes, ports and findings" sh -c \
     "set -- $counts; [ \$1 -eq 10 ] && [ \$2 -ge 40 ] && [ \$3 -eq 40 ] && [ \$4 -eq 40 ] && [ \$5 -ge 2 ]"
@@ -339,6 +346,14 @@ else
     ok $? "... and the database still reads"
     umount "$full" 2>/dev/null
 fi
+
+# ---- the caller's nodes ----------------------------------------------------
+lib fixture job=nodes-1 "$t/l4.json" "$t/nodes.json"
+fleet ingest -q --db "$db" --nodes n0,n1,n2,n3,n9 "$t/nodes.json"
+ok $? "--nodes n0,n1,n2,n3,n9: ingested"
+got=$(lib sql "$db" "SELECT s.nodes, s.node_count, s.nodes_from, COUNT(*) FROM steps s JOIN step_nodes x ON x.cluster = s.cluster AND x.job_id = s.job_id AND x.step_id = s.step_id WHERE s.job_id = 'nodes-1' GROUP BY s.nodes, s.node_count, s.nodes_from")
+check_sh "... the step's nodes are the caller's, and n9, without evidence, has its row: $got" \
+    '[ "$got" = "n0 n1 n2 n3 n9	5	caller	5" ]'
 
 # ---- 200 ingests at once ---------------------------------------------------
 mkdir "$t/par"

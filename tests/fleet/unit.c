@@ -135,6 +135,22 @@ static void rules(void)
             found += strcmp(cp_fleet_rules[k].name, names[i]) == 0;
     is_int(found, sizeof names / sizeof names[0],
            "the rules' table has a row for every verdict");
+    for (k = 0, found = 0; k < cp_fleet_nrules; k++) {
+        char n[32];
+
+        snprintf(n, sizeof n, "%lld", cp_fleet_rules[k].min_jobs);
+        if (cp_fleet_rules[k].min_jobs > 1 &&
+            !strstr(cp_fleet_rules[k].text, n))
+            ok(0, "rule %s's text says %s jobs", cp_fleet_rules[k].name, n);
+        else
+            found++;
+    }
+    is_int(found, cp_fleet_nrules, "each rule's text says its threshold of "
+                                   "jobs");
+    ok(cp_fleet_rules[CP_FLEET_LINK_BAD_RULE].min_jobs == 2 &&
+           cp_fleet_rules[CP_FLEET_LINK_BAD_RULE].share == 0.5 &&
+           cp_fleet_rules[CP_FLEET_NODE_BAD_RULE].min_users == 2,
+       "link_bad: 2 jobs, more than half; node_bad: 2 users");
     is_str(cp_fleet_verdict_name(CP_FLEET_NO_EVIDENCE), "no_evidence",
            "verdict names");
 }
