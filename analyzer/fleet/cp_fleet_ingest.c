@@ -69,8 +69,9 @@ struct rp {
 
 /* The step's identity as written, each with where it came from. */
 struct ident {
-    char cluster[256], job[256], step[256], user[256], nodes[65536];
-    char node_names[65536]; /* the caller's nodes, each NUL-terminated */
+    char cluster[256], job[256], step[256], user[256];
+    char *nodes;      /* space-separated; owned */
+    char *node_names; /* the caller's nodes, each NUL-terminated; owned */
     const char *cluster_from, *job_from, *user_from, *nodes_from, *end_from;
     char start[CP_FLEET_TIME_SIZE], end[CP_FLEET_TIME_SIZE];
     char now[CP_FLEET_TIME_SIZE];
@@ -389,38 +390,37 @@ static int given(const char *s)
 }
 
 /* The report's nodes, or the caller's list (commas or spaces), as one
- * space-separated string. */
-static void resolve_nodes(const struct rp *r, const char *list,
-                          struct ident *w)
+ * space-separated string (its room: the list's own length, or the sum of
+ * the report's names).  0, or -1 out of memory. */
+static int resolve_nodes(const struct rp *r, const char *list,
+                         struct ident *w)
 {
-    size_t i, o = 0;
+    size_t i, o = 0, size = 1, n;
     const char *s;
 
     w->node_count = 0;
+    w->nodes_from = given(list) ? "caller" : "report";
+    if (given(list))
+        size += strlen(list);
+    for (i = 0; !given(list) && i < json_array_size(r->job_nodes); i++)
+        size += strlen(json_string_value(json_array_get(r->job_nodes, i))) + 1;
+    w->nodes = malloc(size);
+    if (!w->nodes)
+        return -1;
     w->nodes[0] = '\0';
-    if (given(list)) {
-        w->nodes_from = "caller";
-        for (s = list; *s;) {
-            size_t n = strcspn(s, ", ");
-            if (n > 0 && o + n + 2 < sizeof w->nodes) {
-                o += (size_t)snprintf(w->nodes + o, sizeof w->nodes - o,
-                                      "%s%.*s", o ? " " : "", (int)n, s);
-                w->node_count++;
-            }
-            s += n;
-            s += strspn(s, ", ");
-        }
-        return;
+    for (s = list; given(list) && *s; s += strspn(s, ", ")) {
+        n = strcspn(s, ", ");
+        o += (size_t)snprintf(w->nodes + o, size - o, "%s%.*s", o ? " " : "",
+                              (int)n, s);
+        w->node_count++;
+        s += n;
     }
-    w->nodes_from = "report";
-    for (i = 0; i < json_array_size(r->job_nodes); i++) {
+    for (i = 0; !given(list) && i < json_array_size(r->job_nodes); i++) {
         s = json_string_value(json_array_get(r->job_nodes, i));
-        if (o + strlen(s) + 2 < sizeof w->nodes) {
-            o += (size_t)snprintf(w->nodes + o, sizeof w->nodes - o, "%s%s",
-                                  o ? " " : "", s);
-            w->node_count++;
-        }
+        o += (size_t)snprintf(w->nodes + o, size - o, "%s%s", o ? " " : "", s);
+        w->node_count++;
     }
+    return 0;
 }
 
 /* The owner of the report's file, by name (its uid when unnamed). */
@@ -470,7 +470,8 @@ static int resolve(const char *path, const struct rp *r,
     }
     snprintf(w->step, sizeof w->step, "%s", given(id->step) ? id->step
                                                             : r->step);
-    resolve_nodes(r, id->nodes, w);
+    if (resolve_nodes(r, id->nodes, w) < 0)
+        return cp_errorf(err, "%s: out of memory reading the nodes", path);
     end = (double)st.st_mtime;
     w->end_from = "file_mtime";
     if (given(id->end)) {
@@ -789,11 +790,13 @@ fail:
  * step ran on it (it counts among the node's jobs). */
 static int caller_nodes(struct rp *r, struct ident *w, struct cp_error *err)
 {
-    char *s = w->node_names, *end;
+    char *s, *end;
 
     if (strcmp(w->nodes_from, "caller") != 0)
         return 0;
-    snprintf(w->node_names, sizeof w->node_names, "%s", w->nodes);
+    s = w->node_names = strdup(w->nodes);
+    if (!s)
+        return cp_errorf(err, "out of memory reading the nodes");
     while (*s) {
         end = strchr(s, ' ');
         if (end)
@@ -813,7 +816,7 @@ int cp_fleet_ingest(struct cp_fleet_db *db, const char *path,
 {
     static const struct cp_fleet_identity none;
     struct rp r;
-    struct ident *w = malloc(sizeof *w);
+    struct ident *w = calloc(1, sizeof *w);
     int rc = -1;
 
     memset(&r, 0, sizeof r);
@@ -833,6 +836,10 @@ int cp_fleet_ingest(struct cp_fleet_db *db, const char *path,
     rc = 0;
 out:
     rp_free(&r);
+    if (w) {
+        free(w->nodes);
+        free(w->node_names);
+    }
     free(w);
     return rc;
 }
