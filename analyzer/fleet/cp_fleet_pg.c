@@ -3,6 +3,8 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #ifdef CP_HAVE_LIBPQ
 #include <libpq-fe.h>
@@ -64,6 +66,40 @@ static void quiet(void *arg, const char *message)
     (void)message;
 }
 
+/* A server full of connections (FATAL 53300, "too many clients"), or
+ * whose socket's queue of connections is full (EAGAIN on a local socket:
+ * "Resource temporarily unavailable"), while many steps end at once:
+ * worth waiting for, as SQLite's busy timeout waits for its lock. */
+static int server_full(PGconn *c)
+{
+    const char *msg = c ? PQerrorMessage(c) : "";
+
+    return c && PQstatus(c) != CONNECTION_OK &&
+           (strstr(msg, "too many clients") != NULL ||
+            strstr(msg, "Resource temporarily unavailable") != NULL);
+}
+
+/* Connect, waiting up to CP_FLEET_PG_FULL_MS while the server is full. */
+static PGconn *connect_waiting(const char *spec)
+{
+    struct timespec pause;
+    PGconn *c = PQconnectdb(spec);
+    long waited_ms = 0, ms;
+
+    while (server_full(c) && waited_ms < CP_FLEET_PG_FULL_MS) {
+        PQfinish(c);
+        /* 20 to 220 ms, so that waiting writers do not come back at once */
+        ms = 20 + (long)(((unsigned long)getpid() * 2654435761u +
+                          (unsigned long)waited_ms) % 200);
+        pause.tv_sec = 0;
+        pause.tv_nsec = ms * 1000000L;
+        nanosleep(&pause, NULL);
+        waited_ms += ms;
+        c = PQconnectdb(spec);
+    }
+    return c;
+}
+
 static int pg_open(const char *spec, int create, void **conn, char *name,
                    size_t size, struct cp_error *err)
 {
@@ -73,7 +109,7 @@ static int pg_open(const char *spec, int create, void **conn, char *name,
         return cp_errorf(err, "fleet database: out of memory");
     cp_fleet_pg_shown(spec, p->name, sizeof p->name);
     snprintf(name, size, "%s", p->name);
-    p->conn = PQconnectdb(spec);
+    p->conn = connect_waiting(spec);
     if (!p->conn || PQstatus(p->conn) != CONNECTION_OK) {
         fail(p, "cannot connect",
              p->conn ? PQerrorMessage(p->conn) : "out of memory", err);

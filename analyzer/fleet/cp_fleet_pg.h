@@ -9,6 +9,11 @@
 
 #include "cp_fleet_backend.h"
 
+/* How long a connection waits while the server has no connection slot
+ * free ("too many clients": more steps ending at once than its
+ * max_connections) before failing (ms). */
+#define CP_FLEET_PG_FULL_MS 120000
+
 extern const struct cp_fleet_backend cp_fleet_pg_backend;
 
 /* The URI spec as it may be shown: its password (the user-info part's
