@@ -350,7 +350,11 @@ else
     how="ulimit -f (a file size limit)"
     if [ "$(id -u)" -eq 0 ] && mount -t tmpfs -o size=384k tmpfs "$full" 2>/dev/null; then
         how="a 384 KiB tmpfs"
-        trap 'umount "$full" 2>/dev/null; rm -rf "$t"' EXIT INT TERM
+        if [ -n "$FLEET_KEEP" ]; then
+            trap 'umount "$full" 2>/dev/null' EXIT INT TERM
+        else
+            trap 'umount "$full" 2>/dev/null; rm -rf "$t"' EXIT INT TERM
+        fi
         fleet ingest -q --db "$full/fleet.db" "$t/l4.json"
         one=$(lib counts "$full/fleet.db")
         fleet ingest --db "$full/fleet.db" "$t/big.json" >/dev/null 2>"$t/full.err"
