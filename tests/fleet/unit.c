@@ -121,6 +121,11 @@ static void sqlite_schema(const char *dir)
        "... for reading too");
     cp_fleet_db_close(db);
     unlink(path);
+    /* the writers keep these (SQLITE_FCNTL_PERSIST_WAL) */
+    strcat(path, "-wal");
+    unlink(path);
+    strcpy(path + strlen(path) - 4, "-shm");
+    unlink(path);
 }
 
 static void rules(void)
@@ -168,6 +173,6 @@ int main(void)
         return done_testing();
     }
     sqlite_schema(dir);
-    rmdir(dir);
+    ok(rmdir(dir) == 0, "nothing left behind in the temporary directory");
     return done_testing();
 }
