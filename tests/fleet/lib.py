@@ -18,6 +18,12 @@
                                  job id)
   lib.py copies SRC DIR N FIRST  N copies of SRC as DIR/rK.json, job ids
                                  FIRST .. FIRST+N-1
+  lib.py gen DB STEPS NODES      STEPS steps over NODES nodes written
+                                 straight into DB's tables (its schema made
+                                 by an ingest first), for make bench: each
+                                 step 8 nodes in a ring (8 pairs), a port
+                                 per node; c0000-c0001 slow in 2 of 3 steps,
+                                 c0008 a straggler in every 4th of its steps
 """
 import json
 import os
@@ -95,6 +101,59 @@ def fixture(kind, src, dst):
     json.dump(r, open(dst, "w"))
 
 
+def gen_rows(steps, nodes):
+    """The rows of each table, as lists of tuples of text or None."""
+    t = {k: [] for k in ("steps", "step_links", "step_nodes", "step_ports")}
+    for k in range(steps):
+        key = ("bench", "g%d" % k, "0")
+        first = (k * 8) % nodes
+        ring = ["c%04d" % ((first + i) % nodes) for i in range(8)]
+        end = "2026-%02d-%02dT%02d:%02d:00Z" % (1 + k // 40000 % 12,
+                                                1 + k // 1440 % 28,
+                                                k // 60 % 24, k % 60)
+        t["steps"].append(key + ("u%d" % (k % 47), " ".join(ring), "8", "16",
+                                 None, end, "60", "0.1.0", "%064x" % k,
+                                 "bench.json", end, "caller", "caller",
+                                 "caller", "caller", "caller"))
+        for i in range(8):
+            a, b = sorted((ring[i], ring[(i + 1) % 8]))
+            slow = (a, b) == ("c0000", "c0001") and k % 3 != 0
+            t["step_links"].append(key + (a, b, "slow" if slow else "ok",
+                                          "calls", "1e9", "100", "80",
+                                          "2.5e9" if slow else "1e10",
+                                          "1e10", "0.25" if slow else "1",
+                                          None))
+            strag = ring[i] == "c0008" and k // max(nodes // 8, 1) % 4 == 0
+            t["step_nodes"].append(key + (ring[i], "2", "5", "0.01", "0",
+                                          "1" if strag else "0", "0",
+                                          "in_call" if strag else None,
+                                          "0.005" if strag else None))
+            t["step_ports"].append(key + (ring[i], "mlx5_0", "1", "ACTIVE",
+                                          "InfiniBand", "200", "200", "0"))
+    return t
+
+
+def gen(db, steps, nodes):
+    t = gen_rows(steps, nodes)
+    if db.startswith("postgres"):
+        import csv, io
+        for table, rows in t.items():
+            buf = io.StringIO()
+            w = csv.writer(buf)
+            for r in rows:
+                w.writerow(["" if v is None else v for v in r])
+            subprocess.run(["psql", "-X", "-q", db, "-c",
+                            "COPY %s FROM STDIN WITH (FORMAT csv)" % table],
+                           input=buf.getvalue(), text=True, check=True)
+        return
+    con = sqlite3.connect(db, timeout=60)
+    for table, rows in t.items():
+        con.executemany("INSERT INTO %s VALUES (%s)" %
+                        (table, ", ".join("?" * len(rows[0]))), rows)
+    con.commit()
+    con.close()
+
+
 def main():
     cmd = sys.argv[1]
     if cmd == "sql":
@@ -113,6 +172,8 @@ def main():
             r["job"]["job_id"] = str(int(sys.argv[5]) + k)
             with open(os.path.join(sys.argv[3], "r%d.json" % k), "w") as f:
                 json.dump(r, f)
+    elif cmd == "gen":
+        gen(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
     else:
         sys.exit("lib.py: unknown command " + cmd)
 
