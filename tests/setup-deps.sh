@@ -6,7 +6,8 @@ pkgs="gcc make autoconf automake libtool pkg-config libjansson-dev zlib1g-dev
       libc6-dev procps python3 util-linux clang libclang-rt-14-dev
       slurmctld slurmd slurm-client munge libslurm-dev
       chromium valgrind libibverbs-dev strace
-      debhelper dpkg-dev lintian rpm"
+      debhelper dpkg-dev lintian rpm
+      libsqlite3-dev libpq-dev postgresql prometheus"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||

@@ -31,7 +31,8 @@ static const struct {
     {"report", cp_cmd_report, "render a saved report.json as report.html"},
     {"ports", cp_cmd_ports, "snapshot this node's RDMA ports"},
     {"reduce", cp_cmd_reduce, "one node's logs into its partial, for the merge"},
-    {"watch", cp_cmd_watch, "a running job's hang named while it hangs"},
+    {"watch", cp_cmd_watch, "a running job's hang or slowdown named while it runs"},
+    {"fleet", cp_cmd_fleet, "every job's link and node evidence, judged across jobs"},
 };
 
 void cp_cli_bad_option(const char *cmd, char **argv, int c)

@@ -20,6 +20,7 @@ int cp_cmd_ports(int argc, char **argv);
 int cp_cmd_reduce(int argc, char **argv);
 int cp_cmd_trace(int argc, char **argv);
 int cp_cmd_watch(int argc, char **argv);
+int cp_cmd_fleet(int argc, char **argv);
 
 /* For a subcommand's getopt_long loop run with opterr = 0 and an optstring
  * that starts with ':' (after a '+'): print the one line about what getopt

@@ -83,4 +83,23 @@ check "... asks for a unit" grep -q "collprof analyze: --bucket: '12' has no uni
 "$train_sim" --help >"$work/ts" 2>&1
 check "train_sim --help explains every pattern" sh -c \
     "for p in ddp fsdp tp moe pp 3d; do grep -qE \"^  \$p +[a-z]\" '$work/ts' || exit 1; done"
+
+# collprof fleet: each verb names a bad option the same way, has its own
+# --help, and an option of another verb is refused by name
+for verb in ingest links nodes ports export metrics; do
+    "$collprof" fleet $verb --bogus >"$work/out" 2>"$work/err"
+    st=$?
+    check "fleet $verb --bogus: exit 2, one line naming the option" sh -c \
+        "[ $st -eq 2 ] && [ \$(wc -l <'$work/err') -eq 1 ] && [ ! -s '$work/out' ] && grep -qx \"collprof fleet $verb: unknown option '--bogus' (try collprof fleet $verb --help)\" '$work/err'"
+    "$collprof" fleet $verb --help >"$work/out" 2>&1
+    check "fleet $verb --help: its own usage" grep -q "^usage: collprof fleet $verb" "$work/out"
+done
+"$collprof" fleet links --drain-commands >"$work/out" 2>"$work/err"
+ok $([ $? -eq 2 ]; echo $?) "fleet links --drain-commands: exit 2"
+check "... names the option as another command's" grep -q "option '--drain-commands' is not one of this command's" "$work/err"
+"$collprof" fleet bogus 2>"$work/err"
+ok $([ $? -eq 2 ]; echo $?) "fleet bogus: exit 2, naming it"
+check "... names the verb" grep -q "unknown command 'bogus'" "$work/err"
+"$collprof" --help >"$work/out"
+check "collprof --help lists fleet" grep -qE "^  fleet +every job" "$work/out"
 done_testing

@@ -3,7 +3,8 @@
 
 Each product folder is a layer; a file may include (with "...") only headers
 of its own folder and of the folders its row below names.  Includes point
-down: cli -> watch -> judge -> analysis, bench -> logs -> core -> common; reports/ reads
+down: cli -> watch -> judge -> analysis, bench -> logs -> core -> common,
+cli -> fleet -> core; reports/ reads
 JSON and uses core and common alone; the shim (preload/) includes nothing
 of the analyzer, the SPANK plugin (plugin/) only common/, the small library
 below both; the NCCL profiler plugin (nccl-profiler/) uses the
@@ -36,7 +37,9 @@ MAY_INCLUDE = {
     # a running job's logs followed; the analysis run when it suspects a hang
     'analyzer/watch': {'analyzer/judge', 'analyzer/analysis', 'analyzer/logs',
                        'analyzer/core', 'common', 'include/collprof'},
-    'analyzer/cli': {'analyzer/watch', 'analyzer/judge', 'analyzer/analysis',
+    # the fleet database: reports read through core's checked reader
+    'analyzer/fleet': {'analyzer/core', 'common', 'include/collprof'},
+    'analyzer/cli': {'analyzer/watch', 'analyzer/fleet', 'analyzer/judge', 'analyzer/analysis',
                      'analyzer/bench',
                      'analyzer/logs', 'analyzer/core', 'common', 'reports',
                      'include/collprof'},
