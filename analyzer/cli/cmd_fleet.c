@@ -19,6 +19,9 @@
 #include "cp_fleet_judge.h"
 #include "cp_fleet_metrics.h"
 #include "cp_fleet_time.h"
+#include "cp_fleet_html.h"
+#include "cp_fleet_html_view.h"
+#include "cp_fleetdrain.h"
 #include "cp_path.h"
 
 #define EXIT_USAGE 2
@@ -26,10 +29,10 @@
 /* Every subcommand's options, each taking those it knows. */
 struct opts {
     const char *cmd; /* "fleet links", ... */
-    const char *db, *since_text, *output;
+    const char *db, *since_text, *output, *spool, *alert;
     struct cp_fleet_identity id;
     int json, drain, quiet;
-    double since;
+    double since, wait_s;
 };
 
 static void usage(FILE *out)
@@ -44,11 +47,14 @@ static void usage(FILE *out)
             "\n"
             "commands:\n"
             "  ingest REPORT.json...  add analysed steps to the database\n"
+            "  ingest --spool DIR     ... those slurmstepd spooled (run as root)\n"
             "  links                  node pairs ranked by evidence across jobs\n"
             "  nodes                  nodes by straggler evidence (--drain-commands)\n"
             "  ports                  RDMA ports by error counters and rate\n"
             "  export -o FILE         links, nodes and ports as collprof.fleet/1\n"
             "  metrics [-o FILE]      Prometheus text exposition (textfile collector)\n"
+            "  report -o FILE         fleet.html: the node-pair matrix, worst links\n"
+            "                         and nodes, efficiency over time\n"
             "\n"
             "  --db DB   an SQLite file, or postgresql://USER@HOST/NAME (default\n"
             "            $COLLPROF_FLEET_DB, else %s)\n"
@@ -61,7 +67,7 @@ static void usage(FILE *out)
 
 enum {
     OPT_DB = 1000, OPT_SINCE, OPT_JSON, OPT_DRAIN, OPT_JOB, OPT_STEP,
-    OPT_USER, OPT_CLUSTER, OPT_NODES, OPT_END
+    OPT_USER, OPT_CLUSTER, OPT_NODES, OPT_END, OPT_SPOOL, OPT_WAIT, OPT_ALERT
 };
 
 static const struct option long_opts[] = {
@@ -75,6 +81,9 @@ static const struct option long_opts[] = {
     {"cluster", required_argument, 0, OPT_CLUSTER},
     {"nodes", required_argument, 0, OPT_NODES},
     {"end", required_argument, 0, OPT_END},
+    {"spool", required_argument, 0, OPT_SPOOL},
+    {"wait", required_argument, 0, OPT_WAIT},
+    {"alert", required_argument, 0, OPT_ALERT},
     {"output", required_argument, 0, 'o'},
     {"quiet", no_argument, 0, 'q'},
     {"help", no_argument, 0, 'h'},
@@ -86,10 +95,11 @@ static int allowed(const char *cmd, int c)
 {
     static const struct {
         const char *cmd;
-        int opts[8];
+        int opts[12];
     } table[] = {
         {"fleet ingest", {OPT_JOB, OPT_STEP, OPT_USER, OPT_CLUSTER, OPT_NODES,
-                          OPT_END, 'q'}},
+                          OPT_END, 'q', OPT_SPOOL, OPT_WAIT, OPT_ALERT}},
+        {"fleet report", {OPT_SINCE, 'o'}},
         {"fleet links", {OPT_SINCE, OPT_JSON}},
         {"fleet nodes", {OPT_SINCE, OPT_JSON, OPT_DRAIN}},
         {"fleet ports", {OPT_SINCE, OPT_JSON}},
@@ -102,7 +112,7 @@ static int allowed(const char *cmd, int c)
         return 1;
     for (i = 0; i < sizeof table / sizeof table[0]; i++)
         if (strcmp(table[i].cmd, cmd) == 0)
-            for (k = 0; k < 8; k++)
+            for (k = 0; k < 12; k++)
                 if (table[i].opts[k] == c)
                     return 1;
     return 0;
@@ -139,6 +149,19 @@ static int take(int c, const char *arg, void *ctx)
     case OPT_CLUSTER: o->id.cluster = arg; break;
     case OPT_NODES: o->id.nodes = arg; break;
     case OPT_END: o->id.end = arg; break;
+    case OPT_SPOOL: o->spool = arg; break;
+    case OPT_ALERT:
+        if (arg[0] != '/') {
+            cp_cli_usage_error(o->cmd, "--alert %s: give an absolute path",
+                               arg);
+            return -1;
+        }
+        o->alert = arg;
+        break;
+    case OPT_WAIT:
+        if (cp_cli_positive_time(o->cmd, "--wait", arg, &o->wait_s) != 0)
+            return -1;
+        break;
     case 'o': o->output = arg; break;
     case 'q': o->quiet = 1; break;
     }
@@ -156,6 +179,7 @@ static int parse(struct opts *o, const char *cmd, int argc, char **argv,
     memset(o, 0, sizeof *o);
     o->cmd = cmd;
     o->since = NAN;
+    o->wait_s = 900;
     rc = cp_cli_options(cmd, argc, argv, ":o:qh", long_opts, help, take, o);
     if (rc != 0)
         return rc < 0 ? EXIT_USAGE : 1;
@@ -178,6 +202,8 @@ static void usage_ingest(FILE *out)
 {
     fprintf(out,
             "usage: collprof fleet ingest [--db DB] [IDENTITY...] REPORT.json...\n"
+            "       collprof fleet ingest [--db DB] --spool DIR [--wait T]\n"
+            "                             [--cluster NAME] [--alert PROGRAM]\n"
             "\n"
             "Adds each report.json (collprof.report/1) to the fleet database:\n"
             "the step, its node pairs' link evidence, its nodes' straggler\n"
@@ -201,6 +227,20 @@ static void usage_ingest(FILE *out)
             "                   %s); created when missing\n"
             "  -q, --quiet      no line per report\n"
             "\n"
+            "The site's side of a Slurm cluster (docs/fleet.md, \"The spool\"):\n"
+            "  --spool DIR      drain the spool that slurmstepd fills\n"
+            "                   (plugstack key fleet_spool=): each step's\n"
+            "                   report.json, read from the step's directory\n"
+            "                   only when it and the directory belong to the\n"
+            "                   step's user, with Slurm's job, step, user and\n"
+            "                   end; run it as root (cron, a systemd timer)\n"
+            "  --wait T         keep an entry whose report is not there yet\n"
+            "                   this long after its step ended (default 15m)\n"
+            "  --alert PROGRAM  after ingesting, run PROGRAM once for each link\n"
+            "                   or node newly judged bad (COLLPROF_FLEET_KIND,\n"
+            "                   _SUBJECT, _VERDICT, _DB in a clean environment;\n"
+            "                   killed after 30 s)\n"
+            "\n"
             "Exit status: 0 every report ingested (or already there); 1 some\n"
             "report or the database failed (the others are kept); 2 bad usage.\n",
             cp_fleet_db_default());
@@ -216,8 +256,13 @@ static int cmd_ingest(int argc, char **argv)
 
     if (rc)
         return rc == 1 ? 0 : rc;
-    if (optind >= argc)
+    if (optind >= argc && !o.spool)
         return cp_cli_usage_error(o.cmd, "no report.json given");
+    if (o.spool && (optind < argc || o.id.job || o.id.step || o.id.user ||
+                    o.id.end || o.id.nodes))
+        return cp_cli_usage_error(o.cmd, "--spool takes each step's identity "
+                                         "from its entry: no report, --job, "
+                                         "--step, --user, --nodes or --end");
     if (argc - optind > 1 && (o.id.job || o.id.step))
         return cp_cli_usage_error(o.cmd, "--job and --step name one step: "
                                          "give one report with them");
@@ -244,6 +289,14 @@ static int cmd_ingest(int argc, char **argv)
                                "is already in the database",
                        argv[optind], res.job, res.step, res.cluster);
     }
+    if (o.spool) {
+        int d = cp_fleetdrain_spool(db, o.spool, o.wait_s, o.id.cluster,
+                                    o.quiet);
+        if (d > status)
+            status = d;
+    }
+    if (o.alert && cp_fleetdrain_alert(db, o.alert, o.quiet) && !status)
+        status = 1;
     cp_fleet_db_close(db);
     return status;
 }
@@ -625,6 +678,82 @@ static int cmd_export(int argc, char **argv)
     return rc;
 }
 
+static void usage_report(FILE *out)
+{
+    fprintf(out,
+            "usage: collprof fleet report [--db DB] [--since 7d] -o FILE\n"
+            "\n"
+            "Writes fleet.html: one self-contained page (inline SVG, nothing\n"
+            "from the network) of the fleet's verdicts: the node-pair matrix\n"
+            "coloured by verdict, the worst links and nodes with the jobs\n"
+            "behind them, each worst link's efficiency over time, the ports\n"
+            "(docs/fleet-html.md).  Written through a temporary file renamed\n"
+            "into place.\n"
+            "\n");
+    usage_common(out);
+    fprintf(out, "  -o, --output FILE  the page (required)\n");
+}
+
+/* The page of v, through collprof.fleet/1 (reports/ reads only the
+ * document). */
+static int write_report(const struct opts *o, const struct cp_fleet_view *v)
+{
+    struct cp_path_out out;
+    struct cp_error err;
+    struct fh_fleet fl;
+    json_t *doc = cp_fleet_to_json(v, CP_FLEET_JSON_ALL, &err);
+    int rc = 1;
+
+    memset(&fl, 0, sizeof fl);
+    if (!doc || cp_fleet_html_view_from_json(doc, "fleet.json", &fl,
+                                             &err) < 0) {
+        cp_cli_say(stderr, "collprof %s: %s", o->cmd, err.text);
+        goto out;
+    }
+    if (cp_path_create(&out, o->output, 0644, &err) < 0) {
+        cp_cli_say(stderr, "collprof %s: %s", o->cmd, err.text);
+        goto out;
+    }
+    if (cp_fleet_html_render(&fl, out.f, &err) < 0) {
+        cp_cli_say(stderr, "collprof %s: %s: %s", o->cmd, o->output, err.text);
+        cp_path_discard(&out);
+        goto out;
+    }
+    if (cp_path_install(&out, &err) < 0) {
+        cp_cli_say(stderr, "collprof %s: %s", o->cmd, err.text);
+        goto out;
+    }
+    if (!o->quiet)
+        cp_cli_say(stdout, "collprof fleet: wrote %s", o->output);
+    rc = 0;
+out:
+    cp_fleet_html_view_free(&fl);
+    json_decref(doc);
+    return rc;
+}
+
+static int cmd_report(int argc, char **argv)
+{
+    struct cp_fleet_db *db = NULL;
+    struct cp_fleet_view v;
+    struct opts o;
+    int rc = parse(&o, "fleet report", argc, argv, usage_report);
+
+    if (rc)
+        return rc == 1 ? 0 : rc;
+    if (optind < argc)
+        return cp_cli_usage_error(o.cmd, "unexpected argument '%s'",
+                                  argv[optind]);
+    if (!o.output)
+        return cp_cli_usage_error(o.cmd, "-o FILE is required");
+    if (judged(&o, &db, &v))
+        return 1;
+    rc = write_report(&o, &v);
+    cp_fleet_view_free(&v);
+    cp_fleet_db_close(db);
+    return rc;
+}
+
 static int write_metrics(const struct opts *o, const struct cp_fleet_view *v)
 {
     struct cp_path_out out;
@@ -683,6 +812,7 @@ int cp_cmd_fleet(int argc, char **argv)
         {"ingest", cmd_ingest},   {"links", cmd_links},
         {"nodes", cmd_nodes},     {"ports", cmd_ports},
         {"export", cmd_export},   {"metrics", cmd_metrics},
+        {"report", cmd_report},
     };
     size_t i;
 

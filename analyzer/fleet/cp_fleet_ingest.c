@@ -80,22 +80,21 @@ struct ident {
 
 /* ---- reading ------------------------------------------------------------ */
 
-static int load(const char *path, struct rp *r, struct cp_error *err)
+/* The report's text (len bytes, from path, or shown so) into r->doc, its
+ * schema checked, its digest in r->sha. */
+static int load_text(const char *path, const char *text, size_t len,
+                     struct rp *r, struct cp_error *err)
 {
     json_error_t jerr;
     struct cp_jsoncheck c;
     const char *schema;
-    size_t len;
-    char *text;
 
-    text = cp_jsonfile_read(path, CP_PATH_FOLLOW, CP_FLEET_REPORT_MAX_BYTES,
-                            CP_FLEET_REPORT_MAX_COST, "report.json", &len,
-                            err);
-    if (!text)
-        return -1;
+    if (cp_jsonfile_cost(text, len) > CP_FLEET_REPORT_MAX_COST ||
+        len > CP_FLEET_REPORT_MAX_BYTES)
+        return cp_errorf_at(err, path, -1, "%s: too big a report.json (%zu "
+                            "bytes): refused", path, len);
     cp_sha256_hex(text, len, r->sha);
     r->doc = json_loadb(text, len, 0, &jerr);
-    free(text);
     if (!r->doc)
         return cp_errorf_at(err, path, -1,
                             "%s is not a JSON object: line %d, column %d: "
@@ -111,6 +110,22 @@ static int load(const char *path, struct rp *r, struct cp_error *err)
                             REPORT_SCHEMA "': not a collprof report this "
                             "collprof reads", path, schema);
     return 0;
+}
+
+static int load(const char *path, struct rp *r, struct cp_error *err)
+{
+    size_t len;
+    char *text;
+    int rc;
+
+    text = cp_jsonfile_read(path, CP_PATH_FOLLOW, CP_FLEET_REPORT_MAX_BYTES,
+                            CP_FLEET_REPORT_MAX_COST, "report.json", &len,
+                            err);
+    if (!text)
+        return -1;
+    rc = load_text(path, text, len, r, err);
+    free(text);
+    return rc;
 }
 
 static void read_job(struct cp_jsoncheck *c, struct rp *r)
@@ -357,14 +372,13 @@ static void rp_free(struct rp *r)
 
 /* The whole report read and checked into r; -1 with err naming the file
  * and the key. */
+/* What the report r->doc says (loaded by load or load_text). */
 static int read_report(const char *path, struct rp *r, struct cp_error *err)
 {
     struct cp_jsoncheck c;
     json_t *name;
     size_t i;
 
-    if (load(path, r, err) < 0)
-        return -1;
     cp_jsoncheck_init(&c, err, path, 0);
     read_job(&c, r);
     json_array_foreach(r->job_nodes, i, name)
@@ -423,32 +437,26 @@ static int resolve_nodes(const struct rp *r, const char *list,
 }
 
 /* The owner of the report's file, by name (its uid when unnamed). */
-static int file_owner(const char *path, struct stat *st, char *user,
-                      size_t size, struct cp_error *err)
+static void user_of(uid_t uid, char *user, size_t size)
 {
     struct passwd pw, *found = NULL;
     char buf[4096];
-    int fd = cp_path_open_input_stat(path, CP_PATH_FOLLOW, st, err);
 
-    if (fd < 0)
-        return -1;
-    close(fd);
-    if (getpwuid_r(st->st_uid, &pw, buf, sizeof buf, &found) == 0 && found)
+    if (getpwuid_r(uid, &pw, buf, sizeof buf, &found) == 0 && found)
         snprintf(user, size, "%s", found->pw_name);
     else
-        snprintf(user, size, "uid%u", (unsigned)st->st_uid);
-    return 0;
+        snprintf(user, size, "uid%u", (unsigned)uid);
 }
 
-static int resolve(const char *path, const struct rp *r,
+/* Who ran the step: the caller's identity, else the report's, else the
+ * file's (owner and mtime in st). */
+static int resolve(const char *path, const struct rp *r, const struct stat *st,
                    const struct cp_fleet_identity *id, struct ident *w,
                    struct cp_error *err)
 {
-    struct stat st;
     double end;
 
-    if (file_owner(path, &st, w->user, sizeof w->user, err) < 0)
-        return -1;
+    user_of(st->st_uid, w->user, sizeof w->user);
     w->user_from = "file_owner";
     if (given(id->user)) {
         snprintf(w->user, sizeof w->user, "%s", id->user);
@@ -471,7 +479,7 @@ static int resolve(const char *path, const struct rp *r,
                                                             : r->step);
     if (resolve_nodes(r, id->nodes, w) < 0)
         return cp_errorf(err, "%s: out of memory reading the nodes", path);
-    end = (double)st.st_mtime;
+    end = (double)st->st_mtime;
     w->end_from = "file_mtime";
     if (given(id->end)) {
         if (cp_fleet_time_parse(id->end, &end) < 0)
@@ -809,24 +817,22 @@ static int caller_nodes(struct rp *r, struct ident *w, struct cp_error *err)
     return 0;
 }
 
-int cp_fleet_ingest(struct cp_fleet_db *db, const char *path,
-                    const struct cp_fleet_identity *id,
-                    struct cp_fleet_ingested *res, struct cp_error *err)
+/* Ingest r (loaded, not yet read) of the file st. */
+static int ingest(struct cp_fleet_db *db, const char *path, struct rp *r,
+                  const struct stat *st, const struct cp_fleet_identity *id,
+                  struct cp_fleet_ingested *res, struct cp_error *err)
 {
     static const struct cp_fleet_identity none;
-    struct rp r;
     struct ident *w = calloc(1, sizeof *w);
     int rc = -1;
 
-    memset(&r, 0, sizeof r);
-    memset(res, 0, sizeof *res);
     if (!w)
         return cp_errorf(err, "%s: out of memory", path);
-    if (read_report(path, &r, err) < 0 ||
-        resolve(path, &r, id ? id : &none, w, err) < 0 ||
-        caller_nodes(&r, w, err) < 0)
+    if (read_report(path, r, err) < 0 ||
+        resolve(path, r, st, id ? id : &none, w, err) < 0 ||
+        caller_nodes(r, w, err) < 0)
         goto out;
-    if (write_all(db, path, &r, w, res, err) < 0)
+    if (write_all(db, path, r, w, res, err) < 0)
         goto out;
     snprintf(res->cluster, sizeof res->cluster, "%s", w->cluster);
     snprintf(res->job, sizeof res->job, "%s", w->job);
@@ -834,11 +840,48 @@ int cp_fleet_ingest(struct cp_fleet_db *db, const char *path,
     snprintf(res->user, sizeof res->user, "%s", w->user);
     rc = 0;
 out:
-    rp_free(&r);
-    if (w) {
-        free(w->nodes);
-        free(w->node_names);
-    }
+    free(w->nodes);
+    free(w->node_names);
     free(w);
+    return rc;
+}
+
+int cp_fleet_ingest(struct cp_fleet_db *db, const char *path,
+                    const struct cp_fleet_identity *id,
+                    struct cp_fleet_ingested *res, struct cp_error *err)
+{
+    struct stat st;
+    struct rp r;
+    int fd, rc = -1;
+
+    memset(&r, 0, sizeof r);
+    memset(res, 0, sizeof *res);
+    fd = cp_path_open_input_stat(path, CP_PATH_FOLLOW, &st, err);
+    if (fd < 0)
+        return -1;
+    close(fd);
+    if (load(path, &r, err) == 0)
+        rc = ingest(db, path, &r, &st, id, res, err);
+    rp_free(&r);
+    return rc;
+}
+
+int cp_fleet_ingest_text(struct cp_fleet_db *db, const char *shown,
+                         const char *text, size_t len, uid_t owner,
+                         int64_t mtime, const struct cp_fleet_identity *id,
+                         struct cp_fleet_ingested *res, struct cp_error *err)
+{
+    struct stat st;
+    struct rp r;
+    int rc = -1;
+
+    memset(&r, 0, sizeof r);
+    memset(res, 0, sizeof *res);
+    memset(&st, 0, sizeof st);
+    st.st_uid = owner;
+    st.st_mtime = (time_t)mtime;
+    if (load_text(shown, text, len, &r, err) == 0)
+        rc = ingest(db, shown, &r, &st, id, res, err);
+    rp_free(&r);
     return rc;
 }

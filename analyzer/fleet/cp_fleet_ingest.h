@@ -15,6 +15,8 @@
 #define COLLPROF_CP_FLEET_INGEST_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
 
 #include "cp_fleet_db.h"
 
@@ -45,5 +47,13 @@ struct cp_fleet_ingested {
 int cp_fleet_ingest(struct cp_fleet_db *db, const char *path,
                     const struct cp_fleet_identity *id,
                     struct cp_fleet_ingested *res, struct cp_error *err);
+
+/* The same for a report already read (text, len bytes): shown names it in
+ * messages; owner and mtime stand for the file's (the user and the end
+ * when the caller gives neither). */
+int cp_fleet_ingest_text(struct cp_fleet_db *db, const char *shown,
+                         const char *text, size_t len, uid_t owner,
+                         int64_t mtime, const struct cp_fleet_identity *id,
+                         struct cp_fleet_ingested *res, struct cp_error *err);
 
 #endif

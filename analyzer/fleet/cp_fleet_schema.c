@@ -54,8 +54,19 @@ static const char *const v1[] = {
     NULL,
 };
 
+/* Version 2: the alerts sent, one row per link or node and verdict, so
+ * that the site's hook runs once for each (collprof fleet ingest
+ * --alert). */
+static const char *const v2[] = {
+    "CREATE TABLE alerts (kind TEXT NOT NULL, subject TEXT NOT NULL, "
+    "verdict TEXT NOT NULL, sent TEXT NOT NULL, PRIMARY KEY (kind, subject, "
+    "verdict))",
+    NULL,
+};
+
 /* migrations[i] takes a database from version i to i + 1. */
-static const char *const *const migrations[CP_FLEET_SCHEMA_VERSION] = {v1};
+static const char *const *const migrations[CP_FLEET_SCHEMA_VERSION] = {v1,
+                                                                        v2};
 
 struct found {
     int version;

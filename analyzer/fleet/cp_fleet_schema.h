@@ -8,7 +8,7 @@
 #include "cp_fleet_db.h"
 
 /* The schema this collprof writes and reads. */
-#define CP_FLEET_SCHEMA_VERSION 1
+#define CP_FLEET_SCHEMA_VERSION 2
 
 /* Bring db to CP_FLEET_SCHEMA_VERSION (write: migrate; read: only check)
  * and put the version found in *version.  A database at a newer version,

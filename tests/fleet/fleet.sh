@@ -306,7 +306,7 @@ st=$?
 sed 's/^/#   /' "$t/newer"
 fleet links --db "$db" >/dev/null 2>"$t/newer-links"
 st2=$?
-lib sql "$db" "UPDATE schema_version SET version = 1" >/dev/null
+lib sql "$db" "UPDATE schema_version SET version = 2" >/dev/null
 check_sh "a database of schema version 99: ingest and links refuse it, saying it is newer" \
     '[ $st -eq 1 ] && [ $st2 -eq 1 ] && grep -q "has schema version 99, newer than this collprof" "$t/newer" && grep -q "newer" "$t/newer-links"'
 check_sh "... and nothing was written" '[ "$(lib counts "$db")" = "$before" ]'
