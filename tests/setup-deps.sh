@@ -7,7 +7,7 @@ pkgs="gcc make autoconf automake libtool pkg-config libjansson-dev zlib1g-dev
       slurmctld slurmd slurm-client munge libslurm-dev
       chromium valgrind libibverbs-dev strace
       debhelper dpkg-dev lintian rpm
-      libsqlite3-dev libpq-dev postgresql prometheus"
+      libsqlite3-dev libpq-dev postgresql prometheus python3-prometheus-client"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
