@@ -1210,10 +1210,129 @@ static void write_rank_ranges(FILE *out, const struct rp_ranks *ranks)
 
 /* The largest communicators by time, one by one: who is in it, its skew
  * and its calls by size (time against size, busbw against the model). */
+/* A communicator's arrival skew, and its kernels' where the phases have
+ * it, as sentences of its paragraph. */
+static void write_comm_skew(FILE *out, const struct rp_report *r,
+                            const struct rp_comm *c)
+{
+    fputs(" Arrival skew: median ", out);
+    cp_svg_value(out, c->skew_s[0], CP_SVG_TIME);
+    fputs(", 90th percentile ", out);
+    cp_svg_value(out, c->skew_s[1], CP_SVG_TIME);
+    fputs(", 99th ", out);
+    cp_svg_value(out, c->skew_s[2], CP_SVG_TIME);
+    fputs(", largest ", out);
+    cp_svg_value(out, c->skew_s[3], CP_SVG_TIME);
+    if (c->skew_source) {
+        fputs(" (", out);
+        write_skew_source(out, c->skew_source);
+        fputs(")", out);
+    }
+    fputs(".", out);
+    if (c->kernel_instances > 0) {
+        fputs(" The kernels' own skew, over ", out);
+        cp_svg_value(out, c->kernel_instances, CP_SVG_COUNT);
+        fputs(" of its instances: median ", out);
+        cp_svg_value(out, c->kernel_skew.p50_s, CP_SVG_TIME);
+        fputs(", 90th percentile ", out);
+        cp_svg_value(out, c->kernel_skew.p90_s, CP_SVG_TIME);
+        fputs(", largest ", out);
+        cp_svg_value(out, c->kernel_skew.max_s, CP_SVG_TIME);
+        if (c->kernel_skew.source) {
+            fputs(" (", out);
+            write_skew_source(out, c->kernel_skew.source);
+            fputs(")", out);
+        }
+        fputs("; the job's: <a href=\"#kernel-skew\">above</a>.", out);
+    } else if (r->phases.present && !r->phases.why) {
+        fputs(" The kernels' own skew, over the job's instances: "
+              "<a href=\"#kernel-skew\">above</a>.",
+              out);
+    }
+}
+
+/* A communicator's heading and paragraph: ranks, nodes, link, time. */
+static void write_comm_head(FILE *out, const struct rp_report *r,
+                            const struct rp_comm *c)
+{
+    fputs("<h3 class=\"comm\" title=\"", out);
+    cp_svg_escape(out, c->id);
+    fputs("\">", out);
+    cp_svg_escape(out, rp_comm_label(c));
+    fputs("</h3>\n<p>", out);
+    cp_svg_value(out, c->nranks, CP_SVG_COUNT);
+    fputs(" ranks on ", out);
+    cp_svg_value(out, (double)c->nodes.n, CP_SVG_COUNT);
+    fputs(" node(s) (", out);
+    cp_svg_escape(out, c->link);
+    fputs("); ", out);
+    cp_svg_value(out, c->instances, CP_SVG_COUNT);
+    fputs(" collectives, ", out);
+    cp_svg_value(out, c->time_s, CP_SVG_TIME);
+    fputs(" of own time.", out);
+    if (c->ranks.n) {
+        fputs(" Global ranks: ", out);
+        write_rank_ranges(out, &c->ranks);
+        fputs(".", out);
+    }
+    if (c->has_skew)
+        write_comm_skew(out, r, c);
+    fputs("</p>\n", out);
+}
+
+/* The table of communicator ci's (collective, size) rows; whether any
+ * row was judged on another path (the copy engine's note follows). */
+static int write_comm_rows(FILE *out, const struct rp_report *r, size_t ci)
+{
+    int any_path = 0;
+    size_t j;
+
+    fputs("<table class=\"comm-rows\">\n<tr><th>collective</th>"
+          "<th class=\"n\">size</th><th class=\"n\">calls</th>"
+          "<th class=\"n\">p50 time</th><th class=\"n\">model time "
+          "per call</th><th class=\"n\">busbw</th>"
+          "<th class=\"n\">efficiency</th><th class=\"n\">skew per "
+          "call</th></tr>\n",
+          out);
+    for (j = 0; j < r->nrows; j++) {
+        const struct rp_row *w = &r->rows[j];
+        if (w->comm_index != (long)ci)
+            continue;
+        any_path |= w->path != NULL;
+        fputs("<tr><td>", out);
+        write_op(out, w->op, w->path);
+        fputs("</td><td class=\"n\">", out);
+        if (w->bucket > 0) {
+            cp_svg_value(out, w->bucket, CP_SVG_SIZE);
+            fputs("&ndash;", out);
+            cp_svg_value(out, 2 * w->bucket, CP_SVG_SIZE);
+        } else {
+            fputs("0 B", out);
+        }
+        fputs("</td><td class=\"n\">", out);
+        cp_svg_value(out, w->calls, CP_SVG_COUNT);
+        fputs("</td><td class=\"n\">", out);
+        cp_svg_value(out, w->p50_s, CP_SVG_TIME);
+        fputs("</td><td class=\"n\">", out);
+        cp_svg_value(out, w->calls > 0 ? w->model_time_s / w->calls : NAN,
+                     CP_SVG_TIME);
+        fputs("</td><td class=\"n\">", out);
+        cp_svg_value(out, w->busbw_Bps, CP_SVG_BANDWIDTH);
+        fputs("</td><td class=\"n\">", out);
+        cp_svg_value(out, w->efficiency, CP_SVG_PERCENT);
+        fputs("</td><td class=\"n\">", out);
+        cp_svg_value(out, w->calls > 0 ? w->skew_s / w->calls : NAN,
+                     CP_SVG_TIME);
+        fputs("</td></tr>\n", out);
+    }
+    fputs("</table>\n", out);
+    return any_path;
+}
+
 static void write_comm_details(FILE *out, const struct rp_report *r)
 {
     double *key = malloc((r->ncomms ? r->ncomms : 1) * sizeof *key);
-    size_t *idx = NULL, i, j, shown;
+    size_t *idx = NULL, i, shown;
 
     if (!key || r->ncomms == 0)
         goto out;
@@ -1228,105 +1347,8 @@ static void write_comm_details(FILE *out, const struct rp_report *r)
                  "the most time; hover over a name for its id.</p>\n",
             shown, shown == 1 ? "" : "s");
     for (i = 0; i < shown; i++) {
-        const struct rp_comm *c = &r->comms[idx[i]];
-        int any_path = 0;
-        fputs("<h3 class=\"comm\" title=\"", out);
-        cp_svg_escape(out, c->id);
-        fputs("\">", out);
-        cp_svg_escape(out, rp_comm_label(c));
-        fputs("</h3>\n<p>", out);
-        cp_svg_value(out, c->nranks, CP_SVG_COUNT);
-        fputs(" ranks on ", out);
-        cp_svg_value(out, (double)c->nodes.n, CP_SVG_COUNT);
-        fputs(" node(s) (", out);
-        cp_svg_escape(out, c->link);
-        fputs("); ", out);
-        cp_svg_value(out, c->instances, CP_SVG_COUNT);
-        fputs(" collectives, ", out);
-        cp_svg_value(out, c->time_s, CP_SVG_TIME);
-        fputs(" of own time.", out);
-        if (c->ranks.n) {
-            fputs(" Global ranks: ", out);
-            write_rank_ranges(out, &c->ranks);
-            fputs(".", out);
-        }
-        if (c->has_skew) {
-            fputs(" Arrival skew: median ", out);
-            cp_svg_value(out, c->skew_s[0], CP_SVG_TIME);
-            fputs(", 90th percentile ", out);
-            cp_svg_value(out, c->skew_s[1], CP_SVG_TIME);
-            fputs(", 99th ", out);
-            cp_svg_value(out, c->skew_s[2], CP_SVG_TIME);
-            fputs(", largest ", out);
-            cp_svg_value(out, c->skew_s[3], CP_SVG_TIME);
-            if (c->skew_source) {
-                fputs(" (", out);
-                write_skew_source(out, c->skew_source);
-                fputs(")", out);
-            }
-            fputs(".", out);
-            if (c->kernel_instances > 0) {
-                fputs(" The kernels' own skew, over ", out);
-                cp_svg_value(out, c->kernel_instances, CP_SVG_COUNT);
-                fputs(" of its instances: median ", out);
-                cp_svg_value(out, c->kernel_skew.p50_s, CP_SVG_TIME);
-                fputs(", 90th percentile ", out);
-                cp_svg_value(out, c->kernel_skew.p90_s, CP_SVG_TIME);
-                fputs(", largest ", out);
-                cp_svg_value(out, c->kernel_skew.max_s, CP_SVG_TIME);
-                if (c->kernel_skew.source) {
-                    fputs(" (", out);
-                    write_skew_source(out, c->kernel_skew.source);
-                    fputs(")", out);
-                }
-                fputs("; the job's: <a href=\"#kernel-skew\">above</a>.",
-                      out);
-            } else if (r->phases.present && !r->phases.why) {
-                fputs(" The kernels' own skew, over the job's instances: "
-                      "<a href=\"#kernel-skew\">above</a>.",
-                      out);
-            }
-        }
-        fputs("</p>\n<table class=\"comm-rows\">\n<tr><th>collective</th>"
-              "<th class=\"n\">size</th><th class=\"n\">calls</th>"
-              "<th class=\"n\">p50 time</th><th class=\"n\">model time "
-              "per call</th><th class=\"n\">busbw</th>"
-              "<th class=\"n\">efficiency</th><th class=\"n\">skew per "
-              "call</th></tr>\n",
-              out);
-        for (j = 0; j < r->nrows; j++) {
-            const struct rp_row *w = &r->rows[j];
-            if (w->comm_index != (long)idx[i])
-                continue;
-            any_path |= w->path != NULL;
-            fputs("<tr><td>", out);
-            write_op(out, w->op, w->path);
-            fputs("</td><td class=\"n\">", out);
-            if (w->bucket > 0) {
-                cp_svg_value(out, w->bucket, CP_SVG_SIZE);
-                fputs("&ndash;", out);
-                cp_svg_value(out, 2 * w->bucket, CP_SVG_SIZE);
-            } else {
-                fputs("0 B", out);
-            }
-            fputs("</td><td class=\"n\">", out);
-            cp_svg_value(out, w->calls, CP_SVG_COUNT);
-            fputs("</td><td class=\"n\">", out);
-            cp_svg_value(out, w->p50_s, CP_SVG_TIME);
-            fputs("</td><td class=\"n\">", out);
-            cp_svg_value(out, w->calls > 0 ? w->model_time_s / w->calls : NAN,
-                         CP_SVG_TIME);
-            fputs("</td><td class=\"n\">", out);
-            cp_svg_value(out, w->busbw_Bps, CP_SVG_BANDWIDTH);
-            fputs("</td><td class=\"n\">", out);
-            cp_svg_value(out, w->efficiency, CP_SVG_PERCENT);
-            fputs("</td><td class=\"n\">", out);
-            cp_svg_value(out, w->calls > 0 ? w->skew_s / w->calls : NAN,
-                         CP_SVG_TIME);
-            fputs("</td></tr>\n", out);
-        }
-        fputs("</table>\n", out);
-        write_ce_note(out, any_path);
+        write_comm_head(out, r, &r->comms[idx[i]]);
+        write_ce_note(out, write_comm_rows(out, r, idx[i]));
         rp_plot_comm(out, r, idx[i], i + 1);
         rp_plot_skew(out, r, idx[i], i + 1);
     }

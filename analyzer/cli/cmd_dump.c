@@ -97,42 +97,14 @@ static void print_call(enum dump_mode mode, const struct cp_log_header *h,
 }
 
 /* slot: r's own (a link record names its call by the distance back) */
-static void print_other(const struct cp_log_header *h, const char *node,
-                        const union cp_rec *r, uint64_t slot)
+/* A record of the NCCL profiler plugin's kinds (docs/log-format.md, kinds
+ * 6-11), or one of no known kind. */
+static void print_plugin_rec(const struct cp_log_header *h, const char *node,
+                             const union cp_rec *r, uint64_t slot)
 {
-    char name[4 * CP_TAG_VARIANT_LEN + 1]; /* the longer of the two names */
+    char name[4 * CP_TAG_VARIANT_LEN + 1];
 
     switch (r->kind) {
-    case CP_REC_COMM:
-        shown(name, sizeof name, r->comm.name, CP_COMM_NAME_LEN, 0);
-        printf("rank %d node %s comm-event how %u comm %016" PRIx64
-               " parent %016" PRIx64 " nranks %u rank %u color %d key %d "
-               "dev %d name '%s' result %d time %" PRIu64 "\n",
-               h->global_rank, node, r->comm.how, r->comm.comm_id,
-               r->comm.parent_id, r->comm.nranks, r->comm.rank, r->comm.color,
-               r->comm.key, r->comm.cuda_dev, name,
-               r->comm.result, r->comm.time_ns);
-        break;
-    case CP_REC_GROUP:
-        printf("rank %d node %s group %u calls %u result %d start %" PRIu64
-               " dur %.3f us\n",
-               h->global_rank, node, r->group.group, r->group.ncalls,
-               r->group.result, r->group.start_ns,
-               (double)(r->group.end_ns - r->group.start_ns) / 1e3);
-        break;
-    case CP_REC_CLOCK:
-        printf("rank %d node %s clock realtime %" PRIu64 " monotonic %" PRIu64
-               "\n",
-               h->global_rank, node, r->clock.realtime_ns,
-               r->clock.monotonic_ns);
-        break;
-    case CP_REC_GPU:
-        printf("rank %d node %s gpu slot %" PRIu64 " timer %s flags 0x%x "
-               "start %" PRIu64 " dur %.3f us\n",
-               h->global_rank, node, r->gpu.slot,
-               cp_timer_name(r->gpu.timer), r->gpu.flags, r->gpu.start_ns,
-               (double)(r->gpu.end_ns - r->gpu.start_ns) / 1e3);
-        break;
     case CP_REC_NCCL:
         printf("rank %d node %s nccl slot %" PRIu64 " comm %016" PRIx64
                " seq %u nccl_seq %" PRId64 " algo %s proto %s channels %u "
@@ -214,6 +186,47 @@ static void print_other(const struct cp_log_header *h, const char *node,
     default:
         printf("rank %d node %s record kind %u\n", h->global_rank, node,
                r->kind);
+    }
+}
+
+static void print_other(const struct cp_log_header *h, const char *node,
+                        const union cp_rec *r, uint64_t slot)
+{
+    char name[4 * CP_COMM_NAME_LEN + 1];
+
+    switch (r->kind) {
+    case CP_REC_COMM:
+        shown(name, sizeof name, r->comm.name, CP_COMM_NAME_LEN, 0);
+        printf("rank %d node %s comm-event how %u comm %016" PRIx64
+               " parent %016" PRIx64 " nranks %u rank %u color %d key %d "
+               "dev %d name '%s' result %d time %" PRIu64 "\n",
+               h->global_rank, node, r->comm.how, r->comm.comm_id,
+               r->comm.parent_id, r->comm.nranks, r->comm.rank, r->comm.color,
+               r->comm.key, r->comm.cuda_dev, name,
+               r->comm.result, r->comm.time_ns);
+        break;
+    case CP_REC_GROUP:
+        printf("rank %d node %s group %u calls %u result %d start %" PRIu64
+               " dur %.3f us\n",
+               h->global_rank, node, r->group.group, r->group.ncalls,
+               r->group.result, r->group.start_ns,
+               (double)(r->group.end_ns - r->group.start_ns) / 1e3);
+        break;
+    case CP_REC_CLOCK:
+        printf("rank %d node %s clock realtime %" PRIu64 " monotonic %" PRIu64
+               "\n",
+               h->global_rank, node, r->clock.realtime_ns,
+               r->clock.monotonic_ns);
+        break;
+    case CP_REC_GPU:
+        printf("rank %d node %s gpu slot %" PRIu64 " timer %s flags 0x%x "
+               "start %" PRIu64 " dur %.3f us\n",
+               h->global_rank, node, r->gpu.slot,
+               cp_timer_name(r->gpu.timer), r->gpu.flags, r->gpu.start_ns,
+               (double)(r->gpu.end_ns - r->gpu.start_ns) / 1e3);
+        break;
+    default:
+        print_plugin_rec(h, node, r, slot);
     }
 }
 

@@ -416,6 +416,40 @@ static void emit_varint(struct sink *s, uint64_t v)
     emit(s, b, n);
 }
 
+/* A run of never-written slots, when one is pending: its op and count. */
+static void flush_empty(struct sink *s, uint64_t *empty)
+{
+    unsigned char op = CP_PARTIAL_OP_EMPTY;
+
+    if (!*empty)
+        return;
+    emit(s, &op, 1);
+    emit_varint(s, *empty);
+    *empty = 0;
+}
+
+/* A written slot as its kind, a mask of the bytes that differ from p (the
+ * previous slot of its kind) and those bytes xored; p becomes it (unless
+ * p is zeros, the stand-in of kinds past CP_PARTIAL_KINDS). */
+static void encode_slot(struct sink *s, const unsigned char *slot,
+                        unsigned char *p, const unsigned char *zeros)
+{
+    unsigned char changed[REC], head[2] = {CP_PARTIAL_OP_SLOT, slot[0]};
+    uint64_t mask = 0;
+    size_t k, n = 0;
+
+    for (k = 1; k < REC; k++)
+        if (slot[k] != p[k]) {
+            mask |= 1ull << (k - 1);
+            changed[n++] = slot[k] ^ p[k];
+        }
+    emit(s, head, 2);
+    emit_varint(s, mask);
+    emit(s, changed, n);
+    if (p != zeros)
+        memcpy(p, slot, REC);
+}
+
 /* Encode one log (fd at offset 0, header read and checked) into s: its
  * slots from src where it has one (a version-4 log: the slots decoded,
  * never-written runs counted, not expanded; *damage filled and 1
@@ -470,46 +504,22 @@ static int encode_log(int fd, struct cp_slotsrc *src, const char *path,
         fill += got;
         for (; fill - pos >= REC; pos += REC) {
             const unsigned char *slot = buf + pos;
-            unsigned char *p = slot[0] < CP_PARTIAL_KINDS ? prev[slot[0]]
-                                                          : zeros;
-            unsigned char changed[REC];
-            uint64_t mask = 0;
-            size_t k, n = 0;
             e->slots++;
             if (slot[0] == CP_REC_EMPTY) {
                 empty++;
                 continue;
             }
-            if (empty) {
-                unsigned char op = CP_PARTIAL_OP_EMPTY;
-                emit(s, &op, 1);
-                emit_varint(s, empty);
-                empty = 0;
-            }
-            for (k = 1; k < REC; k++)
-                if (slot[k] != p[k]) {
-                    mask |= 1ull << (k - 1);
-                    changed[n++] = slot[k] ^ p[k];
-                }
-            {
-                unsigned char head[2] = {CP_PARTIAL_OP_SLOT, slot[0]};
-                emit(s, head, 2);
-            }
-            emit_varint(s, mask);
-            emit(s, changed, n);
-            if (p != zeros)
-                memcpy(p, slot, REC);
+            flush_empty(s, &empty);
+            encode_slot(s, slot,
+                        slot[0] < CP_PARTIAL_KINDS ? prev[slot[0]] : zeros,
+                        zeros);
         }
         memmove(buf, buf + pos, fill - pos);
         fill -= pos;
         if (got == 0)
             break;
     }
-    if (empty) {
-        unsigned char op = CP_PARTIAL_OP_EMPTY;
-        emit(s, &op, 1);
-        emit_varint(s, empty);
-    }
+    flush_empty(s, &empty);
     if (fill > 0) {
         unsigned char op = CP_PARTIAL_OP_TAIL;
         emit(s, &op, 1);
