@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -167,46 +166,18 @@ static void log_line(const char *dir, const char *msg)
     close(fd);
 }
 
-/* The site's hook, as the plugin runs its alert: no argument, a clean
- * environment, output discarded, killed after ALERT_TIMEOUT_S. */
+/* The site's hook, as the plugin runs its alert: COLLPROF_WATCH_CAUSE,
+ * _MESSAGE and COLLPROF_STEP_DIR. */
 static void run_alert(const char *prog, const char *dir, const char *cause,
                       const char *msg)
 {
     char e_msg[1500], e_dir[4200], e_cause[64];
-    char *envp[] = {(char *)"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:"
-                            "/usr/bin:/sbin:/bin",
-                    e_cause, e_msg, e_dir, NULL};
-    char *argv[] = {(char *)prog, NULL};
-    pid_t pid;
-    int status, i;
+    const char *env[] = {e_cause, e_msg, e_dir, NULL};
 
     snprintf(e_cause, sizeof e_cause, "COLLPROF_WATCH_CAUSE=%s", cause);
     snprintf(e_msg, sizeof e_msg, "COLLPROF_WATCH_MESSAGE=%s", msg);
     snprintf(e_dir, sizeof e_dir, "COLLPROF_STEP_DIR=%s", dir);
-    pid = fork();
-    if (pid == 0) {
-        int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-        if (null >= 0) {
-            dup2(null, 0);
-            dup2(null, 1);
-            dup2(null, 2);
-        }
-        setpgid(0, 0);
-        execve(prog, argv, envp);
-        _exit(127);
-    }
-    if (pid < 0)
-        return;
-    for (i = 0; i < ALERT_TIMEOUT_S * 10; i++) {
-        if (waitpid(pid, &status, WNOHANG) == pid)
-            return;
-        nap(0.1);
-    }
-    kill(-pid, SIGKILL);
-    kill(pid, SIGKILL);
-    waitpid(pid, &status, 0);
-    cp_cli_say(stderr, "collprof watch: %s: killed after %d s", prog,
-               ALERT_TIMEOUT_S);
+    cp_cli_run_hook("watch", prog, env, ALERT_TIMEOUT_S);
 }
 
 /* The metrics into a.metrics: a temporary beside it (O_EXCL, O_NOFOLLOW),

@@ -4,6 +4,11 @@
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <unistd.h>
+#include <time.h>
+#include <sys/wait.h>
+#include <signal.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/resource.h>
 #ifdef __GLIBC__
@@ -97,6 +102,49 @@ int cp_cli_positive_time(const char *cmd, const char *name, const char *text,
     if (!(*v > 0))
         return cp_cli_usage_error(cmd, "%s: must be above 0", name);
     return 0;
+}
+
+void cp_cli_run_hook(const char *cmd, const char *prog,
+                     const char *const *env, unsigned timeout_s)
+{
+    char *envp[8] = {(char *)"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:"
+                             "/usr/bin:/sbin:/bin"};
+    char *argv[] = {(char *)prog, NULL};
+    struct timespec tick = {0, 100000000L};
+    size_t n = 1;
+    unsigned i;
+    pid_t pid;
+    int status;
+
+    while (env && env[n - 1] && n < sizeof envp / sizeof envp[0] - 1) {
+        envp[n] = (char *)env[n - 1];
+        n++;
+    }
+    envp[n] = NULL;
+    pid = fork();
+    if (pid == 0) {
+        int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+        if (null >= 0) {
+            dup2(null, 0);
+            dup2(null, 1);
+            dup2(null, 2);
+        }
+        setpgid(0, 0);
+        execve(prog, argv, envp);
+        _exit(127);
+    }
+    if (pid < 0)
+        return;
+    for (i = 0; i < timeout_s * 10; i++) {
+        if (waitpid(pid, &status, WNOHANG) == pid)
+            return;
+        nanosleep(&tick, NULL);
+    }
+    kill(-pid, SIGKILL);
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    cp_cli_say(stderr, "collprof %s: %s: killed after %u s", cmd, prog,
+               timeout_s);
 }
 
 void cp_cli_say(FILE *to, const char *fmt, ...)

@@ -56,6 +56,15 @@ cp_cli_usage_error(const char *cmd, const char *fmt, ...);
 __attribute__((format(printf, 2, 3))) void cp_cli_say(FILE *to,
                                                       const char *fmt, ...);
 
+/* Run a site's hook: prog (absolute) with no argument and env (NULL-
+ * terminated "KEY=VALUE" strings, PATH put first) as its whole
+ * environment, its output discarded, in a process group of its own that
+ * is killed after timeout_s; waits for it.  A hook killed is said on
+ * stderr ("collprof CMD: PROG: killed after N s").  For watch --alert and
+ * fleet ingest --alert. */
+void cp_cli_run_hook(const char *cmd, const char *prog,
+                     const char *const *env, unsigned timeout_s);
+
 /* Open the input path (a directory, or a file's directory) once for the
  * rest of the command (cp_path_anchor): the command reads and writes in
  * it by that descriptor, never through a link another user could put in

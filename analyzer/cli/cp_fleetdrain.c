@@ -2,14 +2,10 @@
  * and nodes. */
 #include "config.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -118,43 +114,14 @@ static void run_hook(const char *prog, const char *kind, const char *subject,
                      const char *verdict, const char *db)
 {
     char e_kind[64], e_subj[640], e_verdict[64], e_db[4200];
-    char *envp[] = {(char *)"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:"
-                            "/usr/bin:/sbin:/bin",
-                    e_kind, e_subj, e_verdict, e_db, NULL};
-    char *argv[] = {(char *)prog, NULL};
-    struct timespec tick = {0, 100000000L};
-    pid_t pid;
-    int status, i;
+    const char *env[] = {e_kind, e_subj, e_verdict, e_db, NULL};
 
     snprintf(e_kind, sizeof e_kind, "COLLPROF_FLEET_KIND=%s", kind);
     snprintf(e_subj, sizeof e_subj, "COLLPROF_FLEET_SUBJECT=%s", subject);
     snprintf(e_verdict, sizeof e_verdict, "COLLPROF_FLEET_VERDICT=%s",
              verdict);
     snprintf(e_db, sizeof e_db, "COLLPROF_FLEET_DB=%s", db);
-    pid = fork();
-    if (pid == 0) {
-        int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-        if (null >= 0) {
-            dup2(null, 0);
-            dup2(null, 1);
-            dup2(null, 2);
-        }
-        setpgid(0, 0);
-        execve(prog, argv, envp);
-        _exit(127);
-    }
-    if (pid < 0)
-        return;
-    for (i = 0; i < HOOK_TIMEOUT_S * 10; i++) {
-        if (waitpid(pid, &status, WNOHANG) == pid)
-            return;
-        nanosleep(&tick, NULL);
-    }
-    kill(-pid, SIGKILL);
-    kill(pid, SIGKILL);
-    waitpid(pid, &status, 0);
-    cp_cli_say(stderr, "collprof fleet ingest: %s: killed after %d s", prog,
-               HOOK_TIMEOUT_S);
+    cp_cli_run_hook("fleet ingest", prog, env, HOOK_TIMEOUT_S);
 }
 
 /* Record the alert of kind/subject; 1 when it is new (the hook is due),
