@@ -1,4 +1,5 @@
-/* cmd_watch.c - collprof watch: a running job's hang named while it hangs. */
+/* cmd_watch.c - collprof watch: a running job's hang, slowdown or straggler
+ * named while it runs; one watcher per node, one leading. */
 #include "config.h"
 
 #include <errno.h>
@@ -83,9 +84,8 @@ static void usage(FILE *out)
             "  -q, --quiet       nothing on stderr but errors (watch.log is\n"
             "                    still written)\n"
             "\n"
-            "Exit status: 0, 3 a hang or slowdown was named (with --once), 1 an\n"
-            "error,\n"
-            "2 usage.\n",
+            "Exit status: 0, 3 a hang, slowdown or straggler was named (with\n"
+            "--once), 1 an error, 2 usage.\n",
             ALERT_TIMEOUT_S);
 }
 
