@@ -168,6 +168,11 @@ ok(len(keys) == len(set(keys)), "no series twice (%d samples)" % len(keys))
 bw = [s for s in samples if s.name == "collprof_busbw_bytes_per_second"]
 ok(bw and all(s.value > 0 for s in bw) and any(s.labels["communicator"].startswith("tp") for s in bw),
    "busbw per communicator, every one above 0 (%s)" % sorted({s.labels["communicator"] for s in bw}))
+ok({s.labels.get("link") for s in bw} == {"intra", "inter"},
+   "busbw by link class: intra (a node's own) and inter (%s)" % sorted({(s.labels["communicator"], s.labels.get("link")) for s in bw}))
+named = {s.labels.get("kind"): s.value for s in samples if s.name == "collprof_findings_named_total"}
+ok(named == {"hang": 0, "slowdown": 0, "straggler": 0},
+   "causes named by kind, each 0 (%s)" % named)
 dash = json.load(open(sys.argv[2]))
 used = set()
 def walk(o):
@@ -189,7 +194,7 @@ PY
     tab=$(printf '\t')
     while IFS="$tab" read -r st name; do ok "$st" "$name"; done <"$m/checks"
 else
-    skip 6 "python3-prometheus-client not installed"
+    skip 8 "python3-prometheus-client not installed"
 fi
 
 # ---- one watcher per node, the lead judging from the others' states ---------
