@@ -308,7 +308,27 @@ static int said_before(struct said *s, const char *headline)
     return 0;
 }
 
-/* Say msg (one cause, named once): stderr, watch.log, the hook. */
+/* The hook's rate: at most HOOK_BURST runs in any HOOK_WINDOW seconds
+ * (each cause is said once, but a job can have many). */
+#define HOOK_BURST 5
+#define HOOK_WINDOW 600
+#define HOOK_BURST_S "5"
+#define HOOK_WINDOW_S "600"
+
+static int hook_allowed(void)
+{
+    static time_t runs[HOOK_BURST];
+    static size_t next;
+    time_t now = time(NULL);
+
+    if (runs[next] && now - runs[next] < HOOK_WINDOW)
+        return 0;
+    runs[next] = now;
+    next = (next + 1) % HOOK_BURST;
+    return 1;
+}
+
+/* Say msg (one cause, named once): stderr, watch.log, syslog, the hook. */
 static void say(const char *dir, const struct wargs *a, const char *cause,
                 const char *text)
 {
@@ -322,8 +342,12 @@ static void say(const char *dir, const struct wargs *a, const char *cause,
         fprintf(stderr, "%s\n", shown);
     if (a->syslog)
         syslog(LOG_USER | LOG_WARNING, "%s", shown);
-    if (a->alert)
+    if (a->alert && hook_allowed())
         run_alert(a->alert, dir, cause, shown);
+    else if (a->alert)
+        log_line(dir, "collprof watch: the alert hook held back for the "
+                      "line above (at most " HOOK_BURST_S " runs in "
+                      HOOK_WINDOW_S " s)");
 }
 
 /* What the loop asks the analysis, and what it has named so far. */

@@ -72,6 +72,23 @@ grep -q 'HUNG in allreduce seq 11 on world: rank 2 (n2) never arrived (inside al
 ok $? "a rank stuck inside allreduce 10: named as inside it ($(cat "$work/inside/logs/watch.log" 2>/dev/null))"
 ok $([ $w_rc -eq 0 ]; echo $?) "... watch exit 0 ($w_rc)"
 
+# ---- a rank inside another communicator's collective ----------------------
+# 3d on 8 ranks: rank 1 never returns from an allreduce on its data-parallel
+# communicator; the others wait for it elsewhere
+d=$work/other
+mkdir -p "$d/logs"
+printf 'hang rank=1 in=allreduce after=20\n' >"$d/plant.topo"
+"$collprof" record -q -o "$d/logs" -- "$simrun" -n 8 --nodes 2 --timeout 20 \
+    --topo "$d/plant.topo" -- "$train_sim" --pattern 3d --steps 3 --quiet \
+    >"$d/rec.out" 2>&1 &
+rec=$!
+timeout 60 "$collprof" watch -q --interval 250ms --hang-after ${HANG_AFTER}s \
+    --exit-with $rec "$d/logs" >"$d/out" 2>"$d/err"
+wait $rec
+grep -q 'collprof watch: HUNG in .* rank 1 (n1) never arrived (inside allreduce seq [0-9]* on dp1)$' \
+    "$d/logs/watch.log" 2>/dev/null && [ "$(grep -c HUNG "$d/logs/watch.log")" -eq 1 ]
+ok $? "a rank inside another communicator's allreduce: named, once ($(cat "$d/logs/watch.log" 2>/dev/null))"
+
 # ---- a run that slows down at 8 s (its only link at a tenth) --------------------
 job slow "nodes 2
 intra latency=5us bandwidth=500MB/s
