@@ -35,9 +35,10 @@
  * linked log writer fails, which the writer handles: the writing thread
  * encodes the ring into the stream when it is full).  One process writing
  * 1,000 logs would otherwise run 1,000 log threads, each of which wakes
- * every 2 ms; a job's ranks have one each, on 125 nodes.  With it, give a
- * --ring small enough that the stream grows about as often as the log
- * thread's (at least once a second).
+ * every 2 ms; a job's ranks have one each, on 125 nodes.  Its ring is
+ * then, unless --ring says, the largest power of two (64 to 16384) of at
+ * most a second of a log's calls: the stream grows about once a second,
+ * as the log thread's flushes it (at least once a second).
  *
  * usage: watch_feed [--logs N] [--world N] [--first-rank G]
  *            [--ranks-per-node R] [--rate CALLS/S] [--duration S]
@@ -127,7 +128,6 @@ struct rank {
     uint32_t seq_world, seq_tp, seq_send, seq_recv;
     uint32_t group;
     uint64_t group_start;
-    uint64_t next_clock_ns;     /* monotonic */
 };
 
 struct job {
@@ -331,7 +331,6 @@ static int open_logs(struct job *j, const char *dir, uint32_t ring)
                     r->log->path);
             return -1;
         }
-        r->next_clock_ns = clock_u64(CLOCK_MONOTONIC) + 1000000000u;
     }
     return 0;
 }
@@ -436,7 +435,7 @@ int main(int argc, char **argv)
     double duration = 10, settle = 10, backlog_max = 0, seen = -1;
     double caught_up = -1, late_max = 0;
     uint32_t ring = 0;
-    uint64_t written = 0, t0, t_end, next_sample;
+    uint64_t written = 0, t0, t_end, next_sample, next_clock;
     pid_t job_pid = -1, watcher = -1;
     int job_fd = -1, i, rc = 0, wstatus = 0, wrc = -1;
     struct rusage self, wru;
@@ -505,6 +504,13 @@ int main(int argc, char **argv)
     j.period_ns = (uint64_t)((double)j.logs / j.rate * 1e9);
     if (j.period_ns < 2)
         j.period_ns = 2;
+    if (no_log_thread && !ring) {
+        /* the writer encodes when the ring is full: a ring of at most a
+         * second of a log's calls, as the log thread's flush */
+        double per_log = j.rate / j.logs;
+        for (ring = 64; ring < 16384 && 2.0 * ring <= per_log; ring *= 2)
+            ;
+    }
     if (!(j.r = calloc((size_t)j.logs, sizeof *j.r))) {
         fprintf(stderr, "watch_feed: out of memory\n");
         return 1;
@@ -527,6 +533,7 @@ int main(int argc, char **argv)
     j.t0_real = clock_u64(CLOCK_REALTIME);
     t_end = t0 + (uint64_t)(duration * 1e9);
     next_sample = t0 + 1000000000u;
+    next_clock = t0 + 1000000000u;
     for (;;) {
         uint64_t now = clock_u64(CLOCK_MONOTONIC), due;
         if (now >= t_end)
@@ -546,14 +553,14 @@ int main(int argc, char **argv)
         }
         if (now >= t_end)
             break;
-        for (i = 0; i < j.logs; i++)
-            if (now >= j.r[i].next_clock_ns) {
+        if (now >= next_clock) { /* a clock record a second per log */
+            for (i = 0; i < j.logs; i++)
                 if (put_clock(&j.r[i]) < 0) {
                     rc = 1;
                     goto out;
                 }
-                j.r[i].next_clock_ns += 1000000000u;
-            }
+            next_clock += 1000000000u;
+        }
         if (metrics && now >= next_sample) {
             double c = metrics_calls(metrics);
             if (c >= 0 && (double)written - c > backlog_max)
