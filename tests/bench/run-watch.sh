@@ -38,6 +38,8 @@ steps=${CP_BENCH_WATCH_STEPS:-150}
 for f in "$cp" "$simrun" "$train_sim" "$feed"; do
     [ -x "$f" ] || { echo "== watch: skipped ($f not built)"; exit 0; }
 done
+python3 -c 'import os; os.waitstatus_to_exitcode' 2>/dev/null ||
+    { echo "== watch: skipped (python 3.9 or later needed)"; exit 0; }
 t=$(mktemp -d /tmp/cp-bench-watch-XXXXXX)
 trap 'rm -rf "$t"' EXIT INT TERM
 echo "== watch: what collprof watch costs (load: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs)"

@@ -28,8 +28,8 @@
  * the end every log is closed (the job's ranks exit), and the metrics are
  * read until they count every call written (or --settle seconds pass):
  * whether the watcher kept up, and how long after the last call it had
- * read them all.  Then JOB ends, the watcher takes its last
- * look and exits, and its CPU time comes from wait4.
+ * read them all.  Then JOB ends, the watcher takes its last look and
+ * exits, and its CPU time comes from wait4.
  *
  * --no-log-thread: the logs get no log thread (pthread_create of the
  * linked log writer fails, which the writer handles: the writing thread
@@ -425,13 +425,13 @@ static void usage(void)
             "usage: watch_feed [--logs N] [--world N] [--first-rank G]\n"
             "           [--ranks-per-node R] [--rate CALLS/S] [--duration S]\n"
             "           [--ring CELLS] [--no-log-thread] [--collprof PATH\n"
-            "           --interval S --metrics FILE] [--settle S] DIR\n");
+            "           --interval T --metrics FILE] [--settle S] DIR\n");
 }
 
 int main(int argc, char **argv)
 {
     struct job j;
-    const char *dir = NULL, *collprof = NULL, *interval = "1", *metrics = NULL;
+    const char *dir = NULL, *collprof = NULL, *interval = "1s", *metrics = NULL;
     double duration = 10, settle = 10, backlog_max = 0, seen = -1;
     double caught_up = -1, late_max = 0;
     uint32_t ring = 0;
