@@ -431,7 +431,8 @@ static void usage(void)
 int main(int argc, char **argv)
 {
     struct job j;
-    const char *dir = NULL, *collprof = NULL, *interval = "1s", *metrics = NULL;
+    const char *dir = NULL, *collprof = NULL, *interval = "1s";
+    const char *metrics = NULL;
     double duration = 10, settle = 10, backlog_max = 0, seen = -1;
     double caught_up = -1, late_max = 0;
     uint32_t ring = 0;
