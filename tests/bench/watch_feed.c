@@ -73,7 +73,7 @@
 
 #include "cp_logwrite.h"
 
-/* ---- the log thread, or none ---------------------------------------------- */
+/* ---- the log thread, or none -------------------------------------------- */
 
 static int no_log_thread;
 
@@ -90,7 +90,7 @@ int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *a,
     return __real_pthread_create(t, a, fn, arg);
 }
 
-/* ---- clocks ---------------------------------------------------------------- */
+/* ---- clocks ------------------------------------------------------------- */
 
 static uint64_t clock_u64(clockid_t clk)
 {
@@ -113,7 +113,7 @@ static void nap_ns(uint64_t ns)
         ;
 }
 
-/* ---- the job ---------------------------------------------------------------- */
+/* ---- the job ------------------------------------------------------------ */
 
 #define STEP_CALLS 8
 #define COMM_WORLD UINT64_C(0x5eed00000000a11d)
@@ -141,7 +141,8 @@ struct job {
 
 static uint32_t rnd(struct job *j)
 {
-    j->rng = j->rng * UINT64_C(6364136223846793005) + UINT64_C(1442695040888963407);
+    j->rng = j->rng * UINT64_C(6364136223846793005) +
+             UINT64_C(1442695040888963407);
     return (uint32_t)(j->rng >> 33);
 }
 
@@ -335,7 +336,7 @@ static int open_logs(struct job *j, const char *dir, uint32_t ring)
     return 0;
 }
 
-/* ---- the watcher -------------------------------------------------------------- */
+/* ---- the watcher -------------------------------------------------------- */
 
 /* The calls the watcher's metrics count (the sum of collprof_calls_total),
  * -1 when there is no file yet. */
