@@ -2,8 +2,10 @@
  * as the job's user, the shim put in front of every task's LD_PRELOAD, the
  * node's port snapshots at the step's start and end, the node's partial
  * (collprof reduce: this node's rank logs in one file, made on every node at
- * once, which the analysis at the step's end reads instead of the logs), and
- * the end of the batch step (which has no srun to do it).
+ * once, which the analysis at the step's end reads instead of the logs), the
+ * node's live watcher (collprof watch --node, watch=yes: started with the
+ * first task, stopped when the last has exited), and the end of the batch
+ * step (which has no srun to do it).
  *
  * init and init_post_opt run as root and only parse; user_init runs with
  * euid = the user (checked) and makes the step directory; task_init runs in
@@ -33,6 +35,7 @@
 
 #define PORTS_TIMEOUT_S 15
 #define CLEANUP_TIMEOUT_S 30
+#define WATCH_GRACE_MS 2000 /* a watcher's time to remove its metrics */
 #define CLEAN_PATH "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 /* What this slurmstepd learnt of its step for the end. */
@@ -46,6 +49,8 @@ static struct {
     int stepdir_made; /* user_init made and checked the step directory */
     int stepdir_fd;   /* ... and this is it, open until slurmstepd ends:
                          every later use goes through it */
+    pid_t watch_pid;  /* this node's collprof watch, 0: none */
+    int watch_tried;  /* started once per step, whatever came of it */
 } here;
 
 /* A value of the job's environment, checked like the user's option (it is
@@ -460,20 +465,130 @@ static void reduce_node(void)
     }
 }
 
+/* ---- the live watch ----------------------------------------------------- */
+
+/* The watcher's argv into argv (at least WATCH_ARGS entries), its numbers
+ * and paths into the buffers of w. */
+#define WATCH_ARGS 28
+struct watch_text {
+    char interval[16], hang_after[16], exit_with[24], step[48];
+    char metrics[CP_ARGS_PATH_MAX + 128];
+};
+
+static void watch_argv(const char **argv, struct watch_text *w, int lead)
+{
+    const struct cp_site *site = &cp_plugin.site;
+    int n = 0;
+
+    snprintf(w->interval, sizeof w->interval, "%u", site->watch_interval_s);
+    snprintf(w->hang_after, sizeof w->hang_after, "%u", site->hang_after_s);
+    /* slurmstepd: the watcher ends with it, whatever happens to us */
+    snprintf(w->exit_with, sizeof w->exit_with, "%ld", (long)getpid());
+    cp_spank_step_name(w->step, sizeof w->step);
+    argv[n++] = site->collprof;
+    argv[n++] = "watch";
+    argv[n++] = "-q";
+    argv[n++] = "--node";
+    argv[n++] = here.node;
+    if (lead)
+        argv[n++] = "--lead";
+    argv[n++] = "--exit-with";
+    argv[n++] = w->exit_with;
+    argv[n++] = "--interval";
+    argv[n++] = w->interval;
+    argv[n++] = "--hang-after";
+    argv[n++] = w->hang_after;
+    if (site->alert[0]) {
+        argv[n++] = "--alert";
+        argv[n++] = site->alert;
+    }
+    if (site->syslog)
+        argv[n++] = "--syslog";
+    /* a node name is one path component (cp_text_check refused controls) */
+    if (site->metrics_dir[0] && !strchr(here.node, '/') &&
+        snprintf(w->metrics, sizeof w->metrics, "%s/collprof-%s-%s.prom",
+                 site->metrics_dir, w->step, here.node) <
+            (int)sizeof w->metrics) {
+        argv[n++] = "--metrics";
+        argv[n++] = w->metrics;
+    }
+    if (lead && site->on_hang != CP_ON_HANG_NONE) {
+        argv[n++] = "--on-hang";
+        argv[n++] = cp_on_hang_name(site->on_hang);
+        argv[n++] = "--slurm-step";
+        argv[n++] = w->step;
+    }
+    argv[n++] = "."; /* the step directory (user_creds) */
+    argv[n] = NULL;
+}
+
+/* collprof watch on this node (docs/watch.md, "Under Slurm"), as the job's
+ * user, in the step directory, with PATH alone: it follows this node's
+ * logs, and on the step's first node (the lead) judges the whole step.  It
+ * runs until the node's last task has exited (stop_watcher), or slurmstepd
+ * has (--exit-with, and PDEATHSIG: task_post_fork runs in slurmstepd's
+ * main thread, which lives as long as it).  One that does not start costs
+ * a log line, never the step. */
+static void start_watcher(spank_t sp)
+{
+    char *envp[] = {(char *)CLEAN_PATH, NULL};
+    const char *argv[WATCH_ARGS];
+    struct watch_text w;
+    struct cp_run r;
+    char name[48];
+    pid_t pid;
+
+    if (here.watch_tried || !here.stepdir_made ||
+        !cp_request_watch(&cp_plugin.request, &cp_plugin.site))
+        return;
+    here.watch_tried = 1;
+    cp_spank_step_name(name, sizeof name);
+    if (!here.node[0]) {
+        /* the logs' node is SLURMD_NODENAME: without it, nothing to follow */
+        cp_spank_verbose("job %s: no SLURMD_NODENAME; no collprof watch",
+                         name);
+        return;
+    }
+    watch_argv(argv, &w, first_node(sp));
+    user_creds(&r);
+    r.argv = argv;
+    r.envp = envp;
+    pid = cp_run_start(&r);
+    if (pid < 0) {
+        cp_spank_verbose("job %s: collprof watch on %s: %s", name, here.node,
+                         strerror(r.exec_errno ? r.exec_errno : errno));
+        return;
+    }
+    here.watch_pid = pid;
+    cp_spank_verbose("job %s: collprof watch on %s started (pid %ld)", name,
+                     here.node, (long)pid);
+}
+
+/* SIGTERM to the watcher's group, SIGKILL after the grace; reaped. */
+static void stop_watcher(void)
+{
+    if (here.watch_pid <= 0)
+        return;
+    (void)cp_run_stop(here.watch_pid, WATCH_GRACE_MS);
+    here.watch_pid = 0;
+}
+
 /* The start snapshot: before the first task runs (task_post_fork precedes
- * the exec of every task of this node). */
+ * the exec of every task of this node); then the node's watcher. */
 int cp_stepd_task_post_fork(spank_t sp, int ac, char **av)
 {
-    (void)sp, (void)ac, (void)av;
+    (void)ac, (void)av;
     if (!cp_plugin.loaded || !cp_plugin.active || here.ports_start)
         return 0;
     here.ports_start = 1;
     ports_snapshot("start");
+    start_watcher(sp);
     return 0;
 }
 
 /* The end snapshot: when the node's last task has exited, before slurmstepd
- * tells srun so, so that srun's analysis finds every node's snapshot. */
+ * tells srun so, so that srun's analysis finds every node's snapshot.  The
+ * watcher has nothing left to watch by then: it goes first. */
 int cp_stepd_task_exit(spank_t sp, int ac, char **av)
 {
     (void)sp, (void)ac, (void)av;
@@ -482,6 +597,7 @@ int cp_stepd_task_exit(spank_t sp, int ac, char **av)
     here.tasks_exited++;
     if (here.ports_start && !here.ports_end && here.local_tasks &&
         here.tasks_exited >= here.local_tasks) {
+        stop_watcher();
         here.ports_end = 1;
         ports_snapshot("end");
         reduce_node();
@@ -671,6 +787,7 @@ static void spool_step(spank_t sp)
 int cp_stepd_exit(spank_t sp, int ac, char **av)
 {
     (void)ac, (void)av;
+    stop_watcher(); /* tasks that never reported their exit */
     /* a step that failed before user_init has no directory to finish (and
      * no `collprof analyze "" -o ""` is run) */
     if (!cp_plugin.loaded || !cp_plugin.active || !here.stepdir_made ||

@@ -1,0 +1,155 @@
+#!/bin/sh
+# watch.sh - the live watch on the real Slurm cluster (tests/slurm/cluster.sh):
+# with watch=yes, slurmstepd starts `collprof watch --node NODE` on every node
+# of a profiled step as the job's user, the first node's with --lead
+# (docs/watch.md, "Under Slurm").  The planted hang of hang.sh (rank 1 stops
+# calling after its 30th collective) is named in the step directory's
+# watch.log and in syslog within hang_after + 10 s of its start, once; with
+# on_hang=cancel the lead cancels the step itself, long before its time
+# limit, and srun's report names the same hang.  A healthy run gets no line;
+# a watcher killed mid-run costs the job nothing; after every step no
+# watcher of the user is left.  Root only (skips else); about four minutes.
+. "$top_srcdir/tests/tap.sh"
+. "$top_srcdir/tests/slurm/lib.sh"
+
+steps=$BASE/steps
+hang_after=15
+cd "$BASE/tmp" || exit 1
+syslog_start
+uid=$(id -u "$TEST_USER")
+
+printf 'hang rank=1 after=30\n' >"$BASE/hang.topo"
+chmod 644 "$BASE/hang.topo"
+hung_re='HUNG in allreduce seq 30 on world: rank 1 .*never arrived'
+
+# the test user's collprof watch processes, "PID ARGS" each
+watchers() { ps -u "$uid" -o pid=,args= 2>/dev/null | grep '[c]ollprof watch'; }
+
+# no_watcher_left WHAT: none of the user's watchers within 10 s of the end
+no_watcher_left() {
+    i=0
+    while [ $i -lt 100 ] && [ -n "$(watchers)" ]; do
+        sleep 0.1; i=$((i + 1))
+    done
+    left=$(watchers)
+    [ -n "$left" ] && echo "$left" | sed 's/^/#   left: /'
+    ok $([ -z "$left" ]; echo $?) "$1: no collprof watch of the user is left"
+}
+
+# job_started: the test user's running job id once it runs (30 s at most),
+# and t0 its start, to the second
+job_started() {
+    jid="" i=0
+    while [ $i -lt 300 ] && [ -z "$jid" ]; do
+        jid=$(squeue -h -t R -o %i -u "$TEST_USER" 2>/dev/null | head -n 1)
+        [ -z "$jid" ] && sleep 0.1
+        i=$((i + 1))
+    done
+    t0=$(date +%s)
+}
+
+# ---- a. a hung step: watch.log and syslog name the hang, once -------------
+plugstack watch=yes watch_interval=2 hang_after=$hang_after syslog=yes \
+    analyze_timeout=60
+as_user env $run_env SIMNCCL_TOPO="$BASE/hang.topo" \
+    srun --collprof --time=2 -N2 -n4 "$TSIM" --pattern ddp --steps 100000 \
+    --quiet >a.out 2>a.err &
+srun_pid=$!
+job_started
+dir=$steps/collprof-$jid.0
+ok $([ -n "$jid" ]; echo $?) "a hung step runs (job ${jid:-none})"
+i=0 took=""
+while [ -n "$jid" ] && [ $i -lt 600 ]; do
+    if [ "$(count_lines "$dir/watch.log" "$hung_re")" -gt 0 ]; then
+        took=$(( $(date +%s) - t0 )); break
+    fi
+    sleep 0.1; i=$((i + 1))
+done
+watchers | sed 's/^/#   watcher: /'
+sed 's/^/#   watch.log: /' "$dir/watch.log" 2>/dev/null
+ok $([ -n "$took" ] && [ "$took" -le $((hang_after + 10)) ]; echo $?) \
+    "watch.log names the hang within hang_after+10 s of the job's start (${took:-never} s)"
+sleep 6 # three more looks
+n=$(count_lines "$dir/watch.log" "$hung_re")
+ok $([ "$n" -eq 1 ]; echo $?) "... said once ($n lines)"
+if [ -n "$syslog_pid" ]; then
+    check "syslog: the hang" grep -q -E "$hung_re" "$BASE/syslog.txt"
+else
+    diag "syslog: not checked, /dev/log belongs to a running syslog daemon"
+fi
+[ -n "$jid" ] && scancel "$jid"
+wait $srun_pid
+no_watcher_left "the hung step cancelled"
+
+# ---- b. on_hang=cancel: the lead watcher cancels the step ------------------
+plugstack watch=yes watch_interval=2 hang_after=$hang_after on_hang=cancel \
+    analyze_timeout=60
+t0=$(date +%s)
+as_user env $run_env SIMNCCL_TOPO="$BASE/hang.topo" \
+    srun --collprof --time=2 -N2 -n4 "$TSIM" --pattern ddp --steps 100000 \
+    --quiet >b.out 2>b.err
+rc=$?
+took=$(( $(date +%s) - t0 ))
+sed 's/^/#   stderr: /' b.err
+ok $([ $rc -ne 0 ] && [ $took -lt 90 ]; echo $?) \
+    "on_hang=cancel: the step ends well before its 2 min limit (rc $rc after ${took} s)"
+first=$(grep '^collprof: job ' b.err | head -n 1)
+echo "$first" | grep -q -E '^collprof: job [0-9]+\.0: HUNG in allreduce seq 30 on world: rank 1 \(n1\) never arrived'
+ok $? "srun's verdict names the same hang ($first)"
+j=$(echo "$first" | sed -n 's/^collprof: job \([0-9]*\.0\): .*/\1/p')
+dir=$steps/collprof-$j
+sed 's/^/#   watch.log: /' "$dir/watch.log" 2>/dev/null
+python3 - "$dir/report.json" <<'PY'
+import json, sys
+try:
+    r = json.load(open(sys.argv[1]))
+except (OSError, ValueError) as e:
+    print("# report.json: %s" % e)
+    sys.exit(1)
+h = [f for f in r["findings"] if f["kind"] == "hang"]
+print("# hang findings: %s" % [(f["ranks"], f["evidence"].get("communicator"),
+                               f["evidence"].get("seq")) for f in h])
+sys.exit(0 if h and h[0]["ranks"] == [1] and h[0]["evidence"]["seq"] == 30
+         else 1)
+PY
+ok $? "report.json: the hang of rank 1 at world seq 30"
+n=$(count_lines "$dir/watch.log" "$hung_re")
+ok $([ "$n" -eq 1 ]; echo $?) "watch.log has the hang's line ($n)"
+no_watcher_left "the step cancelled by its watcher"
+
+# ---- d. a healthy run: no line, no watcher left ----------------------------
+plugstack watch=yes watch_interval=2 hang_after=$hang_after
+t0=$(date +%s)
+as_user env $run_env srun --collprof -N2 -n4 "$TSIM" --pattern ddp \
+    --steps 600 --quiet >d.out 2>d.err
+rc=$?
+took=$(( $(date +%s) - t0 ))
+sed 's/^/#   stderr: /' d.err
+ok $([ $rc -eq 0 ]; echo $?) "a healthy run with watch=yes: rc 0 (${took} s)"
+j=$(sed -n 's/^collprof: job \([0-9]*\.0\): .*/\1/p' d.err | head -n 1)
+dir=$steps/collprof-$j
+sed 's/^/#   watch.log: /' "$dir/watch.log" 2>/dev/null
+n=$(cat "$dir/watch.log" 2>/dev/null | wc -l)
+ok $([ -n "$j" ] && [ "$n" -eq 0 ]; echo $?) "... watch.log has no line ($n)"
+no_watcher_left "the healthy run"
+
+# ---- e. a watcher killed mid-run costs the job nothing ---------------------
+as_user env $run_env srun --collprof -N2 -n4 "$TSIM" --pattern ddp \
+    --steps 400 --quiet >e.out 2>e.err &
+srun_pid=$!
+victim="" i=0
+while [ $i -lt 300 ] && [ -z "$victim" ]; do
+    victim=$(watchers | grep -- '--node n2 ' | awk '{print $1}' | head -n 1)
+    [ -z "$victim" ] && sleep 0.1
+    i=$((i + 1))
+done
+sleep 3
+[ -n "$victim" ] && kill -KILL "$victim"
+ok $([ -n "$victim" ]; echo $?) "the watcher of n2 found and killed (pid ${victim:-none})"
+wait $srun_pid
+rc=$?
+sed 's/^/#   stderr: /' e.err
+ok $([ $rc -eq 0 ]; echo $?) "... the job still ends rc 0"
+check "... with its report" grep -q 'report\.json' e.err
+no_watcher_left "the run whose watcher was killed"
+done_testing
