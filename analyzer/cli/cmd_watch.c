@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -23,7 +24,12 @@
 
 #define EXIT_HUNG 3
 #define ALERT_TIMEOUT_S 30
-#define HEADLINES_MAX 64 /* hangs remembered, each said once */
+#define HEADLINES_MAX 64 /* causes remembered, each said once */
+#define ACTION_TIMEOUT_S 60 /* scancel, scontrol requeue */
+#define STRAGGLER_WINDOW 32 /* a communicator's newest instances judged */
+#define STRAGGLER_SHARE 0.6 /* last at this share of them */
+#define STRAGGLER_SPREAD_NS 1000000ull /* by a median spread of 1 ms */
+#define STRAGGLER_EVERY_S 60.0 /* the analysis asked at most this often */
 
 static void usage(FILE *out)
 {
@@ -60,6 +66,19 @@ static void usage(FILE *out)
             "                    Prometheus's text format (node_exporter's\n"
             "                    textfile collector: FILE ends in .prom), whole\n"
             "                    or not at all; removed when the watch ends\n"
+            "  --node NAME       follow only the logs written on node NAME and\n"
+            "                    publish its state in DIR/watch-NAME.state at\n"
+            "                    each look, for the lead; names nothing itself\n"
+            "  --lead            (with --node) also read the other nodes' states\n"
+            "                    and judge for the whole job\n"
+            "  --on-hang ACTION  after a hang is named and written: cancel (scancel\n"
+            "                    JOB.STEP) or requeue (scontrol requeue JOB); needs\n"
+            "                    --slurm-step\n"
+            "  --slurm-step J.S  the Slurm job and step watched\n"
+            "  --syslog          each line said also to syslog\n"
+            "  --top             one screen per second on stdout: per communicator\n"
+            "                    the calls in flight and their age, busbw, the\n"
+            "                    ranks last to arrive, the last alert\n"
             "  --once            look once, judge, and exit\n"
             "  -q, --quiet       nothing on stderr but errors (watch.log is\n"
             "                    still written)\n"
@@ -70,12 +89,27 @@ static void usage(FILE *out)
             ALERT_TIMEOUT_S);
 }
 
+enum on_hang { ON_HANG_NONE = 0, ON_HANG_CANCEL, ON_HANG_REQUEUE };
+
 struct wargs {
     double interval_s, hang_after_s, slow_after_s;
     const char *alert, *metrics;
     long exit_with;
     int once, quiet;
+    const char *node;
+    int lead, syslog, top;
+    enum on_hang on_hang;
+    char slurm_job[32], slurm_step[64]; /* "J", "J.S" */
 };
+
+/* SIGTERM, SIGINT, SIGHUP: one last look, then the end */
+static volatile sig_atomic_t stopping;
+
+static void on_stop(int sig)
+{
+    (void)sig;
+    stopping = 1;
+}
 
 static int take(int c, const char *arg, void *ctx)
 {
@@ -111,6 +145,35 @@ static int take(int c, const char *arg, void *ctx)
                                       "absolute path", arg) ? -1 : 0;
         a->metrics = arg;
         return 0;
+    case 'n':
+        a->node = arg;
+        return 0;
+    case 'L': a->lead = 1; return 0;
+    case 'y': a->syslog = 1; return 0;
+    case 't': a->top = 1; return 0;
+    case 'A':
+        if (strcmp(arg, "cancel") == 0)
+            a->on_hang = ON_HANG_CANCEL;
+        else if (strcmp(arg, "requeue") == 0)
+            a->on_hang = ON_HANG_REQUEUE;
+        else if (strcmp(arg, "none") == 0)
+            a->on_hang = ON_HANG_NONE;
+        else
+            return cp_cli_usage_error("watch", "--on-hang %s: cancel, requeue "
+                                      "or none", arg) ? -1 : 0;
+        return 0;
+    case 'J': {
+        unsigned long j, st = 0;
+        int n = 0;
+        if ((sscanf(arg, "%lu%n", &j, &n) != 1 || arg[n] != '.' ||
+             sscanf(arg + n + 1, "%lu%n", &st, &n) != 1) ||
+            strspn(arg, "0123456789.") != strlen(arg) || j == 0)
+            return cp_cli_usage_error("watch", "--slurm-step %s: JOB.STEP, "
+                                      "two numbers", arg) ? -1 : 0;
+        snprintf(a->slurm_job, sizeof a->slurm_job, "%lu", j);
+        snprintf(a->slurm_step, sizeof a->slurm_step, "%lu.%lu", j, st);
+        return 0;
+    }
     case 'o': a->once = 1; return 0;
     case 'q': a->quiet = 1; return 0;
     default: return -1;
@@ -129,7 +192,7 @@ static void nap(double s)
 {
     struct timespec t = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
 
-    while (nanosleep(&t, &t) < 0 && errno == EINTR)
+    while (!stopping && nanosleep(&t, &t) < 0 && errno == EINTR)
         ;
 }
 
@@ -212,6 +275,8 @@ static void write_metrics(struct cp_watch *w, const struct wargs *a,
     }
 }
 
+static char last_said[1400]; /* for --top */
+
 struct said {
     char *line[HEADLINES_MAX];
     size_t n;
@@ -251,30 +316,95 @@ static void say(const char *dir, const struct wargs *a, const char *cause,
 
     snprintf(msg, sizeof msg, "collprof watch: %s", text);
     cp_text_shown(shown, sizeof shown, msg, strlen(msg), 0);
+    snprintf(last_said, sizeof last_said, "%s", shown);
     log_line(dir, shown);
-    if (!a->quiet)
+    if (!a->quiet && !a->top)
         fprintf(stderr, "%s\n", shown);
+    if (a->syslog)
+        syslog(LOG_USER | LOG_WARNING, "%s", shown);
     if (a->alert)
         run_alert(a->alert, dir, cause, shown);
 }
 
-/* What the analysis of the logs as they are now names: with want_hang a
- * hang not said before (*hangs counts it; "ENDED with calls in flight",
- * what a finished job's logs say, is no hang of a running one), with
- * want_slow the first slowdown finding (*slowed set when it named one).
- * 0, or -1 when it could not run. */
+/* What the loop asks the analysis, and what it has named so far. */
+struct judged {
+    int want_hang, want_slow, want_straggler; /* this time */
+    int slowed;                               /* this time: a slowdown */
+    unsigned hangs, slowdowns, stragglers;    /* named so far */
+    int acted;                                /* --on-hang done */
+};
+
+/* --on-hang: the step cancelled, or the job requeued, once, after the hang
+ * is written; what was run and its exit in watch.log. */
+static void act_on_hang(const char *dir, const struct wargs *a,
+                        struct judged *j)
+{
+    static const char *const bindirs[] = {"/usr/local/bin", "/usr/bin",
+                                          "/bin"};
+    const char *prog = a->on_hang == ON_HANG_CANCEL ? "scancel" : "scontrol";
+    char path[64], line[256];
+    const char *argv[4];
+    size_t i;
+    int rc;
+
+    if (a->on_hang == ON_HANG_NONE || j->acted)
+        return;
+    j->acted = 1;
+    for (i = 0; i < sizeof bindirs / sizeof bindirs[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", bindirs[i], prog);
+        if (access(path, X_OK) == 0)
+            break;
+    }
+    argv[0] = path;
+    argv[1] = a->on_hang == ON_HANG_CANCEL ? a->slurm_step : "requeue";
+    argv[2] = a->on_hang == ON_HANG_CANCEL ? NULL : a->slurm_job;
+    argv[3] = NULL;
+    rc = cp_cli_run("watch", argv, NULL, ACTION_TIMEOUT_S);
+    snprintf(line, sizeof line, "collprof watch: on hang: %s %s%s%s: %s %d",
+             path, argv[1], argv[2] ? " " : "", argv[2] ? argv[2] : "",
+             rc == 0 ? "done, exit" : "FAILED, exit", rc);
+    log_line(dir, line);
+    if (a->syslog)
+        syslog(LOG_USER | LOG_WARNING, "%s", line);
+    if (!a->quiet && !a->top)
+        fprintf(stderr, "%s\n", line);
+}
+
+/* A finding of the analysis worth saying now: kind at warning or above,
+ * said once (a straggler once per rank list). */
+static void say_finding(const char *dir, const struct wargs *a,
+                        struct said *said,
+                        const struct cp_analysis_finding *f, const char *word)
+{
+    char text[1024], key[256];
+    size_t k, used;
+
+    used = (size_t)snprintf(key, sizeof key, "%s ranks", word);
+    for (k = 0; k < f->nranks && used < sizeof key; k++)
+        used += (size_t)snprintf(key + used, sizeof key - used, " %d",
+                                 f->ranks[k]);
+    if (f->kind == CP_KIND_STRAGGLER && said_before(said, key))
+        return;
+    snprintf(text, sizeof text, "%s: %s", word, f->message);
+    say(dir, a, cp_kind_name(f->kind), text);
+}
+
+/* What the analysis of the logs as they are now names: a hang not said
+ * before ("ENDED with calls in flight", what a finished job's logs say,
+ * is no hang of a running one), the first slowdown finding, a straggler
+ * not said before; each as j asks.  0, or -1 when it could not run. */
 static int check(struct cp_watch *w, const char *dir, const struct wargs *a,
-                 struct said *said, int want_hang, int want_slow,
-                 unsigned *hangs, int *slowed)
+                 struct said *said, struct judged *j)
 {
     const char *paths[] = {dir, NULL};
     struct cp_analysis_opts o;
     struct cp_analysis *an;
     struct cp_error err;
     const char *head;
-    char text[1024];
+    int slow_done = 0, strag_done = 0;
     size_t i;
 
+    j->slowed = 0;
     cp_analysis_opts_init(&o);
     o.jobs = 1;
     o.alive = alive_cb;
@@ -287,19 +417,26 @@ static int check(struct cp_watch *w, const char *dir, const struct wargs *a,
     head = cp_hang_headline(an);
     if (head && strncmp(head, "collprof: ", 10) == 0)
         head += 10;
-    if (want_hang && head && strncmp(head, "ENDED", 5) != 0 &&
+    if (j->want_hang && head && strncmp(head, "ENDED", 5) != 0 &&
         !said_before(said, head)) {
         say(dir, a, cp_kind_name(CP_KIND_HANG), head);
-        (*hangs)++;
+        j->hangs++;
+        act_on_hang(dir, a, j);
     }
-    for (i = 0; want_slow && i < an->nfindings; i++) {
+    for (i = 0; i < an->nfindings; i++) {
         const struct cp_analysis_finding *f = &an->findings[i];
-        if (f->kind != CP_KIND_SLOWDOWN || f->severity < CP_SEVERITY_WARNING)
+        if (f->severity < CP_SEVERITY_WARNING)
             continue;
-        snprintf(text, sizeof text, "SLOWDOWN: %s", f->message);
-        say(dir, a, cp_kind_name(CP_KIND_SLOWDOWN), text);
-        *slowed = 1;
-        break;
+        if (j->want_slow && !slow_done && f->kind == CP_KIND_SLOWDOWN) {
+            say_finding(dir, a, said, f, "SLOWDOWN");
+            j->slowed = slow_done = 1;
+        } else if (j->want_straggler && !strag_done &&
+                   f->kind == CP_KIND_STRAGGLER) {
+            unsigned before = (unsigned)said->n;
+            say_finding(dir, a, said, f, "STRAGGLER");
+            j->stragglers += said->n != before;
+            strag_done = 1;
+        }
     }
     cp_analysis_destroy(an);
     return 0;
@@ -316,23 +453,97 @@ static int job_over(const struct cp_watch *w, const struct wargs *a)
     return n > 0 && done == n;
 }
 
+/* ---- --top ------------------------------------------------------------- */
+
+static void top_row(void *arg, const struct cp_watch_comm *c)
+{
+    FILE *out = arg;
+    char last[48] = "-";
+
+    if (c->last_rank >= 0)
+        snprintf(last, sizeof last, "rank %d (%u/%u)", c->last_rank,
+                 c->last_of, c->complete);
+    fprintf(out, "%-18.18s %-13s %5u %6u %9.1f %10.2f  %s\n", c->name,
+            cp_model_coll_name((enum cp_coll)c->coll), c->nranks, c->inflight,
+            (double)c->oldest_ns / 1e9, c->busbw / 1e9, last);
+}
+
+static void top_screen(const struct cp_watch *w, const char *dir,
+                       const struct judged *j)
+{
+    size_t done, n = cp_watch_logs(w, &done);
+    char when[32];
+    time_t t = time(NULL);
+    struct tm tm;
+
+    localtime_r(&t, &tm);
+    strftime(when, sizeof when, "%H:%M:%S", &tm);
+    if (isatty(1))
+        fputs("\033[H\033[2J", stdout);
+    printf("collprof watch %s  %s  logs %zu (%zu over)  hangs %u  "
+           "slowdowns %u  stragglers %u\n\n",
+           dir, when, n, done, j->hangs, j->slowdowns, j->stragglers);
+    printf("%-18s %-13s %5s %6s %9s %10s  %s\n", "communicator", "collective",
+           "ranks", "flight", "oldest s", "busbw GB/s", "last to arrive");
+    cp_watch_comms(w, now_ns(), STRAGGLER_WINDOW, top_row, stdout);
+    printf("\nlast alert: %s\n", last_said[0] ? last_said : "none");
+    if (!isatty(1))
+        fputs("\n", stdout);
+    fflush(stdout);
+}
+
+/* ---- the loop ------------------------------------------------------------ */
+
+/* What to ask the analysis at this look (each suspicion asks at most once
+ * per its limit; a slowdown is said once until the pace recovers). */
+struct due {
+    uint64_t hang, slow, strag; /* when each was last asked */
+    int slow_said;
+};
+
+static void suspicions(const struct cp_watch *w, const struct wargs *a,
+                       struct due *d, struct judged *j)
+{
+    uint64_t hang_ns = (uint64_t)(a->hang_after_s * 1e9);
+    uint64_t slow_ns = (uint64_t)(a->slow_after_s * 1e9);
+    uint64_t now = now_ns();
+    struct cp_watch_suspect sus;
+    struct cp_watch_slow slow;
+    struct cp_watch_straggler st;
+
+    j->want_hang = cp_watch_suspect(w, now, hang_ns, 10.0, &sus) &&
+                   (!d->hang || now - d->hang >= hang_ns);
+    j->want_slow = 0;
+    if (!cp_watch_slow(w, now, slow_ns, &slow))
+        d->slow_said = 0;
+    else if (!d->slow_said && (!d->slow || now - d->slow >= slow_ns))
+        j->want_slow = 1;
+    j->want_straggler =
+        cp_watch_straggler(w, STRAGGLER_WINDOW, STRAGGLER_SHARE,
+                           STRAGGLER_SPREAD_NS, &st) &&
+        (!d->strag || now - d->strag >= (uint64_t)(STRAGGLER_EVERY_S * 1e9));
+    if (j->want_hang)
+        d->hang = now;
+    if (j->want_slow)
+        d->slow = now;
+    if (j->want_straggler)
+        d->strag = now;
+}
+
 static int watch_loop(struct cp_watch *w, const char *dir,
                       const struct wargs *a)
 {
     struct said said = {{NULL}, 0};
-    uint64_t last_check = 0, last_slow = 0;
-    uint64_t hang_ns = (uint64_t)(a->hang_after_s * 1e9);
-    uint64_t slow_ns = (uint64_t)(a->slow_after_s * 1e9);
+    struct judged j;
+    struct due due;
     struct cp_error note, err;
-    int over = 0, rc = 0, slow_said = 0;
-    unsigned hangs = 0, slowdowns = 0;
+    int over = 0, rc = 0, state_said = 0;
+    int judge = !a->node || a->lead;
     size_t i;
 
+    memset(&j, 0, sizeof j);
+    memset(&due, 0, sizeof due);
     for (;;) {
-        struct cp_watch_suspect sus;
-        struct cp_watch_slow slow;
-        int hang_due, slow_due = 0, slowed = 0;
-        uint64_t now;
         if (cp_watch_poll(w, &note, &err) < 0) {
             cp_cli_say(stderr, "collprof watch: %s", err.text);
             rc = 1;
@@ -340,41 +551,50 @@ static int watch_loop(struct cp_watch *w, const char *dir,
         }
         if (note.text[0] && !a->quiet)
             cp_cli_say(stderr, "collprof watch: %s", note.text);
-        now = now_ns();
-        /* each suspicion asks the analysis at most once per its limit; a
-         * slowdown is said once until the pace recovers */
-        hang_due = cp_watch_suspect(w, now, hang_ns, 10.0, &sus) &&
-                   (!last_check || now - last_check >= hang_ns);
-        if (!cp_watch_slow(w, now, slow_ns, &slow))
-            slow_said = 0;
-        else if (!slow_said && (!last_slow || now - last_slow >= slow_ns))
-            slow_due = 1;
-        if (hang_due || slow_due) {
-            if (hang_due)
-                last_check = now;
-            if (slow_due)
-                last_slow = now;
-            check(w, dir, a, &said, hang_due, slow_due, &hangs, &slowed);
-            if (slowed) {
-                slow_said = 1;
-                slowdowns++;
+        if (a->node && !a->lead && cp_watch_state_write(w, &err) < 0 &&
+            !state_said++)
+            cp_cli_say(stderr, "collprof watch: %s", err.text);
+        if (judge) {
+            suspicions(w, a, &due, &j);
+            if (j.want_hang || j.want_slow || j.want_straggler) {
+                check(w, dir, a, &said, &j);
+                if (j.slowed) {
+                    due.slow_said = 1;
+                    j.slowdowns++;
+                }
             }
         }
         if (a->metrics)
-            write_metrics(w, a, hangs, slowdowns);
+            write_metrics(w, a, j.hangs, j.slowdowns);
+        if (a->top)
+            top_screen(w, dir, &j);
         if (a->once || over)
             break;
-        over = job_over(w, a); /* one last look after the end */
+        /* one last look after the end */
+        over = stopping || job_over(w, a);
         if (!over)
-            nap(a->interval_s);
+            nap(a->top && a->interval_s > 1.0 ? 1.0 : a->interval_s);
     }
     for (i = 0; i < said.n; i++)
         free(said.line[i]);
     if (a->metrics && !a->once)
         unlink(a->metrics); /* the step's series end with it */
-    if (rc == 0 && a->once && hangs + slowdowns)
+    if (rc == 0 && a->once && j.hangs + j.slowdowns + j.stragglers)
         rc = EXIT_HUNG;
     return rc;
+}
+
+/* Options that only make sense together. */
+static int consistent(const struct wargs *a)
+{
+    if (a->lead && !a->node)
+        return cp_cli_usage_error("watch", "--lead needs --node");
+    if (a->on_hang != ON_HANG_NONE && !a->slurm_step[0])
+        return cp_cli_usage_error("watch", "--on-hang needs --slurm-step");
+    if (a->on_hang != ON_HANG_NONE && a->node && !a->lead)
+        return cp_cli_usage_error("watch", "--on-hang is the lead's (--lead) "
+                                  "or a lone watcher's");
+    return 0;
 }
 
 int cp_cmd_watch(int argc, char **argv)
@@ -386,16 +606,27 @@ int cp_cmd_watch(int argc, char **argv)
         {"alert", required_argument, 0, 'a'},
         {"exit-with", required_argument, 0, 'e'},
         {"metrics", required_argument, 0, 'm'},
+        {"node", required_argument, 0, 'n'},
+        {"lead", no_argument, 0, 'L'},
+        {"on-hang", required_argument, 0, 'A'},
+        {"slurm-step", required_argument, 0, 'J'},
+        {"syslog", no_argument, 0, 'y'},
+        {"top", no_argument, 0, 't'},
         {"once", no_argument, 0, 'o'},
         {"quiet", no_argument, 0, 'q'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
-    struct wargs a = {5.0, 60.0, 20.0, NULL, NULL, 0, 0, 0};
+    struct wargs a;
+    struct sigaction sa;
     struct cp_watch *w;
     struct cp_error err;
     const char *dir;
     int c, rc;
 
+    memset(&a, 0, sizeof a);
+    a.interval_s = 5.0;
+    a.hang_after_s = 60.0;
+    a.slow_after_s = 20.0;
     c = cp_cli_options("watch", argc, argv, ":qh", opts, usage, take, &a);
     if (c != 0)
         return c > 0 ? 0 : 2;
@@ -403,14 +634,25 @@ int cp_cmd_watch(int argc, char **argv)
         usage(stderr);
         return 2;
     }
+    if (consistent(&a) != 0)
+        return 2;
     dir = argv[optind];
     if (cp_cli_anchor("watch", dir) < 0)
         return 1;
     w = cp_watch_open(dir, &err);
-    if (!w) {
+    if (!w || (a.node && cp_watch_set_node(w, a.node, a.lead,
+                                           3 * a.interval_s + 10, &err) < 0)) {
         cp_cli_say(stderr, "collprof watch: %s", err.text);
+        cp_watch_close(w);
         return 1;
     }
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop;
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    if (a.syslog)
+        openlog("collprof", LOG_PID, LOG_USER);
     rc = watch_loop(w, dir, &a);
     cp_watch_close(w);
     return rc;

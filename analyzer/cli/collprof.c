@@ -107,9 +107,17 @@ int cp_cli_positive_time(const char *cmd, const char *name, const char *text,
 void cp_cli_run_hook(const char *cmd, const char *prog,
                      const char *const *env, unsigned timeout_s)
 {
+    const char *argv[] = {prog, NULL};
+
+    cp_cli_run(cmd, argv, env, timeout_s);
+}
+
+int cp_cli_run(const char *cmd, const char *const *argv,
+               const char *const *env, unsigned timeout_s)
+{
     char *envp[8] = {(char *)"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:"
                              "/usr/bin:/sbin:/bin"};
-    char *argv[] = {(char *)prog, NULL};
+    const char *prog = argv[0];
     struct timespec tick = {0, 100000000L};
     size_t n = 1;
     unsigned i;
@@ -130,14 +138,15 @@ void cp_cli_run_hook(const char *cmd, const char *prog,
             dup2(null, 2);
         }
         setpgid(0, 0);
-        execve(prog, argv, envp);
+        execve(prog, (char *const *)argv, envp);
         _exit(127);
     }
     if (pid < 0)
-        return;
+        return -1;
     for (i = 0; i < timeout_s * 10; i++) {
         if (waitpid(pid, &status, WNOHANG) == pid)
-            return;
+            return WIFEXITED(status) ? WEXITSTATUS(status)
+                                     : 128 + WTERMSIG(status);
         nanosleep(&tick, NULL);
     }
     kill(-pid, SIGKILL);
@@ -145,6 +154,7 @@ void cp_cli_run_hook(const char *cmd, const char *prog,
     waitpid(pid, &status, 0);
     cp_cli_say(stderr, "collprof %s: %s: killed after %u s", cmd, prog,
                timeout_s);
+    return -1;
 }
 
 void cp_cli_say(FILE *to, const char *fmt, ...)

@@ -65,6 +65,12 @@ __attribute__((format(printf, 2, 3))) void cp_cli_say(FILE *to,
 void cp_cli_run_hook(const char *cmd, const char *prog,
                      const char *const *env, unsigned timeout_s);
 
+/* The same for argv (argv[0] absolute, arguments after it): its exit
+ * status (128 + the signal that ended it), or -1 when it could not run or
+ * was killed at the time limit. */
+int cp_cli_run(const char *cmd, const char *const *argv,
+               const char *const *env, unsigned timeout_s);
+
 /* Open the input path (a directory, or a file's directory) once for the
  * rest of the command (cp_path_anchor): the command reads and writes in
  * it by that descriptor, never through a link another user could put in

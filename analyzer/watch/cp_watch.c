@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "collprof/cp_logfmt.h"
+#include "cp_arrive.h"
 #include "cp_log4src.h"
 #include "cp_model.h"
 #include "cp_path.h"
@@ -25,6 +26,8 @@
 #define SHORT_W 0.5         /* weight of a look in the recent pace */
 #define LONG_W 0.02         /* ... and in the run's, once warm */
 #define SLOW_FACTOR 2.0     /* a recent pace this much below the run's */
+#define STATE_ARRIVALS 64   /* instances per communicator in a node's state */
+#define STATE_MAX (4u << 20) /* a node's state read at most */
 
 /* One log followed. */
 struct wlog {
@@ -43,6 +46,12 @@ struct wlog {
     time_t first_seen;      /* when the directory first showed it */
     char job[64], step[64];
     uint64_t calls, bytes, busy_ns; /* its finished calls, since its start */
+    /* another node's log (cp_watch_set_node): not followed; its calls in
+     * flight, closed and alive from that node's state (r_ns: the state's
+     * time, 0: none heard) */
+    int other;
+    int r_alive;
+    uint64_t r_ns;
 };
 
 /* A communicator and op: its longest finished call; its calls, bytes and
@@ -57,6 +66,8 @@ struct sigmax {
     double iv_busbytes;
     uint64_t iv_ns;
     double busbw;           /* of the last interval that had calls */
+    double lk_busbytes;     /* the last look's iv_ (a node's state) */
+    uint64_t lk_ns;
     /* the pace of its calls: busbw of the recent looks (fast average) and
      * of the run so far (slow average, after WARM_LOOKS looks with calls);
      * since when the recent is below the run's by the factor (0: not) */
@@ -71,8 +82,23 @@ struct commname {
     char name[CP_COMM_NAME_LEN + 1];
 };
 
+/* A node whose state the lead reads: the last look of it taken. */
+struct rnode {
+    char node[64];
+    uint64_t look;
+};
+
 struct cp_watch {
     char *dir;
+    char node[64]; /* "": every log; else only this node's (set_node) */
+    int lead;
+    uint64_t looks;
+    double stale_s; /* a node's state older than this is not believed */
+    /* arrivals: of the logs followed; the judge's (the same table but
+     * for a lead, which adds the nodes' states to its own node's) */
+    struct cp_arrive *local, *judge;
+    struct rnode *rnodes;
+    size_t nrnodes, rnodecap;
     struct wlog *logs;
     size_t nlogs, cap;
     struct sigmax *sig;
@@ -87,14 +113,35 @@ struct cp_watch *cp_watch_open(const char *dir, struct cp_error *err)
 {
     struct cp_watch *w = calloc(1, sizeof *w);
 
-    if (!w || !(w->dir = strdup(dir))) {
+    if (!w || !(w->dir = strdup(dir)) || !(w->local = cp_arrive_new())) {
+        if (w)
+            free(w->dir);
         free(w);
         cp_errorf(err, "%s: out of memory", dir);
         return NULL;
     }
     if (gethostname(w->host, sizeof w->host - 1) < 0)
         w->host[0] = '\0';
+    w->judge = w->local;
+    w->stale_s = 30;
     return w;
+}
+
+int cp_watch_set_node(struct cp_watch *w, const char *node, int lead,
+                      double stale_s, struct cp_error *err)
+{
+    if (!node[0] || strlen(node) >= sizeof w->node || strchr(node, '/'))
+        return cp_errorf(err, "--node '%s': not a node name", node);
+    snprintf(w->node, sizeof w->node, "%s", node);
+    w->stale_s = stale_s;
+    if (lead && !w->lead) {
+        if (!(w->judge = cp_arrive_new())) {
+            w->judge = w->local;
+            return cp_errorf(err, "%s: out of memory", w->dir);
+        }
+        w->lead = 1;
+    }
+    return 0;
 }
 
 void cp_watch_close(struct cp_watch *w)
@@ -110,6 +157,10 @@ void cp_watch_close(struct cp_watch *w)
         free(w->logs[i].path);
     }
     free(w->logs);
+    if (w->judge != w->local)
+        cp_arrive_free(w->judge);
+    cp_arrive_free(w->local);
+    free(w->rnodes);
     free(w->sig);
     free(w->names);
     free(w->dir);
@@ -127,12 +178,11 @@ static uint8_t sig_key(uint8_t op)
                                                   : (uint8_t)(128 + op % 128);
 }
 
-static struct sigmax *sig_of(struct cp_watch *w, uint64_t comm, uint8_t op,
-                             int add)
+/* The signature of comm and key (sig_key's), added when add. */
+static struct sigmax *sig_find(struct cp_watch *w, uint64_t comm, uint8_t op,
+                               int add)
 {
     size_t i;
-
-    op = sig_key(op);
 
     for (i = 0; i < w->nsig; i++)
         if (w->sig[i].comm == comm && w->sig[i].op == op)
@@ -151,6 +201,12 @@ static struct sigmax *sig_of(struct cp_watch *w, uint64_t comm, uint8_t op,
     w->sig[w->nsig].comm = comm;
     w->sig[w->nsig].op = op;
     return &w->sig[w->nsig++];
+}
+
+static struct sigmax *sig_of(struct cp_watch *w, uint64_t comm, uint8_t op,
+                             int add)
+{
+    return sig_find(w, comm, sig_key(op), add);
 }
 
 /* A finished call of log l. */
@@ -197,6 +253,11 @@ static void finished(struct cp_watch *w, struct wlog *l,
         if (f == f) /* not NaN */
             g->iv_busbytes += (double)bytes * f;
         g->iv_ns += dur;
+        /* who arrives last: collectives only (a transfer's two ends are
+         * not an instance of all ranks) */
+        if (coll != CP_COLL_SENDRECV && c->nranks >= 2)
+            cp_arrive_add(w->local, c->comm_id, c->nranks, c->seq, l->rank,
+                          c->start_ns, c->start_ns);
     }
 }
 
@@ -237,7 +298,8 @@ static int is_shim_log(const char *name)
 
 /* Open l's log and its follower.  0: followed; 1: not yet (its header is
  * not written whole yet); -1: never (the reason in note). */
-static int open_log(struct wlog *l, struct cp_error *note)
+static int open_log(const struct cp_watch *w, struct wlog *l,
+                    struct cp_error *note)
 {
     struct cp_log_header h;
     struct stat sb;
@@ -276,6 +338,14 @@ static int open_log(struct wlog *l, struct cp_error *note)
     l->pid = h.pid;
     l->rank = h.global_rank;
     snprintf(l->node, sizeof l->node, "%.*s", (int)sizeof h.node, h.node);
+    if (w->node[0] && strcmp(l->node, w->node) != 0) {
+        /* another node's: its watcher follows it */
+        cp_log4src_close(l->src);
+        l->src = NULL;
+        close(l->fd);
+        l->fd = -1;
+        l->other = 1;
+    }
     snprintf(l->host, sizeof l->host, "%.*s", (int)sizeof h.hostname,
              h.hostname);
     snprintf(l->job, sizeof l->job, "%.*s", (int)sizeof h.job_id, h.job_id);
@@ -408,10 +478,15 @@ static void update_paces(struct cp_watch *w, uint64_t now_ns, double factor)
     for (i = 0; i < w->nsig; i++) {
         struct sigmax *g = &w->sig[i];
         double bw;
-        if (!g->iv_ns || g->nranks < 2)
+        if (!g->iv_ns || g->nranks < 2) {
+            g->lk_busbytes = 0;
+            g->lk_ns = 0;
             continue;
+        }
         bw = g->iv_busbytes / ((double)g->iv_ns / 1e9);
         g->busbw = bw;
+        g->lk_busbytes = g->iv_busbytes;
+        g->lk_ns = g->iv_ns;
         g->iv_busbytes = 0;
         g->iv_ns = 0;
         g->looks++;
@@ -429,6 +504,218 @@ static void update_paces(struct cp_watch *w, uint64_t now_ns, double factor)
     }
 }
 
+static int log_alive(const struct cp_watch *w, const struct wlog *l);
+
+/* ---- the nodes' states (a node's watcher writes, the lead reads) -------- */
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+
+    return slash ? slash + 1 : path;
+}
+
+static int fresh(const struct cp_watch *w, const struct wlog *l)
+{
+    return l->r_ns && now_realtime() - l->r_ns < (uint64_t)(w->stale_s * 1e9);
+}
+
+/* A name that a state's line can carry: printable, no space. */
+static int plain(const char *name)
+{
+    for (; *name; name++)
+        if ((unsigned char)*name <= 0x20 || (unsigned char)*name >= 0x7f)
+            return 0;
+    return 1;
+}
+
+static void write_arrival(void *arg, uint64_t comm, uint32_t nranks,
+                          uint32_t seq, int rank, uint64_t first_ns,
+                          uint64_t last_ns)
+{
+    fprintf(arg, "arr %016llx %u %u %d %llu %llu\n", (unsigned long long)comm,
+            nranks, seq, rank, (unsigned long long)first_ns,
+            (unsigned long long)last_ns);
+}
+
+int cp_watch_state_write(struct cp_watch *w, struct cp_error *err)
+{
+    struct cp_path_out o;
+    char path[4200];
+    size_t i;
+
+    if (!w->node[0])
+        return 0;
+    snprintf(path, sizeof path, "%s/watch-%s.state", w->dir, w->node);
+    if (cp_path_create(&o, path, CP_PATH_MODE, err) < 0)
+        return -1;
+    fprintf(o.f, "collprof-watch-state 1\nnode %s\nlook %llu\ntime %llu\n",
+            w->node, (unsigned long long)w->looks,
+            (unsigned long long)now_realtime());
+    for (i = 0; i < w->nlogs; i++) {
+        const struct wlog *l = &w->logs[i];
+        if (!l->src || !plain(base_name(l->path)))
+            continue;
+        fprintf(o.f, "log %s %d %d %d %llu %016llx %u %u\n",
+                base_name(l->path), l->rank, log_alive(w, l), l->closed,
+                (unsigned long long)l->inflight_start,
+                (unsigned long long)l->inflight_comm, l->inflight_seq,
+                l->inflight_op);
+    }
+    for (i = 0; i < w->nsig; i++) {
+        const struct sigmax *g = &w->sig[i];
+        fprintf(o.f, "sig %016llx %u %u %llu %.17g %llu\n",
+                (unsigned long long)g->comm, g->op, g->nranks,
+                (unsigned long long)g->max_ns, g->lk_busbytes,
+                (unsigned long long)g->lk_ns);
+    }
+    cp_arrive_take(w->local, STATE_ARRIVALS, write_arrival, o.f);
+    fputs("end\n", o.f);
+    return cp_path_install(&o, err);
+}
+
+static struct wlog *other_log(struct cp_watch *w, const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < w->nlogs; i++)
+        if (w->logs[i].other && strcmp(base_name(w->logs[i].path), name) == 0)
+            return &w->logs[i];
+    return NULL;
+}
+
+/* One line of a node's state taken at time t; fresh: a look not read
+ * before (its paces and arrivals count once). */
+static void state_line(struct cp_watch *w, const char *line, uint64_t t,
+                       int fresh_look)
+{
+    char name[256];
+    unsigned long long a, b, c, d;
+    unsigned u1, u2, u3;
+    int rank, alive, closed;
+    double bb;
+    struct wlog *l;
+    struct sigmax *g;
+
+    if (sscanf(line, "log %255s %d %d %d %llu %llx %u %u", name, &rank, &alive,
+               &closed, &a, &b, &u1, &u2) == 8) {
+        if (!(l = other_log(w, name)))
+            return;
+        l->rank = rank;
+        l->r_alive = alive < 0 ? -1 : alive > 0;
+        l->closed = closed != 0;
+        l->inflight_start = a;
+        l->inflight_comm = b;
+        l->inflight_seq = u1;
+        l->inflight_op = (uint8_t)u2;
+        l->r_ns = t;
+    } else if (sscanf(line, "sig %llx %u %u %llu %lg %llu", &a, &u1, &u2, &b,
+                      &bb, &c) == 6 &&
+               u1 < 256 && (g = sig_find(w, a, (uint8_t)u1, 1))) {
+        g->nranks = u2;
+        if (b > g->max_ns)
+            g->max_ns = b;
+        if (fresh_look && bb == bb && bb >= 0 && c > 0) {
+            g->iv_busbytes += bb;
+            g->iv_ns += c;
+        }
+    } else if (fresh_look &&
+               sscanf(line, "arr %llx %u %u %d %llu %llu", &a, &u1, &u3, &rank,
+                      &c, &d) == 6) {
+        cp_arrive_add(w->judge, a, u1, u3, rank, c, d);
+    }
+}
+
+/* The node of a state file's name, "watch-NODE.state", or NULL. */
+static const char *state_node(const char *name, char *node, size_t len)
+{
+    size_t n = strlen(name);
+
+    if (n <= 12 || strncmp(name, "watch-", 6) != 0 ||
+        strcmp(name + n - 6, ".state") != 0 || n - 12 >= len)
+        return NULL;
+    memcpy(node, name + 6, n - 12);
+    node[n - 12] = '\0';
+    return node;
+}
+
+static struct rnode *rnode_of(struct cp_watch *w, const char *node)
+{
+    size_t i;
+
+    for (i = 0; i < w->nrnodes; i++)
+        if (strcmp(w->rnodes[i].node, node) == 0)
+            return &w->rnodes[i];
+    if (w->nrnodes == w->rnodecap) {
+        size_t cap = w->rnodecap ? 2 * w->rnodecap : 16;
+        struct rnode *g = realloc(w->rnodes, cap * sizeof *g);
+        if (!g)
+            return NULL;
+        w->rnodes = g;
+        w->rnodecap = cap;
+    }
+    memset(&w->rnodes[w->nrnodes], 0, sizeof w->rnodes[0]);
+    snprintf(w->rnodes[w->nrnodes].node, sizeof w->rnodes[0].node, "%s", node);
+    return &w->rnodes[w->nrnodes++];
+}
+
+/* A node's state: its header checked (the node it names is its file's),
+ * then its lines.  A damaged or foreign one is skipped: the node's
+ * watcher writes it again at its next look. */
+static void read_state(struct cp_watch *w, const char *name, const char *node)
+{
+    char path[4200], who[64];
+    unsigned long long look = 0, t = 0;
+    struct rnode *r;
+    struct cp_error e;
+    char *text, *line, *save = NULL;
+    size_t len;
+    int fresh_look;
+
+    snprintf(path, sizeof path, "%s/%s", w->dir, name);
+    text = cp_path_read_text(path, CP_PATH_NOFOLLOW, STATE_MAX, "watch state",
+                             &len, &e);
+    if (!text)
+        return;
+    if (sscanf(text, "collprof-watch-state 1\nnode %63s\nlook %llu\ntime %llu",
+               who, &look, &t) != 3 ||
+        strcmp(who, node) != 0 || len < 4 ||
+        strcmp(text + len - 4, "end\n") != 0 || !(r = rnode_of(w, node))) {
+        free(text);
+        return;
+    }
+    fresh_look = look != r->look;
+    r->look = look;
+    for (line = strtok_r(text, "\n", &save); line;
+         line = strtok_r(NULL, "\n", &save))
+        state_line(w, line, t, fresh_look);
+    free(text);
+}
+
+static void read_states(struct cp_watch *w)
+{
+    struct cp_error e;
+    struct dirent *d;
+    char node[64];
+    DIR *dir = cp_path_opendir(w->dir, &e);
+
+    if (!dir)
+        return;
+    while ((d = readdir(dir)))
+        if (state_node(d->d_name, node, sizeof node) &&
+            strcmp(node, w->node) != 0)
+            read_state(w, d->d_name, node);
+    closedir(dir);
+}
+
+static void to_judge(void *arg, uint64_t comm, uint32_t nranks, uint32_t seq,
+                     int rank, uint64_t first_ns, uint64_t last_ns)
+{
+    struct cp_watch *w = arg;
+
+    cp_arrive_add(w->judge, comm, nranks, seq, rank, first_ns, last_ns);
+}
+
 int cp_watch_poll(struct cp_watch *w, struct cp_error *note,
                   struct cp_error *err)
 {
@@ -444,13 +731,20 @@ int cp_watch_poll(struct cp_watch *w, struct cp_error *note,
         int rc = 0;
         if (l->skip)
             continue;
-        if (!l->src && (rc = open_log(l, &e)) == 1)
+        if (l->other)
             continue;
-        if (rc < 0 || follow_log(w, l, &e) < 0) {
+        if (!l->src && (rc = open_log(w, l, &e)) == 1)
+            continue;
+        if (rc < 0 || (!l->other && follow_log(w, l, &e) < 0)) {
             l->skip = 1;
             if (!noted++)
                 *note = e;
         }
+    }
+    w->looks++;
+    if (w->lead) {
+        read_states(w);
+        cp_arrive_take(w->local, CP_ARRIVE_KEEP, to_judge, w);
     }
     update_paces(w, now_realtime(), SLOW_FACTOR);
     return 0;
@@ -468,8 +762,8 @@ int cp_watch_suspect(const struct cp_watch *w, uint64_t now_ns,
         const struct wlog *l = &w->logs[i];
         const struct sigmax *g;
         uint64_t limit = hang_after_ns;
-        if (l->skip || !l->src || !l->inflight_start ||
-            l->inflight_start > now_ns)
+        if (l->skip || !(l->src || (l->other && fresh(w, l))) ||
+            !l->inflight_start || l->inflight_start > now_ns)
             continue;
         g = sig_of((struct cp_watch *)w, l->inflight_comm, l->inflight_op, 0);
         if (g && (double)g->max_ns * factor > (double)limit)
@@ -499,7 +793,10 @@ int cp_watch_suspect(const struct cp_watch *w, uint64_t now_ns,
  * when this host cannot tell. */
 static int log_alive(const struct cp_watch *w, const struct wlog *l)
 {
-    if (!l->src || l->pid <= 0 || strcmp(l->host, w->host) != 0)
+    if (l->other)
+        return fresh(w, l) ? l->r_alive : -1;
+    if (!l->src || l->pid <= 0 ||
+        (w->node[0] ? strcmp(l->node, w->node) : strcmp(l->host, w->host)))
         return -1;
     return kill((pid_t)l->pid, 0) == 0 || errno == EPERM ? 1 : 0;
 }
@@ -516,13 +813,6 @@ size_t cp_watch_logs(const struct cp_watch *w, size_t *done)
         *done += w->logs[i].closed || log_alive(w, &w->logs[i]) == 0;
     }
     return n;
-}
-
-static const char *base_name(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-
-    return slash ? slash + 1 : path;
 }
 
 int cp_watch_alive(const struct cp_watch *w, const char *path)
@@ -717,4 +1007,107 @@ int cp_watch_slow(const struct cp_watch *w, uint64_t now_ns,
     out->run_Bps = best->bw_long;
     out->since_ns = best->low_since;
     return 1;
+}
+
+/* ---- stragglers and the view of --top ----------------------------------- */
+
+struct lasts {
+    struct cp_arrive_last *v;
+    size_t n, cap;
+};
+
+static void keep_last(void *arg, const struct cp_arrive_last *l)
+{
+    struct lasts *x = arg;
+
+    if (x->n == x->cap) {
+        size_t cap = x->cap ? 2 * x->cap : 16;
+        struct cp_arrive_last *g = realloc(x->v, cap * sizeof *g);
+        if (!g)
+            return;
+        x->v = g;
+        x->cap = cap;
+    }
+    x->v[x->n++] = *l;
+}
+
+int cp_watch_straggler(const struct cp_watch *w, size_t window, double share,
+                       uint64_t min_spread_ns, struct cp_watch_straggler *out)
+{
+    struct lasts x = {NULL, 0, 0};
+    const struct cp_arrive_last *best = NULL;
+    size_t i;
+
+    cp_arrive_lasts(w->judge, window, keep_last, &x);
+    for (i = 0; i < x.n; i++) {
+        const struct cp_arrive_last *l = &x.v[i];
+        if (l->complete < window / 2 || l->spread_ns < min_spread_ns ||
+            (double)l->last_of < share * (double)l->complete)
+            continue;
+        if (!best || l->last_of * best->complete > best->last_of * l->complete)
+            best = l;
+    }
+    if (best) {
+        memset(out, 0, sizeof *out);
+        out->comm_id = best->comm;
+        out->nranks = best->nranks;
+        out->global_rank = best->rank;
+        out->last_of = best->last_of;
+        out->complete = best->complete;
+        out->spread_ns = best->spread_ns;
+    }
+    free(x.v);
+    return best != NULL;
+}
+
+/* The view of (comm, op) g at now_ns into c. */
+static void comm_view(const struct cp_watch *w, const struct sigmax *g,
+                      const struct lasts *x, uint64_t now_ns,
+                      struct cp_watch_comm *c)
+{
+    char buf[32];
+    size_t i;
+
+    memset(c, 0, sizeof *c);
+    c->comm_id = g->comm;
+    snprintf(c->name, sizeof c->name, "%s",
+             comm_label(w, g->comm, buf, sizeof buf));
+    c->coll = g->op;
+    c->nranks = g->nranks;
+    c->busbw = g->busbw;
+    c->last_rank = -1;
+    for (i = 0; i < w->nlogs; i++) {
+        const struct wlog *l = &w->logs[i];
+        if (!(l->src || (l->other && fresh(w, l))) || !l->inflight_start ||
+            l->inflight_comm != g->comm || sig_key(l->inflight_op) != g->op)
+            continue;
+        c->inflight++;
+        if (l->inflight_start < now_ns &&
+            now_ns - l->inflight_start > c->oldest_ns)
+            c->oldest_ns = now_ns - l->inflight_start;
+    }
+    for (i = 0; i < x->n; i++)
+        if (x->v[i].comm == g->comm) {
+            c->last_rank = x->v[i].rank;
+            c->last_of = x->v[i].last_of;
+            c->complete = x->v[i].complete;
+        }
+}
+
+void cp_watch_comms(const struct cp_watch *w, uint64_t now_ns, size_t window,
+                    void (*fn)(void *arg, const struct cp_watch_comm *c),
+                    void *arg)
+{
+    struct lasts x = {NULL, 0, 0};
+    struct cp_watch_comm c;
+    size_t i;
+
+    cp_arrive_lasts(w->judge, window, keep_last, &x);
+    for (i = 0; i < w->nsig; i++) {
+        if (w->sig[i].op >= 128)
+            continue;
+        comm_view(w, &w->sig[i], &x, now_ns, &c);
+        fn(arg, &c);
+    }
+    free(x.v);
 }

@@ -27,6 +27,25 @@ struct cp_watch;
 struct cp_watch *cp_watch_open(const char *dir, struct cp_error *err);
 void cp_watch_close(struct cp_watch *w);
 
+/* One node's watcher (collprof watch --node; docs/watch.md, "Under
+ * Slurm"): follow only the logs written on node (their header's node); the
+ * others are known by name only.  lead: also read the other nodes' states
+ * at each poll (DIR/watch-NODE.state, cp_watch_state_write), and take
+ * from them the other nodes' calls in flight, whether their writers run,
+ * their communicators' paces and who arrived last; a state older than
+ * stale_s is not believed.  0, or -1 with err. */
+int cp_watch_set_node(struct cp_watch *w, const char *node, int lead,
+                      double stale_s, struct cp_error *err);
+
+/* This node's state for the lead, DIR/watch-NODE.state, whole or not at
+ * all (a temporary renamed over it): per log followed its rank, whether
+ * its writer runs, closed, its oldest call in flight; per communicator
+ * and op its longest call and the last poll's busbw sums; the arrivals
+ * of the instances completed since the last state (at most 64 per
+ * communicator).  A few hundred bytes for a node of 8 ranks.  0, or -1
+ * with err; nothing without a node set. */
+int cp_watch_state_write(struct cp_watch *w, struct cp_error *err);
+
 /* Look for new logs, read what each gained, look at their rings.  A log
  * that cannot be followed (a version-3 log, the other byte order, a
  * damaged stream) is noted once in *note (the caller says it) and left
@@ -66,6 +85,41 @@ struct cp_watch_slow {
 /* The slowest such communicator at now_ns: 1 with *out, 0 none. */
 int cp_watch_slow(const struct cp_watch *w, uint64_t now_ns,
                   uint64_t slow_after_ns, struct cp_watch_slow *out);
+
+/* A rank last at most of a communicator's recent instances: in the
+ * `window` newest instances complete (every rank heard), at least window/2
+ * of them, last at a share of them or more, with a median spread of
+ * arrivals at those of min_spread_ns or more.  The strongest such: 1 with
+ * *out, 0 none.  A suspicion only (each host's clock): the analysis says
+ * whether it is a straggler (cmd_watch.c). */
+struct cp_watch_straggler {
+    uint64_t comm_id;
+    uint32_t nranks;
+    int global_rank;
+    unsigned last_of, complete;
+    uint64_t spread_ns;
+};
+int cp_watch_straggler(const struct cp_watch *w, size_t window, double share,
+                       uint64_t min_spread_ns, struct cp_watch_straggler *out);
+
+/* Per communicator and collective, what collprof watch --top shows: calls
+ * in flight on it (ranks followed, and other nodes' from their states)
+ * and the oldest's age, the busbw of the last poll with calls, the rank
+ * last at most of its `window` newest complete instances. */
+struct cp_watch_comm {
+    uint64_t comm_id;
+    char name[64];
+    unsigned coll; /* enum cp_coll */
+    uint32_t nranks;
+    unsigned inflight;
+    uint64_t oldest_ns;
+    double busbw;
+    int last_rank; /* -1: none yet */
+    unsigned last_of, complete;
+};
+void cp_watch_comms(const struct cp_watch *w, uint64_t now_ns, size_t window,
+                    void (*fn)(void *arg, const struct cp_watch_comm *c),
+                    void *arg);
 
 /* Logs followed, and in *done how many are over: closed by their writer,
  * or written by a process of this host that has ended. */
