@@ -343,7 +343,7 @@ static int status_of(int wstatus)
 
 pid_t cp_run_start(struct cp_run *r)
 {
-    int st_p[2] = {-1, -1}, e = 0;
+    int st_p[2] = {-1, -1}, err_p[2] = {-1, -1}, e = 0;
     long max_fd = sysconf(_SC_OPEN_MAX);
     pid_t pid = -1, self = getpid(), rc = -1;
     struct cp_run setup = *r;
@@ -355,6 +355,8 @@ pid_t cp_run_start(struct cp_run *r)
     r->abandoned = 0;
     if (max_fd < 0 || max_fd > 65536)
         max_fd = 65536;
+    if (r->err_pipe)
+        *r->err_pipe = -1;
     if (!r->argv && !r->fn) {
         errno = EINVAL;
         return -1;
@@ -362,15 +364,17 @@ pid_t cp_run_start(struct cp_run *r)
     /* no RLIMIT_CPU (cp_run.h), no captured output */
     setup.timeout_s = 0;
     setup.out = setup.errout = NULL;
-    if (pipe2(st_p, O_CLOEXEC) < 0)
+    if (pipe2(st_p, O_CLOEXEC) < 0 ||
+        (r->err_pipe && pipe2(err_p, O_CLOEXEC | O_NONBLOCK) < 0))
         goto out;
     pid = fork();
     if (pid < 0)
         goto out;
     if (pid == 0)
-        child(&setup, -1, -1, st_p[1], max_fd, self);
+        child(&setup, -1, err_p[1], st_p[1], max_fd, self);
     setpgid(pid, pid); /* also here: a stop right after sees the group */
     close_fd(&st_p[1]);
+    close_fd(&err_p[1]);
     /* the pipe ends at the exec (close-on-exec) or brings its errno */
     do
         n = read(st_p[0], &e, sizeof e);
@@ -383,10 +387,16 @@ pid_t cp_run_start(struct cp_run *r)
         goto out;
     }
     rc = pid;
+    if (r->err_pipe) {
+        *r->err_pipe = err_p[0];
+        err_p[0] = -1;
+    }
 out:
     e = errno;
     close_fd(&st_p[0]);
     close_fd(&st_p[1]);
+    close_fd(&err_p[0]);
+    close_fd(&err_p[1]);
     errno = e;
     return rc;
 }

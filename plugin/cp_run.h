@@ -64,6 +64,12 @@ struct cp_run {
     /* When *abandon becomes nonzero (a signal handler's flag), the child's
      * group is killed at once and cp_run returns -1 with r->abandoned. */
     volatile sig_atomic_t *abandon;
+    /* cp_run_start only: when set, the child's stderr is a pipe whose read
+     * end (non-blocking, close-on-exec) is returned here, for the caller
+     * to read what the child said; both ends are non-blocking, so that a
+     * child that says more than the pipe holds loses it, never waits.
+     * The caller closes it.  -1 when none was made. */
+    int *err_pipe;
     /* results */
     int status;      /* exit status, 128+signal, or -1 when unknown */
     int timed_out;   /* killed at the time limit */
@@ -84,7 +90,8 @@ int cp_run(struct cp_run *r);
  * lifetime is the step's, which has no bound known here, and a CPU limit
  * of twice anything would kill a long job's watcher in its middle.  Its
  * bound is cp_run_stop (and PDEATHSIG when the caller dies); r->timeout_s,
- * r->term_grace_s, r->out, r->errout and r->abandon are not used.  Returns
+ * r->term_grace_s, r->out, r->errout and r->abandon are not used (stderr:
+ * r->err_pipe, or /dev/null).  Returns
  * the child's pid (its process group's id), after the exec succeeded, or
  * -1 (errno; r->exec_errno when the exec or the credential change failed,
  * the child then reaped).  The caller owns the child: cp_run_stop ends and

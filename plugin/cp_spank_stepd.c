@@ -50,7 +50,9 @@ static struct {
     int stepdir_fd;   /* ... and this is it, open until slurmstepd ends:
                          every later use goes through it */
     pid_t watch_pid;  /* this node's collprof watch, 0: none */
+    int watch_err;    /* ... its stderr's read end (valid with watch_pid) */
     int watch_tried;  /* started once per step, whatever came of it */
+    char metrics[CP_ARGS_PATH_MAX + 128]; /* its --metrics FILE, or "" */
 } here;
 
 /* A value of the job's environment, checked like the user's option (it is
@@ -472,7 +474,7 @@ static void reduce_node(void)
 #define WATCH_ARGS 28
 struct watch_text {
     char interval[16], hang_after[16], exit_with[24], step[48];
-    char metrics[CP_ARGS_PATH_MAX + 128];
+    char slurm_step[32];
 };
 
 static void watch_argv(const char **argv, struct watch_text *w, int lead)
@@ -480,11 +482,14 @@ static void watch_argv(const char **argv, struct watch_text *w, int lead)
     const struct cp_site *site = &cp_plugin.site;
     int n = 0;
 
-    snprintf(w->interval, sizeof w->interval, "%u", site->watch_interval_s);
-    snprintf(w->hang_after, sizeof w->hang_after, "%u", site->hang_after_s);
+    snprintf(w->interval, sizeof w->interval, "%us", site->watch_interval_s);
+    snprintf(w->hang_after, sizeof w->hang_after, "%us", site->hang_after_s);
     /* slurmstepd: the watcher ends with it, whatever happens to us */
     snprintf(w->exit_with, sizeof w->exit_with, "%ld", (long)getpid());
     cp_spank_step_name(w->step, sizeof w->step);
+    /* two numbers (the batch step's id too): what scancel takes */
+    snprintf(w->slurm_step, sizeof w->slurm_step, "%u.%u", cp_plugin.job_id,
+             cp_plugin.step_id);
     argv[n++] = site->collprof;
     argv[n++] = "watch";
     argv[n++] = "-q";
@@ -505,18 +510,19 @@ static void watch_argv(const char **argv, struct watch_text *w, int lead)
     if (site->syslog)
         argv[n++] = "--syslog";
     /* a node name is one path component (cp_text_check refused controls) */
+    here.metrics[0] = '\0';
     if (site->metrics_dir[0] && !strchr(here.node, '/') &&
-        snprintf(w->metrics, sizeof w->metrics, "%s/collprof-%s-%s.prom",
+        snprintf(here.metrics, sizeof here.metrics, "%s/collprof-%s-%s.prom",
                  site->metrics_dir, w->step, here.node) <
-            (int)sizeof w->metrics) {
+            (int)sizeof here.metrics) {
         argv[n++] = "--metrics";
-        argv[n++] = w->metrics;
+        argv[n++] = here.metrics;
     }
     if (lead && site->on_hang != CP_ON_HANG_NONE) {
         argv[n++] = "--on-hang";
         argv[n++] = cp_on_hang_name(site->on_hang);
         argv[n++] = "--slurm-step";
-        argv[n++] = w->step;
+        argv[n++] = w->slurm_step;
     }
     argv[n++] = "."; /* the step directory (user_creds) */
     argv[n] = NULL;
@@ -553,6 +559,7 @@ static void start_watcher(spank_t sp)
     user_creds(&r);
     r.argv = argv;
     r.envp = envp;
+    r.err_pipe = &here.watch_err;
     pid = cp_run_start(&r);
     if (pid < 0) {
         cp_spank_verbose("job %s: collprof watch on %s: %s", name, here.node,
@@ -564,13 +571,53 @@ static void start_watcher(spank_t sp)
                      here.node, (long)pid);
 }
 
-/* SIGTERM to the watcher's group, SIGKILL after the grace; reaped. */
+/* In the child, as the user: the metrics file arg removed. */
+static int remove_metrics(void *arg)
+{
+    return unlink((const char *)arg) == 0 || errno == ENOENT ? 0 : 1;
+}
+
+/* What the watcher said on stderr (with -q: its errors, a usage error of
+ * a collprof older than the plugin), into slurmd's log, a few lines. */
+static void log_watcher_stderr(void)
+{
+    char buf[2048], name[48], *line, *save = NULL;
+    ssize_t n = here.watch_err >= 0 ? read(here.watch_err, buf, sizeof buf - 1)
+                                    : -1;
+    int lines = 0;
+
+    if (here.watch_err >= 0)
+        close(here.watch_err);
+    here.watch_err = -1;
+    if (n <= 0)
+        return;
+    buf[n] = '\0';
+    cp_spank_step_name(name, sizeof name);
+    for (line = strtok_r(buf, "\n", &save); line && lines < 3;
+         line = strtok_r(NULL, "\n", &save), lines++) {
+        for (char *c = line; *c; c++)
+            if ((unsigned char)*c < 0x20 || *c == 0x7f)
+                *c = '?';
+        cp_spank_verbose("job %s: collprof watch on %s: %s", name, here.node,
+                         line);
+    }
+}
+
+/* SIGTERM to the watcher's group, SIGKILL after the grace; reaped.  A
+ * watcher that could not remove its metrics file (killed before it could:
+ * the grace, or a SIGKILL from elsewhere) leaves it to us: removed as the
+ * user (metrics_dir is writable by every job's user), so that a node's
+ * series of an ended step do not stay on. */
 static void stop_watcher(void)
 {
     if (here.watch_pid <= 0)
         return;
     (void)cp_run_stop(here.watch_pid, WATCH_GRACE_MS);
     here.watch_pid = 0;
+    log_watcher_stderr();
+    if (here.metrics[0])
+        (void)call_as_user(remove_metrics, here.metrics, CLEANUP_TIMEOUT_S,
+                           NULL, 0);
 }
 
 /* The start snapshot: before the first task runs (task_post_fork precedes

@@ -243,6 +243,35 @@ static void test_start_stop(void)
            "start of a missing program: -1, exec_errno ENOENT");
     }
     {
+        /* err_pipe: what it said on stderr, and it never waits on a full
+         * pipe (what does not fit is lost) */
+        const char *argv[] = {"/bin/sh", "-c", cmd, NULL};
+        char said[256];
+        int efd = -1;
+        ssize_t n;
+        snprintf(cmd, sizeof cmd,
+                 "echo oops >&2; head -c 1000000 /dev/zero >&2; "
+                 "echo done >'%s'; sleep 100",
+                 mark);
+        unlink(mark);
+        memset(&r, 0, sizeof r);
+        r.argv = argv;
+        r.err_pipe = &efd;
+        pid = cp_run_start(&r);
+        ok(pid > 0 && efd >= 0, "start with err_pipe: a read end (%d)", efd);
+        for (int i = 0; i < 250 && access(mark, F_OK) < 0; i++)
+            usleep(20000);
+        ok(access(mark, F_OK) == 0,
+           "... a child that says 1 MB on stderr goes on (never blocks)");
+        cp_run_stop(pid, 2000);
+        n = efd >= 0 ? read(efd, said, sizeof said - 1) : -1;
+        said[n > 0 ? n : 0] = '\0';
+        ok(strncmp(said, "oops\n", 5) == 0, "... its first words read back");
+        if (efd >= 0)
+            close(efd);
+        unlink(mark);
+    }
+    {
         /* no RLIMIT_CPU for a child as long-lived as the step */
         struct rlimit mine;
         unsigned long long got = 0;

@@ -21,6 +21,8 @@ uid=$(id -u "$TEST_USER")
 printf 'hang rank=1 after=30\n' >"$BASE/hang.topo"
 chmod 644 "$BASE/hang.topo"
 hung_re='HUNG in allreduce seq 30 on world: rank 1 .*never arrived'
+# the hang's lines in FILE (0 when there is no FILE)
+hung_lines() { n=$(count_lines "$1" "$hung_re"); echo "${n:-0}"; }
 
 # the test user's collprof watch processes, "PID ARGS" each
 watchers() { ps -u "$uid" -o pid=,args= 2>/dev/null | grep '[c]ollprof watch'; }
@@ -60,7 +62,7 @@ dir=$steps/collprof-$jid.0
 ok $([ -n "$jid" ]; echo $?) "a hung step runs (job ${jid:-none})"
 i=0 took=""
 while [ -n "$jid" ] && [ $i -lt 600 ]; do
-    if [ "$(count_lines "$dir/watch.log" "$hung_re")" -gt 0 ]; then
+    if [ "$(hung_lines "$dir/watch.log")" -gt 0 ]; then
         took=$(( $(date +%s) - t0 )); break
     fi
     sleep 0.1; i=$((i + 1))
@@ -70,7 +72,7 @@ sed 's/^/#   watch.log: /' "$dir/watch.log" 2>/dev/null
 ok $([ -n "$took" ] && [ "$took" -le $((hang_after + 10)) ]; echo $?) \
     "watch.log names the hang within hang_after+10 s of the job's start (${took:-never} s)"
 sleep 6 # three more looks
-n=$(count_lines "$dir/watch.log" "$hung_re")
+n=$(hung_lines "$dir/watch.log")
 ok $([ "$n" -eq 1 ]; echo $?) "... said once ($n lines)"
 if [ -n "$syslog_pid" ]; then
     check "syslog: the hang" grep -q -E "$hung_re" "$BASE/syslog.txt"
@@ -113,7 +115,7 @@ sys.exit(0 if h and h[0]["ranks"] == [1] and h[0]["evidence"]["seq"] == 30
          else 1)
 PY
 ok $? "report.json: the hang of rank 1 at world seq 30"
-n=$(count_lines "$dir/watch.log" "$hung_re")
+n=$(hung_lines "$dir/watch.log")
 ok $([ "$n" -eq 1 ]; echo $?) "watch.log has the hang's line ($n)"
 no_watcher_left "the step cancelled by its watcher"
 
