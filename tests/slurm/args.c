@@ -2,6 +2,8 @@
  * (plugin/cp_args.c). */
 #include "config.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cp_args.h"
@@ -400,6 +402,88 @@ static void test_expand(void)
        "dotdot detection");
 }
 
+/* FILE of the source tree whole, or NULL (top_srcdir unset, no file). */
+static char *read_doc(const char *name)
+{
+    const char *top = getenv("top_srcdir");
+    char path[4096];
+    char *text = NULL;
+    size_t n = 0;
+    FILE *f;
+
+    if (!top)
+        return NULL;
+    snprintf(path, sizeof path, "%s/%s", top, name);
+    f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    text = malloc(1 << 20);
+    if (text)
+        n = fread(text, 1, (1 << 20) - 1, f);
+    fclose(f);
+    if (text)
+        text[n] = '\0';
+    return text;
+}
+
+/* Whether text has one of the forms in which a key is documented: in the
+ * man page ".BI key=", ".BR key=", "\fP key=" (the second of a pair), in
+ * plugin.md "`key=" or "`key`" (request keys without a value: ".BR key"). */
+static int documented(const char *text, const char *key, int with_value)
+{
+    static const char *const forms[] = {"\n.BI %s%s", "\n.BR %s%s",
+                                        "\\fP %s%s", "`%s%s"};
+    char want[96];
+    size_t i;
+
+    for (i = 0; i < sizeof forms / sizeof forms[0]; i++) {
+        snprintf(want, sizeof want, forms[i], key, with_value ? "=" : "");
+        if (strstr(text, want))
+            return 1;
+    }
+    return 0;
+}
+
+/* Every key of the two tables is in the man page and in plugin.md: the
+ * tables are the facts, the pages must follow them. */
+static void test_keys_documented(void)
+{
+    static const char *const docs[] = {"docs/spank_collprof.8",
+                                       "docs/plugin.md"};
+    size_t d;
+
+    for (d = 0; d < sizeof docs / sizeof docs[0]; d++) {
+        char *text = read_doc(docs[d]);
+        char keys[4096], missing[1024] = "";
+        char *k, *save = NULL;
+        int pass;
+
+        if (!text) {
+            ok(1, "# SKIP %s not found (top_srcdir unset)", docs[d]);
+            ok(1, "# SKIP %s not found (top_srcdir unset)", docs[d]);
+            continue;
+        }
+        for (pass = 0; pass < 2; pass++) {
+            snprintf(keys, sizeof keys, "%s",
+                     pass == 0 ? cp_site_keys() : cp_request_keys());
+            missing[0] = '\0';
+            for (k = strtok_r(keys, ", ", &save); k;
+                 k = strtok_r(NULL, ", ", &save)) {
+                size_t len = strcspn(k, "=[");
+                int with_value = k[len] == '=';
+                k[len] = '\0';
+                if (!documented(text, k, with_value))
+                    snprintf(missing + strlen(missing),
+                             sizeof missing - strlen(missing), " %s", k);
+            }
+            ok(!missing[0], "every %s key is in %s (missing:%s)",
+               pass == 0 ? "plugstack.conf" : "--collprof LIST", docs[d],
+               missing[0] ? missing : " none");
+        }
+        free(text);
+    }
+}
+
 int main(void)
 {
     test_site();
@@ -407,5 +491,6 @@ int main(void)
     test_request();
     test_fallback();
     test_expand();
+    test_keys_documented();
     return done_testing();
 }
