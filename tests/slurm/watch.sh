@@ -6,14 +6,18 @@
 # calling after its 30th collective) is named in the step directory's
 # watch.log and in syslog within hang_after + 10 s of its start, once; with
 # on_hang=cancel the lead cancels the step itself, long before its time
-# limit, and srun's report names the same hang.  A healthy run gets no line;
-# a watcher killed mid-run costs the job nothing; after every step no
-# watcher of the user is left.  Root only (skips else); about four minutes.
+# limit, and srun's report names the same hang.  A healthy run gets no line,
+# and each node's metrics file in metrics_dir while it runs, none after; a
+# watcher killed mid-run costs the job nothing (and leaves no metrics
+# file); after every step no watcher of the user is left.  Root only (skips
+# else); about three minutes.
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/slurm/lib.sh"
 
 steps=$BASE/steps
 hang_after=15
+# every step on n1 and n2 (it waits while they complete the one before):
+# rank 1 on n1, the lead on n1, the other watcher on n2
 cd "$BASE/tmp" || exit 1
 syslog_start
 uid=$(id -u "$TEST_USER")
@@ -54,7 +58,7 @@ job_started() {
 plugstack watch=yes watch_interval=2 hang_after=$hang_after syslog=yes \
     analyze_timeout=60
 as_user env $run_env SIMNCCL_TOPO="$BASE/hang.topo" \
-    srun --collprof --time=2 -N2 -n4 "$TSIM" --pattern ddp --steps 100000 \
+    srun --collprof --time=2 -N2 -n4 -w n1,n2 "$TSIM" --pattern ddp --steps 100000 \
     --quiet >a.out 2>a.err &
 srun_pid=$!
 job_started
@@ -88,16 +92,18 @@ plugstack watch=yes watch_interval=2 hang_after=$hang_after on_hang=cancel \
     analyze_timeout=60
 t0=$(date +%s)
 as_user env $run_env SIMNCCL_TOPO="$BASE/hang.topo" \
-    srun --collprof --time=2 -N2 -n4 "$TSIM" --pattern ddp --steps 100000 \
+    srun --collprof --time=2 -N2 -n4 -w n1,n2 "$TSIM" --pattern ddp --steps 100000 \
     --quiet >b.out 2>b.err
 rc=$?
 took=$(( $(date +%s) - t0 ))
 sed 's/^/#   stderr: /' b.err
 ok $([ $rc -ne 0 ] && [ $took -lt 90 ]; echo $?) \
     "on_hang=cancel: the step ends well before its 2 min limit (rc $rc after ${took} s)"
+# scancel of a step SIGKILLs its tasks: the verdict may lead with rank 1
+# killed before the collective it never came to (report.json keeps the hang)
 first=$(grep '^collprof: job ' b.err | head -n 1)
-echo "$first" | grep -q -E '^collprof: job [0-9]+\.0: HUNG in allreduce seq 30 on world: rank 1 \(n1\) never arrived'
-ok $? "srun's verdict names the same hang ($first)"
+echo "$first" | grep -q -E '^collprof: job [0-9]+\.0: (HUNG in allreduce seq 30 on world: rank 1 \(n1\) never arrived|KILLED: rank 1 \(n1\) died before allreduce seq 30 on world)'
+ok $? "srun's verdict names rank 1 at allreduce seq 30 on world ($first)"
 j=$(echo "$first" | sed -n 's/^collprof: job \([0-9]*\.0\): .*/\1/p')
 dir=$steps/collprof-$j
 sed 's/^/#   watch.log: /' "$dir/watch.log" 2>/dev/null
@@ -119,24 +125,43 @@ n=$(hung_lines "$dir/watch.log")
 ok $([ "$n" -eq 1 ]; echo $?) "watch.log has the hang's line ($n)"
 no_watcher_left "the step cancelled by its watcher"
 
-# ---- d. a healthy run: no line, no watcher left ----------------------------
-plugstack watch=yes watch_interval=2 hang_after=$hang_after
+# ---- d. a healthy run: no line, metrics while it runs, nothing left -------
+metrics=$BASE/metrics
+install -d -m 1777 "$metrics"
+plugstack watch=yes watch_interval=2 hang_after=$hang_after \
+    "metrics_dir=$metrics"
 t0=$(date +%s)
-as_user env $run_env srun --collprof -N2 -n4 "$TSIM" --pattern ddp \
-    --steps 600 --quiet >d.out 2>d.err
+as_user env $run_env srun --collprof -N2 -n4 -w n1,n2 "$TSIM" --pattern ddp \
+    --steps 600 --quiet >d.out 2>d.err &
+srun_pid=$!
+job_started
+proms="" i=0
+while [ -n "$jid" ] && [ $i -lt 200 ]; do
+    proms=$(cd "$metrics" && ls collprof-$jid.0-n1.prom collprof-$jid.0-n2.prom 2>/dev/null | tr '\n' ' ')
+    [ "$proms" = "collprof-$jid.0-n1.prom collprof-$jid.0-n2.prom " ] && break
+    sleep 0.1; i=$((i + 1))
+done
+ok $([ "$proms" = "collprof-$jid.0-n1.prom collprof-$jid.0-n2.prom " ]; echo $?) \
+    "metrics_dir: each node's watcher writes its file while the step runs ($proms)"
+grep -q '^collprof_calls_total{' "$metrics/collprof-$jid.0-n2.prom" 2>/dev/null
+ok $? "... with the node's calls"
+wait $srun_pid
 rc=$?
 took=$(( $(date +%s) - t0 ))
 sed 's/^/#   stderr: /' d.err
 ok $([ $rc -eq 0 ]; echo $?) "a healthy run with watch=yes: rc 0 (${took} s)"
-j=$(sed -n 's/^collprof: job \([0-9]*\.0\): .*/\1/p' d.err | head -n 1)
-dir=$steps/collprof-$j
+dir=$steps/collprof-$jid.0
 sed 's/^/#   watch.log: /' "$dir/watch.log" 2>/dev/null
 n=$(cat "$dir/watch.log" 2>/dev/null | wc -l)
-ok $([ -n "$j" ] && [ "$n" -eq 0 ]; echo $?) "... watch.log has no line ($n)"
+looks=$(sed -n 's/^look //p' "$dir/watch-n2.state" 2>/dev/null)
+ok $([ "${looks:-0}" -ge 5 ] && [ "$n" -eq 0 ]; echo $?) \
+    "... watch.log has no line ($n), the watchers looked all along (n2: ${looks:-no} looks)"
+left=$(ls -A "$metrics")
+ok $([ -z "$left" ]; echo $?) "... no metrics file left (${left:-none})"
 no_watcher_left "the healthy run"
 
 # ---- e. a watcher killed mid-run costs the job nothing ---------------------
-as_user env $run_env srun --collprof -N2 -n4 "$TSIM" --pattern ddp \
+as_user env $run_env srun --collprof -N2 -n4 -w n1,n2 "$TSIM" --pattern ddp \
     --steps 400 --quiet >e.out 2>e.err &
 srun_pid=$!
 victim="" i=0
@@ -146,12 +171,14 @@ while [ $i -lt 300 ] && [ -z "$victim" ]; do
     i=$((i + 1))
 done
 sleep 3
-[ -n "$victim" ] && kill -KILL "$victim"
-ok $([ -n "$victim" ]; echo $?) "the watcher of n2 found and killed (pid ${victim:-none})"
+ok $([ -n "$victim" ] && kill -KILL "$victim"; echo $?) \
+    "the watcher of n2 found and killed mid-run (pid ${victim:-none})"
 wait $srun_pid
 rc=$?
 sed 's/^/#   stderr: /' e.err
 ok $([ $rc -eq 0 ]; echo $?) "... the job still ends rc 0"
 check "... with its report" grep -q 'report\.json' e.err
+left=$(ls -A "$metrics")
+ok $([ -z "$left" ]; echo $?) "... its metrics file removed all the same (${left:-none left})"
 no_watcher_left "the run whose watcher was killed"
 done_testing
