@@ -143,8 +143,14 @@ while [ -n "$jid" ] && [ $i -lt 200 ]; do
 done
 ok $([ "$proms" = "collprof-$jid.0-n1.prom collprof-$jid.0-n2.prom " ]; echo $?) \
     "metrics_dir: each node's watcher writes its file while the step runs ($proms)"
-grep -q '^collprof_calls_total{' "$metrics/collprof-$jid.0-n2.prom" 2>/dev/null
-ok $? "... with the node's calls"
+# the first looks may come before the ranks' first calls
+i=0
+while [ $i -lt 300 ] &&
+    ! grep -q '^collprof_calls_total{' "$metrics/collprof-$jid.0-n2.prom" 2>/dev/null; do
+    sleep 0.1; i=$((i + 1))
+done
+grep '^collprof_calls_total{' "$metrics/collprof-$jid.0-n2.prom" 2>/dev/null | sed 's/^/#   /'
+ok $([ $i -lt 300 ]; echo $?) "... with the node's calls"
 wait $srun_pid
 rc=$?
 took=$(( $(date +%s) - t0 ))
