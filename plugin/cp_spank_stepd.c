@@ -477,6 +477,15 @@ struct watch_text {
     char slurm_step[32];
 };
 
+/* on_hang=cancel in the batch step: scancel cannot end the batch step
+ * alone (JOB.4294967291 leaves it running, JOB.batch is refused), so the
+ * lead gets no --on-hang there; requeue works (it names the job). */
+static int batch_cancel(void)
+{
+    return cp_plugin.site.on_hang == CP_ON_HANG_CANCEL &&
+           cp_plugin.step_id == CP_STEP_BATCH;
+}
+
 static void watch_argv(const char **argv, struct watch_text *w, int lead)
 {
     const struct cp_site *site = &cp_plugin.site;
@@ -487,7 +496,7 @@ static void watch_argv(const char **argv, struct watch_text *w, int lead)
     /* slurmstepd: the watcher ends with it, whatever happens to us */
     snprintf(w->exit_with, sizeof w->exit_with, "%ld", (long)getpid());
     cp_spank_step_name(w->step, sizeof w->step);
-    /* two numbers (the batch step's id too): what scancel takes */
+    /* two numbers (the batch step's id too): what watch takes */
     snprintf(w->slurm_step, sizeof w->slurm_step, "%u.%u", cp_plugin.job_id,
              cp_plugin.step_id);
     argv[n++] = site->collprof;
@@ -518,7 +527,7 @@ static void watch_argv(const char **argv, struct watch_text *w, int lead)
         argv[n++] = "--metrics";
         argv[n++] = here.metrics;
     }
-    if (lead && site->on_hang != CP_ON_HANG_NONE) {
+    if (lead && site->on_hang != CP_ON_HANG_NONE && !batch_cancel()) {
         argv[n++] = "--on-hang";
         argv[n++] = cp_on_hang_name(site->on_hang);
         argv[n++] = "--slurm-step";
@@ -556,6 +565,10 @@ static void start_watcher(spank_t sp)
         return;
     }
     watch_argv(argv, &w, first_node(sp));
+    if (batch_cancel())
+        cp_spank_verbose("job %s: on_hang=cancel is not applied to the batch "
+                         "step (scancel cannot end it alone)",
+                         name);
     user_creds(&r);
     r.argv = argv;
     r.envp = envp;

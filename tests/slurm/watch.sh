@@ -9,8 +9,9 @@
 # limit, and srun's report names the same hang.  A healthy run gets no line,
 # and each node's metrics file in metrics_dir while it runs, none after; a
 # watcher killed mid-run costs the job nothing (and leaves no metrics
-# file); after every step no watcher of the user is left.  Root only (skips
-# else); about three minutes.
+# file); one that fails at once says why in the slurmd log; after every
+# step no watcher of the user is left.  Root only (skips else); about three
+# minutes.
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/slurm/lib.sh"
 
@@ -187,4 +188,22 @@ check "... with its report" grep -q 'report\.json' e.err
 left=$(ls -A "$metrics")
 ok $([ -z "$left" ]; echo $?) "... its metrics file removed all the same (${left:-none left})"
 no_watcher_left "the run whose watcher was killed"
+
+# ---- f. a watcher that fails at once: a line in the slurmd log, never the step
+cat >"$BASE/badwatch.sh" <<EOF
+#!/bin/sh
+[ "\$1" = watch ] && exec "$CP_INST/bin/collprof" watch --no-such-option .
+exec "$CP_INST/bin/collprof" "\$@"
+EOF
+chmod 755 "$BASE/badwatch.sh"
+plugstack watch=yes "collprof=$BASE/badwatch.sh"
+as_user env $run_env srun --collprof -N1 -n2 -w n1 "$TSIM" --pattern ddp \
+    --steps 20 --quiet >f.out 2>f.err
+rc=$?
+ok $([ $rc -eq 0 ]; echo $?) "a watcher that fails at once: the step ends rc 0"
+j=$(sed -n 's/^collprof: job \([0-9]*\)\.0: .*/\1/p' f.err | head -n 1)
+line=$(grep "\[$j\.0\] collprof: job $j\.0: collprof watch on n1: .*no-such-option" \
+    "$BASE/log/slurmd-n1.log" | head -n 1)
+ok $([ -n "$j" ] && [ -n "$line" ]; echo $?) "... its stderr in the slurmd log (${line:-none})"
+plugstack
 done_testing
