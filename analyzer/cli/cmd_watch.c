@@ -1,4 +1,5 @@
-/* cmd_watch.c - collprof watch: a running job's hang named while it hangs. */
+/* cmd_watch.c - collprof watch: a running job's hang, slowdown or straggler
+ * named while it runs; one watcher per node, one leading. */
 #include "config.h"
 
 #include <errno.h>
@@ -83,9 +84,8 @@ static void usage(FILE *out)
             "  -q, --quiet       nothing on stderr but errors (watch.log is\n"
             "                    still written)\n"
             "\n"
-            "Exit status: 0, 3 a hang or slowdown was named (with --once), 1 an\n"
-            "error,\n"
-            "2 usage.\n",
+            "Exit status: 0, 3 a hang, slowdown or straggler was named (with\n"
+            "--once), 1 an error, 2 usage.\n",
             ALERT_TIMEOUT_S);
 }
 
@@ -246,7 +246,7 @@ static void run_alert(const char *prog, const char *dir, const char *cause,
 /* The metrics into a.metrics: a temporary beside it (O_EXCL, O_NOFOLLOW),
  * renamed over it, so that a reader sees a whole file or the last one. */
 static void write_metrics(struct cp_watch *w, const struct wargs *a,
-                          unsigned hangs, unsigned slowdowns)
+                          const unsigned *named)
 {
     char tmp[4200], user[64];
     const char *slash = strrchr(a->metrics, '/');
@@ -267,7 +267,7 @@ static void write_metrics(struct cp_watch *w, const struct wargs *a,
             close(fd);
         return;
     }
-    rc = cp_watch_metrics(w, f, user, now_ns(), hangs, slowdowns);
+    rc = cp_watch_metrics(w, f, user, now_ns(), named);
     if (fclose(f) != 0 || rc < 0 || rename(tmp, a->metrics) < 0) {
         cp_cli_say(stderr, "collprof watch: %s: %s", a->metrics,
                    strerror(errno));
@@ -564,8 +564,13 @@ static int watch_loop(struct cp_watch *w, const char *dir,
                 }
             }
         }
-        if (a->metrics)
-            write_metrics(w, a, j.hangs, j.slowdowns);
+        if (a->metrics) {
+            unsigned named[CP_KIND_COUNT] = {0};
+            named[CP_KIND_HANG] = j.hangs;
+            named[CP_KIND_SLOWDOWN] = j.slowdowns;
+            named[CP_KIND_STRAGGLER] = j.stragglers;
+            write_metrics(w, a, judge ? named : NULL);
+        }
         if (a->top)
             top_screen(w, dir, &j);
         if (a->once || over)

@@ -19,8 +19,7 @@ struct acomm {
     uint64_t comm;
     uint32_t nranks;
     uint32_t maxcount; /* the most reporters any instance had */
-    size_t n;
-    struct inst inst[CP_ARRIVE_KEEP];
+    struct inst inst[CP_ARRIVE_KEEP]; /* count 0: free */
 };
 
 struct cp_arrive {
@@ -74,28 +73,21 @@ static struct acomm *comm_of(struct cp_arrive *a, uint64_t comm)
     return a->comms[a->n++];
 }
 
-/* The slot of seq in c: found, or a new one (the oldest instance given up
- * when full; NULL when seq is older than all of them). */
+/* The slot of seq in c: direct-mapped (seq modulo CP_ARRIVE_KEEP), so a
+ * call costs the same whatever is kept; a newer instance takes an older
+ * one's slot, an instance older than its slot's is dropped (NULL). */
 static struct inst *inst_of(struct acomm *c, uint32_t seq)
 {
-    size_t i, oldest = 0;
+    struct inst *s = &c->inst[seq % CP_ARRIVE_KEEP];
 
-    for (i = 0; i < c->n; i++) {
-        if (c->inst[i].seq == seq)
-            return &c->inst[i];
-        if (c->inst[i].seq < c->inst[oldest].seq)
-            oldest = i;
-    }
-    if (c->n < CP_ARRIVE_KEEP)
-        i = c->n++;
-    else if (c->inst[oldest].seq < seq)
-        i = oldest;
-    else
+    if (s->count && s->seq == seq)
+        return s;
+    if (s->count && (int32_t)(seq - s->seq) < 0)
         return NULL;
-    memset(&c->inst[i], 0, sizeof c->inst[i]);
-    c->inst[i].seq = seq;
-    c->inst[i].last_rank = -1;
-    return &c->inst[i];
+    memset(s, 0, sizeof *s);
+    s->seq = seq;
+    s->last_rank = -1;
+    return s;
 }
 
 int cp_arrive_add(struct cp_arrive *a, uint64_t comm, uint32_t nranks,
@@ -137,8 +129,9 @@ static size_t complete(const struct acomm *c, int fresh,
 {
     size_t i, n = 0;
 
-    for (i = 0; i < c->n; i++)
-        if (c->inst[i].count == c->maxcount && !(fresh && c->inst[i].taken))
+    for (i = 0; i < CP_ARRIVE_KEEP; i++)
+        if (c->inst[i].count && c->inst[i].count == c->maxcount &&
+            !(fresh && c->inst[i].taken))
             out[n++] = &c->inst[i];
     qsort(out, n, sizeof *out, by_seq);
     return n;

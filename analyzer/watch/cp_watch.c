@@ -14,6 +14,7 @@
 
 #include "collprof/cp_logfmt.h"
 #include "cp_arrive.h"
+#include "cp_kinds.h"
 #include "cp_log4src.h"
 #include "cp_model.h"
 #include "cp_path.h"
@@ -76,10 +77,14 @@ struct sigmax {
     uint64_t low_since;
 };
 
-/* A communicator's name, from its creation records. */
+/* A communicator, from its creation records: its name, how many of the
+ * logs followed have it, whether they are of more than one node. */
 struct commname {
     uint64_t comm;
     char name[CP_COMM_NAME_LEN + 1];
+    uint32_t nranks, members;
+    char node0[64];
+    int nodes_many;
 };
 
 /* A node whose state the lead reads: the last look of it taken. */
@@ -261,28 +266,36 @@ static void finished(struct cp_watch *w, struct wlog *l,
     }
 }
 
-/* A communicator's creation: its name, when it has one. */
-static void comm_named(struct cp_watch *w, const struct cp_rec_comm *c)
+/* A communicator's creation in log l: its name, one member more. */
+static void comm_made(struct cp_watch *w, const struct wlog *l,
+                      const struct cp_rec_comm *c)
 {
+    struct commname *n = NULL;
     size_t i;
 
-    if (!c->name[0])
-        return;
-    for (i = 0; i < w->nnames; i++)
+    for (i = 0; i < w->nnames && !n; i++)
         if (w->names[i].comm == c->comm_id)
-            return;
-    if (w->nnames == w->namecap) {
-        size_t cap = w->namecap ? 2 * w->namecap : 16;
-        struct commname *g;
-        if (cap > SIG_MAX || !(g = realloc(w->names, cap * sizeof *g)))
-            return;
-        w->names = g;
-        w->namecap = cap;
+            n = &w->names[i];
+    if (!n) {
+        if (w->nnames == w->namecap) {
+            size_t cap = w->namecap ? 2 * w->namecap : 16;
+            struct commname *g;
+            if (cap > SIG_MAX || !(g = realloc(w->names, cap * sizeof *g)))
+                return;
+            w->names = g;
+            w->namecap = cap;
+        }
+        n = &w->names[w->nnames++];
+        memset(n, 0, sizeof *n);
+        n->comm = c->comm_id;
+        snprintf(n->node0, sizeof n->node0, "%s", l->node);
     }
-    w->names[w->nnames].comm = c->comm_id;
-    memcpy(w->names[w->nnames].name, c->name, CP_COMM_NAME_LEN);
-    w->names[w->nnames].name[CP_COMM_NAME_LEN] = '\0';
-    w->nnames++;
+    if (!n->name[0] && c->name[0])
+        memcpy(n->name, c->name, CP_COMM_NAME_LEN);
+    n->nranks = c->nranks;
+    n->members++;
+    if (strcmp(n->node0, l->node) != 0)
+        n->nodes_many = 1;
 }
 
 /* ---- opening a log ------------------------------------------------------ */
@@ -452,7 +465,7 @@ static int follow_log(struct cp_watch *w, struct wlog *l, struct cp_error *note)
             if (w->buf[i].kind == CP_REC_CALL && w->buf[i].call.end_ns)
                 finished(w, l, &w->buf[i].call);
             else if (w->buf[i].kind == CP_REC_COMM)
-                comm_named(w, &w->buf[i].comm);
+                comm_made(w, l, &w->buf[i].comm);
     }
     if (got < 0) {
         const struct cp_error *p = cp_log4src_problem(l->src);
@@ -850,10 +863,25 @@ static const char *comm_label(const struct cp_watch *w, uint64_t comm,
     size_t i;
 
     for (i = 0; i < w->nnames; i++)
-        if (w->names[i].comm == comm)
+        if (w->names[i].comm == comm && w->names[i].name[0])
             return w->names[i].name;
     snprintf(buf, len, "%016llx", (unsigned long long)comm);
     return buf;
+}
+
+/* "intra" when every rank of comm is in a log followed, all of one node;
+ * "inter" when it spans nodes; "unknown" when its creation was not seen. */
+static const char *link_class(const struct cp_watch *w, uint64_t comm)
+{
+    size_t i;
+
+    for (i = 0; i < w->nnames; i++)
+        if (w->names[i].comm == comm)
+            return !w->names[i].nodes_many &&
+                           w->names[i].members >= w->names[i].nranks
+                       ? "intra"
+                       : "inter";
+    return "unknown";
 }
 
 /* job, step and user; with_node: the log's node too. */
@@ -947,8 +975,9 @@ static void comm_metrics(struct cp_watch *w, FILE *out, const char *user)
             job_labels(out, l0, user, 0);
             fputs(",communicator=\"", out);
             label(out, comm_label(w, g->comm, buf, sizeof buf));
-            fprintf(out, "\",comm_id=\"%016llx\",op=\"%s\"} %.9g\n",
-                    (unsigned long long)g->comm,
+            fprintf(out,
+                    "\",comm_id=\"%016llx\",link=\"%s\",op=\"%s\"} %.9g\n",
+                    (unsigned long long)g->comm, link_class(w, g->comm),
                     g->op < 128 ? cp_model_coll_name((enum cp_coll)g->op)
                                 : "other",
                     k ? g->busbw : (double)g->calls);
@@ -957,29 +986,30 @@ static void comm_metrics(struct cp_watch *w, FILE *out, const char *user)
 }
 
 int cp_watch_metrics(struct cp_watch *w, FILE *out, const char *user,
-                     uint64_t now_ns, unsigned hangs, unsigned slowdowns)
+                     uint64_t now_ns, const unsigned *named)
 {
     const struct wlog *l0 = NULL;
     size_t i;
+    int k;
 
     rank_metrics(w, out, user, now_ns);
     comm_metrics(w, out, user);
     for (i = 0; i < w->nlogs && !l0; i++)
         if (w->logs[i].src)
             l0 = &w->logs[i];
-    head(out, "collprof_hangs_named_total", "counter",
-         "hangs collprof watch named in this step");
-    if (l0) {
-        fputs("collprof_hangs_named_total{", out);
+    if (!named || !l0)
+        return ferror(out) ? -1 : 0;
+    head(out, "collprof_findings_named_total", "counter",
+         "causes collprof watch named in this step, by kind");
+    for (k = 0; k < CP_KIND_COUNT; k++) {
+        /* the kinds a watch names, always (a rate needs the zero) */
+        if (!named[k] && k != CP_KIND_HANG && k != CP_KIND_SLOWDOWN &&
+            k != CP_KIND_STRAGGLER)
+            continue;
+        fputs("collprof_findings_named_total{", out);
         job_labels(out, l0, user, 0);
-        fprintf(out, "} %u\n", hangs);
-    }
-    head(out, "collprof_slowdowns_named_total", "counter",
-         "slowdowns collprof watch named in this step");
-    if (l0) {
-        fputs("collprof_slowdowns_named_total{", out);
-        job_labels(out, l0, user, 0);
-        fprintf(out, "} %u\n", slowdowns);
+        fprintf(out, ",kind=\"%s\"} %u\n", cp_kind_name((enum cp_kind)k),
+                named[k]);
     }
     return ferror(out) ? -1 : 0;
 }

@@ -137,10 +137,11 @@ int cp_watch_alive(const struct cp_watch *w, const char *path);
  * collprof_nccl_seconds_total, collprof_bytes_total and
  * collprof_inflight_oldest_seconds; per communicator and op
  * collprof_comm_calls_total and collprof_busbw_bytes_per_second (the calls
- * of the last look with calls); collprof_hangs_named_total and
- * collprof_slowdowns_named_total (given).  docs/watch.md lists them.  0, or
- * -1 when out failed. */
+ * of the last look with calls), labelled with the link class (intra: every
+ * rank of the communicator on this node; inter); with named (counts by
+ * enum cp_kind, for a watcher that judges) collprof_findings_named_total
+ * by kind.  docs/watch.md lists them.  0, or -1 when out failed. */
 int cp_watch_metrics(struct cp_watch *w, FILE *out, const char *user,
-                     uint64_t now_ns, unsigned hangs, unsigned slowdowns);
+                     uint64_t now_ns, const unsigned *named);
 
 #endif

@@ -168,6 +168,11 @@ ok(len(keys) == len(set(keys)), "no series twice (%d samples)" % len(keys))
 bw = [s for s in samples if s.name == "collprof_busbw_bytes_per_second"]
 ok(bw and all(s.value > 0 for s in bw) and any(s.labels["communicator"].startswith("tp") for s in bw),
    "busbw per communicator, every one above 0 (%s)" % sorted({s.labels["communicator"] for s in bw}))
+ok({s.labels.get("link") for s in bw} == {"intra", "inter"},
+   "busbw by link class: intra (a node's own) and inter (%s)" % sorted({(s.labels["communicator"], s.labels.get("link")) for s in bw}))
+named = {s.labels.get("kind"): s.value for s in samples if s.name == "collprof_findings_named_total"}
+ok(named == {"hang": 0, "slowdown": 0, "straggler": 0},
+   "causes named by kind, each 0 (%s)" % named)
 dash = json.load(open(sys.argv[2]))
 used = set()
 def walk(o):
@@ -189,13 +194,95 @@ PY
     tab=$(printf '\t')
     while IFS="$tab" read -r st name; do ok "$st" "$name"; done <"$m/checks"
 else
-    skip 6 "python3-prometheus-client not installed"
+    skip 8 "python3-prometheus-client not installed"
 fi
+
+# ---- one watcher per node, the lead judging from the others' states ---------
+# rank 3 (n2) stuck in its own compute: the lead (n1) follows only n1's
+# logs, and learns from n2's watcher that rank 3's process still runs
+nodes_job() { # NAME WITH_N2: the hang, the lead always, n2's watcher if asked
+    d=$work/$1
+    mkdir -p "$d/logs"
+    printf 'hang rank=3 after=10\n' >"$d/plant.topo"
+    "$collprof" record -q -o "$d/logs" -- "$simrun" -n 4 --nodes 2 \
+        --timeout 20 --topo "$d/plant.topo" -- "$train_sim" --pattern ddp \
+        --steps 2 --quiet >"$d/rec.out" 2>&1 &
+    rec=$!
+    n2=""
+    if [ "$2" = yes ]; then
+        timeout 60 "$collprof" watch -q --node n2 --interval 250ms \
+            --exit-with $rec "$d/logs" >"$d/n2.out" 2>"$d/n2.err" &
+        n2=$!
+    fi
+    timeout 60 "$collprof" watch --node n1 --lead --interval 250ms \
+        --hang-after ${HANG_AFTER}s --exit-with $rec "$d/logs" \
+        >"$d/out" 2>"$d/err"
+    w_rc=$?
+    [ -n "$n2" ] && { wait $n2; n2_rc=$?; }
+    wait $rec
+    sed 's/^/#   /' "$d/err"
+}
+nodes_job nodes yes
+log=$work/nodes/logs/watch.log
+grep -q 'collprof watch: HUNG in allreduce seq 10 on world: rank 3 (n2) never arrived (last seen leaving allreduce seq 9 on world at [0-9:]*; still running outside NCCL)' "$log" 2>/dev/null &&
+    [ "$(grep -c HUNG "$log")" -eq 1 ]
+ok $? "two watchers: the lead names rank 3 (n2), still running outside NCCL, once ($(cat "$log" 2>/dev/null))"
+ok $([ $w_rc -eq 0 ] && [ "${n2_rc:-1}" -eq 0 ] && [ ! -s "$work/nodes/n2.err" ]; echo $?) \
+    "... both end with the job, exit 0 (lead $w_rc, n2 ${n2_rc:-none})"
+st=$work/nodes/logs/watch-n2.state
+ok $(head -n 1 "$st" 2>/dev/null | grep -qx 'collprof-watch-state 1' &&
+     [ "$(grep -c '^log ' "$st")" -eq 2 ] && tail -n 1 "$st" | grep -qx end &&
+     [ "$(wc -c <"$st")" -lt 4096 ] && [ ! -e "$work/nodes/logs/watch-n1.state" ]; echo $?) \
+    "n2's state: its 2 logs, whole, under 4 KiB ($(wc -c <"$st" 2>/dev/null) bytes); the lead writes none"
+nodes_job alone no
+grep -q 'rank 3 (n2) never arrived (.*not known on this host whether it still runs)' \
+    "$work/alone/logs/watch.log" 2>/dev/null
+ok $? "without n2's watcher the lead cannot tell whether rank 3 runs, and says so ($(cat "$work/alone/logs/watch.log" 2>/dev/null))"
+
+# ---- a straggler: rank 3 computing 20 ms longer before each collective ------
+d=$work/strag
+mkdir -p "$d/logs"
+t0=$(date +%s)
+"$collprof" record -q -o "$d/logs" -- "$simrun" -n 4 --nodes 2 \
+    --timeout 40 -- "$train_sim" --pattern ddp --late 3:20 \
+    --steps 30 --quiet >"$d/rec.out" 2>&1 &
+rec=$!
+timeout 60 "$collprof" watch --interval 250ms --hang-after ${HANG_AFTER}s \
+    --alert "$work/hook" --exit-with $rec "$d/logs" >"$d/out" 2>"$d/err"
+w_rc=$?
+wait $rec
+line=$(grep 'STRAGGLER' "$d/logs/watch.log" 2>/dev/null)
+ok $([ $w_rc -eq 0 ] && [ "$(echo "$line" | grep -c .)" -eq 1 ] &&
+     echo "$line" | grep -q 'STRAGGLER: Rank 3 (node n2) arrived last' && ! grep -q 'HUNG\|SLOWDOWN' "$d/logs/watch.log"; echo $?) \
+    "a straggler: one STRAGGLER line naming rank 3, nothing else ($(echo "$line" | cut -c1-220))"
+python3 - "$d/logs/watch.log" "$t0" <<'PY'
+import datetime, sys
+line = [l for l in open(sys.argv[1]) if "STRAGGLER" in l][0]
+said = datetime.datetime.strptime(line[:20], "%Y-%m-%dT%H:%M:%SZ").replace(
+    tzinfo=datetime.timezone.utc).timestamp()
+lag = said - float(sys.argv[2])
+print("#   said %.0f s after the job started" % lag)
+sys.exit(0 if lag <= 30 else 1)
+PY
+ok $? "... said within 30 s of the job's start"
+grep -q '^straggler|collprof watch: STRAGGLER' "$work/hook.out"
+ok $? "... the hook ran with COLLPROF_WATCH_CAUSE=straggler"
+# --top on its logs: one screen
+"$collprof" watch --top --once "$d/logs" >"$d/top.out" 2>&1
+sed 's/^/#   /' "$d/top.out"
+ok $(grep -q '^communicator  *collective  *ranks  *flight  *oldest s  *busbw GB/s  *last to arrive$' "$d/top.out" &&
+     grep -q '^world  *allreduce  *4  *0  *0\.0  *[0-9.]*  *rank 3 ([0-9]*/[0-9]*)$' "$d/top.out" &&
+     grep -q '^last alert: collprof watch: STRAGGLER' "$d/top.out"; echo $?) \
+    "--top: world's allreduce, nothing in flight, rank 3 last to arrive, the alert"
 
 # ---- usage --------------------------------------------------------------------
 "$collprof" watch --interval 5 "$work" >/dev/null 2>"$work/u1"
 ok $([ $? -eq 2 ] && [ "$(wc -l <"$work/u1")" -eq 1 ] &&
      grep -q -- '--interval' "$work/u1"; echo $?) "--interval 5: exit 2, one line naming it"
+"$collprof" watch --lead "$work" >/dev/null 2>"$work/u3"
+ok $([ $? -eq 2 ] && grep -q -- '--lead needs --node' "$work/u3"; echo $?) "--lead without --node: exit 2"
+"$collprof" watch --on-hang cancel "$work" >/dev/null 2>"$work/u4"
+ok $([ $? -eq 2 ] && grep -q -- '--on-hang needs --slurm-step' "$work/u4"; echo $?) "--on-hang without --slurm-step: exit 2"
 "$collprof" watch --alert hook "$work" >/dev/null 2>"$work/u2"
 ok $([ $? -eq 2 ] && grep -q 'absolute path' "$work/u2"; echo $?) "--alert relative: exit 2, asks for an absolute path"
 "$collprof" watch --help | grep -q 'usage: collprof watch'
