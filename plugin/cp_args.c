@@ -27,6 +27,22 @@ static int parse_yesno(const char *v)
 
 /* ---- plugstack.conf ----------------------------------------------------- */
 
+/* on_hang=: the words, indexed by CP_ON_HANG_* */
+static const char *const on_hang_words[] = {
+    [CP_ON_HANG_NONE] = "none",
+    [CP_ON_HANG_CANCEL] = "cancel",
+    [CP_ON_HANG_REQUEUE] = "requeue",
+};
+
+#define NON_HANG_WORDS (sizeof on_hang_words / sizeof on_hang_words[0])
+
+const char *cp_on_hang_name(int on_hang)
+{
+    if (on_hang < 0 || (size_t)on_hang >= NON_HANG_WORDS)
+        return "none";
+    return on_hang_words[on_hang];
+}
+
 enum site_kind {
     SITE_PATH,    /* absolute path into a char[CP_ARGS_PATH_MAX] */
     SITE_DIR_OF,  /* absolute directory: the path is dir/`file` */
@@ -35,6 +51,7 @@ enum site_kind {
     SITE_MODE,    /* a step directory mode: octal, 07x0, no write but the
                      owner's, into an unsigned */
     SITE_CAPTURE, /* shim|plugin|both into an int (CP_CAPTURE_* bits) */
+    SITE_ON_HANG, /* none|cancel|requeue into an int (CP_ON_HANG_*) */
 };
 
 /* One row per plugstack.conf key: where it goes, what it takes (the help
@@ -90,6 +107,17 @@ static const struct site_key {
     {"next_profiler", SITE_PATH, offsetof(struct cp_site, next_profiler),
      NULL, 1, "PATH", NULL, 0, NULL},
     {"fleet_spool", SITE_PATH, offsetof(struct cp_site, fleet_spool), NULL, 1,
+     "DIR", NULL, 0, NULL},
+    {"watch", SITE_BOOL, offsetof(struct cp_site, watch), NULL, 0, "yes|no",
+     "no", 0, NULL},
+    {"watch_interval", SITE_SECONDS,
+     offsetof(struct cp_site, watch_interval_s), NULL, 0, "SECONDS", "5", 0,
+     NULL},
+    {"hang_after", SITE_SECONDS, offsetof(struct cp_site, hang_after_s), NULL,
+     0, "SECONDS", "60", 0, NULL},
+    {"on_hang", SITE_ON_HANG, offsetof(struct cp_site, on_hang), NULL, 0,
+     "none|cancel|requeue", "none", 0, NULL},
+    {"metrics_dir", SITE_PATH, offsetof(struct cp_site, metrics_dir), NULL, 1,
      "DIR", NULL, 0, NULL},
 };
 
@@ -159,6 +187,14 @@ static int set_site_key(struct cp_site *site, const struct site_key *k,
                              what, v);
         *(int *)(void *)field = b;
         return 0;
+    case SITE_ON_HANG:
+        for (size_t i = 0; i < NON_HANG_WORDS; i++)
+            if (strcmp(v, on_hang_words[i]) == 0) {
+                *(int *)(void *)field = (int)i;
+                return 0;
+            }
+        return cp_errorf(err, "%s takes none, cancel or requeue, not '%s'",
+                         what, v);
     case SITE_MODE:
         /* the owner's rwx always; the group may read and enter, others
          * nothing: a step directory is never writable by anyone else */
@@ -179,7 +215,7 @@ static int set_site_key(struct cp_site *site, const struct site_key *k,
 
 const char *cp_site_keys(void)
 {
-    static char text[1024];
+    static char text[2048];
 
     if (!text[0]) {
         size_t used = 0;
@@ -320,20 +356,51 @@ static int set_probe(struct cp_request *r, const char *v, struct cp_error *err)
     return 0;
 }
 
+static int set_watch(struct cp_request *r, const char *v, struct cp_error *err)
+{
+    int b = v ? parse_yesno(v) : 1; /* a bare `watch`: yes */
+
+    if (b < 0) {
+        return cp_errorf(err, "watch= takes yes or no, not '%s'", v);
+    }
+    r->watch = b;
+    return 0;
+}
+
+enum { VALUE_NONE, VALUE_NEEDED, VALUE_OPTIONAL };
+
+/* One row per key of the LIST: what it takes (VALUE_*), its setter, and
+ * the help that cp_request_keys() lists. */
 static const struct request_key {
     const char *name;
     int takes_value;
     int (*set)(struct cp_request *r, const char *v, struct cp_error *err);
+    const char *help; /* "" or "=VALUES", after the name */
 } request_keys[] = {
-    {"on", 0, set_on},         {"off", 0, set_off},
-    {"dir", 1, set_dir},       {"timer", 1, set_timer},
-    {"analyze", 1, set_analyze}, {"probe", 0, set_probe},
+    {"on", VALUE_NONE, set_on, ""},
+    {"off", VALUE_NONE, set_off, ""},
+    {"dir", VALUE_NEEDED, set_dir, "=PATH"},
+    {"timer", VALUE_NEEDED, set_timer, "=auto|cupti|event|host"},
+    {"analyze", VALUE_NEEDED, set_analyze, "=yes|no"},
+    {"probe", VALUE_NONE, set_probe, ""},
+    {"watch", VALUE_OPTIONAL, set_watch, "[=yes|no]"},
 };
+
+#define NREQUEST_KEYS (sizeof request_keys / sizeof request_keys[0])
 
 const char *cp_request_keys(void)
 {
-    return "on, off, dir=PATH, timer=auto|cupti|event|host, analyze=yes|no, "
-           "probe";
+    static char text[512];
+
+    if (!text[0]) {
+        size_t used = 0;
+        for (size_t k = 0; k < NREQUEST_KEYS && used < sizeof text; k++)
+            used += (size_t)snprintf(text + used, sizeof text - used,
+                                     "%s%s%s", k ? ", " : "",
+                                     request_keys[k].name,
+                                     request_keys[k].help);
+    }
+    return text;
 }
 
 void cp_request_init(struct cp_request *r)
@@ -341,6 +408,7 @@ void cp_request_init(struct cp_request *r)
     memset(r, 0, sizeof *r);
     r->on = CP_UNSET;
     r->analyze = CP_UNSET;
+    r->watch = CP_UNSET;
 }
 
 int cp_request_parse(struct cp_request *r, const char *list,
@@ -359,7 +427,7 @@ int cp_request_parse(struct cp_request *r, const char *list,
         size_t len = eq ? (size_t)(eq - item) : strlen(item), k;
         const struct request_key *key = NULL;
 
-        for (k = 0; k < sizeof request_keys / sizeof request_keys[0]; k++)
+        for (k = 0; k < NREQUEST_KEYS; k++)
             if (strlen(request_keys[k].name) == len &&
                 strncmp(request_keys[k].name, item, len) == 0)
                 key = &request_keys[k];
@@ -368,11 +436,11 @@ int cp_request_parse(struct cp_request *r, const char *list,
                              (int)(len < 64 ? len : 64), item,
                              cp_request_keys());
         }
-        if (key->takes_value && !eq) {
+        if (key->takes_value == VALUE_NEEDED && !eq) {
             return cp_errorf(err, "%s needs a value (%s=...)", key->name,
                              key->name);
         }
-        if (!key->takes_value && eq) {
+        if (key->takes_value == VALUE_NONE && eq) {
             return cp_errorf(err, "%s takes no value", key->name);
         }
         if (key->set(&next, eq ? eq + 1 : NULL, err) < 0)
@@ -451,6 +519,11 @@ int cp_request_enabled(const struct cp_request *r, const struct cp_site *site)
 int cp_request_analyze(const struct cp_request *r, const struct cp_site *site)
 {
     return r->analyze != CP_UNSET ? r->analyze : site->analyze;
+}
+
+int cp_request_watch(const struct cp_request *r, const struct cp_site *site)
+{
+    return r->watch != CP_UNSET ? r->watch : site->watch;
 }
 
 int cp_expand_basedir(const char *basedir, const char *user, unsigned uid,

@@ -47,7 +47,24 @@ struct cp_site {
      * entry there for `collprof fleet ingest --spool` (cp_fleet_spool.h),
      * "" = none */
     char fleet_spool[CP_ARGS_PATH_MAX];
+    /* live watch (docs/watch.md, "Under Slurm"): a `collprof watch` on
+     * every node of a profiled step, the first node's the lead */
+    int watch;                   /* profiled steps get watchers */
+    unsigned watch_interval_s;   /* between two looks */
+    unsigned hang_after_s;       /* the limit of a call in flight */
+    int on_hang;                 /* CP_ON_HANG_*: what the lead does on a hang;
+                                    the site's alone, never the user's */
+    /* node_exporter's textfile-collector directory: each node's watcher
+     * writes DIR/collprof-JOB.STEP-NODE.prom, "" = none */
+    char metrics_dir[CP_ARGS_PATH_MAX];
 };
+
+/* cp_site.on_hang: what the lead watcher does once it has named a hang. */
+enum { CP_ON_HANG_NONE = 0, CP_ON_HANG_CANCEL, CP_ON_HANG_REQUEUE };
+
+/* The word of an on_hang value ("none", "cancel", "requeue"): a static
+ * string, never NULL. */
+const char *cp_on_hang_name(int on_hang);
 
 /* cp_site.capture: the shim in front of LD_PRELOAD, NCCL's profiler plugin
  * through NCCL_PROFILER_PLUGIN, or both. */
@@ -61,6 +78,7 @@ struct cp_request {
     char timer[CP_ARGS_TIMER_MAX]; /* "" = the shim chooses */
     int analyze; /* CP_UNSET = the site's */
     int probe;
+    int watch;   /* CP_UNSET = the site's watch= */
 };
 
 /* Defaults: preload = LIBDIR/libcollprof.so, nccl_profiler =
@@ -91,9 +109,10 @@ int cp_request_fallback(struct cp_request *r,
                         const char *(*get)(const char *name, void *arg),
                         void *arg, struct cp_error *warn);
 
-/* Whether the step is profiled, the analyzer run. */
+/* Whether the step is profiled, the analyzer run, watchers started. */
 int cp_request_enabled(const struct cp_request *r, const struct cp_site *site);
 int cp_request_analyze(const struct cp_request *r, const struct cp_site *site);
+int cp_request_watch(const struct cp_request *r, const struct cp_site *site);
 
 /* basedir with %u (user name), %U (uid) and %% expanded into out. */
 int cp_expand_basedir(const char *basedir, const char *user, unsigned uid,

@@ -1,4 +1,5 @@
-/* cp_run.c - time-bounded child processes with explicit credentials. */
+/* cp_run.c - time-bounded child processes with explicit credentials, and
+ * long-lived ones started and stopped. */
 #include "config.h"
 
 #include <errno.h>
@@ -133,8 +134,12 @@ static void child(const struct cp_run *r, int out_w, int err_w, int status_w,
         child_fail(status_w, errno);
     if (r->set_umask)
         umask(r->umask & 0777);
-    if (!r->argv)
+    if (!r->argv) {
+        /* nothing to exec: the caller's wait for the exec's report (the
+         * pipe's end, cp_run_start) ends here */
+        close(status_w);
         _exit(r->fn(r->fn_arg) & 0xff);
+    }
     execve(r->argv[0], (char *const *)r->argv, r->envp ? r->envp : environ);
     child_fail(status_w, errno);
 }
@@ -324,4 +329,113 @@ out:
     sigaction(SIGCHLD, &old_chld, NULL);
     errno = e;
     return rc;
+}
+
+/* r->status's form of a wait status. */
+static int status_of(int wstatus)
+{
+    if (WIFEXITED(wstatus))
+        return WEXITSTATUS(wstatus);
+    if (WIFSIGNALED(wstatus))
+        return 128 + WTERMSIG(wstatus);
+    return -1;
+}
+
+pid_t cp_run_start(struct cp_run *r)
+{
+    int st_p[2] = {-1, -1}, err_p[2] = {-1, -1}, e = 0;
+    long max_fd = sysconf(_SC_OPEN_MAX);
+    pid_t pid = -1, self = getpid(), rc = -1;
+    struct cp_run setup = *r;
+    ssize_t n;
+
+    r->status = -1;
+    r->timed_out = 0;
+    r->exec_errno = 0;
+    r->abandoned = 0;
+    if (max_fd < 0 || max_fd > 65536)
+        max_fd = 65536;
+    if (r->err_pipe)
+        *r->err_pipe = -1;
+    if (!r->argv && !r->fn) {
+        errno = EINVAL;
+        return -1;
+    }
+    /* no RLIMIT_CPU (cp_run.h), no captured output */
+    setup.timeout_s = 0;
+    setup.out = setup.errout = NULL;
+    if (pipe2(st_p, O_CLOEXEC) < 0 ||
+        (r->err_pipe && pipe2(err_p, O_CLOEXEC | O_NONBLOCK) < 0))
+        goto out;
+    pid = fork();
+    if (pid < 0)
+        goto out;
+    if (pid == 0)
+        child(&setup, -1, err_p[1], st_p[1], max_fd, self);
+    setpgid(pid, pid); /* also here: a stop right after sees the group */
+    close_fd(&st_p[1]);
+    close_fd(&err_p[1]);
+    /* the pipe ends at the exec (close-on-exec) or brings its errno */
+    do
+        n = read(st_p[0], &e, sizeof e);
+    while (n < 0 && errno == EINTR);
+    if (n == (ssize_t)sizeof e) {
+        r->exec_errno = e;
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+        errno = e;
+        goto out;
+    }
+    rc = pid;
+    if (r->err_pipe) {
+        *r->err_pipe = err_p[0];
+        err_p[0] = -1;
+    }
+out:
+    e = errno;
+    close_fd(&st_p[0]);
+    close_fd(&st_p[1]);
+    close_fd(&err_p[0]);
+    close_fd(&err_p[1]);
+    errno = e;
+    return rc;
+}
+
+/* waitpid(pid, WNOHANG) until it is reaped, gone, or deadline_ms (on the
+ * monotonic clock) has passed: 1 reaped here (*wstatus), 2 reaped by
+ * someone else, 0 still running. */
+static int wait_until(pid_t pid, long long deadline_ms, int *wstatus)
+{
+    for (;;) {
+        pid_t w = waitpid(pid, wstatus, WNOHANG);
+
+        if (w == pid)
+            return 1;
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0)
+            return 2; /* ECHILD: slurmstepd's wait3 took it */
+        if (now_ms() >= deadline_ms)
+            return 0;
+        poll(NULL, 0, 20);
+    }
+}
+
+int cp_run_stop(pid_t pid, unsigned grace_ms)
+{
+    int wstatus = 0, reaped, e = errno;
+
+    if (pid <= 0)
+        return -1;
+    /* the group: the child and whatever it started (an alert hook) */
+    kill(-pid, SIGTERM);
+    reaped = wait_until(pid, now_ms() + grace_ms, &wstatus);
+    /* what its group still holds goes, whether or not it has exited */
+    kill(-pid, SIGKILL);
+    if (!reaped) {
+        kill(pid, SIGKILL);
+        reaped = wait_until(pid, now_ms() + 5000, &wstatus);
+    }
+    errno = e;
+    return reaped == 1 ? status_of(wstatus) : -1;
 }

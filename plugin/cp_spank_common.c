@@ -75,11 +75,7 @@ static int option_cb(int val, const char *optarg, int remote);
 static struct spank_option collprof_option = {
     .name = "collprof",
     .arginfo = "[LIST]",
-    .usage = "Profile this step's NCCL calls with collprof; at the end, a "
-             "verdict and report.json in collprof-JOB.STEP/.  LIST, "
-             "comma-separated: on, off, dir=PATH, "
-             "timer=auto|cupti|event|host, analyze=yes|no, probe.  Write "
-             "--collprof=LIST (with '=').",
+    .usage = NULL, /* usage_text(), from the request's table */
     .has_arg = 2,
     .val = 0,
     .cb = option_cb,
@@ -109,9 +105,26 @@ static int option_cb(int val, const char *optarg, int remote)
     return 0;
 }
 
+/* The option's help, its keys from cp_args' table (cp_request_keys). */
+static char *usage_text(void)
+{
+    static char text[1024];
+
+    if (!text[0])
+        snprintf(text, sizeof text,
+                 "Profile this step's NCCL calls with collprof; at the end, "
+                 "a verdict and report.json in collprof-JOB.STEP/.  LIST, "
+                 "comma-separated: %s.  Write --collprof=LIST (with '=').",
+                 cp_request_keys());
+    return text;
+}
+
 int cp_spank_register_option(spank_t sp)
 {
-    spank_err_t rc = spank_option_register(sp, &collprof_option);
+    spank_err_t rc;
+
+    collprof_option.usage = usage_text();
+    rc = spank_option_register(sp, &collprof_option);
 
     if (rc != ESPANK_SUCCESS) {
         cp_spank_error("cannot register --collprof: %s", spank_strerror(rc));

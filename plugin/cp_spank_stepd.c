@@ -2,8 +2,10 @@
  * as the job's user, the shim put in front of every task's LD_PRELOAD, the
  * node's port snapshots at the step's start and end, the node's partial
  * (collprof reduce: this node's rank logs in one file, made on every node at
- * once, which the analysis at the step's end reads instead of the logs), and
- * the end of the batch step (which has no srun to do it).
+ * once, which the analysis at the step's end reads instead of the logs), the
+ * node's live watcher (collprof watch --node, watch=yes: started with the
+ * first task, stopped when the last has exited), and the end of the batch
+ * step (which has no srun to do it).
  *
  * init and init_post_opt run as root and only parse; user_init runs with
  * euid = the user (checked) and makes the step directory; task_init runs in
@@ -33,6 +35,7 @@
 
 #define PORTS_TIMEOUT_S 15
 #define CLEANUP_TIMEOUT_S 30
+#define WATCH_GRACE_MS 2000 /* a watcher's time to remove its metrics */
 #define CLEAN_PATH "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 /* What this slurmstepd learnt of its step for the end. */
@@ -46,6 +49,10 @@ static struct {
     int stepdir_made; /* user_init made and checked the step directory */
     int stepdir_fd;   /* ... and this is it, open until slurmstepd ends:
                          every later use goes through it */
+    pid_t watch_pid;  /* this node's collprof watch, 0: none */
+    int watch_err;    /* ... its stderr's read end (valid with watch_pid) */
+    int watch_tried;  /* started once per step, whatever came of it */
+    char metrics[CP_ARGS_PATH_MAX + 128]; /* its --metrics FILE, or "" */
 } here;
 
 /* A value of the job's environment, checked like the user's option (it is
@@ -460,20 +467,188 @@ static void reduce_node(void)
     }
 }
 
+/* ---- the live watch ----------------------------------------------------- */
+
+/* The watcher's argv into argv (at least WATCH_ARGS entries), its numbers
+ * and paths into the buffers of w. */
+#define WATCH_ARGS 28
+struct watch_text {
+    char interval[16], hang_after[16], exit_with[24], step[48];
+    char slurm_step[32];
+};
+
+/* on_hang=cancel in the batch step: scancel cannot end the batch step
+ * alone (JOB.4294967291 leaves it running, JOB.batch is refused), so the
+ * lead gets no --on-hang there; requeue works (it names the job). */
+static int batch_cancel(void)
+{
+    return cp_plugin.site.on_hang == CP_ON_HANG_CANCEL &&
+           cp_plugin.step_id == CP_STEP_BATCH;
+}
+
+static void watch_argv(const char **argv, struct watch_text *w, int lead)
+{
+    const struct cp_site *site = &cp_plugin.site;
+    int n = 0;
+
+    snprintf(w->interval, sizeof w->interval, "%us", site->watch_interval_s);
+    snprintf(w->hang_after, sizeof w->hang_after, "%us", site->hang_after_s);
+    /* slurmstepd: the watcher ends with it, whatever happens to us */
+    snprintf(w->exit_with, sizeof w->exit_with, "%ld", (long)getpid());
+    cp_spank_step_name(w->step, sizeof w->step);
+    /* two numbers (the batch step's id too): what watch takes */
+    snprintf(w->slurm_step, sizeof w->slurm_step, "%u.%u", cp_plugin.job_id,
+             cp_plugin.step_id);
+    argv[n++] = site->collprof;
+    argv[n++] = "watch";
+    argv[n++] = "-q";
+    argv[n++] = "--node";
+    argv[n++] = here.node;
+    if (lead)
+        argv[n++] = "--lead";
+    argv[n++] = "--exit-with";
+    argv[n++] = w->exit_with;
+    argv[n++] = "--interval";
+    argv[n++] = w->interval;
+    argv[n++] = "--hang-after";
+    argv[n++] = w->hang_after;
+    if (site->alert[0]) {
+        argv[n++] = "--alert";
+        argv[n++] = site->alert;
+    }
+    if (site->syslog)
+        argv[n++] = "--syslog";
+    /* a node name is one path component (cp_text_check refused controls) */
+    here.metrics[0] = '\0';
+    if (site->metrics_dir[0] && !strchr(here.node, '/') &&
+        snprintf(here.metrics, sizeof here.metrics, "%s/collprof-%s-%s.prom",
+                 site->metrics_dir, w->step, here.node) <
+            (int)sizeof here.metrics) {
+        argv[n++] = "--metrics";
+        argv[n++] = here.metrics;
+    }
+    if (lead && site->on_hang != CP_ON_HANG_NONE && !batch_cancel()) {
+        argv[n++] = "--on-hang";
+        argv[n++] = cp_on_hang_name(site->on_hang);
+        argv[n++] = "--slurm-step";
+        argv[n++] = w->slurm_step;
+    }
+    argv[n++] = "."; /* the step directory (user_creds) */
+    argv[n] = NULL;
+}
+
+/* collprof watch on this node (docs/watch.md, "Under Slurm"), as the job's
+ * user, in the step directory, with PATH alone: it follows this node's
+ * logs, and on the step's first node (the lead) judges the whole step.  It
+ * runs until the node's last task has exited (stop_watcher), or slurmstepd
+ * has (--exit-with, and PDEATHSIG: task_post_fork runs in slurmstepd's
+ * main thread, which lives as long as it).  One that does not start costs
+ * a log line, never the step. */
+static void start_watcher(spank_t sp)
+{
+    char *envp[] = {(char *)CLEAN_PATH, NULL};
+    const char *argv[WATCH_ARGS];
+    struct watch_text w;
+    struct cp_run r;
+    char name[48];
+    pid_t pid;
+
+    if (here.watch_tried || !here.stepdir_made ||
+        !cp_request_watch(&cp_plugin.request, &cp_plugin.site))
+        return;
+    here.watch_tried = 1;
+    cp_spank_step_name(name, sizeof name);
+    if (!here.node[0]) {
+        /* the logs' node is SLURMD_NODENAME: without it, nothing to follow */
+        cp_spank_verbose("job %s: no SLURMD_NODENAME; no collprof watch",
+                         name);
+        return;
+    }
+    watch_argv(argv, &w, first_node(sp));
+    if (batch_cancel())
+        cp_spank_verbose("job %s: on_hang=cancel is not applied to the batch "
+                         "step (scancel cannot end it alone)",
+                         name);
+    user_creds(&r);
+    r.argv = argv;
+    r.envp = envp;
+    r.err_pipe = &here.watch_err;
+    pid = cp_run_start(&r);
+    if (pid < 0) {
+        cp_spank_verbose("job %s: collprof watch on %s: %s", name, here.node,
+                         strerror(r.exec_errno ? r.exec_errno : errno));
+        return;
+    }
+    here.watch_pid = pid;
+    cp_spank_verbose("job %s: collprof watch on %s started (pid %ld)", name,
+                     here.node, (long)pid);
+}
+
+/* In the child, as the user: the metrics file arg removed. */
+static int remove_metrics(void *arg)
+{
+    return unlink((const char *)arg) == 0 || errno == ENOENT ? 0 : 1;
+}
+
+/* What the watcher said on stderr (with -q: its errors, a usage error of
+ * a collprof older than the plugin), into slurmd's log, a few lines. */
+static void log_watcher_stderr(void)
+{
+    char buf[2048], name[48], *line, *save = NULL;
+    ssize_t n = here.watch_err >= 0 ? read(here.watch_err, buf, sizeof buf - 1)
+                                    : -1;
+    int lines = 0;
+
+    if (here.watch_err >= 0)
+        close(here.watch_err);
+    here.watch_err = -1;
+    if (n <= 0)
+        return;
+    buf[n] = '\0';
+    cp_spank_step_name(name, sizeof name);
+    for (line = strtok_r(buf, "\n", &save); line && lines < 3;
+         line = strtok_r(NULL, "\n", &save), lines++) {
+        for (char *c = line; *c; c++)
+            if ((unsigned char)*c < 0x20 || *c == 0x7f)
+                *c = '?';
+        cp_spank_verbose("job %s: collprof watch on %s: %s", name, here.node,
+                         line);
+    }
+}
+
+/* SIGTERM to the watcher's group, SIGKILL after the grace; reaped.  A
+ * watcher that could not remove its metrics file (killed before it could:
+ * the grace, or a SIGKILL from elsewhere) leaves it to us: removed as the
+ * user (metrics_dir is writable by every job's user), so that a node's
+ * series of an ended step do not stay on. */
+static void stop_watcher(void)
+{
+    if (here.watch_pid <= 0)
+        return;
+    (void)cp_run_stop(here.watch_pid, WATCH_GRACE_MS);
+    here.watch_pid = 0;
+    log_watcher_stderr();
+    if (here.metrics[0])
+        (void)call_as_user(remove_metrics, here.metrics, CLEANUP_TIMEOUT_S,
+                           NULL, 0);
+}
+
 /* The start snapshot: before the first task runs (task_post_fork precedes
- * the exec of every task of this node). */
+ * the exec of every task of this node); then the node's watcher. */
 int cp_stepd_task_post_fork(spank_t sp, int ac, char **av)
 {
-    (void)sp, (void)ac, (void)av;
+    (void)ac, (void)av;
     if (!cp_plugin.loaded || !cp_plugin.active || here.ports_start)
         return 0;
     here.ports_start = 1;
     ports_snapshot("start");
+    start_watcher(sp);
     return 0;
 }
 
 /* The end snapshot: when the node's last task has exited, before slurmstepd
- * tells srun so, so that srun's analysis finds every node's snapshot. */
+ * tells srun so, so that srun's analysis finds every node's snapshot.  The
+ * watcher has nothing left to watch by then: it goes first. */
 int cp_stepd_task_exit(spank_t sp, int ac, char **av)
 {
     (void)sp, (void)ac, (void)av;
@@ -482,6 +657,7 @@ int cp_stepd_task_exit(spank_t sp, int ac, char **av)
     here.tasks_exited++;
     if (here.ports_start && !here.ports_end && here.local_tasks &&
         here.tasks_exited >= here.local_tasks) {
+        stop_watcher();
         here.ports_end = 1;
         ports_snapshot("end");
         reduce_node();
@@ -671,6 +847,7 @@ static void spool_step(spank_t sp)
 int cp_stepd_exit(spank_t sp, int ac, char **av)
 {
     (void)ac, (void)av;
+    stop_watcher(); /* tasks that never reported their exit */
     /* a step that failed before user_init has no directory to finish (and
      * no `collprof analyze "" -o ""` is run) */
     if (!cp_plugin.loaded || !cp_plugin.active || !here.stepdir_made ||

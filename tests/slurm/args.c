@@ -2,6 +2,8 @@
  * (plugin/cp_args.c). */
 #include "config.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cp_args.h"
@@ -156,6 +158,65 @@ static void test_site(void)
     ok(!s.alert[0], "no alert");
 }
 
+/* the live watch's keys (docs/watch.md, "Under Slurm") */
+static void test_site_watch(void)
+{
+    struct cp_site s;
+
+    is_int(site(&s, NULL, NULL), 0, "watch keys: defaults");
+    ok(!s.watch, "watch=no by default");
+    is_int(s.watch_interval_s, 5, "watch_interval 5 s by default");
+    is_int(s.hang_after_s, 60, "hang_after 60 s by default");
+    is_int(s.on_hang, CP_ON_HANG_NONE, "on_hang=none by default");
+    is_str(s.metrics_dir, "", "no metrics_dir by default");
+
+    is_int(site(&s, "watch=yes", "watch_interval=2"), 0,
+           "watch=yes watch_interval=2");
+    ok(s.watch && s.watch_interval_s == 2, "... set");
+    is_int(site(&s, "hang_after=15", "on_hang=cancel"), 0,
+           "hang_after=15 on_hang=cancel");
+    ok(s.hang_after_s == 15 && s.on_hang == CP_ON_HANG_CANCEL, "... set");
+    is_str(cp_on_hang_name(s.on_hang), "cancel", "... named cancel");
+    is_int(site(&s, "on_hang=requeue", "metrics_dir=/var/lib/node_exporter"),
+           0, "on_hang=requeue metrics_dir=");
+    ok(s.on_hang == CP_ON_HANG_REQUEUE &&
+           strcmp(s.metrics_dir, "/var/lib/node_exporter") == 0,
+       "... set");
+    is_str(cp_on_hang_name(s.on_hang), "requeue", "... named requeue");
+    is_int(site(&s, "on_hang=none", "metrics_dir="), 0,
+           "on_hang=none, metrics_dir= (empty: none)");
+    ok(s.on_hang == CP_ON_HANG_NONE && !s.metrics_dir[0], "... set");
+    is_str(cp_on_hang_name(CP_ON_HANG_NONE), "none", "none is named none");
+
+    is_int(site(&s, "watch=often", NULL), -1, "watch=often refused");
+    ok(strstr(err.text, "watch=") != NULL && strstr(err.text, "often"),
+       "... naming watch= and the value (%s)", err.text);
+    is_int(site(&s, "watch_interval=0", NULL), -1, "watch_interval=0 refused");
+    ok(strstr(err.text, "watch_interval=") != NULL,
+       "... naming watch_interval= (%s)", err.text);
+    is_int(site(&s, "watch_interval=5s", NULL), -1,
+           "watch_interval=5s refused (seconds as a number)");
+    is_int(site(&s, "hang_after=86401", NULL), -1, "hang_after=86401 refused");
+    ok(strstr(err.text, "hang_after=") != NULL, "... naming hang_after= (%s)",
+       err.text);
+    is_int(site(&s, "on_hang=kill", NULL), -1, "on_hang=kill refused");
+    ok(strstr(err.text, "on_hang=") != NULL &&
+           strstr(err.text, "none, cancel or requeue") != NULL,
+       "... naming on_hang= and what it takes (%s)", err.text);
+    is_int(site(&s, "metrics_dir=textfile", NULL), -1,
+           "relative metrics_dir refused");
+    ok(strstr(err.text, "metrics_dir=") != NULL,
+       "... naming metrics_dir= (%s)", err.text);
+    is_int(site(&s, "metrics_dir=/var/../etc", NULL), -1,
+           "metrics_dir with '..' refused");
+    ok(strstr(cp_site_keys(), "watch=yes|no") &&
+           strstr(cp_site_keys(), "watch_interval=SECONDS") &&
+           strstr(cp_site_keys(), "hang_after=SECONDS") &&
+           strstr(cp_site_keys(), "on_hang=none|cancel|requeue") &&
+           strstr(cp_site_keys(), "metrics_dir=DIR"),
+       "the key list has them (%s)", cp_site_keys());
+}
+
 static void test_request(void)
 {
     struct cp_request r;
@@ -195,6 +256,32 @@ static void test_request(void)
     is_int(req(&r, "analyze=perhaps"), -1, "bad analyze refused");
     is_int(req(&r, "on,off"), -1, "on and off refused");
     is_int(req(&r, "probe=1"), -1, "probe takes no value");
+
+    /* watch: the site's watch= unless the LIST says */
+    is_int(req(&r, ""), 0, "no watch in the list");
+    ok(r.watch == CP_UNSET && !cp_request_watch(&r, &s),
+       "watch unset: the site's watch=no");
+    s.watch = 1;
+    ok(cp_request_watch(&r, &s), "watch unset: the site's watch=yes");
+    is_int(req(&r, "watch=no"), 0, "watch=no");
+    ok(r.watch == CP_NO && !cp_request_watch(&r, &s),
+       "... wins over the site's yes");
+    s.watch = 0;
+    is_int(req(&r, "watch"), 0, "a bare watch");
+    ok(r.watch == CP_YES && cp_request_watch(&r, &s),
+       "... means yes, over the site's no");
+    is_int(req(&r, "on,watch=yes"), 0, "watch=yes");
+    ok(r.watch == CP_YES, "... set");
+    is_int(req(&r, "watch=sometimes"), -1, "watch=sometimes refused");
+    ok(strstr(err.text, "watch=") != NULL && strstr(err.text, "sometimes"),
+       "... naming watch= and the value (%s)", err.text);
+    is_int(req(&r, "on_hang=cancel"), -1,
+           "on_hang is the site's, not a key of the list");
+    ok(strstr(err.text, "unknown key 'on_hang'") != NULL, "... (%s)",
+       err.text);
+    ok(strstr(cp_request_keys(), "watch[=yes|no]") != NULL &&
+           strstr(cp_request_keys(), "analyze=yes|no") != NULL,
+       "the key list has watch (%s)", cp_request_keys());
     is_int(req(&r, "dir"), -1, "dir without value");
     is_int(req(&r, "dir=x\xff"), -1, "non-UTF-8 refused");
     ok(strstr(err.text, "UTF-8") != NULL, "says UTF-8 (%s)", err.text);
@@ -315,11 +402,95 @@ static void test_expand(void)
        "dotdot detection");
 }
 
+/* FILE of the source tree whole, or NULL (top_srcdir unset, no file). */
+static char *read_doc(const char *name)
+{
+    const char *top = getenv("top_srcdir");
+    char path[4096];
+    char *text = NULL;
+    size_t n = 0;
+    FILE *f;
+
+    if (!top)
+        return NULL;
+    snprintf(path, sizeof path, "%s/%s", top, name);
+    f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    text = malloc(1 << 20);
+    if (text)
+        n = fread(text, 1, (1 << 20) - 1, f);
+    fclose(f);
+    if (text)
+        text[n] = '\0';
+    return text;
+}
+
+/* Whether text has one of the forms in which a key is documented: in the
+ * man page ".BI key=", ".BR key=", "\fP key=" (the second of a pair), in
+ * plugin.md "`key=" or "`key`" (request keys without a value: ".BR key"). */
+static int documented(const char *text, const char *key, int with_value)
+{
+    static const char *const forms[] = {"\n.BI %s%s", "\n.BR %s%s",
+                                        "\\fP %s%s", "`%s%s"};
+    char want[96];
+    size_t i;
+
+    for (i = 0; i < sizeof forms / sizeof forms[0]; i++) {
+        snprintf(want, sizeof want, forms[i], key, with_value ? "=" : "");
+        if (strstr(text, want))
+            return 1;
+    }
+    return 0;
+}
+
+/* Every key of the two tables is in the man page and in plugin.md: the
+ * tables are the facts, the pages must follow them. */
+static void test_keys_documented(void)
+{
+    static const char *const docs[] = {"docs/spank_collprof.8",
+                                       "docs/plugin.md"};
+    size_t d;
+
+    for (d = 0; d < sizeof docs / sizeof docs[0]; d++) {
+        char *text = read_doc(docs[d]);
+        char keys[4096], missing[1024] = "";
+        char *k, *save = NULL;
+        int pass;
+
+        if (!text) {
+            ok(1, "# SKIP %s not found (top_srcdir unset)", docs[d]);
+            ok(1, "# SKIP %s not found (top_srcdir unset)", docs[d]);
+            continue;
+        }
+        for (pass = 0; pass < 2; pass++) {
+            snprintf(keys, sizeof keys, "%s",
+                     pass == 0 ? cp_site_keys() : cp_request_keys());
+            missing[0] = '\0';
+            for (k = strtok_r(keys, ", ", &save); k;
+                 k = strtok_r(NULL, ", ", &save)) {
+                size_t len = strcspn(k, "=[");
+                int with_value = k[len] == '=';
+                k[len] = '\0';
+                if (!documented(text, k, with_value))
+                    snprintf(missing + strlen(missing),
+                             sizeof missing - strlen(missing), " %s", k);
+            }
+            ok(!missing[0], "every %s key is in %s (missing:%s)",
+               pass == 0 ? "plugstack.conf" : "--collprof LIST", docs[d],
+               missing[0] ? missing : " none");
+        }
+        free(text);
+    }
+}
+
 int main(void)
 {
     test_site();
+    test_site_watch();
     test_request();
     test_fallback();
     test_expand();
+    test_keys_documented();
     return done_testing();
 }

@@ -88,6 +88,262 @@ static int note_pid_and_wait(void *arg)
     return 0;
 }
 
+/* fn mode: the RLIMIT_CPU the child got, into the file arg */
+static int cpu_limit_to_file(void *arg)
+{
+    struct rlimit cpu;
+    char line[64];
+    int fd = open((const char *)arg, O_WRONLY | O_CREAT | O_TRUNC, 0600), n;
+
+    getrlimit(RLIMIT_CPU, &cpu);
+    n = snprintf(line, sizeof line, "%llu\n", (unsigned long long)cpu.rlim_cur);
+    if (fd < 0 || write(fd, line, (size_t)n) != n)
+        return 1;
+    close(fd);
+    return 0;
+}
+
+/* The pid in file path, waited for up to 5 s; 0 when none came. */
+static pid_t pid_in(const char *path)
+{
+    int i, pid = 0;
+
+    for (i = 0; i < 250 && pid <= 0; i++) {
+        FILE *f = fopen(path, "r");
+        if (f) {
+            if (fscanf(f, "%d", &pid) != 1)
+                pid = 0;
+            fclose(f);
+        }
+        if (pid <= 0)
+            usleep(20000);
+    }
+    return pid;
+}
+
+/* Whether process pid has gone within 2 s (a zombie counts as gone: its
+ * new parent reaps it when it will). */
+static int gone_soon(pid_t pid)
+{
+    int i;
+
+    for (i = 0; i < 100; i++) {
+        char path[64], state = '?';
+        FILE *f;
+        snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+        f = fopen(path, "r");
+        if (!f)
+            return 1;
+        if (fscanf(f, "%*d %*s %c", &state) != 1 || state == 'Z') {
+            fclose(f);
+            return 1;
+        }
+        fclose(f);
+        usleep(20000);
+    }
+    return 0;
+}
+
+/* cp_run_start and cp_run_stop: a child that lives until told to stop;
+ * mark and pidfile: two names in a temporary directory of the test */
+static char mark[96], grand_pidfile[96];
+
+/* it runs beside the caller; SIGTERM stops it */
+static void test_start_runs(void)
+{
+    char cmd[256];
+    struct cp_run r;
+    pid_t pid;
+    double t0;
+    int st;
+
+    {
+        /* it runs beside us: start returns before it has done anything */
+        const char *argv[] = {"/bin/sh", "-c", cmd, NULL};
+        snprintf(cmd, sizeof cmd, "sleep 2; echo done >'%s'; sleep 100", mark);
+        memset(&r, 0, sizeof r);
+        r.argv = argv;
+        r.timeout_s = 1; /* not used by start: no RLIMIT_CPU, no kill */
+        t0 = now();
+        pid = cp_run_start(&r);
+        ok(pid > 0 && now() - t0 < 1.5, "start: a pid at once (%d, %.2f s)",
+           (int)pid, now() - t0);
+        ok(access(mark, F_OK) < 0 && kill(pid, 0) == 0,
+           "... the child runs, not done yet");
+        ok(getpgid(pid) == pid, "... in its own process group");
+        for (int i = 0; i < 400 && access(mark, F_OK) < 0; i++)
+            usleep(20000);
+        usleep(1000000);
+        ok(access(mark, F_OK) == 0 && kill(pid, 0) == 0,
+           "... it went on while we did, past the 1 s that cp_run would "
+           "have given it");
+        t0 = now();
+        st = cp_run_stop(pid, 10000);
+        is_int(st, 128 + SIGTERM, "stop: SIGTERM ends it, status 128+15");
+        ok(now() - t0 < 5, "... at once, not after the grace (%.2f s)",
+           now() - t0);
+        ok(kill(pid, 0) < 0, "... reaped (no zombie left)");
+    }
+}
+
+/* SIGKILL after the grace; the group's other processes go too */
+static void test_stop_group(void)
+{
+    char cmd[256];
+    struct cp_run r;
+    pid_t pid, grand;
+    double t0;
+    int st;
+
+    {
+        /* SIGTERM ignored by the child and its group: SIGKILL after grace;
+         * the grandchild in its group is killed too */
+        const char *argv[] = {"/bin/sh", "-c", cmd, NULL};
+        snprintf(cmd, sizeof cmd,
+                 "trap '' TERM; sleep 100 & echo $! >'%s'; wait", grand_pidfile);
+        memset(&r, 0, sizeof r);
+        r.argv = argv;
+        pid = cp_run_start(&r);
+        grand = pid > 0 ? pid_in(grand_pidfile) : 0;
+        ok(pid > 0 && grand > 0, "a child that ignores SIGTERM, and its "
+                                 "grandchild (%d, %d)", (int)pid, (int)grand);
+        t0 = now();
+        st = cp_run_stop(pid, 500);
+        is_int(st, 128 + SIGKILL, "stop: SIGKILL after the grace, 128+9");
+        ok(now() - t0 >= 0.45 && now() - t0 < 8,
+           "... after the 0.5 s grace (%.2f s)", now() - t0);
+        ok(grand > 0 && gone_soon(grand), "... its grandchild is gone too");
+        unlink(grand_pidfile);
+    }
+    {
+        /* the child has exited, its group lives on: stop still kills it */
+        const char *argv[] = {"/bin/sh", "-c", cmd, NULL};
+        snprintf(cmd, sizeof cmd, "trap '' TERM; sleep 100 & echo $! >'%s'",
+                 grand_pidfile);
+        memset(&r, 0, sizeof r);
+        r.argv = argv;
+        pid = cp_run_start(&r);
+        grand = pid > 0 ? pid_in(grand_pidfile) : 0;
+        usleep(200000);
+        t0 = now();
+        is_int(cp_run_stop(pid, 10000), 0,
+               "stop of an exited child: its exit status, 0");
+        ok(now() - t0 < 5, "... at once (%.2f s)", now() - t0);
+        ok(grand > 0 && gone_soon(grand),
+           "... what it left in its group is killed");
+        unlink(grand_pidfile);
+    }
+}
+
+/* a child reaped elsewhere, one that never started */
+static void test_stop_gone(void)
+{
+    struct cp_run r;
+    pid_t pid;
+    double t0;
+
+    {
+        /* reaped by someone else (slurmstepd's wait3): ECHILD is gone */
+        const char *argv[] = {"/bin/true", NULL};
+        memset(&r, 0, sizeof r);
+        r.argv = argv;
+        pid = cp_run_start(&r);
+        ok(pid > 0 && waitpid(pid, NULL, 0) == pid, "a child reaped by us");
+        t0 = now();
+        is_int(cp_run_stop(pid, 10000), -1,
+               "stop of a child reaped elsewhere: -1 (status unknown)");
+        ok(now() - t0 < 5, "... at once (%.2f s)", now() - t0);
+        is_int(cp_run_stop(0, 2000), -1, "stop of pid 0: nothing, -1");
+    }
+    {
+        const char *argv[] = {"/nonexistent/prog", NULL};
+        memset(&r, 0, sizeof r);
+        r.argv = argv;
+        ok(cp_run_start(&r) < 0 && r.exec_errno == ENOENT,
+           "start of a missing program: -1, exec_errno ENOENT");
+    }
+}
+
+/* err_pipe, and no RLIMIT_CPU */
+static void test_start_setup(void)
+{
+    char cmd[256];
+    struct cp_run r;
+    pid_t pid;
+
+    {
+        /* err_pipe: what it said on stderr, and it never waits on a full
+         * pipe (what does not fit is lost) */
+        const char *argv[] = {"/bin/sh", "-c", cmd, NULL};
+        char said[256];
+        int efd = -1;
+        ssize_t n;
+        snprintf(cmd, sizeof cmd,
+                 "echo oops >&2; head -c 1000000 /dev/zero >&2; "
+                 "echo done >'%s'; sleep 100",
+                 mark);
+        unlink(mark);
+        memset(&r, 0, sizeof r);
+        r.argv = argv;
+        r.err_pipe = &efd;
+        pid = cp_run_start(&r);
+        ok(pid > 0 && efd >= 0, "start with err_pipe: a read end (%d)", efd);
+        for (int i = 0; i < 250 && access(mark, F_OK) < 0; i++)
+            usleep(20000);
+        ok(access(mark, F_OK) == 0,
+           "... a child that says 1 MB on stderr goes on (never blocks)");
+        cp_run_stop(pid, 2000);
+        n = efd >= 0 ? read(efd, said, sizeof said - 1) : -1;
+        said[n > 0 ? n : 0] = '\0';
+        ok(strncmp(said, "oops\n", 5) == 0, "... its first words read back");
+        if (efd >= 0)
+            close(efd);
+        unlink(mark);
+    }
+    {
+        /* no RLIMIT_CPU for a child as long-lived as the step */
+        struct rlimit mine;
+        unsigned long long got = 0;
+        FILE *f;
+        getrlimit(RLIMIT_CPU, &mine);
+        memset(&r, 0, sizeof r);
+        r.fn = cpu_limit_to_file;
+        r.fn_arg = mark;
+        r.timeout_s = 10;
+        unlink(mark);
+        pid = cp_run_start(&r);
+        ok(pid > 0, "start, fn mode");
+        for (int i = 0; i < 250 && access(mark, F_OK) < 0; i++)
+            usleep(20000);
+        usleep(50000);
+        f = fopen(mark, "r");
+        ok(f && fscanf(f, "%llu", &got) == 1 &&
+               got == (unsigned long long)mine.rlim_cur,
+           "... RLIMIT_CPU left as ours (%llu), whatever timeout_s says", got);
+        if (f)
+            fclose(f);
+        is_int(cp_run_stop(pid, 2000), 0, "... its fn's 0 as the status");
+    }
+}
+
+static void test_start_stop(void)
+{
+    char tmpl[] = "/tmp/cp-run-start-XXXXXX";
+
+    if (!mkdtemp(tmpl)) {
+        ok(0, "a temporary directory");
+        return;
+    }
+    snprintf(mark, sizeof mark, "%s/mark", tmpl);
+    snprintf(grand_pidfile, sizeof grand_pidfile, "%s/pid", tmpl);
+    test_start_runs();
+    test_stop_group();
+    test_stop_gone();
+    test_start_setup();
+    unlink(mark);
+    rmdir(tmpl);
+}
+
 static volatile sig_atomic_t give_up;
 
 static void on_alarm(int sig)
@@ -419,5 +675,6 @@ int main(void)
         rmdir(tmpl);
     }
 
+    test_start_stop();
     return done_testing();
 }
