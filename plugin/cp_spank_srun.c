@@ -28,6 +28,7 @@
 #include "cp_run.h"
 #include "cp_spank.h"
 #include "cp_stepdir.h"
+#include "cp_watch_relay.h"
 #include "cp_text.h"
 
 #define VERDICT_LINES 5
@@ -121,6 +122,22 @@ static void keep_step_nodelist(void)
     memcpy(step_nodelist, out, strlen(out) + 1); /* checked: it fits */
 }
 
+/* With watchers on the step's nodes, their lines on srun's stderr as they
+ * are written (cp_watch_relay): slurmstepd cannot reach the job's stderr,
+ * srun can. */
+static void relay_watch(void)
+{
+    char step[48], prefix[80];
+
+    if (!cp_request_watch(&cp_plugin.request, &cp_plugin.site))
+        return;
+    cp_spank_step_name(step, sizeof step);
+    snprintf(prefix, sizeof prefix, "collprof: job %s: ", step);
+    if (cp_relay_start(cp_plugin.stepdir, cp_plugin.uid, prefix, stderr) < 0)
+        cp_spank_verbose("job %s: the watch's lines stay in watch.log (no "
+                         "thread for them in srun)", step);
+}
+
 /* The job id is 0 in the local exit callback: keep it from here.  Also
  * export srun's working directory for slurmstepd (CP_SPANK_CWD_ENV): the
  * step's own may differ (--chdir), and both sides must find one directory.
@@ -165,6 +182,7 @@ int cp_srun_user_init(spank_t sp, int ac, char **av)
     if (cp_plugin.request.probe && step_nodes >= 2)
         keep_step_nodelist();
     cp_plugin.active = 1;
+    relay_watch();
     return 0;
 }
 
@@ -696,6 +714,7 @@ int cp_srun_exit(spank_t sp, int ac, char **av)
     int fd, logs;
 
     (void)sp, (void)ac, (void)av;
+    cp_relay_stop(); /* the watch's last lines before the verdict */
     if (!cp_plugin.loaded || !cp_plugin.active)
         return 0;
     cp_plugin.active = 0; /* once */

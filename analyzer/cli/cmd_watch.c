@@ -358,6 +358,17 @@ struct judged {
     int acted;                                /* --on-hang done */
 };
 
+/* A line of what the watcher does: watch.log, syslog, stderr (no hook). */
+static void note_action(const char *dir, const struct wargs *a,
+                        const char *line)
+{
+    log_line(dir, line);
+    if (a->syslog)
+        syslog(LOG_USER | LOG_WARNING, "%s", line);
+    if (!a->quiet && !a->top)
+        fprintf(stderr, "%s\n", line);
+}
+
 /* --on-hang: the step cancelled, or the job requeued, once, after the hang
  * is written; what was run and its exit in watch.log. */
 static void act_on_hang(const char *dir, const struct wargs *a,
@@ -383,15 +394,14 @@ static void act_on_hang(const char *dir, const struct wargs *a,
     argv[1] = a->on_hang == ON_HANG_CANCEL ? a->slurm_step : "requeue";
     argv[2] = a->on_hang == ON_HANG_CANCEL ? NULL : a->slurm_job;
     argv[3] = NULL;
+    /* said before it runs: a cancel ends this watcher with the step */
+    snprintf(line, sizeof line, "collprof watch: on hang: running %s %s%s%s",
+             path, argv[1], argv[2] ? " " : "", argv[2] ? argv[2] : "");
+    note_action(dir, a, line);
     rc = cp_cli_run("watch", argv, NULL, ACTION_TIMEOUT_S);
-    snprintf(line, sizeof line, "collprof watch: on hang: %s %s%s%s: %s %d",
-             path, argv[1], argv[2] ? " " : "", argv[2] ? argv[2] : "",
-             rc == 0 ? "done, exit" : "FAILED, exit", rc);
-    log_line(dir, line);
-    if (a->syslog)
-        syslog(LOG_USER | LOG_WARNING, "%s", line);
-    if (!a->quiet && !a->top)
-        fprintf(stderr, "%s\n", line);
+    snprintf(line, sizeof line, "collprof watch: on hang: %s %s: %s %d", path,
+             argv[1], rc == 0 ? "done, exit" : "FAILED, exit", rc);
+    note_action(dir, a, line);
 }
 
 /* A finding of the analysis worth saying now: kind at warning or above,

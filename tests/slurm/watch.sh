@@ -87,6 +87,9 @@ fi
 [ -n "$jid" ] && scancel "$jid"
 wait $srun_pid
 no_watcher_left "the hung step cancelled"
+# srun relays the watch's lines to the job's stderr while the step runs
+n=$(grep -c "^collprof: job $jid\.0: watch: HUNG in allreduce seq 30 on world: rank 1 (n1) never arrived" a.err)
+ok $([ "$n" -eq 1 ]; echo $?) "srun's stderr: the watch's hang line, once ($n)"
 
 # ---- b. on_hang=cancel: the lead watcher cancels the step ------------------
 plugstack watch=yes watch_interval=2 hang_after=$hang_after on_hang=cancel \
@@ -122,6 +125,8 @@ sys.exit(0 if h and h[0]["ranks"] == [1] and h[0]["evidence"]["seq"] == 30
          else 1)
 PY
 ok $? "report.json: the hang of rank 1 at world seq 30"
+grep -q 'collprof watch: on hang: running /[a-z/]*/scancel [0-9]*\.0$' "$dir/watch.log" 2>/dev/null
+ok $? "watch.log: the scancel it ran, said before it ran"
 n=$(hung_lines "$dir/watch.log")
 ok $([ "$n" -eq 1 ]; echo $?) "watch.log has the hang's line ($n)"
 no_watcher_left "the step cancelled by its watcher"
