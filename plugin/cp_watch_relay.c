@@ -49,6 +49,16 @@ static void print_line(char *s, size_t n)
         s += 9; /* "collprof watch: X" -> "watch: X" */
         n -= 9;
     }
+    /* "watch: job J.S: X" -> "watch: X": the prefix names the step */
+    if (n > 11 && strncmp(s, "watch: job ", 11) == 0) {
+        size_t k = 11;
+        while (k < n && s[k] != ' ' && s[k] != ':')
+            k++;
+        if (k + 1 < n && s[k] == ':' && s[k + 1] == ' ') {
+            memmove(s + 7, s + k + 2, n - k - 2);
+            n -= k + 2 - 7;
+        }
+    }
     for (i = 0; i < n; i++)
         if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
             s[i] = '?';

@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,6 +67,7 @@ struct sigmax {
     uint64_t calls, bytes, busy_ns;
     double iv_busbytes;
     uint64_t iv_ns;
+    double bwf;             /* the busbw factor at nranks (NaN: none) */
     double busbw;           /* of the last interval that had calls */
     double lk_busbytes;     /* the last look's iv_ (a node's state) */
     uint64_t lk_ns;
@@ -108,6 +110,9 @@ struct cp_watch {
     size_t nlogs, cap;
     struct sigmax *sig;
     size_t nsig, sigcap;
+    uint32_t *sig_hash; /* index + 1 into sig, open addressing; 0: free */
+    size_t hashcap;     /* a power of 2, at least twice nsig */
+    signed char coll_of[256]; /* an op's collective (enum cp_coll), -1 */
     struct commname *names;
     size_t nnames, namecap;
     char host[256];
@@ -129,6 +134,12 @@ struct cp_watch *cp_watch_open(const char *dir, struct cp_error *err)
         w->host[0] = '\0';
     w->judge = w->local;
     w->stale_s = 30;
+    for (int op = 0; op < 256; op++) {
+        enum cp_coll coll;
+        w->coll_of[op] = cp_model_coll_from_op((unsigned)op, &coll) == 0
+                             ? (signed char)coll
+                             : -1;
+    }
     return w;
 }
 
@@ -167,6 +178,7 @@ void cp_watch_close(struct cp_watch *w)
     cp_arrive_free(w->local);
     free(w->rnodes);
     free(w->sig);
+    free(w->sig_hash);
     free(w->names);
     free(w->dir);
     free(w);
@@ -175,23 +187,54 @@ void cp_watch_close(struct cp_watch *w)
 /* Calls of one collective are one signature whichever of its entry points
  * (ncclBcast, ncclBroadcast) they came through: keyed by the collective,
  * other ops apart. */
-static uint8_t sig_key(uint8_t op)
+static uint8_t sig_key(const struct cp_watch *w, uint8_t op)
 {
-    enum cp_coll coll;
-
-    return cp_model_coll_from_op(op, &coll) == 0 ? (uint8_t)coll
-                                                  : (uint8_t)(128 + op % 128);
+    return w->coll_of[op] >= 0 ? (uint8_t)w->coll_of[op]
+                               : (uint8_t)(128 + op % 128);
 }
 
-/* The signature of comm and key (sig_key's), added when add. */
+static size_t sig_slot(const struct cp_watch *w, uint64_t comm, uint8_t key)
+{
+    uint64_t h = (comm ^ ((uint64_t)key << 56)) * UINT64_C(0x9e3779b97f4a7c15);
+
+    return (size_t)(h >> 32) & (w->hashcap - 1);
+}
+
+/* The hash of the signatures, twice as large (0, or -1 out of memory). */
+static int sig_rehash(struct cp_watch *w)
+{
+    size_t cap = w->hashcap ? 2 * w->hashcap : 256, i;
+    uint32_t *h = calloc(cap, sizeof *h);
+
+    if (!h)
+        return -1;
+    free(w->sig_hash);
+    w->sig_hash = h;
+    w->hashcap = cap;
+    for (i = 0; i < w->nsig; i++) {
+        size_t k = sig_slot(w, w->sig[i].comm, w->sig[i].op);
+        while (h[k])
+            k = (k + 1) & (cap - 1);
+        h[k] = (uint32_t)i + 1;
+    }
+    return 0;
+}
+
+/* The signature of comm and key (sig_key's), added when add: a hashed
+ * lookup, the cost of a call whatever the number of communicators. */
 static struct sigmax *sig_find(struct cp_watch *w, uint64_t comm, uint8_t op,
                                int add)
 {
-    size_t i;
+    size_t k;
 
-    for (i = 0; i < w->nsig; i++)
-        if (w->sig[i].comm == comm && w->sig[i].op == op)
-            return &w->sig[i];
+    if (w->hashcap) {
+        for (k = sig_slot(w, comm, op); w->sig_hash[k];
+             k = (k + 1) & (w->hashcap - 1)) {
+            struct sigmax *g = &w->sig[w->sig_hash[k] - 1];
+            if (g->comm == comm && g->op == op)
+                return g;
+        }
+    }
     if (!add || w->nsig >= SIG_MAX)
         return NULL;
     if (w->nsig == w->sigcap) {
@@ -205,42 +248,49 @@ static struct sigmax *sig_find(struct cp_watch *w, uint64_t comm, uint8_t op,
     memset(&w->sig[w->nsig], 0, sizeof w->sig[0]);
     w->sig[w->nsig].comm = comm;
     w->sig[w->nsig].op = op;
-    return &w->sig[w->nsig++];
+    w->sig[w->nsig].bwf = NAN;
+    w->nsig++;
+    if (2 * w->nsig > w->hashcap) {
+        if (sig_rehash(w) < 0) {
+            w->nsig--;
+            return NULL;
+        }
+    } else {
+        k = sig_slot(w, comm, op);
+        while (w->sig_hash[k])
+            k = (k + 1) & (w->hashcap - 1);
+        w->sig_hash[k] = (uint32_t)w->nsig;
+    }
+    return &w->sig[w->nsig - 1];
 }
 
 static struct sigmax *sig_of(struct cp_watch *w, uint64_t comm, uint8_t op,
                              int add)
 {
-    return sig_find(w, comm, sig_key(op), add);
+    return sig_find(w, comm, sig_key(w, op), add);
 }
 
-/* A finished call of log l. */
-/* The bytes a call moves as NCCL counts them (0: not a known op). */
-static uint64_t call_bytes(const struct cp_rec_call *c)
-{
-    enum cp_coll coll;
-    double n;
-
-    if (cp_model_coll_from_op(c->op, &coll) < 0 || c->nranks == 0)
-        return 0;
-    n = cp_model_bytes_from_count(coll, c->count, cp_dtype_size(c->dtype),
-                                  c->nranks);
-    return n == n && n > 0 ? (uint64_t)n : 0;
-}
-
+/* A finished call of log l: its log's and its signature's sums, its
+ * arrival.  Per call: one hashed lookup, the bytes from the count. */
 static void finished(struct cp_watch *w, struct wlog *l,
                      const struct cp_rec_call *c)
 {
     struct sigmax *g;
-    enum cp_coll coll;
-    uint64_t dur, bytes;
+    int coll = w->coll_of[c->op];
+    uint64_t dur, bytes = 0;
 
     if (c->end_ns > l->last_end)
         l->last_end = c->end_ns;
     if (c->end_ns < c->start_ns || (c->flags & CP_CALL_NO_COMM))
         return;
     dur = c->end_ns - c->start_ns;
-    bytes = call_bytes(c);
+    if (coll >= 0 && c->nranks > 0) {
+        /* the bytes a call moves as NCCL counts them */
+        double n = cp_model_bytes_from_count((enum cp_coll)coll, c->count,
+                                             cp_dtype_size(c->dtype),
+                                             c->nranks);
+        bytes = n == n && n > 0 ? (uint64_t)n : 0;
+    }
     l->calls++;
     l->bytes += bytes;
     l->busy_ns += dur;
@@ -249,14 +299,15 @@ static void finished(struct cp_watch *w, struct wlog *l,
         return;
     if (dur > g->max_ns)
         g->max_ns = dur;
+    if (coll >= 0 && c->nranks > 0 && (g->nranks != c->nranks || g->bwf != g->bwf))
+        g->bwf = cp_model_busbw_factor((enum cp_coll)coll, c->nranks);
     g->nranks = c->nranks;
     g->calls++;
     g->bytes += bytes;
     g->busy_ns += dur;
-    if (cp_model_coll_from_op(c->op, &coll) == 0 && c->nranks > 0) {
-        double f = cp_model_busbw_factor(coll, c->nranks);
-        if (f == f) /* not NaN */
-            g->iv_busbytes += (double)bytes * f;
+    if (coll >= 0 && c->nranks > 0) {
+        if (g->bwf == g->bwf) /* not NaN */
+            g->iv_busbytes += (double)bytes * g->bwf;
         g->iv_ns += dur;
         /* who arrives last: collectives only (a transfer's two ends are
          * not an instance of all ranks) */
@@ -1109,7 +1160,7 @@ static void comm_view(const struct cp_watch *w, const struct sigmax *g,
     for (i = 0; i < w->nlogs; i++) {
         const struct wlog *l = &w->logs[i];
         if (!(l->src || (l->other && fresh(w, l))) || !l->inflight_start ||
-            l->inflight_comm != g->comm || sig_key(l->inflight_op) != g->op)
+            l->inflight_comm != g->comm || sig_key(w, l->inflight_op) != g->op)
             continue;
         c->inflight++;
         if (l->inflight_start < now_ns &&

@@ -73,14 +73,16 @@ int main(void)
     append(dir, "2026-12-07T10:43:00Z collprof watch: a \033[31m part");
     nap_ms(1500);
     ok(strcmp(slurp(out), got) == 0, "a line not ended yet: not printed");
-    append(dir, " ended\n2026-12-07T10:43:01Z collprof watch: on hang: done\n");
+    append(dir, " ended\n2026-12-07T10:43:01Z collprof watch: job 7.0: on "
+                "hang: done\n");
     cp_relay_stop();
     got = slurp(out);
     ok(strstr(got, "collprof: job 7.0: watch: a ?[31m part ended\n"
                    "collprof: job 7.0: watch: on hang: done\n") != NULL &&
            strstr(got, "HUNG") == strstr(got, "HUNG in") &&
            strstr(strstr(got, "HUNG") + 1, "HUNG") == NULL,
-       "the stop prints what came last, once each; the escape byte as '?'");
+       "the stop prints what came last, once each; the escape byte as '?'; "
+       "the step's name not twice");
     cp_relay_stop(); /* again: nothing */
 
     /* watch.log as a link to a file: never read */

@@ -105,7 +105,7 @@ ok $([ $rc -ne 0 ] && [ $took -lt 90 ]; echo $?) \
     "on_hang=cancel: the step ends well before its 2 min limit (rc $rc after ${took} s)"
 # scancel of a step SIGKILLs its tasks: the verdict may lead with rank 1
 # killed before the collective it never came to (report.json keeps the hang)
-first=$(grep '^collprof: job ' b.err | head -n 1)
+first=$(grep '^collprof: job ' b.err | grep -v '^collprof: job [0-9.]*: watch: ' | head -n 1)
 echo "$first" | grep -q -E '^collprof: job [0-9]+\.0: (HUNG in allreduce seq 30 on world: rank 1 \(n1\) never arrived|KILLED: rank 1 \(n1\) died before allreduce seq 30 on world)'
 ok $? "srun's verdict names rank 1 at allreduce seq 30 on world ($first)"
 j=$(echo "$first" | sed -n 's/^collprof: job \([0-9]*\.0\): .*/\1/p')
