@@ -115,6 +115,8 @@ static const struct site_key {
      NULL},
     {"hang_after", SITE_SECONDS, offsetof(struct cp_site, hang_after_s), NULL,
      0, "SECONDS", "60", 0, NULL},
+    {"slow_after", SITE_SECONDS, offsetof(struct cp_site, slow_after_s), NULL,
+     0, "SECONDS", "20", 0, NULL},
     {"on_hang", SITE_ON_HANG, offsetof(struct cp_site, on_hang), NULL, 0,
      "none|cancel|requeue", "none", 0, NULL},
     {"metrics_dir", SITE_PATH, offsetof(struct cp_site, metrics_dir), NULL, 1,

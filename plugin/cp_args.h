@@ -52,6 +52,8 @@ struct cp_site {
     int watch;                   /* profiled steps get watchers */
     unsigned watch_interval_s;   /* between two looks */
     unsigned hang_after_s;       /* the limit of a call in flight */
+    unsigned slow_after_s;       /* a pace slow this long: the analysis
+                                    is asked about a slowdown */
     int on_hang;                 /* CP_ON_HANG_*: what the lead does on a hang;
                                     the site's alone, never the user's */
     /* node_exporter's textfile-collector directory: each node's watcher

@@ -473,7 +473,7 @@ static void reduce_node(void)
  * and paths into the buffers of w. */
 #define WATCH_ARGS 28
 struct watch_text {
-    char interval[16], hang_after[16], exit_with[24], step[48];
+    char interval[16], hang_after[16], slow_after[16], exit_with[24], step[48];
     char slurm_step[32];
 };
 
@@ -493,6 +493,7 @@ static void watch_argv(const char **argv, struct watch_text *w, int lead)
 
     snprintf(w->interval, sizeof w->interval, "%us", site->watch_interval_s);
     snprintf(w->hang_after, sizeof w->hang_after, "%us", site->hang_after_s);
+    snprintf(w->slow_after, sizeof w->slow_after, "%us", site->slow_after_s);
     /* slurmstepd: the watcher ends with it, whatever happens to us */
     snprintf(w->exit_with, sizeof w->exit_with, "%ld", (long)getpid());
     cp_spank_step_name(w->step, sizeof w->step);
@@ -512,6 +513,8 @@ static void watch_argv(const char **argv, struct watch_text *w, int lead)
     argv[n++] = w->interval;
     argv[n++] = "--hang-after";
     argv[n++] = w->hang_after;
+    argv[n++] = "--slow-after";
+    argv[n++] = w->slow_after;
     if (site->alert[0]) {
         argv[n++] = "--alert";
         argv[n++] = site->alert;

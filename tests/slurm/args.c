@@ -167,6 +167,7 @@ static void test_site_watch(void)
     ok(!s.watch, "watch=no by default");
     is_int(s.watch_interval_s, 5, "watch_interval 5 s by default");
     is_int(s.hang_after_s, 60, "hang_after 60 s by default");
+    is_int(s.slow_after_s, 20, "slow_after 20 s by default");
     is_int(s.on_hang, CP_ON_HANG_NONE, "on_hang=none by default");
     is_str(s.metrics_dir, "", "no metrics_dir by default");
 
@@ -197,6 +198,9 @@ static void test_site_watch(void)
     is_int(site(&s, "watch_interval=5s", NULL), -1,
            "watch_interval=5s refused (seconds as a number)");
     is_int(site(&s, "hang_after=86401", NULL), -1, "hang_after=86401 refused");
+    is_int(site(&s, "slow_after=0", NULL), -1, "slow_after=0 refused");
+    is_int(site(&s, "slow_after=8", NULL), 0, "slow_after=8");
+    is_int(s.slow_after_s, 8, "... set");
     ok(strstr(err.text, "hang_after=") != NULL, "... naming hang_after= (%s)",
        err.text);
     is_int(site(&s, "on_hang=kill", NULL), -1, "on_hang=kill refused");

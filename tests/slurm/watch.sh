@@ -9,8 +9,11 @@
 # limit, and srun's report names the same hang.  A healthy run gets no line,
 # and each node's metrics file in metrics_dir while it runs, none after; a
 # watcher killed mid-run costs the job nothing (and leaves no metrics
-# file); one that fails at once says why in the slurmd log; after every
-# step no watcher of the user is left.  Root only (skips else); about three
+# file); one that fails at once says why in the slurmd log; a link slowed
+# mid-run is named as a slowdown within 30 s of its start, a rank late at
+# every collective as a straggler, by the lead from the other node's state;
+# the watch's lines reach srun's stderr while the step runs; after every
+# step no watcher of the user is left.  Root only (skips else); about four
 # minutes.
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/slurm/lib.sh"
@@ -210,5 +213,54 @@ j=$(sed -n 's/^collprof: job \([0-9]*\)\.0: .*/\1/p' f.err | head -n 1)
 line=$(grep "\[$j\.0\] collprof: job $j\.0: collprof watch on n1: .*no-such-option" \
     "$BASE/log/slurmd-n1.log" | head -n 1)
 ok $([ -n "$j" ] && [ -n "$line" ]; echo $?) "... its stderr in the slurmd log (${line:-none})"
+
+# ---- g. a link slowed mid-run: the lead names the slowdown ----------------
+cat >"$BASE/slowdown.topo" <<'EOF2'
+nodes 2
+intra latency=5us bandwidth=500MB/s
+inter latency=20us bandwidth=50MB/s
+link n1 n2 bandwidth=5MB/s from=8s
+EOF2
+chmod 644 "$BASE/slowdown.topo"
+plugstack watch=yes watch_interval=1 hang_after=15 slow_after=3 \
+    analyze_timeout=60
+t0=$(date +%s)
+as_user env $run_env SIMNCCL_TOPO="$BASE/slowdown.topo" \
+    srun --collprof --time=2 -N2 -n4 -w n1,n2 "$TSIM" --pattern ddp \
+    --steps 300 --quiet >g.out 2>g.err
+rc=$?
+j=$(sed -n 's/^collprof: job \([0-9]*\.0\): .*/\1/p' g.err | head -n 1)
+dir=$steps/collprof-$j
+sed 's/^/#   watch.log: /' "$dir/watch.log" 2>/dev/null
+n=$(grep -c 'collprof watch: SLOWDOWN: from [0-9.]* s to [0-9.]* s ' "$dir/watch.log" 2>/dev/null)
+ok $([ $rc -eq 0 ] && [ "${n:-0}" -eq 1 ] && ! grep -q HUNG "$dir/watch.log"; echo $?) \
+    "a link slowed at 8 s: the step ends rc 0 ($rc), watch.log names one slowdown (${n:-0}), no hang"
+python3 - "$dir/watch.log" "$t0" <<'PY'
+import datetime, re, sys
+line = [l for l in open(sys.argv[1]) if "SLOWDOWN" in l][0]
+said = datetime.datetime.strptime(line[:20], "%Y-%m-%dT%H:%M:%SZ").replace(
+    tzinfo=datetime.timezone.utc).timestamp()
+start = float(re.search(r"SLOWDOWN: from ([0-9.]+) s", line).group(1))
+lag = said - (float(sys.argv[2]) + start)
+print("#   said %.0f s after the slowdown began (%.1f s into the run)" % (lag, start))
+sys.exit(0 if lag <= 30 else 1)
+PY
+ok $? "... within 30 s of the slowdown's start"
+grep -q "^collprof: job $j: watch: SLOWDOWN: from" g.err
+ok $? "... and on srun's stderr while the step ran"
+no_watcher_left "the slowed step"
+
+# ---- h. a straggler: rank 3 computing 20 ms longer before each collective --
+plugstack watch=yes watch_interval=1 hang_after=15 analyze_timeout=60
+as_user env $run_env srun --collprof --time=2 -N2 -n4 -w n1,n2 "$TSIM" \
+    --pattern ddp --late 3:20 --steps 30 --quiet >h.out 2>h.err
+rc=$?
+j=$(sed -n 's/^collprof: job \([0-9]*\.0\): .*/\1/p' h.err | head -n 1)
+dir=$steps/collprof-$j
+sed 's/^/#   watch.log: /' "$dir/watch.log" 2>/dev/null
+n=$(grep -c 'collprof watch: STRAGGLER: Rank 3 (node n2) arrived last' "$dir/watch.log" 2>/dev/null)
+ok $([ $rc -eq 0 ] && [ "${n:-0}" -eq 1 ] && [ "$(wc -l <"$dir/watch.log")" -eq 1 ]; echo $?) \
+    "a straggler on n2: the step ends rc 0 ($rc), the lead on n1 names rank 3, once, nothing else (${n:-0})"
+no_watcher_left "the straggler's step"
 plugstack
 done_testing
