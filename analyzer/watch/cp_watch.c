@@ -648,10 +648,11 @@ static struct wlog *other_log(struct cp_watch *w, const char *name)
     return NULL;
 }
 
-/* One line of a node's state taken at time t; fresh: a look not read
- * before (its paces and arrivals count once). */
-static void state_line(struct cp_watch *w, const char *line, uint64_t t,
-                       int fresh_look)
+/* One line of node's state taken at time t; fresh: a look not read
+ * before (its paces and arrivals count once).  A line that does not parse
+ * is skipped. */
+static void state_line(struct cp_watch *w, const char *node, const char *line,
+                       uint64_t t, int fresh_look)
 {
     char name[256];
     unsigned long long a, b, c, d;
@@ -663,7 +664,8 @@ static void state_line(struct cp_watch *w, const char *line, uint64_t t,
 
     if (sscanf(line, "log %255s %d %d %d %llu %llx %u %u", name, &rank, &alive,
                &closed, &a, &b, &u1, &u2) == 8) {
-        if (!(l = other_log(w, name)))
+        /* a node speaks for its own logs only */
+        if (!(l = other_log(w, name)) || strcmp(l->node, node) != 0)
             return;
         l->rank = rank;
         l->r_alive = alive < 0 ? -1 : alive > 0;
@@ -752,7 +754,7 @@ static void read_state(struct cp_watch *w, const char *name, const char *node)
     r->look = look;
     for (line = strtok_r(text, "\n", &save); line;
          line = strtok_r(NULL, "\n", &save))
-        state_line(w, line, t, fresh_look);
+        state_line(w, node, line, t, fresh_look);
     free(text);
 }
 

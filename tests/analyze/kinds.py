@@ -166,6 +166,9 @@ def check(root):
             if folder != 'plugin':
                 continue
             for m in plugin_literal.finditer(text):
+                # on_hang=none: a word of that key, not a severity
+                if (rel, m.group(1)) == ('plugin/cp_args.c', 'none'):
+                    continue
                 problems.append('%s names %s as a string literal, not '
                                 'through the table' % (rel, m.group(1)))
 

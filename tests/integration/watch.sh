@@ -231,6 +231,17 @@ nodes_job() { # NAME WITH_N2: the hang, the lead always, n2's watcher if asked
             --exit-with $rec "$d/logs" >"$d/n2.out" 2>"$d/n2.err" &
         n2=$!
     fi
+    # states no watcher wrote: a node that says n2's rank 3 is dead, a cut
+    # one, bytes: read and set aside, the hang named all the same
+    i=0
+    while [ $i -lt 50 ] && ! ls "$d/logs" | grep -q '^n2\..*\.cplog$'; do
+        sleep 0.1; i=$((i + 1))
+    done
+    printf 'collprof-watch-state 1\nnode n3\nlook 1\ntime 1\nlog %s 3 0 1 0 0 0 0\nend\n' \
+        "$(ls "$d/logs" 2>/dev/null | grep '^n2\..*\.cplog$' | tail -n 1)" >"$d/logs/watch-n3.state"
+    printf 'collprof-watch-state 1\nnode n4\nlook 9\ntime 99999999999999999999\nsig zz\narr 1 2\n' \
+        >"$d/logs/watch-n4.state"
+    head -c 3000 /dev/urandom >"$d/logs/watch-n5.state"
     timeout 60 "$collprof" watch --node n1 --lead --interval 250ms \
         --hang-after ${HANG_AFTER}s --exit-with $rec "$d/logs" \
         >"$d/out" 2>"$d/err"
