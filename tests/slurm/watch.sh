@@ -6,7 +6,8 @@
 # calling after its 30th collective) is named in the step directory's
 # watch.log and in syslog within hang_after + 10 s of its start, once; with
 # on_hang=cancel the lead cancels the step itself, long before its time
-# limit, and srun's report names the same hang.  A healthy run gets no line,
+# limit, and srun's report names the same hang; with on_hang=requeue it
+# requeues the batch job.  A healthy run gets no line,
 # and each node's metrics file in metrics_dir while it runs, none after; a
 # watcher killed mid-run costs the job nothing (and leaves no metrics
 # file); one that fails at once says why in the slurmd log; a link slowed
@@ -271,5 +272,27 @@ n=$(grep -c 'collprof watch: STRAGGLER: Rank 3 (node n2) arrived last' "$dir/wat
 ok $([ $rc -eq 0 ] && [ "${n:-0}" -eq 1 ] && [ "$(wc -l <"$dir/watch.log")" -eq 1 ]; echo $?) \
     "a straggler on n2: the step ends rc 0 ($rc), the lead on n1 names rank 3, once, nothing else (${n:-0})"
 no_watcher_left "the straggler's step"
+
+# ---- i. on_hang=requeue: the lead requeues the batch job its step hangs in -
+plugstack watch=yes watch_interval=2 hang_after=$hang_after on_hang=requeue \
+    analyze_timeout=60
+jid=$(as_user env $run_env SIMNCCL_TOPO="$BASE/hang.topo" \
+    sbatch --parsable --requeue -N2 -n4 -w n1,n2 -t 3 -o i.out \
+    --wrap "srun --collprof $TSIM --pattern ddp --steps 100000 --quiet" \
+    2>i.err)
+ok $([ -n "$jid" ]; echo $?) "a batch job whose step hangs is submitted (${jid:-none}$(head -c 200 i.err))"
+i=0 restarts=0
+while [ -n "$jid" ] && [ $i -lt 900 ]; do
+    restarts=$(scontrol show job "$jid" 2>/dev/null | sed -n 's/.*Restarts=\([0-9]*\).*/\1/p')
+    [ "${restarts:-0}" -ge 1 ] && break
+    sleep 0.1; i=$((i + 1))
+done
+[ -n "$jid" ] && scancel "$jid"
+dir=$steps/collprof-$jid.0
+sed 's/^/#   watch.log: /' "$dir/watch.log" 2>/dev/null
+ok $([ "${restarts:-0}" -ge 1 ] &&
+     grep -q "collprof watch: on hang: running /[a-z/]*/scontrol requeue $jid\$" "$dir/watch.log"; echo $?) \
+    "on_hang=requeue: the job is requeued (Restarts=${restarts:-none}) after watch.log says what runs"
+no_watcher_left "the requeued job"
 plugstack
 done_testing
