@@ -98,7 +98,13 @@ struct cp_log4src {
     struct cp_error problem;
     void (*observe)(void *arg, const struct cp_log4_part *part);
     void *observe_arg;
-    unsigned char buf[CP_LOG4_BLOCK_MAX];
+    /* a block, or a batch of ring cells: the memory a caller lent
+     * (cp_log4src_lend), else (or for a block larger than it) own_buf,
+     * CP_LOG4_BLOCK_MAX bytes allocated at the first read */
+    unsigned char *buf;
+    size_t cap;
+    unsigned char *own_buf;
+    uint32_t rbatch;       /* ring cells a batch holds in buf */
 };
 
 /* ---- the header ---------------------------------------------------------- */
@@ -277,12 +283,45 @@ static void tell_block(struct cp_log4src *s, uint64_t at,
     s->observe(s->observe_arg, &part);
 }
 
+/* buf as the source's own CP_LOG4_BLOCK_MAX bytes, what it held kept:
+ * 0, or -1 when memory ran out. */
+static int own_buffer(struct cp_log4src *s)
+{
+    if (s->own_buf)
+        return 0;
+    s->own_buf = malloc(CP_LOG4_BLOCK_MAX);
+    if (!s->own_buf)
+        return -1;
+    if (s->buf)
+        memcpy(s->own_buf, s->buf, s->cap);
+    s->buf = s->own_buf;
+    s->cap = CP_LOG4_BLOCK_MAX;
+    return 0;
+}
+
+/* The block at `at` into buf as one read of CP_LOG4_BLOCK_MAX bytes
+ * gives it: in lent memory smaller than that, cap bytes first, the rest
+ * (into the source's own buffer) only when the block's header says it is
+ * longer.  The bytes read. */
+static size_t block_read(struct cp_log4src *s, uint64_t at)
+{
+    size_t got = read_at(s, s->buf, s->cap, at);
+    uint32_t bytes;
+
+    if (s->cap >= CP_LOG4_BLOCK_MAX || got < s->cap || got < BLOCK_HDR)
+        return got;
+    bytes = get32(s, s->buf + offsetof(struct cp_log4_block, bytes));
+    if (bytes <= s->cap - BLOCK_HDR || own_buffer(s) < 0)
+        return got;
+    return got + read_at(s, s->buf + got, CP_LOG4_BLOCK_MAX - got, at + got);
+}
+
 /* Read and check the block at s->next_block into buf.  0: its payload is
  * there to decode; -1: the stream ends (quietly past stream_end, else
  * with the problem), the source is at the ring. */
 static int load_block(struct cp_log4src *s)
 {
-    unsigned char *h = s->buf; /* the block's header, its payload after */
+    unsigned char *h; /* the block's header, its payload after */
     uint64_t at = s->next_block, first;
     uint32_t magic, bytes, slots, sum;
     size_t got;
@@ -296,10 +335,15 @@ static int load_block(struct cp_log4src *s)
         to_ring(s); /* wait for the writer to publish more */
         return -1;
     }
+    if (!s->buf && own_buffer(s) < 0) {
+        (void)DAMAGE(s, at, "out of memory for its block");
+        return -1;
+    }
     /* the whole block in one read (and past a short one, the file's end
      * known: no read to find it) */
-    got = at >= s->file_end ? 0 : read_at(s, s->buf, sizeof s->buf, at);
-    if (got < sizeof s->buf && at + got < s->file_end)
+    got = at >= s->file_end ? 0 : block_read(s, at);
+    h = s->buf;
+    if (got < s->cap && at + got < s->file_end)
         s->file_end = at + got;
     if (got == 0 && past) {
         to_ring(s); /* the stream's end, nothing after it */
@@ -965,14 +1009,27 @@ static int decode_op(struct cp_log4src *s, unsigned char *dst)
  * cell whose index is not its slot or changed meanwhile. */
 static void ring_load(struct cp_log4src *s)
 {
-    uint64_t *idx1 = (uint64_t *)s->buf, *idx2 = idx1 + RING_BATCH;
-    unsigned char *cells = (unsigned char *)(idx2 + RING_BATCH);
+    uint64_t *idx1, *idx2;
+    unsigned char *cells;
     uint32_t p = (uint32_t)(s->slot & (s->ring_slots - 1));
     uint32_t n = s->ring_slots - p, m, words, whole;
     uint64_t cells_at = s->ring_offset + (uint64_t)s->ring_slots * 8;
 
-    if (n > RING_BATCH)
-        n = RING_BATCH;
+    if (!s->buf && own_buffer(s) < 0) {
+        s->rn = s->rpos = 0;
+        s->ring_done = 1;
+        src_problem(s, cells_at, "out of memory for the ring's cells");
+        return;
+    }
+    /* as many cells as buf holds (lent memory may be less than a batch) */
+    s->rbatch = (uint32_t)(s->cap / (2 * sizeof(uint64_t) + REC));
+    if (s->rbatch > RING_BATCH)
+        s->rbatch = RING_BATCH;
+    idx1 = (uint64_t *)(void *)s->buf;
+    idx2 = idx1 + s->rbatch;
+    cells = (unsigned char *)(idx2 + s->rbatch);
+    if (n > s->rbatch)
+        n = s->rbatch;
     words = (uint32_t)(read_at(s, idx1, (size_t)n * 8,
                                s->ring_offset + (uint64_t)p * 8) / 8);
     /* the usual end of a closed log: its first cell holds no slot */
@@ -1001,7 +1058,6 @@ static void ring_load(struct cp_log4src *s)
 /* The next slot from the ring into dst: 1, or 0 at the log's end. */
 static int ring_next(struct cp_log4src *s, unsigned char *dst)
 {
-    unsigned char *cells = s->buf + 2 * RING_BATCH * sizeof(uint64_t);
     const unsigned char *cell;
 
     if (s->rpos == s->rn) {
@@ -1011,7 +1067,8 @@ static int ring_next(struct cp_log4src *s, unsigned char *dst)
         if (s->rn == 0)
             return 0;
     }
-    cell = cells + (size_t)s->rpos * REC;
+    cell = s->buf + 2 * (size_t)s->rbatch * sizeof(uint64_t) +
+           (size_t)s->rpos * REC;
     if (cell[0] == CP_REC_EMPTY)
         memset(dst, 0, REC); /* handed out, never written */
     else
@@ -1228,10 +1285,19 @@ void cp_log4src_close(struct cp_log4src *s)
             close(s->fd);
         free(s->sig);
         free(s->tmpl);
+        free(s->own_buf);
         free(s->path);
         free(s);
     }
     errno = saved;
+}
+
+void cp_log4src_lend(struct cp_log4src *s, void *mem, size_t len)
+{
+    if (s->buf || len < CP_LOG4_LEND_MIN)
+        return; /* lent before the first read only */
+    s->buf = mem;
+    s->cap = len;
 }
 
 void cp_log4src_observe(struct cp_log4src *s,
@@ -1254,10 +1320,9 @@ struct cp_log4src *cp_log4src_open(const char *path, int fd, int own_fd,
         cp_error_set(err, path, -1, "%s: out of memory", path);
         return NULL;
     }
-    /* the fields only: the buffer is written before it is read */
     {
         char *keep = s->path;
-        memset(s, 0, offsetof(struct cp_log4src, buf));
+        memset(s, 0, sizeof *s);
         s->path = keep;
     }
     s->fd = fd;
@@ -1312,12 +1377,18 @@ static void slots_close(void *impl)
     cp_log4src_close(impl);
 }
 
+static void slots_lend(void *impl, void *mem, size_t len)
+{
+    cp_log4src_lend(impl, mem, len);
+}
+
 static const struct cp_slotsrc_ops log4src_ops = {
     .read = slots_read,
     .skip_empty = slots_skip_empty,
     .park = slots_park,
     .problem = slots_problem,
     .close = slots_close,
+    .lend = slots_lend,
 };
 
 struct cp_slotsrc cp_log4src_slots(struct cp_log4src *s)
