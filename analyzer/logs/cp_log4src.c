@@ -603,37 +603,48 @@ static int op_define(struct cp_log4src *s, uint64_t at)
 }
 
 /* A call of signature g into c (the record zeroed first): count, seq and
- * group as decoded, the start from the stream's time (v), the end from
- * the signature's last duration (e; 0 in flight); the stream's time
- * follows. */
+ * group as decoded, the start from the stream's time t and v, the end
+ * from the signature's last duration (e; 0 in flight).  The stream's
+ * time after it.  g's fields are read before c is written (c may be
+ * anywhere: nothing is read back). */
+static inline uint64_t put_call(struct cp_rec_call *c, struct sig *g,
+                                uint64_t count, uint32_t seq, uint32_t group,
+                                uint64_t t, uint64_t v, uint64_t e)
+{
+    const struct sig k = *g;
+    uint64_t start = t + (uint64_t)unzigzag(v), dur = k.lastdur;
+
+    if (e) /* the duration against the signature's last one */
+        g->lastdur = dur += (uint64_t)unzigzag(e - 1);
+    memset(c, 0, REC);
+    c->kind = CP_REC_CALL;
+    c->op = k.op;
+    c->dtype = k.dtype;
+    c->redop = k.redop;
+    c->result = k.result;
+    c->timer = k.timer;
+    c->flags = k.flags;
+    c->comm_id = k.comm_id;
+    c->count = count;
+    c->seq = seq;
+    c->peer = k.peer;
+    c->rank = k.rank;
+    c->nranks = k.nranks;
+    c->group = group;
+    c->stream = k.stream;
+    c->start_ns = start;
+    if (!e)
+        return start;
+    c->end_ns = start + dur;
+    return start + dur;
+}
+
+/* put_call at the stream's time, which follows. */
 static void call_of_sig(struct cp_log4src *s, struct cp_rec_call *c,
                         struct sig *g, uint64_t count, uint32_t seq,
                         uint32_t group, uint64_t v, uint64_t e)
 {
-    memset(c, 0, REC);
-    c->kind = CP_REC_CALL;
-    c->op = g->op;
-    c->dtype = g->dtype;
-    c->redop = g->redop;
-    c->result = g->result;
-    c->timer = g->timer;
-    c->flags = g->flags;
-    c->comm_id = g->comm_id;
-    c->count = count;
-    c->seq = seq;
-    c->peer = g->peer;
-    c->rank = g->rank;
-    c->nranks = g->nranks;
-    c->group = group;
-    c->stream = g->stream;
-    c->start_ns = s->t_call + (uint64_t)unzigzag(v);
-    s->t_call = c->start_ns;
-    if (e) {
-        /* the duration against the signature's last one */
-        g->lastdur += (uint64_t)unzigzag(e - 1);
-        c->end_ns = c->start_ns + g->lastdur;
-        s->t_call = c->end_ns;
-    }
+    s->t_call = put_call(c, g, count, seq, group, s->t_call, v, e);
 }
 
 /* A call of a signature, short (0x00-0x7f) or long (0x80-0xbf). */
@@ -1137,19 +1148,25 @@ static int produce(struct cp_log4src *s, unsigned char *dst)
 static size_t fast_calls(struct cp_log4src *s, unsigned char *out,
                          size_t len)
 {
-    size_t done = 0;
+    const unsigned char *pay = s->buf + BLOCK_HDR;
+    struct sig *sig = s->sig;
+    size_t done = 0, bpos = s->bpos, blen = s->blen;
+    uint32_t bdone = s->bdone, bslots = s->bslots, nsig = s->nsig;
+    uint64_t t = s->t_call, start = s->call_start;
 
     if (s->phase != PHASE_STREAM || !s->have_block || s->zeros ||
         s->cur_pos < s->cur_len || ((uintptr_t)out & 7))
         return 0;
-    while (len - done >= REC && s->blen - s->bpos >= 32 &&
-           s->bdone < s->bslots) {
-        const unsigned char *p = s->buf + BLOCK_HDR + s->bpos, *q;
+    /* the source's fields in locals: the records written do not make
+     * them be read again */
+    while (len - done >= REC && blen - bpos >= 32 && bdone < bslots) {
+        const unsigned char *p = pay + bpos, *q;
         unsigned op = p[0], i;
         uint64_t v, e;
+        uint32_t seq;
         struct sig *g, *key;
         struct cp_rec_call *c;
-        if (op >= CP_LOG4_SHORT_NEWGROUP || op >= s->nsig)
+        if (op >= CP_LOG4_SHORT_NEWGROUP || op >= nsig)
             break;
         q = p + 1;
         if (!(i = varint_at(q, &v)))
@@ -1158,20 +1175,26 @@ static size_t fast_calls(struct cp_log4src *s, unsigned char *out,
         if (!(i = varint_at(q, &e)))
             break;
         q += i;
-        g = &s->sig[op];
-        key = &s->sig[g->key];
+        g = &sig[op];
+        key = &sig[g->key];
+        seq = key->seqlast + 1;
+        key->seqlast = seq;
         c = (struct cp_rec_call *)(void *)(out + done);
-        call_of_sig(s, c, g, g->count, key->seqlast + 1,
-                    (g->flags & CP_CALL_IN_GROUP) ? s->last_group : 0, v, e);
-        key->seqlast = c->seq;
-        s->call_start = c->start_ns;
+        start = t + (uint64_t)unzigzag(v);
+        t = put_call(c, g, g->count, seq,
+                     (g->flags & CP_CALL_IN_GROUP) ? s->last_group : 0, t, v,
+                     e);
         if (s->swapped)
             cp_rec_swap((union cp_rec *)(void *)c);
-        s->bpos += (size_t)(q - p);
-        s->bdone++;
-        s->slot++;
+        bpos += (size_t)(q - p);
+        bdone++;
         done += REC;
     }
+    s->bpos = bpos;
+    s->bdone = bdone;
+    s->slot += done / REC;
+    s->t_call = t;
+    s->call_start = start;
     return done;
 }
 
