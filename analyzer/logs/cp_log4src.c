@@ -95,7 +95,7 @@ struct cp_log4src {
     size_t cur_len, cur_pos;
     int have_problem;
     int lost;              /* the file went away after a park: no more */
-    struct cp_error problem;
+    struct cp_error *problem; /* allocated when there is one */
     void (*observe)(void *arg, const struct cp_log4_part *part);
     void *observe_arg;
     /* a block, or a batch of ring cells: the memory a caller lent
@@ -221,6 +221,11 @@ static uint64_t get64(const struct cp_log4src *s, const unsigned char *p)
 
 /* ---- problems ------------------------------------------------------------- */
 
+/* The problem when there was no memory for its text. */
+static const struct cp_error no_memory_for_problem = {
+    .text = "out of memory for the log's problem (it has one)",
+    .offset = -1};
+
 static void src_problem(struct cp_log4src *s, uint64_t at, const char *fmt,
                         ...)
 {
@@ -233,7 +238,10 @@ static void src_problem(struct cp_log4src *s, uint64_t at, const char *fmt,
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
     s->have_problem = 1;
-    cp_error_set(&s->problem, s->path, (int64_t)at, "%s: offset %llu: %s",
+    s->problem = malloc(sizeof *s->problem);
+    if (!s->problem)
+        return;
+    cp_error_set(s->problem, s->path, (int64_t)at, "%s: offset %llu: %s",
                  s->path, (unsigned long long)at, what);
 }
 
@@ -1296,7 +1304,9 @@ void cp_log4src_park(struct cp_log4src *s)
 
 const struct cp_error *cp_log4src_problem(const struct cp_log4src *s)
 {
-    return s->have_problem ? &s->problem : NULL;
+    if (!s->have_problem)
+        return NULL;
+    return s->problem ? s->problem : &no_memory_for_problem;
 }
 
 void cp_log4src_close(struct cp_log4src *s)
@@ -1309,6 +1319,7 @@ void cp_log4src_close(struct cp_log4src *s)
         free(s->sig);
         free(s->tmpl);
         free(s->own_buf);
+        free(s->problem);
         free(s->path);
         free(s);
     }
@@ -1440,7 +1451,7 @@ int cp_log4src_refresh(struct cp_log4src *s, struct cp_error *err)
     got = read_at(s, h, sizeof h, 0);
     if (s->lost || got < sizeof h)
         return cp_errorf(err, "%s: %s", s->path,
-                         s->have_problem ? s->problem.text
+                         s->have_problem ? cp_log4src_problem(s)->text
                                          : "header cut short");
     end = get64(s, h + offsetof(struct cp_log_header, stream_end));
     slots = get64(s, h + offsetof(struct cp_log_header, stream_slots));

@@ -1160,10 +1160,35 @@ static void test_header(void)
     free(f.b);
 }
 
+/* cp_log4_sum against its definition, byte by byte, at every length up
+ * to a block's (its 16-byte steps, their rest) and on bytes of 255. */
+static void test_sum(void)
+{
+    static unsigned char p[CP_LOG4_BLOCK_MAX];
+    uint32_t seed = 12345;
+    size_t n, i;
+    int bad = 0;
+
+    for (n = 0; n <= sizeof p; n++) {
+        uint32_t a = 1, b = 0;
+        for (i = 0; i < n; i++) {
+            seed = seed * 1103515245u + 12345u;
+            p[i] = n % 7 == 0 ? 255 : (unsigned char)(seed >> 16);
+            a += p[i];
+            b += a;
+        }
+        if ((b ^ (a << 16)) != cp_log4_sum(p, n))
+            bad++;
+    }
+    ok(bad == 0, "cp_log4_sum: its definition at every length 0-%u (%d "
+                 "differ)", CP_LOG4_BLOCK_MAX, bad);
+}
+
 int main(void)
 {
     if (!mkdtemp(dir))
         return 1;
+    test_sum();
     test_every_op(0);
     test_every_op(1);
     test_raw_slots();
