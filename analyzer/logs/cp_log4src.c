@@ -42,6 +42,7 @@ struct sig {
     uint16_t flags;
     uint8_t op, dtype, redop, timer;
     int8_t result;
+    unsigned char head[8]; /* its calls' first 8 bytes: kind .. flags */
 };
 
 /* A template (CP_LOG4_TEMPLATE), in host order, and its fields' last
@@ -606,6 +607,18 @@ static int op_define(struct cp_log4src *s, uint64_t at)
     g.stream = (uint32_t)v[5];
     g.key = (uint32_t)key;
     g.seqlast = UINT32_MAX;
+    {
+        struct cp_rec_call c;
+        memset(&c, 0, sizeof c);
+        c.kind = CP_REC_CALL;
+        c.op = g.op;
+        c.dtype = g.dtype;
+        c.redop = g.redop;
+        c.result = g.result;
+        c.timer = g.timer;
+        c.flags = g.flags;
+        memcpy(g.head, &c, sizeof g.head);
+    }
     s->sig[s->nsig++] = g;
     return 0;
 }
@@ -622,16 +635,14 @@ static inline uint64_t put_call(struct cp_rec_call *c, struct sig *g,
     const struct sig k = *g;
     uint64_t start = t + (uint64_t)unzigzag(v), dur = k.lastdur;
 
+    _Static_assert(offsetof(struct cp_rec_call, comm_id) == 8 &&
+                       offsetof(struct cp_rec_call, end_ns) + 8 == REC,
+                   "a call's fields cover its 64 bytes");
     if (e) /* the duration against the signature's last one */
         g->lastdur = dur += (uint64_t)unzigzag(e - 1);
-    memset(c, 0, REC);
-    c->kind = CP_REC_CALL;
-    c->op = k.op;
-    c->dtype = k.dtype;
-    c->redop = k.redop;
-    c->result = k.result;
-    c->timer = k.timer;
-    c->flags = k.flags;
+    /* every byte written once, no padding: kind .. flags as the
+     * signature keeps them, then each field */
+    memcpy(c, k.head, sizeof k.head);
     c->comm_id = k.comm_id;
     c->count = count;
     c->seq = seq;
@@ -641,10 +652,8 @@ static inline uint64_t put_call(struct cp_rec_call *c, struct sig *g,
     c->group = group;
     c->stream = k.stream;
     c->start_ns = start;
-    if (!e)
-        return start;
-    c->end_ns = start + dur;
-    return start + dur;
+    c->end_ns = e ? start + dur : 0;
+    return e ? start + dur : start;
 }
 
 /* put_call at the stream's time, which follows. */
