@@ -42,6 +42,7 @@ struct sig {
     uint16_t flags;
     uint8_t op, dtype, redop, timer;
     int8_t result;
+    unsigned char head[8]; /* its calls' first 8 bytes: kind .. flags */
 };
 
 /* A template (CP_LOG4_TEMPLATE), in host order, and its fields' last
@@ -95,10 +96,16 @@ struct cp_log4src {
     size_t cur_len, cur_pos;
     int have_problem;
     int lost;              /* the file went away after a park: no more */
-    struct cp_error problem;
+    struct cp_error *problem; /* allocated when there is one */
     void (*observe)(void *arg, const struct cp_log4_part *part);
     void *observe_arg;
-    unsigned char buf[CP_LOG4_BLOCK_MAX];
+    /* a block, or a batch of ring cells: the memory a caller lent
+     * (cp_log4src_lend), else (or for a block larger than it) own_buf,
+     * CP_LOG4_BLOCK_MAX bytes allocated at the first read */
+    unsigned char *buf;
+    size_t cap;
+    unsigned char *own_buf;
+    uint32_t rbatch;       /* ring cells a batch holds in buf */
 };
 
 /* ---- the header ---------------------------------------------------------- */
@@ -215,6 +222,11 @@ static uint64_t get64(const struct cp_log4src *s, const unsigned char *p)
 
 /* ---- problems ------------------------------------------------------------- */
 
+/* The problem when there was no memory for its text. */
+static const struct cp_error no_memory_for_problem = {
+    .text = "out of memory for the log's problem (it has one)",
+    .offset = -1};
+
 static void src_problem(struct cp_log4src *s, uint64_t at, const char *fmt,
                         ...)
 {
@@ -227,7 +239,10 @@ static void src_problem(struct cp_log4src *s, uint64_t at, const char *fmt,
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
     s->have_problem = 1;
-    cp_error_set(&s->problem, s->path, (int64_t)at, "%s: offset %llu: %s",
+    s->problem = malloc(sizeof *s->problem);
+    if (!s->problem)
+        return;
+    cp_error_set(s->problem, s->path, (int64_t)at, "%s: offset %llu: %s",
                  s->path, (unsigned long long)at, what);
 }
 
@@ -277,12 +292,45 @@ static void tell_block(struct cp_log4src *s, uint64_t at,
     s->observe(s->observe_arg, &part);
 }
 
+/* buf as the source's own CP_LOG4_BLOCK_MAX bytes, what it held kept:
+ * 0, or -1 when memory ran out. */
+static int own_buffer(struct cp_log4src *s)
+{
+    if (s->own_buf)
+        return 0;
+    s->own_buf = malloc(CP_LOG4_BLOCK_MAX);
+    if (!s->own_buf)
+        return -1;
+    if (s->buf)
+        memcpy(s->own_buf, s->buf, s->cap);
+    s->buf = s->own_buf;
+    s->cap = CP_LOG4_BLOCK_MAX;
+    return 0;
+}
+
+/* The block at `at` into buf as one read of CP_LOG4_BLOCK_MAX bytes
+ * gives it: in lent memory smaller than that, cap bytes first, the rest
+ * (into the source's own buffer) only when the block's header says it is
+ * longer.  The bytes read. */
+static size_t block_read(struct cp_log4src *s, uint64_t at)
+{
+    size_t got = read_at(s, s->buf, s->cap, at);
+    uint32_t bytes;
+
+    if (s->cap >= CP_LOG4_BLOCK_MAX || got < s->cap || got < BLOCK_HDR)
+        return got;
+    bytes = get32(s, s->buf + offsetof(struct cp_log4_block, bytes));
+    if (bytes <= s->cap - BLOCK_HDR || own_buffer(s) < 0)
+        return got;
+    return got + read_at(s, s->buf + got, CP_LOG4_BLOCK_MAX - got, at + got);
+}
+
 /* Read and check the block at s->next_block into buf.  0: its payload is
  * there to decode; -1: the stream ends (quietly past stream_end, else
  * with the problem), the source is at the ring. */
 static int load_block(struct cp_log4src *s)
 {
-    unsigned char *h = s->buf; /* the block's header, its payload after */
+    unsigned char *h; /* the block's header, its payload after */
     uint64_t at = s->next_block, first;
     uint32_t magic, bytes, slots, sum;
     size_t got;
@@ -296,10 +344,15 @@ static int load_block(struct cp_log4src *s)
         to_ring(s); /* wait for the writer to publish more */
         return -1;
     }
+    if (!s->buf && own_buffer(s) < 0) {
+        (void)DAMAGE(s, at, "out of memory for its block");
+        return -1;
+    }
     /* the whole block in one read (and past a short one, the file's end
      * known: no read to find it) */
-    got = at >= s->file_end ? 0 : read_at(s, s->buf, sizeof s->buf, at);
-    if (got < sizeof s->buf && at + got < s->file_end)
+    got = at >= s->file_end ? 0 : block_read(s, at);
+    h = s->buf;
+    if (got < s->cap && at + got < s->file_end)
         s->file_end = at + got;
     if (got == 0 && past) {
         to_ring(s); /* the stream's end, nothing after it */
@@ -554,42 +607,61 @@ static int op_define(struct cp_log4src *s, uint64_t at)
     g.stream = (uint32_t)v[5];
     g.key = (uint32_t)key;
     g.seqlast = UINT32_MAX;
+    {
+        struct cp_rec_call c;
+        memset(&c, 0, sizeof c);
+        c.kind = CP_REC_CALL;
+        c.op = g.op;
+        c.dtype = g.dtype;
+        c.redop = g.redop;
+        c.result = g.result;
+        c.timer = g.timer;
+        c.flags = g.flags;
+        memcpy(g.head, &c, sizeof g.head);
+    }
     s->sig[s->nsig++] = g;
     return 0;
 }
 
 /* A call of signature g into c (the record zeroed first): count, seq and
- * group as decoded, the start from the stream's time (v), the end from
- * the signature's last duration (e; 0 in flight); the stream's time
- * follows. */
+ * group as decoded, the start from the stream's time t and v, the end
+ * from the signature's last duration (e; 0 in flight).  The stream's
+ * time after it.  g's fields are read before c is written (c may be
+ * anywhere: nothing is read back). */
+static inline uint64_t put_call(struct cp_rec_call *c, struct sig *g,
+                                uint64_t count, uint32_t seq, uint32_t group,
+                                uint64_t t, uint64_t v, uint64_t e)
+{
+    const struct sig k = *g;
+    uint64_t start = t + (uint64_t)unzigzag(v), dur = k.lastdur;
+
+    _Static_assert(offsetof(struct cp_rec_call, comm_id) == 8 &&
+                       offsetof(struct cp_rec_call, end_ns) + 8 == REC,
+                   "a call's fields cover its 64 bytes");
+    if (e) /* the duration against the signature's last one */
+        g->lastdur = dur += (uint64_t)unzigzag(e - 1);
+    /* every byte written once, no padding: kind .. flags as the
+     * signature keeps them, then each field */
+    memcpy(c, k.head, sizeof k.head);
+    c->comm_id = k.comm_id;
+    c->count = count;
+    c->seq = seq;
+    c->peer = k.peer;
+    c->rank = k.rank;
+    c->nranks = k.nranks;
+    c->group = group;
+    c->stream = k.stream;
+    c->start_ns = start;
+    c->end_ns = e ? start + dur : 0;
+    return e ? start + dur : start;
+}
+
+/* put_call at the stream's time, which follows. */
 static void call_of_sig(struct cp_log4src *s, struct cp_rec_call *c,
                         struct sig *g, uint64_t count, uint32_t seq,
                         uint32_t group, uint64_t v, uint64_t e)
 {
-    memset(c, 0, REC);
-    c->kind = CP_REC_CALL;
-    c->op = g->op;
-    c->dtype = g->dtype;
-    c->redop = g->redop;
-    c->result = g->result;
-    c->timer = g->timer;
-    c->flags = g->flags;
-    c->comm_id = g->comm_id;
-    c->count = count;
-    c->seq = seq;
-    c->peer = g->peer;
-    c->rank = g->rank;
-    c->nranks = g->nranks;
-    c->group = group;
-    c->stream = g->stream;
-    c->start_ns = s->t_call + (uint64_t)unzigzag(v);
-    s->t_call = c->start_ns;
-    if (e) {
-        /* the duration against the signature's last one */
-        g->lastdur += (uint64_t)unzigzag(e - 1);
-        c->end_ns = c->start_ns + g->lastdur;
-        s->t_call = c->end_ns;
-    }
+    s->t_call = put_call(c, g, count, seq, group, s->t_call, v, e);
 }
 
 /* A call of a signature, short (0x00-0x7f) or long (0x80-0xbf). */
@@ -965,14 +1037,27 @@ static int decode_op(struct cp_log4src *s, unsigned char *dst)
  * cell whose index is not its slot or changed meanwhile. */
 static void ring_load(struct cp_log4src *s)
 {
-    uint64_t *idx1 = (uint64_t *)s->buf, *idx2 = idx1 + RING_BATCH;
-    unsigned char *cells = (unsigned char *)(idx2 + RING_BATCH);
+    uint64_t *idx1, *idx2;
+    unsigned char *cells;
     uint32_t p = (uint32_t)(s->slot & (s->ring_slots - 1));
     uint32_t n = s->ring_slots - p, m, words, whole;
     uint64_t cells_at = s->ring_offset + (uint64_t)s->ring_slots * 8;
 
-    if (n > RING_BATCH)
-        n = RING_BATCH;
+    if (!s->buf && own_buffer(s) < 0) {
+        s->rn = s->rpos = 0;
+        s->ring_done = 1;
+        src_problem(s, cells_at, "out of memory for the ring's cells");
+        return;
+    }
+    /* as many cells as buf holds (lent memory may be less than a batch) */
+    s->rbatch = (uint32_t)(s->cap / (2 * sizeof(uint64_t) + REC));
+    if (s->rbatch > RING_BATCH)
+        s->rbatch = RING_BATCH;
+    idx1 = (uint64_t *)(void *)s->buf;
+    idx2 = idx1 + s->rbatch;
+    cells = (unsigned char *)(idx2 + s->rbatch);
+    if (n > s->rbatch)
+        n = s->rbatch;
     words = (uint32_t)(read_at(s, idx1, (size_t)n * 8,
                                s->ring_offset + (uint64_t)p * 8) / 8);
     /* the usual end of a closed log: its first cell holds no slot */
@@ -1001,7 +1086,6 @@ static void ring_load(struct cp_log4src *s)
 /* The next slot from the ring into dst: 1, or 0 at the log's end. */
 static int ring_next(struct cp_log4src *s, unsigned char *dst)
 {
-    unsigned char *cells = s->buf + 2 * RING_BATCH * sizeof(uint64_t);
     const unsigned char *cell;
 
     if (s->rpos == s->rn) {
@@ -1011,7 +1095,8 @@ static int ring_next(struct cp_log4src *s, unsigned char *dst)
         if (s->rn == 0)
             return 0;
     }
-    cell = cells + (size_t)s->rpos * REC;
+    cell = s->buf + 2 * (size_t)s->rbatch * sizeof(uint64_t) +
+           (size_t)s->rpos * REC;
     if (cell[0] == CP_REC_EMPTY)
         memset(dst, 0, REC); /* handed out, never written */
     else
@@ -1080,19 +1165,25 @@ static int produce(struct cp_log4src *s, unsigned char *dst)
 static size_t fast_calls(struct cp_log4src *s, unsigned char *out,
                          size_t len)
 {
-    size_t done = 0;
+    const unsigned char *pay = s->buf + BLOCK_HDR;
+    struct sig *sig = s->sig;
+    size_t done = 0, bpos = s->bpos, blen = s->blen;
+    uint32_t bdone = s->bdone, bslots = s->bslots, nsig = s->nsig;
+    uint64_t t = s->t_call, start = s->call_start;
 
     if (s->phase != PHASE_STREAM || !s->have_block || s->zeros ||
         s->cur_pos < s->cur_len || ((uintptr_t)out & 7))
         return 0;
-    while (len - done >= REC && s->blen - s->bpos >= 32 &&
-           s->bdone < s->bslots) {
-        const unsigned char *p = s->buf + BLOCK_HDR + s->bpos, *q;
+    /* the source's fields in locals: the records written do not make
+     * them be read again */
+    while (len - done >= REC && blen - bpos >= 32 && bdone < bslots) {
+        const unsigned char *p = pay + bpos, *q;
         unsigned op = p[0], i;
         uint64_t v, e;
+        uint32_t seq;
         struct sig *g, *key;
         struct cp_rec_call *c;
-        if (op >= CP_LOG4_SHORT_NEWGROUP || op >= s->nsig)
+        if (op >= CP_LOG4_SHORT_NEWGROUP || op >= nsig)
             break;
         q = p + 1;
         if (!(i = varint_at(q, &v)))
@@ -1101,20 +1192,26 @@ static size_t fast_calls(struct cp_log4src *s, unsigned char *out,
         if (!(i = varint_at(q, &e)))
             break;
         q += i;
-        g = &s->sig[op];
-        key = &s->sig[g->key];
+        g = &sig[op];
+        key = &sig[g->key];
+        seq = key->seqlast + 1;
+        key->seqlast = seq;
         c = (struct cp_rec_call *)(void *)(out + done);
-        call_of_sig(s, c, g, g->count, key->seqlast + 1,
-                    (g->flags & CP_CALL_IN_GROUP) ? s->last_group : 0, v, e);
-        key->seqlast = c->seq;
-        s->call_start = c->start_ns;
+        start = t + (uint64_t)unzigzag(v);
+        t = put_call(c, g, g->count, seq,
+                     (g->flags & CP_CALL_IN_GROUP) ? s->last_group : 0, t, v,
+                     e);
         if (s->swapped)
             cp_rec_swap((union cp_rec *)(void *)c);
-        s->bpos += (size_t)(q - p);
-        s->bdone++;
-        s->slot++;
+        bpos += (size_t)(q - p);
+        bdone++;
         done += REC;
     }
+    s->bpos = bpos;
+    s->bdone = bdone;
+    s->slot += done / REC;
+    s->t_call = t;
+    s->call_start = start;
     return done;
 }
 
@@ -1216,7 +1313,9 @@ void cp_log4src_park(struct cp_log4src *s)
 
 const struct cp_error *cp_log4src_problem(const struct cp_log4src *s)
 {
-    return s->have_problem ? &s->problem : NULL;
+    if (!s->have_problem)
+        return NULL;
+    return s->problem ? s->problem : &no_memory_for_problem;
 }
 
 void cp_log4src_close(struct cp_log4src *s)
@@ -1228,10 +1327,20 @@ void cp_log4src_close(struct cp_log4src *s)
             close(s->fd);
         free(s->sig);
         free(s->tmpl);
+        free(s->own_buf);
+        free(s->problem);
         free(s->path);
         free(s);
     }
     errno = saved;
+}
+
+void cp_log4src_lend(struct cp_log4src *s, void *mem, size_t len)
+{
+    if (s->buf || len < CP_LOG4_LEND_MIN)
+        return; /* lent before the first read only */
+    s->buf = mem;
+    s->cap = len;
 }
 
 void cp_log4src_observe(struct cp_log4src *s,
@@ -1254,10 +1363,9 @@ struct cp_log4src *cp_log4src_open(const char *path, int fd, int own_fd,
         cp_error_set(err, path, -1, "%s: out of memory", path);
         return NULL;
     }
-    /* the fields only: the buffer is written before it is read */
     {
         char *keep = s->path;
-        memset(s, 0, offsetof(struct cp_log4src, buf));
+        memset(s, 0, sizeof *s);
         s->path = keep;
     }
     s->fd = fd;
@@ -1312,12 +1420,18 @@ static void slots_close(void *impl)
     cp_log4src_close(impl);
 }
 
+static void slots_lend(void *impl, void *mem, size_t len)
+{
+    cp_log4src_lend(impl, mem, len);
+}
+
 static const struct cp_slotsrc_ops log4src_ops = {
     .read = slots_read,
     .skip_empty = slots_skip_empty,
     .park = slots_park,
     .problem = slots_problem,
     .close = slots_close,
+    .lend = slots_lend,
 };
 
 struct cp_slotsrc cp_log4src_slots(struct cp_log4src *s)
@@ -1346,7 +1460,7 @@ int cp_log4src_refresh(struct cp_log4src *s, struct cp_error *err)
     got = read_at(s, h, sizeof h, 0);
     if (s->lost || got < sizeof h)
         return cp_errorf(err, "%s: %s", s->path,
-                         s->have_problem ? s->problem.text
+                         s->have_problem ? cp_log4src_problem(s)->text
                                          : "header cut short");
     end = get64(s, h + offsetof(struct cp_log_header, stream_end));
     slots = get64(s, h + offsetof(struct cp_log_header, stream_slots));

@@ -16,10 +16,11 @@
  * still being written gives a consistent prefix).
  *
  * Memory: the source, one buffer of CP_LOG4_BLOCK_MAX bytes (a block,
- * then the ring's cells a few at a time) and the signatures the stream
- * defines, grown as they are defined, at most the header's dict_slots
- * (<= CP_LOG4_DICT_MAX); no count the file claims sizes anything else.
- * Nothing prints.
+ * then the ring's cells a few at a time; allocated at the first read, or
+ * memory the caller lends, with the buffer allocated only for a block
+ * larger than it) and the signatures the stream defines, grown as they
+ * are defined, at most the header's dict_slots (<= CP_LOG4_DICT_MAX); no
+ * count the file claims sizes anything else.  Nothing prints.
  */
 #ifndef COLLPROF_CP_LOG4SRC_H
 #define COLLPROF_CP_LOG4SRC_H
@@ -55,6 +56,13 @@ struct cp_log4src *cp_log4src_open(const char *path, int fd, int own_fd,
                                    uint64_t dev, uint64_t ino,
                                    const struct cp_log_header *h, int swapped,
                                    struct cp_error *err);
+
+/* Lend the source len bytes at mem for its block (before the first
+ * read; mem must outlive the source): a block that fits is read and
+ * decoded there, a larger one in the source's own buffer.  Less than
+ * CP_LOG4_LEND_MIN is not taken. */
+#define CP_LOG4_LEND_MIN 1024
+void cp_log4src_lend(struct cp_log4src *s, void *mem, size_t len);
 
 /* The cp_slotsrc.h functions (see there). */
 ssize_t cp_log4src_read(struct cp_log4src *s, void *buf, size_t len);

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cp_log4src.h"
 #include "cp_path.h"
 #include "cp_scan.h"
 
@@ -157,6 +158,28 @@ static int read_by_src(const struct cp_logfile_known *k)
     return k->partial || k->hdr.version > CP_LOG_VERSION_SLOTS;
 }
 
+/* A scan in a small place (many logs open at once) of a version-4 log:
+ * the tail of its buffer lent to the source for its block (up to
+ * CP_LOG4_BLOCK_MAX, three quarters of the buffer), so that the log
+ * holds no memory beyond its place; the records are decoded into the
+ * rest, with no system call per refill.  A larger place keeps its
+ * buffer, and the source a block buffer of its own beside it. */
+static void lend_tail(struct cp_scan *s)
+{
+    size_t lend = s->buf_size / 4 * 3;
+
+    if (s->buf_size > 4 * CP_LOG4_BLOCK_MAX || !s->src.ops ||
+        !s->src.ops->lend)
+        return;
+    if (lend > CP_LOG4_BLOCK_MAX)
+        lend = CP_LOG4_BLOCK_MAX;
+    lend -= lend % CP_LOG_RECORD_SIZE;
+    if (lend < CP_LOG4_LEND_MIN)
+        return;
+    s->buf_size -= lend;
+    cp_slotsrc_lend(&s->src, (char *)s->buf + s->buf_size, lend);
+}
+
 /* A scan of a log read through a slot source (read_by_src): its reader's
  * source, at the first slot (s: a place for it, else allocated). */
 static struct cp_scan *scan_of_src(struct cp_scan *place, const char *path,
@@ -180,6 +203,8 @@ static struct cp_scan *scan_of_src(struct cp_scan *place, const char *path,
     }
     if (s)
         s->src = cp_logfile_take_src(lf);
+    if (s && place)
+        lend_tail(s);
     cp_logfile_close(lf);
     return s;
 }

@@ -21,6 +21,9 @@
  *       descriptor the source shares with its owner stays open.
  *   problem(impl)  the first damage met ("FILE: offset N: ..."), or NULL.
  *   close(impl)  destroy; accepts NULL, keeps errno.
+ *   lend(impl, mem, len)  optional (NULL: the source takes none): memory
+ *       of the caller's for the source's buffer, before the first read;
+ *       mem must outlive the source.
  * Nothing prints.  A struct cp_slotsrc with ops NULL is no source (a raw
  * log of one slot per record, read by offset).
  */
@@ -39,6 +42,7 @@ struct cp_slotsrc_ops {
     void (*park)(void *impl);
     const struct cp_error *(*problem)(const void *impl);
     void (*close)(void *impl);
+    void (*lend)(void *impl, void *mem, size_t len);
 };
 
 struct cp_slotsrc {
@@ -72,6 +76,13 @@ static inline const struct cp_error *
 cp_slotsrc_problem(const struct cp_slotsrc *s)
 {
     return s->ops ? s->ops->problem(s->impl) : NULL;
+}
+
+static inline void cp_slotsrc_lend(struct cp_slotsrc *s, void *mem,
+                                   size_t len)
+{
+    if (s->ops && s->ops->lend)
+        s->ops->lend(s->impl, mem, len);
 }
 
 /* Close the source (if any) and leave s as none; keeps errno. */

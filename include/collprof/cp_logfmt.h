@@ -680,14 +680,42 @@ static inline const struct cp_log4_fields *cp_log4_fields_of(unsigned kind)
 
 /* The sum of a block's payload: a, b start at 1, 0; per byte a += byte,
  * b += a (mod 2^32); the sum is b ^ (a << 16).  Computed here in the
- * closed form a = 1 + sum p[i], b = n + sum (n - i) p[i] (mod 2^32), whose
- * terms do not wait on each other (four running sums). */
+ * closed form a = 1 + sum p[i], b = n + sum (n - i) p[i] (mod 2^32):
+ * 16 bytes at a time where SSE2 is there (each 16 adds their sum to a,
+ * and to b 16 times a before them and their sum weighted 16 .. 1, in
+ * four lanes added at the end), else four running sums whose terms do
+ * not wait on each other; the rest byte by byte. */
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 static inline uint32_t cp_log4_sum(const unsigned char *p, size_t n)
 {
     uint32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, w0 = 0, w1 = 0, w2 = 0, w3 = 0;
     uint32_t a, b, k = (uint32_t)n;
     size_t i = 0;
 
+#if defined(__SSE2__)
+    {
+        const __m128i zero = _mm_setzero_si128();
+        const __m128i hi = _mm_setr_epi16(16, 15, 14, 13, 12, 11, 10, 9);
+        const __m128i lo = _mm_setr_epi16(8, 7, 6, 5, 4, 3, 2, 1);
+        __m128i va = zero, vb = zero;
+        uint32_t la[4], lb[4];
+        for (; i + 16 <= n; i += 16) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+            vb = _mm_add_epi32(vb, _mm_slli_epi32(va, 4));
+            vb = _mm_add_epi32(vb, _mm_madd_epi16(_mm_unpacklo_epi8(v, zero), hi));
+            vb = _mm_add_epi32(vb, _mm_madd_epi16(_mm_unpackhi_epi8(v, zero), lo));
+            va = _mm_add_epi32(va, _mm_sad_epu8(v, zero));
+        }
+        _mm_storeu_si128((__m128i *)(void *)la, va);
+        _mm_storeu_si128((__m128i *)(void *)lb, vb);
+        a0 = la[0] + la[1] + la[2] + la[3];
+        /* the bytes so far weigh (n - i) more each: b's running form */
+        w0 = lb[0] + lb[1] + lb[2] + lb[3] + (uint32_t)(n - i) * a0;
+        k = (uint32_t)(n - i);
+    }
+#endif
     for (; i + 4 <= n; i += 4, k -= 4) {
         a0 += p[i];
         a1 += p[i + 1];

@@ -297,6 +297,51 @@ static int read_scan(const char *path, size_t buf_size, struct got *g)
     return 0;
 }
 
+/* The same by a scan placed as the analysis places one among thousands
+ * of logs (cp_scan_place_in, the smallest buffer): the source's block
+ * in memory lent from the place's buffer (larger blocks in its own). */
+static int read_placed(const char *path, struct got *g)
+{
+    static char place[64 * 1024] __attribute__((aligned(64)));
+    struct cp_logfile_known k;
+    struct cp_error err;
+    struct cp_scan *s;
+    const union cp_rec *r;
+
+    memset(g, 0, sizeof *g);
+    if (cp_scan_place_size(CP_SCAN_BUFFER_MIN, 0) > sizeof place ||
+        cp_logfile_check(path, 0, &k, &err) < 0)
+        return -1;
+    s = cp_scan_place_in(place, path, &k, CP_SCAN_BUFFER_MIN, 0, 0, &err);
+    if (!s)
+        return -1;
+    while (g->n < MAXREC && (r = cp_scan_next(s)) != NULL) {
+        g->r[g->n] = *r;
+        g->slot[g->n] = (cp_scan_offset(s) - CP_LOG_HEADER_SIZE) /
+                        CP_LOG_RECORD_SIZE;
+        g->n++;
+    }
+    if (cp_scan_problem(s)) {
+        g->have_problem = 1;
+        snprintf(g->problem, sizeof g->problem, "%s",
+                 cp_scan_problem(s)->text);
+        g->offset = cp_scan_problem(s)->offset;
+    }
+    cp_scan_close(s);
+    return 0;
+}
+
+/* a and b hold the same records, slots and problem. */
+static int same_got(const struct got *a, const struct got *b)
+{
+    int i, same = a->n == b->n && a->have_problem == b->have_problem;
+
+    for (i = 0; same && i < a->n; i++)
+        same = memcmp(&a->r[i], &b->r[i], CP_LOG_RECORD_SIZE) == 0 &&
+               a->slot[i] == b->slot[i];
+    return same && (!a->have_problem || strcmp(a->problem, b->problem) == 0);
+}
+
 /* The records and slots of g are want's n (and the scan's the same). */
 static void check_records(const char *path, const struct got *g,
                           const union cp_rec *want, const uint64_t *slots,
@@ -321,6 +366,8 @@ static void check_records(const char *path, const struct got *g,
                s.slot[i] == g->slot[i];
     ok(same && (!s.have_problem || strcmp(s.problem, g->problem) == 0),
        "%s: cp_scan reads the same records and problem", what);
+    ok(read_placed(path, &s) == 0 && same_got(&s, g),
+       "%s: a placed scan (its block in lent memory) the same", what);
 }
 
 /* g's problem names path and offset at. */
@@ -791,6 +838,14 @@ static void test_ring(void)
     ok(g.n == 66 && !g.have_problem && g.slot[65] == 65 &&
            g.r[64].call.seq == 64 && g.r[63].call.seq == 63,
        "the ring read across its end: slots 62-65 from cells 62, 63, 0, 1");
+    {
+        /* the block (62 raw slots, 4 KB) is larger than the memory a
+         * placed scan lends: read in the source's own buffer */
+        struct got pg;
+        ok(read_placed(path, &pg) == 0 && same_got(&pg, &g),
+           "a block larger than the lent memory, then the ring: a placed "
+           "scan reads the same");
+    }
     free(f.b);
 }
 
@@ -1105,10 +1160,35 @@ static void test_header(void)
     free(f.b);
 }
 
+/* cp_log4_sum against its definition, byte by byte, at every length up
+ * to a block's (its 16-byte steps, their rest) and on bytes of 255. */
+static void test_sum(void)
+{
+    static unsigned char p[CP_LOG4_BLOCK_MAX];
+    uint32_t seed = 12345;
+    size_t n, i;
+    int bad = 0;
+
+    for (n = 0; n <= sizeof p; n++) {
+        uint32_t a = 1, b = 0;
+        for (i = 0; i < n; i++) {
+            seed = seed * 1103515245u + 12345u;
+            p[i] = n % 7 == 0 ? 255 : (unsigned char)(seed >> 16);
+            a += p[i];
+            b += a;
+        }
+        if ((b ^ (a << 16)) != cp_log4_sum(p, n))
+            bad++;
+    }
+    ok(bad == 0, "cp_log4_sum: its definition at every length 0-%u (%d "
+                 "differ)", CP_LOG4_BLOCK_MAX, bad);
+}
+
 int main(void)
 {
     if (!mkdtemp(dir))
         return 1;
+    test_sum();
     test_every_op(0);
     test_every_op(1);
     test_raw_slots();
