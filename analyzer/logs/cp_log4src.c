@@ -106,6 +106,12 @@ struct cp_log4src {
     size_t cap;
     unsigned char *own_buf;
     uint32_t rbatch;       /* ring cells a batch holds in buf */
+    /* lent memory of two blocks or more, not following: a window of the
+     * file's bytes at win_at (win_len of them at buf), the blocks after
+     * the current one read with it (one read for several) */
+    uint64_t win_at;
+    size_t win_len;
+    unsigned char *blk;    /* the current block's header in buf */
 };
 
 /* ---- the header ---------------------------------------------------------- */
@@ -256,6 +262,7 @@ static void to_ring(struct cp_log4src *s)
     }
     s->phase = PHASE_RING;
     s->have_block = 0;
+    s->win_len = 0; /* the ring's cells go where the window was */
     s->rn = s->rpos = 0;
     if (s->all_in_stream && s->slot == s->stream_slots)
         s->ring_done = 1;
@@ -325,6 +332,60 @@ static size_t block_read(struct cp_log4src *s, uint64_t at)
     return got + read_at(s, s->buf + got, CP_LOG4_BLOCK_MAX - got, at + got);
 }
 
+/* The block at `at` from the window (cp_log4src.win_at): in place when
+ * the window holds it whole or reaches the file's end; else what the
+ * window holds of it moved to buf's start and the rest of buf read after
+ * it (the blocks that follow with it).  s->blk at it; the bytes from at
+ * that buf holds. */
+static size_t window_read(struct cp_log4src *s, uint64_t at)
+{
+    size_t off = 0, have = 0, got;
+
+    if (s->win_len && at >= s->win_at && at - s->win_at < s->win_len) {
+        off = (size_t)(at - s->win_at);
+        have = s->win_len - off;
+    }
+    if (have > 0) {
+        size_t need = BLOCK_HDR;
+        if (have >= BLOCK_HDR) {
+            uint32_t bytes = get32(s, s->buf + off +
+                                          offsetof(struct cp_log4_block, bytes));
+            need += bytes < CP_LOG4_BLOCK_MAX - BLOCK_HDR
+                        ? bytes
+                        : CP_LOG4_BLOCK_MAX - BLOCK_HDR;
+        }
+        if (have >= need || s->win_at + s->win_len >= s->file_end) {
+            s->blk = s->buf + off;
+            return have;
+        }
+        memmove(s->buf, s->buf + off, have);
+    }
+    got = read_at(s, s->buf + have, s->cap - have, at + have);
+    if (got < s->cap - have && at + have + got < s->file_end)
+        s->file_end = at + have + got;
+    s->win_at = at;
+    s->win_len = have + got;
+    s->blk = s->buf;
+    return have + got;
+}
+
+/* The block at `at` into buf, s->blk at it: through the window when the
+ * lent memory holds two blocks or more (and the log is not followed: a
+ * followed log's bytes past stream_end may still change), else one read
+ * (block_read).  The bytes from at that buf holds. */
+static size_t block_bytes(struct cp_log4src *s, uint64_t at)
+{
+    size_t got;
+
+    if (s->cap >= 2 * CP_LOG4_BLOCK_MAX && !s->follow)
+        return window_read(s, at);
+    got = block_read(s, at);
+    s->blk = s->buf; /* after block_read: it may move buf */
+    if (got < s->cap && at + got < s->file_end)
+        s->file_end = at + got;
+    return got;
+}
+
 /* Read and check the block at s->next_block into buf.  0: its payload is
  * there to decode; -1: the stream ends (quietly past stream_end, else
  * with the problem), the source is at the ring. */
@@ -350,10 +411,8 @@ static int load_block(struct cp_log4src *s)
     }
     /* the whole block in one read (and past a short one, the file's end
      * known: no read to find it) */
-    got = at >= s->file_end ? 0 : block_read(s, at);
-    h = s->buf;
-    if (got < s->cap && at + got < s->file_end)
-        s->file_end = at + got;
+    got = at >= s->file_end ? 0 : block_bytes(s, at);
+    h = s->blk;
     if (got == 0 && past) {
         to_ring(s); /* the stream's end, nothing after it */
         return -1;
@@ -390,10 +449,10 @@ static int load_block(struct cp_log4src *s)
         why = "block cut short by the end of the file";
         goto out;
     }
-    if (cp_log4_sum(s->buf + BLOCK_HDR, bytes) != sum) {
+    if (cp_log4_sum(s->blk + BLOCK_HDR, bytes) != sum) {
         snprintf(text, sizeof text, "block's sum 0x%08x is not its "
                  "payload's (0x%08x)", sum,
-                 cp_log4_sum(s->buf + BLOCK_HDR, bytes));
+                 cp_log4_sum(s->blk + BLOCK_HDR, bytes));
         why = text;
         tell_block(s, at, h, got, 0,
                    past ? CP_LOG4_BLOCK_TORN : CP_LOG4_BLOCK_DAMAGED);
@@ -424,7 +483,7 @@ static int op_byte(struct cp_log4src *s, unsigned *b)
 {
     if (s->bpos >= s->blen)
         return -1;
-    *b = s->buf[BLOCK_HDR + s->bpos++];
+    *b = s->blk[BLOCK_HDR + s->bpos++];
     return 0;
 }
 
@@ -469,7 +528,7 @@ static inline unsigned varint_at(const unsigned char *p, uint64_t *v)
  * ten more (the common case: one byte). */
 static inline int op_varint(struct cp_log4src *s, uint64_t *v)
 {
-    const unsigned char *p = s->buf + BLOCK_HDR + s->bpos;
+    const unsigned char *p = s->blk + BLOCK_HDR + s->bpos;
     size_t left = s->blen - s->bpos;
     unsigned n;
 
@@ -863,7 +922,7 @@ static int op_template(struct cp_log4src *s, uint64_t at)
 
     if (s->blen - s->bpos < REC)
         return DAMAGE(s, at, "template %u cut short", s->ntmpl);
-    memcpy(&r, s->buf + BLOCK_HDR + s->bpos, REC);
+    memcpy(&r, s->blk + BLOCK_HDR + s->bpos, REC);
     s->bpos += REC;
     k = cp_log4_fields_of(r.kind);
     if (!k)
@@ -996,7 +1055,7 @@ static int decode_op(struct cp_log4src *s, unsigned char *dst)
             return DAMAGE(s, at, "raw slot cut short");
         if (take_slots(s, 1, at) < 0)
             return -1;
-        memcpy(dst, s->buf + BLOCK_HDR + s->bpos, REC);
+        memcpy(dst, s->blk + BLOCK_HDR + s->bpos, REC);
         s->bpos += REC;
         if (dst[0] == CP_REC_CALL || dst[0] == CP_REC_GPU) {
             /* the latest call's start, device interval, for the
@@ -1165,7 +1224,7 @@ static int produce(struct cp_log4src *s, unsigned char *dst)
 static size_t fast_calls(struct cp_log4src *s, unsigned char *out,
                          size_t len)
 {
-    const unsigned char *pay = s->buf + BLOCK_HDR;
+    const unsigned char *pay = s->blk + BLOCK_HDR;
     struct sig *sig = s->sig;
     size_t done = 0, bpos = s->bpos, blen = s->blen;
     uint32_t bdone = s->bdone, bslots = s->bslots, nsig = s->nsig;
