@@ -21,7 +21,7 @@
 #define RING_AT CP_LOG_HEADER_SIZE
 #define STREAM_AT (RING_AT + RING * 8u + RING * CP_LOG_RECORD_SIZE)
 #define T0 UINT64_C(1700000000000000000)
-#define MAXREC 256
+#define MAXREC 1024
 
 static char dir[] = "/tmp/cp-log4read-XXXXXX";
 
@@ -300,19 +300,20 @@ static int read_scan(const char *path, size_t buf_size, struct got *g)
 /* The same by a scan placed as the analysis places one among thousands
  * of logs (cp_scan_place_in, the smallest buffer): the source's block
  * in memory lent from the place's buffer (larger blocks in its own). */
-static int read_placed(const char *path, struct got *g)
+static int read_placed_sized(const char *path, size_t buf_size,
+                             struct got *g)
 {
-    static char place[64 * 1024] __attribute__((aligned(64)));
+    static char place[160 * 1024] __attribute__((aligned(64)));
     struct cp_logfile_known k;
     struct cp_error err;
     struct cp_scan *s;
     const union cp_rec *r;
 
     memset(g, 0, sizeof *g);
-    if (cp_scan_place_size(CP_SCAN_BUFFER_MIN, 0) > sizeof place ||
+    if (cp_scan_place_size(buf_size, 0) > sizeof place ||
         cp_logfile_check(path, 0, &k, &err) < 0)
         return -1;
-    s = cp_scan_place_in(place, path, &k, CP_SCAN_BUFFER_MIN, 0, 0, &err);
+    s = cp_scan_place_in(place, path, &k, buf_size, 0, 0, &err);
     if (!s)
         return -1;
     while (g->n < MAXREC && (r = cp_scan_next(s)) != NULL) {
@@ -329,6 +330,11 @@ static int read_placed(const char *path, struct got *g)
     }
     cp_scan_close(s);
     return 0;
+}
+
+static int read_placed(const char *path, struct got *g)
+{
+    return read_placed_sized(path, CP_SCAN_BUFFER_MIN, g);
 }
 
 /* a and b hold the same records, slots and problem. */
@@ -1097,6 +1103,49 @@ static void test_big_run(void)
     free(f.b);
 }
 
+/* A scan in the analysis's largest place (CP_SCAN_BUFFER) lends half of
+ * it: the blocks read through a window of 32 KiB, several a read, a
+ * block cut by the window's end moved to its start and the rest read
+ * after it.  16 blocks of 62 raw slots (4 KB each, 64 KB in all). */
+static void test_window(void)
+{
+    static struct got g, pg;
+    struct file f;
+    struct pay p;
+    char *path;
+    uint64_t at = 0, i;
+    int k;
+
+    for (k = 0; k < 3; k++) {
+        f_init(&f, k == 1);
+        for (i = 0; i < 16; i++) {
+            raw_run(&p, &f, i * 62, 62);
+            if (k == 2 && i == 12) /* written after stream_end... */
+                f.h.stream_end = f.n - STREAM_AT, f.stream_end_set = 1;
+            at = f_block(&f, &p, i * 62);
+            if (k == 0 && i == 11)
+                f.b[at + 24 + 100] ^= 1; /* a flip in block 11 */
+        }
+        /* ... and the last one cut short: torn, a quiet end */
+        path = f_write(&f, "window.cplog", k == 2 ? 100 : 0);
+        read_logfile(path, &g);
+        read_placed_sized(path, CP_SCAN_BUFFER, &pg);
+        ok(same_got(&pg, &g) &&
+               (k == 0 ? g.n == 11 * 62 && g.have_problem
+                       : g.n == 15 * 62 + (k == 1) * 62 && !g.have_problem),
+           "16 blocks through a 32 KiB window (%s): the same slots and "
+           "problem as read a block at a time (%d slots)",
+           k == 0 ? "a flip in block 11" : k == 1 ? "the other byte order"
+                                                 : "the last block torn",
+           g.n);
+        if (k == 0)
+            ok(g.offset == (int64_t)(STREAM_AT + 11 * (at - STREAM_AT) / 15),
+               "... the flipped block's offset named (%lld)",
+               (long long)g.offset);
+        free(f.b);
+    }
+}
+
 static void header_error(const char *what, void (*set)(struct cp_log_header *h),
                          size_t field)
 {
@@ -1198,6 +1247,7 @@ int main(void)
     test_define_past_dict();
     test_flip_in_block();
     test_big_run();
+    test_window();
     test_header();
     {
         char cmd[300];
