@@ -607,6 +607,32 @@ struct cp_logfile *cp_logfile_reopen(const char *path,
     return lf;
 }
 
+int cp_logfile_reopen_src(const char *path, const struct cp_logfile_known *k,
+                          struct cp_slotsrc *src, struct cp_error *err)
+{
+    struct cp_log4src *s = NULL;
+    int fd = k->fd, own = fd < 0;
+
+    if (k->partial || !is_log4(&k->hdr)) {
+        cp_error_set(err, path, -1, "%s: not a version-4 log read raw", path);
+        return -1;
+    }
+    if (own && (fd = cp_logfile_reopen_fd(path, k, err)) < 0)
+        return -1;
+    /* as attach_log4: the fields checked, the descriptor the source's
+     * when it was opened here */
+    if (cp_log4src_check(path, &k->hdr, k->size, err) == 0)
+        s = cp_log4src_open(path, fd, own, k->dev, k->ino, &k->hdr,
+                            k->swapped, err);
+    if (!s) {
+        if (own)
+            close(fd);
+        return -1;
+    }
+    *src = cp_log4src_slots(s);
+    return 0;
+}
+
 static int compare_paths(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);

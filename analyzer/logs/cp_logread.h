@@ -126,6 +126,13 @@ void cp_logfile_close_fds(int *fds, size_t n);
 struct cp_logfile *cp_logfile_reopen(const char *path,
                                      const struct cp_logfile_known *k,
                                      struct cp_error *err);
+/* The slots of the raw version-4 log k describes (not one a partial
+ * holds), as cp_logfile_take_src would give them from a reader
+ * cp_logfile_reopen opened, without the reader (its 64 KiB buffer: a pass
+ * over thousands of logs allocates none per log): *src the caller's
+ * (cp_slotsrc_close).  0, or -1 with err filled. */
+int cp_logfile_reopen_src(const char *path, const struct cp_logfile_known *k,
+                          struct cp_slotsrc *src, struct cp_error *err);
 /* Open path again as above: a new descriptor of the very file k was
  * checked on (the caller closes it), or -1 with err filled and errno set
  * (ESTALE: another file now has that name). */

@@ -182,15 +182,42 @@ static void lend_tail(struct cp_scan *s)
     cp_slotsrc_lend(&s->src, (char *)s->buf + s->buf_size, lend);
 }
 
+/* scan_of_src of a raw version-4 log: its source opened alone (no reader
+ * and its buffer around it), the header k's (a place's: k outlives it,
+ * as for a raw log of slots). */
+static struct cp_scan *scan_of_log4(struct cp_scan *place, const char *path,
+                                    const struct cp_logfile_known *k,
+                                    size_t buf_size, struct cp_error *err)
+{
+    struct cp_scan *s = place;
+
+    if (s)
+        (void)scan_init(s, &k->hdr, k->swapped, 0); /* nothing to allocate */
+    else
+        s = scan_new(path, &k->hdr, k->swapped, buf_size, err);
+    if (!s)
+        return NULL;
+    if (cp_logfile_reopen_src(path, k, &s->src, err) < 0) {
+        cp_scan_close(s);
+        return NULL;
+    }
+    if (place)
+        lend_tail(s);
+    return s;
+}
+
 /* A scan of a log read through a slot source (read_by_src): its reader's
  * source, at the first slot (s: a place for it, else allocated). */
 static struct cp_scan *scan_of_src(struct cp_scan *place, const char *path,
                                        const struct cp_logfile_known *k,
                                        size_t buf_size, struct cp_error *err)
 {
-    struct cp_logfile *lf = cp_logfile_reopen(path, k, err);
+    struct cp_logfile *lf;
     struct cp_scan *s;
 
+    if (!k->partial)
+        return scan_of_log4(place, path, k, buf_size, err);
+    lf = cp_logfile_reopen(path, k, err);
     if (!lf)
         return NULL;
     s = place;
