@@ -1146,6 +1146,85 @@ static void test_window(void)
     }
 }
 
+/* All the slot bytes of src (up to max), closed after. */
+static size_t src_bytes(struct cp_slotsrc *src, unsigned char *buf,
+                        size_t max)
+{
+    size_t got = 0;
+    ssize_t n;
+
+    while (got < max && (n = cp_slotsrc_read(src, buf + got, max - got)) > 0)
+        got += (size_t)n;
+    cp_slotsrc_close(src);
+    return got;
+}
+
+/* cp_logfile_reopen_src: a version-4 log's source alone gives the slots
+ * cp_logfile_reopen's reader hands over (cp_logfile_take_src), from k's
+ * kept descriptor or the name opened again; a version-3 log is refused. */
+static void test_reopen_src(void)
+{
+    static unsigned char a[80 * 1024], b[80 * 1024];
+    struct cp_logfile_known k;
+    struct cp_logfile *lf;
+    struct cp_slotsrc src;
+    struct cp_error err;
+    struct file f;
+    struct pay p;
+    char *path;
+    size_t na = 0, nb = 0, nc = 0;
+    uint64_t i;
+    int keep;
+
+    f_init(&f, 0);
+    for (i = 0; i < 8; i++) {
+        raw_run(&p, &f, i * 62, 62);
+        f_block(&f, &p, i * 62);
+    }
+    path = f_write(&f, "reopen.cplog", 0);
+    for (keep = 0; keep < 2; keep++) {
+        if (cp_logfile_check(path, keep, &k, &err) < 0)
+            break;
+        lf = cp_logfile_reopen(path, &k, &err);
+        if (lf) {
+            src = cp_logfile_take_src(lf);
+            cp_logfile_close(lf);
+            na = src_bytes(&src, a, sizeof a);
+        }
+        if (cp_logfile_reopen_src(path, &k, &src, &err) == 0)
+            nb = src_bytes(&src, b, sizeof b);
+        ok(lf && na == 8 * 62 * 64 && nb == na && memcmp(a, b, na) == 0,
+           "reopen_src (%s): the %zu bytes of slots the reader hands over",
+           keep ? "the kept descriptor" : "the name opened again", nb);
+        cp_logfile_known_release(&k);
+    }
+    free(f.b);
+    /* a version-3 log: not read by a source */
+    snprintf((char *)a, 256, "%s/v3.cplog", dir);
+    {
+        union cp_rec r;
+        FILE *out = fopen((char *)a, "wb");
+        struct cp_log_header h;
+        unsigned char page[CP_LOG_HEADER_SIZE];
+        memset(&h, 0, sizeof h);
+        memcpy(h.magic, CP_LOG_MAGIC, 8);
+        h.endian = CP_LOG_ENDIAN;
+        h.version = 3;
+        h.header_size = CP_LOG_HEADER_SIZE;
+        h.record_size = CP_LOG_RECORD_SIZE;
+        h.start_realtime_ns = T0;
+        memset(page, 0, sizeof page);
+        memcpy(page, &h, sizeof h);
+        plain(&r, 0);
+        fwrite(page, 1, sizeof page, out);
+        fwrite(&r, 1, sizeof r, out);
+        fclose(out);
+    }
+    if (cp_logfile_check((char *)a, 0, &k, &err) == 0)
+        nc = cp_logfile_reopen_src((char *)a, &k, &src, &err) < 0 ? 1 : 0;
+    ok(nc == 1, "reopen_src of a version-3 log: refused (%s)", err.text);
+}
+
 static void header_error(const char *what, void (*set)(struct cp_log_header *h),
                          size_t field)
 {
@@ -1248,6 +1327,7 @@ int main(void)
     test_flip_in_block();
     test_big_run();
     test_window();
+    test_reopen_src();
     test_header();
     {
         char cmd[300];
