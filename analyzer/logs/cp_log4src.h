@@ -15,10 +15,10 @@
  * never-written slot), each cell's index read again after the cell (a log
  * still being written gives a consistent prefix).
  *
- * Memory: the source, one buffer of CP_LOG4_BLOCK_MAX bytes (a block,
- * then the ring's cells a few at a time; allocated at the first read, or
- * memory the caller lends, with the buffer allocated only for a block
- * larger than it) and the signatures the stream defines, grown as they
+ * Memory: the source (its path in the same allocation), one buffer of
+ * CP_LOG4_BLOCK_MAX bytes (a block, then the ring's cells a few at a
+ * time; allocated at the first read, or memory the caller lends, with the
+ * buffer allocated only for a block larger than it) and the signatures the stream defines, grown as they
  * are defined, at most the header's dict_slots (<= CP_LOG4_DICT_MAX); no
  * count the file claims sizes anything else.  Nothing prints.
  */
@@ -59,8 +59,10 @@ struct cp_log4src *cp_log4src_open(const char *path, int fd, int own_fd,
 
 /* Lend the source len bytes at mem for its block (before the first
  * read; mem must outlive the source): a block that fits is read and
- * decoded there, a larger one in the source's own buffer.  Less than
- * CP_LOG4_LEND_MIN is not taken. */
+ * decoded there, a larger one in the source's own buffer.  Two blocks
+ * (2 x CP_LOG4_BLOCK_MAX) or more, and not following: a window of the
+ * file, the blocks after the current one read with it, one read for
+ * several.  Less than CP_LOG4_LEND_MIN is not taken. */
 #define CP_LOG4_LEND_MIN 1024
 void cp_log4src_lend(struct cp_log4src *s, void *mem, size_t len);
 
