@@ -1586,6 +1586,11 @@ static void slots_lend(void *impl, void *mem, size_t len)
     cp_log4src_lend(impl, mem, len);
 }
 
+static int64_t slots_seek_time(void *impl, uint64_t t, struct cp_error *err)
+{
+    return cp_log4src_seek(impl, t, err);
+}
+
 static const struct cp_slotsrc_ops log4src_ops = {
     .read = slots_read,
     .skip_empty = slots_skip_empty,
@@ -1593,6 +1598,7 @@ static const struct cp_slotsrc_ops log4src_ops = {
     .problem = slots_problem,
     .close = slots_close,
     .lend = slots_lend,
+    .seek_time = slots_seek_time,
 };
 
 struct cp_slotsrc cp_log4src_slots(struct cp_log4src *s)
