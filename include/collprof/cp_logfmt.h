@@ -522,7 +522,7 @@ struct cp_log_header {
  * (fewer than CP_LOG4_PAD_MAX).  A reader finds the sync point before a
  * time T by bisection over k (one block read each), each sync op giving
  * the latest call start before it.  No other block starts with the op. */
-#define CP_LOG4_SYNC_MIN (64u * 1024)
+#define CP_LOG4_SYNC_MIN (16u * 1024)
 #define CP_LOG4_SYNC_MAX (1u << 30)
 #define CP_LOG4_SYNC_DEFAULT (1u << 20)
 #define CP_LOG4_PAD_MAX 256u

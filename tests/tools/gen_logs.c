@@ -22,7 +22,7 @@
  * ring", and the records in the compact stream, cp_logenc.h), the same
  * records: the readers' tests compare the two from one seed.
  * --sync-bytes N puts a sync point in the stream every N bytes (a power
- * of two from 64 KiB to 1 GiB), as the shim does every 1 MiB (the
+ * of two from 16 KiB to 1 GiB), as the shim does every 1 MiB (the
  * default); 0 writes a stream without (a log of before sync points).
  * --swap writes the other byte order (a log from a big-endian machine).
  * --gpu adds a device interval (kind 5, as the cupti timer writes) to every
@@ -1356,7 +1356,7 @@ static int parse_args(struct gen *g, int argc, char **argv)
                 return -1;
             if (v && (v < CP_LOG4_SYNC_MIN || (v & (v - 1)))) {
                 fprintf(stderr, "gen_logs: --sync-bytes: '%s' is not 0 or a "
-                                "power of two from 64 KiB\n", optarg);
+                                "power of two from 16 KiB\n", optarg);
                 return -1;
             }
             g->sync_bytes = (uint32_t)v;
