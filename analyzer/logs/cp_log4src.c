@@ -1238,15 +1238,17 @@ static int produce(struct cp_log4src *s, unsigned char *dst)
 static size_t fast_calls(struct cp_log4src *s, unsigned char *out,
                          size_t len)
 {
-    const unsigned char *pay = s->buf + BLOCK_HDR;
+    const unsigned char *pay;
     struct sig *sig = s->sig;
     size_t done = 0, bpos = s->bpos, blen = s->blen;
     uint32_t bdone = s->bdone, bslots = s->bslots, nsig = s->nsig;
     uint64_t t = s->t_call, start = s->call_start;
 
+    /* (no block yet: no buffer either, not even to point into) */
     if (s->phase != PHASE_STREAM || !s->have_block || s->zeros ||
         s->cur_pos < s->cur_len || ((uintptr_t)out & 7))
         return 0;
+    pay = s->buf + BLOCK_HDR;
     /* the source's fields in locals: the records written do not make
      * them be read again */
     while (len - done >= REC && blen - bpos >= 32 && bdone < bslots) {
