@@ -17,7 +17,13 @@ gen="$b/tests/tools/gen_logs"
 win="$b/tests/bench/log_window"
 calls=${CP_BENCH_WINDOW_CALLS:-1000000}
 [ -x "$gen" ] && [ -x "$win" ] || {
-    echo "== window: a 1 % window of a 64-rank job read whole and from its sync points"
+    echo "== window: gen_logs or log_window not built, skipped"
+    exit 0
+}
+tmp=$(mktemp -d /tmp/cp-window-XXXXXX)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+echo "== window: a 1 % window of a 64-rank job read whole and from its sync points"
 # the shim's spacing (1 MiB), then 64 KiB: what is read past the window
 # is up to a spacing before it per log, and the calls of the second after
 for sb in 1048576 65536; do
