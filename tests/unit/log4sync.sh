@@ -55,6 +55,13 @@ EOF
         cmp -s "$t/ds" "$t/dn"
 done
 
+# templated records (device intervals, kernel phases) across sync points
+o="--pattern ddp-small --ranks 2 --calls 20000 --seed 9 --gpu --phases"
+"$gen" -o "$t/ps" --sync-bytes 16384 $o >/dev/null &&
+    "$gen" -o "$t/pn" --sync-bytes 0 $o >/dev/null
+check "gen_logs --gpu --phases: templates defined again after each sync point, the same slots" \
+    same "$t/ps" "$t/pn"
+
 # windows: the calls read whole and from the sync point before the window
 for w in "0 0.01" "0.4 0.41" "0.5 0.6" "0.99 1" "0 1" "1.5 2"; do
     "$win" $w "$t"/s/*.cplog >"$t/w.out" 2>&1
