@@ -77,7 +77,8 @@ static void put_op(struct cp_log_ring *r, const unsigned char *op, size_t n,
 /* A sync point before the next record when its op might reach the next
  * multiple of sync_bytes: the open block closed, zeros up to the
  * multiple, and a block there that starts with the sync op.  Checked with
- * the most bytes one record's ops take, so the zeros are fewer than
+ * the most bytes one record's ops take and a second block header (put_op
+ * may close the open block for it), so the zeros are fewer than
  * CP_LOG4_PAD_MAX; per sync point, not per record, apart from the test. */
 static void sync_if_due(struct cp_log *log, uint64_t slot)
 {
@@ -87,10 +88,14 @@ static void sync_if_due(struct cp_log *log, uint64_t slot)
     size_t pad;
 
     if (!r->next_sync ||
-        at + BLOCK_HDR + r->block_fill + CP_LOGENC_MAX <= r->next_sync)
+        at + 2 * BLOCK_HDR + r->block_fill + CP_LOGENC_MAX <= r->next_sync)
         return;
     close_block(r);
     at = r->stream_off - log->hdr->stream_offset + r->stage_fill;
+    if (at > r->next_sync) { /* never (the test above): no sync point */
+        r->next_sync = (at / log->hdr->sync_bytes + 1) * log->hdr->sync_bytes;
+        return;
+    }
     pad = (size_t)(r->next_sync - at);
     memset(r->stage + r->stage_fill, 0, pad);
     r->stage_fill += pad;

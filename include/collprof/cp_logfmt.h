@@ -781,6 +781,9 @@ _Static_assert(offsetof(struct cp_log_header, magic) == 0, "magic first");
 _Static_assert(offsetof(struct cp_log_header, ring_slots) == 456, "v4");
 _Static_assert(offsetof(struct cp_log_header, sync_bytes) == 496, "sync");
 _Static_assert(sizeof(struct cp_log4_block) == 24, "block header");
+/* the writers' zeros before a sync point: two block headers and the
+ * most one record's ops take (preload/cp_logenc.h, 160) */
+_Static_assert(2 * 24 + 160 < CP_LOG4_PAD_MAX, "padding");
 
 /* Bytes of one element of an NCCL datatype, 0 for an unknown type. */
 static inline unsigned cp_dtype_size(unsigned dtype)

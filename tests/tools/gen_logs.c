@@ -390,7 +390,8 @@ static int sync4(struct gen *g, struct rank *rk)
         return 0;
     if (!rk->next_sync)
         rk->next_sync = g->sync_bytes;
-    if (rk->stream_bytes + hdr + rk->block_fill + CP_LOGENC_MAX <=
+    /* a second block header: put4 may close the open one for the op */
+    if (rk->stream_bytes + 2 * hdr + rk->block_fill + CP_LOGENC_MAX <=
         rk->next_sync)
         return 0;
     close_block(g, rk);
