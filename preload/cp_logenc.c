@@ -655,11 +655,39 @@ size_t cp_logenc_rec(struct cp_logenc *e, const union cp_rec *rec,
 
     if (rec->kind == CP_REC_CALL) {
         e->call_start = rec->call.start_ns;
+        if (rec->call.start_ns > e->t_latest)
+            e->t_latest = rec->call.start_ns;
     } else if (rec->kind == CP_REC_GPU) {
         e->dev_start = rec->gpu.start_ns;
         e->dev_end = rec->gpu.end_ns;
     }
     return n;
+}
+
+size_t cp_logenc_sync(struct cp_logenc *e, unsigned char *out)
+{
+    unsigned char *p = out;
+
+    *p++ = CP_LOG4_SYNC;
+    p = put_varint(p, e->t_call);
+    p = put_varint(p, e->call_start);
+    p = put_varint(p, e->dev_start);
+    p = put_varint(p, e->dev_end);
+    p = put_varint(p, e->last_group);
+    p = put_varint(p, e->t_latest);
+    /* the tables keep their memory, emptied: what comes next is
+     * defined again from index 0 */
+    e->nsig = 0;
+    e->mru = 0;
+    if (e->hash)
+        memset(e->hash, 0, 2 * ((size_t)e->hmask + 1) * sizeof *e->hash);
+    e->ntmpl = 0;
+    e->tmpl_mru = 0;
+    if (e->tmpl_hash)
+        memset(e->tmpl_hash, 0,
+               ((size_t)e->tmpl_hmask + 1) * sizeof *e->tmpl_hash);
+    e->n_sync++;
+    return (size_t)(p - out);
 }
 
 size_t cp_logenc_empty(uint64_t n, unsigned char *out)

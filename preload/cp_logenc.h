@@ -50,6 +50,7 @@ struct cp_logenc {
     uint64_t call_start;       /* the latest call record's start_ns */
     uint64_t dev_start, dev_end; /* the latest device interval's */
     uint32_t last_group;
+    uint64_t t_latest;         /* the latest call start so far, 0 none */
     /* templates of the plugin's kinds (CP_LOG4_TEMPLATE), as signatures */
     struct cp_logenc_tmpl *tmpl;
     uint32_t ntmpl, tmpl_alloc, tmpl_mru;
@@ -57,7 +58,7 @@ struct cp_logenc {
     uint32_t tmpl_hmask;
     /* what was encoded, by op: for make bench and the tests */
     uint64_t n_short, n_long, n_literal, n_raw, n_define;
-    uint64_t n_templated, n_template;
+    uint64_t n_templated, n_template, n_sync;
 };
 
 /* Start a stream: at most dict_slots signatures (<= CP_LOG4_DICT_MAX),
@@ -70,6 +71,13 @@ void cp_logenc_free(struct cp_logenc *e);
  * into out (CP_LOGENC_MAX bytes of room): their length. */
 size_t cp_logenc_rec(struct cp_logenc *e, const union cp_rec *rec,
                      uint64_t slot, unsigned char *out);
+
+/* A sync point (CP_LOG4_SYNC, cp_logfmt.h): its op into out
+ * (CP_LOGENC_MAX bytes of room), the stream's state restated, and the
+ * signatures and templates forgotten, so that what follows decodes
+ * without what came before.  Its length.  The caller puts it first in a
+ * block at a multiple of the header's sync_bytes. */
+size_t cp_logenc_sync(struct cp_logenc *e, unsigned char *out);
 
 /* The op for n (>= 1) never-written slots: its length. */
 size_t cp_logenc_empty(uint64_t n, unsigned char *out);

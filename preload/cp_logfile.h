@@ -64,6 +64,7 @@ struct cp_log_ring {
     uint32_t block_slots;
     uint64_t empty_run;   /* never-written slots not yet encoded */
     uint64_t stream_off;  /* file offset of the next write */
+    uint64_t next_sync;   /* the next sync point, from the stream's start */
     uint64_t last_flush_ns;
     int idle;             /* atomic: the log thread sleeps */
     pthread_cond_t kick;  /* under grow_lock: wakes it */

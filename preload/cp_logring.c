@@ -74,6 +74,35 @@ static void put_op(struct cp_log_ring *r, const unsigned char *op, size_t n,
     r->block_slots += slots;
 }
 
+/* A sync point before the next record when its op might reach the next
+ * multiple of sync_bytes: the open block closed, zeros up to the
+ * multiple, and a block there that starts with the sync op.  Checked with
+ * the most bytes one record's ops take and a second block header (put_op
+ * may close the open block for it), so the zeros are fewer than
+ * CP_LOG4_PAD_MAX; per sync point, not per record, apart from the test. */
+static void sync_if_due(struct cp_log *log, uint64_t slot)
+{
+    struct cp_log_ring *r = log->ring;
+    uint64_t at = r->stream_off - log->hdr->stream_offset + r->stage_fill;
+    unsigned char op[CP_LOGENC_MAX];
+    size_t pad;
+
+    if (!r->next_sync ||
+        at + 2 * BLOCK_HDR + r->block_fill + CP_LOGENC_MAX <= r->next_sync)
+        return;
+    close_block(r);
+    at = r->stream_off - log->hdr->stream_offset + r->stage_fill;
+    if (at > r->next_sync) { /* never (the test above): no sync point */
+        r->next_sync = (at / log->hdr->sync_bytes + 1) * log->hdr->sync_bytes;
+        return;
+    }
+    pad = (size_t)(r->next_sync - at);
+    memset(r->stage + r->stage_fill, 0, pad);
+    r->stage_fill += pad;
+    r->next_sync += log->hdr->sync_bytes;
+    put_op(r, op, cp_logenc_sync(&r->enc, op), 0, slot);
+}
+
 /* Write the staged blocks after the stream; on success their slots'
  * cells may be reused.  Past RLIMIT_FSIZE is a full disk (no SIGXFSZ). */
 static int flush(struct cp_log *log)
@@ -148,6 +177,7 @@ static uint64_t pass_locked(struct cp_log *log, int final)
         __builtin_prefetch(&r->cell[(s + 8) & r->mask]);
         __builtin_prefetch(&r->index[(s + 64) & r->mask]);
         memcpy(&rec, cell, sizeof rec);
+        sync_if_due(log, s);
         n = cp_logenc_rec(&r->enc, &rec, s, op);
         put_op(r, op, n, 1, s);
         s++;
@@ -306,7 +336,8 @@ int cp_log_ring_open(struct cp_log *log, uint32_t ring_slots,
     pthread_mutex_init(&r->enc_lock, NULL);
     pthread_cond_init(&r->kick, NULL);
     if (cp_logenc_init(&r->enc, dict_slots, h->start_realtime_ns) < 0 ||
-        !(r->stage = malloc(CP_LOG_STAGE_BYTES + CP_LOG4_BLOCK_MAX))) {
+        !(r->stage = malloc(CP_LOG_STAGE_BYTES + 2 * CP_LOG4_BLOCK_MAX +
+                            CP_LOG4_PAD_MAX))) {
         cp_errorf(err, "cannot set up %s: out of memory", log->path);
         goto fail;
     }
@@ -336,6 +367,9 @@ int cp_log_ring_open(struct cp_log *log, uint32_t ring_slots,
     h->stream_offset = end;
     h->stream_end = 0;
     h->stream_slots = 0;
+    h->sync_bytes = CP_LOG4_SYNC_DEFAULT;
+    h->flags |= CP_HDR_SYNC;
+    r->next_sync = h->sync_bytes;
     h->chunk_records = 0;
     h->version = CP_LOG_VERSION;
     log->ring = r;

@@ -29,6 +29,7 @@ _Static_assert(RING_BATCH * (2 * sizeof(uint64_t) + REC) <= CP_LOG4_BLOCK_MAX,
 #define OFF_DICT_SLOTS offsetof(struct cp_log_header, dict_slots)
 #define OFF_RING_OFFSET offsetof(struct cp_log_header, ring_offset)
 #define OFF_STREAM_OFFSET offsetof(struct cp_log_header, stream_offset)
+#define OFF_SYNC_BYTES offsetof(struct cp_log_header, sync_bytes)
 
 /* A signature: the fields its calls share, its key's counter and its
  * last duration. */
@@ -65,6 +66,7 @@ struct cp_log4src {
     uint64_t t0;     /* the header's start_realtime_ns */
     uint32_t ring_slots, dict_slots;
     uint64_t ring_offset, stream_offset, stream_limit;
+    uint32_t sync_bytes;   /* CP_HDR_SYNC: the sync points' spacing, else 0 */
     uint64_t file_end;     /* where a short read found the file's end */
     enum phase phase;
     /* the stream */
@@ -154,6 +156,14 @@ int cp_log4src_check(const char *path, const struct cp_log_header *h,
                             (unsigned long long)h->stream_offset,
                             (unsigned long long)file_size,
                             (unsigned long long)ring_end);
+    if ((h->flags & CP_HDR_SYNC) &&
+        (h->sync_bytes < CP_LOG4_SYNC_MIN || h->sync_bytes > CP_LOG4_SYNC_MAX ||
+         (h->sync_bytes & (h->sync_bytes - 1))))
+        return cp_errorf_at(err, path, (int64_t)OFF_SYNC_BYTES,
+                            "%s: offset %zu: sync_bytes %u is not a power "
+                            "of two from %u to %u",
+                            path, OFF_SYNC_BYTES, h->sync_bytes,
+                            CP_LOG4_SYNC_MIN, CP_LOG4_SYNC_MAX);
     return 0;
 }
 
@@ -386,6 +396,33 @@ static size_t block_bytes(struct cp_log4src *s, uint64_t at)
     return got;
 }
 
+/* Whether at (a block's place) is a sync point: a multiple of sync_bytes
+ * from the stream's start, past it. */
+static int at_sync_point(const struct cp_log4src *s, uint64_t at)
+{
+    return s->sync_bytes && at > s->stream_offset &&
+           (at - s->stream_offset) % s->sync_bytes == 0;
+}
+
+/* Whether the got bytes read at `at` (a zero word where a block would
+ * start) are the zeros before a sync point: fewer than CP_LOG4_PAD_MAX,
+ * all read and all 0. */
+static int pad_before_sync(const struct cp_log4src *s, uint64_t at, size_t got)
+{
+    uint64_t d;
+    size_t i;
+
+    if (!s->sync_bytes || at_sync_point(s, at))
+        return 0;
+    d = s->sync_bytes - (at - s->stream_offset) % s->sync_bytes;
+    if (d >= CP_LOG4_PAD_MAX || got < d)
+        return 0;
+    for (i = 0; i < d; i++)
+        if (s->blk[i])
+            return 0;
+    return 1;
+}
+
 /* Read and check the block at s->next_block into buf.  0: its payload is
  * there to decode; -1: the stream ends (quietly past stream_end, else
  * with the problem), the source is at the ring. */
@@ -422,6 +459,11 @@ static int load_block(struct cp_log4src *s)
         goto out;
     }
     magic = get32(s, h + offsetof(struct cp_log4_block, magic));
+    if (magic == 0 && pad_before_sync(s, at, got)) {
+        s->next_block = at + (s->sync_bytes -
+                              (at - s->stream_offset) % s->sync_bytes);
+        return load_block(s); /* once: the block there has no padding */
+    }
     bytes = get32(s, h + offsetof(struct cp_log4_block, bytes));
     first = get64(s, h + offsetof(struct cp_log4_block, first_slot));
     slots = get32(s, h + offsetof(struct cp_log4_block, slots));
@@ -457,6 +499,10 @@ static int load_block(struct cp_log4src *s)
         tell_block(s, at, h, got, 0,
                    past ? CP_LOG4_BLOCK_TORN : CP_LOG4_BLOCK_DAMAGED);
         goto damaged;
+    }
+    if (at_sync_point(s, at) && (bytes == 0 || h[BLOCK_HDR] != CP_LOG4_SYNC)) {
+        why = "block at a sync point does not start with its sync op";
+        goto out;
     }
     s->have_block = 1;
     s->payload_at = at + BLOCK_HDR;
@@ -955,6 +1001,31 @@ static int op_template(struct cp_log4src *s, uint64_t at)
     return 0;
 }
 
+/* A sync point (the first op of a block at one): the stream's state
+ * restated, the signatures and templates before it forgotten. */
+static int op_sync(struct cp_log4src *s, uint64_t at)
+{
+    uint64_t v[6];
+    unsigned i;
+
+    if (s->bpos != 1 || !at_sync_point(s, s->block_at))
+        return DAMAGE(s, at, "sync op where no sync point is");
+    for (i = 0; i < 6; i++)
+        if (op_varint(s, &v[i]) < 0)
+            return DAMAGE(s, at, "sync op cut short");
+    if (v[4] > UINT32_MAX)
+        return DAMAGE(s, at, "sync op's group %llu is past 32 bits",
+                      (unsigned long long)v[4]);
+    s->t_call = s->t_gpu = v[0];
+    s->call_start = v[1];
+    s->dev_start = v[2];
+    s->dev_end = v[3];
+    s->last_group = (uint32_t)v[4];
+    s->nsig = 0;
+    s->ntmpl = 0;
+    return 0;
+}
+
 /* A record of a template (0xe0-0xff): the byte of fields present, their
  * codes. */
 static int op_templated(struct cp_log4src *s, unsigned op, uint64_t at,
@@ -1046,6 +1117,8 @@ static int decode_op(struct cp_log4src *s, unsigned char *dst)
     switch (op) {
     case CP_LOG4_TEMPLATE:
         return op_template(s, at) < 0 ? -1 : 3;
+    case CP_LOG4_SYNC:
+        return op_sync(s, at) < 0 ? -1 : 3;
     case CP_LOG4_DEFINE:
         return op_define(s, at) < 0 ? -1 : 3;
     case CP_LOG4_LITERAL:
@@ -1224,15 +1297,17 @@ static int produce(struct cp_log4src *s, unsigned char *dst)
 static size_t fast_calls(struct cp_log4src *s, unsigned char *out,
                          size_t len)
 {
-    const unsigned char *pay = s->blk + BLOCK_HDR;
+    const unsigned char *pay;
     struct sig *sig = s->sig;
     size_t done = 0, bpos = s->bpos, blen = s->blen;
     uint32_t bdone = s->bdone, bslots = s->bslots, nsig = s->nsig;
     uint64_t t = s->t_call, start = s->call_start;
 
+    /* (no block yet: no buffer either, not even to point into) */
     if (s->phase != PHASE_STREAM || !s->have_block || s->zeros ||
         s->cur_pos < s->cur_len || ((uintptr_t)out & 7))
         return 0;
+    pay = s->blk + BLOCK_HDR;
     /* the source's fields in locals: the records written do not make
      * them be read again */
     while (len - done >= REC && blen - bpos >= 32 && bdone < bslots) {
@@ -1449,6 +1524,7 @@ struct cp_log4src *cp_log4src_open(const char *path, int fd, int own_fd,
                           ? UINT64_MAX
                           : h->stream_offset + h->stream_end;
     s->next_block = h->stream_offset;
+    s->sync_bytes = (h->flags & CP_HDR_SYNC) ? h->sync_bytes : 0;
     s->file_end = UINT64_MAX;
     s->phase = PHASE_STREAM;
     /* closed with every slot handed out in the stream: the writer gave
@@ -1457,6 +1533,94 @@ struct cp_log4src *cp_log4src_open(const char *path, int fd, int own_fd,
                        h->stream_slots == h->slots_used;
     s->stream_slots = h->stream_slots;
     return s;
+}
+
+/* ---- sync points ---------------------------------------------------------- */
+
+/* The sync point k (>= 1): its block read and checked, its sync op's
+ * latest call start and its first slot.  0, or -1 with err naming the
+ * file and the block's offset. */
+static int sync_probe(struct cp_log4src *s, uint64_t k, uint64_t *t_latest,
+                      uint64_t *first, struct cp_error *err)
+{
+    uint64_t at = s->stream_offset + k * s->sync_bytes, v[6];
+    const unsigned char *p, *end;
+    uint32_t bytes;
+    size_t got;
+    unsigned i;
+
+    if (!s->buf && own_buffer(s) < 0)
+        return cp_errorf_at(err, s->path, (int64_t)at, "%s: offset %llu: "
+                            "out of memory for a sync point's block",
+                            s->path, (unsigned long long)at);
+    s->win_len = 0; /* the probe's block goes where the window was */
+    got = block_read(s, at);
+    bytes = got >= BLOCK_HDR
+                ? get32(s, s->buf + offsetof(struct cp_log4_block, bytes))
+                : 0;
+    if (got < BLOCK_HDR ||
+        get32(s, s->buf) != CP_LOG4_BLOCK_MAGIC ||
+        bytes > CP_LOG4_BLOCK_MAX - BLOCK_HDR || got < BLOCK_HDR + bytes ||
+        cp_log4_sum(s->buf + BLOCK_HDR, bytes) !=
+            get32(s, s->buf + offsetof(struct cp_log4_block, sum)) ||
+        bytes == 0 || s->buf[BLOCK_HDR] != CP_LOG4_SYNC)
+        return cp_errorf_at(err, s->path, (int64_t)at, "%s: offset %llu: "
+                            "sync point %llu is not a whole block that "
+                            "starts with a sync op",
+                            s->path, (unsigned long long)at,
+                            (unsigned long long)k);
+    p = s->buf + BLOCK_HDR + 1;
+    end = s->buf + BLOCK_HDR + bytes;
+    for (i = 0; i < 6; i++) {
+        unsigned shift = 0;
+        v[i] = 0;
+        do {
+            if (p == end || shift > 63)
+                return cp_errorf_at(err, s->path, (int64_t)at,
+                                    "%s: offset %llu: sync point %llu: its "
+                                    "sync op is cut short",
+                                    s->path, (unsigned long long)at,
+                                    (unsigned long long)k);
+            v[i] |= (uint64_t)(*p & 0x7f) << shift;
+            shift += 7;
+        } while (*p++ & 0x80);
+    }
+    *t_latest = v[5];
+    *first = get64(s, s->buf + offsetof(struct cp_log4_block, first_slot));
+    return 0;
+}
+
+int64_t cp_log4src_seek(struct cp_log4src *s, uint64_t t, struct cp_error *err)
+{
+    uint64_t lo = 1, hi, best = 0, best_first = 0, written;
+
+    if (!s->sync_bytes || s->slot || s->phase != PHASE_STREAM ||
+        s->have_block || s->stream_limit <= s->stream_offset)
+        return 0;
+    written = s->stream_limit - s->stream_offset;
+    hi = (written - 1) / s->sync_bytes; /* the last before stream_end */
+    while (lo <= hi) {
+        uint64_t k = lo + (hi - lo) / 2, t_latest = 0, first = 0;
+        if (sync_probe(s, k, &t_latest, &first, err) < 0)
+            return -1;
+        if (t_latest < t) {
+            best = k;
+            best_first = first;
+            lo = k + 1;
+        } else {
+            hi = k - 1;
+        }
+    }
+    if (best) {
+        s->next_block = s->stream_offset + best * s->sync_bytes;
+        s->slot = best_first;
+    }
+    return (int64_t)best_first;
+}
+
+int cp_log4src_has_sync(const struct cp_log4src *s)
+{
+    return s->sync_bytes != 0;
 }
 
 /* ---- as a cp_slotsrc ---------------------------------------------------- */
@@ -1491,6 +1655,11 @@ static void slots_lend(void *impl, void *mem, size_t len)
     cp_log4src_lend(impl, mem, len);
 }
 
+static int64_t slots_seek_time(void *impl, uint64_t t, struct cp_error *err)
+{
+    return cp_log4src_seek(impl, t, err);
+}
+
 static const struct cp_slotsrc_ops log4src_ops = {
     .read = slots_read,
     .skip_empty = slots_skip_empty,
@@ -1498,6 +1667,7 @@ static const struct cp_slotsrc_ops log4src_ops = {
     .problem = slots_problem,
     .close = slots_close,
     .lend = slots_lend,
+    .seek_time = slots_seek_time,
 };
 
 struct cp_slotsrc cp_log4src_slots(struct cp_log4src *s)

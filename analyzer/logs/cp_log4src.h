@@ -73,6 +73,21 @@ void cp_log4src_park(struct cp_log4src *s);
 const struct cp_error *cp_log4src_problem(const struct cp_log4src *s);
 void cp_log4src_close(struct cp_log4src *s);
 
+/* Before the first read: start at the last sync point (CP_HDR_SYNC,
+ * cp_logfmt.h) whose latest call start before it is earlier than t, found
+ * by bisection over the sync points (a block read each, log2 of their
+ * number), so that no record before it is a call that starts at t or
+ * later.  The slot the reads then start at (0: from the start, a log
+ * without sync points or none early enough), or -1 with err naming the
+ * file and the offset of a damaged sync point (the source is left at the
+ * start: reading on reads the whole log).  The records before the
+ * returned slot are not read (their ring cells and the stream's
+ * definitions included). */
+int64_t cp_log4src_seek(struct cp_log4src *s, uint64_t t, struct cp_error *err);
+
+/* Whether the log has sync points (the header's CP_HDR_SYNC). */
+int cp_log4src_has_sync(const struct cp_log4src *s);
+
 /* s as a cp_slotsrc (s stays the caller's: closing the slotsrc closes s). */
 struct cp_slotsrc cp_log4src_slots(struct cp_log4src *s);
 

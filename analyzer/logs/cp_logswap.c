@@ -27,6 +27,7 @@ void cp_log_header_swap(struct cp_log_header *h)
     SW64(h->steps_dropped);
     SW32(h->ring_slots); SW32(h->dict_slots); SW64(h->ring_offset);
     SW64(h->stream_offset); SW64(h->stream_end); SW64(h->stream_slots);
+    SW32(h->sync_bytes);
 }
 
 void cp_rec_swap(union cp_rec *r)

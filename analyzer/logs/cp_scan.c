@@ -354,6 +354,19 @@ int cp_scan_check_in(void *mem, const char *path,
     return 0;
 }
 
+int64_t cp_scan_seek_time(struct cp_scan *s, uint64_t t, struct cp_error *err)
+{
+    int64_t first;
+
+    if (!cp_slotsrc_is(&s->src) || s->fill || s->pos || s->pool ||
+        s->buf_offset != s->header_size)
+        return 0;
+    first = cp_slotsrc_seek_time(&s->src, t, err);
+    if (first > 0)
+        s->buf_offset += (uint64_t)first * CP_LOG_RECORD_SIZE;
+    return first;
+}
+
 void cp_scan_park(struct cp_scan *s)
 {
     if (cp_slotsrc_is(&s->src)) {

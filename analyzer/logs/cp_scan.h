@@ -150,6 +150,16 @@ int cp_scan_check_in(void *mem, const char *path,
  * after every refill (see the top). */
 void cp_scan_park(struct cp_scan *s);
 
+/* Before the first record is read (no buffer filled, no read-ahead): a
+ * version-4 log with sync points starts at the last one before which no
+ * call starts at t or later (raw ns of the log's clock; cp_log4src_seek),
+ * the slots before it not read (cp_scan_slots counts them: slot numbers
+ * stay those of the whole log).  The slot it starts at (0: from the
+ * start: a log without sync points, a node partial's, a scan already
+ * read), or -1 with err naming the file and the damaged sync point's
+ * offset (the scan then reads from the start). */
+int64_t cp_scan_seek_time(struct cp_scan *s, uint64_t t, struct cp_error *err);
+
 /* Refill the buffer once fewer than CP_LOG_RECORD_SIZE unread bytes are
  * left in it (records of the other byte order are swapped in place).
  * Returns 0 at the end of the file. */

@@ -24,6 +24,9 @@
  *   lend(impl, mem, len)  optional (NULL: the source takes none): memory
  *       of the caller's for the source's buffer, before the first read;
  *       mem must outlive the source.
+ *   seek_time(impl, t, err)  optional (NULL: none): before the first
+ *       read, skip to a slot before which no call starts at t or later
+ *       (a version-4 log's sync points); that slot, 0: none skipped.
  * Nothing prints.  A struct cp_slotsrc with ops NULL is no source (a raw
  * log of one slot per record, read by offset).
  */
@@ -43,6 +46,10 @@ struct cp_slotsrc_ops {
     const struct cp_error *(*problem)(const void *impl);
     void (*close)(void *impl);
     void (*lend)(void *impl, void *mem, size_t len);
+    /* optional (NULL: reads start at the first slot): before the first
+     * read, start at a sync point before time t (cp_log4src_seek); the
+     * slot reads then start at, 0 from the start, -1 with err */
+    int64_t (*seek_time)(void *impl, uint64_t t, struct cp_error *err);
 };
 
 struct cp_slotsrc {
@@ -83,6 +90,13 @@ static inline void cp_slotsrc_lend(struct cp_slotsrc *s, void *mem,
 {
     if (s->ops && s->ops->lend)
         s->ops->lend(s->impl, mem, len);
+}
+
+static inline int64_t cp_slotsrc_seek_time(struct cp_slotsrc *s, uint64_t t,
+                                           struct cp_error *err)
+{
+    return s->ops && s->ops->seek_time ? s->ops->seek_time(s->impl, t, err)
+                                       : 0;
 }
 
 /* Close the source (if any) and leave s as none; keeps errno. */

@@ -409,6 +409,9 @@ union cp_rec {
 /* Header flags. */
 #define CP_HDR_CLOSED 0x0001u   /* the writer closed the log at exit */
 #define CP_HDR_DISABLED 0x0002u /* the shim turned itself off mid-run */
+/* version 4: the stream has sync points every sync_bytes bytes (below,
+ * "sync points"); without it the stream is read from its start only */
+#define CP_HDR_SYNC 0x0004u
 
 #define CP_HDR_STR 64
 
@@ -462,6 +465,11 @@ struct cp_log_header {
                                stream_offset (the writer stores it after
                                each write) */
     uint64_t stream_slots;  /* slots those blocks hold */
+    /* version 4 with CP_HDR_SYNC: a sync point every sync_bytes bytes of
+     * the stream (a power of two, CP_LOG4_SYNC_MIN .. CP_LOG4_SYNC_MAX);
+     * 0 in logs without */
+    uint32_t sync_bytes;
+    uint32_t reserved2;
 };
 
 /* ---- version 4: the ring and the stream -----------------------------------
@@ -505,6 +513,20 @@ struct cp_log_header {
 #define CP_LOG4_RING_MAX (1u << 20)
 #define CP_LOG4_DICT_MAX 4096u
 
+/* Sync points (header flag CP_HDR_SYNC).  At stream_offset + k x
+ * sync_bytes (k >= 1, before stream_end) a block starts whose first op is
+ * CP_LOG4_SYNC: the stream from there on decodes without anything before
+ * it (signatures and templates start again from index 0; the times, the
+ * latest call's and device interval's, the last group are restated).  The
+ * block before it ends short of the boundary: the bytes between are 0
+ * (fewer than CP_LOG4_PAD_MAX).  A reader finds the sync point before a
+ * time T by bisection over k (one block read each), each sync op giving
+ * the latest call start before it.  No other block starts with the op. */
+#define CP_LOG4_SYNC_MIN (16u * 1024)
+#define CP_LOG4_SYNC_MAX (1u << 30)
+#define CP_LOG4_SYNC_DEFAULT (1u << 20)
+#define CP_LOG4_PAD_MAX 256u
+
 struct cp_log4_block {
     uint32_t magic;      /* CP_LOG4_BLOCK_MAGIC */
     uint32_t bytes;      /* payload bytes that follow */
@@ -544,6 +566,12 @@ enum cp_log4_op {
     /* a template, the next index (at most CP_LOG4_TMPL_MAX): 64 bytes, a
      * record of a kind cp_log4_fields_of knows, its varying fields 0 */
     CP_LOG4_TEMPLATE = 0xc6,
+    /* a sync point, the first op of a block at a multiple of sync_bytes
+     * (and nowhere else): varints t_call, call_start, dev_start, dev_end
+     * (the template roles' bases), last group, t_latest (the latest call
+     * start before it; 0 before any); signatures and templates defined
+     * before it are forgotten, the next of each is index 0.  No slot */
+    CP_LOG4_SYNC = 0xc7,
     /* 0xe0-0xfe: a record of template op - 0xe0; 0xff: of the template a
      * varint names.  Then a byte of the fields present, and a varint per
      * field present, in the table's order (cp_log4_fields_of) */
@@ -751,7 +779,11 @@ _Static_assert(offsetof(struct cp_log_header, source) == 432, "source");
 _Static_assert(sizeof(struct cp_log_header) <= CP_LOG_HEADER_SIZE, "header");
 _Static_assert(offsetof(struct cp_log_header, magic) == 0, "magic first");
 _Static_assert(offsetof(struct cp_log_header, ring_slots) == 456, "v4");
+_Static_assert(offsetof(struct cp_log_header, sync_bytes) == 496, "sync");
 _Static_assert(sizeof(struct cp_log4_block) == 24, "block header");
+/* the writers' zeros before a sync point: two block headers and the
+ * most one record's ops take (preload/cp_logenc.h, 160) */
+_Static_assert(2 * 24 + 160 < CP_LOG4_PAD_MAX, "padding");
 
 /* Bytes of one element of an NCCL datatype, 0 for an unknown type. */
 static inline unsigned cp_dtype_size(unsigned dtype)

@@ -3,7 +3,11 @@
  *   [0..3]  the block's slot count (little-endian)
  *   [4]     bit 0: the log of the other byte order; bit 1: stream_end 0
  *           (the block one the writer had not finished); bit 2: a second
- *           block, the same payload again
+ *           block, the same payload again; bit 3: a log with sync
+ *           points (CP_HDR_SYNC, every CP_LOG4_SYNC_MIN bytes): zeros
+ *           after the blocks up to the first, a block of the same
+ *           payload there (a sync op when it starts with 0xc7), and a
+ *           source that seeks (cp_log4src_seek) to a time of [5..6]
  *   [5..6]  dict_slots (little-endian, taken modulo 4097)
  *   [7..8]  n: the payload's length (modulo the most a block holds)
  *   then n bytes of payload, and what is left fills the ring (its index,
@@ -32,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define STREAM_AT (RING_AT + RING_BYTES)
 #define PAYLOAD_MAX (CP_LOG4_BLOCK_MAX - sizeof(struct cp_log4_block))
 
-static unsigned char file[STREAM_AT + 2 * CP_LOG4_BLOCK_MAX];
+static unsigned char file[STREAM_AT + CP_LOG4_SYNC_MIN + CP_LOG4_BLOCK_MAX];
 
 static uint32_t o32(int sw, uint32_t v) { return sw ? __builtin_bswap32(v) : v; }
 static uint64_t o64(int sw, uint64_t v) { return sw ? __builtin_bswap64(v) : v; }
@@ -101,6 +105,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     len = STREAM_AT + put_block(file + STREAM_AT, sw, data + 9, n, 0, slots);
     if (data[4] & 4)
         len += put_block(file + len, sw, data + 9, n, slots, slots);
+    if (data[4] & 8) {
+        uint64_t first = data[4] & 4 ? 2 * (uint64_t)slots : slots;
+        memset(file + len, 0, STREAM_AT + CP_LOG4_SYNC_MIN - len);
+        len = STREAM_AT + CP_LOG4_SYNC_MIN;
+        len += put_block(file + len, sw, data + 9, n, first, slots);
+        h.flags |= CP_HDR_SYNC;
+        h.sync_bytes = CP_LOG4_SYNC_MIN;
+    }
     h.stream_end = data[4] & 2 ? 0 : len - STREAM_AT;
     if (sw)
         cp_log_header_swap(&h);
@@ -137,6 +149,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 break;
         }
         (void)cp_log4src_problem(src);
+        cp_log4src_close(src);
+    }
+    /* a window's read: from the sync point before a time */
+    src = cp_log4src_open(path, fd, 0, 0, 0, &h, sw, &err);
+    if (src) {
+        uint64_t t = h.start_realtime_ns +
+                     ((uint64_t)data[5] << 8 | data[6]) * UINT64_C(1000000);
+        if (cp_log4src_seek(src, t, &err) >= 0)
+            while (cp_log4src_read(src, buf, sizeof buf) > 0)
+                ;
         cp_log4src_close(src);
     }
     return 0;

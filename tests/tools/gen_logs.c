@@ -15,11 +15,15 @@
  *            [--slow-node NODE=FACTOR] [--failed N] [--job-id ID]
  *            [--pid-base N] [--node-prefix P] [--seed S]
  *            [--truth FILE] [--swap] [--gpu] [--phases] [--format 4|3]
+ *            [--sync-bytes N]
  *
  * --format 3 writes version 3 (a 64-byte slot per record); the default
  * is version 4 (a ring of 64 cells, all of it left as "nothing in the
  * ring", and the records in the compact stream, cp_logenc.h), the same
  * records: the readers' tests compare the two from one seed.
+ * --sync-bytes N puts a sync point in the stream every N bytes (a power
+ * of two from 16 KiB to 1 GiB), as the shim does every 1 MiB (the
+ * default); 0 writes a stream without (a log of before sync points).
  * --swap writes the other byte order (a log from a big-endian machine).
  * --gpu adds a device interval (kind 5, as the cupti timer writes) to every
  * successful call: its last eighth before the call returned.
@@ -135,6 +139,7 @@ struct rank {
     size_t block_fill;
     uint64_t block_first, stream_bytes;
     uint32_t block_slots;
+    uint64_t next_sync; /* the next sync point, from the stream's start */
 };
 
 /* Format 4's ring in these logs: the smallest, left empty. */
@@ -162,6 +167,7 @@ struct gen {
     double slow_factor;
     unsigned failed;
     int swap; /* write the other byte order */
+    uint32_t sync_bytes; /* format 4: a sync point every this many bytes */
     unsigned format; /* 4 (ring and stream) or 3 (a slot per record) */
     int gpu;  /* a device interval (kind 5, cupti) after every call */
     int phases; /* an initial-sync phase (kind 10) per collective call */
@@ -372,12 +378,46 @@ static void close_block(struct gen *g, struct rank *rk)
     rk->block_slots = 0;
 }
 
+/* Format 4: a sync point before the next record when its ops might reach
+ * the next multiple of sync_bytes (as the shim's log thread): the open
+ * block closed, zeros to the multiple, a block there that starts with
+ * the sync op. */
+static int sync4(struct gen *g, struct rank *rk)
+{
+    size_t hdr = sizeof(struct cp_log4_block), pad;
+
+    if (!g->sync_bytes)
+        return 0;
+    if (!rk->next_sync)
+        rk->next_sync = g->sync_bytes;
+    /* a second block header: put4 may close the open one for the op */
+    if (rk->stream_bytes + 2 * hdr + rk->block_fill + CP_LOGENC_MAX <=
+        rk->next_sync)
+        return 0;
+    close_block(g, rk);
+    pad = (size_t)(rk->next_sync - rk->stream_bytes);
+    if (rk->used + pad + hdr + CP_LOGENC_MAX > g->buf_size &&
+        flush_rank(g, (unsigned)(rk - g->r)) < 0)
+        return -1;
+    memset(rk->buf + rk->used, 0, pad);
+    rk->used += pad;
+    rk->stream_bytes += pad;
+    rk->next_sync += g->sync_bytes;
+    rk->block_first = rk->slots;
+    rk->block_fill = cp_logenc_sync(&rk->enc, rk->buf + rk->used + hdr);
+    return 0;
+}
+
 /* Format 4: the record's ops into the open block, a block at most
  * CP_LOG4_BLOCK_MAX or the rank's buffer. */
 static int put4(struct gen *g, struct rank *rk, const union cp_rec *rec)
 {
     unsigned char op[CP_LOGENC_MAX];
-    size_t n = cp_logenc_rec(&rk->enc, rec, rk->slots, op);
+    size_t n;
+
+    if (sync4(g, rk) < 0)
+        return -1;
+    n = cp_logenc_rec(&rk->enc, rec, rk->slots, op);
     size_t max = g->buf_size < CP_LOG4_BLOCK_MAX ? g->buf_size
                                                  : CP_LOG4_BLOCK_MAX;
     size_t hdr = sizeof(struct cp_log4_block);
@@ -483,8 +523,10 @@ static void write_header(struct gen *g, unsigned i, int final)
         h.stream_offset = GEN_STREAM_OFFSET;
         h.stream_end = final ? rk->stream_bytes : 0;
         h.stream_slots = final ? rk->slots : 0;
+        h.sync_bytes = g->sync_bytes;
     }
-    h.flags = final ? CP_HDR_CLOSED : 0;
+    h.flags = (final ? CP_HDR_CLOSED : 0) |
+              (g->format == 4 && g->sync_bytes ? CP_HDR_SYNC : 0);
     h.timer = CP_TIMER_HOST;
     h.pid = g->pid_base + (int)i;
     h.global_rank = (int)i;
@@ -513,6 +555,7 @@ static void write_header(struct gen *g, unsigned i, int final)
         SW64(h.end_realtime_ns); SW64(h.slots_used); SW64(h.records_dropped);
         SW32(h.ring_slots); SW32(h.dict_slots); SW64(h.ring_offset);
         SW64(h.stream_offset); SW64(h.stream_end); SW64(h.stream_slots);
+        SW32(h.sync_bytes);
 #undef SW32
 #undef SW64
     }
@@ -1198,6 +1241,7 @@ static int parse_args(struct gen *g, int argc, char **argv)
         {"node-prefix", required_argument, NULL, 18},
         {"swap", no_argument, NULL, 19},
         {"format", required_argument, NULL, 24},
+        {"sync-bytes", required_argument, NULL, 27},
         {"gpu", no_argument, NULL, 22},
         {"phases", no_argument, NULL, 25},
         {"kernel-late", required_argument, NULL, 26},
@@ -1307,6 +1351,16 @@ static int parse_args(struct gen *g, int argc, char **argv)
                 return -1;
             }
             g->format = (unsigned)atoi(optarg);
+            break;
+        case 27:
+            if (parse_count("sync-bytes", optarg, 0, CP_LOG4_SYNC_MAX, &v) < 0)
+                return -1;
+            if (v && (v < CP_LOG4_SYNC_MIN || (v & (v - 1)))) {
+                fprintf(stderr, "gen_logs: --sync-bytes: '%s' is not 0 or a "
+                                "power of two from 16 KiB\n", optarg);
+                return -1;
+            }
+            g->sync_bytes = (uint32_t)v;
             break;
         case 22: g->gpu = 1; break;
         case 25: g->phases = 1; break;
@@ -1445,6 +1499,7 @@ int main(int argc, char **argv)
     g.seed = 1;
     g.prefix = "n";
     g.format = 4;
+    g.sync_bytes = CP_LOG4_SYNC_DEFAULT;
     if (parse_args(&g, argc, argv) < 0)
         return 2;
     g.nodes = g.ranks / g.per_node;

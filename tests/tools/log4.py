@@ -55,10 +55,13 @@ def header(data):
     end = "<" if struct.unpack_from("<I", data, 8)[0] == 0x01020304 else ">"
     version, = struct.unpack_from(end + "I", data, 12)
     start_rt, = struct.unpack_from(end + "Q", data, 56)
-    f = struct.unpack_from(end + "IIQQQQ", data, 456)
-    return end, version, start_rt, dict(zip(
-        ("ring_slots", "dict_slots", "ring_offset", "stream_offset",
-         "stream_end", "stream_slots"), f))
+    f = struct.unpack_from(end + "IIQQQQI", data, 456)
+    flags, = struct.unpack_from(end + "I", data, 28)
+    h = dict(zip(("ring_slots", "dict_slots", "ring_offset", "stream_offset",
+                  "stream_end", "stream_slots", "sync_bytes"), f))
+    if not flags & 4:
+        h["sync_bytes"] = 0
+    return end, version, start_rt, h
 
 
 # Templated kinds: (offset, size, role, ref) of each varying field, in
@@ -133,6 +136,7 @@ class State:
         self.t_call = t0
         self.t_gpu = t0
         self.last_group = 0
+        self.at_sync = False
 
 
 def times(b, i, prev):
@@ -286,6 +290,16 @@ def decode_payload(end, st, b, slot):
             me = slot + len(out)
             out.append(struct.pack(end + "BBHI QQQ32x", 5, timer, flags, 0,
                                    me - d, start, endt))
+        elif op == 0xC7:
+            if i != 1 or not st.at_sync:
+                raise Damage("sync op where no sync point is")
+            v = []
+            for _ in range(6):
+                x, i = varint(b, i)
+                v.append(x)
+            st.t_call = st.t_gpu = v[0]
+            st.call_start, st.dev_start, st.dev_end, st.last_group = v[1:5]
+            st.sig, st.tmpl, st.seqlast = [], [], {}
         elif op == 0xC6:
             rec = bytes(b[i:i + REC])
             i += REC
@@ -328,9 +342,17 @@ def slots(data):
     st = State(t0)
     res = []
     off = h["stream_offset"]
+    sync = h["sync_bytes"]
     while off + 24 <= len(data):
         magic, n, first, count, total = struct.unpack_from(end + "IIQII",
                                                            data, off)
+        rel = off - h["stream_offset"]
+        if magic == 0 and sync and rel % sync:
+            pad = sync - rel % sync
+            if pad < 256 and not any(data[off:off + pad]):
+                off += pad
+                continue
+        st.at_sync = bool(sync) and rel > 0 and rel % sync == 0
         unfinished = off - h["stream_offset"] >= h["stream_end"]
         if magic != MAGIC or off + 24 + n > len(data):
             if unfinished:
