@@ -8,6 +8,11 @@
  *   log_window FROM TO LOG...   FROM, TO: fractions of the span of the
  *                               calls' starts over all the logs (0 .. 1)
  *
+ * With LOG_WINDOW_PLACE=BYTES in the environment each log is read by a
+ * scan placed as the analysis places one (cp_scan_place_in) with a
+ * buffer of BYTES, whose source then reads blocks through memory lent
+ * from it (a window of several blocks from 32 KiB of it).
+ *
  * Exit 0 when the two ways agree, 1 when they differ, 2 on an error (a
  * damaged sync point; damage met reading is said, the records before it
  * stand).
@@ -27,6 +32,21 @@
  * it is taken not to exist: the window's read stops at the first call
  * that starts past `to` by this much. */
 #define SLACK_NS 1000000000ull
+
+/* LOG_WINDOW_PLACE: the placed scan's buffer, 0 for cp_scan_open */
+static size_t place_bytes;
+static void *place;
+
+static struct cp_scan *open_scan(const char *path, struct cp_error *err)
+{
+    struct cp_logfile_known k;
+
+    if (!place_bytes)
+        return cp_scan_open(path, err);
+    if (cp_logfile_check(path, 0, &k, err) < 0)
+        return NULL;
+    return cp_scan_place_in(place, path, &k, place_bytes, 0, 0, err);
+}
 
 struct tally {
     uint64_t calls, sum, records;
@@ -65,7 +85,7 @@ static int read_log(const char *path, uint64_t from, uint64_t to, int seek,
                     struct tally *t, uint64_t *lo, uint64_t *hi)
 {
     struct cp_error err;
-    struct cp_scan *sc = cp_scan_open(path, &err);
+    struct cp_scan *sc = open_scan(path, &err);
     const union cp_rec *r;
 
     if (!sc) {
@@ -127,6 +147,13 @@ int main(int argc, char **argv)
     if (argc < 4) {
         fprintf(stderr, "usage: log_window FROM TO LOG...\n");
         return 2;
+    }
+    if (getenv("LOG_WINDOW_PLACE")) {
+        place_bytes = strtoul(getenv("LOG_WINDOW_PLACE"), NULL, 10);
+        place = aligned_alloc(64, (cp_scan_place_size(place_bytes, 0) + 63) /
+                                      64 * 64);
+        if (!place)
+            return 2;
     }
     f0 = atof(argv[1]);
     f1 = atof(argv[2]);

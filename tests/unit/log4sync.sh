@@ -68,6 +68,15 @@ for w in "0 0.01" "0.4 0.41" "0.5 0.6" "0.99 1" "0 1" "1.5 2"; do
     ok $? "window [$w) of the span: the same calls read whole and from its sync point"
     sed 's/^/# /' "$t/w.out"
 done
+# the same through scans placed as the analysis places them: 64 KiB (the
+# source reads a window of blocks in lent memory), 4 KiB (one block)
+for p in 65536 4096; do
+    for w in "0.4 0.41" "0.99 1"; do
+        LOG_WINDOW_PLACE=$p "$win" $w "$t"/s/*.cplog >"$t/w.out" 2>&1
+        ok $? "window [$w), a scan placed with $p bytes: the same calls whole and from its sync point"
+        sed 's/^/# /' "$t/w.out"
+    done
+done
 "$win" 0.5 0.51 "$t"/s/*.cplog >"$t/w.out" 2>&1
 check "... a 1 % window reads under a quarter of the bytes" \
     awk '/^whole/ { w = $(NF - 2) } /^window/ { v = $(NF - 2) }
