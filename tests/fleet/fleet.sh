@@ -94,12 +94,18 @@ done
 end=$(date +%s.%N)
 ok $rc "ten reports ingested"
 echo "# ingest: $(python3 -c "print('%.1f' % (($end - $start) * 100))") ms per report ($kind, one process each)"
-if [ $kind = sqlite ] && [ "$(id -u)" -eq 0 ] && command -v runuser >/dev/null 2>&1; then
+# nobody_runs: root with runuser, and the build's collprof is one that
+# nobody can run (a build under a 0700 directory is not)
+nobody_runs() {
+    [ "$(id -u)" -eq 0 ] && command -v runuser >/dev/null 2>&1 &&
+        runuser -u nobody -- test -x "$cp"
+}
+if [ $kind = sqlite ] && nobody_runs; then
     runuser -u nobody -- "$cp" fleet links --db "$db" >"$t/ro-links.txt" 2>&1
     check_sh "a reader who may not write the database or its directory (nobody) reads it" \
         'grep -q "^bad  *n0 n1 " "$t/ro-links.txt"'
 else
-    skip 1 "a reader without write access: SQLite, as root (runuser nobody)"
+    skip 1 "a reader without write access: SQLite, as root (runuser nobody), the build reachable by nobody"
 fi
 counts=$(lib counts "$db")
 check "... ten steps, their links, nodes, ports and findings" sh -c \
@@ -322,7 +328,9 @@ if [ $kind = postgresql ]; then
     PGOPTIONS="-c default_transaction_read_only=off" \
         lib sql "$db" "ALTER DATABASE \"$name\" RESET default_transaction_read_only" >/dev/null
     want="read-only transaction"
-elif [ "$(id -u)" -eq 0 ] && command -v runuser >/dev/null 2>&1; then
+elif [ "$(id -u)" -eq 0 ] && ! nobody_runs; then
+    st=skip # root writes whatever the mode says, and nobody cannot run it
+elif [ "$(id -u)" -eq 0 ]; then
     # root writes whatever the mode says: the write is tried as nobody
     chmod 644 "$db"
     runuser -u nobody -- "$cp" fleet ingest --db "$db" "$t/ro.json" >/dev/null 2>"$t/ro.err"
@@ -335,9 +343,13 @@ else
     chmod 644 "$db"
     want="is read-only"
 fi
-sed 's/^/#   /' "$t/ro.err"
-check_sh "a read-only database: exit 1 and a clear error" \
-    '[ $st -eq 1 ] && grep -q "$want" "$t/ro.err"'
+if [ "$st" = skip ]; then
+    skip 1 "a read-only database as root: the build is not reachable by nobody"
+else
+    sed 's/^/#   /' "$t/ro.err"
+    check_sh "a read-only database: exit 1 and a clear error" \
+        '[ $st -eq 1 ] && grep -q "$want" "$t/ro.err"'
+fi
 check_sh "... and nothing was written" '[ "$(lib counts "$db")" = "$before" ]'
 
 # ---- a full disk (SQLite: the file system under the database) -------------
