@@ -533,32 +533,16 @@ static int op_byte(struct cp_log4src *s, unsigned *b)
     return 0;
 }
 
-/* A LEB128 varint of at most 10 bytes, the tenth at most 1. */
-static int op_varint_slow(struct cp_log4src *s, uint64_t *v)
-{
-    unsigned shift, b;
-
-    *v = 0;
-    for (shift = 0; shift < 70; shift += 7) {
-        if (op_byte(s, &b) < 0)
-            return -1;
-        if (shift == 63 && b > 1)
-            return -1;
-        *v |= (uint64_t)(b & 0x7f) << shift;
-        if (!(b & 0x80))
-            return 0;
-    }
-    return -1;
-}
-
-/* A varint at p, which has at least 10 bytes after it: its length, 0
- * when it is longer than 10 bytes or its tenth is over 1. */
-static inline unsigned varint_at(const unsigned char *p, uint64_t *v)
+/* A LEB128 varint at p, of at most 10 bytes (the tenth at most 1) within
+ * the left bytes there: its length, 0 when it is longer, runs past left
+ * or its tenth byte is over 1. */
+static inline unsigned varint_in(const unsigned char *p, size_t left,
+                                 uint64_t *v)
 {
     uint64_t x = 0;
     unsigned i;
 
-    for (i = 0; i < 10; i++) {
+    for (i = 0; i < 10 && i < left; i++) {
         x |= (uint64_t)(p[i] & 0x7f) << (7 * i);
         if (!(p[i] & 0x80)) {
             if (i == 9 && p[i] > 1)
@@ -568,6 +552,24 @@ static inline unsigned varint_at(const unsigned char *p, uint64_t *v)
         }
     }
     return 0;
+}
+
+/* The varint at the block's place (varint_in), the place past it. */
+static int op_varint_slow(struct cp_log4src *s, uint64_t *v)
+{
+    unsigned n = varint_in(s->blk + BLOCK_HDR + s->bpos, s->blen - s->bpos, v);
+
+    if (!n)
+        return -1;
+    s->bpos += n;
+    return 0;
+}
+
+/* A varint at p, which has at least 10 bytes after it (varint_in
+ * without the bound). */
+static inline unsigned varint_at(const unsigned char *p, uint64_t *v)
+{
+    return varint_in(p, 10, v);
 }
 
 /* op_varint_slow without a bound check per byte where the block holds
@@ -1547,7 +1549,7 @@ static int sync_probe(struct cp_log4src *s, uint64_t k, uint64_t *t_latest,
     const unsigned char *p, *end;
     uint32_t bytes;
     size_t got;
-    unsigned i;
+    unsigned i, n;
 
     if (!s->buf && own_buffer(s) < 0)
         return cp_errorf_at(err, s->path, (int64_t)at, "%s: offset %llu: "
@@ -1571,20 +1573,13 @@ static int sync_probe(struct cp_log4src *s, uint64_t k, uint64_t *t_latest,
                             (unsigned long long)k);
     p = s->buf + BLOCK_HDR + 1;
     end = s->buf + BLOCK_HDR + bytes;
-    for (i = 0; i < 6; i++) {
-        unsigned shift = 0;
-        v[i] = 0;
-        do {
-            if (p == end || shift > 63)
-                return cp_errorf_at(err, s->path, (int64_t)at,
-                                    "%s: offset %llu: sync point %llu: its "
-                                    "sync op is cut short",
-                                    s->path, (unsigned long long)at,
-                                    (unsigned long long)k);
-            v[i] |= (uint64_t)(*p & 0x7f) << shift;
-            shift += 7;
-        } while (*p++ & 0x80);
-    }
+    for (i = 0; i < 6; i++, p += n)
+        if (!(n = varint_in(p, (size_t)(end - p), &v[i])))
+            return cp_errorf_at(err, s->path, (int64_t)at,
+                                "%s: offset %llu: sync point %llu: its "
+                                "sync op is cut short or a varint of it "
+                                "too long", s->path, (unsigned long long)at,
+                                (unsigned long long)k);
     *t_latest = v[5];
     *first = get64(s, s->buf + offsetof(struct cp_log4_block, first_slot));
     return 0;
