@@ -695,3 +695,9 @@ size_t cp_logenc_empty(uint64_t n, unsigned char *out)
     out[0] = CP_LOG4_EMPTY;
     return (size_t)(put_varint(out + 1, n) - out);
 }
+
+size_t cp_logenc_fold(uint64_t n, unsigned char *out)
+{
+    out[0] = CP_LOG4_FOLD;
+    return (size_t)(put_varint(out + 1, n) - out);
+}

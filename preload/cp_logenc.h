@@ -82,4 +82,8 @@ size_t cp_logenc_sync(struct cp_logenc *e, unsigned char *out);
 /* The op for n (>= 1) never-written slots: its length. */
 size_t cp_logenc_empty(uint64_t n, unsigned char *out);
 
+/* The op for n (>= 1) slots the capture policy folded into aggregates
+ * (CP_LOG4_FOLD; the header's CP_HDR_POLICY): its length. */
+size_t cp_logenc_fold(uint64_t n, unsigned char *out);
+
 #endif

@@ -225,6 +225,21 @@ static void print_other(const struct cp_log_header *h, const char *node,
                cp_timer_name(r->gpu.timer), r->gpu.flags, r->gpu.start_ns,
                (double)(r->gpu.end_ns - r->gpu.start_ns) / 1e3);
         break;
+    case CP_REC_AGG:
+        printf("rank %d node %s aggregate comm %016" PRIx64 " %s count %"
+               PRIu64 " peer %d calls %u seq %u..%u interval %u ms first %"
+               PRIu64 " dur min %.3f us median %.3f us p99 %.3f us max %.3f "
+               "us sum %.3f us\n",
+               h->global_rank, node, r->agg.comm_id,
+               cp_op_name(r->agg.op) ? cp_op_name(r->agg.op) : "unknown",
+               r->agg.count, r->agg.peer, r->agg.calls, r->agg.seq_first,
+               r->agg.seq_last, r->agg.interval_ms, r->agg.first_ns,
+               (double)cp_q16_decode(r->agg.dur_q[0]) / 1e3,
+               (double)cp_q16_decode(r->agg.dur_q[1]) / 1e3,
+               (double)cp_q16_decode(r->agg.dur_q[2]) / 1e3,
+               (double)cp_q16_decode(r->agg.dur_q[3]) / 1e3,
+               (double)r->agg.sum_ns / 1e3);
+        break;
     default:
         print_plugin_rec(h, node, r, slot);
     }
@@ -255,6 +270,11 @@ static void print_summary(const char *path, const struct cp_log_header *h,
                PRIu64 " events not recorded)",
                h->plugin_api, steps[h->steps < 5 ? h->steps : 0],
                h->steps_dropped, h->records_dropped);
+    if (h->flags & CP_HDR_POLICY)
+        printf(" (capture policy: first %u, windows of %u every %u instances,"
+               " aggregates every %u ms)",
+               h->policy_first, h->policy_window, h->policy_every,
+               h->policy_interval_ms);
     for (op = 0; op < CP_OP_MAX; op++) {
         const char *name = cp_op_name(op);
         if (per_op[op])

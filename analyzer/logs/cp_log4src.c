@@ -30,6 +30,7 @@ _Static_assert(RING_BATCH * (2 * sizeof(uint64_t) + REC) <= CP_LOG4_BLOCK_MAX,
 #define OFF_RING_OFFSET offsetof(struct cp_log_header, ring_offset)
 #define OFF_STREAM_OFFSET offsetof(struct cp_log_header, stream_offset)
 #define OFF_SYNC_BYTES offsetof(struct cp_log_header, sync_bytes)
+#define OFF_POLICY offsetof(struct cp_log_header, policy_first)
 
 /* A signature: the fields its calls share, its key's counter and its
  * last duration. */
@@ -94,6 +95,8 @@ struct cp_log4src {
     /* what is produced */
     uint64_t slot;         /* slots decoded so far (a pending run's too) */
     uint64_t zeros;        /* never-written slots still to give */
+    int policy;            /* CP_HDR_POLICY: folded runs may come */
+    uint64_t folded;       /* slots the policy folded, decoded so far */
     unsigned char cur[REC]; /* a slot given in parts */
     size_t cur_len, cur_pos;
     int have_problem;
@@ -164,6 +167,16 @@ int cp_log4src_check(const char *path, const struct cp_log_header *h,
                             "of two from %u to %u",
                             path, OFF_SYNC_BYTES, h->sync_bytes,
                             CP_LOG4_SYNC_MIN, CP_LOG4_SYNC_MAX);
+    if ((h->flags & CP_HDR_POLICY) &&
+        (h->policy_interval_ms == 0 ||
+         (h->policy_every && h->policy_window > h->policy_every)))
+        return cp_errorf_at(err, path, (int64_t)OFF_POLICY,
+                            "%s: offset %zu: capture policy (window %u "
+                            "every %u, interval %u ms) is not one the shim "
+                            "writes: an interval of 0, or windows longer "
+                            "than their period",
+                            path, OFF_POLICY, h->policy_window,
+                            h->policy_every, h->policy_interval_ms);
     return 0;
 }
 
@@ -1155,6 +1168,17 @@ static int decode_op(struct cp_log4src *s, unsigned char *dst)
             return -1;
         s->zeros = n;
         return 2;
+    case CP_LOG4_FOLD:
+        if (!s->policy)
+            return DAMAGE(s, at, "folded calls in a log without a capture "
+                                 "policy");
+        if (op_varint(s, &n) < 0 || n == 0)
+            return DAMAGE(s, at, "run of folded calls cut short or empty");
+        if (take_slots(s, n, at) < 0)
+            return -1;
+        s->zeros = n;
+        s->folded += n;
+        return 2;
     case CP_LOG4_GROUP:
         return op_group(s, at, dst);
     case CP_LOG4_GPU:
@@ -1414,6 +1438,11 @@ ssize_t cp_log4src_read(struct cp_log4src *s, void *buf, size_t len)
     return (ssize_t)done;
 }
 
+uint64_t cp_log4src_folded(const struct cp_log4src *s)
+{
+    return s->folded;
+}
+
 uint64_t cp_log4src_skip_empty(struct cp_log4src *s)
 {
     uint64_t skipped = 0;
@@ -1527,6 +1556,7 @@ struct cp_log4src *cp_log4src_open(const char *path, int fd, int own_fd,
                           : h->stream_offset + h->stream_end;
     s->next_block = h->stream_offset;
     s->sync_bytes = (h->flags & CP_HDR_SYNC) ? h->sync_bytes : 0;
+    s->policy = (h->flags & CP_HDR_POLICY) != 0;
     s->file_end = UINT64_MAX;
     s->phase = PHASE_STREAM;
     /* closed with every slot handed out in the stream: the writer gave

@@ -69,6 +69,9 @@ void cp_log4src_lend(struct cp_log4src *s, void *mem, size_t len);
 /* The cp_slotsrc.h functions (see there). */
 ssize_t cp_log4src_read(struct cp_log4src *s, void *buf, size_t len);
 uint64_t cp_log4src_skip_empty(struct cp_log4src *s);
+/* Slots the capture policy folded into aggregates (CP_LOG4_FOLD), decoded
+ * so far: given as never-written slots, counted here apart. */
+uint64_t cp_log4src_folded(const struct cp_log4src *s);
 void cp_log4src_park(struct cp_log4src *s);
 const struct cp_error *cp_log4src_problem(const struct cp_log4src *s);
 void cp_log4src_close(struct cp_log4src *s);

@@ -88,6 +88,13 @@ void cp_rec_swap(union cp_rec *r)
         SW64(r->link.last_ns); SW64(r->link.busy_ns);
         SW32(r->link.min_step_ns); SW32(r->link.max_step_ns);
         break;
+    case CP_REC_AGG:
+        SW32(r->agg.peer); SW64(r->agg.comm_id); SW64(r->agg.count);
+        SW32(r->agg.calls); SW32(r->agg.seq_first); SW32(r->agg.seq_last);
+        SW16(r->agg.dur_q[0]); SW16(r->agg.dur_q[1]); SW16(r->agg.dur_q[2]);
+        SW16(r->agg.dur_q[3]); SW32(r->agg.interval_ms);
+        SW64(r->agg.first_ns); SW64(r->agg.sum_ns);
+        break;
     default:
         break;
     }

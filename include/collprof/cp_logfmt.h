@@ -101,7 +101,9 @@ enum cp_rec_kind {
     CP_REC_TAG = 9,   /* plugin API v7: a call's user tag, kernel variant */
     CP_REC_PHASE = 10, /* plugin API v7: one phase of a kernel channel */
     CP_REC_LINK = 11, /* one call's transfers to one peer, every channel */
-    CP_REC_KIND_MAX = 12
+    /* Written by the shim's log thread under a capture policy. */
+    CP_REC_AGG = 12,  /* calls of one signature folded over an interval */
+    CP_REC_KIND_MAX = 13
 };
 
 /* Timers; stored in the header and in each call record. */
@@ -390,6 +392,78 @@ struct cp_rec_phase {
     uint64_t end_ns;        /* offset known when written; 0: none yet) */
 };
 
+/* The capture policy (header flag CP_HDR_POLICY; docs/capture-policy.md).
+ * A call is kept in detail when its instance is in a detail window:
+ *   seq < first, or seq % every < window            (every > 0)
+ * a rule of the sequence number alone, so that every member of a
+ * communicator (both ends of a send/recv pair) keeps the same instances.
+ * The log thread folds every other finished, successful, host-timed call
+ * into the aggregate of its signature and interval (cp_rec_agg): an
+ * interval is [k x interval_ms, (k + 1) x interval_ms) of CLOCK_REALTIME
+ * from the epoch, the same on every rank.  The ring still holds the last
+ * calls and every call in flight. */
+#define CP_POLICY_FIRST_DEFAULT (1u << 16)
+#define CP_POLICY_WINDOW_DEFAULT (1u << 12)
+#define CP_POLICY_EVERY_DEFAULT (1u << 20)
+#define CP_POLICY_INTERVAL_MS_DEFAULT 60000u
+
+static inline int cp_policy_keeps(uint32_t first, uint32_t window,
+                                  uint32_t every, uint32_t seq)
+{
+    return seq < first || (every > 0 && seq % every < window);
+}
+
+/* A duration in 16 bits (cp_rec_agg.dur_q): codes below 1024 are the
+ * value itself; code c above is (1024 + (c & 1023)) << ((c >> 10) - 1),
+ * the value rounded down to 1/1024 of itself; values past 2^63
+ * saturate. */
+static inline uint16_t cp_q16_encode(uint64_t v)
+{
+    unsigned e = 0;
+
+    if (v < 1024)
+        return (uint16_t)v;
+    while ((v >> e) >= 2048)
+        e++;
+    if (e > 52)
+        return (uint16_t)((53u << 10) | 1023u); /* the largest, saturated */
+    return (uint16_t)(((e + 1) << 10) | ((v >> e) & 1023u));
+}
+
+static inline uint64_t cp_q16_decode(uint16_t c)
+{
+    unsigned e = c >> 10;
+
+    if (e == 0)
+        return c;
+    return (uint64_t)(1024u + (c & 1023u)) << (e - 1);
+}
+
+/* The calls of one signature (communicator, op, datatype, reduction,
+ * count, peer) that the policy folded in one interval, in slot order.
+ * The log's rank in the communicator is that of its communicator record.
+ * Written by the log thread when the interval is over (or at close);
+ * the arrival skew between ranks follows from joining the same
+ * signature's aggregates of every rank (docs/capture-policy.md).
+ * 64 bytes. */
+struct cp_rec_agg {
+    uint8_t kind;       /* CP_REC_AGG */
+    uint8_t op;         /* enum cp_op */
+    uint8_t dtype;
+    uint8_t redop;
+    int32_t peer;       /* as the calls' */
+    uint64_t comm_id;
+    uint64_t count;     /* elements per call */
+    uint32_t calls;     /* calls folded into it (>= 1) */
+    uint32_t seq_first; /* the first one's seq */
+    uint32_t seq_last;  /* the last one's */
+    uint16_t dur_q[4];  /* min, median, p99 and max duration, cp_q16 */
+    uint32_t interval_ms; /* the policy's interval */
+    uint64_t first_ns;  /* CLOCK_REALTIME: the first call's start (its
+                           interval is first_ns / interval) */
+    uint64_t sum_ns;    /* the durations summed */
+};
+
 union cp_rec {
     uint8_t kind;
     struct cp_rec_call call;
@@ -403,6 +477,7 @@ union cp_rec {
     struct cp_rec_tag tag;
     struct cp_rec_phase phase;
     struct cp_rec_link link;
+    struct cp_rec_agg agg;
     uint8_t bytes[CP_LOG_RECORD_SIZE];
 };
 
@@ -412,6 +487,9 @@ union cp_rec {
 /* version 4: the stream has sync points every sync_bytes bytes (below,
  * "sync points"); without it the stream is read from its start only */
 #define CP_HDR_SYNC 0x0004u
+/* version 4: a capture policy folded calls outside its detail windows
+ * into aggregates (cp_rec_agg); the header's policy_* fields say how */
+#define CP_HDR_POLICY 0x0008u
 
 #define CP_HDR_STR 64
 
@@ -470,6 +548,12 @@ struct cp_log_header {
      * 0 in logs without */
     uint32_t sync_bytes;
     uint32_t reserved2;
+    /* version 4 with CP_HDR_POLICY: the capture policy (cp_policy_keeps);
+     * 0 in logs without */
+    uint32_t policy_first;
+    uint32_t policy_window;
+    uint32_t policy_every;
+    uint32_t policy_interval_ms;
 };
 
 /* ---- version 4: the ring and the stream -----------------------------------
@@ -572,6 +656,9 @@ enum cp_log4_op {
      * start before it; 0 before any); signatures and templates defined
      * before it are forgotten, the next of each is index 0.  No slot */
     CP_LOG4_SYNC = 0xc7,
+    /* varint n >= 1: n slots whose calls the capture policy folded into
+     * aggregates (CP_HDR_POLICY): no record, as never-written slots */
+    CP_LOG4_FOLD = 0xc8,
     /* 0xe0-0xfe: a record of template op - 0xe0; 0xff: of the template a
      * varint names.  Then a byte of the fields present, and a varint per
      * field present, in the table's order (cp_log4_fields_of) */
@@ -773,6 +860,7 @@ _Static_assert(sizeof(struct cp_rec_proxy) == CP_LOG_RECORD_SIZE, "proxy");
 _Static_assert(sizeof(struct cp_rec_step) == CP_LOG_RECORD_SIZE, "step");
 _Static_assert(sizeof(struct cp_rec_tag) == CP_LOG_RECORD_SIZE, "tag");
 _Static_assert(sizeof(struct cp_rec_phase) == CP_LOG_RECORD_SIZE, "phase");
+_Static_assert(sizeof(struct cp_rec_agg) == CP_LOG_RECORD_SIZE, "agg");
 _Static_assert(sizeof(struct cp_rec_link) == CP_LOG_RECORD_SIZE, "link");
 _Static_assert(sizeof(union cp_rec) == CP_LOG_RECORD_SIZE, "record");
 _Static_assert(offsetof(struct cp_log_header, source) == 432, "source");
