@@ -13,7 +13,7 @@ const char *const cp_config_known[] = {
     "COLLPROF_NODE", "COLLPROF_PRELOAD", "COLLPROF_STEP_DIR",
     "COLLPROF_ANALYZE", "COLLPROF_PROFILE", "COLLPROF_SYSFS_ROOT",
     "COLLPROF_HOST_CLOCK", "COLLPROF_PLUGIN_STEPS", "COLLPROF_LOG_FORMAT",
-    "COLLPROF_RING", NULL};
+    "COLLPROF_RING", "COLLPROF_DETAIL", NULL};
 
 static void problem(struct cp_config *cfg, const char *fmt, const char *a,
                     const char *b)
@@ -147,6 +147,19 @@ void cp_config_read(struct cp_config *cfg, const char *(*get)(const char *),
                          "to 1048576; using %s", v, "16384");
         else
             cfg->ring_slots = (unsigned)n;
+    }
+    /* the capture policy (docs/capture-policy.md): bounded by default,
+     * every call with "all" */
+    v = get("COLLPROF_DETAIL");
+    {
+        struct cp_error perr;
+        memset(&perr, 0, sizeof perr);
+        if (cp_policy_parse(v, &cfg->policy, &cfg->policy_on, &perr) < 0) {
+            problem(cfg, "COLLPROF_DETAIL: %.150s; using %s", perr.text,
+                    "the default policy");
+            (void)cp_policy_parse("default", &cfg->policy, &cfg->policy_on,
+                                  NULL);
+        }
     }
 
     if (gethostname(cfg->hostname, sizeof cfg->hostname) != 0)

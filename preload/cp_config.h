@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "collprof/cp_logfmt.h"
+#include "cp_policy.h"
 
 struct cp_config {
     char dir[2048];
@@ -27,6 +28,8 @@ struct cp_config {
     char job_id[32], step_id[32];
     unsigned log_format; /* 3 or 4 */
     unsigned ring_slots; /* 0: the writer's default */
+    int policy_on;       /* COLLPROF_DETAIL: a capture policy (not "all") */
+    struct cp_policy_cfg policy; /* its settings */
     char host_clock[16]; /* COLLPROF_HOST_CLOCK: "tsc", "realtime" or "" (auto) */
     char problem[256]; /* first problem found, "" if none */
 };

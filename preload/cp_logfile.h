@@ -13,6 +13,7 @@
 
 #include "collprof/cp_logfmt.h"
 #include "cp_logenc.h"
+#include "cp_policy.h"
 
 
 #define CP_LOG_CHUNK_SHIFT 14 /* 16384 slots = 1 MiB per chunk */
@@ -63,6 +64,8 @@ struct cp_log_ring {
     uint64_t block_first; /* its first slot */
     uint32_t block_slots;
     uint64_t empty_run;   /* never-written slots not yet encoded */
+    struct cp_policy *policy; /* the capture policy, NULL: every call */
+    uint64_t fold_first, fold_n; /* folded slots not yet in a block */
     uint64_t stream_off;  /* file offset of the next write */
     uint64_t next_sync;   /* the next sync point, from the stream's start */
     uint64_t last_flush_ns;
@@ -101,6 +104,8 @@ struct cp_log_ident {
                         <node>.<pid>.nccl.cplog */
     unsigned format;     /* 4: ring and stream; 3 (or 0): a slot per record */
     uint32_t ring_slots; /* format 4: cells (0: CP_LOG_RING_DEFAULT) */
+    const struct cp_policy_cfg *policy; /* format 4: the capture policy,
+                                           NULL: every call in detail */
     const char *node, *hostname, *job_id, *step_id, *timer_reason, *program;
 };
 

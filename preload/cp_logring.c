@@ -103,6 +103,25 @@ static void sync_if_due(struct cp_log *log, uint64_t slot)
     put_op(r, op, cp_logenc_sync(&r->enc, op), 0, slot);
 }
 
+/* The folded slots not yet in a block, as one op (before a kept record,
+ * and before a flush publishes the slots encoded). */
+static void put_fold(struct cp_log *log)
+{
+    struct cp_log_ring *r = log->ring;
+    unsigned char op[CP_LOGENC_MAX];
+
+    if (!r->fold_n)
+        return;
+    sync_if_due(log, r->fold_first);
+    while (r->fold_n) {
+        /* a block's slots are 32 bits */
+        uint64_t n = r->fold_n < (1u << 30) ? r->fold_n : (1u << 30);
+        put_op(r, op, cp_logenc_fold(n, op), (uint32_t)n, r->fold_first);
+        r->fold_first += n;
+        r->fold_n -= n;
+    }
+}
+
 /* Write the staged blocks after the stream; on success their slots'
  * cells may be reused.  Past RLIMIT_FSIZE is a full disk (no SIGXFSZ). */
 static int flush(struct cp_log *log)
@@ -111,6 +130,7 @@ static int flush(struct cp_log *log)
     struct rlimit lim;
     size_t done = 0;
 
+    put_fold(log);
     close_block(r);
     if (r->stage_fill == 0)
         goto published;
@@ -177,6 +197,14 @@ static uint64_t pass_locked(struct cp_log *log, int final)
         __builtin_prefetch(&r->cell[(s + 8) & r->mask]);
         __builtin_prefetch(&r->index[(s + 64) & r->mask]);
         memcpy(&rec, cell, sizeof rec);
+        if (r->policy && cp_policy_fold(r->policy, &rec)) {
+            if (!r->fold_n)
+                r->fold_first = s;
+            r->fold_n++;
+            s++;
+            continue;
+        }
+        put_fold(log);
         sync_if_due(log, s);
         n = cp_logenc_rec(&r->enc, &rec, s, op);
         put_op(r, op, n, 1, s);
@@ -202,6 +230,63 @@ static uint64_t pass(struct cp_log *log, int final)
 }
 
 /* ---- the log thread ------------------------------------------------------ */
+
+/* Close the policy's interval when it is over (always when final), and
+ * write its aggregates as records of their own: claimed as any writer
+ * claims a slot (the log thread does not hold enc_lock here), or, when
+ * final (the log closed: no slot is handed out any more), into the cells
+ * after the last slot, from *used on.  Aggregates that find no room are
+ * counted as lost. */
+static void put_aggregates(struct cp_log *log, int final, uint64_t *used)
+{
+    struct cp_log_ring *r = log->ring;
+    struct cp_rec_agg a[16];
+    unsigned n, i;
+
+    if (!r->policy)
+        return;
+    do {
+        pthread_mutex_lock(&r->enc_lock);
+        cp_policy_tick(r->policy, cp_clock_ns(CLOCK_REALTIME), final);
+        for (n = 0; n < 16 && cp_policy_take(r->policy, &a[n]); n++)
+            ;
+        pthread_mutex_unlock(&r->enc_lock);
+        for (i = 0; i < n; i++) {
+            union cp_rec *rec = NULL;
+            if (!final) {
+                /* as cp_log_slot (cp_logwrite.h) claims for a writer */
+                uint64_t at = __atomic_fetch_add(&log->next_slot, 1,
+                                                 __ATOMIC_RELAXED);
+                rec = at - __atomic_load_n(&r->released, __ATOMIC_ACQUIRE) <
+                              (r->mask + 1) / 2
+                          ? cp_log_ring_claim(r, at)
+                          : cp_log_ring_slow(log, at);
+            }
+            else if (*used - __atomic_load_n(&r->released, __ATOMIC_ACQUIRE) <=
+                     r->mask)
+                rec = cp_log_ring_claim(r, (*used)++);
+            if (!rec && final) {
+                r->policy->lost += n - i; /* the ring full at close */
+                return;
+            }
+            if (!rec) {
+                /* the log closing meanwhile (its close writes them), or
+                 * no room: kept for the next try, the newest last */
+                pthread_mutex_lock(&r->enc_lock);
+                while (n > i)
+                    cp_policy_untake(r->policy, &a[--n]);
+                pthread_mutex_unlock(&r->enc_lock);
+                return;
+            }
+            if (final) /* the encoder's end (pass_locked) */
+                __atomic_store_n(&log->next_slot, CP_LOG_CLOSED_BIAS + *used,
+                                 __ATOMIC_RELEASE);
+            memcpy((unsigned char *)rec + 1, (unsigned char *)&a[i] + 1,
+                   sizeof a[i] - 1);
+            __atomic_store_n(&rec->kind, CP_REC_AGG, __ATOMIC_RELEASE);
+        }
+    } while (n == 16);
+}
 
 /* The nap after a pass that encoded n slots, dt ns after the one before. */
 static uint64_t nap_ns(const struct cp_log_ring *r, uint64_t n, uint64_t dt)
@@ -237,6 +322,8 @@ static void *ring_loop(void *arg)
         uint64_t nap = nap_ns(r, n, now - before);
         int closing;
         before = now;
+        if (r->policy && (r->policy->nsig || r->policy->npending))
+            put_aggregates(log, 0, NULL);
         if (n && nap < IDLE_NS) {
             /* calls are coming: a nap, no one need wake it */
             struct timespec t = {0, (long)nap};
@@ -315,7 +402,8 @@ union cp_rec *cp_log_ring_slow(struct cp_log *log, uint64_t s)
 /* ---- open and close ------------------------------------------------------ */
 
 int cp_log_ring_open(struct cp_log *log, uint32_t ring_slots,
-                     uint32_t dict_slots, struct cp_error *err)
+                     uint32_t dict_slots, const struct cp_policy_cfg *policy,
+                     struct cp_error *err)
 {
     struct cp_log_ring *r = calloc(1, sizeof *r);
     struct cp_log_header *h = log->hdr;
@@ -370,6 +458,18 @@ int cp_log_ring_open(struct cp_log *log, uint32_t ring_slots,
     h->sync_bytes = CP_LOG4_SYNC_DEFAULT;
     h->flags |= CP_HDR_SYNC;
     r->next_sync = h->sync_bytes;
+    if (policy && (r->policy = malloc(sizeof *r->policy)) != NULL &&
+        cp_policy_init(r->policy, policy) < 0) {
+        free(r->policy);
+        r->policy = NULL; /* out of memory: every call in detail */
+    }
+    if (r->policy) {
+        h->flags |= CP_HDR_POLICY;
+        h->policy_first = policy->first;
+        h->policy_window = policy->window;
+        h->policy_every = policy->every;
+        h->policy_interval_ms = policy->interval_ms;
+    }
     h->chunk_records = 0;
     h->version = CP_LOG_VERSION;
     log->ring = r;
@@ -391,12 +491,17 @@ int cp_log_ring_start(struct cp_log *log)
     return 0;
 }
 
-void cp_log_ring_close(struct cp_log *log, uint64_t used)
+uint64_t cp_log_ring_close(struct cp_log *log, uint64_t used)
 {
     struct cp_log_ring *r = log->ring;
 
     while (pass(log, 1) > 0)
         ; /* a stage at a time */
+    if (r->policy) {
+        put_aggregates(log, 1, &used);
+        while (pass(log, 1) > 0)
+            ;
+    }
     if (r->encoded == used && used > 0 && r->stage_fill == 0) {
         /* everything is in the stream: the ring's blocks back to the
          * file system (it reads as zeros, which no slot's index is) */
@@ -404,4 +509,5 @@ void cp_log_ring_close(struct cp_log *log, uint64_t used)
                         (off_t)log->hdr->ring_offset, (off_t)r->map_len);
     }
     (void)ftruncate(log->fd, (off_t)r->stream_off);
+    return used;
 }

@@ -20,13 +20,16 @@
  * power of two, else the default) after it, the stream after the ring,
  * the header's version-4 fields.  0, or -1 with err filled. */
 int cp_log_ring_open(struct cp_log *log, uint32_t ring_slots,
-                     uint32_t dict_slots, struct cp_error *err);
+                     uint32_t dict_slots, const struct cp_policy_cfg *policy,
+                     struct cp_error *err);
 /* The log thread; -1 when it cannot be made (writers then encode). */
 int cp_log_ring_start(struct cp_log *log);
-/* After the log thread stopped: encode and write every finished slot,
- * give the ring's blocks back when nothing is left in it, cut the file
- * at the stream's end.  used: the slots handed out. */
-void cp_log_ring_close(struct cp_log *log, uint64_t used);
+/* After the log thread stopped: encode and write every finished slot
+ * (and, under a capture policy, the last interval's aggregates after
+ * them), give the ring's blocks back when nothing is left in it, cut the
+ * file at the stream's end.  used: the slots handed out; returns the
+ * slots the log holds (used and the aggregates). */
+uint64_t cp_log_ring_close(struct cp_log *log, uint64_t used);
 
 /* Format 4, out of line: the cell of slot s when the ring is half full or
  * more (wakes the log thread, or waits for room).  NULL when there is

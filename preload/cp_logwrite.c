@@ -342,7 +342,7 @@ int cp_log_open(struct cp_log *log, const char *dir,
     log->hdr = hdr;
     if (id->format == 4) {
         if (cp_log_ring_open(log, id->ring_slots, CP_LOGENC_DICT_DEFAULT,
-                             err) < 0)
+                             id->policy, err) < 0)
             goto out;
         hdr = MAP_FAILED;
         (void)cp_log_ring_start(log);
@@ -429,7 +429,7 @@ void cp_log_close(struct cp_log *log, uint32_t extra_flags,
         pthread_join(log->preparer, NULL);
     log->have_preparer = 0;
     if (log->ring) {
-        cp_log_ring_close(log, used);
+        used = cp_log_ring_close(log, used);
         log->hdr->slots_used = used;
         log->hdr->records_dropped = records_dropped;
         log->hdr->end_realtime_ns = cp_clock_ns(CLOCK_REALTIME);

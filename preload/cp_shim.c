@@ -283,6 +283,7 @@ static void init_shim(void)
     id.program = program_invocation_short_name;
     id.format = settings.log_format;
     id.ring_slots = settings.ring_slots;
+    id.policy = settings.policy_on ? &settings.policy : NULL;
     if (cp_log_open(&the_log, settings.dir, &id, &err) < 0) {
         cp_timer_stop(); /* nothing to time for */
         warn_once(err.text, "profiling is off for this process");

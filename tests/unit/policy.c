@@ -1,0 +1,307 @@
+/* policy.c - the capture policy (preload/cp_policy.c): its settings, which
+ * calls it keeps, the aggregates of the others (counts, sequence ranges,
+ * durations and their quantiles, intervals, groups), and a log written
+ * through the ring with a policy read back by the analyzer's reader. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../tap.h"
+#include "cp_logread.h"
+#include "cp_logwrite.h"
+#include "cp_policy.h"
+
+static union cp_rec call(uint64_t comm, uint32_t seq, uint64_t start,
+                         uint64_t dur, uint64_t count, uint32_t group)
+{
+    union cp_rec r;
+
+    memset(&r, 0, sizeof r);
+    r.call.kind = CP_REC_CALL;
+    r.call.op = CP_OP_AllReduce;
+    r.call.dtype = 7;
+    r.call.redop = 0;
+    r.call.timer = CP_TIMER_HOST;
+    r.call.comm_id = comm;
+    r.call.count = count;
+    r.call.seq = seq;
+    r.call.peer = -1;
+    r.call.nranks = 4;
+    r.call.group = group;
+    r.call.flags = group ? CP_CALL_IN_GROUP : 0;
+    r.call.start_ns = start;
+    r.call.end_ns = start + dur;
+    return r;
+}
+
+static void parse_tests(void)
+{
+    struct cp_policy_cfg c;
+    struct cp_error err;
+    int on;
+
+    ok(cp_policy_parse(NULL, &c, &on, &err) == 0 && on &&
+           c.first == CP_POLICY_FIRST_DEFAULT &&
+           c.window == CP_POLICY_WINDOW_DEFAULT &&
+           c.every == CP_POLICY_EVERY_DEFAULT &&
+           c.interval_ms == CP_POLICY_INTERVAL_MS_DEFAULT,
+       "unset: the default policy, on");
+    ok(cp_policy_parse("all", &c, &on, &err) == 0 && !on, "all: off");
+    ok(cp_policy_parse("first=10,window=5,every=50,interval=250ms", &c, &on,
+                       &err) == 0 &&
+           on && c.first == 10 && c.window == 5 && c.every == 50 &&
+           c.interval_ms == 250,
+       "every key");
+    ok(cp_policy_parse("interval=2m", &c, &on, &err) == 0 &&
+           c.interval_ms == 120000 && c.first == CP_POLICY_FIRST_DEFAULT,
+       "minutes; the other keys keep their defaults");
+    ok(cp_policy_parse("interval=30", &c, &on, &err) == 0 &&
+           c.interval_ms == 30000,
+       "a bare number of seconds");
+    memset(&err, 0, sizeof err);
+    ok(cp_policy_parse("first=10,bogus=3", &c, &on, &err) < 0 &&
+           strstr(err.text, "bogus") != NULL,
+       "an unknown key is named: %s", err.text);
+    ok(cp_policy_parse("window=9,every=8", &c, &on, &err) < 0 &&
+           strstr(err.text, "window=9") != NULL,
+       "windows longer than their period: %s", err.text);
+    ok(cp_policy_parse("interval=0s", &c, &on, &err) < 0 &&
+           strstr(err.text, "interval") != NULL,
+       "an interval of 0: %s", err.text);
+    ok(cp_policy_parse("first=12x", &c, &on, &err) < 0 &&
+           strstr(err.text, "first") != NULL,
+       "not a number: %s", err.text);
+    ok(cp_policy_parse("interval=5d", &c, &on, &err) < 0, "unknown unit");
+}
+
+static void q16_tests(void)
+{
+    uint64_t v[] = {0, 1, 1023, 1024, 2047, 2048, 123456789,
+                    (uint64_t)1 << 40, UINT64_MAX / 2};
+    size_t i;
+    int good = 1;
+
+    for (i = 0; i < sizeof v / sizeof v[0]; i++) {
+        uint64_t d = cp_q16_decode(cp_q16_encode(v[i]));
+        if (d > v[i] || (double)(v[i] - d) > (double)v[i] / 1024.0) {
+            diag("q16 %llu -> %llu", (unsigned long long)v[i],
+                 (unsigned long long)d);
+            good = 0;
+        }
+    }
+    ok(good, "q16: rounded down, within 1/1024");
+    ok(cp_q16_decode(cp_q16_encode(UINT64_MAX)) > ((uint64_t)1 << 62),
+       "q16: saturates, no overflow");
+}
+
+static void fold_tests(void)
+{
+    struct cp_policy_cfg c = {4, 2, 10, 1000};
+    struct cp_policy p;
+    struct cp_rec_agg a, b;
+    uint64_t t0 = 5000000000000ull; /* an interval boundary (1 s) */
+    uint32_t seq;
+    unsigned kept = 0, folded = 0;
+    union cp_rec r;
+
+    ok(cp_policy_init(&p, &c) == 0, "init");
+    /* seq 0..29 of one signature, 1 us apart, durations 100..129 us, in
+     * interval t0 */
+    for (seq = 0; seq < 30; seq++) {
+        r = call(7, seq, t0 + seq * 1000, 100000 + seq * 1000, 256, 0);
+        if (cp_policy_fold(&p, &r))
+            folded++;
+        else
+            kept++;
+    }
+    /* kept: 0-3 (first), 10, 11, 20, 21 (windows of 2 every 10) */
+    is_int(kept, 8, "kept: the first 4 and windows of 2 every 10");
+    is_int(folded, 22, "folded: the rest");
+    ok(!cp_policy_take(&p, &a), "nothing closed while the interval runs");
+    cp_policy_tick(&p, t0 + 500000000ull, 0);
+    ok(!cp_policy_take(&p, &a), "not before its end");
+    cp_policy_tick(&p, t0 + 1000000000ull, 0);
+    ok(cp_policy_take(&p, &a) == 1, "closed at its end");
+    ok(a.kind == CP_REC_AGG && a.comm_id == 7 && a.count == 256 &&
+           a.op == CP_OP_AllReduce && a.peer == -1,
+       "the signature");
+    is_int(a.calls, 22, "calls");
+    is_int(a.seq_first, 4, "seq_first");
+    is_int(a.seq_last, 29, "seq_last");
+    is_int((long long)a.first_ns, (long long)(t0 + 4000), "first_ns");
+    is_int(a.interval_ms, 1000, "interval_ms");
+    {
+        /* durations: 104..109, 112..119, 122..129 us */
+        uint64_t sum = 0, s;
+        for (s = 4; s < 30; s++)
+            if (!cp_policy_keeps(4, 2, 10, (uint32_t)s))
+                sum += 100000 + s * 1000;
+        is_int((long long)a.sum_ns, (long long)sum, "sum_ns");
+    }
+    ok(cp_q16_decode(a.dur_q[0]) <= 104000 &&
+           cp_q16_decode(a.dur_q[0]) >= 104000 - 104000 / 1024,
+       "min (q16): %llu", (unsigned long long)cp_q16_decode(a.dur_q[0]));
+    ok(cp_q16_decode(a.dur_q[3]) <= 129000 &&
+           cp_q16_decode(a.dur_q[3]) > 128800,
+       "max (q16): %llu", (unsigned long long)cp_q16_decode(a.dur_q[3]));
+    {
+        double med = (double)cp_q16_decode(a.dur_q[1]);
+        double p99 = (double)cp_q16_decode(a.dur_q[2]);
+        /* the true median of the 22: 118.5 us; within 1/16 */
+        ok(med > 118500 * (1 - 1.0 / 16) && med < 118500 * (1 + 1.0 / 16),
+           "median within 1/16: %.0f", med);
+        ok(p99 > 129000 * (1 - 1.0 / 16) && p99 <= 129000,
+           "p99 within 1/16, at most the max: %.0f", p99);
+    }
+    ok(!cp_policy_take(&p, &b), "one aggregate");
+
+    /* a second interval: closed when a call of a later one comes */
+    r = call(7, 35, t0 + 1500000000ull, 50000, 256, 0);
+    ok(cp_policy_fold(&p, &r) == 1, "folded into the next interval");
+    r = call(8, 36, t0 + 1600000000ull, 60000, 512, 0);
+    ok(cp_policy_fold(&p, &r) == 1, "another signature");
+    r = call(7, 37, t0 + 2100000000ull, 70000, 256, 0);
+    ok(cp_policy_fold(&p, &r) == 1, "a third interval");
+    ok(cp_policy_take(&p, &a) && cp_policy_take(&p, &b) &&
+           a.calls == 1 && b.calls == 1 && a.comm_id == 7 &&
+           b.comm_id == 8 && !cp_policy_take(&p, &b),
+       "the second interval's two signatures, closed by the third's call");
+    cp_policy_tick(&p, 0, 1);
+    ok(cp_policy_take(&p, &a) && a.seq_first == 37 && a.calls == 1,
+       "final: the open interval closed");
+
+    /* kept whatever the seq: in flight, failed, a GPU timer, flags */
+    r = call(7, 45, t0 + 3000000000ull, 1000, 256, 0);
+    r.call.end_ns = 0;
+    ok(!cp_policy_fold(&p, &r), "in flight: kept");
+    r = call(7, 46, t0 + 3000000000ull, 1000, 256, 0);
+    r.call.result = 2;
+    ok(!cp_policy_fold(&p, &r), "failed: kept");
+    r = call(7, 47, t0 + 3000000000ull, 1000, 256, 0);
+    r.call.timer = CP_TIMER_CUPTI;
+    ok(!cp_policy_fold(&p, &r), "a device timer: kept");
+    r = call(7, 48, t0 + 3000000000ull, 1000, 256, 0);
+    r.call.flags = CP_CALL_CAPTURED;
+    ok(!cp_policy_fold(&p, &r), "captured into a graph: kept");
+
+    /* a group: its calls take the group's interval; the group's record
+     * is folded when every call of it was */
+    {
+        union cp_rec g;
+        uint64_t gs = t0 + 4000000000ull;
+        r = call(9, 55, gs + 10, 5, 64, 3);
+        ok(cp_policy_fold(&p, &r) == 1, "a call in a group: folded");
+        r = call(9, 56, gs + 20, 5, 64, 3);
+        ok(cp_policy_fold(&p, &r) == 1, "its second");
+        memset(&g, 0, sizeof g);
+        g.group.kind = CP_REC_GROUP;
+        g.group.group = 3;
+        g.group.ncalls = 2;
+        g.group.start_ns = gs;
+        g.group.end_ns = gs + 300000;
+        ok(cp_policy_fold(&p, &g) == 1, "the group's record: folded too");
+        cp_policy_tick(&p, 0, 1);
+        ok(cp_policy_take(&p, &a) && (a.op & 0x80) && a.calls == 2 &&
+               a.sum_ns == 600000 && a.seq_first == 55 && a.seq_last == 56,
+           "grouped: op bit 7, durations the group's (sum %llu)",
+           (unsigned long long)a.sum_ns);
+        r = call(9, 60, gs + 400000, 5, 64, 4); /* 60 % 10 < 2: kept */
+        ok(!cp_policy_fold(&p, &r), "a kept call in a group");
+        r = call(9, 65, gs + 400010, 5, 64, 4);
+        ok(cp_policy_fold(&p, &r) == 1, "and a folded one");
+        g.group.group = 4;
+        ok(!cp_policy_fold(&p, &g), "the group's record kept");
+    }
+    cp_policy_free(&p);
+}
+
+/* A log written through the ring with a policy: the reader gives back
+ * the kept calls and the aggregates, in slot order, the folded slots as
+ * never-written ones. */
+static void ring_tests(void)
+{
+    char dir[] = "/tmp/cp-policy-XXXXXX";
+    struct cp_log log;
+    struct cp_log_ident id;
+    struct cp_policy_cfg c = {3, 1, 5, 100};
+    struct cp_error err;
+    struct cp_logfile *lf;
+    union cp_rec r;
+    uint64_t slot, kept = 0, aggs = 0, agg_calls = 0, t0;
+    int i;
+
+    if (!mkdtemp(dir)) {
+        ok(0, "mkdtemp");
+        return;
+    }
+    memset(&id, 0, sizeof id);
+    id.global_rank = 0;
+    id.world_size = 1;
+    id.timer = CP_TIMER_HOST;
+    id.format = 4;
+    id.ring_slots = 64;
+    id.node = id.hostname = "n1";
+    id.job_id = id.step_id = id.timer_reason = id.program = "";
+    id.policy = &c;
+    ok(cp_log_open(&log, dir, &id, &err) == 0, "log open: %s", err.text);
+    t0 = (uint64_t)time(NULL) * 1000000000ull;
+    for (i = 0; i < 2000; i++) {
+        union cp_rec *w = cp_log_slot(&log, &slot);
+        if (!w)
+            break;
+        r = call(5, (uint32_t)i, t0 + (uint64_t)i * 100000, 20000, 32, 0);
+        memcpy((unsigned char *)w + 1, (unsigned char *)&r + 1, sizeof r - 1);
+        cp_log_commit(w, CP_REC_CALL);
+    }
+    ok(i == 2000, "2000 calls written through a ring of 64");
+    cp_log_close(&log, 0, 0);
+    diag("policy: kept %llu folded %llu aggregates %llu lost %llu",
+         (unsigned long long)log.ring->policy->kept,
+         (unsigned long long)log.ring->policy->folded,
+         (unsigned long long)log.ring->policy->aggregates,
+         (unsigned long long)log.ring->policy->lost);
+    {
+        char path[512];
+        snprintf(path, sizeof path, "%s/n1.%d.cplog", dir, (int)getpid());
+        lf = cp_logfile_open(path, &err);
+        ok(lf != NULL, "read back: %s", lf ? "" : err.text);
+        if (!lf)
+            return;
+        ok(cp_logfile_header(lf)->flags & CP_HDR_POLICY,
+           "the header says so");
+        while (cp_logfile_next(lf, &r, &slot) > 0) {
+            if (r.kind == CP_REC_CALL) {
+                kept++;
+                if (!cp_policy_keeps(3, 1, 5, r.call.seq))
+                    diag("seq %u kept", r.call.seq);
+            } else if (r.kind == CP_REC_AGG) {
+                aggs++;
+                agg_calls += r.agg.calls;
+            }
+        }
+        cp_logfile_close(lf);
+    }
+    /* kept: 0, 1, 2, then seq % 5 == 0 from 5 on: 3 + 399 */
+    is_int((long long)kept, 402, "the kept calls");
+    is_int((long long)agg_calls, 2000 - 402, "every other call in an aggregate");
+    ok(aggs >= 2000 * 100000 / 100000000 && aggs <= 2000 * 100000 / 100000000 + 2,
+       "an aggregate per 100 ms interval (%llu)", (unsigned long long)aggs);
+    {
+        char cmd[600];
+        snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+        (void)system(cmd);
+    }
+}
+
+int main(void)
+{
+    parse_tests();
+    q16_tests();
+    fold_tests();
+    ring_tests();
+    return done_testing();
+}
