@@ -68,6 +68,8 @@ int main(int argc, char **argv)
         setenv("LD_PRELOAD", shim, 1);
         setenv("COLLPROF_DIR", dir, 1);
         setenv("CP_LONG_CHILD", "1", 1);
+        /* every call (the capture policy would fold most of them) */
+        setenv("COLLPROF_DETAIL", "all", 1);
         execv("/proc/self/exe", argv);
         return 1;
     }
