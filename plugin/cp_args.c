@@ -52,6 +52,7 @@ enum site_kind {
                      owner's, into an unsigned */
     SITE_CAPTURE, /* shim|plugin|both into an int (CP_CAPTURE_* bits) */
     SITE_ON_HANG, /* none|cancel|requeue into an int (CP_ON_HANG_*) */
+    SITE_DETAIL,  /* a capture policy's text into a char[CP_ARGS_DETAIL_MAX] */
 };
 
 /* One row per plugstack.conf key: where it goes, what it takes (the help
@@ -121,9 +122,30 @@ static const struct site_key {
      "none|cancel|requeue", "none", 0, NULL},
     {"metrics_dir", SITE_PATH, offsetof(struct cp_site, metrics_dir), NULL, 1,
      "DIR", NULL, 0, NULL},
+    {"detail", SITE_DETAIL, offsetof(struct cp_site, detail), NULL, 1,
+     "all|default|KEY=VALUE:...", "default", 0, NULL},
 };
 
 #define NSITE_KEYS (sizeof site_keys / sizeof site_keys[0])
+
+/* A capture policy's text (docs/capture-policy.md): its words and
+ * numbers only; the shim reads its meaning (and warns on a bad one). */
+static int check_detail(const char *what, const char *v, struct cp_error *err)
+{
+    size_t i, n = strlen(v);
+
+    if (n >= CP_ARGS_DETAIL_MAX)
+        return cp_errorf(err, "%s is longer than %d characters", what,
+                         CP_ARGS_DETAIL_MAX - 1);
+    for (i = 0; i < n; i++)
+        if (!((v[i] >= 'a' && v[i] <= 'z') || (v[i] >= '0' && v[i] <= '9') ||
+              v[i] == '=' || v[i] == ':' || v[i] == ','))
+            return cp_errorf(err, "%s takes all, default or KEY=VALUE "
+                                  "separated by ':' (keys: first, window, "
+                                  "every, interval), not '%s'",
+                             what, v);
+    return 0;
+}
 
 static int set_site_key(struct cp_site *site, const struct site_key *k,
                         const char *v, struct cp_error *err)
@@ -197,6 +219,12 @@ static int set_site_key(struct cp_site *site, const struct site_key *k,
             }
         return cp_errorf(err, "%s takes none, cancel or requeue, not '%s'",
                          what, v);
+    case SITE_DETAIL:
+        if (check_detail(what, v, err) < 0)
+            return -1;
+        snprintf(field, CP_ARGS_DETAIL_MAX, "%s",
+                 strcmp(v, "default") == 0 ? "" : v);
+        return 0;
     case SITE_MODE:
         /* the owner's rwx always; the group may read and enter, others
          * nothing: a step directory is never writable by anyone else */
@@ -339,6 +367,15 @@ static int set_timer(struct cp_request *r, const char *v, struct cp_error *err)
                      v);
 }
 
+static int set_detail(struct cp_request *r, const char *v,
+                      struct cp_error *err)
+{
+    if (check_detail("detail=", v, err) < 0)
+        return -1;
+    snprintf(r->detail, sizeof r->detail, "%s", v);
+    return 0;
+}
+
 static int set_analyze(struct cp_request *r, const char *v,
                        struct cp_error *err)
 {
@@ -386,6 +423,7 @@ static const struct request_key {
     {"analyze", VALUE_NEEDED, set_analyze, "=yes|no"},
     {"probe", VALUE_NONE, set_probe, ""},
     {"watch", VALUE_OPTIONAL, set_watch, "[=yes|no]"},
+    {"detail", VALUE_NEEDED, set_detail, "=all|default|KEY=VALUE:..."},
 };
 
 #define NREQUEST_KEYS (sizeof request_keys / sizeof request_keys[0])

@@ -19,6 +19,7 @@
 #define CP_ARGS_PATH_MAX 1024 /* any path from either side, NUL included */
 #define CP_ARGS_LIST_MAX 4096 /* the whole --collprof=LIST */
 #define CP_ARGS_TIMER_MAX 8
+#define CP_ARGS_DETAIL_MAX 128
 
 /* Tri-state for settings a request may leave to the site. */
 enum { CP_UNSET = -1, CP_NO = 0, CP_YES = 1 };
@@ -59,6 +60,9 @@ struct cp_site {
     /* node_exporter's textfile-collector directory: each node's watcher
      * writes DIR/collprof-JOB.STEP-NODE.prom, "" = none */
     char metrics_dir[CP_ARGS_PATH_MAX];
+    /* the capture policy (docs/capture-policy.md): COLLPROF_DETAIL for
+     * the tasks, "" = the shim's default */
+    char detail[CP_ARGS_DETAIL_MAX];
 };
 
 /* cp_site.on_hang: what the lead watcher does once it has named a hang. */
@@ -81,6 +85,7 @@ struct cp_request {
     int analyze; /* CP_UNSET = the site's */
     int probe;
     int watch;   /* CP_UNSET = the site's watch= */
+    char detail[CP_ARGS_DETAIL_MAX]; /* "" = the site's detail= */
 };
 
 /* Defaults: preload = LIBDIR/libcollprof.so, nccl_profiler =

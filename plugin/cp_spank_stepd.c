@@ -329,6 +329,15 @@ int cp_stepd_task_init(spank_t sp, int ac, char **av)
         (cp_plugin.request.timer[0] &&
          set(sp, "COLLPROF_TIMER", cp_plugin.request.timer) < 0))
         return 0;
+    {
+        /* the capture policy: the user's, else the site's, else the
+         * shim's default */
+        const char *detail = cp_plugin.request.detail[0]
+                                 ? cp_plugin.request.detail
+                                 : cp_plugin.site.detail;
+        if (detail[0] && set(sp, "COLLPROF_DETAIL", detail) < 0)
+            return 0;
+    }
     spank_unsetenv(sp, "COLLPROF_DISABLE");
     if (cp_plugin.site.capture & CP_CAPTURE_PLUGIN)
         set_nccl_profiler(sp);

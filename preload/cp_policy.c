@@ -94,8 +94,8 @@ int cp_policy_parse(const char *spec, struct cp_policy_cfg *cfg, int *on,
     if (!strcmp(p, "") || !strcmp(p, "default"))
         return 0;
     while (*p) {
-        const char *end = strchr(p, ','), *eq;
-        size_t len = end ? (size_t)(end - p) : strlen(p), klen;
+        size_t len = strcspn(p, ",:"), klen;
+        const char *eq;
         int rc;
         eq = memchr(p, '=', len);
         if (!eq)
@@ -120,7 +120,7 @@ int cp_policy_parse(const char *spec, struct cp_policy_cfg *cfg, int *on,
         if (rc < 0)
             return -1;
         p += len;
-        if (*p == ',')
+        if (*p == ',' || *p == ':')
             p++;
     }
     if (cfg->every && cfg->window > cfg->every)

@@ -40,9 +40,9 @@ struct cp_policy_cfg {
 
 /* Parse COLLPROF_DETAIL / the plugstack's detail=: "all" (no policy:
  * every call, *on = 0), "" or "default" (the defaults), or a
- * comma-separated list of first=N, window=N, every=N (instances of a
- * communicator), interval=DURATION (ms, s, m or h; a bare number is
- * seconds).  Keys not named keep their defaults.  0, or -1 with err
+ * list, separated by commas or colons, of first=N, window=N, every=N
+ * (instances of a communicator), interval=DURATION (ms, s, m or h; a
+ * bare number is seconds).  Keys not named keep their defaults.  0, or -1 with err
  * naming the key. */
 int cp_policy_parse(const char *spec, struct cp_policy_cfg *cfg, int *on,
                     struct cp_error *err);

@@ -56,6 +56,9 @@ static void parse_tests(void)
            on && c.first == 10 && c.window == 5 && c.every == 50 &&
            c.interval_ms == 250,
        "every key");
+    ok(cp_policy_parse("first=7:interval=3s", &c, &on, &err) == 0 &&
+           c.first == 7 && c.interval_ms == 3000,
+       "colons separate too (srun's list is comma-separated)");
     ok(cp_policy_parse("interval=2m", &c, &on, &err) == 0 &&
            c.interval_ms == 120000 && c.first == CP_POLICY_FIRST_DEFAULT,
        "minutes; the other keys keep their defaults");
