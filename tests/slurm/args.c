@@ -223,6 +223,33 @@ static void test_site_watch(void)
        "the key list has them (%s)", cp_site_keys());
 }
 
+/* the capture policy (docs/capture-policy.md): passed to the shim as
+ * COLLPROF_DETAIL, its text checked here, its meaning by the shim */
+static void test_detail(void)
+{
+    struct cp_site s;
+    struct cp_request r;
+
+    is_int(site(&s, NULL, NULL), 0, "detail: defaults");
+    is_str(s.detail, "", "detail=default: nothing set (the shim's default)");
+    is_int(site(&s, "detail=all", NULL), 0, "detail=all");
+    is_str(s.detail, "all", "... set");
+    is_int(site(&s, "detail=first=1000:interval=10s", NULL), 0,
+           "detail with keys");
+    is_str(s.detail, "first=1000:interval=10s", "... set");
+    is_int(site(&s, "detail=first=1;rm -rf", NULL), -1,
+           "detail with a shell character refused");
+    ok(strstr(err.text, "detail=") != NULL, "... naming detail= (%s)",
+       err.text);
+    is_int(req(&r, "on,detail=window=8:every=64"), 0,
+           "--collprof=detail=... (colons inside the comma list)");
+    is_str(r.detail, "window=8:every=64", "... set");
+    is_int(req(&r, "detail=ALL"), -1, "upper case refused");
+    ok(strstr(cp_site_keys(), "detail=") != NULL &&
+           strstr(cp_request_keys(), "detail=") != NULL,
+       "both key lists name detail=");
+}
+
 static void test_request(void)
 {
     struct cp_request r;
@@ -494,6 +521,7 @@ int main(void)
 {
     test_site();
     test_site_watch();
+    test_detail();
     test_request();
     test_fallback();
     test_expand();
