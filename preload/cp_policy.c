@@ -215,7 +215,7 @@ static void close_interval(struct cp_policy *p)
         p->npending++;
         memset(a, 0, sizeof *a);
         a->kind = CP_REC_AGG;
-        a->op = (uint8_t)(s->op | (s->grouped ? 0x80u : 0));
+        a->op = (uint8_t)(s->op | (s->grouped ? CP_AGG_GROUPED : 0));
         a->dtype = s->dtype;
         a->redop = s->redop;
         a->peer = s->peer;

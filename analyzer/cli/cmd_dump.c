@@ -226,12 +226,15 @@ static void print_other(const struct cp_log_header *h, const char *node,
                (double)(r->gpu.end_ns - r->gpu.start_ns) / 1e3);
         break;
     case CP_REC_AGG:
-        printf("rank %d node %s aggregate comm %016" PRIx64 " %s count %"
+        printf("rank %d node %s aggregate comm %016" PRIx64 " %s%s count %"
                PRIu64 " peer %d calls %u seq %u..%u interval %u ms first %"
                PRIu64 " dur min %.3f us median %.3f us p99 %.3f us max %.3f "
                "us sum %.3f us\n",
                h->global_rank, node, r->agg.comm_id,
-               cp_op_name(r->agg.op) ? cp_op_name(r->agg.op) : "unknown",
+               cp_op_name(r->agg.op & ~CP_AGG_GROUPED)
+                   ? cp_op_name(r->agg.op & ~CP_AGG_GROUPED)
+                   : "unknown",
+               r->agg.op & CP_AGG_GROUPED ? " grouped" : "",
                r->agg.count, r->agg.peer, r->agg.calls, r->agg.seq_first,
                r->agg.seq_last, r->agg.interval_ms, r->agg.first_ns,
                (double)cp_q16_decode(r->agg.dur_q[0]) / 1e3,

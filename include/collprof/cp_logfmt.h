@@ -446,9 +446,11 @@ static inline uint64_t cp_q16_decode(uint16_t c)
  * the arrival skew between ranks follows from joining the same
  * signature's aggregates of every rank (docs/capture-policy.md).
  * 64 bytes. */
+#define CP_AGG_GROUPED 0x80u /* cp_rec_agg.op: calls inside a group, their
+                                durations their group's interval */
 struct cp_rec_agg {
     uint8_t kind;       /* CP_REC_AGG */
-    uint8_t op;         /* enum cp_op */
+    uint8_t op;         /* enum cp_op, | CP_AGG_GROUPED */
     uint8_t dtype;
     uint8_t redop;
     int32_t peer;       /* as the calls' */

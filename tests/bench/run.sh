@@ -10,6 +10,9 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 
 shim=$b/preload/.libs/libcollprof.so
 null=$b/tests/bench/lib/libnccl.so.2
+# format 4's figures keep every call; the capture policy (on by default,
+# docs/capture-policy.md) has its own line below
+export COLLPROF_DETAIL=all
 echo "== shim: added cost per call over an NCCL that returns at once (load: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs)"
 # The log thread's cost per record is mostly the kernel's cost of a new
 # page-cache page (64 records a page).  On a virtual machine, a guest page
@@ -99,6 +102,26 @@ calls=$("$b/analyzer/collprof" dump --summary "$f" | sed -n 's/.*: \([0-9]*\) ca
 size=$(stat -c %s "$f")
 alloc=$(( $(stat -c %b "$f") * $(stat -c %B "$f") ))
 echo "log: $calls calls in $size bytes (format 4; $alloc allocated on disk, the ring given back at exit) = $(awk -v s="$size" -v c="$calls" 'BEGIN { printf "%.2f", s / c }') bytes per call, header and ring included (target <= 8)"
+# The capture policy (docs/capture-policy.md): the same 6M-call loop with
+# the default policy against every call (COLLPROF_DETAIL=all), alternating,
+# 3 runs each; its log's bytes per call (the first 65,536 calls and a
+# window of 4,096 every 1,048,576 kept, the rest in aggregates).
+: >"$tmp/pol.all" && : >"$tmp/pol.def"
+for i in 1 2 3; do
+    [ "$warm_mib" -gt 0 ] && "$b/tests/bench/page_warm" "$tmp/warm" 512 >/dev/null
+    COLLPROF_DIR=$tmp/pol-all LD_PRELOAD=$shim "$loop" 6000000 >>"$tmp/pol.all"
+    rm -rf "$tmp/pol-all"
+    [ "$warm_mib" -gt 0 ] && "$b/tests/bench/page_warm" "$tmp/warm" 512 >/dev/null
+    rm -rf "$tmp/pol-def"
+    COLLPROF_DETAIL=default COLLPROF_DIR=$tmp/pol-def LD_PRELOAD=$shim \
+        "$loop" 6000000 >>"$tmp/pol.def"
+done
+pf=$(ls "$tmp"/pol-def/*.cplog | head -n 1)
+awk -v aw="$(med "$tmp/pol.all" 1 3)" -v dw="$(med "$tmp/pol.def" 1 3)" \
+    -v ao="$(med "$tmp/pol.all" 3 3)" -v do_="$(med "$tmp/pol.def" 3 3)" \
+    -v size="$(stat -c %s "$pf")" 'BEGIN {
+    printf "capture policy (6M ncclAllReduce, median of 3 runs each side): every call %.1f ns/call wall, log thread %.1f ns/call; default policy %.1f ns/call wall (%.2fx), log thread %.1f ns/call (%.2fx); its log %d bytes = %.3f bytes per call\n",
+        aw, ao, dw, dw / aw, do_, do_ / ao, size, size / 6000000 }'
 [ "$only" = shim ] && exit 0
 for extra in "$(dirname "$0")"/run-*.sh; do
     [ -f "$extra" ] && sh "$extra"

@@ -208,7 +208,7 @@ static void fold_tests(void)
         g.group.end_ns = gs + 300000;
         ok(cp_policy_fold(&p, &g) == 1, "the group's record: folded too");
         cp_policy_tick(&p, 0, 1);
-        ok(cp_policy_take(&p, &a) && (a.op & 0x80) && a.calls == 2 &&
+        ok(cp_policy_take(&p, &a) && (a.op & CP_AGG_GROUPED) && a.calls == 2 &&
                a.sum_ns == 600000 && a.seq_first == 55 && a.seq_last == 56,
            "grouped: op bit 7, durations the group's (sum %llu)",
            (unsigned long long)a.sum_ns);

@@ -1,0 +1,130 @@
+#!/bin/sh
+# policy.sh - the capture policy (docs/capture-policy.md) on real runs of
+# train_sim under simrun, with short windows and intervals: every call is
+# either kept (exactly the instances the rule keeps, the same on every
+# rank) or in an aggregate; grouped calls (pp) take their group's
+# interval; the analysis of the kept windows gives the warnings, and names
+# the straggler, of every call's; the stream is a fraction of every
+# call's.
+. "$top_srcdir/tests/tap.sh"
+. "$top_srcdir/tests/integration/lib.sh"
+need "$collprof" "$simrun" "$train_sim" "$shim"
+
+pol=first=100,window=50,every=1000,interval=2s
+
+# run NAME DETAIL PATTERN STEPS [train_sim args...]
+run() {
+    name=$1 detail=$2 pattern=$3 steps=$4
+    shift 4
+    COLLPROF_DETAIL=$detail "$collprof" record -q -o "$work/$name" -- \
+        "$simrun" -n 4 --nodes 2 --timeout 180 -- "$train_sim" --pattern "$pattern" \
+        --steps "$steps" --expect "$work/$name.expect.%d" "$@" \
+        >"$work/$name.out" 2>"$work/$name.err"
+}
+
+# cover NAME: per rank, the calls kept plus the aggregates' calls against
+# the calls train_sim made (its --expect files); every kept call one the
+# rule keeps.  Prints "calls kept folded aggregates bad all-covered".
+cover() {
+    "$collprof" dump --csv "$work/$1" >"$work/$1.csv"
+    "$collprof" dump --all "$work/$1" >"$work/$1.all"
+    python3 "$work/cover.py" "$work/$1.csv" "$work/$1.all" "$work/$1.expect"
+}
+cat >"$work/cover.py" <<'EOF'
+import csv, re, sys
+first, window, every = 100, 50, 1000
+# the calls train_sim made, per rank: a line each after the header
+want = {r: sum(1 for _ in open('%s.%d' % (sys.argv[3], r))) - 1 for r in range(4)}
+kept, bad = {}, 0
+for r in csv.DictReader(open(sys.argv[1])):
+    rank, seq = int(r['rank']), int(r['seq'])
+    kept[rank] = kept.get(rank, 0) + 1
+    # train_sim's calls are all successful and host-timed: kept only by
+    # the rule
+    if not (seq < first or seq % every < window):
+        bad += 1
+folded, aggs = {}, 0
+for line in open(sys.argv[2]):
+    m = re.match(r'rank (\d+) node \S+ aggregate .* calls (\d+) seq', line)
+    if m:
+        folded[int(m.group(1))] = folded.get(int(m.group(1)), 0) + int(m.group(2))
+        aggs += 1
+ok = all(kept.get(r, 0) + folded.get(r, 0) == want[r] for r in range(4))
+if not ok:
+    print('# want', want, 'kept', kept, 'folded', folded, file=sys.stderr)
+print(sum(want.values()), sum(kept.values()), sum(folded.values()), aggs, bad,
+      int(ok))
+EOF
+# warnings NAME: the report's warning and critical kinds, sorted, or "-"
+cat >"$work/look.py" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+kinds = sorted(f['kind'] for f in r['findings']
+               if f['severity'] in ('warning', 'critical'))
+print(r['summary'].get('incomplete_instances', 0), ','.join(kinds) or '-')
+EOF
+# stream DIR: the bytes of the logs' streams (the ring, given back at
+# close, aside)
+stream() {
+    "$collprof" dump --all "$1" |
+        sed -n 's/.* v4 ring .*(\([0-9]*\) bytes, .*/\1/p' |
+        awk '{ s += $1 } END { print s + 0 }'
+}
+
+run ddp "$pol" ddp 300
+ok $? "ddp, policy $pol: the job runs"
+set -- $(cover ddp)
+diag "ddp: $1 calls, $2 kept, $3 folded into $4 aggregates"
+ok $([ "$6" = 1 ]; echo $?) "ddp: every call kept or in an aggregate, on every rank"
+ok $([ "$5" = 0 ]; echo $?) "ddp: every kept call is one the rule keeps ($5 others)"
+ok $([ "$3" -gt "$2" ]; echo $?) "ddp: most calls folded ($3 of $1)"
+run all all ddp 300
+ok $? "ddp, every call: the job runs"
+for d in ddp all; do
+    "$collprof" analyze -q "$work/$d" -o "$work/$d.rep" >/dev/null 2>&1
+    ok $? "$d: analyzed"
+done
+set -- $(python3 "$work/look.py" "$work/ddp.rep/report.json") \
+    $(python3 "$work/look.py" "$work/all.rep/report.json")
+# the same seqs on every rank: complete instances, none incomplete
+ok $([ "$1" = 0 ]; echo $?) "ddp: no incomplete instance ($1)"
+ok $([ "$2" = "$4" ]; echo $?) "ddp: the warnings of every call's analysis ($2; every call: $4)"
+a=$(stream "$work/all")
+p=$(stream "$work/ddp")
+diag "ddp streams: every call $a bytes, policy $p bytes"
+ok $([ "$p" -gt 0 ] && [ $(( p * 2 )) -lt "$a" ]; echo $?) \
+    "the policy's streams take less than half ($p of $a bytes)"
+
+# pp: send/recv in groups, their durations the group's
+run pp "$pol" pp 200
+ok $? "pp, policy: the job runs"
+set -- $(cover pp)
+diag "pp: $1 calls, $2 kept, $3 folded into $4 aggregates"
+ok $([ "$6" = 1 ]; echo $?) "pp: every call kept or in an aggregate, on every rank"
+ok $([ "$5" = 0 ]; echo $?) "pp: every kept call is one the rule keeps"
+n=$(grep -cE ' aggregate .* (send|recv) ' "$work/pp.all")
+g=$(grep -cE ' aggregate .* (send|recv) grouped ' "$work/pp.all")
+ok $([ "$n" -gt 0 ] && [ "$g" = "$n" ]; echo $?) \
+    "pp: the send/recv aggregates are marked grouped ($g of $n)"
+
+# a straggler: rank 2 late by 4 ms before each collective; named from the
+# kept windows as from every call
+run late "$pol" ddp 150 --late 2:4
+ok $? "ddp, rank 2 late, policy: the job runs"
+run lateall all ddp 150 --late 2:4
+ok $? "ddp, rank 2 late, every call: the job runs"
+for d in late lateall; do
+    "$collprof" analyze -q "$work/$d" -o "$work/$d.rep" >/dev/null 2>&1
+done
+python3 - "$work/late.rep/report.json" "$work/lateall.rep/report.json" <<'EOF'
+import json, sys
+def stragglers(p):
+    r = json.load(open(p))
+    return sorted(tuple(f.get('ranks', [])) for f in r['findings']
+                  if f['kind'] == 'straggler')
+a, b = stragglers(sys.argv[1]), stragglers(sys.argv[2])
+print('# policy:', a, 'every call:', b)
+sys.exit(0 if a and a == b and (2,) in a else 1)
+EOF
+ok $? "the same straggler, rank 2, named with the policy as with every call"
+done_testing
