@@ -248,8 +248,15 @@ static void put_aggregates(struct cp_log *log, int final, uint64_t *used)
     do {
         pthread_mutex_lock(&r->enc_lock);
         cp_policy_tick(r->policy, cp_clock_ns(CLOCK_REALTIME), final);
-        for (n = 0; n < 16 && cp_policy_take(r->policy, &a[n]); n++)
-            ;
+        /* the calls an aggregate folds are in the stream before it is
+         * anywhere: a reader of a killed log must not find them in the
+         * ring as well */
+        n = 0;
+        if (r->policy->npending &&
+            (r->encoded == __atomic_load_n(&r->released, __ATOMIC_RELAXED) ||
+             flush(log) == 0))
+            for (; n < 16 && cp_policy_take(r->policy, &a[n]); n++)
+                ;
         pthread_mutex_unlock(&r->enc_lock);
         for (i = 0; i < n; i++) {
             union cp_rec *rec = NULL;
