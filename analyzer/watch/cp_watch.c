@@ -317,6 +317,45 @@ static void finished(struct cp_watch *w, struct wlog *l,
     }
 }
 
+/* An aggregate of the capture policy (docs/capture-policy.md): the calls
+ * it folded count as finished calls do, their arrivals excepted (an
+ * aggregate has none: the straggler suspicion comes from the detail
+ * windows).  Their size is the communicator's as its earlier calls said
+ * (the first detail window always comes first). */
+static void folded(struct cp_watch *w, struct wlog *l,
+                   const struct cp_rec_agg *a)
+{
+    unsigned op = a->op & ~CP_AGG_GROUPED;
+    int coll = op < CP_OP_MAX ? w->coll_of[op] : -1;
+    uint64_t max = cp_q16_decode(a->dur_q[3]), bytes = 0;
+    struct sigmax *g;
+
+    if (!a->calls || op >= CP_OP_MAX)
+        return;
+    g = sig_of(w, a->comm_id, (uint8_t)op, 1);
+    if (g && coll >= 0 && g->nranks > 0) {
+        double n = cp_model_bytes_from_count((enum cp_coll)coll, a->count,
+                                             cp_dtype_size(a->dtype),
+                                             g->nranks);
+        bytes = n == n && n > 0 ? (uint64_t)n * a->calls : 0;
+    }
+    l->calls += a->calls;
+    l->bytes += bytes;
+    l->busy_ns += a->sum_ns;
+    if (!g)
+        return;
+    if (max > g->max_ns)
+        g->max_ns = max;
+    g->calls += a->calls;
+    g->bytes += bytes;
+    g->busy_ns += a->sum_ns;
+    if (coll >= 0 && g->nranks > 0) {
+        if (g->bwf == g->bwf)
+            g->iv_busbytes += (double)bytes * g->bwf;
+        g->iv_ns += a->sum_ns;
+    }
+}
+
 /* A communicator's creation in log l: its name, one member more. */
 static void comm_made(struct cp_watch *w, const struct wlog *l,
                       const struct cp_rec_comm *c)
@@ -517,6 +556,8 @@ static int follow_log(struct cp_watch *w, struct wlog *l, struct cp_error *note)
                 finished(w, l, &w->buf[i].call);
             else if (w->buf[i].kind == CP_REC_COMM)
                 comm_made(w, l, &w->buf[i].comm);
+            else if (w->buf[i].kind == CP_REC_AGG)
+                folded(w, l, &w->buf[i].agg);
     }
     if (got < 0) {
         const struct cp_error *p = cp_log4src_problem(l->src);
