@@ -211,10 +211,14 @@ static uint64_t pass_locked(struct cp_log *log, int final)
         s++;
     }
     r->encoded = s;
+    /* folded slots alone wait for a quarter of the ring (their cells
+     * are read back as they are meanwhile): between detail windows a
+     * write every 4,096 calls, not every second */
     if (s != __atomic_load_n(&r->released, __ATOMIC_RELAXED) &&
         (final || r->stage_fill >= CP_LOG_STAGE_BYTES ||
          s - r->released >= (r->mask + 1) / 4 ||
-         cp_clock_ns(CLOCK_MONOTONIC) - r->last_flush_ns > FLUSH_AGE_NS))
+         ((r->block_fill || r->stage_fill) &&
+          cp_clock_ns(CLOCK_MONOTONIC) - r->last_flush_ns > FLUSH_AGE_NS)))
         (void)flush(log);
     return s - s0;
 }
