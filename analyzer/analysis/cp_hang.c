@@ -36,6 +36,9 @@ struct hg_call {
     uint32_t seq;
     uint64_t count;
     uint64_t start, end; /* CLOCK_REALTIME ns of the writer; end 0: in flight */
+    int folded;          /* the last call of a capture policy's aggregate:
+                            start its first call's, end its interval's end
+                            (it ended by then) */
 };
 
 /* What a member called at one sequence number: 24 bytes. */
@@ -350,6 +353,7 @@ static void condense(struct hg_call *d, const struct cp_rec_call *r,
     d->count = r->count;
     d->start = r->start_ns;
     d->end = r->end_ns;
+    d->folded = 0;
 }
 
 /* Room in c's early instances for seq (< HG_EARLY): 0, or -1 when the
@@ -438,7 +442,9 @@ static int on_call(struct hg *h, int32_t ri, const struct cp_rec_call *r)
     if (inflight) {
         if (!hr->inflight.valid || r->start_ns >= hr->inflight.start)
             condense(&hr->inflight, r, ci);
-    } else if (!hr->last.valid || r->end_ns >= hr->last.end) {
+    } else if (!hr->last.valid || r->end_ns >= hr->last.end ||
+               (hr->last.folded && r->start_ns >= hr->last.start &&
+                (hr->last.comm != ci || r->seq > hr->last.seq))) {
         condense(&hr->last, r, ci);
     }
     if (!cp_op_is_collective(r->op))
@@ -455,6 +461,51 @@ static int on_call(struct hg *h, int32_t ri, const struct cp_rec_call *r)
             m->failed_seq = r->seq;
     }
     return note_sig(h, c, ci, r, ri);
+}
+
+/* An aggregate of the capture policy (docs/capture-policy.md): its last
+ * call, folded, is the rank's last left when nothing later is; its
+ * member finished the instances up to its last seq. */
+static void on_aggregate(struct hg *h, int32_t ri, const struct cp_rec_agg *a)
+{
+    struct hg_rank *hr = &h->ranks[ri];
+    unsigned op = a->op & ~CP_AGG_GROUPED, ci, k;
+    uint64_t iv = (uint64_t)a->interval_ms * 1000000u, end;
+    struct hg_comm *c;
+
+    if (!a->calls || !iv || a->comm_id == 0 ||
+        !(cp_op_is_collective(op) || cp_op_is_p2p(op)) ||
+        !(c = comm_get(h, a->comm_id, 0, &ci)))
+        return;
+    end = (a->first_ns / iv + 1) * iv;
+    if (a->first_ns > hr->log_end)
+        hr->log_end = a->first_ns;
+    if (!hr->last.valid || hr->last.end < a->first_ns ||
+        (hr->last.comm == ci && hr->last.seq < a->seq_last &&
+         hr->last.end <= end)) {
+        hr->last.valid = 1;
+        hr->last.comm = ci;
+        hr->last.op = (uint8_t)op;
+        hr->last.dtype = a->dtype;
+        hr->last.redop = a->redop;
+        hr->last.result = 0;
+        hr->last.peer = a->peer;
+        hr->last.seq = a->seq_last;
+        hr->last.count = a->count;
+        hr->last.start = a->first_ns;
+        hr->last.end = end;
+        hr->last.folded = 1;
+    }
+    if (!cp_op_is_collective(op))
+        return;
+    for (k = 0; k < c->nranks; k++)
+        if (c->m[k].rank == ri) {
+            if ((int64_t)a->seq_last > c->m[k].last_entered)
+                c->m[k].last_entered = a->seq_last;
+            if ((int64_t)a->seq_last > c->m[k].last_finished)
+                c->m[k].last_finished = a->seq_last;
+            break;
+        }
 }
 
 static int read_rank(struct hg *h, int32_t ri)
@@ -524,6 +575,8 @@ static int read_rank(struct hg *h, int32_t ri)
         } else if (r->kind == CP_REC_CLOCK) {
             if (r->clock.realtime_ns > hr->log_end)
                 hr->log_end = r->clock.realtime_ns;
+        } else if (r->kind == CP_REC_AGG) {
+            on_aggregate(h, ri, &r->agg);
         }
     }
     {
@@ -761,41 +814,42 @@ static json_t *where_json(const struct hg *h, size_t ri, char *buf,
                 : r->state == HG_P2P     ? "point_to_point"
                                          : "inside";
     } else if (r->last.valid) {
-        char t2[16];
+        char t2[16], when[96];
+        /* a folded call's time is its interval's end: by then */
+        snprintf(when, sizeof when,
+                 r->last.folded ? "by %s (its last interval's aggregate)"
+                                : "at %s",
+                 clock_text(r->last.end, t1, sizeof t1));
         if (r->closed)
             snprintf(buf, size,
-                     "last seen leaving %s at %s; its process then exited "
+                     "last seen leaving %s %s; its process then exited "
                      "(log closed)",
-                     call_text(h, &r->last, c1, sizeof c1),
-                     clock_text(r->last.end, t1, sizeof t1));
+                     call_text(h, &r->last, c1, sizeof c1), when);
         else if (r->alive == 1)
             snprintf(buf, size,
-                     "last seen leaving %s at %s, and its process still "
+                     "last seen leaving %s %s, and its process still "
                      "runs outside NCCL (its own compute, or a wait "
                      "outside NCCL)",
-                     call_text(h, &r->last, c1, sizeof c1),
-                     clock_text(r->last.end, t1, sizeof t1));
+                     call_text(h, &r->last, c1, sizeof c1), when);
         else if (r->alive < 0 && !r->term_signal)
             snprintf(buf, size,
-                     "last seen leaving %s at %s, outside NCCL since; "
+                     "last seen leaving %s %s, outside NCCL since; "
                      "whether its process still runs is not known on this "
                      "host",
-                     call_text(h, &r->last, c1, sizeof c1),
-                     clock_text(r->last.end, t1, sizeof t1));
+                     call_text(h, &r->last, c1, sizeof c1), when);
         else if (r->term_signal)
             snprintf(buf, size,
-                     "last seen leaving %s at %s, then in its own compute "
+                     "last seen leaving %s %s, then in its own compute "
                      "until signal %d ended it at %s",
-                     call_text(h, &r->last, c1, sizeof c1),
-                     clock_text(r->last.end, t1, sizeof t1), r->term_signal,
+                     call_text(h, &r->last, c1, sizeof c1), when,
+                     r->term_signal,
                      clock_text(r->term_ns, t2, sizeof t2));
         else
             snprintf(buf, size,
-                     "last seen leaving %s at %s, then dead: its log ends "
+                     "last seen leaving %s %s, then dead: its log ends "
                      "there, not closed, no termination signal seen "
                      "(SIGKILL, a crash or its node)",
-                     call_text(h, &r->last, c1, sizeof c1),
-                     clock_text(r->last.end, t1, sizeof t1));
+                     call_text(h, &r->last, c1, sizeof c1), when);
         state = "outside";
     } else {
         snprintf(buf, size, "no collective call in its log");
@@ -981,8 +1035,9 @@ static void hang_headline(struct hg *h, const struct hg_rank *cr, int waited,
         snprintf(in2, sizeof in2, " (inside %s)",
                  call_text(h, &cr->inflight, call, sizeof call));
     else if (cr->last.valid)
-        snprintf(in2, sizeof in2, " (last seen leaving %s at %s%s)",
+        snprintf(in2, sizeof in2, " (last seen leaving %s %s %s%s)",
                  call_text(h, &cr->last, call, sizeof call),
+                 cr->last.folded ? "by" : "at",
                  clock_text(cr->last.end, t1, sizeof t1),
                  culprit_class(cr) == 0 ? "; dead"
                  : cr->closed || cr->term_signal ? ""

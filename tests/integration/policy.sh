@@ -186,4 +186,16 @@ print('# up to seq %d: %d kept, %d folded, %d missing'
 sys.exit(0 if not missing and kept_below + folded == last + 1 else 1)
 EOF
 ok $? "every aggregate written before the kill kept, every call up to the last of them kept or folded once"
+
+# a hang between detail windows: named from the ring and the aggregates,
+# as without a policy (rank 1 stops before its 3,500th collective: seq
+# 3500, folded territory)
+printf 'hang rank=1 after=3500\n' >"$work/hang.topo"
+COLLPROF_DETAIL=$pol "$collprof" record -q -o "$work/hang" -- "$simrun" -n 4 \
+    --nodes 2 --timeout 25 --topo "$work/hang.topo" -- "$train_sim" \
+    --pattern ddp --steps 300 --quiet >/dev/null 2>&1
+"$collprof" analyze "$work/hang" -o "$work/hang.rep" >"$work/hang.verdict" 2>&1
+head -n 1 "$work/hang.verdict" | sed 's/^/# /'
+grep -q '^collprof: HUNG in allreduce seq 3500 on world: rank 1 (n1) never arrived (last seen leaving allreduce seq 3499 on world by ' "$work/hang.verdict"
+ok $? "a hang at seq 3500: rank 1 named, its last call (seq 3499, folded) said to have ended by its interval's end"
 done_testing
