@@ -28,7 +28,7 @@ import os
 import struct
 import sys
 
-HEADER_BYTES = 504  # sizeof(struct cp_log_header) (the partial's entries)
+HEADER_BYTES = 520  # sizeof(struct cp_log_header) (the partial's entries)
 REC = 64
 KINDS = 16  # CP_PARTIAL_KINDS
 OP_EMPTY, OP_SLOT, OP_TAIL, OP_END = 0, 1, 2, 3

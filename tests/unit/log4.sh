@@ -73,6 +73,8 @@ calls_in() {
                    if (open > 1) { print "# " open " calls in flight"; bad = 1 }
                    exit bad }' "$t/calls"
 }
+# every call (the capture policy would fold most of these loops' calls)
+export COLLPROF_DETAIL=all
 if [ -f "$shim" ] && [ -x "$loop" ]; then
     rm -rf "$t/l"
     COLLPROF_DIR="$t/l" LD_PRELOAD="$shim" "$loop" 100000 >/dev/null 2>&1

@@ -125,6 +125,8 @@ printf '\001' | dd of="$t/hdr.cplog" bs=1 seek=496 conv=notrunc 2>/dev/null
 check "sync_bytes not a power of two: refused, offset 496 named" \
     grep -q "hdr.cplog: offset 496: sync_bytes" "$t/d.err"
 
+# every call (the capture policy would fold most of these loops' calls)
+export COLLPROF_DETAIL=all
 # the shim: sync points every MiB, read back whole and after kill -9
 if [ -f "$shim" ] && [ -x "$loop" ]; then
     COLLPROF_DIR="$t/l" LD_PRELOAD="$shim" "$loop" 1000000 >/dev/null 2>&1
