@@ -251,6 +251,10 @@ static void put_aggregates(struct cp_log *log, int final, uint64_t *used)
         return;
     do {
         pthread_mutex_lock(&r->enc_lock);
+        if (!r->policy->nsig && !r->policy->npending) {
+            pthread_mutex_unlock(&r->enc_lock);
+            return;
+        }
         cp_policy_tick(r->policy, cp_clock_ns(CLOCK_REALTIME), final);
         /* the calls an aggregate folds are in the stream before it is
          * anywhere: a reader of a killed log must not find them in the
@@ -333,7 +337,7 @@ static void *ring_loop(void *arg)
         uint64_t nap = nap_ns(r, n, now - before);
         int closing;
         before = now;
-        if (r->policy && (r->policy->nsig || r->policy->npending))
+        if (r->policy) /* its state is under enc_lock: looked at there */
             put_aggregates(log, 0, NULL);
         if (n && nap < IDLE_NS) {
             /* calls are coming: a nap, no one need wake it */

@@ -46,7 +46,7 @@ make -C build-tsan -j"$jobs" preload/libcollprof.la tests/bench/lib/libnccl.so.2
     analyzer/libcollprof-analysis.la analyzer/collprof tests/tools/gen_logs \
     >build-tsan/make.out 2>&1 ||
     { grep -B2 -A8 -E 'error|Error' build-tsan/make.out | head -40; exit 1; }
-tsan_tests="tests/unit/logwrite.t tests/unit/shim_proc.t tests/unit/clock.t tests/analyze/threads.sh"
+tsan_tests="tests/unit/logwrite.t tests/unit/policy.t tests/unit/shim_proc.t tests/unit/clock.t tests/analyze/threads.sh"
 echo "sanitize: ThreadSanitizer: $tsan_tests"
 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
     make -C build-tsan check TESTS="$tsan_tests" \
