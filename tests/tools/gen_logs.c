@@ -2052,7 +2052,7 @@ static int long_emit(struct gen *g, struct lng *L, unsigned i)
 {
     struct rank *rk = &g->r[i];
     struct lrank *lr = &L->r[i];
-    unsigned sg, j, e;
+    unsigned sg, j, e, written = 0;
 
     if (lr->fold) {
         if (put4_fold(g, rk, lr->fold) < 0)
@@ -2137,9 +2137,10 @@ static int long_emit(struct gen *g, struct lng *L, unsigned i)
         if (put(g, rk, &rec) < 0)
             return -1;
         lr->aggs++;
+        written++;
         memset(a, 0, sizeof *a);
     }
-    if (lr->interval >= 0) {
+    if (lr->interval >= 0 && written) {
         if (L->first_interval < 0 || lr->interval < L->first_interval)
             L->first_interval = lr->interval;
         if (lr->interval > L->last_interval)
@@ -2398,7 +2399,8 @@ static int run_long(struct gen *g, unsigned *world)
             rec.call.rank = i;
             rec.call.nranks = g->ranks;
             rec.call.stream = 0x1234;
-            rec.call.start_ns = ts(g, rk, t + o->off[epoch_of(L, L->steps)]);
+            rec.call.start_ns =
+                ts(g, rk, t + o->off[epoch_of(L, L->steps)] + delay_at(g, i, t));
             rec.kind = CP_REC_CALL;
             if (i == 0 || !L->hang_ns)
                 L->hang_ns = rec.call.start_ns;
