@@ -16,6 +16,46 @@
  *            [--pid-base N] [--node-prefix P] [--seed S]
  *            [--truth FILE] [--swap] [--gpu] [--phases] [--format 4|3]
  *            [--sync-bytes N]
+ *            [--duration D [--rate R] [--policy first=N,window=N,
+ *             every=N,interval=T] [--hang RANK]]
+ *
+ * Faults may start at a time: --straggler RANK=T:from=T0,
+ * --slow-node NODE=FACTOR:from=T0, --slow-link A,B=FACTOR:from=T0 and
+ * --clock-offset NODE=T:from=T0 (a clock step: the node's clock reads
+ * true time until T0, true time + T from then on); T0 in the units of
+ * the other times or m (minutes), h, d.  Without from= a fault holds from
+ * the start, as before.
+ *
+ * --duration D (7d, 24h, 90m, 600s) writes a long job directly in the
+ * capture policy's folded form (cp_logfmt.h, "capture policy"; header
+ * flag CP_HDR_POLICY and its policy_* fields) without producing every
+ * call: steps of the pattern at --rate R calls per second per rank
+ * (default 1000) for D.  --policy sets the policy's knobs (defaults
+ * CP_POLICY_*_DEFAULT: first=65536, window=4096, every=1048576,
+ * interval=60s).  An instance whose seq cp_policy_keeps is drawn and
+ * written as a call; every other call takes a slot in a CP_LOG4_FOLD run
+ * and is counted into the aggregate (kind 12, cp_rec_agg) of its
+ * signature and interval (CLOCK_REALTIME of its node, [k x interval,
+ * (k + 1) x interval)), written when the rank's next call is past the
+ * interval (the last ones at the end): calls, seq range, first call's
+ * start, and min, median, p99, max and sum of durations drawn from the
+ * same model as the detail calls (below, long_setup).  The cost grows
+ * with the windows and the intervals (a week at 1000 calls/s: 6e8 calls
+ * per rank in about a second), never with the folded calls.  A fault's
+ * from= holds from the first step that starts at or after it; a slow
+ * link (a pair of nodes adjacent in the world's ring, rank order) slows
+ * the world's calls, a straggler arrives late at every call, so that its
+ * own durations get shorter and its peers' longer.  --hang RANK ends the
+ * job hung: every rank but RANK inside the next world call (a call
+ * record with end 0 in the ring, after the stream), RANK never arriving,
+ * the logs not closed (SIGTERM).  --truth then adds the policy, the
+ * steps, the detail and folded calls, the aggregates and their
+ * intervals, and each fault (kind, where, from_s: its time rounded to
+ * its step, from_ns on the T0 scale; the hang's comm and seq).  The long
+ * form takes the patterns ddp-small, ddp-large, uniform and sweep in
+ * format 4, and neither --calls, --gpu, --phases, --in-call,
+ * --kernel-late nor --outliers; a step that takes longer than the rate
+ * leaves it is an error (a lower --rate).
  *
  * --format 3 writes version 3 (a 64-byte slot per record); the default
  * is version 4 (a ring of 64 cells, all of it left as "nothing in the
@@ -1336,7 +1376,27 @@ static void usage(FILE *out)
             "         [--slow-node NODE=FACTOR] [--failed N] [--job-id ID]\n"
             "         [--pid-base N] [--node-prefix P] [--seed S] "
             "[--truth FILE] [--swap] [--gpu] [--phases] [--format 4|3]\n"
-            "         [--dp-size D] [--slow-link A,B=FACTOR]   (pattern 3d)\n");
+            "         [--dp-size D] [--slow-link A,B=FACTOR]   (pattern 3d)\n"
+            "         [--duration D [--rate 1000] [--policy first=N,window=N,"
+            "every=N,interval=T]\n"
+            "          [--hang RANK]]   (a long job in the capture policy's "
+            "folded form)\n"
+            "faults from a time: --straggler RANK=T:from=T0, --slow-node "
+            "NODE=F:from=T0,\n"
+            "  --slow-link A,B=F:from=T0 (also the world's ring with "
+            "--duration),\n"
+            "  --clock-offset NODE=T:from=T0 (a clock step at T0); "
+            "T0 like 3d, 12h, 90m, 600s\n"
+            "--duration D: D of steps at --rate calls/s per rank; calls in "
+            "the policy's\n"
+            "  detail windows written, the others folded (CP_LOG4_FOLD) "
+            "into an aggregate\n"
+            "  (kind 12) per signature and interval; --policy defaults: "
+            "first=%u,\n"
+            "  window=%u, every=%u, interval=%us; --hang RANK: the others "
+            "in flight at the end\n",
+            CP_POLICY_FIRST_DEFAULT, CP_POLICY_WINDOW_DEFAULT,
+            CP_POLICY_EVERY_DEFAULT, CP_POLICY_INTERVAL_MS_DEFAULT / 1000);
 }
 
 /* What the job's shape asks for that this tool cannot honour. */

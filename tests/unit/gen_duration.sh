@@ -234,6 +234,15 @@ for f in "$t"/h/*.cplog; do
         dumped=1
 done
 ok $dumped "collprof dump: the 2-hour logs read back (exit 0)"
+"$gen" -o "$t/hs" --ranks 4 --ranks-per-node 2 --pattern uniform \
+    --duration 2h --rate 500 --policy interval=10s,window=1000,every=100000 \
+    --straggler 1=300us:from=1h --clock-offset 1=5s:from=30m --hang 2 \
+    --seed 5 --swap >/dev/null 2>&1 &&
+    "$cp" dump --all "$t/h" >"$t/h.all" 2>&1 &&
+    "$cp" dump --all "$t/hs" >"$t/hs.all" 2>&1
+ok $? "gen_logs --duration --swap: the other byte order read back (exit 0)"
+check "... the same records, aggregates and calls in flight as this byte order's" \
+    cmp -s "$t/h.all" "$t/hs.all"
 python3 "$t/checks.py" "$t/h" "$t/h.json" exact straggler >"$t/res" 2>&1
 grep -v '^result' "$t/res"
 ok "$(result exact)" "2 hours: one signature: the aggregates' seq ranges (with the windows inside them) and the detail calls cut every rank's seqs exactly"
