@@ -27,33 +27,33 @@
  * the start, as before.
  *
  * --duration D (7d, 24h, 90m, 600s) writes a long job directly in the
- * capture policy's folded form (cp_logfmt.h, "capture policy"; header
- * flag CP_HDR_POLICY and its policy_* fields) without producing every
- * call: steps of the pattern at --rate R calls per second per rank
- * (default 1000) for D.  --policy sets the policy's knobs (defaults
- * CP_POLICY_*_DEFAULT: first=65536, window=4096, every=1048576,
- * interval=60s).  An instance whose seq cp_policy_keeps is drawn and
- * written as a call; every other call takes a slot in a CP_LOG4_FOLD run
- * and is counted into the aggregate (kind 12, cp_rec_agg) of its
- * signature and interval (CLOCK_REALTIME of its node, [k x interval,
- * (k + 1) x interval)), written when the rank's next call is past the
- * interval (the last ones at the end): calls, seq range, first call's
- * start, and min, median, p99, max and sum of durations drawn from the
- * same model as the detail calls (below, long_setup).  The cost grows
- * with the windows and the intervals (a week at 1000 calls/s: 6e8 calls
- * per rank in about a second), never with the folded calls.  A fault's
- * from= holds from the first step that starts at or after it; a slow
- * link (a pair of nodes adjacent in the world's ring, rank order) slows
- * the world's calls, a straggler arrives late at every call, so that its
- * own durations get shorter and its peers' longer.  --hang RANK ends the
- * job hung: every rank but RANK inside the next world call (a call
- * record with end 0 in the ring, after the stream), RANK never arriving,
- * the logs not closed (SIGTERM).  --truth then adds the policy, the
- * steps, the detail and folded calls, the aggregates and their
- * intervals, and each fault (kind, where, from_s: its time rounded to
- * its step, from_ns on the T0 scale; the hang's comm and seq).  The long
- * form takes the patterns ddp-small, ddp-large, uniform and sweep in
- * format 4, and neither --calls, --gpu, --phases, --in-call,
+ * capture policy's folded form (cp_logfmt.h, "capture policy"; header flag
+ * CP_HDR_POLICY and its policy_* fields) without producing every call:
+ * steps of the pattern at --rate R calls per second per rank (default 1000)
+ * for D.  --policy sets the policy's knobs (defaults CP_POLICY_*_DEFAULT:
+ * first=65536, window=4096, every=1048576, interval=60s).  An instance
+ * whose seq cp_policy_keeps is drawn and written as a call; every other
+ * call takes a slot in a CP_LOG4_FOLD run and is counted into the aggregate
+ * (kind 12, cp_rec_agg) of its signature and interval (CLOCK_REALTIME of
+ * its node, [k x interval, (k + 1) x interval)), written when the rank's
+ * next call is past the interval (the last ones at the end): calls, seq
+ * range, first call's start, and min, median, p99, max and sum of durations
+ * drawn from the same model as the detail calls (the section "--duration"
+ * below).  The cost grows with the windows and the intervals (a week at
+ * 1000 calls/s: 6e8 calls per rank in about a second), never with the
+ * folded calls.  A fault's from= holds from the first step that starts at
+ * or after it; a slow link (a pair of nodes adjacent in the world's ring,
+ * rank order) slows the world's calls, a straggler arrives late at every
+ * call, so that its own durations get shorter and its peers' longer.
+ * --hang RANK ends the job hung: every rank but RANK inside the next world
+ * call (a call record with end 0 in the ring, after the stream), RANK never
+ * arriving, the logs not closed (SIGTERM).  --truth then adds the policy,
+ * the steps, the detail and folded calls, the aggregates and their
+ * intervals, and each fault (kind, where, from_s: its time rounded to its
+ * step, from_ns on the T0 scale; the hang's comm and seq); its calls per
+ * rank count the folded calls, its instances and own times only the detail
+ * windows'.  The long form takes the patterns ddp-small, ddp-large, uniform
+ * and sweep in format 4, and neither --calls, --gpu, --phases, --in-call,
  * --kernel-late nor --outliers; a step that takes longer than the rate
  * leaves it is an error (a lower --rate).
  *
@@ -2026,11 +2026,10 @@ static int long_setup(struct gen *g)
     return 0;
 }
 
-/* The open interval's aggregates of rank i: its folded slots first (they
- * come before), then one record per signature that folded calls. */
+/* The normal quantile: Acklam's rational approximation (relative error
+ * below 1.2e-9), its lower tail's form for p below 0.02425. */
 static double invnorm(double p)
 {
-    /* Acklam's rational approximation of the normal quantile */
     static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02,
                                -2.759285104469687e+02, 1.383577518672690e+02,
                                -3.066479806614716e+01, 2.506628277459239e+00};
@@ -2108,6 +2107,9 @@ static double mix_quantile(const struct piece *pc, unsigned n, double tail,
     return hi;
 }
 
+/* The open interval's aggregates of rank i: its folded slots first (they
+ * come before), then one record per signature that folded calls, its
+ * durations drawn for the calls' count from the model of their epochs. */
 static int long_emit(struct gen *g, struct lng *L, unsigned i)
 {
     struct rank *rk = &g->r[i];
