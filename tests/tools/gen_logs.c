@@ -52,10 +52,14 @@
  * intervals, and each fault (kind, where, from_s: its time rounded to its
  * step, from_ns on the T0 scale; the hang's comm and seq); its calls per
  * rank count the folded calls, its instances and own times only the detail
- * windows'.  The long form takes the patterns ddp-small, ddp-large, uniform
- * and sweep in format 4, and neither --calls, --gpu, --phases, --in-call,
- * --kernel-late nor --outliers; a step that takes longer than the rate
- * leaves it is an error (a lower --rate).
+ * windows'.  The long form takes the patterns ddp-small, ddp-large,
+ * uniform, sweep and mixed (its grouped send/recv exchanges folded as the
+ * shim folds them: the calls into aggregates marked CP_AGG_GROUPED whose
+ * durations are the group's interval, the group's record into the folded
+ * run; the faults act on the collectives only) in format 4, and neither
+ * --calls, --gpu, --phases, --in-call, --kernel-late nor --outliers; a
+ * step that takes longer than the rate leaves it is an error (a lower
+ * --rate).
  *
  * --format 3 writes version 3 (a 64-byte slot per record); the default
  * is version 4 (a ring of 64 cells, all of it left as "nothing in the
@@ -1695,7 +1699,11 @@ static int parse_args(struct gen *g, int argc, char **argv)
 
 struct lop {                  /* one call of a rank's step */
     enum coll coll;
-    int node;                 /* 0: the world, 1: its node's communicator */
+    int node;                 /* 0: the world, 1: its node's communicator,
+                                 2: a grouped send/recv exchange's */
+    int p2p;                  /* node 2: 1 the send (one node up), 2 the
+                                 receive (one node down), 3 the group's
+                                 record (a slot, no call) */
     unsigned p;               /* members */
     uint64_t count;
     int32_t peer;
@@ -1723,8 +1731,9 @@ struct lrank {
 struct lng {
     struct lop *ops;
     unsigned nops, nsig;
-    unsigned m[2];            /* a step's calls on the world, node comms */
-    uint32_t base[2];         /* step 0's first seq on them */
+    unsigned m[3];            /* a step's calls on the world, node comms,
+                                 exchanges per peer and direction */
+    uint32_t base[3];         /* step 0's first seq on them */
     double P, t0;             /* the step period and step 0's start, ns */
     uint64_t steps;
     double etime[LONG_MAX_EPOCHS]; /* epoch e holds from etime[e] */
@@ -1801,9 +1810,13 @@ static void comm_delays(const struct gen *g, double t, int node_comm,
 /* The model's time of op o at true time t (its faults then), ns. */
 static double long_model(const struct gen *g, const struct lop *o, double t)
 {
-    int inter = !o->node && g->nodes > 1;
+    int inter = o->node != 1 && g->nodes > 1;
     double A, B, a = g->alpha[inter], b = 1e9 / g->bw[inter];
 
+    if (o->node == 2) { /* an exchange: one transfer, no fault */
+        terms(C_SENDRECV, 2, &A, &B);
+        return A * a * 1e9 + B * bytes_of(C_SENDRECV, o->count, 2) * b;
+    }
     if (inter && g->slow_node >= 0 && t >= g->slow_node_from)
         b *= g->slow_factor; /* the world touches every node */
     if (inter && g->slow_a >= 0 && t >= g->slow_link_from) {
@@ -1823,6 +1836,49 @@ static uint32_t long_seq(const struct lng *L, const struct lop *o, uint64_t s)
     return (uint32_t)(L->base[o->node] + s * L->m[o->node] + o->idx);
 }
 
+/* Whether rank i makes call o of a step (an exchange's send and receive
+ * only where it has that peer; its record wherever it has either), and
+ * the call's peer. */
+static int lop_on(const struct gen *g, const struct lop *o, unsigned i,
+                  int32_t *peer)
+{
+    *peer = o->peer;
+    if (o->p2p == 1) {
+        *peer = (int32_t)(i + g->per_node);
+        return i + g->per_node < g->ranks;
+    }
+    if (o->p2p == 2) {
+        *peer = (int32_t)i - (int32_t)g->per_node;
+        return i >= g->per_node;
+    }
+    return 1;
+}
+
+/* The largest delay among rank i and its exchange's peers at t, and how
+ * many of them have it. */
+static void pair_delays(const struct gen *g, double t, unsigned i, double *dm,
+                        unsigned *tied)
+{
+    unsigned m[3], n = 0, k;
+
+    m[n++] = i;
+    if (i + g->per_node < g->ranks)
+        m[n++] = i + g->per_node;
+    if (i >= g->per_node)
+        m[n++] = i - g->per_node;
+    *dm = 0;
+    *tied = 0;
+    for (k = 0; k < n; k++) {
+        double d = delay_at(g, m[k], t);
+        if (d > *dm) {
+            *dm = d;
+            *tied = 0;
+        }
+        if (d == *dm)
+            (*tied)++;
+    }
+}
+
 /* The first step at or after s with a call the policy keeps, UINT64_MAX
  * when none. */
 static uint64_t next_detail_step(const struct gen *g, const struct lng *L,
@@ -1831,7 +1887,7 @@ static uint64_t next_detail_step(const struct gen *g, const struct lng *L,
     uint64_t best = UINT64_MAX;
     int c;
 
-    for (c = 0; c < 2; c++) {
+    for (c = 0; c < 3; c++) {
         uint64_t q, kept;
         if (!L->m[c])
             continue;
@@ -1896,8 +1952,8 @@ static int long_setup(struct gen *g)
         g->kernel_late.n || g->outliers > 0 || g->calls > 0 ||
         strcmp(g->pattern, "3d") == 0) {
         fprintf(stderr, "gen_logs: --duration writes format 4 of the "
-                        "patterns ddp-small, ddp-large, uniform and sweep, "
-                        "without --gpu, --phases, --in-call, --kernel-late, "
+                        "patterns ddp-small, ddp-large, uniform, sweep and "
+                        "mixed, without --gpu, --phases, --in-call, --kernel-late, "
                         "--outliers and --calls\n");
         return -1;
     }
@@ -1908,8 +1964,8 @@ static int long_setup(struct gen *g)
         return -1;
     }
     L->interval_ns = (uint64_t)g->pol_interval_ms * 1000000u;
-    L->ops = calloc(g->nops ? g->nops : 1, sizeof *L->ops);
-    L->pos = calloc(g->nops ? g->nops : 1, sizeof *L->pos);
+    L->ops = calloc(3 * g->nops + 1, sizeof *L->ops);
+    L->pos = calloc(3 * g->nops + 1, sizeof *L->pos);
     if (!L->ops || !L->pos)
         return -1;
     L->base[0] = 1; /* seq 0: the initial broadcast */
@@ -1917,10 +1973,34 @@ static int long_setup(struct gen *g)
         const struct op *op = &g->ops[i];
         struct lop *o = &L->ops[L->nops];
         if (op->where == W_P2P) {
-            fprintf(stderr, "gen_logs: --duration: pattern %s has grouped "
-                            "send/recv, which the long form does not "
-                            "write\n", g->pattern);
-            return -1;
+            /* an exchange (p2p_exchange): a send one node up, a receive
+             * one node down, in one group per rank, then its record */
+            unsigned q, x = L->m[2]++;
+            if (g->ranks <= g->per_node) {
+                L->m[2]--;
+                continue;
+            }
+            for (q = 1; q <= 3; q++) {
+                o = &L->ops[L->nops];
+                o->coll = C_SENDRECV;
+                o->node = 2;
+                o->p2p = (int)q;
+                o->p = 2;
+                o->count = count_of(C_SENDRECV, op->n, 2);
+                o->peer = -1; /* the rank's own, at each use */
+                o->idx = x;
+                o->jit = 0.25 * g->alpha[g->nodes > 1] * 1e9;
+                for (k = 0; k < L->nops; k++)
+                    if (L->ops[k].node == 2 && L->ops[k].p2p == o->p2p &&
+                        L->ops[k].count == o->count)
+                        break;
+                o->sig = q == 3 ? UINT_MAX
+                         : k < L->nops ? L->ops[k].sig
+                                       : L->nsig++;
+                L->nops++;
+                cps += q < 3;
+            }
+            continue;
         }
         if (op->where == W_NODE && g->per_node < 2)
             continue;
@@ -1931,7 +2011,7 @@ static int long_setup(struct gen *g)
         o->peer = op->coll == C_BROADCAST || op->coll == C_REDUCE ? 0 : -1;
         o->idx = L->m[o->node]++;
         o->jit = g->jitter >= 0 ? g->jitter
-                                : 0.25 * g->alpha[!o->node && g->nodes > 1] *
+                                : 0.25 * g->alpha[o->node != 1 && g->nodes > 1] *
                                       1e9;
         for (k = 0; k < L->nops; k++)
             if (L->ops[k].node == o->node && L->ops[k].coll == o->coll &&
@@ -1961,7 +2041,7 @@ static int long_setup(struct gen *g)
         return -1;
     }
     L->steps = (uint64_t)((g->duration - L->t0) / L->P);
-    for (k = 0; k < 2; k++)
+    for (k = 0; k < 3; k++)
         if ((double)L->base[k] + (double)(L->steps + 1) * L->m[k] >
             (double)UINT32_MAX) {
             fprintf(stderr, "gen_logs: --duration: more than 2^32 calls "
@@ -2012,7 +2092,14 @@ static int long_setup(struct gen *g)
             struct lop *o = &L->ops[j];
             o->tmed[e] = long_model(g, o, L->etime[e]);
             o->off[e] = at;
-            at += dm + o->tmed[e] * exp(2 * g->noise) + o->jit + g->gap;
+            /* an exchange's receive and record: at its send's place, the
+             * group's end after both (1 us of host calls) */
+            if (o->p2p == 2 || o->p2p == 3) {
+                o->off[e] = L->ops[j - 1].off[e];
+                continue;
+            }
+            at += dm + o->tmed[e] * exp(2 * g->noise) + o->jit + g->gap +
+                  (o->p2p ? 1000 : 0);
         }
         if (at > L->P) {
             fprintf(stderr, "gen_logs: --rate %g: a step of pattern %s "
@@ -2142,7 +2229,10 @@ static int long_emit(struct gen *g, struct lng *L, unsigned i)
             unsigned tied;
             if (!a->n[e])
                 continue;
-            comm_delays(g, L->etime[e], o->node, rk->node, &dm, &tied);
+            if (o->node == 2)
+                pair_delays(g, L->etime[e], i, &dm, &tied);
+            else
+                comm_delays(g, L->etime[e], o->node, rk->node, &dm, &tied);
             sh = dm - d + g->gap * (0.4 * tied / (tied + 1.0) - 0.2) +
                  o->jit / 2;
             mu = log(o->tmed[e]);
@@ -2178,14 +2268,16 @@ static int long_emit(struct gen *g, struct lng *L, unsigned i)
             sum = fmin(fmax(sum, dn * v[0]), dn * v[3]);
         }
         memset(&rec, 0, sizeof rec);
-        rec.agg.op = (uint8_t)op_code(o->coll, 0);
+        rec.agg.op = (uint8_t)(op_code(o->coll, o->p2p == 2) |
+                               (o->node == 2 ? CP_AGG_GROUPED : 0));
         rec.agg.dtype = DTYPE_F32;
         rec.agg.redop = o->coll == C_ALLREDUCE || o->coll == C_REDUCESCATTER ||
                                 o->coll == C_REDUCE
                             ? 0
                             : CP_REDOP_NONE;
-        rec.agg.peer = o->peer;
-        rec.agg.comm_id = o->node ? g->node_id_base + rk->node : g->world_id;
+        lop_on(g, o, i, &rec.agg.peer);
+        rec.agg.comm_id = o->node == 1 ? g->node_id_base + rk->node
+                                       : g->world_id;
         rec.agg.count = o->count;
         rec.agg.calls = (uint32_t)n;
         rec.agg.seq_first = a->seq_first;
@@ -2286,6 +2378,100 @@ static int long_instance(struct gen *g, struct lng *L, const struct lop *o,
     return 0;
 }
 
+/* The exchange whose send is op j in step s (p2p_exchange, at nominal
+ * times): drawn and written when kept (both ends keep the same seq), else
+ * its calls and its group's record folded. */
+static int long_exchange(struct gen *g, struct lng *L, unsigned j, unsigned e,
+                         double S0, uint64_t s, int keep)
+{
+    const struct lop *os = &L->ops[j], *orv = &L->ops[j + 1];
+    unsigned i, R = g->ranks, G = g->per_node;
+    uint32_t seq = long_seq(L, os, s);
+    uint32_t gid = (uint32_t)(s * L->m[2] + os->idx + 1);
+
+    for (i = 0; i < R; i++) {
+        struct rank *rk = &g->r[i];
+        double a = S0 + os->off[e] + delay_at(g, i, L->etime[e]);
+        if (keep) {
+            a += g->gap * (0.4 * uniform(g) - 0.2);
+            if (a < rk->t + 100)
+                a = rk->t + 100;
+        }
+        rk->arrival = rk->end = a;
+    }
+    if (!keep) {
+        for (i = 0; i < R; i++) {
+            struct rank *rk = &g->r[i];
+            struct lrank *lr = &L->r[i];
+            uint64_t N = ts(g, rk, rk->arrival);
+            if (long_advance(g, L, i, N) < 0)
+                return -1;
+            if (i + G < R) {
+                long_acc(L, lr, os, e, 1, seq, seq, N);
+                rk->calls++;
+            }
+            if (i >= G) {
+                long_acc(L, lr, orv, e, 1, seq, seq, N);
+                rk->calls++;
+            }
+            lr->fold++; /* the group's record */
+            rk->t = rk->arrival + os->tmed[e] + 1000;
+        }
+        return 0;
+    }
+    for (i = 0; i + G < R; i++) { /* the transfer i -> i + G */
+        struct rank *sd = &g->r[i], *d = &g->r[i + G];
+        double start = sd->arrival > d->arrival ? sd->arrival : d->arrival;
+        double end = start + os->tmed[e] * exp(g->noise * normal(g));
+        double es = end + os->jit * uniform(g), ed = end + os->jit * uniform(g);
+        if (es > sd->end)
+            sd->end = es;
+        if (ed > d->end)
+            d->end = ed;
+    }
+    for (i = 0; i < R; i++) {
+        struct rank *rk = &g->r[i];
+        struct lrank *lr = &L->r[i];
+        double t = rk->arrival;
+        unsigned ncalls = 0;
+        union cp_rec rec;
+        if (long_advance(g, L, i, ts(g, rk, t)) < 0)
+            return -1;
+        if (lr->fold) {
+            if (put4_fold(g, rk, lr->fold) < 0)
+                return -1;
+            lr->fold = 0;
+        }
+        if (rk->end < t + 1000)
+            rk->end = t + 1000;
+        if (i + G < R) {
+            call_record(g, i, CP_OP_Send, g->world_id, os->count, seq,
+                        (int32_t)(i + G), i, R, gid, CP_CALL_IN_GROUP, 0, t,
+                        t + 500);
+            ncalls++;
+        }
+        if (i >= G) {
+            call_record(g, i, CP_OP_Recv, g->world_id, orv->count, seq,
+                        (int32_t)(i - G), i, R, gid, CP_CALL_IN_GROUP, 0,
+                        t + 500, t + 1000);
+            ncalls++;
+        }
+        memset(&rec, 0, sizeof rec);
+        rec.group.group = gid;
+        rec.group.ncalls = ncalls;
+        rec.group.start_ns = ts(g, rk, rk->arrival);
+        rec.group.end_ns = ts(g, rk, rk->end);
+        rec.kind = CP_REC_GROUP;
+        put(g, rk, &rec);
+        if (ts(g, rk, rk->end) > rk->last_end)
+            rk->last_end = ts(g, rk, rk->end);
+        rk->t = rk->end;
+        lr->detail += ncalls;
+    }
+    g->instances++;
+    return 0;
+}
+
 /* Step s with a call some window keeps: its calls one by one. */
 static int long_step(struct gen *g, struct lng *L, uint64_t s, unsigned *mem)
 {
@@ -2297,6 +2483,11 @@ static int long_step(struct gen *g, struct lng *L, uint64_t s, unsigned *mem)
         uint32_t seq = long_seq(L, o, s);
         int keep = cp_policy_keeps(g->pol_first, g->pol_window, g->pol_every,
                                    seq);
+        if (o->node == 2) {
+            if (o->p2p == 1 && long_exchange(g, L, j, e, S0, s, keep) < 0)
+                return -1;
+            continue;
+        }
         for (nd = 0; nd < (o->node ? g->nodes : 1); nd++) {
             uint64_t comm = o->node ? g->node_id_base + nd : g->world_id;
             for (k = 0; k < o->p; k++)
@@ -2333,11 +2524,15 @@ static int long_fold_range(struct gen *g, struct lng *L, unsigned i,
     double off = rk->node < MAX_OFFSETS && S >= g->offset_from[rk->node]
                      ? g->offset[rk->node]
                      : 0;
-    uint64_t *pos = L->pos;
+    uint64_t *pos = L->pos, ncalls = 0;
     unsigned j;
+    int32_t peer;
 
-    for (j = 0; j < L->nops; j++)
-        pos[j] = s0;
+    for (j = 0; j < L->nops; j++) {
+        int on = lop_on(g, &L->ops[j], i, &peer);
+        pos[j] = on ? s0 : s1;
+        ncalls += on && L->ops[j].p2p != 3;
+    }
     for (;;) {
         unsigned jn = 0, moved = 0;
         uint64_t B;
@@ -2363,6 +2558,12 @@ static int long_fold_range(struct gen *g, struct lng *L, unsigned i,
                 sb = pos[j] + 1; /* a call on the boundary: never stuck */
             if (sb <= pos[j])
                 continue;
+            if (o->p2p == 3) { /* a group's record: a slot, no call */
+                lr->fold += sb - pos[j];
+                pos[j] = sb;
+                moved = 1;
+                continue;
+            }
             long_acc(L, lr, o, e, sb - pos[j], long_seq(L, o, pos[j]),
                      long_seq(L, o, sb - 1),
                      ts(g, rk, step_start(L, pos[j]) + o->off[e] + d));
@@ -2370,7 +2571,7 @@ static int long_fold_range(struct gen *g, struct lng *L, unsigned i,
             moved = 1;
         }
     }
-    rk->calls += (s1 - s0) * L->nops;
+    rk->calls += (s1 - s0) * ncalls;
     rk->t = step_start(L, s1 - 1) + L->ops[L->nops - 1].off[e] + d +
             L->ops[L->nops - 1].tmed[e];
     if (ts(g, rk, rk->t) > rk->last_end)
@@ -2439,7 +2640,7 @@ static int run_long(struct gen *g, unsigned *world)
         const struct lop *o = NULL;
         double t = step_start(L, L->steps);
         for (k = 0; k < L->nops && !o; k++)
-            if (!L->ops[k].node)
+            if (L->ops[k].node == 0)
                 o = &L->ops[k];
         L->hang_seq = long_seq(L, o, L->steps);
         for (i = 0; i < g->ranks; i++) {

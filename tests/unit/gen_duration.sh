@@ -72,11 +72,18 @@ def load(r):
     aggs = []
     for line in open("%s.%s.agg" % (prefix, r)):
         w = line.split()
-        # rank R node N aggregate comm C OP count N peer P calls C seq A..B
-        # interval I ms first F dur min X us median X us p99 X us max X us
-        # sum X us
+        # rank R node N aggregate comm C OP [grouped] count N peer P calls C
+        # seq A..B interval I ms first F dur min X us median X us p99 X us
+        # max X us sum X us
+        grouped = w[8] == "grouped"
+        if grouped:
+            del w[8]
         s0, s1 = w[15].split("..")
-        aggs.append(dict(comm=w[6], count=int(w[9]), calls=int(w[13]),
+        # the seq counter: a communicator's, a send/recv's per peer and
+        # direction
+        key = (w[6], w[7], w[11]) if w[7] in ("send", "recv") else (w[6],)
+        aggs.append(dict(comm=key, count=int(w[9]), calls=int(w[13]),
+                         grouped=grouped,
                          s0=int(s0), s1=int(s1), first=int(w[20]),
                          mn=float(w[23]), med=float(w[26]),
                          p99=float(w[29]), mx=float(w[32]),
@@ -86,8 +93,9 @@ def load(r):
         next(f)
         for line in f:
             w = line.split(",")
-            # comm, seq, count, start, duration
-            calls.append((w[3], int(w[4]), int(w[7]), int(w[16]), int(w[18])))
+            # counter, seq, count, start, duration
+            key = (w[3], w[5], w[10]) if w[5] in ("send", "recv") else (w[3],)
+            calls.append((key, int(w[4]), int(w[7]), int(w[16]), int(w[18])))
     return aggs, calls
 
 names = sorted(os.path.basename(p)[len(os.path.basename(prefix)) + 1:-4]
@@ -135,9 +143,9 @@ if "seqs" in checks or "exact" in checks:
                 bad.append("%s %s: a detail seq twice" % (r, c))
             if len(seqs) + folded != top + 1:
                 bad.append("%s %s: %d detail + %d folded calls for seqs 0..%d"
-                           % (r, c, len(seqs), folded, top))
-            print("# %s comm %s: %d detail calls + %d folded = seqs 0..%d"
-                  % (r, c, len(seqs), folded, top))
+                           % (r, " ".join(c), len(seqs), folded, top))
+            print("# %s %s: %d detail calls + %d folded = seqs 0..%d"
+                  % (r, " ".join(c), len(seqs), folded, top))
             if "exact" not in checks:
                 continue
             # one signature: the aggregates' ranges follow each other
@@ -151,14 +159,14 @@ if "seqs" in checks or "exact" in checks:
                 inside = sum(1 for s in range(a["s0"], a["s1"] + 1) if s in seqset)
                 if a["s0"] != at or a["calls"] + inside != a["s1"] - a["s0"] + 1:
                     bad.append("%s %s: aggregate seq %d..%d (%d calls, %d detail "
-                               "inside) after seq %d" % (r, c, a["s0"], a["s1"],
+                               "inside) after seq %d" % (r, " ".join(c), a["s0"], a["s1"],
                                                          a["calls"], inside, at - 1))
                     break
                 at = a["s1"] + 1
             while at in seqset:
                 at += 1
             if at != top + 1:
-                bad.append("%s %s: seqs end at %d of %d" % (r, c, at - 1, top))
+                bad.append("%s %s: seqs end at %d of %d" % (r, " ".join(c), at - 1, top))
     check("exact" if "exact" in checks else "seqs", bad)
 
 if "link" in checks:
@@ -206,6 +214,18 @@ if "straggler" in checks:
         if not late and not a_ > b + 0.5 * f["delay_s"] * 1e6:
             bad.append("%s: not longer after the straggler" % r)
     check("straggler", bad)
+
+if "grouped" in checks:
+    # the exchanges' sends and receives: their aggregates marked grouped
+    # (CP_AGG_GROUPED), the collectives' not
+    bad = []
+    for r, (aggs, calls) in ranks.items():
+        n = sum(1 for a in aggs if a["grouped"])
+        wrong = [a for a in aggs if a["grouped"] != (len(a["comm"]) == 3)]
+        print("# %s: %d grouped aggregates (send, recv) of %d" % (r, n, len(aggs)))
+        if not n or wrong:
+            bad.append("%s: %d grouped, %d marked wrong" % (r, n, len(wrong)))
+    check("grouped", bad)
 
 for name in checks:
     print("result %s %d" % (name, results.get(name, 1)))
@@ -270,6 +290,26 @@ ok = (max(abs(x) for x in before) < 1e6 and
 sys.exit(0 if ok else 1)
 EOF
 ok $? "2 hours: node n1's clock steps by 5 s at the truth's time (its calls' starts against n0's)"
+# ---- 3 hours of pattern mixed: collectives on the world and the nodes'
+# communicators, grouped send/recv exchanges one node up and down
+"$gen" -o "$t/m" --ranks 4 --ranks-per-node 2 --pattern mixed --duration 3h \
+    --rate 20 --policy interval=30s,first=3000,window=300,every=10000 \
+    --seed 7 --truth "$t/m.json" >"$t/m.out" 2>&1
+ok $? "gen_logs --duration 3h --pattern mixed (grouped send/recv)"
+sed 's/^/# /' "$t/m.out"
+dumped=0
+for f in "$t"/m/*.cplog; do
+    r=$(basename "$f" .cplog)
+    "$cp" dump --csv "$f" >"$t/m.$r.csv" 2>>"$t/m.err" &&
+        "$cp" dump --all "$f" 2>>"$t/m.err" | grep ' aggregate ' >"$t/m.$r.agg" ||
+        dumped=1
+done
+ok $dumped "collprof dump: the mixed logs read back (exit 0)"
+python3 "$t/checks.py" "$t/m" "$t/m.json" seqs grouped >"$t/res" 2>&1
+grep -v '^result' "$t/res"
+ok "$(result seqs)" "mixed: per counter (communicator; send/recv per peer and direction), detail calls and aggregates give every seq once"
+ok "$(result grouped)" "mixed: the exchanges' aggregates marked grouped, the collectives' not"
+
 hang=$(python3 -c "import json; h=[x for x in json.load(open('$t/h.json'))['faults'] if x['kind']=='hang'][0]; print(h['seq'], h['rank'])")
 set -- $hang
 inflight=0
