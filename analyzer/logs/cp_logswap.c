@@ -28,6 +28,8 @@ void cp_log_header_swap(struct cp_log_header *h)
     SW32(h->ring_slots); SW32(h->dict_slots); SW64(h->ring_offset);
     SW64(h->stream_offset); SW64(h->stream_end); SW64(h->stream_slots);
     SW32(h->sync_bytes);
+    SW32(h->policy_first); SW32(h->policy_window); SW32(h->policy_every);
+    SW32(h->policy_interval_ms);
 }
 
 void cp_rec_swap(union cp_rec *r)

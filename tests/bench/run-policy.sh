@@ -1,55 +1,70 @@
 #!/bin/sh
-# run-policy.sh - make bench: the capture policy's log per rank per day
-# (docs/capture-policy.md), extrapolated from a real train_sim run with
-# short windows and intervals.  The run gives what each part of a log
-# costs on this job: the bytes of a kept call, of an aggregate, of a
-# write; the day is then the default policy's count of each at 1,000
-# calls per second per rank on one communicator (the first 65,536 calls,
-# 82.4 windows of 4,096, 1,440 intervals of the job's signatures, a write
-# every 4,096 folded calls).
+# run-policy.sh - make bench: what a week-long job costs on disk under the
+# capture policy (issue #33, target <= 20 MB per rank per day at 1,000
+# calls per second per rank; cp_logfmt.h, "capture policy").
+#
+# gen_logs --duration 7d writes the job directly in the folded form
+# (detail windows as calls, CP_LOG4_FOLD runs, an aggregate per signature
+# and interval: tests/tools/gen_logs.c) with the default policy
+# (CP_POLICY_*_DEFAULT): 2 ranks on 2 nodes, pattern ddp-small (100 calls
+# a step, 87 signatures), 1,000 calls/s per rank.  Beside it the same job
+# with detail=all, extrapolated: the job's calls times format 4's bytes
+# per call, measured as what the same generator's log grows by between 10
+# and 20 minutes of the same job with a policy that keeps every call
+# (first=2^32-1), divided by the calls between.
 set -eu
-b=${top_builddir:-$(pwd)}
+b=${top_builddir:?}
+gen="$b/tests/tools/gen_logs"
+rate=${CP_BENCH_POLICY_RATE:-1000}
+[ -x "$gen" ] || {
+    echo "== capture policy: gen_logs not built, skipped"
+    exit 0
+}
 tmp=$(mktemp -d /tmp/cp-policy-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT INT TERM
-cp=$b/analyzer/collprof
-
-for pattern in ddp moe; do
-    COLLPROF_DETAIL=first=100,window=50,every=1000,interval=1s \
-        "$cp" record -q -o "$tmp/$pattern" -- "$b/tests/simnccl/simrun" -n 4 \
-        --nodes 2 --timeout 300 -- "$b/tests/apps/train_sim" --pattern "$pattern" \
-        --steps 400 --quiet >/dev/null 2>&1
-    "$cp" dump --all "$tmp/$pattern" >"$tmp/$pattern.all"
-    "$cp" dump --csv "$tmp/$pattern" >"$tmp/$pattern.csv"
-    python3 - "$pattern" "$tmp/$pattern.all" "$tmp/$pattern.csv" <<'EOF'
-import csv, re, sys
-name, allf, csvf = sys.argv[1:4]
-stream = blocks = aggs = 0
-intervals = set()
-calls_folded = 0
-for l in open(allf):
-    m = re.search(r' v4 ring .*\((\d+) bytes, ', l)
-    if m:
-        stream += int(m.group(1))
-    if ' v4-block ' in l:
-        blocks += 1
-    m = re.search(r'rank (\d+) .* aggregate .* calls (\d+) .* interval (\d+) ms first (\d+) ', l)
-    if m:
-        aggs += 1
-        calls_folded += int(m.group(2))
-        intervals.add((m.group(1), int(m.group(4)) // (int(m.group(3)) * 1000000)))
-kept = sum(1 for _ in csv.DictReader(open(csvf)))
-ranks = 4
-per_kept = (stream - 24 * blocks - 65 * aggs) / kept
-per_interval = aggs / max(len(intervals), 1)  # aggregates a rank writes per interval
-day_kept = 65536 + 86400000 / 1048576 * 4096
-day = {
-    'kept calls': day_kept * per_kept,
-    'aggregates': 1440 * per_interval * 65,
-    'writes': (86400000 - day_kept) / 4096 * 28 + day_kept * per_kept / 4072 * 24,
-}
-total = sum(day.values())
-print('capture policy, %s (train_sim, 4 ranks, short windows: %d calls kept, %d folded into %d aggregates, %.1f aggregates per rank and interval, %.2f bytes per kept call): the default policy at 1,000 calls/s per rank writes %.1f MB per rank per day (kept calls %.1f, aggregates %.1f, writes %.1f; target <= 20)'
-      % (name, kept, calls_folded, aggs, per_interval, per_kept, total / 1e6,
-         day['kept calls'] / 1e6, day['aggregates'] / 1e6, day['writes'] / 1e6))
+echo "== capture policy: bytes on disk per rank per day, a generated week at $rate calls/s per rank (gen_logs --duration)"
+job="--ranks 2 --ranks-per-node 1 --pattern ddp-small --rate $rate --seed 3"
+t0=$(date +%s.%N)
+"$gen" -o "$tmp/week" $job --duration 7d --truth "$tmp/week.json" >/dev/null
+t1=$(date +%s.%N)
+"$gen" -o "$tmp/all10" $job --duration 10m --policy first=4294967295 \
+    --truth "$tmp/all10.json" >/dev/null
+"$gen" -o "$tmp/all20" $job --duration 20m --policy first=4294967295 \
+    --truth "$tmp/all20.json" >/dev/null
+python3 - "$tmp" "$t0" "$t1" <<'EOF'
+import json, os, sys
+t, t0, t1 = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+def size(d):
+    fs = sorted(os.listdir(os.path.join(t, d)))
+    return [os.path.getsize(os.path.join(t, d, f)) for f in fs]
+w = json.load(open(t + "/week.json"))
+ranks = w["ranks"]
+days = w["duration_s"] / 86400
+week = size("week")
+per_day = max(week) / days
+calls = w["calls_per_rank_max"]
+# detail=all: format 4's bytes per call between 10 and 20 minutes
+a10, a20 = sum(size("all10")), sum(size("all20"))
+c20 = json.load(open(t + "/all20.json"))["calls_per_rank_max"] * ranks
+c10 = json.load(open(t + "/all10.json"))["calls_per_rank_max"] * ranks
+bpc = (a20 - a10) / (c20 - c10)
+print("policy bytes/rank/day: %.2f MB (target <= 20 MB): %d ranks, %.0f "
+      "days, %d calls per rank (%d in detail, %d folded into %d aggregates "
+      "over intervals %d..%d), the largest log %d bytes; written in %.2f s"
+      % (per_day / 1e6, ranks, days, calls, w["calls_detail"] // ranks,
+         w["calls_folded"] // ranks, w["aggregates"] // ranks,
+         w["first_interval"], w["last_interval"], max(week), t1 - t0))
+aggs = w["aggregates"] / ranks / days
+det = w["calls_detail"] / ranks / days
+print("policy log per rank per day: %.0f aggregates x 65 bytes (each a raw "
+      "slot, CP_LOG4_RAW) = %.2f MB, %.0f detail calls x %.2f bytes = %.2f "
+      "MB, the rest (folded runs, blocks, sync points, header, ring) "
+      "%.2f MB" % (aggs, aggs * 65 / 1e6, det, bpc, det * bpc / 1e6,
+                   (per_day - aggs * 65 - det * bpc) / 1e6))
+print("detail=all, the same job extrapolated: %.0f MB/rank/day (%d calls "
+      "per rank per day x %.2f bytes per call of format 4, measured over "
+      "the calls between 10 and 20 minutes of it): the policy's log is "
+      "%.1fx smaller"
+      % (calls / days * bpc / 1e6, calls / days, bpc,
+         calls / days * bpc / per_day))
 EOF
-done

@@ -16,6 +16,50 @@
  *            [--pid-base N] [--node-prefix P] [--seed S]
  *            [--truth FILE] [--swap] [--gpu] [--phases] [--format 4|3]
  *            [--sync-bytes N]
+ *            [--duration D [--rate R] [--policy first=N,window=N,
+ *             every=N,interval=T] [--hang RANK]]
+ *
+ * Faults may start at a time: --straggler RANK=T:from=T0,
+ * --slow-node NODE=FACTOR:from=T0, --slow-link A,B=FACTOR:from=T0 and
+ * --clock-offset NODE=T:from=T0 (a clock step: the node's clock reads
+ * true time until T0, true time + T from then on); T0 in the units of
+ * the other times or m (minutes), h, d.  Without from= a fault holds from
+ * the start, as before.
+ *
+ * --duration D (7d, 24h, 90m, 600s) writes a long job directly in the
+ * capture policy's folded form (cp_logfmt.h, "capture policy"; header flag
+ * CP_HDR_POLICY and its policy_* fields) without producing every call:
+ * steps of the pattern at --rate R calls per second per rank (default 1000)
+ * for D.  --policy sets the policy's knobs (defaults CP_POLICY_*_DEFAULT:
+ * first=65536, window=4096, every=1048576, interval=60s).  An instance
+ * whose seq cp_policy_keeps is drawn and written as a call; every other
+ * call takes a slot in a CP_LOG4_FOLD run and is counted into the aggregate
+ * (kind 12, cp_rec_agg) of its signature and interval (CLOCK_REALTIME of
+ * its node, [k x interval, (k + 1) x interval)), written when the rank's
+ * next call is past the interval (the last ones at the end): calls, seq
+ * range, first call's start, and min, median, p99, max and sum of durations
+ * drawn from the same model as the detail calls (the section "--duration"
+ * below).  The cost grows with the windows and the intervals (a week at
+ * 1000 calls/s: 6e8 calls per rank in about a second), never with the
+ * folded calls.  A fault's from= holds from the first step that starts at
+ * or after it; a slow link (a pair of nodes adjacent in the world's ring,
+ * rank order) slows the world's calls, a straggler arrives late at every
+ * call, so that its own durations get shorter and its peers' longer.
+ * --hang RANK ends the job hung: every rank but RANK inside the next world
+ * call (a call record with end 0 in the ring, after the stream), RANK never
+ * arriving, the logs not closed (SIGTERM).  --truth then adds the policy,
+ * the steps, the detail and folded calls, the aggregates and their
+ * intervals, and each fault (kind, where, from_s: its time rounded to its
+ * step, from_ns on the T0 scale; the hang's comm and seq); its calls per
+ * rank count the folded calls, its instances and own times only the detail
+ * windows'.  The long form takes the patterns ddp-small, ddp-large,
+ * uniform, sweep and mixed (its grouped send/recv exchanges folded as the
+ * shim folds them: the calls into aggregates marked CP_AGG_GROUPED whose
+ * durations are the group's interval, the group's record into the folded
+ * run; the faults act on the collectives only) in format 4, and neither
+ * --calls, --gpu, --phases, --in-call, --kernel-late nor --outliers; a
+ * step that takes longer than the rate leaves it is an error (a lower
+ * --rate).
  *
  * --format 3 writes version 3 (a 64-byte slot per record); the default
  * is version 4 (a ring of 64 cells, all of it left as "nothing in the
@@ -131,6 +175,7 @@ struct rank {
     uint64_t call_slot; /* the slot of its last call record */
     uint64_t first_start, last_end; /* as written (clock of its node) */
     double delay;         /* straggler delay, ns */
+    double delay_from;    /* from this true time on (:from=T), ns */
     double in_call;       /* delay inside each of its collectives, ns */
     double kernel_late;   /* its kernels' lag behind its calls, ns */
     double arrival, end;  /* of the current instance */
@@ -154,6 +199,7 @@ struct rank_times {
     int n;
     int rank[MAX_STRAGGLERS];
     double ns[MAX_STRAGGLERS];
+    double from[MAX_STRAGGLERS]; /* :from=T: true time it starts, ns (0) */
 };
 
 struct gen {
@@ -163,8 +209,16 @@ struct gen {
     double alpha[2], bw[2]; /* 0 intra, 1 inter */
     double noise, outliers, jitter, gap, step_gap;
     double offset[MAX_OFFSETS]; /* per node, ns */
+    double offset_from[MAX_OFFSETS]; /* a clock step: from this time, ns */
     int slow_node;
     double slow_factor;
+    double slow_node_from, slow_link_from; /* :from=T, true time, ns */
+    /* --duration: a long job in the capture policy's folded form */
+    double duration, rate; /* ns of true time; calls per second per rank */
+    uint32_t pol_first, pol_window, pol_every, pol_interval_ms;
+    int hang;              /* --hang RANK: the others in flight at the end */
+    int hang_rank;
+    struct lng *lng;       /* the long form's state, NULL without */
     unsigned failed;
     int swap; /* write the other byte order */
     uint32_t sync_bytes; /* format 4: a sync point every this many bytes */
@@ -408,6 +462,9 @@ static int sync4(struct gen *g, struct rank *rk)
     return 0;
 }
 
+static int put4_ops(struct gen *g, struct rank *rk, const unsigned char *op,
+                    size_t n, uint32_t slots);
+
 /* Format 4: the record's ops into the open block, a block at most
  * CP_LOG4_BLOCK_MAX or the rank's buffer. */
 static int put4(struct gen *g, struct rank *rk, const union cp_rec *rec)
@@ -418,9 +475,6 @@ static int put4(struct gen *g, struct rank *rk, const union cp_rec *rec)
     if (sync4(g, rk) < 0)
         return -1;
     n = cp_logenc_rec(&rk->enc, rec, rk->slots, op);
-    size_t max = g->buf_size < CP_LOG4_BLOCK_MAX ? g->buf_size
-                                                 : CP_LOG4_BLOCK_MAX;
-    size_t hdr = sizeof(struct cp_log4_block);
 
     if (g->swap && (op[0] == CP_LOG4_RAW || op[0] == CP_LOG4_TEMPLATE)) {
         /* a raw slot and a template as the writer wrote them (aligned
@@ -430,7 +484,20 @@ static int put4(struct gen *g, struct rank *rk, const union cp_rec *rec)
         cp_rec_swap(&raw);
         memcpy(op + 1, &raw, sizeof raw);
     }
-    if (hdr + rk->block_fill + n > max)
+    return put4_ops(g, rk, op, n, 1);
+}
+
+/* Format 4: n bytes of ops that hold `slots` slots into the open block (a
+ * block at most CP_LOG4_BLOCK_MAX or the rank's buffer). */
+static int put4_ops(struct gen *g, struct rank *rk, const unsigned char *op,
+                    size_t n, uint32_t slots)
+{
+    size_t max = g->buf_size < CP_LOG4_BLOCK_MAX ? g->buf_size
+                                                 : CP_LOG4_BLOCK_MAX;
+    size_t hdr = sizeof(struct cp_log4_block);
+
+    if (hdr + rk->block_fill + n > max ||
+        (uint64_t)rk->block_slots + slots > UINT32_MAX)
         close_block(g, rk);
     if (rk->used + hdr + rk->block_fill + n > g->buf_size) {
         /* the open block is empty here: the buffer's blocks go out */
@@ -442,8 +509,26 @@ static int put4(struct gen *g, struct rank *rk, const union cp_rec *rec)
         rk->block_first = rk->slots;
     memcpy(rk->buf + rk->used + hdr + rk->block_fill, op, n);
     rk->block_fill += n;
-    rk->block_slots++;
-    rk->slots++;
+    rk->block_slots += slots;
+    rk->slots += slots;
+    return 0;
+}
+
+/* Format 4: n (>= 1) slots the capture policy folded (CP_LOG4_FOLD ops of
+ * at most 2^31 slots each). */
+static int put4_fold(struct gen *g, struct rank *rk, uint64_t n)
+{
+    while (n > 0) {
+        uint64_t k = n > (UINT64_C(1) << 31) ? (UINT64_C(1) << 31) : n;
+        unsigned char op[16];
+        size_t len;
+        if (sync4(g, rk) < 0)
+            return -1;
+        len = cp_logenc_fold(k, op);
+        if (put4_ops(g, rk, op, len, (uint32_t)k) < 0)
+            return -1;
+        n -= k;
+    }
     return 0;
 }
 
@@ -471,7 +556,9 @@ static uint64_t ts(struct gen *g, const struct rank *rk, double t)
 {
     /* offsets are given for the first MAX_OFFSETS nodes; the rest run on
      * true time */
-    double off = rk->node < MAX_OFFSETS ? g->offset[rk->node] : 0;
+    double off = rk->node < MAX_OFFSETS && t >= g->offset_from[rk->node]
+                     ? g->offset[rk->node]
+                     : 0;
     double v = t + off;
 
     /* a time the run cannot have (NaN, further from the origin than the
@@ -527,6 +614,20 @@ static void write_header(struct gen *g, unsigned i, int final)
     }
     h.flags = (final ? CP_HDR_CLOSED : 0) |
               (g->format == 4 && g->sync_bytes ? CP_HDR_SYNC : 0);
+    if (g->duration > 0) {
+        h.flags |= CP_HDR_POLICY;
+        h.policy_first = g->pol_first;
+        h.policy_window = g->pol_window;
+        h.policy_every = g->pol_every;
+        h.policy_interval_ms = g->pol_interval_ms;
+    }
+    if (final && g->hang) {
+        /* a hung job killed at its time limit: never closed, the calls
+         * in flight in the ring after the stream's slots */
+        h.flags &= ~CP_HDR_CLOSED;
+        h.term_signal = 15;
+        h.term_realtime_ns = ts(g, rk, rk->t);
+    }
     h.timer = CP_TIMER_HOST;
     h.pid = g->pid_base + (int)i;
     h.global_rank = (int)i;
@@ -535,8 +636,8 @@ static void write_header(struct gen *g, unsigned i, int final)
     h.nccl_version = 22809;
     h.start_realtime_ns = ts(g, rk, 0);
     h.start_monotonic_ns = 1000000000;
-    h.end_realtime_ns = final ? ts(g, rk, rk->t) + 1000 : 0;
-    h.slots_used = final ? rk->slots : 0;
+    h.end_realtime_ns = final && !g->hang ? ts(g, rk, rk->t) + 1000 : 0;
+    h.slots_used = final && !g->hang ? rk->slots : 0;
     snprintf(h.node, sizeof h.node, "%s%u", g->prefix, rk->node);
     snprintf(h.hostname, sizeof h.hostname, "%s%u.example", g->prefix,
              rk->node);
@@ -556,6 +657,9 @@ static void write_header(struct gen *g, unsigned i, int final)
         SW32(h.ring_slots); SW32(h.dict_slots); SW64(h.ring_offset);
         SW64(h.stream_offset); SW64(h.stream_end); SW64(h.stream_slots);
         SW32(h.sync_bytes);
+        SW32(h.policy_first); SW32(h.policy_window); SW32(h.policy_every);
+        SW32(h.policy_interval_ms); SW32(h.term_signal);
+        SW64(h.term_realtime_ns);
 #undef SW32
 #undef SW64
     }
@@ -715,7 +819,8 @@ static double arrive(struct gen *g, const unsigned *m, unsigned p, double gap)
 
     for (k = 0; k < p; k++) {
         struct rank *rk = &g->r[m[k]];
-        rk->arrival = rk->t + gap * (0.8 + 0.4 * uniform(g)) + rk->delay;
+        rk->arrival = rk->t + gap * (0.8 + 0.4 * uniform(g)) +
+                      (rk->t >= rk->delay_from ? rk->delay : 0);
         if (rk->arrival > last)
             last = rk->arrival;
     }
@@ -733,7 +838,7 @@ static void collective(struct gen *g, const struct op *o, const unsigned *m,
     uint64_t count = count_of(o->coll, o->n, p);
     unsigned k;
 
-    if (inter && touches_slow(g, m, p))
+    if (inter && touches_slow(g, m, p) && g->r[m[0]].t >= g->slow_node_from)
         b *= g->slow_factor;
     n = bytes_of(o->coll, count, p);
     terms(o->coll, p, &A, &B);
@@ -781,7 +886,8 @@ static void p2p_exchange(struct gen *g, const struct op *o, double gap,
         return;
     for (i = 0; i < R; i++) {
         struct rank *rk = &g->r[i];
-        rk->arrival = rk->t + gap * (0.8 + 0.4 * uniform(g)) + rk->delay;
+        rk->arrival = rk->t + gap * (0.8 + 0.4 * uniform(g)) +
+                      (rk->t >= rk->delay_from ? rk->delay : 0);
         rk->end = rk->arrival;
     }
     for (i = 0; i + G < R; i++) { /* the transfer i -> i + G */
@@ -845,7 +951,7 @@ static void collective3d(struct gen *g, enum coll c, double bytes,
     uint64_t count = count_of(c, bytes, p);
     unsigned k;
 
-    for (k = 0; k < p && inter; k++)
+    for (k = 0; k < p && inter && g->r[m[0]].t >= g->slow_link_from; k++)
         if (is_slow_pair(g, g->r[m[k]].node, g->r[m[(k + 1) % p]].node)) {
             b *= g->slow_link_factor;
             break;
@@ -879,7 +985,7 @@ static void send3d(struct gen *g, unsigned s, unsigned d, double bytes,
     double a = g->alpha[1], b = 1e9 / g->bw[1], T, start;
     uint64_t count = count_of(C_SENDRECV, bytes, 2);
 
-    if (is_slow_pair(g, rs->node, rd->node))
+    if (is_slow_pair(g, rs->node, rd->node) && rs->t >= g->slow_link_from)
         b *= g->slow_link_factor;
     T = noisy(g, a * 1e9 + bytes_of(C_SENDRECV, count, 2) * b);
     rs->arrival = rs->t + gap * (0.8 + 0.4 * uniform(g));
@@ -1109,23 +1215,115 @@ static int parse_index(const char *name, const char *text, unsigned *out)
     return 0;
 }
 
-/* --NAME RANK=T: one more delay of t (ns) for a rank. */
-static int add_rank_time(const char *name, const char *text,
-                         struct rank_times *t)
+/* A span of time: parse_time's units, and m (minutes), h and d. */
+static int parse_span(const char *text, double *seconds)
+{
+    static const struct { const char *unit; double s; } long_units[] = {
+        {"min", 60}, {"m", 60}, {"h", 3600}, {"d", 86400}};
+    size_t n = strlen(text), k;
+
+    for (k = 0; k < sizeof long_units / sizeof long_units[0]; k++) {
+        size_t u = strlen(long_units[k].unit);
+        char *end;
+        double v;
+        if (n <= u || strcmp(text + n - u, long_units[k].unit) != 0)
+            continue;
+        errno = 0;
+        v = strtod(text, &end);
+        if (end != text + n - u || errno != 0 || !(v >= 0) || v > 1e9) {
+            fprintf(stderr, "gen_logs: bad time '%s'\n", text);
+            return -1;
+        }
+        *seconds = v * long_units[k].s;
+        return 0;
+    }
+    return parse_time(text, seconds);
+}
+
+/* Cut ":from=T" off arg (changed in place): the true time from which the
+ * fault holds, ns since the run's origin; 0 (from the start) without. */
+static int cut_from(const char *name, char *arg, double *from)
+{
+    char *c = strstr(arg, ":from=");
+    double sec;
+
+    *from = 0;
+    if (!c)
+        return 0;
+    *c = '\0';
+    if (parse_span(c + 6, &sec) < 0) {
+        fprintf(stderr, "gen_logs: --%s: from= needs a time (3d, 12h, "
+                        "90m, 600s)\n", name);
+        return -1;
+    }
+    *from = sec * 1e9;
+    return 0;
+}
+
+/* --NAME RANK=T[:from=T0]: one more delay of t (ns) for a rank, from T0
+ * on. */
+static int add_rank_time(const char *name, char *text, struct rank_times *t)
 {
     unsigned idx;
-    double sec;
+    double sec, from;
 
     if (t->n == MAX_STRAGGLERS) {
         fprintf(stderr, "gen_logs: at most %d --%s\n", MAX_STRAGGLERS, name);
         return -1;
     }
-    if (parse_index(name, text, &idx) < 0 ||
+    if (cut_from(name, text, &from) < 0 || parse_index(name, text, &idx) < 0 ||
         parse_time(strchr(text, '=') + 1, &sec) < 0)
         return -1;
     t->rank[t->n] = (int)idx;
+    t->from[t->n] = from;
     t->ns[t->n++] = sec * 1e9;
     return 0;
+}
+
+/* --policy first=N,window=N,every=N,interval=T (any of them, in any
+ * order; the others keep their defaults). */
+static int parse_policy(struct gen *g, char *text)
+{
+    char *tok, *save = NULL;
+
+    for (tok = strtok_r(text, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(tok, '=');
+        unsigned long long v;
+        double sec;
+        if (!eq)
+            goto bad;
+        *eq++ = '\0';
+        if (strcmp(tok, "first") == 0 || strcmp(tok, "window") == 0 ||
+            strcmp(tok, "every") == 0) {
+            if (parse_count("policy", eq, 0, UINT32_MAX, &v) < 0)
+                return -1;
+            *(tok[0] == 'f'   ? &g->pol_first
+              : tok[0] == 'w' ? &g->pol_window
+                              : &g->pol_every) = (uint32_t)v;
+        } else if (strcmp(tok, "interval") == 0) {
+            if (parse_span(eq, &sec) < 0)
+                return -1;
+            if (!(sec >= 1e-3 && sec * 1e3 <= UINT32_MAX)) {
+                fprintf(stderr, "gen_logs: --policy interval=%s: from 1 ms "
+                                "to 49 days\n", eq);
+                return -1;
+            }
+            g->pol_interval_ms = (uint32_t)llround(sec * 1e3);
+        } else {
+            goto bad;
+        }
+    }
+    if (g->pol_every && g->pol_window > g->pol_every) {
+        fprintf(stderr, "gen_logs: --policy: a window longer than its "
+                        "period (every)\n");
+        return -1;
+    }
+    return 0;
+bad:
+    fprintf(stderr, "gen_logs: --policy first=N,window=N,every=N,"
+                    "interval=T\n");
+    return -1;
 }
 
 /* Every rank of t below ranks, or an error naming the option. */
@@ -1155,6 +1353,18 @@ static double time_of(const struct rank_times *t, unsigned r)
     return ns;
 }
 
+/* From when it holds (the last given for r), 0 without one. */
+static double from_of(const struct rank_times *t, unsigned r)
+{
+    double from = 0;
+    int k;
+
+    for (k = 0; k < t->n; k++)
+        if (t->rank[k] == (int)r)
+            from = t->from[k];
+    return from;
+}
+
 static void usage(FILE *out)
 {
     fprintf(out,
@@ -1170,7 +1380,27 @@ static void usage(FILE *out)
             "         [--slow-node NODE=FACTOR] [--failed N] [--job-id ID]\n"
             "         [--pid-base N] [--node-prefix P] [--seed S] "
             "[--truth FILE] [--swap] [--gpu] [--phases] [--format 4|3]\n"
-            "         [--dp-size D] [--slow-link A,B=FACTOR]   (pattern 3d)\n");
+            "         [--dp-size D] [--slow-link A,B=FACTOR]   (pattern 3d)\n"
+            "         [--duration D [--rate 1000] [--policy first=N,window=N,"
+            "every=N,interval=T]\n"
+            "          [--hang RANK]]   (a long job in the capture policy's "
+            "folded form)\n"
+            "faults from a time: --straggler RANK=T:from=T0, --slow-node "
+            "NODE=F:from=T0,\n"
+            "  --slow-link A,B=F:from=T0 (also the world's ring with "
+            "--duration),\n"
+            "  --clock-offset NODE=T:from=T0 (a clock step at T0); "
+            "T0 like 3d, 12h, 90m, 600s\n"
+            "--duration D: D of steps at --rate calls/s per rank; calls in "
+            "the policy's\n"
+            "  detail windows written, the others folded (CP_LOG4_FOLD) "
+            "into an aggregate\n"
+            "  (kind 12) per signature and interval; --policy defaults: "
+            "first=%u,\n"
+            "  window=%u, every=%u, interval=%us; --hang RANK: the others "
+            "in flight at the end\n",
+            CP_POLICY_FIRST_DEFAULT, CP_POLICY_WINDOW_DEFAULT,
+            CP_POLICY_EVERY_DEFAULT, CP_POLICY_INTERVAL_MS_DEFAULT / 1000);
 }
 
 /* What the job's shape asks for that this tool cannot honour. */
@@ -1193,6 +1423,15 @@ static int check_job(const struct gen *g)
     if (g->offset_nodes > nodes) {
         fprintf(stderr, "gen_logs: --clock-offset names node %u of %u\n",
                 g->offset_nodes - 1, nodes);
+        return -1;
+    }
+    if (g->hang && (unsigned)g->hang_rank >= g->ranks) {
+        fprintf(stderr, "gen_logs: --hang names rank %d of %u\n",
+                g->hang_rank, g->ranks);
+        return -1;
+    }
+    if (g->hang && !(g->duration > 0)) {
+        fprintf(stderr, "gen_logs: --hang goes with --duration\n");
         return -1;
     }
     if (ranks_known("straggler", &g->stragglers, g->ranks) < 0 ||
@@ -1248,6 +1487,10 @@ static int parse_args(struct gen *g, int argc, char **argv)
         {"dp-size", required_argument, NULL, 20},
         {"slow-link", required_argument, NULL, 21},
         {"in-call", required_argument, NULL, 23},
+        {"duration", required_argument, NULL, 28},
+        {"rate", required_argument, NULL, 29},
+        {"policy", required_argument, NULL, 30},
+        {"hang", required_argument, NULL, 31},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     int c;
@@ -1302,7 +1545,8 @@ static int parse_args(struct gen *g, int argc, char **argv)
             g->step_gap = s * 1e9;
             break;
         case 10:
-            if (parse_index("clock-offset", optarg, &idx) < 0)
+            if (cut_from("clock-offset", optarg, &s) < 0 ||
+                parse_index("clock-offset", optarg, &idx) < 0)
                 return -1;
             if (idx >= MAX_OFFSETS) {
                 fprintf(stderr, "gen_logs: --clock-offset: nodes 0 to %d "
@@ -1311,6 +1555,7 @@ static int parse_args(struct gen *g, int argc, char **argv)
             }
             if (parse_signed_time(strchr(optarg, '=') + 1, &g->offset[idx]) < 0)
                 return -1;
+            g->offset_from[idx] = s;
             if (idx + 1 > g->offset_nodes)
                 g->offset_nodes = idx + 1;
             break;
@@ -1323,7 +1568,8 @@ static int parse_args(struct gen *g, int argc, char **argv)
                 return -1;
             break;
         case 12:
-            if (parse_index("slow-node", optarg, &idx) < 0)
+            if (cut_from("slow-node", optarg, &g->slow_node_from) < 0 ||
+                parse_index("slow-node", optarg, &idx) < 0)
                 return -1;
             eq = strchr(optarg, '=');
             g->slow_node = (int)idx;
@@ -1374,12 +1620,44 @@ static int parse_args(struct gen *g, int argc, char **argv)
             g->dp_size = (unsigned)v;
             break;
         case 21:
+            if (cut_from("slow-link", optarg, &g->slow_link_from) < 0)
+                return -1;
             if (sscanf(optarg, "%d,%d=%lf", &g->slow_a, &g->slow_b,
                        &g->slow_link_factor) != 3 || g->slow_a < 0 ||
                 g->slow_b < 0 || !(g->slow_link_factor > 0)) {
                 fprintf(stderr, "gen_logs: --slow-link A,B=FACTOR\n");
                 return -1;
             }
+            break;
+        case 28:
+            if (parse_span(optarg, &s) < 0)
+                return -1;
+            if (!(s > 0 && s * 1e9 < MAX_SPAN_NS)) {
+                fprintf(stderr, "gen_logs: --duration '%s': more than 0, "
+                                "less than %.0f days\n", optarg,
+                        MAX_SPAN_NS / 86400e9);
+                return -1;
+            }
+            g->duration = s * 1e9;
+            break;
+        case 29:
+            g->rate = atof(optarg);
+            if (!(g->rate > 0 && g->rate <= 1e7)) {
+                fprintf(stderr, "gen_logs: --rate '%s': calls per second "
+                                "per rank, more than 0 (at most 1e7)\n",
+                        optarg);
+                return -1;
+            }
+            break;
+        case 30:
+            if (parse_policy(g, optarg) < 0)
+                return -1;
+            break;
+        case 31:
+            if (parse_count("hang", optarg, 0, MAX_RANKS - 1, &v) < 0)
+                return -1;
+            g->hang = 1;
+            g->hang_rank = (int)v;
             break;
         case 'h': usage(stdout); exit(0);
         default: usage(stderr); return -1;
@@ -1395,6 +1673,1105 @@ static int parse_args(struct gen *g, int argc, char **argv)
         return -1;
     }
     return check_job(g);
+}
+
+/* ---- --duration: a long job in the capture policy's folded form ----------
+ *
+ * The job is steps of the pattern's calls at --rate calls per second per
+ * rank: step s starts at t0 + s P (P = a rank's calls per step / rate),
+ * and call j of a step arrives at its nominal place A[j] in it (the
+ * medians of the calls before it, their jitter, the gaps and the latest
+ * straggler's delay) plus the rank's own straggler delay.  An instance in
+ * a detail window (cp_policy_keeps of its seq) is drawn and written as a
+ * call: each member arrives within 0.2 gap of its nominal time, every
+ * member ends at the last arrival + T + U(0, jitter), T the model's time
+ * times exp(noise Z).  Every other call is only counted: its slot goes
+ * into a CP_LOG4_FOLD run and the call into its signature's aggregate of
+ * its interval (on its node's clock), whose durations are drawn from the
+ * same model when the interval ends: min and max as the extremes of n
+ * draws (the quantile at V^(1/n)), median and p99 with their sampling
+ * spread, the sum with its mean's.  Steps between windows are counted per
+ * interval and op, never per call.  A fault's from= holds from the first
+ * step that starts at or after it (its true time rounded up to a step):
+ * the epochs between the faults' times have a model each. */
+#define LONG_MAX_EPOCHS 8
+#define LONG_MAX_CHANGES (LONG_MAX_EPOCHS + MAX_OFFSETS)
+
+struct lop {                  /* one call of a rank's step */
+    enum coll coll;
+    int node;                 /* 0: the world, 1: its node's communicator,
+                                 2: a grouped send/recv exchange's */
+    int p2p;                  /* node 2: 1 the send (one node up), 2 the
+                                 receive (one node down), 3 the group's
+                                 record (a slot, no call) */
+    unsigned p;               /* members */
+    uint64_t count;
+    int32_t peer;
+    uint32_t idx;             /* its place among its communicator's calls */
+    unsigned sig;             /* its signature (equal calls share one) */
+    double jit;               /* jitter of its ends, ns */
+    double tmed[LONG_MAX_EPOCHS]; /* the model's time, ns */
+    double off[LONG_MAX_EPOCHS];  /* A[j]: its nominal arrival in a step */
+};
+
+struct lacc {                 /* a signature's folded calls of an interval */
+    uint64_t n[LONG_MAX_EPOCHS];
+    uint32_t seq_first, seq_last;
+    uint64_t first_ns;
+    int used;
+};
+
+struct lrank {
+    struct lacc *acc;         /* per signature */
+    int64_t interval;         /* the open interval, -1 before the first */
+    uint64_t fold;            /* folded slots not yet in an op */
+    uint64_t folded, detail, aggs;
+};
+
+struct lng {
+    struct lop *ops;
+    unsigned nops, nsig;
+    unsigned m[3];            /* a step's calls on the world, node comms,
+                                 exchanges per peer and direction */
+    uint32_t base[3];         /* step 0's first seq on them */
+    double P, t0;             /* the step period and step 0's start, ns */
+    uint64_t steps;
+    double etime[LONG_MAX_EPOCHS]; /* epoch e holds from etime[e] */
+    unsigned nepochs;
+    uint64_t change[LONG_MAX_CHANGES]; /* steps where a model or clock
+                                          changes */
+    unsigned nchange;
+    uint64_t interval_ns;
+    struct lrank *r;
+    uint64_t *pos;            /* scratch: per op */
+    int64_t first_interval, last_interval;
+    uint32_t hang_seq;
+    uint64_t hang_ns;         /* the hung call's start (rank 0's clock) */
+};
+
+static double step_start(const struct lng *L, uint64_t s)
+{
+    return L->t0 + (double)s * L->P;
+}
+
+static unsigned epoch_of(const struct lng *L, uint64_t s)
+{
+    double t = step_start(L, s);
+    unsigned e = 0;
+
+    while (e + 1 < L->nepochs && L->etime[e + 1] <= t)
+        e++;
+    return e;
+}
+
+/* Rank r's straggler delay at true time t (the last given for it that
+ * holds by then). */
+static double delay_at(const struct gen *g, unsigned r, double t)
+{
+    double ns = 0;
+    int k;
+
+    for (k = 0; k < g->stragglers.n; k++)
+        if (g->stragglers.rank[k] == (int)r && g->stragglers.from[k] <= t)
+            ns = g->stragglers.ns[k];
+    return ns;
+}
+
+/* The largest delay among the members of a communicator (the world, or
+ * node nd's) at t, and how many members have it. */
+static void comm_delays(const struct gen *g, double t, int node_comm,
+                        unsigned nd, double *dm, unsigned *tied)
+{
+    unsigned lo = node_comm ? nd * g->per_node : 0,
+             hi = node_comm ? lo + g->per_node : g->ranks, late = 0, at = 0;
+    int k, j;
+
+    *dm = 0;
+    for (k = 0; k < g->stragglers.n; k++) {
+        unsigned r = (unsigned)g->stragglers.rank[k];
+        double d;
+        for (j = 0; j < k && g->stragglers.rank[j] != (int)r; j++)
+            ;
+        if (j < k || r < lo || r >= hi) /* counted, or not a member */
+            continue;
+        d = delay_at(g, r, t);
+        if (d > 0)
+            late++;
+        if (d > *dm) {
+            *dm = d;
+            at = 1;
+        } else if (d == *dm && d > 0) {
+            at++;
+        }
+    }
+    *tied = *dm > 0 ? at : (hi - lo) - late;
+}
+
+/* The model's time of op o at true time t (its faults then), ns. */
+static double long_model(const struct gen *g, const struct lop *o, double t)
+{
+    int inter = o->node != 1 && g->nodes > 1;
+    double A, B, a = g->alpha[inter], b = 1e9 / g->bw[inter];
+
+    if (o->node == 2) { /* an exchange: one transfer, no fault */
+        terms(C_SENDRECV, 2, &A, &B);
+        return A * a * 1e9 + B * bytes_of(C_SENDRECV, o->count, 2) * b;
+    }
+    if (inter && g->slow_node >= 0 && t >= g->slow_node_from)
+        b *= g->slow_factor; /* the world touches every node */
+    if (inter && g->slow_a >= 0 && t >= g->slow_link_from) {
+        /* the world's ring, in rank order, joins nodes k and k + 1 and
+         * the last to the first */
+        int d = g->slow_a - g->slow_b;
+        if (d == 1 || d == -1 ||
+            (g->nodes > 2 && (unsigned)(d < 0 ? -d : d) == g->nodes - 1))
+            b *= g->slow_link_factor;
+    }
+    terms(o->coll, o->p, &A, &B);
+    return A * a * 1e9 + B * bytes_of(o->coll, o->count, o->p) * b;
+}
+
+static uint32_t long_seq(const struct lng *L, const struct lop *o, uint64_t s)
+{
+    return (uint32_t)(L->base[o->node] + s * L->m[o->node] + o->idx);
+}
+
+/* Whether rank i makes call o of a step (an exchange's send and receive
+ * only where it has that peer; its record wherever it has either), and
+ * the call's peer. */
+static int lop_on(const struct gen *g, const struct lop *o, unsigned i,
+                  int32_t *peer)
+{
+    *peer = o->peer;
+    if (o->p2p == 1) {
+        *peer = (int32_t)(i + g->per_node);
+        return i + g->per_node < g->ranks;
+    }
+    if (o->p2p == 2) {
+        *peer = (int32_t)i - (int32_t)g->per_node;
+        return i >= g->per_node;
+    }
+    return 1;
+}
+
+/* The largest delay among rank i and its exchange's peers at t, and how
+ * many of them have it. */
+static void pair_delays(const struct gen *g, double t, unsigned i, double *dm,
+                        unsigned *tied)
+{
+    unsigned m[3], n = 0, k;
+
+    m[n++] = i;
+    if (i + g->per_node < g->ranks)
+        m[n++] = i + g->per_node;
+    if (i >= g->per_node)
+        m[n++] = i - g->per_node;
+    *dm = 0;
+    *tied = 0;
+    for (k = 0; k < n; k++) {
+        double d = delay_at(g, m[k], t);
+        if (d > *dm) {
+            *dm = d;
+            *tied = 0;
+        }
+        if (d == *dm)
+            (*tied)++;
+    }
+}
+
+/* The first step at or after s with a call the policy keeps, UINT64_MAX
+ * when none. */
+static uint64_t next_detail_step(const struct gen *g, const struct lng *L,
+                                 uint64_t s)
+{
+    uint64_t best = UINT64_MAX;
+    int c;
+
+    for (c = 0; c < 3; c++) {
+        uint64_t q, kept;
+        if (!L->m[c])
+            continue;
+        q = L->base[c] + s * L->m[c];
+        if (q < g->pol_first)
+            kept = q;
+        else if (!g->pol_every || !g->pol_window)
+            continue;
+        else if (q % g->pol_every < g->pol_window)
+            kept = q;
+        else
+            kept = q - q % g->pol_every + g->pol_every;
+        if ((kept - L->base[c]) / L->m[c] < best)
+            best = (kept - L->base[c]) / L->m[c];
+    }
+    return best;
+}
+
+/* Round a fault's time up to the start of the first step at or after it
+ * (0 stays 0: from the start). */
+static double long_round(const struct lng *L, double from)
+{
+    double cs;
+
+    if (!(from > 0))
+        return 0;
+    cs = ceil((from - L->t0) / L->P);
+    if (cs < 0)
+        cs = 0;
+    if (cs > (double)L->steps)
+        cs = (double)L->steps;
+    return step_start(L, (uint64_t)cs);
+}
+
+static void long_add_change(struct lng *L, double from)
+{
+    if (from > 0 && L->nchange < LONG_MAX_CHANGES)
+        L->change[L->nchange++] =
+            (uint64_t)llround((from - L->t0) / L->P);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The long form's plan, before anything is written: its ops, epochs,
+ * steps, or an error naming what it cannot honour. */
+static int long_setup(struct gen *g)
+{
+    struct lng *L = calloc(1, sizeof *L);
+    double froms[LONG_MAX_EPOCHS + MAX_STRAGGLERS], cps = 0, tb;
+    unsigned nf = 0, e, j, k;
+    size_t i;
+
+    if (!L)
+        return -1;
+    g->lng = L;
+    L->first_interval = L->last_interval = -1;
+    if (g->format != 4 || g->gpu || g->phases || g->in_call.n ||
+        g->kernel_late.n || g->outliers > 0 || g->calls > 0 ||
+        strcmp(g->pattern, "3d") == 0) {
+        fprintf(stderr, "gen_logs: --duration writes format 4 of the "
+                        "patterns ddp-small, ddp-large, uniform, sweep and "
+                        "mixed, without --gpu, --phases, --in-call, --kernel-late, "
+                        "--outliers and --calls\n");
+        return -1;
+    }
+    if (!g->pol_interval_ms || !cp_policy_keeps(g->pol_first, g->pol_window,
+                                                g->pol_every, 0)) {
+        fprintf(stderr, "gen_logs: --policy: an interval of 0, or a policy "
+                        "that keeps no first call\n");
+        return -1;
+    }
+    L->interval_ns = (uint64_t)g->pol_interval_ms * 1000000u;
+    L->ops = calloc(3 * g->nops + 1, sizeof *L->ops);
+    L->pos = calloc(3 * g->nops + 1, sizeof *L->pos);
+    if (!L->ops || !L->pos)
+        return -1;
+    L->base[0] = 1; /* seq 0: the initial broadcast */
+    for (i = 0; i < g->nops; i++) {
+        const struct op *op = &g->ops[i];
+        struct lop *o = &L->ops[L->nops];
+        if (op->where == W_P2P) {
+            /* an exchange (p2p_exchange): a send one node up, a receive
+             * one node down, in one group per rank, then its record */
+            unsigned q, x = L->m[2]++;
+            if (g->ranks <= g->per_node) {
+                L->m[2]--;
+                continue;
+            }
+            for (q = 1; q <= 3; q++) {
+                o = &L->ops[L->nops];
+                o->coll = C_SENDRECV;
+                o->node = 2;
+                o->p2p = (int)q;
+                o->p = 2;
+                o->count = count_of(C_SENDRECV, op->n, 2);
+                o->peer = -1; /* the rank's own, at each use */
+                o->idx = x;
+                o->jit = 0.25 * g->alpha[g->nodes > 1] * 1e9;
+                for (k = 0; k < L->nops; k++)
+                    if (L->ops[k].node == 2 && L->ops[k].p2p == o->p2p &&
+                        L->ops[k].count == o->count)
+                        break;
+                o->sig = q == 3 ? UINT_MAX
+                         : k < L->nops ? L->ops[k].sig
+                                       : L->nsig++;
+                L->nops++;
+                cps += q < 3;
+            }
+            continue;
+        }
+        if (op->where == W_NODE && g->per_node < 2)
+            continue;
+        o->coll = op->coll;
+        o->node = op->where == W_NODE;
+        o->p = o->node ? g->per_node : g->ranks;
+        o->count = count_of(op->coll, op->n, o->p);
+        o->peer = op->coll == C_BROADCAST || op->coll == C_REDUCE ? 0 : -1;
+        o->idx = L->m[o->node]++;
+        o->jit = g->jitter >= 0 ? g->jitter
+                                : 0.25 * g->alpha[o->node != 1 && g->nodes > 1] *
+                                      1e9;
+        for (k = 0; k < L->nops; k++)
+            if (L->ops[k].node == o->node && L->ops[k].coll == o->coll &&
+                L->ops[k].count == o->count && L->ops[k].peer == o->peer)
+                break;
+        o->sig = k < L->nops ? L->ops[k].sig : L->nsig++;
+        L->nops++;
+        cps++;
+    }
+    if (!L->nops) {
+        fprintf(stderr, "gen_logs: --duration: no calls in a step\n");
+        return -1;
+    }
+    /* the initial broadcast (4 MiB) before step 0, its time twice */
+    {
+        struct lop b;
+        memset(&b, 0, sizeof b);
+        b.coll = C_BROADCAST;
+        b.p = g->ranks;
+        b.count = count_of(C_BROADCAST, 4 * 1048576.0, g->ranks);
+        tb = long_model(g, &b, 0);
+    }
+    L->t0 = 2e6 + 2 * tb;
+    L->P = cps * 1e9 / g->rate;
+    if (g->duration <= L->t0 + L->P) {
+        fprintf(stderr, "gen_logs: --duration is shorter than one step\n");
+        return -1;
+    }
+    L->steps = (uint64_t)((g->duration - L->t0) / L->P);
+    for (k = 0; k < 3; k++)
+        if ((double)L->base[k] + (double)(L->steps + 1) * L->m[k] >
+            (double)UINT32_MAX) {
+            fprintf(stderr, "gen_logs: --duration: more than 2^32 calls "
+                            "on a communicator (a shorter run or a lower "
+                            "--rate)\n");
+            return -1;
+        }
+    /* faults from a step's start; the epochs between them */
+    g->slow_node_from = long_round(L, g->slow_node_from);
+    g->slow_link_from = long_round(L, g->slow_link_from);
+    if (g->slow_node >= 0 && g->slow_node_from > 0)
+        froms[nf++] = g->slow_node_from;
+    if (g->slow_a >= 0 && g->slow_link_from > 0)
+        froms[nf++] = g->slow_link_from;
+    for (k = 0; k < (unsigned)g->stragglers.n; k++) {
+        g->stragglers.from[k] = long_round(L, g->stragglers.from[k]);
+        if (g->stragglers.from[k] > 0)
+            froms[nf++] = g->stragglers.from[k];
+    }
+    qsort(froms, nf, sizeof *froms, cmp_double);
+    L->etime[0] = 0;
+    L->nepochs = 1;
+    for (k = 0; k < nf; k++) {
+        if (froms[k] == L->etime[L->nepochs - 1])
+            continue;
+        if (L->nepochs == LONG_MAX_EPOCHS) {
+            fprintf(stderr, "gen_logs: --duration: at most %d different "
+                            "from= times\n", LONG_MAX_EPOCHS - 1);
+            return -1;
+        }
+        L->etime[L->nepochs++] = froms[k];
+    }
+    for (e = 1; e < L->nepochs; e++)
+        long_add_change(L, L->etime[e]);
+    for (k = 0; k < MAX_OFFSETS; k++) {
+        g->offset_from[k] = long_round(L, g->offset_from[k]);
+        if (g->offset[k] != 0)
+            long_add_change(L, g->offset_from[k]);
+    }
+    /* every epoch's model and a step's nominal places: the step must fit
+     * its period */
+    for (e = 0; e < L->nepochs; e++) {
+        double dm = 0, at = 0;
+        for (k = 0; k < g->ranks && k < MAX_RANKS; k++)
+            if (g->stragglers.n && delay_at(g, k, L->etime[e]) > dm)
+                dm = delay_at(g, k, L->etime[e]);
+        for (j = 0; j < L->nops; j++) {
+            struct lop *o = &L->ops[j];
+            o->tmed[e] = long_model(g, o, L->etime[e]);
+            o->off[e] = at;
+            /* an exchange's receive and record: at its send's place, the
+             * group's end after both (1 us of host calls) */
+            if (o->p2p == 2 || o->p2p == 3) {
+                o->off[e] = L->ops[j - 1].off[e];
+                continue;
+            }
+            at += dm + o->tmed[e] * exp(2 * g->noise) + o->jit + g->gap +
+                  (o->p2p ? 1000 : 0);
+        }
+        if (at > L->P) {
+            fprintf(stderr, "gen_logs: --rate %g: a step of pattern %s "
+                            "takes %.3f ms%s, more than the %.3f ms its %.0f "
+                            "calls have at that rate (a lower --rate)\n",
+                    g->rate, g->pattern, at * 1e-6,
+                    e ? " with its faults" : "", L->P * 1e-6, cps);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The normal quantile: Acklam's rational approximation (relative error
+ * below 1.2e-9), its lower tail's form for p below 0.02425. */
+static double invnorm(double p)
+{
+    static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02,
+                               -2.759285104469687e+02, 1.383577518672690e+02,
+                               -3.066479806614716e+01, 2.506628277459239e+00};
+    static const double b[] = {-5.447609879822406e+01, 1.615858368580409e+02,
+                               -1.556989798598866e+02, 6.680131188771972e+01,
+                               -1.328068155288572e+01};
+    static const double c[] = {-7.784894002430293e-03, -3.223964580411365e-01,
+                               -2.400758277161838e+00, -2.549732539343734e+00,
+                               4.374664141464968e+00, 2.938163982698783e+00};
+    static const double d[] = {7.784695709041462e-03, 3.224671290700398e-01,
+                               2.445134137142996e+00, 3.754408661907416e+00};
+    double q, r;
+
+    if (p < 1e-300)
+        p = 1e-300;
+    if (p >= 1)
+        return 38;
+    if (p < 0.02425) {
+        q = sqrt(-2 * log(p));
+        return (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q +
+                c[5]) /
+               ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+    }
+    if (p > 1 - 0.02425)
+        return -invnorm(1 - p);
+    q = p - 0.5;
+    r = q * q;
+    return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r +
+            a[5]) * q /
+           (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+}
+
+/* A mixture of shifted lognormals (an interval's epochs): weight, shift,
+ * log-median, sigma. */
+struct piece {
+    double w, shift, mu, s;
+};
+
+/* The mixture's quantile at p (lower: its lower tail p, else its upper
+ * tail q = 1 - p, for precision near 1). */
+static double mix_quantile(const struct piece *pc, unsigned n, double tail,
+                           int lower)
+{
+    double lo = INFINITY, hi = -INFINITY, z = lower ? invnorm(tail)
+                                                    : -invnorm(tail);
+    unsigned k;
+    int it;
+
+    for (k = 0; k < n; k++) {
+        double x = pc[k].shift + exp(pc[k].mu + pc[k].s * z);
+        if (x < lo)
+            lo = x;
+        if (x > hi)
+            hi = x;
+    }
+    if (n == 1 || hi - lo < 0.5)
+        return lo;
+    for (it = 0; it < 60; it++) {
+        double x = 0.5 * (lo + hi), f = 0;
+        for (k = 0; k < n; k++) {
+            double v = x - pc[k].shift, zz;
+            if (v <= 0) {
+                f += lower ? 0 : pc[k].w;
+                continue;
+            }
+            zz = pc[k].s > 0 ? (log(v) - pc[k].mu) / pc[k].s
+                             : (log(v) >= pc[k].mu ? 1e300 : -1e300);
+            f += pc[k].w * 0.5 * erfc((lower ? -zz : zz) / M_SQRT2);
+        }
+        if (lower ? f >= tail : f <= tail)
+            hi = x;
+        else
+            lo = x;
+    }
+    return hi;
+}
+
+/* The open interval's aggregates of rank i: its folded slots first (they
+ * come before), then one record per signature that folded calls, its
+ * durations drawn for the calls' count from the model of their epochs. */
+static int long_emit(struct gen *g, struct lng *L, unsigned i)
+{
+    struct rank *rk = &g->r[i];
+    struct lrank *lr = &L->r[i];
+    unsigned sg, j, e, written = 0;
+
+    if (lr->fold) {
+        if (put4_fold(g, rk, lr->fold) < 0)
+            return -1;
+        lr->fold = 0;
+    }
+    for (sg = 0; sg < L->nsig; sg++) {
+        struct lacc *a = &lr->acc[sg];
+        const struct lop *o = NULL;
+        struct piece pc[LONG_MAX_EPOCHS];
+        unsigned np = 0;
+        uint64_t n = 0;
+        double mean = 0, m2 = 0, v[4], sum, pm, pp;
+        union cp_rec rec;
+        if (!a->used)
+            continue;
+        for (j = 0; j < L->nops && !o; j++)
+            if (L->ops[j].sig == sg)
+                o = &L->ops[j];
+        for (e = 0; e < L->nepochs; e++)
+            n += a->n[e];
+        for (e = 0; e < L->nepochs; e++) {
+            double dm, d = delay_at(g, i, L->etime[e]), s2 = g->noise * g->noise,
+                       mu, sh, pmean, pvar;
+            unsigned tied;
+            if (!a->n[e])
+                continue;
+            if (o->node == 2)
+                pair_delays(g, L->etime[e], i, &dm, &tied);
+            else
+                comm_delays(g, L->etime[e], o->node, rk->node, &dm, &tied);
+            sh = dm - d + g->gap * (0.4 * tied / (tied + 1.0) - 0.2) +
+                 o->jit / 2;
+            mu = log(o->tmed[e]);
+            pc[np].w = (double)a->n[e] / (double)n;
+            pc[np].shift = sh > 0 ? sh : 0;
+            pc[np].mu = mu;
+            pc[np].s = g->noise;
+            pmean = pc[np].shift + exp(mu + s2 / 2);
+            pvar = exp(2 * mu + s2) * (exp(s2) - 1);
+            mean += pc[np].w * pmean;
+            m2 += pc[np].w * (pvar + pmean * pmean);
+            np++;
+        }
+        if (n == 1) {
+            double u = uniform(g);
+            v[0] = v[1] = v[2] = v[3] = sum =
+                mix_quantile(pc, np, u < 0.5 ? u : 1 - u, u < 0.5);
+        } else {
+            double dn = (double)n, vmin = 1 - uniform(g),
+                   vmax = 1 - uniform(g);
+            v[0] = mix_quantile(pc, np, -expm1(log(vmin) / dn), 1);
+            v[3] = mix_quantile(pc, np, -expm1(log(vmax) / dn), 0);
+            pm = 0.5 + 0.5 * normal(g) / sqrt(dn);
+            pp = 0.99 + sqrt(0.0099 / dn) * normal(g);
+            pm = fmin(fmax(pm, 1 / (dn + 1)), dn / (dn + 1));
+            pp = fmin(fmax(pp, 1 / (dn + 1)), dn / (dn + 1));
+            v[1] = mix_quantile(pc, np, pm < 0.5 ? pm : 1 - pm, pm < 0.5);
+            v[2] = mix_quantile(pc, np, pp < 0.5 ? pp : 1 - pp, pp < 0.5);
+            v[1] = fmin(fmax(v[1], v[0]), v[3]);
+            v[2] = fmin(fmax(v[2], v[1]), v[3]);
+            sum = dn * mean +
+                  sqrt(dn * fmax(m2 - mean * mean, 0)) * normal(g);
+            sum = fmin(fmax(sum, dn * v[0]), dn * v[3]);
+        }
+        memset(&rec, 0, sizeof rec);
+        rec.agg.op = (uint8_t)(op_code(o->coll, o->p2p == 2) |
+                               (o->node == 2 ? CP_AGG_GROUPED : 0));
+        rec.agg.dtype = DTYPE_F32;
+        rec.agg.redop = o->coll == C_ALLREDUCE || o->coll == C_REDUCESCATTER ||
+                                o->coll == C_REDUCE
+                            ? 0
+                            : CP_REDOP_NONE;
+        lop_on(g, o, i, &rec.agg.peer);
+        rec.agg.comm_id = o->node == 1 ? g->node_id_base + rk->node
+                                       : g->world_id;
+        rec.agg.count = o->count;
+        rec.agg.calls = (uint32_t)n;
+        rec.agg.seq_first = a->seq_first;
+        rec.agg.seq_last = a->seq_last;
+        for (j = 0; j < 4; j++)
+            rec.agg.dur_q[j] = cp_q16_encode((uint64_t)llround(v[j]));
+        rec.agg.interval_ms = g->pol_interval_ms;
+        rec.agg.first_ns = a->first_ns;
+        rec.agg.sum_ns = (uint64_t)llround(sum);
+        rec.kind = CP_REC_AGG;
+        if (put(g, rk, &rec) < 0)
+            return -1;
+        lr->aggs++;
+        written++;
+        memset(a, 0, sizeof *a);
+    }
+    if (lr->interval >= 0 && written) {
+        if (L->first_interval < 0 || lr->interval < L->first_interval)
+            L->first_interval = lr->interval;
+        if (lr->interval > L->last_interval)
+            L->last_interval = lr->interval;
+    }
+    return 0;
+}
+
+/* Rank i's next call starts at N on its node's clock: the interval it
+ * opens closes the one before (its folded slots and aggregates out). */
+static int long_advance(struct gen *g, struct lng *L, unsigned i, uint64_t N)
+{
+    struct lrank *lr = &L->r[i];
+    int64_t k = (int64_t)(N / L->interval_ns);
+
+    if (k > lr->interval) {
+        if (lr->interval >= 0 && long_emit(g, L, i) < 0)
+            return -1;
+        lr->interval = k;
+    }
+    return 0;
+}
+
+static void long_acc(struct lng *L, struct lrank *lr, const struct lop *o,
+                     unsigned e, uint64_t n, uint32_t s0, uint32_t s1,
+                     uint64_t first)
+{
+    struct lacc *a = &lr->acc[o->sig];
+    uint64_t open = (uint64_t)lr->interval * L->interval_ns;
+
+    if (first < open)
+        first = open; /* a call drawn a little before its interval */
+    if (!a->used || s0 < a->seq_first)
+        a->seq_first = s0;
+    if (!a->used || s1 > a->seq_last)
+        a->seq_last = s1;
+    if (!a->used || first < a->first_ns)
+        a->first_ns = first;
+    a->used = 1;
+    a->n[e] += n;
+    lr->fold += n;
+    lr->folded += n;
+}
+
+/* One instance drawn and written (a detail window) on members m[0..p). */
+static int long_instance(struct gen *g, struct lng *L, const struct lop *o,
+                         unsigned e, const unsigned *m, unsigned p,
+                         double nominal, uint64_t comm, uint32_t seq)
+{
+    double last = 0, T;
+    unsigned k;
+
+    for (k = 0; k < p; k++) {
+        struct rank *rk = &g->r[m[k]];
+        double a = nominal + delay_at(g, m[k], L->etime[e]) +
+                   g->gap * (0.4 * uniform(g) - 0.2);
+        if (a < rk->t + 100)
+            a = rk->t + 100;
+        rk->arrival = a;
+        if (a > last)
+            last = a;
+    }
+    T = o->tmed[e] * exp(g->noise * normal(g));
+    for (k = 0; k < p; k++) {
+        struct rank *rk = &g->r[m[k]];
+        struct lrank *lr = &L->r[m[k]];
+        rk->end = last + T + o->jit * uniform(g);
+        if (long_advance(g, L, m[k], ts(g, rk, rk->arrival)) < 0)
+            return -1;
+        if (lr->fold) {
+            if (put4_fold(g, rk, lr->fold) < 0)
+                return -1;
+            lr->fold = 0;
+        }
+        call_record(g, m[k], op_code(o->coll, 0), comm, o->count, seq,
+                    o->peer, k, p, 0, 0, 0, rk->arrival, rk->end);
+        rk->t = rk->end;
+        lr->detail++;
+    }
+    g->instances++;
+    return 0;
+}
+
+/* The exchange whose send is op j in step s (p2p_exchange, at nominal
+ * times): drawn and written when kept (both ends keep the same seq), else
+ * its calls and its group's record folded. */
+static int long_exchange(struct gen *g, struct lng *L, unsigned j, unsigned e,
+                         double S0, uint64_t s, int keep)
+{
+    const struct lop *os = &L->ops[j], *orv = &L->ops[j + 1];
+    unsigned i, R = g->ranks, G = g->per_node;
+    uint32_t seq = long_seq(L, os, s);
+    uint32_t gid = (uint32_t)(s * L->m[2] + os->idx + 1);
+
+    for (i = 0; i < R; i++) {
+        struct rank *rk = &g->r[i];
+        double a = S0 + os->off[e] + delay_at(g, i, L->etime[e]);
+        if (keep) {
+            a += g->gap * (0.4 * uniform(g) - 0.2);
+            if (a < rk->t + 100)
+                a = rk->t + 100;
+        }
+        rk->arrival = rk->end = a;
+    }
+    if (!keep) {
+        for (i = 0; i < R; i++) {
+            struct rank *rk = &g->r[i];
+            struct lrank *lr = &L->r[i];
+            uint64_t N = ts(g, rk, rk->arrival);
+            if (long_advance(g, L, i, N) < 0)
+                return -1;
+            if (i + G < R) {
+                long_acc(L, lr, os, e, 1, seq, seq, N);
+                rk->calls++;
+            }
+            if (i >= G) {
+                long_acc(L, lr, orv, e, 1, seq, seq, N);
+                rk->calls++;
+            }
+            lr->fold++; /* the group's record */
+            rk->t = rk->arrival + os->tmed[e] + 1000;
+        }
+        return 0;
+    }
+    for (i = 0; i + G < R; i++) { /* the transfer i -> i + G */
+        struct rank *sd = &g->r[i], *d = &g->r[i + G];
+        double start = sd->arrival > d->arrival ? sd->arrival : d->arrival;
+        double end = start + os->tmed[e] * exp(g->noise * normal(g));
+        double es = end + os->jit * uniform(g), ed = end + os->jit * uniform(g);
+        if (es > sd->end)
+            sd->end = es;
+        if (ed > d->end)
+            d->end = ed;
+    }
+    for (i = 0; i < R; i++) {
+        struct rank *rk = &g->r[i];
+        struct lrank *lr = &L->r[i];
+        double t = rk->arrival;
+        unsigned ncalls = 0;
+        union cp_rec rec;
+        if (long_advance(g, L, i, ts(g, rk, t)) < 0)
+            return -1;
+        if (lr->fold) {
+            if (put4_fold(g, rk, lr->fold) < 0)
+                return -1;
+            lr->fold = 0;
+        }
+        if (rk->end < t + 1000)
+            rk->end = t + 1000;
+        if (i + G < R) {
+            call_record(g, i, CP_OP_Send, g->world_id, os->count, seq,
+                        (int32_t)(i + G), i, R, gid, CP_CALL_IN_GROUP, 0, t,
+                        t + 500);
+            ncalls++;
+        }
+        if (i >= G) {
+            call_record(g, i, CP_OP_Recv, g->world_id, orv->count, seq,
+                        (int32_t)(i - G), i, R, gid, CP_CALL_IN_GROUP, 0,
+                        t + 500, t + 1000);
+            ncalls++;
+        }
+        memset(&rec, 0, sizeof rec);
+        rec.group.group = gid;
+        rec.group.ncalls = ncalls;
+        rec.group.start_ns = ts(g, rk, rk->arrival);
+        rec.group.end_ns = ts(g, rk, rk->end);
+        rec.kind = CP_REC_GROUP;
+        put(g, rk, &rec);
+        if (ts(g, rk, rk->end) > rk->last_end)
+            rk->last_end = ts(g, rk, rk->end);
+        rk->t = rk->end;
+        lr->detail += ncalls;
+    }
+    g->instances++;
+    return 0;
+}
+
+/* Step s with a call some window keeps: its calls one by one. */
+static int long_step(struct gen *g, struct lng *L, uint64_t s, unsigned *mem)
+{
+    unsigned e = epoch_of(L, s), j, nd, k;
+    double S0 = step_start(L, s);
+
+    for (j = 0; j < L->nops; j++) {
+        const struct lop *o = &L->ops[j];
+        uint32_t seq = long_seq(L, o, s);
+        int keep = cp_policy_keeps(g->pol_first, g->pol_window, g->pol_every,
+                                   seq);
+        if (o->node == 2) {
+            if (o->p2p == 1 && long_exchange(g, L, j, e, S0, s, keep) < 0)
+                return -1;
+            continue;
+        }
+        for (nd = 0; nd < (o->node ? g->nodes : 1); nd++) {
+            uint64_t comm = o->node ? g->node_id_base + nd : g->world_id;
+            for (k = 0; k < o->p; k++)
+                mem[k] = o->node ? nd * g->per_node + k : k;
+            if (keep) {
+                if (long_instance(g, L, o, e, mem, o->p, S0 + o->off[e],
+                                  comm, seq) < 0)
+                    return -1;
+                continue;
+            }
+            for (k = 0; k < o->p; k++) {
+                struct rank *rk = &g->r[mem[k]];
+                double t = S0 + o->off[e] + delay_at(g, mem[k], L->etime[e]);
+                uint64_t N = ts(g, rk, t);
+                if (long_advance(g, L, mem[k], N) < 0)
+                    return -1;
+                long_acc(L, &L->r[mem[k]], o, e, 1, seq, seq, N);
+                rk->calls++;
+                rk->t = t + o->tmed[e];
+            }
+        }
+    }
+    return 0;
+}
+
+/* Steps [s0, s1) of rank i, every call folded, one epoch and one clock
+ * offset: counted per interval and op. */
+static int long_fold_range(struct gen *g, struct lng *L, unsigned i,
+                           uint64_t s0, uint64_t s1, unsigned e)
+{
+    struct rank *rk = &g->r[i];
+    struct lrank *lr = &L->r[i];
+    double d = delay_at(g, i, L->etime[e]), S = step_start(L, s0);
+    double off = rk->node < MAX_OFFSETS && S >= g->offset_from[rk->node]
+                     ? g->offset[rk->node]
+                     : 0;
+    uint64_t *pos = L->pos, ncalls = 0;
+    unsigned j;
+    int32_t peer;
+
+    for (j = 0; j < L->nops; j++) {
+        int on = lop_on(g, &L->ops[j], i, &peer);
+        pos[j] = on ? s0 : s1;
+        ncalls += on && L->ops[j].p2p != 3;
+    }
+    for (;;) {
+        unsigned jn = 0, moved = 0;
+        uint64_t B;
+        double Brel;
+        for (j = 1; j < L->nops; j++)
+            if (pos[j] < pos[jn])
+                jn = j;
+        if (pos[jn] >= s1)
+            break;
+        if (long_advance(g, L, i,
+                         ts(g, rk, step_start(L, pos[jn]) +
+                                       L->ops[jn].off[e] + d)) < 0)
+            return -1;
+        B = (uint64_t)(lr->interval + 1) * L->interval_ns;
+        Brel = (double)(int64_t)(B - T0_NS) - off;
+        for (j = 0; j < L->nops; j++) {
+            const struct lop *o = &L->ops[j];
+            double x = ceil((Brel - o->off[e] - d - L->t0) / L->P);
+            uint64_t sb = x <= (double)pos[j] ? pos[j]
+                          : x >= (double)s1   ? s1
+                                              : (uint64_t)x;
+            if (j == jn && sb == pos[j] && !moved)
+                sb = pos[j] + 1; /* a call on the boundary: never stuck */
+            if (sb <= pos[j])
+                continue;
+            if (o->p2p == 3) { /* a group's record: a slot, no call */
+                lr->fold += sb - pos[j];
+                pos[j] = sb;
+                moved = 1;
+                continue;
+            }
+            long_acc(L, lr, o, e, sb - pos[j], long_seq(L, o, pos[j]),
+                     long_seq(L, o, sb - 1),
+                     ts(g, rk, step_start(L, pos[j]) + o->off[e] + d));
+            pos[j] = sb;
+            moved = 1;
+        }
+    }
+    rk->calls += (s1 - s0) * ncalls;
+    rk->t = step_start(L, s1 - 1) + L->ops[L->nops - 1].off[e] + d +
+            L->ops[L->nops - 1].tmed[e];
+    if (ts(g, rk, rk->t) > rk->last_end)
+        rk->last_end = ts(g, rk, rk->t);
+    return 0;
+}
+
+/* The long job: the initial broadcast, the steps, the last intervals'
+ * aggregates and, with --hang, the calls in flight in the ring. */
+static int run_long(struct gen *g, unsigned *world)
+{
+    struct lng *L = g->lng;
+    uint64_t s = 0;
+    unsigned i, k;
+
+    L->r = calloc(g->ranks, sizeof *L->r);
+    if (!L->r)
+        return -1;
+    L->first_interval = L->last_interval = -1;
+    for (i = 0; i < g->ranks; i++) {
+        L->r[i].interval = -1;
+        L->r[i].acc = calloc(L->nsig, sizeof *L->r[i].acc);
+        if (!L->r[i].acc)
+            return -1;
+    }
+    {
+        struct lop b;
+        memset(&b, 0, sizeof b);
+        b.coll = C_BROADCAST;
+        b.p = g->ranks;
+        b.count = count_of(C_BROADCAST, 4 * 1048576.0, g->ranks);
+        b.jit = L->ops[0].jit;
+        b.tmed[0] = long_model(g, &b, 0);
+        if (long_instance(g, L, &b, 0, world, g->ranks, 1e6, g->world_id,
+                          0) < 0)
+            return -1;
+    }
+    while (s < L->steps && !g->failed_io) {
+        uint64_t ns = next_detail_step(g, L, s);
+        if (ns == s) {
+            if (long_step(g, L, s, world) < 0)
+                return -1;
+            s++;
+            continue;
+        }
+        if (ns > L->steps)
+            ns = L->steps;
+        while (s < ns) {
+            uint64_t cut = ns;
+            unsigned e = epoch_of(L, s);
+            for (k = 0; k < L->nchange; k++)
+                if (L->change[k] > s && L->change[k] < cut)
+                    cut = L->change[k];
+            for (i = 0; i < g->ranks; i++)
+                if (long_fold_range(g, L, i, s, cut, e) < 0)
+                    return -1;
+            s = cut;
+        }
+    }
+    for (i = 0; i < g->ranks; i++)
+        if (long_emit(g, L, i) < 0)
+            return -1;
+    if (g->hang) {
+        /* the next world call: every rank but the hung one entered it and
+         * never returned (end 0), in the ring after the stream */
+        const struct lop *o = NULL;
+        double t = step_start(L, L->steps);
+        for (k = 0; k < L->nops && !o; k++)
+            if (L->ops[k].node == 0)
+                o = &L->ops[k];
+        L->hang_seq = long_seq(L, o, L->steps);
+        for (i = 0; i < g->ranks; i++) {
+            struct rank *rk = &g->r[i];
+            union cp_rec rec;
+            uint64_t slot = rk->slots, index = slot;
+            off_t cell = CP_LOG_HEADER_SIZE + (off_t)(slot % GEN_RING) * 8;
+            if ((int)i == g->hang_rank)
+                continue;
+            memset(&rec, 0, sizeof rec);
+            rec.call.op = (uint8_t)op_code(o->coll, 0);
+            rec.call.dtype = DTYPE_F32;
+            rec.call.redop = o->coll == C_ALLREDUCE ? 0 : CP_REDOP_NONE;
+            rec.call.timer = CP_TIMER_HOST;
+            rec.call.comm_id = g->world_id;
+            rec.call.count = o->count;
+            rec.call.seq = L->hang_seq;
+            rec.call.peer = o->peer;
+            rec.call.rank = i;
+            rec.call.nranks = g->ranks;
+            rec.call.stream = 0x1234;
+            rec.call.start_ns =
+                ts(g, rk, t + o->off[epoch_of(L, L->steps)] + delay_at(g, i, t));
+            rec.kind = CP_REC_CALL;
+            if (i == 0 || !L->hang_ns)
+                L->hang_ns = rec.call.start_ns;
+            rk->t = t;
+            if (g->swap) {
+                cp_rec_swap(&rec);
+                index = __builtin_bswap64(index);
+            }
+            rank_write(g, i, &index, sizeof index, cell);
+            rank_write(g, i, &rec, sizeof rec,
+                       CP_LOG_HEADER_SIZE + GEN_RING * 8 +
+                           (off_t)(slot % GEN_RING) * CP_LOG_RECORD_SIZE);
+            rk->calls++;
+        }
+    }
+    return 0;
+}
+
+static void long_free(struct gen *g)
+{
+    struct lng *L = g->lng;
+    unsigned i;
+
+    if (!L)
+        return;
+    if (L->r)
+        for (i = 0; i < g->ranks; i++)
+            free(L->r[i].acc);
+    free(L->r);
+    free(L->ops);
+    free(L->pos);
+    free(L);
+    g->lng = NULL;
+}
+
+/* The long form's truth: its shape, the policy, what was written, and
+ * each fault with the time it was asked for and the time it holds from
+ * (the first step at or after it: true time, and on the clock of node 0
+ * and of its own node, ns). */
+static void long_truth(const struct gen *g, FILE *f)
+{
+    const struct lng *L = g->lng;
+    uint64_t folded = 0, detail = 0, aggs = 0;
+    unsigned i, k;
+    const char *sep = "";
+
+    for (i = 0; i < g->ranks; i++) {
+        folded += L->r[i].folded;
+        detail += L->r[i].detail;
+        aggs += L->r[i].aggs;
+    }
+    fprintf(f, "  \"duration_s\": %.9g,\n  \"rate\": %.9g,\n"
+               "  \"policy\": {\"first\": %u, \"window\": %u, \"every\": %u, "
+               "\"interval_ms\": %u},\n",
+            g->duration * 1e-9, g->rate, g->pol_first, g->pol_window,
+            g->pol_every, g->pol_interval_ms);
+    fprintf(f, "  \"long_steps\": %llu,\n  \"step_period_s\": %.9g,\n"
+               "  \"first_step_ns\": %llu,\n  \"signatures\": %u,\n"
+               "  \"calls_detail\": %llu,\n  \"calls_folded\": %llu,\n"
+               "  \"aggregates\": %llu,\n  \"first_interval\": %lld,\n"
+               "  \"last_interval\": %lld,\n",
+            (unsigned long long)L->steps, L->P * 1e-9,
+            (unsigned long long)(T0_NS + (uint64_t)llround(L->t0)), L->nsig,
+            (unsigned long long)detail, (unsigned long long)folded,
+            (unsigned long long)aggs, (long long)L->first_interval,
+            (long long)L->last_interval);
+    fprintf(f, "  \"faults\": [");
+#define FROM(t) (t) * 1e-9, (unsigned long long)(T0_NS + (uint64_t)llround(t))
+    if (g->slow_a >= 0) {
+        fprintf(f, "%s\n    {\"kind\": \"link\", \"nodes\": [\"%s%d\", "
+                   "\"%s%d\"], \"factor\": %.9g, \"from_s\": %.9g, "
+                   "\"from_ns\": %llu}",
+                sep, g->prefix, g->slow_a, g->prefix, g->slow_b,
+                g->slow_link_factor, FROM(g->slow_link_from));
+        sep = ",";
+    }
+    if (g->slow_node >= 0) {
+        fprintf(f, "%s\n    {\"kind\": \"slow_node\", \"node\": \"%s%d\", "
+                   "\"factor\": %.9g, \"from_s\": %.9g, \"from_ns\": %llu}",
+                sep, g->prefix, g->slow_node, g->slow_factor,
+                FROM(g->slow_node_from));
+        sep = ",";
+    }
+    for (k = 0; k < (unsigned)g->stragglers.n; k++) {
+        fprintf(f, "%s\n    {\"kind\": \"straggler\", \"rank\": %d, "
+                   "\"delay_s\": %.9g, \"from_s\": %.9g, \"from_ns\": %llu}",
+                sep, g->stragglers.rank[k], g->stragglers.ns[k] * 1e-9,
+                FROM(g->stragglers.from[k]));
+        sep = ",";
+    }
+    for (k = 0; k < g->offset_nodes && k < MAX_OFFSETS; k++) {
+        if (g->offset[k] == 0 || !(g->offset_from[k] > 0))
+            continue;
+        fprintf(f, "%s\n    {\"kind\": \"clock_step\", \"node\": \"%s%u\", "
+                   "\"step_s\": %.9g, \"from_s\": %.9g, \"from_ns\": %llu}",
+                sep, g->prefix, k, g->offset[k] * 1e-9,
+                FROM(g->offset_from[k]));
+        sep = ",";
+    }
+#undef FROM
+    if (g->hang) {
+        fprintf(f, "%s\n    {\"kind\": \"hang\", \"rank\": %d, "
+                   "\"comm\": \"%016llx\", \"seq\": %u, \"at_ns\": %llu}",
+                sep, g->hang_rank, (unsigned long long)g->world_id,
+                L->hang_seq, (unsigned long long)L->hang_ns);
+        sep = ",";
+    }
+    fprintf(f, "%s],\n", *sep ? "\n  " : "");
 }
 
 static int write_truth(struct gen *g)
@@ -1459,6 +2836,8 @@ static int write_truth(struct gen *g)
         }
         fprintf(f, "],\n");
     }
+    if (g->lng)
+        long_truth(g, f);
     fprintf(f, "  \"straggler\": %d,\n  \"offsets\": {",
             g->stragglers.n ? g->stragglers.rank[0] : -1);
     for (k = 0; k < g->nodes; k++)
@@ -1500,6 +2879,12 @@ int main(int argc, char **argv)
     g.prefix = "n";
     g.format = 4;
     g.sync_bytes = CP_LOG4_SYNC_DEFAULT;
+    g.rate = 1000;
+    g.pol_first = CP_POLICY_FIRST_DEFAULT;
+    g.pol_window = CP_POLICY_WINDOW_DEFAULT;
+    g.pol_every = CP_POLICY_EVERY_DEFAULT;
+    g.pol_interval_ms = CP_POLICY_INTERVAL_MS_DEFAULT;
+    g.hang_rank = -1;
     if (parse_args(&g, argc, argv) < 0)
         return 2;
     g.nodes = g.ranks / g.per_node;
@@ -1528,6 +2913,8 @@ int main(int argc, char **argv)
         }
         g.steps = (unsigned)ceil((double)g.calls / per);
     }
+    if (g.duration > 0 && long_setup(&g) < 0)
+        goto out;
     if (cp_path_mkdir(g.dir, 0755) < 0) {
         fprintf(stderr, "gen_logs: %s: %s\n", g.dir, strerror(errno));
         goto out;
@@ -1577,6 +2964,7 @@ int main(int argc, char **argv)
         else
             close(fd);
         rk->delay = time_of(&g.stragglers, i);
+        rk->delay_from = from_of(&g.stragglers, i);
         rk->in_call = time_of(&g.in_call, i);
         rk->kernel_late = time_of(&g.kernel_late, i);
         write_header(&g, i, 0);
@@ -1612,8 +3000,14 @@ int main(int argc, char **argv)
     for (k = 0; k < g.failed; k++)
         call_record(&g, 0, CP_OP_AllReduce, g.world_id, 16, UINT32_MAX, -1, 0,
                     g.ranks, 0, 0, 5, g.r[0].t, g.r[0].t + 2000);
-    /* the initial broadcast of the parameters */
-    {
+    if (g.duration > 0) {
+        if (run_long(&g, world) < 0) {
+            fprintf(stderr, "gen_logs: out of memory\n");
+            goto out;
+        }
+        g.steps = 0;
+    } else {
+        /* the initial broadcast of the parameters */
         struct op init = {C_BROADCAST, W_WORLD, 4 * 1048576.0, 0};
         collective(&g, &init, world, g.ranks, g.world_id, 0, g.gap);
     }
@@ -1683,6 +3077,7 @@ out:
             free(g.r[i].buf);
             cp_logenc_free(&g.r[i].enc);
         }
+    long_free(&g);
     free(g.r);
     free(g.ops);
     free(world);
