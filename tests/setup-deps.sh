@@ -3,7 +3,7 @@
 # Debian's packages.  Idempotent: packages already present are not fetched.
 set -eu
 pkgs="gcc make autoconf automake libtool pkg-config libjansson-dev zlib1g-dev
-      libc6-dev procps python3 util-linux clang libclang-rt-14-dev
+      libc6-dev procps python3 util-linux time clang libclang-rt-14-dev
       slurmctld slurmd slurm-client munge libslurm-dev
       chromium valgrind libibverbs-dev strace
       debhelper dpkg-dev lintian rpm

@@ -43,10 +43,14 @@
 #define CP_LOG_VERSION_SLOTS 3u
 #define CP_LOG_HEADER_SIZE 4096u
 #define CP_LOG_RECORD_SIZE 64u
-/* The most slots a log has: the writer's 16384 chunks of 16384 slots
- * (preload/cp_logwrite.h), 16 GiB.  Readers bound a size a node partial
- * claims for a log by it. */
-#define CP_LOG_MAX_SLOTS ((uint64_t)1 << 28)
+/* The most slots a log has.  Version 3: the writer's 16384 chunks of
+ * 16384 slots (preload/cp_logwrite.h), 2^28.  Version 4 numbers slots
+ * with a 64-bit counter and a capture policy's folded calls take numbers
+ * without taking bytes (a week at 10,000 calls a second is 6 x 10^9):
+ * 2^40.  Readers bound a size a node partial claims for a log by it;
+ * nothing is allocated by it (runs of never-written slots are counted,
+ * not expanded). */
+#define CP_LOG_MAX_SLOTS ((uint64_t)1 << 40)
 #define CP_LOG_SUFFIX ".cplog"
 
 /* ---- the wrapped NCCL entry points --------------------------------------
