@@ -197,7 +197,7 @@ static uint64_t pass_locked(struct cp_log *log, int final)
         __builtin_prefetch(&r->cell[(s + 8) & r->mask]);
         __builtin_prefetch(&r->index[(s + 64) & r->mask]);
         memcpy(&rec, cell, sizeof rec);
-        if (r->policy && cp_policy_fold(r->policy, &rec)) {
+        if (r->policy && cp_policy_fold(r->policy, &rec, s)) {
             if (!r->fold_n)
                 r->fold_first = s;
             r->fold_n++;
@@ -479,6 +479,8 @@ int cp_log_ring_open(struct cp_log *log, uint32_t ring_slots,
         r->policy = NULL; /* out of memory: every call in detail */
     }
     if (r->policy) {
+        r->policy->device =
+            h->timer == CP_TIMER_EVENT || h->timer == CP_TIMER_CUPTI;
         h->flags |= CP_HDR_POLICY;
         h->policy_first = policy->first;
         h->policy_window = policy->window;

@@ -19,6 +19,18 @@ struct cp_policy_sig {
     uint32_t hist[CP_POLICY_BUCKETS];
 };
 
+/* A device-timed call folded, waiting for its device interval. */
+struct cp_policy_wait {
+    uint64_t slot; /* + 1; 0: free */
+    uint64_t comm_id, count, start_ns, end_ns;
+    int32_t peer;
+    uint32_t seq;
+    uint8_t op, dtype, redop, grouped;
+};
+
+static void unwait(struct cp_policy *p, struct cp_policy_wait *w,
+                   uint64_t dur);
+
 /* ---- parsing -------------------------------------------------------------- */
 
 static int parse_u32(const char *key, const char *v, size_t len, uint32_t *out,
@@ -140,7 +152,9 @@ int cp_policy_init(struct cp_policy *p, const struct cp_policy_cfg *cfg)
     p->hash = calloc((size_t)p->hmask + 1, sizeof *p->hash);
     /* signatures are allocated as they come, a few at a time */
     p->pending = malloc(CP_POLICY_PENDING * sizeof *p->pending);
-    if (!p->hash || !p->pending) {
+    p->wait = calloc(CP_POLICY_DEVICE_WAIT, sizeof *p->wait);
+    p->folded_bits = calloc(CP_POLICY_SLOT_BITS / 64, sizeof *p->folded_bits);
+    if (!p->hash || !p->pending || !p->wait || !p->folded_bits) {
         cp_policy_free(p);
         return -1;
     }
@@ -152,9 +166,13 @@ void cp_policy_free(struct cp_policy *p)
     free(p->sig);
     free(p->hash);
     free(p->pending);
+    free(p->wait);
+    free(p->folded_bits);
     p->sig = NULL;
     p->hash = NULL;
     p->pending = NULL;
+    p->wait = NULL;
+    p->folded_bits = NULL;
 }
 
 /* Bucket of a duration: 0..7 exact, then 8 per power of two. */
@@ -248,6 +266,12 @@ static int groups_pending(const struct cp_policy *p)
 
 void cp_policy_tick(struct cp_policy *p, uint64_t now_ns, int final)
 {
+    uint32_t i;
+
+    if (final && p->device)
+        for (i = 0; i < CP_POLICY_DEVICE_WAIT; i++)
+            if (p->wait[i].slot)
+                unwait(p, &p->wait[i], p->wait[i].end_ns - p->wait[i].start_ns);
     if (p->nsig && (final || now_ns / p->interval_ns > p->cur) &&
         (final || !groups_pending(p)))
         close_interval(p);
@@ -275,13 +299,34 @@ void cp_policy_untake(struct cp_policy *p, const struct cp_rec_agg *a)
     p->npending++;
 }
 
-static uint32_t sig_hash(const struct cp_rec_call *c, int grouped)
+/* What a signature is: a call's fields that repeat. */
+struct sigkey {
+    uint64_t comm_id, count;
+    int32_t peer;
+    uint8_t op, dtype, redop, grouped;
+};
+
+static struct sigkey key_of(const struct cp_rec_call *c)
+{
+    struct sigkey k;
+
+    k.comm_id = c->comm_id;
+    k.count = c->count;
+    k.peer = c->peer;
+    k.op = c->op;
+    k.dtype = c->dtype;
+    k.redop = c->redop;
+    k.grouped = c->group != 0;
+    return k;
+}
+
+static uint32_t sig_hash(const struct sigkey *c)
 {
     uint64_t h = c->comm_id * 0x9e3779b97f4a7c15ull;
 
     h ^= c->count + ((uint64_t)c->op << 56) + ((uint64_t)c->dtype << 48) +
          ((uint64_t)c->redop << 40) + ((uint64_t)(uint32_t)c->peer << 8) +
-         (uint64_t)grouped;
+         (uint64_t)c->grouped;
     h *= 0xff51afd7ed558ccdull;
     return (uint32_t)(h >> 32);
 }
@@ -289,10 +334,10 @@ static uint32_t sig_hash(const struct cp_rec_call *c, int grouped)
 /* The signature of c in the open interval, made when new; NULL when the
  * table is full. */
 static struct cp_policy_sig *sig_get(struct cp_policy *p,
-                                     const struct cp_rec_call *c, int grouped,
-                                     uint32_t *index)
+                                     const struct sigkey *c, uint32_t *index)
 {
-    uint32_t b = sig_hash(c, grouped) & p->hmask;
+    uint32_t b = sig_hash(c) & p->hmask;
+    int grouped = c->grouped;
     struct cp_policy_sig *s;
 
     for (; p->hash[b]; b = (b + 1) & p->hmask) {
@@ -382,22 +427,91 @@ static int group_record(struct cp_policy *p, const struct cp_rec_group *g)
     return fold;
 }
 
-int cp_policy_fold(struct cp_policy *p, const union cp_rec *rec)
+/* Slot `slot` folded (1) or kept (0), for the device intervals that come
+ * after it. */
+static void slot_bit(struct cp_policy *p, uint64_t slot, int folded)
+{
+    uint64_t b = slot & (CP_POLICY_SLOT_BITS - 1);
+
+    if (folded)
+        p->folded_bits[b / 64] |= (uint64_t)1 << (b % 64);
+    else
+        p->folded_bits[b / 64] &= ~((uint64_t)1 << (b % 64));
+}
+
+static int slot_folded(const struct cp_policy *p, uint64_t slot)
+{
+    uint64_t b = slot & (CP_POLICY_SLOT_BITS - 1);
+
+    return (p->folded_bits[b / 64] >> (b % 64)) & 1;
+}
+
+/* The interval of a call that started at start_ns made the open one (the
+ * open one closed first when it is another, no group waiting). */
+static void at_interval(struct cp_policy *p, uint64_t start_ns)
+{
+    uint64_t k = start_ns / p->interval_ns;
+
+    if (p->nsig && k != p->cur && !groups_pending(p))
+        close_interval(p);
+    if (!p->nsig)
+        p->cur = k;
+}
+
+/* A waiting call into its aggregate, with dur: its device interval's, or
+ * its own host times' when none came (as the analysis times a call). */
+static void unwait(struct cp_policy *p, struct cp_policy_wait *w, uint64_t dur)
+{
+    struct cp_policy_sig *s;
+    struct sigkey k;
+    uint32_t index;
+
+    k.comm_id = w->comm_id;
+    k.count = w->count;
+    k.peer = w->peer;
+    k.op = w->op;
+    k.dtype = w->dtype;
+    k.redop = w->redop;
+    k.grouped = 0;
+    w->slot = 0;
+    at_interval(p, w->start_ns);
+    s = sig_get(p, &k, &index);
+    if (!s)
+        p->lost++; /* the call is gone already; the table is full */
+    else
+        add(s, w->seq, w->start_ns, dur);
+}
+
+/* The device interval of the call in slot g->slot: 1 (folded) when that
+ * call was folded (its aggregate takes the device's duration), 0 when it
+ * was kept (or is too far back to know: kept). */
+static int device_interval(struct cp_policy *p, const struct cp_rec_gpu *g,
+                           uint64_t slot)
+{
+    struct cp_policy_wait *w = &p->wait[g->slot % CP_POLICY_DEVICE_WAIT];
+
+    if (w->slot != g->slot + 1)
+        /* a folded call no longer waited for (it went into its
+         * aggregate with its host times) goes with its interval */
+        return g->slot < slot && slot - g->slot < CP_POLICY_SLOT_BITS &&
+               slot_folded(p, g->slot);
+    unwait(p, w, g->end_ns > g->start_ns ? g->end_ns - g->start_ns : 0);
+    return 1;
+}
+
+static int fold(struct cp_policy *p, const union cp_rec *rec, uint64_t slot)
 {
     const struct cp_rec_call *c = &rec->call;
     struct cp_policy_sig *s;
     struct cp_policy_group *gr = NULL;
+    struct sigkey key;
     uint32_t index;
-    uint64_t k;
     int grouped;
 
-    if (rec->kind == CP_REC_GROUP) {
-        if (group_record(p, &rec->group)) {
-            p->folded++;
-            return 1;
-        }
-        return 0;
-    }
+    if (rec->kind == CP_REC_GROUP)
+        return group_record(p, &rec->group);
+    if (rec->kind == CP_REC_GPU)
+        return device_interval(p, &rec->gpu, slot);
     if (rec->kind != CP_REC_CALL)
         return 0;
     grouped = c->group != 0;
@@ -405,16 +519,31 @@ int cp_policy_fold(struct cp_policy *p, const union cp_rec *rec)
         gr = group_of(p, c->group);
     if (cp_policy_keeps(p->cfg.first, p->cfg.window, p->cfg.every, c->seq) ||
         c->end_ns == 0 || c->end_ns < c->start_ns || c->result != 0 ||
-        c->timer != CP_TIMER_HOST ||
         (c->flags & ~(CP_CALL_IN_GROUP | CP_CALL_INPLACE)) ||
-        (grouped && gr->n + 2 > CP_POLICY_GROUP_CALLS))
+        (grouped && (p->device || gr->n + 2 > CP_POLICY_GROUP_CALLS)))
         goto keep;
-    k = c->start_ns / p->interval_ns;
-    if (p->nsig && k != p->cur && !groups_pending(p))
-        close_interval(p);
-    if (!p->nsig)
-        p->cur = k;
-    s = sig_get(p, c, grouped, &index);
+    key = key_of(c);
+    if (p->device && !grouped) {
+        /* its duration is its device interval's, written later (kind 5)
+         * by the timer; its own times' when none comes before its place
+         * is needed */
+        struct cp_policy_wait *w = &p->wait[slot % CP_POLICY_DEVICE_WAIT];
+        if (w->slot)
+            unwait(p, w, w->end_ns - w->start_ns);
+        w->slot = slot + 1;
+        w->comm_id = c->comm_id;
+        w->count = c->count;
+        w->start_ns = c->start_ns;
+        w->end_ns = c->end_ns;
+        w->peer = c->peer;
+        w->seq = c->seq;
+        w->op = c->op;
+        w->dtype = c->dtype;
+        w->redop = c->redop;
+        return 1;
+    }
+    at_interval(p, c->start_ns);
+    s = sig_get(p, &key, &index);
     if (!s)
         goto keep;
     if (grouped) {
@@ -428,11 +557,22 @@ int cp_policy_fold(struct cp_policy *p, const union cp_rec *rec)
     } else {
         add(s, c->seq, c->start_ns, c->end_ns - c->start_ns);
     }
-    p->folded++;
     return 1;
 keep:
     if (gr)
         gr->kept++;
-    p->kept++;
     return 0;
+}
+
+int cp_policy_fold(struct cp_policy *p, const union cp_rec *rec,
+                   uint64_t slot)
+{
+    int folded = fold(p, rec, slot);
+
+    slot_bit(p, slot, folded);
+    if (folded)
+        p->folded++;
+    else if (rec->kind == CP_REC_CALL)
+        p->kept++;
+    return folded;
 }

@@ -33,6 +33,10 @@
 #define CP_POLICY_PENDING 4096u
 #define CP_POLICY_GROUP_CALLS 256u
 #define CP_POLICY_BUCKETS 344u
+/* Calls of a device timer folded and waiting for their device interval
+ * (kind 5, written later by the timer), by slot; the slots' fold bits */
+#define CP_POLICY_DEVICE_WAIT 4096u
+#define CP_POLICY_SLOT_BITS (1u << 20)
 
 struct cp_policy_cfg {
     uint32_t first, window, every, interval_ms;
@@ -47,7 +51,8 @@ struct cp_policy_cfg {
 int cp_policy_parse(const char *spec, struct cp_policy_cfg *cfg, int *on,
                     struct cp_error *err);
 
-struct cp_policy_sig; /* cp_policy.c */
+struct cp_policy_sig;  /* cp_policy.c */
+struct cp_policy_wait; /* cp_policy.c */
 
 struct cp_policy_group {
     uint32_t group; /* its id, 0 unused */
@@ -65,20 +70,34 @@ struct cp_policy {
     uint32_t *hash;            /* index + 1 per bucket, 0 empty */
     uint32_t hmask;
     struct cp_policy_group grp[4]; /* groups open, by id & 3 */
+    int device;                 /* the log's timer is a device's (events,
+                                   CUPTI): a call's duration is its device
+                                   interval's, when one comes */
+    struct cp_policy_wait *wait; /* device-timed calls folded, by slot */
+    uint64_t *folded_bits;      /* slot & (CP_POLICY_SLOT_BITS - 1):
+                                   folded (1) or kept (0), set as each
+                                   slot is seen */
     struct cp_rec_agg *pending; /* closed, to be written */
     uint32_t npending, pending_head;
     /* counts, for make bench and the tests */
     uint64_t kept, folded, aggregates, lost;
 };
 
-/* Set up p for cfg (checked by cp_policy_parse).  0, or -1 (out of
- * memory: the caller keeps every call). */
+/* Set up p for cfg (checked by cp_policy_parse); p->device then says
+ * whether the log's timer is a device's.  0, or -1 (out of memory: the
+ * caller keeps every call). */
 int cp_policy_init(struct cp_policy *p, const struct cp_policy_cfg *cfg);
 void cp_policy_free(struct cp_policy *p);
 
-/* The finished record of a slot, in slot order: 1 when it is folded (the
- * slot is not written: CP_LOG4_FOLD), 0 when it is kept. */
-int cp_policy_fold(struct cp_policy *p, const union cp_rec *rec);
+/* The finished record of slot `slot`, in slot order: 1 when it is folded
+ * (the slot is not written: CP_LOG4_FOLD), 0 when it is kept.  Under a
+ * device timer (p->device) a folded call waits for its device interval
+ * (kind 5, written later by the timer: folded with it, the aggregate
+ * takes the device's duration) for CP_POLICY_DEVICE_WAIT slots, else
+ * takes its host times, as the analysis times a call without one; a
+ * device interval of a kept call is kept; calls inside groups are kept. */
+int cp_policy_fold(struct cp_policy *p, const union cp_rec *rec,
+                   uint64_t slot);
 
 /* Close the open interval when now_ns (CLOCK_REALTIME) is past its end,
  * or always when final. */

@@ -15,6 +15,8 @@
 #include "cp_logwrite.h"
 #include "cp_policy.h"
 
+static uint64_t next_slot;
+
 static union cp_rec call(uint64_t comm, uint32_t seq, uint64_t start,
                          uint64_t dur, uint64_t count, uint32_t group)
 {
@@ -116,7 +118,7 @@ static void fold_tests(void)
      * interval t0 */
     for (seq = 0; seq < 30; seq++) {
         r = call(7, seq, t0 + seq * 1000, 100000 + seq * 1000, 256, 0);
-        if (cp_policy_fold(&p, &r))
+        if (cp_policy_fold(&p, &r, next_slot++))
             folded++;
         else
             kept++;
@@ -164,11 +166,11 @@ static void fold_tests(void)
 
     /* a second interval: closed when a call of a later one comes */
     r = call(7, 35, t0 + 1500000000ull, 50000, 256, 0);
-    ok(cp_policy_fold(&p, &r) == 1, "folded into the next interval");
+    ok(cp_policy_fold(&p, &r, next_slot++) == 1, "folded into the next interval");
     r = call(8, 36, t0 + 1600000000ull, 60000, 512, 0);
-    ok(cp_policy_fold(&p, &r) == 1, "another signature");
+    ok(cp_policy_fold(&p, &r, next_slot++) == 1, "another signature");
     r = call(7, 37, t0 + 2100000000ull, 70000, 256, 0);
-    ok(cp_policy_fold(&p, &r) == 1, "a third interval");
+    ok(cp_policy_fold(&p, &r, next_slot++) == 1, "a third interval");
     ok(cp_policy_take(&p, &a) && cp_policy_take(&p, &b) &&
            a.calls == 1 && b.calls == 1 && a.comm_id == 7 &&
            b.comm_id == 8 && !cp_policy_take(&p, &b),
@@ -180,16 +182,63 @@ static void fold_tests(void)
     /* kept whatever the seq: in flight, failed, a GPU timer, flags */
     r = call(7, 45, t0 + 3000000000ull, 1000, 256, 0);
     r.call.end_ns = 0;
-    ok(!cp_policy_fold(&p, &r), "in flight: kept");
+    ok(!cp_policy_fold(&p, &r, next_slot++), "in flight: kept");
     r = call(7, 46, t0 + 3000000000ull, 1000, 256, 0);
     r.call.result = 2;
-    ok(!cp_policy_fold(&p, &r), "failed: kept");
-    r = call(7, 47, t0 + 3000000000ull, 1000, 256, 0);
-    r.call.timer = CP_TIMER_CUPTI;
-    ok(!cp_policy_fold(&p, &r), "a device timer: kept");
+    ok(!cp_policy_fold(&p, &r, next_slot++), "failed: kept");
+    /* a device timer: the call folded, its device interval (kind 5,
+     * later) folded into the aggregate with the device's duration; a
+     * kept call's device interval kept */
+    {
+        union cp_rec g;
+        uint64_t folded_slot, kept_slot;
+        cp_policy_tick(&p, 0, 1);
+        while (cp_policy_take(&p, &a))
+            ;
+        p.device = 1; /* the log's timer is a device's */
+        r = call(11, 47, t0 + 3000000000ull, 1000, 256, 0);
+        r.call.timer = CP_TIMER_CUPTI;
+        folded_slot = next_slot;
+        ok(cp_policy_fold(&p, &r, next_slot++) == 1,
+           "a device timer's call: folded");
+        r = call(11, 50, t0 + 3000100000ull, 1000, 256, 0); /* 50 % 10 < 2 */
+        r.call.timer = CP_TIMER_CUPTI;
+        kept_slot = next_slot;
+        ok(!cp_policy_fold(&p, &r, next_slot++), "... one the rule keeps: kept");
+        cp_policy_tick(&p, t0 + 9000000000ull, 0);
+        ok(!cp_policy_take(&p, &a), "no aggregate before the device interval");
+        memset(&g, 0, sizeof g);
+        g.gpu.kind = CP_REC_GPU;
+        g.gpu.timer = CP_TIMER_CUPTI;
+        g.gpu.slot = folded_slot;
+        g.gpu.start_ns = t0 + 3000200000ull;
+        g.gpu.end_ns = g.gpu.start_ns + 777000;
+        ok(cp_policy_fold(&p, &g, next_slot++) == 1,
+           "its device interval: folded");
+        g.gpu.slot = kept_slot;
+        ok(!cp_policy_fold(&p, &g, next_slot++),
+           "the kept call's device interval: kept");
+        g.gpu.slot = folded_slot; /* again: no longer waited for */
+        ok(cp_policy_fold(&p, &g, next_slot++) == 1,
+           "a folded call's second interval: folded, not kept");
+        cp_policy_tick(&p, 0, 1);
+        ok(cp_policy_take(&p, &a) && a.comm_id == 11 && a.calls == 1 &&
+               a.sum_ns == 777000 && a.seq_first == 47,
+           "the aggregate: the device's duration (%llu ns)",
+           (unsigned long long)a.sum_ns);
+        /* one whose interval never comes: its host times, at the end */
+        r = call(11, 53, t0 + 3000300000ull, 4242, 256, 0);
+        r.call.timer = CP_TIMER_CUPTI;
+        ok(cp_policy_fold(&p, &r, next_slot++) == 1, "another folded");
+        cp_policy_tick(&p, 0, 1);
+        ok(cp_policy_take(&p, &a) && a.calls == 1 && a.sum_ns == 4242,
+           "no device interval came: its host times (%llu ns)",
+           (unsigned long long)a.sum_ns);
+        p.device = 0;
+    }
     r = call(7, 48, t0 + 3000000000ull, 1000, 256, 0);
     r.call.flags = CP_CALL_CAPTURED;
-    ok(!cp_policy_fold(&p, &r), "captured into a graph: kept");
+    ok(!cp_policy_fold(&p, &r, next_slot++), "captured into a graph: kept");
 
     /* a group: its calls take the group's interval; the group's record
      * is folded when every call of it was */
@@ -197,27 +246,27 @@ static void fold_tests(void)
         union cp_rec g;
         uint64_t gs = t0 + 4000000000ull;
         r = call(9, 55, gs + 10, 5, 64, 3);
-        ok(cp_policy_fold(&p, &r) == 1, "a call in a group: folded");
+        ok(cp_policy_fold(&p, &r, next_slot++) == 1, "a call in a group: folded");
         r = call(9, 56, gs + 20, 5, 64, 3);
-        ok(cp_policy_fold(&p, &r) == 1, "its second");
+        ok(cp_policy_fold(&p, &r, next_slot++) == 1, "its second");
         memset(&g, 0, sizeof g);
         g.group.kind = CP_REC_GROUP;
         g.group.group = 3;
         g.group.ncalls = 2;
         g.group.start_ns = gs;
         g.group.end_ns = gs + 300000;
-        ok(cp_policy_fold(&p, &g) == 1, "the group's record: folded too");
+        ok(cp_policy_fold(&p, &g, next_slot++) == 1, "the group's record: folded too");
         cp_policy_tick(&p, 0, 1);
         ok(cp_policy_take(&p, &a) && (a.op & CP_AGG_GROUPED) && a.calls == 2 &&
                a.sum_ns == 600000 && a.seq_first == 55 && a.seq_last == 56,
            "grouped: op bit 7, durations the group's (sum %llu)",
            (unsigned long long)a.sum_ns);
         r = call(9, 60, gs + 400000, 5, 64, 4); /* 60 % 10 < 2: kept */
-        ok(!cp_policy_fold(&p, &r), "a kept call in a group");
+        ok(!cp_policy_fold(&p, &r, next_slot++), "a kept call in a group");
         r = call(9, 65, gs + 400010, 5, 64, 4);
-        ok(cp_policy_fold(&p, &r) == 1, "and a folded one");
+        ok(cp_policy_fold(&p, &r, next_slot++) == 1, "and a folded one");
         g.group.group = 4;
-        ok(!cp_policy_fold(&p, &g), "the group's record kept");
+        ok(!cp_policy_fold(&p, &g, next_slot++), "the group's record kept");
     }
     cp_policy_free(&p);
 }

@@ -353,6 +353,8 @@ static int child(const char *scenario, const char *lib)
         run_event();
     else if (strcmp(scenario, "finalize") == 0)
         run_finalize();
+    else if (strncmp(scenario, "policy", 6) == 0)
+        run_short(300);
     else
         run_short(3);
     return child_failures ? 1 : 0;
@@ -747,6 +749,53 @@ static void scenario_multiple(const char *timer)
        timer);
 }
 
+/* The capture policy with a device timer (docs/capture-policy.md): the
+ * kept calls keep their device intervals; a folded call's goes into its
+ * aggregate, whose durations are the device's (the kernel's 300 us), not
+ * the host's enqueue. */
+static void scenario_policy(const char *timer)
+{
+    char lib[1024], name[32], var[64];
+    const char *env[3] = {"COLLPROF_DETAIL=first=20,window=10,every=100,"
+                          "interval=100ms",
+                          NULL, NULL};
+    uint64_t calls = 0, sum = 0, minq = UINT64_MAX;
+    int k, kept = 0, timed = 0, bad = 0;
+
+    snprintf(var, sizeof var, "COLLPROF_TIMER=%s", timer);
+    env[1] = var;
+    snprintf(name, sizeof name, "policy-%s", timer);
+    snprintf(lib, sizeof lib, "%s/tests/fakecuda/nccl/libnccl.so.2", builddir);
+    run(name, lib, env);
+    is_int(R.status, 0, "policy, %s timer: NCCL's results unchanged", timer);
+    ok(R.hdr.flags & CP_HDR_POLICY, "policy, %s: the header says so", timer);
+    for (k = 0; k < R.n; k++) {
+        const union cp_rec *r = &R.recs[k];
+        if (r->kind == CP_REC_CALL && r->call.op == CP_OP_AllReduce) {
+            kept++;
+            bad += !cp_policy_keeps(20, 10, 100, r->call.seq);
+            timed += gpu_for(R.slots[k], NULL) == 1;
+        } else if (r->kind == CP_REC_AGG) {
+            calls += r->agg.calls;
+            sum += r->agg.sum_ns;
+            if (cp_q16_decode(r->agg.dur_q[0]) < minq)
+                minq = cp_q16_decode(r->agg.dur_q[0]);
+        }
+    }
+    is_int(kept, 40, "policy, %s: the 40 calls of the windows kept", timer);
+    is_int(bad, 0, "policy, %s: none the rule folds", timer);
+    is_int(timed, 40, "policy, %s: each with its device interval", timer);
+    is_int(count_kind(CP_REC_GPU), 40,
+           "policy, %s: no device interval of a folded call", timer);
+    is_int((long long)calls, 260, "policy, %s: the other 260 in aggregates",
+           timer);
+    ok(calls && sum / calls >= KERNEL_NS && minq >= KERNEL_NS - KERNEL_NS / 64,
+       "policy, %s: their durations the device's (mean %llu ns, min %llu ns; "
+       "the kernel takes %u)",
+       timer, (unsigned long long)(calls ? sum / calls : 0),
+       (unsigned long long)minq, KERNEL_NS);
+}
+
 static void scenario_finalize(void)
 {
     char lib[1024];
@@ -837,6 +886,8 @@ int main(int argc, char **argv)
     scenario_multiple("cupti");
     scenario_finalize();
     scenario_nodevice();
+    scenario_policy("event");
+    scenario_policy("cupti");
     if (!tap_failed)
         cleanup(tmpdir);
     else
