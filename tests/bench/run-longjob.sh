@@ -41,3 +41,12 @@ sort -n "$tmp/reduce.times" | awk -v pb="$pbytes" '{ c = $1 + $2; t += c; if (c 
 read wall user sys rss <"$tmp/merge"
 awk -v w="$wall" -v u="$user" -v s="$sys" -v m="$rss" 'BEGIN {
     printf "merge of the partials (collprof analyze): %.0f s wall, %.0f s CPU (target <= 300 s), peak RSS %.0f MiB (target < 1024)\n", w, u + s, m / 1024 }'
+python3 - "$tmp/report/report.json" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+lr = r.get('long_run') or {}
+print('its report: %d ranks, %d kept calls, %d folded, %d intervals, %d input problems, findings: %s'
+      % (r['job']['processes'], r['summary']['calls'], lr.get('folded_calls', 0),
+         len(lr.get('intervals', [])), len(r['inputs'].get('problems', [])),
+         ', '.join(f['kind'] for f in r['findings']) or 'none'))
+EOF
