@@ -7,7 +7,9 @@
  *           points (CP_HDR_SYNC, every CP_LOG4_SYNC_MIN bytes): zeros
  *           after the blocks up to the first, a block of the same
  *           payload there (a sync op when it starts with 0xc7), and a
- *           source that seeks (cp_log4src_seek) to a time of [5..6]
+ *           source that seeks (cp_log4src_seek) to a time of [5..6];
+ *           bit 4: a log with a capture policy (CP_HDR_POLICY: folded
+ *           runs, op 0xc8, are allowed; aggregates, kind 12, come raw)
  *   [5..6]  dict_slots (little-endian, taken modulo 4097)
  *   [7..8]  n: the payload's length (modulo the most a block holds)
  *   then n bytes of payload, and what is left fills the ring (its index,
@@ -112,6 +114,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         len += put_block(file + len, sw, data + 9, n, first, slots);
         h.flags |= CP_HDR_SYNC;
         h.sync_bytes = CP_LOG4_SYNC_MIN;
+    }
+    if (data[4] & 16) {
+        h.flags |= CP_HDR_POLICY;
+        h.policy_first = CP_POLICY_FIRST_DEFAULT;
+        h.policy_window = CP_POLICY_WINDOW_DEFAULT;
+        h.policy_every = CP_POLICY_EVERY_DEFAULT;
+        h.policy_interval_ms = CP_POLICY_INTERVAL_MS_DEFAULT;
     }
     h.stream_end = data[4] & 2 ? 0 : len - STREAM_AT;
     if (sw)
