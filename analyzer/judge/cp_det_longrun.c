@@ -13,8 +13,9 @@
  * per interval against its healthy skew (the median of its intervals
  * within LR_SKEW_GROWTH of their 10th percentile); the first interval
  * from which LR_RUN intervals in a row or more are above LR_SKEW_GROWTH
- * times it and LR_SKEW_MIN_S names the rank that arrived last most often
- * in them (a straggler that started later).
+ * times it, LR_SKEW_MIN_S and LR_SKEW_JUMP times every skew before names
+ * the rank that arrived last most often in them (a straggler that
+ * started later).
  *
  * A healthy long run has neither.  Only what the view holds is read.
  */
@@ -39,6 +40,7 @@ static json_t *jint(long long v)
 #define LR_RUN 3             /* intervals in a row, and before the first */
 #define LR_SKEW_GROWTH 3.0   /* skew above the healthy one by this much */
 #define LR_SKEW_MIN_S 1e-4   /* and above this */
+#define LR_SKEW_JUMP 1.5     /* and above every skew before by this much */
 
 /* One communicator's intervals. */
 struct series {
@@ -69,17 +71,18 @@ static double quantile(const double *v, size_t n, double q, double *tmp)
     return tmp[(size_t)(q * (double)(m - 1) + 0.5)];
 }
 
-/* The first run of LR_RUN or more intervals after LR_RUN judged ones
- * where below(v) holds: [*from, *to); 0 none. */
+/* The first run from interval `start` on of LR_RUN or more intervals,
+ * after LR_RUN judged ones, where the figure is below thr (above it when
+ * `above`): [*from, *to); 0 none. */
 static int first_run(const struct series *s, double thr, int above,
-                     size_t *from, size_t *to)
+                     size_t start, size_t *from, size_t *to)
 {
     size_t i, j, seen = 0;
 
     for (i = 0; i < s->n; i++) {
         if (!isfinite(s->v[i]))
             continue;
-        if (seen >= LR_RUN) {
+        if (seen >= LR_RUN && i >= start) {
             for (j = i; j < s->n && isfinite(s->v[j]) &&
                         (above ? s->v[j] > thr : s->v[j] < thr);
                  j++)
@@ -186,7 +189,21 @@ static int skew_run(struct series *s, double *tmp, double *base,
     thr = LR_SKEW_GROWTH * *base;
     if (thr < LR_SKEW_MIN_S)
         thr = LR_SKEW_MIN_S;
-    return first_run(s, thr, 1, from, to);
+    /* and above LR_SKEW_JUMP x every skew before it: a skew that only
+     * wanders (a communicator of few ranks) is no straggler */
+    for (i = 0; first_run(s, thr, 1, i, from, to); i = *to) {
+        double before = 0, least = INFINITY;
+        size_t j;
+        for (j = 0; j < *from; j++)
+            if (isfinite(s->v[j]) && s->v[j] > before)
+                before = s->v[j];
+        for (j = *from; j < *to; j++)
+            if (s->v[j] < least)
+                least = s->v[j];
+        if (least > LR_SKEW_JUMP * before)
+            return 1;
+    }
+    return 0;
 }
 
 static int judge_comm(struct cp_analysis *an, unsigned ci, struct series *s,
@@ -198,7 +215,7 @@ static int judge_comm(struct cp_analysis *an, unsigned ci, struct series *s,
     char name[40], tail[80] = "";
     int have_skew, rank = -1;
     unsigned node;
-    json_t *e;
+    json_t *e, *comm;
 
     /* busbw */
     for (i = 0; i < s->n; i++)
@@ -211,7 +228,7 @@ static int judge_comm(struct cp_analysis *an, unsigned ci, struct series *s,
                 tmp[m++] = s->v[i];
         qsort(tmp, m, sizeof *tmp, dcmp);
         pace = tmp[m / 2];
-        if (first_run(s, pace / LR_FACTOR, 0, &from, &to)) {
+        if (first_run(s, pace / LR_FACTOR, 0, 0, &from, &to)) {
             double skew_in = 0, skew_before = 0;
             size_t nin = 0, nbefore = 0;
             for (i = from; i < to; i++)
@@ -271,6 +288,38 @@ static int judge_comm(struct cp_analysis *an, unsigned ci, struct series *s,
             skew += s->v[i];
         skew /= (double)(sto - sfrom);
         rank = mode_rank(s, sfrom, sto);
+        comm = json_object();
+        if (!comm ||
+            set(comm, "comm", ci < an->ncomms ? hex_id(an->comms[ci].id)
+                                              : json_null()) < 0 ||
+            set(comm, "comm_name",
+                json_string(ci < an->ncomms ? an->comms[ci].name : "")) < 0 ||
+            set(comm, "since_s",
+                jnum(lr->intervals[s->iv[sfrom]].start_s)) < 0 ||
+            set(comm, "skew_s", jnum(skew)) < 0 ||
+            set(comm, "reference_skew_s", jnum(base_skew)) < 0) {
+            json_decref(comm);
+            return -1;
+        }
+        /* one finding per rank: its other communicators join the first */
+        if (rank >= 0)
+            for (i = 0; i < an->nfindings; i++) {
+                struct cp_analysis_finding *f = &an->findings[i];
+                json_t *m = json_object_get(f->evidence, "method"),
+                       *who = json_object_get(f->evidence, "last_rank");
+                if (f->kind != CP_KIND_STRAGGLER || !json_is_string(m) ||
+                    strcmp(json_string_value(m), "long_run") ||
+                    !json_is_integer(who) || json_integer_value(who) != rank)
+                    continue;
+                if (json_array_append_new(json_object_get(f->evidence, "comms"),
+                                          comm) < 0 ||
+                    det_append_message(f, " Also on communicator %s from "
+                                          "%.0f s on.",
+                                       label(an, ci, name, sizeof name),
+                                       lr->intervals[s->iv[sfrom]].start_s) < 0)
+                    return -1;
+                return 0;
+            }
         if (det_add_finding(
                 an, CP_KIND_STRAGGLER, CP_SEVERITY_WARNING,
                 rank >= 0 ? &rank : NULL, rank >= 0,
@@ -289,7 +338,9 @@ static int judge_comm(struct cp_analysis *an, unsigned ci, struct series *s,
             set(e, "skew_s", jnum(skew)) < 0 ||
             set(e, "reference_skew_s", jnum(base_skew)) < 0 ||
             set(e, "factor", jnum(base_skew > 0 ? skew / base_skew : NAN)) < 0 ||
-            set(e, "last_rank", rank >= 0 ? jint(rank) : json_null()) < 0)
+            set(e, "last_rank", rank >= 0 ? jint(rank) : json_null()) < 0 ||
+            set(e, "comms", json_array()) < 0 ||
+            json_array_append_new(json_object_get(e, "comms"), comm) < 0)
             return -1;
     }
     return 0;
