@@ -447,7 +447,8 @@ int an_longrun_build(struct cp_analysis *an, const struct an_state *st)
     struct lr_cell *cells = NULL;
     size_t n = 0, i, j, ni = 0, nc = 0;
     double interval_ns, per_step = NAN;
-    int64_t origin = st->t_first;
+    /* the timeline's axis: summary.start_ns (the run's first start) */
+    int64_t origin = an->summary.start_ns;
 
     if (!lr || !lr->have_policy)
         return 0;
@@ -465,8 +466,6 @@ int an_longrun_build(struct cp_analysis *an, const struct an_state *st)
     out->folded_calls = lr->folded;
     out->kept_calls = an->summary.calls;
     out->windows_left_out = lr->win_left_out;
-    if (origin == INT64_MAX)
-        origin = 0;
     if (an->summary.steps > 0 &&
         an->summary.instances + an->summary.p2p_pairs > 0)
         per_step = (double)(an->summary.instances + an->summary.p2p_pairs) /

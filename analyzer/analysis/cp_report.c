@@ -580,6 +580,7 @@ static json_t *long_run_json(const struct cp_analysis *an)
     bad |= set(pol, "interval_s", jnum((double)lr->interval_ms * 1e-3));
     bad |= set(pol, "differs", json_boolean(lr->policies_differ));
     bad |= set(o, "policy", pol);
+    bad |= set(o, "start_ns", json_integer((json_int_t)an->summary.start_ns));
     bad |= set(o, "interval_s", jnum(lr->interval_s));
     bad |= set(o, "merged", jint(lr->merged));
     bad |= set(o, "kept_calls", jint(lr->kept_calls));

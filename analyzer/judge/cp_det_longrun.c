@@ -13,7 +13,8 @@
  * per interval against its healthy skew (the median of its intervals
  * within LR_SKEW_GROWTH of their 10th percentile); the first interval
  * from which LR_RUN intervals in a row or more are above LR_SKEW_GROWTH
- * times it, LR_SKEW_MIN_S and LR_SKEW_JUMP times every skew before names
+ * times it, LR_SKEW_MIN_S, LR_SKEW_JUMP times every skew before and
+ * LR_SKEW_OWN of the calls' own time names
  * the rank that arrived last most often in them (a straggler that
  * started later).
  *
@@ -41,6 +42,7 @@ static json_t *jint(long long v)
 #define LR_SKEW_GROWTH 3.0   /* skew above the healthy one by this much */
 #define LR_SKEW_MIN_S 1e-4   /* and above this */
 #define LR_SKEW_JUMP 1.5     /* and above every skew before by this much */
+#define LR_SKEW_OWN 0.1      /* and above this share of the own time */
 
 /* One communicator's intervals. */
 struct series {
@@ -192,7 +194,7 @@ static int skew_run(struct series *s, double *tmp, double *base,
     /* and above LR_SKEW_JUMP x every skew before it: a skew that only
      * wanders (a communicator of few ranks) is no straggler */
     for (i = 0; first_run(s, thr, 1, i, from, to); i = *to) {
-        double before = 0, least = INFINITY;
+        double before = 0, least = INFINITY, own;
         size_t j;
         for (j = 0; j < *from; j++)
             if (isfinite(s->v[j]) && s->v[j] > before)
@@ -200,7 +202,12 @@ static int skew_run(struct series *s, double *tmp, double *base,
         for (j = *from; j < *to; j++)
             if (s->v[j] < least)
                 least = s->v[j];
-        if (least > LR_SKEW_JUMP * before)
+        /* and a share of the calls' own time worth naming */
+        for (own = 0, j = *from; j < *to; j++)
+            if (s->c[j]->instances > 0)
+                own += s->c[j]->own_s / s->c[j]->instances;
+        own /= (double)(*to - *from);
+        if (least > LR_SKEW_JUMP * before && least > LR_SKEW_OWN * own)
             return 1;
     }
     return 0;

@@ -14,7 +14,7 @@
  * COMM is a communicator's index in the order rank 0's log creates them
  * (0: the world), K an interval's index (0: the first aggregated), T in
  * seconds.  Prints "first_interval_ns N" and "interval_ns I": interval
- * K starts at N + K x I (CLOCK_REALTIME).  Test tool: exits 1 on error.
+ * K starts at N + K x I (CLOCK_REALTIME); with --slow, "slow_comm ID".  Test tool: exits 1 on error.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -246,6 +246,9 @@ int main(int argc, char **argv)
     printf("first_interval_ns %llu\ninterval_ns %llu\n",
            (unsigned long long)(k0 * interval_ns),
            (unsigned long long)interval_ns);
+    if (slow_comm >= 0 && (unsigned)slow_comm < logs[0].ncomms)
+        printf("slow_comm %016llx\n",
+               (unsigned long long)logs[0].comms[slow_comm]);
     for (i = 0; i < nlogs; i++) {
         struct log *lg = &logs[i];
         int fd = open(lg->path, O_RDWR);
