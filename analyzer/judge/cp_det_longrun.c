@@ -242,7 +242,9 @@ static int judge_comm(struct cp_analysis *an, unsigned ci, struct series *s,
                 tmp[i - from] = s->v[i];
             qsort(tmp, to - from, sizeof *tmp, dcmp);
             slow = tmp[(to - from) / 2];
-            for (i = 0; i < to; i++) {
+            /* the skew where it began: its first LR_RUN intervals
+             * against every interval before */
+            for (i = 0; i < to && i < from + LR_RUN; i++) {
                 if (!isfinite(s->c[i]->skew_s))
                     continue;
                 if (i < from) {
@@ -257,7 +259,7 @@ static int judge_comm(struct cp_analysis *an, unsigned ci, struct series *s,
                         skew_in / nin > LR_SKEW_GROWTH * (skew_before / nbefore) &&
                         skew_in / nin > LR_SKEW_MIN_S;
             if (have_skew)
-                rank = mode_rank(s, from, to);
+                rank = mode_rank(s, from, from + LR_RUN);
             if (rank >= 0)
                 snprintf(tail, sizeof tail,
                          "; its arrival skew grew, rank %d arriving last",
