@@ -7,7 +7,8 @@
 # interval K is a `slowdown` (method long_run) naming it, since_s within
 # one interval of the truth; a straggler from interval S is a `straggler`
 # naming its rank; the healthy variants have no long-run finding; a job
-# without a policy has no long_run; node partials give the same.
+# without a policy has no long_run; format 4 (folded calls as runs of
+# CP_LOG4_FOLD), node partials and -j 3 give the same.
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/analyze/lib.sh"
 analyze_setup longrun
@@ -123,6 +124,28 @@ job slow4 --ranks 4 --seed 4 -- --intervals 30 --interval 5 --seed 4 \
     --slow 0@12=2
 ok $? "4 ranks, 5 s intervals, the world 2x slower from interval 12: made and analyzed"
 check "slowed world: slowdown since interval 12, no straggler" verify slow4 12 -
+
+# the same long run written in format 4 (the stream, its folded calls as
+# runs of CP_LOG4_FOLD): the same long run and findings; the independent
+# reader (tests/tools/log4.py) reads its aggregates and folded slots
+job slow4v4 --ranks 4 --seed 4 -- --intervals 30 --interval 5 --seed 4 \
+    --slow 0@12=2 --format 4
+ok $? "the same job in format 4: made and analyzed"
+check "format 4: the same long_run and findings as format 3" python3 -c '
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+sys.exit(a["long_run"] != b["long_run"] or a["findings"] != b["findings"])' \
+    "$t/slow4.rep/report.json" "$t/slow4v4.rep/report.json"
+log=$(ls "$t/slow4v4"/*.cplog | head -n 1)
+check "format 4: log4.py reads its aggregates and folded calls" python3 -c '
+import subprocess, sys
+out = subprocess.run([sys.executable, sys.argv[1], "slots", sys.argv[2]],
+                     check=True, capture_output=True, text=True).stdout
+lines = [l.split() for l in out.splitlines()]
+aggs = [l for l in lines if l[1].startswith("0c")]
+folded = sum(1 for l in lines if l[1] == "empty")
+calls = sum(int.from_bytes(bytes.fromhex(l[1])[24:28], "little") for l in aggs)
+sys.exit(not aggs or folded != calls)' "$top_srcdir/tests/tools/log4.py" "$log"
 
 # a job without a policy: no long_run
 "$gen" -o "$t/plain" --format 3 --ranks 4 --ranks-per-node 2 --steps 10 \

@@ -10,11 +10,16 @@
  *
  *   agg_logs DIR [--intervals 48] [--interval 60s] [--calls 200]
  *            [--slow COMM@K=FACTOR] [--straggler RANK@K=T] [--seed S]
+ *            [--format 4]
  *
  * COMM is a communicator's index in the order rank 0's log creates them
  * (0: the world), K an interval's index (0: the first aggregated), T in
  * seconds.  Prints "first_interval_ns N" and "interval_ns I": interval
- * K starts at N + K x I (CLOCK_REALTIME); with --slow, "slow_comm ID".  Test tool: exits 1 on error.
+ * K starts at N + K x I (CLOCK_REALTIME); with --slow, "slow_comm ID".
+ * --format 4 then rewrites each log in format 4 as the shim's log thread
+ * would have written it (cp_logenc's stream, no sync points): the calls
+ * each aggregate folded are a run of folded slots (CP_LOG4_FOLD) before
+ * it.  Test tool: exits 1 on error.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -28,6 +33,7 @@
 #include <unistd.h>
 
 #include "collprof/cp_logfmt.h"
+#include "cp_logenc.h"
 
 #define MAX_LOGS 64
 #define MAX_SIGS 256
@@ -165,11 +171,111 @@ static int parse_at(const char *text, unsigned *who, unsigned *k, double *v)
     return *end == 0 || (*end == 's' && end[1] == 0) ? 0 : -1;
 }
 
+/* Rewrite the format-3 log at path (slots records, then aggregates) in
+ * format 4: a header, an empty ring, the stream; before each aggregate
+ * the run of its calls' folded slots. */
+#define RING4 CP_LOG4_RING_MIN
+#define STREAM4 ((CP_LOG_HEADER_SIZE + RING4 * (8 + CP_LOG_RECORD_SIZE) + 4095) / 4096 * 4096)
+static int to_format4(const char *path)
+{
+    int fd = open(path, O_RDWR);
+    struct cp_log_header h;
+    struct cp_logenc enc;
+    unsigned char *out = NULL, *blk = NULL;
+    size_t used = 0, cap = 0, fill = 0;
+    uint64_t slot = 0, first = 0, s, n3;
+    uint32_t bslots = 0;
+    union cp_rec r;
+    int rc = -1;
+
+    if (fd < 0 || pread(fd, &h, sizeof h, 0) != sizeof h)
+        return -1;
+    n3 = h.slots_used;
+    cp_logenc_init(&enc, CP_LOGENC_DICT_DEFAULT, h.start_realtime_ns);
+    blk = malloc(CP_LOG4_BLOCK_MAX);
+    if (!blk)
+        goto out;
+#define CLOSE_BLOCK()                                                          \
+    do {                                                                       \
+        struct cp_log4_block b;                                                \
+        if (!bslots)                                                           \
+            break;                                                             \
+        if (used + sizeof b + fill > cap) {                                    \
+            cap = 2 * (used + sizeof b + fill) + 65536;                        \
+            out = realloc(out, cap);                                           \
+            if (!out)                                                          \
+                goto out;                                                      \
+        }                                                                      \
+        b.magic = CP_LOG4_BLOCK_MAGIC;                                         \
+        b.bytes = (uint32_t)fill;                                              \
+        b.first_slot = first;                                                  \
+        b.slots = bslots;                                                      \
+        b.sum = cp_log4_sum(blk, fill);                                        \
+        memcpy(out + used, &b, sizeof b);                                      \
+        memcpy(out + used + sizeof b, blk, fill);                              \
+        used += sizeof b + fill;                                               \
+        fill = 0;                                                              \
+        bslots = 0;                                                            \
+    } while (0)
+    for (s = 0; s < n3; s++) {
+        unsigned char op[CP_LOGENC_MAX + 16];
+        size_t len = 0, k;
+        uint64_t folded = 0;
+        if (pread(fd, &r, sizeof r, CP_LOG_HEADER_SIZE + s * sizeof r) !=
+            sizeof r)
+            goto out;
+        if (r.kind == CP_REC_EMPTY)
+            continue;
+        if (r.kind == CP_REC_AGG) {
+            folded = r.agg.calls;
+            len = cp_logenc_fold(folded, op);
+        }
+        if (sizeof(struct cp_log4_block) + fill + len + CP_LOGENC_MAX >
+            CP_LOG4_BLOCK_MAX)
+            CLOSE_BLOCK();
+        if (!bslots)
+            first = slot;
+        memcpy(blk + fill, op, len);
+        fill += len;
+        bslots += (uint32_t)folded; /* a run's slots, each */
+        slot += folded;
+        k = cp_logenc_rec(&enc, &r, slot, op);
+        memcpy(blk + fill, op, k);
+        fill += k;
+        bslots++;
+        slot++;
+    }
+    CLOSE_BLOCK();
+#undef CLOSE_BLOCK
+    h.version = CP_LOG_VERSION;
+    h.chunk_records = 0;
+    h.ring_slots = RING4;
+    h.dict_slots = CP_LOGENC_DICT_DEFAULT;
+    h.ring_offset = CP_LOG_HEADER_SIZE;
+    h.stream_offset = STREAM4;
+    h.stream_end = used;
+    h.stream_slots = slot;
+    h.slots_used = slot;
+    h.sync_bytes = 0;
+    h.flags &= ~CP_HDR_SYNC;
+    if (ftruncate(fd, 0) < 0 || ftruncate(fd, (off_t)(STREAM4 + used)) < 0 ||
+        pwrite(fd, &h, sizeof h, 0) != sizeof h ||
+        (used && pwrite(fd, out, used, STREAM4) != (ssize_t)used))
+        goto out;
+    rc = 0;
+out:
+    cp_logenc_free(&enc);
+    free(out);
+    free(blk);
+    close(fd);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     unsigned intervals = 48, calls = 200, i, k, s;
     double interval_s = 60;
-    int slow_comm = -1, straggler = -1;
+    int slow_comm = -1, straggler = -1, format = 3;
     unsigned slow_k = 0, strag_k = 0;
     double slow_f = 1, strag_t = 0;
     const char *dir = NULL;
@@ -185,6 +291,8 @@ int main(int argc, char **argv)
             intervals = (unsigned)atoi(argv[++a]);
         else if (!strcmp(argv[a], "--interval") && a + 1 < argc)
             interval_s = atof(argv[++a]);
+        else if (!strcmp(argv[a], "--format") && a + 1 < argc)
+            format = atoi(argv[++a]);
         else if (!strcmp(argv[a], "--calls") && a + 1 < argc)
             calls = (unsigned)atoi(argv[++a]);
         else if (!strcmp(argv[a], "--seed") && a + 1 < argc)
@@ -328,6 +436,11 @@ int main(int argc, char **argv)
         if (pwrite(fd, &lg->h, sizeof lg->h, 0) != sizeof lg->h)
             return 1;
         close(fd);
+        if (format == 4 && to_format4(lg->path) < 0) {
+            fprintf(stderr, "agg_logs: %s: cannot rewrite in format 4\n",
+                    lg->path);
+            return 1;
+        }
     }
     return 0;
 }
