@@ -26,8 +26,11 @@
 #include "cp_analysis_int.h"
 #include "cp_model.h"
 
-/* cells at most (the table has twice as many slots): 48 bytes each */
+/* cells at most (the table has twice as many slots): 48 bytes each
+ * (tests/analyze/longrun_bound.c builds this file with a small one) */
+#ifndef LR_CELLS_MAX
 #define LR_CELLS_MAX (1u << 19)
+#endif
 /* signatures at most; those past it count as their communicator's
  * "other" signature (calls and durations only) */
 #define LR_SIGS_MAX 8192u
@@ -245,7 +248,11 @@ static int make_room(struct an_longrun *lr)
     if (lr->cap && 2 * (lr->ncells + 1) <= lr->cap)
         return 0;
     if (lr->cap < 2 * (size_t)LR_CELLS_MAX)
-        return rehash(lr, lr->cap ? 2 * lr->cap : 1024, 0);
+        return rehash(lr,
+                      lr->cap ? 2 * lr->cap
+                      : 2 * (size_t)LR_CELLS_MAX < 1024 ? 2 * (size_t)LR_CELLS_MAX
+                                                       : 1024,
+                      0);
     while (2 * (lr->ncells + 1) > lr->cap && lr->shift < 62) {
         if (rehash(lr, lr->cap, 1) < 0)
             return -1;
