@@ -125,6 +125,17 @@ job slow4 --ranks 4 --seed 4 -- --intervals 30 --interval 5 --seed 4 \
 ok $? "4 ranks, 5 s intervals, the world 2x slower from interval 12: made and analyzed"
 check "slowed world: slowdown since interval 12, no straggler" verify slow4 12 -
 
+# report.html: busbw per communicator over the long run, one line each
+check "report.html: the long run's busbw plot, a line per communicator" python3 -c '
+import json, re, sys
+rep = json.load(open(sys.argv[1]))
+page = open(sys.argv[2]).read()
+fig = re.search(r"<figure id=\"fig-long-run\">(.*?)</figure>", page, re.S)
+comms = {c["comm"] for iv in rep["long_run"]["intervals"] for c in iv["comms"]}
+lines = fig and fig.group(1).count("<path class=\"series\"")
+sys.exit(not fig or lines != min(len(comms), 8))' \
+    "$t/slow8.rep/report.json" "$t/slow8.rep/report.html"
+
 # the same long run written in format 4 (the stream, its folded calls as
 # runs of CP_LOG4_FOLD): the same long run and findings; the independent
 # reader (tests/tools/log4.py) reads its aggregates and folded slots
@@ -154,6 +165,8 @@ ok $? "a job without a capture policy: analyzed"
 check "without a policy: no long_run in report.json" python3 -c '
 import json, sys
 sys.exit("long_run" in json.load(open(sys.argv[1])))' "$t/plain.rep/report.json"
+check "report.html of a job without a policy: no long-run plot" \
+    sh -c '! grep -q fig-long-run "$1/plain.rep/report.html"' sh "$t"
 
 # the node partials of the slowed job: the same long run and findings
 mkdir "$t/parts" && for n in n0 n1 n2 n3; do
