@@ -101,24 +101,44 @@ static int first_run(const struct series *s, double thr, int above,
     return 0;
 }
 
-/* The rank that arrived last most often in [from, to), -1 none. */
+static int icmp(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* The rank that arrived last most often in [from, to), -1 none (or no
+ * memory): the ranks sorted, the longest run of one. */
 static int mode_rank(const struct series *s, size_t from, size_t to)
 {
-    int best = -1;
-    size_t i, j, most = 0;
+    int *v = malloc((to - from + 1) * sizeof *v), best = -1;
+    size_t i, n = 0, most = 0, run = 0;
 
-    for (i = from; i < to; i++) {
-        size_t k = 0;
-        if (s->c[i]->last_rank < 0)
-            continue;
-        for (j = from; j < to; j++)
-            k += s->c[j]->last_rank == s->c[i]->last_rank;
-        if (k > most) {
-            most = k;
-            best = s->c[i]->last_rank;
+    if (!v)
+        return -1;
+    for (i = from; i < to; i++)
+        if (s->c[i]->last_rank >= 0)
+            v[n++] = s->c[i]->last_rank;
+    qsort(v, n, sizeof *v, icmp);
+    for (i = 0; i < n; i++) {
+        run = i > 0 && v[i] == v[i - 1] ? run + 1 : 1;
+        if (run > most) {
+            most = run;
+            best = v[i];
         }
     }
+    free(v);
     return best;
+}
+
+/* A time on the run's axis for a message: "840 s", "240040 s (66.7 h)". */
+static const char *when(double t, char *buf, size_t size)
+{
+    if (t >= 7200)
+        snprintf(buf, size, "%.0f s (%.1f h)", t, t / 3600);
+    else
+        snprintf(buf, size, "%.0f s", t);
+    return buf;
 }
 
 static const char *label(const struct cp_analysis *an, unsigned ci,
@@ -219,7 +239,7 @@ static int judge_comm(struct cp_analysis *an, unsigned ci, struct series *s,
     const struct cp_analysis_long_run *lr = &an->long_run;
     size_t i, from, to, sfrom, sto;
     double p90, pace, slow, base_skew = NAN;
-    char name[40], tail[80] = "";
+    char name[40], tail[80] = "", at[48];
     int have_skew, rank = -1;
     unsigned node;
     json_t *e, *comm;
@@ -270,10 +290,11 @@ static int judge_comm(struct cp_analysis *an, unsigned ci, struct series *s,
                     rank >= 0 && rank_node(an, rank, &node) ? &node : NULL,
                     rank >= 0 && rank_node(an, rank, &node),
                     "Communicator %s of the long run slowed down %.1fx from "
-                    "%.0f s on (interval %zu of %zu, %zu intervals in a "
+                    "%s on (interval %zu of %zu, %zu intervals in a "
                     "row%s): its busbw fell from %.3g to %.3g GB/s%s.",
                     label(an, ci, name, sizeof name), pace / slow,
-                    lr->intervals[s->iv[from]].start_s, s->iv[from],
+                    when(lr->intervals[s->iv[from]].start_s, at, sizeof at),
+                    s->iv[from],
                     lr->nintervals, to - from,
                     to < s->n ? "" : ", to the end of the run", pace / 1e9,
                     slow / 1e9, tail) < 0)
@@ -322,10 +343,11 @@ static int judge_comm(struct cp_analysis *an, unsigned ci, struct series *s,
                     continue;
                 if (json_array_append_new(json_object_get(f->evidence, "comms"),
                                           comm) < 0 ||
-                    det_append_message(f, " Also on communicator %s from "
-                                          "%.0f s on.",
-                                       label(an, ci, name, sizeof name),
-                                       lr->intervals[s->iv[sfrom]].start_s) < 0)
+                    det_append_message(
+                        f, " Also on communicator %s from %s on.",
+                        label(an, ci, name, sizeof name),
+                        when(lr->intervals[s->iv[sfrom]].start_s, at,
+                             sizeof at)) < 0)
                     return -1;
                 return 0;
             }
@@ -334,11 +356,12 @@ static int judge_comm(struct cp_analysis *an, unsigned ci, struct series *s,
                 rank >= 0 ? &rank : NULL, rank >= 0,
                 rank >= 0 && rank_node(an, rank, &node) ? &node : NULL,
                 rank >= 0 && rank_node(an, rank, &node),
-                "From %.0f s on (interval %zu of %zu, %zu intervals in a "
+                "From %s on (interval %zu of %zu, %zu intervals in a "
                 "row) the members of communicator %s of the long run waited "
                 "%.3g ms per call for the last arrival, against %.3g ms "
                 "before; rank %d arrived last.",
-                lr->intervals[s->iv[sfrom]].start_s, s->iv[sfrom],
+                when(lr->intervals[s->iv[sfrom]].start_s, at, sizeof at),
+                s->iv[sfrom],
                 lr->nintervals, sto - sfrom, label(an, ci, name, sizeof name),
                 skew * 1e3, base_skew * 1e3, rank) < 0)
             return -1;
