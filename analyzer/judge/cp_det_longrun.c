@@ -367,6 +367,8 @@ static int judge_comm(struct cp_analysis *an, unsigned ci, struct series *s,
             return -1;
         e = det_last_evidence(an);
         if (common_evidence(an, e, s, ci, sfrom, sto) < 0 ||
+            set(e, "kind", json_string("arrival")) < 0 ||
+            set(e, "mean_late_s", jnum(skew)) < 0 ||
             set(e, "skew_s", jnum(skew)) < 0 ||
             set(e, "reference_skew_s", jnum(base_skew)) < 0 ||
             set(e, "factor", jnum(base_skew > 0 ? skew / base_skew : NAN)) < 0 ||
