@@ -477,6 +477,11 @@ int an_longrun_build(struct cp_analysis *an, const struct an_state *st)
         an->summary.instances + an->summary.p2p_pairs > 0)
         per_step = (double)(an->summary.instances + an->summary.p2p_pairs) /
                    (double)an->summary.steps;
+    /* the steps come from the kept calls' period (cp_steps): trusted only
+     * when the first window holds three steps or more (windows shorter
+     * than a step make the pieces look like a period of their own) */
+    if (!(per_step > 0) || 3 * per_step > (double)lr->first)
+        per_step = NAN;
     /* the detail windows */
     if (lr->nwin) {
         out->windows = calloc(lr->nwin, sizeof *out->windows);

@@ -62,6 +62,11 @@ for i, iv in enumerate(ivs):
     if abs(iv["start_s"] - want) > 1e-3 or abs(iv["end_s"] - iv["start_s"] - width) > 1e-6:
         bad.append("interval %d at %s, not %s" % (i, iv["start_s"], want))
         break
+    if not iv["steps"] or abs(iv["own_per_step_s"] * iv["steps"] - iv["own_s"]) > 1e-9 * iv["own_s"] \
+            or abs(iv["own_per_s"] * width - iv["own_s"]) > 1e-9 * iv["own_s"]:
+        bad.append("interval %d: steps %s own_per_step_s %s own_per_s %s"
+                   % (i, iv["steps"], iv["own_per_step_s"], iv["own_per_s"]))
+        break
     for c in iv["comms"]:
         if c["ranks"] < 2 or c["own_s"] <= 0 or not c["busbw_Bps"] or c["skew_s"] is None:
             bad.append("interval %d comm %s: %s" % (i, c["comm"], c))
