@@ -39,7 +39,10 @@ static const struct cp_kind_info kinds[CP_KIND_COUNT] = {
                 "lateness, >= 5 % of own time + skew, or >= 1/3 of it while "
                 "the others spent 10 % of own time + skew more in NCCL "
                 "(the median rank's time less its); in-call: see \"Slow "
-                "links\"",
+                "links\"; long run: a communicator's mean arrival skew "
+                ">= 3x its healthy one, >= 0.1 ms, >= 1.5x every one before "
+                "and >= 10 % of the own time for >= 3 intervals in a row, "
+                "the rank last most often named (see \"Long runs\")",
         .severity = "critical when its lateness (its delay's cost) exceeds "
                     "the whole own time, else warning; info when the calls "
                     "cannot tell which member of a delayed communicator it "
@@ -182,7 +185,9 @@ static const struct cp_kind_info kinds[CP_KIND_COUNT] = {
                 ">= 3x, in all, their typical time at the pace of the rest's "
                 "median window, its windows slower than the rest's (rank "
                 "test z >= 3.5), losing >= 2 % of the communication time; up "
-                "to 3 parts; see \"Slowdowns\"",
+                "to 3 parts; see \"Slowdowns\"; long run: a "
+                "communicator's busbw >= 1.5x below its healthy pace for >= "
+                "3 intervals in a row (see \"Long runs\")",
         .severity = "warning; info (not sure) on >= 20 calls or a z >= 3, "
                     "then only at >= 4x",
         .todo = "cut the trace to the part (`collprof trace DIR --from S "

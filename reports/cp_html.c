@@ -1757,6 +1757,7 @@ static void write_page(FILE *out, const struct rp_report *r)
     rp_plot_heatmap(out, r);
     rp_plot_lateness(out, r);
     rp_plot_timeline(out, r);
+    rp_plot_long_run(out, r);
     fputs("</div>\n</section>\n<section id=\"tables\">\n<h2>Tables</h2>\n",
           out);
     write_comm_table(out, r);

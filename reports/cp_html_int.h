@@ -267,6 +267,27 @@ struct rp_timeline {
     struct rp_op_time *op_times; /* every window's, in order */
 };
 
+/* report.json's `long_run`: busbw per communicator over the whole run,
+ * for the RP_LR_SERIES communicators of most own time, each at most
+ * RP_LR_POINTS points (consecutive intervals averaged); present 0: none. */
+#define RP_LR_SERIES 8
+#define RP_LR_POINTS 600
+struct rp_lr_series {
+    const char *comm, *name; /* name "" unknown */
+    double own_s;            /* over the run */
+    size_t n;
+    double *t, *busbw_Bps;   /* [n]: the points' middles, NaN none */
+};
+struct rp_long_run {
+    int present;
+    double interval_s, end_s;
+    size_t nintervals, ncomms; /* communicators in all */
+    size_t nseries;
+    struct rp_lr_series series[RP_LR_SERIES];
+    size_t nwindows;
+    double *win_start, *win_end; /* the detail windows */
+};
+
 /* probe.json's run and reference (numbers NaN, strings NULL: none). */
 struct rp_probe {
     double rounds, wall_s;
@@ -391,6 +412,7 @@ struct rp_report {
     size_t npairs;
     struct rp_pair *pairs; /* topology.pairs, in the report's order */
     struct rp_timeline timeline;
+    struct rp_long_run long_run;
     /* the slowest instances (`slowest`: by_own_time, by_skew); has_slowest
      * 0: the report has no such section */
     int has_slowest;
@@ -453,6 +475,8 @@ void rp_plot_histogram(FILE *out, const struct rp_report *r);
 void rp_plot_heatmap(FILE *out, const struct rp_report *r);
 void rp_plot_lateness(FILE *out, const struct rp_report *r);
 void rp_plot_timeline(FILE *out, const struct rp_report *r);
+/* busbw per communicator over a long run; nothing without `long_run` */
+void rp_plot_long_run(FILE *out, const struct rp_report *r);
 /* Communicator ci (index into r->comms): its calls' time against size, and
  * its arrival skew's quantiles; number makes the figures' ids unique.  The
  * skew figure writes nothing without quantiles. */

@@ -2288,3 +2288,114 @@ void rp_plot_skew(FILE *out, const struct rp_report *r, size_t ci,
           "the largest, on a log scale.</figcaption>\n</figure>\n",
           out);
 }
+
+/* ---- a long run: busbw per communicator over the whole run ------------- */
+
+void rp_plot_long_run(FILE *out, const struct rp_report *r)
+{
+    const struct rp_long_run *lr = &r->long_run;
+    struct cp_svg_plot p = {0};
+    double ymax = 0;
+    char b1[64], b2[64], b3[64], b4[64];
+    size_t k, i;
+
+    if (!lr->present)
+        return;
+    for (k = 0; k < lr->nseries; k++)
+        for (i = 0; i < lr->series[k].n; i++)
+            if (isfinite(lr->series[k].busbw_Bps[i]))
+                ymax = fmax(ymax, lr->series[k].busbw_Bps[i]);
+    fputs("<figure id=\"fig-long-run\">\n<h3>busbw per communicator over the "
+          "long run</h3>\n",
+          out);
+    if (!(ymax > 0) || !(lr->end_s > 0)) {
+        fputs("<p class=\"empty\">No interval of the long run has a busbw: "
+              "its aggregates hold no collective outside groups that the "
+              "model does not call latency-bound.</p>\n</figure>\n",
+              out);
+        return;
+    }
+    p.id = "long-run";
+    p.title = "busbw per communicator per interval of the long run";
+    p.width = PLOT_W;
+    p.height = 250;
+    p.left = 64;
+    p.right = 28;
+    p.top = 12;
+    p.bottom = 44;
+    p.x.unit = CP_SVG_TIME;
+    p.x.title = "time since the start of the run";
+    cp_svg_lin_domain(0, lr->end_s, 6, 1, &p.x.lo, &p.x.hi);
+    p.y.unit = CP_SVG_BANDWIDTH;
+    p.y.title = "busbw (aggregates)";
+    cp_svg_lin_domain(0, ymax, 5, 1, &p.y.lo, &p.y.hi);
+    cp_svg_plot_layout(&p);
+    cp_svg_plot_open(out, &p);
+    /* where detail exists: the detail windows, shaded */
+    for (i = 0; i < lr->nwindows; i++) {
+        double x0 = cp_svg_axis_map(&p.x, lr->win_start[i]),
+               x1 = cp_svg_axis_map(&p.x, lr->win_end[i]);
+        fprintf(out,
+                "<rect class=\"detail\" x=\"%s\" y=\"%s\" width=\"%s\" "
+                "height=\"%s\" fill=\"%s\" fill-opacity=\"0.25\" "
+                "clip-path=\"url(#long-run-clip)\"/>\n",
+                cp_svg_coord(x0, b1, sizeof b1),
+                cp_svg_coord(p.top, b2, sizeof b2),
+                cp_svg_coord(fmax(x1 - x0, 1), b3, sizeof b3),
+                cp_svg_coord(p.height - p.top - p.bottom, b4, sizeof b4),
+                NONE_COLOR);
+    }
+    for (k = 0; k < lr->nseries; k++) {
+        const struct rp_lr_series *s = &lr->series[k];
+        int pen = 0;
+        fprintf(out,
+                "<path class=\"series\" fill=\"none\" stroke=\"%s\" "
+                "stroke-width=\"1.5\" stroke-dasharray=\"%s\" "
+                "clip-path=\"url(#long-run-clip)\" d=\"",
+                cp_svg_colors[k % CP_SVG_NCOLORS],
+                cp_svg_dashes[k % CP_SVG_NDASHES]);
+        for (i = 0; i < s->n; i++) {
+            if (!isfinite(s->busbw_Bps[i]) || !isfinite(s->t[i])) {
+                pen = 0;
+                continue;
+            }
+            fprintf(out, "%s%s %s", pen ? " L" : (i ? " M" : "M"),
+                    cp_svg_coord(cp_svg_axis_map(&p.x, s->t[i]), b1,
+                                 sizeof b1),
+                    cp_svg_coord(cp_svg_axis_map(&p.y, s->busbw_Bps[i]), b2,
+                                 sizeof b2));
+            pen = 1;
+        }
+        fputs("\"><title>", out);
+        cp_svg_escape(out, s->name[0] ? s->name : s->comm);
+        fputs("</title></path>\n", out);
+    }
+    cp_svg_plot_close(out);
+    fputs("<div class=\"legend\">", out);
+    for (k = 0; k < lr->nseries; k++) {
+        const struct rp_lr_series *s = &lr->series[k];
+        char label[96];
+        snprintf(label, sizeof label, "%s%s%s", s->name[0] ? s->name : "",
+                 s->name[0] ? " " : "", s->comm);
+        cp_svg_key_line(out, cp_svg_colors[k % CP_SVG_NCOLORS],
+                        cp_svg_dashes[k % CP_SVG_NDASHES], 1.5, label);
+    }
+    if (lr->nwindows)
+        cp_svg_key_box(out, NONE_COLOR, 0.25, "detail windows");
+    fputs("</div>\n", out);
+    fprintf(out,
+            "<figcaption>Each communicator's busbw in each interval of %s, "
+            "from the aggregates of its ranks joined (%zu intervals",
+            cp_svg_format3(lr->interval_s, CP_SVG_TIME, b1, sizeof b1),
+            lr->nintervals);
+    if (lr->nintervals > RP_LR_POINTS)
+        fprintf(out, ", averaged %zu to a point",
+                (lr->nintervals + RP_LR_POINTS - 1) / RP_LR_POINTS);
+    if (lr->ncomms > lr->nseries)
+        fprintf(out, "; the %zu communicators of most NCCL time of %zu",
+                lr->nseries, lr->ncomms);
+    fputs("). A drop that lasts is a slowdown over days (the findings name "
+          "it and since when); the shaded spans are the detail windows, "
+          "where every call was kept.</figcaption>\n</figure>\n",
+          out);
+}

@@ -161,6 +161,12 @@ void rp_view_free(struct rp_report *r)
     free(r->topology.efficiency);
     free(r->timeline.windows);
     free(r->timeline.op_times);
+    for (k = 0; k < r->long_run.nseries; k++) {
+        free(r->long_run.series[k].t);
+        free(r->long_run.series[k].busbw_Bps);
+    }
+    free(r->long_run.win_start);
+    free(r->long_run.win_end);
     free(r->comms);
     free(r->rows);
     free(r->ranks);
@@ -975,6 +981,123 @@ static void view_timeline(struct cp_jsoncheck *c, json_t *root,
     tl->present = !c->bad;
 }
 
+/* A long run's busbw per communicator (optional `long_run`): the
+ * communicators of most own time, their intervals averaged into at most
+ * RP_LR_POINTS points. */
+static void view_long_run(struct cp_jsoncheck *c, json_t *root,
+                          struct rp_report *r)
+{
+    struct rp_long_run *lr = &r->long_run;
+    const char *seen[64];
+    double own[64];
+    size_t nseen = 0, i, j, k, group;
+    char where[WHERE_LEN];
+    json_t *o, *ivs, *v, *cs, *e, *wins;
+
+    o = OBJ(c, root, "", "long_run", 0);
+    if (!o)
+        return;
+    lr->interval_s = NUM(c, o, "long_run", "interval_s");
+    ivs = cp_jsoncheck_objects(c, o, "long_run", "intervals", 1);
+    wins = cp_jsoncheck_objects(c, o, "long_run", "detail_windows", 1);
+    if (c->bad)
+        return;
+    lr->nintervals = json_array_size(ivs);
+    /* the communicators and their own time (the first 64 seen) */
+    json_array_foreach(ivs, i, v)
+    {
+        snprintf(where, sizeof where, "long_run.intervals[%zu]", i);
+        lr->end_s = NUM(c, v, where, "end_s");
+        cs = cp_jsoncheck_objects(c, v, where, "comms", 1);
+        if (c->bad)
+            return;
+        json_array_foreach(cs, j, e)
+        {
+            const char *id;
+            double t;
+            snprintf(where, sizeof where, "long_run.intervals[%zu].comms[%zu]",
+                     i, j);
+            id = STR(c, e, where, "comm");
+            t = OPT_NUM(c, e, where, "own_s");
+            if (c->bad)
+                return;
+            for (k = 0; k < nseen && strcmp(seen[k], id); k++)
+                ;
+            if (k == nseen && nseen < 64) {
+                seen[nseen] = id;
+                own[nseen++] = 0;
+            }
+            if (k < nseen && isfinite(t))
+                own[k] += t;
+        }
+    }
+    lr->ncomms = nseen;
+    /* the RP_LR_SERIES of most own time, in that order */
+    while (lr->nseries < RP_LR_SERIES) {
+        long best = -1;
+        for (k = 0; k < nseen; k++)
+            if (own[k] >= 0 && (best < 0 || own[k] > own[best]))
+                best = (long)k;
+        if (best < 0)
+            break;
+        lr->series[lr->nseries].comm = seen[best];
+        lr->series[lr->nseries].name = "";
+        lr->series[lr->nseries++].own_s = own[best];
+        own[best] = -1;
+    }
+    group = (lr->nintervals + RP_LR_POINTS - 1) / RP_LR_POINTS;
+    if (group < 1)
+        group = 1;
+    for (k = 0; k < lr->nseries; k++) {
+        struct rp_lr_series *s = &lr->series[k];
+        size_t n = (lr->nintervals + group - 1) / group;
+        s->t = alloc_n(c, n, sizeof *s->t);
+        s->busbw_Bps = alloc_n(c, n, sizeof *s->busbw_Bps);
+        if (c->bad)
+            return;
+        for (i = 0; i < lr->nintervals; i += group) {
+            double sum = 0, t0 = NAN, t1 = NAN;
+            size_t m = 0;
+            for (j = i; j < i + group && j < lr->nintervals; j++) {
+                json_t *iv = json_array_get(ivs, j);
+                size_t q;
+                if (j == i)
+                    t0 = report_number(json_object_get(iv, "start_s"));
+                t1 = report_number(json_object_get(iv, "end_s"));
+                json_array_foreach(json_object_get(iv, "comms"), q, e)
+                {
+                    const char *id = json_string_value(json_object_get(e, "comm"));
+                    double b = report_number(json_object_get(e, "busbw_Bps"));
+                    const char *name =
+                        json_string_value(json_object_get(e, "comm_name"));
+                    if (!id || strcmp(id, s->comm))
+                        continue;
+                    if (name && !s->name[0])
+                        s->name = name;
+                    if (isfinite(b)) {
+                        sum += b;
+                        m++;
+                    }
+                }
+            }
+            s->t[s->n] = (t0 + t1) / 2;
+            s->busbw_Bps[s->n++] = m ? sum / (double)m : NAN;
+        }
+    }
+    lr->nwindows = json_array_size(wins);
+    lr->win_start = alloc_n(c, lr->nwindows, sizeof *lr->win_start);
+    lr->win_end = alloc_n(c, lr->nwindows, sizeof *lr->win_end);
+    if (c->bad)
+        return;
+    json_array_foreach(wins, i, v)
+    {
+        snprintf(where, sizeof where, "long_run.detail_windows[%zu]", i);
+        lr->win_start[i] = NUM(c, v, where, "start_s");
+        lr->win_end[i] = NUM(c, v, where, "end_s");
+    }
+    lr->present = !c->bad;
+}
+
 /* An instance of the slowest lists. */
 static void view_instance(struct cp_jsoncheck *c, json_t *v, const char *where,
                           void *elem)
@@ -1220,6 +1343,7 @@ static void view_extras(struct cp_jsoncheck *c, json_t *root,
 {
     view_topology(c, root, r);
     view_timeline(c, root, r);
+    view_long_run(c, root, r);
     view_slowest(c, root, r);
     view_tags(c, root, r);
     view_phases(c, root, r);

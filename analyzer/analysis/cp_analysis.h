@@ -495,6 +495,66 @@ struct cp_analysis_timeline {
     struct cp_analysis_window *windows; /* in time order */
 };
 
+/* ---- a long run under a capture policy (cp_longrun.c; docs/analysis.md,
+ * "Long runs"; report.json `long_run`) ---- */
+
+/* One communicator in one interval, from the aggregates (kind 12) of its
+ * ranks joined by (interval, communicator, signature). */
+struct cp_analysis_lr_comm {
+    unsigned comm;        /* index into comms */
+    unsigned ranks;       /* ranks whose aggregates were joined (the most
+                             of any of its signatures) */
+    uint64_t calls;       /* folded calls, over its ranks */
+    double instances;     /* calls per rank (send/recv: pairs) */
+    double nccl_s;        /* the calls' durations summed over the ranks */
+    /* of its collectives outside groups, joined over >= 1 rank: */
+    double own_s;         /* estimated own time: per signature, the least
+                             rank mean duration x instances */
+    double busbw_Bps;     /* sum f n / own time of the signatures the model
+                             does not call latency-bound; NaN none */
+    double skew_s;        /* mean arrival skew per instance (largest rank
+                             mean - least); NaN with one rank */
+    int last_rank;        /* global rank of the least mean (last arrival)
+                             of its signature of most own time; -1 */
+    double latency_share; /* of own_s with a model, latency-bound; NaN */
+};
+
+/* One interval of the policy (those with some aggregate), on the
+ * timeline's axis (seconds since summary.start_ns). */
+struct cp_analysis_lr_interval {
+    double start_s, end_s;
+    size_t first, n;      /* its communicators: lr_comms[first .. +n) */
+    double nccl_s, own_s; /* the communicators' sums */
+    double steps;         /* instances / (instances per step of the
+                             detail), NaN when the steps are not known */
+};
+
+/* A detail window of the policy (kept calls), as a time span. */
+struct cp_analysis_lr_window {
+    uint32_t index;       /* 0: the first calls (seq < first), k >= 1:
+                             seqs [(k-1) every, (k-1) every + window) */
+    double start_s, end_s;
+    uint64_t instances;   /* collective instances joined in it */
+};
+
+struct cp_analysis_long_run {
+    int present;          /* some log has CP_HDR_POLICY */
+    uint32_t first, window, every, interval_ms; /* the first such log's */
+    int policies_differ;  /* another log says otherwise */
+    double interval_s;    /* an interval here: interval_ms x 2^merged */
+    unsigned merged;      /* past the bound, intervals merged 2^merged */
+    uint64_t records;     /* aggregates joined */
+    uint64_t records_left_out; /* unknown communicator, implausible */
+    uint64_t folded_calls, kept_calls;
+    size_t nintervals;
+    struct cp_analysis_lr_interval *intervals; /* in time order */
+    size_t nlr_comms;
+    struct cp_analysis_lr_comm *lr_comms;
+    size_t nwindows;
+    struct cp_analysis_lr_window *windows; /* by index */
+    uint64_t windows_left_out; /* instances of windows past the bound */
+};
+
 struct cp_analysis_summary {
     uint64_t records;       /* records read from the analyzed inputs */
     uint64_t calls;         /* call records */
@@ -701,6 +761,7 @@ struct cp_analysis {
     size_t nrows;
     struct cp_analysis_row *rows; /* by comm, collective, size */
     struct cp_analysis_timeline timeline;
+    struct cp_analysis_long_run long_run;
     struct cp_analysis_topology topology;
     struct cp_analysis_ports ports;
     /* the AN_TOP (50) collective instances of longest own time and of

@@ -436,6 +436,9 @@ struct an_state {
     uint64_t outside;
     /* main pass: the slowest complete instances (NULL in the prefix pass) */
     struct an_top *top_own, *top_skew;
+    /* main pass, when some log has a capture policy (CP_HDR_POLICY): the
+     * aggregates joined and the detail windows (cp_longrun.c); else NULL */
+    struct an_longrun *longrun;
 };
 
 /* The memory the communicators' per-rank arrays (and the prefix pass's
@@ -529,6 +532,30 @@ int an_timeline_details(struct cp_analysis *an, const struct an_state *st,
 /* cp_slowdown.c: the slowdown finding, from what an_timeline_details
  * computed.  0 or -1. */
 int an_slowdown(struct cp_analysis *an);
+
+/* cp_slowdown.c: the model's L and W of (link, coll, p), the windows'
+ * and the long run's; 0 when there is none. */
+int an_key_model(const struct cp_analysis *an, unsigned link,
+                 enum cp_coll coll, unsigned p, double *L, double *W);
+
+/* ---- cp_longrun.c: a long run's aggregates (kind 12) joined across the
+ * ranks, bounded (docs/analysis.md, "Long runs") ---- */
+struct an_longrun;
+struct an_longrun *an_longrun_create(void);
+void an_longrun_free(struct an_longrun *lr);
+/* A log's header with CP_HDR_POLICY. */
+void an_longrun_policy(struct an_longrun *lr, const struct cp_log_header *h);
+/* One rank's aggregate r, of file `file`, on communicator c (index comm,
+ * nranks members); raw_first_ns: r->first_ns. */
+void an_longrun_add(struct an_longrun *lr, int32_t file, uint32_t comm,
+                    uint32_t nranks, const struct cp_rec_agg *r);
+/* An aggregate left out (unknown communicator, implausible figures). */
+void an_longrun_left_out(struct an_longrun *lr);
+/* A collective instance joined from kept calls: its detail window. */
+void an_longrun_instance(struct an_longrun *lr, uint32_t seq, int64_t start,
+                         int64_t end);
+/* After the fit: an->long_run from st->longrun.  0 or -1 (memory). */
+int an_longrun_build(struct cp_analysis *an, const struct an_state *st);
 
 /* cp_stream.c: the wall time of the union of busy intervals, in s. */
 double an_busy_total_s(const struct an_busy *u);

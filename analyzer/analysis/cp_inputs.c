@@ -206,6 +206,12 @@ int an_open_files(struct cp_analysis *an, struct an_state *st,
             continue;
         }
         h = cp_scan_header(f->sc);
+        /* a capture policy: the main pass joins its aggregates */
+        if (st->mode == AN_MODE_MAIN && (h->flags & CP_HDR_POLICY)) {
+            if (!st->longrun && !(st->longrun = an_longrun_create()))
+                return -1;
+            an_longrun_policy(st->longrun, h);
+        }
         /* times no job can have (before 2000, after 2100: cp_logread.h)
          * and times outside [start - 1 day, end + 1 day] of a sound header
          * (start + a year for a log never closed) are damage; the bounds

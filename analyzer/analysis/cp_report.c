@@ -565,6 +565,77 @@ static json_t *timeline_json(const struct cp_analysis *an)
     return built(o, bad);
 }
 
+/* A long run under a capture policy (docs/report-schema.md, long_run). */
+static json_t *long_run_json(const struct cp_analysis *an)
+{
+    int bad = 0;
+    const struct cp_analysis_long_run *lr = &an->long_run;
+    json_t *o = json_object(), *pol = json_object(), *ivs = json_array(),
+           *wins = json_array();
+    size_t i, j;
+
+    bad |= set(pol, "first", jint(lr->first));
+    bad |= set(pol, "window", jint(lr->window));
+    bad |= set(pol, "every", jint(lr->every));
+    bad |= set(pol, "interval_s", jnum((double)lr->interval_ms * 1e-3));
+    bad |= set(pol, "differs", json_boolean(lr->policies_differ));
+    bad |= set(o, "policy", pol);
+    bad |= set(o, "start_ns", json_integer((json_int_t)an->summary.start_ns));
+    bad |= set(o, "interval_s", jnum(lr->interval_s));
+    bad |= set(o, "merged", jint(lr->merged));
+    bad |= set(o, "kept_calls", jint(lr->kept_calls));
+    bad |= set(o, "folded_calls", jint(lr->folded_calls));
+    bad |= set(o, "aggregates", jint(lr->records));
+    bad |= set(o, "aggregates_left_out", jint(lr->records_left_out));
+    for (i = 0; i < lr->nwindows; i++) {
+        const struct cp_analysis_lr_window *w = &lr->windows[i];
+        json_t *q = json_object();
+        bad |= set(q, "index", jint(w->index));
+        bad |= set(q, "start_s", jnum(w->start_s));
+        bad |= set(q, "end_s", jnum(w->end_s));
+        bad |= set(q, "instances", jint(w->instances));
+        bad |= add(wins, q);
+    }
+    bad |= set(o, "detail_windows", wins);
+    bad |= set(o, "detail_windows_left_out", jint(lr->windows_left_out));
+    for (i = 0; i < lr->nintervals; i++) {
+        const struct cp_analysis_lr_interval *iv = &lr->intervals[i];
+        json_t *q = json_object(), *comms = json_array();
+        double width = iv->end_s - iv->start_s;
+        bad |= set(q, "start_s", jnum(iv->start_s));
+        bad |= set(q, "end_s", jnum(iv->end_s));
+        bad |= set(q, "nccl_s", jnum(iv->nccl_s));
+        bad |= set(q, "own_s", jnum(iv->own_s));
+        bad |= set(q, "own_per_s", jnum(width > 0 ? iv->own_s / width : NAN));
+        bad |= set(q, "steps", jnum(iv->steps));
+        bad |= set(q, "own_per_step_s",
+                   jnum(iv->steps > 0 ? iv->own_s / iv->steps : NAN));
+        for (j = iv->first; j < iv->first + iv->n; j++) {
+            const struct cp_analysis_lr_comm *c = &lr->lr_comms[j];
+            json_t *e = json_object();
+            const struct cp_analysis_comm *ac =
+                c->comm < an->ncomms ? &an->comms[c->comm] : NULL;
+            bad |= set(e, "comm", ac ? hex_id(ac->id) : json_null());
+            bad |= set(e, "comm_name", json_string(ac ? ac->name : ""));
+            bad |= set(e, "ranks", jint(c->ranks));
+            bad |= set(e, "calls", jint(c->calls));
+            bad |= set(e, "instances", jnum(c->instances));
+            bad |= set(e, "nccl_s", jnum(c->nccl_s));
+            bad |= set(e, "own_s", jnum(c->own_s));
+            bad |= set(e, "busbw_Bps", jnum(c->busbw_Bps));
+            bad |= set(e, "skew_s", jnum(c->skew_s));
+            bad |= set(e, "last_rank",
+                       c->last_rank >= 0 ? jint(c->last_rank) : json_null());
+            bad |= set(e, "latency_share", jnum(c->latency_share));
+            bad |= add(comms, e);
+        }
+        bad |= set(q, "comms", comms);
+        bad |= add(ivs, q);
+    }
+    bad |= set(o, "intervals", ivs);
+    return built(o, bad);
+}
+
 /* ---- per-process tables of large jobs (docs/report-schema.md,
  * rank_summary) ---------------------------------------------------------- */
 
@@ -1602,6 +1673,8 @@ json_t *cp_analysis_to_json(const struct cp_analysis *an)
     if (mark) /* summed up: the summary is there, or nothing is */
         bad |= set(root, "rank_summary", summary);
     bad |= set(root, "timeline", timeline_json(an));
+    if (an->long_run.present)
+        bad |= set(root, "long_run", long_run_json(an));
     bad |= set(root, "slowest", slowest_json(an));
     bad |= set(root, "topology", topology_json(an, mark));
     bad |= set(root, "links", links_json(an));

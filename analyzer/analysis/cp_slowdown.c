@@ -99,8 +99,7 @@ static unsigned key_link(const struct cp_analysis *an, const struct an_wkey *k)
     return k->link < CP_LINK_COUNT ? k->link : CP_LINK_INTER;
 }
 
-/* The model's L and W of (link, coll, p); 0 when there is none. */
-static int key_model(const struct cp_analysis *an, unsigned link,
+int an_key_model(const struct cp_analysis *an, unsigned link,
                      enum cp_coll coll, unsigned p, double *L, double *W)
 {
     const struct cp_analysis_link *m = &an->model[link];
@@ -136,7 +135,7 @@ static void window_rates(const struct cp_analysis *an,
         double L, W;
         int latency = 0;
 
-        if (key_model(an, link, coll, k->p, &L, &W)) {
+        if (an_key_model(an, link, coll, k->p, &L, &W)) {
             latency = k->calls && k->bytes / (double)k->calls * W < L;
             modeled += k->time;
             if (latency)

@@ -185,6 +185,7 @@ void an_state_free(struct an_state *st)
         }
     free(st->files);
     free(st->ranks);
+    an_longrun_free(st->longrun);
     for (i = 0; i < st->ncomms; i++)
         comm_free(st->comms[i]);
     free(st->comms);
@@ -955,6 +956,9 @@ static void finalize(struct an_state *st, struct an_comm *c,
            1e-9;
     st->instances++;
     st->incomplete += (unsigned)incomplete;
+    if (st->longrun)
+        an_longrun_instance(st->longrun, in->seq, in->first_start,
+                            in->max_end);
     st->comm_time += own * in->share;
     if (st->mode == AN_MODE_MAIN)
         busy_add(&st->busy, in->first_start, in->max_end);
@@ -1848,6 +1852,34 @@ static void on_comm(struct an_state *st, struct an_file *f,
         memcpy(c->name, r->name, CP_COMM_NAME_LEN);
 }
 
+/* An aggregate of a capture policy (kind 12): joined across the ranks by
+ * cp_longrun, when its communicator is known and its figures plausible;
+ * outside the window of the analysis (by its first call) it is left out
+ * as a call would be. */
+static void on_agg(struct an_state *st, struct an_file *f,
+                   const struct cp_rec_agg *r)
+{
+    struct an_comm *c;
+    int64_t first;
+
+    if (r->calls == 0 || r->comm_id == 0 ||
+        r->sum_ns / r->calls > CALL_MAX_NS ||
+        (int64_t)r->first_ns < f->t_min || (int64_t)r->first_ns > f->t_max) {
+        an_longrun_left_out(st->longrun);
+        return;
+    }
+    first = (int64_t)r->first_ns - f->offset_ns;
+    if (first < st->win_lo || first >= st->win_hi)
+        return;
+    c = comm_get(st, r->comm_id, 0, (int32_t)(f - st->files));
+    if (!c) {
+        an_longrun_left_out(st->longrun);
+        return;
+    }
+    an_longrun_add(st->longrun, (int32_t)(f - st->files), c->index,
+                   c->nranks, r);
+}
+
 static inline void handle(struct an_state *st, struct an_file *f,
                           const union cp_rec *r, int64_t key)
 {
@@ -1865,6 +1897,10 @@ static inline void handle(struct an_state *st, struct an_file *f,
         break;
     case CP_REC_PHASE: /* read by the phases' pass, from these logs only */
         f->phases = 1;
+        break;
+    case CP_REC_AGG:
+        if (st->longrun)
+            on_agg(st, f, &r->agg);
         break;
     default: /* clock pairs, device intervals: not used yet */
         break;
@@ -1886,6 +1922,8 @@ static inline int64_t merge_key(const struct an_file *f, const union cp_rec *r)
         t = r->comm.time_ns;
     else if (r->kind == CP_REC_CLOCK)
         t = r->clock.realtime_ns;
+    else if (r->kind == CP_REC_AGG)
+        t = r->agg.first_ns;
     else
         t = r->gpu.end_ns;
     if (__builtin_expect((int64_t)t < f->t_min || (int64_t)t > f->t_max, 0))
@@ -1956,6 +1994,7 @@ static inline int64_t run_key(const union cp_rec *r, int64_t prev,
                      : r->kind == CP_REC_GROUP ? r->group.end_ns
                      : r->kind == CP_REC_COMM  ? r->comm.time_ns
                      : r->kind == CP_REC_CLOCK ? r->clock.realtime_ns
+                     : r->kind == CP_REC_AGG   ? r->agg.first_ns
                                                : r->gpu.end_ns;
     int64_t key;
 

@@ -340,6 +340,7 @@ static const struct detector {
     {"missing_ranks, incomplete_instances, failed_calls", det_inputs_findings},
     {"clock_offset", det_clock_offset},
     {"model_unavailable", det_model_unavailable},
+    {"slowdown, straggler (long run)", det_long_run},
 };
 
 int an_findings(struct cp_analysis *an, const struct an_eval *ev, size_t nev)

@@ -197,4 +197,9 @@ int det_inputs_findings(struct cp_analysis *an, const struct detect_input *in);
  * an->findings (most severe first).  -1: out of memory. */
 int an_findings(struct cp_analysis *an, const struct an_eval *ev, size_t nev);
 
+/* ---- cp_det_longrun.c ---- */
+
+/* slowdown and straggler over a long run's intervals (an->long_run). */
+int det_long_run(struct cp_analysis *an, const struct detect_input *in);
+
 #endif

@@ -275,7 +275,7 @@ static int judge(struct cp_analysis *an, struct an_state *st,
                  opts->window_by ? opts->window_by : "--steps");
     }
     an_finish_summary(an, st, *evals, *nevals);
-    if (an_find_missing_ranks(an) < 0)
+    if (an_longrun_build(an, st) < 0 || an_find_missing_ranks(an) < 0)
         return -1;
     an->summary.bucket_bytes = opts->bucket_bytes;
     an_describe_window(an, opts);

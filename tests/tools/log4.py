@@ -266,8 +266,12 @@ def decode_payload(end, st, b, slot):
         elif op == 0xC2:
             out.append(bytes(b[i:i + REC]))
             i += REC
-        elif op == 0xC3:
+        elif op == 0xC3 or op == 0xC8:
+            # never-written slots; 0xc8: calls a capture policy folded
+            # into aggregates, read back as never-written slots
             n, i = varint(b, i)
+            if op == 0xC8 and n == 0:
+                raise Damage("empty run of folded calls")
             out.extend([bytes(REC)] * n)
         elif op == 0xC4:
             v, i = varint(b, i)

@@ -1008,7 +1008,7 @@ static void b_unknown(struct file *f, struct pay *p)
 
     plain(&r, 3);
     p_raw(p, f, &r);
-    p_byte(p, 0xc8);
+    p_byte(p, 0xc9);
     p->slots = 2;
 }
 
@@ -1031,7 +1031,7 @@ static void test_damage(void)
     damaged("a varint whose 10th byte is over 1", "cut short or empty", 0,
             b_varint10, 0, 3);
     /* the slot decoded before the bad op stands */
-    damaged("an unknown op", "unknown op 0xc8", 0, b_unknown, 1 + 64, 4);
+    damaged("an unknown op", "unknown op 0xc9", 0, b_unknown, 1 + 64, 4);
     damaged("a block whose ops hold fewer slots than it says", "hold 2 slots", 0,
             b_count, -1, 5);
 }
