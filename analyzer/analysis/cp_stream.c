@@ -4,9 +4,10 @@
  * one thread.  Files advance together in epochs: each epoch consumes, file
  * by file, the records whose (clock-corrected) completion time is below a
  * boundary = the smallest pending time + delta; delta adapts so that an
- * epoch holds 4k..64k records.  This is a k-way merge by completion time at
- * the granularity of an epoch: the join needs no finer order (it matches by
- * key) and the loop costs no heap operation per record.
+ * epoch holds 4k..64k records, and is never more than STALE_NS.  This is a
+ * k-way merge by completion time at the granularity of an epoch: the join
+ * needs no finer order (it matches by key) and the loop costs no heap
+ * operation per record.
  *
  * The join.  A collective instance is (communicator, seq); its members come
  * from the files of its ranks within about one collective time of each
@@ -2257,7 +2258,12 @@ void an_stream_run(struct an_state *st)
         /* at least EPOCH_FILE_RECORDS per file in an epoch: a file's turn
          * costs a few cache misses (its state, its buffer), whatever it
          * handles, so that the cost per record stays flat in the ranks */
-        if (n < epoch_min && delta < INT64_C(1) << 40)
+        /* at most STALE_NS: a file's turn runs through all its records
+         * below the boundary before the next file's, so an epoch must not
+         * span a gap (a capture policy's, between detail windows: one
+         * file's next window joined while another's last instances wait,
+         * a million seqs apart, evicts them from the ring) */
+        if (n < epoch_min && delta < STALE_NS)
             delta *= 2;
         else if (n > epoch_max && delta > 1000)
             delta /= 2;

@@ -376,6 +376,10 @@ static size_t window_read(struct cp_log4src *s, uint64_t at)
             need += bytes < CP_LOG4_BLOCK_MAX - BLOCK_HDR
                         ? bytes
                         : CP_LOG4_BLOCK_MAX - BLOCK_HDR;
+            /* a zero word where a block would start: the zeros before a
+             * sync point, whole (pad_before_sync reads them all) */
+            if (get32(s, s->buf + off) == 0 && need < CP_LOG4_PAD_MAX)
+                need = CP_LOG4_PAD_MAX;
         }
         if (have >= need || s->win_at + s->win_len >= s->file_end) {
             s->blk = s->buf + off;
