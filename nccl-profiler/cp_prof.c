@@ -372,6 +372,9 @@ static int open_log(unsigned api)
     /* format 4 unless COLLPROF_LOG_FORMAT=3, as the shim's */
     id.format = cfg.log_format;
     id.ring_slots = cfg.ring_slots;
+    /* the capture policy (docs/capture-policy.md) as the shim's: a call
+     * outside the detail windows folded with every record about it */
+    id.policy = cfg.policy_on ? &cfg.policy : NULL;
     if (cp_log_open(&the_log, cfg.dir, &id, &err) < 0) {
         char line[640];
         snprintf(line, sizeof line,

@@ -499,6 +499,41 @@ static int device_interval(struct cp_policy *p, const struct cp_rec_gpu *g,
     return 1;
 }
 
+/* A record of the NCCL profiler plugin's kinds about an earlier slot (its
+ * call, or for a step its proxy operation): folded with it, when that
+ * was folded. */
+static int of_folded(const struct cp_policy *p, const union cp_rec *rec,
+                     uint64_t slot)
+{
+    uint64_t x;
+
+    switch (rec->kind) {
+    case CP_REC_NCCL:
+        x = rec->nccl.slot;
+        break;
+    case CP_REC_PROXY:
+        x = rec->proxy.slot;
+        break;
+    case CP_REC_STEP:
+        x = rec->step.proxy_slot;
+        break;
+    case CP_REC_TAG:
+        x = rec->tag.slot;
+        break;
+    case CP_REC_PHASE:
+        x = rec->phase.slot;
+        break;
+    case CP_REC_LINK:
+        if (!rec->link.back || rec->link.back > slot)
+            return 0;
+        x = slot - rec->link.back;
+        break;
+    default:
+        return 0;
+    }
+    return x < slot && slot - x < CP_POLICY_SLOT_BITS && slot_folded(p, x);
+}
+
 static int fold(struct cp_policy *p, const union cp_rec *rec, uint64_t slot)
 {
     const struct cp_rec_call *c = &rec->call;
@@ -513,7 +548,7 @@ static int fold(struct cp_policy *p, const union cp_rec *rec, uint64_t slot)
     if (rec->kind == CP_REC_GPU)
         return device_interval(p, &rec->gpu, slot);
     if (rec->kind != CP_REC_CALL)
-        return 0;
+        return of_folded(p, rec, slot);
     grouped = c->group != 0;
     if (grouped)
         gr = group_of(p, c->group);

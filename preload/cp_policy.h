@@ -95,7 +95,9 @@ void cp_policy_free(struct cp_policy *p);
  * (kind 5, written later by the timer: folded with it, the aggregate
  * takes the device's duration) for CP_POLICY_DEVICE_WAIT slots, else
  * takes its host times, as the analysis times a call without one; a
- * device interval of a kept call is kept; calls inside groups are kept. */
+ * device interval of a kept call is kept; calls inside groups are kept.
+ * A record of the NCCL profiler plugin's kinds (6-11) is folded when the
+ * call (for a step, the proxy operation) it is about was. */
 int cp_policy_fold(struct cp_policy *p, const union cp_rec *rec,
                    uint64_t slot);
 
