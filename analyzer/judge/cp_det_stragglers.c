@@ -274,12 +274,18 @@ static int arrival_finding(struct cp_analysis *an, size_t *worst,
     double mean_late, clock_err = 0;
     size_t err_node;
     char b1[CP_UNITS_BUFSIZE], b2[CP_UNITS_BUFSIZE], b3[CP_UNITS_BUFSIZE],
-        tail[256];
-    int unsure, clock_unsure;
+        tail[400];
+    int unsure, clock_unsure, impossible;
     struct kernel_view kv;
     json_t *e;
 
     mean_late = r->late_s / (double)r->last_arrivals;
+    /* a rank's leads over the rank before it at its calls are disjoint
+     * stretches of its run (each call's ends follow every start): more in
+     * all than the run lasted is no lateness but clocks that disagree
+     * past their correction, which holds one offset per node for the
+     * whole run (a clock stepped or drifted mid-run) */
+    impossible = sm->span_s > 0 && r->late_s > sm->span_s;
     err_node = widest_correction(an, &clock_err);
     clock_unsure = err_node != SIZE_MAX && !(mean_late >= clock_err);
     /* the kernels' phases, which no correction enters, settle the
@@ -287,13 +293,23 @@ static int arrival_finding(struct cp_analysis *an, size_t *worst,
      * finding unsure when they name another */
     kernel_view_of(&an->nccl.phases, r->rank, &kv);
     unsure = kv.have ? !kv.agrees : clock_unsure;
+    if (impossible)
+        unsure = 1;
     /* a delay inside its calls is timed on the rank's own clock: the
      * in-call finding names it whatever the correction's error */
     if (unsure && r->straggler) {
         *worst = SIZE_MAX;
         return 0;
     }
-    if (unsure && clock_unsure)
+    if (impossible)
+        snprintf(tail, sizeof tail,
+                 ", more than the run lasted (%s): impossible on one clock; "
+                 "node %s's clock stepped or drifted during the run past "
+                 "its correction (one offset per node), and the arrivals "
+                 "cannot say whether it is late.",
+                 cp_units_format_time(sm->span_s, b3, sizeof b3),
+                 an->nodes[r->node].name);
+    else if (unsure && clock_unsure)
         snprintf(tail, sizeof tail,
                  ", but node %s's clock was corrected by an offset known "
                  "only to within %s, more than that lead: the arrivals "
@@ -342,7 +358,9 @@ static int arrival_finding(struct cp_analysis *an, size_t *worst,
                            : NAN)) < 0 ||
         kernel_evidence(an, &an->findings[an->nfindings - 1], r->rank, &kv) <
             0 ||
-        (kv.have && set(e, "sure", json_boolean(!unsure)) < 0))
+        ((kv.have || impossible) &&
+         set(e, "sure", json_boolean(!unsure)) < 0) ||
+        (impossible && set(e, "beyond_span", json_true()) < 0))
         return -1;
     if (clock_unsure && !unsure &&
         det_append_message(&an->findings[an->nfindings - 1],

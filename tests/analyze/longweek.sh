@@ -85,6 +85,21 @@ week late --seed 5 --straggler 2=300us:from=4d
 ok $? "rank 2 late by 300 us from day 4: written and analyzed"
 python3 "$t/check.py" "$t/late.rep/report.json" "$t/late.truth" straggler
 ok $? "... a long-run straggler, rank 2, since the interval of its start"
+# a clock step: node n1's clock 5 s ahead from day 3 (the correction holds
+# one offset per node): the arrivals it spoils are said to be unsure, no
+# straggler is named
+week clock --seed 7 --clock-offset 1=5s:from=3d
+ok $? "node n1's clock 5 s ahead from day 3: written and analyzed"
+python3 - "$t/clock.rep/report.json" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+warn = [f['kind'] for f in r['findings'] if f['severity'] in ('warning', 'critical')]
+st = [f for f in r['findings'] if f['kind'] == 'straggler']
+print('# warnings %s; %s' % (warn, [f['message'][:160] for f in st]))
+sys.exit(0 if not warn and st and st[0]['evidence'].get('beyond_span') and
+         st[0]['evidence'].get('sure') is False else 1)
+EOF
+ok $? "... no warning: the lateness beyond the run's span said to be the clocks', not sure"
 week hang --seed 6 --hang 1
 head -n 1 "$t/hang.verdict" | sed 's/^/# /'
 grep -q 'HUNG in allreduce seq [0-9]* on world: rank 1 (n1) never arrived' \
