@@ -101,15 +101,15 @@ check "the partials alone give a byte-identical report.json" \
 # the step directory stays bounded (most calls folded into aggregates),
 # and the report's long_run covers the whole run
 as_user env $run_env \
-    srun --collprof=detail=first=100:window=50:every=1000:interval=1s -N2 -n4 \
+    srun --collprof=detail=first=100:window=50:every=1000:interval=2s -N2 -n4 \
     "$TSIM" --pattern ddp --steps 400 --quiet >pol.out 2>pol.err
-ok $? "srun --collprof=detail=first=100:window=50:every=1000:interval=1s -N2 -n4 train_sim: exit 0"
+ok $? "srun --collprof=detail=first=100:window=50:every=1000:interval=2s -N2 -n4 train_sim: exit 0"
 sed 's/^/#   stderr: /' pol.err | head -n 5
 j=$(sed -n 's/^collprof: job \([0-9]*\.0\): .*/\1/p' pol.err | head -n 1)
 pdir=$steps/collprof-$j
 ok $([ -n "$j" ] && [ -s "$pdir/report.json" ]; echo $?) "a verdict and report.json ($pdir)"
 n=$("$cp" dump --summary "$pdir" 2>/dev/null |
-    grep -c 'capture policy: first 100, windows of 50 every 1000 instances, aggregates every 1000 ms')
+    grep -c 'capture policy: first 100, windows of 50 every 1000 instances, aggregates every 2000 ms')
 ok $([ "$n" = 8 ]; echo $?) "the 4 shim logs and the plugin's 4 carry the policy ($n)"
 python3 - "$pdir/report.json" <<'PY'
 import json, sys
@@ -126,18 +126,20 @@ print("# %d intervals from %.1f to %.1f s (run span %s s), %d calls folded, %d k
 # ddp, 400 steps: 28 calls a step on 4 ranks; the windows keep 100 + 50 per
 # 1,000 of each rank's 11,203 calls
 ok = (folded > 3 * kept and len(iv) >= 5 and
-      lr["policy"]["first"] == 100 and lr["policy"]["interval_s"] == 1 and
-      first <= 1.0 and (span is None or last >= span - 1.0))
+      lr["policy"]["first"] == 100 and lr["policy"]["interval_s"] == 2 and
+      first <= 2.0 and (span is None or last >= span - 2.0))
 sys.exit(0 if ok else 1)
 PY
 ok $? "report.json: long_run's intervals cover the run from its first second to its last, most calls folded"
 bytes=$(du -sb "$pdir" | cut -f1)
 diag "the step directory: $bytes bytes"
-# every call at format 4's 8 bytes would be 44,812 calls x 8 = 358 KB of
-# the shim's streams alone (the plugin's as many again, and more); the
-# rings are given back at close
-streams=$("$cp" dump --all "$pdir" 2>/dev/null |
-    sed -n 's/.* v4 ring .*(\([0-9]*\) bytes, .*/\1/p' | awk '{ s += $1 } END { print s + 0 }')
-ok $([ "$streams" -gt 0 ] && [ "$streams" -lt 358000 ]; echo $?) \
-    "the logs' streams are bounded below every call's ($streams bytes)"
+# the shim's streams: every call at format 4's 8 bytes would be 44,812
+# calls x 8 = 358 KB; the policy keeps 2,600 of them and a few aggregates
+# a second (the rings are given back at close)
+streams=$(for f in "$pdir"/*.cplog; do
+    case $f in *.nccl.cplog) continue ;; esac
+    "$cp" dump --all "$f" 2>/dev/null
+done | sed -n 's/.* v4 ring .*(\([0-9]*\) bytes, .*/\1/p' | awk '{ s += $1 } END { print s + 0 }')
+ok $([ "$streams" -gt 0 ] && [ "$streams" -lt 179000 ]; echo $?) \
+    "the shim's streams are under half of every call's ($streams bytes of 358,000)"
 done_testing

@@ -277,7 +277,9 @@ static void fold_tests(void)
 static void ring_tests(void)
 {
     char dir[] = "/tmp/cp-policy-XXXXXX";
-    struct cp_log log;
+    /* static: the log keeps its ring and mappings after close, as the
+     * shim does (a thread may still hold a slot), reachable */
+    static struct cp_log log;
     struct cp_log_ident id;
     struct cp_policy_cfg c = {3, 1, 5, 100};
     struct cp_error err;
