@@ -98,6 +98,7 @@ int cp_policy_parse(const char *spec, struct cp_policy_cfg *cfg, int *on,
     cfg->window = CP_POLICY_WINDOW_DEFAULT;
     cfg->every = CP_POLICY_EVERY_DEFAULT;
     cfg->interval_ms = CP_POLICY_INTERVAL_MS_DEFAULT;
+    cfg->trigger = CP_POLICY_TRIGGER_DEFAULT;
     *on = 1;
     if (!strcmp(p, "all")) {
         *on = 0;
@@ -112,8 +113,8 @@ int cp_policy_parse(const char *spec, struct cp_policy_cfg *cfg, int *on,
         eq = memchr(p, '=', len);
         if (!eq)
             return cp_errorf(err, "detail: '%.*s' is not KEY=VALUE (keys: "
-                                  "first, window, every, interval; or "
-                                  "'all')",
+                                  "first, window, every, interval, "
+                                  "trigger; or 'all')",
                              (int)len, p);
         klen = (size_t)(eq - p);
         eq++;
@@ -125,9 +126,11 @@ int cp_policy_parse(const char *spec, struct cp_policy_cfg *cfg, int *on,
             rc = parse_u32("every", eq, len - klen - 1, &cfg->every, err);
         else if (klen == 8 && !memcmp(p, "interval", 8))
             rc = parse_interval(eq, len - klen - 1, &cfg->interval_ms, err);
+        else if (klen == 7 && !memcmp(p, "trigger", 7))
+            rc = parse_u32("trigger", eq, len - klen - 1, &cfg->trigger, err);
         else
             return cp_errorf(err, "detail: unknown key '%.*s' (keys: first, "
-                                  "window, every, interval)",
+                                  "window, every, interval, trigger)",
                              (int)klen, p);
         if (rc < 0)
             return -1;
@@ -154,7 +157,8 @@ int cp_policy_init(struct cp_policy *p, const struct cp_policy_cfg *cfg)
     p->pending = malloc(CP_POLICY_PENDING * sizeof *p->pending);
     p->wait = calloc(CP_POLICY_DEVICE_WAIT, sizeof *p->wait);
     p->folded_bits = calloc(CP_POLICY_SLOT_BITS / 64, sizeof *p->folded_bits);
-    if (!p->hash || !p->pending || !p->wait || !p->folded_bits) {
+    p->comms = calloc(CP_POLICY_COMMS, sizeof *p->comms);
+    if (!p->hash || !p->pending || !p->wait || !p->folded_bits || !p->comms) {
         cp_policy_free(p);
         return -1;
     }
@@ -168,6 +172,8 @@ void cp_policy_free(struct cp_policy *p)
     free(p->pending);
     free(p->wait);
     free(p->folded_bits);
+    free(p->comms);
+    p->comms = NULL;
     p->sig = NULL;
     p->hash = NULL;
     p->pending = NULL;
@@ -534,6 +540,53 @@ static int of_folded(const struct cp_policy *p, const union cp_rec *rec,
     return x < slot && slot - x < CP_POLICY_SLOT_BITS && slot_folded(p, x);
 }
 
+/* Whether the collective c is in a window a slow step opened on its
+ * communicator.  The time between two instances' ends is the same on
+ * every member (each leaves when the last has come).  Its usual is the
+ * longest of them lately (a peak that decays by half in about 2,800
+ * instances): a training step's gaps are short between its calls and
+ * long at its boundary, so the usual is a step's compute.  A gap
+ * cfg.trigger times the usual (after CP_POLICY_TRIGGER_WARM instances,
+ * 1 ms at least) keeps that instance and the window's count after it, on
+ * every member that saw it alike; the usual then takes it, so a slowdown
+ * that stays opens one window, at its start. */
+static int triggered(struct cp_policy *p, const struct cp_rec_call *c)
+{
+    struct cp_policy_comm *m = NULL;
+    uint32_t i, h;
+    double gap;
+
+    if (!p->cfg.trigger || !cp_op_is_collective(c->op) || c->group ||
+        c->end_ns == 0)
+        return 0;
+    h = (uint32_t)((c->comm_id * 0x9e3779b97f4a7c15ull) >> 32);
+    for (i = 0; i < CP_POLICY_COMMS; i++) {
+        m = &p->comms[(h + i) % CP_POLICY_COMMS];
+        if (m->comm_id == c->comm_id || m->comm_id == 0)
+            break;
+    }
+    if (i == CP_POLICY_COMMS)
+        return 0; /* more communicators than watched */
+    if (m->comm_id == 0)
+        m->comm_id = c->comm_id;
+    if (m->last_end && c->end_ns > m->last_end) {
+        gap = (double)(c->end_ns - m->last_end);
+        if (m->seen >= CP_POLICY_TRIGGER_WARM && gap > 1e6 &&
+            gap > (double)p->cfg.trigger * m->usual &&
+            !(c->seq >= m->keep_from && c->seq < m->keep_to)) {
+            m->keep_from = c->seq;
+            m->keep_to = c->seq + (p->cfg.window ? p->cfg.window : 1);
+            p->triggers++;
+        }
+        m->usual -= m->usual / 4096;
+        if (gap > m->usual)
+            m->usual = gap;
+        m->seen++;
+    }
+    m->last_end = c->end_ns;
+    return c->seq >= m->keep_from && c->seq < m->keep_to;
+}
+
 static int fold(struct cp_policy *p, const union cp_rec *rec, uint64_t slot)
 {
     const struct cp_rec_call *c = &rec->call;
@@ -552,7 +605,9 @@ static int fold(struct cp_policy *p, const union cp_rec *rec, uint64_t slot)
     grouped = c->group != 0;
     if (grouped)
         gr = group_of(p, c->group);
-    if (cp_policy_keeps(p->cfg.first, p->cfg.window, p->cfg.every, c->seq) ||
+    if (triggered(p, c) |
+            cp_policy_keeps(p->cfg.first, p->cfg.window, p->cfg.every,
+                            c->seq) ||
         c->end_ns == 0 || c->end_ns < c->start_ns || c->result != 0 ||
         (c->flags & ~(CP_CALL_IN_GROUP | CP_CALL_INPLACE)) ||
         (grouped && (p->device || gr->n + 2 > CP_POLICY_GROUP_CALLS)))

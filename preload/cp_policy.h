@@ -40,13 +40,30 @@
 
 struct cp_policy_cfg {
     uint32_t first, window, every, interval_ms;
+    uint32_t trigger; /* a slow step opens a window: the time between two
+                         instances' ends this many times the usual (0:
+                         never) */
+};
+#define CP_POLICY_TRIGGER_DEFAULT 10u
+/* Communicators whose steps a trigger watches (past them: none). */
+#define CP_POLICY_COMMS 128u
+/* Instances of a communicator seen before its usual step is trusted. */
+#define CP_POLICY_TRIGGER_WARM 64u
+
+struct cp_policy_comm {
+    uint64_t comm_id;   /* 0: free */
+    uint64_t last_end;  /* the previous instance's end */
+    double usual;       /* the longest time between ends lately */
+    uint32_t seen;
+    uint32_t keep_from, keep_to; /* a triggered window: [from, to) */
 };
 
 /* Parse COLLPROF_DETAIL / the plugstack's detail=: "all" (no policy:
  * every call, *on = 0), "" or "default" (the defaults), or a
  * list, separated by commas or colons, of first=N, window=N, every=N
  * (instances of a communicator), interval=DURATION (ms, s, m or h; a
- * bare number is seconds).  Keys not named keep their defaults.  0, or -1 with err
+ * bare number is seconds), trigger=F (a window opened by a slow step:
+ * F times the usual time between a communicator's instances; 0 none).  Keys not named keep their defaults.  0, or -1 with err
  * naming the key. */
 int cp_policy_parse(const char *spec, struct cp_policy_cfg *cfg, int *on,
                     struct cp_error *err);
@@ -70,6 +87,7 @@ struct cp_policy {
     uint32_t *hash;            /* index + 1 per bucket, 0 empty */
     uint32_t hmask;
     struct cp_policy_group grp[4]; /* groups open, by id & 3 */
+    struct cp_policy_comm *comms;  /* CP_POLICY_COMMS, by comm_id */
     int device;                 /* the log's timer is a device's (events,
                                    CUPTI): a call's duration is its device
                                    interval's, when one comes */
@@ -80,7 +98,7 @@ struct cp_policy {
     struct cp_rec_agg *pending; /* closed, to be written */
     uint32_t npending, pending_head;
     /* counts, for make bench and the tests */
-    uint64_t kept, folded, aggregates, lost;
+    uint64_t kept, folded, aggregates, lost, triggers;
 };
 
 /* Set up p for cfg (checked by cp_policy_parse); p->device then says

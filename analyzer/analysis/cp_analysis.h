@@ -546,6 +546,9 @@ struct cp_analysis_long_run {
     uint64_t records;     /* aggregates joined */
     uint64_t records_left_out; /* unknown communicator, implausible */
     uint64_t folded_calls, kept_calls;
+    uint64_t triggered_partial; /* instances outside the rule's windows
+                                   that some ranks' logs lack (a trigger's,
+                                   the ring's last): not incomplete */
     size_t nintervals;
     struct cp_analysis_lr_interval *intervals; /* in time order */
     size_t nlr_comms;

@@ -545,6 +545,10 @@ struct an_longrun *an_longrun_create(void);
 void an_longrun_free(struct an_longrun *lr);
 /* A log's header with CP_HDR_POLICY. */
 void an_longrun_policy(struct an_longrun *lr, const struct cp_log_header *h);
+/* Whether the policy's rule keeps seq (1 also without one policy for
+ * every log); 0 counts an instance that a trigger kept on some members
+ * only (an incomplete instance of no window: not a missing member). */
+int an_longrun_rule_keeps(struct an_longrun *lr, uint32_t seq);
 /* One rank's aggregate r, of file `file`, on communicator c (index comm,
  * nranks members); raw_first_ns: r->first_ns. */
 void an_longrun_add(struct an_longrun *lr, int32_t file, uint32_t comm,

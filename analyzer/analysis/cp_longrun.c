@@ -64,6 +64,9 @@ struct lr_window {
 struct an_longrun {
     int have_policy, differ;
     uint32_t first, window, every, interval_ms;
+    /* instances outside the rule's windows (a trigger's) that some
+     * members' logs lack: the trigger fired on some ranks only */
+    uint64_t triggered_partial;
     unsigned shift;
     uint64_t records, left_out, folded;
     /* signatures */
@@ -130,6 +133,15 @@ void an_longrun_policy(struct an_longrun *lr, const struct cp_log_header *h)
                lr->interval_ms != h->policy_interval_ms) {
         lr->differ = 1;
     }
+}
+
+int an_longrun_rule_keeps(struct an_longrun *lr, uint32_t seq)
+{
+    if (!lr->have_policy || lr->differ ||
+        cp_policy_keeps(lr->first, lr->window, lr->every, seq))
+        return 1;
+    lr->triggered_partial++;
+    return 0;
 }
 
 void an_longrun_left_out(struct an_longrun *lr)
@@ -472,6 +484,7 @@ int an_longrun_build(struct cp_analysis *an, const struct an_state *st)
     out->records_left_out = lr->left_out;
     out->folded_calls = lr->folded;
     out->kept_calls = an->summary.calls;
+    out->triggered_partial = lr->triggered_partial;
     out->windows_left_out = lr->win_left_out;
     if (an->summary.steps > 0 &&
         an->summary.instances + an->summary.p2p_pairs > 0)

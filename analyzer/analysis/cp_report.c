@@ -584,6 +584,7 @@ static json_t *long_run_json(const struct cp_analysis *an)
     bad |= set(o, "interval_s", jnum(lr->interval_s));
     bad |= set(o, "merged", jint(lr->merged));
     bad |= set(o, "kept_calls", jint(lr->kept_calls));
+    bad |= set(o, "partial_instances", jint(lr->triggered_partial));
     bad |= set(o, "folded_calls", jint(lr->folded_calls));
     bad |= set(o, "aggregates", jint(lr->records));
     bad |= set(o, "aggregates_left_out", jint(lr->records_left_out));

@@ -955,8 +955,14 @@ static void finalize(struct an_state *st, struct an_comm *c,
     wait = ((double)m * (double)(in->last_start - in->first_start) -
             in->sum_start) *
            1e-9;
+    /* an instance a capture policy's trigger kept on some members only
+     * (outside the rule's windows) misses no member's record: not
+     * counted incomplete, not judged */
+    int partial = incomplete && st->longrun &&
+                  !an_longrun_rule_keeps(st->longrun, in->seq);
+
     st->instances++;
-    st->incomplete += (unsigned)incomplete;
+    st->incomplete += (unsigned)(incomplete && !partial);
     if (st->longrun)
         an_longrun_instance(st->longrun, in->seq, in->first_start,
                             in->max_end);
@@ -966,7 +972,7 @@ static void finalize(struct an_state *st, struct an_comm *c,
     st->skew_time += skew;
     st->wait_time += wait;
     c->instances++;
-    c->incomplete += (unsigned)incomplete;
+    c->incomplete += (unsigned)(incomplete && !partial);
     c->time += own * in->share;
     if (m >= 2 && in->last_file >= 0 && !incomplete) {
         st->ranks[in->last_file].last_arrivals++;

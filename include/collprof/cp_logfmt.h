@@ -400,7 +400,10 @@ struct cp_rec_phase {
  * A call is kept in detail when its instance is in a detail window:
  *   seq < first, or seq % every < window            (every > 0)
  * a rule of the sequence number alone, so that every member of a
- * communicator (both ends of a send/recv pair) keeps the same instances.
+ * communicator (both ends of a send/recv pair) keeps the same instances;
+ * and a window a slow step opened (the time between two instances' ends,
+ * the same on every member: docs/capture-policy.md, "Triggered
+ * windows").
  * The log thread folds every other finished, successful, host-timed call
  * into the aggregate of its signature and interval (cp_rec_agg): an
  * interval is [k x interval_ms, (k + 1) x interval_ms) of CLOCK_REALTIME

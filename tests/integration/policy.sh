@@ -198,4 +198,35 @@ COLLPROF_DETAIL=$pol "$collprof" record -q -o "$work/hang" -- "$simrun" -n 4 \
 head -n 1 "$work/hang.verdict" | sed 's/^/# /'
 grep -q '^collprof: HUNG in allreduce seq 3500 on world: rank 1 (n1) never arrived (last seen leaving allreduce seq 3499 on world by ' "$work/hang.verdict"
 ok $? "a hang at seq 3500: rank 1 named, its last call (seq 3499, folded) said to have ended by its interval's end"
+
+# a slow step opens a window (trigger=3): the link slows to 5 MB/s at 1 s;
+# the window's instances are kept on every rank alike (the time between
+# instances' ends is the same on every member), so they join complete
+printf 'nodes 2\nlink n1 n2 bandwidth=5MB/s from=1s\n' >"$work/trig.topo"
+COLLPROF_DETAIL=$pol,trigger=3 "$collprof" record -q -o "$work/trig" -- \
+    "$simrun" -n 4 --nodes 2 --timeout 120 --topo "$work/trig.topo" -- \
+    "$train_sim" --pattern ddp --steps 100 --scale 0.25 --quiet >/dev/null 2>&1
+ok $? "a link slowed at 1 s, trigger=3: the job runs"
+"$collprof" dump --csv "$work/trig" >"$work/trig.csv"
+python3 - "$work/trig.csv" <<'EOF'
+import csv, sys
+extra = {}
+for r in csv.DictReader(open(sys.argv[1])):
+    s = int(r['seq'])
+    if not (s < 100 or s % 1000 < 50):
+        extra.setdefault(r['rank'], set()).add(s)
+sets = [extra.get(str(k), set()) for k in range(4)]
+print('# kept outside the rule: %s' % [(len(x), min(x) if x else None) for x in sets])
+sys.exit(0 if sets[0] and len(sets[0]) >= 50 and all(x == sets[0] for x in sets) else 1)
+EOF
+ok $? "... a triggered window of 50 instances or more, the same on every rank"
+"$collprof" analyze -q "$work/trig" -o "$work/trig.rep" >/dev/null 2>&1
+python3 - "$work/trig.rep/report.json" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+print('# incomplete %d, partial %d' % (r['summary']['incomplete_instances'],
+                                       r['long_run']['partial_instances']))
+sys.exit(0 if r['summary']['incomplete_instances'] == 0 else 1)
+EOF
+ok $? "... joined complete: no incomplete instance"
 done_testing

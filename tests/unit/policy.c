@@ -65,8 +65,10 @@ static void parse_tests(void)
            c.interval_ms == 120000 && c.first == CP_POLICY_FIRST_DEFAULT,
        "minutes; the other keys keep their defaults");
     ok(cp_policy_parse("interval=30", &c, &on, &err) == 0 &&
-           c.interval_ms == 30000,
+           c.interval_ms == 30000 && c.trigger == CP_POLICY_TRIGGER_DEFAULT,
        "a bare number of seconds");
+    ok(cp_policy_parse("trigger=0", &c, &on, &err) == 0 && c.trigger == 0,
+       "trigger=0: no triggered window");
     memset(&err, 0, sizeof err);
     ok(cp_policy_parse("first=10,bogus=3", &c, &on, &err) < 0 &&
            strstr(err.text, "bogus") != NULL,
@@ -105,7 +107,7 @@ static void q16_tests(void)
 
 static void fold_tests(void)
 {
-    struct cp_policy_cfg c = {4, 2, 10, 1000};
+    struct cp_policy_cfg c = {4, 2, 10, 1000, 0};
     struct cp_policy p;
     struct cp_rec_agg a, b;
     uint64_t t0 = 5000000000000ull; /* an interval boundary (1 s) */
@@ -271,6 +273,57 @@ static void fold_tests(void)
     cp_policy_free(&p);
 }
 
+/* A slow step opens a window: every member sees the same gap between
+ * instances' ends; a usual step boundary (long against the calls within
+ * a step) does not. */
+static void trigger_tests(void)
+{
+    struct cp_policy_cfg c = {4, 2, 1000, 1000, 10};
+    struct cp_policy p;
+    union cp_rec r;
+    uint64_t t = 5000000000000ull;
+    uint32_t seq, kept = 0, kept_after = 0;
+
+    ok(cp_policy_init(&p, &c) == 0, "trigger: init");
+    /* 300 steps of 10 calls 50 us apart, 20 ms between steps */
+    for (seq = 0; seq < 3000; seq++) {
+        t += seq % 10 == 0 ? 20000000 : 50000;
+        r = call(3, seq, t, 10000, 64, 0);
+        kept += !cp_policy_fold(&p, &r, next_slot++);
+    }
+    is_int(kept, 4 + 2 * 2, "trigger: steady steps keep the rule's only");
+    is_int((long long)p.triggers, 0, "... and open no window");
+    /* a step 300 ms long: the window opens at its instance */
+    t += 300000000;
+    r = call(3, 3000, t, 10000, 64, 0);
+    ok(!cp_policy_fold(&p, &r, next_slot++), "a slow step: its instance kept");
+    for (seq = 3001; seq < 3010; seq++) {
+        t += 50000;
+        r = call(3, seq, t, 10000, 64, 0);
+        kept_after += !cp_policy_fold(&p, &r, next_slot++);
+    }
+    is_int(kept_after, 1, "... and the window's count after it (2 in all)");
+    is_int((long long)p.triggers, 1, "one trigger");
+    /* the slowdown stays: no second window */
+    for (seq = 3010; seq < 3100; seq++) {
+        t += seq % 10 == 0 ? 300000000 : 50000;
+        r = call(3, seq, t, 10000, 64, 0);
+        (void)cp_policy_fold(&p, &r, next_slot++);
+    }
+    is_int((long long)p.triggers, 1, "a slowdown that stays: one window");
+    cp_policy_free(&p);
+    c.trigger = 0;
+    ok(cp_policy_init(&p, &c) == 0, "trigger=0: init");
+    t = 5000000000000ull;
+    for (seq = 0; seq < 200; seq++) {
+        t += seq == 150 ? 900000000 : 50000;
+        r = call(3, seq, t, 10000, 64, 0);
+        (void)cp_policy_fold(&p, &r, next_slot++);
+    }
+    is_int((long long)p.triggers, 0, "trigger=0: none");
+    cp_policy_free(&p);
+}
+
 /* A log written through the ring with a policy: the reader gives back
  * the kept calls and the aggregates, in slot order, the folded slots as
  * never-written ones. */
@@ -281,7 +334,7 @@ static void ring_tests(void)
      * shim does (a thread may still hold a slot), reachable */
     static struct cp_log log;
     struct cp_log_ident id;
-    struct cp_policy_cfg c = {3, 1, 5, 100};
+    struct cp_policy_cfg c = {3, 1, 5, 100, 0};
     struct cp_error err;
     struct cp_logfile *lf;
     union cp_rec r;
@@ -356,6 +409,7 @@ int main(void)
     parse_tests();
     q16_tests();
     fold_tests();
+    trigger_tests();
     ring_tests();
     return done_testing();
 }
