@@ -19,13 +19,19 @@ struct cp_policy_sig {
     uint32_t hist[CP_POLICY_BUCKETS];
 };
 
+/* What a signature is: a call's fields that repeat. */
+struct sigkey {
+    uint64_t comm_id, count;
+    int32_t peer;
+    uint8_t op, dtype, redop, grouped;
+};
+
 /* A device-timed call folded, waiting for its device interval. */
 struct cp_policy_wait {
     uint64_t slot; /* + 1; 0: free */
-    uint64_t comm_id, count, start_ns, end_ns;
-    int32_t peer;
+    struct sigkey key;
+    uint64_t start_ns, end_ns;
     uint32_t seq;
-    uint8_t op, dtype, redop, grouped;
 };
 
 static void unwait(struct cp_policy *p, struct cp_policy_wait *w,
@@ -305,12 +311,6 @@ void cp_policy_untake(struct cp_policy *p, const struct cp_rec_agg *a)
     p->npending++;
 }
 
-/* What a signature is: a call's fields that repeat. */
-struct sigkey {
-    uint64_t comm_id, count;
-    int32_t peer;
-    uint8_t op, dtype, redop, grouped;
-};
 
 static struct sigkey key_of(const struct cp_rec_call *c)
 {
@@ -469,19 +469,11 @@ static void at_interval(struct cp_policy *p, uint64_t start_ns)
 static void unwait(struct cp_policy *p, struct cp_policy_wait *w, uint64_t dur)
 {
     struct cp_policy_sig *s;
-    struct sigkey k;
     uint32_t index;
 
-    k.comm_id = w->comm_id;
-    k.count = w->count;
-    k.peer = w->peer;
-    k.op = w->op;
-    k.dtype = w->dtype;
-    k.redop = w->redop;
-    k.grouped = 0;
     w->slot = 0;
     at_interval(p, w->start_ns);
-    s = sig_get(p, &k, &index);
+    s = sig_get(p, &w->key, &index);
     if (!s)
         p->lost++; /* the call is gone already; the table is full */
     else
@@ -621,15 +613,10 @@ static int fold(struct cp_policy *p, const union cp_rec *rec, uint64_t slot)
         if (w->slot)
             unwait(p, w, w->end_ns - w->start_ns);
         w->slot = slot + 1;
-        w->comm_id = c->comm_id;
-        w->count = c->count;
+        w->key = key; /* not grouped: calls in groups are kept */
         w->start_ns = c->start_ns;
         w->end_ns = c->end_ns;
-        w->peer = c->peer;
         w->seq = c->seq;
-        w->op = c->op;
-        w->dtype = c->dtype;
-        w->redop = c->redop;
         return 1;
     }
     at_interval(p, c->start_ns);
