@@ -530,11 +530,27 @@ struct cp_analysis_lr_interval {
 };
 
 /* A detail window of the policy (kept calls), as a time span. */
+#define CP_ANALYSIS_LR_LAST 8
 struct cp_analysis_lr_window {
     uint32_t index;       /* 0: the first calls (seq < first), k >= 1:
                              seqs [(k-1) every, (k-1) every + window) */
     double start_s, end_s;
     uint64_t instances;   /* collective instances joined in it */
+    /* of them, those judged for arrivals (complete, two members or more,
+     * as the straggler detector's): how many, the sum of 1 / members (the
+     * last arrivals a rank in all of them would have by chance), their
+     * lateness (last arrival - second to last) and own time x share +
+     * skew, summed; and the ranks that arrived last most, weighted by
+     * lateness (space-saving: exact while the window has at most
+     * CP_ANALYSIS_LR_LAST distinct last ranks; rank: index into ranks,
+     * -1 unused) */
+    uint64_t judged;
+    double fair, late_s, time_s;
+    struct {
+        int rank;
+        uint64_t count;
+        double late_s;
+    } last[CP_ANALYSIS_LR_LAST];
 };
 
 struct cp_analysis_long_run {

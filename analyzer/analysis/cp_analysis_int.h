@@ -335,6 +335,11 @@ struct an_wlate {
     double late;
 };
 
+/* Count late seconds for file (space-saving: a new file takes the place
+ * of the smallest counter, inheriting its weight). */
+void an_wlate_add(struct an_wlate *l, int32_t file, uint32_t count,
+                  double late);
+
 struct an_wdetail {
     unsigned nkeys;
     uint64_t lost_calls;
@@ -555,9 +560,13 @@ void an_longrun_add(struct an_longrun *lr, int32_t file, uint32_t comm,
                     uint32_t nranks, const struct cp_rec_agg *r);
 /* An aggregate left out (unknown communicator, implausible figures). */
 void an_longrun_left_out(struct an_longrun *lr);
-/* A collective instance joined from kept calls: its detail window. */
+/* A collective instance joined from kept calls: its detail window.
+ * last_file: the file of its last arrival when it is judged for arrivals
+ * (complete, two members or more), else -1; late_s: how late it came
+ * (last arrival - second to last); time_s: own time x share + skew. */
 void an_longrun_instance(struct an_longrun *lr, uint32_t seq, int64_t start,
-                         int64_t end);
+                         int64_t end, int32_t last_file, double late_s,
+                         unsigned members, double time_s);
 /* After the fit: an->long_run from st->longrun.  0 or -1 (memory). */
 int an_longrun_build(struct cp_analysis *an, const struct an_state *st);
 

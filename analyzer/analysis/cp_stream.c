@@ -503,10 +503,8 @@ static struct an_wkey *wdetail_key(struct an_wdetail *d, uint32_t comm,
     return &d->k[d->nkeys++];
 }
 
-/* Count late seconds for file (space-saving: a new file takes the place
- * of the smallest counter, inheriting its weight). */
-static void wlate_add(struct an_wlate *l, int32_t file, uint32_t count,
-                      double late)
+void an_wlate_add(struct an_wlate *l, int32_t file, uint32_t count,
+                  double late)
 {
     unsigned i, min = 0;
 
@@ -552,7 +550,7 @@ void an_wdetail_merge(struct an_wdetail *dst, const struct an_wdetail *src)
     }
     for (i = 0; i < AN_WINDOW_LATE; i++)
         if (src->late[i].count)
-            wlate_add(dst->late, src->late[i].file, src->late[i].count,
+            an_wlate_add(dst->late, src->late[i].file, src->late[i].count,
                       src->late[i].late);
 }
 
@@ -563,7 +561,7 @@ static void wdetail_add(struct an_wdetail *d, const struct an_wcall *c)
     struct an_wkey *k = wdetail_key(d, c->comm, c->p, c->slot, row, c->link);
 
     if (c->last_file >= 0)
-        wlate_add(d->late, c->last_file, 1, c->late);
+        an_wlate_add(d->late, c->last_file, 1, c->late);
     if (!k) {
         d->lost_calls++;
         d->lost_time += c->own * c->share;
@@ -965,7 +963,12 @@ static void finalize(struct an_state *st, struct an_comm *c,
     st->incomplete += (unsigned)(incomplete && !partial);
     if (st->longrun)
         an_longrun_instance(st->longrun, in->seq, in->first_start,
-                            in->max_end);
+                            in->max_end,
+                            m >= 2 && in->last_file >= 0 && !incomplete
+                                ? in->last_file
+                                : -1,
+                            (double)(in->last_start - in->second_start) * 1e-9,
+                            m, own * in->share + skew);
     st->comm_time += own * in->share;
     if (st->mode == AN_MODE_MAIN)
         busy_add(&st->busy, in->first_start, in->max_end);

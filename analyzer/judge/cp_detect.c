@@ -341,6 +341,8 @@ static const struct detector {
     {"clock_offset", det_clock_offset},
     {"model_unavailable", det_model_unavailable},
     {"slowdown, straggler (long run)", det_long_run},
+    /* last: it annotates the findings above */
+    {"the detail windows of a long run (each finding's)", det_detail_windows},
 };
 
 int an_findings(struct cp_analysis *an, const struct an_eval *ev, size_t nev)

@@ -202,4 +202,10 @@ int an_findings(struct cp_analysis *an, const struct an_eval *ev, size_t nev);
 /* slowdown and straggler over a long run's intervals (an->long_run). */
 int det_long_run(struct cp_analysis *an, const struct detect_input *in);
 
+/* ---- cp_det_windows.c ---- */
+
+/* In which detail windows of a long run each finding of the detail was
+ * seen (evidence.windows), for the kinds with a test per window. */
+int det_detail_windows(struct cp_analysis *an, const struct detect_input *in);
+
 #endif

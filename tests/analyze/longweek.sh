@@ -85,6 +85,47 @@ week late --seed 5 --straggler 2=300us:from=4d
 ok $? "rank 2 late by 300 us from day 4: written and analyzed"
 python3 "$t/check.py" "$t/late.rep/report.json" "$t/late.truth" straggler
 ok $? "... a long-run straggler, rank 2, since the interval of its start"
+# the detail windows' straggler (kind arrival) says in which windows it was
+# seen: every window from the first after the truth, none before
+python3 - "$t/late.rep/report.json" "$t/late.truth" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+truth = json.load(open(sys.argv[2]))
+at = (truth['faults'][0]['from_ns'] - r['long_run']['start_ns']) / 1e9
+wins = r['long_run']['detail_windows']
+st = [f for f in r['findings'] if f['kind'] == 'straggler' and
+      f['evidence'].get('kind') == 'arrival' and 'method' not in f['evidence']]
+w = st[0]['evidence'].get('detail_windows') if st else None
+print('# truth %.0f s; %s' % (at, json.dumps(w)))
+after = [x for x in wins if x['start_s'] > at]
+ok = (w and st[0]['ranks'] == [2] and w['checked'] == len(wins) and
+      w['after_s'] < at <= w['since_s'] and
+      w['ranges'] == [[after[0]['index'], wins[-1]['index']]] and
+      w['seen'] == len(after) and 'Seen in %d of' % w['seen'] in st[0]['message'])
+sys.exit(0 if ok else 1)
+EOF
+ok $? "... the detail's straggler seen in every window after the truth and in none before"
+# late from the start (two days, 8 ranks on 4 nodes): seen in every window,
+# the first one first, none before it
+"$gen" -o "$t/early" --ranks 8 --ranks-per-node 2 --pattern ddp-small \
+    --rate 500 --duration 2d --seed 4 --straggler 5=300us >/dev/null \
+    2>"$t/early.err" && "$cp" analyze "$t/early" -o "$t/early.rep" -q
+ok $? "rank 5 late by 300 us from the start: written and analyzed"
+python3 - "$t/early.rep/report.json" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+wins = r['long_run']['detail_windows']
+st = [f for f in r['findings'] if f['kind'] == 'straggler' and
+      f['evidence'].get('kind') == 'arrival']
+w = st[0]['evidence'].get('detail_windows') if st else None
+print('# %d windows; %s' % (len(wins), json.dumps(w)))
+ok = (w and st[0]['ranks'] == [5] and w['first'] == 0 and
+      w['after_s'] is None and w['since_s'] == 0 and
+      w['seen'] == w['checked'] == len(wins) and
+      w['ranges'] == [[0, wins[-1]['index']]])
+sys.exit(0 if ok else 1)
+EOF
+ok $? "... seen in every window, since the first"
 # a clock step: node n1's clock 5 s ahead from day 3 (the correction holds
 # one offset per node): the arrivals it spoils are said to be unsure, no
 # straggler is named
