@@ -113,6 +113,7 @@ void cp_analysis_destroy(struct cp_analysis *an)
     free(an->long_run.intervals);
     free(an->long_run.lr_comms);
     free(an->long_run.windows);
+    free(an->long_run.wcells);
     cp_links_topology_free(&an->topology);
     cp_portview_free(&an->ports);
     cp_ncclview_free(&an->nccl);

@@ -382,6 +382,8 @@ struct cp_analysis_pair {
 struct cp_analysis_unit {
     unsigned comm;            /* index into comms */
     enum cp_coll coll;        /* CP_COLL_SENDRECV for point-to-point */
+    unsigned bucket;          /* collectives: the size bucket of its calls
+                                 (an_bucket_index) */
     int src_node, dst_node;   /* point-to-point: node indices; else -1 */
     int exchange;             /* point-to-point exchanges (cp_links.h) */
     double bytes;             /* mean n */
@@ -530,28 +532,57 @@ struct cp_analysis_lr_interval {
 };
 
 /* A detail window of the policy (kept calls), as a time span. */
-#define CP_ANALYSIS_LR_LAST 8
 struct cp_analysis_lr_window {
     uint32_t index;       /* 0: the first calls (seq < first), k >= 1:
                              seqs [(k-1) every, (k-1) every + window) */
     double start_s, end_s;
     uint64_t instances;   /* collective instances joined in it */
-    /* of them, those judged for arrivals (complete, two members or more,
-     * as the straggler detector's): how many, the sum of 1 / members (the
-     * last arrivals a rank in all of them would have by chance), their
-     * lateness (last arrival - second to last) and own time x share +
-     * skew, summed; and the ranks that arrived last most, weighted by
-     * lateness (space-saving: exact while the window has at most
-     * CP_ANALYSIS_LR_LAST distinct last ranks; rank: index into ranks,
-     * -1 unused) */
+};
+
+/* One communicator's instances of one detail window (cp_lrcells.c), what
+ * the findings' tests per window read (analyzer/judge/cp_det_windows.c):
+ * the windows of communicators called at different rates lie at
+ * different times, so a window is judged per communicator. */
+#define CP_ANALYSIS_WCELL_LAST 8
+#define CP_ANALYSIS_WCELL_KEYS 4
+#define CP_ANALYSIS_WCELL_BINS 48
+struct cp_analysis_wcell {
+    uint32_t index;       /* the window's, as cp_analysis_lr_window's */
+    unsigned comm;        /* index into comms */
+    double start_s, end_s; /* its instances' first start and last end */
+    uint64_t instances;
+    /* those judged for arrivals (complete, two members or more, as the
+     * straggler detector's): how many, the sum of 1 / members (the last
+     * arrivals a member would have by chance), their lateness (last
+     * arrival - second to last) and own time x share + skew, summed; and
+     * the ranks last most often, weighted by lateness (space-saving:
+     * exact while the cell has at most CP_ANALYSIS_WCELL_LAST distinct
+     * last ranks; rank: index into ranks, -1 unused) */
     uint64_t judged;
     double fair, late_s, time_s;
     struct {
         int rank;
         uint64_t count;
         double late_s;
-    } last[CP_ANALYSIS_LR_LAST];
+    } last[CP_ANALYSIS_WCELL_LAST];
+    /* the own time of its instances timed alone (outside groups, every
+     * member) per (slot, size bucket as an_bucket_index): the first
+     * CP_ANALYSIS_WCELL_KEYS of them, each a histogram of 1/8 octave
+     * (bin i: own time in [2^((lo+i)/8), 2^((lo+i+1)/8)) ns, the ends
+     * open), lo 24 bins (3 octaves) below its first call's */
+    unsigned nkeys;
+    uint64_t keys_lost;   /* instances of other keys */
+    struct cp_analysis_wkey {
+        unsigned slot, bucket;
+        uint64_t calls;
+        int32_t lo;
+        uint32_t bins[CP_ANALYSIS_WCELL_BINS];
+    } keys[CP_ANALYSIS_WCELL_KEYS];
 };
+
+/* The q-quantile (0..1) of a key's own times, s: the middle of its bin
+ * (+-4.4 %); NaN without calls. */
+double cp_analysis_wkey_quantile(const struct cp_analysis_wkey *k, double q);
 
 struct cp_analysis_long_run {
     int present;          /* some log has CP_HDR_POLICY */
@@ -572,6 +603,9 @@ struct cp_analysis_long_run {
     size_t nwindows;
     struct cp_analysis_lr_window *windows; /* by index */
     uint64_t windows_left_out; /* instances of windows past the bound */
+    size_t nwcells;
+    struct cp_analysis_wcell *wcells; /* by start */
+    uint64_t wcells_left_out; /* instances of cells past the bound */
 };
 
 struct cp_analysis_summary {

@@ -560,13 +560,40 @@ void an_longrun_add(struct an_longrun *lr, int32_t file, uint32_t comm,
                     uint32_t nranks, const struct cp_rec_agg *r);
 /* An aggregate left out (unknown communicator, implausible figures). */
 void an_longrun_left_out(struct an_longrun *lr);
-/* A collective instance joined from kept calls: its detail window.
- * last_file: the file of its last arrival when it is judged for arrivals
- * (complete, two members or more), else -1; late_s: how late it came
- * (last arrival - second to last); time_s: own time x share + skew. */
-void an_longrun_instance(struct an_longrun *lr, uint32_t seq, int64_t start,
-                         int64_t end, int32_t last_file, double late_s,
-                         unsigned members, double time_s);
+/* A joined collective instance, as the detail windows keep it. */
+struct an_lr_inst {
+    uint32_t seq;
+    uint32_t comm;     /* index into st->comms (an->comms) */
+    unsigned slot;     /* an_inst.coll */
+    unsigned members;
+    int64_t start, end;
+    int32_t last_file; /* judged for arrivals (complete, two members or
+                          more): its last arrival's file; else -1 */
+    double late_s;     /* last arrival - second to last */
+    double time_s;     /* own time x share + skew */
+    double own_s;      /* own time; NaN when not timed alone (grouped,
+                          incomplete) */
+    double n;          /* nccl-tests' S, bytes */
+};
+/* cp_lrcells.c: the detail windows per communicator (cells), bounded:
+ * a dense array of cells, an index by (window, communicator). */
+struct an_lrcell;
+struct an_wcells {
+    struct an_lrcell *cells;
+    size_t n, cap;
+    uint32_t *hash; /* cell + 1, 0 empty; hcap slots */
+    size_t hcap;
+    uint64_t left_out; /* instances past the bound, or memory */
+};
+void an_wcells_add(struct an_wcells *w, uint32_t index,
+                   const struct an_lr_inst *x);
+void an_wcells_free(struct an_wcells *w);
+/* out->wcells, by start, times since origin.  0 or -1 (memory). */
+int an_wcells_build(const struct an_wcells *w, int64_t origin,
+                    struct cp_analysis_long_run *out);
+
+/* A collective instance joined from kept calls: its detail window. */
+void an_longrun_instance(struct an_longrun *lr, const struct an_lr_inst *x);
 /* After the fit: an->long_run from st->longrun.  0 or -1 (memory). */
 int an_longrun_build(struct cp_analysis *an, const struct an_state *st);
 

@@ -577,6 +577,7 @@ static int build_units(struct solver *s, const struct cp_links *lk,
                 w->nnodes = s->an->comms[ci].nnodes;
                 w->link = s->an->comms[ci].link;
                 w->bucket = k;
+                w->pub.bucket = k;
                 set_model(s->an, w, e);
                 if (collective_pairs(s, w, c) < 0)
                     return -1;

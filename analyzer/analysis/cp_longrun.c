@@ -59,10 +59,6 @@ struct lr_window {
     int used;
     int64_t start, end;
     uint64_t instances;
-    /* its instances judged for arrivals (cp_analysis_lr_window) */
-    uint64_t judged;
-    double fair, late_s, time_s;
-    struct an_wlate last[AN_WINDOW_LATE];
 };
 
 struct an_longrun {
@@ -85,6 +81,8 @@ struct an_longrun {
     struct lr_window *win;
     uint32_t nwin;
     uint64_t win_left_out;
+    /* the same per communicator, for the findings' tests per window */
+    struct an_wcells cells_w;
 };
 
 static uint64_t mix(uint64_t x)
@@ -120,6 +118,7 @@ void an_longrun_free(struct an_longrun *lr)
     free(lr->sig_hash);
     free(lr->cells);
     free(lr->win);
+    an_wcells_free(&lr->cells_w);
     free(lr);
 }
 
@@ -333,11 +332,10 @@ void an_longrun_add(struct an_longrun *lr, int32_t file, uint32_t comm,
     lr->folded += r->calls;
 }
 
-void an_longrun_instance(struct an_longrun *lr, uint32_t seq, int64_t start,
-                         int64_t end, int32_t last_file, double late_s,
-                         unsigned members, double time_s)
+void an_longrun_instance(struct an_longrun *lr, const struct an_lr_inst *x)
 {
-    uint32_t index, mask = 2 * LR_WINDOWS_MAX - 1, i;
+    uint32_t index, mask = 2 * LR_WINDOWS_MAX - 1, i, seq = x->seq;
+    int64_t start = x->start, end = x->end;
     struct lr_window *w;
 
     if (seq < lr->first)
@@ -366,13 +364,7 @@ void an_longrun_instance(struct an_longrun *lr, uint32_t seq, int64_t start,
     if (end > w->end)
         w->end = end;
     w->instances++;
-    w->time_s += time_s;
-    if (last_file >= 0 && members >= 2) {
-        w->judged++;
-        w->fair += 1.0 / members;
-        w->late_s += late_s;
-        an_wlate_add(w->last, last_file, 1, late_s);
-    }
+    an_wcells_add(&lr->cells_w, index, x);
 }
 
 /* ---- the view -------------------------------------------------------- */
@@ -476,7 +468,7 @@ int an_longrun_build(struct cp_analysis *an, const struct an_state *st)
     const struct an_longrun *lr = st->longrun;
     struct cp_analysis_long_run *out = &an->long_run;
     struct lr_cell *cells = NULL;
-    size_t n = 0, i, j, k, ni = 0, nc = 0;
+    size_t n = 0, i, j, ni = 0, nc = 0;
     double interval_ns, per_step = NAN;
     /* the timeline's axis: summary.start_ns (the run's first start) */
     int64_t origin = an->summary.start_ns;
@@ -522,18 +514,11 @@ int an_longrun_build(struct cp_analysis *an, const struct an_state *st)
             o->start_s = (double)(w->start - origin) * 1e-9;
             o->end_s = (double)(w->end - origin) * 1e-9;
             o->instances = w->instances;
-            o->judged = w->judged;
-            o->fair = w->fair;
-            o->late_s = w->late_s;
-            o->time_s = w->time_s;
-            for (k = 0; k < AN_WINDOW_LATE && k < CP_ANALYSIS_LR_LAST; k++) {
-                o->last[k].rank = w->last[k].count ? w->last[k].file : -1;
-                o->last[k].count = w->last[k].count;
-                o->last[k].late_s = w->last[k].late;
-            }
         }
         qsort(out->windows, out->nwindows, sizeof *out->windows, window_cmp);
     }
+    if (an_wcells_build(&lr->cells_w, origin, out) < 0)
+        return -1;
     if (!lr->ncells)
         return 0;
     cells = malloc(lr->ncells * sizeof *cells);

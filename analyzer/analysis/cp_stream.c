@@ -962,13 +962,22 @@ static void finalize(struct an_state *st, struct an_comm *c,
     st->instances++;
     st->incomplete += (unsigned)(incomplete && !partial);
     if (st->longrun)
-        an_longrun_instance(st->longrun, in->seq, in->first_start,
-                            in->max_end,
-                            m >= 2 && in->last_file >= 0 && !incomplete
-                                ? in->last_file
-                                : -1,
-                            (double)(in->last_start - in->second_start) * 1e-9,
-                            m, own * in->share + skew);
+        an_longrun_instance(
+            st->longrun,
+            &(struct an_lr_inst){
+                .seq = in->seq,
+                .comm = c->index,
+                .slot = in->coll,
+                .members = m,
+                .start = in->first_start,
+                .end = in->max_end,
+                .last_file = m >= 2 && in->last_file >= 0 && !incomplete
+                                 ? in->last_file
+                                 : -1,
+                .late_s = (double)(in->last_start - in->second_start) * 1e-9,
+                .time_s = own * in->share + skew,
+                .own_s = !in->grouped && !incomplete && m >= 2 ? own : NAN,
+                .n = n});
     st->comm_time += own * in->share;
     if (st->mode == AN_MODE_MAIN)
         busy_add(&st->busy, in->first_start, in->max_end);

@@ -3,26 +3,36 @@
  * "Findings by window").
  *
  * The findings of the kept calls are judged on all the windows together,
- * as in a short job.  Afterwards each window of long_run.windows is judged
- * alone by the finding's own test, on the figures the join kept per window
- * (struct cp_analysis_lr_window), and the finding's evidence gets
- * `detail_windows`: how many were checked, how many show it, the first
- * that does (since_s, and after_s: the end of the checked window before
- * it, which did not), and the runs of windows that show it.
+ * as in a short job.  Afterwards each detail window of each communicator
+ * the finding concerns (a cell, long_run.wcells: the windows of
+ * communicators called at different rates lie at different times) is
+ * judged alone by the finding's own test, on the figures the join kept
+ * per cell, and the finding's evidence gets `detail_windows`: how many
+ * cells were checked, how many show it, the first that does (since_s; and
+ * after_s, the start of the last checked cell before it, which did not:
+ * the fault began after that start, perhaps inside that cell, too little
+ * of which it covered), and the spans of time over which the cells show
+ * it.
  *
  * Kinds with a test per window (one row each in wtests[]):
  *
- * straggler (kind "arrival", not the long run's): a window shows rank r
- * when r arrived last at WIN_MIN_LAST of the window's judged instances or
- * more and at twice its fair share (the sum of 1 / members: a rank in
- * fewer communicators is held to more), and its lateness is half the
- * window's or more and WIN_LATE_SHARE of the window's own time and skew:
- * the detector's tests on the whole run (cp_det_stragglers.c), window by
- * window.
+ * straggler (kind "arrival", not the long run's): a cell of a
+ * communicator of the rank, with WIN_MIN_JUDGED instances judged for
+ * arrivals, shows it when the rank came last at WIN_MIN_LAST of them or
+ * more and at twice its fair share (the sum of 1 / members), with half
+ * the cell's lateness or more and WIN_LATE_SHARE of its own time and
+ * skew: the detector's tests on the whole run (cp_det_stragglers.c), on
+ * the cell.
+ *
+ * slow_link (method "calls"): a cell of the communicator of a slow unit
+ * of the pair (a collective's), with WIN_MIN_CALLS of the unit's calls
+ * timed alone, shows it when their fast time (the unit's quantile, from
+ * the cell's histogram) less the unit's straggler delay is the topology's
+ * slow threshold times the unit's peer time or more: the unit's test
+ * (cp_links.c), on the cell, against the whole run's baseline.
  *
  * Other kinds carry no `detail_windows` (docs/report-schema.md lists
- * which do).
- * Only what the view holds is read.
+ * which do).  Only what the view holds is read.
  */
 #include "config.h"
 
@@ -37,145 +47,254 @@
 #include "cp_kinds.h"
 
 #define WIN_MIN_JUDGED 10   /* instances judged for arrivals, to check */
-#define WIN_MIN_LAST 10     /* last arrivals of the rank in the window */
-#define WIN_LATE_SHARE 0.05 /* of the window's own time and skew */
-#define WIN_RANGES_MAX 32   /* runs of windows listed */
+#define WIN_MIN_LAST 10     /* last arrivals of the rank in the cell */
+#define WIN_LATE_SHARE 0.05 /* of the cell's own time and skew */
+#define WIN_MIN_CALLS 3     /* a unit's calls in the cell, to check */
+#define WIN_QUANTILE 0.1    /* a unit's time: as cp_links.c's */
+#define WIN_SPANS_MAX 32    /* spans listed */
 
-/* Whether window w can be judged for the finding (1), and whether it
- * shows it (*seen). */
-typedef int (*wtest_fn)(const struct cp_analysis *an,
-                        const struct cp_analysis_finding *f,
-                        const struct cp_analysis_lr_window *w, int *seen);
+/* What a finding's test needs of the finding, found once. */
+struct wctx {
+    const struct cp_analysis_finding *f;
+    unsigned char *in;  /* straggler: [nranks] the finding's rank indices;
+                           slow_link: [nunits] its slow units */
+};
+
+/* Whether cell c is judged for the finding (1; 0: not its, or too few
+ * instances), and whether it shows it (*seen). */
+typedef int (*wtest_fn)(const struct cp_analysis *an, const struct wctx *x,
+                        const struct cp_analysis_wcell *c, int *seen);
+/* x->in for finding f: 0, or -1 (memory); *none: nothing to judge. */
+typedef int (*wprep_fn)(const struct cp_analysis *an, struct wctx *x,
+                        int *none);
+
+static int straggler_prep(const struct cp_analysis *an, struct wctx *x,
+                          int *none)
+{
+    size_t i, k;
+
+    x->in = calloc(an->nranks + 1, 1);
+    if (!x->in)
+        return -1;
+    *none = 1;
+    for (i = 0; i < an->nranks; i++)
+        for (k = 0; k < x->f->nranks; k++)
+            if (an->ranks[i].rank == x->f->ranks[k])
+                x->in[i] = 1, *none = 0;
+    return 0;
+}
+
+static int comm_has(const struct cp_analysis *an, unsigned ci,
+                    const struct cp_analysis_finding *f)
+{
+    const struct cp_analysis_comm *c = &an->comms[ci];
+    unsigned r;
+    size_t k;
+
+    for (r = 0; r < c->nranks; r++)
+        for (k = 0; k < f->nranks; k++)
+            if (c->ranks[r] >= 0 && c->ranks[r] == f->ranks[k])
+                return 1;
+    return 0;
+}
 
 static int arrival_straggler(const struct cp_analysis *an,
-                             const struct cp_analysis_finding *f,
-                             const struct cp_analysis_lr_window *w, int *seen)
+                             const struct wctx *x,
+                             const struct cp_analysis_wcell *c, int *seen)
 {
     uint64_t count = 0;
     double late = 0;
+    unsigned k;
+
+    *seen = 0;
+    if (c->judged < WIN_MIN_JUDGED || c->comm >= an->ncomms ||
+        !comm_has(an, c->comm, x->f))
+        return 0;
+    for (k = 0; k < CP_ANALYSIS_WCELL_LAST; k++) {
+        int r = c->last[k].rank;
+        if (r >= 0 && (size_t)r < an->nranks && x->in[r]) {
+            count += c->last[k].count;
+            late += c->last[k].late_s;
+        }
+    }
+    *seen = count >= WIN_MIN_LAST && (double)count >= 2.0 * c->fair &&
+            late >= 0.5 * c->late_s && late >= WIN_LATE_SHARE * c->time_s;
+    return 1;
+}
+
+/* The finding's node pair in topology.pairs, or SIZE_MAX. */
+static size_t pair_of(const struct cp_analysis *an,
+                      const struct cp_analysis_finding *f)
+{
+    size_t i;
+
+    if (f->nnodes != 2)
+        return SIZE_MAX;
+    for (i = 0; i < an->topology.npairs; i++) {
+        const struct cp_analysis_pair *p = &an->topology.pairs[i];
+        if ((p->a == f->nodes[0] && p->b == f->nodes[1]) ||
+            (p->a == f->nodes[1] && p->b == f->nodes[0]))
+            return i;
+    }
+    return SIZE_MAX;
+}
+
+static int link_prep(const struct cp_analysis *an, struct wctx *x, int *none)
+{
+    const struct cp_analysis_topology *t = &an->topology;
+    size_t pi = pair_of(an, x->f), i;
+
+    x->in = calloc(t->nunits + 1, 1);
+    if (!x->in)
+        return -1;
+    *none = 1;
+    for (i = 0; pi != SIZE_MAX && i < t->nunits; i++) {
+        const struct cp_analysis_unit *u = &t->units[i];
+        if (u->verdict == CP_UNIT_SLOW && u->coll != CP_COLL_SENDRECV &&
+            u->peer_time_s > 0 && det_unit_has_pair(u, (unsigned)pi))
+            x->in[i] = 1, *none = 0;
+    }
+    return 0;
+}
+
+static int slow_link(const struct cp_analysis *an, const struct wctx *x,
+                     const struct cp_analysis_wcell *c, int *seen)
+{
+    const struct cp_analysis_topology *t = &an->topology;
+    int judged = 0;
     size_t i;
     unsigned k;
 
     *seen = 0;
-    if (w->judged < WIN_MIN_JUDGED)
-        return 0;
-    for (k = 0; k < CP_ANALYSIS_LR_LAST; k++) {
-        int r = w->last[k].rank;
-        if (r < 0 || (size_t)r >= an->nranks || !w->last[k].count)
+    for (i = 0; i < t->nunits; i++) {
+        const struct cp_analysis_unit *u = &t->units[i];
+        if (!x->in[i] || u->comm != c->comm)
             continue;
-        /* a finding names global ranks: the window's counters are by
-         * input (rank index) */
-        for (i = 0; i < f->nranks; i++)
-            if (an->ranks[r].rank == f->ranks[i]) {
-                count += w->last[k].count;
-                late += w->last[k].late_s;
-            }
+        for (k = 0; k < c->nkeys; k++) {
+            const struct cp_analysis_wkey *w = &c->keys[k];
+            double q;
+            if (w->slot != (unsigned)u->coll || w->bucket != u->bucket ||
+                w->calls < WIN_MIN_CALLS)
+                continue;
+            judged = 1;
+            q = cp_analysis_wkey_quantile(w, WIN_QUANTILE);
+            if ((q - (isfinite(u->delay_s) ? u->delay_s : 0)) >=
+                t->slow_threshold * u->peer_time_s)
+                *seen = 1;
+        }
     }
-    *seen = count >= WIN_MIN_LAST && (double)count >= 2.0 * w->fair &&
-            late >= 0.5 * w->late_s && late >= WIN_LATE_SHARE * w->time_s;
-    return 1;
+    return judged;
 }
 
 static const struct wtest {
     enum cp_kind kind;
-    const char *evidence_kind; /* evidence.kind it needs; NULL: any */
+    const char *key, *value; /* the evidence's key it needs, its value */
+    wprep_fn prep;
     wtest_fn test;
 } wtests[] = {
-    {CP_KIND_STRAGGLER, "arrival", arrival_straggler},
+    {CP_KIND_STRAGGLER, "kind", "arrival", straggler_prep, arrival_straggler},
+    {CP_KIND_SLOW_LINK, "method", "calls", link_prep, slow_link},
 };
 
 static const struct wtest *wtest_of(const struct cp_analysis_finding *f)
 {
-    const char *ek, *method;
+    const char *method, *v;
     size_t i;
 
     method = json_string_value(json_object_get(f->evidence, "method"));
     if (method && strcmp(method, "long_run") == 0)
         return NULL; /* judged on the intervals, with its own since_s */
-    ek = json_string_value(json_object_get(f->evidence, "kind"));
-    for (i = 0; i < sizeof wtests / sizeof *wtests; i++)
-        if (wtests[i].kind == f->kind &&
-            (!wtests[i].evidence_kind ||
-             (ek && strcmp(ek, wtests[i].evidence_kind) == 0)))
+    for (i = 0; i < sizeof wtests / sizeof *wtests; i++) {
+        v = json_string_value(json_object_get(f->evidence, wtests[i].key));
+        if (wtests[i].kind == f->kind && v &&
+            strcmp(v, wtests[i].value) == 0)
             return &wtests[i];
+    }
     return NULL;
 }
 
-static json_t *jidx(const struct cp_analysis_lr_window *w)
-{
-    return w ? json_integer((json_int_t)w->index) : json_null();
-}
-
-/* [a, b] of window indices */
-static json_t *jrange(uint32_t a, uint32_t b)
+/* [from_s, to_s] */
+static json_t *jspan(double from, double to)
 {
     json_t *r = json_array();
     int bad = !r;
 
     if (r) {
-        bad |= add(r, json_integer((json_int_t)a));
-        bad |= add(r, json_integer((json_int_t)b));
+        bad |= add(r, jnum(from));
+        bad |= add(r, jnum(to));
     }
     return built(r, bad);
 }
 
-/* evidence.detail_windows of finding f (a new reference; NULL: out of memory);
- * *checked, *seen, *first, *before: for the message. */
+/* What the cells say of a finding. */
+struct wsum {
+    size_t checked, seen;
+    const struct cp_analysis_wcell *first, *before, *last;
+};
+
+/* evidence.detail_windows of the finding of x (a new reference; NULL:
+ * out of memory); *sum for the message. */
 static json_t *windows_json(const struct cp_analysis *an,
-                            const struct cp_analysis_finding *f,
-                            const struct wtest *t, size_t *checked,
-                            size_t *seen,
-                            const struct cp_analysis_lr_window **first,
-                            const struct cp_analysis_lr_window **before)
+                            const struct wctx *x, const struct wtest *t,
+                            struct wsum *sum)
 {
     const struct cp_analysis_long_run *lr = &an->long_run;
-    const struct cp_analysis_lr_window *last = NULL, *run_from = NULL,
-                                        *run_to = NULL;
-    json_t *o = json_object(), *ranges = json_array();
-    size_t i, nranges = 0, left_out = 0;
+    json_t *o = json_object(), *spans = json_array();
+    double from = NAN, to = NAN;
+    size_t i, nspans = 0, left_out = 0;
     int bad = !o;
 
-    *checked = *seen = 0;
-    *first = *before = NULL;
-    for (i = 0; i <= lr->nwindows; i++) {
-        const struct cp_analysis_lr_window *w =
-            i < lr->nwindows ? &lr->windows[i] : NULL;
+    memset(sum, 0, sizeof *sum);
+    for (i = 0; i <= lr->nwcells; i++) {
+        const struct cp_analysis_wcell *c =
+            i < lr->nwcells ? &lr->wcells[i] : NULL;
         int s = 0;
-        if (w && !t->test(an, f, w, &s))
-            continue; /* too few instances to judge: neither */
-        if (w)
-            ++*checked;
+        if (c && !t->test(an, x, c, &s))
+            continue; /* not its, or too few instances: neither */
+        if (c)
+            sum->checked++;
         if (s) {
-            ++*seen;
-            if (!*first)
-                *first = w;
-            last = w;
-            if (!run_from)
-                run_from = w;
-            run_to = w;
+            sum->seen++;
+            if (!sum->first)
+                sum->first = c;
+            sum->last = c;
+            if (isnan(from))
+                from = c->start_s;
+            if (isnan(to) || c->end_s > to)
+                to = c->end_s;
             continue;
         }
-        if (w && !*first)
-            *before = w;
-        if (run_from) {
-            /* a run of windows that show it ends */
-            if (nranges < WIN_RANGES_MAX) {
-                bad |= add(ranges, jrange(run_from->index, run_to->index));
-                nranges++;
+        if (c && !sum->first)
+            sum->before = c;
+        if (!isnan(from)) {
+            /* a span of cells that show it ends */
+            if (nspans < WIN_SPANS_MAX) {
+                bad |= add(spans, jspan(from, to));
+                nspans++;
             } else {
                 left_out++;
             }
-            run_from = NULL;
+            from = to = NAN;
         }
     }
-    bad |= set(o, "checked", json_integer((json_int_t)*checked));
-    bad |= set(o, "seen", json_integer((json_int_t)*seen));
-    bad |= set(o, "first", jidx(*first));
-    bad |= set(o, "since_s", *first ? jnum((*first)->start_s) : json_null());
-    bad |= set(o, "after_s", *before ? jnum((*before)->end_s) : json_null());
-    bad |= set(o, "last", jidx(last));
-    bad |= set(o, "ranges", ranges);
-    bad |= set(o, "ranges_left_out", json_integer((json_int_t)left_out));
+    bad |= set(o, "checked", json_integer((json_int_t)sum->checked));
+    bad |= set(o, "seen", json_integer((json_int_t)sum->seen));
+    bad |= set(o, "first", sum->first ? json_integer(sum->first->index)
+                                      : json_null());
+    bad |= set(o, "first_comm",
+               sum->first && sum->first->comm < an->ncomms
+                   ? hex_id(an->comms[sum->first->comm].id)
+                   : json_null());
+    bad |= set(o, "since_s", sum->first ? jnum(sum->first->start_s)
+                                        : json_null());
+    bad |= set(o, "after_s", sum->before ? jnum(sum->before->start_s)
+                                         : json_null());
+    bad |= set(o, "last", sum->last ? json_integer(sum->last->index)
+                                    : json_null());
+    bad |= set(o, "spans", spans);
+    bad |= set(o, "spans_left_out", json_integer((json_int_t)left_out));
+    bad |= set(o, "cells_left_out",
+               json_integer((json_int_t)lr->wcells_left_out));
     return built(o, bad);
 }
 
@@ -183,28 +302,41 @@ static json_t *windows_json(const struct cp_analysis *an,
 static int attribute(struct cp_analysis *an, struct cp_analysis_finding *f,
                      const struct wtest *t)
 {
-    const struct cp_analysis_lr_window *first, *before;
-    size_t checked, seen;
-    json_t *o = windows_json(an, f, t, &checked, &seen, &first, &before);
+    struct wctx x = {f, NULL};
+    struct wsum sum;
+    json_t *o;
+    int none = 0, rc;
 
+    if (t->prep(an, &x, &none) < 0)
+        return -1;
+    if (none) {
+        free(x.in);
+        return 0;
+    }
+    o = windows_json(an, &x, t, &sum);
+    free(x.in);
     if (set(f->evidence, "detail_windows", o) < 0)
         return -1;
-    if (!checked)
+    if (!sum.checked)
         return det_append_message(f, " No detail window of the long run "
-                                     "had enough instances to be judged "
+                                     "had enough of its calls to be judged "
                                      "alone.");
-    if (!first)
+    if (!sum.first)
         return det_append_message(f, " No detail window of the long run "
                                      "shows it alone (%zu checked): it is "
                                      "spread thin over the run.",
-                                  checked);
-    return det_append_message(
-        f, " Seen in %zu of the long run's %zu detail windows checked, "
-           "first in window %u from %.0f s (%.1f h)%s.",
-        seen, checked, (unsigned)first->index, first->start_s,
-        first->start_s / 3600.0,
-        before ? ", after windows that did not show it"
-               : ", the first window checked");
+                                  sum.checked);
+    rc = det_append_message(
+        f, " Seen in %zu of the %zu detail windows of the long run checked, "
+           "first in window %u from %.0f s (%.1f h)",
+        sum.seen, sum.checked, (unsigned)sum.first->index,
+        sum.first->start_s, sum.first->start_s / 3600.0);
+    if (rc == 0 && sum.before)
+        rc = det_append_message(f, ", after one from %.0f s that did not.",
+                                sum.before->start_s);
+    else if (rc == 0)
+        rc = det_append_message(f, ", the first checked.");
+    return rc;
 }
 
 int det_detail_windows(struct cp_analysis *an, const struct detect_input *in)
@@ -212,7 +344,8 @@ int det_detail_windows(struct cp_analysis *an, const struct detect_input *in)
     size_t i;
 
     (void)in;
-    if (!an->long_run.present || an->long_run.nwindows < 2)
+    if (!an->long_run.present || an->long_run.nwindows < 2 ||
+        !an->long_run.nwcells)
         return 0;
     for (i = 0; i < an->nfindings; i++) {
         struct cp_analysis_finding *f = &an->findings[i];

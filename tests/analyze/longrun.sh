@@ -163,6 +163,36 @@ folded = sum(1 for l in lines if l[1] == "empty")
 calls = sum(int.from_bytes(bytes.fromhex(l[1])[24:28], "little") for l in aggs)
 sys.exit(not aggs or folded != calls)' "$top_srcdir/tests/tools/log4.py" "$log"
 
+# findings by window: a 3d job of 16 ranks made a long run whose detail
+# windows are the job's calls (agg_logs --policy 40,20,80: 20 windows of
+# its communicators), the link n0-n1 4x slower from the start, then from
+# 5 s: the slow_link says in which cells (a communicator's window) it was
+# seen, every one, then those after the start of the cell before it
+for from in 0s 5s; do
+    "$gen" -o "$t/link$from" --format 3 --ranks 16 --ranks-per-node 2 \
+        --pattern 3d --dp-size 2 --steps 400 --seed 3 \
+        --slow-link "0,1=4:from=$from" >/dev/null 2>&1 &&
+        "$agg" "$t/link$from" --policy 40,20,80 >/dev/null &&
+        "$cp" analyze -q "$t/link$from" -o "$t/link$from.rep" 2>/dev/null
+    ok $? "a link 4x slower from $from in detail windows: analyzed"
+    check "... the slow_link seen in the cells from the truth on" python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+at = float(sys.argv[2].rstrip("s"))
+sl = [f for f in r["findings"] if f["kind"] == "slow_link"]
+w = sl[0]["evidence"].get("detail_windows") if sl else None
+print("# %s" % json.dumps(w))
+if not w or sl[0]["message"].find("Seen in %d of the %d detail windows" %
+                                    (w["seen"], w["checked"])) < 0:
+    sys.exit(1)
+if at == 0:
+    sys.exit(not (w["seen"] == w["checked"] >= 10 and w["after_s"] is None
+                  and w["first"] == 0 and len(w["spans"]) == 1))
+sys.exit(not (w["checked"] - 3 <= w["seen"] < w["checked"] and
+              w["after_s"] < at <= w["since_s"] and len(w["spans"]) == 1))
+' "$t/link$from.rep/report.json" "$from"
+done
+
 # a job without a policy: no long_run
 "$gen" -o "$t/plain" --format 3 --ranks 4 --ranks-per-node 2 --steps 10 \
     >/dev/null 2>&1 && "$cp" analyze -q "$t/plain" -o "$t/plain.rep" 2>/dev/null

@@ -99,8 +99,9 @@ w = st[0]['evidence'].get('detail_windows') if st else None
 print('# truth %.0f s; %s' % (at, json.dumps(w)))
 after = [x for x in wins if x['start_s'] > at]
 ok = (w and st[0]['ranks'] == [2] and w['checked'] == len(wins) and
-      w['after_s'] < at <= w['since_s'] and
-      w['ranges'] == [[after[0]['index'], wins[-1]['index']]] and
+      w['after_s'] < at <= w['since_s'] and w['first'] == after[0]['index'] and
+      w['last'] == wins[-1]['index'] and
+      w['spans'] == [[after[0]['start_s'], wins[-1]['end_s']]] and
       w['seen'] == len(after) and 'Seen in %d of' % w['seen'] in st[0]['message'])
 sys.exit(0 if ok else 1)
 EOF
@@ -122,7 +123,7 @@ print('# %d windows; %s' % (len(wins), json.dumps(w)))
 ok = (w and st[0]['ranks'] == [5] and w['first'] == 0 and
       w['after_s'] is None and w['since_s'] == 0 and
       w['seen'] == w['checked'] == len(wins) and
-      w['ranges'] == [[0, wins[-1]['index']]])
+      w['spans'] == [[0, wins[-1]['end_s']]])
 sys.exit(0 if ok else 1)
 EOF
 ok $? "... seen in every window, since the first"

@@ -10,13 +10,15 @@
  *
  *   agg_logs DIR [--intervals 48] [--interval 60s] [--calls 200]
  *            [--slow COMM@K=FACTOR] [--straggler RANK@K=T] [--seed S]
- *            [--format 4]
+ *            [--format 4] [--policy FIRST,WINDOW,EVERY]
  *
  * COMM is a communicator's index in the order rank 0's log creates them
  * (0: the world), K an interval's index (0: the first aggregated), T in
  * seconds.  Prints "first_interval_ns N" and "interval_ns I": interval
  * K starts at N + K x I (CLOCK_REALTIME); with --slow, "slow_comm ID".
- * --format 4 then rewrites each log in format 4 as the shim's log thread
+ * --policy: the header's policy (default the shim's): the job's calls are
+ * all kept, and those in the rule's windows are the long run's detail
+ * windows.  --format 4 then rewrites each log in format 4 as the shim's log thread
  * would have written it (cp_logenc's stream, no sync points): the calls
  * each aggregate folded are a run of folded slots (CP_LOG4_FOLD) before
  * it.  Test tool: exits 1 on error.
@@ -58,6 +60,9 @@ struct log {
 
 static struct log logs[MAX_LOGS];
 static unsigned nlogs;
+static uint32_t pol_first = CP_POLICY_FIRST_DEFAULT,
+                pol_window = CP_POLICY_WINDOW_DEFAULT,
+                pol_every = CP_POLICY_EVERY_DEFAULT;
 static struct sig sigs[MAX_SIGS];
 static unsigned nsigs;
 static uint64_t rng = 88172645463325252ULL, seed;
@@ -295,7 +300,11 @@ int main(int argc, char **argv)
             format = atoi(argv[++a]);
         else if (!strcmp(argv[a], "--calls") && a + 1 < argc)
             calls = (unsigned)atoi(argv[++a]);
-        else if (!strcmp(argv[a], "--seed") && a + 1 < argc)
+        else if (!strcmp(argv[a], "--policy") && a + 1 < argc &&
+                 sscanf(argv[a + 1], "%u,%u,%u", &pol_first, &pol_window,
+                        &pol_every) == 3 && pol_window <= pol_every) {
+            a++;
+        } else if (!strcmp(argv[a], "--seed") && a + 1 < argc)
             seed = strtoull(argv[++a], NULL, 10) * 0x9e3779b97f4a7c15ULL;
         else if (!strcmp(argv[a], "--slow") && a + 1 < argc &&
                  parse_at(argv[++a], &who, &at, &v) == 0) {
@@ -317,7 +326,7 @@ int main(int argc, char **argv)
     if (!dir || intervals == 0 || calls == 0 || !(interval_s >= 0.001)) {
         fprintf(stderr, "usage: agg_logs DIR [--intervals N] [--interval S] "
                         "[--calls N] [--slow COMM@K=F] [--straggler R@K=T] "
-                        "[--seed S]\n");
+                        "[--seed S] [--format 4] [--policy F,W,E]\n");
         return 1;
     }
     d = opendir(dir);
@@ -428,9 +437,9 @@ int main(int argc, char **argv)
         }
         lg->h.slots_used = slot;
         lg->h.flags |= CP_HDR_POLICY;
-        lg->h.policy_first = CP_POLICY_FIRST_DEFAULT;
-        lg->h.policy_window = CP_POLICY_WINDOW_DEFAULT;
-        lg->h.policy_every = CP_POLICY_EVERY_DEFAULT;
+        lg->h.policy_first = pol_first;
+        lg->h.policy_window = pol_window;
+        lg->h.policy_every = pol_every;
         lg->h.policy_interval_ms = (uint32_t)(interval_ns / 1000000);
         lg->h.end_realtime_ns = (k0 + intervals) * interval_ns + 2000000;
         if (pwrite(fd, &lg->h, sizeof lg->h, 0) != sizeof lg->h)
