@@ -443,6 +443,7 @@ static int check(struct cp_watch *w, const char *dir, const struct wargs *a,
     o.jobs = 1;
     o.alive = alive_cb;
     o.alive_ctx = w;
+    o.no_since = 1; /* a change's detail: at the end, not each look */
     an = cp_analysis_run(paths, &o, &err);
     if (!an) {
         cp_cli_say(stderr, "collprof watch: %s", err.text);

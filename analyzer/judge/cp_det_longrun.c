@@ -131,16 +131,6 @@ static int mode_rank(const struct series *s, size_t from, size_t to)
     return best;
 }
 
-/* A time on the run's axis for a message: "840 s", "240040 s (66.7 h)". */
-static const char *when(double t, char *buf, size_t size)
-{
-    if (t >= 7200)
-        snprintf(buf, size, "%.0f s (%.1f h)", t, t / 3600);
-    else
-        snprintf(buf, size, "%.0f s", t);
-    return buf;
-}
-
 static const char *label(const struct cp_analysis *an, unsigned ci,
                          char *buf, size_t size)
 {
@@ -293,7 +283,7 @@ static int judge_comm(struct cp_analysis *an, unsigned ci, struct series *s,
                     "%s on (interval %zu of %zu, %zu intervals in a "
                     "row%s): its busbw fell from %.3g to %.3g GB/s%s.",
                     label(an, ci, name, sizeof name), pace / slow,
-                    when(lr->intervals[s->iv[from]].start_s, at, sizeof at),
+                    det_when(lr->intervals[s->iv[from]].start_s, at, sizeof at),
                     s->iv[from],
                     lr->nintervals, to - from,
                     to < s->n ? "" : ", to the end of the run", pace / 1e9,
@@ -346,7 +336,7 @@ static int judge_comm(struct cp_analysis *an, unsigned ci, struct series *s,
                     det_append_message(
                         f, " Also on communicator %s from %s on.",
                         label(an, ci, name, sizeof name),
-                        when(lr->intervals[s->iv[sfrom]].start_s, at,
+                        det_when(lr->intervals[s->iv[sfrom]].start_s, at,
                              sizeof at)) < 0)
                     return -1;
                 return 0;
@@ -360,7 +350,7 @@ static int judge_comm(struct cp_analysis *an, unsigned ci, struct series *s,
                 "row) the members of communicator %s of the long run waited "
                 "%.3g ms per call for the last arrival, against %.3g ms "
                 "before; rank %d arrived last.",
-                when(lr->intervals[s->iv[sfrom]].start_s, at, sizeof at),
+                det_when(lr->intervals[s->iv[sfrom]].start_s, at, sizeof at),
                 s->iv[sfrom],
                 lr->nintervals, sto - sfrom, label(an, ci, name, sizeof name),
                 skew * 1e3, base_skew * 1e3, rank) < 0)

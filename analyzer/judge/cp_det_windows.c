@@ -298,14 +298,15 @@ static json_t *windows_json(const struct cp_analysis *an,
     return built(o, bad);
 }
 
-/* evidence.detail_windows of finding f, and a sentence for its message. */
+/* evidence.detail_windows of finding f, and a sentence for its message
+ * (none in a nested run: cp_since.c adds it on the whole run's axis). */
 static int attribute(struct cp_analysis *an, struct cp_analysis_finding *f,
                      const struct wtest *t)
 {
     struct wctx x = {f, NULL};
     struct wsum sum;
     json_t *o;
-    int none = 0, rc;
+    int none = 0;
 
     if (t->prep(an, &x, &none) < 0)
         return -1;
@@ -317,23 +318,43 @@ static int attribute(struct cp_analysis *an, struct cp_analysis_finding *f,
     free(x.in);
     if (set(f->evidence, "detail_windows", o) < 0)
         return -1;
-    if (!sum.checked)
+    return an->nested ? 0 : det_windows_sentence(f);
+}
+
+static double num(const json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+int det_windows_sentence(struct cp_analysis_finding *f)
+{
+    const json_t *o = json_object_get(f->evidence, "detail_windows");
+    double checked = num(o, "checked"), seen = num(o, "seen"),
+           since = num(o, "since_s"), after = num(o, "after_s"),
+           first = num(o, "first");
+    char b1[48], b2[48];
+    int rc;
+
+    if (!o)
+        return 0;
+    if (!(checked > 0))
         return det_append_message(f, " No detail window of the long run "
                                      "had enough of its calls to be judged "
                                      "alone.");
-    if (!sum.first)
+    if (!(seen > 0))
         return det_append_message(f, " No detail window of the long run "
-                                     "shows it alone (%zu checked): it is "
+                                     "shows it alone (%.0f checked): it is "
                                      "spread thin over the run.",
-                                  sum.checked);
+                                  checked);
     rc = det_append_message(
-        f, " Seen in %zu of the %zu detail windows of the long run checked, "
-           "first in window %u from %.0f s (%.1f h)",
-        sum.seen, sum.checked, (unsigned)sum.first->index,
-        sum.first->start_s, sum.first->start_s / 3600.0);
-    if (rc == 0 && sum.before)
-        rc = det_append_message(f, ", after one from %.0f s that did not.",
-                                sum.before->start_s);
+        f, " Seen in %.0f of the %.0f detail windows of the long run checked, "
+           "first in window %.0f from %s",
+        seen, checked, first, det_when(since, b1, sizeof b1));
+    if (rc == 0 && isfinite(after))
+        rc = det_append_message(f, ", after one from %s that did not.",
+                                det_when(after, b2, sizeof b2));
     else if (rc == 0)
         rc = det_append_message(f, ", the first checked.");
     return rc;

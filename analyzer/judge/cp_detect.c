@@ -268,6 +268,15 @@ void det_probe_command(char *buf, size_t len, unsigned nnodes)
              nnodes);
 }
 
+const char *det_when(double t, char *buf, size_t size)
+{
+    if (t >= 7200)
+        snprintf(buf, size, "%.0f s (%.1f h)", t, t / 3600);
+    else
+        snprintf(buf, size, "%.0f s", t);
+    return buf;
+}
+
 int det_append_message(struct cp_analysis_finding *f, const char *fmt, ...)
 {
     char more[512], *m;
@@ -359,6 +368,14 @@ int an_findings(struct cp_analysis *an, const struct an_eval *ev, size_t nev)
     free(in.reported);
     if (rc < 0)
         return -1;
+    an_findings_sort(an);
+    return 0;
+}
+
+void an_findings_sort(struct cp_analysis *an)
+{
+    size_t i;
+
     /* most severe first, in the order above within a severity (a stable
      * insertion sort: there are a handful) */
     for (i = 1; i < an->nfindings; i++) {
@@ -370,5 +387,4 @@ int an_findings(struct cp_analysis *an, const struct an_eval *ev, size_t nev)
         }
         an->findings[j] = f;
     }
-    return 0;
 }

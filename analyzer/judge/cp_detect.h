@@ -93,6 +93,10 @@ json_t *det_endpoint_ports(const struct cp_analysis *an, unsigned a,
 /* The command that measures every node pair of a communicator's nnodes. */
 void det_probe_command(char *buf, size_t len, unsigned nnodes);
 
+/* A time on the run's axis for a message: "840 s", "240040 s (66.7 h)"
+ * (hours from 2 h on). */
+const char *det_when(double t, char *buf, size_t size);
+
 int det_append_message(struct cp_analysis_finding *f, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
@@ -197,6 +201,21 @@ int det_inputs_findings(struct cp_analysis *an, const struct detect_input *in);
  * an->findings (most severe first).  -1: out of memory. */
 int an_findings(struct cp_analysis *an, const struct an_eval *ev, size_t nev);
 
+/* an->findings most severe first, stable within a severity. */
+void an_findings_sort(struct cp_analysis *an);
+
+/* ---- cp_since.c ---- */
+
+/* After the findings of a long run: for each change its long-run
+ * detectors found (a slowdown or straggler since an interval, at most
+ * SINCE_MAX of them), the detail windows from then on analysed on their
+ * own (the same paths and options, cut to [since, end)), and the slow
+ * links and stragglers they name that the whole run did not added as
+ * findings of their own.  0, or -1 (memory).  A nested run that fails
+ * adds a problem, not an error. */
+int an_detail_since(struct cp_analysis *an, const char *const *paths,
+                    const struct cp_analysis_opts *opts);
+
 /* ---- cp_det_longrun.c ---- */
 
 /* slowdown and straggler over a long run's intervals (an->long_run). */
@@ -207,5 +226,9 @@ int det_long_run(struct cp_analysis *an, const struct detect_input *in);
 /* In which detail windows of a long run each finding of the detail was
  * seen (evidence.windows), for the kinds with a test per window. */
 int det_detail_windows(struct cp_analysis *an, const struct detect_input *in);
+
+/* The sentence that says what f's evidence.detail_windows says, appended
+ * to its message (none without one).  0, or -1 (memory). */
+int det_windows_sentence(struct cp_analysis_finding *f);
 
 #endif

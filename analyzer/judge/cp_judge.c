@@ -317,6 +317,7 @@ struct cp_analysis *cp_analysis_run(const char *const *paths,
                                               : CP_REPORT_RANK_TABLE_MAX;
     an->alive = opts->alive;
     an->alive_ctx = opts->alive_ctx;
+    an->nested = opts->no_since;
     /* -j N: the passes read ahead on N - 2 threads (none at -j 2), the
      * hang pass's reading takes one (at -j 2 on 64 ranks: 1.55x against
      * 1.31x with the read-ahead beside it); the checks take all N */
@@ -340,7 +341,7 @@ struct cp_analysis *cp_analysis_run(const char *const *paths,
         hang_read = cp_hang_read_start(an);
     if (main_pass(an, &st, opts, pass_jobs, offsets, &arena) < 0 ||
         judge(an, &st, paths, opts, &hang_read, &evals, &nevals) < 0 ||
-        st.oom)
+        st.oom || an_detail_since(an, paths, opts) < 0)
         goto oom;
     if (opts->progress)
         opts->progress(opts->progress_ctx, st.bytes_total, st.bytes_total);

@@ -234,4 +234,38 @@ print('# incomplete %d, partial %d' % (r['summary']['incomplete_instances'],
 sys.exit(0 if r['summary']['incomplete_instances'] == 0 else 1)
 EOF
 ok $? "... joined complete: no incomplete instance (a window of one rank's alone: partial)"
+
+# the detail since a long run's change: a 3d run of 8 ranks on 4 nodes
+# (intervals of 1 s), the link n1-n2 slowed to 40 MB/s from 4 s: the long
+# run's slowdown of the data-parallel communicators since then, and the
+# detail windows since then, analysed on their own, name the link (the
+# whole run's detail does not: most of its windows were fast)
+cat "$top_srcdir/tests/integration/four-nodes.topo" >"$work/since.topo"
+echo "link n1 n2 bandwidth=40MB/s from=4s" >>"$work/since.topo"
+COLLPROF_DETAIL=first=200,window=50,every=400,interval=1s \
+    "$collprof" record -q -o "$work/since" -- \
+    "$simrun" -n 8 --nodes 4 --timeout 180 --topo "$work/since.topo" -- \
+    "$train_sim" --pattern 3d --steps 1000 --scale 0.25 --quiet \
+    >/dev/null 2>&1 &&
+    "$collprof" analyze -q "$work/since" -o "$work/since.rep" >/dev/null 2>&1
+ok $? "a link slowed from 4 s in a 3d run under the policy: run and analyzed"
+python3 - "$work/since.rep/report.json" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+f = r['findings']
+for x in f:
+    print('# %s %s: %s' % (x['kind'], x['severity'], x['message'][:200]))
+slow = [x for x in f if x['kind'] == 'slowdown' and
+        x['evidence'].get('method') == 'long_run']
+links = [x for x in f if x['kind'] == 'slow_link']
+ok = (slow and all(2.5 <= x['evidence']['since_s'] <= 6 for x in slow) and
+      len(links) == 1 and links[0]['severity'] in ('warning', 'critical') and
+      'n1-n2' in links[0]['evidence'].get('link', '') and
+      links[0]['evidence'].get('detail_since', {}).get('from_s') ==
+      slow[0]['evidence']['since_s'] and
+      links[0]['message'].startswith('From ') and
+      all('name slow_link n1-n2' in x['message'] for x in slow))
+sys.exit(0 if ok else 1)
+EOF
+ok $? "... a long-run slowdown since about 4 s, and from then on the detail names the link n1-n2"
 done_testing
