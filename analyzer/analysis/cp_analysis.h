@@ -539,9 +539,15 @@ struct cp_analysis_lr_interval {
 };
 
 /* A detail window of the policy (kept calls), as a time span. */
+/* index bit: instances kept outside the rule's windows on every member
+ * (a trigger's window, or a killed run's last calls), by the period they
+ * fall in (1 + seq / every) */
+#define CP_ANALYSIS_LR_OUTSIDE 0x80000000u
 struct cp_analysis_lr_window {
     uint32_t index;       /* 0: the first calls (seq < first), k >= 1:
-                             seqs [(k-1) every, (k-1) every + window) */
+                             seqs [(k-1) every, (k-1) every + window);
+                             | CP_ANALYSIS_LR_OUTSIDE: kept outside
+                             them, seqs [(k-1) every, k every) */
     double start_s, end_s;
     uint64_t instances;   /* collective instances joined in it */
 };
@@ -608,7 +614,7 @@ struct cp_analysis_long_run {
     size_t nlr_comms;
     struct cp_analysis_lr_comm *lr_comms;
     size_t nwindows;
-    struct cp_analysis_lr_window *windows; /* by index */
+    struct cp_analysis_lr_window *windows; /* by start */
     uint64_t windows_left_out; /* instances of windows past the bound */
     size_t nwcells;
     struct cp_analysis_wcell *wcells; /* by start */

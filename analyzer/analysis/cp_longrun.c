@@ -342,8 +342,12 @@ void an_longrun_instance(struct an_longrun *lr, const struct an_lr_inst *x)
         index = 0;
     else if (lr->every && seq % lr->every < lr->window)
         index = 1 + seq / lr->every;
+    else if (lr->every)
+        /* kept outside the rule's windows, on every member: a trigger's
+         * window, or the last calls of a killed run's rings */
+        index = CP_ANALYSIS_LR_OUTSIDE | (1 + seq / lr->every);
     else
-        return; /* not a kept instance of the policy (the ring's last) */
+        return;
     for (i = (uint32_t)mix(index) & mask;
          lr->win[i].used && lr->win[i].index != index; i = (i + 1) & mask)
         ;
@@ -382,6 +386,8 @@ static int window_cmp(const void *a, const void *b)
 {
     const struct cp_analysis_lr_window *x = a, *y = b;
 
+    if (x->start_s != y->start_s)
+        return (x->start_s > y->start_s) - (x->start_s < y->start_s);
     return (x->index > y->index) - (x->index < y->index);
 }
 

@@ -591,7 +591,9 @@ static json_t *long_run_json(const struct cp_analysis *an)
     for (i = 0; i < lr->nwindows; i++) {
         const struct cp_analysis_lr_window *w = &lr->windows[i];
         json_t *q = json_object();
-        bad |= set(q, "index", jint(w->index));
+        bad |= set(q, "index", jint(w->index & ~CP_ANALYSIS_LR_OUTSIDE));
+        bad |= set(q, "outside",
+                   json_boolean(w->index & CP_ANALYSIS_LR_OUTSIDE));
         bad |= set(q, "start_s", jnum(w->start_s));
         bad |= set(q, "end_s", jnum(w->end_s));
         bad |= set(q, "instances", jint(w->instances));

@@ -279,8 +279,13 @@ static json_t *windows_json(const struct cp_analysis *an,
     }
     bad |= set(o, "checked", json_integer((json_int_t)sum->checked));
     bad |= set(o, "seen", json_integer((json_int_t)sum->seen));
-    bad |= set(o, "first", sum->first ? json_integer(sum->first->index)
-                                      : json_null());
+    bad |= set(o, "first",
+               sum->first ? json_integer(sum->first->index &
+                                         ~CP_ANALYSIS_LR_OUTSIDE)
+                          : json_null());
+    bad |= set(o, "first_outside",
+               json_boolean(sum->first &&
+                            (sum->first->index & CP_ANALYSIS_LR_OUTSIDE)));
     bad |= set(o, "first_comm",
                sum->first && sum->first->comm < an->ncomms
                    ? hex_id(an->comms[sum->first->comm].id)
@@ -289,8 +294,10 @@ static json_t *windows_json(const struct cp_analysis *an,
                                         : json_null());
     bad |= set(o, "after_s", sum->before ? jnum(sum->before->start_s)
                                          : json_null());
-    bad |= set(o, "last", sum->last ? json_integer(sum->last->index)
-                                    : json_null());
+    bad |= set(o, "last",
+               sum->last ? json_integer(sum->last->index &
+                                        ~CP_ANALYSIS_LR_OUTSIDE)
+                         : json_null());
     bad |= set(o, "spans", spans);
     bad |= set(o, "spans_left_out", json_integer((json_int_t)left_out));
     bad |= set(o, "cells_left_out",
@@ -350,8 +357,12 @@ int det_windows_sentence(struct cp_analysis_finding *f)
                                   checked);
     rc = det_append_message(
         f, " Seen in %.0f of the %.0f detail windows of the long run checked, "
-           "first in window %.0f from %s",
-        seen, checked, first, det_when(since, b1, sizeof b1));
+           "first in %s %.0f from %s",
+        seen, checked,
+        json_is_true(json_object_get(o, "first_outside"))
+            ? "the window kept outside the rule in period"
+            : "window",
+        first, det_when(since, b1, sizeof b1));
     if (rc == 0 && isfinite(after))
         rc = det_append_message(f, ", after one from %s that did not.",
                                 det_when(after, b2, sizeof b2));
