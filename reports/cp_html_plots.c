@@ -2291,12 +2291,102 @@ void rp_plot_skew(FILE *out, const struct rp_report *r, size_t ci,
 
 /* ---- a long run: busbw per communicator over the whole run ------------- */
 
+/* The long run's detail windows, shaded: where detail exists. */
+static void lr_shade_windows(FILE *out, const struct cp_svg_plot *p,
+                             const struct rp_long_run *lr)
+{
+    char b1[64], b2[64], b3[64], b4[64];
+    size_t i;
+
+    for (i = 0; i < lr->nwindows; i++) {
+        double x0 = cp_svg_axis_map(&p->x, lr->win_start[i]),
+               x1 = cp_svg_axis_map(&p->x, lr->win_end[i]);
+        fprintf(out,
+                "<rect class=\"detail\" x=\"%s\" y=\"%s\" width=\"%s\" "
+                "height=\"%s\" fill=\"%s\" fill-opacity=\"0.25\" "
+                "clip-path=\"url(#long-run-clip)\"/>\n",
+                cp_svg_coord(x0, b1, sizeof b1),
+                cp_svg_coord(p->top, b2, sizeof b2),
+                cp_svg_coord(fmax(x1 - x0, 1), b3, sizeof b3),
+                cp_svg_coord(p->height - p->top - p->bottom, b4, sizeof b4),
+                NONE_COLOR);
+    }
+}
+
+/* Each series of the long run, a path of its busbw per point. */
+static void lr_series_paths(FILE *out, const struct cp_svg_plot *p,
+                            const struct rp_long_run *lr)
+{
+    char b1[64], b2[64];
+    size_t k, i;
+
+    for (k = 0; k < lr->nseries; k++) {
+        const struct rp_lr_series *s = &lr->series[k];
+        int pen = 0;
+        fprintf(out,
+                "<path class=\"series\" fill=\"none\" stroke=\"%s\" "
+                "stroke-width=\"1.5\" stroke-dasharray=\"%s\" "
+                "clip-path=\"url(#long-run-clip)\" d=\"",
+                cp_svg_colors[k % CP_SVG_NCOLORS],
+                cp_svg_dashes[k % CP_SVG_NDASHES]);
+        for (i = 0; i < s->n; i++) {
+            if (!isfinite(s->busbw_Bps[i]) || !isfinite(s->t[i])) {
+                pen = 0;
+                continue;
+            }
+            fprintf(out, "%s%s %s", pen ? " L" : (i ? " M" : "M"),
+                    cp_svg_coord(cp_svg_axis_map(&p->x, s->t[i]), b1,
+                                 sizeof b1),
+                    cp_svg_coord(cp_svg_axis_map(&p->y, s->busbw_Bps[i]), b2,
+                                 sizeof b2));
+            pen = 1;
+        }
+        fputs("\"><title>", out);
+        cp_svg_escape(out, s->name[0] ? s->name : s->comm);
+        fputs("</title></path>\n", out);
+    }
+}
+
+/* The legend and the caption of the long run's plot. */
+static void lr_legend_caption(FILE *out, const struct rp_long_run *lr)
+{
+    char b1[64];
+    size_t k;
+
+    fputs("<div class=\"legend\">", out);
+    for (k = 0; k < lr->nseries; k++) {
+        const struct rp_lr_series *s = &lr->series[k];
+        char label[96];
+        snprintf(label, sizeof label, "%s%s%s", s->name[0] ? s->name : "",
+                 s->name[0] ? " " : "", s->comm);
+        cp_svg_key_line(out, cp_svg_colors[k % CP_SVG_NCOLORS],
+                        cp_svg_dashes[k % CP_SVG_NDASHES], 1.5, label);
+    }
+    if (lr->nwindows)
+        cp_svg_key_box(out, NONE_COLOR, 0.25, "detail windows");
+    fputs("</div>\n", out);
+    fprintf(out,
+            "<figcaption>Each communicator's busbw in each interval of %s, "
+            "from the aggregates of its ranks joined (%zu intervals",
+            cp_svg_format3(lr->interval_s, CP_SVG_TIME, b1, sizeof b1),
+            lr->nintervals);
+    if (lr->nintervals > RP_LR_POINTS)
+        fprintf(out, ", averaged %zu to a point",
+                (lr->nintervals + RP_LR_POINTS - 1) / RP_LR_POINTS);
+    if (lr->ncomms > lr->nseries)
+        fprintf(out, "; the %zu communicators of most NCCL time of %zu",
+                lr->nseries, lr->ncomms);
+    fputs("). A drop that lasts is a slowdown over days (the findings name "
+          "it and since when); the shaded spans are the detail windows, "
+          "where every call was kept.</figcaption>\n</figure>\n",
+          out);
+}
+
 void rp_plot_long_run(FILE *out, const struct rp_report *r)
 {
     const struct rp_long_run *lr = &r->long_run;
     struct cp_svg_plot p = {0};
     double ymax = 0;
-    char b1[64], b2[64], b3[64], b4[64];
     size_t k, i;
 
     if (!lr->present)
@@ -2331,71 +2421,8 @@ void rp_plot_long_run(FILE *out, const struct rp_report *r)
     cp_svg_lin_domain(0, ymax, 5, 1, &p.y.lo, &p.y.hi);
     cp_svg_plot_layout(&p);
     cp_svg_plot_open(out, &p);
-    /* where detail exists: the detail windows, shaded */
-    for (i = 0; i < lr->nwindows; i++) {
-        double x0 = cp_svg_axis_map(&p.x, lr->win_start[i]),
-               x1 = cp_svg_axis_map(&p.x, lr->win_end[i]);
-        fprintf(out,
-                "<rect class=\"detail\" x=\"%s\" y=\"%s\" width=\"%s\" "
-                "height=\"%s\" fill=\"%s\" fill-opacity=\"0.25\" "
-                "clip-path=\"url(#long-run-clip)\"/>\n",
-                cp_svg_coord(x0, b1, sizeof b1),
-                cp_svg_coord(p.top, b2, sizeof b2),
-                cp_svg_coord(fmax(x1 - x0, 1), b3, sizeof b3),
-                cp_svg_coord(p.height - p.top - p.bottom, b4, sizeof b4),
-                NONE_COLOR);
-    }
-    for (k = 0; k < lr->nseries; k++) {
-        const struct rp_lr_series *s = &lr->series[k];
-        int pen = 0;
-        fprintf(out,
-                "<path class=\"series\" fill=\"none\" stroke=\"%s\" "
-                "stroke-width=\"1.5\" stroke-dasharray=\"%s\" "
-                "clip-path=\"url(#long-run-clip)\" d=\"",
-                cp_svg_colors[k % CP_SVG_NCOLORS],
-                cp_svg_dashes[k % CP_SVG_NDASHES]);
-        for (i = 0; i < s->n; i++) {
-            if (!isfinite(s->busbw_Bps[i]) || !isfinite(s->t[i])) {
-                pen = 0;
-                continue;
-            }
-            fprintf(out, "%s%s %s", pen ? " L" : (i ? " M" : "M"),
-                    cp_svg_coord(cp_svg_axis_map(&p.x, s->t[i]), b1,
-                                 sizeof b1),
-                    cp_svg_coord(cp_svg_axis_map(&p.y, s->busbw_Bps[i]), b2,
-                                 sizeof b2));
-            pen = 1;
-        }
-        fputs("\"><title>", out);
-        cp_svg_escape(out, s->name[0] ? s->name : s->comm);
-        fputs("</title></path>\n", out);
-    }
+    lr_shade_windows(out, &p, lr);
+    lr_series_paths(out, &p, lr);
     cp_svg_plot_close(out);
-    fputs("<div class=\"legend\">", out);
-    for (k = 0; k < lr->nseries; k++) {
-        const struct rp_lr_series *s = &lr->series[k];
-        char label[96];
-        snprintf(label, sizeof label, "%s%s%s", s->name[0] ? s->name : "",
-                 s->name[0] ? " " : "", s->comm);
-        cp_svg_key_line(out, cp_svg_colors[k % CP_SVG_NCOLORS],
-                        cp_svg_dashes[k % CP_SVG_NDASHES], 1.5, label);
-    }
-    if (lr->nwindows)
-        cp_svg_key_box(out, NONE_COLOR, 0.25, "detail windows");
-    fputs("</div>\n", out);
-    fprintf(out,
-            "<figcaption>Each communicator's busbw in each interval of %s, "
-            "from the aggregates of its ranks joined (%zu intervals",
-            cp_svg_format3(lr->interval_s, CP_SVG_TIME, b1, sizeof b1),
-            lr->nintervals);
-    if (lr->nintervals > RP_LR_POINTS)
-        fprintf(out, ", averaged %zu to a point",
-                (lr->nintervals + RP_LR_POINTS - 1) / RP_LR_POINTS);
-    if (lr->ncomms > lr->nseries)
-        fprintf(out, "; the %zu communicators of most NCCL time of %zu",
-                lr->nseries, lr->ncomms);
-    fputs("). A drop that lasts is a slowdown over days (the findings name "
-          "it and since when); the shaded spans are the detail windows, "
-          "where every call was kept.</figcaption>\n</figure>\n",
-          out);
+    lr_legend_caption(out, lr);
 }

@@ -984,26 +984,17 @@ static void view_timeline(struct cp_jsoncheck *c, json_t *root,
 /* A long run's busbw per communicator (optional `long_run`): the
  * communicators of most own time, their intervals averaged into at most
  * RP_LR_POINTS points. */
-static void view_long_run(struct cp_jsoncheck *c, json_t *root,
-                          struct rp_report *r)
+/* The long run's communicators (the first 64 seen) with their own time,
+ * and lr->series: the RP_LR_SERIES of most own time, in that order. */
+static void view_lr_comms(struct cp_jsoncheck *c, json_t *ivs,
+                          struct rp_long_run *lr)
 {
-    struct rp_long_run *lr = &r->long_run;
     const char *seen[64];
     double own[64];
-    size_t nseen = 0, i, j, k, group;
+    size_t nseen = 0, i, j, k;
     char where[WHERE_LEN];
-    json_t *o, *ivs, *v, *cs, *e, *wins;
+    json_t *v, *cs, *e;
 
-    o = OBJ(c, root, "", "long_run", 0);
-    if (!o)
-        return;
-    lr->interval_s = NUM(c, o, "long_run", "interval_s");
-    ivs = cp_jsoncheck_objects(c, o, "long_run", "intervals", 1);
-    wins = cp_jsoncheck_objects(c, o, "long_run", "detail_windows", 1);
-    if (c->bad)
-        return;
-    lr->nintervals = json_array_size(ivs);
-    /* the communicators and their own time (the first 64 seen) */
     json_array_foreach(ivs, i, v)
     {
         snprintf(where, sizeof where, "long_run.intervals[%zu]", i);
@@ -1032,7 +1023,6 @@ static void view_long_run(struct cp_jsoncheck *c, json_t *root,
         }
     }
     lr->ncomms = nseen;
-    /* the RP_LR_SERIES of most own time, in that order */
     while (lr->nseries < RP_LR_SERIES) {
         long best = -1;
         for (k = 0; k < nseen; k++)
@@ -1045,45 +1035,74 @@ static void view_long_run(struct cp_jsoncheck *c, json_t *root,
         lr->series[lr->nseries++].own_s = own[best];
         own[best] = -1;
     }
+}
+
+/* Series s's points: the mean busbw of each group of intervals [i, i +
+ * group) (checked already by view_lr_comms), at its middle. */
+static void view_lr_points(struct cp_jsoncheck *c, json_t *ivs, size_t group,
+                           struct rp_long_run *lr, struct rp_lr_series *s)
+{
+    size_t n = (lr->nintervals + group - 1) / group, i, j, q;
+    json_t *e;
+
+    s->t = alloc_n(c, n, sizeof *s->t);
+    s->busbw_Bps = alloc_n(c, n, sizeof *s->busbw_Bps);
+    if (c->bad)
+        return;
+    for (i = 0; i < lr->nintervals; i += group) {
+        double sum = 0, t0 = NAN, t1 = NAN;
+        size_t m = 0;
+        for (j = i; j < i + group && j < lr->nintervals; j++) {
+            json_t *iv = json_array_get(ivs, j);
+            if (j == i)
+                t0 = report_number(json_object_get(iv, "start_s"));
+            t1 = report_number(json_object_get(iv, "end_s"));
+            json_array_foreach(json_object_get(iv, "comms"), q, e)
+            {
+                const char *id = json_string_value(json_object_get(e, "comm"));
+                double b = report_number(json_object_get(e, "busbw_Bps"));
+                const char *name =
+                    json_string_value(json_object_get(e, "comm_name"));
+                if (!id || strcmp(id, s->comm))
+                    continue;
+                if (name && !s->name[0])
+                    s->name = name;
+                if (isfinite(b)) {
+                    sum += b;
+                    m++;
+                }
+            }
+        }
+        s->t[s->n] = (t0 + t1) / 2;
+        s->busbw_Bps[s->n++] = m ? sum / (double)m : NAN;
+    }
+}
+
+static void view_long_run(struct cp_jsoncheck *c, json_t *root,
+                          struct rp_report *r)
+{
+    struct rp_long_run *lr = &r->long_run;
+    size_t i, k, group;
+    char where[WHERE_LEN];
+    json_t *o, *ivs, *v, *wins;
+
+    o = OBJ(c, root, "", "long_run", 0);
+    if (!o)
+        return;
+    lr->interval_s = NUM(c, o, "long_run", "interval_s");
+    ivs = cp_jsoncheck_objects(c, o, "long_run", "intervals", 1);
+    wins = cp_jsoncheck_objects(c, o, "long_run", "detail_windows", 1);
+    if (c->bad)
+        return;
+    lr->nintervals = json_array_size(ivs);
+    view_lr_comms(c, ivs, lr);
+    if (c->bad)
+        return;
     group = (lr->nintervals + RP_LR_POINTS - 1) / RP_LR_POINTS;
     if (group < 1)
         group = 1;
-    for (k = 0; k < lr->nseries; k++) {
-        struct rp_lr_series *s = &lr->series[k];
-        size_t n = (lr->nintervals + group - 1) / group;
-        s->t = alloc_n(c, n, sizeof *s->t);
-        s->busbw_Bps = alloc_n(c, n, sizeof *s->busbw_Bps);
-        if (c->bad)
-            return;
-        for (i = 0; i < lr->nintervals; i += group) {
-            double sum = 0, t0 = NAN, t1 = NAN;
-            size_t m = 0;
-            for (j = i; j < i + group && j < lr->nintervals; j++) {
-                json_t *iv = json_array_get(ivs, j);
-                size_t q;
-                if (j == i)
-                    t0 = report_number(json_object_get(iv, "start_s"));
-                t1 = report_number(json_object_get(iv, "end_s"));
-                json_array_foreach(json_object_get(iv, "comms"), q, e)
-                {
-                    const char *id = json_string_value(json_object_get(e, "comm"));
-                    double b = report_number(json_object_get(e, "busbw_Bps"));
-                    const char *name =
-                        json_string_value(json_object_get(e, "comm_name"));
-                    if (!id || strcmp(id, s->comm))
-                        continue;
-                    if (name && !s->name[0])
-                        s->name = name;
-                    if (isfinite(b)) {
-                        sum += b;
-                        m++;
-                    }
-                }
-            }
-            s->t[s->n] = (t0 + t1) / 2;
-            s->busbw_Bps[s->n++] = m ? sum / (double)m : NAN;
-        }
-    }
+    for (k = 0; k < lr->nseries && !c->bad; k++)
+        view_lr_points(c, ivs, group, lr, &lr->series[k]);
     lr->nwindows = json_array_size(wins);
     lr->win_start = alloc_n(c, lr->nwindows, sizeof *lr->win_start);
     lr->win_end = alloc_n(c, lr->nwindows, sizeof *lr->win_end);

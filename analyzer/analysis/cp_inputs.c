@@ -139,6 +139,29 @@ static size_t scan_geometry(size_t nfiles, unsigned *jobs, size_t *buf_size)
 }
 #define DAY_NS INT64_C(86400000000000)
 
+/* The times file f's records can have: its header's span, widened.
+ * Times no job can have (before 2000, after 2100: cp_logread.h) and times
+ * outside [start - 1 day, end + 1 day] of a sound header (start + a year
+ * for a log never closed) are damage; the bounds also keep every later
+ * sum and difference of times (corrected by offsets of at most a day)
+ * inside int64. */
+static void file_time_bounds(struct an_file *f, const struct cp_log_header *h)
+{
+    f->t_min = (int64_t)CP_TIME_MIN_NS;
+    f->t_max = (int64_t)CP_TIME_MAX_NS;
+    if (h->start_realtime_ns >= CP_TIME_MIN_NS &&
+        h->start_realtime_ns < CP_TIME_MAX_NS) {
+        uint64_t end = h->start_realtime_ns + CP_SPAN_MAX_NS;
+        if (h->end_realtime_ns >= h->start_realtime_ns &&
+            h->end_realtime_ns - h->start_realtime_ns <= CP_SPAN_MAX_NS)
+            end = h->end_realtime_ns + (uint64_t)DAY_NS;
+        if ((int64_t)h->start_realtime_ns - DAY_NS > f->t_min)
+            f->t_min = (int64_t)h->start_realtime_ns - DAY_NS;
+        if (end < (uint64_t)f->t_max)
+            f->t_max = (int64_t)end;
+    }
+}
+
 int an_open_files(struct cp_analysis *an, struct an_state *st,
                   const double *offsets, uint64_t limit,
                   struct an_scan_arena *arena)
@@ -212,24 +235,7 @@ int an_open_files(struct cp_analysis *an, struct an_state *st,
                 return -1;
             an_longrun_policy(st->longrun, h);
         }
-        /* times no job can have (before 2000, after 2100: cp_logread.h)
-         * and times outside [start - 1 day, end + 1 day] of a sound header
-         * (start + a year for a log never closed) are damage; the bounds
-         * also keep every later sum and difference of times (corrected by
-         * offsets of at most a day) inside int64 */
-        f->t_min = (int64_t)CP_TIME_MIN_NS;
-        f->t_max = (int64_t)CP_TIME_MAX_NS;
-        if (h->start_realtime_ns >= CP_TIME_MIN_NS &&
-            h->start_realtime_ns < CP_TIME_MAX_NS) {
-            uint64_t end = h->start_realtime_ns + CP_SPAN_MAX_NS;
-            if (h->end_realtime_ns >= h->start_realtime_ns &&
-                h->end_realtime_ns - h->start_realtime_ns <= CP_SPAN_MAX_NS)
-                end = h->end_realtime_ns + (uint64_t)DAY_NS;
-            if ((int64_t)h->start_realtime_ns - DAY_NS > f->t_min)
-                f->t_min = (int64_t)h->start_realtime_ns - DAY_NS;
-            if (end < (uint64_t)f->t_max)
-                f->t_max = (int64_t)end;
-        }
+        file_time_bounds(f, h);
         if (h->version > CP_LOG_VERSION_SLOTS) {
             /* a version-4 log's slots are not its file's bytes (a compact
              * stream): the slots its header counts, as progress counts

@@ -469,18 +469,17 @@ static void finish_comm(const struct cp_analysis *an, const struct an_state *st,
     }
 }
 
-int an_longrun_build(struct cp_analysis *an, const struct an_state *st)
+/* An interval of the view, merges included, in ns. */
+static double interval_ns_of(const struct an_longrun *lr)
 {
-    const struct an_longrun *lr = st->longrun;
-    struct cp_analysis_long_run *out = &an->long_run;
-    struct lr_cell *cells = NULL;
-    size_t n = 0, i, j, ni = 0, nc = 0;
-    double interval_ns, per_step = NAN;
-    /* the timeline's axis: summary.start_ns (the run's first start) */
-    int64_t origin = an->summary.start_ns;
+    return (double)lr->interval_ms * 1e6 * (double)((uint64_t)1 << lr->shift);
+}
 
-    if (!lr || !lr->have_policy)
-        return 0;
+/* The policy and the counts of the long run's view. */
+static void build_header(struct cp_analysis *an, const struct an_longrun *lr)
+{
+    struct cp_analysis_long_run *out = &an->long_run;
+
     out->present = 1;
     out->first = lr->first;
     out->window = lr->window;
@@ -488,14 +487,47 @@ int an_longrun_build(struct cp_analysis *an, const struct an_state *st)
     out->interval_ms = lr->interval_ms;
     out->policies_differ = lr->differ;
     out->merged = lr->shift;
-    interval_ns = (double)lr->interval_ms * 1e6 * (double)((uint64_t)1 << lr->shift);
-    out->interval_s = interval_ns * 1e-9;
+    out->interval_s = interval_ns_of(lr) * 1e-9;
     out->records = lr->records;
     out->records_left_out = lr->left_out;
     out->folded_calls = lr->folded;
     out->kept_calls = an->summary.calls;
     out->triggered_partial = lr->triggered_partial;
     out->windows_left_out = lr->win_left_out;
+}
+
+/* The detail windows as time spans since origin, by start.  0 or -1. */
+static int build_windows(const struct an_longrun *lr, int64_t origin,
+                         struct cp_analysis_long_run *out)
+{
+    size_t i;
+
+    if (!lr->nwin)
+        return 0;
+    out->windows = calloc(lr->nwin, sizeof *out->windows);
+    if (!out->windows)
+        return -1;
+    for (i = 0; i < 2 * LR_WINDOWS_MAX; i++) {
+        const struct lr_window *w = &lr->win[i];
+        struct cp_analysis_lr_window *o;
+        if (!w->used)
+            continue;
+        o = &out->windows[out->nwindows++];
+        o->index = w->index;
+        o->start_s = (double)(w->start - origin) * 1e-9;
+        o->end_s = (double)(w->end - origin) * 1e-9;
+        o->instances = w->instances;
+    }
+    qsort(out->windows, out->nwindows, sizeof *out->windows, window_cmp);
+    return 0;
+}
+
+/* Instances per step of the detail, NaN when not known or not trusted. */
+static double instances_per_step(const struct cp_analysis *an,
+                                 const struct an_longrun *lr)
+{
+    double per_step = NAN;
+
     if (an->summary.steps > 0 &&
         an->summary.instances + an->summary.p2p_pairs > 0)
         per_step = (double)(an->summary.instances + an->summary.p2p_pairs) /
@@ -505,26 +537,57 @@ int an_longrun_build(struct cp_analysis *an, const struct an_state *st)
      * than a step make the pieces look like a period of their own) */
     if (!(per_step > 0) || 3 * per_step > (double)lr->first)
         per_step = NAN;
-    /* the detail windows */
-    if (lr->nwin) {
-        out->windows = calloc(lr->nwin, sizeof *out->windows);
-        if (!out->windows)
-            return -1;
-        for (i = 0; i < 2 * LR_WINDOWS_MAX; i++) {
-            const struct lr_window *w = &lr->win[i];
-            struct cp_analysis_lr_window *o;
-            if (!w->used)
-                continue;
-            o = &out->windows[out->nwindows++];
-            o->index = w->index;
-            o->start_s = (double)(w->start - origin) * 1e-9;
-            o->end_s = (double)(w->end - origin) * 1e-9;
-            o->instances = w->instances;
-        }
-        qsort(out->windows, out->nwindows, sizeof *out->windows, window_cmp);
+    return per_step;
+}
+
+/* One interval's communicators from its cells [i, j) (sorted by
+ * signature): appended to out->lr_comms from *nc on. */
+static void build_interval(const struct cp_analysis *an,
+                           const struct an_state *st,
+                           const struct lr_cell *cells, size_t i, size_t j,
+                           struct cp_analysis_lr_interval *iv,
+                           struct cp_analysis_long_run *out, size_t *nc)
+{
+    const struct an_longrun *lr = st->longrun;
+    size_t a, b;
+
+    iv->first = *nc;
+    /* per communicator: each of the interval's cells of it */
+    for (a = i; a < j; a++) {
+        uint32_t comm = lr->sigs[cells[a].sig].comm;
+        struct cp_analysis_lr_comm *o;
+        struct lr_acc acc;
+        int seen = 0;
+        for (b = iv->first; b < *nc; b++)
+            if (out->lr_comms[b].comm == comm)
+                seen = 1;
+        if (seen)
+            continue;
+        o = &out->lr_comms[(*nc)++];
+        memset(&acc, 0, sizeof acc);
+        acc.best_file = -1;
+        o->comm = comm;
+        for (b = a; b < j; b++)
+            if (lr->sigs[cells[b].sig].comm == comm)
+                add_sig(an, &lr->sigs[cells[b].sig], &cells[b], o, &acc);
+        finish_comm(an, st, o, &acc);
+        iv->nccl_s += o->nccl_s;
+        iv->own_s += o->own_s;
     }
-    if (an_wcells_build(&lr->cells_w, origin, out) < 0)
-        return -1;
+    iv->n = *nc - iv->first;
+}
+
+/* The intervals, from the join's cells.  0 or -1 (memory). */
+static int build_intervals(struct cp_analysis *an, const struct an_state *st,
+                           int64_t origin)
+{
+    const struct an_longrun *lr = st->longrun;
+    struct cp_analysis_long_run *out = &an->long_run;
+    double interval_ns = interval_ns_of(lr);
+    double per_step = instances_per_step(an, lr);
+    struct lr_cell *cells;
+    size_t n = 0, i, j, k, ni = 0, nc = 0;
+
     if (!lr->ncells)
         return 0;
     cells = malloc(lr->ncells * sizeof *cells);
@@ -549,40 +612,33 @@ int an_longrun_build(struct cp_analysis *an, const struct an_state *st)
     }
     for (i = 0; i < n; i = j) {
         struct cp_analysis_lr_interval *iv = &out->intervals[out->nintervals++];
-        size_t a, b;
         double inst = 0;
         for (j = i; j < n && cells[j].k == cells[i].k; j++)
             ;
         iv->start_s = ((double)cells[i].k * interval_ns - (double)origin) * 1e-9;
         iv->end_s = iv->start_s + interval_ns * 1e-9;
-        iv->first = nc;
-        /* per communicator: each of the interval's cells of it */
-        for (a = i; a < j; a++) {
-            uint32_t comm = lr->sigs[cells[a].sig].comm;
-            struct cp_analysis_lr_comm *o;
-            struct lr_acc acc;
-            int seen = 0;
-            for (b = iv->first; b < nc; b++)
-                if (out->lr_comms[b].comm == comm)
-                    seen = 1;
-            if (seen)
-                continue;
-            o = &out->lr_comms[nc++];
-            memset(&acc, 0, sizeof acc);
-            acc.best_file = -1;
-            o->comm = comm;
-            for (b = a; b < j; b++)
-                if (lr->sigs[cells[b].sig].comm == comm)
-                    add_sig(an, &lr->sigs[cells[b].sig], &cells[b], o, &acc);
-            finish_comm(an, st, o, &acc);
-            iv->nccl_s += o->nccl_s;
-            iv->own_s += o->own_s;
-            inst += o->instances;
-        }
-        iv->n = nc - iv->first;
+        build_interval(an, st, cells, i, j, iv, out, &nc);
+        for (k = iv->first; k < nc; k++)
+            inst += out->lr_comms[k].instances;
         iv->steps = per_step > 0 ? inst / per_step : NAN;
     }
     out->nlr_comms = nc;
     free(cells);
+    return 0;
+}
+
+int an_longrun_build(struct cp_analysis *an, const struct an_state *st)
+{
+    const struct an_longrun *lr = st->longrun;
+    /* the timeline's axis: summary.start_ns (the run's first start) */
+    int64_t origin = an->summary.start_ns;
+
+    if (!lr || !lr->have_policy)
+        return 0;
+    build_header(an, lr);
+    if (build_windows(lr, origin, &an->long_run) < 0 ||
+        an_wcells_build(&lr->cells_w, origin, &an->long_run) < 0 ||
+        build_intervals(an, st, origin) < 0)
+        return -1;
     return 0;
 }

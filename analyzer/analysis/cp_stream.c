@@ -2195,25 +2195,13 @@ prefetch_turn(const struct an_file *f)
     __builtin_prefetch(r + 3 * CP_LOG_RECORD_SIZE);
 }
 
-void an_stream_run(struct an_state *st)
+/* Every file's first record: the files that have one in active, read
+ * ahead by pool (NULL: none).  Returns how many. */
+static size_t start_files(struct an_state *st, struct an_file **active,
+                          struct cp_scan_pool *pool)
 {
-    struct an_file **active = NULL;
     size_t nactive = 0, i;
-    int64_t lo = INT64_MAX;
-    int64_t delta = 1000000; /* 1 ms */
-    double next_progress = seconds_now() + 1.0;
-    unsigned epochs = 0;
-    struct cp_scan_pool *pool = NULL;
 
-    active = malloc((st->nfiles ? st->nfiles : 1) * sizeof *active);
-    if (!active) {
-        st->oom = 1;
-        return;
-    }
-    /* -j N: N - 1 threads read every file's next buffer ahead; the join
-     * stays on this thread, in the same order, so the result is the same */
-    if (st->jobs > 1)
-        pool = cp_scan_pool_start(st->jobs - 1, st->nfiles);
     for (i = 0; i < st->nfiles; i++) {
         struct an_file *f = &st->files[i];
         if (!f->sc)
@@ -2234,6 +2222,29 @@ void an_stream_run(struct an_state *st)
             inject_replays(st, f, INT64_MAX);
         }
     }
+    return nactive;
+}
+
+void an_stream_run(struct an_state *st)
+{
+    struct an_file **active = NULL;
+    size_t nactive = 0, i;
+    int64_t lo = INT64_MAX;
+    int64_t delta = 1000000; /* 1 ms */
+    double next_progress = seconds_now() + 1.0;
+    unsigned epochs = 0;
+    struct cp_scan_pool *pool = NULL;
+
+    active = malloc((st->nfiles ? st->nfiles : 1) * sizeof *active);
+    if (!active) {
+        st->oom = 1;
+        return;
+    }
+    /* -j N: N - 1 threads read every file's next buffer ahead; the join
+     * stays on this thread, in the same order, so the result is the same */
+    if (st->jobs > 1)
+        pool = cp_scan_pool_start(st->jobs - 1, st->nfiles);
+    nactive = start_files(st, active, pool);
     /* the least key of the active files: at the start, then as the
      * epoch before left them (not a walk over every file's state of its
      * own per epoch, a cache miss each at thousands of files) */

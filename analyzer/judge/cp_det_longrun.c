@@ -223,16 +223,17 @@ static int skew_run(struct series *s, double *tmp, double *base,
     return 0;
 }
 
-static int judge_comm(struct cp_analysis *an, unsigned ci, struct series *s,
-                      double *tmp)
+/* The slowdown of communicator ci's busbw, if any, as a finding. */
+static int judge_slowdown(struct cp_analysis *an, unsigned ci,
+                          struct series *s, double *tmp)
 {
     const struct cp_analysis_long_run *lr = &an->long_run;
-    size_t i, from, to, sfrom, sto;
-    double p90, pace, slow, base_skew = NAN;
+    size_t i, from, to;
+    double p90, pace, slow;
     char name[40], tail[80] = "", at[48];
     int have_skew, rank = -1;
     unsigned node;
-    json_t *e, *comm;
+    json_t *e;
 
     /* busbw */
     for (i = 0; i < s->n; i++)
@@ -301,6 +302,22 @@ static int judge_comm(struct cp_analysis *an, unsigned ci, struct series *s,
                 return -1;
         }
     }
+    return 0;
+}
+
+/* A straggler from some interval on in communicator ci's skew, if any:
+ * a finding, or its rank's finding's other communicator. */
+static int judge_straggler(struct cp_analysis *an, unsigned ci,
+                           struct series *s, double *tmp)
+{
+    const struct cp_analysis_long_run *lr = &an->long_run;
+    size_t i, sfrom, sto;
+    double base_skew = NAN;
+    char name[40], at[48];
+    int rank = -1;
+    unsigned node;
+    json_t *e, *comm;
+
     /* skew: a straggler from some interval on */
     if (skew_run(s, tmp, &base_skew, &sfrom, &sto)) {
         double skew = 0;
@@ -368,6 +385,14 @@ static int judge_comm(struct cp_analysis *an, unsigned ci, struct series *s,
             return -1;
     }
     return 0;
+}
+
+static int judge_comm(struct cp_analysis *an, unsigned ci, struct series *s,
+                      double *tmp)
+{
+    if (judge_slowdown(an, ci, s, tmp) < 0)
+        return -1;
+    return judge_straggler(an, ci, s, tmp);
 }
 
 int det_long_run(struct cp_analysis *an, const struct detect_input *in)

@@ -266,6 +266,34 @@ static int kernel_evidence(const struct cp_analysis *an,
  * lateness is total's largest part; *worst becomes SIZE_MAX when the
  * clocks' correction cannot tell its lead and its in-call delay names it
  * instead. */
+/* The end of an unsure arrival finding's text: why it is not sure. */
+static void unsure_tail(const struct cp_analysis *an,
+                        const struct cp_analysis_rank *r, int impossible,
+                        int clock_unsure, size_t err_node, double clock_err,
+                        char *tail, size_t size)
+{
+    char b3[CP_UNITS_BUFSIZE];
+
+    if (impossible)
+        snprintf(tail, size,
+                 ", more than the run lasted (%s): impossible on one clock; "
+                 "node %s's clock stepped or drifted during the run past "
+                 "its correction (one offset per node), and the arrivals "
+                 "cannot say whether it is late.",
+                 cp_units_format_time(an->summary.span_s, b3, sizeof b3),
+                 an->nodes[r->node].name);
+    else if (clock_unsure)
+        snprintf(tail, size,
+                 ", but node %s's clock was corrected by an offset known "
+                 "only to within %s, more than that lead: the arrivals "
+                 "cannot say whether it is the rank or the correction.",
+                 an->nodes[err_node].name,
+                 cp_units_format_time(clock_err, b3, sizeof b3));
+    else
+        snprintf(tail, size,
+                 ", by the hosts' clocks corrected for their offsets.");
+}
+
 static int arrival_finding(struct cp_analysis *an, size_t *worst,
                            double total)
 {
@@ -301,24 +329,9 @@ static int arrival_finding(struct cp_analysis *an, size_t *worst,
         *worst = SIZE_MAX;
         return 0;
     }
-    if (impossible)
-        snprintf(tail, sizeof tail,
-                 ", more than the run lasted (%s): impossible on one clock; "
-                 "node %s's clock stepped or drifted during the run past "
-                 "its correction (one offset per node), and the arrivals "
-                 "cannot say whether it is late.",
-                 cp_units_format_time(sm->span_s, b3, sizeof b3),
-                 an->nodes[r->node].name);
-    else if (unsure && clock_unsure)
-        snprintf(tail, sizeof tail,
-                 ", but node %s's clock was corrected by an offset known "
-                 "only to within %s, more than that lead: the arrivals "
-                 "cannot say whether it is the rank or the correction.",
-                 an->nodes[err_node].name,
-                 cp_units_format_time(clock_err, b3, sizeof b3));
-    else if (unsure)
-        snprintf(tail, sizeof tail,
-                 ", by the hosts' clocks corrected for their offsets.");
+    if (unsure)
+        unsure_tail(an, r, impossible, clock_unsure, err_node, clock_err,
+                    tail, sizeof tail);
     if (det_add_finding(
             an, CP_KIND_STRAGGLER,
             unsure                         ? CP_SEVERITY_INFO
