@@ -337,8 +337,28 @@ struct an_wlate {
 
 /* Count late seconds for file (space-saving: a new file takes the place
  * of the smallest counter, inheriting its weight). */
-void an_wlate_add(struct an_wlate *l, int32_t file, uint32_t count,
-                  double late);
+static inline void an_wlate_add(struct an_wlate *l, int32_t file,
+                                uint32_t count, double late)
+{
+    unsigned i, min = 0;
+
+    for (i = 0; i < AN_WINDOW_LATE; i++) {
+        if (l[i].count && l[i].file == file) {
+            l[i].count += count;
+            l[i].late += late;
+            return;
+        }
+        if (!l[i].count) {
+            min = i;
+            break;
+        }
+        if (l[i].late < l[min].late)
+            min = i;
+    }
+    l[min].file = file;
+    l[min].count += count;
+    l[min].late += late;
+}
 
 struct an_wdetail {
     unsigned nkeys;

@@ -503,29 +503,6 @@ static struct an_wkey *wdetail_key(struct an_wdetail *d, uint32_t comm,
     return &d->k[d->nkeys++];
 }
 
-void an_wlate_add(struct an_wlate *l, int32_t file, uint32_t count,
-                  double late)
-{
-    unsigned i, min = 0;
-
-    for (i = 0; i < AN_WINDOW_LATE; i++) {
-        if (l[i].count && l[i].file == file) {
-            l[i].count += count;
-            l[i].late += late;
-            return;
-        }
-        if (!l[i].count) {
-            min = i;
-            break;
-        }
-        if (l[i].late < l[min].late)
-            min = i;
-    }
-    l[min].file = file;
-    l[min].count += count;
-    l[min].late += late;
-}
-
 void an_wdetail_merge(struct an_wdetail *dst, const struct an_wdetail *src)
 {
     unsigned i;

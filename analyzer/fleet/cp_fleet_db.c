@@ -1,6 +1,7 @@
 /* cp_fleet_db.c - the fleet database's one interface: picks the back end
- * by the name given, brings the schema to this collprof's version, and
- * passes each statement on. */
+ * by the name given and passes each statement on.  Its open, which also
+ * brings the schema to this collprof's version, is cp_fleet_open.c's
+ * (above this file and cp_fleet_schema.c, which uses this one). */
 #include "config.h"
 
 #include <stdlib.h>
@@ -8,7 +9,6 @@
 
 #include "cp_fleet_db.h"
 #include "cp_fleet_pg.h"
-#include "cp_fleet_schema.h"
 #include "cp_fleet_sqlite.h"
 
 #ifndef CP_FLEET_DB_DEFAULT
@@ -35,11 +35,10 @@ static int is_postgres(const char *spec)
            strncmp(spec, "postgres://", 11) == 0;
 }
 
-int cp_fleet_db_open(const char *spec, enum cp_fleet_db_mode mode,
-                     struct cp_fleet_db **out, struct cp_error *err)
+int cp_fleet_db_connect(const char *spec, int write, struct cp_fleet_db **out,
+                        struct cp_error *err)
 {
     struct cp_fleet_db *db;
-    int write = mode == CP_FLEET_DB_WRITE;
 
     *out = NULL;
     if (!spec || !*spec)
@@ -60,8 +59,6 @@ int cp_fleet_db_open(const char *spec, enum cp_fleet_db_mode mode,
                      "ingested into it", db->name);
         goto fail;
     }
-    if (cp_fleet_schema_ensure(db, write, &db->version, err) < 0)
-        goto fail;
     *out = db;
     return 0;
 fail:
@@ -90,6 +87,11 @@ const char *cp_fleet_db_backend(const struct cp_fleet_db *db)
 int cp_fleet_db_schema_version(const struct cp_fleet_db *db)
 {
     return db->version;
+}
+
+void cp_fleet_db_set_schema_version(struct cp_fleet_db *db, int version)
+{
+    db->version = version;
 }
 
 int cp_fleet_db_begin(struct cp_fleet_db *db, int exclusive,

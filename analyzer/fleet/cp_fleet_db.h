@@ -32,10 +32,18 @@ enum cp_fleet_db_mode {
 const char *cp_fleet_db_default(void);
 
 /* Open spec: "postgresql://..." or "postgres://..." (a libpq connection
- * URI) or the path of an SQLite file.  *out is the handle (the caller
+ * URI) or the path of an SQLite file, and bring its schema to this
+ * collprof's version (cp_fleet_open.c).  *out is the handle (the caller
  * closes it).  0, or -1 with err naming the database. */
 int cp_fleet_db_open(const char *spec, enum cp_fleet_db_mode mode,
                      struct cp_fleet_db **out, struct cp_error *err);
+
+/* For cp_fleet_db_open: the connection alone (write: refused when the
+ * database is read-only), the schema not looked at; and the schema
+ * version it found or made. */
+int cp_fleet_db_connect(const char *spec, int write, struct cp_fleet_db **out,
+                        struct cp_error *err);
+void cp_fleet_db_set_schema_version(struct cp_fleet_db *db, int version);
 
 /* Close db (NULL is fine); an open transaction is rolled back. */
 void cp_fleet_db_close(struct cp_fleet_db *db);

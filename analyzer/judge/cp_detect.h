@@ -204,17 +204,21 @@ int an_findings(struct cp_analysis *an, const struct an_eval *ev, size_t nev);
 /* an->findings most severe first, stable within a severity. */
 void an_findings_sort(struct cp_analysis *an);
 
-/* ---- cp_since.c ---- */
+/* ---- cp_since.c: the detail since a long run's change ---- */
 
-/* After the findings of a long run: for each change its long-run
- * detectors found (a slowdown or straggler since an interval, at most
- * SINCE_MAX of them), the detail windows from then on analysed on their
- * own (the same paths and options, cut to [since, end)), and the slow
- * links and stragglers they name that the whole run did not added as
- * findings of their own.  0, or -1 (memory).  A nested run that fails
- * adds a problem, not an error. */
-int an_detail_since(struct cp_analysis *an, const char *const *paths,
-                    const struct cp_analysis_opts *opts);
+/* The distinct since_s of the long run's changes (a slowdown or straggler
+ * of method long_run, warning or worse), earliest first, at most `most`:
+ * how many. */
+size_t an_since_changes(const struct cp_analysis *an, double *since,
+                        size_t most);
+
+/* The slow links and stragglers (warning or worse) that sub, the
+ * analysis of the calls from since_s on, names and an does not: added to
+ * an as findings of their own (evidence.detail_since, times on an's
+ * axis), and the long run's findings of that change say so.  0, or -1
+ * (memory). */
+int an_since_adopt(struct cp_analysis *an, const struct cp_analysis *sub,
+                   double since_s);
 
 /* ---- cp_det_longrun.c ---- */
 
@@ -224,7 +228,7 @@ int det_long_run(struct cp_analysis *an, const struct detect_input *in);
 /* ---- cp_det_windows.c ---- */
 
 /* In which detail windows of a long run each finding of the detail was
- * seen (evidence.windows), for the kinds with a test per window. */
+ * seen (evidence.detail_windows), for the kinds with a test per window. */
 int det_detail_windows(struct cp_analysis *an, const struct detect_input *in);
 
 /* The sentence that says what f's evidence.detail_windows says, appended

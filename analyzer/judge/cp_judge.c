@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -288,6 +289,58 @@ static int judge(struct cp_analysis *an, struct an_state *st,
     return 0;
 }
 
+/* A long run's changes this run follows with an analysis of the detail
+ * since then (cp_since.c). */
+#define SINCE_MAX 2
+
+/* The detail since each change of a long run (at most SINCE_MAX): this
+ * analysis again, cut to the calls from then on (a window the user gave
+ * narrowed, not widened), and what it names adopted.  A nested run that
+ * fails is an input problem.  0, or -1 (memory). */
+static int detail_since(struct cp_analysis *an, const char *const *paths,
+                        const struct cp_analysis_opts *opts)
+{
+    double since[SINCE_MAX];
+    size_t n, i;
+    int rc = 0;
+
+    if (opts->no_since || !an->long_run.present)
+        return 0;
+    n = an_since_changes(an, since, SINCE_MAX);
+    for (i = 0; i < n && rc == 0; i++) {
+        struct cp_analysis_opts o = *opts;
+        struct cp_analysis *sub;
+        struct cp_error err;
+        int64_t from = an->summary.start_ns + (int64_t)llround(since[i] * 1e9);
+        char by[96];
+
+        o.no_since = 1;
+        o.progress = NULL;
+        o.probe_skipped = NULL;
+        if (from > o.window_from_ns)
+            o.window_from_ns = from;
+        o.window_origin_ns = an->summary.start_ns;
+        snprintf(by, sizeof by, "the long run's change since %.0f s",
+                 since[i]);
+        o.window_by = by;
+        o.window_steps = 0;
+        sub = cp_analysis_run(paths, &o, &err);
+        if (!sub) {
+            char *text = NULL;
+            if (asprintf(&text, "the detail since the long run's change at "
+                                "%.0f s: %s",
+                         since[i], err.text) < 0)
+                return -1;
+            rc = an_add_problem(an, "", -1, text);
+            free(text);
+            continue;
+        }
+        rc = an_since_adopt(an, sub, since[i]);
+        cp_analysis_destroy(sub);
+    }
+    return rc;
+}
+
 struct cp_analysis *cp_analysis_run(const char *const *paths,
                                     const struct cp_analysis_opts *opts,
                                     struct cp_error *err)
@@ -341,7 +394,7 @@ struct cp_analysis *cp_analysis_run(const char *const *paths,
         hang_read = cp_hang_read_start(an);
     if (main_pass(an, &st, opts, pass_jobs, offsets, &arena) < 0 ||
         judge(an, &st, paths, opts, &hang_read, &evals, &nevals) < 0 ||
-        st.oom || an_detail_since(an, paths, opts) < 0)
+        st.oom || detail_since(an, paths, opts) < 0)
         goto oom;
     if (opts->progress)
         opts->progress(opts->progress_ctx, st.bytes_total, st.bytes_total);

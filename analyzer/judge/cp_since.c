@@ -12,8 +12,11 @@
  * straggler (warning or worse) it names that the whole run does not is
  * added, with evidence.detail_since (the cut) and its text saying so.
  *
- * Cost: one more read of the logs for each distinct change, at most
- * SINCE_MAX.  A nested run does not look again (opts.no_since).
+ * The nested runs are cp_judge.c's (cp_analysis_run cut to the window);
+ * this file finds the changes and adopts what the nested runs name.
+ * Cost: one more read of the logs for each distinct change (cp_judge.c
+ * asks for two at most).  A nested run does not look again
+ * (opts.no_since).
  */
 #include "config.h"
 
@@ -24,15 +27,11 @@
 
 #include "cp_analysis_int.h"
 #include "cp_detect.h"
-#include "cp_judge.h"
 #include "cp_jsonout.h"
 #include "cp_kinds.h"
 
-#define SINCE_MAX 2
-
-/* The distinct since_s of the long run's findings, earliest first: how
- * many (at most SINCE_MAX). */
-static size_t changes(const struct cp_analysis *an, double *since)
+size_t an_since_changes(const struct cp_analysis *an, double *since,
+                        size_t most)
 {
     size_t i, n = 0, k;
 
@@ -49,9 +48,9 @@ static size_t changes(const struct cp_analysis *an, double *since)
             ;
         if (k < n)
             continue;
-        if (n < SINCE_MAX) {
+        if (n < most) {
             since[n++] = s;
-        } else if (s < since[n - 1]) {
+        } else if (n && s < since[n - 1]) {
             since[n - 1] = s;
         }
         for (k = n - 1; k > 0 && since[k] < since[k - 1]; k--) {
@@ -219,40 +218,12 @@ static int tell_changes(struct cp_analysis *an, const struct cp_analysis *sub,
     return 0;
 }
 
-/* One nested run from since_s on: its findings adopted.  0 or -1
- * (memory). */
-static int since_run(struct cp_analysis *an, const char *const *paths,
-                     const struct cp_analysis_opts *opts, double since_s)
+int an_since_adopt(struct cp_analysis *an, const struct cp_analysis *sub,
+                   double since_s)
 {
-    struct cp_analysis_opts o = *opts;
-    struct cp_analysis *sub;
-    struct cp_error err;
-    int64_t from = an->summary.start_ns + (int64_t)llround(since_s * 1e9);
-    char by[96];
-    size_t i;
+    size_t i, before = an->nfindings;
     int rc = 0;
 
-    o.no_since = 1;
-    o.progress = NULL;
-    o.probe_skipped = NULL;
-    if (from > o.window_from_ns)
-        o.window_from_ns = from;
-    o.window_origin_ns = an->summary.start_ns;
-    snprintf(by, sizeof by, "the long run's change since %.0f s", since_s);
-    o.window_by = by;
-    o.window_steps = 0;
-    sub = cp_analysis_run(paths, &o, &err);
-    if (!sub) {
-        char *text = NULL;
-        int r;
-        if (asprintf(&text, "the detail since the long run's change at "
-                            "%.0f s: %s",
-                     since_s, err.text) < 0)
-            return -1;
-        r = an_add_problem(an, "", -1, text);
-        free(text);
-        return r;
-    }
     for (i = 0; i < sub->nfindings && rc == 0; i++) {
         const struct cp_analysis_finding *g = &sub->findings[i];
         const char *m =
@@ -265,24 +236,7 @@ static int since_run(struct cp_analysis *an, const char *const *paths,
         if (rc == 0)
             rc = tell_changes(an, sub, g, since_s);
     }
-    cp_analysis_destroy(sub);
-    return rc;
-}
-
-int an_detail_since(struct cp_analysis *an, const char *const *paths,
-                    const struct cp_analysis_opts *opts)
-{
-    double since[SINCE_MAX];
-    size_t n, i;
-    size_t before = an->nfindings;
-
-    if (opts->no_since || !an->long_run.present)
-        return 0;
-    n = changes(an, since);
-    for (i = 0; i < n; i++)
-        if (since_run(an, paths, opts, since[i]) < 0)
-            return -1;
     if (an->nfindings != before)
         an_findings_sort(an);
-    return 0;
+    return rc;
 }
