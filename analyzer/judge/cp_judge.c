@@ -278,6 +278,13 @@ static int judge(struct cp_analysis *an, struct an_state *st,
     an_finish_summary(an, st, *evals, *nevals);
     if (an_longrun_build(an, st) < 0 || an_find_missing_ranks(an) < 0)
         return -1;
+    if (an->long_run.present && !opts->steps && !opts->window_steps) {
+        /* the steps were counted in the kept calls only */
+        size_t len = strlen(an->summary.steps_method);
+        snprintf(an->summary.steps_method + len,
+                 sizeof an->summary.steps_method - len,
+                 ", in the detail windows' kept calls");
+    }
     an->summary.bucket_bytes = opts->bucket_bytes;
     an_describe_window(an, opts);
     warmup_watch(an, &watch, &warmup_at);

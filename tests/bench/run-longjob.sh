@@ -6,7 +6,9 @@
 # step fits the rate), each node's `collprof reduce` run one after another
 # and timed, then `collprof analyze` of the 128 partials, timed, with its
 # peak memory.  CP_BENCH_LONGJOB="RANKS NODES_OF DURATION" for a smaller
-# one (e.g. "64 8 2h").
+# one (e.g. "64 8 2h"); CP_BENCH_LONGJOB_FAULT: gen_logs arguments of a
+# fault (e.g. "--straggler 5=300us:from=12h"), whose long-run finding
+# makes the merge analyse the detail since then once more.
 set -eu
 b=${top_builddir:?}
 set -- ${CP_BENCH_LONGJOB:-1024 8 24h}
@@ -15,11 +17,12 @@ gen=$b/tests/tools/gen_logs
 cp=$b/analyzer/collprof
 tmp=$(mktemp -d /tmp/cp-longjob-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT INT TERM
-echo "== a long job's step-end analysis: $dur of $ranks ranks, $per per node, 1000 calls/s per rank, default capture policy"
+echo "== a long job's step-end analysis: $dur of $ranks ranks, $per per node, 1000 calls/s per rank, default capture policy${CP_BENCH_LONGJOB_FAULT:+, fault: $CP_BENCH_LONGJOB_FAULT}"
 t0=$(date +%s.%N)
 "$gen" -o "$tmp/logs" --ranks "$ranks" --ranks-per-node "$per" --pattern uniform \
     --rate 1000 --duration "$dur" --intra-alpha 100ns --inter-alpha 200ns \
-    --intra-bw 200GB/s --inter-bw 50GB/s --gap 1us >/dev/null
+    --intra-bw 200GB/s --inter-bw 50GB/s --gap 1us \
+    ${CP_BENCH_LONGJOB_FAULT:-} >/dev/null
 t1=$(date +%s.%N)
 bytes=$(du -sb "$tmp/logs" | cut -f1)
 awk -v s="$t0" -v e="$t1" -v by="$bytes" -v r="$ranks" 'BEGIN {
