@@ -101,10 +101,13 @@ struct cp_analysis_opts {
     /* A long run's changes (a slowdown or straggler since an interval)
      * are not followed by an analysis of the detail since then
      * (analyzer/judge/cp_since.c): set for that nested run itself, and
-     * where its cost is not wanted (collprof watch).  A nested run also
-     * leaves its findings' detail_windows without a sentence (the
-     * whole run's adds one on its own axis). */
+     * where its cost is not wanted (collprof watch). */
     int no_since;
+    /* That nested run (cp_judge.c sets it): no hang pass (its findings
+     * are not adopted, and it would read every log once more), and its
+     * findings' detail_windows without a sentence (the whole run's adds
+     * one on its own axis). */
+    int nested;
 };
 
 /* Zero options: fit only, estimate the steps, recommend the bucket. */
@@ -857,7 +860,7 @@ struct cp_analysis {
     /* cp_analysis_opts.alive: a live analysis (NULL: a finished job) */
     int (*alive)(void *ctx, const struct cp_analysis_input *in);
     void *alive_ctx;
-    int nested; /* cp_analysis_opts.no_since */
+    int nested; /* cp_analysis_opts.nested */
 };
 
 /* The report (docs/report-schema.md), keys in a stable order.  New

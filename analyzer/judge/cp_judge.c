@@ -278,7 +278,8 @@ static int judge(struct cp_analysis *an, struct an_state *st,
     an_finish_summary(an, st, *evals, *nevals);
     if (an_longrun_build(an, st) < 0 || an_find_missing_ranks(an) < 0)
         return -1;
-    if (an->long_run.present && !opts->steps && !opts->window_steps) {
+    if (an->long_run.present && an->summary.steps > 0 && !opts->steps &&
+        !opts->window_steps) {
         /* the steps were counted in the kept calls only */
         size_t len = strlen(an->summary.steps_method);
         snprintf(an->summary.steps_method + len,
@@ -289,7 +290,7 @@ static int judge(struct cp_analysis *an, struct an_state *st,
     an_describe_window(an, opts);
     warmup_watch(an, &watch, &warmup_at);
     *hang_read = NULL; /* taken */
-    if (cp_hang_analyze(an, rd, &watch) < 0 ||
+    if ((!an->nested && cp_hang_analyze(an, rd, &watch) < 0) ||
         an_findings(an, *evals, *nevals) < 0 ||
         an_timeline_details(an, st, warmup_end(&watch, warmup_at)) < 0)
         return -1;
@@ -322,6 +323,7 @@ static int detail_since(struct cp_analysis *an, const char *const *paths,
         char by[96];
 
         o.no_since = 1;
+        o.nested = 1;
         o.progress = NULL;
         o.probe_skipped = NULL;
         if (from > o.window_from_ns)
@@ -377,7 +379,7 @@ struct cp_analysis *cp_analysis_run(const char *const *paths,
                                               : CP_REPORT_RANK_TABLE_MAX;
     an->alive = opts->alive;
     an->alive_ctx = opts->alive_ctx;
-    an->nested = opts->no_since;
+    an->nested = opts->nested;
     /* -j N: the passes read ahead on N - 2 threads (none at -j 2), the
      * hang pass's reading takes one (at -j 2 on 64 ranks: 1.55x against
      * 1.31x with the read-ahead beside it); the checks take all N */
@@ -397,7 +399,7 @@ struct cp_analysis *cp_analysis_run(const char *const *paths,
     /* -j N: the hang pass's reading of every log beside the main pass
      * (after the clock pass: it needs the nodes' offsets); its judging
      * stays where it was, in judge */
-    if (opts->jobs > 1)
+    if (opts->jobs > 1 && !opts->nested)
         hang_read = cp_hang_read_start(an);
     if (main_pass(an, &st, opts, pass_jobs, offsets, &arena) < 0 ||
         judge(an, &st, paths, opts, &hang_read, &evals, &nevals) < 0 ||
