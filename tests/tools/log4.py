@@ -82,6 +82,9 @@ TEMPLATED = {
     11: [(16, 4, VALUE, 0), (20, 4, VALUE, 0), (24, 8, VALUE, 0),
          (32, 8, CALL, 0), (40, 8, SPAN, 3), (48, 8, VALUE, 0),
          (56, 4, VALUE, 0), (60, 4, VALUE, 0)],
+    12: [(24, 4, VALUE, 0), (28, 4, VALUE, 0), (32, 4, SPAN, 1),
+         (36, 2, VALUE, 0), (38, 2, VALUE, 0), (40, 2, VALUE, 0),
+         (42, 2, VALUE, 0), (48, 8, TIME, 0), (56, 8, VALUE, 0)],
 }
 SIZE_FMT = {1: "B", 2: "H", 4: "I", 8: "Q"}
 
@@ -89,8 +92,12 @@ SIZE_FMT = {1: "B", 2: "H", 4: "I", 8: "Q"}
 def templated(end, st, tmpl, b, i, me):
     rec = bytearray(tmpl["rec"])
     fields = TEMPLATED[rec[0]]
+    # the fields present: a byte, two (little-endian) past 8 fields
     present = b[i]
     i += 1
+    if len(fields) > 8:
+        present |= b[i] << 8
+        i += 1
     if present >> len(fields):
         raise Damage("fields %#x present, the kind has %d"
                      % (present, len(fields)))
@@ -309,7 +316,7 @@ def decode_payload(end, st, b, slot):
             i += REC
             if len(rec) < REC or rec[0] not in TEMPLATED:
                 raise Damage("template of no templated kind")
-            st.tmpl.append({"rec": rec, "last": [0] * 8})
+            st.tmpl.append({"rec": rec, "last": [0] * 16})
         elif op >= 0xE0:
             idx = op - 0xE0
             if op == 0xFF:
