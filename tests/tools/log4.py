@@ -11,6 +11,9 @@ compare what it and the analyzer's reader make of the same files.
   log4.py calls LOG        one line per call: its seq and end_ns
   log4.py size LOG         slots, stream bytes, file bytes, bytes per
                            slot, the blocks the file system gave it
+  log4.py kinds LOG        per record kind: the records the stream holds
+                           and the bytes of their ops (a template's
+                           counted to its kind), one line each
 """
 import struct
 import sys
@@ -181,10 +184,15 @@ class Out(list):
         super().append(rec)
 
 
+# kind -> [records, bytes of their ops] when counting (log4.py kinds)
+KINDS = None
+
+
 def decode_payload(end, st, b, slot):
     out = Out(end, st)
     i = 0
     while i < len(b):
+        at, had = i, len(out)
         op = b[i]
         i += 1
         if op < 0xC0:
@@ -327,6 +335,18 @@ def decode_payload(end, st, b, slot):
             out.append(rec)
         else:
             raise Damage("unknown op %#x" % op)
+        if KINDS is not None:
+            # a template's bytes to its kind; runs of empty or folded
+            # slots to none
+            kind = None
+            if op == 0xC6:
+                kind = b[at + 1]
+            elif len(out) > had and op not in (0xC3, 0xC8):
+                kind = out[-1][0]
+            if kind is not None:
+                k = KINDS.setdefault(kind, [0, 0])
+                k[0] += op != 0xC6
+                k[1] += i - at
     return out
 
 
@@ -426,6 +446,14 @@ def main(argv):
               "allocated %d" % (n, h["stream_end"], len(data),
                                 h["stream_end"] / max(n, 1),
                                 len(data) / max(n, 1), alloc))
+        return 0
+    if len(argv) >= 3 and argv[1] == "kinds":
+        global KINDS
+        KINDS = {}
+        slots(open(argv[2], "rb").read())
+        for kind in sorted(KINDS):
+            print("kind %d records %d bytes %d" % (kind, KINDS[kind][0],
+                                                   KINDS[kind][1]))
         return 0
     sys.stderr.write(__doc__)
     return 2
