@@ -96,11 +96,11 @@ def templated(end, st, tmpl, b, i, me):
     rec = bytearray(tmpl["rec"])
     fields = TEMPLATED[rec[0]]
     # the fields present: a byte, two (little-endian) past 8 fields
-    present = b[i]
-    i += 1
-    if len(fields) > 8:
-        present |= b[i] << 8
-        i += 1
+    width = 2 if len(fields) > 8 else 1
+    if i + width > len(b):
+        raise Damage("templated record cut short")
+    present = int.from_bytes(b[i:i + width], "little")
+    i += width
     if present >> len(fields):
         raise Damage("fields %#x present, the kind has %d"
                      % (present, len(fields)))
