@@ -689,8 +689,7 @@ enum cp_log4_op {
  * is then a bit per varying field (bit j: field j's code is not 0), in
  * one byte for a kind of at most 8 fields and two little-endian bytes
  * for one of more (bit j of the 16-bit word), and a varint for each bit
- * set,
- * each field coded by its role against the stream's state or the
+ * set, each field coded by its role against the stream's state or the
  * template's own last value of the field (`last`, 0 when the template is
  * defined); a field whose bit is clear has code 0:
  *   SLOT   a slot number: zigzag((this record's slot - v) - last), and
