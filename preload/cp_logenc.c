@@ -583,6 +583,8 @@ static unsigned char *put_templated(struct cp_logenc *e, unsigned char *p,
         if (code[j])
             present |= 1u << j;
     *p++ = (unsigned char)present;
+    if (cp_log4_present_bytes(k) == 2)
+        *p++ = (unsigned char)(present >> 8);
     for (j = 0; j < k->n; j++)
         if (code[j])
             p = put_varint(p, code[j]);

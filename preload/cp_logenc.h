@@ -15,8 +15,9 @@
  * start as the distance from the previous start, the duration): one byte
  * and two varints, 6-8 bytes where calls are microseconds to milliseconds
  * apart.  What does not fit the prediction says so in a second byte; a
- * record of the NCCL profiler plugin's kinds is a template (its fields
- * that repeat, defined once) and a varint per field that varies
+ * record of the NCCL profiler plugin's kinds or an aggregate of the
+ * capture policy is a template (its fields that repeat, defined once)
+ * and a varint per field that varies
  * (cp_log4_fields_of); a record of another kind, or one the ops cannot
  * give back bit for bit, is stored whole (CP_LOG4_RAW).
  */
@@ -29,7 +30,8 @@
 #include "collprof/cp_logfmt.h"
 
 /* The most bytes one record's ops take (a signature's definition and a
- * long call, a literal call or a raw slot). */
+ * long call, a literal call, a raw slot, or a template and a record of
+ * it: an aggregate's is 65 + 3 + 2 + 47). */
 #define CP_LOGENC_MAX 160u
 /* Signatures a log defines unless told otherwise: a job's usual few dozen
  * with room to spare; past the table's end a call is written literally. */

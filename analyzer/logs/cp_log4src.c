@@ -1045,8 +1045,22 @@ static int op_sync(struct cp_log4src *s, uint64_t at)
     return 0;
 }
 
-/* A record of a template (0xe0-0xff): the byte of fields present, their
- * codes. */
+/* The fields present of a record of a kind of k: one byte, or two
+ * (little-endian) for a kind of more than 8 fields.  0, or -1 cut short. */
+static int op_present(struct cp_log4src *s, const struct cp_log4_fields *k,
+                      unsigned *present)
+{
+    unsigned hi = 0;
+
+    if (op_byte(s, present) < 0)
+        return -1;
+    if (cp_log4_present_bytes(k) == 2 && op_byte(s, &hi) < 0)
+        return -1;
+    *present |= hi << 8;
+    return 0;
+}
+
+/* A record of a template (0xe0-0xff): the fields present, their codes. */
 static int op_templated(struct cp_log4src *s, unsigned op, uint64_t at,
                         unsigned char *dst)
 {
@@ -1065,13 +1079,13 @@ static int op_templated(struct cp_log4src *s, unsigned op, uint64_t at,
                       (unsigned long long)idx, s->ntmpl);
     t = &s->tmpl[idx];
     k = cp_log4_fields_of(t->rec.kind);
-    if (op_byte(s, &present) < 0)
+    if (op_present(s, k, &present) < 0)
         return DAMAGE(s, at, "record of template %llu cut short",
                       (unsigned long long)idx);
     if (present >> k->n)
-        return DAMAGE(s, at, "record of template %llu: fields 0x%02x "
-                             "present, its kind has %u",
-                      (unsigned long long)idx, present, k->n);
+        return DAMAGE(s, at, "record of template %llu (record kind %u): "
+                             "fields 0x%02x present, its kind has %u",
+                      (unsigned long long)idx, t->rec.kind, present, k->n);
     r = t->rec;
     for (j = 0; j < k->n; j++) {
         const struct cp_log4_field *f = &k->f[j];

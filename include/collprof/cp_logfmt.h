@@ -669,8 +669,10 @@ enum cp_log4_op {
      * aggregates (CP_HDR_POLICY): no record, as never-written slots */
     CP_LOG4_FOLD = 0xc8,
     /* 0xe0-0xfe: a record of template op - 0xe0; 0xff: of the template a
-     * varint names.  Then a byte of the fields present, and a varint per
-     * field present, in the table's order (cp_log4_fields_of) */
+     * varint names.  Then the fields present: one byte for a kind of at
+     * most 8 varying fields, two (little-endian) for one of more
+     * (cp_log4_present_bytes); and a varint per field present, in the
+     * table's order (cp_log4_fields_of) */
     CP_LOG4_TEMPLATED = 0xe0,
     CP_LOG4_TEMPLATED_LONG = 0xff
 };
@@ -681,11 +683,13 @@ enum cp_log4_op {
                                  signature's (counts that change) */
 
 /* Templated records (the NCCL profiler plugin's kinds, device
- * intervals).  A template is a record with its varying fields 0: what
- * repeats from call to call (a peer, a channel, a communicator, a
- * kernel's name).  A record of it is then a byte with a bit per varying
- * field (bit j: field j's code is not 0) and a varint for each bit set,
- * each field coded by its role against the stream's state or the
+ * intervals, the capture policy's aggregates).  A template is a record
+ * with its varying fields 0: what repeats from call to call (a peer, a
+ * channel, a communicator, a kernel's name, a signature).  A record of it
+ * is then a bit per varying field (bit j: field j's code is not 0), in
+ * one byte for a kind of at most 8 fields and two little-endian bytes
+ * for one of more (bit j of the 16-bit word), and a varint for each bit
+ * set, each field coded by its role against the stream's state or the
  * template's own last value of the field (`last`, 0 when the template is
  * defined); a field whose bit is clear has code 0:
  *   SLOT   a slot number: zigzag((this record's slot - v) - last), and
@@ -711,7 +715,10 @@ enum cp_log4_op {
  * Values are unsigned of the field's size (1, 2, 4 or 8 bytes); a
  * decoded value is cut to that size. */
 #define CP_LOG4_TMPL_MAX 1024u
-#define CP_LOG4_FIELDS_MAX 8u
+#define CP_LOG4_FIELDS_MAX 16u
+/* A kind of more varying fields than this has two bytes of fields
+ * present, not one. */
+#define CP_LOG4_FIELDS_BYTE 8u
 
 enum cp_log4_role {
     CP_LOG4_F_SLOT = 1,
@@ -741,9 +748,25 @@ struct cp_log4_fields {
     {(uint8_t)offsetof(type, member),                                      \
      (uint8_t)sizeof(((type *)0)->member), role, ref}
 
+/* The same for element `index` of an array member. */
+#define CP_LOG4_FIELD_AT(type, member, index, role, ref)                     \
+    {(uint8_t)(offsetof(type, member) +                                     \
+               (index) * sizeof(((type *)0)->member[0])),                   \
+     (uint8_t)sizeof(((type *)0)->member[0]), role, ref}
+
 /* The one table of templated kinds and their varying fields; NULL for a
  * kind written otherwise (calls and groups: their own ops; communicators
- * and clocks: raw). */
+ * and clocks: raw).
+ *
+ * An aggregate (CP_REC_AGG) is one per signature and interval, its
+ * signature (op, dtype, redop, peer, comm_id, count, interval_ms) the
+ * template: calls and the durations' quantiles and sum as VALUE (about
+ * the same from one interval to the next); seq_first as VALUE (it grows
+ * by the calls of the signature's counter per interval); seq_last as
+ * SPAN from seq_first (calls - 1 when no other signature shares the
+ * counter: the same each interval); first_ns as TIME (the aggregates of
+ * one interval are written together, their first calls' starts close to
+ * each other). */
 static inline const struct cp_log4_fields *cp_log4_fields_of(unsigned kind)
 {
     static const struct cp_log4_fields table[] = {
@@ -793,6 +816,16 @@ static inline const struct cp_log4_fields *cp_log4_fields_of(unsigned kind)
           CP_LOG4_FIELD(struct cp_rec_link, min_step_ns, CP_LOG4_F_VALUE, 0),
           CP_LOG4_FIELD(struct cp_rec_link, max_step_ns, CP_LOG4_F_VALUE,
                         0)}},
+        {CP_REC_AGG, 9,
+         {CP_LOG4_FIELD(struct cp_rec_agg, calls, CP_LOG4_F_VALUE, 0),
+          CP_LOG4_FIELD(struct cp_rec_agg, seq_first, CP_LOG4_F_VALUE, 0),
+          CP_LOG4_FIELD(struct cp_rec_agg, seq_last, CP_LOG4_F_SPAN, 1),
+          CP_LOG4_FIELD_AT(struct cp_rec_agg, dur_q, 0, CP_LOG4_F_VALUE, 0),
+          CP_LOG4_FIELD_AT(struct cp_rec_agg, dur_q, 1, CP_LOG4_F_VALUE, 0),
+          CP_LOG4_FIELD_AT(struct cp_rec_agg, dur_q, 2, CP_LOG4_F_VALUE, 0),
+          CP_LOG4_FIELD_AT(struct cp_rec_agg, dur_q, 3, CP_LOG4_F_VALUE, 0),
+          CP_LOG4_FIELD(struct cp_rec_agg, first_ns, CP_LOG4_F_TIME, 0),
+          CP_LOG4_FIELD(struct cp_rec_agg, sum_ns, CP_LOG4_F_VALUE, 0)}},
     };
     size_t i;
 
@@ -800,6 +833,12 @@ static inline const struct cp_log4_fields *cp_log4_fields_of(unsigned kind)
         if (table[i].kind == kind)
             return &table[i];
     return NULL;
+}
+
+/* The bytes of a templated record's fields present for a kind of k. */
+static inline unsigned cp_log4_present_bytes(const struct cp_log4_fields *k)
+{
+    return k->n > CP_LOG4_FIELDS_BYTE ? 2u : 1u;
 }
 
 /* The sum of a block's payload: a, b start at 1, 0; per byte a += byte,

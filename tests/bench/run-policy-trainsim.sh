@@ -9,6 +9,7 @@
 # every 4,096 folded calls).
 set -eu
 b=${top_builddir:-$(pwd)}
+s=${top_srcdir:-$b/..}
 tmp=$(mktemp -d /tmp/cp-policy-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 cp=$b/analyzer/collprof
@@ -20,9 +21,16 @@ for pattern in ddp moe; do
         --steps 400 --quiet >/dev/null 2>&1
     "$cp" dump --all "$tmp/$pattern" >"$tmp/$pattern.all"
     "$cp" dump --csv "$tmp/$pattern" >"$tmp/$pattern.csv"
-    python3 - "$pattern" "$tmp/$pattern.all" "$tmp/$pattern.csv" <<'EOF'
+    # the bytes of the aggregates' ops (templated), log by log
+    for f in "$tmp/$pattern"/*.cplog; do
+        python3 "$s/tests/tools/log4.py" kinds "$f"
+    done >"$tmp/$pattern.kinds"
+    python3 - "$pattern" "$tmp/$pattern.all" "$tmp/$pattern.csv" \
+        "$tmp/$pattern.kinds" <<'EOF'
 import csv, re, sys
-name, allf, csvf = sys.argv[1:4]
+name, allf, csvf, kindsf = sys.argv[1:5]
+agg_bytes = sum(int(l.split()[5]) for l in open(kindsf)
+                if l.startswith("kind 12 "))
 stream = blocks = aggs = 0
 intervals = set()
 calls_folded = 0
@@ -39,17 +47,19 @@ for l in open(allf):
         intervals.add((m.group(1), int(m.group(4)) // (int(m.group(3)) * 1000000)))
 kept = sum(1 for _ in csv.DictReader(open(csvf)))
 ranks = 4
-per_kept = (stream - 24 * blocks - 65 * aggs) / kept
+per_agg = agg_bytes / max(aggs, 1)  # an aggregate's ops, templated
+per_kept = (stream - 24 * blocks - agg_bytes) / kept
 per_interval = aggs / max(len(intervals), 1)  # aggregates a rank writes per interval
 day_kept = 65536 + 86400000 / 1048576 * 4096
 day = {
     'kept calls': day_kept * per_kept,
-    'aggregates': 1440 * per_interval * 65,
+    'aggregates': 1440 * per_interval * per_agg,
     'writes': (86400000 - day_kept) / 4096 * 28 + day_kept * per_kept / 4072 * 24,
 }
 total = sum(day.values())
-print('capture policy, %s (train_sim, 4 ranks, short windows: %d calls kept, %d folded into %d aggregates, %.1f aggregates per rank and interval, %.2f bytes per kept call): the default policy at 1,000 calls/s per rank writes %.1f MB per rank per day (kept calls %.1f, aggregates %.1f, writes %.1f; target <= 20)'
-      % (name, kept, calls_folded, aggs, per_interval, per_kept, total / 1e6,
+print('capture policy, %s (train_sim, 4 ranks, short windows: %d calls kept, %d folded into %d aggregates, %.1f aggregates per rank and interval, %.2f bytes per aggregate, %.2f bytes per kept call): the default policy at 1,000 calls/s per rank writes %.1f MB per rank per day (kept calls %.1f, aggregates %.1f, writes %.1f; target <= 20)'
+      % (name, kept, calls_folded, aggs, per_interval, per_agg, per_kept,
+         total / 1e6,
          day['kept calls'] / 1e6, day['aggregates'] / 1e6, day['writes'] / 1e6))
 EOF
 done

@@ -56,11 +56,14 @@ print("policy bytes/rank/day: %.2f MB (target <= 20 MB): %d ranks, %.0f "
          w["first_interval"], w["last_interval"], max(week), t1 - t0))
 aggs = w["aggregates"] / ranks / days
 det = w["calls_detail"] / ranks / days
-print("policy log per rank per day: %.0f aggregates x 65 bytes (each a raw "
-      "slot, CP_LOG4_RAW) = %.2f MB, %.0f detail calls x %.2f bytes = %.2f "
+# the bytes of the aggregates' ops (templated records and their
+# templates), as gen_logs' encoder wrote them
+bpa = w["aggregate_bytes"] / max(w["aggregates"], 1)
+print("policy log per rank per day: %.0f aggregates x %.2f bytes (templated "
+      "records, 65 raw) = %.2f MB, %.0f detail calls x %.2f bytes = %.2f "
       "MB, the rest (folded runs, blocks, sync points, header, ring) "
-      "%.2f MB" % (aggs, aggs * 65 / 1e6, det, bpc, det * bpc / 1e6,
-                   (per_day - aggs * 65 - det * bpc) / 1e6))
+      "%.2f MB" % (aggs, bpa, aggs * bpa / 1e6, det, bpc, det * bpc / 1e6,
+                   (per_day - aggs * bpa - det * bpc) / 1e6))
 print("detail=all, the same job extrapolated: %.0f MB/rank/day (%d calls "
       "per rank per day x %.2f bytes per call of format 4, measured over "
       "the calls between 10 and 20 minutes of it): the policy's log is "

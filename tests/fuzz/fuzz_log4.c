@@ -9,7 +9,8 @@
  *           payload there (a sync op when it starts with 0xc7), and a
  *           source that seeks (cp_log4src_seek) to a time of [5..6];
  *           bit 4: a log with a capture policy (CP_HDR_POLICY: folded
- *           runs, op 0xc8, are allowed; aggregates, kind 12, come raw)
+ *           runs, op 0xc8, are allowed; aggregates, kind 12, come raw or
+ *           templated: two bytes of fields present)
  *   [5..6]  dict_slots (little-endian, taken modulo 4097)
  *   [7..8]  n: the payload's length (modulo the most a block holds)
  *   then n bytes of payload, and what is left fills the ring (its index,

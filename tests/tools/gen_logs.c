@@ -48,8 +48,9 @@
  * --hang RANK ends the job hung: every rank but RANK inside the next world
  * call (a call record with end 0 in the ring, after the stream), RANK never
  * arriving, the logs not closed (SIGTERM).  --truth then adds the policy,
- * the steps, the detail and folded calls, the aggregates and their
- * intervals, and each fault (kind, where, from_s: its time rounded to its
+ * the steps, the detail and folded calls, the aggregates (their count,
+ * and the bytes of their ops: aggregate_bytes) and their intervals, and
+ * each fault (kind, where, from_s: its time rounded to its
  * step, from_ns on the T0 scale; the hang's comm and seq); its calls per
  * rank count the folded calls, its instances and own times only the detail
  * windows'.  The long form takes the patterns ddp-small, ddp-large,
@@ -185,6 +186,8 @@ struct rank {
     uint64_t block_first, stream_bytes;
     uint32_t block_slots;
     uint64_t next_sync; /* the next sync point, from the stream's start */
+    uint64_t agg_bytes; /* the ops of its aggregates (kind 12), templates
+                           included */
 };
 
 /* Format 4's ring in these logs: the smallest, left empty. */
@@ -475,6 +478,8 @@ static int put4(struct gen *g, struct rank *rk, const union cp_rec *rec)
     if (sync4(g, rk) < 0)
         return -1;
     n = cp_logenc_rec(&rk->enc, rec, rk->slots, op);
+    if (rec->kind == CP_REC_AGG)
+        rk->agg_bytes += n;
 
     if (g->swap && (op[0] == CP_LOG4_RAW || op[0] == CP_LOG4_TEMPLATE)) {
         /* a raw slot and a template as the writer wrote them (aligned
@@ -2706,7 +2711,7 @@ static void long_free(struct gen *g)
 static void long_truth(const struct gen *g, FILE *f)
 {
     const struct lng *L = g->lng;
-    uint64_t folded = 0, detail = 0, aggs = 0;
+    uint64_t folded = 0, detail = 0, aggs = 0, agg_bytes = 0;
     unsigned i, k;
     const char *sep = "";
 
@@ -2714,6 +2719,7 @@ static void long_truth(const struct gen *g, FILE *f)
         folded += L->r[i].folded;
         detail += L->r[i].detail;
         aggs += L->r[i].aggs;
+        agg_bytes += g->r[i].agg_bytes;
     }
     fprintf(f, "  \"duration_s\": %.9g,\n  \"rate\": %.9g,\n"
                "  \"policy\": {\"first\": %u, \"window\": %u, \"every\": %u, "
@@ -2723,12 +2729,14 @@ static void long_truth(const struct gen *g, FILE *f)
     fprintf(f, "  \"long_steps\": %llu,\n  \"step_period_s\": %.9g,\n"
                "  \"first_step_ns\": %llu,\n  \"signatures\": %u,\n"
                "  \"calls_detail\": %llu,\n  \"calls_folded\": %llu,\n"
-               "  \"aggregates\": %llu,\n  \"first_interval\": %lld,\n"
+               "  \"aggregates\": %llu,\n  \"aggregate_bytes\": %llu,\n"
+               "  \"first_interval\": %lld,\n"
                "  \"last_interval\": %lld,\n",
             (unsigned long long)L->steps, L->P * 1e-9,
             (unsigned long long)(T0_NS + (uint64_t)llround(L->t0)), L->nsig,
             (unsigned long long)detail, (unsigned long long)folded,
-            (unsigned long long)aggs, (long long)L->first_interval,
+            (unsigned long long)aggs, (unsigned long long)agg_bytes,
+            (long long)L->first_interval,
             (long long)L->last_interval);
     fprintf(f, "  \"faults\": [");
 #define FROM(t) (t) * 1e-9, (unsigned long long)(T0_NS + (uint64_t)llround(t))

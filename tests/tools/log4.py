@@ -11,6 +11,9 @@ compare what it and the analyzer's reader make of the same files.
   log4.py calls LOG        one line per call: its seq and end_ns
   log4.py size LOG         slots, stream bytes, file bytes, bytes per
                            slot, the blocks the file system gave it
+  log4.py kinds LOG        per record kind: the records the stream holds
+                           and the bytes of their ops (a template's
+                           counted to its kind), one line each
 """
 import struct
 import sys
@@ -82,6 +85,9 @@ TEMPLATED = {
     11: [(16, 4, VALUE, 0), (20, 4, VALUE, 0), (24, 8, VALUE, 0),
          (32, 8, CALL, 0), (40, 8, SPAN, 3), (48, 8, VALUE, 0),
          (56, 4, VALUE, 0), (60, 4, VALUE, 0)],
+    12: [(24, 4, VALUE, 0), (28, 4, VALUE, 0), (32, 4, SPAN, 1),
+         (36, 2, VALUE, 0), (38, 2, VALUE, 0), (40, 2, VALUE, 0),
+         (42, 2, VALUE, 0), (48, 8, TIME, 0), (56, 8, VALUE, 0)],
 }
 SIZE_FMT = {1: "B", 2: "H", 4: "I", 8: "Q"}
 
@@ -89,8 +95,12 @@ SIZE_FMT = {1: "B", 2: "H", 4: "I", 8: "Q"}
 def templated(end, st, tmpl, b, i, me):
     rec = bytearray(tmpl["rec"])
     fields = TEMPLATED[rec[0]]
-    present = b[i]
-    i += 1
+    # the fields present: a byte, two (little-endian) past 8 fields
+    width = 2 if len(fields) > 8 else 1
+    if i + width > len(b):
+        raise Damage("templated record cut short")
+    present = int.from_bytes(b[i:i + width], "little")
+    i += width
     if present >> len(fields):
         raise Damage("fields %#x present, the kind has %d"
                      % (present, len(fields)))
@@ -174,10 +184,15 @@ class Out(list):
         super().append(rec)
 
 
+# kind -> [records, bytes of their ops] when counting (log4.py kinds)
+KINDS = None
+
+
 def decode_payload(end, st, b, slot):
     out = Out(end, st)
     i = 0
     while i < len(b):
+        at, had = i, len(out)
         op = b[i]
         i += 1
         if op < 0xC0:
@@ -309,7 +324,7 @@ def decode_payload(end, st, b, slot):
             i += REC
             if len(rec) < REC or rec[0] not in TEMPLATED:
                 raise Damage("template of no templated kind")
-            st.tmpl.append({"rec": rec, "last": [0] * 8})
+            st.tmpl.append({"rec": rec, "last": [0] * 16})
         elif op >= 0xE0:
             idx = op - 0xE0
             if op == 0xFF:
@@ -320,6 +335,18 @@ def decode_payload(end, st, b, slot):
             out.append(rec)
         else:
             raise Damage("unknown op %#x" % op)
+        if KINDS is not None:
+            # a template's bytes to its kind; runs of empty or folded
+            # slots to none
+            kind = None
+            if op == 0xC6:
+                kind = b[at + 1]
+            elif len(out) > had and op not in (0xC3, 0xC8):
+                kind = out[-1][0]
+            if kind is not None:
+                k = KINDS.setdefault(kind, [0, 0])
+                k[0] += op != 0xC6
+                k[1] += i - at
     return out
 
 
@@ -419,6 +446,14 @@ def main(argv):
               "allocated %d" % (n, h["stream_end"], len(data),
                                 h["stream_end"] / max(n, 1),
                                 len(data) / max(n, 1), alloc))
+        return 0
+    if len(argv) >= 3 and argv[1] == "kinds":
+        global KINDS
+        KINDS = {}
+        slots(open(argv[2], "rb").read())
+        for kind in sorted(KINDS):
+            print("kind %d records %d bytes %d" % (kind, KINDS[kind][0],
+                                                   KINDS[kind][1]))
         return 0
     sys.stderr.write(__doc__)
     return 2

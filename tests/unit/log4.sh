@@ -46,6 +46,37 @@ for opt in "" --swap; do
         same "$t/ph$opt.4" "$t/ph$opt.3"
 done
 
+# the capture policy's aggregates (kind 12, templated: two bytes of fields
+# present): log4.py reads the same calls, seq range and first start of
+# each as the analyzer (collprof dump --all), both byte orders
+collprof="$b/analyzer/collprof"
+aggs_same() { # LOG
+    python3 "$py" slots "$1" |
+        python3 -c '
+import struct, sys
+big = sys.argv[1] == "--swap"
+for line in sys.stdin:
+    r = line.split()[1]
+    if r[:2] != "0c":
+        continue
+    b = bytes.fromhex(r)
+    calls, s0, s1 = struct.unpack_from(">III" if big else "<III", b, 24)
+    first, = struct.unpack_from(">Q" if big else "<Q", b, 48)
+    print("calls %d seq %d..%d first %d" % (calls, s0, s1, first))
+' "$2" >"$t/aggs.py" &&
+        "$collprof" dump --all "$1" |
+        sed -n 's/.* aggregate .* \(calls [0-9]* seq [0-9.]*\) interval [0-9]* ms \(first [0-9]*\) .*/\1 \2/p' \
+            >"$t/aggs.c" &&
+        [ -s "$t/aggs.c" ] && cmp -s "$t/aggs.py" "$t/aggs.c"
+}
+for opt in "" --swap; do
+    rm -rf "$t/agg$opt"
+    "$gen" -o "$t/agg$opt" --ranks 2 --ranks-per-node 1 --pattern mixed \
+        --rate 200 --duration 3h --seed 5 $opt >/dev/null
+    check "gen_logs --duration ${opt:-(this byte order)}: log4.py reads the aggregates as collprof dump does" \
+        aggs_same "$(ls "$t/agg$opt"/*.cplog | head -n 1)" "$opt"
+done
+
 # steady: bytes per slot a log grows by from 20 to 60 steps
 grow() { # PATTERN
     "$gen" -o "$t/g1" --pattern $1 --ranks 4 --steps 20 >/dev/null &&

@@ -396,6 +396,83 @@ static void check_problem(const char *path, const struct got *g, uint64_t at,
 #define COMM_A UINT64_C(0x7777)
 #define COMM_B UINT64_C(0x123456789)
 
+/* Template 3: an aggregate (9 varying fields: two bytes of fields
+ * present), and three records of it into p, after the n records of want
+ * and slots (the next slot *s; t_call: the latest call's end, TIME's
+ * base); the count returned. */
+static int every_agg(struct pay *p, const struct file *f, union cp_rec *want,
+                     uint64_t *slots, int n, uint64_t *s, uint64_t t_call)
+{
+    static const uint16_t q1[4] = {100, 200, 300, 400};
+    union cp_rec ta;
+
+    memset(&ta, 0, sizeof ta);
+    ta.agg.kind = CP_REC_AGG;
+    ta.agg.op = CP_OP_AllReduce;
+    ta.agg.dtype = 7;
+    ta.agg.peer = -1;
+    ta.agg.comm_id = COMM_A;
+    ta.agg.count = 1000;
+    ta.agg.interval_ms = 60000;
+    p_template(p, f, &ta);
+    /* every field present: 1000 calls whose seq wraps past 2^32 - 1
+     * (seq_last from seq_first: SPAN), the quantiles all different,
+     * first_ns 5000 ns after the latest call's end (TIME), a sum near
+     * 2^64 (VALUE against 0) */
+    p_byte(p, CP_LOG4_TEMPLATED + 3);
+    p_byte(p, 0xff);
+    p_byte(p, 0x01);
+    p_zz(p, 1000);
+    p_zz(p, 0xfffffe00);
+    p_zz1(p, UINT64_C(487) - 0xfffffe00u);
+    p_zz(p, 100);
+    p_zz(p, 200);
+    p_zz(p, 300);
+    p_zz(p, 400);
+    p_zz1(p, 5000);
+    p_zz(p, -6);
+    want[n] = ta;
+    want[n].agg.calls = 1000;
+    want[n].agg.seq_first = 0xfffffe00u;
+    want[n].agg.seq_last = 487;
+    memcpy(want[n].agg.dur_q, q1, sizeof q1);
+    want[n].agg.first_ns = t_call + 5000;
+    want[n].agg.sum_ns = UINT64_MAX - 5;
+    slots[n++] = (*s)++;
+    /* the next interval, the long index form: calls as before (absent),
+     * seq_first 1000 more (VALUE, cut to 32 bits: 488), seq_last 999
+     * after it (SPAN against the last distance), the quantiles all 250,
+     * first_ns 0 (TIME's 0, absent), the sum 2^63 + 17 */
+    p_byte(p, CP_LOG4_TEMPLATED_LONG);
+    p_var(p, 3);
+    p_byte(p, 0x7e);
+    p_byte(p, 0x01);
+    p_zz(p, 1000);
+    p_zz1(p, UINT64_C(999) - (UINT64_C(487) - 0xfffffe00u));
+    p_zz(p, 150);
+    p_zz(p, 50);
+    p_zz(p, -50);
+    p_zz(p, -150);
+    p_zz(p, (int64_t)(UINT64_C(0x8000000000000011) - (UINT64_MAX - 5)));
+    want[n] = want[n - 1];
+    want[n].agg.seq_first = 488;
+    want[n].agg.seq_last = 1487;
+    want[n].agg.dur_q[0] = want[n].agg.dur_q[1] = 250;
+    want[n].agg.dur_q[2] = want[n].agg.dur_q[3] = 250;
+    want[n].agg.first_ns = 0;
+    want[n].agg.sum_ns = UINT64_C(0x8000000000000011);
+    slots[n++] = (*s)++;
+    /* no field present: the VALUEs as they were, SPAN's and TIME's 0 */
+    p_byte(p, CP_LOG4_TEMPLATED + 3);
+    p_byte(p, 0x00);
+    p_byte(p, 0x00);
+    want[n] = want[n - 1];
+    want[n].agg.seq_first = 488;
+    want[n].agg.seq_last = 0;
+    slots[n++] = (*s)++;
+    return n;
+}
+
 /* Every op once (and a signature past 63), into f's stream; the expected
  * records into want/slots, their count returned. */
 static int every_op(struct file *f, union cp_rec *want, uint64_t *slots)
@@ -583,6 +660,7 @@ static int every_op(struct file *f, union cp_rec *want, uint64_t *slots)
     {
         union cp_rec tl, tp;
         uint64_t first = s, call_start = want[n - 1].call.start_ns;
+        uint64_t t_call = want[n - 1].call.end_ns;
         uint64_t dev_start = 0;
         for (i = 0; i < n; i++) /* the latest device interval's start */
             if (want[i].kind == CP_REC_GPU)
@@ -679,7 +757,8 @@ static int every_op(struct file *f, union cp_rec *want, uint64_t *slots)
         want[n].gpu.start_ns = call_start + 30;
         want[n].gpu.end_ns = call_start + 42;
         slots[n++] = s++;
-        p.slots = 4;
+        n = every_agg(&p, f, want, slots, n, &s, t_call);
+        p.slots = 7;
         f_block(f, &p, first);
     }
     f->h.stream_slots = s;
@@ -1012,6 +1091,45 @@ static void b_unknown(struct file *f, struct pay *p)
     p->slots = 2;
 }
 
+/* An aggregate's template, then a record of it: fields present lo, hi
+ * (hi < 0: the block ends after lo). */
+static void b_agg(struct file *f, struct pay *p, unsigned lo, int hi)
+{
+    union cp_rec ta;
+
+    memset(&ta, 0, sizeof ta);
+    ta.agg.kind = CP_REC_AGG;
+    ta.agg.op = CP_OP_AllReduce;
+    ta.agg.comm_id = COMM_A;
+    ta.agg.interval_ms = 1000;
+    p_template(p, f, &ta);
+    p_byte(p, CP_LOG4_TEMPLATED + 0);
+    p_byte(p, lo);
+    if (hi >= 0)
+        p_byte(p, (unsigned)hi);
+    p_zz(p, 1); /* calls */
+    p->slots = 1;
+}
+
+/* bits 0 and 9: a field past the aggregate's 9 (0-8) */
+static void b_agg_mask(struct file *f, struct pay *p)
+{
+    b_agg(f, p, 0x01, 0x02);
+}
+
+/* every bit of the second byte: fields 8-15 */
+static void b_agg_mask_all(struct file *f, struct pay *p)
+{
+    b_agg(f, p, 0xff, 0xff);
+}
+
+/* the second byte of fields present missing: the block ends */
+static void b_agg_cut(struct file *f, struct pay *p)
+{
+    b_agg(f, p, 0x01, -1);
+    p->n--; /* no calls either: the block ends after the first byte */
+}
+
 static void b_count(struct file *f, struct pay *p)
 {
     raw_run(p, f, 3, 2);
@@ -1034,6 +1152,14 @@ static void test_damage(void)
     damaged("an unknown op", "unknown op 0xc9", 0, b_unknown, 1 + 64, 4);
     damaged("a block whose ops hold fewer slots than it says", "hold 2 slots", 0,
             b_count, -1, 5);
+    /* an aggregate's record naming fields its template does not have */
+    damaged("an aggregate with field 9 present (it has 9: 0-8)",
+            "fields 0x201 present, its kind has 9", 0, b_agg_mask, 1 + 64, 3);
+    damaged("an aggregate with fields 0-15 present",
+            "fields 0xffff present, its kind has 9", 0, b_agg_mask_all,
+            1 + 64, 3);
+    damaged("an aggregate's second byte of fields present missing",
+            "record of template 0 cut short", 0, b_agg_cut, 1 + 64, 3);
 }
 
 static void test_define_past_dict(void)

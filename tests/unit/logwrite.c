@@ -222,6 +222,84 @@ static void plugin_write(struct cp_log *log, int edge, int extras)
     }
 }
 
+/* The capture policy's aggregates (kind 12) through format 4's
+ * templates: AGG_SIGS signatures (more than the short index form's 31),
+ * one aggregate each per interval, as the log thread writes them; steady
+ * (calls, quantiles and sum jitter a little, seq grows by the calls of
+ * all signatures: they share the communicator's counter) unless edge:
+ * then also seq past 2^32 - 1, a sum near 2^64, the quantiles all equal
+ * or all different, one call, fields 0, and a call between intervals. */
+#define AGG_SIGS 40u
+#define AGG_INTERVALS 300u
+
+static void agg_write(struct cp_log *log, int edge)
+{
+    uint64_t t = UINT64_C(1700000000000000000);
+    uint32_t seq = edge ? UINT32_MAX - 50000 : 0, iv, k;
+
+    for (iv = 0; iv < AGG_INTERVALS; iv++) {
+        uint64_t t_iv = t + (uint64_t)iv * 1000000000u;
+        for (k = 0; k < AGG_SIGS; k++) {
+            union cp_rec r;
+            uint32_t calls = 25 + (uint32_t)jit(1), j;
+            int odd = edge && next_rand() % 4 == 0;
+            memset(&r, 0, sizeof r);
+            r.agg.kind = CP_REC_AGG;
+            r.agg.op = (uint8_t)(k % 2 ? CP_OP_AllReduce : CP_OP_Broadcast);
+            r.agg.dtype = 7;
+            r.agg.peer = -1;
+            r.agg.comm_id = 0xabcdef;
+            r.agg.count = 1024u * (k + 1);
+            r.agg.interval_ms = 1000;
+            if (odd && next_rand() % 3 == 0)
+                calls = 1;
+            r.agg.calls = calls;
+            r.agg.seq_first = seq;
+            r.agg.seq_last = seq + calls - 1;
+            seq += calls;
+            r.agg.first_ns = t_iv + 1000 * k + jit(100);
+            r.agg.sum_ns = (uint64_t)calls * (40000 + jit(200));
+            for (j = 0; j < 4; j++)
+                r.agg.dur_q[j] = cp_q16_encode(40000 + 2000 * j + jit(20));
+            if (odd) {
+                switch (next_rand() % 5) {
+                case 0:
+                    r.agg.sum_ns = UINT64_MAX - jit(1000);
+                    break;
+                case 1:
+                    for (j = 0; j < 4; j++)
+                        r.agg.dur_q[j] = 0xffff;
+                    break;
+                case 2:
+                    for (j = 0; j < 4; j++)
+                        r.agg.dur_q[j] = (uint16_t)(j * 0x5555u);
+                    break;
+                case 3:
+                    r.agg.first_ns = 0;
+                    r.agg.seq_last = 0;
+                    break;
+                default:
+                    r.agg.seq_first = UINT32_MAX;
+                    r.agg.seq_last = calls - 2;
+                    break;
+                }
+            }
+            plugin_put(log, &r);
+        }
+        if (edge && iv % 7 == 0) {
+            union cp_rec r;
+            memset(&r, 0, sizeof r);
+            r.call.kind = CP_REC_CALL;
+            r.call.op = CP_OP_AllReduce;
+            r.call.comm_id = 0xabcdef;
+            r.call.seq = seq++;
+            r.call.start_ns = t_iv + 900000000u;
+            r.call.end_ns = r.call.start_ns + 40000;
+            plugin_put(log, &r);
+        }
+    }
+}
+
 /* Read path back and compare every slot with plugin_want: the slots
  * that differ (-1: it does not open). */
 static long plugin_check(const char *path, uint64_t *n)
@@ -469,6 +547,42 @@ int main(void)
                 ok(per <= 32, "%s (a call, its device interval, NCCL's "
                               "choice, a link; jitter of microseconds): "
                               "%.1f bytes each (<= 32)", what[v], per);
+            }
+        }
+    }
+    /* Aggregates in format 4: each read back bit for bit, with values at
+     * the edges; steady ones (the same signatures interval after
+     * interval) in at most 20 bytes each, not a raw slot's 65 */
+    {
+        static const char *const what[2] = {
+            "aggregates", "aggregates with values at the edges"};
+        static const char *const node[2] = {"agg", "agg-edge"};
+        int v;
+        for (v = 0; v < 2; v++) {
+            struct cp_log_ident id4 = ident();
+            static struct cp_log alogs[2];
+            struct cp_log *alog = &alogs[v];
+            uint64_t got = 0;
+            long differ;
+            id4.format = 4;
+            id4.node = node[v];
+            plugin_n = 0;
+            if (!ok(cp_log_open(alog, sub, &id4, &err) == 0, "%s: open",
+                    what[v]))
+                continue;
+            agg_write(alog, v == 1);
+            cp_log_close(alog, 0, 0);
+            differ = plugin_check(alog->path, &got);
+            ok(differ == 0 && got == plugin_n,
+               "%s: %llu slots read back, each bit for bit (%ld differ, "
+               "%llu read)",
+               what[v], (unsigned long long)plugin_n, differ,
+               (unsigned long long)got);
+            if (v == 0) {
+                double per = (double)alog->hdr->stream_end / plugin_n;
+                ok(per <= 20, "%s (%u signatures, %u intervals): %.1f "
+                              "bytes each (<= 20)",
+                   what[v], AGG_SIGS, AGG_INTERVALS, per);
             }
         }
     }
