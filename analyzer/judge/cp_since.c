@@ -144,7 +144,9 @@ static int adopt(struct cp_analysis *an, const struct cp_analysis *sub,
     json_t *e, *cut, *copy;
     int bad = 0;
 
-    for (k = 0; k < g->nnodes && nn < 16; k++) {
+    if (g->nnodes > sizeof nodes / sizeof *nodes)
+        return 0; /* no finding it adopts names that many */
+    for (k = 0; k < g->nnodes; k++) {
         long x = node_in(an, sub, g->nodes[k]);
         if (x < 0)
             return 0; /* a node this run does not know: not adopted */
