@@ -938,7 +938,10 @@ static void finalize(struct an_state *st, struct an_comm *c,
 
     st->instances++;
     st->incomplete += (unsigned)(incomplete && !partial);
-    if (st->longrun)
+    if (st->longrun) {
+        /* judged for arrivals: complete, two members or more (with one,
+         * second_start is still unset) */
+        int judged = m >= 2 && in->last_file >= 0 && !incomplete;
         an_longrun_instance(
             st->longrun,
             &(struct an_lr_inst){
@@ -948,13 +951,14 @@ static void finalize(struct an_state *st, struct an_comm *c,
                 .members = m,
                 .start = in->first_start,
                 .end = in->max_end,
-                .last_file = m >= 2 && in->last_file >= 0 && !incomplete
-                                 ? in->last_file
-                                 : -1,
-                .late_s = (double)(in->last_start - in->second_start) * 1e-9,
+                .last_file = judged ? in->last_file : -1,
+                .late_s = judged ? (double)(in->last_start -
+                                            in->second_start) * 1e-9
+                                 : 0,
                 .time_s = own * in->share + skew,
                 .own_s = !in->grouped && !incomplete && m >= 2 ? own : NAN,
                 .n = n});
+    }
     st->comm_time += own * in->share;
     if (st->mode == AN_MODE_MAIN)
         busy_add(&st->busy, in->first_start, in->max_end);

@@ -193,6 +193,23 @@ sys.exit(not (w["checked"] - 3 <= w["seen"] < w["checked"] and
 ' "$t/link$from.rep/report.json" "$from"
 done
 
+# a long run whose instances have one member each (2 ranks, one log
+# gone, as the last instances of a killed job): joined without reading a
+# second arrival that never came (under UBSan, tests/sanitize.sh)
+"$gen" -o "$t/half" --format 3 --ranks 2 --ranks-per-node 1 --steps 5 \
+    >/dev/null 2>&1 && "$agg" "$t/half" --policy 40,20,80 >/dev/null &&
+    rm "$(ls "$t"/half/*.cplog | tail -n 1)" &&
+    "$cp" analyze -q "$t/half" -o "$t/half.rep" 2>"$t/half.err"
+ok $? "a long run of one-member instances: analyzed"
+check "... every instance incomplete (in the rule's windows) or partial" python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+s = r["summary"]
+sys.exit(not (s["instances"] > 0 and s["incomplete_instances"] > 0 and
+              s["incomplete_instances"] + r["long_run"]["partial_instances"]
+              == s["instances"]))' \
+    "$t/half.rep/report.json"
+
 # a job without a policy: no long_run
 "$gen" -o "$t/plain" --format 3 --ranks 4 --ranks-per-node 2 --steps 10 \
     >/dev/null 2>&1 && "$cp" analyze -q "$t/plain" -o "$t/plain.rep" 2>/dev/null
