@@ -23,6 +23,21 @@
 #define BANDWIDTH_COLOR "#0072B2"
 #define NONE_COLOR "#9e9e9e"
 
+/* A full-width plot's frame: its id, title and height, the margins every
+ * full-width plot of the report shares. */
+static void plot_frame(struct cp_svg_plot *p, const char *id,
+                       const char *title, double height)
+{
+    p->id = id;
+    p->title = title;
+    p->width = PLOT_W;
+    p->height = height;
+    p->left = 64;
+    p->right = 28;
+    p->top = 12;
+    p->bottom = 44;
+}
+
 static void empty_figure(FILE *out, const char *id, const char *heading,
                          const char *why)
 {
@@ -926,14 +941,7 @@ static void histogram_panel(FILE *out, const char *id, const char *title,
         ymax = fmax(ymax, time ? h->lat_time + h->bw_time + h->none_time
                                : h->lat_calls + h->bw_calls + h->none_calls);
     }
-    p.id = id;
-    p.title = title;
-    p.width = PLOT_W;
-    p.height = 250;
-    p.left = 64;
-    p.right = 28;
-    p.top = 12;
-    p.bottom = 44;
+    plot_frame(&p, id, title, 250);
     p.x.lo = 0;
     p.x.hi = (double)nb;
     p.x.no_ticks = 1;
@@ -1630,14 +1638,7 @@ static void lateness_histogram(FILE *out, const struct rp_report *r,
         return;
     }
     width = (hi - lo) / (double)nb;
-    p.id = "late";
-    p.title = "Arrival lateness: ranks per lateness";
-    p.width = PLOT_W;
-    p.height = 260;
-    p.left = 64;
-    p.right = 28;
-    p.top = 12;
-    p.bottom = 44;
+    plot_frame(&p, "late", "Arrival lateness: ranks per lateness", 260);
     p.x.lo = lo;
     p.x.hi = hi;
     p.x.unit = CP_SVG_TIME;
@@ -1751,14 +1752,7 @@ void rp_plot_lateness(FILE *out, const struct rp_report *r)
         return;
     }
     nb = r->nranks < RP_RANK_BARS ? r->nranks : RP_RANK_BARS;
-    p.id = "late";
-    p.title = "Arrival lateness per rank";
-    p.width = PLOT_W;
-    p.height = 260;
-    p.left = 64;
-    p.right = 28;
-    p.top = 12;
-    p.bottom = 44;
+    plot_frame(&p, "late", "Arrival lateness per rank", 260);
     /* one bar per rank: centred on its index; bins: edges at their ranks */
     off = nb == r->nranks ? 0.5 : 0;
     p.x.lo = -off;
@@ -2044,14 +2038,8 @@ void rp_plot_timeline(FILE *out, const struct rp_report *r)
     ncolored = nops <= TIMELINE_SERIES ? nops : TIMELINE_SERIES - 1;
     width_s = tl->window_s *
               (double)group;
-    p.id = "timeline";
-    p.title = "Communication time per time window over the run";
-    p.width = PLOT_W;
-    p.height = 250;
-    p.left = 64;
-    p.right = 28;
-    p.top = 12;
-    p.bottom = 44;
+    plot_frame(&p, "timeline",
+               "Communication time per time window over the run", 250);
     p.x.unit = CP_SVG_TIME;
     p.x.title = "time since the start of the run";
     cp_svg_lin_domain(0, t1 - t0, 6, 1, &p.x.lo, &p.x.hi);
@@ -2405,14 +2393,8 @@ void rp_plot_long_run(FILE *out, const struct rp_report *r)
               out);
         return;
     }
-    p.id = "long-run";
-    p.title = "busbw per communicator per interval of the long run";
-    p.width = PLOT_W;
-    p.height = 250;
-    p.left = 64;
-    p.right = 28;
-    p.top = 12;
-    p.bottom = 44;
+    plot_frame(&p, "long-run",
+               "busbw per communicator per interval of the long run", 250);
     p.x.unit = CP_SVG_TIME;
     p.x.title = "time since the start of the run";
     cp_svg_lin_domain(0, lr->end_s, 6, 1, &p.x.lo, &p.x.hi);
