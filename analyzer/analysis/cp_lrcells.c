@@ -18,11 +18,15 @@
 #include <string.h>
 
 #include "cp_analysis_int.h"
+#include "cp_grow.h"
 
 #ifndef LRC_MAX
 #define LRC_MAX (1u << 15)
 #endif
 #define LRC_BELOW 24 /* bins below a key's first call's: 3 octaves */
+
+_Static_assert(CP_ANALYSIS_WCELL_LAST == AN_WINDOW_LATE,
+              "a cell's last ranks are the join's space-saving counters");
 
 struct an_lrcell {
     int64_t start, end;
@@ -75,14 +79,8 @@ static struct an_lrcell *cell_of(struct an_wcells *w, uint32_t index,
     }
     if (w->n >= LRC_MAX)
         return NULL;
-    if (w->n == w->cap) {
-        size_t cap = w->cap ? 2 * w->cap : 64;
-        struct an_lrcell *m = realloc(w->cells, cap * sizeof *m);
-        if (!m)
-            return NULL;
-        w->cells = m;
-        w->cap = cap;
-    }
+    if (cp_grow((void **)&w->cells, &w->cap, w->n, sizeof *w->cells) < 0)
+        return NULL;
     c = &w->cells[w->n];
     memset(c, 0, sizeof *c);
     c->start = x->start;
@@ -191,11 +189,10 @@ int an_wcells_build(const struct an_wcells *w, int64_t origin,
         o->start_s = (double)(c->start - origin) * 1e-9;
         o->end_s = (double)(c->end - origin) * 1e-9;
         for (k = 0; k < CP_ANALYSIS_WCELL_LAST; k++) {
-            const struct an_wlate *l =
-                k < AN_WINDOW_LATE ? &c->last[k] : NULL;
-            o->last[k].rank = l && l->count ? l->file : -1;
-            o->last[k].count = l ? l->count : 0;
-            o->last[k].late_s = l ? l->late : 0;
+            const struct an_wlate *l = &c->last[k];
+            o->last[k].rank = l->count ? l->file : -1;
+            o->last[k].count = l->count;
+            o->last[k].late_s = l->late;
         }
     }
     out->nwcells = w->n;
