@@ -262,13 +262,18 @@ for x in f:
 slow = [x for x in f if x['kind'] == 'slowdown' and
         x['evidence'].get('method') == 'long_run']
 links = [x for x in f if x['kind'] == 'slow_link']
-ok = (slow and all(2.5 <= x['evidence']['since_s'] <= 6 for x in slow) and
+# the first change dated about 4 s (a communicator's busbw on a loaded
+# machine may cross the threshold an interval or more later: then its own
+# change is later); the link named from that change on, and that change
+# says so
+first = min((x['evidence']['since_s'] for x in slow), default=None)
+at_first = [x for x in slow if x['evidence']['since_s'] == first]
+ok = (slow and 2.5 <= first <= 6 and
       len(links) == 1 and links[0]['severity'] in ('warning', 'critical') and
       'n1-n2' in links[0]['evidence'].get('link', '') and
-      links[0]['evidence'].get('detail_since', {}).get('from_s') ==
-      slow[0]['evidence']['since_s'] and
+      links[0]['evidence'].get('detail_since', {}).get('from_s') == first and
       links[0]['message'].startswith('From ') and
-      all('name slow_link n1-n2' in x['message'] for x in slow))
+      all('name slow_link n1-n2' in x['message'] for x in at_first))
 sys.exit(0 if ok else 1)
 EOF
 ok $? "... a long-run slowdown since about 4 s, and from then on the detail names the link n1-n2"
