@@ -88,11 +88,31 @@ set -- $(python3 "$work/look.py" "$work/ddp.rep/report.json") \
     $(python3 "$work/look.py" "$work/all.rep/report.json")
 # the same seqs on every rank: complete instances, none incomplete
 ok $([ "$1" = 0 ]; echo $?) "ddp: no incomplete instance ($1)"
-# no warning that every call's analysis does not give (a slowdown between
-# windows is the long-run analysis's, from the aggregates)
-extra=$(for k in $(echo "$2" | tr , ' '); do
-    [ "$k" = - ] || echo ",$4," | grep -q ",$k," || echo "$k"; done)
-ok $([ -z "$extra" ]; echo $?) "ddp: no warning every call's analysis does not give ($2; every call: $4)"
+# no warning that every call's analysis does not give.  A slowdown is the
+# course of one run in time (from its windows, or the long-run analysis's
+# from its aggregates): the two runs are apart in time on a shared machine,
+# and a burst of load in one gives it a slowdown the other has not.  Such a
+# slowdown alone is measured again on a second pair of runs; one that the
+# policy made would come again.
+extra_kinds() {
+    for k in $(echo "$1" | tr , ' '); do
+        [ "$k" = - ] || echo ",$2," | grep -q ",$k," || echo "$k"
+    done | tr '\n' ' ' | sed 's/ $//'
+}
+extra=$(extra_kinds "$2" "$4")
+got="$2; every call: $4"
+if [ "$extra" = slowdown ]; then
+    diag "ddp: a slowdown in the policy's run only ($got); both runs again"
+    run ddp2 "$pol" ddp 300 && run all2 all ddp 300 &&
+        "$collprof" analyze -q "$work/ddp2" -o "$work/ddp2.rep" >/dev/null 2>&1 &&
+        "$collprof" analyze -q "$work/all2" -o "$work/all2.rep" >/dev/null 2>&1 &&
+        set -- $(python3 "$work/look.py" "$work/ddp2.rep/report.json") \
+            $(python3 "$work/look.py" "$work/all2.rep/report.json") &&
+        [ $# = 4 ] && extra=$(extra_kinds "$2" "$4") ||
+        extra="(the second pair of runs failed)"
+    got="$got; again: $2; every call: $4"
+fi
+ok $([ -z "$extra" ]; echo $?) "ddp: no warning every call's analysis does not give ($got)"
 a=$(stream "$work/all")
 p=$(stream "$work/ddp")
 diag "ddp streams: every call $a bytes, policy $p bytes"
