@@ -1098,6 +1098,12 @@ static void view_long_run(struct cp_jsoncheck *c, json_t *root,
     view_lr_comms(c, ivs, lr);
     if (c->bad)
         return;
+    {
+        /* the run's communicators: intervals[].comms may list some only */
+        double all = OPT_NUM(c, o, "long_run", "comms");
+        if (isfinite(all) && all > (double)lr->ncomms && all < 1e9)
+            lr->ncomms = (size_t)all;
+    }
     group = (lr->nintervals + RP_LR_POINTS - 1) / RP_LR_POINTS;
     if (group < 1)
         group = 1;

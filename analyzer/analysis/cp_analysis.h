@@ -34,6 +34,10 @@
 #define CP_REPORT_RANK_TABLE_MAX 256u
 /* ranks (and nodes) listed at each end of a figure's distribution */
 #define CP_REPORT_WORST 16u
+/* communicators long_run.intervals[].comms lists of a long run of more
+ * (besides those a finding names; every one with rank_table_max UINT_MAX):
+ * docs/report-schema.md, `long_run` */
+#define CP_REPORT_LR_COMMS 16u
 
 
 /* Where a link class's alpha and bandwidth came from. */

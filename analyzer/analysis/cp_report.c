@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -565,15 +566,182 @@ static json_t *timeline_json(const struct cp_analysis *an)
     return built(o, bad);
 }
 
+/* Whether finding evidence names communicator id ("comm"). */
+static int lr_named(const struct cp_analysis *an, uint64_t id)
+{
+    char hex[24];
+    size_t i;
+
+    snprintf(hex, sizeof hex, "%016llx", (unsigned long long)id);
+    for (i = 0; i < an->nfindings; i++) {
+        const char *c = json_string_value(
+            json_object_get(an->findings[i].evidence, "comm"));
+        if (c && !strcmp(c, hex))
+            return 1;
+    }
+    return 0;
+}
+
+/* The communicators long_run.intervals[].comms lists: listed[ci] set
+ * (listed[ncomms]: entries of no known communicator, always listed).
+ * Every one when the run has at most CP_REPORT_LR_COMMS, or every job's
+ * tables are listed in full; else those a finding names and the
+ * CP_REPORT_LR_COMMS of most own time over the run.  *present: the
+ * communicators with aggregates; returns how many are listed, or -1 (out
+ * of memory). */
+static long lr_listed(const struct cp_analysis *an, unsigned char *listed,
+                      size_t *present)
+{
+    const struct cp_analysis_long_run *lr = &an->long_run;
+    double *own = calloc(an->ncomms + 1, sizeof *own);
+    size_t i, k, n = 0;
+
+    if (!own)
+        return -1;
+    for (i = 0; i < lr->nlr_comms; i++) {
+        const struct cp_analysis_lr_comm *c = &lr->lr_comms[i];
+        size_t ci = c->comm < an->ncomms ? c->comm : an->ncomms;
+        if (!listed[ci] && ci < an->ncomms)
+            n++;
+        listed[ci] = 1;
+        own[ci] += isfinite(c->own_s) ? c->own_s : 0;
+    }
+    *present = n;
+    if (n > CP_REPORT_LR_COMMS && an->rank_table_max != UINT_MAX) {
+        /* 1: listed; 2: present, a candidate */
+        n = 0;
+        for (i = 0; i < an->ncomms; i++)
+            if (listed[i] && lr_named(an, an->comms[i].id))
+                n++;
+            else if (listed[i])
+                listed[i] = 2;
+        for (k = 0; k < CP_REPORT_LR_COMMS; k++) {
+            size_t best = an->ncomms;
+            for (i = 0; i < an->ncomms; i++)
+                if (listed[i] == 2 &&
+                    (best == an->ncomms || own[i] > own[best]))
+                    best = i;
+            if (best == an->ncomms)
+                break;
+            listed[best] = 1;
+            n++;
+        }
+        for (i = 0; i < an->ncomms; i++)
+            if (listed[i] == 2)
+                listed[i] = 0;
+    }
+    free(own);
+    return (long)n;
+}
+
+/* Communicator entry c of an interval. */
+static json_t *lr_comm_json(const struct cp_analysis *an,
+                            const struct cp_analysis_lr_comm *c)
+{
+    int bad = 0;
+    json_t *e = json_object();
+    const struct cp_analysis_comm *ac =
+        c->comm < an->ncomms ? &an->comms[c->comm] : NULL;
+
+    bad |= set(e, "comm", ac ? hex_id(ac->id) : json_null());
+    bad |= set(e, "comm_name", json_string(ac ? ac->name : ""));
+    bad |= set(e, "ranks", jint(c->ranks));
+    bad |= set(e, "calls", jint(c->calls));
+    bad |= set(e, "instances", jnum(c->instances));
+    bad |= set(e, "nccl_s", jnum(c->nccl_s));
+    bad |= set(e, "own_s", jnum(c->own_s));
+    bad |= set(e, "busbw_Bps", jnum(c->busbw_Bps));
+    bad |= set(e, "skew_s", jnum(c->skew_s));
+    bad |= set(e, "last_rank",
+               c->last_rank >= 0 ? jint(c->last_rank) : json_null());
+    bad |= set(e, "latency_share", jnum(c->latency_share));
+    return built(e, bad);
+}
+
+/* Interval iv: its figures, its listed communicators and, when the run's
+ * listing is cut (cut), what the others add up to. */
+static json_t *lr_interval_json(const struct cp_analysis *an,
+                                const struct cp_analysis_lr_interval *iv,
+                                const unsigned char *listed, int cut)
+{
+    const struct cp_analysis_long_run *lr = &an->long_run;
+    json_t *q = json_object(), *comms = json_array();
+    double width = iv->end_s - iv->start_s, calls = 0, inst = 0, nccl = 0,
+           own = 0;
+    size_t j, others = 0;
+    int bad = 0;
+
+    bad |= set(q, "start_s", jnum(iv->start_s));
+    bad |= set(q, "end_s", jnum(iv->end_s));
+    bad |= set(q, "nccl_s", jnum(iv->nccl_s));
+    bad |= set(q, "own_s", jnum(iv->own_s));
+    bad |= set(q, "own_per_s", jnum(width > 0 ? iv->own_s / width : NAN));
+    bad |= set(q, "steps", jnum(iv->steps));
+    bad |= set(q, "own_per_step_s",
+               jnum(iv->steps > 0 ? iv->own_s / iv->steps : NAN));
+    for (j = iv->first; j < iv->first + iv->n; j++) {
+        const struct cp_analysis_lr_comm *c = &lr->lr_comms[j];
+        if (listed[c->comm < an->ncomms ? c->comm : an->ncomms]) {
+            bad |= add(comms, lr_comm_json(an, c));
+            continue;
+        }
+        others++;
+        calls += (double)c->calls;
+        inst += c->instances;
+        nccl += c->nccl_s;
+        own += isfinite(c->own_s) ? c->own_s : 0;
+    }
+    bad |= set(q, "comms", comms);
+    if (cut) {
+        json_t *o = json_object();
+        bad |= set(o, "comms", jint(others));
+        bad |= set(o, "calls", jnum(calls));
+        bad |= set(o, "instances", jnum(inst));
+        bad |= set(o, "nccl_s", jnum(nccl));
+        bad |= set(o, "own_s", jnum(own));
+        bad |= set(q, "others", o);
+    }
+    return built(q, bad);
+}
+
+/* The detail windows of a long run, by start. */
+static json_t *lr_windows_json(const struct cp_analysis_long_run *lr)
+{
+    json_t *wins = json_array();
+    size_t i;
+    int bad = 0;
+
+    for (i = 0; i < lr->nwindows; i++) {
+        const struct cp_analysis_lr_window *w = &lr->windows[i];
+        json_t *q = json_object();
+        bad |= set(q, "index", jint(w->index & ~CP_ANALYSIS_LR_OUTSIDE));
+        bad |= set(q, "outside",
+                   json_boolean(w->index & CP_ANALYSIS_LR_OUTSIDE));
+        bad |= set(q, "start_s", jnum(w->start_s));
+        bad |= set(q, "end_s", jnum(w->end_s));
+        bad |= set(q, "instances", jint(w->instances));
+        bad |= add(wins, q);
+    }
+    return built(wins, bad);
+}
+
 /* A long run under a capture policy (docs/report-schema.md, long_run). */
 static json_t *long_run_json(const struct cp_analysis *an)
 {
     int bad = 0;
     const struct cp_analysis_long_run *lr = &an->long_run;
-    json_t *o = json_object(), *pol = json_object(), *ivs = json_array(),
-           *wins = json_array();
-    size_t i, j;
+    json_t *o = json_object(), *pol = json_object(), *ivs = json_array();
+    unsigned char *listed = calloc(an->ncomms + 1, 1);
+    size_t i, present = 0;
+    long nlisted = listed ? lr_listed(an, listed, &present) : -1;
 
+    if (nlisted < 0) {
+        free(listed);
+        json_decref(o);
+        json_decref(pol);
+        json_decref(ivs);
+        return NULL;
+    }
     bad |= set(pol, "first", jint(lr->first));
     bad |= set(pol, "window", jint(lr->window));
     bad |= set(pol, "every", jint(lr->every));
@@ -588,54 +756,15 @@ static json_t *long_run_json(const struct cp_analysis *an)
     bad |= set(o, "folded_calls", jint(lr->folded_calls));
     bad |= set(o, "aggregates", jint(lr->records));
     bad |= set(o, "aggregates_left_out", jint(lr->records_left_out));
-    for (i = 0; i < lr->nwindows; i++) {
-        const struct cp_analysis_lr_window *w = &lr->windows[i];
-        json_t *q = json_object();
-        bad |= set(q, "index", jint(w->index & ~CP_ANALYSIS_LR_OUTSIDE));
-        bad |= set(q, "outside",
-                   json_boolean(w->index & CP_ANALYSIS_LR_OUTSIDE));
-        bad |= set(q, "start_s", jnum(w->start_s));
-        bad |= set(q, "end_s", jnum(w->end_s));
-        bad |= set(q, "instances", jint(w->instances));
-        bad |= add(wins, q);
-    }
-    bad |= set(o, "detail_windows", wins);
+    bad |= set(o, "comms", jint(present));
+    bad |= set(o, "comms_listed", jint((uint64_t)nlisted));
+    bad |= set(o, "detail_windows", lr_windows_json(lr));
     bad |= set(o, "detail_windows_left_out", jint(lr->windows_left_out));
-    for (i = 0; i < lr->nintervals; i++) {
-        const struct cp_analysis_lr_interval *iv = &lr->intervals[i];
-        json_t *q = json_object(), *comms = json_array();
-        double width = iv->end_s - iv->start_s;
-        bad |= set(q, "start_s", jnum(iv->start_s));
-        bad |= set(q, "end_s", jnum(iv->end_s));
-        bad |= set(q, "nccl_s", jnum(iv->nccl_s));
-        bad |= set(q, "own_s", jnum(iv->own_s));
-        bad |= set(q, "own_per_s", jnum(width > 0 ? iv->own_s / width : NAN));
-        bad |= set(q, "steps", jnum(iv->steps));
-        bad |= set(q, "own_per_step_s",
-                   jnum(iv->steps > 0 ? iv->own_s / iv->steps : NAN));
-        for (j = iv->first; j < iv->first + iv->n; j++) {
-            const struct cp_analysis_lr_comm *c = &lr->lr_comms[j];
-            json_t *e = json_object();
-            const struct cp_analysis_comm *ac =
-                c->comm < an->ncomms ? &an->comms[c->comm] : NULL;
-            bad |= set(e, "comm", ac ? hex_id(ac->id) : json_null());
-            bad |= set(e, "comm_name", json_string(ac ? ac->name : ""));
-            bad |= set(e, "ranks", jint(c->ranks));
-            bad |= set(e, "calls", jint(c->calls));
-            bad |= set(e, "instances", jnum(c->instances));
-            bad |= set(e, "nccl_s", jnum(c->nccl_s));
-            bad |= set(e, "own_s", jnum(c->own_s));
-            bad |= set(e, "busbw_Bps", jnum(c->busbw_Bps));
-            bad |= set(e, "skew_s", jnum(c->skew_s));
-            bad |= set(e, "last_rank",
-                       c->last_rank >= 0 ? jint(c->last_rank) : json_null());
-            bad |= set(e, "latency_share", jnum(c->latency_share));
-            bad |= add(comms, e);
-        }
-        bad |= set(q, "comms", comms);
-        bad |= add(ivs, q);
-    }
+    for (i = 0; i < lr->nintervals; i++)
+        bad |= add(ivs, lr_interval_json(an, &lr->intervals[i], listed,
+                                         (size_t)nlisted < present));
     bad |= set(o, "intervals", ivs);
+    free(listed);
     return built(o, bad);
 }
 

@@ -141,6 +141,55 @@ lines = fig and fig.group(1).count("<path class=\"series\"")
 sys.exit(not fig or lines != min(len(comms), 8))' \
     "$t/slow8.rep/report.json" "$t/slow8.rep/report.html"
 
+# many communicators (64 ranks of 3d: 65): each interval lists the 16 of
+# most own time over the run and the one the slowdown names, the others
+# summed; --all-ranks lists every one, with the same figures
+job many64 --ranks 64 --pattern 3d --seed 5 -- --intervals 24 --interval 60 \
+    --seed 5 --slow 1@12=2
+ok $? "64 ranks, 3d, a communicator 2x slower from interval 12: made and analyzed"
+check "many communicators: the slowdown named since interval 12" verify many64 12 -
+"$cp" analyze -q --all-ranks "$t/many64" -o "$t/many64.all" 2>>"$t/many64.err"
+ok $? "... and analyzed with --all-ranks"
+check "... the 16 of most own time and the named one listed, the others summed" python3 -c '
+import json, re, sys
+cut, full = (json.load(open(p))["long_run"] for p in sys.argv[1:3])
+slow = sys.argv[3]
+page = open(sys.argv[4]).read()
+def listed(lr):
+    return {c["comm"] for iv in lr["intervals"] for c in iv["comms"]}
+own = {}
+for iv in full["intervals"]:
+    for c in iv["comms"]:
+        own[c["comm"]] = own.get(c["comm"], 0) + c["own_s"]
+top = set(sorted((c for c in own if c != slow), key=lambda c: -own[c])[:16])
+bad = []
+if not (full["comms"] == cut["comms"] == len(own) > 17):
+    bad.append("comms %s %s, %d seen" % (full["comms"], cut["comms"], len(own)))
+if full["comms_listed"] != full["comms"] or any("others" in iv for iv in full["intervals"]):
+    bad.append("--all-ranks: %s of %s listed" % (full["comms_listed"], full["comms"]))
+if listed(cut) != top | {slow} or cut["comms_listed"] != 17:
+    bad.append("listed %d (%s), want the top 16 and %s" % (len(listed(cut)), cut["comms_listed"], slow))
+for a, b in zip(cut["intervals"], full["intervals"]):
+    o = a.get("others")
+    kept = {c["comm"]: c for c in a["comms"]}
+    if o is None or o["comms"] != len(b["comms"]) - len(a["comms"]):
+        bad.append("interval at %s: others %s" % (a["start_s"], o)); break
+    for k in ("nccl_s", "own_s"):
+        if abs(sum(c[k] for c in a["comms"]) + o[k] - a[k]) > 1e-9 * a[k]:
+            bad.append("interval at %s: %s does not add up" % (a["start_s"], k)); break
+    if any(kept[c["comm"]] != c for c in b["comms"] if c["comm"] in kept):
+        bad.append("interval at %s: figures differ" % a["start_s"]); break
+cap = re.search(r"communicators of most NCCL time of (\d+)", page)
+if not cap or int(cap.group(1)) != len(own):
+    bad.append("report.html caption: %s" % (cap and cap.group(0)))
+print("# %d communicators, %d listed; report.json %d bytes, with --all-ranks %d"
+      % (len(own), cut["comms_listed"], int(sys.argv[5]), int(sys.argv[6])))
+for x in bad:
+    print("# " + x)
+sys.exit(1 if bad else 0)' "$t/many64.rep/report.json" "$t/many64.all/report.json" \
+    "$(sed -n 's/^slow_comm //p' "$t/many64.agg")" "$t/many64.rep/report.html" \
+    "$(wc -c <"$t/many64.rep/report.json")" "$(wc -c <"$t/many64.all/report.json")"
+
 # the same long run written in format 4 (the stream, its folded calls as
 # runs of CP_LOG4_FOLD): the same long run and findings; the independent
 # reader (tests/tools/log4.py) reads its aggregates and folded slots
