@@ -202,10 +202,11 @@ static int check_header(const unsigned char *h, size_t got,
                      CP_PARTIAL_HEADER_SIZE);
         return -1;
     }
-    if (get32(h + 8) != CP_PARTIAL_VERSION) {
+    if (get32(h + 8) < CP_PARTIAL_VERSION_MIN ||
+        get32(h + 8) > CP_PARTIAL_VERSION) {
         cp_error_set(err, path, 8, "%s: offset 8: partial format version %u, "
-                     "this collprof reads %u", path, get32(h + 8),
-                     CP_PARTIAL_VERSION);
+                     "this collprof reads %u to %u", path, get32(h + 8),
+                     CP_PARTIAL_VERSION_MIN, CP_PARTIAL_VERSION);
         return -1;
     }
     if (get32(h + 12) != CP_PARTIAL_HEADER_SIZE ||
@@ -450,6 +451,63 @@ static void encode_slot(struct sink *s, const unsigned char *slot,
         memcpy(p, slot, REC);
 }
 
+/* The little-endian number of n bytes at p. */
+static uint64_t le_get(const unsigned char *p, unsigned n)
+{
+    uint64_t v = 0;
+
+    while (n--)
+        v = v << 8 | p[n];
+    return v;
+}
+
+static uint64_t zigzag(uint64_t v)
+{
+    return (v << 1) ^ (uint64_t)((int64_t)v >> 63);
+}
+
+/* A call slot against p, the previous call (CP_PARTIAL_OP_CALL): the mask
+ * and bytes of what else changed, then its seq as the distance from p's
+ * plus one, its start from p's end (p's start when p has none) and its
+ * duration as the difference from p's (0 when p has none), plus one (0:
+ * none), which a training loop's calls keep small; CP_PARTIAL_OP_CALL_NEXT
+ * when nothing else changed and the seq is p's plus one.  0, or -1 when
+ * the duration's difference cannot be written so (its zigzag + 1 wraps
+ * to 0): the caller writes the slot with op 1. */
+static int encode_call(struct sink *s, const unsigned char *slot,
+                       unsigned char *p)
+{
+    unsigned char changed[REC], op;
+    uint64_t mask = 0, seq = le_get(slot + CP_PARTIAL_CALL_SEQ, 4),
+             start = le_get(slot + CP_PARTIAL_CALL_START, 8),
+             end = le_get(slot + CP_PARTIAL_CALL_END, 8),
+             pstart = le_get(p + CP_PARTIAL_CALL_START, 8),
+             pend = le_get(p + CP_PARTIAL_CALL_END, 8);
+    uint32_t dseq = (uint32_t)seq -
+                    ((uint32_t)le_get(p + CP_PARTIAL_CALL_SEQ, 4) + 1u);
+    uint64_t ddur = zigzag((end - start) - (pend ? pend - pstart : 0));
+    size_t k, n = 0;
+
+    if (end && ddur == UINT64_MAX)
+        return -1;
+    for (k = 1; k < REC; k++)
+        if (!(CP_PARTIAL_CALL_NUMBERS >> (k - 1) & 1) && slot[k] != p[k]) {
+            mask |= 1ull << (k - 1);
+            changed[n++] = slot[k] ^ p[k];
+        }
+    op = mask || dseq ? CP_PARTIAL_OP_CALL : CP_PARTIAL_OP_CALL_NEXT;
+    emit(s, &op, 1);
+    if (op == CP_PARTIAL_OP_CALL) {
+        emit_varint(s, mask);
+        emit(s, changed, n);
+        emit_varint(s, zigzag((uint64_t)(int64_t)(int32_t)dseq));
+    }
+    emit_varint(s, zigzag(start - (pend ? pend : pstart)));
+    emit_varint(s, end ? ddur + 1 : 0);
+    memcpy(p, slot, REC);
+    return 0;
+}
+
 /* Encode one log (fd at offset 0, header read and checked) into s: its
  * slots from src where it has one (a version-4 log: the slots decoded,
  * never-written runs counted, not expanded; *damage filled and 1
@@ -510,9 +568,11 @@ static int encode_log(int fd, struct cp_slotsrc *src, const char *path,
                 continue;
             }
             flush_empty(s, &empty);
-            encode_slot(s, slot,
-                        slot[0] < CP_PARTIAL_KINDS ? prev[slot[0]] : zeros,
-                        zeros);
+            if (slot[0] != CP_REC_CALL ||
+                encode_call(s, slot, prev[CP_REC_CALL]) < 0)
+                encode_slot(s, slot,
+                            slot[0] < CP_PARTIAL_KINDS ? prev[slot[0]] : zeros,
+                            zeros);
         }
         memmove(buf, buf + pos, fill - pos);
         fill -= pos;

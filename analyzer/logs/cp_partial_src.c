@@ -303,6 +303,68 @@ static int src_varint(struct cp_partial_src *s, uint64_t *v)
     return -1;
 }
 
+static uint64_t le_get(const unsigned char *p, unsigned n)
+{
+    uint64_t v = 0;
+
+    while (n--)
+        v = v << 8 | p[n];
+    return v;
+}
+
+static void le_put(unsigned char *p, unsigned n, uint64_t v)
+{
+    unsigned k;
+
+    for (k = 0; k < n; k++, v >>= 8)
+        p[k] = (unsigned char)v;
+}
+
+static uint64_t unzigzag(uint64_t v)
+{
+    return (v >> 1) ^ (uint64_t)-(int64_t)(v & 1);
+}
+
+/* A call against the previous call (CP_PARTIAL_OP_CALL, or op
+ * CP_PARTIAL_OP_CALL_NEXT) into dst: 0, -1 on damage (a mask bit of a
+ * number's byte or past the slot, a seq's distance past 32 bits, a varint
+ * cut short), -2 without memory. */
+static int src_call(struct cp_partial_src *s, unsigned char op,
+                    unsigned char *dst)
+{
+    unsigned char *prev = src_prev(s, CP_REC_CALL), b;
+    uint64_t mask = 0, dseq = 0, dstart, ddur, pstart, pend, start;
+
+    if (!prev)
+        return -2;
+    if (op == CP_PARTIAL_OP_CALL &&
+        (src_varint(s, &mask) < 0 || (mask >> (REC - 1)) != 0 ||
+         (mask & CP_PARTIAL_CALL_NUMBERS)))
+        return -1;
+    prev[0] = CP_REC_CALL;
+    for (; mask; mask &= mask - 1) {
+        if (src_byte(s, &b) < 0)
+            return -1;
+        prev[__builtin_ctzll(mask) + 1] ^= b;
+    }
+    if ((op == CP_PARTIAL_OP_CALL &&
+         (src_varint(s, &dseq) < 0 || dseq > UINT32_MAX)) ||
+        src_varint(s, &dstart) < 0 || src_varint(s, &ddur) < 0)
+        return -1;
+    pstart = le_get(prev + CP_PARTIAL_CALL_START, 8);
+    pend = le_get(prev + CP_PARTIAL_CALL_END, 8);
+    start = (pend ? pend : pstart) + unzigzag(dstart);
+    le_put(prev + CP_PARTIAL_CALL_SEQ, 4,
+           (uint32_t)le_get(prev + CP_PARTIAL_CALL_SEQ, 4) + 1u +
+               (uint32_t)unzigzag(dseq));
+    le_put(prev + CP_PARTIAL_CALL_START, 8, start);
+    le_put(prev + CP_PARTIAL_CALL_END, 8,
+           ddur ? start + unzigzag(ddur - 1) + (pend ? pend - pstart : 0)
+                : 0);
+    memcpy(dst, prev, REC);
+    return 0;
+}
+
 /* Decode the next slot (or the tail) into dst (REC bytes of room).
  * Returns the bytes produced (REC, or the tail's length), 0 at the end,
  * -1 on damage. */
@@ -359,6 +421,16 @@ static int src_next(struct cp_partial_src *s, unsigned char *dst)
         memcpy(dst, prev, REC);
         break;
     }
+    case CP_PARTIAL_OP_CALL:
+    case CP_PARTIAL_OP_CALL_NEXT:
+        k = src_call(s, op, dst);
+        if (k == -2) {
+            src_damage(s, at, "out of memory");
+            return -1;
+        }
+        if (k < 0)
+            goto damaged;
+        break;
     case CP_PARTIAL_OP_TAIL:
         if (src_varint(s, &v) < 0 || v == 0 || v >= REC)
             goto damaged;

@@ -22,7 +22,8 @@
 /* ---- the format ------------------------------------------------------------ */
 
 #define CP_PARTIAL_MAGIC "CPPARTL\n" /* 8 bytes, no NUL */
-#define CP_PARTIAL_VERSION 1u
+#define CP_PARTIAL_VERSION 2u     /* written; read: 1 and 2 */
+#define CP_PARTIAL_VERSION_MIN 1u
 #define CP_PARTIAL_SUFFIX ".cppart"
 #define CP_PARTIAL_HEADER_SIZE 128u
 #define CP_PARTIAL_ENTRY_SIZE 192u
@@ -38,8 +39,23 @@ enum cp_partial_op {
     CP_PARTIAL_OP_EMPTY = 0,   /* varint n: n never-written slots */
     CP_PARTIAL_OP_SLOT = 1,    /* kind, varint mask, changed bytes */
     CP_PARTIAL_OP_TAIL = 2,    /* varint n (< record size), n bytes */
-    CP_PARTIAL_OP_END = 3
+    CP_PARTIAL_OP_END = 3,
+    CP_PARTIAL_OP_CALL = 4,    /* version 2: a call against the previous
+                                  call: varint mask, changed bytes but seq
+                                  and times, then seq and times as deltas */
+    CP_PARTIAL_OP_CALL_NEXT = 5 /* version 2: the same with nothing else
+                                   changed and seq one more: the times */
 };
+/* The call record's bytes that CP_PARTIAL_OP_CALL gives as numbers, read
+ * little-endian whatever the log's byte order (a log of the other order
+ * is as lossless, only larger): seq (4 bytes), start_ns, end_ns (8). */
+#define CP_PARTIAL_CALL_SEQ 24u
+#define CP_PARTIAL_CALL_START 48u
+#define CP_PARTIAL_CALL_END 56u
+/* the mask of OP_CALL: bit k - 1 for byte k of the slot, those bytes off */
+#define CP_PARTIAL_CALL_NUMBERS                                                \
+    (0xfull << (CP_PARTIAL_CALL_SEQ - 1) |                                     \
+     0xffffull << (CP_PARTIAL_CALL_START - 1))
 
 /* One entry of a partial's index, decoded (offsets in the partial). */
 struct cp_partial_entry {

@@ -13,7 +13,10 @@ Then damaged and missing partials on one case: the merge names the node's
 partial (file and offset) and reads that node's raw logs instead, so that
 everything but inputs.problems equals the raw report; without the raw logs
 either, that node's ranks are missing and said so.  Hostile headers (a
-count of 2^32-1 logs, a wrong version) are refused with the offset.
+count of 2^32-1 logs, a wrong version) are refused with the offset.  A
+partial of version 1 (tests/analyze/partial-v1, written before calls were
+stored as numbers) still reads as its logs; a long job's partials of
+version 2 are no larger than its format-4 logs and give the same trace.
 """
 import glob
 import json
@@ -411,6 +414,74 @@ def memory_tests(tmp):
        "report under strace" % opens, r.stderr[-1000:])
 
 
+def trace_of(logs, out):
+    r = subprocess.run([COLLPROF, "trace", logs, "-o", out],
+                       capture_output=True, text=True)
+    return open(out, "rb").read() if r.returncode == 0 and \
+        os.path.exists(out) else None
+
+
+def version_tests(tmp):
+    """Version 2 (calls as numbers, ops 4 and 5) against the logs, and a
+    partial of version 1 (written before them) still read."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    fixture = os.path.join(here, "partial-v1")
+    logs = os.path.join(tmp, "v1")
+    aside = os.path.join(tmp, "v1-aside")
+    os.makedirs(logs)
+    os.makedirs(aside)
+    for p in glob.glob(os.path.join(fixture, "*.cplog")):
+        shutil.copy(p, logs)
+    raw = analyze(logs, os.path.join(tmp, "v1-raw"), [])
+    for p in glob.glob(os.path.join(logs, "*.cplog")):
+        shutil.move(p, aside)
+    versions = []
+    for p in sorted(glob.glob(os.path.join(fixture, "*.cppart"))):
+        shutil.copy(p, logs)
+        versions.append(struct.unpack_from("<I", open(p, "rb").read(), 8)[0])
+    ok(versions == [1, 1], "the fixture's partials are of version 1 (%s)"
+       % versions)
+    same_run("a version-1 partial, partials only",
+             raw, analyze(logs, os.path.join(tmp, "v1-part"), []))
+
+    # a long job under the capture policy: its partials made now are of
+    # version 2, no larger than its format-4 logs (3.3 times them with
+    # op 1 alone), and hold every call (the trace of every call the same)
+    logs = os.path.join(tmp, "long")
+    subprocess.run([GEN, "-o", logs, "--ranks", "8", "--ranks-per-node", "4",
+                    "--pattern", "uniform", "--rate", "1000", "--duration",
+                    "6m", "--policy",
+                    "first=2000,window=1000,every=50000,interval=60s",
+                    "--intra-alpha", "100ns", "--inter-alpha", "200ns",
+                    "--intra-bw", "200GB/s", "--inter-bw", "50GB/s", "--gap",
+                    "1us", "--straggler", "5=300us:from=3m"],
+                   check=True, stdout=subprocess.DEVNULL)
+    log_bytes = sum(os.path.getsize(p)
+                    for p in glob.glob(os.path.join(logs, "*.cplog")))
+    raw = analyze(logs, os.path.join(tmp, "long-raw"), [])
+    raw_trace = trace_of(logs, os.path.join(tmp, "long-raw.json"))
+    made = reduce_all(logs)
+    parts = sorted(glob.glob(os.path.join(logs, "*.cppart")))
+    part_bytes = sum(os.path.getsize(p) for p in parts)
+    versions = {struct.unpack_from("<I", open(p, "rb").read(), 8)[0]
+                for p in parts}
+    ok(made == ["n0", "n1"] and versions == {2},
+       "a long job's partials: one per node, version 2 (%s)" % versions)
+    ok(0 < part_bytes <= log_bytes,
+       "... no larger than its format-4 logs (%d bytes against %d)"
+       % (part_bytes, log_bytes))
+    aside = os.path.join(tmp, "long-aside")
+    os.makedirs(aside)
+    for p in glob.glob(os.path.join(logs, "*.cplog")):
+        shutil.move(p, aside)
+    same_run("a long job, partials only",
+             raw, analyze(logs, os.path.join(tmp, "long-part"), []))
+    part_trace = trace_of(logs, os.path.join(tmp, "long-part.json"))
+    ok(raw_trace is not None and raw_trace == part_trace,
+       "... the same trace of every call (%d bytes)"
+       % len(raw_trace or b""))
+
+
 def main():
     if not built():
         return 77
@@ -422,7 +493,7 @@ def main():
             damage_tests(tmp)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
-        for fn in (nodes_tests, fd_limit_tests, memory_tests):
+        for fn in (version_tests, nodes_tests, fd_limit_tests, memory_tests):
             tmp = tempfile.mkdtemp(prefix="cp-partial-")
             try:
                 fn(tmp)
