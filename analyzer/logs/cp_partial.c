@@ -451,16 +451,6 @@ static void encode_slot(struct sink *s, const unsigned char *slot,
         memcpy(p, slot, REC);
 }
 
-/* The little-endian number of n bytes at p. */
-static uint64_t le_get(const unsigned char *p, unsigned n)
-{
-    uint64_t v = 0;
-
-    while (n--)
-        v = v << 8 | p[n];
-    return v;
-}
-
 static uint64_t zigzag(uint64_t v)
 {
     return (v << 1) ^ (uint64_t)((int64_t)v >> 63);
@@ -478,13 +468,13 @@ static int encode_call(struct sink *s, const unsigned char *slot,
                        unsigned char *p)
 {
     unsigned char changed[REC], op;
-    uint64_t mask = 0, seq = le_get(slot + CP_PARTIAL_CALL_SEQ, 4),
-             start = le_get(slot + CP_PARTIAL_CALL_START, 8),
-             end = le_get(slot + CP_PARTIAL_CALL_END, 8),
-             pstart = le_get(p + CP_PARTIAL_CALL_START, 8),
-             pend = le_get(p + CP_PARTIAL_CALL_END, 8);
+    uint64_t mask = 0, seq = get32(slot + CP_PARTIAL_CALL_SEQ),
+             start = get64(slot + CP_PARTIAL_CALL_START),
+             end = get64(slot + CP_PARTIAL_CALL_END),
+             pstart = get64(p + CP_PARTIAL_CALL_START),
+             pend = get64(p + CP_PARTIAL_CALL_END);
     uint32_t dseq = (uint32_t)seq -
-                    ((uint32_t)le_get(p + CP_PARTIAL_CALL_SEQ, 4) + 1u);
+                    (get32(p + CP_PARTIAL_CALL_SEQ) + 1u);
     uint64_t ddur = zigzag((end - start) - (pend ? pend - pstart : 0));
     size_t k, n = 0;
 
