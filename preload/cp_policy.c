@@ -339,8 +339,8 @@ static uint32_t sig_hash(const struct sigkey *c)
 
 /* The signature of c in the open interval, made when new; NULL when the
  * table is full. */
-static struct cp_policy_sig *sig_get(struct cp_policy *p,
-                                     const struct sigkey *c, uint32_t *index)
+static struct cp_policy_sig *sig_find(struct cp_policy *p,
+                                      const struct sigkey *c, uint32_t *index)
 {
     uint32_t b = sig_hash(c) & p->hmask;
     int grouped = c->grouped;
@@ -378,6 +378,40 @@ static struct cp_policy_sig *sig_get(struct cp_policy *p,
     p->hash[b] = ++p->nsig;
     *index = p->nsig - 1;
     return s;
+}
+
+/* sig_find, remembered for sig_of_call. */
+static struct cp_policy_sig *sig_get(struct cp_policy *p,
+                                     const struct sigkey *c, uint32_t *index)
+{
+    struct cp_policy_sig *s = sig_find(p, c, index);
+
+    if (s)
+        p->mru = *index;
+    return s;
+}
+
+/* The signature of call c in the open interval: the one last found when
+ * c is of it, compared field by field with c (a key built first and
+ * compared as words made the loads wait on its narrower stores), else
+ * sig_get's. */
+static struct cp_policy_sig *sig_of_call(struct cp_policy *p,
+                                         const struct cp_rec_call *c,
+                                         uint32_t *index)
+{
+    struct sigkey key;
+
+    if (p->mru < p->nsig) {
+        struct cp_policy_sig *s = &p->sig[p->mru];
+        if (s->comm_id == c->comm_id && s->count == c->count &&
+            s->peer == c->peer && s->op == c->op && s->dtype == c->dtype &&
+            s->redop == c->redop && s->grouped == (c->group != 0)) {
+            *index = p->mru;
+            return s;
+        }
+    }
+    key = key_of(c);
+    return sig_get(p, &key, index);
 }
 
 static void add(struct cp_policy_sig *s, uint32_t seq, uint64_t start,
@@ -456,12 +490,18 @@ static int slot_folded(const struct cp_policy *p, uint64_t slot)
  * open one closed first when it is another, no group waiting). */
 static void at_interval(struct cp_policy *p, uint64_t start_ns)
 {
-    uint64_t k = start_ns / p->interval_ns;
+    uint64_t k;
 
+    /* the open interval's, as most are: no division */
+    if (p->nsig && start_ns - p->cur_start < p->interval_ns)
+        return;
+    k = start_ns / p->interval_ns;
     if (p->nsig && k != p->cur && !groups_pending(p))
         close_interval(p);
-    if (!p->nsig)
+    if (!p->nsig) {
         p->cur = k;
+        p->cur_start = k * p->interval_ns;
+    }
 }
 
 /* A waiting call into its aggregate, with dur: its device interval's, or
@@ -584,7 +624,6 @@ static int fold(struct cp_policy *p, const union cp_rec *rec, uint64_t slot)
     const struct cp_rec_call *c = &rec->call;
     struct cp_policy_sig *s;
     struct cp_policy_group *gr = NULL;
-    struct sigkey key;
     uint32_t index;
     int grouped;
 
@@ -604,7 +643,6 @@ static int fold(struct cp_policy *p, const union cp_rec *rec, uint64_t slot)
         (c->flags & ~(CP_CALL_IN_GROUP | CP_CALL_INPLACE)) ||
         (grouped && (p->device || gr->n + 2 > CP_POLICY_GROUP_CALLS)))
         goto keep;
-    key = key_of(c);
     if (p->device && !grouped) {
         /* its duration is its device interval's, written later (kind 5)
          * by the timer; its own times' when none comes before its place
@@ -613,14 +651,14 @@ static int fold(struct cp_policy *p, const union cp_rec *rec, uint64_t slot)
         if (w->slot)
             unwait(p, w, w->end_ns - w->start_ns);
         w->slot = slot + 1;
-        w->key = key; /* not grouped: calls in groups are kept */
+        w->key = key_of(c); /* not grouped: calls in groups are kept */
         w->start_ns = c->start_ns;
         w->end_ns = c->end_ns;
         w->seq = c->seq;
         return 1;
     }
     at_interval(p, c->start_ns);
-    s = sig_get(p, &key, &index);
+    s = sig_of_call(p, c, &index);
     if (!s)
         goto keep;
     if (grouped) {

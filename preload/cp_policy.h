@@ -82,8 +82,10 @@ struct cp_policy {
     struct cp_policy_cfg cfg;
     uint64_t interval_ns;
     uint64_t cur;              /* the open interval's index */
+    uint64_t cur_start;        /* and its start: cur x interval_ns */
     struct cp_policy_sig *sig; /* the open interval's signatures */
     uint32_t nsig, alloc;
+    uint32_t mru;              /* the signature last found (< nsig) */
     uint32_t *hash;            /* index + 1 per bucket, 0 empty */
     uint32_t hmask;
     struct cp_policy_group grp[4]; /* groups open, by id & 3 */
