@@ -56,18 +56,13 @@ static inline unsigned char *put_varint(unsigned char *p, uint64_t v)
     return p;
 }
 
-static inline uint64_t zigzag(uint64_t v)
-{
-    return (v << 1) ^ (uint64_t)((int64_t)v >> 63);
-}
-
 /* start as the distance from *prev, then the end; *prev becomes the end
  * (the start while in flight): the next start is then the gap between
  * two calls, not that and a call's duration */
 static inline unsigned char *put_times(unsigned char *p, uint64_t *prev,
                                        uint64_t start, uint64_t end)
 {
-    p = put_varint(p, zigzag(start - *prev));
+    p = put_varint(p, cp_log4_zigzag(start - *prev));
     *prev = end ? end : start;
     return put_varint(p, end ? end - start + 1 : 0);
 }
@@ -301,7 +296,7 @@ static long sig_find(struct cp_logenc *e, const struct cp_rec_call *c,
     q = put_varint(q, s.flags);
     q = put_varint(q, s.comm_id);
     q = put_varint(q, s.count);
-    q = put_varint(q, zigzag((uint64_t)(int64_t)s.peer));
+    q = put_varint(q, cp_log4_zigzag((uint64_t)(int64_t)s.peer));
     q = put_varint(q, s.rank);
     q = put_varint(q, s.nranks);
     q = put_varint(q, s.stream);
@@ -325,7 +320,7 @@ static unsigned char *put_literal(struct cp_logenc *e, unsigned char *p,
     p = put_varint(p, c->comm_id);
     p = put_varint(p, c->count);
     p = put_varint(p, c->seq);
-    p = put_varint(p, zigzag((uint64_t)(int64_t)c->peer));
+    p = put_varint(p, cp_log4_zigzag((uint64_t)(int64_t)c->peer));
     p = put_varint(p, c->rank);
     p = put_varint(p, c->nranks);
     p = put_varint(p, c->group);
@@ -346,7 +341,7 @@ static unsigned char *put_call(struct cp_logenc *e, unsigned char *p,
     unsigned x = count_too ? CP_LOG4_X_COUNT : 0;
     int ingroup = (c->flags & CP_CALL_IN_GROUP) != 0, newgroup = 0;
 
-    if (i < 0 || (c->end_ns && zigzag(c->end_ns - c->start_ns -
+    if (i < 0 || (c->end_ns && cp_log4_zigzag(c->end_ns - c->start_ns -
                                        e->sig[i].lastdur) == UINT64_MAX))
         return put_literal(e, p, c);
     key = &e->sig[e->sig[i].key];
@@ -374,7 +369,7 @@ static unsigned char *put_call(struct cp_logenc *e, unsigned char *p,
         if (x & CP_LOG4_X_SIG)
             p = put_varint(p, (uint64_t)i >> 6);
         if (x & CP_LOG4_X_SEQ)
-            p = put_varint(p, zigzag((uint64_t)(int64_t)(int32_t)(c->seq -
+            p = put_varint(p, cp_log4_zigzag((uint64_t)(int64_t)(int32_t)(c->seq -
                                                                   predicted)));
         if (x & CP_LOG4_X_GROUP)
             p = put_varint(p, c->group);
@@ -389,14 +384,14 @@ static unsigned char *put_call(struct cp_logenc *e, unsigned char *p,
     /* the start from the previous one; the duration from this
      * signature's last (a step's calls of one signature take about as
      * long each time): 0 in flight, else zigzag(difference) + 1 */
-    p = put_varint(p, zigzag(c->start_ns - e->t_call));
+    p = put_varint(p, cp_log4_zigzag(c->start_ns - e->t_call));
     e->t_call = c->start_ns;
     if (!c->end_ns)
         return put_varint(p, 0);
     {
         struct cp_logenc_sig *sg = &e->sig[i];
         uint64_t dur = c->end_ns - c->start_ns;
-        p = put_varint(p, zigzag(dur - sg->lastdur) + 1);
+        p = put_varint(p, cp_log4_zigzag(dur - sg->lastdur) + 1);
         sg->lastdur = dur;
         e->t_call = c->end_ns;
     }
@@ -514,15 +509,15 @@ static int tmpl_codes(const struct cp_logenc *e, const struct cp_log4_fields *k,
         next[i] = last[i];
         switch (f->role) {
         case CP_LOG4_F_SLOT:
-            code[i] = zigzag((slot - x) - last[i]);
+            code[i] = cp_log4_zigzag((slot - x) - last[i]);
             next[i] = slot - x;
             continue;
         case CP_LOG4_F_NEXT:
-            code[i] = zigzag(x - (last[i] + 1));
+            code[i] = cp_log4_zigzag(x - (last[i] + 1));
             next[i] = x;
             continue;
         case CP_LOG4_F_VALUE:
-            code[i] = zigzag(x - last[i]);
+            code[i] = cp_log4_zigzag(x - last[i]);
             next[i] = x;
             continue;
         default:
@@ -534,14 +529,14 @@ static int tmpl_codes(const struct cp_logenc *e, const struct cp_log4_fields *k,
             continue;
         }
         if (f->role == CP_LOG4_F_TIME) {
-            z = zigzag(x - *t_call);
+            z = cp_log4_zigzag(x - *t_call);
             *t_call = x;
         } else {
             d = x - (f->role == CP_LOG4_F_CALL     ? e->call_start
                      : f->role == CP_LOG4_F_DEV    ? e->dev_start
                      : f->role == CP_LOG4_F_DEVEND ? e->dev_end
                                                    : v[f->ref]);
-            z = zigzag(d - last[i]);
+            z = cp_log4_zigzag(d - last[i]);
             next[i] = d;
         }
         if (z == UINT64_MAX)
@@ -645,7 +640,7 @@ static size_t rec_ops(struct cp_logenc *e, const union cp_rec *rec,
             !end_fits(g->start_ns, g->end_ns))
             break;
         *p++ = CP_LOG4_GROUP;
-        p = put_varint(p, zigzag((uint64_t)g->group - e->last_group));
+        p = put_varint(p, cp_log4_zigzag((uint64_t)g->group - e->last_group));
         *p++ = (unsigned char)g->result;
         p = put_varint(p, g->ncalls);
         p = put_times(p, &e->t_call, g->start_ns, g->end_ns);

@@ -610,11 +610,6 @@ static inline int op_varint(struct cp_log4src *s, uint64_t *v)
     return 0;
 }
 
-static int64_t unzigzag(uint64_t v)
-{
-    return (int64_t)((v >> 1) ^ (~(v & 1) + 1));
-}
-
 /* A varint that must fit max. */
 static int op_varint_max(struct cp_log4src *s, uint64_t *v, uint64_t max)
 {
@@ -629,7 +624,7 @@ static int op_int32(struct cp_log4src *s, int32_t *v)
 
     if (op_varint(s, &u) < 0)
         return -1;
-    x = unzigzag(u);
+    x = cp_log4_unzigzag(u);
     if (x < INT32_MIN || x > INT32_MAX)
         return -1;
     *v = (int32_t)x;
@@ -645,7 +640,7 @@ static int op_times(struct cp_log4src *s, uint64_t *prev, uint64_t *start,
 
     if (op_varint(s, &v) < 0 || op_varint(s, &e) < 0)
         return -1;
-    *start = *prev + (uint64_t)unzigzag(v);
+    *start = *prev + (uint64_t)cp_log4_unzigzag(v);
     *end = e ? *start + e - 1 : 0;
     *prev = *end ? *end : *start;
     return 0;
@@ -757,13 +752,13 @@ static inline uint64_t put_call(struct cp_rec_call *c, struct sig *g,
                                 uint64_t t, uint64_t v, uint64_t e)
 {
     const struct sig k = *g;
-    uint64_t start = t + (uint64_t)unzigzag(v), dur = k.lastdur;
+    uint64_t start = t + (uint64_t)cp_log4_unzigzag(v), dur = k.lastdur;
 
     _Static_assert(offsetof(struct cp_rec_call, comm_id) == 8 &&
                        offsetof(struct cp_rec_call, end_ns) + 8 == REC,
                    "a call's fields cover its 64 bytes");
     if (e) /* the duration against the signature's last one */
-        g->lastdur = dur += (uint64_t)unzigzag(e - 1);
+        g->lastdur = dur += (uint64_t)cp_log4_unzigzag(e - 1);
     /* every byte written once, no padding: kind .. flags as the
      * signature keeps them, then each field */
     memcpy(c, k.head, sizeof k.head);
@@ -821,7 +816,7 @@ static int op_call(struct cp_log4src *s, unsigned op, uint64_t at,
     if (x & CP_LOG4_X_SEQ) {
         if (op_varint(s, &v) < 0)
             return DAMAGE(s, at, "call's seq cut short");
-        seq += (uint32_t)(int32_t)unzigzag(v);
+        seq += (uint32_t)(int32_t)cp_log4_unzigzag(v);
     }
     if (x & CP_LOG4_X_GROUP) {
         if (op_varint_max(s, &v, UINT32_MAX) < 0)
@@ -912,7 +907,7 @@ static int op_group(struct cp_log4src *s, uint64_t at, unsigned char *dst)
         return -1;
     g->kind = CP_REC_GROUP;
     g->result = (int8_t)result;
-    g->group = s->last_group + (uint32_t)unzigzag(d);
+    g->group = s->last_group + (uint32_t)cp_log4_unzigzag(d);
     g->ncalls = (uint32_t)ncalls;
     s->last_group = g->group;
     emit(s, &r, dst);
@@ -1096,19 +1091,19 @@ static int op_templated(struct cp_log4src *s, unsigned op, uint64_t at,
                           (unsigned long long)idx, j);
         switch (f->role) {
         case CP_LOG4_F_SLOT:
-            t->last[j] += (uint64_t)unzigzag(x);
+            t->last[j] += (uint64_t)cp_log4_unzigzag(x);
             v[j] = s->slot - t->last[j];
             break;
         case CP_LOG4_F_NEXT:
-            t->last[j] = field_cut(f, t->last[j] + 1 + (uint64_t)unzigzag(x));
+            t->last[j] = field_cut(f, t->last[j] + 1 + (uint64_t)cp_log4_unzigzag(x));
             v[j] = t->last[j];
             break;
         case CP_LOG4_F_VALUE:
-            t->last[j] = field_cut(f, t->last[j] + (uint64_t)unzigzag(x));
+            t->last[j] = field_cut(f, t->last[j] + (uint64_t)cp_log4_unzigzag(x));
             v[j] = t->last[j];
             break;
         case CP_LOG4_F_TIME:
-            v[j] = x ? s->t_call + (uint64_t)unzigzag(x - 1) : 0;
+            v[j] = x ? s->t_call + (uint64_t)cp_log4_unzigzag(x - 1) : 0;
             if (x)
                 s->t_call = v[j];
             break;
@@ -1117,7 +1112,7 @@ static int op_templated(struct cp_log4src *s, unsigned op, uint64_t at,
                 v[j] = 0;
                 break;
             }
-            t->last[j] += (uint64_t)unzigzag(x - 1);
+            t->last[j] += (uint64_t)cp_log4_unzigzag(x - 1);
             v[j] = (f->role == CP_LOG4_F_CALL     ? s->call_start
                     : f->role == CP_LOG4_F_DEV    ? s->dev_start
                     : f->role == CP_LOG4_F_DEVEND ? s->dev_end
@@ -1375,7 +1370,7 @@ static size_t fast_calls(struct cp_log4src *s, unsigned char *out,
         seq = key->seqlast + 1;
         key->seqlast = seq;
         c = (struct cp_rec_call *)(void *)(out + done);
-        start = t + (uint64_t)unzigzag(v);
+        start = t + (uint64_t)cp_log4_unzigzag(v);
         t = put_call(c, g, g->count, seq,
                      (g->flags & CP_CALL_IN_GROUP) ? s->last_group : 0, t, v,
                      e);

@@ -20,39 +20,7 @@
 #define IO_BUFFER (64 * 1024)
 #define REC CP_LOG_RECORD_SIZE
 
-/* ---- little-endian fields and the checksum ------------------------------- */
-
-static void put32(unsigned char *p, uint32_t v)
-{
-    int i;
-    for (i = 0; i < 4; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static void put64(unsigned char *p, uint64_t v)
-{
-    int i;
-    for (i = 0; i < 8; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static uint32_t get32(const unsigned char *p)
-{
-    uint32_t v = 0;
-    int i;
-    for (i = 3; i >= 0; i--)
-        v = (v << 8) | p[i];
-    return v;
-}
-
-static uint64_t get64(const unsigned char *p)
-{
-    uint64_t v = 0;
-    int i;
-    for (i = 7; i >= 0; i--)
-        v = (v << 8) | p[i];
-    return v;
-}
+/* ---- the checksum (little-endian fields: cp_partial_src.h) ----------------- */
 
 #define FNV_OFFSET 0xcbf29ce484222325ull
 #define FNV_PRIME 0x100000001b3ull
@@ -80,12 +48,12 @@ static void sum_add(struct sum *s, const void *data, size_t n)
         s->pend[s->npend++] = *p++;
         n--;
         if (s->npend == 8) {
-            s->h = (s->h ^ get64(s->pend)) * FNV_PRIME;
+            s->h = (s->h ^ cp_partial_get64(s->pend)) * FNV_PRIME;
             s->npend = 0;
         }
     }
     for (; n >= 8; p += 8, n -= 8)
-        s->h = (s->h ^ get64(p)) * FNV_PRIME;
+        s->h = (s->h ^ cp_partial_get64(p)) * FNV_PRIME;
     while (n-- > 0)
         s->pend[s->npend++] = *p++;
 }
@@ -133,13 +101,13 @@ static void encode_header(unsigned char *h, const struct partial *p,
 {
     memset(h, 0, CP_PARTIAL_HEADER_SIZE);
     memcpy(h, CP_PARTIAL_MAGIC, 8);
-    put32(h + 8, CP_PARTIAL_VERSION);
-    put32(h + 12, CP_PARTIAL_HEADER_SIZE);
-    put32(h + 16, CP_PARTIAL_ENTRY_SIZE);
-    put32(h + 20, p->nlogs);
-    put64(h + 24, index_sum);
-    put64(h + 32, p->file_size);
-    put64(h + 40, p->raw_bytes);
+    cp_partial_put32(h + 8, CP_PARTIAL_VERSION);
+    cp_partial_put32(h + 12, CP_PARTIAL_HEADER_SIZE);
+    cp_partial_put32(h + 16, CP_PARTIAL_ENTRY_SIZE);
+    cp_partial_put32(h + 20, p->nlogs);
+    cp_partial_put64(h + 24, index_sum);
+    cp_partial_put64(h + 32, p->file_size);
+    cp_partial_put64(h + 40, p->raw_bytes);
     snprintf((char *)h + 64, 64, "%s", p->node);
 }
 
@@ -147,14 +115,14 @@ static void encode_entry(unsigned char *b, const struct cp_partial_entry *e)
 {
     memset(b, 0, CP_PARTIAL_ENTRY_SIZE);
     snprintf((char *)b, CP_PARTIAL_NAME_LEN, "%s", e->name);
-    put64(b + 128, e->offset);
-    put64(b + 136, e->size);
-    put64(b + 144, e->raw_size);
-    put64(b + 152, e->sum);
-    put32(b + 160, (uint32_t)e->global_rank);
-    put32(b + 164, e->header_bytes);
-    put32(b + 168, e->header_size);
-    put64(b + 176, e->slots);
+    cp_partial_put64(b + 128, e->offset);
+    cp_partial_put64(b + 136, e->size);
+    cp_partial_put64(b + 144, e->raw_size);
+    cp_partial_put64(b + 152, e->sum);
+    cp_partial_put32(b + 160, (uint32_t)e->global_rank);
+    cp_partial_put32(b + 164, e->header_bytes);
+    cp_partial_put32(b + 168, e->header_size);
+    cp_partial_put64(b + 176, e->slots);
 }
 
 /* A log's name as a partial may hold it: a plain file name. */
@@ -202,22 +170,22 @@ static int check_header(const unsigned char *h, size_t got,
                      CP_PARTIAL_HEADER_SIZE);
         return -1;
     }
-    if (get32(h + 8) < CP_PARTIAL_VERSION_MIN ||
-        get32(h + 8) > CP_PARTIAL_VERSION) {
+    if (cp_partial_get32(h + 8) < CP_PARTIAL_VERSION_MIN ||
+        cp_partial_get32(h + 8) > CP_PARTIAL_VERSION) {
         cp_error_set(err, path, 8, "%s: offset 8: partial format version %u, "
-                     "this collprof reads %u to %u", path, get32(h + 8),
+                     "this collprof reads %u to %u", path, cp_partial_get32(h + 8),
                      CP_PARTIAL_VERSION_MIN, CP_PARTIAL_VERSION);
         return -1;
     }
-    if (get32(h + 12) != CP_PARTIAL_HEADER_SIZE ||
-        get32(h + 16) != CP_PARTIAL_ENTRY_SIZE) {
+    if (cp_partial_get32(h + 12) != CP_PARTIAL_HEADER_SIZE ||
+        cp_partial_get32(h + 16) != CP_PARTIAL_ENTRY_SIZE) {
         cp_error_set(err, path, 12, "%s: offset 12: bad sizes (header %u, "
-                     "entry %u)", path, get32(h + 12), get32(h + 16));
+                     "entry %u)", path, cp_partial_get32(h + 12), cp_partial_get32(h + 16));
         return -1;
     }
-    p->nlogs = get32(h + 20);
-    p->file_size = get64(h + 32);
-    p->raw_bytes = get64(h + 40);
+    p->nlogs = cp_partial_get32(h + 20);
+    p->file_size = cp_partial_get64(h + 32);
+    p->raw_bytes = cp_partial_get64(h + 40);
     memcpy(p->node, h + 64, sizeof p->node);
     p->node[sizeof p->node - 1] = '\0';
     if (p->file_size != (uint64_t)sb->st_size) {
@@ -265,14 +233,14 @@ static int decode_index(const unsigned char *index, uint64_t data_start,
         uint64_t at = CP_PARTIAL_HEADER_SIZE + (uint64_t)i * CP_PARTIAL_ENTRY_SIZE;
         memcpy(e->name, b, sizeof e->name);
         e->name[sizeof e->name - 1] = '\0';
-        e->offset = get64(b + 128);
-        e->size = get64(b + 136);
-        e->raw_size = get64(b + 144);
-        e->sum = get64(b + 152);
-        e->global_rank = (int32_t)get32(b + 160);
-        e->header_bytes = get32(b + 164);
-        e->header_size = get32(b + 168);
-        e->slots = get64(b + 176);
+        e->offset = cp_partial_get64(b + 128);
+        e->size = cp_partial_get64(b + 136);
+        e->raw_size = cp_partial_get64(b + 144);
+        e->sum = cp_partial_get64(b + 152);
+        e->global_rank = (int32_t)cp_partial_get32(b + 160);
+        e->header_bytes = cp_partial_get32(b + 164);
+        e->header_size = cp_partial_get32(b + 168);
+        e->slots = cp_partial_get64(b + 176);
         if (!plain_name(e->name) || e->offset != expect ||
             e->size > p->file_size - e->offset ||
             e->header_bytes != sizeof(struct cp_log_header) ||
@@ -368,7 +336,7 @@ static int read_partial(int fd, const char *path, int verify,
         goto out;
     }
     got = read_full(fd, index, index_size);
-    if (got != index_size || checksum(index, index_size) != get64(h + 24)) {
+    if (got != index_size || checksum(index, index_size) != cp_partial_get64(h + 24)) {
         cp_error_set(err, path, CP_PARTIAL_HEADER_SIZE, "%s: offset %u: index "
                      "damaged (checksum)", path, CP_PARTIAL_HEADER_SIZE);
         goto out;
@@ -451,11 +419,6 @@ static void encode_slot(struct sink *s, const unsigned char *slot,
         memcpy(p, slot, REC);
 }
 
-static uint64_t zigzag(uint64_t v)
-{
-    return (v << 1) ^ (uint64_t)((int64_t)v >> 63);
-}
-
 /* A call slot against p, the previous call (CP_PARTIAL_OP_CALL): the mask
  * and bytes of what else changed, then its seq as the distance from p's
  * plus one, its start from p's end (p's start when p has none) and its
@@ -468,14 +431,14 @@ static int encode_call(struct sink *s, const unsigned char *slot,
                        unsigned char *p)
 {
     unsigned char changed[REC], op;
-    uint64_t mask = 0, seq = get32(slot + CP_PARTIAL_CALL_SEQ),
-             start = get64(slot + CP_PARTIAL_CALL_START),
-             end = get64(slot + CP_PARTIAL_CALL_END),
-             pstart = get64(p + CP_PARTIAL_CALL_START),
-             pend = get64(p + CP_PARTIAL_CALL_END);
+    uint64_t mask = 0, seq = cp_partial_get32(slot + CP_PARTIAL_CALL_SEQ),
+             start = cp_partial_get64(slot + CP_PARTIAL_CALL_START),
+             end = cp_partial_get64(slot + CP_PARTIAL_CALL_END),
+             pstart = cp_partial_get64(p + CP_PARTIAL_CALL_START),
+             pend = cp_partial_get64(p + CP_PARTIAL_CALL_END);
     uint32_t dseq = (uint32_t)seq -
-                    (get32(p + CP_PARTIAL_CALL_SEQ) + 1u);
-    uint64_t ddur = zigzag((end - start) - (pend ? pend - pstart : 0));
+                    (cp_partial_get32(p + CP_PARTIAL_CALL_SEQ) + 1u);
+    uint64_t ddur = cp_log4_zigzag((end - start) - (pend ? pend - pstart : 0));
     size_t k, n = 0;
 
     if (end && ddur == UINT64_MAX)
@@ -490,9 +453,9 @@ static int encode_call(struct sink *s, const unsigned char *slot,
     if (op == CP_PARTIAL_OP_CALL) {
         emit_varint(s, mask);
         emit(s, changed, n);
-        emit_varint(s, zigzag((uint64_t)(int64_t)(int32_t)dseq));
+        emit_varint(s, cp_log4_zigzag((uint64_t)(int64_t)(int32_t)dseq));
     }
-    emit_varint(s, zigzag(start - (pend ? pend : pstart)));
+    emit_varint(s, cp_log4_zigzag(start - (pend ? pend : pstart)));
     emit_varint(s, end ? ddur + 1 : 0);
     memcpy(p, slot, REC);
     return 0;

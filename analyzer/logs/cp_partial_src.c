@@ -303,28 +303,6 @@ static int src_varint(struct cp_partial_src *s, uint64_t *v)
     return -1;
 }
 
-static uint64_t le_get(const unsigned char *p, unsigned n)
-{
-    uint64_t v = 0;
-
-    while (n--)
-        v = v << 8 | p[n];
-    return v;
-}
-
-static void le_put(unsigned char *p, unsigned n, uint64_t v)
-{
-    unsigned k;
-
-    for (k = 0; k < n; k++, v >>= 8)
-        p[k] = (unsigned char)v;
-}
-
-static uint64_t unzigzag(uint64_t v)
-{
-    return (v >> 1) ^ (uint64_t)-(int64_t)(v & 1);
-}
-
 /* A call against the previous call (CP_PARTIAL_OP_CALL, or op
  * CP_PARTIAL_OP_CALL_NEXT) into dst: 0, -1 on damage (a mask bit of a
  * number's byte or past the slot, a seq's distance past 32 bits, a varint
@@ -351,16 +329,17 @@ static int src_call(struct cp_partial_src *s, unsigned char op,
          (src_varint(s, &dseq) < 0 || dseq > UINT32_MAX)) ||
         src_varint(s, &dstart) < 0 || src_varint(s, &ddur) < 0)
         return -1;
-    pstart = le_get(prev + CP_PARTIAL_CALL_START, 8);
-    pend = le_get(prev + CP_PARTIAL_CALL_END, 8);
-    start = (pend ? pend : pstart) + unzigzag(dstart);
-    le_put(prev + CP_PARTIAL_CALL_SEQ, 4,
-           (uint32_t)le_get(prev + CP_PARTIAL_CALL_SEQ, 4) + 1u +
-               (uint32_t)unzigzag(dseq));
-    le_put(prev + CP_PARTIAL_CALL_START, 8, start);
-    le_put(prev + CP_PARTIAL_CALL_END, 8,
-           ddur ? start + unzigzag(ddur - 1) + (pend ? pend - pstart : 0)
-                : 0);
+    pstart = cp_partial_get64(prev + CP_PARTIAL_CALL_START);
+    pend = cp_partial_get64(prev + CP_PARTIAL_CALL_END);
+    start = (pend ? pend : pstart) + (uint64_t)cp_log4_unzigzag(dstart);
+    cp_partial_put32(prev + CP_PARTIAL_CALL_SEQ,
+                     cp_partial_get32(prev + CP_PARTIAL_CALL_SEQ) + 1u +
+                         (uint32_t)cp_log4_unzigzag(dseq));
+    cp_partial_put64(prev + CP_PARTIAL_CALL_START, start);
+    cp_partial_put64(prev + CP_PARTIAL_CALL_END,
+                     ddur ? start + (uint64_t)cp_log4_unzigzag(ddur - 1) +
+                                (pend ? pend - pstart : 0)
+                          : 0);
     memcpy(dst, prev, REC);
     return 0;
 }

@@ -57,6 +57,34 @@ enum cp_partial_op {
     (0xfull << (CP_PARTIAL_CALL_SEQ - 1) |                                     \
      0xffffull << (CP_PARTIAL_CALL_START - 1))
 
+/* The partial's little-endian numbers (its header, index and the numbers
+ * of CP_PARTIAL_OP_CALL), whatever the machine's byte order. */
+static inline uint32_t cp_partial_get32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+           (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t cp_partial_get64(const unsigned char *p)
+{
+    return (uint64_t)cp_partial_get32(p) |
+           (uint64_t)cp_partial_get32(p + 4) << 32;
+}
+
+static inline void cp_partial_put32(unsigned char *p, uint32_t v)
+{
+    int i;
+
+    for (i = 0; i < 4; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static inline void cp_partial_put64(unsigned char *p, uint64_t v)
+{
+    cp_partial_put32(p, (uint32_t)v);
+    cp_partial_put32(p + 4, (uint32_t)(v >> 32));
+}
+
 /* One entry of a partial's index, decoded (offsets in the partial). */
 struct cp_partial_entry {
     char name[CP_PARTIAL_NAME_LEN]; /* the log's file name */

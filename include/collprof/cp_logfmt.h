@@ -841,6 +841,20 @@ static inline unsigned cp_log4_present_bytes(const struct cp_log4_fields *k)
     return k->n > CP_LOG4_FIELDS_BYTE ? 2u : 1u;
 }
 
+/* Zigzag coding of a signed 64-bit value (as two's complement in v):
+ * 0, -1, 1, -2 ... become 0, 1, 2, 3 ..., so that small differences of
+ * either sign make small varints; the log's stream and the node
+ * partials' calls (docs/partial-format.md) use it. */
+static inline uint64_t cp_log4_zigzag(uint64_t v)
+{
+    return (v << 1) ^ (uint64_t)((int64_t)v >> 63);
+}
+
+static inline int64_t cp_log4_unzigzag(uint64_t v)
+{
+    return (int64_t)((v >> 1) ^ (~(v & 1) + 1));
+}
+
 /* The sum of a block's payload: a, b start at 1, 0; per byte a += byte,
  * b += a (mod 2^32); the sum is b ^ (a << 16).  Computed here in the
  * closed form a = 1 + sum p[i], b = n + sum (n - i) p[i] (mod 2^32):
