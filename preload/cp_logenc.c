@@ -259,7 +259,7 @@ static long sig_find(struct cp_logenc *e, const struct cp_rec_call *c,
     sig_of(&s, c);
     if (e->hash)
         for (b = sig_hash(&s) & e->hmask; e->hash[b]; b = (b + 1) & e->hmask)
-            if (sig_same(&e->sig[e->hash[b] - 1], &s))
+            if (sig_is(&e->sig[e->hash[b] - 1], c))
                 return (long)(e->mru = e->hash[b] - 1);
     if (e->hash) {
         base = base_find(e, &s, &bslot);

@@ -337,6 +337,18 @@ static uint32_t sig_hash(const struct sigkey *c)
     return (uint32_t)(h >> 32);
 }
 
+/* Whether s is the signature of these fields, compared one by one: a key
+ * built first and compared as words made the loads wait on its narrower
+ * stores. */
+static inline int sig_is(const struct cp_policy_sig *s, uint64_t comm_id,
+                         uint64_t count, int32_t peer, unsigned op,
+                         unsigned dtype, unsigned redop, int grouped)
+{
+    return s->comm_id == comm_id && s->count == count && s->peer == peer &&
+           s->op == op && s->dtype == dtype && s->redop == redop &&
+           s->grouped == grouped;
+}
+
 /* The signature of c in the open interval, made when new; NULL when the
  * table is full. */
 static struct cp_policy_sig *sig_find(struct cp_policy *p,
@@ -348,9 +360,8 @@ static struct cp_policy_sig *sig_find(struct cp_policy *p,
 
     for (; p->hash[b]; b = (b + 1) & p->hmask) {
         s = &p->sig[p->hash[b] - 1];
-        if (s->comm_id == c->comm_id && s->count == c->count &&
-            s->peer == c->peer && s->op == c->op && s->dtype == c->dtype &&
-            s->redop == c->redop && s->grouped == grouped) {
+        if (sig_is(s, c->comm_id, c->count, c->peer, c->op, c->dtype,
+                   c->redop, grouped)) {
             *index = p->hash[b] - 1;
             return s;
         }
@@ -392,23 +403,18 @@ static struct cp_policy_sig *sig_get(struct cp_policy *p,
 }
 
 /* The signature of call c in the open interval: the one last found when
- * c is of it, compared field by field with c (a key built first and
- * compared as words made the loads wait on its narrower stores), else
- * sig_get's. */
+ * c is of it (no key built), else sig_get's. */
 static struct cp_policy_sig *sig_of_call(struct cp_policy *p,
                                          const struct cp_rec_call *c,
                                          uint32_t *index)
 {
     struct sigkey key;
 
-    if (p->mru < p->nsig) {
-        struct cp_policy_sig *s = &p->sig[p->mru];
-        if (s->comm_id == c->comm_id && s->count == c->count &&
-            s->peer == c->peer && s->op == c->op && s->dtype == c->dtype &&
-            s->redop == c->redop && s->grouped == (c->group != 0)) {
-            *index = p->mru;
-            return s;
-        }
+    if (p->mru < p->nsig &&
+        sig_is(&p->sig[p->mru], c->comm_id, c->count, c->peer, c->op,
+               c->dtype, c->redop, c->group != 0)) {
+        *index = p->mru;
+        return &p->sig[p->mru];
     }
     key = key_of(c);
     return sig_get(p, &key, index);
