@@ -85,6 +85,7 @@ void an_describe_window(struct cp_analysis *an,
                   ? NAN
                   : (double)(opts->window_to_ns - origin) * 1e-9;
     w->calls_left_out = an->summary.outside_calls;
+    w->logs_from_sync_point = an->summary.logs_seeked;
 }
 
 /* Causal bounds of every node's offset against node 0 from the pairs'
@@ -375,6 +376,7 @@ void an_finish_summary(struct cp_analysis *an, struct an_state *st,
     rank_shares(an);
     sm->start_ns = st->t_last >= st->t_first ? st->t_first : 0;
     sm->outside_calls = st->outside;
+    sm->logs_seeked = st->seeked;
     for (i = 0; i < nev; i++) {
         have_model |= ev[i].have_model;
         sm->latency_bound_s += ev[i].lat.time;

@@ -77,6 +77,11 @@ struct cp_analysis_opts {
      * offsets applied: summary.start_ns is the scale) are read; INT64_MIN /
      * INT64_MAX: open.  docs/analysis.md, "Windows". */
     int64_t window_from_ns, window_to_ns;
+    /* window_from_ns and window_to_ns (those not open) are times since the
+     * run's first call, which the analysis finds in each log's first calls
+     * (an_first_call_ns) instead of a caller's analysis of the whole run:
+     * window_origin_ns is then that call's start */
+    int window_since_first;
     /* for the report: how the window was asked for ("--skip-steps 1"; NULL:
      * "--from/--to") and the first start of the whole run it was cut from
      * (the origin of the window's from_s and to_s; INT64_MIN: this run's) */
@@ -652,8 +657,10 @@ struct cp_analysis_summary {
     double span_s;          /* first start to last end */
     int64_t start_ns;       /* the first start: CLOCK_REALTIME ns on the
                                reference node's clock (offsets applied) */
-    uint64_t outside_calls; /* calls left out: they started outside the
-                               window (opts.window_*) */
+    uint64_t outside_calls; /* calls read and left out: they started
+                               outside the window (opts.window_*) */
+    size_t logs_seeked;     /* logs of a window read from a sync point
+                               past their start */
     unsigned steps;
     char steps_method[128]; /* "--steps", "pattern of N calls on comm X",
                                "none (one step assumed)" */
@@ -691,6 +698,8 @@ struct cp_analysis_window_info {
     char by[64];         /* "the whole run", "--skip-steps 2", ... */
     double from_s, to_s; /* since the whole run's first call; NaN: open */
     uint64_t calls_left_out;
+    size_t logs_from_sync_point; /* read from the sync point before the
+                                    window, not from their start */
 };
 
 /* What NCCL's profiler plugin logs add (cp_ncclview.c). */
@@ -865,6 +874,11 @@ struct cp_analysis {
     int (*alive)(void *ctx, const struct cp_analysis_input *in);
     void *alive_ctx;
     int nested; /* cp_analysis_opts.nested */
+    /* the window the passes read (cp_analysis_opts.window_from_ns and
+     * window_to_ns, made absolute): each log is read from the sync point
+     * before win_lo_ns to a call that starts AN_WINDOW_SLACK_NS past
+     * win_hi_ns (INT64_MIN / INT64_MAX: open) */
+    int64_t win_lo_ns, win_hi_ns;
 };
 
 /* The report (docs/report-schema.md), keys in a stable order.  New

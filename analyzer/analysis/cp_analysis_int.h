@@ -232,6 +232,7 @@ struct an_file {
     const union cp_rec *cur; /* the next record, NULL at the end */
     int64_t key;             /* its merge time */
     uint64_t limit;       /* records to read (prefix pass), else max */
+    int stop;             /* past the window: read no more (main pass) */
     /* the plugin's record of this file's calls, by slot (cp_ncjoin); a
      * file with them takes the full path for every record */
     const struct cp_ncjoin_entry *jn;
@@ -455,16 +456,47 @@ struct an_state {
     /* main pass: communication per time window (NULL in the prefix pass) */
     struct an_timeline *timeline;
     /* main pass: calls that start outside [win_lo, win_hi) (corrected ns)
-     * are left out and counted in outside */
+     * are left out and counted in outside; a window's logs are read from
+     * the sync point before win_lo (seeked: the logs that had one) to a
+     * call that starts AN_WINDOW_SLACK_NS past win_hi */
     int windowed;
     int64_t win_lo, win_hi;
     uint64_t outside;
+    size_t seeked;
     /* main pass: the slowest complete instances (NULL in the prefix pass) */
     struct an_top *top_own, *top_skew;
     /* main pass, when some log has a capture policy (CP_HDR_POLICY): the
      * aggregates joined and the detail windows (cp_longrun.c); else NULL */
     struct an_longrun *longrun;
 };
+
+/* What a window's analysis takes from the start of each log before it
+ * reads from the sync point before the window (cp_inputs.c,
+ * an_read_prologue): the run's first call, and the communicators the logs
+ * create before their first calls, whose names and members a read from a
+ * sync point would not see. */
+struct an_prologue_comm {
+    uint32_t file; /* index into the files (and the ranks) */
+    struct cp_rec_comm rec;
+};
+struct an_prologue {
+    int64_t first_ns; /* the earliest start of a call that returned, on
+                         the analysis's clock; INT64_MAX: none */
+    size_t ncomms;
+    struct an_prologue_comm *comms;
+};
+/* The calls of each log the prologue reads (more than one: a process's
+ * threads claim slots in the order they enter, not strictly by start),
+ * the records at most, and the communicator records kept in all. */
+#define AN_PROLOGUE_CALLS 64
+#define AN_PROLOGUE_RECORDS 4096
+#define AN_PROLOGUE_COMMS 65536
+
+/* A window's reading of a log stops at the first call that starts this
+ * long after the window's end: a call of the window is taken not to come
+ * after it (a log's slots are in the order their calls were entered, by
+ * threads of one process). */
+#define AN_WINDOW_SLACK_NS INT64_C(1000000000)
 
 /* The memory the communicators' per-rank arrays (and the prefix pass's
  * end times) may take: a claimed rank count sizes an array only within it,
@@ -483,6 +515,12 @@ int an_state_init(struct an_state *st, enum an_mode mode, size_t nfiles,
 void an_state_free(struct an_state *st);
 /* Read every file of st->files (opened by the caller) to the end. */
 void an_stream_run(struct an_state *st);
+/* Before a window's main pass (files opened): the communicators the
+ * prologue's records create, file by file, as a read from the logs'
+ * starts meets them in its first epochs (a log read from a sync point does
+ * not meet them; communicators are listed in the order they were
+ * created).  0, or -1 (memory). */
+int an_stream_prologue_comms(struct an_state *st, const struct an_prologue *p);
 struct an_slot_table *an_comm_slot(struct an_comm *c, unsigned slot);
 /* Make the windows cover [lo, hi] (corrected ns), merging as needed. */
 void an_timeline_cover(struct an_timeline *tl, int64_t lo, int64_t hi);

@@ -508,6 +508,26 @@ static void on_aggregate(struct hg *h, int32_t ri, const struct cp_rec_agg *a)
         }
 }
 
+/* Whether a call of a log whose clock is off by offset, started at
+ * start_ns, is outside the analysis's window (1), and AN_WINDOW_SLACK_NS
+ * past its end (2: the log's reading stops there), or in it (0).  A
+ * window judges the calls that start in it, as the main pass joins them:
+ * a hang or a mismatch before it is not its own. */
+static int outside_window(const struct cp_analysis *an, int64_t offset,
+                          uint64_t start_ns, uint64_t end_ns)
+{
+    int64_t s0 = (int64_t)start_ns - offset;
+
+    if (an->win_hi_ns != INT64_MAX && s0 >= an->win_hi_ns)
+        /* a damaged start (cp_log_time_problem) stops nothing */
+        return s0 - an->win_hi_ns >= AN_WINDOW_SLACK_NS &&
+                       !cp_log_time_problem(start_ns, end_ns ? end_ns
+                                                             : start_ns)
+                   ? 2
+                   : 1;
+    return s0 < an->win_lo_ns;
+}
+
 static int read_rank(struct hg *h, int32_t ri)
 {
     struct cp_analysis *an = h->an;
@@ -536,6 +556,12 @@ static int read_rank(struct hg *h, int32_t ri)
     hd = cp_scan_header(sc);
     h->reading = ri;
     h->offset_ns = an_node_offset_ns(an, (size_t)ri);
+    /* a window: from the sync point before it (as the main pass; a
+     * damaged one is the main pass's problem, and the log is read whole) */
+    if (an->win_lo_ns != INT64_MIN) {
+        int64_t t = an->win_lo_ns + h->offset_ns;
+        (void)cp_scan_seek_time(sc, t > 0 ? (uint64_t)t : 0, &e);
+    }
     hr->closed = (hd->flags & CP_HDR_CLOSED) != 0;
     hr->term_signal = hd->term_signal;
     hr->term_ns = hd->term_realtime_ns;
@@ -545,6 +571,12 @@ static int read_rank(struct hg *h, int32_t ri)
     hr->alive = an->alive && !hr->closed ? an->alive(an->alive_ctx, in) : 0;
     while (rc == 0 && (r = cp_scan_next(sc)) != NULL) {
         if (r->kind == CP_REC_CALL) {
+            int past = outside_window(an, h->offset_ns, r->call.start_ns,
+                                      r->call.end_ns);
+            if (past > 1)
+                break; /* a second past the window: its calls are read */
+            if (past)
+                continue;
             if (w && r->call.comm_id == w->comm_id && r->call.seq == w->seq &&
                 r->call.op == w->op) {
                 int64_t t = (int64_t)r->call.start_ns - an_node_offset_ns(an, (size_t)ri);
@@ -576,7 +608,9 @@ static int read_rank(struct hg *h, int32_t ri)
             if (r->clock.realtime_ns > hr->log_end)
                 hr->log_end = r->clock.realtime_ns;
         } else if (r->kind == CP_REC_AGG) {
-            on_aggregate(h, ri, &r->agg);
+            if (!outside_window(an, h->offset_ns, r->agg.first_ns,
+                                r->agg.first_ns))
+                on_aggregate(h, ri, &r->agg);
         }
     }
     {
@@ -2142,6 +2176,28 @@ static void watch_read(struct hg *h, struct cp_hang_watch *w)
         w->failed = 1;
 }
 
+/* A window's read from the sync points sees no communicator records
+ * before them: the names the main pass gave its communicators (from the
+ * logs' prologues).  Each of the hang pass's communicators was used by a
+ * call of the window, which the main pass joined too. */
+static void name_comms(struct hg *h)
+{
+    const struct cp_analysis *an = h->an;
+    size_t i, j;
+
+    for (i = 0; i < h->ncomms; i++) {
+        struct hg_comm *c = &h->comms[i];
+        if (c->name[0])
+            continue;
+        for (j = 0; j < an->ncomms; j++)
+            if (an->comms[j].id == c->id) {
+                memcpy(c->name, an->comms[j].name, CP_COMM_NAME_LEN);
+                c->name[CP_COMM_NAME_LEN] = 0;
+                break;
+            }
+    }
+}
+
 int cp_hang_analyze(struct cp_analysis *an, struct cp_hang_read *rd,
                     struct cp_hang_watch *watch)
 {
@@ -2175,6 +2231,8 @@ int cp_hang_analyze(struct cp_analysis *an, struct cp_hang_read *rd,
     inflight = rd->inflight;
     if (rd->rc < 0 || refused_problem(h) < 0)
         goto out;
+    if (an->win_lo_ns != INT64_MIN)
+        name_comms(h);
     mismatched = calloc(h->ncomms ? h->ncomms : 1, 1);
     if (!mismatched)
         goto out;

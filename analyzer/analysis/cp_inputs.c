@@ -162,12 +162,96 @@ static void file_time_bounds(struct an_file *f, const struct cp_log_header *h)
     }
 }
 
+int an_read_prologue(const struct cp_analysis *an, const double *offsets,
+                     struct an_prologue *p)
+{
+    size_t i, cap = 0;
+
+    p->first_ns = INT64_MAX;
+    p->ncomms = 0;
+    p->comms = NULL;
+    for (i = 0; i < an->nranks; i++) {
+        const struct cp_analysis_input *in = &an->inputs[an->ranks[i].input];
+        int64_t off = (int64_t)llround(offsets[an->ranks[i].node] * 1e9);
+        const union cp_rec *r;
+        struct cp_scan *sc;
+        struct cp_error err;
+        unsigned calls = 0, records = 0;
+
+        if (in->status > CP_INPUT_DAMAGED ||
+            !(sc = an_scan_reopen(in, 16 * 1024, &err)))
+            continue;
+        while (calls < AN_PROLOGUE_CALLS && records < AN_PROLOGUE_RECORDS &&
+               (r = cp_scan_next(sc)) != NULL) {
+            const struct cp_rec_call *c = &r->call;
+            records++;
+            if (r->kind == CP_REC_COMM && p->ncomms < AN_PROLOGUE_COMMS) {
+                if (p->ncomms == cap) {
+                    size_t n = cap ? 2 * cap : 64;
+                    struct an_prologue_comm *v =
+                        realloc(p->comms, n * sizeof *v);
+                    if (!v) {
+                        cp_scan_close(sc);
+                        return -1;
+                    }
+                    p->comms = v;
+                    cap = n;
+                }
+                p->comms[p->ncomms].file = (uint32_t)i;
+                p->comms[p->ncomms++].rec = r->comm;
+                continue;
+            }
+            if (r->kind != CP_REC_CALL)
+                continue;
+            calls++;
+            if (cp_rec_call_in_flight(c) || c->seq == UINT32_MAX ||
+                (c->result != 0 && c->result != 7) ||
+                cp_log_time_problem(c->start_ns, c->end_ns))
+                continue;
+            if ((int64_t)c->start_ns - off < p->first_ns)
+                p->first_ns = (int64_t)c->start_ns - off;
+        }
+        cp_scan_close(sc);
+    }
+    return 0;
+}
+
+/* The main pass of a window: f's scan placed at its log's sync point
+ * before the window's start (cp_scan_seek_time; a log without sync points
+ * is read from its start).  A damaged sync point is a problem of the
+ * file, which is then read from its start.  0, or -1 (memory). */
+static int seek_window(struct cp_analysis *an, struct an_state *st,
+                       struct an_file *f, const char *path)
+{
+    int64_t t = st->win_lo + f->offset_ns;
+    struct cp_error e;
+    int64_t first;
+
+    first = cp_scan_seek_time(f->sc, t > 0 ? (uint64_t)t : 0, &e);
+    if (first > 0)
+        st->seeked++;
+    if (first < 0) {
+        char *text = NULL;
+        int rc;
+        if (asprintf(&text, "%s; the log was read from its start",
+                     e.text) < 0)
+            return -1;
+        rc = an_add_problem(an, path, e.offset, text);
+        free(text);
+        return rc;
+    }
+    return 0;
+}
+
 int an_open_files(struct cp_analysis *an, struct an_state *st,
                   const double *offsets, uint64_t limit,
                   struct an_scan_arena *arena)
 {
     size_t i, buf_size, own = 0, place, resume;
     int park;
+    /* the main pass of a window starts each log at its sync point before
+     * the window (its first buffer is not the one the checks read) */
+    const int seeks = st->mode == AN_MODE_MAIN && st->win_lo != INT64_MIN;
 
     /* a scan shares the descriptor its input kept; the others need one
      * each, or are parked (one open per refill) past the limit */
@@ -186,7 +270,7 @@ int an_open_files(struct cp_analysis *an, struct an_state *st,
     /* the first records of each log read with its header, or by the
      * clock pass, where they are still in its place, are the next pass's
      * first buffer */
-    if (arena->place != place)
+    if (arena->place != place || seeks)
         arena->nplaces = 0;
     resume = arena->nplaces;
     arena->place = place;
@@ -219,6 +303,8 @@ int an_open_files(struct cp_analysis *an, struct an_state *st,
                                                                : 0) |
                                                 (park ? CP_SCAN_PARKED : 0),
                                             &e);
+        if (f->sc && seeks && seek_window(an, st, f, in->path) < 0)
+            return -1;
         if (f->sc && park)
             cp_scan_park(f->sc);
         if (!f->sc) {

@@ -28,6 +28,13 @@ int an_open_files(struct cp_analysis *an, struct an_state *st,
                   const double *offsets, uint64_t limit,
                   struct an_scan_arena *arena);
 
+/* The prologue of every rank's log (struct an_prologue): its first
+ * records, up to AN_PROLOGUE_CALLS calls or AN_PROLOGUE_RECORDS records,
+ * with the nodes' clock offsets (s).  A log that cannot be read adds
+ * nothing (the main pass says why).  Free p->comms.  0, or -1 (memory). */
+int an_read_prologue(const struct cp_analysis *an, const double *offsets,
+                     struct an_prologue *p);
+
 /* The inputs under paths, each checked once (its header and first
  * records read into its place in arena, places by input index).  The
  * paths are listed first, so that the arena is laid out for all the

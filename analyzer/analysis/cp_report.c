@@ -146,6 +146,8 @@ static json_t *summary_json(const struct cp_analysis *an)
         bad |= set(win, "from_s", jnum(w->from_s));
         bad |= set(win, "to_s", jnum(w->to_s));
         bad |= set(win, "calls_left_out", jint(w->calls_left_out));
+        bad |= set(win, "logs_from_sync_point",
+                   jint(w->logs_from_sync_point));
         bad |= set(o, "window", win);
     }
     return built(o, bad);

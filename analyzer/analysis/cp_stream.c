@@ -1481,6 +1481,16 @@ static void join_p2p(struct an_state *st, struct an_comm *c, int32_t file,
     st->p2p_used++;
 }
 
+/* A call of f that starts at start, outside the window: one that starts
+ * AN_WINDOW_SLACK_NS past its end ends f's reading. */
+static inline void past_window(struct an_state *st, struct an_file *f,
+                               int64_t start)
+{
+    if (st->win_hi != INT64_MAX && start >= st->win_hi &&
+        start - st->win_hi >= AN_WINDOW_SLACK_NS)
+        f->stop = 1;
+}
+
 /* ---- records ------------------------------------------------------------------ */
 
 static void dispatch(struct an_state *st, struct an_file *f,
@@ -1582,6 +1592,7 @@ static void inject_replays(struct an_state *st, struct an_file *f,
         call.end = (int64_t)r->end - f->offset_ns;
         if (st->windowed &&
             (call.start < st->win_lo || call.start >= st->win_hi)) {
+            past_window(st, f, call.start);
             st->outside++;
             continue;
         }
@@ -1634,6 +1645,10 @@ static inline int call_outside(struct an_state *st, struct an_file *f,
     if (__builtin_expect(st->windowed, 0) && key != INT64_MIN) {
         int64_t s0 = (int64_t)r->start_ns - f->offset_ns;
         if (s0 < st->win_lo || s0 >= st->win_hi) {
+            /* a damaged start stops nothing */
+            if (r->end_ns >= r->start_ns &&
+                r->end_ns - r->start_ns <= CALL_MAX_NS)
+                past_window(st, f, s0);
             st->outside++;
             return 1;
         }
@@ -1852,6 +1867,18 @@ static void on_comm(struct an_state *st, struct an_file *f,
         memcpy(c->name, r->name, CP_COMM_NAME_LEN);
 }
 
+int an_stream_prologue_comms(struct an_state *st, const struct an_prologue *p)
+{
+    size_t i;
+
+    for (i = 0; i < p->ncomms; i++) {
+        const struct an_prologue_comm *pc = &p->comms[i];
+        if (pc->file < st->nfiles && st->files[pc->file].sc)
+            on_comm(st, &st->files[pc->file], &pc->rec);
+    }
+    return st->oom ? -1 : 0;
+}
+
 /* An aggregate of a capture policy (kind 12): joined across the ranks by
  * cp_longrun, when its communicator is known and its figures plausible;
  * outside the window of the analysis (by its first call) it is left out
@@ -1934,6 +1961,8 @@ static inline int64_t merge_key(const struct an_file *f, const union cp_rec *r)
 /* The next record of f, NULL at the end (or at the prefix pass's limit). */
 static inline const union cp_rec *next_record(struct an_file *f)
 {
+    if (__builtin_expect(f->stop, 0))
+        return NULL;
     if (__builtin_expect(f->limit != UINT64_MAX, 0) &&
         cp_scan_records(f->sc) >= f->limit)
         return NULL;
@@ -2078,6 +2107,10 @@ static uint64_t run_file(struct an_state *st, struct an_file *f,
         cp_scan_seek(sc, p);
         handle_other(st, f, r, key);
         c = f->last_comm;
+        if (__builtin_expect(f->stop, 0)) {
+            r = NULL; /* past the window: the file is done */
+            goto out;
+        }
     next:
         n++;
         for (;;) {

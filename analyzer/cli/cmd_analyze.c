@@ -202,8 +202,10 @@ static int reduce_nodes(char *const *inputs, unsigned wait_s, int quiet)
     return 0;
 }
 
-/* Turn the window into the analysis's absolute times: one quiet analysis
- * of the whole run finds its first call and where its steps begin. */
+/* Turn the window into the analysis's times: times since the run's
+ * first call are the analysis's own to resolve (it reads only the first
+ * calls of each log, and then the window); for steps, one quiet analysis
+ * of the whole run finds where they begin. */
 static int resolve_window(const char *const *paths,
                           struct cp_analysis_opts *opts,
                           struct cp_clijob_window *w, int *rc)
@@ -216,6 +218,14 @@ static int resolve_window(const char *const *paths,
     if (cp_clijob_window_check("analyze", w) < 0) {
         *rc = EXIT_USAGE;
         return -1;
+    }
+    if (w->step_from < 0 && w->step_to < 0) {
+        opts->window_since_first = 1;
+        opts->window_from_ns = w->from_ns;
+        opts->window_to_ns = w->to_ns;
+        snprintf(w->by, sizeof w->by, "--from/--to");
+        opts->window_by = w->by;
+        return 0;
     }
     whole.progress = NULL;
     whole.steps = 0;

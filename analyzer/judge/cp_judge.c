@@ -194,11 +194,14 @@ out:
 }
 
 /* Pass 2, on st (initialized): every record of every file, through the
- * window of opts, with the clock offsets, on jobs threads; the timeline
- * and each file's and rank's totals.  -1: out of memory. */
+ * window of opts (each log from its sync point before the window, the
+ * communicators its prologue pro creates first), with the clock
+ * offsets, on jobs threads; the timeline and each file's and rank's
+ * totals.  -1: out of memory. */
 static int main_pass(struct cp_analysis *an, struct an_state *st,
                      const struct cp_analysis_opts *opts, unsigned jobs,
-                     const double *offsets, struct an_scan_arena *arena)
+                     const double *offsets, const struct an_prologue *pro,
+                     struct an_scan_arena *arena)
 {
     size_t i;
 
@@ -210,6 +213,8 @@ static int main_pass(struct cp_analysis *an, struct an_state *st,
     st->links = cp_links_create();
     st->jobs = jobs;
     if (!st->links || an_open_files(an, st, offsets, 0, arena) < 0)
+        return -1;
+    if (st->seeked && an_stream_prologue_comms(st, pro) < 0)
         return -1;
     an_stream_run(st);
     if (an_build_timeline(an, st) < 0)
@@ -297,6 +302,29 @@ static int judge(struct cp_analysis *an, struct an_state *st,
     return 0;
 }
 
+/* A window given as times since the run's first call (o, a copy of the
+ * options) made absolute, from the first calls of the logs.  0, or -1
+ * with err filled (no call to count from). */
+static int window_since_first(const struct an_prologue *pro,
+                              struct cp_analysis_opts *o, struct cp_error *err)
+{
+    int64_t first = pro->first_ns;
+
+    o->window_since_first = 0;
+    if (first == INT64_MAX) {
+        cp_error_set(err, NULL, -1,
+                     "no call that returned at the start of any log: the "
+                     "window's times have nothing to count from");
+        return -1;
+    }
+    o->window_origin_ns = first;
+    if (o->window_from_ns != INT64_MIN)
+        o->window_from_ns = first + o->window_from_ns;
+    if (o->window_to_ns != INT64_MAX)
+        o->window_to_ns = first + o->window_to_ns;
+    return 0;
+}
+
 /* A long run's changes this run follows with an analysis of the detail
  * since then (cp_since.c). */
 #define SINCE_MAX 2
@@ -359,10 +387,11 @@ struct cp_analysis *cp_analysis_run(const char *const *paths,
     struct an_eval *evals = NULL;
     size_t nevals = 0;
     double *offsets = NULL;
-    struct cp_analysis_opts defaults;
+    struct cp_analysis_opts defaults, since_first;
     int state_live = 0;
     struct an_scan_arena arena = {NULL, 0, 0, 0};
     struct cp_hang_read *hang_read = NULL;
+    struct an_prologue prologue = {INT64_MAX, 0, NULL};
     unsigned pass_jobs;
 
     memset(&st, 0, sizeof st);
@@ -374,6 +403,8 @@ struct cp_analysis *cp_analysis_run(const char *const *paths,
     if (!an)
         goto oom;
     an->world_size = -1;
+    an->win_lo_ns = INT64_MIN;
+    an->win_hi_ns = INT64_MAX;
     an->steps_at.rank = -1;
     an->rank_table_max = opts->rank_table_max ? opts->rank_table_max
                                               : CP_REPORT_RANK_TABLE_MAX;
@@ -393,6 +424,19 @@ struct cp_analysis *cp_analysis_run(const char *const *paths,
     offsets = calloc(an->nnodes, sizeof *offsets);
     if (!offsets || clock_pass(an, pass_jobs, offsets, &arena) < 0)
         goto oom;
+    /* a window: the prologue of each log, then each log read from its
+     * sync point before the window */
+    if ((opts->window_since_first || opts->window_from_ns != INT64_MIN) &&
+        an_read_prologue(an, offsets, &prologue) < 0)
+        goto oom;
+    if (opts->window_since_first) {
+        since_first = *opts;
+        if (window_since_first(&prologue, &since_first, err) < 0)
+            goto out;
+        opts = &since_first;
+    }
+    an->win_lo_ns = opts->window_from_ns;
+    an->win_hi_ns = opts->window_to_ns;
     if (an_state_init(&st, AN_MODE_MAIN, an->nranks, (unsigned)an->nnodes) < 0)
         goto oom;
     state_live = 1;
@@ -401,7 +445,7 @@ struct cp_analysis *cp_analysis_run(const char *const *paths,
      * stays where it was, in judge */
     if (opts->jobs > 1 && !opts->nested)
         hang_read = cp_hang_read_start(an);
-    if (main_pass(an, &st, opts, pass_jobs, offsets, &arena) < 0 ||
+    if (main_pass(an, &st, opts, pass_jobs, offsets, &prologue, &arena) < 0 ||
         judge(an, &st, paths, opts, &hang_read, &evals, &nevals) < 0 ||
         st.oom || detail_since(an, paths, opts) < 0)
         goto oom;
@@ -420,6 +464,7 @@ out:
         cp_links_destroy(st.links);
         an_state_free(&st);
     }
+    free(prologue.comms);
     free(arena.mem); /* after the scans in it are closed */
     free(evals);
     free(offsets);
