@@ -190,13 +190,16 @@ struct an_p2p {
     uint32_t next; /* hash chain or free list */
     uint32_t fifo_prev, fifo_next;
     uint8_t have; /* bit 0: send seen, bit 1: recv seen */
-    uint8_t grouped; /* the first half's (an_call), then AN_EXCHANGE_BOTH
-                      * when both halves ran in exchange groups */
+    uint8_t grouped; /* the send's (an_call; the receive's until the
+                      * send comes), AN_EXCHANGE_BOTH when both halves ran
+                      * in exchange groups */
     uint8_t dtype;
     uint8_t in_use;
     uint16_t tag; /* the first half's with one (cp_ncjoin_entry), 0 none */
-    float share;  /* of the half seen first */
-    float share2; /* of the other half, when it came */
+    float share;  /* the send's (the receive's until the send comes):
+                     the pair's time counts this share, whichever half
+                     the merge met first */
+    float share2; /* the receive's, when it came (the send's before) */
     uint64_t count;
     int64_t start[2], end[2];
     int32_t file[2];

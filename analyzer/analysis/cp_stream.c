@@ -1430,7 +1430,14 @@ static void join_p2p(struct an_state *st, struct an_comm *c, int32_t file,
                 e->have |= (uint8_t)(1u << side);
                 if (e->grouped == AN_EXCHANGE && call->grouped == AN_EXCHANGE)
                     e->grouped = AN_EXCHANGE_BOTH;
-                e->share2 = call->share;
+                else if (side == 0)
+                    e->grouped = call->grouped;
+                if (side == 0) { /* the send came second: its share counts */
+                    e->share2 = e->share;
+                    e->share = call->share;
+                } else {
+                    e->share2 = call->share;
+                }
                 if (!e->tag)
                     e->tag = call->tag;
                 e->start[side] = call->start;
