@@ -31,6 +31,13 @@
 #define STRAGGLER_SHARE 0.6 /* last at this share of them */
 #define STRAGGLER_SPREAD_NS 1000000ull /* by a median spread of 1 ms */
 #define STRAGGLER_EVERY_S 60.0 /* the analysis asked at most this often */
+/* A look that asks of a hang or a straggler only analyzes the calls that
+ * started in the last RECENT_S seconds (or 4 x --hang-after, if longer),
+ * read from the logs' sync points before them: a look costs that window,
+ * not the run so far.  The calls a hang leaves in flight started in it
+ * (the suspicion is raised --hang-after after they did).  A slowdown is
+ * judged against the whole run. */
+#define RECENT_S 600.0
 
 static void usage(FILE *out)
 {
@@ -444,6 +451,13 @@ static int check(struct cp_watch *w, const char *dir, const struct wargs *a,
     o.alive = alive_cb;
     o.alive_ctx = w;
     o.no_since = 1; /* a change's detail: at the end, not each look */
+    if (!j->want_slow) {
+        /* a hang or a straggler of now: the recent past only */
+        double back = 4.0 * a->hang_after_s;
+        if (back < RECENT_S)
+            back = RECENT_S;
+        o.window_from_ns = (int64_t)now_ns() - (int64_t)(back * 1e9);
+    }
     an = cp_analysis_run(paths, &o, &err);
     if (!an) {
         cp_cli_say(stderr, "collprof watch: %s", err.text);
