@@ -227,7 +227,7 @@ static int seek_window(struct cp_analysis *an, struct an_state *st,
     struct cp_error e;
     int64_t first;
 
-    first = getenv("CP_NOSEEK") ? 0 : cp_scan_seek_time(f->sc, t > 0 ? (uint64_t)t : 0, &e);
+    first = cp_scan_seek_time(f->sc, t > 0 ? (uint64_t)t : 0, &e);
     if (first > 0)
         st->seeked++;
     if (first < 0) {
