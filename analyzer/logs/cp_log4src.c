@@ -101,6 +101,8 @@ struct cp_log4src {
     size_t cur_len, cur_pos;
     int have_problem;
     int lost;              /* the file went away after a park: no more */
+    uint64_t resyncs;      /* damage read past at a sync point (after_damage) */
+    uint64_t lost_slots;   /* the slots such damage cost */
     struct cp_error *problem; /* allocated when there is one */
     void (*observe)(void *arg, const struct cp_log4_part *part);
     void *observe_arg;
@@ -291,12 +293,17 @@ static void to_ring(struct cp_log4src *s)
         s->ring_done = 1;
 }
 
+static void after_damage(struct cp_log4src *s, uint64_t at);
+static int sync_probe(struct cp_log4src *s, uint64_t k, uint64_t *t_latest,
+                      uint64_t *first, struct cp_error *err);
+
 /* Damage in the current block at file offset at, unless the block is one
  * the writer had not finished (past stream_end): a problem or a quiet
- * end of the stream, then the ring.  Returns -1. */
+ * end of the stream, then the next sync point after it, else the ring
+ * (after_damage).  Returns -1. */
 #define DAMAGE(s, at, ...)                                                     \
     (((s)->block_past_end ? (void)0 : src_problem((s), (at), __VA_ARGS__)),    \
-     to_ring(s), -1)
+     after_damage((s), (at)), -1)
 
 /* ---- blocks --------------------------------------------------------------- */
 
@@ -1296,6 +1303,8 @@ static int produce(struct cp_log4src *s, unsigned char *dst)
         int r;
         if (s->lost)
             return 0;
+        if (s->zeros > 0)
+            return 2; /* the slots damage cost (after_damage) first */
         switch (s->phase) {
         case PHASE_STREAM:
             if (!s->have_block && load_block(s) < 0)
@@ -1585,6 +1594,56 @@ struct cp_log4src *cp_log4src_open(const char *path, int fd, int own_fd,
 /* The sync point k (>= 1): its block read and checked, its sync op's
  * latest call start and its first slot.  0, or -1 with err naming the
  * file and the block's offset. */
+/* After damage at file offset at (the stream's, before stream_end): with
+ * sync points, the stream goes on at the first whole one after it, which
+ * decodes without anything before it (docs/log-format.md, "Sync
+ * points"); the slots between are lost, given as never-written ones
+ * (s->zeros, counted in s->lost_slots; no more than the blocks between
+ * can hold) and said in the problem.  Without
+ * sync points, following a log still written, or with none whole after
+ * the damage: the ring.  Reads a block per sync point tried, at most the
+ * stream's. */
+static void after_damage(struct cp_log4src *s, uint64_t at)
+{
+    uint64_t k, t_latest, first, lost;
+    struct cp_error e;
+
+    if (s->follow || !s->sync_bytes || s->block_past_end ||
+        at < s->stream_offset) {
+        to_ring(s);
+        return;
+    }
+    for (k = (at - s->stream_offset) / s->sync_bytes + 1;
+         s->stream_offset + k * s->sync_bytes < s->stream_limit; k++) {
+        uint64_t next = s->stream_offset + k * s->sync_bytes;
+        /* the slots lost are those the blocks in between can hold (a
+         * block's header counts at most 2^32 - 1), and in a closed log no
+         * more than it has: a claim past that is damage too */
+        uint64_t blocks = (next - at) / BLOCK_HDR + 1;
+        if (sync_probe(s, k, &t_latest, &first, &e) < 0 || first < s->slot ||
+            (s->all_in_stream && first > s->stream_slots) ||
+            first - s->slot > blocks * (uint64_t)UINT32_MAX)
+            continue;
+        lost = first - s->slot;
+        s->zeros += lost;
+        s->lost_slots += lost;
+        s->slot = first;
+        s->next_block = next;
+        s->have_block = 0;
+        s->resyncs++;
+        if (s->problem && s->resyncs == 1) {
+            size_t len = strlen(s->problem->text);
+            snprintf(s->problem->text + len, sizeof s->problem->text - len,
+                     "; read again from the sync point at offset %llu "
+                     "(%llu slots before it lost)",
+                     (unsigned long long)s->next_block,
+                     (unsigned long long)lost);
+        }
+        return;
+    }
+    to_ring(s);
+}
+
 static int sync_probe(struct cp_log4src *s, uint64_t k, uint64_t *t_latest,
                       uint64_t *first, struct cp_error *err)
 {

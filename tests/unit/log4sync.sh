@@ -6,7 +6,8 @@
 # (cp_scan_seek_time, tests/bench/log_window) gives the calls that reading
 # it whole gives, reading a fraction of the bytes; the shim's logs have
 # them, also after kill -9; a damaged sync point, padding or sync_bytes is
-# an error that names the file and the offset.
+# an error that names the file and the offset, and a reader of the whole
+# log goes on at the next sync point after damage.
 . "${top_srcdir:-.}/tests/tap.sh"
 b=${top_builddir:-.}
 s=${top_srcdir:-.}
@@ -97,9 +98,28 @@ printf '\377' | dd of="$t/bad.cplog" bs=1 seek=$((at + 30)) conv=notrunc 2>/dev/
 "$win" 0.3 0.31 "$t/bad.cplog" >"$t/w.out" 2>&1
 check "a damaged sync point: the window's read names the file and its offset ($at)" \
     grep -q "bad.cplog: offset $at: sync point 4" "$t/w.out"
-"$cp" dump "$t/bad.cplog" >/dev/null 2>"$t/d.err"
+"$cp" dump --csv "$t/bad.cplog" >"$t/bad.csv" 2>"$t/d.err"
 check "... read whole, the damage is named with the block's offset" \
     grep -q "offset $at" "$t/d.err"
+# nothing lost past the next sync point: the reader goes on there
+nxt=$((at + 16384))
+check "... and the reading goes on at the next sync point ($nxt), the slots before it said lost" \
+    grep -q "bad.cplog: offset $at: .*; read again from the sync point at offset $nxt ([1-9][0-9]* slots before it lost)" "$t/d.err"
+"$cp" dump --csv "$f" >"$t/good.csv" 2>/dev/null
+lost=$(sed -n 's/.*(\([0-9]*\) slots before it lost).*/\1/p' "$t/d.err" | head -n 1)
+check "... the calls before the damaged block and from that sync point on, as in the undamaged log" \
+    python3 - "$t/good.csv" "$t/bad.csv" <<'EOF'
+import sys
+good = open(sys.argv[1]).read().splitlines()
+bad = open(sys.argv[2]).read().splitlines()
+# bad: a prefix of good, then good's last calls: one gap in the middle
+i = 0
+while i < len(bad) and bad[i] == good[i]:
+    i += 1
+tail = len(bad) - i
+sys.exit(not (i > 1 and tail > 0 and bad[i:] == good[len(good) - tail:]
+              and len(bad) < len(good)))
+EOF
 cp "$f" "$t/pad.cplog"
 pad=$(python3 - "$t/pad.cplog" "$at" <<'EOF'
 import sys
