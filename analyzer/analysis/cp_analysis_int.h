@@ -488,11 +488,15 @@ struct an_prologue {
     size_t ncomms;
     struct an_prologue_comm *comms;
 };
-/* The calls of each log the prologue reads (more than one: a process's
- * threads claim slots in the order they enter, not strictly by start),
- * the records at most, and the communicator records kept in all. */
+/* The calls of each log the prologue reads: AN_PROLOGUE_TOTAL over all
+ * logs, at least AN_PROLOGUE_CALLS (more than one: a process's threads
+ * claim slots in the order they enter, not strictly by start) and at most
+ * AN_PROLOGUE_RECORDS records each (communicators created lazily, at
+ * their first use, come after other calls); the communicator records
+ * kept in all. */
 #define AN_PROLOGUE_CALLS 64
 #define AN_PROLOGUE_RECORDS 4096
+#define AN_PROLOGUE_TOTAL (1u << 20)
 #define AN_PROLOGUE_COMMS 65536
 
 /* A window's reading of a log stops at the first call that starts this

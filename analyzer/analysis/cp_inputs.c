@@ -166,7 +166,12 @@ int an_read_prologue(const struct cp_analysis *an, const double *offsets,
                      struct an_prologue *p)
 {
     size_t i, cap = 0;
+    size_t per_log = an->nranks ? AN_PROLOGUE_TOTAL / an->nranks : 0;
 
+    if (per_log < AN_PROLOGUE_CALLS)
+        per_log = AN_PROLOGUE_CALLS;
+    if (per_log > AN_PROLOGUE_RECORDS)
+        per_log = AN_PROLOGUE_RECORDS;
     p->first_ns = INT64_MAX;
     p->ncomms = 0;
     p->comms = NULL;
@@ -181,7 +186,7 @@ int an_read_prologue(const struct cp_analysis *an, const double *offsets,
         if (in->status > CP_INPUT_DAMAGED ||
             !(sc = an_scan_reopen(in, 16 * 1024, &err)))
             continue;
-        while (calls < AN_PROLOGUE_CALLS && records < AN_PROLOGUE_RECORDS &&
+        while (calls < per_log && records < AN_PROLOGUE_RECORDS &&
                (r = cp_scan_next(sc)) != NULL) {
             const struct cp_rec_call *c = &r->call;
             records++;

@@ -29,7 +29,8 @@ int an_open_files(struct cp_analysis *an, struct an_state *st,
                   struct an_scan_arena *arena);
 
 /* The prologue of every rank's log (struct an_prologue): its first
- * records, up to AN_PROLOGUE_CALLS calls or AN_PROLOGUE_RECORDS records,
+ * records, up to AN_PROLOGUE_TOTAL calls over all logs (AN_PROLOGUE_CALLS
+ * at least) or AN_PROLOGUE_RECORDS records each,
  * with the nodes' clock offsets (s).  A log that cannot be read adds
  * nothing (the main pass says why).  Free p->comms.  0, or -1 (memory). */
 int an_read_prologue(const struct cp_analysis *an, const double *offsets,

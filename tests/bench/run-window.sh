@@ -33,6 +33,7 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 
 # collprof analyze of the whole job in $tmp/j and of a 1 % window in its
 # middle: CPU seconds (the best of 2 runs), peak RSS, calls, records read
+# (its variables a_* and w_*, v_*: the loop's own are left alone)
 analyze_window() {
     best() { # best CPU of 2 runs of collprof analyze ARGS: "cpu maxrss"
         bc=999 bm=0
@@ -50,14 +51,14 @@ analyze_window() {
     w_cpu=$1 w_rss=$2
     w_calls=$(python3 -c "import json; d = json.load(open('$tmp/a/report.json'))['summary']; print(d['calls'], d['records'], int(d['span_s']))")
     set -- $w_calls
-    calls=$1 recs=$2 span=$3
-    from=$((span / 2)) to=$((span / 2 + span / 100))
-    set -- $(best --from "${from}s" --to "${to}s")
+    a_calls=$1 a_recs=$2 a_span=$3
+    a_from=$((a_span / 2)) a_to=$((a_span / 2 + a_span / 100))
+    set -- $(best --from "${a_from}s" --to "${a_to}s")
     v_cpu=$1 v_rss=$2
     set -- $(python3 -c "import json; d = json.load(open('$tmp/a/report.json'))['summary']; print(d['calls'], d['records'], d['window']['logs_from_sync_point'])")
-    awk -v c="$calls" -v r="$recs" -v wc="$w_cpu" -v wm="$w_rss" \
+    awk -v c="$a_calls" -v r="$a_recs" -v wc="$w_cpu" -v wm="$w_rss" \
         -v vc="$v_cpu" -v vm="$v_rss" -v c2="$1" -v r2="$2" -v l="$3" \
-        -v f="$from" -v t="$to" 'BEGIN {
+        -v f="$a_from" -v t="$a_to" 'BEGIN {
         printf "window: collprof analyze, the whole run: %d calls, %d records read, %.2f s CPU, %.0f MiB peak\n", c, r, wc, wm / 1024
         printf "window: collprof analyze --from %ds --to %ds (1 %%): %d calls, %d records read (%d logs from a sync point), %.3f s CPU (%.1f %% of the whole run'"'"'s), %.0f MiB peak\n", f, t, c2, r2, l, vc, (wc > 0 ? 100 * vc / wc : 0), vm / 1024
     }'
