@@ -283,8 +283,6 @@ int an_build_comms(struct cp_analysis *an, struct an_state *st)
 void an_estimate_steps(struct cp_analysis *an, unsigned given)
 {
     const struct cp_analysis_rank *pick = NULL;
-    struct cp_steps_result res;
-    struct cp_error err;
     size_t i;
 
     an->summary.steps = 0;
@@ -303,13 +301,24 @@ void an_estimate_steps(struct cp_analysis *an, unsigned given)
         if (!pick || (r->rank >= 0 && (pick->rank < 0 || r->rank < pick->rank)))
             pick = r;
     }
-    if (!pick ||
-        cp_steps_from_log(an->inputs[pick->input].path,
-                          an->inputs[pick->input].log, pick->calls - pick->failed, &res, &err) < 0 ||
+    if (pick)
+        an_steps_of_rank(an, (size_t)(pick - an->ranks),
+                         pick->calls - pick->failed);
+}
+
+void an_steps_of_rank(struct cp_analysis *an, size_t rank, uint64_t total)
+{
+    const struct cp_analysis_rank *pick = &an->ranks[rank];
+    struct cp_steps_result res;
+    struct cp_error err;
+
+    if (cp_steps_from_log(an->inputs[pick->input].path,
+                          an->inputs[pick->input].log, total, &res,
+                          &err) < 0 ||
         res.steps == 0)
         return;
     an->summary.steps = res.steps;
-    an->steps_at.rank = (long)(pick - an->ranks);
+    an->steps_at.rank = (long)rank;
     an->steps_at.first = res.first;
     an->steps_at.period = res.period;
     snprintf(an->summary.steps_method, sizeof an->summary.steps_method,

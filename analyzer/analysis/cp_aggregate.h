@@ -27,6 +27,10 @@ int an_build_comms(struct cp_analysis *an, struct an_state *st);
  * rank (cp_steps: communicator, operation, count and type in the order the
  * rank made them), or unknown (0): then nothing is said per step. */
 void an_estimate_steps(struct cp_analysis *an, unsigned given);
+/* The steps found in the log of rank (index into an->ranks), total its
+ * successful calls: an->summary.steps, steps_method and steps_at set when
+ * a pattern repeats, else left as they are. */
+void an_steps_of_rank(struct cp_analysis *an, size_t rank, uint64_t total);
 
 void an_finish_summary(struct cp_analysis *an, struct an_state *st,
                        const struct an_eval *ev, size_t nev);

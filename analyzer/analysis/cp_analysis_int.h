@@ -499,6 +499,10 @@ struct an_prologue {
 #define AN_PROLOGUE_TOTAL (1u << 20)
 #define AN_PROLOGUE_COMMS 65536
 
+/* A call longer than an hour is a damaged record (NCCL's own watchdogs end
+ * a hung collective well before). */
+#define AN_CALL_MAX_NS UINT64_C(3600000000000)
+
 /* A window's reading of a log stops at the first call that starts this
  * long after the window's end: a call of the window is taken not to come
  * after it (a log's slots are in the order their calls were entered, by

@@ -221,6 +221,35 @@ int an_read_prologue(const struct cp_analysis *an, const double *offsets,
     return 0;
 }
 
+uint64_t an_successful_calls(const struct cp_analysis *an, size_t rank)
+{
+    const struct cp_analysis_input *in = &an->inputs[an->ranks[rank].input];
+    const union cp_rec *r;
+    struct cp_scan *sc;
+    struct cp_error err;
+    struct an_file f;
+    uint64_t ok = 0;
+
+    if (in->status > CP_INPUT_DAMAGED ||
+        !(sc = an_scan_reopen(in, CP_SCAN_BUFFER, &err)))
+        return 0;
+    file_time_bounds(&f, cp_scan_header(sc));
+    while ((r = cp_scan_next(sc)) != NULL) {
+        const struct cp_rec_call *c = &r->call;
+        int timed;
+        if (r->kind != CP_REC_CALL || cp_rec_call_in_flight(c))
+            continue;
+        /* call_untimed's rules: a call of implausible times is no failure */
+        timed = (int64_t)c->end_ns >= f.t_min && (int64_t)c->end_ns <= f.t_max &&
+                c->end_ns >= c->start_ns && (int64_t)c->start_ns >= f.t_min &&
+                c->end_ns - c->start_ns <= AN_CALL_MAX_NS;
+        ok += !timed || ((c->result == 0 || c->result == 7) &&
+                         c->seq != UINT32_MAX);
+    }
+    cp_scan_close(sc);
+    return ok;
+}
+
 /* The main pass of a window: f's scan placed at its log's sync point
  * before the window's start (cp_scan_seek_time; a log without sync points
  * is read from its start).  A damaged sync point is a problem of the

@@ -28,6 +28,12 @@ int an_open_files(struct cp_analysis *an, struct an_state *st,
                   const double *offsets, uint64_t limit,
                   struct an_scan_arena *arena);
 
+/* The successful calls of rank's log (index into an->ranks) as the main
+ * pass counts them (an->ranks[].calls - failed): the calls that returned,
+ * but those that failed with plausible times; 0 for a log that cannot be
+ * read.  For a log without the NCCL profiler plugin's replays. */
+uint64_t an_successful_calls(const struct cp_analysis *an, size_t rank);
+
 /* The prologue of every rank's log (struct an_prologue): its first
  * records, up to AN_PROLOGUE_TOTAL calls over all logs (AN_PROLOGUE_CALLS
  * at least) or AN_PROLOGUE_RECORDS records each,

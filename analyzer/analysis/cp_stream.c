@@ -61,9 +61,6 @@
 /* run_file asks for the record this many ahead of the one it joins: at
  * thousands of files a file's buffer is cold at each of its turns */
 #define RECORDS_AHEAD 4
-/* A call longer than an hour is a damaged record (NCCL's own watchdogs end
- * a hung collective well before). */
-#define CALL_MAX_NS UINT64_C(3600000000000)
 
 static int8_t op_coll[256]; /* enum cp_coll of an op code, -1 none */
 
@@ -1579,7 +1576,7 @@ static void inject_replays(struct an_state *st, struct an_file *f,
             break;
         f->rpos++;
         if (r->end < r->start || r->start < (uint64_t)f->t_min ||
-            r->end > (uint64_t)f->t_max || r->end - r->start > CALL_MAX_NS) {
+            r->end > (uint64_t)f->t_max || r->end - r->start > AN_CALL_MAX_NS) {
             f->bad_time++;
             continue;
         }
@@ -1654,7 +1651,7 @@ static inline int call_outside(struct an_state *st, struct an_file *f,
         if (s0 < st->win_lo || s0 >= st->win_hi) {
             /* a damaged start stops nothing */
             if (r->end_ns >= r->start_ns &&
-                r->end_ns - r->start_ns <= CALL_MAX_NS)
+                r->end_ns - r->start_ns <= AN_CALL_MAX_NS)
                 past_window(st, f, s0);
             st->outside++;
             return 1;
@@ -1671,7 +1668,7 @@ static inline int call_untimed(struct an_state *st, struct an_file *f,
 {
     if (__builtin_expect(key == INT64_MIN || r->end_ns < r->start_ns ||
                              r->start_ns < (uint64_t)f->t_min ||
-                             r->end_ns - r->start_ns > CALL_MAX_NS,
+                             r->end_ns - r->start_ns > AN_CALL_MAX_NS,
                          0)) {
         f->bad_time++;
         note_time_problem(f, "call", r->start_ns, r->end_ns, "skipped");
@@ -1704,7 +1701,7 @@ static inline void plugin_times(struct an_state *st, struct an_file *f,
     if (e->gpu_end && !(r->flags & CP_CALL_IN_GROUP) &&
         e->gpu_start >= (uint64_t)f->t_min &&
         e->gpu_end <= (uint64_t)f->t_max &&
-        e->gpu_end - e->gpu_start <= CALL_MAX_NS) {
+        e->gpu_end - e->gpu_start <= AN_CALL_MAX_NS) {
         *start = (int64_t)e->gpu_start - f->offset_ns;
         *end = (int64_t)e->gpu_end - f->offset_ns;
         st->gpu_timed++;
@@ -1897,7 +1894,7 @@ static void on_agg(struct an_state *st, struct an_file *f,
     int64_t first;
 
     if (r->calls == 0 || r->comm_id == 0 ||
-        r->sum_ns / r->calls > CALL_MAX_NS ||
+        r->sum_ns / r->calls > AN_CALL_MAX_NS ||
         (int64_t)r->first_ns < f->t_min || (int64_t)r->first_ns > f->t_max) {
         an_longrun_left_out(st->longrun);
         return;
@@ -2090,7 +2087,7 @@ static uint64_t run_file(struct an_state *st, struct an_file *f,
             int coll = op_coll[rc->op];
             if (__builtin_expect(
                     plain && key != INT64_MIN &&
-                        rc->end_ns - rc->start_ns <= CALL_MAX_NS &&
+                        rc->end_ns - rc->start_ns <= AN_CALL_MAX_NS &&
                         rc->start_ns >= t_min && rc->result == 0 &&
                         rc->start_ns - w_lo < w_span &&
                         rc->seq != UINT32_MAX && c != NULL &&

@@ -204,8 +204,9 @@ static int reduce_nodes(char *const *inputs, unsigned wait_s, int quiet)
 
 /* Turn the window into the analysis's times: times since the run's
  * first call are the analysis's own to resolve (it reads only the first
- * calls of each log, and then the window); for steps, one quiet analysis
- * of the whole run finds where they begin. */
+ * calls of each log, and then the window); steps are found in the log of
+ * the rank whose calls give them, and where they begin in the logs' calls
+ * up to there (cp_analysis_run_steps). */
 static int resolve_window(const char *const *paths,
                           struct cp_analysis_opts *opts,
                           struct cp_clijob_window *w, int *rc)
@@ -229,7 +230,7 @@ static int resolve_window(const char *const *paths,
     }
     whole.progress = NULL;
     whole.steps = 0;
-    an = cp_analysis_run(paths, &whole, &err);
+    an = cp_analysis_run_steps(paths, &whole, &err);
     if (!an) {
         cp_cli_say(stderr, "collprof analyze: %s", err.text);
         *rc = EXIT_UNUSABLE;

@@ -378,6 +378,101 @@ static int detail_since(struct cp_analysis *an, const char *const *paths,
     return rc;
 }
 
+/* The order in which an_estimate_steps would pick a rank: the global
+ * ranks from the lowest, then those without one in input order. */
+static int steps_order(const void *a, const void *b, void *arg)
+{
+    const struct cp_analysis *an = arg;
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    long rx = an->ranks[x].rank, ry = an->ranks[y].rank;
+
+    if ((rx < 0) != (ry < 0))
+        return rx < 0 ? 1 : -1;
+    if (rx >= 0 && rx != ry)
+        return rx < ry ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+/* The steps of the job as cp_analysis_run finds them, from the log of
+ * the rank it would pick (read whole: its successful calls counted), not
+ * the join of every log. */
+static int light_steps(struct cp_analysis *an)
+{
+    size_t *order = malloc((an->nranks ? an->nranks : 1) * sizeof *order);
+    size_t i;
+
+    if (!order)
+        return -1;
+    for (i = 0; i < an->nranks; i++)
+        order[i] = i;
+    qsort_r(order, an->nranks, sizeof *order, steps_order, an);
+    an->summary.steps = 0;
+    snprintf(an->summary.steps_method, sizeof an->summary.steps_method,
+             "unknown: no sequence of calls repeats (give --steps)");
+    for (i = 0; i < an->nranks; i++) {
+        uint64_t ok = an_successful_calls(an, order[i]);
+        if (ok >= 4) {
+            an_steps_of_rank(an, order[i], ok);
+            break;
+        }
+    }
+    free(order);
+    return 0;
+}
+
+struct cp_analysis *cp_analysis_run_steps(const char *const *paths,
+                                          const struct cp_analysis_opts *opts,
+                                          struct cp_error *err)
+{
+    struct cp_analysis *an = calloc(1, sizeof *an), *ret = NULL;
+    struct an_scan_arena arena = {NULL, 0, 0, 0};
+    struct an_prologue prologue = {INT64_MAX, 0, NULL};
+    double *offsets = NULL;
+    unsigned jobs = opts->jobs > 1 ? opts->jobs - 1 : 1;
+
+    if (!an)
+        goto oom;
+    an->world_size = -1;
+    an->steps_at.rank = -1;
+    an->win_lo_ns = INT64_MIN;
+    an->win_hi_ns = INT64_MAX;
+    if (read_job(an, paths, opts->jobs, jobs, &arena) < 0)
+        goto oom;
+    if (an->nranks == 0) {
+        no_log_error(an, err);
+        goto out;
+    }
+    if (an->nccl.join) {
+        /* the plugin's replays count calls of their own: the whole run */
+        cp_analysis_destroy(an);
+        free(arena.mem);
+        return cp_analysis_run(paths, opts, err);
+    }
+    offsets = calloc(an->nnodes, sizeof *offsets);
+    if (!offsets || clock_pass(an, jobs, offsets, &arena) < 0 ||
+        an_read_prologue(an, offsets, &prologue) < 0 || light_steps(an) < 0)
+        goto oom;
+    if (prologue.first_ns == INT64_MAX) {
+        cp_error_set(err, NULL, -1, "no call that returned at the start of "
+                     "any log: the run has no steps to count");
+        goto out;
+    }
+    an->summary.start_ns = prologue.first_ns;
+    ret = an;
+    an = NULL;
+    goto out;
+oom:
+    cp_error_set(err, NULL, -1, "out of memory");
+out:
+    if (ret)
+        an_release_fds(ret);
+    free(prologue.comms);
+    free(arena.mem);
+    free(offsets);
+    cp_analysis_destroy(an);
+    return ret;
+}
+
 struct cp_analysis *cp_analysis_run(const char *const *paths,
                                     const struct cp_analysis_opts *opts,
                                     struct cp_error *err)

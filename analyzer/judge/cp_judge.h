@@ -18,4 +18,15 @@ struct cp_analysis *cp_analysis_run(const char *const *paths,
                                     const struct cp_analysis_opts *opts,
                                     struct cp_error *err);
 
+/* What a window of steps needs of the run (cp_analysis_step_window): its
+ * inputs, ranks, nodes and their clock offsets, its first call
+ * (summary.start_ns) and its steps (summary.steps, steps_method,
+ * steps_at), as cp_analysis_run finds them, from the first records of
+ * each log and the log of the rank whose calls give the steps, not the
+ * join of every log.  Jobs with the NCCL profiler plugin's logs get
+ * cp_analysis_run itself.  NULL with err filled as cp_analysis_run. */
+struct cp_analysis *cp_analysis_run_steps(const char *const *paths,
+                                          const struct cp_analysis_opts *opts,
+                                          struct cp_error *err);
+
 #endif
