@@ -729,7 +729,9 @@ int64_t an_node_offset_ns(const struct cp_analysis *an, size_t rank);
 
 /* The earliest start, offset-corrected, of the call (comm_id, seq, op)
  * in the log of every rank but skip_rank (an index into an->ranks), each
- * log read up to that call: lowers *earliest.  place: the memory of one
+ * log read from its sync point AN_CALL_MAX_NS before *earliest (the start
+ * of a call of it known) up to that call, or to a call that starts
+ * AN_CALL_MAX_NS after: lowers *earliest.  place: the memory of one
  * scan (cp_scan_place_size(buf_size, 0) bytes), for each log in turn.
  * -1 at the first log that cannot be read (err says which). */
 int an_instance_earliest(const struct cp_analysis *an, long skip_rank,

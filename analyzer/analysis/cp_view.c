@@ -66,12 +66,18 @@ int an_instance_earliest(const struct cp_analysis *an, long skip_rank,
                          void *place, size_t buf_size, int64_t *earliest,
                          struct cp_error *err)
 {
+    /* every member's call of the instance ends after the known one
+     * starts, and lasts at most AN_CALL_MAX_NS (longer is damage): it
+     * starts within that of it, on either side */
+    const int64_t known = *earliest, span = (int64_t)AN_CALL_MAX_NS;
     size_t i;
 
     for (i = 0; i < an->nranks; i++) {
         const struct cp_analysis_input *in = &an->inputs[an->ranks[i].input];
+        int64_t off = an_node_offset_ns(an, i), from = known - span + off;
         struct cp_scan *sc;
         const union cp_rec *r;
+        struct cp_error e;
         if ((long)i == skip_rank || in->status > CP_INPUT_DAMAGED)
             continue;
         sc = in->log ? cp_scan_reopen_in(place, in->path, in->log, buf_size,
@@ -79,14 +85,24 @@ int an_instance_earliest(const struct cp_analysis *an, long skip_rank,
                      : cp_scan_open_sized(in->path, buf_size, err);
         if (!sc)
             return -1;
-        while ((r = cp_scan_next(sc)) != NULL)
-            if (r->kind == CP_REC_CALL && r->call.comm_id == comm_id &&
-                r->call.seq == seq && r->call.op == op) {
-                int64_t t = (int64_t)r->call.start_ns - an_node_offset_ns(an, i);
+        /* from the log's sync point before that (a damaged one: its
+         * start) */
+        (void)cp_scan_seek_time(sc, from > 0 ? (uint64_t)from : 0, &e);
+        while ((r = cp_scan_next(sc)) != NULL) {
+            int64_t t;
+            if (r->kind != CP_REC_CALL)
+                continue;
+            t = (int64_t)r->call.start_ns - off;
+            if (t > known + span &&
+                !cp_log_time_problem(r->call.start_ns, r->call.start_ns))
+                break; /* past every member's call of it */
+            if (r->call.comm_id == comm_id && r->call.seq == seq &&
+                r->call.op == op) {
                 if (t < *earliest)
                     *earliest = t;
                 break;
             }
+        }
         cp_scan_close(sc);
     }
     return 0;

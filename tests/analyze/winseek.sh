@@ -6,7 +6,8 @@
 # twice by gen_logs from one seed, with sync points every 16 KiB and
 # without any (read from the start): the same window gives the same
 # calls, instances, rows, communicators (names included) and findings;
-# the one with sync points reads a fraction of the records.  The hang
+# the one with sync points reads a fraction of the records; so does a
+# window of steps.  The hang
 # pass reads the same range: a hang at the end is the window's when the
 # window reaches it, not otherwise.  A damaged sync point is a problem
 # naming the file and the offset, and that log is read from its start.
@@ -94,6 +95,19 @@ check "... the communicators keep the names their records gave at the logs' star
 an ws2 --from "${from}s" "$work/s" && an wn2 --from "${from}s" "$work/n"
 ok $? "--from ${from}s (open end), with and without sync points"
 check "... the same either way" same ws2 wn2
+
+# a window of steps: the steps found in one rank's log, not in an
+# analysis of the whole run; the same window with and without sync points
+steps=$(js all "d['summary']['steps']")
+a=$((steps / 2)) z=$((steps / 2 + 10))
+an ss --steps "$a:$z" "$work/s" && an sn --steps "$a:$z" "$work/n"
+ok $? "--steps $a:$z of the whole run's $steps, with and without sync points"
+check "... 10 steps, the window from the sync points" \
+    test "$(js ss "d['summary']['steps'], d['summary']['window']['logs_from_sync_point']")" = "10 8"
+check "... the same either way" same ss sn
+an sk --skip-steps 1 "$work/s"
+check "--skip-steps 1: the whole run's steps but one ($((steps - 1)))" \
+    test "$(js sk "d['summary']['steps']")" -eq $((steps - 1))
 
 # a hang at the end (gen_logs' long-job form: rank 3 never enters the
 # last world collective, the others wait in it)
