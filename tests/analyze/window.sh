@@ -47,17 +47,8 @@ check "... its window starts where --skip-steps 1 starts" \
 # --from/--to: the calls that start in the window, by the report's clock
 an ft --from 300ms --to 900ms
 ok $? "--from 300ms --to 900ms"
-want=$(python3 - "$work/all/report.json" "$d" "$collprof" <<'PY'
-import csv, json, subprocess, sys
-rep = json.load(open(sys.argv[1]))
-off = {n["node"]: n["offset_s"] or 0 for n in rep["clock_offsets"]["nodes"]}
-rows = list(csv.DictReader(subprocess.run([sys.argv[3], "dump", "--csv", sys.argv[2]],
-                                          capture_output=True, text=True).stdout.splitlines()))
-t = [int(r["start_ns"]) - round(off[r["node"]] * 1e9) for r in rows]
-t0 = min(t)
-print(sum(1 for x in t if 300e6 <= x - t0 < 900e6))
-PY
-)
+want=$(python3 "$top_srcdir/tests/analyze/window_calls.py" "$work/all/report.json" \
+    "$d" "$collprof" 300000000 900000000)
 got=$(js "$work/ft" "d['summary']['calls']")
 ok $([ "$got" -eq "$want" ]; echo $?) "--from/--to: the calls that start in [300 ms, 900 ms) ($got, the logs say $want)"
 check "... by '--from/--to', from_s 0.3, to_s 0.9" \

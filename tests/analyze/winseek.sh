@@ -33,19 +33,9 @@ span=$(js all "int(d['summary']['span_s'])")
 from=$((span * 2 / 5))
 to=$((from + span / 50))
 # the calls that start in the window, from the logs (collprof dump) and
-# the whole run's clock offsets, as tests/analyze/window.sh counts them
-want=$(python3 - "$work/all/report.json" "$work/s" "$collprof" "$from" "$to" <<'PY'
-import csv, json, subprocess, sys
-rep = json.load(open(sys.argv[1]))
-off = {n["node"]: n["offset_s"] or 0 for n in rep["clock_offsets"]["nodes"]}
-rows = list(csv.DictReader(subprocess.run([sys.argv[3], "dump", "--csv", sys.argv[2]],
-                                          capture_output=True, text=True).stdout.splitlines()))
-t = [int(r["start_ns"]) - round(off[r["node"]] * 1e9) for r in rows]
-t0 = min(t)
-lo, hi = int(sys.argv[4]) * 10**9, int(sys.argv[5]) * 10**9
-print(sum(1 for x in t if lo <= x - t0 < hi))
-PY
-)
+# the whole run's clock offsets (window_calls.py)
+want=$(python3 "$top_srcdir/tests/analyze/window_calls.py" "$work/all/report.json" \
+    "$work/s" "$collprof" "${from}000000000" "${to}000000000")
 
 an ws --from "${from}s" --to "${to}s" "$work/s"
 ok $? "--from ${from}s --to ${to}s, logs with sync points"
