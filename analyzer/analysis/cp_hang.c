@@ -519,10 +519,12 @@ static int outside_window(const struct cp_analysis *an, int64_t offset,
     int64_t s0 = (int64_t)start_ns - offset;
 
     if (an->win_hi_ns != INT64_MAX && s0 >= an->win_hi_ns)
-        /* a damaged start (cp_log_time_problem) stops nothing */
+        /* a damaged start (implausible times, as the main pass's rule)
+         * stops nothing */
         return s0 - an->win_hi_ns >= AN_WINDOW_SLACK_NS &&
                        !cp_log_time_problem(start_ns, end_ns ? end_ns
-                                                             : start_ns)
+                                                             : start_ns) &&
+                       (!end_ns || end_ns - start_ns <= AN_CALL_MAX_NS)
                    ? 2
                    : 1;
     return s0 < an->win_lo_ns;
