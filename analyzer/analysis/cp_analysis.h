@@ -38,6 +38,11 @@
  * (besides those a finding names; every one with rank_table_max UINT_MAX):
  * docs/report-schema.md, `long_run` */
 #define CP_REPORT_LR_COMMS 16u
+/* intervals long_run.intervals lists at most (every one with
+ * rank_table_max UINT_MAX): past it, after the detectors judged the
+ * intervals as the join kept them, neighbours are merged two into one
+ * (long_run.merged) in the document; docs/report-schema.md, `long_run` */
+#define CP_REPORT_LR_INTERVALS 2048u
 
 
 /* Where a link class's alpha and bandwidth came from. */

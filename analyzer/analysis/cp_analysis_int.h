@@ -665,6 +665,13 @@ int an_wcells_build(const struct an_wcells *w, int64_t origin,
 void an_longrun_instance(struct an_longrun *lr, const struct an_lr_inst *x);
 /* After the fit: an->long_run from st->longrun.  0 or -1 (memory). */
 int an_longrun_build(struct cp_analysis *an, const struct an_state *st);
+/* After the detectors: an->long_run.intervals built again from the join's
+ * cells with neighbouring intervals merged two into one (long_run.merged
+ * grows) until at most max remain, and the findings' first_interval and
+ * last_interval (indices into them) moved to the merged interval that
+ * holds theirs.  0 or -1 (memory). */
+int an_longrun_coarsen(struct cp_analysis *an, struct an_state *st,
+                       size_t max);
 
 /* cp_stream.c: the wall time of the union of busy intervals, in s. */
 double an_busy_total_s(const struct an_busy *u);

@@ -642,3 +642,110 @@ int an_longrun_build(struct cp_analysis *an, const struct an_state *st)
         return -1;
     return 0;
 }
+
+static int compare_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+/* The shift that leaves at most max intervals of the cells' keys (sorted,
+ * distinct: n of them). */
+static unsigned coarse_shift(const int64_t *keys, size_t n, size_t max)
+{
+    unsigned by;
+
+    for (by = 1; by < 62; by++) {
+        size_t i, distinct = 0;
+        for (i = 0; i < n; i++)
+            distinct += i == 0 || (keys[i] >> by) != (keys[i - 1] >> by);
+        if (distinct <= max)
+            break;
+    }
+    return by;
+}
+
+/* The index of the interval of iv[0 .. n) (by start) that holds time t. */
+static long holding(const struct cp_analysis_lr_interval *iv, size_t n,
+                    double t)
+{
+    size_t lo = 0, hi = n;
+
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (iv[mid].start_s <= t)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return (long)lo;
+}
+
+/* A finding's interval index key (first_interval, last_interval) of the
+ * intervals before (starts old[]) moved to the one now holding it. */
+static void move_index(json_t *ev, const char *key, const double *old,
+                       size_t nold, const struct cp_analysis_long_run *lr)
+{
+    json_t *v = json_object_get(ev, key);
+    json_int_t i;
+
+    if (!json_is_integer(v))
+        return;
+    i = json_integer_value(v);
+    if (i < 0 || (size_t)i >= nold)
+        return;
+    /* the merged intervals are unions of the old: a microsecond into
+     * the old one, clear of the starts' rounding */
+    json_integer_set(v, holding(lr->intervals, lr->nintervals, old[i] + 1e-6));
+}
+
+int an_longrun_coarsen(struct cp_analysis *an, struct an_state *st,
+                       size_t max)
+{
+    struct an_longrun *lr = st->longrun;
+    struct cp_analysis_long_run *out = &an->long_run;
+    int64_t *keys = NULL;
+    double *old = NULL;
+    size_t i, n = 0, nold = out->nintervals;
+    int rc = -1;
+
+    if (!lr || !lr->have_policy || nold <= max)
+        return 0;
+    keys = malloc(lr->ncells * sizeof *keys);
+    old = malloc(nold * sizeof *old);
+    if (!keys || !old)
+        goto out;
+    for (i = 0; i < lr->cap; i++)
+        if (lr->cells[i].k >= 0)
+            keys[n++] = lr->cells[i].k;
+    qsort(keys, n, sizeof *keys, compare_i64);
+    for (i = 0; i < nold; i++)
+        old[i] = out->intervals[i].start_s;
+    {
+        unsigned by = coarse_shift(keys, n, max);
+        if (rehash(lr, lr->cap, by) < 0)
+            goto out;
+        lr->shift += by;
+    }
+    free(out->intervals);
+    free(out->lr_comms);
+    out->intervals = NULL;
+    out->lr_comms = NULL;
+    out->nintervals = out->nlr_comms = 0;
+    build_header(an, lr);
+    if (build_intervals(an, st, an->summary.start_ns) < 0)
+        goto out;
+    for (i = 0; i < an->nfindings; i++) {
+        json_t *ev = an->findings[i].evidence;
+        if (!json_is_object(ev))
+            continue;
+        move_index(ev, "first_interval", old, nold, out);
+        move_index(ev, "last_interval", old, nold, out);
+    }
+    rc = 0;
+out:
+    free(keys);
+    free(old);
+    return rc;
+}

@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -542,7 +543,11 @@ struct cp_analysis *cp_analysis_run(const char *const *paths,
         hang_read = cp_hang_read_start(an);
     if (main_pass(an, &st, opts, pass_jobs, offsets, &prologue, &arena) < 0 ||
         judge(an, &st, paths, opts, &hang_read, &evals, &nevals) < 0 ||
-        st.oom || detail_since(an, paths, opts) < 0)
+        st.oom || detail_since(an, paths, opts) < 0 ||
+        an_longrun_coarsen(an, &st,
+                           an->rank_table_max == UINT_MAX
+                               ? SIZE_MAX
+                               : CP_REPORT_LR_INTERVALS) < 0)
         goto oom;
     if (opts->progress)
         opts->progress(opts->progress_ctx, st.bytes_total, st.bytes_total);
