@@ -564,7 +564,8 @@ struct cp_analysis_lr_window {
     uint32_t index;       /* 0: the first calls (seq < first), k >= 1:
                              seqs [(k-1) every, (k-1) every + window);
                              | CP_ANALYSIS_LR_OUTSIDE: kept outside
-                             them, seqs [(k-1) every, k every) */
+                             them, seqs [(k-1) every, k every) (every
+                             0: k = 1, seqs from first on) */
     double start_s, end_s;
     uint64_t instances;   /* collective instances joined in it */
 };

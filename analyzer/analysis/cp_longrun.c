@@ -342,12 +342,11 @@ void an_longrun_instance(struct an_longrun *lr, const struct an_lr_inst *x)
         index = 0;
     else if (lr->every && seq % lr->every < lr->window)
         index = 1 + seq / lr->every;
-    else if (lr->every)
-        /* kept outside the rule's windows, on every member: a trigger's
-         * window, or the last calls of a killed run's rings */
-        index = CP_ANALYSIS_LR_OUTSIDE | (1 + seq / lr->every);
     else
-        return;
+        /* kept outside the rule's windows, on every member: a trigger's
+         * window, or the last calls of a killed run's rings (every 0, no
+         * window after the first: one period, every seq from first on) */
+        index = CP_ANALYSIS_LR_OUTSIDE | (lr->every ? 1 + seq / lr->every : 1);
     for (i = (uint32_t)mix(index) & mask;
          lr->win[i].used && lr->win[i].index != index; i = (i + 1) & mask)
         ;
