@@ -280,33 +280,25 @@ int an_build_comms(struct cp_analysis *an, struct an_state *st)
 /* The training steps in the run: the period of the calls of the lowest
  * rank (cp_steps: communicator, operation, count and type in the order the
  * rank made them), or unknown (0): then nothing is said per step. */
-void an_estimate_steps(struct cp_analysis *an, unsigned given)
+/* The order in which the steps' rank is picked: the global ranks from
+ * the lowest, then those without one, in input order. */
+static int pick_order(const void *a, const void *b, void *arg)
 {
-    const struct cp_analysis_rank *pick = NULL;
-    size_t i;
+    const struct cp_analysis *an = arg;
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    long rx = an->ranks[x].rank, ry = an->ranks[y].rank;
 
-    an->summary.steps = 0;
-    if (given) {
-        an->summary.steps = given;
-        snprintf(an->summary.steps_method, sizeof an->summary.steps_method,
-                 "--steps");
-        return;
-    }
-    snprintf(an->summary.steps_method, sizeof an->summary.steps_method,
-             "unknown: no sequence of calls repeats (give --steps)");
-    for (i = 0; i < an->nranks; i++) {
-        const struct cp_analysis_rank *r = &an->ranks[i];
-        if (r->calls - r->failed < 4)
-            continue;
-        if (!pick || (r->rank >= 0 && (pick->rank < 0 || r->rank < pick->rank)))
-            pick = r;
-    }
-    if (pick)
-        an_steps_of_rank(an, (size_t)(pick - an->ranks),
-                         pick->calls - pick->failed);
+    if ((rx < 0) != (ry < 0))
+        return rx < 0 ? 1 : -1;
+    if (rx >= 0 && rx != ry)
+        return rx < ry ? -1 : 1;
+    return x < y ? -1 : x > y;
 }
 
-void an_steps_of_rank(struct cp_analysis *an, size_t rank, uint64_t total)
+/* The steps found in the log of rank (index into an->ranks), total its
+ * successful calls: an->summary.steps, steps_method and steps_at set when
+ * a pattern repeats, else left as they are. */
+static void steps_of_rank(struct cp_analysis *an, size_t rank, uint64_t total)
 {
     const struct cp_analysis_rank *pick = &an->ranks[rank];
     struct cp_steps_result res;
@@ -324,6 +316,49 @@ void an_steps_of_rank(struct cp_analysis *an, size_t rank, uint64_t total)
     snprintf(an->summary.steps_method, sizeof an->summary.steps_method,
              "a pattern of %zu calls repeats on rank %d%s", res.period,
              pick->rank, res.by_pauses ? " (steps marked by pauses)" : "");
+}
+
+int an_steps_pick(struct cp_analysis *an,
+                  uint64_t (*successful)(const struct cp_analysis *an,
+                                         size_t rank))
+{
+    size_t *order = malloc((an->nranks ? an->nranks : 1) * sizeof *order);
+    size_t i;
+
+    if (!order)
+        return -1;
+    an->summary.steps = 0;
+    snprintf(an->summary.steps_method, sizeof an->summary.steps_method,
+             "unknown: no sequence of calls repeats (give --steps)");
+    for (i = 0; i < an->nranks; i++)
+        order[i] = i;
+    qsort_r(order, an->nranks, sizeof *order, pick_order, an);
+    for (i = 0; i < an->nranks; i++) {
+        uint64_t ok = successful(an, order[i]);
+        if (ok >= 4) {
+            steps_of_rank(an, order[i], ok);
+            break;
+        }
+    }
+    free(order);
+    return 0;
+}
+
+/* A rank's successful calls as the main pass counted them. */
+static uint64_t counted(const struct cp_analysis *an, size_t rank)
+{
+    return an->ranks[rank].calls - an->ranks[rank].failed;
+}
+
+int an_estimate_steps(struct cp_analysis *an, unsigned given)
+{
+    if (given) {
+        an->summary.steps = given;
+        snprintf(an->summary.steps_method, sizeof an->summary.steps_method,
+                 "--steps");
+        return 0;
+    }
+    return an_steps_pick(an, counted);
 }
 
 /* Each rank's time in NCCL calls as a share of the run: the median and

@@ -25,12 +25,15 @@ int an_build_comms(struct cp_analysis *an, struct an_state *st);
 
 /* The training steps in the run: the period of the calls of the lowest
  * rank (cp_steps: communicator, operation, count and type in the order the
- * rank made them), or unknown (0): then nothing is said per step. */
-void an_estimate_steps(struct cp_analysis *an, unsigned given);
-/* The steps found in the log of rank (index into an->ranks), total its
- * successful calls: an->summary.steps, steps_method and steps_at set when
- * a pattern repeats, else left as they are. */
-void an_steps_of_rank(struct cp_analysis *an, size_t rank, uint64_t total);
+ * rank made them), or unknown (0): then nothing is said per step; given:
+ * that many.  0, or -1 (memory). */
+int an_estimate_steps(struct cp_analysis *an, unsigned given);
+/* The same, each rank's successful calls asked of successful (the main
+ * pass's counts, or a count of its log: an_successful_calls), in the
+ * order the rank is picked in, until one with 4 or more.  0, or -1. */
+int an_steps_pick(struct cp_analysis *an,
+                  uint64_t (*successful)(const struct cp_analysis *an,
+                                         size_t rank));
 
 void an_finish_summary(struct cp_analysis *an, struct an_state *st,
                        const struct an_eval *ev, size_t nev);

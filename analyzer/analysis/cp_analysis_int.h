@@ -509,6 +509,52 @@ struct an_prologue {
  * threads of one process). */
 #define AN_WINDOW_SLACK_NS INT64_C(1000000000)
 
+/* Whether call r failed: an error other than ncclInProgress (7), or no
+ * sequence number; such a call is counted, not joined. */
+static inline int an_call_failed(const struct cp_rec_call *r)
+{
+    return (r->result != 0 && r->result != 7) || r->seq == UINT32_MAX;
+}
+
+/* Whether call r (returned) has times the join takes, in a log whose
+ * plausible times are [t_min, t_max] (raw ns): it ends in them, not
+ * before it starts, starts in them and lasts at most AN_CALL_MAX_NS. */
+static inline int an_call_timed(const struct cp_rec_call *r, int64_t t_min,
+                                int64_t t_max)
+{
+    return (int64_t)r->end_ns >= t_min && (int64_t)r->end_ns <= t_max &&
+           r->end_ns >= r->start_ns && (int64_t)r->start_ns >= t_min &&
+           r->end_ns - r->start_ns <= AN_CALL_MAX_NS;
+}
+
+/* Whether call r's times are plausible enough to end a read that looks
+ * for calls up to a time: no time no job can have (cp_log_time_problem),
+ * at most AN_CALL_MAX_NS long; a call in flight by its start alone.  A
+ * damaged start ends nothing. */
+static inline int an_call_plausible(const struct cp_rec_call *r)
+{
+    return !cp_log_time_problem(r->start_ns, r->end_ns ? r->end_ns
+                                                       : r->start_ns) &&
+           (!r->end_ns || r->end_ns - r->start_ns <= AN_CALL_MAX_NS);
+}
+
+/* Whether a call that starts at start (corrected ns) ends a window's read
+ * of its log: AN_WINDOW_SLACK_NS past the window's end win_hi. */
+static inline int an_past_window(int64_t start, int64_t win_hi)
+{
+    return win_hi != INT64_MAX && start >= win_hi &&
+           start - win_hi >= AN_WINDOW_SLACK_NS;
+}
+
+/* Place scan sc at its log's sync point before raw (ns of the log's own
+ * clock; cp_scan_seek_time): the slot it starts at, 0 from the start, -1
+ * with err filled (a damaged sync point: read from the start). */
+static inline int64_t an_seek_raw(struct cp_scan *sc, int64_t raw,
+                                  struct cp_error *err)
+{
+    return cp_scan_seek_time(sc, raw > 0 ? (uint64_t)raw : 0, err);
+}
+
 /* The memory the communicators' per-rank arrays (and the prefix pass's
  * end times) may take: a claimed rank count sizes an array only within it,
  * so a small log claiming a million-rank job costs this much at most. */

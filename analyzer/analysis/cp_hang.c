@@ -508,25 +508,19 @@ static void on_aggregate(struct hg *h, int32_t ri, const struct cp_rec_agg *a)
         }
 }
 
-/* Whether a call of a log whose clock is off by offset, started at
- * start_ns, is outside the analysis's window (1), and AN_WINDOW_SLACK_NS
- * past its end (2: the log's reading stops there), or in it (0).  A
+/* Whether a call of a log whose clock is off by offset is outside the
+ * analysis's window (1), and a plausible one past its end
+ * (an_past_window: 2, the log's reading stops there), or in it (0).  A
  * window judges the calls that start in it, as the main pass joins them:
  * a hang or a mismatch before it is not its own. */
 static int outside_window(const struct cp_analysis *an, int64_t offset,
-                          uint64_t start_ns, uint64_t end_ns)
+                          const struct cp_rec_call *c)
 {
-    int64_t s0 = (int64_t)start_ns - offset;
+    int64_t s0 = (int64_t)c->start_ns - offset;
 
     if (an->win_hi_ns != INT64_MAX && s0 >= an->win_hi_ns)
-        /* a damaged start (implausible times, as the main pass's rule)
-         * stops nothing */
-        return s0 - an->win_hi_ns >= AN_WINDOW_SLACK_NS &&
-                       !cp_log_time_problem(start_ns, end_ns ? end_ns
-                                                             : start_ns) &&
-                       (!end_ns || end_ns - start_ns <= AN_CALL_MAX_NS)
-                   ? 2
-                   : 1;
+        return an_past_window(s0, an->win_hi_ns) && an_call_plausible(c) ? 2
+                                                                         : 1;
     return s0 < an->win_lo_ns;
 }
 
@@ -560,10 +554,8 @@ static int read_rank(struct hg *h, int32_t ri)
     h->offset_ns = an_node_offset_ns(an, (size_t)ri);
     /* a window: from the sync point before it (as the main pass; a
      * damaged one is the main pass's problem, and the log is read whole) */
-    if (an->win_lo_ns != INT64_MIN) {
-        int64_t t = an->win_lo_ns + h->offset_ns;
-        (void)cp_scan_seek_time(sc, t > 0 ? (uint64_t)t : 0, &e);
-    }
+    if (an->win_lo_ns != INT64_MIN)
+        (void)an_seek_raw(sc, an->win_lo_ns + h->offset_ns, &e);
     hr->closed = (hd->flags & CP_HDR_CLOSED) != 0;
     hr->term_signal = hd->term_signal;
     hr->term_ns = hd->term_realtime_ns;
@@ -573,8 +565,7 @@ static int read_rank(struct hg *h, int32_t ri)
     hr->alive = an->alive && !hr->closed ? an->alive(an->alive_ctx, in) : 0;
     while (rc == 0 && (r = cp_scan_next(sc)) != NULL) {
         if (r->kind == CP_REC_CALL) {
-            int past = outside_window(an, h->offset_ns, r->call.start_ns,
-                                      r->call.end_ns);
+            int past = outside_window(an, h->offset_ns, &r->call);
             if (past > 1)
                 break; /* a second past the window: its calls are read */
             if (past)
@@ -610,8 +601,8 @@ static int read_rank(struct hg *h, int32_t ri)
             if (r->clock.realtime_ns > hr->log_end)
                 hr->log_end = r->clock.realtime_ns;
         } else if (r->kind == CP_REC_AGG) {
-            if (!outside_window(an, h->offset_ns, r->agg.first_ns,
-                                r->agg.first_ns))
+            int64_t first = (int64_t)r->agg.first_ns - h->offset_ns;
+            if (first >= an->win_lo_ns && first < an->win_hi_ns)
                 on_aggregate(h, ri, &r->agg);
         }
     }

@@ -209,8 +209,7 @@ int an_read_prologue(const struct cp_analysis *an, const double *offsets,
             if (r->kind != CP_REC_CALL)
                 continue;
             calls++;
-            if (cp_rec_call_in_flight(c) || c->seq == UINT32_MAX ||
-                (c->result != 0 && c->result != 7) ||
+            if (cp_rec_call_in_flight(c) || an_call_failed(c) ||
                 cp_log_time_problem(c->start_ns, c->end_ns))
                 continue;
             if ((int64_t)c->start_ns - off < p->first_ns)
@@ -236,15 +235,10 @@ uint64_t an_successful_calls(const struct cp_analysis *an, size_t rank)
     file_time_bounds(&f, cp_scan_header(sc));
     while ((r = cp_scan_next(sc)) != NULL) {
         const struct cp_rec_call *c = &r->call;
-        int timed;
         if (r->kind != CP_REC_CALL || cp_rec_call_in_flight(c))
             continue;
         /* call_untimed's rules: a call of implausible times is no failure */
-        timed = (int64_t)c->end_ns >= f.t_min && (int64_t)c->end_ns <= f.t_max &&
-                c->end_ns >= c->start_ns && (int64_t)c->start_ns >= f.t_min &&
-                c->end_ns - c->start_ns <= AN_CALL_MAX_NS;
-        ok += !timed || ((c->result == 0 || c->result == 7) &&
-                         c->seq != UINT32_MAX);
+        ok += !an_call_timed(c, f.t_min, f.t_max) || !an_call_failed(c);
     }
     cp_scan_close(sc);
     return ok;
@@ -257,11 +251,9 @@ uint64_t an_successful_calls(const struct cp_analysis *an, size_t rank)
 static int seek_window(struct cp_analysis *an, struct an_state *st,
                        struct an_file *f, const char *path)
 {
-    int64_t t = st->win_lo + f->offset_ns;
     struct cp_error e;
-    int64_t first;
+    int64_t first = an_seek_raw(f->sc, st->win_lo + f->offset_ns, &e);
 
-    first = cp_scan_seek_time(f->sc, t > 0 ? (uint64_t)t : 0, &e);
     if (first > 0)
         st->seeked++;
     if (first < 0) {

@@ -49,7 +49,6 @@
 #define PAIR_SAMPLES_MAX 4096
 #define NONE32 UINT32_MAX
 #define MAX_COMM_RANKS (1u << 20)
-#define NCCL_IN_PROGRESS 7
 /* A rank's sequence numbers on a communicator are contiguous: a member this
  * far ahead of every other is a damaged record, not a future instance. */
 #define SEQ_JUMP_MAX (UINT64_C(1) << 20)
@@ -1485,16 +1484,6 @@ static void join_p2p(struct an_state *st, struct an_comm *c, int32_t file,
     st->p2p_used++;
 }
 
-/* A call of f that starts at start, outside the window: one that starts
- * AN_WINDOW_SLACK_NS past its end ends f's reading. */
-static inline void past_window(struct an_state *st, struct an_file *f,
-                               int64_t start)
-{
-    if (st->win_hi != INT64_MAX && start >= st->win_hi &&
-        start - st->win_hi >= AN_WINDOW_SLACK_NS)
-        f->stop = 1;
-}
-
 /* ---- records ------------------------------------------------------------------ */
 
 static void dispatch(struct an_state *st, struct an_file *f,
@@ -1596,7 +1585,8 @@ static void inject_replays(struct an_state *st, struct an_file *f,
         call.end = (int64_t)r->end - f->offset_ns;
         if (st->windowed &&
             (call.start < st->win_lo || call.start >= st->win_hi)) {
-            past_window(st, f, call.start);
+            if (an_past_window(call.start, st->win_hi)) /* times checked */
+                f->stop = 1;
             st->outside++;
             continue;
         }
@@ -1649,10 +1639,8 @@ static inline int call_outside(struct an_state *st, struct an_file *f,
     if (__builtin_expect(st->windowed, 0) && key != INT64_MIN) {
         int64_t s0 = (int64_t)r->start_ns - f->offset_ns;
         if (s0 < st->win_lo || s0 >= st->win_hi) {
-            /* a damaged start stops nothing */
-            if (r->end_ns >= r->start_ns &&
-                r->end_ns - r->start_ns <= AN_CALL_MAX_NS)
-                past_window(st, f, s0);
+            if (an_past_window(s0, st->win_hi) && an_call_plausible(r))
+                f->stop = 1; /* past the window: f is read */
             st->outside++;
             return 1;
         }
@@ -1666,17 +1654,14 @@ static inline int call_untimed(struct an_state *st, struct an_file *f,
                                struct an_rank_acc *ra,
                                const struct cp_rec_call *r, int64_t key)
 {
-    if (__builtin_expect(key == INT64_MIN || r->end_ns < r->start_ns ||
-                             r->start_ns < (uint64_t)f->t_min ||
-                             r->end_ns - r->start_ns > AN_CALL_MAX_NS,
+    if (__builtin_expect(key == INT64_MIN ||
+                             !an_call_timed(r, f->t_min, f->t_max),
                          0)) {
         f->bad_time++;
         note_time_problem(f, "call", r->start_ns, r->end_ns, "skipped");
         return 1;
     }
-    if (__builtin_expect((r->result != 0 && r->result != NCCL_IN_PROGRESS) ||
-                             r->seq == UINT32_MAX,
-                         0)) {
+    if (__builtin_expect(an_call_failed(r), 0)) {
         st->failed++;
         ra->failed++;
         return 1;

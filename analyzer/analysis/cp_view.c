@@ -87,14 +87,13 @@ int an_instance_earliest(const struct cp_analysis *an, long skip_rank,
             return -1;
         /* from the log's sync point before that (a damaged one: its
          * start) */
-        (void)cp_scan_seek_time(sc, from > 0 ? (uint64_t)from : 0, &e);
+        (void)an_seek_raw(sc, from, &e);
         while ((r = cp_scan_next(sc)) != NULL) {
             int64_t t;
             if (r->kind != CP_REC_CALL)
                 continue;
             t = (int64_t)r->call.start_ns - off;
-            if (t > known + span &&
-                !cp_log_time_problem(r->call.start_ns, r->call.start_ns))
+            if (t > known + span && an_call_plausible(&r->call))
                 break; /* past every member's call of it */
             if (r->call.comm_id == comm_id && r->call.seq == seq &&
                 r->call.op == op) {

@@ -208,8 +208,8 @@ static int main_pass(struct cp_analysis *an, struct an_state *st,
 
     st->progress = opts->progress;
     st->progress_ctx = opts->progress_ctx;
-    st->win_lo = opts->window_from_ns;
-    st->win_hi = opts->window_to_ns;
+    st->win_lo = an->win_lo_ns;
+    st->win_hi = an->win_hi_ns;
     st->windowed = st->win_lo != INT64_MIN || st->win_hi != INT64_MAX;
     st->links = cp_links_create();
     st->jobs = jobs;
@@ -273,7 +273,8 @@ static int judge(struct cp_analysis *an, struct an_state *st,
         an_build_slowest(an, origin, st->top_skew, &an->slowest_skew,
                          &an->nslowest_skew) < 0)
         return -1;
-    an_estimate_steps(an, opts->steps);
+    if (an_estimate_steps(an, opts->steps) < 0)
+        return -1;
     if (!opts->steps && opts->window_steps) {
         /* the pattern was read from the whole log: say the window's */
         an->summary.steps = opts->window_steps;
@@ -379,53 +380,30 @@ static int detail_since(struct cp_analysis *an, const char *const *paths,
     return rc;
 }
 
-/* The order in which an_estimate_steps would pick a rank: the global
- * ranks from the lowest, then those without one in input order. */
-static int steps_order(const void *a, const void *b, void *arg)
+/* A result with nothing read yet, as opts asks for it; NULL: memory. */
+static struct cp_analysis *analysis_new(const struct cp_analysis_opts *opts)
 {
-    const struct cp_analysis *an = arg;
-    size_t x = *(const size_t *)a, y = *(const size_t *)b;
-    long rx = an->ranks[x].rank, ry = an->ranks[y].rank;
+    struct cp_analysis *an = calloc(1, sizeof *an);
 
-    if ((rx < 0) != (ry < 0))
-        return rx < 0 ? 1 : -1;
-    if (rx >= 0 && rx != ry)
-        return rx < ry ? -1 : 1;
-    return x < y ? -1 : x > y;
-}
-
-/* The steps of the job as cp_analysis_run finds them, from the log of
- * the rank it would pick (read whole: its successful calls counted), not
- * the join of every log. */
-static int light_steps(struct cp_analysis *an)
-{
-    size_t *order = malloc((an->nranks ? an->nranks : 1) * sizeof *order);
-    size_t i;
-
-    if (!order)
-        return -1;
-    for (i = 0; i < an->nranks; i++)
-        order[i] = i;
-    qsort_r(order, an->nranks, sizeof *order, steps_order, an);
-    an->summary.steps = 0;
-    snprintf(an->summary.steps_method, sizeof an->summary.steps_method,
-             "unknown: no sequence of calls repeats (give --steps)");
-    for (i = 0; i < an->nranks; i++) {
-        uint64_t ok = an_successful_calls(an, order[i]);
-        if (ok >= 4) {
-            an_steps_of_rank(an, order[i], ok);
-            break;
-        }
-    }
-    free(order);
-    return 0;
+    if (!an)
+        return NULL;
+    an->world_size = -1;
+    an->win_lo_ns = INT64_MIN;
+    an->win_hi_ns = INT64_MAX;
+    an->steps_at.rank = -1;
+    an->rank_table_max = opts->rank_table_max ? opts->rank_table_max
+                                              : CP_REPORT_RANK_TABLE_MAX;
+    an->alive = opts->alive;
+    an->alive_ctx = opts->alive_ctx;
+    an->nested = opts->nested;
+    return an;
 }
 
 struct cp_analysis *cp_analysis_run_steps(const char *const *paths,
                                           const struct cp_analysis_opts *opts,
                                           struct cp_error *err)
 {
-    struct cp_analysis *an = calloc(1, sizeof *an), *ret = NULL;
+    struct cp_analysis *an = analysis_new(opts), *ret = NULL;
     struct an_scan_arena arena = {NULL, 0, 0, 0};
     struct an_prologue prologue = {INT64_MAX, 0, NULL};
     double *offsets = NULL;
@@ -433,10 +411,6 @@ struct cp_analysis *cp_analysis_run_steps(const char *const *paths,
 
     if (!an)
         goto oom;
-    an->world_size = -1;
-    an->steps_at.rank = -1;
-    an->win_lo_ns = INT64_MIN;
-    an->win_hi_ns = INT64_MAX;
     if (read_job(an, paths, opts->jobs, jobs, &arena) < 0)
         goto oom;
     if (an->nranks == 0) {
@@ -451,7 +425,8 @@ struct cp_analysis *cp_analysis_run_steps(const char *const *paths,
     }
     offsets = calloc(an->nnodes, sizeof *offsets);
     if (!offsets || clock_pass(an, jobs, offsets, &arena) < 0 ||
-        an_read_prologue(an, offsets, &prologue) < 0 || light_steps(an) < 0)
+        an_read_prologue(an, offsets, &prologue) < 0 ||
+        an_steps_pick(an, an_successful_calls) < 0)
         goto oom;
     if (prologue.first_ns == INT64_MAX) {
         cp_error_set(err, NULL, -1, "no call that returned at the start of "
@@ -495,18 +470,9 @@ struct cp_analysis *cp_analysis_run(const char *const *paths,
         cp_analysis_opts_init(&defaults);
         opts = &defaults;
     }
-    an = calloc(1, sizeof *an);
+    an = analysis_new(opts);
     if (!an)
         goto oom;
-    an->world_size = -1;
-    an->win_lo_ns = INT64_MIN;
-    an->win_hi_ns = INT64_MAX;
-    an->steps_at.rank = -1;
-    an->rank_table_max = opts->rank_table_max ? opts->rank_table_max
-                                              : CP_REPORT_RANK_TABLE_MAX;
-    an->alive = opts->alive;
-    an->alive_ctx = opts->alive_ctx;
-    an->nested = opts->nested;
     /* -j N: the passes read ahead on N - 2 threads (none at -j 2), the
      * hang pass's reading takes one (at -j 2 on 64 ranks: 1.55x against
      * 1.31x with the read-ahead beside it); the checks take all N */
